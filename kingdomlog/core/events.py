@@ -1,0 +1,275 @@
+"""Events: payload models, the type registry, upcasters and the envelope.
+
+A payload is a frozen pydantic model with a namespaced ``type`` and a ``version``
+(class variables). Every payload class is registered once; the registry maps a
+stored ``(type, version)`` to the current model, applying upcasters
+(``upcast_v1_v2``-style functions) for old versions on read. Files are never
+rewritten.
+
+>>> from kingdomlog.core.events import canonical_json
+>>> canonical_json({"b": 1, "a": [1, 2]})
+'{"a":[1,2],"b":1}'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from kingdomlog.core.errors import EventTypeError, InputError
+
+GENESIS_HASH = "0" * 64
+
+VISIBILITY_PUBLIC = "public"
+VISIBILITY_GM = "gm"
+
+
+class EventModel(BaseModel):
+    """Base class of every event payload: frozen, no unknown fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: ClassVar[str]
+    version: ClassVar[int] = 1
+
+
+E = TypeVar("E", bound=type[EventModel])
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+_TYPES: dict[str, type[EventModel]] = {}
+_UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def register_event(cls: E) -> E:
+    """Class decorator: register a payload model under its ``type`` string.
+
+    Raises ``ValueError`` if the type is not namespaced (``ns.name``) or is taken
+    by another class.
+    """
+    type_name = getattr(cls, "type", None)
+    if not isinstance(type_name, str) or "." not in type_name:
+        raise ValueError(f"{cls.__name__}: event type must be a namespaced string, got {type_name!r}")
+    existing = _TYPES.get(type_name)
+    if existing is not None and existing is not cls:
+        if existing.__qualname__ != cls.__qualname__ or existing.__module__ != cls.__module__:
+            raise ValueError(f"event type {type_name!r} is registered twice ({existing!r}, {cls!r})")
+    _TYPES[type_name] = cls
+    return cls
+
+
+def register_upcaster(type_name: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    """Decorator: register a function turning a v``from_version`` payload dict into v+1."""
+
+    def deco(fn: Upcaster) -> Upcaster:
+        _UPCASTERS[(type_name, from_version)] = fn
+        return fn
+
+    return deco
+
+
+def event_types() -> Mapping[str, type[EventModel]]:
+    """Every registered payload type, by type string."""
+    return dict(_TYPES)
+
+
+def event_class(type_name: str, *, seq: int | None = None) -> type[EventModel]:
+    """The payload class for ``type_name``; raises ``EventTypeError`` naming the seq."""
+    try:
+        return _TYPES[type_name]
+    except KeyError:
+        where = f"seq {seq}: " if seq is not None else ""
+        raise EventTypeError(
+            f"{where}unknown event type {type_name!r} (is its ruleset installed?)"
+        ) from None
+
+
+def decode_payload(
+    type_name: str, version: int, payload: str | Mapping[str, Any], *, seq: int | None = None
+) -> EventModel:
+    """Validate a stored payload into its current model, upcasting old versions.
+
+    Raises ``EventTypeError`` for an unknown type, a version newer than the code
+    knows, or a missing upcaster; ``InputError`` when the payload does not validate.
+    """
+    cls = event_class(type_name, seq=seq)
+    where = f"seq {seq}: " if seq is not None else ""
+    if version > cls.version:
+        raise EventTypeError(
+            f"{where}event {type_name!r} has version {version}, newer than this code knows"
+            f" (v{cls.version}); upgrade kingdomlog to read this log"
+        )
+    if version < 1:
+        raise EventTypeError(f"{where}event {type_name!r} has invalid version {version}")
+    if isinstance(payload, str):
+        try:
+            data = json.loads(payload)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}payload of {type_name!r} is not JSON: {exc}") from None
+    else:
+        data = dict(payload)
+    if not isinstance(data, dict):
+        raise InputError(f"{where}payload of {type_name!r} must be a JSON object")
+    v = version
+    while v < cls.version:
+        up = _UPCASTERS.get((type_name, v))
+        if up is None:
+            raise EventTypeError(f"{where}no upcaster for {type_name!r} from v{v} to v{v + 1}")
+        data = up(data)
+        v += 1
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{where}payload of {type_name!r} is invalid: {_short(exc)}") from None
+
+
+def _short(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(x) for x in err["loc"]) or "(payload)"
+        parts.append(f"{loc}: {err['msg']}")
+    more = exc.error_count() - 5
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)
+
+
+def canonical_json(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, UTF-8 kept. Used for payloads and hashes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def payload_json(payload: EventModel) -> str:
+    """The canonical JSON text of a payload (what the log stores)."""
+    return canonical_json(payload.model_dump(mode="json"))
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An event a ruleset decided on, before the store gives it a place in the log."""
+
+    payload: EventModel
+    phase: str | None = None
+    actor: str = "gm"
+    visibility: str = VISIBILITY_PUBLIC
+
+    @property
+    def type(self) -> str:
+        return self.payload.type
+
+
+@dataclass(frozen=True)
+class RecordedEvent:
+    """One event of the log: the envelope of design §3 with its decoded payload.
+
+    ``payload_text`` is the payload exactly as stored (hashes are over it), and
+    ``payload`` the model after upcasting.
+    """
+
+    campaign: str
+    seq: int
+    turn: int
+    phase: str | None
+    type: str
+    version: int
+    actor: str
+    visibility: str
+    payload: EventModel
+    payload_text: str
+    recorded_at: datetime
+    event_id: str
+    commit_id: str
+    prev_hash: str = GENESIS_HASH
+    hash: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def envelope(self) -> dict[str, Any]:
+        """The stored columns as a dict (payload as its stored text)."""
+        return {
+            "campaign": self.campaign,
+            "seq": self.seq,
+            "turn": self.turn,
+            "phase": self.phase,
+            "type": self.type,
+            "version": self.version,
+            "actor": self.actor,
+            "visibility": self.visibility,
+            "payload": self.payload_text,
+            "recorded_at": self.recorded_at,
+            "event_id": self.event_id,
+            "commit_id": self.commit_id,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+    def with_hash(self, prev_hash: str) -> RecordedEvent:
+        """A copy chained after ``prev_hash``."""
+        linked = replace(self, prev_hash=prev_hash)
+        return replace(linked, hash=event_hash(linked.envelope()))
+
+
+HASHED_FIELDS = (
+    "campaign",
+    "seq",
+    "turn",
+    "phase",
+    "type",
+    "version",
+    "actor",
+    "visibility",
+    "payload",
+    "recorded_at",
+    "event_id",
+    "commit_id",
+    "prev_hash",
+)
+
+
+def event_hash(envelope: Mapping[str, Any]) -> str:
+    """sha256 over the canonical JSON of the hashed envelope fields (prev_hash included)."""
+    doc = {}
+    for key in HASHED_FIELDS:
+        value = envelope[key]
+        if isinstance(value, datetime):
+            value = value.isoformat()
+        doc[key] = value
+    return hashlib.sha256(canonical_json(doc).encode("utf-8")).hexdigest()
+
+
+def parse_visibility(text: str) -> tuple[str, ...]:
+    """Split a visibility string into its parts; raises ``InputError`` when malformed.
+
+    >>> parse_visibility("faction:red,faction:blue")
+    ('faction:red', 'faction:blue')
+    """
+    if text in (VISIBILITY_PUBLIC, VISIBILITY_GM):
+        return (text,)
+    parts = tuple(p.strip() for p in text.split(","))
+    for p in parts:
+        if not p.startswith("faction:") or len(p) <= len("faction:"):
+            raise InputError(
+                f"visibility {text!r} is not 'public', 'gm' or 'faction:<id>[,faction:<id>...]'"
+            )
+    return parts
+
+
+def visible_to(visibility: str, viewer: str) -> bool:
+    """Whether an event with ``visibility`` may be shown to ``viewer``.
+
+    ``viewer`` is ``gm``, ``public`` or a faction id (with or without ``faction:``).
+
+    >>> visible_to("faction:red", "red"), visible_to("gm", "red"), visible_to("public", "red")
+    (True, False, True)
+    """
+    if viewer == VISIBILITY_GM or visibility == VISIBILITY_PUBLIC:
+        return True
+    if visibility == VISIBILITY_GM:
+        return False
+    who = viewer if viewer.startswith("faction:") else f"faction:{viewer}"
+    return who in parse_visibility(visibility)

@@ -1,0 +1,1 @@
+"""Dice: notation, the keyed roller (the only source of randomness) and check kernels."""
