@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event
+
+
+@register_event
+class CampaignConfigured(EventModel):
+    """The first event of every campaign: its ruleset and validated options, so the log alone replays."""
+
+    type = "core.campaign_configured"
+    version = 1
+
+    ruleset: str = Field(min_length=1)
+    options: dict[str, Any] = Field(default_factory=dict)
+    name: str = ""
 
 
 @register_event
@@ -30,4 +44,4 @@ class NoteAdded(EventModel):
     title: str = ""
 
 
-CORE_EVENT_TYPES: tuple[type[EventModel], ...] = (TurnRetracted, NoteAdded)
+CORE_EVENT_TYPES: tuple[type[EventModel], ...] = (CampaignConfigured, TurnRetracted, NoteAdded)

@@ -1,0 +1,457 @@
+"""The append-only Parquet event log of one campaign (design §2, §3).
+
+One immutable Parquet file per committed batch in ``log/``, named by its first
+seq (``000000000001.parquet``). Appends are atomic and exclusive: the batch is
+written to a dot-named temp file, fsynced, hard-linked to its final name
+(``os.link`` fails if the name exists, so two writers cannot both take a
+position), then the directory is fsynced. A retry of the same ``commit_id``
+that finds its own batch reports success.
+
+Readers check every file: format version, name vs first seq, gapless seqs,
+commit ids, the sha256 chain across events and files, and Parquet page CRCs.
+Each event's own hash is recomputed for files not yet verified in this
+folder's derived cache (``.cache/verified.json``), and always by ``verify``.
+Any fault raises ``CorruptLogError`` naming the file and seq.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from kingdomlog.core.errors import ConflictError, CorruptLogError, StoreError
+from kingdomlog.core.events import (
+    GENESIS_HASH,
+    Draft,
+    RecordedEvent,
+    decode_payload,
+    event_hash,
+    payload_json,
+)
+
+FORMAT_VERSION = 1
+FORMAT_KEY = b"kingdomlog.format"
+FILE_RE = re.compile(r"^(\d{12})\.parquet$")
+TEMP_PREFIX = ".tmp-"
+TEMP_SUFFIX = ".inprogress"
+STALE_TEMP_SECONDS = 600
+
+SCHEMA = pa.schema(
+    [
+        pa.field("campaign", pa.string(), nullable=False),
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("turn", pa.int32(), nullable=False),
+        pa.field("phase", pa.string(), nullable=True),
+        pa.field("type", pa.string(), nullable=False),
+        pa.field("version", pa.int16(), nullable=False),
+        pa.field("actor", pa.string(), nullable=False),
+        pa.field("visibility", pa.string(), nullable=False),
+        pa.field("payload", pa.string(), nullable=False),
+        pa.field("recorded_at", pa.timestamp("us", tz="UTC"), nullable=False),
+        pa.field("event_id", pa.string(), nullable=False),
+        pa.field("commit_id", pa.string(), nullable=False),
+        pa.field("prev_hash", pa.string(), nullable=False),
+        pa.field("hash", pa.string(), nullable=False),
+    ]
+)
+COLUMNS = tuple(SCHEMA.names)
+
+
+def batch_name(first_seq: int) -> str:
+    """The file name of the batch starting at ``first_seq``."""
+    return f"{first_seq:012d}.parquet"
+
+
+@dataclass(frozen=True)
+class Head:
+    """Where the log ends: last seq (0 if empty) and its hash."""
+
+    seq: int
+    hash: str
+    file: str | None = None
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """What an append did. ``idempotent`` is True when the batch was already there."""
+
+    commit_id: str
+    first_seq: int
+    last_seq: int
+    file: str
+    idempotent: bool = False
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An event ready to append: a ruleset draft and the turn it belongs to."""
+
+    turn: int
+    draft: Draft
+    event_id: str | None = None
+    recorded_at: datetime | None = None
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class EventLog:
+    """The ``log/`` folder of one campaign."""
+
+    def __init__(self, log_dir: Path, campaign: str, cache_dir: Path | None = None) -> None:
+        self.dir = Path(log_dir)
+        self.campaign = campaign
+        self.cache_dir = cache_dir
+
+    # ---- listing -------------------------------------------------------------------------
+
+    def files(self) -> list[Path]:
+        """Committed batch files in seq order. A non-dot ``*.parquet`` not named by a seq is an error."""
+        if not self.dir.is_dir():
+            raise StoreError(f"{self.dir}: the campaign has no log folder")
+        out: list[tuple[int, Path]] = []
+        for entry in os.scandir(self.dir):
+            name = entry.name
+            if name.startswith("."):
+                continue
+            m = FILE_RE.match(name)
+            if m:
+                out.append((int(m.group(1)), Path(entry.path)))
+            elif name.endswith(".parquet"):
+                raise CorruptLogError("unexpected file in the log (not named by a seq)", file=str(entry.path))
+        out.sort()
+        return [p for _, p in out]
+
+    def temp_files(self) -> list[Path]:
+        """Temp files of appends in flight or interrupted."""
+        if not self.dir.is_dir():
+            return []
+        return [Path(e.path) for e in os.scandir(self.dir) if e.name.startswith(TEMP_PREFIX)]
+
+    def clean_temps(self) -> list[Path]:
+        """Remove temp files left by dead writers (or older than 10 minutes). Returns what was removed."""
+        removed = []
+        now = datetime.now(UTC).timestamp()
+        for p in self.temp_files():
+            m = re.match(r"^\.tmp-(\d+)-", p.name)
+            dead = m is not None and not _pid_alive(int(m.group(1)))
+            try:
+                old = now - p.stat().st_mtime > STALE_TEMP_SECONDS
+            except FileNotFoundError:
+                continue
+            if dead or old or m is None:
+                try:
+                    p.unlink()
+                    removed.append(p)
+                except FileNotFoundError:
+                    pass
+        return removed
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def _open(self, path: Path) -> tuple[pa.Table, dict[bytes, bytes]]:
+        try:
+            pf = pq.ParquetFile(path, page_checksum_verification=True)
+            meta = dict(pf.schema_arrow.metadata or {})
+            table = pf.read()
+        except FileNotFoundError:
+            raise CorruptLogError("batch file vanished while reading", file=str(path)) from None
+        except (OSError, pa.ArrowException) as exc:
+            raise CorruptLogError(f"unreadable batch file ({exc})", file=str(path)) from None
+        return table, meta
+
+    def _meta(self, path: Path) -> dict[bytes, bytes]:
+        try:
+            return dict(pq.read_schema(path).metadata or {})
+        except (OSError, pa.ArrowException) as exc:
+            raise CorruptLogError(f"unreadable batch file ({exc})", file=str(path)) from None
+
+    def head(self) -> Head:
+        """The last seq and hash, from the newest batch's metadata (cheap: one footer)."""
+        files = self.files()
+        if not files:
+            return Head(0, GENESIS_HASH, None)
+        last = files[-1]
+        meta = self._meta(last)
+        try:
+            first = int(meta[b"kingdomlog.first_seq"])
+            count = int(meta[b"kingdomlog.count"])
+            last_hash = meta[b"kingdomlog.last_hash"].decode()
+        except (KeyError, ValueError):
+            raise CorruptLogError("batch metadata is missing or damaged", file=str(last)) from None
+        return Head(first + count - 1, last_hash, str(last))
+
+    def read_table(self, *, full_verify: bool = False) -> pa.Table:
+        """All events as one Arrow table in seq order, after checking the whole log.
+
+        ``full_verify`` recomputes every event's hash even for files verified before.
+        """
+        verified = {} if full_verify else self._load_verified()
+        newly: dict[str, list[Any]] = {}
+        tables: list[pa.Table] = []
+        expect_seq = 1
+        prev_hash = GENESIS_HASH
+        for path in self.files():
+            table, meta = self._open(path)
+            self._check_batch(path, table, meta, expect_seq, prev_hash)
+            st = path.stat()
+            fp = [st.st_size, st.st_mtime_ns, st.st_ino, meta.get(b"kingdomlog.last_hash", b"").decode()]
+            if verified.get(path.name) != fp:
+                self._check_hashes(path, table)
+                newly[path.name] = fp
+            n = table.num_rows
+            expect_seq += n
+            prev_hash = table.column("hash")[n - 1].as_py()
+            tables.append(table.select(list(COLUMNS)))
+        if newly and not full_verify:
+            verified.update(newly)
+            self._save_verified(verified)
+        if not tables:
+            return SCHEMA.empty_table()
+        return pa.concat_tables(tables)
+
+    def _check_batch(
+        self, path: Path, table: pa.Table, meta: dict[bytes, bytes], expect_seq: int, prev_hash: str
+    ) -> None:
+        f = str(path)
+        fmt = meta.get(FORMAT_KEY)
+        if fmt is None:
+            raise CorruptLogError("not a kingdomlog batch (no format version in metadata)", file=f)
+        try:
+            fmt_v = int(fmt)
+        except ValueError:
+            raise CorruptLogError(f"format version {fmt!r} is not a number", file=f) from None
+        if fmt_v > FORMAT_VERSION:
+            raise CorruptLogError(
+                f"written by a newer kingdomlog (format {fmt_v}, this one reads {FORMAT_VERSION}); upgrade to read it",
+                file=f,
+            )
+        missing = [c for c in COLUMNS if c not in table.column_names]
+        if missing:
+            raise CorruptLogError(f"batch lacks column(s) {', '.join(missing)}", file=f)
+        n = table.num_rows
+        m = FILE_RE.match(path.name)
+        assert m is not None
+        first = int(m.group(1))
+        if n == 0:
+            raise CorruptLogError("empty batch", file=f, seq=first)
+        try:
+            meta_first = int(meta[b"kingdomlog.first_seq"])
+            meta_count = int(meta[b"kingdomlog.count"])
+            meta_commit = meta[b"kingdomlog.commit_id"].decode()
+            meta_last_hash = meta[b"kingdomlog.last_hash"].decode()
+        except (KeyError, ValueError):
+            raise CorruptLogError("batch metadata is missing or damaged", file=f, seq=first) from None
+        if meta_first != first or meta_count != n:
+            raise CorruptLogError(
+                f"metadata says first seq {meta_first} and {meta_count} events; file has {n} and is named {first}",
+                file=f, seq=first,
+            )
+        if first < expect_seq:
+            raise CorruptLogError(f"duplicate or overlapping seq: expected {expect_seq} next", file=f, seq=first)
+        if first > expect_seq:
+            raise CorruptLogError(
+                f"gap in the log: seq {expect_seq}..{first - 1} missing (a batch was deleted?)", file=f, seq=expect_seq
+            )
+        seqs = table.column("seq").to_pylist()
+        for i, s in enumerate(seqs):
+            if s != first + i:
+                raise CorruptLogError(f"seq {s} out of order (expected {first + i})", file=f, seq=first + i)
+        camps = set(table.column("campaign").to_pylist())
+        if camps != {self.campaign}:
+            raise CorruptLogError(f"events of another campaign {sorted(camps)} (this is {self.campaign!r})", file=f,
+                                  seq=first)
+        commits = set(table.column("commit_id").to_pylist())
+        if commits != {meta_commit}:
+            raise CorruptLogError("commit ids inside the batch disagree with its metadata", file=f, seq=first)
+        prevs = table.column("prev_hash").to_pylist()
+        hashes = table.column("hash").to_pylist()
+        if prevs[0] != prev_hash:
+            raise CorruptLogError("hash chain broken: prev_hash does not match the previous event", file=f, seq=first)
+        for i in range(1, n):
+            if prevs[i] != hashes[i - 1]:
+                raise CorruptLogError("hash chain broken inside the batch", file=f, seq=first + i)
+        if hashes[-1] != meta_last_hash:
+            raise CorruptLogError("last hash disagrees with the batch metadata", file=f, seq=first + n - 1)
+
+    def _check_hashes(self, path: Path, table: pa.Table) -> None:
+        rows = table.select(list(COLUMNS)).to_pylist()
+        for row in rows:
+            if event_hash(row) != row["hash"]:
+                raise CorruptLogError("event altered: its hash does not match its content", file=str(path),
+                                      seq=row["seq"])
+
+    def _verified_path(self) -> Path | None:
+        return self.cache_dir / "verified.json" if self.cache_dir else None
+
+    def _load_verified(self) -> dict[str, Any]:
+        p = self._verified_path()
+        if p is None:
+            return {}
+        try:
+            data = json.loads(p.read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def _save_verified(self, data: dict[str, Any]) -> None:
+        p = self._verified_path()
+        if p is None:
+            return
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex}")
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, p)
+        except OSError:
+            pass  # the cache is an optimisation only
+
+    def read(self, *, full_verify: bool = False) -> list[RecordedEvent]:
+        """Every event, decoded and upcast (see ``decode_rows``)."""
+        return decode_rows(self.read_table(full_verify=full_verify).to_pylist())
+
+    # ---- writing -------------------------------------------------------------------------
+
+    def append(
+        self,
+        pending: Sequence[Pending],
+        *,
+        expect_seq: int | None = None,
+        commit_id: str | None = None,
+        recorded_at: datetime | None = None,
+    ) -> AppendResult:
+        """Append ``pending`` as one batch, atomically; all or nothing.
+
+        ``expect_seq``: the last seq the writer saw; a different head raises
+        ``ConflictError`` (expected vs actual) unless the head holds this very
+        ``commit_id`` already (an idempotent retry, reported as success).
+        """
+        if not pending:
+            raise StoreError("nothing to append (empty batch)")
+        if not self.dir.is_dir():
+            raise StoreError(f"{self.dir}: the campaign has no log folder")
+        commit_id = commit_id or str(uuid.uuid4())
+        when = (recorded_at or datetime.now(UTC)).astimezone(UTC)
+        self.clean_temps()
+        head = self.head()
+        if expect_seq is not None and head.seq != expect_seq:
+            done = self._find_commit_at(expect_seq + 1, commit_id)
+            if done is not None:
+                return done
+            raise ConflictError(expect_seq, head.seq)
+        if expect_seq is None:
+            done = self._find_commit_at_file(head.file, commit_id)
+            if done is not None:
+                return done
+        first = head.seq + 1
+        prev = head.hash
+        rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+        for i, p in enumerate(pending):
+            d = p.draft
+            env: dict[str, Any] = {
+                "campaign": self.campaign,
+                "seq": first + i,
+                "turn": p.turn,
+                "phase": d.phase,
+                "type": d.payload.type,
+                "version": d.payload.version,
+                "actor": d.actor,
+                "visibility": d.visibility,
+                "payload": payload_json(d.payload),
+                "recorded_at": p.recorded_at.astimezone(UTC) if p.recorded_at else when,
+                "event_id": p.event_id or str(uuid.uuid4()),
+                "commit_id": commit_id,
+                "prev_hash": prev,
+            }
+            env["hash"] = prev = event_hash(env)
+            for c in COLUMNS:
+                rows[c].append(env[c])
+        meta = {
+            FORMAT_KEY: str(FORMAT_VERSION).encode(),
+            b"kingdomlog.first_seq": str(first).encode(),
+            b"kingdomlog.count": str(len(pending)).encode(),
+            b"kingdomlog.commit_id": commit_id.encode(),
+            b"kingdomlog.last_hash": prev.encode(),
+            b"kingdomlog.campaign": self.campaign.encode(),
+        }
+        table = pa.Table.from_pydict(rows, schema=SCHEMA.with_metadata(meta))
+        final = self.dir / batch_name(first)
+        tmp = self.dir / f"{TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}{TEMP_SUFFIX}"
+        try:
+            with open(tmp, "wb") as fh:
+                pq.write_table(table, fh, compression="zstd", write_statistics=False, write_page_checksum=True)
+                fh.flush()
+                os.fsync(fh.fileno())
+            try:
+                os.link(tmp, final)
+            except FileExistsError:
+                done = self._find_commit_at_file(str(final), commit_id)
+                if done is not None:
+                    return done
+                raise ConflictError(head.seq if expect_seq is None else expect_seq, self.head().seq,
+                                    "another writer took the same position") from None
+            _fsync_dir(self.dir)
+        finally:
+            try:
+                tmp.unlink()
+            except FileNotFoundError:
+                pass
+        return AppendResult(commit_id, first, first + len(pending) - 1, str(final))
+
+    def _find_commit_at(self, first_seq: int, commit_id: str) -> AppendResult | None:
+        path = self.dir / batch_name(first_seq)
+        return self._find_commit_at_file(str(path), commit_id) if path.exists() else None
+
+    def _find_commit_at_file(self, file: str | None, commit_id: str) -> AppendResult | None:
+        if file is None:
+            return None
+        meta = self._meta(Path(file))
+        if meta.get(b"kingdomlog.commit_id", b"").decode() != commit_id:
+            return None
+        first = int(meta[b"kingdomlog.first_seq"])
+        count = int(meta[b"kingdomlog.count"])
+        return AppendResult(commit_id, first, first + count - 1, file, idempotent=True)
+
+
+def decode_rows(rows: Sequence[dict[str, Any]]) -> list[RecordedEvent]:
+    """Decode stored rows into ``RecordedEvent`` (payloads validated and upcast)."""
+    out = []
+    for r in rows:
+        payload = decode_payload(r["type"], int(r["version"]), r["payload"], seq=r["seq"])
+        ts = r["recorded_at"]
+        if isinstance(ts, datetime) and ts.tzinfo is None:
+            ts = ts.replace(tzinfo=UTC)
+        out.append(
+            RecordedEvent(
+                campaign=r["campaign"], seq=r["seq"], turn=r["turn"], phase=r["phase"], type=r["type"],
+                version=int(r["version"]), actor=r["actor"], visibility=r["visibility"], payload=payload,
+                payload_text=r["payload"], recorded_at=ts, event_id=r["event_id"], commit_id=r["commit_id"],
+                prev_hash=r["prev_hash"], hash=r["hash"],
+            )
+        )
+    return out
