@@ -6,9 +6,9 @@ and a re-roll bumps only that key's nonce. Faces come from sha256 of the key
 material with rejection sampling (uniform, platform-independent). The GM may
 type the faces of physical dice instead; they are validated against the notation.
 
->>> r = KeyedRoller("seed", campaign="c", turn=1).for_step("upkeep")
->>> a = r.roll("resource", "4d4"); b = KeyedRoller("seed", campaign="c", turn=1).for_step("upkeep").roll("resource", "4d4")
->>> a.faces == b.faces
+>>> a = KeyedRoller("seed", campaign="c", turn=1).for_step("upkeep").roll("resource", "4d4")
+>>> b = KeyedRoller("seed", campaign="c", turn=1).for_step("upkeep").roll("resource", "4d4")
+>>> a.faces == b.faces and len(a.faces) == 4
 True
 """
 
@@ -45,6 +45,25 @@ def new_seed() -> str:
     return secrets.token_hex(8)
 
 
+def _escape(part: object) -> str:
+    return str(part).replace("\\", "\\\\").replace("|", "\\|")
+
+
+def key_material(seed: str, campaign: str, turn: int, step: str, key: str, nonce: int) -> str:
+    """The text a roll's faces are hashed from: the key parts joined by ``|``.
+
+    A ``|`` or backslash inside a part is escaped, so two different keys never
+    share material (step ``"a|b"`` + key ``"c"`` differs from step ``"a"`` + key
+    ``"b|c"``); parts without them are joined unchanged.
+
+    >>> key_material("s", "camp", 3, "upkeep", "resource", 0)
+    's|camp|3|upkeep|resource|0'
+    >>> key_material("s", "c", 1, "a|b", "c", 0) == key_material("s", "c", 1, "a", "b|c", 0)
+    False
+    """
+    return "|".join(_escape(p) for p in (seed, campaign, turn, step, key, nonce))
+
+
 def keyed_faces(material: str, sides: int, start: int = 0) -> _FaceStream:
     """A deterministic stream of faces for ``material``."""
     return _FaceStream(material, start)
@@ -79,10 +98,17 @@ class StepRoller:
 
     def roll(self, key: str, notation: str) -> Roll:
         """Roll ``notation`` under ``key``; typed faces for the key win over keyed dice."""
+        if not isinstance(key, str) or not key:
+            raise InputError(f"step {self.step!r}: a roll key must be a non-empty string, got {key!r}")
         if any(r.key == key for r in self.rolls):
             raise InputError(f"step {self.step!r}: roll key {key!r} used twice in one step")
-        expr = parse(notation)
-        nonce = int(self.nonces.get(key, 0))
+        try:
+            expr = parse(notation)
+        except InputError as exc:
+            raise InputError(f"step {self.step!r}, roll {key!r}: {exc}") from None
+        nonce = self.nonces.get(key, 0)
+        if not isinstance(nonce, int) or isinstance(nonce, bool) or nonce < 0:
+            raise InputError(f"step {self.step!r}, roll {key!r}: re-roll nonce must be an integer >= 0, got {nonce!r}")
         if key in self.manual:
             try:
                 ev = expr.evaluate(list(self.manual[key]))
@@ -90,11 +116,16 @@ class StepRoller:
                 raise InputError(f"step {self.step!r}, roll {key!r}: {exc}") from None
             result = Roll(key, notation, ev.faces, ev.kept, ev.total, manual=True, nonce=nonce)
         else:
-            material = f"{self.seed}|{self.campaign}|{self.turn}|{self.step}|{key}|{nonce}"
+            material = key_material(self.seed, self.campaign, self.turn, self.step, key, nonce)
             ev = expr.roll(_FaceStream(material))
             result = Roll(key, notation, ev.faces, ev.kept, ev.total, manual=False, nonce=nonce)
         self.rolls.append(result)
         return result
+
+    def unused_manual(self) -> list[str]:
+        """Keys the GM typed faces for that no roll of this step used (likely a typo in the plan)."""
+        used = {r.key for r in self.rolls}
+        return sorted(k for k in self.manual if k not in used)
 
 
 @dataclass(frozen=True)
