@@ -232,6 +232,14 @@ class Campaign:
         state = self.cache.replay(rs, ctx, events, until_turn) if use_cache else _cold(rs, ctx, events, until_turn)
         return state if viewer == "gm" else rs.redact(state, viewer)
 
+    def known_viewers(self) -> list[str]:
+        """Player/faction ids from ``campaign.toml`` and, if the ruleset names them, from the state."""
+        out = [v.id for v in self.config.viewers]
+        fn = getattr(self.ruleset, "viewers", None)
+        if callable(fn):
+            out += [v for v in fn(self.state()) if v not in out]
+        return out
+
     def next_turn(self) -> int:
         return next_turn(self.events())
 

@@ -1,0 +1,478 @@
+"""The ``kingdomlog`` command line (design §8). ``python -m kingdomlog`` is the same program.
+
+Exit codes: 0 success, 1 a rule, input or store error (one line on stderr, no
+traceback), 2 a usage error. ``--json`` outputs are stable (see docs/cli.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kingdomlog import __version__
+from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
+from kingdomlog.core.fold import last_live_turn, timeline
+from kingdomlog.core.ruleset import all_rulesets
+from kingdomlog.core.turn import Plan, TurnPreview
+
+EPILOG = """examples:
+  kingdomlog new campaigns/my-realm --ruleset pf2e-kingmaker --name "My Realm"
+  kingdomlog turn campaigns/my-realm --plan plans/turn-01.json --dry-run
+  kingdomlog state campaigns/stolen-lands --json
+  kingdomlog sql "select campaign, turn, unrest from states order by 1, 2" --root campaigns
+  kingdomlog gm campaigns/stolen-lands
+"""
+
+
+class UsageError(Exception):
+    """Bad arguments: exit code 2."""
+
+
+def _campaign(path: str) -> Any:
+    from kingdomlog.store import Campaign
+
+    return Campaign.open(path)
+
+
+def _out(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=str, ensure_ascii=False) + "\n")
+
+
+def _parse_set(items: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
+        key, _, raw = item.partition("=")
+        key = key.strip()
+        if not key:
+            raise UsageError(f"--set expects KEY=VALUE, got {item!r}")
+        try:
+            value: Any = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        out[key] = value
+    return out
+
+
+def _viewer(camp: Any, viewer: str | None) -> str:
+    if viewer is None or viewer == "gm":
+        return "gm"
+    if viewer == "public":
+        return viewer
+    v = viewer.removeprefix("faction:")
+    known = camp.known_viewers()
+    if known and v not in known:
+        raise InputError(f"unknown viewer {viewer!r}; this campaign's viewers: gm, public, {', '.join(known)}")
+    return v
+
+
+# ---- commands ---------------------------------------------------------------------------
+
+
+def cmd_rulesets(args: argparse.Namespace) -> int:
+    rows = []
+    for rs in all_rulesets():
+        rows.append({
+            "id": rs.id, "name": rs.name, "aliases": list(rs.aliases), "turn_unit": rs.turn_unit,
+            "options": [{"name": o.name, "type": o.type, "default": o.default, "help": o.help,
+                         "choices": list(o.choices)} for o in rs.options],
+        })
+    from kingdomlog.rulesets import BROKEN
+
+    for pkg, err in BROKEN.items():
+        print(f"kingdomlog: warning: ruleset package {pkg!r} failed to load: {err}", file=sys.stderr)
+    if args.json:
+        _out(rows)
+        return 0
+    for r in rows:
+        print(f"{r['id']:<16} {r['name']}  (turn = {r['turn_unit']}; aliases: {', '.join(r['aliases']) or '-'})")
+        for o in r["options"]:
+            extra = f" [{'|'.join(o['choices'])}]" if o["choices"] else ""
+            print(f"    {o['name']} ({o['type']}, default {o['default']!r}){extra}: {o['help']}")
+    return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from kingdomlog.store import Campaign
+
+    camp = Campaign.create(args.dir, args.ruleset, name=args.name, options=_parse_set(args.set or []),
+                           viewers=args.viewer or [], campaign_id=args.id)
+    if args.json:
+        _out({"campaign": camp.id, "ruleset": camp.config.ruleset, "folder": str(camp.folder),
+              "options": camp.config.options})
+    else:
+        print(f"created campaign {camp.id!r} ({camp.ruleset.name}) in {camp.folder}")
+        print(f"next: write a plan for turn 0 and run `kingdomlog turn {camp.folder} --plan PLAN.json`,"
+              f" or open the turn sheet with `kingdomlog gm {camp.folder}`")
+    return 0
+
+
+def _preview_json(p: TurnPreview) -> dict[str, Any]:
+    return {
+        "turn": p.turn, "seed": p.seed, "expect_seq": p.start_seq, "ok": p.ok, "error": p.error,
+        "steps": [
+            {"step": s.phase.id, "title": s.phase.title, "choices": s.choices, "error": s.error,
+             "rolls": [r.as_dict() for r in s.rolls],
+             "events": [{"type": d.type, "phase": d.phase, "actor": d.actor, "visibility": d.visibility,
+                         "payload": d.payload.model_dump(mode="json")} for d in s.drafts]}
+            for s in p.steps
+        ],
+    }
+
+
+def _load_plan(path: str) -> Plan:
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read plan: {exc.strerror}") from None
+    return Plan.parse(text, source=path)
+
+
+def cmd_turn(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    plan = _load_plan(args.plan)
+    preview = camp.preview(plan, seed=args.seed)
+    result = None
+    if preview.ok and not args.dry_run:
+        result = camp.commit(preview)
+    if args.json:
+        doc = _preview_json(preview)
+        doc["committed"] = None if result is None else {
+            "commit_id": result.commit_id, "first_seq": result.first_seq, "last_seq": result.last_seq,
+            "file": result.file, "idempotent": result.idempotent}
+        _out(doc)
+    else:
+        for s in preview.steps:
+            mark = "refused" if s.error else f"{len(s.drafts)} event(s)"
+            print(f"[{s.phase.id}] {s.phase.title}: {mark}")
+            for r in s.rolls:
+                print(f"    roll {r.key}: {r.notation} -> {list(r.faces)} = {r.total}{' (typed)' if r.manual else ''}")
+            for d in s.drafts:
+                print(f"    {d.type} {json.dumps(d.payload.model_dump(mode='json'), sort_keys=True)[:160]}")
+            if s.error:
+                print(f"    error: {s.error}")
+        if result is not None:
+            print(f"committed turn {preview.turn}: seq {result.first_seq}..{result.last_seq} ({Path(result.file).name})")
+        elif args.dry_run and preview.ok:
+            print(f"dry run: turn {preview.turn} not committed")
+    if not preview.ok:
+        print(f"kingdomlog: error: turn {preview.turn} refused: {preview.error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_retract(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    res = camp.retract(args.turn, reason=args.reason or "")
+    print(f"retracted turn {args.turn} (core.turn_retracted at seq {res.first_seq}); nothing was deleted")
+    return 0
+
+
+def cmd_note(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    vis = args.visibility
+    if vis not in ("public", "gm") and not vis.startswith("faction:"):
+        vis = f"faction:{vis}"
+    res = camp.note(args.text, turn=args.turn, visibility=vis, title=args.title or "")
+    print(f"note added at seq {res.first_seq} ({vis})")
+    return 0
+
+
+def cmd_append(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    try:
+        text = sys.stdin.read() if args.events == "-" else Path(args.events).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{args.events}: cannot read: {exc.strerror}") from None
+    pending = camp.parse_jsonl(text.splitlines(), source=args.events)
+    res = camp.append_raw(pending, expect_seq=args.expect_seq)
+    if args.json:
+        _out({"first_seq": res.first_seq, "last_seq": res.last_seq, "commit_id": res.commit_id})
+    else:
+        print(f"appended {res.last_seq - res.first_seq + 1} event(s): seq {res.first_seq}..{res.last_seq}")
+    return 0
+
+
+def _event_json(ev: Any) -> dict[str, Any]:
+    env = ev.envelope()
+    env["recorded_at"] = ev.recorded_at.isoformat()
+    env["payload"] = ev.payload.model_dump(mode="json")
+    return env
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    viewer = _viewer(camp, args.as_)
+    events = camp.visible_events(viewer)
+    all_events = camp.events()
+    batches = timeline(all_events, viewer)
+    retracted = {b.commit_id for b in batches if b.retracted}
+    if args.turn is not None:
+        events = [e for e in events if e.turn == args.turn]
+    if args.json:
+        _out({"campaign": camp.id, "viewer": viewer,
+              "events": [dict(_event_json(e), retracted=e.commit_id in retracted) for e in events],
+              "batches": [b.__dict__ for b in batches if args.turn is None or args.turn in b.turns]})
+        return 0
+    current = None
+    for e in events:
+        if e.commit_id != current:
+            current = e.commit_id
+            tag = "  [RETRACTED]" if e.commit_id in retracted else ""
+            print(f"-- batch {e.commit_id[:8]} (turn {e.turn}, {e.recorded_at:%Y-%m-%d %H:%M}){tag}")
+        body = json.dumps(e.payload.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        if len(body) > 140:
+            body = body[:137] + "..."
+        vis = "" if e.visibility == "public" else f" <{e.visibility}>"
+        print(f"{e.seq:>6}  t{e.turn:<3} {e.phase or '-':<10} {e.type}{vis} {body}")
+    return 0
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    viewer = _viewer(camp, args.as_)
+    rs = camp.ruleset
+    state = camp.state(args.turn, viewer=viewer, use_cache=not args.no_cache)
+    events = camp.events()
+    last = last_live_turn(events)
+    shown_turn = last if args.turn is None else min(args.turn, last if last is not None else args.turn)
+    if args.json:
+        doc = state.model_dump(mode="json")
+        doc["kingdomlog"] = {"campaign": camp.id, "ruleset": rs.id, "turn": shown_turn,
+                             "next_turn": camp.next_turn(), "head_seq": camp.head_seq, "viewer": viewer}
+        doc["summary"] = rs.summary(state)
+        doc["explain"] = [
+            {"name": b.name, "total": b.total, "note": b.note,
+             "terms": [{"label": t.label, "value": t.value, "kind": t.kind, "source": t.source} for t in b.terms]}
+            for b in rs.explain(state)
+        ]
+        _out(doc)
+        return 0
+    print(f"{camp.config.name} ({rs.name}) — after {rs.turn_unit} {shown_turn}; viewer {viewer}")
+    print(rs.render(state))
+    print()
+    for k, v in rs.summary(state).items():
+        print(f"  {k:<24} {v}")
+    bd = rs.explain(state)
+    if bd:
+        print("\nwhy:")
+        for b in bd:
+            print(f"  {b.render()}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    rep = camp.verify()
+    if args.json:
+        _out({"campaign": rep.campaign, "ok": rep.ok, "files": rep.files, "events": rep.events,
+              "problems": rep.problems, "temp_files": rep.temp_files})
+    elif rep.ok:
+        print(f"ok: {rep.campaign}: {rep.events} events in {rep.files} batch files; hash chain intact")
+        if rep.temp_files:
+            print(f"note: {len(rep.temp_files)} stray temp file(s) from an interrupted append (ignored; the next"
+                  " append removes them)")
+    for p in rep.problems:
+        print(f"kingdomlog: verify: {p}", file=sys.stderr)
+    return 0 if rep.ok else 1
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    viewer = _viewer(camp, args.as_)
+    lines = camp.export_lines(viewer)
+    data = "\n".join(lines) + "\n"
+    if args.output == "-":
+        sys.stdout.write(data)
+    else:
+        Path(args.output).write_text(data, encoding="utf-8")
+        print(f"exported {len(lines) - 1} event(s) for {viewer} to {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from kingdomlog.store import Campaign
+
+    try:
+        text = Path(args.file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{args.file}: cannot read: {exc.strerror}") from None
+    camp = Campaign.import_lines(text.splitlines(), args.dir, source=args.file)
+    rep = camp.verify()
+    print(f"imported {rep.events} event(s) into {camp.folder}; verify: {'ok' if rep.ok else 'FAILED'}")
+    return 0 if rep.ok else 1
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from kingdomlog.projections.sql import SafeConsole
+
+    console = SafeConsole(Path(args.root), timeout=args.timeout)
+    result = console.query(args.query)
+    sys.stdout.write(result.format(args.format))
+    return 0
+
+
+def cmd_gm(args: argparse.Namespace) -> int:
+    from kingdomlog.notebook_server import open_gm
+
+    return open_gm(Path(args.dir), port=args.port, headless=args.headless, token=not args.no_token)
+
+
+def cmd_share(args: argparse.Namespace) -> int:
+    from kingdomlog.notebook_server import share
+
+    return share(Path(args.dir), viewer=args.as_, output=args.output, port=args.port, password=args.password)
+
+
+# ---- parser -----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kingdomlog",
+        description="Event-sourced kingdom turns: an append-only log per campaign, state derived by replay.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"kingdomlog {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("rulesets", help="list rule systems and their campaign options")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_rulesets)
+
+    s = sub.add_parser("new", help="create a campaign folder")
+    s.add_argument("dir")
+    s.add_argument("--ruleset", required=True, help="id or alias (see `kingdomlog rulesets`)")
+    s.add_argument("--name")
+    s.add_argument("--id", help="campaign id (default: the folder name)")
+    s.add_argument("--set", action="append", metavar="KEY=VALUE", help="campaign option (value read as JSON if it parses)")
+    s.add_argument("--viewer", action="append", metavar="ID", help="a player or faction who may get a view")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_new)
+
+    s = sub.add_parser("turn", help="play the next turn from a plan (all steps or nothing)")
+    s.add_argument("dir")
+    s.add_argument("--plan", required=True, help="plan JSON file, or - for stdin")
+    s.add_argument("--dry-run", action="store_true", help="show what would be appended, write nothing")
+    s.add_argument("--seed", help="seed for keyed dice if the plan has none")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_turn)
+
+    s = sub.add_parser("retract", help="undo the last turn by appending core.turn_retracted")
+    s.add_argument("dir")
+    s.add_argument("--turn", type=int, required=True)
+    s.add_argument("--reason")
+    s.set_defaults(fn=cmd_retract)
+
+    s = sub.add_parser("note", help="add a journal entry (public, gm or for one faction)")
+    s.add_argument("dir")
+    s.add_argument("text")
+    s.add_argument("--turn", type=int)
+    s.add_argument("--title")
+    s.add_argument("--visibility", default="public", help="public | gm | faction:<id>[,faction:<id>...]")
+    s.set_defaults(fn=cmd_note)
+
+    s = sub.add_parser("append", help="append raw events from JSONL, validated, all or nothing")
+    s.add_argument("dir")
+    s.add_argument("events", help="JSONL file, or - for stdin")
+    s.add_argument("--expect-seq", type=int)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_append)
+
+    s = sub.add_parser("log", help="show the event log (timeline of batches)")
+    s.add_argument("dir")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--as", dest="as_", metavar="VIEWER", help="gm (default), public or a player/faction id")
+    s.add_argument("--turn", type=int)
+    s.set_defaults(fn=cmd_log)
+
+    s = sub.add_parser("state", help="show the state folded from the log")
+    s.add_argument("dir")
+    s.add_argument("--turn", type=int, help="state after this turn (default: latest)")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--as", dest="as_", metavar="VIEWER")
+    s.add_argument("--no-cache", action="store_true", help="replay from the log, ignoring .cache/")
+    s.set_defaults(fn=cmd_state)
+
+    s = sub.add_parser("sql", help="read-only SQL over every campaign under a root")
+    s.add_argument("query")
+    s.add_argument("--root", default="campaigns")
+    s.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    s.add_argument("--timeout", type=float, default=30.0, help="seconds before the query is interrupted")
+    s.set_defaults(fn=cmd_sql)
+
+    s = sub.add_parser("verify", help="check the log: chain, gaps, files; exit 1 on any fault")
+    s.add_argument("dir")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_verify)
+
+    s = sub.add_parser("export", help="write the log as JSONL (optionally as one viewer sees it)")
+    s.add_argument("dir")
+    s.add_argument("-o", "--output", required=True, help="file, or - for stdout")
+    s.add_argument("--as", dest="as_", metavar="VIEWER")
+    s.set_defaults(fn=cmd_export)
+
+    s = sub.add_parser("import", help="create a campaign folder from an export")
+    s.add_argument("file")
+    s.add_argument("dir")
+    s.set_defaults(fn=cmd_import)
+
+    s = sub.add_parser("gm", help="open the GM turn sheet (marimo edit) on a campaign")
+    s.add_argument("dir")
+    s.add_argument("--port", type=int, default=2718)
+    s.add_argument("--headless", action="store_true", help="do not try to open a browser")
+    s.add_argument("--no-token", action="store_true", help="serve without an access token (localhost only)")
+    s.set_defaults(fn=cmd_gm)
+
+    s = sub.add_parser("share", help="a read-only player view: served (marimo run) or one HTML file")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="VIEWER", required=True)
+    s.add_argument("-o", "--output", help="write one self-contained HTML file instead of serving")
+    s.add_argument("--port", type=int, default=2719)
+    s.add_argument("--password", help="access password (default: a random one, printed)")
+    s.set_defaults(fn=cmd_share)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if not getattr(args, "fn", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.fn(args))
+    except UsageError as exc:
+        print(f"kingdomlog: usage error: {exc}", file=sys.stderr)
+        return 2
+    except ConflictError as exc:
+        print(f"kingdomlog: error: {exc}", file=sys.stderr)
+        return 1
+    except KingdomlogError as exc:
+        print(f"kingdomlog: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("kingdomlog: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the last guard: no traceback for users
+        if os.environ.get("KINGDOMLOG_DEBUG"):
+            raise
+        print(f"kingdomlog: internal error: {type(exc).__name__}: {exc} (this is a bug; rerun with"
+              " KINGDOMLOG_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

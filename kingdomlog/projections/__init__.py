@@ -1,0 +1,1 @@
+"""Projections: derived views of campaign logs (DuckDB catalog, safe SQL console)."""

@@ -1,0 +1,282 @@
+"""The historians' DuckDB catalog over a campaigns root, and the safe read-only console (design §9).
+
+Tables (materialised in an in-memory database):
+
+- ``events``: the envelope of every campaign (``payload`` as JSON text);
+- ``campaigns``: one row per campaign folder (id, name, ruleset, options JSON, counts);
+- ``turns`` (view, ``sql/turns.sql``): one row per committed batch, with retraction flags;
+- ``states``: one row per campaign and live turn, the ruleset's ``summary()`` figures as
+  columns plus the full state as JSON (``state_json``);
+- each ruleset's own views (``Ruleset.sql_views``).
+
+The console then disables external access, locks the configuration, accepts
+only SELECT / EXPLAIN / DESCRIBE statements and interrupts queries past a time
+limit, so it cannot read or write any file, attach, install or load anything.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from kingdomlog.core.errors import InputError, KingdomlogError, SqlRefusedError
+from kingdomlog.core.events import visible_to
+from kingdomlog.core.fold import default_context, live_events
+from kingdomlog.core.ruleset import Ruleset, all_rulesets
+from kingdomlog.store.campaign import CONFIG_FILE, Campaign
+from kingdomlog.store.log import SCHEMA
+
+ALLOWED = {"SELECT", "EXPLAIN"}
+
+
+def find_campaigns(root: Path, max_depth: int = 3) -> list[Path]:
+    """Campaign folders under ``root`` (``root`` itself if it is one), sorted."""
+    if not root.is_dir():
+        raise InputError(f"{root}: no such folder")
+    if (root / CONFIG_FILE).is_file():
+        return [root]
+    found: list[Path] = []
+
+    def walk(d: Path, depth: int) -> None:
+        if depth > max_depth:
+            return
+        for child in sorted(d.iterdir()):
+            if not child.is_dir() or child.name.startswith("."):
+                continue
+            if (child / CONFIG_FILE).is_file():
+                found.append(child)
+            else:
+                walk(child, depth + 1)
+
+    walk(root, 1)
+    return found
+
+
+def state_rows(camp: Campaign, viewer: str = "gm") -> list[dict[str, Any]]:
+    """One row per live turn of ``camp``: summary figures plus ``state_json`` (redacted for ``viewer``)."""
+    rs = camp.ruleset
+    events = camp.events()
+    state = rs.initial_state(camp.context)
+    rows: list[dict[str, Any]] = []
+    live = live_events(events)
+
+    def emit(turn: int, last_seq: int) -> None:
+        shown = state if viewer == "gm" else rs.redact(state, viewer)
+        row: dict[str, Any] = {"campaign": camp.id, "ruleset": rs.id, "turn": turn, "last_seq": last_seq}
+        row.update(rs.summary(shown))
+        row["state_json"] = json.dumps(shown.model_dump(mode="json"), sort_keys=True)
+        rows.append(row)
+
+    for i, ev in enumerate(live):
+        state = rs.evolve(state, ev)
+        if i + 1 == len(live) or live[i + 1].turn != ev.turn:
+            emit(ev.turn, ev.seq)
+    return rows
+
+
+def _summary_columns(rs: Ruleset) -> dict[str, Any]:
+    try:
+        return rs.summary(rs.initial_state(default_context(rs, "x")))
+    except Exception:  # noqa: BLE001 - a ruleset without a default state still gets its rows
+        return {}
+
+
+@dataclass
+class QueryResult:
+    """Column names and rows of a console query."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+
+    def format(self, fmt: str = "table") -> str:
+        if fmt == "json":
+            return json.dumps([dict(zip(self.columns, r, strict=True)) for r in self.rows], default=str, indent=2) + "\n"
+        if fmt == "csv":
+            buf = io.StringIO()
+            w = csv.writer(buf)
+            w.writerow(self.columns)
+            w.writerows(self.rows)
+            return buf.getvalue()
+        cells = [[_cell(v) for v in r] for r in self.rows]
+        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(self.columns)]
+        line = "  ".join(c.ljust(widths[i]) for i, c in enumerate(self.columns))
+        sep = "  ".join("-" * w for w in widths)
+        body = ["  ".join(r[i].ljust(widths[i]) for i in range(len(r))) for r in cells]
+        return "\n".join([line, sep, *body, f"({len(self.rows)} row{'s' if len(self.rows) != 1 else ''})"]) + "\n"
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, float):
+        return f"{v:g}"
+    s = str(v)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+class Catalog:
+    """An in-memory DuckDB database holding the catalog of every campaign under ``root``."""
+
+    def __init__(self, root: Path, *, viewer: str = "gm", campaigns: Sequence[Path] | None = None) -> None:
+        self.root = Path(root)
+        self.viewer = viewer
+        self.con = duckdb.connect(":memory:")
+        self.warnings: list[str] = []
+        self._load(list(campaigns) if campaigns is not None else find_campaigns(self.root))
+
+    def _load(self, folders: list[Path]) -> None:
+        con = self.con
+        event_tables: list[pa.Table] = []
+        camp_rows: list[dict[str, Any]] = []
+        states_by_rs: dict[str, list[dict[str, Any]]] = {}
+        for folder in folders:
+            try:
+                camp = Campaign.open(folder)
+                table = camp.log.read_table()
+                if self.viewer != "gm":
+                    mask = [visible_to(v, self.viewer) for v in table.column("visibility").to_pylist()]
+                    table = table.filter(pa.array(mask, type=pa.bool_()))
+                event_tables.append(table)
+                srows = state_rows(camp, self.viewer)
+                states_by_rs.setdefault(camp.config.ruleset, []).extend(srows)
+                camp_rows.append({
+                    "campaign": camp.id, "name": camp.config.name, "ruleset": camp.config.ruleset,
+                    "folder": str(folder), "options": json.dumps(camp.config.options, sort_keys=True),
+                    "events": table.num_rows, "head_seq": camp.head_seq,
+                    "last_turn": srows[-1]["turn"] if srows else None,
+                })
+            except KingdomlogError as exc:
+                self.warnings.append(f"{folder}: skipped: {exc}")
+        events = pa.concat_tables(event_tables) if event_tables else SCHEMA.empty_table()
+        con.register("_events", events)
+        con.execute("CREATE TABLE events AS SELECT * FROM _events ORDER BY campaign, seq")
+        con.unregister("_events")
+        if camp_rows:
+            con.register("_c", pa.Table.from_pylist(camp_rows))
+            con.execute("CREATE TABLE campaigns AS SELECT * FROM _c")
+            con.unregister("_c")
+        else:
+            con.execute("CREATE TABLE campaigns (campaign VARCHAR, name VARCHAR, ruleset VARCHAR, folder VARCHAR,"
+                        " options VARCHAR, events BIGINT, head_seq BIGINT, last_turn INTEGER)")
+        self._load_states(states_by_rs)
+        con.execute(resources.files("kingdomlog.projections").joinpath("sql/turns.sql").read_text())
+        for rs in all_rulesets():
+            for name, sql in rs.sql_views().items():
+                try:
+                    body = sql.strip().rstrip(";")
+                    if body.upper().startswith("CREATE"):
+                        con.execute(body)
+                    else:
+                        con.execute(f"CREATE VIEW {name} AS {body}")
+                except duckdb.Error as exc:
+                    self.warnings.append(f"view {name} ({rs.id}) not created: {exc}")
+
+    def _load_states(self, by_rs: dict[str, list[dict[str, Any]]]) -> None:
+        con = self.con
+        parts = []
+        base = {"campaign": "x", "ruleset": "x", "turn": 0, "last_seq": 0, "state_json": "{}"}
+        for i, rs in enumerate(all_rulesets()):
+            rows = by_rs.get(rs.id, [])
+            if not rows:
+                proto = dict(base, ruleset=rs.id)
+                proto.update(_summary_columns(rs))
+                t = pa.Table.from_pylist([proto]).slice(0, 0)
+            else:
+                try:
+                    t = pa.Table.from_pylist(rows)
+                except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                    self.warnings.append(f"states of {rs.id}: mixed column types ({exc}); stored as text")
+                    t = pa.Table.from_pylist([{k: (None if v is None else str(v)) for k, v in r.items()}
+                                              for r in rows])
+            name = f"_s{i}"
+            con.register(name, t)
+            parts.append(f"SELECT * FROM {name}")
+        if parts:
+            con.execute("CREATE TABLE states AS " + " UNION ALL BY NAME ".join(parts) + " ORDER BY campaign, turn")
+        else:
+            con.execute("CREATE TABLE states (campaign VARCHAR, ruleset VARCHAR, turn INTEGER, last_seq BIGINT,"
+                        " state_json VARCHAR)")
+        for i in range(len(parts)):
+            con.unregister(f"_s{i}")
+
+
+class SafeConsole:
+    """Read-only SQL over a campaigns root: cannot write, read other files, attach, install or set."""
+
+    def __init__(self, root: Path, *, viewer: str = "gm", timeout: float = 30.0,
+                 campaigns: Sequence[Path] | None = None) -> None:
+        self.catalog = Catalog(root, viewer=viewer, campaigns=campaigns)
+        self.timeout = timeout
+        self.con = self.catalog.con
+        self.con.execute("SET enable_external_access = false")
+        self.con.execute("SET lock_configuration = true")
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.catalog.warnings
+
+    def check(self, sql: str) -> None:
+        """Refuse anything but SELECT / EXPLAIN (DESCRIBE and SUMMARIZE count as SELECT)."""
+        if not sql or not sql.strip():
+            raise SqlRefusedError("empty query")
+        try:
+            stmts = self.con.extract_statements(sql)
+        except duckdb.Error as exc:
+            raise SqlRefusedError(f"cannot parse the query: {_first_line(exc)}") from None
+        if not stmts:
+            raise SqlRefusedError("empty query")
+        for st in stmts:
+            kind = str(st.type).rsplit(".", 1)[-1]
+            if kind not in ALLOWED:
+                raise SqlRefusedError(
+                    f"the SQL console is read-only: {kind} statements are refused (only SELECT, EXPLAIN, DESCRIBE)"
+                )
+
+    def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
+        """The query as a DuckDB relation (checked first); for notebooks."""
+        self.check(sql)
+        return self._guard(lambda: self.con.sql(sql))
+
+    def query(self, sql: str) -> QueryResult:
+        """Run a read-only query with a time limit; ``SqlRefusedError`` when refused or interrupted."""
+        self.check(sql)
+
+        def run() -> QueryResult:
+            cur = self.con.execute(sql)
+            cols = [d[0] for d in (cur.description or [])]
+            return QueryResult(cols, [tuple(r) for r in cur.fetchall()])
+
+        return self._guard(run)
+
+    def arrow(self, sql: str) -> pa.Table:
+        """A read-only query's result as an Arrow table."""
+        self.check(sql)
+        return self._guard(lambda: self.con.execute(sql).to_arrow_table())
+
+    def _guard(self, fn: Any) -> Any:
+        timer = threading.Timer(self.timeout, self.con.interrupt)
+        timer.start()
+        try:
+            return fn()
+        except duckdb.InterruptException:
+            raise SqlRefusedError(f"query interrupted after {self.timeout:g} s (time limit)") from None
+        except duckdb.PermissionException as exc:
+            raise SqlRefusedError(f"refused: the console cannot read or write files: {_first_line(exc)}") from None
+        except duckdb.Error as exc:
+            raise InputError(f"SQL error: {_first_line(exc)}") from None
+        finally:
+            timer.cancel()
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,26 @@
+"""Shared fixtures: the toy ruleset is registered for every test."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import toyrules  # noqa: E402,F401  (registers the toy ruleset)
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def toy_campaign(tmp_path: Path):
+    """A fresh toy campaign with its founding and one turn played."""
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.store import Campaign
+
+    camp = Campaign.create(tmp_path / "farm", "toy-farm", name="Farm", viewers=["alice"])
+    for plan in toyrules.TOY.sample_plans()[:2]:
+        camp.play(Plan.parse(plan))
+    return camp
