@@ -1,0 +1,181 @@
+"""The shared conformance suite (design §4): every registered ruleset runs it.
+
+Deterministic replay, Parquet round-trip of every event type, ``evolve`` never
+mutates its input, prefix + rest replay equals full replay (also through a
+JSON snapshot, as the cache does), every data table loads.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kingdomlog.core.events import RecordedEvent, event_types
+from kingdomlog.core.fold import default_context, fold, replay
+from kingdomlog.core.ruleset import Breakdown, Ruleset, all_rulesets, find_ruleset, validate_options
+from kingdomlog.core.turn import Plan, preview_turn, provisional
+from kingdomlog.store import Campaign
+from kingdomlog.store.log import EventLog, Pending
+
+RULESETS = all_rulesets()
+IDS = [rs.id for rs in RULESETS]
+
+
+def test_no_ruleset_package_is_broken() -> None:
+    from kingdomlog.rulesets import BROKEN
+
+    assert BROKEN == {}, f"ruleset packages that failed to import: {BROKEN}"
+
+
+def test_there_are_rulesets() -> None:
+    assert len(RULESETS) >= 1
+
+
+def play_samples(rs: Ruleset) -> list[RecordedEvent]:
+    """Play the ruleset's sample plans from its initial state; every plan must be legal."""
+    ctx = default_context(rs, "conf")
+    state = rs.initial_state(ctx)
+    events: list[RecordedEvent] = []
+    for turn, raw in enumerate(rs.sample_plans()):
+        plan = Plan.parse(raw, source=f"{rs.id} sample plan {turn}")
+        p = preview_turn(rs, state, plan, campaign="conf", turn=turn, start_seq=len(events), seed=f"seed-{turn}")
+        assert p.ok, f"{rs.id}: sample plan {turn} refused: {p.error}"
+        for d in p.drafts:
+            events.append(provisional("conf", turn, len(events) + 1, d))
+        state = p.state_after
+    return events
+
+
+@pytest.fixture(params=RULESETS, ids=IDS, scope="module")
+def played(request: pytest.FixtureRequest) -> tuple[Ruleset, list[RecordedEvent]]:
+    rs = request.param
+    return rs, play_samples(rs)
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_registry_finds_by_id_name_and_alias(rs: Ruleset) -> None:
+    assert find_ruleset(rs.id) is rs
+    assert find_ruleset(rs.id.upper()) is rs
+    assert find_ruleset(rs.name) is rs
+    for alias in rs.aliases:
+        assert find_ruleset(alias.lower()) is rs
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_event_types_are_registered_namespaced_and_sampled(rs: Ruleset) -> None:
+    registry = event_types()
+    ns = {t.type.split(".")[0] for t in rs.event_types}
+    assert "core" not in ns
+    for t in rs.event_types:
+        assert registry[t.type] is t
+        assert t.model_config.get("frozen") and t.model_config.get("extra") == "forbid", t.type
+    sampled = {d.payload.type for d in rs.sample_events()}
+    missing = {t.type for t in rs.event_types} - sampled
+    assert not missing, f"sample_events() lacks {sorted(missing)}"
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_every_event_type_round_trips_through_parquet(rs: Ruleset, tmp_path: Path) -> None:
+    (tmp_path / "log").mkdir()
+    log = EventLog(tmp_path / "log", "conf")
+    samples = rs.sample_events()
+    log.append([Pending(1, d) for d in samples], expect_seq=0)
+    back = log.read(full_verify=True)
+    assert len(back) == len(samples)
+    for d, ev in zip(samples, back, strict=True):
+        assert ev.type == d.payload.type
+        assert ev.payload == d.payload
+        assert ev.visibility == d.visibility and ev.actor == d.actor and ev.phase == d.phase
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_options_defaults_validate_and_unknown_is_refused(rs: Ruleset) -> None:
+    defaults = validate_options(rs.options, {})
+    assert set(defaults) == {o.name for o in rs.options}
+    with pytest.raises(ValueError, match="unknown option"):
+        validate_options(rs.options, {"no_such_option_xyz": 1})
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_every_data_table_loads(rs: Ruleset) -> None:
+    for name, loader in rs.data_tables().items():
+        assert loader() is not None, name
+
+
+def test_replay_is_deterministic(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    rs, events = played
+    assert events, f"{rs.id}: sample plans produced no events"
+    a = replay(rs, events)
+    b = replay(rs, events)
+    assert a.model_dump(mode="json") == b.model_dump(mode="json")
+
+
+def test_sample_plans_are_deterministic(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    rs, events = played
+    again = play_samples(rs)
+    assert [(e.type, e.payload_text) for e in events] == [(e.type, e.payload_text) for e in again]
+
+
+def test_evolve_never_mutates_its_input(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    rs, events = played
+    state = rs.initial_state(default_context(rs, "conf"))
+    for ev in events:
+        before = json.dumps(state.model_dump(mode="json"), sort_keys=True)
+        new = rs.evolve(state, ev)
+        assert json.dumps(state.model_dump(mode="json"), sort_keys=True) == before, f"{ev.type} mutated its input"
+        state = new
+
+
+def test_prefix_plus_rest_equals_full_replay(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    rs, events = played
+    ctx = default_context(rs, "conf")
+    full = replay(rs, events, context=ctx).model_dump(mode="json")
+    cls = type(rs.initial_state(ctx))
+    for k in range(len(events) + 1):
+        prefix = fold(rs, rs.initial_state(ctx), events[:k])
+        # through JSON, as the snapshot cache stores it
+        restored = cls.model_validate(prefix.model_dump(mode="json"))
+        assert restored == prefix, f"state after {k} events does not survive a JSON round trip"
+        assert fold(rs, restored, events[k:]).model_dump(mode="json") == full
+
+
+def test_derived_views_are_well_formed(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    rs, events = played
+    state = replay(rs, events)
+    summary = rs.summary(state)
+    assert summary and all(isinstance(v, (int, float, str, bool, type(None))) for v in summary.values()), summary
+    assert isinstance(rs.render(state), str) and rs.render(state)
+    assert all(isinstance(b, Breakdown) for b in rs.explain(state))
+    assert type(rs.redact(state, "public")) is type(state)
+    assert rs.redact(state, "gm") == state
+
+
+def test_preview_is_pure_and_repeatable(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    rs, _ = played
+    ctx = default_context(rs, "conf")
+    state = rs.initial_state(ctx)
+    plan = Plan.parse(rs.sample_plans()[0])
+    before = state.model_dump(mode="json")
+    a = preview_turn(rs, state, plan, campaign="conf", turn=0, start_seq=0, seed="x")
+    b = preview_turn(rs, state, plan, campaign="conf", turn=0, start_seq=0, seed="x")
+    assert state.model_dump(mode="json") == before
+    assert [d.payload for d in a.drafts] == [d.payload for d in b.drafts]
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_sample_campaign_through_the_store(rs: Ruleset, tmp_path: Path) -> None:
+    camp = Campaign.create(tmp_path / "conf", rs.id)
+    for raw in rs.sample_plans():
+        camp.play(Plan.parse(raw), seed="store-seed")
+    rep = camp.verify()
+    assert rep.ok, rep.problems
+    warm = camp.state()
+    cold = camp.state(use_cache=False)
+    assert warm.model_dump(mode="json") == cold.model_dump(mode="json")
+    again = Campaign.open(tmp_path / "conf").state()
+    assert again.model_dump(mode="json") == cold.model_dump(mode="json")
+
+
