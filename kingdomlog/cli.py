@@ -76,7 +76,7 @@ def _viewer(camp: Any, viewer: str | None) -> str:
 
 
 def cmd_rulesets(args: argparse.Namespace) -> int:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for rs in all_rulesets():
         rows.append({
             "id": rs.id, "name": rs.name, "aliases": list(rs.aliases), "turn_unit": rs.turn_unit,
@@ -158,7 +158,8 @@ def cmd_turn(args: argparse.Namespace) -> int:
             if s.error:
                 print(f"    error: {s.error}")
         if result is not None:
-            print(f"committed turn {preview.turn}: seq {result.first_seq}..{result.last_seq} ({Path(result.file).name})")
+            span = f"seq {result.first_seq}..{result.last_seq}"
+            print(f"committed turn {preview.turn}: {span} ({Path(result.file).name})")
         elif args.dry_run and preview.ok:
             print(f"dry run: turn {preview.turn} not committed")
     if not preview.ok:
@@ -200,7 +201,7 @@ def cmd_append(args: argparse.Namespace) -> int:
 
 
 def _event_json(ev: Any) -> dict[str, Any]:
-    env = ev.envelope()
+    env: dict[str, Any] = ev.envelope()
     env["recorded_at"] = ev.recorded_at.isoformat()
     env["payload"] = ev.payload.model_dump(mode="json")
     return env
@@ -321,13 +322,13 @@ def cmd_sql(args: argparse.Namespace) -> int:
 def cmd_gm(args: argparse.Namespace) -> int:
     from kingdomlog.notebook_server import open_gm
 
-    return open_gm(Path(args.dir), port=args.port, headless=args.headless, token=not args.no_token)
+    return int(open_gm(Path(args.dir), port=args.port, headless=args.headless, token=not args.no_token))
 
 
 def cmd_share(args: argparse.Namespace) -> int:
     from kingdomlog.notebook_server import share
 
-    return share(Path(args.dir), viewer=args.as_, output=args.output, port=args.port, password=args.password)
+    return int(share(Path(args.dir), viewer=args.as_, output=args.output, port=args.port, password=args.password))
 
 
 # ---- parser -----------------------------------------------------------------------------
@@ -352,7 +353,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--ruleset", required=True, help="id or alias (see `kingdomlog rulesets`)")
     s.add_argument("--name")
     s.add_argument("--id", help="campaign id (default: the folder name)")
-    s.add_argument("--set", action="append", metavar="KEY=VALUE", help="campaign option (value read as JSON if it parses)")
+    s.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="campaign option (value read as JSON if it parses)")
     s.add_argument("--viewer", action="append", metavar="ID", help="a player or faction who may get a view")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_new)
@@ -451,7 +453,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.fn(args))
+        fn: Any = args.fn
+        return int(fn(args))
     except UsageError as exc:
         print(f"kingdomlog: usage error: {exc}", file=sys.stderr)
         return 2
@@ -466,7 +469,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # noqa: BLE001 - the last guard: no traceback for users
+    except Exception as exc:
         if os.environ.get("KINGDOMLOG_DEBUG"):
             raise
         print(f"kingdomlog: internal error: {type(exc).__name__}: {exc} (this is a bug; rerun with"

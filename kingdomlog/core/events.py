@@ -57,9 +57,10 @@ def register_event(cls: E) -> E:
     if not isinstance(type_name, str) or "." not in type_name:
         raise ValueError(f"{cls.__name__}: event type must be a namespaced string, got {type_name!r}")
     existing = _TYPES.get(type_name)
-    if existing is not None and existing is not cls:
-        if existing.__qualname__ != cls.__qualname__ or existing.__module__ != cls.__module__:
-            raise ValueError(f"event type {type_name!r} is registered twice ({existing!r}, {cls!r})")
+    if existing is not None and existing is not cls and (
+        existing.__qualname__ != cls.__qualname__ or existing.__module__ != cls.__module__
+    ):
+        raise ValueError(f"event type {type_name!r} is registered twice ({existing!r}, {cls!r})")
     _TYPES[type_name] = cls
     return cls
 

@@ -71,7 +71,8 @@ class OptionSpec:
                 if self.type == "int" and isinstance(value, float) and value != int(value):
                     raise ValueError
             except (TypeError, ValueError):
-                raise InputError(f"{label} must be {'an integer' if self.type == 'int' else 'a number'}, got {value!r}") from None
+                kind = "an integer" if self.type == "int" else "a number"
+                raise InputError(f"{label} must be {kind}, got {value!r}") from None
             if self.minimum is not None and num < self.minimum:
                 raise InputError(f"{label} must be at least {self.minimum:g}, got {num}")
             if self.maximum is not None and num > self.maximum:

@@ -87,7 +87,7 @@ def state_rows(camp: Campaign, viewer: str = "gm") -> list[dict[str, Any]]:
 def _summary_columns(rs: Ruleset) -> dict[str, Any]:
     try:
         return rs.summary(rs.initial_state(default_context(rs, "x")))
-    except Exception:  # noqa: BLE001 - a ruleset without a default state still gets its rows
+    except Exception:
         return {}
 
 
@@ -100,7 +100,8 @@ class QueryResult:
 
     def format(self, fmt: str = "table") -> str:
         if fmt == "json":
-            return json.dumps([dict(zip(self.columns, r, strict=True)) for r in self.rows], default=str, indent=2) + "\n"
+            docs = [dict(zip(self.columns, r, strict=True)) for r in self.rows]
+            return json.dumps(docs, default=str, indent=2) + "\n"
         if fmt == "csv":
             buf = io.StringIO()
             w = csv.writer(buf)
@@ -245,7 +246,8 @@ class SafeConsole:
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
         """The query as a DuckDB relation (checked first); for notebooks."""
         self.check(sql)
-        return self._guard(lambda: self.con.sql(sql))
+        rel: duckdb.DuckDBPyRelation = self._guard(lambda: self.con.sql(sql))
+        return rel
 
     def query(self, sql: str) -> QueryResult:
         """Run a read-only query with a time limit; ``SqlRefusedError`` when refused or interrupted."""
@@ -256,12 +258,14 @@ class SafeConsole:
             cols = [d[0] for d in (cur.description or [])]
             return QueryResult(cols, [tuple(r) for r in cur.fetchall()])
 
-        return self._guard(run)
+        result: QueryResult = self._guard(run)
+        return result
 
     def arrow(self, sql: str) -> pa.Table:
         """A read-only query's result as an Arrow table."""
         self.check(sql)
-        return self._guard(lambda: self.con.execute(sql).to_arrow_table())
+        table: pa.Table = self._guard(lambda: self.con.execute(sql).to_arrow_table())
+        return table
 
     def _guard(self, fn: Any) -> Any:
         timer = threading.Timer(self.timeout, self.con.interrupt)

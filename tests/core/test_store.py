@@ -37,9 +37,9 @@ def test_create_writes_config_and_first_event(tmp_path: Path) -> None:
 
 
 def test_create_refuses_bad_options_and_existing_folders(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="'price' must be at most 10"):
+    with pytest.raises(InputError, match=r"'price' must be at most 10"):
         Campaign.create(tmp_path / "a", "toy", options={"price": 11})
-    with pytest.raises(InputError, match="unknown option.*colour.*knows: harvest_die, price"):
+    with pytest.raises(InputError, match=r"unknown option.*colour.*knows: harvest_die, price"):
         Campaign.create(tmp_path / "b", "toy", options={"colour": "red"})
     Campaign.create(tmp_path / "c", "toy")
     with pytest.raises(StoreError, match="already exists"):
@@ -105,7 +105,8 @@ def test_batch_of_another_campaign_is_refused(toy_campaign: Campaign, tmp_path: 
     # move other's second batch into this campaign's log at the next position
     src = other.folder / "log" / "000000000002.parquet"
     shutil.copy(src, toy_campaign.folder / "log" / "000000000006.parquet")
-    with pytest.raises(CorruptLogError, match=r"000000000006.parquet.*(hash chain|another campaign|metadata says first seq 2)"):
+    pattern = r"000000000006\.parquet.*(hash chain|another campaign|metadata says first seq 2)"
+    with pytest.raises(CorruptLogError, match=pattern):
         toy_campaign.log.read()
 
 
@@ -121,7 +122,7 @@ def test_flipped_byte_is_named_by_verify(toy_campaign: Campaign) -> None:
     rep = Campaign.open(toy_campaign.folder).verify()
     assert not rep.ok
     assert "000000000003.parquet" in rep.problems[0]
-    with pytest.raises(CorruptLogError, match="000000000003.parquet"):
+    with pytest.raises(CorruptLogError, match=r"000000000003\.parquet"):
         Campaign.open(toy_campaign.folder).state()
 
 
