@@ -140,9 +140,15 @@ class Catalog:
         event_tables: list[pa.Table] = []
         camp_rows: list[dict[str, Any]] = []
         states_by_rs: dict[str, list[dict[str, Any]]] = {}
+        seen: dict[str, Path] = {}
         for folder in folders:
             try:
                 camp = Campaign.open(folder)
+                if camp.id in seen:
+                    self.warnings.append(f"{folder}: skipped: campaign id {camp.id!r} is already loaded from"
+                                         f" {seen[camp.id]} (a copy?)")
+                    continue
+                seen[camp.id] = folder
                 table = camp.log.read_table()
                 if self.viewer != "gm":
                     mask = [visible_to(v, self.viewer) for v in table.column("visibility").to_pylist()]
