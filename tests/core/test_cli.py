@@ -104,7 +104,8 @@ def test_turn_dry_run_and_json(farm: Path, tmp_path: Path, capsys: pytest.Captur
         (["log", "{farm}", "--as", "mallory"], 1, "unknown viewer 'mallory'"),
         (["sql", "copy (select 1) to 'x.csv'", "--root", "{tmp}"], 1, "read-only: COPY"),
         (["append", "{farm}", "{tmp}/bad.jsonl"], 1, "bad.jsonl line 1: not valid JSON"),
-        (["append", "{farm}", "{tmp}/good.jsonl", "--expect-seq", "2"], 1, "conflict: expected the log to end at seq 2"),
+        (["append", "{farm}", "{tmp}/good.jsonl", "--expect-seq", "2"], 1,
+         "conflict: expected the log to end at seq 2"),
         (["frobnicate"], 2, "invalid choice"),
     ],
 )
@@ -125,7 +126,7 @@ def test_rule_error_in_turn_exits_1_and_appends_nothing(farm: Path, tmp_path: Pa
     plan = tmp_path / "p.json"
     plan.write_text(json.dumps({"seed": "z", "steps": {"market": {"choices": {"sell": 500}}}}))
     before = sorted(p.name for p in (farm / "log").iterdir())
-    rc, out, err = run(capsys, "turn", str(farm), "--plan", str(plan))
+    rc, _, err = run(capsys, "turn", str(farm), "--plan", str(plan))
     assert rc == 1 and "cannot sell 500 food" in err and "toy §2" in err
     assert sorted(p.name for p in (farm / "log").iterdir()) == before
 
