@@ -1,0 +1,387 @@
+"""Applying Signoria events to the state (pure; never rolls, never mutates its input)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kingdomlog.core.events import EventModel
+from kingdomlog.rulesets.signoria import events as ev
+from kingdomlog.rulesets.signoria.rules import command_slots
+from kingdomlog.rulesets.signoria.state import (
+    RESOURCES,
+    BattleSummary,
+    Campaign,
+    Candidate,
+    Character,
+    CommandRoll,
+    Dilemma,
+    DilemmaOption,
+    Faction,
+    IntelRecord,
+    Notice,
+    Order,
+    Orders,
+    Province,
+    SignoriaState,
+    Treaty,
+)
+from kingdomlog.rulesets.signoria.tables import season_of
+
+
+def _fac(s: SignoriaState, fid: str, **upd: Any) -> SignoriaState:
+    return s.model_copy(update={"factions": {**s.factions, fid: s.factions[fid].model_copy(update=upd)}})
+
+
+def _char(s: SignoriaState, cid: str, **upd: Any) -> SignoriaState:
+    return s.model_copy(update={"characters": {**s.characters, cid: s.characters[cid].model_copy(update=upd)}})
+
+
+def _prov(s: SignoriaState, pid: str, **upd: Any) -> SignoriaState:
+    return s.model_copy(update={"provinces": {**s.provinces, pid: s.provinces[pid].model_copy(update=upd)}})
+
+
+def _adjust(s: SignoriaState, fid: str, resource: str, delta: int) -> SignoriaState:
+    cur = getattr(s.factions[fid], resource) or 0
+    return _fac(s, fid, **{resource: max(0, cur + delta)})
+
+
+def _intel(s: SignoriaState, observer: str, subject: str, fields: dict[str, Any], turn: int, phase: str,
+           source: Any, believed: bool = False) -> SignoriaState:
+    mine = dict(s.intel.get(observer, {}))
+    about = dict(mine.get(subject, {}))
+    for k, v in fields.items():
+        about[k] = IntelRecord(value=v, turn=turn, phase=phase, source=source, believed=believed)
+    mine[subject] = about
+    return s.model_copy(update={"intel": {**s.intel, observer: mine}})
+
+
+def _notice(s: SignoriaState, fid: str, kind: str, text: str, data: dict[str, Any]) -> SignoriaState:
+    cur = s.notices.get(fid, ())
+    return s.model_copy(update={"notices": {**s.notices, fid: (*cur, Notice(turn=s.turn, kind=kind, text=text,
+                                                                               data=data))}})
+
+
+def _remove_statesman(s: SignoriaState, cid: str) -> SignoriaState:
+    c = s.characters[cid]
+    f = s.factions.get(c.employer)
+    if f is not None and cid in f.statesmen:
+        s = _fac(s, c.employer, statesmen=tuple(x for x in f.statesmen if x != cid))
+    return s
+
+
+def _add_statesman(s: SignoriaState, fid: str, cid: str) -> SignoriaState:
+    f = s.factions[fid]
+    if cid not in f.statesmen:
+        s = _fac(s, fid, statesmen=(*f.statesmen, cid))
+    return _char(s, cid, employer=fid, role="statesman")
+
+
+def apply_effect(s: SignoriaState, eff: dict[str, Any], phase: str) -> SignoriaState:
+    """Apply one typed effect of a GM ruling, dilemma option or event (§11.2 ``Effect``)."""
+    kind = eff.get("kind")
+    if kind == "resource":
+        return _adjust(s, eff["faction"], eff["resource"], int(eff["delta"]))
+    if kind == "set_resource":
+        return _fac(s, eff["faction"], **{eff["resource"]: max(0, int(eff["value"]))})
+    if kind == "treaty":
+        tid = eff.get("id") or f"t{len(s.treaties) + 1}"
+        t = Treaty(id=tid, type=eff["type"], parties=tuple(eff["parties"]), neutral=eff.get("neutral"),
+                   stake=eff.get("stake", "low"), concluded_turn=int(eff.get("turn", s.turn)),
+                   aid_units=int(eff.get("aid_units", 0)))
+        return s.model_copy(update={"treaties": {**s.treaties, tid: t}})
+    if kind == "intel":
+        return _intel(s, eff["observer"], eff["subject"], dict(eff["fields"]), int(eff.get("turn", s.turn)),
+                      str(eff.get("phase", phase)), eff.get("source", "ruling"), bool(eff.get("believed", False)))
+    if kind == "standing":
+        f = s.factions[eff["faction"]]
+        st = dict(f.standing)
+        st[eff["neutral"]] = st.get(eff["neutral"], 0) + int(eff["delta"])
+        return _fac(s, eff["faction"], standing=st)
+    if kind == "slots":
+        cr = s.command.get(eff["faction"])
+        if cr is None:
+            cr = CommandRoll(stake="low")
+        field = "special" if eff.get("slot") == "special" else "ordinary"
+        cr = cr.model_copy(update={field: max(0, getattr(cr, field) + int(eff["delta"]))})
+        return s.model_copy(update={"command": {**s.command, eff["faction"]: cr}})
+    if kind == "character":
+        return _char(s, eff["character"], condition=eff["condition"])
+    if kind == "loyalty":
+        return _char(s, eff["character"], loyalty=int(eff["value"]))
+    if kind == "flag":
+        return s.model_copy(update={"flags": (*s.flags, str(eff.get("text", "")))})
+    return s  # "text": flavour only
+
+
+def evolve(s: SignoriaState, e: EventModel, phase: str | None) -> SignoriaState:
+    """Fold one payload into the state."""
+    ph = phase or s.phase
+    if phase:
+        s = s.model_copy(update={"phase": phase})
+    if isinstance(e, ev.GameCreated):
+        return s.model_copy(update={"config": dict(e.config), "initiative": e.initiative, "turn": e.resume_turn,
+                                    "season": season_of(e.resume_turn).name if e.resume_turn else "setup"})
+    if isinstance(e, ev.ProvinceDefined):
+        p = Province(id=e.province, name=e.name, owner=e.owner, income=e.income)
+        return s.model_copy(update={"provinces": {**s.provinces, e.province: p}})
+    if isinstance(e, ev.FactionCreated):
+        f = Faction(id=e.faction, name=e.name, kind=e.kind, traits=e.traits, keys=e.keys, leader_name=e.leader_name,
+                    may_name_heir=e.may_name_heir)
+        return s.model_copy(update={"factions": {**s.factions, e.faction: f}})
+    if isinstance(e, ev.ResourcesInitialized):
+        return _fac(s, e.faction, power=e.power, piety=e.piety, wealth=e.wealth, army=e.army)
+    if isinstance(e, ev.CharacterCreated):
+        c = Character(id=e.character, name=e.name, employer=e.faction, role=e.role, traits=e.traits,
+                      trait_source=e.trait_source, is_heir=e.is_heir, loyalty=e.loyalty, hired_turn=s.turn)
+        s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
+        if e.role == "leader":
+            return _fac(s, e.faction, leader=e.character, leader_name=e.name)
+        return _add_statesman(s, e.faction, e.character)
+    if isinstance(e, ev.IntelRecorded):
+        return _intel(s, e.observer, e.subject, dict(e.fields), e.turn, e.phase, e.source, e.believed)
+    if isinstance(e, ev.TurnOpened):
+        chars = {k: (c.model_copy(update={"activity": None}) if c.activity else c) for k, c in s.characters.items()}
+        return s.model_copy(update={
+            "turn": e.turn, "season": e.season, "command": {}, "orders": {}, "dilemmas": {}, "candidates": {},
+            "felmonte_offers": {}, "characters": chars, "global_event": None})
+    if isinstance(e, ev.IncomeCredited):
+        return _adjust(s, e.faction, "wealth", e.total)
+    if isinstance(e, ev.GlobalEventAnnounced):
+        s = s.model_copy(update={"global_event": e.title})
+        for eff in e.effects:
+            s = apply_effect(s, dict(eff), ph)
+        return s
+    if isinstance(e, ev.DilemmaPresented):
+        d = Dilemma(id=e.dilemma, text=e.text, options=tuple(DilemmaOption.model_validate(o) for o in e.options))
+        return s.model_copy(update={"dilemmas": {**s.dilemmas, e.faction: (*s.dilemmas.get(e.faction, ()), d)}})
+    if isinstance(e, ev.CandidateOffered):
+        c2 = Candidate(id=e.candidate, name=e.name, trait=e.trait, cost=e.cost)
+        return s.model_copy(update={"candidates": {**s.candidates,
+                                                   e.faction: (*s.candidates.get(e.faction, ()), c2)}})
+    if isinstance(e, ev.CommandRollMade):
+        if e.paid_with:
+            s = _adjust(s, e.faction, e.paid_with, -1)
+        ok = sum(e.dice) >= (5 if e.stake == "low" else 8)
+        sp, od = command_slots(e.stake, ok)
+        prev = s.command.get(e.faction)
+        cr = CommandRoll(stake=e.stake, attempts=(*(prev.attempts if prev else ()), e.dice),
+                         paid=(*(prev.paid if prev else ()), *([e.paid_with] if e.paid_with else [])),
+                         success=ok, special=sp, ordinary=od)
+        return s.model_copy(update={"command": {**s.command, e.faction: cr}})
+    if isinstance(e, ev.OrdersSubmitted):
+        o = Orders(orders=tuple(Order.model_validate(x) for x in e.orders), dilemmas=dict(e.dilemmas),
+                   standing=dict(e.standing))
+        s = s.model_copy(update={"orders": {**s.orders, e.faction: o}})
+        for od2 in o.orders:
+            if od2.leader and od2.leader in s.characters:
+                s = _char(s, od2.leader, activity=od2.id)
+            for cid in od2.params.get("characters", []) if od2.action == "war" else []:
+                if cid in s.characters:
+                    s = _char(s, cid, activity=od2.id)
+        return s
+    if isinstance(e, ev.ActionResolved):
+        if e.action == "dilemma":
+            ds = tuple(d.model_copy(update={"choice": e.detail.get("option")}) if d.id == e.target else d
+                       for d in s.dilemmas.get(e.faction, ()))
+            s = s.model_copy(update={"dilemmas": {**s.dilemmas, e.faction: ds}})
+        if e.action == "felmonte_offer":
+            s = s.model_copy(update={"felmonte_offers": {**s.felmonte_offers,
+                                                         e.faction: int(e.detail.get("amount", 0))}})
+        return s
+    if isinstance(e, ev.ResourceAdjusted):
+        s = _adjust(s, e.faction, e.resource, e.delta)
+        if e.shortfall:
+            s = s.model_copy(update={"shortfalls": (*s.shortfalls, f"t{s.turn} {e.faction} {e.resource} "
+                                                                      f"short by {e.shortfall}")})
+        return s
+    if isinstance(e, ev.FactionNotified):
+        s = _notice(s, e.faction, e.kind, e.text, dict(e.data))
+        if e.kind == "bribe_result" and e.data.get("outcome") == "success" and e.data.get("mode") == "spy":
+            mine = dict(s.believed_spies.get(e.faction, {}))
+            mine[str(e.data["character"])] = str(e.data["host"])
+            s = s.model_copy(update={"believed_spies": {**s.believed_spies, e.faction: mine}})
+        return s
+    if isinstance(e, ev.GMRulingRecorded):
+        s = s.model_copy(update={"rulings": (*s.rulings, f"{e.gap}: {e.text}")})
+        for eff in e.effects:
+            s = apply_effect(s, dict(eff), ph)
+        return s
+    if isinstance(e, ev.CharacterStatusChanged):
+        s = _char(s, e.character, condition=e.condition)
+        c = s.characters[e.character]
+        if e.condition in ("dead", "departed"):
+            s = _remove_statesman(s, e.character)
+            emp = s.factions.get(c.employer)
+            if emp is not None and emp.leader == e.character:
+                s = _fac(s, c.employer, leader=None)
+            spies = {k: v for k, v in s.spies.items() if k != e.character}
+            s = s.model_copy(update={"spies": spies})
+        return s
+    if isinstance(e, ev.LeaderSucceeded):
+        if e.character in s.characters:
+            s = _remove_statesman(s, e.character)
+            s = _char(s, e.character, role="leader", traits=e.traits, is_heir=False,
+                      trait_source="inherited" if e.from_statesman else "random")
+        else:
+            c = Character(id=e.character, name=e.name, employer=e.faction, role="leader", traits=e.traits,
+                          trait_source="random", hired_turn=s.turn)
+            s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
+        return _fac(s, e.faction, leader=e.character, leader_name=e.name)
+    if isinstance(e, ev.StatesmanHired):
+        if e.candidate in s.characters:
+            s = _add_statesman(s, e.faction, e.candidate)
+            s = _char(s, e.candidate, condition="active", hired_turn=s.turn)
+        else:
+            c = Character(id=e.candidate, name=e.name, employer=e.faction, role="statesman", traits=(e.trait,),
+                          loyalty=int(s.config.get("statesman_loyalty_default", 2)), hired_turn=s.turn)
+            s = s.model_copy(update={"characters": {**s.characters, e.candidate: c}})
+            s = _add_statesman(s, e.faction, e.candidate)
+        return _adjust(s, e.faction, "wealth", -e.cost)
+    if isinstance(e, ev.StatesmanDismissed):
+        s = _remove_statesman(s, e.character)
+        return _char(s, e.character, condition="departed", is_heir=False)
+    if isinstance(e, ev.StatesmanDefected):
+        s = _remove_statesman(s, e.character)
+        s = _add_statesman(s, e.to_faction, e.character)
+        return _char(s, e.character, is_heir=False, hired_turn=s.turn)
+    if isinstance(e, ev.SpyPlanted):
+        s = _remove_statesman(s, e.agent)
+        s = s.model_copy(update={"plants": {**s.plants, e.agent: (e.host, s.turn)}})
+        return _char(s, e.agent, true_master=e.master, agent_kind="spy", condition="departed", is_heir=False)
+    if isinstance(e, ev.SpyPlaced):
+        s = _char(s, e.agent, true_master=e.master, agent_kind="double_agent" if e.double else "spy")
+        if not e.double:
+            s = s.model_copy(update={"spies": {**s.spies, e.agent: e.host}})
+        return s
+    if isinstance(e, ev.SpyExposed):
+        s = s.model_copy(update={"spies": {k: v for k, v in s.spies.items() if k != e.agent}})
+        return _char(s, e.agent, true_master=None, agent_kind="none")
+    if isinstance(e, ev.DoubleAgentChosen):
+        if e.mode == "believed_spy":
+            return _char(s, e.character, true_master=e.owner, agent_kind="double_agent")
+        s = _remove_statesman(s, e.character)
+        s = _add_statesman(s, e.briber, e.character)
+        s = _char(s, e.character, true_master=e.owner, agent_kind="spy", is_heir=False)
+        return s.model_copy(update={"spies": {**s.spies, e.character: e.briber}})
+    if isinstance(e, ev.TreatyConcluded):
+        t = Treaty(id=e.treaty, type=e.kind, parties=e.parties, neutral=e.neutral, stake=e.stake,
+                   concluded_turn=s.turn, aid_units=e.aid_units, expires_turn=e.expires_turn)
+        return s.model_copy(update={"treaties": {**s.treaties, e.treaty: t}})
+    if isinstance(e, ev.TreatyEnded):
+        t2 = s.treaties[e.treaty].model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": e.reason})
+        return s.model_copy(update={"treaties": {**s.treaties, e.treaty: t2}})
+    if isinstance(e, ev.StandingChanged):
+        return apply_effect(s, {"kind": "standing", "neutral": e.neutral, "faction": e.faction, "delta": e.delta}, ph)
+    if isinstance(e, ev.LegitimacyLetterSent):
+        s = _fac(s, e.neutral, legitimacy_letter_to=e.faction)
+        return _fac(s, e.faction, letters=(*s.factions[e.faction].letters, e.neutral))
+    if isinstance(e, ev.NeutralReaction):
+        return s
+    if isinstance(e, ev.FelmonteSold):
+        s = _adjust(s, e.winner, "wealth", -e.amount)
+        return _capture(s, "felmonte", e.winner)
+    if isinstance(e, ev.CampaignLaunched):
+        cp = Campaign(id=e.campaign, faction=e.faction, target=e.target, units=e.units, characters=e.characters,
+                     commander=e.commander, route=e.route, tactic=e.tactic, conditional=e.conditional,
+                     status="in_transit", reserve=e.reserve)
+        return s.model_copy(update={"campaigns": {**s.campaigns, e.campaign: cp}})
+    if isinstance(e, ev.CampaignArrived):
+        cp = s.campaigns[e.campaign].model_copy(update={"status": "arrived"})
+        return s.model_copy(update={"campaigns": {**s.campaigns, e.campaign: cp}})
+    if isinstance(e, ev.DefenderResponded):
+        if e.response == "defence":
+            s = _fac(s, e.defender, besieged=True)
+        return s
+    if isinstance(e, ev.BattleOpened | ev.BattleRound):
+        return s
+    if isinstance(e, ev.BattleEnded):
+        for fid, k in e.killed.items():
+            if fid in s.factions and k:
+                s = _adjust(s, fid, "army", -k)
+        for cq in list(s.campaigns.values()):
+            if cq.status in ("arrived", "occupying", "besieging") and cq.faction in e.killed and \
+                    cq.target == e.province:
+                s = s.model_copy(update={"campaigns": {**s.campaigns, cq.id: cq.model_copy(
+                    update={"units": max(0, (cq.units or 0) - e.killed[cq.faction])})}})
+        b = BattleSummary(id=e.battle, turn=s.turn, province=e.province, attacker=e.attacker, defender=e.defender,
+                          winner=e.winner, killed=dict(e.killed))
+        return s.model_copy(update={"battles": (*s.battles, b)})
+    if isinstance(e, ev.BattleReported):
+        if any(b.id == e.battle for b in s.battles):
+            return s
+        b = BattleSummary(id=e.battle, turn=s.turn, province=e.province, attacker=e.attacker, defender=e.defender,
+                          winner=e.winner)
+        return s.model_copy(update={"battles": (*s.battles, b)})
+    if isinstance(e, ev.ProvinceStatusChanged):
+        if e.change == "occupied":
+            s = _prov(s, e.province, occupier=e.by)
+            if e.campaign and e.campaign in s.campaigns:
+                cp = s.campaigns[e.campaign].model_copy(update={"status": "occupying"})
+                s = s.model_copy(update={"campaigns": {**s.campaigns, cp.id: cp}})
+            return s
+        if e.change == "siege_started":
+            s = _prov(s, e.province, occupier=e.by, siege_since=s.turn)
+            owner = s.provinces[e.province].owner
+            s = _fac(s, owner, besieged=True)
+            if e.campaign and e.campaign in s.campaigns:
+                cp = s.campaigns[e.campaign].model_copy(update={"status": "besieging"})
+                s = s.model_copy(update={"campaigns": {**s.campaigns, cp.id: cp}})
+            return s
+        if e.change in ("siege_ended", "freed"):
+            owner = s.provinces[e.province].owner
+            s = s.model_copy(update={"starving": tuple(x for x in s.starving if x != e.province)})
+            s = _prov(s, e.province, occupier=None, siege_since=None)
+            return _fac(s, owner, besieged=False)
+        if e.change == "captured":
+            return _capture(s, e.province, e.by or "")
+        return s
+    if isinstance(e, ev.CampaignReturned):
+        return s.model_copy(update={"campaigns": {k: v for k, v in s.campaigns.items() if k != e.campaign}})
+    if isinstance(e, ev.TroopsHired):
+        s = _adjust(s, e.faction, "wealth", -e.cost)
+        return _adjust(s, e.faction, "army", e.units)
+    if isinstance(e, ev.HeirDesignated):
+        chars = dict(s.characters)
+        for cid in s.factions[e.faction].statesmen:
+            if cid in chars:
+                chars[cid] = chars[cid].model_copy(update={"is_heir": cid == e.character})
+        return s.model_copy(update={"characters": chars})
+    if isinstance(e, ev.UpkeepFlagged):
+        if e.kind == "starving":
+            s = s.model_copy(update={"starving": (*s.starving, e.detail)})
+        return s.model_copy(update={"flags": (*s.flags, f"t{s.turn} {e.faction} {e.kind}: {e.detail}")})
+    if isinstance(e, ev.FactionEliminated):
+        s = _fac(s, e.faction, status="eliminated")
+        treaties = {k: (t.model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": "elimination"})
+                        if e.faction in t.parties and t.active else t) for k, t in s.treaties.items()}
+        return s.model_copy(update={"treaties": treaties})
+    if isinstance(e, ev.TurnClosed):
+        return s
+    if isinstance(e, ev.FinalTallyRecorded):
+        return s.model_copy(update={"scores": {k: int(v.get("total", 0)) for k, v in e.scores.items()},
+                                    "winner": e.winner})
+    if isinstance(e, ev.GameEnded):
+        return s.model_copy(update={"finished": True, "winner": e.winner})
+    return s
+
+
+def _capture(s: SignoriaState, province: str, by: str) -> SignoriaState:
+    """Capture (§5.13, §7.6): owner changes, siege ends, a neutral's treaties end."""
+    p = s.provinces[province]
+    old = p.owner
+    income = p.income
+    if s.factions[old].kind == "neutral":
+        income = int(s.config.get("neutral_province_income", 1))
+        s = _fac(s, old, captured_by=by)
+        treaties = {k: (t.model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": "capture"})
+                        if t.neutral == old and t.active else t) for k, t in s.treaties.items()}
+        s = s.model_copy(update={"treaties": treaties})
+    s = _prov(s, province, owner=by, occupier=None, siege_since=None, income=income)
+    s = s.model_copy(update={"starving": tuple(x for x in s.starving if x != province)})
+    s = _fac(s, old, besieged=False)
+    camps = {k: v for k, v in s.campaigns.items() if not (v.target == province and v.faction == by)}
+    # the captor's campaign garrisons the province: its units simply come home (they remain in Army)
+    return s.model_copy(update={"campaigns": camps})
+
+
+_ = RESOURCES
