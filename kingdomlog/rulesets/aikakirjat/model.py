@@ -1,0 +1,226 @@
+"""The aikakirjat kingdom state (spec §2): frozen pydantic models, one per record.
+
+Only stored fields live here; derived numbers (scores, modifiers, proficiency
+bonus, actions per year, growth DC ...) are computed in ``rules``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kingdomlog.rulesets.aikakirjat.tables import Unit
+
+_ABILITIES = ("culture", "economy", "loyalty", "stability")
+_TRACKS = ("decadence", "crime", "corruption", "decay")
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Track(Frozen):
+    """One corruption track (§2.2): raw points and the (≤ 0) modifier."""
+
+    points: int = 0
+    modifier: int = 0
+
+
+class TerritoryArea(Frozen):
+    """Land the kingdom owns, for living space (§2.3, §3.9). ``quality`` is 1, 0.5 or 0.25."""
+
+    area_id: str
+    unit: Unit = "hex"
+    amount: float = 1
+    quality: float = 1.0
+
+
+class NeighbourProfile(Frozen):
+    """Optional GM-maintained numbers of a neighbour (A39), used by events and war."""
+
+    government: str | None = None
+    stability_score: int = 10
+    trade_bonus: int = 0
+    crime_modifier: int = 0
+    unrest: int = 0
+    technology_level: int = 1
+    militia: int = 0
+    mobility: int = 0
+    fire_capable: bool = False
+    warfare_bonus: int = 0
+    defence: int = 10
+    bureaucracy_bonus: int = 0
+    seafaring_bonus: int = 0
+    damage_die: int = 6
+    naval_dice: int = 0
+    armies_max: int = 1
+
+
+class Neighbour(Frozen):
+    """A GM-controlled neighbouring kingdom (§2.10)."""
+
+    id: str
+    name: str
+    diplomacy: int = 0
+    population: int = 3
+    status: Literal["independent", "at_war_with_players", "annexed", "split"] = "independent"
+    profile: NeighbourProfile = Field(default_factory=NeighbourProfile)
+
+
+class Institution(Frozen):
+    """An opaque institution record (§2.12, A48)."""
+
+    id: str
+    type: str
+    founded_year: int
+    disabled_until_year: int | None = None
+    founder: str = "pc"
+
+
+class BuildingProject(Frozen):
+    """A building project (§3.10.9)."""
+
+    id: str
+    name: str
+    points_required: int
+    points: int = 0
+    completed: bool = False
+    kind: Literal["road", "highway", "other"] = "other"
+    province_id: str | None = None
+
+
+class Province(Frozen):
+    """A province for war movement (§2.13)."""
+
+    id: str
+    owner: str
+    controller: str
+    terrain: str = "temperate"
+    has_road: bool = False
+    has_highway: bool = False
+    adjacent: tuple[str, ...] = ()
+    sea_links: tuple[str, ...] = ()
+
+
+class Army(Frozen):
+    """An army in the field (§2.13): its owner (``players`` or a neighbour id), militia and place."""
+
+    army_id: str
+    owner: str
+    militia: int
+    province_id: str
+
+
+class War(Frozen):
+    """A war the players' kingdom is party to (§2.13)."""
+
+    war_id: str
+    attacker: str
+    defender: str
+    started_year: int
+    war_turns_this_year: int = 0
+    war_turn: int = 0
+    initiative_order: tuple[str, ...] = ()
+    supremacy: dict[str, str] = Field(default_factory=dict)
+    armies_assigned_year: int | None = None
+    peace_agreed: bool = False
+    provinces_demanded: tuple[str, ...] = ()
+
+
+class SpecialUnit(Frozen):
+    """A special unit (§2.13, A65): a damage die usable once per year."""
+
+    id: str
+    name: str
+    damage_die: int = 10
+    used_this_year: bool = False
+
+
+class PC(Frozen):
+    """A player character, as far as the kingdom needs one (§2.15)."""
+
+    name: str
+    level: int = 1
+    resident: bool = True
+
+
+class FeatTaken(Frozen):
+    """A feat the kingdom holds, with its sub-choices (Skills feat)."""
+
+    feat: str
+    choices: dict[str, Any] = Field(default_factory=dict)
+
+
+class PendingBenefit(Frozen):
+    """A level benefit granted but not yet chosen (§3.2)."""
+
+    level: int
+    benefit: str
+
+
+class Session(Frozen):
+    """The current growth session (§4.0)."""
+
+    session_no: int = 0
+    years_total: int = 0
+    years_played: int = 0
+
+
+Phase = Literal["unfounded", "between_years", "start", "random_events", "growth", "actions", "war", "end"]
+
+
+class KingdomState(Frozen):
+    """The whole state of one aikakirjat campaign (spec §2)."""
+
+    options: dict[str, Any] = Field(default_factory=dict)
+    name: str = ""
+    founded: bool = False
+    fallen: bool = False
+    year: int = 0
+    phase: Phase = "unfounded"
+    government: str = "feudalism"
+    base_scores: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(_ABILITIES, 10))
+    improvements: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(_ABILITIES, 0))
+    tracks: dict[str, Track] = Field(default_factory=lambda: {t: Track() for t in _TRACKS})
+    evil_presence: dict[str, int] = Field(default_factory=dict)
+    level: int = 1
+    highest_level_reached: int = 1
+    fame: int = 0
+    population: int = 3
+    population_at_year_start: int = 3
+    population_rose_last_year: bool = False
+    territory: tuple[TerritoryArea, ...] = ()
+    militia: int = 0
+    levy_dice: int = 0
+    chosen_proficiencies: tuple[str, ...] = ()
+    expertise: tuple[str, ...] = ()
+    feats: tuple[FeatTaken, ...] = ()
+    pending_benefits: tuple[PendingBenefit, ...] = ()
+    god_created: bool = False
+    unrest: int = 0
+    neighbours: dict[str, Neighbour] = Field(default_factory=dict)
+    stored_advantages: int = 0
+    year_advantages: int = 0
+    omen_modifier: int = 0
+    year_flags: tuple[str, ...] = ()
+    pending_revolution: bool = False
+    revolution_rolled_this_year: bool = False
+    revolution_due: str | None = None
+    institutions: tuple[Institution, ...] = ()
+    research_points: int = 0
+    technology_level: int = 1
+    mobility: int = 0
+    fire_capable: bool = False
+    building_projects: tuple[BuildingProject, ...] = ()
+    wars: tuple[War, ...] = ()
+    armies: tuple[Army, ...] = ()
+    provinces: dict[str, Province] = Field(default_factory=dict)
+    naval_dice: int = 0
+    special_units: tuple[SpecialUnit, ...] = ()
+    session: Session = Field(default_factory=Session)
+    pcs: dict[str, PC] = Field(default_factory=dict)
+    pc_assignments_this_year: tuple[str, ...] = ()
+    actions_used: int = 0
+    actions_forfeited: bool = False
+    war_declared_this_year: bool = False

@@ -1,0 +1,188 @@
+"""The aikakirjat ruleset object (the plug-in seam of design §4)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from kingdomlog.core.errors import InputError
+from kingdomlog.core.events import Draft, EventModel, RecordedEvent
+from kingdomlog.core.modifiers import Modifier, stack
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase, validate_options
+from kingdomlog.rulesets.aikakirjat import decide as D
+from kingdomlog.rulesets.aikakirjat import rules as R
+from kingdomlog.rulesets.aikakirjat import samples, tables
+from kingdomlog.rulesets.aikakirjat.events import EVENT_TYPES
+from kingdomlog.rulesets.aikakirjat.fold import evolve_state
+from kingdomlog.rulesets.aikakirjat.model import KingdomState, NeighbourProfile
+from kingdomlog.rulesets.aikakirjat.options import OPTIONS
+from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, ABILITY_TRACK, TRACKS
+
+
+class Aikakirjat:
+    """L&L Aikakirjat: yearly kingdom growth sessions, neighbours and wars."""
+
+    id = "aikakirjat"
+    name = "L&L Aikakirjat"
+    aliases = ("aikakirjat-5e", "Aikakirjat", "L&L Chronicles", "Valtakuntasäännöt")
+    turn_unit = "year"
+
+    @property
+    def options(self) -> Sequence[OptionSpec]:
+        return OPTIONS
+
+    @property
+    def event_types(self) -> Sequence[type[EventModel]]:
+        return EVENT_TYPES
+
+    @property
+    def phases(self) -> Sequence[Phase]:
+        return D.PHASES
+
+    def phases_for(self, state: Any, turn: int) -> Sequence[Phase]:
+        return (D.FOUNDING,) if turn == 0 else D.PHASES
+
+    def initial_state(self, context: CampaignContext) -> KingdomState:
+        opts = validate_options(OPTIONS, dict(context.options))
+        return KingdomState(options=opts)
+
+    def evolve(self, state: Any, event: RecordedEvent) -> KingdomState:
+        return evolve_state(state, event.payload, f"seq {event.seq} {event.type}")
+
+    def choices(self, state: Any, step: str) -> Sequence[Choice]:
+        return D.choices(state, step)
+
+    def decide(self, state: Any, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
+        return D.decide(state, step, choices, dice)
+
+    def redact(self, state: Any, viewer: str) -> KingdomState:
+        """Players do not see the GM's neighbour profiles (A39)."""
+        if viewer == "gm":
+            return state  # type: ignore[no-any-return]
+        s: KingdomState = state
+        neigh = {k: n.model_copy(update={"profile": NeighbourProfile()}) for k, n in s.neighbours.items()}
+        return s.model_copy(update={"neighbours": neigh})
+
+    def summary(self, state: Any) -> dict[str, Any]:
+        return summary(state)
+
+    def explain(self, state: Any) -> list[Breakdown]:
+        return explain(state)
+
+    def render(self, state: Any) -> str:
+        return render(state)
+
+    def sql_views(self) -> Mapping[str, str]:
+        text = resources.files("kingdomlog.rulesets.aikakirjat").joinpath("views.sql").read_text(encoding="utf-8")
+        return parse_views(text)
+
+    def sample_events(self) -> list[Draft]:
+        return samples.sample_events()
+
+    def sample_plans(self) -> list[dict[str, Any]]:
+        return samples.sample_plans()
+
+    def data_tables(self) -> Mapping[str, Callable[[], Any]]:
+        return dict(tables.DATA_TABLES)
+
+
+def parse_views(text: str) -> dict[str, str]:
+    """Split ``-- view: name`` sections of a .sql file into {name: SELECT}."""
+    out: dict[str, str] = {}
+    name = None
+    buf: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("-- view:"):
+            if name:
+                out[name] = "\n".join(buf).strip().rstrip(";")
+            name, buf = line.split(":", 1)[1].strip(), []
+        elif name:
+            buf.append(line)
+    if name:
+        out[name] = "\n".join(buf).strip().rstrip(";")
+    if not out:
+        raise InputError("views.sql defines no views")
+    return out
+
+
+def summary(s: KingdomState) -> dict[str, Any]:
+    """Flat figures (the ``states`` SQL columns)."""
+    out: dict[str, Any] = {
+        "name": s.name, "year": s.year, "phase": s.phase, "government": s.government, "level": s.level,
+        "title": R.title(s), "fame": s.fame, "population": s.population, "militia": s.militia,
+        "levy_dice": s.levy_dice, "unrest": s.unrest, "unrest_modifier": R.unrest_modifier(s.unrest),
+        "proficiency_bonus": R.proficiency_bonus(s), "actions_per_year": R.actions_per_year(s),
+        "armies_max": R.armies_max(s), "stored_advantages": s.stored_advantages, "omen_modifier": s.omen_modifier,
+        "research_points": s.research_points, "technology_level": s.technology_level, "naval_dice": s.naval_dice,
+        "at_war": bool(s.wars), "wars": len(s.wars), "neighbours": len(s.neighbours),
+        "institutions": len(s.institutions), "feats": ",".join(f.feat for f in s.feats),
+        "session_no": s.session.session_no, "session_years_total": s.session.years_total,
+        "session_years_played": s.session.years_played, "pending_revolution": s.pending_revolution,
+        "fallen": s.fallen,
+    }
+    for a in ABILITIES:
+        out[f"{a}_score"] = R.score(s, a)
+        out[f"{a}_modifier"] = R.ability_modifier(s, a)
+    for t in TRACKS:
+        out[f"{t}_points"] = s.tracks[t].points
+        out[f"{t}_modifier"] = s.tracks[t].modifier
+    dc = R.growth_dc(s)
+    out["growth_dc"] = dc
+    return out
+
+
+def explain(s: KingdomState) -> list[Breakdown]:
+    """Every derived number of the state, term by term."""
+    out: list[Breakdown] = []
+    gov = tables.governments()[s.government]
+    for a in ABILITIES:
+        sc = stack(f"{a} score", [Modifier("base", s.base_scores[a], "untyped", "founding"),
+                                  Modifier("improvements", s.improvements.get(a, 0), "untyped", "§3.2 ASI"),
+                                  Modifier(f"government ({gov.name})", R.government_bonus(s.government, a),
+                                           "untyped", "§3.4")])
+        out.append(sc)
+        out.append(Breakdown(f"{a} modifier", R.ability_modifier(s, a), note=f"floor(({sc.total} − 10) / 2) (§2.1)"))
+        t = ABILITY_TRACK[a]
+        out.append(Breakdown(f"{t} modifier", s.tracks[t].modifier,
+                             note=f"{s.tracks[t].points} points of {sc.total} before the next step (§2.2)"))
+    out.append(Breakdown("unrest modifier", R.unrest_modifier(s.unrest), note=f"−floor({s.unrest} / 5) (§2.8)"))
+    out.append(Breakdown("proficiency bonus", R.proficiency_bonus(s), note=f"level {s.level} (§3.1)"))
+    out.append(stack("actions per year", [Modifier("base", 1), Modifier("level ≥ 5", int(s.level >= 5)),
+                                          Modifier("level ≥ 11", int(s.level >= 11)),
+                                          Modifier("level ≥ 19", int(s.level >= 19))]))
+    out.append(stack("armies", [Modifier("actions per year", R.actions_per_year(s)),
+                                Modifier("General Staff", int(R.has_feat(s, "general_staff")))]))
+    out.append(Breakdown("levy die", R.levy_die(s), note="d6, one step per Military Traditions / Census (§2.4)"))
+    out.append(Breakdown("militia damage die", R.militia_damage_die(s), note=f"{gov.name} d{gov.damage_die} (§2.4)"))
+    for sk in sorted(R.skill_map(s)):
+        ab = R.skill_ability(s, sk)
+        out.append(stack(f"{sk} bonus", [
+            Modifier(f"{ab} modifier", R.ability_modifier(s, ab)),
+            Modifier("proficiency", R.proficiency_term(s, sk), source="§2.5"),
+            Modifier(f"{ABILITY_TRACK[ab]} modifier", R.corruption_modifier(s, ab), source="§2.2"),
+            Modifier("unrest", R.unrest_modifier(s.unrest), source="§2.8")]))
+    if s.founded:
+        m, c, n, sp = R.living_space_row(s, s.population)
+        dc = R.growth_dc(s)
+        out.append(Breakdown("growth DC", dc if dc is not None else 0,
+                             note=f"area {R.effective_area(s):g} hexes vs min {m} / crowded {c} / normal {n} / "
+                                  f"sparse {sp} (§3.9)" + ("; no growth" if dc is None else "")))
+    nxt = min(20, s.level + 1)
+    out.append(Breakdown("next level", nxt, note=f"fame {s.fame}/{R.fame_required(nxt)}, "
+                                                 f"population {s.population}/{R.population_required(nxt)} (§3.1)"))
+    return out
+
+
+def render(s: KingdomState) -> str:
+    """Compact canonical text: ``name Y3 L1 Knight feudalism fame 2 pop 5 mil 4 unrest 7 C14 E13 L14 S13 ...``."""
+    if not s.founded:
+        return "aikakirjat: not founded"
+    ab = " ".join(f"{a[0].upper()}{R.score(s, a)}" for a in ABILITIES)
+    tr = " ".join(f"{t}:{s.tracks[t].points}/{s.tracks[t].modifier}" for t in TRACKS)
+    war = f" war:{','.join(w.war_id for w in s.wars)}" if s.wars else ""
+    return (f"{s.name} Y{s.year} L{s.level} {R.title(s)} {s.government} fame {s.fame} pop {s.population} "
+            f"mil {s.militia} levy {s.levy_dice} unrest {s.unrest} {ab} {tr}{war}")
+
+
+RULESET = Aikakirjat()
