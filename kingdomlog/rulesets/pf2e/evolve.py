@@ -1,0 +1,508 @@
+"""The fold: ``evolve(state, event) -> state`` for every pf2e event type. Pure; never rolls.
+
+Each handler returns a new state (``model_copy(update=...)``); the input is never mutated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kingdomlog.core.errors import InputError
+from kingdomlog.core.events import EventModel
+from kingdomlog.rulesets.pf2e import events as E
+from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.state import (
+    BuiltStructure,
+    Hex,
+    KingdomModifier,
+    KingdomState,
+    Leader,
+    OngoingEvent,
+    Ruin,
+    Settlement,
+    UsedActivity,
+    WorkSite,
+    fame_max,
+    storage_cap,
+)
+
+Handler = Callable[[KingdomState, Any, int], KingdomState]
+_HANDLERS: dict[type[EventModel], Handler] = {}
+
+
+def on(cls: type[EventModel]) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        _HANDLERS[cls] = fn
+        return fn
+
+    return deco
+
+
+def apply(state: KingdomState, payload: EventModel, turn: int) -> KingdomState:
+    """Apply one payload (of envelope turn ``turn``)."""
+    fn = _HANDLERS.get(type(payload))
+    if fn is None:
+        raise InputError(f"pf2e ruleset cannot fold event type {payload.type!r}")
+    return fn(state, payload, turn)
+
+
+def _up(state: KingdomState, **kw: Any) -> KingdomState:
+    return state.model_copy(update=kw)
+
+
+def _hex_map(state: KingdomState) -> dict[str, Hex]:
+    return {h.id: h for h in state.hexes}
+
+
+def _replace_hex(state: KingdomState, hx: Hex) -> KingdomState:
+    hexes = [hx if h.id == hx.id else h for h in state.hexes]
+    if hx.id not in {h.id for h in state.hexes}:
+        hexes.append(hx)
+    return _up(state, hexes=tuple(hexes))
+
+
+def _replace_settlement(state: KingdomState, st: Settlement) -> KingdomState:
+    return _up(state, settlements=tuple(st if s.id == st.id else s for s in state.settlements))
+
+
+def _settlement(state: KingdomState, sid: str) -> Settlement:
+    for s in state.settlements:
+        if s.id == sid:
+            return s
+    raise InputError(f"no settlement {sid!r}")
+
+
+@on(E.KingdomFounded)
+def _founded(s: KingdomState, p: E.KingdomFounded, turn: int) -> KingdomState:
+    hexes = tuple(Hex(id=h.id, terrain=h.terrain, river=h.river, lake=h.lake,
+                      features=tuple(sorted(set(h.features) | ({"settlement"} if h.id == p.settlement_hex else set()))),
+                      resource=h.resource) for h in p.hexes)
+    leaders = {r: Leader(holder=p.leaders[r].holder, kind=p.leaders[r].kind, invested=p.leaders[r].invested)
+               if r in p.leaders else Leader() for r in T.ROLES}
+    commodities = {c: int(p.commodities.get(c, 0)) for c in T.COMMODITIES}
+    st = Settlement(id=p.settlement_id, name=p.settlement_name, hex=p.settlement_hex, capital=True)
+    skills = {k: v for k, v in p.skills.items() if v != "untrained"}
+    blocks: list[str] = ["", "", "", ""]
+    built = []
+    for i, name in enumerate(p.structures):
+        blocks[i] = name
+    st = st.model_copy(update={"blocks": ((blocks[0], blocks[1], blocks[2], blocks[3]),)})
+    for i, name in enumerate(p.structures):
+        info = T.base_structures().get(name) or T.catalog(s.homebrew).structures[name]
+        built.append(BuiltStructure(name=name, block=0, lots=(i,), residential=info.residential,
+                                    storage=dict(info.storage), seat=info.seat,
+                                    consumption_reduction=info.consumption_reduction,
+                                    item_bonuses=dict(info.item_bonuses)))
+    st = st.model_copy(update={"structures": tuple(built)})
+    ruins = {r: s.ruin[r].model_copy(update={"points": int(p.ruin_points.get(r, 0))}) for r in T.RUINS}
+    return _up(s, turn=p.resume_turn, xp=p.xp, unrest=p.unrest, ruin=ruins, event_dc=p.event_dc,
+               founded=True, name=p.name, charter=p.charter, heartland=p.heartland, government=p.government,
+               fame_type=p.fame_type, scores=dict(p.scores), skills=skills, feats=tuple(p.feats), leaders=leaders,
+               hexes=hexes, settlements=(st,), commodities=commodities,
+               pending=s.pending.model_copy(update={"rp": s.pending.rp + p.starting_rp}),
+               max_level=p.party_level, step="founding")
+
+
+@on(E.ConsumptionPaid)
+def _consumption(s: KingdomState, p: E.ConsumptionPaid, turn: int) -> KingdomState:
+    food = max(0, s.commodities["food"] - p.food)
+    pend = s.pending.model_copy(update={"consumption": 0})
+    unrest = s.unrest + sum(p.unrest_faces)
+    if p.rp > s.rp:
+        raise InputError(f"consumption needs {p.rp} RP but only {s.rp} are left")
+    return _up(s, commodities={**s.commodities, "food": food}, pending=pend, rp=s.rp - p.rp,
+               rp_spent_this_turn=s.rp_spent_this_turn + p.rp, unrest=unrest)
+
+
+@on(E.TurnStarted)
+def _turn_started(s: KingdomState, p: E.TurnStarted, turn: int) -> KingdomState:
+    leaders = {}
+    for r, ld in s.leaders.items():
+        upd: dict[str, Any] = {"vacancy_penalty": False, "forfeit": 0}
+        if ld.leadership_modifier and ld.leadership_modifier_until and ld.leadership_modifier_until < p.turn:
+            upd.update(leadership_modifier=0, leadership_modifier_until=0)
+        leaders[r] = ld.model_copy(update=upd)
+    mods = tuple(m for m in s.modifiers if m.expires != "start_of_next_turn")
+    return _up(s, turn=p.turn, max_level=p.party_level, fame=p.fame_after,
+               pending=s.pending.model_copy(update={"fame": 0}), rp_spent_this_turn=0,
+               random_event_this_turn=False, event_this_turn="", used_this_turn=(), xp_pending=0, extra_region=0,
+               structures_built_this_turn=(), leaders=leaders, modifiers=mods, anarchy_averted=False,
+               leveled_this_turn=False, step="upkeep")
+
+
+@on(E.LeaderChanged)
+def _leader_changed(s: KingdomState, p: E.LeaderChanged, turn: int) -> KingdomState:
+    leaders = dict(s.leaders)
+    leaders[p.role] = Leader(holder=p.holder, kind=p.kind, invested=p.invested and p.holder is not None,
+                             leadership_modifier=p.leadership_modifier,
+                             leadership_modifier_until=p.leadership_modifier_until)
+    return _up(s, leaders=leaders)
+
+
+@on(E.LeaderDowntime)
+def _downtime(s: KingdomState, p: E.LeaderDowntime, turn: int) -> KingdomState:
+    leaders = dict(s.leaders)
+    ld = leaders[p.role]
+    if p.choice == "forfeit_activity":
+        ld = ld.model_copy(update={"forfeit": ld.forfeit + 1})
+    elif p.choice == "vacancy_penalty":
+        ld = ld.model_copy(update={"vacancy_penalty": True})
+    leaders[p.role] = ld
+    return _up(s, leaders=leaders)
+
+
+@on(E.CheckResolved)
+def _check(s: KingdomState, p: E.CheckResolved, turn: int) -> KingdomState:
+    if p.category in ("event", "upkeep", "gm"):
+        return s
+    used = (*s.used_this_turn, UsedActivity(name=p.activity, category=p.category, role=p.role,
+                                             settlement=p.settlement, skill=p.skill))
+    return _up(s, used_this_turn=used)
+
+
+@on(E.FlatCheckResolved)
+def _flat(s: KingdomState, p: E.FlatCheckResolved, turn: int) -> KingdomState:
+    return s
+
+
+@on(E.ResourceDiceRolled)
+def _resource(s: KingdomState, p: E.ResourceDiceRolled, turn: int) -> KingdomState:
+    pend = s.pending.model_copy(update={"bonus_dice": 0, "penalty_dice": 0, "rp": 0})
+    return _up(s, rp=p.total + p.pending_rp, pending=pend)
+
+
+@on(E.RPChanged)
+def _rp(s: KingdomState, p: E.RPChanged, turn: int) -> KingdomState:
+    new = s.rp + p.delta
+    spent = s.rp_spent_this_turn
+    if p.delta < 0:
+        spent += min(-p.delta, s.rp)
+    if new < 0 and not p.forced:
+        raise InputError(f"RP would go below 0 ({s.rp} {p.delta:+d}) without a forced cost")
+    return _up(s, rp=max(0, new), rp_spent_this_turn=spent)
+
+
+@on(E.CommodityChanged)
+def _commodity(s: KingdomState, p: E.CommodityChanged, turn: int) -> KingdomState:
+    cap = int(storage_cap(s, p.commodity).total)
+    cur = s.commodities[p.commodity]
+    new = max(0, min(cap, cur + p.delta)) if p.delta > 0 else max(0, cur + p.delta)
+    return _up(s, commodities={**s.commodities, p.commodity: new})
+
+
+@on(E.UnrestChanged)
+def _unrest(s: KingdomState, p: E.UnrestChanged, turn: int) -> KingdomState:
+    new = max(0, s.unrest + p.delta)
+    cap = int(s.options.get("unrest_cap", 0))
+    if cap:
+        new = min(cap, new)
+    return _up(s, unrest=new)
+
+
+def ruin_after(ruin: Ruin, delta: int, *, mode: str, penalty_cap: int, averted: bool) -> Ruin:
+    """§3.0.5 increase with overflow / §3.0.6 reduction (the flat check is decided separately).
+
+    >>> ruin_after(Ruin(points=8), 25, mode="subtract_threshold", penalty_cap=0, averted=False)
+    Ruin(points=3, threshold=10, penalty=2)
+    >>> ruin_after(Ruin(points=8), 25, mode="reset_to_zero", penalty_cap=0, averted=False)
+    Ruin(points=0, threshold=10, penalty=1)
+    """
+    points, penalty = ruin.points + delta, ruin.penalty
+    if delta < 0:
+        return ruin.model_copy(update={"points": max(0, points)})
+    first = True
+    while points > ruin.threshold:
+        if mode == "reset_to_zero":
+            points = 0
+        else:
+            points -= ruin.threshold
+        if not (first and averted):
+            penalty += 1
+        first = False
+    if penalty_cap:
+        penalty = min(penalty_cap, penalty)
+    return ruin.model_copy(update={"points": points, "penalty": penalty})
+
+
+@on(E.RuinChanged)
+def _ruin(s: KingdomState, p: E.RuinChanged, turn: int) -> KingdomState:
+    new = ruin_after(s.ruin[p.ruin], p.delta, mode=str(s.options.get("ruin_overflow_mode", "subtract_threshold")),
+                     penalty_cap=int(s.options.get("ruin_penalty_cap", 0)), averted=p.penalty_averted)
+    return _up(s, ruin={**s.ruin, p.ruin: new})
+
+
+@on(E.RuinPenaltyChanged)
+def _ruin_penalty(s: KingdomState, p: E.RuinPenaltyChanged, turn: int) -> KingdomState:
+    r = s.ruin[p.ruin]
+    return _up(s, ruin={**s.ruin, p.ruin: r.model_copy(update={"penalty": max(0, r.penalty + p.delta)})})
+
+
+@on(E.FameChanged)
+def _fame(s: KingdomState, p: E.FameChanged, turn: int) -> KingdomState:
+    return _up(s, fame=max(0, min(fame_max(s), s.fame + p.delta)))
+
+
+@on(E.FameSpent)
+def _fame_spent(s: KingdomState, p: E.FameSpent, turn: int) -> KingdomState:
+    upd: dict[str, Any] = {"fame": max(0, s.fame - p.points)}
+    if p.kind == "anarchy":
+        upd["anarchy_averted"] = True
+    return _up(s, **upd)
+
+
+@on(E.ModifierAdded)
+def _modifier(s: KingdomState, p: E.ModifierAdded, turn: int) -> KingdomState:
+    m = KingdomModifier(id=p.id, source=p.source, type=p.kind, value=p.value, selector=p.selector, expires=p.expires)
+    return _up(s, modifiers=(*s.modifiers, m))
+
+
+@on(E.PendingAdded)
+def _pending(s: KingdomState, p: E.PendingAdded, turn: int) -> KingdomState:
+    pend = s.pending
+    if p.kind == "commodity":
+        comm = dict(pend.commodities)
+        comm[p.commodity] = comm.get(p.commodity, 0) + p.amount
+        return _up(s, pending=pend.model_copy(update={"commodities": comm}))
+    return _up(s, pending=pend.model_copy(update={p.kind: getattr(pend, p.kind) + p.amount}))
+
+
+@on(E.CooldownSet)
+def _cooldown(s: KingdomState, p: E.CooldownSet, turn: int) -> KingdomState:
+    return _up(s, cooldowns={**s.cooldowns, p.key: max(p.blocked_through_turn, s.cooldowns.get(p.key, 0))})
+
+
+@on(E.HexClaimed)
+def _claimed(s: KingdomState, p: E.HexClaimed, turn: int) -> KingdomState:
+    old = _hex_map(s).get(p.hex.id)
+    hx = Hex(id=p.hex.id, terrain=p.hex.terrain, river=p.hex.river, lake=p.hex.lake,
+             features=tuple(sorted(set(p.hex.features) | (set(old.features) if old else set()))),
+             resource=p.hex.resource or (old.resource if old else ""),
+             work_site=old.work_site if old else None, roads=old.roads if old else False, claimed=True,
+             ever_claimed=True)
+    s = _replace_hex(s, hx)
+    return _up(s, xp_pending=s.xp_pending + p.xp)
+
+
+@on(E.HexLost)
+def _lost(s: KingdomState, p: E.HexLost, turn: int) -> KingdomState:
+    hx = _hex_map(s)[p.hex_id]
+    features = set(hx.features)
+    settlements = s.settlements
+    if any(st.hex == p.hex_id for st in s.settlements) and s.options.get("lost_hex_settlement", "freehold") == \
+            "freehold":
+        settlements = tuple(st for st in s.settlements if st.hex != p.hex_id)
+        features.discard("settlement")
+        features.add("freehold")
+    s = _replace_hex(s, hx.model_copy(update={"claimed": False, "features": tuple(sorted(features))}))
+    return _up(s, settlements=settlements)
+
+
+@on(E.WorkSiteEstablished)
+def _work_site(s: KingdomState, p: E.WorkSiteEstablished, turn: int) -> KingdomState:
+    hx = _hex_map(s)[p.hex_id]
+    features = tuple(sorted(set(hx.features) | {"work_site"}))
+    return _replace_hex(s, hx.model_copy(update={
+        "work_site": WorkSite(commodity=p.commodity, double_until_turn=p.double_until_turn), "features": features}))
+
+
+@on(E.FarmlandEstablished)
+def _farmland(s: KingdomState, p: E.FarmlandEstablished, turn: int) -> KingdomState:
+    for hid in p.hex_ids:
+        hx = _hex_map(s)[hid]
+        s = _replace_hex(s, hx.model_copy(update={"features": tuple(sorted(set(hx.features) | {"farmland"})),
+                                                 "farmland_of": p.settlement, "farmland_distance": p.distance}))
+    return s
+
+
+@on(E.RoadsBuilt)
+def _roads(s: KingdomState, p: E.RoadsBuilt, turn: int) -> KingdomState:
+    for hid in p.hex_ids:
+        hx = _hex_map(s)[hid]
+        feats = set(hx.features) | ({"bridge"} if p.bridge_added and hx.river else set())
+        s = _replace_hex(s, hx.model_copy(update={"roads": True, "features": tuple(sorted(feats))}))
+    return s
+
+
+@on(E.SettlementFounded)
+def _settlement_founded(s: KingdomState, p: E.SettlementFounded, turn: int) -> KingdomState:
+    hx = _hex_map(s)[p.hex_id]
+    s = _replace_hex(s, hx.model_copy(update={"features": tuple(sorted(set(hx.features) | {"settlement"}))}))
+    st = Settlement(id=p.id, name=p.name, hex=p.hex_id, capital=p.capital)
+    return _up(s, settlements=(*s.settlements, st))
+
+
+def _set_lots(st: Settlement, block: int, lots: list[int], value: str) -> Settlement:
+    blocks = [list(b) for b in st.blocks]
+    while len(blocks) <= block:
+        blocks.append(["", "", "", ""])
+    for i in lots:
+        blocks[block][i] = value
+    return st.model_copy(update={"blocks": tuple((b[0], b[1], b[2], b[3]) for b in blocks)})
+
+
+@on(E.StructureBuilt)
+def _built(s: KingdomState, p: E.StructureBuilt, turn: int) -> KingdomState:
+    st = _settlement(s, p.settlement)
+    structures = list(st.structures)
+    if p.replaces:
+        old = next((b for b in structures if b.name == p.replaces), None)
+        if old is not None:
+            structures.remove(old)
+            st = _set_lots(st, old.block, list(old.lots), "")
+    st = _set_lots(st, p.block, p.lots, p.structure)
+    structures.append(BuiltStructure(name=p.structure, block=p.block, lots=tuple(p.lots), residential=p.residential,
+                                     storage=dict(p.storage), seat=p.seat,
+                                     consumption_reduction=p.consumption_reduction,
+                                     item_bonuses=dict(p.item_bonuses)))
+    unbuilt = list(st.paid_unbuilt)
+    if p.structure in unbuilt:
+        unbuilt.remove(p.structure)
+    st = st.model_copy(update={"structures": tuple(structures), "paid_unbuilt": tuple(unbuilt)})
+    s = _replace_settlement(s, st)
+    return _up(s, structures_built_this_turn=(*s.structures_built_this_turn, p.structure))
+
+
+@on(E.StructureNotBuilt)
+def _not_built(s: KingdomState, p: E.StructureNotBuilt, turn: int) -> KingdomState:
+    st = _settlement(s, p.settlement)
+    if p.rubble:
+        st = _set_lots(st, p.block, p.lots, "rubble")
+    else:
+        st = st.model_copy(update={"paid_unbuilt": (*st.paid_unbuilt, p.structure)})
+    return _replace_settlement(s, st)
+
+
+@on(E.LotsCleared)
+def _cleared(s: KingdomState, p: E.LotsCleared, turn: int) -> KingdomState:
+    st = _settlement(s, p.settlement)
+    names = {st.blocks[p.block][i] for i in p.lots if p.block < len(st.blocks)}
+    structures = tuple(b for b in st.structures if not (b.block == p.block and set(b.lots) & set(p.lots)))
+    st = _set_lots(st, p.block, p.lots, "").model_copy(update={"structures": structures})
+    del names
+    return _replace_settlement(s, st)
+
+
+@on(E.RandomEventChecked)
+def _random_event(s: KingdomState, p: E.RandomEventChecked, turn: int) -> KingdomState:
+    return _up(s, event_dc=p.new_dc, random_event_this_turn=p.occurred, step="event")
+
+
+@on(E.KingdomEventOccurred)
+def _event_occurred(s: KingdomState, p: E.KingdomEventOccurred, turn: int) -> KingdomState:
+    return _up(s, event_this_turn=p.name)
+
+
+@on(E.KingdomEventResolved)
+def _event_resolved(s: KingdomState, p: E.KingdomEventResolved, turn: int) -> KingdomState:
+    ongoing = tuple(e for e in s.ongoing_events if e.name != p.name)
+    if p.continues:
+        ongoing = (*ongoing, OngoingEvent(name=p.name, unrest_per_turn=p.unrest_per_turn,
+                                          consumption_delta=p.consumption_delta, since_turn=turn))
+    return _up(s, ongoing_events=ongoing)
+
+
+@on(E.XPAwarded)
+def _xp(s: KingdomState, p: E.XPAwarded, turn: int) -> KingdomState:
+    if p.to_pending:
+        return _up(s, xp_pending=s.xp_pending + p.amount)
+    return _up(s, xp=s.xp + p.amount)
+
+
+@on(E.XPApplied)
+def _xp_applied(s: KingdomState, p: E.XPApplied, turn: int) -> KingdomState:
+    return _up(s, xp=s.xp + p.amount, xp_pending=0)
+
+
+@on(E.MilestoneAchieved)
+def _milestone(s: KingdomState, p: E.MilestoneAchieved, turn: int) -> KingdomState:
+    return _up(s, xp=s.xp + p.xp, milestones=(*s.milestones, p.milestone))
+
+
+@on(E.RPConverted)
+def _rp_converted(s: KingdomState, p: E.RPConverted, turn: int) -> KingdomState:
+    return _up(s, xp=s.xp + p.xp, rp=0)
+
+
+@on(E.LeveledUp)
+def _leveled(s: KingdomState, p: E.LeveledUp, turn: int) -> KingdomState:
+    upd: dict[str, Any] = {"level": p.level_to, "xp": s.xp - 1000, "leveled_this_turn": True}
+    if p.ruin_resistance:
+        r = s.ruin[p.ruin_resistance]
+        inc = T.core().ruin_resistance_increase
+        upd["ruin"] = {**s.ruin, p.ruin_resistance: r.model_copy(update={"threshold": r.threshold + inc,
+                                                                           "penalty": 0})}
+        upd["ruin_resistance_used"] = s.ruin_resistance_used + 1
+    skills = dict(s.skills)
+    if p.skill_increase:
+        cur = skills.get(p.skill_increase, "untrained")
+        skills[p.skill_increase] = T.RANKS[min(4, T.RANKS.index(cur) + 1)]
+    if p.feat_skill:
+        skills[p.feat_skill] = "trained" if skills.get(p.feat_skill, "untrained") == "untrained" else skills[
+            p.feat_skill]
+    upd["skills"] = skills
+    if p.feat:
+        upd["feats"] = (*s.feats, p.feat)
+    if p.boosts:
+        scores = dict(s.scores)
+        for a in p.boosts:
+            scores[a] += 1 if scores[a] >= 18 else 2
+        upd["scores"] = scores
+    return _up(s, **upd)
+
+
+@on(E.RelationsChanged)
+def _relations(s: KingdomState, p: E.RelationsChanged, turn: int) -> KingdomState:
+    field = "trade_agreements" if p.kind == "trade_agreement" else "diplomatic_relations"
+    cur = [g for g in getattr(s, field) if g != p.group]
+    if p.added:
+        cur.append(p.group)
+    return _up(s, **{field: tuple(cur)})
+
+
+@on(E.WarStatusChanged)
+def _war(s: KingdomState, p: E.WarStatusChanged, turn: int) -> KingdomState:
+    return _up(s, at_war=p.at_war)
+
+
+@on(E.ArmyChanged)
+def _army(s: KingdomState, p: E.ArmyChanged, turn: int) -> KingdomState:
+    armies = dict(s.armies)
+    if p.consumption is None:
+        armies.pop(p.army, None)
+    else:
+        armies[p.army] = p.consumption
+    return _up(s, armies=armies)
+
+
+@on(E.TreasuryDebtChanged)
+def _debt(s: KingdomState, p: E.TreasuryDebtChanged, turn: int) -> KingdomState:
+    return _up(s, treasury_debt=p.outstanding)
+
+
+@on(E.CropFailureWatch)
+def _crop(s: KingdomState, p: E.CropFailureWatch, turn: int) -> KingdomState:
+    watch = dict(s.crop_failure_watch)
+    if p.turns <= 0:
+        watch.pop(p.hex_id, None)
+    else:
+        watch[p.hex_id] = p.turns
+    return _up(s, crop_failure_watch=watch)
+
+
+@on(E.ExtraActivityGranted)
+def _extra(s: KingdomState, p: E.ExtraActivityGranted, turn: int) -> KingdomState:
+    return _up(s, extra_region=s.extra_region + 1)
+
+
+@on(E.TurnEnded)
+def _turn_ended(s: KingdomState, p: E.TurnEnded, turn: int) -> KingdomState:
+    mods = []
+    for m in s.modifiers:
+        if m.expires == "end_of_this_turn":
+            continue
+        if m.expires == "end_of_next_turn":
+            m = m.model_copy(update={"expires": "end_of_this_turn"})
+        mods.append(m)
+    return _up(s, fame=0, modifiers=tuple(mods), used_last_turn=s.used_this_turn, used_this_turn=(),
+               step="ended")

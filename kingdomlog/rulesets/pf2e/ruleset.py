@@ -1,0 +1,154 @@
+"""The ``pf2e-kingmaker`` ruleset object: the plug-in seam (design §4) over the modules of this package."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from kingdomlog.core.events import Draft, EventModel, RecordedEvent
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase, State
+from kingdomlog.rulesets.pf2e import events as E
+from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.evolve import apply
+from kingdomlog.rulesets.pf2e.samples import sample_events, sample_plans
+from kingdomlog.rulesets.pf2e.state import KingdomState, capital, explain_all, size_of
+from kingdomlog.rulesets.pf2e.steps import FOUNDING, PHASES, decide_step, default_founding
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("ruin_overflow_mode", "choice", "subtract_threshold",
+               "§5.3/§5.17: when a Ruin passes its threshold, subtract the threshold (default) or reset to 0",
+               choices=("subtract_threshold", "reset_to_zero")),
+    OptionSpec("ruin_penalty_cap", "int", 0, "§5.17: upper cap on a Ruin penalty (0 = none)", minimum=0),
+    OptionSpec("ruin_reduction_trigger", "choice", "currently_zero",
+               "§3.0.6: the DC 16 flat check to lower a penalty happens when the Ruin is currently 0 (seed) or"
+               " when a reduction would go below 0 (RPOL)", choices=("currently_zero", "below_zero")),
+    OptionSpec("unrest_cap", "int", 0, "§5.17: upper cap on Unrest (0 = none)", minimum=0),
+    OptionSpec("anarchy_threshold", "int", 20, "§5.4/§5.17: Unrest at which anarchy starts (and below which it ends)",
+               minimum=1),
+    OptionSpec("vacancy_penalty_type", "choice", "untyped", "§5.11/§5.17: bonus type of vacancy penalties",
+               choices=("untyped", "circumstance", "status", "item")),
+    OptionSpec("lost_hex_settlement", "choice", "freehold",
+               "§4.10/§5.17: a settlement in a lost hex becomes a Freehold (default) or stays",
+               choices=("freehold", "kept")),
+    OptionSpec("farmland_in_settlement_hex", "bool", True, "§4.11/§5.17: Farmland allowed in a settlement's hex"),
+    OptionSpec("half_commodities_rounding", "choice", "down",
+               "§4.9/§5.17: rounding of the half-commodity refund on a Build Structure critical success",
+               choices=("down", "up")),
+    OptionSpec("leadership_activities_without_seat", "int", 2,
+               "§5.8: Leadership activities per PC leader without a Castle/Palace/Town Hall", minimum=0, maximum=3),
+    OptionSpec("collect_taxes_requires_trained", "bool", False, "§5.17: Collect Taxes needs trained Trade"),
+    OptionSpec("event_xp_mode", "choice", "flat_30", "§5.12: XP for a random event: 30, or by event level",
+               choices=("flat_30", "by_level")),
+    OptionSpec("rp_to_xp_limit", "int", 120, "§3.4 E3: most XP from unspent RP per turn", minimum=0),
+    OptionSpec("xp_per_hex", "int", 10, "§5.13: XP per newly claimed hex", minimum=0),
+    OptionSpec("event_dc_step", "int", 5, "§3.4 E1: how much the event DC falls after a turn without event",
+               minimum=1),
+    OptionSpec("founding_free_boosts", "int", 2, "Founding: free ability boosts after charter, heartland and"
+               " government (published rules; not in the spec)", minimum=0, maximum=4),
+    OptionSpec("require_four_invested", "bool", True, "§2.3: exactly four invested roles at founding"),
+)
+
+
+class Pf2eKingmaker:
+    """Pathfinder 2e Kingmaker kingdom turns (spec rulesets/pf2e-kingmaker.md)."""
+
+    id = "pf2e-kingmaker"
+    name = "PF2e Kingmaker"
+    aliases: tuple[str, ...] = ("pf2e", "kingmaker2e", "pf2e-km", "pathfinder2e-kingmaker", "kingmaker")
+    turn_unit = "month"
+
+    @property
+    def options(self) -> Sequence[OptionSpec]:
+        return OPTIONS
+
+    @property
+    def event_types(self) -> Sequence[type[EventModel]]:
+        return E.EVENT_TYPES
+
+    @property
+    def phases(self) -> Sequence[Phase]:
+        return PHASES
+
+    def phases_for(self, state: State, turn: int) -> Sequence[Phase]:
+        assert isinstance(state, KingdomState)
+        if not state.founded:
+            return (FOUNDING,)
+        return PHASES
+
+    def initial_state(self, context: CampaignContext) -> KingdomState:
+        options = {o.name: o.default for o in OPTIONS}
+        options.update(dict(context.options))
+        homebrew = T.validate_homebrew(context.data) if context.data else {}
+        return KingdomState(campaign=context.campaign, options=options, homebrew=homebrew)
+
+    def evolve(self, state: State, event: RecordedEvent) -> KingdomState:
+        assert isinstance(state, KingdomState)
+        return apply(state, event.payload, event.turn)
+
+    def decide(self, state: State, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
+        assert isinstance(state, KingdomState)
+        return decide_step(state, step, choices, dice).drafts
+
+    def choices(self, state: State, step: str) -> Sequence[Choice]:
+        from kingdomlog.rulesets.pf2e.choices import choices_for
+
+        assert isinstance(state, KingdomState)
+        return choices_for(state, step)
+
+    def redact(self, state: State, viewer: str) -> State:
+        return state
+
+    def summary(self, state: State) -> dict[str, Any]:
+        assert isinstance(state, KingdomState)
+        s = state
+        out: dict[str, Any] = {
+            "kingdom": s.name, "kingdom_turn": s.turn, "level": s.level, "xp": s.xp, "size": size_of(s),
+            "control_dc": s.control_dc, "resource_die": s.resource_die, "resource_dice": s.resource_dice,
+            "rp": s.rp, "unrest": s.unrest, "unrest_penalty": s.unrest_penalty, "anarchy": s.anarchy,
+            "fame": s.fame, "event_dc": s.event_dc, "consumption": s.consumption,
+            "settlements": len(s.settlements),
+        }
+        for r in T.RUINS:
+            out[r] = s.ruin[r].points
+            out[f"{r}_threshold"] = s.ruin[r].threshold
+            out[f"{r}_penalty"] = s.ruin[r].penalty
+        for c in T.COMMODITIES:
+            out[c] = s.commodities[c]
+            out[f"{c}_storage"] = s.storage[c]
+        for a in T.ABILITIES:
+            out[a] = s.scores[a]
+        return out
+
+    def explain(self, state: State) -> list[Breakdown]:
+        assert isinstance(state, KingdomState)
+        return explain_all(state)
+
+    def render(self, state: State) -> str:
+        assert isinstance(state, KingdomState)
+        s = state
+        ruins = " ".join(f"{r[:3]}{s.ruin[r].points}/{s.ruin[r].threshold}p{s.ruin[r].penalty}" for r in T.RUINS)
+        goods = " ".join(f"{c[:3]}{s.commodities[c]}/{s.storage[c]}" for c in T.COMMODITIES)
+        cap = capital(s)
+        return (f"{s.name or '(unfounded)'} T{s.turn} L{s.level} xp{s.xp} size{size_of(s)} dc{s.control_dc}"
+                f" rp{s.rp} unrest{s.unrest} fame{s.fame} edc{s.event_dc} | {ruins} | {goods}"
+                f" | cap={cap.name if cap else '-'}")
+
+    def sql_views(self) -> Mapping[str, str]:
+        text = resources.files("kingdomlog.rulesets.pf2e").joinpath("views.sql").read_text(encoding="utf-8")
+        return {"pf2e_turns": text.strip().rstrip(";")}
+
+    def sample_events(self) -> list[Draft]:
+        return sample_events()
+
+    def sample_plans(self) -> list[dict[str, Any]]:
+        return sample_plans()
+
+    def data_tables(self) -> Mapping[str, Callable[[], Any]]:
+        return T.data_tables()
+
+    def default_founding(self) -> dict[str, Any]:
+        return default_founding()
+
+
+RULESET = Pf2eKingmaker()

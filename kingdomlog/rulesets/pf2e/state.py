@@ -1,0 +1,570 @@
+"""The kingdom state (spec §2) as frozen pydantic models, and the derived numbers (§2.11).
+
+Stored fields are the folded facts; everything the spec calls *derived* (size,
+Control DC, Resource Dice, storage, unrest penalty, anarchy, consumption,
+settlement type, overcrowding, ability modifiers) is computed from them by the
+functions here, each of which can explain itself as a ``Breakdown``. The derived
+figures also appear as computed fields, so ``model_dump()`` (``kingdomlog state
+--json``) shows them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+
+from kingdomlog.core.modifiers import Modifier as StackMod
+from kingdomlog.core.modifiers import stack
+from kingdomlog.core.ruleset import Breakdown, Term
+from kingdomlog.rulesets.pf2e import tables as T
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class Ruin(_Frozen):
+    """One Ruin (§2.4): accumulated points, threshold and penalty."""
+
+    points: int = 0
+    threshold: int = 10
+    penalty: int = 0
+
+
+class Leader(_Frozen):
+    """One leadership role (§2.3). ``holder`` None means vacant."""
+
+    holder: str | None = None
+    kind: Literal["pc", "npc"] = "pc"
+    invested: bool = False
+    vacancy_penalty: bool = False
+    """The role takes its vacancy penalty this turn (vacant, or chosen at U1)."""
+    forfeit: int = 0
+    """Leadership activities this PC gives up this turn (U1 choice)."""
+    leadership_modifier: int = 0
+    """Circumstance modifier to this leader's checks (New Leadership result)."""
+    leadership_modifier_until: int = 0
+    """Turn through which ``leadership_modifier`` applies (0 = while set and not cleared)."""
+
+
+class BuiltStructure(_Frozen):
+    """A structure standing in a settlement; the numbers the derivations need are copied at build time."""
+
+    name: str
+    block: int
+    lots: tuple[int, ...]
+    residential: bool = False
+    storage: dict[str, int] = Field(default_factory=dict)
+    seat: bool = False
+    consumption_reduction: int = 0
+    item_bonuses: dict[str, int] = Field(default_factory=dict)
+
+
+class Settlement(_Frozen):
+    """A settlement on its urban grid (§2.8): blocks of four lots."""
+
+    id: str
+    name: str
+    hex: str
+    capital: bool = False
+    blocks: tuple[tuple[str, str, str, str], ...] = (("", "", "", ""),)
+    """Per block, per lot: "" empty, "rubble", or the structure name."""
+    structures: tuple[BuiltStructure, ...] = ()
+    paid_unbuilt: tuple[str, ...] = ()
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def blocks_used(self) -> int:
+        """Blocks holding at least one structure (or rubble)."""
+        return sum(1 for b in self.blocks if any(lot for lot in b))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def type(self) -> str:
+        """Village (1 block), town (2-4), city (5-9), metropolis (10+) (§5.10)."""
+        return settlement_type_for(max(1, self.blocks_used)).name
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def residential_lots(self) -> int:
+        return sum(len(s.lots) for s in self.structures if s.residential)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def overcrowded(self) -> bool:
+        """Residential lots < blocks containing any structure (§2.8, §5.10)."""
+        with_structures = sum(1 for i, _ in enumerate(self.blocks) if any(s.block == i for s in self.structures))
+        return self.residential_lots < with_structures
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def consumption(self) -> int:
+        """Settlement type consumption minus structure reductions, floored at 0 (§2.8)."""
+        base = settlement_type_for(max(1, self.blocks_used)).consumption
+        return max(0, base - sum(s.consumption_reduction for s in self.structures))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def influence(self) -> int:
+        return settlement_type_for(max(1, self.blocks_used)).influence
+
+    @property
+    def has_seat(self) -> bool:
+        return any(s.seat for s in self.structures)
+
+    def free_lots(self) -> int:
+        return sum(1 for b in self.blocks for lot in b if lot == "")
+
+
+class WorkSite(_Frozen):
+    commodity: Literal["lumber", "ore", "stone"]
+    double_until_turn: int = 0
+
+
+class Hex(_Frozen):
+    """A hex (§2.7). ``farmland_of`` names the settlement whose influence the farmland uses."""
+
+    id: str
+    terrain: T.Terrain = "plains"
+    claimed: bool = True
+    river: bool = False
+    lake: bool = False
+    features: tuple[str, ...] = ()
+    resource: Literal["", "lumber", "ore", "stone"] = ""
+    work_site: WorkSite | None = None
+    roads: bool = False
+    farmland_of: str = ""
+    farmland_distance: int = 0
+    ever_claimed: bool = True
+
+
+class KingdomModifier(_Frozen):
+    """A temporary modifier (§2.10)."""
+
+    id: str
+    source: str
+    type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
+    value: int
+    selector: str
+    expires: Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"] = "end_of_this_turn"
+
+
+class Pending(_Frozen):
+    """Effects queued for the next turn (§2.10)."""
+
+    bonus_dice: int = 0
+    penalty_dice: int = 0
+    rp: int = 0
+    fame: int = 0
+    consumption: int = 0
+    commodities: dict[str, int] = Field(default_factory=dict)
+
+
+class UsedActivity(_Frozen):
+    name: str
+    category: str
+    role: str = ""
+    settlement: str = ""
+    skill: str = ""
+
+
+class OngoingEvent(_Frozen):
+    name: str
+    unrest_per_turn: int = 0
+    consumption_delta: int = 0
+    since_turn: int = 0
+
+
+class KingdomState(_Frozen):
+    """Everything the log says about one kingdom (spec §2), at a point of the fold."""
+
+    campaign: str = ""
+    options: dict[str, Any] = Field(default_factory=dict)
+    homebrew: dict[str, Any] = Field(default_factory=dict)
+    founded: bool = False
+    name: str = ""
+    charter: str = ""
+    heartland: str = ""
+    government: str = ""
+    fame_type: Literal["fame", "infamy"] = "fame"
+
+    turn: int = 0
+    """The turn number last started (0 = founding)."""
+    step: str = ""
+    level: int = 1
+    max_level: int = 1
+    xp: int = 0
+    xp_pending: int = 0
+    rp: int = 0
+    rp_spent_this_turn: int = 0
+    unrest: int = 0
+    fame: int = 0
+    event_dc: int = 16
+    at_war: bool = False
+    anarchy_averted: bool = False
+    scores: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(T.ABILITIES, 10))
+    skills: dict[str, str] = Field(default_factory=dict)
+    feats: tuple[str, ...] = ()
+    leaders: dict[str, Leader] = Field(default_factory=lambda: {r: Leader() for r in T.ROLES})
+    ruin: dict[str, Ruin] = Field(default_factory=lambda: {r: Ruin() for r in T.RUINS})
+    commodities: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(T.COMMODITIES, 0))
+    hexes: tuple[Hex, ...] = ()
+    settlements: tuple[Settlement, ...] = ()
+    modifiers: tuple[KingdomModifier, ...] = ()
+    pending: Pending = Field(default_factory=Pending)
+    cooldowns: dict[str, int] = Field(default_factory=dict)
+    used_this_turn: tuple[UsedActivity, ...] = ()
+    used_last_turn: tuple[UsedActivity, ...] = ()
+    extra_region: int = 0
+    structures_built_this_turn: tuple[str, ...] = ()
+    milestones: tuple[str, ...] = ()
+    random_event_this_turn: bool = False
+    event_this_turn: str = ""
+    ongoing_events: tuple[OngoingEvent, ...] = ()
+    trade_agreements: tuple[str, ...] = ()
+    diplomatic_relations: tuple[str, ...] = ()
+    armies: dict[str, int] = Field(default_factory=dict)
+    """Army id -> its consumption (input per army, §2.9)."""
+    treasury_debt: bool = False
+    crop_failure_watch: dict[str, int] = Field(default_factory=dict)
+    ruin_resistance_used: int = 0
+    leveled_this_turn: bool = False
+
+    # ---- derived figures (computed fields appear in model_dump / state --json) ----
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def size(self) -> int:
+        return size_of(self)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def control_dc(self) -> int:
+        return int(control_dc(self).total)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def resource_die(self) -> str:
+        return f"d{size_band(size_of(self)).die}"
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def resource_dice(self) -> int:
+        return int(resource_dice(self).total)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def unrest_penalty(self) -> int:
+        return unrest_penalty(self.unrest)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def anarchy(self) -> bool:
+        return in_anarchy(self)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def storage(self) -> dict[str, int]:
+        return {c: int(storage_cap(self, c).total) for c in T.COMMODITIES}
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def abilities(self) -> dict[str, dict[str, int]]:
+        return {a: {"score": self.scores[a], "modifier": ability_mod(self.scores[a])} for a in T.ABILITIES}
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def consumption(self) -> int:
+        return int(consumption(self).total)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def fame_max(self) -> int:
+        return fame_max(self)
+
+
+# ---------------------------------------------------------------- derivations
+
+
+def size_of(state: KingdomState) -> int:
+    """Size = number of claimed hexes (§2.1)."""
+    return sum(1 for h in state.hexes if h.claimed)
+
+
+def size_band(size: int) -> T.SizeBand:
+    """The §5.2 row for ``size`` (0 counts as the first row).
+
+    >>> [size_band(s).die for s in (0, 9, 10, 24, 25, 50, 100)]
+    [4, 4, 6, 6, 8, 10, 12]
+    """
+    rows = T.core().size_band
+    out = rows[0]
+    for row in rows:
+        if size >= row.min_size:
+            out = row
+    return out
+
+
+def settlement_type_for(blocks: int) -> T.SettlementType:
+    """Settlement type by blocks used (§5.10): 1 village, 2-4 town, 5-9 city, 10+ metropolis."""
+    for row in T.core().settlement_type:
+        if blocks <= row.max_blocks:
+            return row
+    return T.core().settlement_type[-1]
+
+
+def unrest_penalty(unrest: int) -> int:
+    """Status penalty for ``unrest`` (§2.5).
+
+    >>> [unrest_penalty(u) for u in (0, 1, 4, 5, 9, 10, 14, 15, 40)]
+    [0, -1, -1, -2, -2, -3, -3, -4, -4]
+    """
+    out = 0
+    for band in T.core().unrest_band:
+        if unrest >= band.min_unrest:
+            out = band.penalty
+    return out
+
+
+def ability_mod(score: int) -> int:
+    """floor((score - 10) / 2) (§2.2).
+
+    >>> ability_mod(14), ability_mod(12), ability_mod(9)
+    (2, 1, -1)
+    """
+    return (score - 10) // 2
+
+
+def anarchy_threshold(state: KingdomState) -> int:
+    return int(state.options.get("anarchy_threshold", 20))
+
+
+def in_anarchy(state: KingdomState) -> bool:
+    """Unrest >= the anarchy threshold (§2.11.12), unless Fame was spent to avert it this turn (§3.0.7)."""
+    return state.unrest >= anarchy_threshold(state) and not state.anarchy_averted
+
+
+def fame_max(state: KingdomState) -> int:
+    """3, or 4 from level 20 (Envy of the World, §2.1)."""
+    return 4 if state.level >= 20 else 3
+
+
+def vacant(state: KingdomState, role: str) -> bool:
+    return state.leaders[role].holder is None
+
+
+def penalized_roles(state: KingdomState) -> list[str]:
+    """Roles taking their vacancy penalty now: vacant, or chosen at U1 (§3.1 U1)."""
+    return [r for r in T.ROLES if vacant(state, r) or state.leaders[r].vacancy_penalty]
+
+
+def control_dc(state: KingdomState) -> Breakdown:
+    """Control DC = level base + size modifier + 2 if the Ruler is vacant (§2.11.1, §5.1, §5.2)."""
+    level = max(1, min(20, state.level))
+    base = T.core().control_dc_by_level[level - 1]
+    band = size_band(size_of(state))
+    terms = [Term(f"level {level}", base, "base"), Term(f"size {size_of(state)} ({band.nation})", band.control_dc_mod)]
+    if "ruler" in penalized_roles(state):
+        terms.append(Term("Ruler vacant", T.roles()["ruler"].vacancy_control_dc, "untyped", "vacancy"))
+    return Breakdown("Control DC", sum(int(t.value) for t in terms), tuple(terms))
+
+
+def resource_dice(state: KingdomState) -> Breakdown:
+    """Resource Dice = max(0, level + 4 + bonus - penalty) (§2.11.3)."""
+    terms = [Term("level", state.level), Term("base", 4)]
+    if state.pending.bonus_dice:
+        terms.append(Term("bonus dice (pending)", state.pending.bonus_dice))
+    if state.pending.penalty_dice:
+        terms.append(Term("penalty dice (pending)", -state.pending.penalty_dice))
+    total = max(0, sum(int(t.value) for t in terms))
+    return Breakdown(f"Resource Dice (d{size_band(size_of(state)).die})", total, tuple(terms))
+
+
+def storage_cap(state: KingdomState, commodity: str) -> Breakdown:
+    """Storage = size-band storage + structure increases for that commodity (§2.11.4)."""
+    band = size_band(size_of(state))
+    terms = [Term(f"size band {band.nation}", band.storage)]
+    for st in state.settlements:
+        for b in st.structures:
+            if b.storage.get(commodity):
+                terms.append(Term(f"{b.name} ({st.name})", b.storage[commodity], "structure"))
+    return Breakdown(f"{commodity} storage", sum(int(t.value) for t in terms), tuple(terms))
+
+
+def farmland_count(state: KingdomState) -> int:
+    """Claimed Farmland hexes inside the influence of the settlement they serve (§2.11.8)."""
+    by_id = {s.id: s for s in state.settlements}
+    n = 0
+    for h in state.hexes:
+        if h.claimed and "farmland" in h.features:
+            st = by_id.get(h.farmland_of)
+            if st is not None and h.farmland_distance <= st.influence:
+                n += 1
+    return n
+
+
+def consumption(state: KingdomState) -> Breakdown:
+    """Consumption = max(0, settlements + armies - farmland + events + pending) (§2.11.8)."""
+    terms = [Term(f"{s.name} ({s.type})", s.consumption, "settlement") for s in state.settlements]
+    for army, value in sorted(state.armies.items()):
+        terms.append(Term(f"army {army}", value, "army"))
+    farms = farmland_count(state)
+    if farms:
+        terms.append(Term("farmland in influence", -farms, "farmland"))
+    for ev in state.ongoing_events:
+        if ev.consumption_delta:
+            terms.append(Term(f"event {ev.name}", ev.consumption_delta, "event"))
+    if state.pending.consumption:
+        terms.append(Term("pending", state.pending.consumption, "event"))
+    total = max(0, sum(int(t.value) for t in terms))
+    return Breakdown("Consumption", total, tuple(terms))
+
+
+def capital(state: KingdomState) -> Settlement | None:
+    for s in state.settlements:
+        if s.capital:
+            return s
+    return None
+
+
+def leadership_slots(state: KingdomState, role: str) -> int:
+    """Leadership activities of a PC leader: 3 with a seat in the capital, else the option (2) (§2.11.9)."""
+    ld = state.leaders[role]
+    if ld.holder is None or ld.kind != "pc":
+        return 0
+    cap = capital(state)
+    base = 3 if cap is not None and cap.has_seat else int(state.options.get("leadership_activities_without_seat", 2))
+    return max(0, base - ld.forfeit)
+
+
+def claim_limit(level: int) -> int:
+    """Claim Hex uses per turn: 1 / 2 / 3 at levels 1 / 4 / 9 (§5.9)."""
+    out = 1
+    for lv, n in T.core().claim_hex_limits:
+        if level >= lv:
+            out = n
+    return out
+
+
+def region_slots(state: KingdomState) -> int:
+    """3 Region activities, plus extras from Claim Hex critical successes (§5.9)."""
+    return 3 + state.extra_region
+
+
+def civic_slots(state: KingdomState, settlement_id: str) -> int:
+    """1 Civic activity per settlement (+1 in one settlement from level 12 is not tracked separately)."""
+    return 1 + (1 if state.level >= 12 else 0)
+
+
+def invested_bonus(level: int) -> int:
+    """+1 / +2 / +3 status at levels 1 / 8 / 16 (§5.7, Experienced Leadership)."""
+    out = 0
+    for lv, n in T.core().invested_bonus:
+        if level >= lv:
+            out = n
+    return out
+
+
+def proficiency_bonus(rank: str, level: int) -> int:
+    """0 untrained; level + 2/4/6/8 (§5.7).
+
+    >>> proficiency_bonus("trained", 1), proficiency_bonus("untrained", 5), proficiency_bonus("master", 3)
+    (3, 0, 9)
+    """
+    add = T.core().proficiency[rank]  # type: ignore[index]
+    return 0 if rank == "untrained" else level + add
+
+
+def rank_at_least(rank: str, needed: str) -> bool:
+    return T.RANKS.index(rank) >= T.RANKS.index(needed)
+
+
+def selector_matches(selector: str, *, skill: str, ability: str, activity: str, category: str,
+                     warfare: bool) -> bool:
+    """Whether a modifier selector applies to a check."""
+    if selector == "all":
+        return True
+    kind, _, val = selector.partition(":")
+    if kind == "ability":
+        return val == ability
+    if kind == "skill":
+        return val == skill
+    if kind == "activity":
+        return val == activity
+    if kind == "category":
+        return val == category
+    if selector == "warfare_activities":
+        return warfare
+    if selector == "region_activities":
+        return category == "region"
+    return False
+
+
+def check_modifier(state: KingdomState, skill: str, *, activity: str = "", category: str = "",
+                   warfare: bool = False, role: str = "", extra: list[StackMod] | None = None) -> Breakdown:
+    """A kingdom check's modifier, term by term (§2.11.7, §5.7).
+
+    Ability modifier + proficiency + invested status bonus + unrest status penalty +
+    Ruin item penalty + vacancy penalties + temporary modifiers + structure item
+    bonuses, stacked by type (best bonus and worst penalty per type; untyped add).
+    """
+    ability = T.core().skills[skill]
+    rank = state.skills.get(skill, "untrained")
+    mods: list[StackMod] = [
+        StackMod(f"{ability} modifier", ability_mod(state.scores[ability]), "ability"),
+        StackMod(f"{skill} {rank}", proficiency_bonus(rank, state.level), "proficiency"),
+    ]
+    invested = [r for r in T.ROLES if state.leaders[r].invested and state.leaders[r].holder
+                and T.roles()[r].key_ability == ability]
+    if invested:
+        mods.append(StackMod(f"invested {invested[0]}", invested_bonus(state.level), "status", "invested"))
+    up = unrest_penalty(state.unrest)
+    if up:
+        mods.append(StackMod(f"unrest {state.unrest}", up, "status", "unrest"))
+    for rname, info in T.core().ruins.items():
+        if info.ability == ability and state.ruin[rname].penalty:
+            mods.append(StackMod(f"{rname} penalty", -state.ruin[rname].penalty, "item", "ruin"))
+    vac_type = str(state.options.get("vacancy_penalty_type", "untyped"))
+    for r in penalized_roles(state):
+        rinfo = T.roles()[r]
+        if selector_matches(rinfo.vacancy_selector, skill=skill, ability=ability, activity=activity,
+                            category=category, warfare=warfare):
+            mods.append(StackMod(f"{r} vacancy", rinfo.vacancy_value, vac_type, "vacancy"))
+    for m in state.modifiers:
+        if selector_matches(m.selector, skill=skill, ability=ability, activity=activity, category=category,
+                            warfare=warfare):
+            mods.append(StackMod(m.source, m.value, m.type, m.id))
+    if role and state.leaders.get(role) and state.leaders[role].leadership_modifier:
+        ld = state.leaders[role]
+        if (ld.leadership_modifier < 0 and category in ("leadership", "region", "civic", "army")) or (
+                ld.leadership_modifier > 0):
+            mods.append(StackMod(f"{role} new leadership", ld.leadership_modifier, "circumstance", "leader"))
+    best_item = 0
+    best_label = ""
+    for st in state.settlements:
+        cap = settlement_type_for(max(1, st.blocks_used)).max_item_bonus
+        for b in st.structures:
+            for sel, val in b.item_bonuses.items():
+                if selector_matches(sel, skill=skill, ability=ability, activity=activity, category=category,
+                                    warfare=warfare) and min(val, cap) > best_item:
+                    best_item, best_label = min(val, cap), f"{b.name} ({st.name})"
+    if best_item:
+        mods.append(StackMod(best_label, best_item, "item", "structure"))
+    mods.extend(extra or [])
+    return stack(f"{skill} ({ability})", mods, always_stack=frozenset({"untyped", "ability", "proficiency"}))
+
+
+def explain_all(state: KingdomState) -> list[Breakdown]:
+    """Every derived number of the state, term by term."""
+    out = [control_dc(state), resource_dice(state), consumption(state)]
+    out.extend(storage_cap(state, c) for c in T.COMMODITIES)
+    out.append(Breakdown("Unrest penalty", unrest_penalty(state.unrest), (Term(f"unrest {state.unrest}",
+                                                                                  unrest_penalty(state.unrest),
+                                                                                  "status"),)))
+    for r in T.RUINS:
+        ru = state.ruin[r]
+        out.append(Breakdown(f"{r} penalty", -ru.penalty, (Term(f"{r} {ru.points}/{ru.threshold}", -ru.penalty,
+                                                                   "item"),)))
+    for skill in T.core().skills:
+        out.append(check_modifier(state, skill))
+    return out

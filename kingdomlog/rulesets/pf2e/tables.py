@@ -1,0 +1,420 @@
+"""Typed rules data of the pf2e-kingmaker ruleset, loaded from ``data/`` (names and numbers only).
+
+Every table is validated once at load; errors name the file and the entry. A
+campaign may add homebrew activities, structures, feats and events: files in the
+campaign context's ``data`` mapping, merged by :func:`catalog`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from kingdomlog.core.data import package_document, rows
+from kingdomlog.core.errors import InputError
+
+PKG = "kingdomlog.rulesets.pf2e.data"
+
+ABILITIES = ("culture", "economy", "loyalty", "stability")
+COMMODITIES = ("food", "lumber", "luxuries", "ore", "stone")
+RUINS = ("corruption", "crime", "decay", "strife")
+ROLES = ("ruler", "counselor", "emissary", "general", "magister", "treasurer", "viceroy", "warden")
+RANKS = ("untrained", "trained", "expert", "master", "legendary")
+TERRAINS = ("plains", "hills", "forest", "swamp", "mountains")
+FEATURES = ("bridge", "farmland", "freehold", "landmark", "refuge", "resource", "ruins", "settlement",
+            "structure", "work_site")
+DEGREES = ("critical_failure", "failure", "success", "critical_success")
+
+Ability = Literal["culture", "economy", "loyalty", "stability"]
+Commodity = Literal["food", "lumber", "luxuries", "ore", "stone"]
+RuinName = Literal["corruption", "crime", "decay", "strife"]
+Rank = Literal["untrained", "trained", "expert", "master", "legendary"]
+Terrain = Literal["plains", "hills", "forest", "swamp", "mountains"]
+
+EFFECT_KINDS = (
+    "rp", "unrest", "fame", "xp", "food_loss", "ruin", "ruin_penalty", "commodity", "modifier", "pending",
+    "cooldown", "claim_hex", "extra_region", "work_site", "farmland", "roads", "settlement", "build", "demolish",
+    "choose", "treasury_debt", "trade_goods", "crop_failure_watch",
+)
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Effect(_Row):
+    """One outcome effect, interpreted by the engine (see data/activities.toml header)."""
+
+    kind: Literal[
+        "rp", "unrest", "fame", "xp", "food_loss", "ruin", "ruin_penalty", "commodity", "modifier", "pending",
+        "cooldown", "claim_hex", "extra_region", "work_site", "farmland", "roads", "settlement", "build",
+        "demolish", "choose", "treasury_debt", "trade_goods", "crop_failure_watch",
+    ]
+    amount: int | str = 0
+    target: str = ""
+    count: int = 1
+    selector: str = ""
+    value: int = 0
+    type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
+    expires: Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"] = "end_of_this_turn"
+    turns: int = 0
+    when: Literal["", "used_last_turn", "not_used_last_turn", "fame_zero", "fame_positive"] = ""
+    options: list[list[Effect]] = Field(default_factory=list)
+
+    @field_validator("amount")
+    @classmethod
+    def _amount(cls, v: int | str) -> int | str:
+        if isinstance(v, str):
+            from kingdomlog.rulesets.pf2e.amounts import check_amount
+
+            check_amount(v)
+        return v
+
+
+class Outcomes(_Row):
+    critical_success: list[Effect] | None = None
+    success: list[Effect] | None = None
+    failure: list[Effect] | None = None
+    critical_failure: list[Effect] | None = None
+
+    def for_degree(self, degree: str) -> list[Effect]:
+        """Effects of ``degree``; a missing critical entry falls back to success/failure (§3.0.1.6)."""
+        got: list[Effect] | None = getattr(self, degree)
+        if got is None and degree == "critical_success":
+            got = self.success
+        if got is None and degree == "critical_failure":
+            got = self.failure
+        return list(got or [])
+
+
+class Activity(_Row):
+    name: str
+    title: str = ""
+    category: Literal["upkeep", "commerce", "leadership", "region", "civic", "army"]
+    skills: list[str]
+    proficiency: Rank = "untrained"
+    dc: str = "control"
+    once_per_turn: bool | None = None
+    anarchy_allowed: bool = False
+    cost_rp: int | str = 0
+    target: Literal["", "ruin", "hex", "structure", "lot"] = ""
+    requires: Literal["", "water_hex"] = ""
+    warfare: bool = False
+    rules_in_spec: bool = True
+    outcomes: Outcomes = Field(default_factory=Outcomes)
+    source: str = "spec"
+
+    @property
+    def once(self) -> bool:
+        """Leadership activities are once per turn kingdom-wide unless they say otherwise (§3.3 A1.3)."""
+        if self.once_per_turn is not None:
+            return self.once_per_turn
+        return self.category == "leadership"
+
+
+class Structure(_Row):
+    name: str
+    title: str = ""
+    level: int = Field(ge=0, le=20)
+    lots: int = Field(ge=1, le=4)
+    cost_rp: int = Field(ge=0)
+    cost: dict[Commodity, int] = Field(default_factory=dict)
+    skills: list[str]
+    proficiency: Rank = "untrained"
+    dc: int
+    residential: bool = False
+    storage: dict[Commodity, int] = Field(default_factory=dict)
+    seat: bool = False
+    fame: bool = False
+    consumption_reduction: int = 0
+    item_bonuses: dict[str, int] = Field(default_factory=dict)
+    """selector ("activity:<name>", "skill:<skill>") -> item bonus."""
+    upgrade_from: str = ""
+    first_built_each_turn: list[Effect] = Field(default_factory=list)
+    source: str = "spec"
+
+
+class Feat(_Row):
+    name: str
+    level: int = Field(ge=1, le=20)
+    repeatable: bool = False
+    grants: Literal["", "skill_training"] = ""
+    source: str = "published, unverified"
+
+
+class KingdomEventDef(_Row):
+    name: str
+    title: str = ""
+    modifier: int = Field(default=0, ge=-4, le=4)
+    skills: list[str] = Field(default_factory=list)
+    continuous: bool = False
+    rules_in_spec: bool = True
+    outcomes: Outcomes = Field(default_factory=Outcomes)
+    source: str = "spec"
+
+
+class Milestone(_Row):
+    name: str
+    xp: int
+    trigger: str
+
+
+class LevelFeatures(_Row):
+    level: int
+    features: list[str]
+    feat: bool = False
+    skill_increase: bool = False
+    ability_boosts: int = 0
+    ruin_resistance: bool = False
+
+
+class Charter(_Row):
+    name: str
+    boost: Ability | None = None
+    flaw: Ability | None = None
+    free_boosts: int = 0
+    source: str = ""
+
+
+class Heartland(_Row):
+    name: str
+    boost: Ability
+    terrain: list[str] = Field(default_factory=list)
+    source: str = ""
+
+
+class Government(_Row):
+    name: str
+    boosts: list[Ability]
+    free_boosts: int = 0
+    skills: list[str]
+    feat: str = ""
+    source: str = ""
+
+
+class Role(_Row):
+    name: str
+    key_ability: Ability
+    vacancy_selector: str
+    vacancy_value: int
+    vacancy_control_dc: int = 0
+    vacancy_unrest_die: str = ""
+    new_leadership_skill: str
+
+
+class SizeBand(_Row):
+    min_size: int
+    nation: str
+    die: int
+    control_dc_mod: int
+    storage: int
+
+
+class UnrestBand(_Row):
+    min_unrest: int
+    penalty: int
+
+
+class SettlementType(_Row):
+    name: Literal["village", "town", "city", "metropolis"]
+    min_level: int
+    max_blocks: int
+    consumption: int
+    max_item_bonus: int
+    influence: int
+
+
+class RuinInfo(_Row):
+    ability: Ability
+    repair_skill: str
+
+
+class CoreTables(_Row):
+    control_dc_by_level: list[int] = Field(min_length=20, max_length=20)
+    size_band: list[SizeBand]
+    unrest_band: list[UnrestBand]
+    settlement_type: list[SettlementType]
+    skills: dict[str, Ability]
+    proficiency: dict[Rank, int]
+    ruins: dict[RuinName, RuinInfo]
+    terrain_rp: dict[Terrain, int]
+    work_site_terrain: dict[Literal["lumber", "ore", "stone"], list[Terrain]]
+    claim_hex_limits: list[tuple[int, int]]
+    ruin_resistance_levels: list[int]
+    ruin_resistance_increase: int
+    invested_bonus: list[tuple[int, int]]
+    event_xp_by_modifier: list[int] = Field(min_length=9, max_length=9)
+
+
+@functools.cache
+def core() -> CoreTables:
+    """The core tables (§5.1, §5.2, §2.5, §5.6, §5.7, §5.10, §5.14)."""
+    doc = package_document(PKG, "tables.toml")
+    try:
+        return CoreTables.model_validate(doc)
+    except Exception as exc:  # pydantic ValidationError
+        raise InputError(f"{PKG}/tables.toml: {exc}") from None
+
+
+def _load(model: type[Any], file: str, key: str) -> list[Any]:
+    doc = package_document(PKG, file)
+    return rows(model, doc.get(key, []), source=f"{PKG}/{file}")
+
+
+@functools.cache
+def roles() -> dict[str, Role]:
+    return {r.name: r for r in _load(Role, "roles.toml", "role")}
+
+
+@functools.cache
+def milestones() -> dict[str, Milestone]:
+    return {m.name: m for m in _load(Milestone, "milestones.toml", "milestone")}
+
+
+@functools.cache
+def levels() -> dict[int, LevelFeatures]:
+    return {lv.level: lv for lv in _load(LevelFeatures, "levels.toml", "level")}
+
+
+@functools.cache
+def charters() -> dict[str, Charter]:
+    return {c.name: c for c in _load(Charter, "founding.toml", "charter")}
+
+
+@functools.cache
+def heartlands() -> dict[str, Heartland]:
+    return {c.name: c for c in _load(Heartland, "founding.toml", "heartland")}
+
+
+@functools.cache
+def governments() -> dict[str, Government]:
+    return {c.name: c for c in _load(Government, "founding.toml", "government")}
+
+
+@functools.cache
+def base_activities() -> dict[str, Activity]:
+    return {a.name: a for a in _load(Activity, "activities.toml", "activity")}
+
+
+@functools.cache
+def base_structures() -> dict[str, Structure]:
+    return {s.name: s for s in _load(Structure, "structures.toml", "structure")}
+
+
+@functools.cache
+def base_feats() -> dict[str, Feat]:
+    return {f.name: f for f in _load(Feat, "feats.toml", "feat")}
+
+
+@functools.cache
+def base_events() -> dict[str, KingdomEventDef]:
+    return {e.name: e for e in _load(KingdomEventDef, "events.toml", "event")}
+
+
+class Catalog(BaseModel):
+    """Activities, structures, feats and events: the bundled data plus a campaign's homebrew."""
+
+    model_config = ConfigDict(frozen=True)
+
+    activities: dict[str, Activity]
+    structures: dict[str, Structure]
+    feats: dict[str, Feat]
+    events: dict[str, KingdomEventDef]
+
+
+HOMEBREW_KEYS: dict[str, tuple[str, type[Any]]] = {
+    "activity": ("activities", Activity),
+    "structure": ("structures", Structure),
+    "feat": ("feats", Feat),
+    "event": ("events", KingdomEventDef),
+}
+
+
+def validate_homebrew(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate homebrew documents (file name -> parsed document) and return them as plain JSON.
+
+    Each document may hold lists under ``activity``, ``structure``, ``feat`` and ``event`` (the same
+    shape as the bundled files). Errors name the file and the entry; a homebrew entry may not reuse a
+    bundled name unless it sets ``replace = true``.
+    """
+    out: dict[str, Any] = {}
+    skills = set(core().skills)
+    for fname in sorted(data):
+        doc = data[fname]
+        if not isinstance(doc, Mapping):
+            raise InputError(f"homebrew file {fname}: expected a table of entries")
+        unknown = sorted(set(doc) - set(HOMEBREW_KEYS))
+        if unknown:
+            raise InputError(
+                f"homebrew file {fname}: unknown section(s) {', '.join(unknown)}; allowed: {', '.join(HOMEBREW_KEYS)}"
+            )
+        clean: dict[str, Any] = {}
+        for section, items in doc.items():
+            _, model = HOMEBREW_KEYS[section]
+            items = list(items) if isinstance(items, list) else items
+            if not isinstance(items, list):
+                raise InputError(f"homebrew file {fname}: [{section}] must be a list of entries")
+            stripped = []
+            for i, item in enumerate(items):
+                if not isinstance(item, Mapping):
+                    raise InputError(f"homebrew file {fname}: {section} #{i + 1} is not a table")
+                stripped.append({k: v for k, v in item.items() if k != "replace"})
+            parsed = rows(model, stripped, source=f"homebrew file {fname} [{section}]")
+            loaders: dict[str, Any] = {"activity": base_activities, "structure": base_structures,
+                                       "feat": base_feats, "event": base_events}
+            bundled: dict[str, Any] = loaders[section]()
+            for item, row in zip(items, parsed, strict=True):
+                if row.name in bundled and not item.get("replace", False):
+                    raise InputError(
+                        f"homebrew file {fname}: {section} {row.name!r} already exists in the bundled data;"
+                        " set replace = true to override it"
+                    )
+                for sk in getattr(row, "skills", []):
+                    if sk not in skills:
+                        raise InputError(f"homebrew file {fname}: {section} {row.name!r}: unknown skill {sk!r}")
+            clean[section] = [p.model_dump(mode="json") for p in parsed]
+        out[fname] = clean
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _catalog(homebrew_json: str) -> Catalog:
+    acts = dict(base_activities())
+    structs = dict(base_structures())
+    feats = dict(base_feats())
+    events = dict(base_events())
+    targets: dict[str, dict[str, Any]] = {"activity": acts, "structure": structs, "feat": feats, "event": events}
+    homebrew = json.loads(homebrew_json)
+    for fname in sorted(homebrew):
+        for section, items in homebrew[fname].items():
+            model = HOMEBREW_KEYS[section][1]
+            for item in items:
+                row = model.model_validate(item)
+                targets[section][row.name] = row
+    return Catalog(activities=acts, structures=structs, feats=feats, events=events)
+
+
+def catalog(homebrew: Mapping[str, Any] | None = None) -> Catalog:
+    """The merged catalogue for a campaign's (already validated) homebrew."""
+    return _catalog(json.dumps(homebrew or {}, sort_keys=True))
+
+
+def data_tables() -> dict[str, Any]:
+    """Loader per table, for the conformance suite."""
+    return {
+        "core": core,
+        "roles": roles,
+        "milestones": milestones,
+        "levels": levels,
+        "charters": charters,
+        "heartlands": heartlands,
+        "governments": governments,
+        "activities": base_activities,
+        "structures": base_structures,
+        "feats": base_feats,
+        "events": base_events,
+    }
