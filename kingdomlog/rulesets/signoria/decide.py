@@ -231,6 +231,9 @@ def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, o
     leader_traits = dict(choices.get("leader_traits") or {})
     names = dict(choices.get("statesmen") or {})
     loyalty = int(options["statesman_loyalty_default"])
+    for fid, lname in dict(choices.get("leader_names") or {}).items():
+        if fid in rows:
+            rows[fid]["leader"] = str(lname)
     for fid, row in rows.items():
         st.emit(ev.FactionCreated(faction=fid, name=row["label"], kind=row["kind"], traits=tuple(row["traits"]),
                                   keys=tuple(row.get("keys", ())), leader_name=row["leader"],
@@ -249,6 +252,7 @@ def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, o
                          f"{', '.join(t for t in traits() if t != 'liar')}, got {list(lt)}", "§2.4, §8.5")
         st.emit(ev.CharacterCreated(character=f"{fid}.leader", faction=fid, name=row["leader"], role="leader",
                                     traits=lt, trait_source="chosen", loyalty=loyalty), vis(st.s, fid))
+        # the leader's name is public (§11.3): it is in FactionCreated.leader_name
         smen = list(names.get(fid) or [{"name": f"{row['label']} statesman {i + 1}"}
                                        for i in range(int(options["statesmen_per_faction"]))])
         heir_given = any(bool(x.get("heir")) for x in smen)

@@ -157,6 +157,7 @@ class SignoriaRuleset:
                 Choice("leader_traits", "Leaders' two traits", "json",
                        default={"fabian": ["general", "intriguer"], "marburg": ["steward", "intriguer"]},
                        help="faction -> two distinct traits (§2.4): steward, intriguer, general, devout"),
+                Choice("leader_names", "Leaders' names", "json", default={}, help="faction -> name"),
                 Choice("statesmen", "Starting statesmen (names; traits are rolled)", "json", default={},
                        help='faction -> [{"id", "name", "heir": bool}] (trait rolled on a d6, §8.5)'),
                 Choice("resume_turn", "Resume a game after this turn (0 = new game)", "int", default=0, minimum=0),
