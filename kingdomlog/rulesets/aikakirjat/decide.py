@@ -87,7 +87,6 @@ class Stepper:
         self.step = step
         self.dice = dice
         self.drafts: list[Draft] = []
-        self.prefixes: set[str] = set()
 
     def add(self, payload: EventModel, *, visibility: str = "public", actor: str = "gm") -> None:
         try:
@@ -98,9 +97,6 @@ class Stepper:
 
     def resolve(self, payload: Resolved, prefix: str) -> Resolved:
         """Run the payload's resolver with live dice; record dice and audit; apply."""
-        if prefix in self.prefixes:
-            raise InputError(f"dice prefix {prefix!r} used twice in step {self.step}")
-        self.prefixes.add(prefix)
         tape = RecordingTape(self.dice, prefix)
         new, audit = RESOLVERS[type(payload)](self.state, payload, tape)
         done = payload.model_copy(update={"dice": tuple(tape.records), "audit": normalise(audit)})
