@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
@@ -42,7 +44,7 @@ def test_any_events_round_trip_through_parquet_with_an_intact_chain(batches: lis
         assert [e.payload for e in back] == [d.payload for d in flat]
         assert [(e.visibility, e.actor, e.phase) for e in back] == [(d.visibility, d.actor, d.phase) for d in flat]
         assert [e.seq for e in back] == list(range(1, len(flat) + 1))
-        for prev, ev in zip(back, back[1:], strict=False):
+        for prev, ev in itertools.pairwise(back):
             assert ev.prev_hash == prev.hash
     finally:
         shutil.rmtree(tmp)
@@ -86,10 +88,8 @@ def test_cached_state_equals_cold_replay_after_any_plays_and_retractions(acts: l
         camp.play(Plan.parse({"seed": "f", "steps": {"found": {"choices": {"gold": 3}}}}))
         for kind, face, sell in acts:
             if kind == "retract":
-                try:
+                with contextlib.suppress(RuleError):
                     camp.retract(camp.next_turn() - 1)
-                except RuleError:
-                    pass
             else:
                 plan = {"seed": "s", "steps": {"harvest": {"rolls": {"harvest": [face]}},
                                                "market": {"choices": {"sell": min(sell, face)}}}}
