@@ -1,0 +1,491 @@
+"""Derived numbers of a PF1 kingdom, each as a term-by-term breakdown.
+
+Spec references are to ``pf1-kingmaker.md`` (base) and
+``pf1-ultimate-campaign-optional.md`` (optional, prefixed "opt").
+All divisions round down (base §0.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kingdomlog.core.modifiers import Modifier, stack
+from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.rulesets.pf1.catalog import ATTRIBUTES, SETTLEMENT_MODIFIERS, BuildingType, LimitRow
+from kingdomlog.rulesets.pf1.state import ATTITUDES, Building, City, Hex, Occupant, Pf1State, Terms
+
+# ---------------------------------------------------------------- map
+
+
+def axial_neighbours(q: int, r: int) -> set[tuple[int, int]]:
+    """The six axial neighbours of ``(q, r)``.
+
+    >>> sorted(axial_neighbours(0, 0))
+    [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)]
+    """
+    return {(q + 1, r), (q - 1, r), (q, r + 1), (q, r - 1), (q + 1, r - 1), (q - 1, r + 1)}
+
+
+def claimed_hexes(s: Pf1State) -> list[Hex]:
+    return [h for h in s.hexes.values() if h.claimed]
+
+
+def adjacent_to_kingdom(s: Pf1State, h: Hex) -> bool:
+    """Whether ``h`` touches a claimed hex (base §4.3 I2)."""
+    mine = {(x.q, x.r) for x in claimed_hexes(s)}
+    return bool(axial_neighbours(h.q, h.r) & mine)
+
+
+def size(s: Pf1State) -> int:
+    """Size = number of claimed hexes (base §2.2)."""
+    return len(claimed_hexes(s))
+
+
+def live_cities(s: Pf1State) -> list[City]:
+    return [c for c in s.cities.values() if not c.detached]
+
+
+def ready_districts(s: Pf1State) -> int:
+    return sum(1 for c in live_cities(s) for d in c.districts if s.districts[d].status == "READY")
+
+
+def live_buildings(s: Pf1State, *, active_only: bool = True) -> list[Building]:
+    """Buildings in non-detached cities; abandoned ones excluded unless ``active_only`` is False."""
+    live = {c.id for c in live_cities(s)}
+    return [b for b in s.buildings.values()
+            if b.city in live and (not active_only or b.occupancy != "abandoned")]
+
+
+def btype(s: Pf1State, b: Building) -> BuildingType:
+    return s.catalog.building(b.type)
+
+
+def control_dc(s: Pf1State) -> Breakdown:
+    """Control DC = 20 + Size (+ districts with ``control_dc_includes_districts``), base §2.2."""
+    mods = [Modifier("Size", size(s), source="hexes")]
+    if s.opt("control_dc_includes_districts"):
+        mods.append(Modifier("districts", ready_districts(s), source="option control_dc_includes_districts"))
+    return stack("Control DC", mods, base=20, note="20 + Size" + (" + districts" if len(mods) > 1 else ""))
+
+
+def limits_row(s: Pf1State) -> LimitRow:
+    """Row of the improvements-per-month table for the current Size (base §6.5)."""
+    table = s.catalog.limits
+    custom = s.opt("improvement_limits")
+    if custom:
+        table = tuple(LimitRow.model_validate(r) for r in custom.get("rows", []))
+    row = table[0]
+    for r in table:
+        if size(s) >= r.min_size:
+            row = r
+    return row
+
+
+def role_effective(s: Pf1State, role: str) -> bool:
+    """Filled and present this month (base §2.4); co-rulers: one present is enough."""
+    return any(o.present for o in s.leaders.get(role, ()))
+
+
+def ruler_attribute_count(s: Pf1State) -> int:
+    """1, 2 or 3 attributes for the Ruler by Size (base §2.2, option ruler_thresholds)."""
+    two, three = {"seed": (20, 80), "rrr": (21, 81), "uc": (26, 101)}[s.opt("ruler_thresholds")]
+    n = size(s)
+    return 3 if n >= three else 2 if n >= two else 1
+
+
+def ruler_title(s: Pf1State) -> str:
+    return {1: "Baron", 2: "Duke", 3: "King"}[ruler_attribute_count(s)]
+
+
+def has_building(s: Pf1State, name: str) -> bool:
+    return any(btype(s, b).name == name for b in live_buildings(s))
+
+
+def halving(s: Pf1State, edict: str) -> bool:
+    return any(btype(s, b).halves_edict == edict for b in live_buildings(s))
+
+
+# ---------------------------------------------------------------- consumption
+
+
+def farms(s: Pf1State) -> int:
+    return sum(1 for h in claimed_hexes(s) if h.improvement == "FARM")
+
+
+def consumption_terms(s: Pf1State) -> list[Modifier]:
+    promo = s.catalog.promotion[s.edicts.promotion].consumption
+    fest = s.catalog.festivals[s.edicts.festivals].consumption
+    mods = [
+        Modifier("Size", size(s), source="hexes"),
+        Modifier("districts", ready_districts(s), source="cities"),
+        Modifier(f"promotion {s.edicts.promotion}" + (" (halved: Cathedral)" if halving(s, "promotion") else ""),
+                 promo // 2 if halving(s, "promotion") else promo, source="edicts"),
+        Modifier(f"festivals {s.edicts.festivals}/year" + (" (halved: Arena)" if halving(s, "festival") else ""),
+                 fest // 2 if halving(s, "festival") else fest, source="edicts"),
+    ]
+    for h in claimed_hexes(s):
+        if h.improvement:
+            imp = s.catalog.improvements.get(h.improvement)
+            if imp and imp.consumption:
+                mods.append(Modifier(f"{h.improvement.lower()} {h.id}", imp.consumption, source="improvements"))
+    if s.module_on("diplomatic_edicts"):
+        for fid, rel in s.relations.items():
+            if rel.embassy_building:
+                mods.append(Modifier(f"embassy building in {fid}", 1, source="opt §2.5.6"))
+    return mods
+
+
+def raw_consumption(s: Pf1State) -> int:
+    """Consumption before the floor at 0 (opt §1.6, food route)."""
+    return sum(m.value for m in consumption_terms(s))
+
+
+def consumption(s: Pf1State) -> Breakdown:
+    """max(0, Size + districts + edicts − 2 × farms) (base §2.2)."""
+    b = stack("Consumption", consumption_terms(s), note="floored at 0")
+    if b.total < 0:
+        return Breakdown(b.name, 0, b.terms, f"raw {b.total}, floored at 0")
+    return b
+
+
+# ---------------------------------------------------------------- attributes
+
+
+ALIGN_AXES = {"L": 0, "N": 1, "C": 2, "G": 0, "E": 2}
+
+
+def axes(al: str) -> tuple[int, int]:
+    """(law-chaos, good-evil) indices of an alignment (opt §1.3).
+
+    >>> axes("LG"), axes("N"), axes("CE")
+    ((0, 0), (1, 1), (2, 2))
+    """
+    if al == "N":
+        return (1, 1)
+    return ({"L": 0, "N": 1, "C": 2}[al[0]], {"G": 0, "N": 1, "E": 2}[al[1]])
+
+
+def alignment_components(al: str) -> list[str]:
+    """Components, true Neutral counting Neutral twice (base §2.6)."""
+    if al == "N":
+        return ["Neutral", "Neutral"]
+    law = {"L": "Lawful", "N": "Neutral", "C": "Chaotic"}[al[0]]
+    moral = {"G": "Good", "N": "Neutral", "E": "Evil"}[al[1]]
+    return [law, moral]
+
+
+COMPONENT_ATTR = {"Lawful": "ECONOMY", "Evil": "ECONOMY", "Neutral": "STABILITY", "Chaotic": "LOYALTY",
+                  "Good": "LOYALTY"}
+
+
+def skill_bonus(s: Pf1State, o: Occupant) -> int:
+    """floor(ranks / ranks_per_bonus) (+1 Leadership feat) with leadership_skills (opt §2.12)."""
+    if not s.module_on("leadership_skills"):
+        return 0
+    return o.skill_ranks // int(s.opt("leadership_ranks_per_bonus")) + (1 if o.leadership_feat else 0)
+
+
+def leader_modifiers(s: Pf1State, attr: str) -> list[Modifier]:
+    out: list[Modifier] = []
+    for role in s.catalog.roles.values():
+        if role.module and not s.module_on(role.module):
+            continue
+        occ = [o for o in s.leaders.get(role.name, ()) if o.present]
+        if occ:
+            for o in occ:
+                if role.name == "RULER":
+                    targets = o.attributes[: ruler_attribute_count(s)]
+                elif role.name == "SPYMASTER":
+                    targets = o.attributes[:1]
+                else:
+                    targets = role.attributes
+                if attr in targets:
+                    base = o.modifier // 2 if role.half_modifier else o.modifier
+                    out.append(Modifier(f"{role.name.lower()} {o.name}", base, source="§2.4"))
+                    sb = skill_bonus(s, o)
+                    if sb:
+                        out.append(Modifier(f"{role.name.lower()} {o.name} skill ranks", sb, source="opt §2.12"))
+        else:
+            pen = getattr(role, f"vacancy_{attr.lower()}")
+            if pen and not (role.module):
+                out.append(Modifier(f"{role.name.lower()} vacant", pen, source="§6.3"))
+    return out
+
+
+def building_attr(s: Pf1State, b: Building, t: BuildingType, attr: str) -> int:
+    """A building's Economy/Loyalty/Stability, with holy-site dedications (opt §2.2)."""
+    if s.module_on("holy_sites") and t.religion and b.bonus_mode != "standard":
+        if b.bonus_mode == "portfolio":
+            return b.portfolio.get(attr, 0)
+        comps = alignment_components(b.deity_alignment or "N")
+        if t.religion == "shrine":
+            return 1 if b.shrine_attribute == attr else 0
+        per = 2 if t.religion == "temple" else 4
+        return sum(per for c in comps if COMPONENT_ATTR[c] == attr)
+    return t.attr(attr)
+
+
+def trade_economy(s: Pf1State) -> list[Modifier]:
+    if not s.module_on("trade_edicts"):
+        return []
+    from kingdomlog.rulesets.pf1.modules import trade_type_bonus
+
+    out: list[Modifier] = []
+    for r in s.trade_routes:
+        if r.status != "established" or r.established_turn is None:
+            continue
+        if not (r.established_turn <= s.turn <= r.established_turn + int(s.opt("trade_duration_turns")) - 1):
+            continue
+        out.append(Modifier(f"trade route {r.id} tier", r.tier_economy, source="opt §2.7.5"))
+        bonus = trade_type_bonus(s, r) if s.opt("trade_type_bonus_mode") == "live" else r.type_bonus_snapshot
+        if r.type == "food" and not r.food_active:
+            bonus = 0
+        if bonus:
+            out.append(Modifier(f"trade route {r.id} {r.type}", bonus, source="opt §2.7.6"))
+    return out
+
+
+def relation_modifiers(s: Pf1State, attr: str, *, terms: bool = True) -> list[Modifier]:
+    if not s.module_on("diplomatic_edicts"):
+        return []
+    out: list[Modifier] = []
+    for fid, rel in sorted(s.relations.items()):
+        if rel.embassy_building:
+            bt = s.catalog.building(rel.embassy_building)
+            v = bt.attr(attr) + (2 if attr == "ECONOMY" else 0)
+            if v:
+                out.append(Modifier(f"embassy {bt.name} in {fid}", v, source="opt §2.5.6"))
+        for tm in (rel.treaty, rel.alliance) if terms else ():
+            if tm and ((tm.kind == "treaty" and attr == "ECONOMY") or (tm.kind == "alliance" and attr == "STABILITY")):
+                v = relation_bonus(s, tm)
+                if v:
+                    out.append(Modifier(f"{tm.kind} with {fid}", v, source="opt §2.5.7"))
+    return out
+
+
+def relation_bonus(s: Pf1State, terms: Terms) -> int:
+    """A treaty/alliance bonus after the multi-relationship reduction (opt §2.5.7)."""
+    k = terms.order_index
+    reduce_by = (1 if k > 0 else 0) if s.opt("diplomatic_multi_relationship_penalty") == "flat" else k
+    return max(0, terms.bonus_you - reduce_by)
+
+
+def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: bool = False) -> Breakdown:
+    """Economy, Loyalty or Stability (base §2.3), 0 in anarchy unless ``raw``.
+
+    ``exclude_relations`` leaves out treaty and alliance bonuses (opt §2.5.7, to avoid circularity).
+    """
+    mods: list[Modifier] = []
+    for comp in alignment_components(s.alignment):
+        if COMPONENT_ATTR[comp] == attr:
+            mods.append(Modifier(f"alignment {comp}", 2, source="§2.6"))
+    mods += leader_modifiers(s, attr)
+    ed = s.edicts
+    promo = getattr(s.catalog.promotion[ed.promotion], attr.lower())
+    tax = getattr(s.catalog.taxation[ed.taxation], attr.lower())
+    fest = getattr(s.catalog.festivals[ed.festivals], attr.lower())
+    if fest > 0 and not role_effective(s, "COUNCILOR"):
+        fest = 0  # base §2.9: no festival benefit without a Councilor
+    for label, v in ((f"promotion {ed.promotion}", promo), (f"taxation {ed.taxation}", tax),
+                     (f"festivals {ed.festivals}/year", fest)):
+        if v:
+            mods.append(Modifier(label, v, source="§6.6"))
+    for b in live_buildings(s):
+        t = btype(s, b)
+        v = building_attr(s, b, t, attr)
+        if v:
+            mods.append(Modifier(f"{t.name} ({s.cities[b.city].name})", v, source="buildings"))
+    roads = sum(1 for h in claimed_hexes(s) if h.road or "ROAD" in h.features)
+    rb = roads // 4 if attr == "ECONOMY" else roads // 8 if attr == "STABILITY" else 0
+    if rb:
+        mods.append(Modifier(f"roads ({roads} hexes)", rb, source="§6.7"))
+    for h in claimed_hexes(s):
+        if h.improvement:
+            imp = s.catalog.improvements.get(h.improvement)
+            if imp:
+                v = getattr(imp, attr.lower())
+                if v and imp.double_with_feature and imp.double_with_feature in h.features:
+                    v *= 2
+                if v:
+                    mods.append(Modifier(f"{h.improvement.lower()} {h.id}", v, source="§6.8"))
+        for f, a in (("CAVE", "STABILITY"), ("LANDMARK", "LOYALTY"), ("RESOURCE", "ECONOMY")):
+            if f in h.features and a == attr:
+                mods.append(Modifier(f"{f.lower()} {h.id}", 1, source="§6.9"))
+    for m in s.modifiers:
+        if m.attribute == attr and m.first_turn <= s.turn and (m.last_turn is None or s.turn <= m.last_turn):
+            mods.append(Modifier(m.source, m.value, source="timed"))
+    if attr == "ECONOMY":
+        mods += trade_economy(s)
+    mods += relation_modifiers(s, attr, terms=not exclude_relations)
+    out = stack(attr.capitalize(), mods)
+    if s.anarchy and not raw:
+        return Breakdown(out.name, 0, out.terms, f"anarchy: effective value 0 (computed {out.total})")
+    return out
+
+
+def attributes(s: Pf1State) -> dict[str, int]:
+    return {a: int(attribute(s, a).total) for a in ATTRIBUTES}
+
+
+# ---------------------------------------------------------------- cities
+
+
+def city_lots(s: Pf1State, c: City) -> int:
+    return sum(len(b.lots) for b in s.buildings.values() if b.city == c.id)
+
+
+def population(s: Pf1State) -> Breakdown:
+    """250 × Size + 250 × built lots of each live city (base §2.2)."""
+    mods = [Modifier("hexes × 250", 250 * size(s))]
+    for c in live_cities(s):
+        n = city_lots(s, c)
+        if n:
+            mods.append(Modifier(f"{c.name} ({n} lots × 250)", 250 * n))
+    return stack("Population", mods)
+
+
+def base_value(s: Pf1State, c: City) -> int:
+    """min(16000, 200 + Σ building increments) gp (base §2.2)."""
+    inc = sum(btype(s, b).base_value for b in live_buildings(s) if b.city == c.id)
+    return min(16000, 200 + inc)
+
+
+def defense(s: Pf1State, c: City) -> int:
+    return sum(btype(s, b).defense for b in live_buildings(s) if b.city == c.id)
+
+
+def settlement_size_row(lots: int) -> tuple[str, int, int, bool] | None:
+    """(category, modifier, danger, per-district) for a settlement's lots (opt §2.4).
+
+    >>> settlement_size_row(1), settlement_size_row(45)
+    (('Village', -4, -10, False), ('Large city', 1, 5, True))
+    """
+    if lots <= 0:
+        return None
+    for hi, row in ((1, ("Village", -4, -10, False)), (8, ("Small town", -2, -5, False)),
+                    (20, ("Large town", 0, 0, False)), (40, ("Small city", 1, 5, False)),
+                    (100, ("Large city", 1, 5, True))):
+        if lots <= hi:
+            return row
+    return ("Metropolis", 1, 5, True)
+
+
+def settlement_size(s: Pf1State, c: City) -> tuple[str, int, int]:
+    """(category, modifier, danger) with per-district multiplication (opt §2.4, D6)."""
+    row = settlement_size_row(city_lots(s, c))
+    if row is None:
+        return ("none", 0, c.base_danger)
+    cat, mod, danger, per = row
+    nd = max(1, len(c.districts))
+    if per:
+        mod *= nd
+        if s.opt("settlement_danger_per_district"):
+            danger *= nd
+    return (cat, mod, c.base_danger + danger)
+
+
+def government_line(s: Pf1State) -> dict[str, int]:
+    if not s.module_on("government_forms"):
+        return dict.fromkeys(SETTLEMENT_MODIFIERS, 0)
+    g = s.catalog.governments[s.government]
+    line = {m: int(getattr(g, m)) for m in SETTLEMENT_MODIFIERS}
+    if s.government == "secret_syndicate":
+        line["productivity"] = int(s.opt("secret_syndicate_productivity"))
+    return line
+
+
+def settlement_modifiers(s: Pf1State, c: City) -> dict[str, int]:
+    """S_m(s): building lines + government + size (opt §2.13)."""
+    out = dict.fromkeys(SETTLEMENT_MODIFIERS, 0)
+    for b in live_buildings(s):
+        if b.city == c.id:
+            line = btype(s, b).settlement
+            for m in SETTLEMENT_MODIFIERS:
+                out[m] += line.get(m)
+    if s.module_on("government_forms") and s.opt("government_scope") == "per_settlement":
+        for m, v in government_line(s).items():
+            out[m] += v
+    if s.module_on("settlement_sizes"):
+        _, mod, _ = settlement_size(s, c)
+        for m in SETTLEMENT_MODIFIERS:
+            out[m] += mod
+    return out
+
+
+ALIGN_SETTLEMENT = {"Chaotic": "crime", "Evil": "corruption", "Good": "society", "Lawful": "law", "Neutral": "lore"}
+
+
+def kingdom_modifiers(s: Pf1State) -> dict[str, Breakdown]:
+    """K_m = floor(Σ_s S_m / 10) + alignment + adjustments (opt §2.3)."""
+    out: dict[str, Breakdown] = {}
+    per_city = [settlement_modifiers(s, c) for c in live_cities(s)]
+    for m in SETTLEMENT_MODIFIERS:
+        total = sum(pc[m] for pc in per_city)
+        mods = [Modifier(f"settlements Σ{total} / 10", total // 10)]
+        for comp in alignment_components(s.alignment):
+            if ALIGN_SETTLEMENT[comp] == m:
+                mods.append(Modifier(f"alignment {comp}", 1))
+        if s.kingdom_adjustments.get(m):
+            mods.append(Modifier("adjustments", s.kingdom_adjustments[m]))
+        if s.module_on("government_forms") and s.opt("government_scope") == "kingdom_final":
+            g = government_line(s)[m]
+            if g:
+                mods.append(Modifier(f"government {s.government}", g))
+        out[m] = stack(f"kingdom {m}", mods)
+    return out
+
+
+def effective_settlement(s: Pf1State, c: City) -> dict[str, int]:
+    """E_m(s) = max(S_m(s), K_m) with expanded modifiers on, else S_m(s) (opt §2.3)."""
+    own = settlement_modifiers(s, c)
+    if not s.module_on("expanded_settlement_modifiers"):
+        return own
+    k = kingdom_modifiers(s)
+    return {m: max(own[m], int(k[m].total)) for m in own}
+
+
+# ---------------------------------------------------------------- fame
+
+
+def fame(s: Pf1State) -> Breakdown:
+    """Fame = max(0, ledger + building Fame + floor((ΣLore + ΣSociety)/10)) (opt §2.9)."""
+    fb = sum(btype(s, b).fame for b in live_buildings(s))
+    per = [settlement_modifiers(s, c) for c in live_cities(s)]
+    ls = sum(p["lore"] + p["society"] for p in per)
+    mods = [Modifier("ledger", s.fame_ledger), Modifier("buildings", fb),
+            Modifier(f"Lore+Society Σ{ls} / 10", ls // 10)]
+    if s.module_on("diplomatic_edicts"):
+        for fid, rel in s.relations.items():
+            if rel.embassy_building:
+                f = s.catalog.building(rel.embassy_building).fame
+                if f:
+                    mods.append(Modifier(f"embassy in {fid}", f))
+    b = stack("Fame", mods)
+    return Breakdown("Fame", max(0, int(b.total)), b.terms, "floored at 0")
+
+
+def infamy(s: Pf1State) -> Breakdown:
+    per = [settlement_modifiers(s, c) for c in live_cities(s)]
+    cc = sum(p["corruption"] + p["crime"] for p in per)
+    b = stack("Infamy", [Modifier("ledger", s.infamy_ledger), Modifier(f"Corruption+Crime Σ{cc} / 10", cc // 10)])
+    return Breakdown("Infamy", max(0, int(b.total)), b.terms, "floored at 0")
+
+
+def fame_value(s: Pf1State) -> int:
+    return int(fame(s).total) if s.module_on("fame_infamy") else 0
+
+
+def infamy_value(s: Pf1State) -> int:
+    return int(infamy(s).total) if s.module_on("fame_infamy") else 0
+
+
+def attitude_index(a: str) -> int:
+    return ATTITUDES.index(a)
+
+
+def shift_attitude(a: str, steps: int) -> str:
+    return ATTITUDES[max(0, min(4, attitude_index(a) + steps))]
+
+
+def sum_terms(mods: Iterable[Modifier]) -> int:
+    return sum(m.value for m in mods)

@@ -1,0 +1,676 @@
+"""``evolve``: fold one recorded PF1 event into the state (pure, never mutates its input)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kingdomlog.core.errors import CorruptLogError
+from kingdomlog.core.events import EventModel, RecordedEvent
+from kingdomlog.rulesets.pf1 import events as ev
+from kingdomlog.rulesets.pf1.state import (
+    Building,
+    City,
+    Counters,
+    District,
+    Edicts,
+    Expedition,
+    ForeignKingdom,
+    Hex,
+    Lineage,
+    MagicSlot,
+    Occupant,
+    Pf1State,
+    Relation,
+    TimedModifier,
+    TradeRoute,
+    Vassal,
+)
+
+Handler = Callable[[Pf1State, Any, RecordedEvent], Pf1State]
+_HANDLERS: dict[type[EventModel], Handler] = {}
+
+
+def on(cls: type[EventModel]) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        _HANDLERS[cls] = fn
+        return fn
+
+    return deco
+
+
+def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
+    """Apply ``event``; unknown ``pf1.`` types are a ``CorruptLogError`` naming the seq."""
+    fn = _HANDLERS.get(type(event.payload))
+    if fn is None:
+        raise CorruptLogError(f"pf1 cannot apply event type {event.type!r}", seq=event.seq)
+    out = fn(state, event.payload, event)
+    if out.unrest >= 20 and not out.anarchy:
+        out = out.model_copy(update={"anarchy": True})  # base §4.0: anarchy at once
+    return out
+
+
+def _u(s: Pf1State, **kw: Any) -> Pf1State:
+    return s.model_copy(update=kw)
+
+
+def _serial(s: Pf1State, ident: str) -> dict[str, int]:
+    """Remember the number of a new id (``B12`` -> B: 12) so ids are never reused."""
+    prefix, num = ident[:1], ident[1:]
+    out = dict(s.serials)
+    if num.isdigit():
+        out[prefix] = max(out.get(prefix, 0), int(num))
+    return out
+
+
+def _unrest(s: Pf1State, delta: int) -> int:
+    return max(0, s.unrest + delta)
+
+
+def _hex(s: Pf1State, hex_id: str, **kw: Any) -> Pf1State:
+    h = s.hexes[hex_id]
+    return _u(s, hexes={**s.hexes, hex_id: h.model_copy(update=kw)})
+
+
+def _bld(s: Pf1State, bid: str, **kw: Any) -> Pf1State:
+    b = s.buildings[bid]
+    return _u(s, buildings={**s.buildings, bid: b.model_copy(update=kw)})
+
+
+# ------------------------------------------------------------------ setup
+
+
+@on(ev.KingdomFounded)
+def _founded(s: Pf1State, p: ev.KingdomFounded, e: RecordedEvent) -> Pf1State:
+    return _u(s, founded=True, name=p.name, alignment=p.alignment, treasury=p.starting_treasury_bp,
+              government=p.government,
+              fame_ledger=1 if p.starting_renown == "fame" else 0,
+              infamy_ledger=1 if p.starting_renown == "infamy" else 0)
+
+
+@on(ev.HexMapped)
+def _mapped(s: Pf1State, p: ev.HexMapped, e: RecordedEvent) -> Pf1State:
+    old = s.hexes.get(p.hex)
+    h = Hex(id=p.hex, q=p.q, r=p.r, terrain=p.terrain, river=p.river, features=p.features)
+    if old is not None:
+        h = old.model_copy(update={"terrain": p.terrain, "river": p.river, "features": p.features})
+    return _u(s, hexes={**s.hexes, p.hex: h})
+
+
+@on(ev.HexExplored)
+def _explored(s: Pf1State, p: ev.HexExplored, e: RecordedEvent) -> Pf1State:
+    return _hex(s, p.hex, explored=True)
+
+
+@on(ev.HexCleared)
+def _cleared(s: Pf1State, p: ev.HexCleared, e: RecordedEvent) -> Pf1State:
+    return _hex(s, p.hex, cleared=True)
+
+
+@on(ev.AlignmentChanged)
+def _align(s: Pf1State, p: ev.AlignmentChanged, e: RecordedEvent) -> Pf1State:
+    return _u(s, alignment=p.after)
+
+
+@on(ev.TurnStarted)
+def _turn(s: Pf1State, p: ev.TurnStarted, e: RecordedEvent) -> Pf1State:
+    keep = tuple(m for m in s.modifiers if m.last_turn is None or m.last_turn >= p.turn)
+    return _u(s, turn=p.turn, phase="UPKEEP", counters=Counters(), modifiers=keep, withdrawals=0)
+
+
+@on(ev.PhaseSkipped)
+def _skipped(s: Pf1State, p: ev.PhaseSkipped, e: RecordedEvent) -> Pf1State:
+    return s
+
+
+@on(ev.TurnEnded)
+def _ended(s: Pf1State, p: ev.TurnEnded, e: RecordedEvent) -> Pf1State:
+    return _u(s, phase="TURN_ENDED")
+
+
+# ------------------------------------------------------------------ leaders
+
+
+@on(ev.LeaderAssigned)
+def _assign(s: Pf1State, p: ev.LeaderAssigned, e: RecordedEvent) -> Pf1State:
+    occ = Occupant(name=p.name, ability=p.ability, modifier=p.modifier, attributes=p.attributes,
+                   present=p.present, skill_ranks=p.skill_ranks, leadership_feat=p.leadership_feat)
+    # a character holds one role (co-rulers excepted): drop them from any other role
+    leaders = {r: tuple(o for o in os if o.name != p.name) for r, os in s.leaders.items()}
+    current = leaders.get(p.role, ())
+    leaders[p.role] = (*current, occ) if p.co_ruler else (occ,)
+    return _u(s, leaders={r: os for r, os in leaders.items() if os})
+
+
+@on(ev.LeaderUnassigned)
+def _unassign(s: Pf1State, p: ev.LeaderUnassigned, e: RecordedEvent) -> Pf1State:
+    leaders = dict(s.leaders)
+    rest = tuple(o for o in leaders.get(p.role, ()) if o.name != p.name)
+    if rest:
+        leaders[p.role] = rest
+    else:
+        leaders.pop(p.role, None)
+    return _u(s, leaders=leaders)
+
+
+@on(ev.LeaderPresenceRecorded)
+def _presence(s: Pf1State, p: ev.LeaderPresenceRecorded, e: RecordedEvent) -> Pf1State:
+    occ = tuple(o.model_copy(update={"present": p.present}) if o.name == p.name else o
+                for o in s.leaders.get(p.role, ()))
+    return _u(s, leaders={**s.leaders, p.role: occ})
+
+
+@on(ev.LeaderSkillRanksRecorded)
+def _ranks(s: Pf1State, p: ev.LeaderSkillRanksRecorded, e: RecordedEvent) -> Pf1State:
+    occ = tuple(o.model_copy(update={"skill_ranks": p.ranks, "leadership_feat": p.leadership_feat})
+                if o.name == p.name else o for o in s.leaders.get(p.role, ()))
+    return _u(s, leaders={**s.leaders, p.role: occ})
+
+
+# ------------------------------------------------------------------ upkeep
+
+
+@on(ev.StabilityCheckRolled)
+def _stab(s: Pf1State, p: ev.StabilityCheckRolled, e: RecordedEvent) -> Pf1State:
+    return _u(s, unrest=_unrest(s, p.unrest_delta), treasury=s.treasury + p.treasury_delta)
+
+
+@on(ev.ConsumptionPaid)
+def _cons(s: Pf1State, p: ev.ConsumptionPaid, e: RecordedEvent) -> Pf1State:
+    return _u(s, treasury=p.treasury_after, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.MagicItemSlotFilled)
+def _slot(s: Pf1State, p: ev.MagicItemSlotFilled, e: RecordedEvent) -> Pf1State:
+    b = s.buildings[p.building]
+    slots = list(b.slots)
+    slots[p.slot] = MagicSlot(category=p.category, item=p.item, price_gp=p.price_gp)
+    return _bld(s, p.building, slots=tuple(slots))
+
+
+@on(ev.MagicItemPurchased)
+def _bought(s: Pf1State, p: ev.MagicItemPurchased, e: RecordedEvent) -> Pf1State:
+    b = s.buildings[p.building]
+    slots = list(b.slots)
+    slots[p.slot] = MagicSlot(category=slots[p.slot].category)
+    return _bld(s, p.building, slots=tuple(slots))
+
+
+@on(ev.VacancyUnrestApplied)
+def _vac(s: Pf1State, p: ev.VacancyUnrestApplied, e: RecordedEvent) -> Pf1State:
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.NegativeAttributeUnrestApplied)
+def _neg(s: Pf1State, p: ev.NegativeAttributeUnrestApplied, e: RecordedEvent) -> Pf1State:
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+def _lose_hex(s: Pf1State, hex_id: str) -> Pf1State:
+    h = s.hexes[hex_id]
+    cities = dict(s.cities)
+    if h.city:
+        cities[h.city] = cities[h.city].model_copy(update={"detached": True})
+    s = _u(s, cities=cities)
+    return _hex(s, hex_id, claimed=False, road=False, improvement=None)
+
+
+@on(ev.HexLostToUnrest)
+def _lost(s: Pf1State, p: ev.HexLostToUnrest, e: RecordedEvent) -> Pf1State:
+    return _lose_hex(s, p.hex)
+
+
+@on(ev.AnarchyBegan)
+def _anarchy(s: Pf1State, p: ev.AnarchyBegan, e: RecordedEvent) -> Pf1State:
+    return _u(s, anarchy=True)
+
+
+@on(ev.AnarchyEnded)
+def _anarchy_end(s: Pf1State, p: ev.AnarchyEnded, e: RecordedEvent) -> Pf1State:
+    return _u(s, anarchy=False, unrest=p.unrest_after)
+
+
+@on(ev.RoyalAssassinActed)
+def _ra(s: Pf1State, p: ev.RoyalAssassinActed, e: RecordedEvent) -> Pf1State:
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+# ------------------------------------------------------------------ improvement
+
+
+@on(ev.DistrictReady)
+def _ready(s: Pf1State, p: ev.DistrictReady, e: RecordedEvent) -> Pf1State:
+    d = s.districts[p.district]
+    borders = p.borders or {k: "LAND" for k in ("N", "E", "S", "W")}
+    return _u(s, phase="IMPROVEMENT",
+              districts={**s.districts, p.district: d.model_copy(update={"status": "READY", "borders": borders})})
+
+
+def _count(s: Pf1State, **kw: int) -> Counters:
+    c = s.counters
+    return c.model_copy(update={k: getattr(c, k) + v for k, v in kw.items()})
+
+
+@on(ev.HexClaimed)
+def _claim(s: Pf1State, p: ev.HexClaimed, e: RecordedEvent) -> Pf1State:
+    s = _u(s, treasury=s.treasury - p.cost_bp, counters=_count(s, claims=1), phase="IMPROVEMENT")
+    h = s.hexes[p.hex]
+    s = _hex(s, p.hex, claimed=True)
+    if h.city and h.city in s.cities:  # a detached city comes back with its hex
+        s = _u(s, cities={**s.cities, h.city: s.cities[h.city].model_copy(update={"detached": False})})
+    return s
+
+
+@on(ev.TownAnnexationCheckRolled)
+def _town(s: Pf1State, p: ev.TownAnnexationCheckRolled, e: RecordedEvent) -> Pf1State:
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.HexAbandoned)
+def _abandon(s: Pf1State, p: ev.HexAbandoned, e: RecordedEvent) -> Pf1State:
+    s = _lose_hex(s, p.hex)
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.CityFounded)
+def _city(s: Pf1State, p: ev.CityFounded, e: RecordedEvent) -> Pf1State:
+    c = City(id=p.city, name=p.name, hex=p.hex, capital=p.capital,
+             base_danger=int(s.opt("base_danger_default")))
+    s = _u(s, cities={**s.cities, p.city: c}, serials=_serial(s, p.city))
+    return _hex(s, p.hex, city=p.city)
+
+
+@on(ev.DistrictPreparationStarted)
+def _prep(s: Pf1State, p: ev.DistrictPreparationStarted, e: RecordedEvent) -> Pf1State:
+    d = District(id=p.district, city=p.city, hex=p.hex, status="PREPARING", ready_on_turn=p.ready_on_turn)
+    c = s.cities[p.city]
+    return _u(s, treasury=s.treasury - p.cost_bp, counters=_count(s, districts=1), serials=_serial(s, p.district),
+              districts={**s.districts, p.district: d},
+              cities={**s.cities, p.city: c.model_copy(update={"districts": (*c.districts, p.district)})})
+
+
+@on(ev.BuildingConstructed)
+def _build(s: Pf1State, p: ev.BuildingConstructed, e: RecordedEvent) -> Pf1State:
+    t = s.catalog.building(p.building_type)
+    slots = tuple(MagicSlot(category=cat) for cat in ("minor", "medium", "major")
+                  for _ in range(getattr(t.slots, cat)))
+    b = Building(id=p.building, type=t.name, city=p.city, district=p.district, lots=p.lots, border=p.border,
+                 built_turn=e.turn, deity=p.deity, slots=slots, supported_by=p.supported_by)
+    blds = {**s.buildings, p.building: b}
+    for sup in p.supported_by:
+        blds[sup] = blds[sup].model_copy(update={"supports": p.building})
+    if p.supports and p.supports in blds:  # a replacement supporter (optional §2.1 step 5)
+        dep = blds[p.supports]
+        upd: dict[str, Any] = {"supported_by": (*dep.supported_by, p.building)}
+        if dep.occupancy == "abandoned":
+            upd["reactivation_from_turn"] = e.turn + 1
+        blds[p.supports] = dep.model_copy(update=upd)
+        blds[p.building] = blds[p.building].model_copy(update={"supports": p.supports})
+    city = s.cities[p.city]
+    used = city.discounts_used
+    for d in p.discounts:
+        if d.kind == "HALVED_BY":
+            used = (*used, t.name)
+    districts = dict(s.districts)
+    if p.border:
+        dist = districts[p.district]
+        districts[p.district] = dist.model_copy(update={"walls": (*dist.walls, p.border)})
+    counters = s.counters if p.free else _count(s, buildings=1)
+    return _u(s, buildings=blds, treasury=s.treasury - p.cost_bp, unrest=_unrest(s, p.unrest_delta),
+              counters=counters, districts=districts, serials=_serial(s, p.building),
+              cities={**s.cities, p.city: city.model_copy(update={"discounts_used": used})})
+
+
+@on(ev.BuildingDemolished)
+def _demolish(s: Pf1State, p: ev.BuildingDemolished, e: RecordedEvent) -> Pf1State:
+    blds = dict(s.buildings)
+    gone = blds.pop(p.building)
+    for k, b in list(blds.items()):
+        upd: dict[str, Any] = {}
+        if b.supports == p.building:
+            upd["supports"] = None
+        if p.building in b.supported_by:
+            upd["supported_by"] = tuple(x for x in b.supported_by if x != p.building)
+        if upd:
+            blds[k] = b.model_copy(update=upd)
+    districts = dict(s.districts)
+    if gone.border:
+        d = districts[gone.district]
+        districts[gone.district] = d.model_copy(update={"walls": tuple(w for w in d.walls if w != gone.border)})
+    return _u(s, buildings=blds, districts=districts, counters=_count(s, buildings=1))
+
+
+@on(ev.LotsDestroyed)
+def _destroyed(s: Pf1State, p: ev.LotsDestroyed, e: RecordedEvent) -> Pf1State:
+    for bid in p.buildings:
+        s = _demolish(s, ev.BuildingDemolished(building=bid), e)
+        s = _u(s, counters=_count(s, buildings=-1))
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.RoadBuilt)
+def _road(s: Pf1State, p: ev.RoadBuilt, e: RecordedEvent) -> Pf1State:
+    s = _u(s, treasury=s.treasury - p.cost_bp, counters=_count(s, terrain=1))
+    return _hex(s, p.hex, road=True)
+
+
+@on(ev.HexImprovementBuilt)
+def _improve(s: Pf1State, p: ev.HexImprovementBuilt, e: RecordedEvent) -> Pf1State:
+    s = _u(s, treasury=s.treasury - p.cost_bp, counters=_count(s, terrain=1), unrest=_unrest(s, p.unrest_delta))
+    return _hex(s, p.hex, improvement=p.kind)
+
+
+@on(ev.EdictsSet)
+def _edicts(s: Pf1State, p: ev.EdictsSet, e: RecordedEvent) -> Pf1State:
+    return _u(s, edicts=Edicts(promotion=p.promotion, taxation=p.taxation, festivals=p.festivals))
+
+
+# ------------------------------------------------------------------ income
+
+
+@on(ev.DepositMade)
+def _deposit(s: Pf1State, p: ev.DepositMade, e: RecordedEvent) -> Pf1State:
+    return _u(s, treasury=s.treasury + p.bp_gained, phase="INCOME")
+
+
+@on(ev.WithdrawalMade)
+def _withdraw(s: Pf1State, p: ev.WithdrawalMade, e: RecordedEvent) -> Pf1State:
+    return _u(s, treasury=s.treasury - p.bp, unrest=_unrest(s, p.unrest_delta), withdrawals=s.withdrawals + 1)
+
+
+@on(ev.WithdrawalLoyaltyCheckRolled)
+def _wcheck(s: Pf1State, p: ev.WithdrawalLoyaltyCheckRolled, e: RecordedEvent) -> Pf1State:
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.ItemSaleAttempted)
+def _sale(s: Pf1State, p: ev.ItemSaleAttempted, e: RecordedEvent) -> Pf1State:
+    s = _u(s, treasury=s.treasury + p.bp_gained)
+    if p.bp_gained and p.source == "SLOT" and p.building is not None and p.slot is not None:
+        s = _bought(s, ev.MagicItemPurchased(building=p.building, slot=p.slot), e)
+    return s
+
+
+@on(ev.IncomeCheckRolled)
+def _income(s: Pf1State, p: ev.IncomeCheckRolled, e: RecordedEvent) -> Pf1State:
+    return _u(s, treasury=s.treasury + p.bp_gained)
+
+
+@on(ev.IncomeSkipped)
+def _income_skip(s: Pf1State, p: ev.IncomeSkipped, e: RecordedEvent) -> Pf1State:
+    return s
+
+
+# ------------------------------------------------------------------ events and GM
+
+
+@on(ev.EventChanceRolled)
+def _chance(s: Pf1State, p: ev.EventChanceRolled, e: RecordedEvent) -> Pf1State:
+    return _u(s, phase="EVENT")
+
+
+@on(ev.KingdomEventDrawn)
+def _drawn(s: Pf1State, p: ev.KingdomEventDrawn, e: RecordedEvent) -> Pf1State:
+    return _u(s, last_events=(*s.last_events, f"{e.turn}:{p.event}"))
+
+
+@on(ev.EventEffectApplied)
+def _effect(s: Pf1State, p: ev.EventEffectApplied, e: RecordedEvent) -> Pf1State:
+    if p.kind == "ATTRIBUTE":
+        m = TimedModifier(attribute=p.attribute or "STABILITY", value=p.value, source=f"event {p.event}",
+                          first_turn=p.first_turn if p.first_turn is not None else e.turn, last_turn=p.last_turn)
+        return _u(s, modifiers=(*s.modifiers, m))
+    if p.kind == "UNREST":
+        return _u(s, unrest=_unrest(s, p.value))
+    if p.kind == "TREASURY":
+        return _u(s, treasury=s.treasury + p.value)
+    return _renown(s, p.value if p.kind == "FAME" else 0, p.value if p.kind == "INFAMY" else 0)
+
+
+@on(ev.EventPhaseClosed)
+def _closed(s: Pf1State, p: ev.EventPhaseClosed, e: RecordedEvent) -> Pf1State:
+    return _u(s, event_last_turn=p.occurred)
+
+
+@on(ev.GmAdjustment)
+def _gm(s: Pf1State, p: ev.GmAdjustment, e: RecordedEvent) -> Pf1State:
+    if p.field == "treasury":
+        return _u(s, treasury=s.treasury + p.delta)
+    return _u(s, unrest=_unrest(s, p.delta))
+
+
+# ------------------------------------------------------------------ modules
+
+
+@on(ev.BuildingSupportLost)
+def _support_lost(s: Pf1State, p: ev.BuildingSupportLost, e: RecordedEvent) -> Pf1State:
+    if not p.gm_applies:
+        return s
+    return _bld(s, p.building, occupancy="pending_shutdown", shutdown_due_turn=p.shutdown_due_turn)
+
+
+@on(ev.BuildingShutdownCancelled)
+def _cancel(s: Pf1State, p: ev.BuildingShutdownCancelled, e: RecordedEvent) -> Pf1State:
+    return _bld(s, p.building, occupancy="active", shutdown_due_turn=None)
+
+
+@on(ev.BuildingAbandoned)
+def _abandoned(s: Pf1State, p: ev.BuildingAbandoned, e: RecordedEvent) -> Pf1State:
+    s = _bld(s, p.building, occupancy="abandoned", shutdown_due_turn=None)
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.BuildingReactivationAttempted)
+def _reactivate(s: Pf1State, p: ev.BuildingReactivationAttempted, e: RecordedEvent) -> Pf1State:
+    if p.check.success:
+        return _bld(s, p.building, occupancy="active", reactivation_from_turn=None)
+    return s
+
+
+@on(ev.ReligiousBuildingDedicated)
+def _dedicate(s: Pf1State, p: ev.ReligiousBuildingDedicated, e: RecordedEvent) -> Pf1State:
+    return _bld(s, p.building, deity=p.deity, deity_alignment=p.deity_alignment, bonus_mode=p.bonus_mode,
+                shrine_attribute=p.shrine_attribute, portfolio=dict(p.portfolio))
+
+
+@on(ev.KingdomSettlementModifierAdjusted)
+def _kadj(s: Pf1State, p: ev.KingdomSettlementModifierAdjusted, e: RecordedEvent) -> Pf1State:
+    adj = dict(s.kingdom_adjustments)
+    adj[p.modifier] = adj.get(p.modifier, 0) + p.delta
+    return _u(s, kingdom_adjustments=adj)
+
+
+@on(ev.SettlementBaseDangerSet)
+def _danger(s: Pf1State, p: ev.SettlementBaseDangerSet, e: RecordedEvent) -> Pf1State:
+    c = s.cities[p.city]
+    return _u(s, cities={**s.cities, p.city: c.model_copy(update={"base_danger": p.base_danger})})
+
+
+@on(ev.ForeignKingdomRegistered)
+def _foreign(s: Pf1State, p: ev.ForeignKingdomRegistered, e: RecordedEvent) -> Pf1State:
+    fk = ForeignKingdom(id=p.kingdom, name=p.name, alignment=p.alignment, size=p.size, economy=p.economy,
+                        stability=p.stability, is_npc=p.is_npc)
+    rel = s.relations.get(p.kingdom) or Relation(attitude=p.attitude)
+    if p.is_sponsor:
+        rel = rel.model_copy(update={"is_sponsor": True, "level": "embassy" if rel.level == "none" else rel.level})
+    return _u(s, foreign={**s.foreign, p.kingdom: fk}, relations={**s.relations, p.kingdom: rel})
+
+
+@on(ev.ThirdPartyRelationDeclared)
+def _third(s: Pf1State, p: ev.ThirdPartyRelationDeclared, e: RecordedEvent) -> Pf1State:
+    a, b = sorted((p.a, p.b))
+    enemies = tuple(x for x in s.enemies if x != (a, b))
+    if p.enemy:
+        enemies = (*enemies, (a, b))
+    return _u(s, third_party={**s.third_party, f"{a}|{b}": p.level}, enemies=enemies)
+
+
+@on(ev.AttitudeChanged)
+def _attitude(s: Pf1State, p: ev.AttitudeChanged, e: RecordedEvent) -> Pf1State:
+    rel = s.relations.get(p.kingdom, Relation())
+    return _u(s, relations={**s.relations, p.kingdom: rel.model_copy(update={"attitude": p.after})})
+
+
+def _renown(s: Pf1State, fame: int, infamy: int) -> Pf1State:
+    return _u(s, fame_ledger=max(0, s.fame_ledger + fame), infamy_ledger=max(0, s.infamy_ledger + infamy))
+
+
+@on(ev.DiplomaticEdictResolved)
+def _dip(s: Pf1State, p: ev.DiplomaticEdictResolved, e: RecordedEvent) -> Pf1State:
+    rel = s.relations.get(p.target, Relation())
+    upd: dict[str, Any] = {"attitude": p.attitude_after, "level": p.level_after,
+                           "lockout_until": {**rel.lockout_until, **p.lockout}}
+    if p.war:
+        upd["at_war"] = True
+    if p.terms is not None:
+        upd[p.terms.kind] = p.terms
+    if p.purpose == "rebalance" and rel.treaty is not None and p.terms is not None:
+        upd["treaty"] = p.terms
+    if p.purpose == "independence" and p.outcome == "emancipated":
+        upd.update(treaty=None, alliance=None, is_sponsor=False)
+    s = _u(s, treasury=s.treasury - p.cost_roll - p.bribe_bp, special_edict_turn=e.turn,
+           relations={**s.relations, p.target: rel.model_copy(update=upd)})
+    return _renown(s, p.fame_delta, p.infamy_delta)
+
+
+@on(ev.EmbassyBuildingAcquired)
+def _embassy_b(s: Pf1State, p: ev.EmbassyBuildingAcquired, e: RecordedEvent) -> Pf1State:
+    rel = s.relations[p.target]
+    return _u(s, treasury=s.treasury - p.cost_bp,
+              relations={**s.relations, p.target: rel.model_copy(update={"embassy_building": p.building_type})})
+
+
+@on(ev.ExplorationEdictIssued)
+def _explore(s: Pf1State, p: ev.ExplorationEdictIssued, e: RecordedEvent) -> Pf1State:
+    x = Expedition(id=p.expedition, issued_turn=e.turn, months=p.months, route=p.route, cost_bp=sum(p.cost_rolls))
+    return _u(s, treasury=s.treasury - sum(p.cost_rolls), expeditions=(*s.expeditions, x),
+              serials=_serial(s, p.expedition), special_edict_turn=e.turn)
+
+
+@on(ev.ExpeditionProgressed)
+def _progress(s: Pf1State, p: ev.ExpeditionProgressed, e: RecordedEvent) -> Pf1State:
+    out = []
+    for x in s.expeditions:
+        if x.id == p.expedition:
+            status = {"progressed": "active", "scattered": "scattered_this_month", "lost": "lost",
+                      "returned": "returned"}[p.outcome]
+            elapsed = x.months_elapsed + (0 if p.outcome in ("lost",) else 1)
+            x = x.model_copy(update={"months_elapsed": min(x.months, elapsed), "status": status,
+                                     "discoveries": (*x.discoveries, *p.discoveries)})
+        out.append(x)
+    return _u(s, expeditions=tuple(out), unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.TradeEdictIssued)
+def _trade(s: Pf1State, p: ev.TradeEdictIssued, e: RecordedEvent) -> Pf1State:
+    r = TradeRoute(id=p.route, type=p.route_type, partner=p.partner, origin=p.origin, destination=p.destination,
+                   invested_bp=p.invested_bp, trl=p.trl, rm=p.rm, lm=p.lm, dc=p.dc, travel_days=p.travel_days,
+                   issued_turn=e.turn, arrival_turn=p.arrival_turn)
+    return _u(s, treasury=s.treasury - p.invested_bp, trade_routes=(*s.trade_routes, r), serials=_serial(s, p.route),
+              special_edict_turn=e.turn)
+
+
+def _route(s: Pf1State, rid: str, **kw: Any) -> Pf1State:
+    return _u(s, trade_routes=tuple(r.model_copy(update=kw) if r.id == rid else r for r in s.trade_routes))
+
+
+@on(ev.TradeExpeditionArrived)
+def _arrived(s: Pf1State, p: ev.TradeExpeditionArrived, e: RecordedEvent) -> Pf1State:
+    s = _route(s, p.route, status=p.status, successes=p.successes, tier_economy=p.tier_economy,
+               established_turn=e.turn if p.status == "established" else None, type_bonus_snapshot=p.type_bonus)
+    s = _u(s, treasury=s.treasury + p.treasury_delta, unrest=_unrest(s, p.unrest_delta))
+    return _renown(s, p.fame_delta, 0)
+
+
+@on(ev.TradeRouteExpired)
+def _expired(s: Pf1State, p: ev.TradeRouteExpired, e: RecordedEvent) -> Pf1State:
+    return _route(s, p.route, status="expired")
+
+
+@on(ev.FoodRouteConditionEvaluated)
+def _food(s: Pf1State, p: ev.FoodRouteConditionEvaluated, e: RecordedEvent) -> Pf1State:
+    return _route(s, p.route, food_active=p.active)
+
+
+@on(ev.VassalageEdictIssued)
+def _vassal(s: Pf1State, p: ev.VassalageEdictIssued, e: RecordedEvent) -> Pf1State:
+    v = Vassal(kingdom=p.vassal, mode=p.mode, viceroy=p.viceroy, issued_turn=e.turn, grant_bp=p.grant_bp,
+               subjugated_size=p.subjugated_size)
+    for h in p.ceded_hexes:
+        s = _lose_hex(s, h)
+    rel = s.relations.get(p.vassal, Relation())
+    rel = rel.model_copy(update={"level": p.initial_level})
+    return _u(s, treasury=s.treasury - p.cost_roll - p.grant_bp, vassals=(*s.vassals, v), special_edict_turn=e.turn,
+              relations={**s.relations, p.vassal: rel})
+
+
+@on(ev.SubjugationCheckRolled)
+def _subj(s: Pf1State, p: ev.SubjugationCheckRolled, e: RecordedEvent) -> Pf1State:
+    vs = tuple(v.model_copy(update={"streak": p.streak_after, "resolved": p.streak_after >= 3})
+               if v.kingdom == p.vassal else v for v in s.vassals)
+    return _u(s, vassals=vs, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.RenownChanged)
+def _renown_ev(s: Pf1State, p: ev.RenownChanged, e: RecordedEvent) -> Pf1State:
+    return _renown(s, p.fame_delta, p.infamy_delta)
+
+
+@on(ev.SizeMilestoneRenownChosen)
+def _milestone(s: Pf1State, p: ev.SizeMilestoneRenownChosen, e: RecordedEvent) -> Pf1State:
+    s = _u(s, milestones=(*s.milestones, p.threshold))
+    return _renown(s, 1 if p.choice == "fame" else 0, 1 if p.choice == "infamy" else 0)
+
+
+@on(ev.GovernmentFormChanged)
+def _gov(s: Pf1State, p: ev.GovernmentFormChanged, e: RecordedEvent) -> Pf1State:
+    return _u(s, government=p.form)
+
+
+@on(ev.IndependenceDeclared)
+def _independence(s: Pf1State, p: ev.IndependenceDeclared, e: RecordedEvent) -> Pf1State:
+    others = tuple(d.campaign for d in p.daughters if d.campaign != p.kept_by)
+    lin = Lineage(kind="split_into", campaigns=others, turn=e.turn)
+    if p.kept_by is None:
+        return _u(s, lineage=(*s.lineage, lin), closed=True)
+    kept = next(d for d in p.daughters if d.campaign == p.kept_by)
+    for h in list(s.hexes.values()):
+        if h.claimed and h.id not in kept.hexes:
+            s = _lose_hex(s, h.id)
+    mod = TimedModifier(attribute="LOYALTY", value=1, source="independence", first_turn=e.turn + 1,
+                        last_turn=e.turn + 6)
+    return _u(s, lineage=(*s.lineage, lin), treasury=kept.treasury_bp, unrest=s.unrest + p.share,
+              modifiers=(*s.modifiers, mod))
+
+
+@on(ev.UnionFormed)
+def _union(s: Pf1State, p: ev.UnionFormed, e: RecordedEvent) -> Pf1State:
+    lin = Lineage(kind="merged_into", campaigns=(p.new_campaign,), turn=e.turn)
+    return _u(s, lineage=(*s.lineage, lin), closed=True)
+
+
+@on(ev.LineageRecorded)
+def _lineage(s: Pf1State, p: ev.LineageRecorded, e: RecordedEvent) -> Pf1State:
+    lin = Lineage(kind=p.kind, campaigns=p.campaigns, turn=e.turn)
+    mods = s.modifiers
+    if p.loyalty_bonus_turns:
+        mods = (*mods, TimedModifier(attribute="LOYALTY", value=1, source=f"{p.kind} {', '.join(p.campaigns)}",
+                                     first_turn=e.turn + 1, last_turn=e.turn + p.loyalty_bonus_turns))
+    return _u(s, lineage=(*s.lineage, lin), unrest=s.unrest + p.unrest_added, modifiers=mods)
+
+
+@on(ev.TemporaryModifierApplied)
+def _temp(s: Pf1State, p: ev.TemporaryModifierApplied, e: RecordedEvent) -> Pf1State:
+    m = TimedModifier(attribute=p.attribute, value=p.value, source=p.source, first_turn=p.first_turn,
+                      last_turn=p.last_turn)
+    return _u(s, modifiers=(*s.modifiers, m))
+
+
+@on(ev.SpecialEdictUsed)
+def _special(s: Pf1State, p: ev.SpecialEdictUsed, e: RecordedEvent) -> Pf1State:
+    return _u(s, special_edict_turn=e.turn)
+
+
+missing = [c.__name__ for c in ev.EVENT_TYPES if c not in _HANDLERS]
+if missing:  # pragma: no cover - a programming error caught at import
+    raise RuntimeError(f"pf1 evolve has no handler for {missing}")

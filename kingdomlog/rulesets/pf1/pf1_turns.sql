@@ -1,0 +1,54 @@
+-- pf1_turns: one row per campaign and month of a pf1-kingmaker campaign: the folded figures
+-- (from `states`, whose columns are RULESET.summary()) next to what happened that month (from `events`).
+SELECT
+    s.campaign,
+    s.turn,
+    s.name,
+    s.treasury_bp,
+    s.unrest,
+    s.size,
+    s.control_dc,
+    s.consumption,
+    s.economy,
+    s.loyalty,
+    s.stability,
+    s.population,
+    s.fame,
+    s.infamy,
+    s.anarchy,
+    e.n_events,
+    e.stability_d20,
+    e.stability_outcome,
+    e.income_bp,
+    e.hexes_claimed,
+    e.buildings_built,
+    e.bp_spent_on_buildings,
+    e.kingdom_event,
+    e.special_edicts
+FROM states AS s
+LEFT JOIN (
+    SELECT
+        campaign,
+        turn,
+        count(*) AS n_events,
+        max(CASE WHEN type = 'pf1.stability_check_rolled'
+            THEN CAST(json_extract(payload, '$.check.d20') AS INTEGER) END) AS stability_d20,
+        max(CASE WHEN type = 'pf1.stability_check_rolled'
+            THEN json_extract_string(payload, '$.outcome') END) AS stability_outcome,
+        coalesce(sum(CASE WHEN type = 'pf1.income_check_rolled'
+            THEN CAST(json_extract(payload, '$.bp_gained') AS INTEGER) END), 0) AS income_bp,
+        count(*) FILTER (WHERE type = 'pf1.hex_claimed') AS hexes_claimed,
+        count(*) FILTER (WHERE type = 'pf1.building_constructed') AS buildings_built,
+        coalesce(sum(CASE WHEN type = 'pf1.building_constructed'
+            THEN CAST(json_extract(payload, '$.cost_bp') AS INTEGER) END), 0) AS bp_spent_on_buildings,
+        max(CASE WHEN type = 'pf1.kingdom_event_drawn'
+            THEN json_extract_string(payload, '$.event') END) AS kingdom_event,
+        count(*) FILTER (WHERE type IN ('pf1.diplomatic_edict_resolved', 'pf1.trade_edict_issued',
+                                        'pf1.exploration_edict_issued', 'pf1.vassalage_edict_issued'))
+            AS special_edicts
+    FROM events
+    WHERE type LIKE 'pf1.%'
+    GROUP BY campaign, turn
+) AS e ON e.campaign = s.campaign AND e.turn = s.turn
+WHERE s.ruleset = 'pf1-kingmaker'
+ORDER BY s.campaign, s.turn

@@ -1,0 +1,278 @@
+"""The PF1 kingdom state: frozen pydantic models, changed only by ``evolve``.
+
+Stored facts only; every derived number (Size, Control DC, Consumption,
+attributes, population, settlement modifiers, Fame) is computed in
+:mod:`kingdomlog.rulesets.pf1.derive` so it can be explained term by term.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kingdomlog.rulesets.pf1.catalog import Catalog
+
+Alignment = Literal["LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE"]
+ALIGNMENTS: tuple[str, ...] = ("LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE")
+MODULES: tuple[str, ...] = (
+    "abandoned_buildings",
+    "holy_sites",
+    "expanded_settlement_modifiers",
+    "settlement_sizes",
+    "diplomatic_edicts",
+    "exploration_edicts",
+    "trade_edicts",
+    "vassalage_edicts",
+    "fame_infamy",
+    "government_forms",
+    "independence_unification",
+    "leadership_skills",
+)
+ATTITUDES: tuple[str, ...] = ("hostile", "unfriendly", "indifferent", "friendly", "helpful")
+LEVELS: tuple[str, ...] = ("none", "embassy", "treaty", "alliance")
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Hex(Frozen):
+    """A map hex (spec §2.7). ``q``/``r`` are axial coordinates (adjacency = 6 neighbours)."""
+
+    id: str
+    q: int
+    r: int
+    terrain: str
+    river: bool = False
+    features: tuple[str, ...] = ()
+    """BRIDGE, CAVE, LAIR, LANDMARK, RESOURCE, ROAD, BUILDING:<type>, RUINS:<type>, TOWN:<name>."""
+    explored: bool = False
+    cleared: bool = False
+    claimed: bool = False
+    road: bool = False
+    improvement: str | None = None
+    city: str | None = None
+
+
+class Occupant(Frozen):
+    """Who fills a leadership role (spec §2.4)."""
+
+    name: str
+    ability: str
+    modifier: int
+    attributes: tuple[str, ...] = ()
+    present: bool = True
+    skill_ranks: int = 0
+    leadership_feat: bool = False
+
+
+class District(Frozen):
+    id: str
+    city: str
+    hex: str
+    status: Literal["PREPARING", "READY"]
+    ready_on_turn: int
+    borders: dict[str, str] = Field(default_factory=dict)
+    walls: tuple[str, ...] = ()
+
+
+class City(Frozen):
+    id: str
+    name: str
+    hex: str
+    capital: bool = False
+    detached: bool = False
+    districts: tuple[str, ...] = ()
+    base_danger: int = 0
+    discounts_used: tuple[str, ...] = ()
+
+
+class MagicSlot(Frozen):
+    category: Literal["minor", "medium", "major"]
+    item: str | None = None
+    price_gp: int | None = None
+
+
+class Building(Frozen):
+    id: str
+    type: str
+    city: str
+    district: str
+    lots: tuple[int, ...] = ()
+    border: str | None = None
+    built_turn: int = 0
+    deity: str | None = None
+    slots: tuple[MagicSlot, ...] = ()
+    supports: str | None = None
+    """For a House: the dependent building it supports (one dependent each)."""
+    supported_by: tuple[str, ...] = ()
+    # abandoned_buildings
+    occupancy: Literal["active", "pending_shutdown", "abandoned"] = "active"
+    shutdown_due_turn: int | None = None
+    reactivation_from_turn: int | None = None
+    # holy_sites
+    deity_alignment: str | None = None
+    bonus_mode: Literal["standard", "alignment", "portfolio"] = "standard"
+    shrine_attribute: str | None = None
+    portfolio: dict[str, int] = Field(default_factory=dict)
+
+
+class Edicts(Frozen):
+    promotion: str = "NONE"
+    taxation: str = "NONE"
+    festivals: str = "0"
+
+
+class Counters(Frozen):
+    claims: int = 0
+    districts: int = 0
+    buildings: int = 0
+    terrain: int = 0
+
+
+class TimedModifier(Frozen):
+    """A modifier from an event, module or GM (spec §2.1 persistent_modifiers; optional §2.11)."""
+
+    attribute: str
+    value: int
+    source: str
+    first_turn: int = 0
+    last_turn: int | None = None
+
+
+class ForeignKingdom(Frozen):
+    id: str
+    name: str
+    alignment: str
+    size: int = Field(ge=1)
+    economy: int | None = None
+    stability: int | None = None
+    is_npc: bool = True
+
+
+class Terms(Frozen):
+    kind: Literal["treaty", "alliance"]
+    balanced: bool
+    advantaged: Literal["you", "partner"]
+    established_turn: int
+    x_you: int
+    x_partner: int
+    bonus_you: int
+    order_index: int = 0
+
+
+class Relation(Frozen):
+    level: str = "none"
+    attitude: str = "indifferent"
+    is_sponsor: bool = False
+    at_war: bool = False
+    embassy_building: str | None = None
+    treaty: Terms | None = None
+    alliance: Terms | None = None
+    lockout_until: dict[str, int] = Field(default_factory=dict)
+
+
+class TradeRoute(Frozen):
+    id: str
+    type: Literal["food", "goods", "luxuries", "raw_materials"]
+    partner: str
+    origin: str
+    destination: str
+    invested_bp: int
+    trl: int
+    rm: int
+    lm: int
+    dc: int
+    travel_days: float
+    issued_turn: int
+    arrival_turn: int
+    status: Literal["in_transit", "failed", "diverted", "established", "expired"] = "in_transit"
+    successes: int = 0
+    tier_economy: int = 0
+    established_turn: int | None = None
+    type_bonus_snapshot: int = 0
+    food_active: bool = True
+
+
+class Expedition(Frozen):
+    id: str
+    issued_turn: int
+    months: int
+    route: tuple[str, ...]
+    cost_bp: int
+    months_elapsed: int = 0
+    status: Literal["active", "scattered_this_month", "lost", "returned"] = "active"
+    discoveries: tuple[str, ...] = ()
+
+
+class Vassal(Frozen):
+    kingdom: str
+    mode: Literal["new_colony", "subjugation"]
+    viceroy: str
+    issued_turn: int
+    grant_bp: int
+    subjugated_size: int = 0
+    streak: int = 0
+    resolved: bool = False
+
+
+class Lineage(Frozen):
+    """Where this campaign came from or went (independence and unification, optional §2.11)."""
+
+    kind: Literal["split_from", "split_into", "merged_from", "merged_into"]
+    campaigns: tuple[str, ...]
+    turn: int
+
+
+class Pf1State(Frozen):
+    """The whole kingdom after some events."""
+
+    campaign: str
+    options: dict[str, Any]
+    catalog: Catalog
+    modules: tuple[str, ...] = ()
+    founded: bool = False
+    name: str = ""
+    alignment: str = "N"
+    turn: int = 0
+    phase: str = "SETUP"
+    treasury: int = 0
+    unrest: int = 0
+    anarchy: bool = False
+    event_last_turn: bool | None = None
+    edicts: Edicts = Edicts()
+    modifiers: tuple[TimedModifier, ...] = ()
+    counters: Counters = Counters()
+    leaders: dict[str, tuple[Occupant, ...]] = Field(default_factory=dict)
+    hexes: dict[str, Hex] = Field(default_factory=dict)
+    cities: dict[str, City] = Field(default_factory=dict)
+    districts: dict[str, District] = Field(default_factory=dict)
+    buildings: dict[str, Building] = Field(default_factory=dict)
+    withdrawals: int = 0
+    last_events: tuple[str, ...] = ()
+    serials: dict[str, int] = Field(default_factory=dict)
+    """Highest number used per id prefix (C, D, B, T, X)."""
+    # optional modules
+    special_edict_turn: int | None = None
+    government: str = "feudal_monarchy"
+    fame_ledger: int = 0
+    infamy_ledger: int = 0
+    milestones: tuple[int, ...] = ()
+    kingdom_adjustments: dict[str, int] = Field(default_factory=dict)
+    foreign: dict[str, ForeignKingdom] = Field(default_factory=dict)
+    relations: dict[str, Relation] = Field(default_factory=dict)
+    enemies: tuple[tuple[str, str], ...] = ()
+    third_party: dict[str, str] = Field(default_factory=dict)
+    """``"a|b"`` -> level between two foreign kingdoms (GM-declared)."""
+    trade_routes: tuple[TradeRoute, ...] = ()
+    expeditions: tuple[Expedition, ...] = ()
+    vassals: tuple[Vassal, ...] = ()
+    lineage: tuple[Lineage, ...] = ()
+    closed: bool = False
+
+    def opt(self, name: str) -> Any:
+        return self.options[name]
+
+    def module_on(self, module: str) -> bool:
+        return module in self.modules
