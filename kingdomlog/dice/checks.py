@@ -373,7 +373,8 @@ def pool_sixes(faces: Sequence[int]) -> int:
 
 @dataclass(frozen=True)
 class PoolResult:
-    """A scored d6 pool: the faces that stand, successes, sixes among them, explosions and rerolls."""
+    """A scored d6 pool: the faces that stand, the successes, the successes showing 6 (kills in
+    signoria), the explosion dice and the dice rerolled."""
 
     standing: tuple[int, ...]
     successes: int

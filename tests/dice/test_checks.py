@@ -310,6 +310,13 @@ def test_pool_spec_encirclement_rerolls_ones() -> None:
     assert (r.successes, r.sixes, r.rerolls, r.explosions) == (2, 1, 2, 0)
 
 
+def test_pool_spec_sixes_are_successes_showing_six() -> None:
+    """A six counts as a kill only when it succeeds; at threshold 7 (nothing succeeds) there are none."""
+    r = PoolSpec(3, threshold=7).score([6, 6, 5])
+    assert (r.successes, r.sixes) == (0, 0)
+    assert PoolSpec(3, threshold=6).score([6, 6, 5]).sixes == 2
+
+
 def test_pool_spec_rejects_faces_that_do_not_fit() -> None:
     with pytest.raises(InputError, match="needs more faces"):
         PoolSpec(3, explode=True).score([6, 2, 3])  # the 6 owes an explosion die
