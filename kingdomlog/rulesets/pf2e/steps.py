@@ -205,6 +205,12 @@ def founding(ctx: Ctx) -> None:
         ruin_points={k: int(v) for k, v in dict(resume.get("ruin_points") or {}).items()},
         event_dc=int(resume.get("event_dc", 16)),
     ))
+    if resume:
+        # An imported kingdom already earned the milestones its state shows (recorded with 0 XP).
+        done = resume.get("milestones")
+        for name, ms in T.milestones().items():
+            if (name in done) if done is not None else _milestone_hit(ctx.state, ms.trigger):
+                ctx.emit(E.MilestoneAchieved(milestone=name, xp=0))
 
 
 # ------------------------------------------------------------------ upkeep
