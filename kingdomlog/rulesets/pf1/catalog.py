@@ -248,29 +248,34 @@ def base_catalog() -> Catalog:
     )
 
 
-HOMEBREW_TABLES = ("buildings", "improvements", "events")
+HOMEBREW_TABLES = {"buildings": "building", "improvements": "improvement", "events": "event"}
 
 
 def homebrew_catalog(data: Mapping[str, Any]) -> Catalog:
     """The shipped catalogue with a campaign's homebrew entries added or replacing ones of the same name.
 
-    ``data`` maps a table name (``buildings``, ``improvements``, ``events``) to
-    a list of entries, or to ``{"file": "...", "entries": [...]}`` so errors name
-    the campaign file. Anything else is an ``InputError``.
+    ``data`` is the campaign's ``data/`` folder by file stem (``CampaignContext.data``):
+    ``data/buildings.toml`` holds ``[[building]]`` entries of the shipped shape,
+    ``data/improvements.toml`` ``[[improvement]]``, ``data/events.toml`` ``[[event]]``.
+    A list of entries is accepted too. Errors name the file and the entry.
     """
     base = base_catalog()
     if not data:
         return base
     unknown = sorted(set(data) - set(HOMEBREW_TABLES))
     if unknown:
-        raise InputError(f"campaign data: unknown pf1 table(s) {unknown}; known: {', '.join(HOMEBREW_TABLES)}")
+        raise InputError(f"campaign data: unknown pf1 data file(s) {', '.join(f'data/{u}.toml' for u in unknown)}; "
+                         f"pf1 reads {', '.join(f'data/{k}.toml' for k in HOMEBREW_TABLES)}")
     upd: dict[str, Any] = {}
     for table, raw in data.items():
-        source = f"campaign data [{table}]"
+        entry = HOMEBREW_TABLES[table]
+        source = f"campaign data/{table}.toml"
         items = raw
-        if isinstance(raw, Mapping) and "entries" in raw:
-            source = f"{raw.get('file', 'campaign data')} [{table}]"
-            items = raw["entries"]
+        if isinstance(raw, Mapping):
+            extra = sorted(set(raw) - {entry})
+            if extra:
+                raise InputError(f"{source}: unknown key(s) {extra}; entries go in [[{entry}]] tables")
+            items = raw.get(entry, [])
         if table == "buildings":
             new_b = dict(base.buildings)
             for b in rows(BuildingType, items, source=source):
