@@ -61,3 +61,30 @@ class Game:
 
 def types(events: Sequence[RecordedEvent]) -> list[str]:
     return [e.type.removeprefix("signoria.") for e in events]
+
+
+def setup_plan(**choices: Any) -> dict[str, Any]:
+    """Turn 0 with Fabian (Cesare steward heir, Orsino general) and Marburg (Lorenzo intriguer, Bianca steward)."""
+    base: dict[str, Any] = {
+        "leader_traits": {"fabian": ["general", "intriguer"], "marburg": ["steward", "intriguer"]},
+        "statesmen": {"fabian": [{"id": "cesare", "name": "Cesare", "heir": True}, {"id": "orsino", "name": "Orsino"}],
+                      "marburg": [{"id": "lorenzo", "name": "Lorenzo"}, {"id": "bianca", "name": "Bianca"}]}}
+    base.update(choices)
+    return {"turn": 0, "seed": "setup", "steps": {"setup": {"choices": base, "rolls": {
+        "trait.cesare.1": [1], "trait.orsino.1": [3], "trait.lorenzo.1": [2], "trait.bianca.1": [1]}}}}
+
+
+def turn_plan(turn: int, *, orders: Mapping[str, Any] | None = None,
+              command: Mapping[str, tuple[str, list[int]]] | None = None,
+              steps: Mapping[str, Mapping[str, Any]] | None = None,
+              opening: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A turn: command rolls (default low stake, a success [3, 3]), orders per faction, extra step input."""
+    st: dict[str, Any] = {"turn_open": {"choices": dict(opening or {})}}
+    for fid in ("fabian", "marburg"):
+        stake, faces = (command or {}).get(fid, ("low", [3, 3]))
+        st[f"command_{fid}"] = {"choices": {"stake": stake}, "rolls": {"cmd.1": faces}}
+        body = (orders or {}).get(fid, [])
+        st[f"orders_{fid}"] = {"choices": body if isinstance(body, dict) else {"orders": body}}
+    for k, v in (steps or {}).items():
+        st.setdefault(k, {}).update(v)
+    return {"turn": turn, "seed": f"t{turn}", "steps": st}
