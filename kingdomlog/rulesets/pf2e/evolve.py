@@ -204,7 +204,7 @@ def ruin_after(ruin: Ruin, delta: int, *, mode: str, penalty_cap: int, averted: 
     """§3.0.5 increase with overflow / §3.0.6 reduction (the flat check is decided separately).
 
     >>> ruin_after(Ruin(points=8), 25, mode="subtract_threshold", penalty_cap=0, averted=False)
-    Ruin(points=3, threshold=10, penalty=2)
+    Ruin(points=3, threshold=10, penalty=3)
     >>> ruin_after(Ruin(points=8), 25, mode="reset_to_zero", penalty_cap=0, averted=False)
     Ruin(points=0, threshold=10, penalty=1)
     """

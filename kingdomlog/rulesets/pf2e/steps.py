@@ -497,6 +497,9 @@ def event_resolve(ctx: Ctx) -> None:
     if not name:
         if s.random_event_this_turn:
             ctx.emit(E.KingdomEventOccurred(name="unspecified", selection="gm"))
+        extra = gm_effects(ctx.choices, "GM ruling")
+        if extra:
+            run_effects(ctx, extra, key="gm", name="GM ruling", choices=ctx.choices, prep={})
         return
     ev = ctx.cat.events.get(name)
     if ev is None:

@@ -1,0 +1,94 @@
+"""Illegal plans are refused with a RuleError naming the rule, before any event of the step exists."""
+
+from __future__ import annotations
+
+import pytest
+
+from kingdomlog.core.errors import RuleError
+from kingdomlog.dice.roller import KeyedRoller
+
+from .helpers import RS, Game
+
+
+def _refused(g: Game, steps: dict, rule: str) -> str:
+    pv = g.play(steps, check=False)
+    assert not pv.ok
+    err = pv.error or ""
+    assert rule in err, err
+    failed = next(s for s in pv.steps if s.error)
+    assert failed.drafts == [] and failed.state_after is None
+    return err
+
+
+def test_structure_above_kingdom_level() -> None:
+    """§4.9.1: a Castle (level 9) cannot be built by a level 1 kingdom."""
+    err = _refused(Game().found(), {"activity.civic": {"choices": {"activities": [
+        {"activity": "build-structure", "structure": "castle"}]}}}, "§4.9.1")
+    assert "castle" in err and "level 9" in err
+
+
+def test_spending_rp_not_had() -> None:
+    """§3.0.3: a voluntary cost above the RP available is refused (Granary 12 RP with 5 RP)."""
+    _refused(Game().found(), {"upkeep.resources": {"rolls": {"resource": [1, 1, 1, 1, 1]}},
+                              "activity.civic": {"choices": {"activities": [
+                                  {"activity": "build-structure", "structure": "granary"}]}}}, "§3.0.3")
+
+
+def test_second_use_of_a_once_per_turn_activity() -> None:
+    """§3.3 A1.3: Create a Masterpiece twice in one turn."""
+    _refused(Game().found(), {"activity.leadership": {"choices": {"activities": [
+        {"activity": "create-a-masterpiece", "role": "counselor"},
+        {"activity": "create-a-masterpiece", "role": "ruler"}]}}}, "§3.3 A1.3")
+
+
+def test_activity_not_allowed_in_anarchy() -> None:
+    """§3.1 U2.5: in anarchy only Quell Unrest."""
+    _refused(Game().found(resume={"turn": 1, "unrest": 25}), {"commerce.taxes": {"choices": {"mode": "none"}},
+                                                               "activity.region": {"choices": {"activities": [
+                                                                   {"activity": "harvest-crops"}]}}}, "§3.1 U2.5")
+
+
+def test_npc_leaders_take_no_activities() -> None:
+    """§2.3: NPCs never perform kingdom activities."""
+    _refused(Game().found(), {"activity.leadership": {"choices": {"activities": [
+        {"activity": "quell-unrest", "role": "warden", "skill": "politics"}]}}}, "§2.3")
+
+
+def test_claim_hex_limit_at_level_1() -> None:
+    """§5.9: one Claim Hex per turn at levels 1-3."""
+    _refused(Game().found(), {"upkeep.resources": {"rolls": {"resource": [4, 4, 4, 4, 4]}},
+                              "activity.region": {"choices": {"activities": [
+                                  {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H1"}},
+                                  {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H2"}}]},
+                                  "rolls": {"a1": [3]}}}, "§5.9")
+
+
+def test_leadership_activity_budget() -> None:
+    """§2.11.9 / §5.8: without a seat of government a PC leader takes 2 Leadership activities."""
+    _refused(Game().found(), {"activity.leadership": {"choices": {"activities": [
+        {"activity": "quell-unrest", "role": "ruler", "skill": "politics"},
+        {"activity": "create-a-masterpiece", "role": "ruler"},
+        {"activity": "craft-luxuries", "role": "ruler"}]}}}, "§2.11.9")
+
+
+def test_trained_requirement() -> None:
+    """§4.1: Repair Reputation (Decay) uses Engineering and needs it trained."""
+    _refused(Game().found(), {"activity.leadership": {"choices": {"activities": [
+        {"activity": "repair-reputation", "role": "ruler", "ruin": "decay"}]}}}, "proficiency")
+
+
+def test_founding_rules() -> None:
+    """§2.3, §2.2: exactly four invested roles; boosts of one source go to different abilities."""
+    g = Game()
+    with pytest.raises(RuleError, match=r"§2\.3"):
+        RS.decide(g.state, "founding", {"leaders": {"ruler": {"holder": "A", "invested": True}}},
+                  KeyedRoller("s", campaign="c", turn=0).for_step("founding"))
+    with pytest.raises(RuleError, match=r"§2\.2"):
+        RS.decide(g.state, "founding", {"government_free_boost": "loyalty"},
+                  KeyedRoller("s", campaign="c", turn=0).for_step("founding"))
+
+
+def test_turn_steps_need_a_founded_kingdom() -> None:
+    g = Game()
+    with pytest.raises(RuleError, match="founded"):
+        RS.decide(g.state, "commerce.taxes", {}, KeyedRoller("s", campaign="c", turn=1).for_step("x"))
