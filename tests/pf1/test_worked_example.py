@@ -122,7 +122,7 @@ def test_event_stream_matches_spec_8_3(played: tuple[Any, list[RecordedEvent]]) 
     assert by[(1, "pf1.event_chance_rolled")].model_dump() == {"d100": 88, "chance": 75, "occurred": False}
     assert by[(2, "pf1.event_chance_rolled")].model_dump() == {"d100": 42, "chance": 75, "occurred": True}
     assert by[(2, "pf1.kingdom_event_drawn")].event == "Good Weather"
-    park = [e.payload for e in evs if e.type == "pf1.building_constructed" and e.turn == 2][0]
+    park = next(e.payload for e in evs if e.type == "pf1.building_constructed" and e.turn == 2)
     assert (park.building_type, park.cost_bp, park.unrest_delta, park.lots) == ("Park", 4, -1, (1,))
 
 

@@ -35,5 +35,20 @@ def play(plans: Iterable[Mapping[str, Any]], *, campaign: str = "test", options:
         for d in pv.drafts:
             evs.append(provisional(campaign, turn, len(evs) + 1, d))
         previews.append(pv)
+        assert isinstance(pv.state_after, Pf1State)
         st = pv.state_after
     return st, evs, previews
+
+
+def fold_payloads(payloads: Iterable[Any], *, campaign: str = "test", options: Mapping[str, Any] | None = None,
+                  data: Mapping[str, Any] | None = None, turn: int = 0) -> Pf1State:
+    """Fold event payloads straight into a state (``turn`` follows ``pf1.turn_started``); for tests and tools."""
+    from kingdomlog.core.events import Draft
+    from kingdomlog.rulesets.pf1.events import TurnStarted
+
+    st = RULESET.initial_state(context(campaign, options, data))
+    for i, p in enumerate(payloads, 1):
+        if isinstance(p, TurnStarted):
+            turn = p.turn
+        st = RULESET.evolve(st, provisional(campaign, turn, i, Draft(p)))
+    return st
