@@ -1,0 +1,64 @@
+"""Write the demo's plans: the founding of Pohjola and one growth session (5d10 = 16 years).
+
+Each year's plan comes from ``kingdomlog.rulesets.aikakirjat.session.session_plans``:
+every choice is the step's default unless the GM's overrides below change it.
+Dice are keyed by the plan seeds; the few dice the story needs are typed in.
+
+    .venv/bin/python campaigns/aikakirjat-demo/build_plans.py
+    for p in campaigns/aikakirjat-demo/plans/turn-*.json; do
+        .venv/bin/kingdomlog turn campaigns/aikakirjat-demo --plan "$p"; done
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kingdomlog.core.fold import default_context
+from kingdomlog.core.turn import Plan, preview_turn
+from kingdomlog.rulesets.aikakirjat import RULESET
+from kingdomlog.rulesets.aikakirjat.samples import sample_founding
+from kingdomlog.rulesets.aikakirjat.session import session_plans
+
+CAMPAIGN = "aikakirjat-demo"
+HERE = Path(__file__).resolve().parent
+
+OVERRIDES = {
+    # Year 1: the session's 5d10 (typed in: 16 years); the PCs found an academy between adventures (+2 fame).
+    1: {"start": {"rolls": {"years": [3, 3, 3, 3, 4]},
+                  "choices": {"gm_events": [{"event": "institution_founded", "institution_id": "academy-sampo",
+                                             "kind": "academy"}]}}},
+    # Year 2: research at the new academy.
+    2: {"actions": {"choices": {"actions": [{"action": "research", "institution_id": "academy-sampo"}]}}},
+    # Year 4: war on Tuonela with a casus belli (advantage); the speech goes badly (3 and 4: tyranny).
+    4: {"actions": {"choices": {"actions": [{"action": "declare_war", "neighbour_id": "tuonela",
+                                             "casus_belli": True}]},
+                    "rolls": {"a1.check": [3, 4]}}},
+    # Year 8: level 2 reached this year; its feat is Law and Order.
+    8: {"end": {"choices": {"benefits": [{"level": 2, "benefit": "feat", "feat": "law_and_order"}]}}},
+    # Year 14: a natural disaster (+6 Unrest) and Ilmari's heavy hand (+5) push Unrest past 20: revolution.
+    14: {"events": {"rolls": {"event": [1, 1], "disaster.unrest": [6]}},
+         "actions": {"choices": {"actions": [{"action": "reduce_unrest", "performer": "pc", "pc_id": "ilmari",
+                                              "pc_bonus": 2, "skill": "intimidation"}]},
+                     "rolls": {"a1.check": [1], "a1.unrest": [5]}}},
+}
+
+
+def main() -> None:
+    ctx = default_context(RULESET, CAMPAIGN)
+    founding = Plan.parse({"turn": 0, "seed": f"{CAMPAIGN}-0", "steps": {"founding": {"choices": sample_founding()}}})
+    p = preview_turn(RULESET, RULESET.initial_state(ctx), founding, campaign=CAMPAIGN, turn=0, start_seq=0)
+    if not p.ok:
+        raise SystemExit(p.error)
+    out = HERE / "plans"
+    out.mkdir(exist_ok=True)
+    (out / "turn-00.json").write_text(founding.to_json() + "\n", encoding="utf-8")
+    for year in session_plans(p.state_after, campaign=CAMPAIGN, first_turn=1, seed=CAMPAIGN, overrides=OVERRIDES):
+        (out / f"turn-{year.turn:02d}.json").write_text(year.plan.to_json() + "\n", encoding="utf-8")
+        print(year.turn, RULESET.render(year.state_after))
+    (out / "expected-final-state.json").write_text(
+        json.dumps(RULESET.summary(year.state_after), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
