@@ -104,9 +104,9 @@ class Stepper:
         self.drafts.append(Draft(done, phase=self.step, actor="gm"))
         return done
 
-    def after_change(self, tag: str) -> None:
+    def after_change(self, tag: str, *, wars: bool = True) -> None:
         """Automatic wars (A40) and a due revolution (A11) right after a change."""
-        for nid in auto_war_due(self.state):
+        for nid in auto_war_due(self.state) if wars else []:
             self.add(WarBegun(war_id=f"war-{self.state.year}-{nid}", attacker=nid, defender=PLAYERS, cause="automatic"))
         if self.state.revolution_due:
             self.resolve(RevolutionRolled(cause="unrest"), f"rev{tag}.")
@@ -434,7 +434,7 @@ def _end_war(st: Stepper, war_id: str, prefix: str) -> bool:
     reason, winner = due
     st.resolve(WarEnded(war_id=war_id, reason=reason, winner=winner,
                         provinces_demanded=w.provinces_demanded), prefix)
-    st.after_change(prefix)
+    st.after_change(prefix, wars=False)
     return True
 
 
