@@ -5,52 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pf1.kit import kingdom, step
 
 from kingdomlog.core.errors import RuleError
 from kingdomlog.core.turn import Plan, preview_turn
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
-from kingdomlog.rulesets.pf1.play import fold_payloads, play
-
-LEADERS = [
-    ev.LeaderAssigned(role="RULER", name="R", ability="CHA", modifier=3, attributes=("STABILITY",)),
-    ev.LeaderAssigned(role="TREASURER", name="T", ability="INT", modifier=2),
-]
-
-
-def kingdom(n: int, *, options: dict[str, Any] | None = None, extra: list[Any] = (), leaders: bool = True,
-            terrain: str = "GRASSLAND", unrest: int = 0, treasury: int | None = None) -> Any:
-    """A kingdom of ``n`` claimed hexes H0..H{n-1} in a row (axial q = i), founded at turn 0, now turn 1."""
-    ps: list[Any] = [ev.KingdomFounded(name="K", alignment="N", starting_treasury_bp=50)]
-    for i in range(n + 2):
-        ps += [ev.HexMapped(hex=f"H{i}", q=i, r=0, terrain=terrain), ev.HexExplored(hex=f"H{i}"),
-               ev.HexCleared(hex=f"H{i}")]
-    ps.append(ev.TurnStarted(turn=1))
-    ps += [ev.HexClaimed(hex=f"H{i}", cost_bp=0) for i in range(n)]
-    if leaders:
-        ps += LEADERS
-    if unrest:
-        ps.append(ev.GmAdjustment(field="unrest", delta=unrest))
-    if treasury is not None:
-        ps.append(ev.GmAdjustment(field="treasury", delta=treasury - 50))
-    ps += list(extra)
-    return fold_payloads(ps, options=options)
-
-
-def step(state: Any, step_id: str, choices: dict[str, Any] | None = None, rolls: dict[str, list[int]] | None = None,
-         turn: int | None = None) -> Any:
-    """Run one step's decide+evolve (the other steps left out of the plan run with defaults)."""
-    from kingdomlog.dice.roller import KeyedRoller
-    from kingdomlog.rulesets.pf1.decide import Acc
-
-    dice = KeyedRoller("t", campaign="test", turn=state.turn).for_step(step_id, manual=rolls or {})
-    drafts = RULESET.decide(state, step_id, choices or {}, dice)
-    acc = Acc(state, step_id, dice)
-    for d in drafts:
-        acc.add(d.payload)
-    return acc.state, [d.payload for d in drafts]
-
+from kingdomlog.rulesets.pf1.play import play
 
 # ------------------------------------------------------------------ control DC, size, consumption
 

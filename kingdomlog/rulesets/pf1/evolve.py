@@ -536,7 +536,14 @@ def _dip(s: Pf1State, p: ev.DiplomaticEdictResolved, e: RecordedEvent) -> Pf1Sta
 @on(ev.EmbassyBuildingAcquired)
 def _embassy_b(s: Pf1State, p: ev.EmbassyBuildingAcquired, e: RecordedEvent) -> Pf1State:
     rel = s.relations[p.target]
-    return _u(s, treasury=s.treasury - p.cost_bp,
+    # Society +2 and the building's settlement lines go to kingdom-level adjustments (opt §2.5.6)
+    line = s.catalog.building(p.building_type).settlement
+    adj = dict(s.kingdom_adjustments)
+    for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
+        d = line.get(m) + (2 if m == "society" else 0)
+        if d:
+            adj[m] = adj.get(m, 0) + d
+    return _u(s, treasury=s.treasury - p.cost_bp, kingdom_adjustments=adj,
               relations={**s.relations, p.target: rel.model_copy(update={"embassy_building": p.building_type})})
 
 
