@@ -297,7 +297,8 @@ def test_settlement_pipeline_example_d() -> None:
 
 
 def test_holy_sites_example_e() -> None:
-    """opt §5 (e): LN Temple → Economy +2, Stability +2; true-Neutral Cathedral → Stability +8; CG Shrine → Loyalty +1."""
+    """opt §5 (e): LN Temple → Economy +2, Stability +2; true-Neutral Cathedral → Stability +8;
+    CG Shrine → Loyalty +1."""
     city = [ev.CityFounded(city="C1", name="A", hex="H0", capital=True),
             ev.DistrictPreparationStarted(city="C1", district="D1", hex="H0", terrain="GRASSLAND", cost_bp=0,
                                           months=0, ready_on_turn=1),
@@ -367,7 +368,7 @@ def test_fame_size_milestones() -> None:
     ms = [x for x in p if isinstance(x, ev.SizeMilestoneRenownChosen)]
     assert [(m.threshold, m.choice) for m in ms] == [(11, "infamy")]
     assert dv.infamy_value(after) == 1
-    again, p = step(after.model_copy(update={"counters": after.counters.model_copy(update={"claims": 0})}),
+    _, p = step(after.model_copy(update={"counters": after.counters.model_copy(update={"claims": 0})}),
                     "improvement", {"claim": ["H11"]})
     assert not [x for x in p if isinstance(x, ev.SizeMilestoneRenownChosen)]
 
