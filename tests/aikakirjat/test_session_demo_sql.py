@@ -49,7 +49,7 @@ def test_session_refuses_an_illegal_override() -> None:
 
     g = founded()
     two = {"actions": {"choices": {"actions": [{"action": "tax_collection"}, {"action": "tax_collection"}]}}}
-    with pytest.raises(RuleError, match="§2.9"):
+    with pytest.raises(RuleError, match=r"§2\.9"):
         session_plans(g.state, campaign="test", first_turn=1, seed="s", overrides={2: two})
 
 
