@@ -1,5 +1,6 @@
 -- pf1_turns: one row per campaign and month of a pf1-kingmaker campaign: the folded figures
--- (from `states`, whose columns are RULESET.summary()) next to what happened that month (from `events`).
+-- (from `states`, whose columns are RULESET.summary()) next to what happened that month (from `events`,
+-- without retracted batches: uses the core `turns` view).
 SELECT
     s.campaign,
     s.turn,
@@ -46,8 +47,10 @@ LEFT JOIN (
         count(*) FILTER (WHERE type IN ('pf1.diplomatic_edict_resolved', 'pf1.trade_edict_issued',
                                         'pf1.exploration_edict_issued', 'pf1.vassalage_edict_issued'))
             AS special_edicts
-    FROM events
+    FROM events AS ev
     WHERE type LIKE 'pf1.%'
+      AND NOT EXISTS (SELECT 1 FROM turns AS t  -- retracted batches do not count (core.turn_retracted)
+                      WHERE t.campaign = ev.campaign AND t.commit_id = ev.commit_id AND t.retracted)
     GROUP BY campaign, turn
 ) AS e ON e.campaign = s.campaign AND e.turn = s.turn
 WHERE s.ruleset = 'pf1-kingmaker'

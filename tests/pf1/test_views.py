@@ -1,0 +1,65 @@
+"""The SQL view, the turn-sheet choices, homebrew data and the store round trip of pf1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kingdomlog.core.errors import InputError
+from kingdomlog.core.turn import Plan
+from kingdomlog.projections.sql import Catalog
+from kingdomlog.rulesets.pf1 import RULESET
+from kingdomlog.rulesets.pf1.catalog import homebrew_catalog
+from kingdomlog.rulesets.pf1.play import play
+from kingdomlog.store import Campaign
+
+
+def test_pf1_turns_view_over_a_stored_campaign(tmp_path: Path) -> None:
+    """design §9: ``pf1_turns`` joins ``states`` (summary columns) with that month's events."""
+    camp = Campaign.create(tmp_path / "greenbelt", "pf1")
+    for raw in RULESET.sample_plans():
+        camp.play(Plan.parse(raw))
+    cat = Catalog(tmp_path)
+    assert not [w for w in cat.warnings if "pf1" in w], cat.warnings
+    rows = cat.con.execute("SELECT turn, treasury_bp, unrest, economy, loyalty, stability, income_bp, "
+                           "stability_d20, hexes_claimed, buildings_built, kingdom_event FROM pf1_turns "
+                           "ORDER BY turn").fetchall()
+    assert rows == [
+        (0, 50, 0, -14, -6, -11, 0, None, 0, 0, None),
+        (1, 45, 0, 4, 8, 9, 4, None, 1, 1, None),
+        (2, 38, 3, 4, 9, 9, 4, 6, 1, 1, "Good Weather"),
+    ]
+
+
+def test_a_month_is_playable_with_defaults() -> None:
+    """Every step's choices have defaults; a plan with no choices plays a legal month."""
+    s, evs, _ = play(RULESET.sample_plans())
+    for step in ("gm", "upkeep", "improvement", "income", "event"):
+        for c in RULESET.choices(s, step):
+            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json")
+            if c.kind == "select":
+                assert c.default in c.options, (step, c.name)
+    after, _, _ = play([{"turn": 3, "seed": "defaults", "steps": {}}], state=s, events=evs)
+    assert after.turn == 3 and after.phase == "TURN_ENDED"
+
+
+def test_homebrew_replaces_and_adds_entries() -> None:
+    """Campaign data/buildings.toml: the Barracks errata cost (base §6.10) and a new building."""
+    cat = homebrew_catalog({"buildings": {"building": [
+        {"name": "Barracks", "cost": 6, "lots": 1, "unrest": -1, "defense": 2, "tag": "errata"},
+        {"name": "Herbalist", "cost": 10, "lots": 1, "loyalty": 1, "stability": 1}]}})
+    assert cat.building("Barracks").cost == 6 and cat.building("herbalist").loyalty == 1
+    assert len(cat.buildings) == len(homebrew_catalog({}).buildings) + 1
+
+
+@pytest.mark.parametrize(("data", "msg"), [
+    ({"buildings": {"building": [{"name": "Folly", "cost": -3}]}},
+     r"campaign data/buildings.toml: entry 'Folly' \(#1\): cost"),
+    ({"buildings": {"building": [{"name": "Folly", "cost": 3, "lots": 3}]}}, r"entry 'Folly'.*lots"),
+    ({"building": []}, r"unknown pf1 data file.*data/building.toml"),
+    ({"events": {"event": [{"name": "Flood", "low": 1, "high": 5, "kind": "harmful"}]}}, r"cover 1..100"),
+])
+def test_homebrew_errors_name_file_and_entry(data: dict, msg: str) -> None:
+    with pytest.raises(InputError, match=msg):
+        homebrew_catalog(data)
