@@ -246,6 +246,7 @@ def choices(s: KingdomState, step: str) -> list[Choice]:
                    default={}),
             Choice("enemy_orders", "Enemy orders per war turn", "json", default={}),
             Choice("peace", "Peace attempts ({turn: {performer, pc_bonus, provinces_demanded}})", "json", default={}),
+            Choice("extra_attacks", "General Staff's extra attack ({turn: order})", "json", default={}),
             *adv,
         ]
     if step == "end":
@@ -411,13 +412,15 @@ def _war(st: Stepper, ch: Mapping[str, Any]) -> None:
             orders = (ch.get("orders") or {}).get(str(t)) if first else None
             eorders = (ch.get("enemy_orders") or {}).get(str(t)) if first else None
             peace = (ch.get("peace") or {}).get(str(t)) if first else None
+            extra = (ch.get("extra_attacks") or {}).get(str(t)) if first else None
             p2 = WarTurnResolved(
                 war_id=w.war_id, war_turn=t,
                 orders=tuple(_model(Order, o, "orders") for o in orders) if orders is not None
                 else war.default_orders(s, cur, PLAYERS),
                 enemy_orders=tuple(_model(Order, o, "enemy_orders") for o in eorders) if eorders is not None
                 else war.default_orders(s, cur, enemy),
-                peace=_model(PeaceTerms, peace, "peace") if peace else None)
+                peace=_model(PeaceTerms, peace, "peace") if peace else None,
+                extra_attack=_model(Order, extra, "extra_attacks") if extra else None)
             st.resolve(p2, f"{pfx}t{t}.")
             if _end_war(st, w.war_id, f"{pfx}t{t}.end."):
                 break

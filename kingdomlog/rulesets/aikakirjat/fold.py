@@ -98,6 +98,29 @@ def replay_resolved(state: KingdomState, p: Resolved, where: str) -> KingdomStat
     return new
 
 
+# §8.1.5 phase guards: the step order 0 → 1 → 2 → 3 → 4 → 5 within a year.
+PHASE_BEFORE: dict[type[EventModel], tuple[str, ...]] = {
+    LevyDieGained: ("start",),
+    RandomEventRolled: ("start",),
+    GrowthRolled: ("random_events",),
+    ActionTaken: ("growth", "actions"),
+    WarYearStarted: ("random_events", "growth", "actions", "war"),
+    WarTurnResolved: ("war",),
+    WarUpkeepApplied: ("growth", "actions", "war", "end"),
+}
+PHASE_AFTER: dict[type[EventModel], str] = {
+    RandomEventRolled: "random_events", GrowthRolled: "growth", ActionTaken: "actions",
+    WarYearStarted: "war", WarTurnResolved: "war", WarUpkeepApplied: "end", LevelHoldChecked: "end",
+}
+
+
+def _phase_guard(s: KingdomState, p: EventModel, where: str) -> None:
+    allowed = PHASE_BEFORE.get(type(p))
+    if allowed is not None and s.phase not in allowed:
+        raise RuleError(f"{where} cannot follow step {s.phase!r} (it needs {' or '.join(allowed)})",
+                        rule="§4 step order (§8.1.5)")
+
+
 def _need_year(s: KingdomState, what: str) -> None:
     if not s.founded:
         raise RuleError(f"{what}: the kingdom is not founded yet", rule="§8.1.5")
@@ -288,7 +311,10 @@ def evolve_state(s: KingdomState, p: EventModel, where: str) -> KingdomState:
     if isinstance(p, Resolved):
         if not isinstance(p, SessionStarted | GovernmentChanged):
             _need_year(s, where)
-        return replay_resolved(s, p, where)
+        _phase_guard(s, p, where)
+        new = replay_resolved(s, p, where)
+        after = PHASE_AFTER.get(type(p))
+        return new.model_copy(update={"phase": after}) if after and not new.fallen else new
     if isinstance(p, YearStarted):
         if s.phase != "between_years":
             raise RuleError(f"{where}: year {s.year} has not ended", rule="§4 step order")
@@ -300,6 +326,8 @@ def evolve_state(s: KingdomState, p: EventModel, where: str) -> KingdomState:
                                     "actions_used": 0, "actions_forfeited": False, "war_declared_this_year": False})
     if isinstance(p, YearEnded):
         _need_year(s, where)
+        if s.phase in ("start", "random_events"):
+            raise RuleError(f"{where}: the year's growth step has not been played", rule="§4 step order (§8.1.5)")
         if p.year != s.year:
             raise RuleError(f"{where}: year {p.year} is not the current year {s.year}", rule="§4.6")
         sess = s.session.model_copy(update={"years_played": s.session.years_played + 1})
@@ -346,6 +374,8 @@ def evolve_state(s: KingdomState, p: EventModel, where: str) -> KingdomState:
             raise RuleError(f"institution {p.institution_id!r} exists", rule="§2.12")
         if p.founder == "court" and s.highest_level_reached < 10:
             raise RuleError("no Court notable before level 10", rule="§3.2 Court")
+        if abs(p.cost_multiplier - (1.1 if p.founder == "court" else 1.0)) > 1e-9:
+            raise RuleError("an institution the Court founds costs 10% more (×1.1), others ×1.0", rule="§3.2 Court")
         inst = Institution(id=p.institution_id, type=p.kind, founded_year=s.year, founder=p.founder)
         return s.model_copy(update={"institutions": (*s.institutions, inst), "fame": s.fame + 2})
     if isinstance(p, PcLevelReached):
