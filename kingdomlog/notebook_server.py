@@ -1,0 +1,195 @@
+"""Serving the notebooks: ``kingdomlog gm DIR`` (marimo edit) and ``kingdomlog share DIR --as VIEWER``.
+
+- ``open_gm`` runs ``marimo edit notebooks/turn_sheet.py -- --campaign DIR`` on
+  localhost (with a random access token unless told otherwise), prints the URL
+  once the server answers, and stops marimo when it is stopped itself.
+- ``share`` either writes one self-contained HTML file for a viewer (``-o``) or
+  runs ``marimo run notebooks/kingdom_view.py -- --campaign DIR --viewer V`` with a
+  password token; the viewer is fixed on the server side (design §7), and the
+  player notebook holds no write code.
+
+The notebooks are located next to the package (the repository's ``notebooks/``
+folder, which an editable install keeps in place) or in ``$KINGDOMLOG_NOTEBOOKS``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import FrameType
+
+from kingdomlog.core.errors import InputError, KingdomlogError
+from kingdomlog.store import Campaign
+
+ENV_NOTEBOOKS = "KINGDOMLOG_NOTEBOOKS"
+HOST = "127.0.0.1"
+
+
+def notebooks_dir() -> Path:
+    """The folder holding ``turn_sheet.py``, ``kingdom_view.py`` and ``history.py``.
+
+    ``$KINGDOMLOG_NOTEBOOKS`` wins; else the ``notebooks/`` folder beside the
+    package (a source checkout or an editable install). Raises ``InputError``
+    saying where it looked.
+    """
+    env = os.environ.get(ENV_NOTEBOOKS)
+    candidates = [Path(env)] if env else []
+    candidates.append(Path(__file__).resolve().parent.parent / "notebooks")
+    for c in candidates:
+        if (c / "turn_sheet.py").is_file():
+            return c
+    looked = ", ".join(str(c) for c in candidates)
+    raise InputError(f"cannot find the kingdomlog notebooks (looked in {looked}); install kingdomlog from a source"
+                     f" checkout (`pip install -e .`) or set {ENV_NOTEBOOKS} to the notebooks folder")
+
+
+def notebook(name: str) -> Path:
+    """The path of ``notebooks/<name>.py``."""
+    return notebooks_dir() / f"{name}.py"
+
+
+def resolve_viewer(camp: Campaign, viewer: str) -> str:
+    """``gm``, ``public`` or a known player/faction id (``faction:`` prefix allowed); else ``InputError``."""
+    if viewer in ("gm", "public"):
+        return viewer
+    v = viewer.removeprefix("faction:")
+    known = camp.known_viewers()
+    if v not in known:
+        listed = ", ".join(["gm", "public", *known])
+        raise InputError(f"unknown viewer {viewer!r}; this campaign's viewers: {listed}")
+    return v
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> bool:
+    """True once something accepts connections on ``HOST:port``; False if ``proc`` exits or time runs out."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            with socket.create_connection((HOST, port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.2)
+    return False
+
+
+def port_free(port: int) -> bool:
+    """Whether nothing listens on ``HOST:port``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((HOST, port))
+        except OSError:
+            return False
+    return True
+
+
+def _serve(cmd: list[str], port: int, url: str, what: str, cleanup: Path | None = None) -> int:
+    """Run a marimo server, print ``url`` once it answers, forward SIGTERM/SIGINT, return its exit code."""
+    if not port_free(port):
+        raise InputError(f"port {port} on {HOST} is in use; pass --port with a free one")
+    proc = subprocess.Popen(cmd)
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if proc.poll() is None:
+            proc.terminate()
+
+    old_term = signal.signal(signal.SIGTERM, stop)
+    old_int = signal.signal(signal.SIGINT, stop)
+    try:
+        if wait_for_port(port, proc):
+            print(f"{what}: {url}", flush=True)
+            print("Stop with Ctrl-C.", flush=True)
+        if cleanup is not None:
+            cleanup.unlink(missing_ok=True)
+        try:
+            rc = proc.wait()
+        except KeyboardInterrupt:  # pragma: no cover - the handler above normally catches it
+            proc.terminate()
+            rc = proc.wait()
+        return 0 if rc in (0, -signal.SIGTERM, -signal.SIGINT) else rc
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        signal.signal(signal.SIGINT, old_int)
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if cleanup is not None:
+            cleanup.unlink(missing_ok=True)
+
+
+def _password_file(password: str) -> Path:
+    fd, name = tempfile.mkstemp(prefix="kingdomlog-token-", suffix=".txt")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(password)
+    return Path(name)
+
+
+def open_gm(folder: Path, port: int = 2718, headless: bool = False, token: bool = True) -> int:
+    """Open the GM turn sheet on ``folder`` with ``marimo edit`` on localhost; returns marimo's exit code.
+
+    Raises the store's error when ``folder`` is not a campaign (checked before
+    anything starts).
+    """
+    camp = Campaign.open(folder)
+    camp.events()
+    nb = notebook("turn_sheet")
+    absolute = str(Path(folder).resolve())
+    cmd = [sys.executable, "-m", "marimo", "edit", str(nb), "--host", HOST, "--port", str(port),
+           "--skip-update-check", "--no-sandbox"]
+    if headless:
+        cmd.append("--headless")
+    pw_file = None
+    url = f"http://{HOST}:{port}/"
+    if token:
+        password = secrets.token_urlsafe(16)
+        pw_file = _password_file(password)
+        cmd += ["--token-password-file", str(pw_file)]
+        url += f"?access_token={password}"
+    else:
+        cmd.append("--no-token")
+    cmd += ["--", "--campaign", absolute]
+    return _serve(cmd, port, url, f"GM turn sheet for {camp.config.name!r} ({absolute})", cleanup=pw_file)
+
+
+def share(folder: Path, viewer: str, output: str | Path | None = None, port: int = 2719,
+          password: str | None = None) -> int:
+    """A read-only view of ``folder`` for ``viewer``: one HTML file (``output``) or a ``marimo run`` server.
+
+    The server's viewer is fixed by its command line; players cannot change it,
+    and the notebook they see has no write code. Returns 0 on success.
+    """
+    camp = Campaign.open(folder)
+    who = resolve_viewer(camp, viewer)
+    if output is not None:
+        from kingdomlog.views.player import render_static
+
+        out = Path(output)
+        try:
+            out.write_text(render_static(Path(folder), who), encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"{out}: cannot write: {exc.strerror}") from None
+        print(f"wrote the view of {camp.config.name!r} for {who} to {out}")
+        return 0
+    nb = notebook("kingdom_view")
+    pw = password or secrets.token_urlsafe(12)
+    pw_file = _password_file(pw)
+    cmd = [sys.executable, "-m", "marimo", "run", str(nb), "--host", HOST, "--port", str(port), "--headless",
+           "--no-sandbox", "--no-show-tracebacks", "--token-password-file", str(pw_file),
+           "--", "--campaign", str(Path(folder).resolve()), "--viewer", who]
+    url = f"http://{HOST}:{port}/?access_token={pw}"
+    try:
+        return _serve(cmd, port, url, f"Read-only view of {camp.config.name!r} for {who}", cleanup=pw_file)
+    except KingdomlogError:
+        pw_file.unlink(missing_ok=True)
+        raise
