@@ -459,7 +459,8 @@ def _end(st: Stepper, ch: Mapping[str, Any]) -> None:
         target += 1
     if target > s.level:
         st.add(LevelChanged(from_level=s.level, to_level=target, cause="fame"))
-    elif (s.government == "tribe" and s.level == 4 and s.fame >= R.fame_required(5)
+        s = st.state
+    if (s.government == "tribe" and s.level == 4 and s.fame >= R.fame_required(5)
           and s.population >= R.population_required(5) and _bool(ch, "tribe_revolution", False)):
         if s.revolution_rolled_this_year:
             raise RuleError("a revolution was already rolled this year", rule="§4.7 (A11)")
