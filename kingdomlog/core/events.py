@@ -82,6 +82,12 @@ def event_types() -> Mapping[str, type[EventModel]]:
 
 def event_class(type_name: str, *, seq: int | None = None) -> type[EventModel]:
     """The payload class for ``type_name``; raises ``EventTypeError`` naming the seq."""
+    if type_name not in _TYPES:
+        # Payload types register when their ruleset is imported: load the bundled and
+        # installed rulesets once before declaring the type unknown.
+        from kingdomlog.core.ruleset import discover
+
+        discover()
     try:
         return _TYPES[type_name]
     except KeyError:
