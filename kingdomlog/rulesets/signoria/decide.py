@@ -212,6 +212,9 @@ def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, o
     for n in options["neutrals"]:
         rows[n] = factions_data[n].model_dump()
     over = dict(options.get("initial_resources") or {})
+    # secret starting values typed in by the GM at setup (not a public campaign option)
+    for fid, vals in dict(choices.get("resources") or {}).items():
+        over[fid] = {**dict(over.get(fid, {})), **dict(vals)}
     for fid, vals in over.items():
         if fid in rows:
             rows[fid].update({k: int(v) for k, v in vals.items() if k in RESOURCES})

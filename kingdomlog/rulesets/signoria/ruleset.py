@@ -33,7 +33,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("extra_factions", "table", {}, "Player factions beyond the two great houses: id -> {label, province,"
                " leader} (G-41; the GM defines them)."),
     OptionSpec("initial_resources", "table", {}, "Override starting Power/Piety/Wealth/Army per faction id; key "
-               "'_other' for extra factions (default 4/5/3/4) (§2.9 initial_resources)."),
+               "'_other' for extra factions (default 4/5/3/4) (§2.9 initial_resources). Campaign options are "
+               "public: for secret starting values use the setup step's 'resources' choice."),
     OptionSpec("statesmen_per_faction", "int", 2, "Starting statesmen per player faction (§2.9, G-41).", minimum=0),
     OptionSpec("statesman_loyalty_default", "int", 2, "Loyalty of a statesman, used against bribes (§2.4, G-24)."),
     OptionSpec("command_reroll_limit", "int", -1, "Bought command rerolls per turn; -1 = no limit (§3.1).",
@@ -160,6 +161,8 @@ class SignoriaRuleset:
                 Choice("leader_names", "Leaders' names", "json", default={}, help="faction -> name"),
                 Choice("statesmen", "Starting statesmen (names; traits are rolled)", "json", default={},
                        help='faction -> [{"id", "name", "heir": bool}] (trait rolled on a d6, §8.5)'),
+                Choice("resources", "Secret starting resources", "json", default={},
+                       help="faction -> {power, piety, wealth, army}; recorded only in that faction's events"),
                 Choice("resume_turn", "Resume a game after this turn (0 = new game)", "int", default=0, minimum=0),
                 rulings,
             )

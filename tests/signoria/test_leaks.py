@@ -1,0 +1,200 @@
+"""No viewer ever sees a value hidden from it (§11.3-11.4; design §7), for random games (hypothesis).
+
+Hidden numbers are made recognisable: each player's Power, Piety and Wealth start in a band of its own
+(e.g. Marburg's Wealth near 7000), so any such number in a rival's view is a leak unless the viewer
+learned it (it is then in the viewer's own intel). Structure is checked too: rivals' resources are
+unknown, loyalty is never shown, orders and rolls stay with their owner.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kingdomlog.core.fold import filter_visible
+from kingdomlog.rulesets.signoria import RULESET
+from kingdomlog.rulesets.signoria.rules import command_slots
+from kingdomlog.rulesets.signoria.state import SignoriaState
+
+from .play import Game, setup_plan
+
+BANDS = {"fabian": {"power": 1000, "piety": 2000, "wealth": 3000},
+         "marburg": {"power": 5000, "piety": 6000, "wealth": 7000}}
+OWNER_ONLY = {"signoria.command_roll", "signoria.orders_submitted", "signoria.income_credited",
+              "signoria.troops_hired", "signoria.dilemma_presented", "signoria.candidate_offered"}
+PLAYERS = ("fabian", "marburg")
+REFUSED: list[int] = []
+
+
+def band_of(n: int) -> tuple[str, str] | None:
+    for fid, res in BANDS.items():
+        for r, base in res.items():
+            if base - 500 <= n < base + 500:
+                return fid, r
+    return None
+
+
+def ints(doc: Any) -> list[int]:
+    out: list[int] = []
+    if isinstance(doc, bool):
+        return out
+    if isinstance(doc, int):
+        out.append(doc)
+    elif isinstance(doc, dict):
+        for v in doc.values():
+            out.extend(ints(v))
+    elif isinstance(doc, list):
+        for v in doc:
+            out.extend(ints(v))
+    return out
+
+
+def learned(state: SignoriaState, viewer: str) -> set[int]:
+    out: set[int] = set()
+    for fields in state.intel.get(viewer, {}).values():
+        for rec in fields.values():
+            out.update(ints(rec.value))
+    return out
+
+
+def check_view(g: Game, viewer: str) -> None:
+    truth = g.state
+    view = RULESET.redact(truth, viewer)
+    doc = view.model_dump(mode="json")
+    known = learned(truth, viewer)
+    for ev in filter_visible(g.events, viewer):
+        if ev.type == "signoria.intel_recorded" and ev.payload.observer == viewer:
+            known.update(ints(ev.payload.fields))
+    for n in ints(doc):
+        b = band_of(n)
+        assert b is None or b[0] == viewer or n in known, f"{viewer} sees {b} value {n}"
+    for fid, f in view.factions.items():
+        if fid != viewer:
+            assert (f.power, f.piety, f.wealth, f.army) == (None, None, None, None)
+            assert f.standing == {} and f.statesmen == ()
+    believed = truth.believed_spies.get(viewer, {})
+    for c in view.characters.values():
+        assert c.loyalty is None
+        assert c.employer == viewer or c.true_master == viewer or c.id in believed
+        assert c.true_master in (None, viewer)
+    assert all(viewer in t.parties for t in view.treaties.values())
+    for part in ("intel", "notices", "command", "orders", "dilemmas", "candidates", "felmonte_offers"):
+        assert set(getattr(view, part)) <= {viewer}, part
+    assert view.flags == () and view.rulings == ()
+    for c in view.campaigns.values():
+        assert c.faction == viewer or c.units is None
+    for ev in filter_visible(g.events, viewer):
+        if ev.type in OWNER_ONLY:
+            assert ev.payload.faction == viewer, ev.type
+        if ev.type == "signoria.action_resolved":
+            assert ev.payload.faction == viewer
+        for n in ints(json.loads(ev.payload_text)):
+            b = band_of(n)
+            assert b is None or b[0] == viewer or n in known, f"{viewer} sees {b} value {n} in {ev.type}"
+
+
+def check_public(g: Game) -> None:
+    view = RULESET.redact(g.state, "public")
+    assert all(band_of(n) is None for n in ints(view.model_dump(mode="json")))
+    assert view.characters == {} and view.intel == {} and view.treaties == {}
+    for ev in filter_visible(g.events, "public"):
+        assert all(band_of(n) is None for n in ints(json.loads(ev.payload_text))), ev.type
+
+
+def orders_for(draw: st.DrawFn, g: Game, fid: str, special: int, ordinary: int, turn: int) -> list[dict[str, Any]]:
+    s = g.state
+    rival = next(f for f in PLAYERS if f != fid)
+    rival_chars = [c for c in s.characters.values() if c.employer == rival and c.condition == "active"
+                   and c.role == "statesman"]
+    mine = [c.id for c in s.statesmen_of(fid) if c.condition == "active"]
+    rival_prov = next(p.id for p in s.provinces.values() if p.owner == rival) if any(
+        p.owner == rival for p in s.provinces.values()) else None
+    menu: list[dict[str, Any]] = [
+        {"action": "intrigue_self", "stake": draw(st.sampled_from(["low", "high"]))},
+        {"action": "liberties", "stake": "low"},
+        {"action": "scouts", "stake": draw(st.sampled_from(["low", "high"])), "target": rival,
+         "params": {"field": draw(st.sampled_from(["power", "piety", "wealth"]))}},
+        {"action": "intrigue_foreign", "stake": "low", "target": rival},
+        {"action": draw(st.sampled_from(["trade", "pact", "passage", "improve_relations"])), "stake": "low",
+         "target": draw(st.sampled_from(["felmonte", "gusso"]))},
+        {"action": "hire_troops", "params": {"units": 1}},
+        {"action": "felmonte_offer", "stake": "elementary", "params": {"wealth": draw(st.integers(1, 4))}},
+        {"action": "donation", "stake": "elementary", "params": {"piety": 1}},
+    ]
+    if rival_chars:
+        tgt = draw(st.sampled_from(rival_chars)).id
+        menu.append({"action": "bribery", "stake": "high", "target": tgt,
+                     "params": {"wealth": draw(st.integers(1, 3)),
+                                "on_success": draw(st.sampled_from(["spy", "defect"]))}})
+        menu.append({"action": "assassination", "stake": draw(st.sampled_from(["low", "high"])), "target": tgt})
+    if mine:
+        agent = draw(st.sampled_from(mine))
+        menu.append({"action": "spy", "stake": "low", "target": rival, "params": {"agent": agent}})
+    menu.append({"action": "hire_statesman", "target": f"t{turn}.c{PLAYERS.index(fid) + 1}"})
+    home = (s.factions[fid].army or 0) - sum(c.units or 0 for c in s.campaigns.values() if c.faction == fid)
+    if rival_prov and home > 0:
+        menu.append({"action": "war", "target": rival_prov,
+                     "params": {"units": draw(st.integers(1, min(home, 6))),
+                                "tactic": draw(st.sampled_from(["breakthrough", "encirclement", "hold"])),
+                                "if_defence": draw(st.sampled_from(["storm", "siege"]))}})
+    picks = draw(st.lists(st.sampled_from(range(len(menu))), max_size=special + ordinary, unique=True))
+    out = []
+    slots = ["special"] * special + ["ordinary"] * ordinary
+    for i, k in enumerate(picks):
+        o = dict(menu[k])
+        o["id"] = f"X{i}"
+        o["slots"] = [slots[i]]
+        out.append(o)
+    return out
+
+
+@st.composite
+def games(draw: st.DrawFn) -> Game:
+    start = {fid: {**{r: v for r, v in BANDS[fid].items()}, "army": draw(st.integers(3, 7))} for fid in PLAYERS}
+    g = Game()
+    passage = [{"gap": "test", "text": "passage", "visibility": f"faction:{f}", "effects": [
+        {"kind": "treaty", "id": f"{n}.passage.{f}", "type": "right_of_passage", "parties": [f], "neutral": n}]}
+        for f, n in (("fabian", "gusso"), ("marburg", "felmonte"))]
+    g.play(setup_plan(resources=start, rulings=passage))
+    for turn in range(1, draw(st.integers(1, 4)) + 1):
+        if g.state.finished:
+            break
+        steps: dict[str, Any] = {"turn_open": {"choices": {"candidates": [
+            {"faction": f, "name": f"Candidate {turn} {f}"} for f in PLAYERS]}}}
+        for fid in PLAYERS:
+            if fid not in g.state.players():
+                continue
+            stake = draw(st.sampled_from(["low", "high"]))
+            faces = [draw(st.integers(1, 6)), draw(st.integers(1, 6))]
+            steps[f"command_{fid}"] = {"choices": {"stake": stake}, "rolls": {"cmd.1": faces}}
+        for fid in PLAYERS:
+            key = f"command_{fid}"
+            if key not in steps:
+                continue
+            stake = steps[key]["choices"]["stake"]
+            faces = steps[key]["rolls"]["cmd.1"]
+            sp, od = command_slots(stake, sum(faces) >= (5 if stake == "low" else 8))
+            steps[f"orders_{fid}"] = {"choices": {"orders": orders_for(draw, g, fid, sp, od, turn)}}
+        steps["p2_espionage"] = {"choices": {"double_agents": {
+            f"{b}.X{i}": draw(st.booleans()) for b in PLAYERS for i in range(4)}}}
+        plan = {"turn": turn, "seed": draw(st.sampled_from(["a", "b", "c", "d"])) + str(turn), "steps": steps}
+        err = g.try_play(plan)
+        if err is not None:
+            REFUSED.append(err)
+            for fid in PLAYERS:
+                steps.pop(f"orders_{fid}", None)
+            assert g.try_play(plan) is None, plan
+    return g
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games())
+def test_no_viewer_sees_a_hidden_value(g: Game) -> None:
+    """Every viewer of a random game: no hidden value in redact(state) nor in the events it may see."""
+    for viewer in PLAYERS:
+        check_view(g, viewer)
+    check_public(g)
+    assert g.replayed() == g.state
