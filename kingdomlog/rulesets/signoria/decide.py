@@ -73,6 +73,7 @@ class Step:
         self.step = step
         self.dice = dice
         self.drafts: list[Draft] = []
+        self.choices: Mapping[str, Any] = {}
 
     @property
     def cfg(self) -> dict[str, Any]:
@@ -171,14 +172,36 @@ class Step:
                                     detail=detail or {}), vis(self.s, fid), actor=fid)
 
     def orders_for(self, action: str | tuple[str, ...]) -> list[tuple[str, Order]]:
+        """Orders of ``action`` in initiative order; double-agent slot orders only if the owner lets them run."""
         acts = (action,) if isinstance(action, str) else action
         out: list[tuple[str, Order]] = []
         for fid in self.s.initiative:
             o = self.s.orders.get(fid)
             if o is None:
                 continue
-            out.extend((fid, x) for x in o.orders if x.action in acts)
+            out.extend((fid, x) for x in o.orders if x.action in acts and self.gated(fid, x))
         return out
+
+    def gated(self, fid: str, o: Order) -> bool:
+        """§6.4: an order in a double agent's believed spy slot goes to the owner, who decides if it runs."""
+        agent = next((x[4:] for x in o.slots if x.startswith("spy:")), None)
+        if agent is None:
+            return True
+        c = self.s.characters.get(agent)
+        if c is None or c.agent_kind != "double_agent" or c.true_master in (None, fid):
+            return True
+        owner = c.true_master
+        key = f"{fid}.{o.id}"
+        run = bool(dict(self.choices.get("double_agent_orders") or {}).get(key, False))
+        self.emit(ev.FactionNotified(faction=owner, kind="double_agent_order",
+                                     text=f"{fid} ordered {c.name}: {o.action}" + (" (carried out)" if run else
+                                                                                  " (not carried out)"),
+                                     data={"order": o.model_dump(mode="json"), "briber": fid, "executed": run}),
+                  vis(self.s, owner))
+        if not run:
+            self.emit(ev.FactionNotified(faction=fid, kind="spy_report", text=f"{c.name} reports that {o.id} failed",
+                                         data={"order": o.id, "outcome": "failure"}), vis(self.s, fid))
+        return run
 
 
 def _effects_events(st: Step, fid: str, effects: tuple[dict[str, Any], ...] | list[dict[str, Any]],
@@ -489,6 +512,9 @@ def validate_orders(st: Step, fid: str, orders: list[Order], dilemmas: dict[str,
     if ordinary > cr.ordinary + (cr.special - special):
         raise st.err(f"{special + ordinary} action slots used but the command roll gave "
                      f"{cr.special} special + {cr.ordinary} ordinary", "§3.1")
+    if special + ordinary + sum(spy_used.values()) > int(st.cfg.get("max_slots_per_turn", 7)):
+        st.emit(ev.UpkeepFlagged(faction=fid, kind="slots_over_max",
+                                 detail=f"{special + ordinary + sum(spy_used.values())} slots used"), "gm")
     if wealth_cost > (me.wealth or 0):
         raise st.err(f"orders cost {wealth_cost} wealth but {fid} has {me.wealth}", "§4.8 voluntary costs")
     known = {d.id for d in s.dilemmas.get(fid, ())}
@@ -675,6 +701,7 @@ def decide_p1(state: SignoriaState, choices: Mapping[str, Any], dice: Dice) -> l
 def decide_p2(state: SignoriaState, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
     """§4.3 phase 2: scouts -> spy infiltration -> bribery and offers -> assassination -> external intrigue."""
     st = Step(state, "p2_espionage", dice)
+    st.choices = choices
     doubles = dict(choices.get("double_agents") or {})
     for fid, o in st.orders_for("scouts"):
         tgt = str(o.target)
@@ -1092,6 +1119,10 @@ def _battle(st: Step, cid: str, kind: str, attacker: str, defender: str, declara
                 take = min(lost, st.s.factions[n].army or 0)
                 st.adjust(n, "army", -take, f"killed in {bid}", visible_to="gm")
                 lost -= take
+    for side_fac, who in ((attacker, a_who), (defender, d_who)):
+        for t in list(st.s.active_treaties(side_fac)):
+            if t.type == "military_aid" and t.neutral in who:
+                st.emit(ev.TreatyEnded(treaty=t.id, reason="aid used"), vis(st.s, side_fac))
     # intel from the battle (§5.9)
     for me, other, side in ((attacker, defender, d), (defender, attacker, a)):
         if st.s.factions[me].kind == "player":

@@ -194,6 +194,8 @@ class SignoriaRuleset:
         if step == "p2_espionage":
             return (Choice("double_agents", "Turn failed bribes into double agents", "json", default={},
                            help='{"<briber>.<order id>": true} (§6.4)'),
+                    Choice("double_agent_orders", "Carry out orders given to double agents", "json", default={},
+                           help='{"<briber>.<order id>": true} (§6.4; default: not carried out)'),
                     Choice("successor_traits", "Second trait of a succeeding heir", "json", default={}), rulings)
         if step == "p3_war":
             return (
@@ -240,6 +242,11 @@ class SignoriaRuleset:
         if step not in fn:
             raise InputError(f"signoria has no step {step!r}")
         return fn[step](s, choices, dice)
+
+    def viewers(self, state: Any) -> list[str]:
+        """Faction viewers: every player faction (neutrals are the GM's)."""
+        s: SignoriaState = state
+        return [f for f in s.initiative if s.factions[f].kind == "player"]
 
     @staticmethod
     def _player(s: SignoriaState, fid: str, step: str) -> None:
