@@ -215,7 +215,7 @@ def foreign(a: Acc, kingdoms: list[Any], third: list[Any]) -> None:
 def decide_gm(s: Pf1State, ch: Mapping[str, Any], a: Acc) -> None:
     _known(ch, {"map", "explore", "clear", "adjustments", "end_anarchy", "alignment", "foreign_kingdoms",
                 "third_party", "attitudes", "government", "renown", "kingdom_modifier_adjustments",
-                "base_danger", "destroy_lots"}, a.step)
+                "base_danger", "destroy_lots", "union_stability_roll"}, a.step)
     if not s.founded:
         raise a.refuse("found the kingdom first (turn 0)", "base §3.1")
     a.add(ev.TurnStarted(turn=s.turn + 1))
@@ -275,6 +275,14 @@ def decide_gm(s: Pf1State, ch: Mapping[str, Any], a: Acc) -> None:
         a.add(ev.SettlementBaseDangerSet(city=_city(a, c).id, base_danger=int(v)))
     for d in _list(ch, "destroy_lots", a.step):
         destroy_lots(a, d)
+    if ch.get("union_stability_roll"):
+        # GM option: 1d4 − 2 Stability, rolled each turn for 6 months after a union (opt §2.11)
+        union = [x for x in a.state.lineage if x.kind == "merged_from"]
+        if not union or not 0 < a.state.turn - union[-1].turn <= 6:
+            raise a.refuse("the union Stability roll applies in the 6 months after a union", "opt §2.11")
+        faces = a.roll("union_stability", "1d4")
+        a.add(ev.TemporaryModifierApplied(attribute="STABILITY", value=faces[0] - 2, first_turn=a.state.turn,
+                                          last_turn=a.state.turn, source="union (1d4 − 2)", roll=faces))
 
 
 def destroy_lots(a: Acc, d: Any) -> None:
@@ -599,6 +607,8 @@ def claim(a: Acc, hid: str, limit: int) -> None:
     _limit(a, a.state.counters.claims, limit, "hex claims", "base §6.5")
     _pay(a, 1, f"claiming hex {hid}")
     town = next((f.split(":", 1)[1] for f in h.features if f.startswith("TOWN:")), None)
+    if h.city and a.state.cities[h.city].detached:  # a lost city must be annexed again (base §4.6)
+        town = a.state.cities[h.city].name
     dc = control_dc(a.state)  # computed before the claim (base §4.3 I2)
     check = kcheck(a.state, "STABILITY", a.d20(f"town_{hid}"), dc) if town else None
     a.add(ev.HexClaimed(hex=hid, cost_bp=1))

@@ -246,7 +246,8 @@ def trade_economy(s: Pf1State) -> list[Modifier]:
 
 
 def relation_modifiers(s: Pf1State, attr: str, *, terms: bool = True) -> list[Modifier]:
-    if not s.module_on("diplomatic_edicts"):
+    """Embassy buildings, treaties and alliances (diplomatic edicts, or a vassal's automatic treaty)."""
+    if not (s.module_on("diplomatic_edicts") or s.module_on("vassalage_edicts")):
         return []
     out: list[Modifier] = []
     for fid, rel in sorted(s.relations.items()):

@@ -686,6 +686,8 @@ class VassalageEdictIssued(EventModel):
     ceded_hexes: tuple[str, ...] = ()
     subjugated_size: int = 0
     initial_level: Literal["embassy", "treaty", "alliance"] = "embassy"
+    terms: tuple[Terms, ...] = ()
+    """Treaty and/or alliance terms of a new colony's relationship (automatic, opt §2.8)."""
 
 
 @register_event

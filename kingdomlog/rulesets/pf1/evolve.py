@@ -40,14 +40,59 @@ def on(cls: type[EventModel]) -> Callable[[Handler], Handler]:
 
 
 def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
-    """Apply ``event``; unknown ``pf1.`` types are a ``CorruptLogError`` naming the seq."""
+    """Apply ``event``; unknown ``pf1.`` types are a ``CorruptLogError`` naming the seq.
+
+    Recorded kingdom checks are audited first (base §8.1 principle 3): their arithmetic, their
+    natural-1/20 outcome, the Unrest they used and, for the Upkeep Stability, withdrawal Loyalty
+    and tax Economy checks, the attribute value the fold gives at that point.
+    """
     fn = _HANDLERS.get(type(event.payload))
     if fn is None:
         raise CorruptLogError(f"pf1 cannot apply event type {event.type!r}", seq=event.seq)
+    audit(state, event)
     out = fn(state, event.payload, event)
     if out.unrest >= 20 and not out.anarchy:
         out = out.model_copy(update={"anarchy": True})  # base §4.0: anarchy at once
     return out
+
+
+def _checks(p: EventModel) -> list[ev.KCheck]:
+    out: list[ev.KCheck] = []
+    for name in ("check", "stability", "checks"):
+        v = getattr(p, name, None)
+        if isinstance(v, ev.KCheck):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out += [c for c in v if isinstance(c, ev.KCheck)]
+    return out
+
+
+AUDIT_ATTRIBUTE = (ev.StabilityCheckRolled, ev.WithdrawalLoyaltyCheckRolled, ev.IncomeCheckRolled)
+
+
+def audit(s: Pf1State, e: RecordedEvent) -> None:
+    """Refuse a recorded check whose numbers do not add up (a tampered or inconsistent log)."""
+    from kingdomlog.dice.checks import d20_check
+    from kingdomlog.rulesets.pf1.derive import attribute
+
+    for c in _checks(e.payload):
+        total = c.d20 + c.attribute_value - c.unrest + c.situational
+        ok = c.success if isinstance(e.payload, ev.IncomeCheckRolled) and c.dc == 0 else d20_check(
+            c.d20, total - c.d20, c.dc)
+        problems = []
+        if total != c.total or (c.margin != total - c.dc and c.dc):
+            problems.append(f"total {c.total} != d20 {c.d20} + {c.attribute_value} - Unrest {c.unrest}"
+                            f" + {c.situational}")
+        if ok != c.success:
+            problems.append(f"success {c.success} does not follow from d20 {c.d20}, total {total}, DC {c.dc}")
+        if c.unrest != s.unrest:
+            problems.append(f"the check used Unrest {c.unrest} but the kingdom had {s.unrest}")
+        if isinstance(e.payload, AUDIT_ATTRIBUTE):
+            have = int(attribute(s, c.attribute).total)
+            if have != c.attribute_value:
+                problems.append(f"the check used {c.attribute} {c.attribute_value} but the fold gives {have}")
+        if problems:
+            raise CorruptLogError(f"{e.type}: " + "; ".join(problems), seq=e.seq)
 
 
 def _u(s: Pf1State, **kw: Any) -> Pf1State:
@@ -606,7 +651,7 @@ def _vassal(s: Pf1State, p: ev.VassalageEdictIssued, e: RecordedEvent) -> Pf1Sta
     for h in p.ceded_hexes:
         s = _lose_hex(s, h)
     rel = s.relations.get(p.vassal, Relation())
-    rel = rel.model_copy(update={"level": p.initial_level})
+    rel = rel.model_copy(update={"level": p.initial_level, **{t.kind: t for t in p.terms}})
     return _u(s, treasury=s.treasury - p.cost_roll - p.grant_bp, vassals=(*s.vassals, v), special_edict_turn=e.turn,
               relations={**s.relations, p.vassal: rel})
 

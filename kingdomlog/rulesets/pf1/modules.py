@@ -499,11 +499,27 @@ def vassalage(a: Any, spec: Mapping[str, Any]) -> None:
     viceroy = spec.get("viceroy") or {}
     if not isinstance(viceroy, dict) or not viceroy.get("name"):
         raise InputError(f"[{a.step}] vassalage needs viceroy {{name, ability INT|WIS, modifier}}")
+    terms: list[Terms] = []
+    if mode == "new_colony" and level in ("treaty", "alliance"):
+        balanced = bool(spec.get("balanced", True))
+        kinds = ("treaty", "alliance") if level == "alliance" else ("treaty",)
+        for k in kinds:
+            x_key = "x_partner" if k == "treaty" else "x_partner_stability"
+            if spec.get(x_key) is None:
+                raise InputError(f"[{a.step}] a {k} with the new colony needs {x_key} (the colony's "
+                                 f"{'Economy' if k == 'treaty' else 'Stability'})")
+            xp = int(spec[x_key])
+            attr = "ECONOMY" if k == "treaty" else "STABILITY"
+            order = sum(1 for r in s.relations.values() if getattr(r, k) is not None)
+            terms.append(Terms(kind=k, balanced=balanced, advantaged="you", established_turn=s.turn,
+                               x_you=int(dv.attribute(s, attr, exclude_relations=True).total), x_partner=xp,
+                               bonus_you=treaty_bonus(xp, balanced=balanced, we_advantaged=True),
+                               order_index=order))
     a.add(ev.LeaderAssigned(role="VICEROY", name=str(viceroy["name"]), ability=str(viceroy.get("ability", "INT")),
                             modifier=int(viceroy.get("modifier", 0)), attributes=("ECONOMY",)))
     a.add(ev.VassalageEdictIssued(vassal=vassal, mode=mode, viceroy=str(viceroy["name"]), cost_roll=cost,
                                   grant_bp=grant, ceded_hexes=ceded, subjugated_size=int(spec.get("size", 0)),
-                                  initial_level=level))
+                                  initial_level=level, terms=tuple(terms)))
     if mode == "subjugation":
         from kingdomlog.rulesets.pf1.decide import subjugation_check
 

@@ -1,0 +1,121 @@
+"""The demo campaign, the GM turn sheet on it, the player view, and the log audit (base §8.1 principle 3)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pf1.kit import kingdom, step
+
+from kingdomlog.core.errors import CorruptLogError
+from kingdomlog.core.fold import replay
+from kingdomlog.rulesets.pf1 import RULESET
+from kingdomlog.rulesets.pf1 import derive as dv
+from kingdomlog.rulesets.pf1 import events as ev
+from kingdomlog.rulesets.pf1.play import context, play
+from kingdomlog.store import Campaign
+
+DEMO = Path(__file__).resolve().parents[2] / "campaigns" / "river-kingdom"
+
+
+def test_demo_log_verifies_and_has_the_promised_content() -> None:
+    """≥ 12 months, ≥ 4 optional modules, a trade route and a diplomatic edict."""
+    camp = Campaign.open(DEMO)
+    assert camp.verify().ok
+    s = camp.state(use_cache=False)
+    assert s.turn >= 12 and len(s.modules) >= 4
+    types = {e.type for e in camp.events()}
+    assert {"pf1.trade_edict_issued", "pf1.trade_expedition_arrived", "pf1.diplomatic_edict_resolved"} <= types
+    assert any(r.status == "established" for r in s.trade_routes)
+    assert s.relations["mivon"].treaty is not None
+    assert RULESET.render(s) == "River Kingdom T14 BP7 U0 Sz11 DC31 Con7 E25 L16 S19 Pop5500 Fame4 Inf0"
+
+
+def test_demo_plans_replay_to_the_committed_log() -> None:
+    """The committed plans, played headless with the campaign's options and data, give the same payloads."""
+    camp = Campaign.open(DEMO)
+    plans = [json.loads(p.read_text()) for p in sorted((DEMO / "plans").glob("turn-*.json"))]
+    ctx = camp.context
+    _, evs, _ = play(plans, campaign=camp.id, options=ctx.options, data=ctx.data)
+    logged = [(e.type, e.payload_text) for e in camp.events() if e.type.startswith("pf1.")]
+    assert [(e.type, e.payload_text) for e in evs] == logged
+
+
+def test_turn_sheet_previews_a_pf1_month_with_defaults(tmp_path: Path) -> None:
+    """design §6: the generic sheet builds the next month from ``choices()`` defaults and previews it."""
+    from kingdomlog.views import sheet
+
+    folder = tmp_path / "river-kingdom"
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
+    start = sheet.load_start(folder, seed="sheet-test")
+    assert start.turn == 15 and not start.problems
+    assert [p.id for p in start.phases] == ["gm", "upkeep", "improvement", "income", "event"]
+    draft = sheet.draft_turn(start, {})
+    assert draft.problem is None and draft.preview is not None and draft.preview.ok, draft.problem
+    assert draft.committable
+    out = sheet.commit_draft(start, draft)
+    assert Campaign.open(folder).state().turn == 15, out
+
+
+def test_player_view_hides_the_gms_foreign_figures(tmp_path: Path) -> None:
+    """design §7: a player never sees the GM's Economy of a foreign kingdom (redact)."""
+    from kingdomlog.views.player import render_static
+
+    folder = tmp_path / "river-kingdom"
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
+    camp = Campaign.open(folder)
+    assert camp.state().foreign["mivon"].economy == 30
+    assert camp.state(viewer="public").foreign["mivon"].economy is None
+    html = render_static(folder, "public")
+    assert "River Kingdom" in html
+
+
+def test_a_tampered_die_is_refused_on_replay() -> None:
+    """base §8.1.3: changing a recorded d20 without its outcome is a log inconsistency, not silently fixed."""
+    _, evs, _ = play(RULESET.sample_plans(), campaign="greenbelt")
+    i = next(k for k, e in enumerate(evs) if e.type == "pf1.income_check_rolled" and e.turn == 2)
+    p = evs[i].payload
+    assert isinstance(p, ev.IncomeCheckRolled)
+    bad = p.model_copy(update={"check": p.check.model_copy(update={"d20": 3})})
+    tampered = [*evs[:i], replace(evs[i], payload=bad), *evs[i + 1:]]
+    with pytest.raises(CorruptLogError, match=r"seq .*total"):
+        replay(RULESET, tampered, context=context("greenbelt"))
+    wrong_attr = p.model_copy(update={"check": p.check.model_copy(update={
+        "attribute_value": 9, "total": 20 + 9 - 3, "margin": 20 + 9 - 3 - 22})})
+    with pytest.raises(CorruptLogError, match="fold gives 4"):
+        replay(RULESET, [*evs[:i], replace(evs[i], payload=wrong_attr), *evs[i + 1:]], context=context("greenbelt"))
+
+
+def test_new_colony_treaty_terms_and_union_stability_roll() -> None:
+    """opt §2.8: a new colony's treaty is automatic, with §2.5.7 bonuses; opt §2.11: union 1d4 − 2 Stability."""
+    s = kingdom(3, options={"modules": ["vassalage_edicts"]}, treasury=40)
+    e0 = int(dv.attribute(s, "ECONOMY").total)
+    spec = {"kind": "vassalage", "vassal": "east-march", "mode": "new_colony", "grant_bp": 5,
+            "initial_level": "treaty", "balanced": False, "x_partner": 20,
+            "viceroy": {"name": "Lia", "ability": "WIS", "modifier": 2}}
+    after, p = step(s, "improvement", {"special_edict": spec}, rolls={"vassal_cost": [4]})
+    v = next(x for x in p if isinstance(x, ev.VassalageEdictIssued))
+    assert v.terms[0].bonus_you == 3 and after.relations["east-march"].level == "treaty"
+    assert int(dv.attribute(after, "ECONOMY").total) == e0 + 3 + 1  # treaty 20 × 15 % = 3, Viceroy 2 // 2
+    assert after.treasury == 40 - 4 - 5
+    u = kingdom(2, options={"modules": ["independence_unification"]},
+                extra=[ev.LineageRecorded(kind="merged_from", campaigns=("a", "b"), unrest_added=3)])
+    u = u.model_copy(update={"turn": 2})
+    s0 = int(dv.attribute(u, "STABILITY").total)
+    after, p = step(u, "gm", {"union_stability_roll": True}, rolls={"union_stability": [1]})
+    assert int(dv.attribute(after, "STABILITY").total) == s0 - 1
+
+
+def test_lost_city_is_annexed_again_with_the_town_check() -> None:
+    """base §4.6: a city whose hex was lost is detached; claiming it again takes a Stability check."""
+    city = [ev.CityFounded(city="C1", name="Lostford", hex="H1", capital=False),
+            ev.HexLostToUnrest(hex="H1", unrest=12), ev.TurnStarted(turn=2)]
+    s = kingdom(2, extra=city)
+    assert s.cities["C1"].detached and dv.size(s) == 1
+    after, p = step(s, "improvement", {"claim": ["H1"]}, rolls={"town_H1": [1], "town_H1_unrest": [2, 3]})
+    t = next(x for x in p if isinstance(x, ev.TownAnnexationCheckRolled))
+    assert (t.town, t.check.success, t.unrest_delta) == ("Lostford", False, 5)
+    assert not after.cities["C1"].detached and after.unrest == 5
