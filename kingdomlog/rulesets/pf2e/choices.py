@@ -65,7 +65,8 @@ def choices_for(state: KingdomState, step: str) -> list[Choice]:
         ]
     if step == "upkeep.unrest":
         return [
-            Choice("ruin_split", "Split of the 1d10 Ruin points at Unrest 10+ ({ruin: n})", "json", default={}),
+            Choice("ruin_split", "Split of the 1d10 Ruin points at Unrest 10+ ({ruin: n}, or one Ruin's name"
+                   " for all)", "json", default={}),
             Choice("lost_hex", "Hex lost on a failed DC 11 flat check", "text", default=""),
             Choice("avert_anarchy_with_fame", "Spend all Fame to avert anarchy", "bool", default=False),
             Choice("avert_ruin_penalty_with_fame", "Spend all Fame to avert a Ruin penalty", "bool",

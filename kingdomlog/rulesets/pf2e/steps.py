@@ -296,7 +296,8 @@ def upkeep_unrest(ctx: Ctx) -> None:
         unrest(ctx, val, "Ruler vacant", faces)
     if ctx.state.unrest >= 10:
         total, faces = ctx.roll("ruin", "1d10")
-        split = dict(opt(ctx.choices, "ruin_split", {}, dict))
+        raw_split = opt(ctx.choices, "ruin_split", {}, (dict, str))
+        split = {raw_split: total} if isinstance(raw_split, str) else dict(raw_split)
         if not split:
             left = total
             i = 0
