@@ -40,7 +40,7 @@ def test_bribery_success_defect() -> None:
 
 def test_bribery_light_failure_keeps_money_and_tells_owner() -> None:
     """§6.3: total 6 in T-3..T-1: light failure; W kept; Marburg is told who tried."""
-    g, new = bribe([3, 3])
+    g, _ = bribe([3, 3])
     assert g.state.factions["fabian"].wealth == 3
     note = next(n for n in g.state.notices["marburg"] if n.kind == "bribe_attempt")
     assert note.data["briber"] == "fabian"
