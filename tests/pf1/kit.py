@@ -45,3 +45,10 @@ def step(state: Any, step_id: str, choices: dict[str, Any] | None = None, rolls:
     for d in drafts:
         acc.add(d.payload)
     return acc.state, [d.payload for d in drafts]
+
+
+def month(state: Any, turn: int) -> Any:
+    """``state`` moved to the start of ``turn`` (as ``pf1.turn_started`` would, without expiring anything)."""
+    from kingdomlog.rulesets.pf1.state import Counters
+
+    return state.model_copy(update={"turn": turn, "phase": "GM", "counters": Counters()})

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from pf1.kit import kingdom, step
+from pf1.kit import kingdom, month, step
 
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.fold import replay
@@ -103,7 +103,7 @@ def test_new_colony_treaty_terms_and_union_stability_roll() -> None:
     assert after.treasury == 40 - 4 - 5
     u = kingdom(2, options={"modules": ["independence_unification"]},
                 extra=[ev.LineageRecorded(kind="merged_from", campaigns=("a", "b"), unrest_added=3)])
-    u = u.model_copy(update={"turn": 2})
+    u = month(u, 2)
     s0 = int(dv.attribute(u, "STABILITY").total)
     after, p = step(u, "gm", {"union_stability_roll": True}, rolls={"union_stability": [1]})
     assert int(dv.attribute(after, "STABILITY").total) == s0 - 1
@@ -119,3 +119,13 @@ def test_lost_city_is_annexed_again_with_the_town_check() -> None:
     t = next(x for x in p if isinstance(x, ev.TownAnnexationCheckRolled))
     assert (t.town, t.check.success, t.unrest_delta) == ("Lostford", False, 5)
     assert not after.cities["C1"].detached and after.unrest == 5
+
+
+def test_steps_out_of_order_are_refused() -> None:
+    """base §8.1.5: an event recorded in an earlier step than the last applied one is a log error."""
+    _, evs, _ = play(RULESET.sample_plans(), campaign="greenbelt")
+    up = next(k for k, e in enumerate(evs) if e.type == "pf1.consumption_paid")
+    imp = next(k for k, e in enumerate(evs) if e.type == "pf1.road_built" and e.turn == 2)
+    moved = [*evs[:up], *evs[up + 1:imp + 1], evs[up], *evs[imp + 1:]]
+    with pytest.raises(CorruptLogError, match="step 'upkeep' after step 'improvement'"):
+        replay(RULESET, moved, context=context("greenbelt"))

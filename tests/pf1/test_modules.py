@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pf1.kit import kingdom, step
+from pf1.kit import kingdom, month, step
 
 from kingdomlog.core.errors import RuleError
 from kingdomlog.rulesets.pf1 import RULESET
@@ -97,7 +97,7 @@ def test_treaty_example_c_event_by_event() -> None:
     s, _ = step(s, "improvement", {"special_edict": {"kind": "diplomatic", "purpose": "embassy", "target": "varn",
                                                       "envoy_modifier": 19, "bribe_bp": 2}},
                 rolls={"dip_cost": [3], "dip_check_1": [19]})
-    s = s.model_copy(update={"turn": 5})  # three turns later
+    s = month(s, 5)  # three turns later
     assert dv.fame_value(s) == 4 and s.relations["varn"].attitude == "friendly"
     opposed = [
         {"skill": "Bluff", "our_modifier": 10, "their_modifier": 12},
@@ -203,9 +203,9 @@ def test_trade_route_example_b_event_by_event() -> None:
     assert after.treasury == 31
     assert int(dv.attribute(after, "ECONOMY").total) == econ0 + 2
     # still active in t + 11, gone at the start of t + 12
-    s11 = after.model_copy(update={"turn": 14})
+    s11 = month(after, 14)
     assert int(dv.attribute(s11, "ECONOMY").total) == econ0 + 2
-    s12, p12 = step(after.model_copy(update={"turn": 14}), "gm")
+    s12, p12 = step(month(after, 14), "gm")
     assert any(isinstance(x, ev.TradeRouteExpired) for x in p12)
     assert int(dv.attribute(s12, "ECONOMY").total) == econ0
     # the printed-English LM and the per-block reading (§1.5 D1, §3 reading B)
@@ -400,14 +400,14 @@ def test_abandoned_buildings_shutdown_and_reactivation() -> None:
     after, p = step(s, "improvement", {"demolish": ["B1"]}, rolls={"shutdown_B2": [2]})
     lost = next(x for x in p if isinstance(x, ev.BuildingSupportLost))
     assert (lost.building, lost.d3, lost.shutdown_due_turn) == ("B2", 2, 4)
-    t4 = after.model_copy(update={"turn": 4})
+    t4 = month(after, 4)
     t4, p = step(t4, "upkeep", rolls={"stability": [20]})
     assert any(isinstance(x, ev.BuildingAbandoned) for x in p)
     assert int(dv.attribute(t4, "ECONOMY").total) == e0 - 1  # the Tavern's Economy +1 is gone
     t4 = t4.model_copy(update={"counters": t4.counters.model_copy(update={"buildings": 0})})
     t4, p = step(t4, "improvement", {"buildings": [{"type": "House", "lots": [7], "supports": "B2"}]})
     assert t4.buildings["B2"].reactivation_from_turn == 5
-    t5, p = step(t4.model_copy(update={"turn": 5}), "upkeep", rolls={"stability": [20], "reactivate_B2": [20]})
+    t5, p = step(month(t4, 5), "upkeep", rolls={"stability": [20], "reactivate_B2": [20]})
     assert next(x for x in p if isinstance(x, ev.BuildingReactivationAttempted)).check.success
     assert t5.buildings["B2"].occupancy == "active"
 
@@ -428,10 +428,10 @@ def test_vassalage_subjugation_checks() -> None:
     assert int(dv.attribute(after, "ECONOMY").total) - int(dv.attribute(s, "ECONOMY").total) == 2  # Viceroy half
     st = after
     for t in (3, 4, 5):
-        st = st.model_copy(update={"turn": t})
+        st = month(st, t)
         st, p = step(st, "upkeep", rolls={"stability": [20], "subjugation_bogmarch": [20]})
     assert st.vassals[0].resolved and st.vassals[0].streak == 3
-    st, p = step(st.model_copy(update={"turn": 6}), "upkeep", rolls={"stability": [20]})
+    st, p = step(month(st, 6), "upkeep", rolls={"stability": [20]})
     assert not any(isinstance(x, ev.SubjugationCheckRolled) for x in p)
 
 

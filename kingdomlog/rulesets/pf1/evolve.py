@@ -28,6 +28,7 @@ from kingdomlog.rulesets.pf1.state import (
 )
 
 Handler = Callable[[Pf1State, Any, RecordedEvent], Pf1State]
+STEP_ORDER = {"founding": 0, "gm": 1, "upkeep": 2, "improvement": 3, "income": 4, "event": 5}
 _HANDLERS: dict[type[EventModel], Handler] = {}
 
 
@@ -50,7 +51,16 @@ def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
     if fn is None:
         raise CorruptLogError(f"pf1 cannot apply event type {event.type!r}", seq=event.seq)
     audit(state, event)
+    order = STEP_ORDER.get(event.phase or "")
+    if order is not None and not isinstance(event.payload, (ev.TurnStarted, ev.KingdomFounded)):
+        cur = STEP_ORDER.get(state.phase.lower())
+        if cur is not None and order < cur:
+            raise CorruptLogError(f"{event.type} is recorded in step {event.phase!r} after step "
+                                  f"{state.phase.lower()!r} of turn {state.turn} (steps run in order, base §4.0)",
+                                  seq=event.seq)
     out = fn(state, event.payload, event)
+    if order is not None and out.phase != "TURN_ENDED":
+        out = out.model_copy(update={"phase": event.phase.upper() if event.phase else out.phase})
     if out.unrest >= 20 and not out.anarchy:
         out = out.model_copy(update={"anarchy": True})  # base §4.0: anarchy at once
     return out
@@ -160,7 +170,7 @@ def _align(s: Pf1State, p: ev.AlignmentChanged, e: RecordedEvent) -> Pf1State:
 @on(ev.TurnStarted)
 def _turn(s: Pf1State, p: ev.TurnStarted, e: RecordedEvent) -> Pf1State:
     keep = tuple(m for m in s.modifiers if m.last_turn is None or m.last_turn >= p.turn)
-    return _u(s, turn=p.turn, phase="UPKEEP", counters=Counters(), modifiers=keep, withdrawals=0)
+    return _u(s, turn=p.turn, phase="GM", counters=Counters(), modifiers=keep, withdrawals=0)
 
 
 @on(ev.PhaseSkipped)
@@ -287,8 +297,7 @@ def _ra(s: Pf1State, p: ev.RoyalAssassinActed, e: RecordedEvent) -> Pf1State:
 def _ready(s: Pf1State, p: ev.DistrictReady, e: RecordedEvent) -> Pf1State:
     d = s.districts[p.district]
     borders = p.borders or {k: "LAND" for k in ("N", "E", "S", "W")}
-    return _u(s, phase="IMPROVEMENT",
-              districts={**s.districts, p.district: d.model_copy(update={"status": "READY", "borders": borders})})
+    return _u(s, districts={**s.districts, p.district: d.model_copy(update={"status": "READY", "borders": borders})})
 
 
 def _count(s: Pf1State, **kw: int) -> Counters:
@@ -298,7 +307,7 @@ def _count(s: Pf1State, **kw: int) -> Counters:
 
 @on(ev.HexClaimed)
 def _claim(s: Pf1State, p: ev.HexClaimed, e: RecordedEvent) -> Pf1State:
-    s = _u(s, treasury=s.treasury - p.cost_bp, counters=_count(s, claims=1), phase="IMPROVEMENT")
+    s = _u(s, treasury=s.treasury - p.cost_bp, counters=_count(s, claims=1))
     h = s.hexes[p.hex]
     s = _hex(s, p.hex, claimed=True)
     if h.city and h.city in s.cities:  # a detached city comes back with its hex
@@ -415,7 +424,7 @@ def _edicts(s: Pf1State, p: ev.EdictsSet, e: RecordedEvent) -> Pf1State:
 
 @on(ev.DepositMade)
 def _deposit(s: Pf1State, p: ev.DepositMade, e: RecordedEvent) -> Pf1State:
-    return _u(s, treasury=s.treasury + p.bp_gained, phase="INCOME")
+    return _u(s, treasury=s.treasury + p.bp_gained)
 
 
 @on(ev.WithdrawalMade)
@@ -451,7 +460,7 @@ def _income_skip(s: Pf1State, p: ev.IncomeSkipped, e: RecordedEvent) -> Pf1State
 
 @on(ev.EventChanceRolled)
 def _chance(s: Pf1State, p: ev.EventChanceRolled, e: RecordedEvent) -> Pf1State:
-    return _u(s, phase="EVENT")
+    return s
 
 
 @on(ev.KingdomEventDrawn)
