@@ -83,7 +83,7 @@ def _(dice, draft, forms, start):
 def _(draft, start):
     commit_button = mo.ui.run_button(label="Commit turn", kind="success", disabled=not draft.committable)
     undo_button = mo.ui.run_button(label="Undo last turn", kind="danger")
-    save_plan = mo.download(
+    _save_plan = mo.download(
         data=(draft.plan.to_json() if draft.plan is not None else "{}").encode(),
         filename=f"{start.campaign}-turn-{start.turn}.plan.json",
         mimetype="application/json",
@@ -91,7 +91,7 @@ def _(draft, start):
     )
     mo.vstack([
         mo.Html(sheet.turn_events_html(draft.preview)) if draft.preview is not None else mo.md(""),
-        mo.hstack([commit_button, save_plan, undo_button], justify="start"),
+        mo.hstack([commit_button, _save_plan, undo_button], justify="start"),
     ])
     return commit_button, undo_button
 

@@ -1,0 +1,121 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="kingdomlog: history")
+
+with app.setup:
+    # The historian's notebook (design §9): SQL over every campaign under a root.
+    # Open with `marimo edit notebooks/history.py -- --root campaigns` (default root: ./campaigns).
+    # The catalog is an in-memory DuckDB database with external access disabled: queries
+    # cannot read or write files. Tables: events, campaigns, turns, states, and each
+    # ruleset's own views.
+    import marimo as mo
+
+    from kingdomlog.projections.sql import SafeConsole
+    from kingdomlog.views import history
+
+
+@app.cell(hide_code=True)
+def _():
+    root = history.root_arg(mo.cli_args())
+    return (root,)
+
+
+@app.cell(hide_code=True)
+def _(root):
+    console = SafeConsole(root)
+    examples = {ex.key: ex for ex in history.examples(console)}
+    mo.vstack([
+        mo.md(f"# Campaign history\n\nCatalog of `{root}`: tables `events`, `campaigns`, `turns`, `states`"
+              " and the rulesets' views. Read-only."),
+        *[mo.callout(w, kind="warn") for w in console.warnings],
+    ])
+    return console, examples
+
+
+@app.cell
+def _(console):
+    campaigns_df = mo.sql(
+        "SELECT campaign, name, ruleset, events, last_turn FROM campaigns ORDER BY campaign",
+        engine=console.con,
+    )
+    return
+
+
+@app.cell(hide_code=True)
+def _(examples):
+    mo.md(f"## {examples['figure'].title}\n\n{examples['figure'].about}")
+    return
+
+
+@app.cell
+def _(console, examples):
+    figure_df = mo.sql(examples["figure"].sql, engine=console.con)
+    return
+
+
+@app.cell(hide_code=True)
+def _(console, examples):
+    figure_table, _problem = history.run(console, examples["figure"].sql)
+    figure_chart = history.line_chart(figure_table, title=examples["figure"].title) if figure_table is not None else None
+    figure_chart if figure_chart is not None else mo.md(_problem or "_No turns yet._")
+    return
+
+
+@app.cell(hide_code=True)
+def _(examples):
+    mo.md(f"## {examples['rp'].title}\n\n{examples['rp'].about}")
+    return
+
+
+@app.cell
+def _(console, examples):
+    rp_df = mo.sql(examples["rp"].sql, engine=console.con)
+    return
+
+
+@app.cell(hide_code=True)
+def _(examples):
+    mo.md(f"## {examples['success'].title}\n\n{examples['success'].about}")
+    return
+
+
+@app.cell
+def _(console, examples):
+    success_df = mo.sql(examples["success"].sql, engine=console.con)
+    return
+
+
+@app.cell(hide_code=True)
+def _(console, examples):
+    success_table, _problem = history.run(console, examples["success"].sql)
+    success_chart = (
+        history.bar_chart(success_table, x="activity", y="success_pct", title="Success rate (%) by activity")
+        if success_table is not None else None
+    )
+    success_chart if success_chart is not None else mo.md(_problem or "_No checks recorded yet._")
+    return
+
+
+@app.cell(hide_code=True)
+def _():
+    free_sql = mo.ui.text_area(
+        value="SELECT campaign, turn, count(*) AS batches FROM turns GROUP BY ALL ORDER BY campaign, turn",
+        label="Your query (SELECT, EXPLAIN, DESCRIBE only)",
+        full_width=True,
+        rows=4,
+    )
+    free_sql
+    return (free_sql,)
+
+
+@app.cell(hide_code=True)
+def _(console, free_sql):
+    free_table, free_problem = history.run(console, free_sql.value)
+    (mo.callout(mo.md(f"**Refused or failed:** {free_problem}"), kind="warn") if free_problem
+     else mo.ui.table(free_table, selection=None))
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,57 @@
+"""The historian notebook: example queries over the catalog, charts, and a free SQL cell that cannot write."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+from nb_support import DEMO, load_notebook, make_toy_campaign
+
+from kingdomlog.projections.sql import SafeConsole
+from kingdomlog.views import history
+
+NB = load_notebook("history")
+
+
+def test_history_notebook_runs_on_a_root_and_falls_back_to_known_figures(tmp_path: Path) -> None:
+    make_toy_campaign(tmp_path / "farm")
+    _, defs = NB.app.run(defs={"root": tmp_path})
+    ex = defs["examples"]
+    # the toy has no unrest: another of its figures is shown, and the notebook says so
+    assert "unrest" not in ex["figure"].sql and "unrest" in ex["figure"].about
+    console = defs["console"]
+    table, problem = history.run(console, ex["figure"].sql)
+    assert problem is None
+    by_figure = {"gold": [5, 7], "food": [0, 4]}
+    shown = next(f for f in by_figure if f'"{f}"' in ex["figure"].sql)
+    assert table.column("value").to_pylist() == by_figure[shown]
+    for key in ("rp", "success"):
+        t, p = history.run(console, ex[key].sql)
+        assert p is None and t.num_rows == 0
+
+
+def test_free_sql_refuses_writes_as_a_message(tmp_path: Path) -> None:
+    make_toy_campaign(tmp_path / "farm")
+    target = tmp_path / "evil.csv"
+    sql = f"COPY (SELECT 1) TO '{target}'"
+    _, defs = NB.app.run(defs={"root": tmp_path, "free_sql": SimpleNamespace(value=sql)})
+    assert defs["console"] is not None
+    table, problem = history.run(defs["console"], sql)
+    assert table is None and "read-only" in problem
+    assert not target.exists()
+
+
+def test_example_queries_on_the_demo_when_present(tmp_path: Path) -> None:
+    if not (DEMO / "campaign.toml").is_file():
+        return
+    shutil.copytree(DEMO, tmp_path / "stolen-lands", ignore=shutil.ignore_patterns(".cache"))
+    console = SafeConsole(tmp_path)
+    ex = {e.key: e for e in history.examples(console)}
+    assert "unrest" in ex["figure"].sql
+    for e in ex.values():
+        t, p = history.run(console, e.sql)
+        assert p is None, p
+        assert t is not None
+    figure, _ = history.run(console, ex["figure"].sql)
+    assert figure.num_rows >= 1

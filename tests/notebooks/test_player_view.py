@@ -1,0 +1,105 @@
+"""The player view (design §7): no write code, only what the viewer may see, a self-contained static file."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nb_support import NOTEBOOKS, SECRET, load_notebook
+
+from kingdomlog.core.turn import Plan
+from kingdomlog.store import Campaign
+from kingdomlog.views import player, sheet
+
+WRITE_CALLS = re.compile(
+    r"\.(commit|append|append_raw|retract|note|play|import_lines|create|write_text|write_bytes|unlink|rmtree"
+    r"|mkdir|rename|replace|touch)\s*\("
+    r"|\bopen\s*\(|run_button|\bCampaign\b|\bEventLog\b|\bsubprocess\b|\bos\.system"
+)
+
+
+def test_player_notebook_has_no_write_code() -> None:
+    src = (NOTEBOOKS / "kingdom_view.py").read_text()
+    code = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("#"))
+    assert WRITE_CALLS.findall(code) == []
+    # and the check itself can fail: the GM sheet does write
+    assert WRITE_CALLS.findall((NOTEBOOKS / "turn_sheet.py").read_text())
+
+
+def test_player_library_has_no_write_code() -> None:
+    src = Path(player.__file__).read_text()
+    writes = (r"\b(camp|campaign|log|self)\.(commit|append|append_raw|retract|note|play)\s*\("
+              r"|write_text|unlink|(?<!\.)\bopen\(")
+    assert re.findall(writes, src) == []
+    assert re.findall(writes, Path(sheet.__file__).read_text())  # the pattern does catch the sheet's writes
+
+
+def retract_and_replay(folder: Path) -> None:
+    """Play turn 2, undo it, play it again: the timeline then holds a struck-through turn."""
+    camp = Campaign.open(folder)
+    plan = Plan(seed="t2", steps={"market": {"choices": {"sell": 1}}})
+    camp.play(plan)
+    camp.retract(2, reason="wrong market")
+    camp.play(Plan(seed="t2b", steps={"market": {"choices": {"sell": 2}}}))
+
+
+def test_static_view_for_a_player_hides_gm_values_and_loads_nothing(toy: Path) -> None:
+    retract_and_replay(toy)
+    page = player.render_static(toy, "alice")
+    assert SECRET not in page
+    assert "market day was sunny" in page  # the public note is there
+    assert "toy.secret_stash" not in page
+    assert "http" not in page
+    assert not re.search(r"<script|\bsrc\s*=|\bhref\s*=|url\(|@import", page, re.I)
+    assert "<svg" in page
+    # the retracted turn is shown struck through, the replayed one not
+    assert re.search(r'<li class="kl-retracted"[^>]*>.*?season 2 · turn', page, re.S)
+    assert page.count("season 2 · turn") == 2
+    # the GM's own view does show the note: the checks above can fail
+    assert SECRET in player.render_static(toy, "gm")
+
+
+def test_player_view_state_is_redacted(toy: Path) -> None:
+    v = player.player_view(toy, "alice")
+    assert v.summary["stash"] is None
+    assert all(r["stash"] is None for r in v.per_turn)
+    assert player.player_view(toy, "gm").summary["stash"] == 3
+
+
+def test_player_notebook_runs_for_a_viewer_and_shows_no_gm_note(campaign: Path) -> None:
+    nb = load_notebook("kingdom_view")
+    outputs, defs = nb.app.run(defs={"folder": campaign, "viewer": "public"})
+    assert defs["view"].viewer == "public"
+    text = "".join(str(getattr(o, "text", "")) for o in outputs if o is not None)
+    assert "Timeline" in text
+    assert SECRET not in text
+    _, gm = nb.app.run(defs={"folder": campaign, "viewer": "gm"})
+    assert any(SECRET in str(n["text"]) for n in gm["view"].notes)
+
+
+def test_share_writes_one_html_file(toy: Path, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    out = tmp_path / "view.html"
+    res = subprocess.run([sys.executable, "-m", "kingdomlog", "share", str(toy), "--as", "alice", "-o", str(out)],
+                         env=subprocess_env, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    page = out.read_text()
+    assert "Farm" in page and SECRET not in page and "http" not in page
+
+
+def test_share_refuses_an_unknown_viewer(toy: Path, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    res = subprocess.run([sys.executable, "-m", "kingdomlog", "share", str(toy), "--as", "mallory",
+                          "-o", str(tmp_path / "x.html")], env=subprocess_env, capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 1
+    assert "unknown viewer 'mallory'" in res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("args", [{}, {"campaign": ""}])
+def test_view_args_need_a_campaign(args: dict[str, str]) -> None:
+    with pytest.raises(Exception, match="no campaign folder"):
+        player.view_args(args, env={})
