@@ -92,3 +92,21 @@ def test_turn_steps_need_a_founded_kingdom() -> None:
     g = Game()
     with pytest.raises(RuleError, match="founded"):
         RS.decide(g.state, "commerce.taxes", {}, KeyedRoller("s", campaign="c", turn=1).for_step("x"))
+
+
+def test_a_tampered_check_is_refused_on_replay() -> None:
+    """§7.1.3: evolve recomputes a recorded check and refuses one whose numbers do not add up."""
+    from kingdomlog.core.turn import provisional
+    from kingdomlog.rulesets.pf2e import events as E
+
+    g = Game().found()
+    pv = g.play({"commerce.taxes": {"rolls": {"check": [12]}}})
+    chk = next(d for d in pv.drafts if isinstance(d.payload, E.CheckResolved))
+    forged = chk.payload.model_copy(update={"degree": "critical_success"})
+    import dataclasses
+
+    with pytest.raises(Exception, match="inconsistent"):
+        RS.evolve(g.state, provisional("test", 1, 99, dataclasses.replace(chk, payload=forged)))
+    ok = chk.payload.model_copy(update={"total": chk.payload.total + 1})
+    with pytest.raises(Exception, match="total"):
+        RS.evolve(g.state, provisional("test", 1, 99, dataclasses.replace(chk, payload=ok)))

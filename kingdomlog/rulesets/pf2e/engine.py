@@ -135,7 +135,8 @@ def resolve_check(ctx: Ctx, *, key: str, activity: str, category: str, skill: st
         settlement=settlement, target=target, skill=skill, ability=T.core().skills[skill], dc=int(dc.total),
         dc_terms=[E.TermOut(label=t.label, value=int(t.value), kind=t.kind) for t in dc.terms], die=die,
         modifier=int(mod.total), terms=[E.TermOut(label=t.label, value=int(t.value), kind=t.kind) for t in mod.terms],
-        total=res.total, base_degree=res.base_degree.label, anarchy=anarchy, degree=degree.label,
+        total=res.total, base_degree=res.base_degree.label, anarchy=anarchy, worsened=worsen,
+        degree=degree.label,
         fame_reroll_of=first,
     ))
     if degree == Degree.CRITICAL_SUCCESS:

@@ -136,6 +136,8 @@ class CheckResolved(EventModel):
     total: int
     base_degree: Degree
     anarchy: bool = False
+    worsened: int = 0
+    """Further degrees lost by a rule (Tap Treasury with a debt outstanding: 2)."""
     degree: Degree
     fame_reroll_of: int | None = None
     """The first d20 if a Fame point re-rolled this check (§3.0.8)."""

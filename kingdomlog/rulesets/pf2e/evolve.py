@@ -152,8 +152,33 @@ def _downtime(s: KingdomState, p: E.LeaderDowntime, turn: int) -> KingdomState:
     return _up(s, leaders=leaders)
 
 
+def audit_check(p: E.CheckResolved) -> None:
+    """Recompute a recorded check from its numbers (spec §7.1.3); a mismatch is refused.
+
+    The total must be die + modifier, the modifier the sum of its terms, the DC the
+    sum of its terms, and the degree what §3.0.1 gives for them.
+    """
+    from kingdomlog.dice.checks import Degree, pf2e_check
+
+    problems = []
+    if p.total != p.die + p.modifier:
+        problems.append(f"total {p.total} != d20 {p.die} + modifier {p.modifier}")
+    if p.terms and sum(t.value for t in p.terms) != p.modifier:
+        problems.append(f"modifier {p.modifier} != sum of its terms {sum(t.value for t in p.terms)}")
+    if p.dc_terms and sum(t.value for t in p.dc_terms) != p.dc:
+        problems.append(f"DC {p.dc} != sum of its terms {sum(t.value for t in p.dc_terms)}")
+    res = pf2e_check(p.die, p.modifier, p.dc)
+    want = res.degree.shift(-(1 if p.anarchy else 0) - p.worsened)
+    if res.base_degree.label != p.base_degree or want != Degree.from_label(p.degree):
+        problems.append(f"degree {p.degree} (base {p.base_degree}) does not follow from the numbers"
+                        f" (expected {want.label}, base {res.base_degree.label})")
+    if problems:
+        raise InputError(f"check {p.check_id} ({p.activity}) is inconsistent: {'; '.join(problems)}")
+
+
 @on(E.CheckResolved)
 def _check(s: KingdomState, p: E.CheckResolved, turn: int) -> KingdomState:
+    audit_check(p)
     if p.category in ("event", "upkeep", "gm"):
         return s
     used = (*s.used_this_turn, UsedActivity(name=p.activity, category=p.category, role=p.role,
