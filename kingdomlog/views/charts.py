@@ -8,12 +8,17 @@ vl-convert (no browser, no network) for the self-contained HTML player view.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import altair as alt
 
 SKIP_COLUMNS = {"campaign", "ruleset", "turn", "last_seq", "state_json"}
 MAX_FIGURES = 12
+
+
+def inline_data(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """Rows as altair inline data (the values are embedded in the chart spec)."""
+    return alt.Data(values=list(rows))  # type: ignore[no-untyped-call]
 
 
 def numeric_figures(rows: Sequence[Mapping[str, Any]], limit: int = MAX_FIGURES) -> list[str]:
@@ -52,14 +57,15 @@ def figures_chart(rows: Sequence[Mapping[str, Any]], *, title: str = "Main figur
     data = long_rows(rows, figures)
     if not data:
         return None
-    base = alt.Chart(alt.Data(values=data)).mark_line(point=True).encode(
+    base = alt.Chart(inline_data(data)).mark_line(point=True).encode(
         x=alt.X("turn:O", title="turn"),
         y=alt.Y("value:Q", title=None),
         tooltip=["figure:N", "turn:O", "value:Q"],
     ).properties(width=190, height=110)
-    return base.facet(
+    chart = base.facet(
         facet=alt.Facet("figure:N", title=None, sort=list(figures)), columns=columns
     ).resolve_scale(y="independent").properties(title=title)
+    return cast(alt.FacetChart, chart)
 
 
 def chart_svg(chart: alt.TopLevelMixin) -> str:

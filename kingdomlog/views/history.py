@@ -13,13 +13,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import altair as alt
 import pyarrow as pa
 
 from kingdomlog.core.errors import KingdomlogError
 from kingdomlog.projections.sql import SafeConsole
+from kingdomlog.views.charts import inline_data
 
 ENV_ROOT = "KINGDOMLOG_ROOT"
 
@@ -140,16 +141,18 @@ def line_chart(table: pa.Table, *, title: str, y: str = "value") -> alt.Chart | 
     """``y`` over turns, one line per campaign; None for an empty result."""
     if table.num_rows == 0:
         return None
-    return alt.Chart(alt.Data(values=table.to_pylist())).mark_line(point=True).encode(
+    chart = alt.Chart(inline_data(table.to_pylist())).mark_line(point=True).encode(
         x=alt.X("turn:O"), y=alt.Y(f"{y}:Q", title=None), color="campaign:N",
         tooltip=["campaign:N", "turn:O", f"{y}:Q"],
     ).properties(title=title, width=520, height=220)
+    return cast(alt.Chart, chart)
 
 
 def bar_chart(table: pa.Table, *, x: str, y: str, title: str) -> alt.Chart | None:
     """A horizontal bar per ``x`` of ``y``; None for an empty result."""
     if table.num_rows == 0:
         return None
-    return alt.Chart(alt.Data(values=table.to_pylist())).mark_bar().encode(
+    chart = alt.Chart(inline_data(table.to_pylist())).mark_bar().encode(
         y=alt.Y(f"{x}:N", sort="-x", title=None), x=alt.X(f"{y}:Q"), tooltip=[f"{x}:N", f"{y}:Q"],
     ).properties(title=title, width=480)
+    return cast(alt.Chart, chart)
