@@ -1,0 +1,137 @@
+"""Activity paths beyond §6: leadership changes, settlements, roads, demolish, trade agreements, choices()."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kingdomlog.rulesets.pf2e import events as E
+from kingdomlog.rulesets.pf2e.state import Hex
+from kingdomlog.rulesets.pf2e.steps import STEP_IDS
+
+from .helpers import RS, Game, events_of, step_state
+
+RICH = {"upkeep.resources": {"rolls": {"resource": [4, 4, 4, 4, 4]}}}
+
+
+def _rich(g: Game) -> Game:
+    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"rp": 60})})
+    return g
+
+
+def test_new_leadership_fills_the_magister() -> None:
+    """§4.2: Statecraft matches the Magister (+2 circumstance); success fills the role now."""
+    g = Game().found()
+    pv = g.play({"upkeep.leadership": {"choices": {"new_leadership": [
+        {"role": "magister", "holder": "Ezra", "kind": "pc", "skill": "statecraft"}]}, "rolls": {"nl1": [15]}}})
+    chk = next(e for e in events_of(pv, "upkeep.leadership") if isinstance(e, E.CheckResolved))
+    assert ("matching role", 2, "circumstance") in [(t.label, t.value, t.kind) for t in chk.terms]
+    assert step_state(pv, "upkeep.leadership").leaders["magister"].holder == "Ezra"
+
+
+def test_vacant_ruler_raises_control_dc_and_unrest() -> None:
+    """§5.11: a vacant Ruler: Control DC +2, -1 to all checks, +1d4 Unrest at U2."""
+    g = Game().found(leaders={
+        "counselor": {"holder": "B", "invested": True}, "treasurer": {"holder": "C", "invested": True},
+        "general": {"holder": "D", "invested": True}, "warden": {"holder": "E", "invested": True}})
+    assert g.state.control_dc == 16
+    pv = g.play({"upkeep.unrest": {"rolls": {"ruler_vacancy": [3]}}})
+    assert step_state(pv, "upkeep.unrest").unrest == 2 + 3
+    chk = next(e for e in events_of(pv, "commerce.taxes") if isinstance(e, E.CheckResolved))
+    assert ("ruler vacancy", -1, "untyped") in [(t.label, t.value, t.kind) for t in chk.terms]
+
+
+def test_establish_settlement_and_roads() -> None:
+    """§4.8: a settlement on a cleared hex (success: 3d6 RP); roads cost terrain RP, doubled by a river."""
+    g = _rich(Game().found())
+    g.state = g.state.model_copy(update={"hexes": (*g.state.hexes, Hex(id="H2", terrain="hills", river=True))})
+    pv = g.play({"activity.region": {"choices": {"activities": [
+        {"activity": "establish-settlement", "hex": "H2", "id": "tatz", "name": "Tatzford", "skill": "politics"},
+        {"activity": "build-roads", "hex": "H2"}]},
+        "rolls": {"a1": [15], "a1.e1": [2, 3, 4], "a2": [15]}}})
+    s = step_state(pv, "activity.region")
+    assert [st.name for st in s.settlements] == ["Oakhold", "Tatzford"]
+    rp = [e for e in events_of(pv, "activity.region") if isinstance(e, E.RPChanged)]
+    assert [-e.delta for e in rp] == [9, 4]  # 2+3+4, then hills 2 x river 2
+    assert next(h for h in s.hexes if h.id == "H2").roads
+
+
+def test_demolish_clears_a_lot() -> None:
+    """§4.9 Demolish: success clears the lot."""
+    g = Game().found()
+    pv = g.play({"activity.civic": {"choices": {"activities": [
+        {"activity": "demolish", "block": 0, "lot": 0}]}, "rolls": {"a1": [15]}}})
+    st = step_state(pv, "activity.civic").settlements[0]
+    assert st.blocks[0][0] == "" and st.structures == ()
+
+
+def test_build_critical_failure_leaves_rubble_and_failure_keeps_payment() -> None:
+    """§4.9: failure keeps the payment for a retry; critical failure leaves Rubble."""
+    g = _rich(Game().found())
+    pv = g.play({"activity.civic": {"choices": {"activities": [
+        {"activity": "build-structure", "structure": "granary"}]}, "rolls": {"a1": [3]}}})
+    st = step_state(pv, "activity.civic").settlements[0]
+    assert st.paid_unbuilt == ("granary",)
+    _rich(g)
+    pv2 = g.play({"activity.civic": {"choices": {"activities": [
+        {"activity": "build-structure", "structure": "granary"}]}, "rolls": {"a1": [15]}}})
+    assert not [e for e in events_of(pv2, "activity.civic") if isinstance(e, E.RPChanged)]  # no second payment
+    g3 = _rich(Game().found())
+    pv3 = g3.play({"activity.civic": {"choices": {"activities": [
+        {"activity": "build-structure", "structure": "granary"}]}, "rolls": {"a1": [1]}}})
+    assert step_state(pv3, "activity.civic").settlements[0].blocks[0][1] == "rubble"
+
+
+def test_manage_trade_agreements() -> None:
+    """§4.3: 2 RP per agreement; failure gives m RP next turn."""
+    g = _rich(Game().found())
+    g.state = g.state.model_copy(update={"trade_agreements": ("restov", "mivon")})
+    pv = g.play({"commerce.agreements": {"choices": {"activity": "manage-trade-agreements"},
+                                         "rolls": {"check": [4]}}})
+    s = step_state(pv, "commerce.agreements")
+    assert s.pending.rp == 2
+    rp = next(e for e in events_of(pv, "commerce.agreements") if isinstance(e, E.RPChanged))
+    assert rp.delta == -4
+
+
+def test_tap_treasury_debt_worsens_later_results() -> None:
+    """§4.3 Tap Treasury: after a success, later attempts are worsened two degrees until repaid."""
+    g = Game().found()
+    g.play({"commerce.expenses": {"choices": {"activity": "tap-treasury"}, "rolls": {"check": [18]}}})
+    assert g.state.treasury_debt
+    pv = g.play({"commerce.expenses": {"choices": {"activity": "tap-treasury"}, "rolls": {"check": [18]}}})
+    chk = next(e for e in events_of(pv, "commerce.expenses") if isinstance(e, E.CheckResolved))
+    assert (chk.worsened, chk.degree) == (2, "critical_failure")
+
+
+def test_claim_hex_landmark_and_refuge() -> None:
+    """§4.11: a Landmark gives -1d4 Unrest and +2 circumstance to Culture/Economy until the end of next turn."""
+    g = _rich(Game().found())
+    pv = g.play({"activity.region": {"choices": {"activities": [
+        {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H5", "terrain": "plains",
+                                                                  "features": ["landmark"]}}]},
+        "rolls": {"a1": [15], "a1.e1.landmark": [1]}}})
+    s = step_state(pv, "activity.region")
+    assert s.unrest == 1
+    assert {(m.selector, m.value, m.expires) for m in s.modifiers} >= {
+        ("ability:culture", 2, "end_of_next_turn"), ("ability:economy", 2, "end_of_next_turn")}
+    assert "first-landmark" in pv.state_after.milestones
+    assert {m.selector for m in pv.state_after.modifiers} == {"ability:culture", "ability:economy"}
+
+
+def _defaults(step: str, g: Game) -> dict[str, Any]:
+    return {c.name: c.default for c in RS.choices(g.state, step) if c.default is not None}
+
+
+def test_choices_describe_every_step_and_defaults_play() -> None:
+    """The turn sheet builds its UI from choices(); a plan of defaults plays a legal turn."""
+    g = Game()
+    found = _defaults("founding", g)
+    assert {"charter", "heartland", "government", "leaders", "capital"} <= set(found)
+    g.play({"founding": {"choices": found}})
+    for step in STEP_IDS:
+        for c in RS.choices(g.state, step):
+            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json")
+            if c.kind == "select" and c.default not in (None, ""):
+                assert c.default in c.options, (step, c.name)
+    pv = g.play({s: {"choices": _defaults(s, g)} for s in STEP_IDS})
+    assert pv.ok and pv.state_after.turn == 1
