@@ -8,12 +8,14 @@ import pytest
 from pf1.kit import kingdom, month, step
 
 from kingdomlog.core.errors import RuleError
+from kingdomlog.core.events import Draft
+from kingdomlog.core.turn import provisional
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1.modules import diplomatic_dc, trade_length, treaty_bonus
 from kingdomlog.rulesets.pf1.play import play
-from kingdomlog.rulesets.pf1.state import MODULES
+from kingdomlog.rulesets.pf1.state import MODULES, Terms
 
 GD = ev.LeaderAssigned(role="GRAND_DIPLOMAT", name="Envoy", ability="CHA", modifier=1)
 
@@ -462,3 +464,59 @@ def test_each_module_alone_and_all_together_replay_the_sample_plans(modules: lis
     again = replay(RULESET, evs, context=context(options={"modules": modules}))
     assert again == s
     assert {c.name for c in RULESET.choices(s, "improvement")} >= {"claim", "buildings", "promotion"}
+
+
+def _with_treaty() -> Any:
+    s = aldmere()
+    terms = ev.DiplomaticEdictResolved(
+        target="varn", purpose="treaty", cost_roll=1, dc_terms={}, outcome="t", attitude_after="friendly",
+        level_after="treaty", terms=Terms(kind="treaty", balanced=True, advantaged="you", established_turn=2,
+                                             x_you=10, x_partner=60, bonus_you=6))
+    return month(RULESET.evolve(s, provisional("test", 2, 1, Draft(terms))), 3)
+
+
+def test_withdrawing_from_a_treaty_and_attacking_a_partner() -> None:
+    """opt §2.5.6: withdrawal Loyalty check (success Unrest +1, failure +2), back to an embassy;
+    attacking a treaty partner: success Infamy +1d2, Unrest +1d2; failure 1d4 and 1d4."""
+    s = _with_treaty()
+    e0 = int(dv.attribute(s, "ECONOMY").total)
+    after, p = step(s, "gm", {"relation_actions": [{"action": "withdraw_treaty", "target": "varn"}]},
+                    rolls={"withdraw_treaty_varn": [1]})
+    r = p[-1]
+    assert (r.check.success, r.unrest_delta, r.level_after) == (False, 2, "embassy")
+    assert after.relations["varn"].treaty is None and int(dv.attribute(after, "ECONOMY").total) == e0 - 6
+    after, p = step(s, "gm", {"relation_actions": [{"action": "attack", "target": "varn"}]},
+                    rolls={"attack_varn": [20], "attack_varn_infamy": [2], "attack_varn_unrest": [1]})
+    r = p[-1]
+    assert (r.check.success, r.infamy_delta, r.unrest_delta, r.at_war) == (True, 2, 1, True)
+    assert dv.infamy_value(after) == dv.infamy_value(s) + 2 and after.relations["varn"].at_war
+
+
+def test_closing_an_embassy_ends_its_building_bonuses() -> None:
+    """opt §2.5.6: closing an embassy takes a Loyalty check; success ends the embassy building's bonuses."""
+    s = aldmere()
+    spec = {"kind": "diplomatic", "purpose": "embassy", "target": "varn", "envoy_modifier": 19, "bribe_bp": 2,
+            "embassy_building": {"settlement": "Varn capital", "type": "Mansion"}}
+    s, _ = step(s, "improvement", {"special_edict": spec}, rolls={"dip_cost": [3], "dip_check_1": [19]})
+    s = month(s, 3)
+    after, p = step(s, "gm", {"relation_actions": [{"action": "close_embassy", "target": "varn"}]},
+                    rolls={"close_embassy_varn": [20]})
+    assert p[-1].level_after == "none" and after.relations["varn"].embassy_building is None
+    assert after.kingdom_adjustments == {} and dv.consumption(after).total == dv.consumption(s).total - 1
+
+
+def test_rebuilding_a_destroyed_lot_costs_half() -> None:
+    """base §2.8: a destroyed lot gives Unrest +1; the same building type rebuilt there costs half."""
+    city = [ev.CityFounded(city="C1", name="A", hex="H0", capital=True),
+            ev.DistrictPreparationStarted(city="C1", district="D1", hex="H0", terrain="GRASSLAND", cost_bp=0,
+                                          months=0, ready_on_turn=1),
+            ev.DistrictReady(district="D1"),
+            ev.BuildingConstructed(building="B1", city="C1", district="D1", building_type="Granary", lots=(0,),
+                                   base_cost_bp=12, cost_bp=12, unrest_delta=0),
+            ev.TurnStarted(turn=2)]
+    s = kingdom(1, extra=city)
+    s, p = step(s, "gm", {"destroy_lots": [{"district": "D1", "lots": [0]}]})
+    assert s.unrest == 1 and "B1" not in s.buildings
+    after, p = step(s, "improvement", {"buildings": [{"type": "Granary", "district": "D1"}]})
+    g = p[-1]
+    assert (g.cost_bp, g.discounts[0].kind) == (6, "REBUILD") and after.rubble == ()

@@ -215,7 +215,7 @@ def foreign(a: Acc, kingdoms: list[Any], third: list[Any]) -> None:
 def decide_gm(s: Pf1State, ch: Mapping[str, Any], a: Acc) -> None:
     _known(ch, {"map", "explore", "clear", "adjustments", "end_anarchy", "alignment", "foreign_kingdoms",
                 "third_party", "attitudes", "government", "renown", "kingdom_modifier_adjustments",
-                "base_danger", "destroy_lots", "union_stability_roll"}, a.step)
+                "base_danger", "destroy_lots", "union_stability_roll", "relation_actions"}, a.step)
     if not s.founded:
         raise a.refuse("found the kingdom first (turn 0)", "base §3.1")
     a.add(ev.TurnStarted(turn=s.turn + 1))
@@ -275,6 +275,10 @@ def decide_gm(s: Pf1State, ch: Mapping[str, Any], a: Acc) -> None:
         a.add(ev.SettlementBaseDangerSet(city=_city(a, c).id, base_danger=int(v)))
     for d in _list(ch, "destroy_lots", a.step):
         destroy_lots(a, d)
+    for act in _list(ch, "relation_actions", a.step):
+        from kingdomlog.rulesets.pf1.modules import relation_action
+
+        relation_action(a, act)
     if ch.get("union_stability_roll"):
         # GM option: 1d4 − 2 Stability, rolled each turn for 6 months after a union (opt §2.11)
         union = [x for x in a.state.lineage if x.kind == "merged_from"]
@@ -794,6 +798,8 @@ def construct(a: Acc, b: Any, limit: int) -> None:
         discounts.append(ev.Discount(kind="HALVED_BY", source=halver, amount_bp=cost - cost // 2))
     elif f"RUINS:{t.name}" in s.hexes[city.hex].features:
         discounts.append(ev.Discount(kind="RUINS", source=city.hex, amount_bp=cost - cost // 2))
+    elif f"{did}|{t.name}" in s.rubble:
+        discounts.append(ev.Discount(kind="REBUILD", source=str(did), amount_bp=cost - cost // 2))
     cost -= sum(d.amount_bp for d in discounts)
     if b.get("magical_assistance"):
         amt = min(2, cost)

@@ -584,6 +584,24 @@ class DiplomaticEdictResolved(EventModel):
 
 
 @register_event
+class RelationActionResolved(EventModel):
+    """Closing an embassy, withdrawing from a treaty, attacking a partner, an ally's army stationed here
+    (opt §2.5.6): the Loyalty check and the rolled Infamy/Unrest."""
+
+    type = "pf1.relation_action_resolved"
+    action: Literal["close_embassy", "withdraw_treaty", "attack", "ally_stationed"]
+    target: str
+    level_before: str
+    check: KCheck | None = None
+    infamy_dice: tuple[int, ...] = ()
+    unrest_dice: tuple[int, ...] = ()
+    infamy_delta: int = 0
+    unrest_delta: int = 0
+    level_after: str
+    at_war: bool = False
+
+
+@register_event
 class EmbassyBuildingAcquired(EventModel):
     type = "pf1.embassy_building_acquired"
     target: str

@@ -370,8 +370,11 @@ def _build(s: Pf1State, p: ev.BuildingConstructed, e: RecordedEvent) -> Pf1State
         dist = districts[p.district]
         districts[p.district] = dist.model_copy(update={"walls": (*dist.walls, p.border)})
     counters = s.counters if p.free else _count(s, buildings=1)
+    rubble = list(s.rubble)
+    if any(d.kind == "REBUILD" for d in p.discounts) and f"{p.district}|{t.name}" in rubble:
+        rubble.remove(f"{p.district}|{t.name}")
     return _u(s, buildings=blds, treasury=s.treasury - p.cost_bp, unrest=_unrest(s, p.unrest_delta),
-              counters=counters, districts=districts, serials=_serial(s, p.building),
+              rubble=tuple(rubble), counters=counters, districts=districts, serials=_serial(s, p.building),
               cities={**s.cities, p.city: city.model_copy(update={"discounts_used": used})})
 
 
@@ -396,6 +399,8 @@ def _demolish(s: Pf1State, p: ev.BuildingDemolished, e: RecordedEvent) -> Pf1Sta
 
 @on(ev.LotsDestroyed)
 def _destroyed(s: Pf1State, p: ev.LotsDestroyed, e: RecordedEvent) -> Pf1State:
+    rubble = s.rubble + tuple(f"{p.district}|{s.buildings[b].type}" for b in p.buildings)
+    s = _u(s, rubble=rubble)
     for bid in p.buildings:
         s = _demolish(s, ev.BuildingDemolished(building=bid), e)
         s = _u(s, counters=_count(s, buildings=-1))
@@ -585,6 +590,28 @@ def _dip(s: Pf1State, p: ev.DiplomaticEdictResolved, e: RecordedEvent) -> Pf1Sta
     s = _u(s, treasury=s.treasury - p.cost_roll - p.bribe_bp, special_edict_turn=e.turn,
            relations={**s.relations, p.target: rel.model_copy(update=upd)})
     return _renown(s, p.fame_delta, p.infamy_delta)
+
+
+@on(ev.RelationActionResolved)
+def _relation_action(s: Pf1State, p: ev.RelationActionResolved, e: RecordedEvent) -> Pf1State:
+    rel = s.relations.get(p.target, Relation())
+    upd: dict[str, Any] = {"level": p.level_after}
+    if p.at_war:
+        upd["at_war"] = True
+    if p.level_after in ("none", "embassy"):
+        upd.update(treaty=None, alliance=None)
+    if p.level_after == "none":
+        upd["embassy_building"] = None
+    s = _u(s, unrest=_unrest(s, p.unrest_delta), relations={**s.relations, p.target: rel.model_copy(update=upd)})
+    if p.level_after == "none" and rel.embassy_building:  # the building's kingdom-level lines end with it
+        line = s.catalog.building(rel.embassy_building).settlement
+        adj = dict(s.kingdom_adjustments)
+        for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
+            d = line.get(m) + (2 if m == "society" else 0)
+            if d:
+                adj[m] = adj.get(m, 0) - d
+        s = _u(s, kingdom_adjustments={k: v for k, v in adj.items() if v})
+    return _renown(s, 0, p.infamy_delta)
 
 
 @on(ev.EmbassyBuildingAcquired)

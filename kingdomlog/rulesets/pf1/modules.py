@@ -526,6 +526,66 @@ def vassalage(a: Any, spec: Mapping[str, Any]) -> None:
         subjugation_check(a, vassal, int(spec.get("size", 0)), 0)
 
 
+def relation_action(a: Any, act: Any) -> None:
+    """Embassy permanence, treaty withdrawal, attacks and stationed allies (opt §2.5.6)."""
+    from kingdomlog.rulesets.pf1.decide import control_dc, kcheck
+
+    s: Pf1State = a.state
+    if not s.module_on("diplomatic_edicts"):
+        raise a.refuse("relations with other kingdoms need the diplomatic_edicts module", "opt §2.5")
+    if not isinstance(act, dict) or act.get("action") not in ("close_embassy", "withdraw_treaty", "attack",
+                                                                "ally_stationed"):
+        raise InputError(f"[{a.step}] a relation action is {{action: close_embassy|withdraw_treaty|attack|"
+                         f"ally_stationed, target}}; got {act!r}")
+    action, target = act["action"], str(act.get("target", ""))
+    if target not in s.foreign:
+        raise InputError(f"[{a.step}] unknown foreign kingdom {target!r}")
+    rel = s.relations.get(target, Relation())
+    level = rel.level
+    key = f"{action}_{target}"
+    fame_on = s.module_on("fame_infamy")
+    if action == "close_embassy":
+        if level == "none":
+            raise a.refuse(f"no embassy with {target} to close", "opt §2.5.6")
+        c = kcheck(s, "LOYALTY", a.d20(key), control_dc(s))
+        a.add(ev.RelationActionResolved(action=action, target=target, level_before=level, check=c,
+                                        level_after="none" if c.success else level))
+    elif action == "withdraw_treaty":
+        if rel.treaty is None and level not in ("treaty", "alliance"):
+            raise a.refuse(f"no treaty with {target} to withdraw from", "opt §2.5.6")
+        c = kcheck(s, "LOYALTY", a.d20(key), control_dc(s))
+        a.add(ev.RelationActionResolved(action=action, target=target, level_before=level, check=c,
+                                        unrest_delta=1 if c.success else 2, level_after="embassy"))
+    elif action == "attack":
+        if level == "none":
+            a.add(ev.RelationActionResolved(action=action, target=target, level_before=level, level_after="none",
+                                            at_war=True))
+            return
+        c = kcheck(s, "LOYALTY", a.d20(key), control_dc(s))
+        dice = {("embassy", True): ("", ""), ("embassy", False): ("", ""),
+                ("treaty", True): ("1d2", "1d2"), ("treaty", False): ("1d4", "1d4"),
+                ("alliance", True): ("1d4", "1d4"), ("alliance", False): ("2d4", "2d4")}[(level, c.success)]
+        if level == "embassy":
+            inf_d: tuple[int, ...] = ()
+            un_d: tuple[int, ...] = ()
+            inf, un = 1, 0 if c.success else 1
+        else:
+            inf_d, un_d = a.roll(f"{key}_infamy", dice[0]), a.roll(f"{key}_unrest", dice[1])
+            inf, un = sum(inf_d), sum(un_d)
+        a.add(ev.RelationActionResolved(action=action, target=target, level_before=level, check=c,
+                                        infamy_dice=inf_d, unrest_dice=un_d, infamy_delta=inf if fame_on else 0,
+                                        unrest_delta=un, level_after=level, at_war=True))
+    else:
+        if level != "alliance":
+            raise a.refuse(f"{target} is not an ally", "opt §2.5.6 alliance")
+        if act.get("aid_requested"):
+            return
+        c = kcheck(s, "LOYALTY", a.d20(key), control_dc(s))
+        un_d = () if c.success else a.roll(f"{key}_unrest", "1d2")
+        a.add(ev.RelationActionResolved(action=action, target=target, level_before=level, check=c,
+                                        unrest_dice=un_d, unrest_delta=sum(un_d), level_after=level))
+
+
 # ------------------------------------------------------------------ event phase
 
 

@@ -81,6 +81,8 @@ def sample_events() -> list[Draft]:
                                    attitude_after="helpful", level_after="treaty",
                                    terms=Terms(kind="treaty", balanced=False, advantaged="you", established_turn=4,
                                                x_you=40, x_partner=60, bonus_you=9)),
+        ev.RelationActionResolved(action="withdraw_treaty", target="varn", level_before="treaty", check=_K,
+                                  unrest_delta=2, level_after="embassy"),
         ev.EmbassyBuildingAcquired(target="varn", settlement="Varn capital", building_type="Mansion", cost_bp=10),
         ev.ExplorationEdictIssued(expedition="X1", months=2, route=("H5", "H6"), cost_rolls=(2, 3)),
         ev.ExpeditionProgressed(expedition="X1", outcome="progressed"),

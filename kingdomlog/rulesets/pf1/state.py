@@ -250,6 +250,8 @@ class Pf1State(Frozen):
     districts: dict[str, District] = Field(default_factory=dict)
     buildings: dict[str, Building] = Field(default_factory=dict)
     withdrawals: int = 0
+    rubble: tuple[str, ...] = ()
+    """``district|building type`` of destroyed buildings: rebuilding there costs half (base §2.8)."""
     last_events: tuple[str, ...] = ()
     serials: dict[str, int] = Field(default_factory=dict)
     """Highest number used per id prefix (C, D, B, T, X)."""
