@@ -135,3 +135,16 @@ def test_choices_describe_every_step_and_defaults_play() -> None:
                 assert c.default in c.options, (step, c.name)
     pv = g.play({s: {"choices": _defaults(s, g)} for s in STEP_IDS})
     assert pv.ok and pv.state_after.turn == 1
+
+
+def test_civic_planning_gives_one_settlement_a_second_civic_activity() -> None:
+    """§2.11.11 / §5.9: one Civic activity per settlement; from level 12 one settlement gets a second."""
+    steps = {"activity.civic": {"choices": {"activities": [
+        {"activity": "build-structure", "structure": "granary"},
+        {"activity": "build-structure", "structure": "houses"}]}, "rolls": {"a1": [15], "a2": [15]}}}
+    g = _rich(Game().found())
+    pv = g.play(steps, check=False)
+    assert not pv.ok and "§2.11.11" in (pv.error or "")
+    g12 = _rich(Game().found())
+    g12.state = g12.state.model_copy(update={"level": 12, "max_level": 12})
+    assert g12.play(steps).ok

@@ -452,8 +452,14 @@ def region_slots(state: KingdomState) -> int:
 
 
 def civic_slots(state: KingdomState, settlement_id: str) -> int:
-    """1 Civic activity per settlement (+1 in one settlement from level 12 is not tracked separately)."""
-    return 1 + (1 if state.level >= 12 else 0)
+    """Civic activities left usable in a settlement: 1 each; from level 12 (Civic Planning) one
+    settlement of choice gets a second, so a settlement may take 2 while no other has (§2.11.11)."""
+    used: dict[str, int] = {}
+    for u in state.used_this_turn:
+        if u.category == "civic":
+            used[u.settlement] = used.get(u.settlement, 0) + 1
+    planning_taken = any(n >= 2 for sid, n in used.items() if sid != settlement_id)
+    return 2 if state.level >= 12 and not planning_taken else 1
 
 
 def invested_bonus(level: int) -> int:
