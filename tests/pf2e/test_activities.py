@@ -148,3 +148,15 @@ def test_civic_planning_gives_one_settlement_a_second_civic_activity() -> None:
     g12 = _rich(Game().found())
     g12.state = g12.state.model_copy(update={"level": 12, "max_level": 12})
     assert g12.play(steps).ok
+
+
+def test_war_armies_and_relations_are_gm_inputs() -> None:
+    """§2.9: at war +1 Unrest at U2; army Consumption adds; a first trade agreement is a milestone (§5.13)."""
+    g = Game().found(commodities={"food": 4, "lumber": 2})
+    pv = g.play({"upkeep.leadership": {"choices": {
+        "at_war": True, "armies": {"militia": 1},
+        "relations": [{"group": "restov", "kind": "trade_agreement"}]}}})
+    assert step_state(pv, "upkeep.unrest").unrest == 3
+    paid = next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid))
+    assert paid.consumption == 2
+    assert "first-trade-agreement" in pv.state_after.milestones

@@ -156,7 +156,8 @@ def run_effects(ctx: Ctx, effects: list[T.Effect], *, key: str, name: str, choic
         elif k == "extra_region":
             ctx.emit(E.ExtraActivityGranted(category="region", cause=name))
         elif k == "claim_hex":
-            _claim(ctx, prep["hex"], name, key=ek, choices=choices)
+            if "hex" in prep:  # Pledge of Fealty claims the group's hex only when one is named
+                _claim(ctx, prep["hex"], name, key=ek, choices=choices)
         elif k == "work_site":
             hx = prep["hex"]
             ctx.emit(E.WorkSiteEstablished(hex_id=hx.id, commodity=prep["commodity"],

@@ -62,6 +62,10 @@ def choices_for(state: KingdomState, step: str) -> list[Choice]:
                    default=[]),
             Choice("downtime", "Leaders who did NOT spend a downtime week: {role: forfeit_activity|"
                    "vacancy_penalty}", "json", default={}),
+            Choice("at_war", "The kingdom is at war (+1 Unrest at U2)", "bool", default=state.at_war),
+            Choice("armies", "Armies and their Consumption ({army: n}, null removes)", "json", default={}),
+            Choice("relations", "Trade agreements / diplomatic relations gained or lost ([{group, kind,"
+                   " added}])", "json", default=[]),
         ]
     if step == "upkeep.unrest":
         return [

@@ -230,6 +230,18 @@ def upkeep_leadership(ctx: Ctx) -> None:
     gain = 1 + s.pending.fame
     after = min(3 if s.level < 20 else 4, s.fame + gain)
     ctx.emit(E.TurnStarted(turn=turn, party_level=party, fame_before=s.fame, fame_gained=gain, fame_after=after))
+    war = opt(ctx.choices, "at_war", s.at_war, bool)
+    if war != s.at_war:
+        ctx.emit(E.WarStatusChanged(at_war=war))
+    for army, cons in dict(opt(ctx.choices, "armies", {}, dict)).items():
+        if cons is not None and (not isinstance(cons, int) or cons < 0):
+            raise InputError(f"armies[{army}]: consumption must be a whole number >= 0, or null to remove it")
+        ctx.emit(E.ArmyChanged(army=str(army), consumption=cons))
+    for rel in list(opt(ctx.choices, "relations", [], list)):
+        try:
+            ctx.emit(E.RelationsChanged.model_validate(rel))
+        except Exception as exc:
+            raise InputError(f"relations: {rel!r}: {exc}") from None
     for i, nl in enumerate(list(opt(ctx.choices, "new_leadership", [], list))):
         role = nl.get("role")
         if role not in T.ROLES:
