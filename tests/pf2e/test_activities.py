@@ -160,3 +160,17 @@ def test_war_armies_and_relations_are_gm_inputs() -> None:
     paid = next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid))
     assert paid.consumption == 2
     assert "first-trade-agreement" in pv.state_after.milestones
+
+
+def test_failed_new_leadership_penalty_and_its_removal() -> None:
+    """§4.2 failure: -1 circumstance in the Activity phase until a Loyalty-based check at a turn's end succeeds."""
+    g = Game().found()
+    g.play({"upkeep.leadership": {"choices": {"new_leadership": [
+        {"role": "magister", "holder": "Ezra", "kind": "pc", "skill": "statecraft"}]}, "rolls": {"nl1": [4]}}})
+    assert g.state.leaders["magister"].leadership_modifier == -1
+    pv = g.play({"activity.leadership": {"choices": {"activities": [
+        {"activity": "quell-unrest", "role": "magister", "skill": "politics"}]}},
+        "event.level": {"choices": {"leader_checks": {"magister": "politics"}}, "rolls": {"leader.magister": [15]}}})
+    chk = next(e for e in events_of(pv, "activity.leadership") if isinstance(e, E.CheckResolved))
+    assert ("magister new leadership", -1, "circumstance") in [(t.label, t.value, t.kind) for t in chk.terms]
+    assert pv.state_after.leaders["magister"].leadership_modifier == 0

@@ -136,6 +136,8 @@ def choices_for(state: KingdomState, step: str) -> list[Choice]:
             Choice("feat", "Kingdom feat", "select", tuple(sorted(T.catalog(state.homebrew).feats)), None),
             Choice("feat_skill", "Skill trained by Skill Training", "select", skills, None),
             Choice("boosts", "Ability boosts", "multiselect", T.ABILITIES, None),
+            Choice("leader_checks", "Leaders shaking off a failed New Leadership ({role: loyalty skill})", "json",
+                   default={}),
         ]
     return []
 

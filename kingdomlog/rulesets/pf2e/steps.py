@@ -636,6 +636,20 @@ def event_level(ctx: Ctx) -> None:
                 raise ctx.fail(f"choose {feats.ability_boosts} different abilities to boost", "§5.5 ability boosts")
         ctx.emit(E.LeveledUp(level_from=s.level, level_to=to, features=list(feats.features), ruin_resistance=rr,
                              skill_increase=skill, feat=feat, feat_skill=feat_skill, boosts=boosts))
+    for role, skill in dict(opt(ctx.choices, "leader_checks", {}, dict)).items():
+        ld = ctx.state.leaders.get(role)
+        if ld is None or ld.leadership_modifier >= 0 or ld.leadership_modifier_until:
+            raise ctx.fail(f"the {role} has no lasting New Leadership penalty to shake off", "§4.2 failure")
+        if T.core().skills.get(skill) != "loyalty":
+            raise ctx.fail(f"{skill} is not a Loyalty-based skill", "§4.2 failure")
+        deg = resolve_check(ctx, key=f"leader.{role}", activity="new-leadership-recheck", category="upkeep",
+                            skill=skill, dc=dc_breakdown(ctx, "control"), role=role)
+        if deg.succeeded:
+            ctx.emit(E.LeaderChanged(role=role, holder=ld.holder, kind=ld.kind, invested=ld.invested,
+                                     cause="new leadership penalty removed"))
+        elif deg.label == "critical_failure":
+            ctx.emit(E.LeaderChanged(role=role, holder=None, kind=ld.kind, cause="new_leadership critical failure"))
+            unrest(ctx, 1, "new leadership critical failure")
     expired = [m.id for m in ctx.state.modifiers if m.expires == "end_of_this_turn"]
     ctx.emit(E.TurnEnded(turn=ctx.state.turn, fame_lost=ctx.state.fame, modifiers_expired=expired))
 
