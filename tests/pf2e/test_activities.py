@@ -174,3 +174,22 @@ def test_failed_new_leadership_penalty_and_its_removal() -> None:
     chk = next(e for e in events_of(pv, "activity.leadership") if isinstance(e, E.CheckResolved))
     assert ("magister new leadership", -1, "circumstance") in [(t.label, t.value, t.kind) for t in chk.terms]
     assert pv.state_after.leaders["magister"].leadership_modifier == 0
+
+
+def test_favored_land_pairs_two_region_activities() -> None:
+    """§5.9 Favored Land: in a heartland-terrain hex two Region activities go together (one slot), each at -2."""
+    g = _rich(Game().found())
+    g.state = g.state.model_copy(update={"hexes": (*g.state.hexes, Hex(id="F1", terrain="forest"))})
+    pv = g.play({"activity.region": {"choices": {"activities": [
+        {"activity": "harvest-crops"}, {"activity": "gather-livestock"},
+        {"activity": "establish-work-site", "hex": "F1", "commodity": "lumber", "favored_land": True},
+        {"activity": "build-roads", "hex": "F1", "favored_land": True}]},
+        "rolls": {"a1": [10], "a2": [10], "a3": [15], "a4": [15]}}})
+    checks = [e for e in events_of(pv, "activity.region") if isinstance(e, E.CheckResolved)]
+    assert len(checks) == 4
+    assert ("Favored Land", -2, "untyped") in [(t.label, t.value, t.kind) for t in checks[3].terms]
+    g2 = _rich(Game().found())
+    g2.state = g2.state.model_copy(update={"hexes": (*g2.state.hexes, Hex(id="P1", terrain="plains"))})
+    bad = g2.play({"activity.region": {"choices": {"activities": [
+        {"activity": "build-roads", "hex": "P1", "favored_land": True}]}}}, check=False)
+    assert not bad.ok and "heartland" in (bad.error or "")

@@ -324,6 +324,7 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
         raise ctx.fail(f"{act.title or act.name} is a {act.category} activity, not a {category} activity",
                        "§3.3 activity phase steps")
     s = ctx.state
+    extra_mods: list[StackMod] = []
     if in_anarchy_block(ctx, act):
         raise ctx.fail(f"the kingdom is in anarchy: only Quell Unrest is allowed, not {act.name}",
                        "§3.1 U2.5 anarchy")
@@ -348,6 +349,8 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
         if used >= region_slots(s):
             raise ctx.fail(f"all {region_slots(s)} Region activities are used", "§3.3 A2 / §5.9")
         role = str(choices.get("role", role))
+        if choices.get("favored_land"):
+            _favored_land(ctx, act, choices, extra_mods)
     elif category == "civic":
         sid = choices.get("settlement") or _cap_id(s)
         _settlement(ctx, sid)
@@ -362,7 +365,6 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
     skill = str(choices.get("skill") or (act.skills[0] if act.skills else ""))
     extra_dc = 0
     dc_rule = act.dc
-    extra_mods: list[StackMod] = []
     worsen = 0
     if act.name == "repair-reputation":
         ruin = str(choices.get("ruin") or max(T.RUINS, key=lambda r: (s.ruin[r].penalty, s.ruin[r].points)))
@@ -533,6 +535,28 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
     if extra:
         run_effects(ctx, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", choices=choices, prep=prep)
     return degree
+
+
+def _favored_land(ctx: Ctx, act: T.Activity, choices: Mapping[str, Any], extra_mods: list[StackMod]) -> None:
+    """Favored Land (§5.9): once per turn two Region activities together in one heartland hex, each at -2.
+
+    The first of the pair grants the extra Region activity the second one uses (the pair is
+    checked by ``steps._activity_list``: at most two flagged entries, in the same hex).
+    """
+    s = ctx.state
+    raw = choices.get("hex")
+    known = hex_of(s, raw if isinstance(raw, str) else str((raw or {}).get("id", "")))
+    if known is None or not known.claimed:
+        raise ctx.fail("Favored Land needs a claimed hex", "§5.9 Favored Land")
+    heart = T.heartlands()[s.heartland].terrain if s.heartland in T.heartlands() else []
+    fits = known.terrain in heart or ("river" in heart and known.river) or ("lake" in heart and known.lake) or (
+        "ruins" in heart and "ruins" in known.features)
+    if not fits:
+        raise ctx.fail(f"hex {known.id} ({known.terrain}) does not match the heartland {s.heartland}",
+                       "§5.9 Favored Land")
+    extra_mods.append(StackMod("Favored Land", -2, "untyped"))
+    if s.favored_land_uses == 0:
+        ctx.emit(E.ExtraActivityGranted(category="region", cause="favored-land"))
 
 
 def in_anarchy_block(ctx: Ctx, act: T.Activity) -> bool:

@@ -217,6 +217,7 @@ class KingdomState(_Frozen):
     used_this_turn: tuple[UsedActivity, ...] = ()
     used_last_turn: tuple[UsedActivity, ...] = ()
     extra_region: int = 0
+    favored_land_uses: int = 0
     structures_built_this_turn: tuple[str, ...] = ()
     milestones: tuple[str, ...] = ()
     random_event_this_turn: bool = False

@@ -10,6 +10,7 @@ Step ids (in order): ``founding`` (turn 0), then per turn ``upkeep.leadership`` 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -453,6 +454,12 @@ def commerce_agreements(ctx: Ctx) -> None:
 
 def _activity_list(ctx: Ctx, category: str) -> None:
     acts = opt(ctx.choices, "activities", [], list)
+    favored = [a for a in acts if isinstance(a, Mapping) and a.get("favored_land")]
+    if favored:
+        hexes = {json.dumps(a.get("hex"), sort_keys=True) for a in favored}
+        if category != "region" or len(favored) > 2 or len(hexes) > 1 or ctx.state.favored_land_uses:
+            raise ctx.fail("Favored Land pairs at most two Region activities in one hex, once per turn",
+                           "§5.9 Favored Land")
     for i, raw in enumerate(acts):
         if not isinstance(raw, Mapping) or "activity" not in raw:
             raise InputError(f"{ctx.step}: activities[{i}] must be a table with 'activity'")
