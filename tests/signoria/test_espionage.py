@@ -34,8 +34,9 @@ def test_bribery_success_defect() -> None:
     assert "lorenzo" in g.state.factions["fabian"].statesmen
     assert g.state.factions["fabian"].wealth == 3 - 2
     res = next(e for e in new if e.type == "signoria.action_resolved" and e.payload.action == "bribery")
-    assert (res.payload.outcome, res.payload.modifier) == ("success", 0)
-    assert res.visibility == "gm"  # the band depends on a loyalty only the GM knows (§2.4)
+    assert (res.payload.outcome, res.payload.rolls, res.visibility) == ("reported", ((4, 4),), "faction:fabian")
+    band = next(e for e in new if e.type == "signoria.gm_ruling")
+    assert band.visibility == "gm" and band.payload.effects[0]["band"] == "success"  # loyalty is the GM's (§2.4)
 
 
 def test_bribery_light_failure_keeps_money_and_tells_owner() -> None:

@@ -144,7 +144,9 @@ class Step:
         r = slot_rerolls(special=sp, ordinary=od)
         terms.insert(0, f"slots {r}")
         c = self.usable(order.leader)
-        if c is not None and c.employer == fid and (c.role == "statesman" or self.cfg.get("leader_leads_actions")):
+        spy_lead = c is not None and f"spy:{c.id}" in order.slots  # a spy may lead his own slot's action (§6.2)
+        if c is not None and (c.employer == fid or spy_lead) and \
+                (c.role == "statesman" or self.cfg.get("leader_leads_actions")):
             on = any(order.action in traits()[t].profile for t in c.traits if t in traits())
             cr = character_rerolls(on)
             r += cr
@@ -491,7 +493,8 @@ def validate_orders(st: Step, fid: str, orders: list[Order], dilemmas: dict[str,
             raise st.err(f"order {o.id}: bribery needs a roll (low or high stake)", "§6.3")
         if o.action in ELEMENTARY_ONLY and o.action not in ("dilemma", "support"):
             pass
-        if o.leader:
+        spy_lead = any(sl == f"spy:{o.leader}" for sl in slots)
+        if o.leader and not spy_lead:
             c = s.characters.get(o.leader)
             if c is None or c.employer != fid or c.condition != "active":
                 raise st.err(f"order {o.id}: {o.leader!r} is not an available character of {fid}", "§3.7")
@@ -779,10 +782,12 @@ def _bribery(st: Step, fid: str, o: Order, doubles: Mapping[str, Any]) -> None:
     _, rolls, r, total = st.act(fid, o, t, modifier=mod)
     band = bribery_band(total, t)
     mode = str(o.params.get("on_success", "spy"))
-    # the briber's own record never shows the band derived from loyalty it cannot see (§11.4): GM only
-    st.emit(ev.ActionResolved(faction=fid, order=o.id, action="bribery", stake=o.stake, threshold=t, modifier=mod,
-                              rerolls_allowed=r, rolls=tuple(rolls), outcome=band, target=tgt.id,
-                              detail={"wealth": w, "on_success": mode}), "gm", actor=fid)
+    # the briber sees its dice but not the band, which depends on a loyalty only the GM knows (§2.4, §11.4)
+    st.emit(ev.ActionResolved(faction=fid, order=o.id, action="bribery", stake=o.stake, threshold=t,
+                              rerolls_allowed=r, rolls=tuple(rolls), outcome="reported", target=tgt.id,
+                              detail={"wealth": w, "on_success": mode}), vis(st.s, fid), actor=fid)
+    st.emit(ev.GMRulingRecorded(gap="§6.3", text=f"bribe of {tgt.id} by {fid}.{o.id}: {band}",
+                                effects=({"kind": "text", "band": band, "total": total, "modifier": mod},)), "gm")
     if band == "success":
         st.adjust(fid, "wealth", -w, "bribe")
         if mode == "defect":
@@ -883,8 +888,8 @@ def _fighters(st: Step, ids: list[str] | tuple[str, ...], fid: str) -> tuple[Fig
     out = []
     for cid in ids:
         c = st.s.characters.get(cid)
-        if c is None or c.condition != "active":
-            continue
+        if c is None or c.condition != "active" or c.employer != fid:
+            continue  # the wounded, the dead and those who changed sides do not fight for fid
         general = "general" in c.traits or (c.role == "leader" and bool(st.cfg.get("leader_always_general")))
         spy_of = c.true_master if c.agent_kind in ("spy", "double_agent") and c.true_master != fid else None
         out.append(Fighter(cid, c.role == "leader", general, spy_of))
@@ -1046,7 +1051,7 @@ def _battle(st: Step, cid: str, kind: str, attacker: str, defender: str, declara
     camp = st.s.campaigns[cid]
     winter = st.s.season == "winter"
     wmod = int(st.cfg.get("winter_attacker_threshold_mod", 1)) if winter else 0
-    bid = f"b{st.s.turn}.{len(st.s.battles) + 1}"
+    bid = f"b{st.s.turn}.{sum(1 for b in st.s.battles if b.turn == st.s.turn) + 1}"
     if kind == "sally":
         o = sally_order
         assert o is not None

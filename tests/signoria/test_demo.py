@@ -1,0 +1,100 @@
+"""The demo campaign campaigns/felmonte: rebuilt from its plans, the story it must show, no leaks."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from kingdomlog.cli import main as cli
+from kingdomlog.core.fold import filter_visible
+from kingdomlog.core.turn import Plan
+from kingdomlog.store import Campaign
+
+from .make_demo import DEMO, build, plan_files
+from .test_leaks import OWNER_ONLY
+
+VIEWERS = ("fabian", "marburg")
+
+
+@pytest.fixture(scope="module")
+def camp() -> Campaign:
+    return Campaign.open(DEMO)
+
+
+def test_log_is_rebuilt_from_the_plans(tmp_path: Path, camp: Campaign) -> None:
+    """The committed log is exactly what the plans produce (same payloads, visibility, turns)."""
+    fresh = build(tmp_path / "felmonte", plan_files())
+
+    def key(c: Campaign) -> list[tuple[object, ...]]:
+        return [(e.seq, e.turn, e.type, e.visibility, e.actor, e.payload_text) for e in c.events()]
+
+    assert key(fresh) == key(camp)
+    for p in plan_files():
+        Plan.parse(p.read_text(encoding="utf-8"), source=str(p))
+
+
+def test_demo_shows_the_required_story(camp: Campaign) -> None:
+    """Two player factions and both neutrals, >= 6 months, >= 2 battles, a spy, a bribery, a neutral treaty."""
+    evs = camp.events()
+    state = camp.state()
+    assert state.players() == ["fabian", "marburg"] and state.neutrals() == ["felmonte", "gusso"]
+    assert max(e.turn for e in evs) >= 6
+    types = [e.type for e in evs]
+    assert types.count("signoria.battle_ended") >= 2
+    assert "signoria.spy_placed" in types and "signoria.double_agent_chosen" in types
+    assert any(e.type == "signoria.action_resolved" and e.payload.action == "bribery" for e in evs)
+    assert any(e.type == "signoria.treaty_concluded" and e.payload.neutral for e in evs)
+    assert "signoria.felmonte_sold" in types and "signoria.legitimacy_letter" in types
+    assert state.provinces["felmonte"].owner == "marburg"
+
+
+def run(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli(list(args)) == 0
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_no_leak_through_the_command_line(viewer: str, camp: Campaign, tmp_path: Path) -> None:
+    """`state --as`, `log --as` and `export --as` show a faction only what it may see (§11.3-11.4)."""
+    rival = next(v for v in VIEWERS if v != viewer)
+    doc = json.loads(run("state", str(DEMO), "--as", viewer, "--json"))
+    f = doc["factions"]
+    assert [f[rival][r] for r in ("power", "piety", "wealth", "army")] == [None] * 4
+    assert f[viewer]["wealth"] == camp.state().factions[viewer].wealth
+    assert all(c["loyalty"] is None for c in doc["characters"].values())
+    assert set(doc["orders"]) <= {viewer} and set(doc["intel"]) <= {viewer} and doc["flags"] == []
+    assert doc["summary"][f"{rival}_wealth"] is None
+    allowed = {e.seq for e in filter_visible(camp.events(), viewer)}
+    log = json.loads(run("log", str(DEMO), "--as", viewer, "--json"))
+    seen = {e["seq"] for e in log["events"]}
+    assert seen <= allowed and seen
+    for e in log["events"]:
+        if e["type"] in OWNER_ONLY or e["type"] == "signoria.action_resolved":
+            assert e["payload"]["faction"] == viewer
+    target = tmp_path / "x.jsonl"
+    run("export", str(DEMO), "-o", str(target), "--as", viewer)
+    lines = [json.loads(x) for x in target.read_text(encoding="utf-8").splitlines()]
+    exported = [x for x in lines if "seq" in x]
+    assert exported and {x["seq"] for x in exported} <= allowed
+    text = target.read_text(encoding="utf-8")
+    assert '"signoria.gm_ruling"' not in text or all(
+        x["visibility"] != "gm" for x in exported if x["type"] == "signoria.gm_ruling")
+    assert '"double_agent"' not in text or viewer == "fabian"
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_demo_views_are_structurally_clean(viewer: str, camp: Campaign) -> None:
+    """The same structural checks as the random-game leak test, on the demo's state and log."""
+    from .play import Game
+    from .test_leaks import check_view
+
+    g = Game.__new__(Game)
+    g.state = camp.state()
+    g.events = camp.events()
+    check_view(g, viewer)
