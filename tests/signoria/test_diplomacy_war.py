@@ -155,3 +155,26 @@ def test_statesman_cap_dismisses_most_recent() -> None:
                                           "stake": "elementary"}]},
                      steps={"upkeep": {"choices": {"dismiss": {"marburg": ["bianca"]}}}}))
     assert [c.id for c in g.state.statesmen_of("marburg")] == ["lorenzo"]
+
+
+def test_transit_arrives_next_turn_and_support_buys_rerolls() -> None:
+    """§5.1: without a border or passage the army crosses a neutral's land and arrives in the next phase 3;
+    A5c: an Expenses slot with wealth supports another action (+1 slot, +1 reroll per wealth, max 2)."""
+    g = game()
+    new = g.play(turn_plan(1, command={"fabian": ("high", [6, 6])}, orders={"fabian": [
+        {"id": "S1", "action": "war", "slots": ["special"], "target": "marburg",
+         "params": {"units": 3, "tactic": "hold", "if_defence": "siege"}},
+        {"id": "S2", "action": "intrigue_self", "slots": ["special"], "stake": "high"},
+        {"id": "O1", "action": "support", "slots": ["ordinary"], "params": {"order": "S2", "wealth": 2}}]},
+        steps={"p1_internal": {"rolls": {"fabian.S2.1": [1, 1], "fabian.S2.2": [1, 1], "fabian.S2.3": [1, 1],
+                                         "fabian.S2.4": [1, 1], "fabian.S2.5": [6, 2]}}}))
+    intr = next(e.payload for e in new if e.type == "signoria.action_resolved" and e.payload.order == "S2")
+    # slots: 1 special + 1 ordinary (support) -> 2, support wealth 2 -> R = 4
+    assert (intr.rerolls_allowed, len(intr.rolls), intr.outcome) == (4, 5, "success")
+    assert g.state.factions["fabian"].wealth == 3 - 2 and g.state.factions["fabian"].power == 7
+    launched = next(e.payload for e in new if e.type == "signoria.campaign_launched")
+    assert launched.route == "transit" and not any(e.type == "signoria.campaign_arrived" for e in new)
+    assert g.state.campaigns["1.fabian.S1"].status == "in_transit"
+    new = g.play(turn_plan(2, orders={"marburg": {"orders": [], "standing": {"response": {"response": "defence"}}}}))
+    assert any(e.type == "signoria.campaign_arrived" for e in new)
+    assert g.state.provinces["marburg"].occupier == "fabian"

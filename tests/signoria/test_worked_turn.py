@@ -239,3 +239,15 @@ def test_views(game: Game) -> None:
     assert mv.factions["fabian"].power is None
     assert mv.intel["marburg"]["fabian"]["roster"].turn == 3
     assert all(c.loyalty is None for c in mv.characters.values())
+
+
+def test_explain_reroll_allowances(game: Game) -> None:
+    """§10.4: R = 1 (special slot) + 2 (Duke Fabian, Intriguer, on-profile) for the scouts; Cesare's trade 0 + 2."""
+    by_name = {b.name: b for b in RULESET.explain(game.state)}
+    s2 = by_name["fabian S2 (scouts) rerolls"]
+    assert s2.total == 3 and [(t.label, t.value) for t in s2.terms] == [
+        ("slots (1 special, 0 ordinary)", 1), ("Duke Fabian (on-profile)", 2)]
+    assert by_name["fabian O1 (trade) rerolls"].total == 2
+    assert by_name["marburg S1 (assassination) rerolls"].total == 3
+    assert by_name["fabian next income"].total == 1 + 1  # Fabia + the new Felmonte trade
+    assert by_name["marburg home force"].total == 7

@@ -15,19 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kingdomlog.core.errors import RuleError
-
-try:  # the shared pool kernels (kingdomlog.dice.checks), when present
-    from kingdomlog.dice.checks import pool_sixes, pool_successes
-except ImportError:  # pragma: no cover - same semantics, kept until checks.py lands
-
-    def pool_successes(faces: Sequence[int], threshold: int = 4) -> int:
-        """Dice at or above ``threshold``."""
-        return sum(1 for f in faces if f >= threshold)
-
-    def pool_sixes(faces: Sequence[int]) -> int:
-        """Dice showing 6."""
-        return sum(1 for f in faces if f == 6)
-
+from kingdomlog.dice.checks import pool_sixes, pool_successes
 
 TACTICS = ("breakthrough", "encirclement", "ambush", "hold", "counterattack")
 STANDARD_OPTIONS = ("join", "hospital", "no_prisoners", "back_cowards")

@@ -128,30 +128,9 @@ class Step:
         return c
 
     # -- actions -------------------------------------------------------------------------------------------------
-    def allowance(self, fid: str, order: Order) -> tuple[int, list[str]]:
+    def allowance(self, fid: str, order: Order) -> tuple[int, list[tuple[str, int]]]:
         """Reroll allowance R (§3.4): slots, leading character, support."""
-        sp = sum(1 for x in order.slots if x == "special")
-        od = sum(1 for x in order.slots if x != "special")
-        extra = 0
-        terms: list[str] = []
-        for o in self.s.orders.get(fid).orders if fid in self.s.orders else ():  # type: ignore[union-attr]
-            if o.action == "support" and o.params.get("order") == order.id:
-                sp += sum(1 for x in o.slots if x == "special")
-                od += sum(1 for x in o.slots if x != "special")
-                w = min(int(o.params.get("wealth", 0)), int(self.cfg.get("expense_support_max_rerolls", 2)))
-                extra += w
-                terms.append(f"support {w}")
-        r = slot_rerolls(special=sp, ordinary=od)
-        terms.insert(0, f"slots {r}")
-        c = self.usable(order.leader)
-        spy_lead = c is not None and f"spy:{c.id}" in order.slots  # a spy may lead his own slot's action (§6.2)
-        if c is not None and (c.employer == fid or spy_lead) and \
-                (c.role == "statesman" or self.cfg.get("leader_leads_actions")):
-            on = any(order.action in traits()[t].profile for t in c.traits if t in traits())
-            cr = character_rerolls(on)
-            r += cr
-            terms.append(f"{c.name} {cr}")
-        return r + extra, terms
+        return reroll_allowance(self.s, fid, order)
 
     def act(self, fid: str, order: Order, threshold: int, modifier: int = 0,
             target: str | None = None) -> tuple[bool, list[tuple[int, int]], int, int]:
@@ -204,6 +183,29 @@ class Step:
             self.emit(ev.FactionNotified(faction=fid, kind="spy_report", text=f"{c.name} reports that {o.id} failed",
                                          data={"order": o.id, "outcome": "failure"}), vis(self.s, fid))
         return run
+
+
+def reroll_allowance(s: SignoriaState, fid: str, order: Order) -> tuple[int, list[tuple[str, int]]]:
+    """R for ``order`` (§3.4): 2s + o - 1 for its slots (support slots included), +2/+1 for an on/off-profile
+    leading character, +1 per wealth of support up to ``expense_support_max_rerolls``; with its terms."""
+    sp = sum(1 for x in order.slots if x == "special")
+    od = sum(1 for x in order.slots if x != "special")
+    extra: list[tuple[str, int]] = []
+    for o in s.orders[fid].orders if fid in s.orders else ():
+        if o.action == "support" and o.params.get("order") == order.id:
+            sp += sum(1 for x in o.slots if x == "special")
+            od += sum(1 for x in o.slots if x != "special")
+            w = min(int(o.params.get("wealth", 0)), int(s.config.get("expense_support_max_rerolls", 2)))
+            extra.append((f"support {o.id} wealth", w))
+    terms = [(f"slots ({sp} special, {od} ordinary)", slot_rerolls(special=sp, ordinary=od))]
+    c = s.characters.get(order.leader or "")
+    if c is not None and c.condition == "active":
+        spy_lead = f"spy:{c.id}" in order.slots  # a spy may lead his own slot's action (§6.2)
+        if (c.employer == fid or spy_lead) and (c.role == "statesman" or s.config.get("leader_leads_actions", True)):
+            on = any(order.action in traits()[t].profile for t in c.traits if t in traits())
+            terms.append((f"{c.name} ({'on' if on else 'off'}-profile)", character_rerolls(on)))
+    terms.extend(extra)
+    return sum(v for _, v in terms), terms
 
 
 def _effects_events(st: Step, fid: str, effects: tuple[dict[str, Any], ...] | list[dict[str, Any]],
@@ -690,6 +692,10 @@ def decide_p1(state: SignoriaState, choices: Mapping[str, Any], dice: Dice) -> l
             st.adjust(fid, "piety", -int(st.cfg.get("intrigue_success_piety_cost", 0)), "intrigue")
         else:
             st.adjust(fid, "piety", -1, "failed intrigue")
+    for fid, o in st.orders_for("support"):
+        w = int(o.params.get("wealth", 0))
+        st.record(fid, o, "elementary", target=str(o.params.get("order")), detail={"wealth": w})
+        st.adjust(fid, "wealth", -w, f"support of {o.params.get('order')}")
     for fid, o in st.orders_for("donation"):
         n = int(o.params.get("piety", 1))
         st.record(fid, o, "elementary", detail={"piety": n})

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kingdomlog.dice.checks import two_d6_band
+
 STAKE_THRESHOLD = {"low": 5, "high": 8}
 LEADER_KILL_THRESHOLD = 10
 
@@ -63,11 +65,8 @@ def roll_until(threshold: int, allowance: int, rolls: Sequence[tuple[int, int]],
 
 def bribery_band(total: int, threshold: int) -> str:
     """Success at T+, light failure from T-3 to T-1, full failure below (§6.3)."""
-    if total >= threshold:
-        return "success"
-    if total >= threshold - 3:
-        return "light_failure"
-    return "full_failure"
+    return two_d6_band(total, [(None, threshold - 4, "full_failure"), (threshold - 3, threshold - 1, "light_failure"),
+                               (threshold, None, "success")])
 
 
 def neutral_threshold(stake: str, standing: int, penalties: int = 0, lo: int = 2, hi: int = 12) -> int:

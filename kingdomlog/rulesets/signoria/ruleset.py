@@ -292,6 +292,12 @@ class SignoriaRuleset:
                                                                   source="§3.1")],
                                  note=f"roll {list(cr.attempts[-1]) if cr.attempts else []}, success={cr.success}; "
                                       f"base {sp}+{od}"))
+            for o in s.orders[fid].orders if fid in s.orders else ():
+                if o.action in dec.FREE_ACTIONS or o.action in dec.ELEMENTARY_ONLY or o.stake == "elementary":
+                    continue
+                _, terms = dec.reroll_allowance(s, fid, o)
+                mods = [Modifier(t, v, source="§3.4") for t, v in terms]
+                out.append(stack(f"{fid} {o.id} ({o.action}) rerolls", mods))
             out.append(stack(f"{fid} statesman cap", [Modifier("Power", f.power or 0, source="§4.7")]))
             away = sum(c.units or 0 for c in s.campaigns.values() if c.faction == fid)
             out.append(stack(f"{fid} home force", [Modifier("Army", f.army or 0, source="§2.7"),
