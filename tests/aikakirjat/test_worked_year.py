@@ -126,3 +126,21 @@ def test_no_levy_die_next_year_at_the_cap() -> None:
     g, _ = played()
     p = g.play({"steps": {"events": {"rolls": {"event": [3, 4]}}}})
     assert "aikakirjat.levy_die_gained" not in [d.type for d in p.drafts]
+
+
+def test_explain_and_summary_after_the_worked_year() -> None:
+    """Every number explainable: §7's end state summarised and broken down (scores, growth DC of row 5, skills)."""
+    from aik_helpers import RS
+
+    g, _ = played()
+    summ = RS.summary(g.state)
+    assert (summ["year"], summ["fame"], summ["population"], summ["militia"], summ["unrest"]) == (2, 2, 5, 4, 7)
+    assert (summ["decay_points"], summ["decay_modifier"], summ["title"]) == (11, 0, "Knight")
+    assert summ["actions_per_year"] == 1
+    assert summ["growth_dc"] == 10  # population 5 row: 1/1/1/3 hexes, area 2
+    bd = {b.name: b for b in RS.explain(g.state)}
+    assert bd["culture score"].total == 14 and [t.label for t in bd["culture score"].terms] == [
+        "base", "government (feudalism)"]
+    assert bd["construction bonus"].total == 1 + 2 - 1  # Stability +1, proficiency +2, unrest −1
+    assert bd["growth DC"].total == 10 and "sparse 3" in bd["growth DC"].note
+    assert RS.render(g.state).startswith("Esimerkki Y2 L1 Knight feudalism fame 2 pop 5 mil 4")

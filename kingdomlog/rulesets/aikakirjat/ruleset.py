@@ -15,7 +15,7 @@ from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import samples, tables
 from kingdomlog.rulesets.aikakirjat.events import EVENT_TYPES
 from kingdomlog.rulesets.aikakirjat.fold import evolve_state
-from kingdomlog.rulesets.aikakirjat.model import KingdomState, NeighbourProfile
+from kingdomlog.rulesets.aikakirjat.model import KingdomState
 from kingdomlog.rulesets.aikakirjat.options import OPTIONS
 from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, ABILITY_TRACK, TRACKS
 
@@ -57,12 +57,14 @@ class Aikakirjat:
         return D.decide(state, step, choices, dice)
 
     def redact(self, state: Any, viewer: str) -> KingdomState:
-        """Players do not see the GM's neighbour profiles (A39)."""
-        if viewer == "gm":
-            return state  # type: ignore[no-any-return]
+        """Identity: the seed's kingdom rules have no hidden information.
+
+        Neighbour profiles (A39) are GM-maintained but not secret: war events carry their
+        numbers in audits, and a player's fold must reproduce them, so hiding them in the
+        state would be pretence. The GM keeps secrets in GM-visible notes.
+        """
         s: KingdomState = state
-        neigh = {k: n.model_copy(update={"profile": NeighbourProfile()}) for k, n in s.neighbours.items()}
-        return s.model_copy(update={"neighbours": neigh})
+        return s
 
     def summary(self, state: Any) -> dict[str, Any]:
         return summary(state)
