@@ -135,6 +135,9 @@ def test_siege_plunder_and_starvation_surrender() -> None:
     assert g.state.provinces["marburg"].owner == "fabian"
     assert any(e.type == "signoria.faction_eliminated" for e in new)
     assert g.state.finished and g.state.winner == "fabian"
+    m = g.state.factions["marburg"]
+    assert (m.status, m.army, m.statesmen) == ("eliminated", 0, ())
+    assert {c.condition for c in g.state.characters.values() if c.employer == "marburg"} == {"departed"}
 
 
 def test_final_tally() -> None:
@@ -178,3 +181,18 @@ def test_transit_arrives_next_turn_and_support_buys_rerolls() -> None:
     new = g.play(turn_plan(2, orders={"marburg": {"orders": [], "standing": {"response": {"response": "defence"}}}}))
     assert any(e.type == "signoria.campaign_arrived" for e in new)
     assert g.state.provinces["marburg"].occupier == "fabian"
+
+
+def test_orders_revealed_after_turn_when_configured() -> None:
+    """§11.3 reveal_orders_after_turn: orders become public at turn close only when the GM says so."""
+    orders = {"fabian": [{"id": "O1", "action": "intrigue_self", "slots": ["ordinary"], "stake": "low"}]}
+    hidden = Game()
+    hidden.play(setup_plan())
+    new = hidden.play(turn_plan(1, orders=orders))
+    assert not any(e.type == "signoria.orders_revealed" for e in new)
+    shown = Game(reveal_orders_after_turn=True)
+    shown.play(setup_plan())
+    new = shown.play(turn_plan(1, orders=orders))
+    rev = [e for e in new if e.type == "signoria.orders_revealed"]
+    assert {e.payload.faction for e in rev} == {"fabian", "marburg"} and {e.visibility for e in rev} == {"public"}
+    assert rev[0].payload.orders[0]["action"] == "intrigue_self"

@@ -1372,6 +1372,10 @@ def decide_upkeep(state: SignoriaState, choices: Mapping[str, Any], dice: Dice) 
             st.emit(ev.CharacterStatusChanged(character=agent, condition="active", cause="came home"),
                     vis(st.s, master))
     _rulings(st, choices.get("rulings") or [])
+    if st.cfg.get("reveal_orders_after_turn"):
+        for fid, od in st.s.orders.items():
+            st.emit(ev.OrdersRevealed(turn=st.s.turn, faction=fid,
+                                      orders=tuple(o.model_dump(mode="json") for o in od.orders)), "public")
     alive = st.s.players()
     if len(alive) == 1:
         st.emit(ev.GameEnded(winner=alive[0], reason="all competitors eliminated"), "public")

@@ -165,6 +165,16 @@ class OrdersSubmitted(EventModel):
 
 
 @register_event
+class OrdersRevealed(EventModel):
+    """With ``reveal_orders_after_turn`` the GM publishes every faction's orders at turn close (§11.3)."""
+
+    type = "signoria.orders_revealed"
+    turn: int
+    faction: str
+    orders: tuple[dict[str, Any], ...]
+
+
+@register_event
 class OrdersLocked(EventModel):
     type = "signoria.orders_locked"
     turn: int

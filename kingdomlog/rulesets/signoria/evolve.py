@@ -351,11 +351,24 @@ def evolve(s: SignoriaState, e: EventModel, phase: str | None) -> SignoriaState:
             s = s.model_copy(update={"starving": (*s.starving, e.detail)})
         return s.model_copy(update={"flags": (*s.flags, f"t{s.turn} {e.faction} {e.kind}: {e.detail}")})
     if isinstance(e, ev.FactionEliminated):
-        s = _fac(s, e.faction, status="eliminated")
+        # §5.13: its characters leave play; its agents abroad become ordinary statesmen of their hosts
+        chars = {}
+        for cid, c in s.characters.items():
+            if c.employer == e.faction and c.true_master in (None, e.faction):
+                c = c.model_copy(update={"condition": "departed"})
+            if c.true_master == e.faction:
+                c = c.model_copy(update={"true_master": None, "agent_kind": "none"})
+            chars[cid] = c
+        s = s.model_copy(update={
+            "characters": chars,
+            "spies": {a: h for a, h in s.spies.items() if chars[a].true_master is not None},
+            "believed_spies": {k: v for k, v in s.believed_spies.items() if k != e.faction},
+        })
+        s = _fac(s, e.faction, status="eliminated", statesmen=(), leader=None)
         treaties = {k: (t.model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": "elimination"})
                         if e.faction in t.parties and t.active else t) for k, t in s.treaties.items()}
         return s.model_copy(update={"treaties": treaties})
-    if isinstance(e, ev.TurnClosed):
+    if isinstance(e, ev.TurnClosed | ev.OrdersRevealed):
         return s
     if isinstance(e, ev.FinalTallyRecorded):
         return s.model_copy(update={"scores": {k: int(v.get("total", 0)) for k, v in e.scores.items()},
@@ -377,6 +390,8 @@ def _capture(s: SignoriaState, province: str, by: str) -> SignoriaState:
                         if t.neutral == old and t.active else t) for k, t in s.treaties.items()}
         s = s.model_copy(update={"treaties": treaties})
     s = _prov(s, province, owner=by, occupier=None, siege_since=None, income=income)
+    if s.factions[old].kind == "player" and not any(p.owner == old for p in s.provinces.values()):
+        s = _fac(s, old, army=0)  # no province to retreat to: the survivors disband (§5.13)
     s = s.model_copy(update={"starving": tuple(x for x in s.starving if x != province)})
     s = _fac(s, old, besieged=False)
     camps = {k: v for k, v in s.campaigns.items() if not (v.target == province and v.faction == by)}

@@ -73,6 +73,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("plunder_transfers", "bool", True, "Plundered wealth goes to the occupier (§5.12)."),
     OptionSpec("low_resource_threshold", "int", 1, "A resource at or below this is flagged at upkeep (§4.8)."),
     OptionSpec("disloyalty_threshold", "int", 1, "Trait-trap flag when the trait's resource is at or below (§4.7)."),
+    OptionSpec("reveal_orders_after_turn", "bool", False, "Publish every faction's orders when the turn closes"
+               " (§11.3)."),
     OptionSpec("game_turns", "int", 12, "Turns in the game; the last is the final tally (§4.5).", minimum=2),
 )
 

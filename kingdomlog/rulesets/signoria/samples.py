@@ -43,6 +43,8 @@ def sample_events() -> list[Draft]:
                                                             "slots": ["ordinary"], "stake": "low"},)),
               "orders_fabian", actor="fabian", visibility=F),
         Draft(ev.OrdersLocked(turn=1), "p1_internal"),
+        Draft(ev.OrdersRevealed(turn=1, faction="fabian", orders=({"id": "O1", "action": "intrigue_self"},)),
+              "upkeep"),
         Draft(ev.PhaseStarted(turn=1, phase="p1_internal"), "p1_internal"),
         Draft(ev.ActionResolved(faction="fabian", order="O1", action="intrigue_self", stake="low", threshold=5,
                                 rolls=((3, 3),), outcome="success"), "p1_internal", actor="fabian", visibility=F),
