@@ -226,3 +226,21 @@ def test_both_broken_defender_wins() -> None:
     r = fight(BattleSetup("b", side("a", 1, "hold"), side("d", 1, "breakthrough")), {},
               roller({"b.r1.attacker.main": [4], "b.r1.defender.main": [5]}))
     assert (r.winner, r.reason) == ("d", "both_broken")
+
+
+def test_owner_may_take_losses_in_the_reserve_first() -> None:
+    """§5.8 step 8 / G-11: losses fall on the main group first unless the owner allocates them to the reserve."""
+    g = (Fighter("g", False, True),)
+    ftl = {"side": "attacker", "character": "g", "option": "fight_to_last"}
+    base = {"b.r1.attacker.main": [2, 2, 2, 2], "b.r1.defender.main": [1, 1, 1],
+            "b.r2.attacker.main": [2, 2, 2, 2], "b.r2.attacker.reserve": [2, 2], "b.r2.defender.main": [5, 1, 1],
+            "b.r3.defender.main": [1, 1, 1]}
+    setup = BattleSetup("b", side("a", 6, "ambush", reserve=2, characters=g), side("d", 3, "breakthrough"))
+    main_first = fight(setup, {1: [ftl]}, roller({**base, "b.r3.attacker.main": [2] * 3,
+                                                  "b.r3.attacker.reserve": [2, 2]}))
+    assert [(x["group"], x["units"]) for x in main_first.rounds[2]["sides"]["attacker"]["groups"]] == [
+        ("main", 3), ("reserve", 2)]
+    chosen = fight(setup, {1: [ftl], 2: [{"side": "attacker", "option": "reserve_first"}]},
+                   roller({**base, "b.r3.attacker.main": [2] * 4, "b.r3.attacker.reserve": [2]}))
+    assert [(x["group"], x["units"]) for x in chosen.rounds[2]["sides"]["attacker"]["groups"]] == [
+        ("main", 4), ("reserve", 1)]

@@ -3,6 +3,7 @@
 ``fight(setup, declarations, roll)`` is pure given ``roll(key, count) -> faces``: the ruleset's
 ``decide`` passes the keyed roller (or the GM's typed faces), the tests pass fixed faces.
 
+Loss allocation (§5.8 step 8): main group first unless the owner declares ``reserve_first`` for a round.
 Options (§5.5): ``join`` (+2d6/+3d6), ``hospital`` (1/2 kills -> routs), ``no_prisoners`` (1/2 routs ->
 kills), ``back_cowards`` (2/3 routed return). General specials (§5.6): ``regroup``, ``fight_to_last``,
 ``epic_duel``. Tactics (§5.4): ``breakthrough``, ``encirclement``, ``ambush``, ``hold``, ``counterattack``.
@@ -135,7 +136,7 @@ def _validate(decl: Mapping[str, Any], sides: dict[str, _Side], r: int) -> None:
     if who not in sides:
         raise RuleError(f"battle declaration names side {who!r}, not in this battle", rule="§5.8")
     opt = decl.get("option")
-    if opt not in STANDARD_OPTIONS + GENERAL_OPTIONS + ("none",):
+    if opt not in (*STANDARD_OPTIONS, *GENERAL_OPTIONS, "none", "reserve_first"):
         raise RuleError(f"unknown battle option {opt!r}", rule="§5.5")
 
 
@@ -167,10 +168,14 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
         r += 1
         decls = list(declarations.get(r, ()))
         active: list[dict[str, Any]] = []
+        reserve_first: set[str] = set()
         # 1-2. declarations, blocks (epic duel, defection)
         for d in decls:
             _validate(d, sides, r)
             if d.get("option") == "none":
+                continue
+            if d.get("option") == "reserve_first":  # the owner allocates this round's losses (§5.8 step 8)
+                reserve_first.add(str(d["side"]))
                 continue
             side_name = str(d["side"])
             me, opp = sides[side_name], sides[other[side_name]]
@@ -322,9 +327,14 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
             k = min(hit["kills"], engaged)
             rt = min(hit["routs"], engaged - k)
             loss = k + rt
-            from_main = min(loss, s.main)
-            s.main -= from_main
-            s.reserve -= loss - from_main
+            if name in reserve_first:
+                from_res = min(loss, s.reserve)
+                s.reserve -= from_res
+                s.main -= loss - from_res
+            else:  # loss_allocation_fallback = main_first (G-11)
+                from_main = min(loss, s.main)
+                s.main -= from_main
+                s.reserve -= loss - from_main
             s.killed += k
             s.routed.extend([r] * rt)
             outcome[name]["lost_killed"] = k

@@ -1137,9 +1137,11 @@ def _battle(st: Step, cid: str, kind: str, attacker: str, defender: str, declara
     # intel from the battle (§5.9)
     for me, other, side in ((attacker, defender, d), (defender, attacker, a)):
         if st.s.factions[me].kind == "player":
+            seen = [{"id": f.id, "name": st.s.characters[f.id].name, "traits": list(st.s.characters[f.id].traits)}
+                    for f in side.characters]
             st.emit(ev.IntelRecorded(observer=me, subject=other,
                                      fields={"units_in_battle": side.units - side.contingent,
-                                             "characters_in_battle": [f.id for f in side.characters]},
+                                             "characters_in_battle": seen},
                                      turn=st.s.turn, phase=st.step, source="battle"), vis(st.s, me))
     for spy in result.defected:
         ch = st.s.characters[spy]
