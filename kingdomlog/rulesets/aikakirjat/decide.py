@@ -277,7 +277,8 @@ def decide(s: KingdomState, step: str, ch: Mapping[str, Any], dice: Dice) -> lis
         elif not s.founded:
             raise RuleError("found the kingdom first (turn 0)", rule="§8.3")
         elif s.fallen:
-            raise RuleError("the kingdom has fallen; only GM events remain", rule="A81")
+            if step == "start":
+                _gm_events(st, ch)  # A81: only GM events after the fall
         elif step == "start":
             _start(st, ch)
         elif step == "events":
@@ -302,7 +303,7 @@ def _founding(st: Stepper, ch: Mapping[str, Any]) -> None:
     st.add(_model(KingdomFounded, d, "founding"))
 
 
-def _start(st: Stepper, ch: Mapping[str, Any]) -> None:
+def _gm_events(st: Stepper, ch: Mapping[str, Any]) -> None:
     for i, raw in enumerate(ch.get("gm_events", []) or []):
         if not isinstance(raw, Mapping) or raw.get("event") not in GM_EVENTS:
             raise InputError(f"gm_events[{i}] needs event: one of {', '.join(GM_EVENTS)}")
@@ -313,6 +314,10 @@ def _start(st: Stepper, ch: Mapping[str, Any]) -> None:
             st.resolve(p, f"gm{i}.")
         else:
             st.add(p)
+
+
+def _start(st: Stepper, ch: Mapping[str, Any]) -> None:
+    _gm_events(st, ch)
     s = st.state
     if _bool(ch, "new_session", new_session_due(s)):
         if s.session.session_no > 0 and s.session.years_played < s.session.years_total:

@@ -324,7 +324,8 @@ def _move(s: KingdomState, w: War, army: Army, order: Order, tape: Tape, key: st
             raise RuleError(f"{step} is not adjacent to {here}", rule="§4.5.2")
         occupants = [a for a in s.armies if a.province_id == step and a.army_id != army.army_id]
         if any(a.owner == army.owner for a in occupants):
-            raise RuleError(f"{step} already holds a friendly army", rule="§4.5.2")
+            audit["blocked"] = f"{step} holds a friendly army"  # moved there earlier this turn
+            break
         army = army.model_copy(update={"province_id": step})
         s = _set_army(s, army)
         here = step
@@ -340,14 +341,10 @@ def _move(s: KingdomState, w: War, army: Army, order: Order, tape: Tape, key: st
 
 def _attack(s: KingdomState, w: War, army: Army, order: Order, tape: Tape, key: str) -> tuple[KingdomState, Audit]:
     tgt = _army(s, order.target or "")
-    if tgt is None or tgt.owner == army.owner:
-        raise RuleError(f"no enemy army {order.target!r} to attack", rule="§4.5.2")
+    why = _attack_problem(s, army, tgt)
+    if why or tgt is None:  # legal when ordered (checked at the turn's start), overtaken by events since
+        return s, {"army": army.army_id, "kind": "attack", "skipped": why or "target gone"}
     if tgt.province_id != army.province_id:
-        cur = s.provinces[army.province_id]
-        if tgt.province_id not in cur.adjacent:
-            raise RuleError(f"army {tgt.army_id} is not in or next to {army.province_id}", rule="§4.5.2 (A58)")
-        if any(a.owner == army.owner for a in s.armies if a.province_id == tgt.province_id):
-            raise RuleError(f"{tgt.province_id} already holds a friendly army", rule="§4.5.2")
         s = _set_army(s, army.model_copy(update={"province_id": tgt.province_id}))
     s, eng = engagement(s, w, army.army_id, tgt.army_id, tape, f"{key}.eng", order.special_unit)
     return s, {"army": army.army_id, "kind": "attack", "engagement": eng}
@@ -363,11 +360,33 @@ def peace_dc(s: KingdomState, w: War, demanded: tuple[str, ...]) -> tuple[int, A
     return sum(terms.values()), terms
 
 
+def _attack_problem(s: KingdomState, army: Army, tgt: Army | None) -> str | None:
+    """Why ``army`` cannot attack ``tgt`` now (§4.5.2, A58), or None."""
+    if tgt is None or tgt.owner == army.owner:
+        return "no such enemy army"
+    if tgt.province_id == army.province_id:
+        return None
+    if tgt.province_id not in s.provinces[army.province_id].adjacent:
+        return f"{tgt.army_id} is not in or next to {army.province_id}"
+    if any(a.owner == army.owner for a in s.armies if a.province_id == tgt.province_id):
+        return f"{tgt.province_id} holds a friendly army"
+    return None
+
+
 def _orders_for(s: KingdomState, side: str, orders: tuple[Order, ...]) -> tuple[Order, ...]:
+    """Orders are checked against the state at the start of the war turn."""
     for o in orders:
         a = _army(s, o.army_id)
         if a is None or a.owner != side:
             raise RuleError(f"{side} has no army {o.army_id!r}", rule="§4.5.2")
+        if o.kind == "attack":
+            why = _attack_problem(s, a, _army(s, o.target or ""))
+            if why:
+                raise RuleError(f"army {a.army_id} cannot attack {o.target!r}: {why}", rule="§4.5.2 (A58)")
+        if o.kind == "move" and o.path:
+            first = o.path[0]
+            if any(x.owner == side and x.province_id == first for x in s.armies):
+                raise RuleError(f"{first} already holds a friendly army", rule="§4.5.2")
     if len({o.army_id for o in orders}) != len(orders):
         raise RuleError("each army takes one order per war turn", rule="§4.5.2 (A58)")
     return orders
