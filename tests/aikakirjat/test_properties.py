@@ -18,7 +18,7 @@ def check_invariants(s) -> None:  # type: ignore[no-untyped-def]
         assert tr.modifier <= 0, t
         assert 0 <= tr.points <= max(1, R.score(s, {"decadence": "culture", "crime": "economy",
                                                     "corruption": "loyalty", "decay": "stability"}[t])), t
-    assert -10 <= min((n.diplomacy for n in s.neighbours.values()), default=0)
+    assert min((n.diplomacy for n in s.neighbours.values()), default=0) >= -10
     assert s.militia == sum(a.militia for a in s.armies if a.owner == "players") or not s.wars or not s.armies
 
 
