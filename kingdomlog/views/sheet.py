@@ -149,7 +149,8 @@ def phase_forms(start: SheetStart) -> Any:
 def choice_value(choice: Choice, raw: Any, *, step: str = "") -> tuple[bool, Any]:
     """Turn a UI element's raw value into the plan's value: ``(include, value)``.
 
-    Empty inputs are left out of the plan (the ruleset's default applies). Raises
+    Empty inputs (no selection, empty text or JSON) are left out of the plan, so the
+    ruleset's default applies. Raises
     ``InputError`` for JSON that does not parse or a number that is not whole.
 
     >>> choice_value(Choice("n", "N", "int"), 3.0)
@@ -180,7 +181,7 @@ def choice_value(choice: Choice, raw: Any, *, step: str = "") -> tuple[bool, Any
             return True, json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    if choice.kind == "text" and raw == "" and choice.default is None:
+    if choice.kind == "text" and raw == "":
         return False, None
     return True, raw
 
@@ -440,8 +441,11 @@ def step_result_html(start: SheetStart, sp: StepPreview | None, before: State | 
     parts.append("<p><b>Events this step appends</b></p>" + draft_items(sp.drafts))
     if sp.state_after is not None:
         parts.append(f"<p><b>State after</b> <code>{esc(rs.render(sp.state_after))}</code></p>")
-        parts.append(key_values(rs.summary(sp.state_after),
-                                before=rs.summary(before) if before is not None else None))
+        after = rs.summary(sp.state_after)
+        prior = rs.summary(before) if before is not None else {}
+        changed = {k: v for k, v in after.items() if k not in prior or prior[k] != v}
+        parts.append(key_values(changed, before=prior) if changed else '<p class="kl-empty">(no figure changed)</p>')
+        parts.append("<details><summary>All figures</summary>" + key_values(after) + "</details>")
     if sp.breakdown:
         parts.append("<details><summary>Breakdowns</summary>" + breakdown_items(sp.breakdown) + "</details>")
     return "".join(parts)
@@ -462,7 +466,7 @@ def step_sections(start: SheetStart, tp: TurnPreview | None, forms: Any, dice: A
             per = dice[p.id]
             rows = [mo.hstack([per[k]["reroll"], per[k]["faces"]], justify="start") for k in per.value]
             left.append(mo.accordion({"Re-roll or type physical dice": mo.vstack(rows)}))
-        right = mo.Html(step_result_html(start, sp, before))
+        right = mo.Html(f'<div class="kl-step" data-step="{esc(p.id)}">{step_result_html(start, sp, before)}</div>')
         out.append(mo.hstack([mo.vstack(left), right], widths=[2, 3], align="start", gap=2))
         if sp is not None and sp.state_after is not None:
             before = sp.state_after

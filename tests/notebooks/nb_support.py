@@ -54,3 +54,73 @@ def campaign_kinds() -> list[str]:
     return ["toy", "demo"] if (DEMO / "campaign.toml").is_file() else ["toy"]
 
 
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on right now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """A `kingdomlog gm/share` server process: started, its URL read from stdout, stopped by PID.
+
+    Use as a context manager; ``ready`` is a regex whose first group is the URL.
+    """
+
+    def __init__(self, cmd: list[str], *, env: dict[str, str], ready: str, timeout: float = 120.0) -> None:
+        import queue
+        import re
+        import subprocess
+        import threading
+        import time
+
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        q: queue.Queue[str | None] = queue.Queue()
+
+        def pump() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                q.put(line)
+            q.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        pattern = re.compile(ready)
+        deadline = time.monotonic() + timeout
+        self.url = ""
+        while time.monotonic() < deadline:
+            try:
+                line = q.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            self.lines.append(line)
+            m = pattern.search(line)
+            if m:
+                self.url = m.group(1)
+                break
+        if not self.url:
+            self.stop()
+            raise AssertionError("server did not start:\n" + "".join(self.lines[-40:]))
+
+    def stop(self) -> None:
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.terminate()  # kingdomlog forwards SIGTERM to its marimo server
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
