@@ -173,3 +173,15 @@ def test_tampered_event_is_refused_on_replay() -> None:
     bad = dataclasses.replace(ev, payload=ev.payload.model_copy(update={"dice": dice}))
     with pytest.raises(InputError, match="audit"):
         replay(RS, [*g.events[:i], bad, *g.events[i + 1:]])
+
+
+def test_tax_collection_year_advantage_expires() -> None:
+    """§3.10.5 / A50: 5–14 taken: Unrest +1, Corruption +1d6 (4); the advantage must be used this year."""
+    g = game()
+    act = [{"action": "tax_collection", "take_advantage": True}]
+    steps = quiet_year(actions={"choices": {"actions": act}, "rolls": {"a1.check": [9], "a1.corruption": [4]}})
+    p = g.preview({"seed": "x", **steps})
+    actions = next(sp for sp in p.steps if sp.phase.id == "actions").state_after
+    assert (actions.year_advantages, actions.unrest, actions.tracks["corruption"].points) == (1, 1, 4)
+    g.play(steps)
+    assert g.state.year_advantages == 0

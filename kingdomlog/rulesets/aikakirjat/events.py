@@ -196,7 +196,7 @@ class ActionTaken(Resolved):
     institution_id: str | None = None
     project_id: str | None = None
     new_project: NewProject | None = None
-    take_advantage: bool = True
+    take_advantage: bool = False
     naval: int = 0
     casus_belli: bool = False
     check: CheckOptions = Field(default_factory=CheckOptions)

@@ -53,6 +53,7 @@ class NeighbourProfile(Frozen):
     bureaucracy_bonus: int = 0
     seafaring_bonus: int = 0
     damage_die: int = 6
+    levy_die: int = 6
     naval_dice: int = 0
     armies_max: int = 1
 

@@ -270,7 +270,7 @@ def _naval_contest(s: KingdomState, w: War, side: str, link: str, order: Order, 
         have = s_.naval_dice if who == PLAYERS else s_.neighbours[who].profile.naval_dice
         if n > have:
             raise RuleError(f"{who} has only {have} naval dice", rule="§4.5.4")
-        size = R.levy_die(s_) if who == PLAYERS else 6
+        size = R.levy_die(s_) if who == PLAYERS else s_.neighbours[who].profile.levy_die
         total = tape.roll(k, f"{n}d{size}").total
         if who == PLAYERS:
             return s_.model_copy(update={"naval_dice": have - n}), total
@@ -484,7 +484,7 @@ def war_ended(s: KingdomState, e: WarEnded, tape: Tape) -> tuple[KingdomState, A
     audit: Audit = {}
     if e.reason == "militia_zero":
         if e.winner == PLAYERS:
-            loss = tape.roll("loss", "1d6").total
+            loss = tape.roll("loss", f"1d{enemy.profile.levy_die}").total
             s = set_neighbour(s, enemy.model_copy(update={"population": max(0, enemy.population - loss)}))
         else:
             loss = tape.roll("loss", f"1d{R.levy_die(s)}").total
