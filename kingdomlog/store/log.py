@@ -7,8 +7,17 @@ written to a dot-named temp file, fsynced, hard-linked to its final name
 position), then the directory is fsynced. A retry of the same ``commit_id``
 that finds its own batch reports success.
 
-Readers check every file: format version, name vs first seq, gapless seqs,
-commit ids, the sha256 chain across events and files, and Parquet page CRCs.
+Every batch file carries a sha256 of its own bytes in its footer
+(``kingdomlog.file_sha256``: the digest of the whole file with those 64 hex
+characters set to ``0``; patched in place after writing, so the file stays valid
+Parquet and no sidecar is needed), and the next batch records that digest as
+``kingdomlog.prev_file_sha256``. A single flipped or missing byte anywhere in a
+file, including footer padding, statistics or metadata that no reader decodes,
+is therefore detected.
+
+Readers check every file: its own digest, format version, name vs first seq,
+gapless seqs, commit ids, the sha256 chain across events and files, and Parquet
+page CRCs.
 Each event's own hash is recomputed for files not yet verified in this
 folder's derived cache (``.cache/verified.json``), and always by ``verify``.
 Any fault raises ``CorruptLogError`` naming the file and seq.
@@ -16,11 +25,13 @@ Any fault raises ``CorruptLogError`` naming the file and seq.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +52,12 @@ from kingdomlog.core.events import (
 
 FORMAT_VERSION = 1
 FORMAT_KEY = b"kingdomlog.format"
+FILE_SHA_KEY = b"kingdomlog.file_sha256"
+PREV_FILE_SHA_KEY = b"kingdomlog.prev_file_sha256"
+_SHA_PLACEHOLDER = b"0" * 64
+# Thrift compact encoding of a KeyValue's ``value`` field header (field 2, binary) and its length (64).
+_SHA_LEAD = b"\x18\x40"
+GENESIS_FILE_SHA = "0" * 64
 FILE_RE = re.compile(r"^(\d{12})\.parquet$")
 TEMP_PREFIX = ".tmp-"
 TEMP_SUFFIX = ".inprogress"
@@ -79,6 +96,7 @@ class Head:
     seq: int
     hash: str
     file: str | None = None
+    file_sha: str = GENESIS_FILE_SHA
 
 
 @dataclass(frozen=True)
@@ -100,6 +118,46 @@ class Pending:
     draft: Draft
     event_id: str | None = None
     recorded_at: datetime | None = None
+
+
+# Test hook for the fault-injection suite (tests/faults/): when set, ``append`` calls it with the
+# name of each durability step it reaches ("start", "temp_written", "temp_synced", "linked",
+# "dir_synced"), so a test can SIGKILL the process exactly between steps. ``None`` in production:
+# the cost is one global lookup per step.
+FAULT_HOOK: Callable[[str], None] | None = None
+
+
+def file_digest(data: bytes) -> tuple[str | None, str]:
+    """(digest stored in the file, digest computed over it); stored is None when absent.
+
+    The computed digest is sha256 of ``data`` with the stored digest's 64 bytes
+    replaced by ``0`` characters.
+    """
+    i = data.rfind(FILE_SHA_KEY)
+    if i < 0:
+        return None, hashlib.sha256(data).hexdigest()
+    at = i + len(FILE_SHA_KEY) + len(_SHA_LEAD)
+    if data[at - len(_SHA_LEAD):at] != _SHA_LEAD or at + 64 > len(data):
+        return None, hashlib.sha256(data).hexdigest()
+    stored = data[at:at + 64]
+    h = hashlib.sha256()
+    h.update(memoryview(data)[:at])
+    h.update(_SHA_PLACEHOLDER)
+    h.update(memoryview(data)[at + 64:])
+    try:
+        return stored.decode("ascii"), h.hexdigest()
+    except UnicodeDecodeError:
+        return stored.hex(), h.hexdigest()
+
+
+def seal(data: bytes) -> tuple[bytes, str]:
+    """Patch the file's own digest into its footer placeholder; returns (bytes, digest)."""
+    i = data.rfind(FILE_SHA_KEY)
+    at = i + len(FILE_SHA_KEY) + len(_SHA_LEAD)
+    if i < 0 or data[at - len(_SHA_LEAD):at] != _SHA_LEAD or data[at:at + 64] != _SHA_PLACEHOLDER:
+        raise StoreError("internal: the Parquet footer does not hold the digest placeholder where expected")
+    digest = hashlib.sha256(data).hexdigest()
+    return data[:at] + digest.encode("ascii") + data[at + 64:], digest
 
 
 def _fsync_dir(path: Path) -> None:
@@ -174,22 +232,48 @@ class EventLog:
 
     # ---- reading -------------------------------------------------------------------------
 
-    def _open(self, path: Path) -> tuple[pa.Table, dict[bytes, bytes]]:
+    def _open(self, path: Path) -> tuple[pa.Table, dict[bytes, bytes], bytes]:
+        """Read one batch file whole and decode it (page CRCs checked); returns its bytes too.
+
+        The file's own digest is checked by the caller after the content checks (so that a
+        tampered file is reported by what changed when that can be told; see ``_check_digest``).
+        """
+        data = self._bytes(path)
         try:
-            pf = pq.ParquetFile(path, page_checksum_verification=True)
-            meta = dict(pf.schema_arrow.metadata or {})
-            table = pf.read()
+            pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+            meta = dict(pf.metadata.metadata or {})
+            table = pf.read(use_threads=False)
+        except Exception as exc:  # a damaged file fails in pyarrow in many ways (OSError, Arrow, ValueError)
+            raise CorruptLogError(f"unreadable batch file ({type(exc).__name__}: {exc})", file=str(path)) from None
+        return table, meta, data
+
+    @staticmethod
+    def _bytes(path: Path) -> bytes:
+        try:
+            return path.read_bytes()
         except FileNotFoundError:
             raise CorruptLogError("batch file vanished while reading", file=str(path)) from None
-        except (OSError, pa.ArrowException) as exc:
-            raise CorruptLogError(f"unreadable batch file ({exc})", file=str(path)) from None
-        return table, meta
+        except OSError as exc:
+            raise CorruptLogError(f"unreadable batch file ({exc.strerror})", file=str(path)) from None
+
+    @staticmethod
+    def _check_digest(path: Path, data: bytes) -> None:
+        stored, actual = file_digest(data)
+        if stored is None:
+            raise CorruptLogError("batch file has no kingdomlog.file_sha256 (damaged footer, or not a"
+                                  " kingdomlog batch)", file=str(path))
+        if stored != actual:
+            raise CorruptLogError("batch file altered: its bytes do not match its sha256", file=str(path))
 
     def _meta(self, path: Path) -> dict[bytes, bytes]:
+        """The key-value metadata of a batch file, after checking the file's own digest."""
+        data = self._bytes(path)
         try:
-            return dict(pq.read_schema(path).metadata or {})
-        except (OSError, pa.ArrowException) as exc:
-            raise CorruptLogError(f"unreadable batch file ({exc})", file=str(path)) from None
+            meta = dict(pq.ParquetFile(pa.BufferReader(data)).metadata.metadata or {})
+        except Exception as exc:  # a damaged file fails in pyarrow in many ways (OSError, Arrow, ValueError)
+            raise CorruptLogError(f"unreadable batch file ({type(exc).__name__}: {exc})", file=str(path)) from None
+        self._check_digest(path, data)
+        return meta
 
     def head(self) -> Head:
         """The last seq and hash, from the newest batch's metadata (cheap: one footer)."""
@@ -202,9 +286,10 @@ class EventLog:
             first = int(meta[b"kingdomlog.first_seq"])
             count = int(meta[b"kingdomlog.count"])
             last_hash = meta[b"kingdomlog.last_hash"].decode()
+            file_sha = meta[FILE_SHA_KEY].decode()
         except (KeyError, ValueError):
             raise CorruptLogError("batch metadata is missing or damaged", file=str(last)) from None
-        return Head(first + count - 1, last_hash, str(last))
+        return Head(first + count - 1, last_hash, str(last), file_sha)
 
     def read_table(self, *, full_verify: bool = False) -> pa.Table:
         """All events as one Arrow table in seq order, after checking the whole log.
@@ -216,14 +301,20 @@ class EventLog:
         tables: list[pa.Table] = []
         expect_seq = 1
         prev_hash = GENESIS_HASH
+        prev_file_sha = GENESIS_FILE_SHA
         for path in self.files():
-            table, meta = self._open(path)
+            table, meta, data = self._open(path)
             self._check_batch(path, table, meta, expect_seq, prev_hash)
             st = path.stat()
             fp = [st.st_size, st.st_mtime_ns, st.st_ino, meta.get(b"kingdomlog.last_hash", b"").decode()]
             if verified.get(path.name) != fp:
                 self._check_hashes(path, table)
                 newly[path.name] = fp
+            self._check_digest(path, data)
+            if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
+                raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch file",
+                                      file=str(path))
+            prev_file_sha = meta[FILE_SHA_KEY].decode()
             n = table.num_rows
             expect_seq += n
             prev_hash = table.column("hash")[n - 1].as_py()
@@ -251,9 +342,15 @@ class EventLog:
                 f"written by a newer kingdomlog (format {fmt_v}, this one reads {FORMAT_VERSION}); upgrade to read it",
                 file=f,
             )
+        if meta.get(b"kingdomlog.campaign", b"").decode(errors="replace") != self.campaign:
+            raise CorruptLogError(f"batch metadata names another campaign (this is {self.campaign!r})", file=f)
         missing = [c for c in COLUMNS if c not in table.column_names]
         if missing:
             raise CorruptLogError(f"batch lacks column(s) {', '.join(missing)}", file=f)
+        for c in COLUMNS:
+            got, want = table.schema.field(c).type, SCHEMA.field(c).type
+            if got != want:
+                raise CorruptLogError(f"column {c!r} has type {got}, expected {want}", file=f)
         n = table.num_rows
         m = FILE_RE.match(path.name)
         assert m is not None
@@ -302,7 +399,11 @@ class EventLog:
     def _check_hashes(self, path: Path, table: pa.Table) -> None:
         rows = table.select(list(COLUMNS)).to_pylist()
         for row in rows:
-            if event_hash(row) != row["hash"]:
+            try:
+                ok = event_hash(row) == row["hash"]
+            except (TypeError, ValueError) as exc:
+                raise CorruptLogError(f"event cannot be hashed ({exc})", file=str(path), seq=row.get("seq")) from None
+            if not ok:
                 raise CorruptLogError("event altered: its hash does not match its content", file=str(path),
                                       seq=row["seq"])
 
@@ -399,14 +500,26 @@ class EventLog:
             b"kingdomlog.last_hash": prev.encode(),
             b"kingdomlog.campaign": self.campaign.encode(),
         }
+        meta[FILE_SHA_KEY] = _SHA_PLACEHOLDER
+        meta[PREV_FILE_SHA_KEY] = head.file_sha.encode()
         table = pa.Table.from_pydict(rows, schema=SCHEMA.with_metadata(meta))
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="zstd", write_statistics=False, write_page_checksum=True)
+        data, _digest = seal(sink.getvalue().to_pybytes())
         final = self.dir / batch_name(first)
         tmp = self.dir / f"{TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}{TEMP_SUFFIX}"
+        hook = FAULT_HOOK
         try:
+            if hook is not None:
+                hook("start")
             with open(tmp, "wb") as fh:
-                pq.write_table(table, fh, compression="zstd", write_statistics=False, write_page_checksum=True)
+                fh.write(data)
                 fh.flush()
+                if hook is not None:
+                    hook("temp_written")
                 os.fsync(fh.fileno())
+            if hook is not None:
+                hook("temp_synced")
             try:
                 os.link(tmp, final)
             except FileExistsError:
@@ -415,12 +528,14 @@ class EventLog:
                     return done
                 raise ConflictError(head.seq if expect_seq is None else expect_seq, self.head().seq,
                                     "another writer took the same position") from None
+            if hook is not None:
+                hook("linked")
             _fsync_dir(self.dir)
+            if hook is not None:
+                hook("dir_synced")
         finally:
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
-            except FileNotFoundError:
-                pass
         return AppendResult(commit_id, first, first + len(pending) - 1, str(final))
 
     def _find_commit_at(self, first_seq: int, commit_id: str) -> AppendResult | None:
