@@ -291,6 +291,19 @@ class Pf1Kingmaker:
         lim = dv.limits_row(s)
         out.append(Breakdown("Limits per month", lim.buildings, note=f"Size row {lim.name}: claims {lim.claims}, "
                              f"districts {lim.districts}, buildings {lim.buildings}, terrain {lim.terrain}"))
+        for c in dv.live_cities(s):
+            slots = [sl for b in dv.live_buildings(s) if b.city == c.id for sl in b.slots]
+            filled = sum(1 for sl in slots if sl.item)
+            out.append(Breakdown(f"{c.name} base value (gp)", dv.base_value(s, c),
+                                 note=f"200 + building increments, max 16,000 (base §2.2); defense "
+                                      f"{dv.defense(s, c)}; magic slots {filled}/{len(slots)} filled"))
+            if s.module_on("settlement_sizes") or s.module_on("government_forms") \
+                    or s.module_on("expanded_settlement_modifiers"):
+                mods = dv.effective_settlement(s, c)
+                cat_, size_mod, danger = dv.settlement_size(s, c)
+                out.append(Breakdown(f"{c.name} settlement modifiers", size_mod,
+                                     note=f"{cat_}, Danger {danger}; " + ", ".join(f"{k} {v:+d}"
+                                                                                  for k, v in mods.items())))
         if s.module_on("fame_infamy"):
             out += [dv.fame(s), dv.infamy(s)]
         if s.module_on("expanded_settlement_modifiers"):
