@@ -137,9 +137,27 @@ def orders_for(draw: st.DrawFn, g: Game, fid: str, special: int, ordinary: int, 
     home = (s.factions[fid].army or 0) - sum(c.units or 0 for c in s.campaigns.values() if c.faction == fid)
     if rival_prov and home > 0:
         menu.append({"action": "war", "target": rival_prov,
-                     "params": {"units": draw(st.integers(1, min(home, 6))),
+                     "params": {"units": draw(st.integers(1, home)),
                                 "tactic": draw(st.sampled_from(["breakthrough", "encirclement", "hold"])),
                                 "if_defence": draw(st.sampled_from(["storm", "siege"]))}})
+    for c in s.campaigns.values():
+        if c.faction == fid and c.status in ("occupying", "besieging"):
+            menu.append({"action": "storm", "target": c.target})
+        if s.provinces[c.target].owner == fid and c.status in ("occupying", "besieging"):
+            menu.append({"action": "sally", "target": c.target,
+                         "params": {"tactic": draw(st.sampled_from(["ambush", "counterattack", "hold"])),
+                                    "reserve": draw(st.integers(0, 1))}})
+    leader = s.factions[rival].leader
+    if leader:
+        menu.append({"action": "assassination", "stake": "high", "target": leader, "params": {"kill_leader": True}})
+    menu.append({"action": "player_treaty", "stake": "elementary", "target": rival, "params": {"terms": "peace"}})
+    treaties = sum(1 for t in s.active_treaties(fid, "gusso") if t.type != "military_alliance")
+    goals = ["military_aid", "military_alliance", "legitimacy"] if treaties >= 2 else ["military_aid"]
+    menu.append({"action": draw(st.sampled_from(goals)), "stake": "high", "target": "gusso",
+                 "params": {"against": rival}})
+    menu.append({"action": "dilemma", "target": f"d{turn}.{fid}", "params": {"option": "yes"}})
+    if mine and s.factions[fid].may_name_heir:
+        menu.append({"action": "designate_heir", "target": draw(st.sampled_from(mine))})
     picks = draw(st.lists(st.sampled_from(range(len(menu))), max_size=special + ordinary, unique=True))
     out = []
     slots = ["special"] * special + ["ordinary"] * ordinary
@@ -148,12 +166,15 @@ def orders_for(draw: st.DrawFn, g: Game, fid: str, special: int, ordinary: int, 
         o["id"] = f"X{i}"
         o["slots"] = [slots[i]]
         out.append(o)
+    if out and len(out) < len(slots) and draw(st.booleans()):
+        out.append({"id": "SUP", "action": "support", "slots": [slots[len(out)]],
+                    "params": {"order": out[0]["id"], "wealth": 1}})
     return out
 
 
 @st.composite
 def games(draw: st.DrawFn) -> Game:
-    start = {fid: {**{r: v for r, v in BANDS[fid].items()}, "army": draw(st.integers(3, 7))} for fid in PLAYERS}
+    start = {fid: {**{r: v for r, v in BANDS[fid].items()}, "army": draw(st.integers(3, 12))} for fid in PLAYERS}
     g = Game()
     passage = [{"gap": "test", "text": "passage", "visibility": f"faction:{f}", "effects": [
         {"kind": "treaty", "id": f"{n}.passage.{f}", "type": "right_of_passage", "parties": [f], "neutral": n}]}
@@ -162,8 +183,11 @@ def games(draw: st.DrawFn) -> Game:
     for turn in range(1, draw(st.integers(1, 4)) + 1):
         if g.state.finished:
             break
-        steps: dict[str, Any] = {"turn_open": {"choices": {"candidates": [
-            {"faction": f, "name": f"Candidate {turn} {f}"} for f in PLAYERS]}}}
+        steps: dict[str, Any] = {"turn_open": {"choices": {
+            "candidates": [{"faction": f, "name": f"Candidate {turn} {f}"} for f in PLAYERS],
+            "dilemmas": [{"faction": f, "id": f"d{turn}.{f}", "text": "?", "options": [
+                {"id": "yes", "text": "yes", "effects": [{"kind": "resource", "faction": f, "resource": "piety",
+                                                          "delta": 1}]}]} for f in PLAYERS]}}}
         for fid in PLAYERS:
             if fid not in g.state.players():
                 continue
@@ -177,7 +201,10 @@ def games(draw: st.DrawFn) -> Game:
             stake = steps[key]["choices"]["stake"]
             faces = steps[key]["rolls"]["cmd.1"]
             sp, od = command_slots(stake, sum(faces) >= (5 if stake == "low" else 8))
-            steps[f"orders_{fid}"] = {"choices": {"orders": orders_for(draw, g, fid, sp, od, turn)}}
+            response = {"response": draw(st.sampled_from(["battle", "defence"])),
+                        "tactic": draw(st.sampled_from(["hold", "encirclement", "breakthrough"]))}
+            steps[f"orders_{fid}"] = {"choices": {"orders": orders_for(draw, g, fid, sp, od, turn),
+                                                  "standing": {"response": response}}}
         steps["p2_espionage"] = {"choices": {"double_agents": {
             f"{b}.X{i}": draw(st.booleans()) for b in PLAYERS for i in range(4)}}}
         plan = {"turn": turn, "seed": draw(st.sampled_from(["a", "b", "c", "d"])) + str(turn), "steps": steps}
