@@ -196,3 +196,27 @@ def test_orders_revealed_after_turn_when_configured() -> None:
     rev = [e for e in new if e.type == "signoria.orders_revealed"]
     assert {e.payload.faction for e in rev} == {"fabian", "marburg"} and {e.visibility for e in rev} == {"public"}
     assert rev[0].payload.orders[0]["action"] == "intrigue_self"
+
+
+def test_three_player_factions_and_the_called_faction() -> None:
+    """§1.2 / G-41: a third player faction defined by the GM (default 4/5/3/4); §7.6 / G-39: attacked Felmonte
+    calls the non-attacker with the highest standing."""
+    g = Game(players=["fabian", "marburg", "venezia"], extra_factions={
+        "venezia": {"label": "Venezia", "province": "venezia", "leader": "Doge Zeno", "borders": ["felmonte"]}})
+    traits = {"fabian": ["general", "intriguer"], "marburg": ["steward", "intriguer"],
+              "venezia": ["steward", "devout"]}
+    g.play(setup_plan(leader_traits=traits, rulings=[{"gap": "t", "text": "", "visibility": "gm", "effects": [
+        {"kind": "standing", "neutral": "felmonte", "faction": "fabian", "delta": 2}]}]))
+    v = g.state.factions["venezia"]
+    assert (v.power, v.piety, v.wealth, v.army) == (4, 5, 3, 4)
+    assert g.state.provinces["venezia"].owner == "venezia" and len(g.state.statesmen_of("venezia")) == 2
+    plan = turn_plan(1)
+    plan["steps"]["command_venezia"] = {"choices": {"stake": "low"}, "rolls": {"cmd.1": [4, 4]}}
+    plan["steps"]["orders_venezia"] = {"choices": {"orders": [
+        {"id": "O1", "action": "war", "slots": ["ordinary"], "target": "felmonte",
+         "params": {"units": 4, "tactic": "hold", "if_defence": "siege"}}]}}
+    new = g.play(plan)
+    launched = next(e.payload for e in new if e.type == "signoria.campaign_launched")
+    assert launched.route == "direct"
+    reaction = next(e for e in new if e.type == "signoria.neutral_reaction" and e.payload.neutral == "felmonte")
+    assert reaction.payload.beneficiary == "fabian" and reaction.visibility == "faction:fabian"

@@ -957,7 +957,10 @@ def decide_p3(state: SignoriaState, choices: Mapping[str, Any], dice: Dice) -> l
 
 def _route(s: SignoriaState, fid: str, target: str) -> str:
     """direct if an own province borders the target; passage through a neutral granting it; else transit (§5.1)."""
-    adj = adjacency()
+    adj = set(adjacency())
+    for xf, row in dict(s.config.get("extra_factions") or {}).items():  # G-6: the GM maps extra provinces
+        for b in row.get("borders", []) if isinstance(row, dict) else []:
+            adj.add(frozenset((str(row.get("province", xf)), str(b))))
     own = [p.id for p in s.provinces.values() if p.owner == fid]
     if any(frozenset((o, target)) in adj for o in own):
         return "direct"

@@ -31,7 +31,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("neutrals", "list", ["felmonte", "gusso"], "Neutral factions run by the GM (§1.2).",
                choices=("felmonte", "gusso")),
     OptionSpec("extra_factions", "table", {}, "Player factions beyond the two great houses: id -> {label, province,"
-               " leader} (G-41; the GM defines them)."),
+               " leader, borders: [province ids]} (G-41, G-6; the GM defines them)."),
     OptionSpec("initial_resources", "table", {}, "Override starting Power/Piety/Wealth/Army per faction id; key "
                "'_other' for extra factions (default 4/5/3/4) (§2.9 initial_resources). Campaign options are "
                "public: for secret starting values use the setup step's 'resources' choice."),
