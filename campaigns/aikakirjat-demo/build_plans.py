@@ -36,11 +36,12 @@ OVERRIDES = {
                     "rolls": {"a1.check": [3, 4]}}},
     # Year 8: level 2 reached this year; its feat is Law and Order.
     8: {"end": {"choices": {"benefits": [{"level": 2, "benefit": "feat", "feat": "law_and_order"}]}}},
-    # Year 14: a natural disaster (+6 Unrest) and Ilmari's heavy hand (+5) push Unrest past 20: revolution.
+    # Year 14: a natural disaster (+6 Unrest) and Ilmari's heavy hand (+5) push Unrest to 20: the revolution
+    # roll (typed: 3 + 5 = 8) brings a Republic.
     14: {"events": {"rolls": {"event": [1, 1], "disaster.unrest": [6]}},
          "actions": {"choices": {"actions": [{"action": "reduce_unrest", "performer": "pc", "pc_id": "ilmari",
                                               "pc_bonus": 2, "skill": "intimidation"}]},
-                     "rolls": {"a1.check": [1], "a1.unrest": [5]}}},
+                     "rolls": {"a1.check": [1], "a1.unrest": [5], "rev1.roll": [3, 5]}}},
 }
 
 

@@ -86,3 +86,15 @@ def test_a_pc_acts_once_a_year(camp: Campaign) -> None:
     two = [{"action": "reduce_unrest", "performer": "pc", "pc_id": "aino", "pc_bonus": 4},
            {"action": "reduce_unrest", "performer": "pc", "pc_id": "aino", "pc_bonus": 4}]
     refused(camp, quiet_year(actions={"choices": {"actions": two}, "rolls": {"a1.check": [10]}}), "A75")
+
+
+def test_pc_cannot_spend_kingdom_advantages(camp: Campaign) -> None:
+    """A50: stored advantages apply to kingdom checks only; a PC's Embassy may not spend one."""
+    gm = [{"event": "gm_adjustment", "field": "stored_advantages", "delta": 1, "reason": "t"},
+          {"event": "gm_adjustment", "field": "pc", "target": "aino", "value": {"name": "Aino"}, "reason": "t"},
+          {"event": "gm_adjustment", "field": "neighbour", "reason": "t",
+           "value": {"id": "kalevala", "name": "Kalevala"}}]
+    act = [{"action": "embassy", "performer": "pc", "pc_id": "aino", "pc_bonus": 5, "neighbour_id": "kalevala",
+            "spend_stored": True}]
+    refused(camp, quiet_year(start={"choices": {"new_session": True, "gm_events": gm}},
+                             actions={"choices": {"actions": act}}), "A50")

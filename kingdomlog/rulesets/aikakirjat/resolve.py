@@ -304,6 +304,9 @@ def _check_action_allowed(s: KingdomState, e: ActionTaken) -> None:
 def _action_spec(s: KingdomState, e: ActionTaken, skill: str, **kw: Any) -> R.CheckSpec:
     if e.performer == "kingdom":
         return _spec("skill", e.check, skill=skill, situational=list(e.situational), **kw)
+    if e.check.spend_stored or e.check.spend_year or e.check.take_10:
+        raise RuleError("advantages and Competent Administration apply only to kingdom checks, not a PC's",
+                        rule="A50, §3.6")
     pc_skill = e.skill or PC_ACTIONS[e.action][0]
     bonus = e.pc_bonus if e.performer == "pc" else 3 + R.proficiency_bonus(s)
     who = e.pc_id if e.performer == "pc" else "court notable"
