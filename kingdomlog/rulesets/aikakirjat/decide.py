@@ -490,5 +490,3 @@ def _end(st: Stepper, ch: Mapping[str, Any]) -> None:
 def gm_event_names() -> tuple[str, ...]:
     return tuple(GM_EVENTS)
 
-
-_ = (ABILITIES, tables)

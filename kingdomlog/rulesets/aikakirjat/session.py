@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kingdomlog.core.errors import RuleError
-from kingdomlog.core.turn import Plan, StepPlan, provisional
+from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.dice.roller import KeyedRoller
 from kingdomlog.rulesets.aikakirjat import decide as D
 from kingdomlog.rulesets.aikakirjat.fold import evolve_state
@@ -41,7 +41,6 @@ def year_plan(state: KingdomState, *, campaign: str, turn: int, seed: str,
     roller = KeyedRoller(seed, campaign=campaign, turn=turn)
     steps: dict[str, StepPlan] = {}
     s = state
-    seq = 0
     for phase in D.PHASES:
         o = StepPlan.model_validate(over.get(phase.id, {}))
         defaults = {c.name: c.default for c in D.choices(s, phase.id)}
@@ -49,10 +48,8 @@ def year_plan(state: KingdomState, *, campaign: str, turn: int, seed: str,
         dice = roller.for_step(phase.id, manual=o.rolls, nonces=o.rerolls)
         drafts = D.decide(s, phase.id, ch, dice)
         for d in drafts:
-            seq += 1
             s = evolve_state(s, d.payload, f"year {turn} {phase.id}")
         steps[phase.id] = StepPlan(choices=ch, rolls=dict(o.rolls), rerolls=dict(o.rerolls))
-        _ = provisional  # the same fold the preview uses
     return Plan(turn=turn, seed=seed, steps=steps), s
 
 
