@@ -15,7 +15,7 @@ from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1.modules import diplomatic_dc, trade_length, treaty_bonus
 from kingdomlog.rulesets.pf1.play import play
-from kingdomlog.rulesets.pf1.state import MODULES, Terms
+from kingdomlog.rulesets.pf1.state import Terms
 
 GD = ev.LeaderAssigned(role="GRAND_DIPLOMAT", name="Envoy", ability="CHA", modifier=1)
 
@@ -451,19 +451,14 @@ def test_exploration_expedition_lost() -> None:
     assert done.unrest == 1 and done.expeditions[0].status == "lost"
 
 
-@pytest.mark.parametrize("modules", [[m] for m in MODULES] + [list(MODULES)], ids=[*MODULES, "all"])
-def test_each_module_alone_and_all_together_replay_the_sample_plans(modules: list[str]) -> None:
-    """opt §1.1: switching a module on changes nothing the sample plans rely on; base figures are kept."""
-    s, evs, _ = play(RULESET.sample_plans(), options={"modules": modules})
-    x = RULESET.summary(s)
-    assert (x["treasury_bp"], x["unrest"], x["size"], x["economy"], x["loyalty"], x["stability"]) == (38, 3, 2, 4,
-                                                                                                     9, 9)
-    from kingdomlog.core.fold import replay
-    from kingdomlog.rulesets.pf1.play import context
-
-    again = replay(RULESET, evs, context=context(options={"modules": modules}))
-    assert again == s
-    assert {c.name for c in RULESET.choices(s, "improvement")} >= {"claim", "buildings", "promotion"}
+def test_fame_skill_bonus_threshold() -> None:
+    """opt §2.9/§2.5.5: +1 on the envoy's Diplomacy per full 10 Fame (9 → +0, 10 → +1); the DC drops by Fame."""
+    spec = {"kind": "diplomatic", "purpose": "embassy", "target": "varn", "envoy_modifier": 10}
+    for ledger, fsb in ((9, 0), (10, 1), (19, 1), (20, 2)):
+        s = aldmere().model_copy(update={"fame_ledger": ledger})
+        _, p = step(s, "improvement", {"special_edict": spec}, rolls={"dip_cost": [1], "dip_check_1": [10]})
+        d = p[-1]
+        assert (d.checks[0].modifier, d.dc_terms["fame"]) == (10 + fsb, -ledger)
 
 
 def _with_treaty() -> Any:
