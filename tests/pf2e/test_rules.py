@@ -254,3 +254,16 @@ def test_repair_reputation_failure_blocks_that_ruin_next_turn() -> None:
     pv = g.play({"activity.leadership": {"choices": {"activities": [
         {"activity": "repair-reputation", "role": "treasurer", "ruin": "crime"}]}}}, check=False)
     assert not pv.ok and "§2.10" in (pv.error or "") and "repair-reputation:crime" in (pv.error or "")
+
+
+def test_envy_of_the_world_ignores_the_first_gain() -> None:
+    """§5.5 level 20: the first Unrest or Ruin gain of each turn is ignored; Fame max 4."""
+    g = Game().found(party_level=20)
+    g.state = g.state.model_copy(update={"level": 20})
+    assert g.state.fame_max == 4
+    pv = g.play({"event.resolve": {"choices": {"gm_effects": [
+        {"kind": "unrest", "amount": 3}, {"kind": "ruin", "target": "crime", "amount": 2}]}}})
+    s = step_state(pv, "event.resolve")
+    before = step_state(pv, "activity.civic")
+    assert s.unrest == before.unrest and s.ruin["crime"].points == before.ruin["crime"].points + 2
+    assert any(isinstance(e, E.GainIgnored) for e in events_of(pv, "event.resolve"))

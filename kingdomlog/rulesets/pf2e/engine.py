@@ -208,6 +208,8 @@ def add_ruin(ctx: Ctx, ruin: str, amount: int, cause: str, key: str = "", faces:
                 return
         ctx.emit(E.RuinChanged(ruin=ruin, delta=amount, cause=cause, faces=faces or []))
         return
+    if envy_ignores(ctx, "ruin", amount, cause):
+        return
     averted = False
     if r.points + amount > r.threshold and ctx.choices.get("avert_ruin_penalty_with_fame") and ctx.state.fame >= 1:
         ctx.emit(E.FameSpent(kind="ruin_penalty", points=ctx.state.fame))
@@ -216,7 +218,17 @@ def add_ruin(ctx: Ctx, ruin: str, amount: int, cause: str, key: str = "", faces:
                            faces=faces or []))
 
 
+def envy_ignores(ctx: Ctx, kind: str, amount: int, cause: str) -> bool:
+    """Envy of the World (level 20): the first Unrest or Ruin gain of each turn is ignored (§5.5)."""
+    if amount > 0 and ctx.state.level >= 20 and not ctx.state.envy_used and ctx.state.step != "ended":
+        ctx.emit(E.GainIgnored(kind=kind, amount=amount, cause=cause))
+        return True
+    return False
+
+
 def unrest(ctx: Ctx, delta: int, cause: str, faces: list[int] | None = None) -> None:
+    if delta > 0 and envy_ignores(ctx, "unrest", delta, cause):
+        return
     if delta:
         ctx.emit(E.UnrestChanged(delta=delta, cause=cause, faces=faces or []))
 

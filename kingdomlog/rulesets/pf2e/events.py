@@ -446,6 +446,16 @@ class ExtraActivityGranted(EventModel):
 
 
 @register_event
+class GainIgnored(EventModel):
+    """Envy of the World (level 20, §5.5): the turn's first Unrest or Ruin gain is ignored."""
+
+    type = "pf2e.gain_ignored"
+    kind: Literal["unrest", "ruin"]
+    amount: int
+    cause: str = ""
+
+
+@register_event
 class TurnEnded(EventModel):
     type = "pf2e.turn_ended"
     turn: int
@@ -460,5 +470,5 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     WorkSiteEstablished, FarmlandEstablished, RoadsBuilt, SettlementFounded, StructureBuilt,
     StructureNotBuilt, LotsCleared, RandomEventChecked, KingdomEventOccurred, KingdomEventResolved,
     XPAwarded, XPApplied, MilestoneAchieved, RPConverted, LeveledUp, RelationsChanged, WarStatusChanged,
-    ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, TurnEnded,
+    ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, GainIgnored, TurnEnded,
 )

@@ -127,7 +127,7 @@ def _turn_started(s: KingdomState, p: E.TurnStarted, turn: int) -> KingdomState:
     return _up(s, turn=p.turn, max_level=p.party_level, fame=p.fame_after,
                pending=s.pending.model_copy(update={"fame": 0}), rp_spent_this_turn=0,
                random_event_this_turn=False, event_this_turn="", used_this_turn=(), xp_pending=0, extra_region=0,
-               favored_land_uses=0,
+               favored_land_uses=0, envy_used=False,
                structures_built_this_turn=(), leaders=leaders, modifiers=mods, anarchy_averted=False,
                leveled_this_turn=False, step="upkeep")
 
@@ -520,6 +520,11 @@ def _crop(s: KingdomState, p: E.CropFailureWatch, turn: int) -> KingdomState:
 def _extra(s: KingdomState, p: E.ExtraActivityGranted, turn: int) -> KingdomState:
     fav = s.favored_land_uses + (1 if p.cause == "favored-land" else 0)
     return _up(s, extra_region=s.extra_region + 1, favored_land_uses=fav)
+
+
+@on(E.GainIgnored)
+def _ignored(s: KingdomState, p: E.GainIgnored, turn: int) -> KingdomState:
+    return _up(s, envy_used=True)
 
 
 @on(E.TurnEnded)

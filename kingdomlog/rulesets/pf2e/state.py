@@ -218,6 +218,7 @@ class KingdomState(_Frozen):
     used_last_turn: tuple[UsedActivity, ...] = ()
     extra_region: int = 0
     favored_land_uses: int = 0
+    envy_used: bool = False
     structures_built_this_turn: tuple[str, ...] = ()
     milestones: tuple[str, ...] = ()
     random_event_this_turn: bool = False
