@@ -63,3 +63,31 @@ def test_homebrew_replaces_and_adds_entries() -> None:
 def test_homebrew_errors_name_file_and_entry(data: dict, msg: str) -> None:
     with pytest.raises(InputError, match=msg):
         homebrew_catalog(data)
+
+
+def test_homebrew_event_effects_apply_when_rolled() -> None:
+    """base §4.5 E2 with effects as data: a campaign's events.toml gives Good Weather an Economy +1 for 2 months."""
+    data = {"events": {"event": [{"name": "Good Weather", "low": 40, "high": 44, "kind": "beneficial",
+                                  "effects": [{"kind": "ATTRIBUTE", "attribute": "ECONOMY", "value": 1,
+                                               "turns": 2}]}]}}
+    s, evs, _ = play(RULESET.sample_plans(), data=data)
+    eff = [e.payload for e in evs if e.type == "pf1.event_effect_applied"]
+    assert [(x.event, x.attribute, x.value, x.first_turn, x.last_turn) for x in eff] == [
+        ("Good Weather", "ECONOMY", 1, 2, 3)]
+    assert RULESET.summary(s)["economy"] == 5
+    later, _, _ = play([{"turn": 3, "seed": "a", "steps": {}}, {"turn": 4, "seed": "b", "steps": {}}],
+                       state=s, events=evs, data=data)
+    assert later.turn == 4 and all(m.source != "event Good Weather" or m.last_turn == 3 for m in later.modifiers)
+
+
+def test_custom_limits_option_is_validated() -> None:
+    """base §6.5: a custom improvements-per-month table must be well formed."""
+    from kingdomlog.rulesets.pf1.play import context
+
+    with pytest.raises(InputError, match="improvement_limits"):
+        RULESET.initial_state(context(options={"improvement_limits": {"rows": [{"name": "x"}]}}))
+    rows = {"rows": [{"name": "all", "min_size": 0, "districts": 2, "buildings": 3, "terrain": 4, "claims": 2}]}
+    s = RULESET.initial_state(context(options={"improvement_limits": rows}))
+    from kingdomlog.rulesets.pf1 import derive as dv
+
+    assert dv.limits_row(s).buildings == 3

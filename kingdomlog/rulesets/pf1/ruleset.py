@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
+from pydantic import ValidationError
+
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase, validate_options
@@ -120,6 +122,15 @@ class Pf1Kingmaker:
     def initial_state(self, context: CampaignContext) -> Pf1State:
         opts = validate_options(OPTIONS, dict(context.options), where="pf1 option")
         catalog = cat.homebrew_catalog(context.data or {})
+        custom = opts["improvement_limits"]
+        if custom:
+            try:
+                rows = [cat.LimitRow.model_validate(r) for r in custom.get("rows", [])]
+            except (ValidationError, AttributeError) as exc:
+                raise InputError(f"pf1 option 'improvement_limits': each row needs name, min_size, districts, "
+                                 f"buildings, terrain, claims ({exc})") from None
+            if not rows or rows[0].min_size != 0:
+                raise InputError("pf1 option 'improvement_limits': rows must start at min_size 0 (base §6.5)")
         mods = tuple(m for m in MODULES if m in opts["modules"])
         return Pf1State(campaign=context.campaign, options=opts, catalog=catalog, modules=mods,
                         treasury=int(opts["starting_treasury_bp"]))
