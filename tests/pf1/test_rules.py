@@ -127,7 +127,7 @@ def test_hex_loss_at_unrest_11() -> None:
 
 def test_anarchy_at_20_freezes_the_kingdom() -> None:
     """§4.7: Unrest ≥ 20 → anarchy: effective attributes 0, later phases skipped, actions refused."""
-    s = kingdom(3, unrest=16)
+    s = kingdom(3, unrest=16, options={"modules": ["fame_infamy", "abandoned_buildings"]})
     after, p = step(s, "upkeep", rolls={"stability": [1]})  # +2, vacancies +3 → 21
     assert any(isinstance(x, ev.AnarchyBegan) for x in p)
     assert after.anarchy and dv.attributes(after) == {"ECONOMY": 0, "LOYALTY": 0, "STABILITY": 0}
@@ -136,6 +136,10 @@ def test_anarchy_at_20_freezes_the_kingdom() -> None:
     assert [type(x).__name__ for x in p2] == ["PhaseSkipped"]
     with pytest.raises(RuleError, match="anarchy"):
         step(after, "improvement", {"roads": ["H0"]})
+    for sid in ("improvement", "income", "event"):  # the sheet's defaults still play (every phase skipped)
+        defaults = {c.name: c.default for c in RULESET.choices(after, sid) if c.default is not None}
+        _, p3 = step(after, sid, defaults)
+        assert isinstance(p3[0], ev.PhaseSkipped) and p3[0].reason == "ANARCHY"
     ended, _ = step(after, "gm", {"end_anarchy": {"reason": "heroes", "unrest_after": 10}})
     assert not ended.anarchy and ended.unrest == 10
 

@@ -478,8 +478,9 @@ def decide_improvement(s: Pf1State, ch: Mapping[str, Any], a: Acc) -> None:
                 "dedications", "milestone_choice", "abandon_dependents"}, a.step)
     why = skip_reason(s)
     if why:
-        _not_anarchy(a, {k: v for k, v in ch.items() if k not in ("promotion", "taxation", "festivals")
-                         or v != getattr(s.edicts, k)})
+        _not_anarchy(a, {k: v for k, v in ch.items()
+                         if k not in ("promotion", "taxation", "festivals", "milestone_choice", "abandon_dependents")
+                         or (k in ("promotion", "taxation", "festivals") and v != getattr(s.edicts, k))})
         a.add(ev.PhaseSkipped(phase="improvement", reason=why))
         return
     limits = dv.limits_row(s)  # by Size at the start of the phase (base §4.3)
