@@ -325,8 +325,8 @@ def upkeep_unrest(ctx: Ctx) -> None:
         for r in T.RUINS:
             if split.get(r):
                 add_ruin(ctx, r, int(split[r]), "unrest 10+", faces=faces)
-        if not flat(ctx, "hex_loss", 11, "hex_loss"):
-            claimed = [h for h in ctx.state.hexes if h.claimed]
+        claimed = [h for h in ctx.state.hexes if h.claimed]
+        if claimed and not flat(ctx, "hex_loss", 11, "hex_loss"):
             default = next((h.id for h in reversed(claimed) if "settlement" not in h.features),
                            claimed[-1].id if claimed else "")
             lost = str(opt(ctx.choices, "lost_hex", default, str))
