@@ -214,7 +214,8 @@ def choices(s: KingdomState, step: str) -> list[Choice]:
         ]
     if step == "events":
         return [
-            Choice("neighbour_id", "Neighbour for result 10 (blank = random)", "select", ("", *neigh), default=""),
+            Choice("neighbour_id", "Neighbour for result 10", "select", ("random", *neigh), default="random",
+                   help="'random' rolls 1dN among independent neighbours (key 'pick')"),
             Choice("evil_ability", "Ability the evil afflicts (result 1)", "select", ABILITIES, default="stability"),
             Choice("god", "New god (result 13)", "select", ("embrace", "resist"), default="embrace"),
             Choice("war_target", "Neighbour war target (d6 = 2)", "select", ("other", PLAYERS), default="other"),
@@ -251,8 +252,8 @@ def choices(s: KingdomState, step: str) -> list[Choice]:
         ]
     if step == "end":
         return [
-            Choice("law_and_order", "Law and Order track", "select", ("", *TRACKS),
-                   default=default_law_and_order(s) or ""),
+            Choice("law_and_order", "Law and Order track", "select", ("none", *TRACKS),
+                   default=default_law_and_order(s) or "none"),
             Choice("tribe_revolution", "Tribe: revolt to reach level 5", "bool", default=False),
             Choice("benefits", "Level benefits chosen", "json", default=[],
                    help="[{level, benefit, feat, abilities, corruption_steps, skills, expertise}]"),
@@ -342,7 +343,8 @@ def _events(st: Stepper, ch: Mapping[str, Any]) -> None:
     elif key == "new_god":
         st.resolve(NewGodAppeared(choice=ch.get("god", "embrace")), "")
     elif key == "neighbour_event":
-        nid = ch.get("neighbour_id") or ""
+        nid = ch.get("neighbour_id") or "random"
+        nid = "" if nid == "random" else nid
         candidates = sorted(n.id for n in st.state.neighbours.values() if n.status == "independent")
         if not nid and candidates:
             nid = candidates[st.dice.roll("pick", f"1d{len(candidates)}").total - 1]
@@ -453,8 +455,8 @@ def _end(st: Stepper, ch: Mapping[str, Any]) -> None:
         st.resolve(WarUpkeepApplied(war_id=w.war_id, technology_reduction=int(ch.get("technology_reduction", 0))), pfx)
         _end_war(st, w.war_id, pfx + "end.")
         st.after_change(pfx)
-    lao = ch.get("law_and_order", default_law_and_order(st.state) or "")
-    if lao:
+    lao = ch.get("law_and_order", default_law_and_order(st.state) or "none")
+    if lao and lao != "none":
         st.add(LawAndOrderUsed(track=str(lao)))
     st.add(FameGained(amount=1, source="survived_year"))
     s = st.state
