@@ -295,3 +295,28 @@ def test_tavern_needs_an_adjacent_house() -> None:
             ev.DistrictReady(district="D1")]
     with pytest.raises(RuleError, match="house"):
         step(kingdom(1, extra=city), "improvement", {"buildings": [{"type": "Tavern"}]})
+
+
+def test_uc_vacancy_table_option() -> None:
+    """base §6.3 UC differences: General vacancy Loyalty −4 (not Stability −4); Warden Loyalty −2, Stability −2."""
+    rrr, uc = kingdom(1), kingdom(1, options={"vacancy_table": "uc"})
+    d = {a: int(dv.attribute(uc, a).total) - int(dv.attribute(rrr, a).total) for a in ("LOYALTY", "STABILITY")}
+    # RRR: General S −4, Warden L −4 S −2; UC: General L −4, Warden L −2 S −2
+    assert d == {"LOYALTY": (-4 - 2) - (-4), "STABILITY": (-2) - (-4 - 2)}
+
+
+def test_uc_item_sale_option() -> None:
+    """base §6.4 UC: no check, floor(price / 2 / 4000) BP, the item within the settlement's base value."""
+    city = [ev.CityFounded(city="C1", name="A", hex="H0", capital=True),
+            ev.DistrictPreparationStarted(city="C1", district="D1", hex="H0", terrain="GRASSLAND", cost_bp=0,
+                                          months=0, ready_on_turn=1),
+            ev.DistrictReady(district="D1"),
+            *(ev.BuildingConstructed(building=f"B{i}", city="C1", district="D1", building_type="Black Market",
+                                     lots=(i,), base_cost_bp=50, cost_bp=0, unrest_delta=0) for i in range(4))]
+    s = kingdom(1, options={"item_sale_mode": "uc"}, extra=city)  # base value 200 + 4 × 2,000 = 8,200
+    after, p = step(s, "income", {"sales": [{"item": "ring", "value_gp": 8200, "category": "minor"}]},
+                    rolls={"income": [10]})
+    assert (p[0].check, p[0].bp_gained) == (None, 1)  # floor(8,200 / 2 / 4,000) = 1
+    assert after.treasury == s.treasury + 1 + p[-1].bp_gained
+    with pytest.raises(RuleError, match="base value is 8200"):
+        step(s, "income", {"sales": [{"item": "belt", "value_gp": 9000, "category": "medium"}]})

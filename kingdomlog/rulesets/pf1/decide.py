@@ -967,7 +967,7 @@ def decide_income(s: Pf1State, ch: Mapping[str, Any], a: Acc) -> None:
         val = _int(it.get("value_gp", 0), "value_gp", a.step)
         if cat not in bp_table:
             raise InputError(f"[{a.step}] item category is minor, medium or major, got {cat!r}")
-        if val < int(s.opt("item_sale_min_value_gp")):
+        if s.opt("item_sale_mode") == "rrr" and val < int(s.opt("item_sale_min_value_gp")):
             raise a.refuse(f"only items worth ≥ {s.opt('item_sale_min_value_gp')} gp are sold, not {val} gp",
                            "base §4.4 N3")
         src = "SLOT" if it.get("building") else "PC"
@@ -976,6 +976,17 @@ def decide_income(s: Pf1State, ch: Mapping[str, Any], a: Acc) -> None:
             slot = it.get("slot", 0)
             if bl is None or slot >= len(bl.slots) or bl.slots[slot].item is None:
                 raise a.refuse(f"no item in slot {slot} of {it.get('building')!r}", "base §4.4 N3")
+        if s.opt("item_sale_mode") == "uc":
+            # UC: no check; half the price in BP; the item must be within the settlement's base value
+            city = _city(a, it.get("city") or (a.state.buildings[it["building"]].city if src == "SLOT" else None))
+            if val > dv.base_value(a.state, city):
+                raise a.refuse(f"{city.name}'s base value is {dv.base_value(a.state, city)} gp; a {val} gp item "
+                               "cannot be sold there", "base §6.4 (item_sale_mode uc)")
+            a.add(ev.ItemSaleAttempted(item=str(it.get("item", "item")), value_gp=val, category=cat,
+                                       source=src, building=it.get("building"),
+                                       slot=it.get("slot") if src == "SLOT" else None, check=None,
+                                       bp_gained=val // 2 // 4000))
+            continue
         dc = {"minor": 20, "medium": 35, "major": 50}[cat]
         c = kcheck(a.state, "ECONOMY", a.d20(f"sale_{i}"), dc)
         a.add(ev.ItemSaleAttempted(item=str(it.get("item", "item")), value_gp=val, category=cat,

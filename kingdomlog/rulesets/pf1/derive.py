@@ -185,6 +185,10 @@ def skill_bonus(s: Pf1State, o: Occupant) -> int:
     return o.skill_ranks // int(s.opt("leadership_ranks_per_bonus")) + (1 if o.leadership_feat else 0)
 
 
+UC_VACANCY = {"GENERAL": {"LOYALTY": -4}, "WARDEN": {"LOYALTY": -2, "STABILITY": -2}}
+"""Ultimate Campaign vacancy penalties that differ from RRR (base §6.3)."""
+
+
 def leader_modifiers(s: Pf1State, attr: str) -> list[Modifier]:
     out: list[Modifier] = []
     for role in s.catalog.roles.values():
@@ -207,6 +211,8 @@ def leader_modifiers(s: Pf1State, attr: str) -> list[Modifier]:
                         out.append(Modifier(f"{role.name.lower()} {o.name} skill ranks", sb, source="opt §2.12"))
         else:
             pen = getattr(role, f"vacancy_{attr.lower()}")
+            if s.opt("vacancy_table") == "uc" and role.name in UC_VACANCY:
+                pen = UC_VACANCY[role.name].get(attr, 0)
             if pen and not (role.module):
                 out.append(Modifier(f"{role.name.lower()} vacant", pen, source="§6.3"))
     return out

@@ -38,6 +38,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
       choices=("ALL_VACANT", "UC_50_PERCENT_PER_DISTRICT")),
     _O("item_sale_bp", "choice", "2/8/15", "BP for selling a minor/medium/major item (S9 vs S1)",
       choices=("2/8/15", "2/6/12")),
+    _O("item_sale_mode", "choice", "rrr", "item sales: rrr = Economy check DC 20/35/50; uc = no check, "
+       "floor(price / 2 / 4000) BP, price ≤ the settlement's base value (base §6.4)", choices=("rrr", "uc")),
+    _O("vacancy_table", "choice", "rrr", "vacancy penalties: rrr (base §6.3) or uc (General Loyalty -4; "
+       "Warden Loyalty -2, Stability -2)", choices=("rrr", "uc")),
     _O("item_sale_min_value_gp", "int", 4000, "minimum item value for a sale (base §4.4 N3)", minimum=0),
     _O("income_mode", "choice", "rrr", "taxes: rrr = Economy vs Control DC, result/5; uc = no DC, result/3",
       choices=("rrr", "uc")),
