@@ -193,3 +193,16 @@ def test_favored_land_pairs_two_region_activities() -> None:
     bad = g2.play({"activity.region": {"choices": {"activities": [
         {"activity": "build-roads", "hex": "P1", "favored_land": True}]}}}, check=False)
     assert not bad.ok and "heartland" in (bad.error or "")
+
+
+def test_ruins_halve_a_structure_cost() -> None:
+    """§4.9 / §4.11: a structure built on the Ruins in its settlement's hex costs half (Granary 12 RP -> 6,
+    2 Lumber -> 1); the Ruins are then used up."""
+    g = Game().found(hexes=[{"id": "H0", "terrain": "plains", "features": ["ruins"]}])
+    pv = g.play({"upkeep.resources": {"rolls": {"resource": [2, 2, 2, 2, 2]}},
+                 "activity.civic": {"choices": {"activities": [
+                     {"activity": "build-structure", "structure": "granary", "use_ruins": True}]},
+                     "rolls": {"a1": [15]}}})
+    s = step_state(pv, "activity.civic")
+    assert (s.rp, s.commodities["lumber"]) == (4, 1)
+    assert "ruins" not in s.hexes[0].features

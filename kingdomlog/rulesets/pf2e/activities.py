@@ -401,9 +401,18 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
                     paid_commodities={})
         dc_rule = str(struct.dc)
         if sname not in st.paid_unbuilt:
-            spend_rp(ctx, struct.cost_rp, f"build {struct.name}")
-            pay_commodities(ctx, struct.cost, f"build {struct.name}")
-            prep["paid_commodities"] = dict(struct.cost)
+            rp_cost, goods = struct.cost_rp, dict(struct.cost)
+            if choices.get("use_ruins"):
+                home = hex_of(s, st.hex)
+                if home is None or "ruins" not in home.features:
+                    raise ctx.fail(f"{st.name}'s hex has no Ruins to build on", "§4.9 / §4.11 Ruins")
+                up = s.options.get("half_commodities_rounding", "down") == "up"
+                rp_cost = (rp_cost + up) // 2
+                goods = {c: (n + up) // 2 for c, n in goods.items()}
+                ctx.emit(E.FeatureUsed(hex_id=st.hex, feature="ruins", cause=f"build {struct.name}"))
+            spend_rp(ctx, rp_cost, f"build {struct.name}")
+            pay_commodities(ctx, goods, f"build {struct.name}")
+            prep["paid_commodities"] = goods
     elif act.name == "demolish":
         st = _settlement(ctx, choices.get("settlement") or _cap_id(s))
         block, lot = int(choices.get("block", 0)), int(choices.get("lot", -1))

@@ -446,6 +446,16 @@ class ExtraActivityGranted(EventModel):
 
 
 @register_event
+class FeatureUsed(EventModel):
+    """A one-time terrain feature is used up (the Ruins under a structure built at half cost, §4.9)."""
+
+    type = "pf2e.feature_used"
+    hex_id: str
+    feature: Literal["ruins"] = "ruins"
+    cause: str = ""
+
+
+@register_event
 class GainIgnored(EventModel):
     """Envy of the World (level 20, §5.5): the turn's first Unrest or Ruin gain is ignored."""
 
@@ -470,5 +480,5 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     WorkSiteEstablished, FarmlandEstablished, RoadsBuilt, SettlementFounded, StructureBuilt,
     StructureNotBuilt, LotsCleared, RandomEventChecked, KingdomEventOccurred, KingdomEventResolved,
     XPAwarded, XPApplied, MilestoneAchieved, RPConverted, LeveledUp, RelationsChanged, WarStatusChanged,
-    ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, GainIgnored, TurnEnded,
+    ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, FeatureUsed, GainIgnored, TurnEnded,
 )

@@ -522,6 +522,12 @@ def _extra(s: KingdomState, p: E.ExtraActivityGranted, turn: int) -> KingdomStat
     return _up(s, extra_region=s.extra_region + 1, favored_land_uses=fav)
 
 
+@on(E.FeatureUsed)
+def _feature_used(s: KingdomState, p: E.FeatureUsed, turn: int) -> KingdomState:
+    hx = _hex_map(s)[p.hex_id]
+    return _replace_hex(s, hx.model_copy(update={"features": tuple(f for f in hx.features if f != p.feature)}))
+
+
 @on(E.GainIgnored)
 def _ignored(s: KingdomState, p: E.GainIgnored, turn: int) -> KingdomState:
     return _up(s, envy_used=True)

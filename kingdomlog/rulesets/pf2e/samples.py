@@ -63,6 +63,7 @@ def sample_events() -> list[Draft]:
         E.TreasuryDebtChanged(outstanding=False),
         E.CropFailureWatch(hex_id="H0", turns=2),
         E.ExtraActivityGranted(cause="claim-hex"),
+        E.FeatureUsed(hex_id="H0", feature="ruins"),
         E.GainIgnored(kind="unrest", amount=1, cause="collect-taxes"),
         E.TurnEnded(turn=1),
     ]
