@@ -87,6 +87,12 @@ class Settlement(_Frozen):
 
     @computed_field  # type: ignore[prop-decorator]
     @property
+    def level(self) -> int:
+        """Settlement level = blocks in use (village 1, town 2-4, city 5-9, metropolis 10+; §5.10 reading)."""
+        return max(1, self.blocks_used)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
     def residential_lots(self) -> int:
         return sum(len(s.lots) for s in self.structures if s.residential)
 
