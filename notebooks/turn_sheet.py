@@ -81,8 +81,6 @@ def _(dice, draft, forms, start):
 
 @app.cell(hide_code=True)
 def _(draft, start):
-    commit_button = mo.ui.run_button(label="Commit turn", kind="success", disabled=not draft.committable)
-    undo_button = mo.ui.run_button(label="Undo last turn", kind="danger")
     _save_plan = mo.download(
         data=(draft.plan.to_json() if draft.plan is not None else "{}").encode(),
         filename=f"{start.campaign}-turn-{start.turn}.plan.json",
@@ -91,8 +89,17 @@ def _(draft, start):
     )
     mo.vstack([
         mo.Html(sheet.turn_events_html(draft.preview)) if draft.preview is not None else mo.md(""),
-        mo.hstack([commit_button, _save_plan, undo_button], justify="start"),
+        _save_plan,
     ])
+    return
+
+
+@app.cell(hide_code=True)
+def _(start):
+    # Created once per turn (not on every change), so a click is never lost to a re-render.
+    commit_button = mo.ui.run_button(label="Commit turn", kind="success")
+    undo_button = mo.ui.run_button(label="Undo last turn", kind="danger")
+    mo.hstack([commit_button, undo_button], justify="start")
     return commit_button, undo_button
 
 

@@ -461,7 +461,7 @@ def step_sections(start: SheetStart, tp: TurnPreview | None, forms: Any, dice: A
         left: list[Any] = [mo.Html(f"<h3>{i}. {esc(p.title)}</h3>" + (f"<p>{esc(p.help)}</p>" if p.help else ""))]
         if p.id in start.problems:
             left.append(mo.callout(mo.md(esc(start.problems[p.id])), kind="warn"))
-        left += [forms[p.id][c.name] for c in start.choices.get(p.id, ())]
+        left += [forms[p.id][c.name] for c in start.choices.get(p.id, ())] if forms else []
         if p.id in dice:
             per = dice[p.id]
             rows = [mo.hstack([per[k]["reroll"], per[k]["faces"]], justify="start") for k in per.value]
