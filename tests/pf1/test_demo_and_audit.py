@@ -40,8 +40,16 @@ def test_demo_plans_replay_to_the_committed_log() -> None:
     plans = [json.loads(p.read_text()) for p in sorted((DEMO / "plans").glob("turn-*.json"))]
     ctx = camp.context
     _, evs, _ = play(plans, campaign=camp.id, options=ctx.options, data=ctx.data)
-    logged = [(e.type, e.payload_text) for e in camp.events() if e.type.startswith("pf1.")]
-    assert [(e.type, e.payload_text) for e in evs] == logged
+    logged = [(e.type, e.payload) for e in camp.events() if e.type.startswith("pf1.")]
+    assert [(e.type, e.payload) for e in evs] == logged  # decoded: old versions are upcast on read
+
+
+def test_v1_diplomatic_payloads_in_the_demo_are_upcast() -> None:
+    """The demo log was written with pf1.diplomatic_edict_resolved v1; reading upcasts it to v2."""
+    camp = Campaign.open(DEMO)
+    dips = [e for e in camp.events() if e.type == "pf1.diplomatic_edict_resolved"]
+    assert dips and all(e.version == 1 and '"unrest_delta"' not in e.payload_text for e in dips)
+    assert all(e.payload.unrest_delta == 0 and e.payload.loyalty_check is None for e in dips)
 
 
 def test_turn_sheet_previews_a_pf1_month_with_defaults(tmp_path: Path) -> None:

@@ -515,3 +515,20 @@ def test_rebuilding_a_destroyed_lot_costs_half() -> None:
     after, p = step(s, "improvement", {"buildings": [{"type": "Granary", "district": "D1"}]})
     g = p[-1]
     assert (g.cost_bp, g.discounts[0].kind) == (6, "REBUILD") and after.rubble == ()
+
+
+def test_renegotiating_a_treaty() -> None:
+    """opt §2.5.6: Loyalty check; failure → unchanged, Unrest +1; success → five opposed checks, new terms."""
+    s = _with_treaty()
+    opposed = [{"skill": k, "our_modifier": 10, "their_modifier": 10} for k in
+               ("Bluff", "Diplomacy", "Knowledge (local)", "Knowledge (nobility)", "Sense Motive")]
+    spec = {"kind": "diplomatic", "purpose": "renegotiate", "target": "varn", "opposed": opposed,
+            "choose": "unbalanced"}
+    after, p = step(s, "improvement", {"special_edict": spec}, rolls={"dip_cost": [1], "renegotiate_loyalty": [1]})
+    assert (p[-1].outcome, p[-1].unrest_delta, after.unrest) == ("unchanged", 1, s.unrest + 1)
+    assert after.relations["varn"].treaty == s.relations["varn"].treaty
+    wins = {f"opp_{i}_ours_1": [15] for i in range(1, 6)} | {f"opp_{i}_theirs_1": [5] for i in range(1, 6)}
+    after, p = step(s, "improvement", {"special_edict": spec},
+                    rolls={"dip_cost": [1], "renegotiate_loyalty": [20], **wins})
+    t = after.relations["varn"].treaty
+    assert t is not None and (t.balanced, t.advantaged, t.bonus_you) == (False, "you", 9)  # 60 × 15 %

@@ -7,11 +7,11 @@ applies the recorded deltas.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kingdomlog.core.events import EventModel, register_event
+from kingdomlog.core.events import EventModel, register_event, register_upcaster
 from kingdomlog.rulesets.pf1.state import Terms
 
 
@@ -564,8 +564,9 @@ class DiplomaticEdictResolved(EventModel):
     """One Diplomatic edict (optional §2.5), every check in it and its result."""
 
     type = "pf1.diplomatic_edict_resolved"
+    version = 2
     target: str
-    purpose: Literal["embassy", "threat", "treaty", "alliance", "rebalance", "independence"]
+    purpose: Literal["embassy", "threat", "treaty", "alliance", "rebalance", "renegotiate", "independence"]
     cost_roll: int = Field(ge=1, le=4)
     bribe_bp: int = Field(0, ge=0)
     dc_terms: dict[str, int]
@@ -581,6 +582,9 @@ class DiplomaticEdictResolved(EventModel):
     war: bool = False
     terms: Terms | None = None
     estimate_roll: tuple[int, ...] = ()
+    loyalty_check: KCheck | None = None
+    """Renegotiation's Loyalty check (opt §2.5.6)."""
+    unrest_delta: int = 0
 
 
 @register_event
@@ -599,6 +603,12 @@ class RelationActionResolved(EventModel):
     unrest_delta: int = 0
     level_after: str
     at_war: bool = False
+
+
+@register_upcaster("pf1.diplomatic_edict_resolved", 1)
+def upcast_diplomatic_edict_resolved_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 added treaty renegotiation: its Loyalty check and Unrest (none in v1 payloads)."""
+    return {**data, "loyalty_check": None, "unrest_delta": 0}
 
 
 @register_event

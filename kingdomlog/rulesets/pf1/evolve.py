@@ -68,7 +68,7 @@ def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
 
 def _checks(p: EventModel) -> list[ev.KCheck]:
     out: list[ev.KCheck] = []
-    for name in ("check", "stability", "checks"):
+    for name in ("check", "stability", "checks", "loyalty_check"):
         v = getattr(p, name, None)
         if isinstance(v, ev.KCheck):
             out.append(v)
@@ -583,11 +583,12 @@ def _dip(s: Pf1State, p: ev.DiplomaticEdictResolved, e: RecordedEvent) -> Pf1Sta
         upd["at_war"] = True
     if p.terms is not None:
         upd[p.terms.kind] = p.terms
-    if p.purpose == "rebalance" and rel.treaty is not None and p.terms is not None:
+    if p.purpose in ("rebalance", "renegotiate") and rel.treaty is not None and p.terms is not None:
         upd["treaty"] = p.terms
     if p.purpose == "independence" and p.outcome == "emancipated":
         upd.update(treaty=None, alliance=None, is_sponsor=False)
     s = _u(s, treasury=s.treasury - p.cost_roll - p.bribe_bp, special_edict_turn=e.turn,
+           unrest=_unrest(s, p.unrest_delta),
            relations={**s.relations, p.target: rel.model_copy(update=upd)})
     return _renown(s, p.fame_delta, p.infamy_delta)
 

@@ -197,7 +197,7 @@ def diplomatic(a: Any, spec: Mapping[str, Any]) -> None:
     lock = rel.lockout_until
     t = s.turn
     need = {"embassy": "none", "threat": "none", "treaty": "embassy", "alliance": "treaty",
-            "rebalance": "treaty", "independence": None}
+            "rebalance": "treaty", "renegotiate": "treaty", "independence": None}
     if purpose not in need:
         raise InputError(f"[{a.step}] purpose must be one of {', '.join(need)}")
     if need[purpose] is not None and rel.level != need[purpose]:
@@ -266,6 +266,31 @@ def diplomatic(a: Any, spec: Mapping[str, Any]) -> None:
                 attitude, infamy_d = dv.shift_attitude(attitude, -2), 3
             if (c.margin <= -5 or s.opt("diplomatic_war_on_any_threat_failure")) and attitude == "hostile":
                 war, outcome = True, "war"
+    elif purpose == "renegotiate":
+        # Loyalty check; success: the five opposed checks again, the winner sets the terms (opt §2.5.6, D13)
+        from kingdomlog.rulesets.pf1.decide import control_dc, kcheck
+
+        tr = rel.treaty
+        if tr is None:
+            raise a.refuse("there are no treaty terms to renegotiate", "opt §2.5.6")
+        loyalty = kcheck(s, "LOYALTY", a.d20("renegotiate_loyalty"), control_dc(s))
+        if not loyalty.success:
+            a.add(ev.DiplomaticEdictResolved(target=target, purpose="renegotiate", cost_roll=cost, bribe_bp=bribe,
+                                             dc_terms=first_terms, outcome="unchanged", attitude_after=attitude,
+                                             level_after=level, loyalty_check=loyalty, unrest_delta=1))
+            return
+        opposed, won = _opposed(a, spec, 5)
+        adv = "you" if won >= 3 else "partner"
+        balanced = (spec.get("choose", "balanced") if adv == "you"
+                    else spec.get("partner_choice", "unbalanced")) == "balanced"
+        terms_out = tr.model_copy(update={"balanced": balanced, "advantaged": adv, "bonus_you": treaty_bonus(
+            tr.x_partner, balanced=balanced, we_advantaged=adv == "you")})
+        a.add(ev.DiplomaticEdictResolved(target=target, purpose="renegotiate", cost_roll=cost, bribe_bp=bribe,
+                                         dc_terms=first_terms, opposed=tuple(opposed),
+                                         outcome=f"{'balanced' if balanced else 'unbalanced'} treaty, {adv} advantaged",
+                                         attitude_after=attitude, level_after=level, terms=terms_out,
+                                         loyalty_check=loyalty))
+        return
     elif purpose == "rebalance":
         tr = rel.treaty
         if tr is None or tr.balanced or tr.advantaged != "partner":
