@@ -344,6 +344,8 @@ def test_independence_and_union_example_e() -> None:
     ind = next(x for x in p if isinstance(x, ev.IndependenceDeclared))
     assert ind.share == 2 and after.closed
     assert after.lineage[-1].kind == "split_into" and after.lineage[-1].campaigns == ("north", "south", "east")
+    with pytest.raises(RuleError, match="log is closed: it became north, south, east"):
+        step(month(after, 2), "improvement", {"roads": ["H0"]})
     _, p = step(s, "event", {"independence": {"daughters": daughters, "non_structural_unrest": 0}},
                 rolls={"chance": [90]})
     assert next(x for x in p if isinstance(x, ev.IndependenceDeclared)).share == 1

@@ -129,7 +129,12 @@ def _pay(a: Acc, cost: int, what: str) -> None:
 
 
 def _not_anarchy(a: Acc, ch: Mapping[str, Any]) -> None:
-    if a.state.anarchy and any(v not in (None, [], {}, 0, False, "") for v in ch.values()):
+    if not any(v not in (None, [], {}, 0, False, "") for v in ch.values()):
+        return
+    if a.state.closed:
+        gone = ", ".join(c for x in a.state.lineage if x.kind in ("split_into", "merged_into") for c in x.campaigns)
+        raise a.refuse(f"this kingdom's log is closed: it became {gone}; play those campaigns", "opt §2.11")
+    if a.state.anarchy:
         raise a.refuse("the kingdom is in anarchy and can take no action until the GM ends it", "base §4.7")
 
 
