@@ -320,3 +320,15 @@ def test_uc_item_sale_option() -> None:
     assert after.treasury == s.treasury + 1 + p[-1].bp_gained
     with pytest.raises(RuleError, match="base value is 8200"):
         step(s, "income", {"sales": [{"item": "belt", "value_gp": 9000, "category": "medium"}]})
+
+
+def test_leader_presence_by_days() -> None:
+    """base §2.4: a leader serving fewer than leader_min_days_present days (default 7) counts as vacant."""
+    s = kingdom(1)
+    after, p = step(s, "improvement", {"presence": [{"role": "TREASURER", "name": "T", "days": 6}]})
+    assert (p[0].present, p[0].days_present) == (False, 6) and not dv.role_effective(after, "TREASURER")
+    ten = kingdom(1, options={"leader_min_days_present": 10})
+    _, p = step(ten, "improvement", {"presence": [{"role": "TREASURER", "name": "T", "days": 8}]})
+    assert p[0].present is False
+    _, p = step(s, "improvement", {"presence": [{"role": "TREASURER", "name": "T", "days": 8}]})
+    assert p[0].present is True

@@ -593,7 +593,13 @@ def leaders(a: Acc, ch: Mapping[str, Any]) -> None:
         role, name = str(p.get("role", "")).upper(), str(p.get("name", ""))
         if not any(o.name == name for o in a.state.leaders.get(role, ())):
             raise InputError(f"[{a.step}] {name!r} does not hold {role}")
-        a.add(ev.LeaderPresenceRecorded(role=role, name=name, present=bool(p.get("present", True))))
+        days = p.get("days")
+        if days is not None:
+            days = _int(days, "days", a.step)
+            present = days >= int(s.opt("leader_min_days_present"))  # base §2.4: at least a week of duty
+        else:
+            present = bool(p.get("present", True))
+        a.add(ev.LeaderPresenceRecorded(role=role, name=name, present=present, days_present=days))
     for p in _list(ch, "skill_ranks", a.step):
         if not s.module_on("leadership_skills"):
             raise a.refuse("skill ranks for leaders need the leadership_skills module", "opt §2.12")

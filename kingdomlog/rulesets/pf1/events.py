@@ -151,6 +151,7 @@ class LeaderPresenceRecorded(EventModel):
     role: str
     name: str
     present: bool
+    days_present: int | None = Field(None, ge=0, le=31)
 
 
 @register_event

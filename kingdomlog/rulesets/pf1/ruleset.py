@@ -30,6 +30,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _O("negative_attribute_unrest", "bool", False, "UC: +1 Unrest per negative attribute at Upkeep"),
     _O("ruler_thresholds", "choice", "seed", "Size for 2/3 Ruler attributes: seed 20/80, rrr 21/81, uc 26/101",
       choices=("seed", "rrr", "uc")),
+    _O("leader_min_days_present", "int", 7, "days of duty a month for a leader to count as present, when the GM "
+       "records days (base §2.4; seed introduction: 10)", minimum=0, maximum=31),
     _O("district_prep_mountains_bp", "int", 16, "district preparation on mountains (RRR/UC: 12)", minimum=0),
     _O("road_cost_hills_bp", "int", 1, "road cost in hills (UC: 3; proposed default)", minimum=0),
     _O("improvement_limits", "table", {}, "custom improvements-per-month table {rows: [...]} (base §6.5)"),
