@@ -214,7 +214,7 @@ class Pf1Kingmaker:
                 C("leaders", "Assign leaders [{role, name, ability, modifier, attributes?, present?}]", "json",
                   default=[]),
                 C("unassign", "Remove leaders [{role, name}]", "json", default=[]),
-                C("presence", "Presence this month [{role, name, present}]", "json", default=[]),
+                C("presence", "Presence this month [{role, name, present or days}]", "json", default=[]),
                 C("claim", "Claim hexes", "multiselect", claimable, default=[]),
                 C("abandon", "Abandon hexes", "multiselect", claimed, default=[]),
                 C("districts", "Prepare districts [{hex, city?}]", "json", default=[]),
