@@ -61,7 +61,7 @@ class SnapshotCache:
                 state = state_cls.model_validate(snap["state"])
                 start_seq = int(snap["seq"])
                 self.hits += 1
-            except Exception:  # noqa: BLE001 - a bad snapshot is simply not used
+            except Exception:
                 state, start_seq = initial, 0
                 self.misses += 1
         else:

@@ -21,6 +21,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kingdomlog.core.core_events import CampaignConfigured, NoteAdded, TurnRetracted
+from kingdomlog.core.data import file_document
 from kingdomlog.core.errors import CampaignNotFoundError, InputError, KingdomlogError, RuleError, StoreError
 from kingdomlog.core.events import (
     Draft,
@@ -33,7 +34,6 @@ from kingdomlog.core.events import (
 from kingdomlog.core.fold import filter_visible, last_live_turn, live_events, next_turn, retracted_commits
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State, find_ruleset, validate_options
 from kingdomlog.core.turn import Plan, TurnPreview, preview_turn, provisional, require_ok
-from kingdomlog.core.data import file_document
 from kingdomlog.dice.roller import new_seed
 from kingdomlog.store.cache import SnapshotCache
 from kingdomlog.store.log import AppendResult, EventLog, Pending
