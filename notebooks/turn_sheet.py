@@ -88,7 +88,7 @@ def _(draft, start):
         label="Save draft plan",
     )
     mo.vstack([
-        mo.Html(sheet.turn_events_html(draft.preview)) if draft.preview is not None else mo.md(""),
+        mo.Html(sheet.turn_events_html(start, draft.preview)) if draft.preview is not None else mo.md(""),
         _save_plan,
     ])
     return

@@ -445,7 +445,6 @@ def step_result_html(start: SheetStart, sp: StepPreview | None, before: State | 
         prior = rs.summary(before) if before is not None else {}
         changed = {k: v for k, v in after.items() if k not in prior or prior[k] != v}
         parts.append(key_values(changed, before=prior) if changed else '<p class="kl-empty">(no figure changed)</p>')
-        parts.append("<details><summary>All figures</summary>" + key_values(after) + "</details>")
     if sp.breakdown:
         parts.append("<details><summary>Breakdowns</summary>" + breakdown_items(sp.breakdown) + "</details>")
     return "".join(parts)
@@ -461,7 +460,7 @@ def step_sections(start: SheetStart, tp: TurnPreview | None, forms: Any, dice: A
         left: list[Any] = [mo.Html(f"<h3>{i}. {esc(p.title)}</h3>" + (f"<p>{esc(p.help)}</p>" if p.help else ""))]
         if p.id in start.problems:
             left.append(mo.callout(mo.md(esc(start.problems[p.id])), kind="warn"))
-        left += [forms[p.id][c.name] for c in start.choices.get(p.id, ())] if forms else []
+        left += [forms[p.id][c.name] for c in start.choices.get(p.id, ())]
         if p.id in dice:
             per = dice[p.id]
             rows = [mo.hstack([per[k]["reroll"], per[k]["faces"]], justify="start") for k in per.value]
@@ -473,7 +472,14 @@ def step_sections(start: SheetStart, tp: TurnPreview | None, forms: Any, dice: A
     return out
 
 
-def turn_events_html(tp: TurnPreview) -> str:
-    """Every event the turn will append, in order, with a total."""
+def turn_events_html(start: SheetStart, tp: TurnPreview) -> str:
+    """Every event the turn will append, in order, and the state at the end of the turn (all figures)."""
+    rs = start.ruleset
     drafts = tp.drafts
-    return f"<p><b>{len(drafts)} event(s) will be appended</b> after seq {tp.start_seq}</p>" + draft_items(drafts)
+    status = "" if tp.ok else f'<p class="kl-error">Cannot commit: {esc(tp.error)}</p>'
+    return (
+        f"<h3>The whole turn</h3>{status}<p><b>{len(drafts)} event(s) will be appended</b> after seq {tp.start_seq}</p>"
+        + draft_items(drafts)
+        + f"<details><summary>State at the end of the turn: <code>{esc(rs.render(tp.state_after))}</code></summary>"
+        + key_values(rs.summary(tp.state_after), before=rs.summary(tp.state_before)) + "</details>"
+    )
