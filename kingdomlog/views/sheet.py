@@ -137,11 +137,21 @@ def choice_widget(choice: Choice, value: Any = _UNSET) -> Any:
 
 
 def phase_forms(start: SheetStart) -> Any:
-    """A ``mo.ui.dictionary`` per phase id holding one element per choice (defaults from a loaded plan)."""
+    """A ``mo.ui.dictionary`` per phase id holding one element per choice (defaults from a loaded plan).
+
+    A ruleset may provide its own widgets: if it has ``choice_widget(state, step,
+    choice, value)`` returning a ``mo.ui`` element (or None for the default one), that
+    element is used; its value must read back as the choice's kind does.
+    """
+    custom = getattr(start.ruleset, "choice_widget", None)
     forms: dict[str, Any] = {}
     for p in start.phases:
         given = start.plan.steps.get(p.id, StepPlan()).choices if start.plan is not None else {}
-        elems = {c.name: choice_widget(c, given.get(c.name, _UNSET)) for c in start.choices.get(p.id, ())}
+        elems = {}
+        for c in start.choices.get(p.id, ()):
+            value = given.get(c.name, _UNSET)
+            el = custom(start.state, p.id, c, c.default if value is _UNSET else value) if callable(custom) else None
+            elems[c.name] = el if el is not None else choice_widget(c, value)
         forms[p.id] = mo.ui.dictionary(elems)
     return mo.ui.dictionary(forms)
 

@@ -206,3 +206,19 @@ def test_every_choice_kind_gets_an_element_with_its_value() -> None:
     for choice, value in kinds:
         el = sheet.choice_widget(choice)
         assert sheet.choice_value(choice, el.value) == (True, value), choice.kind
+
+
+def test_a_ruleset_may_provide_its_own_widget(toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import toyrules
+
+    def choice_widget(state: Any, step: str, choice: Choice, value: Any) -> Any:
+        if choice.name == "crop":
+            return mo.ui.radio(options=list(choice.options), value=value, label="Crop (radio)")
+        return None
+
+    monkeypatch.setattr(toyrules.TOY, "choice_widget", choice_widget, raising=False)
+    start = sheet.load_start(toy, seed="fixed")
+    forms = sheet.phase_forms(start)
+    assert isinstance(forms["harvest"]["crop"], mo.ui.radio)
+    assert isinstance(forms["harvest"]["stash"], mo.ui.number)
+    assert sheet.build_plan(start, forms.value).steps["harvest"].choices["crop"] == "wheat"
