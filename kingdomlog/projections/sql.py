@@ -250,9 +250,14 @@ class SafeConsole:
                 )
 
     def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
-        """The query as a DuckDB relation (checked first); for notebooks."""
-        self.check(sql)
-        rel: duckdb.DuckDBPyRelation = self._guard(lambda: self.con.sql(sql))
+        """The query's result as a DuckDB relation (checked first); for notebooks.
+
+        The query runs here, under the time limit and error mapping, and the relation is
+        over its materialised result: a lazy ``con.sql`` relation would run later, outside
+        the guard (no time limit, raw DuckDB errors).
+        """
+        table = self.arrow(sql)
+        rel: duckdb.DuckDBPyRelation = self._guard(lambda: self.con.from_arrow(table))
         return rel
 
     def query(self, sql: str) -> QueryResult:
