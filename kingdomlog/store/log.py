@@ -205,6 +205,25 @@ class EventLog:
         out.sort()
         return [p for _, p in out]
 
+    def _last_file(self) -> Path | None:
+        """The newest batch file (what ``files()[-1]`` is), without building a Path per file."""
+        if not self.dir.is_dir():
+            raise StoreError(f"{self.dir}: the campaign has no log folder")
+        best = -1
+        best_name = ""
+        for entry in os.scandir(self.dir):
+            name = entry.name
+            if name.startswith("."):
+                continue
+            m = FILE_RE.match(name)
+            if m:
+                n = int(m.group(1))
+                if n > best:
+                    best, best_name = n, name
+            elif name.endswith(".parquet"):
+                raise CorruptLogError("unexpected file in the log (not named by a seq)", file=str(entry.path))
+        return self.dir / best_name if best >= 0 else None
+
     def temp_files(self) -> list[Path]:
         """Temp files of appends in flight or interrupted."""
         if not self.dir.is_dir():
@@ -277,10 +296,9 @@ class EventLog:
 
     def head(self) -> Head:
         """The last seq and hash, from the newest batch's metadata (cheap: one footer)."""
-        files = self.files()
-        if not files:
+        last = self._last_file()
+        if last is None:
             return Head(0, GENESIS_HASH, None)
-        last = files[-1]
         meta = self._meta(last)
         try:
             first = int(meta[b"kingdomlog.first_seq"])
