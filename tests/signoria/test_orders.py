@@ -86,3 +86,11 @@ def test_other_refusals(game: Game) -> None:
     for fid, orders, rule in cases:
         err = refused(game, turn_plan(1, orders={fid: orders}))
         assert rule in err, (rule, err)
+
+
+def test_two_campaigns_cannot_send_more_than_the_home_force(game: Game) -> None:
+    """§5.1 / G-8: several campaigns may split the army, but together no more than the home force."""
+    war = {"action": "war", "target": "marburg", "params": {"units": 5, "tactic": "hold"}}
+    err = refused(game, turn_plan(1, command={"fabian": ("high", [6, 6])}, orders={"fabian": [
+        {"id": "S1", "slots": ["special"], **war}, {"id": "S2", "slots": ["special"], **war}]}))
+    assert "home force is 3" in err and "§5.1" in err

@@ -505,7 +505,8 @@ def validate_orders(st: Step, fid: str, orders: list[Order], dilemmas: dict[str,
             if o.leader in leaders and st.cfg.get("character_one_activity_per_turn", True):
                 raise st.err(f"order {o.id}: {o.leader} already leads {leaders[o.leader]} this turn", "§3.7")
             leaders[o.leader] = o.id
-        _validate_target(st, fid, o)
+        sent = sum(int(x.params.get("units", 0)) for x in orders[: orders.index(o)] if x.action == "war")
+        _validate_target(st, fid, o, sent)
         wealth_cost += _wealth_cost(st, o)
         if o.action == "war":
             for cid in o.params.get("characters", []):
@@ -552,7 +553,8 @@ def _wealth_cost(st: Step, o: Order) -> int:
     return 0
 
 
-def _validate_target(st: Step, fid: str, o: Order) -> None:
+def _validate_target(st: Step, fid: str, o: Order, sent: int = 0) -> None:
+    """Targets, stakes and prerequisites of one order; ``sent`` = units of earlier war orders this turn."""
     s = st.s
     a = o.action
     if a in NEUTRAL_GOALS:
@@ -609,7 +611,7 @@ def _validate_target(st: Step, fid: str, o: Order) -> None:
         if tgt is None or tgt.owner == fid:
             raise st.err(f"order {o.id}: war needs an enemy province as target, got {o.target!r}", "§5.1")
         units = int(o.params.get("units", 0))
-        home = st.home_force(fid)
+        home = st.home_force(fid) - sent
         if units < 1 or units > home:
             raise st.err(f"order {o.id}: {units} units sent but the home force is {home}", "§5.1")
         tactic = o.params.get("tactic", "hold")
@@ -871,6 +873,11 @@ def succession(st: Step, fid: str, choices: Mapping[str, Any]) -> None:
             second, faces = st.random_trait(f"succession.{fid}.{heir.id}", exclude=(first,))
         st.emit(ev.LeaderSucceeded(faction=fid, character=heir.id, name=heir.name, traits=(first, str(second)),
                                    trait_dice=faces, from_statesman=True), "public")
+    elif f.kind == "neutral":
+        # §7.5 default: the GM appoints a new neutral leader with one random trait
+        a, fa = st.random_trait(f"succession.{fid}.a")
+        st.emit(ev.LeaderSucceeded(faction=fid, character=f"{fid}.leader{st.s.turn}", name=f"new leader of {f.name}",
+                                   traits=(a,), trait_dice=fa), "public")
     else:
         a, fa = st.random_trait(f"succession.{fid}.a")
         b, fb = st.random_trait(f"succession.{fid}.b", exclude=(a,))
