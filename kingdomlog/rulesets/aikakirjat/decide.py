@@ -233,16 +233,17 @@ def choices(s: KingdomState, step: str) -> list[Choice]:
                             "neighbour_id, use_positive, project_id, new_project, naval, casus_belli, "
                             "spend_stored, spend_year, take_10}]")]
     if step == "war":
-        if not s.wars:
-            return []
-        w = s.wars[0]
-        enemy = war.enemy_of(w)
+        ours: list[dict[str, Any]] | None = None
+        theirs: list[dict[str, Any]] | None = None
+        if s.wars:
+            enemy = war.enemy_of(s.wars[0])
+            prof = s.neighbours[enemy].profile
+            ours = [a.model_dump() for a in war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))]
+            theirs = [a.model_dump() for a in war.default_allocations(s, enemy, prof.militia, prof.armies_max)]
         return [
-            Choice("allocations", "Our armies", "json",
-                   default=[a.model_dump() for a in war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))]),
-            Choice("enemy_allocations", "Enemy armies", "json",
-                   default=[a.model_dump() for a in war.default_allocations(
-                       s, enemy, s.neighbours[enemy].profile.militia, s.neighbours[enemy].profile.armies_max)]),
+            Choice("allocations", "Our armies (first war; empty = all militia in one army)", "json", default=ours,
+                   help="[{army_id, province_id, militia}]"),
+            Choice("enemy_allocations", "Enemy armies (first war)", "json", default=theirs),
             Choice("orders", "Our orders per war turn ({turn: [order]}; default: march and attack)", "json",
                    default={}),
             Choice("enemy_orders", "Enemy orders per war turn", "json", default={}),
@@ -399,11 +400,14 @@ def _war(st: Stepper, ch: Mapping[str, Any]) -> None:
         if not any(x.war_id == w.war_id for x in s.wars):
             continue
         if w.armies_assigned_year != s.year:
-            alloc = ch.get("allocations") if first and "allocations" in ch else [
-                a.model_dump() for a in war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))]
+            alloc = ch.get("allocations") if first else None
+            if alloc is None:
+                alloc = [a.model_dump() for a in war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))]
             nb = s.neighbours[enemy]
-            ealloc = ch.get("enemy_allocations") if first and "enemy_allocations" in ch else [
-                a.model_dump() for a in war.default_allocations(s, enemy, nb.profile.militia, nb.profile.armies_max)]
+            ealloc = ch.get("enemy_allocations") if first else None
+            if ealloc is None:
+                ealloc = [a.model_dump() for a in war.default_allocations(s, enemy, nb.profile.militia,
+                                                                          nb.profile.armies_max)]
             p = WarYearStarted(war_id=w.war_id,
                                allocations=tuple(_model(Allocation, a, "allocations") for a in alloc or []),
                                enemy_allocations=tuple(_model(Allocation, a, "enemy_allocations")
