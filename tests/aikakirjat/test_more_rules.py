@@ -194,3 +194,29 @@ def test_step_order_is_guarded() -> None:
     s = g.state.model_copy(update={"phase": "start", "year": 1})
     with pytest.raises(RuleError, match="step order"):
         evolve_state(s, GrowthRolled(), "test")
+
+
+def test_fortified_land_and_special_unit() -> None:
+    """§3.6 / A67: as the war's defender with Fortified Land, incoming 1d6 = 5 becomes 3; §2.13 / A65: the
+    special unit strikes with its d10 (1 die: no technology gap) and is then used for the year."""
+    g = war_game()
+    _level_two_with_feat(g, "fortified_land")
+    gm = [{"event": "war_begun", "war_id": "w1", "attacker": "tuonela", "defender": "players"},
+          {"event": "gm_adjustment", "field": "special_unit", "reason": "t",
+           "value": {"id": "sampo", "name": "Sampo guard", "damage_die": 10}}]
+    alloc = {"allocations": [{"army_id": "p1", "province_id": "p-home", "militia": 6}],
+             "enemy_allocations": [{"army_id": "t1", "province_id": "t-border", "militia": 6}]}
+    att = [{"army_id": "p1", "kind": "attack", "target": "t1", "special_unit": "sampo"}]
+    k = "w.t1.p1.eng.melee"
+    p = g.play(quiet_year(
+        start={"choices": {"new_session": False, "gm_events": gm}},
+        war={"choices": {**alloc, "orders": orders(att, HOLD, HOLD, HOLD),
+                         "enemy_orders": orders(EHOLD, EHOLD, EHOLD, EHOLD)},
+             "rolls": {"w.initiative": [12], "w.initiative.enemy": [5], f"{k}.players.hit": [15],
+                       f"{k}.players.damage": [4], f"{k}.tuonela.hit": [15], f"{k}.tuonela.damage": [5]}}))
+    eng = next(d.payload for d in p.drafts if d.type == "aikakirjat.war_turn_resolved").audit["actions"][0]
+    ours, theirs = eng["engagement"]["phases"]["melee"]["rolls"]
+    assert (ours["damage_dice"], ours["damage"]) == ("1d10", 4)
+    assert (theirs["damage"], theirs["fortified_land"]) == (3, -2)
+    assert eng["engagement"]["militia_after"] == {"p1": 3, "t1": 2}
+    assert g.state.special_units[0].used_this_year is False  # cleared at year end
