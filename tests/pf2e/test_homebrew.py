@@ -11,7 +11,7 @@ from .helpers import RS, Game
 
 BREWERY = {
     "structure": [{
-        "name": "brewery", "title": "Brewery", "level": 1, "lots": 1, "cost_rp": 6, "cost": {"lumber": 1},
+        "name": "cider-press", "title": "Cider Press", "level": 1, "lots": 1, "cost_rp": 6, "cost": {"lumber": 1},
         "skills": ["trade"], "dc": 15, "storage": {"luxuries": 2},
         "item_bonuses": {"activity:craft-luxuries": 1},
     }],
@@ -30,16 +30,16 @@ def test_homebrew_structure_and_activity_play() -> None:
         "commerce.taxes": {"choices": {"mode": "none"}},
         "activity.leadership": {"choices": {"activities": [{"activity": "hold-a-fair", "role": "counselor"}]},
                                 "rolls": {"a1": [15]}},
-        "activity.civic": {"choices": {"activities": [{"activity": "build-structure", "structure": "brewery"}]},
+        "activity.civic": {"choices": {"activities": [{"activity": "build-structure", "structure": "cider-press"}]},
                            "rolls": {"a1": [15]}},
     })
     s = pv.state_after
     assert s.storage["luxuries"] == 6 and s.unrest == 2
-    assert s.rp == 0 and "brewery" in [b.name for b in s.settlements[0].structures]
+    assert s.rp == 0 and "cider-press" in [b.name for b in s.settlements[0].structures]
     from kingdomlog.rulesets.pf2e.state import check_modifier
 
     arts = check_modifier(s, "arts", activity="craft-luxuries", category="leadership")
-    assert ("brewery (Oakhold)", 1, "item") in [(t.label, t.value, t.kind) for t in arts.terms]
+    assert ("cider-press (Oakhold)", 1, "item") in [(t.label, t.value, t.kind) for t in arts.terms]
 
 
 def test_homebrew_errors_name_file_and_entry() -> None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from kingdomlog.core.data import package_document, rows
 from kingdomlog.core.errors import InputError
@@ -91,6 +92,9 @@ class Outcomes(_Row):
         return list(got or [])
 
 
+_DC_RULE = re.compile(r"^(control(\+\d+)?|structure|negotiation|terrain_farmland|event|gm|\d+)$")
+
+
 class Activity(_Row):
     name: str
     title: str = ""
@@ -104,9 +108,21 @@ class Activity(_Row):
     target: Literal["", "ruin", "hex", "structure", "lot"] = ""
     requires: Literal["", "water_hex"] = ""
     warfare: bool = False
+    unlocked_by: str = ""
+    """Empty = always available; "structure:<name>" or "companion:<name>" = only with that structure
+    built or that companion in a leadership role (data only, not enforced by the engine yet)."""
+    fortune: bool = False
     rules_in_spec: bool = True
     outcomes: Outcomes = Field(default_factory=Outcomes)
     source: str = "spec"
+
+    @field_validator("dc")
+    @classmethod
+    def _dc_rule(cls, v: str) -> str:
+        if not _DC_RULE.match(v):
+            raise ValueError(f"dc rule {v!r} is not control, control+N, structure, negotiation, terrain_farmland, "
+                             "event, gm or a number")
+        return v
 
     @property
     def once(self) -> bool:
@@ -116,45 +132,111 @@ class Activity(_Row):
         return self.category == "leadership"
 
 
+STRUCTURE_TRAITS = ("building", "edifice", "yard", "famous", "infamous", "residential", "infrastructure")
+ITEM_GROUPS = ("alchemical", "arcane", "divine", "occult", "primal", "magical", "luxury", "any")
+_SELECTOR = re.compile(r"^(activity:[a-z-]+(:[a-z]+)?|skill:[a-z]+(\+activity:[a-z-]+)?)$")
+
+
 class Structure(_Row):
     name: str
     title: str = ""
     level: int = Field(ge=0, le=20)
-    lots: int = Field(ge=1, le=4)
+    lots: int = Field(ge=0, le=4)
+    """Lots occupied; 0 only for infrastructure (walls, bridges, streets...), which occupies none."""
     cost_rp: int = Field(ge=0)
     cost: dict[Commodity, int] = Field(default_factory=dict)
     skills: list[str]
     proficiency: Rank = "untrained"
     dc: int
+    traits: list[Literal["building", "edifice", "yard", "famous", "infamous", "residential",
+                         "infrastructure"]] = Field(default_factory=list)
     residential: bool = False
     storage: dict[Commodity, int] = Field(default_factory=dict)
     seat: bool = False
     fame: bool = False
     consumption_reduction: int = 0
     item_bonuses: dict[str, int] = Field(default_factory=dict)
-    """selector ("activity:<name>", "skill:<skill>") -> item bonus."""
+    """selector ("activity:<name>", "skill:<skill>"; data-only forms "activity:<name>:<target>",
+    "skill:<skill>+activity:<name>") -> item bonus."""
+    item_level_bonuses: dict[Literal["alchemical", "arcane", "divine", "occult", "primal", "magical", "luxury",
+                                     "any"], int] = Field(default_factory=dict)
+    prevents_item_level_penalty: bool = False
+    unlocks: list[str] = Field(default_factory=list)
     upgrade_from: str = ""
     first_built_each_turn: list[Effect] = Field(default_factory=list)
+    built_effects: list[Effect] = Field(default_factory=list)
+    """Effects every time one is built (data only: the engine applies first_built_each_turn)."""
+    limits: list[str] = Field(default_factory=list)
     source: str = "spec"
+
+    @field_validator("item_bonuses")
+    @classmethod
+    def _selectors(cls, v: dict[str, int]) -> dict[str, int]:
+        for sel in v:
+            if not _SELECTOR.match(sel):
+                raise ValueError(f"item bonus selector {sel!r} is not activity:<name>[:<target>] or "
+                                 "skill:<skill>[+activity:<name>]")
+        return v
+
+    @model_validator(mode="after")
+    def _lots_and_traits(self) -> Structure:
+        if self.traits:
+            if (self.lots == 0) != ("infrastructure" in self.traits):
+                raise ValueError("lots = 0 exactly for infrastructure structures")
+            if self.residential != ("residential" in self.traits):
+                raise ValueError("residential must match the residential trait")
+        elif self.lots == 0:
+            raise ValueError("lots = 0 needs the infrastructure trait")
+        return self
 
 
 class Feat(_Row):
     name: str
+    title: str = ""
     level: int = Field(ge=1, le=20)
     repeatable: bool = False
     grants: Literal["", "skill_training"] = ""
+    requires_trained: list[str] = Field(default_factory=list)
+    """Kingdom skills the kingdom must be trained in; "chosen" = the skill the feat is taken for."""
+    requires_ability: dict[Ability, int] = Field(default_factory=dict)
+    """Minimum ability scores."""
+    granted_by: list[str] = Field(default_factory=list)
+    """Governments whose founding grants this feat (founding.toml)."""
     source: str = "published, unverified"
+
+
+EVENT_TRAITS = ("beneficial", "dangerous", "continuous", "settlement", "hex", "fortune", "downtime", "leadership")
 
 
 class KingdomEventDef(_Row):
     name: str
     title: str = ""
     modifier: int = Field(default=0, ge=-4, le=4)
+    """Event modifier: the check's DC is the Control DC + modifier (§5.12)."""
     skills: list[str] = Field(default_factory=list)
+    stage_skills: list[list[str]] = Field(default_factory=list)
+    """For events resolved in stages: the skills of each stage in order (``skills`` is their union)."""
+    traits: list[Literal["beneficial", "dangerous", "continuous", "settlement", "hex", "fortune", "downtime",
+                         "leadership"]] = Field(default_factory=list)
+    leader: str = ""
+    """The leadership role that usually answers the event (a hint; any leader may act)."""
+    resolved_on: list[Literal["critical_success", "success", "failure", "critical_failure"]] = Field(
+        default_factory=list)
+    """Degrees that end a continuous event."""
     continuous: bool = False
+    gm_ruling: bool = False
+    """True: the outcome effects are not plain numbers; the GM records them (choice "gm_effects")."""
     rules_in_spec: bool = True
     outcomes: Outcomes = Field(default_factory=Outcomes)
     source: str = "spec"
+
+    @model_validator(mode="after")
+    def _consistent(self) -> KingdomEventDef:
+        if self.traits and self.continuous != ("continuous" in self.traits):
+            raise ValueError("continuous must match the continuous trait")
+        if self.stage_skills and sorted({s for st in self.stage_skills for s in st}) != sorted(set(self.skills)):
+            raise ValueError("skills must be the union of stage_skills")
+        return self
 
 
 class Milestone(_Row):
