@@ -65,11 +65,14 @@ def test_no_leak_through_the_command_line(viewer: str, camp: Campaign, tmp_path:
     rival = next(v for v in VIEWERS if v != viewer)
     doc = json.loads(run("state", str(DEMO), "--as", viewer, "--json"))
     f = doc["factions"]
-    assert [f[rival][r] for r in ("power", "piety", "wealth", "army")] == [None] * 4
+    learned = camp.state().intel[viewer].get(rival, {})
+    for r in ("power", "piety", "wealth", "army"):
+        assert f[rival][r] == (learned[r].value if r in learned else None)
+        assert f[rival]["as_of"].get(r) == (learned[r].turn if r in learned else None)
     assert f[viewer]["wealth"] == camp.state().factions[viewer].wealth
     assert all(c["loyalty"] is None for c in doc["characters"].values())
     assert set(doc["orders"]) <= {viewer} and set(doc["intel"]) <= {viewer} and doc["flags"] == []
-    assert doc["summary"][f"{rival}_wealth"] is None
+    assert doc["summary"][f"{rival}_wealth"] == f[rival]["wealth"]
     allowed = {e.seq for e in filter_visible(camp.events(), viewer)}
     log = json.loads(run("log", str(DEMO), "--as", viewer, "--json"))
     seen = {e["seq"] for e in log["events"]}

@@ -73,8 +73,12 @@ def check_view(g: Game, viewer: str) -> None:
         assert b is None or b[0] == viewer or n in known, f"{viewer} sees {b} value {n}"
     for fid, f in view.factions.items():
         if fid != viewer:
-            assert (f.power, f.piety, f.wealth, f.army) == (None, None, None, None)
-            assert f.standing == {} and f.statesmen == ()
+            learned_about = truth.intel.get(viewer, {}).get(fid, {})
+            for r in ("power", "piety", "wealth", "army"):
+                rec = learned_about.get(r)
+                assert getattr(f, r) == (rec.value if rec else None), (fid, r)  # as last learned, else unknown
+                assert f.as_of.get(r) == (rec.turn if rec else None)
+            assert f.standing == {} and f.statesmen == () and not f.known
     believed = truth.believed_spies.get(viewer, {})
     for c in view.characters.values():
         assert c.loyalty is None

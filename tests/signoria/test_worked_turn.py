@@ -232,11 +232,14 @@ def test_what_each_side_saw(game: Game) -> None:
 def test_views(game: Game) -> None:
     """§11.4: Fabian sees its intel on Marburg (dated), not Marburg's live values; Marburg the reverse."""
     fv = RULESET.redact(game.state, "fabian")
-    assert fv.factions["marburg"].wealth is None and fv.factions["fabian"].wealth == 3
+    # Marburg's wealth as Fabian last learned it (turn 5, phase 2): 8, though it is really 4 now (§10.11)
+    assert (fv.factions["marburg"].wealth, fv.factions["marburg"].as_of["wealth"]) == (8, 5)
+    assert game.state.factions["marburg"].wealth == 4 and fv.factions["fabian"].wealth == 3
     assert fv.intel["fabian"]["marburg"]["wealth"].value == 8
     assert "marburg" not in fv.intel and "lorenzo" not in fv.characters
     mv = RULESET.redact(game.state, "marburg")
-    assert mv.factions["fabian"].power is None
+    assert mv.factions["fabian"].power is None and mv.factions["fabian"].as_of == {}
+    assert (mv.factions["felmonte"].army, mv.factions["felmonte"].as_of["army"]) == (4, 0)  # published stats
     assert mv.intel["marburg"]["fabian"]["roster"].turn == 3
     assert all(c.loyalty is None for c in mv.characters.values())
 

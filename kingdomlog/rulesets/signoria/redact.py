@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from kingdomlog.rulesets.signoria.state import Campaign, Character, Faction, SignoriaState
+from kingdomlog.rulesets.signoria.state import RESOURCES, Campaign, Character, Faction, IntelRecord, SignoriaState
 
 
 def _viewer_id(state: SignoriaState, viewer: str) -> str:
@@ -18,9 +18,19 @@ def _viewer_id(state: SignoriaState, viewer: str) -> str:
     return "public"
 
 
-def _rival(f: Faction) -> Faction:
+def _rival(f: Faction, learned: dict[str, IntelRecord]) -> Faction:
+    """A rival as the viewer knows it: each resource as last learned (with the turn), else None."""
+    values: dict[str, int | None] = {}
+    as_of: dict[str, int] = {}
+    for r in RESOURCES:
+        rec = learned.get(r)
+        if rec is not None and isinstance(rec.value, int):
+            values[r] = rec.value
+            as_of[r] = rec.turn
+        else:
+            values[r] = None
     return f.model_copy(update={
-        "power": None, "piety": None, "wealth": None, "army": None, "leader": None, "statesmen": (),
+        **values, "as_of": as_of, "leader": None, "statesmen": (),
         "standing": {}, "letters": (), "legitimacy_letter_to": None, "known": False,
     })
 
@@ -39,7 +49,8 @@ def redact(state: SignoriaState, viewer: str) -> SignoriaState:
     v = _viewer_id(state, viewer)
     if v == "gm":
         return state
-    factions = {fid: (f if fid == v else _rival(f)) for fid, f in state.factions.items()}
+    mine_intel = state.intel.get(v, {}) if v != "public" else {}
+    factions = {fid: (f if fid == v else _rival(f, mine_intel.get(fid, {}))) for fid, f in state.factions.items()}
     chars: dict[str, Character] = {}
     for cid, c in state.characters.items():
         if c.employer == v:

@@ -316,7 +316,7 @@ class SignoriaRuleset:
         for fid in s.initiative:
             f = s.factions[fid]
             vals = " ".join(f"{k[:2].capitalize()}{'?' if getattr(f, k) is None else getattr(f, k)}"
-                            for k in RESOURCES)
+                            + (f"@t{f.as_of[k]}" if k in f.as_of else "") for k in RESOURCES)
             parts.append(f"{fid} {vals}")
         occ = [f"{p.id}<{p.occupier}" for p in s.provinces.values() if p.occupier]
         if occ:

@@ -58,7 +58,9 @@ class Faction(_M):
     letters: tuple[str, ...] = ()
     besieged: bool = False
     known: bool = True
-    """False in a redacted view when the resource values are not the viewer's to see."""
+    """False in a redacted view: the resources shown are the viewer's last learned values (or None)."""
+    as_of: dict[str, int] = Field(default_factory=dict)
+    """In a redacted view: resource -> the turn the viewer learned the value shown."""
 
 
 class Province(_M):
