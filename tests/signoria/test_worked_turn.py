@@ -254,3 +254,13 @@ def test_explain_reroll_allowances(game: Game) -> None:
     assert by_name["marburg S1 (assassination) rerolls"].total == 3
     assert by_name["fabian next income"].total == 1 + 1  # Fabia + the new Felmonte trade
     assert by_name["marburg home force"].total == 7
+
+
+def test_explain_and_render_of_a_view(game: Game) -> None:
+    """A faction's view explains only its own numbers and renders rivals as last learned (@turn)."""
+    fv = RULESET.redact(game.state, "fabian")
+    names = [b.name for b in RULESET.explain(fv)]
+    assert names and all(n.startswith("fabian ") for n in names)
+    text = RULESET.render(fv)
+    assert "marburg Po3@t5 Pi7@t5 We8@t5 Ar6@t5" in text and "fabian Po7 Pi3 We3 Ar6" in text
+    assert RULESET.summary(fv)["marburg_wealth"] == 8

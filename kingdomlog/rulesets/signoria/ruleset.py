@@ -277,8 +277,8 @@ class SignoriaRuleset:
         season = data.season_of(s.turn + 1)
         for fid in s.players():
             f = s.factions[fid]
-            if f.wealth is None:
-                continue
+            if not f.known or f.wealth is None:
+                continue  # a rival in a redacted view: only its learned values, nothing to derive
             mods = [Modifier(f"province {p.id}", p.income, source="§4.4") for p in s.provinces.values()
                     if p.owner == fid]
             mods += [Modifier(f"trade with {t.neutral}", 1, source="§7.2") for t in s.active_treaties(fid)
