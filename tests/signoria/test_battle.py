@@ -244,3 +244,16 @@ def test_owner_may_take_losses_in_the_reserve_first() -> None:
                    roller({**base, "b.r3.attacker.main": [2] * 4, "b.r3.attacker.reserve": [2]}))
     assert [(x["group"], x["units"]) for x in chosen.rounds[2]["sides"]["attacker"]["groups"]] == [
         ("main", 4), ("reserve", 1)]
+
+
+def test_a_double_agent_called_to_defect_stays_loyal() -> None:
+    """§6.4 with §5.7: the briber's call on its believed spy fails; his owner keeps his option and tactic."""
+    d_chars = (Fighter("da", False, False, spy_of=None, believed_by=("A",)),)
+    faces = {"b.r1.attacker.main": [2, 2], "b.r1.defender.main": [2, 2, 2, 2],
+             "b.r2.attacker.main": [2, 2], "b.r2.defender.main": [2, 2, 2, 2, 2, 2]}
+    r = fight(BattleSetup("b", side("A", 2, "hold"), side("D", 4, "hold", characters=d_chars, commander="da")),
+              {1: [{"side": "attacker", "character": "da", "option": "join", "defect": True}],
+               2: [{"side": "defender", "character": "da", "option": "join"}]}, roller(faces))
+    assert r.defected == () and r.rounds[0]["declarations"][0]["failed"] is True
+    assert r.rounds[1]["sides"]["defender"]["groups"][0]["join"] == 2
+    assert r.rounds[0]["sides"]["attacker"]["groups"][0]["threshold"] == 5  # D kept Hold position

@@ -40,6 +40,8 @@ class Fighter:
     general: bool
     spy_of: str | None = None
     """The faction this character secretly serves (for defection, §5.7)."""
+    believed_by: tuple[str, ...] = ()
+    """Factions that wrongly believe he is their spy (a double agent, §6.4): their call to defect fails."""
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,7 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
         r += 1
         decls = list(declarations.get(r, ()))
         active: list[dict[str, Any]] = []
+        failed: list[dict[str, Any]] = []
         reserve_first: set[str] = set()
         # 1-2. declarations, blocks (epic duel, defection)
         for d in decls:
@@ -183,6 +186,10 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
             defect = bool(d.get("defect"))
             if defect:
                 f = _fighter(opp, cid)
+                if f is not None and f.spy_of != me.setup.faction and me.setup.faction in f.believed_by:
+                    failed.append({"side": side_name, "character": cid, "option": str(d.get("option")),
+                                   "defect": True, "failed": True})
+                    continue  # the double agent stays loyal to his owner (§6.4)
                 if f is None or f.spy_of != me.setup.faction:
                     raise RuleError(f"{cid} is not {me.setup.faction}'s spy on the other side", rule="§5.7")
                 if cid not in opp.defected:
@@ -342,7 +349,7 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
             outcome[name]["engaged_after"] = s.engaged()
         records.append({"round": r, "declarations": [
             {k: v for k, v in d.items() if k in ("side", "character", "option", "group", "target", "defect")}
-            for d in active], "sides": outcome})
+            for d in active] + failed, "sides": outcome})
         # 9. end check
         a_b, d_b = sides["attacker"].broken(), sides["defender"].broken()
         if a_b and d_b:

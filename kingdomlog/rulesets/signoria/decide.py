@@ -905,7 +905,8 @@ def _fighters(st: Step, ids: list[str] | tuple[str, ...], fid: str) -> tuple[Fig
             continue  # the wounded, the dead and those who changed sides do not fight for fid
         general = "general" in c.traits or (c.role == "leader" and bool(st.cfg.get("leader_always_general")))
         spy_of = c.true_master if c.agent_kind in ("spy", "double_agent") and c.true_master != fid else None
-        out.append(Fighter(cid, c.role == "leader", general, spy_of))
+        believed = tuple(b for b, agents in st.s.believed_spies.items() if cid in agents)
+        out.append(Fighter(cid, c.role == "leader", general, spy_of, believed))
     return tuple(out)
 
 
