@@ -92,7 +92,7 @@ class Outcomes(_Row):
         return list(got or [])
 
 
-_DC_RULE = re.compile(r"^(control(\+\d+)?|structure|negotiation|terrain_farmland|event|gm|\d+)$")
+_DC_RULE = re.compile(r"^(control(\+\d+)?|structure|negotiation|terrain_farmland|event|gm|none|\d+)$")
 
 
 class Activity(_Row):
@@ -108,6 +108,8 @@ class Activity(_Row):
     target: Literal["", "ruin", "hex", "structure", "lot"] = ""
     requires: Literal["", "water_hex"] = ""
     warfare: bool = False
+    skill_proficiency: dict[str, Rank] = Field(default_factory=dict)
+    """Per-skill minimum rank where a skill needs more than ``proficiency`` (data only, not enforced yet)."""
     unlocked_by: str = ""
     """Empty = always available; "structure:<name>" or "companion:<name>" = only with that structure
     built or that companion in a leadership role (data only, not enforced by the engine yet)."""
@@ -121,7 +123,7 @@ class Activity(_Row):
     def _dc_rule(cls, v: str) -> str:
         if not _DC_RULE.match(v):
             raise ValueError(f"dc rule {v!r} is not control, control+N, structure, negotiation, terrain_farmland, "
-                             "event, gm or a number")
+                             "event, gm, none or a number")
         return v
 
     @property
