@@ -214,6 +214,7 @@ def games(draw: st.DrawFn) -> Game:
         plan = {"turn": turn, "seed": draw(st.sampled_from(["a", "b", "c", "d"])) + str(turn), "steps": steps}
         err = g.try_play(plan)
         if err is not None:
+            assert "malformed" not in err, err  # generated orders are well formed: this would be a bug
             REFUSED.append(err)
             for fid in PLAYERS:
                 steps.pop(f"orders_{fid}", None)

@@ -94,3 +94,12 @@ def test_two_campaigns_cannot_send_more_than_the_home_force(game: Game) -> None:
     err = refused(game, turn_plan(1, command={"fabian": ("high", [6, 6])}, orders={"fabian": [
         {"id": "S1", "slots": ["special"], **war}, {"id": "S2", "slots": ["special"], **war}]}))
     assert "home force is 3" in err and "§5.1" in err
+
+
+def test_malformed_choices_are_input_errors(game: Game) -> None:
+    """A wrong type in the orders JSON is refused as malformed input, naming the step; nothing appended."""
+    err = refused(game, turn_plan(1, orders={"fabian": [
+        {"id": "O1", "action": "hire_troops", "slots": ["ordinary"], "params": {"units": "many"}}]}))
+    assert "orders_fabian" in err and "malformed" in err
+    err = refused(game, turn_plan(1, steps={"p3_war": {"choices": {"declarations": {"x": {"one": []}}}}}))
+    assert "p3_war" in err

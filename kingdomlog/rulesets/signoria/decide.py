@@ -74,6 +74,7 @@ class Step:
         self.dice = dice
         self.drafts: list[Draft] = []
         self.choices: Mapping[str, Any] = {}
+        self.used: set[str] = set()
 
     @property
     def cfg(self) -> dict[str, Any]:
@@ -960,6 +961,10 @@ def decide_p3(state: SignoriaState, choices: Mapping[str, Any], dice: Dice) -> l
         if c.status == "in_transit" and c.id.split(".")[0] != str(st.s.turn):
             _arrive(st, c.id, responses, declarations)
     _rulings(st, choices.get("rulings") or [])
+    stray = sorted((set(responses) | set(declarations)) - st.used)
+    if stray:
+        raise InputError(f"[{st.step}] no campaign or battle {', '.join(stray)} this turn "
+                         f"(known: {', '.join(sorted(st.used)) or 'none'})")
     return st.drafts
 
 
@@ -982,6 +987,7 @@ def _route(s: SignoriaState, fid: str, target: str) -> str:
 
 
 def _arrive(st: Step, cid: str, responses: Mapping[str, Any], declarations: Mapping[str, Any]) -> None:
+    st.used.add(cid)
     camp = st.s.campaigns[cid]
     tgt = st.s.provinces[camp.target]
     defender = tgt.owner
@@ -1108,6 +1114,7 @@ def _battle(st: Step, cid: str, kind: str, attacker: str, defender: str, declara
                         threshold_cap=int(st.cfg.get("threshold_cap", 6)),
                         explosions_chain=bool(st.cfg.get("explosions_chain", True)),
                         both_broken=str(st.cfg.get("both_broken", "defender")))
+    st.used.update((cid, bid))
     raw = declarations.get(cid) or declarations.get(bid) or {}
     decl = {int(k): list(v) for k, v in dict(raw).items()}
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-from kingdomlog.core.errors import InputError
+from kingdomlog.core.errors import InputError, KingdomlogError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.modifiers import Modifier, stack
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase
@@ -220,6 +220,16 @@ class SignoriaRuleset:
         return (rulings,)
 
     def decide(self, state: Any, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
+        """Validate ``choices`` for ``step`` and return its drafts; ``RuleError`` names the rule refused,
+        ``InputError`` a malformed choice (a wrong type or a missing key in the JSON)."""
+        try:
+            return self._decide(state, step, choices, dice)
+        except KingdomlogError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"[{step}] malformed choice: {type(exc).__name__}: {exc}") from exc
+
+    def _decide(self, state: Any, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
         s: SignoriaState = state
         if step == "setup":
             if s.initiative:
