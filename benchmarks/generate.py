@@ -1,0 +1,213 @@
+"""Synthetic archives: N campaigns x M turns played through the real rulesets (issue 8).
+
+    python -m benchmarks.generate --campaigns 20 --turns 12 --out /tmp/archive [--ruleset pf2e-kingmaker]
+
+Each turn is played the way a GM would: for every step of the turn, a random
+legal set of choices is drawn from ``ruleset.choices(state, step)`` (a select
+picks one of its options, an int a value in its bounds, a bool a coin flip,
+anything else its default); when the rules refuse it (``RuleError`` or
+``InputError``) the step is retried with new random choices, then with the
+defaults, then with no choices at all. Dice are keyed by a per-campaign seed, so
+the same command writes the same archive (ids and timestamps aside). Each turn is
+committed as one batch through ``Campaign.commit`` (durable, hash-chained).
+Without ``--ruleset`` the campaigns cycle through every registered ruleset.
+Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
+from kingdomlog.core.ruleset import Choice, Ruleset, all_rulesets, find_ruleset
+from kingdomlog.core.turn import Plan, preview_turn, provisional
+from kingdomlog.dice.roller import KeyedRoller
+from kingdomlog.store import Campaign
+
+TRIES = 6
+
+
+def random_choice_value(c: Choice, rng: random.Random) -> Any:
+    """A random value for one choice, within what the choice itself declares."""
+    if c.kind == "select" and c.options:
+        return rng.choice(c.options)
+    if c.kind == "multiselect" and c.options:
+        return rng.sample(list(c.options), rng.randint(0, min(3, len(c.options))))
+    if c.kind == "bool":
+        return rng.random() < 0.5
+    if c.kind == "int":
+        lo = c.minimum if c.minimum is not None else 0
+        base = c.default if isinstance(c.default, int) and not isinstance(c.default, bool) else lo
+        hi = c.maximum if c.maximum is not None else max(lo, base) + 3
+        return rng.randint(min(lo, hi), max(lo, hi))
+    return c.default
+
+
+def random_choices(rs: Ruleset, state: Any, step: str, rng: random.Random) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for c in rs.choices(state, step):
+        v = random_choice_value(c, rng)
+        if v is not None:
+            out[c.name] = v
+    return out
+
+
+def default_choices(rs: Ruleset, state: Any, step: str) -> dict[str, Any]:
+    return {c.name: c.default for c in rs.choices(state, step) if c.default is not None}
+
+
+@dataclass
+class TurnStats:
+    retries: int = 0
+    fallbacks: int = 0
+    skipped_steps: list[str] = field(default_factory=list)
+
+
+def plan_turn(rs: Ruleset, state: Any, *, campaign: str, turn: int, seed: str, rng: random.Random,
+              stats: TurnStats) -> Plan:
+    """Choose every step's choices, step by step (each step sees the state the earlier ones made)."""
+    roller = KeyedRoller(seed, campaign=campaign, turn=turn)
+    steps: dict[str, Any] = {}
+    current = state
+    seq = 0
+    for phase in rs.phases_for(state, turn):
+        candidates = [random_choices(rs, current, phase.id, rng) for _ in range(TRIES)]
+        candidates += [default_choices(rs, current, phase.id), {}]
+        for i, choices in enumerate(candidates):
+            dice = roller.for_step(phase.id)
+            try:
+                drafts = rs.decide(current, phase.id, choices, dice)
+                after = current
+                for d in drafts:
+                    seq += 1
+                    after = rs.evolve(after, provisional(campaign, turn, seq, d))
+            except (RuleError, InputError):
+                stats.retries += 1
+                continue
+            if i >= TRIES:
+                stats.fallbacks += 1
+            steps[phase.id] = {"choices": choices}
+            current = after
+            break
+        else:
+            stats.skipped_steps.append(phase.id)
+            steps[phase.id] = {"choices": {}}
+    return Plan.parse({"turn": turn, "seed": seed, "steps": steps})
+
+
+def play_campaign(folder: Path, ruleset: str, turns: int, seed: int, *, campaign_id: str | None = None,
+                  options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Create a campaign and play ``turns`` turns (turn 0, usually founding, included in the count)."""
+    rng = random.Random(seed)
+    camp = Campaign.create(folder, ruleset, campaign_id=campaign_id, options=options or {})
+    rs = camp.ruleset
+    state = camp.state()
+    head = camp.head_seq
+    stats = TurnStats()
+    played = 0
+    errors: list[str] = []
+    for turn in range(turns):
+        tseed = f"{seed}-{turn}"
+        plan = plan_turn(rs, state, campaign=camp.id, turn=turn, seed=tseed, rng=rng, stats=stats)
+        preview = preview_turn(rs, state, plan, campaign=camp.id, turn=turn, start_seq=head, seed=tseed)
+        if not preview.ok or not preview.drafts:
+            errors.append(f"turn {turn}: {preview.error or 'no events'}")
+            break
+        res = camp.commit(preview)
+        head = res.last_seq
+        state = preview.state_after
+        played += 1
+    return {"campaign": camp.id, "ruleset": rs.id, "turns": played, "events": head, "retries": stats.retries,
+            "fallbacks": stats.fallbacks, "skipped_steps": len(stats.skipped_steps), "errors": errors}
+
+
+class Progress:
+    """A plain stderr progress bar."""
+
+    def __init__(self, total: int, label: str, stream: Any = sys.stderr) -> None:
+        self.total, self.label, self.stream = total, label, stream
+        self.t0 = time.perf_counter()
+        self.done = 0
+
+    def step(self, note: str = "") -> None:
+        self.done += 1
+        frac = self.done / max(1, self.total)
+        bar = "#" * int(frac * 30)
+        el = time.perf_counter() - self.t0
+        eta = el / frac - el if frac else 0
+        self.stream.write(f"\r{self.label} [{bar:<30}] {self.done}/{self.total} {el:6.1f}s eta {eta:5.0f}s"
+                          f" {note[:40]:<40}")
+        if self.done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def generate(out: Path, campaigns: int, turns: int, rulesets: Sequence[str] | None = None, seed: int = 1,
+             progress: bool = True) -> list[dict[str, Any]]:
+    """Write ``campaigns`` campaign folders under ``out``; returns one summary per campaign."""
+    ids = list(rulesets) if rulesets else [rs.id for rs in all_rulesets() if rs.id != "toy-farm"]
+    if not ids:
+        raise InputError("no ruleset registered")
+    ids = [find_ruleset(r).id for r in ids]
+    out.mkdir(parents=True, exist_ok=True)
+    bar = Progress(campaigns, "generating") if progress else None
+    results = []
+    for i in range(campaigns):
+        rid = ids[i % len(ids)]
+        slug = f"c{i:05d}-{rid.replace('_', '-')}"[:60].lower()
+        try:
+            results.append(play_campaign(out / slug, rid, turns, seed * 1_000_003 + i, campaign_id=slug))
+        except KingdomlogError as exc:
+            results.append({"campaign": slug, "ruleset": rid, "turns": 0, "events": 0, "errors": [str(exc)]})
+        if bar:
+            bar.step(f"{slug}: {results[-1]['events']} events")
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.generate", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--campaigns", type=int, required=True)
+    ap.add_argument("--turns", type=int, required=True)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--ruleset", action="append", help="ruleset id or alias (repeatable; default: all)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--toy", action="store_true", help="also register the toy ruleset from tests/ (for tests)")
+    args = ap.parse_args(argv)
+    if args.toy:
+        load_toy()
+    try:
+        res = generate(args.out, args.campaigns, args.turns, args.ruleset, args.seed)
+    except KingdomlogError as exc:
+        print(f"generate: error: {exc}", file=sys.stderr)
+        return 1
+    total = sum(r["events"] for r in res)
+    bad = [r for r in res if r["errors"]]
+    print(f"{len(res)} campaigns, {total} events in {args.out}; {len(bad)} stopped early")
+    for r in bad[:10]:
+        print(f"  {r['campaign']} ({r['ruleset']}) after {r['turns']} turns: {r['errors'][0]}")
+    return 0
+
+
+def load_toy() -> None:
+    """Register tests/toyrules.py (the toy ruleset lives with the tests)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "tests" / "toyrules.py"
+    if "toyrules" in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location("toyrules", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["toyrules"] = mod
+    spec.loader.exec_module(mod)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
