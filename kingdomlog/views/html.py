@@ -133,6 +133,9 @@ def breakdown_items(breakdowns: Iterable[Breakdown]) -> str:
 
 
 STYLE = """
+.kl-h1 { font-size: 1.9em; font-weight: 700; margin: .4em 0 .2em; }
+.kl-h2 { font-size: 1.45em; font-weight: 600; margin: 1em 0 .3em; }
+.kl-h3 { font-size: 1.15em; font-weight: 600; margin: .6em 0 .2em; }
 .kl-table, .kl-kv { border-collapse: collapse; margin: .3em 0; font-size: .92em; }
 .kl-table th, .kl-table td, .kl-kv th, .kl-kv td { border: 1px solid #ccc; padding: 2px 8px; text-align: left;
   vertical-align: top; }

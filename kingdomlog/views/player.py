@@ -122,7 +122,7 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
 def title_html(v: PlayerView) -> str:
     when = "not founded yet" if v.last_turn is None else (
         "founding" if v.last_turn == 0 else f"after {esc(v.turn_unit)} {v.last_turn}")
-    return (f"<h1>{esc(v.name)}</h1><p>{esc(v.ruleset)} · {when} · view for <b>{esc(v.viewer)}</b></p>"
+    return (f"<h1 class='kl-h1'>{esc(v.name)}</h1><p>{esc(v.ruleset)} · {when} · view for <b>{esc(v.viewer)}</b></p>"
             f"<p><code>{esc(v.rendered)}</code></p>")
 
 
@@ -130,8 +130,8 @@ def overview_html(v: PlayerView) -> str:
     """Main figures with every derived number explained, then the other scalar fields of the state."""
     rest = {k: val for k, val in v.overview.items() if k not in v.summary}
     return (
-        "<h2>Kingdom overview</h2>" + key_values(v.summary)
-        + "<h3>How each number is made</h3>" + breakdown_items(v.breakdowns)
+        "<h2 class='kl-h2'>Kingdom overview</h2>" + key_values(v.summary)
+        + "<h3 class='kl-h3'>How each number is made</h3>" + breakdown_items(v.breakdowns)
         + ("<details><summary>Everything else</summary>" + key_values(rest) + "</details>" if rest else "")
     )
 
@@ -140,9 +140,9 @@ def collections_html(v: PlayerView) -> str:
     """One table per collection of records in the state (settlements, hexes, leaders, ...)."""
     if not v.collections:
         return ""
-    parts = ["<h2>Holdings</h2>"]
+    parts = ["<h2 class='kl-h2'>Holdings</h2>"]
     for name, rows in v.collections:
-        parts.append(f"<h3>{esc(name.replace('_', ' ').capitalize())} ({len(rows)})</h3>" + table(rows))
+        parts.append(f"<h3 class='kl-h3'>{esc(name.replace('_', ' ').capitalize())} ({len(rows)})</h3>" + table(rows))
     return "".join(parts)
 
 
@@ -181,14 +181,14 @@ def timeline_html(v: PlayerView, *, newest_first: bool = True) -> str:
             f"<summary><b>{esc(batch_label(v, b))}</b>{esc(by)} · {esc(b.recorded_at[:16].replace('T', ' '))}"
             f"</summary>{note_html}{body}</details></li>"
         )
-    return '<h2>Timeline</h2><ol class="kl-timeline">' + "".join(items) + "</ol>"
+    return "<h2 class='kl-h2'>Timeline</h2><ol class='kl-timeline'>" + "".join(items) + "</ol>"
 
 
 def per_turn_html(v: PlayerView) -> str:
     """The main figures of every turn as a table."""
     cols = ["turn", *[c for c in (v.per_turn[0] if v.per_turn else {}) if c not in
                       ("campaign", "ruleset", "turn", "last_seq")]]
-    return "<h3>Figures by turn</h3>" + table(v.per_turn, cols)
+    return "<h3 class='kl-h3'>Figures by turn</h3>" + table(v.per_turn, cols)
 
 
 def render_static(folder: Path, viewer: str, *, generated_at: datetime | None = None) -> str:
@@ -197,7 +197,7 @@ def render_static(folder: Path, viewer: str, *, generated_at: datetime | None = 
 
     v = player_view(folder, viewer)
     chart = figures_chart(v.per_turn)
-    charts = f'<h2>Charts</h2><div class="kl-chart">{chart_svg(chart)}</div>' if chart is not None else ""
+    charts = "" if chart is None else f"<h2 class='kl-h2'>Charts</h2><div class='kl-chart'>{chart_svg(chart)}</div>"
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -430,7 +430,7 @@ def header_html(start: SheetStart) -> str:
     when = f"{esc(start.turn_unit)} {start.turn}" if start.turn else "founding"
     title = f"{esc(start.name)} — {when}"
     return (
-        f"<style>{STYLE}</style><h2>{title}</h2>"
+        f"<style>{STYLE}</style><h2 class='kl-h2'>{title}</h2>"
         f"<p>Ruleset <b>{esc(rs.name)}</b> · campaign <code>{esc(start.campaign)}</code>"
         f" · log ends at seq {start.start_seq} · dice seed <code>{esc(start.seed)}</code></p>"
         f"<p><code>{esc(rs.render(start.state))}</code></p>{key_values(summary)}"
@@ -467,7 +467,8 @@ def step_sections(start: SheetStart, tp: TurnPreview | None, forms: Any, dice: A
     out = []
     for i, p in enumerate(start.phases, start=1):
         sp = by_id.get(p.id)
-        left: list[Any] = [mo.Html(f"<h3>{i}. {esc(p.title)}</h3>" + (f"<p>{esc(p.help)}</p>" if p.help else ""))]
+        title = f"<h3 class='kl-h3'>{i}. {esc(p.title)}</h3>" + (f"<p>{esc(p.help)}</p>" if p.help else "")
+        left: list[Any] = [mo.Html(title)]
         if p.id in start.problems:
             left.append(mo.callout(mo.md(esc(start.problems[p.id])), kind="warn"))
         left += [forms[p.id][c.name] for c in start.choices.get(p.id, ())]
@@ -488,7 +489,8 @@ def turn_events_html(start: SheetStart, tp: TurnPreview) -> str:
     drafts = tp.drafts
     status = "" if tp.ok else f'<p class="kl-error">Cannot commit: {esc(tp.error)}</p>'
     return (
-        f"<h3>The whole turn</h3>{status}<p><b>{len(drafts)} event(s) will be appended</b> after seq {tp.start_seq}</p>"
+        f"<h3 class='kl-h3'>The whole turn</h3>{status}"
+        f"<p><b>{len(drafts)} event(s) will be appended</b> after seq {tp.start_seq}</p>"
         + draft_items(drafts)
         + f"<details><summary>State at the end of the turn: <code>{esc(rs.render(tp.state_after))}</code></summary>"
         + key_values(rs.summary(tp.state_after), before=rs.summary(tp.state_before)) + "</details>"
