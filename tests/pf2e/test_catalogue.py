@@ -264,3 +264,16 @@ def test_plain_event_outcome_is_applied() -> None:
     pend = [d.payload for d in pv.drafts
             if d.type == "pf2e.pending_added" and getattr(d.payload, "cause", "") == "discovery"]
     assert [(getattr(p, "kind", None), getattr(p, "amount", None)) for p in pend] == [("bonus_dice", 3)]
+
+
+def test_spot_founding_against_kmt() -> None:
+    """KMT data/charters/Conquest.json (commit c302b63), data/governments/{Republic,Thaumocracy}.json,
+    data/heartlands/Lake or River.json."""
+    c = T.charters()["conquest"]
+    assert (c.boost, c.flaw, c.free_boosts) == ("loyalty", "culture", 1)
+    assert T.charters()["open"].boost is None and T.charters()["open"].free_boosts == 1
+    r = T.governments()["republic"]
+    assert (r.boosts, r.skills, r.feat) == (["stability", "loyalty"], ["engineering", "politics"], "pull-together")
+    th = T.governments()["thaumocracy"]
+    assert (th.boosts, th.skills, th.feat) == (["economy", "culture"], ["folklore", "magic"], "practical-magic")
+    assert T.heartlands()["lake-or-river"].boost == "economy"
