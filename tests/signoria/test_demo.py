@@ -101,3 +101,24 @@ def test_demo_views_are_structurally_clean(viewer: str, camp: Campaign) -> None:
     g.state = camp.state()
     g.events = camp.events()
     check_view(g, viewer)
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_player_html_file_shows_only_what_the_viewer_may_see(viewer: str, tmp_path: Path) -> None:
+    """`kingdomlog share --as` (the static player file): every event shown is one the viewer may see; no
+    rival's rolls, orders or income; no loyalty value; the briber never reads the double-agent truth."""
+    import re
+
+    out = tmp_path / "view.html"
+    run("share", str(DEMO), "--as", viewer, "-o", str(out))
+    html = out.read_text(encoding="utf-8")
+    for vis in re.findall(r'<span class="kl-vis">\[([^\]]*)\]</span>', html):
+        assert f"faction:{viewer}" in vis.split(",") or vis == "public", vis
+    for kind, who in re.findall(r"<code>(signoria\.\w+)</code>(?:\s*<span[^>]*>[^<]*</span>)?\s*"
+                                r'<span class="kl-fields">faction=(\w+)', html):
+        if kind in OWNER_ONLY or kind == "signoria.action_resolved":
+            assert who == viewer, (kind, who)
+    assert not re.search(r"loyalty=\d|&quot;loyalty&quot;: \d", html)
+    assert "signoria.gm_ruling</code> <span class=\"kl-vis\">[gm]" not in html
+    if viewer == "marburg":
+        assert "double_agent" not in html

@@ -261,7 +261,6 @@ def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, o
                                        income=1, owner=fid), "public")
     leader_traits = dict(choices.get("leader_traits") or {})
     names = dict(choices.get("statesmen") or {})
-    loyalty = int(options["statesman_loyalty_default"])
     for fid, lname in dict(choices.get("leader_names") or {}).items():
         if fid in rows:
             rows[fid]["leader"] = str(lname)
@@ -274,15 +273,14 @@ def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, o
                                         army=row["army"]), "public" if public_stats else vis(st.s, fid))
         if row["kind"] == "neutral":
             st.emit(ev.CharacterCreated(character=f"{fid}.leader", faction=fid, name=row["leader"], role="leader",
-                                        traits=tuple(row["leader_traits"]), trait_source="setting",
-                                        loyalty=loyalty), "gm")
+                                        traits=tuple(row["leader_traits"]), trait_source="setting"), "gm")
             continue
         lt = tuple(leader_traits.get(fid, ()))
         if len(lt) != 2 or len(set(lt)) != 2 or any(t not in traits() or t == "liar" for t in lt):
             raise st.err(f"{fid}: a leader needs two distinct traits from "
                          f"{', '.join(t for t in traits() if t != 'liar')}, got {list(lt)}", "§2.4, §8.5")
         st.emit(ev.CharacterCreated(character=f"{fid}.leader", faction=fid, name=row["leader"], role="leader",
-                                    traits=lt, trait_source="chosen", loyalty=loyalty), vis(st.s, fid))
+                                    traits=lt, trait_source="chosen"), vis(st.s, fid))
         # the leader's name is public (§11.3): it is in FactionCreated.leader_name
         smen = list(names.get(fid) or [{"name": f"{row['label']} statesman {i + 1}"}
                                        for i in range(int(options["statesmen_per_faction"]))])
@@ -294,8 +292,8 @@ def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, o
             if heir and not row.get("may_name_heir", True):
                 raise st.err(f"{fid} cannot name an heir", "§8.2")
             st.emit(ev.CharacterCreated(character=cid, faction=fid, name=str(sm["name"]), role="statesman",
-                                        traits=(trait,), trait_source="random", trait_dice=faces, is_heir=heir,
-                                        loyalty=loyalty), vis(st.s, fid))
+                                        traits=(trait,), trait_source="random", trait_dice=faces, is_heir=heir),
+                    vis(st.s, fid))
     # the neutrals' stats are public knowledge at turn 0 (§1.4)
     for fid in rows:
         if rows[fid]["kind"] != "player":
@@ -892,7 +890,7 @@ def succession(st: Step, fid: str, choices: Mapping[str, Any]) -> None:
         cid = f"{fid}.heir{st.s.turn}"
         st.emit(ev.CharacterCreated(character=cid, faction=fid, name=f"heir of {f.name} ({st.s.turn})",
                                     role="statesman", traits=(t,), trait_source="random", trait_dice=faces,
-                                    is_heir=True, loyalty=int(st.cfg.get("statesman_loyalty_default", 2))),
+                                    is_heir=True),
                 vis(st.s, fid))
 
 

@@ -74,7 +74,8 @@ class CharacterCreated(EventModel):
     trait_source: Literal["chosen", "random", "inherited", "setting"]
     trait_dice: tuple[int, ...] = ()
     is_heir: bool = False
-    loyalty: int = 2
+    loyalty: int | None = None
+    """Secret (§2.4): left out of events the owner sees; None = ``statesman_loyalty_default``."""
 
 
 @register_event

@@ -132,7 +132,9 @@ def evolve(s: SignoriaState, e: EventModel, phase: str | None) -> SignoriaState:
         return _fac(s, e.faction, power=e.power, piety=e.piety, wealth=e.wealth, army=e.army)
     if isinstance(e, ev.CharacterCreated):
         c = Character(id=e.character, name=e.name, employer=e.faction, role=e.role, traits=e.traits,
-                      trait_source=e.trait_source, is_heir=e.is_heir, loyalty=e.loyalty, hired_turn=s.turn)
+                      trait_source=e.trait_source, is_heir=e.is_heir, hired_turn=s.turn,
+                      loyalty=e.loyalty if e.loyalty is not None else int(s.config.get("statesman_loyalty_default",
+                                                                                        2)))
         s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
         if e.role == "leader":
             return _fac(s, e.faction, leader=e.character, leader_name=e.name)
