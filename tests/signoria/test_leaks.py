@@ -52,6 +52,20 @@ def ints(doc: Any) -> list[int]:
     return out
 
 
+def values_of(doc: Any, key: str) -> list[Any]:
+    """Every value stored under ``key`` anywhere in ``doc``."""
+    out: list[Any] = []
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k == key:
+                out.append(v)
+            out.extend(values_of(v, key))
+    elif isinstance(doc, list):
+        for v in doc:
+            out.extend(values_of(v, key))
+    return out
+
+
 def learned(state: SignoriaState, viewer: str) -> set[int]:
     out: set[int] = set()
     for fields in state.intel.get(viewer, {}).values():
@@ -95,6 +109,7 @@ def check_view(g: Game, viewer: str) -> None:
             assert ev.payload.faction == viewer, ev.type
         if ev.type == "signoria.action_resolved":
             assert ev.payload.faction == viewer
+        assert not any(v is not None for v in values_of(json.loads(ev.payload_text), "loyalty")), ev.type
         for n in ints(json.loads(ev.payload_text)):
             b = band_of(n)
             assert b is None or b[0] == viewer or n in known, f"{viewer} sees {b} value {n} in {ev.type}"
