@@ -81,7 +81,7 @@ PLANS: list[dict[str, Any]] = [
              "leader": "orsino"},
             {"id": "S2", "action": "bribery", "slots": ["special"], "stake": "high", "target": "lorenzo",
              "leader": "fabian.leader", "params": {"wealth": 2, "on_success": "spy"}},
-            {"id": "O1", "action": "hire_statesman", "slots": ["ordinary"], "target": "bianca"}]),
+            {"id": "O1", "action": "hire_statesman", "slots": ["ordinary"], "target": "t2.c1"}]),
         "orders_marburg": orders("marburg", [
             {"id": "S1", "action": "intrigue_foreign", "slots": ["special"], "stake": "low", "target": "fabian",
              "leader": "lorenzo"},

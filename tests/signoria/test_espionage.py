@@ -85,10 +85,15 @@ def test_spy_infiltration_hire_and_spy_slot() -> None:
         {"id": "O1", "action": "spy", "slots": ["ordinary"], "stake": "low", "target": "marburg",
          "params": {"agent": "orsino"}}]}, steps={"p2_espionage": {"rolls": {"fabian.O1.1": [3, 2]}}}))
     assert "orsino" not in g.state.factions["fabian"].statesmen
-    new = g.play(turn_plan(2, orders={"marburg": [
-        {"id": "O1", "action": "hire_statesman", "slots": ["ordinary"], "target": "orsino"}]}))
-    offer = next(e for e in new if e.type == "signoria.candidate_offered")
-    assert (offer.payload.candidate, offer.payload.trait, offer.visibility) == ("orsino", "general", "faction:marburg")
+    new = g.play(turn_plan(2, opening={"candidates": [{"faction": "marburg", "name": "Zeno"}]}, orders={"marburg": [
+        {"id": "O1", "action": "hire_statesman", "slots": ["ordinary"], "target": "t2.c1"}]}))
+    # offered like any candidate (sorted by name, no dice, no real id); only Fabian and the GM know the alias
+    offers = [e for e in new if e.type == "signoria.candidate_offered"]
+    assert [(e.payload.candidate, e.payload.name, e.payload.trait, e.payload.trait_dice, e.visibility)
+            for e in offers] == [("t2.c1", "Orsino", "general", (), "faction:marburg"),
+                                 ("t2.c2", "Zeno", offers[1].payload.trait, (), "faction:marburg")]
+    alias = next(e for e in new if e.type == "signoria.candidate_alias")
+    assert (alias.payload.agent, alias.visibility) == ("orsino", "faction:fabian")
     assert g.state.spies == {"orsino": "marburg"}
     assert "orsino" in g.state.factions["marburg"].statesmen
     assert RULESET.redact(g.state, "marburg").characters["orsino"].true_master is None

@@ -282,11 +282,12 @@ def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, o
         st.emit(ev.CharacterCreated(character=f"{fid}.leader", faction=fid, name=row["leader"], role="leader",
                                     traits=lt, trait_source="chosen"), vis(st.s, fid))
         # the leader's name is public (§11.3): it is in FactionCreated.leader_name
-        smen = list(names.get(fid) or [{"name": f"{row['label']} statesman {i + 1}"}
+        smen = list(names.get(fid) or [{"name": f"Statesman {len(st.s.characters) + i}"}
                                        for i in range(int(options["statesmen_per_faction"]))])
         heir_given = any(bool(x.get("heir")) for x in smen)
         for i, sm in enumerate(smen):
-            cid = str(sm.get("id") or f"{fid}.s{i + 1}")
+            # ids carry no faction prefix: a planted spy must not betray his master by his id (§6.2)
+            cid = str(sm.get("id") or _slug(str(sm["name"]), st.s.characters))
             trait, faces = st.random_trait(f"trait.{cid}")
             heir = bool(sm.get("heir")) or (row.get("heir_from_start", False) and not heir_given and i == 0)
             if heir and not row.get("may_name_heir", True):
@@ -304,6 +305,20 @@ def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, o
                                      turn=0, phase="setup", source="public"), vis(st.s, fid))
     _rulings(st, choices.get("rulings") or [])
     return st.drafts
+
+
+def _slug(name: str, taken: Mapping[str, Any]) -> str:
+    """A character id from a name, unique in ``taken``.
+
+    >>> _slug("Doge Andrea", {}), _slug("Cesare", {"cesare": 1})
+    ('doge-andrea', 'cesare-2')
+    """
+    base = "-".join("".join(ch if ch.isalnum() else " " for ch in name.lower()).split()) or "character"
+    cid, n = base, 1
+    while cid in taken:
+        n += 1
+        cid = f"{base}-{n}"
+    return cid
 
 
 def _rulings(st: Step, rulings: Any) -> None:
@@ -353,17 +368,33 @@ def decide_turn_open(state: SignoriaState, choices: Mapping[str, Any], dice: Dic
             raise st.err(f"dilemma for unknown faction {fid!r}", "§4.2")
         st.emit(ev.DilemmaPresented(faction=fid, dilemma=str(d["id"]), text=str(d.get("text", "")),
                                     options=tuple(d.get("options", ()))), vis(st.s, fid))
-    for n, c in enumerate(choices.get("candidates") or [], start=1):
+    # candidates (§4.6) and planted agents (§6.2 step 2) are offered alike: per host, sorted by name, numbered
+    # t<turn>.c<n>; a planted agent's real id is told only to the GM and his master (candidate_alias)
+    offers: list[dict[str, Any]] = []
+    for c in choices.get("candidates") or []:
         fid = str(c["faction"])
-        cid = str(c.get("id") or f"t{turn}.c{n}")
-        trait, faces = st.random_trait(f"candidate.{cid}")
-        st.emit(ev.CandidateOffered(faction=fid, candidate=cid, name=str(c["name"]), trait=trait, trait_dice=faces,
-                                    cost=int(c.get("cost", st.cfg.get("statesman_hire_cost", 1)))), vis(st.s, fid))
-    # planted agents are offered to their host as ordinary candidates (§6.2 step 2)
+        if fid not in st.s.factions:
+            raise st.err(f"candidate for unknown faction {fid!r}", "§4.6")
+        offers.append({"faction": fid, "name": str(c["name"]), "id": c.get("id"),
+                       "cost": int(c.get("cost", st.cfg.get("statesman_hire_cost", 1)))})
     for agent, host in _pending_plants(st.s).items():
         ch = st.s.characters[agent]
-        st.emit(ev.CandidateOffered(faction=host, candidate=agent, name=ch.name, trait=ch.traits[0],
-                                    cost=int(st.cfg.get("statesman_hire_cost", 1))), vis(st.s, host))
+        offers.append({"faction": host, "name": ch.name, "agent": agent, "trait": ch.traits[0],
+                       "cost": int(st.cfg.get("statesman_hire_cost", 1))})
+    order = {f: i for i, f in enumerate(st.s.initiative)}
+    offers.sort(key=lambda o: (order.get(o["faction"], 99), o["name"], o.get("agent") or ""))
+    for n, o in enumerate(offers, start=1):
+        cid = str(o.get("id") or f"t{turn}.c{n}")
+        if "agent" in o:
+            master = st.s.characters[o["agent"]].true_master or ""
+            st.emit(ev.CandidateAlias(candidate=cid, agent=o["agent"], host=o["faction"]), vis(st.s, master))
+            trait = o["trait"]
+        else:
+            trait, faces = st.random_trait(f"candidate.{cid}")
+            st.emit(ev.GMRulingRecorded(gap="§4.6", text=f"trait of candidate {cid} rolled: {trait}",
+                                        effects=({"kind": "text", "candidate": cid, "dice": list(faces)},)), "gm")
+        st.emit(ev.CandidateOffered(faction=o["faction"], candidate=cid, name=o["name"], trait=trait, cost=o["cost"]),
+                vis(st.s, o["faction"]))
     _rulings(st, choices.get("rulings") or [])
     return st.drafts
 
@@ -1318,9 +1349,10 @@ def decide_p5(state: SignoriaState, choices: Mapping[str, Any], dice: Dice) -> l
         st.record(fid, o, "hired", target=cand.id)
         st.emit(ev.StatesmanHired(faction=fid, candidate=cand.id, name=cand.name, trait=cand.trait, cost=cand.cost),
                 vis(st.s, fid), actor=fid)
-        if cand.id in plants:
-            master = st.s.characters[cand.id].true_master or ""
-            st.emit(ev.SpyPlaced(agent=cand.id, master=master, host=fid), vis(st.s, master))
+        agent = st.s.aliases.get(cand.id)
+        if agent is not None and agent in plants:
+            master = st.s.characters[agent].true_master or ""
+            st.emit(ev.SpyPlaced(agent=agent, master=master, host=fid), vis(st.s, master))
     for fid, o in st.orders_for("hire_troops"):
         n = min(int(o.params["units"]), st.s.factions[fid].wealth or 0)
         st.record(fid, o, "hired", detail={"units": n})

@@ -143,6 +143,16 @@ class CandidateOffered(EventModel):
 
 
 @register_event
+class CandidateAlias(EventModel):
+    """A planted agent is offered to his host under a candidate id (GM and master only, §6.2)."""
+
+    type = "signoria.candidate_alias"
+    candidate: str
+    agent: str
+    host: str
+
+
+@register_event
 class CommandRollMade(EventModel):
     """One attempt of the command roll (§3.1); ``paid_with`` for a bought reroll."""
 

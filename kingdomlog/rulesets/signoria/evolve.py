@@ -229,10 +229,13 @@ def evolve(s: SignoriaState, e: EventModel, phase: str | None) -> SignoriaState:
                           trait_source="random", hired_turn=s.turn)
             s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
         return _fac(s, e.faction, leader=e.character, leader_name=e.name)
+    if isinstance(e, ev.CandidateAlias):
+        return s.model_copy(update={"aliases": {**s.aliases, e.candidate: e.agent}})
     if isinstance(e, ev.StatesmanHired):
-        if e.candidate in s.characters:
-            s = _add_statesman(s, e.faction, e.candidate)
-            s = _char(s, e.candidate, condition="active", hired_turn=s.turn)
+        agent = s.aliases.get(e.candidate)
+        if agent is not None and agent in s.characters:
+            s = _add_statesman(s, e.faction, agent)
+            s = _char(s, agent, condition="active", hired_turn=s.turn)
         else:
             c = Character(id=e.candidate, name=e.name, employer=e.faction, role="statesman", traits=(e.trait,),
                           loyalty=int(s.config.get("statesman_loyalty_default", 2)), hired_turn=s.turn)

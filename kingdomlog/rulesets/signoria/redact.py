@@ -84,6 +84,7 @@ def redact(state: SignoriaState, viewer: str) -> SignoriaState:
         "notices": {v: state.notices.get(v, ())} if mine else {},
         "spies": {a: h for a, h in state.spies.items() if state.characters[a].true_master == v},
         "plants": {a: h for a, h in state.plants.items() if state.characters[a].true_master == v},
+        "aliases": {c: a for c, a in state.aliases.items() if state.characters[a].true_master == v},
         "believed_spies": {v: dict(believed)} if believed else {},
         "command": {v: state.command[v]} if v in state.command else {},
         "orders": {v: state.orders[v]} if v in state.orders else {},

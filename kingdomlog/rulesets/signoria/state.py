@@ -208,6 +208,8 @@ class SignoriaState(_M):
     """agent id -> host faction, for spies in place (secret: GM and master)."""
     plants: dict[str, tuple[str, int]] = Field(default_factory=dict)
     """agent -> (host, turn planted): infiltrations waiting for the host to hire (secret)."""
+    aliases: dict[str, str] = Field(default_factory=dict)
+    """candidate id -> planted agent's character id (secret: GM and master)."""
     believed_spies: dict[str, dict[str, str]] = Field(default_factory=dict)
     """briber -> {agent id: host}: spies a faction believes it owns (may be double agents)."""
     command: dict[str, CommandRoll] = Field(default_factory=dict)
