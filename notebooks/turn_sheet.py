@@ -95,27 +95,48 @@ def _(draft, start):
 
 
 @app.cell(hide_code=True)
-def _(start):
-    # Created once per turn (not on every change), so a click is never lost to a re-render.
-    commit_button = mo.ui.run_button(label="Commit turn", kind="success")
-    undo_button = mo.ui.run_button(label="Undo last turn", kind="danger")
+def _():
+    # Click counters, created once per session and never re-created, so a click cannot be
+    # replayed by a re-run: the cells below consume each new count exactly once.
+    commit_button = mo.ui.button(value=0, on_click=lambda n: n + 1, label="Commit turn", kind="success")
+    undo_button = mo.ui.button(value=0, on_click=lambda n: n + 1, label="Undo last turn", kind="danger")
+    get_commits_done, set_commits_done = mo.state(0)
+    get_undos_done, set_undos_done = mo.state(0)
     mo.hstack([commit_button, undo_button], justify="start")
-    return commit_button, undo_button
+    return (
+        commit_button,
+        get_commits_done,
+        get_undos_done,
+        set_commits_done,
+        set_undos_done,
+        undo_button,
+    )
 
 
 @app.cell(hide_code=True)
-def _(commit_button, draft, set_outcome, set_version, start):
-    # The only write of a turn: runs once per click of "Commit turn", never on load or under app.run().
-    mo.stop(not commit_button.value)
+def _(
+    commit_button,
+    draft,
+    get_commits_done,
+    set_commits_done,
+    set_outcome,
+    set_version,
+    start,
+):
+    # The only write of a turn: once per click of "Commit turn"; never on load, on a change,
+    # on a re-run, under `python turn_sheet.py` or under app.run().
+    mo.stop(commit_button.value <= get_commits_done())
+    set_commits_done(commit_button.value)
     set_outcome(sheet.commit_draft(start, draft))
     set_version(lambda v: v + 1)
     return
 
 
 @app.cell(hide_code=True)
-def _(set_outcome, set_version, start, undo_button):
-    # Undo appends core.turn_retracted; runs once per click of "Undo last turn".
-    mo.stop(not undo_button.value)
+def _(get_undos_done, set_outcome, set_undos_done, set_version, start, undo_button):
+    # Undo appends core.turn_retracted: once per click of "Undo last turn".
+    mo.stop(undo_button.value <= get_undos_done())
+    set_undos_done(undo_button.value)
     set_outcome(sheet.undo_last(start))
     set_version(lambda v: v + 1)
     return

@@ -378,7 +378,7 @@ def commit_draft(start: SheetStart, draft: DraftTurn) -> Outcome:
     """Append the draft's events with ``expect_seq`` = the seq the draft started from.
 
     Never raises for a rule, input or conflict problem: those come back as an
-    ``Outcome`` the sheet shows. Called only from the run-button-gated cell.
+    ``Outcome`` the sheet shows. Called only from the cell gated by the Commit click counter.
     """
     from kingdomlog.core.errors import ConflictError
 

@@ -17,7 +17,7 @@ from kingdomlog.views import player, sheet
 WRITE_CALLS = re.compile(
     r"\.(commit|append|append_raw|retract|note|play|import_lines|create|write_text|write_bytes|unlink|rmtree"
     r"|mkdir|rename|replace|touch)\s*\("
-    r"|\bopen\s*\(|run_button|\bCampaign\b|\bEventLog\b|\bsubprocess\b|\bos\.system"
+    r"|\bopen\s*\(|run_button|mo\.ui\.button|\bCampaign\b|\bEventLog\b|\bsubprocess\b|\bos\.system"
 )
 
 

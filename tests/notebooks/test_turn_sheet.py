@@ -1,8 +1,8 @@
 """The GM turn sheet's logic under plain pytest (design §6): the notebook run with ``app.run(defs=...)``.
 
-UI elements are replaced by stand-ins holding the values a GM would set; the run
-button is False under ``app.run()``, so no cell writes unless a test says the
-button was clicked.
+UI elements are replaced by stand-ins holding the values a GM would set; the Commit
+and Undo click counters are 0 under ``app.run()``, so no cell writes unless a test
+says a button was clicked (and a click already consumed is never replayed).
 """
 
 from __future__ import annotations
@@ -55,8 +55,13 @@ def log_files(folder: Path) -> list[str]:
     return sorted(p.name for p in (folder / "log").glob("*.parquet"))
 
 
-def clicked(commit: bool = False, undo: bool = False) -> dict[str, Any]:
-    return {"commit_button": SimpleNamespace(value=commit), "undo_button": SimpleNamespace(value=undo)}
+def clicked(commit: int = 0, undo: int = 0, consumed: int = 0) -> dict[str, Any]:
+    """The button cell's definitions after ``commit``/``undo`` clicks, ``consumed`` of them already handled."""
+    done_c, set_done_c = mo.state(consumed)
+    done_u, set_done_u = mo.state(consumed)
+    return {"commit_button": SimpleNamespace(value=commit), "undo_button": SimpleNamespace(value=undo),
+            "get_commits_done": done_c, "set_commits_done": set_done_c,
+            "get_undos_done": done_u, "set_undos_done": set_done_u}
 
 
 def test_default_plan_is_the_rulesets_defaults_and_nothing_is_written(toy: Path) -> None:
@@ -90,7 +95,7 @@ def test_plan_built_from_ui_values_equals_the_expected_plan(toy: Path) -> None:
 def test_no_write_without_the_commit_button_even_with_choices_set(campaign: Path) -> None:
     before = log_files(campaign)
     head = Campaign.open(campaign).head_seq
-    defs = run(campaign, **clicked(commit=False, undo=False))
+    defs = run(campaign, **clicked(commit=0, undo=0))
     assert defs["draft"].preview is not None
     assert log_files(campaign) == before
     assert Campaign.open(campaign).head_seq == head
@@ -99,7 +104,7 @@ def test_no_write_without_the_commit_button_even_with_choices_set(campaign: Path
 def test_commit_button_appends_the_previewed_turn_once(toy: Path) -> None:
     forms = FakeForms({"harvest": {"crop": "barley", "stash": 0}, "market": {"sell": 2}})
     before = log_files(toy)
-    defs = run(toy, forms=forms, **clicked(commit=True))
+    defs = run(toy, forms=forms, **clicked(commit=1))
     draft = defs["draft"]
     after = log_files(toy)
     assert len(after) == len(before) + 1
@@ -111,8 +116,14 @@ def test_commit_button_appends_the_previewed_turn_once(toy: Path) -> None:
     assert camp.next_turn() == 3
 
 
+def test_a_click_already_consumed_is_not_replayed_by_a_rerun(toy: Path) -> None:
+    before = log_files(toy)
+    run(toy, **clicked(commit=1, undo=1, consumed=1))
+    assert log_files(toy) == before
+
+
 def test_undo_button_appends_a_retraction(toy: Path) -> None:
-    run(toy, **clicked(undo=True))
+    run(toy, **clicked(undo=1))
     camp = Campaign.open(toy)
     last = camp.events()[-1]
     assert last.type == "core.turn_retracted"
