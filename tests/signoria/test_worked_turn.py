@@ -121,8 +121,8 @@ def test_event_sequence(game: Game) -> None:
         "dilemma_presented", "dilemma_presented",
         "command_roll", "command_roll", "command_roll", "command_roll",
         "orders_submitted", "orders_submitted", "orders_locked",
-        # phase 1: the festival (wealth -1, piety +1), then Fabian's intrigue
-        "action_resolved", "resource_adjusted", "resource_adjusted", "action_resolved", "resource_adjusted",
+        # phase 1: the festival (a GM ruling: wealth -1, piety +1), then Fabian's intrigue
+        "action_resolved", "gm_ruling", "action_resolved", "resource_adjusted",
         # phase 2: scouts then the assassination
         "action_resolved", "intel_recorded", "action_resolved", "faction_notified",
         # phase 3: the battle of Marburg

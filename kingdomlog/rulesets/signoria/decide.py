@@ -209,13 +209,6 @@ def reroll_allowance(s: SignoriaState, fid: str, order: Order) -> tuple[int, lis
     return sum(v for _, v in terms), terms
 
 
-def _effects_events(st: Step, fid: str, effects: tuple[dict[str, Any], ...] | list[dict[str, Any]],
-                    reason: str) -> None:
-    for eff in effects:
-        if eff.get("kind") == "resource":
-            st.adjust(str(eff.get("faction", fid)), str(eff["resource"]), int(eff["delta"]), reason)
-
-
 # ---------------------------------------------------------------------------------------------------------------- setup
 
 def decide_setup(state: SignoriaState, choices: Mapping[str, Any], dice: Dice, options: Mapping[str, Any],
@@ -701,7 +694,9 @@ def decide_p1(state: SignoriaState, choices: Mapping[str, Any], dice: Dice) -> l
         opt_id = o.params.get("option") or st.s.orders[fid].dilemmas.get(d.id)
         opt = next(x for x in d.options if x.id == opt_id)
         st.record(fid, o, "resolved", target=d.id, detail={"option": opt.id})
-        _effects_events(st, fid, list(opt.effects), f"dilemma {d.id}: {opt.id}")
+        # the GM's ruling applies the chosen option's effects (G-29; §11.5 event 14)
+        st.emit(ev.GMRulingRecorded(gap="G-29", text=f"dilemma {d.id}: {opt.id}", effects=opt.effects),
+                vis(st.s, fid))
     for fid, o in st.orders_for("liberties"):
         if o.stake == "elementary":
             st.record(fid, o, "elementary")
@@ -1024,8 +1019,9 @@ def _arrive(st: Step, cid: str, responses: Mapping[str, Any], declarations: Mapp
     dfac = st.s.factions[defender]
     if dfac.kind == "neutral":
         _neutral_attacked(st, defender, camp.faction)
-    resp = dict(responses.get(cid) or (st.s.orders.get(defender, None) and
-                st.s.orders[defender].standing.get("response")) or {})
+    # the GM's record of the defender's answer, else its standing instruction, else the defaults (G-34)
+    standing = st.s.orders[defender].standing.get("response") if defender in st.s.orders else None
+    resp = dict(responses.get(cid) or standing or {})
     if not resp:
         if dfac.kind == "neutral" and "defends_on_principle" in dfac.keys:
             resp = {"response": "defence"}
