@@ -257,3 +257,17 @@ def test_a_double_agent_called_to_defect_stays_loyal() -> None:
     assert r.defected == () and r.rounds[0]["declarations"][0]["failed"] is True
     assert r.rounds[1]["sides"]["defender"]["groups"][0]["join"] == 2
     assert r.rounds[0]["sides"]["attacker"]["groups"][0]["threshold"] == 5  # D kept Hold position
+
+
+def test_defender_counterattack_counts_the_attackers_previous_round_only() -> None:
+    """§5.4 / G-13 previous_round: the defender's reserve gets +1d6 per attacker explosion of round 1,
+    not of round 2 (both sides roll at once)."""
+    faces = {"b.r1.attacker.main": [6, 2, 2], "b.r1.attacker.main.x1": [2],
+             "b.r1.defender.main": [2, 2, 2],
+             "b.r2.attacker.main": [6, 6, 2], "b.r2.attacker.main.x1": [2, 2],
+             "b.r2.defender.main": [2, 2], "b.r2.defender.reserve": [2, 2]}
+    r = fight(BattleSetup("b", side("a", 3, "breakthrough"), side("d", 4, "counterattack", reserve=1)), {},
+              roller(faces))
+    g = r.rounds[1]["sides"]["defender"]["groups"]
+    assert [(x["group"], x["units"], x["bonus"], len(x["dice"])) for x in g] == [("main", 2, 0, 2),
+                                                                              ("reserve", 1, 1, 2)]

@@ -250,7 +250,8 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
                     returns[name] += n
             if r == 2 and s.reserve_waiting:
                 s.reserve, s.reserve_waiting = s.reserve_waiting, 0
-        # 4-5. pools and rolling
+        # 4-5. pools and rolling; the Counterattack bonus counts the opponent's previous round (snapshot first)
+        previous = {n: x.last_explosions + x.last_rerolls for n, x in sides.items()}
         outcome: dict[str, dict[str, Any]] = {}
         for name, s in sides.items():
             opp = sides[other[name]]
@@ -263,7 +264,7 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
                     join[grp] += OPTION_VALUE["join"][1 if d["leader"] else 0]
             bonus = 0
             if s.tactic == "counterattack" and s.reserve > 0 and r >= 2:
-                bonus = opp.last_explosions + opp.last_rerolls
+                bonus = previous[other[name]]
             groups: list[dict[str, Any]] = []
             explosions = rerolls = 0
             for grp, units in (("main", s.main), ("reserve", s.reserve)):
