@@ -81,12 +81,16 @@ CHECK_KEYS = ("die", "modifier", "total")
 def check_line(payload: Mapping[str, Any]) -> str | None:
     """A check's arithmetic if the payload carries one (die + modifier = total vs DC → degree), else None.
 
+    >>> check_line({"die": 17, "modifier": 9, "total": 26, "dc": 22, "degree": "success"})
+    'die 17 +9 = <b>26</b> vs DC 22 → <b class="kl-degree">success</b>'
+
+
     Works on any ruleset whose check events name ``die``, ``modifier`` and ``total``
     (optionally ``dc``, ``degree`` and a list of ``terms`` with label/value).
     """
     if not all(k in payload for k in CHECK_KEYS):
         return None
-    parts = [f"d20 {esc(payload['die'])} {int(payload['modifier']):+d} = <b>{esc(payload['total'])}</b>"]
+    parts = [f"die {esc(payload['die'])} {int(payload['modifier']):+d} = <b>{esc(payload['total'])}</b>"]
     if "dc" in payload:
         parts.append(f" vs DC {esc(payload['dc'])}")
     if payload.get("degree"):
