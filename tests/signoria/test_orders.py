@@ -82,6 +82,9 @@ def test_other_refusals(game: Game) -> None:
         ("fabian", [{"id": "O1", "action": "hire_troops", "slots": ["ordinary"], "params": {"units": 9}}], "§4.8"),
         ("fabian", [{"id": "O1", "action": "war", "slots": ["ordinary"], "target": "marburg",
                      "params": {"units": 20}}], "§5.1"),
+        ("fabian", [{"id": "D", "action": "dismiss", "target": "lorenzo"}], "§4.3 phase 5"),
+        ("fabian", [{"id": "O1", "action": "support", "slots": ["ordinary"], "params": {"order": "O9",
+                                                                                       "wealth": 1}}], "A5c"),
     ]
     for fid, orders, rule in cases:
         err = refused(game, turn_plan(1, orders={fid: orders}))

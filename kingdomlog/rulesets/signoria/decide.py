@@ -546,6 +546,14 @@ def validate_orders(st: Step, fid: str, orders: list[Order], dilemmas: dict[str,
                                  detail=f"{special + ordinary + sum(spy_used.values())} slots used"), "gm")
     if wealth_cost > (me.wealth or 0):
         raise st.err(f"orders cost {wealth_cost} wealth but {fid} has {me.wealth}", "§4.8 voluntary costs")
+    by_id = {o.id: o for o in orders}
+    for o in orders:
+        if o.action == "support":
+            tgt = by_id.get(str(o.params.get("order")))
+            if tgt is None or tgt.action in (*FREE_ACTIONS, "support", "war") or tgt.stake == "elementary":
+                raise st.err(f"order {o.id}: support names a rolled action of this turn's orders", "§4.1 A5c")
+            if int(o.params.get("wealth", 0)) < 1:
+                raise st.err(f"order {o.id}: support invests at least 1 wealth", "§4.1 A5c")
     known = {d.id for d in s.dilemmas.get(fid, ())}
     for did, choice in dilemmas.items():
         if did not in known:
@@ -673,6 +681,11 @@ def _validate_target(st: Step, fid: str, o: Order, sent: int = 0) -> None:
             raise st.err(f"order {o.id}: a player treaty names another player faction", "§4.1 A4")
         return
     if a == "support":
+        return  # the supported order is checked against this submission in validate_orders
+    if a == "dismiss":
+        c = s.characters.get(o.target or "")
+        if c is None or c.employer != fid or c.role != "statesman" or c.condition == "dead":
+            raise st.err(f"order {o.id}: a faction dismisses only its own statesmen", "§4.3 phase 5")
         return
     if a == "hire_troops" and int(o.params.get("units", 0)) < 1:
         raise st.err(f"order {o.id}: hire at least 1 unit", "§4.1 A5a")
