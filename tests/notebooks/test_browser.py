@@ -152,3 +152,38 @@ def test_gm_sheet_recomputes_commits_and_the_player_view_shows_it(
         assert "Kingdom overview" not in anon.content()
         anon.close()
         page.close()
+
+
+def test_gm_sheet_conflict_is_a_message_then_commit_and_undo(
+    browser: Any, toy: Path, subprocess_env: dict[str, str]
+) -> None:
+    start = sheet.load_start(toy)
+    port = free_port()
+    with Server([sys.executable, "-m", "kingdomlog", "gm", str(toy), "--headless", "--port", str(port)],
+                env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as gm:
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.goto(gm.url)
+        page.locator('[data-step="market"]').wait_for(timeout=FIRST_RENDER)
+        # someone else commits while the sheet is open
+        Campaign.open(toy).note("the steward wrote first")
+        page.get_by_role("button", name="Commit turn").click()
+        page.get_by_text("someone else committed to this campaign first").wait_for(timeout=30_000)
+        assert "Traceback" not in page.content()
+        shot(page, "gm-toy-conflict")
+        camp = Campaign.open(toy)
+        assert camp.next_turn() == start.turn  # nothing of the turn was written
+        # the sheet reloaded from the new head: committing now works
+        page.get_by_text(re.compile(r"log ends at seq \d+")).first.wait_for(timeout=30_000)
+        page.get_by_role("button", name="Commit turn").click()
+        page.get_by_text(re.compile(rf"Committed season {start.turn}: seq")).wait_for(timeout=30_000)
+        page.get_by_role("button", name="Undo last turn").click()
+        page.get_by_text(re.compile(rf"Retracted season {start.turn}")).wait_for(timeout=30_000)
+        shot(page, "gm-toy-undone")
+        time.sleep(1.0)
+        page.close()
+    camp = Campaign.open(toy)
+    types = [e.type for e in camp.events()]
+    assert types[-1] == "core.turn_retracted"
+    assert types.count("core.turn_retracted") == 1
+    assert camp.next_turn() == start.turn
+    assert camp.verify().ok
