@@ -522,7 +522,27 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
     elif isinstance(act.cost_rp, int):
         spend_rp(ctx, act.cost_rp, act.name)
     # the DC
-    if dc_rule == "negotiation":
+    if dc_rule == "none":
+        # no check at all (the data's dc = "none"): the activity's outcome applies directly
+        ctx.emit(E.ActivityWithoutCheck(activity=act.name, category=category, role=role,
+                                        settlement=str(prep.get("settlement", choices.get("settlement", ""))),
+                                        target=str(prep.get("ruin") or (prep["hex"].id if "hex" in prep else ""))))
+        run_effects(ctx, act.outcomes.for_degree("success"), key=key, name=act.name, choices=choices, prep=prep)
+        extra = gm_effects(choices, act.name)
+        if extra:
+            run_effects(ctx, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", choices=choices, prep=prep)
+        return None
+    if dc_rule == "event":
+        dc = _event_dc(ctx, act, choices)
+    elif dc_rule == "gm":
+        raw_dc = choices.get("dc")
+        if raw_dc is None:
+            raise ctx.fail(f"{act.name}: its DC is the GM's ruling; give it as 'dc' in the plan",
+                           "§4 activity DC (GM ruling)")
+        if isinstance(raw_dc, bool) or not isinstance(raw_dc, int) or raw_dc < 0:
+            raise InputError(f"{act.name}: 'dc' must be a whole number >= 0, not {raw_dc!r}")
+        dc = dc_breakdown(ctx, str(raw_dc), label=f"GM's ruling: {act.name} DC")
+    elif dc_rule == "negotiation":
         if "dc" not in choices:
             raise InputError(f"{act.name}: give the group's Negotiation DC as 'dc'")
         dc = dc_breakdown(ctx, str(int(choices["dc"])), label="negotiation DC")
@@ -544,6 +564,30 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
     if extra:
         run_effects(ctx, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", choices=choices, prep=prep)
     return degree
+
+
+def _event_dc(ctx: Ctx, act: T.Activity, choices: Mapping[str, Any]) -> Any:
+    """dc = "event": the Control DC adjusted by the targeted (ongoing) event's modifier (§5.12).
+
+    The plan names the event as 'event'; with exactly one ongoing event that one is the target.
+    """
+    s = ctx.state
+    ongoing = [e.name for e in s.ongoing_events]
+    name = choices.get("event")
+    if name is None:
+        if len(ongoing) != 1:
+            raise ctx.fail(f"{act.name} targets an ongoing event: name it as 'event' (ongoing: "
+                           f"{', '.join(ongoing) or 'none'})", "§5.12 event DC")
+        name = ongoing[0]
+    name = str(name)
+    if name not in ongoing:
+        raise ctx.fail(f"{act.name} targets {name!r}, which is not an ongoing event (ongoing: "
+                       f"{', '.join(ongoing) or 'none'})", "§5.12 event DC")
+    ev = ctx.cat.events.get(name)
+    if ev is None:
+        raise ctx.fail(f"{act.name}: event {name!r} is not in the catalogue, so its modifier is unknown",
+                       "§5.12 event DC")
+    return dc_breakdown(ctx, "control", extra=ev.modifier, label=f"event modifier ({name})")
 
 
 def _favored_land(ctx: Ctx, act: T.Activity, choices: Mapping[str, Any], extra_mods: list[StackMod]) -> None:

@@ -466,6 +466,18 @@ class GainIgnored(EventModel):
 
 
 @register_event
+class ActivityWithoutCheck(EventModel):
+    """An activity whose data says no check is made (dc = "none"): its outcome applies directly."""
+
+    type = "pf2e.activity_without_check"
+    activity: str
+    category: str
+    role: str = ""
+    settlement: str = ""
+    target: str = ""
+
+
+@register_event
 class TurnEnded(EventModel):
     type = "pf2e.turn_ended"
     turn: int
@@ -480,5 +492,6 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     WorkSiteEstablished, FarmlandEstablished, RoadsBuilt, SettlementFounded, StructureBuilt,
     StructureNotBuilt, LotsCleared, RandomEventChecked, KingdomEventOccurred, KingdomEventResolved,
     XPAwarded, XPApplied, MilestoneAchieved, RPConverted, LeveledUp, RelationsChanged, WarStatusChanged,
-    ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, FeatureUsed, GainIgnored, TurnEnded,
+    ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, FeatureUsed, GainIgnored,
+    ActivityWithoutCheck, TurnEnded,
 )

@@ -187,6 +187,13 @@ def _check(s: KingdomState, p: E.CheckResolved, turn: int) -> KingdomState:
     return _up(s, used_this_turn=used)
 
 
+@on(E.ActivityWithoutCheck)
+def _no_check(s: KingdomState, p: E.ActivityWithoutCheck, turn: int) -> KingdomState:
+    used = (*s.used_this_turn, UsedActivity(name=p.activity, category=p.category, role=p.role,
+                                             settlement=p.settlement, skill=""))
+    return _up(s, used_this_turn=used)
+
+
 @on(E.FlatCheckResolved)
 def _flat(s: KingdomState, p: E.FlatCheckResolved, turn: int) -> KingdomState:
     return s

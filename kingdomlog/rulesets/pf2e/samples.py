@@ -65,6 +65,7 @@ def sample_events() -> list[Draft]:
         E.ExtraActivityGranted(cause="claim-hex"),
         E.FeatureUsed(hex_id="H0", feature="ruins"),
         E.GainIgnored(kind="unrest", amount=1, cause="collect-taxes"),
+        E.ActivityWithoutCheck(activity="disband", category="army"),
         E.TurnEnded(turn=1),
     ]
     return [Draft(payload=p, phase="sample") for p in payloads]
