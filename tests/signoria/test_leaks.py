@@ -185,7 +185,8 @@ def orders_for(draw: st.DrawFn, g: Game, fid: str, special: int, ordinary: int, 
         o["id"] = f"X{i}"
         o["slots"] = [slots[i]]
         out.append(o)
-    if out and len(out) < len(slots) and draw(st.booleans()):
+    rolled = out and out[0].get("stake") in ("low", "high") and out[0]["action"] not in ("war", "designate_heir")
+    if rolled and len(out) < len(slots) and draw(st.booleans()):
         out.append({"id": "SUP", "action": "support", "slots": [slots[len(out)]],
                     "params": {"order": out[0]["id"], "wealth": 1}})
     return out

@@ -664,6 +664,8 @@ def _validate_target(st: Step, fid: str, o: Order, sent: int = 0) -> None:
         p = s.provinces.get(o.target or "")
         if p is None or p.owner != fid or p.siege_since is None:
             raise st.err(f"order {o.id}: {o.target!r} is not a besieged province of {fid}", "§5.11")
+        if int(o.params.get("reserve", 0)) > st.home_force(fid) // 3:
+            raise st.err(f"order {o.id}: the reserve may be at most a third of the garrison", "§5.4")
         return
     if a == "hire_statesman":
         if not any(c.id == o.target for c in s.candidates.get(fid, ())):
