@@ -88,3 +88,75 @@ def test_dc_none_applies_the_outcome_without_a_check() -> None:
     after = step_state(pv, "activity.leadership")
     assert after.unrest == step_state(pv, "commerce.agreements").unrest - 1
     assert any(u.name == "royal-decree" for u in after.used_this_turn)
+
+
+# ------------------------------------------------------------------ 2. infrastructure (lots = 0)
+
+
+def _rich(g: Game, **update: Any) -> Game:
+    com = {"food": 4, "lumber": 20, "stone": 20, "ore": 10, "luxuries": 4}
+    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"rp": 80}),
+                                         "commodities": com, **update})
+    return g
+
+
+def _civic(build: dict[str, Any], die: int = 18) -> dict[str, Any]:
+    return {"upkeep.leadership": {"choices": {"party_level": 20}},
+            "activity.civic": {"choices": {"activities": [{"activity": "build-structure", **build}]},
+                               "rolls": {"a1": [die]}}}
+
+
+def test_walls_take_a_border_not_a_lot_one_per_border_and_upgrade_in_place() -> None:
+    """§5.15 infrastructure: a wooden wall goes on a border (no lot used); a second one on the same border is
+    refused; a stone wall later replaces the wooden one on that border."""
+    g = _rich(Game().found())
+    blocks = g.state.settlements[0].blocks
+    pv = g.play(_civic({"structure": "wall-wooden", "border": "north"}))
+    built = [e for e in events_of(pv, "activity.civic") if isinstance(e, E.InfrastructureBuilt)]
+    assert [(b.structure, b.placement, b.border, b.block) for b in built] == [("wall-wooden", "border", "north", -1)]
+    st = step_state(pv, "activity.civic").settlements[0]
+    assert st.blocks == blocks
+    assert [(b.name, b.border, b.lots) for b in st.structures if b.name.startswith("wall")] == \
+        [("wall-wooden", "north", ())]
+    _rich(g)
+    _refused(g, _civic({"structure": "wall-wooden", "border": "north"}), "one per border", "§5.15")
+    _rich(g, level=5, skills={**g.state.skills, "defense": "trained"})
+    pv = g.play(_civic({"structure": "wall-stone"}))
+    st = step_state(pv, "activity.civic").settlements[0]
+    assert [(b.name, b.border) for b in st.structures if b.name.startswith("wall")] == [("wall-stone", "north")]
+
+
+def test_bridge_needs_a_water_border() -> None:
+    """§5.15: a bridge stands on a water border; Oakhold's hex has no river or lake, so it is refused."""
+    g = _rich(Game().found(), level=2)
+    _refused(g, _civic({"structure": "bridge"}), "water border", "§5.15")
+    hexes = tuple(h.model_copy(update={"river": True}) for h in g.state.hexes)
+    g.state = g.state.model_copy(update={"hexes": hexes})
+    pv = g.play(_civic({"structure": "bridge", "border": "east"}))
+    assert any(isinstance(e, E.InfrastructureBuilt) and e.border == "east" for e in events_of(pv, "activity.civic"))
+
+
+def test_sewer_system_once_per_settlement_reduces_consumption() -> None:
+    """§5.15: a sewer system serves the whole settlement (one per settlement) and lowers its Consumption by 1."""
+    g = Game().found()
+    _rich(g, level=7, skills={**g.state.skills, "engineering": "expert"})
+    cons = g.state.settlements[0].consumption
+    pv = g.play(_civic({"structure": "sewer-system"}))
+    st = step_state(pv, "activity.civic").settlements[0]
+    assert [(b.name, b.block, b.lots) for b in st.structures if b.name == "sewer-system"] == \
+        [("sewer-system", -1, ())]
+    assert st.consumption == max(0, cons - 1)
+    _rich(g)
+    _refused(g, _civic({"structure": "sewer-system"}), "one per settlement")
+
+
+def test_paved_streets_one_per_block_in_use() -> None:
+    """§5.15: paved streets are laid on a block in use, one per block; an empty block is refused."""
+    g = Game().found()
+    _rich(g, level=4, skills={**g.state.skills, "industry": "trained"})
+    _refused(g, _civic({"structure": "paved-streets", "block": 1}), "block of Oakhold in use")
+    pv = g.play(_civic({"structure": "paved-streets"}))
+    st = step_state(pv, "activity.civic").settlements[0]
+    assert [(b.name, b.block) for b in st.structures if b.name == "paved-streets"] == [("paved-streets", 0)]
+    _rich(g)
+    _refused(g, _civic({"structure": "paved-streets", "block": 0}), "one per block")

@@ -223,9 +223,13 @@ def _settlement(ctx: Ctx, sid: Any) -> Any:
     raise ctx.fail(f"no settlement {sid!r} in the kingdom", "§3.3 A3")
 
 
-def _place(ctx: Ctx, st: Any, struct: T.Structure, choices: Mapping[str, Any]) -> tuple[int, list[int], str]:
-    """Block and lots for a new structure (§4.9.2), and the structure it replaces (upgrades)."""
+def _place(ctx: Ctx, st: Any, struct: T.Structure,
+           choices: Mapping[str, Any]) -> tuple[int, list[int], str, str]:
+    """Block, lots and border for a new structure (§4.9.2), and the structure it replaces (upgrades)."""
     replaces = ""
+    if struct.lots == 0:
+        block, border, replaces = _place_infrastructure(ctx, st, struct, choices)
+        return block, [], replaces, border
     if struct.upgrade_from:
         old = next((b for b in st.structures if b.name == struct.upgrade_from), None)
         if old is not None:
@@ -233,7 +237,7 @@ def _place(ctx: Ctx, st: Any, struct: T.Structure, choices: Mapping[str, Any]) -
             free = [i for i in range(4) if st.blocks[old.block][i] == "" or i in old.lots]
             if len(free) < struct.lots:
                 raise ctx.fail(f"{struct.name} needs {struct.lots} lots in block {old.block}", "§4.9.2")
-            return old.block, sorted(set(old.lots) | set(free[: struct.lots]))[: struct.lots], replaces
+            return old.block, sorted(set(old.lots) | set(free[: struct.lots]))[: struct.lots], replaces, ""
     if "block" in choices:
         block = int(choices["block"])
     else:
@@ -265,17 +269,79 @@ def _place(ctx: Ctx, st: Any, struct: T.Structure, choices: Mapping[str, Any]) -
     if len(lots) != struct.lots or any(not 0 <= i < 4 or lots_row[i] != "" for i in lots):
         raise ctx.fail(f"{struct.name} needs {struct.lots} empty lot(s) in block {block} of {st.name}",
                        "§4.9.2 contiguous empty lots")
-    return block, lots, replaces
+    return block, lots, replaces, ""
+
+
+BORDERS = ("north", "east", "south", "west")
+
+
+def _place_infrastructure(ctx: Ctx, st: Any, struct: T.Structure,
+                          choices: Mapping[str, Any]) -> tuple[int, str, str]:
+    """Block (-1 = none), border and replaced structure of infrastructure (lots = 0, §5.15 data ``placement``).
+
+    settlement: one per settlement; block: one per block in use; border: one per border of the urban grid
+    (a water border needs a river or lake in the settlement's hex). An upgrade replaces its predecessor
+    standing at the same place.
+    """
+    infra = [b for b in st.structures if not b.lots]
+    scope = struct.scope
+    rule = "§5.15 infrastructure"
+    if scope == "settlement":
+        if any(b.name == struct.name for b in infra):
+            raise ctx.fail(f"{st.name} already has a {struct.name} (one per settlement)", rule)
+        old = next((b for b in infra if struct.upgrade_from and b.name == struct.upgrade_from), None)
+        return -1, "", old.name if old else ""
+    if scope == "block":
+        used = [i for i, b in enumerate(st.blocks) if any(x for x in b)]
+        if "block" in choices:
+            block = int(choices["block"])
+        else:
+            block = next((i for i in used if not any(b.name == struct.name and b.block == i for b in infra)), -1)
+        if block not in used:
+            raise ctx.fail(f"{struct.name} is built on a block of {st.name} in use (blocks in use: {used})", rule)
+        if any(b.name == struct.name and b.block == block for b in infra):
+            raise ctx.fail(f"block {block} of {st.name} already has {struct.name} (one per block)", rule)
+        old = next((b for b in infra if struct.upgrade_from and b.name == struct.upgrade_from and b.block == block),
+                   None)
+        return block, "", old.name if old else ""
+    # border
+    if struct.border == "water":
+        home = hex_of(ctx.state, st.hex)
+        if home is None or not (home.river or home.lake):
+            raise ctx.fail(f"{struct.name} needs a water border: {st.name}'s hex has no river or lake", rule)
+    taken = {b.border: b for b in infra if b.border}
+    if "border" in choices:
+        border = str(choices["border"])
+        if border not in BORDERS:
+            raise InputError(f"build-structure: border must be one of {', '.join(BORDERS)}")
+    else:
+        upgradable = [d for d in BORDERS if d in taken and taken[d].name == struct.upgrade_from]
+        free = [d for d in BORDERS if d not in taken]
+        if not (upgradable or free):
+            raise ctx.fail(f"every border of {st.name} already holds infrastructure", rule)
+        border = (upgradable or free)[0]
+    old = taken.get(border)
+    if old is not None and not (struct.upgrade_from and old.name == struct.upgrade_from):
+        raise ctx.fail(f"the {border} border of {st.name} already has {old.name} (one per border)", rule)
+    return -1, border, old.name if old else ""
 
 
 def _build_outcome(ctx: Ctx, prep: dict[str, Any], level: int, name: str) -> None:
     struct: T.Structure = prep["structure"]
     st = _settlement(ctx, prep["settlement"])
-    if level >= 1:
+    if level >= 1 and struct.lots == 0:
+        ctx.emit(E.InfrastructureBuilt(settlement=st.id, structure=struct.name,
+                                       placement=struct.scope,
+                                       block=prep["block"], border=prep["border"],
+                                       storage=dict(struct.storage),
+                                       consumption_reduction=struct.consumption_reduction,
+                                       item_bonuses=dict(struct.item_bonuses), replaces=prep["replaces"]))
+    elif level >= 1:
         ctx.emit(E.StructureBuilt(settlement=st.id, structure=struct.name, block=prep["block"], lots=prep["lots"],
                                   residential=struct.residential, storage=dict(struct.storage), seat=struct.seat,
                                   consumption_reduction=struct.consumption_reduction,
                                   item_bonuses=dict(struct.item_bonuses), replaces=prep["replaces"]))
+    if level >= 1:
         if level == 2 and prep["paid_commodities"]:
             down = ctx.state.options.get("half_commodities_rounding", "down") == "down"
             for c, n in prep["paid_commodities"].items():
@@ -396,8 +462,8 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
             raise ctx.fail(f"{struct.name} is built with {', '.join(struct.skills)}, not {skill}", "§4.9.4")
         if not rank_at_least(s.skills.get(skill, "untrained"), struct.proficiency):
             raise ctx.fail(f"{struct.name} needs {struct.proficiency} {skill}", "§5.15 structure check")
-        block, lots, replaces = _place(ctx, st, struct, choices)
-        prep.update(structure=struct, settlement=st.id, block=block, lots=lots, replaces=replaces,
+        block, lots, replaces, border = _place(ctx, st, struct, choices)
+        prep.update(structure=struct, settlement=st.id, block=block, lots=lots, replaces=replaces, border=border,
                     paid_commodities={})
         dc_rule = str(struct.dc)
         if sname not in st.paid_unbuilt:

@@ -312,6 +312,22 @@ class StructureBuilt(EventModel):
 
 
 @register_event
+class InfrastructureBuilt(EventModel):
+    """Infrastructure (lots = 0) built on the settlement as a whole, on one block, or on one border."""
+
+    type = "pf2e.infrastructure_built"
+    settlement: str
+    structure: str
+    placement: Literal["settlement", "block", "border"]
+    block: int = -1
+    border: Literal["", "north", "east", "south", "west"] = ""
+    storage: dict[str, int] = Field(default_factory=dict)
+    consumption_reduction: int = 0
+    item_bonuses: dict[str, int] = Field(default_factory=dict)
+    replaces: str = ""
+
+
+@register_event
 class StructureNotBuilt(EventModel):
     type = "pf2e.structure_not_built"
     settlement: str
@@ -493,5 +509,5 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     StructureNotBuilt, LotsCleared, RandomEventChecked, KingdomEventOccurred, KingdomEventResolved,
     XPAwarded, XPApplied, MilestoneAchieved, RPConverted, LeveledUp, RelationsChanged, WarStatusChanged,
     ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, FeatureUsed, GainIgnored,
-    ActivityWithoutCheck, TurnEnded,
+    ActivityWithoutCheck, InfrastructureBuilt, TurnEnded,
 )

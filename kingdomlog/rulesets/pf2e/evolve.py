@@ -396,6 +396,26 @@ def _built(s: KingdomState, p: E.StructureBuilt, turn: int) -> KingdomState:
     return _up(s, structures_built_this_turn=(*s.structures_built_this_turn, p.structure))
 
 
+@on(E.InfrastructureBuilt)
+def _infra_built(s: KingdomState, p: E.InfrastructureBuilt, turn: int) -> KingdomState:
+    st = _settlement(s, p.settlement)
+    structures = list(st.structures)
+    if p.replaces:
+        old = next((b for b in structures if b.name == p.replaces and b.block == p.block and b.border == p.border
+                    and not b.lots), None)
+        if old is not None:
+            structures.remove(old)
+    structures.append(BuiltStructure(name=p.structure, block=p.block, lots=(), storage=dict(p.storage),
+                                     consumption_reduction=p.consumption_reduction,
+                                     item_bonuses=dict(p.item_bonuses), border=p.border))
+    unbuilt = list(st.paid_unbuilt)
+    if p.structure in unbuilt:
+        unbuilt.remove(p.structure)
+    st = st.model_copy(update={"structures": tuple(structures), "paid_unbuilt": tuple(unbuilt)})
+    s = _replace_settlement(s, st)
+    return _up(s, structures_built_this_turn=(*s.structures_built_this_turn, p.structure))
+
+
 @on(E.StructureNotBuilt)
 def _not_built(s: KingdomState, p: E.StructureNotBuilt, turn: int) -> KingdomState:
     st = _settlement(s, p.settlement)

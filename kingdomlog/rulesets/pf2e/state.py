@@ -59,6 +59,9 @@ class BuiltStructure(_Frozen):
     seat: bool = False
     consumption_reduction: int = 0
     item_bonuses: dict[str, int] = Field(default_factory=dict)
+    border: str = ""
+    """Infrastructure on a border of the urban grid (north/east/south/west); block = -1 and no lots for
+    infrastructure built for the whole settlement or on a border."""
 
 
 class Settlement(_Frozen):

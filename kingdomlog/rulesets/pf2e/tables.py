@@ -165,6 +165,11 @@ class Structure(_Row):
     prevents_item_level_penalty: bool = False
     unlocks: list[str] = Field(default_factory=list)
     upgrade_from: str = ""
+    placement: Literal["", "lot", "settlement", "block", "border"] = ""
+    """Where it is built: lots (lots > 0), or for infrastructure (lots = 0) one per settlement, one per
+    block, or one per border of the urban grid (north/east/south/west). Empty = lot, or settlement for lots = 0."""
+    border: Literal["", "land", "water"] = ""
+    """For border placement: a water border needs a river or lake in the settlement's hex."""
     first_built_each_turn: list[Effect] = Field(default_factory=list)
     built_effects: list[Effect] = Field(default_factory=list)
     """Effects every time one is built (data only: the engine applies first_built_each_turn)."""
@@ -180,8 +185,21 @@ class Structure(_Row):
                                  "skill:<skill>[+activity:<name>]")
         return v
 
+    @property
+    def scope(self) -> str:
+        """Where one is placed: "lot", "settlement", "block" or "border"."""
+        if self.lots:
+            return "lot"
+        return self.placement or "settlement"
+
     @model_validator(mode="after")
     def _lots_and_traits(self) -> Structure:
+        if self.lots and self.placement not in ("", "lot"):
+            raise ValueError("placement settlement/block/border is for infrastructure (lots = 0) only")
+        if self.lots == 0 and self.placement == "lot":
+            raise ValueError("lots = 0 cannot be placed on a lot")
+        if self.border and self.scope != "border":
+            raise ValueError("border = land/water needs placement = border")
         if self.traits:
             if (self.lots == 0) != ("infrastructure" in self.traits):
                 raise ValueError("lots = 0 exactly for infrastructure structures")
