@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kingdomlog.rulesets.pf2e import events as E
-from kingdomlog.rulesets.pf2e.state import OngoingEvent
+from kingdomlog.rulesets.pf2e.state import BuiltStructure, OngoingEvent, check_modifier
 
 from .helpers import Game, events_of, step_state
 
@@ -160,3 +160,67 @@ def test_paved_streets_one_per_block_in_use() -> None:
     assert [(b.name, b.block) for b in st.structures if b.name == "paved-streets"] == [("paved-streets", 0)]
     _rich(g)
     _refused(g, _civic({"structure": "paved-streets", "block": 0}), "one per block")
+
+
+# ------------------------------------------------------------------ 3. conditional item bonuses
+
+
+def _with_structures(g: Game, bonuses: dict[str, dict[str, int]], blocks_used: int = 1) -> Game:
+    st = g.state.settlements[0]
+    built = tuple(BuiltStructure(name=n, block=0, lots=(), item_bonuses=b) for n, b in bonuses.items())
+    blocks = tuple(("rubble", "", "", "") for _ in range(blocks_used)) if blocks_used > 1 else st.blocks
+    st = st.model_copy(update={"structures": (*st.structures, *built), "blocks": blocks})
+    g.state = g.state.model_copy(update={"settlements": (st,)})
+    return g
+
+
+def _items(b: Any) -> list[tuple[str, int]]:
+    return [(t.label, int(t.value)) for t in b.terms if t.kind == "item"]
+
+
+def test_skill_plus_activity_bonus_applies_only_to_that_skill_and_activity() -> None:
+    """§5.15 item bonuses: Jail (+1 Intrigue for Quell Unrest) and Arcanist's Tower (+1 Magic for Quell Unrest)."""
+    g = _with_structures(Game().found(), {"jail": {"skill:intrigue+activity:quell-unrest": 1},
+                                          "arcanists-tower": {"skill:magic+activity:quell-unrest": 1}})
+    s = g.state
+    assert _items(check_modifier(s, "intrigue", activity="quell-unrest")) == [("jail (Oakhold)", 1)]
+    assert _items(check_modifier(s, "magic", activity="quell-unrest")) == [("arcanists-tower (Oakhold)", 1)]
+    assert _items(check_modifier(s, "politics", activity="quell-unrest")) == []
+    assert _items(check_modifier(s, "intrigue", activity="infiltration")) == []
+
+
+def test_targeted_activity_bonus_applies_only_to_that_target() -> None:
+    """§5.15: "activity:repair-reputation:crime" helps repairing Crime, not Strife; ore work sites only ore."""
+    g = _with_structures(Game().found(), {"mint": {"activity:repair-reputation:crime": 3},
+                                          "foundry": {"activity:establish-work-site:ore": 1}})
+    s = g.state
+    assert _items(check_modifier(s, "trade", activity="repair-reputation", target="crime")) == [("mint (Oakhold)", 1)]
+    assert _items(check_modifier(s, "trade", activity="repair-reputation", target="strife")) == []
+    assert _items(check_modifier(s, "industry", activity="establish-work-site", target="ore")) == \
+        [("foundry (Oakhold)", 1)]
+    assert _items(check_modifier(s, "industry", activity="establish-work-site", target="lumber")) == []
+
+
+def test_item_bonuses_do_not_stack_the_highest_counts() -> None:
+    """§5.15/§5.10: in a city (item bonus cap 2) Printing House +2 and Arcanist's Tower +1 both match Magic
+    for Quell Unrest; only the +2 counts, and the Arena's +3 (Warfare) is capped at 2."""
+    g = _with_structures(Game().found(), {"printing-house": {"activity:quell-unrest": 2},
+                                          "arcanists-tower": {"skill:magic+activity:quell-unrest": 1},
+                                          "gladiatorial-arena": {"skill:warfare+activity:quell-unrest": 3}},
+                         blocks_used=5)
+    s = g.state
+    magic = check_modifier(s, "magic", activity="quell-unrest")
+    assert _items(magic) == [("printing-house (Oakhold)", 2)]
+    warfare = check_modifier(s, "warfare", activity="quell-unrest")
+    assert _items(warfare) == [("printing-house (Oakhold)", 2)]
+    no_item = check_modifier(s.model_copy(update={"settlements": ()}), "magic", activity="quell-unrest")
+    assert int(magic.total) == int(no_item.total) + 2
+
+
+def test_conditional_bonus_shows_in_the_recorded_check() -> None:
+    """§5.15: Repair Reputation of Crime (Intrigue) with a Mint: the check's terms list the Mint's item bonus."""
+    g = _with_structures(Game().found(), {"mint": {"activity:repair-reputation:crime": 3}})
+    pv = g.play(_lead({"activity": "repair-reputation", "role": "treasurer", "ruin": "crime"}))
+    chk = _checks(pv, "activity.leadership")[0]
+    assert chk.target == "crime"
+    assert ("mint (Oakhold)", 1, "item") in [(t.label, t.value, t.kind) for t in chk.terms]

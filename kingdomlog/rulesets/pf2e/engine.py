@@ -110,12 +110,12 @@ def dc_breakdown(ctx: Ctx, rule: str, *, extra: int = 0, label: str = "") -> Bre
 def resolve_check(ctx: Ctx, *, key: str, activity: str, category: str, skill: str, dc: Breakdown,
                   role: str = "", settlement: str = "", target: str = "", warfare: bool = False,
                   extra: list[StackMod] | None = None, fame_reroll: bool = False,
-                  worsen: int = 0) -> Degree:
+                  worsen: int = 0, selector_target: str = "") -> Degree:
     """Roll and record one kingdom skill check (§3.0.1); +1 Fame on a critical success (§3.0.1.7)."""
     if skill not in T.core().skills:
         raise InputError(f"unknown kingdom skill {skill!r}")
     mod = check_modifier(ctx.state, skill, activity=activity, category=category, warfare=warfare, role=role,
-                         extra=extra)
+                         extra=extra, target=selector_target)
     ctx.breakdowns.append(mod)
     die, _ = ctx.roll(key, "1d20")
     first: int | None = None

@@ -497,8 +497,17 @@ def rank_at_least(rank: str, needed: str) -> bool:
 
 
 def selector_matches(selector: str, *, skill: str, ability: str, activity: str, category: str,
-                     warfare: bool) -> bool:
-    """Whether a modifier selector applies to a check."""
+                     warfare: bool, target: str = "") -> bool:
+    """Whether a modifier selector applies to a check.
+
+    Forms: "all", "ability:<a>", "skill:<s>", "activity:<name>", "activity:<name>:<target>" (only that
+    target: the Ruin repaired, the work site's commodity), "category:<c>", "warfare_activities",
+    "region_activities", and conjunctions joined by "+" ("skill:magic+activity:quell-unrest": only
+    Magic used for Quell Unrest).
+    """
+    if "+" in selector:
+        return all(selector_matches(part, skill=skill, ability=ability, activity=activity, category=category,
+                                    warfare=warfare, target=target) for part in selector.split("+"))
     if selector == "all":
         return True
     kind, _, val = selector.partition(":")
@@ -507,7 +516,8 @@ def selector_matches(selector: str, *, skill: str, ability: str, activity: str, 
     if kind == "skill":
         return val == skill
     if kind == "activity":
-        return val == activity
+        name, _, want = val.partition(":")
+        return name == activity and (not want or want == target)
     if kind == "category":
         return val == category
     if selector == "warfare_activities":
@@ -518,7 +528,8 @@ def selector_matches(selector: str, *, skill: str, ability: str, activity: str, 
 
 
 def check_modifier(state: KingdomState, skill: str, *, activity: str = "", category: str = "",
-                   warfare: bool = False, role: str = "", extra: list[StackMod] | None = None) -> Breakdown:
+                   warfare: bool = False, role: str = "", extra: list[StackMod] | None = None,
+                   target: str = "") -> Breakdown:
     """A kingdom check's modifier, term by term (§2.11.7, §5.7).
 
     Ability modifier + proficiency + invested status bonus + unrest status penalty +
@@ -549,24 +560,22 @@ def check_modifier(state: KingdomState, skill: str, *, activity: str = "", categ
             mods.append(StackMod(f"{r} vacancy", rinfo.vacancy_value, vac_type, "vacancy"))
     for m in state.modifiers:
         if selector_matches(m.selector, skill=skill, ability=ability, activity=activity, category=category,
-                            warfare=warfare):
+                            warfare=warfare, target=target):
             mods.append(StackMod(m.source, m.value, m.type, m.id))
     if role and state.leaders.get(role) and state.leaders[role].leadership_modifier:
         ld = state.leaders[role]
         if (ld.leadership_modifier < 0 and category in ("leadership", "region", "civic", "army")) or (
                 ld.leadership_modifier > 0):
             mods.append(StackMod(f"{role} new leadership", ld.leadership_modifier, "circumstance", "leader"))
-    best_item = 0
-    best_label = ""
+    # structure item bonuses: every matching one is offered; item bonuses do not stack, so stack() keeps
+    # the highest (capped by the settlement type's maximum item bonus, §5.10)
     for st in state.settlements:
         cap = settlement_type_for(max(1, st.blocks_used)).max_item_bonus
         for b in st.structures:
-            for sel, val in b.item_bonuses.items():
+            for sel, val in sorted(b.item_bonuses.items()):
                 if selector_matches(sel, skill=skill, ability=ability, activity=activity, category=category,
-                                    warfare=warfare) and min(val, cap) > best_item:
-                    best_item, best_label = min(val, cap), f"{b.name} ({st.name})"
-    if best_item:
-        mods.append(StackMod(best_label, best_item, "item", "structure"))
+                                    warfare=warfare, target=target) and min(val, cap) > 0:
+                    mods.append(StackMod(f"{b.name} ({st.name})", min(val, cap), "item", f"structure:{sel}"))
     mods.extend(extra or [])
     return stack(f"{skill} ({ability})", mods, always_stack=frozenset({"untyped", "ability", "proficiency"}))
 

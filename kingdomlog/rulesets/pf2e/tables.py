@@ -158,8 +158,8 @@ class Structure(_Row):
     fame: bool = False
     consumption_reduction: int = 0
     item_bonuses: dict[str, int] = Field(default_factory=dict)
-    """selector ("activity:<name>", "skill:<skill>"; data-only forms "activity:<name>:<target>",
-    "skill:<skill>+activity:<name>") -> item bonus."""
+    """selector ("activity:<name>", "skill:<skill>", "activity:<name>:<target>" = only that target (Ruin,
+    work-site commodity), "skill:<skill>+activity:<name>" = only that skill for that activity) -> item bonus."""
     item_level_bonuses: dict[Literal["alchemical", "arcane", "divine", "occult", "primal", "magical", "luxury",
                                      "any"], int] = Field(default_factory=dict)
     prevents_item_level_penalty: bool = False
