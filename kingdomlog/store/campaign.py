@@ -227,10 +227,115 @@ class Campaign:
     def state(self, until_turn: int | None = None, *, viewer: str = "gm", use_cache: bool = True) -> State:
         """The folded state (through the snapshot cache), redacted for ``viewer``."""
         rs = self.ruleset
-        ctx = self.context
-        events = self.events()
-        state = self.cache.replay(rs, ctx, events, until_turn) if use_cache else _cold(rs, ctx, events, until_turn)
+        warm = self._warm_state(rs) if use_cache and until_turn is None and self._events is None else None
+        if warm is not None:
+            state = warm
+        else:
+            ctx = self.context
+            events = self.events()
+            state = self.cache.replay(rs, ctx, events, until_turn) if use_cache else _cold(rs, ctx, events,
+                                                                                          until_turn)
         return state if viewer == "gm" else rs.redact(state, viewer)
+
+    def _warm_state(self, rs: Ruleset) -> State | None:
+        """The latest state from the newest snapshot, decoding only the events after it.
+
+        The whole log is still checked (``EventLog.read_after``: files before the snapshot by
+        their sha256 against the verified cache, the rest in full). Returns None, so the caller
+        takes the ordinary path, whenever anything is not as the snapshot assumed.
+        """
+        from kingdomlog.store.cache import fingerprint
+        from kingdomlog.store.log import decode_table
+
+        if not self.cache.dir.is_dir():
+            return None
+        verified = self.log._load_verified()
+        files = self.log.files()
+        if not files:
+            return None
+        ent = verified.get(files[0].name)
+        first = ent.get("config") if isinstance(ent, dict) else None
+        if not first:
+            return None
+        try:
+            conf = decode_payload(first[0], int(first[1]), first[2], seq=1)
+        except KingdomlogError:
+            return None
+        if not isinstance(conf, CampaignConfigured):
+            return None
+        ctx = CampaignContext(campaign=self.id, data=self.homebrew(),
+                              options=validate_options(rs.options, conf.options,
+                                                       where=f"{self.folder / CONFIG_FILE} option"),
+                              viewers=tuple(v.id for v in self.config.viewers))
+        initial = rs.initial_state(ctx)
+        fp = fingerprint(rs, ctx, type(initial))
+        candidates = self.cache._candidates(fp)
+        if not candidates:
+            return None
+        seq, path = candidates[0]
+        try:
+            snap = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        tail = self.log.read_after(seq)
+        if tail.hash_at is None or snap.get("hash") != tail.hash_at or tail.config != first:
+            return None
+        if sorted(tail.retracted & tail.commits_upto) != sorted(snap.get("retracted", [])):
+            return None
+        events = decode_table(tail.table)
+        gone = set(tail.retracted)
+        for ev in events:
+            if isinstance(ev.payload, TurnRetracted):
+                gone.update(ev.payload.commit_ids)
+        if gone & tail.commits_upto != tail.retracted & tail.commits_upto:
+            return None
+        try:
+            state: State = type(initial).model_validate(snap["state"])
+        except Exception:  # a bad snapshot is simply not used
+            return None
+        live = [ev for ev in events if not ev.type.startswith("core.") and ev.commit_id not in gone]
+        for ev in live:
+            state = rs.evolve(state, ev)
+        self.cache.hits += 1
+        if live:
+            before = frozenset(tail.commits_upto | {e.commit_id for e in events if e.seq <= live[-1].seq})
+            self.cache._save(fp, live[-1], frozenset(gone) & before, state)
+        return state
+
+    def stream_state(self, until_turn: int | None = None) -> State:
+        """A cold replay in the memory of one batch (for very long logs): same result as
+        ``state(until_turn, use_cache=False)``, every check included.
+
+        Two passes over the files: the first collects retracted commits (decoding only
+        ``core.turn_retracted`` rows), the second folds batch by batch.
+        """
+        import pyarrow.compute as pc
+
+        from kingdomlog.store.log import decode_table
+
+        gone: set[str] = set()
+        conf: CampaignConfigured | None = None
+        for table in self.log.iter_tables():
+            if conf is None:
+                first = decode_table(table.slice(0, 1))[0].payload
+                conf = first if isinstance(first, CampaignConfigured) else None
+            hits = table.filter(pc.equal(table.column("type"), TurnRetracted.type))
+            for ev in decode_table(hits):
+                if isinstance(ev.payload, TurnRetracted):
+                    gone.update(ev.payload.commit_ids)
+        rs = self.ruleset
+        opts = conf.options if conf is not None else self.config.options
+        ctx = CampaignContext(campaign=self.id, data=self.homebrew(),
+                              options=validate_options(rs.options, opts, where=f"{self.folder / CONFIG_FILE} option"),
+                              viewers=tuple(v.id for v in self.config.viewers))
+        state = rs.initial_state(ctx)
+        for table in self.log.iter_tables():
+            for ev in decode_table(table):
+                if ev.type.startswith("core.") or ev.commit_id in gone or (
+                        until_turn is not None and ev.turn > until_turn):
+                    continue
+                state = rs.evolve(state, ev)
+        return state
 
     def known_viewers(self) -> list[str]:
         """Player/faction ids from ``campaign.toml`` and, if the ruleset names them, from the state."""

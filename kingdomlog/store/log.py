@@ -31,22 +31,25 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pydantic import ValidationError
 
 from kingdomlog.core.errors import ConflictError, CorruptLogError, StoreError
 from kingdomlog.core.events import (
     GENESIS_HASH,
     Draft,
+    EventModel,
     RecordedEvent,
     decode_payload,
     event_hash,
+    event_types,
     payload_json,
 )
 
@@ -125,6 +128,11 @@ class Pending:
 # "dir_synced"), so a test can SIGKILL the process exactly between steps. ``None`` in production:
 # the cost is one global lookup per step.
 FAULT_HOOK: Callable[[str], None] | None = None
+
+# fsync the batch file and the directory on every append (durable before acknowledged). Only
+# throwaway bulk archives (benchmarks/generate.py --no-sync) turn this off; appends stay atomic and
+# exclusive (temp file + link), but a power cut may then lose recent batches.
+SYNC = True
 
 
 def file_digest(data: bytes) -> tuple[str | None, str]:
@@ -314,9 +322,19 @@ class EventLog:
 
         ``full_verify`` recomputes every event's hash even for files verified before.
         """
+        tables = list(self.iter_tables(full_verify=full_verify))
+        if not tables:
+            return SCHEMA.empty_table()
+        return pa.concat_tables(tables)
+
+    def iter_tables(self, *, full_verify: bool = False) -> Iterator[pa.Table]:
+        """Each batch as an Arrow table, in seq order, each checked before it is yielded.
+
+        Memory stays at one batch: this is the streaming form of ``read_table`` (a fault
+        in a later file is raised when the iteration reaches it).
+        """
         verified = {} if full_verify else self._load_verified()
-        newly: dict[str, list[Any]] = {}
-        tables: list[pa.Table] = []
+        newly: dict[str, Any] = {}
         expect_seq = 1
         prev_hash = GENESIS_HASH
         prev_file_sha = GENESIS_FILE_SHA
@@ -325,24 +343,93 @@ class EventLog:
             self._check_batch(path, table, meta, expect_seq, prev_hash)
             st = path.stat()
             fp = [st.st_size, st.st_mtime_ns, st.st_ino, meta.get(b"kingdomlog.last_hash", b"").decode()]
-            if verified.get(path.name) != fp:
+            ent = verified.get(path.name)
+            if not (isinstance(ent, dict) and ent.get("fp") == fp):
                 self._check_hashes(path, table)
-                newly[path.name] = fp
+                ent = None
             self._check_digest(path, data)
             if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
                 raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch file",
                                       file=str(path))
+            if ent is None:
+                newly[path.name] = _entry(fp, table, meta)
             prev_file_sha = meta[FILE_SHA_KEY].decode()
             n = table.num_rows
             expect_seq += n
             prev_hash = table.column("hash")[n - 1].as_py()
-            tables.append(table.select(list(COLUMNS)))
+            yield table.select(list(COLUMNS))
         if newly and not full_verify:
             verified.update(newly)
             self._save_verified(verified)
-        if not tables:
-            return SCHEMA.empty_table()
-        return pa.concat_tables(tables)
+
+    def read_after(self, seq: int) -> TailRead:
+        """Check the whole log, decoding only the events after ``seq``; for the warm snapshot path.
+
+        A file entirely at or before ``seq`` whose bytes still have the sha256 recorded when it
+        was last fully checked (``.cache/verified.json``; the digest pins every byte) and whose
+        recorded chain links continue the previous file is not decoded again. Every other file
+        gets every check of ``iter_tables``. Faults raise ``CorruptLogError`` as there.
+        """
+        verified = self._load_verified()
+        newly: dict[str, Any] = {}
+        tables: list[pa.Table] = []
+        expect_seq = 1
+        prev_hash = GENESIS_HASH
+        prev_file_sha = GENESIS_FILE_SHA
+        gone: set[str] = set()
+        commits_upto: set[str] = set()
+        hash_at: str | None = GENESIS_HASH if seq == 0 else None
+        config: list[Any] | None = None
+        for path in self.files():
+            ent = verified.get(path.name)
+            if isinstance(ent, dict) and ent.get("first") == expect_seq and \
+                    ent["first"] + ent["count"] - 1 <= seq and ent.get("prev_file") == prev_file_sha \
+                    and ent.get("prev_hash") == prev_hash:
+                data = self._bytes(path)
+                stored, actual = file_digest(data)
+                if stored is not None and stored == actual == ent.get("digest"):
+                    expect_seq += ent["count"]
+                    prev_hash = ent["last_hash"]
+                    prev_file_sha = ent["digest"]
+                    gone.update(ent["retracts"])
+                    commits_upto.add(ent["commit"])
+                    if config is None:
+                        config = ent.get("config")
+                    if expect_seq - 1 == seq:
+                        hash_at = prev_hash
+                    continue
+            table, meta, data = self._open(path)
+            self._check_batch(path, table, meta, expect_seq, prev_hash)
+            st = path.stat()
+            fp = [st.st_size, st.st_mtime_ns, st.st_ino, meta.get(b"kingdomlog.last_hash", b"").decode()]
+            if not (isinstance(ent, dict) and ent.get("fp") == fp):
+                self._check_hashes(path, table)
+            self._check_digest(path, data)
+            if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
+                raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch file",
+                                      file=str(path))
+            e = _entry(fp, table, meta)
+            newly[path.name] = e
+            gone.update(e["retracts"])
+            if config is None:
+                config = e.get("config")
+            n = table.num_rows
+            first = expect_seq
+            if first <= seq:
+                commits_upto.add(e["commit"])
+            if first <= seq <= first + n - 1:
+                hash_at = table.column("hash")[seq - first].as_py()
+            if first + n - 1 > seq:
+                start = max(0, seq + 1 - first)
+                tables.append(table.select(list(COLUMNS)).slice(start))
+            prev_file_sha = e["digest"]
+            expect_seq += n
+            prev_hash = e["last_hash"]
+        if newly:
+            verified.update(newly)
+            self._save_verified(verified)
+        tail = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
+        return TailRead(tail, expect_seq - 1, frozenset(gone), frozenset(commits_upto), hash_at, config)
 
     def _check_batch(
         self, path: Path, table: pa.Table, meta: dict[bytes, bytes], expect_seq: int, prev_hash: str
@@ -452,7 +539,7 @@ class EventLog:
 
     def read(self, *, full_verify: bool = False) -> list[RecordedEvent]:
         """Every event, decoded and upcast (see ``decode_rows``)."""
-        return decode_rows(self.read_table(full_verify=full_verify).to_pylist())
+        return decode_table(self.read_table(full_verify=full_verify))
 
     # ---- writing -------------------------------------------------------------------------
 
@@ -535,7 +622,8 @@ class EventLog:
                 fh.flush()
                 if hook is not None:
                     hook("temp_written")
-                os.fsync(fh.fileno())
+                if SYNC:
+                    os.fsync(fh.fileno())
             if hook is not None:
                 hook("temp_synced")
             try:
@@ -548,7 +636,8 @@ class EventLog:
                                     "another writer took the same position") from None
             if hook is not None:
                 hook("linked")
-            _fsync_dir(self.dir)
+            if SYNC:
+                _fsync_dir(self.dir)
             if hook is not None:
                 hook("dir_synced")
         finally:
@@ -571,20 +660,91 @@ class EventLog:
         return AppendResult(commit_id, first, first + count - 1, file, idempotent=True)
 
 
+@dataclass(frozen=True)
+class TailRead:
+    """What ``EventLog.read_after(seq)`` found: the rows after ``seq`` and facts about the rest."""
+
+    table: pa.Table
+    head_seq: int
+    retracted: frozenset[str]  # commit ids named by any core.turn_retracted in the log
+    commits_upto: frozenset[str]  # commit ids of batches starting at or before seq
+    hash_at: str | None  # the hash of event ``seq`` (None if the log is shorter)
+    config: list[Any] | None  # [type, version, payload text] of seq 1
+
+
+def _entry(fp: list[Any], table: pa.Table, meta: dict[bytes, bytes]) -> dict[str, Any]:
+    """The verified-cache record of a fully checked batch file."""
+    types = table.column("type").to_pylist()
+    retracts: list[str] = []
+    payloads = None
+    for i, t in enumerate(types):
+        if t == "core.turn_retracted":
+            payloads = payloads or table.column("payload").to_pylist()
+            try:
+                retracts += list(json.loads(payloads[i]).get("commit_ids", []))
+            except (ValueError, AttributeError, TypeError):
+                raise CorruptLogError("unreadable core.turn_retracted payload", seq=table.column("seq")[i].as_py()) \
+                    from None
+    first = int(table.column("seq")[0].as_py())
+    entry: dict[str, Any] = {
+        "fp": fp, "digest": meta[FILE_SHA_KEY].decode(), "first": first, "count": table.num_rows,
+        "last_hash": table.column("hash")[table.num_rows - 1].as_py(),
+        "prev_hash": table.column("prev_hash")[0].as_py(),
+        "prev_file": meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace"),
+        "commit": meta[b"kingdomlog.commit_id"].decode(), "retracts": retracts,
+    }
+    if first == 1:
+        entry["config"] = [types[0], int(table.column("version")[0].as_py()), table.column("payload")[0].as_py()]
+    return entry
+
+
 def decode_rows(rows: Sequence[dict[str, Any]]) -> list[RecordedEvent]:
     """Decode stored rows into ``RecordedEvent`` (payloads validated and upcast)."""
+    if not rows:
+        return []
+    return decode_table(pa.Table.from_pylist(list(rows), schema=SCHEMA))
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def decode_table(table: pa.Table) -> list[RecordedEvent]:
+    """Decode an events table into ``RecordedEvent`` (payloads validated and upcast).
+
+    Column-wise (one ``to_pylist`` per column, not a dict per row), and a payload stored at
+    its type's current version is validated straight from its JSON text by pydantic; older
+    versions, unknown types and invalid payloads go through ``decode_payload`` (upcasters,
+    and the errors naming the seq).
+    """
+    n = table.num_rows
+    if n == 0:
+        return []
+    col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
+    types, versions, payloads, seqs = col["type"], col["version"], col["payload"], col["seq"]
+    # a batch shares one timestamp: convert each distinct microsecond count once
+    micros = table.column("recorded_at").cast(pa.int64()).to_pylist()
+    seen: dict[int, datetime] = {}
+    stamps = [seen.get(m) or seen.setdefault(m, _EPOCH + timedelta(microseconds=m)) for m in micros]
+    registry = event_types()
     out = []
-    for r in rows:
-        payload = decode_payload(r["type"], int(r["version"]), r["payload"], seq=r["seq"])
-        ts = r["recorded_at"]
-        if isinstance(ts, datetime) and ts.tzinfo is None:
-            ts = ts.replace(tzinfo=UTC)
+    for i in range(n):
+        t, v, text = types[i], int(versions[i]), payloads[i]
+        cls = registry.get(t)
+        payload: EventModel | None = None
+        if cls is not None and v == cls.version:
+            try:
+                payload = cls.model_validate_json(text)
+            except ValidationError:
+                payload = None
+        if payload is None:
+            payload = decode_payload(t, v, text, seq=seqs[i])
+        ts = stamps[i]
         out.append(
             RecordedEvent(
-                campaign=r["campaign"], seq=r["seq"], turn=r["turn"], phase=r["phase"], type=r["type"],
-                version=int(r["version"]), actor=r["actor"], visibility=r["visibility"], payload=payload,
-                payload_text=r["payload"], recorded_at=ts, event_id=r["event_id"], commit_id=r["commit_id"],
-                prev_hash=r["prev_hash"], hash=r["hash"],
+                campaign=col["campaign"][i], seq=seqs[i], turn=col["turn"][i], phase=col["phase"][i], type=t,
+                version=v, actor=col["actor"][i], visibility=col["visibility"][i], payload=payload,
+                payload_text=text, recorded_at=ts, event_id=col["event_id"][i], commit_id=col["commit_id"][i],
+                prev_hash=col["prev_hash"][i], hash=col["hash"][i],
             )
         )
     return out
