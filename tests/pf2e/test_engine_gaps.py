@@ -94,7 +94,7 @@ def test_dc_none_applies_the_outcome_without_a_check() -> None:
 
 
 def _rich(g: Game, **update: Any) -> Game:
-    com = {"food": 4, "lumber": 20, "stone": 20, "ore": 10, "luxuries": 4}
+    com = {"food": 4, "lumber": 20, "stone": 20, "ore": 10, "luxuries": 10}
     g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"rp": 80}),
                                          "commodities": com, **update})
     return g
@@ -224,3 +224,64 @@ def test_conditional_bonus_shows_in_the_recorded_check() -> None:
     chk = _checks(pv, "activity.leadership")[0]
     assert chk.target == "crime"
     assert ("mint (Oakhold)", 1, "item") in [(t.label, t.value, t.kind) for t in chk.terms]
+
+
+# ------------------------------------------------------------------ 4. Fame/Infamy and every-time effects
+
+
+def _fame_events(pv: Any) -> list[tuple[int, str]]:
+    return [(e.delta, e.reason) for e in events_of(pv, "activity.civic") if isinstance(e, E.FameChanged)]
+
+
+def test_famous_only_structure_gives_fame_only_to_a_fame_kingdom() -> None:
+    """§5.15 famous trait: a Luxury Tavern (famous only) gives 1 Fame to a Fame kingdom, nothing under Infamy."""
+    for fame_type, want in (("fame", [(1, "tavern-luxury (fame)")]), ("infamy", [])):
+        g = Game().found(fame_type=fame_type)
+        _rich(g, level=9, skills={**g.state.skills, "trade": "master"})
+        pv = g.play(_civic({"structure": "tavern-luxury"}, die=15))
+        assert _fame_events(pv) == want, fame_type
+
+
+def test_infamous_only_structure_gives_infamy_only_to_an_infamy_kingdom() -> None:
+    """§5.15 infamous trait: an Illicit Market gives 1 Infamy under Infamy, nothing under Fame; +1 Crime always."""
+    for fame_type, want in (("infamy", [(1, "illicit-market (infamy)")]), ("fame", [])):
+        g = Game().found(fame_type=fame_type)
+        _rich(g, level=6, skills={**g.state.skills, "intrigue": "trained"})
+        crime = g.state.ruin["crime"].points
+        pv = g.play(_civic({"structure": "illicit-market"}, die=15))
+        assert _fame_events(pv) == want, fame_type
+        assert step_state(pv, "activity.civic").ruin["crime"].points == crime + 1
+
+
+def test_tenement_adds_a_ruin_of_the_plans_choice_every_time() -> None:
+    """§5.15 Tenement: every time one is built, +1 to a Ruin of the GM's choice (here Decay); first each turn
+    also -1 Unrest."""
+    g = _rich(Game().found())
+    before = g.state.ruin["decay"].points
+    pv = g.play({**_civic({"structure": "tenement", "ruin": "decay"}, die=15)})
+    after = step_state(pv, "activity.civic")
+    assert after.ruin["decay"].points == before + 1
+    assert after.unrest == step_state(pv, "commerce.agreements").unrest - 1
+
+
+def test_wall_unrest_reduction_only_for_the_first_wall() -> None:
+    """§5.15 walls: -1 Unrest for a settlement's first wall only (built_effects_limit = 1)."""
+    g = _rich(Game().found(), unrest=5)
+    pv = g.play(_civic({"structure": "wall-wooden", "border": "north"}))
+    assert step_state(pv, "activity.civic").unrest == step_state(pv, "commerce.agreements").unrest - 1
+    _rich(g, unrest=5)
+    pv = g.play(_civic({"structure": "wall-wooden", "border": "south"}))
+    assert step_state(pv, "activity.civic").unrest == step_state(pv, "commerce.agreements").unrest
+
+
+def test_brewery_unrest_reduction_stops_at_four() -> None:
+    """§5.15 Brewery: -1 Unrest each time while the settlement has fewer than 4 breweries."""
+    for held, drop in ((3, 1), (4, 0)):
+        g = _with_structures(Game().found(), {})
+        st = g.state.settlements[0]
+        brews = tuple(BuiltStructure(name="brewery", block=0, lots=()) for _ in range(held))
+        g.state = g.state.model_copy(update={"settlements": (st.model_copy(update={"structures": (
+            *st.structures, *brews)}),)})
+        _rich(g, unrest=5)
+        pv = g.play(_civic({"structure": "brewery"}, die=15))
+        assert step_state(pv, "activity.civic").unrest == step_state(pv, "commerce.agreements").unrest - drop

@@ -183,7 +183,7 @@ def run_effects(ctx: Ctx, effects: list[T.Effect], *, key: str, name: str, choic
             spend_rp(ctx, val, name, faces=faces)
             ctx.emit(E.SettlementFounded(id=prep["settlement_id"], name=prep["settlement_name"], hex_id=prep["hex"].id))
         elif k == "build":
-            _build_outcome(ctx, prep, int(eff.amount), name)
+            _build_outcome(ctx, prep, int(eff.amount), name, choices)
         elif k == "demolish":
             _demolish_outcome(ctx, prep, int(eff.amount), ek, choices)
         else:  # pragma: no cover - validated by the Effect model
@@ -326,9 +326,28 @@ def _place_infrastructure(ctx: Ctx, st: Any, struct: T.Structure,
     return -1, border, old.name if old else ""
 
 
-def _build_outcome(ctx: Ctx, prep: dict[str, Any], level: int, name: str) -> None:
+def _family(cat: T.Catalog, struct: T.Structure) -> set[str]:
+    """A structure, the one it upgrades from, and those upgrading from it (walls: wooden and stone)."""
+    fam = {struct.name}
+    if struct.upgrade_from:
+        fam.add(struct.upgrade_from)
+    fam |= {s.name for s in cat.structures.values() if s.upgrade_from == struct.name}
+    return fam
+
+
+def _fame_of(struct: T.Structure, fame_type: str) -> int:
+    """1 Fame/Infamy for a famous and infamous structure; a single-trait one only for the matching kingdom."""
+    if struct.fame:
+        return 1
+    return 1 if ("famous" in struct.traits and fame_type == "fame") or (
+        "infamous" in struct.traits and fame_type == "infamy") else 0
+
+
+def _build_outcome(ctx: Ctx, prep: dict[str, Any], level: int, name: str, choices: Mapping[str, Any]) -> None:
     struct: T.Structure = prep["structure"]
     st = _settlement(ctx, prep["settlement"])
+    family = _family(ctx.cat, struct)
+    held_before = sum(1 for b in st.structures if b.name in family)
     if level >= 1 and struct.lots == 0:
         ctx.emit(E.InfrastructureBuilt(settlement=st.id, structure=struct.name,
                                        placement=struct.scope,
@@ -351,8 +370,12 @@ def _build_outcome(ctx: Ctx, prep: dict[str, Any], level: int, name: str) -> Non
         if struct.first_built_each_turn and ctx.state.structures_built_this_turn.count(struct.name) == 1:
             run_effects(ctx, struct.first_built_each_turn, key=f"{prep['key']}.first", name=struct.name,
                         choices={}, prep={})
-        if struct.fame:
-            ctx.emit(E.FameChanged(delta=1, reason=f"{struct.name} ({ctx.state.fame_type})"))
+        if struct.built_effects and (not struct.built_effects_limit or held_before < struct.built_effects_limit):
+            run_effects(ctx, struct.built_effects, key=f"{prep['key']}.built", name=struct.name,
+                        choices=choices, prep={})
+        gain = _fame_of(struct, ctx.state.fame_type)
+        if gain:
+            ctx.emit(E.FameChanged(delta=gain, reason=f"{struct.name} ({ctx.state.fame_type})"))
     else:
         ctx.emit(E.StructureNotBuilt(settlement=st.id, structure=struct.name, block=prep["block"], lots=prep["lots"],
                                      rubble=level < 0))

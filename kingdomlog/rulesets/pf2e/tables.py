@@ -156,6 +156,8 @@ class Structure(_Row):
     storage: dict[Commodity, int] = Field(default_factory=dict)
     seat: bool = False
     fame: bool = False
+    """Grants 1 Fame or Infamy whichever the kingdom follows (a famous AND infamous structure); a structure with
+    only the famous (infamous) trait grants 1 only to a kingdom following Fame (Infamy)."""
     consumption_reduction: int = 0
     item_bonuses: dict[str, int] = Field(default_factory=dict)
     """selector ("activity:<name>", "skill:<skill>", "activity:<name>:<target>" = only that target (Ruin,
@@ -172,7 +174,10 @@ class Structure(_Row):
     """For border placement: a water border needs a river or lake in the settlement's hex."""
     first_built_each_turn: list[Effect] = Field(default_factory=list)
     built_effects: list[Effect] = Field(default_factory=list)
-    """Effects every time one is built (data only: the engine applies first_built_each_turn)."""
+    """Effects every time one is built (after first_built_each_turn)."""
+    built_effects_limit: int = Field(default=0, ge=0)
+    """0 = always; N = built_effects apply only while the settlement held fewer than N of this structure's
+    family (itself, the structure it upgrades from, those upgrading from it) before this one was built."""
     limits: list[str] = Field(default_factory=list)
     source: str = "spec"
 
