@@ -285,3 +285,53 @@ def test_brewery_unrest_reduction_stops_at_four() -> None:
         _rich(g, unrest=5)
         pv = g.play(_civic({"structure": "brewery"}, die=15))
         assert step_state(pv, "activity.civic").unrest == step_state(pv, "commerce.agreements").unrest - drop
+
+
+# ------------------------------------------------------------------ 5. feat prerequisites, per-skill ranks
+
+
+def _level_up(feat_choices: dict[str, Any]) -> dict[str, Any]:
+    return {"upkeep.leadership": {"choices": {"party_level": 4}},
+            "commerce.taxes": {"choices": {"mode": "none"}},
+            "event.check": {"rolls": {"event": [1]}}, "event.level": {"choices": feat_choices}}
+
+
+def test_feat_needing_a_trained_skill_is_refused_naming_it() -> None:
+    """§5.5: Crush Dissent requires trained Warfare; untrained, it is refused naming the prerequisite; once
+    the kingdom is trained in Warfare it is taken."""
+    g = Game().found(resume={"turn": 1, "xp": 990}, party_level=2)
+    assert g.state.skills.get("warfare", "untrained") == "untrained"
+    _refused(g, _level_up({"feat": "crush-dissent"}), "crush-dissent requires trained warfare", "§5.5")
+    g.state = g.state.model_copy(update={"skills": {**g.state.skills, "warfare": "trained"}})
+    pv = g.play(_level_up({"feat": "crush-dissent"}))
+    assert pv.state_after.feats[-1] == "crush-dissent"
+
+
+def test_feat_needing_an_ability_score_is_refused() -> None:
+    """§5.5: Endure Anarchy (level 3 feat, taken at level 4) requires Loyalty 14."""
+    g = Game().found(resume={"turn": 1, "xp": 990}, party_level=4)
+    g.state = g.state.model_copy(update={"level": 3, "scores": {**g.state.scores, "loyalty": 12}})
+    _refused(g, _level_up({"feat": "endure-anarchy"}), "endure-anarchy requires loyalty 14")
+    g.state = g.state.model_copy(update={"scores": {**g.state.scores, "loyalty": 14}})
+    assert g.play(_level_up({"feat": "endure-anarchy"})).state_after.feats[-1] == "endure-anarchy"
+
+
+def test_kingdom_assurance_needs_its_chosen_skill_trained() -> None:
+    """§5.5: Kingdom Assurance is taken for a skill the kingdom is trained in (named as feat_skill)."""
+    g = Game().found(resume={"turn": 1, "xp": 990}, party_level=2)
+    _refused(g, _level_up({"feat": "kingdom-assurance", "feat_skill": "warfare"}),
+             "requires trained warfare")
+    pv = g.play(_level_up({"feat": "kingdom-assurance", "feat_skill": "trade"}))
+    up = next(e for e in events_of(pv, "event.level") if isinstance(e, E.LeveledUp))
+    assert (up.feat, up.feat_skill) == ("kingdom-assurance", "trade")
+
+
+def test_per_skill_rank_minimum_of_an_activity() -> None:
+    """§4 proficiency: Establish Trade Agreement by Magic needs master Magic (expert is not enough); by Trade
+    (trained) it only needs the activity's base rank."""
+    g = Game().found()
+    g.state = g.state.model_copy(update={"skills": {**g.state.skills, "magic": "expert"}})
+    _refused(g, _lead({"activity": "establish-trade-agreement", "role": "ruler", "skill": "magic", "dc": 15}),
+             "establish-trade-agreement needs master proficiency in magic")
+    pv = g.play(_lead({"activity": "establish-trade-agreement", "role": "ruler", "skill": "trade", "dc": 15}))
+    assert _checks(pv, "activity.leadership")[0].skill == "trade"

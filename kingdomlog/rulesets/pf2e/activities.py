@@ -511,6 +511,9 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
     needed = act.proficiency
     if act.name == "collect-taxes" and s.options.get("collect_taxes_requires_trained", False):
         needed = "trained"
+    per_skill = act.skill_proficiency.get(skill)
+    if per_skill and T.RANKS.index(per_skill) > T.RANKS.index(needed):
+        needed = per_skill
     if not rank_at_least(s.skills.get(skill, "untrained"), needed) and act.skills:
         raise ctx.fail(f"{act.name} needs {needed} proficiency in {skill}", "§4 proficiency requirement")
     if act.requires == "water_hex" and not any(h.claimed and (h.river or h.lake) for h in s.hexes):

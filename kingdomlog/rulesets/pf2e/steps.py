@@ -594,6 +594,20 @@ def event_xp(ctx: Ctx) -> None:
         ctx.emit(E.PendingAdded(kind="fame", amount=fame_next, cause="GM award"))
 
 
+def feat_unmet(fd: T.Feat, skills: Mapping[str, str], scores: Mapping[str, int], chosen: str) -> str:
+    """The first unmet prerequisite of a kingdom feat ("" if none): trained skills, minimum ability scores."""
+    for sk in fd.requires_trained:
+        name = chosen if sk == "chosen" else sk
+        if not name:
+            continue
+        if skills.get(name, "untrained") == "untrained":
+            return f"trained {name}"
+    for ab, least in sorted(fd.requires_ability.items()):
+        if scores.get(ab, 10) < least:
+            return f"{ab} {least} (the kingdom has {scores.get(ab, 10)})"
+    return ""
+
+
 @step("event.level")
 def event_level(ctx: Ctx) -> None:
     """E4 Increase Kingdom Level (§3.4 E4, §4.13, §4.14, §5.5) and the end of the turn."""
@@ -616,11 +630,26 @@ def event_level(ctx: Ctx) -> None:
                 raise InputError(f"skill_increase: unknown skill {skill!r}")
             if s.skills.get(skill, "untrained") == "legendary":
                 raise ctx.fail(f"{skill} is already legendary", "§5.5 skill increase")
+        boosts: list[str] = []
+        if feats.ability_boosts:
+            default_b = sorted(T.ABILITIES, key=lambda a: (s.scores[a], a))[: feats.ability_boosts]
+            boosts = list(opt(c, "boosts", default_b, list))
+            if len(boosts) != feats.ability_boosts or len(set(boosts)) != len(boosts) or any(
+                    b not in T.ABILITIES for b in boosts):
+                raise ctx.fail(f"choose {feats.ability_boosts} different abilities to boost", "§5.5 ability boosts")
+        # feat prerequisites are checked against the kingdom with this level's skill increase and boosts
+        skills_now = dict(s.skills)
+        if skill:
+            skills_now[skill] = T.RANKS[min(4, T.RANKS.index(skills_now.get(skill, "untrained")) + 1)]
+        scores_now = dict(s.scores)
+        for b in boosts:
+            scores_now[b] += 1 if scores_now[b] >= 18 else 2
         feat = ""
         feat_skill = ""
         if feats.feat:
             cat = ctx.cat
-            eligible = [f.name for f in cat.feats.values() if f.level <= to and (f.repeatable or f.name not in s.feats)]
+            eligible = [f.name for f in cat.feats.values() if f.level <= to and (f.repeatable or f.name not in s.feats)
+                        and "chosen" not in f.requires_trained and not feat_unmet(f, skills_now, scores_now, "")]
             feat = str(opt(c, "feat", eligible[0] if eligible else "", str))
             if feat:
                 fd = cat.feats.get(feat)
@@ -634,13 +663,13 @@ def event_level(ctx: Ctx) -> None:
                     feat_skill = str(opt(c, "feat_skill", next((k for k in sorted(T.core().skills)
                                                                if s.skills.get(k, "untrained") == "untrained"
                                                                and k != skill), ""), str))
-        boosts: list[str] = []
-        if feats.ability_boosts:
-            default_b = sorted(T.ABILITIES, key=lambda a: (s.scores[a], a))[: feats.ability_boosts]
-            boosts = list(opt(c, "boosts", default_b, list))
-            if len(boosts) != feats.ability_boosts or len(set(boosts)) != len(boosts) or any(
-                    b not in T.ABILITIES for b in boosts):
-                raise ctx.fail(f"choose {feats.ability_boosts} different abilities to boost", "§5.5 ability boosts")
+                elif "chosen" in fd.requires_trained:
+                    feat_skill = str(opt(c, "feat_skill", "", str))
+                    if feat_skill not in T.core().skills:
+                        raise InputError(f"{feat}: choose the skill it is taken for as 'feat_skill'")
+                unmet = feat_unmet(fd, skills_now, scores_now, feat_skill)
+                if unmet:
+                    raise ctx.fail(f"{feat} requires {unmet}", "§5.5 kingdom feat prerequisites")
         ctx.emit(E.LeveledUp(level_from=s.level, level_to=to, features=list(feats.features), ruin_resistance=rr,
                              skill_increase=skill, feat=feat, feat_skill=feat_skill, boosts=boosts))
     for role, skill in dict(opt(ctx.choices, "leader_checks", {}, dict)).items():

@@ -109,7 +109,7 @@ class Activity(_Row):
     requires: Literal["", "water_hex"] = ""
     warfare: bool = False
     skill_proficiency: dict[str, Rank] = Field(default_factory=dict)
-    """Per-skill minimum rank where a skill needs more than ``proficiency`` (data only, not enforced yet)."""
+    """Per-skill minimum rank where a skill needs more than ``proficiency`` (checked like ``proficiency``)."""
     unlocked_by: str = ""
     """Empty = always available; "structure:<name>" or "companion:<name>" = only with that structure
     built or that companion in a leadership role (data only, not enforced by the engine yet)."""
