@@ -331,6 +331,37 @@ def cmd_share(args: argparse.Namespace) -> int:
     return int(share(Path(args.dir), viewer=args.as_, output=args.output, port=args.port, password=args.password))
 
 
+def cmd_orders(args: argparse.Namespace) -> int:
+    from kingdomlog.notebook_server import serve_orders
+
+    return int(serve_orders(Path(args.dir), viewer=args.as_, port=args.port, password=args.password))
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    viewer = _viewer(camp, args.as_)
+    if viewer in ("gm", "public"):
+        raise InputError("--as must name a player or faction; the GM plays the turn with `kingdomlog turn`")
+    plan = _load_plan(args.plan)
+    turn = camp.next_turn()
+    if plan.turn is not None and plan.turn != turn:
+        raise InputError(f"{args.plan}: the plan is for turn {plan.turn} but the campaign's next turn is {turn}")
+    if plan.seed:
+        raise InputError(f"{args.plan}: a submission has no seed; the server rolls its dice")
+    res = camp.submit(viewer, {sid: sp.model_dump() for sid, sp in plan.steps.items()}, note=plan.note)
+    sub = camp.submissions(turn)[viewer].payload
+    if args.json:
+        _out({"turn": turn, "viewer": viewer, "seq": res.first_seq, "commit_id": res.commit_id,
+              "steps": sub.model_dump(mode="json")["steps"]})
+    else:
+        print(f"submitted {', '.join(sub.steps)} for turn {turn} as {viewer} (core.plan_submitted at seq"
+              f" {res.first_seq}; visible to {viewer} and the GM)")
+        for sid, st in sub.steps.items():
+            for key, faces in st.rolls.items():
+                print(f"    {sid} roll {key}: {faces}")
+    return 0
+
+
 # ---- parser -----------------------------------------------------------------------------
 
 
@@ -440,6 +471,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=2719)
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_share)
+
+    s = sub.add_parser("orders", help="serve one player's orders sheet (marimo run; writes only its submission)")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="FACTION", required=True, help="the player or faction (fixed)")
+    s.add_argument("--port", type=int, default=2720)
+    s.add_argument("--password", help="access password (default: a random one, printed)")
+    s.set_defaults(fn=cmd_orders)
+
+    s = sub.add_parser("submit", help="submit a player's steps for the next turn (dice rolled here)")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="FACTION", required=True)
+    s.add_argument("--plan", required=True, help="plan JSON with only this player's steps (choices), or - for stdin")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_submit)
     return p
 
 

@@ -3,6 +3,9 @@
 - ``open_gm`` runs ``marimo edit notebooks/turn_sheet.py -- --campaign DIR`` on
   localhost (with a random access token unless told otherwise), prints the URL
   once the server answers, and stops marimo when it is stopped itself.
+- ``serve_orders`` runs ``marimo run notebooks/orders_sheet.py -- --campaign DIR --viewer F``
+  with a password token: one player's orders sheet, which writes only that player's
+  submission (``core.plan_submitted``).
 - ``share`` either writes one self-contained HTML file for a viewer (``-o``) or
   runs ``marimo run notebooks/kingdom_view.py -- --campaign DIR --viewer V`` with a
   password token; the viewer is fixed on the server side (design §7), and the
@@ -190,6 +193,33 @@ def share(folder: Path, viewer: str, output: str | Path | None = None, port: int
     url = f"http://{HOST}:{port}/?access_token={pw}"
     try:
         return _serve(cmd, port, url, f"Read-only view of {camp.config.name!r} for {who}", cleanup=pw_file)
+    except KingdomlogError:
+        pw_file.unlink(missing_ok=True)
+        raise
+
+
+def serve_orders(folder: Path, viewer: str, port: int = 2720, password: str | None = None) -> int:
+    """Serve ``notebooks/orders_sheet.py`` for one player with ``marimo run`` and a password token.
+
+    The viewer is fixed on the command line, so the page can only show that player's
+    redacted view and write that player's submission (``Campaign.submit``). Refuses the
+    GM, the public and a viewer with no steps to submit in this campaign's ruleset.
+    """
+    camp = Campaign.open(folder)
+    who = resolve_viewer(camp, viewer)
+    if who in ("gm", "public"):
+        raise InputError("the orders sheet is for a player or faction; the GM uses `kingdomlog gm`")
+    if not callable(getattr(camp.ruleset, "player_steps", None)):
+        raise InputError(f"ruleset {camp.ruleset.id!r} has no player steps; players cannot submit orders")
+    nb = notebook("orders_sheet")
+    pw = password or secrets.token_urlsafe(12)
+    pw_file = _password_file(pw)
+    cmd = [sys.executable, "-m", "marimo", "run", str(nb), "--host", HOST, "--port", str(port), "--headless",
+           "--no-sandbox", "--no-show-tracebacks", "--token-password-file", str(pw_file),
+           "--", "--campaign", str(Path(folder).resolve()), "--viewer", who]
+    url = f"http://{HOST}:{port}/?access_token={pw}"
+    try:
+        return _serve(cmd, port, url, f"Orders sheet of {camp.config.name!r} for {who}", cleanup=pw_file)
     except KingdomlogError:
         pw_file.unlink(missing_ok=True)
         raise

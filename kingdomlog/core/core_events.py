@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from kingdomlog.core.events import EventModel, register_event
 
@@ -44,4 +44,30 @@ class NoteAdded(EventModel):
     title: str = ""
 
 
-CORE_EVENT_TYPES: tuple[type[EventModel], ...] = (CampaignConfigured, TurnRetracted, NoteAdded)
+class SubmittedStep(BaseModel):
+    """A player's input for one step: its choices and the faces the server rolled for it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    choices: dict[str, Any] = Field(default_factory=dict)
+    rolls: dict[str, list[int]] = Field(default_factory=dict)
+
+
+@register_event
+class PlanSubmitted(EventModel):
+    """A player's (or faction's) submission for a turn: the steps it may fill in, with server-rolled dice.
+
+    The envelope's actor is the player and its visibility ``faction:<id>`` (the GM sees it
+    too). It never changes state (the fold skips ``core.*``); the GM's plan for ``turn``
+    takes the latest submission of each player for the steps it leaves out.
+    """
+
+    type = "core.plan_submitted"
+    version = 1
+
+    turn: int = Field(ge=0)
+    steps: dict[str, SubmittedStep] = Field(default_factory=dict)
+    note: str = Field(default="", max_length=20_000)
+
+
+CORE_EVENT_TYPES: tuple[type[EventModel], ...] = (CampaignConfigured, TurnRetracted, NoteAdded, PlanSubmitted)

@@ -20,7 +20,13 @@ from typing import Any
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kingdomlog.core.core_events import CampaignConfigured, NoteAdded, TurnRetracted
+from kingdomlog.core.core_events import (
+    CampaignConfigured,
+    NoteAdded,
+    PlanSubmitted,
+    SubmittedStep,
+    TurnRetracted,
+)
 from kingdomlog.core.data import file_document
 from kingdomlog.core.errors import CampaignNotFoundError, InputError, KingdomlogError, RuleError, StoreError
 from kingdomlog.core.events import (
@@ -30,10 +36,11 @@ from kingdomlog.core.events import (
     decode_payload,
     event_class,
     parse_visibility,
+    visible_to,
 )
 from kingdomlog.core.fold import filter_visible, last_live_turn, live_events, next_turn, retracted_commits
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State, find_ruleset, validate_options
-from kingdomlog.core.turn import Plan, TurnPreview, preview_turn, provisional, require_ok
+from kingdomlog.core.turn import Plan, StepPlan, TurnPreview, preview_turn, provisional, require_ok
 from kingdomlog.dice.roller import new_seed
 from kingdomlog.store.cache import SnapshotCache
 from kingdomlog.store.log import AppendResult, EventLog, Pending
@@ -106,6 +113,23 @@ class VerifyReport:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+@dataclass(frozen=True)
+class SubmissionCheck:
+    """A player's submission as ``Campaign.submit`` would store it (nothing written).
+
+    ``steps`` hold the choices and the faces rolled (or kept from an earlier submission);
+    ``fresh`` names the steps whose dice this check rolled anew (a real submission rolls
+    them again from its own seed); ``events`` are the drafts of each step the viewer may see.
+    """
+
+    viewer: str
+    turn: int
+    expect_seq: int
+    steps: dict[str, SubmittedStep]
+    fresh: tuple[str, ...]
+    events: dict[str, list[Draft]]
 
 
 class Campaign:
@@ -351,13 +375,162 @@ class Campaign:
     def visible_events(self, viewer: str) -> list[RecordedEvent]:
         return filter_visible(self.events(), viewer)
 
+    # ---- player submissions ----------------------------------------------------------------
+
+    def player_steps(self, viewer: str, *, state: State | None = None, turn: int | None = None) -> list[str]:
+        """The steps of ``turn`` (default: the next) that ``viewer`` may submit; [] if the ruleset has none.
+
+        Asks the ruleset's optional ``player_steps(state, turn, viewer)``; the GM and the
+        public submit nothing.
+        """
+        who = viewer.removeprefix("faction:")
+        fn = getattr(self.ruleset, "player_steps", None)
+        if not callable(fn) or who in ("gm", "public", ""):
+            return []
+        st = self.state() if state is None else state
+        t = self.next_turn() if turn is None else turn
+        return [str(x) for x in fn(st, t, who)]
+
+    def submissions(self, turn: int | None = None) -> dict[str, RecordedEvent]:
+        """The latest ``core.plan_submitted`` of each player for ``turn`` (default: the next), by player id.
+
+        Each value is the recorded event (``payload`` is a ``PlanSubmitted``); a later
+        submission replaces the player's earlier ones whole.
+        """
+        events = self.events()
+        t = next_turn(events) if turn is None else turn
+        out: dict[str, RecordedEvent] = {}
+        for ev in events:
+            if isinstance(ev.payload, PlanSubmitted) and ev.payload.turn == t:
+                out[ev.actor] = ev
+        return out
+
+    def with_submissions(self, plan: Plan) -> Plan:
+        """``plan`` with the players' latest submissions for the next turn filled into the steps it leaves out.
+
+        A step the GM's plan names wins (the GM's ruling). Submitted dice become typed
+        dice, so the resolution uses exactly the faces rolled at submission. Steps the
+        submitter may no longer submit (e.g. a faction that left the game) are ignored.
+        """
+        events = self.events()
+        turn = next_turn(events)
+        subs = self.submissions(turn)
+        if not subs:
+            return plan
+        state = self.state()
+        steps = dict(plan.steps)
+        for who, ev in subs.items():
+            assert isinstance(ev.payload, PlanSubmitted)
+            allowed = set(self.player_steps(who, state=state, turn=turn))
+            for sid, st in ev.payload.steps.items():
+                if sid in allowed and sid not in steps:
+                    steps[sid] = StepPlan(choices=dict(st.choices), rolls={k: list(v) for k, v in st.rolls.items()})
+        return plan.model_copy(update={"steps": steps})
+
+    def submit(self, viewer: str, steps: Mapping[str, Any], *, note: str = "") -> AppendResult:
+        """Append a player's submission for the next turn (``core.plan_submitted``, visible to it and the GM).
+
+        Checked first by ``check_submission`` (its refusals are this method's); then one
+        batch of one event is appended with ``expect_seq`` = the head the check read.
+        """
+        check = self.check_submission(viewer, steps)
+        try:
+            payload = PlanSubmitted(turn=check.turn, steps=check.steps, note=note)
+        except ValidationError as exc:
+            raise InputError(f"submission: {exc.errors()[0]['msg']}") from None
+        res = self.log.append([Pending(check.turn, Draft(payload, actor=check.viewer,
+                                                         visibility=f"faction:{check.viewer}"))],
+                              expect_seq=check.expect_seq)
+        self._events = None
+        return res
+
+    def check_submission(self, viewer: str, steps: Mapping[str, Any]) -> SubmissionCheck:
+        """Everything ``submit`` checks and rolls, without writing: the steps as they would be stored.
+
+        ``steps`` is ``{step id: {"choices": {...}}}`` (a ``StepPlan`` or its JSON). Refused
+        (``RuleError``, nothing appended) when a step is not the viewer's, when dice are
+        given (the server rolls them), when a step whose dice were already rolled this turn
+        is changed, or when previewing the next turn with this submission (every other step
+        at its default) refuses one of the viewer's steps. The viewer's dice are rolled
+        here with the keyed roller from a fresh seed, and their faces stored. Steps the
+        viewer submitted earlier this turn and does not name again are carried over.
+        """
+        who = viewer.removeprefix("faction:")
+        if who in ("gm", "public", ""):
+            raise InputError("a submission is made by a player or faction, not by the GM or the public;"
+                             " the GM plays the turn with `kingdomlog turn`")
+        visibility = f"faction:{who}"
+        parse_visibility(visibility)
+        events = self.events()
+        head = events[-1].seq if events else 0
+        turn = next_turn(events)
+        state = self.state()
+        allowed = self.player_steps(who, state=state, turn=turn)
+        if not steps:
+            raise InputError(f"nothing to submit: name one of your steps for turn {turn}"
+                             f" ({', '.join(allowed) or 'none'})")
+        given: dict[str, StepPlan] = {}
+        for sid, raw in steps.items():
+            if sid not in allowed:
+                raise RuleError(f"this step is not {who}'s to submit; for turn {turn} {who} may submit "
+                                f"{', '.join(allowed) or 'nothing'}", step=str(sid))
+            try:
+                sp = raw if isinstance(raw, StepPlan) else StepPlan.model_validate(raw)
+                json.dumps(sp.choices, allow_nan=False)
+            except (ValidationError, TypeError, ValueError) as exc:
+                raise InputError(f"step {sid!r}: not a step's input ({{\"choices\": {{...}}}}): {exc}") from None
+            if sp.rolls or sp.rerolls:
+                raise RuleError("a submission's dice are rolled by the server; leave out"
+                                " \"rolls\" and \"rerolls\"", step=str(sid))
+            given[sid] = sp
+        previous = self.submissions(turn).get(who)
+        before: dict[str, SubmittedStep] = {}
+        if previous is not None and isinstance(previous.payload, PlanSubmitted):
+            before = {k: v for k, v in previous.payload.steps.items() if k in allowed}
+        merged: dict[str, StepPlan] = {
+            sid: StepPlan(choices=dict(st.choices), rolls={k: list(v) for k, v in st.rolls.items()})
+            for sid, st in before.items()
+        }
+        for sid, sp in given.items():
+            old = before.get(sid)
+            if old is not None and old.rolls:
+                if old.choices != sp.choices:
+                    raise RuleError("its dice were rolled when you submitted it earlier this turn,"
+                                    " so its choices are sealed; ask the GM to change them", step=sid)
+                continue  # the same choices again: keep the faces already rolled
+            merged[sid] = StepPlan(choices=dict(sp.choices))
+        plan = Plan(turn=turn, seed=new_seed(), steps=merged)
+        tp = preview_turn(self.ruleset, state, plan, campaign=self.id, turn=turn, start_seq=head)
+        by_id = {sp.phase.id: sp for sp in tp.steps}
+        out: dict[str, SubmittedStep] = {}
+        seen: dict[str, list[Draft]] = {}
+        fresh: list[str] = []
+        for sid in merged:
+            result = by_id.get(sid)
+            if result is None:
+                raise RuleError(f"cannot be checked yet: an earlier step of turn {turn} does not"
+                                " resolve; ask the GM", step=sid)
+            if result.error:
+                raise RuleError(result.error if sid in result.error else f"[{sid}] {result.error}")
+            out[sid] = SubmittedStep(choices=dict(merged[sid].choices),
+                                     rolls={r.key: list(r.faces) for r in result.rolls})
+            seen[sid] = [d for d in result.drafts if visible_to(d.visibility, who)]
+            if result.rolls and not merged[sid].rolls:
+                fresh.append(sid)
+        return SubmissionCheck(viewer=who, turn=turn, expect_seq=head, steps=out, fresh=tuple(fresh),
+                               events=seen)
+
     # ---- writing -------------------------------------------------------------------------
 
     def preview(self, plan: Plan, *, seed: str | None = None) -> TurnPreview:
-        """A draft of the next turn from ``plan`` (nothing written)."""
+        """A draft of the next turn from ``plan`` (nothing written).
+
+        The players' latest submissions fill the steps ``plan`` leaves out (``with_submissions``).
+        """
         events = self.events()
         turn = next_turn(events)
         state = self.state()
+        plan = self.with_submissions(plan)
         return preview_turn(self.ruleset, state, plan, campaign=self.id, turn=turn,
                             start_seq=events[-1].seq if events else 0, seed=seed or plan.seed or new_seed())
 
@@ -605,4 +778,4 @@ def new_commit_id() -> str:
     return str(uuid.uuid4())
 
 
-__all__ = ["Campaign", "CampaignConfig", "EventModel", "VerifyReport", "load_config"]
+__all__ = ["Campaign", "CampaignConfig", "EventModel", "SubmissionCheck", "VerifyReport", "load_config"]

@@ -260,6 +260,18 @@ class SignoriaRuleset:
         s: SignoriaState = state
         return [f for f in s.initiative if s.factions[f].kind == "player"]
 
+    def player_steps(self, state: Any, turn: int, viewer: str) -> list[str]:
+        """The steps ``viewer`` may submit for ``turn``: its own command roll and sealed orders (§1.3, §4.3).
+
+        Only an active player faction has any; the GM's steps (``turn_open``, the phases, upkeep) never.
+        """
+        s: SignoriaState = state
+        fid = viewer.removeprefix("faction:")
+        if fid not in s.players():
+            return []
+        own = (f"command_{fid}", f"orders_{fid}")
+        return [p.id for p in self.phases_for(s, turn) if p.id in own]
+
     @staticmethod
     def _player(s: SignoriaState, fid: str, step: str) -> None:
         if fid not in s.players():

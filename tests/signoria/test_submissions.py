@@ -1,0 +1,189 @@
+"""Player submissions (core.plan_submitted) on a copy of the Felmonte demo: a faction submits its own
+command roll and sealed orders (§1.3, §4.3); rivals never see them; the GM's turn resolves them with the
+dice rolled at submission; another faction's steps and illegal orders are refused with nothing appended."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kingdomlog.cli import main as cli
+from kingdomlog.core.core_events import PlanSubmitted
+from kingdomlog.core.errors import InputError, RuleError
+from kingdomlog.core.turn import Plan, StepPlan
+from kingdomlog.dice.roller import KeyedRoller
+from kingdomlog.store import Campaign
+
+from .make_demo import DEMO
+
+MARK = "SEALED-NOTE-4417"
+SEED = "t-seed-1"  # fabian's cmd.1 in turn 8 of the demo under this seed: (3, 4) = 7, a low-stake success
+COMMAND = {"choices": {"stake": "low", "pay": []}}
+ORDERS = {"choices": {"orders": [{"id": "Q7", "action": "hire_troops", "slots": ["ordinary"],
+                                  "params": {"units": 1}}]}}
+
+
+@pytest.fixture
+def camp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Campaign:
+    folder = tmp_path / "felmonte"
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    monkeypatch.setattr("kingdomlog.store.campaign.new_seed", lambda: SEED)
+    return Campaign.open(folder)
+
+
+def run(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli(list(args)) == 0
+    return out.getvalue()
+
+
+def submit_fabian(camp: Campaign) -> None:
+    camp.submit("fabian", {"command_fabian": COMMAND, "orders_fabian": ORDERS}, note=MARK)
+
+
+def test_player_steps_are_the_factions_own() -> None:
+    """§1.3: a player faction submits its own command roll and orders; the GM and the public nothing."""
+    c = Campaign.open(DEMO)
+    turn = c.next_turn()
+    assert c.player_steps("fabian") == ["command_fabian", "orders_fabian"]
+    assert c.player_steps("faction:marburg") == ["command_marburg", "orders_marburg"]
+    assert c.player_steps("gm") == [] and c.player_steps("public") == [] and c.player_steps("felmonte") == []
+    assert c.ruleset.player_steps(c.state(), turn, "gusso") == []  # type: ignore[attr-defined]
+
+
+def test_submission_is_one_faction_only_event_that_changes_no_state(camp: Campaign) -> None:
+    """The submission is one core.plan_submitted batch, actor and visibility the faction; the fold skips it."""
+    head, turn = camp.head_seq, camp.next_turn()
+    before = camp.state().model_dump(mode="json")
+    submit_fabian(camp)
+    new = [e for e in camp.events() if e.seq > head]
+    assert len(new) == 1
+    ev = new[0]
+    assert (ev.type, ev.actor, ev.visibility, ev.turn) == ("core.plan_submitted", "fabian", "faction:fabian", turn)
+    assert isinstance(ev.payload, PlanSubmitted) and ev.payload.note == MARK
+    expected = KeyedRoller(SEED, campaign=camp.id, turn=turn).for_step("command_fabian").roll("cmd.1", "2d6")
+    assert ev.payload.steps["command_fabian"].rolls == {"cmd.1": list(expected.faces)} == {"cmd.1": [3, 4]}
+    assert ev.payload.steps["orders_fabian"].choices == ORDERS["choices"]
+    assert camp.next_turn() == turn
+    assert camp.state().model_dump(mode="json") == before
+    assert list(camp.submissions()) == ["fabian"] and camp.submissions(turn + 1) == {}
+    assert camp.verify().ok
+
+
+def test_rivals_cannot_see_a_submission(camp: Campaign, tmp_path: Path) -> None:
+    """§11.3: sealed orders reach only their faction and the GM: log --as, state --as, export --as."""
+    submit_fabian(camp)
+    d = str(camp.folder)
+    for viewer in ("marburg", "public"):
+        log = run("log", d, "--as", viewer, "--json")
+        assert MARK not in log and "core.plan_submitted" not in log and '"Q7"' not in log
+        assert MARK not in run("log", d, "--as", viewer)
+        state = run("state", d, "--as", viewer, "--json")
+        assert MARK not in state and '"Q7"' not in state
+        out = tmp_path / f"{viewer}.jsonl"
+        run("export", d, "-o", str(out), "--as", viewer)
+        assert MARK not in out.read_text(encoding="utf-8")
+    own = run("log", d, "--as", "fabian", "--json")
+    assert MARK in own and "core.plan_submitted" in own
+    assert MARK in run("log", d, "--json")  # the GM sees everything
+    view = camp.state(viewer="marburg")
+    assert "fabian" not in view.orders  # type: ignore[attr-defined]
+
+
+def test_the_gms_turn_resolves_the_submission_with_its_dice(camp: Campaign) -> None:
+    """The GM's plan leaves the faction's steps out: the submission fills them, its faces as typed dice."""
+    submit_fabian(camp)
+    turn = camp.next_turn()
+    tp = camp.preview(Plan(turn=turn, seed="gm-seed"))
+    assert tp.ok, tp.error
+    steps = {s.phase.id: s for s in tp.steps}
+    cmd = steps["command_fabian"]
+    assert [(r.key, list(r.faces), r.manual) for r in cmd.rolls] == [("cmd.1", [3, 4], True)]
+    assert steps["orders_fabian"].choices == ORDERS["choices"]
+    camp.commit(tp)
+    sealed = [e for e in camp.events() if e.type == "signoria.orders_submitted" and e.turn == turn
+              and e.payload.faction == "fabian"]  # type: ignore[attr-defined]
+    assert len(sealed) == 1 and [o["id"] for o in sealed[0].payload.orders] == ["Q7"]  # type: ignore[attr-defined]
+    rolls = [e for e in camp.events() if e.type == "signoria.command_roll" and e.turn == turn
+             and e.payload.faction == "fabian"]  # type: ignore[attr-defined]
+    assert [tuple(e.payload.dice) for e in rolls] == [(3, 4)]  # type: ignore[attr-defined]
+    assert camp.next_turn() == turn + 1 and camp.submissions() == {}
+
+
+def test_a_gm_plan_naming_the_step_wins(camp: Campaign) -> None:
+    """The GM's ruling: a step the GM's plan names is played as the GM wrote it, not as submitted."""
+    submit_fabian(camp)
+    turn = camp.next_turn()
+    gm_orders = StepPlan(choices={"orders": []})
+    tp = camp.preview(Plan(turn=turn, seed="gm-seed", steps={"orders_fabian": gm_orders}))
+    assert tp.ok, tp.error
+    steps = {s.phase.id: s for s in tp.steps}
+    assert steps["orders_fabian"].choices == {"orders": []}
+    assert [list(r.faces) for r in steps["command_fabian"].rolls] == [[3, 4]]  # not named: the submission's
+
+
+def test_another_factions_steps_are_refused(camp: Campaign) -> None:
+    """§1.3: a faction orders only itself; nothing is appended."""
+    head = camp.head_seq
+    with pytest.raises(RuleError, match=r"orders_marburg.*not fabian's to submit"):
+        camp.submit("fabian", {"orders_marburg": {"choices": {"orders": []}}})
+    with pytest.raises(RuleError, match="not fabian's"):
+        camp.submit("fabian", {"p3_war": {"choices": {}}})
+    with pytest.raises(RuleError, match="a faction orders only itself"):
+        camp.submit("fabian", {"command_fabian": COMMAND,
+                               "orders_fabian": {"choices": {"actor": "marburg", "orders": []}}})
+    with pytest.raises(InputError):
+        camp.submit("gm", {"orders_fabian": ORDERS})
+    assert camp.head_seq == head
+
+
+def test_a_bad_order_is_refused_with_the_rules_message(camp: Campaign) -> None:
+    """§3.1: more special slots than the command roll gave is refused, naming the rule; nothing appended."""
+    head = camp.head_seq
+    bad = {"choices": {"orders": [{"id": "Q1", "action": "hire_troops", "slots": ["special"] * 5,
+                                   "params": {"units": 1}}]}}
+    with pytest.raises(RuleError, match=r"\[orders_fabian\].*special slots.*§3\.1"):
+        camp.submit("fabian", {"command_fabian": COMMAND, "orders_fabian": bad})
+    with pytest.raises(RuleError, match="rolled by the server"):
+        camp.submit("fabian", {"command_fabian": {"choices": {"stake": "high"}, "rolls": {"cmd.1": [6, 6]}}})
+    assert camp.head_seq == head
+
+
+def test_a_rolled_step_is_sealed_and_later_submissions_carry_it(camp: Campaign) -> None:
+    """No fishing for dice: once the command roll is submitted its choices and faces stay for the turn;
+    orders may still change, and the latest submission holds both steps."""
+    camp.submit("fabian", {"command_fabian": COMMAND})
+    head = camp.head_seq
+    with pytest.raises(RuleError, match="sealed"):
+        camp.submit("fabian", {"command_fabian": {"choices": {"stake": "high", "pay": []}}})
+    assert camp.head_seq == head
+    camp.submit("fabian", {"orders_fabian": ORDERS})
+    camp.submit("fabian", {"command_fabian": COMMAND, "orders_fabian": ORDERS})  # same choices: same faces
+    latest = camp.submissions()["fabian"].payload
+    assert isinstance(latest, PlanSubmitted)
+    assert latest.steps["command_fabian"].rolls == {"cmd.1": [3, 4]}
+    assert latest.steps["orders_fabian"].choices == ORDERS["choices"]
+
+
+def test_headless_submit_command(camp: Campaign, tmp_path: Path) -> None:
+    """`kingdomlog submit DIR --as F --plan FILE`: the same checks; a refusal exits 1 with nothing appended."""
+    plan = tmp_path / "mine.json"
+    plan.write_text(json.dumps({"steps": {"command_fabian": COMMAND, "orders_fabian": ORDERS}, "note": MARK}))
+    out = json.loads(run("submit", str(camp.folder), "--as", "fabian", "--plan", str(plan), "--json"))
+    assert out["viewer"] == "fabian" and out["steps"]["command_fabian"]["rolls"] == {"cmd.1": [3, 4]}
+    head = Campaign.open(camp.folder).head_seq
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"steps": {"orders_marburg": {"choices": {}}}}))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert cli(["submit", str(camp.folder), "--as", "fabian", "--plan", str(other)]) == 1
+    assert "not fabian's to submit" in err.getvalue()
+    with contextlib.redirect_stderr(err):
+        assert cli(["submit", str(camp.folder), "--as", "gm", "--plan", str(plan)]) == 1
+    assert Campaign.open(camp.folder).head_seq == head
