@@ -319,6 +319,10 @@ def bench_turn_sheet(data: Path, campaigns: int, turns: int, samples: int) -> di
 
 def table(res: dict[str, Any]) -> str:
     rows = [("benchmark", "ours", "peer", "ratio", "target", "ok")]
+    for key, r in res.items():
+        if isinstance(r, dict) and "error" in r:
+            rows.append((f"{key}: FAILED", r["error"][:60], "", "", "", "NO"))
+    res = {k: v for k, v in res.items() if not (isinstance(v, dict) and "error" in v)}
     if "replay" in res:
         r = res["replay"]
         rows.append((f"replay {r['events']:,} events (events/s; peak RSS)",
@@ -377,23 +381,34 @@ def main(argv: list[str] | None = None) -> int:
     want = set(args.only or ["replay", "warm", "append", "historian", "turn_sheet"] + (["large"] if args.large else []))
     res: dict[str, Any] = {"machine": machine(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     t0 = time.perf_counter()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+
+    def step(key: str, fn: Any, *a: Any) -> None:
+        try:
+            res[key] = fn(*a)
+        except Exception as exc:  # one failing benchmark must not lose the others' figures
+            import traceback
+
+            res[key] = {"error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-3000:]}
+            say(f"{key}: FAILED: {exc}")
+        args.out.write_text(json.dumps(res, indent=2, default=str))
+
     if "replay" in want or "warm" in want:
-        res["replay"] = bench_replay(args.data, n, reps)
-    if "warm" in want:
-        res["warm"] = bench_warm(args.data, reps)
+        step("replay", bench_replay, args.data, n, reps)
+    if "warm" in want and "error" not in res.get("replay", {}):
+        step("warm", bench_warm, args.data, reps)
     if "append" in want:
-        res["append"] = bench_append(args.data, 15 if args.quick else 40)
+        step("append", bench_append, args.data, 15 if args.quick else 40)
     if "historian" in want or "turn_sheet" in want:
-        res["historian"] = bench_historian(args.data, camps, turns, 5)
-    if "turn_sheet" in want:
-        res["turn_sheet"] = bench_turn_sheet(args.data, camps, turns, 20 if args.quick else 60)
+        step("historian", bench_historian, args.data, camps, turns, 5)
+    if "turn_sheet" in want and "error" not in res.get("historian", {}):
+        step("turn_sheet", bench_turn_sheet, args.data, camps, turns, 20 if args.quick else 60)
     if "large" in want:
-        res["large"] = bench_large(args.data, 50_000 if args.quick else 1_000_000)
+        step("large", bench_large, args.data, 50_000 if args.quick else 1_000_000)
     res["total_s"] = time.perf_counter() - t0
     print(table(res))
     m = res["machine"]
     print(f"\nmachine: {m['cores']} cores, {m['memory_gb']} GB, {m['cpu']}, load {m['load_avg_at_start']}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(res, indent=2, default=str))
     print(f"saved {args.out}")
     return 0
