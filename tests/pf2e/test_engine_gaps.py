@@ -335,3 +335,40 @@ def test_per_skill_rank_minimum_of_an_activity() -> None:
              "establish-trade-agreement needs master proficiency in magic")
     pv = g.play(_lead({"activity": "establish-trade-agreement", "role": "ruler", "skill": "trade", "dc": 15}))
     assert _checks(pv, "activity.leadership")[0].skill == "trade"
+
+
+# ------------------------------------------------------------------ 6. unlocked activities
+
+
+def test_structure_unlocked_activity_needs_the_structure() -> None:
+    """§5.15: Capital Investment needs a Bank; refused naming it, taken once a Bank stands."""
+    g = _rich(Game().found())
+    _refused(g, _lead({"activity": "capital-investment", "role": "treasurer"}), "capital-investment", "bank",
+             "§5.15 activity unlocks")
+    _with_structures(g, {"bank": {"activity:tap-treasury": 1}})
+    pv = g.play(_lead({"activity": "capital-investment", "role": "treasurer"}))
+    assert _checks(pv, "activity.leadership")[0].activity == "capital-investment"
+
+
+def test_companion_activity_needs_the_companion_in_a_role() -> None:
+    """§5.15: Evangelize the End needs Harrim holding a leadership role."""
+    g = Game().found()
+    _refused(g, _lead({"activity": "evangelize-the-end", "role": "ruler"}), "companion harrim")
+    leaders = {**g.state.leaders, "counselor": g.state.leaders["counselor"].model_copy(update={"holder": "Harrim"})}
+    g.state = g.state.model_copy(update={"leaders": leaders})
+    pv = g.play(_lead({"activity": "evangelize-the-end", "role": "ruler"}))
+    assert _checks(pv, "activity.leadership")[0].activity == "evangelize-the-end"
+
+
+def test_gm_story_unlock_is_an_event_and_the_option_lifts_every_lock() -> None:
+    """§5.17: Naval Support (unlocked_by gm) after the GM's unlock event; option unlock_all_activities = true."""
+    g = Game().found()
+    _refused(g, _lead({"activity": "naval-support", "role": "ruler"}), "GM's story unlock")
+    pv = g.play({"upkeep.leadership": {"choices": {"unlock_activities": ["naval-support"]}},
+                 **_lead({"activity": "naval-support", "role": "ruler"})})
+    assert [e.activity for e in events_of(pv, "upkeep.leadership") if isinstance(e, E.ActivityUnlocked)] == \
+        ["naval-support"]
+    assert "naval-support" in pv.state_after.unlocked_activities
+    g2 = Game(options={"unlock_all_activities": True}).found()
+    pv = g2.play(_lead({"activity": "warfare-exercises", "role": "general"}))
+    assert _checks(pv, "activity.leadership")[0].activity == "warfare-exercises"

@@ -30,6 +30,7 @@ from kingdomlog.rulesets.pf2e.engine import (
     unrest,
 )
 from kingdomlog.rulesets.pf2e.state import (
+    activity_lock,
     capital,
     civic_slots,
     claim_limit,
@@ -414,6 +415,10 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
                        "§3.3 activity phase steps")
     s = ctx.state
     extra_mods: list[StackMod] = []
+    lock = activity_lock(s, act)
+    if lock:
+        raise ctx.fail(f"{act.name} is not unlocked: it needs {lock} (or campaign option unlock_all_activities)",
+                       "§5.15 activity unlocks")
     if in_anarchy_block(ctx, act):
         raise ctx.fail(f"the kingdom is in anarchy: only Quell Unrest is allowed, not {act.name}",
                        "§3.1 U2.5 anarchy")

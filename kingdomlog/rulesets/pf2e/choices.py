@@ -10,7 +10,7 @@ import json
 
 from kingdomlog.core.ruleset import Choice
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.state import KingdomState, consumption, in_anarchy
+from kingdomlog.rulesets.pf2e.state import KingdomState, activity_lock, consumption, in_anarchy
 
 _ACT_HELP = ("list of {activity, role (leadership), skill, ... target fields}; see docs/pf2e-plans.md."
              " Add fame_reroll: true to spend 1 Fame on a re-roll (§3.0.8).")
@@ -18,7 +18,8 @@ _ACT_HELP = ("list of {activity, role (leadership), skill, ... target fields}; s
 
 def _acts(state: KingdomState, category: str) -> tuple[str, ...]:
     cat = T.catalog(state.homebrew)
-    return tuple(sorted(a.name for a in cat.activities.values() if a.category == category))
+    return tuple(sorted(a.name for a in cat.activities.values() if a.category == category
+                        and not activity_lock(state, a)))
 
 
 def choices_for(state: KingdomState, step: str) -> list[Choice]:
@@ -66,6 +67,7 @@ def choices_for(state: KingdomState, step: str) -> list[Choice]:
             Choice("armies", "Armies and their Consumption ({army: n}, null removes)", "json", default={}),
             Choice("relations", "Trade agreements / diplomatic relations gained or lost ([{group, kind,"
                    " added}])", "json", default=[]),
+            Choice("unlock_activities", "Activities the GM unlocks by story ([name, ...])", "json", default=[]),
         ]
     if step == "upkeep.unrest":
         return [

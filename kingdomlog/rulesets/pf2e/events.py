@@ -494,6 +494,15 @@ class ActivityWithoutCheck(EventModel):
 
 
 @register_event
+class ActivityUnlocked(EventModel):
+    """The GM unlocks an activity by story (its data says unlocked_by = "gm", or any other lock)."""
+
+    type = "pf2e.activity_unlocked"
+    activity: str
+    cause: str = "gm"
+
+
+@register_event
 class TurnEnded(EventModel):
     type = "pf2e.turn_ended"
     turn: int
@@ -509,5 +518,5 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     StructureNotBuilt, LotsCleared, RandomEventChecked, KingdomEventOccurred, KingdomEventResolved,
     XPAwarded, XPApplied, MilestoneAchieved, RPConverted, LeveledUp, RelationsChanged, WarStatusChanged,
     ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, FeatureUsed, GainIgnored,
-    ActivityWithoutCheck, InfrastructureBuilt, TurnEnded,
+    ActivityWithoutCheck, InfrastructureBuilt, ActivityUnlocked, TurnEnded,
 )

@@ -194,6 +194,13 @@ def _no_check(s: KingdomState, p: E.ActivityWithoutCheck, turn: int) -> KingdomS
     return _up(s, used_this_turn=used)
 
 
+@on(E.ActivityUnlocked)
+def _unlocked(s: KingdomState, p: E.ActivityUnlocked, turn: int) -> KingdomState:
+    if p.activity in s.unlocked_activities:
+        return s
+    return _up(s, unlocked_activities=(*s.unlocked_activities, p.activity))
+
+
 @on(E.FlatCheckResolved)
 def _flat(s: KingdomState, p: E.FlatCheckResolved, turn: int) -> KingdomState:
     return s

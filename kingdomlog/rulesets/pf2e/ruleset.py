@@ -47,6 +47,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("founding_free_boosts", "int", 2, "Founding: free ability boosts after charter, heartland and"
                " government (published rules; not in the spec)", minimum=0, maximum=4),
     OptionSpec("require_four_invested", "bool", True, "§2.3: exactly four invested roles at founding"),
+    OptionSpec("unlock_all_activities", "bool", False, "§5.15/§5.17: every activity is available without the"
+               " structure, companion or story unlock its data names (house rule)"),
 )
 
 

@@ -67,6 +67,7 @@ def sample_events() -> list[Draft]:
         E.GainIgnored(kind="unrest", amount=1, cause="collect-taxes"),
         E.ActivityWithoutCheck(activity="disband", category="army"),
         E.InfrastructureBuilt(settlement="oakhold", structure="wall-wooden", placement="border", border="north"),
+        E.ActivityUnlocked(activity="cleanse-item"),
         E.TurnEnded(turn=1),
     ]
     return [Draft(payload=p, phase="sample") for p in payloads]

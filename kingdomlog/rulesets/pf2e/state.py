@@ -241,6 +241,8 @@ class KingdomState(_Frozen):
     crop_failure_watch: dict[str, int] = Field(default_factory=dict)
     ruin_resistance_used: int = 0
     leveled_this_turn: bool = False
+    unlocked_activities: tuple[str, ...] = ()
+    """Activities the GM unlocked by story (unlocked_by = "gm", or any other, recorded as events)."""
 
     # ---- derived figures (computed fields appear in model_dump / state --json) ----
     @computed_field  # type: ignore[prop-decorator]
@@ -494,6 +496,35 @@ def proficiency_bonus(rank: str, level: int) -> int:
 
 def rank_at_least(rank: str, needed: str) -> bool:
     return T.RANKS.index(rank) >= T.RANKS.index(needed)
+
+
+def _norm(name: str) -> str:
+    return "-".join(name.lower().replace("_", " ").split())
+
+
+def activity_lock(state: KingdomState, act: T.Activity) -> str:
+    """What an activity still needs to be taken ("" = available).
+
+    unlocked_by "structure:<name>": that structure stands in a settlement (or any standing structure lists the
+    activity in its ``unlocks``); "companion:<name>": that companion holds a leadership role; "gm": a story
+    unlock the GM records (upkeep.leadership choice ``unlock_activities``). Campaign option
+    ``unlock_all_activities`` lifts every lock.
+    """
+    if not act.unlocked_by or state.options.get("unlock_all_activities", False):
+        return ""
+    if act.name in state.unlocked_activities:
+        return ""
+    kind, _, name = act.unlocked_by.partition(":")
+    structs = T.catalog(state.homebrew).structures
+    standing = {b.name for st in state.settlements for b in st.structures}
+    if any(act.name in structs[n].unlocks for n in standing if n in structs):
+        return ""
+    if kind == "structure":
+        return "" if name in standing else f"a {name} built in a settlement"
+    if kind == "companion":
+        holders = {_norm(ld.holder) for ld in state.leaders.values() if ld.holder}
+        return "" if _norm(name) in holders else f"the companion {name} in a leadership role"
+    return "the GM's story unlock (upkeep.leadership choice unlock_activities)"
 
 
 def selector_matches(selector: str, *, skill: str, ability: str, activity: str, category: str,

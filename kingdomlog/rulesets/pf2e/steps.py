@@ -231,6 +231,11 @@ def upkeep_leadership(ctx: Ctx) -> None:
     gain = 1 + s.pending.fame
     after = min(3 if s.level < 20 else 4, s.fame + gain)
     ctx.emit(E.TurnStarted(turn=turn, party_level=party, fame_before=s.fame, fame_gained=gain, fame_after=after))
+    for name in list(opt(ctx.choices, "unlock_activities", [], list)):
+        if str(name) not in ctx.cat.activities:
+            raise InputError(f"unlock_activities: unknown activity {name!r}")
+        if str(name) not in s.unlocked_activities:
+            ctx.emit(E.ActivityUnlocked(activity=str(name), cause="gm"))
     war = opt(ctx.choices, "at_war", s.at_war, bool)
     if war != s.at_war:
         ctx.emit(E.WarStatusChanged(at_war=war))

@@ -112,7 +112,8 @@ class Activity(_Row):
     """Per-skill minimum rank where a skill needs more than ``proficiency`` (checked like ``proficiency``)."""
     unlocked_by: str = ""
     """Empty = always available; "structure:<name>" or "companion:<name>" = only with that structure
-    built or that companion in a leadership role (data only, not enforced by the engine yet)."""
+    built or that companion in a leadership role; "gm" = a story unlock the GM records (state.activity_lock;
+    campaign option unlock_all_activities lifts every lock)."""
     fortune: bool = False
     rules_in_spec: bool = True
     outcomes: Outcomes = Field(default_factory=Outcomes)
