@@ -35,7 +35,7 @@ def _(root):
 
 @app.cell
 def _(console):
-    campaigns_df = mo.sql(
+    _campaigns_df = mo.sql(
         "SELECT campaign, name, ruleset, events, last_turn FROM campaigns ORDER BY campaign",
         engine=console.con,
     )
@@ -50,14 +50,16 @@ def _(examples):
 
 @app.cell
 def _(console, examples):
-    figure_df = mo.sql(examples["figure"].sql, engine=console.con)
+    _figure_df = mo.sql(examples["figure"].sql, engine=console.con)
     return
 
 
 @app.cell(hide_code=True)
 def _(console, examples):
     figure_table, _problem = history.run(console, examples["figure"].sql)
-    figure_chart = history.line_chart(figure_table, title=examples["figure"].title) if figure_table is not None else None
+    figure_chart = (
+        history.line_chart(figure_table, title=examples["figure"].title) if figure_table is not None else None
+    )
     figure_chart if figure_chart is not None else mo.md(_problem or "_No turns yet._")
     return
 
@@ -70,7 +72,7 @@ def _(examples):
 
 @app.cell
 def _(console, examples):
-    rp_df = mo.sql(examples["rp"].sql, engine=console.con)
+    _rp_df = mo.sql(examples["rp"].sql, engine=console.con)
     return
 
 
@@ -82,7 +84,7 @@ def _(examples):
 
 @app.cell
 def _(console, examples):
-    success_df = mo.sql(examples["success"].sql, engine=console.con)
+    _success_df = mo.sql(examples["success"].sql, engine=console.con)
     return
 
 
@@ -105,7 +107,7 @@ def _():
         full_width=True,
         rows=4,
     )
-    free_sql
+    mo.output.replace(free_sql)
     return (free_sql,)
 
 
