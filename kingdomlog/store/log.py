@@ -85,6 +85,7 @@ SCHEMA = pa.schema(
     ]
 )
 COLUMNS = tuple(SCHEMA.names)
+_TYPES = tuple((f.name, f.type) for f in SCHEMA)
 
 
 def batch_name(first_seq: int) -> str:
@@ -449,11 +450,13 @@ class EventLog:
             )
         if meta.get(b"kingdomlog.campaign", b"").decode(errors="replace") != self.campaign:
             raise CorruptLogError(f"batch metadata names another campaign (this is {self.campaign!r})", file=f)
-        missing = [c for c in COLUMNS if c not in table.column_names]
+        schema = table.schema
+        present = set(schema.names)
+        missing = [c for c in COLUMNS if c not in present]
         if missing:
             raise CorruptLogError(f"batch lacks column(s) {', '.join(missing)}", file=f)
-        for c in COLUMNS:
-            got, want = table.schema.field(c).type, SCHEMA.field(c).type
+        for c, want in _TYPES:
+            got = schema.field(c).type
             if got != want:
                 raise CorruptLogError(f"column {c!r} has type {got}, expected {want}", file=f)
         n = table.num_rows
