@@ -178,3 +178,25 @@ def test_sample_campaign_through_the_store(rs: Ruleset, tmp_path: Path) -> None:
     assert again.model_dump(mode="json") == cold.model_dump(mode="json")
 
 
+
+
+def test_every_ruleset_sql_view_is_created(tmp_path: Path) -> None:
+    """Each ruleset's views compile against the catalog's tables (no warnings), even with no campaigns."""
+    from kingdomlog.projections.sql import Catalog
+
+    cat = Catalog(tmp_path, campaigns=[])
+    assert cat.warnings == []
+    names = {r[0] for r in cat.con.execute("select view_name from duckdb_views() where not internal").fetchall()}
+    for rs in RULESETS:
+        assert set(rs.sql_views()) <= names, rs.id
+
+
+def test_every_ruleset_sql_view_answers_over_the_demo_campaigns() -> None:
+    from kingdomlog.projections.sql import SafeConsole
+
+    root = Path(__file__).resolve().parents[1] / "campaigns"
+    con = SafeConsole(root)
+    assert con.warnings == []
+    for rs in RULESETS:
+        for name in rs.sql_views():
+            con.query(f"select * from {name} limit 5")

@@ -8,6 +8,7 @@ the last turn (12 by default) is ``final_tally``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from typing import Any
@@ -348,9 +349,9 @@ class SignoriaRuleset:
     def sql_views(self) -> Mapping[str, str]:
         text = resources.files("kingdomlog.rulesets.signoria").joinpath("signoria.sql").read_text(encoding="utf-8")
         views: dict[str, str] = {}
-        for chunk in text.split("-- view: ")[1:]:
-            name, _, body = chunk.partition("\n")
-            views[name.strip()] = body.strip().rstrip(";")
+        parts = re.split(r"^-- view: (\w+)[ \t]*$", text, flags=re.M)
+        for name, body in zip(parts[1::2], parts[2::2], strict=True):
+            views[name] = body.strip().rstrip(";")
         return views
 
     def sample_events(self) -> list[Draft]:
