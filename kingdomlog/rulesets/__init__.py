@@ -21,7 +21,7 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         continue
     try:
         _mod = importlib.import_module(f"{__name__}.{_info.name}")
-    except Exception as exc:  # noqa: BLE001 - reported, not hidden
+    except Exception as exc:  # reported in BROKEN, not hidden
         BROKEN[_info.name] = f"{type(exc).__name__}: {exc}"
         continue
     _rs = getattr(_mod, "RULESET", None)
