@@ -13,40 +13,16 @@ from pathlib import Path
 from kingdomlog.store import Campaign
 from kingdomlog.store.log import EventLog
 
-HERE = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def _writer(folder: str, name: str, n: int, out: str) -> None:
-    sys.path.insert(0, str(HERE))
-    import toyrules
-
-    from kingdomlog.core.errors import ConflictError
-    from kingdomlog.core.events import Draft
-    from kingdomlog.store.log import Pending
-
-    camp = Campaign.open(folder)
-    acks: list[dict[str, object]] = []
-    conflicts = 0
-    done = 0
-    while done < n:
-        head = camp.log.head().seq
-        cid = f"{name}-{done}"
-        try:
-            res = camp.log.append([Pending(1, Draft(toyrules.Sold(food=0, gold=done)))] * 2,
-                                  expect_seq=head, commit_id=cid)
-        except ConflictError:
-            conflicts += 1
-            continue
-        acks.append({"commit_id": cid, "first_seq": res.first_seq, "last_seq": res.last_seq})
-        done += 1
-    Path(out).write_text(json.dumps({"acks": acks, "conflicts": conflicts}))
+import race_workers
 
 
 def test_two_processes_racing_200_appends_each(tmp_path: Path) -> None:
     camp = Campaign.create(tmp_path / "race", "toy")
     ctx = mp.get_context("spawn")
     outs = [tmp_path / "a.json", tmp_path / "b.json"]
-    procs = [ctx.Process(target=_writer, args=(str(camp.folder), nm, 200, str(o)))
+    procs = [ctx.Process(target=race_workers.writer, args=(str(camp.folder), nm, 200, str(o)))
              for nm, o in zip(("a", "b"), outs, strict=True)]
     for p in procs:
         p.start()
@@ -67,26 +43,13 @@ def test_two_processes_racing_200_appends_each(tmp_path: Path) -> None:
     print(f"conflicts seen by the losers: {[r['conflicts'] for r in results]}")
 
 
-def _slow_writer(folder: str, started: str) -> None:
-    sys.path.insert(0, str(HERE))
-    import toyrules
-
-    from kingdomlog.core.events import Draft
-    from kingdomlog.store.log import Pending
-
-    camp = Campaign.open(folder)
-    Path(started).write_text("go")
-    while True:
-        camp.log.append([Pending(1, Draft(toyrules.Sold(food=0, gold=i))) for i in range(200)])
-
-
 def test_writer_killed_mid_append_loses_nothing_acknowledged(tmp_path: Path) -> None:
     camp = Campaign.create(tmp_path / "kill", "toy")
     ctx = mp.get_context("spawn")
     for round_ in range(5):
         before = [e.hash for e in Campaign.open(camp.folder).events()]
         flag = tmp_path / f"started-{round_}"
-        p = ctx.Process(target=_slow_writer, args=(str(camp.folder), str(flag)))
+        p = ctx.Process(target=race_workers.slow_writer, args=(str(camp.folder), str(flag)))
         p.start()
         deadline = time.time() + 60
         while not flag.exists() and time.time() < deadline:
