@@ -105,6 +105,11 @@ def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = Non
             choices[p.id] = ()
             problems[p.id] = str(exc)
     use_seed = (plan.seed if plan is not None else None) or seed or new_seed()
+    # Players' submitted steps (orders, with the dice rolled at submission) pre-fill the steps the GM's draft
+    # leaves out; a step the GM's draft names wins.
+    merged = camp.with_submissions(plan if plan is not None else Plan(turn=turn, seed=use_seed))
+    if plan is not None or merged.steps:
+        plan = merged
     return SheetStart(
         folder=Path(folder), campaign=camp.id, name=camp.config.name, ruleset=rs, turn=turn,
         start_seq=events[-1].seq if events else 0, state=state, phases=phases, choices=choices,

@@ -187,3 +187,19 @@ def test_headless_submit_command(camp: Campaign, tmp_path: Path) -> None:
     with contextlib.redirect_stderr(err):
         assert cli(["submit", str(camp.folder), "--as", "gm", "--plan", str(plan)]) == 1
     assert Campaign.open(camp.folder).head_seq == head
+
+
+def test_the_gm_turn_sheet_opens_with_the_submission_filled_in(camp: Campaign) -> None:
+    """The GM's sheet pre-fills a faction's submitted steps (choices and the dice rolled at submission)."""
+    from kingdomlog.views.sheet import load_start
+
+    before = load_start(camp.folder)
+    assert before.plan is None or "orders_fabian" not in before.plan.steps
+    submit_fabian(camp)
+    start = load_start(camp.folder)
+    assert start.plan is not None
+    sub = camp.submissions(camp.next_turn())["fabian"].payload
+    assert isinstance(sub, PlanSubmitted)
+    assert start.plan.steps["orders_fabian"].choices == ORDERS["choices"]
+    sealed = {k: list(v) for k, v in sub.steps["command_fabian"].rolls.items()}
+    assert start.plan.steps["command_fabian"].rolls == sealed
