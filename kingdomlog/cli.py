@@ -273,7 +273,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     rep = camp.verify()
     if args.json:
         _out({"campaign": rep.campaign, "ok": rep.ok, "files": rep.files, "events": rep.events,
-              "problems": rep.problems, "temp_files": rep.temp_files})
+              "problems": rep.problems, "warnings": rep.warnings, "temp_files": rep.temp_files})
     elif rep.ok:
         print(f"ok: {rep.campaign}: {rep.events} events in {rep.files} batch files; hash chain intact")
         if rep.temp_files:
@@ -281,6 +281,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
                   " append removes them)")
     for p in rep.problems:
         print(f"kingdomlog: verify: {p}", file=sys.stderr)
+    for w in rep.warnings:
+        print(f"kingdomlog: warning: {w}", file=sys.stderr)
     return 0 if rep.ok else 1
 
 

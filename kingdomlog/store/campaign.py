@@ -12,7 +12,7 @@ import re
 import tomllib
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -109,6 +109,8 @@ class VerifyReport:
     events: int
     problems: list[str]
     temp_files: list[str]
+    warnings: list[str] = field(default_factory=list)
+    """Not faults of the log: e.g. campaign.toml options that differ from the log's (the log wins)."""
 
     @property
     def ok(self) -> bool:
@@ -669,6 +671,7 @@ class Campaign:
     def verify(self) -> VerifyReport:
         """Check the whole log (every hash recomputed) and that it folds; never raises for log faults."""
         problems: list[str] = []
+        warnings: list[str] = []
         files = 0
         n = 0
         try:
@@ -681,13 +684,24 @@ class Campaign:
             elif conf.ruleset != self.config.ruleset:
                 problems.append(f"seq 1: the log's ruleset {conf.ruleset!r} differs from campaign.toml's "
                                 f"{self.config.ruleset!r}")
-            elif validate_options(self.ruleset.options, conf.options) != validate_options(
-                    self.ruleset.options, self.config.options):
-                problems.append("campaign.toml options differ from the options recorded at seq 1 (the log wins)")
+            else:
+                warnings.extend(self._config_drift(conf.options))
             _cold(self.ruleset, self.context, events, None)
         except KingdomlogError as exc:
             problems.append(str(exc))
-        return VerifyReport(self.id, files, n, problems, [str(p) for p in self.log.temp_files()])
+        return VerifyReport(self.id, files, n, problems, [str(p) for p in self.log.temp_files()], warnings)
+
+    def _config_drift(self, logged: Mapping[str, Any]) -> list[str]:
+        """How campaign.toml's options differ from the ones the log recorded at seq 1 (which are the ones used)."""
+        where = f"{self.folder / CONFIG_FILE}"
+        try:
+            toml_opts = validate_options(self.ruleset.options, self.config.options, where=f"{where} option")
+        except InputError as exc:
+            return [f"{exc} (ignored: the options recorded in the log at seq 1 apply)"]
+        log_opts = validate_options(self.ruleset.options, logged)
+        return [f"{where}: option {k!r} is {toml_opts[k]!r} but the log recorded {log_opts[k]!r} at seq 1;"
+                " the log's value applies (options are fixed when the campaign is created)"
+                for k in sorted(log_opts) if toml_opts.get(k) != log_opts[k]]
 
     # ---- export / import ----------------------------------------------------------------
 

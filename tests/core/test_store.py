@@ -310,3 +310,15 @@ def test_log_is_never_rewritten_by_normal_use(toy_campaign: Campaign) -> None:
         p = toy_campaign.folder / "log" / name
         assert p.stat().st_ino == ino and p.read_bytes() == data
     assert os.listdir(toy_campaign.folder / "log")
+
+
+def test_edited_or_broken_toml_options_are_warnings_and_the_log_wins(toy_campaign: Campaign) -> None:
+    cfg = toy_campaign.folder / "campaign.toml"
+    cfg.write_text(cfg.read_text().replace("[options]", "[options]\nprice = 9", 1).replace("price = 2\n", "", 1))
+    camp = Campaign.open(toy_campaign.folder)
+    rep = camp.verify()
+    assert rep.ok and len(rep.warnings) == 1 and "'price' is 9 but the log recorded 2" in rep.warnings[0]
+    assert camp.state().price == 2
+    cfg.write_text(cfg.read_text().replace("price = 9", "price = []"))
+    rep = Campaign.open(toy_campaign.folder).verify()
+    assert rep.ok and "must be an integer" in rep.warnings[0] and "ignored" in rep.warnings[0]
