@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kingdomlog.core.dispatch import Handlers
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import EventModel, RecordedEvent
 from kingdomlog.rulesets.pf1 import events as ev
@@ -29,15 +30,8 @@ from kingdomlog.rulesets.pf1.state import (
 
 Handler = Callable[[Pf1State, Any, RecordedEvent], Pf1State]
 STEP_ORDER = {"founding": 0, "gm": 1, "upkeep": 2, "improvement": 3, "income": 4, "event": 5}
-_HANDLERS: dict[type[EventModel], Handler] = {}
-
-
-def on(cls: type[EventModel]) -> Callable[[Handler], Handler]:
-    def deco(fn: Handler) -> Handler:
-        _HANDLERS[cls] = fn
-        return fn
-
-    return deco
+_HANDLERS: Handlers[Handler] = Handlers()
+on = _HANDLERS.on
 
 
 def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
@@ -47,7 +41,7 @@ def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
     natural-1/20 outcome, the Unrest they used and, for the Upkeep Stability, withdrawal Loyalty
     and tax Economy checks, the attribute value the fold gives at that point.
     """
-    fn = _HANDLERS.get(type(event.payload))
+    fn = _HANDLERS.get(event.payload)
     if fn is None:
         raise CorruptLogError(f"pf1 cannot apply event type {event.type!r}", seq=event.seq)
     audit(state, event)

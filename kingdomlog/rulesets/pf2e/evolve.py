@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kingdomlog.core.dispatch import Handlers
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import EventModel
 from kingdomlog.rulesets.pf2e import events as E
@@ -28,20 +29,13 @@ from kingdomlog.rulesets.pf2e.state import (
 )
 
 Handler = Callable[[KingdomState, Any, int], KingdomState]
-_HANDLERS: dict[type[EventModel], Handler] = {}
-
-
-def on(cls: type[EventModel]) -> Callable[[Handler], Handler]:
-    def deco(fn: Handler) -> Handler:
-        _HANDLERS[cls] = fn
-        return fn
-
-    return deco
+_HANDLERS: Handlers[Handler] = Handlers()
+on = _HANDLERS.on
 
 
 def apply(state: KingdomState, payload: EventModel, turn: int) -> KingdomState:
     """Apply one payload (of envelope turn ``turn``)."""
-    fn = _HANDLERS.get(type(payload))
+    fn = _HANDLERS.get(payload)
     if fn is None:
         raise InputError(f"pf2e ruleset cannot fold event type {payload.type!r}")
     return fn(state, payload, turn)
