@@ -674,6 +674,10 @@ class Campaign:
         warnings: list[str] = []
         files = 0
         n = 0
+        scanned = self.log.scan()
+        if scanned:
+            files = len(list(self.log.dir.glob("[0-9]*.parquet"))) if self.log.dir.is_dir() else 0
+            return VerifyReport(self.id, files, 0, scanned, [str(p) for p in self.log.temp_files()], warnings)
         try:
             files = len(self.log.files())
             events = self.events(full_verify=True)

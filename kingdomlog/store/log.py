@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pydantic import ValidationError
 
-from kingdomlog.core.errors import ConflictError, CorruptLogError, StoreError
+from kingdomlog.core.errors import ConflictError, CorruptLogError, KingdomlogError, StoreError
 from kingdomlog.core.events import (
     GENESIS_HASH,
     Draft,
@@ -169,6 +169,17 @@ def seal(data: bytes) -> tuple[bytes, str]:
     return data[:at] + digest.encode("ascii") + data[at + 64:], digest
 
 
+def _bad(path: Path, message: str) -> CorruptLogError:
+    """A ``CorruptLogError`` naming ``path`` and the first seq its name gives."""
+    return CorruptLogError(message, file=str(path), seq=_first_seq(path))
+
+
+def _first_seq(path: Path) -> int | None:
+    """The first seq of a batch file, from its name (None for a name not of the log's form)."""
+    m = FILE_RE.match(path.name)
+    return int(m.group(1)) if m else None
+
+
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -273,7 +284,7 @@ class EventLog:
             meta = dict(pf.metadata.metadata or {})
             table = pf.read(use_threads=False)
         except Exception as exc:  # a damaged file fails in pyarrow in many ways (OSError, Arrow, ValueError)
-            raise CorruptLogError(f"unreadable batch file ({type(exc).__name__}: {exc})", file=str(path)) from None
+            raise _bad(path, f"unreadable batch file ({type(exc).__name__}: {exc})") from None
         return table, meta, data
 
     @staticmethod
@@ -281,18 +292,18 @@ class EventLog:
         try:
             return path.read_bytes()
         except FileNotFoundError:
-            raise CorruptLogError("batch file vanished while reading", file=str(path)) from None
+            raise _bad(path, "batch file vanished while reading") from None
         except OSError as exc:
-            raise CorruptLogError(f"unreadable batch file ({exc.strerror})", file=str(path)) from None
+            raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
 
     @staticmethod
     def _check_digest(path: Path, data: bytes) -> None:
         stored, actual = file_digest(data)
         if stored is None:
-            raise CorruptLogError("batch file has no kingdomlog.file_sha256 (damaged footer, or not a"
-                                  " kingdomlog batch)", file=str(path))
+            raise _bad(path, "batch file has no kingdomlog.file_sha256 (damaged footer, or not a"
+                                  " kingdomlog batch)")
         if stored != actual:
-            raise CorruptLogError("batch file altered: its bytes do not match its sha256", file=str(path))
+            raise _bad(path, "batch file altered: its bytes do not match its sha256")
 
     def _meta(self, path: Path) -> dict[bytes, bytes]:
         """The key-value metadata of a batch file, after checking the file's own digest."""
@@ -300,7 +311,7 @@ class EventLog:
         try:
             meta = dict(pq.ParquetFile(pa.BufferReader(data)).metadata.metadata or {})
         except Exception as exc:  # a damaged file fails in pyarrow in many ways (OSError, Arrow, ValueError)
-            raise CorruptLogError(f"unreadable batch file ({type(exc).__name__}: {exc})", file=str(path)) from None
+            raise _bad(path, f"unreadable batch file ({type(exc).__name__}: {exc})") from None
         self._check_digest(path, data)
         return meta
 
@@ -446,6 +457,60 @@ class EventLog:
             self._save_verified(verified)
         tail = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
         return TailRead(tail, expect_seq - 1, frozenset(gone), frozenset(commits_upto), hash_at, config)
+
+    def scan(self) -> list[str]:
+        """Check every batch file (all hashes recomputed) and report every fault, not only the first.
+
+        After a damaged file the scan resynchronises on the next file's own first seq and
+        links, so one bad batch does not hide another. Used by ``verify``; readers stop at
+        the first fault instead (``iter_tables``).
+        """
+        problems: list[str] = []
+        expect_seq = 1
+        prev_hash = GENESIS_HASH
+        prev_file_sha = GENESIS_FILE_SHA
+        synced = True
+        try:
+            files = self.files()
+        except KingdomlogError as exc:
+            return [str(exc)]
+        for path in files:
+            m = FILE_RE.match(path.name)
+            assert m is not None
+            first = int(m.group(1))
+            if synced and first != expect_seq:
+                what = (f"gap in the log: seq {expect_seq}..{first - 1} missing (a batch was deleted?)"
+                        if first > expect_seq else f"duplicate or overlapping seq: expected {expect_seq} next")
+                problems.append(str(CorruptLogError(what, file=str(path), seq=min(first, expect_seq))))
+                synced = False
+            try:
+                table, meta, data = self._open(path)
+            except CorruptLogError as exc:
+                problems.append(str(exc))
+                synced = False
+                continue
+            n = table.num_rows
+            if not synced and n:
+                # resynchronise on this file's own links; the gap or break before it is already reported
+                expect_seq = first
+                prev_hash = str(table.column("prev_hash")[0].as_py()) if "prev_hash" in table.column_names else ""
+                prev_file_sha = meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace")
+            try:
+                self._check_batch(path, table, meta, expect_seq, prev_hash)
+                self._check_hashes(path, table)
+                self._check_digest(path, data)
+                if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
+                    raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch"
+                                          " file", file=str(path), seq=first)
+                synced = True
+            except CorruptLogError as exc:
+                problems.append(str(exc))
+                synced = False
+            expect_seq = first + n
+            if n and "hash" in table.column_names:
+                prev_hash = str(table.column("hash")[n - 1].as_py())
+            prev_file_sha = meta.get(FILE_SHA_KEY, b"").decode(errors="replace")
+        return problems
 
     def _check_batch(
         self, path: Path, table: pa.Table, meta: dict[bytes, bytes], expect_seq: int, prev_hash: str

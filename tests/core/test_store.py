@@ -322,3 +322,17 @@ def test_edited_or_broken_toml_options_are_warnings_and_the_log_wins(toy_campaig
     cfg.write_text(cfg.read_text().replace("price = 9", "price = []"))
     rep = Campaign.open(toy_campaign.folder).verify()
     assert rep.ok and "must be an integer" in rep.warnings[0] and "ignored" in rep.warnings[0]
+
+
+def test_verify_lists_every_damaged_file_not_only_the_first(toy_campaign: Campaign) -> None:
+    toy_campaign.play(Plan.parse(toyrules.TOY.sample_plans()[2]))
+    logdir = toy_campaign.folder / "log"
+    (logdir / "000000000002.parquet").unlink()
+    flip(logdir / "000000000003.parquet", 40)
+    flip(logdir / "000000000006.parquet", 60)
+    rep = Campaign.open(toy_campaign.folder).verify()
+    assert not rep.ok
+    assert len(rep.problems) == 3, rep.problems
+    assert "000000000003.parquet" in rep.problems[0] and "gap" in rep.problems[0] and "seq 2" in rep.problems[0]
+    assert "000000000003.parquet" in rep.problems[1]
+    assert "000000000006.parquet" in rep.problems[2]
