@@ -639,6 +639,9 @@ class EventLog:
         ``expect_seq``: the last seq the writer saw; a different head raises
         ``ConflictError`` (expected vs actual) unless the head holds this very
         ``commit_id`` already (an idempotent retry, reported as success).
+        Without ``expect_seq`` the retry check looks only at the newest batch (like an
+        "any version" append in other event stores, idempotency is then best effort);
+        every writer in kingdomlog itself passes ``expect_seq``.
         """
         if not pending:
             raise StoreError("nothing to append (empty batch)")
