@@ -28,7 +28,7 @@ def _(folder, viewer):
 
 @app.cell(hide_code=True)
 def _(view):
-    figures_chart = charts.figures_chart(view.per_turn)
+    figures_chart = charts.figures_chart(view.per_turn, figures=view.chart_figures, turn_unit=view.turn_unit)
     mo.vstack([
         mo.md("## Charts"),
         figures_chart if figures_chart is not None else mo.md("_No turns yet._"),

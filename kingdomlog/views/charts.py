@@ -50,21 +50,26 @@ def long_rows(rows: Sequence[Mapping[str, Any]], figures: Sequence[str]) -> list
             for r in rows for f in figures if r.get(f) is not None]
 
 
-def figures_chart(rows: Sequence[Mapping[str, Any]], *, title: str = "Main figures by turn",
-                  columns: int = 3) -> alt.FacetChart | None:
-    """Small multiples, one line per figure over turns (independent y scales); None without data."""
-    figures = numeric_figures(rows)
+def figures_chart(rows: Sequence[Mapping[str, Any]], *, title: str = "",
+                  columns: int = 3, figures: Sequence[str] = (), turn_unit: str = "turn") -> alt.FacetChart | None:
+    """Small multiples, one line per figure over turns (independent y scales); None without data.
+
+    ``figures`` (a ruleset's ``chart_figures``) picks and orders the columns; those that hold
+    no numbers are skipped. Without it, the first numeric summary columns are charted.
+    """
+    numeric = numeric_figures(rows, limit=10_000)
+    figures = [f for f in figures if f in numeric][:MAX_FIGURES] or numeric[:MAX_FIGURES]
     data = long_rows(rows, figures)
     if not data:
         return None
     base = alt.Chart(inline_data(data)).mark_line(point=True).encode(
-        x=alt.X("turn:O", title="turn"),
+        x=alt.X("turn:O", title=turn_unit),
         y=alt.Y("value:Q", title=None),
         tooltip=["figure:N", "turn:O", "value:Q"],
     ).properties(width=190, height=110)
     chart = base.facet(
         facet=alt.Facet("figure:N", title=None, sort=list(figures)), columns=columns
-    ).resolve_scale(y="independent").properties(title=title)
+    ).resolve_scale(y="independent").properties(title=title or f"Main figures by {turn_unit}")
     return cast(alt.FacetChart, chart)
 
 

@@ -66,6 +66,7 @@ class PlayerView:
     events: dict[str, list[RecordedEvent]]
     notes: list[dict[str, object]]
     per_turn: list[dict[str, Any]] = field(default_factory=list)
+    chart_figures: tuple[str, ...] = ()
 
 
 def _rows_of(value: Any) -> list[dict[str, Any]] | None:
@@ -112,7 +113,7 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
         viewer=viewer, last_turn=max(live_turns) if live_turns else None, rendered=rs.render(state),
         summary=rs.summary(state), breakdowns=list(rs.explain(state)), overview=overview,
         collections=collections, batches=timeline(events, viewer), events=by_commit,
-        notes=notes(events, viewer), per_turn=per_turn,
+        notes=notes(events, viewer), per_turn=per_turn, chart_figures=tuple(getattr(rs, "chart_figures", ())),
     )
 
 
@@ -196,7 +197,7 @@ def render_static(folder: Path, viewer: str, *, generated_at: datetime | None = 
     from kingdomlog.views.charts import chart_svg, figures_chart
 
     v = player_view(folder, viewer)
-    chart = figures_chart(v.per_turn)
+    chart = figures_chart(v.per_turn, figures=v.chart_figures, turn_unit=v.turn_unit)
     charts = "" if chart is None else f"<h2 class='kl-h2'>Charts</h2><div class='kl-chart'>{chart_svg(chart)}</div>"
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     return (

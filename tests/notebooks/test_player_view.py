@@ -103,3 +103,16 @@ def test_share_refuses_an_unknown_viewer(toy: Path, tmp_path: Path, subprocess_e
 def test_view_args_need_a_campaign(args: dict[str, str]) -> None:
     with pytest.raises(Exception, match="no campaign folder"):
         player.view_args(args, env={})
+
+
+def test_ruleset_chart_figures_pick_the_charted_columns() -> None:
+    """A ruleset's ``chart_figures`` choose what the player view charts (aikakirjat: abilities, population, fame)."""
+    from kingdomlog.views.charts import figures_chart, numeric_figures
+
+    rows = [{"turn": t, "a": t, "b": 2 * t, "culture_score": 10 + t, "population": 5 * t, "name": "x"}
+            for t in range(3)]
+    chart = figures_chart(rows, figures=("culture_score", "population", "missing"), turn_unit="year")
+    assert chart is not None
+    spec = chart.to_dict()
+    assert spec["facet"]["sort"] == ["culture_score", "population"]
+    assert figures_chart(rows) is not None and numeric_figures(rows) == ["a", "b", "culture_score", "population"]

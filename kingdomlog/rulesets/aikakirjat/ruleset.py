@@ -27,6 +27,11 @@ class Aikakirjat:
     name = "L&L Aikakirjat"
     aliases = ("aikakirjat-5e", "Aikakirjat", "L&L Chronicles", "Valtakuntasäännöt")
     turn_unit = "year"
+    chart_figures: tuple[str, ...] = (
+        "culture_score", "economy_score", "loyalty_score", "stability_score", "population", "fame", "level",
+        "unrest", "militia", "corruption_points", "research_points", "technology_level",
+    )
+    """The summary columns the player view charts over turns, in order."""
 
     @property
     def options(self) -> Sequence[OptionSpec]:

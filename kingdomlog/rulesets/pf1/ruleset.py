@@ -109,6 +109,11 @@ class Pf1Kingmaker:
     name = "PF1 Kingmaker"
     aliases: tuple[str, ...] = ("pf1", "pathfinder 1e kingmaker", "ultimate-campaign", "pf1-uc")
     turn_unit = "month"
+    chart_figures: tuple[str, ...] = (
+        "treasury_bp", "unrest", "economy", "loyalty", "stability", "size", "control_dc", "population",
+        "consumption", "fame", "infamy", "buildings",
+    )
+    """The summary columns the player view charts over turns, in order."""
 
     @property
     def options(self) -> Sequence[OptionSpec]:

@@ -59,6 +59,11 @@ class Pf2eKingmaker:
     name = "PF2e Kingmaker"
     aliases: tuple[str, ...] = ("pf2e", "kingmaker2e", "pf2e-km", "pathfinder2e-kingmaker", "kingmaker")
     turn_unit = "month"
+    chart_figures: tuple[str, ...] = (
+        "level", "xp", "unrest", "rp", "fame", "size", "control_dc", "corruption", "crime", "decay", "strife",
+        "food",
+    )
+    """The summary columns the player view charts over turns, in order."""
 
     @property
     def options(self) -> Sequence[OptionSpec]:
