@@ -385,6 +385,9 @@ def control_dc(state: KingdomState) -> Breakdown:
 def resource_dice(state: KingdomState) -> Breakdown:
     """Resource Dice = max(0, level + 4 + bonus - penalty) (§2.11.3)."""
     terms = [Term("level", state.level), Term("base", 4)]
+    for title, eff in _feat_effects(state):
+        if eff.kind == "resource_dice" and eff.value:
+            terms.append(Term(f"feat {title}", eff.value, "feat"))
     if state.pending.bonus_dice:
         terms.append(Term("bonus dice (pending)", state.pending.bonus_dice))
     if state.pending.penalty_dice:
@@ -558,6 +561,30 @@ def selector_matches(selector: str, *, skill: str, ability: str, activity: str, 
     return False
 
 
+def _feat_effects(state: KingdomState) -> list[tuple[str, T.FeatEffect]]:
+    """(feat title, effect) for every feat the kingdom has, from the campaign's catalogue (feats.toml)."""
+    cat = T.catalog(state.homebrew).feats
+    out: list[tuple[str, T.FeatEffect]] = []
+    for name in dict.fromkeys(state.feats):  # a repeatable feat's effects count once
+        fd = cat.get(name)
+        if fd is not None:
+            out.extend((fd.title or fd.name, eff) for eff in fd.effects)
+    return out
+
+
+def feat_modifiers(state: KingdomState, *, skill: str, ability: str, activity: str = "", category: str = "",
+                   warfare: bool = False, target: str = "") -> list[StackMod]:
+    """The feats' "modifier" effects that apply to this check (§5.5 kingdom feats, data/feats.toml)."""
+    out: list[StackMod] = []
+    for title, eff in _feat_effects(state):
+        if eff.kind != "modifier" or state.unrest < eff.min_unrest or state.level < eff.min_level:
+            continue
+        if selector_matches(eff.selector, skill=skill, ability=ability, activity=activity, category=category,
+                            warfare=warfare, target=target):
+            out.append(StackMod(f"feat {title}", eff.value, eff.type, f"feat:{eff.selector}"))
+    return out
+
+
 def check_modifier(state: KingdomState, skill: str, *, activity: str = "", category: str = "",
                    warfare: bool = False, role: str = "", extra: list[StackMod] | None = None,
                    target: str = "") -> Breakdown:
@@ -593,6 +620,8 @@ def check_modifier(state: KingdomState, skill: str, *, activity: str = "", categ
         if selector_matches(m.selector, skill=skill, ability=ability, activity=activity, category=category,
                             warfare=warfare, target=target):
             mods.append(StackMod(m.source, m.value, m.type, m.id))
+    mods.extend(feat_modifiers(state, skill=skill, ability=ability, activity=activity, category=category,
+                               warfare=warfare, target=target))
     if role and state.leaders.get(role) and state.leaders[role].leadership_modifier:
         ld = state.leaders[role]
         if (ld.leadership_modifier < 0 and category in ("leadership", "region", "civic", "army")) or (

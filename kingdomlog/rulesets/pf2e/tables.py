@@ -216,6 +216,28 @@ class Structure(_Row):
         return self
 
 
+class FeatEffect(_Row):
+    """One feat effect as data (see data/feats.toml header), interpreted by state.feat_modifiers / feat_dice.
+
+    kind "modifier": a bonus of ``type`` and ``value`` to kingdom checks whose selector matches (same selector
+    language as temporary modifiers, §2.10), only while unrest >= ``min_unrest`` and level >= ``min_level``.
+    kind "resource_dice": ``value`` extra Resource Dice every turn (§2.11.3).
+    """
+
+    kind: Literal["modifier", "resource_dice"]
+    selector: str = ""
+    type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
+    value: int = 0
+    min_unrest: int = Field(default=0, ge=0)
+    min_level: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _sel(self) -> FeatEffect:
+        if self.kind == "modifier" and not self.selector:
+            raise ValueError("a modifier feat effect needs a selector")
+        return self
+
+
 class Feat(_Row):
     name: str
     title: str = ""
@@ -229,6 +251,12 @@ class Feat(_Row):
     granted_by: list[str] = Field(default_factory=list)
     """Governments whose founding grants this feat (founding.toml)."""
     source: str = "published, unverified"
+    effects: list[FeatEffect] = Field(default_factory=list)
+    """Effects applied by the engine (data, not code)."""
+    gm_ruling: bool = False
+    """Part of the feat's effect is not modelled: the GM applies it (for example through a GM-ruling effect)."""
+    gm_note: str = ""
+    """What the GM applies by hand (own words)."""
 
 
 EVENT_TRAITS = ("beneficial", "dangerous", "continuous", "settlement", "hex", "fortune", "downtime", "leadership")

@@ -1,0 +1,110 @@
+"""Kingdom feat effects as data (§5.5 kingdom feats; numbers from KMT data/feats/*.json, see data/feats.toml).
+
+Each case is computed by hand from the section 6 kingdom (helpers.SECTION6_FOUNDING) with one feat added.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kingdomlog.rulesets.pf2e import events as E
+from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.state import KingdomState, check_modifier, resource_dice
+
+from .helpers import Game, events_of
+
+
+def _with(s: KingdomState, *feats: str, **upd: object) -> KingdomState:
+    return s.model_copy(update={"feats": (*s.feats, *feats), **upd})
+
+
+def _terms(b: object) -> list[tuple[str, int, str]]:
+    return [(t.label, int(t.value), t.kind) for t in b.terms]  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def base() -> KingdomState:
+    return Game().found().state
+
+
+def test_every_feat_is_data_or_flagged() -> None:
+    """§5.5: every feat either carries effects, is Skill Training (grants), or is flagged as a GM ruling."""
+    for f in T.base_feats().values():
+        assert f.effects or f.grants or f.gm_ruling, f.name
+        if f.gm_ruling:
+            assert f.gm_note, f.name
+
+
+def test_practical_magic_adds_circumstance_to_magic_only(base: KingdomState) -> None:
+    """KMT Practical Magic: +1 circumstance to Magic checks; other skills unchanged."""
+    s = _with(base, "practical-magic")
+    before, after = check_modifier(base, "magic"), check_modifier(s, "magic")
+    assert after.total == before.total + 1
+    assert ("feat Practical Magic", 1, "circumstance") in _terms(after)
+    assert check_modifier(s, "arts").total == check_modifier(base, "arts").total
+
+
+def test_inspiring_entertainment_needs_unrest(base: KingdomState) -> None:
+    """KMT Inspiring Entertainment: +2 circumstance to Culture-based checks only while Unrest >= 1."""
+    calm = _with(base, "inspiring-entertainment", unrest=0)
+    restless = _with(base, "inspiring-entertainment", unrest=1)
+    assert "feat Inspiring Entertainment" not in [t[0] for t in _terms(check_modifier(calm, "arts"))]
+    assert check_modifier(restless, "arts").total == check_modifier(base.model_copy(update={"unrest": 1}),
+                                                                    "arts").total + 2
+    # Economy-based Trade gets nothing
+    assert "feat Inspiring Entertainment" not in [t[0] for t in _terms(check_modifier(restless, "trade"))]
+
+
+def test_circumstance_bonuses_do_not_stack(base: KingdomState) -> None:
+    """§2.10 stacking: the feat's +1 circumstance and a +2 circumstance modifier on the same check: only +2."""
+    from kingdomlog.core.modifiers import Modifier
+
+    s = _with(base, "practical-magic")
+    b = check_modifier(s, "magic", extra=[Modifier("other", 2, "circumstance")])
+    assert b.total == check_modifier(base, "magic").total + 2
+    assert "feat Practical Magic" not in [t[0] for t in _terms(b)]
+
+
+def test_free_and_fair_loyalty_and_activity(base: KingdomState) -> None:
+    """KMT Free and Fair: +2 circumstance to Loyalty-based New Leadership / Pledge of Fealty checks only."""
+    s = _with(base, "free-and-fair")
+    assert check_modifier(s, "intrigue", activity="new-leadership").total == check_modifier(
+        base, "intrigue", activity="new-leadership").total + 2  # intrigue is Loyalty-based
+    assert check_modifier(s, "intrigue", activity="pledge-of-fealty").total == check_modifier(
+        base, "intrigue", activity="pledge-of-fealty").total + 2
+    # a Culture-based skill (Arts) on New Leadership gets nothing, nor Intrigue on another activity
+    assert check_modifier(s, "arts", activity="new-leadership").total == check_modifier(
+        base, "arts", activity="new-leadership").total
+    assert check_modifier(s, "intrigue", activity="quell-unrest").total == check_modifier(
+        base, "intrigue", activity="quell-unrest").total
+    assert T.core().skills["intrigue"] == "loyalty" and T.core().skills["arts"] == "culture"
+
+
+def test_insider_trading_resource_die_and_activity_bonus(base: KingdomState) -> None:
+    """KMT Insider Trading: +1 Resource Die (resourceDice 1) and +1 circumstance to Establish Work Site."""
+    s = _with(base, "insider-trading")
+    assert resource_dice(s).total == resource_dice(base).total + 1 == base.level + 4 + 1
+    assert ("feat Insider Trading", 1, "feat") in _terms(resource_dice(s))
+    assert check_modifier(s, "engineering", activity="establish-work-site").total == check_modifier(
+        base, "engineering", activity="establish-work-site").total + 1
+    assert check_modifier(s, "engineering", activity="claim-hex").total == check_modifier(
+        base, "engineering", activity="claim-hex").total
+
+
+def test_fortified_fiefs_in_a_played_check() -> None:
+    """KMT Fortified Fiefs: +2 circumstance on Fortify Hex; the term is in the recorded check's breakdown."""
+    g = Game().found()
+    g.state = _with(g.state, "fortified-fiefs")
+    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"rp": 60})})
+    pv = g.play({"activity.region": {"choices": {"activities": [
+        {"activity": "fortify-hex", "hex": "H0", "skill": "defense"}]}, "rolls": {"a1": [10]}}}, check=False)
+    assert pv.ok, pv.error
+    chk = next(e for e in events_of(pv, "activity.region") if isinstance(e, E.CheckResolved))
+    assert ("feat Fortified Fiefs", 2, "circumstance") in [(t.label, t.value, t.kind) for t in chk.terms]
+    assert chk.total == 10 + chk.modifier
+
+
+def test_repeatable_feat_counts_once(base: KingdomState) -> None:
+    """A feat's effects apply once even if the feat name appears twice in the log."""
+    s = _with(base, "insider-trading", "insider-trading")
+    assert resource_dice(s).total == resource_dice(base).total + 1
