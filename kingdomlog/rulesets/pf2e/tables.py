@@ -280,6 +280,8 @@ class KingdomEventDef(_Row):
     continuous: bool = False
     gm_ruling: bool = False
     """True: the outcome effects are not plain numbers; the GM records them (choice "gm_effects")."""
+    gm_note: str = ""
+    """A rider the data leaves to the GM (recorded with "gm_effects") next to plain-number outcomes."""
     rules_in_spec: bool = True
     outcomes: Outcomes = Field(default_factory=Outcomes)
     source: str = "spec"
