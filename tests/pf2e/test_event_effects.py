@@ -137,6 +137,32 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
      {"crime": -1, "strife": -1}, {}, {}, []),
     ("justice-prevails", "critical_failure", {"check.e1": [2]}, {"ruin": "strife"}, 2,
      {"crime": 2, "strife": 1}, {}, {}, []),
+    # KMT Boomtown: cs 4 Resource Dice next turn; s 2; f 1; cf 2 fewer
+    ("boomtown", "critical_success", {}, {}, 0, {}, {}, {"bonus_dice": 4}, []),
+    ("boomtown", "success", {}, {}, 0, {}, {}, {"bonus_dice": 2}, []),
+    ("boomtown", "failure", {}, {}, 0, {}, {}, {"bonus_dice": 1}, []),
+    ("boomtown", "critical_failure", {}, {}, 0, {}, {}, {"penalty_dice": 2}, []),
+    # KMT Feud: cs +2 Resource Dice next turn; s nothing; f +1 Unrest; cf +2 Unrest, a Ruin +1
+    ("feud", "critical_success", {}, {}, 0, {}, {}, {"bonus_dice": 2}, []),
+    ("feud", "success", {}, {}, 0, {}, {}, {}, []),
+    ("feud", "failure", {}, {}, 1, {}, {}, {}, []),
+    ("feud", "critical_failure", {}, {"ruin": "corruption"}, 2, {"corruption": 1}, {}, {}, []),
+    # KMT Vandals: s 2 fewer Resource Dice next turn; f 4 fewer; cf +1d4 Unrest and 4 fewer
+    ("vandals", "success", {}, {}, 0, {}, {}, {"penalty_dice": 2}, []),
+    ("vandals", "failure", {}, {}, 0, {}, {}, {"penalty_dice": 4}, []),
+    ("vandals", "critical_failure", {"check.e1": [2]}, {}, 2, {}, {}, {"penalty_dice": 4}, []),
+    # KMT Drug Den: s +1 Unrest; f +1 Unrest, +1 Crime, +1 Decay
+    ("drug-den", "success", {}, {}, 1, {}, {}, {}, []),
+    ("drug-den", "failure", {}, {}, 1, {"crime": 1, "decay": 1}, {}, {}, []),
+    # KMT Inquisition: cs defeat = a Ruin +1; s +1 Unrest; f +1d4 Unrest and two Ruins +1
+    ("inquisition", "critical_success", {}, {"option": 1, "ruin": "strife"}, 0, {"strife": 1}, {}, {}, []),
+    ("inquisition", "success", {}, {}, 1, {}, {}, {}, []),
+    ("inquisition", "failure", {"check.e1": [3]}, {"ruins": ["decay", "strife"]}, 3,
+     {"decay": 1, "strife": 1}, {}, {}, []),
+    # KMT Public Outburst: s nothing; f +1 Unrest; cf +1d4 Unrest
+    ("public-outburst", "success", {}, {}, 0, {}, {}, {}, []),
+    ("public-outburst", "failure", {}, {}, 1, {}, {}, {}, []),
+    ("public-outburst", "critical_failure", {"check.e1": [4]}, {}, 4, {}, {}, {}, []),
 ]
 
 
@@ -150,7 +176,8 @@ def test_event_outcome_applied(name: str, degree: str, rolls: dict[str, list[int
     assert b.unrest - a.unrest == unrest
     assert _ruin(a, b) == ruin
     assert _goods(a, b) == goods
-    got_pending = {k: getattr(b.pending, k) - getattr(a.pending, k) for k in ("bonus_dice", "fame", "consumption")
+    keys = ("bonus_dice", "penalty_dice", "fame", "consumption")
+    got_pending = {k: getattr(b.pending, k) - getattr(a.pending, k) for k in keys
                    if getattr(b.pending, k) != getattr(a.pending, k)}
     assert got_pending == pending
     assert _new_mods(a, b) == mods
@@ -171,8 +198,8 @@ def test_event_modifier_reaches_next_turn_checks() -> None:
 
 
 def test_data_events_with_riders_name_them() -> None:
-    """Events given as data keep what they cannot model in gm_note; 17 events carry outcomes as data."""
+    """Events given as data keep what they cannot model in gm_note; 23 events carry outcomes as data."""
     ev = T.base_events()
     data = [e for e in ev.values() if not e.gm_ruling]
-    assert len(data) == 17
+    assert len(data) == 23
     assert all(e.gm_note for e in data if e.name in ("public-scandal", "food-surplus", "justice-prevails"))
