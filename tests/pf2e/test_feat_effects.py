@@ -108,3 +108,36 @@ def test_repeatable_feat_counts_once(base: KingdomState) -> None:
     """A feat's effects apply once even if the feat name appears twice in the log."""
     s = _with(base, "insider-trading", "insider-trading")
     assert resource_dice(s).total == resource_dice(base).total + 1
+
+
+def test_fortified_fiefs_on_defensive_structures_only(base: KingdomState) -> None:
+    """KMT Fortified Fiefs: +2 circumstance to build a Barracks (or Keep, walls ...), not Houses."""
+    s = _with(base, "fortified-fiefs")
+    kw = {"activity": "build-structure", "category": "civic"}
+    assert check_modifier(s, "defense", target="barracks", **kw).total == check_modifier(
+        base, "defense", target="barracks", **kw).total + 2
+    assert check_modifier(s, "industry", target="houses", **kw).total == check_modifier(
+        base, "industry", target="houses", **kw).total
+
+
+def _quell(feats: tuple[str, ...], die: int) -> list[tuple[str, int, str]]:
+    g = Game().found()
+    g.state = _with(g.state, *feats)
+    pv = g.play({"activity.leadership": {"choices": {"activities": [
+        {"activity": "quell-unrest", "role": "ruler", "skill": "politics"}]}, "rolls": {"a1": [die]}}})
+    chk = next(e for e in events_of(pv, "activity.leadership") if isinstance(e, E.CheckResolved))
+    pend = [(p.kind, p.amount, p.cause) for p in events_of(pv, "activity.leadership")
+            if isinstance(p, E.PendingAdded)]
+    return [(chk.degree, 0, ""), *pend]
+
+
+def test_fame_and_fortune_critical_success_dice() -> None:
+    """KMT Fame and Fortune: a critical success on a Leadership activity queues +1 Resource Die next turn;
+    a plain success or a kingdom without the feat queues nothing."""
+    crit = _quell(("fame-and-fortune",), 20)
+    assert crit[0][0] == "critical_success"
+    assert ("bonus_dice", 1, "feat Fame and Fortune") in crit
+    assert ("bonus_dice", 1, "feat Fame and Fortune") not in _quell((), 20)
+    plain = _quell(("fame-and-fortune",), 11)
+    assert plain[0][0] != "critical_success"
+    assert all(c != "feat Fame and Fortune" for _, _, c in plain)

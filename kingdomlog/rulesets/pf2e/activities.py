@@ -655,7 +655,8 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
                            settlement=str(prep.get("settlement", choices.get("settlement", ""))),
                            target=str(prep.get("ruin") or (prep["hex"].id if "hex" in prep else "")),
                            warfare=act.warfare, extra=extra_mods, fame_reroll=bool(choices.get("fame_reroll")),
-                           worsen=worsen, selector_target=str(prep.get("ruin") or prep.get("commodity") or ""))
+                           worsen=worsen, selector_target=str(prep.get("ruin") or prep.get("commodity") or (
+                               prep["structure"].name if "structure" in prep else "")))
     run_effects(ctx, act.outcomes.for_degree(degree.label), key=key, name=act.name, choices=choices, prep=prep)
     extra = gm_effects(choices, act.name)
     if extra:

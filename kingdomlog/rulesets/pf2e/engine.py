@@ -26,6 +26,7 @@ from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
     check_modifier,
     control_dc,
+    feat_critical_dice,
     in_anarchy,
     size_band,
     size_of,
@@ -141,6 +142,8 @@ def resolve_check(ctx: Ctx, *, key: str, activity: str, category: str, skill: st
     ))
     if degree == Degree.CRITICAL_SUCCESS:
         ctx.emit(E.FameChanged(delta=1, reason="critical_success"))
+        for title, n in feat_critical_dice(ctx.state, category):
+            ctx.emit(E.PendingAdded(kind="bonus_dice", amount=n, cause=f"feat {title}"))
     return degree
 
 

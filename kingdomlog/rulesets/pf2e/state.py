@@ -585,6 +585,12 @@ def feat_modifiers(state: KingdomState, *, skill: str, ability: str, activity: s
     return out
 
 
+def feat_critical_dice(state: KingdomState, category: str) -> list[tuple[str, int]]:
+    """(feat title, bonus Resource Dice next turn) owed by feats after a critical success in ``category``."""
+    return [(title, eff.value) for title, eff in _feat_effects(state)
+            if eff.kind == "critical_success_dice" and category in eff.categories and eff.value]
+
+
 def check_modifier(state: KingdomState, skill: str, *, activity: str = "", category: str = "",
                    warfare: bool = False, role: str = "", extra: list[StackMod] | None = None,
                    target: str = "") -> Breakdown:

@@ -222,9 +222,12 @@ class FeatEffect(_Row):
     kind "modifier": a bonus of ``type`` and ``value`` to kingdom checks whose selector matches (same selector
     language as temporary modifiers, §2.10), only while unrest >= ``min_unrest`` and level >= ``min_level``.
     kind "resource_dice": ``value`` extra Resource Dice every turn (§2.11.3).
+    kind "critical_success_dice": ``value`` bonus Resource Dice next turn after a critical success on a check
+    of one of ``categories`` (activity phases).
     """
 
-    kind: Literal["modifier", "resource_dice"]
+    kind: Literal["modifier", "resource_dice", "critical_success_dice"]
+    categories: list[str] = Field(default_factory=list)
     selector: str = ""
     type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
     value: int = 0
