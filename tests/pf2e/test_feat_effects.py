@@ -141,3 +141,37 @@ def test_fame_and_fortune_critical_success_dice() -> None:
     plain = _quell(("fame-and-fortune",), 11)
     assert plain[0][0] != "critical_success"
     assert all(c != "feat Fame and Fortune" for _, _, c in plain)
+
+
+def _event_terms(feats: tuple[str, ...], event: str) -> list[tuple[str, int, str]]:
+    g = Game().found()
+    g.state = _with(g.state, *feats)
+    pv = g.play({"event.resolve": {"choices": {"event": event}, "rolls": {"check": [10]}}})
+    chk = next(e for e in events_of(pv, "event.resolve") if isinstance(e, E.CheckResolved))
+    return [(t.label, t.value, t.kind) for t in chk.terms]
+
+
+def test_quick_recovery_on_ongoing_dangerous_events() -> None:
+    """KMT Quick Recovery: +4 circumstance on checks of dangerous continuous events (Sensational Crime),
+    not on a dangerous one-off event (Public Scandal)."""
+    assert ("feat Quick Recovery", 4, "circumstance") in _event_terms(("quick-recovery",), "sensational-crime")
+    assert "feat Quick Recovery" not in [t[0] for t in _event_terms(("quick-recovery",), "public-scandal")]
+    assert "feat Quick Recovery" not in [t[0] for t in _event_terms((), "sensational-crime")]
+
+
+def _quell_unrest_change(feats: tuple[str, ...], unrest: int) -> int:
+    g = Game().found()
+    g.state = _with(g.state, *feats, unrest=unrest)
+    pv = g.play({"activity.leadership": {"choices": {"activities": [
+        {"activity": "quell-unrest", "role": "ruler", "skill": "politics"}]}, "rolls": {"a1": [12]}}})
+    chk = next(e for e in events_of(pv, "activity.leadership") if isinstance(e, E.CheckResolved))
+    assert chk.degree == "success"  # Quell Unrest success: -1 Unrest
+    return sum(e.delta for e in events_of(pv, "activity.leadership") if isinstance(e, E.UnrestChanged))
+
+
+def test_endure_anarchy_reduces_unrest_one_more_from_six() -> None:
+    """KMT Endure Anarchy (increaseActivityUnrestReductionBy 1, minimumCurrentUnrest 6): Quell Unrest's
+    success removes 2 Unrest at Unrest 8, still 1 at Unrest 5 and 1 without the feat."""
+    assert _quell_unrest_change(("endure-anarchy",), 8) == -2
+    assert _quell_unrest_change(("endure-anarchy",), 5) == -1
+    assert _quell_unrest_change((), 8) == -1

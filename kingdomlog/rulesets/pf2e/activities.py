@@ -34,6 +34,7 @@ from kingdomlog.rulesets.pf2e.state import (
     capital,
     civic_slots,
     claim_limit,
+    feat_unrest_reduction,
     leadership_slots,
     rank_at_least,
     region_slots,
@@ -107,7 +108,12 @@ def run_effects(ctx: Ctx, effects: list[T.Effect], *, key: str, name: str, choic
                 spend_rp(ctx, -val, name, forced=True, faces=faces)
         elif k == "unrest":
             val, faces = amount(ctx, eff.amount, ek, q=q, m=m)
+            # feats reducing Unrest further (Endure Anarchy) look at the Unrest before this reduction
+            more = feat_unrest_reduction(ctx.state) if val < 0 and ctx.step.startswith("activity.") else []
             unrest(ctx, val, name, faces)
+            for title, n in more:
+                if ctx.state.unrest > 0:
+                    unrest(ctx, -min(n, ctx.state.unrest), f"feat {title}")
         elif k == "fame":
             val, _ = amount(ctx, eff.amount, ek)
             ctx.emit(E.FameChanged(delta=val, reason=name))

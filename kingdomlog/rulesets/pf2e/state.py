@@ -591,6 +591,19 @@ def feat_critical_dice(state: KingdomState, category: str) -> list[tuple[str, in
             if eff.kind == "critical_success_dice" and category in eff.categories and eff.value]
 
 
+def feat_event_modifiers(state: KingdomState, traits: list[str]) -> list[StackMod]:
+    """Feat bonuses on the check of an event with ``traits`` (data/feats.toml "event_modifier")."""
+    return [StackMod(f"feat {title}", eff.value, eff.type, "feat:event")
+            for title, eff in _feat_effects(state)
+            if eff.kind == "event_modifier" and set(eff.traits) <= set(traits) and state.unrest >= eff.min_unrest]
+
+
+def feat_unrest_reduction(state: KingdomState) -> list[tuple[str, int]]:
+    """(feat title, extra Unrest reduction) for Activity-phase outcomes at the current Unrest."""
+    return [(title, eff.value) for title, eff in _feat_effects(state)
+            if eff.kind == "unrest_reduction" and state.unrest >= eff.min_unrest and eff.value]
+
+
 def check_modifier(state: KingdomState, skill: str, *, activity: str = "", category: str = "",
                    warfare: bool = False, role: str = "", extra: list[StackMod] | None = None,
                    target: str = "") -> Breakdown:

@@ -35,6 +35,7 @@ from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
     anarchy_threshold,
     consumption,
+    feat_event_modifiers,
     in_anarchy,
     resource_dice,
     size_of,
@@ -538,7 +539,8 @@ def event_resolve(ctx: Ctx) -> None:
             raise ctx.fail(f"{name} is resolved with {', '.join(ev.skills)}", "§3.4 E2")
         dc = dc_breakdown(ctx, "control", extra=ev.modifier, label=f"event modifier ({name})")
         degree = resolve_check(ctx, key="check", activity=name, category="event", skill=skill, dc=dc,
-                               fame_reroll=bool(ctx.choices.get("fame_reroll")))
+                               fame_reroll=bool(ctx.choices.get("fame_reroll")),
+                               extra=feat_event_modifiers(s, list(ev.traits)))
         run_effects(ctx, ev.outcomes.for_degree(degree.label), key="check", name=name, choices=ctx.choices,
                     prep={})
     extra = gm_effects(ctx.choices, name)

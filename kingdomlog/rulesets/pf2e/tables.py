@@ -224,10 +224,14 @@ class FeatEffect(_Row):
     kind "resource_dice": ``value`` extra Resource Dice every turn (§2.11.3).
     kind "critical_success_dice": ``value`` bonus Resource Dice next turn after a critical success on a check
     of one of ``categories`` (activity phases).
+    kind "event_modifier": a bonus on kingdom event checks of an event having every one of ``traits``.
+    kind "unrest_reduction": Unrest reduced by an Activity-phase outcome is reduced by ``value`` more while
+    Unrest >= ``min_unrest``.
     """
 
-    kind: Literal["modifier", "resource_dice", "critical_success_dice"]
+    kind: Literal["modifier", "resource_dice", "critical_success_dice", "event_modifier", "unrest_reduction"]
     categories: list[str] = Field(default_factory=list)
+    traits: list[str] = Field(default_factory=list)
     selector: str = ""
     type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
     value: int = 0
