@@ -163,6 +163,23 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     ("public-outburst", "success", {}, {}, 0, {}, {}, {}, []),
     ("public-outburst", "failure", {}, {}, 1, {}, {}, {}, []),
     ("public-outburst", "critical_failure", {"check.e1": [4]}, {}, 4, {}, {}, {}, []),
+    # KMT Local Disaster: s 2 fewer Resource Dice next turn; f +1 Decay, 4 fewer; cf +1d6 Decay, 6 fewer
+    ("local-disaster", "success", {}, {}, 0, {}, {}, {"penalty_dice": 2}, []),
+    ("local-disaster", "failure", {}, {}, 0, {"decay": 1}, {}, {"penalty_dice": 4}, []),
+    ("local-disaster", "critical_failure", {"check.e1.0": [4]}, {}, 0, {"decay": 4}, {}, {"penalty_dice": 6}, []),
+    # KMT Squatters: s +1 Unrest; f +1d4
+    ("squatters", "success", {}, {}, 1, {}, {}, {}, []),
+    ("squatters", "failure", {"check.e1": [2]}, {}, 2, {}, {}, {}, []),
+    # KMT Sacrifices: s +1 Unrest; f +1d4 Unrest, a Ruin +1; cf +1d6 Unrest, two Ruins +2
+    ("sacrifices", "success", {}, {}, 1, {}, {}, {}, []),
+    ("sacrifices", "failure", {"check.e1": [1]}, {"ruin": "corruption"}, 1, {"corruption": 1}, {}, {}, []),
+    ("sacrifices", "critical_failure", {"check.e1": [3]}, {"ruins": ["corruption", "decay"]}, 3,
+     {"corruption": 2, "decay": 2}, {}, {}, []),
+    # KMT Undead Uprising: s +1 Unrest; f +1d4, a Ruin +1; cf +2d4 Unrest and every Ruin +1
+    ("undead-uprising", "success", {}, {}, 1, {}, {}, {}, []),
+    ("undead-uprising", "failure", {"check.e1": [2]}, {"ruin": "decay"}, 2, {"decay": 1}, {}, {}, []),
+    ("undead-uprising", "critical_failure", {"check.e1": [1, 3]}, {}, 4,
+     {"corruption": 1, "crime": 1, "decay": 1, "strife": 1}, {}, {}, []),
 ]
 
 
@@ -198,8 +215,8 @@ def test_event_modifier_reaches_next_turn_checks() -> None:
 
 
 def test_data_events_with_riders_name_them() -> None:
-    """Events given as data keep what they cannot model in gm_note; 23 events carry outcomes as data."""
+    """Events given as data keep what they cannot model in gm_note; 27 events carry outcomes as data."""
     ev = T.base_events()
     data = [e for e in ev.values() if not e.gm_ruling]
-    assert len(data) == 23
+    assert len(data) == 27
     assert all(e.gm_note for e in data if e.name in ("public-scandal", "food-surplus", "justice-prevails"))
