@@ -184,7 +184,13 @@ def share(folder: Path, viewer: str, output: str | Path | None = None, port: int
             raise InputError(f"{out}: cannot write: {exc.strerror}") from None
         print(f"wrote the view of {camp.config.name!r} for {who} to {out}")
         return 0
-    nb = notebook("kingdom_view")
+    return _run_for_viewer("kingdom_view", folder, who, port, password,
+                           f"Read-only view of {camp.config.name!r} for {who}")
+
+
+def _run_for_viewer(name: str, folder: Path, who: str, port: int, password: str | None, what: str) -> int:
+    """``marimo run`` a player notebook with the viewer fixed on its command line and a password token."""
+    nb = notebook(name)
     pw = password or secrets.token_urlsafe(12)
     pw_file = _password_file(pw)
     cmd = [sys.executable, "-m", "marimo", "run", str(nb), "--host", HOST, "--port", str(port), "--headless",
@@ -192,7 +198,7 @@ def share(folder: Path, viewer: str, output: str | Path | None = None, port: int
            "--", "--campaign", str(Path(folder).resolve()), "--viewer", who]
     url = f"http://{HOST}:{port}/?access_token={pw}"
     try:
-        return _serve(cmd, port, url, f"Read-only view of {camp.config.name!r} for {who}", cleanup=pw_file)
+        return _serve(cmd, port, url, what, cleanup=pw_file)
     except KingdomlogError:
         pw_file.unlink(missing_ok=True)
         raise
@@ -211,15 +217,5 @@ def serve_orders(folder: Path, viewer: str, port: int = 2720, password: str | No
         raise InputError("the orders sheet is for a player or faction; the GM uses `kingdomlog gm`")
     if not callable(getattr(camp.ruleset, "player_steps", None)):
         raise InputError(f"ruleset {camp.ruleset.id!r} has no player steps; players cannot submit orders")
-    nb = notebook("orders_sheet")
-    pw = password or secrets.token_urlsafe(12)
-    pw_file = _password_file(pw)
-    cmd = [sys.executable, "-m", "marimo", "run", str(nb), "--host", HOST, "--port", str(port), "--headless",
-           "--no-sandbox", "--no-show-tracebacks", "--token-password-file", str(pw_file),
-           "--", "--campaign", str(Path(folder).resolve()), "--viewer", who]
-    url = f"http://{HOST}:{port}/?access_token={pw}"
-    try:
-        return _serve(cmd, port, url, f"Orders sheet of {camp.config.name!r} for {who}", cleanup=pw_file)
-    except KingdomlogError:
-        pw_file.unlink(missing_ok=True)
-        raise
+    return _run_for_viewer("orders_sheet", folder, who, port, password,
+                           f"Orders sheet of {camp.config.name!r} for {who}")
