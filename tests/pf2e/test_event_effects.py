@@ -180,6 +180,12 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     ("undead-uprising", "failure", {"check.e1": [2]}, {"ruin": "decay"}, 2, {"decay": 1}, {}, {}, []),
     ("undead-uprising", "critical_failure", {"check.e1": [1, 3]}, {}, 4,
      {"corruption": 1, "crime": 1, "decay": 1, "strife": 1}, {}, {}, []),
+    # KMT Monster Activity: s +1 Unrest; f +1d4 Unrest, +1 Decay
+    ("monster-activity", "success", {}, {}, 1, {}, {}, {}, []),
+    ("monster-activity", "failure", {"check.e1": [3]}, {}, 3, {"decay": 1}, {}, {}, []),
+    # KMT Natural Disaster: s 4 fewer Resource Dice next turn; f +1 Decay, +1d6 Unrest, 6 fewer
+    ("natural-disaster", "success", {}, {}, 0, {}, {}, {"penalty_dice": 4}, []),
+    ("natural-disaster", "failure", {"check.e2": [5]}, {}, 5, {"decay": 1}, {}, {"penalty_dice": 6}, []),
 ]
 
 
@@ -215,8 +221,8 @@ def test_event_modifier_reaches_next_turn_checks() -> None:
 
 
 def test_data_events_with_riders_name_them() -> None:
-    """Events given as data keep what they cannot model in gm_note; 27 events carry outcomes as data."""
+    """Events given as data keep what they cannot model in gm_note; 29 events carry outcomes as data."""
     ev = T.base_events()
     data = [e for e in ev.values() if not e.gm_ruling]
-    assert len(data) == 27
+    assert len(data) == 29
     assert all(e.gm_note for e in data if e.name in ("public-scandal", "food-surplus", "justice-prevails"))
