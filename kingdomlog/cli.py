@@ -72,6 +72,19 @@ def _viewer(camp: Any, viewer: str | None) -> str:
     return v
 
 
+def _progress_printer(what: str) -> Any:
+    """A progress callback that redraws one stderr line when stderr is a terminal (else None)."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int, name: str) -> None:
+        end = "\n" if done == total else ""
+        sys.stderr.write(f"\r{what} {done}/{total} ({name[:30]})\x1b[K{end}")
+        sys.stderr.flush()
+
+    return show
+
+
 # ---- commands ---------------------------------------------------------------------------
 
 
@@ -315,7 +328,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_sql(args: argparse.Namespace) -> int:
     from kingdomlog.projections.sql import SafeConsole
 
-    console = SafeConsole(Path(args.root), timeout=args.timeout)
+    console = SafeConsole(Path(args.root), timeout=args.timeout, progress=_progress_printer("loading campaigns"))
+    for w in console.warnings:
+        print(f"kingdomlog: warning: {w}", file=sys.stderr)
     result = console.query(args.query)
     sys.stdout.write(result.format(args.format))
     return 0

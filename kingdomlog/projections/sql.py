@@ -20,7 +20,7 @@ import csv
 import io
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -125,14 +125,20 @@ def _cell(v: Any) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
+Progress = Callable[[int, int, str], None]
+"""Called as ``progress(done, total, campaign_folder_name)`` while the catalog loads."""
+
+
 class Catalog:
     """An in-memory DuckDB database holding the catalog of every campaign under ``root``."""
 
-    def __init__(self, root: Path, *, viewer: str = "gm", campaigns: Sequence[Path] | None = None) -> None:
+    def __init__(self, root: Path, *, viewer: str = "gm", campaigns: Sequence[Path] | None = None,
+                 progress: Progress | None = None) -> None:
         self.root = Path(root)
         self.viewer = viewer
         self.con = duckdb.connect(":memory:")
         self.warnings: list[str] = []
+        self.progress = progress
         self._load(list(campaigns) if campaigns is not None else find_campaigns(self.root))
 
     def _load(self, folders: list[Path]) -> None:
@@ -141,7 +147,9 @@ class Catalog:
         camp_rows: list[dict[str, Any]] = []
         states_by_rs: dict[str, list[dict[str, Any]]] = {}
         seen: dict[str, Path] = {}
-        for folder in folders:
+        for i, folder in enumerate(folders, start=1):
+            if self.progress is not None:
+                self.progress(i, len(folders), folder.name)
             try:
                 camp = Campaign.open(folder)
                 if camp.id in seen:
@@ -221,8 +229,8 @@ class SafeConsole:
     """Read-only SQL over a campaigns root: cannot write, read other files, attach, install or set."""
 
     def __init__(self, root: Path, *, viewer: str = "gm", timeout: float = 30.0,
-                 campaigns: Sequence[Path] | None = None) -> None:
-        self.catalog = Catalog(root, viewer=viewer, campaigns=campaigns)
+                 campaigns: Sequence[Path] | None = None, progress: Progress | None = None) -> None:
+        self.catalog = Catalog(root, viewer=viewer, campaigns=campaigns, progress=progress)
         self.timeout = timeout
         self.con = self.catalog.con
         self.con.execute("SET enable_external_access = false")

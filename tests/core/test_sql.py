@@ -82,3 +82,10 @@ def test_plain_duckdb_reads_the_files_without_kingdomlog(toy_campaign: Campaign)
         f"select campaign, type, count(*) from read_parquet('{root}/*/log/*.parquet') group by all order by all"
     ).fetchall()
     assert ("farm", "toy.harvested", 1) in rows
+
+
+def test_catalog_reports_progress_per_campaign(toy_campaign: Campaign, tmp_path: Path) -> None:
+    Campaign.create(toy_campaign.folder.parent / "second", "toy")
+    calls: list[tuple[int, int, str]] = []
+    SafeConsole(toy_campaign.folder.parent, progress=lambda d, t, n: calls.append((d, t, n)))
+    assert calls == [(1, 2, "farm"), (2, 2, "second")]
