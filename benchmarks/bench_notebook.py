@@ -63,8 +63,8 @@ def make_campaign(kind: str, tmp: Path) -> tuple[Path, dict[str, str]]:
     sys.path.insert(0, str(REPO / "tests"))
     import toyrules
 
+    from kingdomlog.app import Campaign
     from kingdomlog.core.turn import Plan
-    from kingdomlog.store import Campaign
 
     folder = tmp / "farm"
     camp = Campaign.create(folder, "toy-farm", name="Farm")

@@ -25,13 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.ruleset import Choice, Ruleset, all_rulesets, find_ruleset
 from kingdomlog.core.turn import Plan, preview_turn, provisional
 from kingdomlog.dice.roller import KeyedRoller
-from kingdomlog.store import Campaign
-from kingdomlog.store.log import Pending
 
 TRIES = 6
 
@@ -141,7 +140,7 @@ def play_campaign(folder: Path, ruleset: str, turns: int, seed: int, *, campaign
         if not drafts:
             errors.append(f"turn {turn}: no events")
             break
-        res = camp.log.append([Pending(turn, d) for d in drafts], expect_seq=head)
+        res = camp.log.append([d.at_turn(turn) for d in drafts], expect_seq=head)
         head = res.last_seq
         state = after
         played += 1

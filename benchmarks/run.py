@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import benchmarks.ledger as ledger
+from kingdomlog.app import Campaign
 from kingdomlog.core.events import Draft
-from kingdomlog.store import Campaign
 from kingdomlog.store import log as logmod
-from kingdomlog.store.log import Pending
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -85,7 +84,7 @@ def build_ledger(folder: Path, n_events: int, batch: int) -> Campaign:
         turn = 0
         while i < n_events - 1:
             k = min(batch, n_events - 1 - i)
-            pend = [Pending(turn, Draft(ledger.Changed(**ledger.payload(i + j)))) for j in range(k)]
+            pend = [Draft(ledger.Changed(**ledger.payload(i + j)), turn=turn) for j in range(k)]
             head = camp.log.append(pend, expect_seq=head).last_seq
             i += k
             turn += 1
@@ -156,7 +155,7 @@ def bench_warm(data: Path, repeats: int) -> dict[str, Any]:
     assert warm["figures"] == cold["figures"]
     camp = Campaign.open(folder)
     head = camp.head_seq
-    camp.log.append([Pending(10**6, Draft(ledger.Changed(**ledger.payload(j)))) for j in range(50)], expect_seq=head)
+    camp.log.append([Draft(ledger.Changed(**ledger.payload(j)), turn=10**6) for j in range(50)], expect_seq=head)
     say("latest state: one new turn (50 events) on the warm cache")
     inc = worker("ours", str(folder), "warm")
     snaps = sorted((folder / ".cache" / "snapshots").glob("*.json"))
@@ -186,7 +185,7 @@ def bench_append(data: Path, reps: int) -> dict[str, Any]:
     ours: list[float] = []
     head = camp.head_seq
     for r in range(reps):
-        pend = [Pending(r, Draft(ledger.Changed(**ledger.payload(j)))) for j in range(50)]
+        pend = [Draft(ledger.Changed(**ledger.payload(j)), turn=r) for j in range(50)]
         t = time.perf_counter()
         head = camp.log.append(pend, expect_seq=head).last_seq
         ours.append(time.perf_counter() - t)

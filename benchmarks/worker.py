@@ -18,8 +18,8 @@ def peak_mb() -> float:
 
 def replay_ours(folder: str, mode: str) -> dict[str, Any]:
     import benchmarks.ledger  # noqa: F401  (registers the ruleset)
+    from kingdomlog.app import Campaign
     from kingdomlog.core.ruleset import find_ruleset
-    from kingdomlog.store import Campaign
 
     find_ruleset("bench-ledger")  # import every bundled ruleset now, not inside the timing
     base = peak_mb()

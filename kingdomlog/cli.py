@@ -34,7 +34,7 @@ class UsageError(Exception):
 
 
 def _campaign(path: str) -> Any:
-    from kingdomlog.store import Campaign
+    from kingdomlog.app import Campaign
 
     return Campaign.open(path)
 
@@ -60,16 +60,9 @@ def _parse_set(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def _viewer(camp: Any, viewer: str | None) -> str:
-    if viewer is None or viewer == "gm":
-        return "gm"
-    if viewer == "public":
-        return viewer
-    v = viewer.removeprefix("faction:")
-    known = camp.known_viewers()
-    if known and v not in known:
-        raise InputError(f"unknown viewer {viewer!r}; this campaign's viewers: gm, public, {', '.join(known)}")
-    return v
+def _viewer(camp: Any, viewer: str | None) -> Any:
+    """The ``--as`` viewer, parsed against the campaign (unknown viewers are refused)."""
+    return camp.viewer(viewer)
 
 
 def _progress_printer(what: str) -> Any:
@@ -112,7 +105,7 @@ def cmd_rulesets(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from kingdomlog.store import Campaign
+    from kingdomlog.app import Campaign
 
     camp = Campaign.create(args.dir, args.ruleset, name=args.name, options=_parse_set(args.set or []),
                            viewers=args.viewer or [], campaign_id=args.id)
@@ -189,10 +182,10 @@ def cmd_retract(args: argparse.Namespace) -> int:
 
 
 def cmd_note(args: argparse.Namespace) -> int:
+    from kingdomlog.core.viewers import normalise_visibility
+
     camp = _campaign(args.dir)
-    vis = args.visibility
-    if vis not in ("public", "gm") and not vis.startswith("faction:"):
-        vis = f"faction:{vis}"
+    vis = normalise_visibility(args.visibility, camp.players())
     res = camp.note(args.text, turn=args.turn, visibility=vis, title=args.title or "")
     print(f"note added at seq {res.first_seq} ({vis})")
     return 0
@@ -204,8 +197,8 @@ def cmd_append(args: argparse.Namespace) -> int:
         text = sys.stdin.read() if args.events == "-" else Path(args.events).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{args.events}: cannot read: {exc.strerror}") from None
-    pending = camp.parse_jsonl(text.splitlines(), source=args.events)
-    res = camp.append_raw(pending, expect_seq=args.expect_seq)
+    drafts = camp.parse_jsonl(text.splitlines(), source=args.events)
+    res = camp.append_raw(drafts, expect_seq=args.expect_seq)
     if args.json:
         _out({"first_seq": res.first_seq, "last_seq": res.last_seq, "commit_id": res.commit_id})
     else:
@@ -230,7 +223,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     if args.turn is not None:
         events = [e for e in events if e.turn == args.turn]
     if args.json:
-        _out({"campaign": camp.id, "viewer": viewer,
+        _out({"campaign": camp.id, "viewer": str(viewer),
               "events": [dict(_event_json(e), retracted=e.commit_id in retracted) for e in events],
               "batches": [b.__dict__ for b in batches if args.turn is None or args.turn in b.turns]})
         return 0
@@ -259,7 +252,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     if args.json:
         doc = state.model_dump(mode="json")
         doc["kingdomlog"] = {"campaign": camp.id, "ruleset": rs.id, "turn": shown_turn,
-                             "next_turn": camp.next_turn(), "head_seq": camp.head_seq, "viewer": viewer}
+                             "next_turn": camp.next_turn(), "head_seq": camp.head_seq, "viewer": str(viewer)}
         doc["summary"] = rs.summary(state)
         doc["explain"] = [
             {"name": b.name, "total": b.total, "note": b.note,
@@ -313,7 +306,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from kingdomlog.store import Campaign
+    from kingdomlog.app import Campaign
 
     try:
         text = Path(args.file).read_text(encoding="utf-8")
@@ -323,6 +316,36 @@ def cmd_import(args: argparse.Namespace) -> int:
     rep = camp.verify()
     print(f"imported {rep.events} event(s) into {camp.folder}; verify: {'ok' if rep.ok else 'FAILED'}")
     return 0 if rep.ok else 1
+
+
+def cmd_plan_schema(args: argparse.Namespace) -> int:
+    from kingdomlog.core.ruleset import find_ruleset
+    from kingdomlog.core.turn import plan_schema
+
+    _out(plan_schema(find_ruleset(args.ruleset)))
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from kingdomlog.app.audit import audit
+
+    camp = _campaign(args.dir)
+    rep = audit(camp)
+    if args.json:
+        _out({"campaign": rep.campaign, "events": rep.events, "clean": rep.clean,
+              "findings": [f.__dict__ for f in rep.findings]})
+        return 0
+    if rep.clean:
+        print(f"audit: {rep.campaign}: {rep.events} events agree with today's rules")
+        return 0
+    rs = camp.ruleset
+    print(f"audit: {rep.campaign}: {len(rep.findings)} difference(s) between the log and today's rules"
+          f" (warnings: the log's recorded facts are what the campaign replays)")
+    for turn, found in sorted(rep.by_turn().items()):
+        print(f"{rs.turn_unit} {turn}:")
+        for f in found:
+            print(f"  seq {f.seq} [{f.step or '-'}] {f.type}: {f.message}")
+    return 0
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
@@ -457,6 +480,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", choices=["table", "csv", "json"], default="table")
     s.add_argument("--timeout", type=float, default=30.0, help="seconds before the query is interrupted")
     s.set_defaults(fn=cmd_sql)
+
+    s = sub.add_parser("plan-schema", help="print the JSON Schema of a ruleset's plans (for editors)")
+    s.add_argument("ruleset", help="id or alias (see `kingdomlog rulesets`)")
+    s.set_defaults(fn=cmd_plan_schema)
+
+    s = sub.add_parser("audit", help="list, turn by turn, what today's rules compute differently from the log")
+    s.add_argument("dir")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_audit)
 
     s = sub.add_parser("verify", help="check the log: chain, gaps, files; exit 1 on any fault")
     s.add_argument("dir")

@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from types import FrameType
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import InputError, KingdomlogError
-from kingdomlog.store import Campaign
 
 ENV_NOTEBOOKS = "KINGDOMLOG_NOTEBOOKS"
 HOST = "127.0.0.1"
@@ -60,14 +60,7 @@ def notebook(name: str) -> Path:
 
 def resolve_viewer(camp: Campaign, viewer: str) -> str:
     """``gm``, ``public`` or a known player/faction id (``faction:`` prefix allowed); else ``InputError``."""
-    if viewer in ("gm", "public"):
-        return viewer
-    v = viewer.removeprefix("faction:")
-    known = camp.known_viewers()
-    if v not in known:
-        listed = ", ".join(["gm", "public", *known])
-        raise InputError(f"unknown viewer {viewer!r}; this campaign's viewers: {listed}")
-    return v
+    return camp.viewer(viewer).id
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> bool:
@@ -215,7 +208,8 @@ def serve_orders(folder: Path, viewer: str, port: int = 2720, password: str | No
     who = resolve_viewer(camp, viewer)
     if who in ("gm", "public"):
         raise InputError("the orders sheet is for a player or faction; the GM uses `kingdomlog gm`")
-    if not callable(getattr(camp.ruleset, "player_steps", None)):
-        raise InputError(f"ruleset {camp.ruleset.id!r} has no player steps; players cannot submit orders")
+    if not camp.player_steps(who):
+        raise InputError(f"{who} has no steps to submit for {camp.ruleset.turn_unit} {camp.next_turn()} of this"
+                         f" campaign ({camp.ruleset.name}); there are no orders to give now")
     return _run_for_viewer("orders_sheet", folder, who, port, password,
                            f"Orders sheet of {camp.config.name!r} for {who}")

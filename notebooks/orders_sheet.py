@@ -13,8 +13,8 @@ with app.setup:
 
     import marimo as mo
 
+    from kingdomlog.app import Campaign
     from kingdomlog.core.errors import InputError, KingdomlogError
-    from kingdomlog.store import Campaign
     from kingdomlog.views import player, sheet
     from kingdomlog.views.html import STYLE, draft_items, esc
 

@@ -17,8 +17,8 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def toy_campaign(tmp_path: Path):
     """A fresh toy campaign with its founding and one turn played."""
+    from kingdomlog.app import Campaign
     from kingdomlog.core.turn import Plan
-    from kingdomlog.store import Campaign
 
     camp = Campaign.create(tmp_path / "farm", "toy-farm", name="Farm", viewers=["alice"])
     for plan in toyrules.TOY.sample_plans()[:2]:

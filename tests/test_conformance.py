@@ -12,12 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from kingdomlog.core.events import RecordedEvent, event_types
+from kingdomlog.app import Campaign
+from kingdomlog.core.errors import CorruptLogError
+from kingdomlog.core.events import Draft, EventModel, RecordedEvent, event_types, provisional, register_event
 from kingdomlog.core.fold import default_context, fold, replay
 from kingdomlog.core.ruleset import Breakdown, Ruleset, all_rulesets, find_ruleset, validate_options
-from kingdomlog.core.turn import Plan, preview_turn, provisional
-from kingdomlog.store import Campaign
-from kingdomlog.store.log import EventLog, Pending
+from kingdomlog.core.turn import Plan, plan_schema, preview_turn
+from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER
+from kingdomlog.store.log import EventLog
 
 RULESETS = all_rulesets()
 IDS = [rs.id for rs in RULESETS]
@@ -43,7 +45,7 @@ def play_samples(rs: Ruleset) -> list[RecordedEvent]:
         p = preview_turn(rs, state, plan, campaign="conf", turn=turn, start_seq=len(events), seed=f"seed-{turn}")
         assert p.ok, f"{rs.id}: sample plan {turn} refused: {p.error}"
         for d in p.drafts:
-            events.append(provisional("conf", turn, len(events) + 1, d))
+            events.append(provisional("conf", len(events) + 1, d, turn=turn))
         state = p.state_after
     return events
 
@@ -81,7 +83,7 @@ def test_every_event_type_round_trips_through_parquet(rs: Ruleset, tmp_path: Pat
     (tmp_path / "log").mkdir()
     log = EventLog(tmp_path / "log", "conf")
     samples = rs.sample_events()
-    log.append([Pending(1, d) for d in samples], expect_seq=0)
+    log.append([d.at_turn(1) for d in samples], expect_seq=0)
     back = log.read(full_verify=True)
     assert len(back) == len(samples)
     for d, ev in zip(samples, back, strict=True):
@@ -123,7 +125,7 @@ def test_evolve_never_mutates_its_input(played: tuple[Ruleset, list[RecordedEven
     state = rs.initial_state(default_context(rs, "conf"))
     for ev in events:
         before = json.dumps(state.model_dump(mode="json"), sort_keys=True)
-        new = rs.evolve(state, ev)
+        new = rs.apply(state, ev)
         assert json.dumps(state.model_dump(mode="json"), sort_keys=True) == before, f"{ev.type} mutated its input"
         state = new
 
@@ -148,8 +150,8 @@ def test_derived_views_are_well_formed(played: tuple[Ruleset, list[RecordedEvent
     assert summary and all(isinstance(v, (int, float, str, bool, type(None))) for v in summary.values()), summary
     assert isinstance(rs.render(state), str) and rs.render(state)
     assert all(isinstance(b, Breakdown) for b in rs.explain(state))
-    assert type(rs.redact(state, "public")) is type(state)
-    assert rs.redact(state, "gm") == state
+    assert type(rs.redact(state, PUBLIC_VIEWER)) is type(state)
+    assert rs.redact(state, GM_VIEWER) == state
 
 
 def test_preview_is_pure_and_repeatable(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
@@ -200,3 +202,62 @@ def test_every_ruleset_sql_view_answers_over_the_demo_campaigns() -> None:
     for rs in RULESETS:
         for name in rs.sql_views():
             con.query(f"select * from {name} limit 5")
+
+
+@register_event
+class _Foreign(EventModel):
+    type = "alien.thing_happened"
+    n: int = 0
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_an_event_of_another_ruleset_is_a_corrupt_log_error(rs: Ruleset) -> None:
+    state = rs.initial_state(default_context(rs, "conf"))
+    ev = provisional("conf", 1, Draft(_Foreign(), turn=0))
+    with pytest.raises(CorruptLogError, match="does not belong to ruleset"):
+        rs.apply(state, ev)
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_every_ruleset_derives_from_the_base_and_declares_its_steps_once(rs: Ruleset) -> None:
+    assert isinstance(rs, Ruleset)
+    ids = [s.id for s in rs.all_steps]
+    assert len(ids) == len(set(ids)), f"{rs.id}: a step id is declared twice: {ids}"
+    state = rs.initial_state(default_context(rs, "conf"))
+    for step in rs.phases_for(state, 0):
+        assert step in rs.all_steps, f"{rs.id}: step {step.id} of turn 0 is not in all_steps"
+
+
+def test_sample_plans_validate_against_the_plan_schema(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    import jsonschema
+
+    rs, _ = played
+    schema = plan_schema(rs)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    for raw in rs.sample_plans():
+        jsonschema.validate(raw, schema)
+
+
+def test_a_typo_in_a_choice_key_is_refused_naming_it(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    rs, _ = played
+    ctx = default_context(rs, "conf")
+    state = rs.initial_state(ctx)
+    first = rs.phases_for(state, 0)[0]
+    plan = Plan.parse({"seed": "x", "steps": {first.id: {"choices": {"no_such_choice_xyz": 1}}}})
+    p = preview_turn(rs, state, plan, campaign="conf", turn=0, start_seq=0)
+    assert not p.ok and "no_such_choice_xyz" in (p.error or "") and first.id in (p.error or "")
+
+
+def test_typed_dice_under_a_key_the_step_does_not_roll_are_refused(
+        played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    rs, _ = played
+    state = rs.initial_state(default_context(rs, "conf"))
+    raw = dict(rs.sample_plans()[0])
+    first = rs.phases_for(state, 0)[0].id
+    steps = dict(raw.get("steps", {}))
+    entry = dict(steps.get(first, {}))
+    entry["rolls"] = {**entry.get("rolls", {}), "no_such_roll_xyz": [1]}
+    steps[first] = entry
+    p = preview_turn(rs, state, Plan.parse({**raw, "steps": steps}), campaign="conf", turn=0, start_seq=0,
+                     seed="x")
+    assert not p.ok and "no_such_roll_xyz" in (p.error or "")

@@ -28,8 +28,8 @@ if shutil.which("java") is None:
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: benchmarks/ is not installed
 
 from benchmarks.generate import generate
+from kingdomlog.app import Campaign
 from kingdomlog.projections.sql import Catalog, SafeConsole
-from kingdomlog.store import Campaign
 from kingdomlog.views import history
 
 SPARK_TURNS = """

@@ -7,14 +7,25 @@ evolve, redact, summary, explain, views) without depending on a real rule system
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kingdomlog.core.errors import InputError, RuleError
+from kingdomlog.core.choices import Choices, Option, Pick
+from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent, register_event, register_upcaster
 from kingdomlog.core.modifiers import Modifier, stack
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase, register_ruleset
+from kingdomlog.core.ruleset import (
+    Breakdown,
+    CampaignContext,
+    OptionSpec,
+    Ruleset,
+    Step,
+    StepContext,
+    Term,
+    register_ruleset,
+)
+from kingdomlog.core.viewers import Viewer
 
 
 @register_event
@@ -69,7 +80,49 @@ class ToyState(BaseModel):
     history: tuple[int, ...] = ()
 
 
-class ToyRuleset:
+CROPS = ("wheat", "barley")
+
+
+class FoundChoices(Choices):
+    name: str = Field(default="Greenacre", title="Farm name")
+    gold: int = Field(default=10, ge=0, title="Starting gold")
+
+
+class HarvestChoices(Choices):
+    crop: Annotated[str, Pick("crops", what="a crop of this farm")] = "wheat"
+    stash: int = Field(default=0, ge=0, title="Gold hidden by the GM")
+
+
+class MarketChoices(Choices):
+    sell: int = Field(default=0, ge=0, title="Food to sell")
+
+
+def found(ctx: StepContext[ToyState], c: FoundChoices) -> None:
+    ctx.emit(Founded(name=c.name, gold=c.gold))
+
+
+def harvest(ctx: StepContext[ToyState], c: HarvestChoices) -> None:
+    roll = ctx.roll("harvest", "1d6" if c.crop == "wheat" else "2d6")
+    ctx.emit(Harvested(crop=c.crop, faces=roll.faces, food=roll.total))
+    if c.stash:
+        ctx.emit(Secret(gold=c.stash), visibility="gm")
+
+
+def market(ctx: StepContext[ToyState], c: MarketChoices) -> None:
+    if c.sell > ctx.state.food:
+        raise ctx.fail(f"cannot sell {c.sell} food, only {ctx.state.food} in store", "toy §2")
+    ctx.explain(Breakdown("Sale", c.sell * ctx.state.price,
+                          (Term("food sold", c.sell), Term("price", ctx.state.price))))
+    if c.sell:
+        ctx.emit(Sold(food=c.sell, gold=c.sell * ctx.state.price))
+
+
+FOUND = Step("found", "Founding", choices=FoundChoices, decide=found)
+HARVEST = Step("harvest", "Harvest", dice=("harvest",), choices=HarvestChoices, decide=harvest)
+MARKET = Step("market", "Market", choices=MarketChoices, decide=market)
+
+
+class ToyRuleset(Ruleset):
     id = "toy-farm"
     name = "Toy Farm"
     aliases = ("toy", "Toy Farm Rules")
@@ -85,11 +138,15 @@ class ToyRuleset:
         return (Founded, Harvested, Sold, Secret)
 
     @property
-    def phases(self) -> Sequence[Phase]:
-        return (Phase("harvest", "Harvest", dice=("harvest",)), Phase("market", "Market"))
+    def phases(self) -> Sequence[Step]:
+        return (HARVEST, MARKET)
 
-    def phases_for(self, state: Any, turn: int) -> Sequence[Phase]:
-        return (Phase("found", "Founding"),) if turn == 0 else self.phases
+    @property
+    def all_steps(self) -> Sequence[Step]:
+        return (FOUND, HARVEST, MARKET)
+
+    def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
+        return (FOUND,) if turn == 0 else self.phases
 
     def initial_state(self, context: CampaignContext) -> ToyState:
         return ToyState(price=int(context.options.get("price", 2)))
@@ -104,43 +161,21 @@ class ToyRuleset:
             return state.model_copy(update={"food": state.food - p.food, "gold": state.gold + p.gold})
         if isinstance(p, Secret):
             return state.model_copy(update={"stash": (state.stash or 0) + p.gold})
-        return state
+        raise CorruptLogError(f"toy-farm cannot apply {event.type!r}", seq=event.seq)
 
-    def choices(self, state: Any, step: str) -> Sequence[Choice]:
-        if step == "found":
-            return (Choice("name", "Farm name", "text", default="Greenacre"),
-                    Choice("gold", "Starting gold", "int", default=10, minimum=0))
-        if step == "harvest":
-            return (Choice("crop", "Crop", "select", options=("wheat", "barley"), default="wheat"),
-                    Choice("stash", "Gold hidden by the GM", "int", default=0, minimum=0))
-        return (Choice("sell", "Food to sell", "int", default=0, minimum=0),)
+    def audit(self, state: Any, event: RecordedEvent) -> list[str]:
+        p = event.payload
+        if isinstance(p, Sold) and p.gold != p.food * state.price:
+            return [f"{p.food} food sells for {p.food * state.price} gold at price {state.price}, not {p.gold}"]
+        return []
 
-    def decide(self, state: Any, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
-        if step == "found":
-            gold = choices.get("gold", 10)
-            if not isinstance(gold, int) or gold < 0:
-                raise InputError("gold must be a whole number >= 0")
-            return [Draft(Founded(name=str(choices.get("name", "Greenacre")), gold=gold), phase=step)]
-        if step == "harvest":
-            crop = choices.get("crop", "wheat")
-            if crop not in ("wheat", "barley"):
-                raise RuleError(f"unknown crop {crop!r}", rule="toy §1", step=step)
-            roll = dice.roll("harvest", "1d6" if crop == "wheat" else "2d6")
-            out = [Draft(Harvested(crop=crop, faces=roll.faces, food=roll.total), phase=step)]
-            if choices.get("stash"):
-                out.append(Draft(Secret(gold=int(choices["stash"])), phase=step, visibility="gm"))
-            return out
-        if step == "market":
-            sell = choices.get("sell", 0)
-            if not isinstance(sell, int) or sell < 0:
-                raise InputError("sell must be a whole number >= 0")
-            if sell > state.food:
-                raise RuleError(f"cannot sell {sell} food, only {state.food} in store", rule="toy §2", step=step)
-            return [Draft(Sold(food=sell, gold=sell * state.price), phase=step)] if sell else []
-        raise InputError(f"unknown step {step!r}")
+    def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+        if source == "crops":
+            return [Option(c, c.capitalize(), "1d6" if c == "wheat" else "2d6") for c in CROPS]
+        return super().vocabulary(state, source, within)
 
-    def redact(self, state: Any, viewer: str) -> ToyState:
-        return state if viewer == "gm" else state.model_copy(update={"stash": None})
+    def redact(self, state: Any, viewer: Viewer) -> ToyState:
+        return state if viewer.is_gm else state.model_copy(update={"stash": None})
 
     def summary(self, state: Any) -> dict[str, Any]:
         return {"gold": state.gold, "food": state.food, "stash": state.stash}
@@ -167,7 +202,7 @@ class ToyRuleset:
         ]
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
-        return {"crops": lambda: ("wheat", "barley")}
+        return {"crops": lambda: CROPS}
 
 
 TOY = register_ruleset(ToyRuleset())

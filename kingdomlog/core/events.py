@@ -17,7 +17,7 @@ import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -159,16 +159,25 @@ def payload_json(payload: EventModel) -> str:
 
 @dataclass(frozen=True)
 class Draft:
-    """An event a ruleset decided on, before the store gives it a place in the log."""
+    """An event a ruleset decided on, before the store gives it a place in the log.
+
+    ``turn`` is the turn it belongs to (set by the step that emits it, or by whoever
+    appends it); the store refuses a draft without one.
+    """
 
     payload: EventModel
     phase: str | None = None
     actor: str = "gm"
     visibility: str = VISIBILITY_PUBLIC
+    turn: int | None = None
 
     @property
     def type(self) -> str:
         return self.payload.type
+
+    def at_turn(self, turn: int) -> Draft:
+        """This draft placed in ``turn``."""
+        return replace(self, turn=turn)
 
 
 @dataclass(frozen=True)
@@ -221,6 +230,44 @@ class RecordedEvent:
         return replace(linked, hash=event_hash(linked.envelope()))
 
 
+PREVIEW_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+"""``recorded_at`` of events that exist only in a preview."""
+
+
+def record(
+    draft: Draft,
+    *,
+    campaign: str,
+    seq: int,
+    recorded_at: datetime,
+    event_id: str,
+    commit_id: str,
+    prev_hash: str = GENESIS_HASH,
+    turn: int | None = None,
+) -> RecordedEvent:
+    """The one place an event's envelope is built from a draft (the store and previews both call it).
+
+    ``turn`` overrides the draft's; one of them must be set. With ``prev_hash`` the
+    event is chained (its ``hash`` computed); previews leave it at genesis.
+    """
+    t = draft.turn if turn is None else turn
+    if t is None:
+        raise InputError(f"event {draft.type!r} has no turn")
+    text = payload_json(draft.payload)
+    ev = RecordedEvent(
+        campaign=campaign, seq=seq, turn=t, phase=draft.phase, type=draft.payload.type,
+        version=draft.payload.version, actor=draft.actor, visibility=draft.visibility, payload=draft.payload,
+        payload_text=text, recorded_at=recorded_at, event_id=event_id, commit_id=commit_id, prev_hash=prev_hash,
+    )
+    return replace(ev, hash=event_hash(ev.envelope()))
+
+
+def provisional(campaign: str, seq: int, draft: Draft, *, turn: int | None = None) -> RecordedEvent:
+    """A recorded-event stand-in for a draft, so the fold can run before anything is stored."""
+    return record(draft, campaign=campaign, seq=seq, recorded_at=PREVIEW_TIME, event_id=f"draft-{seq}",
+                  commit_id="draft", turn=turn)
+
+
 HASHED_FIELDS = (
     "campaign",
     "seq",
@@ -247,36 +294,3 @@ def event_hash(envelope: Mapping[str, Any]) -> str:
             value = value.isoformat()
         doc[key] = value
     return hashlib.sha256(canonical_json(doc).encode("utf-8")).hexdigest()
-
-
-def parse_visibility(text: str) -> tuple[str, ...]:
-    """Split a visibility string into its parts; raises ``InputError`` when malformed.
-
-    >>> parse_visibility("faction:red,faction:blue")
-    ('faction:red', 'faction:blue')
-    """
-    if text in (VISIBILITY_PUBLIC, VISIBILITY_GM):
-        return (text,)
-    parts = tuple(p.strip() for p in text.split(","))
-    for p in parts:
-        if not p.startswith("faction:") or len(p) <= len("faction:"):
-            raise InputError(
-                f"visibility {text!r} is not 'public', 'gm' or 'faction:<id>[,faction:<id>...]'"
-            )
-    return parts
-
-
-def visible_to(visibility: str, viewer: str) -> bool:
-    """Whether an event with ``visibility`` may be shown to ``viewer``.
-
-    ``viewer`` is ``gm``, ``public`` or a faction id (with or without ``faction:``).
-
-    >>> visible_to("faction:red", "red"), visible_to("gm", "red"), visible_to("public", "red")
-    (True, False, True)
-    """
-    if viewer == VISIBILITY_GM or visibility == VISIBILITY_PUBLIC:
-        return True
-    if visibility == VISIBILITY_GM:
-        return False
-    who = viewer if viewer.startswith("faction:") else f"faction:{viewer}"
-    return who in parse_visibility(visibility)

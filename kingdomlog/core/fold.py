@@ -1,17 +1,34 @@
-"""The fold: state is ``reduce(evolve, events, initial_state)``; undo is an appended retraction.
+"""The fold: state is ``reduce(apply, live events, start)``; undo is an appended retraction.
 
-``replay`` is the only way state comes to exist. Events of batches named by a
-``core.turn_retracted`` are skipped; ``core.*`` events never reach the ruleset.
+``fold`` is the only function that folds events into a state. Every reader calls it:
+the snapshot cache and the warm path (starting from a snapshot), streaming replay
+(batch by batch, retractions gathered first), the SQL ``states`` table (a row at each
+turn's end), raw appends (checking the new events fold), previews (their start) and
+ruleset helpers. The rules that decide which events count live here once
+(``is_live``): ``core.*`` events never reach a ruleset, events of retracted batches
+are skipped, and ``until`` stops after a turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kingdomlog.core.core_events import NoteAdded, TurnRetracted
-from kingdomlog.core.events import RecordedEvent, visible_to
+from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State
+from kingdomlog.core.viewers import Viewer, visible_to
+
+CORE_PREFIX = "core."
+
+
+@dataclass(frozen=True)
+class Start:
+    """Where a fold starts: a state and the seq of the last event already folded into it (0: none)."""
+
+    state: State
+    after_seq: int = 0
 
 
 def retracted_commits(events: Iterable[RecordedEvent]) -> frozenset[str]:
@@ -23,22 +40,52 @@ def retracted_commits(events: Iterable[RecordedEvent]) -> frozenset[str]:
     return frozenset(out)
 
 
+def is_live(ev: RecordedEvent, retracted: frozenset[str], until: int | None = None) -> bool:
+    """Whether ``ev`` counts in the fold: a ruleset event, not retracted, at or before turn ``until``."""
+    return (not ev.type.startswith(CORE_PREFIX) and ev.commit_id not in retracted
+            and (until is None or ev.turn <= until))
+
+
 def live_events(events: Sequence[RecordedEvent], until_turn: int | None = None) -> list[RecordedEvent]:
-    """The ruleset events that count: not ``core.*``, not retracted, turn <= ``until_turn``."""
+    """The ruleset events that count (``is_live``), in order."""
     gone = retracted_commits(events)
-    return [
-        ev
-        for ev in events
-        if not ev.type.startswith("core.")
-        and ev.commit_id not in gone
-        and (until_turn is None or ev.turn <= until_turn)
-    ]
+    return [ev for ev in events if is_live(ev, gone, until_turn)]
 
 
-def fold(ruleset: Ruleset, state: State, events: Iterable[RecordedEvent]) -> State:
-    """Apply ``ruleset.evolve`` over ``events`` in order (no filtering)."""
+def fold(
+    ruleset: Ruleset,
+    start: State | Start,
+    events: Iterable[RecordedEvent],
+    *,
+    until: int | None = None,
+    retracted: frozenset[str] | None = None,
+    on_turn: Callable[[int, int, State], None] | None = None,
+) -> State:
+    """Fold ``events`` into ``start``: the state after turn ``until`` (or after the last event).
+
+    ``start`` is a state (nothing folded yet) or a ``Start`` from a snapshot (events up
+    to its ``after_seq`` are skipped). ``retracted`` is the set of retracted commit ids
+    of the *whole* log; when None it is read from ``events`` (which must then be the
+    whole log). ``on_turn(turn, last_seq, state)`` is called with the state at the end
+    of every turn that had live events.
+    """
+    if not isinstance(start, Start):
+        start = Start(start)
+    if retracted is None:
+        events = events if isinstance(events, Sequence) else list(events)
+        retracted = retracted_commits(events)
+    state = start.state
+    turn: int | None = None
+    last_seq = 0
     for ev in events:
-        state = ruleset.evolve(state, ev)
+        if ev.seq <= start.after_seq or not is_live(ev, retracted, until):
+            continue
+        if on_turn is not None and turn is not None and ev.turn != turn:
+            on_turn(turn, last_seq, state)
+        state = ruleset.apply(state, ev)
+        turn, last_seq = ev.turn, ev.seq
+    if on_turn is not None and turn is not None:
+        on_turn(turn, last_seq, state)
     return state
 
 
@@ -49,13 +96,10 @@ def replay(
     *,
     context: CampaignContext | None = None,
 ) -> State:
-    """Fold ``events`` into the state after ``until_turn`` (or the end of the log).
-
-    ``context`` defaults to the ruleset's default options for an unnamed campaign.
-    """
+    """Fold the whole log ``events`` from the initial state (``context`` defaults to default options)."""
     if context is None:
         context = default_context(ruleset, events[0].campaign if events else "campaign")
-    return fold(ruleset, ruleset.initial_state(context), live_events(events, until_turn))
+    return fold(ruleset, ruleset.initial_state(context), events, until=until_turn)
 
 
 def default_context(ruleset: Ruleset, campaign: str) -> CampaignContext:
@@ -63,16 +107,27 @@ def default_context(ruleset: Ruleset, campaign: str) -> CampaignContext:
     return CampaignContext(campaign=campaign, options={o.name: o.default for o in ruleset.options})
 
 
-def next_turn(events: Sequence[RecordedEvent]) -> int:
-    """The turn the next plan plays: 0 for an empty log, else the last live turn + 1."""
-    live = [ev.turn for ev in live_events(events)]
-    return (max(live) + 1) if live else 0
-
-
 def last_live_turn(events: Sequence[RecordedEvent]) -> int | None:
     """The highest turn with live ruleset events, or None."""
-    live = [ev.turn for ev in live_events(events)]
-    return max(live) if live else None
+    gone = retracted_commits(events)
+    turns = [ev.turn for ev in events if is_live(ev, gone)]
+    return max(turns) if turns else None
+
+
+def next_turn(events: Sequence[RecordedEvent]) -> int:
+    """The turn the next plan plays: 0 for an empty log, else the last live turn + 1."""
+    last = last_live_turn(events)
+    return 0 if last is None else last + 1
+
+
+def live_commits_of_turn(events: Sequence[RecordedEvent], turn: int) -> list[str]:
+    """The commit ids of the live batches holding ruleset events of ``turn``, in log order."""
+    gone = retracted_commits(events)
+    out: list[str] = []
+    for ev in events:
+        if ev.turn == turn and is_live(ev, gone) and ev.commit_id not in out:
+            out.append(ev.commit_id)
+    return out
 
 
 @dataclass
@@ -91,7 +146,13 @@ class Batch:
     visible_count: int = 0
 
 
-def timeline(events: Sequence[RecordedEvent], viewer: str = "gm") -> list[Batch]:
+def _note(ev: RecordedEvent) -> dict[str, Any]:
+    assert isinstance(ev.payload, NoteAdded)
+    return {"seq": ev.seq, "turn": ev.turn, "title": ev.payload.title, "text": ev.payload.text,
+            "visibility": ev.visibility}
+
+
+def timeline(events: Sequence[RecordedEvent], viewer: str | Viewer = "gm") -> list[Batch]:
     """Batches in order, retracted ones flagged, notes only where ``viewer`` may read them.
 
     A batch with no event visible to ``viewer`` is left out.
@@ -106,13 +167,8 @@ def timeline(events: Sequence[RecordedEvent], viewer: str = "gm") -> list[Batch]
         b = batches.get(ev.commit_id)
         if b is None:
             b = batches[ev.commit_id] = Batch(
-                commit_id=ev.commit_id,
-                first_seq=ev.seq,
-                last_seq=ev.seq,
-                turns=[],
-                types=[],
-                recorded_at=ev.recorded_at.isoformat(),
-                retracted=ev.commit_id in retractor,
+                commit_id=ev.commit_id, first_seq=ev.seq, last_seq=ev.seq, turns=[], types=[],
+                recorded_at=ev.recorded_at.isoformat(), retracted=ev.commit_id in retractor,
                 retracted_by=retractor.get(ev.commit_id),
             )
         b.last_seq = ev.seq
@@ -123,23 +179,15 @@ def timeline(events: Sequence[RecordedEvent], viewer: str = "gm") -> list[Batch]
             b.turns.append(ev.turn)
         b.types.append(ev.type)
         if isinstance(ev.payload, NoteAdded):
-            b.notes.append(
-                {"seq": ev.seq, "turn": ev.turn, "title": ev.payload.title, "text": ev.payload.text,
-                 "visibility": ev.visibility}
-            )
+            b.notes.append(_note(ev))
     return [b for b in batches.values() if b.visible_count]
 
 
-def notes(events: Sequence[RecordedEvent], viewer: str = "gm") -> list[dict[str, object]]:
+def notes(events: Sequence[RecordedEvent], viewer: str | Viewer = "gm") -> list[dict[str, object]]:
     """Journal entries ``viewer`` may read, in log order."""
-    out: list[dict[str, object]] = []
-    for ev in events:
-        if isinstance(ev.payload, NoteAdded) and visible_to(ev.visibility, viewer):
-            out.append({"seq": ev.seq, "turn": ev.turn, "title": ev.payload.title,
-                        "text": ev.payload.text, "visibility": ev.visibility})
-    return out
+    return [_note(ev) for ev in events if isinstance(ev.payload, NoteAdded) and visible_to(ev.visibility, viewer)]
 
 
-def filter_visible(events: Sequence[RecordedEvent], viewer: str) -> list[RecordedEvent]:
+def filter_visible(events: Sequence[RecordedEvent], viewer: str | Viewer) -> list[RecordedEvent]:
     """The events ``viewer`` may see (all of them for ``gm``)."""
     return [ev for ev in events if visible_to(ev.visibility, viewer)]

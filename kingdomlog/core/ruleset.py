@@ -1,9 +1,16 @@
-"""The ruleset seam (design §4): the protocol every rule system implements, and its registry.
+"""The ruleset seam (design §4): the base class every rule system derives from, and its registry.
 
-A ruleset is a plain object registered under an id with aliases
-(``find_ruleset("PF2e Kingmaker")``). Everything it does is pure: no I/O, no
-clock, no random draws; dice come in through the ``Dice`` argument of
-``decide`` and their faces go into the events it returns.
+A ruleset is an object of a ``Ruleset`` subclass registered under an id with aliases
+(``find_ruleset("PF2e Kingmaker")``). Every hook a ruleset may supply is declared
+here once, with a neutral default, so core code calls hooks and never looks one up.
+Everything a ruleset does is pure: no I/O, no clock, no random draws; dice come in
+through the ``Dice`` of a step and their faces go into the events it emits.
+
+A ruleset declares its turn as ``Step`` s (id, title, typed ``Choices``, ``decide``).
+``run_step`` validates a step's choices against the state, gives its ``decide`` a
+``StepContext`` (``emit``, ``roll``, ``fail``, ``explain``) and returns a
+``StepResult``: the drafts, the state after the step (each draft folded once, through
+``Ruleset.apply``) and the step's own breakdowns.
 
 Core code never names a ruleset: they are found by importing the
 ``kingdomlog.rulesets`` package (which imports its sub-packages) and the
@@ -16,23 +23,30 @@ import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
-from kingdomlog.core.errors import InputError, UnknownRulesetError
-from kingdomlog.core.events import Draft, EventModel, RecordedEvent
+from kingdomlog.core.choices import Choices, FieldSpec, NoChoices, Option, describe, validate_choices
+from kingdomlog.core.errors import CorruptLogError, InputError, RuleError, UnknownRulesetError
+from kingdomlog.core.events import Draft, EventModel, RecordedEvent, provisional
+from kingdomlog.core.viewers import Viewer
 
 if TYPE_CHECKING:
+    from kingdomlog.dice.checks import CheckSpec
     from kingdomlog.dice.roller import Roll
 
 State = BaseModel
 """A ruleset's state: a pydantic model, treated as immutable (``evolve`` returns a new one)."""
 
+S = TypeVar("S", bound=BaseModel)
+
 
 class Dice(Protocol):
-    """What ``decide`` rolls with: keyed, deterministic, possibly typed in by the GM."""
+    """What a step rolls with: keyed, deterministic, possibly typed in by the GM."""
 
     def roll(self, key: str, notation: str) -> Roll:
         """Roll ``notation`` under ``key`` (unique within the step); the faces are in the result."""
@@ -116,33 +130,6 @@ def validate_options(specs: Sequence[OptionSpec], raw: Mapping[str, Any], *, whe
     return out
 
 
-ChoiceKind = Literal["select", "multiselect", "int", "text", "bool", "json"]
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One input a step needs from the GM (or a player), described for UIs and plans."""
-
-    name: str
-    label: str
-    kind: ChoiceKind
-    options: tuple[str, ...] = ()
-    default: Any = None
-    help: str = ""
-    minimum: int | None = None
-    maximum: int | None = None
-
-
-@dataclass(frozen=True)
-class Phase:
-    """One step of a turn, in order. ``dice`` lists the roll keys it may use, for UIs."""
-
-    id: str
-    title: str
-    help: str = ""
-    dice: tuple[str, ...] = ()
-
-
 @dataclass(frozen=True)
 class Term:
     """One term of a breakdown: a label, a signed value and its kind (status, item, ...)."""
@@ -170,7 +157,7 @@ class Breakdown:
 
 @dataclass(frozen=True)
 class CampaignContext:
-    """What a ruleset gets to start a campaign: id, validated options, homebrew data."""
+    """What a ruleset gets to start a campaign: id, validated options, homebrew data, declared players."""
 
     campaign: str
     options: Mapping[str, Any]
@@ -178,68 +165,301 @@ class CampaignContext:
     viewers: tuple[str, ...] = ()
 
 
-@runtime_checkable
-class Ruleset(Protocol):
-    """The plug-in protocol (design §4). All methods are pure."""
+DecideFn = Callable[["StepContext[Any]", Any], None]
+
+
+def _no_decide(ctx: StepContext[Any], choices: Any) -> None:
+    raise InputError(f"step {ctx.step!r} has no rules to decide it")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a turn, declared once: id, title, help, its typed choices and its ``decide``.
+
+    ``decide(ctx, choices)`` receives a ``StepContext`` and the validated ``choices``
+    model; it emits events through ``ctx.emit`` and refuses with ``raise ctx.fail(...)``.
+    ``dice`` lists the roll keys it may use (for forms and docs; a roll key may also be
+    computed, like ``a1.0``, ``a1.1``).
+    """
 
     id: str
-    name: str
-    aliases: tuple[str, ...]
-    turn_unit: str
+    title: str
+    help: str = ""
+    dice: tuple[str, ...] = ()
+    choices: type[Choices] = NoChoices
+    decide: DecideFn = _no_decide
+
+
+Phase = Step
+"""The older name of ``Step``."""
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step decided: its drafts, the state after them and the step's own breakdowns.
+
+    ``rolls`` are the dice the step read (faces, whether typed); ``checks`` the checks it
+    rolled by roll key (the numbers their odds depend on).
+    """
+
+    step: str
+    choices: Choices
+    drafts: tuple[Draft, ...]
+    state: BaseModel
+    breakdowns: tuple[Breakdown, ...] = ()
+    rolls: tuple[Roll, ...] = ()
+    checks: Mapping[str, CheckSpec] = field(default_factory=dict)
+
+
+class StepContext(Generic[S]):
+    """A step being decided: the running state, the drafts so far, the dice and what explains them.
+
+    Every ``emit`` folds its event at once (``Ruleset.apply``), so later choices in the
+    same step are checked against the updated state. Nothing of a step reaches the log
+    unless the whole step decides without error.
+    """
+
+    def __init__(self, ruleset: Ruleset, state: S, step: str, dice: Dice, *, campaign: str, turn: int,
+                 start_seq: int = 0) -> None:
+        self.ruleset = ruleset
+        self.start: S = state
+        self.state: S = state
+        self.step = step
+        self.dice = dice
+        self.campaign = campaign
+        self.turn = turn
+        self.seq = start_seq
+        self.drafts: list[Draft] = []
+        self.breakdowns: list[Breakdown] = []
+        self.rolls: list[Roll] = []
+        self.checks: dict[str, CheckSpec] = {}
+
+    def emit(self, payload: EventModel, *, actor: str = "gm", visibility: str = "public") -> S:
+        """Record ``payload`` as an event of this step and fold it; returns the new running state."""
+        draft = Draft(payload, phase=self.step, actor=actor, visibility=visibility, turn=self.turn)
+        self.seq += 1
+        new = self.ruleset.apply(self.state, provisional(self.campaign, self.seq, draft))
+        self.state = new
+        self.drafts.append(draft)
+        return self.state
+
+    def roll(self, key: str, notation: str, *, check: CheckSpec | None = None) -> Roll:
+        """Roll ``notation`` under ``key``; ``check`` describes the check it resolves (for its odds)."""
+        r = self.dice.roll(key, notation)
+        self.rolls.append(r)
+        if check is not None:
+            self.checks[key] = check
+        return r
+
+    def fail(self, message: str, rule: str | None = None) -> RuleError:
+        """A ``RuleError`` naming this step and ``rule`` (raise it)."""
+        return RuleError(message, rule=rule, step=self.step)
+
+    def explain(self, *breakdowns: Breakdown) -> None:
+        """Add breakdowns of the numbers this step used (shown under the step)."""
+        self.breakdowns.extend(breakdowns)
+
+    def result(self, choices: Choices) -> StepResult:
+        return StepResult(self.step, choices, tuple(self.drafts), self.state, tuple(self.breakdowns),
+                          tuple(self.rolls), dict(self.checks))
+
+
+class Ruleset:
+    """The base of every ruleset (design §4). Subclasses set the class attributes and the hooks they need.
+
+    Required: ``id``, ``name``, ``initial_state`` and ``evolve``, and the turn's steps in
+    ``phases`` / ``phases_for``. Every other hook has a neutral default here.
+    """
+
+    id: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    turn_unit: ClassVar[str] = "turn"
     """What one turn is called ("month", "year", "season")."""
+    version: ClassVar[str] = "1"
+    """The version of this ruleset's rules code and data (bump it when they change what a fold gives)."""
+    chart_figures: ClassVar[tuple[str, ...]] = ()
+    """The ``summary`` columns a player view charts over turns, in order."""
+
+    # ---- declarations ------------------------------------------------------------------
 
     @property
-    def options(self) -> Sequence[OptionSpec]: ...
+    def options(self) -> Sequence[OptionSpec]:
+        """The campaign options (house rules, optional modules) this ruleset takes."""
+        return ()
 
     @property
-    def event_types(self) -> Sequence[type[EventModel]]: ...
+    def event_types(self) -> Sequence[type[EventModel]]:
+        """Every payload class of this ruleset (they share its namespace, e.g. ``pf2e.``)."""
+        return ()
+
+    @cached_property
+    def namespaces(self) -> frozenset[str]:
+        """The namespaces of this ruleset's event types (``pf2e`` of ``pf2e.check_resolved``)."""
+        return frozenset(t.type.split(".", 1)[0] for t in self.event_types)
 
     @property
-    def phases(self) -> Sequence[Phase]:
+    def phases(self) -> Sequence[Step]:
         """The ordered steps of a regular turn."""
-        ...
+        return ()
 
-    def phases_for(self, state: State, turn: int) -> Sequence[Phase]:
+    def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
         """The ordered steps of ``turn`` in ``state`` (turn 0 is usually founding/setup)."""
-        ...
+        return self.phases
 
-    def initial_state(self, context: CampaignContext) -> State: ...
+    @property
+    def all_steps(self) -> Sequence[Step]:
+        """Every step this ruleset declares, in any turn (for plan schemas and docs)."""
+        return self.phases
 
-    def evolve(self, state: State, event: RecordedEvent) -> State: ...
+    def find_step(self, state: Any, turn: int, step: str) -> Step:
+        """The step ``step`` of ``turn``; ``InputError`` listing the turn's steps."""
+        steps = self.phases_for(state, turn)
+        for s in steps:
+            if s.id == step:
+                return s
+        raise InputError(f"turn {turn} has no step {step!r}; steps: {', '.join(s.id for s in steps)}")
 
-    def choices(self, state: State, step: str) -> Sequence[Choice]: ...
+    # ---- the fold ----------------------------------------------------------------------
 
-    def decide(self, state: State, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]: ...
+    def initial_state(self, context: CampaignContext) -> Any:
+        """The state before the first event."""
+        raise NotImplementedError(f"{type(self).__name__} does not define initial_state")
 
-    def redact(self, state: State, viewer: str) -> State: ...
+    def evolve(self, state: Any, event: RecordedEvent) -> Any:
+        """Apply one of this ruleset's events (pure; returns a new state; never re-derives recorded outcomes)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define evolve")
 
-    def summary(self, state: State) -> dict[str, Any]:
+    def apply(self, state: Any, event: RecordedEvent) -> Any:
+        """``evolve`` guarded by the namespace check: an event of another ruleset is a ``CorruptLogError``."""
+        ns = event.type.split(".", 1)[0]
+        if ns not in self.namespaces:
+            raise CorruptLogError(f"event type {event.type!r} does not belong to ruleset {self.id!r} (its events"
+                                  f" are {', '.join(sorted(f'{n}.*' for n in self.namespaces))})", seq=event.seq)
+        return self.evolve(state, event)
+
+    def audit(self, state: Any, event: RecordedEvent) -> list[str]:
+        """What today's rules compute differently from what ``event`` recorded, given the state before it.
+
+        Warnings only: replay folds the recorded facts whatever this says (``kingdomlog audit``).
+        """
+        return []
+
+    # ---- choices -----------------------------------------------------------------------
+
+    def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+        """The allowed values of a ``Pick(source)`` in ``state``; ``within``: the sibling values of the entry."""
+        raise InputError(f"ruleset {self.id!r} has no list of {source!r} to choose from")
+
+    def choices(self, state: Any, turn: int, step: str, values: Mapping[str, Any] | None = None
+                ) -> tuple[FieldSpec, ...]:
+        """The form of ``step``: one ``FieldSpec`` per choice, options from ``state`` (and ``values``)."""
+        spec = self.find_step(state, turn, step)
+        return describe(spec.choices, state=state, vocabulary=self.vocabulary, values=values)
+
+    def choice_widget(self, state: Any, step: str, field: FieldSpec, value: Any) -> Any:
+        """A custom form widget for one choice, or None for the one built from ``field``."""
+        return None
+
+    # ---- players -----------------------------------------------------------------------
+
+    def viewers(self, state: Any) -> Sequence[str]:
+        """Player/faction ids the state itself names (beside those of ``campaign.toml``)."""
+        return ()
+
+    def player_steps(self, state: Any, turn: int, viewer: Viewer) -> Sequence[str]:
+        """The steps of ``turn`` that ``viewer`` (a player) may submit; none by default."""
+        return ()
+
+    def redact(self, state: Any, viewer: Viewer) -> Any:
+        """What ``viewer`` may see of ``state`` (everything, for rulesets without secrets)."""
+        return state
+
+    # ---- reading -----------------------------------------------------------------------
+
+    def summary(self, state: Any) -> dict[str, Any]:
         """Main figures as flat scalars (the columns of the ``states`` SQL view)."""
-        ...
+        return {}
 
-    def explain(self, state: State) -> list[Breakdown]:
+    def explain(self, state: Any) -> list[Breakdown]:
         """Every derived number of ``state``, term by term."""
-        ...
+        return []
 
-    def render(self, state: State) -> str:
+    def render(self, state: Any) -> str:
         """A compact canonical one-line text of the state (for reprs, tests, errors)."""
-        ...
+        return " ".join(f"{k}={v}" for k, v in self.summary(state).items())
 
     def sql_views(self) -> Mapping[str, str]:
-        """View name -> SELECT over the ``events`` and ``states`` tables."""
-        ...
+        """View name -> SELECT over the ``events`` and ``states`` tables.
+
+        By default read from ``views.sql`` beside the ruleset's module: each view starts
+        at a line ``-- view: <name>`` and runs to the next such line.
+        """
+        pkg = type(self).__module__.rsplit(".", 1)[0]
+        try:
+            text = resources.files(pkg).joinpath("views.sql").read_text(encoding="utf-8")
+        except (FileNotFoundError, ModuleNotFoundError, TypeError):
+            return {}
+        return parse_views(text)
+
+    # ---- conformance -------------------------------------------------------------------
 
     def sample_events(self) -> list[Draft]:
         """At least one valid payload of every event type (for the conformance suite)."""
-        ...
+        return []
 
     def sample_plans(self) -> list[dict[str, Any]]:
         """Plans (turn 0 founding first) that play legally from ``initial_state`` in order."""
-        ...
+        return []
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
         """Name -> loader of each rules data table (each must load without error)."""
-        ...
+        return {}
+
+
+def parse_views(text: str) -> dict[str, str]:
+    """Views of a ``views.sql`` text: ``-- view: <name>`` lines start each one.
+
+    >>> parse_views("-- header\\n-- view: a\\nSELECT 1;\\n-- view: b\\nSELECT 2\\n")
+    {'a': 'SELECT 1', 'b': 'SELECT 2'}
+    """
+    out: dict[str, str] = {}
+    name: str | None = None
+    body: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("-- view:"):
+            if name:
+                out[name] = "\n".join(body).strip().rstrip(";").strip()
+            name, body = line.removeprefix("-- view:").strip(), []
+        elif name is not None:
+            body.append(line)
+    if name:
+        out[name] = "\n".join(body).strip().rstrip(";").strip()
+    return out
+
+
+def run_step(
+    ruleset: Ruleset,
+    state: Any,
+    step: str | Step,
+    choices: Mapping[str, Any] | Choices | None,
+    dice: Dice,
+    *,
+    campaign: str = "campaign",
+    turn: int = 0,
+    start_seq: int = 0,
+) -> StepResult:
+    """Decide one step: validate ``choices`` against the step's schema and ``state``, run its ``decide``.
+
+    Raises ``InputError`` for choices that do not fit the schema (naming the step and
+    key) and whatever ``RuleError`` the step's rules raise; nothing is returned then.
+    """
+    spec = step if isinstance(step, Step) else ruleset.find_step(state, turn, step)
+    model = validate_choices(spec.choices, choices, state=state, vocabulary=ruleset.vocabulary, step=spec.id)
+    ctx: StepContext[Any] = StepContext(ruleset, state, spec.id, dice, campaign=campaign, turn=turn,
+                                        start_seq=start_seq)
+    spec.decide(ctx, model)
+    return ctx.result(model)
 
 
 _REGISTRY: dict[str, Ruleset] = {}

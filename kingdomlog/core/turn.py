@@ -15,17 +15,19 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from kingdomlog.core.choices import Choices
 from kingdomlog.core.errors import InputError, RuleError
-from kingdomlog.core.events import Draft, RecordedEvent, payload_json
-from kingdomlog.core.ruleset import Breakdown, Phase, Ruleset, State
+from kingdomlog.core.events import Draft
+from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
+from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.roller import KeyedRoller, Roll
 
-PREVIEW_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+if TYPE_CHECKING:
+    from kingdomlog.dice.checks import CheckSpec
 
 
 class StepPlan(BaseModel):
@@ -68,15 +70,25 @@ class Plan(BaseModel):
 
 @dataclass
 class StepPreview:
-    """One step of a draft turn: what was chosen, rolled, decided, and the state after it."""
+    """One step of a draft turn: what was chosen, rolled, decided, and the state after it.
 
-    phase: Phase
+    ``breakdown`` holds the step's own breakdowns (the numbers it used), ``checks`` the
+    checks it rolled by roll key. A refused step has ``error`` set and no state after it.
+    """
+
+    phase: Step
     choices: dict[str, Any]
     drafts: list[Draft]
     rolls: list[Roll]
     state_after: State | None
     breakdown: list[Breakdown] = field(default_factory=list)
     error: str | None = None
+    checks: dict[str, CheckSpec] = field(default_factory=dict)
+    typed: Choices | None = None
+
+    @property
+    def step(self) -> Step:
+        return self.phase
 
 
 @dataclass
@@ -105,24 +117,29 @@ class TurnPreview:
                 return s.error
         return None
 
+    @property
+    def refused_step(self) -> str | None:
+        """The id of the step that was refused, if any."""
+        for s in self.steps:
+            if s.error:
+                return s.phase.id
+        return None
 
-def provisional(campaign: str, turn: int, seq: int, draft: Draft) -> RecordedEvent:
-    """A recorded-event stand-in for a draft, so the fold can run before anything is stored."""
-    return RecordedEvent(
-        campaign=campaign,
-        seq=seq,
-        turn=turn,
-        phase=draft.phase,
-        type=draft.payload.type,
-        version=draft.payload.version,
-        actor=draft.actor,
-        visibility=draft.visibility,
-        payload=draft.payload,
-        payload_text=payload_json(draft.payload),
-        recorded_at=PREVIEW_TIME,
-        event_id=f"draft-{seq}",
-        commit_id="draft",
-    )
+
+def _unused_dice(step: str, plan: StepPlan, rolls: Sequence[Roll]) -> str | None:
+    """An error when the plan types faces or re-rolls for keys this step never rolled."""
+    used = {r.key for r in rolls}
+    bad_rolls = sorted(set(plan.rolls) - used)
+    bad_rerolls = sorted(set(plan.rerolls) - used)
+    if not bad_rolls and not bad_rerolls:
+        return None
+    rolled = ", ".join(r.key for r in rolls) or "no dice"
+    parts = []
+    if bad_rolls:
+        parts.append(f"typed faces under roll key(s) {', '.join(repr(k) for k in bad_rolls)}")
+    if bad_rerolls:
+        parts.append(f"re-rolls of key(s) {', '.join(repr(k) for k in bad_rerolls)}")
+    return f"step {step!r}: {' and '.join(parts)} that this step does not roll (it rolled: {rolled})"
 
 
 def preview_turn(
@@ -134,20 +151,24 @@ def preview_turn(
     turn: int,
     start_seq: int,
     seed: str | None = None,
+    players: Sequence[str] | None = None,
 ) -> TurnPreview:
     """Play ``plan`` on ``state`` step by step, purely, and return the preview.
 
-    ``start_seq`` is the log's last seq (the ``expect_seq`` of the commit). The
-    seed comes from the plan, else ``seed``; one of them is required so that
-    the same plan always gives the same dice. A ``RuleError`` or ``InputError``
-    in a step is recorded on that step and stops the preview there.
+    ``start_seq`` is the log's last seq (the ``expect_seq`` of the commit). The seed
+    comes from the plan, else ``seed``; one of them is required so that the same plan
+    always gives the same dice. Each step's choices are validated by its schema; typed
+    faces or re-rolls under a key the step does not roll are refused; with ``players``
+    (the campaign's declared players) every draft's visibility must name only them. A
+    refusal is recorded on its step and stops the preview there.
     """
     if plan.turn is not None and plan.turn != turn:
         raise InputError(f"plan is for turn {plan.turn} but the campaign's next turn is {turn}")
     use_seed = plan.seed or seed
     if not use_seed:
         raise InputError("plan has no seed for its dice; add \"seed\" or pass one")
-    known = [p.id for p in ruleset.phases_for(state, turn)]
+    phases = ruleset.phases_for(state, turn)
+    known = [p.id for p in phases]
     unknown = sorted(set(plan.steps) - set(known))
     if unknown:
         raise InputError(
@@ -157,22 +178,28 @@ def preview_turn(
     steps: list[StepPreview] = []
     current = state
     seq = start_seq
-    for phase in ruleset.phases_for(state, turn):
+    declared = None if players is None else (*players, *ruleset.viewers(state))
+    for phase in phases:
         sp = plan.steps.get(phase.id, StepPlan())
         dice = roller.for_step(phase.id, manual=sp.rolls, nonces=sp.rerolls)
         try:
-            drafts = ruleset.decide(current, phase.id, sp.choices, dice)
-            after = current
-            for d in drafts:
-                seq += 1
-                after = ruleset.evolve(after, provisional(campaign, turn, seq, d))
+            res = run_step(ruleset, current, phase, sp.choices, dice, campaign=campaign, turn=turn, start_seq=seq)
+            problem = _unused_dice(phase.id, sp, dice.rolls)
+            if problem:
+                raise InputError(problem)
+            if declared is not None:
+                for d in res.drafts:
+                    try:
+                        parse_visibility(d.visibility, declared)
+                    except InputError as exc:
+                        raise InputError(f"step {phase.id!r}: event {d.type}: {exc}") from None
         except (RuleError, InputError) as exc:
             steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc)))
             break
-        steps.append(
-            StepPreview(phase, dict(sp.choices), drafts, list(dice.rolls), after, ruleset.explain(after))
-        )
-        current = after
+        seq += len(res.drafts)
+        steps.append(StepPreview(phase, dict(sp.choices), list(res.drafts), list(dice.rolls), res.state,
+                                 list(res.breakdowns), checks=dict(res.checks), typed=res.choices))
+        current = res.state
     return TurnPreview(turn, use_seed, start_seq, steps, state, current)
 
 
@@ -184,6 +211,42 @@ def require_ok(preview: TurnPreview) -> TurnPreview:
     return preview
 
 
-def phases_ids(phases: Sequence[Phase]) -> list[str]:
-    """The ids of ``phases`` in order."""
-    return [p.id for p in phases]
+def plan_schema(ruleset: Ruleset) -> dict[str, Any]:
+    """The JSON Schema of a plan for ``ruleset``: every step's choices, rolls and re-rolls.
+
+    Ids that must come from a campaign's state (leaders, hexes, ...) are typed as
+    strings and marked ``x-kingdomlog-source``; ``kingdomlog turn`` checks them against
+    the state.
+    """
+    defs: dict[str, Any] = {}
+    steps: dict[str, Any] = {}
+    for step in ruleset.all_steps:
+        schema = step.choices.model_json_schema(ref_template="#/$defs/{model}")
+        for name, sub in schema.pop("$defs", {}).items():
+            defs[name] = sub
+        title = f"{step.choices.__name__}"
+        defs[title] = schema
+        steps[step.id] = {
+            "type": "object", "title": step.title, "description": step.help, "additionalProperties": False,
+            "properties": {
+                "choices": {"$ref": f"#/$defs/{title}"},
+                "rolls": {"type": "object", "description": "faces of physical dice typed in, by roll key"
+                          + (f" ({', '.join(step.dice)})" if step.dice else ""),
+                          "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}}},
+                "rerolls": {"type": "object", "description": "re-roll nonces by roll key",
+                            "additionalProperties": {"type": "integer", "minimum": 0}},
+            },
+        }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"kingdomlog plan for {ruleset.name} ({ruleset.id})",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "turn": {"type": ["integer", "null"], "minimum": 0},
+            "seed": {"type": ["string", "null"]},
+            "note": {"type": "string"},
+            "steps": {"type": "object", "additionalProperties": False, "properties": steps},
+        },
+        "$defs": defs,
+    }

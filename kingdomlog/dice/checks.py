@@ -449,3 +449,33 @@ class PoolSpec:
             explosions=ev.roles.count("explosion"),
             rerolls=ev.roles.count("rerolled"),
         )
+
+
+# ------------------------------------------------------------------ a check about to be rolled
+
+CheckKind = Literal["pf2e", "flat", "d20", "5e", "2d6", "pool"]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """A check a step is about to roll, with every number its odds depend on (known before the dice).
+
+    A ruleset passes one to ``StepContext.roll(key, notation, check=...)`` so the turn
+    sheet can show the chance of each outcome beside the roll, computed from the same
+    kernels that resolve it. ``kind``: ``pf2e`` (four degrees, natural 20/1; ``shift``
+    moves the degree, e.g. −1 in anarchy), ``flat`` (d20 ≥ DC), ``d20`` (PF1: d20 +
+    modifier ≥ DC, ``nat1_fails``/``nat20_succeeds``), ``5e`` (d20 in ``mode``:
+    normal/advantage/disadvantage), ``2d6`` (``bands`` of (low, high, label)), ``pool``
+    (``pool``: a d6 pool counting successes).
+    """
+
+    kind: CheckKind
+    modifier: int = 0
+    dc: int = 0
+    mode: str = "normal"
+    shift: int = 0
+    label: str = ""
+    nat1_fails: bool = True
+    nat20_succeeds: bool = True
+    bands: tuple[tuple[int | None, int | None, str], ...] = ()
+    pool: PoolSpec | None = None

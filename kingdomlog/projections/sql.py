@@ -29,11 +29,12 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import InputError, KingdomlogError, SqlRefusedError
-from kingdomlog.core.events import visible_to
-from kingdomlog.core.fold import default_context, live_events
-from kingdomlog.core.ruleset import Ruleset, all_rulesets
-from kingdomlog.store.campaign import CONFIG_FILE, Campaign
+from kingdomlog.core.fold import default_context, fold
+from kingdomlog.core.ruleset import Ruleset, State, all_rulesets
+from kingdomlog.core.viewers import Viewer, visible_to
+from kingdomlog.store.config import CONFIG_FILE
 from kingdomlog.store.log import SCHEMA
 
 ALLOWED = {"SELECT", "EXPLAIN"}
@@ -62,25 +63,20 @@ def find_campaigns(root: Path, max_depth: int = 3) -> list[Path]:
     return found
 
 
-def state_rows(camp: Campaign, viewer: str = "gm") -> list[dict[str, Any]]:
+def state_rows(camp: Campaign, viewer: str | Viewer = "gm") -> list[dict[str, Any]]:
     """One row per live turn of ``camp``: summary figures plus ``state_json`` (redacted for ``viewer``)."""
     rs = camp.ruleset
-    events = camp.events()
-    state = rs.initial_state(camp.context)
+    v = camp.viewer(viewer) if isinstance(viewer, str) else viewer
     rows: list[dict[str, Any]] = []
-    live = live_events(events)
 
-    def emit(turn: int, last_seq: int) -> None:
-        shown = state if viewer == "gm" else rs.redact(state, viewer)
+    def emit(turn: int, last_seq: int, state: State) -> None:
+        shown = state if v.is_gm else rs.redact(state, v)
         row: dict[str, Any] = {"campaign": camp.id, "ruleset": rs.id, "turn": turn, "last_seq": last_seq}
         row.update(rs.summary(shown))
         row["state_json"] = json.dumps(shown.model_dump(mode="json"), sort_keys=True)
         rows.append(row)
 
-    for i, ev in enumerate(live):
-        state = rs.evolve(state, ev)
-        if i + 1 == len(live) or live[i + 1].turn != ev.turn:
-            emit(ev.turn, ev.seq)
+    fold(rs, rs.initial_state(camp.context), camp.events(), on_turn=emit)
     return rows
 
 

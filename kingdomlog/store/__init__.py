@@ -1,6 +1,9 @@
-"""Storage: a campaign folder and its append-only Parquet log."""
+"""Storage: a campaign's append-only Parquet log, its snapshot cache and its ``campaign.toml``.
 
-from kingdomlog.store.campaign import Campaign, CampaignConfig, VerifyReport, load_config
-from kingdomlog.store.log import AppendResult, EventLog, Head, Pending
+What a person does with a campaign (state, preview, commit, ...) is in ``kingdomlog.app``.
+"""
 
-__all__ = ["AppendResult", "Campaign", "CampaignConfig", "EventLog", "Head", "Pending", "VerifyReport", "load_config"]
+from kingdomlog.store.config import CONFIG_FILE, CampaignConfig, load_config
+from kingdomlog.store.log import AppendResult, EventLog, Head, Stamp
+
+__all__ = ["CONFIG_FILE", "AppendResult", "CampaignConfig", "EventLog", "Head", "Stamp", "load_config"]

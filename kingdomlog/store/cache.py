@@ -12,13 +12,18 @@ import hashlib
 import json
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kingdomlog.core.events import RecordedEvent, canonical_json
-from kingdomlog.core.fold import live_events, retracted_commits
+from kingdomlog.core.core_events import CampaignConfigured, TurnRetracted
+from kingdomlog.core.errors import KingdomlogError
+from kingdomlog.core.events import RecordedEvent, canonical_json, decode_payload
+from kingdomlog.core.fold import Start, fold, is_live, retracted_commits
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State
+
+if TYPE_CHECKING:
+    from kingdomlog.store.log import EventLog
 
 SNAPSHOT_FORMAT = 1
 KEEP = 8
@@ -29,7 +34,7 @@ def fingerprint(rs: Ruleset, ctx: CampaignContext, state_cls: type[State]) -> st
     """Ruleset id, its state schema and the options: a change in any invalidates snapshots."""
     doc = {
         "ruleset": rs.id,
-        "version": getattr(rs, "version", "0"),
+        "version": rs.version,
         "schema": state_cls.model_json_schema(),
         "options": ctx.options,
         "data": ctx.data,
@@ -47,36 +52,92 @@ class SnapshotCache:
         self.misses = 0
 
     def replay(self, rs: Ruleset, ctx: CampaignContext, events: Sequence[RecordedEvent], until: int | None) -> State:
-        """Fold ``events`` (up to turn ``until``) starting from the best valid snapshot."""
+        """Fold ``events`` (the whole log; up to turn ``until``) starting from the best valid snapshot."""
         initial = rs.initial_state(ctx)
         state_cls = type(initial)
         fp = fingerprint(rs, ctx, state_cls)
         gone = retracted_commits(events)
-        live = live_events(events, until)
         snap = self._best(fp, events, gone, until)
-        state: State = initial
-        start_seq = 0
+        start = Start(initial)
         if snap is not None:
             try:
-                state = state_cls.model_validate(snap["state"])
-                start_seq = int(snap["seq"])
+                start = Start(state_cls.model_validate(snap["state"]), int(snap["seq"]))
                 self.hits += 1
             except Exception:
-                state, start_seq = initial, 0
                 self.misses += 1
         else:
             self.misses += 1
-        todo = [ev for ev in live if ev.seq > start_seq]
-        for ev in todo:
-            state = rs.evolve(state, ev)
-        if events and len(todo) >= MIN_EVENTS_TO_SAVE:
-            last = live[-1] if live else None
-            if last is not None:
-                before = frozenset(e.commit_id for e in events if e.seq <= last.seq)
-                self._save(fp, last, gone & before, state)
+        last: RecordedEvent | None = None
+        count = 0
+        for ev in events:
+            if is_live(ev, gone, until):
+                last = ev
+                count += ev.seq > start.after_seq
+        state = fold(rs, start, events, until=until, retracted=gone)
+        if last is not None and count >= MIN_EVENTS_TO_SAVE:
+            before = frozenset(e.commit_id for e in events if e.seq <= last.seq)
+            self.save(fp, last, gone & before, state)
         return state
 
-    def _candidates(self, fp: str) -> list[tuple[int, Path]]:
+    def warm(self, rs: Ruleset, ctx_for: Callable[[CampaignConfigured], CampaignContext],
+             log: EventLog) -> State | None:
+        """The latest state from the newest snapshot, decoding only the events after it.
+
+        The whole log is still checked (``EventLog.read_after``: files before the snapshot by
+        their sha256 against the verified record, the rest in full). ``ctx_for`` turns the
+        log's first event into the campaign context. Returns None, so the caller takes the
+        ordinary path, whenever anything is not as the snapshot assumed.
+        """
+        from kingdomlog.store.log import decode_table
+
+        if not self.dir.is_dir():
+            return None
+        first = log.cached_config()
+        if not first:
+            return None
+        try:
+            conf = decode_payload(first[0], int(first[1]), first[2], seq=1)
+        except KingdomlogError:
+            return None
+        if not isinstance(conf, CampaignConfigured):
+            return None
+        ctx = ctx_for(conf)
+        initial = rs.initial_state(ctx)
+        fp = fingerprint(rs, ctx, type(initial))
+        candidates = self.candidates(fp)
+        if not candidates:
+            return None
+        seq, path = candidates[0]
+        try:
+            snap = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        tail = log.read_after(seq)
+        if tail.hash_at is None or snap.get("hash") != tail.hash_at or tail.config != first:
+            return None
+        if sorted(tail.retracted & tail.commits_upto) != sorted(snap.get("retracted", [])):
+            return None
+        events = decode_table(tail.table)
+        gone = set(tail.retracted)
+        for ev in events:
+            if isinstance(ev.payload, TurnRetracted):
+                gone.update(ev.payload.commit_ids)
+        if gone & tail.commits_upto != tail.retracted & tail.commits_upto:
+            return None
+        try:
+            snap_state: State = type(initial).model_validate(snap["state"])
+        except Exception:  # a bad snapshot is simply not used
+            return None
+        retracted = frozenset(gone)
+        state = fold(rs, Start(snap_state, seq), events, retracted=retracted)
+        self.hits += 1
+        live = [ev for ev in events if is_live(ev, retracted)]
+        if live:
+            before = frozenset(tail.commits_upto | {e.commit_id for e in events if e.seq <= live[-1].seq})
+            self.save(fp, live[-1], retracted & before, state)
+        return state
+
+    def candidates(self, fp: str) -> list[tuple[int, Path]]:
         if not self.dir.is_dir():
             return []
         out = []
@@ -91,7 +152,7 @@ class SnapshotCache:
     def _best(self, fp: str, events: Sequence[RecordedEvent], gone: frozenset[str],
               until: int | None) -> dict[str, Any] | None:
         by_seq = {ev.seq: ev for ev in events}
-        for seq, path in self._candidates(fp):
+        for seq, path in self.candidates(fp):
             ev = by_seq.get(seq)
             if ev is None:
                 continue
@@ -109,7 +170,7 @@ class SnapshotCache:
             return dict(snap)
         return None
 
-    def _save(self, fp: str, last: RecordedEvent, gone: frozenset[str], state: State) -> None:
+    def save(self, fp: str, last: RecordedEvent, gone: frozenset[str], state: State) -> None:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             path = self.dir / f"{fp}-{last.seq}.json"
@@ -120,7 +181,7 @@ class SnapshotCache:
             tmp = self.dir / f".{uuid.uuid4().hex}.tmp"
             tmp.write_text(json.dumps(doc))
             os.replace(tmp, path)
-            for _seq, old in self._candidates(fp)[KEEP:]:
+            for _seq, old in self.candidates(fp)[KEEP:]:
                 old.unlink(missing_ok=True)
         except OSError:
             pass

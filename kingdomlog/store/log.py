@@ -50,7 +50,7 @@ from kingdomlog.core.events import (
     decode_payload,
     event_hash,
     event_types,
-    payload_json,
+    record,
 )
 
 FORMAT_VERSION = 1
@@ -115,13 +115,11 @@ class AppendResult:
 
 
 @dataclass(frozen=True)
-class Pending:
-    """An event ready to append: a ruleset draft and the turn it belongs to."""
+class Stamp:
+    """An event's own id and time, kept when events are copied in (import); new events get fresh ones."""
 
-    turn: int
-    draft: Draft
-    event_id: str | None = None
-    recorded_at: datetime | None = None
+    event_id: str
+    recorded_at: datetime
 
 
 # Test hook for the fault-injection suite (tests/faults/): when set, ``append`` calls it with the
@@ -598,6 +596,15 @@ class EventLog:
     def _verified_path(self) -> Path | None:
         return self.cache_dir / "verified.json" if self.cache_dir else None
 
+    def cached_config(self) -> list[Any] | None:
+        """``[type, version, payload text]`` of seq 1 as recorded when the first file was last fully checked."""
+        files = self.files()
+        if not files:
+            return None
+        ent = self._load_verified().get(files[0].name)
+        first = ent.get("config") if isinstance(ent, dict) else None
+        return first if isinstance(first, list) else None
+
     def _load_verified(self) -> dict[str, Any]:
         p = self._verified_path()
         if p is None:
@@ -628,23 +635,30 @@ class EventLog:
 
     def append(
         self,
-        pending: Sequence[Pending],
+        drafts: Sequence[Draft],
         *,
         expect_seq: int | None = None,
         commit_id: str | None = None,
         recorded_at: datetime | None = None,
+        stamps: Sequence[Stamp] | None = None,
     ) -> AppendResult:
-        """Append ``pending`` as one batch, atomically; all or nothing.
+        """Append ``drafts`` (each with its turn) as one batch, atomically; all or nothing.
 
         ``expect_seq``: the last seq the writer saw; a different head raises
         ``ConflictError`` (expected vs actual) unless the head holds this very
         ``commit_id`` already (an idempotent retry, reported as success).
         Without ``expect_seq`` the retry check looks only at the newest batch (like an
         "any version" append in other event stores, idempotency is then best effort);
-        every writer in kingdomlog itself passes ``expect_seq``.
+        every writer in kingdomlog itself passes ``expect_seq``. ``stamps`` (one per
+        draft) keep copied events' ids and times.
         """
-        if not pending:
+        if not drafts:
             raise StoreError("nothing to append (empty batch)")
+        if stamps is not None and len(stamps) != len(drafts):
+            raise StoreError("append: one stamp per event is needed")
+        for d in drafts:
+            if d.turn is None or d.turn < 0:
+                raise StoreError(f"append: event {d.type!r} has no turn")
         if not self.dir.is_dir():
             raise StoreError(f"{self.dir}: the campaign has no log folder")
         commit_id = commit_id or str(uuid.uuid4())
@@ -663,30 +677,20 @@ class EventLog:
         first = head.seq + 1
         prev = head.hash
         rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
-        for i, p in enumerate(pending):
-            d = p.draft
-            env: dict[str, Any] = {
-                "campaign": self.campaign,
-                "seq": first + i,
-                "turn": p.turn,
-                "phase": d.phase,
-                "type": d.payload.type,
-                "version": d.payload.version,
-                "actor": d.actor,
-                "visibility": d.visibility,
-                "payload": payload_json(d.payload),
-                "recorded_at": p.recorded_at.astimezone(UTC) if p.recorded_at else when,
-                "event_id": p.event_id or str(uuid.uuid4()),
-                "commit_id": commit_id,
-                "prev_hash": prev,
-            }
-            env["hash"] = prev = event_hash(env)
+        for i, d in enumerate(drafts):
+            stamp = stamps[i] if stamps is not None else None
+            ev = record(d, campaign=self.campaign, seq=first + i, commit_id=commit_id, prev_hash=prev,
+                        recorded_at=stamp.recorded_at.astimezone(UTC) if stamp else when,
+                        event_id=stamp.event_id if stamp else str(uuid.uuid4()))
+            prev = ev.hash
+            env = ev.envelope()
+            env["hash"] = ev.hash
             for c in COLUMNS:
                 rows[c].append(env[c])
         meta = {
             FORMAT_KEY: str(FORMAT_VERSION).encode(),
             b"kingdomlog.first_seq": str(first).encode(),
-            b"kingdomlog.count": str(len(pending)).encode(),
+            b"kingdomlog.count": str(len(drafts)).encode(),
             b"kingdomlog.commit_id": commit_id.encode(),
             b"kingdomlog.last_hash": prev.encode(),
             b"kingdomlog.campaign": self.campaign.encode(),
@@ -729,7 +733,7 @@ class EventLog:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
-        return AppendResult(commit_id, first, first + len(pending) - 1, str(final))
+        return AppendResult(commit_id, first, first + len(drafts) - 1, str(final))
 
     def _find_commit_at(self, first_seq: int, commit_id: str) -> AppendResult | None:
         path = self.dir / batch_name(first_seq)

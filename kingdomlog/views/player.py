@@ -16,12 +16,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.fold import Batch, notes, timeline
 from kingdomlog.core.ruleset import Breakdown
 from kingdomlog.projections.sql import state_rows
-from kingdomlog.store import Campaign
 from kingdomlog.views.html import STYLE, breakdown_items, esc, key_values, recorded_items, scalar, table
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
@@ -109,11 +109,11 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
     per_turn = [{k: v for k, v in r.items() if k != "state_json"} for r in state_rows(camp, viewer)]
     live_turns = [r["turn"] for r in per_turn]
     return PlayerView(
-        campaign=camp.id, name=camp.config.name, ruleset=rs.name, turn_unit=getattr(rs, "turn_unit", "turn"),
+        campaign=camp.id, name=camp.config.name, ruleset=rs.name, turn_unit=rs.turn_unit,
         viewer=viewer, last_turn=max(live_turns) if live_turns else None, rendered=rs.render(state),
         summary=rs.summary(state), breakdowns=list(rs.explain(state)), overview=overview,
         collections=collections, batches=timeline(events, viewer), events=by_commit,
-        notes=notes(events, viewer), per_turn=per_turn, chart_figures=tuple(getattr(rs, "chart_figures", ())),
+        notes=notes(events, viewer), per_turn=per_turn, chart_figures=rs.chart_figures,
     )
 
 

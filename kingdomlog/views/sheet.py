@@ -29,12 +29,13 @@ from typing import Any
 
 import marimo as mo
 
+from kingdomlog.app import Campaign
+from kingdomlog.app.campaign import TurnStart
+from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.errors import InputError, KingdomlogError
-from kingdomlog.core.fold import next_turn
-from kingdomlog.core.ruleset import Choice, Phase, Ruleset, State
-from kingdomlog.core.turn import Plan, StepPlan, StepPreview, TurnPreview, preview_turn
+from kingdomlog.core.ruleset import Ruleset, State, Step
+from kingdomlog.core.turn import Plan, StepPlan, StepPreview, TurnPreview
 from kingdomlog.dice.roller import new_seed
-from kingdomlog.store import Campaign
 from kingdomlog.views.html import STYLE, breakdown_items, draft_items, esc, key_values, roll_line
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
@@ -74,8 +75,10 @@ class SheetStart:
     turn: int
     start_seq: int
     state: State
-    phases: tuple[Phase, ...]
-    choices: dict[str, tuple[Choice, ...]]
+    camp: Campaign
+    begin: TurnStart
+    phases: tuple[Step, ...]
+    choices: dict[str, tuple[FieldSpec, ...]]
     seed: str
     plan: Plan | None = None
     turn_unit: str = "turn"
@@ -89,53 +92,61 @@ def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = Non
     when the folder is not a campaign.
     """
     camp = Campaign.open(folder)
-    events = camp.events()
-    turn = next_turn(events)
+    begin = camp.turn_start()
+    turn, state = begin.turn, begin.state
     if plan is not None and plan.turn is not None and plan.turn != turn:
         raise InputError(f"the loaded plan is for turn {plan.turn}, but the campaign's next turn is {turn}")
     rs = camp.ruleset
-    state = camp.state()
     phases = tuple(rs.phases_for(state, turn))
-    choices: dict[str, tuple[Choice, ...]] = {}
+    choices: dict[str, tuple[FieldSpec, ...]] = {}
     problems: dict[str, str] = {}
     for p in phases:
         try:
-            choices[p.id] = tuple(rs.choices(state, p.id))
+            choices[p.id] = rs.choices(state, turn, p.id)
         except KingdomlogError as exc:
             choices[p.id] = ()
             problems[p.id] = str(exc)
     use_seed = (plan.seed if plan is not None else None) or seed or new_seed()
     # Players' submitted steps (orders, with the dice rolled at submission) pre-fill the steps the GM's draft
     # leaves out; a step the GM's draft names wins.
-    merged = camp.with_submissions(plan if plan is not None else Plan(turn=turn, seed=use_seed))
+    merged = camp.with_submissions(plan if plan is not None else Plan(turn=turn, seed=use_seed), state=state)
     if plan is not None or merged.steps:
         plan = merged
     return SheetStart(
         folder=Path(folder), campaign=camp.id, name=camp.config.name, ruleset=rs, turn=turn,
-        start_seq=events[-1].seq if events else 0, state=state, phases=phases, choices=choices,
-        seed=use_seed, plan=plan, turn_unit=getattr(rs, "turn_unit", "turn"), problems=problems,
+        start_seq=begin.start_seq, state=state, camp=camp, begin=begin, phases=phases, choices=choices,
+        seed=use_seed, plan=plan, turn_unit=rs.turn_unit, problems=problems,
     )
 
 
 _UNSET: Any = object()
 
 
-def choice_widget(choice: Choice, value: Any = _UNSET) -> Any:
-    """One ``mo.ui`` element for ``choice`` (select, multiselect, int, text, bool, json), set to ``value``."""
+def _option_values(choice: FieldSpec) -> list[Any]:
+    return [o.value for o in choice.options or () if not o.disabled]
+
+
+def choice_widget(choice: FieldSpec, value: Any = _UNSET) -> Any:
+    """One ``mo.ui`` element for ``choice`` set to ``value``: a select, multiselect, number, checkbox or text.
+
+    Nested entries (``rows``, ``group``) and free-form values are edited as JSON here.
+    """
     v = choice.default if value is _UNSET else value
     label = choice.label or choice.name
-    if choice.kind == "select":
-        opts = list(choice.options)
-        return mo.ui.dropdown(options=opts, value=v if v in opts else None, allow_select_none=True, label=label)
-    if choice.kind == "multiselect":
-        opts = list(choice.options)
-        return mo.ui.multiselect(options=opts, value=[x for x in (v or []) if x in opts], label=label)
-    if choice.kind == "int":
-        return mo.ui.number(start=choice.minimum, stop=choice.maximum, step=1,
-                            value=None if v is None else int(v), label=label)
+    if choice.kind == "select" and choice.options is not None:
+        opts = _option_values(choice)
+        return mo.ui.dropdown(options=[str(o) for o in opts], value=str(v) if v in opts else None,
+                              allow_select_none=True, label=label)
+    if choice.kind == "multiselect" and choice.options is not None:
+        opts = _option_values(choice)
+        return mo.ui.multiselect(options=[str(o) for o in opts], value=[str(x) for x in (v or []) if x in opts],
+                                 label=label)
+    if choice.kind in ("int", "float"):
+        return mo.ui.number(start=choice.minimum, stop=choice.maximum, step=1 if choice.kind == "int" else 0.1,
+                            value=None if v is None else v, label=label)
     if choice.kind == "bool":
         return mo.ui.checkbox(value=bool(v), label=label)
-    if choice.kind == "json":
+    if choice.kind in ("json", "rows", "group", "multiselect"):
         text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False)
         return mo.ui.text_area(value=text, label=label, rows=3, full_width=True)
     return mo.ui.text(value="" if v is None else str(v), label=label)
@@ -144,36 +155,34 @@ def choice_widget(choice: Choice, value: Any = _UNSET) -> Any:
 def phase_forms(start: SheetStart) -> Any:
     """A ``mo.ui.dictionary`` per phase id holding one element per choice (defaults from a loaded plan).
 
-    A ruleset may provide its own widgets: if it has ``choice_widget(state, step,
-    choice, value)`` returning a ``mo.ui`` element (or None for the default one), that
-    element is used; its value must read back as the choice's kind does.
+    A ruleset may provide its own widget for a choice (``Ruleset.choice_widget``); its
+    value must read back as the choice's kind does.
     """
-    custom = getattr(start.ruleset, "choice_widget", None)
     forms: dict[str, Any] = {}
     for p in start.phases:
         given = start.plan.steps.get(p.id, StepPlan()).choices if start.plan is not None else {}
         elems = {}
         for c in start.choices.get(p.id, ()):
             value = given.get(c.name, _UNSET)
-            el = custom(start.state, p.id, c, c.default if value is _UNSET else value) if callable(custom) else None
+            el = start.ruleset.choice_widget(start.state, p.id, c, c.default if value is _UNSET else value)
             elems[c.name] = el if el is not None else choice_widget(c, value)
         forms[p.id] = mo.ui.dictionary(elems)
     return mo.ui.dictionary(forms)
 
 
-def choice_value(choice: Choice, raw: Any, *, step: str = "") -> tuple[bool, Any]:
+def choice_value(choice: FieldSpec, raw: Any, *, step: str = "") -> tuple[bool, Any]:
     """Turn a UI element's raw value into the plan's value: ``(include, value)``.
 
     Empty inputs (no selection, empty text or JSON) are left out of the plan, so the
-    ruleset's default applies. Raises
-    ``InputError`` for JSON that does not parse or a number that is not whole.
+    step's default applies. Raises ``InputError`` for JSON that does not parse or a
+    number that is not whole.
 
-    >>> choice_value(Choice("n", "N", "int"), 3.0)
+    >>> choice_value(FieldSpec("n", "N", "int"), 3.0)
     (True, 3)
-    >>> choice_value(Choice("t", "T", "text"), "")
+    >>> choice_value(FieldSpec("t", "T", "text"), "")
     (False, None)
-    >>> choice_value(Choice("j", "J", "json"), '{"a": 1}')
-    (True, {'a': 1})
+    >>> choice_value(FieldSpec("j", "J", "rows"), '[{"a": 1}]')
+    (True, [{'a': 1}])
     """
     where = f"step {step!r}, choice {choice.name!r}" if step else f"choice {choice.name!r}"
     if raw is None:
@@ -184,11 +193,16 @@ def choice_value(choice: Choice, raw: Any, *, step: str = "") -> tuple[bool, Any
                 raise InputError(f"{where}: {raw} is not a whole number")
             raw = int(raw)
         return True, int(raw)
+    if choice.kind == "float":
+        return True, float(raw)
     if choice.kind == "bool":
         return True, bool(raw)
-    if choice.kind == "multiselect":
-        return True, list(raw)
-    if choice.kind == "json":
+    if choice.kind in ("select", "multiselect") and choice.options is not None:
+        by_text = {str(o.value): o.value for o in choice.options}
+        if choice.kind == "select":
+            return True, by_text.get(str(raw), raw)
+        return True, [by_text.get(str(x), x) for x in raw]
+    if choice.kind in ("json", "rows", "group", "multiselect"):
         text = str(raw).strip()
         if not text:
             return False, None
@@ -243,8 +257,7 @@ def plan_dice(plan: Plan | None) -> Dice:
 
 def preview(start: SheetStart, plan: Plan) -> TurnPreview:
     """``preview_turn`` of ``plan`` from the start state (pure; nothing is written)."""
-    return preview_turn(start.ruleset, start.state, plan, campaign=start.campaign, turn=start.turn,
-                        start_seq=start.start_seq, seed=start.seed)
+    return start.camp.preview(plan, seed=start.seed, start=start.begin)
 
 
 _FACES = re.compile(r"-?\d+")

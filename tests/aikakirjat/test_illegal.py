@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from aik_helpers import founding, quiet_year
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import RuleError
 from kingdomlog.core.turn import Plan
-from kingdomlog.store import Campaign
 
 
 @pytest.fixture

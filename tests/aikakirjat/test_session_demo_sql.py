@@ -71,7 +71,7 @@ def test_choices_describe_every_step_with_defaults() -> None:
 
 def test_demo_log_verifies_and_matches_its_plans() -> None:
     """The committed demo: ≥ 15 session years, a war and a revolution roll; the log folds to the planned state."""
-    from kingdomlog.store import Campaign
+    from kingdomlog.app import Campaign
 
     camp = Campaign.open(DEMO)
     assert camp.verify().ok

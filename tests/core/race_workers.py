@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from kingdomlog.store import Campaign
+from kingdomlog.app import Campaign
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -18,7 +18,6 @@ def writer(folder: str, name: str, n: int, out: str) -> None:
 
     from kingdomlog.core.errors import ConflictError
     from kingdomlog.core.events import Draft
-    from kingdomlog.store.log import Pending
 
     camp = Campaign.open(folder)
     acks: list[dict[str, object]] = []
@@ -28,7 +27,7 @@ def writer(folder: str, name: str, n: int, out: str) -> None:
         head = camp.log.head().seq
         cid = f"{name}-{done}"
         try:
-            res = camp.log.append([Pending(1, Draft(toyrules.Sold(food=0, gold=done)))] * 2,
+            res = camp.log.append([Draft(toyrules.Sold(food=0, gold=done), turn=1)] * 2,
                                   expect_seq=head, commit_id=cid)
         except ConflictError:
             conflicts += 1
@@ -43,9 +42,8 @@ def slow_writer(folder: str, started: str) -> None:
     import toyrules
 
     from kingdomlog.core.events import Draft
-    from kingdomlog.store.log import Pending
 
     camp = Campaign.open(folder)
     Path(started).write_text("go")
     while True:
-        camp.log.append([Pending(1, Draft(toyrules.Sold(food=0, gold=i))) for i in range(200)])
+        camp.log.append([Draft(toyrules.Sold(food=0, gold=i), turn=1) for i in range(200)])

@@ -12,10 +12,10 @@ import toyrules
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.events import Draft, canonical_json, event_hash
 from kingdomlog.core.fold import replay
-from kingdomlog.store import Campaign
-from kingdomlog.store.log import EventLog, Pending
+from kingdomlog.store.log import EventLog
 
 texts = st.text(min_size=0, max_size=40)
 payloads = st.one_of(
@@ -38,7 +38,7 @@ def test_any_events_round_trip_through_parquet_with_an_intact_chain(batches: lis
         (tmp / "log").mkdir()
         log = EventLog(tmp / "log", "prop")
         for turn, batch in enumerate(batches):
-            log.append([Pending(turn, d) for d in batch], expect_seq=log.head().seq)
+            log.append([d.at_turn(turn) for d in batch], expect_seq=log.head().seq)
         back = log.read(full_verify=True)
         flat = [d for b in batches for d in b]
         assert [e.payload for e in back] == [d.payload for d in flat]

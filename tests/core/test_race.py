@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from kingdomlog.store import Campaign
+from kingdomlog.app import Campaign
 from kingdomlog.store.log import EventLog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -7,9 +7,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import SqlRefusedError
 from kingdomlog.projections.sql import SafeConsole
-from kingdomlog.store import Campaign
 
 
 @pytest.fixture

@@ -12,19 +12,19 @@ import pyarrow.parquet as pq
 import pytest
 import toyrules
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import ConflictError, CorruptLogError, InputError, RuleError, StoreError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.turn import Plan
-from kingdomlog.store import Campaign
-from kingdomlog.store.log import SCHEMA, EventLog, Pending
+from kingdomlog.store.log import SCHEMA, EventLog
 
 
 def log_bytes(camp: Campaign) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((camp.folder / "log").iterdir())}
 
 
-def sold(n: int = 1) -> Pending:
-    return Pending(1, Draft(toyrules.Sold(food=0, gold=n)))
+def sold(n: int = 1) -> Draft:
+    return Draft(toyrules.Sold(food=0, gold=n), turn=1)
 
 
 def test_create_writes_config_and_first_event(tmp_path: Path) -> None:
@@ -264,7 +264,7 @@ def test_export_import_reproduces_state_and_chain(toy_campaign: Campaign, tmp_pa
 def test_upcaster_reads_old_versions_without_rewriting(toy_campaign: Campaign) -> None:
     line = json.dumps({"turn": 2, "type": "toy.harvested", "version": 1, "payload": {"faces": [4], "amount": 4}})
     pend = toy_campaign.parse_jsonl([line])
-    assert pend[0].draft.payload == toyrules.Harvested(crop="wheat", faces=(4,), food=4)
+    assert pend[0].payload == toyrules.Harvested(crop="wheat", faces=(4,), food=4)
 
 
 def test_newer_event_version_is_a_clear_error(toy_campaign: Campaign) -> None:

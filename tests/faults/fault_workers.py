@@ -20,11 +20,10 @@ sys.path.insert(0, str(HERE.parent))  # tests/: the toy ruleset
 
 import toyrules  # noqa: E402
 
+from kingdomlog.app import Campaign  # noqa: E402
 from kingdomlog.core.errors import ConflictError  # noqa: E402
 from kingdomlog.core.events import Draft  # noqa: E402
-from kingdomlog.store import Campaign  # noqa: E402
 from kingdomlog.store import log as logmod  # noqa: E402
-from kingdomlog.store.log import Pending  # noqa: E402
 
 STAGES = ("start", "temp_written", "temp_synced", "linked", "dir_synced")
 STAGE_CODE = {name: i + 1 for i, name in enumerate(STAGES)}  # 0 = between appends
@@ -63,7 +62,7 @@ def crash_child(folder: str, ack_path: str, stage_box: Any, seed: int, kill_stag
             k = rng.choice((1, 2, 3, 5, 8, 13, 50))
             cid = f"{os.getpid()}-{count['n']}-{k}"
             head = camp.log.head()
-            batch = [Pending(1, Draft(toyrules.Sold(food=0, gold=1))) for _ in range(k)]
+            batch = [Draft(toyrules.Sold(food=0, gold=1), turn=1) for _ in range(k)]
             res = camp.log.append(batch, expect_seq=head.seq, commit_id=cid)
             stage_box.value = 6  # appended, ack not yet written
             _ack(fd, {"commit_id": cid, "first_seq": res.first_seq, "last_seq": res.last_seq, "count": k})
@@ -119,7 +118,7 @@ def race_writer(folder: str, name: str, n: int, out: str) -> None:
         cid = f"{name}-{len(acks)}"
         head = camp.log.head().seq
         try:
-            res = camp.log.append([Pending(1, Draft(toyrules.Sold(food=0, gold=1)))] * 2, expect_seq=head,
+            res = camp.log.append([Draft(toyrules.Sold(food=0, gold=1), turn=1)] * 2, expect_seq=head,
                                   commit_id=cid)
         except ConflictError as exc:
             assert exc.expected == head and exc.actual > head, (exc.expected, exc.actual, head)
@@ -127,7 +126,7 @@ def race_writer(folder: str, name: str, n: int, out: str) -> None:
             continue  # retry the same commit id from the new head
         assert not res.idempotent
         # a retry of the same commit (e.g. after a lost reply) is reported as done, not appended twice
-        again = camp.log.append([Pending(1, Draft(toyrules.Sold(food=0, gold=1)))] * 2, expect_seq=head,
+        again = camp.log.append([Draft(toyrules.Sold(food=0, gold=1), turn=1)] * 2, expect_seq=head,
                                 commit_id=cid)
         assert again.idempotent and (again.first_seq, again.last_seq) == (res.first_seq, res.last_seq)
         retries_ok += 1

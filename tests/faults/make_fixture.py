@@ -18,10 +18,10 @@ sys.path.insert(0, str(HERE.parent))
 
 import toyrules  # noqa: E402
 
+from kingdomlog.app import Campaign  # noqa: E402
 from kingdomlog.core.events import Draft, EventModel  # noqa: E402
 from kingdomlog.core.turn import Plan  # noqa: E402
-from kingdomlog.store import Campaign  # noqa: E402
-from kingdomlog.store.log import Pending  # noqa: E402
+from kingdomlog.store.log import Stamp  # noqa: E402
 
 FIXTURE = HERE.parent / "fixtures" / "toy-v1"
 
@@ -40,14 +40,16 @@ def main() -> None:
         shutil.rmtree(FIXTURE)
     when = datetime(2026, 11, 1, tzinfo=UTC)
     camp = Campaign.create(FIXTURE, "toy-farm", name="Old Farm", campaign_id="toy-v1", recorded_at=when)
-    camp.log.append([Pending(0, Draft(toyrules.Founded(name="Oldacre", gold=7), phase="found"),
-                             recorded_at=when, event_id="e-found")], expect_seq=1, commit_id="c-0")
-    camp.log.append([Pending(1, Draft(HarvestedV1(amount=4, faces=(4,)), phase="harvest"), recorded_at=when,
-                             event_id="e-h1"),
-                     Pending(1, Draft(toyrules.Sold(food=3, gold=6), phase="market"), recorded_at=when,
-                             event_id="e-s1")], expect_seq=2, commit_id="c-1")
-    camp.log.append([Pending(2, Draft(HarvestedV1(amount=2, faces=(2,)), phase="harvest"), recorded_at=when,
-                             event_id="e-h2")], expect_seq=4, commit_id="c-2")
+    def stamps(*ids: str) -> list[Stamp]:
+        return [Stamp(i, when) for i in ids]
+
+    camp.log.append([Draft(toyrules.Founded(name="Oldacre", gold=7), phase="found", turn=0)], expect_seq=1,
+                    commit_id="c-0", stamps=stamps("e-found"))
+    camp.log.append([Draft(HarvestedV1(amount=4, faces=(4,)), phase="harvest", turn=1),
+                     Draft(toyrules.Sold(food=3, gold=6), phase="market", turn=1)], expect_seq=2, commit_id="c-1",
+                    stamps=stamps("e-h1", "e-s1"))
+    camp.log.append([Draft(HarvestedV1(amount=2, faces=(2,)), phase="harvest", turn=2)], expect_seq=4,
+                    commit_id="c-2", stamps=stamps("e-h2"))
     camp.play(Plan.parse({"seed": "new", "steps": {"harvest": {"choices": {"crop": "barley"},
                                                                "rolls": {"harvest": [5, 6]}}}}),
               commit_id="c-3")

@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kingdomlog import cli
+from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
-from kingdomlog.store import Campaign
 
 N_PLANS = 2500
 N_LINES = 2400

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import fault_workers as fw
 
-from kingdomlog.store import Campaign
+from kingdomlog.app import Campaign
 
 WRITERS = 4
 APPENDS = 250

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.turn import Plan
 from kingdomlog.projections.sql import Catalog
-from kingdomlog.store import Campaign
 
 CASES = 1000
 CATALOG_EVERY = 20  # the Catalog and the other read paths share EventLog.read_table; sampled to stay fast

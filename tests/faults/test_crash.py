@@ -19,9 +19,8 @@ from pathlib import Path
 
 import fault_workers as fw
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.events import Draft
-from kingdomlog.store import Campaign
-from kingdomlog.store.log import Pending
 
 RANDOM_KILLS = 200
 STAGE_KILLS_EACH = 8  # x 5 steps
@@ -87,7 +86,7 @@ def test_sigkill_during_appends_loses_nothing_acknowledged(tmp_path: Path, fork_
     n = _check_log(folder, acked)
     # the next append succeeds and removes the dead writers' temp files
     reopened = Campaign.open(folder)
-    res = reopened.log.append([Pending(1, Draft(fw.toyrules.Sold(food=0, gold=1)))],
+    res = reopened.log.append([Draft(fw.toyrules.Sold(food=0, gold=1), turn=1)],
                               expect_seq=reopened.head_seq, commit_id="after-1")
     assert res.first_seq == n + 1
     assert reopened.log.temp_files() == []

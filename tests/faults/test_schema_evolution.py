@@ -19,11 +19,10 @@ import pytest
 import toyrules
 
 from kingdomlog import cli
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import CorruptLogError, EventTypeError
 from kingdomlog.core.events import Draft, EventModel
-from kingdomlog.store import Campaign
 from kingdomlog.store import log as logmod
-from kingdomlog.store.log import Pending
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "toy-v1"
 
@@ -65,7 +64,7 @@ def test_old_versions_replay_through_the_upcaster(old: Campaign) -> None:
 
 def test_a_batch_from_a_newer_format_is_refused(old: Campaign, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(logmod, "FORMAT_VERSION", 99)
-    old.log.append([Pending(3, Draft(toyrules.Sold(food=1, gold=2)))], expect_seq=old.head_seq)
+    old.log.append([Draft(toyrules.Sold(food=1, gold=2), turn=3)], expect_seq=old.head_seq)
     monkeypatch.undo()
     fresh = Campaign.open(old.folder)
     with pytest.raises(CorruptLogError, match=r"newer kingdomlog \(format 99, this one reads 1\)"):
@@ -88,7 +87,7 @@ class HarvestedV3(EventModel):
 
 
 def test_an_event_newer_than_the_code_is_refused(old: Campaign) -> None:
-    old.log.append([Pending(3, Draft(HarvestedV3(food=1, crop="rye", faces=(1,), quality="fine")))],
+    old.log.append([Draft(HarvestedV3(food=1, crop="rye", faces=(1,), quality="fine"), turn=3)],
                    expect_seq=old.head_seq)
     fresh = Campaign.open(old.folder)
     with pytest.raises(EventTypeError, match=r"seq 7: event 'toy.harvested' has version 3, newer than this code"):

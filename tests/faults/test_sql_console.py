@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import InputError, SqlRefusedError
 from kingdomlog.core.turn import Plan
 from kingdomlog.projections.sql import SafeConsole
-from kingdomlog.store import Campaign
 
 
 def _tree_hash(root: Path) -> str:

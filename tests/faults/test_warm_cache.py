@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import CorruptLogError, RuleError
 from kingdomlog.core.turn import Plan
-from kingdomlog.store import Campaign
 
 
 def test_warm_path_equals_cold_replay(tmp_path: Path) -> None:
-    camp = Campaign.create(tmp_path / "farm", "toy-farm")
+    camp = Campaign.create(tmp_path / "farm", "toy-farm", viewers=["alice"])
     camp.play(Plan.parse({"seed": "s", "steps": {"found": {"choices": {"name": "Dale", "gold": 5}}}}))
     rng = random.Random(5)
     warm_hits = 0

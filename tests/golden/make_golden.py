@@ -37,7 +37,7 @@ def viewers_of(folder: Path) -> list[str]:
 
 
 def turns_of(folder: Path) -> list[int]:
-    from kingdomlog.store.campaign import Campaign
+    from kingdomlog.app import Campaign
 
     camp = Campaign.open(folder)
     return sorted({ev.turn for ev in camp.events()})

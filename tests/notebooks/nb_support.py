@@ -29,8 +29,8 @@ def make_toy_campaign(folder: Path) -> Path:
     """A toy-farm campaign: founding, one turn (with a GM-only stash event), a GM-only note."""
     import toyrules
 
+    from kingdomlog.app import Campaign
     from kingdomlog.core.turn import Plan
-    from kingdomlog.store import Campaign
 
     camp = Campaign.create(folder, "toy-farm", name="Farm", viewers=["alice"])
     for plan in toyrules.TOY.sample_plans()[:2]:
@@ -42,7 +42,7 @@ def make_toy_campaign(folder: Path) -> Path:
 
 def copy_demo(folder: Path) -> Path:
     """A copy of the bundled demo campaign (without its derived cache) with the planted GM note."""
-    from kingdomlog.store import Campaign
+    from kingdomlog.app import Campaign
 
     shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
     Campaign.open(folder).note(f"the GM hides {SECRET} in the vault", visibility="gm", title="gm only")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from nb_support import REPO, SECRET, Server, free_port
 
-from kingdomlog.store import Campaign
+from kingdomlog.app import Campaign
 from kingdomlog.views import sheet
 
 pytestmark = pytest.mark.browser

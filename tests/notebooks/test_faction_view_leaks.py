@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from nb_support import REPO, Server, free_port
 
-from kingdomlog.store import Campaign
+from kingdomlog.app import Campaign
 
 FELMONTE = REPO / "campaigns" / "felmonte"
 

@@ -20,8 +20,8 @@ import marimo as mo
 import pytest
 from nb_support import NOTEBOOKS, REPO, Server, free_port, load_notebook
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.core_events import PlanSubmitted
-from kingdomlog.store import Campaign
 
 NB = load_notebook("orders_sheet")
 FELMONTE = REPO / "campaigns" / "felmonte"
@@ -36,7 +36,7 @@ def fel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         pytest.skip("campaigns/felmonte is not built")
     folder = tmp_path / "felmonte"
     shutil.copytree(FELMONTE, folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
-    monkeypatch.setattr("kingdomlog.store.campaign.new_seed", lambda: SEED)
+    monkeypatch.setattr("kingdomlog.dice.roller.new_seed", lambda: SEED)
     return folder
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from nb_support import NOTEBOOKS, SECRET, load_notebook
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
-from kingdomlog.store import Campaign
 from kingdomlog.views import player, sheet
 
 WRITE_CALLS = re.compile(

@@ -15,9 +15,9 @@ import marimo as mo
 import pytest
 from nb_support import load_notebook
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.ruleset import Choice
 from kingdomlog.core.turn import Plan, StepPlan
-from kingdomlog.store import Campaign
 from kingdomlog.views import sheet
 
 NB = load_notebook("turn_sheet")

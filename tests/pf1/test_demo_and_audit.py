@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from pf1.kit import kingdom, month, step
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.fold import replay
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1.play import context, play
-from kingdomlog.store import Campaign
 
 DEMO = Path(__file__).resolve().parents[2] / "campaigns" / "river-kingdom"
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import RuleError
 from kingdomlog.core.fold import fold
 from kingdomlog.core.turn import Plan
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1.play import context, play
 from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
-from kingdomlog.store import Campaign
 
 CONFIGS = [[m] for m in MODULES] + [list(MODULES)]
 

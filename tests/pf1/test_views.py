@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import Plan
 from kingdomlog.projections.sql import Catalog
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1.catalog import homebrew_catalog
 from kingdomlog.rulesets.pf1.play import play
-from kingdomlog.store import Campaign
 
 
 def test_pf1_turns_view_over_a_stored_campaign(tmp_path: Path) -> None:

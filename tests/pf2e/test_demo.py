@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.errors import RuleError
 from kingdomlog.core.turn import Plan
 from kingdomlog.rulesets.pf2e import events as E
-from kingdomlog.store import Campaign
 
 from .make_demo import DEMO, build, plan_files
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.projections.sql import SafeConsole
-from kingdomlog.store import Campaign
 
 from .make_demo import DEMO
 

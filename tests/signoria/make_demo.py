@@ -12,8 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
-from kingdomlog.store import Campaign
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "campaigns" / "felmonte"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.cli import main as cli
 from kingdomlog.core.fold import filter_visible
 from kingdomlog.core.turn import Plan
-from kingdomlog.store import Campaign
 
 from .make_demo import DEMO, build, plan_files
 from .test_leaks import OWNER_ONLY

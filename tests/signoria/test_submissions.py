@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from kingdomlog.app import Campaign
 from kingdomlog.cli import main as cli
 from kingdomlog.core.core_events import PlanSubmitted
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.dice.roller import KeyedRoller
-from kingdomlog.store import Campaign
 
 from .make_demo import DEMO
 
@@ -32,7 +32,7 @@ ORDERS = {"choices": {"orders": [{"id": "Q7", "action": "hire_troops", "slots": 
 def camp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Campaign:
     folder = tmp_path / "felmonte"
     shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
-    monkeypatch.setattr("kingdomlog.store.campaign.new_seed", lambda: SEED)
+    monkeypatch.setattr("kingdomlog.dice.roller.new_seed", lambda: SEED)
     return Campaign.open(folder)
 
 

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from kingdomlog.core.events import visible_to
 from kingdomlog.core.fold import filter_visible
+from kingdomlog.core.viewers import visible_to
 from kingdomlog.rulesets.signoria import RULESET
 
 from .play import Game, types

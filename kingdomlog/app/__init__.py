@@ -1,0 +1,13 @@
+"""The application layer: what the CLI, the notebooks and the servers do with a campaign.
+
+``Campaign`` opens a folder and offers every use of it (state, preview, commit, retract,
+note, raw append, submissions, export, import, verify); ``audit`` compares a log with
+today's rules. ``store`` underneath keeps the log, the cache and the config; ``core``
+holds the pure fold and previews.
+"""
+
+from kingdomlog.app.audit import AuditReport, Finding, audit
+from kingdomlog.app.campaign import Campaign, VerifyReport
+from kingdomlog.app.submissions import SubmissionCheck
+
+__all__ = ["AuditReport", "Campaign", "Finding", "SubmissionCheck", "VerifyReport", "audit"]

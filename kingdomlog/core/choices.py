@@ -1,0 +1,445 @@
+"""Typed step choices (design §6): one schema per step that validates plans, feeds forms and exports JSON Schema.
+
+A step declares its inputs as a ``Choices`` model (pydantic, strict, unknown keys
+refused). Values that must come from the campaign's state (a leader, a settlement, a
+hex, an activity available now) are marked with ``Pick(source)``: the ruleset's
+``vocabulary(state, source, within)`` lists the allowed ``Option`` values, computed
+from the state, and ``within`` carries the sibling values of the same entry, so a
+skill can depend on the activity chosen beside it.
+
+The same declaration serves three readers:
+
+- ``validate_choices``: a plan's ``choices`` for the step become a typed model, or an
+  ``InputError`` that names the step, the key (``activities[1].leader``) and what is
+  allowed;
+- ``describe``: ``FieldSpec`` rows a form builds its widgets from (label, help, kind,
+  allowed options with labels and details, bounds, nested entries);
+- ``model_json_schema()`` of the model: each ``Pick`` adds ``x-kingdomlog-source``.
+
+>>> class Harvest(Choices):
+...     crop: typing.Annotated[str, Pick("crops", what="a crop")] = "wheat"
+...     hands: int = Field(default=1, ge=0, le=9, title="Farm hands")
+>>> vocab = lambda state, source, within: [Option("wheat"), Option("barley")]
+>>> validate_choices(Harvest, {"crop": "barley"}, state=None, vocabulary=vocab, step="harvest").crop
+'barley'
+>>> validate_choices(Harvest, {"crop": "rye"}, state=None, vocabulary=vocab, step="harvest")
+Traceback (most recent call last):
+...
+kingdomlog.core.errors.InputError: step 'harvest': choice crop: 'rye' is not a crop; allowed: wheat, barley
+>>> validate_choices(Harvest, {"hand": 2}, state=None, vocabulary=vocab, step="harvest")
+Traceback (most recent call last):
+...
+kingdomlog.core.errors.InputError: step 'harvest': unknown choice 'hand'; this step takes: crop, hands
+>>> [(f.name, f.kind, f.label) for f in describe(Harvest, state=None, vocabulary=vocab)]
+[('crop', 'select', 'Crop'), ('hands', 'int', 'Farm hands')]
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+import annotated_types
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
+
+from kingdomlog.core.errors import InputError
+
+__all__ = [
+    "Choices",
+    "Field",
+    "FieldSpec",
+    "NoChoices",
+    "Option",
+    "Pick",
+    "Vocabulary",
+    "describe",
+    "field_options",
+    "validate_choices",
+]
+
+
+class Choices(BaseModel):
+    """Base of a step's choices: strict types, unknown keys refused, frozen.
+
+    Use ``list[...]`` (not tuples) and ``Literal`` (not enums) so JSON plans validate
+    in strict mode; give every field a default unless the step cannot play without it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class NoChoices(Choices):
+    """The choices of a step that takes none (any key given is refused)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One allowed value of a ``Pick``: the value stored in the plan, a label and a detail for forms.
+
+    ``detail`` says what a GM weighs when choosing ("+9, trained", "12 RP, 1 lot");
+    ``disabled`` is a reason the value cannot be chosen now (kept visible, refused).
+    """
+
+    value: str | int
+    label: str = ""
+    detail: str = ""
+    disabled: str = ""
+
+    @property
+    def text(self) -> str:
+        return self.label or str(self.value)
+
+
+Vocabulary = Callable[[Any, str, Mapping[str, Any]], "Sequence[Option] | None"]
+"""``vocabulary(state, source, within)``: the options of ``source`` now, or None when any value goes."""
+
+
+@dataclass(frozen=True)
+class Pick:
+    """Field metadata: the value (or each value of a list) must be one of ``source``'s options.
+
+    ``what`` names the kind of thing for error messages ("a leader of the kingdom");
+    ``depends`` names sibling fields whose values narrow the options (for forms: the
+    widget is rebuilt when they change).
+    """
+
+    source: str
+    what: str = ""
+    depends: tuple[str, ...] = ()
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        js = dict(handler(core_schema))
+        js["x-kingdomlog-source"] = self.source
+        if self.depends:
+            js["x-kingdomlog-depends"] = list(self.depends)
+        return js
+
+
+FieldKind = Literal["select", "multiselect", "int", "float", "bool", "text", "rows", "group", "json"]
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """What a form needs to show one choice: kind, label, help, allowed values, bounds, nested entries."""
+
+    name: str
+    label: str
+    kind: FieldKind
+    help: str = ""
+    required: bool = False
+    default: Any = None
+    options: tuple[Option, ...] | None = None
+    """Allowed values (select/multiselect); None when open (any value)."""
+    source: str | None = None
+    depends: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    fields: tuple[FieldSpec, ...] = ()
+    """For ``rows`` and ``group``: the fields of one entry (options computed with no sibling values)."""
+    entries: tuple[tuple[FieldSpec, ...], ...] = ()
+    """For ``rows``: the fields of each given entry, options computed from that entry's values."""
+    model: type[Choices] | None = None
+    """For ``rows`` and ``group``: the entry's model."""
+
+
+# ---- reading a field's declared type ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Shape:
+    base: Any  # the type with Optional/Annotated removed (list[...] kept)
+    optional: bool
+    meta: tuple[Any, ...]
+    item: _Shape | None = None  # for list[...]: the shape of one item
+
+
+def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
+    optional = False
+    extra: list[Any] = list(meta)
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            ann = typing.get_args(tp)
+            tp, extra = ann[0], [*extra, *ann[1:]]
+            continue
+        if origin in (Union, types.UnionType):
+            members = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(members) < len(typing.get_args(tp)):
+                optional = True
+            if len(members) == 1:
+                tp = members[0]
+                continue
+        break
+    item = None
+    if typing.get_origin(tp) in (list, tuple, set, frozenset):
+        inner = [a for a in typing.get_args(tp) if a is not Ellipsis]
+        item = _unwrap(inner[0]) if inner else _unwrap(Any)
+    return _Shape(tp, optional, tuple(extra), item)
+
+
+def _shape_of(info: FieldInfo) -> _Shape:
+    return _unwrap(info.annotation, tuple(info.metadata))
+
+
+def _pick(shape: _Shape) -> Pick | None:
+    for m in shape.meta:
+        if isinstance(m, Pick):
+            return m
+    if shape.item is not None:
+        for m in shape.item.meta:
+            if isinstance(m, Pick):
+                return m
+    return None
+
+
+def _is_choices(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, Choices)
+
+
+def _literal_values(tp: Any) -> tuple[Any, ...] | None:
+    if typing.get_origin(tp) is Literal:
+        return typing.get_args(tp)
+    return None
+
+
+def _bounds(meta: Sequence[Any]) -> tuple[float | None, float | None]:
+    lo: float | None = None
+    hi: float | None = None
+    for m in meta:
+        if isinstance(m, annotated_types.Ge):
+            lo = float(m.ge)  # type: ignore[arg-type]
+        elif isinstance(m, annotated_types.Gt):
+            lo = float(m.gt) + 1  # type: ignore[arg-type]
+        elif isinstance(m, annotated_types.Le):
+            hi = float(m.le)  # type: ignore[arg-type]
+        elif isinstance(m, annotated_types.Lt):
+            hi = float(m.lt) - 1  # type: ignore[arg-type]
+        elif isinstance(m, annotated_types.Interval):
+            if m.ge is not None:
+                lo = float(m.ge)  # type: ignore[arg-type]
+            if m.le is not None:
+                hi = float(m.le)  # type: ignore[arg-type]
+    return lo, hi
+
+
+def _kind(shape: _Shape) -> FieldKind:
+    base = shape.base
+    if _is_choices(base):
+        return "group"
+    if shape.item is not None:
+        if _is_choices(shape.item.base):
+            return "rows"
+        if _pick(shape) is not None or _literal_values(shape.item.base) is not None:
+            return "multiselect"
+        return "json"
+    if _pick(shape) is not None or _literal_values(base) is not None:
+        return "select"
+    if base is bool:
+        return "bool"
+    if base is int:
+        return "int"
+    if base is float:
+        return "float"
+    if base is str:
+        return "text"
+    return "json"
+
+
+def _label(name: str, info: FieldInfo) -> str:
+    if info.title:
+        return info.title
+    words = name.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def _default(info: FieldInfo) -> Any:
+    if info.is_required():
+        return None
+    if info.default_factory is not None:
+        return info.default_factory()  # type: ignore[call-arg]
+    return info.default
+
+
+# ---- validation ---------------------------------------------------------------------------------
+
+
+def _loc(parts: Sequence[Any]) -> str:
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += f".{p}" if out else str(p)
+    return out or "(choices)"
+
+
+def _allowed_text(options: Sequence[Option], limit: int = 15) -> str:
+    names = [str(o.value) for o in options if not o.disabled]
+    if not names:
+        return "there is none now"
+    shown = ", ".join(names[:limit])
+    return f"allowed: {shown}" + (f", … ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _pydantic_message(exc: ValidationError, model: type[Choices], step: str) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden":
+            owner = _owner(model, loc[:-1])
+            takes = ", ".join(owner.model_fields) if owner is not None else ""
+            where = f" in {_loc(loc[:-1])}" if len(loc) > 1 else ""
+            parts.append(f"unknown choice {loc[-1]!r}{where}; {'this step takes: ' + takes if takes else 'none taken'}"
+                         if owner is not None and owner.model_fields else
+                         f"unknown choice {loc[-1]!r}{where}; this step takes no choices")
+        elif err["type"] == "missing":
+            parts.append(f"choice {_loc(loc)} is required")
+        else:
+            got = err.get("input")
+            shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
+            parts.append(f"choice {_loc(loc)}: {err['msg'].lower()} (got {shown})")
+    more = exc.error_count() - 3
+    if more > 0:
+        parts.append(f"and {more} more")
+    return f"step {step!r}: " + "; ".join(parts)
+
+
+def _owner(model: type[Choices], loc: Sequence[Any]) -> type[Choices] | None:
+    """The Choices model that holds the field at ``loc`` (walking groups and rows)."""
+    cur: type[Choices] = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        info = cur.model_fields.get(str(part))
+        if info is None:
+            return None
+        shape = _shape_of(info)
+        nxt = shape.item.base if shape.item is not None else shape.base
+        if not _is_choices(nxt):
+            return None
+        cur = nxt
+    return cur
+
+
+def validate_choices(
+    model: type[Choices],
+    raw: Mapping[str, Any] | Choices | None,
+    *,
+    state: Any,
+    vocabulary: Vocabulary,
+    step: str,
+) -> Choices:
+    """``raw`` as a typed ``model`` whose every ``Pick`` value is allowed in ``state``.
+
+    Raises ``InputError`` naming the step, the key and what is allowed.
+    """
+    if isinstance(raw, model):
+        inst = raw
+    else:
+        data = raw.model_dump() if isinstance(raw, Choices) else raw
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise InputError(f"step {step!r}: choices must be an object of named values, got {data!r}")
+        try:
+            inst = model.model_validate(dict(data))
+        except ValidationError as exc:
+            raise InputError(_pydantic_message(exc, model, step)) from None
+    _check_picks(inst, (), state=state, vocabulary=vocabulary, step=step)
+    return inst
+
+
+def _check_picks(inst: Choices, path: tuple[Any, ...], *, state: Any, vocabulary: Vocabulary, step: str) -> None:
+    cls = type(inst)
+    within = {name: getattr(inst, name) for name in cls.model_fields}
+    for name, info in cls.model_fields.items():
+        value = within[name]
+        if value is None:
+            continue
+        shape = _shape_of(info)
+        pick = _pick(shape)
+        if pick is not None:
+            allowed = vocabulary(state, pick.source, within)
+            if allowed is not None:
+                ok = {o.value for o in allowed if not o.disabled}
+                blocked = {o.value: o.disabled for o in allowed if o.disabled}
+                items = list(value) if shape.item is not None else [value]
+                for i, x in enumerate(items):
+                    if x in ok:
+                        continue
+                    where = _loc((*path, name, i) if shape.item is not None else (*path, name))
+                    what = pick.what or f"one of the {pick.source.replace('_', ' ')}"
+                    if x in blocked:
+                        raise InputError(f"step {step!r}: choice {where}: {x!r} cannot be chosen now: {blocked[x]}")
+                    raise InputError(f"step {step!r}: choice {where}: {x!r} is not {what}; {_allowed_text(allowed)}")
+        if isinstance(value, Choices):
+            _check_picks(value, (*path, name), state=state, vocabulary=vocabulary, step=step)
+        elif shape.item is not None and _is_choices(shape.item.base):
+            for i, entry in enumerate(value):
+                _check_picks(entry, (*path, name, i), state=state, vocabulary=vocabulary, step=step)
+
+
+# ---- describing for forms ------------------------------------------------------------------------
+
+
+def field_options(model: type[Choices], name: str, *, state: Any, vocabulary: Vocabulary,
+                  within: Mapping[str, Any] | None = None) -> tuple[Option, ...] | None:
+    """The allowed options of field ``name`` of ``model`` given sibling values ``within`` (None: open)."""
+    info = model.model_fields[name]
+    shape = _shape_of(info)
+    pick = _pick(shape)
+    if pick is not None:
+        got = vocabulary(state, pick.source, dict(within or {}))
+        return None if got is None else tuple(got)
+    lit = _literal_values(shape.item.base if shape.item is not None else shape.base)
+    if lit is not None:
+        return tuple(Option(v) for v in lit)
+    return None
+
+
+def describe(
+    model: type[Choices],
+    *,
+    state: Any,
+    vocabulary: Vocabulary,
+    values: Mapping[str, Any] | None = None,
+) -> tuple[FieldSpec, ...]:
+    """One ``FieldSpec`` per field of ``model``, options computed from ``state`` and the given ``values``."""
+    vals = dict(values or {})
+    out: list[FieldSpec] = []
+    for name, info in model.model_fields.items():
+        shape = _shape_of(info)
+        kind = _kind(shape)
+        pick = _pick(shape)
+        lo, hi = _bounds([*shape.meta, *(shape.item.meta if shape.item is not None else ())])
+        nested: tuple[FieldSpec, ...] = ()
+        entries: tuple[tuple[FieldSpec, ...], ...] = ()
+        sub: type[Choices] | None = None
+        if kind == "group":
+            sub = shape.base
+            given = vals.get(name)
+            nested = describe(sub, state=state, vocabulary=vocabulary,
+                              values=given if isinstance(given, Mapping) else None)
+        elif kind == "rows":
+            assert shape.item is not None
+            sub = shape.item.base
+            nested = describe(sub, state=state, vocabulary=vocabulary)
+            given = vals.get(name)
+            if isinstance(given, list):
+                entries = tuple(describe(sub, state=state, vocabulary=vocabulary,
+                                         values=e if isinstance(e, Mapping) else None) for e in given)
+        options = None
+        if kind in ("select", "multiselect"):
+            options = field_options(model, name, state=state, vocabulary=vocabulary, within=vals)
+        out.append(FieldSpec(
+            name=name, label=_label(name, info), kind=kind, help=info.description or "",
+            required=info.is_required() and not shape.optional, default=_default(info), options=options,
+            source=pick.source if pick else None, depends=pick.depends if pick else (),
+            minimum=lo, maximum=hi, fields=nested, entries=entries, model=sub,
+        ))
+    return tuple(out)
+
