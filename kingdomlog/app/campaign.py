@@ -454,8 +454,14 @@ class Campaign:
 
     @classmethod
     def import_lines(cls, lines: Sequence[str], folder: str | Path, *, source: str = "import") -> Campaign:
-        """Create a campaign folder from an export."""
-        return exchange.import_lines(lines, folder, source=source)
+        """Create a campaign from an export; batches keep their commit ids, event ids and times.
+
+        A complete (GM) export reproduces the original hash chain exactly.
+        """
+        cfg, rows = exchange.read_export(lines, source=source)
+        camp = cls(exchange.prepare_folder(folder, cfg), cfg)
+        exchange.append_batches(camp.log, rows)
+        return camp
 
     # ---- checking ------------------------------------------------------------------------
 

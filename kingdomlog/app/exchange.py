@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,12 +21,21 @@ from kingdomlog.core.errors import InputError, StoreError
 from kingdomlog.core.events import Draft, decode_payload
 from kingdomlog.core.viewers import GM_VIEWER, Viewer
 from kingdomlog.store.config import CampaignConfig, write_config
-from kingdomlog.store.log import Stamp
+from kingdomlog.store.log import EventLog, Stamp
 
 if TYPE_CHECKING:
     from kingdomlog.app.campaign import Campaign
 
 EXPORT_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Imported:
+    """One exported event read back: the draft, its own id and time, and its batch's commit id."""
+
+    draft: Draft
+    stamp: Stamp
+    commit_id: str
 
 
 def export_lines(camp: Campaign, viewer: str | Viewer = GM_VIEWER) -> list[str]:
@@ -40,10 +50,10 @@ def export_lines(camp: Campaign, viewer: str | Viewer = GM_VIEWER) -> list[str]:
         out.append(json.dumps(env, sort_keys=True, ensure_ascii=False))
     return out
 
-def import_lines(lines: Sequence[str], folder: str | Path, *, source: str = "import") -> Campaign:
-    """Create a campaign from an export; batches keep their commit ids, event ids and times.
+def read_export(lines: Sequence[str], *, source: str = "import") -> tuple[CampaignConfig, list[Imported]]:
+    """The config and the events of an export (each with its batch's commit id and its own id and time).
 
-    A complete (GM) export reproduces the original hash chain exactly.
+    Raises ``InputError`` naming the line of anything that is not an exported event.
     """
     if not lines:
         raise InputError(f"{source}: empty file")
@@ -57,42 +67,42 @@ def import_lines(lines: Sequence[str], folder: str | Path, *, source: str = "imp
         cfg = CampaignConfig.model_validate(header["campaign"])
     except (KeyError, ValidationError) as exc:
         raise InputError(f"{source} line 1: bad campaign config: {exc}") from None
-    path = Path(folder)
-    if path.exists() and any(path.iterdir()):
-        raise StoreError(f"{path}: folder is not empty; import into a new folder")
-    rows = []
+    rows: list[Imported] = []
     for n, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
-            rows.append((n, obj, decode_payload(obj["type"], int(obj["version"]), obj["payload"],
-                                                seq=obj.get("seq"))))
+            model = decode_payload(obj["type"], int(obj["version"]), obj["payload"], seq=obj.get("seq"))
+            rows.append(Imported(
+                Draft(model, phase=obj.get("phase"), actor=obj["actor"], visibility=obj["visibility"],
+                      turn=int(obj["turn"])),
+                Stamp(obj["event_id"], datetime.fromisoformat(obj["recorded_at"])), obj["commit_id"]))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{source} line {n}: not an exported event ({exc})") from None
-    if not rows or not isinstance(rows[0][2], CampaignConfigured):
+    if not rows or not isinstance(rows[0].draft.payload, CampaignConfigured):
         raise InputError(f"{source}: the export does not start with core.campaign_configured")
+    return cfg, rows
+
+
+def prepare_folder(folder: str | Path, cfg: CampaignConfig) -> Path:
+    """An empty ``folder`` made into a campaign folder with ``cfg`` (no events yet)."""
+    path = Path(folder)
+    if path.exists() and any(path.iterdir()):
+        raise StoreError(f"{path}: folder is not empty; import into a new folder")
     (path / "log").mkdir(parents=True, exist_ok=True)
     write_config(path, cfg)
-    from kingdomlog.app.campaign import Campaign
+    return path
 
-    camp = Campaign(path, cfg)
-    batch: list[Draft] = []
-    stamps: list[Stamp] = []
-    commit: str | None = None
 
-    def flush() -> None:
-        if batch:
-            camp.log.append(list(batch), expect_seq=camp.log.head().seq, commit_id=commit, stamps=list(stamps))
-            batch.clear()
-            stamps.clear()
-
-    for _n, obj, model in rows:
-        if obj["commit_id"] != commit:
-            flush()
-            commit = obj["commit_id"]
-        batch.append(Draft(model, phase=obj.get("phase"), actor=obj["actor"], visibility=obj["visibility"],
-                           turn=int(obj["turn"])))
-        stamps.append(Stamp(obj["event_id"], datetime.fromisoformat(obj["recorded_at"])))
-    flush()
-    return camp
+def append_batches(log: EventLog, rows: Sequence[Imported]) -> None:
+    """Append ``rows`` batch by batch, keeping commit ids, event ids and times."""
+    i = 0
+    while i < len(rows):
+        j = i
+        while j < len(rows) and rows[j].commit_id == rows[i].commit_id:
+            j += 1
+        batch = rows[i:j]
+        log.append([r.draft for r in batch], expect_seq=log.head().seq, commit_id=rows[i].commit_id,
+                   stamps=[r.stamp for r in batch])
+        i = j

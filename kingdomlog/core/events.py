@@ -45,6 +45,13 @@ Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 _TYPES: dict[str, type[EventModel]] = {}
 _UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+_TYPE_LOADERS: list[Callable[[], None]] = []
+
+
+def add_type_loader(load: Callable[[], None]) -> None:
+    """Call ``load`` (once per unknown type lookup) to register more payload types before giving up."""
+    if load not in _TYPE_LOADERS:
+        _TYPE_LOADERS.append(load)
 
 
 def register_event(cls: E) -> E:
@@ -83,11 +90,10 @@ def event_types() -> Mapping[str, type[EventModel]]:
 def event_class(type_name: str, *, seq: int | None = None) -> type[EventModel]:
     """The payload class for ``type_name``; raises ``EventTypeError`` naming the seq."""
     if type_name not in _TYPES:
-        # Payload types register when their ruleset is imported: load the bundled and
-        # installed rulesets once before declaring the type unknown.
-        from kingdomlog.core.ruleset import discover
-
-        discover()
+        # Payload types register when their ruleset is imported: let the registry of rulesets
+        # (``core.ruleset``, which installs itself here) load them before declaring the type unknown.
+        for load in _TYPE_LOADERS:
+            load()
     try:
         return _TYPES[type_name]
     except KeyError:

@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from kingdomlog.core.choices import Choices, FieldSpec, NoChoices, Option, describe, validate_choices
 from kingdomlog.core.errors import CorruptLogError, InputError, RuleError, UnknownRulesetError
-from kingdomlog.core.events import Draft, EventModel, RecordedEvent, provisional
+from kingdomlog.core.events import Draft, EventModel, RecordedEvent, add_type_loader, provisional
 from kingdomlog.core.viewers import Viewer
 
 if TYPE_CHECKING:
@@ -509,3 +509,6 @@ def find_ruleset(name: str) -> Ruleset:
         known = ", ".join(sorted(_REGISTRY)) or "(none installed)"
         raise UnknownRulesetError(f"unknown ruleset {name!r}; known rulesets: {known}")
     return _REGISTRY[rid]
+
+
+add_type_loader(discover)

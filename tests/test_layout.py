@@ -1,0 +1,145 @@
+"""The shape of the code: no import cycles, the same file layout in every ruleset, hooks called not looked up."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "kingdomlog"
+RULESET_FILES = ("events.py", "state.py", "evolve.py", "decide.py", "rules.py", "tables.py", "ruleset.py",
+                 "samples.py", "views.sql", "data")
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for p in ROOT.rglob("*.py")}
+
+
+def _type_checking(node: ast.If) -> bool:
+    t = node.test
+    return (isinstance(t, ast.Name) and t.id == "TYPE_CHECKING") or (
+        isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
+
+
+def imports_of(path: Path, name: str, known: set[str]) -> set[str]:
+    """kingdomlog modules ``path`` imports anywhere (functions included: a lazy import does not undo a cycle),
+    leaving out ``if TYPE_CHECKING:`` blocks."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.If) and not _type_checking(node):
+                visit(node.body)
+                visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+                for h in node.handlers:
+                    visit(h.body)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.For, ast.While)):
+                visit(node.body)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.startswith("kingdomlog"):
+                        out.add(a.name)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[: len(base) - node.level + 1]
+                    mod = ".".join([*base, node.module] if node.module else base)
+                else:
+                    mod = node.module or ""
+                if not mod.startswith("kingdomlog"):
+                    continue
+                for a in node.names:
+                    sub = f"{mod}.{a.name}"
+                    out.add(sub if sub in known else mod)
+
+    visit(tree.body)
+    out.discard(name)
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    counter = [0]
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    mods = modules()
+    known = set(mods)
+    graph = {name: {m for m in imports_of(path, name, known) if m in known} for name, path in mods.items()}
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+BUNDLED = sorted(p.parent.name for p in (ROOT / "rulesets").glob("*/ruleset.py"))
+
+
+def test_every_bundled_ruleset_is_found() -> None:
+    assert BUNDLED == ["aikakirjat", "pf1", "pf2e", "signoria"]
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_every_ruleset_has_the_same_layout(name: str) -> None:
+    folder = ROOT / "rulesets" / name
+    missing = [f for f in RULESET_FILES if not (folder / f).exists()]
+    assert missing == [], f"rulesets/{name} lacks {missing}"
+
+
+def test_no_hook_is_looked_up_with_getattr() -> None:
+    """Core, app, views and servers call declared hooks; ``getattr`` on a ruleset would hide a missing one."""
+    offenders = []
+    for name, path in modules().items():
+        if ".rulesets." in name:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+                target = ast.unparse(node.args[0]) if node.args else ""
+                if "ruleset" in target or target in ("rs", "camp.ruleset", "start.ruleset"):
+                    offenders.append(f"{name}: {ast.unparse(node)}")
+    assert offenders == []
