@@ -3,7 +3,7 @@
     python -m benchmarks.generate --campaigns 20 --turns 12 --out /tmp/archive [--ruleset pf2e-kingmaker]
 
 Each turn is played the way a GM would: for every step of the turn, a random
-legal set of choices is drawn from ``ruleset.choices(state, step)`` (a select
+legal set of choices is drawn from ``ruleset.choices(state, turn, step)`` (a select
 picks one of its options, an int a value in its bounds, a bool a coin flip,
 anything else its default); when the rules refuse it (``RuleError`` or
 ``InputError``) the step is retried with new random choices, then with the
@@ -26,21 +26,23 @@ from pathlib import Path
 from typing import Any
 
 from kingdomlog.app import Campaign
+from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.ruleset import Choice, Ruleset, all_rulesets, find_ruleset
-from kingdomlog.core.turn import Plan, preview_turn, provisional
+from kingdomlog.core.ruleset import Ruleset, all_rulesets, find_ruleset, run_step
+from kingdomlog.core.turn import Plan, preview_turn
 from kingdomlog.dice.roller import KeyedRoller
 
 TRIES = 6
 
 
-def random_choice_value(c: Choice, rng: random.Random) -> Any:
+def random_choice_value(c: FieldSpec, rng: random.Random) -> Any:
     """A random value for one choice, within what the choice itself declares."""
-    if c.kind == "select" and c.options:
-        return rng.choice(c.options)
-    if c.kind == "multiselect" and c.options:
-        return rng.sample(list(c.options), rng.randint(0, min(3, len(c.options))))
+    values = [o.value for o in c.options or () if not o.disabled]
+    if c.kind == "select" and values:
+        return rng.choice(values)
+    if c.kind == "multiselect" and values:
+        return rng.sample(values, rng.randint(0, min(3, len(values))))
     if c.kind == "bool":
         return rng.random() < 0.5
     if c.kind == "int":
@@ -51,17 +53,17 @@ def random_choice_value(c: Choice, rng: random.Random) -> Any:
     return c.default
 
 
-def random_choices(rs: Ruleset, state: Any, step: str, rng: random.Random) -> dict[str, Any]:
+def random_choices(rs: Ruleset, state: Any, turn: int, step: str, rng: random.Random) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for c in rs.choices(state, step):
+    for c in rs.choices(state, turn, step):
         v = random_choice_value(c, rng)
         if v is not None:
             out[c.name] = v
     return out
 
 
-def default_choices(rs: Ruleset, state: Any, step: str) -> dict[str, Any]:
-    return {c.name: c.default for c in rs.choices(state, step) if c.default is not None}
+def default_choices(rs: Ruleset, state: Any, turn: int, step: str) -> dict[str, Any]:
+    return {c.name: c.default for c in rs.choices(state, turn, step) if c.default is not None}
 
 
 @dataclass
@@ -85,26 +87,21 @@ def plan_turn(rs: Ruleset, state: Any, *, campaign: str, turn: int, seed: str, r
     current = state
     seq = start_seq
     for phase in rs.phases_for(state, turn):
-        candidates = [random_choices(rs, current, phase.id, rng) for _ in range(TRIES)]
-        candidates += [default_choices(rs, current, phase.id), {}]
+        candidates = [random_choices(rs, current, turn, phase.id, rng) for _ in range(TRIES)]
+        candidates += [default_choices(rs, current, turn, phase.id), {}]
         for i, choices in enumerate(candidates):
             dice = roller.for_step(phase.id)
             try:
-                step_drafts = rs.decide(current, phase.id, choices, dice)
-                after = current
-                s = seq
-                for d in step_drafts:
-                    s += 1
-                    after = rs.evolve(after, provisional(campaign, turn, s, d))
+                res = run_step(rs, current, phase, choices, dice, campaign=campaign, turn=turn, start_seq=seq)
             except (RuleError, InputError):
                 stats.retries += 1
                 continue
             if i >= TRIES:
                 stats.fallbacks += 1
             steps[phase.id] = {"choices": choices}
-            drafts += step_drafts
-            seq = s
-            current = after
+            drafts += res.drafts
+            seq += len(res.drafts)
+            current = res.state
             break
         else:
             stats.skipped_steps.append(phase.id)

@@ -10,13 +10,15 @@ equal domain work.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
+from kingdomlog.core.choices import Choices
+from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent, register_event
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase, register_ruleset
+from kingdomlog.core.ruleset import CampaignContext, Ruleset, Step, StepContext, register_ruleset
 
 
 @register_event
@@ -37,17 +39,30 @@ class LedgerState(BaseModel):
     events: int = 0
 
 
-class LedgerRuleset:
+class LedgerChoices(Choices):
+    n: int = Field(default=50, ge=1, le=1000, title="Events")
+
+
+def change(ctx: StepContext[LedgerState], c: LedgerChoices) -> None:
+    for i in range(c.n):
+        r = ctx.roll(f"d{i}", "1d6")
+        ctx.emit(Changed(food=r.total, gold=i % 7, unrest=(r.total % 3) - 1, note=f"e{i}"))
+
+
+CHANGE = Step("change", "Change", choices=LedgerChoices, decide=change)
+
+
+class LedgerRuleset(Ruleset):
     id = "bench-ledger"
     name = "Benchmark ledger"
-    aliases = ()
-    turn_unit = "turn"
-    options: Sequence[OptionSpec] = ()
-    event_types: Sequence[type[EventModel]] = (Changed,)
-    phases: Sequence[Phase] = (Phase("change", "Change"),)
 
-    def phases_for(self, state: Any, turn: int) -> Sequence[Phase]:
-        return self.phases
+    @property
+    def event_types(self) -> Sequence[type[EventModel]]:
+        return (Changed,)
+
+    @property
+    def phases(self) -> Sequence[Step]:
+        return (CHANGE,)
 
     def initial_state(self, context: CampaignContext) -> LedgerState:
         return LedgerState()
@@ -57,42 +72,19 @@ class LedgerRuleset:
         if isinstance(p, Changed):
             return state.model_copy(update={"food": state.food + p.food, "gold": state.gold + p.gold,
                                             "unrest": state.unrest + p.unrest, "events": state.events + 1})
-        return state
-
-    def choices(self, state: Any, step: str) -> Sequence[Choice]:
-        return (Choice("n", "Events", "int", default=50, minimum=1, maximum=1000),)
-
-    def decide(self, state: Any, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
-        n = int(choices.get("n", 50))
-        out = []
-        for i in range(n):
-            r = dice.roll(f"d{i}", "1d6")
-            out.append(Draft(Changed(food=r.total, gold=i % 7, unrest=(r.total % 3) - 1, note=f"e{i}"), phase=step))
-        return out
-
-    def redact(self, state: Any, viewer: str) -> LedgerState:
-        return state
+        raise CorruptLogError(f"bench-ledger cannot apply {event.type!r}", seq=event.seq)
 
     def summary(self, state: Any) -> dict[str, Any]:
         return {"food": state.food, "gold": state.gold, "unrest": state.unrest}
 
-    def explain(self, state: Any) -> list[Breakdown]:
-        return []
-
     def render(self, state: Any) -> str:
         return f"food {state.food} gold {state.gold} unrest {state.unrest}"
-
-    def sql_views(self) -> Mapping[str, str]:
-        return {}
 
     def sample_events(self) -> list[Draft]:
         return [Draft(Changed(food=1, gold=1, unrest=0))]
 
     def sample_plans(self) -> list[dict[str, Any]]:
         return [{"seed": "s", "steps": {"change": {"choices": {"n": 3}}}}]
-
-    def data_tables(self) -> Mapping[str, Callable[[], Any]]:
-        return {}
 
 
 LEDGER = register_ruleset(LedgerRuleset())

@@ -23,18 +23,19 @@ with app.setup:
 def open_orders(folder: Path, viewer: str) -> dict[str, Any]:
     """The player's next turn: redacted state, own steps, their choices, the own latest submission."""
     camp = Campaign.open(folder)
-    who = viewer.removeprefix("faction:")
-    if who in ("gm", "public") or who not in camp.known_viewers():
+    v = camp.viewer(viewer)
+    if not v.is_player:
         raise InputError(f"{viewer!r} is not a player of this campaign")
+    who = v.id
     turn = camp.next_turn()
-    state = camp.state(viewer=who)
-    steps = camp.player_steps(who)
+    state = camp.state(viewer=v)
+    steps = camp.player_steps(v)
     rs = camp.ruleset
-    choices = {sid: tuple(rs.choices(state, sid)) for sid in steps}
+    choices = {sid: rs.choices(state, turn, sid) for sid in steps}
     mine = camp.submissions(turn).get(who)
     submitted = mine.payload.model_dump(mode="json") if mine is not None else None
     return {"folder": Path(folder), "viewer": who, "turn": turn, "name": camp.config.name,
-            "turn_unit": getattr(rs, "turn_unit", "turn"), "steps": steps, "choices": choices,
+            "turn_unit": rs.turn_unit, "steps": steps, "choices": choices,
             "submitted": submitted, "submitted_seq": mine.seq if mine is not None else None}
 
 

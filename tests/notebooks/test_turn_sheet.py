@@ -16,7 +16,7 @@ import pytest
 from nb_support import load_notebook
 
 from kingdomlog.app import Campaign
-from kingdomlog.core.ruleset import Choice
+from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.views import sheet
 
@@ -192,7 +192,7 @@ def test_bad_typed_dice_and_bad_json_are_problems_not_exceptions(toy: Path) -> N
     assert "cannot sell 999" in refused.preview.error
     assert not refused.committable
     with pytest.raises(Exception, match="not valid JSON"):
-        sheet.choice_value(Choice("j", "J", "json"), "{oops", step="s")
+        sheet.choice_value(FieldSpec("j", "J", "json"), "{oops", step="s")
 
 
 def test_a_conflict_is_reported_as_a_message(toy: Path) -> None:
@@ -207,12 +207,13 @@ def test_a_conflict_is_reported_as_a_message(toy: Path) -> None:
 
 def test_every_choice_kind_gets_an_element_with_its_value() -> None:
     kinds = [
-        (Choice("s", "S", "select", options=("a", "b"), default="b"), "b"),
-        (Choice("m", "M", "multiselect", options=("a", "b"), default=("a",)), ["a"]),
-        (Choice("i", "I", "int", default=3, minimum=0), 3),
-        (Choice("t", "T", "text", default="x"), "x"),
-        (Choice("b", "B", "bool", default=True), True),
-        (Choice("j", "J", "json", default=(("k", 1),)), [["k", 1]]),
+        (FieldSpec("s", "S", "select", options=(Option("a"), Option("b")), default="b"), "b"),
+        (FieldSpec("m", "M", "multiselect", options=(Option("a"), Option("b")), default=["a"]), ["a"]),
+        (FieldSpec("i", "I", "int", default=3, minimum=0), 3),
+        (FieldSpec("t", "T", "text", default="x"), "x"),
+        (FieldSpec("b", "B", "bool", default=True), True),
+        (FieldSpec("j", "J", "json", default=(("k", 1),)), [["k", 1]]),
+        (FieldSpec("r", "R", "rows", default=[{"a": 1}]), [{"a": 1}]),
     ]
     for choice, value in kinds:
         el = sheet.choice_widget(choice)
@@ -222,12 +223,13 @@ def test_every_choice_kind_gets_an_element_with_its_value() -> None:
 def test_a_ruleset_may_provide_its_own_widget(toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import toyrules
 
-    def choice_widget(state: Any, step: str, choice: Choice, value: Any) -> Any:
+    def choice_widget(self: Any, state: Any, step: str, choice: FieldSpec, value: Any) -> Any:
         if choice.name == "crop":
-            return mo.ui.radio(options=list(choice.options), value=value, label="Crop (radio)")
+            return mo.ui.radio(options=[str(o.value) for o in choice.options or ()], value=value,
+                               label="Crop (radio)")
         return None
 
-    monkeypatch.setattr(toyrules.TOY, "choice_widget", choice_widget, raising=False)
+    monkeypatch.setattr(type(toyrules.TOY), "choice_widget", choice_widget)
     start = sheet.load_start(toy, seed="fixed")
     forms = sheet.phase_forms(start)
     assert isinstance(forms["harvest"]["crop"], mo.ui.radio)
