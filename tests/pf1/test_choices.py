@@ -114,3 +114,25 @@ def test_an_ability_choice_depends_on_the_role_beside_it() -> None:
     assert details["INT"] == "TREASURER's ability" and "not used by TREASURER" in details["STR"]
     with pytest.raises(Exception, match="TREASURER uses INT or WIS, not STR"):
         step(s, "improvement", {"leaders": [{"role": "TREASURER", "name": "X", "ability": "STR"}]})
+
+
+def test_every_pick_has_a_vocabulary() -> None:
+    from kingdomlog.rulesets.pf1.vocabulary import SOURCES
+
+    used: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "x-kingdomlog-source" in node:
+                used.add(node["x-kingdomlog-source"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(plan_schema(RULESET))
+    assert used and used <= set(SOURCES), sorted(used - set(SOURCES))
+    s, _ = _demo_state_before(3)
+    for name in SOURCES:  # each answers on a real state, without sibling values
+        assert RULESET.vocabulary(s, name, {}) is not None, name

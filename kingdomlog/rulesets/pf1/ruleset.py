@@ -21,6 +21,7 @@ from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
 from kingdomlog.rulesets.pf1.samples import sample_events, sample_plans
 from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
+from kingdomlog.rulesets.pf1.vocabulary import SOURCES
 from kingdomlog.rulesets.pf1.vocabulary import vocabulary as _vocabulary
 
 _O = OptionSpec
@@ -152,10 +153,9 @@ class Pf1Kingmaker(Ruleset):
         return _audit(state, event)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
-        try:
-            return _vocabulary(state, source, within)
-        except KeyError:
+        if source not in SOURCES:
             return super().vocabulary(state, source, within)
+        return _vocabulary(state, source, within)
 
     def redact(self, state: Any, viewer: Viewer) -> Pf1State:
         """Players and the public do not see the GM's figures for foreign kingdoms."""

@@ -19,24 +19,20 @@ from kingdomlog.rulesets.pf1.tables import EdictLevel
 ABILITIES = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
 
 Vocab = Callable[[Pf1State, Mapping[str, Any]], list[Option]]
-_SOURCES: dict[str, Vocab] = {}
+SOURCES: dict[str, Vocab] = {}
 
 
 def source(name: str) -> Callable[[Vocab], Vocab]:
     def deco(fn: Vocab) -> Vocab:
-        _SOURCES[name] = fn
+        SOURCES[name] = fn
         return fn
 
     return deco
 
 
 def vocabulary(s: Pf1State, name: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
-    """The options of ``Pick(name)`` in ``s``; ``KeyError`` for a source pf1 does not have."""
-    return _SOURCES[name](s, within)
-
-
-def known_sources() -> tuple[str, ...]:
-    return tuple(_SOURCES)
+    """The options of ``Pick(name)`` in ``s`` (``within``: the sibling values, typed or as given in a plan)."""
+    return SOURCES[name](s, within)
 
 
 # ------------------------------------------------------------------ hexes
@@ -66,7 +62,7 @@ def _status(h: Hex) -> str:
 def _mapped_in(within: Mapping[str, Any], key: str) -> list[str]:
     out = []
     for entry in within.get(key) or ():
-        hid = getattr(entry, "id", entry if isinstance(entry, str) else None)
+        hid = entry.get("id") if isinstance(entry, Mapping) else getattr(entry, "id", None)
         if hid:
             out.append(str(hid))
     return out
