@@ -842,8 +842,8 @@ def decide_event(ctx: Ctx, c: ch.EventChoices) -> None:
     last = s.event_last_turn
     quiet = last is False or (last is None and s.opt("first_turn_counts_as_quiet"))
     chance = int(s.opt("event_chance_after_quiet_turn")) if quiet else int(s.opt("event_chance_base"))
-    ctx.explain(Breakdown("Event chance (%)", chance, note="after a quiet month" if quiet else "after an event "
-                          "(base §4.5 E1)"))
+    ctx.explain(Breakdown("Event chance (%)", chance,
+                          note=f"after {'a quiet month' if quiet else 'a month with an event'} (base §4.5 E1)"))
     d100 = faces(ctx, "chance", "1d100")[0]
     occurred = d100 <= chance
     if choice == "none":
