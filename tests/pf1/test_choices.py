@@ -11,7 +11,7 @@ import pytest
 from pf1.kit import kingdom, play, step
 
 from kingdomlog.app import Campaign
-from kingdomlog.core.errors import InputError
+from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.turn import Plan, plan_schema, preview_turn
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import events as ev
@@ -136,3 +136,19 @@ def test_every_pick_has_a_vocabulary() -> None:
     s, _ = _demo_state_before(3)
     for name in SOURCES:  # each answers on a real state, without sibling values
         assert RULESET.vocabulary(s, name, {}) is not None, name
+
+
+def test_forms_leave_out_the_choices_of_modules_that_are_off() -> None:
+    plain = {f.name for f in RULESET.choices(kingdom(1), 1, "improvement")}
+    assert "special_edict" not in plain and "dedications" not in plain and "claim" in plain
+    holy = {f.name for f in RULESET.choices(kingdom(1, options={"modules": ["holy_sites"]}), 1, "improvement")}
+    assert "dedications" in holy and "special_edict" not in holy
+    # a plan may still name them: the step refuses with the rule
+    city = [ev.CityFounded(city="C1", name="A", hex="H0", capital=True),
+            ev.DistrictPreparationStarted(city="C1", district="D1", hex="H0", terrain="GRASSLAND", cost_bp=0,
+                                          months=0, ready_on_turn=1),
+            ev.DistrictReady(district="D1"),
+            ev.BuildingConstructed(building="B1", city="C1", district="D1", building_type="Shrine", lots=(0,),
+                                   base_cost_bp=8, cost_bp=0, unrest_delta=0)]
+    with pytest.raises(RuleError, match=r"dedications need the holy_sites module \(rule: opt §2.2"):
+        step(kingdom(1, extra=city), "improvement", {"dedications": [{"building": "B1"}]})

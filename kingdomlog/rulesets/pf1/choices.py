@@ -484,3 +484,21 @@ class EventChoices(Choices):
     expeditions: list[ExpeditionReport] = Field(default_factory=list, description="exploration_edicts")
     independence: IndependenceChoices | None = Field(default=None, description="independence_unification")
     union: UnionChoices | None = Field(default=None, description="independence_unification")
+
+
+_FOREIGN = ("diplomatic_edicts", "trade_edicts", "vassalage_edicts")
+MODULE_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "founding": {"government": ("government_forms",), "starting_renown": ("fame_infamy",),
+                 "foreign_kingdoms": _FOREIGN, "third_party": _FOREIGN, "lineage": ("independence_unification",)},
+    "gm": {"foreign_kingdoms": _FOREIGN, "third_party": _FOREIGN, "attitudes": ("diplomatic_edicts",),
+           "government": ("government_forms",), "renown": ("fame_infamy",),
+           "kingdom_modifier_adjustments": ("expanded_settlement_modifiers",), "base_danger": ("settlement_sizes",),
+           "relation_actions": ("diplomatic_edicts",), "union_stability_roll": ("independence_unification",)},
+    "improvement": {"skill_ranks": ("leadership_skills",), "special_edict": (*_FOREIGN, "exploration_edicts"),
+                    "dedications": ("holy_sites",), "milestone_choice": ("fame_infamy",),
+                    "abandon_dependents": ("abandoned_buildings",)},
+    "event": {"expeditions": ("exploration_edicts",), "independence": ("independence_unification",),
+              "union": ("independence_unification",)},
+}
+"""The choices of each step that only an optional module uses (any of the modules listed): forms leave them
+out while those modules are off; the step refuses them then (with the rule)."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kingdomlog.core.choices import Option
+from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step, validate_options
@@ -15,6 +15,7 @@ from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.audit import audit as _audit
+from kingdomlog.rulesets.pf1.choices import MODULE_FIELDS
 from kingdomlog.rulesets.pf1.decide import ALL_STEPS, FOUNDING, PHASES
 from kingdomlog.rulesets.pf1.events import EVENT_TYPES
 from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
@@ -151,6 +152,21 @@ class Pf1Kingmaker(Ruleset):
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         return _audit(state, event)
+
+    def choices(self, state: Any, turn: int, step: str, values: Mapping[str, Any] | None = None
+                ) -> tuple[FieldSpec, ...]:
+        """The step's form, without the choices of optional modules that are off (and ``end_anarchy`` unless in
+        anarchy); a plan may still give them, and the step refuses them with the rule."""
+        s: Pf1State = state
+        gated = MODULE_FIELDS.get(step, {})
+        out = []
+        for f in super().choices(state, turn, step, values):
+            if f.name in gated and not any(s.module_on(m) for m in gated[f.name]):
+                continue
+            if step == "gm" and f.name == "end_anarchy" and not s.anarchy:
+                continue
+            out.append(f)
+        return tuple(out)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         if source not in SOURCES:
