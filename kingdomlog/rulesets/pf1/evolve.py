@@ -103,6 +103,10 @@ def bad_faces(p: EventModel) -> str | None:
         found.append(_faces("1d4", p.roll, 4))
     if isinstance(p, ev.DiplomaticEdictResolved):
         found.append(_faces("2d6 estimate", p.estimate_roll, 6))
+    if isinstance(p, (ev.DiplomaticEdictResolved, ev.VassalageEdictIssued)):
+        found.append(_faces("1d4 cost", (p.cost_roll,), 4))
+    if isinstance(p, ev.BuildingSupportLost) and p.d3 is not None:
+        found.append(_faces("1d3", (p.d3,), 3))
     msgs = [m for m in found if m]
     return "; ".join(msgs) or None
 
