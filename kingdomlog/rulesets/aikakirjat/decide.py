@@ -379,7 +379,7 @@ class ActionChoice(Choices):
 
     action: Annotated[str, Pick("actions", what="an action (§3.10)")]
     performer: Literal["kingdom", "pc", "court"] = "kingdom"
-    pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = None
+    pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = Field(None, title="PC")
     pc_bonus: int = Field(0, title="PC's bonus", description="the PC's own skill bonus")
     skill: Annotated[str | None, Pick("action_skills", what="a skill this action allows",
                                       depends=("action", "performer"))] = None

@@ -127,6 +127,8 @@ def levy_die_gained(s: KingdomState, e: LevyDieGained, tape: Tape) -> tuple[King
     before = s.militia
     s = s.model_copy(update={"levy_dice": s.levy_dice + 1})
     s = R.add_militia(s, gain)
+    tape.explain(Breakdown("levy gain", gain, (Term(f"d{R.levy_die(s)}", r.total), Term("loyalty modifier", lm)),
+                           f"militia {before} → {s.militia} (§2.4, A18)"))
     return s, {"die": r.total, "loyalty_modifier": lm, "gain": gain, "militia_before": before,
                "militia_after": s.militia}
 

@@ -28,7 +28,8 @@ ACTION_SKILL = {
 }
 """The kingdom skill each action's check uses (Reduce Corruption of Decay uses Construction)."""
 
-PC_SKILLS: dict[str, tuple[str, ...]] = {"reduce_unrest": ("persuasion", "intimidation"), "research": ("science", "magic")}
+PC_SKILLS: dict[str, tuple[str, ...]] = {"reduce_unrest": ("persuasion", "intimidation"),
+                                         "research": ("science", "magic")}
 """Actions whose rules name the skills allowed (§3.10.3, §3.10.7)."""
 
 

@@ -180,6 +180,8 @@ def _attack_roll(s: KingdomState, w: War, att: Army, tgt: Army, tape: Tape, key:
                  special: str | None) -> tuple[KingdomState, Audit, int]:
     """One side's hit roll and damage in a phase (§4.5.3); returns (state, audit, damage)."""
     defence, dterms = defence_value(s, tgt.owner)
+    tape.explain(Breakdown(f"defence of {tgt.army_id}", defence, tuple(Term(k, v) for k, v in dterms.items()),
+                           "§4.5.3 (A61)"))
     if att.owner == PLAYERS:
         c, s = R.roll_check(s, R.CheckSpec(kind="skill", skill="warfare"), tape, f"{key}.hit", dc=defence)
         total, check = c.total, c.audit()
