@@ -324,8 +324,9 @@ def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str, *, dc
 
     ``dc`` (meet or beat), ``bands`` (the action whose §3.10 table reads the total) or
     ``against`` (an opposed roll) say what the total is compared with; the roll is
-    handed to the tape with the check's numbers (for its odds) and the breakdown of
-    its total goes to the step.
+    handed to the tape with the check's numbers (a ``dice.checks.CheckSpec`` for its
+    odds: modifier, mode and the DC, or the band table as ``bands`` with ``dc`` 0) and
+    the breakdown of its total goes to the step.
     """
     name, mods = check_modifiers(state, spec)
     adv = list(spec.advantage)
@@ -363,12 +364,14 @@ def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str, *, dc
         mode = d20_mode(len(adv), len(dis))
         modifier = int(sum(m.value for m in mods))
         table = tuple((b.min, b.max, b.key) for b in tables.bands()[bands]) if bands else ()
-        what = (f"{name} vs DC {dc}" if dc is not None else f"{name} on the {bands} table" if bands
-                else f"{name} against {against}" if against else name)
-        odds = OddsSpec("5e", modifier=modifier, dc=dc or 0, mode=mode, label=what, bands=table)
+        # An opposed roll has no DC before the other side rolls (and CheckSpec no opposed kind): no odds then.
+        odds = (OddsSpec("5e", modifier=modifier, dc=dc, mode=mode, label=f"{name} vs DC {dc}") if dc is not None
+                else OddsSpec("5e", modifier=modifier, mode=mode, label=f"{name} on the {bands} table", bands=table)
+                if bands else None)
         rec = tape.roll(key, d20_notation(mode), odds)
         d20, faces = d20_adv(rec.faces, mode), rec.faces
-    note = ", ".join([*(f"advantage: {a}" for a in adv), *(f"disadvantage: {d}" for d in dis)])
+    note = ", ".join([*(f"advantage: {a}" for a in adv), *(f"disadvantage: {d}" for d in dis),
+                      *([f"opposed by {against}"] if against else [])])
     bd = stack(name, [Modifier("d20", d20, "untyped", mode), *mods], note=note)
     tape.explain(bd)
     return CheckResult(name, d20, faces, mode, int(bd.total), bd), new
