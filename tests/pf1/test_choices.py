@@ -94,7 +94,7 @@ def test_vocabularies_carry_what_a_gm_weighs() -> None:
     claim = {o.value: o for o in form["claim"].options or ()}
     assert claim["h2"].detail == "claimable, 1 BP" and claim["h0"].detail == "already claimed"
     assert "not adjacent" in claim["h10"].detail
-    assert form["buildings"].kind == "rows" and form["special_edict"].kind == "json"
+    assert form["buildings"].kind == "rows" and form["special_edict"].kind == "variant"
     nested = {f.name: f for f in form["buildings"].fields}
     types = {o.value: o.detail for o in nested["type"].options or ()}
     assert types["Barracks"].startswith("6 BP, 1 lot(s)")  # the campaign's homebrew errata cost
