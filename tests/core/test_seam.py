@@ -15,7 +15,7 @@ from kingdomlog.cli import main
 from kingdomlog.core.choices import describe
 from kingdomlog.core.errors import CorruptLogError, InputError
 from kingdomlog.core.events import EventModel, register_event
-from kingdomlog.core.turn import Plan, plan_schema
+from kingdomlog.core.turn import Plan
 from kingdomlog.core.viewers import parse_viewer, parse_visibility
 
 
@@ -46,7 +46,8 @@ def files(camp: Campaign) -> list[str]:
 
 @pytest.mark.parametrize(("steps", "needle"), [
     ({"harvest": {"choices": {"stsh": 1}}}, "unknown choice 'stsh'; this step takes: crop, stash"),
-    ({"harvest": {"choices": {"crop": "rye"}}}, "choice crop: 'rye' is not a crop of this farm; allowed: wheat, barley"),
+    ({"harvest": {"choices": {"crop": "rye"}}},
+     "choice crop: 'rye' is not a crop of this farm; allowed: wheat, barley"),
     ({"harvest": {"choices": {"stash": "3"}}}, "choice stash: input should be a valid integer"),
     ({"market": {"choices": {"sell": -1}}}, "choice sell: input should be greater than or equal to 0"),
     ({"harvest": {"rolls": {"harvset": [3]}}}, "typed faces under roll key(s) 'harvset' that this step does not roll"),

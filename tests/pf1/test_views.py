@@ -37,7 +37,8 @@ def test_a_month_is_playable_with_defaults() -> None:
     s, evs, _ = play(RULESET.sample_plans())
     for step in ("gm", "upkeep", "improvement", "income", "event"):
         for c in RULESET.choices(s, s.turn + 1, step):
-            assert c.kind in ("select", "multiselect", "int", "text", "bool", "list", "rows", "group", "variant", "json"), c
+            assert c.kind in ("select", "multiselect", "int", "text", "bool", "list", "rows", "group", "variant",
+                              "json"), c
             if c.kind == "select" and c.default is not None:
                 assert c.options is not None and c.default in [o.value for o in c.options], (step, c.name)
     after, _, _ = play([{"turn": 3, "seed": "defaults", "steps": {}}], state=s, events=evs)
