@@ -4,7 +4,7 @@ Outcomes come from the data (``data/activities.toml``) as effect lists; this mod
 interprets the few effect kinds. Activity-specific preconditions (hex targets,
 structures, traded quantities) are checked here before anything is emitted. An
 activity's inputs are an ``ActivityRow`` (the Commerce steps build one from their
-choices); outcome effects read what they may ask from its ``EffectPicks`` part.
+choices); outcome effects read what they may ask (a branch, the Ruins of your choice) as ``Picks``.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from kingdomlog.dice.checks import Degree
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.choices import ActivityRow, EffectPicks, HexEntry
+from kingdomlog.rulesets.pf2e.choices import ActivityRow, HexEntry
 from kingdomlog.rulesets.pf2e.engine import (
     Asked,
     Ctx,
+    Picks,
     add_ruin,
     amount,
     catalog,
@@ -32,7 +33,6 @@ from kingdomlog.rulesets.pf2e.engine import (
     pick_ruins,
     resolve_check,
     roll,
-    ruins_named,
     spend_rp,
     unrest,
 )
@@ -90,7 +90,7 @@ def hex_id(raw: str | HexEntry | None) -> str:
     return "" if raw is None else raw if isinstance(raw, str) else raw.id
 
 
-def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, name: str, picks: EffectPicks,
+def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, name: str, picks: Picks,
                 prep: dict[str, Any]) -> None:
     """Apply outcome effects in order (effects as data, see data/activities.toml)."""
     q, m = int(prep.get("q", 0)), int(prep.get("m", 0))
@@ -100,7 +100,7 @@ def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, na
             continue
         k = eff.kind
         if k == "choose":
-            idx = picks.option or 0
+            idx = picks.option
             if not 0 <= idx < len(eff.options):
                 raise InputError(f"{name}: option must be 0..{len(eff.options) - 1}")
             run_effects(ctx, asked, eff.options[idx], key=f"{ek}.o{idx}", name=name, picks=picks, prep=prep)
@@ -134,7 +134,7 @@ def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, na
             if eff.target == "target":
                 targets = [prep["ruin"]] * eff.count
             elif eff.target == "choice":
-                targets = pick_ruins(ctx, ruins_named(picks.ruins, picks.ruin), eff.count)
+                targets = pick_ruins(ctx, picks.ruins, eff.count)
             else:
                 targets = [eff.target] * eff.count
             for i, r in enumerate(targets):
@@ -144,7 +144,7 @@ def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, na
                 elif val:
                     ctx.emit(E.RuinPenaltyChanged(ruin=r, delta=val, cause=name))
         elif k == "commodity":
-            c = eff.target if eff.target != "choice" else (picks.commodity or "food")
+            c = eff.target if eff.target != "choice" else picks.commodity
             val, faces = amount(ctx, eff.amount, ek, q=q, m=m)
             gain_commodity(ctx, c, val, name, faces)
         elif k == "modifier":
@@ -201,7 +201,7 @@ def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, na
             raise InputError(f"unknown effect kind {k!r}")
 
 
-def _claim(ctx: Ctx, asked: Asked, hx: E.HexIn, cause: str, *, key: str, picks: EffectPicks) -> None:
+def _claim(ctx: Ctx, asked: Asked, hx: E.HexIn, cause: str, *, key: str, picks: Picks) -> None:
     old = hex_of(ctx.state, hx.id)
     xp = 0 if old is not None and old.ever_claimed else int(ctx.state.options.get("xp_per_hex", 10))
     ctx.emit(E.HexClaimed(hex=hx, via=cause, xp=xp))
@@ -212,7 +212,7 @@ def _claim(ctx: Ctx, asked: Asked, hx: E.HexIn, cause: str, *, key: str, picks: 
             ctx.emit(E.ModifierAdded(id=f"t{ctx.state.turn}.landmark.{hx.id}.{ab}", source=f"landmark {hx.id}",
                                      value=2, selector=f"ability:{ab}", expires="end_of_next_turn"))
     if "refuge" in hx.features:
-        r = pick_ruins(ctx, ruins_named(None, picks.refuge_ruin), 1)[0]
+        r = pick_ruins(ctx, picks.refuge_ruin, 1)[0]
         add_ruin(ctx, asked, r, -1, "refuge claimed", key=f"{key}.refuge")
         for ab in ("loyalty", "stability"):
             ctx.emit(E.ModifierAdded(id=f"t{ctx.state.turn}.refuge.{hx.id}.{ab}", source=f"refuge {hx.id}",
@@ -352,7 +352,7 @@ def _fame_of(struct: T.Structure, fame_type: str) -> int:
 
 
 def _build_outcome(ctx: Ctx, asked: Asked, prep: dict[str, Any], level: int, name: str,
-                   picks: EffectPicks) -> None:
+                   picks: Picks) -> None:
     struct: T.Structure = prep["structure"]
     st = _settlement(ctx, prep["settlement"])
     family = _family(catalog(ctx), struct)
@@ -378,7 +378,7 @@ def _build_outcome(ctx: Ctx, asked: Asked, prep: dict[str, Any], level: int, nam
                     gain_commodity(ctx, c, back, f"{struct.name}: critical success refund")
         if struct.first_built_each_turn and ctx.state.structures_built_this_turn.count(struct.name) == 1:
             run_effects(ctx, asked, struct.first_built_each_turn, key=f"{prep['key']}.first", name=struct.name,
-                        picks=EffectPicks(), prep={})
+                        picks=Picks(), prep={})
         if struct.built_effects and (not struct.built_effects_limit or held_before < struct.built_effects_limit):
             run_effects(ctx, asked, struct.built_effects, key=f"{prep['key']}.built", name=struct.name,
                         picks=picks, prep={})
@@ -390,7 +390,7 @@ def _build_outcome(ctx: Ctx, asked: Asked, prep: dict[str, Any], level: int, nam
                                      rubble=level < 0))
 
 
-def _demolish_outcome(ctx: Ctx, prep: dict[str, Any], level: int, key: str, picks: EffectPicks) -> None:
+def _demolish_outcome(ctx: Ctx, prep: dict[str, Any], level: int, key: str, picks: Picks) -> None:
     st = _settlement(ctx, prep["settlement"])
     block, lot = prep["block"], prep["lot"]
     lots = [lot]
@@ -463,6 +463,7 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
         if s.cooldowns.get(ck, 0) >= s.turn and ck in s.cooldowns:
             raise ctx.fail(f"{act.name} is blocked through turn {s.cooldowns[ck]} ({ck})", "§2.10 cooldowns")
     prep: dict[str, Any] = {"key": key}
+    picks = Picks.of(choices)
     skill = choices.skill or (act.skills[0] if act.skills else "")
     extra_dc = 0
     dc_rule = act.dc
@@ -629,11 +630,10 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
         ctx.emit(E.ActivityWithoutCheck(activity=act.name, category=category, role=role,
                                         settlement=str(prep.get("settlement", choices.settlement or "")),
                                         target=str(prep.get("ruin") or (prep["hex"].id if "hex" in prep else ""))))
-        run_effects(ctx, asked, act.outcomes.for_degree("success"), key=key, name=act.name, picks=choices, prep=prep)
+        run_effects(ctx, asked, act.outcomes.for_degree("success"), key=key, name=act.name, picks=picks, prep=prep)
         extra = gm_effects(choices.gm_effects)
         if extra:
-            run_effects(ctx, asked, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", picks=choices,
-                        prep=prep)
+            run_effects(ctx, asked, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", picks=picks, prep=prep)
         return None
     if dc_rule == "event":
         dc = _event_dc(ctx, act, choices)
@@ -660,10 +660,10 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
                            warfare=act.warfare, extra=extra_mods, fame_reroll=choices.fame_reroll,
                            worsen=worsen, selector_target=str(prep.get("ruin") or prep.get("commodity") or (
                                prep["structure"].name if "structure" in prep else "")))
-    run_effects(ctx, asked, act.outcomes.for_degree(degree.label), key=key, name=act.name, picks=choices, prep=prep)
+    run_effects(ctx, asked, act.outcomes.for_degree(degree.label), key=key, name=act.name, picks=picks, prep=prep)
     extra = gm_effects(choices.gm_effects)
     if extra:
-        run_effects(ctx, asked, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", picks=choices, prep=prep)
+        run_effects(ctx, asked, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", picks=picks, prep=prep)
     return degree
 
 

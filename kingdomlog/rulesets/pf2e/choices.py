@@ -83,20 +83,17 @@ class EffectEntry(Choices):
         return v
 
 
-class EffectPicks(Choices):
-    """What the outcome effects of a check may ask: a branch, a commodity, the Ruins "of your choice"."""
-
-    option: int | None = Field(default=None, ge=0, description="which branch of an either/or outcome (0, 1, ...)")
-    commodity: Commodity | None = Field(default=None, description="the commodity an outcome or work site concerns")
-    ruin: RuinName | None = Field(default=None, description="the Ruin targeted, or \"a Ruin of your choice\"")
-    ruins: list[RuinName] | None = Field(default=None, description="the Ruins \"of your choice\" when several")
-    refuge_ruin: RuinName | None = Field(default=None, description="the Ruin a claimed Refuge lowers")
-    recover: Literal["lumber", "stone", "ore"] | None = Field(
-        default=None, description="Demolish critical success: the commodity recovered (1d6)")
-    gm_effects: list[EffectEntry] = Field(
-        default_factory=list, title="GM-ruled effects",
-        description="effects the GM rules beside (or instead of) the data's outcome")
-    fame_reroll: bool = Field(default=False, description="spend 1 Fame to re-roll the check (§3.0.8)")
+# What the outcome effects of a check may ask (a branch, the Ruins "of your choice", the GM's ruling),
+# declared once and used by every step and row that resolves a check.
+BranchOption = Annotated[int | None, Field(ge=0, description="which branch of an either/or outcome (0, 1, ...)")]
+RuinChoice = Annotated[RuinName | None, Field(description="the Ruin targeted, or \"a Ruin of your choice\"")]
+RuinsChoice = Annotated[list[RuinName] | None, Field(description="the Ruins \"of your choice\" when several")]
+GMEffects = Annotated[list[EffectEntry], Field(
+    default_factory=list, title="GM-ruled effects",
+    description="effects the GM rules beside (or instead of) the data's outcome (the rules leave them to the GM;"
+                " each is shaped like an outcome effect of the data)")]
+FameReroll = Annotated[bool, Field(description="spend 1 Fame to re-roll the check (§3.0.8)")]
+AvertRuin = Annotated[bool, Field(description="spend all Fame to avert a Ruin penalty (§3.0.7)")]
 
 
 # ------------------------------------------------------------------ founding
@@ -220,8 +217,8 @@ class UnrestChoices(Choices):
     lost_hex: Annotated[str | None, Pick("claimed_hexes", what="a claimed hex")] = Field(
         default=None, description="the hex lost on a failed DC 11 flat check (default, or empty: the last"
                                   " claimed hex without a settlement)")
-    avert_anarchy_with_fame: bool = False
-    avert_ruin_penalty_with_fame: bool = False
+    avert_anarchy_with_fame: bool = Field(default=False, description="spend all Fame to avert anarchy (§3.0.7)")
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
 class ConsumptionChoices(Choices):
@@ -235,51 +232,69 @@ class ConsumptionChoices(Choices):
 # ------------------------------------------------------------------ commerce
 
 
-class TaxesChoices(EffectPicks):
+class TaxesChoices(Choices):
     """C1 (§3.2): Collect Taxes, a DC 11 flat check, or nothing."""
 
     mode: Literal["collect-taxes", "flat-check", "none"] | None = Field(
         default=None, description="default: collect-taxes, none in anarchy")
     skill: Annotated[str | None, _skill()] = None
-    avert_ruin_penalty_with_fame: bool = False
+    fame_reroll: FameReroll = False
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
-class ExpensesChoices(EffectPicks):
+class ExpensesChoices(Choices):
     """C2 (§3.2): Improve Lifestyle or Tap Treasury."""
 
     activity: Literal["none", "improve-lifestyle", "tap-treasury"] = "none"
     skill: Annotated[str | None, _skill()] = None
-    avert_ruin_penalty_with_fame: bool = False
+    fame_reroll: FameReroll = False
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
-class TradeChoices(EffectPicks):
+class TradeChoices(Choices):
     """C3 (§3.2): Trade Commodities at most once."""
 
     activity: Literal["none", "trade-commodities"] | None = Field(
         default=None, description="default: trade-commodities when a commodity is named")
-    commodity: Commodity | Literal[""] | None = Field(  # type: ignore[assignment]
-        default=None, description="the commodity traded (empty: no trade)")
+    commodity: Commodity | Literal[""] | None = Field(default=None, description="the commodity traded"
+                                                                               " (empty: no trade)")
     quantity: int | None = Field(default=None, description="1-4, at most the stock (default 1)")
-    group: str | None = Field(default=None, description="the trading partner (diplomatic relations give +1)")
+    group: str | None = Field(default=None, description="the trading partner, as the GM names it (diplomatic"
+                                                        " relations with it give +1)")
     skill: Annotated[str | None, _skill()] = None
-    avert_ruin_penalty_with_fame: bool = False
+    fame_reroll: FameReroll = False
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
-class AgreementsChoices(EffectPicks):
+class AgreementsChoices(Choices):
     """C4 (§3.2): Manage Trade Agreements."""
 
     activity: Literal["none", "manage-trade-agreements"] = "none"
     agreements: int | None = Field(default=None, description="agreements managed (default: all)")
+    option: BranchOption = None
     goods: dict[Commodity, Annotated[int, Field(ge=0)]] | None = Field(
         default=None, description="commodities chosen as the reward (at most m, at most half Luxuries)")
     skill: Annotated[str | None, _skill()] = None
-    avert_ruin_penalty_with_fame: bool = False
+    fame_reroll: FameReroll = False
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
 # ------------------------------------------------------------------ activity phase
 
 
-class ActivityRow(EffectPicks):
+class ActivityRow(Choices):
     """One activity of an Activity-phase step and what it needs (docs/pf2e-plans.md, Activities)."""
 
     activity: str
@@ -293,24 +308,35 @@ class ActivityRow(EffectPicks):
         default=None, description="the second hex of a critical success (roads, farmland)")
     settlement: Annotated[str | None, Pick("settlements", what="a settlement of the kingdom")] = Field(
         default=None, description="default: the capital")
-    distance: int | None = Field(default=None, ge=0, description="farmland: hexes from the settlement")
-    id: str | None = Field(default=None, description="Establish Settlement: the new settlement's id")
-    name: str | None = Field(default=None, description="Establish Settlement: its name")
+    commodity: Commodity | None = Field(default=None, description="a work site's or a trade's commodity, or the"
+                                                                  " commodity an outcome lets you choose")
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
     structure: Annotated[str | None, Pick("structures", what="a structure")] = None
     block: int | None = Field(default=None, description="Build Structure / Demolish: the block")
     lots: list[int] | None = Field(default=None, description="Build Structure: the lots (contiguous, empty)")
     border: T.Border | None = Field(default=None, description="infrastructure on a border of the urban grid")
     use_ruins: bool = Field(default=False, description="build on the Ruins of the settlement's hex (half cost)")
     lot: int | None = Field(default=None, description="Demolish: the lot")
-    quantity: int | None = None
-    group: str | None = None
-    agreements: int | None = None
-    goods: dict[Commodity, Annotated[int, Field(ge=0)]] | None = None
+    recover: Literal["lumber", "stone", "ore"] | None = Field(
+        default=None, description="Demolish critical success: the commodity recovered (1d6)")
+    distance: int | None = Field(default=None, ge=0, description="Establish Farmland: hexes from the settlement")
+    id: str | None = Field(default=None, description="Establish Settlement: the new settlement's id")
+    name: str | None = Field(default=None, description="Establish Settlement: its name")
+    quantity: int | None = Field(default=None, description="Trade Commodities: how many")
+    group: str | None = Field(default=None, description="the group dealt with, as the GM names it")
+    agreements: int | None = Field(default=None, description="Manage Trade Agreements: how many")
+    goods: dict[Commodity, Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="Manage Trade Agreements: the commodities chosen")
     dc: int | None = Field(default=None, ge=0, description="a group's Negotiation DC, or the DC the GM rules")
     event: Annotated[str | None, Pick("ongoing_events", what="an ongoing event")] = Field(
         default=None, description="the ongoing event an event-DC activity targets")
+    refuge_ruin: RuinChoice = Field(default=None, description="the Ruin a claimed Refuge lowers")
     favored_land: bool = Field(default=False, description="pair two Region activities in one heartland hex (§5.9)")
     reconnoitered: bool = Field(default=True, description="Claim Hex: the hex was Reconnoitered and cleared")
+    option: BranchOption = None
+    gm_effects: GMEffects
+    fame_reroll: FameReroll = False
 
 
 class LeadershipRow(ActivityRow):
@@ -336,27 +362,27 @@ class LeadershipActivities(Choices):
     """A1 (§3.3): per PC leader 2 Leadership activities, 3 with a seat of government in the capital."""
 
     activities: list[LeadershipRow] = Field(default_factory=list)
-    avert_ruin_penalty_with_fame: bool = False
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
 class RegionActivities(Choices):
     """A2 (§3.3): three Region activities (more after Claim Hex critical successes, Favored Land)."""
 
     activities: list[RegionRow] = Field(default_factory=list)
-    avert_ruin_penalty_with_fame: bool = False
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
 class CivicActivities(Choices):
     """A3 (§3.3): one Civic activity per settlement."""
 
     activities: list[CivicRow] = Field(default_factory=list)
-    avert_ruin_penalty_with_fame: bool = False
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
 # ------------------------------------------------------------------ event phase
 
 
-class EventResolveChoices(EffectPicks):
+class EventResolveChoices(Choices):
     """E2 (§3.4): the kingdom event, its check and what the GM rules."""
 
     event: Annotated[str, Pick("events", what="a kingdom event")] = Field(
@@ -365,13 +391,19 @@ class EventResolveChoices(EffectPicks):
         default=None, description="the skill of the event check (default: the event's first; empty: no check)")
     target: str = Field(default="kingdom", description="what the event strikes (a settlement, a hex: as the GM"
                                                       " names it)")
+    fame_reroll: FameReroll = False
+    option: BranchOption = None
+    commodity: Commodity | None = Field(default=None, description="the commodity an outcome lets you choose")
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
     continues: bool | None = Field(default=None, description="the event continues next turn (default: a"
                                                             " continuous event not overcome)")
-    unrest_per_turn: int = 0
-    consumption_delta: int = 0
+    unrest_per_turn: int = Field(default=0, description="Unrest each turn while it continues")
+    consumption_delta: int = Field(default=0, description="Consumption change while it continues")
     end_events: list[Annotated[str, Pick("ongoing_events", what="an ongoing event")]] = Field(
         default_factory=list, description="ongoing events that end now")
-    avert_ruin_penalty_with_fame: bool = False
+    avert_ruin_penalty_with_fame: AvertRuin = False
 
 
 class EventXPChoices(Choices):

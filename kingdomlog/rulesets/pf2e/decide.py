@@ -28,7 +28,6 @@ from kingdomlog.rulesets.pf2e.choices import (
     AgreementsChoices,
     CivicActivities,
     ConsumptionChoices,
-    EffectPicks,
     EventResolveChoices,
     EventXPChoices,
     ExpensesChoices,
@@ -45,6 +44,7 @@ from kingdomlog.rulesets.pf2e.choices import (
 from kingdomlog.rulesets.pf2e.engine import (
     Asked,
     Ctx,
+    Picks,
     add_ruin,
     catalog,
     dc_breakdown,
@@ -90,11 +90,18 @@ def turn_step(fn: Decide) -> Decide:
     return decide
 
 
-def _row(activity: str, c: EffectPicks, **more: Any) -> ActivityRow:
+CommerceChoices = TaxesChoices | ExpensesChoices | TradeChoices | AgreementsChoices
+
+
+def _row(activity: str, c: CommerceChoices, **more: Any) -> ActivityRow:
     """The inputs of a Commerce step's activity, as an activity row."""
-    fields = {name: getattr(c, name) for name in EffectPicks.model_fields}
-    fields.update(more)
+    fields: dict[str, Any] = {"skill": c.skill, "fame_reroll": c.fame_reroll, "ruin": c.ruin, "ruins": c.ruins,
+                              "gm_effects": c.gm_effects, **more}
     return ActivityRow(activity=activity, **fields)
+
+
+def _asked(c: CommerceChoices | EventResolveChoices) -> Asked:
+    return Asked(avert_ruin_penalty=c.avert_ruin_penalty_with_fame, ruins=ruins_named(c.ruins, c.ruin))
 
 
 # ------------------------------------------------------------------ founding
@@ -375,17 +382,12 @@ def upkeep_consumption(ctx: Ctx, c: ConsumptionChoices) -> None:
 # ------------------------------------------------------------------ commerce
 
 
-def _asked(c: EffectPicks, avert: bool) -> Asked:
-    return Asked(avert_ruin_penalty=avert, ruins=ruins_named(c.ruins, c.ruin))
-
-
 @turn_step
 def commerce_taxes(ctx: Ctx, c: TaxesChoices) -> None:
     """C1: Collect Taxes, a DC 11 flat check (-1 Unrest), or nothing (§3.2 C1)."""
     mode = c.mode or ("none" if in_anarchy(ctx.state) else "collect-taxes")
     if mode == "collect-taxes":
-        perform(ctx, _asked(c, c.avert_ruin_penalty_with_fame), _row("collect-taxes", c, skill=c.skill),
-                key="check", category="commerce")
+        perform(ctx, _asked(c), _row("collect-taxes", c), key="check", category="commerce")
     elif mode == "flat-check" and flat(ctx, "check", 11, "unrest_reduction"):
         unrest(ctx, -1, "taxes flat check")
 
@@ -394,8 +396,7 @@ def commerce_taxes(ctx: Ctx, c: TaxesChoices) -> None:
 def commerce_expenses(ctx: Ctx, c: ExpensesChoices) -> None:
     """C2: Improve Lifestyle or Tap Treasury (§3.2 C2)."""
     if c.activity != "none":
-        perform(ctx, _asked(c, c.avert_ruin_penalty_with_fame), _row(c.activity, c, skill=c.skill),
-                key="check", category="commerce")
+        perform(ctx, _asked(c), _row(c.activity, c), key="check", category="commerce")
 
 
 @turn_step
@@ -403,8 +404,8 @@ def commerce_trade(ctx: Ctx, c: TradeChoices) -> None:
     """C3: Trade Commodities at most once (§3.2 C3)."""
     act = c.activity or ("trade-commodities" if c.commodity else "none")
     if act != "none":
-        row = _row(act, c, skill=c.skill, commodity=c.commodity or None, quantity=c.quantity, group=c.group)
-        perform(ctx, _asked(c, c.avert_ruin_penalty_with_fame), row, key="check", category="commerce")
+        row = _row(act, c, commodity=c.commodity or None, quantity=c.quantity, group=c.group)
+        perform(ctx, _asked(c), row, key="check", category="commerce")
 
 
 @turn_step
@@ -414,8 +415,8 @@ def commerce_agreements(ctx: Ctx, c: AgreementsChoices) -> None:
         return
     if not ctx.state.trade_agreements:
         raise ctx.fail("there are no trade agreements to manage", "§3.2 C4")
-    row = _row(c.activity, c, skill=c.skill, agreements=c.agreements, goods=c.goods)
-    perform(ctx, _asked(c, c.avert_ruin_penalty_with_fame), row, key="check", category="commerce")
+    row = _row(c.activity, c, agreements=c.agreements, option=c.option, goods=c.goods)
+    perform(ctx, _asked(c), row, key="check", category="commerce")
 
 
 # ------------------------------------------------------------------ activity phase
@@ -476,7 +477,7 @@ def event_check(ctx: Ctx, c: Any) -> None:
 def event_resolve(ctx: Ctx, c: EventResolveChoices) -> None:
     """E2 resolve the event (§3.4 E2, §5.12): DC = Control DC + the event modifier."""
     s = ctx.state
-    asked = _asked(c, c.avert_ruin_penalty_with_fame)
+    asked = _asked(c)
     for name in c.end_events:
         if name not in {e.name for e in s.ongoing_events}:
             raise ctx.fail(f"{name} is not an ongoing event", "§3.4 E2.3")
@@ -487,7 +488,7 @@ def event_resolve(ctx: Ctx, c: EventResolveChoices) -> None:
             ctx.emit(E.KingdomEventOccurred(name="unspecified", selection="gm"))
         extra = gm_effects(c.gm_effects)
         if extra:
-            run_effects(ctx, asked, extra, key="gm", name="GM ruling", picks=c, prep={})
+            run_effects(ctx, asked, extra, key="gm", name="GM ruling", picks=Picks.of(c), prep={})
         return
     ev = catalog(ctx).events[name]
     ctx.emit(E.KingdomEventOccurred(name=name, modifier=ev.modifier, target=c.target))
@@ -499,10 +500,11 @@ def event_resolve(ctx: Ctx, c: EventResolveChoices) -> None:
         dc = dc_breakdown(ctx.state, "control", extra=ev.modifier, label=f"event modifier ({name})")
         degree = resolve_check(ctx, key="check", activity=name, category="event", skill=skill, dc=dc,
                                fame_reroll=c.fame_reroll, extra=feat_event_modifiers(s, list(ev.traits)))
-        run_effects(ctx, asked, ev.outcomes.for_degree(degree.label), key="check", name=name, picks=c, prep={})
+        run_effects(ctx, asked, ev.outcomes.for_degree(degree.label), key="check", name=name, picks=Picks.of(c),
+                    prep={})
     extra = gm_effects(c.gm_effects)
     if extra:
-        run_effects(ctx, asked, extra, key="gm", name=f"{name} (GM ruling)", picks=c, prep={})
+        run_effects(ctx, asked, extra, key="gm", name=f"{name} (GM ruling)", picks=Picks.of(c), prep={})
     continues = c.continues if c.continues is not None else ev.continuous and (degree is None or not degree.succeeded)
     ctx.emit(E.KingdomEventResolved(name=name, degree=degree.label if degree else None, continues=continues,
                                     unrest_per_turn=c.unrest_per_turn, consumption_delta=c.consumption_delta))

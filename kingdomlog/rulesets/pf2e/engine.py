@@ -46,6 +46,30 @@ class Asked:
     ruins: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Picks:
+    """What the outcome effects of one check may ask, read from its step's or row's choices.
+
+    ``option``: the branch of an either/or outcome; ``commodity``: the one an outcome lets you choose;
+    ``ruins``: the Ruins "of your choice"; ``refuge_ruin``: the Ruin a claimed Refuge lowers; ``recover``:
+    the commodity a Demolish critical success recovers.
+    """
+
+    option: int = 0
+    commodity: str = "food"
+    ruins: tuple[str, ...] = ()
+    refuge_ruin: tuple[str, ...] = ()
+    recover: str | None = None
+
+    @classmethod
+    def of(cls, c: Any) -> Picks:
+        """The picks of a choices model (a field it does not have takes its default)."""
+        return cls(option=getattr(c, "option", None) or 0, commodity=getattr(c, "commodity", None) or "food",
+                   ruins=ruins_named(getattr(c, "ruins", None), getattr(c, "ruin", None)),
+                   refuge_ruin=ruins_named(None, getattr(c, "refuge_ruin", None)),
+                   recover=getattr(c, "recover", None))
+
+
 def catalog(ctx: Ctx) -> T.Catalog:
     """The campaign's activities, structures, feats and events (bundled data and homebrew)."""
     return T.catalog(ctx.state.homebrew)
