@@ -9,7 +9,7 @@ choices); outcome effects read what they may ask (a branch, the Ruins of your ch
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.modifiers import Modifier as StackMod
@@ -282,7 +282,7 @@ def _place(ctx: Ctx, st: Any, struct: T.Structure, choices: ActivityRow) -> tupl
     return block, lots, replaces, ""
 
 
-BORDERS = ("north", "east", "south", "west")
+BORDERS: tuple[str, ...] = get_args(T.Border)
 
 
 def _place_infrastructure(ctx: Ctx, st: Any, struct: T.Structure, choices: ActivityRow) -> tuple[int, str, str]:

@@ -55,21 +55,17 @@ class HexEntry(Choices):
 class EffectEntry(Choices):
     """One effect of the GM's ruling, shaped like the outcome effects of the data (data/activities.toml)."""
 
-    kind: Literal[
-        "rp", "unrest", "fame", "xp", "food_loss", "ruin", "ruin_penalty", "commodity", "modifier", "pending",
-        "cooldown", "claim_hex", "extra_region", "work_site", "farmland", "roads", "settlement", "build",
-        "demolish", "choose", "treasury_debt", "trade_goods", "crop_failure_watch",
-    ]
+    kind: T.EffectKind
     amount: int | str = Field(default=0, description="an integer, dice (\"1d4\", \"-1d6\") or Resource Dice"
                                                      " (\"rd\", \"2rd\")")
     target: str = ""
     count: int = Field(default=1, ge=0)
     selector: str = ""
     value: int = 0
-    type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
-    expires: Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"] = "end_of_this_turn"
+    type: T.BonusType = "circumstance"
+    expires: T.Expiry = "end_of_this_turn"
     turns: int = 0
-    when: Literal["", "used_last_turn", "not_used_last_turn", "fame_zero", "fame_positive"] = ""
+    when: T.EffectWhen = ""
     options: list[list[EffectEntry]] = Field(default_factory=list)
 
     @field_validator("amount")

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from kingdomlog.core.choices import NoChoices
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.modifiers import Modifier as StackMod
 from kingdomlog.core.ruleset import Breakdown, Step, Term
@@ -322,7 +323,7 @@ def _default_ruin_cycle(state: KingdomState, i: int) -> str:
 
 
 @turn_step
-def upkeep_resources(ctx: Ctx, c: Any) -> None:
+def upkeep_resources(ctx: Ctx, c: NoChoices) -> None:
     """U3 Resource Collection (§3.1 U3)."""
     s = ctx.state
     dice = resource_dice(s)
@@ -458,7 +459,7 @@ def activity_civic(ctx: Ctx, c: CivicActivities) -> None:
 
 
 @turn_step
-def event_check(ctx: Ctx, c: Any) -> None:
+def event_check(ctx: Ctx, c: NoChoices) -> None:
     """E1 random event flat check (§3.4 E1), and Crop Failure watches (§4.8 Establish Farmland)."""
     s = ctx.state
     for hid, left in sorted(s.crop_failure_watch.items()):

@@ -11,7 +11,7 @@ import functools
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
@@ -25,11 +25,8 @@ PKG = "kingdomlog.rulesets.pf2e.data"
 ABILITIES = ("culture", "economy", "loyalty", "stability")
 COMMODITIES = ("food", "lumber", "luxuries", "ore", "stone")
 RUINS = ("corruption", "crime", "decay", "strife")
-ROLES = ("ruler", "counselor", "emissary", "general", "magister", "treasurer", "viceroy", "warden")
 RANKS = ("untrained", "trained", "expert", "master", "legendary")
 TERRAINS = ("plains", "hills", "forest", "swamp", "mountains")
-FEATURES = ("bridge", "farmland", "freehold", "landmark", "refuge", "resource", "ruins", "settlement",
-            "structure", "work_site")
 DEGREES = ("critical_failure", "failure", "success", "critical_success")
 
 Ability = Literal["culture", "economy", "loyalty", "stability"]
@@ -41,31 +38,33 @@ RoleName = Literal["ruler", "counselor", "emissary", "general", "magister", "tre
 Feature = Literal["bridge", "farmland", "freehold", "landmark", "refuge", "resource", "ruins", "settlement",
                   "structure", "work_site"]
 Border = Literal["north", "east", "south", "west"]
+ROLES: tuple[str, ...] = get_args(RoleName)
+FEATURES: tuple[str, ...] = get_args(Feature)
 
-EFFECT_KINDS = (
+EffectKind = Literal[
     "rp", "unrest", "fame", "xp", "food_loss", "ruin", "ruin_penalty", "commodity", "modifier", "pending",
     "cooldown", "claim_hex", "extra_region", "work_site", "farmland", "roads", "settlement", "build", "demolish",
     "choose", "treasury_debt", "trade_goods", "crop_failure_watch",
-)
+]
+EFFECT_KINDS: tuple[str, ...] = get_args(EffectKind)
+BonusType = Literal["circumstance", "status", "item", "untyped"]
+Expiry = Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"]
+EffectWhen = Literal["", "used_last_turn", "not_used_last_turn", "fame_zero", "fame_positive"]
 
 
 class Effect(Frozen):
     """One outcome effect, interpreted by the engine (see data/activities.toml header)."""
 
-    kind: Literal[
-        "rp", "unrest", "fame", "xp", "food_loss", "ruin", "ruin_penalty", "commodity", "modifier", "pending",
-        "cooldown", "claim_hex", "extra_region", "work_site", "farmland", "roads", "settlement", "build",
-        "demolish", "choose", "treasury_debt", "trade_goods", "crop_failure_watch",
-    ]
+    kind: EffectKind
     amount: int | str = 0
     target: str = ""
     count: int = 1
     selector: str = ""
     value: int = 0
-    type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
-    expires: Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"] = "end_of_this_turn"
+    type: BonusType = "circumstance"
+    expires: Expiry = "end_of_this_turn"
     turns: int = 0
-    when: Literal["", "used_last_turn", "not_used_last_turn", "fame_zero", "fame_positive"] = ""
+    when: EffectWhen = ""
     options: list[list[Effect]] = Field(default_factory=list)
 
     @field_validator("amount")
