@@ -112,6 +112,9 @@ class Pick:
     source: str
     what: str = ""
     depends: tuple[str, ...] = ()
+    open: bool = False
+    """Offer the options but accept any value (the step's rules check it: e.g. a hex an earlier entry
+    of the same step creates)."""
 
     def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
         js = dict(handler(core_schema))
@@ -342,6 +345,8 @@ def _loc(parts: Sequence[Any]) -> str:
     for p in parts:
         if isinstance(p, int):
             out += f"[{p}]"
+        elif p == "[key]":
+            out += " (its key)"
         else:
             out += f".{p}" if out else str(p)
     return out or "(choices)"
@@ -462,7 +467,7 @@ def _check_picks(inst: Choices, path: tuple[Any, ...], *, state: Any, vocabulary
             continue
         shape = _shape_of(info)
         pick = _pick(shape)
-        if pick is not None:
+        if pick is not None and not pick.open:
             allowed = vocabulary(state, pick.source, within)
             if allowed is not None:
                 ok = {o.value for o in allowed if not o.disabled}
