@@ -195,6 +195,27 @@ Phase = Step
 
 
 @dataclass(frozen=True)
+class Question:
+    """An input a step needs from one player, asked while the step is decided (``StepContext.ask``).
+
+    The step went on with ``default``; the answer, once given, goes into the choices of ``step``
+    at ``path`` (``("responses", "c1")`` is ``choices["responses"]["c1"]``), and the next preview
+    decides with it. ``prompt`` and the options' labels must show only what ``to`` may see.
+    Questions of one ``group`` are asked together; a later group waits for the earlier ones.
+    """
+
+    id: str
+    to: str
+    kind: str
+    prompt: str
+    step: str
+    path: tuple[str, ...]
+    options: tuple[Option, ...] = ()
+    default: Any = None
+    group: str = ""
+
+
+@dataclass(frozen=True)
 class StepResult:
     """What one step decided: its drafts, the state after them and the step's own breakdowns.
 
@@ -209,6 +230,7 @@ class StepResult:
     breakdowns: tuple[Breakdown, ...] = ()
     rolls: tuple[Roll, ...] = ()
     checks: Mapping[str, CheckSpec] = field(default_factory=dict)
+    questions: tuple[Question, ...] = ()
 
 
 class StepContext(Generic[S]):
@@ -233,6 +255,7 @@ class StepContext(Generic[S]):
         self.breakdowns: list[Breakdown] = []
         self.rolls: list[Roll] = []
         self.checks: dict[str, CheckSpec] = {}
+        self.questions: list[Question] = []
 
     def emit(self, payload: EventModel, *, actor: str = "gm", visibility: str = "public") -> S:
         """Record ``payload`` as an event of this step and fold it; returns the new running state."""
@@ -255,13 +278,21 @@ class StepContext(Generic[S]):
         """A ``RuleError`` naming this step and ``rule`` (raise it)."""
         return RuleError(message, rule=rule, step=self.step)
 
+    def ask(self, question: Question) -> Any:
+        """Record that this step needed ``question`` answered and went on without it; returns its default.
+
+        Call it only where the input is missing (the answer, once given, arrives in the choices).
+        """
+        self.questions.append(question)
+        return question.default
+
     def explain(self, *breakdowns: Breakdown) -> None:
         """Add breakdowns of the numbers this step used (shown under the step)."""
         self.breakdowns.extend(breakdowns)
 
     def result(self, choices: Choices) -> StepResult:
         return StepResult(self.step, choices, tuple(self.drafts), self.state, tuple(self.breakdowns),
-                          tuple(self.rolls), dict(self.checks))
+                          tuple(self.rolls), dict(self.checks), tuple(self.questions))
 
 
 class Ruleset:

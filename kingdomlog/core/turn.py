@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kingdomlog.core.choices import Choices
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
+from kingdomlog.core.ruleset import Breakdown, Question, Ruleset, State, Step, run_step
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.roller import KeyedRoller, Roll
 
@@ -85,6 +85,8 @@ class StepPreview:
     error: str | None = None
     checks: dict[str, CheckSpec] = field(default_factory=dict)
     typed: Choices | None = None
+    questions: list[Question] = field(default_factory=list)
+    """What the step asked and went on without (``StepContext.ask``)."""
 
     @property
     def step(self) -> Step:
@@ -116,6 +118,11 @@ class TurnPreview:
             if s.error:
                 return s.error
         return None
+
+    @property
+    def questions(self) -> list[Question]:
+        """Every question the steps asked and went on without (their defaults), in order."""
+        return [q for s in self.steps for q in s.questions]
 
     @property
     def refused_step(self) -> str | None:
@@ -198,7 +205,8 @@ def preview_turn(
             break
         seq += len(res.drafts)
         steps.append(StepPreview(phase, dict(sp.choices), list(res.drafts), list(dice.rolls), res.state,
-                                 list(res.breakdowns), checks=dict(res.checks), typed=res.choices))
+                                 list(res.breakdowns), checks=dict(res.checks), typed=res.choices,
+                                 questions=list(res.questions)))
         current = res.state
     return TurnPreview(turn, use_seed, start_seq, steps, state, current)
 
