@@ -144,7 +144,8 @@ def test_every_step_describes_its_form_on_the_gm_state_and_on_a_view() -> None:
 def test_a_recorded_face_that_is_no_d6_is_a_fault_of_the_log(bad: int) -> None:
     g = Game()
     g.play(setup_plan())
-    roll = ev.CommandRollMade(faction="fabian", attempt=1, stake="low", dice=(3, bad))
+    roll = ev.CommandRollMade(faction="fabian", attempt=1, stake="low", dice=(3, bad), success=True, special=1,
+                              ordinary=2)
     with pytest.raises(CorruptLogError, match=r"seq 99: recorded command roll has a face"):
         RULESET.apply(g.state, provisional("test", 99, Draft(roll, "command_fabian"), turn=1))
 

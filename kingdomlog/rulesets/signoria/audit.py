@@ -68,11 +68,14 @@ def _command(s: SignoriaState, e: ev.CommandRollMade) -> list[str]:
     out: list[str] = []
     recorded = ev.command_roll_outcome(e)
     ok = sum(e.dice) >= STAKE_THRESHOLD[e.stake]
-    today = (ok, *command_slots(e.stake, ok))
+    sp, od = command_slots(e.stake, ok)
+    gs, go = _grants(s, e.faction)
+    today = (ok, max(0, sp + gs), max(0, od + go))
     if recorded != today:
+        granted = f" (with the {gs:+d} special, {go:+d} ordinary granted this turn, §3.2)" if gs or go else ""
         out.append(f"{e.faction} command roll {list(e.dice)} at {e.stake} stake: recorded success={recorded[0]}, "
                    f"{recorded[1]} special + {recorded[2]} ordinary; today's rules give success={today[0]}, "
-                   f"{today[1]} special + {today[2]} ordinary (§3.1)")
+                   f"{today[1]} special + {today[2]} ordinary (§3.1){granted}")
     prev = s.command.get(e.faction)
     if e.paid_with and prev is not None and prev.attempts:
         last = prev.attempts[-1]
@@ -80,6 +83,18 @@ def _command(s: SignoriaState, e: ev.CommandRollMade) -> list[str]:
             out.append(f"{e.faction} bought a command reroll with {e.paid_with} after a success {list(last)} "
                        "(§3.1: rerolls are bought while failing)")
     return out
+
+
+def _grants(s: SignoriaState, fid: str) -> tuple[int, int]:
+    """Slots granted this turn before the roll (§3.2): the turn's slots before a first attempt, else what
+    the last attempt recorded beyond its row of §3.1."""
+    cr = s.command.get(fid)
+    if cr is None:
+        return 0, 0
+    if not cr.attempts:
+        return cr.special, cr.ordinary
+    sp, od = command_slots(cr.stake, cr.success)
+    return cr.special - sp, cr.ordinary - od
 
 
 def _threshold(s: SignoriaState, e: ev.ActionResolved) -> int | None:

@@ -89,9 +89,14 @@ def cfg(ctx: Ctx) -> dict[str, Any]:
     return ctx.state.config
 
 
+class RulesInternalError(RuntimeError):
+    """A bug in Signoria's rules code met while deciding a step (not the user's input: the typed choices
+    refuse malformed input before ``decide`` runs)."""
+
+
 def guarded(fn: Callable[[Ctx, C], None]) -> Callable[[Ctx, C], None]:
-    """A step's decide: the rules; an unexpected ``KeyError``/``TypeError``/``ValueError``/``AttributeError``
-    is reported as malformed input of the step."""
+    """A step's decide: the rules. A rule or input error passes through; any other exception is a bug of the
+    rules and is reported as an internal error naming the step (never as the user's mistake)."""
 
     @wraps(fn)
     def run(ctx: Ctx, c: C) -> None:
@@ -99,8 +104,9 @@ def guarded(fn: Callable[[Ctx, C], None]) -> Callable[[Ctx, C], None]:
             fn(ctx, c)
         except KingdomlogError:
             raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InputError(f"[{ctx.step}] malformed choice: {type(exc).__name__}: {exc}") from exc
+        except Exception as exc:
+            raise RulesInternalError(f"internal error in the rules of step {ctx.step!r}: {type(exc).__name__}: "
+                                     f"{exc} (this is a bug of kingdomlog, not of the choices)") from exc
 
     return run
 
@@ -393,12 +399,21 @@ def decide_turn_open(ctx: Ctx, c: TurnOpenChoices) -> None:
     rulings(ctx, c.rulings)
 
 
+def _active_player(s: SignoriaState, fid: str | None) -> bool:
+    return bool(fid) and fid in s.factions and s.factions[str(fid)].kind == "player" and \
+        s.factions[str(fid)].status == "active"
+
+
 def _pending_plants(s: SignoriaState) -> dict[str, str]:
-    """Agents planted last turn and waiting to be hired: agent -> host (from the GM's flags)."""
+    """Agents planted last turn and waiting to be hired: agent -> host.
+
+    An agent whose master has been eliminated since is no longer anyone's agent: he left play with his
+    master's court (§5.13) and is offered to nobody.
+    """
     out: dict[str, str] = {}
     for agent, (host, turn) in s.plants.items():
         c = s.characters.get(agent)
-        if c is not None and c.condition == "departed" and turn == s.turn - 1:
+        if c is not None and c.condition == "departed" and turn == s.turn - 1 and _active_player(s, c.true_master):
             out[agent] = host
     return out
 
@@ -412,37 +427,70 @@ def _own_faction(ctx: Ctx, prefix: str) -> str:
     return fid
 
 
+def command_grants(s: SignoriaState, fid: str) -> tuple[int, int]:
+    """(special, ordinary) slots the GM granted (or took) this turn before the command roll (§3.2).
+
+    Before the first attempt they are the turn's slots so far; after an attempt, what its recorded
+    slots hold beyond the stake's row of §3.1.
+    """
+    cr = s.command.get(fid)
+    if cr is None:
+        return 0, 0
+    if not cr.attempts:
+        return cr.special, cr.ordinary
+    sp, od = command_slots(cr.stake, cr.success)
+    return cr.special - sp, cr.ordinary - od
+
+
 def decide_command(ctx: Ctx, c: CommandChoices) -> None:
-    """The command roll (§3.1): 2d6 at a stake, rerolls bought with 1 Power or 1 Wealth while failing."""
+    """The command roll (§3.1): 2d6 at a stake, rerolls bought with 1 Power or 1 Wealth while failing.
+
+    Every planned reroll must be payable before anything is rolled (each resource named at most as
+    many times as the faction holds of it), so a refusal never depends on the dice and a player cannot
+    learn the roll from it (no fishing, issue 14). The slots the GM granted this turn before the roll
+    stay on top of the stake's row (§3.2); each attempt records the slots it gives.
+    """
     fid = _own_faction(ctx, "command_")
     stake = c.stake
     pay = list(c.pay)
     limit = int(cfg(ctx).get("command_reroll_limit", -1))
     if limit >= 0 and len(pay) > limit:
         raise ctx.fail(f"{len(pay)} rerolls planned; the limit is {limit}", "§3.1 command_reroll_limit")
+    me = ctx.state.factions[fid]
+    for res in ("power", "wealth"):
+        want, have = pay.count(res), getattr(me, res) or 0
+        if want > have:
+            raise ctx.fail(f"{fid} cannot pay 1 {res} for each of the {want} rerolls planned with {res} ({res} is "
+                           f"{have})", "§3.1 reroll needs 1 Power or Wealth")
+    grant_sp, grant_od = command_grants(ctx.state, fid)
     threshold = STAKE_THRESHOLD[stake]
     check = pass_fail(threshold, label=f"{fid} command roll ({stake} stake)")
+
+    def attempt_made(n: int, pair: tuple[int, int], paid: Any) -> None:
+        ok = sum(pair) >= threshold
+        sp, od = command_slots(stake, ok)
+        ctx.emit(ev.CommandRollMade(faction=fid, attempt=n, stake=stake, dice=pair, paid_with=paid, success=ok,
+                                    special=max(0, sp + grant_sp), ordinary=max(0, od + grant_od)),
+                 visibility=vis(ctx.state, fid), actor=fid)
+
     pair = roll2(ctx, "cmd.1", check)
-    ctx.emit(ev.CommandRollMade(faction=fid, attempt=1, stake=stake, dice=pair), visibility=vis(ctx.state, fid),
-             actor=fid)
+    attempt_made(1, pair, None)
     attempt = 1
     while sum(pair) < threshold and attempt <= len(pay):
         res = pay[attempt - 1]
-        have = getattr(ctx.state.factions[fid], res) or 0
-        if have < 1:
-            raise ctx.fail(f"{fid} cannot pay 1 {res} for a command reroll ({res} is {have})",
-                           "§3.1 reroll needs 1 Power or Wealth")
         attempt += 1
         pair = roll2(ctx, f"cmd.{attempt}", check)
-        ctx.emit(ev.CommandRollMade(faction=fid, attempt=attempt, stake=stake, dice=pair,
-                                    paid_with=res),
-                 visibility=vis(ctx.state, fid), actor=fid)
+        attempt_made(attempt, pair, res)
     cr = ctx.state.command[fid]
     sp, od = command_slots(stake, cr.success)
+    terms = [Term(f"special ({stake})", sp, source="§3.1"), Term(f"ordinary ({stake})", od, source="§3.1")]
+    if grant_sp:
+        terms.append(Term("special granted this turn", grant_sp, source="§3.2"))
+    if grant_od:
+        terms.append(Term("ordinary granted this turn", grant_od, source="§3.2"))
     ctx.explain(Breakdown(f"{fid} command roll", sum(pair), (Term("2d6", sum(pair)),),
                           note=f"{stake} stake needs {threshold}+: {'success' if cr.success else 'failure'}"),
-                Breakdown(f"{fid} action slots", sp + od, (Term(f"special ({stake})", sp, source="§3.1"),
-                                                           Term(f"ordinary ({stake})", od, source="§3.1"))))
+                Breakdown(f"{fid} action slots", cr.special + cr.ordinary, tuple(terms)))
 
 
 # ---------------------------------------------------------------------------------------------- sealed orders
@@ -1478,12 +1526,13 @@ def decide_upkeep(ctx: Ctx, c: UpkeepChoices) -> None:
         if ch.condition == "wounded":
             ctx.emit(ev.CharacterStatusChanged(character=ch.id, condition="active", cause="wound healed"),
                      visibility=vis(ctx.state, ch.employer))
-    # unhired planted agents come home (§6.2 step 3)
+    # unhired planted agents come home (§6.2 step 3); one whose master was eliminated has no home to come
+    # back to and stays out of play with his master's court (§5.13)
     for agent, (host, turn) in list(ctx.state.plants.items()):
         ag = ctx.state.characters.get(agent)
         if ag is not None and turn == ctx.state.turn - 1 and agent not in ctx.state.spies and \
-                ag.condition == "departed":
-            master = ag.true_master or ""
+                ag.condition == "departed" and _active_player(ctx.state, ag.true_master):
+            master = str(ag.true_master)
             ctx.emit(ev.StatesmanDefected(character=agent, from_faction=host, to_faction=master,
                                           kind="infiltration_failed"), visibility=vis(ctx.state, master))
             ctx.emit(ev.CharacterStatusChanged(character=agent, condition="active", cause="came home"),

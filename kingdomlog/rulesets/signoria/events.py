@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from kingdomlog.core.events import EventModel, register_event
+from kingdomlog.core.events import EventModel, register_event, register_upcaster
 
 Stake = Literal["elementary", "low", "high"]
 Resource = Literal["power", "piety", "wealth", "army"]
@@ -156,19 +156,24 @@ class CandidateAlias(EventModel):
 class CommandRollMade(EventModel):
     """One attempt of the command roll (§3.1); ``paid_with`` for a bought reroll.
 
-    What a recorded attempt gives is part of this event's format (``COMMAND_ROLL_V1``), not of
-    today's rules: version 1 records the stake and the two faces, and an attempt of a stake
-    succeeds at that stake's total and gives that row's slots. ``evolve`` reads it from there;
-    ``audit`` compares it with the rules (``rules.command_slots``). A rules change that gives
-    other slots records them in a new version of this event.
+    Version 2 records what the attempt gave: ``success`` and the faction's ``special`` and ``ordinary``
+    slots after it (the stake's row of §3.1 plus the slots the GM granted or took this turn before the
+    roll, §3.2). ``evolve`` sets the slots to these numbers; ``audit`` compares them with today's rules.
+    A version-1 event recorded only the stake and the faces: its meaning is the fixed table of its
+    format (``COMMAND_ROLL_V1``), and the attempt *replaced* the turn's slots (a GM's earlier grant was
+    lost); the upcaster writes that meaning out as a version-2 record, so an old log replays as it did.
     """
 
     type = "signoria.command_roll"
+    version = 2
     faction: str
-    attempt: int
+    attempt: int = Field(ge=1)
     stake: Literal["low", "high"]
     dice: tuple[int, int]
     paid_with: Literal["power", "wealth"] | None = None
+    success: bool
+    special: int = Field(ge=0)
+    ordinary: int = Field(ge=0)
 
 
 COMMAND_ROLL_V1: dict[str, tuple[int, tuple[int, int], tuple[int, int]]] = {
@@ -179,16 +184,32 @@ COMMAND_ROLL_V1: dict[str, tuple[int, tuple[int, int], tuple[int, int]]] = {
 success, (special, ordinary) slots on a failure), as §3.1 stood when the event was defined."""
 
 
-def command_roll_outcome(e: CommandRollMade) -> tuple[bool, int, int]:
-    """(success, special, ordinary) of a recorded command roll attempt, as its format defines them.
+@register_upcaster("signoria.command_roll", 1)
+def _command_roll_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """A v1 command roll as the v2 record of what it meant (``COMMAND_ROLL_V1``; grants were replaced).
 
-    >>> command_roll_outcome(CommandRollMade(faction="f", attempt=1, stake="high", dice=(3, 4)))
+    >>> _command_roll_v1_v2({"faction": "f", "attempt": 1, "stake": "high", "dice": [3, 4]})["special"]
+    0
+    """
+    out = dict(data)
+    row = COMMAND_ROLL_V1.get(str(out.get("stake")))
+    dice = out.get("dice")
+    if row is not None and isinstance(dice, list | tuple) and all(isinstance(f, int) for f in dice):
+        need, won, lost = row
+        ok = sum(dice) >= need
+        out["success"] = ok
+        out["special"], out["ordinary"] = won if ok else lost
+    return out
+
+
+def command_roll_outcome(e: CommandRollMade) -> tuple[bool, int, int]:
+    """(success, special, ordinary) that a recorded command roll attempt gave.
+
+    >>> command_roll_outcome(CommandRollMade(faction="f", attempt=1, stake="high", dice=(3, 4), success=False,
+    ...                                      special=0, ordinary=2))
     (False, 0, 2)
     """
-    need, won, lost = COMMAND_ROLL_V1[e.stake]
-    ok = sum(e.dice) >= need
-    sp, od = won if ok else lost
-    return ok, sp, od
+    return e.success, e.special, e.ordinary
 
 
 @register_event

@@ -254,7 +254,7 @@ def _candidate_offered(s: SignoriaState, e: ev.CandidateOffered, ph: str) -> Sig
 def _command_roll(s: SignoriaState, e: ev.CommandRollMade, ph: str) -> SignoriaState:
     if e.paid_with:
         s = _adjust(s, e.faction, e.paid_with, -1)
-    ok, sp, od = ev.command_roll_outcome(e)
+    ok, sp, od = ev.command_roll_outcome(e)  # the recorded slots (v1 events: their format's table)
     prev = s.command.get(e.faction)
     cr = CommandRoll(stake=e.stake, attempts=(*(prev.attempts if prev else ()), e.dice),
                      paid=(*(prev.paid if prev else ()), *([e.paid_with] if e.paid_with else [])),
