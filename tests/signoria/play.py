@@ -96,3 +96,27 @@ def turn_plan(turn: int, *, orders: Mapping[str, Any] | None = None,
     for k, v in (steps or {}).items():
         st.setdefault(k, {}).update(v)
     return {"turn": turn, "seed": f"t{turn}", "steps": st}
+
+
+def check(g: Game, fid: str, turn: int, *, orders: Any = (), command: tuple[str, list[int]] = ("low", [3, 3]),
+          opening: Mapping[str, Any] | None = None) -> str | None:
+    """The submission check as a faction makes it: the GM's opening on the truth, then the faction's own
+    command roll and orders on its own redacted view (``state.viewer`` is the faction). Returns the
+    refusal, or None; nothing is kept."""
+    from kingdomlog.core.errors import InputError, RuleError
+    from kingdomlog.core.ruleset import run_step
+    from kingdomlog.dice.roller import KeyedRoller
+
+    roller = KeyedRoller("check", campaign="test", turn=turn)
+    opened = run_step(RULESET, g.state, "turn_open", dict(opening or {}), roller.for_step("turn_open"),
+                      campaign="test", turn=turn).state
+    view = RULESET.redact(opened, viewer(fid))
+    body = orders if isinstance(orders, dict) else {"orders": list(orders)}
+    try:
+        view = run_step(RULESET, view, f"command_{fid}", {"stake": command[0]},
+                        roller.for_step(f"command_{fid}", manual={"cmd.1": command[1]}), campaign="test",
+                        turn=turn).state
+        run_step(RULESET, view, f"orders_{fid}", body, roller.for_step(f"orders_{fid}"), campaign="test", turn=turn)
+    except (RuleError, InputError) as exc:
+        return str(exc)
+    return None

@@ -25,6 +25,7 @@ from kingdomlog.rulesets.signoria import RULESET
 from kingdomlog.rulesets.signoria import events as ev
 
 from .play import Game, setup_plan, turn_plan, types
+from .play import viewer as as_viewer
 
 MARBURG_PASSAGE = {"gap": "t", "text": "passage", "visibility": "faction:marburg", "effects": [
     {"kind": "treaty", "type": "right_of_passage", "parties": ["marburg"], "neutral": "gusso"}]}
@@ -125,3 +126,122 @@ def test_a_version_1_command_roll_still_means_what_it_said() -> None:
 
     found = audit(granted, provisional("test", 51, Draft(ok, "command_fabian"), turn=1))
     assert len(found) == 1 and "today's rules give success=True, 2 special + 2 ordinary" in found[0]
+
+
+FABIAN_PASSAGE = {"gap": "t", "text": "passage", "visibility": "faction:fabian", "effects": [
+    {"kind": "treaty", "type": "right_of_passage", "parties": ["fabian"], "neutral": "gusso"}]}
+
+
+def test_plunder_gains_only_what_the_loser_paid() -> None:
+    """§5.12 with the §4.8 floor: Fabian besieges Marburg (Marburg shuts the gates). Turn 1: Marburg has
+    6 + 3 income = 9: plunder takes 1 and Fabian gains 1 (1 + 2 income + 1 = 4). Turn 2: the GM sets Marburg's
+    wealth to 0 at the opening: the plunder finds nothing (shortfall 1) and Fabian gains nothing (4 + 2 = 6)."""
+    g = Game()
+    g.play(setup_plan(rulings=[FABIAN_PASSAGE]))
+    war = [{"id": "O1", "action": "war", "slots": ["ordinary"], "target": "marburg",
+            "params": {"units": 5, "tactic": "hold", "if_defence": "siege"}}]
+    shut = {"orders": [], "standing": {"response": {"response": "defence"}}}
+    g.play(turn_plan(1, orders={"fabian": war, "marburg": shut}))
+    assert (g.state.factions["marburg"].wealth, g.state.factions["fabian"].wealth) == (8, 4)
+    empty = {"gap": "t", "text": "the treasury is empty", "visibility": "gm", "effects": [
+        {"kind": "set_resource", "faction": "marburg", "resource": "wealth", "value": 0}]}
+    new = g.play(turn_plan(2, opening={"rulings": [empty]}, orders={"marburg": shut}))
+    plunder = [(e.payload.faction, e.payload.delta, e.payload.shortfall) for e in new
+               if e.type == "signoria.resource_adjusted" and e.payload.reason == "plunder of marburg"]
+    assert plunder == [("marburg", -1, 1)]
+    assert (g.state.factions["marburg"].wealth, g.state.factions["fabian"].wealth) == (0, 6)
+
+
+def test_a_faction_without_a_province_hires_nothing() -> None:
+    """§5.13: Marburg's 10 units take Fabia in phase 3 (ten 6s against 1 defender); Fabian's phase-5 orders
+    (3 troops, a statesman, an heir) are void, told to Fabian, and it is eliminated at upkeep with Army 0."""
+    g = Game()
+    g.play(setup_plan(resources={"fabian": {"army": 1, "wealth": 5}, "marburg": {"army": 10}},
+                      rulings=[MARBURG_PASSAGE]))
+    new = g.play(turn_plan(1, opening={"candidates": [{"faction": "fabian", "name": "Piero"}]}, orders={
+        "marburg": [{"id": "O1", "action": "war", "slots": ["ordinary"], "target": "fabia",
+                     "params": {"units": 10, "tactic": "hold"}}],
+        "fabian": [{"id": "O1", "action": "hire_troops", "slots": ["ordinary"], "params": {"units": 3}},
+                   {"id": "O2", "action": "hire_statesman", "slots": ["ordinary"], "target": "t1.c1"},
+                   {"id": "H", "action": "designate_heir", "target": "orsino"}]},
+        steps={"p3_war": {"rolls": {"b1.1.r1.attacker.main": [6] * 10, "b1.1.r1.defender.main": [1]}}}))
+    void = {e.payload.order: e.payload.rule for e in new if e.type == "signoria.order_voided"}
+    assert void == {"O1": "§5.13", "O2": "§5.13", "H": "§5.13"}
+    assert not any(e.type in ("signoria.troops_hired", "signoria.statesman_hired", "signoria.heir_designated")
+                   for e in new)
+    f = g.state.factions["fabian"]
+    assert (f.status, f.army, f.wealth) == ("eliminated", 0, 5 + 2)
+
+
+def _gusso_allies_fabian(losses: list[str] | None) -> Game:
+    """Fabian (3 units at home, allied with Gusso: ceil(5/2) = 3 units) is attacked by Marburg's 4 units
+    through Felmonte (Marburg holds passage there); Marburg's round-1 dice kill 4 (four 6s against Hold's 5+),
+    Fabian's miss; round 2 nobody hits: the defender wins, 4 of its 6 units killed."""
+    g = Game()
+    alliance = {"gap": "t", "text": "alliance", "visibility": "faction:fabian", "effects": [
+        {"kind": "treaty", "id": "gusso.alliance", "type": "military_alliance", "parties": ["fabian"],
+         "neutral": "gusso", "aid_units": 3}]}
+    passage = {"gap": "t", "text": "passage", "visibility": "faction:marburg", "effects": [
+        {"kind": "treaty", "type": "right_of_passage", "parties": ["marburg"], "neutral": "felmonte"}]}
+    g.play(setup_plan(resources={"fabian": {"army": 3}, "marburg": {"army": 4}}, rulings=[alliance, passage]))
+    standing: dict[str, Any] = {"response": {"response": "battle", "tactic": "hold", "characters": []}}
+    if losses is not None:
+        standing["losses"] = losses
+    g.play(turn_plan(1, orders={
+        "marburg": [{"id": "O1", "action": "war", "slots": ["ordinary"], "target": "fabia",
+                     "params": {"units": 4, "tactic": "hold"}}],
+        "fabian": {"orders": [], "standing": standing}},
+        steps={"p3_war": {"rolls": {"b1.1.r1.attacker.main": [6, 6, 6, 6], "b1.1.r1.defender.main": [1] * 6,
+                                    "b1.1.r2.attacker.main": [1, 1, 1, 1], "b1.1.r2.defender.main": [1, 1]}}}))
+    return g
+
+
+@pytest.mark.parametrize(("losses", "own_army", "gusso_army", "split"), [
+    (None, 0, 4, {"gusso": 1}),                 # default: own units first: 3 own, then 1 of Gusso's (5 -> 4)
+    (["gusso", "own"], 2, 2, {"gusso": 3}),     # Gusso's 3 first, then 1 own (3 -> 2); Gusso 5 -> 2
+])
+def test_a_player_chooses_the_order_in_which_contingents_fall(losses: list[str] | None, own_army: int,
+                                                              gusso_army: int, split: dict[str, int]) -> None:
+    g = _gusso_allies_fabian(losses)
+    ended = next(e.payload for e in g.events if e.type == "signoria.battle_ended")
+    assert ended.winner == "fabian" and ended.killed["fabian"] == 3 - own_army
+    assert ended.contingent_losses == {"fabian": split}
+    assert (g.state.factions["fabian"].army, g.state.factions["gusso"].army) == (own_army, gusso_army)
+
+
+def test_a_battles_losses_stay_hidden_from_a_faction_not_in_it() -> None:
+    """§5.9, §11.3 (issue 19 item 10): with a third player faction, Venezia learns that Marburg and Fabian
+    fought at Fabia and who won (public), never the losses: its view's battle has no ``killed`` and none of
+    the battle's detailed events reach it; both sides see the losses (4 of Fabian's 6, as above)."""
+    from kingdomlog.core.fold import filter_visible
+
+    g = Game(players=["fabian", "marburg", "venezia"], extra_factions={
+        "venezia": {"label": "Venezia", "province": "venezia", "leader": "Doge Zeno", "borders": ["felmonte"]}})
+    traits = {"fabian": ["general", "intriguer"], "marburg": ["steward", "intriguer"],
+              "venezia": ["steward", "devout"]}
+    passage = {"gap": "t", "text": "passage", "visibility": "faction:marburg", "effects": [
+        {"kind": "treaty", "type": "right_of_passage", "parties": ["marburg"], "neutral": "felmonte"}]}
+    g.play(setup_plan(leader_traits=traits, resources={"fabian": {"army": 6}, "marburg": {"army": 4}},
+                      rulings=[passage]))
+    plan = turn_plan(1, orders={
+        "marburg": [{"id": "O1", "action": "war", "slots": ["ordinary"], "target": "fabia",
+                     "params": {"units": 4, "tactic": "hold"}}],
+        "fabian": {"orders": [], "standing": {"response": {"response": "battle", "tactic": "hold",
+                                                           "characters": []}}}},
+        steps={"p3_war": {"rolls": {"b1.1.r1.attacker.main": [6, 6, 6, 6], "b1.1.r1.defender.main": [1] * 6,
+                                    "b1.1.r2.attacker.main": [1, 1, 1, 1], "b1.1.r2.defender.main": [1, 1]}}})
+    plan["steps"]["command_venezia"] = {"choices": {"stake": "low"}, "rolls": {"cmd.1": [4, 4]}}
+    plan["steps"]["orders_venezia"] = {"choices": {"orders": []}}
+    g.play(plan)
+    truth = g.state.battles[0]
+    assert (truth.winner, truth.killed) == ("fabian", {"marburg": 0, "fabian": 4})
+    for side in ("fabian", "marburg"):
+        assert RULESET.redact(g.state, as_viewer(side)).battles[0].killed == truth.killed
+    seen = RULESET.redact(g.state, as_viewer("venezia")).battles
+    assert [(b.province, b.attacker, b.defender, b.winner, b.killed) for b in seen] == [
+        ("fabia", "marburg", "fabian", "fabian", {})]
+    theirs = {e.type for e in filter_visible(g.events, "venezia") if e.turn == 1}
+    assert "signoria.battle_reported" in theirs
+    assert not theirs & {"signoria.battle_opened", "signoria.battle_round", "signoria.battle_ended",
+                         "signoria.defender_responded", "signoria.campaign_launched"}
+    assert RULESET.redact(g.state, as_viewer("public")).battles[0].killed == {}

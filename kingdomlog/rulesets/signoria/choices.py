@@ -43,6 +43,9 @@ StatesmanId = Annotated[str, Pick("statesmen", what="a statesman of this game")]
 TraitId = Annotated[str, Pick("traits", what="a trait (§8.5)")]
 LeaderTraitId = Annotated[str, Pick("leader_traits", what="a trait a leader may have (§2.4)")]
 OrderKey = Annotated[str, Pick("turn_orders", what="an order of this turn (<faction>.<order id>)")]
+LossEntry = Annotated[str, Pick("loss_entries", what="'own' (the faction's own units) or a neutral")]
+LOSSES_HELP = ("who of this side falls first when it takes losses: 'own' and the neutrals whose contingents "
+               "fight with it, in order (§5.8 step 8, §7.2; default: own units first)")
 
 
 # ---------------------------------------------------------------------------------------------- GM rulings
@@ -220,6 +223,7 @@ class DefenderResponse(Choices):
         None, description='the characters who fight ("all": every unwounded one at home); checked by the rules')
     commander: CharacterId | None = None
     reserve: int | None = Field(None, ge=0)
+    losses: list[LossEntry] | None = Field(None, description=LOSSES_HELP)
 
 
 class Declaration(Choices):
@@ -301,9 +305,10 @@ def orders_choices(fid: str) -> type[Choices]:
     leader: Any = Annotated[str, Pick(f"leaders:{fid}", what=f"a character who may lead {fid}'s action")]
     target: Any = Annotated[str, Pick(f"targets:{fid}", what="a target of this action", depends=("action",))]
     dilemma: Any = Annotated[str, Pick(f"dilemmas:{fid}", what=f"a dilemma dealt to {fid}")]
+    candidate: Any = Annotated[str, Pick(f"candidates:{fid}", what=f"a statesman offered to {fid} this month")]
     opt: Any = Optional
     params = _model(f"{name}OrderParams", f"Parameters of one of {fid}'s orders (by action).", {
-        "units": (opt[int], Field(None, ge=0, description="war: units sent; hire_troops: units hired")),
+        "units": (opt[int], Field(None, ge=1, description="war: units sent; hire_troops: units hired")),
         "characters": (opt[list[own]], Field(None, description="war, sally: characters who go")),
         "commander": (opt[own], Field(None, description="war: the commander")),
         "tactic": (opt[Tactic], Field(None, description="war, sally: the tactic (§5.4; default hold)")),
@@ -312,11 +317,11 @@ def orders_choices(fid: str) -> type[Choices]:
                        Field(None, description="war: if the defender shuts the gates (§5.2)")),
         "field": (opt[Resource], Field(None, description="scouts at low stake: the resource learned (§6.1)")),
         "agent": (opt[agent], Field(None, description="spy: the statesman sent (§6.2)")),
-        "wealth": (opt[int], Field(None, ge=0, description="bribery, felmonte_offer, support: wealth invested")),
+        "wealth": (opt[int], Field(None, ge=1, description="bribery, felmonte_offer, support: wealth invested")),
         "on_success": (opt[Literal["spy", "defect"]], Field(None, description="bribery: what a success makes (§6.3)")),
         "kill_leader": (opt[bool], Field(None, description="assassination: aim to kill the leader (10+, §6.5)")),
         "against": (opt[FactionId], Field(None, description="turn_against, military_aid: the faction aimed at")),
-        "piety": (opt[int], Field(None, ge=0, description="donation: piety bought (§4.1 A5b)")),
+        "piety": (opt[int], Field(None, ge=1, description="donation: piety bought (§4.1 A5b)")),
         "order": (opt[str], Field(None, description="support: the id of the supported order of these orders")),
         "option": (opt[str], Field(None, description="dilemma: the option chosen")),
         "terms": (opt[str], Field(None, description="player_treaty: the terms, in the players' words (both sides "
@@ -341,14 +346,23 @@ def orders_choices(fid: str) -> type[Choices]:
         "characters": (opt[list[own] | Literal["all"]], None),
         "commander": (opt[own], None),
         "reserve": (opt[int], Field(None, ge=0)),
+        "losses": (opt[list[LossEntry]], Field(None, description=LOSSES_HELP)),
     })
-    standing = _model(f"{name}Standing", f"{fid}'s standing instructions.", {"response": (opt[response], None)})
+    standing = _model(f"{name}Standing", f"{fid}'s standing instructions.", {
+        "response": (opt[response], None),
+        "losses": (opt[list[LossEntry]], Field(None, description=LOSSES_HELP + "; for every battle this month")),
+    })
     return _model(f"{name}OrdersChoices", f"{fid}'s sealed orders (§4.3): visible to {fid} and the GM only.", {
         "actor": (PlayerId, Field(fid, title="Faction giving these orders")),
         "orders": (list[order], Field(default_factory=list, title="Orders",
                                       description="the sealed orders, each with its action, slots, stake, leader, "
                                                   "target and params")),
         "dilemmas": (dict[dilemma, str], Field(default_factory=dict, title="Dilemma choices",
-                                               description='dilemma id -> option id or "abstain" (§4.1 A7)')),
+                                               description='dilemma id -> option id or "abstain" (§4.1 A7); an '
+                                               "option chosen without a dilemma order takes one slot")),
+        "candidates": (dict[candidate, Literal["hire", "pass"]], Field(
+            default_factory=dict, title="Statesmen on offer",
+            description='candidate id -> "hire" (a hire_statesman order, one slot and his cost in wealth, '
+                        '§4.6) or "pass"')),
         "standing": (opt[standing], Field(None, title="Standing instructions")),
     })

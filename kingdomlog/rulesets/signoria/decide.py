@@ -71,6 +71,7 @@ from kingdomlog.rulesets.signoria.state import (
 from kingdomlog.rulesets.signoria.tables import adjacency, season_of, trait_from_die, traits
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import provinces as setting_provinces
+from kingdomlog.rulesets.signoria.vocabulary import own_spies
 
 Ctx = StepContext[SignoriaState]
 C = TypeVar("C", bound=Choices)
@@ -185,6 +186,13 @@ def record(ctx: Ctx, fid: str, order: Order, outcome: str, *, threshold: int | N
                                stake=order.stake, threshold=threshold, modifier=modifier, rerolls_allowed=r,
                                rolls=tuple(rolls or ()), outcome=outcome, target=target, detail=detail or {}),
              visibility=vis(ctx.state, fid), actor=fid)
+
+
+def void(ctx: Ctx, fid: str, o: Order, reason: str, rule: str) -> None:
+    """An order that cannot be carried out is void on its own (§3.5 step 1, §4.8); its faction is told why
+    (``OrderVoided``, visible to it and the GM) and the rest of the month goes on."""
+    ctx.emit(ev.OrderVoided(faction=fid, order=o.id, action=o.action, reason=reason, rule=rule),
+             visibility=vis(ctx.state, fid))
 
 
 def orders_for(ctx: Ctx, action: str | tuple[str, ...], run: Mapping[str, bool] | None = None
@@ -496,9 +504,20 @@ def decide_command(ctx: Ctx, c: CommandChoices) -> None:
 # ---------------------------------------------------------------------------------------------- sealed orders
 
 def decide_orders(ctx: Ctx, c: Choices) -> None:
-    """Validate and seal one faction's orders (§4.3, §3.2, §3.7, §7.2); visible to it and the GM only."""
+    """Check and seal one faction's orders (§4.3, §3.2, §3.5, §3.7, §4.8, §7.2); visible to it and the GM only.
+
+    Decided on the faction's own redacted view (its submission check, ``state.viewer`` is the faction),
+    any order the faction can know to be wrong refuses the submission, with a message built from that
+    view only; what only the full state can settle (a rival's character, a leader, costs after the GM's
+    events) is left to the resolution. Decided on the truth (the GM's turn), an order that cannot be
+    carried out is void on its own (``OrderVoided``, told to the faction) and the others are sealed: the
+    month goes on. Choices left entirely at their defaults mean the faction gave no orders (G-34: it is
+    listed as missing when the orders lock).
+    """
     fid = _own_faction(ctx, "orders_")
     choices: Any = c
+    if not c.model_fields_set:
+        return  # nothing submitted: no actions, every dilemma abstained (G-34 missing_orders)
     if choices.actor != fid:
         raise ctx.fail(f"orders submitted by {choices.actor!r} in {fid!r}'s orders step: a faction orders only itself",
                        "§1.3 sealed orders per faction")
@@ -513,14 +532,46 @@ def decide_orders(ctx: Ctx, c: Choices) -> None:
             orders.append(Order.model_validate(body))
         except ValidationError as exc:  # pragma: no cover - the typed entry fits Order
             raise InputError(f"[{ctx.step}] order #{i + 1} is malformed: {exc}") from None
-    dilemmas = dict(choices.dilemmas)
-    validate_orders(ctx, fid, orders, dilemmas)
+    ids = [o.id for o in orders]
+    if len(set(ids)) != len(ids):
+        raise ctx.fail("order ids must be unique", "§11.2")
+    kept, dilemmas = validate_orders(ctx, fid, orders, dict(choices.dilemmas), dict(choices.candidates))
     standing = choices.standing.model_dump(exclude_unset=True) if choices.standing is not None else {}
-    ctx.emit(ev.OrdersSubmitted(faction=fid, orders=tuple(o.model_dump(mode="json") for o in orders),
+    ctx.emit(ev.OrdersSubmitted(faction=fid, orders=tuple(o.model_dump(mode="json") for o in kept),
                                 dilemmas=dilemmas, standing=standing), visibility=vis(ctx.state, fid), actor=fid)
 
 
-def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str, str]) -> None:
+class _Sealing:
+    """One faction's orders being checked: refuse (its own view) or void (the truth) what cannot stand."""
+
+    def __init__(self, ctx: Ctx, fid: str) -> None:
+        self.ctx, self.fid = ctx, fid
+        self.own_view = ctx.state.viewer == fid
+        """True: the submission check on the faction's redacted view; False: the GM's turn, on the truth."""
+        self.void: set[str] = set()
+        self.voided: list[tuple[Order, str, str]] = []
+
+    def bad(self, o: Order | None, message: str, rule: str) -> None:
+        """The order cannot stand: refuse the submission (own view) or void the order (truth)."""
+        if self.own_view or o is None:
+            raise self.ctx.fail(message if o is None else f"order {o.id}: {message}", rule)
+        if o.id not in self.void:
+            self.void.add(o.id)
+            self.voided.append((o, message, rule))
+
+    def settle(self, o: Order, message: str, rule: str) -> None:
+        """Only the truth can tell (a rival's court): nothing on the faction's own view; void on the truth."""
+        if not self.own_view:
+            self.bad(o, message, rule)
+
+
+def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str, str],
+                    candidates: dict[str, str] | None = None) -> tuple[list[Order], dict[str, str]]:
+    """The orders that stand, in order, and the dilemma choices that stand (see ``decide_orders``).
+
+    A dilemma answered with an option and a candidate marked ``hire`` get their order (one ordinary slot,
+    else a special one) after the written orders when the orders do not already hold one (§4.1 A7, A9).
+    """
     s = ctx.state
     me = s.factions[fid]
     if me.kind != "player" or me.status != "active":
@@ -528,111 +579,170 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
     cr = s.command.get(fid)
     if cr is None or not cr.attempts:
         raise ctx.fail(f"{fid} has not made its command roll this turn", "§3.1")
-    ids = [o.id for o in orders]
-    if len(set(ids)) != len(ids):
-        raise ctx.fail("order ids must be unique", "§11.2")
-    special = ordinary = 0
-    spy_used: dict[str, int] = {}
-    leaders: dict[str, str] = {}
-    wealth_cost = 0
+    chk = _Sealing(ctx, fid)
+    orders = list(orders)
+    known_dilemmas = {d.id: d for d in s.dilemmas.get(fid, ())}
+    offered = {x.id: x for x in s.candidates.get(fid, ())}
+    standing_dilemmas: dict[str, str] = {}
+    for did, choice in dilemmas.items():
+        d = known_dilemmas.get(did)
+        if d is None:
+            chk.bad(None, f"no dilemma {did!r} was dealt to {fid} this month", "§4.1 A7")
+            continue
+        if choice != "abstain" and choice not in {x.id for x in d.options}:
+            raise ctx.fail(f"{choice!r} is not an option of dilemma {did} ({', '.join(x.id for x in d.options)} or "
+                           "abstain)", "§4.1 A7")
+        standing_dilemmas[did] = choice
+    extra: list[Order] = []
+    for did, choice in standing_dilemmas.items():
+        if choice != "abstain" and not any(o.action == "dilemma" and o.target == did for o in orders):
+            extra.append(Order(id=f"dilemma-{did}", action="dilemma", target=did, stake="elementary",
+                               slots=("ordinary",), params={"option": choice}))
+    for cid, choice in (candidates or {}).items():
+        if cid not in offered:
+            chk.bad(None, f"{cid!r} was not offered to {fid} this month", "§4.6")
+            continue
+        if choice == "hire" and not any(o.action == "hire_statesman" and o.target == cid for o in orders):
+            extra.append(Order(id=f"hire-{cid}", action="hire_statesman", target=cid, stake="elementary",
+                               slots=("ordinary",)))
+    _check_each(ctx, chk, fid, orders, standing_dilemmas)
+    # slots (§3.1, §3.2): the written orders take theirs first; an order beyond them is void (truth)
+    special_left, ordinary_left = cr.special, cr.ordinary
+    for o in orders:
+        if o.id in chk.void or o.action in FREE_ACTIONS:
+            continue
+        sp = sum(1 for x in o.slots if x == "special")
+        od = sum(1 for x in o.slots if x == "ordinary")
+        if sp > special_left or od > ordinary_left + (special_left - sp):
+            used_sp = cr.special - special_left + sp
+            used = used_sp + (cr.ordinary - ordinary_left) + od
+            if sp > special_left:
+                chk.bad(o, f"{used_sp} special slots used but {fid} has {cr.special} special this month", "§3.1")
+            else:
+                chk.bad(o, f"{used} action slots used but {fid} has {cr.special} special + {cr.ordinary} ordinary "
+                        "this month", "§3.1")
+            continue
+        special_left -= sp
+        take = min(od, ordinary_left)
+        ordinary_left -= take
+        special_left -= od - take  # a special slot may be spent as an ordinary one
+    for o in extra:
+        if ordinary_left > 0:
+            ordinary_left -= 1
+        elif special_left > 0:
+            special_left -= 1
+            o = o.model_copy(update={"slots": ("special",)})
+        else:
+            what = f"resolving dilemma {o.target}" if o.action == "dilemma" else f"hiring {o.target}"
+            chk.bad(o, f"{what} costs one action slot and none is left: free a slot"
+                    + (" or abstain" if o.action == "dilemma" else ""), "§4.1 A7" if o.action == "dilemma" else "§4.6")
+            continue
+        orders.append(o)
+    used = sum(len(o.slots) for o in orders if o.id not in chk.void and o.action not in FREE_ACTIONS)
+    if used > int(cfg(ctx).get("max_slots_per_turn", 7)):
+        ctx.emit(ev.UpkeepFlagged(faction=fid, kind="slots_over_max", detail=f"{used} slots used"), visibility="gm")
+    # costs (§4.8): a voluntary cost that cannot be paid makes the order invalid; paid in the order written
+    wealth = me.wealth or 0
     costs: list[Term] = []
-    my_spies = {a: h for a, h in s.spies.items() if s.characters[a].true_master == fid}
-    my_spies.update(s.believed_spies.get(fid, {}))
+    spent = 0
+    for o in orders:
+        if o.id in chk.void:
+            continue
+        cost = _wealth_cost(ctx, fid, o)
+        if not cost:
+            continue
+        if spent + cost > wealth:
+            chk.bad(o, f"costs {cost} wealth but {fid} has {wealth - spent} left after its earlier orders "
+                    f"({wealth} in all)", "§4.8 voluntary costs")
+            continue
+        spent += cost
+        costs.append(Term(f"{o.id} ({o.action})", cost, source="§4.8"))
+    by_id = {o.id: o for o in orders if o.id not in chk.void}
+    for o in orders:
+        if o.action == "support" and o.id not in chk.void:
+            tgt = by_id.get(str(o.params.get("order")))
+            if tgt is None or tgt.action in (*FREE_ACTIONS, "support", "war") or tgt.stake == "elementary":
+                chk.bad(o, "support names a rolled action of this turn's orders", "§4.1 A5c")
+    ctx.explain(Breakdown(f"{fid} slots used", used, (Term("special", cr.special - special_left),
+                                                       Term("ordinary", cr.ordinary - ordinary_left)),
+                          note=f"this month {fid} has {cr.special} special + {cr.ordinary} ordinary (§3.1, §3.2)"),
+                Breakdown(f"{fid} wealth spent by orders", spent, tuple(costs),
+                          note=f"{fid} has {wealth} wealth (§4.8)"))
+    for o, message, rule in chk.voided:
+        void(ctx, fid, o, message, rule)
+    kept = [o for o in orders if o.id not in chk.void]
+    choices_kept = {d: ch for d, ch in standing_dilemmas.items()
+                    if ch == "abstain" or any(o.action == "dilemma" and o.target == d for o in kept)}
+    return kept, choices_kept
+
+
+def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas: Mapping[str, str]) -> None:
+    """Each order on its own: its slots' kind, its leader, its target, stake and parameters."""
+    s = ctx.state
+    spy_used: dict[str, int] = {}
+    busy: dict[str, str] = {}
+    my_spies = own_spies(s, fid)
+    one_activity = bool(cfg(ctx).get("character_one_activity_per_turn", True))
     for o in orders:
         if o.action not in ACTIONS:
             raise ctx.fail(f"order {o.id}: unknown action {o.action!r}", "§4.1")
-        if o.action in FREE_ACTIONS:
-            slots: tuple[str, ...] = ()
-        else:
-            slots = o.slots
-            if not slots:
-                raise ctx.fail(f"order {o.id}: {o.action} needs at least one slot", "§4.1")
+        slots = () if o.action in FREE_ACTIONS else o.slots
+        if not slots and o.action not in FREE_ACTIONS:
+            chk.bad(o, f"{o.action} needs at least one slot", "§4.1")
+            continue
         for sl in slots:
-            if sl == "special":
-                special += 1
-            elif sl == "ordinary":
-                ordinary += 1
-            elif sl.startswith("spy:"):
-                agent = sl[4:]
-                if agent not in my_spies:
-                    raise ctx.fail(f"order {o.id}: {agent!r} is not a spy of {fid}", "§6.2")
-                spy_used[agent] = spy_used.get(agent, 0) + 1
-                if spy_used[agent] > 1:
-                    raise ctx.fail(f"order {o.id}: spy {agent} gives one action per turn", "§3.2")
-                if o.action not in SPY_ACTIONS:
-                    raise ctx.fail(f"order {o.id}: a spy slot is for intelligence, bribery, assassination or "
-                                   "intrigue only", "§3.2, §4.1")
-                host = my_spies[agent]
-                tgt_fac = s.characters[o.target].employer if o.target in s.characters else o.target
-                if tgt_fac != host:
-                    raise ctx.fail(f"order {o.id}: a spy slot acts only in the spy's host state {host}", "§6.2")
-            else:
+            if sl in ("special", "ordinary"):
+                continue
+            if not sl.startswith("spy:"):
                 raise InputError(f"[{ctx.step}] order {o.id}: slot {sl!r} is not special, ordinary or spy:<agent>")
-        if o.stake == "elementary" and o.action in ("bribery",):
-            raise ctx.fail(f"order {o.id}: bribery needs a roll (low or high stake)", "§6.3")
+            agent = sl[4:]
+            if agent not in my_spies:
+                chk.bad(o, f"{agent!r} is not a spy of {fid}", "§6.2")
+                break
+            spy_used[agent] = spy_used.get(agent, 0) + 1
+            if spy_used[agent] > 1:
+                chk.bad(o, f"spy {agent} gives one action per turn", "§3.2")
+                break
+            if o.action not in SPY_ACTIONS:
+                chk.bad(o, "a spy slot is for intelligence, bribery, assassination or intrigue only", "§3.2, §4.1")
+                break
+            host = my_spies[agent]
+            tgt_char = s.characters.get(o.target or "")
+            if tgt_char is None and o.target not in s.factions:
+                chk.settle(o, f"a spy slot acts only in the spy's host state {host}", "§6.2")
+            elif (tgt_char.employer if tgt_char is not None else o.target) != host:
+                chk.bad(o, f"a spy slot acts only in the spy's host state {host}", "§6.2")
+        if o.id in chk.void:
+            continue
+        if o.stake == "elementary" and o.action == "bribery":
+            chk.bad(o, "bribery needs a roll (low or high stake)", "§6.3")
+            continue
         spy_lead = any(sl == f"spy:{o.leader}" for sl in slots)
         if o.leader and not spy_lead:
             c = s.characters.get(o.leader)
             if c is None or c.employer != fid or c.condition != "active":
-                raise ctx.fail(f"order {o.id}: {o.leader!r} is not an available character of {fid}", "§3.7")
+                chk.bad(o, f"{o.leader!r} is not an available character of {fid}", "§3.7")
+                continue
             if c.role == "leader" and not cfg(ctx).get("leader_leads_actions", True):
-                raise ctx.fail(f"order {o.id}: the leader may not lead actions in this game", "§3.4")
-            if o.leader in leaders and cfg(ctx).get("character_one_activity_per_turn", True):
-                raise ctx.fail(f"order {o.id}: {o.leader} already leads {leaders[o.leader]} this turn", "§3.7")
-            leaders[o.leader] = o.id
-        sent = sum(int(x.params.get("units", 0)) for x in orders[: orders.index(o)] if x.action == "war")
-        _validate_target(ctx, fid, o, sent)
-        cost = _wealth_cost(ctx, o)
-        wealth_cost += cost
-        if cost:
-            costs.append(Term(f"{o.id} ({o.action})", cost, source="§4.8"))
-        if o.action == "war":
+                chk.bad(o, "the leader may not lead actions in this game", "§3.4")
+                continue
+            if o.leader in busy and one_activity:
+                chk.bad(o, f"{o.leader} already leads {busy[o.leader]} this turn", "§3.7")
+                continue
+            busy[o.leader] = o.id
+        sent = sum(int(x.params.get("units", 0)) for x in orders[: orders.index(o)]
+                   if x.action == "war" and x.id not in chk.void)
+        _validate_target(ctx, chk, fid, o, sent, dilemmas)
+        if o.action == "war" and o.id not in chk.void:
             for cid in o.params.get("characters", []):
-                if cid in leaders and cfg(ctx).get("character_one_activity_per_turn", True):
-                    raise ctx.fail(f"order {o.id}: {cid} already has an activity this turn", "§3.7")
-                leaders[cid] = o.id
-    ctx.explain(Breakdown(f"{fid} slots used", special + ordinary + sum(spy_used.values()),
-                          (Term("special", special), Term("ordinary", ordinary),
-                           Term("spy", sum(spy_used.values()))),
-                          note=f"the command roll gave {cr.special} special + {cr.ordinary} ordinary (§3.1)"),
-                Breakdown(f"{fid} wealth spent by orders", wealth_cost, tuple(costs),
-                          note=f"{fid} has {me.wealth} wealth (§4.8)"))
-    if special > cr.special:
-        raise ctx.fail(f"{special} special slots used but the command roll gave {cr.special}", "§3.1")
-    if ordinary > cr.ordinary + (cr.special - special):
-        raise ctx.fail(f"{special + ordinary} action slots used but the command roll gave "
-                       f"{cr.special} special + {cr.ordinary} ordinary", "§3.1")
-    if special + ordinary + sum(spy_used.values()) > int(cfg(ctx).get("max_slots_per_turn", 7)):
-        ctx.emit(ev.UpkeepFlagged(faction=fid, kind="slots_over_max",
-                                  detail=f"{special + ordinary + sum(spy_used.values())} slots used"), visibility="gm")
-    if wealth_cost > (me.wealth or 0):
-        raise ctx.fail(f"orders cost {wealth_cost} wealth but {fid} has {me.wealth}", "§4.8 voluntary costs")
-    by_id = {o.id: o for o in orders}
-    for o in orders:
-        if o.action == "support":
-            tgt = by_id.get(str(o.params.get("order")))
-            if tgt is None or tgt.action in (*FREE_ACTIONS, "support", "war") or tgt.stake == "elementary":
-                raise ctx.fail(f"order {o.id}: support names a rolled action of this turn's orders", "§4.1 A5c")
-            if int(o.params.get("wealth", 0)) < 1:
-                raise ctx.fail(f"order {o.id}: support invests at least 1 wealth", "§4.1 A5c")
-    known = {d.id for d in s.dilemmas.get(fid, ())}
-    for did, choice in dilemmas.items():
-        if did not in known:
-            raise ctx.fail(f"no dilemma {did!r} was dealt to {fid}", "§4.1 A7")
-        if choice != "abstain" and not any(o.action == "dilemma" and o.target == did for o in orders):
-            raise ctx.fail(f"resolving dilemma {did} costs one action slot: add a dilemma order or abstain",
-                           "§4.1 A7")
-    for o in orders:
-        if o.action == "dilemma":
-            d = next((d for d in s.dilemmas.get(fid, ()) if d.id == o.target), None)
-            if d is None:
-                raise ctx.fail(f"order {o.id}: no dilemma {o.target!r}", "§4.1 A7")
-            opt = o.params.get("option") or dilemmas.get(d.id)
-            if opt not in {x.id for x in d.options}:
-                raise ctx.fail(f"order {o.id}: {opt!r} is not an option of dilemma {d.id}", "§4.1 A7")
+                if cid in busy and one_activity:
+                    chk.bad(o, f"{cid} already has an activity this turn", "§3.7")
+                    break
+                busy[cid] = o.id
 
 
-def _wealth_cost(ctx: Ctx, o: Order) -> int:
+def _wealth_cost(ctx: Ctx, fid: str, o: Order) -> int:
+    """The wealth an order spends (§4.1 A5, §4.6, §6.3, §7.7)."""
     p = o.params
     if o.action == "hire_troops":
         return int(p.get("units", 0))
@@ -641,118 +751,153 @@ def _wealth_cost(ctx: Ctx, o: Order) -> int:
     if o.action in ("bribery", "felmonte_offer", "support"):
         return int(p.get("wealth", 0))
     if o.action == "hire_statesman":
-        c = next((c for c in ctx.state.candidates.get(o.target or "", ()) if c.id == o.target), None)
+        c = next((c for c in ctx.state.candidates.get(fid, ()) if c.id == o.target), None)
         return c.cost if c else int(cfg(ctx).get("statesman_hire_cost", 1))
     return 0
 
 
-def _validate_target(ctx: Ctx, fid: str, o: Order, sent: int = 0) -> None:
-    """Targets, stakes and prerequisites of one order; ``sent`` = units of earlier war orders this turn."""
+def _validate_target(ctx: Ctx, chk: _Sealing, fid: str, o: Order, sent: int, dilemmas: Mapping[str, str]) -> None:
+    """Targets, stakes and prerequisites of one order; ``sent`` = units of earlier war orders this turn.
+
+    On the faction's own view a rival character it names is unknown unless it is in the view: that part
+    is settled at the resolution (``chk.settle``), where the void notice says only that the target could
+    not be reached.
+    """
     s = ctx.state
     a = o.action
+    bad = chk.bad
     if a in NEUTRAL_GOALS:
         n = o.target
         if n not in s.factions or s.factions[n].kind != "neutral":
-            raise ctx.fail(f"order {o.id}: {a} needs a neutral as target, got {n!r}", "§7.1")
+            return bad(o, f"{a} needs a neutral as target, got {n!r}", "§7.1")
         if s.factions[n].captured_by:
-            raise ctx.fail(f"order {o.id}: {n} has been captured", "§7.6")
+            return bad(o, f"{n} has been captured", "§7.6")
         if o.stake == "elementary":
-            raise ctx.fail(f"order {o.id}: diplomacy with a neutral is rolled (low or high stake)", "§7.2")
+            return bad(o, "diplomacy with a neutral is rolled (low or high stake)", "§7.2")
         need = MIN_STAKE.get(a)
         if need and STAKE_RANK[o.stake] < STAKE_RANK[need]:
-            raise ctx.fail(f"order {o.id}: {a} needs at least the {need} stake", "§7.2")
+            return bad(o, f"{a} needs at least the {need} stake", "§7.2")
         if a in ("military_alliance", "legitimacy"):
             count = sum(1 for t in s.active_treaties(fid, n) if t.type in COUNTED_TREATIES)
             if count < 2:
-                raise ctx.fail(f"order {o.id}: {a} with {n} needs at least 2 treaties with it; {fid} has {count}",
-                               "§7.2 needs at least 2 treaties")
+                return bad(o, f"{a} with {n} needs at least 2 treaties with it; {fid} has {count}",
+                           "§7.2 needs at least 2 treaties")
         if a == "legitimacy" and s.factions[n].legitimacy_letter_to:
-            raise ctx.fail(f"order {o.id}: {n} has already sent its one letter", "§7.2")
+            return bad(o, f"{n} has already sent its one letter", "§7.2")
         if a == "turn_against" and o.params.get("against") not in s.factions:
-            raise ctx.fail(f"order {o.id}: turn-against names no faction (params.against)", "§7.2")
-        return
+            return bad(o, "turn-against names no faction (params.against)", "§7.2")
+        return None
     if a in ("scouts", "intrigue_foreign", "spy"):
         if o.target not in s.factions or o.target == fid:
-            raise ctx.fail(f"order {o.id}: {a} targets another faction, got {o.target!r}", "§4.1")
+            return bad(o, f"{a} targets another faction, got {o.target!r}", "§4.1")
         if a == "spy":
             agent = s.characters.get(str(o.params.get("agent")))
             if agent is None or agent.employer != fid or agent.role != "statesman" or agent.condition != "active":
-                raise ctx.fail(f"order {o.id}: the agent must be one of {fid}'s active statesmen", "§6.2")
-        return
+                return bad(o, f"the agent must be one of {fid}'s active statesmen", "§6.2")
+        return None
     if a in ("bribery", "assassination"):
-        c = s.characters.get(o.target or "")
-        if c is None or c.employer == fid or c.condition == "dead":
-            raise ctx.fail(f"order {o.id}: {a} targets a rival character, got {o.target!r}", "§6.3, §6.5")
+        if not o.target:
+            return bad(o, f"{a} names its target (a rival's character)", "§6.3, §6.5")
+        c = s.characters.get(o.target)
+        if c is not None and c.employer == fid:
+            return bad(o, f"{a} targets a rival's character, not one of {fid}'s own", "§6.3, §6.5")
         if a == "bribery":
-            if int(o.params.get("wealth", 0)) < 1:
-                raise ctx.fail(f"order {o.id}: a bribe invests at least 1 wealth", "§6.3")
-            mode = o.params.get("on_success", "spy")
-            if mode not in ("spy", "defect") or (mode == "defect" and o.stake != "high"):
-                raise ctx.fail(f"order {o.id}: a low-stake bribe can only make a spy", "§6.3")
+            _bribe_params(chk, o)
+            if o.id in chk.void:
+                return None
+        if c is None or c.condition in ("dead", "departed") or c.employer not in s.factions:
+            # on the faction's own view a rival's court is unknown: the resolution settles it
+            return chk.settle(o, f"its target {o.target!r} could not be found in a rival's service", "§6.3, §6.5")
         if a == "assassination" and c.role == "leader" and s.factions[c.employer].kind == "player" \
                 and o.stake == "low":
-            raise ctx.fail(f"order {o.id}: a low-stake attempt on a leader is not allowed", "§6.5")
-        return
+            return bad(o, "a low-stake attempt on a leader is not allowed", "§6.5")
+        return None
     if a == "felmonte_offer":
         if "felmonte" not in s.factions or s.factions["felmonte"].captured_by:
-            raise ctx.fail("Felmonte is not for sale", "§7.7")
+            return bad(o, "Felmonte is not for sale", "§7.7")
         if int(o.params.get("wealth", 0)) < 1:
-            raise ctx.fail(f"order {o.id}: an offer is at least 1 wealth", "§7.7")
-        return
+            return bad(o, "an offer is at least 1 wealth", "§7.7")
+        return None
     if a == "war":
         tgt = s.provinces.get(o.target or "")
         if tgt is None or tgt.owner == fid:
-            raise ctx.fail(f"order {o.id}: war needs an enemy province as target, got {o.target!r}", "§5.1")
+            return bad(o, f"war needs an enemy province as target, got {o.target!r}", "§5.1")
         units = int(o.params.get("units", 0))
         home = home_force(s, fid) - sent
         if units < 1 or units > home:
-            raise ctx.fail(f"order {o.id}: {units} units sent but the home force is {home}", "§5.1")
-        tactic = o.params.get("tactic", "hold")
-        if tactic not in ("breakthrough", "encirclement", "ambush", "hold", "counterattack"):
-            raise ctx.fail(f"order {o.id}: unknown tactic {tactic!r}", "§5.4")
+            return bad(o, f"{units} units sent but the home force is {home}", "§5.1")
         if int(o.params.get("reserve", 0)) > units // 3:
-            raise ctx.fail(f"order {o.id}: the reserve may be at most a third of the units", "§5.4")
+            return bad(o, "the reserve may be at most a third of the units", "§5.4")
+        if int(o.params.get("reserve", 0)) and o.params.get("tactic") not in ("ambush", "counterattack"):
+            return bad(o, "only Ambush or Counterattack hold a reserve", "§5.4")
         for cid in o.params.get("characters", []):
             c = s.characters.get(cid)
             if c is None or c.employer != fid or c.condition != "active":
-                raise ctx.fail(f"order {o.id}: {cid!r} is not an available character of {fid}", "§3.7")
-        return
+                return bad(o, f"{cid!r} is not an available character of {fid}", "§3.7")
+        return None
     if a == "storm":
         if not any(c.faction == fid and c.target == o.target and c.status in ("occupying", "besieging")
                    for c in s.campaigns.values()):
-            raise ctx.fail(f"order {o.id}: {fid} has no army besieging {o.target!r} to storm", "§5.11")
-        return
+            return bad(o, f"{fid} has no army besieging {o.target!r} to storm", "§5.11")
+        return None
     if a == "sally":
         p = s.provinces.get(o.target or "")
         if p is None or p.owner != fid or p.siege_since is None:
-            raise ctx.fail(f"order {o.id}: {o.target!r} is not a besieged province of {fid}", "§5.11")
+            return bad(o, f"{o.target!r} is not a besieged province of {fid}", "§5.11")
         if int(o.params.get("reserve", 0)) > home_force(s, fid) // 3:
-            raise ctx.fail(f"order {o.id}: the reserve may be at most a third of the garrison", "§5.4")
-        return
+            return bad(o, "the reserve may be at most a third of the garrison", "§5.4")
+        return None
     if a == "hire_statesman":
         if not any(c.id == o.target for c in s.candidates.get(fid, ())):
-            raise ctx.fail(f"order {o.id}: {o.target!r} was not offered to {fid} this turn", "§4.6")
-        return
+            return bad(o, f"{o.target!r} was not offered to {fid} this turn", "§4.6")
+        return None
     if a == "designate_heir":
         if not s.factions[fid].may_name_heir:
-            raise ctx.fail(f"{fid} cannot designate an heir", "§8.2 Voice of the people")
+            return bad(o, f"{fid} cannot designate an heir", "§8.2 Voice of the people")
         c = s.characters.get(o.target or "")
         if c is None or c.employer != fid or c.role != "statesman":
-            raise ctx.fail(f"order {o.id}: the heir must be one of {fid}'s statesmen", "§6.6")
-        return
+            return bad(o, f"the heir must be one of {fid}'s statesmen", "§6.6")
+        return None
     if a == "player_treaty":
         if o.target not in s.factions or s.factions[o.target].kind != "player" or o.target == fid:
-            raise ctx.fail(f"order {o.id}: a player treaty names another player faction", "§4.1 A4")
-        return
+            return bad(o, "a player treaty names another player faction", "§4.1 A4")
+        if not str(o.params.get("terms") or "").strip():
+            return bad(o, "a player treaty states its terms (params.terms, the same words on both sides)", "§4.1 A4")
+        return None
     if a == "support":
-        return  # the supported order is checked against this submission in validate_orders
+        if int(o.params.get("wealth", 0)) < 1:
+            return bad(o, "support invests at least 1 wealth", "§4.1 A5c")
+        return None  # the supported order is checked against this submission in validate_orders
     if a == "dismiss":
         c = s.characters.get(o.target or "")
         if c is None or c.employer != fid or c.role != "statesman" or c.condition == "dead":
-            raise ctx.fail(f"order {o.id}: a faction dismisses only its own statesmen", "§4.3 phase 5")
-        return
+            return bad(o, "a faction dismisses only its own statesmen", "§4.3 phase 5")
+        return None
+    if a == "dilemma":
+        d = next((d for d in s.dilemmas.get(fid, ()) if d.id == o.target), None)
+        if d is None:
+            return bad(o, f"no dilemma {o.target!r} was dealt to {fid} this month", "§4.1 A7")
+        opt = o.params.get("option") or dilemmas.get(d.id)
+        if opt not in {x.id for x in d.options}:
+            return bad(o, f"{opt!r} is not an option of dilemma {d.id} "
+                       f"({', '.join(x.id for x in d.options)})", "§4.1 A7")
+        return None
     if a == "hire_troops" and int(o.params.get("units", 0)) < 1:
-        raise ctx.fail(f"order {o.id}: hire at least 1 unit", "§4.1 A5a")
+        return bad(o, "hire at least 1 unit", "§4.1 A5a")
+    if a == "donation" and int(o.params.get("piety", 1)) < 1:
+        return bad(o, "a donation buys at least 1 piety", "§4.1 A5b")
+    return None
+
+
+def _bribe_params(chk: _Sealing, o: Order) -> None:
+    if o.action != "bribery":
+        return
+    if int(o.params.get("wealth", 0)) < 1:
+        chk.bad(o, "a bribe invests at least 1 wealth", "§6.3")
+        return
+    mode = o.params.get("on_success", "spy")
+    if mode not in ("spy", "defect") or (mode == "defect" and o.stake != "high"):
+        chk.bad(o, "a low-stake bribe can only make a spy", "§6.3")
 
 
 # ---------------------------------------------------------------------------------------------- phase 1: internal
@@ -1173,20 +1318,59 @@ def _neutral_attacked(ctx: Ctx, neutral: str, attacker: str) -> None:
                                     expires_turn=ctx.state.turn + 1), visibility=vis(ctx.state, called))
 
 
-def _aid(s: SignoriaState, fid: str, enemy: str) -> tuple[int, list[str]]:
-    """Neutral units joining ``fid``'s battle (§7.2): alliances always, aid while it lasts."""
-    units = 0
-    who = []
+def _aid_sizes(s: SignoriaState, fid: str, enemy: str) -> dict[str, int]:
+    """Neutral units joining ``fid``'s battle, by neutral (§7.2): alliances always, aid while it lasts."""
+    out: dict[str, int] = {}
     if s.factions[fid].kind != "player":
-        return 0, []
+        return out
     for t in s.active_treaties(fid):
         if t.type in ("military_alliance", "military_aid") and t.neutral and t.neutral != enemy and \
-                not s.factions[t.neutral].captured_by:
+                not s.factions[t.neutral].captured_by and t.neutral not in out:
             n = s.factions[t.neutral]
-            size = min(aid_size(n.army or 0), n.army or 0)
-            units += size
-            who.append(t.neutral)
-    return units, who
+            out[t.neutral] = min(aid_size(n.army or 0), n.army or 0)
+    return out
+
+
+def _aid(s: SignoriaState, fid: str, enemy: str) -> tuple[int, list[str]]:
+    """Neutral units joining ``fid``'s battle (§7.2): their total and the neutrals sending them."""
+    sizes = _aid_sizes(s, fid, enemy)
+    return sum(sizes.values()), list(sizes)
+
+
+def loss_order(s: SignoriaState, fid: str, given: Any = None) -> list[str]:
+    """Who of ``fid``'s side falls first (§5.8 step 8, §7.2): the order the faction gave (``given``, else its
+    standing instruction ``losses``), else its own units first, then the contingents as they joined.
+    Entries are ``own`` and neutral ids; any left out fall after those named, in the default order."""
+    chosen = given
+    if not chosen and fid in s.orders:
+        chosen = s.orders[fid].standing.get("losses")
+    out = [str(x) for x in (chosen or [])]
+    for x in ["own", *s.neutrals()]:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def allocate_losses(killed: int, own: int, contingents: Mapping[str, int], order: list[str]) -> dict[str, int]:
+    """Split a side's killed units between its own army and each neutral contingent, in ``order``; nobody
+    loses more units than it brought (§7.2: kills reduce the neutral's Army).
+
+    >>> allocate_losses(4, 3, {"gusso": 2}, ["gusso", "own"])
+    {'gusso': 2, 'own': 2}
+    >>> allocate_losses(4, 3, {"gusso": 2}, ["own", "gusso"])
+    {'own': 3, 'gusso': 1}
+    """
+    sizes = {"own": own, **contingents}
+    out: dict[str, int] = {}
+    left = killed
+    for who in order:
+        if who not in sizes or left <= 0:
+            continue
+        take = min(left, sizes[who])
+        if take:
+            out[who] = take
+        left -= take
+    return out
 
 
 def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: WarInput,
@@ -1225,8 +1409,11 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
         if kind == "storm" and dfac.kind == "neutral" and "no_storm_tactic" in dfac.keys:
             d_tactic = None
         d_res = int(dresp.get("reserve", 0))
-    a_aid, a_who = _aid(s, attacker, defender)
-    d_aid, d_who = _aid(s, defender, attacker)
+    a_sizes, d_sizes = _aid_sizes(s, attacker, defender), _aid_sizes(s, defender, attacker)
+    a_aid, a_who = sum(a_sizes.values()), list(a_sizes)
+    d_aid, d_who = sum(d_sizes.values()), list(d_sizes)
+    d_given = dict(defence or responses.get(cid) or {}).get("losses") if kind != "sally" else None
+    a_order, d_order = loss_order(s, attacker), loss_order(s, defender, d_given)
     a = SideSetup(attacker, a_units + a_aid, a_tactic, a_res, a_chars,
                   _commander(a_chars, camp.commander if kind != "sally" else None),
                   "bloody_dukes" in s.factions[attacker].traits, wmod, a_aid)
@@ -1262,20 +1449,25 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
     for rec in result.rounds:
         ctx.emit(ev.BattleRound(battle=bid, round=rec["round"], declarations=tuple(rec["declarations"]),
                                 sides=rec["sides"]), visibility=both)
+    # who of each side fell: its own units and each contingent, in the order the faction chose (§5.8 step 8)
+    split = {side.faction: allocate_losses(result.killed.get(side.faction, 0), side.units - side.contingent,
+                                           sizes, order)
+             for side, sizes, order in ((a, a_sizes, a_order), (d, d_sizes, d_order))}
     ctx.emit(ev.BattleEnded(battle=bid, province=camp.target, attacker=attacker, defender=defender,
                             winner=result.winner, reason=result.reason,
-                            killed={k: v - result.contingent_killed.get(k, 0) for k, v in result.killed.items()},
-                            contingent_killed=dict(result.contingent_killed),
+                            killed={f: parts.get("own", 0) for f, parts in split.items()},
+                            contingent_killed={f: sum(v for k, v in parts.items() if k != "own")
+                                               for f, parts in split.items()},
+                            contingent_losses={f: {k: v for k, v in parts.items() if k != "own"}
+                                               for f, parts in split.items() if any(k != "own" for k in parts)},
                             routed_at_end=dict(result.routed_at_end)), visibility=both)
     ctx.emit(ev.BattleReported(battle=bid, province=camp.target, attacker=attacker, defender=defender,
                                winner=result.winner), visibility="public")
-    for side, who in ((a, a_who), (d, d_who)):
-        lost = result.contingent_killed.get(side.faction, 0)
-        for n in who:
-            if lost:
-                take = min(lost, ctx.state.factions[n].army or 0)
-                adjust(ctx, n, "army", -take, f"killed in {bid}", visible_to="gm")
-                lost -= take
+    for parts in split.values():
+        for n, lost in parts.items():
+            if n != "own":
+                adjust(ctx, n, "army", -min(lost, ctx.state.factions[n].army or 0), f"killed in {bid}",
+                       visible_to="gm")
     for side_fac, who in ((attacker, a_who), (defender, d_who)):
         for t in list(ctx.state.active_treaties(side_fac)):
             if t.type == "military_aid" and t.neutral in who:
@@ -1441,13 +1633,24 @@ def decide_p4(ctx: Ctx, c: RulingsChoices) -> None:
 
 # ---------------------------------------------------------------------------------------------- phase 5: hiring
 
+def _landless(ctx: Ctx, fid: str, o: Order) -> bool:
+    """A faction left without a province this turn hires nothing and names no heir: its army disbanded and it
+    is eliminated at upkeep (§5.13); the order is void and the faction told why."""
+    if any(p.owner == fid for p in ctx.state.provinces.values()):
+        return False
+    void(ctx, fid, o, f"{fid} holds no province any more: it hires nothing (its army disbanded)", "§5.13")
+    return True
+
+
 def decide_p5(ctx: Ctx, c: RulingsChoices) -> None:
-    """§4.3 phase 5: dismissals -> statesmen -> troops -> heir."""
+    """§4.3 phase 5: dismissals -> statesmen -> troops -> heir (a faction without a province hires nothing)."""
     for fid, o in orders_for(ctx, "dismiss"):
         ctx.emit(ev.StatesmanDismissed(faction=fid, character=str(o.target), reason="choice"),
                  visibility=vis(ctx.state, fid))
     plants = _pending_plants(ctx.state)
     for fid, o in orders_for(ctx, "hire_statesman"):
+        if _landless(ctx, fid, o):
+            continue
         s = ctx.state
         cand = next(x for x in s.candidates.get(fid, ()) if x.id == o.target)
         if cfg(ctx).get("statesman_cap_equals_power", True) and \
@@ -1465,11 +1668,15 @@ def decide_p5(ctx: Ctx, c: RulingsChoices) -> None:
             master = ctx.state.characters[agent].true_master or ""
             ctx.emit(ev.SpyPlaced(agent=agent, master=master, host=fid), visibility=vis(ctx.state, master))
     for fid, o in orders_for(ctx, "hire_troops"):
+        if _landless(ctx, fid, o):
+            continue
         n = min(int(o.params["units"]), ctx.state.factions[fid].wealth or 0)
         record(ctx, fid, o, "hired", detail={"units": n})
         if n:
             ctx.emit(ev.TroopsHired(faction=fid, units=n, cost=n), visibility=vis(ctx.state, fid), actor=fid)
     for fid, o in orders_for(ctx, "designate_heir"):
+        if _landless(ctx, fid, o):
+            continue
         ctx.emit(ev.HeirDesignated(faction=fid, character=str(o.target)), visibility=vis(ctx.state, fid), actor=fid)
     rulings(ctx, c.rulings)
 
@@ -1479,11 +1686,13 @@ def decide_p5(ctx: Ctx, c: RulingsChoices) -> None:
 def decide_upkeep(ctx: Ctx, c: UpkeepChoices) -> None:
     """§4.3 upkeep: plunder, siege starvation, cap, flags, elimination, wounds expire, turn closes."""
     # plunder (§5.12): once per province per turn, transferred to the occupier
-    for p in ctx.state.provinces.values():
+    # the occupier gains only what the owner actually paid: nothing from an empty treasury (§4.8 floor)
+    for p in list(ctx.state.provinces.values()):
         if p.occupier and p.occupier != p.owner and ctx.state.factions[p.owner].kind == "player":
+            paid = min(1, ctx.state.factions[p.owner].wealth or 0)
             adjust(ctx, p.owner, "wealth", -1, f"plunder of {p.id}")
-            if cfg(ctx).get("plunder_transfers", True):
-                adjust(ctx, p.occupier, "wealth", 1, f"plunder of {p.id}")
+            if cfg(ctx).get("plunder_transfers", True) and paid:
+                adjust(ctx, p.occupier, "wealth", paid, f"plunder of {p.id}")
     # siege starvation (§5.11): a besieged faction at 0 wealth must sally or surrender next turn
     for p in list(ctx.state.provinces.values()):
         if p.siege_since is not None and p.occupier and (ctx.state.factions[p.owner].wealth or 0) == 0 \

@@ -224,6 +224,20 @@ class OrdersSubmitted(EventModel):
 
 
 @register_event
+class OrderVoided(EventModel):
+    """An order that cannot be carried out is void on its own and its faction is told why (§3.5 step 1,
+    §4.8: "a voluntary cost that can't be paid makes the order invalid"); the month goes on. Visible to
+    the faction and the GM; the reason says only what the faction may know."""
+
+    type = "signoria.order_voided"
+    faction: str
+    order: str
+    action: str
+    reason: str
+    rule: str = ""
+
+
+@register_event
 class OrdersRevealed(EventModel):
     """With ``reveal_orders_after_turn`` the GM publishes every faction's orders at turn close (§11.3)."""
 
@@ -518,6 +532,8 @@ class BattleEnded(EventModel):
     reason: str
     killed: dict[str, int]
     contingent_killed: dict[str, int] = Field(default_factory=dict)
+    contingent_losses: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Side -> neutral -> units of its contingent killed (in the order the side chose; empty in older logs)."""
     routed_at_end: dict[str, int] = Field(default_factory=dict)
 
 

@@ -276,6 +276,17 @@ def _orders_submitted(s: SignoriaState, e: ev.OrdersSubmitted, ph: str) -> Signo
     return s
 
 
+@on(ev.OrderVoided)
+def _order_voided(s: SignoriaState, e: ev.OrderVoided, ph: str) -> SignoriaState:
+    """The void order goes out of the turn's orders and into the faction's notices (its report)."""
+    if e.faction in s.orders:
+        od = s.orders[e.faction]
+        s = s.model_copy(update={"orders": {**s.orders, e.faction: od.model_copy(
+            update={"orders": tuple(o for o in od.orders if o.id != e.order)})}})
+    text = f"order {e.order} ({e.action}) is void: {e.reason}" + (f" ({e.rule})" if e.rule else "")
+    return _notice(s, e.faction, "order_void", text, {"order": e.order, "action": e.action, "rule": e.rule})
+
+
 @on(ev.ActionResolved)
 def _action_resolved(s: SignoriaState, e: ev.ActionResolved, ph: str) -> SignoriaState:
     if e.action == "dilemma":

@@ -44,6 +44,9 @@ def sample_events() -> list[Draft]:
         Draft(ev.OrdersSubmitted(faction="fabian", orders=({"id": "O1", "action": "intrigue_self",
                                                             "slots": ["ordinary"], "stake": "low"},)),
               "orders_fabian", actor="fabian", visibility=F),
+        Draft(ev.OrderVoided(faction="fabian", order="O2", action="hire_troops", reason="costs 2 wealth but fabian "
+                             "has 1 left after its earlier orders (1 in all)", rule="§4.8 voluntary costs"),
+              "orders_fabian", visibility=F),
         Draft(ev.OrdersLocked(turn=1), "p1_internal"),
         Draft(ev.OrdersRevealed(turn=1, faction="fabian", orders=({"id": "O1", "action": "intrigue_self"},)),
               "upkeep"),

@@ -137,6 +137,10 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
         return [_character(c) for c in s.characters.values()] if s.initiative else None
     if source == "statesmen":
         return [_character(c) for c in s.characters.values() if c.role == "statesman"]
+    if source == "loss_entries":
+        return [Option("own", "own units", "the faction's own army"),
+                *(Option(n, f"{s.factions[n].name if n in s.factions else n}'s contingent", "neutral")
+                  for n in (s.neutrals() if s.initiative else _setup_ids(s, "neutrals")))]
     if source == "turn_orders":
         return _turn_orders(s)
     if source == "p3_campaigns":
@@ -167,4 +171,6 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
         return _targets(s, fid, within.get("action"))
     if kind == "dilemmas":
         return [Option(d.id, d.id, d.text) for d in s.dilemmas.get(fid, ())]
+    if kind == "candidates":
+        return [Option(c.id, c.name, f"{c.trait}, costs {c.cost} wealth") for c in s.candidates.get(fid, ())]
     raise KeyError(source)
