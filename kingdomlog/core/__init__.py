@@ -17,6 +17,7 @@ from kingdomlog.core.events import Draft, EventModel, RecordedEvent, register_ev
 from kingdomlog.core.fold import Start, fold, replay, timeline
 from kingdomlog.core.model import Frozen
 from kingdomlog.core.ruleset import (
+    Answer,
     Breakdown,
     CampaignContext,
     OptionSpec,
@@ -35,6 +36,7 @@ from kingdomlog.core.turn import Plan, plan_schema, preview_turn
 from kingdomlog.core.viewers import Viewer, Visibility, parse_viewer, parse_visibility
 
 __all__ = [
+    "Answer",
     "Breakdown",
     "CampaignContext",
     "Choices",

@@ -195,6 +195,15 @@ Phase = Step
 
 
 @dataclass(frozen=True)
+class Answer:
+    """One answer a ``Question`` offers: the value that goes into the choices (any JSON), a label, a detail."""
+
+    value: Any
+    label: str = ""
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class Question:
     """An input a step needs from one player, asked while the step is decided (``StepContext.ask``).
 
@@ -210,7 +219,7 @@ class Question:
     prompt: str
     step: str
     path: tuple[str, ...]
-    options: tuple[Option, ...] = ()
+    options: tuple[Answer, ...] = ()
     default: Any = None
     group: str = ""
 
