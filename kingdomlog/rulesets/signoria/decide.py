@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from kingdomlog.core.choices import Choices
 from kingdomlog.core.errors import InputError, KingdomlogError
-from kingdomlog.core.ruleset import Breakdown, Step, StepContext, Term
+from kingdomlog.core.ruleset import Answer, Breakdown, Question, Step, StepContext, Term
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec, PoolSpec
 from kingdomlog.rulesets.signoria import events as ev
@@ -221,6 +221,13 @@ def gated(ctx: Ctx, fid: str, o: Order, run_orders: Mapping[str, bool]) -> bool:
         return True
     owner = c.true_master
     key = f"{fid}.{o.id}"
+    if key not in run_orders and owner in s.factions and s.factions[owner].kind == "player":
+        ctx.ask(Question(
+            id=f"double_agent_order:{key}", to=owner, kind="double_agent_order", step="p2_espionage",
+            path=("double_agent_orders", key), default=False, group=f"p2.{key}",
+            prompt=f"{fid} believes {c.name} is its spy and orders him: {o.action} ({o.stake}"
+                   + (f", target {o.target}" if o.target else "") + "). Carry it out? (§6.4)",
+            options=(Answer(True, "carry it out"), Answer(False, "do not: they are told it failed"))))
     run = bool(run_orders.get(key, False))
     ctx.emit(ev.FactionNotified(faction=owner, kind="double_agent_order",
                                 text=f"{fid} ordered {c.name}: {o.action}" + (" (carried out)" if run else
@@ -378,6 +385,14 @@ def decide_turn_open(ctx: Ctx, c: TurnOpenChoices) -> None:
         ctx.emit(ev.DilemmaPresented(faction=d.faction, dilemma=d.id, text=d.text,
                                      options=tuple(o.model_dump(exclude_unset=True) for o in d.options)),
                  visibility=vis(ctx.state, d.faction))
+        if d.faction in ctx.state.players():  # the faction answers in its orders (§4.1 A7); G-34: abstain
+            ctx.ask(Question(
+                id=f"dilemma:{d.id}", to=d.faction, kind="dilemma", step=f"orders_{d.faction}",
+                path=("dilemmas", d.id), default="abstain", group="opening",
+                prompt=f"Dilemma {d.id}: {d.text or '(no text)'}. Resolving it takes one action slot; abstaining "
+                       "is free (§4.1 A7).",
+                options=(*(Answer(o.id, o.text or o.id) for o in d.options),
+                         Answer("abstain", "abstain", "no slot spent"))))
     # candidates (§4.6) and planted agents (§6.2 step 2) are offered alike: per host, sorted by name, numbered
     # t<turn>.c<n>; a planted agent's real id is told only to the GM and his master (candidate_alias)
     offers: list[dict[str, Any]] = []
@@ -404,6 +419,13 @@ def decide_turn_open(ctx: Ctx, c: TurnOpenChoices) -> None:
                      visibility="gm")
         ctx.emit(ev.CandidateOffered(faction=o["faction"], candidate=cid, name=o["name"], trait=trait,
                                      cost=o["cost"]), visibility=vis(ctx.state, o["faction"]))
+        if o["faction"] in ctx.state.players():  # hired in phase 5 for one slot and his cost (§4.6)
+            ctx.ask(Question(
+                id=f"candidate:{cid}", to=o["faction"], kind="candidate", step=f"orders_{o['faction']}",
+                path=("candidates", cid), default="pass", group="opening",
+                prompt=f"{o['name']} ({trait}) offers to serve you for {o['cost']} wealth; the hiring takes one "
+                       "action slot and is done in phase 5 (§4.6).",
+                options=(Answer("hire", "hire", f"{o['cost']} wealth, one slot"), Answer("pass", "pass"))))
     rulings(ctx, c.rulings)
 
 
@@ -1062,6 +1084,13 @@ def _bribery(ctx: Ctx, fid: str, o: Order, doubles: Mapping[str, bool]) -> None:
     ctx.emit(ev.FactionNotified(faction=owner, kind="bribe_attempt", text=f"{fid} tried to bribe {tgt.name}",
                                 data={"briber": fid, "character": tgt.id, "order": key}),
              visibility=vis(ctx.state, owner))
+    if ctx.state.factions[owner].kind == "player" and key not in doubles:
+        ctx.ask(Question(
+            id=f"double_agent:{key}", to=owner, kind="double_agent", step="p2_espionage",
+            path=("double_agents", key), default=False, group=f"p2.{key}",
+            prompt=f"{fid} tried to bribe {tgt.name} ({key}). Make him a double agent? {fid} will then believe "
+                   "the bribe worked (§6.4).",
+            options=(Answer(True, "yes: a double agent"), Answer(False, "no: tell them the bribe failed"))))
     if ctx.state.factions[owner].kind == "player" and bool(doubles.get(key)):
         da_mode = "believed_spy" if mode == "spy" else "planted_defector"
         ctx.emit(ev.DoubleAgentChosen(character=tgt.id, owner=owner, briber=fid, mode=da_mode),
@@ -1120,6 +1149,14 @@ def succession(ctx: Ctx, fid: str, picks: Mapping[str, str]) -> None:
         first = heir.traits[0]
         second = picks.get(fid)
         faces: tuple[int, ...] = ()
+        if second is None and f.kind == "player":
+            ctx.ask(Question(
+                id=f"heir_trait:{fid}", to=fid, kind="heir_trait", step=ctx.step, path=("successor_traits", fid),
+                default=None, group=f"{ctx.step}.succession.{fid}",
+                prompt=f"Your leader is dead; {heir.name} ({first}) succeeds. Choose his second trait (§6.6); "
+                       "unanswered, it is rolled.",
+                options=tuple(Answer(t.name, t.label, t.parameter or "") for t in traits().values()
+                              if t.name not in (first, "liar"))))
         if second is None or second == first or second not in traits():
             second, faces = random_trait(ctx, f"succession.{fid}.{heir.id}", exclude=(first,))
         ctx.emit(ev.LeaderSucceeded(faction=fid, character=heir.id, name=heir.name, traits=(first, str(second)),
@@ -1267,6 +1304,8 @@ def _arrive(ctx: Ctx, cid: str, war: WarInput) -> None:
         else:
             resp = {"response": cfg(ctx).get("default_defender_response", "battle"), "tactic": "hold",
                     "characters": "all"}
+            if dfac.kind == "player":
+                ctx.ask(_response_question(s, cid, defender, camp.faction, tgt.name, camp.route, resp))
     if resp.get("response") not in ("battle", "defence"):
         raise ctx.fail(f"defender response must be battle or defence, got {resp.get('response')!r}", "§5.2")
     chars = resp.get("characters", [])
@@ -1289,6 +1328,91 @@ def _arrive(ctx: Ctx, cid: str, war: WarInput) -> None:
     else:
         ctx.emit(ev.ProvinceStatusChanged(province=tgt.id, change="siege_started", by=camp.faction, owner=defender,
                                           campaign=cid), visibility="public")
+
+
+def _response_question(s: SignoriaState, cid: str, defender: str, attacker: str, where: str, route: str,
+                       default: Mapping[str, Any]) -> Question:
+    """§5.2 asked of the defender: a battle now (its tactic; Ambush or Counterattack hold back a third) or
+    defence behind the walls. It knows whose army arrived where (public) and its own home force."""
+    home = home_force(s, defender)
+    k = home // 3
+    opts = [Answer({"response": "battle", "tactic": t, "characters": "all"}, f"battle: {label}",
+                   "every unwounded character at home joins") for t, label in
+            (("hold", "hold position"), ("encirclement", "encirclement"), ("breakthrough", "breakthrough"))]
+    if k:
+        opts += [Answer({"response": "battle", "tactic": t, "characters": "all", "reserve": k},
+                        f"battle: {t}, {k} of {home} units in reserve", "the reserve enters in round 2")
+                 for t in ("ambush", "counterattack")]
+    opts.append(Answer({"response": "defence"}, "defence: shut the gates",
+                       "no battle now; the attacker storms or besieges, you lose 1 wealth a month (§5.11)"))
+    return Question(id=f"response:{cid}", to=defender, kind="defender_response", step="p3_war",
+                    path=("responses", cid), options=tuple(opts), default=dict(default), group=f"p3.{cid}",
+                    prompt=f"{attacker}'s army has arrived at {where} ({route}). Fight a battle now or shut the "
+                           f"gates? Your home force is {home} units (§5.2). Unanswered: a battle holding position "
+                           "with every character at home (G-34).")
+
+
+def _declaration_questions(ctx: Ctx, key: str, bid: str, where: str, setup: BattleSetup,
+                           given: Mapping[int, list[Any]], rounds: tuple[dict[str, Any], ...]) -> None:
+    """§5.8 step 1: each player side declares its characters' options round by round; a round no one of a
+    side declared for is asked of that side (a later round after the earlier ones are answered)."""
+    sides = (("attacker", setup.attacker, setup.defender), ("defender", setup.defender, setup.attacker))
+    used: dict[str, set[str]] = {"attacker": set(), "defender": set()}
+    for rec in rounds:
+        r = int(rec["round"])
+        for side_name, me, opp in sides:
+            if ctx.state.factions[me.faction].kind != "player":
+                continue
+            if any(d.get("side") == side_name for d in given.get(r, ())):
+                used[side_name].update(str(d.get("character")) for d in given.get(r, ())
+                                       if d.get("side") == side_name)
+                continue
+            q = _declaration_question(key, bid, where, r, side_name, me, opp, rounds, used[side_name])
+            if len(q.options) > 1:  # a side with nobody to declare for has nothing to answer
+                ctx.ask(q)
+
+
+def _declaration_question(key: str, bid: str, where: str, r: int, side: str, me: SideSetup, opp: SideSetup,
+                          rounds: tuple[dict[str, Any], ...], used: set[str]) -> Question:
+    """The options one side may declare in round ``r``, with what both sides saw in the earlier rounds."""
+    opts: list[Answer] = [Answer([], "no option this round")]
+    for f in me.characters:
+        if f.id in used:
+            continue
+        who = f"{f.id} ({'leader' if f.leader else 'statesman'})"
+        for opt, label in (("join", "joins the battle: +3d6" if f.leader else "joins the battle: +2d6"),
+                           ("hospital", "field hospital"), ("no_prisoners", "take no prisoners!"),
+                           ("back_cowards", "back, cowards!")):
+            body: dict[str, Any] = {"side": side, "character": f.id, "option": opt}
+            if opt == "join":
+                body["group"] = "main"
+            opts.append(Answer([body], f"{who}: {label}"))
+        if f.general:
+            specials = [("fight_to_last", "fight to the last! (a third round)")]
+            if r > 1:
+                specials.append(("regroup", "regroup: last round's routed return"))
+            specials += [("epic_duel", f"epic duel with {x.id}") for x in opp.characters if x.leader]
+            for opt, label in specials:
+                body = {"side": side, "character": f.id, "option": opt}
+                if opt == "epic_duel":
+                    body["target"] = next(x.id for x in opp.characters if x.leader)
+                opts.append(Answer([body], f"{who}: {label}"))
+    if me.reserve:
+        opts.append(Answer([{"side": side, "option": "reserve_first"}], "this round's losses fall on the reserve"))
+    past = []
+    for rec in rounds:
+        if int(rec["round"]) >= r:
+            break
+        mine, theirs = rec["sides"][side], rec["sides"]["defender" if side == "attacker" else "attacker"]
+        past.append(f"round {rec['round']}: you lost {mine['lost_killed']} killed and {mine['lost_routed']} routed "
+                    f"({mine['engaged_after']} still fighting); the enemy lost {theirs['lost_killed']} killed and "
+                    f"{theirs['lost_routed']} routed ({theirs['engaged_after']} still fighting)")
+    head = (f"Battle {bid} at {where}: your {me.units} units ({me.tactic or 'no tactic'}) against "
+            f"{opp.faction}'s {opp.units} ({opp.tactic or 'no tactic'}). ")
+    return Question(id=f"declare:{key}:{r}:{side}", to=me.faction, kind="battle_declaration", step="p3_war",
+                    path=("declarations", key, str(r)), options=tuple(opts), default=[], group=f"p3.{key}.r{r}",
+                    prompt=head + ("; ".join(past) + ". " if past else "")
+                    + f"Round {r}: which of your characters use an option (§5.5-5.7)? Unanswered: none.")
 
 
 def _neutral_attacked(ctx: Ctx, neutral: str, attacker: str) -> None:
@@ -1430,13 +1554,15 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
                         explosions_chain=bool(cfg(ctx).get("explosions_chain", True)),
                         both_broken=str(cfg(ctx).get("both_broken", "defender")))
     used.update((cid, bid))
-    raw = declarations.get(cid) or declarations.get(bid) or {}
+    key = bid if bid in declarations and cid not in declarations else cid
+    raw = declarations.get(key) or {}
     decl = {int(k): list(v) for k, v in dict(raw).items()}
 
     def roll(key: str, n: int, threshold: int) -> list[int]:
         return pool(ctx, key, n, threshold)
 
     result = fight(setup, decl, roll)
+    _declaration_questions(ctx, key, bid, camp.target, setup, decl, result.rounds)
     both = vis(ctx.state, attacker, defender)
     forces = {
         side.faction: {"units": side.units, "reserve": side.reserve, "tactic": side.tactic,
