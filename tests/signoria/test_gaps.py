@@ -245,3 +245,31 @@ def test_a_battles_losses_stay_hidden_from_a_faction_not_in_it() -> None:
     assert not theirs & {"signoria.battle_opened", "signoria.battle_round", "signoria.battle_ended",
                          "signoria.defender_responded", "signoria.campaign_launched"}
     assert RULESET.redact(g.state, as_viewer("public")).battles[0].killed == {}
+
+
+def test_the_gms_question_to_a_faction_and_its_answer() -> None:
+    """§8.2 [GM]: Marburg's council votes on the doge; the GM puts the question with two options and their
+    effects. Unanswered, the default stands (and the question is asked of Marburg, with the GM's words only);
+    answered "yield", its effects are the ruling (Power +1, Piety -1), told to Marburg alone."""
+    from kingdomlog.core.turn import Plan, preview_turn
+
+    g = Game()
+    g.play(setup_plan())
+    vote = {"faction": "marburg", "id": "council", "kind": "council_vote", "default": "defy",
+            "text": "The council of Marburg votes on the doge's power.",
+            "options": [{"id": "yield", "text": "yield to the council", "effects": [
+                {"kind": "resource", "faction": "marburg", "resource": "power", "delta": 1},
+                {"kind": "resource", "faction": "marburg", "resource": "piety", "delta": -1}]},
+                {"id": "defy", "text": "defy it"}]}
+    plan = turn_plan(1, steps={"upkeep": {"choices": {"questions": [vote]}}})
+    pv = preview_turn(RULESET, g.state, Plan.parse(plan), campaign="test", turn=1, start_seq=len(g.events),
+                      seed="x")
+    asked = [q for q in pv.questions if q.kind == "council_vote"]
+    assert [(q.id, q.to, q.path, q.default, [a.value for a in q.options]) for q in asked] == [
+        ("gm:council", "marburg", ("answers", "council"), "defy", ["yield", "defy"])]
+    plan["steps"]["upkeep"]["choices"]["answers"] = {"council": "yield"}
+    new = g.play(plan)
+    ruling = next(e for e in new if e.type == "signoria.gm_ruling" and e.payload.gap == "council_vote")
+    assert ruling.visibility == "faction:marburg" and "Answer: yield to the council" in ruling.payload.text
+    m = g.state.factions["marburg"]
+    assert (m.power, m.piety) == (3 + 1, 6 - 1)

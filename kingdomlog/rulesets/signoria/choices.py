@@ -269,12 +269,37 @@ class WarChoices(Choices):
     rulings: list[Ruling] = RULINGS_FIELD
 
 
+class GMQuestionOption(Choices):
+    """One answer the GM offers, with the effects the GM rules for it."""
+
+    id: str = Field(min_length=1, max_length=64)
+    text: str = ""
+    effects: list[Effect] = Field(default_factory=list)
+
+
+class GMQuestion(Choices):
+    """A question the GM puts to one faction on a [GM] item (§8.2 council votes and elections, §4.7 coups,
+    §4.8 low resources): the faction picks one of the GM's options and its effects are the ruling."""
+
+    faction: PlayerId
+    id: str = Field(min_length=1, max_length=64, description="unique this month")
+    kind: Literal["council_vote", "elections", "coup", "ruling"] = "ruling"
+    text: str = Field(min_length=1)
+    options: list[GMQuestionOption] = Field(min_length=1)
+    default: str = Field(description="the option that stands if the faction does not answer")
+
+
 class UpkeepChoices(Choices):
-    """Upkeep (§4.3): whom the statesman cap dismisses first, GM rulings."""
+    """Upkeep (§4.3): whom the statesman cap dismisses first, the GM's questions and their answers, rulings."""
 
     dismiss: dict[PlayerId, list[StatesmanId]] = Field(
         default_factory=dict, title="Statesmen dismissed for the cap",
         description="faction -> statesmen dismissed first when over the cap (§4.7)")
+    questions: list[GMQuestion] = Field(
+        default_factory=list, title="Questions to a faction (council votes, elections, ...)",
+        description="each faction answers with one of the options; the chosen option's effects are the ruling")
+    answers: dict[str, str] = Field(default_factory=dict, title="Answers to the questions",
+                                    description="question id -> option id (the factions' answers)")
     rulings: list[Ruling] = RULINGS_FIELD
 
 

@@ -1872,6 +1872,26 @@ def decide_upkeep(ctx: Ctx, c: UpkeepChoices) -> None:
                                           kind="infiltration_failed"), visibility=vis(ctx.state, master))
             ctx.emit(ev.CharacterStatusChanged(character=agent, condition="active", cause="came home"),
                      visibility=vis(ctx.state, master))
+    for q in c.questions:
+        # §8.2, §4.7, §4.8 [GM]: the faction concerned answers the GM's question; the picked option is the ruling
+        ids = [o.id for o in q.options]
+        if q.default not in ids:
+            raise InputError(f"step {ctx.step!r}: question {q.id}: default {q.default!r} is not one of its options"
+                             f" ({', '.join(ids)})")
+        picked = c.answers.get(q.id)
+        if picked is None:
+            picked = ctx.ask(Question(id=f"gm:{q.id}", to=q.faction, kind=q.kind, step=ctx.step,
+                                      path=("answers", q.id), default=q.default, group=f"upkeep.{q.id}",
+                                      prompt=q.text, options=tuple(Answer(o.id, o.text or o.id) for o in q.options)))
+        if picked not in ids:
+            raise ctx.fail(f"question {q.id}: {picked!r} is not one of its options ({', '.join(ids)})", "§11.1")
+        opt = next(o for o in q.options if o.id == picked)
+        ctx.emit(ev.GMRulingRecorded(gap=q.kind, text=f"{q.text} Answer: {opt.text or opt.id}",
+                                     effects=tuple(e.model_dump(exclude_unset=True) for e in opt.effects)),
+                 visibility=vis(ctx.state, q.faction))
+    stray = sorted(set(c.answers) - {q.id for q in c.questions})
+    if stray:
+        raise InputError(f"step {ctx.step!r}: answers to no question of this step: {', '.join(stray)}")
     rulings(ctx, c.rulings)
     if cfg(ctx).get("reveal_orders_after_turn"):
         for fid, od in ctx.state.orders.items():
