@@ -1,26 +1,48 @@
 """Player submissions, in one place: which steps a player may submit, checking, storing and merging them.
 
-A player (or faction) submits its own steps of the next turn; the server rolls their
-dice and seals the faces (``core.plan_submitted``, visible to that player and the GM).
-The GM's preview takes each player's latest submission for the steps the GM's plan
-leaves out (``with_submissions``): the one place submissions and plans meet.
+A player (or faction) submits its own steps of the next turn (``core.plan_submitted``, visible to
+that player and the GM). Three rules keep a submission honest:
+
+- **Checked against what the player knows.** The check runs the GM's opening of the turn (as the GM
+  published it, ``core.steps_published``) on the truth, then the player's own steps on the player's
+  *redacted* view of the result. Whatever it refuses, and every word of the refusal, comes from that
+  view; what only the truth can settle is settled when the GM's turn resolves.
+- **Dice that cannot be fished.** A step's dice are rolled once, the first time the step is submitted,
+  and sealed in the log at once, before anything else of the submission is checked: a refused
+  submission keeps them, and its choices cannot change afterwards (the GM may rule otherwise in the
+  GM's own plan). A check that would need dice not yet rolled checks nothing after them, so no refusal
+  depends on, or states, a die.
+- **One turn.** A sheet opened for one turn cannot file under another (``turn=``), and nothing is
+  accepted once the turn's orders are closed (``core.orders_closed``).
+
+The GM's preview takes the opening the GM published, each player's latest submission for the steps
+the GM's plan leaves out, every answer to the turn's questions and the turn's sealed seed
+(``with_submissions``): the one place the players' inputs and the GM's plan meet.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from kingdomlog.core.core_events import PlanSubmitted, SubmittedStep
+from kingdomlog.core.core_events import (
+    DiceSealed,
+    OrdersClosed,
+    PlanSubmitted,
+    QuestionAnswered,
+    QuestionPosed,
+    StepsPublished,
+    SubmittedStep,
+)
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.fold import next_turn
-from kingdomlog.core.ruleset import State
-from kingdomlog.core.turn import Plan, StepPlan, preview_turn
+from kingdomlog.core.ruleset import Ruleset, State, Step, run_step
+from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.core.viewers import Viewer, visible_to
 from kingdomlog.dice import roller
 
@@ -34,8 +56,9 @@ class SubmissionCheck:
     """A player's submission as ``Campaign.submit`` would store it (nothing written).
 
     ``steps`` hold the choices and the faces rolled (or kept from an earlier submission);
-    ``fresh`` names the steps whose dice this check rolled anew (a real submission rolls
-    them again from its own seed); ``events`` are the drafts of each step the viewer may see.
+    ``fresh`` names the steps whose dice this check rolled anew (``submit`` seals exactly these
+    faces first); ``unchecked`` the steps after them, which are checked only once those dice are
+    sealed; ``events`` are the drafts of each checked step (all of them the viewer's own).
     """
 
     viewer: str
@@ -44,11 +67,15 @@ class SubmissionCheck:
     steps: dict[str, SubmittedStep]
     fresh: tuple[str, ...]
     events: dict[str, list[Draft]]
+    unchecked: tuple[str, ...] = ()
+    sealed: tuple[str, ...] = ()
+    """Steps whose dice were sealed by an earlier submission this turn."""
 
 
 def _player(camp: Campaign, viewer: str | Viewer) -> Viewer | None:
     v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
     return v if v.is_player else None
+
 
 def player_steps(camp: Campaign, viewer: str | Viewer, *, state: State | None = None,
                  turn: int | None = None) -> list[str]:
@@ -60,6 +87,12 @@ def player_steps(camp: Campaign, viewer: str | Viewer, *, state: State | None = 
     t = camp.next_turn() if turn is None else turn
     return [str(x) for x in camp.ruleset.player_steps(st, t, v)]
 
+
+def turn_events(events: Sequence[RecordedEvent], turn: int, cls: type[Any]) -> list[RecordedEvent]:
+    """The events of payload class ``cls`` recorded for ``turn`` (their payload's ``turn``), in log order."""
+    return [ev for ev in events if isinstance(ev.payload, cls) and getattr(ev.payload, "turn", None) == turn]
+
+
 def submissions(camp: Campaign, turn: int | None = None) -> dict[str, RecordedEvent]:
     """The latest ``core.plan_submitted`` of each player for ``turn`` (default: the next), by player id.
 
@@ -68,26 +101,132 @@ def submissions(camp: Campaign, turn: int | None = None) -> dict[str, RecordedEv
     """
     events = camp.events()
     t = next_turn(events) if turn is None else turn
-    out: dict[str, RecordedEvent] = {}
-    for ev in events:
-        if isinstance(ev.payload, PlanSubmitted) and ev.payload.turn == t:
-            out[ev.actor] = ev
+    return {ev.actor: ev for ev in turn_events(events, t, PlanSubmitted)}
+
+
+def published(events: Sequence[RecordedEvent], turn: int) -> StepsPublished | None:
+    """The GM's latest published opening of ``turn``, if any."""
+    found = turn_events(events, turn, StepsPublished)
+    payload = found[-1].payload if found else None
+    return payload if isinstance(payload, StepsPublished) else None
+
+
+def orders_closed(events: Sequence[RecordedEvent], turn: int) -> OrdersClosed | None:
+    """Whether (and why) ``turn``'s orders were closed."""
+    found = turn_events(events, turn, OrdersClosed)
+    payload = found[0].payload if found else None
+    return payload if isinstance(payload, OrdersClosed) else None
+
+
+def sealed_seed(events: Sequence[RecordedEvent], turn: int) -> str | None:
+    """The seed of ``turn``'s resolution dice, once sealed (GM-only)."""
+    found = turn_events(events, turn, DiceSealed)
+    payload = found[0].payload if found else None
+    return payload.seed if isinstance(payload, DiceSealed) else None
+
+
+def answers(events: Sequence[RecordedEvent], turn: int) -> dict[str, tuple[QuestionPosed, QuestionAnswered]]:
+    """Question id -> (the question as posted last, its latest answer), for ``turn``'s answered questions."""
+    posted = {ev.payload.question: ev.payload for ev in turn_events(events, turn, QuestionPosed)
+              if isinstance(ev.payload, QuestionPosed)}
+    out: dict[str, tuple[QuestionPosed, QuestionAnswered]] = {}
+    for ev in turn_events(events, turn, QuestionAnswered):
+        a = ev.payload
+        if isinstance(a, QuestionAnswered) and a.question in posted:
+            out[a.question] = (posted[a.question], a)
     return out
 
-def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) -> Plan:
-    """``plan`` with the players' latest submissions for the next turn filled into the steps it leaves out.
 
-    A step the GM's plan names wins (the GM's ruling). Submitted dice become typed
-    dice, so the resolution uses exactly the faces rolled at submission. Steps the
-    submitter may no longer submit (e.g. a faction that left the game) are ignored.
+def opening_steps(rs: Ruleset, state: State, turn: int, players: Sequence[Viewer]) -> list[Step]:
+    """The GM's steps of ``turn`` before the first step any player submits (the turn's opening)."""
+    own = {sid for p in players for sid in rs.player_steps(state, turn, p)}
+    out: list[Step] = []
+    for step in rs.phases_for(state, turn):
+        if step.id in own:
+            return out
+        out.append(step)
+    return []  # no player step this turn: nothing to open before the players
+
+
+def opened(camp: Campaign, state: State, turn: int, *, events: Sequence[RecordedEvent] | None = None) -> State:
+    """The truth after ``turn``'s opening as the GM published it (its defaults when unpublished)."""
+    evs = camp.events() if events is None else events
+    rs = camp.ruleset
+    pub = published(evs, turn)
+    players = [camp.viewer(p) for p in camp.players(state)]
+    dice = roller.KeyedRoller("opening", campaign=camp.id, turn=turn)
+    for step in opening_steps(rs, state, turn, players):
+        sp = pub.steps.get(step.id) if pub is not None else None
+        try:
+            res = run_step(rs, state, step, dict(sp.choices) if sp else {},
+                           dice.for_step(step.id, manual={k: list(v) for k, v in sp.rolls.items()} if sp else {}),
+                           campaign=camp.id, turn=turn)
+        except (RuleError, InputError):
+            raise RuleError(f"the GM's opening of {rs.turn_unit} {turn} ({step.id}) does not resolve; ask the GM"
+                            " to publish it again") from None
+        state = res.state
+    return state
+
+
+def _has(choices: Mapping[str, Any], path: Sequence[str]) -> bool:
+    cur: Any = choices
+    for key in path:
+        if not isinstance(cur, Mapping) or key not in cur:
+            return False
+        cur = cur[key]
+    return True
+
+
+def put_answer(choices: dict[str, Any], path: Sequence[str], value: Any) -> bool:
+    """Put an answer into a step's choices at ``path``; a value already there wins (the GM's or the
+    player's own input), except that list answers extend a list (the two sides' declarations of one
+    round). Returns whether the choices changed.
+
+    >>> c = {"declarations": {"b1": {"1": [{"side": "attacker"}]}}}
+    >>> put_answer(c, ("declarations", "b1", "1"), [{"side": "defender"}]), len(c["declarations"]["b1"]["1"])
+    (True, 2)
+    >>> put_answer(c, ("responses", "c1"), {"response": "defence"}), put_answer(c, ("responses", "c1"), {})
+    (True, False)
     """
-    turn = camp.next_turn()
-    subs = camp.submissions(turn)
-    if not subs:
-        return plan
+    cur = choices
+    for key in path[:-1]:
+        nxt = cur.get(key)
+        if nxt is None:
+            nxt = cur[key] = {}
+        if not isinstance(nxt, dict):
+            return False
+        cur = nxt
+    last = path[-1]
+    if last in cur:
+        if isinstance(cur[last], list) and isinstance(value, list):
+            added = [v for v in value if v not in cur[last]]
+            cur[last] = [*cur[last], *added]
+            return bool(added)
+        return False
+    cur[last] = value
+    return True
+
+
+def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) -> Plan:
+    """``plan`` with every input of the table for the next turn filled into the steps it leaves out.
+
+    In order: the opening the GM published; each player's latest submission (its dice become typed
+    dice, so the resolution uses exactly the faces rolled at submission; steps the submitter may no
+    longer submit are ignored); the answers to the turn's questions, each at the place in its step's
+    choices the question named (a value already there wins); and the turn's sealed seed, once the
+    first question was posted. A step the GM's plan names wins (the GM's ruling).
+    """
+    events = camp.events()
+    turn = next_turn(events)
     st = camp.state() if state is None else state
-    steps = dict(plan.steps)
-    for who, ev in subs.items():
+    steps = {k: v.model_copy(deep=True) for k, v in plan.steps.items()}
+    pub = published(events, turn)
+    if pub is not None:
+        for sid, sub in pub.steps.items():
+            if sid not in steps:
+                steps[sid] = StepPlan(choices=json.loads(json.dumps(sub.choices)),
+                                      rolls={k: list(v) for k, v in sub.rolls.items()})
+    for who, ev in camp.submissions(turn).items():
         assert isinstance(ev.payload, PlanSubmitted)
         try:
             allowed = set(camp.player_steps(who, state=st, turn=turn))
@@ -95,33 +234,61 @@ def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) 
             continue  # a submitter the campaign no longer declares
         for sid, sub in ev.payload.steps.items():
             if sid in allowed and sid not in steps:
-                steps[sid] = StepPlan(choices=dict(sub.choices), rolls={k: list(v) for k, v in sub.rolls.items()})
-    return plan.model_copy(update={"steps": steps})
+                steps[sid] = StepPlan(choices=json.loads(json.dumps(sub.choices)),
+                                      rolls={k: list(v) for k, v in sub.rolls.items()})
+    known = {s.id for s in camp.ruleset.phases_for(st, turn)}
+    for q, a in answers(events, turn).values():
+        if q.step not in known:
+            continue
+        target = steps.setdefault(q.step, StepPlan())
+        put_answer(target.choices, q.path, json.loads(json.dumps(a.answer)))
+    update: dict[str, Any] = {"steps": steps}
+    seed = sealed_seed(events, turn)
+    if seed is not None:
+        update["seed"] = seed
+    return plan.model_copy(update=update)
 
-def submit(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any], *, note: str = "") -> AppendResult:
+
+def submit(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any], *, note: str = "",
+           turn: int | None = None) -> AppendResult:
     """Append a player's submission for the next turn (``core.plan_submitted``, visible to it and the GM).
 
-    Checked first by ``check_submission`` (its refusals are this method's); then one
-    batch of one event is appended with ``expect_seq`` = the head the check read.
+    Checked first by ``check_submission`` (its refusals are this method's). When the submission holds
+    a step whose dice have not been rolled yet, those dice are rolled and sealed in a submission of
+    their own *before* the rest is checked: if the rest is then refused, the dice stay (no fishing).
+    ``turn``: the turn the caller's sheet shows; refused if the campaign has moved on.
     """
-    check = camp.check_submission(viewer, steps)
+    check = check_submission(camp, viewer, steps, turn=turn)
+    if check.fresh:
+        keep = {sid: check.steps[sid] for sid in (*check.sealed, *check.fresh)}
+        try:
+            check = check_submission(camp, viewer, steps, turn=check.turn, sealed=keep)
+        except (RuleError, InputError):
+            _append(camp, check, keep, note)  # refused: the dice just rolled stay, sealed
+            raise
+    return _append(camp, check, check.steps, note)
+
+
+def _append(camp: Campaign, check: SubmissionCheck, steps: Mapping[str, SubmittedStep], note: str) -> AppendResult:
     try:
-        payload = PlanSubmitted(turn=check.turn, steps=check.steps, note=note)
+        payload = PlanSubmitted(turn=check.turn, steps=dict(steps), note=note)
     except ValidationError as exc:
         raise InputError(f"submission: {exc.errors()[0]['msg']}") from None
     return camp._append([Draft(payload, actor=check.viewer, visibility=f"faction:{check.viewer}",
                                turn=check.turn)], expect_seq=check.expect_seq)
 
-def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any]) -> SubmissionCheck:
+
+def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any], *,
+                     turn: int | None = None, sealed: Mapping[str, SubmittedStep] | None = None) -> SubmissionCheck:
     """Everything ``submit`` checks and rolls, without writing: the steps as they would be stored.
 
-    ``steps`` is ``{step id: {"choices": {...}}}`` (a ``StepPlan`` or its JSON). Refused
-    (``RuleError``, nothing appended) when a step is not the viewer's, when dice are
-    given (the server rolls them), when a step whose dice were already rolled this turn
-    is changed, or when previewing the next turn with this submission (every other step
-    at its default) refuses one of the viewer's steps. The viewer's dice are rolled
-    here with the keyed roller from a fresh seed, and their faces stored. Steps the
-    viewer submitted earlier this turn and does not name again are carried over.
+    ``steps`` is ``{step id: {"choices": {...}}}`` (a ``StepPlan`` or its JSON). Refused (``RuleError``
+    or ``InputError``, nothing appended) when ``turn`` is not the campaign's next turn, when the turn's
+    orders are closed, when a step is not the viewer's, when dice are given (the server rolls them),
+    when a step whose dice were sealed this turn is changed, or when the viewer's steps, run on the
+    viewer's own redacted view after the GM's opening, refuse. Steps the viewer submitted earlier
+    this turn and does not name again are carried over. ``sealed``: steps to treat as sealed by an
+    earlier submission (``submit`` checks the rest against the dice it has just rolled).
     """
     v = _player(camp, viewer)
     if v is None:
@@ -130,16 +297,24 @@ def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, A
     who = v.id
     events = camp.events()
     head = events[-1].seq if events else 0
-    turn = next_turn(events)
+    t = next_turn(events)
+    rs = camp.ruleset
+    unit = rs.turn_unit
+    if turn is not None and turn != t:
+        raise RuleError(f"this was written for {unit} {turn}, but the campaign is now at {unit} {t}: reload to"
+                        f" see {unit} {t} and give its orders")
+    closed = orders_closed(events, t)
+    if closed is not None:
+        raise RuleError(f"the orders for {unit} {t} are closed ({closed.reason or 'by the GM'}); nothing more can"
+                        " be submitted this turn")
     state = camp.state()
-    allowed = camp.player_steps(v, state=state, turn=turn)
+    allowed = camp.player_steps(v, state=state, turn=t)
     if not steps:
-        raise InputError(f"nothing to submit: name one of your steps for turn {turn}"
-                         f" ({', '.join(allowed) or 'none'})")
+        raise InputError(f"nothing to submit: name one of your steps for {unit} {t} ({', '.join(allowed) or 'none'})")
     given: dict[str, StepPlan] = {}
     for sid, raw in steps.items():
         if sid not in allowed:
-            raise RuleError(f"this step is not {who}'s to submit; for turn {turn} {who} may submit "
+            raise RuleError(f"this step is not {who}'s to submit; for {unit} {t} {who} may submit "
                             f"{', '.join(allowed) or 'nothing'}", step=str(sid))
         try:
             sp = raw if isinstance(raw, StepPlan) else StepPlan.model_validate(raw)
@@ -147,43 +322,54 @@ def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, A
         except (ValidationError, TypeError, ValueError) as exc:
             raise InputError(f"step {sid!r}: not a step's input ({{\"choices\": {{...}}}}): {exc}") from None
         if sp.rolls or sp.rerolls:
-            raise RuleError("a submission's dice are rolled by the server; leave out"
-                            " \"rolls\" and \"rerolls\"", step=str(sid))
+            raise RuleError("a submission's dice are rolled by the server; leave out \"rolls\" and \"rerolls\"",
+                            step=str(sid))
         given[sid] = sp
-    previous = camp.submissions(turn).get(who)
+    previous = camp.submissions(t).get(who)
     before: dict[str, SubmittedStep] = {}
     if previous is not None and isinstance(previous.payload, PlanSubmitted):
         before = {k: s for k, s in previous.payload.steps.items() if k in allowed}
+    before.update({k: s for k, s in (sealed or {}).items() if k in allowed})
     merged: dict[str, StepPlan] = {
         sid: StepPlan(choices=dict(st.choices), rolls={k: list(f) for k, f in st.rolls.items()})
         for sid, st in before.items()
     }
+    sealed_before = tuple(sid for sid, st in before.items() if st.rolls)
     for sid, sp in given.items():
         old = before.get(sid)
         if old is not None and old.rolls:
             if old.choices != sp.choices:
-                raise RuleError("its dice were rolled when you submitted it earlier this turn,"
-                                " so its choices are sealed; ask the GM to change them", step=sid)
+                raise RuleError("its dice were rolled when you submitted it earlier this turn, so its choices are"
+                                " sealed; ask the GM to change them", step=sid)
             continue  # the same choices again: keep the faces already rolled
         merged[sid] = StepPlan(choices=dict(sp.choices))
-    plan = Plan(turn=turn, seed=roller.new_seed(), steps=merged)
-    tp = preview_turn(camp.ruleset, state, plan, campaign=camp.id, turn=turn, start_seq=head)
-    by_id = {sp.phase.id: sp for sp in tp.steps}
+    view = rs.redact(opened(camp, state, t, events=events), v)
+    dice = roller.KeyedRoller(roller.new_seed(), campaign=camp.id, turn=t)
     out: dict[str, SubmittedStep] = {}
     seen: dict[str, list[Draft]] = {}
     fresh: list[str] = []
-    for sid in merged:
-        result = by_id.get(sid)
-        if result is None:
-            raise RuleError(f"cannot be checked yet: an earlier step of turn {turn} does not"
-                            " resolve; ask the GM", step=sid)
-        if result.error:
-            raise RuleError(result.error if sid in result.error else f"[{sid}] {result.error}")
-        out[sid] = SubmittedStep(choices=dict(merged[sid].choices),
-                                 rolls={r.key: list(r.faces) for r in result.rolls})
-        seen[sid] = [d for d in result.drafts if visible_to(d.visibility, v)]
-        if result.rolls and not merged[sid].rolls:
+    unchecked: list[str] = []
+    for step in rs.phases_for(view, t):
+        sid = step.id
+        if sid not in merged:
+            continue
+        sp = merged[sid]
+        if fresh:  # after dice not sealed yet: checked once they are (no refusal may depend on them)
+            unchecked.append(sid)
+            out[sid] = SubmittedStep(choices=dict(sp.choices))
+            continue
+        try:
+            res = run_step(rs, view, step, sp.choices, dice.for_step(sid, manual=sp.rolls), campaign=camp.id,
+                           turn=t, start_seq=head)
+        except RuleError as exc:
+            raise RuleError(str(exc) if sid in str(exc) else f"[{sid}] {exc}") from None
+        out[sid] = SubmittedStep(choices=dict(sp.choices), rolls={r.key: list(r.faces) for r in res.rolls})
+        seen[sid] = [d for d in res.drafts if visible_to(d.visibility, v)]
+        if res.rolls and not sp.rolls:
             fresh.append(sid)
-    return SubmissionCheck(viewer=who, turn=turn, expect_seq=head, steps=out, fresh=tuple(fresh),
-                           events=seen)
-
+        view = res.state
+    missing = sorted(set(merged) - set(out))
+    if missing:
+        raise RuleError(f"cannot be checked: {', '.join(missing)} is not a step of {unit} {t} now; ask the GM")
+    return SubmissionCheck(viewer=who, turn=t, expect_seq=head, steps=out, fresh=tuple(fresh), events=seen,
+                           unchecked=tuple(unchecked), sealed=sealed_before)

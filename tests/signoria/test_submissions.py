@@ -132,30 +132,36 @@ def test_a_gm_plan_naming_the_step_wins(camp: Campaign) -> None:
 
 
 def test_another_factions_steps_are_refused(camp: Campaign) -> None:
-    """§1.3: a faction orders only itself; nothing is appended."""
+    """§1.3: a faction orders only itself; nothing is appended but the dice of a command roll that was
+    rolled before the rest was refused (they stay sealed: no fishing)."""
     head = camp.head_seq
     with pytest.raises(RuleError, match=r"orders_marburg.*not fabian's to submit"):
         camp.submit("fabian", {"orders_marburg": {"choices": {"orders": []}}})
     with pytest.raises(RuleError, match="not fabian's"):
         camp.submit("fabian", {"p3_war": {"choices": {}}})
-    with pytest.raises(RuleError, match="a faction orders only itself"):
-        camp.submit("fabian", {"command_fabian": COMMAND,
-                               "orders_fabian": {"choices": {"actor": "marburg", "orders": []}}})
     with pytest.raises(InputError):
         camp.submit("gm", {"orders_fabian": ORDERS})
     assert camp.head_seq == head
+    with pytest.raises(RuleError, match="a faction orders only itself"):
+        camp.submit("fabian", {"command_fabian": COMMAND,
+                               "orders_fabian": {"choices": {"actor": "marburg", "orders": []}}})
+    kept = [e for e in camp.events() if e.seq > head]
+    assert [(e.type, list(e.payload.steps)) for e in kept] == [  # type: ignore[attr-defined]
+        ("core.plan_submitted", ["command_fabian"])]
 
 
 def test_a_bad_order_is_refused_with_the_rules_message(camp: Campaign) -> None:
     """§3.1: more special slots than the command roll gave is refused, naming the rule; nothing appended."""
     head = camp.head_seq
-    bad = {"choices": {"orders": [{"id": "Q1", "action": "hire_troops", "slots": ["special"] * 5,
-                                   "params": {"units": 1}}]}}
-    with pytest.raises(RuleError, match=r"\[orders_fabian\].*special slots.*§3\.1"):
-        camp.submit("fabian", {"command_fabian": COMMAND, "orders_fabian": bad})
     with pytest.raises(RuleError, match="rolled by the server"):
         camp.submit("fabian", {"command_fabian": {"choices": {"stake": "high"}, "rolls": {"cmd.1": [6, 6]}}})
     assert camp.head_seq == head
+    bad = {"choices": {"orders": [{"id": "Q1", "action": "hire_troops", "slots": ["special"] * 5,
+                                   "params": {"units": 1}}]}}
+    with pytest.raises(RuleError, match=r"\[orders_fabian\].*special slots.*§3\.1") as err:
+        camp.submit("fabian", {"command_fabian": COMMAND, "orders_fabian": bad})
+    assert "3, 4" not in str(err.value) and "[3" not in str(err.value)  # no refusal states a die
+    assert camp.head_seq == head + 1  # only the command roll's sealed dice
 
 
 def test_a_rolled_step_is_sealed_and_later_submissions_carry_it(camp: Campaign) -> None:
