@@ -544,6 +544,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--plan", required=True, help="plan JSON with only this player's steps (choices), or - for stdin")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_submit)
+
+    from kingdomlog.pbp_cli import add_commands  # play by post: serve, status, publish, deadline, ready, ...
+
+    add_commands(sub)
     return p
 
 

@@ -1,0 +1,342 @@
+"""The play-by-post commands of ``kingdomlog`` (registered by ``cli.build_parser``).
+
+``serve`` (the one server of the table), ``status``, ``publish`` (the GM's opening), ``deadline``,
+``ready``, ``answer``, ``message`` and ``resolve`` (move the turn on; commit when everything is in).
+Every command that records a player's or the GM's word then moves the turn on (``pbp.advance``) and
+says what that did, so a game runs from the command line alone as well as from the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from kingdomlog.core.errors import ConflictError, InputError
+
+DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d)?\s*$")
+
+
+def _campaign(path: str) -> Any:
+    from kingdomlog.app import Campaign
+
+    return Campaign.open(path)
+
+
+def _out(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=str, ensure_ascii=False) + "\n")
+
+
+def hours(text: str) -> float:
+    """``48h``, ``2d``, ``90m``, ``36`` (hours) as hours.
+
+    >>> hours("2d"), hours("90m"), hours("36")
+    (48.0, 1.5, 36.0)
+    """
+    m = DURATION.match(text)
+    if not m:
+        raise InputError(f"{text!r} is not a duration (e.g. 48h, 2d, 90m)")
+    n = float(m.group(1))
+    unit = m.group(2) or "h"
+    return n * {"m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0}[unit]
+
+
+def when(text: str) -> datetime:
+    """An ISO time with its zone (``2026-12-05T18:00+01:00``; ``Z`` for UTC)."""
+    try:
+        t = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"{text!r} is not a time like 2026-12-05T18:00+00:00") from None
+    if t.tzinfo is None:
+        raise InputError(f"{text!r}: say the time zone (e.g. 2026-12-05T18:00+00:00, or Z for UTC)")
+    return t.astimezone(UTC)
+
+
+def _advance(camp: Any, quiet: bool = False) -> Any:
+    from kingdomlog.app import pbp
+
+    try:
+        res = pbp.advance(camp)
+    except ConflictError:
+        return None  # someone else moved it meanwhile
+    if not quiet:
+        for line in res.done:
+            print(f"  then: {line}")
+    return res
+
+
+def _viewer(camp: Any, who: str | None, *, player: bool = False) -> Any:
+    v = camp.viewer(who)
+    if player and not v.is_player:
+        raise InputError("--as must name a player or faction")
+    return v
+
+
+# ---- commands --------------------------------------------------------------------------------------------
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from kingdomlog.app import pbp
+
+    camp = _campaign(args.dir)
+    v = _viewer(camp, args.as_)
+    st = pbp.status(camp)
+    if v.is_player:  # a player sees its own part and the deadline, nothing of the others
+        me = next((p for p in st.players if p.id == v.id), None)
+        doc: dict[str, Any] = {
+            "turn": st.turn, "stage": st.stage, "time_left": st.time_left(),
+            "orders_due": st.orders_due.isoformat() if st.orders_due else None,
+            "submitted": me.submitted if me else [], "missing": me.missing if me else [],
+            "ready": me.ready if me else False,
+            "questions": [{"id": q.id, "kind": q.kind, "answered": q.answered, "prompt": q.prompt,
+                           "deadline": q.deadline.isoformat() if q.deadline else None}
+                          for q in pbp.questions(camp, v)]}
+        if args.json:
+            _out(doc)
+            return 0
+        print(f"{camp.config.name}: {st.turn_unit} {st.turn} for {v.id}: {st.stage}; orders due "
+              f"{doc['orders_due'] or '(no deadline)'} ({doc['time_left']})")
+        print(f"  submitted: {', '.join(doc['submitted']) or 'nothing'}; ready: {'yes' if doc['ready'] else 'no'}")
+        for q in doc["questions"]:
+            print(f"  question {q['id']}: {'answered' if q['answered'] else 'OPEN'}")
+        return 0
+    if args.json:
+        _out(st.as_dict())
+        return 0
+    due = f"{st.orders_due:%Y-%m-%d %H:%M} UTC ({st.time_left()})" if st.orders_due else "no deadline"
+    print(f"{camp.config.name}: {st.turn_unit} {st.turn}: {st.stage}"
+          + (f" (orders closed: {st.closed})" if st.closed else "") + f"; orders due {due}"
+          + ("; resolves itself when everything is in" if st.auto_resolve else ""))
+    if not st.published:
+        print("  the opening is not published yet (kingdomlog publish DIR --plan OPENING.json)")
+    print(f"  {'player':<12} {'submitted':<32} {'missing':<30} ready  questions open")
+    for p in st.players:
+        print(f"  {p.id:<12} {', '.join(p.submitted) or '-':<32} {', '.join(p.missing) or '-':<30} "
+              f"{'yes' if p.ready else 'no':<6} {', '.join(p.questions_open) or '-'}")
+    open_q = [q for q in st.questions if not q.answered]
+    for q in open_q:
+        left = pbp.time_words((q.deadline - st.now).total_seconds()) if q.deadline else "no deadline"
+        print(f"  waiting for {q.to}: {q.id} ({q.kind}; {left})")
+    if st.problem:
+        print(f"  the resolution is refused: {st.problem}")
+    if st.waiting_on:
+        print(f"  waiting on: {', '.join(st.waiting_on)}")
+    return 0
+
+
+def cmd_deadline(args: argparse.Namespace) -> int:
+    from kingdomlog.app import pbp
+
+    camp = _campaign(args.dir)
+    if args.at and args.in_:
+        raise InputError("give --at or --in, not both")
+    due = when(args.at) if args.at else (datetime.now(UTC) + timedelta(hours=hours(args.in_)) if args.in_ else None)
+    if args.close:
+        pbp.close_orders(camp)
+        print(f"closed the orders of {camp.ruleset.turn_unit} {camp.next_turn()}")
+    else:
+        pbp.set_deadline(camp, orders_due=due, answer_hours=hours(args.answers) if args.answers else None,
+                         auto_resolve=args.auto_resolve, clear=args.clear)
+        st = pbp.status(camp)
+        print(f"{st.turn_unit} {st.turn}: orders due "
+              + (f"{st.orders_due:%Y-%m-%d %H:%M} UTC ({st.time_left()})" if st.orders_due else "when all are ready")
+              + f"; {st.answer_hours:g} h per question; "
+              + ("resolves itself" if st.auto_resolve else "the GM commits the turn"))
+    _advance(camp)
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from kingdomlog.app import pbp
+    from kingdomlog.cli import _load_plan
+
+    camp = _campaign(args.dir)
+    res = pbp.publish(camp, _load_plan(args.plan))
+    asked = pbp.questions(camp, "gm")
+    print(f"published the opening of {camp.ruleset.turn_unit} {camp.next_turn()} (seq {res.first_seq}); "
+          f"{len(asked)} question(s) to the players: {', '.join(q.id for q in asked) or 'none'}")
+    return 0
+
+
+def cmd_ready(args: argparse.Namespace) -> int:
+    from kingdomlog.app import pbp
+
+    camp = _campaign(args.dir)
+    v = _viewer(camp, args.as_, player=True)
+    pbp.mark_ready(camp, v, not args.not_ready)
+    print(f"{v.id} is {'not ' if args.not_ready else ''}ready for {camp.ruleset.turn_unit} {camp.next_turn()}")
+    _advance(camp)
+    return 0
+
+
+def _answer_value(q: Any, raw: str) -> Any:
+    """An option's number (1-based) or exact label, else the text as JSON."""
+    if raw.isdigit() and 1 <= int(raw) <= len(q.options):
+        return q.options[int(raw) - 1].value
+    for o in q.options:
+        if o.label == raw:
+            return o.value
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    from kingdomlog.app import pbp
+
+    camp = _campaign(args.dir)
+    v = _viewer(camp, args.as_, player=True)
+    mine = pbp.questions(camp, v)
+    if args.question is None:
+        if args.json:
+            _out([{"id": q.id, "kind": q.kind, "prompt": q.prompt, "answered": q.answered, "answer": q.answer,
+                   "default": q.default, "deadline": q.deadline.isoformat() if q.deadline else None,
+                   "options": [{"n": i, "value": o.value, "label": o.label} for i, o in enumerate(q.options, 1)]}
+                  for q in mine])
+            return 0
+        if not mine:
+            print(f"no questions for {v.id} this {camp.ruleset.turn_unit}")
+        for item in mine:
+            if item.answered:
+                state = f"answered: {item.label_of(item.answer)}" + (" (the default)" if item.by_default else "")
+            else:
+                state = f"OPEN until {item.deadline:%Y-%m-%d %H:%M} UTC" if item.deadline else "OPEN"
+            print(f"{item.id} [{state}]\n  {item.prompt}")
+            for i, o in enumerate(item.options, 1):
+                print(f"    {i}. {o.label}" + (f" ({o.detail})" if o.detail else ""))
+        return 0
+    q = next((x for x in mine if x.id == args.question), None)
+    if q is None:
+        raise InputError(f"no question {args.question!r} for {v.id}; `kingdomlog answer DIR --as {v.id}` lists them")
+    if args.value is None:
+        raise InputError("give the answer: an option's number, its label, or JSON")
+    value = _answer_value(q, args.value)
+    pbp.answer(camp, v, q.id, value)
+    print(f"{v.id} answered {q.id}: {q.label_of(value)}")
+    _advance(camp)
+    return 0
+
+
+def cmd_message(args: argparse.Namespace) -> int:
+    from kingdomlog.app import pbp
+
+    camp = _campaign(args.dir)
+    v = _viewer(camp, args.as_ or "gm")
+    if args.list:
+        for m in pbp.messages(camp, v):
+            to = ", ".join(m.to) or "everyone"
+            print(f"[{m.turn}] {m.sender} -> {to}" + (f": {m.subject}" if m.subject else "") + f"\n  {m.text}")
+        return 0
+    if not args.text:
+        raise InputError("write the message's text (or --list to read yours)")
+    res = pbp.send_message(camp, v, args.to or [], " ".join(args.text), subject=args.subject or "")
+    print(f"sent (seq {res.first_seq}) from {v.id} to {', '.join(args.to or []) or 'everyone (an open letter)'}")
+    return 0
+
+
+def cmd_resolve(args: argparse.Namespace) -> int:
+    from kingdomlog.app import pbp
+    from kingdomlog.cli import _load_plan
+
+    camp = _campaign(args.dir)
+    plan = _load_plan(args.plan) if args.plan else None
+    if args.close:
+        pbp.close_orders(camp)
+    res = pbp.advance(camp, plan=plan, commit=True if args.commit else None)
+    for line in res.done or ["nothing to do now"]:
+        print(line)
+    st = res.status
+    if st.problem:
+        print(f"kingdomlog: error: the resolution is refused: {st.problem}", file=sys.stderr)
+        return 1
+    if res.committed is None and st.waiting_on:
+        print(f"waiting on: {', '.join(st.waiting_on)} ({st.stage})")
+    elif res.committed is None and st.stage == "to resolve":
+        print("everything is in: commit with `kingdomlog resolve DIR --commit` (or the GM sheet)")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from kingdomlog.server import serve
+
+    return serve(Path(args.dir), host=args.host, port=args.port, secure=args.secure, open_public=args.open_public,
+                 new_credentials=args.new_credentials, gm_sheet=not args.no_gm_sheet)
+
+
+# ---- parser ------------------------------------------------------------------------------------------------
+
+
+def add_commands(sub: Any) -> None:
+    """Add the play-by-post commands to ``kingdomlog``'s subparsers."""
+    s = sub.add_parser("serve", help="serve the whole table (GM sheet, each faction's orders and report, the public "
+                                     "view) from one server, each page behind its own link")
+    s.add_argument("dir")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface; put a TLS "
+                                                       "reverse proxy in front, see docs/play-by-post.md)")
+    s.add_argument("--port", type=int, default=2730)
+    s.add_argument("--secure", action="store_true", help="behind TLS: mark the login cookie Secure, print https links")
+    s.add_argument("--open-public", action="store_true", help="the public view needs no link")
+    s.add_argument("--new-credentials", action="store_true", help="make new links for everyone (old ones stop)")
+    s.add_argument("--no-gm-sheet", action="store_true", help="do not serve the GM sheet (the GM plays by CLI)")
+    s.set_defaults(fn=cmd_serve)
+
+    s = sub.add_parser("status", help="where the next turn stands: submitted, ready, missing, questions, time left")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="VIEWER", help="a player sees its own part only (default: the GM)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_status)
+
+    s = sub.add_parser("publish", help="GM: publish the next turn's opening (events, dilemmas, candidates) to the "
+                                       "players before their orders")
+    s.add_argument("dir")
+    s.add_argument("--plan", required=True, help="plan JSON with the opening step(s) only, or - for stdin")
+    s.set_defaults(fn=cmd_publish)
+
+    s = sub.add_parser("deadline", help="GM: when the next turn's orders are due, how long each question stays "
+                                        "open, whether the turn resolves itself")
+    s.add_argument("dir")
+    s.add_argument("--at", help="orders due at this time (ISO, with its zone: 2026-12-05T18:00+00:00)")
+    s.add_argument("--in", dest="in_", metavar="DURATION", help="orders due in 48h, 2d, 90m from now")
+    s.add_argument("--answers", metavar="DURATION", help="time each question stays open (default 24h)")
+    s.add_argument("--auto-resolve", action=argparse.BooleanOptionalAction, default=None,
+                   help="commit the turn by itself when everything is in")
+    s.add_argument("--clear", action="store_true", help="no orders deadline: wait until every player is ready")
+    s.add_argument("--close", action="store_true", help="close the orders now")
+    s.set_defaults(fn=cmd_deadline)
+
+    s = sub.add_parser("ready", help="a player says it is done with the next turn (--not to take it back)")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="FACTION", required=True)
+    s.add_argument("--not", dest="not_ready", action="store_true")
+    s.set_defaults(fn=cmd_ready)
+
+    s = sub.add_parser("answer", help="a player answers a question of the turn (no question: list them)")
+    s.add_argument("dir")
+    s.add_argument("question", nargs="?", help="the question's id (see `kingdomlog answer DIR --as F`)")
+    s.add_argument("value", nargs="?", help="an option's number or label, or the answer as JSON")
+    s.add_argument("--as", dest="as_", metavar="FACTION", required=True)
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_answer)
+
+    s = sub.add_parser("message", help="write to other factions (private, or an open letter), or --list yours")
+    s.add_argument("dir")
+    s.add_argument("text", nargs="*")
+    s.add_argument("--as", dest="as_", metavar="SENDER", help="a faction, or gm (default)")
+    s.add_argument("--to", action="append", metavar="FACTION", help="a recipient (repeat); none: an open letter")
+    s.add_argument("--subject")
+    s.add_argument("--list", action="store_true", help="the messages you may read")
+    s.set_defaults(fn=cmd_message)
+
+    s = sub.add_parser("resolve", help="GM: move the next turn on (close, ask, let defaults stand) and commit it "
+                                       "when everything is in")
+    s.add_argument("dir")
+    s.add_argument("--plan", help="the GM's plan for the resolution (rulings), merged with the table's inputs")
+    s.add_argument("--commit", action="store_true", help="commit when nothing is left to ask, even without "
+                                                         "--auto-resolve")
+    s.add_argument("--close", action="store_true", help="close the orders first")
+    s.set_defaults(fn=cmd_resolve)

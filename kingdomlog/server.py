@@ -1,0 +1,395 @@
+"""One server for the whole table: ``kingdomlog serve DIR``.
+
+One process serves, each behind its own credential:
+
+| path | page | who |
+|---|---|---|
+| ``/gm/`` | the GM's turn sheet (``notebooks/turn_sheet.py``) | the GM |
+| ``/f/<faction>/orders/`` | that faction's orders sheet (``notebooks/orders_sheet.py``) | that faction |
+| ``/f/<faction>/report/`` | that faction's report (``notebooks/kingdom_view.py``, as it is) | that faction |
+| ``/public/`` | the public view (``notebooks/kingdom_view.py``) | the public link |
+
+Why this way: marimo's run mode serves several notebooks from one Starlette app (``marimo.create_asgi_app``
+builds exactly that); here each page is its own marimo app whose command-line arguments (``mo.cli_args()``:
+the campaign and the viewer) are fixed by the server when the app is built, so a page can only ever show
+its own viewer, whatever the browser sends (the viewer never comes from the request). ``create_asgi_app``
+itself gives every app empty arguments and builds one app per notebook file, so the apps are built here
+with the same marimo parts it uses, one per (notebook, viewer). A pure-ASGI gate in front of every app
+checks the credential on every HTTP request *and* every websocket (Starlette's ``BaseHTTPMiddleware``
+would let websockets through) and lets through only the credential of that page's viewer. Credentials
+are random tokens; the server keeps only their SHA-256 (``DIR/.secrets/credentials.json``, mode 0600)
+and compares with ``hmac.compare_digest``; a browser logs in once with its link (``/login?key=...``) and
+then holds an HttpOnly, SameSite=Strict cookie. A background task moves the turn on every minute
+(``pbp.advance``: deadlines, questions whose time ran out).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlencode
+
+from kingdomlog.app import Campaign
+from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
+from kingdomlog.notebook_server import notebook
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+COOKIE = "kingdomlog_key"
+SECRETS_DIR = ".secrets"
+CREDENTIALS = "credentials.json"
+GM = "gm"
+PUBLIC = "public"
+BLOCKED = ("/api/home", "/api/files", "/api/secrets", "/api/cache", "/api/documentation", "/api/datasources",
+           "/api/sql", "/api/storage", "/api/ai", "/api/export", "/api/packages", "/api/lsp", "/auth", "/terminal",
+           "/openapi")
+"""marimo endpoints a run-mode page does not need (some show server paths or files): refused."""
+TICK_SECONDS = 60.0
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Credentials:
+    """Who may open what: credential owner -> SHA-256 of its token (``gm``, ``public``, faction ids)."""
+
+    path: Path
+    digests: dict[str, str]
+
+    @classmethod
+    def load(cls, folder: Path) -> Credentials:
+        path = folder / SECRETS_DIR / CREDENTIALS
+        if not path.is_file():
+            return cls(path, {})
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{path}: cannot read the credentials ({exc}); remove it and make new ones with "
+                             "`kingdomlog serve DIR --new-credentials`") from None
+        if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+            raise InputError(f"{path}: not a credentials file; remove it and make new ones")
+        return cls(path, dict(data))
+
+    def who(self, token: str | None) -> str | None:
+        """The owner of ``token`` (constant-time comparisons), or None."""
+        if not token:
+            return None
+        d = _digest(token)
+        found = None
+        for owner, digest in self.digests.items():
+            if hmac.compare_digest(d, digest):
+                found = owner
+        return found
+
+    def issue(self, owners: Sequence[str], *, renew: bool = False) -> dict[str, str]:
+        """New tokens for ``owners`` that have none (all of them with ``renew``); returns owner -> token."""
+        out: dict[str, str] = {}
+        for owner in owners:
+            if renew or owner not in self.digests:
+                token = secrets.token_urlsafe(24)
+                self.digests[owner] = _digest(token)
+                out[owner] = token
+        if out:
+            self.save()
+        return out
+
+    def save(self) -> None:
+        self.path.parent.mkdir(mode=0o700, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(self.digests, fh, indent=1, sort_keys=True)
+        os.replace(tmp, self.path)
+
+
+def _headers(scope: Scope, key: bytes) -> list[str]:
+    return [bytes(v).decode("latin-1") for k, v in scope.get("headers", ()) if k == key]
+
+
+def _cookie(scope: Scope) -> str | None:
+    for value in _headers(scope, b"cookie"):
+        for part in value.split(";"):
+            k, _, v = part.strip().partition("=")
+            if k == COOKIE:
+                return v
+    return None
+
+
+def _bearer(scope: Scope) -> str | None:
+    for value in _headers(scope, b"authorization"):
+        kind, _, token = value.partition(" ")
+        if kind.lower() == "bearer":
+            return token.strip()
+    return None
+
+
+async def _respond(send: Send, status: int, body: str, *, headers: Sequence[tuple[bytes, bytes]] = (),
+                   content_type: bytes = b"text/html; charset=utf-8") -> None:
+    data = body.encode("utf-8")
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", content_type), (b"content-length", str(len(data)).encode()),
+        (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"no-referrer"), *headers]})
+    await send({"type": "http.response.body", "body": data})
+
+
+class Gate:
+    """A pure-ASGI gate in front of one page: only the credential of its ``owner`` passes (HTTP and websocket)."""
+
+    def __init__(self, app: ASGIApp, owner: str, creds: Credentials, mount: str, *, open_door: bool = False) -> None:
+        self.app, self.owner, self.creds, self.mount, self.open_door = app, owner, creds, mount, open_door
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        who = self.creds.who(_cookie(scope) or _bearer(scope))
+        allowed = who == self.owner or (self.open_door and self.owner == PUBLIC)
+        path = str(scope.get("path", ""))
+        rel = path[len(self.mount):] if path.startswith(self.mount) else path
+        blocked = any(rel == b or rel.startswith(b + "/") for b in BLOCKED)
+        if allowed and not blocked:
+            scope.setdefault("state", {})["kingdomlog_viewer"] = self.owner
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 4403, "reason": "not your page"})
+            return
+        if blocked and allowed:
+            await _respond(send, 404, "<p>Not here.</p>")
+            return
+        method = scope.get("method", "GET")
+        if who is None and method == "GET" and not rel.strip("/").startswith(("api", "assets", "ws")):
+            target = quote(path, safe="/")
+            await _respond(send, 303, "", headers=[(b"location", f"/?{urlencode({'next': target})}".encode())])
+            return
+        await _respond(send, 403, _page("Not your page", "<p>This page belongs to someone else. Open your own link "
+                                                         "from the GM.</p>"))
+
+
+def _page(title: str, body: str) -> str:
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' "
+            "content='width=device-width, initial-scale=1'><title>" + escape(title) + "</title><style>"
+            "body{font-family:system-ui,sans-serif;max-width:36em;margin:2em auto;padding:0 1em;color:#222}"
+            "a{color:#1a5fb4} input{font-size:1em;padding:.3em;width:100%;box-sizing:border-box}"
+            "button{font-size:1em;padding:.4em 1em;margin-top:.5em}</style></head><body><h1>" + escape(title)
+            + "</h1>" + body + "</body></html>")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One served page: its mount path, notebook, the viewer fixed on it and the credential that opens it."""
+
+    path: str
+    notebook: str
+    owner: str
+    cli_args: dict[str, str]
+    title: str
+
+
+def pages(folder: Path, camp: Campaign, *, gm_sheet: bool = True) -> list[Page]:
+    """Every page of the table: the GM sheet, each faction's orders sheet and report, the public view."""
+    absolute = str(folder.resolve())
+    out = []
+    if gm_sheet:
+        out.append(Page("/gm", "turn_sheet", GM, {"campaign": absolute}, "GM turn sheet"))
+    for fid in camp.players():
+        args = {"campaign": absolute, "viewer": fid}
+        out.append(Page(f"/f/{fid}/orders", "orders_sheet", fid, args, f"orders of {fid}"))
+        out.append(Page(f"/f/{fid}/report", "kingdom_view", fid, args, f"report of {fid}"))
+    out.append(Page("/public", "kingdom_view", PUBLIC, {"campaign": absolute, "viewer": PUBLIC}, "public view"))
+    return out
+
+
+def home_of(owner: str) -> str:
+    """Where a credential's browser goes after logging in."""
+    if owner == GM:
+        return "/gm/"
+    if owner == PUBLIC:
+        return "/public/"
+    return f"/f/{owner}/orders/"
+
+
+def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool = True) -> ASGIApp:
+    """A run-mode marimo app for one notebook whose ``mo.cli_args()`` are ``cli_args``.
+
+    Built with the parts ``marimo.create_asgi_app`` uses for each of its apps (which always passes
+    empty arguments): one session manager per page, no code sent, no tracebacks shown.
+    """
+    from marimo._config.config import PartialMarimoConfig
+    from marimo._config.manager import get_default_config_manager
+    from marimo._server.api import lifespans
+    from marimo._server.lsp import NoopLspServer
+    from marimo._server.main import create_starlette_app
+    from marimo._server.registry import LIFESPAN_REGISTRY
+    from marimo._server.session_manager import SessionManager
+    from marimo._server.tokens import AuthToken
+    from marimo._server.workspace import SingleFileWorkspace
+    from marimo._session.model import SessionMode
+    from marimo._utils.lifespans import Lifespans
+    from marimo._utils.marimo_path import MarimoPath
+
+    config = get_default_config_manager(current_path=None).with_overrides(
+        PartialMarimoConfig(runtime={"show_tracebacks": False}))  # type: ignore[typeddict-item]
+    manager = SessionManager(
+        workspace=SingleFileWorkspace.from_path(MarimoPath(str(nb))), mode=SessionMode.RUN, quiet=quiet,
+        include_code=False, lsp_server=NoopLspServer(), config_manager=config, cli_args=dict(cli_args), argv=None,
+        auth_token=AuthToken(""), redirect_console_to_browser=False, ttl_seconds=120)
+    app = create_starlette_app(base_url="", lifespan=Lifespans([lifespans.etc, *LIFESPAN_REGISTRY.get_all()]),
+                               enable_auth=False, allow_origins=(), skew_protection=False)
+    app.state.session_manager = manager
+    app.state.base_url = base_url
+    app.state.asset_url = None
+    app.state.config_manager = config
+    app.state.enable_auth = False
+    app.state.html_head = None
+    result: ASGIApp = app
+    return result
+
+
+class Front:
+    """The server's own routes (``/``, ``/login``, ``/logout``) in front of the pages."""
+
+    def __init__(self, app: ASGIApp, creds: Credentials, name: str, secure: bool) -> None:
+        self.app, self.creds, self.name, self.secure = app, creds, name, secure
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("path") not in ("/", "/login", "/logout"):
+            await self.app(scope, receive, send)
+            return
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        path = scope["path"]
+        if path == "/logout":
+            await _respond(send, 303, "", headers=[(b"location", b"/"), (b"set-cookie", self._cookie("", 0))])
+            return
+        if path == "/login":
+            token = (query.get("key") or [""])[0]
+            who = self.creds.who(token)
+            if who is None:
+                await _respond(send, 403, _page(self.name, "<p>That link is not valid (any more). Ask the GM for "
+                                                           "yours.</p><p><a href='/'>Back</a></p>"))
+                return
+            nxt = (query.get("next") or [""])[0]
+            dest = nxt if nxt.startswith(home_of(who).rstrip("/")) and not nxt.startswith("//") else home_of(who)
+            await _respond(send, 303, "", headers=[(b"location", dest.encode()),
+                                                   (b"set-cookie", self._cookie(token, 60 * 60 * 24 * 90))])
+            return
+        who = self.creds.who(_cookie(scope))
+        if who is not None:
+            await _respond(send, 303, "", headers=[(b"location", home_of(who).encode())])
+            return
+        nxt = escape((query.get("next") or [""])[0])
+        body = (f"<p>The table of <b>{escape(self.name)}</b>. Open the link the GM gave you, or paste its key:</p>"
+                "<form action='/login' method='get'><label>Key <input name='key' autocomplete='off' "
+                "spellcheck='false'></label>" + (f"<input type='hidden' name='next' value='{nxt}'>" if nxt else "")
+                + "<button type='submit'>Open</button></form>")
+        await _respond(send, 200, _page(self.name, body))
+
+    def _cookie(self, token: str, max_age: int) -> bytes:
+        parts = [f"{COOKIE}={token}", "Path=/", "HttpOnly", "SameSite=Strict", f"Max-Age={max_age}"]
+        if self.secure:
+            parts.append("Secure")
+        return "; ".join(parts).encode("latin-1")
+
+
+def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_sheet: bool = True,
+          tick: float | None = TICK_SECONDS, creds: Credentials | None = None) -> tuple[ASGIApp, list[Page]]:
+    """The table's ASGI app and its pages (credentials from ``DIR/.secrets`` unless given)."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    camp = Campaign.open(folder)
+    camp.events()
+    creds = Credentials.load(folder) if creds is None else creds
+    served = pages(folder, camp, gm_sheet=gm_sheet)
+    routes = []
+    for p in served:
+        app = marimo_app(notebook(p.notebook), p.path, p.cli_args)
+        routes.append(Mount(p.path, app=Gate(app, p.owner, creds, p.path, open_door=open_public)))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        task = asyncio.create_task(_ticker(folder, tick)) if tick else None
+        try:
+            yield
+        finally:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    root = Starlette(routes=routes, lifespan=lifespan)
+    return Front(root, creds, camp.config.name, secure), served
+
+
+async def _ticker(folder: Path, every: float) -> None:
+    """Move the turn on now and then: deadlines and questions whose time ran out (``pbp.advance``)."""
+    from kingdomlog.app import pbp
+
+    while True:
+        await asyncio.sleep(every)
+        try:
+            done = await asyncio.to_thread(lambda: pbp.advance(Campaign.open(folder)).done)
+            for line in done:
+                print(f"kingdomlog: {line}", flush=True)
+        except ConflictError:
+            continue  # someone wrote meanwhile: the next tick tries again
+        except KingdomlogError as exc:
+            print(f"kingdomlog: the turn cannot move on: {exc}", file=sys.stderr, flush=True)
+
+
+def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bool = False,
+          open_public: bool = False, new_credentials: bool = False, gm_sheet: bool = True,
+          tick: float = TICK_SECONDS) -> int:
+    """Serve the whole table from one process until stopped; prints each new credential's link once."""
+    import uvicorn
+
+    camp = Campaign.open(folder)
+    camp.events()
+    creds = Credentials.load(folder)
+    owners = [GM, *camp.players(), PUBLIC]
+    fresh = creds.issue(owners, renew=new_credentials)
+    app, served = build(folder, secure=secure, open_public=open_public, gm_sheet=gm_sheet, tick=tick, creds=creds)
+    shown = host if host not in ("0.0.0.0", "::") else "127.0.0.1"
+    base = f"{'https' if secure else 'http'}://{shown}:{port}"
+    print(f"Table of {camp.config.name!r} ({folder.resolve()}): {base}/", flush=True)
+    for p in served:
+        print(f"  {p.path}/  {p.title} (opened by the {p.owner!r} link)", flush=True)
+    if fresh:
+        print("New links (keep them; only their hashes are stored, in "
+              f"{creds.path}):", flush=True)
+        for owner in owners:
+            if owner in fresh:
+                print(f"  {owner}: {base}/login?key={fresh[owner]}", flush=True)
+    else:
+        print("The links were printed when they were made; `--new-credentials` makes new ones (old links stop).",
+              flush=True)
+    if host not in ("127.0.0.1", "localhost", "::1") and not secure:
+        print("warning: listening beyond this machine without TLS: put a reverse proxy with TLS in front and pass "
+              "--secure (docs/play-by-post.md)", file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws="websockets", lifespan="on",
+                            proxy_headers=True, forwarded_allow_ips="127.0.0.1")
+    server = uvicorn.Server(config)
+    print(f"Serving on {base}/  (stop with Ctrl-C)", flush=True)
+    server.run()
+    return 0
+
+
+__all__ = ["Credentials", "Gate", "Page", "build", "home_of", "marimo_app", "pages", "serve"]
