@@ -212,7 +212,8 @@ def pages(folder: Path, camp: Campaign, *, gm_sheet: bool = True) -> list[Page]:
         out.append(Page("/gm", "turn_sheet", GM, {"campaign": absolute}, "GM turn sheet"))
     for fid in camp.players():
         args = {"campaign": absolute, "viewer": fid}
-        out.append(Page(f"/f/{fid}/orders", "orders_sheet", fid, args, f"orders of {fid}"))
+        out.append(Page(f"/f/{fid}/orders", "orders_sheet", fid, {**args, "report": f"/f/{fid}/report/"},
+                        f"orders of {fid}"))
         out.append(Page(f"/f/{fid}/report", "kingdom_view", fid, args, f"report of {fid}"))
     out.append(Page("/public", "kingdom_view", PUBLIC, {"campaign": absolute, "viewer": PUBLIC}, "public view"))
     return out
