@@ -141,6 +141,7 @@ def test_a_whole_month_through_the_one_server(table: Any) -> None:
         for pl in (fab, mar):
             pl.click("Make the command roll", r"Command roll made")
             pl.page.get_by_text("Rolled and sealed").wait_for(timeout=30_000)
+            pl.settle()  # the sheet reloads after the write: let its new form settle
         fab.snap("02-fabian-rolled")
 
         # orders: Fabian introduces liberties (elementary); Marburg marches on Fabia with 3 units
