@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -154,13 +155,68 @@ def _short(exc: ValidationError) -> str:
 
 
 def canonical_json(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces, UTF-8 kept. Used for payloads and hashes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Canonical JSON (docs/log-format.md): keys sorted by code point, no spaces, UTF-8 kept, finite numbers only.
+
+    Used for payloads and hashes. Raises ``InputError`` for a NaN or an infinity (JSON has
+    no spelling for them; ``json.dumps`` would write ``NaN``, which no other reader accepts)
+    naming where it sits, and for text that is not valid Unicode (a lone surrogate, as a
+    file or an argument that is not UTF-8 decodes to).
+
+    >>> canonical_json({"b": 1.5, "a": ["é", None, True, 10**20]})
+    '{"a":["é",null,true,100000000000000000000],"b":1.5}'
+    >>> canonical_json({"x": [1, float("nan")]})
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: x[1] is nan; events carry only finite numbers (JSON has no NaN or Infinity)
+    """
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        where = _non_finite(value, "")
+        if where is None:
+            raise
+        raise InputError(f"{where[0] or '(value)'} is {where[1]}; events carry only finite numbers"
+                         " (JSON has no NaN or Infinity)") from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"text holds {text[exc.start:exc.end]!r}, which is not a Unicode character (the input was"
+                         " not UTF-8)") from None
+    return text
+
+
+def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
+    """Where the first non-finite float of ``value`` sits (``a.b[2]``) and what it is, or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path, value)
+    if isinstance(value, Mapping):
+        for k in sorted(value, key=str):
+            found = _non_finite(value[k], f"{path}.{k}" if path else str(k))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _non_finite(v, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 def payload_json(payload: EventModel) -> str:
-    """The canonical JSON text of a payload (what the log stores)."""
-    return canonical_json(payload.model_dump(mode="json"))
+    """The canonical JSON text of a payload (what the log stores); ``InputError`` naming the event type.
+
+    Non-finite numbers are refused wherever they sit: pydantic's JSON mode would write a
+    NaN inside an ``Any`` field as ``null`` (silently altered), and one in a ``float`` field
+    as ``NaN`` (not JSON).
+    """
+    where = _non_finite(payload.model_dump(), "")
+    if where is not None:
+        raise InputError(f"event {payload.type!r}: payload: {where[0]} is {where[1]}; events carry only finite"
+                         " numbers (JSON has no NaN or Infinity)")
+    try:
+        return canonical_json(payload.model_dump(mode="json"))
+    except InputError as exc:
+        raise InputError(f"event {payload.type!r}: payload: {exc}") from None
 
 
 @dataclass(frozen=True)
