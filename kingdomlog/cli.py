@@ -19,6 +19,7 @@ from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
 from kingdomlog.core.fold import last_live_turn, timeline
 from kingdomlog.core.ruleset import all_rulesets
 from kingdomlog.core.turn import Plan, TurnPreview
+from kingdomlog.store.log import describe_os_error
 
 EPILOG = """examples:
   kingdomlog new campaigns/my-realm --ruleset pf2e-kingmaker --name "My Realm"
@@ -132,12 +133,27 @@ def _preview_json(p: TurnPreview) -> dict[str, Any]:
     }
 
 
-def _load_plan(path: str) -> Plan:
+def _read_text(path: str, what: str) -> str:
+    """The UTF-8 text of ``path`` (``-``: stdin); ``InputError`` saying what is wrong with it."""
+    name = "standard input" if path == "-" else path
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8",
+                                                                                                       "surrogateescape")
+        else:
+            raw = Path(path).read_bytes()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read plan: {exc.strerror}") from None
-    return Plan.parse(text, source=path)
+        raise InputError(f"{name}: cannot read {what}: {describe_os_error(exc)}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError(f"{name}: {what} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); save it"
+                         " as UTF-8") from None
+
+
+def _load_plan(path: str) -> Plan:
+    return Plan.parse(_read_text(path, "plan"), source=path)
 
 
 def cmd_turn(args: argparse.Namespace) -> int:
@@ -193,10 +209,7 @@ def cmd_note(args: argparse.Namespace) -> int:
 
 def cmd_append(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
-    try:
-        text = sys.stdin.read() if args.events == "-" else Path(args.events).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{args.events}: cannot read: {exc.strerror}") from None
+    text = _read_text(args.events, "the events file")
     drafts = camp.parse_jsonl(text.splitlines(), source=args.events)
     res = camp.append_raw(drafts, expect_seq=args.expect_seq)
     if args.json:
@@ -216,14 +229,14 @@ def _event_json(ev: Any) -> dict[str, Any]:
 def cmd_log(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
-    events = camp.visible_events(viewer)
-    all_events = camp.events()
-    batches = timeline(all_events, viewer)
+    mine = camp.visible_events(viewer)  # numbered as this viewer's own log (nothing hidden shows)
+    head = _head_of(viewer, mine)
+    batches = timeline(mine, viewer)
     retracted = {b.commit_id for b in batches if b.retracted}
-    if args.turn is not None:
-        events = [e for e in events if e.turn == args.turn]
+    events = mine if args.turn is None else [e for e in mine if e.turn == args.turn]
     if args.json:
-        _out({"campaign": camp.id, "viewer": str(viewer),
+        _out({"campaign": camp.id, "viewer": str(viewer), "numbering": "log" if viewer.is_gm else "viewer",
+              "head": head.as_dict(),
               "events": [dict(_event_json(e), retracted=e.commit_id in retracted) for e in events],
               "batches": [b.__dict__ for b in batches if args.turn is None or args.turn in b.turns]})
         return 0
@@ -238,7 +251,21 @@ def cmd_log(args: argparse.Namespace) -> int:
             body = body[:137] + "..."
         vis = "" if e.visibility == "public" else f" <{e.visibility}>"
         print(f"{e.seq:>6}  t{e.turn:<3} {e.phase or '-':<10} {e.type}{vis} {body}")
+    print(_head_line(head))
     return 0
+
+
+def _head_of(viewer: Any, mine: Sequence[Any]) -> Any:
+    from kingdomlog.app.campaign import Witness
+    from kingdomlog.core.events import GENESIS_HASH
+
+    return Witness(viewer.id, mine[-1].seq, mine[-1].hash) if mine else Witness(viewer.id, 0, GENESIS_HASH)
+
+
+def _head_line(head: Any) -> str:
+    whose = "log" if head.viewer == "gm" else f"{head.viewer}'s log"
+    return (f"-- head of this {whose}: {head.text} (keep it: `kingdomlog verify DIR --expect-head {head.short}` later"
+            " shows whether anything in it was removed)")
 
 
 def cmd_state(args: argparse.Namespace) -> int:
@@ -249,10 +276,12 @@ def cmd_state(args: argparse.Namespace) -> int:
     events = camp.events()
     last = last_live_turn(events)
     shown_turn = last if args.turn is None else min(args.turn, last if last is not None else args.turn)
+    head = camp.head_for(viewer)
     if args.json:
         doc = state.model_dump(mode="json")
         doc["kingdomlog"] = {"campaign": camp.id, "ruleset": rs.id, "turn": shown_turn,
-                             "next_turn": camp.next_turn(), "head_seq": camp.head_seq, "viewer": str(viewer)}
+                             "next_turn": camp.next_turn(), "head_seq": head.seq, "head": head.as_dict(),
+                             "viewer": str(viewer)}
         doc["summary"] = rs.summary(state)
         doc["explain"] = [
             {"name": b.name, "total": b.total, "note": b.note,
@@ -271,17 +300,26 @@ def cmd_state(args: argparse.Namespace) -> int:
         print("\nwhy:")
         for b in bd:
             print(f"  {b.render()}")
+    print()
+    print(_head_line(head))
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
-    rep = camp.verify()
+    rep = camp.verify(expect_head=args.expect_head)
     if args.json:
         _out({"campaign": rep.campaign, "ok": rep.ok, "files": rep.files, "events": rep.events,
+              "head": rep.head.as_dict() if rep.head else None,
+              "expect_head": None if rep.witness is None else {
+                  "expected": rep.witness.expected, "found": rep.witness.ok, "message": rep.witness.message,
+                  "at": rep.witness.found.as_dict() if rep.witness.found else None},
               "problems": rep.problems, "warnings": rep.warnings, "temp_files": rep.temp_files})
     elif rep.ok:
-        print(f"ok: {rep.campaign}: {rep.events} events in {rep.files} batch files; hash chain intact")
+        head = f"; head {rep.head.text}" if rep.head else ""
+        print(f"ok: {rep.campaign}: {rep.events} events in {rep.files} batch files; hash chain intact{head}")
+        if rep.witness is not None:
+            print(f"ok: {rep.witness.message}")
         if rep.temp_files:
             print(f"note: {len(rep.temp_files)} stray temp file(s) from an interrupted append (ignored; the next"
                   " append removes them)")
@@ -292,30 +330,46 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if rep.ok else 1
 
 
+def cmd_head(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    viewer = _viewer(camp, args.as_)
+    head = camp.head_for(viewer)
+    if args.json:
+        _out(dict(head.as_dict(), campaign=camp.id))
+        return 0
+    whose = "" if viewer.is_gm else f" as {viewer} sees it"
+    print(f"{camp.id}{whose}: seq {head.seq}, head {head.hash}")
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
     lines = camp.export_lines(viewer)
     data = "\n".join(lines) + "\n"
+    head = json.loads(lines[0])["head"]
     if args.output == "-":
         sys.stdout.write(data)
     else:
-        Path(args.output).write_text(data, encoding="utf-8")
-        print(f"exported {len(lines) - 1} event(s) for {viewer} to {args.output}", file=sys.stderr)
+        try:
+            Path(args.output).write_text(data, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"{args.output}: cannot write the export: {describe_os_error(exc)}") from None
+        print(f"exported {len(lines) - 1} event(s) for {viewer} to {args.output}; head seq {head['seq']} ·"
+              f" {head['short']}", file=sys.stderr)
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from kingdomlog.app import Campaign
 
-    try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{args.file}: cannot read: {exc.strerror}") from None
-    camp = Campaign.import_lines(text.splitlines(), args.dir, source=args.file)
-    rep = camp.verify()
-    print(f"imported {rep.events} event(s) into {camp.folder}; verify: {'ok' if rep.ok else 'FAILED'}")
-    return 0 if rep.ok else 1
+    text = _read_text(args.file, "the export")
+    camp, warnings = Campaign.import_checked(text.splitlines(), args.dir, source=args.file)
+    head = camp.head_for("gm")
+    print(f"imported {head.seq} event(s) into {camp.folder}; verify: ok; {head.text}")
+    for w in warnings:
+        print(f"kingdomlog: warning: {w}", file=sys.stderr)
+    return 0
 
 
 def cmd_plan_schema(args: argparse.Namespace) -> int:
@@ -380,7 +434,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
 def cmd_submit(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
-    if viewer in ("gm", "public"):
+    if not viewer.is_player:
         raise InputError("--as must name a player or faction; the GM plays the turn with `kingdomlog turn`")
     plan = _load_plan(args.plan)
     turn = camp.next_turn()
@@ -389,13 +443,14 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if plan.seed:
         raise InputError(f"{args.plan}: a submission has no seed; the server rolls its dice")
     res = camp.submit(viewer, {sid: sp.model_dump() for sid, sp in plan.steps.items()}, note=plan.note)
-    sub = camp.submissions(turn)[viewer].payload
+    sub = camp.submissions(turn)[viewer.id].payload
+    head = camp.head_for(viewer)  # the submission is the newest event this player sees: its seq in their log
     if args.json:
-        _out({"turn": turn, "viewer": viewer, "seq": res.first_seq, "commit_id": res.commit_id,
+        _out({"turn": turn, "viewer": viewer.id, "seq": head.seq, "commit_id": res.commit_id, "head": head.as_dict(),
               "steps": sub.model_dump(mode="json")["steps"]})
     else:
-        print(f"submitted {', '.join(sub.steps)} for turn {turn} as {viewer} (core.plan_submitted at seq"
-              f" {res.first_seq}; visible to {viewer} and the GM)")
+        print(f"submitted {', '.join(sub.steps)} for turn {turn} as {viewer} (core.plan_submitted, seq {head.seq}"
+              f" of your log; visible to {viewer} and the GM); {head.text}")
         for sid, st in sub.steps.items():
             for key, faces in st.rolls.items():
                 print(f"    {sid} roll {key}: {faces}")
@@ -492,8 +547,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("verify", help="check the log: chain, gaps, files; exit 1 on any fault")
     s.add_argument("dir")
+    s.add_argument("--expect-head", metavar="HASH",
+                   help="a head printed earlier (`kingdomlog head`, a view's footer): fail unless it is still in the"
+                        " log (as its head, or with events appended after it)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_verify)
+
+    s = sub.add_parser("head", help="print the log's head (last seq and hash), the witness to keep")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="VIEWER", help="the head of what this viewer sees (default: gm)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_head)
 
     s = sub.add_parser("export", help="write the log as JSONL (optionally as one viewer sees it)")
     s.add_argument("dir")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from kingdomlog.core.errors import EventTypeError, InputError
 
 GENESIS_HASH = "0" * 64
+MAX_TURN = 2**31 - 1
+"""The highest turn number the log stores (its ``turn`` column is a 32-bit integer)."""
 
 VISIBILITY_PUBLIC = "public"
 VISIBILITY_GM = "gm"
@@ -292,6 +294,26 @@ class RecordedEvent:
         return replace(linked, hash=event_hash(linked.envelope()))
 
 
+def renumber(events: Sequence[RecordedEvent]) -> list[RecordedEvent]:
+    """``events`` (what one viewer may see, in log order) numbered 1, 2, 3, … and chained among themselves.
+
+    The copy a viewer other than the GM receives (docs/log-format.md, "a viewer's own
+    numbering"): each event gets the viewer's ``seq``, ``prev_hash`` = the viewer's previous
+    event's hash (genesis for the first) and ``hash`` = the event hash with those values, so
+    nothing of a hidden event (its seq, its hash, how many there are) shows. For the whole
+    log this is the log itself.
+    """
+    out: list[RecordedEvent] = []
+    prev = GENESIS_HASH
+    for i, ev in enumerate(events, start=1):
+        if ev.seq == i and ev.prev_hash == prev and ev.hash:
+            out.append(ev)  # already in this numbering (the GM's, or a prefix with nothing hidden)
+        else:
+            out.append(replace(ev, seq=i, prev_hash=prev).with_hash(prev))
+        prev = out[-1].hash
+    return out
+
+
 PREVIEW_TIME = datetime(1970, 1, 1, tzinfo=UTC)
 """``recorded_at`` of events that exist only in a preview."""
 
@@ -315,6 +337,8 @@ def record(
     t = draft.turn if turn is None else turn
     if t is None:
         raise InputError(f"event {draft.type!r} has no turn")
+    if not 0 <= t <= MAX_TURN:
+        raise InputError(f"event {draft.type!r}: turn {t} is out of range (0 to {MAX_TURN})")
     text = payload_json(draft.payload)
     ev = RecordedEvent(
         campaign=campaign, seq=seq, turn=t, phase=draft.phase, type=draft.payload.type,

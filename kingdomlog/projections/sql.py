@@ -16,6 +16,7 @@ limit, so it cannot read or write any file, attach, install or load anything.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import json
@@ -68,15 +69,19 @@ def state_rows(camp: Campaign, viewer: str | Viewer = "gm") -> list[dict[str, An
     rs = camp.ruleset
     v = camp.viewer(viewer) if isinstance(viewer, str) else viewer
     rows: list[dict[str, Any]] = []
+    events = camp.events()
+    # a viewer's last_seq counts in its own numbering (docs/log-format.md): how many events it saw by then
+    seen = None if v.is_gm else [e.seq for e in events if visible_to(e.visibility, v)]
 
     def emit(turn: int, last_seq: int, state: State) -> None:
         shown = state if v.is_gm else rs.redact(state, v)
-        row: dict[str, Any] = {"campaign": camp.id, "ruleset": rs.id, "turn": turn, "last_seq": last_seq}
+        at = last_seq if seen is None else bisect.bisect_right(seen, last_seq)
+        row: dict[str, Any] = {"campaign": camp.id, "ruleset": rs.id, "turn": turn, "last_seq": at}
         row.update(rs.summary(shown))
         row["state_json"] = json.dumps(shown.model_dump(mode="json"), sort_keys=True)
         rows.append(row)
 
-    fold(rs, rs.initial_state(camp.context), camp.events(), on_turn=emit)
+    fold(rs, rs.initial_state(camp.context), events, on_turn=emit)
     return rows
 
 
@@ -154,16 +159,16 @@ class Catalog:
                     continue
                 seen[camp.id] = folder
                 table = camp.log.read_table()
-                if self.viewer != "gm":
-                    mask = [visible_to(v, self.viewer) for v in table.column("visibility").to_pylist()]
-                    table = table.filter(pa.array(mask, type=pa.bool_()))
+                if self.viewer != "gm":  # the viewer's own numbering: nothing shows where hidden events sit
+                    table = pa.Table.from_pylist([ev.envelope() for ev in camp.visible_events(self.viewer)],
+                                                 schema=SCHEMA)
                 event_tables.append(table)
                 srows = state_rows(camp, self.viewer)
                 states_by_rs.setdefault(camp.config.ruleset, []).extend(srows)
                 camp_rows.append({
                     "campaign": camp.id, "name": camp.config.name, "ruleset": camp.config.ruleset,
                     "folder": str(folder), "options": json.dumps(camp.config.options, sort_keys=True),
-                    "events": table.num_rows, "head_seq": camp.head_seq,
+                    "events": table.num_rows, "head_seq": camp.head_for(self.viewer).seq,
                     "last_turn": srows[-1]["turn"] if srows else None,
                 })
             except KingdomlogError as exc:
