@@ -633,9 +633,17 @@ class Campaign:
             events = self.events(full_verify=True)
             n = len(events)
             head = Witness(GM_VIEWER.id, events[-1].seq, events[-1].hash) if events else None
-            recorded = self.log.head_problem(lambda s: events[s - 1].hash if 0 < s <= len(events) else None)
+            def hash_at(s: int) -> str | None:
+                return events[s - 1].hash if 0 < s <= len(events) else None
+
+            recorded = self.log.head_problem(hash_at)
             if recorded:
                 problems.append(recorded)
+            swept = self.cache.sweep(hash_at)
+            if swept:
+                warnings.append(f"deleted {swept} snapshot(s) in {self.cache.dir} that did not match the log, this"
+                                " code or this machine's key (edited, or written elsewhere); the next read rebuilds"
+                                " them")
             if expect_head is not None:
                 witness = self.check_witness(expect_head)
                 if not witness.ok:
