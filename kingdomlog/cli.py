@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kingdomlog import __version__
-from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
+from kingdomlog.core.errors import ConflictError, InputError, InternalError, KingdomlogError
 from kingdomlog.core.fold import last_live_turn, timeline
 from kingdomlog.core.ruleset import all_rulesets
 from kingdomlog.core.turn import Plan, TurnPreview
@@ -32,6 +32,19 @@ EPILOG = """examples:
 
 class UsageError(Exception):
     """Bad arguments: exit code 2."""
+
+
+def turn_number(text: str) -> int:
+    """An argparse type: a turn number the log can hold (0 to 2**31 - 1)."""
+    from kingdomlog.core.events import MAX_TURN
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a turn number") from None
+    if not 0 <= value <= MAX_TURN:
+        raise argparse.ArgumentTypeError(f"turn {value} is out of range (0 to {MAX_TURN})")
+    return value
 
 
 def _campaign(path: str) -> Any:
@@ -185,7 +198,10 @@ def cmd_turn(args: argparse.Namespace) -> int:
         elif args.dry_run and preview.ok:
             print(f"dry run: turn {preview.turn} not committed")
     if not preview.ok:
-        print(f"kingdomlog: error: turn {preview.turn} refused: {preview.error}", file=sys.stderr)
+        if any(s.internal for s in preview.steps):
+            print(f"kingdomlog: turn {preview.turn}: {preview.error}", file=sys.stderr)
+        else:
+            print(f"kingdomlog: error: turn {preview.turn} refused: {preview.error}", file=sys.stderr)
         return 1
     return 0
 
@@ -495,14 +511,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("retract", help="undo the last turn by appending core.turn_retracted")
     s.add_argument("dir")
-    s.add_argument("--turn", type=int, required=True)
+    s.add_argument("--turn", type=turn_number, required=True)
     s.add_argument("--reason")
     s.set_defaults(fn=cmd_retract)
 
     s = sub.add_parser("note", help="add a journal entry (public, gm or for one faction)")
     s.add_argument("dir")
     s.add_argument("text")
-    s.add_argument("--turn", type=int)
+    s.add_argument("--turn", type=turn_number)
     s.add_argument("--title")
     s.add_argument("--visibility", default="public", help="public | gm | faction:<id>[,faction:<id>...]")
     s.set_defaults(fn=cmd_note)
@@ -518,12 +534,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("dir")
     s.add_argument("--json", action="store_true")
     s.add_argument("--as", dest="as_", metavar="VIEWER", help="gm (default), public or a player/faction id")
-    s.add_argument("--turn", type=int)
+    s.add_argument("--turn", type=turn_number)
     s.set_defaults(fn=cmd_log)
 
     s = sub.add_parser("state", help="show the state folded from the log")
     s.add_argument("dir")
-    s.add_argument("--turn", type=int, help="state after this turn (default: latest)")
+    s.add_argument("--turn", type=turn_number, help="state after this turn (default: latest)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--as", dest="as_", metavar="VIEWER")
     s.add_argument("--no-cache", action="store_true", help="replay from the log, ignoring .cache/")
@@ -619,6 +635,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConflictError as exc:
         print(f"kingdomlog: error: {exc}", file=sys.stderr)
         return 1
+    except InternalError as exc:
+        if os.environ.get("KINGDOMLOG_DEBUG"):
+            raise
+        print(f"kingdomlog: {exc}; rerun with KINGDOMLOG_DEBUG=1 for the traceback", file=sys.stderr)
+        return 1
     except KingdomlogError as exc:
         print(f"kingdomlog: error: {exc}", file=sys.stderr)
         return 1
@@ -627,6 +648,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the file system refused (full, read-only, no permission): not a bug
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"kingdomlog: error: {where}{describe_os_error(exc)}", file=sys.stderr)
+        return 1
     except Exception as exc:
         if os.environ.get("KINGDOMLOG_DEBUG"):
             raise

@@ -30,6 +30,7 @@ from kingdomlog.core.errors import (
     CampaignNotFoundError,
     ConflictError,
     InputError,
+    InternalError,
     KingdomlogError,
     RuleError,
     StoreError,
@@ -553,10 +554,10 @@ class Campaign:
         for i, d in enumerate(drafts, start=1):
             try:
                 state = fold(rs, state, [provisional(self.id, head + i, d)], retracted=retracted)
+            except InternalError:
+                raise  # a bug in the ruleset's evolve, not the user's event
             except KingdomlogError as exc:
                 raise InputError(f"event {i} ({d.type}) cannot be applied: {exc}") from None
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(f"event {i} ({d.type}) cannot be applied: {exc!r}") from None
         return self._append(drafts, expect_seq=head, state=state)
 
     # ---- player submissions (kingdomlog.app.submissions) ---------------------------------

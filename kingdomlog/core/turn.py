@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kingdomlog.core.choices import Choices
-from kingdomlog.core.errors import InputError, RuleError
+from kingdomlog.core.errors import InputError, InternalError, RuleError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
 from kingdomlog.core.viewers import parse_visibility
@@ -85,6 +85,8 @@ class StepPreview:
     error: str | None = None
     checks: dict[str, CheckSpec] = field(default_factory=dict)
     typed: Choices | None = None
+    internal: bool = False
+    """True when ``error`` is an internal error (a bug in the ruleset or kingdomlog), not a refusal."""
 
     @property
     def step(self) -> Step:
@@ -193,8 +195,9 @@ def preview_turn(
                         parse_visibility(d.visibility, declared)
                     except InputError as exc:
                         raise InputError(f"step {phase.id!r}: event {d.type}: {exc}") from None
-        except (RuleError, InputError) as exc:
-            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc)))
+        except (RuleError, InputError, InternalError) as exc:
+            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc),
+                                     internal=isinstance(exc, InternalError)))
             break
         seq += len(res.drafts)
         steps.append(StepPreview(phase, dict(sp.choices), list(res.drafts), list(dice.rolls), res.state,
@@ -207,7 +210,7 @@ def require_ok(preview: TurnPreview) -> TurnPreview:
     """Raise the first step's rule error, if any (for headless play)."""
     for s in preview.steps:
         if s.error:
-            raise RuleError(s.error)
+            raise InternalError(s.error, step=s.phase.id, formatted=True) if s.internal else RuleError(s.error)
     return preview
 
 
