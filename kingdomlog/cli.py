@@ -421,11 +421,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_sql(args: argparse.Namespace) -> int:
     from kingdomlog.projections.sql import SafeConsole
 
-    console = SafeConsole(Path(args.root), timeout=args.timeout, progress=_progress_printer("loading campaigns"))
+    console = SafeConsole(Path(args.root), timeout=args.timeout, progress=_progress_printer("loading campaigns"),
+                          memory_limit=args.memory_limit, threads=args.threads)
     for w in console.warnings:
         print(f"kingdomlog: warning: {w}", file=sys.stderr)
-    result = console.query(args.query)
-    sys.stdout.write(result.format(args.format))
+    sys.stdout.write(console.run(args.query, args.format))
     return 0
 
 
@@ -549,7 +549,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query")
     s.add_argument("--root", default="campaigns")
     s.add_argument("--format", choices=["table", "csv", "json"], default="table")
-    s.add_argument("--timeout", type=float, default=30.0, help="seconds before the query is interrupted")
+    s.add_argument("--timeout", type=float, default=30.0,
+                   help="seconds for the query, its fetch and its formatting before it is interrupted")
+    s.add_argument("--memory-limit", default="1GB", help="the console's memory limit (DuckDB size, e.g. 512MB, 4GB)")
+    s.add_argument("--threads", type=int, default=2, help="threads DuckDB may use (at most the machine's cores)")
     s.set_defaults(fn=cmd_sql)
 
     s = sub.add_parser("plan-schema", help="print the JSON Schema of a ruleset's plans (for editors)")
