@@ -274,3 +274,27 @@ def test_formatting_a_huge_result_stays_inside_the_time_limit(world: World, tmp_
             fast.run("SELECT range AS n, repeat('x', 40) AS pad FROM range(3000000)", fmt)
         assert time.monotonic() - t < 8, fmt
     assert fast.run("SELECT 1 AS one", "csv") == "one\r\n1\r\n"
+
+
+def test_the_history_notebook_s_sql_goes_through_the_console(world: World) -> None:
+    import importlib.util
+    import re
+    from types import SimpleNamespace
+
+    path = Path(__file__).resolve().parents[2] / "notebooks" / "history.py"
+    source = path.read_text(encoding="utf-8")
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+    assert not re.search(r"mo\.sql\(|\.con\b|engine=", code)  # no cell reaches the connection itself
+    spec = importlib.util.spec_from_file_location("kl_history_nb", path)
+    assert spec is not None and spec.loader is not None
+    nb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nb)
+    before = tree(world.cwd), tree(world.outside)
+    for sql in ("EXPLAIN ANALYZE DELETE FROM events", "EXPLAIN (ANALYZE) COPY (SELECT 1) TO '.tmp/nb.csv'",
+                "SELECT * FROM read_text('.tmp/secret.txt')", f"FROM '{world.outside}/secret.csv'",
+                "SELECT 1; DROP TABLE events"):
+        outputs, defs = nb.app.run(defs={"root": world.root, "free_sql": SimpleNamespace(value=sql)})
+        shown = "".join(str(getattr(o, "text", "")) for o in outputs if o is not None)
+        assert "Refused or failed" in shown and SECRET not in shown, sql
+        assert defs["console"].query("SELECT count(*) FROM events").rows[0][0] > 0
+    assert (tree(world.cwd), tree(world.outside)) == before
