@@ -143,6 +143,8 @@ def _preview_json(p: TurnPreview) -> dict[str, Any]:
                          "payload": d.payload.model_dump(mode="json")} for d in s.drafts]}
             for s in p.steps
         ],
+        "notes": [{"type": d.type, "actor": d.actor, "visibility": d.visibility,
+                   "payload": d.payload.model_dump(mode="json")} for d in p.notes],
     }
 
 
@@ -192,6 +194,9 @@ def cmd_turn(args: argparse.Namespace) -> int:
                 print(f"    {d.type} {json.dumps(d.payload.model_dump(mode='json'), sort_keys=True)[:160]}")
             if s.error:
                 print(f"    error: {s.error}")
+        for d in preview.notes:
+            text = d.payload.model_dump(mode='json')['text']
+            print(f"[note] the plan's note: {d.type} <{d.visibility}> {text[:120]}")
         if result is not None:
             span = f"seq {result.first_seq}..{result.last_seq}"
             print(f"committed turn {preview.turn}: {span} ({Path(result.file).name})")

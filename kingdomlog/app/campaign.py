@@ -448,7 +448,7 @@ class Campaign:
     def commit(self, preview: TurnPreview, *, commit_id: str | None = None) -> AppendResult:
         """Append a preview's events with ``expect_seq`` = the seq it started from."""
         require_ok(preview)
-        if not preview.drafts:
+        if not preview.step_drafts:
             raise RuleError("the turn produced no events; nothing to commit")
         return self._append([d.at_turn(preview.turn) for d in preview.drafts], expect_seq=preview.start_seq,
                             commit_id=commit_id, state=preview.state_after)
