@@ -23,7 +23,7 @@ from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.fold import Batch, notes, timeline
 from kingdomlog.core.ruleset import Breakdown
 from kingdomlog.projections.sql import state_rows
-from kingdomlog.views.html import STYLE, breakdown_items, esc, key_values, recorded_items, scalar, table
+from kingdomlog.views.html import STYLE, breakdown_items, clean, esc, key_values, recorded_items, scalar, table
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 ENV_VIEWER = "KINGDOMLOG_VIEWER"
@@ -213,7 +213,7 @@ def render_static(folder: Path, viewer: str, *, generated_at: datetime | None = 
     chart = figures_chart(v.per_turn, figures=v.chart_figures, turn_unit=v.turn_unit)
     charts = "" if chart is None else f"<h2 class='kl-h2'>Charts</h2><div class='kl-chart'>{chart_svg(chart)}</div>"
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    return (
+    return clean(  # a last guard: no NUL or other forbidden character reaches the page, whatever a builder did
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{esc(v.name)} — view for {esc(v.viewer)}</title>"
