@@ -126,7 +126,8 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
 def title_html(v: PlayerView) -> str:
     when = "not founded yet" if v.last_turn is None else (
         "founding" if v.last_turn == 0 else f"after {esc(v.turn_unit)} {v.last_turn}")
-    head = f" · log head <code class='kl-head'>{esc(v.head.text)}</code>" if v.head is not None else ""
+    head = (f" · log head: seq {v.head.seq}, <code class='kl-head'>{esc(v.head.short)}</code>"
+            if v.head is not None else "")
     return (f"<h1 class='kl-h1'>{esc(v.name)}</h1><p>{esc(v.ruleset)} · {when} · view for <b>{esc(v.viewer)}</b>"
             f"{head}</p><p><code>{esc(v.rendered)}</code></p>")
 
