@@ -29,6 +29,7 @@ from kingdomlog.core.data import file_document
 from kingdomlog.core.errors import (
     CampaignNotFoundError,
     ConflictError,
+    CorruptLogError,
     InputError,
     InternalError,
     KingdomlogError,
@@ -173,7 +174,10 @@ class Campaign:
         path = Path(folder)
         config = load_config(path)
         probe = EventLog(path / "log", config.id)
-        owner = probe.owner()
+        try:
+            owner = probe.owner()
+        except CorruptLogError:  # a damaged first batch: whoever reads the log reports it (verify names the file)
+            owner = config.id
         if owner is None:
             raise CampaignNotFoundError(
                 f"{path}: not a campaign yet: its log/ holds no events (a `kingdomlog new` or an import that did not"
