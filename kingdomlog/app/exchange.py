@@ -66,12 +66,7 @@ def export_lines(camp: Campaign, viewer: str | Viewer = GM_VIEWER) -> list[str]:
     events = camp.visible_events(v)
     config = camp.config.model_dump(mode="json")
     config["id"] = camp.id
-    head = camp.head_for(v) if v.is_gm else None
-    if head is None:
-        from kingdomlog.app.campaign import Witness
-        from kingdomlog.core.events import GENESIS_HASH
-
-        head = Witness(v.id, events[-1].seq, events[-1].hash) if events else Witness(v.id, 0, GENESIS_HASH)
+    head = camp.head_for(v)
     header = {"kingdomlog_export": EXPORT_FORMAT, "campaign": config, "viewer": v.id,
               "numbering": "log" if v.is_gm else "viewer", "head": head.as_dict()}
     out = [json.dumps(header, sort_keys=True)]
