@@ -194,9 +194,10 @@ def test_the_render_check_passes_on_a_working_sheet_and_fails_on_a_broken_one(tm
     broken = toy_campaign(tmp_path / "broken")
     (broken / "data").mkdir()
     (broken / "data" / "house.toml").write_text("this is = = not toml\n")  # the sheet's first cell raises
-    problem = sheet_problem(gm_server(broken), "readme-check-broken", timeout=60)
+    broken_url = gm_server(broken)
+    problem = sheet_problem(broken_url, "readme-check-broken", timeout=60)
     assert problem is not None, "the check passed a sheet whose first cell raises"
     assert re.search(r"the sheet shows '(Cannot open the campaign|Ancestor stopped)'", problem), problem
     # what the old check looked at: the server answers 200 with a page naming marimo, broken or not
-    with urllib.request.urlopen(gm_server(broken), timeout=30) as resp:
+    with urllib.request.urlopen(broken_url, timeout=30) as resp:
         assert resp.status == 200 and "marimo" in resp.read().decode("utf-8", "replace").lower()
