@@ -265,7 +265,9 @@ class PrivateApp:
                                         (b"content-length", str(len(body)).encode())]})
                 await send({"type": "http.response.body", "body": body})
                 return
-            await self.app(scope, receive, self._http_send(send))
+            # no compressed answers: a gzipped page could not be scrubbed (the served pages are small)
+            headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"accept-encoding"]
+            await self.app(dict(scope, headers=headers), receive, self._http_send(send))
         elif scope["type"] == "websocket":
             await self.app(scope, receive, self._ws_send(send))
         else:
@@ -288,11 +290,16 @@ class PrivateApp:
                 if message.get("more_body"):
                     return
                 raw = b"".join(chunks)
+                encoded = dict(start.get("headers", [])).get(b"content-encoding", b"identity") != b"identity"
                 try:
-                    body = self.scrub(raw.decode("utf-8")).encode("utf-8")
+                    body = self.scrub(raw.decode("utf-8")).encode("utf-8") if not encoded else b""
                 except UnicodeDecodeError:
-                    body = raw
-                headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+                    body = b""
+                if raw and not body:  # never pass on what could not be scrubbed
+                    start = dict(start, status=502)
+                    body = b"kingdomlog: this answer could not be checked for server paths"
+                headers = [(k, v) for k, v in start.get("headers", [])
+                           if k.lower() not in (b"content-length", b"content-encoding")]
                 headers.append((b"content-length", str(len(body)).encode()))
                 await send(dict(start, headers=headers))
                 await send({"type": "http.response.body", "body": body})

@@ -168,3 +168,45 @@ def test_in_a_browser_no_server_path_reaches_the_page_or_its_frames(served: dict
             anon.close()
         finally:
             browser.close()
+
+
+def test_the_wrapper_never_passes_on_what_it_could_not_scrub() -> None:
+    """Unit: compressed or undecodable text answers become a 502; request compression is switched off."""
+    import asyncio
+    import gzip
+
+    from kingdomlog.notebook_server import PrivateApp, path_scrubber
+
+    secret = "/srv/secret/place/view.py"
+    seen_headers: list[list[tuple[bytes, bytes]]] = []
+
+    def inner(body: bytes, headers: list[tuple[bytes, bytes]]) -> Any:
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            seen_headers.append(list(scope["headers"]))
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body[:10], "more_body": True})
+            await send({"type": "http.response.body", "body": body[10:]})
+        return app
+
+    async def call(app: Any) -> tuple[int, bytes]:
+        out: list[Any] = []
+
+        async def send(m: Any) -> None:
+            out.append(m)
+
+        scope = {"type": "http", "path": "/", "headers": [(b"accept-encoding", b"gzip"), (b"host", b"x")]}
+        await app(scope, None, send)
+        return out[0]["status"], b"".join(m.get("body", b"") for m in out[1:])
+
+    scrub = path_scrubber([Path(secret)])
+    html = f'<script>{{"filename": "{secret}"}}</script>'.encode()
+    status, body = asyncio.run(call(PrivateApp(inner(html, [(b"content-type", b"text/html")]), scrub)))
+    assert status == 200 and secret.encode() not in body and b'"view.py"' in body
+    assert seen_headers[-1] == [(b"host", b"x")]  # accept-encoding removed
+    zipped = gzip.compress(html)
+    status, body = asyncio.run(call(PrivateApp(inner(zipped, [(b"content-type", b"text/html"),
+                                                              (b"content-encoding", b"gzip")]), scrub)))
+    assert status == 502 and secret.encode() not in body
+    status, body = asyncio.run(call(PrivateApp(inner(b"\xff\xfe" + html, [(b"content-type", b"application/json")]),
+                                               scrub)))
+    assert status == 502 and secret.encode() not in body
