@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel
 
 from kingdomlog.core.choices import Choices, FieldSpec, NoChoices, Option, describe, validate_choices
-from kingdomlog.core.errors import CorruptLogError, InputError, RuleError, UnknownRulesetError
+from kingdomlog.core.errors import (
+    CorruptLogError,
+    InputError,
+    InternalError,
+    KingdomlogError,
+    RuleError,
+    UnknownRulesetError,
+)
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent, add_type_loader, provisional
 from kingdomlog.core.viewers import Viewer
 
@@ -336,7 +343,13 @@ class Ruleset:
         if ns not in self.namespaces:
             raise CorruptLogError(f"event type {event.type!r} does not belong to ruleset {self.id!r} (its events"
                                   f" are {', '.join(sorted(f'{n}.*' for n in self.namespaces))})", seq=event.seq)
-        return self.evolve(state, event)
+        try:
+            return self.evolve(state, event)
+        except KingdomlogError:
+            raise
+        except Exception as exc:  # a bug in evolve: said so, never passed off as the user's or the log's fault
+            raise InternalError(f"ruleset {self.id!r} failed applying seq {event.seq} ({event.type}):"
+                                f" {type(exc).__name__}: {exc}", seq=event.seq) from exc
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         """What today's rules compute differently from what ``event`` recorded, given the state before it.
@@ -458,7 +471,18 @@ def run_step(
     model = validate_choices(spec.choices, choices, state=state, vocabulary=ruleset.vocabulary, step=spec.id)
     ctx: StepContext[Any] = StepContext(ruleset, state, spec.id, dice, campaign=campaign, turn=turn,
                                         start_seq=start_seq)
-    spec.decide(ctx, model)
+    try:
+        spec.decide(ctx, model)
+    except InternalError as exc:
+        if exc.step is None:
+            exc.step = spec.id
+            exc.args = (f"[{spec.id}] {exc}",)
+        raise
+    except KingdomlogError:
+        raise
+    except Exception as exc:  # a bug in the step's rules, not a malformed choice
+        raise InternalError(f"ruleset {ruleset.id!r} failed in step {spec.id!r}: {type(exc).__name__}: {exc}",
+                            step=spec.id) from exc
     return ctx.result(model)
 
 

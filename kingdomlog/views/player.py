@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from kingdomlog.app import Campaign
+from kingdomlog.app.campaign import Witness
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.fold import Batch, notes, timeline
 from kingdomlog.core.ruleset import Breakdown
 from kingdomlog.projections.sql import state_rows
-from kingdomlog.views.html import STYLE, breakdown_items, esc, key_values, recorded_items, scalar, table
+from kingdomlog.views.html import STYLE, breakdown_items, clean, esc, key_values, recorded_items, scalar, table
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 ENV_VIEWER = "KINGDOMLOG_VIEWER"
@@ -67,6 +68,8 @@ class PlayerView:
     notes: list[dict[str, object]]
     per_turn: list[dict[str, Any]] = field(default_factory=list)
     chart_figures: tuple[str, ...] = ()
+    head: Witness | None = None
+    """The head of this viewer's log (its own numbering): the witness printed on the page."""
 
 
 def _rows_of(value: Any) -> list[dict[str, Any]] | None:
@@ -99,9 +102,9 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
     """Read ``folder`` as ``viewer`` (``gm``, ``public`` or a player/faction id)."""
     camp = Campaign.open(folder)
     rs = camp.ruleset
-    events = camp.events()
     state = camp.state(viewer=viewer)
-    visible = camp.visible_events(viewer)
+    visible = camp.visible_events(viewer)  # numbered as this viewer's own log: hidden events leave no trace
+    head = camp.head_for(viewer)
     by_commit: dict[str, list[RecordedEvent]] = {}
     for ev in visible:
         by_commit.setdefault(ev.commit_id, []).append(ev)
@@ -112,8 +115,8 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
         campaign=camp.id, name=camp.config.name, ruleset=rs.name, turn_unit=rs.turn_unit,
         viewer=viewer, last_turn=max(live_turns) if live_turns else None, rendered=rs.render(state),
         summary=rs.summary(state), breakdowns=list(rs.explain(state)), overview=overview,
-        collections=collections, batches=timeline(events, viewer), events=by_commit,
-        notes=notes(events, viewer), per_turn=per_turn, chart_figures=rs.chart_figures,
+        collections=collections, batches=timeline(visible, viewer), events=by_commit,
+        notes=notes(visible, viewer), per_turn=per_turn, chart_figures=rs.chart_figures, head=head,
     )
 
 
@@ -123,8 +126,19 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
 def title_html(v: PlayerView) -> str:
     when = "not founded yet" if v.last_turn is None else (
         "founding" if v.last_turn == 0 else f"after {esc(v.turn_unit)} {v.last_turn}")
-    return (f"<h1 class='kl-h1'>{esc(v.name)}</h1><p>{esc(v.ruleset)} · {when} · view for <b>{esc(v.viewer)}</b></p>"
-            f"<p><code>{esc(v.rendered)}</code></p>")
+    head = (f" · log head: seq {v.head.seq}, <code class='kl-head'>{esc(v.head.short)}</code>"
+            if v.head is not None else "")
+    return (f"<h1 class='kl-h1'>{esc(v.name)}</h1><p>{esc(v.ruleset)} · {when} · view for <b>{esc(v.viewer)}</b>"
+            f"{head}</p><p><code>{esc(v.rendered)}</code></p>")
+
+
+def head_html(v: PlayerView) -> str:
+    """The witness of what this page shows: the head of the viewer's log, and how to check it later."""
+    if v.head is None:
+        return ""
+    return (f"<p class='kl-head'>Log head of this view: <code>{esc(v.head.text)}</code>. Keep it: the GM's"
+            f" <code>kingdomlog verify --expect-head {esc(v.head.short)}</code> shows later whether anything shown"
+            " here was removed from the log.</p>")
 
 
 def overview_html(v: PlayerView) -> str:
@@ -200,14 +214,14 @@ def render_static(folder: Path, viewer: str, *, generated_at: datetime | None = 
     chart = figures_chart(v.per_turn, figures=v.chart_figures, turn_unit=v.turn_unit)
     charts = "" if chart is None else f"<h2 class='kl-h2'>Charts</h2><div class='kl-chart'>{chart_svg(chart)}</div>"
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    return (
+    return clean(  # a last guard: no NUL or other forbidden character reaches the page, whatever a builder did
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{esc(v.name)} — view for {esc(v.viewer)}</title>"
         f"<style>{STYLE}{PAGE_STYLE}</style></head><body>"
         f"{title_html(v)}{overview_html(v)}{charts}{per_turn_html(v)}{collections_html(v)}{timeline_html(v)}"
         f"<footer><p>Written by kingdomlog on {esc(when)} from the campaign log, as {esc(scalar(v.viewer))}"
-        " may see it.</p></footer></body></html>\n"
+        f" may see it.</p>{head_html(v)}</footer></body></html>\n"
     )
 
 

@@ -179,7 +179,7 @@ def test_orders_sheet_in_a_browser_submits_and_never_shows_a_rivals_secret(
         content = page.content()
         anon = b.new_page()
         anon.goto(srv.url.split("?")[0])
-        time.sleep(1.0)
+        anon.locator("input[type=password]").wait_for(timeout=30_000)  # the refusal, awaited (not slept for)
         anon_content = anon.content()
         b.close()
 
