@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import tables
-from kingdomlog.rulesets.aikakirjat.decide import default_choices, default_law_and_order
+from kingdomlog.rulesets.aikakirjat.decide import default_choices
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACK_ABILITY, TRACKS
 
@@ -369,9 +369,11 @@ def _candidate(s: KingdomState, policy: Policy, kind: PolicyAction, out: list[di
         lower = odds["15-24"] + odds["25+"]
         body = {"action": "reduce_unrest", **perf, "skill": skill}
         gap = 20 - unrest
+        hint = (" — the policy's bonus is +0: enter the PC's own bonus" if perf.get("performer") == "pc"
+                and policy.unrest_bonus == 0 else "")
         return body, (f"Unrest {unrest} has reached the alarm {policy.unrest_alarm} ({gap} more starts a revolution,"
                       f" §4.7); {name} uses {skill.capitalize()}, which lowers it {_pct(lower)} of the time"
-                      + (f" (and raises it {_pct(odds['below_5'])})" if skill == "intimidation" else ""))
+                      + (f" (and raises it {_pct(odds['below_5'])})" if skill == "intimidation" else "") + hint)
     if kind == "reduce_corruption":
         targeted = {a.get("target_track") for a in out if a["action"] == "reduce_corruption"}
         bad = [t for t in TRACKS if s.tracks[t].modifier <= policy.corruption_alarm and t not in targeted]
@@ -479,10 +481,7 @@ def steward_growth(s: KingdomState, policy: Policy) -> Choice:
 def steward_end(s: KingdomState, policy: Policy) -> Choice:
     """End of year (§4.6): the rules' Law and Order default; a stored advantage on a level-hold check."""
     c = default_choices(s, "end")
-    reasons = []
-    lao = default_law_and_order(s)
-    if lao:
-        reasons.append(f"end: Law and Order on {lao}, the worst track (§3.6)")
+    reasons: list[str] = []
     need = R.population_required(s.level) - s.population
     if need > 0 and not s.fallen:
         dc = 5 * need
