@@ -269,3 +269,19 @@ def test_policy_settings_from_the_command_line() -> None:
         P.parse_policy(["unrest_alarm=50"])
     with pytest.raises(InputError, match="steward or simple"):
         P.parse_policy(["greedy"])
+
+
+def test_the_policy_benchmark_counts_what_it_says() -> None:
+    """benchmarks/bench_policy.py on two seeds: its counts agree with the sessions' own events and states."""
+    from benchmarks import bench_policy as B
+
+    rows = [B.one_session(("steward", i)) for i in range(2)]
+    sp = plan_session(B.start_state(), campaign=B.CAMPAIGN, first_turn=1, seed="bench-1", policy=P.STEWARD,
+                      verify=False)
+    assert rows[1]["years"] == len(sp.years) and rows[1]["population"] == sp.state_after.population
+    assert rows[1]["revolutions"] == sum(1 for y in sp.years for d in y.drafts if d.type.endswith("revolution_rolled"))
+    gained = sum(rows[1]["unrest_gained"].values())
+    assert gained >= sp.state_after.unrest - B.start_state().unrest
+    summary = B.summarise(rows)
+    assert summary["sessions"] == 2 and sum(summary["level_reached"].values()) == 2
+    assert B.source_words("action_taken:tax_collection") == "tax collection"
