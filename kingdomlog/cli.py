@@ -384,7 +384,7 @@ def cmd_session(args: argparse.Namespace) -> int:
     if args.serve:
         return int(S.serve(Path(args.dir), port=args.port, password=args.password))
     start = S.open_session(args.dir)
-    overrides = {int(k): v for k, v in json.loads(_load_text(args.override)).items()} if args.override else None
+    overrides = _overrides(args.override) if args.override else None
     sp = S.plan(start, policy=parse_policy(args.policy or []), overrides=overrides, years=args.years, seed=args.seed)
     done = S.commit(args.dir, sp) if args.commit else []
     if args.json:
@@ -399,6 +399,14 @@ def cmd_session(args: argparse.Namespace) -> int:
     else:
         print(f"not committed: add --commit (with --seed {sp.seed} to commit these dice)")
     return 0
+
+
+def _overrides(path: str) -> dict[int, Any]:
+    try:
+        doc = json.loads(_load_text(path))
+        return {int(k): v for k, v in doc.items()}
+    except (json.JSONDecodeError, AttributeError, ValueError) as exc:
+        raise InputError(f'{path}: changed years must be JSON {{"YEAR": {{"STEP": {{...}}}}}}: {exc}') from None
 
 
 def _load_text(path: str) -> str:

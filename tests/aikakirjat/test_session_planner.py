@@ -13,7 +13,7 @@ from aik_helpers import RS, Game
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kingdomlog.core.errors import InputError
+from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.turn import Plan, preview_turn
 from kingdomlog.rulesets.aikakirjat import policy as P
 from kingdomlog.rulesets.aikakirjat.samples import sample_founding
@@ -285,3 +285,19 @@ def test_the_policy_benchmark_counts_what_it_says() -> None:
     summary = B.summarise(rows)
     assert summary["sessions"] == 2 and sum(summary["level_reached"].values()) == 2
     assert B.source_words("action_taken:tax_collection") == "tax collection"
+
+
+def test_changes_to_years_outside_the_plan_are_refused() -> None:
+    """A change to a year already played, or after the session's last year, would be silently lost: refused."""
+    g = founded()
+    part = plan_session(g.state, campaign="test", first_turn=1, seed="s", years=2)
+    play_years(g, list(part.years))
+    with pytest.raises(RuleError, match=r"changed year\(s\) 2 are not in the plan .* already played"):
+        plan_session(g.state, campaign="test", first_turn=3, seed="s", overrides={2: {"actions": {}}})
+    full = plan_session(g.state, campaign="test", first_turn=3, seed="s")
+    late = full.years[-1].turn + 1
+    with pytest.raises(RuleError, match="after the session's end"):
+        plan_session(g.state, campaign="test", first_turn=3, seed="s", overrides={late: {"actions": {}}})
+    assert plan_session(g.state, campaign="test", first_turn=3, seed="s", years=2, overrides={late: {}}).years
+    with pytest.raises(YearRefused, match="step 'actions'"):
+        plan_session(g.state, campaign="test", first_turn=3, seed="s", overrides={4: {"actions": {"choice": {}}}})

@@ -145,6 +145,18 @@ def test_commit_the_next_year_then_the_whole_session(under_way: Path) -> None:
     assert camp.verify().ok
 
 
+def test_the_turn_sheets_panel(under_way: Path, tmp_path: Path) -> None:
+    """``panel_html`` (for the turn sheet's "plan the session" panel): the status, the chart as inline SVG (no
+    script, no URL) and one table row per planned year; an error is a message in the fragment."""
+    html = S.panel_html(under_way, years=3, seed=SEED)
+    assert "session 2 under way" in html and "<svg" in html and html.count("data-year=") == 3
+    assert "<script" not in html and "http" not in html
+    from kingdomlog.cli import main
+
+    main(["new", str(tmp_path / "farm"), "--ruleset", "pf2e-kingmaker"])
+    assert "growth sessions are aikakirjat&#x27;s" in S.panel_html(tmp_path / "farm")
+
+
 def test_the_page_is_the_gms() -> None:
     """The planner commits turns: another viewer is refused (the server fixes the viewer on its command line)."""
     from kingdomlog.core.errors import InputError

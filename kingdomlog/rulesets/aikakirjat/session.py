@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.ruleset import run_step
@@ -121,7 +123,14 @@ def plan_year(state: KingdomState, *, campaign: str, turn: int, seed: str, polic
     ``new_session`` forces the start step's choice (the session planner decides it). Raises ``YearRefused``
     naming the year and step if the rules refuse a step or a typed die is not rolled by its step.
     """
-    over = {k: StepPlan.model_validate(v) for k, v in (overrides or {}).items()}
+    over: dict[str, StepPlan] = {}
+    for k, v in (overrides or {}).items():
+        try:
+            over[k] = StepPlan.model_validate(v)
+        except ValidationError as exc:
+            errs = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or '(step)'}: {e['msg']}" for e in exc.errors()[:3])
+            raise YearRefused(f"year {turn}: step {k!r}: {errs} (a step's plan has choices, rolls, rerolls)",
+                              turn=turn, step=k) from None
     phases = RULESET.phases_for(state, turn)
     unknown = sorted(set(over) - {p.id for p in phases})
     if unknown:
@@ -225,6 +234,13 @@ def plan_session(state: KingdomState, *, campaign: str, first_turn: int, seed: s
             break
     if years is None and not complete and not s.fallen:
         raise RuleError(f"the session has more than {max_years} years", rule="§4.0")
+    past = sorted(t for t in over if t < first_turn)
+    beyond = sorted(t for t in over if out and t > out[-1].turn) if complete or s.fallen else []
+    if past or beyond:
+        span = f"{out[0].turn}–{out[-1].turn}" if out else "none"
+        raise RuleError(f"changed year(s) {', '.join(map(str, past + beyond))} are not in the plan (years {span}):"
+                        + (" already played" if past else "") + (" after the session's end" if beyond else ""),
+                        rule="§4.0")
     return SessionPlan(status, tuple(out), policy, seed, first_turn, complete or s.fallen, state)
 
 
