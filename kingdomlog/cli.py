@@ -461,6 +461,45 @@ def cmd_orders(args: argparse.Namespace) -> int:
     return int(serve_orders(Path(args.dir), viewer=args.as_, port=args.port, password=args.password))
 
 
+def cmd_session(args: argparse.Namespace) -> int:
+    from kingdomlog.rulesets.aikakirjat.policy import parse_policy
+    from kingdomlog.views import session as S
+
+    if args.serve:
+        return int(S.serve(Path(args.dir), port=args.port, password=args.password))
+    start = S.open_session(args.dir)
+    overrides = _overrides(args.override) if args.override else None
+    sp = S.plan(start, policy=parse_policy(args.policy or []), overrides=overrides, years=args.years, seed=args.seed)
+    done = S.commit(args.dir, sp) if args.commit else []
+    if args.json:
+        _out({**S.json_doc(start, sp), "committed": [c.__dict__ for c in done]})
+        return 0
+    print(f"{start.name}: {start.status.describe()}; policy {sp.policy.name}, dice seed {sp.seed}")
+    print(S.text_table(sp))
+    print(S.summary(sp))
+    if done:
+        print(f"committed {len(done)} year(s): turns {done[0].turn}-{done[-1].turn}, seq {done[0].first_seq}.."
+              f"{done[-1].last_seq}")
+    else:
+        print(f"not committed: add --commit (with --seed {sp.seed} to commit these dice)")
+    return 0
+
+
+def _overrides(path: str) -> dict[int, Any]:
+    try:
+        doc = json.loads(_load_text(path))
+        return {int(k): v for k, v in doc.items()}
+    except (json.JSONDecodeError, AttributeError, ValueError) as exc:
+        raise InputError(f'{path}: changed years must be JSON {{"YEAR": {{"STEP": {{...}}}}}}: {exc}') from None
+
+
+def _load_text(path: str) -> str:
+    try:
+        return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
@@ -625,6 +664,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=2720)
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_orders)
+
+    s = sub.add_parser("session", help="plan the rest of an aikakirjat growth session year by year; commit it")
+    s.add_argument("dir")
+    s.add_argument("--years", type=int, help="plan (and commit) only the next N years")
+    s.add_argument("--policy", action="append", metavar="NAME|KEY=VALUE",
+                   help="steward (default) or simple, and settings (docs/aikakirjat-session.md)")
+    s.add_argument("--override", metavar="FILE", help='changed years: JSON {"YEAR": {"STEP": {"choices": ...}}}')
+    s.add_argument("--seed", help="seed of the session's dice (default: a new one, printed)")
+    s.add_argument("--commit", action="store_true", help="commit the planned years, one turn each")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--serve", action="store_true", help="open the session planner page (marimo run) instead")
+    s.add_argument("--port", type=int, default=2721)
+    s.add_argument("--password", help="access password of --serve (default: a random one, printed)")
+    s.set_defaults(fn=cmd_session)
 
     s = sub.add_parser("submit", help="submit a player's steps for the next turn (dice rolled here)")
     s.add_argument("dir")
