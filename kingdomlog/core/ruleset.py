@@ -409,6 +409,11 @@ class Ruleset:
         """
         return None
 
+    def chronicle_section(self, event: RecordedEvent, viewer: Viewer) -> str:
+        """The part of a turn's report ``chronicle``'s sentence about ``event`` belongs to ("What we ordered",
+        "What we learned"); "" (the default) is what happened."""
+        return ""
+
     def portrait(self, state: Any, previous: Any | None, viewer: Viewer) -> Portrait | None:
         """The kingdom in words for ``viewer``: a headline, figures with labels and their change since
         ``previous`` (the state at the end of the turn before; None at founding), leaders, extra sections.
