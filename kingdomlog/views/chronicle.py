@@ -8,9 +8,10 @@ main figures. Nothing here writes, and nothing a viewer may not see is read into
 sentence: hidden events are folded (the state needs them) but never narrated, and every
 state handed out is redacted.
 
-When the log holds live events the viewer may not see, ``seen`` holds the states folded
-from the visible events alone: a map drawn from them shows nothing that only a hidden
-event put there (``views.maps`` of the player view uses them for hex maps).
+When the log holds live events the viewer may not see, ``History.seen()`` folds the
+visible events alone: a hex map drawn from those states shows nothing that only a hidden
+event put there, and ``hidden_regions`` names the regions that first appeared through a
+hidden event (the player view leaves both out of the viewer's map).
 """
 
 from __future__ import annotations
@@ -37,10 +38,12 @@ class TurnStory:
     lines: list[str] = field(default_factory=list)
     notes: list[tuple[str, str]] = field(default_factory=list)
     undone: list[str] = field(default_factory=list)
+    sections: dict[str, list[str]] = field(default_factory=dict)
+    """Sentences the ruleset files under a heading of their own (``chronicle_section``), in first-seen order."""
 
     @property
     def empty(self) -> bool:
-        return not (self.lines or self.notes or self.undone)
+        return not (self.lines or self.notes or self.undone or any(self.sections.values()))
 
 
 @dataclass
@@ -51,10 +54,24 @@ class History:
     turns: list[int]
     states: dict[int, State]
     stories: list[TurnStory]
-    seen: dict[int, State] | None = None
-    """States folded from the visible events only (None: the viewer sees every live event)."""
-    seen_failed: bool = False
-    """The visible events alone did not fold (a hidden event is needed): hex maps are then withheld."""
+    hidden_live: bool = False
+    """Some live event is hidden from the viewer."""
+    hidden_regions: set[str] = field(default_factory=set)
+    """Map regions that first appeared through an event hidden from the viewer (withheld from their map)."""
+    _seen: Any = None
+
+    def seen(self) -> tuple[dict[int, State] | None, bool]:
+        """States folded from the visible events only, redacted (None when the viewer sees every live event),
+        and whether those events alone failed to fold (a hidden event is needed: hex maps are then withheld)."""
+        if not self.hidden_live or self.viewer.is_gm:
+            return None, False
+        if self._seen is None:
+            rs, context, events, gone = self._source
+            self._seen = _seen_states(rs, context, events, gone, self.viewer)
+        out: tuple[dict[int, State] | None, bool] = self._seen
+        return out
+
+    _source: Any = None
 
     def state(self, turn: int) -> State | None:
         return self.states.get(turn)
@@ -150,6 +167,13 @@ def read_history(ruleset: Ruleset, context: CampaignContext, events: Sequence[Re
     state: State = rs.initial_state(context)
     states: dict[int, State] = {}
     hidden_live = False
+    hidden_regions: set[str] = set()
+    last_ids: set[str] | None = None
+
+    def region_ids(s: State) -> set[str]:
+        m = rs.map(s, viewer)
+        return {r.id for r in m.regions} if m is not None else set()
+
     told_undone: set[str] = set()
     shown_state: State | None = None
     for ev in events:
@@ -173,8 +197,13 @@ def read_history(ruleset: Ruleset, context: CampaignContext, events: Sequence[Re
         states[ev.turn] = state
         if not visible_to(ev.visibility, viewer):
             hidden_live = True
+            if not viewer.is_gm:
+                a_ids = region_ids(shown(state))
+                hidden_regions.update(a_ids - (last_ids if last_ids is not None else region_ids(shown(before))))
+                last_ids = a_ids
             shown_state = None
             continue
+        last_ids = None
         if not narrate:
             continue
         b = shown_state if shown_state is not None else shown(before)
@@ -182,17 +211,17 @@ def read_history(ruleset: Ruleset, context: CampaignContext, events: Sequence[Re
         shown_state = a
         text = rs.chronicle(b, ev, a, viewer)
         if text:
-            story(ev.turn).lines.append(sentence(text))
+            section = rs.chronicle_section(ev, viewer)
+            st = story(ev.turn)
+            (st.sections.setdefault(section, []) if section else st.lines).append(sentence(text))
     turns = sorted(states)
     redacted = {t: shown(s) for t, s in states.items()}
     if narrate:
         _figure_fallback(rs, redacted, turns, story, viewer)
-    seen: dict[int, State] | None = None
-    failed = False
-    if hidden_live and not viewer.is_gm:
-        seen, failed = _seen_states(rs, context, events, gone, viewer)
     ordered = [stories[t] for t in sorted(stories)]
-    return History(viewer, turns, redacted, ordered, seen=seen, seen_failed=failed)
+    hist = History(viewer, turns, redacted, ordered, hidden_live=hidden_live, hidden_regions=hidden_regions)
+    hist._source = (rs, context, events, gone)
+    return hist
 
 
 def _figure_fallback(rs: Ruleset, states: Mapping[int, State], turns: Sequence[int], story: Any,
@@ -202,7 +231,7 @@ def _figure_fallback(rs: Ruleset, states: Mapping[int, State], turns: Sequence[i
     for t in turns:
         s = states[t]
         st: TurnStory = story(t)
-        if not st.lines and prev is not None:
+        if not st.lines and not st.sections and prev is not None:
             portrait: Portrait | None = rs.portrait(s, prev, viewer)
             labels = {f.key: f.label for f in portrait.figures} if portrait else {}
             keys = list(rs.chart_figures) or [k for k, v in rs.summary(s).items() if _is_number(v)]

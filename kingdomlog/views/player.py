@@ -103,18 +103,25 @@ def generic_portrait(rs: Ruleset, state: State, previous: State | None, name: st
 
 
 def _map_for(rs: Ruleset, hist: History, turn: int, viewer: Viewer) -> MapData | None:
-    """The map of ``turn`` for ``viewer``; hexes and grids only as the visible events alone show them."""
-    state = hist.states[turn]
-    full = rs.map(state, viewer)
-    if full is None or hist.seen is None:
+    """The map of ``turn`` for ``viewer``: nothing that only an event hidden from them put there.
+
+    Regions that first appeared through a hidden event are left out; hexes and settlement grids are drawn as
+    the visible events alone leave them (withheld when those do not fold without the hidden ones).
+    """
+    full = rs.map(hist.states[turn], viewer)
+    if full is None or viewer.is_gm or not hist.hidden_live:
         return full
-    if hist.seen_failed:
-        return replace(full, hexes=(), settlements=(),
-                       caption="Part of this map is not shown in this view.")
-    seen_turns = [t for t in sorted(hist.seen) if t <= turn]
-    if not seen_turns:
-        return replace(full, hexes=(), settlements=())
-    seen = rs.map(hist.seen[seen_turns[-1]], viewer)
+    if hist.hidden_regions:
+        gone = hist.hidden_regions
+        full = replace(full, regions=tuple(r for r in full.regions if r.id not in gone),
+                       links=tuple(x for x in full.links if x.a not in gone and x.b not in gone))
+    if not full.hexes and not full.settlements:
+        return full
+    seen_states, failed = hist.seen()
+    if failed or seen_states is None:
+        return replace(full, hexes=(), settlements=(), caption="Part of this map is not shown in this view.")
+    seen_turns = [t for t in sorted(seen_states) if t <= turn]
+    seen = rs.map(seen_states[seen_turns[-1]], viewer) if seen_turns else None
     if seen is None:
         return replace(full, hexes=(), settlements=())
     ids = {h.id for h in full.hexes}
@@ -239,15 +246,25 @@ def map_section_html(v: PlayerView) -> str:
             + turn_picker_html(frames, name="map", legend=v.turn_unit.capitalize()) + "</section>")
 
 
+def _lines_html(lines: Sequence[str]) -> str:
+    shown, more = lines[:8], lines[8:]
+    out = ""
+    if shown:
+        out += "<ul class='kl-story'>" + "".join(f"<li>{esc(x)}</li>" for x in shown) + "</ul>"
+    if more:
+        out += (f"<details><summary>{len(more)} more</summary><ul class='kl-story'>"
+                + "".join(f"<li>{esc(x)}</li>" for x in more) + "</ul></details>")
+    return out
+
+
 def story_html(s: TurnStory, *, open_: bool = True) -> str:
     body = []
-    lines = s.lines
-    shown, more = lines[:8], lines[8:]
-    if shown:
-        body.append("<ul class='kl-story'>" + "".join(f"<li>{esc(x)}</li>" for x in shown) + "</ul>")
-    if more:
-        body.append(f"<details><summary>{len(more)} more</summary><ul class='kl-story'>"
-                    + "".join(f"<li>{esc(x)}</li>" for x in more) + "</ul></details>")
+    for title, lines in s.sections.items():
+        body.append(f"<h4 class='kl-h4'>{esc(title)}</h4>{_lines_html(lines)}")
+    if s.lines:
+        if s.sections:
+            body.append("<h4 class='kl-h4'>What happened</h4>")
+        body.append(_lines_html(s.lines))
     for title, text in s.notes:
         body.append(f"<blockquote><b>{esc(title or 'Note')}</b>: {esc(text)}</blockquote>")
     for u in s.undone:
@@ -356,6 +373,7 @@ VIEW_STYLE = """
 .kl-story { margin: .3em 0; padding-left: 1.2em; }
 .kl-story li { margin: .15em 0; }
 .kl-undone { color: #8a5a00; font-style: italic; }
+.kl-h4 { font-size: 1em; margin: .5em 0 .1em; color: #3b2f63; }
 .kl-settlements { display: grid; grid-template-columns: repeat(auto-fill, minmax(16em, 1fr)); gap: .8em; }
 .kl-settlement { border: 1px solid #ddd; border-radius: .5em; padding: .5em; background: #fff; }
 .kl-leaders { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(14em, 1fr));
