@@ -748,8 +748,8 @@ def standalone_svg(m: MapData, *, with_legend: bool = True) -> str:
     else:
         h2 = h
     body = re.sub(r"^<svg[^>]*>|</svg>$", "", inner)
-    title = _label(x + 6, y + 12, m.title, size=11, anchor="start")
-    return _svg(x, y - 8, w, h2 + 8, body + "".join(rows) + title, m.title, standalone=True, cls="kl-map-file")
+    title = _label(x + 6, y - 8, m.title, size=11, anchor="start")
+    return _svg(x, y - 24, w, h2 + 24, body + "".join(rows) + title, m.title, standalone=True, cls="kl-map-file")
 
 
 def svg_to_png(svg: str, *, scale: float = 1.0) -> bytes:

@@ -79,6 +79,8 @@ class PlayerView:
     """The viewer's map at the end of every turn (empty when the ruleset draws none)."""
     labels: dict[str, str] = field(default_factory=dict)
     """Label of each ``summary`` column (from the portrait; a readable form of the name otherwise)."""
+    ruleset_obj: Ruleset | None = None
+    viewer_obj: Viewer | None = None
 
     def label(self, key: str) -> str:
         return self.labels.get(key) or humanize(key)
@@ -157,7 +159,7 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
         viewer=v.id, last_turn=last, rendered=rs.render(state),
         summary=rs.summary(state), breakdowns=list(rs.explain(state)), batches=timeline(events, v),
         events=by_commit, notes=notes(events, v), per_turn=per_turn, chart_figures=rs.chart_figures,
-        history=hist, portrait=portrait, maps=maps, labels=labels,
+        history=hist, portrait=portrait, maps=maps, labels=labels, ruleset_obj=rs, viewer_obj=v,
     )
 
 

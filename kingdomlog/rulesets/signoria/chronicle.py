@@ -108,11 +108,10 @@ def _orders(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
 
 @narrates("signoria.action_resolved")
 def _action(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
-    action = p.action.replace("_", " ")
-    target = f" against {fname(a, p.target)}" if p.target and p.target in a.factions else (
-        f" in {a.provinces[p.target].name}" if p.target and p.target in a.provinces else "")
-    how = {"success": "succeeded", "failure": "failed", "critical": "succeeded brilliantly"}.get(p.outcome, p.outcome)
-    return f"{_our(a, p.faction, me)} {action}{target} {how}"
+    what = order_words(a, {"action": p.action, "target": p.target})
+    how = {"success": "succeeded", "failure": "failed", "critical": "succeeded brilliantly"}.get(
+        p.outcome, p.outcome.replace("_", " "))
+    return f"{_our(a, p.faction, me)} order to {what} {how}"
 
 
 @narrates("signoria.resource_adjusted")
