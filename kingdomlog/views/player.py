@@ -13,6 +13,7 @@ labels of the ruleset's ``portrait`` (or a readable form of the column name).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -325,15 +326,26 @@ def charts_html(v: PlayerView) -> str:
             f"<div class='kl-charts'>{''.join(charts)}</div></section>")
 
 
+def readable(text: str) -> str:
+    """Words joined by underscores read as words (a ruleset's breakdown labels shown to a player).
+
+    >>> readable("royal_assassin Jaethal +3, success=True")
+    'royal assassin Jaethal +3, success: yes'
+    """
+    text = re.sub(r"(?<=[A-Za-z])_(?=[A-Za-z])", " ", text)
+    return text.replace("=True", ": yes").replace("=False", ": no")
+
+
 def numbers_html(v: PlayerView) -> str:
     """How each derived number is made, folded away."""
     if not v.breakdowns:
         return ""
     items = []
     for b in v.breakdowns:
-        terms = ", ".join(f"{esc(t.label)} {t.value:+g}" for t in b.terms)
-        note = f" <span class='kl-muted'>{esc(b.note)}</span>" if b.note else ""
-        items.append(f"<li><b>{esc(b.name)}</b> {b.total:g}" + (f": {terms}" if terms else "") + f"{note}</li>")
+        terms = ", ".join(f"{esc(readable(t.label))} {t.value:+g}" for t in b.terms)
+        note = f" <span class='kl-muted'>{esc(readable(b.note))}</span>" if b.note else ""
+        items.append(f"<li><b>{esc(readable(b.name))}</b> {b.total:g}" + (f": {terms}" if terms else "")
+                     + f"{note}</li>")
     return ("<section id='numbers'><details><summary><b>How each number is made</b></summary>"
             f"<ul class='kl-breakdowns'>{''.join(items)}</ul></details></section>")
 

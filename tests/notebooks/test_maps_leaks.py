@@ -1,0 +1,90 @@
+"""A viewer's map never shows what that viewer may not see — page, SVG file, PNG's source and report included.
+
+We plant recognisable secrets the way a GM would (raw events appended with a visibility): in the PF1 demo a
+GM-only hex feature on a hex the players know and a GM-only new hex; in the Signoria demo a province only
+marburg knows of. The player's page, map SVG and every report format are searched for the markers; the
+GM's (and marburg's) do show them, so the searches can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from nb_support import REPO
+
+from kingdomlog.app import Campaign
+from kingdomlog.views import maps, player
+from kingdomlog.views.report import write_report
+
+LAIR = "WYRM-LAIR-4417"
+NEW_HEX = "h-secret-5521"
+VALE = "HIDDEN-VALE-9920"
+
+
+def _append(camp: Campaign, *rows: dict[str, object]) -> None:
+    camp.append_raw(camp.parse_jsonl([json.dumps(r) for r in rows]))
+
+
+@pytest.fixture
+def river(tmp_path: Path) -> Path:
+    folder = tmp_path / "river-kingdom"
+    shutil.copytree(REPO / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache"))
+    camp = Campaign.open(folder)
+    turn = camp.next_turn() - 1
+    _append(camp,
+            {"turn": turn, "type": "pf1.hex_mapped", "visibility": "gm",
+             "payload": {"hex": "h5", "q": 2, "r": -1, "terrain": "HILLS", "features": ["CAVE", f"LAIR:{LAIR}"]}},
+            {"turn": turn, "type": "pf1.hex_mapped", "visibility": "gm",
+             "payload": {"hex": NEW_HEX, "q": 3, "r": -2, "terrain": "FOREST", "features": ["RESOURCE"]}},
+            {"turn": turn, "type": "pf1.hex_explored", "visibility": "gm", "payload": {"hex": NEW_HEX}})
+    st = camp.state()
+    assert LAIR in " ".join(st.hexes["h5"].features) and st.hexes[NEW_HEX].explored  # type: ignore[attr-defined]
+    return folder
+
+
+@pytest.fixture
+def felmonte(tmp_path: Path) -> Path:
+    folder = tmp_path / "felmonte"
+    shutil.copytree(REPO / "campaigns" / "felmonte", folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    camp = Campaign.open(folder)
+    _append(camp, {"turn": camp.next_turn() - 1, "type": "signoria.province_defined", "visibility": "faction:marburg",
+                   "payload": {"province": "vale", "name": f"The {VALE}", "income": 1, "owner": "marburg"}})
+    assert "vale" in camp.state().provinces  # type: ignore[attr-defined]
+    return folder
+
+
+def _everything(folder: Path, viewer: str, tmp: Path) -> list[str]:
+    """The static page, each turn's map as a file, and the report in every format with its map files."""
+    out = [player.render_static(folder, viewer)]
+    v = player.player_view(folder, viewer)
+    out += [maps.standalone_svg(m) for _, m in v.maps]
+    for fmt in ("md", "bbcode", "html"):
+        paths = write_report(folder, viewer, fmt=fmt, output=tmp / f"{viewer}-report.{fmt}", png=False)
+        out += [p.read_text(encoding="utf-8") for p in paths]
+    return out
+
+
+def test_a_gm_only_hex_feature_and_hex_never_reach_a_players_map(river: Path, tmp_path: Path) -> None:
+    for text in _everything(river, "public", tmp_path):
+        assert LAIR not in text
+        assert NEW_HEX not in text
+    # the hex the players know is still drawn, as they know it (its cave, without the lair)
+    v = player.player_view(river, "public")
+    assert v.map is not None
+    h5 = next(h for h in v.map.hexes if h.id == "h5")
+    assert h5.features == ("cave",)
+    gm = _everything(river, "gm", tmp_path)
+    assert any(LAIR in t for t in gm) and any(NEW_HEX in t for t in gm)
+
+
+def test_a_rivals_unrevealed_province_never_reaches_a_factions_map(felmonte: Path, tmp_path: Path) -> None:
+    for text in _everything(felmonte, "fabian", tmp_path):
+        assert VALE not in text
+        assert 'data-region="vale"' not in text
+    v = player.player_view(felmonte, "fabian")
+    assert v.map is not None and {r.id for r in v.map.regions} == {"fabia", "marburg", "felmonte", "gusso"}
+    assert any(VALE in t for t in _everything(felmonte, "marburg", tmp_path))
+    assert any(VALE in t for t in _everything(felmonte, "gm", tmp_path))
