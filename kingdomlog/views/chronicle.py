@@ -16,6 +16,8 @@ hidden event (the player view leaves both out of the viewer's map).
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -105,6 +107,44 @@ def sentence(text: str) -> str:
         return t
     t = t[0].upper() + t[1:]
     return t if t[-1] in ".!?" else t + "."
+
+
+def merge_alike(lines: Sequence[str]) -> list[str]:
+    """Three or more sentences of a turn that differ in one word only, told once (where the first stood) with
+    the words listed.
+
+    >>> merge_alike(["Hex A1 was placed on the map.", "Taxes came in.", "Hex A2 was placed on the map.",
+    ...              "Hex B1 was placed on the map."])
+    ['Hexes A1, A2 and B1 were placed on the map.', 'Taxes came in.']
+    """
+    split = [ln.split(" ") for ln in lines]
+    used = [False] * len(lines)
+    out: list[str] = []
+    for i in range(len(lines)):
+        if used[i]:
+            continue
+        group, pos = [i], None
+        for j in range(i + 1, len(lines)):
+            if used[j] or len(split[j]) != len(split[i]):
+                continue
+            diff = [k for k, (a, b) in enumerate(zip(split[i], split[j], strict=True)) if a != b]
+            if len(diff) == 1 and (pos is None or diff[0] == pos):
+                pos = diff[0]
+                group.append(j)
+        if pos is None or len(group) < 3:
+            out.append(lines[i])
+            used[i] = True
+            continue
+        for k in group:
+            used[k] = True
+        words = [split[k][pos].rstrip(".,;") for k in group]
+        tail = split[i][pos][len(words[0]):]
+        listed = ", ".join(words[:-1]) + f" and {words[-1]}" + tail
+        text = " ".join([*split[i][:pos], listed, *split[i][pos + 1:]])
+        text = re.sub(r"^(?:The )?[Hh]ex (.*?) was ", lambda m: f"Hexes {m.group(1)} were ", text)
+        text = re.sub(r"\bhex (?=\S+, )", "hexes ", text)
+        out.append(text)
+    return out
 
 
 def humanize(key: str) -> str:
@@ -214,6 +254,9 @@ def read_history(ruleset: Ruleset, context: CampaignContext, events: Sequence[Re
             section = rs.chronicle_section(ev, viewer)
             st = story(ev.turn)
             (st.sections.setdefault(section, []) if section else st.lines).append(sentence(text))
+    for st in stories.values():
+        st.lines = merge_alike(st.lines)
+        st.sections = {k: merge_alike(v) for k, v in st.sections.items()}
     turns = sorted(states)
     redacted = {t: shown(s) for t, s in states.items()}
     if narrate:

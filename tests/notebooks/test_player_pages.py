@@ -44,8 +44,7 @@ def test_a_demo_page_has_summary_map_and_chronicle_and_no_data_export(demo: str)
     assert not EVENT_TYPE.search(text), EVENT_TYPE.search(text)
     assert "{\"" not in text and "\":" not in text  # no JSON blob
     assert not SNAKE.findall(text), sorted(set(SNAKE.findall(text)))[:10]
-    if demo != "stolen-lands":  # pf2e hexes get coordinates on the pf2e-depth branch
-        assert "kl-map" in page and ("data-hex=" in page or "data-region=" in page)
+    assert "kl-map" in page and ("data-hex=" in page or "data-region=" in page)
 
 
 def test_a_page_charts_only_the_figures_that_moved() -> None:

@@ -93,7 +93,7 @@ def _explored(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
 
 @narrates("pf1.hex_cleared")
 def _cleared(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
-    return f"hex {p.hex} was cleared of its dangers"
+    return f"hex {p.hex} was cleared"
 
 
 @narrates("pf1.hex_claimed")
