@@ -17,7 +17,6 @@ hidden event (the player view leaves both out of the viewer's map).
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
