@@ -122,7 +122,7 @@ class Glyph:
 
 
 GLYPH_WORDS: tuple[tuple[str, str], ...] = (
-    ("farm", "farm"), ("lumber", "lumber"), ("sawmill", "lumber"), ("logging", "lumber"), ("mine", "mine"),
+    ("resource", "resource"), ("lake", "lake"), ("farm", "farm"), ("lumber", "lumber"), ("sawmill", "lumber"), ("logging", "lumber"), ("mine", "mine"),
     ("ore", "mine"), ("quarry", "quarry"), ("stone", "quarry"), ("fort", "fort"), ("watchtower", "fort"),
     ("landmark", "landmark"), ("ruin", "ruins"), ("cave", "cave"), ("lair", "lair"), ("resource", "resource"),
     ("bridge", "bridge"), ("refuge", "refuge"), ("freehold", "freehold"), ("town", "town"), ("building", "site"),
@@ -133,8 +133,8 @@ GLYPH_WORDS: tuple[tuple[str, str], ...] = (
 def glyph_kind(word: str) -> str:
     """The symbol drawn for a feature or work-site word (``dot`` when none fits).
 
-    >>> glyph_kind("Lumber camp"), glyph_kind("RUINS:tower"), glyph_kind("shrine")
-    ('lumber', 'ruins', 'dot')
+    >>> glyph_kind("Lumber camp"), glyph_kind("RUINS:tower"), glyph_kind("resource (ore)"), glyph_kind("shrine")
+    ('lumber', 'ruins', 'resource', 'dot')
     """
     w = word.lower()
     for key, kind in GLYPH_WORDS:
@@ -180,6 +180,9 @@ def glyph_svg(kind: str, x: float, y: float, s: float = 6.0) -> str:
     if kind == "resource":
         return (f'<polygon points="{_points([(x, y - s), (x + s * .7, y), (x, y + s), (x - s * .7, y)])}" '
                 f'fill="#3aa6a0" stroke="#1c5552" stroke-width="0.7"/>')
+    if kind == "lake":
+        return (f'<ellipse cx="{_num(x)}" cy="{_num(y)}" rx="{_num(s)}" ry="{_num(s * .6)}" fill="{RIVER_COLOUR}" '
+                'stroke="#1f5a8c" stroke-width="0.7"/>')
     if kind == "bridge":
         return (f'<rect x="{_num(x - s)}" y="{_num(y - s * .35)}" width="{_num(2 * s)}" height="{_num(s * .7)}" '
                 f'fill="#a0703a" stroke="#4a3010" stroke-width="0.7"/>')
@@ -194,7 +197,7 @@ def glyph_svg(kind: str, x: float, y: float, s: float = 6.0) -> str:
 GLYPH_LEGEND = {"farm": "farm or farmland", "lumber": "lumber camp or sawmill", "mine": "mine", "quarry": "quarry",
                 "fort": "fort", "landmark": "landmark", "ruins": "ruins", "cave": "cave", "lair": "lair",
                 "resource": "resource", "bridge": "bridge", "refuge": "refuge", "freehold": "freehold",
-                "town": "town", "site": "structure", "fishing": "fishing", "dot": "other feature"}
+                "town": "town", "site": "structure", "fishing": "fishing", "lake": "lake", "dot": "other feature"}
 
 
 def _hex_title(h: MapHex) -> str:
@@ -418,7 +421,7 @@ def region_layout(m: MapData) -> dict[str, tuple[float, float]]:
     """Centres of the regions of ``m``: rows by distance (in links) from the viewer's own regions (or the
     first region), at most two to a row so the map reads on a phone; unlinked regions come last.
 
-    >>> from kingdomlog.core.mapdata import MapLink, MapParty
+    >>> from kingdomlog.core.mapdata import MapLink, MapParty, MapRegion
     >>> m = MapData("m", regions=(MapRegion("a", "A", "me"), MapRegion("b", "B"), MapRegion("c", "C")),
     ...             links=(MapLink("a", "b"),), parties=(MapParty("me", "Me", own=True),))
     >>> sorted(region_layout(m))
