@@ -739,9 +739,12 @@ def standalone_svg(m: MapData, *, with_legend: bool = True) -> str:
                    f'fill="{colours[p.id]}"/></svg>', p.name) for p in m.parties]
     rows = []
     if with_legend and items:
-        per_row = max(1, int(w // 110))
+        col = max(110.0, 24 + 5.2 * max(len(words) for _, words in items))  # 9 px text: about 5 px a letter
+        if w < col + 12:
+            x, w = x - (col + 12 - w) / 2, col + 12
+        per_row = max(1, int((w - 6) // col))
         for i, (sw, words) in enumerate(items):
-            cx = x + 6 + (i % per_row) * 110
+            cx = x + 6 + (i % per_row) * col
             cy = y + h + 8 + (i // per_row) * 18
             inner_sw = re.sub(r"^<svg[^>]*>|</svg>$", "", sw)
             rows.append(f'<g transform="translate({_num(cx)},{_num(cy)}) scale(0.8)">{inner_sw}</g>'
