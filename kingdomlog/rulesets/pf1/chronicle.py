@@ -58,6 +58,18 @@ def _and_unrest(text: str, delta: int) -> str:
     return f"{text}; {u[0].lower()}{u[1:]}" if u else text
 
 
+def _a(noun: str) -> str:
+    """``cave`` -> ``a cave``, ``landmark`` -> ``a landmark``, ``ruins`` -> ``ruins``.
+
+    >>> _a("cave"), _a("old ruins"), _a("ruins (tower)")
+    ('a cave', 'old ruins', 'ruins (tower)')
+    """
+    head = noun.split(" (")[0]
+    if head.endswith("s"):
+        return noun
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
 def _hex(s: Pf1State, hid: str) -> str:
     h = s.hexes.get(hid)
     if h is None:
@@ -86,7 +98,7 @@ def _explored(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
     h = a.hexes.get(p.hex)
     if h is None:
         return f"hex {p.hex} was explored"
-    found = ", ".join(feature_words(f) for f in h.features)
+    found = ", ".join(_a(feature_words(f)) for f in h.features)
     return (f"explorers charted hex {p.hex}, {h.terrain.lower()}{' with a river' if h.river else ''}"
             + (f", and found {found}" if found else ""))
 
