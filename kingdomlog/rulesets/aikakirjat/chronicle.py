@@ -139,11 +139,11 @@ def _growth(b: KingdomState, p: Any, a: KingdomState) -> str:
     return "the population held steady"
 
 
-ACTION_WORDS = {"embassy": "sent an embassy", "attract_population": "worked to draw settlers",
-                "research": "pursued research", "reduce_corruption": "rooted out corruption",
-                "tax_collection": "collected taxes", "declare_war": "declared war",
-                "reduce_unrest": "calmed the people", "equip": "equipped its forces",
-                "building_project": "worked on a building project"}
+ACTION_WORDS = {"embassy": "send an embassy", "attract_population": "draw settlers",
+                "research": "pursue research", "reduce_corruption": "root out corruption",
+                "tax_collection": "collect taxes", "declare_war": "declare war",
+                "reduce_unrest": "calm the people", "equip": "equip the army",
+                "building_project": "work on a building project"}
 
 
 @narrates("aikakirjat.action_taken")
@@ -151,9 +151,9 @@ def _action(b: KingdomState, p: Any, a: KingdomState) -> str:
     who = "the kingdom" if p.performer == "kingdom" else (a.pcs[p.pc_id].name if p.pc_id in a.pcs else "a hero")
     what = ACTION_WORDS.get(p.action, words(p.action))
     target = ""
-    if p.neighbour_id and p.neighbour_id in a.neighbours:
-        target = f" with {a.neighbours[p.neighbour_id].name}" if p.action == "embassy" else ""
-    return _with(f"{who} {what}{target}", b, a)
+    if p.neighbour_id and p.neighbour_id in a.neighbours and p.action in ("embassy", "declare_war"):
+        target = f" {'to' if p.action == 'embassy' else 'on'} {a.neighbours[p.neighbour_id].name}"
+    return _with(f"{who} set out to {what}{target}", b, a)
 
 
 @narrates("aikakirjat.levy_die_gained")
