@@ -64,14 +64,16 @@ def _consumption(b: KingdomState, p: Any, a: KingdomState) -> str | None:
     if p.remainder > 0 and p.method == "unrest":
         return f"the kingdom went hungry: {p.remainder} Consumption unpaid"
     if p.method == "rp":
-        return f"the kingdom fed itself with {p.food} Food and {p.rp} RP"
+        food = f"{p.food} Food and " if p.food else ""
+        return f"the kingdom fed itself with {food}{p.rp} RP"
     return f"the kingdom ate {p.food} Food"
 
 
 @narrates("pf2e.check_resolved")
 def _check(b: KingdomState, p: Any, a: KingdomState) -> str:
     where = f" in {_settlement(a, p.settlement)}" if p.settlement else ""
-    target = f" ({p.target})" if p.target and not p.settlement else ""
+    target = "" if not p.target or p.settlement else (
+        f" {p.target}" if p.activity.endswith("hex") else f" ({p.target})")
     who = f"the {title(p.role)}" if p.role else "the kingdom"
     return f"{who} tried to {words(p.activity)}{where}{target}: {DEGREES.get(p.degree, words(p.degree))}"
 
