@@ -122,7 +122,8 @@ class Glyph:
 
 
 GLYPH_WORDS: tuple[tuple[str, str], ...] = (
-    ("resource", "resource"), ("lake", "lake"), ("farm", "farm"), ("lumber", "lumber"), ("sawmill", "lumber"), ("logging", "lumber"), ("mine", "mine"),
+    ("resource", "resource"), ("lake", "lake"), ("farm", "farm"), ("lumber", "lumber"), ("sawmill", "lumber"),
+    ("logging", "lumber"), ("mine", "mine"),
     ("ore", "mine"), ("quarry", "quarry"), ("stone", "quarry"), ("fort", "fort"), ("watchtower", "fort"),
     ("landmark", "landmark"), ("ruin", "ruins"), ("cave", "cave"), ("lair", "lair"), ("resource", "resource"),
     ("bridge", "bridge"), ("refuge", "refuge"), ("freehold", "freehold"), ("town", "town"), ("building", "site"),

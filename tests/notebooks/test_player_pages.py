@@ -90,3 +90,24 @@ def test_signoria_report_sections_are_the_factions_own(tmp_path: Path) -> None:
     ours = {x for s in other.history.stories for x in s.sections.get("What we ordered", [])}
     theirs = {x for s in v.history.stories for x in s.sections.get("What we ordered", [])}
     assert ours and theirs and not ours & theirs
+
+
+def test_each_ruleset_tells_a_turn_in_its_own_words() -> None:
+    """Sentences checked against the demo logs by hand (the events and the states around them)."""
+    aik = player.player_view(REPO / "campaigns" / "aikakirjat-demo", "public").history
+    assert aik is not None and aik.story(14) is not None
+    # year 14: the disaster's patch set unrest 9 -> 15 and decay points 1 -> 3 (audit: 4d6 = 15 decay, 1d6 = 6)
+    assert "A natural disaster struck: unrest rose from 9 to 15; decay rose from 1 to 3." in aik.story(14).lines
+    pf2e = player.player_view(REPO / "campaigns" / "stolen-lands", "public").history
+    assert pf2e is not None and pf2e.story(14) is not None
+    # month 14: Claim Hex B1 succeeded (10 XP per hex, option xp_per_hex) and farmland was sown there
+    assert "The kingdom claimed hex B1, plains (10 XP)." in pf2e.story(14).lines
+    assert pf2e.story(14).lines[0].startswith("Hexes A1, A2, A3") and "were placed on the map" in pf2e.story(14).lines[0]
+
+
+def test_a_player_is_not_told_of_hexes_the_gm_mapped_but_the_gm_is() -> None:
+    public = player.player_view(REPO / "campaigns" / "river-kingdom", "public").history
+    gm = player.player_view(REPO / "campaigns" / "river-kingdom", "gm").history
+    assert public is not None and gm is not None
+    assert not any("was mapped" in x for x in public.stories[0].lines)
+    assert "Hex h0 was mapped: grassland with a river (bridge)." in gm.stories[0].lines
