@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from kingdomlog.core.mapdata import AXIAL_DIRECTIONS, MapData, MapHex, SettlementGrid
@@ -230,9 +230,14 @@ def _label(x: float, y: float, text: str, *, size: float = 10, weight: str = "60
             f"{esc(text)}</text>")
 
 
-def hex_map_svg(m: MapData, *, selected: str | None = None, standalone: bool = False) -> str:
+def hex_map_svg(m: MapData, *, selected: str | None = None, allowed: Collection[str] | None = None,
+                standalone: bool = False) -> str:
     """The placed hexes of ``m`` as one ``<svg>``: terrain, the kingdom's border, rivers, roads, settlements,
-    work sites and features; each hex a ``<g data-hex=ID>`` with a tooltip. Empty string when nothing is placed."""
+    work sites and features; each hex a ``<g data-hex=ID>`` with a tooltip. Empty string when nothing is placed.
+
+    For a picker (the GM sheet's activity target): ``selected`` is outlined, and with ``allowed`` the hexes not in
+    it are faded and marked ``data-allowed="false"``.
+    """
     hexes = m.placed_hexes()
     if not hexes:
         return ""
@@ -258,8 +263,12 @@ def hex_map_svg(m: MapData, *, selected: str | None = None, standalone: bool = F
         fill = terrain_colour(h.terrain) if h.terrain != "unknown" else FOG
         hatch = ""
         cls = "kl-hex" + (" kl-hex-claimed" if h.claimed else "") + (" kl-hex-selected" if h.id == selected else "")
+        pick = ""
+        if allowed is not None:
+            ok = h.id in allowed
+            pick = f' data-allowed="{"true" if ok else "false"}"' + ("" if ok else ' opacity="0.35"')
         body.append(
-            f'<g class="{cls}" data-hex="{esc(h.id)}"><title>{esc(_hex_title(h))}</title>'
+            f'<g class="{cls}" data-hex="{esc(h.id)}"{pick}><title>{esc(_hex_title(h))}</title>'
             f'<polygon points="{_points(hex_corners(x, y, s))}" fill="{fill}"{hatch} stroke="#ffffff" '
             f'stroke-width="1.2"/>'
             + ("" if h.explored else _hatch(x, y, s))
@@ -643,10 +652,10 @@ def legend_html(items: Sequence[tuple[str, str]]) -> str:
             + "</ul>")
 
 
-def map_html(m: MapData, *, selected: str | None = None) -> str:
+def map_html(m: MapData, *, selected: str | None = None, allowed: Collection[str] | None = None) -> str:
     """One map as HTML: the SVG, its legend, hexes not yet placed, and the regions in words."""
     parts: list[str] = []
-    svg = hex_map_svg(m, selected=selected)
+    svg = hex_map_svg(m, selected=selected, allowed=allowed)
     if svg:
         parts.append(f'<div class="kl-map">{svg}</div>' + legend_html(hex_legend(m)))
     unplaced = m.unplaced_hexes()

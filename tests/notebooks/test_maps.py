@@ -130,3 +130,11 @@ def test_pf1_players_see_unexplored_hexes_as_fog(tmp_path: Path) -> None:
     gms = {h.id: h for h in kingdom_map(camp.state(), GM).hexes}  # type: ignore[arg-type]
     assert mine["h20"].terrain == "unknown" and mine["h20"].features == () and not mine["h20"].explored
     assert gms["h20"].terrain == "hills" and gms["h20"].features == ("lair",)
+
+
+def test_a_picker_map_outlines_the_target_and_fades_what_may_not_be_picked() -> None:
+    m = MapData("P", hexes=(MapHex("a", 0, 0, "plains"), MapHex("b", 1, 0, "hills"), MapHex("c", 2, 0, "forest")))
+    svg = maps.hex_map_svg(m, selected="b", allowed={"b", "c"})
+    assert re.findall(r'data-hex="(\w)" data-allowed="(\w+)"', svg) == [("a", "false"), ("b", "true"), ("c", "true")]
+    assert svg.count('opacity="0.35"') == 1 and 'kl-hex kl-hex-selected" data-hex="b"' in svg
+    assert 'stroke="#e8590c"' in svg  # the selected hex's outline

@@ -102,7 +102,8 @@ def test_each_ruleset_tells_a_turn_in_its_own_words() -> None:
     assert pf2e is not None and pf2e.story(14) is not None
     # month 14: Claim Hex B1 succeeded (10 XP per hex, option xp_per_hex) and farmland was sown there
     assert "The kingdom claimed hex B1, plains (10 XP)." in pf2e.story(14).lines
-    assert pf2e.story(14).lines[0].startswith("Hexes A1, A2, A3") and "were placed on the map" in pf2e.story(14).lines[0]
+    first = pf2e.story(14).lines[0]
+    assert first.startswith("Hexes A1, A2, A3") and first.endswith("were placed on the map.")
 
 
 def test_a_player_is_not_told_of_hexes_the_gm_mapped_but_the_gm_is() -> None:
