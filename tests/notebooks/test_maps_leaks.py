@@ -88,3 +88,22 @@ def test_a_rivals_unrevealed_province_never_reaches_a_factions_map(felmonte: Pat
     assert v.map is not None and {r.id for r in v.map.regions} == {"fabia", "marburg", "felmonte", "gusso"}
     assert any(VALE in t for t in _everything(felmonte, "marburg", tmp_path))
     assert any(VALE in t for t in _everything(felmonte, "gm", tmp_path))
+
+
+def test_a_gm_only_pf2e_hex_fact_never_reaches_a_players_map(tmp_path: Path) -> None:
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(REPO / "campaigns" / "stolen-lands", folder, ignore=shutil.ignore_patterns(".cache", "drafts"))
+    camp = Campaign.open(folder)
+    before = next(h for h in camp.state().hexes if h.id == "B3")  # type: ignore[attr-defined]
+    assert before.features == () and before.q is not None
+    _append(camp, {"turn": camp.next_turn() - 1, "type": "pf2e.hex_placed", "visibility": "gm",
+                   "payload": {"hex_id": "B3", "q": before.q, "r": before.r, "features": ["ruins"]}})
+    v = player.player_view(folder, "public")
+    gm = player.player_view(folder, "gm")
+    assert v.map is not None and gm.map is not None
+    assert next(h for h in gm.map.hexes if h.id == "B3").features == ("ruins",)
+    assert next(h for h in v.map.hexes if h.id == "B3").features == ()
+    for _, m in v.maps:  # B3's tooltip in every turn's map file tells no ruins
+        svg = maps.standalone_svg(m)
+        if 'data-hex="B3"' in svg:
+            assert "<title>B3 · forest · not claimed</title>" in svg

@@ -47,7 +47,7 @@ def kingdom_map(s: S.KingdomState, viewer: Viewer) -> MapData:
             feats.append(f"resource ({h.resource})")
         if h.lake:
             feats.append("lake")
-        note = "" if h.claimed else "lost to the kingdom"
+        note = "" if h.claimed else ("lost to the kingdom" if h.ever_claimed else "not claimed")
         hexes.append(MapHex(h.id, h.q, h.r, h.terrain, claimed=h.claimed, river=h.river, road=h.roads,
                             settlement=st.name if st else "", capital=bool(st and st.capital),
                             work_site=WORK_SITES.get(h.work_site.commodity, "") if h.work_site else "",
