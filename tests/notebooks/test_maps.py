@@ -138,3 +138,14 @@ def test_a_picker_map_outlines_the_target_and_fades_what_may_not_be_picked() -> 
     assert re.findall(r'data-hex="(\w)" data-allowed="(\w+)"', svg) == [("a", "false"), ("b", "true"), ("c", "true")]
     assert svg.count('opacity="0.35"') == 1 and 'kl-hex kl-hex-selected" data-hex="b"' in svg
     assert 'stroke="#e8590c"' in svg  # the selected hex's outline
+
+
+def test_a_pf1_city_wall_is_drawn_on_its_land_border() -> None:
+    s = Campaign.open(REPO / "campaigns" / "river-kingdom").state()
+    d1 = s.districts["D1"].model_copy(update={"walls": ("N",)})  # type: ignore[attr-defined]
+    walled = s.model_copy(update={"districts": {**s.districts, "D1": d1}})  # type: ignore[attr-defined]
+    g = district_grid(walled, "Tatzlford", "D1")  # type: ignore[arg-type]
+    assert g.borders["N"] == "WALL" and g.borders["S"] == "WATER"
+    svg = maps.settlement_svg(g)
+    assert "<title>N: city wall</title>" in svg and "<title>S: water</title>" in svg
+    assert "borders: N wall, S water" in maps.settlement_html(g)
