@@ -107,3 +107,16 @@ def test_a_gm_only_pf2e_hex_fact_never_reaches_a_players_map(tmp_path: Path) -> 
         svg = maps.standalone_svg(m)
         if 'data-hex="B3"' in svg:
             assert "<title>B3 · forest · not claimed</title>" in svg
+
+
+def test_hexes_are_withheld_when_the_visible_events_alone_do_not_fold(river: Path) -> None:
+    """A public event about a hex only a GM-only event created cannot be folded without it: the player's map then
+    shows no hexes (and says so) rather than the GM's."""
+    camp = Campaign.open(river)
+    _append(camp, {"turn": camp.next_turn() - 1, "type": "pf1.hex_cleared", "visibility": "public",
+                   "payload": {"hex": NEW_HEX}})
+    v = player.player_view(river, "public")
+    assert v.map is not None and v.map.hexes == () and "not shown" in v.map.caption
+    page = player.render_static(river, "public")
+    assert LAIR not in page and 'data-hex="' not in page
+    assert f"Hex {NEW_HEX} was cleared." in page  # the public event itself is told: the GM made it public
