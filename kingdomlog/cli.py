@@ -322,6 +322,15 @@ def cmd_plan_schema(args: argparse.Namespace) -> int:
     from kingdomlog.core.ruleset import find_ruleset
     from kingdomlog.core.turn import plan_schema
 
+    if args.campaign:
+        camp = _campaign(args.campaign)
+        rs = camp.ruleset
+        if args.ruleset and find_ruleset(args.ruleset) is not rs:
+            raise InputError(f"{args.campaign} plays {rs.id}, not {args.ruleset}")
+        _out(plan_schema(rs, rs.phases_for(camp.state(), camp.next_turn())))
+        return 0
+    if not args.ruleset:
+        raise UsageError("plan-schema needs a RULESET or --campaign DIR")
     _out(plan_schema(find_ruleset(args.ruleset)))
     return 0
 
@@ -494,7 +503,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_sql)
 
     s = sub.add_parser("plan-schema", help="print the JSON Schema of a ruleset's plans (for editors)")
-    s.add_argument("ruleset", help="id or alias (see `kingdomlog rulesets`)")
+    s.add_argument("ruleset", nargs="?", help="id or alias (see `kingdomlog rulesets`)")
+    s.add_argument("--campaign", metavar="DIR", help="include the steps this campaign's state adds (e.g. per faction)")
     s.set_defaults(fn=cmd_plan_schema)
 
     s = sub.add_parser("audit", help="list, turn by turn, what today's rules compute differently from the log")

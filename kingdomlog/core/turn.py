@@ -211,16 +211,18 @@ def require_ok(preview: TurnPreview) -> TurnPreview:
     return preview
 
 
-def plan_schema(ruleset: Ruleset) -> dict[str, Any]:
+def plan_schema(ruleset: Ruleset, extra_steps: Sequence[Step] = ()) -> dict[str, Any]:
     """The JSON Schema of a plan for ``ruleset``: every step's choices, rolls and re-rolls.
 
     Ids that must come from a campaign's state (leaders, hexes, ...) are typed as
     strings and marked ``x-kingdomlog-source``; ``kingdomlog turn`` checks them against
-    the state.
+    the state. ``extra_steps``: steps a campaign's state adds (e.g. one per faction).
     """
     defs: dict[str, Any] = {}
     steps: dict[str, Any] = {}
-    for step in ruleset.all_steps:
+    declared = list(ruleset.all_steps)
+    declared += [s for s in extra_steps if s.id not in {d.id for d in declared}]
+    for step in declared:
         schema = step.choices.model_json_schema(ref_template="#/$defs/{model}")
         for name, sub in schema.pop("$defs", {}).items():
             defs[name] = sub

@@ -122,6 +122,13 @@ def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = Non
 _UNSET: Any = object()
 
 
+def _jsonable(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
 def _option_values(choice: FieldSpec) -> list[Any]:
     return [o.value for o in choice.options or () if not o.disabled]
 
@@ -142,12 +149,14 @@ def choice_widget(choice: FieldSpec, value: Any = _UNSET) -> Any:
         return mo.ui.multiselect(options=[str(o) for o in opts], value=[str(x) for x in (v or []) if x in opts],
                                  label=label)
     if choice.kind in ("int", "float"):
+        if v is None:  # "unset" (the step's default applies) must stay expressible: a number box cannot be empty
+            return mo.ui.text(value="", placeholder="default", label=label)
         return mo.ui.number(start=choice.minimum, stop=choice.maximum, step=1 if choice.kind == "int" else 0.1,
-                            value=None if v is None else v, label=label)
+                            value=v, label=label)
     if choice.kind == "bool":
         return mo.ui.checkbox(value=bool(v), label=label)
-    if choice.kind in ("json", "rows", "group", "multiselect"):
-        text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False)
+    if choice.kind in ("json", "rows", "group", "variant", "list", "multiselect"):
+        text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=_jsonable)
         return mo.ui.text_area(value=text, label=label, rows=3, full_width=True)
     return mo.ui.text(value="" if v is None else str(v), label=label)
 
@@ -187,6 +196,15 @@ def choice_value(choice: FieldSpec, raw: Any, *, step: str = "") -> tuple[bool, 
     where = f"step {step!r}, choice {choice.name!r}" if step else f"choice {choice.name!r}"
     if raw is None:
         return False, None
+    if choice.kind in ("int", "float") and isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            return False, None
+        try:
+            num = float(text)
+        except ValueError:
+            raise InputError(f"{where}: {raw!r} is not a number") from None
+        raw = num
     if choice.kind == "int":
         if isinstance(raw, float):
             if raw != int(raw):
@@ -202,7 +220,7 @@ def choice_value(choice: FieldSpec, raw: Any, *, step: str = "") -> tuple[bool, 
         if choice.kind == "select":
             return True, by_text.get(str(raw), raw)
         return True, [by_text.get(str(x), x) for x in raw]
-    if choice.kind in ("json", "rows", "group", "multiselect"):
+    if choice.kind in ("json", "rows", "group", "variant", "list", "multiselect"):
         text = str(raw).strip()
         if not text:
             return False, None

@@ -68,7 +68,7 @@ def change_first_phase(page: Any, kind: str) -> tuple[str, str]:
     if kind == "toy":
         page.locator("select").first.select_option("barley")
         return "market", "State after"
-    box = page.get_by_label(re.compile("did NOT spend a downtime week"))
+    box = page.get_by_label("Downtime", exact=True)
     box.fill('{"ruler": "vacancy_penalty"}')
     box.press("Tab")  # text areas send their value on blur
     return "commerce.taxes", "ruler vacancy"
