@@ -455,6 +455,18 @@ def cmd_share(args: argparse.Namespace) -> int:
     return int(share(Path(args.dir), viewer=args.as_, output=args.output, port=args.port, password=args.password))
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from kingdomlog.notebook_server import resolve_viewer
+    from kingdomlog.views.report import write_report
+
+    folder = Path(args.dir)
+    who = resolve_viewer(_campaign(args.dir), args.as_)
+    paths = write_report(folder, who, turn=args.turn, fmt=args.format,
+                         output=Path(args.output) if args.output else None, png=not args.no_png)
+    print(f"wrote the {args.format} report for {who}: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def cmd_orders(args: argparse.Namespace) -> int:
     from kingdomlog.notebook_server import serve_orders
 
@@ -657,6 +669,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=2719)
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_share)
+
+    s = sub.add_parser("report", help="one turn's report for a forum thread (md, bbcode or html) and its map image")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="VIEWER", required=True)
+    s.add_argument("--turn", type=int, help="the turn to report (default: the last played)")
+    s.add_argument("--format", choices=("md", "bbcode", "html"), default="md")
+    s.add_argument("-o", "--output", help="the report file (default: CAMPAIGN-VIEWER-turn-NN.EXT here); the map "
+                   "is written beside it as STEM-map.svg and STEM-map.png")
+    s.add_argument("--no-png", action="store_true", help="write the map as SVG only")
+    s.set_defaults(fn=cmd_report)
 
     s = sub.add_parser("orders", help="serve one player's orders sheet (marimo run; writes only its submission)")
     s.add_argument("dir")

@@ -16,9 +16,11 @@ from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.audit import audit as _audit
 from kingdomlog.rulesets.pf1.choices import MODULE_FIELDS
+from kingdomlog.rulesets.pf1.chronicle import chronicle as _chronicle
 from kingdomlog.rulesets.pf1.decide import ALL_STEPS, FOUNDING, PHASES
 from kingdomlog.rulesets.pf1.events import EVENT_TYPES
 from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
+from kingdomlog.rulesets.pf1.mapview import kingdom_map, portrait
 from kingdomlog.rulesets.pf1.samples import sample_events, sample_plans
 from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
@@ -243,6 +245,15 @@ class Pf1Kingmaker(Ruleset):
         return (f"{s.name or '(unfounded)'} T{s.turn} BP{x['treasury_bp']} U{x['unrest']} Sz{x['size']} "
                 f"DC{x['control_dc']} Con{x['consumption']} E{x['economy']} L{x['loyalty']} S{x['stability']} "
                 f"Pop{x['population']}{' ANARCHY' if s.anarchy else ''}{extra}")
+
+    def map(self, state: Any, viewer: Viewer) -> Any:
+        return kingdom_map(state, viewer)
+
+    def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
+        return _chronicle(before, event, after, viewer)
+
+    def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
+        return portrait(state, previous, viewer)
 
     def sample_events(self) -> list[Draft]:
         return sample_events()
