@@ -49,8 +49,8 @@ def test_homebrew_replaces_and_adds_entries() -> None:
     """Campaign data/buildings.toml: the Barracks errata cost (base §6.10) and a new building."""
     cat = homebrew_catalog({"buildings": {"building": [
         {"name": "Barracks", "cost": 6, "lots": 1, "unrest": -1, "defense": 2, "tag": "errata"},
-        {"name": "Herbalist", "cost": 10, "lots": 1, "loyalty": 1, "stability": 1}]}})
-    assert cat.building("Barracks").cost == 6 and cat.building("herbalist").loyalty == 1
+        {"name": "Apiary", "cost": 10, "lots": 1, "loyalty": 1, "stability": 1}]}})
+    assert cat.building("Barracks").cost == 6 and cat.building("apiary").loyalty == 1
     assert len(cat.buildings) == len(homebrew_catalog({}).buildings) + 1
 
 

@@ -32,6 +32,7 @@ BorderKind = Literal["LAND", "WATER"]
 Renown = Literal["fame", "infamy"]
 EffectKind = Literal["ATTRIBUTE", "UNREST", "TREASURY", "FAME", "INFAMY"]
 SettlementModifier = Literal["corruption", "crime", "law", "lore", "productivity", "society"]
+SlotCategory = Literal["minor", "medium", "major"]
 
 HexId = Annotated[str, Pick("hexes", what="a hex on the map (or mapped in this step)")]
 ClaimHex = Annotated[str, Pick("claim_hexes", what="on the map (map it first)")]
@@ -288,6 +289,8 @@ class BuildingEntry(Choices):
     bonus_mode: BonusMode = Field(default="alignment", description="holy_sites dedication")
     shrine_attribute: AttributeName | None = None
     portfolio: Portfolio | None = None
+    upgrade: BuildingId | None = Field(default=None, description="upgrade this building to ``type`` (UC Upgrade "
+                                       "To/From: pay the difference; a dedication carries over)")
 
 
 class DedicationEntry(Choices):

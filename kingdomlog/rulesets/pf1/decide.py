@@ -529,7 +529,7 @@ def district_ready(ctx: Ctx, did: str, borders: ch.Borders | None) -> None:
                 lots = place(ctx, dist.id, t.lots, None, "base §3.1 F5")
                 ctx.emit(ev.BuildingConstructed(building=new_id(ctx, "B"), city=city.id, district=did,
                                                 building_type=t.name, lots=lots, base_cost_bp=t.cost, cost_bp=0,
-                                                unrest_delta=0, free=True))
+                                                unrest_delta=0, free=True, slots=_slot_cats(t)))
 
 
 def prepare_district(ctx: Ctx, d: ch.DistrictEntry, limit: int) -> None:
@@ -561,47 +561,141 @@ def prepare_district(ctx: Ctx, d: ch.DistrictEntry, limit: int) -> None:
         district_ready(ctx, did, d.borders)
 
 
-def free_houses(s: Pf1State, did: str, lots: tuple[int, ...]) -> list[str]:
+def free_houses(s: Pf1State, did: str, lots: tuple[int, ...], kinds: tuple[str, ...] = ()) -> list[str]:
+    """Houses next to ``lots`` not already supporting a building; ``kinds`` names which buildings count
+    (a UC "adjacent to 1 House or Mansion"), else any building marked ``house`` (base §2.8)."""
+    want = {k.lower() for k in kinds}
     out = []
     for b in s.buildings.values():
-        if (b.district == did and s.catalog.building(b.type).house and b.supports is None
+        t = s.catalog.building(b.type)
+        ok = bool(t.names() & want) if want else t.house
+        if (b.district == did and ok and b.supports is None
                 and any(lots_adjacent(x, y) for x in b.lots for y in lots)):
             out.append(b.id)
     return sorted(out)
 
 
-def place(ctx: Ctx, did: str, n: int, lots: list[int] | None, rule: str, houses: int = 0) -> tuple[int, ...]:
-    """Lots for an ``n``-lot building in district ``did`` (given or the first that fits)."""
-    used = dv.occupied(ctx.state, did)
+def water_lot(s: Pf1State, did: str, lots: tuple[int, ...]) -> bool:
+    """Whether ``lots`` touch a WATER border of district ``did`` or a Waterway lot (UC "adjacent to water")."""
+    d = s.districts[did]
+    for x in lots:
+        row, col = divmod(x, 6)
+        sides = {"N": row == 0, "S": row == 5, "W": col == 0, "E": col == 5}
+        if any(on and d.borders.get(side) == "WATER" for side, on in sides.items()):
+            return True
+    return any(s.catalog.building(b.type).name == "Waterway" and any(lots_adjacent(x, y) for x in b.lots for y in lots)
+               for b in s.buildings.values() if b.district == did)
+
+
+def _site_ok(s: Pf1State, did: str, cand: tuple[int, ...], t: BuildingType | None) -> str | None:
+    """Why ``cand`` cannot take a building of type ``t`` (its UC limits), or None."""
+    if t is None:
+        return None
+    if t.water_border and not water_lot(s, did, cand):
+        return f"a {t.name} goes next to a water border of the district (or a Waterway)"
+    if t.not_adjacent:
+        bad = {n.lower() for n in t.not_adjacent}
+        near = sorted({s.catalog.building(b.type).name for b in s.buildings.values() if b.district == did
+                       and s.catalog.building(b.type).names() & bad
+                       and any(lots_adjacent(x, y) for x in b.lots for y in cand)})
+        if near:
+            return f"a {t.name} may not be next to {', '.join(near)}"
+    return None
+
+
+def place(ctx: Ctx, did: str, n: int, lots: list[int] | None, rule: str, houses: int = 0,
+          t: BuildingType | None = None, keep: tuple[int, ...] = ()) -> tuple[int, ...]:
+    """Lots for an ``n``-lot building in district ``did`` (given or the first that fits); ``keep`` are lots the
+    building already holds (an upgrade) and that the new lots must include."""
+    used = dv.occupied(ctx.state, did) - set(keep)
+    kinds = t.adjacent_kinds if t is not None else ()
     if lots is not None:
         want = tuple(lots)
         if len(want) != n or not all(0 <= x < 36 for x in want) or not valid_shape(want):
             raise ctx.fail(f"a {n}-lot building needs {n} contiguous lots (0..35), got {list(want)}", "base §2.8")
         if set(want) & used:
             raise ctx.fail(f"lots {sorted(set(want) & used)} of {did} are already built on", "base §2.8")
-        if houses and len(free_houses(ctx.state, did, want)) < houses:
+        if not set(keep) <= set(want):
+            raise ctx.fail(f"an upgrade keeps its lots {list(keep)}; {list(want)} does not hold them", "base §2.8")
+        if houses and len(free_houses(ctx.state, did, want, kinds)) < houses:
             raise ctx.fail(f"lots {list(want)} are not adjacent to {houses} free house(s)", "base §2.8 adjacency")
+        why = _site_ok(ctx.state, did, want, t)
+        if why:
+            raise ctx.fail(f"lots {list(want)}: {why}", "UC Building Descriptions (Limit)")
         return want
     if 36 - len(used) < n:
         raise ctx.fail(f"district {did} is full ({len(used)} of 36 lots used)", "base §2.8 (36 lots per district)")
+    why = None
     for cand in lot_shapes(n):
-        if not set(cand) & used and (not houses or len(free_houses(ctx.state, did, cand)) >= houses):
+        if set(cand) & used or not set(keep) <= set(cand):
+            continue
+        if houses and len(free_houses(ctx.state, did, cand, kinds)) < houses:
+            continue
+        why = _site_ok(ctx.state, did, cand, t)
+        if why is None:
             return cand
+    if why:
+        raise ctx.fail(f"no lots in {did} fit: {why}", "UC Building Descriptions (Limit)")
     if houses:
         raise ctx.fail(f"no free lots in {did} next to {houses} house(s) not already supporting a building",
                        "base §2.8 adjacency")
     raise ctx.fail(f"district {did} has no room for a {n}-lot building", "base §2.8")
 
 
+def _slot_cats(t: BuildingType) -> tuple[ch.SlotCategory, ...]:
+    return tuple(c for c in ("minor", "medium", "major") for _ in range(getattr(t.slots, c)))
+
+
+def _uncounted(s: Pf1State, t: BuildingType) -> bool:
+    """UC: the first House, Mansion, Noble Villa or Tenement of a month does not count (option first_house_free)."""
+    housing = t.free_first or bool(t.names() & {"house", "mansion", "noble villa", "tenement"})
+    return bool(s.opt("first_house_free")) and housing and s.counters.free_house == 0
+
+
+def upgrade(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
+    """Upgrade a building (UC Upgrade To/From): pay the cost difference; it counts against the limit."""
+    rule = "UC Building Descriptions (Upgrade To/From)"
+    s = ctx.state
+    old = s.buildings.get(str(b.upgrade))
+    if old is None:
+        raise InputError(f"[{ctx.step}] upgrade: no building {b.upgrade!r}")
+    t = s.catalog.building(b.type)
+    ot = s.catalog.building(old.type)
+    if not ({n.lower() for n in ot.upgrade_to} & t.names() or {n.lower() for n in t.upgrade_from} & ot.names()):
+        ups = ", ".join(ot.upgrade_to) or "nothing"
+        raise ctx.fail(f"a {ot.name} upgrades to {ups}, not to a {t.name}", rule)
+    _limit(ctx, s.counters.buildings, limit, "buildings (upgrades count)", "base §6.5")
+    if t.limit_per_city and sum(1 for x in s.buildings.values() if x.city == old.city
+                                and s.catalog.building(x.type).name == t.name) >= t.limit_per_city:
+        raise ctx.fail(f"{s.cities[old.city].name} already has {t.limit_per_city} {t.name}", rule)
+    lots = old.lots if t.lots == len(old.lots) else place(ctx, old.district, t.lots, b.lots, rule, 0, t, old.lots)
+    cost = max(0, t.cost - ot.cost)
+    explain_once(ctx, Breakdown(f"{ot.name} → {t.name} upgrade", cost, note=f"{t.cost} − {ot.cost} BP"))
+    pay(ctx, cost, f"upgrading {old.id} to a {t.name}")
+    if t.religion in ("temple", "cathedral"):
+        religion_ok(ctx, t, old.deity_alignment or b.deity_alignment)
+    ctx.emit(ev.BuildingUpgraded(building=old.id, from_type=ot.name, to_type=t.name, lots=lots, cost_bp=cost,
+                                 unrest_delta=t.unrest, slots=_slot_cats(t)))
+
+
 def construct(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
     rule = "base §4.3 I6"
     s = ctx.state
+    if b.upgrade is not None:
+        upgrade(ctx, b, limit)
+        return
     t = s.catalog.building(b.type)
     city = find_city(ctx, b.city)
-    _limit(ctx, s.counters.buildings, limit, "buildings", "base §6.5")
-    if t.limit_per_city and sum(1 for x in s.buildings.values()
-                                if x.city == city.id and x.type == t.name) >= t.limit_per_city:
+    uncounted = _uncounted(s, t)
+    if not uncounted:
+        _limit(ctx, s.counters.buildings, limit, "buildings", "base §6.5")
+    same = [x for x in s.buildings.values() if x.city == city.id and s.catalog.building(x.type).name == t.name]
+    if t.limit_per_city and len(same) >= t.limit_per_city:
         raise ctx.fail(f"{city.name} already has {t.limit_per_city} {t.name}", rule)
+    if t.requires_any and not any(s.catalog.building(x.type).names() & {n.lower() for n in t.requires_any}
+                                  for x in dv.live_buildings(s) if x.city == city.id):
+        raise ctx.fail(f"a {t.name} needs one of {', '.join(t.requires_any)} in {city.name}",
+                       "UC Building Descriptions (Limit)")
     ready = [d for d in city.districts if s.districts[d].status == "READY"]
     if not ready:
         raise ctx.fail(f"{city.name} has no READY district to build in", rule)
@@ -623,14 +717,18 @@ def construct(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
             did = next((d for d in ready if 36 - len(dv.occupied(s, d)) >= t.lots), None)
             if did is None:
                 raise ctx.fail(f"every district of {city.name} is full", "base §2.8 (36 lots per district)")
-        lots = place(ctx, did, t.lots, b.lots, rule, t.adjacent_houses)
+        if t.limit_per_district and sum(1 for x in s.buildings.values() if x.district == did
+                                        and s.catalog.building(x.type).name == t.name) >= t.limit_per_district:
+            raise ctx.fail(f"district {did} already has {t.limit_per_district} {t.name}",
+                           "UC Building Descriptions (Limit)")
+        lots = () if t.lots == 0 else place(ctx, did, t.lots, b.lots, rule, t.adjacent_houses, t)
         if t.adjacent_houses:
-            supported_by = tuple(free_houses(s, did, lots)[: t.adjacent_houses])
+            supported_by = tuple(free_houses(s, did, lots, t.adjacent_kinds)[: t.adjacent_houses])
     religion_ok(ctx, t, b.deity_alignment)
     discounts: list[ev.Discount] = []
     cost = t.cost
     halver = next((s.catalog.building(x.type).name for x in dv.live_buildings(s) if x.city == city.id
-                   and t.name in s.catalog.building(x.type).halves), None)
+                   and t.names() & {h.lower() for h in s.catalog.building(x.type).halves}), None)
     if halver and not (s.opt("discount_first_only") and t.name in city.discounts_used):
         discounts.append(ev.Discount(kind="HALVED_BY", source=halver, amount_bp=cost - cost // 2))
     elif f"RUINS:{t.name}" in s.hexes[city.hex].features:
@@ -651,10 +749,11 @@ def construct(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
         if dep is None or not t.house or not any(lots_adjacent(x, y) for x in lots for y in dep.lots):
             raise ctx.fail(f"supports {supports!r}: a house must be built next to the building it supports",
                            "opt §2.1 step 5")
+    unrest = 0 if t.unrest_once_per_settlement and same else t.unrest  # walls and moats: once per settlement
     ctx.emit(ev.BuildingConstructed(building=new_id(ctx, "B"), city=city.id, district=did, building_type=t.name,
                                     lots=lots, border=border, base_cost_bp=t.cost, discounts=tuple(discounts),
-                                    cost_bp=cost, unrest_delta=t.unrest, deity=b.deity, supported_by=supported_by,
-                                    supports=supports))
+                                    cost_bp=cost, unrest_delta=unrest, deity=b.deity, supported_by=supported_by,
+                                    supports=supports, slots=_slot_cats(t), uncounted=uncounted))
     if b.deity_alignment and s.module_on("holy_sites") and t.religion:
         dedicate(ctx, f"B{ctx.state.serials['B']}", deity=b.deity or "unnamed deity",
                  deity_alignment=b.deity_alignment, bonus_mode=b.bonus_mode, shrine_attribute=b.shrine_attribute,

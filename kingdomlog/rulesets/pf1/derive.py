@@ -156,16 +156,45 @@ def consumption_terms(s: Pf1State) -> list[Modifier]:
         Modifier(f"festivals {s.edicts.festivals}/year" + (" (halved: Arena)" if halving(s, "festival") else ""),
                  fest // 2 if halving(s, "festival") else fest, source="edicts"),
     ]
+    stock = stockyard_hexes(s)
     for h in claimed_hexes(s):
         if h.improvement:
             imp = s.catalog.improvements.get(h.improvement)
             if imp and imp.consumption:
-                mods.append(Modifier(f"{h.improvement.lower()} {h.id}", imp.consumption, source="improvements"))
+                v = imp.consumption
+                if h.improvement == "FARM" and (h.q, h.r) in stock:
+                    v = stock[(h.q, h.r)]
+                    mods.append(Modifier(f"farm {h.id} (Stockyard)", v, source="UC Stockyard"))
+                    continue
+                mods.append(Modifier(f"{h.improvement.lower()} {h.id}", v, source="improvements"))
     if s.module_on("diplomatic_edicts"):
         for fid, rel in s.relations.items():
             if rel.embassy_building:
                 mods.append(Modifier(f"embassy building in {fid}", 1, source="opt §2.5.6"))
     return mods
+
+
+def stockyard_hexes(s: Pf1State) -> dict[tuple[int, int], int]:
+    """Hexes (axial) whose Farms reduce Consumption by a Stockyard's number instead of 2: the hex of a city with
+    a Stockyard and its neighbours (UC Stockyard)."""
+    out: dict[tuple[int, int], int] = {}
+    for b in live_buildings(s):
+        v = btype(s, b).farm_consumption
+        if v is None:
+            continue
+        h = s.hexes[s.cities[b.city].hex]
+        for qr in {(h.q, h.r), *axial_neighbours(h.q, h.r)}:
+            out[qr] = min(out.get(qr, 0), v)
+    return out
+
+
+def foundry_mines(s: Pf1State) -> int:
+    """Mines a Foundry works: one per Foundry, among claimed Mine hexes with a road or river (UC Foundry)."""
+    foundries = sum(1 for b in live_buildings(s) if btype(s, b).foundry_mine)
+    if not foundries:
+        return 0
+    mines = sum(1 for h in claimed_hexes(s) if h.improvement == "MINE" and (h.road or h.river or "ROAD" in h.features))
+    return min(foundries, mines)
 
 
 def raw_consumption(s: Pf1State) -> int:
@@ -355,6 +384,8 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
     fest = getattr(s.catalog.festivals[ed.festivals], attr.lower())
     if fest > 0 and not role_effective(s, "COUNCILOR"):
         fest = 0  # base §2.9: no festival benefit without a Councilor
+    if tax < 0 and any(btype(s, b).tax_loyalty_halved for b in live_buildings(s)):
+        tax = -((-tax) // 2)  # UC Waterfront: halves the Taxation edict's Loyalty penalty
     for label, v in ((f"promotion {ed.promotion}", promo), (f"taxation {ed.taxation}", tax),
                      (f"festivals {ed.festivals}/year", fest)):
         if v:
@@ -385,6 +416,9 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
             mods.append(Modifier(m.source, m.value, source="timed"))
     if attr == "ECONOMY":
         mods += trade_economy(s)
+        fm = foundry_mines(s)
+        if fm:
+            mods.append(Modifier(f"Foundry working {fm} mine(s)", fm, source="UC Foundry"))
     mods += relation_modifiers(s, attr, terms=not exclude_relations)
     out = stack(attr.capitalize(), mods)
     if s.anarchy and not raw:

@@ -295,7 +295,12 @@ class Discount(Frozen):
 
 @register_event
 class BuildingConstructed(EventModel):
+    """A building built (base §4.3 I6). v2 records its magic item slots (``slots``, by category) and whether it
+    counted against the month's limit (``uncounted``: the first House/Mansion/Noble Villa/Tenement of a month,
+    option first_house_free); v1 payloads (slots None) take the slots of the catalogue as before."""
+
     type = "pf1.building_constructed"
+    version = 2
     building: str
     city: str
     district: str
@@ -312,6 +317,29 @@ class BuildingConstructed(EventModel):
     """A House built to support an existing dependent (a replacement, optional §2.1)."""
     free: bool = False
     """Incorporated for free (a BUILDING feature of the hex, base §3.1 F5)."""
+    slots: tuple[Literal["minor", "medium", "major"], ...] | None = None
+    uncounted: bool = False
+
+
+@register_upcaster("pf1.building_constructed", 1)
+def upcast_building_constructed_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 added the recorded slots and ``uncounted``; a v1 event's slots are the catalogue's (None)."""
+    return {**data, "slots": None, "uncounted": False}
+
+
+@register_event
+class BuildingUpgraded(EventModel):
+    """A building upgraded to another (UC Upgrade To/From): pays the cost difference, keeps its id and dedication,
+    takes the new type's lots, slots and (once) its Unrest; counts against the month's building limit."""
+
+    type = "pf1.building_upgraded"
+    building: str
+    from_type: str
+    to_type: str
+    lots: tuple[int, ...]
+    cost_bp: int = Field(ge=0)
+    unrest_delta: int
+    slots: tuple[Literal["minor", "medium", "major"], ...] = ()
 
 
 @register_event
@@ -608,11 +636,21 @@ def upcast_diplomatic_edict_resolved_v1_v2(data: dict[str, Any]) -> dict[str, An
 
 @register_event
 class EmbassyBuildingAcquired(EventModel):
+    """v2 records the kingdom-level settlement modifiers the building adds (its lines + Society +2, opt §2.5.6);
+    v1 payloads (None) take them from the catalogue as before."""
+
     type = "pf1.embassy_building_acquired"
+    version = 2
     target: str
     settlement: str
     building_type: str
     cost_bp: int
+    settlement_delta: dict[str, int] | None = None
+
+
+@register_upcaster("pf1.embassy_building_acquired", 1)
+def upcast_embassy_building_acquired_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "settlement_delta": None}
 
 
 @register_event

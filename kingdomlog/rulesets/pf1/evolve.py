@@ -352,8 +352,11 @@ def _prep(s: Pf1State, p: ev.DistrictPreparationStarted, e: RecordedEvent) -> Pf
 @on(ev.BuildingConstructed)
 def _build(s: Pf1State, p: ev.BuildingConstructed, e: RecordedEvent) -> Pf1State:
     t = s.catalog.building(p.building_type)
-    slots = tuple(MagicSlot(category=cat) for cat in ("minor", "medium", "major")
-                  for _ in range(getattr(t.slots, cat)))
+    if p.slots is not None:
+        slots = tuple(MagicSlot(category=cat) for cat in p.slots)
+    else:  # a v1 event: the catalogue's slots
+        slots = tuple(MagicSlot(category=cat) for cat in ("minor", "medium", "major")
+                      for _ in range(getattr(t.slots, cat)))
     b = Building(id=p.building, type=t.name, city=p.city, district=p.district, lots=p.lots, border=p.border,
                  built_turn=e.turn, deity=p.deity, slots=slots, supported_by=p.supported_by)
     blds = {**s.buildings, p.building: b}
@@ -375,13 +378,23 @@ def _build(s: Pf1State, p: ev.BuildingConstructed, e: RecordedEvent) -> Pf1State
     if p.border:
         dist = districts[p.district]
         districts[p.district] = dist.model_copy(update={"walls": (*dist.walls, p.border)})
-    counters = s.counters if p.free else _count(s, buildings=1)
+    counters = s.counters if p.free else _count(s, free_house=1) if p.uncounted else _count(s, buildings=1)
     rubble = list(s.rubble)
     if any(d.kind == "REBUILD" for d in p.discounts) and f"{p.district}|{t.name}" in rubble:
         rubble.remove(f"{p.district}|{t.name}")
     return _u(s, buildings=blds, treasury=s.treasury - p.cost_bp, unrest=_unrest(s, p.unrest_delta),
               rubble=tuple(rubble), counters=counters, districts=districts, serials=_serial(s, p.building),
               cities={**s.cities, p.city: city.model_copy(update={"discounts_used": used})})
+
+
+@on(ev.BuildingUpgraded)
+def _upgraded(s: Pf1State, p: ev.BuildingUpgraded, e: RecordedEvent) -> Pf1State:
+    b = s.buildings[p.building]
+    old = {i: sl for i, sl in enumerate(b.slots)}
+    slots = tuple(old[i] if i in old and old[i].category == cat else MagicSlot(category=cat)
+                  for i, cat in enumerate(p.slots))
+    s = _bld(s, p.building, type=p.to_type, lots=p.lots, slots=slots)
+    return _u(s, treasury=s.treasury - p.cost_bp, unrest=_unrest(s, p.unrest_delta), counters=_count(s, buildings=1))
 
 
 @on(ev.BuildingDemolished)
@@ -625,12 +638,16 @@ def _relation_action(s: Pf1State, p: ev.RelationActionResolved, e: RecordedEvent
 def _embassy_b(s: Pf1State, p: ev.EmbassyBuildingAcquired, e: RecordedEvent) -> Pf1State:
     rel = s.relations[p.target]
     # Society +2 and the building's settlement lines go to kingdom-level adjustments (opt §2.5.6)
-    line = s.catalog.building(p.building_type).settlement
     adj = dict(s.kingdom_adjustments)
-    for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
-        d = line.get(m) + (2 if m == "society" else 0)
-        if d:
+    if p.settlement_delta is not None:
+        for m, d in p.settlement_delta.items():
             adj[m] = adj.get(m, 0) + d
+    else:  # a v1 event: the catalogue's lines
+        line = s.catalog.building(p.building_type).settlement
+        for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
+            d = line.get(m) + (2 if m == "society" else 0)
+            if d:
+                adj[m] = adj.get(m, 0) + d
     return _u(s, treasury=s.treasury - p.cost_bp, kingdom_adjustments=adj,
               relations={**s.relations, p.target: rel.model_copy(update={"embassy_building": p.building_type})})
 

@@ -29,6 +29,7 @@ from kingdomlog.rulesets.pf1.helpers import (
 )
 from kingdomlog.rulesets.pf1.rules import diplomatic_dc, shift_attitude, trade_length, treaty_bonus
 from kingdomlog.rulesets.pf1.state import Pf1State, Relation, Terms
+from kingdomlog.rulesets.pf1.tables import SETTLEMENT_MODIFIERS
 
 # ------------------------------------------------------------------ special edicts
 
@@ -255,8 +256,10 @@ def diplomatic(ctx: Ctx, spec: ch.DiplomaticEdict) -> None:
             raise ctx.fail("an embassy building is a Mansion or a Noble Villa", "opt §2.5.6")
         if bt.cost > ctx.state.treasury:
             raise ctx.fail(f"the {bt.name} costs {bt.cost} BP; the treasury holds {ctx.state.treasury}", "opt §2.5.6")
+        delta = {m: bt.settlement.get(m) + (2 if m == "society" else 0) for m in SETTLEMENT_MODIFIERS}
         ctx.emit(ev.EmbassyBuildingAcquired(target=target, settlement=emb_building.settlement,
-                                            building_type=bt.name, cost_bp=bt.cost))
+                                            building_type=bt.name, cost_bp=bt.cost,
+                                            settlement_delta={m: v for m, v in delta.items() if v}))
 
 
 def exploration(ctx: Ctx, spec: ch.ExplorationEdict) -> None:

@@ -96,6 +96,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _O("days_per_turn", "int", 30, "days in a kingdom turn (opt U1)", minimum=1),
     _O("vassal_grant_rule", "choice", "up_to_quarter", "vassalage_edicts: grant up to or exactly 1/4 (D7)",
       choices=("up_to_quarter", "exactly_quarter")),
+    _O("building_edition", "choice", "rrr", "buildings: rrr = base §6.10 entries plus the Ultimate Campaign buildings "
+       "they lack; uc = the Ultimate Campaign numbers (settlement lines, 2-lot Temples) for every building",
+       choices=tb.EDITIONS),
+    _O("first_house_free", "bool", False, "UC: the first House, Mansion, Noble Villa or Tenement of a month does not "
+       "count against the building limit (base §6.5 'UC extras not adopted by default')"),
 )
 
 
@@ -133,7 +138,7 @@ class Pf1Kingmaker(Ruleset):
 
     def initial_state(self, context: CampaignContext) -> Pf1State:
         opts = validate_options(OPTIONS, dict(context.options), where="pf1 option")
-        catalog = tb.homebrew_catalog(context.data or {})
+        catalog = tb.homebrew_catalog(context.data or {}, str(opts["building_edition"]))
         custom = opts["improvement_limits"]
         if custom:
             try:

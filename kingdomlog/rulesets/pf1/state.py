@@ -126,6 +126,8 @@ class Counters(Frozen):
     districts: int = 0
     buildings: int = 0
     terrain: int = 0
+    free_house: int = 0
+    """The month's uncounted House/Mansion/Noble Villa/Tenement (UC, option first_house_free)."""
 
 
 class TimedModifier(Frozen):

@@ -68,11 +68,34 @@ class BuildingType(Frozen):
     border: bool = False
     fame: int = Field(0, ge=0)
     settlement: SettlementLine = SettlementLine()
+    # Ultimate Campaign building lines (data/buildings_uc.toml)
+    adjacent_kinds: tuple[str, ...] = ()
+    """Which buildings meet ``adjacent_houses`` (empty: any building marked ``house``)."""
+    not_adjacent: tuple[str, ...] = ()
+    water_border: bool = False
+    limit_per_district: int | None = Field(None, ge=1)
+    requires_any: tuple[str, ...] = ()
+    upgrade_from: tuple[str, ...] = ()
+    upgrade_to: tuple[str, ...] = ()
+    free_first: bool = False
+    unrest_once_per_settlement: bool = False
+    farm_consumption: int | None = None
+    """Stockyard: farms in its hex or an adjacent hex reduce Consumption by this (−3) instead of the farm's own."""
+    foundry_mine: bool = False
+    """Foundry: Economy +1 and +1 BP per turn for one Mine connected to the settlement by a road or river."""
+    tax_loyalty_halved: bool = False
+    """Waterfront: halves the Loyalty penalty of the Taxation edict."""
+    special: str = ""
+    """Rules text the GM applies (no number the reducer could use)."""
     tag: str = "published"
     note: str = ""
 
     def attr(self, a: str) -> int:
         return int(getattr(self, a.lower()))
+
+    def names(self) -> set[str]:
+        """The name and aliases, lower case (the keys a discount or limit may name it by)."""
+        return {self.name.lower(), *(a.lower() for a in self.aliases)}
 
 
 class Terrain(Frozen):
@@ -198,6 +221,35 @@ def load_buildings() -> list[BuildingType]:
     return _table(BuildingType, "buildings.toml", "building")
 
 
+def load_buildings_uc() -> list[BuildingType]:
+    return _table(BuildingType, "buildings_uc.toml", "building")
+
+
+EDITIONS = ("rrr", "uc")
+
+
+def edition_buildings(edition: str) -> dict[str, BuildingType]:
+    """The building catalogue of an edition (option ``building_edition``).
+
+    ``rrr``: the base §6.10 entries unchanged, plus every Ultimate Campaign building base §6.10 lacks (matched by
+    name or alias, so the UC Pier and Exotic Artisan are the base Piers and Exotic Craftsman). ``uc``: the Ultimate
+    Campaign entries, replacing base entries of the same name or alias; base entries UC has no match for stay.
+    """
+    base = {b.name: b for b in load_buildings()}
+    uc = load_buildings_uc()
+    if edition == "uc":
+        out: dict[str, BuildingType] = {}
+        for b in uc:
+            for name, old in list(base.items()):
+                if old.names() & b.names():
+                    base.pop(name)
+                    b = b.model_copy(update={"aliases": tuple(sorted(set(b.aliases) | {old.name} - {b.name}))})
+            out[b.name] = b
+        return {**base, **out}
+    known = set().union(*(b.names() for b in base.values()))
+    return {**base, **{b.name: b for b in uc if not (b.names() & known)}}
+
+
 def load_terrains() -> list[Terrain]:
     return _table(Terrain, "terrain.toml", "terrain")
 
@@ -228,12 +280,12 @@ def load_governments() -> list[GovernmentForm]:
     return _table(GovernmentForm, "government.toml", "form")
 
 
-@lru_cache(maxsize=1)
-def base_catalog() -> Catalog:
-    """The shipped tables, validated once."""
+@lru_cache(maxsize=4)
+def base_catalog(edition: str = "rrr") -> Catalog:
+    """The shipped tables of a building edition (``rrr`` or ``uc``), validated once."""
     ed = load_edicts()
     return Catalog(
-        buildings={b.name: b for b in load_buildings()},
+        buildings=edition_buildings(edition),
         terrains={t.name: t for t in load_terrains()},
         improvements={i.name: i for i in load_improvements()},
         roles={r.name: r for r in load_roles()},
@@ -249,7 +301,7 @@ def base_catalog() -> Catalog:
 HOMEBREW_TABLES = {"buildings": "building", "improvements": "improvement", "events": "event"}
 
 
-def homebrew_catalog(data: Mapping[str, Any]) -> Catalog:
+def homebrew_catalog(data: Mapping[str, Any], edition: str = "rrr") -> Catalog:
     """The shipped catalogue with a campaign's homebrew entries added or replacing ones of the same name.
 
     ``data`` is the campaign's ``data/`` folder by file stem (``CampaignContext.data``):
@@ -257,7 +309,7 @@ def homebrew_catalog(data: Mapping[str, Any]) -> Catalog:
     ``data/improvements.toml`` ``[[improvement]]``, ``data/events.toml`` ``[[event]]``.
     A list of entries is accepted too. Errors name the file and the entry.
     """
-    base = base_catalog()
+    base = base_catalog(edition)
     if not data:
         return base
     unknown = sorted(set(data) - set(HOMEBREW_TABLES))
