@@ -17,6 +17,7 @@ from kingdomlog.core.ruleset import Breakdown, Step
 from kingdomlog.rulesets.pf1 import choices as ch
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
+from kingdomlog.rulesets.pf1 import uc_events
 from kingdomlog.rulesets.pf1.helpers import (
     Ctx,
     control_check,
@@ -24,14 +25,16 @@ from kingdomlog.rulesets.pf1.helpers import (
     faces,
     find_city,
     find_hex,
+    free_houses,
     given,
     kcheck,
     new_id,
     pay,
+    place,
     subjugation_check,
 )
 from kingdomlog.rulesets.pf1.modules import event_phase_modules, relation_action, special_edict, trade_arrivals
-from kingdomlog.rulesets.pf1.rules import alignment_components, axes, lot_shapes, lots_adjacent, valid_shape
+from kingdomlog.rulesets.pf1.rules import alignment_components, axes, lots_adjacent
 from kingdomlog.rulesets.pf1.state import Building, Pf1State
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES, BuildingType
 
@@ -561,87 +564,6 @@ def prepare_district(ctx: Ctx, d: ch.DistrictEntry, limit: int) -> None:
         district_ready(ctx, did, d.borders)
 
 
-def free_houses(s: Pf1State, did: str, lots: tuple[int, ...], kinds: tuple[str, ...] = ()) -> list[str]:
-    """Houses next to ``lots`` not already supporting a building; ``kinds`` names which buildings count
-    (a UC "adjacent to 1 House or Mansion"), else any building marked ``house`` (base §2.8)."""
-    want = {k.lower() for k in kinds}
-    out = []
-    for b in s.buildings.values():
-        t = s.catalog.building(b.type)
-        ok = bool(t.names() & want) if want else t.house
-        if (b.district == did and ok and b.supports is None
-                and any(lots_adjacent(x, y) for x in b.lots for y in lots)):
-            out.append(b.id)
-    return sorted(out)
-
-
-def water_lot(s: Pf1State, did: str, lots: tuple[int, ...]) -> bool:
-    """Whether ``lots`` touch a WATER border of district ``did`` or a Waterway lot (UC "adjacent to water")."""
-    d = s.districts[did]
-    for x in lots:
-        row, col = divmod(x, 6)
-        sides = {"N": row == 0, "S": row == 5, "W": col == 0, "E": col == 5}
-        if any(on and d.borders.get(side) == "WATER" for side, on in sides.items()):
-            return True
-    return any(s.catalog.building(b.type).name == "Waterway" and any(lots_adjacent(x, y) for x in b.lots for y in lots)
-               for b in s.buildings.values() if b.district == did)
-
-
-def _site_ok(s: Pf1State, did: str, cand: tuple[int, ...], t: BuildingType | None) -> str | None:
-    """Why ``cand`` cannot take a building of type ``t`` (its UC limits), or None."""
-    if t is None:
-        return None
-    if t.water_border and not water_lot(s, did, cand):
-        return f"a {t.name} goes next to a water border of the district (or a Waterway)"
-    if t.not_adjacent:
-        bad = {n.lower() for n in t.not_adjacent}
-        near = sorted({s.catalog.building(b.type).name for b in s.buildings.values() if b.district == did
-                       and s.catalog.building(b.type).names() & bad
-                       and any(lots_adjacent(x, y) for x in b.lots for y in cand)})
-        if near:
-            return f"a {t.name} may not be next to {', '.join(near)}"
-    return None
-
-
-def place(ctx: Ctx, did: str, n: int, lots: list[int] | None, rule: str, houses: int = 0,
-          t: BuildingType | None = None, keep: tuple[int, ...] = ()) -> tuple[int, ...]:
-    """Lots for an ``n``-lot building in district ``did`` (given or the first that fits); ``keep`` are lots the
-    building already holds (an upgrade) and that the new lots must include."""
-    used = dv.occupied(ctx.state, did) - set(keep)
-    kinds = t.adjacent_kinds if t is not None else ()
-    if lots is not None:
-        want = tuple(lots)
-        if len(want) != n or not all(0 <= x < 36 for x in want) or not valid_shape(want):
-            raise ctx.fail(f"a {n}-lot building needs {n} contiguous lots (0..35), got {list(want)}", "base §2.8")
-        if set(want) & used:
-            raise ctx.fail(f"lots {sorted(set(want) & used)} of {did} are already built on", "base §2.8")
-        if not set(keep) <= set(want):
-            raise ctx.fail(f"an upgrade keeps its lots {list(keep)}; {list(want)} does not hold them", "base §2.8")
-        if houses and len(free_houses(ctx.state, did, want, kinds)) < houses:
-            raise ctx.fail(f"lots {list(want)} are not adjacent to {houses} free house(s)", "base §2.8 adjacency")
-        why = _site_ok(ctx.state, did, want, t)
-        if why:
-            raise ctx.fail(f"lots {list(want)}: {why}", "UC Building Descriptions (Limit)")
-        return want
-    if 36 - len(used) < n:
-        raise ctx.fail(f"district {did} is full ({len(used)} of 36 lots used)", "base §2.8 (36 lots per district)")
-    why = None
-    for cand in lot_shapes(n):
-        if set(cand) & used or not set(keep) <= set(cand):
-            continue
-        if houses and len(free_houses(ctx.state, did, cand, kinds)) < houses:
-            continue
-        why = _site_ok(ctx.state, did, cand, t)
-        if why is None:
-            return cand
-    if why:
-        raise ctx.fail(f"no lots in {did} fit: {why}", "UC Building Descriptions (Limit)")
-    if houses:
-        raise ctx.fail(f"no free lots in {did} next to {houses} house(s) not already supporting a building",
-                       "base §2.8 adjacency")
-    raise ctx.fail(f"district {did} has no room for a {n}-lot building", "base §2.8")
-
-
 def _slot_cats(t: BuildingType) -> tuple[ch.SlotCategory, ...]:
     return tuple(c for c in ("minor", "medium", "major") for _ in range(getattr(t.slots, c)))
 
@@ -948,6 +870,21 @@ def decide_event(ctx: Ctx, c: ch.EventChoices) -> None:
     if choice == "none":
         occurred = False
     ctx.emit(ev.EventChanceRolled(d100=d100, chance=chance, occurred=occurred))
+    table = c.event_table or s.opt("event_table")
+    if table == "uc" or s.ongoing_events:
+        if table != "uc" and occurred and choice != "none":
+            raise ctx.fail("Ultimate Campaign events are still going on: this month's event table is uc",
+                           "UC Events (continuous events)")
+        uc_events.event_phase(ctx, c, occurred, choice)
+        for e in c.effects:
+            apply_effect(ctx, "GM", e.kind, e.attribute, e.value, e.turns)
+        event_phase_modules(ctx, c)
+        ctx.emit(ev.EventPhaseClosed(occurred=occurred))
+        ctx.emit(ev.TurnEnded(turn=s.turn))
+        return
+    if c.event_city or c.party_resolves or c.declined or c.hire_adventurers:
+        raise ctx.fail("event_city, party_resolves, declined and hire_adventurers belong to the uc event table",
+                       "UC Events")
     if occurred:
         if choice == "roll":
             roll = faces(ctx, "table", "1d100")[0]
@@ -999,7 +936,8 @@ IMPROVEMENT = Step("improvement", "Improvement", "leaders, hexes, districts, bui
 INCOME = Step("income", "Income", "deposits, withdrawals, item sales, taxes (base §4.4)",
               dice=("withdrawal_<n>", "sale_<n>", "income"), choices=ch.IncomeChoices, decide=decide_income)
 EVENT = Step("event", "Event", "kingdom event and its effects; module events (base §4.5)",
-             dice=("chance", "table", "exp_<id>_stealth", "exp_<id>_stability"),
+             dice=("chance", "table", "table_<n>", "table_<n>_<sub>", "table_<n>_<sub>_<k>", "ev<n>_check_<k>",
+                   "ev<n>_<k>", "ev<n>_threat", "ev<n>_threat_more", "exp_<id>_stealth", "exp_<id>_stability"),
              choices=ch.EventChoices, decide=decide_event)
 PHASES: tuple[Step, ...] = (GM, UPKEEP, IMPROVEMENT, INCOME, EVENT)
 ALL_STEPS: tuple[Step, ...] = (FOUNDING, *PHASES)

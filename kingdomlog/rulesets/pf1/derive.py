@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kingdomlog.core.modifiers import Modifier, stack
-from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.core.ruleset import Breakdown, Term
 from kingdomlog.rulesets.pf1.rules import alignment_components, axial_neighbours
 from kingdomlog.rulesets.pf1.state import (
     ATTITUDES,
@@ -22,6 +22,7 @@ from kingdomlog.rulesets.pf1.state import (
     Pf1State,
     Relation,
     Terms,
+    TimedModifier,
     TradeRoute,
 )
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES, SETTLEMENT_MODIFIERS, BuildingType, ImprovementType, LimitRow
@@ -202,9 +203,25 @@ def raw_consumption(s: Pf1State) -> int:
     return sum(m.value for m in consumption_terms(s))
 
 
+def active(s: Pf1State, attribute: str, city: str | None = None, *, any_city: bool = False) -> list[TimedModifier]:
+    """Timed modifiers of ``attribute`` in force this month (for ``city``, or kingdom-wide ones)."""
+    return [m for m in s.modifiers if m.attribute == attribute and m.first_turn <= s.turn
+            and (m.last_turn is None or s.turn <= m.last_turn) and (any_city or m.city == city)]
+
+
 def consumption(s: Pf1State) -> Breakdown:
-    """max(0, Size + districts + edicts − 2 × farms) (base §2.2)."""
-    b = stack("Consumption", consumption_terms(s), note="floored at 0")
+    """max(0, Size + districts + edicts − 2 × farms) (base §2.2); an event's Consumption change of this month
+    (UC Food Surplus/Shortage, Crop Failure) applies to the result."""
+    terms = consumption_terms(s)
+    for m in active(s, "CONSUMPTION", any_city=True):
+        terms.append(Modifier(m.source, m.value, source="UC event"))
+    b = stack("Consumption", terms, note="floored at 0")
+    total = max(0, int(b.total))
+    pct = sum(m.value for m in active(s, "CONSUMPTION_PCT", any_city=True))
+    if pct:
+        new = total // 2 if pct <= -50 else total + total * pct // 100
+        return Breakdown(b.name, new, (*b.terms, Term(f"event: Consumption {pct:+d}%", new - total)),
+                         f"{total} then {pct:+d}% (UC event)")
     if b.total < 0:
         return Breakdown(b.name, 0, b.terms, f"raw {b.total}, floored at 0")
     return b
@@ -411,9 +428,8 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
         for f, a in (("CAVE", "STABILITY"), ("LANDMARK", "LOYALTY"), ("RESOURCE", "ECONOMY")):
             if f in h.features and a == attr:
                 mods.append(Modifier(f"{f.lower()} {h.id}", 1, source="§6.9"))
-    for m in s.modifiers:
-        if m.attribute == attr and m.first_turn <= s.turn and (m.last_turn is None or s.turn <= m.last_turn):
-            mods.append(Modifier(m.source, m.value, source="timed"))
+    for m in active(s, attr, any_city=True):
+        mods.append(Modifier(m.source, m.value, source="timed"))
     if attr == "ECONOMY":
         mods += trade_economy(s)
         fm = foundry_mines(s)
@@ -512,6 +528,8 @@ def settlement_modifiers(s: Pf1State, c: City) -> dict[str, int]:
         _, mod, _ = settlement_size(s, c)
         for m in SETTLEMENT_MODIFIERS:
             out[m] += mod
+    for m in SETTLEMENT_MODIFIERS:  # localized event adjustments (UC Events, opt §2.13)
+        out[m] += sum(x.value for x in active(s, f"SET:{m}", c.id))
     return out
 
 
@@ -530,6 +548,8 @@ def kingdom_modifiers(s: Pf1State) -> dict[str, Breakdown]:
                 mods.append(Modifier(f"alignment {comp}", 1))
         if s.kingdom_adjustments.get(m):
             mods.append(Modifier("adjustments", s.kingdom_adjustments[m]))
+        for x in active(s, f"SET:{m}"):  # kingdom-wide event adjustments (UC Events)
+            mods.append(Modifier(x.source, x.value))
         if s.module_on("government_forms") and s.opt("government_scope") == "kingdom_final":
             g = government_line(s)[m]
             if g:

@@ -476,6 +476,40 @@ class EventEffectApplied(EventModel):
     last_turn: int | None = None
 
 
+class AppliedEffect(Frozen):
+    """One effect of an Ultimate Campaign event as decided: its final value, the dice behind it, its months."""
+
+    kind: str
+    target: str | None = None
+    value: int = 0
+    dice: tuple[int, ...] = ()
+    first_turn: int | None = None
+    last_turn: int | None = None
+    city: str | None = None
+    note: str = ""
+
+
+@register_event
+class UcEventResolved(EventModel):
+    """An Ultimate Campaign event (table ``uc``) resolved: the table rolls, its checks, the outcome and every
+    effect with its value; ``ongoing`` says whether a continuous event goes on to the next Event phase."""
+
+    type = "pf1.uc_event_resolved"
+    event: str
+    kind: Literal["beneficial", "harmful"]
+    rolls: tuple[tuple[str, int], ...] = ()
+    """(table, d100) pairs that chose it: top, kb, kd, sb, sd (empty: the GM chose it, or it went on)."""
+    localized: Literal["kingdom", "settlement", "hex"] = "kingdom"
+    city: str | None = None
+    continuing: bool = False
+    resolution: Literal["checks", "party", "decline"] = "checks"
+    checks: tuple[KCheck, ...] = ()
+    outcome: Literal["none", "success", "partial", "failure"] = "none"
+    effects: tuple[AppliedEffect, ...] = ()
+    ongoing: bool = False
+    streak: int = 0
+
+
 @register_event
 class EventPhaseClosed(EventModel):
     type = "pf1.event_phase_closed"

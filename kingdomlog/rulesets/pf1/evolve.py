@@ -26,6 +26,7 @@ from kingdomlog.rulesets.pf1.state import (
     Lineage,
     MagicSlot,
     Occupant,
+    OngoingEvent,
     Pf1State,
     Relation,
     TimedModifier,
@@ -503,6 +504,35 @@ def _effect(s: Pf1State, p: ev.EventEffectApplied, e: RecordedEvent) -> Pf1State
     if p.kind == "TREASURY":
         return _u(s, treasury=s.treasury + p.value)
     return _renown(s, p.value if p.kind == "FAME" else 0, p.value if p.kind == "INFAMY" else 0)
+
+
+_TIMED = {"ATTRIBUTE": "", "CHECK": "CHECK:", "SETTLEMENT": "SET:", "CONSUMPTION_PCT": "", "FARMS_LOST": ""}
+
+
+@on(ev.UcEventResolved)
+def _uc_event(s: Pf1State, p: ev.UcEventResolved, e: RecordedEvent) -> Pf1State:
+    """Apply the recorded effects of an Ultimate Campaign event (values as decided) and its continuation."""
+    mods = list(s.modifiers)
+    for f in p.effects:
+        if f.kind in ("UNREST", "TREASURY", "FAME", "INFAMY"):
+            if f.kind == "UNREST":
+                s = _u(s, unrest=_unrest(s, f.value))
+            elif f.kind == "TREASURY":
+                s = _u(s, treasury=s.treasury + f.value)
+            else:
+                s = _renown(s, f.value if f.kind == "FAME" else 0, f.value if f.kind == "INFAMY" else 0)
+        elif f.kind in _TIMED or f.kind == "ECONOMY_BUILDINGS":
+            attr = {"FARMS_LOST": "CONSUMPTION", "CONSUMPTION_PCT": "CONSUMPTION_PCT",
+                    "ECONOMY_BUILDINGS": "ECONOMY"}.get(f.kind, f"{_TIMED.get(f.kind, '')}{f.target}")
+            mods.append(TimedModifier(attribute=attr, value=f.value, source=f"event {p.event}",
+                                      first_turn=f.first_turn if f.first_turn is not None else e.turn,
+                                      last_turn=f.last_turn, city=f.city))
+    ongoing = tuple(o for o in s.ongoing_events if not (o.name == p.event and o.city == p.city))
+    if p.ongoing:
+        since = next((o.since_turn for o in s.ongoing_events if o.name == p.event and o.city == p.city), e.turn)
+        ongoing = (*ongoing, OngoingEvent(name=p.event, city=p.city, since_turn=since, streak=p.streak))
+    last = s.last_events if p.continuing else (*s.last_events, f"{e.turn}:{p.event}")
+    return _u(s, modifiers=tuple(mods), ongoing_events=ongoing, last_events=last)
 
 
 @on(ev.EventPhaseClosed)

@@ -99,6 +99,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _O("building_edition", "choice", "rrr", "buildings: rrr = base §6.10 entries plus the Ultimate Campaign buildings "
        "they lack; uc = the Ultimate Campaign numbers (settlement lines, 2-lot Temples) for every building",
        choices=tb.EDITIONS),
+    _O("event_table", "choice", "rrr", "kingdom events: rrr = the 17-event table (effects GM-entered, base §6.11); "
+       "uc = the Ultimate Campaign tables with their effects as data (a month may choose its table)",
+       choices=("rrr", "uc")),
+    _O("uc_event_effect_duration", "choice", "lasting", "uc events: an attribute or settlement change with no "
+       "printed duration lasts (as printed) or ends at the next Event phase (a GM ruling)",
+       choices=("lasting", "until_next_event")),
     _O("first_house_free", "bool", False, "UC: the first House, Mansion, Noble Villa or Tenement of a month does not "
        "count against the building limit (base §6.5 'UC extras not adopted by default')"),
 )

@@ -105,6 +105,10 @@ def sample_events() -> list[Draft]:
         ev.TemporaryModifierApplied(attribute="STABILITY", value=1, first_turn=3, last_turn=3, source="union",
                                     roll=(3,)),
         ev.SpecialEdictUsed(kind="trade"),
+        ev.BuildingUpgraded(building="B3", from_type="Shrine", to_type="Temple", lots=(3, 4), cost_bp=24,
+                            unrest_delta=-2, slots=("minor", "minor")),
+        ev.UcEventResolved(event="Economic Boom", kind="beneficial", rolls=(("top", 10), ("kb", 25)),
+                           effects=(ev.AppliedEffect(kind="TREASURY", value=9, dice=(6, 3)),)),
     ]
     return [Draft(x, phase="sample") for x in p]
 

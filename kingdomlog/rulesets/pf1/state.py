@@ -134,10 +134,22 @@ class TimedModifier(Frozen):
     """A modifier from an event, module or GM (spec §2.1 persistent_modifiers; optional §2.11)."""
 
     attribute: str
+    """ECONOMY/LOYALTY/STABILITY; ``CHECK:<attribute>`` a bonus on that attribute's checks; ``SET:<modifier>`` a
+    settlement modifier (of ``city``, or kingdom-wide); ``CONSUMPTION`` / ``CONSUMPTION_PCT`` the Consumption."""
     value: int
     source: str
     first_turn: int = 0
     last_turn: int | None = None
+    city: str | None = None
+
+
+class OngoingEvent(Frozen):
+    """A continuous Ultimate Campaign event, resolved again each Event phase until it ends."""
+
+    name: str
+    city: str | None = None
+    since_turn: int
+    streak: int = 0
 
 
 class ForeignKingdom(Frozen):
@@ -271,6 +283,7 @@ class Pf1State(Frozen):
     vassals: tuple[Vassal, ...] = ()
     lineage: tuple[Lineage, ...] = ()
     closed: bool = False
+    ongoing_events: tuple[OngoingEvent, ...] = ()
 
     def opt(self, name: str) -> Any:
         return self.options[name]

@@ -167,6 +167,83 @@ class KingdomEventType(Frozen):
     effects: tuple[EventEffect, ...] = ()
 
 
+UcEffectKind = Literal["ATTRIBUTE", "CHECK", "SETTLEMENT", "UNREST", "TREASURY", "FAME", "INFAMY", "CONSUMPTION_PCT",
+                       "FARMS_LOST", "FREE_BUILDING", "ECONOMY_BUILDINGS", "NOTE"]
+
+
+class UcEffect(Frozen):
+    """One effect of an Ultimate Campaign event (data/events_uc.toml header)."""
+
+    kind: UcEffectKind
+    target: str | None = None
+    value: int = 0
+    dice: str | None = None
+    sign: Literal[1, -1] = 1
+    scope: Literal["kingdom", "settlement", "each_settlement"] = "kingdom"
+    turns: int | Literal["next_event"] | None = None
+    note: str = ""
+    buildings: tuple[tuple[int, int, str], ...] = ()
+
+
+class UcEvent(Frozen):
+    """An Ultimate Campaign kingdom or settlement event with its checks and effects as data."""
+
+    name: str
+    kind: Literal["beneficial", "harmful"]
+    scope: Literal["kingdom", "settlement", "hex"] = "kingdom"
+    continuous: bool = False
+    checks: tuple[Attribute, ...] = ()
+    check_penalty: tuple[str, ...] = ()
+    check_bonus: tuple[str, ...] = ()
+    check_law_crime: bool = False
+    threatened: Literal["hex", "lot"] | None = None
+    requires_any: tuple[str, ...] = ()
+    ends_on: tuple[Literal["success", "partial", "failure"], ...] = ()
+    end_after_successes: int = Field(1, ge=1)
+    always: tuple[UcEffect, ...] = ()
+    success: tuple[UcEffect, ...] = ()
+    partial: tuple[UcEffect, ...] = ()
+    failure: tuple[UcEffect, ...] = ()
+    per_failure: tuple[UcEffect, ...] = ()
+    continued: tuple[UcEffect, ...] = ()
+    calm: tuple[UcEffect, ...] = ()
+    note: str = ""
+
+
+class UcTopRow(Frozen):
+    low: int = Field(ge=1, le=100)
+    high: int = Field(ge=1, le=100)
+    event: str | None = None
+    table: Literal["kb", "kd", "sb", "sd"] | None = None
+    roll_again: bool = False
+
+
+class UcSubTable(Frozen):
+    table: Literal["kb", "kd", "sb", "sd"]
+    rows: tuple[tuple[int, int, str], ...]
+
+
+class UcEventTables(Frozen):
+    """Table 4-7 and the four sub-tables of Ultimate Campaign events, and every event's effects."""
+
+    top: tuple[UcTopRow, ...]
+    tables: dict[str, tuple[tuple[int, int, str], ...]]
+    events: dict[str, UcEvent]
+
+    def top_row(self, d100: int) -> UcTopRow:
+        return next(r for r in self.top if r.low <= d100 <= r.high)
+
+    def sub_event(self, table: str, d100: int) -> UcEvent:
+        name = next(n for lo, hi, n in self.tables[table] if lo <= d100 <= hi)
+        return self.events[name]
+
+    def named(self, name: str) -> UcEvent:
+        for e in self.events.values():
+            if e.name.lower() == name.strip().lower():
+                return e
+        raise InputError(f"unknown Ultimate Campaign event {name!r}; known: {', '.join(sorted(self.events))}")
+
+
 class GovernmentForm(Frozen):
     name: str
     corruption: int = 0
@@ -190,6 +267,7 @@ class Catalog(Frozen):
     limits: tuple[LimitRow, ...]
     events: tuple[KingdomEventType, ...]
     governments: dict[str, GovernmentForm]
+    uc_events: UcEventTables
 
     def building(self, name: str) -> BuildingType:
         """The building called ``name`` (or an alias, any case); ``InputError`` lists the known ones."""
@@ -280,6 +358,34 @@ def load_governments() -> list[GovernmentForm]:
     return _table(GovernmentForm, "government.toml", "form")
 
 
+def _cover(name: str, ranges: list[tuple[int, int]]) -> None:
+    cover = [0] * 101
+    for lo, hi in ranges:
+        for i in range(lo, hi + 1):
+            cover[i] += 1
+    bad = [i for i in range(1, 101) if cover[i] != 1]
+    if bad:
+        raise InputError(f"pf1/data/events_uc.toml: table {name} must cover 1..100 once; faces {bad[:5]} do not")
+
+
+@lru_cache(maxsize=1)
+def load_uc_events() -> UcEventTables:
+    """The Ultimate Campaign event tables, checked: every d100 face covered once, every row names an event."""
+    doc = package_document(PKG, "events_uc.toml")
+    src = "pf1/data/events_uc.toml"
+    top = rows(UcTopRow, doc.get("top", []), source=src)
+    subs = rows(UcSubTable, doc.get("row", []), source=src)
+    events = {e.name: e for e in rows(UcEvent, doc.get("event", []), source=src)}
+    _cover("top", [(r.low, r.high) for r in top])
+    for sub in subs:
+        _cover(sub.table, [(lo, hi) for lo, hi, _ in sub.rows])
+    named = [n for sub in subs for *_, n in sub.rows] + [r.event for r in top if r.event]
+    missing = sorted({n for n in named if n not in events})
+    if missing:
+        raise InputError(f"{src}: rows name events without an [[event]] entry: {', '.join(missing)}")
+    return UcEventTables(top=tuple(top), tables={s.table: s.rows for s in subs}, events=events)
+
+
 @lru_cache(maxsize=4)
 def base_catalog(edition: str = "rrr") -> Catalog:
     """The shipped tables of a building edition (``rrr`` or ``uc``), validated once."""
@@ -295,6 +401,7 @@ def base_catalog(edition: str = "rrr") -> Catalog:
         limits=tuple(sorted(load_limits(), key=lambda r: r.min_size)),
         events=tuple(load_events()),
         governments={g.name: g for g in load_governments()},
+        uc_events=load_uc_events(),
     )
 
 

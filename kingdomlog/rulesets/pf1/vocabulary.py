@@ -289,6 +289,13 @@ def _event_choices(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     chance = int(s.opt("event_chance_after_quiet_turn")) if quiet else int(s.opt("event_chance_base"))
     out = [Option("roll", "Roll", f"{chance}% chance, then d100 on the table"),
            Option("none", "None", "no event this month (the chance is still rolled)")]
+    if (within.get("event_table") or s.opt("event_table")) == "uc":
+        tabs = s.catalog.uc_events
+        where = {n: f"{t} d100 {lo}-{hi}" for t, rows in tabs.tables.items() for lo, hi, n in rows}
+        out += [Option(e.name, e.name, f"{e.kind} {e.scope} event{', continuous' if e.continuous else ''}"
+                       f"{', checks ' + ' + '.join(e.checks) if e.checks else ''}; {where.get(e.name, 'Table 4-7')}")
+                for e in sorted(tabs.events.values(), key=lambda x: x.name)]
+        return out
     out += [Option(e.name, e.name, f"{e.kind}, d100 {e.low}-{e.high}; if the chance ({chance}%) comes up")
             for e in s.catalog.events]
     return out
