@@ -60,7 +60,7 @@ def _demo_state_before(turn: int) -> tuple[Any, int]:
     ({"buildings": [{"type": "House", "city": "Atlantis"}]}, ["choice buildings[0].city", "'Atlantis'"]),
     ({"special_edict": {"kind": "diplomatic", "target": "cheliax"}}, ["choice special_edict.target",
                                                                        "'cheliax' is not a registered foreign"]),
-    ({"improvements": [{"hex": "h2", "kind": "QUARRY"}]}, ["choice improvements[0].kind", "'QUARRY'"]),
+    ({"improvements": [{"hex": "h2", "kind": "GOLDMINE"}]}, ["choice improvements[0].kind", "'GOLDMINE'"]),
     ({"leaders": [{"role": "JESTER", "name": "Kipp"}]}, ["choice leaders[0].role", "'JESTER'"]),
 ])
 def test_a_demo_month_with_a_typo_or_an_unknown_id_is_refused_naming_step_and_key(

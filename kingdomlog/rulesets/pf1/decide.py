@@ -745,18 +745,41 @@ def improve(ctx: Ctx, hid: str, kind: str, limit: int) -> None:
     if imp is None:
         raise InputError(f"[{ctx.step}] unknown improvement {kind!r}; known: "
                          f"{', '.join(ctx.state.catalog.improvements)}")
-    if not h.claimed or h.city or h.improvement:
+    uc_rule = "UC Terrain Improvements"
+    have = dv.improvements_of(h)
+    replaces = next((x for x in imp.upgrade_from if x in have), None)
+    if not h.claimed:
+        raise ctx.fail(f"hex {hid} must be claimed", rule)
+    if imp.shares_hex:  # UC: improvements marked * may share a hex (and a settlement's hex)
+        if kind in have and replaces is None:
+            raise ctx.fail(f"hex {hid} already has a {kind.lower()}", uc_rule)
+        clash = sorted(set(imp.not_with) & set(have) - {replaces})
+        if clash:
+            raise ctx.fail(f"a {kind.lower()} cannot share hex {hid} with a {', '.join(clash).lower()}", uc_rule)
+    elif h.city or h.improvement:
         raise ctx.fail(f"hex {hid} must be claimed, without a city and without another improvement", rule)
-    if ctx.state.opt("improvements_require_road") and not (h.road or "ROAD" in h.features):
-        raise ctx.fail(f"hex {hid} needs a road before a {kind.lower()}", rule)
+    need_road = ctx.state.opt("improvements_require_road") and not imp.cost_as
+    if (need_road or imp.needs_road) and not (h.road or "ROAD" in h.features):
+        raise ctx.fail(f"hex {hid} needs a road before a {kind.lower()}", uc_rule if imp.needs_road else rule)
     if h.terrain not in imp.terrains:
         raise ctx.fail(f"a {kind.lower()} goes on {', '.join(imp.terrains).lower()}, not {h.terrain.lower()}", rule)
+    if imp.needs_river and not (h.river or h.terrain == "MARSH"):
+        raise ctx.fail(f"a {kind.lower()} needs a river (or a marsh) in the hex", uc_rule)
+    if imp.min_size and dv.size(ctx.state) < imp.min_size:
+        raise ctx.fail(f"a {kind.lower()} needs a kingdom of Size {imp.min_size} or more (Size "
+                       f"{dv.size(ctx.state)})", uc_rule)
     if imp.needs_ruler:
         _need_ruler(ctx, f"creating a {kind.lower()}")
     _limit(ctx, ctx.state.counters.terrain, limit, "terrain improvements (roads + hex improvements)", "base §6.5")
     cost = dv.improvement_cost(ctx.state, imp, h)
+    if replaces is not None:  # an upgrade pays the difference (UC: a Watchtower upgraded to a Fort)
+        cost = max(0, cost - dv.improvement_cost(ctx.state, ctx.state.catalog.improvements[replaces], h))
+    explain_once(ctx, Breakdown(f"{kind.lower()} in {hid} cost", cost,
+                                note=f"{imp.cost_as.replace('_', ' ')} cost" if imp.cost_as else
+                                (f"upgrade from {replaces.lower()}" if replaces else "")))
     pay(ctx, cost, f"a {kind.lower()} in {hid}")
-    ctx.emit(ev.HexImprovementBuilt(hex=hid, kind=kind, cost_bp=cost, unrest_delta=imp.unrest))
+    ctx.emit(ev.HexImprovementBuilt(hex=hid, kind=kind, cost_bp=cost, unrest_delta=imp.unrest,
+                                    shared=imp.shares_hex, replaces=replaces))
 
 
 def edicts(ctx: Ctx, c: ch.ImprovementChoices) -> None:
@@ -844,9 +867,20 @@ def decide_income(ctx: Ctx, c: ch.IncomeChoices) -> None:
         chk = kcheck(ctx, "income", "ECONOMY", 0)
         chk = chk.model_copy(update={"success": True, "margin": chk.total})
         ctx.emit(ev.IncomeCheckRolled(check=chk, bp_gained=max(0, chk.total) // 3))
+        terrain_income(ctx)
         return
     chk = control_check(ctx, "income", "ECONOMY")
     ctx.emit(ev.IncomeCheckRolled(check=chk, bp_gained=max(0, chk.total) // 5 if chk.success else 0))
+    terrain_income(ctx)
+
+
+def terrain_income(ctx: Ctx) -> None:
+    """UC: Mines, Quarries and Sawmills earn +1 BP each when taxes are collected (Foundries: +1 per mine)."""
+    src = dv.terrain_income(ctx.state)
+    if src:
+        ctx.explain(Breakdown("BP from terrain improvements", sum(src.values()),
+                              note=", ".join(f"{k} +{v}" for k, v in src.items()) + " (UC Terrain Improvements)"))
+        ctx.emit(ev.TerrainIncomeCollected(bp=sum(src.values()), sources=src))
 
 
 # ------------------------------------------------------------------ events

@@ -88,10 +88,15 @@ def road_cost(s: Pf1State, h: Hex) -> tuple[int, bool]:
 
 
 def improvement_cost(s: Pf1State, imp: ImprovementType, h: Hex) -> int:
-    """BP of a hex improvement in ``h``: a Farm by terrain, halved by a listed feature (base §4.3 I8)."""
+    """BP of a hex improvement in ``h``: a Farm by terrain, halved by a listed feature (base §4.3 I8); UC
+    improvements priced as a road (Aqueduct: not doubled for rivers), twice a road (Canal, Highway)."""
     cost = imp.cost
     if imp.name == "FARM":
         cost = s.catalog.terrains[h.terrain].farm_cost or 0
+    if imp.cost_as == "road_no_river":
+        cost = road_cost(s, h.model_copy(update={"river": False}))[0]
+    elif imp.cost_as is not None:
+        cost = road_cost(s, h)[0] * (2 if imp.cost_as == "road_x2" else 1)
     if set(imp.half_cost_features) & set(h.features):
         cost //= 2
     return cost
@@ -142,8 +147,13 @@ def halving(s: Pf1State, edict: str) -> bool:
 # ---------------------------------------------------------------- consumption
 
 
+def improvements_of(h: Hex) -> tuple[str, ...]:
+    """The hex's improvements: its one exclusive improvement and those sharing the hex (UC)."""
+    return ((h.improvement,) if h.improvement else ()) + h.extras
+
+
 def farms(s: Pf1State) -> int:
-    return sum(1 for h in claimed_hexes(s) if h.improvement == "FARM")
+    return sum(1 for h in claimed_hexes(s) if "FARM" in improvements_of(h))
 
 
 def consumption_terms(s: Pf1State) -> list[Modifier]:
@@ -159,15 +169,17 @@ def consumption_terms(s: Pf1State) -> list[Modifier]:
     ]
     stock = stockyard_hexes(s)
     for h in claimed_hexes(s):
-        if h.improvement:
-            imp = s.catalog.improvements.get(h.improvement)
+        for kind in improvements_of(h):
+            imp = s.catalog.improvements.get(kind)
             if imp and imp.consumption:
                 v = imp.consumption
-                if h.improvement == "FARM" and (h.q, h.r) in stock:
+                if kind == "FARM" and (h.q, h.r) in stock:
                     v = stock[(h.q, h.r)]
                     mods.append(Modifier(f"farm {h.id} (Stockyard)", v, source="UC Stockyard"))
                     continue
-                mods.append(Modifier(f"{h.improvement.lower()} {h.id}", v, source="improvements"))
+                if imp.resource_consumption and "RESOURCE" in h.features:
+                    v += imp.resource_consumption
+                mods.append(Modifier(f"{kind.lower()} {h.id}", v, source="improvements"))
     if s.module_on("diplomatic_edicts"):
         for fid, rel in s.relations.items():
             if rel.embassy_building:
@@ -194,7 +206,8 @@ def foundry_mines(s: Pf1State) -> int:
     foundries = sum(1 for b in live_buildings(s) if btype(s, b).foundry_mine)
     if not foundries:
         return 0
-    mines = sum(1 for h in claimed_hexes(s) if h.improvement == "MINE" and (h.road or h.river or "ROAD" in h.features))
+    mines = sum(1 for h in claimed_hexes(s) if "MINE" in improvements_of(h)
+                and (h.road or h.river or "ROAD" in h.features))
     return min(foundries, mines)
 
 
@@ -317,8 +330,8 @@ def trade_type_bonus(s: Pf1State, r: TradeRoute) -> int:
     if r.type == "luxuries":
         return count_in(s, r.origin, LUXURIES) // 10
     hexes = claimed_hexes(s)
-    mines = sum(1 for h in hexes if h.improvement == "MINE") if count_in(s, r.origin, ("Foundry",)) else 0
-    return (mines + sum(1 for h in hexes if h.improvement in ("QUARRY", "SAWMILL"))) // 10
+    mines = sum(1 for h in hexes if "MINE" in improvements_of(h)) if count_in(s, r.origin, ("Foundry",)) else 0
+    return (mines + sum(1 for h in hexes for k in improvements_of(h) if k in ("QUARRY", "SAWMILL"))) // 10
 
 
 def relationship_modifier(s: Pf1State, target: str) -> int:
@@ -416,18 +429,36 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
     rb = roads // 4 if attr == "ECONOMY" else roads // 8 if attr == "STABILITY" else 0
     if rb:
         mods.append(Modifier(f"roads ({roads} hexes)", rb, source="§6.7"))
+    per: dict[str, int] = {}
     for h in claimed_hexes(s):
-        if h.improvement:
-            imp = s.catalog.improvements.get(h.improvement)
+        for kind in improvements_of(h):
+            imp = s.catalog.improvements.get(kind)
             if imp:
+                if imp.economy_per or imp.stability_per:
+                    per[kind] = per.get(kind, 0) + 1
+                if imp.effect_needs_city and not h.city:
+                    continue
                 v = getattr(imp, attr.lower())
                 if v and imp.double_with_feature and imp.double_with_feature in h.features:
                     v *= 2
+                if v and imp.resource_bonus and "RESOURCE" in h.features:
+                    v += 1  # UC Resource: a Mine, Quarry or Sawmill gets +1 to each benefit
                 if v:
-                    mods.append(Modifier(f"{h.improvement.lower()} {h.id}", v, source="§6.8"))
+                    mods.append(Modifier(f"{kind.lower()} {h.id}", v, source="§6.8"))
         for f, a in (("CAVE", "STABILITY"), ("LANDMARK", "LOYALTY"), ("RESOURCE", "ECONOMY")):
             if f in h.features and a == attr:
                 mods.append(Modifier(f"{f.lower()} {h.id}", 1, source="§6.9"))
+    for kind, n in sorted(per.items()):  # UC Highway: +1 Economy per 4 hexes, +1 Stability per 8
+        imp = s.catalog.improvements[kind]
+        every = imp.economy_per if attr == "ECONOMY" else imp.stability_per if attr == "STABILITY" else None
+        if every and n // every:
+            mods.append(Modifier(f"{kind.lower()} ({n} hexes)", n // every, source="UC terrain improvements"))
+    if s.opt("improvement_edition") == "uc" and attr in ("ECONOMY", "STABILITY"):
+        rivers = sum(1 for h in claimed_hexes(s) if h.river or any(
+            (i := s.catalog.improvements.get(k)) is not None and i.counts_as_river for k in improvements_of(h)))
+        rv = rivers // 4 if attr == "ECONOMY" else rivers // 8
+        if rv:
+            mods.append(Modifier(f"rivers ({rivers} hexes)", rv, source="UC Special Terrain: River"))
     for m in active(s, attr, any_city=True):
         mods.append(Modifier(m.source, m.value, source="timed"))
     if attr == "ECONOMY":
@@ -470,7 +501,25 @@ def base_value(s: Pf1State, c: City) -> int:
 
 
 def defense(s: Pf1State, c: City) -> int:
-    return sum(btype(s, b).defense for b in live_buildings(s) if b.city == c.id)
+    """A settlement's Defense: its buildings, and forts or watchtowers in its hex (UC)."""
+    h = s.hexes.get(c.hex)
+    imps = sum(i.defense for k in (improvements_of(h) if h else ()) if (i := s.catalog.improvements.get(k)))
+    return sum(btype(s, b).defense for b in live_buildings(s) if b.city == c.id) + imps
+
+
+def terrain_income(s: Pf1State) -> dict[str, int]:
+    """BP earned with the taxes: UC Mines, Quarries, Sawmills (+1 with a Resource) and Foundries' mines."""
+    out: dict[str, int] = {}
+    for h in claimed_hexes(s):
+        for kind in improvements_of(h):
+            imp = s.catalog.improvements.get(kind)
+            if imp and imp.bp_per_turn:
+                out[f"{kind.lower()} {h.id}"] = imp.bp_per_turn + (1 if imp.resource_bonus and "RESOURCE" in h.features
+                                                                   else 0)
+    fm = foundry_mines(s)
+    if fm:
+        out["Foundry mines"] = fm
+    return out
 
 
 def settlement_size_row(lots: int) -> tuple[str, int, int, bool] | None:

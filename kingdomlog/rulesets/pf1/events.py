@@ -367,11 +367,31 @@ class RoadBuilt(EventModel):
 
 @register_event
 class HexImprovementBuilt(EventModel):
+    """v2: ``shared`` (the improvement shares the hex, UC) and ``replaces`` (the improvement it upgrades)."""
+
     type = "pf1.hex_improvement_built"
+    version = 2
     hex: str
     kind: str
     cost_bp: int
     unrest_delta: int = 0
+    shared: bool = False
+    replaces: str | None = None
+
+
+@register_upcaster("pf1.hex_improvement_built", 1)
+def upcast_hex_improvement_built_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 improvements were the hex's one improvement."""
+    return {**data, "shared": False, "replaces": None}
+
+
+@register_event
+class TerrainIncomeCollected(EventModel):
+    """BP earned with the taxes from terrain improvements (UC Mine, Quarry, Sawmill) and Foundries."""
+
+    type = "pf1.terrain_income_collected"
+    bp: int = Field(ge=0)
+    sources: dict[str, int] = Field(default_factory=dict)
 
 
 @register_event

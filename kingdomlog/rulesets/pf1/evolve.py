@@ -274,7 +274,7 @@ def _lose_hex(s: Pf1State, hex_id: str) -> Pf1State:
     if h.city:
         cities[h.city] = cities[h.city].model_copy(update={"detached": True})
     s = _u(s, cities=cities)
-    return _hex(s, hex_id, claimed=False, road=False, improvement=None)
+    return _hex(s, hex_id, claimed=False, road=False, improvement=None, extras=())
 
 
 @on(ev.HexLostToUnrest)
@@ -436,7 +436,17 @@ def _road(s: Pf1State, p: ev.RoadBuilt, e: RecordedEvent) -> Pf1State:
 @on(ev.HexImprovementBuilt)
 def _improve(s: Pf1State, p: ev.HexImprovementBuilt, e: RecordedEvent) -> Pf1State:
     s = _u(s, treasury=s.treasury - p.cost_bp, counters=_count(s, terrain=1), unrest=_unrest(s, p.unrest_delta))
-    return _hex(s, p.hex, improvement=p.kind)
+    h = s.hexes[p.hex]
+    extras = tuple(x for x in h.extras if x != p.replaces)
+    improvement = None if h.improvement == p.replaces else h.improvement
+    if p.shared:
+        return _hex(s, p.hex, extras=(*extras, p.kind), improvement=improvement)
+    return _hex(s, p.hex, improvement=p.kind, extras=extras)
+
+
+@on(ev.TerrainIncomeCollected)
+def _terrain_income(s: Pf1State, p: ev.TerrainIncomeCollected, e: RecordedEvent) -> Pf1State:
+    return _u(s, treasury=s.treasury + p.bp)
 
 
 @on(ev.EdictsSet)

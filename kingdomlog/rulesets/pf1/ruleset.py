@@ -105,6 +105,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _O("uc_event_effect_duration", "choice", "lasting", "uc events: an attribute or settlement change with no "
        "printed duration lasts (as printed) or ends at the next Event phase (a GM ruling)",
        choices=("lasting", "until_next_event")),
+    _O("improvement_edition", "choice", "seed", "terrain improvements: seed = base §6.8 (farms, third-party forts "
+       "and sawmills, the proposed mine) plus the UC aqueduct, canal, fishery, highway, quarry and watchtower; uc = "
+       "the Ultimate Campaign numbers for farms, forts, mines and sawmills too (sharing hexes, BP per turn), and "
+       "river hexes count like roads (Economy +1 per 4, Stability +1 per 8)", choices=tb.IMPROVEMENT_EDITIONS),
     _O("first_house_free", "bool", False, "UC: the first House, Mansion, Noble Villa or Tenement of a month does not "
        "count against the building limit (base §6.5 'UC extras not adopted by default')"),
 )
@@ -144,7 +148,8 @@ class Pf1Kingmaker(Ruleset):
 
     def initial_state(self, context: CampaignContext) -> Pf1State:
         opts = validate_options(OPTIONS, dict(context.options), where="pf1 option")
-        catalog = tb.homebrew_catalog(context.data or {}, str(opts["building_edition"]))
+        catalog = tb.homebrew_catalog(context.data or {}, str(opts["building_edition"]),
+                                      str(opts["improvement_edition"]))
         custom = opts["improvement_limits"]
         if custom:
             try:
@@ -266,6 +271,9 @@ class Pf1Kingmaker(Ruleset):
             "buildings": tb.load_buildings,
             "terrain": tb.load_terrains,
             "improvements": tb.load_improvements,
+            "improvements_uc": tb.load_improvements_uc,
+            "buildings_uc": tb.load_buildings_uc,
+            "events_uc": tb.load_uc_events,
             "leaders": tb.load_roles,
             "edicts": tb.load_edicts,
             "limits": tb.load_limits,

@@ -107,6 +107,8 @@ def sample_events() -> list[Draft]:
         ev.SpecialEdictUsed(kind="trade"),
         ev.BuildingUpgraded(building="B3", from_type="Shrine", to_type="Temple", lots=(3, 4), cost_bp=24,
                             unrest_delta=-2, slots=("minor", "minor")),
+        ev.TerrainIncomeCollected(bp=2, sources={"quarry H1": 2}),
+        ev.HexImprovementBuilt(hex="H2", kind="FORT", cost_bp=12, unrest_delta=-1, shared=True, replaces="WATCHTOWER"),
         ev.UcEventResolved(event="Economic Boom", kind="beneficial", rolls=(("top", 10), ("kb", 25)),
                            effects=(ev.AppliedEffect(kind="TREASURY", value=9, dice=(6, 3)),)),
     ]

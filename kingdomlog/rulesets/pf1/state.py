@@ -50,6 +50,8 @@ class Hex(Frozen):
     road: bool = False
     improvement: str | None = None
     city: str | None = None
+    extras: tuple[str, ...] = ()
+    """Improvements that share the hex (UC asterisk improvements: highway, canal, fishery, watchtower, …)."""
 
 
 class Occupant(Frozen):

@@ -118,7 +118,26 @@ class ImprovementType(Frozen):
     unrest: int = 0
     double_with_feature: str | None = None
     needs_ruler: bool = False
+    # Ultimate Campaign terrain improvements (data/improvements.toml, improvements_uc.toml)
+    cost_as: Literal["road", "road_x2", "road_no_river"] | None = None
+    shares_hex: bool = False
+    bp_per_turn: int = Field(0, ge=0)
+    defense: int = 0
+    economy_per: int | None = Field(None, ge=1)
+    stability_per: int | None = Field(None, ge=1)
+    min_size: int = Field(0, ge=0)
+    needs_road: bool = False
+    needs_river: bool = False
+    counts_as_river: bool = False
+    resource_bonus: bool = False
+    """UC Resource: a Mine, Quarry or Sawmill in a Resource hex gets +1 to each of its benefits."""
+    resource_consumption: int = 0
+    """UC Resource: a Farm or Fishery in a Resource hex reduces Consumption by this much more."""
+    effect_needs_city: bool = False
+    upgrade_from: tuple[str, ...] = ()
+    not_with: tuple[str, ...] = ()
     tag: str = ""
+    note: str = ""
 
 
 class Role(Frozen):
@@ -336,6 +355,22 @@ def load_improvements() -> list[ImprovementType]:
     return _table(ImprovementType, "improvements.toml", "improvement")
 
 
+def load_improvements_uc() -> list[ImprovementType]:
+    return _table(ImprovementType, "improvements_uc.toml", "improvement")
+
+
+IMPROVEMENT_EDITIONS = ("seed", "uc")
+
+
+def edition_improvements(edition: str) -> dict[str, ImprovementType]:
+    """Terrain improvements: the base §6.8 entries and the UC ones they lack (seed), or with the UC numbers for
+    Farm, Fort, Mine and Sawmill (uc)."""
+    out = {i.name: i for i in load_improvements()}
+    if edition == "uc":
+        out.update({i.name: i for i in load_improvements_uc()})
+    return out
+
+
 def load_roles() -> list[Role]:
     return _table(Role, "leaders.toml", "role")
 
@@ -386,14 +421,14 @@ def load_uc_events() -> UcEventTables:
     return UcEventTables(top=tuple(top), tables={s.table: s.rows for s in subs}, events=events)
 
 
-@lru_cache(maxsize=4)
-def base_catalog(edition: str = "rrr") -> Catalog:
-    """The shipped tables of a building edition (``rrr`` or ``uc``), validated once."""
+@lru_cache(maxsize=8)
+def base_catalog(edition: str = "rrr", improvements: str = "seed") -> Catalog:
+    """The shipped tables of a building edition (``rrr``/``uc``) and an improvement edition (``seed``/``uc``)."""
     ed = load_edicts()
     return Catalog(
         buildings=edition_buildings(edition),
         terrains={t.name: t for t in load_terrains()},
-        improvements={i.name: i for i in load_improvements()},
+        improvements=edition_improvements(improvements),
         roles={r.name: r for r in load_roles()},
         promotion={e.name: e for e in ed["promotion"]},
         taxation={e.name: e for e in ed["taxation"]},
@@ -408,7 +443,7 @@ def base_catalog(edition: str = "rrr") -> Catalog:
 HOMEBREW_TABLES = {"buildings": "building", "improvements": "improvement", "events": "event"}
 
 
-def homebrew_catalog(data: Mapping[str, Any], edition: str = "rrr") -> Catalog:
+def homebrew_catalog(data: Mapping[str, Any], edition: str = "rrr", improvements: str = "seed") -> Catalog:
     """The shipped catalogue with a campaign's homebrew entries added or replacing ones of the same name.
 
     ``data`` is the campaign's ``data/`` folder by file stem (``CampaignContext.data``):
@@ -416,7 +451,7 @@ def homebrew_catalog(data: Mapping[str, Any], edition: str = "rrr") -> Catalog:
     ``data/improvements.toml`` ``[[improvement]]``, ``data/events.toml`` ``[[event]]``.
     A list of entries is accepted too. Errors name the file and the entry.
     """
-    base = base_catalog(edition)
+    base = base_catalog(edition, improvements)
     if not data:
         return base
     unknown = sorted(set(data) - set(HOMEBREW_TABLES))
