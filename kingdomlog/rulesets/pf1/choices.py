@@ -209,6 +209,8 @@ class UpkeepChoices(Choices):
     slot_items: list[SlotItemEntry] = Field(default_factory=list, title="Items for empty magic slots")
     lose_hex: ClaimedHex | None = Field(default=None, description="the hex lost if Unrest reaches 11 (default: "
                                         "the last claimed hex without a city)")
+    enforcer_reduces: bool = Field(default=False, description="UC Royal Enforcer: lower Unrest by 1 (then a "
+                                   "Loyalty check; failure: Loyalty −1)")
 
 
 # ------------------------------------------------------------------ improvement
@@ -395,6 +397,9 @@ class ImprovementChoices(Choices):
     unassign: list[UnassignEntry] = Field(default_factory=list, title="Remove leaders")
     presence: list[PresenceEntry] = Field(default_factory=list, title="Presence this month")
     skill_ranks: list[SkillRanksEntry] = Field(default_factory=list, description="leadership_skills")
+    acting_ruler: Literal["CONSORT", "HEIR", "none"] | None = Field(
+        default=None, description="UC: the Consort or Heir acts as the Ruler while the Ruler is unavailable (none: "
+        "no longer)")
     claim: list[ClaimHex] = Field(default_factory=list, title="Claim hexes")
     abandon: list[AbandonHex] = Field(default_factory=list, title="Abandon hexes")
     districts: list[DistrictEntry] = Field(default_factory=list, title="Prepare districts")

@@ -241,13 +241,19 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     # U4 unrest
     st = ctx.state
     vacant = {}
+    stand_in = dv.ruler_stand_in(st)
     for role in st.catalog.roles.values():
-        if role.module or role.vacancy_unrest == 0:
+        if role.module or role.vacancy_unrest == 0 or not dv.role_available(st, role.name):
             continue
+        if role.name == "RULER" and stand_in:
+            continue  # UC: a Consort or Heir acting as the Ruler negates the vacancy (a Loyalty check below)
         if not dv.role_effective(st, role.name):
             vacant[role.name] = role.vacancy_unrest
     if vacant:
         ctx.emit(ev.VacancyUnrestApplied(items=vacant, unrest_delta=sum(vacant.values())))
+    if stand_in:
+        chk = control_check(ctx, "acting_ruler", "LOYALTY")
+        ctx.emit(ev.ActingRulerCheckRolled(role=stand_in, check=chk, unrest_delta=0 if chk.success else 1))
     if s.opt("negative_attribute_unrest"):
         neg = tuple(x for x in ATTRIBUTES if dv.attribute(ctx.state, x).total < 0)
         if neg:
@@ -261,9 +267,16 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     if ctx.state.unrest >= 20:
         ctx.emit(ev.AnarchyBegan(unrest=ctx.state.unrest))
         return
-    # U5 royal assassin
-    if dv.role_effective(ctx.state, "ROYAL_ASSASSIN"):
+    # U5 royal assassin (base §4.2 U5); UC Royal Enforcer: may lower Unrest by 1, then a Loyalty check
+    if dv.role_available(ctx.state, "ROYAL_ASSASSIN") and dv.role_effective(ctx.state, "ROYAL_ASSASSIN"):
         ctx.emit(ev.RoyalAssassinActed(unrest_delta=-1 if ctx.state.unrest > 0 else 0))
+    if c.enforcer_reduces:
+        if not (dv.role_available(ctx.state, "ROYAL_ENFORCER") and dv.role_effective(ctx.state, "ROYAL_ENFORCER")):
+            raise ctx.fail("enforcer_reduces needs a Royal Enforcer in office (option leadership_roles uc)",
+                           "UC Leadership Roles: Royal Enforcer")
+        du = -1 if ctx.state.unrest > 0 else 0
+        chk = control_check(ctx, "royal_enforcer", "LOYALTY")
+        ctx.emit(ev.RoyalEnforcerActed(unrest_delta=du, check=chk, loyalty_delta=0 if chk.success else -1))
 
 
 def default_lost_hex(s: Pf1State) -> str:
@@ -425,7 +438,7 @@ def _limit(ctx: Ctx, used: int, limit: int, what: str, rule: str) -> None:
 
 
 def _need_ruler(ctx: Ctx, what: str) -> None:
-    if not dv.role_effective(ctx.state, "RULER"):
+    if not dv.role_effective(ctx.state, "RULER") and not dv.ruler_stand_in(ctx.state):
         raise ctx.fail(f"{what} needs an effective Ruler (the Ruler is vacant or absent)", "base §2.4 Ruler vacancy")
 
 
@@ -442,8 +455,8 @@ def leaders(ctx: Ctx, c: ch.ImprovementChoices) -> None:
     for x in c.leaders:
         role_id = x.role
         rl = s.catalog.roles.get(role_id)
-        if rl is None or (rl.module and not s.module_on(rl.module)):
-            known = [r.name for r in s.catalog.roles.values() if not r.module or s.module_on(r.module)]
+        if rl is None or not dv.role_available(s, role_id):
+            known = [r.name for r in s.catalog.roles.values() if dv.role_available(s, r.name)]
             raise InputError(f"[{ctx.step}] unknown leadership role {role_id!r}; roles: {', '.join(known)}")
         ability = x.ability or rl.abilities[0]
         if ability not in rl.abilities:
@@ -471,6 +484,14 @@ def leaders(ctx: Ctx, c: ch.ImprovementChoices) -> None:
         # base §2.4: at least leader_min_days_present days of duty (a week by default)
         present = p.days >= int(s.opt("leader_min_days_present")) if p.days is not None else p.present
         ctx.emit(ev.LeaderPresenceRecorded(role=p.role, name=p.name, present=present, days_present=p.days))
+    if c.acting_ruler is not None:
+        role = None if c.acting_ruler == "none" else c.acting_ruler
+        if role is not None and not dv.role_available(s, role):
+            raise ctx.fail(f"{role} is an Ultimate Campaign role (option leadership_roles uc)", "UC Leadership Roles")
+        if role is not None and not dv.role_effective(ctx.state, role):
+            raise ctx.fail(f"no {role} in office to act as the Ruler", "UC Leadership Roles: Consort, Heir")
+        if role != ctx.state.acting_ruler:
+            ctx.emit(ev.ActingRulerNamed(role=role))
     for r in c.skill_ranks:
         if not s.module_on("leadership_skills"):
             raise ctx.fail("skill ranks for leaders need the leadership_skills module", "opt §2.12")
@@ -957,8 +978,8 @@ GM = Step("gm", "Month start & GM rulings", "turn start, map and exploration, GM
                 "ally_stationed_<k>", "ally_stationed_<k>_unrest", "union_stability", "shutdown_<building>"),
           choices=ch.GmChoices, decide=decide_gm)
 UPKEEP = Step("upkeep", "Upkeep", "stability, consumption, slots, unrest (base §4.2)",
-              dice=("stability", "stability_unrest", "slots_<district>", "reactivate_<building>",
-                    "subjugation_<vassal>", "subjugation_<vassal>_unrest"),
+              dice=("stability", "stability_unrest", "acting_ruler", "royal_enforcer", "slots_<district>",
+                    "reactivate_<building>", "subjugation_<vassal>", "subjugation_<vassal>_unrest"),
               choices=ch.UpkeepChoices, decide=decide_upkeep)
 IMPROVEMENT = Step("improvement", "Improvement", "leaders, hexes, districts, buildings, roads, edicts (base §4.3)",
                    dice=("town_<hex>", "town_<hex>_unrest", "shutdown_<building>", "dip_cost", "dip_check_<n>",

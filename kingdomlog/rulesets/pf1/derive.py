@@ -120,6 +120,24 @@ def limits_row(s: Pf1State) -> LimitRow:
     return row
 
 
+def role_available(s: Pf1State, role: str) -> bool:
+    """Whether a role exists in this campaign: its module on (Viceroy) and its edition the option leadership_roles
+    (base §2.4 roles; UC Consort, Heir and Royal Enforcer)."""
+    r = s.catalog.roles.get(role)
+    if r is None:
+        return False
+    if r.module and not s.module_on(r.module):
+        return False
+    return r.edition is None or r.edition == s.opt("leadership_roles")
+
+
+def ruler_stand_in(s: Pf1State) -> str | None:
+    """The Consort or Heir acting as the Ruler this month (UC), if the Ruler is not effective and one was named."""
+    if role_effective(s, "RULER") or s.acting_ruler is None:
+        return None
+    return s.acting_ruler if role_effective(s, s.acting_ruler) and role_available(s, s.acting_ruler) else None
+
+
 def role_effective(s: Pf1State, role: str) -> bool:
     """Filled and present this month (base §2.4); co-rulers: one present is enough."""
     return any(o.present for o in s.leaders.get(role, ()))
@@ -264,7 +282,7 @@ UC_VACANCY = {"GENERAL": {"LOYALTY": -4}, "WARDEN": {"LOYALTY": -2, "STABILITY":
 def leader_modifiers(s: Pf1State, attr: str) -> list[Modifier]:
     out: list[Modifier] = []
     for role in s.catalog.roles.values():
-        if role.module and not s.module_on(role.module):
+        if not role_available(s, role.name):
             continue
         occ = [o for o in s.leaders.get(role.name, ()) if o.present]
         if occ:
@@ -285,7 +303,7 @@ def leader_modifiers(s: Pf1State, attr: str) -> list[Modifier]:
             pen = getattr(role, f"vacancy_{attr.lower()}")
             if s.opt("vacancy_table") == "uc" and role.name in UC_VACANCY:
                 pen = UC_VACANCY[role.name].get(attr, 0)
-            if pen and not (role.module):
+            if pen and not role.module and not role.acts_as_ruler:
                 out.append(Modifier(f"{role.name.lower()} vacant", pen, source="§6.3"))
     return out
 

@@ -226,6 +226,35 @@ class AnarchyEnded(EventModel):
 
 
 @register_event
+class ActingRulerNamed(EventModel):
+    """The Consort or the Heir acts as the Ruler while the Ruler is unavailable (UC); None: no stand-in."""
+
+    type = "pf1.acting_ruler_named"
+    role: Literal["CONSORT", "HEIR"] | None
+
+
+@register_event
+class ActingRulerCheckRolled(EventModel):
+    """UC: a Consort or Heir acting as the Ruler negates the Ruler's vacancy Unrest +4, but a failed Loyalty check
+    at Upkeep gives Unrest +1."""
+
+    type = "pf1.acting_ruler_check_rolled"
+    role: str
+    check: KCheck
+    unrest_delta: int
+
+
+@register_event
+class RoyalEnforcerActed(EventModel):
+    """UC Royal Enforcer: Unrest −1 at Upkeep; a failed Loyalty check costs Loyalty −1 (lasting)."""
+
+    type = "pf1.royal_enforcer_acted"
+    unrest_delta: int
+    check: KCheck
+    loyalty_delta: int
+
+
+@register_event
 class RoyalAssassinActed(EventModel):
     type = "pf1.royal_assassin_acted"
     unrest_delta: int

@@ -292,6 +292,26 @@ def _anarchy_end(s: Pf1State, p: ev.AnarchyEnded, e: RecordedEvent) -> Pf1State:
     return _u(s, anarchy=False, unrest=p.unrest_after)
 
 
+@on(ev.ActingRulerNamed)
+def _acting(s: Pf1State, p: ev.ActingRulerNamed, e: RecordedEvent) -> Pf1State:
+    return _u(s, acting_ruler=p.role)
+
+
+@on(ev.ActingRulerCheckRolled)
+def _acting_check(s: Pf1State, p: ev.ActingRulerCheckRolled, e: RecordedEvent) -> Pf1State:
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.RoyalEnforcerActed)
+def _enforcer(s: Pf1State, p: ev.RoyalEnforcerActed, e: RecordedEvent) -> Pf1State:
+    s = _u(s, unrest=_unrest(s, p.unrest_delta))
+    if p.loyalty_delta:
+        m = TimedModifier(attribute="LOYALTY", value=p.loyalty_delta, source="Royal Enforcer's failed Loyalty check",
+                          first_turn=e.turn)
+        s = _u(s, modifiers=(*s.modifiers, m))
+    return s
+
+
 @on(ev.RoyalAssassinActed)
 def _ra(s: Pf1State, p: ev.RoyalAssassinActed, e: RecordedEvent) -> Pf1State:
     return _u(s, unrest=_unrest(s, p.unrest_delta))

@@ -109,6 +109,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
        "and sawmills, the proposed mine) plus the UC aqueduct, canal, fishery, highway, quarry and watchtower; uc = "
        "the Ultimate Campaign numbers for farms, forts, mines and sawmills too (sharing hexes, BP per turn), and "
        "river hexes count like roads (Economy +1 per 4, Stability +1 per 8)", choices=tb.IMPROVEMENT_EDITIONS),
+    _O("leadership_roles", "choice", "rrr", "leadership roles: rrr = the 11 roles of base §2.4; uc = the Consort "
+       "and the Heir added and the Royal Enforcer in place of the Royal Assassin (base §6.13)",
+       choices=("rrr", "uc")),
     _O("first_house_free", "bool", False, "UC: the first House, Mansion, Noble Villa or Tenement of a month does not "
        "count against the building limit (base §6.5 'UC extras not adopted by default')"),
 )

@@ -286,6 +286,8 @@ class Pf1State(Frozen):
     lineage: tuple[Lineage, ...] = ()
     closed: bool = False
     ongoing_events: tuple[OngoingEvent, ...] = ()
+    acting_ruler: str | None = None
+    """CONSORT or HEIR named to act as the Ruler while the Ruler is unavailable (UC)."""
 
     def opt(self, name: str) -> Any:
         return self.options[name]

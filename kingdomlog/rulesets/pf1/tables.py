@@ -152,6 +152,9 @@ class Role(Frozen):
     max_occupants: int = 1
     half_modifier: bool = False
     module: str | None = None
+    edition: Literal["rrr", "uc"] | None = None
+    """Only with that option leadership_roles (the Royal Assassin is RRR's; Consort, Heir, Royal Enforcer UC's)."""
+    acts_as_ruler: bool = False
 
 
 class EdictLevel(Frozen):

@@ -223,7 +223,7 @@ def _building_types(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 def _roles(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for r in s.catalog.roles.values():
-        if r.module and not s.module_on(r.module):
+        if not dv.role_available(s, r.name):
             continue
         holders = ", ".join(o.name + ("" if o.present else " (absent)") for o in s.leaders.get(r.name, ()))
         attrs = ", ".join(a.capitalize() for a in r.attributes) or "chosen attribute(s)"
