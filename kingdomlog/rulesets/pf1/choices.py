@@ -167,10 +167,15 @@ class DestroyLotsEntry(Choices):
 
 
 class RelationActionEntry(Choices):
-    action: Literal["close_embassy", "withdraw_treaty", "attack", "ally_stationed"]
+    action: Literal["close_embassy", "withdraw_treaty", "attack", "ally_stationed", "aid_refused", "foreign_embassy"]
     target: ForeignId
     aid_requested: bool = Field(default=False, description="ally_stationed: the ally's army was asked for (no "
                                 "Loyalty check)")
+    gm_applies: bool = Field(default=True, description="aid_refused: the GM applies the ally's Infamy +1d4")
+    city: CityRef | None = Field(default=None, description="foreign_embassy: the settlement of ours they build in "
+                                 "(default: the capital)")
+    building: Literal["Mansion", "Noble Villa"] = Field(default="Mansion", description="foreign_embassy: their "
+                                                        "embassy building")
 
 
 class GmChoices(Choices):
@@ -455,11 +460,25 @@ class EffectEntry(Choices):
     turns: int | None = Field(default=None, ge=1, description="months an ATTRIBUTE effect lasts (default: for good)")
 
 
+class SearchEntry(Choices):
+    """A day's search of a hex for hidden features (opt §2.6 rule 3): Knowledge (geography) or Survival."""
+
+    hex: str = Field(description="a hex of the expedition's route")
+    day: int = Field(default=1, ge=1, description="the day in the hex (obvious features are noted on day 1)")
+    skill: Literal["Knowledge (geography)", "Survival"] = "Survival"
+    modifier: int = Field(default=0, description="the explorers' skill modifier")
+    dc: int = Field(default=15, ge=15, le=30, description="the GM's DC for the hidden feature: 15 (easy, known in "
+                    "local lore) to 30 (well hidden)")
+    feature: str = Field(default="LANDMARK", description="what is there if found: LAIR, LANDMARK, RESOURCE (added "
+                         "to the hex's map features) or the GM's words")
+
+
 class ExpeditionReport(Choices):
     expedition: ExpeditionId
     cr: float | None = Field(default=None, ge=0, description="an encounter's CR")
     stealth_modifier: int | None = None
     discoveries: list[str] = Field(default_factory=list, description="what the explorers found (the GM's words)")
+    searches: list[SearchEntry] = Field(default_factory=list, description="skill checks for hidden features")
 
 
 class DaughterEntry(Choices):

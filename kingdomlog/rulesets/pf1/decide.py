@@ -42,10 +42,13 @@ SIDES = ("N", "E", "S", "W")
 COMPONENT_ATTR = dv.COMPONENT_ATTR
 
 
-def skip_reason(s: Pf1State) -> str | None:
+def skip_reason(s: Pf1State, phase: str = "") -> str | None:
+    """Why a phase is skipped: a closed log, or anarchy (base §4.7: option anarchy_mode FROZEN skips every phase;
+    SEED_ZERO_ATTRIBUTES and UC_RESULTS_ZERO still run Upkeep and the Event phase, with effective attributes 0
+    or every kingdom check result 0, but the kingdom takes no action: Improvement and Income are skipped)."""
     if s.closed:
         return "CLOSED"
-    if s.anarchy:
+    if s.anarchy and (s.opt("anarchy_mode") == "FROZEN" or phase in ("improvement", "income")):
         return "ANARCHY"
     return None
 
@@ -200,7 +203,7 @@ def destroy_lots(ctx: Ctx, d: ch.DestroyLotsEntry) -> None:
 
 def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     s = ctx.state
-    why = skip_reason(s) or ("SIZE_ZERO" if dv.size(s) == 0 else None)
+    why = skip_reason(s, "upkeep") or ("SIZE_ZERO" if dv.size(s) == 0 else None)
     if why:
         ctx.emit(ev.PhaseSkipped(phase="upkeep", reason=why))
         return
@@ -264,9 +267,10 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
         if h is None or not h.claimed:
             raise ctx.fail(f"lose_hex {choice!r} is not a claimed hex", "base §4.6")
         ctx.emit(ev.HexLostToUnrest(hex=h.id, unrest=ctx.state.unrest))
-    if ctx.state.unrest >= 20:
+    if ctx.state.unrest >= 20 and not s.anarchy:  # (evolve marks anarchy at once; this records it)
         ctx.emit(ev.AnarchyBegan(unrest=ctx.state.unrest))
-        return
+    if ctx.state.anarchy:
+        return  # no Royal Assassin or Enforcer in anarchy
     # U5 royal assassin (base §4.2 U5); UC Royal Enforcer: may lower Unrest by 1, then a Loyalty check
     if dv.role_available(ctx.state, "ROYAL_ASSASSIN") and dv.role_effective(ctx.state, "ROYAL_ASSASSIN"):
         ctx.emit(ev.RoyalAssassinActed(unrest_delta=-1 if ctx.state.unrest > 0 else 0))
@@ -373,7 +377,7 @@ _NOT_ACTIONS = ("milestone_choice", "abandon_dependents")
 
 def decide_improvement(ctx: Ctx, c: ch.ImprovementChoices) -> None:
     s = ctx.state
-    why = skip_reason(s)
+    why = skip_reason(s, "improvement")
     if why:
         asked = {k: getattr(c, k) for k in type(c).model_fields if k not in _NOT_ACTIONS}
         for k in ("promotion", "taxation", "festivals"):
@@ -596,7 +600,8 @@ def _uncounted(s: Pf1State, t: BuildingType) -> bool:
 
 
 def upgrade(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
-    """Upgrade a building (UC Upgrade To/From): pay the cost difference; it counts against the limit."""
+    """Upgrade a building (UC Upgrade To/From): pay the cost difference; it counts against the limit. With
+    holy_sites a Shrine → Temple → Cathedral upgrade is open in every edition and keeps its dedication (opt §2.2)."""
     rule = "UC Building Descriptions (Upgrade To/From)"
     s = ctx.state
     old = s.buildings.get(str(b.upgrade))
@@ -604,7 +609,8 @@ def upgrade(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
         raise InputError(f"[{ctx.step}] upgrade: no building {b.upgrade!r}")
     t = s.catalog.building(b.type)
     ot = s.catalog.building(old.type)
-    if not ({n.lower() for n in ot.upgrade_to} & t.names() or {n.lower() for n in t.upgrade_from} & ot.names()):
+    holy = s.module_on("holy_sites") and (ot.religion, t.religion) in (("shrine", "temple"), ("temple", "cathedral"))
+    if not (holy or {n.lower() for n in ot.upgrade_to} & t.names() or {n.lower() for n in t.upgrade_from} & ot.names()):
         ups = ", ".join(ot.upgrade_to) or "nothing"
         raise ctx.fail(f"a {ot.name} upgrades to {ups}, not to a {t.name}", rule)
     _limit(ctx, s.counters.buildings, limit, "buildings (upgrades count)", "base §6.5")
@@ -823,7 +829,7 @@ def edicts(ctx: Ctx, c: ch.ImprovementChoices) -> None:
 
 def decide_income(ctx: Ctx, c: ch.IncomeChoices) -> None:
     s = ctx.state
-    why = skip_reason(s)
+    why = skip_reason(s, "income")
     if why:
         _not_anarchy(ctx, {k: getattr(c, k) for k in type(c).model_fields})
         ctx.emit(ev.PhaseSkipped(phase="income", reason=why))
@@ -909,7 +915,7 @@ def terrain_income(ctx: Ctx) -> None:
 
 def decide_event(ctx: Ctx, c: ch.EventChoices) -> None:
     s = ctx.state
-    why = skip_reason(s)
+    why = skip_reason(s, "event")
     if why:
         ctx.emit(ev.PhaseSkipped(phase="event", reason=why))
         ctx.emit(ev.TurnEnded(turn=s.turn))
@@ -975,7 +981,8 @@ FOUNDING = Step("founding", "Founding", "name, alignment, map, and module set-up
                 choices=ch.FoundingChoices, decide=decide_founding)
 GM = Step("gm", "Month start & GM rulings", "turn start, map and exploration, GM adjustments, relations",
           dice=("close_embassy_<k>", "withdraw_treaty_<k>", "attack_<k>", "attack_<k>_infamy", "attack_<k>_unrest",
-                "ally_stationed_<k>", "ally_stationed_<k>_unrest", "union_stability", "shutdown_<building>"),
+                "ally_stationed_<k>", "ally_stationed_<k>_unrest", "aid_refused_<k>", "union_stability",
+                "shutdown_<building>"),
           choices=ch.GmChoices, decide=decide_gm)
 UPKEEP = Step("upkeep", "Upkeep", "stability, consumption, slots, unrest (base §4.2)",
               dice=("stability", "stability_unrest", "acting_ruler", "royal_enforcer", "slots_<district>",
@@ -992,7 +999,8 @@ INCOME = Step("income", "Income", "deposits, withdrawals, item sales, taxes (bas
               dice=("withdrawal_<n>", "sale_<n>", "income"), choices=ch.IncomeChoices, decide=decide_income)
 EVENT = Step("event", "Event", "kingdom event and its effects; module events (base §4.5)",
              dice=("chance", "table", "table_<n>", "table_<n>_<sub>", "table_<n>_<sub>_<k>", "ev<n>_check_<k>",
-                   "ev<n>_<k>", "ev<n>_threat", "ev<n>_threat_more", "exp_<id>_stealth", "exp_<id>_stability"),
+                   "ev<n>_<k>", "ev<n>_threat", "ev<n>_threat_more", "exp_<id>_stealth", "exp_<id>_stability",
+                   "exp_<id>_search_<n>"),
              choices=ch.EventChoices, decide=decide_event)
 PHASES: tuple[Step, ...] = (GM, UPKEEP, IMPROVEMENT, INCOME, EVENT)
 ALL_STEPS: tuple[Step, ...] = (FOUNDING, *PHASES)

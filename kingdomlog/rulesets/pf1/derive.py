@@ -57,7 +57,7 @@ def live_buildings(s: Pf1State, *, active_only: bool = True) -> list[Building]:
     """Buildings in non-detached cities; abandoned ones excluded unless ``active_only`` is False."""
     live = {c.id for c in live_cities(s)}
     return [b for b in s.buildings.values()
-            if b.city in live and (not active_only or b.occupancy != "abandoned")]
+            if b.city in live and b.owner is None and (not active_only or b.occupancy != "abandoned")]
 
 
 def btype(s: Pf1State, b: Building) -> BuildingType:

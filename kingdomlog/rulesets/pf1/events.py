@@ -757,6 +757,46 @@ class ExpeditionProgressed(EventModel):
     unrest_delta: int = 0
 
 
+@register_event
+class ExpeditionFeatureSearched(EventModel):
+    """A day's Knowledge (geography) or Survival check for a hidden feature of a hex (opt §2.6 rule 3)."""
+
+    type = "pf1.expedition_feature_searched"
+    expedition: str
+    hex: str
+    day: int = Field(ge=1)
+    check: SkillCheck
+    feature: str
+    found: bool
+    mapped: bool = False
+    """The feature is added to the hex's map features (a mapped hex; LAIR, LANDMARK or RESOURCE)."""
+
+
+@register_event
+class AidRefused(EventModel):
+    """An ally failed to send aid when called: the ally's Infamy +1d4 if the GM applies it (opt §2.5.6)."""
+
+    type = "pf1.aid_refused"
+    ally: str
+    gm_applies: bool
+    d4: int | None = Field(None, ge=1, le=4)
+    infamy_delta: int = 0
+
+
+@register_event
+class ForeignEmbassyBuilt(EventModel):
+    """Another kingdom builds its embassy (a Mansion or Noble Villa) in one of our settlements (opt §2.5.6): its
+    lots are theirs; the bonuses are that kingdom's, not ours."""
+
+    type = "pf1.foreign_embassy_built"
+    kingdom: str
+    building: str
+    city: str
+    district: str
+    building_type: str
+    lots: tuple[int, ...]
+
+
 class PathStep(Frozen):
     """One hex of a trade path (optional §2.7.1 HexStep)."""
 

@@ -733,6 +733,33 @@ def _progress(s: Pf1State, p: ev.ExpeditionProgressed, e: RecordedEvent) -> Pf1S
     return _u(s, expeditions=tuple(out), unrest=_unrest(s, p.unrest_delta))
 
 
+@on(ev.ExpeditionFeatureSearched)
+def _searched(s: Pf1State, p: ev.ExpeditionFeatureSearched, e: RecordedEvent) -> Pf1State:
+    if not p.found:
+        return s
+    xs = tuple(x.model_copy(update={"discoveries": (*x.discoveries, f"{p.feature} in {p.hex}")})
+               if x.id == p.expedition else x for x in s.expeditions)
+    s = _u(s, expeditions=xs)
+    if p.mapped and p.hex in s.hexes and p.feature not in s.hexes[p.hex].features:
+        s = _hex(s, p.hex, features=(*s.hexes[p.hex].features, p.feature))
+    return s
+
+
+@on(ev.AidRefused)
+def _aid_refused(s: Pf1State, p: ev.AidRefused, e: RecordedEvent) -> Pf1State:
+    fk = s.foreign[p.ally]
+    return _u(s, foreign={**s.foreign, p.ally: fk.model_copy(update={"infamy": fk.infamy + p.infamy_delta})})
+
+
+@on(ev.ForeignEmbassyBuilt)
+def _foreign_embassy(s: Pf1State, p: ev.ForeignEmbassyBuilt, e: RecordedEvent) -> Pf1State:
+    b = Building(id=p.building, type=p.building_type, city=p.city, district=p.district, lots=p.lots,
+                 built_turn=e.turn, owner=p.kingdom)
+    rel = s.relations.get(p.kingdom, Relation())
+    return _u(s, buildings={**s.buildings, p.building: b}, serials=_serial(s, p.building),
+              relations={**s.relations, p.kingdom: rel.model_copy(update={"their_embassy_here": p.building})})
+
+
 @on(ev.TradeEdictIssued)
 def _trade(s: Pf1State, p: ev.TradeEdictIssued, e: RecordedEvent) -> Pf1State:
     r = TradeRoute(id=p.route, type=p.route_type, partner=p.partner, origin=p.origin, destination=p.destination,

@@ -66,6 +66,13 @@ def kcheck(ctx: Ctx, key: str, attr: str, dc: int, situational: int = 0, *, dc_n
     mod = value - s.unrest + situational
     explain_once(ctx, attribute, *((dc_note,) if dc_note is not None else ()))
     ctx.explain(Breakdown(f"{label} modifier", mod, tuple(terms), note=f"vs DC {dc}"))
+    if s.anarchy and s.opt("anarchy_mode") == "UC_RESULTS_ZERO":
+        # UC anarchy: every Economy, Loyalty and Stability check result is 0 (whatever the die)
+        ctx.explain(Breakdown(f"{label} in anarchy", 0, note="UC: the result of every kingdom check is 0"))
+        die = ctx.roll(key, "1d20", check=CheckSpec("d20", modifier=-20, dc=dc, label=label,
+                                                    nat20_succeeds=False)).faces[0]
+        return ev.KCheck(attribute=attr, d20=die, attribute_value=value, unrest=s.unrest, situational=situational,
+                         total=0, dc=dc, success=dc <= 0, margin=-dc)
     die = ctx.roll(key, "1d20", check=CheckSpec("d20", modifier=mod, dc=dc, label=label)).faces[0]
     total, ok, margin = kingdom_check(die, value, s.unrest, situational, dc)
     return ev.KCheck(attribute=attr, d20=die, attribute_value=value, unrest=s.unrest, situational=situational,

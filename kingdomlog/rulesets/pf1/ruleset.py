@@ -112,6 +112,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _O("leadership_roles", "choice", "rrr", "leadership roles: rrr = the 11 roles of base §2.4; uc = the Consort "
        "and the Heir added and the Royal Enforcer in place of the Royal Assassin (base §6.13)",
        choices=("rrr", "uc")),
+    _O("anarchy_mode", "choice", "FROZEN", "anarchy (Unrest 20, base §4.7): FROZEN = no phase runs until the GM "
+       "ends it (proposed default); SEED_ZERO_ATTRIBUTES = Upkeep and the Event phase run with effective attributes "
+       "0 (seed); UC_RESULTS_ZERO = they run and every kingdom check result is 0 (UC); none lets the kingdom act",
+       choices=("FROZEN", "SEED_ZERO_ATTRIBUTES", "UC_RESULTS_ZERO")),
     _O("first_house_free", "bool", False, "UC: the first House, Mansion, Noble Villa or Tenement of a month does not "
        "count against the building limit (base §6.5 'UC extras not adopted by default')"),
 )

@@ -115,6 +115,8 @@ class Building(Frozen):
     bonus_mode: Literal["standard", "alignment", "portfolio"] = "standard"
     shrine_attribute: str | None = None
     portfolio: dict[str, int] = Field(default_factory=dict)
+    owner: str | None = None
+    """A foreign kingdom's embassy in our settlement (opt §2.5.6): its lots are taken, its bonuses are theirs."""
 
 
 class Edicts(Frozen):
@@ -162,6 +164,8 @@ class ForeignKingdom(Frozen):
     economy: int | None = None
     stability: int | None = None
     is_npc: bool = True
+    infamy: int = 0
+    """Infamy this kingdom earned toward us (an ally refusing aid, opt §2.5.6)."""
 
 
 class Terms(Frozen):
@@ -181,6 +185,8 @@ class Relation(Frozen):
     is_sponsor: bool = False
     at_war: bool = False
     embassy_building: str | None = None
+    their_embassy_here: str | None = None
+    """The building id of their embassy in our settlement."""
     treaty: Terms | None = None
     alliance: Terms | None = None
     lockout_until: dict[str, int] = Field(default_factory=dict)
