@@ -31,7 +31,7 @@ def test_every_demo_and_sample_plan_validates_against_the_plan_schema() -> None:
     for raw in [*demo_plans(), *RULESET.sample_plans()]:
         jsonschema.validate(raw, schema)
     steps = schema["properties"]["steps"]["properties"]
-    assert list(steps) == ["founding", "gm", "upkeep", "improvement", "income", "event"]
+    assert list(steps) == ["founding", "gm", "upkeep", "improvement", "war", "income", "event"]
 
 
 def test_the_schema_refuses_a_typo_and_marks_state_sources() -> None:

@@ -77,7 +77,7 @@ def test_turn_sheet_previews_a_pf1_month_with_defaults(tmp_path: Path) -> None:
     shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
     start = sheet.load_start(folder, seed="sheet-test")
     assert start.turn == 15 and not start.problems
-    assert [p.id for p in start.phases] == ["gm", "upkeep", "improvement", "income", "event"]
+    assert [p.id for p in start.phases] == ["gm", "upkeep", "improvement", "war", "income", "event"]
     draft = sheet.draft_turn(start, {})
     assert draft.problem is None and draft.preview is not None and draft.preview.ok, draft.problem
     assert draft.committable

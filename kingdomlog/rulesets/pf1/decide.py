@@ -14,6 +14,7 @@ from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.ruleset import Breakdown, Step
+from kingdomlog.rulesets.pf1 import battle as war
 from kingdomlog.rulesets.pf1 import choices as ch
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
@@ -177,6 +178,8 @@ def decide_gm(ctx: Ctx, c: ch.GmChoices) -> None:
         destroy_lots(ctx, d)
     for act in c.relation_actions:
         relation_action(ctx, act)
+    for army in c.enemy_armies:
+        war.place_enemy(ctx, army)
     if c.union_stability_roll:
         # GM option: 1d4 − 2 Stability, rolled each turn for 6 months after a union (opt §2.11)
         union = [x for x in ctx.state.lineage if x.kind == "merged_from"]
@@ -234,6 +237,7 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     after = before - cons
     ctx.emit(ev.ConsumptionPaid(consumption=cons, treasury_before=before, treasury_after=after,
                                 unrest_delta=2 if after < 0 else 0))
+    war.upkeep(ctx)  # armies' Consumption and rallying routed armies (UC Mass Combat)
     # U3 magic item slots
     items: dict[str, list[ch.SlotItemEntry]] = {}
     for it in c.slot_items:
@@ -427,6 +431,11 @@ def decide_improvement(ctx: Ctx, c: ch.ImprovementChoices) -> None:
     # I8 hex improvements
     for imp in c.improvements:
         improve(ctx, imp.hex, imp.kind, limits.terrain)
+    # Edict step 6: create army units, in place of new settlements (UC Improvement Edicts note 1)
+    for a in c.armies:
+        war.recruit(ctx, a, limits.districts)
+    for x in c.army_actions:
+        war.army_action(ctx, x, limits.districts)
     # I9 edicts
     edicts(ctx, c)
     # special edict slot right after I9 (opt §1.4), then trade arrivals (opt §2.7.5)
@@ -985,8 +994,8 @@ GM = Step("gm", "Month start & GM rulings", "turn start, map and exploration, GM
                 "shutdown_<building>"),
           choices=ch.GmChoices, decide=decide_gm)
 UPKEEP = Step("upkeep", "Upkeep", "stability, consumption, slots, unrest (base §4.2)",
-              dice=("stability", "stability_unrest", "acting_ruler", "royal_enforcer", "slots_<district>",
-                    "reactivate_<building>", "subjugation_<vassal>", "subjugation_<vassal>_unrest"),
+              dice=("stability", "stability_unrest", "acting_ruler", "royal_enforcer", "rally_<army>",
+                    "slots_<district>", "reactivate_<building>", "subjugation_<vassal>", "subjugation_<vassal>_unrest"),
               choices=ch.UpkeepChoices, decide=decide_upkeep)
 IMPROVEMENT = Step("improvement", "Improvement", "leaders, hexes, districts, buildings, roads, edicts (base §4.3)",
                    dice=("town_<hex>", "town_<hex>_unrest", "shutdown_<building>", "dip_cost", "dip_check_<n>",
@@ -995,6 +1004,19 @@ IMPROVEMENT = Step("improvement", "Improvement", "leaders, hexes, districts, bui
                          "trade_<route>_economy", "trade_<route>_loyalty", "trade_<route>_stability",
                          "trade_<route>_block_<n>"),
                    choices=ch.ImprovementChoices, decide=decide_improvement)
+def decide_war(ctx: Ctx, c: ch.WarChoices) -> None:
+    if ctx.state.closed and c.battles:
+        raise ctx.fail("this kingdom's log is closed", "opt §2.11")
+    war.war(ctx, c)
+
+
+WAR = Step("war", "Battles", "mass combat: battles fought phase by phase (UC Mass Combat)",
+           dice=("w<n>_ambush", "w<n>_ranged_<side>", "w<n>_r<k>_<side>", "w<n>_r<k>_<side>_tactic",
+                 "w<n>_r<k>_<side>_strategy", "w<n>_r<k>_<side>_rout", "w<n>_r<k>_<side>_rout_reroll",
+                 "w<n>_r<k>_<side>_withdraw", "w<n>_r<k>_<side>_withdraw_vs", "w<n>_r<k>_<side>_fear",
+                 "w<n>_r<k>_<side>_bleed", "w<n>_r<k>_<side>_breath", "w<n>_r<k>_<side>_taunt",
+                 "w<n>_r<k>_<side>_siegebreaker", "w<n>_parting", "w<n>_victory_1", "w<n>_victory_2", "w<n>_fate"),
+           choices=ch.WarChoices, decide=decide_war)
 INCOME = Step("income", "Income", "deposits, withdrawals, item sales, taxes (base §4.4)",
               dice=("withdrawal_<n>", "sale_<n>", "income"), choices=ch.IncomeChoices, decide=decide_income)
 EVENT = Step("event", "Event", "kingdom event and its effects; module events (base §4.5)",
@@ -1002,5 +1024,5 @@ EVENT = Step("event", "Event", "kingdom event and its effects; module events (ba
                    "ev<n>_<k>", "ev<n>_threat", "ev<n>_threat_more", "exp_<id>_stealth", "exp_<id>_stability",
                    "exp_<id>_search_<n>"),
              choices=ch.EventChoices, decide=decide_event)
-PHASES: tuple[Step, ...] = (GM, UPKEEP, IMPROVEMENT, INCOME, EVENT)
+PHASES: tuple[Step, ...] = (GM, UPKEEP, IMPROVEMENT, WAR, INCOME, EVENT)
 ALL_STEPS: tuple[Step, ...] = (FOUNDING, *PHASES)

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
 from kingdomlog.core.model import Frozen
-from kingdomlog.rulesets.pf1.state import Terms
+from kingdomlog.rulesets.pf1.state import Army, Commander, Terms
 
 
 class KCheck(Frozen):
@@ -962,6 +962,151 @@ class SpecialEdictUsed(EventModel):
 
     type = "pf1.special_edict_used"
     kind: Literal["diplomatic", "exploration", "trade", "vassalage"]
+
+
+# ------------------------------------------------------------------ mass combat (UC Kingdoms and War, Mass Combat)
+
+
+@register_event
+class ArmyRecruited(EventModel):
+    """An army raised (Edict step 6: in place of a new settlement, base §6.5 / UC Improvement Edicts note 1), or an
+    enemy army the GM puts on the map (``counts_against_limit`` False). Its numbers are recorded as computed."""
+
+    type = "pf1.army_recruited"
+    army: Army
+    counts_against_limit: bool = True
+    cost_bp: int = Field(0, ge=0)
+
+
+@register_event
+class ArmyEquipped(EventModel):
+    """A resource bought for an army (UC Army Resources): its BP (scaled by size) and what it adds, as recorded."""
+
+    type = "pf1.army_equipped"
+    army: str
+    resource: str
+    count: int = Field(1, ge=1)
+    cost_bp: int = Field(ge=0)
+    om_delta: int = 0
+    dv_delta: int = 0
+    consumption_delta: int = 0
+    ranged: bool = False
+    counts_against_limit: bool = True
+
+
+@register_event
+class ArmyCommanderAssigned(EventModel):
+    type = "pf1.army_commander_assigned"
+    army: str
+    commander: Commander | None
+
+
+@register_event
+class ArmyChanged(EventModel):
+    """An army's hit points, Morale, status, reserve or hex changed (healed to full strength, disbanded, put in
+    reserve, moved, Morale lost or regained) with the rule that did it."""
+
+    type = "pf1.army_changed"
+    army: str
+    reason: str
+    hp: int | None = None
+    morale_delta: int = 0
+    status: Literal["active", "routed", "defeated", "disbanded"] | None = None
+    reserve: bool | None = None
+    hex: str | None = None
+    unpaid: bool | None = None
+    tactic_learned: str | None = None
+    counts_against_limit: bool = False
+    cost_bp: int = Field(0, ge=0)
+
+
+@register_event
+class ArmyUpkeepPaid(EventModel):
+    """Armies' Consumption for the month (per week × weeks, a reserve army once a month), paid or not."""
+
+    type = "pf1.army_upkeep_paid"
+    per_army: dict[str, int]
+    weeks: int
+    total: int
+    paid: bool
+
+
+@register_event
+class ArmyRallyCheckRolled(EventModel):
+    """A routed army fights again after a successful Loyalty check at Upkeep (once per turn)."""
+
+    type = "pf1.army_rally_check_rolled"
+    army: str
+    check: KCheck
+
+
+class MoraleCheck(Frozen):
+    purpose: str
+    d20: int = Field(ge=1, le=20)
+    modifier: int
+    dc: int
+    success: bool
+
+
+class Offense(Frozen):
+    d20: int = Field(ge=1, le=20)
+    om: int
+    total: int
+    target_dv: int
+    damage: int
+    extra_dice: tuple[int, ...] = ()
+
+
+class PhaseSide(Frozen):
+    """One army in one battle phase: what it used, what it rolled, what it suffered."""
+
+    army: str
+    tactic: str
+    strategy: str | None = None
+    om: int
+    dv: int
+    offense: Offense | None = None
+    morale_checks: tuple[MoraleCheck, ...] = ()
+    hp_before: int
+    hp_after: int
+    status: Literal["fighting", "routed", "defeated", "withdrew"] = "fighting"
+    notes: tuple[str, ...] = ()
+
+
+@register_event
+class BattlePhaseResolved(EventModel):
+    """One phase of a battle (UC Battle Phases): tactics (an ambush), ranged, or a melee round, or the parting shot
+    at a routed army; both armies' numbers, rolls and hit points as decided."""
+
+    type = "pf1.battle_phase_resolved"
+    battle: str
+    index: int = Field(ge=0)
+    kind: Literal["tactics", "ranged", "melee", "parting_shot"]
+    sides: tuple[PhaseSide, ...]
+
+
+class ArmyOutcome(Frozen):
+    army: str
+    result: Literal["victorious", "routed", "defeated", "withdrew", "undecided"]
+    hp_after: int
+    morale_delta: int = 0
+    tactic_learned: str | None = None
+    boon_learned: str | None = None
+    loyalty_checks: tuple[KCheck, ...] = ()
+    commander_fate: Literal["killed", "captured", "escaped"] | None = None
+    fate_roll: int | None = Field(None, ge=1, le=100)
+
+
+@register_event
+class BattleEnded(EventModel):
+    """A battle's aftermath (UC Victory, Rout, or Defeat): each army's result, the victor's Loyalty checks (a tactic,
+    a boon), a defeated army of ours costing Economy, Loyalty and Stability by its size."""
+
+    type = "pf1.battle_ended"
+    battle: str
+    hex: str | None = None
+    outcomes: tuple[ArmyOutcome, ...]
+    kingdom_losses: dict[str, int] = Field(default_factory=dict)
 
 
 EVENT_TYPES: tuple[type[EventModel], ...] = tuple(

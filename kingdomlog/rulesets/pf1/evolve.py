@@ -35,7 +35,7 @@ from kingdomlog.rulesets.pf1.state import (
 )
 
 Handler = Callable[[Pf1State, Any, RecordedEvent], Pf1State]
-STEP_ORDER = {"founding": 0, "gm": 1, "upkeep": 2, "improvement": 3, "income": 4, "event": 5}
+STEP_ORDER = {"founding": 0, "gm": 1, "upkeep": 2, "improvement": 3, "war": 4, "income": 5, "event": 6}
 _HANDLERS: Handlers[Handler] = Handlers()
 on = _HANDLERS.on
 
@@ -868,6 +868,96 @@ def _temp(s: Pf1State, p: ev.TemporaryModifierApplied, e: RecordedEvent) -> Pf1S
 @on(ev.SpecialEdictUsed)
 def _special(s: Pf1State, p: ev.SpecialEdictUsed, e: RecordedEvent) -> Pf1State:
     return _u(s, special_edict_turn=e.turn)
+
+
+# ------------------------------------------------------------------ mass combat
+
+
+def _army(s: Pf1State, aid: str, **kw: Any) -> Pf1State:
+    return _u(s, armies={**s.armies, aid: s.armies[aid].model_copy(update=kw)})
+
+
+@on(ev.ArmyRecruited)
+def _recruited(s: Pf1State, p: ev.ArmyRecruited, e: RecordedEvent) -> Pf1State:
+    counters = _count(s, districts=1) if p.counts_against_limit else s.counters
+    return _u(s, armies={**s.armies, p.army.id: p.army}, serials=_serial(s, p.army.id), counters=counters,
+              treasury=s.treasury - p.cost_bp)
+
+
+@on(ev.ArmyEquipped)
+def _equipped(s: Pf1State, p: ev.ArmyEquipped, e: RecordedEvent) -> Pf1State:
+    a = s.armies[p.army]
+    res = {**a.resources, p.resource: a.resources.get(p.resource, 0) + p.count}
+    s = _army(s, p.army, om=a.om + p.om_delta, dv=a.dv + p.dv_delta, consumption=a.consumption + p.consumption_delta,
+              ranged=a.ranged or p.ranged, resources=res)
+    counters = _count(s, districts=1) if p.counts_against_limit else s.counters
+    return _u(s, treasury=s.treasury - p.cost_bp, counters=counters)
+
+
+@on(ev.ArmyCommanderAssigned)
+def _commander(s: Pf1State, p: ev.ArmyCommanderAssigned, e: RecordedEvent) -> Pf1State:
+    return _army(s, p.army, commander=p.commander)
+
+
+def _morale(value: int, delta: int) -> int:
+    return min(4, value + delta) if delta > 0 else value + delta
+
+
+@on(ev.ArmyChanged)
+def _army_changed(s: Pf1State, p: ev.ArmyChanged, e: RecordedEvent) -> Pf1State:
+    a = s.armies[p.army]
+    upd: dict[str, Any] = {"morale": _morale(a.morale, p.morale_delta)}
+    for k in ("hp", "status", "reserve", "hex", "unpaid"):
+        v = getattr(p, k)
+        if v is not None:
+            upd[k] = v
+    if p.tactic_learned:
+        upd["tactics"] = (*a.tactics, p.tactic_learned)
+    s = _army(s, p.army, **upd)
+    counters = _count(s, districts=1) if p.counts_against_limit else s.counters
+    return _u(s, treasury=s.treasury - p.cost_bp, counters=counters)
+
+
+@on(ev.ArmyUpkeepPaid)
+def _army_upkeep(s: Pf1State, p: ev.ArmyUpkeepPaid, e: RecordedEvent) -> Pf1State:
+    return _u(s, treasury=s.treasury - p.total) if p.paid else s
+
+
+@on(ev.ArmyRallyCheckRolled)
+def _rally(s: Pf1State, p: ev.ArmyRallyCheckRolled, e: RecordedEvent) -> Pf1State:
+    return _army(s, p.army, status="active") if p.check.success else s
+
+
+@on(ev.BattlePhaseResolved)
+def _phase(s: Pf1State, p: ev.BattlePhaseResolved, e: RecordedEvent) -> Pf1State:
+    for side in p.sides:
+        if side.army in s.armies:
+            s = _army(s, side.army, hp=side.hp_after)
+    return s
+
+
+@on(ev.BattleEnded)
+def _battle_ended(s: Pf1State, p: ev.BattleEnded, e: RecordedEvent) -> Pf1State:
+    for o in p.outcomes:
+        a = s.armies[o.army]
+        status = {"routed": "routed", "defeated": "defeated"}.get(o.result, a.status)
+        upd: dict[str, Any] = {"hp": o.hp_after, "morale": _morale(a.morale, o.morale_delta), "status": status}
+        if o.result == "victorious":
+            upd["wins"] = a.wins + 1
+        if o.tactic_learned:
+            upd["tactics"] = (*a.tactics, o.tactic_learned)
+        cmd = a.commander
+        if cmd is not None and o.boon_learned:
+            cmd = cmd.model_copy(update={"boons": (*cmd.boons, o.boon_learned)})
+        if o.commander_fate in ("killed", "captured"):
+            cmd = None
+        upd["commander"] = cmd
+        s = _army(s, o.army, **upd)
+    mods = list(s.modifiers)
+    for attr, v in p.kingdom_losses.items():
+        if v:
+            mods.append(TimedModifier(attribute=attr, value=v, source=f"army defeated ({p.battle})", first_turn=e.turn))
+    return _u(s, modifiers=tuple(mods), battles=s.battles + 1, serials=_serial(s, p.battle))
 
 
 missing = [c.__name__ for c in ev.EVENT_TYPES if c not in _HANDLERS]

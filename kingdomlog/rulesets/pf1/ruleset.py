@@ -116,6 +116,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
        "ends it (proposed default); SEED_ZERO_ATTRIBUTES = Upkeep and the Event phase run with effective attributes "
        "0 (seed); UC_RESULTS_ZERO = they run and every kingdom check result is 0 (UC); none lets the kingdom act",
        choices=("FROZEN", "SEED_ZERO_ATTRIBUTES", "UC_RESULTS_ZERO")),
+    _O("army_weeks_per_turn", "int", 4, "mass combat: weeks of army Consumption in a month (UC gives it per week, "
+       "a month is 4-5 weeks: a GM-set value)", minimum=1, maximum=5),
     _O("first_house_free", "bool", False, "UC: the first House, Mansion, Noble Villa or Tenement of a month does not "
        "count against the building limit (base §6.5 'UC extras not adopted by default')"),
 )
@@ -231,6 +233,7 @@ class Pf1Kingmaker(Ruleset):
             "government": s.government,
             "trade_routes": sum(1 for r in s.trade_routes if r.status == "established"),
             "embassies": sum(1 for r in s.relations.values() if r.level != "none"),
+            "armies": sum(1 for a in s.armies.values() if a.side == "kingdom" and a.status in ("active", "routed")),
             "modules": ",".join(s.modules),
         }
 
@@ -253,6 +256,12 @@ class Pf1Kingmaker(Ruleset):
                 out.append(Breakdown(f"{c.name} settlement modifiers", size_mod,
                                      note=f"{cat_}, Danger {danger}; " + ", ".join(f"{k} {v:+d}"
                                                                                   for k, v in mods.items())))
+        for a in s.armies.values():
+            if a.status in ("active", "routed"):
+                out.append(Breakdown(f"Army {a.name}", a.hp, note=f"{a.side}: {a.size} ACR {a.acr}, hp {a.hp}/"
+                                     f"{a.max_hp}, OM {a.om:+d}, DV {a.dv}, Morale {a.morale:+d}, Consumption "
+                                     f"{a.consumption}/week, {a.status}{' (reserve)' if a.reserve else ''}"
+                                     f"{', in ' + a.hex if a.hex else ''} (UC Mass Combat)"))
         if s.module_on("fame_infamy"):
             out += [dv.fame(s), dv.infamy(s)]
         if s.module_on("expanded_settlement_modifiers"):
@@ -281,6 +290,7 @@ class Pf1Kingmaker(Ruleset):
             "improvements_uc": tb.load_improvements_uc,
             "buildings_uc": tb.load_buildings_uc,
             "events_uc": tb.load_uc_events,
+            "mass_combat": tb.load_mass_combat,
             "leaders": tb.load_roles,
             "edicts": tb.load_edicts,
             "limits": tb.load_limits,

@@ -236,6 +236,52 @@ class Vassal(Frozen):
     resolved: bool = False
 
 
+class Commander(Frozen):
+    """An army's commander (UC Mass Combat, Commanders): Charisma and Profession (soldier) ranks add to Morale
+    checks; Leadership (level + Cha, +3 with the feat) gates boons. ``role``: a kingdom leader commanding."""
+
+    name: str
+    cha: int = 0
+    ranks: int = Field(0, ge=0)
+    level: int = Field(1, ge=0)
+    leadership: int = 0
+    boons: tuple[str, ...] = ()
+    bonus_tactics: tuple[str, ...] = ()
+    role: str | None = None
+
+
+class Army(Frozen):
+    """An army (UC Mass Combat, Army Statistics) as recorded: its numbers are those its events recorded."""
+
+    id: str
+    name: str
+    side: str = "kingdom"
+    """``kingdom`` for ours; a foreign kingdom's id or ``enemy`` for the GM's armies."""
+    size: str
+    unit: str = ""
+    unit_cr: str
+    hd: int
+    acr: str
+    """Army Challenge Rating, a CR-ladder value (1/8 … 1/2, 1, 2, …)."""
+    hp: int
+    max_hp: int
+    om: int
+    dv: int
+    consumption: int
+    speed: int = 1
+    morale: int = 0
+    ranged: bool = False
+    tactics: tuple[str, ...] = ()
+    resources: dict[str, int] = Field(default_factory=dict)
+    specials: tuple[str, ...] = ()
+    commander: Commander | None = None
+    status: Literal["active", "routed", "defeated", "disbanded"] = "active"
+    reserve: bool = False
+    unpaid: bool = False
+    hex: str | None = None
+    wins: int = 0
+
+
 class Lineage(Frozen):
     """Where this campaign came from or went (independence and unification, optional §2.11)."""
 
@@ -293,6 +339,8 @@ class Pf1State(Frozen):
     closed: bool = False
     ongoing_events: tuple[OngoingEvent, ...] = ()
     acting_ruler: str | None = None
+    armies: dict[str, Army] = Field(default_factory=dict)
+    battles: int = 0
     """CONSORT or HEIR named to act as the Ruler while the Ruler is unavailable (UC)."""
 
     def opt(self, name: str) -> Any:

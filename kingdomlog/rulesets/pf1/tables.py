@@ -266,6 +266,115 @@ class UcEventTables(Frozen):
         raise InputError(f"unknown Ultimate Campaign event {name!r}; known: {', '.join(sorted(self.events))}")
 
 
+class ArmySize(Frozen):
+    name: Literal["Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"]
+    units: int
+    steps: int
+    mult: tuple[int, int]
+    defeat: tuple[int, int, int]
+
+
+class Tactic(Frozen):
+    name: str
+    default: bool = False
+    om: int = 0
+    dv: int = 0
+    morale: int = 0
+    damage: int = 0
+    once: bool = False
+    requires: str | None = None
+    special: str | None = None
+    note: str = ""
+
+
+class Strategy(Frozen):
+    name: Literal["Defensive", "Cautious", "Standard", "Aggressive", "Reckless"]
+    om: int = 0
+    dv: int = 0
+    damage: int = 0
+
+
+class ArmyResource(Frozen):
+    name: str
+    cost: int = Field(ge=0)
+    consumption: int = 0
+    use_consumption: int = 0
+    om: int = 0
+    dv: int = 0
+    ranged: bool = False
+    per_engine: bool = False
+    cost_is_mount_acr: bool = False
+    requires_any: tuple[str, ...] = ()
+    note: str = ""
+
+
+class ArmySpecial(Frozen):
+    name: str
+    om: int = 0
+    dv: int = 0
+    damage: int = 0
+    ranged: bool = False
+    kind: str | None = None
+    note: str = ""
+
+
+class Boon(Frozen):
+    name: str
+    min_leadership: int = 0
+    improves_at: int | None = None
+    om: int = 0
+    dv: int = 0
+    morale: int = 0
+    change_tactics: int = 0
+    withdraw: int = 0
+    note: str = ""
+
+
+class Condition(Frozen):
+    name: str
+    om: int = 0
+    dv: int = 0
+    ranged_om: int = 0
+    half_damage: bool = False
+    withdraw: int = 0
+    damage_each_phase: int = 0
+    fortification: bool = False
+    all: bool = False
+    note: str = ""
+
+
+class MassCombat(Frozen):
+    """The Ultimate Campaign mass combat tables (data/mass_combat.toml)."""
+
+    sizes: dict[str, ArmySize]
+    tactics: dict[str, Tactic]
+    strategies: dict[str, Strategy]
+    resources: dict[str, ArmyResource]
+    specials: dict[str, ArmySpecial]
+    boons: dict[str, Boon]
+    conditions: dict[str, Condition]
+    role_boons: dict[str, tuple[str, ...]]
+
+
+@lru_cache(maxsize=1)
+def load_mass_combat() -> MassCombat:
+    doc = package_document(PKG, "mass_combat.toml")
+    src = "pf1/data/mass_combat.toml"
+
+    def table(model: type[Frozen], key: str) -> dict[str, Any]:
+        return {getattr(x, "name"): x for x in rows(model, doc.get(key, []), source=src)}  # noqa: B009
+
+    mc = MassCombat(sizes=table(ArmySize, "size"), tactics=table(Tactic, "tactic"),
+                    strategies=table(Strategy, "strategy"), resources=table(ArmyResource, "resource"),
+                    specials=table(ArmySpecial, "special"), boons=table(Boon, "boon"),
+                    conditions=table(Condition, "condition"),
+                    role_boons={k: tuple(v) for k, v in doc.get("roles", {}).items()})
+    bad = sorted({b for bs in mc.role_boons.values() for b in bs} - set(mc.boons))
+    if bad:
+        raise InputError(f"{src}: [roles] names unknown boons {bad}")
+    return mc
+
+
 class GovernmentForm(Frozen):
     name: str
     corruption: int = 0
@@ -290,6 +399,7 @@ class Catalog(Frozen):
     events: tuple[KingdomEventType, ...]
     governments: dict[str, GovernmentForm]
     uc_events: UcEventTables
+    mass_combat: MassCombat
 
     def building(self, name: str) -> BuildingType:
         """The building called ``name`` (or an alias, any case); ``InputError`` lists the known ones."""
@@ -440,6 +550,7 @@ def base_catalog(edition: str = "rrr", improvements: str = "seed") -> Catalog:
         events=tuple(load_events()),
         governments={g.name: g for g in load_governments()},
         uc_events=load_uc_events(),
+        mass_combat=load_mass_combat(),
     )
 
 
