@@ -27,7 +27,7 @@ def demo_plans() -> list[dict[str, Any]]:
 def test_every_demo_and_sample_plan_validates_against_the_plan_schema() -> None:
     schema = plan_schema(RULESET)
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert len(PLANS) == 15
+    assert len(PLANS) == 18
     for raw in [*demo_plans(), *RULESET.sample_plans()]:
         jsonschema.validate(raw, schema)
     steps = schema["properties"]["steps"]["properties"]

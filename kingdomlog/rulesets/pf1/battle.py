@@ -235,7 +235,8 @@ def desertion(ctx: Ctx) -> None:
 
 def upkeep(ctx: Ctx) -> None:
     """Armies' Consumption (per week × option army_weeks_per_turn; a reserve army once a month): unpaid, Morale −2
-    until paid again. Then each routed army may rally with a Loyalty check (once a turn)."""
+    until paid again. Then each routed army may rally with a Loyalty check (once a turn), and an army that has
+    not fought since last month is back to full hit points (UC Recovery: a month at rest heals it fully)."""
     s = ctx.state
     mine = [a for a in s.armies.values() if a.side == "kingdom" and a.status in ("active", "routed")]
     if not mine:
@@ -255,6 +256,10 @@ def upkeep(ctx: Ctx) -> None:
     for a in mine:
         if a.status == "routed":
             ctx.emit(ev.ArmyRallyCheckRolled(army=a.id, check=control_check(ctx, f"rally_{a.id}", "LOYALTY")))
+    for a in mine:  # UC Recovery: an army a month at rest heals back to its full hit points
+        if a.hp < a.max_hp and (a.last_battle is None or a.last_battle < s.turn):
+            ctx.emit(ev.ArmyChanged(army=a.id, reason="a month at rest: full hit points (UC Recovery)",
+                                    hp=a.max_hp))
     desertion(ctx)
 
 

@@ -941,7 +941,8 @@ def _battle_ended(s: Pf1State, p: ev.BattleEnded, e: RecordedEvent) -> Pf1State:
     for o in p.outcomes:
         a = s.armies[o.army]
         status = {"routed": "routed", "defeated": "defeated"}.get(o.result, a.status)
-        upd: dict[str, Any] = {"hp": o.hp_after, "morale": _morale(a.morale, o.morale_delta), "status": status}
+        upd: dict[str, Any] = {"hp": o.hp_after, "morale": _morale(a.morale, o.morale_delta), "status": status,
+                               "last_battle": e.turn}
         if o.result == "victorious":
             upd["wins"] = a.wins + 1
         if o.tactic_learned:

@@ -280,6 +280,8 @@ class Army(Frozen):
     unpaid: bool = False
     hex: str | None = None
     wins: int = 0
+    last_battle: int | None = None
+    """The turn of its last battle (UC Recovery: a month at rest heals it fully)."""
 
 
 class Lineage(Frozen):
