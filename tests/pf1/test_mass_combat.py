@@ -158,3 +158,17 @@ def test_an_ambush_denies_the_target_its_tactic() -> None:
     assert phases[0].kind == "tactics" and phases[1].sides[1].tactic == "Standard"
     end = next(p for p in ps if isinstance(p, ev.BattleEnded))
     assert [o.result for o in end.outcomes] == ["undecided", "undecided"]
+
+
+def test_a_month_at_rest_heals_an_army_fully() -> None:
+    """UC Recovery: an army that fought last month is back to full hit points at this month's Upkeep; one that
+    fought this month is not."""
+    s = armed()
+    hurt = s.armies["A1"].model_copy(update={"hp": 4, "last_battle": s.turn - 1})
+    s2, ps = step(s.model_copy(update={"phase": "GM", "armies": {**s.armies, "A1": hurt}}), "upkeep",
+                  rolls={"stability": [10]})
+    assert s2.armies["A1"].hp == 16 and any(isinstance(p, ev.ArmyChanged) and p.hp == 16 for p in ps)
+    fresh = hurt.model_copy(update={"last_battle": s.turn})
+    s3, _ = step(s.model_copy(update={"phase": "GM", "armies": {**s.armies, "A1": fresh}}), "upkeep",
+                 rolls={"stability": [10]})
+    assert s3.armies["A1"].hp == 4

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.rulesets.pf1 import choices as ch
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
@@ -332,7 +333,9 @@ def morale_mod(s: Pf1State, f: Fighter) -> int:
 def morale(ctx: Ctx, key: str, f: Fighter, dc: int, purpose: str, extra: int = 0) -> ev.MoraleCheck:
     s = ctx.state
     mod = morale_mod(s, f) + extra
-    d = faces(ctx, key, "1d20")[0]
+    spec = CheckSpec("d20", modifier=mod, dc=dc, label=f"{f.army.name} Morale ({purpose})", nat1_fails=False,
+                     nat20_succeeds=False)
+    d = ctx.roll(key, "1d20", check=spec).faces[0]
     ok = d + mod >= dc or "mindless" in kinds(s, f.army)
     return ev.MoraleCheck(purpose=purpose, d20=d, modifier=mod, dc=dc, success=ok)
 
@@ -369,7 +372,10 @@ def strike(ctx: Ctx, key: str, f: Fighter, target: Fighter, om: int, dv_: int, p
            half: bool) -> ev.Offense:
     """One Offense check: d20 + OM vs DV; damage = the excess (+ strategy, tactic and ability damage)."""
     s = ctx.state
-    d = faces(ctx, key, "1d20")[0]
+    # an Offense check "succeeds" when it deals damage: above the DV, or a natural 20 (UC Attacking)
+    spec = CheckSpec("d20", modifier=om, dc=dv_ + 1, label=f"{f.army.name} Offense vs {target.army.name}",
+                     nat1_fails=False, nat20_succeeds=True)
+    d = ctx.roll(key, "1d20", check=spec).faces[0]
     total = d + om
     dmg = offense_damage(d, total, dv_)
     extra: tuple[int, ...] = ()
@@ -602,7 +608,9 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, us: Fig
                 other.paralysed += 1
             if mc(s).tactics[f.tactic].special == "siegebreaker" and "Siege Engines" in other.army.resources:
                 om2, _ = nums[f.side]
-                d2 = faces(ctx, f"{k}_{f.side}_siegebreaker", "1d20")[0]
+                d2 = ctx.roll(f"{k}_{f.side}_siegebreaker", "1d20", check=CheckSpec(
+                    "d20", modifier=om2, dc=nums[other.side][1] + 1, label="siegebreaker", nat1_fails=False,
+                    nat20_succeeds=False)).faces[0]
                 if d2 + om2 > nums[other.side][1]:
                     other.notes.append("a siege engine destroyed (GM removes it)")
             if "fear" in ks and other.status == "fighting" and "undead" not in kinds(s, other.army):
