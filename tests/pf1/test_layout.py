@@ -33,7 +33,7 @@ def _imports() -> dict[str, set[str]]:
 def test_the_layout_of_every_ruleset_is_there() -> None:
     for name in LAYOUT:
         assert (PKG / name).exists(), name
-    assert set(RULESET.sql_views()) == {"pf1_turns"}
+    assert set(RULESET.sql_views()) == {"pf1_turns", "pf1_battles"}
 
 
 def test_module_imports_form_a_dag_and_none_hide_inside_functions() -> None:
