@@ -172,3 +172,24 @@ def test_a_month_at_rest_heals_an_army_fully() -> None:
     s3, _ = step(s.model_copy(update={"phase": "GM", "armies": {**s.armies, "A1": fresh}}), "upkeep",
                  rolls={"stability": [10]})
     assert s3.armies["A1"].hp == 4
+
+
+def test_reform_split_and_combine() -> None:
+    """UC optional rules. Reform: the Large Guard at 8/16 hp → Medium (ACR 1: hp 5 of 5, OM +1, DV 11), Morale −1.
+    Split: the Large Guard at 16/16 → two Medium armies at 5/5, Morale −1 each. Combine: two Medium armies at 5/5
+    and 2/5 (70%) → Large, hp floor(16 × 7/10) = 11, Morale averaged."""
+    s = armed()
+    hurt = s.model_copy(update={"armies": {**s.armies, "A1": s.armies["A1"].model_copy(update={"hp": 8})}})
+    s1, _ = step(hurt, "improvement", {"army_actions": [{"army": "A1", "action": "reform"}]})
+    a = s1.armies["A1"]
+    assert (a.size, a.acr, a.hp, a.max_hp, a.om, a.dv, a.morale) == ("Medium", "1", 5, 5, 1, 11, -1)
+    with pytest.raises(RuleError, match="half its hit points or fewer"):
+        step(s, "improvement", {"army_actions": [{"army": "A1", "action": "reform"}]})
+    s2, _ = step(s, "improvement", {"army_actions": [{"army": "A1", "action": "split", "name": "Second Guard"}]})
+    one, two = s2.armies["A1"], s2.armies["A3"]
+    assert (one.size, one.hp, two.size, two.hp, two.name, two.morale) == ("Medium", 5, "Medium", 5,
+                                                                          "Second Guard", -1)
+    worn = s2.model_copy(update={"armies": {**s2.armies, "A3": two.model_copy(update={"hp": 2, "morale": -3})}})
+    s3, _ = step(worn, "improvement", {"army_actions": [{"army": "A1", "action": "combine", "other": "A3"}]})
+    c = s3.armies["A1"]
+    assert (c.size, c.max_hp, c.hp, c.morale) == ("Large", 16, 11, -2) and "A3" not in s3.armies

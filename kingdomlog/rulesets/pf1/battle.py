@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.ruleset import Breakdown
@@ -219,9 +220,70 @@ def army_action(ctx: Ctx, x: ch.ArmyActionEntry, limit: int) -> None:
     elif x.action == "commander":
         ctx.emit(ev.ArmyCommanderAssigned(army=a.id, commander=commander(ctx, x.commander, a) if x.commander
                                           else None))
+    elif x.action in ("reform", "split", "combine"):
+        reorganize(ctx, a, x)
     else:
         ctx.emit(ev.ArmyChanged(army=a.id, reason=x.reason or "GM ruling", morale_delta=x.morale))
     desertion(ctx)
+
+
+def resized(s: Pf1State, a: Army, size: str, hp_share: Fraction, morale_delta: int, aid: str, name: str) -> Army:
+    """``a`` at another size: ACR, hp, OM, DV, Consumption recomputed; what its resources, abilities and the GM
+    added to OM and DV stays, its resources' Consumption scales with the size (UC Sample Armies note)."""
+    acr = army_acr(a.unit_cr, mc(s).sizes[size].steps)
+    if acr is None:
+        raise InputError(f"a {size} army of CR {a.unit_cr} units is below ACR 1/8")
+    om0, dv0, c0 = army_base(a.acr)
+    om1, dv1, c1 = army_base(acr)
+    m0, m1 = mc(s).sizes[a.size].mult, mc(s).sizes[size].mult
+    extra = a.consumption - c0
+    scaled = 0 if extra <= 0 else max(1, extra * m1[0] * m0[1] // (m1[1] * m0[0]))
+    hp = army_hp(acr, a.hd)
+    return a.model_copy(update={"id": aid, "name": name, "size": size, "acr": acr, "max_hp": hp,
+                                "hp": max(1, math.floor(hp * hp_share)), "om": om1 + a.om - om0,
+                                "dv": dv1 + a.dv - dv0, "consumption": c1 + scaled,
+                                "morale": a.morale + morale_delta})
+
+
+def reorganize(ctx: Ctx, a: Army, x: ch.ArmyActionEntry) -> None:
+    """UC optional rules: Reforming (half hp or fewer → one size smaller at full hp, Morale −1), Splitting (two
+    armies one size smaller, the same share of hp, Morale −1 each; the new one has an unexceptional commander),
+    Combining (two armies of the same units and size → one size larger, the hp shares and Morales averaged)."""
+    s = ctx.state
+    rule = "UC Optional Mass Combat Rules"
+    i = SIZES.index(a.size)
+    if x.action in ("reform", "split"):
+        if i == 0:
+            raise ctx.fail(f"{a.name} is Fine: it cannot get smaller", rule)
+        smaller = SIZES[i - 1]
+        if x.action == "reform":
+            if a.hp * 2 > a.max_hp:
+                raise ctx.fail(f"only an army at half its hit points or fewer reforms ({a.hp}/{a.max_hp})", rule)
+            new = resized(s, a, smaller, Fraction(1), -1, a.id, a.name)
+            ctx.emit(ev.ArmyReorganized(kind="reform", removed=(a.id,), armies=(new,)))
+            return
+        share = Fraction(a.hp, a.max_hp)
+        one = resized(s, a, smaller, share, -1, a.id, a.name)
+        bid = new_id(ctx, "A")
+        two = resized(s, a, smaller, share, -1, bid, x.name or f"{a.name} (2)").model_copy(update={
+            "commander": Commander(name=f"{x.name or a.name} captain", level=1)})
+        ctx.emit(ev.ArmyReorganized(kind="split", removed=(a.id,), armies=(one, two)))
+        return
+    b = our_army(ctx, str(x.other or ""))
+    if b.id == a.id or (b.unit, b.unit_cr, b.hd, b.size) != (a.unit, a.unit_cr, a.hd, a.size):
+        raise ctx.fail("only two armies of the same units and the same size combine", rule)
+    if i == len(SIZES) - 1:
+        raise ctx.fail(f"{a.name} is Colossal: it cannot get larger", rule)
+    if (a.resources, a.om, a.dv, a.consumption) != (b.resources, b.om, b.dv, b.consumption):
+        raise ctx.fail("these armies are equipped differently: what only one has would be lost, and this log "
+                       "records only their totals; move or sell resources first", rule)
+    share = (Fraction(a.hp, a.max_hp) + Fraction(b.hp, b.max_hp)) / 2
+    new = resized(s, a, SIZES[i + 1], share, 0, a.id, a.name)
+    keep = {k: n for k, n in a.resources.items() if k in b.resources}
+    new = new.model_copy(update={"morale": (a.morale + b.morale) // 2, "resources": keep,
+                                 "tactics": tuple(t for t in a.tactics if t in b.tactics),
+                                 "specials": tuple(t for t in a.specials if t in b.specials)})
+    ctx.emit(ev.ArmyReorganized(kind="combine", removed=(a.id, b.id), armies=(new,)))
 
 
 def desertion(ctx: Ctx) -> None:

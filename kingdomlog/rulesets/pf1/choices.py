@@ -151,13 +151,15 @@ class ArmyActionEntry(Choices):
 
     army: OurArmy
     action: Literal["equip", "full_strength", "reserve", "activate", "move", "disband", "commander", "morale",
-                    "live_off_the_land"]
+                    "reform", "split", "combine"]
     resource: ResourceName | None = Field(default=None, description="equip: the resource")
     count: int = Field(default=1, ge=1, description="equip: siege engines bought")
     mount_acr: int = Field(default=1, ge=1, description="equip Mounts: the mount's ACR (its BP)")
     hex: str | None = Field(default=None, description="move: the hex")
     commander: CommanderEntry | None = None
     morale: int = Field(default=0, description="morale: the GM's change (a week without a commander: -1)")
+    other: OurArmy | None = Field(default=None, description="combine: the second army (same units, same size)")
+    name: str | None = Field(default=None, description="split: the new army's name")
     reason: str = ""
 
 

@@ -1021,6 +1021,18 @@ class ArmyChanged(EventModel):
 
 
 @register_event
+class ArmyReorganized(EventModel):
+    """UC optional mass combat rules: an army reformed (one size smaller, full hp, Morale −1), split (two armies one
+    size smaller, the same share of hp, Morale −1 each) or two combined (one size larger, hp share and Morale
+    averaged); the armies as they are after, with every number recomputed for their size."""
+
+    type = "pf1.army_reorganized"
+    kind: Literal["reform", "split", "combine"]
+    removed: tuple[str, ...]
+    armies: tuple[Army, ...]
+
+
+@register_event
 class ArmyUpkeepPaid(EventModel):
     """Armies' Consumption for the month (per week × weeks, a reserve army once a month), paid or not."""
 

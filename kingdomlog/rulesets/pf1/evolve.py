@@ -918,6 +918,16 @@ def _army_changed(s: Pf1State, p: ev.ArmyChanged, e: RecordedEvent) -> Pf1State:
     return _u(s, treasury=s.treasury - p.cost_bp, counters=counters)
 
 
+@on(ev.ArmyReorganized)
+def _reorganized(s: Pf1State, p: ev.ArmyReorganized, e: RecordedEvent) -> Pf1State:
+    armies = {k: v for k, v in s.armies.items() if k not in p.removed}
+    serials = s.serials
+    for a in p.armies:
+        armies[a.id] = a
+        serials = _serial(s.model_copy(update={"serials": serials}), a.id)
+    return _u(s, armies=armies, serials=serials)
+
+
 @on(ev.ArmyUpkeepPaid)
 def _army_upkeep(s: Pf1State, p: ev.ArmyUpkeepPaid, e: RecordedEvent) -> Pf1State:
     return _u(s, treasury=s.treasury - p.total) if p.paid else s

@@ -117,6 +117,9 @@ def sample_events() -> list[Draft]:
         ev.ArmyEquipped(army="A1", resource="Improved Armor", cost_bp=6, dv_delta=1, consumption_delta=2),
         ev.ArmyCommanderAssigned(army="A1", commander=Commander(name="Amiri", cha=2, ranks=5, level=5, leadership=7)),
         ev.ArmyChanged(army="A1", reason="Consumption unpaid: Morale −2", morale_delta=-2, unpaid=True),
+        ev.ArmyReorganized(kind="reform", removed=("A1",), armies=(Army(id="A1", name="Guard", size="Medium",
+                                                                        unit_cr="1", hd=10, acr="1", hp=5, max_hp=5,
+                                                                        om=1, dv=11, consumption=1, morale=-1),)),
         ev.ArmyUpkeepPaid(per_army={"A1": 4}, weeks=4, total=4, paid=True),
         ev.ArmyRallyCheckRolled(army="A1", check=_K.model_copy(update={"attribute": "LOYALTY"})),
         ev.BattlePhaseResolved(battle="W1", index=0, kind="melee", sides=(
