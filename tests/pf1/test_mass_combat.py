@@ -144,8 +144,9 @@ def test_illegal_orders_are_refused_naming_the_rule() -> None:
     with pytest.raises(RuleError, match="Defensive Tactics needs Leadership 5"):
         step(kingdom(3), "improvement", {"armies": [{**MILITIA, "commander": {"name": "Pip", "level": 1,
                                                                               "boons": ["Defensive Tactics"]}}]})
-    with pytest.raises(InputError, match="not an army of another power"):
+    with pytest.raises(InputError, match="fights once in a battle"):
         step(s, "war", {"battles": [{"ours": "A1", "enemy": "A1"}]})
+
 
 
 def test_an_ambush_denies_the_target_its_tactic() -> None:
@@ -193,3 +194,26 @@ def test_reform_split_and_combine() -> None:
     s3, _ = step(worn, "improvement", {"army_actions": [{"army": "A1", "action": "combine", "other": "A3"}]})
     c = s3.armies["A1"]
     assert (c.size, c.max_hp, c.hp, c.morale) == ("Large", 16, 11, -2) and "A3" not in s3.armies
+
+
+def test_more_than_two_armies() -> None:
+    """UC More Than Two Armies: the Guard and the Militia (Medium warriors, CR 1/3: ACR 1/3, hp 1, OM 0, DV 10)
+    against the orcs. Melee 1: the Guard 15 + 3 = 18 vs DV 12: 6 → orcs 5; the Militia 12 + 0 vs 12: nothing;
+    the orcs attack the Guard (the first still fighting): 5 + 2 = 7 vs 13, nothing. Melee 2: the Guard 14 + 3 vs
+    12: 5 → the orcs are beaten (0 hp); both our armies victorious."""
+    s = armed()
+    s, _ = step(s.model_copy(update={"counters": s.counters.model_copy(update={"districts": 0})}), "improvement",
+                {"armies": [{"name": "Militia", "unit_cr": "1/3", "hd": 10}]})
+    assert s.armies["A3"].hp == 1 and s.armies["A3"].om == 0
+    rolls = {"w1_r1_ours": [15], "w1_r1_A3": [12], "w1_r1_enemy": [5], "w1_r2_ours": [14], "w1_r2_A3": [3],
+             "w1_r2_enemy": [5], "w1_victory_1": [2], "w1_victory_2": [2], "w1_A3_victory_1": [2],
+             "w1_A3_victory_2": [2]}
+    s2, ps = step(s, "war", {"battles": [{"ours": "A1", "allies": ["A3"], "enemy": "A2"}]}, rolls=rolls)
+    phases = [p for p in ps if isinstance(p, ev.BattlePhaseResolved)]
+    first = {x.army: x for x in phases[0].sides}
+    assert first["A1"].offense.damage == 6 and first["A3"].offense.damage == 0  # type: ignore[union-attr]
+    assert first["A2"].target == "A1" and first["A2"].offense.damage == 0  # type: ignore[union-attr]
+    assert {x.army: x.hp_after for x in phases[1].sides}["A2"] == 0
+    end = next(p for p in ps if isinstance(p, ev.BattleEnded))
+    assert {o.army: o.result for o in end.outcomes} == {"A1": "victorious", "A2": "defeated", "A3": "victorious"}
+    assert s2.armies["A2"].status == "defeated"

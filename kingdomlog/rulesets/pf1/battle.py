@@ -369,6 +369,8 @@ class Fighter:
     cond_dv: int = 0
     ranged_om: int = 0
     notes: list[str] = field(default_factory=list)
+    label: str = ""
+    """The key its dice are rolled under: ``ours`` / ``enemy`` for the lead armies, the army id for others."""
 
 
 def _boon(f: Fighter, name: str) -> bool:
@@ -468,38 +470,64 @@ def _rout(ctx: Ctx, key: str, f: Fighter, checks: dict[str, list[ev.MoraleCheck]
         f.notes.append("aura of courage: no rout")
         return
     c = morale(ctx, key, f, 15, "rout")
-    checks[f.side].append(c)
+    checks[f.label].append(c)
     if not c.success and _boon(f, "Hold the Line"):
         c = morale(ctx, f"{key}_reroll", f, 15, "rout (Hold the Line reroll)")
-        checks[f.side].append(c)
+        checks[f.label].append(c)
     if not c.success:
         f.status = "routed"
 
 
+def _opponents(f: Fighter, fighters: list[Fighter]) -> list[Fighter]:
+    return [x for x in fighters if x.side != f.side]
+
+
+def _target(f: Fighter, fighters: list[Fighter]) -> Fighter | None:
+    """The army ``f`` attacks: the first enemy still fighting, in the order the battle lists them (UC More Than Two
+    Armies: you choose each phase; here the lead army first, then the others)."""
+    return next((x for x in _opponents(f, fighters) if x.status == "fighting"), None)
+
+
+def _side_fighting(side: str, fighters: list[Fighter]) -> bool:
+    return any(f.side == side and f.status == "fighting" for f in fighters)
+
+
 def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
-    """Fight one battle phase by phase and record each phase and the aftermath (UC Battle Phases)."""
+    """Fight one battle phase by phase and record each phase and the aftermath (UC Battle Phases; with allies or
+    more enemies, UC More Than Two Armies)."""
     s = ctx.state
-    ours = our_army(ctx, b.ours)
-    if ours.status == "routed":
-        raise ctx.fail(f"{ours.name} is routed and refuses to fight until a Loyalty check at Upkeep rallies it",
-                       "UC Victory, Rout, or Defeat: Routed")
-    foe = s.armies.get(b.enemy)
-    if foe is None or foe.side == "kingdom":
-        raise InputError(f"[{ctx.step}] battle enemy {b.enemy!r} is not an army of another power")
-    if foe.status in ("defeated", "disbanded"):
-        raise ctx.fail(f"{foe.name} is {foe.status}", R_BATTLE)
-    tactic_usable(ctx, ours, b.ours_tactic)
-    tactic_usable(ctx, foe, b.enemy_tactic)
+    ours_ids = [b.ours, *b.allies]
+    foe_ids = [b.enemy, *b.enemies]
+    if len(set(ours_ids + foe_ids)) != len(ours_ids) + len(foe_ids):
+        raise InputError(f"[{ctx.step}] an army fights once in a battle")
+    mine: list[Army] = []
+    for aid in ours_ids:
+        a = our_army(ctx, aid)
+        if a.status == "routed":
+            raise ctx.fail(f"{a.name} is routed and refuses to fight until a Loyalty check at Upkeep rallies it",
+                           "UC Victory, Rout, or Defeat: Routed")
+        mine.append(a)
+    theirs: list[Army] = []
+    for aid in foe_ids:
+        foe = s.armies.get(aid)
+        if foe is None or foe.side == "kingdom":
+            raise InputError(f"[{ctx.step}] battle enemy {aid!r} is not an army of another power")
+        if foe.status in ("defeated", "disbanded"):
+            raise ctx.fail(f"{foe.name} is {foe.status}", R_BATTLE)
+        theirs.append(foe)
+    tactic_usable(ctx, mine[0], b.ours_tactic)
+    tactic_usable(ctx, theirs[0], b.enemy_tactic)
     bid = f"W{s.battles + 1}"
-    us = Fighter(ours, "ours", ours.hp, b.ours_tactic)
-    them = Fighter(foe, "enemy", foe.hp, b.enemy_tactic)
-    pair = {"ours": (us, them), "enemy": (them, us)}
+    us = Fighter(mine[0], "ours", mine[0].hp, b.ours_tactic, label="ours")
+    them = Fighter(theirs[0], "enemy", theirs[0].hp, b.enemy_tactic, label="enemy")
+    fighters = [us, them, *(Fighter(a, "ours", a.hp, "Standard", label=a.id) for a in mine[1:]),
+                *(Fighter(a, "enemy", a.hp, "Standard", label=a.id) for a in theirs[1:])]
     half = False
     for cond in b.conditions:
         cd = mc(s).conditions.get(cond.name)
         if cd is None:
             raise InputError(f"[{ctx.step}] unknown battlefield condition {cond.name!r}")
-        for f in (us, them):
+        for f in fighters:
             if not (cd.all or cond.side in ("both", f.side)):
                 continue
             k = kinds(s, f.army)
@@ -512,14 +540,14 @@ def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
             if cd.fortification:
                 f.fort = b.fortification if b.fortification is not None else fortification(s, b.hex, f)
         half = half or cd.half_damage
-    ctx.explain(Breakdown(f"Battle {bid}: {ours.name} vs {foe.name}", ours.hp,
-                          note=f"{ours.name} hp {ours.hp}, OM {ours.om:+d}, DV {ours.dv}; {foe.name} hp {foe.hp}, "
-                               f"OM {foe.om:+d}, DV {foe.dv}; tactics {b.ours_tactic} / {b.enemy_tactic}"))
+    ctx.explain(Breakdown(f"Battle {bid}: {' + '.join(a.name for a in mine)} vs {' + '.join(a.name for a in theirs)}",
+                          us.hp, note="; ".join(f"{f.army.name} hp {f.hp}, OM {f.army.om:+d}, DV {f.army.dv}"
+                                                for f in fighters) + f"; tactics {b.ours_tactic} / {b.enemy_tactic}"))
     index = 0
     key = f"w{n}"
-    # 1 Tactics phase: an ambush
+    # 1 Tactics phase: an ambush (the lead army ambushes the other side's lead)
     if b.ambush != "none":
-        amb, tgt = pair[b.ambush]
+        amb, tgt = (us, them) if b.ambush == "ours" else (them, us)
         aom, adv = om_dv(s, amb, "tactics", 0, tgt)
         tom, tdv = om_dv(s, tgt, "tactics", 0, amb)
         off = strike(ctx, f"{key}_ambush", amb, tgt, aom, tdv, "tactics", False).model_copy(update={"damage": 0})
@@ -530,29 +558,33 @@ def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
         _emit(ctx, bid, index, "tactics", [(amb, aom, adv, off, [], amb.hp), (tgt, tom, tdv, None, [], tgt.hp)])
         index += 1
     # 2 Ranged phase
-    if ranged(s, ours) or ranged(s, foe):
-        index = _round(ctx, bid, index, key, "ranged", 0, us, them, None, half)
+    if any(ranged(s, f.army) for f in fighters):
+        index = _round(ctx, bid, index, key, "ranged", 0, fighters, None, half)
     # 3 Melee phases
     last: ch.RoundEntry | None = None
     for r in range(1, b.max_rounds + 1):
-        if us.status != "fighting" or them.status != "fighting":
+        if not (_side_fighting("ours", fighters) and _side_fighting("enemy", fighters)):
             break
         orders = b.rounds[min(r - 1, len(b.rounds) - 1)] if b.rounds else None
-        index = _round(ctx, bid, index, key, "melee", r, us, them, orders or last, half)
+        index = _round(ctx, bid, index, key, "melee", r, fighters, orders or last, half)
         last = orders or last
-    # parting shot at a routed army (UC Rout)
-    for f in (us, them):
-        other = pair[f.side][1]
-        if f.status == "routed" and other.status == "fighting":
-            oom, odv = om_dv(s, other, "melee", 99, f)
-            fom, fdv = om_dv(s, f, "melee", 99, other)
-            oom += _boon_value(s, other, "Merciless", "withdraw")
-            hp0 = f.hp
-            off = strike(ctx, f"{key}_parting", other, f, oom, fdv, "parting", half)
+    # parting shots at a routed army (UC Rout: every army in the battle may take one)
+    for f in fighters:
+        shooters = [x for x in _opponents(f, fighters) if x.status == "fighting"]
+        if f.status != "routed" or not shooters:
+            continue
+        hp0 = f.hp
+        rows: list[tuple[Fighter, int, int, ev.Offense | None, list[ev.MoraleCheck], int]] = []
+        fom, fdv = om_dv(s, f, "melee", 99, shooters[0])
+        for i, sh in enumerate(shooters):
+            oom, odv = om_dv(s, sh, "melee", 99, f)
+            oom += _boon_value(s, sh, "Merciless", "withdraw")
+            off = strike(ctx, f"{key}_parting" + (f"_{sh.label}" if i else ""), sh, f, oom, fdv, "parting", half)
             f.hp = max(0, f.hp - off.damage)
-            _emit(ctx, bid, index, "parting_shot", [(other, oom, odv, off, [], other.hp), (f, fom, fdv, None, [], hp0)])
-            index += 1
-    aftermath(ctx, b, bid, n, us, them)
+            rows.append((sh, oom, odv, off, [], sh.hp))
+        _emit(ctx, bid, index, "parting_shot", [*rows, (f, fom, fdv, None, [], hp0)])
+        index += 1
+    aftermath(ctx, b, bid, n, fighters)
 
 
 def fortification(s: Pf1State, hex_id: str | None, f: Fighter) -> int:
@@ -575,35 +607,36 @@ def _emit(ctx: Ctx, bid: str, index: int, kind: str,
     ctx.emit(ev.BattlePhaseResolved(battle=bid, index=index, kind=kind, sides=sides))
 
 
-def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, us: Fighter, them: Fighter,
+def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighters: list[Fighter],
            orders: ch.RoundEntry | None, half: bool) -> int:
-    """One Ranged or Melee phase, both armies at once; returns the next phase index."""
+    """One Ranged or Melee phase, every army at once; returns the next phase index."""
     s = ctx.state
     k = f"{key}_{'ranged' if phase == 'ranged' else f'r{r}'}"
-    checks: dict[str, list[ev.MoraleCheck]] = {"ours": [], "enemy": []}
-    before = {"ours": us.hp, "enemy": them.hp}
-    pairs = ((us, them), (them, us))
-    for f, _o in pairs:  # bleed from the last phase
+    many = len(fighters) > 2
+    checks: dict[str, list[ev.MoraleCheck]] = {f.label: [] for f in fighters}
+    before = {f.label: f.hp for f in fighters}
+    active = [f for f in fighters if f.status == "fighting"]
+    for f in active:  # bleed from the last phase
         if f.bleed:
-            bd = faces(ctx, f"{k}_{f.side}_bleed", "1d6")[0]
+            bd = faces(ctx, f"{k}_{f.label}_bleed", "1d6")[0]
             f.hp -= bd
             f.notes.append(f"bleed {bd}")
             f.bleed = False
+    targets = {f.label: _target(f, fighters) for f in active}
     potions: dict[str, bool] = {}
-    for f, other in pairs:  # orders: tactic (DC 15), strategy (more than one step: DC 20), taunt, potions
-        side = f.side
-        want_t = getattr(orders, f"{'ours' if side == 'ours' else 'enemy'}_tactic", None) if orders else None
-        want_s = getattr(orders, f"{'ours' if side == 'ours' else 'enemy'}_strategy", None) if orders else None
-        potions[side] = bool(getattr(orders, f"{'ours' if side == 'ours' else 'enemy'}_potions", False)) \
-            if orders else False
+    for f in active:  # orders: tactic (DC 15), strategy (more than one step: DC 20), taunt, potions
+        who = "ours" if f.side == "ours" else "enemy"
+        want_t = getattr(orders, f"{who}_tactic", None) if orders else None
+        want_s = getattr(orders, f"{who}_strategy", None) if orders else None
+        potions[f.label] = bool(getattr(orders, f"{who}_potions", False)) if orders else False
         if want_t and want_t != f.tactic:
             tactic_usable(ctx, f.army, want_t)
             if want_t == "Withdraw":
                 f.tactic = want_t
             else:
-                c = morale(ctx, f"{k}_{side}_tactic", f, 15, f"change tactic to {want_t}",
+                c = morale(ctx, f"{k}_{f.label}_tactic", f, 15, f"change tactic to {want_t}",
                            _boon_value(s, f, "Flexible Tactics", "change_tactics"))
-                checks[side].append(c)
+                checks[f.label].append(c)
                 if c.success:
                     f.tactic = want_t
         if phase == "melee" and want_s and want_s != f.strategy:
@@ -613,33 +646,40 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, us: Fig
             if r == 1 or steps == 1:
                 f.strategy = want_s
             else:
-                c = morale(ctx, f"{k}_{side}_strategy", f, 20, f"strategy {f.strategy} → {want_s}")
-                checks[side].append(c)
+                c = morale(ctx, f"{k}_{f.label}_strategy", f, 20, f"strategy {f.strategy} → {want_s}")
+                checks[f.label].append(c)
                 if c.success:
                     f.strategy = want_s
-        if mc(s).tactics[f.tactic].special == "taunt" and other.taunt_immune < 2:
-            c = morale(ctx, f"{k}_{side}_taunt", other, 10 + acr_int(f.army), "resist taunt")
-            checks[other.side].append(c)
+        other = targets[f.label]
+        if other is not None and mc(s).tactics[f.tactic].special == "taunt" and other.taunt_immune < 2:
+            c = morale(ctx, f"{k}_{f.label}_taunt", other, 10 + acr_int(f.army), "resist taunt")
+            checks[other.label].append(c)
             other.taunted = not c.success
             other.taunt_immune += 1 if c.success else 0
     offs: dict[str, ev.Offense | None] = {}
-    nums: dict[str, tuple[int, int]] = {f.side: om_dv(s, f, phase, r, o) for f, o in pairs}
+    nums: dict[str, tuple[int, int]] = {}
+    for f in fighters:
+        t_ = targets.get(f.label) or _target(f, fighters) or f
+        nums[f.label] = om_dv(s, f, phase, r, t_)
     withdrew: list[Fighter] = []
-    for f, other in pairs:
-        side = f.side
+    for f in active:
+        other = targets[f.label]
         t = mc(s).tactics[f.tactic]
+        if other is None:
+            offs[f.label] = None
+            continue
         if t.special == "withdraw" and phase == "melee":
-            c1 = morale(ctx, f"{k}_{side}_withdraw", f, 0, "withdraw (opposed)",
+            c1 = morale(ctx, f"{k}_{f.label}_withdraw", f, 0, "withdraw (opposed)",
                         _boon_value(s, f, "Hit and Run", "withdraw"))
-            c2 = morale(ctx, f"{k}_{side}_withdraw_vs", other, 0, "hold the withdrawing army (opposed)",
+            c2 = morale(ctx, f"{k}_{f.label}_withdraw_vs", other, 0, "hold the withdrawing army (opposed)",
                         _boon_value(s, other, "Merciless", "withdraw"))
             ok = c1.d20 + c1.modifier > c2.d20 + c2.modifier
-            checks[side].append(c1.model_copy(update={"dc": c2.d20 + c2.modifier + 1, "success": ok}))
-            checks[other.side].append(c2.model_copy(update={"dc": c1.d20 + c1.modifier, "success": not ok}))
+            checks[f.label].append(c1.model_copy(update={"dc": c2.d20 + c2.modifier + 1, "success": ok}))
+            checks[other.label].append(c2.model_copy(update={"dc": c1.d20 + c1.modifier, "success": not ok}))
             if ok:
                 withdrew.append(f)
         can = phase == "melee" or ranged(s, f.army)
-        if potions[side]:
+        if potions[f.label]:
             if f.potions >= 2 or "Healing Potions" not in f.army.resources:
                 raise ctx.fail(f"{f.army.name} has no healing potions left (twice a battle)", R_RESOURCES)
             f.potions += 1
@@ -656,12 +696,13 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, us: Fig
             f.no_attack = False
             f.afraid = False
             can = False
-        om, _ = nums[side]
-        _, tdv = nums[other.side]
-        offs[side] = strike(ctx, f"{k}_{side}", f, other, om, tdv, phase, half) if can else None
-    for f, other in pairs:  # damage at once
-        off = offs[f.side]
-        if off is not None and off.damage:
+        om, _ = nums[f.label]
+        tdv = nums[other.label][1]
+        offs[f.label] = strike(ctx, f"{k}_{f.label}", f, other, om, tdv, phase, half) if can else None
+    for f in active:  # damage at once
+        off = offs.get(f.label)
+        other = targets[f.label]
+        if off is not None and off.damage and other is not None:
             other.hp -= off.damage
             ks = kinds(s, f.army)
             if "bleed" in ks and phase == "melee":
@@ -669,61 +710,63 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, us: Fig
             if ks & {"paralysis"}:
                 other.paralysed += 1
             if mc(s).tactics[f.tactic].special == "siegebreaker" and "Siege Engines" in other.army.resources:
-                om2, _ = nums[f.side]
-                d2 = ctx.roll(f"{k}_{f.side}_siegebreaker", "1d20", check=CheckSpec(
-                    "d20", modifier=om2, dc=nums[other.side][1] + 1, label="siegebreaker", nat1_fails=False,
+                om2, _ = nums[f.label]
+                d2 = ctx.roll(f"{k}_{f.label}_siegebreaker", "1d20", check=CheckSpec(
+                    "d20", modifier=om2, dc=nums[other.label][1] + 1, label="siegebreaker", nat1_fails=False,
                     nat20_succeeds=False)).faces[0]
-                if d2 + om2 > nums[other.side][1]:
+                if d2 + om2 > nums[other.label][1]:
                     other.notes.append("a siege engine destroyed (GM removes it)")
             if "fear" in ks and other.status == "fighting" and "undead" not in kinds(s, other.army):
-                c = morale(ctx, f"{k}_{other.side}_fear", other, 10 + acr_int(f.army), "fear")
-                checks[other.side].append(c)
+                c = morale(ctx, f"{k}_{other.label}_fear", other, 10 + acr_int(f.army), "fear")
+                checks[other.label].append(c)
                 if not c.success:
                     if other.afraid:
                         other.status = "routed"
                     other.afraid = True
-    for f in (us, them):
-        if f.false_retreat == 1 and offs.get(f.side) is None:
+    for f in fighters:
+        if f.false_retreat == 1 and offs.get(f.label) is None:
             f.false_retreat = 2
         elif f.false_retreat == 2:
             f.false_retreat = 3
         f.taunted = False
     for f in withdrew:
         f.status = "withdrew"
-    for f, _ in pairs:
+    shown = [f for f in fighters if f in active or f.label in ("ours", "enemy")]
+    for f in shown:
         if f.hp <= 0:
             f.status = "defeated"
-        _rout(ctx, f"{k}_{f.side}_rout", f, checks)
-    rows = []
-    for f, _ in pairs:
-        om, d = nums[f.side]
-        rows.append((f, om, d, offs[f.side], checks[f.side]))
+        _rout(ctx, f"{k}_{f.label}_rout", f, checks)
     sides = tuple(ev.PhaseSide(army=f.army.id, tactic=f.tactic, strategy=f.strategy if phase == "melee" else None,
-                               om=om, dv=d, offense=off, morale_checks=tuple(mcs), hp_before=before[f.side],
-                               hp_after=max(0, f.hp), status=f.status,
-                               notes=tuple(f.notes))
-                  for f, om, d, off, mcs in rows)
-    for f, _ in pairs:
+                               om=nums[f.label][0], dv=nums[f.label][1], offense=offs.get(f.label),
+                               morale_checks=tuple(checks[f.label]), hp_before=before[f.label],
+                               hp_after=max(0, f.hp), status=f.status, notes=tuple(f.notes),
+                               target=(tg.army.id if (tg := targets.get(f.label)) is not None else None) if many
+                               else None)
+                  for f in shown)
+    for f in fighters:
         f.notes.clear()
     ctx.emit(ev.BattlePhaseResolved(battle=bid, index=index, kind=phase, sides=sides))
     return index + 1
 
 
-def aftermath(ctx: Ctx, b: ch.BattleEntry, bid: str, n: int, us: Fighter, them: Fighter) -> None:
-    """UC Victory, Rout, or Defeat: the victor's Loyalty checks (a tactic and Morale +1; a boon), a routed army's
+def aftermath(ctx: Ctx, b: ch.BattleEntry, bid: str, n: int, fighters: list[Fighter]) -> None:
+    """UC Victory, Rout, or Defeat: a victor's Loyalty checks (a tactic and Morale +1; a boon), a routed army's
     Morale −1, hp raised to the ACR; a defeated army of ours costs Economy, Loyalty, Stability by its size and its
-    NPC commander is killed (01-20), captured (21-70) or escapes (71-00)."""
+    NPC commander is killed (01-20), captured (21-70) or escapes (71-00). An army is victorious when all its
+    enemies fled or were defeated."""
     s = ctx.state
     outs: list[ev.ArmyOutcome] = []
     losses: dict[str, int] = {}
-    for f, other in ((us, them), (them, us)):
+    for f in fighters:
         a = f.army
         acr = acr_int(a)
+        lead = f.label in ("ours", "enemy")
+        tag = "" if lead else f"{a.id}_"
         if f.hp <= 0 or f.status == "defeated":
             result = "defeated"
         elif f.status in ("routed", "withdrew"):
             result = f.status
-        elif other.status in ("routed", "defeated", "withdrew") or other.hp <= 0:
+        elif not _side_fighting("enemy" if f.side == "ours" else "ours", fighters):
             result = "victorious"
         else:
             result = "undecided"
@@ -737,16 +780,16 @@ def aftermath(ctx: Ctx, b: ch.BattleEntry, bid: str, n: int, us: Fighter, them: 
         if result == "routed":
             md = -1
         if result == "victorious" and f.side == "ours":
-            c1 = control_check(ctx, f"w{n}_victory_1", "LOYALTY")
-            c2 = control_check(ctx, f"w{n}_victory_2", "LOYALTY")
+            c1 = control_check(ctx, f"w{n}_{tag}victory_1", "LOYALTY")
+            c2 = control_check(ctx, f"w{n}_{tag}victory_2", "LOYALTY")
             checks = (c1, c2)
             if c1.success:
                 md = 1 if a.morale < 4 else 0
-                if b.learn_tactic:
+                if b.learn_tactic and lead:
                     tactic_usable(ctx, a, b.learn_tactic, learned=True)
                     if b.learn_tactic not in a.tactics and not mc(s).tactics[b.learn_tactic].default:
                         tactic = b.learn_tactic
-            if c2.success and b.learn_boon and a.commander is not None:
+            if c2.success and b.learn_boon and lead and a.commander is not None:
                 bd = mc(s).boons[b.learn_boon]
                 cmd = a.commander
                 if bd.min_leadership > cmd.leadership:
@@ -755,9 +798,11 @@ def aftermath(ctx: Ctx, b: ch.BattleEntry, bid: str, n: int, us: Fighter, them: 
                     boon = b.learn_boon
         if result == "defeated" and f.side == "ours":
             e_, l_, s_ = mc(s).sizes[a.size].defeat
-            losses = {k: v for k, v in (("ECONOMY", e_), ("LOYALTY", l_), ("STABILITY", s_)) if v}
+            for attr, v in (("ECONOMY", e_), ("LOYALTY", l_), ("STABILITY", s_)):
+                if v:
+                    losses[attr] = losses.get(attr, 0) + v
             if a.commander is not None and a.commander.role is None:
-                fate_roll = faces(ctx, f"w{n}_fate", "1d100")[0]
+                fate_roll = faces(ctx, f"w{n}_{tag}fate", "1d100")[0]
                 fate = "killed" if fate_roll <= 20 else "captured" if fate_roll <= 70 else "escaped"
         outs.append(ev.ArmyOutcome(army=a.id, result=result, hp_after=hp, morale_delta=md,
                                    tactic_learned=tactic, boon_learned=boon, loyalty_checks=checks,

@@ -185,6 +185,9 @@ class BattleEntry(Choices):
 
     ours: OurArmy
     enemy: ArmyId
+    allies: list[OurArmy] = Field(default_factory=list, description="more of our armies in the battle (standard "
+                                  "tactic; each attacks the first enemy still fighting)")
+    enemies: list[ArmyId] = Field(default_factory=list, description="more armies against us")
     hex: str | None = None
     conditions: list[ConditionEntry] = Field(default_factory=list)
     fortification: int | None = Field(default=None, ge=0, description="the Defense of a fortification held by "

@@ -1083,6 +1083,8 @@ class PhaseSide(Frozen):
     hp_after: int
     status: Literal["fighting", "routed", "defeated", "withdrew"] = "fighting"
     notes: tuple[str, ...] = ()
+    target: str | None = None
+    """The army it attacked, in a battle of more than two armies (UC More Than Two Armies)."""
 
 
 @register_event
