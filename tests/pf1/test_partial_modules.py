@@ -108,3 +108,19 @@ def test_anarchy_modes_run_upkeep_and_events_but_take_no_action(mode: str, total
     frozen = kingdom(3, unrest=20).model_copy(update={"phase": "GM"})
     _, p4 = step(frozen, "upkeep")
     assert isinstance(p4[0], ev.PhaseSkipped) and p4[0].reason == "ANARCHY"
+
+
+def test_an_embassy_buildings_recorded_lines_come_off_when_it_closes() -> None:
+    """v2 pf1.embassy_building_acquired records the kingdom-level lines it adds; closing the embassy takes off
+    exactly those (not today's catalogue), so a catalogue change never unbalances an old log."""
+    extra = [ev.ForeignKingdomRegistered(kingdom="varn", name="Varn", alignment="NG", size=20),
+             ev.DiplomaticEdictResolved(target="varn", purpose="embassy", cost_roll=1, dc_terms={}, outcome="setup",
+                                        attitude_after="friendly", level_after="embassy"),
+             ev.EmbassyBuildingAcquired(target="varn", settlement="Varn", building_type="Mansion", cost_bp=0,
+                                        settlement_delta={"society": 5, "law": 1}),
+             ev.RelationActionResolved(action="close_embassy", target="varn", level_before="embassy",
+                                       level_after="none")]
+    s = kingdom(2, options={"modules": ["diplomatic_edicts"]}, extra=extra[:3])
+    assert s.kingdom_adjustments == {"society": 5, "law": 1}
+    closed = kingdom(2, options={"modules": ["diplomatic_edicts"]}, extra=extra)
+    assert closed.kingdom_adjustments == {} and closed.relations["varn"].embassy_building is None

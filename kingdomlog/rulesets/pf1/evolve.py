@@ -682,14 +682,19 @@ def _relation_action(s: Pf1State, p: ev.RelationActionResolved, e: RecordedEvent
         upd.update(treaty=None, alliance=None)
     if p.level_after == "none":
         upd["embassy_building"] = None
+        upd["embassy_delta"] = None
     s = _u(s, unrest=_unrest(s, p.unrest_delta), relations={**s.relations, p.target: rel.model_copy(update=upd)})
     if p.level_after == "none" and rel.embassy_building:  # the building's kingdom-level lines end with it
-        line = s.catalog.building(rel.embassy_building).settlement
         adj = dict(s.kingdom_adjustments)
-        for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
-            d = line.get(m) + (2 if m == "society" else 0)
-            if d:
+        if rel.embassy_delta is not None:  # as its (v2) acquisition recorded them
+            for m, d in rel.embassy_delta.items():
                 adj[m] = adj.get(m, 0) - d
+        else:  # a v1 acquisition: the catalogue's lines, as before
+            line = s.catalog.building(rel.embassy_building).settlement
+            for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
+                d = line.get(m) + (2 if m == "society" else 0)
+                if d:
+                    adj[m] = adj.get(m, 0) - d
         s = _u(s, kingdom_adjustments={k: v for k, v in adj.items() if v})
     return _renown(s, 0, p.infamy_delta)
 
@@ -709,7 +714,8 @@ def _embassy_b(s: Pf1State, p: ev.EmbassyBuildingAcquired, e: RecordedEvent) -> 
             if d:
                 adj[m] = adj.get(m, 0) + d
     return _u(s, treasury=s.treasury - p.cost_bp, kingdom_adjustments=adj,
-              relations={**s.relations, p.target: rel.model_copy(update={"embassy_building": p.building_type})})
+              relations={**s.relations, p.target: rel.model_copy(update={"embassy_building": p.building_type,
+                                                                         "embassy_delta": p.settlement_delta})})
 
 
 @on(ev.ExplorationEdictIssued)

@@ -185,6 +185,8 @@ class Relation(Frozen):
     is_sponsor: bool = False
     at_war: bool = False
     embassy_building: str | None = None
+    embassy_delta: dict[str, int] | None = None
+    """The kingdom-level settlement modifiers the embassy building added, as recorded (v2 events)."""
     their_embassy_here: str | None = None
     """The building id of their embassy in our settlement."""
     treaty: Terms | None = None
