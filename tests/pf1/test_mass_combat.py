@@ -217,3 +217,18 @@ def test_more_than_two_armies() -> None:
     end = next(p for p in ps if isinstance(p, ev.BattleEnded))
     assert {o.army: o.result for o in end.outcomes} == {"A1": "victorious", "A2": "defeated", "A3": "victorious"}
     assert s2.armies["A2"].status == "defeated"
+
+
+def test_live_off_the_land_halves_an_armys_consumption() -> None:
+    """UC Live off the Land: the boon halves the month's Consumption (1 × 4 weeks → 2); without it, refused."""
+    s = kingdom(3, treasury=100)
+    s = s.model_copy(update={"counters": s.counters.model_copy(update={"districts": 0})})
+    s, _ = step(s, "improvement", {"armies": [{**MILITIA, "commander": {
+        "name": "Ekundayo", "level": 6, "boons": ["Live off the Land"]}}]})
+    _s2, ps = step(s.model_copy(update={"turn": 2, "phase": "GM"}), "upkeep", {"live_off_the_land": ["A1"]},
+                  rolls={"stability": [10]})
+    up = next(p for p in ps if isinstance(p, ev.ArmyUpkeepPaid))
+    assert up.per_army == {"A1": 2} and up.foraging == ("A1",)
+    plain = armed().model_copy(update={"phase": "GM"})
+    with pytest.raises(RuleError, match="does not know Live off the Land"):
+        step(plain, "upkeep", {"live_off_the_land": ["A1"]}, rolls={"stability": [10]})

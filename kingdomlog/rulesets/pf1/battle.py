@@ -296,7 +296,7 @@ def desertion(ctx: Ctx) -> None:
 # ------------------------------------------------------------------ upkeep
 
 
-def upkeep(ctx: Ctx) -> None:
+def upkeep(ctx: Ctx, forage: list[str] | None = None) -> None:
     """Armies' Consumption (per week × option army_weeks_per_turn; a reserve army once a month): unpaid, Morale −2
     until paid again. Then each routed army may rally with a Loyalty check (once a turn), and an army that has
     not fought since last month is back to full hit points (UC Recovery: a month at rest heals it fully)."""
@@ -305,12 +305,17 @@ def upkeep(ctx: Ctx) -> None:
     if not mine:
         return
     weeks = int(s.opt("army_weeks_per_turn"))
-    per = {a.id: a.consumption * (1 if a.reserve else weeks) for a in mine}
+    foraging = tuple(forage or ())
+    for aid in foraging:
+        a = our_army(ctx, aid)
+        if a.commander is None or "Live off the Land" not in a.commander.boons:
+            raise ctx.fail(f"{a.name}'s commander does not know Live off the Land", "UC Boons: Live off the Land")
+    per = {a.id: a.consumption * (1 if a.reserve else weeks) // (2 if a.id in foraging else 1) for a in mine}
     total = sum(per.values())
     paid = total <= s.treasury or bool(s.opt("spending_below_zero_allowed"))
     ctx.explain(Breakdown("Army Consumption", total, note=", ".join(f"{s.armies[k].name} {v}" for k, v in per.items())
                           + f" ({weeks} weeks a month; reserve armies once)"))
-    ctx.emit(ev.ArmyUpkeepPaid(per_army=per, weeks=weeks, total=total, paid=paid))
+    ctx.emit(ev.ArmyUpkeepPaid(per_army=per, weeks=weeks, total=total, paid=paid, foraging=foraging))
     for a in mine:
         if not paid and not a.unpaid:
             ctx.emit(ev.ArmyChanged(army=a.id, reason="Consumption unpaid: Morale −2", morale_delta=-2, unpaid=True))

@@ -322,6 +322,8 @@ class UpkeepChoices(Choices):
                                         "the last claimed hex without a city)")
     enforcer_reduces: bool = Field(default=False, description="UC Royal Enforcer: lower Unrest by 1 (then a "
                                    "Loyalty check; failure: Loyalty −1)")
+    live_off_the_land: list[OurArmy] = Field(default_factory=list, description="armies whose commander's Live off "
+                                             "the Land boon halves their Consumption (and speed) this month")
 
 
 # ------------------------------------------------------------------ improvement

@@ -237,7 +237,7 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     after = before - cons
     ctx.emit(ev.ConsumptionPaid(consumption=cons, treasury_before=before, treasury_after=after,
                                 unrest_delta=2 if after < 0 else 0))
-    war.upkeep(ctx)  # armies' Consumption and rallying routed armies (UC Mass Combat)
+    war.upkeep(ctx, c.live_off_the_land)  # armies' Consumption and rallying routed armies (UC Mass Combat)
     # U3 magic item slots
     items: dict[str, list[ch.SlotItemEntry]] = {}
     for it in c.slot_items:

@@ -1041,6 +1041,8 @@ class ArmyUpkeepPaid(EventModel):
     weeks: int
     total: int
     paid: bool
+    foraging: tuple[str, ...] = ()
+    """Armies living off the land this month: Consumption halved (the Live off the Land boon)."""
 
 
 @register_event
