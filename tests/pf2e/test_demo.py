@@ -9,7 +9,7 @@ import pytest
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import RuleError
-from kingdomlog.core.turn import Plan
+from kingdomlog.core.turn import Plan, is_plan_note
 from kingdomlog.rulesets.pf2e import events as E
 
 from .make_demo import DEMO, HISTORY_TURNS, build, history, plan_files, played_plans
@@ -50,8 +50,9 @@ def test_demo_plans_rebuild_the_same_kingdom(tmp_path: Path) -> None:
     assert played_plans(), "the demo has months played from plans"
     rebuilt = build(tmp_path / "stolen-lands")
     committed = Campaign.open(DEMO)
-    assert [(e.seq, e.type, e.payload) for e in rebuilt.events()] == [
-        (e.seq, e.type, e.payload) for e in committed.events()]
+    # months committed before plan notes were recorded lack the note a rebuild records: compare the rest
+    assert [(e.type, e.payload) for e in rebuilt.events() if not is_plan_note(e)] == [
+        (e.type, e.payload) for e in committed.events() if not is_plan_note(e)]
     assert rebuilt.state(use_cache=False).model_dump() == committed.state(use_cache=False).model_dump()
 
 
