@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from kingdomlog.core.choices import Choices, Option, Pick
+from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.rules import check_amount
@@ -85,8 +86,9 @@ class EffectEntry(Choices):
     type: T.BonusType = "circumstance"
     expires: T.Expiry = "end_of_this_turn"
     turns: int = 0
-    when: T.EffectWhen = ""
+    when: str = Field(default="", description="a condition (core.effects.Predicate): the effect applies only then")
     options: list[list[EffectEntry]] = Field(default_factory=list)
+    note: str = ""
 
     @field_validator("amount")
     @classmethod
@@ -97,6 +99,14 @@ class EffectEntry(Choices):
             except InputError as exc:
                 raise ValueError(str(exc)) from None
         return v
+
+    @field_validator("when", "selector")
+    @classmethod
+    def _predicate(cls, v: str) -> str:
+        try:
+            return check_predicate(v)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
 
 
 # What the outcome effects of a check may ask (a branch, the Ruins "of your choice", the GM's ruling),
@@ -354,6 +364,11 @@ class ActivityRow(Choices):
     favored_land: bool = Field(default=False, description="pair two Region activities in one heartland hex (§5.9)")
     reconnoitered: bool = Field(default=True, description="Claim Hex: the hex was Reconnoitered and cleared")
     option: BranchOption = None
+    options: list[Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="the branch of each either/or outcome in order, when an outcome has several")
+    boon: str | None = Field(default=None, description="a held boon used on this check (its id)")
+    assurance: bool = Field(default=False, description="Kingdom Assurance: take 10 + proficiency instead of rolling")
+    reroll_for_rp: bool = Field(default=False, description="Free and Fair: re-roll a failure for 2 RP")
     gm_effects: GMEffects
     fame_reroll: FameReroll = False
 

@@ -23,7 +23,7 @@ from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.activities import perform, run_effects
+from kingdomlog.rulesets.pf2e.activities import perform
 from kingdomlog.rulesets.pf2e.choices import (
     ActivityRow,
     AgreementsChoices,
@@ -43,8 +43,10 @@ from kingdomlog.rulesets.pf2e.choices import (
     TradeChoices,
     UnrestChoices,
 )
+from kingdomlog.rulesets.pf2e.effects import Run
 from kingdomlog.rulesets.pf2e.engine import (
     Asked,
+    CheckAt,
     Ctx,
     Picks,
     add_ruin,
@@ -63,7 +65,6 @@ from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
     anarchy_threshold,
     consumption,
-    feat_event_modifiers,
     hex_at,
     in_anarchy,
     resource_dice,
@@ -251,7 +252,7 @@ def upkeep_leadership(ctx: Ctx, c: LeadershipUpkeepChoices) -> None:
             mods.append(StackMod("matching role", 2, "circumstance"))
         if role == "ruler":
             mods.append(StackMod("assigning a Ruler", -4, "circumstance"))
-        deg = resolve_check(ctx, key=f"nl{i + 1}", activity="new-leadership", category="upkeep", skill=skill,
+        deg = resolve_check(ctx, key=f"nl{i + 1}", at=CheckAt("new-leadership", "upkeep"), skill=skill,
                             dc=dc_breakdown(ctx.state, "control"), extra=mods, fame_reroll=nl.fame_reroll)
         holder, kind = nl.holder, nl.kind
         if deg.label == "critical_failure":
@@ -518,7 +519,7 @@ def event_resolve(ctx: Ctx, c: EventResolveChoices) -> None:
             ctx.emit(E.KingdomEventOccurred(name="unspecified", selection="gm"))
         extra = gm_effects(c.gm_effects)
         if extra:
-            run_effects(ctx, asked, extra, key="gm", name="GM ruling", picks=Picks.of(c), prep={})
+            Run(ctx, asked, Picks.of(c), "GM ruling").apply(extra, "gm")
         return
     ev = catalog(ctx).events[name]
     ctx.emit(E.KingdomEventOccurred(name=name, modifier=ev.modifier, target=c.target))
@@ -528,13 +529,12 @@ def event_resolve(ctx: Ctx, c: EventResolveChoices) -> None:
         if ev.skills and skill not in ev.skills:
             raise ctx.fail(f"{name} is resolved with {', '.join(ev.skills)}", "§3.4 E2")
         dc = dc_breakdown(ctx.state, "control", extra=ev.modifier, label=f"event modifier ({name})")
-        degree = resolve_check(ctx, key="check", activity=name, category="event", skill=skill, dc=dc,
-                               fame_reroll=c.fame_reroll, extra=feat_event_modifiers(s, list(ev.traits)))
-        run_effects(ctx, asked, ev.outcomes.for_degree(degree.label), key="check", name=name, picks=Picks.of(c),
-                    prep={})
+        degree = resolve_check(ctx, key="check", at=CheckAt(name, "event", traits=tuple(ev.traits), event=name),
+                               skill=skill, dc=dc, fame_reroll=c.fame_reroll)
+        Run(ctx, asked, Picks.of(c), name, degree=degree.label).apply(ev.outcomes.for_degree(degree.label), "check")
     extra = gm_effects(c.gm_effects)
     if extra:
-        run_effects(ctx, asked, extra, key="gm", name=f"{name} (GM ruling)", picks=Picks.of(c), prep={})
+        Run(ctx, asked, Picks.of(c), f"{name} (GM ruling)").apply(extra, "gm")
     continues = c.continues if c.continues is not None else ev.continuous and (degree is None or not degree.succeeded)
     ctx.emit(E.KingdomEventResolved(name=name, degree=degree.label if degree else None, continues=continues,
                                     unrest_per_turn=c.unrest_per_turn, consumption_delta=c.consumption_delta))
@@ -664,8 +664,8 @@ def event_level(ctx: Ctx, c: LevelChoices) -> None:
             raise ctx.fail(f"the {role} has no lasting New Leadership penalty to shake off", "§4.2 failure")
         if T.core().skills.get(skill) != "loyalty":
             raise ctx.fail(f"{skill} is not a Loyalty-based skill", "§4.2 failure")
-        deg = resolve_check(ctx, key=f"leader.{role}", activity="new-leadership-recheck", category="upkeep",
-                            skill=skill, dc=dc_breakdown(ctx.state, "control"), role=role)
+        deg = resolve_check(ctx, key=f"leader.{role}", at=CheckAt("new-leadership-recheck", "upkeep", role=role),
+                            skill=skill, dc=dc_breakdown(ctx.state, "control"))
         if deg.succeeded:
             ctx.emit(E.LeaderChanged(role=role, holder=ld.holder, kind=ld.kind, invested=ld.invested,
                                      cause="new leadership penalty removed"))

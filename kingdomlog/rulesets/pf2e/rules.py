@@ -19,13 +19,15 @@ from kingdomlog.dice.checks import CheckResult, Degree, flat_check, pf2e_check
 
 # ------------------------------------------------------------------ amounts in effect data
 
-_AMOUNT = re.compile(r"^(?P<sign>-?)(?:(?P<dice>\d+d\d+)|(?P<k>\d*)(?P<sym>rd|q|m|terrain|roads|farmland))$")
+_AMOUNT = re.compile(r"^(?P<sign>-?)(?:(?P<dice>\d+d\d+(?:[+-]\d+)?)|(?P<k>\d*)(?P<sym>rd|q|m|terrain|roads|farmland"
+                     r"|half|purchase|settlements|gifts|hexes))$")
 
 
 def check_amount(text: str) -> str:
     """Validate an amount expression of effect data (``3``, ``"-1d4"``, ``"rd"``, ``"2q"``); ``InputError``."""
     if not _AMOUNT.match(text.strip()):
-        raise InputError(f"amount {text!r} is not an integer, dice (1d4), or k×symbol (rd, q, m)")
+        raise InputError(f"amount {text!r} is not an integer, dice (1d4, 1d4+1), or k×symbol (rd, q, m, terrain,"
+                         " roads, farmland, half, purchase, settlements, gifts, hexes)")
     return text
 
 
@@ -113,12 +115,24 @@ def resource_dice_count(level: int, bonus: int, penalty: int) -> int:
     return max(0, level + 4 + bonus - penalty)
 
 
+def ruin_overflows(points: int, threshold: int, *, at: str = "exceeds") -> bool:
+    """Whether ``points`` overflow a Ruin's threshold (§3.0.5: "while value > threshold"; option
+    ``ruin_overflow_at = "reaches"``: at the threshold already).
+
+    >>> ruin_overflows(10, 10), ruin_overflows(11, 10), ruin_overflows(10, 10, at="reaches")
+    (False, True, True)
+    """
+    return points >= threshold if at == "reaches" else points > threshold
+
+
 def ruin_after(points: int, threshold: int, penalty: int, delta: int, *, mode: str, penalty_cap: int,
-               averted: bool) -> tuple[int, int]:
+               averted: bool, at: str = "exceeds") -> tuple[int, int]:
     """Points and penalty of a Ruin after ``delta`` points (§3.0.5 overflow, §3.0.6 reduction, §5.17 options).
 
     An increase past the threshold subtracts the threshold (or resets to 0) and raises the penalty once per
-    overflow; Fame spent averts the first raise. The flat check to lower a penalty is decided apart.
+    overflow; Fame spent averts the first raise; ``penalty_cap`` (0 = none) bounds the penalty. ``at``: the
+    overflow happens when points exceed the threshold (``exceeds``, the default) or reach it (``reaches``).
+    The flat check to lower a penalty is decided apart.
 
     >>> ruin_after(8, 10, 0, 25, mode="subtract_threshold", penalty_cap=0, averted=False)
     (3, 3)
@@ -126,12 +140,14 @@ def ruin_after(points: int, threshold: int, penalty: int, delta: int, *, mode: s
     (0, 1)
     >>> ruin_after(2, 10, 1, -5, mode="subtract_threshold", penalty_cap=0, averted=False)
     (0, 1)
+    >>> ruin_after(9, 10, 0, 1, mode="subtract_threshold", penalty_cap=0, averted=False, at="reaches")
+    (0, 1)
     """
     points += delta
     if delta < 0:
         return max(0, points), penalty
     first = True
-    while points > threshold:
+    while threshold > 0 and ruin_overflows(points, threshold, at=at):
         points = 0 if mode == "reset_to_zero" else points - threshold
         if not (first and averted):
             penalty += 1
