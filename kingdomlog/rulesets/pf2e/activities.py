@@ -602,7 +602,7 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
     run = Run(ctx, asked, picks, act.name, prep)
     facts = run.facts()
     facts.update(group_related=prep.get("group", choices.group) in s.diplomatic_relations,
-                 treasury_debt=s.treasury_debt)
+                 treasury_debt=s.treasury_debt, repair="repair" in prep)
     _costs(ctx, act, prep, facts, key)
     sid, hid = location(act, choices, prep, s)
     if str(prep.get("dc_rule") or act.dc) == "none":

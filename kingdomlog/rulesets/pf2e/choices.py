@@ -194,6 +194,9 @@ class FoundingChoices(Choices):
     structures: list[Annotated[str, Pick("structures", what="a structure")]] = Field(
         default_factory=list, description="1-lot level-1 structures already standing in the capital (setup)")
     resume: ResumeEntry | None = Field(default=None, description="import a running kingdom")
+    feat_choice: list[T.RuinName | T.RoleName] = Field(
+        default_factory=list, description="what the government's feat chooses (Muddle Through: the Ruins, the first"
+                                          " raised most)")
 
 
 # ------------------------------------------------------------------ upkeep
@@ -459,6 +462,9 @@ class LevelChoices(Choices):
                                   " (empty: none)")
     feat_skill: Annotated[str | None, _skill()] = Field(
         default=None, description="the skill Skill Training trains, or the one Kingdom Assurance is taken for")
+    feat_choice: list[T.RuinName | T.RoleName] = Field(
+        default_factory=list, description="what the feat chooses (Civil Service: a role, default the first vacant;"
+                                          " Muddle Through: Ruins)")
     boosts: list[Ability] | None = None
     leader_checks: dict[RoleName, str] = Field(
         default_factory=dict, description="role -> the Loyalty-based skill of its check (§4.2 failure)")

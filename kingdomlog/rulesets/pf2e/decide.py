@@ -50,6 +50,7 @@ from kingdomlog.rulesets.pf2e.engine import (
     Ctx,
     Picks,
     add_ruin,
+    avert_anarchy,
     catalog,
     dc_breakdown,
     flat,
@@ -70,6 +71,7 @@ from kingdomlog.rulesets.pf2e.state import (
     resource_dice,
     size_of,
 )
+from kingdomlog.rulesets.pf2e.structures import stacking_of
 
 Decide = Callable[[Ctx, Any], None]
 
@@ -196,15 +198,30 @@ def founding(ctx: Ctx, c: FoundingChoices) -> None:
             raise ctx.fail(f"starting {k} must be a commodity within storage 4", "§2.6")
     resume = c.resume
     imported = resume is not None and bool(resume.model_fields_set)
+    feats = [government.feat] if government.feat else []
+    feat_choices: dict[str, list[str]] = {}
+    thresholds = {r: ctx.state.ruin[r].threshold for r in T.RUINS}
+    if c.feat_choice:
+        if not feats:
+            raise ctx.fail(f"the {government.name} government grants no feat to choose for", "§5.5")
+        fd = catalog(ctx).feats[feats[0]]
+        feat_choices[fd.name] = feat_choice(ctx, fd, [str(x) for x in c.feat_choice])
+        for r, inc in threshold_increases(ctx.state, fd, feat_choices[fd.name]).items():
+            thresholds[r] += inc
+    facts = [E.FoundingStructure(name=n, residential=st.residential, storage=dict(st.storage), seat=st.seat,
+                                 consumption_reduction=st.consumption_reduction, item_bonuses=dict(st.item_bonuses),
+                                 stacking=stacking_of(st))
+             for n in structures for st in [catalog(ctx).structures[n]]]
     ctx.emit(E.KingdomFounded(
         name=c.name, charter=charter.name, heartland=heartland.name, government=government.name,
         fame_type=c.fame_type, boosts=record, scores=scores, skills=skills,
-        feats=[government.feat] if government.feat else [], leaders=leaders, hexes=hexes,
+        feats=feats, leaders=leaders, hexes=hexes,
         settlement_id=cap.id, settlement_name=cap.name, settlement_hex=cap.hex, commodities=comm,
         starting_rp=c.starting_rp, party_level=c.party_level, structures=structures,
         resume_turn=resume.turn if resume else 0, xp=resume.xp if resume else 0,
         unrest=resume.unrest if resume else 0, ruin_points=dict(resume.ruin_points) if resume else {},
-        event_dc=resume.event_dc if resume else 16,
+        event_dc=resume.event_dc if resume else 16, structure_facts=facts, feat_choices=feat_choices,
+        thresholds=thresholds,
     ))
     if imported:
         assert resume is not None
@@ -213,6 +230,45 @@ def founding(ctx: Ctx, c: FoundingChoices) -> None:
         for name, ms in T.milestones().items():
             if (name in done) if done is not None else _milestone_hit(ctx.state, ms.trigger):
                 ctx.emit(E.MilestoneAchieved(milestone=name, xp=0))
+
+
+def feat_choice(ctx: Ctx, fd: T.Feat, choice: list[str]) -> list[str]:
+    """Validate what a feat chooses (§5.5): Civil Service one role; Muddle Through its Ruins (three, or two
+    with option muddle_through_reading = two_ruins), the first raised most."""
+    if fd.chooses == "role":
+        if len(choice) != 1 or choice[0] not in T.ROLES:
+            raise ctx.fail(f"{fd.title or fd.name} chooses one leadership role", "§5.5 kingdom feats")
+    elif fd.chooses == "ruins":
+        n = 2 if ctx.state.options.get("muddle_through_reading", "three_ruins") == "two_ruins" else 3
+        if len(choice) != n or len(set(choice)) != n or any(r not in T.RUINS for r in choice):
+            raise ctx.fail(f"{fd.title or fd.name} chooses {n} different Ruins (the first is raised most)",
+                           "§5.5 kingdom feats")
+    elif choice:
+        raise ctx.fail(f"{fd.title or fd.name} has nothing to choose", "§5.5 kingdom feats")
+    return list(choice)
+
+
+def default_feat_choice(state: KingdomState, fd: T.Feat) -> list[str]:
+    """A default for a level-up feat's choice: Civil Service the first vacant role (else the Magister), Muddle
+    Through the Ruins furthest from their thresholds first."""
+    if fd.chooses == "role":
+        return [next((r for r in T.ROLES if state.leaders[r].holder is None), "magister")]
+    if fd.chooses == "ruins":
+        n = 2 if state.options.get("muddle_through_reading", "three_ruins") == "two_ruins" else 3
+        return sorted(T.RUINS, key=lambda r: (state.ruin[r].threshold - state.ruin[r].points, r))[:n]
+    return []
+
+
+def threshold_increases(state: KingdomState, fd: T.Feat, choice: list[str]) -> dict[str, int]:
+    """Ruin threshold increases of a feat's ``ruin_threshold`` effect: the first chosen Ruin by its value, the
+    others by 1 (Muddle Through)."""
+    out: dict[str, int] = {}
+    for eff in fd.effects:
+        if eff.kind == "ruin_threshold" and choice:
+            out[choice[0]] = out.get(choice[0], 0) + eff.value
+            for r in choice[1:]:
+                out[r] = out.get(r, 0) + 1
+    return out
 
 
 # ------------------------------------------------------------------ upkeep
@@ -342,9 +398,7 @@ def upkeep_unrest(ctx: Ctx, c: UnrestChoices) -> None:
                 raise ctx.fail(f"lost_hex {lost!r} is not a claimed hex", "§4.10")
             ctx.emit(E.HexLost(hex_id=lost))
     if ctx.state.unrest >= anarchy_threshold(ctx.state) and c.avert_anarchy_with_fame:
-        if ctx.state.fame < 1:
-            raise ctx.fail("averting anarchy needs at least 1 Fame point", "§3.0.7")
-        ctx.emit(E.FameSpent(kind="anarchy", points=ctx.state.fame))
+        avert_anarchy(ctx)
 
 
 def _default_ruin_cycle(state: KingdomState, i: int) -> str:
@@ -581,8 +635,11 @@ def event_xp(ctx: Ctx, c: EventXPChoices) -> None:
         ctx.emit(E.XPAwarded(amount=c.gm_xp, source="gm"))
     cap = int(s.options.get("rp_to_xp_limit", 120))
     rp = ctx.state.rp
-    xp_gained, discarded = R.rp_to_xp(rp, cap)
-    ctx.emit(E.RPConverted(rp=rp, xp=xp_gained, discarded=discarded))
+    # RP that may not become XP (Request Foreign Aid) are discarded with the rest
+    blocked = min(rp, ctx.state.rp_no_xp)
+    rate = R.rp_to_xp_rate(ctx.state.level, str(s.options.get("rp_to_xp_mode", "published")))
+    xp_gained, discarded = R.rp_to_xp_at(rp - blocked, cap, rate)
+    ctx.emit(E.RPConverted(rp=rp, xp=xp_gained, discarded=discarded + blocked))
     if c.gm_fame_next_turn:
         ctx.emit(E.PendingAdded(kind="fame", amount=c.gm_fame_next_turn, cause="GM award"))
 
@@ -619,6 +676,11 @@ def event_level(ctx: Ctx, c: LevelChoices) -> None:
                 raise InputError(f"skill_increase: unknown skill {skill!r}")
             if s.skills.get(skill, "untrained") == "legendary":
                 raise ctx.fail(f"{skill} is already legendary", "§5.5 skill increase")
+            rank = T.RANKS[T.RANKS.index(s.skills.get(skill, "untrained")) + 1]
+            least = T.core().rank_min_level.get(rank, 1)
+            if to < least:
+                raise ctx.fail(f"a skill increase raises {skill} to {rank} only from kingdom level {least} (this is"
+                               f" level {to})", "§5.5 skill increase: master from level 7, legendary from 15")
         boosts: list[str] = []
         if feats.ability_boosts:
             default_b = sorted(T.ABILITIES, key=lambda a: (s.scores[a], a))[: feats.ability_boosts]
@@ -656,8 +718,24 @@ def event_level(ctx: Ctx, c: LevelChoices) -> None:
                 unmet = feat_unmet(fd, skills_now, scores_now, feat_skill)
                 if unmet:
                     raise ctx.fail(f"{feat} requires {unmet}", "§5.5 kingdom feat prerequisites")
+        choice: list[str] = []
+        thresholds = {r: s.ruin[r].threshold for r in T.RUINS}
+        if rr:
+            thresholds[rr] += T.core().ruin_resistance_increase
+        if feat:
+            fd = catalog(ctx).feats[feat]
+            given = [str(x) for x in c.feat_choice] or default_feat_choice(ctx.state, fd)
+            choice = feat_choice(ctx, fd, given)
+            for r, inc in threshold_increases(s, fd, choice).items():
+                thresholds[r] += inc
+        if feat_skill:
+            skills_now[feat_skill] = "trained" if skills_now.get(feat_skill, "untrained") == "untrained" else \
+                skills_now[feat_skill]
         ctx.emit(E.LeveledUp(level_from=s.level, level_to=to, features=list(feats.features), ruin_resistance=rr,
-                             skill_increase=skill, feat=feat, feat_skill=feat_skill, boosts=boosts))
+                             skill_increase=skill, feat=feat, feat_skill=feat_skill, boosts=boosts,
+                             feat_choice=choice, scores_after=scores_now,
+                             skills_after={k: skills_now.get(k, "untrained") for k in T.core().skills},
+                             thresholds_after=thresholds))
     for role, skill in c.leader_checks.items():
         ld = ctx.state.leaders[role]
         if ld.leadership_modifier >= 0 or ld.leadership_modifier_until:

@@ -31,6 +31,7 @@ from kingdomlog.core.effects import Effect as CoreEffect
 from kingdomlog.core.effects import run_effects
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import events as E
+from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.engine import (
     Asked,
@@ -420,7 +421,7 @@ def claim(ctx: Ctx, asked: Asked, hx: E.HexIn, cause: str, *, key: str, picks: P
     from kingdomlog.rulesets.pf2e.state import size_of
 
     old = hex_of(ctx.state, hx.id)
-    xp = 0 if old is not None and old.ever_claimed else xp_for_hex(ctx.state.options, size_of(ctx.state))
+    xp = 0 if old is not None and old.ever_claimed else R.xp_for_hex(ctx.state.options, size_of(ctx.state))
     ctx.emit(E.HexClaimed(hex=hx, via=cause, xp=xp))
     if "landmark" in hx.features:
         val, faces = roll(ctx, f"{key}.landmark", "1d4")
@@ -434,21 +435,3 @@ def claim(ctx: Ctx, asked: Asked, hx: E.HexIn, cause: str, *, key: str, picks: P
         for ab in ("loyalty", "stability"):
             ctx.emit(E.ModifierAdded(id=f"t{ctx.state.turn}.refuge.{hx.id}.{ab}", source=f"refuge {hx.id}",
                                      value=2, selector=f"ability:{ab}", expires="end_of_next_turn"))
-
-
-VK_XP_PER_HEX: tuple[tuple[int, int], ...] = ((10, 100), (25, 50), (50, 25), (100, 10))
-"""Vance & Kerenshara homebrew: XP for a claimed hex by the kingdom's size before the claim (size < 10: 100,
-< 25: 50, < 50: 25, < 100: 10, else 5)."""
-
-
-def xp_for_hex(options: Mapping[str, Any], size: int) -> int:
-    """XP for claiming a hex (§5.13): option ``xp_per_hex`` (10), or by size with ``xp_per_hex_mode = "vk"``.
-
-    >>> xp_for_hex({}, 3), xp_for_hex({"xp_per_hex_mode": "vk"}, 9), xp_for_hex({"xp_per_hex_mode": "vk"}, 10)
-    (10, 100, 50)
-    >>> xp_for_hex({"xp_per_hex_mode": "vk"}, 99), xp_for_hex({"xp_per_hex_mode": "vk"}, 100)
-    (10, 5)
-    """
-    if options.get("xp_per_hex_mode", "published") == "vk":
-        return next((xp for below, xp in VK_XP_PER_HEX if size < below), 5)
-    return int(options.get("xp_per_hex", 10))

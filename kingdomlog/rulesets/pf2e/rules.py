@@ -12,7 +12,8 @@ event) call these with numbers, so each rule is written once. Section numbers (�
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.dice.checks import CheckResult, Degree, flat_check, pf2e_check
@@ -192,6 +193,50 @@ def commodity_gain(stock: int, amount: int, cap: int) -> int:
 def rp_to_xp(rp: int, limit: int) -> tuple[int, int]:
     """E3: unspent RP become XP up to ``limit``; the rest is discarded (§3.4 E3)."""
     return min(rp, limit), max(0, rp - limit)
+
+
+VK_XP_PER_HEX: tuple[tuple[int, int], ...] = ((10, 100), (25, 50), (50, 25), (100, 10))
+"""Vance & Kerenshara homebrew: XP for a claimed hex by the kingdom's size before the claim (size < 10: 100,
+< 25: 50, < 50: 25, < 100: 10, else 5)."""
+
+
+def xp_for_hex(options: Mapping[str, Any], size: int) -> int:
+    """XP for claiming a hex (§5.13): option ``xp_per_hex`` (10), or by size with ``xp_per_hex_mode = "vk"``.
+
+    >>> xp_for_hex({}, 3), xp_for_hex({"xp_per_hex_mode": "vk"}, 9), xp_for_hex({"xp_per_hex_mode": "vk"}, 10)
+    (10, 100, 50)
+    >>> xp_for_hex({"xp_per_hex_mode": "vk"}, 99), xp_for_hex({"xp_per_hex_mode": "vk"}, 100)
+    (10, 5)
+    """
+    if options.get("xp_per_hex_mode", "published") == "vk":
+        return next((xp for below, xp in VK_XP_PER_HEX if size < below), 5)
+    return int(options.get("xp_per_hex", 10))
+
+
+VK_RP_TO_XP: tuple[tuple[int, int], ...] = ((5, 10), (9, 7), (13, 5), (17, 2))
+"""Vance & Kerenshara homebrew: XP per unspent RP by kingdom level (below 5: 10, below 9: 7, below 13: 5,
+below 17: 2, else 1)."""
+
+
+def rp_to_xp_rate(level: int, mode: str = "published") -> int:
+    """XP per unspent RP (§3.4 E3: 1; option ``rp_to_xp_mode = "vk"``: by level).
+
+    >>> [rp_to_xp_rate(3)] + [rp_to_xp_rate(lv, "vk") for lv in (4, 5, 16, 17)]
+    [1, 10, 7, 2, 1]
+    """
+    if mode != "vk":
+        return 1
+    return next((rate for below, rate in VK_RP_TO_XP if level < below), 1)
+
+
+def rp_to_xp_at(rp: int, limit: int, rate: int) -> tuple[int, int]:
+    """E3 at ``rate`` XP per RP: the XP gained (at most ``limit``, whole RP only) and the RP discarded.
+
+    >>> rp_to_xp_at(17, 120, 1), rp_to_xp_at(17, 120, 10), rp_to_xp_at(5, 120, 7)
+    ((17, 0), (120, 5), (35, 0))
+    """
+    used = min(rp, limit // rate) if rate else 0
+    return used * rate, rp - used
 
 
 def half_cost(n: int, *, round_up: bool) -> int:

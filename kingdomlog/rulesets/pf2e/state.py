@@ -638,7 +638,8 @@ def settlement_facts(state: KingdomState, st: Settlement) -> dict[str, Any]:
     home = hex_by_id(state, st.hex)
     farms = sum(1 for h in state.hexes if h.claimed and "farmland" in h.features
                 and any(x.id == st.id for x, _ in influencing_settlements(state, h.id)))
-    return {"water": bool(home and (home.river or home.lake)), "farmland": farms > 0, "farmland_hexes": farms,
+    return {"water": bool(home and (home.river or home.lake or "irrigation" in home.features)),
+            "farmland": farms > 0, "farmland_hexes": farms,
             "structures": [b.name for b in st.structures if not b.damaged], "type": st.type, "capital": st.capital,
             "bridge": bool(home and "bridge" in home.features)}
 

@@ -568,6 +568,7 @@ class CoreTables(Frozen):
     ruin_resistance_increase: int
     invested_bonus: list[tuple[int, int]]
     event_xp_by_modifier: list[int] = Field(min_length=9, max_length=9)
+    rank_min_level: dict[str, int] = Field(default_factory=lambda: {"master": 7, "legendary": 15})
 
 
 @functools.cache
