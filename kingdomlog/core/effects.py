@@ -286,10 +286,24 @@ def holds(text: str, facts: Facts) -> bool:
     return not text.strip() or _eval(_parsed(text.strip()), facts)
 
 
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def fill(text: str, values: Mapping[str, Any]) -> str:
+    """A selector template with its ``{name}`` placeholders filled (data may write ``skill == {skill}`` for "the
+    skill this check chose"; the ruleset fills it when the effect applies).
+
+    >>> fill("skill == {skill} and target == {target}", {"skill": "arts"})
+    'skill == arts and target == '
+    """
+    return _PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), "") or ""), text)
+
+
 def check_predicate(text: str) -> str:
-    """``text`` if it parses as a predicate (``InputError`` otherwise); for validators of data rows."""
+    """``text`` if it parses as a predicate (``InputError`` otherwise); for validators of data rows. A ``{name}``
+    placeholder (see ``fill``) validates as a word."""
     if text.strip():
-        _parsed(text.strip())
+        _parsed(_PLACEHOLDER.sub(lambda m: m.group(1), text.strip()))
     return text
 
 
@@ -403,5 +417,5 @@ def combine(values: Iterable[int], *, stacks: bool, cap: int | None = None) -> i
     return min(cap, total) if cap is not None else total
 
 
-__all__ = ["DEGREES", "Effect", "Facts", "Handler", "Outcomes", "Predicate", "check_predicate", "combine",
+__all__ = ["DEGREES", "Effect", "Facts", "Handler", "Outcomes", "Predicate", "check_predicate", "combine", "fill",
            "holds", "modifier_applies", "run_effects"]

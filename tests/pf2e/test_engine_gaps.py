@@ -332,10 +332,12 @@ def test_per_skill_rank_minimum_of_an_activity() -> None:
     """§4 proficiency: Establish Trade Agreement by Magic needs master Magic (expert is not enough); by Trade
     (trained) it only needs the activity's base rank."""
     g = Game().found()
-    g.state = g.state.model_copy(update={"skills": {**g.state.skills, "magic": "expert"}})
-    _refused(g, _lead({"activity": "establish-trade-agreement", "role": "ruler", "skill": "magic", "dc": 15}),
-             "establish-trade-agreement needs master proficiency in magic")
-    pv = g.play(_lead({"activity": "establish-trade-agreement", "role": "ruler", "skill": "trade", "dc": 15}))
+    g.state = g.state.model_copy(update={"skills": {**g.state.skills, "magic": "expert"},
+                                         "diplomatic_relations": ("mivon",)})
+    _refused(g, _lead({"activity": "establish-trade-agreement", "role": "ruler", "skill": "magic", "dc": 15,
+                       "group": "mivon"}), "establish-trade-agreement needs master proficiency in magic")
+    pv = g.play(_lead({"activity": "establish-trade-agreement", "role": "ruler", "skill": "trade", "dc": 15,
+                       "group": "mivon"}))
     assert _checks(pv, "activity.leadership")[0].skill == "trade"
 
 

@@ -112,9 +112,12 @@ def test_fortified_fiefs_in_a_played_check() -> None:
     """KMT Fortified Fiefs: +2 circumstance on Fortify Hex; the term is in the recorded check's breakdown."""
     g = Game().found()
     g.state = _with(g.state, "fortified-fiefs")
-    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"rp": 60})})
+    from kingdomlog.rulesets.pf2e.state import Hex
+
+    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"rp": 60}),
+                                         "hexes": (*g.state.hexes, Hex(id="H1", terrain="hills", q=1, r=0))})
     pv = g.play({"activity.region": {"choices": {"activities": [
-        {"activity": "fortify-hex", "hex": "H0", "skill": "defense"}]}, "rolls": {"a1": [10]}}}, check=False)
+        {"activity": "fortify-hex", "hex": "H1", "skill": "defense"}]}, "rolls": {"a1": [10]}}}, check=False)
     assert pv.ok, pv.error
     chk = next(e for e in events_of(pv, "activity.region") if isinstance(e, E.CheckResolved))
     assert ("feat Fortified Fiefs", 2, "circumstance") in [(t.label, t.value, t.kind) for t in chk.terms]

@@ -30,7 +30,7 @@ from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.choices import ActivityRow, HexEntry
-from kingdomlog.rulesets.pf2e.effects import Run
+from kingdomlog.rulesets.pf2e.effects import Redirect, Run
 from kingdomlog.rulesets.pf2e.engine import (
     Asked,
     CheckAt,
@@ -238,6 +238,19 @@ def req_not_capital(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> 
         raise ctx.fail(f"{st.name} is already the capital", f"§4.16 {_title(act)}")
 
 
+def req_seat_there(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Relocate Capital: the new capital has a Castle, Palace or Town Hall (§4.16)."""
+    st = settlement_of(ctx, prep.get("settlement"))
+    if not any(b.name in ("castle", "palace", "town-hall") and not b.damaged for b in st.structures):
+        raise ctx.fail(f"{st.name} has no Castle, Palace or Town Hall", f"§4.16 {_title(act)}")
+
+
+def req_no_settlement(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    known = _known(ctx, prep)
+    if "settlement" in known.features:
+        raise ctx.fail(f"hex {known.id} holds a settlement", f"§4.16 {_title(act)}")
+
+
 def req_irrigable(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
     """Irrigation: a claimed hex without a river or lake, next to a hex that has one (or irrigation)."""
     from kingdomlog.rulesets.pf2e.hexmap import neighbour_hexes
@@ -282,6 +295,8 @@ REQUIREMENTS: dict[str, Requirement] = {
     "no_agreement": req_no_agreement,
     "bank": req_bank,
     "not_capital": req_not_capital,
+    "seat_there": req_seat_there,
+    "no_settlement": req_no_settlement,
     "irrigable": req_irrigable,
     "not_fortified": req_not_fortified,
     "ongoing_event": req_ongoing_event,
@@ -526,6 +541,8 @@ def _dc(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep, facts: dict[str
             if rule != "negotiation_or_control":
                 raise InputError(f"{act.name}: give the group's Negotiation DC as 'dc'")
             dc = dc_breakdown(s, "control")
+        elif rule == "negotiation_or_control" and int(dc_breakdown(s, "control").total) >= row.dc:
+            dc = dc_breakdown(s, "control")  # the higher of the group's Negotiation DC and the Control DC
         else:
             dc = dc_breakdown(s, str(row.dc), label="negotiation DC")
         if "+" in rule:
@@ -596,13 +613,15 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
         handler(ctx, act, choices, prep)
     _cooldowns(ctx, act, prep)
     skill = _skill(ctx, act, choices, prep)
+    prep["skill"] = skill
     for name in act.requires:
         REQUIREMENTS[name](ctx, act, choices, prep)
     picks = Picks.of(choices)
     run = Run(ctx, asked, picks, act.name, prep)
     facts = run.facts()
     facts.update(group_related=prep.get("group", choices.group) in s.diplomatic_relations,
-                 treasury_debt=s.treasury_debt, repair="repair" in prep)
+                 group_at_war=bool(prep.get("group")) and prep.get("group") in s.enemies,
+                 treasury_debt=s.treasury_debt, repair="repair" in prep, skill=skill)
     _costs(ctx, act, prep, facts, key)
     sid, hid = location(act, choices, prep, s)
     if str(prep.get("dc_rule") or act.dc) == "none":
@@ -636,7 +655,14 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
 
 def _outcome(ctx: Ctx, act: T.Activity, run: Run, degree: str, key: str, choices: ActivityRow) -> None:
     run.degree = degree
-    run.apply(act.outcomes.for_degree(degree), key)
+    try:
+        run.apply(act.outcomes.for_degree(degree), key)
+    except Redirect as r:
+        # an unpayable cost: the result is treated as another degree (its outcome applies instead)
+        ctx.emit(E.DegreeChanged(activity=act.name, degree_from=degree, degree_to=r.degree,
+                                 cause=f"{r.why}: treated as {r.degree.replace('_', ' ')}"))
+        run.degree = r.degree
+        run.apply(act.outcomes.for_degree(r.degree), f"{key}.r")
     if act.gm_note:
         ctx.emit(E.GMRuling(source=act.name, note=act.gm_note))
     extra = gm_effects(choices.gm_effects)

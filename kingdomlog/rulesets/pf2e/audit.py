@@ -101,10 +101,16 @@ def _flat(s: KingdomState, p: E.FlatCheckResolved) -> list[str]:
 
 @on(E.RandomEventChecked)
 def _random_event(s: KingdomState, p: E.RandomEventChecked) -> list[str]:
+    if p.table == "cult":
+        want_dc = s.cult_event_dc or int(s.options.get("cult_event_dc_start", 20))
+        if p.dc != want_dc or R.flat_succeeds(p.die, p.dc) != p.occurred:
+            return [f"cult event check: d20 {p.die} vs DC {p.dc} recorded {'occurred' if p.occurred else 'not'};"
+                    f" today's rules: DC {want_dc}"]
+        return []
     out = []
     if p.dc != s.event_dc:
         out.append(f"random event check: DC {p.dc} recorded, the event DC is {s.event_dc} (§3.4 E1)")
-    if R.flat_succeeds(p.die, p.dc) != p.occurred:
+    if R.flat_succeeds(p.die, p.dc) != p.occurred and not p.forced:
         out.append(f"random event check: d20 {p.die} vs DC {p.dc} {'fails' if p.occurred else 'succeeds'} by"
                    " today's rules (§3.4 E1)")
     want = R.next_event_dc(p.dc, p.occurred, int(s.options.get("event_dc_step", 5)))

@@ -421,6 +421,33 @@ class CivicActivities(Choices):
 # ------------------------------------------------------------------ event phase
 
 
+class EventRow(Choices):
+    """One more kingdom event resolved in E2: a continuing event's check this turn, or an event a rule
+    scheduled (Squatters after an abandoned hex, a Plague from a failed Irrigation ...)."""
+
+    event: Annotated[str, Pick("events", what="a kingdom event")]
+    skill: Annotated[str | None, _skill("event_skills", depends=("event",))] = None
+    settlement: Annotated[str | None, Pick("settlements", what="a settlement")] = Field(
+        default=None, description="where the event strikes, when its rule leaves the place to the GM")
+    hex: Annotated[str | None, Pick("hexes", what="a hex of the map")] = Field(
+        default=None, description="the hex it strikes, when its rule leaves the place to the GM")
+    fame_reroll: FameReroll = False
+    option: BranchOption = None
+    options: list[Annotated[int, Field(ge=0)]] | None = None
+    commodity: Commodity | None = None
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    boon: str | None = None
+    assurance: bool = False
+    lots: list[tuple[int, int]] | None = Field(default=None, description="(block, lot) pairs an outcome's rubble"
+                                                                         " falls on, as the players choose")
+    gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
+    group: str | None = Field(default=None, description="the group an outcome deals with, as the GM names it")
+    gm_effects: GMEffects
+    skip: bool = Field(default=False, description="a continuing event's check is not attempted this turn (the"
+                                                  " GM's ruling: the PCs deal with it in play)")
+
+
 class EventResolveChoices(Choices):
     """E2 (§3.4): the kingdom event, its check and what the GM rules."""
 
@@ -443,6 +470,20 @@ class EventResolveChoices(Choices):
     end_events: list[Annotated[str, Pick("ongoing_events", what="an ongoing event")]] = Field(
         default_factory=list, description="ongoing events that end now")
     avert_ruin_penalty_with_fame: AvertRuin = False
+    settlement: Annotated[str | None, Pick("settlements", what="a settlement")] = Field(
+        default=None, description="where the event strikes, when its rule leaves the place to the GM")
+    hex: Annotated[str | None, Pick("hexes", what="a hex of the map")] = Field(
+        default=None, description="the hex it strikes, when its rule leaves the place to the GM")
+    options: list[Annotated[int, Field(ge=0)]] | None = None
+    boon: str | None = None
+    assurance: bool = False
+    lots: list[tuple[int, int]] | None = None
+    gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
+    group: str | None = Field(default=None, description="the group an outcome deals with, as the GM names it")
+    table_pick: Literal[0, 1] = Field(default=0, description="which of two table rolls occurs (Prognostication)")
+    events: list[EventRow] = Field(default_factory=list, description="continuing and scheduled events resolved"
+                                                                     " this turn (default: each with its first"
+                                                                     " skill)")
 
 
 class EventXPChoices(Choices):

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kingdomlog.core.choices import NoChoices
+from kingdomlog.core.effects import holds
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.modifiers import Modifier as StackMod
 from kingdomlog.core.ruleset import Breakdown, Step, Term
@@ -30,6 +31,7 @@ from kingdomlog.rulesets.pf2e.choices import (
     CivicActivities,
     ConsumptionChoices,
     EventResolveChoices,
+    EventRow,
     EventXPChoices,
     ExpensesChoices,
     FoundingChoices,
@@ -61,15 +63,19 @@ from kingdomlog.rulesets.pf2e.engine import (
     roll,
     ruins_named,
     unrest,
+    with_terms,
 )
 from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
     anarchy_threshold,
+    capital,
     consumption,
     hex_at,
     in_anarchy,
     resource_dice,
+    settlement_facts,
     size_of,
+    state_facts,
 )
 from kingdomlog.rulesets.pf2e.structures import stacking_of
 
@@ -544,54 +550,251 @@ def activity_civic(ctx: Ctx, c: CivicActivities) -> None:
 
 @turn_step
 def event_check(ctx: Ctx, c: NoChoices) -> None:
-    """E1 random event flat check (§3.4 E1), and Crop Failure watches (§4.8 Establish Farmland)."""
+    """E1 (§3.4 E1): events due by a rule (Crop Failure watches, scheduled events, a failed Irrigation's
+    Plague), the Cult of the Bloom check (option cult_events), then the random event flat check."""
     s = ctx.state
     for hid, left in sorted(s.crop_failure_watch.items()):
         if not flat(ctx, f"crop.{hid}", 6, f"crop_failure:{hid}"):
-            ctx.emit(E.KingdomEventOccurred(name="crop-failure", target=hid))
+            ctx.emit(E.KingdomEventOccurred(name="crop-failure", target=hid, selection="scheduled", hex=hid))
         ctx.emit(E.CropFailureWatch(hex_id=hid, turns=left - 1))
+    for w in s.event_watch:
+        if w.turn and w.turn > s.turn:
+            continue
+        due = w.dc <= 0 or not flat(ctx, f"watch.{w.id}", w.dc, f"scheduled:{w.event}")
+        if not w.turn or w.turn <= s.turn:
+            ctx.emit(E.EventWatchCleared(id=w.id))
+        if due:
+            ctx.emit(E.KingdomEventOccurred(name=w.event, selection="scheduled", settlement=w.settlement, hex=w.hex,
+                                            target=w.cause))
+    failed = [h for h in s.hexes if h.claimed and h.failed_irrigation]
+    if failed:
+        # Irrigation critical failure: a DC 4 flat check, +1 for each further such hex (our reading of "increases
+        # by 1 for each hex"); a failure brings a Plague
+        dc = 3 + len(failed)
+        if not flat(ctx, "irrigation.plague", dc, "failed_irrigation:plague"):
+            ctx.emit(E.KingdomEventOccurred(name="plague", selection="scheduled", target="failed irrigation"))
+    if s.options.get("cult_events", False):
+        cdc = s.cult_event_dc or int(s.options.get("cult_event_dc_start", 20))
+        die, _ = roll(ctx, "cult", "1d20", check=CheckSpec("flat", dc=cdc, label="Cult of the Bloom event"))
+        ok = R.flat_succeeds(die, cdc)
+        new = int(s.options.get("cult_event_dc_start", 20)) if ok else max(
+            1, cdc - int(s.options.get("cult_event_dc_step", 2)))
+        ctx.emit(E.RandomEventChecked(dc=cdc, die=die, occurred=ok, new_dc=new, table="cult"))
     dc = s.event_dc
     ctx.explain(Breakdown("Event DC", dc, (Term("event DC (16, lower after each turn without an event)", dc),)))
     die, _ = roll(ctx, "event", "1d20", check=CheckSpec("flat", dc=dc, label="random kingdom event"))
     ok = R.flat_succeeds(die, dc)
+    forced = "prognostication: critical failure" if "prognostication-critical-failure" in s.flags and not ok else ""
     step_ = int(s.options.get("event_dc_step", 5))
-    ctx.emit(E.RandomEventChecked(dc=dc, die=die, occurred=ok, new_dc=R.next_event_dc(dc, ok, step_)))
+    ctx.emit(E.RandomEventChecked(dc=dc, die=die, occurred=ok or bool(forced),
+                                  new_dc=R.next_event_dc(dc, ok or bool(forced), step_), forced=forced))
+
+
+def table_event(ctx: Ctx, key: str, pick: int) -> tuple[str, list[int]]:
+    """The random kingdom event table (AoN 1843, data/events.toml ``table``): d100; with Prognostication (a
+    critical success or failure) two rolls, of which ``pick`` occurs (the players' or the GM's choice)."""
+    events = catalog(ctx).events
+    twice = any(f in ctx.state.flags for f in ("prognostication-critical", "prognostication-critical-failure"))
+    rolls = [roll(ctx, f"{key}.table", "1d100")[0]]
+    if twice:
+        rolls.append(roll(ctx, f"{key}.table2", "1d100")[0])
+    n = rolls[pick if twice else 0]
+    name = next((e.name for e in events.values() if e.table and e.table[0] <= n <= e.table[1]), "")
+    if not name:
+        raise ctx.fail(f"the random event table has no event for {n}", "§3.4 E2 random kingdom event table")
+    return name, rolls
+
+
+def event_place(ctx: Ctx, ev: T.KingdomEventDef, settlement: str | None, hx: str | None,
+                key: str) -> tuple[str, str] | None:
+    """Where the event strikes (its Location, AoN 1840): (settlement id, hex id); None when the rule says the
+    event has no effect there (no Farmland for a Crop Failure, fewer than two settlements for a Feud)."""
+    s = ctx.state
+    sts = list(s.settlements)
+    loc = ev.location
+    if settlement:
+        if not any(x.id == settlement for x in sts):
+            raise ctx.fail(f"{ev.name}: no settlement {settlement!r}", "AoN 1840 event location")
+        return settlement, hx or ""
+    if loc in ("settlement", "random_settlement") and sts:
+        if len(sts) == 1:
+            return sts[0].id, ""
+        i, _ = roll(ctx, f"{key}.where", f"1d{len(sts)}")
+        return sts[i - 1].id, ""
+    if loc == "largest" and sts:
+        return max(sts, key=lambda x: (x.blocks_used, x.capital)).id, ""
+    if loc == "smallest" and sts:
+        return min(sts, key=lambda x: (x.blocks_used, not x.capital)).id, ""
+    if loc == "newest" and sts:
+        return sts[-1].id, ""
+    if loc == "capital":
+        cap = capital(s)
+        return (cap.id if cap else ""), ""
+    if loc == "most_cemeteries" and sts:
+        return max(sts, key=lambda x: (sum(1 for b in x.structures if b.name == "cemetery"), x.blocks_used)).id, ""
+    if loc == "two_settlements":
+        return None if len(sts) < 2 else (sts[0].id, "")
+    if loc == "farmland":
+        farms = [h.id for h in s.hexes if h.claimed and "farmland" in h.features]
+        if hx:
+            return "", hx
+        return ("", farms[0]) if farms else None
+    return "", hx or ""
+
+
+def resolve_event(ctx: Ctx, asked: Asked, name: str, row: Any, *, key: str, selection: str,
+                  table_rolls: list[int] | None = None, announce: bool = True) -> None:
+    """Resolve one kingdom event (§3.4 E2, §5.12, AoN 1840): its requirement, location, DC (Control DC + its
+    modifier and adjustments), the check, the outcome of the degree (of its stage), whether it continues."""
+    s = ctx.state
+    ev = catalog(ctx).events.get(name)
+    if ev is None:
+        raise ctx.fail(f"unknown kingdom event {name!r}", "§3.4 E2")
+    old = next((o for o in s.ongoing_events if o.name == name), None)
+    if ev.requires and not holds(ev.requires, state_facts(s)):
+        ctx.emit(E.KingdomEventOccurred(name=name, modifier=ev.modifier, selection=selection,
+                                        table_rolls=table_rolls or []))
+        ctx.emit(E.GMRuling(source=name, note=f"the event does not occur: it needs {ev.requires}"))
+        ctx.emit(E.KingdomEventResolved(name=name, continues=False))
+        return
+    where = event_place(ctx, ev, getattr(row, "settlement", None) or (old.settlement if old else None),
+                        getattr(row, "hex", None) or (old.hex if old else None), key)
+    sid, hid = where if where is not None else ("", "")
+    if announce:
+        ctx.emit(E.KingdomEventOccurred(name=name, modifier=ev.modifier, selection=selection,
+                                        target=sid or hid or "kingdom", table_rolls=table_rolls or [],
+                                        settlement=sid, hex=hid))
+    if where is None:
+        ctx.emit(E.GMRuling(source=name, note=f"no effect: its location ({ev.location}) does not exist"))
+        ctx.emit(E.KingdomEventResolved(name=name, continues=False))
+        return
+    picks = Picks.of(row)
+    prep: dict[str, Any] = {"event": name, "settlement": sid, "lots_hit": list(getattr(row, "lots", None) or []),
+                            "symbols": {"gifts": int(getattr(row, "gifts", 0) or 0)},
+                            "group": getattr(row, "group", None) or ""}
+    if hid:
+        h = hex_of(s, hid)
+        if h is not None:
+            prep["hex"] = E.HexIn(id=h.id, terrain=h.terrain)
+    run = Run(ctx, asked, picks, name, prep)
+    facts = run.facts()
+    facts.update(settlement_facts(s, next(x for x in s.settlements if x.id == sid)) if sid else {})
+    stage = old.stage if old else 0
+    degree = None
+    skill = getattr(row, "skill", None)
+    stage_skills = ev.stage_skills[stage] if ev.stage_skills and stage < len(ev.stage_skills) else ev.skills
+    skill = skill if skill is not None else (stage_skills[0] if stage_skills else "")
+    if skill:
+        if stage_skills and skill not in stage_skills:
+            raise ctx.fail(f"{name} (stage {stage}) is resolved with {', '.join(stage_skills)}", "§3.4 E2")
+        facts["skill"] = skill
+        adjust = [(a.label or f"{name} DC", a.value) for a in ev.dc_adjust if holds(a.when, facts)]
+        base = dc_breakdown(s, ev.dc if ev.dc != "control" else "control",
+                            extra=ev.modifier if ev.dc == "control" else 0, label=f"event modifier ({name})")
+        dc = with_terms(base, adjust)
+        mods = [StackMod(m.note or name, m.value, m.type) for m in ev.modifiers if holds(m.when, facts)]
+        worsen = -sum(a.value for a in ev.degree_adjust if holds(a.when, facts))
+        degree = resolve_check(ctx, key=key, at=CheckAt(name, "event", settlement=sid, hex=hid,
+                                                        traits=tuple(ev.traits), event=name),
+                               skill=skill, dc=dc, extra=mods, worsen=worsen,
+                               fame_reroll=bool(getattr(row, "fame_reroll", False)),
+                               boon=getattr(row, "boon", None) or "", assurance=bool(getattr(row, "assurance", False)))
+        outcomes = ev.stage_outcomes[stage - 1] if stage and stage - 1 < len(ev.stage_outcomes) else ev.outcomes
+        run.degree = degree.label
+        run.apply(outcomes.for_degree(degree.label), key)
+    if ev.gm_note:
+        ctx.emit(E.GMRuling(source=name, note=ev.gm_note))
+    extra = gm_effects(getattr(row, "gm_effects", []) or [])
+    if extra:
+        Run(ctx, asked, picks, f"{name} (GM ruling)", prep).apply(extra, f"{key}.gm")
+    # what happens to a continuous event (resolved_on ends it; a stage may advance; failures in a row)
+    if not any(o.name == name for o in ctx.state.ongoing_events) and old is not None:
+        return  # an outcome ended it (end_event)
+    continues = getattr(row, "continues", None)
+    nstage, fails = stage, (old.failures if old else 0)
+    if degree is not None:
+        fails = fails + 1 if degree.label in ("failure", "critical_failure") else 0
+        if ev.stage_outcomes and stage < len(ev.stage_outcomes) and degree.label in ev.advance_on:
+            nstage = stage + 1
+    if continues is None:
+        last = not ev.stage_outcomes or stage >= len(ev.stage_outcomes)
+        ended = degree is not None and last and degree.label in ev.resolved_on
+        ended = ended or bool(ev.ends_after_failures and fails >= ev.ends_after_failures)
+        continues = ev.continuous and not ended and (degree is not None or old is not None)
+    if not continues:
+        # the event's own lasting bonuses (a cult found, a base located) end with it
+        for m in ctx.state.modifiers:
+            if m.expires == "permanent" and m.source == name and m.selector == f"event == {name}":
+                ctx.emit(E.ModifierRemoved(id=m.id, cause=f"{name} ended"))
+    ctx.emit(E.KingdomEventResolved(name=name, degree=degree.label if degree else None, continues=continues,
+                                    unrest_per_turn=int(getattr(row, "unrest_per_turn", 0) or 0),
+                                    consumption_delta=int(getattr(row, "consumption_delta", 0) or 0),
+                                    stage=nstage, failures=fails, settlement=sid, hex=hid))
 
 
 @turn_step
 def event_resolve(ctx: Ctx, c: EventResolveChoices) -> None:
-    """E2 resolve the event (§3.4 E2, §5.12): DC = Control DC + the event modifier."""
+    """E2 (§3.4 E2, §5.12): the random event (named by the GM, else rolled on the table), the checks of the
+    continuing events, and the events due by a rule this turn."""
     s = ctx.state
     asked = _asked(c)
     for name in c.end_events:
         if name not in {e.name for e in s.ongoing_events}:
             raise ctx.fail(f"{name} is not an ongoing event", "§3.4 E2.3")
         ctx.emit(E.KingdomEventResolved(name=name, continues=False))
+    rows = {r.event: r for r in c.events}
+    done: set[str] = set()
     name = c.event
-    if not name:
-        if s.random_event_this_turn:
+    selection = "gm"
+    table: list[int] = []
+    if not name and s.random_event_this_turn:
+        if s.options.get("kingdom_event_selection", "table") == "table":
+            name, table = table_event(ctx, "check", c.table_pick)
+            selection = "table"
+        else:
             ctx.emit(E.KingdomEventOccurred(name="unspecified", selection="gm"))
+    if name:
+        if name in rows:
+            raise ctx.fail(f"{name} is both the event and a row of 'events'", "§3.4 E2")
+        resolve_event(ctx, asked, name, c, key="check", selection=selection, table_rolls=table)
+        done.add(name)
+    else:
         extra = gm_effects(c.gm_effects)
         if extra:
             Run(ctx, asked, Picks.of(c), "GM ruling").apply(extra, "gm")
-        return
-    ev = catalog(ctx).events[name]
-    ctx.emit(E.KingdomEventOccurred(name=name, modifier=ev.modifier, target=c.target))
-    degree = None
-    skill = c.skill if c.skill is not None else (ev.skills[0] if ev.skills else "")
-    if skill:
-        if ev.skills and skill not in ev.skills:
-            raise ctx.fail(f"{name} is resolved with {', '.join(ev.skills)}", "§3.4 E2")
-        dc = dc_breakdown(ctx.state, "control", extra=ev.modifier, label=f"event modifier ({name})")
-        degree = resolve_check(ctx, key="check", at=CheckAt(name, "event", traits=tuple(ev.traits), event=name),
-                               skill=skill, dc=dc, fame_reroll=c.fame_reroll)
-        Run(ctx, asked, Picks.of(c), name, degree=degree.label).apply(ev.outcomes.for_degree(degree.label), "check")
-    extra = gm_effects(c.gm_effects)
-    if extra:
-        Run(ctx, asked, Picks.of(c), f"{name} (GM ruling)").apply(extra, "gm")
-    continues = c.continues if c.continues is not None else ev.continuous and (degree is None or not degree.succeeded)
-    ctx.emit(E.KingdomEventResolved(name=name, degree=degree.label if degree else None, continues=continues,
-                                    unrest_per_turn=c.unrest_per_turn, consumption_delta=c.consumption_delta))
+    if "cult-event" in s.flags:
+        cult = [r for r in c.events if (catalog(ctx).events.get(r.event) or T.KingdomEventDef(name="x")).cult]
+        if not cult:
+            raise ctx.fail("a Cult of the Bloom event occurred: name it in 'events' (a cult event of the data)",
+                           "Kingmaker Cult events (option cult_events)")
+        for i, r in enumerate(cult):
+            resolve_event(ctx, asked, r.event, r, key=f"cult{i + 1}", selection="gm")
+            if f"cult-event:{r.event}" not in ctx.state.milestones:
+                # the first time each Cult event occurs: 80 Kingdom XP, however it went
+                ctx.emit(E.MilestoneAchieved(milestone=f"cult-event:{r.event}", xp=80))
+            done.add(r.event)
+    for i, due in enumerate(s.events_due):
+        row = rows.get(due.name) or EventRow(event=due.name, gm_effects=[], settlement=due.settlement or None,
+                                             hex=due.hex or None)
+        resolve_event(ctx, asked, due.name, row, key=f"due{i + 1}", selection="scheduled", announce=False)
+        done.add(due.name)
+    for i, ongoing in enumerate(list(ctx.state.ongoing_events)):
+        if ongoing.name in done or ongoing.name in c.end_events:
+            continue
+        if ongoing.since_turn == s.turn:
+            continue
+        ev = catalog(ctx).events.get(ongoing.name)
+        if ev is None or not ev.continuous:
+            continue
+        row = rows.get(ongoing.name) or EventRow(event=ongoing.name, gm_effects=[])
+        if row.skip:
+            continue
+        resolve_event(ctx, asked, ongoing.name, row, key=f"ongoing{i + 1}", selection="scheduled", announce=False)
+        done.add(ongoing.name)
+    unknown = sorted(set(rows) - done)
+    if unknown:
+        raise ctx.fail(f"'events' names {', '.join(unknown)}, which is neither continuing nor due this turn",
+                       "§3.4 E2")
 
 
 def _milestone_hit(state: KingdomState, trigger: str) -> bool:
@@ -750,8 +953,25 @@ def event_level(ctx: Ctx, c: LevelChoices) -> None:
         elif deg.label == "critical_failure":
             ctx.emit(E.LeaderChanged(role=role, holder=None, kind=ld.kind, cause="new_leadership critical failure"))
             unrest(ctx, 1, "new leadership critical failure")
-    expired = [m.id for m in ctx.state.modifiers if m.expires == "end_of_this_turn"]
+    end_of_turn(ctx)
+    expired = [m.id for m in ctx.state.modifiers if m.expires in ("end_of_this_turn", "once")]
     ctx.emit(E.TurnEnded(turn=ctx.state.turn, fame_lost=ctx.state.fame, modifiers_expired=expired))
+
+
+def end_of_turn(ctx: Ctx) -> None:
+    """What the end of a turn settles before TurnEnded (§3.4 T-end): boons held for this turn lapse (a Creative
+    or Supernatural Solution unused gives its 10 XP); an activity's DC streak falls when it was not used this
+    turn (Clandestine Business: -1, never below the base)."""
+    s = ctx.state
+    for b in s.boons:
+        if b.expires in ("end_of_this_turn", "once"):
+            ctx.emit(E.BoonLapsed(id=b.id, xp=b.xp))
+    used = {u.name for u in s.used_this_turn}
+    for name, act in sorted(catalog(ctx).activities.items()):
+        n = s.counters.get(f"streak:{name}", 0)
+        if act.streak is not None and n and name not in used:
+            ctx.emit(E.CounterSet(name=f"streak:{name}", value=max(0, n - act.streak.down),
+                                  cause=f"{name} not used this turn"))
 
 
 # ------------------------------------------------------------------ the steps, declared once

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kingdomlog.core.effects import Effect as CoreEffect
-from kingdomlog.core.effects import run_effects
+from kingdomlog.core.effects import fill, run_effects
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import rules as R
@@ -52,6 +52,16 @@ from kingdomlog.rulesets.pf2e.hexmap import auto_second
 from kingdomlog.rulesets.pf2e.state import fame_max, feat_unrest_reduction, state_facts
 
 
+class Redirect(Exception):
+    """An outcome that turns into another degree's (Celebrate Holiday, Establish Settlement: "if you cannot pay
+    this cost, treat the result as a critical failure")."""
+
+    def __init__(self, degree: str, why: str) -> None:
+        super().__init__(why)
+        self.degree = degree
+        self.why = why
+
+
 class Run:
     """One list of effects applied for one check or rule (see the module doc)."""
 
@@ -64,6 +74,8 @@ class Run:
         self.prep: dict[str, Any] = prep if isinstance(prep, dict) else dict(prep or {})
         self.degree = degree
         self._chosen = 0
+        self.last = 0
+        """The value of the effect before (an amount "last": "increase your Crime by an equal amount")."""
         self.handlers: dict[str, Callable[[Any, str], None]] = {
             "rp": self._rp, "spend_rp": self._spend_rp, "refund_rp": self._refund_rp, "rp_no_xp": self._rp_no_xp,
             "unrest": self._unrest, "fame": self._fame, "xp": self._xp, "ruin": self._ruin,
@@ -77,7 +89,7 @@ class Run:
             "settlement": self._settlement, "crop_failure_watch": self._crop_watch, "build": self._build,
             "demolish": self._demolish, "rubble": self._rubble, "damage": self._damage,
             "relocate_capital": self._relocate, "relations": self._relations, "end_event": self._end_event,
-            "event_watch": self._event_watch,
+            "event_watch": self._event_watch, "flag": self._flag,
         }
 
     # ---------------------------------------------------------------- driving
@@ -119,7 +131,15 @@ class Run:
         extra = {"half": half, "settlements": len(self.ctx.state.settlements),
                  "hexes": sum(1 for h in self.ctx.state.hexes if h.claimed)}
         extra.update({k: int(v) for k, v in self.prep.get("symbols", {}).items()})
-        return amount(self.ctx, expr, key, q=int(self.prep.get("q", 0)), m=int(self.prep.get("m", 0)), extra=extra)
+        extra["last"] = abs(self.last)
+        val, faces = amount(self.ctx, expr, key, q=int(self.prep.get("q", 0)), m=int(self.prep.get("m", 0)),
+                            extra=extra)
+        self.last = val
+        return val, faces
+
+    def text(self, template: str) -> str:
+        """A selector or key with the check's ``{target}``, ``{skill}``, ``{settlement}``, ``{event}`` filled in."""
+        return fill(template, {k: self.prep.get(k) for k in ("target", "skill", "settlement", "event")})
 
     # ---------------------------------------------------------------- figures
 
@@ -131,8 +151,11 @@ class Run:
             spend_rp(self.ctx, self.asked, -val, self.name, forced=True, faces=faces)
 
     def _spend_rp(self, eff: Any, key: str) -> None:
-        """A voluntary cost of an outcome (§3.0.3: refused when the treasury cannot pay it)."""
+        """A voluntary cost of an outcome (§3.0.3: refused when the treasury cannot pay it; ``target`` a degree:
+        an unpayable cost turns the result into that degree, as the rules of the activity say)."""
         val, faces = self.value(eff, key)
+        if eff.target and val > self.ctx.state.rp:
+            raise Redirect(eff.target, f"{val} RP cannot be paid (the kingdom has {self.ctx.state.rp})")
         spend_rp(self.ctx, self.asked, val, self.name, faces=faces)
 
     def _refund_rp(self, eff: Any, key: str) -> None:
@@ -235,14 +258,12 @@ class Run:
     def _modifier(self, eff: Any, key: str) -> None:
         ctx = self.ctx
         mid = f"t{ctx.state.turn}.{ctx.step}.{key}"
-        selector = eff.selector.replace("{target}", str(self.prep.get("target", "")))
-        if "{settlement}" in selector:
-            selector = selector.replace("{settlement}", str(self.prep.get("settlement", "")))
+        selector = self.text(eff.selector)
         ctx.emit(E.ModifierAdded(id=mid, source=self.name, kind=eff.type, value=eff.value, selector=selector,
                                  expires=eff.expires))
 
     def _cooldown(self, eff: Any, key: str) -> None:
-        ck = eff.target.replace("{target}", str(self.prep.get("ruin") or self.prep.get("target") or ""))
+        ck = self.text(eff.target.replace("{target}", str(self.prep.get("ruin") or self.prep.get("target") or "")))
         self.ctx.emit(E.CooldownSet(key=ck, blocked_through_turn=self.ctx.state.turn + eff.turns))
 
     def _treasury_debt(self, eff: Any, key: str) -> None:
@@ -256,7 +277,8 @@ class Run:
             raise InputError(f"{self.name}: a boon is reroll, second_roll, bonus or roll_twice, not {kind!r}")
         bid = f"t{ctx.state.turn}.{ctx.step}.{key}"
         ctx.emit(E.BoonGained(boon=E.BoonIn(id=bid, source=self.name, kind=kind, value=eff.value, type=eff.type,
-                                            selector=eff.selector, xp=int(eff.amount or 0)
+                                            selector=self.text(eff.selector), skill="magic" if kind == "second_roll"
+                                            else "", xp=int(eff.amount or 0)
                                             if isinstance(eff.amount, int) else 0,
                                             expires=eff.expires)))
 
@@ -370,7 +392,8 @@ class Run:
         if not sid:
             return
         val, _ = self.value(eff, key, 1)
-        rubble_lots(self.ctx, sid, list(self.prep.get("lots_hit", [])), val, self.name)
+        rubble_lots(self.ctx, sid, list(self.prep.get("lots_hit", [])), val, self.name,
+                    structures_first=eff.target == "structure")
 
     def _damage(self, eff: Any, key: str) -> None:
         """A structure of the event's settlement is damaged (the one the row names, else the highest level)."""
@@ -403,6 +426,10 @@ class Run:
         name = str(self.prep.get("event") or "")
         if name and name in {e.name for e in self.ctx.state.ongoing_events}:
             self.ctx.emit(E.KingdomEventResolved(name=name, degree=self.degree or None, continues=False))
+
+    def _flag(self, eff: Any, key: str) -> None:
+        """A mark for the rest of the turn that a later rule reads (``flags has <name>``)."""
+        self.ctx.emit(E.FlagSet(flag=eff.target, cause=self.name))
 
     def _event_watch(self, eff: Any, key: str) -> None:
         """A kingdom event due later: ``target`` the event, ``value`` the flat-check DC (0: it simply occurs),

@@ -508,6 +508,8 @@ class RandomEventChecked(EventModel):
     new_dc: int
     table: Literal["kingdom", "cult"] = "kingdom"
     """Which check: the random kingdom event (§3.4 E1) or a Cult of the Bloom event (option cult_events)."""
+    forced: str = ""
+    """A rule that makes the event occur whatever the die (Prognostication's critical failure)."""
 
 
 @register_event

@@ -24,6 +24,7 @@ from kingdomlog.rulesets.pf2e.state import (
     Army,
     Boon,
     BuiltStructure,
+    DueEvent,
     EventWatch,
     Hex,
     KingdomModifier,
@@ -187,7 +188,7 @@ def _turn_started(s: KingdomState, p: E.TurnStarted, turn: int) -> KingdomState:
                random_event_this_turn=False, event_this_turn="", used_this_turn=(), xp_pending=0, extra_region=0,
                favored_land_uses=0, envy_used=False,
                structures_built_this_turn=(), leaders=leaders, modifiers=mods, anarchy_averted=False,
-               leveled_this_turn=False, step="upkeep", flags=(), rp_no_xp=0)
+               leveled_this_turn=False, step="upkeep", flags=(), rp_no_xp=0, events_due=())
 
 
 @on(E.LeaderChanged)
@@ -489,16 +490,26 @@ def _cleared(s: KingdomState, p: E.LotsCleared, turn: int) -> KingdomState:
 
 @on(E.RandomEventChecked)
 def _random_event(s: KingdomState, p: E.RandomEventChecked, turn: int) -> KingdomState:
+    if p.table == "cult":
+        flags = (*s.flags, "cult-event") if p.occurred and "cult-event" not in s.flags else s.flags
+        return _up(s, cult_event_dc=p.new_dc, flags=flags, step="event")
     return _up(s, event_dc=p.new_dc, random_event_this_turn=p.occurred, step="event")
 
 
 @on(E.KingdomEventOccurred)
 def _event_occurred(s: KingdomState, p: E.KingdomEventOccurred, turn: int) -> KingdomState:
+    if p.selection == "scheduled":
+        return _up(s, events_due=(*s.events_due, DueEvent(name=p.name, settlement=p.settlement, hex=p.hex)))
     return _up(s, event_this_turn=p.name)
 
 
 @on(E.KingdomEventResolved)
 def _event_resolved(s: KingdomState, p: E.KingdomEventResolved, turn: int) -> KingdomState:
+    due = list(s.events_due)
+    hit = next((d for d in due if d.name == p.name), None)
+    if hit is not None:
+        due.remove(hit)
+        s = _up(s, events_due=tuple(due))
     ongoing = tuple(e for e in s.ongoing_events if e.name != p.name)
     if p.continues:
         old = next((e for e in s.ongoing_events if e.name == p.name), None)
@@ -634,8 +645,10 @@ def _turn_ended(s: KingdomState, p: E.TurnEnded, turn: int) -> KingdomState:
         if m.expires == "end_of_next_turn":
             m = m.model_copy(update={"expires": "end_of_this_turn"})
         mods.append(m)
+    boons = tuple(b.model_copy(update={"expires": "end_of_this_turn"}) if b.expires == "end_of_next_turn" else b
+                  for b in s.boons if b.expires not in ("end_of_this_turn", "once"))
     return _up(s, fame=0, modifiers=tuple(mods), used_last_turn=s.used_this_turn, used_this_turn=(),
-               step="ended")
+               step="ended", boons=boons)
 
 
 @on(E.ModifierRemoved)

@@ -21,14 +21,14 @@ from kingdomlog.dice.checks import CheckResult, Degree, flat_check, pf2e_check
 # ------------------------------------------------------------------ amounts in effect data
 
 _AMOUNT = re.compile(r"^(?P<sign>-?)(?:(?P<dice>\d+d\d+(?:[+-]\d+)?)|(?P<k>\d*)(?P<sym>rd|q|m|terrain|roads|farmland"
-                     r"|half|purchase|settlements|gifts|hexes))$")
+                     r"|half|purchase|settlements|gifts|hexes|last))$")
 
 
 def check_amount(text: str) -> str:
     """Validate an amount expression of effect data (``3``, ``"-1d4"``, ``"rd"``, ``"2q"``); ``InputError``."""
     if not _AMOUNT.match(text.strip()):
         raise InputError(f"amount {text!r} is not an integer, dice (1d4, 1d4+1), or k×symbol (rd, q, m, terrain,"
-                         " roads, farmland, half, purchase, settlements, gifts, hexes)")
+                         " roads, farmland, half, purchase, settlements, gifts, hexes, last)")
     return text
 
 

@@ -96,6 +96,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
                minimum=1, maximum=20),
     OptionSpec("cult_event_dc_step", "int", 2, "how much the Cult of the Bloom DC falls per turn without one",
                minimum=0),
+    OptionSpec("kingdom_event_selection", "choice", "table",
+               "§3.4 E2: a random event the GM does not name is rolled on the random kingdom event table (d100, AoN"
+               " 1843; default) or left to the GM (recorded as 'unspecified')", choices=("table", "gm")),
     OptionSpec("muddle_through_reading", "choice", "three_ruins",
                "§5.5 Muddle Through: the feat raises three chosen Ruin thresholds (+2, +1, +1) or two (+2, +1)",
                choices=("three_ruins", "two_ruins")),

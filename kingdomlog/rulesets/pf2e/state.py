@@ -332,6 +332,14 @@ class OngoingEvent(Frozen):
     hex: str = ""
 
 
+class DueEvent(Frozen):
+    """A kingdom event that occurred this turn and waits for E2 (a scheduled one, Crop Failure, a Plague ...)."""
+
+    name: str
+    settlement: str = ""
+    hex: str = ""
+
+
 class KingdomState(_WithDerived):
     """Everything the log says about one kingdom (spec §2), at a point of the fold."""
 
@@ -403,6 +411,8 @@ class KingdomState(_WithDerived):
     army_units: tuple[Army, ...] = ()
     enemies: tuple[str, ...] = ()
     """Groups the kingdom is at war with (war_declared / war_ended events)."""
+    events_due: tuple[DueEvent, ...] = ()
+    """Events that occurred this turn by a rule (not the random event) and are resolved in E2."""
     rp_no_xp: int = 0
     """RP gained this turn that do not become XP if unspent (Request Foreign Aid)."""
     cult_event_dc: int = 0
@@ -848,7 +858,10 @@ def state_facts(state: KingdomState) -> dict[str, Any]:
             "size": size_of(state), "turn": state.turn, "rp": state.rp,
             "structures": sorted({b.name for st in state.settlements for b in st.structures if not b.damaged}),
             "ongoing": [e.name for e in state.ongoing_events], "flags": list(state.flags),
-            "relations": list(state.diplomatic_relations), "trade_agreements": list(state.trade_agreements)}
+            "relations": list(state.diplomatic_relations), "trade_agreements": list(state.trade_agreements),
+            "feats": list(state.feats), "enemies": list(state.enemies),
+            "cooldowns": [k for k, t in state.cooldowns.items() if t >= state.turn],
+            "armies": len([a for a in state.army_units if a.side == "kingdom"])}
 
 
 def _feat_effects(state: KingdomState) -> list[tuple[str, T.FeatEffect]]:

@@ -258,9 +258,11 @@ def free_structures(ctx: Ctx, settlement_id: str, hex_id: str) -> None:
                    cause=f"free: founded on hex {hx.id}'s {struct.name}")
 
 
-def rubble_lots(ctx: Ctx, settlement_id: str, picks: list[tuple[int, int]], count: int, cause: str) -> None:
+def rubble_lots(ctx: Ctx, settlement_id: str, picks: list[tuple[int, int]], count: int, cause: str, *,
+                structures_first: bool = False) -> None:
     """Reduce ``count`` lots of a settlement to rubble (an event's damage): the lots the players chose, else
-    the empty lots first, then the first occupied ones (§4.9 Reduced to Rubble)."""
+    the empty lots first, then the first occupied ones (a structure's lot first when the rule names a structure:
+    Vandals, Undead Uprising; §4.9 Reduced to Rubble)."""
     st = settlement_of(ctx, settlement_id, "AoN 1836 reduced to rubble")
     chosen = [p for p in picks if 0 <= p[0] < len(st.blocks) and 0 <= p[1] < 4][:count]
     if len(chosen) < count:
@@ -268,6 +270,6 @@ def rubble_lots(ctx: Ctx, settlement_id: str, picks: list[tuple[int, int]], coun
                 if x == "" and (b, i) not in chosen]
         full = [(b, i) for b, row in enumerate(st.blocks) for i, x in enumerate(row) if x not in ("", "rubble")
                 and (b, i) not in chosen]
-        chosen += (free + full)[: count - len(chosen)]
+        chosen += ((full + free) if structures_first else (free + full))[: count - len(chosen)]
     for block, lot in chosen:
         ctx.emit(E.LotsRubbled(settlement=st.id, block=block, lots=[lot], cause=cause))

@@ -56,7 +56,7 @@ EffectKind = Literal[
     # settlements
     "build", "demolish", "rubble", "damage", "relocate_capital",
     # relations and events
-    "relations", "end_event", "event_watch",
+    "relations", "end_event", "event_watch", "flag",
 ]
 EFFECT_KINDS: tuple[str, ...] = get_args(EffectKind)
 BonusType = Literal["circumstance", "status", "item", "untyped"]
@@ -437,8 +437,8 @@ class KingdomEventDef(Frozen):
     """True: the outcome effects are not plain numbers; the GM records them (choice "gm_effects")."""
     gm_note: str = ""
     """A rider the data leaves to the GM (recorded with "gm_effects") next to plain-number outcomes."""
-    location: Literal["", "settlement", "hex", "capital", "largest", "smallest", "newest", "farmland",
-                      "unclaimed_adjacent", "two_settlements"] = ""
+    location: Literal["", "settlement", "random_settlement", "hex", "capital", "largest", "smallest", "newest",
+                      "farmland", "unclaimed_adjacent", "two_settlements", "most_cemeteries"] = ""
     """Where the event strikes (its rule's Location entry): checks to resolve a settlement or hex event take item
     bonuses only from structures of that settlement or that reach that hex (AoN 1840)."""
     requires: str = ""
@@ -450,6 +450,11 @@ class KingdomEventDef(Frozen):
     """Bonuses or penalties the event's own rules give its checks (a Sewer System, a dump ...)."""
     stage_outcomes: list[Outcomes] = Field(default_factory=list)
     """For staged events (Cult Activity): the outcomes of each stage after the first (``outcomes``)."""
+    advance_on: list[Literal["critical_success", "success", "failure", "critical_failure"]] = Field(
+        default_factory=list)
+    """For a staged event: the degrees that move it to its next stage (Cult Activity: the cult is found)."""
+    dc: str = "control"
+    """The DC rule: the Control DC + modifier (§5.12), or a fixed number (a story event's DC)."""
     ends_after_failures: int = 0
     """A continuous event that ends after this many consecutive failures (Economic Surge: 2)."""
     cult: bool = False
