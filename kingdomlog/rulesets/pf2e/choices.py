@@ -120,6 +120,11 @@ GMEffects = Annotated[list[EffectEntry], Field(
                 " each is shaped like an outcome effect of the data)")]
 FameReroll = Annotated[bool, Field(description="spend 1 Fame to re-roll the check (§3.0.8)")]
 AvertRuin = Annotated[bool, Field(description="spend all Fame to avert a Ruin penalty (§3.0.7)")]
+CrushDissent = Annotated[bool, Field(description="Crush Dissent (feat): a Warfare check against the step's first"
+                                                 " Unrest gain (success: none; critical failure: doubled)")]
+Liquidate = Annotated[bool, Field(description="Liquidate Resources (feat): the turn's first forced RP spend that"
+                                              " would empty the treasury leaves 1 RP (4 fewer Resource Dice next"
+                                              " turn)")]
 
 
 # ------------------------------------------------------------------ founding
@@ -252,6 +257,8 @@ class UnrestChoices(Choices):
                                   " claimed hex without a settlement)")
     avert_anarchy_with_fame: bool = Field(default=False, description="spend all Fame to avert anarchy (§3.0.7)")
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class ConsumptionChoices(Choices):
@@ -276,6 +283,8 @@ class TaxesChoices(Choices):
     ruins: RuinsChoice = None
     gm_effects: GMEffects
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class ExpensesChoices(Choices):
@@ -288,6 +297,8 @@ class ExpensesChoices(Choices):
     ruins: RuinsChoice = None
     gm_effects: GMEffects
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class TradeChoices(Choices):
@@ -306,6 +317,8 @@ class TradeChoices(Choices):
     ruins: RuinsChoice = None
     gm_effects: GMEffects
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class AgreementsChoices(Choices):
@@ -322,6 +335,8 @@ class AgreementsChoices(Choices):
     ruins: RuinsChoice = None
     gm_effects: GMEffects
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 # ------------------------------------------------------------------ activity phase
@@ -402,6 +417,8 @@ class LeadershipActivities(Choices):
 
     activities: list[LeadershipRow] = Field(default_factory=list)
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class RegionActivities(Choices):
@@ -409,6 +426,8 @@ class RegionActivities(Choices):
 
     activities: list[RegionRow] = Field(default_factory=list)
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class CivicActivities(Choices):
@@ -416,6 +435,8 @@ class CivicActivities(Choices):
 
     activities: list[CivicRow] = Field(default_factory=list)
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 # ------------------------------------------------------------------ event phase
@@ -470,6 +491,8 @@ class EventResolveChoices(Choices):
     end_events: list[Annotated[str, Pick("ongoing_events", what="an ongoing event")]] = Field(
         default_factory=list, description="ongoing events that end now")
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
     settlement: Annotated[str | None, Pick("settlements", what="a settlement")] = Field(
         default=None, description="where the event strikes, when its rule leaves the place to the GM")
     hex: Annotated[str | None, Pick("hexes", what="a hex of the map")] = Field(

@@ -113,7 +113,8 @@ def _row(activity: str, c: CommerceChoices, **more: Any) -> ActivityRow:
 
 
 def _asked(c: CommerceChoices | EventResolveChoices) -> Asked:
-    return Asked(avert_ruin_penalty=c.avert_ruin_penalty_with_fame, ruins=ruins_named(c.ruins, c.ruin))
+    return Asked(avert_ruin_penalty=c.avert_ruin_penalty_with_fame, ruins=ruins_named(c.ruins, c.ruin),
+                 crush_dissent=c.crush_dissent, liquidate_resources=c.liquidate_resources)
 
 
 # ------------------------------------------------------------------ founding
@@ -361,7 +362,8 @@ def place_hexes(ctx: Ctx, entries: list[MapEntry]) -> None:
 def upkeep_unrest(ctx: Ctx, c: UnrestChoices) -> None:
     """U2 Adjust Unrest (§3.1 U2, §5.4)."""
     s = ctx.state
-    asked = Asked(avert_ruin_penalty=c.avert_ruin_penalty_with_fame)
+    asked = Asked(avert_ruin_penalty=c.avert_ruin_penalty_with_fame, crush_dissent=c.crush_dissent,
+                  liquidate_resources=c.liquidate_resources)
     if s.turn == 1:
         if s.unrest:
             unrest(ctx, -s.unrest, "first Kingdom turn")
@@ -513,7 +515,8 @@ def commerce_agreements(ctx: Ctx, c: AgreementsChoices) -> None:
 # ------------------------------------------------------------------ activity phase
 
 
-def activity_rows(ctx: Ctx, category: str, rows: list[Any], avert: bool) -> None:
+def activity_rows(ctx: Ctx, category: str, rows: list[Any], avert: bool, crush: bool = False,
+                  liquidate: bool = False) -> None:
     """An Activity-phase step: each row in order (roll keys a1, a2, ...); Favored Land pairs (§5.9)."""
     favored = [a for a in rows if a.favored_land]
     if favored:
@@ -522,7 +525,7 @@ def activity_rows(ctx: Ctx, category: str, rows: list[Any], avert: bool) -> None
         if category != "region" or len(favored) > 2 or len(hexes) > 1 or ctx.state.favored_land_uses:
             raise ctx.fail("Favored Land pairs at most two Region activities in one hex, once per turn",
                            "§5.9 Favored Land")
-    asked = Asked(avert_ruin_penalty=avert)
+    asked = Asked(avert_ruin_penalty=avert, crush_dissent=crush, liquidate_resources=liquidate)
     for i, row in enumerate(rows):
         perform(ctx, asked, row, key=f"a{i + 1}", category=category)
 
@@ -530,19 +533,22 @@ def activity_rows(ctx: Ctx, category: str, rows: list[Any], avert: bool) -> None
 @turn_step
 def activity_leadership(ctx: Ctx, c: LeadershipActivities) -> None:
     """A1 Leadership activities (§3.3 A1)."""
-    activity_rows(ctx, "leadership", list(c.activities), c.avert_ruin_penalty_with_fame)
+    activity_rows(ctx, "leadership", list(c.activities), c.avert_ruin_penalty_with_fame, c.crush_dissent,
+                  c.liquidate_resources)
 
 
 @turn_step
 def activity_region(ctx: Ctx, c: RegionActivities) -> None:
     """A2 Region activities (§3.3 A2)."""
-    activity_rows(ctx, "region", list(c.activities), c.avert_ruin_penalty_with_fame)
+    activity_rows(ctx, "region", list(c.activities), c.avert_ruin_penalty_with_fame, c.crush_dissent,
+                  c.liquidate_resources)
 
 
 @turn_step
 def activity_civic(ctx: Ctx, c: CivicActivities) -> None:
     """A3 Civic activities (§3.3 A3)."""
-    activity_rows(ctx, "civic", list(c.activities), c.avert_ruin_penalty_with_fame)
+    activity_rows(ctx, "civic", list(c.activities), c.avert_ruin_penalty_with_fame, c.crush_dissent,
+                  c.liquidate_resources)
 
 
 # ------------------------------------------------------------------ event phase
@@ -928,7 +934,7 @@ def event_level(ctx: Ctx, c: LevelChoices) -> None:
         if feat:
             fd = catalog(ctx).feats[feat]
             given = [str(x) for x in c.feat_choice] or default_feat_choice(ctx.state, fd)
-            choice = feat_choice(ctx, fd, given)
+            choice = [feat_skill] if fd.chooses == "skill" and feat_skill else feat_choice(ctx, fd, given)
             for r, inc in threshold_increases(s, fd, choice).items():
                 thresholds[r] += inc
         if feat_skill:

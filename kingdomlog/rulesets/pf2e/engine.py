@@ -471,7 +471,7 @@ def unrest(ctx: Ctx, delta: int, cause: str, faces: list[int] | None = None, ask
         if rows:
             title, eff = rows[0]
             ctx.emit(E.FlagSet(flag="crush-dissent", cause=f"feat {title}"))
-            deg = resolve_check(ctx, key=f"crush.{len(ctx.drafts)}", at=CheckAt("crush-dissent", "gm"),
+            deg = resolve_check(ctx, key="crush", at=CheckAt("crush-dissent", "gm"),
                                 skill=eff.target or "warfare", dc=dc_breakdown(ctx.state, "control"),
                                 pull_together=False)
             if deg.succeeded:

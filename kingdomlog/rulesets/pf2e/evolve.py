@@ -576,7 +576,9 @@ def _leveled(s: KingdomState, p: E.LeveledUp, turn: int) -> KingdomState:
         upd["ruin"] = {r: ru.model_copy(update={"threshold": int(p.thresholds_after.get(r, ru.threshold))})
                        for r, ru in ruins.items()}
     if p.feat and p.feat_choice:
-        upd["feat_choices"] = {**s.feat_choices, p.feat: tuple(p.feat_choice)}
+        # a repeatable feat (Kingdom Assurance) adds its choice to the earlier ones
+        prior = s.feat_choices.get(p.feat, ()) if p.feat in s.feats else ()
+        upd["feat_choices"] = {**s.feat_choices, p.feat: tuple(dict.fromkeys((*prior, *p.feat_choice)))}
     return _up(s, **upd)
 
 
