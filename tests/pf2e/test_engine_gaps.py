@@ -63,14 +63,14 @@ def test_event_dc_needs_a_name_when_several_events_are_ongoing() -> None:
 
 
 def test_gm_dc_is_required_and_recorded_as_the_gms_ruling() -> None:
-    """§4 (GM-ruled DC): Recruit Army without 'dc' is refused naming it; with dc 22 the check uses 22."""
-    g = Game().found()
-    _refused(g, _lead({"activity": "recruit-army", "role": "ruler", "skill": "statecraft"}),
-             "recruit-army", "'dc'")
-    pv = g.play(_lead({"activity": "recruit-army", "role": "ruler", "skill": "statecraft", "dc": 22}))
+    """§4 (GM-ruled DC): Cleanse Item (a story activity) without 'dc' is refused naming it; with dc 22 the check
+    uses 22."""
+    g = Game(options={"unlock_all_activities": True}).found()
+    _refused(g, _lead({"activity": "cleanse-item", "role": "ruler", "skill": "magic"}), "cleanse-item", "'dc'")
+    pv = g.play(_lead({"activity": "cleanse-item", "role": "ruler", "skill": "magic", "dc": 22}))
     chk = _checks(pv, "activity.leadership")[0]
     assert chk.dc == 22
-    assert [(t.label, t.value) for t in chk.dc_terms] == [("GM's ruling: recruit-army DC", 22)]
+    assert [(t.label, t.value) for t in chk.dc_terms] == [("GM's ruling: cleanse-item DC", 22)]
 
 
 NO_CHECK = {"activity": [{

@@ -279,6 +279,109 @@ def req_damaged_or_empty(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep
     structure target)."""
 
 
+def req_army_type(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Recruit Army (Appendix 3): a basic army (Warfare) or a specialized one (Statecraft), against its
+    Recruitment DC; the kingdom's level at least the army's; the new army takes the kingdom's level."""
+    from kingdomlog.rulesets.pf2e.warfare import new_army
+
+    defs = T.army_defs()
+    name = row.army_type or "infantry"
+    defn = defs.get(name)
+    if defn is None:
+        raise InputError(f"{act.name}: unknown army {name!r} (armies: {', '.join(defs)})")
+    s = ctx.state
+    if s.level < defn.level:
+        raise ctx.fail(f"{defn.title or defn.name} can be recruited from kingdom level {defn.level}",
+                       "Appendix 3 Recruit Army")
+    aid = row.army_id or f"army{len(s.army_units) + 1}"
+    if any(a.id == aid for a in s.army_units):
+        raise ctx.fail(f"army id {aid!r} is taken", "Appendix 3 Recruit Army")
+    army = new_army(defn, s.level, aid, row.army_name or "")
+    prep.update(army_new=army, army=aid, target=name, dc_rule=str(army.recruitment_dc),
+                skill="warfare" if defn.basic else "statecraft")
+
+
+def _army(ctx: Ctx, prep: Prep) -> Any:
+    from kingdomlog.rulesets.pf2e.warfare import army_of
+
+    return army_of(ctx, str(prep["army"]))
+
+
+def req_army_moves(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Deploy Army: a pinned army cannot be deployed; a defeated one moves one hex at a time (the GM's)."""
+    a = _army(ctx, prep)
+    if "pinned" in a.conditions:
+        raise ctx.fail(f"{a.name} is pinned and cannot be deployed", "Appendix 3 pinned")
+
+
+def req_garrison_site(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Garrison Army: the army's hex has a Refuge (Defense), a settlement (Politics) or a Work Site
+    (Engineering)."""
+    a = _army(ctx, prep)
+    h = hex_of(ctx.state, a.hex)
+    site = "" if h is None else "settlement" if "settlement" in h.features else "refuge" if "refuge" in \
+        h.features else "work_site" if h.work_site is not None else ""
+    if not site:
+        raise ctx.fail(f"{a.name}'s hex {a.hex or '(none)'} has no Refuge, settlement or Work Site",
+                       "Appendix 3 Garrison Army")
+    prep["target"] = site
+    prep["hex"] = E.HexIn(id=h.id, terrain=h.terrain) if h is not None else None
+
+
+def req_enemy_here(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Offensive Gambit: one of your armies in the same hex as the enemy army; DC its Scouting DC."""
+    from kingdomlog.rulesets.pf2e.warfare import army_of
+
+    a = _army(ctx, prep)
+    if not getattr(row, "enemy", None):
+        raise InputError(f"{act.name}: name the 'enemy' army")
+    e = army_of(ctx, str(row.enemy))  # type: ignore[attr-defined]
+    if e.side != "enemy" or e.hex != a.hex:
+        raise ctx.fail(f"{e.name} is not an enemy army in {a.name}'s hex", "Appendix 3 Offensive Gambit")
+    prep.update(enemy=e.id, dc_rule=str(10 + e.scouting))
+
+
+def req_gear(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Outfit Army: gear of a level at most the army's (and the kingdom's when bought); magic gear bought needs
+    expert Magic; bought with Trade at its RP price, from battle spoils with Warfare at no cost."""
+    a = _army(ctx, prep)
+    gd = T.gear_defs().get(str(getattr(row, "gear", "") or ""))
+    if gd is None:
+        raise InputError(f"{act.name}: name the 'gear' ({', '.join(T.gear_defs())})")
+    spoils = bool(getattr(row, "spoils", False))
+    if gd.level > a.level or (not spoils and gd.level > ctx.state.level):
+        raise ctx.fail(f"{gd.title} is level {gd.level}: above the army's or the kingdom's level",
+                       "Appendix 3 Outfit Army")
+    if a.type == "siege":
+        raise ctx.fail("siege engines cannot be outfitted with gear", "Appendix 3 Engines of War")
+    if not spoils and gd.kind in ("armor", "melee", "ranged") and not rank_at_least(
+            ctx.state.skills.get("magic", "untrained"), "expert"):
+        raise ctx.fail("buying magic gear needs expert Magic", "Appendix 3 Outfit Army")
+    prep.update(gear=gd.name, target="spoils" if spoils else "purchase", symbols={"purchase": 0 if spoils
+                                                                                  else gd.price})
+
+
+def req_tactic(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Train Army: a tactic for the army's type and level (DC: the standard DC of the tactic's level)."""
+    a = _army(ctx, prep)
+    td = T.tactic_defs().get(str(getattr(row, "tactic", "") or ""))
+    if td is None or td.innate:
+        raise InputError(f"{act.name}: name a 'tactic' that can be trained")
+    if a.type not in td.types or td.level > a.level:
+        raise ctx.fail(f"{a.name} ({a.type}, level {a.level}) cannot learn {td.title}", "Appendix 3 Train Army")
+    prep.update(tactic=td.name, dc_rule=str(T.army_statistics()[td.level].standard_dc))
+
+
+def req_recover(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    a = _army(ctx, prep)
+    cond = str(getattr(row, "condition", "") or "")
+    if cond != "hp" and cond not in a.conditions:
+        raise ctx.fail(f"{a.name} has no {cond or 'condition named'} to recover from (conditions:"
+                       f" {', '.join(a.conditions) or 'none'})", "Appendix 3 Recover Army")
+    prep["condition"] = cond
+    prep["target"] = cond
+
+
 REQUIREMENTS: dict[str, Requirement] = {
     "water_hex": req_water_hex,
     "adjacent": req_adjacent,
@@ -300,6 +403,13 @@ REQUIREMENTS: dict[str, Requirement] = {
     "irrigable": req_irrigable,
     "not_fortified": req_not_fortified,
     "ongoing_event": req_ongoing_event,
+    "army_type": req_army_type,
+    "army_moves": req_army_moves,
+    "garrison_site": req_garrison_site,
+    "enemy_here": req_enemy_here,
+    "gear": req_gear,
+    "tactic": req_tactic,
+    "recover": req_recover,
 }
 """The named requirements activity data may list (``requires``); each refusal names its rule."""
 
@@ -455,6 +565,29 @@ def _who(ctx: Ctx, act: T.Activity, row: ActivityRow, category: str, role: str, 
         role = row.role or role
         if row.favored_land:
             _favored_land(ctx, row, mods)
+    elif category == "army":
+        from kingdomlog.rulesets.pf2e.warfare import army_of
+
+        aid = str(getattr(row, "army", "") or "")
+        a = army_of(ctx, aid, "Appendix 3 Army activities")
+        if a.side != "kingdom":
+            raise ctx.fail(f"{a.name} is not the kingdom's army", "Appendix 3 Army activities")
+        if "lost" in a.conditions and act.name != "recover":
+            raise ctx.fail(f"{a.name} is lost: only Recover Army", "Appendix 3 lost")
+        if "defeated" in a.conditions and act.name not in ("recover", "deploy", "disband"):
+            raise ctx.fail(f"{a.name} is defeated: only Recover, Deploy (one hex) or Disband",
+                           "Appendix 3 defeated")
+        used = sum(1 for u in s.used_this_turn if u.category == "army" and u.target == aid)
+        if used >= 1 and not (used == 1 and "efficient" in a.conditions):
+            raise ctx.fail(f"{a.name} has taken its Army activity this turn", "Appendix 3 one Army activity")
+        if used == 1:
+            # efficient: a second Army activity at -5; the condition is spent
+            mods.append(StackMod("efficient: second Army activity", -5, "untyped"))
+            ctx.emit(E.ArmyUpdated(army=aid, conditions={"efficient": 0}, cause="second Army activity"))
+        for cond, k in act.army_penalties.items():
+            if a.conditions.get(cond):
+                mods.append(StackMod(f"{a.name} {cond} {a.conditions[cond]}", -k * a.conditions[cond],
+                                     "circumstance"))
     elif category == "civic":
         sid = row.settlement or cap_id(s)
         settlement_of(ctx, sid)
@@ -511,7 +644,8 @@ def _costs(ctx: Ctx, act: T.Activity, prep: Prep, facts: dict[str, Any], key: st
     if row is None:
         return
     known = _known(ctx, prep)
-    symbols = {"terrain": T.core().terrain_rp[known.terrain] if known is not None else 0}
+    symbols = {"terrain": T.core().terrain_rp[known.terrain] if known is not None else 0,
+               **{k: int(v) for k, v in prep.get("symbols", {}).items()}}
     val, faces = amount(ctx, row.rp, f"{key}.cost", q=int(prep.get("q", 0)), m=int(prep.get("m", 0)),
                         extra=symbols)
     spend_rp(ctx, prep.asked, val, row.label or act.name.replace("-", " "), forced=row.forced, faces=faces)
@@ -604,6 +738,8 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
     mods: list[StackMod] = []
     role = _who(ctx, act, choices, category, role, mods)
     prep = Prep(asked, key=key)
+    if category == "army":
+        prep["army"] = str(getattr(choices, "army", ""))
     if category == "civic" or act.target == "settlement":
         prep["settlement"] = str(choices.settlement or cap_id(s))
     elif choices.settlement:
@@ -612,10 +748,11 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
     if handler is not None:
         handler(ctx, act, choices, prep)
     _cooldowns(ctx, act, prep)
-    skill = _skill(ctx, act, choices, prep)
-    prep["skill"] = skill
     for name in act.requires:
         REQUIREMENTS[name](ctx, act, choices, prep)
+    _cooldowns(ctx, act, prep)  # a requirement may name the target (Garrison Army's site)
+    skill = _skill(ctx, act, choices, prep)
+    prep["skill"] = skill
     picks = Picks.of(choices)
     run = Run(ctx, asked, picks, act.name, prep)
     facts = run.facts()
@@ -628,7 +765,8 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
         # no check at all (the data's dc = "none"): the activity's outcome applies directly
         ctx.emit(E.ActivityWithoutCheck(activity=act.name, category=category, role=role,
                                         settlement=str(prep.get("settlement", choices.settlement or "")),
-                                        target=str(prep.get("target", ""))))
+                                        target=str(prep.get("army") if category == "army" else
+                                                   prep.get("target", ""))))
         _outcome(ctx, act, run, "success", key, choices)
         return None
     dc = _dc(ctx, act, choices, prep, facts)
@@ -636,7 +774,8 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
     worsen = -sum(a.value for a in act.degree_adjust if holds(a.when, facts))
     if not skill:
         raise InputError(f"{act.name}: choose a 'skill'")
-    target = str(prep.get("ruin") or (prep["hex"].id if "hex" in prep else ""))
+    target = str(prep.get("army") if category == "army" else
+                 prep.get("ruin") or (prep["hex"].id if prep.get("hex") is not None else ""))
     selector_target = str(prep.get("ruin") or prep.get("commodity") or (
         prep["structure"].name if "structure" in prep else prep.get("target", "")))
     at = CheckAt(activity=act.name, category=category, role=role,

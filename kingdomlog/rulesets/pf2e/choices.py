@@ -226,6 +226,17 @@ class RelationEntry(Choices):
     added: bool = True
 
 
+class EnemyArmyEntry(Choices):
+    """An enemy army the GM puts on the map (data/armies.toml), at a level, hidden from players until revealed."""
+
+    id: str
+    army: str = Field(description="the army's data entry (data/armies.toml)")
+    name: str = ""
+    level: int | None = Field(default=None, ge=1, le=20, description="default: its data's level")
+    hex: str = ""
+    revealed: bool = False
+
+
 class LeadershipUpkeepChoices(Choices):
     """U0-U1 (§3.1): the party level, story unlocks, war and armies, relations, New Leadership, downtime."""
 
@@ -235,6 +246,11 @@ class LeadershipUpkeepChoices(Choices):
     downtime: dict[RoleName, Downtime] = Field(
         default_factory=dict, description="leaders who did NOT spend a downtime week")
     at_war: bool | None = Field(default=None, description="the kingdom is at war (default: unchanged)")
+    declare_war: list[str] = Field(default_factory=list, description="groups the kingdom goes to war with")
+    end_war: list[str] = Field(default_factory=list, description="groups the kingdom makes peace with")
+    enemy_armies: list[EnemyArmyEntry] = Field(default_factory=list, description="the GM's enemy armies entering"
+                                                                              " the map")
+    reveal_armies: list[str] = Field(default_factory=list, description="enemy armies the players now see")
     armies: dict[str, Annotated[int, Field(ge=0)] | None] = Field(
         default_factory=dict, description="army -> its Consumption; null removes it (armies are named by the GM)")
     relations: list[RelationEntry] = Field(default_factory=list)
@@ -248,6 +264,9 @@ class LeadershipUpkeepChoices(Choices):
 
 class UnrestChoices(Choices):
     """U2 Adjust Unrest (§3.1 U2)."""
+
+    warfare_last_turn: bool = Field(default=False, description="option warfare_mode = abstract: warfare took place"
+                                                               " last turn (1d6 Unrest and a Ruin +1)")
 
     ruin_split: RuinName | dict[RuinName, Annotated[int, Field(ge=0)]] = Field(
         default_factory=dict, description="the 1d10 Ruin points at Unrest 10+: {ruin: n}, or one Ruin for all"
@@ -385,6 +404,9 @@ class ActivityRow(Choices):
     options: list[Annotated[int, Field(ge=0)]] | None = Field(
         default=None, description="the branch of each either/or outcome in order, when an outcome has several")
     boon: str | None = Field(default=None, description="a held boon used on this check (its id)")
+    army_type: str | None = Field(default=None, description="Recruit Army: the army (data/armies.toml)")
+    army_id: str | None = Field(default=None, description="Recruit Army: the new army's id")
+    army_name: str | None = Field(default=None, description="Recruit Army: its name")
     assurance: bool = Field(default=False, description="Kingdom Assurance: take 10 + proficiency instead of rolling")
     reroll_for_rp: bool = Field(default=False, description="Free and Fair: re-roll a failure for 2 RP")
     gm_effects: GMEffects
@@ -410,6 +432,54 @@ class RegionRow(ActivityRow):
 
 class CivicRow(ActivityRow):
     activity: Annotated[str, Pick("civic_activities", what="a Civic activity")]
+
+
+class ArmyRow(ActivityRow):
+    """One Army activity (Appendix 3: Warfare): the army that acts and what the activity needs."""
+
+    activity: Annotated[str, Pick("army_activities", what="an Army activity")]
+    army: str = Field(description="the army that acts (its id)")
+    tactic: str | None = Field(default=None, description="Train Army: the tactic")
+    gear: str | None = Field(default=None, description="Outfit Army: the gear")
+    spoils: bool = Field(default=False, description="Outfit Army: gear from battle spoils (Warfare, no RP)")
+    condition: str | None = Field(default=None, description="Recover Army: the condition (or 'hp')")
+    enemy: str | None = Field(default=None, description="Offensive Gambit: the enemy army")
+    force_march: bool = Field(default=False, description="Deploy Army: force march (+4, weary +1, +2 on a failure)")
+    by_road: bool = Field(default=False, description="Deploy Army: start and end joined by a road (+1 degree)")
+
+
+class ArmyActivities(Choices):
+    """A4 (Appendix 3): each army of the kingdom takes one Army activity (an efficient army a second at -5)."""
+
+    activities: list[ArmyRow] = Field(default_factory=list)
+    avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
+
+
+class WarOrder(Choices):
+    """One war action of an army in a round (AoN 1869): advance, battle, guard, rally, retreat, disengage."""
+
+    army: str
+    action: Literal["advance", "battle", "guard", "rally", "retreat", "disengage"]
+    target: str = ""
+
+
+class BattleRow(Choices):
+    """A war encounter: the armies of each side in a hex and each round's orders (three per army)."""
+
+    id: str = ""
+    hex: str | None = None
+    kingdom: list[str]
+    enemy: list[str]
+    rounds: list[list[WarOrder]] = Field(default_factory=list)
+    unfinished: bool = Field(default=False, description="the GM stops the encounter after these rounds")
+
+
+class BattleChoices(Choices):
+    """A5: the turn's war encounters (after the Army activities; the GM's enemy armies and orders)."""
+
+    battles: list[BattleRow] = Field(default_factory=list)
 
 
 class LeadershipActivities(Choices):
@@ -650,7 +720,7 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         return [Option(h.id, h.id, _region_hex_detail(state, h)) for h in state.hexes]  # open: the step checks
     if source == "region_settlements":
         return None  # an earlier row of the Region step may found it; the activity checks it
-    if source in ("leadership_activities", "region_activities", "civic_activities"):
+    if source in ("leadership_activities", "region_activities", "civic_activities", "army_activities"):
         category = source.split("_", 1)[0]
         return [Option(a.name, a.title or a.name, _activity_detail(state, a))
                 for a in sorted(cat.activities.values(), key=lambda a: a.name) if a.category == category]

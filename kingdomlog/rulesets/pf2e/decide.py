@@ -28,6 +28,8 @@ from kingdomlog.rulesets.pf2e.activities import perform
 from kingdomlog.rulesets.pf2e.choices import (
     ActivityRow,
     AgreementsChoices,
+    ArmyActivities,
+    BattleChoices,
     CivicActivities,
     ConsumptionChoices,
     EventResolveChoices,
@@ -59,6 +61,7 @@ from kingdomlog.rulesets.pf2e.engine import (
     gain_commodity,
     gm_effects,
     hex_of,
+    pick_ruins,
     resolve_check,
     roll,
     ruins_named,
@@ -78,6 +81,7 @@ from kingdomlog.rulesets.pf2e.state import (
     state_facts,
 )
 from kingdomlog.rulesets.pf2e.structures import stacking_of
+from kingdomlog.rulesets.pf2e.warfare import battle, level_up, new_army
 
 Decide = Callable[[Ctx, Any], None]
 
@@ -298,8 +302,28 @@ def upkeep_leadership(ctx: Ctx, c: LeadershipUpkeepChoices) -> None:
         if name not in s.unlocked_activities:
             ctx.emit(E.ActivityUnlocked(activity=name, cause="gm"))
     place_hexes(ctx, c.map)
-    war = c.at_war if c.at_war is not None else s.at_war
-    if war != s.at_war:
+    for enemy in c.declare_war:
+        if enemy not in ctx.state.enemies:
+            ctx.emit(E.WarDeclared(enemy=enemy))
+    for enemy in c.end_war:
+        if enemy not in ctx.state.enemies:
+            raise ctx.fail(f"the kingdom is not at war with {enemy!r}", "§2.9 war")
+        ctx.emit(E.WarEnded(enemy=enemy))
+    for entry in c.enemy_armies:
+        defn = T.army_defs().get(entry.army)
+        if defn is None:
+            raise InputError(f"enemy_armies: unknown army {entry.army!r} (armies: {', '.join(T.army_defs())})")
+        if any(a.id == entry.id for a in ctx.state.army_units):
+            raise ctx.fail(f"army id {entry.id!r} is taken", "Appendix 3 armies")
+        ctx.emit(E.ArmyRecruited(army=new_army(defn, entry.level or defn.level, entry.id, entry.name, side="enemy",
+                                               hex_id=entry.hex, revealed=entry.revealed), cause="the GM"))
+    for aid in c.reveal_armies:
+        a = next((x for x in ctx.state.army_units if x.id == aid), None)
+        if a is None:
+            raise ctx.fail(f"no army {aid!r} to reveal", "Appendix 3 armies")
+        ctx.emit(E.ArmyUpdated(army=aid, set={"revealed": True}, cause="revealed to the players"))
+    war = c.at_war if c.at_war is not None else ctx.state.at_war
+    if war != ctx.state.at_war:
         ctx.emit(E.WarStatusChanged(at_war=war))
     for army, cons in c.armies.items():
         ctx.emit(E.ArmyChanged(army=army, consumption=cons))
@@ -373,6 +397,14 @@ def upkeep_unrest(ctx: Ctx, c: UnrestChoices) -> None:
             unrest(ctx, 1, f"{st.name} overcrowded")
     if s.at_war:
         unrest(ctx, 1, "at war")
+    if c.warfare_last_turn:
+        if s.options.get("warfare_mode", "battles") != "abstract":
+            raise ctx.fail("warfare_last_turn is for option warfare_mode = abstract", "Appendix 3 Warfare")
+        # Appendix 3: battles left in the narrative background cost 1d6 Unrest and a Ruin of the party's choice
+        val, faces = roll(ctx, "warfare", "1d6")
+        unrest(ctx, val, "warfare (abstract)", faces)
+        add_ruin(ctx, asked, pick_ruins(ctx, ruins_named(None, c.ruin_split if isinstance(c.ruin_split, str)
+                                                          else None), 1)[0], 1, "warfare (abstract)")
     for ev in s.ongoing_events:
         unrest(ctx, ev.unrest_per_turn, f"event {ev.name}")
     if s.leaders["ruler"].holder is None:
@@ -549,6 +581,24 @@ def activity_civic(ctx: Ctx, c: CivicActivities) -> None:
     """A3 Civic activities (§3.3 A3)."""
     activity_rows(ctx, "civic", list(c.activities), c.avert_ruin_penalty_with_fame, c.crush_dissent,
                   c.liquidate_resources)
+
+
+@turn_step
+def activity_army(ctx: Ctx, c: ArmyActivities) -> None:
+    """A4 Army activities (Appendix 3: Warfare): each army one activity, in the order the players give."""
+    activity_rows(ctx, "army", list(c.activities), c.avert_ruin_penalty_with_fame, c.crush_dissent,
+                  c.liquidate_resources)
+    # an army that takes no Army activity (and fights no battle) loses 1 weary and 1 shaken at the turn's end
+
+
+@turn_step
+def activity_battle(ctx: Ctx, c: BattleChoices) -> None:
+    """A5 War encounters (AoN 1869), each played from its orders with every roll recorded."""
+    if c.battles and ctx.state.options.get("warfare_mode", "battles") == "abstract":
+        raise ctx.fail("option warfare_mode = abstract: battles stay in the narrative (warfare_last_turn)",
+                       "Appendix 3 Warfare")
+    for i, b in enumerate(c.battles):
+        battle(ctx, b, f"b{i + 1}")
 
 
 # ------------------------------------------------------------------ event phase
@@ -940,6 +990,10 @@ def event_level(ctx: Ctx, c: LevelChoices) -> None:
         if feat_skill:
             skills_now[feat_skill] = "trained" if skills_now.get(feat_skill, "untrained") == "untrained" else \
                 skills_now[feat_skill]
+        for a in s.army_units:
+            if a.side == "kingdom":
+                # armies gain a level whenever the kingdom does (spec §2.9, §3.4 E4)
+                ctx.emit(E.ArmyUpdated(army=a.id, set=level_up(a, to), cause=f"kingdom level {to}"))
         ctx.emit(E.LeveledUp(level_from=s.level, level_to=to, features=list(feats.features), ruin_resistance=rr,
                              skill_increase=skill, feat=feat, feat_skill=feat_skill, boosts=boosts,
                              feat_choice=choice, scores_after=scores_now,
@@ -972,6 +1026,13 @@ def end_of_turn(ctx: Ctx) -> None:
     for b in s.boons:
         if b.expires in ("end_of_this_turn", "once"):
             ctx.emit(E.BoonLapsed(id=b.id, xp=b.xp))
+    acted = {u.target for u in s.used_this_turn if u.category == "army"}
+    for a in s.army_units:
+        if a.side != "kingdom" or a.id in acted or a.acted_turn == s.turn:
+            continue
+        calm = {k: a.conditions[k] - 1 for k in ("weary", "shaken") if a.conditions.get(k)}
+        if calm:
+            ctx.emit(E.ArmyUpdated(army=a.id, conditions=calm, cause="a Kingdom turn without Army activity"))
     used = {u.name for u in s.used_this_turn}
     for name, act in sorted(catalog(ctx).activities.items()):
         n = s.counters.get(f"streak:{name}", 0)
@@ -1006,6 +1067,10 @@ PHASES: tuple[Step, ...] = (
     Step("activity.region", "A2 Region activities", "Three Region activities", ("a1",), RegionActivities,
          activity_region),
     Step("activity.civic", "A3 Civic activities", "One per settlement", ("a1",), CivicActivities, activity_civic),
+    Step("activity.army", "A4 Army activities", "One per army (Appendix 3)", ("a1",), ArmyActivities,
+         activity_army),
+    Step("activity.battle", "A5 War encounters", "Battles round by round (AoN 1869)", ("b1",), BattleChoices,
+         activity_battle),
     Step("event.check", "E1 Random event check", "Flat check against the event DC", ("event",),
          decide=event_check),
     Step("event.resolve", "E2 Event resolution", "Resolve the event", ("check",), EventResolveChoices,

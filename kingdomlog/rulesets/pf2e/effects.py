@@ -90,6 +90,9 @@ class Run:
             "demolish": self._demolish, "rubble": self._rubble, "damage": self._damage,
             "relocate_capital": self._relocate, "relations": self._relations, "end_event": self._end_event,
             "event_watch": self._event_watch, "flag": self._flag,
+            "army_recruit": self._army_recruit, "army_condition": self._army_condition, "army_hp": self._army_hp,
+            "army_move": self._army_move, "army_tactic": self._army_tactic, "army_gear": self._army_gear,
+            "army_disband": self._army_disband, "army_consumption": self._army_consumption,
         }
 
     # ---------------------------------------------------------------- driving
@@ -139,7 +142,7 @@ class Run:
 
     def text(self, template: str) -> str:
         """A selector or key with the check's ``{target}``, ``{skill}``, ``{settlement}``, ``{event}`` filled in."""
-        return fill(template, {k: self.prep.get(k) for k in ("target", "skill", "settlement", "event")})
+        return fill(template, {k: self.prep.get(k) for k in ("target", "skill", "settlement", "event", "condition")})
 
     # ---------------------------------------------------------------- figures
 
@@ -440,6 +443,84 @@ class Run:
                                   turn=ctx.state.turn + max(0, eff.turns), cause=self.name,
                                   hex=hx.id if hx is not None else "",
                                   settlement=str(self.prep.get("settlement", ""))))
+
+
+    # ---------------------------------------------------------------- armies (Appendix 3)
+
+    def _unit(self, which: str = "") -> Any:
+        from kingdomlog.rulesets.pf2e.warfare import army_of
+
+        aid = str(self.prep.get("enemy") if which == "enemy" else self.prep.get("army") or "")
+        return army_of(self.ctx, aid)
+
+    def _army_recruit(self, eff: Any, key: str) -> None:
+        self.ctx.emit(E.ArmyRecruited(army=self.prep["army_new"], cause=self.name))
+
+    def _army_condition(self, eff: Any, key: str) -> None:
+        """A condition of the acting army (``target`` its name; "enemy:<name>" the enemy army's; "{condition}" the
+        row's): ``amount`` added to its value (a condition without a value: 1 sets it, -1 removes it)."""
+        target = self.text(eff.target)
+        who = ""
+        if target.startswith("enemy:"):
+            who, target = "enemy", target.split(":", 1)[1]
+        a = self._unit(who)
+        val, _ = self.value(eff, key, 1)
+        new = max(0, a.conditions.get(target, 0) + val)
+        changes = {target: new}
+        if target == "shaken" and new >= 4:
+            changes["routed"] = 1
+        if target == "mired" and new >= 4:
+            changes["pinned"] = 1
+        self.ctx.emit(E.ArmyUpdated(army=a.id, conditions=changes, cause=self.name))
+
+    def _army_hp(self, eff: Any, key: str) -> None:
+        a = self._unit()
+        val, _ = self.value(eff, key)
+        hp = max(0, min(a.hp_max, a.hp + val))
+        conditions = {"defeated": 0} if hp > 0 and "defeated" in a.conditions else {}
+        if hp == 0:
+            conditions["defeated"] = 1
+        self.ctx.emit(E.ArmyUpdated(army=a.id, set={"hp": hp}, conditions=conditions, cause=self.name))
+
+    def _army_move(self, eff: Any, key: str) -> None:
+        a = self._unit()
+        hx = self.prep.get("hex")
+        if hx is None:
+            raise InputError(f"{self.name}: name the destination 'hex'")
+        self.ctx.emit(E.ArmyUpdated(army=a.id, set={"hex": hx.id, "garrison_consumption": 0},
+                                    conditions={"fortified": 0} if "fortified" in a.conditions else {},
+                                    cause=self.name))
+
+    def _army_tactic(self, eff: Any, key: str) -> None:
+        a = self._unit()
+        tactic = str(self.prep["tactic"])
+        learned = [t for t in a.tactics if not T.tactic_defs().get(t, T.TacticDef(name=t, level=1, types=[])).innate]
+        cap = T.army_statistics()[a.level].max_tactics
+        tactics = list(a.tactics)
+        if len(learned) >= cap:
+            tactics.remove(learned[0])  # the oldest learned tactic is replaced (the players' choice: GM note)
+        tactics.append(tactic)
+        self.ctx.emit(E.ArmyUpdated(army=a.id, set={"tactics": tactics}, cause=self.name))
+
+    def _army_gear(self, eff: Any, key: str) -> None:
+        a = self._unit()
+        gd = T.gear_defs()[str(self.prep["gear"])]
+        gear = dict(a.gear)
+        if gd.kind == "potion":
+            gear[gd.name] = min(3, gear.get(gd.name, 0) + 1)
+        else:
+            for g in [g for g in gear if g in T.gear_defs() and T.gear_defs()[g].kind == gd.kind]:
+                del gear[g]  # a more powerful version replaces the previous one
+            gear[gd.name] = 1
+        self.ctx.emit(E.ArmyUpdated(army=a.id, set={"gear": gear}, cause=self.name))
+
+    def _army_disband(self, eff: Any, key: str) -> None:
+        self.ctx.emit(E.ArmyRemoved(army=self._unit().id, cause="destroyed" if eff.target == "destroyed"
+                                    else "disbanded"))
+
+    def _army_consumption(self, eff: Any, key: str) -> None:
+        val, _ = self.value(eff, key)
+        self.ctx.emit(E.ArmyUpdated(army=self._unit().id, set={"garrison_consumption": val}, cause=self.name))
 
 
 def claim(ctx: Ctx, asked: Asked, hx: E.HexIn, cause: str, *, key: str, picks: Picks) -> None:

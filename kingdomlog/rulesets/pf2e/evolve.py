@@ -221,14 +221,16 @@ def _check(s: KingdomState, p: E.CheckResolved, turn: int) -> KingdomState:
     if p.category in ("event", "upkeep", "gm", "reroll"):
         return s
     used = (*s.used_this_turn, UsedActivity(name=p.activity, category=p.category, role=p.role,
-                                             settlement=p.settlement, skill=p.skill))
+                                             settlement=p.settlement, skill=p.skill,
+                                             target=p.target if p.category == "army" else ""))
     return _up(s, used_this_turn=used)
 
 
 @on(E.ActivityWithoutCheck)
 def _no_check(s: KingdomState, p: E.ActivityWithoutCheck, turn: int) -> KingdomState:
     used = (*s.used_this_turn, UsedActivity(name=p.activity, category=p.category, role=p.role,
-                                             settlement=p.settlement, skill=""))
+                                             settlement=p.settlement, skill="",
+                                             target=p.target if p.category == "army" else ""))
     return _up(s, used_this_turn=used)
 
 

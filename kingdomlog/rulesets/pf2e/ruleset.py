@@ -102,6 +102,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("muddle_through_reading", "choice", "three_ruins",
                "§5.5 Muddle Through: the feat raises three chosen Ruin thresholds (+2, +1, +1) or two (+2, +1)",
                choices=("three_ruins", "two_ruins")),
+    OptionSpec("warfare_mode", "choice", "battles",
+               "Appendix 3: war encounters played as battles (default) or left in the narrative, costing 1d6 Unrest"
+               " and a Ruin +1 at the start of a turn after warfare", choices=("battles", "abstract")),
     OptionSpec("army_visibility", "choice", "revealed",
                "what player views show of enemy armies: those the GM revealed (default), all, or none",
                choices=("revealed", "all", "none")),

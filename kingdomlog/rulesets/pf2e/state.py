@@ -317,6 +317,8 @@ class UsedActivity(Frozen):
     role: str = ""
     settlement: str = ""
     skill: str = ""
+    target: str = ""
+    """An Army activity's army; otherwise what the check targeted."""
 
 
 class OngoingEvent(Frozen):

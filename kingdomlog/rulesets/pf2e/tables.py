@@ -57,6 +57,9 @@ EffectKind = Literal[
     "build", "demolish", "rubble", "damage", "relocate_capital",
     # relations and events
     "relations", "end_event", "event_watch", "flag",
+    # armies
+    "army_recruit", "army_condition", "army_hp", "army_move", "army_tactic", "army_gear", "army_disband",
+    "army_consumption",
 ]
 EFFECT_KINDS: tuple[str, ...] = get_args(EffectKind)
 BonusType = Literal["circumstance", "status", "item", "untyped"]
@@ -194,6 +197,9 @@ class Activity(Frozen):
     limit_per_turn: int | Literal["claim_hex"] | None = None
     """Uses per Kingdom turn (``claim_hex``: 1 / 2 / 3 at levels 1 / 4 / 9, §5.9)."""
     modifiers: list[Effect] = Field(default_factory=list)
+    army_penalties: dict[str, int] = Field(default_factory=lambda: {"weary": 1})
+    """Army activities: the acting army's conditions as circumstance penalties (weary; Deploy: weary twice and
+    mired)."""
     location: Literal["", "settlement", "hex", "capital"] = ""
     streak: Streak | None = None
     unlocked_by: str = ""
@@ -641,6 +647,86 @@ def base_events() -> dict[str, KingdomEventDef]:
     return {e.name: e for e in _load(KingdomEventDef, "events.toml", "event")}
 
 
+class ArmyStatistic(Frozen):
+    """Army statistics by level (Kingmaker Appendix 3; KMT src/armies/data.ts)."""
+
+    level: int = Field(ge=1, le=20)
+    scouting: int
+    standard_dc: int
+    ac: int
+    high_save: int
+    low_save: int
+    attack: int
+    max_tactics: int
+
+
+ArmyKind = Literal["infantry", "cavalry", "skirmisher", "siege"]
+
+
+class ArmyDef(Frozen):
+    """An army a kingdom can raise: a basic army (Warfare to recruit) or a specialized one (Statecraft)."""
+
+    name: str
+    title: str = ""
+    type: ArmyKind
+    level: int = Field(ge=1, le=20)
+    basic: bool = False
+    high_save: Literal["maneuver", "morale"]
+    hp: int = Field(ge=1)
+    rout_threshold: int = Field(ge=0)
+    consumption: int = Field(ge=0)
+    melee: bool = True
+    ranged: bool = False
+    ammunition: int = 5
+    adjust: dict[Literal["ac", "maneuver", "morale", "scouting", "melee", "ranged", "recruitment_dc"], int] = Field(
+        default_factory=dict)
+    tactics: list[str] = Field(default_factory=list)
+
+
+class TacticDef(Frozen):
+    name: str
+    title: str = ""
+    level: int = Field(ge=1, le=20)
+    types: list[ArmyKind]
+    innate: bool = False
+    """Part of an army type (Overrun, Engines of War), not trained."""
+    note: str = ""
+    initiative: int = 0
+    rally: int = 0
+    guard: int = 0
+    hp: int = 0
+    ammunition: int = 0
+
+
+class GearDef(Frozen):
+    name: str
+    title: str = ""
+    level: int = Field(ge=1, le=20)
+    price: int = Field(ge=0)
+    kind: Literal["armor", "melee", "ranged", "potion", "weapon"]
+    bonus: int = 0
+
+
+@functools.cache
+def army_statistics() -> dict[int, ArmyStatistic]:
+    return {a.level: a for a in _load(ArmyStatistic, "armies.toml", "statistic")}
+
+
+@functools.cache
+def army_defs() -> dict[str, ArmyDef]:
+    return {a.name: a for a in _load(ArmyDef, "armies.toml", "army")}
+
+
+@functools.cache
+def tactic_defs() -> dict[str, TacticDef]:
+    return {a.name: a for a in _load(TacticDef, "armies.toml", "tactic")}
+
+
+@functools.cache
+def gear_defs() -> dict[str, GearDef]:
+    return {a.name: a for a in _load(GearDef, "armies.toml", "gear")}
+
+
 class Catalog(Frozen):
     """Activities, structures, feats and events: the bundled data plus a campaign's homebrew."""
 
@@ -741,4 +827,8 @@ def data_tables() -> dict[str, Any]:
         "structures": base_structures,
         "feats": base_feats,
         "events": base_events,
+        "army_statistics": army_statistics,
+        "armies": army_defs,
+        "tactics": tactic_defs,
+        "gear": gear_defs,
     }
