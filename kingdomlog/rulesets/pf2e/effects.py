@@ -101,6 +101,10 @@ class Run:
         """Apply ``effects`` in order (roll keys ``key.e1`` ...)."""
         run_effects(list(effects), self.handlers, facts=self.facts, choose=self._choose, key=key)
 
+    def again(self, effects: list[T.Effect], key: str, name: str, *, fresh_picks: bool = False) -> None:
+        """Apply more effects for the same step (a structure's own effects when it is built)."""
+        Run(self.ctx, self.asked, Picks() if fresh_picks else self.picks, name).apply(effects, key)
+
     def facts(self) -> dict[str, Any]:
         """What an effect's condition reads (see the module doc)."""
         s = self.ctx.state

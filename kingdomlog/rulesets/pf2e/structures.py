@@ -203,13 +203,12 @@ def build_outcome(ctx: Ctx, run: Any, prep: dict[str, Any], level: int, name: st
 
 
 def after_built(ctx: Ctx, run: Any, st: Settlement, struct: T.Structure, held_before: int, *, key: str) -> None:
-    """What a newly standing structure does at once: its first-built-each-turn and every-time effects, Fame."""
-    from kingdomlog.rulesets.pf2e.effects import Run
-
+    """What a newly standing structure does at once: its first-built-each-turn and every-time effects (applied
+    through ``run.again``, the interpreter of the activity's outcome), Fame."""
     if struct.first_built_each_turn and ctx.state.structures_built_this_turn.count(struct.name) == 1:
-        Run(ctx, run.asked, run.picks.__class__(), struct.name).apply(struct.first_built_each_turn, f"{key}.first")
+        run.again(struct.first_built_each_turn, f"{key}.first", struct.name, fresh_picks=True)
     if struct.built_effects and (not struct.built_effects_limit or held_before < struct.built_effects_limit):
-        Run(ctx, run.asked, run.picks, struct.name).apply(struct.built_effects, f"{key}.built")
+        run.again(struct.built_effects, f"{key}.built", struct.name)
     gain = fame_of(struct, ctx.state.fame_type)
     if gain:
         from kingdomlog.rulesets.pf2e.state import fame_max
