@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kingdomlog.core.choices import Choices
-from kingdomlog.core.errors import InputError, RuleError
-from kingdomlog.core.events import Draft
+from kingdomlog.core.errors import InputError, InternalError, RuleError
+from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown, Question, Ruleset, State, Step, run_step
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.roller import KeyedRoller, Roll
@@ -40,6 +40,15 @@ class StepPlan(BaseModel):
     rerolls: dict[str, int] = Field(default_factory=dict)
 
 
+PLAN_NOTE_TITLE = "Turn note"
+"""The title of the ``core.note_added`` a plan's ``note`` is recorded as (in the turn's batch)."""
+
+
+def is_plan_note(ev: RecordedEvent) -> bool:
+    """Whether ``ev`` is the record of a plan's note (logs written before plan notes were recorded lack them)."""
+    return ev.type == "core.note_added" and getattr(ev.payload, "title", None) == PLAN_NOTE_TITLE
+
+
 class Plan(BaseModel):
     """A whole turn's input: choices and dice per step, and the seed of the keyed roller."""
 
@@ -49,6 +58,9 @@ class Plan(BaseModel):
     seed: str | None = None
     steps: dict[str, StepPlan] = Field(default_factory=dict)
     note: str = ""
+    """Recorded with the turn as a ``core.note_added`` in the same batch (nothing is silently dropped)."""
+    note_visibility: str = "gm"
+    """Who may read the plan's note: ``gm`` (the default), ``public`` or ``faction:<id>[,…]``."""
 
     @classmethod
     def parse(cls, data: str | bytes | Mapping[str, Any], *, source: str = "plan") -> Plan:
@@ -64,8 +76,11 @@ class Plan(BaseModel):
             raise InputError(f"{source}: invalid plan: {errs}") from None
 
     def to_json(self) -> str:
-        """Pretty JSON, the format ``kingdomlog turn --plan`` reads."""
-        return json.dumps(self.model_dump(mode="json", exclude_defaults=False), indent=2, sort_keys=False)
+        """Pretty JSON, the format ``kingdomlog turn --plan`` reads (``note_visibility`` only when not ``gm``)."""
+        doc = self.model_dump(mode="json", exclude_defaults=False)
+        if doc.get("note_visibility") == "gm":
+            del doc["note_visibility"]
+        return json.dumps(doc, indent=2, sort_keys=False)
 
 
 @dataclass
@@ -87,6 +102,8 @@ class StepPreview:
     typed: Choices | None = None
     questions: list[Question] = field(default_factory=list)
     """What the step asked and went on without (``StepContext.ask``)."""
+    internal: bool = False
+    """True when ``error`` is an internal error (a bug in the ruleset or kingdomlog), not a refusal."""
 
     @property
     def step(self) -> Step:
@@ -103,6 +120,8 @@ class TurnPreview:
     steps: list[StepPreview]
     state_before: State
     state_after: State
+    notes: list[Draft] = field(default_factory=list)
+    """The plan's note as a ``core.note_added`` draft (none when the plan has no note)."""
 
     @property
     def ok(self) -> bool:
@@ -110,6 +129,12 @@ class TurnPreview:
 
     @property
     def drafts(self) -> list[Draft]:
+        """Every event the turn appends: each step's, then the plan's note."""
+        return [d for s in self.steps for d in s.drafts] + list(self.notes)
+
+    @property
+    def step_drafts(self) -> list[Draft]:
+        """The events the steps decided (without the plan's note)."""
         return [d for s in self.steps for d in s.drafts]
 
     @property
@@ -200,22 +225,40 @@ def preview_turn(
                         parse_visibility(d.visibility, declared)
                     except InputError as exc:
                         raise InputError(f"step {phase.id!r}: event {d.type}: {exc}") from None
-        except (RuleError, InputError) as exc:
-            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc)))
+        except (RuleError, InputError, InternalError) as exc:
+            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc),
+                                     internal=isinstance(exc, InternalError)))
             break
         seq += len(res.drafts)
         steps.append(StepPreview(phase, dict(sp.choices), list(res.drafts), list(dice.rolls), res.state,
                                  list(res.breakdowns), checks=dict(res.checks), typed=res.choices,
                                  questions=list(res.questions)))
         current = res.state
-    return TurnPreview(turn, use_seed, start_seq, steps, state, current)
+    return TurnPreview(turn, use_seed, start_seq, steps, state, current, note_drafts(plan, turn, declared))
+
+
+def note_drafts(plan: Plan, turn: int, declared: Sequence[str] | None) -> list[Draft]:
+    """The plan's note as a ``core.note_added`` of the turn (``InputError`` for a bad text or visibility)."""
+    if not plan.note.strip():
+        return []
+    from kingdomlog.core.core_events import NoteAdded
+
+    try:
+        note = NoteAdded(text=plan.note, title=PLAN_NOTE_TITLE)
+    except ValidationError as exc:
+        raise InputError(f"plan note: {exc.errors()[0]['msg']}") from None
+    try:
+        vis = parse_visibility(plan.note_visibility, declared).text
+    except InputError as exc:
+        raise InputError(f"plan note_visibility: {exc}") from None
+    return [Draft(note, actor="gm", visibility=vis, turn=turn)]
 
 
 def require_ok(preview: TurnPreview) -> TurnPreview:
     """Raise the first step's rule error, if any (for headless play)."""
     for s in preview.steps:
         if s.error:
-            raise RuleError(s.error)
+            raise InternalError(s.error, step=s.phase.id, formatted=True) if s.internal else RuleError(s.error)
     return preview
 
 
@@ -255,7 +298,10 @@ def plan_schema(ruleset: Ruleset, extra_steps: Sequence[Step] = ()) -> dict[str,
         "properties": {
             "turn": {"type": ["integer", "null"], "minimum": 0},
             "seed": {"type": ["string", "null"]},
-            "note": {"type": "string"},
+            "note": {"type": "string", "maxLength": 20000,
+                     "description": "recorded with the turn as a core.note_added in the same batch"},
+            "note_visibility": {"type": "string", "default": "gm",
+                                "description": "who may read the note: gm, public or faction:<id>[,...]"},
             "steps": {"type": "object", "additionalProperties": False, "properties": steps},
         },
         "$defs": defs,

@@ -275,6 +275,10 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         time.sleep(1.0)  # a second submission would show up here if the click fired twice
         shot(page, "orders-fabian-2-submitted")
         content = page.content()
+        anon = b.new_page()
+        anon.goto(srv.url.split("?")[0])
+        anon.locator("input[type=password]").wait_for(timeout=30_000)  # the refusal, awaited (not slept for)
+        anon_content = anon.content()
         b.close()
 
     camp = Campaign.open(folder)
@@ -290,3 +294,4 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         assert secret not in text
         assert not re.search(rf"(?<![\d.]){wealth}(?![\d.])", text)
     assert "Submit orders" in content and "marburg" in content  # the page did render the rivals' side
+    assert "Submit orders" not in anon_content
