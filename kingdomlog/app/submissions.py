@@ -238,8 +238,8 @@ def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) 
                                       rolls={k: list(v) for k, v in sub.rolls.items()})
     known = {s.id for s in camp.ruleset.phases_for(st, turn)}
     for q, a in answers(events, turn).values():
-        if q.step not in known:
-            continue
+        if q.step not in known or a.by_default:
+            continue  # a default that stood is what the step does without an answer: nothing to put in
         target = steps.setdefault(q.step, StepPlan())
         put_answer(target.choices, q.path, json.loads(json.dumps(a.answer)))
     update: dict[str, Any] = {"steps": steps}

@@ -1,0 +1,402 @@
+"""Play by post on a copy of the Felmonte demo (month 8 next): dice that cannot be fished, checks on what a
+faction knows, questions and answers, deadlines and readiness, messages (issue 14).
+
+The clock is fixed (``now=``); the seeds of new dice are fixed where a test needs known faces.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kingdomlog.app import Campaign, pbp
+from kingdomlog.app import submissions as subs
+from kingdomlog.cli import main as cli
+from kingdomlog.core.core_events import (
+    CORE_EVENT_TYPES,
+    PlanSubmitted,
+    QuestionAnswered,
+)
+from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
+from kingdomlog.core.events import Draft, provisional
+from kingdomlog.core.fold import fold, is_live, live_events
+from kingdomlog.core.turn import Plan
+from kingdomlog.core.viewers import Viewer
+from kingdomlog.rulesets.signoria import RULESET
+from kingdomlog.rulesets.signoria.state import SignoriaState
+
+from .make_demo import DEMO
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+OPENING = {"steps": {"turn_open": {"choices": {
+    "dilemmas": [{"faction": "fabian", "id": "winter_relief", "text": "The poor ask for bread",
+                  "options": [{"id": "give", "text": "open the granaries", "effects": [
+                      {"kind": "resource", "faction": "fabian", "resource": "piety", "delta": 1}]}]}],
+    "candidates": [{"faction": "marburg", "name": "Giulia"}]}}}}
+WAR = {"choices": {"actor": "marburg", "orders": [{"id": "W", "action": "war", "slots": ["ordinary"], "target": "fabia",
+                                                   "params": {"units": 4, "tactic": "hold"}}]}}
+
+
+def copy(tmp: Path) -> Campaign:
+    folder = tmp / "felmonte"
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    return Campaign.open(folder)
+
+
+@pytest.fixture
+def camp(tmp_path: Path) -> Campaign:
+    return copy(tmp_path)
+
+
+def opened(camp: Campaign, *, auto: bool = True) -> Campaign:
+    pbp.set_deadline(camp, orders_due=NOW + timedelta(days=2), answer_hours=12, auto_resolve=auto)
+    pbp.publish(camp, Plan.parse(OPENING), now=NOW)
+    return camp
+
+
+def run(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli(list(args)) == 0, args
+    return out.getvalue()
+
+
+# ---- dice that cannot be fished -----------------------------------------------------------------------------
+
+
+def test_twenty_refused_submissions_keep_the_same_dice(camp: Campaign) -> None:
+    """Issue 14: the command roll with orders that need a success, refused twenty times in a row (5 special
+    slots are never there): the first refusal already sealed the roll; all twenty see the same faces; no
+    refusal states a die; a changed stake is refused as sealed, not re-rolled."""
+    greedy = {"choices": {"actor": "fabian", "orders": [
+        {"id": f"S{i}", "action": "intrigue_self", "slots": ["special"], "stake": "low"} for i in range(5)]}}
+    faces: list[list[int]] = []
+    for _ in range(20):
+        with pytest.raises(RuleError) as err:
+            subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "high"}}, "orders_fabian": greedy})
+        assert "special slots used" in str(err.value)
+        sub = camp.submissions()["fabian"].payload
+        assert isinstance(sub, PlanSubmitted) and list(sub.steps) == ["command_fabian"]
+        faces.append(sub.steps["command_fabian"].rolls["cmd.1"])
+        for f in set(faces[-1]):
+            assert f"[{f}," not in str(err.value) and f"{faces[-1]}" not in str(err.value)
+    assert len({tuple(f) for f in faces}) == 1
+    sealing = [e for e in camp.events() if isinstance(e.payload, PlanSubmitted)]
+    assert len(sealing) == 1  # the dice were sealed once; the other nineteen refusals wrote nothing
+    with pytest.raises(RuleError, match="sealed"):
+        subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "low"}}})
+    subs.submit(camp, "fabian", {"orders_fabian": {"choices": {"actor": "fabian", "orders": []}}})
+    final = camp.submissions()["fabian"].payload
+    assert isinstance(final, PlanSubmitted) and final.steps["command_fabian"].rolls["cmd.1"] == faces[0]
+
+
+def test_a_check_never_rolls_real_dice_nor_checks_orders_against_them(camp: Campaign) -> None:
+    """The sheet's live check of a command roll not yet made rolls trial dice it never stores or shows, and
+    leaves the orders after it unchecked: a check cannot be fished either."""
+    greedy = {"choices": {"actor": "fabian", "orders": [
+        {"id": f"S{i}", "action": "intrigue_self", "slots": ["special"], "stake": "low"} for i in range(5)]}}
+    head = camp.head_seq
+    for _ in range(5):
+        chk = subs.check_submission(camp, "fabian", {"command_fabian": {"choices": {"stake": "high"}},
+                                                     "orders_fabian": greedy})
+        assert chk.fresh == ("command_fabian",) and chk.unchecked == ("orders_fabian",)
+    assert camp.head_seq == head
+
+
+# ---- checked against what the faction knows ----------------------------------------------------------------
+
+
+def _facts(draw: st.DrawFn, base: SignoriaState) -> SignoriaState:
+    """The truth with random GM-only facts changed: Marburg's resources, loyalty, a statesman killed or added
+    in secret, a GM ruling's hidden flag; nothing of what Fabian may see."""
+    s = base
+    m = s.factions["marburg"].model_copy(update={
+        "power": draw(st.integers(0, 9)), "piety": draw(st.integers(0, 9)), "wealth": draw(st.integers(0, 20)),
+        "army": draw(st.integers(0, 12))})
+    chars = dict(s.characters)
+    for cid, c in s.characters.items():
+        if c.employer == "marburg":
+            chars[cid] = c.model_copy(update={"loyalty": draw(st.integers(-2, 6)),
+                                              "condition": draw(st.sampled_from(["active", "wounded", "dead"]))})
+    if draw(st.booleans()):
+        from kingdomlog.rulesets.signoria.state import Character
+
+        chars["secret-agent"] = Character(id="secret-agent", name="Ombra", employer="marburg", role="statesman",
+                                          traits=("intriguer",))
+    return s.model_copy(update={"factions": {**s.factions, "marburg": m}, "characters": chars,
+                                "flags": (*s.flags, f"secret {draw(st.integers(0, 99))}")})
+
+
+ACTIONS = st.sampled_from(["bribery", "assassination", "scouts", "intrigue_foreign", "war", "hire_troops",
+                           "donation", "felmonte_offer", "liberties", "trade"])
+
+
+@st.composite
+def orders(draw: st.DrawFn) -> list[dict[str, Any]]:
+    out = []
+    for i in range(draw(st.integers(0, 4))):
+        a = draw(ACTIONS)
+        o: dict[str, Any] = {"id": f"O{i}", "action": a, "slots": [draw(st.sampled_from(["special", "ordinary"]))],
+                             "stake": draw(st.sampled_from(["elementary", "low", "high"]))}
+        if a in ("bribery", "assassination"):
+            o["target"] = draw(st.sampled_from(["bianca", "marburg.leader", "secret-agent", "nobody", "cesare"]))
+            o["params"] = {"wealth": draw(st.integers(1, 5))} if a == "bribery" else {}
+        elif a in ("scouts", "intrigue_foreign"):
+            o["target"] = draw(st.sampled_from(["marburg", "gusso", "fabian"]))
+        elif a == "war":
+            o["target"] = draw(st.sampled_from(["marburg", "felmonte", "fabia"]))
+            o["params"] = {"units": draw(st.integers(1, 4))}
+        elif a == "trade":
+            o["target"] = draw(st.sampled_from(["felmonte", "gusso"]))
+        elif a in ("hire_troops",):
+            o["params"] = {"units": draw(st.integers(1, 5))}
+        elif a == "donation":
+            o["params"] = {"piety": draw(st.integers(1, 3))}
+        elif a == "felmonte_offer":
+            o["params"] = {"wealth": draw(st.integers(1, 5))}
+        out.append(o)
+    return out
+
+
+class _Fixed:
+    """A campaign stand-in whose truth is a given state (the submission check's only input of the GM's)."""
+
+    def __init__(self, camp: Campaign, truth: SignoriaState) -> None:
+        self._camp, self._truth = camp, truth
+
+    def state(self, *args: Any, **kwargs: Any) -> SignoriaState:
+        return self._truth
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._camp, name)
+
+
+@pytest.fixture(scope="module")
+def sealed_demo(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
+    camp = copy(tmp_path_factory.mktemp("prop"))
+    subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "low"}}})
+    return camp
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_the_submission_check_depends_only_on_the_factions_view(sealed_demo: Campaign, data: st.DataObject) -> None:
+    """Issue 14: for random orders and two truths that differ only in GM-only facts (Marburg's resources,
+    loyalties, who of its court is alive, a secret statesman, the GM's flags), Fabian's submission check gives
+    the same answer, word for word; and the truths indeed redact to the same view for Fabian."""
+    camp = sealed_demo
+    base = camp.state()
+    one, two = _facts(data.draw, base), _facts(data.draw, base)
+    v = Viewer("player", "fabian")
+    assert RULESET.redact(one, v) == RULESET.redact(two, v)
+    given_orders = {"orders_fabian": {"choices": {"actor": "fabian", "orders": data.draw(orders())}}}
+
+    def answer(truth: SignoriaState) -> str:
+        try:
+            chk = subs.check_submission(_Fixed(camp, truth), "fabian", given_orders)  # type: ignore[arg-type]
+        except KingdomlogError as exc:
+            return f"refused: {exc}"
+        return "accepted: " + json.dumps({k: [d.payload.model_dump(mode="json") for d in v]
+                                          for k, v in chk.events.items()}, sort_keys=True)
+
+    assert answer(one) == answer(two)
+
+
+def test_a_refusal_names_only_what_the_faction_knows(camp: Campaign) -> None:
+    """Issue 14: a GM-only ruling killed Bianca. Fabian's bribe of her passes its check (its view holds no
+    rival court, so the check cannot tell, and says nothing of her); the resolution voids it and tells
+    Fabian only that she could not be found."""
+    ruling = {"turn": 7, "type": "signoria.gm_ruling", "visibility": "gm",
+              "payload": {"gap": "test", "text": "Bianca dies of fever", "effects": [
+                  {"kind": "character", "character": "bianca", "condition": "dead"}]}}
+    camp.append_raw(camp.parse_jsonl([json.dumps(ruling)]))
+    subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "low"}}})
+    bribe = {"choices": {"actor": "fabian", "orders": [{"id": "B", "action": "bribery", "slots": ["ordinary"],
+                                                        "stake": "low", "target": "bianca", "params": {"wealth": 1}}]}}
+    chk = subs.check_submission(camp, "fabian", {"orders_fabian": bribe})
+    assert "dead" not in json.dumps([d.payload.model_dump(mode="json") for d in chk.events["orders_fabian"]])
+    subs.submit(camp, "fabian", {"orders_fabian": bribe})
+    camp.play(Plan(turn=8, seed="gm"))
+    void = [e for e in camp.events() if e.type == "signoria.order_voided"]
+    assert [(e.visibility, e.payload.order, e.payload.reason) for e in void] == [  # type: ignore[attr-defined]
+        ("faction:fabian", "B", "its target 'bianca' could not be found in a rival's service")]
+
+
+# ---- questions, deadlines, readiness -----------------------------------------------------------------------
+
+
+def test_the_core_events_of_the_table_change_no_state(camp: Campaign) -> None:
+    """Deadlines, ready flags, messages, questions and answers are core.* events: is_live and the fold skip
+    them, so a month's table talk changes nothing until the month commits."""
+    before = camp.state().model_dump(mode="json")
+    opened(camp)
+    pbp.mark_ready(camp, "fabian")
+    pbp.send_message(camp, "marburg", ["fabian"], "a word")
+    pbp.answer(camp, "fabian", "dilemma:winter_relief", "give", now=NOW)
+    evs = camp.events()
+    table = [e for e in evs if e.seq > 261]
+    assert {e.type for e in table} == {"core.deadline_set", "core.steps_published", "core.question_posed",
+                                       "core.ready_marked", "core.message_sent", "core.question_answered"}
+    assert not any(is_live(e, frozenset()) for e in table)
+    assert not {e.seq for e in live_events(evs)} & {e.seq for e in table}
+    assert Campaign.open(camp.folder).state(use_cache=False).model_dump(mode="json") == before
+    assert camp.next_turn() == 8
+    every = [provisional(camp.id, 900 + i, Draft(_sample(t), turn=8)) for i, t in enumerate(CORE_EVENT_TYPES[4:])]
+    assert fold(RULESET, camp.state(), every) == camp.state()
+
+
+def _sample(cls: type[Any]) -> Any:
+    from kingdomlog.core import core_events as ce
+
+    samples = {ce.StepsPublished: ce.StepsPublished(turn=8), ce.DeadlineSet: ce.DeadlineSet(turn=8),
+               ce.ReadyMarked: ce.ReadyMarked(turn=8), ce.MessageSent: ce.MessageSent(turn=8, sender="gm", text="x"),
+               ce.OrdersClosed: ce.OrdersClosed(turn=8), ce.DiceSealed: ce.DiceSealed(turn=8, seed="s"),
+               ce.QuestionPosed: ce.QuestionPosed(turn=8, question="q", to="fabian", kind="k", prompt="p",
+                                                  step="p3_war", path=("responses", "c")),
+               ce.QuestionAnswered: ce.QuestionAnswered(turn=8, question="q")}
+    return samples[cls]
+
+
+def test_a_month_runs_itself(camp: Campaign) -> None:
+    """The GM publishes the opening and a deadline that resolves the month; Fabian answers its dilemma,
+    Marburg hires the candidate and marches on Fabia; both are ready: the orders close (the seed is sealed),
+    Fabian is asked how to meet the army, then each side its declarations, a round at a time; the answers
+    (or the defaults) settle it and the month commits by itself."""
+    opened(camp)
+    st0 = pbp.status(camp, now=NOW)
+    assert (st0.stage, st0.time_left(), [p.missing for p in st0.players]) == (
+        "orders", "2 d 0 h", [["command_fabian", "orders_fabian"], ["command_marburg", "orders_marburg"]])
+    pbp.answer(camp, "fabian", "dilemma:winter_relief", "give", now=NOW)
+    pbp.answer(camp, "marburg", "candidate:t8.c1", "hire", now=NOW)
+    subs.submit(camp, "marburg", {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
+    pbp.mark_ready(camp, "fabian")
+    assert pbp.advance(camp, now=NOW).done == []  # Marburg is not ready yet
+    pbp.mark_ready(camp, "marburg")
+    res = pbp.advance(camp, now=NOW)
+    assert res.done[0] == "closed the orders of month 8: every player is ready"
+    assert res.done[1] == "asked fabian: response:8.marburg.W"
+    sealed = subs.sealed_seed(camp.events(), 8)
+    assert sealed and "dice_sealed" not in json.dumps(run("log", str(camp.folder), "--as", "fabian", "--json"))
+    with pytest.raises(RuleError, match="closed"):
+        subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "low"}}})
+    q = pbp.questions(camp, "fabian")[-1]
+    assert q.kind == "defender_response" and "marburg's army has arrived at Fabia" in q.prompt
+    assert "4 units" not in q.prompt  # the defender does not know the attacker's forces yet
+    with pytest.raises(InputError, match="is not one of its answers"):
+        pbp.answer(camp, "fabian", q.id, {"response": "battle", "tactic": "banana"}, now=NOW)
+    with pytest.raises(InputError, match="no question"):
+        pbp.answer(camp, "marburg", q.id, q.options[0].value, now=NOW)
+    pbp.answer(camp, "fabian", q.id, q.options[-1].value, now=NOW)  # defence: shut the gates
+    with pytest.raises(RuleError, match="final"):
+        pbp.answer(camp, "fabian", q.id, q.options[0].value, now=NOW)
+    res = pbp.advance(camp, now=NOW)
+    assert any(line.startswith("committed month 8") for line in res.done), res.done
+    month = [e for e in camp.events() if e.turn == 8]
+    resp = next(e.payload for e in month if e.type == "signoria.defender_responded")
+    assert resp.response == "defence"  # type: ignore[attr-defined]
+    assert any(e.type == "signoria.statesman_hired" for e in month)
+    assert camp.state().dilemmas["fabian"][0].choice == "give"
+    locked = next(e.payload for e in month if e.type == "signoria.orders_locked")
+    assert locked.missing == ()  # type: ignore[attr-defined]  # Fabian's answer is its orders (the dilemma)
+    assert camp.next_turn() == 9 and camp.verify().ok
+
+
+def test_the_default_stands_when_the_deadline_passes(camp: Campaign) -> None:
+    """No ready flags, no answers: at the orders deadline the orders close (Fabian's dilemma takes its default,
+    abstain); Fabian's answer window (12 h) passes: its default response (a battle holding position) stands,
+    then each round's declarations take theirs (none), and the month commits by itself."""
+    opened(camp)
+    subs.submit(camp, "marburg", {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
+    assert pbp.advance(camp, now=NOW + timedelta(days=1)).done == []
+    later = NOW + timedelta(days=2, minutes=1)
+    res = pbp.advance(camp, now=later)
+    assert res.done[0].startswith("closed the orders of month 8: the deadline passed")
+    dilemma = next(q for q in pbp.questions(camp, "fabian") if q.kind == "dilemma")
+    assert dilemma.by_default and dilemma.answer == "abstain"
+    with pytest.raises(RuleError, match="deadline"):
+        pbp.answer(camp, "fabian", "response:8.marburg.W", {"response": "defence"}, now=later + timedelta(hours=13))
+    for _ in range(6):
+        later += timedelta(hours=13)
+        res = pbp.advance(camp, now=later)
+        if res.committed:
+            break
+    assert res.committed is not None, res.status.as_dict()
+    defaults = [e for e in camp.events() if isinstance(e.payload, QuestionAnswered) and e.payload.by_default]
+    assert {e.actor for e in defaults} == {"system"} and len(defaults) >= 2
+    resp = next(e.payload for e in camp.events() if e.type == "signoria.defender_responded" and e.turn == 8)
+    assert (resp.response, resp.tactic) == ("battle", "hold")  # type: ignore[attr-defined]
+    locked = next(e.payload for e in camp.events() if e.type == "signoria.orders_locked" and e.turn == 8)
+    assert locked.missing == ("fabian",)  # type: ignore[attr-defined]
+
+
+def test_the_gm_commits_when_the_month_does_not_resolve_itself(camp: Campaign) -> None:
+    opened(camp, auto=False)
+    pbp.mark_ready(camp, "fabian")
+    pbp.mark_ready(camp, "marburg")
+    res = pbp.advance(camp, now=NOW)
+    assert res.committed is None and res.status.stage == "to resolve"
+    out = run("resolve", str(camp.folder), "--commit")
+    assert "committed month 8" in out and camp.next_turn() == 9
+
+
+def test_ready_and_answers_are_for_the_month_open(camp: Campaign) -> None:
+    opened(camp)
+    with pytest.raises(InputError):
+        pbp.mark_ready(camp, "gm")
+    with pytest.raises(RuleError, match="written for month 7"):
+        pbp.mark_ready(camp, "fabian", turn=7)
+    pbp.mark_ready(camp, "fabian")
+    pbp.mark_ready(camp, "fabian", False)
+    st_ = pbp.status(camp, now=NOW)
+    assert [p.ready for p in st_.players] == [False, False]
+
+
+def test_messages_are_seen_by_their_sender_recipients_and_the_gm(camp: Campaign) -> None:
+    """Private messages carry their sender and recipients as visibility; an open letter is public; the GM
+    reads all; bad recipients and empty texts are refused."""
+    pbp.send_message(camp, "marburg", ["fabian"], "SECRET-TRUCE-1", subject="truce")
+    pbp.send_message(camp, "fabian", [], "OPEN-LETTER-2")
+    pbp.send_message(camp, "gm", ["marburg"], "GM-WORD-3")
+    assert [m.text for m in pbp.messages(camp, "fabian")] == ["SECRET-TRUCE-1", "OPEN-LETTER-2"]
+    assert [m.text for m in pbp.messages(camp, "marburg")] == ["SECRET-TRUCE-1", "OPEN-LETTER-2", "GM-WORD-3"]
+    assert [m.text for m in pbp.messages(camp, "public")] == ["OPEN-LETTER-2"]
+    assert len(pbp.messages(camp, "gm")) == 3
+    vis = [e.visibility for e in camp.events() if e.type == "core.message_sent"]
+    assert vis == ["faction:marburg,faction:fabian", "public", "faction:marburg"]
+    for to, text, err in ((["venezia"], "x", "no player"), (["fabian"], "  ", "empty"), (["marburg"], "x", "else")):
+        with pytest.raises(InputError, match=err):
+            pbp.send_message(camp, "marburg", to, text)
+    assert "GM-WORD-3" not in run("log", str(camp.folder), "--as", "fabian")
+
+
+def test_the_commands_of_the_table(camp: Campaign, tmp_path: Path) -> None:
+    """`kingdomlog deadline / publish / status / answer / message / ready` run a month from the command line."""
+    d = str(camp.folder)
+    plan = tmp_path / "opening.json"
+    plan.write_text(json.dumps(OPENING))
+    assert "orders due" in run("deadline", d, "--in", "2d", "--answers", "12h", "--auto-resolve")
+    assert "dilemma:winter_relief" in run("publish", d, "--plan", str(plan))
+    status = json.loads(run("status", d, "--json"))
+    assert status["stage"] == "orders" and status["waiting_on"] == ["fabian", "marburg"]
+    mine = json.loads(run("status", d, "--as", "fabian", "--json"))
+    assert "players" not in mine and mine["questions"][0]["id"] == "dilemma:winter_relief"
+    listed = run("answer", d, "--as", "fabian")
+    assert "1. open the granaries" in listed and "2. abstain" in listed
+    assert "answered dilemma:winter_relief: open the granaries" in run("answer", d, "dilemma:winter_relief", "1",
+                                                                      "--as", "fabian")
+    assert "sent" in run("message", d, "the", "snow", "comes", "--as", "marburg", "--to", "fabian")
+    assert "the snow comes" in run("message", d, "--as", "fabian", "--list")
+    run("ready", d, "--as", "fabian")
+    out = run("ready", d, "--as", "marburg")
+    assert "closed the orders of month 8" in out and "committed month 8" in out
+    assert Campaign.open(camp.folder).next_turn() == 9
