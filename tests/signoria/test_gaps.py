@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from kingdomlog.core.errors import KingdomlogError
+from kingdomlog.core.errors import InputError, InternalError, RuleError
 from kingdomlog.core.events import Draft, decode_payload, provisional
+from kingdomlog.core.turn import Plan, preview_turn, require_ok
 from kingdomlog.rulesets.signoria import RULESET
 from kingdomlog.rulesets.signoria import events as ev
 
@@ -66,12 +67,16 @@ def test_an_unexpected_exception_is_an_internal_error_naming_the_step(monkeypatc
         raise KeyError("no-such-province")
 
     monkeypatch.setattr("kingdomlog.rulesets.signoria.decide.income_lines", broken)
-    with pytest.raises(RuntimeError) as err:
-        g.try_play(turn_plan(1))
-    assert not isinstance(err.value, KingdomlogError)
-    text = str(err.value)
-    assert "internal error in the rules of step 'turn_open'" in text and "KeyError" in text
+    pv = preview_turn(RULESET, g.state, Plan.parse(turn_plan(1)), campaign="test", turn=1, start_seq=len(g.events),
+                      seed="test-seed")
+    bad = next(s for s in pv.steps if s.error)
+    assert (bad.phase.id, bad.internal) == ("turn_open", True)
+    text = bad.error or ""
+    assert "internal error" in text and "step 'turn_open'" in text and "KeyError" in text and "bug" in text
     assert "malformed" not in text
+    with pytest.raises(InternalError) as err:
+        require_ok(pv)
+    assert not isinstance(err.value, (InputError, RuleError)) and err.value.step == "turn_open"
 
 
 GRANT = {"gap": "§3.2", "text": "the guilds lend their clerks", "visibility": "faction:fabian", "effects": [

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from kingdomlog.core.choices import Choices
-from kingdomlog.core.errors import InputError, KingdomlogError
+from kingdomlog.core.errors import InputError
 from kingdomlog.core.ruleset import Answer, Breakdown, Question, Step, StepContext, Term
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec, PoolSpec
@@ -90,24 +90,14 @@ def cfg(ctx: Ctx) -> dict[str, Any]:
     return ctx.state.config
 
 
-class RulesInternalError(RuntimeError):
-    """A bug in Signoria's rules code met while deciding a step (not the user's input: the typed choices
-    refuse malformed input before ``decide`` runs)."""
-
-
 def guarded(fn: Callable[[Ctx, C], None]) -> Callable[[Ctx, C], None]:
-    """A step's decide: the rules. A rule or input error passes through; any other exception is a bug of the
-    rules and is reported as an internal error naming the step (never as the user's mistake)."""
+    """A step's decide: the rules. A rule or input error passes through, and so does any other exception:
+    ``core.ruleset.run_step`` reports it as an ``InternalError`` naming the step (a bug of the rules, never
+    the user's mistake: the typed choices refuse malformed input before ``decide`` runs)."""
 
     @wraps(fn)
     def run(ctx: Ctx, c: C) -> None:
-        try:
-            fn(ctx, c)
-        except KingdomlogError:
-            raise
-        except Exception as exc:
-            raise RulesInternalError(f"internal error in the rules of step {ctx.step!r}: {type(exc).__name__}: "
-                                     f"{exc} (this is a bug of kingdomlog, not of the choices)") from exc
+        fn(ctx, c)
 
     return run
 
