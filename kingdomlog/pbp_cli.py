@@ -56,16 +56,17 @@ def when(text: str) -> datetime:
     return t.astimezone(UTC)
 
 
-def _advance(camp: Any, quiet: bool = False) -> Any:
+def _advance(camp: Any, viewer: Any = None) -> Any:
+    """Move the turn on and say what that did, as ``viewer`` may hear it (default: the GM; a player is
+    told nothing of another's questions nor the log's seqs)."""
     from kingdomlog.app import pbp
 
     try:
         res = pbp.advance(camp)
     except ConflictError:
         return None  # someone else moved it meanwhile
-    if not quiet:
-        for line in res.done:
-            print(f"  then: {line}")
+    for line in res.for_viewer(viewer if viewer is not None else camp.viewer("gm")):
+        print(f"  then: {line}")
     return res
 
 
@@ -169,7 +170,7 @@ def cmd_ready(args: argparse.Namespace) -> int:
     v = _viewer(camp, args.as_, player=True)
     pbp.mark_ready(camp, v, not args.not_ready)
     print(f"{v.id} is {'not ' if args.not_ready else ''}ready for {camp.ruleset.turn_unit} {camp.next_turn()}")
-    _advance(camp)
+    _advance(camp, v)
     return 0
 
 
@@ -218,7 +219,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     value = _answer_value(q, args.value)
     pbp.answer(camp, v, q.id, value)
     print(f"{v.id} answered {q.id}: {q.label_of(value)}")
-    _advance(camp)
+    _advance(camp, v)
     return 0
 
 
@@ -235,7 +236,8 @@ def cmd_message(args: argparse.Namespace) -> int:
     if not args.text:
         raise InputError("write the message's text (or --list to read yours)")
     res = pbp.send_message(camp, v, args.to or [], " ".join(args.text), subject=args.subject or "")
-    print(f"sent (seq {res.first_seq}) from {v.id} to {', '.join(args.to or []) or 'everyone (an open letter)'}")
+    to = ", ".join(args.to or []) or "everyone (an open letter)"
+    print(f"sent (seq {pbp.own_seq(camp, v, res.first_seq)}) from {v.id} to {to}")
     return 0
 
 

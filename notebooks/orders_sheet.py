@@ -81,7 +81,7 @@ def open_orders(folder: Path, viewer: str) -> dict[str, Any]:
     asked = pbp.questions(camp, v, turn)
     return {"folder": Path(folder), "viewer": who, "turn": turn, "name": camp.config.name, "turn_unit": rs.turn_unit,
             "steps": steps, "choices": choices, "submitted": submitted,
-            "submitted_seq": mine.seq if mine is not None else None,
+            "submitted_seq": pbp.own_seq(camp, v, mine.seq) if mine is not None else None,
             "questions": asked, "answered_in": {q.step: {q.path[0] for q in asked} for q in asked},
             "messages": pbp.messages(camp, v), "others": [p for p in camp.players() if p != who],
             "stage": st.stage, "closed": st.closed, "orders_due": st.orders_due, "time_left": st.time_left(),
@@ -370,7 +370,8 @@ def run_write(start: dict[str, Any], what: str, fn: Any) -> tuple[str, str]:
     except KingdomlogError as exc:
         return "danger", f"**{what}: not done.** {exc}"
     try:
-        moved = pbp.advance(Campaign.open(start["folder"])).done
+        _camp = Campaign.open(start["folder"])
+        moved = pbp.advance(_camp).for_viewer(_camp.viewer(start["viewer"]))
     except KingdomlogError:
         moved = []
     return "success", f"**{what}.** {said}" + (" " + " ".join(f"Then: {m}." for m in moved) if moved else "")

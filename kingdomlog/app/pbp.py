@@ -250,22 +250,49 @@ def posted(events: Sequence[RecordedEvent], turn: int) -> dict[str, Posted]:
 
 
 def questions(camp: Campaign, viewer: str | Viewer, turn: int | None = None) -> list[Posted]:
-    """The questions posted to ``viewer`` (every question for the GM) for ``turn`` (default: the next)."""
+    """The questions posted to ``viewer`` (every question for the GM) for ``turn`` (default: the next).
+
+    ``posted_seq`` is in the viewer's own numbering (``Campaign.visible_events``): a player is never
+    shown where hidden events sit.
+    """
     v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
     events = camp.events()
     t = next_turn(events) if turn is None else turn
-    return [q for q in posted(events, t).values() if v.is_gm or (v.is_player and q.to == v.id)]
+    if v.is_gm:
+        return list(posted(events, t).values())
+    if not v.is_player:
+        return []
+    return [q for q in posted(camp.visible_events(v), t).values() if q.to == v.id]
 
 
 def messages(camp: Campaign, viewer: str | Viewer, turn: int | None = None) -> list[Message]:
-    """The messages ``viewer`` may read (all turns, or ``turn``), oldest first."""
+    """The messages ``viewer`` may read (all turns, or ``turn``), oldest first; ``seq`` in the viewer's
+    own numbering."""
     v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
     out: list[Message] = []
-    for ev in camp.events():
+    for ev in camp.visible_events(v):
         m = ev.payload
-        if isinstance(m, MessageSent) and (turn is None or m.turn == turn) and visible_to(ev.visibility, v):
+        if isinstance(m, MessageSent) and (turn is None or m.turn == turn):
             out.append(Message(ev.seq, m.turn, m.sender, tuple(m.to), m.subject, m.text, ev.recorded_at))
     return out
+
+
+def own_seq(camp: Campaign, viewer: str | Viewer, seq: int) -> int | None:
+    """The GM's ``seq`` of an event as ``viewer`` numbers it (``Campaign.visible_events``); None when
+    the viewer may not see that event. What a page or a command shows a player (its submission, the
+    message it just sent) is numbered this way, never by the log's own seq."""
+    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
+    if v.is_gm:
+        return seq
+    n = 0
+    for ev in camp.events():
+        if visible_to(ev.visibility, v):
+            n += 1
+            if ev.seq == seq:
+                return n
+        elif ev.seq == seq:
+            return None
+    return None
 
 
 def status(camp: Campaign, *, now: datetime | None = None, preview: TurnPreview | None = None) -> TurnStatus:
@@ -507,7 +534,9 @@ def _try_answer(camp: Campaign, q: Posted, value: Any) -> None:
     tp = camp.preview(plan.model_copy(update={"steps": steps}))
     bad = next((s for s in tp.steps if s.error), None)
     if bad is not None and bad.phase.id == q.step:
-        raise RuleError(f"question {q.id}: this answer cannot be used: {bad.error}")
+        # The step ran on the GM's whole state: its words may name what the player does not know.
+        raise RuleError(f"question {q.id}: the rules cannot carry out this answer as things stand; choose"
+                        " another of its answers (or ask the GM)")
 
 
 # ---- moving the turn on --------------------------------------------------------------------------------------
@@ -515,11 +544,22 @@ def _try_answer(camp: Campaign, q: Posted, value: Any) -> None:
 
 @dataclass
 class Advance:
-    """What ``advance`` did (``done``, in words) and where the turn stands now."""
+    """What ``advance`` did (``done``, in words, for the GM) and where the turn stands now.
+
+    ``told``: the same steps as each viewer may hear of them (audience None: everyone; else the one
+    player concerned), without the log's seqs or another player's questions (``for_viewer``).
+    """
 
     done: list[str]
     status: TurnStatus
     committed: AppendResult | None = None
+    told: list[tuple[str | None, str]] = field(default_factory=list)
+
+    def for_viewer(self, viewer: Viewer) -> list[str]:
+        """What ``viewer`` may be told of this advance (the GM: ``done``)."""
+        if viewer.is_gm:
+            return list(self.done)
+        return [line for who, line in self.told if who is None or (viewer.is_player and who == viewer.id)]
 
 
 def _opening_question(q: Question | Posted) -> bool:
@@ -562,6 +602,11 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
     """
     t_now = _now(now)
     done: list[str] = []
+    told: list[tuple[str | None, str]] = []
+
+    def result(st: TurnStatus, res: AppendResult | None = None) -> Advance:
+        return Advance(done, st, res, told)
+
     for _ in range(50):  # every pass appends something or stops
         events = camp.events()
         t = next_turn(events)
@@ -569,13 +614,13 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
         dl = deadline_of(events, t)
         st = status(camp, now=t_now)
         if st.stage == "idle":
-            return Advance(done, st)
+            return result(st)
         closed = subs.orders_closed(events, t)
         if closed is None:
             everyone = bool(st.players) and all(p.ready for p in st.players)
             due = dl is not None and dl.orders_due is not None and t_now >= dl.orders_due
             if not (everyone or due):
-                return Advance(done, st)
+                return result(st)
             if everyone:
                 reason = "every player is ready"
             else:
@@ -583,21 +628,23 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
                 reason = f"the deadline passed ({dl.orders_due:%Y-%m-%d %H:%M} UTC)"
             _close(camp, events, t, reason, [p.id for p in st.players if p.missing])
             done.append(f"closed the orders of {unit} {t}: {reason}")
+            told.append((None, f"the orders of {unit} {t} are closed: {reason}"))
             continue
         gm_plan = plan or Plan(turn=t)
         merged = camp.with_submissions(gm_plan)
         tp = camp.preview(gm_plan)
         if not tp.ok:
-            return Advance(done, status(camp, now=t_now, preview=tp))
+            return result(status(camp, now=t_now, preview=tp))
         asked = posted(events, t)
         todo = pending(tp, merged, asked)
         if not todo:
             go = dl.auto_resolve if commit is None and dl is not None else bool(commit)
             if not go:
-                return Advance(done, status(camp, now=t_now, preview=tp))
+                return result(status(camp, now=t_now, preview=tp))
             res = camp.commit(tp)
             done.append(f"committed {unit} {t} (seq {res.first_seq}..{res.last_seq})")
-            return Advance(done, status(camp, now=t_now), res)
+            told.append((None, f"{unit} {t} is resolved: see your report"))
+            return result(status(camp, now=t_now), res)
         shut = [q for q in todo if _opening_question(q)]
         if shut:  # the orders are closed: a question into them can only take its default now
             drafts = [_posting(q, t, None) for q in shut if q.id not in asked]
@@ -605,6 +652,7 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
                              visibility=f"faction:{q.to}", turn=t) for q in shut]
             camp._append(drafts, expect_seq=_head(events))
             done.append(f"defaults stood for {', '.join(q.id for q in shut)} (the orders are closed)")
+            told.extend((q.to, f"the default stood for {q.id} (the orders are closed)") for q in shut)
             continue
         new = [q for q in todo if q.id not in asked]
         if new:
@@ -612,13 +660,15 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             due_at = t_now + timedelta(hours=hours)
             camp._append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
             done.append(f"asked {', '.join(sorted({q.to for q in new}))}: {', '.join(q.id for q in new)}")
-            return Advance(done, status(camp, now=t_now))
+            told.extend((q.to, f"a question for you: {q.id}") for q in new)
+            return result(status(camp, now=t_now))
         late = [p for p in (asked[q.id] for q in todo) if p.deadline is not None and t_now >= p.deadline]
         if not late:
-            return Advance(done, status(camp, now=t_now))
+            return result(status(camp, now=t_now))
         camp._append([Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
                             visibility=f"faction:{q.to}", turn=t) for q in late], expect_seq=_head(events))
         done.append(f"defaults stood for {', '.join(q.id for q in late)}")
+        told.extend((q.to, f"the default stood for {q.id} (its time ran out)") for q in late)
     raise KingdomlogError("the turn did not settle after 50 steps; this is a bug")  # pragma: no cover
 
 
@@ -658,6 +708,7 @@ __all__ = [
     "close_orders",
     "mark_ready",
     "messages",
+    "own_seq",
     "pending",
     "posted",
     "publish",

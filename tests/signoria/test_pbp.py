@@ -398,5 +398,40 @@ def test_the_commands_of_the_table(camp: Campaign, tmp_path: Path) -> None:
     assert "the snow comes" in run("message", d, "--as", "fabian", "--list")
     run("ready", d, "--as", "fabian")
     out = run("ready", d, "--as", "marburg")
-    assert "closed the orders of month 8" in out and "committed month 8" in out
+    assert "the orders of month 8 are closed: every player is ready" in out and "month 8 is resolved" in out
+    assert "seq" not in out and "committed" not in out  # a player is not told the log's own numbers
     assert Campaign.open(camp.folder).next_turn() == 9
+
+
+def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
+    """Issue 19 item 7 on the table's pages: the seq a player is shown (its messages, its questions, the
+    message it just sent, its submission) is its own numbering (``Campaign.visible_events``), never the
+    log's, so nothing shows where the GM's hidden events sit; an advance tells a player only its own part."""
+    opened(camp)  # the GM's published opening is a GM-only event
+    camp.note("the GM's secret", visibility="gm", title="gm only")
+    pbp.send_message(camp, "marburg", ["fabian"], "a word")
+    subs.submit(camp, "marburg", {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
+    mine = camp.visible_events("fabian")
+    gm = camp.events()
+    assert len(mine) < len(gm)  # there are hidden events before the letter
+    letter = pbp.messages(camp, "fabian")[-1]
+    assert letter.seq == next(e.seq for e in mine if e.type == "core.message_sent")
+    assert letter.seq != next(e.seq for e in gm if e.type == "core.message_sent")
+    assert pbp.messages(camp, "gm")[-1].seq == next(e.seq for e in gm if e.type == "core.message_sent")
+    q = pbp.questions(camp, "fabian")[0]
+    assert q.posted_seq == next(e.seq for e in mine if e.type == "core.question_posed")
+    sub = camp.submissions()["marburg"]
+    assert pbp.own_seq(camp, "fabian", sub.seq) is None  # marburg's orders: not fabian's to number
+    assert pbp.own_seq(camp, "marburg", sub.seq) == len(camp.visible_events("marburg"))
+    assert pbp.own_seq(camp, "gm", sub.seq) == sub.seq
+    out = run("message", str(camp.folder), "hello", "--as", "fabian", "--to", "marburg")
+    assert f"sent (seq {len(camp.visible_events('fabian'))})" in out
+    pbp.mark_ready(camp, "fabian")
+    pbp.mark_ready(camp, "marburg")
+    res = pbp.advance(camp, now=NOW)
+    gm_words = " ".join(res.for_viewer(camp.viewer("gm")))
+    assert "asked fabian: response:8.marburg.W" in gm_words
+    assert res.for_viewer(camp.viewer("fabian")) == [
+        "the orders of month 8 are closed: every player is ready", "a question for you: response:8.marburg.W"]
+    assert res.for_viewer(camp.viewer("marburg")) == ["the orders of month 8 are closed: every player is ready"]
+    assert res.for_viewer(camp.viewer("public")) == ["the orders of month 8 are closed: every player is ready"]
