@@ -267,7 +267,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from kingdomlog.server import serve
 
     return serve(Path(args.dir), host=args.host, port=args.port, secure=args.secure, open_public=args.open_public,
-                 new_credentials=args.new_credentials, gm_sheet=not args.no_gm_sheet)
+                 new_credentials=args.new_credentials, gm_sheet=not args.no_gm_sheet, url=args.url)
 
 
 # ---- parser ------------------------------------------------------------------------------------------------
@@ -282,6 +282,8 @@ def add_commands(sub: Any) -> None:
                                                        "reverse proxy in front, see docs/play-by-post.md)")
     s.add_argument("--port", type=int, default=2730)
     s.add_argument("--secure", action="store_true", help="behind TLS: mark the login cookie Secure, print https links")
+    s.add_argument("--url", help="the address players open (behind a reverse proxy: https://table.example.org); "
+                                 "the printed links use it")
     s.add_argument("--open-public", action="store_true", help="the public view needs no link")
     s.add_argument("--new-credentials", action="store_true", help="make new links for everyone (old ones stop)")
     s.add_argument("--no-gm-sheet", action="store_true", help="do not serve the GM sheet (the GM plays by CLI)")

@@ -358,8 +358,12 @@ async def _ticker(folder: Path, every: float) -> None:
 
 def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bool = False,
           open_public: bool = False, new_credentials: bool = False, gm_sheet: bool = True,
-          tick: float = TICK_SECONDS) -> int:
-    """Serve the whole table from one process until stopped; prints each new credential's link once."""
+          tick: float = TICK_SECONDS, url: str | None = None) -> int:
+    """Serve the whole table from one process until stopped; prints each new credential's link once.
+
+    ``url``: the address the players open (a reverse proxy's ``https://table.example.org``); the links
+    are printed with it instead of ``host:port``.
+    """
     import uvicorn
 
     camp = Campaign.open(folder)
@@ -370,6 +374,10 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bo
     app, served = build(folder, secure=secure, open_public=open_public, gm_sheet=gm_sheet, tick=tick, creds=creds)
     shown = host if host not in ("0.0.0.0", "::") else "127.0.0.1"
     base = f"{'https' if secure else 'http'}://{shown}:{port}"
+    if url:
+        if not url.startswith(("http://", "https://")):
+            raise InputError(f"--url {url!r}: give the address with its scheme (https://table.example.org)")
+        base = url.rstrip("/")
     print(f"Table of {camp.config.name!r} ({folder.resolve()}): {base}/", flush=True)
     for p in served:
         print(f"  {p.path}/  {p.title} (opened by the {p.owner!r} link)", flush=True)
