@@ -163,6 +163,11 @@ def test_an_order_made_unaffordable_voids_itself_not_the_month(game: Game) -> No
     mine = RULESET.redact(game.state, as_viewer("fabian"))
     assert [n.kind for n in mine.notices["fabian"]] == ["order_void"]
     assert "order O1 (hire_troops) is void: costs 2 wealth" in mine.notices["fabian"][0].text
+    report = RULESET.portrait(mine, None, as_viewer("fabian"))  # the report page's picture of the month
+    said = next(sec.lines for sec in report.sections if sec.title == "Reports this month")
+    assert any(line.startswith("Order O1 (hire_troops) is void: costs 2 wealth") for line in said), said
+    rival = RULESET.portrait(RULESET.redact(game.state, as_viewer("marburg")), None, as_viewer("marburg"))
+    assert "O1 (hire_troops)" not in str(rival)
     assert not any(e.type == "signoria.order_voided" for e in filter_visible(game.events, "marburg"))
     assert game.replayed() == game.state
 
