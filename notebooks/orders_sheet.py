@@ -218,7 +218,7 @@ def layout(el: Any, depth: int = 0, name: str = "") -> Any:
     if isinstance(el, mo.ui.dictionary):
         items = dict(el.items())
         if set(items) == {"pick", "other"}:
-            return mo.hstack([items["pick"], items["other"]], justify="start", gap=0.5)
+            return mo.hstack([items["pick"], items["other"]], justify="start", gap=0.5, wrap=True)  # 390 px
         parts = [layout(v, depth + 1, k) for k, v in items.items()]
         if depth >= 3 and len(parts) > 4:
             return mo.accordion({f"{name.replace('_', ' ').capitalize()}: details": mo.hstack(

@@ -65,9 +65,9 @@ def _browser(p: Any) -> Any:
 class Player:
     """One faction's browser: its context, its page, every websocket frame it received."""
 
-    def __init__(self, browser: Any, base: str, who: str, key: str) -> None:
+    def __init__(self, browser: Any, base: str, who: str, key: str, width: int = 1000) -> None:
         self.who, self.base = who, base
-        self.ctx = browser.new_context(viewport={"width": 1000, "height": 2400})
+        self.ctx = browser.new_context(viewport={"width": width, "height": 2400})
         self.page = self.ctx.new_page()
         self.frames: list[str] = []
         self.page.on("websocket", lambda ws: ws.on("framereceived", lambda f: self.frames.append(
@@ -125,7 +125,7 @@ def test_a_whole_month_through_the_one_server(table: Any) -> None:
 
     with sync_playwright() as p:
         browser = _browser(p)
-        fab = Player(browser, base, "fabian", keys["fabian"])
+        fab = Player(browser, base, "fabian", keys["fabian"], width=390)  # a player on a phone
         mar = Player(browser, base, "marburg", keys["marburg"])
         fab.snap("01-fabian-opens")
         assert "The poor of Fabia ask for bread" in fab.page.content()
