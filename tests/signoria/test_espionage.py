@@ -146,3 +146,52 @@ def test_failed_assassination_tells_target_not_sender() -> None:
     note = g.state.notices["fabian"][-1]
     assert note.kind == "assassination_attempt" and "sender" not in note.data
     assert g.state.characters["orsino"].condition == "active"
+
+
+def _questions(g: Game, plan: dict[str, Any]) -> list[Any]:
+    from kingdomlog.core.turn import Plan, preview_turn
+
+    pv = preview_turn(RULESET, g.state, Plan.parse(plan), campaign="test", turn=1, start_seq=len(g.events),
+                      seed="test-seed")
+    assert pv.ok, pv.error
+    return pv.questions
+
+
+def test_the_owner_of_a_bribed_statesman_is_asked_about_a_double_agent() -> None:
+    """Issue 14 item 3, §6.4: Fabian's bribe of Lorenzo fails (3 + 3 + 2 - 2 = 6 < 8); Marburg, not the GM,
+    is asked whether to turn him, with the default 'no' (the bribe failed); its prompt says nothing of the
+    dice or loyalty; answered 'yes', Fabian is told the bribe worked (as in the believed-spy test)."""
+    g = game()
+    plan = turn_plan(1, command={"fabian": ("high", [6, 6])}, orders={"fabian": [
+        {"id": "O1", "action": "bribery", "slots": ["ordinary"], "stake": "high", "target": "lorenzo",
+         "params": {"wealth": 2, "on_success": "spy"}}]}, steps={"p2_espionage": {"rolls": {"fabian.O1.1": [3, 3]}}})
+    qs = [q for q in _questions(g, plan) if q.kind == "double_agent"]
+    assert [(q.id, q.to, q.step, q.path, q.default) for q in qs] == [
+        ("double_agent:fabian.O1", "marburg", "p2_espionage", ("double_agents", "fabian.O1"), False)]
+    assert "loyalty" not in qs[0].prompt and "3" not in qs[0].prompt  # neither the GM's loyalty nor a die
+    assert [a.value for a in qs[0].options] == [True, False]
+    plan["steps"]["p2_espionage"]["choices"] = {"double_agents": {"fabian.O1": True}}
+    assert not [q for q in _questions(g, plan) if q.kind == "double_agent"]  # answered: not asked again
+    g.play(plan)
+    assert g.state.characters["lorenzo"].agent_kind == "double_agent"
+
+
+def test_a_succeeding_heir_s_second_trait_is_asked_of_his_faction() -> None:
+    """Issue 14 item 3, §6.6: Marburg kills Duke Fabian; Cesare (steward) succeeds and Fabian is asked his
+    second trait (neither steward nor liar offered), unanswered rolled; answered 'devout', that is his trait."""
+    g = game()
+    plan = turn_plan(1, command={"marburg": ("high", [6, 6])}, orders={"marburg": [
+        {"id": "S1", "action": "assassination", "slots": ["special"], "stake": "high", "target": "fabian.leader",
+         "params": {"kill_leader": True}}]},
+        steps={"p2_espionage": {"rolls": {"marburg.S1.1": [4, 5], "marburg.S1.2": [5, 5],
+                                          "succession.fabian.cesare.1": [3], "succession.fabian.newheir.1": [6],
+                                          "succession.fabian.newheir.2": [4]}}})
+    qs = [q for q in _questions(g, plan) if q.kind == "heir_trait"]
+    assert [(q.id, q.to, q.path, q.default) for q in qs] == [
+        ("heir_trait:fabian", "fabian", ("successor_traits", "fabian"), None)]
+    offered = {a.value for a in qs[0].options}
+    assert "steward" not in offered and "liar" not in offered and "devout" in offered
+    plan["steps"]["p2_espionage"]["choices"] = {"successor_traits": {"fabian": "devout"}}
+    del plan["steps"]["p2_espionage"]["rolls"]["succession.fabian.cesare.1"]  # chosen: no die for it
+    g.play(plan)
+    assert g.state.characters["cesare"].traits == ("steward", "devout")
