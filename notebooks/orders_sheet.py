@@ -73,7 +73,7 @@ def open_orders(folder: Path, viewer: str) -> dict[str, Any]:
         if sub.get("rolls") and not st_closed(camp, turn):
             try:
                 chk = subs.check_submission(camp, v, {sid: {"choices": sub["choices"]}}, turn=turn)
-                rolled[sid] = draft_items(chk.events.get(sid, []))
+                rolled[sid] = in_words(rs, view, v, chk.events.get(sid, []))
             except KingdomlogError:
                 pass
     st = pbp.status(camp)
@@ -86,6 +86,17 @@ def open_orders(folder: Path, viewer: str) -> dict[str, Any]:
             "messages": pbp.messages(camp, v), "others": [p for p in camp.players() if p != who],
             "stage": st.stage, "closed": st.closed, "orders_due": st.orders_due, "time_left": st.time_left(),
             "ready": bool(me and me.ready), "published": st.published, "hints": hints, "rolled": rolled}
+
+
+@app.function
+def in_words(rs: Any, view: Any, v: Any, drafts: list[Any]) -> str:
+    """What a step recorded, in the ruleset's words for this viewer (its chronicle), else as a list of events."""
+    from kingdomlog.core.events import provisional
+
+    lines = [rs.chronicle(view, provisional("sheet", i + 1, d), view, v) for i, d in enumerate(drafts)]
+    if not lines or not all(lines):
+        return draft_items(drafts)
+    return "<ul>" + "".join(f"<li>{esc(x[:1].upper() + x[1:])}.</li>" for x in lines if x) + "</ul>"
 
 
 @app.function

@@ -435,3 +435,19 @@ def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
         "the orders of month 8 are closed: every player is ready", "a question for you: response:8.marburg.W"]
     assert res.for_viewer(camp.viewer("marburg")) == ["the orders of month 8 are closed: every player is ready"]
     assert res.for_viewer(camp.viewer("public")) == ["the orders of month 8 are closed: every player is ready"]
+
+
+def test_the_command_roll_is_told_in_words(camp: Campaign) -> None:
+    """The sheet and the report tell a command roll as recorded (faces, success, the slots it gave), to its
+    own faction; the rival's chronicle has no such line. Demo month 7: Fabian rolled [3, 3] at low stake (a
+    success, §3.1: 1 special + 2 ordinary)."""
+    from kingdomlog.views import player
+
+    mine = player.player_view(camp.folder, "fabian").history
+    theirs = player.player_view(camp.folder, "marburg").history
+    assert mine is not None and theirs is not None
+    line = ("Our command roll at low stake: 3 and 3, it succeeded; this month we have 1 special and 2 ordinary"
+            " actions.")
+    assert line in mine.stories[-1].lines
+    assert not any("Duke Fabian's command roll" in x or "Fabian's command roll" in x
+                   for s in theirs.stories for x in s.lines)

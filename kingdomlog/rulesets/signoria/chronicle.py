@@ -98,6 +98,16 @@ def _global(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
     return f"news across the League: {p.title}"
 
 
+@narrates("signoria.command_roll")
+def _command(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    """§3.1: the attempt as recorded (faces, success, the slots it gave: version 2 of the event)."""
+    paid = f", a reroll paid with 1 {p.paid_with}" if p.paid_with else ""
+    how = "succeeded" if p.success else "failed"
+    who = "we have" if p.faction == me else f"{fname(a, p.faction)} has"
+    return (f"{_our(a, p.faction, me)} command roll at {p.stake} stake{paid}: {p.dice[0]} and {p.dice[1]}, it {how};"
+            f" this month {who} {p.special} special and {p.ordinary} ordinary actions")
+
+
 @narrates("signoria.orders_submitted")
 def _orders(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
     if not p.orders:
