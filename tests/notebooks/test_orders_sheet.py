@@ -119,7 +119,8 @@ def test_the_command_roll_is_rolled_once_and_sealed(fel: Path) -> None:
     assert Campaign.open(fel).head_seq == head + 1
     defs = run(fel)
     assert "command_fabian" in defs["sealed"]
-    assert "special=1, ordinary=2" in defs["start"]["rolled"]["command_fabian"]
+    rolled = defs["start"]["rolled"]["command_fabian"]  # in words: the faces, the outcome, the slots (§3.1)
+    assert "3 and 4, it succeeded; this month we have 1 special and 2 ordinary actions" in rolled
 
 
 def test_orders_are_built_from_the_rows_and_submitted_once(fel: Path) -> None:
