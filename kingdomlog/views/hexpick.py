@@ -63,7 +63,7 @@ _CSS = """
 """
 
 
-class HexPicker(anywidget.AnyWidget):  # type: ignore[misc]  # anywidget ships no type hints
+class HexPicker(anywidget.AnyWidget):
     """The map with its allowed hexes clickable; ``value`` is the picked hex id ("" when none)."""
 
     _esm = _ESM
