@@ -51,6 +51,8 @@ class MapHex:
     features: tuple[str, ...] = ()
     owner: str = ""
     note: str = ""
+    armies: tuple[str, ...] = ()
+    """Armies standing in the hex as the viewer may know them (``Tatzlford Guard``, ``Stag Lord's bandits (enemy)``)."""
 
     @property
     def placed(self) -> bool:

@@ -329,6 +329,10 @@ class Ruleset:
     """The version of this ruleset's rules code and data (bump it when they change what a fold gives)."""
     chart_figures: ClassVar[tuple[str, ...]] = ()
     """The ``summary`` columns a player view charts over turns, in order."""
+    redacts_hidden_events: ClassVar[bool] = False
+    """True when ``redact(state, viewer)`` itself removes all that events hidden from the viewer put in the
+    state (Signoria's faction views are built that way). Otherwise a player's page shows the state folded from
+    the events that player may see, so a GM-only event's army or hex never reaches it."""
 
     # ---- declarations ------------------------------------------------------------------
 

@@ -218,6 +218,8 @@ def _hex_title(h: MapHex) -> str:
         if h.work_site:
             parts.append(h.work_site)
         parts.extend(h.features)
+        if h.armies:
+            parts.append(("army: " if len(h.armies) == 1 else "armies: ") + ", ".join(h.armies))
     if h.note:
         parts.append(h.note)
     return " · ".join(parts)
@@ -344,6 +346,10 @@ def hex_map_svg(m: MapData, *, selected: str | None = None, allowed: Collection[
                 body.append(f'<rect x="{_num(x - 5.5)}" y="{_num(y - 9.5)}" width="11" height="11" fill="#fff" '
                             'stroke="#222" stroke-width="1.4"/>')
     for (q, r), h in by_pos.items():
+        if h.armies and h.explored:
+            x, y = centres[(q, r)]
+            body.append(_flag(x + s * .42, y - s * .30, len(h.armies)))
+    for (q, r), h in by_pos.items():
         if h.settlement and h.explored:
             x, y = centres[(q, r)]
             body.append(_label(x, y + s * .95 + 2, h.settlement, size=10.5))
@@ -354,6 +360,15 @@ def hex_map_svg(m: MapData, *, selected: str | None = None, allowed: Collection[
                     'stroke-width="3" stroke-dasharray="4 2"/>')
     w, hgt = maxx - minx, maxy - miny
     return _svg(minx, miny, w, hgt, "".join(body), m.title, standalone=standalone, cls="kl-map-hex")
+
+
+def _flag(x: float, y: float, count: int) -> str:
+    """An army's flag at ``(x, y)`` (the pole's foot), with the number of armies when more than one."""
+    out = (f'<line x1="{_num(x)}" y1="{_num(y)}" x2="{_num(x)}" y2="{_num(y - 13)}" stroke="#222" stroke-width="1.3"/>'
+           f'<path d="M{_num(x)},{_num(y - 13)} l9,3 l-9,3 z" fill="#c0392b" stroke="#222" stroke-width="0.8"/>')
+    if count > 1:
+        out += _label(x + 6, y - 1, str(count), size=8, fill="#222")
+    return f'<g class="kl-army" pointer-events="none">{out}</g>'
 
 
 def _hatch(x: float, y: float, s: float) -> str:
@@ -411,6 +426,8 @@ def hex_legend(m: MapData) -> list[tuple[str, str]]:
     if any(h.settlement and not h.capital for h in hexes):
         out.append(('<svg viewBox="0 0 16 16" width="16" height="16"><rect x="3" y="3" width="10" height="10" '
                     'fill="#fff" stroke="#222" stroke-width="1.4"/></svg>', "settlement"))
+    if any(h.armies and h.explored for h in hexes):
+        out.append((f'<svg viewBox="0 0 16 16" width="16" height="16">{_flag(5, 15, 1)}</svg>', "army"))
     kinds: list[str] = []
     for h in hexes:
         for w in ([h.work_site] if h.work_site else []) + list(h.features):

@@ -149,9 +149,24 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
     for ev in visible:
         by_commit.setdefault(ev.commit_id, []).append(ev)
     hist = read_history(rs, camp.context, events, v)
-    per_turn = [{"turn": t, **rs.summary(hist.states[t])} for t in hist.turns]
+    shown = hist.states
+    breakdowns_withheld = False
+    if hist.hidden_live and not v.is_gm and not rs.redacts_hidden_events:
+        # what a GM-only event put in the state (an army, a hex) stays off the page: show the state the
+        # visible events fold to; when they do not fold alone, the numbers stay but their breakdowns go
+        seen, failed = hist.seen()
+        if seen is not None and not failed and seen:
+            first = rs.redact(rs.initial_state(camp.context), v)
+            shown = {t: seen[max(k for k in seen if k <= t)] if any(k <= t for k in seen) else first
+                     for t in hist.turns}
+            if hist.turns:
+                state = shown[hist.turns[-1]]
+        else:
+            breakdowns_withheld = True
+    per_turn = [{"turn": t, **rs.summary(shown[t])} for t in hist.turns]
     last = hist.turns[-1] if hist.turns else None
-    prev = hist.previous(last) if last is not None else None
+    earlier = [t for t in hist.turns if last is not None and t < last]
+    prev = shown[earlier[-1]] if earlier else None
     portrait = rs.portrait(state, prev, v) or generic_portrait(rs, state, prev, camp.config.name)
     labels = {f.key: f.label for f in portrait.figures}
     maps: list[tuple[int, MapData]] = []
@@ -162,7 +177,8 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
     return PlayerView(
         campaign=camp.id, name=camp.config.name, ruleset=rs.name, turn_unit=rs.turn_unit,
         viewer=v.id, last_turn=last, rendered=rs.render(state),
-        summary=rs.summary(state), breakdowns=list(rs.explain(state)), batches=timeline(visible, v),
+        summary=rs.summary(state), breakdowns=[] if breakdowns_withheld else list(rs.explain(state)),
+        batches=timeline(visible, v),
         events=by_commit, notes=notes(visible, v), per_turn=per_turn, chart_figures=rs.chart_figures,
         history=hist, portrait=portrait, maps=maps, labels=labels, ruleset_obj=rs, viewer_obj=v, head=head,
     )

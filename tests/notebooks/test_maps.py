@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 from nb_support import REPO
@@ -11,7 +13,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.mapdata import GridStructure, MapData, MapHex, MapLink, MapParty, MapRegion, SettlementGrid
 from kingdomlog.core.viewers import parse_viewer
 from kingdomlog.rulesets.pf1.mapview import district_grid, pf1_lot
-from kingdomlog.views import maps
+from kingdomlog.views import maps, player
 
 PUBLIC = parse_viewer("public", ())
 GM = parse_viewer("gm", ())
@@ -149,3 +151,54 @@ def test_a_pf1_city_wall_is_drawn_on_its_land_border() -> None:
     svg = maps.settlement_svg(g)
     assert "<title>N: city wall</title>" in svg and "<title>S: water</title>" in svg
     assert "borders: N wall, S water" in maps.settlement_html(g)
+
+
+def test_armies_stand_on_the_map_where_the_log_put_them_and_a_gm_only_army_stays_on_the_gms_map(
+        tmp_path: Path) -> None:
+    """River Kingdom month 15 (pf1 demo): the Tatzlford Guard was raised in the capital's hex h0 and the
+    Stag Lord's bandits (recorded publicly) stand in h11. A second enemy army the GM records for the GM alone
+    shows on the GM's map only, flag and tooltip included."""
+    folder = tmp_path / "river-kingdom"
+    shutil.copytree(REPO / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache", "drafts"))
+    camp = Campaign.open(folder)
+    gm, public = camp.viewer("gm"), camp.viewer("public")
+    at15 = camp.ruleset.map(camp.state(15, viewer=public), public)
+    assert {h.id: h.armies for h in at15.hexes if h.armies} == {
+        "h0": ("Tatzlford Guard",), "h11": ("Stag Lord's bandits (enemy)",)}
+    svg = maps.hex_map_svg(at15)
+    assert svg.count('class="kl-army"') == 2 and "army: Tatzlford Guard" in svg
+    assert "army" in [w for _, w in maps.hex_legend(at15)]
+    turn = camp.next_turn() - 1
+    secret = {"acr": "3", "commander": None, "consumption": 2, "dv": 13, "hd": 20, "hex": "h3", "hp": 22,
+              "id": "A9", "last_battle": None, "max_hp": 22, "morale": 0, "name": "MARAUDERS-7731", "om": 3,
+              "ranged": False, "reserve": False, "resources": {}, "side": "enemy", "size": "Large",
+              "specials": [], "speed": 2, "status": "active", "tactics": [], "unit": "humans (warrior 3)",
+              "unit_cr": "1", "unpaid": False, "wins": 0}
+    camp.append_raw(camp.parse_jsonl([json.dumps({
+        "turn": turn, "type": "pf1.army_recruited", "visibility": "gm",
+        "payload": {"army": secret, "cost_bp": 0, "counts_against_limit": False}})]))
+    gm_map = camp.ruleset.map(camp.state(viewer=gm), gm)
+    assert ("MARAUDERS-7731 (enemy)",) in [h.armies for h in gm_map.hexes]
+    page = player.render_static(folder, "public")
+    assert "MARAUDERS-7731" not in page
+    view = player.player_view(folder, "public")
+    assert view.map is not None and all("MARAUDERS" not in " ".join(h.armies) for h in view.map.hexes)
+    assert "MARAUDERS-7731" in player.render_static(folder, "gm")
+
+
+def test_an_enemy_army_the_gm_has_not_revealed_stays_off_a_pf2e_players_map() -> None:
+    """Stolen Lands month 16 (pf2e demo): the Brightwater Militia at A1 and the Stag Lord's Raiders at B5. With
+    the Raiders unrevealed, a player's map (army_visibility "revealed") holds only the militia."""
+    camp = Campaign.open(REPO / "campaigns" / "stolen-lands")
+    gm, public = camp.viewer("gm"), camp.viewer("public")
+    st = camp.state(16)
+    raiders = next(a for a in st.army_units if a.side == "enemy")  # type: ignore[attr-defined]
+    hidden = st.model_copy(update={"army_units": tuple(
+        a.model_copy(update={"revealed": False}) if a.id == raiders.id else a
+        for a in st.army_units)})  # type: ignore[attr-defined]
+    gm_map = camp.ruleset.map(hidden, gm)
+    players = camp.ruleset.map(camp.ruleset.redact(hidden, public), public)
+    assert {h.id: h.armies for h in gm_map.hexes if h.armies} == {
+        "A1": ("Brightwater Militia",), "B5": ("Stag Lord's Raiders (enemy)",)}
+    assert {h.id: h.armies for h in players.hexes if h.armies} == {"A1": ("Brightwater Militia",)}
+    assert "Raiders" not in maps.hex_map_svg(players)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.aikakirjat.mapview import PLAYERS, province_name, words
@@ -18,15 +19,8 @@ from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 
 Narrator = Callable[[KingdomState, Any, KingdomState], str | None]
-_N: dict[str, Narrator] = {}
-
-
-def narrates(*types: str) -> Callable[[Narrator], Narrator]:
-    def deco(fn: Narrator) -> Narrator:
-        for t in types:
-            _N[t] = fn
-        return fn
-    return deco
+_N: ByName[Narrator] = ByName()
+narrates = _N.on
 
 
 def chronicle(before: KingdomState, event: RecordedEvent, after: KingdomState, viewer: Viewer) -> str | None:

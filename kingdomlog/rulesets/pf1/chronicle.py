@@ -12,21 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1.mapview import ALIGNMENT_WORDS, IMPROVEMENT_WORDS, feature_words, words
 from kingdomlog.rulesets.pf1.state import Pf1State
 
 Narrator = Callable[[Pf1State, Any, Pf1State, Viewer], str | None]
-_N: dict[str, Narrator] = {}
-
-
-def narrates(*types: str) -> Callable[[Narrator], Narrator]:
-    def deco(fn: Narrator) -> Narrator:
-        for t in types:
-            _N[t] = fn
-        return fn
-    return deco
+_N: ByName[Narrator] = ByName()
+narrates = _N.on
 
 
 def chronicle(before: Pf1State, event: RecordedEvent, after: Pf1State, viewer: Viewer) -> str | None:

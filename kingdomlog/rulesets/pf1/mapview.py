@@ -52,6 +52,7 @@ def _sees(h: Hex, viewer: Viewer) -> bool:
 def kingdom_map(s: Pf1State, viewer: Viewer) -> MapData:
     """The kingdom's hexes (fog where ``viewer`` has not explored) and its districts' grids."""
     cities = {c.id: c for c in s.cities.values()}
+    armies = armies_by_hex(s, viewer)
     hexes = []
     for h in s.hexes.values():
         if not _sees(h, viewer):
@@ -64,7 +65,7 @@ def kingdom_map(s: Pf1State, viewer: Viewer) -> MapData:
             work_site=IMPROVEMENT_WORDS.get(h.improvement, h.improvement.lower()) if h.improvement else "",
             features=tuple(feature_words(f) for f in h.features if not f.startswith("TOWN") or not city),
             owner="kingdom" if h.claimed else "",
-            note="" if h.cleared or not h.explored else "not yet cleared"))
+            note="" if h.cleared or not h.explored else "not yet cleared", armies=tuple(armies.get(h.id, ()))))
     grids = []
     for c in dv.live_cities(s):
         ds = [s.districts[d] for d in c.districts if d in s.districts]
@@ -73,6 +74,21 @@ def kingdom_map(s: Pf1State, viewer: Viewer) -> MapData:
     name = s.name or "The kingdom"
     return MapData(title=f"{name}, month {s.turn}" if s.turn else name, hexes=tuple(hexes),
                    parties=(MapParty("kingdom", name, own=True),), settlements=tuple(grids))
+
+
+def armies_by_hex(s: Pf1State, viewer: Viewer) -> dict[str, list[str]]:
+    """Armies in the field by hex (UC Mass Combat), as ``s`` holds them: a player's state is folded from the
+    events that player may see, so an army the GM recorded for the GM alone is not in it. Armies defeated or
+    disbanded are gone from the map; another side's army is named with its side.
+    """
+    out: dict[str, list[str]] = {}
+    for a in s.armies.values():
+        if not a.hex or a.status not in ("active", "routed"):
+            continue
+        side = "" if a.side == "kingdom" else "enemy" if a.side == "enemy" else (
+            s.foreign[a.side].name if a.side in s.foreign else words(a.side))
+        out.setdefault(a.hex, []).append(a.name + (f" ({side})" if side else ""))
+    return out
 
 
 def pf1_lot(i: int) -> int:

@@ -10,23 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf2e.mapview import WORK_SITES, title, words
 from kingdomlog.rulesets.pf2e.state import KingdomState
 
 Narrator = Callable[[KingdomState, Any, KingdomState], str | None]
-_N: dict[str, Narrator] = {}
+_N: ByName[Narrator] = ByName()
+narrates = _N.on
 DEGREES = {"critical_success": "a critical success", "success": "a success", "failure": "a failure",
            "critical_failure": "a critical failure"}
-
-
-def narrates(*types: str) -> Callable[[Narrator], Narrator]:
-    def deco(fn: Narrator) -> Narrator:
-        for t in types:
-            _N[t] = fn
-        return fn
-    return deco
 
 
 def chronicle(before: KingdomState, event: RecordedEvent, after: KingdomState, viewer: Viewer) -> str | None:

@@ -39,6 +39,7 @@ def title(tag: str) -> str:
 def kingdom_map(s: S.KingdomState, viewer: Viewer) -> MapData:
     """The kingdom's hexes (terrain, border, rivers, roads, settlements, work sites, features) and grids."""
     by_hex = {st.hex: st for st in s.settlements}
+    armies = armies_by_hex(s, viewer)
     hexes = []
     for h in s.hexes:
         st = by_hex.get(h.id)
@@ -51,11 +52,24 @@ def kingdom_map(s: S.KingdomState, viewer: Viewer) -> MapData:
         hexes.append(MapHex(h.id, h.q, h.r, h.terrain, claimed=h.claimed, river=h.river, road=h.roads,
                             settlement=st.name if st else "", capital=bool(st and st.capital),
                             work_site=WORK_SITES.get(h.work_site.commodity, "") if h.work_site else "",
-                            features=tuple(feats), owner="kingdom" if h.claimed else "", note=note))
+                            features=tuple(feats), owner="kingdom" if h.claimed else "", note=note,
+                            armies=tuple(armies.get(h.id, ()))))
     grids = tuple(settlement_grid(st) for st in s.settlements)
     name = s.name or "The kingdom"
     return MapData(title=f"{name}, month {s.turn}" if s.turn else name, hexes=tuple(hexes),
                    parties=(MapParty("kingdom", name, own=True),), settlements=grids)
+
+
+def armies_by_hex(s: S.KingdomState, viewer: Viewer) -> dict[str, list[str]]:
+    """The armies in the field, by hex, as ``s`` holds them: a player's state is already redacted (the enemy
+    armies the option ``army_visibility`` lets through). Defeated or lost armies are gone from the map.
+    """
+    out: dict[str, list[str]] = {}
+    for a in s.army_units:
+        if not a.hex or a.conditions.get("defeated") or a.conditions.get("lost"):
+            continue
+        out.setdefault(a.hex, []).append(a.name + ("" if a.side == "kingdom" else " (enemy)"))
+    return out
 
 
 def settlement_grid(st: S.Settlement) -> SettlementGrid:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.signoria.mapview import SOURCE_WORDS, fname
@@ -20,7 +21,8 @@ ORDERED = "What we ordered"
 LEARNED = "What we learned"
 
 Narrator = Callable[[SignoriaState, Any, SignoriaState, str], str | None]
-_N: dict[str, Narrator] = {}
+_N: ByName[Narrator] = ByName()
+narrates = _N.on
 
 ACTION_WORDS = {
     "scouts": "send scouts to", "spy": "place a spy with", "bribe": "bribe a statesman of", "assassinate":
@@ -31,14 +33,6 @@ ACTION_WORDS = {
     "seek a non-aggression pact with", "military_aid": "seek military aid from", "legitimacy":
     "seek a letter of legitimacy from", "buy_felmonte": "bid for Felmonte",
 }
-
-
-def narrates(*types: str) -> Callable[[Narrator], Narrator]:
-    def deco(fn: Narrator) -> Narrator:
-        for t in types:
-            _N[t] = fn
-        return fn
-    return deco
 
 
 def chronicle(before: SignoriaState, event: RecordedEvent, after: SignoriaState, viewer: Viewer) -> str | None:

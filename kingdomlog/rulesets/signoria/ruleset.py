@@ -50,6 +50,7 @@ class SignoriaRuleset(Ruleset):
     name = "Signoria"
     aliases = ("Синьория", "signoria-felmonte", "Signoria of Felmonte")
     turn_unit = "month"
+    redacts_hidden_events = True  # each faction's view is its own belief, built by redact from the truth
 
     @property
     def options(self) -> Sequence[OptionSpec]:
