@@ -136,6 +136,29 @@ def _map_for(rs: Ruleset, hist: History, turn: int, viewer: Viewer) -> MapData |
                    settlements=tuple(g for g in seen.settlements if g.id in grids))
 
 
+LETTERS = "Letters"
+
+
+def _tell_letters(camp: Campaign, v: Viewer, hist: History) -> None:
+    """The letters ``v`` may read (play by post: ``kingdomlog message``), each under its turn's "Letters"."""
+    if v.is_gm:
+        return
+    from kingdomlog.app.pbp import messages
+
+    def who(fid: str) -> str:
+        return "us" if fid == v.id else fid.replace("_", " ").replace("-", " ").title()
+
+    for m in messages(camp, v):
+        st = hist.story(m.turn)
+        if st is None:
+            st = TurnStory(m.turn, turn_title(camp.ruleset.turn_unit, m.turn))
+            hist.stories = sorted([*hist.stories, st], key=lambda x: x.turn)
+        to = ("to " + ", ".join(who(t) for t in m.to)) if m.to else "an open letter"
+        subject = f"“{m.subject}”: " if m.subject else ""
+        text = m.text.strip().rstrip(".")
+        st.sections.setdefault(LETTERS, []).append(f"From {who(m.sender)}, {to}. {subject}{text}.")
+
+
 def player_view(folder: Path, viewer: str) -> PlayerView:
     """Read ``folder`` as ``viewer`` (``gm``, ``public`` or a player/faction id)."""
     camp = Campaign.open(folder)
@@ -163,6 +186,7 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
                 state = shown[hist.turns[-1]]
         else:
             breakdowns_withheld = True
+    _tell_letters(camp, v, hist)
     per_turn = [{"turn": t, **rs.summary(shown[t])} for t in hist.turns]
     last = hist.turns[-1] if hist.turns else None
     earlier = [t for t in hist.turns if last is not None and t < last]

@@ -451,3 +451,26 @@ def test_the_command_roll_is_told_in_words(camp: Campaign) -> None:
     assert line in mine.stories[-1].lines
     assert not any("Duke Fabian's command roll" in x or "Fabian's command roll" in x
                    for s in theirs.stories for x in s.lines)
+
+
+def test_letters_are_told_in_the_reports_of_those_who_may_read_them(camp: Campaign) -> None:
+    """A private letter shows under 'Letters' in its sender's and recipient's reports only; an open letter in
+    every faction's."""
+    from kingdomlog.views import player
+
+    turn = camp.next_turn()
+    pbp.send_message(camp, "marburg", ["fabian"], "SECRET-PACT-3391 at the ford", subject="a pact")
+    pbp.send_message(camp, "fabian", [], "OPEN-WORD-1180 to all the valley")
+
+    def letters(viewer: str) -> list[str]:
+        v = player.player_view(camp.folder, viewer)
+        assert v.history is not None
+        st = v.history.story(turn)
+        return st.sections.get(player.LETTERS, []) if st else []
+
+    assert letters("fabian") == ["From Marburg, to us. “a pact”: SECRET-PACT-3391 at the ford.",
+                                 "From us, an open letter. OPEN-WORD-1180 to all the valley."]
+    assert letters("marburg") == ["From us, to Fabian. “a pact”: SECRET-PACT-3391 at the ford.",
+                                  "From Fabian, an open letter. OPEN-WORD-1180 to all the valley."]
+    public = player.render_static(camp.folder, "public")
+    assert "OPEN-WORD-1180" in public and "SECRET-PACT-3391" not in public
