@@ -13,7 +13,7 @@ from typing import Any
 
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.state import BuiltStructure, Hex, KingdomState, Settlement
+from kingdomlog.rulesets.pf2e.state import BuiltStructure, Hex, KingdomState, OngoingEvent, Settlement
 
 from .helpers import Game, events_of, step_state
 
@@ -159,11 +159,26 @@ def _check(pv: Any, name: str) -> E.CheckResolved:
 
 
 def play_event(name: str, degree: str, *, rolls: dict[str, list[int]] | None = None,
-               choices: dict[str, Any] | None = None, setup: Any = None) -> tuple[dict[str, Any], Any]:
-    """Resolve kingdom event ``name`` in E2 at ``degree``; returns its changes and the recorded check."""
-    steps = {"event.resolve": {"choices": {"event": name, **(choices or {})}, "rolls": {"check": [10]}}}
+               choices: dict[str, Any] | None = None, setup: Any = None,
+               stage: int | None = None) -> tuple[dict[str, Any], Any]:
+    """Resolve kingdom event ``name`` in E2 at ``degree``; returns its changes and the recorded check. With
+    ``stage`` the event is already ongoing at that stage and is checked again (E2 ``events`` row, key
+    ``ongoing1``); roll keys in ``rolls`` are written from ``check`` and moved there."""
+    key = "check"
+    if stage is None:
+        steps = {"event.resolve": {"choices": {"event": name, **(choices or {})}, "rolls": {"check": [10]}}}
+    else:
+        key = "ongoing1"
+        base = setup
+
+        def setup(s: KingdomState) -> KingdomState:
+            s = base(s) if base is not None else s
+            return s.model_copy(update={"ongoing_events": (OngoingEvent(name=name, stage=stage, since_turn=1),)})
+        steps = {"event.resolve": {"choices": {"events": [{"event": name, **(choices or {})}]},
+                                   "rolls": {key: [10]}}}
     chk = _check(kingdom(setup).play(steps), name)
-    steps["event.resolve"]["rolls"] = {"check": [degree_die(chk.modifier, chk.dc, degree)], **(rolls or {})}
+    more = {key + k[len("check"):]: v for k, v in (rolls or {}).items()}
+    steps["event.resolve"]["rolls"] = {key: [degree_die(chk.modifier, chk.dc, degree)], **more}
     pv = kingdom(setup).play(steps)
     got = _check(pv, name)
     assert got.degree == degree, (got.die, got.modifier, got.dc, got.degree)
