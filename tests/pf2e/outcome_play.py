@@ -127,10 +127,13 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
         if h.id in ah:
             o = ah[h.id]
             for flag, now, was in (("river", h.river, o.river), ("lake", h.lake, o.lake), ("roads", h.roads, o.roads),
-                                   ("fortified", h.fortified, o.fortified)):
+                                   ("fortified", h.fortified, o.fortified),
+                                   ("failed_irrigation", h.failed_irrigation, o.failed_irrigation)):
                 extra += [f"+{flag}"] if now and not was else [f"-{flag}"] if was and not now else []
             if h.work_site != o.work_site:
-                extra.append(f"work_site:{h.work_site.commodity if h.work_site else None}")
+                ws = h.work_site
+                extra.append(f"work_site:{ws.commodity if ws else None}"
+                             + (f" doubled through turn {ws.double_until_turn}" if ws and ws.double_until_turn else ""))
         if gained or lost or extra:
             feats[h.id] = [f"+{f}" for f in gained] + [f"-{f}" for f in lost] + extra
     if feats:
@@ -213,3 +216,21 @@ def play_activity(name: str, degree: str, *, row: dict[str, Any] | None = None,
     a, b = _before(pv, step), step_state(pv, step)
     drafts = [d for d in events_of(pv, step) if not (isinstance(d, E.GMRuling) and d.note == act.gm_note)]
     return changes(a, b, drafts, name), got
+
+
+def play_step(step: str, name: str, degree: str, *, choices: dict[str, Any] | None = None,
+              rolls: dict[str, list[int]] | None = None, setup: Any = None,
+              extra: dict[str, Any] | None = None, key: str = "check") -> tuple[dict[str, Any], Any]:
+    """Play the check ``name`` of step ``step`` (a Commerce step, New Leadership ...) at ``degree``."""
+    def steps(die: int, more: dict[str, list[int]] | None) -> dict[str, Any]:
+        out = {"upkeep.resources": {"rolls": {"resource": [4, 4, 4, 4, 4]}},
+               step: {"choices": dict(choices or {}), "rolls": {key: [die], **(more or {})}}}
+        out.update(extra or {})
+        return out
+
+    chk = _check(kingdom(setup).play(steps(10, None)), name)
+    pv = kingdom(setup).play(steps(degree_die(chk.modifier, chk.dc, degree), rolls))
+    got = _check(pv, name)
+    assert got.degree == degree, got
+    a, b = _before(pv, step), step_state(pv, step)
+    return changes(a, b, list(events_of(pv, step)), name), got

@@ -66,6 +66,12 @@ def _shrine(s: KingdomState) -> KingdomState:
     return s.model_copy(update={"settlements": (st, *s.settlements[1:])})
 
 
+def _farmland(s: KingdomState) -> KingdomState:
+    """Farmland on the hills hex H1 (Crop Failure strikes a Farmland hex)."""
+    return s.model_copy(update={"hexes": tuple(h.model_copy(update={"features": (*h.features, "farmland")})
+                                               if h.id == "H1" else h for h in s.hexes)})
+
+
 def _both(*fs: Any) -> Any:
     def setup(s: KingdomState) -> KingdomState:
         for f in fs:
@@ -357,6 +363,14 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
     ("wealthy-immigrant", S, {}, {}, None, {"gm": ["Mansion"]}),
     ("wealthy-immigrant", F, {}, {}, None, {"ongoing": ["wealthy-immigrant"]}),
     ("wealthy-immigrant", CF, {}, {}, None, {"unrest": 1}),
+    # Crop Failure (Agriculture or Wilderness, a Farmland hex). Its published text was not retrieved for this
+    # table (KMT has none; the spec names it under §4.8 Establish Farmland only), so these rows check the
+    # catalogue's reading: cs nothing; s +1 Consumption next turn; f +1d4+1; cf +1d4+1 and the Farmland is lost
+    ("crop-failure", CS, {}, {}, _farmland, {}),
+    ("crop-failure", S, {}, {}, _farmland, {"pending": {"consumption": 1}}),
+    ("crop-failure", F, {}, {"check.e1": [2]}, _farmland, {"pending": {"consumption": 3}}),
+    ("crop-failure", CF, {}, {"check.e1": [3]}, _farmland, {"pending": {"consumption": 4},
+                                                             "features": {"H1": ["-farmland"]}}),
     # the degrees test_event_effects.py leaves out
     # Assassination Attempt cs: lose 1d4 Unrest, a Ruin of your choice -1
     ("assassination-attempt", CS, {"ruin": "crime"}, {"check.e1": [2]}, None, {"unrest": -2, "ruin": {"crime": -1}}),
