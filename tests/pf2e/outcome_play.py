@@ -23,7 +23,7 @@ DEGREES = ("critical_success", "success", "failure", "critical_failure")
 _NOISE = {"step", "used_this_turn", "rp_spent_this_turn", "event_this_turn", "random_event_this_turn",
           "structures_built_this_turn", "counters", "modifiers", "pending", "boons", "cooldowns", "flags", "unrest",
           "rp", "ruin", "commodities", "fame", "diplomatic_relations", "trade_agreements", "ongoing_events",
-          "event_watch", "xp_pending", "hexes", "extra_region", "events_due"}
+          "event_watch", "xp_pending", "hexes", "extra_region", "events_due", "army_units"}
 
 
 def kingdom(setup: Any = None, **options: Any) -> Game:
@@ -138,6 +138,24 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
             feats[h.id] = [f"+{f}" for f in gained] + [f"-{f}" for f in lost] + extra
     if feats:
         out["features"] = feats
+    if a.army_units != b.army_units:
+        olda = {x.id: x for x in a.army_units}
+        armies: dict[str, Any] = {}
+        for x in b.army_units:
+            o = olda.pop(x.id, None)
+            fields = {"hex": x.hex, "hp": x.hp, "conditions": dict(x.conditions), "tactics": list(x.tactics),
+                      "gear": dict(x.gear), "consumption": x.consumption}
+            if o is None:
+                armies[x.id] = {"new": x.type, **fields}
+            else:
+                was = {"hex": o.hex, "hp": o.hp, "conditions": dict(o.conditions), "tactics": list(o.tactics),
+                       "gear": dict(o.gear), "consumption": o.consumption}
+                delta = {k: v for k, v in fields.items() if was[k] != v}
+                if delta:
+                    armies[x.id] = delta
+        for gone in olda:
+            armies[gone] = "gone"
+        out["armies"] = armies
     for k in ("xp_pending", "extra_region"):
         if getattr(b, k) != getattr(a, k):
             out[k] = getattr(b, k) - getattr(a, k)

@@ -56,6 +56,11 @@ def _level9(s: KingdomState) -> KingdomState:
                                 "skills": {**s.skills, "engineering": "master", "folklore": "master"}})
 
 
+def _level9_farmer(s: KingdomState) -> KingdomState:
+    s = _level9(s)
+    return s.model_copy(update={"skills": {**s.skills, "agriculture": "master"}})
+
+
 def _bandits(s: KingdomState) -> KingdomState:
     return s.model_copy(update={"ongoing_events": (OngoingEvent(name="bandit-activity", since_turn=1),)})
 
@@ -249,6 +254,107 @@ ROWS: list[Row] = [
      {"unrest": 3, "cooldowns": {"supplementary-hunting": 3}}),
     ("supplementary-hunting", CF, {"option": 1, "ruin": "strife"}, {}, None, {},
      {"ruin": {"strife": 1}, "cooldowns": {"supplementary-hunting": 3}}),
+    # ---- the degrees test_activity_outcomes.py leaves out, and the activities it does not name
+    # Focused Attention (DC 20; KMT): cs and s alike: +2 circumstance to one check with that skill this turn; f
+    # and cf nothing
+    ("focused-attention", CS, {"skill": "politics"}, {}, None, {},
+     {"mods": [("skill == politics", "circumstance", 2, "once")]}),
+    ("focused-attention", CF, {"skill": "politics"}, {}, None, {}, {}),
+    # Hire Adventurers (KMT: Exploration vs Control DC + the event's modifier; lose 1 rolled Resource Die of
+    # RP; Bandit Activity ongoing): cs the event ends; s +2 circumstance to resolve it this Event phase; f the
+    # next attempt costs 2 Resource Dice (the GM's); cf the same and never again against this event
+    ("hire-adventurers", CS, {}, {"a1.cost": [3]}, _bandits, {}, {"rp": -3, "ongoing": []}),
+    ("hire-adventurers", S, {}, {"a1.cost": [2]}, _bandits, {},
+     {"rp": -2, "mods": [("event == bandit-activity", "circumstance", 2, "end_of_this_turn")]}),
+    ("hire-adventurers", F, {}, {"a1.cost": [4]}, _bandits, {}, {"rp": -4, "gm": ["2 Resource Dice"]}),
+    ("hire-adventurers", CF, {}, {"a1.cost": [1]}, _bandits, {},
+     {"rp": -1, "gm": ["2 Resource Dice"], "cooldowns": {"hire-adventurers:bandit-activity": 1001}}),
+    # Infiltration f, Prognostication f, Provide Care f, Rest and Relax f (KMT): nothing learned / no effect
+    ("infiltration", F, {}, {}, None, {}, {}),
+    ("prognostication", F, {}, {}, None, {}, {}),
+    ("provide-care", F, {}, {}, None, {}, {}),
+    ("rest-and-relax", F, {"skill": "arts"}, {}, None, {}, {}),
+    # Relocate Capital (KMT: Industry, Control DC + 5, to Far with its Town Hall; not again for 3 turns): cs it
+    # moves; f it moves, +1 Unrest and two Ruins +1; cf it stays, +1d4 Unrest, three Ruins +1 and the fourth +3
+    ("relocate-capital", CS, {"settlement": "far"}, {}, None, {},
+     {"cooldowns": {"relocate-capital": 5}, "other": ["settlements"]}),
+    ("relocate-capital", F, {"settlement": "far", "ruins": ["crime", "decay"]}, {}, None, {},
+     {"unrest": 1, "ruin": {"crime": 1, "decay": 1}, "cooldowns": {"relocate-capital": 5},
+      "other": ["settlements"]}),
+    ("relocate-capital", CF, {"settlement": "far", "ruin": "strife"}, {"a1.e1": [2]}, None, {},
+     {"unrest": 2, "ruin": {"corruption": 1, "crime": 1, "decay": 1, "strife": 3},
+      "cooldowns": {"relocate-capital": 5}}),
+    # Request Foreign Aid s (KMT: Mivon's Negotiation DC 14 + 2): a +2 circumstance boon for one check this turn,
+    # or 1 rolled Resource Die of RP that does not become XP
+    ("request-foreign-aid", S, {"group": "mivon", "dc": 14, "option": 0}, {}, None, {},
+     {"boons": [("bonus", 2, 0)], "cooldowns": {"request-foreign-aid:mivon": 2}}),
+    ("request-foreign-aid", S, {"group": "mivon", "dc": 14, "option": 1}, {"a1.e1.o1.e1": [3]}, None, {},
+     {"rp": 3, "cooldowns": {"request-foreign-aid:mivon": 2}, "other": ["rp_no_xp"]}),
+    # Send Diplomatic Envoy cs (KMT: Pitax, DC 15): relations, +2 circumstance to checks with them until the
+    # next Kingdom turn
+    ("send-diplomatic-envoy", CS, {"group": "pitax", "dc": 15}, {}, None, {},
+     {"relations": ["mivon", "pitax"], "mods": [("target == pitax", "circumstance", 2, "end_of_this_turn")]}),
+    # Supernatural Solution (KMT): s the second-roll boon (10 XP if unused) and lose 1d4 RP; f lose 2d6 RP
+    ("supernatural-solution", S, {}, {"a1.e2": [2]}, None, {}, {"boons": [("second_roll", 0, 10)], "rp": -2}),
+    ("supernatural-solution", F, {}, {"a1.e1": [3, 4]}, None, {}, {"rp": -7}),
+    # Fortify Hex (KMT, hills H1: 2 RP): f nothing built. Clear Hex (KMT, hills H1: 2 RP): s the hex is cleared
+    # (what it clears is the GM's); f nothing
+    ("fortify-hex", F, {"hex": "H1"}, {}, None, {}, {"rp": -2}),
+    ("clear-hex", S, {"hex": "H1"}, {}, None, {}, {"rp": -2, "gm": ["cleared"]}),
+    ("clear-hex", F, {"hex": "H1"}, {}, None, {}, {"rp": -2}),
+    # Evangelize the End (KMT, Folklore): cs lose 1d4 Unrest and either Crime -2, Corruption -1 or Strife -1; f
+    # lose 1 Unrest
+    ("evangelize-the-end", CS, {"option": 0}, {"a1.e1": [3]}, None, {}, {"unrest": -3, "ruin": {"crime": -2}}),
+    ("evangelize-the-end", F, {}, {}, None, {}, {"unrest": -1}),
+    # Process Hidden Fees (KMT, Trade): s 1 Resource Die next turn, next turn's attempt a degree worse; cf 1
+    # Resource Die, +1d6 Unrest, not next turn
+    ("process-hidden-fees", S, {}, {}, None, {},
+     {"pending": {"bonus_dice": 1}, "cooldowns": {"process-hidden-fees:noticed": 3}}),
+    ("process-hidden-fees", CF, {}, {"a1.e2": [4]}, None, {},
+     {"pending": {"bonus_dice": 1}, "unrest": 4, "cooldowns": {"process-hidden-fees": 3}}),
+    # Show of Force f (KMT): +1 Unrest. Spread the Legend (KMT, Arts): s lose 1d6 Unrest; cf +1d4 Unrest
+    ("show-of-force", F, {}, {}, None, {}, {"unrest": 1}),
+    ("spread-the-legend", S, {}, {"a1.e1": [5]}, None, {}, {"unrest": -5}),
+    ("spread-the-legend", CF, {}, {"a1.e1": [2]}, None, {}, {"unrest": 2}),
+    # Warfare Exercises (KMT, Warfare; a level-1 kingdom): cs +1 circumstance to every Army activity this turn,
+    # the next critical failure of one a failure (the GM's); s +1 to the first Army activity; f nothing; cf the
+    # next failure of an Army activity a critical failure (the GM's)
+    ("warfare-exercises", CS, {}, {}, None, {},
+     {"mods": [("category == army", "circumstance", 1, "end_of_this_turn")], "gm": ["critical failure"]}),
+    ("warfare-exercises", S, {}, {}, None, {}, {"mods": [("category == army", "circumstance", 1, "once")]}),
+    ("warfare-exercises", F, {}, {}, None, {}, {}),
+    ("warfare-exercises", CF, {}, {}, None, {}, {"gm": ["critical failure"]}),
+    # Cleanse Item and Naval Support (KMT: story activities whose results are the GM's; Cleanse Item's DC too)
+    ("cleanse-item", CS, {"dc": 15}, {}, None, {}, {"gm": ["cleansed"]}),
+    ("cleanse-item", S, {"dc": 15}, {}, None, {}, {"gm": ["cleansed"]}),
+    ("cleanse-item", F, {"dc": 15}, {}, None, {}, {}),
+    ("cleanse-item", CF, {"dc": 15}, {}, None, {}, {}),
+    ("naval-support", CS, {}, {}, None, {}, {"gm": ["naval support"]}),
+    ("naval-support", S, {}, {}, None, {}, {"gm": ["naval support"]}),
+    ("naval-support", F, {}, {}, None, {}, {}),
+    ("naval-support", CF, {}, {}, None, {}, {}),
+    # Harvest Azure Lily Pollen (KMT: DC 30 Agriculture, master; not again next turn): cs 2 doses (the GM's); s
+    # 1 dose and a DC 11 check, on a failure +1 Crime; f +1 Crime; cf +1d4 Unrest, +1 Corruption, +2 Crime
+    ("harvest-azure-lily-pollen", CS, {}, {}, _level9_farmer, LEVEL9,
+     {"gm": ["2 doses"], "cooldowns": {"harvest-azure-lily-pollen": 3}}),
+    ("harvest-azure-lily-pollen", S, {}, {"a1.e2.flat": [3]}, _level9_farmer, LEVEL9,
+     {"gm": ["1 dose"], "ruin": {"crime": 1}, "cooldowns": {"harvest-azure-lily-pollen": 3}}),
+    ("harvest-azure-lily-pollen", F, {}, {}, _level9_farmer, LEVEL9,
+     {"ruin": {"crime": 1}, "cooldowns": {"harvest-azure-lily-pollen": 3}}),
+    ("harvest-azure-lily-pollen", CF, {}, {"a1.e1": [2]}, _level9_farmer, LEVEL9,
+     {"unrest": 2, "ruin": {"corruption": 1, "crime": 2}, "cooldowns": {"harvest-azure-lily-pollen": 3}}),
+    # Recruit Army (KMT; Infantry, Warfare vs its Recruitment DC 15): cs recruited, efficient; s recruited; f
+    # not; cf +1 Unrest and no recruiting until next turn
+    # (a level-1 Infantry: 4 HP, Consumption 1, in the capital's hex H0)
+    ("recruit-army", CS, {"army_type": "infantry", "army_id": "militia", "skill": "warfare"}, {}, None, {},
+     {"armies": {"militia": {"new": "infantry", "hex": "H0", "hp": 4, "conditions": {"efficient": 1}, "tactics": [],
+                             "gear": {}, "consumption": 1}}}),
+    ("recruit-army", S, {"army_type": "infantry", "army_id": "militia", "skill": "warfare"}, {}, None, {},
+     {"armies": {"militia": {"new": "infantry", "hex": "H0", "hp": 4, "conditions": {}, "tactics": [], "gear": {},
+                             "consumption": 1}}}),
+    ("recruit-army", F, {"army_type": "infantry", "army_id": "militia", "skill": "warfare"}, {}, None, {}, {}),
+    ("recruit-army", CF, {"army_type": "infantry", "army_id": "militia", "skill": "warfare"}, {}, None, {},
+     {"unrest": 1, "cooldowns": {"recruit-army": 3}}),
 ]
 
 
