@@ -23,7 +23,7 @@ DEGREES = ("critical_success", "success", "failure", "critical_failure")
 _NOISE = {"step", "used_this_turn", "rp_spent_this_turn", "event_this_turn", "random_event_this_turn",
           "structures_built_this_turn", "counters", "modifiers", "pending", "boons", "cooldowns", "flags", "unrest",
           "rp", "ruin", "commodities", "fame", "diplomatic_relations", "trade_agreements", "ongoing_events",
-          "event_watch", "xp_pending", "hexes", "extra_region", "events_due", "army_units"}
+          "event_watch", "xp_pending", "hexes", "extra_region", "events_due", "army_units", "leaders", "turn"}
 
 
 def kingdom(setup: Any = None, **options: Any) -> Game:
@@ -138,6 +138,33 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
             feats[h.id] = [f"+{f}" for f in gained] + [f"-{f}" for f in lost] + extra
     if feats:
         out["features"] = feats
+    roles = {r: {k: v for k, v in b.leaders[r].model_dump().items() if a.leaders[r].model_dump().get(k) != v}
+             for r in b.leaders if r in a.leaders and b.leaders[r] != a.leaders[r]}
+    if roles:
+        out["leaders"] = roles
+    olds_ = {x.id: x for x in a.settlements}
+    built: dict[str, list[str]] = {}
+    lots: dict[str, list[str]] = {}
+    for x in b.settlements:
+        o = olds_.get(x.id)
+        if o is None:
+            continue
+        now, was = sorted(y.name for y in x.structures), sorted(y.name for y in o.structures)
+        diff_ = [f"+{n}" for n in now if now.count(n) > was.count(n)] + \
+                [f"-{n}" for n in was if was.count(n) > now.count(n)]
+        if diff_:
+            built[x.id] = sorted(set(diff_))
+        cells = [f"{bi}.{li}: {o.blocks[bi][li] if bi < len(o.blocks) else ''!r} -> {v!r}"
+                 for bi, blk in enumerate(x.blocks) for li, v in enumerate(blk)
+                 if v != (o.blocks[bi][li] if bi < len(o.blocks) else "")]
+        if cells:
+            lots[x.id] = cells
+        if x.paid_unbuilt != o.paid_unbuilt:
+            lots.setdefault(x.id, []).append(f"paid_unbuilt: {x.paid_unbuilt}")
+    if built:
+        out["structures"] = built
+    if lots:
+        out["lots"] = lots
     if a.army_units != b.army_units:
         olda = {x.id: x for x in a.army_units}
         armies: dict[str, Any] = {}
@@ -170,6 +197,8 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
 
 def _before(pv: Any, step: str) -> KingdomState:
     ids = [s.phase.id for s in pv.steps]
+    if ids.index(step) == 0:
+        return pv.state_before  # type: ignore[no-any-return]
     prev = pv.steps[ids.index(step) - 1]
     assert prev.state_after is not None
     return prev.state_after  # type: ignore[no-any-return]

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.state import Hex, KingdomState, OngoingEvent
+from kingdomlog.rulesets.pf2e.state import Hex, KingdomState, OngoingEvent, UsedActivity
 
 from . import test_activity_outcomes as older_activities
 from . import test_event_effects as older_events
@@ -378,4 +378,158 @@ def test_activity_degree(name: str, degree: str, row: dict[str, Any], rolls: dic
     more = {k if "." in k else f"upkeep.{k}": {"choices": v} for k, v in extra.items() if k == "consumption"}
     ex = {**{k: v for k, v in extra.items() if k != "consumption"}, **more}
     got, _ = play_activity(name, degree, row=row, rolls=rolls, setup=setup, extra=ex)
+    _compare(got, want, degree)
+
+
+def _used_last_turn(name: str, category: str) -> Any:
+    def setup(s: KingdomState) -> KingdomState:
+        return s.model_copy(update={"used_last_turn": (UsedActivity(name=name, category=category),)})
+    return setup
+
+
+def _agreement(s: KingdomState) -> KingdomState:
+    return s.model_copy(update={"trade_agreements": ("mivon",)})
+
+
+def _rubble_lot(s: KingdomState) -> KingdomState:
+    st = s.settlements[0]
+    st = st.model_copy(update={"blocks": (("houses", "bank", "rubble", ""),)})
+    return s.model_copy(update={"settlements": (st, *s.settlements[1:])})
+
+
+# §4.9 Build Structure (a Granary: 12 RP and 2 Lumber, Agriculture DC 15, in Oakhold's lot 2) and Demolish
+# (Engineering; Oakhold's lot 2 is rubble): build cs built and half the Commodities back (1 Lumber); s built; f
+# not built, paid (a retry costs nothing); cf not built, the lot becomes Rubble. Demolish cs a whole structure
+# cleared (the Houses) or 1d6 of lumber/stone/ore recovered from a single lot; s the lot cleared; f it stays
+# Rubble; cf it stays and Unrest +1
+CIVIC: list[Row] = [
+    ("build-structure", CS, {"structure": "granary", "block": 0, "lots": [2]}, {}, None, {},
+     {"rp": -12, "goods": {"lumber": -1}, "structures": {"oakhold": ["+granary"]},
+      "lots": {"oakhold": ["0.2: '' -> 'granary'"]}, "other": ["settlements"]}),
+    ("build-structure", S, {"structure": "granary", "block": 0, "lots": [2]}, {}, None, {},
+     {"rp": -12, "goods": {"lumber": -2}, "structures": {"oakhold": ["+granary"]},
+      "lots": {"oakhold": ["0.2: '' -> 'granary'"]}, "other": ["settlements"]}),
+    ("build-structure", F, {"structure": "granary", "block": 0, "lots": [2]}, {}, None, {},
+     {"rp": -12, "goods": {"lumber": -2}, "lots": {"oakhold": ["paid_unbuilt: ('granary',)"]},
+      "other": ["settlements"]}),
+    ("build-structure", CF, {"structure": "granary", "block": 0, "lots": [2]}, {}, None, {},
+     {"rp": -12, "goods": {"lumber": -2}, "lots": {"oakhold": ["0.2: '' -> 'rubble'"]}, "other": ["settlements"]}),
+    ("demolish", CS, {"block": 0, "lot": 0}, {}, _rubble_lot, {},
+     {"structures": {"oakhold": ["-houses"]}, "lots": {"oakhold": ["0.0: 'houses' -> ''"]}, "other": ["settlements"]}),
+    ("demolish", CS, {"block": 0, "lot": 2, "recover": "stone"}, {"a1.e1.recover": [3]}, _rubble_lot, {},
+     {"goods": {"stone": 3}, "lots": {"oakhold": ["0.2: 'rubble' -> ''"]}, "other": ["settlements"]}),
+    ("demolish", S, {"block": 0, "lot": 2}, {}, _rubble_lot, {},
+     {"lots": {"oakhold": ["0.2: 'rubble' -> ''"]}, "other": ["settlements"]}),
+    ("demolish", F, {"block": 0, "lot": 2}, {}, _rubble_lot, {}, {}),
+    ("demolish", CF, {"block": 0, "lot": 2}, {}, _rubble_lot, {}, {"unrest": 1}),
+]
+
+
+@pytest.mark.parametrize(("name", "degree", "row", "rolls", "setup", "extra", "want"), CIVIC,
+                         ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(CIVIC)])
+def test_civic_activity_degree(name: str, degree: str, row: dict[str, Any], rolls: dict[str, list[int]],
+                               setup: Any, extra: dict[str, Any], want: dict[str, Any]) -> None:
+    got, _ = play_activity(name, degree, row=row, rolls=rolls, setup=setup, extra=extra)
+    _compare(got, want, degree)
+
+
+ECON, CULT, LOY = "ability:economy", "ability:culture", "ability:loyalty"
+NEW_EMISSARY = {"role": "emissary", "holder": "Hal", "kind": "pc", "skill": "intrigue", "invested": False}
+NEW_RULER = {"role": "ruler", "holder": "Hal", "kind": "pc", "skill": "politics", "invested": True}
+# (activity, degree, step, choices, rolls, setup, expected changes): the Commerce activities of §4.3 and New
+# Leadership (§4.2), played in their own steps (their d20 under the key "check", New Leadership's "nl1")
+STEP_ROWS: list[tuple[str, str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, Any]]] = [
+    # §4.3 Collect Taxes (Trade): cs +2 circumstance to Economy checks this turn; s +1 (and +1 Unrest if used
+    # last turn); f +1 and Unrest +1 (+2 if used last turn); cf Unrest +2 and a Ruin +1
+    ("collect-taxes", CS, "commerce.taxes", {"mode": "collect-taxes"}, {}, None,
+     {"mods": [(ECON, "circumstance", 2, "end_of_this_turn")]}),
+    ("collect-taxes", S, "commerce.taxes", {"mode": "collect-taxes"}, {}, None,
+     {"mods": [(ECON, "circumstance", 1, "end_of_this_turn")]}),
+    ("collect-taxes", S, "commerce.taxes", {"mode": "collect-taxes"}, {}, _used_last_turn("collect-taxes", "commerce"),
+     {"mods": [(ECON, "circumstance", 1, "end_of_this_turn")], "unrest": 1}),
+    ("collect-taxes", F, "commerce.taxes", {"mode": "collect-taxes"}, {}, None,
+     {"mods": [(ECON, "circumstance", 1, "end_of_this_turn")], "unrest": 1}),
+    ("collect-taxes", F, "commerce.taxes", {"mode": "collect-taxes"}, {}, _used_last_turn("collect-taxes", "commerce"),
+     {"mods": [(ECON, "circumstance", 1, "end_of_this_turn")], "unrest": 2}),
+    ("collect-taxes", CF, "commerce.taxes", {"mode": "collect-taxes", "ruin": "decay"}, {}, None,
+     {"unrest": 2, "ruin": {"decay": 1}}),
+    # §4.3 Improve Lifestyle (Politics): cs +2 circumstance to Culture checks this turn; s +1; f +1 Culture and
+    # -1 Economy; cf -1 Economy, Unrest +1, a Ruin +1
+    ("improve-lifestyle", CS, "commerce.expenses", {"activity": "improve-lifestyle"}, {}, None,
+     {"mods": [(CULT, "circumstance", 2, "end_of_this_turn")]}),
+    ("improve-lifestyle", S, "commerce.expenses", {"activity": "improve-lifestyle"}, {}, None,
+     {"mods": [(CULT, "circumstance", 1, "end_of_this_turn")]}),
+    ("improve-lifestyle", F, "commerce.expenses", {"activity": "improve-lifestyle"}, {}, None,
+     {"mods": [(CULT, "circumstance", 1, "end_of_this_turn"), (ECON, "circumstance", -1, "end_of_this_turn")]}),
+    ("improve-lifestyle", CF, "commerce.expenses", {"activity": "improve-lifestyle", "ruin": "strife"}, {}, None,
+     {"mods": [(ECON, "circumstance", -1, "end_of_this_turn")], "unrest": 1, "ruin": {"strife": 1}}),
+    # §4.3 Tap Treasury (Statecraft): cs the gold is taken (outside the kingdom), a debt until repaid; s the same
+    # and -1 Economy to the end of next turn; f -1 Loyalty and -1 Economy to the end of next turn; cf as failure,
+    # Unrest +1 and a Ruin +1
+    ("tap-treasury", CS, "commerce.expenses", {"activity": "tap-treasury"}, {}, None, {"other": ["treasury_debt"]}),
+    ("tap-treasury", S, "commerce.expenses", {"activity": "tap-treasury"}, {}, None,
+     {"other": ["treasury_debt"], "mods": [(ECON, "circumstance", -1, "end_of_next_turn")]}),
+    ("tap-treasury", F, "commerce.expenses", {"activity": "tap-treasury"}, {}, None,
+     {"mods": [(ECON, "circumstance", -1, "end_of_next_turn"), (LOY, "circumstance", -1, "end_of_next_turn")]}),
+    ("tap-treasury", CF, "commerce.expenses", {"activity": "tap-treasury", "ruin": "crime"}, {}, None,
+     {"mods": [(ECON, "circumstance", -1, "end_of_next_turn"), (LOY, "circumstance", -1, "end_of_next_turn")],
+      "unrest": 1, "ruin": {"crime": 1}}),
+    # §4.3 Trade Commodities (Industry; 2 Lumber traded): cs 2 x 2 = 4 Resource Dice next turn; s 2; f 1; cf none
+    # (the Lumber stays spent; +1 Unrest if traded last turn)
+    ("trade-commodities", CS, "commerce.trade", {"commodity": "lumber", "quantity": 2}, {}, None,
+     {"goods": {"lumber": -2}, "pending": {"bonus_dice": 4}}),
+    ("trade-commodities", S, "commerce.trade", {"commodity": "lumber", "quantity": 2}, {}, None,
+     {"goods": {"lumber": -2}, "pending": {"bonus_dice": 2}}),
+    ("trade-commodities", F, "commerce.trade", {"commodity": "lumber", "quantity": 2}, {}, None,
+     {"goods": {"lumber": -2}, "pending": {"bonus_dice": 1}}),
+    ("trade-commodities", CF, "commerce.trade", {"commodity": "lumber", "quantity": 2}, {}, None,
+     {"goods": {"lumber": -2}}),
+    ("trade-commodities", CF, "commerce.trade", {"commodity": "lumber", "quantity": 1}, {},
+     _used_last_turn("trade-commodities", "commerce"), {"goods": {"lumber": -1}, "unrest": 1}),
+    # §4.3 Manage Trade Agreements (Trade; 1 agreement: 2 RP): cs next turn +1 Resource Die and 1 Commodity of
+    # choice; s the die or the Commodity; f +1 RP next turn; cf no benefit and not next turn
+    ("manage-trade-agreements", CS, "commerce.agreements",
+     {"activity": "manage-trade-agreements", "agreements": 1, "goods": {"ore": 1}}, {}, _agreement,
+     {"rp": -2, "pending": {"bonus_dice": 1, "commodities": {"ore": 1}}}),
+    ("manage-trade-agreements", S, "commerce.agreements",
+     {"activity": "manage-trade-agreements", "agreements": 1, "option": 0}, {}, _agreement,
+     {"rp": -2, "pending": {"bonus_dice": 1}}),
+    ("manage-trade-agreements", S, "commerce.agreements",
+     {"activity": "manage-trade-agreements", "agreements": 1, "option": 1, "goods": {"stone": 1}}, {}, _agreement,
+     {"rp": -2, "pending": {"commodities": {"stone": 1}}}),
+    ("manage-trade-agreements", F, "commerce.agreements", {"activity": "manage-trade-agreements", "agreements": 1},
+     {}, _agreement, {"rp": -2, "pending": {"rp": 1}}),
+    ("manage-trade-agreements", CF, "commerce.agreements", {"activity": "manage-trade-agreements", "agreements": 1},
+     {}, _agreement, {"rp": -2, "cooldowns": {"manage-trade-agreements": 3}}),
+    # §4.2 New Leadership (Intrigue for the Emissary: +2 matching; Hal, a PC, replaces the NPC Elsa). Its step
+    # opens the turn, so each row also holds the turn's Fame point (§4.12). cs Hal takes office with +1
+    # circumstance to his checks to the end of next turn; s takes office; f takes office with -1 circumstance
+    # to his checks until a later Loyalty check removes it; cf the role is vacant, Unrest +1
+    ("new-leadership", CS, "upkeep.leadership", {"new_leadership": [NEW_EMISSARY]}, {}, None,
+     {"fame": 1, "leaders": {"emissary": {"holder": "Hal", "kind": "pc", "leadership_modifier": 1,
+                                          "leadership_modifier_until": 3}}}),
+    ("new-leadership", S, "upkeep.leadership", {"new_leadership": [NEW_EMISSARY]}, {}, None,
+     {"fame": 1, "leaders": {"emissary": {"holder": "Hal", "kind": "pc"}}}),
+    ("new-leadership", F, "upkeep.leadership", {"new_leadership": [NEW_EMISSARY]}, {}, None,
+     {"fame": 1, "leaders": {"emissary": {"holder": "Hal", "kind": "pc", "leadership_modifier": -1}}}),
+    ("new-leadership", CF, "upkeep.leadership", {"new_leadership": [NEW_EMISSARY]}, {}, None,
+     {"fame": 1, "unrest": 1, "leaders": {"emissary": {"holder": None, "kind": "pc"}}}),
+    # assigning a Ruler (Politics: +2 matching, -4 for a Ruler): +1 Unrest unless a critical success
+    ("new-leadership", CS, "upkeep.leadership", {"new_leadership": [NEW_RULER]}, {}, None,
+     {"fame": 1, "leaders": {"ruler": {"holder": "Hal", "leadership_modifier": 1, "leadership_modifier_until": 3}}}),
+    ("new-leadership", S, "upkeep.leadership", {"new_leadership": [NEW_RULER]}, {}, None,
+     {"fame": 1, "unrest": 1, "leaders": {"ruler": {"holder": "Hal"}}}),
+    ("new-leadership", F, "upkeep.leadership", {"new_leadership": [NEW_RULER]}, {}, None,
+     {"fame": 1, "unrest": 1, "leaders": {"ruler": {"holder": "Hal", "leadership_modifier": -1}}}),
+]
+
+
+@pytest.mark.parametrize(("name", "degree", "step", "choices", "rolls", "setup", "want"), STEP_ROWS,
+                         ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(STEP_ROWS)])
+def test_commerce_and_upkeep_activity_degree(name: str, degree: str, step: str, choices: dict[str, Any],
+                                             rolls: dict[str, list[int]], setup: Any, want: dict[str, Any]) -> None:
+    got, _ = play_step(step, name, degree, choices=choices, rolls=rolls, setup=setup,
+                       key="nl1" if name == "new-leadership" else "check")
+    if name == "new-leadership" and degree == CS:
+        got["fame"] -= 1  # the critical success's own +1 Fame (§3.0.1 step 7) beside the turn's
     _compare(got, want, degree)
