@@ -326,7 +326,10 @@ def req_garrison_site(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -
     if not site:
         raise ctx.fail(f"{a.name}'s hex {a.hex or '(none)'} has no Refuge, settlement or Work Site",
                        "Appendix 3 Garrison Army")
-    prep["target"] = site
+    # the site picks the skill; the target is that army at this location: a critical failure bars garrisoning
+    # "that army at this location again for 4 Kingdom turns" (published), not every army at every such site
+    prep["site"] = site
+    prep["target"] = f"{a.id}@{h.id}" if h is not None else a.id
     prep["hex"] = E.HexIn(id=h.id, terrain=h.terrain) if h is not None else None
 
 
@@ -620,7 +623,7 @@ def _cooldowns(ctx: Ctx, act: T.Activity, prep: Prep) -> None:
 def _skill(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> str:
     s = ctx.state
     skill = str(prep.get("skill") or row.skill or (act.skills[0] if act.skills else ""))
-    by_target = act.skill_by_target.get(str(prep.get("target", "")))
+    by_target = act.skill_by_target.get(str(prep.get("site", prep.get("target", ""))))
     if by_target:
         skill = by_target
     if act.new_skill_each_turn:
