@@ -171,12 +171,14 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
         for x in b.army_units:
             o = olda.pop(x.id, None)
             fields = {"hex": x.hex, "hp": x.hp, "conditions": dict(x.conditions), "tactics": list(x.tactics),
-                      "gear": dict(x.gear), "consumption": x.consumption}
+                      "gear": dict(x.gear), "consumption": x.consumption,
+                      "garrison_consumption": x.garrison_consumption}
             if o is None:
                 armies[x.id] = {"new": x.type, **fields}
             else:
                 was = {"hex": o.hex, "hp": o.hp, "conditions": dict(o.conditions), "tactics": list(o.tactics),
-                       "gear": dict(o.gear), "consumption": o.consumption}
+                       "gear": dict(o.gear), "consumption": o.consumption,
+                       "garrison_consumption": o.garrison_consumption}
                 delta = {k: v for k, v in fields.items() if was[k] != v}
                 if delta:
                     armies[x.id] = delta

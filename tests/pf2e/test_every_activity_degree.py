@@ -348,10 +348,10 @@ ROWS: list[Row] = [
     # (a level-1 Infantry: 4 HP, Consumption 1, in the capital's hex H0)
     ("recruit-army", CS, {"army_type": "infantry", "army_id": "militia", "skill": "warfare"}, {}, None, {},
      {"armies": {"militia": {"new": "infantry", "hex": "H0", "hp": 4, "conditions": {"efficient": 1}, "tactics": [],
-                             "gear": {}, "consumption": 1}}}),
+                             "gear": {}, "consumption": 1, "garrison_consumption": 0}}}),
     ("recruit-army", S, {"army_type": "infantry", "army_id": "militia", "skill": "warfare"}, {}, None, {},
      {"armies": {"militia": {"new": "infantry", "hex": "H0", "hp": 4, "conditions": {}, "tactics": [], "gear": {},
-                             "consumption": 1}}}),
+                             "consumption": 1, "garrison_consumption": 0}}}),
     ("recruit-army", F, {"army_type": "infantry", "army_id": "militia", "skill": "warfare"}, {}, None, {}, {}),
     ("recruit-army", CF, {"army_type": "infantry", "army_id": "militia", "skill": "warfare"}, {}, None, {},
      {"unrest": 1, "cooldowns": {"recruit-army": 3}}),
@@ -533,3 +533,116 @@ def test_commerce_and_upkeep_activity_degree(name: str, degree: str, step: str, 
     if name == "new-leadership" and degree == CS:
         got["fame"] -= 1  # the critical success's own +1 Fame (§3.0.1 step 7) beside the turn's
     _compare(got, want, degree)
+
+
+def _militia(**over: Any) -> Any:
+    """A level-1 Infantry 'militia' of the kingdom in H0 (and, with ``enemy``, a level-1 enemy Infantry there)."""
+    from kingdomlog.rulesets.pf2e.state import Army
+    from kingdomlog.rulesets.pf2e.warfare import new_army
+
+    enemy = over.pop("enemy", False)
+
+    def make(aid: str, side: str, **upd: Any) -> Army:
+        a = new_army(T.army_defs()["infantry"], 1, aid, side=side, hex_id="H0")
+        return Army(**{**a.model_dump(), "tactics": tuple(a.tactics), **upd})
+
+    def setup(s: KingdomState) -> KingdomState:
+        units = (make("militia", "kingdom", **over), *((make("raiders", "enemy"),) if enemy else ()))
+        return s.model_copy(update={"army_units": units})
+    return setup
+
+
+def _arts_expert(setup: Any) -> Any:
+    """Recover on a shaken army with Arts (the catalogue asks Arts at expert for every Recover; KMT's Shaken
+    text allows it untrained, see the report)."""
+    def both(s: KingdomState) -> KingdomState:
+        s = setup(s)
+        return s.model_copy(update={"skills": {**s.skills, "arts": "expert"}})
+    return both
+
+
+# The Army activities (AoN 1847; A4, one per army). Published texts: Garrison, Outfit, Recover, Offensive
+# Gambit and Disband from KMT data/kingdom-activities; Deploy's and Train's are kept in KMT's lang/en.json and
+# were not retrieved for this table, so those rows check the catalogue's reading (named so in the report).
+ARMY: list[Row] = [
+    # Deploy (Exploration, to the claimed hills H1): cs it arrives, efficient; s it arrives; f it arrives weary
+    # 1 and a DC 6 flat check or 1 HP lost; cf lost, +1d4 Unrest and a DC 11 flat check or 1 HP lost
+    ("deploy", CS, {"army": "militia", "hex": "H1", "skill": "exploration"}, {}, _militia(), {},
+     {"armies": {"militia": {"hex": "H1", "conditions": {"efficient": 1}}}}),
+    ("deploy", S, {"army": "militia", "hex": "H1", "skill": "exploration"}, {}, _militia(), {},
+     {"armies": {"militia": {"hex": "H1"}}}),
+    ("deploy", F, {"army": "militia", "hex": "H1", "skill": "exploration"}, {"a1.e3.flat": [3]}, _militia(), {},
+     {"armies": {"militia": {"hex": "H1", "hp": 3, "conditions": {"weary": 1}}}}),
+    ("deploy", CF, {"army": "militia", "hex": "H1", "skill": "exploration"}, {"a1.e2": [2], "a1.e3.flat": [5]},
+     _militia(), {}, {"unrest": 2, "armies": {"militia": {"hp": 3, "conditions": {"lost": 1}}}}),
+    # Garrison (Politics in a settlement's hex): cs fortified until deployed, Consumption -2 (to at least 1);
+    # s fortified; f fortified until the next turn begins (the GM's); cf not, +1 Unrest, not here for 4 turns
+    ("garrison", CS, {"army": "militia"}, {}, _militia(), {},
+     {"armies": {"militia": {"conditions": {"fortified": 1}, "garrison_consumption": 2}}}),
+    ("garrison", S, {"army": "militia"}, {}, _militia(), {}, {"armies": {"militia": {"conditions": {"fortified": 1}}}}),
+    ("garrison", F, {"army": "militia"}, {}, _militia(), {},
+     {"armies": {"militia": {"conditions": {"fortified": 1}}}, "gm": ["next Kingdom turn"]}),
+    ("garrison", CF, {"army": "militia"}, {}, _militia(), {}, {"unrest": 1, "cooldowns": {"garrison:militia@H0": 6}}),
+    # Outfit (Trade, a dose of healing potions: 15 RP): cs outfitted and efficient; s outfitted; f unusable, the
+    # RP refunded; cf unusable (the RP spent)
+    ("outfit", CS, {"army": "militia", "gear": "healing-potions"}, {}, _militia(), {},
+     {"rp": -15, "armies": {"militia": {"gear": {"healing-potions": 1}, "conditions": {"efficient": 1}}}}),
+    ("outfit", S, {"army": "militia", "gear": "healing-potions"}, {}, _militia(), {},
+     {"rp": -15, "armies": {"militia": {"gear": {"healing-potions": 1}}}}),
+    ("outfit", F, {"army": "militia", "gear": "healing-potions"}, {}, _militia(), {}, {}),
+    ("outfit", CF, {"army": "militia", "gear": "healing-potions"}, {}, _militia(), {}, {"rp": -15}),
+    # Recover (shaken 2, Arts; damaged 2 of 4 HP, Defense): cs the condition -2 / +2 HP; s -1 / +1 HP; f
+    # nothing; cf +1 Unrest
+    ("recover", CS, {"army": "militia", "condition": "shaken", "skill": "arts"}, {},
+     _arts_expert(_militia(conditions={"shaken": 2})), {}, {"armies": {"militia": {"conditions": {}}}}),
+    ("recover", S, {"army": "militia", "condition": "shaken", "skill": "arts"}, {},
+     _arts_expert(_militia(conditions={"shaken": 2})), {}, {"armies": {"militia": {"conditions": {"shaken": 1}}}}),
+    ("recover", CS, {"army": "militia", "condition": "hp", "skill": "defense"}, {}, _militia(hp=2), {},
+     {"armies": {"militia": {"hp": 4}}}),
+    ("recover", S, {"army": "militia", "condition": "hp", "skill": "defense"}, {}, _militia(hp=2), {},
+     {"armies": {"militia": {"hp": 3}}}),
+    ("recover", F, {"army": "militia", "condition": "shaken", "skill": "arts"}, {},
+     _arts_expert(_militia(conditions={"shaken": 2})), {}, {}),
+    ("recover", CF, {"army": "militia", "condition": "shaken", "skill": "arts"}, {},
+     _arts_expert(_militia(conditions={"shaken": 2})), {}, {"unrest": 1}),
+    # Train (Warfare, Keen Eyed): cs learned, efficient; s learned; f not; cf weary 1
+    ("train", CS, {"army": "militia", "tactic": "keen-eyed", "skill": "warfare"}, {}, _militia(), {},
+     {"armies": {"militia": {"tactics": ["keen-eyed"], "conditions": {"efficient": 1}}}}),
+    ("train", S, {"army": "militia", "tactic": "keen-eyed", "skill": "warfare"}, {}, _militia(), {},
+     {"armies": {"militia": {"tactics": ["keen-eyed"]}}}),
+    ("train", F, {"army": "militia", "tactic": "keen-eyed", "skill": "warfare"}, {}, _militia(), {}, {}),
+    ("train", CF, {"army": "militia", "tactic": "keen-eyed", "skill": "warfare"}, {}, _militia(), {},
+     {"armies": {"militia": {"conditions": {"weary": 1}}}}),
+    # Offensive Gambit (Intrigue vs the enemy's Scouting DC; both in H0): cs +2 to the kingdom's initiative (the
+    # battle's flag) and the enemy shaken 1; s +2 to initiative; f no advantage; cf the enemy anticipated it
+    # (the GM's)
+    ("offensive-gambit", CS, {"army": "militia", "enemy": "raiders", "skill": "intrigue"}, {}, _militia(enemy=True),
+     {}, {"flags": ["offensive-gambit-critical"], "armies": {"raiders": {"conditions": {"shaken": 1}}}}),
+    ("offensive-gambit", S, {"army": "militia", "enemy": "raiders", "skill": "intrigue"}, {}, _militia(enemy=True),
+     {}, {"flags": ["offensive-gambit"]}),
+    ("offensive-gambit", F, {"army": "militia", "enemy": "raiders", "skill": "intrigue"}, {}, _militia(enemy=True),
+     {}, {}),
+    ("offensive-gambit", CF, {"army": "militia", "enemy": "raiders", "skill": "intrigue"}, {}, _militia(enemy=True),
+     {}, {"gm": ["anticipated"]}),
+]
+
+
+@pytest.mark.parametrize(("name", "degree", "row", "rolls", "setup", "extra", "want"), ARMY,
+                         ids=[f"{r[0]}-{r[1]}-{i}" for i, r in enumerate(ARMY)])
+def test_army_activity_degree(name: str, degree: str, row: dict[str, Any], rolls: dict[str, list[int]],
+                              setup: Any, extra: dict[str, Any], want: dict[str, Any]) -> None:
+    got, _ = play_activity(name, degree, row=row, rolls=rolls, setup=setup, extra=extra)
+    _compare(got, want, degree)
+
+
+def test_disband_needs_no_check_and_the_army_is_gone() -> None:
+    """Disband Army (KMT: no check needed): the army is disbanded and no longer counts for Consumption; its one
+    outcome is the success's."""
+    from .outcome_play import _before, changes, events_of, kingdom, step_state
+
+    pv = kingdom(_militia()).play({"activity.army": {"choices": {"activities": [
+        {"activity": "disband", "army": "militia"}]}}})
+    assert not [d for d in events_of(pv, "activity.army") if type(d).__name__ == "CheckResolved"]
+    got = changes(_before(pv, "activity.army"), step_state(pv, "activity.army"), events_of(pv, "activity.army"),
+                  "disband")
+    assert got == {"armies": {"militia": "gone"}}
