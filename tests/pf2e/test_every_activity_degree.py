@@ -646,3 +646,45 @@ def test_disband_needs_no_check_and_the_army_is_gone() -> None:
     got = changes(_before(pv, "activity.army"), step_state(pv, "activity.army"), events_of(pv, "activity.army"),
                   "disband")
     assert got == {"armies": {"militia": "gone"}}
+
+
+# ---------------------------------------------------------------- coverage
+
+def _degrees_with_outcomes(entry: Any) -> tuple[str, ...]:
+    """The degrees an activity or event has: an activity without a check (dc = "none") has only the success's
+    outcome; every other one all four (§3.0.1)."""
+    return ("success",) if str(getattr(entry, "dc", "")) == "none" else DEGREES
+
+
+def _table_pairs(*tables: list[Any]) -> set[tuple[str, str]]:
+    return {(row[0], row[1]) for table in tables for row in table}
+
+
+def test_every_activity_of_the_data_is_played_at_every_degree() -> None:
+    """Issue 15 "Must show": each activity of data/activities.toml appears in a hand-written table at every
+    degree it has (this file's tables and test_activity_outcomes.CASES; Disband by its own test). A new activity
+    without its rows fails here, naming it and the missing degrees."""
+    covered = _table_pairs(older_activities.CASES, ROWS, CIVIC, STEP_ROWS, ARMY) | {("disband", "success")}
+    missing = {a.name: [d for d in _degrees_with_outcomes(a) if (a.name, d) not in covered]
+               for a in T.base_activities().values()}
+    missing = {k: v for k, v in missing.items() if v}
+    assert missing == {}, f"activities without a hand-written row at these degrees: {missing}"
+    assert len(T.base_activities()) == 66
+
+
+def test_every_event_of_the_data_is_played_at_every_degree() -> None:
+    """Each kingdom event of data/events.toml appears in a hand-written table at every degree
+    (test_every_event_degree.ROWS and test_event_effects.CASES), and a staged event at every degree of every
+    later stage too (test_every_event_degree.STAGE2)."""
+    covered = _table_pairs(older_events.CASES, every_event.ROWS)
+    staged = _table_pairs(every_event.STAGE2)
+    missing: dict[str, list[str]] = {}
+    for e in T.base_events().values():
+        gaps = [d for d in DEGREES if (e.name, d) not in covered]
+        if e.stage_outcomes:
+            assert len(e.stage_outcomes) == 1, f"{e.name}: a table for each later stage is needed"
+            gaps += [f"stage 2 {d}" for d in DEGREES if (e.name, d) not in staged]
+        if gaps:
+            missing[e.name] = gaps
+    assert missing == {}, f"events without a hand-written row at these degrees: {missing}"
+    assert len(T.base_events()) == 56

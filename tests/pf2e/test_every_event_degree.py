@@ -376,6 +376,16 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
     ("assassination-attempt", CS, {"ruin": "crime"}, {"check.e1": [2]}, None, {"unrest": -2, "ruin": {"crime": -1}}),
     # Drug Den (continuous, ends on a critical success): cs stopped
     ("drug-den", CS, {}, {}, None, {}),
+    # cf: +1d4 Unrest; Decay and Crime, "one score by 1, the other score by 2" (the players choose which); the
+    # den's Residential lot (Oakhold's Houses) becomes rubble; the den moves (the GM's)
+    ("drug-den", CF, {"option": 0}, {"check.e1": [3]}, None,
+     {"unrest": 3, "ruin": {"decay": 1, "crime": 2}, "structures": {"oakhold": ["-houses"]},
+      "lots": {"oakhold": ["0.0: 'houses' -> 'rubble'"]}, "gm": ["moves"], "ongoing": ["drug-den"],
+      "other": ["settlements"]}),
+    ("drug-den", CF, {"option": 1}, {"check.e1": [1]}, None,
+     {"unrest": 1, "ruin": {"decay": 2, "crime": 1}, "structures": {"oakhold": ["-houses"]},
+      "lots": {"oakhold": ["0.0: 'houses' -> 'rubble'"]}, "gm": ["moves"], "ongoing": ["drug-den"],
+      "other": ["settlements"]}),
     # Food Surplus cs: skip next turn's Pay Consumption (recorded as -99 Consumption next turn), 1d6 Food
     ("food-surplus", CS, {}, {"check.e2": [3]}, province, {"pending": {"consumption": -99}, "goods": {"food": 3}}),
     # Inquisition cf: +1d4 Unrest, two Ruins +1, and a structure targeted (a Defense check, the GM's)
