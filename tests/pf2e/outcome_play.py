@@ -9,6 +9,7 @@ failure; a natural 20 or 1 moves the degree one step).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from kingdomlog.rulesets.pf2e import events as E
@@ -26,11 +27,20 @@ _NOISE = {"step", "used_this_turn", "rp_spent_this_turn", "event_this_turn", "ra
           "event_watch", "xp_pending", "hexes", "extra_region", "events_due", "army_units", "leaders", "turn"}
 
 
+@functools.lru_cache(maxsize=8)
+def _founded(options: tuple[tuple[str, Any], ...]) -> tuple[KingdomState, int, int]:
+    """The section 6 founding, played once per set of options (states are immutable, so sharing is safe)."""
+    g = Game(options=dict(options)).found()
+    return g.state, g.seq, g.turn
+
+
 def kingdom(setup: Any = None, **options: Any) -> Game:
     """The section 6 kingdom at turn 2 with room for every outcome: Unrest 8 (reductions are not floored),
     every activity unlocked, more skills trained, a Bank in the capital, a second settlement Far (a Town Hall) in
     H2, hills H1 and a forest H3 with a river on the map, diplomatic relations with Mivon."""
-    g = Game(options={"unlock_all_activities": True, **options}).found()
+    opts = {"unlock_all_activities": True, **options}
+    g = Game(options=opts)
+    g.state, g.seq, g.turn = _founded(tuple(sorted(opts.items())))
     skills = {**g.state.skills, **dict.fromkeys(("magic", "statecraft", "scholarship", "defense", "folklore",
                                                  "exploration", "engineering", "industry", "warfare", "agriculture",
                                                  "wilderness", "boating"), "trained")}
