@@ -561,9 +561,8 @@ def _arts_expert(setup: Any) -> Any:
     return both
 
 
-# The Army activities (AoN 1847; A4, one per army). Published texts: Garrison, Outfit, Recover, Offensive
-# Gambit and Disband from KMT data/kingdom-activities; Deploy's and Train's are kept in KMT's lang/en.json and
-# were not retrieved for this table, so those rows check the catalogue's reading (named so in the report).
+# The Army activities (AoN 1847; A4, one per army). Published texts: KMT data/kingdom-activities (Garrison,
+# Outfit, Recover, Offensive Gambit, Disband) and KMT lang/en.json (Deploy Army, Train Army).
 ARMY: list[Row] = [
     # Deploy (Exploration, to the claimed hills H1): cs it arrives, efficient; s it arrives; f it arrives weary
     # 1 and a DC 6 flat check or 1 HP lost; cf lost, +1d4 Unrest and a DC 11 flat check or 1 HP lost

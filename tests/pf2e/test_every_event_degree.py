@@ -267,10 +267,10 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
     ("a-devil-comes-calling", CF, {"ruins": ["corruption", "decay", "strife"]}, {"check.e1": [4]}, None,
      {"unrest": 4, "ruin": {"corruption": 1, "decay": 1, "strife": 1}, "gm": ["vacant"],
       "ongoing": ["a-devil-comes-calling"]}),
-    # Bandit Activity (+1, Defense, continuous, ends on a critical success). Published text not retrieved for
-    # this table (KMT keeps it in lang/en.json); the critical success's +1 circumstance to Economy checks for 2
-    # turns is from the published modifier, the rest is the catalogue's reading: cs lose 1d4 Unrest; s 1 fewer
-    # Resource Die next turn; f +1 Unrest, 4 fewer; cf +1d4 Unrest, a Ruin +1, 4 fewer (or halved, the GM's)
+    # Bandit Activity (+1, Defense, continuous, ends on a critical success; text in KMT lang/en.json): cs lose
+    # 1d4 Unrest and +1 circumstance to Economy checks during the next turn; s 1 fewer Resource Die next turn; f
+    # +1 Unrest, 4 fewer; cf +1d4 Unrest, a Ruin +1, next turn's dice halved or 4 fewer, whichever is lower
+    # (4 fewer applied; the halving left to the GM's note)
     ("bandit-activity", CS, {}, {"check.e1": [3]}, None,
      {"unrest": -3, "mods": [("ability == economy", "circumstance", 1, "end_of_next_turn")]}),
     ("bandit-activity", S, {}, {}, None, {"pending": {"penalty_dice": 1}, "ongoing": ["bandit-activity"]}),
@@ -363,9 +363,8 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
     ("wealthy-immigrant", S, {}, {}, None, {"gm": ["Mansion"]}),
     ("wealthy-immigrant", F, {}, {}, None, {"ongoing": ["wealthy-immigrant"]}),
     ("wealthy-immigrant", CF, {}, {}, None, {"unrest": 1}),
-    # Crop Failure (Agriculture or Wilderness, a Farmland hex). Its published text was not retrieved for this
-    # table (KMT has none; the spec names it under §4.8 Establish Farmland only), so these rows check the
-    # catalogue's reading: cs nothing; s +1 Consumption next turn; f +1d4+1; cf +1d4+1 and the Farmland is lost
+    # Crop Failure (a Farmland hex; text in KMT lang/en.json): cs contained, no effect; s +1 Consumption next
+    # turn; f +1d4+1 Consumption next turn; cf the same and the Farmland is destroyed
     ("crop-failure", CS, {}, {}, _farmland, {}),
     ("crop-failure", S, {}, {}, _farmland, {"pending": {"consumption": 1}}),
     ("crop-failure", F, {}, {"check.e1": [2]}, _farmland, {"pending": {"consumption": 3}}),
