@@ -474,3 +474,19 @@ def test_event_second_stage_degree(name: str, degree: str, choices: dict[str, An
     got, chk = play_event(name, degree, rolls=rolls, choices=choices, setup=setup, stage=1)
     assert chk.skill == "folklore"
     _compare(got, want, degree)
+
+
+def test_food_surplus_critical_success_skips_next_turns_consumption() -> None:
+    """Food Surplus cs (published): "skip the entire Pay Consumption step of the Upkeep phase of your next
+    Kingdom turn". Two villages would cost 2 Food; next turn's U4 pays nothing."""
+    from kingdomlog.rulesets.pf2e import events as E
+
+    from .helpers import events_of
+    from .outcome_play import kingdom
+
+    g = kingdom()
+    g.play({"event.resolve": {"choices": {"event": "food-surplus"}, "rolls": {"check": [20], "check.e2": [1]}}})
+    pv = g.play({})
+    paid = next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid))
+    assert (paid.consumption, paid.food, paid.rp) == (0, 0, 0)
+    assert [(t.label, t.value) for t in paid.terms][:2] == [("Oakhold (village)", 1), ("Far (village)", 1)]
