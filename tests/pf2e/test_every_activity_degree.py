@@ -552,15 +552,6 @@ def _militia(**over: Any) -> Any:
     return setup
 
 
-def _arts_expert(setup: Any) -> Any:
-    """Recover on a shaken army with Arts (the catalogue asks Arts at expert for every Recover; KMT's Shaken
-    text allows it untrained, see the report)."""
-    def both(s: KingdomState) -> KingdomState:
-        s = setup(s)
-        return s.model_copy(update={"skills": {**s.skills, "arts": "expert"}})
-    return both
-
-
 # The Army activities (AoN 1847; A4, one per army). Published texts: KMT data/kingdom-activities (Garrison,
 # Outfit, Recover, Offensive Gambit, Disband) and KMT lang/en.json (Deploy Army, Train Army).
 ARMY: list[Row] = [
@@ -590,20 +581,20 @@ ARMY: list[Row] = [
      {"rp": -15, "armies": {"militia": {"gear": {"healing-potions": 1}}}}),
     ("outfit", F, {"army": "militia", "gear": "healing-potions"}, {}, _militia(), {}, {}),
     ("outfit", CF, {"army": "militia", "gear": "healing-potions"}, {}, _militia(), {}, {"rp": -15}),
-    # Recover (shaken 2, Arts; damaged 2 of 4 HP, Defense): cs the condition -2 / +2 HP; s -1 / +1 HP; f
-    # nothing; cf +1 Unrest
+    # Recover (shaken 2, Arts, trained; damaged 2 of 4 HP, Defense): cs the condition -2 / +2 HP; s -1 / +1 HP;
+    # f nothing; cf +1 Unrest
     ("recover", CS, {"army": "militia", "condition": "shaken", "skill": "arts"}, {},
-     _arts_expert(_militia(conditions={"shaken": 2})), {}, {"armies": {"militia": {"conditions": {}}}}),
+     _militia(conditions={"shaken": 2}), {}, {"armies": {"militia": {"conditions": {}}}}),
     ("recover", S, {"army": "militia", "condition": "shaken", "skill": "arts"}, {},
-     _arts_expert(_militia(conditions={"shaken": 2})), {}, {"armies": {"militia": {"conditions": {"shaken": 1}}}}),
+     _militia(conditions={"shaken": 2}), {}, {"armies": {"militia": {"conditions": {"shaken": 1}}}}),
     ("recover", CS, {"army": "militia", "condition": "hp", "skill": "defense"}, {}, _militia(hp=2), {},
      {"armies": {"militia": {"hp": 4}}}),
     ("recover", S, {"army": "militia", "condition": "hp", "skill": "defense"}, {}, _militia(hp=2), {},
      {"armies": {"militia": {"hp": 3}}}),
     ("recover", F, {"army": "militia", "condition": "shaken", "skill": "arts"}, {},
-     _arts_expert(_militia(conditions={"shaken": 2})), {}, {}),
+     _militia(conditions={"shaken": 2}), {}, {}),
     ("recover", CF, {"army": "militia", "condition": "shaken", "skill": "arts"}, {},
-     _arts_expert(_militia(conditions={"shaken": 2})), {}, {"unrest": 1}),
+     _militia(conditions={"shaken": 2}), {}, {"unrest": 1}),
     # Train (Warfare, Keen Eyed): cs learned, efficient; s learned; f not; cf weary 1
     ("train", CS, {"army": "militia", "tactic": "keen-eyed", "skill": "warfare"}, {}, _militia(), {},
      {"armies": {"militia": {"tactics": ["keen-eyed"], "conditions": {"efficient": 1}}}}),
@@ -687,3 +678,21 @@ def test_every_event_of_the_data_is_played_at_every_degree() -> None:
             missing[e.name] = gaps
     assert missing == {}, f"events without a hand-written row at these degrees: {missing}"
     assert len(T.base_events()) == 56
+
+
+@pytest.mark.parametrize(("condition", "skill", "ranks", "error"), [
+    ("shaken", "exploration", {}, "recover on shaken uses arts, warfare, not 'exploration'"),
+    ("shaken", "warfare", {"warfare": "trained"}, "recover on shaken needs expert proficiency in warfare"),
+    ("hp", "arts", {}, "recover on hp uses defense, folklore, not 'arts'"),
+])
+def test_recover_takes_the_skills_of_its_condition(condition: str, skill: str, ranks: dict[str, str],
+                                                   error: str) -> None:
+    """Recover Army (published, per condition): Shaken is recovered with Arts or Warfare (expert), damage with
+    Defense or Folklore (expert); another skill, or Warfare below expert, is refused naming the rule."""
+    from .outcome_play import kingdom
+
+    g = kingdom(_militia(hp=2, conditions={"shaken": 2}))
+    g.state = g.state.model_copy(update={"skills": {**g.state.skills, **ranks}})
+    pv = g.play({"activity.army": {"choices": {"activities": [
+        {"activity": "recover", "army": "militia", "condition": condition, "skill": skill}]}}}, check=False)
+    assert not pv.ok and error in str(pv.error)

@@ -630,6 +630,19 @@ def _skill(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> str:
         last = next((u.skill for u in s.used_last_turn if u.name == act.name), "")
         if skill == last:
             raise ctx.fail(f"{_title(act)} cannot use {skill} two turns in a row", "§4.4")
+    allowed = act.skills_by_target.get(str(prep.get("target", "")))
+    if allowed is not None:
+        # the target's own skills (Recover Army: Shaken with Arts or, at expert, Warfare ...)
+        if not (prep.get("skill") or row.skill):
+            skill = next(iter(allowed))
+        if skill not in allowed:
+            raise ctx.fail(f"{act.name} on {prep.get('target')} uses {', '.join(allowed)}, not {skill!r}",
+                           "Appendix 3 Recover Army")
+        needed = max(act.proficiency, allowed[skill], key=T.RANKS.index)
+        if not rank_at_least(s.skills.get(skill, "untrained"), needed):
+            raise ctx.fail(f"{act.name} on {prep.get('target')} needs {needed} proficiency in {skill}",
+                           "§4 proficiency requirement")
+        return skill
     if act.skills and skill not in act.skills and "structure" not in prep:
         raise ctx.fail(f"{act.name} uses {', '.join(act.skills)}, not {skill!r}", "§4 activity skills")
     needed = act.proficiency
