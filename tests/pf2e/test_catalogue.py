@@ -226,8 +226,8 @@ def test_spot_events_against_kmt() -> None:
 
 def test_spot_activities_against_kmt() -> None:
     """KMT src/kingdom/data/activityData.ts / data/kingdom-activities: Harvest Lily Pollen (master Agriculture,
-    DC 30), Establish Trade Agreement (Magic at master), Recover Army (a defeated army: Politics at master), Focused Attention
-    (DC 20), Clandestine Business (trained), Show of Force (Regongar)."""
+    DC 30), Establish Trade Agreement (Magic at master), Recover Army (a defeated army: Politics at master),
+    Focused Attention (DC 20), Clandestine Business (trained), Show of Force (Regongar)."""
     a = T.base_activities()
     h = a["harvest-azure-lily-pollen"]
     assert (h.category, h.skills, h.proficiency, h.dc) == ("region", ["agriculture"], "master", "30")
