@@ -128,6 +128,9 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
     claimed = sorted(h.id for h in b.hexes if h.claimed and not (h.id in ah and ah[h.id].claimed))
     if claimed:
         out["claimed"] = claimed
+    unclaimed = sorted(h.id for h in b.hexes if not h.claimed and h.id in ah and ah[h.id].claimed)
+    if unclaimed:
+        out["unclaimed"] = unclaimed
     feats: dict[str, list[str]] = {}
     for h in b.hexes:
         before = set(ah[h.id].features) if h.id in ah else set()

@@ -173,6 +173,16 @@ ROWS: list[Row] = [
     ("irrigation", F, {"hex": "H5"}, {}, DRY_HILLS, {}, {"rp": -2}),
     ("irrigation", CF, {"hex": "H5"}, {}, DRY_HILLS, {},
      {"rp": -2, "unrest": 1, "features": {"H5": ["+failed_irrigation"]}}),
+    # Abandon Hex (KMT: Exploration, hills H1): cs abandoned (Size -1), +1 RP; s abandoned, +1 Unrest; f
+    # abandoned, +2 Unrest and a DC 6 flat check: on a failure a Squatters event "during your next Event phase"
+    # (this turn's); cf abandoned, +3 Unrest and a Bandit Activity event
+    ("abandon-hex", CS, {"hex": "H1"}, {}, None, {}, {"rp": 1, "unclaimed": ["H1"]}),
+    ("abandon-hex", S, {"hex": "H1"}, {}, None, {}, {"unrest": 1, "unclaimed": ["H1"]}),
+    ("abandon-hex", F, {"hex": "H1"}, {"a1.e4.flat": [3]}, None, {},
+     {"unrest": 2, "unclaimed": ["H1"], "watch": [("squatters", 2, 0)]}),
+    ("abandon-hex", F, {"hex": "H1"}, {"a1.e4.flat": [6]}, None, {}, {"unrest": 2, "unclaimed": ["H1"]}),
+    ("abandon-hex", CF, {"hex": "H1"}, {}, None, {},
+     {"unrest": 3, "unclaimed": ["H1"], "watch": [("bandit-activity", 2, 0)]}),
     # Read All About It (KMT: Scholarship, a printing house): cs +4 circumstance to the next event check this
     # turn; s +2 to the next check of an ongoing (continuous) event; f nothing; cf -2 to event checks this turn
     ("read-all-about-it", CS, {}, {}, None, {}, {"mods": [("category == event", "circumstance", 4, "once")]}),
@@ -224,11 +234,11 @@ ROWS: list[Row] = [
      {"cooldowns": {"preventative-measures": 3}, "pending": {"penalty_dice": 2}}),
     # Recruit Monsters (KMT: Intrigue, Region): cs a recruited monster: roll twice on a Bandit Activity, Monster
     # Activity, Sacrifices or Undead Uprising check; s next turn's attempt one degree better; f nothing; cf a
-    # Monster Activity next turn
+    # Monster Activity "during the kingdom's next Event Phase": this turn's, after the Activity phase
     ("recruit-monsters", CS, {}, {}, None, {}, {"boons": [("roll_twice", 0, 0)]}),
     ("recruit-monsters", S, {}, {}, None, {}, {"cooldowns": {"recruit-monsters:befriended": 3}}),
     ("recruit-monsters", F, {}, {}, None, {}, {}),
-    ("recruit-monsters", CF, {}, {}, None, {}, {"watch": [("monster-activity", 3, 0)]}),
+    ("recruit-monsters", CF, {}, {}, None, {}, {"watch": [("monster-activity", 2, 0)]}),
     # Repair the Flooded Mine (KMT: 20 RP, DC 32 Engineering, master): cs repaired and a Work Site at once (2
     # Ore a turn, the GM's); s repaired; f try again; cf +2 Unrest, +1 Decay, the next attempt costs 40 RP
     ("repair-the-flooded-mine", CS, {}, {}, _level9, LEVEL9, {"rp": -20, "gm": ["Work Site"]}),
@@ -696,3 +706,18 @@ def test_recover_takes_the_skills_of_its_condition(condition: str, skill: str, r
     pv = g.play({"activity.army": {"choices": {"activities": [
         {"activity": "recover", "army": "militia", "condition": condition, "skill": skill}]}}}, check=False)
     assert not pv.ok and error in str(pv.error)
+
+
+def test_abandon_hex_squatters_come_in_the_same_turns_event_phase() -> None:
+    """Abandon Hex failure with a failed DC 6 flat check: the Squatters event comes "during your next Event
+    phase", the one that follows this Activity phase; E1 announces it and E2 resolves it (key due1)."""
+    from kingdomlog.rulesets.pf2e import events as E
+
+    from .outcome_play import events_of, kingdom
+
+    pv = kingdom().play({"activity.region": {"choices": {"activities": [{"activity": "abandon-hex", "hex": "H1"}]},
+                                             "rolls": {"a1": [8], "a1.e4.flat": [3]}},
+                         "event.resolve": {"rolls": {"due1": [12]}}})
+    occ = [(e.name, e.selection) for e in events_of(pv, "event.check") if isinstance(e, E.KingdomEventOccurred)]
+    assert occ == [("squatters", "scheduled")]
+    assert any(isinstance(e, E.CheckResolved) and e.activity == "squatters" for e in events_of(pv, "event.resolve"))
