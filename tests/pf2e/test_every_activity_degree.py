@@ -26,7 +26,7 @@ from kingdomlog.rulesets.pf2e.state import Hex, KingdomState, OngoingEvent, Used
 from . import test_activity_outcomes as older_activities
 from . import test_event_effects as older_events
 from . import test_every_event_degree as every_event
-from .outcome_play import DEGREES, play_activity, play_step
+from .outcome_play import DEGREES, play_activity, play_event, play_step
 
 CS, S, F, CF = "critical_success", "success", "failure", "critical_failure"
 LEVEL9 = {"upkeep.resources": {"rolls": {"resource": [4] * 13}}}  # a level-9 kingdom rolls 9 + 4 Resource Dice
@@ -721,3 +721,59 @@ def test_abandon_hex_squatters_come_in_the_same_turns_event_phase() -> None:
     occ = [(e.name, e.selection) for e in events_of(pv, "event.check") if isinstance(e, E.KingdomEventOccurred)]
     assert occ == [("squatters", "scheduled")]
     assert any(isinstance(e, E.CheckResolved) and e.activity == "squatters" for e in events_of(pv, "event.resolve"))
+
+
+# ---------------------------------------------------------------- the older tables, made strict
+
+# test_activity_outcomes.CASES and test_event_effects.CASES compare the changes they name (Unrest, RP, Ruins,
+# Commodities, next turn, modifiers ...). Played here in outcome_play.kingdom, whatever else a row changes must
+# be this (by hand, from the same published texts); anything more fails, so those rows too say "nothing else".
+_OLDER_ACTIVITY_KEYS = {"unrest", "rp", "ruin", "goods", "pending", "fame", "mods", "boons", "relations",
+                        "agreements", "cooldowns", "flags", "gm"}
+_OLDER_EVENT_KEYS = {"unrest", "ruin", "goods", "pending", "mods", "fame", "gm"}
+_FAR_RUBBLE = {"lots": {"far": ["0.1: '' -> 'rubble'", "0.2: '' -> 'rubble'", "0.3: '' -> 'rubble'"]},
+               "other": ["settlements"]}
+OLDER_EXTRAS: dict[tuple[str, str], dict[str, Any]] = {
+    # Request Foreign Aid cs: "this RP does not accrue into XP"
+    ("request-foreign-aid", CS): {"other": ["rp_no_xp"]},
+    # Relocate Capital s: the capital moves to Far
+    ("relocate-capital", S): {"other": ["settlements"]},
+    # Fortify Hex cs/s: the hex is fortified
+    ("fortify-hex", CS): {"features": {"H1": ["+fortified"]}},
+    ("fortify-hex", S): {"features": {"H1": ["+fortified"]}},
+    # Abandon Hex: the hex is given up at every degree; f Squatters this Event phase (failed flat check), cf
+    # Bandit Activity
+    ("abandon-hex", CS): {"unclaimed": ["H1"]},
+    ("abandon-hex", S): {"unclaimed": ["H1"]},
+    ("abandon-hex", F): {"unclaimed": ["H1"], "watch": [("squatters", 2, 0)]},
+    ("abandon-hex", CF): {"unclaimed": ["H1"], "watch": [("bandit-activity", 2, 0)]},
+    # continuous events that go on (not their resolving degree)
+    **{(n, d): {"ongoing": [n]} for n, ds in (
+        ("sensational-crime", (S, F, CF)), ("vandals", (F,)), ("drug-den", (S, F)), ("inquisition", (S, F)),
+        ("squatters", (S, F)), ("sacrifices", (S, F, CF)), ("undead-uprising", (S, F)),
+        ("monster-activity", (S, F))) for d in ds},
+    # Vandals cf: "reduce one structure (chosen by the players) to rubble" (Far's Town Hall, Far struck)
+    ("vandals", CF): {"ongoing": ["vandals"], "structures": {"far": ["-town-hall"]},
+                      "lots": {"far": ["0.0: 'town-hall' -> 'rubble'"]}, "other": ["settlements"]},
+    # Local Disaster f: "place rubble into three lots of the PCs' choice" (Far's three empty lots)
+    ("local-disaster", F): _FAR_RUBBLE,
+    # Undead Uprising cf: "one non-cemetery lot ... reduced to rubble" (Oakhold's Houses)
+    ("undead-uprising", CF): {"ongoing": ["undead-uprising"], "structures": {"oakhold": ["-houses"]},
+                              "lots": {"oakhold": ["0.0: 'houses' -> 'rubble'"]}, "other": ["settlements"]},
+}
+
+
+@pytest.mark.parametrize(("name", "degree", "row", "rolls"), [c[:4] for c in older_activities.CASES],
+                         ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(older_activities.CASES)])
+def test_older_activity_rows_change_nothing_else(name: str, degree: str, row: dict[str, Any],
+                                                 rolls: dict[str, list[int]]) -> None:
+    got, _ = play_activity(name, degree, row=row, rolls=rolls)
+    assert {k: v for k, v in got.items() if k not in _OLDER_ACTIVITY_KEYS} == OLDER_EXTRAS.get((name, degree), {})
+
+
+@pytest.mark.parametrize(("name", "degree", "rolls", "choices"), [c[:4] for c in older_events.CASES],
+                         ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(older_events.CASES)])
+def test_older_event_rows_change_nothing_else(name: str, degree: str, rolls: dict[str, list[int]],
+                                              choices: dict[str, Any]) -> None:
+    got, _ = play_event(name, degree, rolls=rolls, choices=choices)
+    assert {k: v for k, v in got.items() if k not in _OLDER_EVENT_KEYS} == OLDER_EXTRAS.get((name, degree), {})
