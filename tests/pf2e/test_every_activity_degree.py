@@ -777,3 +777,27 @@ def test_older_event_rows_change_nothing_else(name: str, degree: str, rolls: dic
                                               choices: dict[str, Any]) -> None:
     got, _ = play_event(name, degree, rolls=rolls, choices=choices)
     assert {k: v for k, v in got.items() if k not in _OLDER_EVENT_KEYS} == OLDER_EXTRAS.get((name, degree), {})
+
+
+def test_trade_commodities_with_a_related_group_gains_1_circumstance() -> None:
+    """§4.3 Trade Commodities: +1 circumstance when trading with a group the kingdom has diplomatic relations
+    with (Mivon); none for a group without (Pitax). No taxes collected in C1 (their +1/+2 circumstance to
+    Economy checks would not stack with it, §5.7)."""
+    no_taxes = {"commerce.taxes": {"choices": {"mode": "none"}}}
+    _, with_mivon = play_step("commerce.trade", "trade-commodities", S, extra=no_taxes,
+                              choices={"commodity": "lumber", "quantity": 1, "group": "mivon"})
+    _, with_pitax = play_step("commerce.trade", "trade-commodities", S, extra=no_taxes,
+                              choices={"commodity": "lumber", "quantity": 1, "group": "pitax"})
+    assert with_mivon.modifier == with_pitax.modifier + 1
+    assert ("diplomatic relations", 1, "circumstance") in [(t.label, t.value, t.kind) for t in with_mivon.terms]
+
+
+def test_manage_trade_agreements_dc_plus_5_after_last_turn() -> None:
+    """§4.3 Manage Trade Agreements: DC + 5 if the activity was used last turn."""
+    def both(s: KingdomState) -> KingdomState:
+        return _used_last_turn("manage-trade-agreements", "commerce")(_agreement(s))
+
+    choices = {"activity": "manage-trade-agreements", "agreements": 1}
+    _, fresh = play_step("commerce.agreements", "manage-trade-agreements", F, choices=choices, setup=_agreement)
+    _, again = play_step("commerce.agreements", "manage-trade-agreements", F, choices=choices, setup=both)
+    assert again.dc == fresh.dc + 5
