@@ -531,6 +531,10 @@ STEP_ROWS: list[tuple[str, str, str, dict[str, Any], dict[str, list[int]], Any, 
      {"fame": 1, "unrest": 1, "leaders": {"ruler": {"holder": "Hal"}}}),
     ("new-leadership", F, "upkeep.leadership", {"new_leadership": [NEW_RULER]}, {}, None,
      {"fame": 1, "unrest": 1, "leaders": {"ruler": {"holder": "Hal", "leadership_modifier": -1}}}),
+    # a critical failure: the role stays vacant, +1 Unrest for the critical failure and +1 for a Ruler not
+    # critically succeeded (§4.2 gives both)
+    ("new-leadership", CF, "upkeep.leadership", {"new_leadership": [NEW_RULER]}, {}, None,
+     {"fame": 1, "unrest": 2, "leaders": {"ruler": {"holder": None, "invested": False}}}),
 ]
 
 
