@@ -226,13 +226,13 @@ def test_spot_events_against_kmt() -> None:
 
 def test_spot_activities_against_kmt() -> None:
     """KMT src/kingdom/data/activityData.ts / data/kingdom-activities: Harvest Lily Pollen (master Agriculture,
-    DC 30), Establish Trade Agreement (Magic at master), Recover Army (Politics at master), Focused Attention
-    (DC 20), Clandestine Business (trained), Show of Force (Regongar)."""
+    DC 30), Establish Trade Agreement (Magic at master), Recover Army (a defeated army: Politics at master),
+    Focused Attention (DC 20), Clandestine Business (trained), Show of Force (Regongar)."""
     a = T.base_activities()
     h = a["harvest-azure-lily-pollen"]
     assert (h.category, h.skills, h.proficiency, h.dc) == ("region", ["agriculture"], "master", "30")
     assert a["establish-trade-agreement"].skill_proficiency == {"magic": "master"}
-    assert a["recover"].skill_proficiency["politics"] == "master"
+    assert a["recover"].skills_by_target["defeated"] == {"politics": "master", "warfare": "expert"}
     assert a["focused-attention"].dc == "20"
     assert a["clandestine-business"].proficiency == "trained"
     sf = a["show-of-force"]

@@ -158,7 +158,7 @@ def test_outfit_army_buys_gear_for_its_rp_price() -> None:
 def test_recover_army_lowers_a_condition() -> None:
     g = _fresh()
     g.state = g.state.model_copy(update={"army_units": (_army("infantry", "militia", conditions={"shaken": 3}),)})
-    pv = _army_turn(g, {"activity": "recover", "army": "militia", "condition": "shaken", "skill": "exploration"}, 20)
+    pv = _army_turn(g, {"activity": "recover", "army": "militia", "condition": "shaken", "skill": "arts"}, 20)
     assert step_state(pv, "activity.army").army_units[0].conditions.get("shaken") == 1
 
 

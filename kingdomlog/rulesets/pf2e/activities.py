@@ -326,7 +326,10 @@ def req_garrison_site(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -
     if not site:
         raise ctx.fail(f"{a.name}'s hex {a.hex or '(none)'} has no Refuge, settlement or Work Site",
                        "Appendix 3 Garrison Army")
-    prep["target"] = site
+    # the site picks the skill; the target is that army at this location: a critical failure bars garrisoning
+    # "that army at this location again for 4 Kingdom turns" (published), not every army at every such site
+    prep["site"] = site
+    prep["target"] = f"{a.id}@{h.id}" if h is not None else a.id
     prep["hex"] = E.HexIn(id=h.id, terrain=h.terrain) if h is not None else None
 
 
@@ -620,13 +623,26 @@ def _cooldowns(ctx: Ctx, act: T.Activity, prep: Prep) -> None:
 def _skill(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> str:
     s = ctx.state
     skill = str(prep.get("skill") or row.skill or (act.skills[0] if act.skills else ""))
-    by_target = act.skill_by_target.get(str(prep.get("target", "")))
+    by_target = act.skill_by_target.get(str(prep.get("site", prep.get("target", ""))))
     if by_target:
         skill = by_target
     if act.new_skill_each_turn:
         last = next((u.skill for u in s.used_last_turn if u.name == act.name), "")
         if skill == last:
             raise ctx.fail(f"{_title(act)} cannot use {skill} two turns in a row", "§4.4")
+    allowed = act.skills_by_target.get(str(prep.get("target", "")))
+    if allowed is not None:
+        # the target's own skills (Recover Army: Shaken with Arts or, at expert, Warfare ...)
+        if not (prep.get("skill") or row.skill):
+            skill = next(iter(allowed))
+        if skill not in allowed:
+            raise ctx.fail(f"{act.name} on {prep.get('target')} uses {', '.join(allowed)}, not {skill!r}",
+                           "Appendix 3 Recover Army")
+        needed = max(act.proficiency, allowed[skill], key=T.RANKS.index)
+        if not rank_at_least(s.skills.get(skill, "untrained"), needed):
+            raise ctx.fail(f"{act.name} on {prep.get('target')} needs {needed} proficiency in {skill}",
+                           "§4 proficiency requirement")
+        return skill
     if act.skills and skill not in act.skills and "structure" not in prep:
         raise ctx.fail(f"{act.name} uses {', '.join(act.skills)}, not {skill!r}", "§4 activity skills")
     needed = act.proficiency

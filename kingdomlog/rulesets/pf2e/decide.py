@@ -345,6 +345,10 @@ def upkeep_leadership(ctx: Ctx, c: LeadershipUpkeepChoices) -> None:
         if deg.label == "critical_failure":
             ctx.emit(E.LeaderChanged(role=role, holder=None, kind=kind, cause="new_leadership critical failure"))
             unrest(ctx, 1, "new leadership critical failure")
+            if role == "ruler":
+                # §4.2: assigning a Ruler costs +1 Unrest "unless the result is a critical success" - a critical
+                # failure too, besides its own +1
+                unrest(ctx, 1, "new Ruler")
             continue
         lmod, until = (1, turn + 1) if deg.label == "critical_success" else (-1, 0) if deg.label == "failure" \
             else (0, 0)

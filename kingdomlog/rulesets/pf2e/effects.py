@@ -400,7 +400,7 @@ class Run:
             return
         val, _ = self.value(eff, key, 1)
         rubble_lots(self.ctx, sid, list(self.prep.get("lots_hit", [])), val, self.name,
-                    structures_first=eff.target == "structure")
+                    structures_first=eff.target == "structure", residential=eff.target == "residential")
 
     def _damage(self, eff: Any, key: str) -> None:
         """A structure of the event's settlement is damaged (the one the row names, else the highest level)."""

@@ -258,12 +258,16 @@ def free_structures(ctx: Ctx, settlement_id: str, hex_id: str) -> None:
 
 
 def rubble_lots(ctx: Ctx, settlement_id: str, picks: list[tuple[int, int]], count: int, cause: str, *,
-                structures_first: bool = False) -> None:
+                structures_first: bool = False, residential: bool = False) -> None:
     """Reduce ``count`` lots of a settlement to rubble (an event's damage): the lots the players chose, else
     the empty lots first, then the first occupied ones (a structure's lot first when the rule names a structure:
-    Vandals, Undead Uprising; §4.9 Reduced to Rubble)."""
+    Vandals, Undead Uprising; a Residential structure's lot when the rule names one: Drug Den's "the Residential
+    lot that the drug den was located in"; §4.9 Reduced to Rubble)."""
     st = settlement_of(ctx, settlement_id, "AoN 1836 reduced to rubble")
     chosen = [p for p in picks if 0 <= p[0] < len(st.blocks) and 0 <= p[1] < 4][:count]
+    if residential and len(chosen) < count:
+        homes = [(b.block, lot) for b in st.structures if b.residential for lot in b.lots]
+        chosen += [p for p in homes if p not in chosen and 0 <= p[0] < len(st.blocks)][: count - len(chosen)]
     if len(chosen) < count:
         free = [(b, i) for b, row in enumerate(st.blocks) for i, x in enumerate(row)
                 if x == "" and (b, i) not in chosen]

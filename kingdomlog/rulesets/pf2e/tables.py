@@ -192,6 +192,9 @@ class Activity(Frozen):
     """Per-skill minimum rank where a skill needs more than ``proficiency`` (checked like ``proficiency``)."""
     skill_by_target: dict[str, str] = Field(default_factory=dict)
     """The skill the target decides (Repair Reputation: the Ruin's repair skill)."""
+    skills_by_target: dict[str, dict[str, Rank]] = Field(default_factory=dict)
+    """The skills a target allows, each with its minimum rank (Recover Army: each condition has its own two
+    skills, AoN 1847); a target listed here replaces ``skills`` and ``skill_proficiency`` for that check."""
     new_skill_each_turn: bool = False
     """Not the same skill as the last time this activity was used (Quell Unrest, §4.4)."""
     limit_per_turn: int | Literal["claim_hex"] | None = None
