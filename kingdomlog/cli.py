@@ -477,10 +477,65 @@ def cmd_share(args: argparse.Namespace) -> int:
     return int(share(Path(args.dir), viewer=args.as_, output=args.output, port=args.port, password=args.password))
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from kingdomlog.notebook_server import resolve_viewer
+    from kingdomlog.views.report import write_report
+
+    folder = Path(args.dir)
+    who = resolve_viewer(_campaign(args.dir), args.as_)
+    paths = write_report(folder, who, turn=args.turn, fmt=args.format,
+                         output=Path(args.output) if args.output else None, png=not args.no_png)
+    print(f"wrote the {args.format} report for {who}: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def cmd_orders(args: argparse.Namespace) -> int:
     from kingdomlog.notebook_server import serve_orders
 
     return int(serve_orders(Path(args.dir), viewer=args.as_, port=args.port, password=args.password))
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    from kingdomlog.rulesets.aikakirjat.policy import parse_policy
+    from kingdomlog.views import session as S
+
+    if args.serve:
+        return int(S.serve(Path(args.dir), port=args.port, password=args.password))
+    start = S.open_session(args.dir)
+    overrides = _overrides(args.override) if args.override else None
+    sp = S.plan(start, policy=parse_policy(args.policy or []), overrides=overrides, years=args.years, seed=args.seed)
+    done = S.commit(args.dir, sp) if args.commit else []
+    if args.json:
+        _out({**S.json_doc(start, sp), "committed": [c.__dict__ for c in done]})
+        return 0
+    print(f"{start.name}: {start.status.describe()}; policy {sp.policy.name}, dice seed {sp.seed}")
+    print(S.text_table(sp))
+    print(S.summary(sp))
+    if done:
+        print(f"committed {len(done)} year(s): turns {done[0].turn}-{done[-1].turn}, seq {done[0].first_seq}.."
+              f"{done[-1].last_seq}")
+    else:
+        print(f"not committed: add --commit (with --seed {sp.seed} to commit these dice)")
+    return 0
+
+
+def _overrides(path: str) -> dict[int, Any]:
+    from kingdomlog.core.errors import InputError
+
+    try:
+        doc = json.loads(_load_text(path))
+        return {int(k): v for k, v in doc.items()}
+    except (json.JSONDecodeError, AttributeError, ValueError) as exc:
+        raise InputError(f'{path}: changed years must be JSON {{"YEAR": {{"STEP": {{...}}}}}}: {exc}') from None
+
+
+def _load_text(path: str) -> str:
+    from kingdomlog.core.errors import InputError
+
+    try:
+        return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -643,12 +698,36 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_share)
 
+    s = sub.add_parser("report", help="one turn's report for a forum thread (md, bbcode or html) and its map image")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="VIEWER", required=True)
+    s.add_argument("--turn", type=int, help="the turn to report (default: the last played)")
+    s.add_argument("--format", choices=("md", "bbcode", "html"), default="md")
+    s.add_argument("-o", "--output", help="the report file (default: CAMPAIGN-VIEWER-turn-NN.EXT here); the map "
+                   "is written beside it as STEM-map.svg and STEM-map.png")
+    s.add_argument("--no-png", action="store_true", help="write the map as SVG only")
+    s.set_defaults(fn=cmd_report)
+
     s = sub.add_parser("orders", help="serve one player's orders sheet (marimo run; writes only its submission)")
     s.add_argument("dir")
     s.add_argument("--as", dest="as_", metavar="FACTION", required=True, help="the player or faction (fixed)")
     s.add_argument("--port", type=int, default=2720)
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_orders)
+
+    s = sub.add_parser("session", help="plan the rest of an aikakirjat growth session year by year; commit it")
+    s.add_argument("dir")
+    s.add_argument("--years", type=int, help="plan (and commit) only the next N years")
+    s.add_argument("--policy", action="append", metavar="NAME|KEY=VALUE",
+                   help="steward (default) or simple, and settings (docs/aikakirjat-session.md)")
+    s.add_argument("--override", metavar="FILE", help='changed years: JSON {"YEAR": {"STEP": {"choices": ...}}}')
+    s.add_argument("--seed", help="seed of the session's dice (default: a new one, printed)")
+    s.add_argument("--commit", action="store_true", help="commit the planned years, one turn each")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--serve", action="store_true", help="open the session planner page (marimo run) instead")
+    s.add_argument("--port", type=int, default=2721)
+    s.add_argument("--password", help="access password of --serve (default: a random one, printed)")
+    s.set_defaults(fn=cmd_session)
 
     s = sub.add_parser("submit", help="submit a player's steps for the next turn (dice rolled here)")
     s.add_argument("dir")

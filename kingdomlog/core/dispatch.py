@@ -39,3 +39,34 @@ class Handlers(Generic[H]):
 
     def __contains__(self, cls: object) -> bool:
         return cls in self._by_type
+
+
+class ByName(Generic[H]):
+    """Maps event type names to one handler each (a chronicle's narrators): ``on(*names)`` registers the decorated
+    function for every name given, ``get(name)`` looks it up.
+
+    >>> n: ByName[object] = ByName()
+    >>> @n.on("a.x", "a.y")
+    ... def tell(x): return x
+    >>> n.get("a.y") is tell, n.get("a.z")
+    (True, None)
+    """
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, H] = {}
+
+    def on(self, *names: str) -> Callable[[H], H]:
+        """Decorator: register the decorated function for each of ``names`` (a name registered twice is an error)."""
+
+        def deco(fn: H) -> H:
+            for name in names:
+                if name in self._by_name:
+                    raise ValueError(f"{name} has a handler already")
+                self._by_name[name] = fn
+            return fn
+
+        return deco
+
+    def get(self, name: str) -> H | None:
+        """The handler registered for ``name``, or None."""
+        return self._by_name.get(name)

@@ -42,6 +42,8 @@ from kingdomlog.core.events import Draft, EventModel, RecordedEvent, add_type_lo
 from kingdomlog.core.viewers import Viewer
 
 if TYPE_CHECKING:
+    from kingdomlog.core.mapdata import MapData
+    from kingdomlog.core.portrait import Portrait
     from kingdomlog.dice.checks import CheckSpec
     from kingdomlog.dice.roller import Roll
 
@@ -401,6 +403,37 @@ class Ruleset:
         """A compact canonical one-line text of the state (for reprs, tests, errors)."""
         return " ".join(f"{k}={v}" for k, v in self.summary(state).items())
 
+    # ---- player views ------------------------------------------------------------------
+
+    def map(self, state: Any, viewer: Viewer) -> MapData | None:
+        """The map of ``state`` as ``viewer`` may see it (``state`` is already redacted for them); None: no map.
+
+        Hexes, regions and settlement grids as neutral ``core.mapdata`` values; the library draws them.
+        Leave out whatever ``viewer`` may not see (fog of war, a rival's secrets): the drawing shows all of it.
+        """
+        return None
+
+    def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
+        """One sentence for a player about ``event`` (None: nothing worth telling).
+
+        ``before`` and ``after`` are the states around the event, redacted for ``viewer``; ``event`` is one
+        ``viewer`` may see. Write for people ("the Granary was built in Tatzlford"), from recorded facts.
+        """
+        return None
+
+    def chronicle_section(self, event: RecordedEvent, viewer: Viewer) -> str:
+        """The part of a turn's report ``chronicle``'s sentence about ``event`` belongs to ("What we ordered",
+        "What we learned"); "" (the default) is what happened."""
+        return ""
+
+    def portrait(self, state: Any, previous: Any | None, viewer: Viewer) -> Portrait | None:
+        """The kingdom in words for ``viewer``: a headline, figures with labels and their change since
+        ``previous`` (the state at the end of the turn before; None at founding), leaders, extra sections.
+
+        Both states are redacted for ``viewer``. None: the view falls back to the ``summary`` columns.
+        """
+        return None
+
     def sql_views(self) -> Mapping[str, str]:
         """View name -> SELECT over the ``events`` and ``states`` tables.
 
@@ -500,6 +533,15 @@ def register_ruleset(ruleset: Ruleset) -> Ruleset:
     for alias in (ruleset.id, ruleset.name, *ruleset.aliases):
         _ALIASES[_norm(alias)] = ruleset.id
     return ruleset
+
+
+def unregister_ruleset(ruleset_id: str) -> None:
+    """Remove a registered ruleset and its aliases (for tests and tools that register one for a while)."""
+    rs = _REGISTRY.pop(ruleset_id, None)
+    if rs is None:
+        return
+    for key in [k for k, v in _ALIASES.items() if v == ruleset_id]:
+        del _ALIASES[key]
 
 
 def _bundled() -> Any:

@@ -21,7 +21,7 @@ from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
 from kingdomlog.views import html as kl_html
-from kingdomlog.views.player import player_view, render_static, timeline_html, title_html
+from kingdomlog.views.player import chronicle_html, player_view, render_static, title_html
 
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
@@ -97,7 +97,7 @@ def test_nul_and_control_characters_never_reach_html(farm: Path) -> None:
         assert not CONTROL.search(page), (viewer, CONTROL.findall(page))
         assert "\ufffd" in page and "<b>tag</b>" not in page
         v = player_view(farm, viewer)
-        for fragment in (title_html(v), timeline_html(v)):
+        for fragment in (title_html(v), chronicle_html(v)):
             assert not CONTROL.search(fragment)
     assert not CONTROL.search(kl_html.esc(NASTY)) and kl_html.esc("a\x00b") == "a\ufffdb"
     assert kl_html.esc("tab\tnl\ncr\r") == "tab\tnl\ncr\r"  # whitespace HTML allows is kept

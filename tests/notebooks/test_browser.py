@@ -134,10 +134,10 @@ def test_gm_sheet_recomputes_commits_and_the_player_view_shows_it(
         page.on("websocket", lambda ws: (ws.on("framereceived", lambda f: frames.append(str(f))),
                                          ws.on("framesent", lambda f: frames.append(str(f)))))
         page.goto(view.url)
-        page.get_by_role("heading", name="Timeline").wait_for(timeout=FIRST_RENDER)
-        label = f"{start.turn_unit} {start.turn} · turn"
+        page.get_by_role("heading", name="Chronicle").wait_for(timeout=FIRST_RENDER)
+        label = f"{start.turn_unit.capitalize()} {start.turn}"
         page.get_by_text(label).first.wait_for(timeout=30_000)
-        page.get_by_text(re.compile("public note|Kingdom overview")).first.wait_for(timeout=30_000)
+        page.get_by_text(re.compile("public note|The kingdom")).first.wait_for(timeout=30_000)
         shot(page, f"player-{kind}")
         content = page.content()
         assert SECRET not in content
@@ -149,7 +149,7 @@ def test_gm_sheet_recomputes_commits_and_the_player_view_shows_it(
         anon = browser.new_page()
         anon.goto(view.url.split("?")[0])
         anon.locator("input[type=password]").wait_for(timeout=30_000)
-        assert "Kingdom overview" not in anon.content() and "__MARIMO_MOUNT_CONFIG__" not in anon.content()
+        assert "The kingdom" not in anon.content() and "__MARIMO_MOUNT_CONFIG__" not in anon.content()
         anon.close()
         page.close()
 

@@ -109,7 +109,7 @@ def test_claim_hex_landmark_and_refuge() -> None:
     """§4.11: a Landmark gives -1d4 Unrest and +2 circumstance to Culture/Economy until the end of next turn."""
     g = _rich(Game().found())
     pv = g.play({"activity.region": {"choices": {"activities": [
-        {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H5", "terrain": "plains",
+        {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H5", "terrain": "plains", "q": 1, "r": 0,
                                                                   "features": ["landmark"]}}]},
         "rolls": {"a1": [15], "a1.e1.landmark": [1]}}})
     s = step_state(pv, "activity.region")
@@ -134,7 +134,8 @@ def test_choices_describe_every_step_and_defaults_play() -> None:
     g.play({"founding": {"choices": found}})
     for step in STEP_IDS:
         for c in RS.choices(g.state, g.turn, step):
-            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json", "rows", "group"), (step, c)
+            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json", "rows", "group", "list"), (
+                step, c)
             if c.kind == "select" and c.default not in (None, "") and c.options is not None:
                 assert c.default in [o.value for o in c.options], (step, c.name)
     pv = g.play({s: {"choices": _defaults(s, g)} for s in STEP_IDS})

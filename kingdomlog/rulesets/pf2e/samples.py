@@ -10,7 +10,7 @@ from kingdomlog.rulesets.pf2e import events as E
 
 def sample_events() -> list[Draft]:
     """At least one valid payload of every pf2e event type."""
-    hx = E.HexIn(id="H1", terrain="forest", features=["resource"], resource="lumber")
+    hx = E.HexIn(id="H1", terrain="forest", features=["resource"], resource="lumber", q=1, r=0)
     t = E.TermOut(label="economy modifier", value=1, kind="ability")
     payloads = [
         E.KingdomFounded(name="Sample", charter="open", heartland="forest-or-swamp", government="yeomanry",
@@ -18,7 +18,7 @@ def sample_events() -> list[Draft]:
                                                                "stability": 14},
                          skills={"agriculture": "trained"}, feats=["muddle-through"],
                          leaders={"ruler": E.LeaderIn(holder="Aldra", invested=True)},
-                         hexes=[E.HexIn(id="H0")], settlement_id="oakhold", settlement_name="Oakhold",
+                         hexes=[E.HexIn(id="H0", q=0, r=0)], settlement_id="oakhold", settlement_name="Oakhold",
                          settlement_hex="H0", structures=["houses"]),
         E.TurnStarted(turn=1, party_level=1, fame_before=0, fame_gained=1, fame_after=1),
         E.ConsumptionPaid(consumption=1, terms=[t], food=1),
@@ -42,6 +42,7 @@ def sample_events() -> list[Draft]:
         E.CooldownSet(key="repair-reputation:crime", blocked_through_turn=3),
         E.HexClaimed(hex=hx),
         E.HexLost(hex_id="H1"),
+        E.HexPlaced(hex_id="H1", q=1, r=0),
         E.WorkSiteEstablished(hex_id="H1", commodity="lumber"),
         E.FarmlandEstablished(hex_ids=["H0"], settlement="oakhold"),
         E.RoadsBuilt(hex_ids=["H0"]),
@@ -68,6 +69,33 @@ def sample_events() -> list[Draft]:
         E.ActivityWithoutCheck(activity="disband", category="army"),
         E.InfrastructureBuilt(settlement="oakhold", structure="wall-wooden", placement="border", border="north"),
         E.ActivityUnlocked(activity="cleanse-item"),
+        E.ModifierRemoved(id="t1.x", cause="event ended"),
+        E.StructureDamaged(settlement="oakhold", structure="houses", block=0),
+        E.StructureRepaired(settlement="oakhold", structure="houses", block=0),
+        E.LotsRubbled(settlement="oakhold", block=0, lots=[1], cause="local-disaster"),
+        E.RuinThresholdChanged(ruin="decay", delta=2, threshold_after=12, cause="muddle-through"),
+        E.DegreeChanged(activity="claim-hex", degree_from="critical_failure", degree_to="failure",
+                        cause="feat Pull Together"),
+        E.FlagSet(flag="pull-together", cause="feat Pull Together"),
+        E.CounterSet(name="pull-together", value=16),
+        E.GMRuling(source="celebrate-holiday", note="the GM rules the festival's riders"),
+        E.FeatChoiceMade(feat="civil-service", choice=["warden"]),
+        E.BoonGained(boon=E.BoonIn(id="t1.b", source="creative-solution", kind="reroll", value=2, xp=10)),
+        E.BoonLapsed(id="t1.b", xp=10),
+        E.HexChanged(hex_id="H0", fortified=True, cause="fortify-hex"),
+        E.CapitalMoved(settlement="oakhold"),
+        E.EventScheduled(id="t1.w", event="squatters", dc=0, turn=2, cause="abandon-hex"),
+        E.EventWatchCleared(id="t1.w"),
+        E.ArmyRecruited(army=E.ArmyIn(id="militia", name="Militia", hp=4, hp_max=4, rout_threshold=2, ac=16,
+                                      maneuver=4, morale=4, scouting=4, attack=6, consumption=1)),
+        E.ArmyUpdated(army="militia", set={"hp": 3}, conditions={"weary": 1}, cause="battle"),
+        E.WarDeclared(enemy="pitax"),
+        E.BattleStarted(id="b1", hex="H0", kingdom=["militia"], enemy=["raiders"]),
+        E.WarActionTaken(battle="b1", round=1, army="militia", action="battle", target="raiders", die=12,
+                         modifier=6, dc=16, total=18, degree="success"),
+        E.BattleEnded(id="b1", winner="kingdom", rounds=1),
+        E.WarEnded(enemy="pitax"),
+        E.ArmyRemoved(army="militia", cause="disbanded"),
         E.TurnEnded(turn=1),
     ]
     return [Draft(payload=p, phase="sample") for p in payloads]
@@ -94,6 +122,7 @@ FOUNDING_PLAN: dict[str, Any] = {
                     "warden": {"holder": "Gale", "kind": "npc"},
                 },
                 "capital": {"id": "oakhold", "name": "Oakhold", "hex": "H0", "terrain": "plains"},
+                "hexes": [{"id": "H0", "terrain": "plains", "q": 0, "r": 0}],
                 "structures": ["houses"],
                 "commodities": {"food": 4, "lumber": 2},
             }
@@ -115,7 +144,8 @@ def sample_plans() -> list[dict[str, Any]]:
             ]}},
             "activity.region": {"choices": {"activities": [
                 {"activity": "claim-hex", "skill": "wilderness",
-                 "hex": {"id": "H1", "terrain": "forest", "features": ["resource"], "resource": "lumber"}},
+                 "hex": {"id": "H1", "terrain": "forest", "features": ["resource"], "resource": "lumber", "q": 1,
+                         "r": 0}},
                 {"activity": "harvest-crops"},
             ]}},
             "event.resolve": {"choices": {"event": "good-weather"}},
