@@ -193,7 +193,9 @@ def decode_table(table: pyarrow.Table) -> list[RecordedEvent]:
         return []
     col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
     seqs = col["seq"]
-    micros = table.column("recorded_at").cast(pa().int64()).to_pylist()
+    i64 = pa().int64()
+    # a zero-copy view of the timestamps as their int64 microseconds (a cast would import pyarrow.compute)
+    micros = [m for chunk in table.column("recorded_at").chunks for m in chunk.view(i64).to_pylist()]
     seen: dict[int, datetime] = {}
     stamps = [seen.get(m) or seen.setdefault(m, _EPOCH + timedelta(microseconds=m)) for m in micros]
     versions = [int(v) for v in col["version"]]

@@ -18,6 +18,7 @@ import toyrules
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.core_events import NoteAdded
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import (
@@ -125,3 +126,19 @@ def test_an_invalid_payload_is_named_by_its_seq() -> None:
     rows[bad]["payload"] = '{"food":1,"gold":1},{"food":2'  # never read as part of anything else
     with pytest.raises(InputError, match=rf"seq {rows[bad]['seq']}: payload of 'toy.sold' is not JSON"):
         codec.decode_table(pa.Table.from_pylist(rows, schema=codec.schema()))
+
+
+def test_decoding_does_not_import_pyarrow_compute(tmp_path: Path) -> None:
+    """A cold read decodes without ``pyarrow.compute`` (its import alone costs ~35 ms on the CLI's paths)."""
+    import subprocess
+    import sys
+
+    camp = Campaign.create(tmp_path / "farm", "toy-farm")
+    camp.log.append([Draft(NoteAdded(text=f"n{i}"), turn=1) for i in range(3)], expect_seq=camp.head_seq)
+    code = ("import sys; sys.path.insert(0, 'tests'); import toyrules; import pyarrow.parquet;"
+            " from kingdomlog.app import Campaign;"
+            f" evs = Campaign.open({str(camp.folder)!r}).events(); assert len(evs) == 4, evs;"
+            " assert 'pyarrow.compute' not in sys.modules, 'pyarrow.compute imported'")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr[-2000:]
