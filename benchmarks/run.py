@@ -614,6 +614,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", help="run only these (cli, replay, append, historian, turn_sheet)")
     ap.add_argument("--rounds", type=int, default=None, help="interleaved rounds per comparison")
     ap.add_argument("--sizes", type=int, action="append", help="replay only these numbers of events (repeatable)")
+    ap.add_argument("--files", type=int, action="append", help="append only on logs of these numbers of files")
     ap.add_argument("--out", type=Path, default=RESULTS / "latest.json")
     args = ap.parse_args(argv)
     args.data.mkdir(parents=True, exist_ok=True)
@@ -622,6 +623,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [100, 1_000, 5_000] if quick else [100, 1_000, 10_000, 100_000] + ([1_000_000] if args.large else [])
     sizes = args.sizes or sizes
     files = [1, 100] if quick else [1, 100, 2_000, 20_000]
+    files = args.files or files
     camps = [10, 30] if quick else [10, 100, 1_000]
     played, turns = (10, 3) if quick else (100, 5)
     want = set(args.only or ["cli", "replay", "append", "historian", "turn_sheet"])
