@@ -2,6 +2,10 @@
 
 Exit codes: 0 success, 1 a rule, input or store error (one line on stderr, no
 traceback), 2 a usage error. ``--json`` outputs are stable (see docs/cli.md).
+
+Nothing heavy is imported at module level: each command imports what it uses, so
+``--help`` costs little more than argparse and ``state`` imports only the campaign's
+ruleset (``tests/core/test_perf_imports.py``).
 """
 
 from __future__ import annotations
@@ -12,14 +16,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kingdomlog import __version__
-from kingdomlog.core.errors import ConflictError, InputError, InternalError, KingdomlogError
-from kingdomlog.core.fold import last_live_turn, timeline
-from kingdomlog.core.ruleset import all_rulesets
-from kingdomlog.core.turn import Plan, TurnPreview
-from kingdomlog.store.log import describe_os_error
+
+if TYPE_CHECKING:
+    from kingdomlog.core.turn import Plan, TurnPreview
 
 EPILOG = """examples:
   kingdomlog new campaigns/my-realm --ruleset pf2e-kingmaker --name "My Realm"
@@ -96,6 +98,8 @@ def _progress_printer(what: str) -> Any:
 
 
 def cmd_rulesets(args: argparse.Namespace) -> int:
+    from kingdomlog.core.ruleset import all_rulesets
+
     rows: list[dict[str, Any]] = []
     for rs in all_rulesets():
         rows.append({
@@ -150,6 +154,9 @@ def _preview_json(p: TurnPreview) -> dict[str, Any]:
 
 def _read_text(path: str, what: str) -> str:
     """The UTF-8 text of ``path`` (``-``: stdin); ``InputError`` saying what is wrong with it."""
+    from kingdomlog.core.errors import InputError
+    from kingdomlog.store.errors import describe_os_error
+
     name = "standard input" if path == "-" else path
     try:
         if path == "-":
@@ -168,6 +175,8 @@ def _read_text(path: str, what: str) -> str:
 
 
 def _load_plan(path: str) -> Plan:
+    from kingdomlog.core.turn import Plan
+
     return Plan.parse(_read_text(path, "plan"), source=path)
 
 
@@ -248,6 +257,8 @@ def _event_json(ev: Any) -> dict[str, Any]:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
+    from kingdomlog.core.fold import timeline
+
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
     mine = camp.visible_events(viewer)  # numbered as this viewer's own log (nothing hidden shows)
@@ -293,16 +304,23 @@ def cmd_state(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
     rs = camp.ruleset
-    state = camp.state(args.turn, viewer=viewer, use_cache=not args.no_cache)
-    events = camp.events()
-    last = last_live_turn(events)
+    if args.turn is None and viewer.is_gm and not args.no_cache:
+        from kingdomlog.app.campaign import Witness
+
+        got = camp.latest()  # the warm path: nothing of the log decoded when a snapshot stands at its head
+        state, last, head = got.state, got.last_turn, Witness(viewer.id, got.seq, got.hash)
+    else:
+        from kingdomlog.core.fold import last_live_turn
+
+        state = camp.state(args.turn, viewer=viewer, use_cache=not args.no_cache)
+        last = last_live_turn(camp.events())
+        head = camp.head_for(viewer)
     shown_turn = last if args.turn is None else min(args.turn, last if last is not None else args.turn)
-    head = camp.head_for(viewer)
     if args.json:
         doc = state.model_dump(mode="json")
         doc["kingdomlog"] = {"campaign": camp.id, "ruleset": rs.id, "turn": shown_turn,
-                             "next_turn": camp.next_turn(), "head_seq": head.seq, "head": head.as_dict(),
-                             "viewer": str(viewer)}
+                             "next_turn": 0 if last is None else last + 1, "head_seq": head.seq,
+                             "head": head.as_dict(), "viewer": str(viewer)}
         doc["summary"] = rs.summary(state)
         doc["explain"] = [
             {"name": b.name, "total": b.total, "note": b.note,
@@ -364,6 +382,9 @@ def cmd_head(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from kingdomlog.core.errors import InputError
+    from kingdomlog.store.errors import describe_os_error
+
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
     lines = camp.export_lines(viewer)
@@ -394,6 +415,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_plan_schema(args: argparse.Namespace) -> int:
+    from kingdomlog.core.errors import InputError
     from kingdomlog.core.ruleset import find_ruleset
     from kingdomlog.core.turn import plan_schema
 
@@ -498,6 +520,8 @@ def cmd_session(args: argparse.Namespace) -> int:
 
 
 def _overrides(path: str) -> dict[int, Any]:
+    from kingdomlog.core.errors import InputError
+
     try:
         doc = json.loads(_load_text(path))
         return {int(k): v for k, v in doc.items()}
@@ -506,6 +530,8 @@ def _overrides(path: str) -> dict[int, Any]:
 
 
 def _load_text(path: str) -> str:
+    from kingdomlog.core.errors import InputError
+
     try:
         return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -513,6 +539,8 @@ def _load_text(path: str) -> str:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    from kingdomlog.core.errors import InputError
+
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
     if not viewer.is_player:
@@ -723,6 +751,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "fn", None):
         parser.print_help()
         return 2
+    from kingdomlog.core.errors import ConflictError, InternalError, KingdomlogError
+    from kingdomlog.store.errors import describe_os_error
+
     try:
         fn: Any = args.fn
         return int(fn(args))

@@ -57,7 +57,7 @@ from kingdomlog.core.ruleset import CampaignContext, Ruleset, State, find_rulese
 from kingdomlog.core.turn import Plan, TurnPreview, preview_turn, require_ok
 from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer, parse_viewer, parse_visibility
 from kingdomlog.dice.roller import new_seed
-from kingdomlog.store.cache import SnapshotCache
+from kingdomlog.store.cache import Latest, SnapshotCache
 from kingdomlog.store.config import CONFIG_FILE, CampaignConfig, ViewerEntry, load_config, slug_ok, write_config
 from kingdomlog.store.log import AppendResult, EventLog
 
@@ -312,49 +312,92 @@ class Campaign:
 
     def state(self, until_turn: int | None = None, *, viewer: str | Viewer = GM_VIEWER,
               use_cache: bool = True) -> State:
-        """The folded state (through the snapshot cache), redacted for ``viewer``."""
+        """The folded state (through the snapshot cache), redacted for ``viewer``.
+
+        Without a usable snapshot (or with ``use_cache=False``) the log is folded as it is read,
+        one table at a time (``stream_state``), unless its events are already in memory.
+        """
         v = viewer if isinstance(viewer, Viewer) else self.viewer(viewer)
         rs = self.ruleset
         state: State | None = None
         if use_cache and until_turn is None and self._events is None:
             state = self.cache.warm(rs, self.context_for, self.log)
         if state is None:
-            events = self.events()
-            ctx = self.context
-            if use_cache:
-                state = self.cache.replay(rs, ctx, events, until_turn)
+            if self._events is None and (until_turn is None or not use_cache):
+                state = self._stream(until_turn, save=use_cache).state
             else:
-                state = fold(rs, rs.initial_state(ctx), events, until=until_turn)
+                events = self.events()
+                ctx = self.context
+                if use_cache:
+                    state = self.cache.replay(rs, ctx, events, until_turn)
+                else:
+                    state = fold(rs, rs.initial_state(ctx), events, until=until_turn)
         out: State = state if v.is_gm else rs.redact(state, v)
         return out
 
-    def stream_state(self, until_turn: int | None = None) -> State:
-        """A cold replay in the memory of one batch (for very long logs): same result as
-        ``state(until_turn, use_cache=False)``, every check included.
+    def latest(self) -> Latest:
+        """The GM's latest state with the log's head and its highest live turn, from the warm path when it can.
 
-        Two passes over the files: the first collects retracted commits (decoding only
-        ``core.turn_retracted`` rows), the second folds batch by batch.
+        What ``kingdomlog state`` shows: with a snapshot at the head, nothing of the log is decoded.
         """
-        from kingdomlog.store.log import decode_table
+        if self._events is None:
+            got = self.cache.latest(self.ruleset, self.context_for, self.log)
+            if got is not None:
+                return got
+            return self._stream(None, save=True)
+        events = self.events()
+        state = self.state()
+        return Latest(state, events[-1].seq if events else 0, events[-1].hash if events else GENESIS_HASH,
+                      last_live_turn(events))
 
-        gone: set[str] = set()
-        conf: CampaignConfigured | None = None
-        for table in self.log.iter_tables():
-            if conf is None:
-                first = decode_table(table.slice(0, 1))[0].payload
-                conf = first if isinstance(first, CampaignConfigured) else None
-            types = table.column("type").to_pylist()
-            rows = [i for i, t in enumerate(types) if t == TurnRetracted.type]
-            for i in rows:
-                ev = decode_table(table.slice(i, 1))[0]
-                if isinstance(ev.payload, TurnRetracted):
-                    gone.update(ev.payload.commit_ids)
+    def stream_state(self, until_turn: int | None = None) -> State:
+        """A cold replay in the memory of one table (for very long logs): same result as
+        ``state(until_turn, use_cache=False)``, every check included."""
+        return self._stream(until_turn, save=False).state
+
+    def _stream(self, until_turn: int | None, *, save: bool) -> Latest:
+        """Fold the log table by table as it is read and checked (``EventLog.iter_tables``).
+
+        The fold needs the retracted commits of the whole log before its first event: they are
+        taken from the verified record (``retracted_hint``), and if the read finds others the log
+        is folded again with those (a log whose record is missing or out of date). ``save`` keeps
+        the result as the snapshot at the head (only for the latest state).
+        """
+        from kingdomlog.core.fold import is_live
+        from kingdomlog.store.codec import decode_table
+
         rs = self.ruleset
-        retracted = frozenset(gone)
-        state: State = rs.initial_state(self.context_for(conf))
-        for table in self.log.iter_tables():
-            state = fold(rs, state, decode_table(table), until=until_turn, retracted=retracted)
-        return state
+        hint = self.log.retracted_hint()
+        for _attempt in range(2):
+            ctx: CampaignContext | None = None
+            state: State | None = None
+            last: RecordedEvent | None = None
+            top: int | None = None
+            commits: set[str] = set()
+            for table in self.log.iter_tables():
+                events = decode_table(table)
+                if not events:
+                    continue
+                commits.update(ev.commit_id for ev in events)
+                if state is None:
+                    first = events[0].payload
+                    ctx = self.context_for(first if isinstance(first, CampaignConfigured) else None)
+                    state = rs.initial_state(ctx)
+                state = fold(rs, state, events, until=until_turn, retracted=hint)
+                for ev in events:
+                    if is_live(ev, hint, until_turn) and (top is None or ev.turn > top):
+                        top = ev.turn
+                last = events[-1]
+            walked = self.log.walked
+            if walked is None or walked.retracted == hint:
+                break
+            hint = walked.retracted
+        if state is None or ctx is None:
+            ctx = self.context_for(None)
+            state = rs.initial_state(ctx)
+        if save and until_turn is None and last is not None:
+            self.cache.save_head(rs, ctx, last, hint & frozenset(commits), state, top)
+        return Latest(state, last.seq if last else 0, last.hash if last else GENESIS_HASH, top)
 
     def next_turn(self) -> int:
         return next_turn(self.events())

@@ -48,13 +48,18 @@ Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 _TYPES: dict[str, type[EventModel]] = {}
 _UPCASTERS: dict[tuple[str, int], Upcaster] = {}
-_TYPE_LOADERS: list[Callable[[], None]] = []
+_TYPE_LOADERS: list[Callable[[str], None]] = []
 
 
-def add_type_loader(load: Callable[[], None]) -> None:
-    """Call ``load`` (once per unknown type lookup) to register more payload types before giving up."""
+def add_type_loader(load: Callable[[str], None]) -> None:
+    """Call ``load(type_name)`` for a type not registered yet, to register it (by its namespace) before giving up."""
     if load not in _TYPE_LOADERS:
         _TYPE_LOADERS.append(load)
+
+
+def is_registered(type_name: str) -> bool:
+    """Whether a payload class is registered under ``type_name`` (no loading)."""
+    return type_name in _TYPES
 
 
 def register_event(cls: E) -> E:
@@ -94,9 +99,12 @@ def event_class(type_name: str, *, seq: int | None = None) -> type[EventModel]:
     """The payload class for ``type_name``; raises ``EventTypeError`` naming the seq."""
     if type_name not in _TYPES:
         # Payload types register when their ruleset is imported: let the registry of rulesets
-        # (``core.ruleset``, which installs itself here) load them before declaring the type unknown.
+        # (``core.ruleset``, which installs itself here) load the package of the type's namespace
+        # before declaring the type unknown.
         for load in _TYPE_LOADERS:
-            load()
+            load(type_name)
+            if type_name in _TYPES:
+                break
     try:
         return _TYPES[type_name]
     except KeyError:

@@ -12,9 +12,9 @@ A ruleset declares its turn as ``Step`` s (id, title, typed ``Choices``, ``decid
 ``StepResult``: the drafts, the state after the step (each draft folded once, through
 ``Ruleset.apply``) and the step's own breakdowns.
 
-Core code never names a ruleset: they are found by importing the
-``kingdomlog.rulesets`` package (which imports its sub-packages) and the
-``kingdomlog.rulesets`` entry-point group.
+Core code never names a ruleset: they are found through the ``kingdomlog.rulesets``
+package (a manifest of its sub-packages, imported one at a time as a campaign or an
+event type needs it) and the ``kingdomlog.rulesets`` entry-point group.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -39,7 +38,7 @@ from kingdomlog.core.errors import (
     RuleError,
     UnknownRulesetError,
 )
-from kingdomlog.core.events import Draft, EventModel, RecordedEvent, add_type_loader, provisional
+from kingdomlog.core.events import Draft, EventModel, RecordedEvent, add_type_loader, is_registered, provisional
 from kingdomlog.core.viewers import Viewer
 
 if TYPE_CHECKING:
@@ -589,17 +588,47 @@ def unregister_ruleset(ruleset_id: str) -> None:
         del _ALIASES[key]
 
 
+def _bundled() -> Any:
+    """The bundled rulesets' package (``kingdomlog.rulesets``: its manifest, no ruleset imported)."""
+    return importlib.import_module("kingdomlog.rulesets")
+
+
+def _bundled_package(name: str) -> str | None:
+    """The bundled sub-package whose ruleset answers to ``name`` (normalised), from the manifest; None if none."""
+    for b in _bundled().BUNDLED:
+        if name in {_norm(a) for a in (b.id, b.name, *b.aliases)}:
+            return str(b.package)
+    return None
+
+
 def discover() -> None:
-    """Import the bundled rulesets package and third-party entry points, once."""
+    """Import every bundled ruleset and the third-party entry points (``kingdomlog.rulesets`` group), once.
+
+    Only needed to list them all: ``find_ruleset`` and the event-type registry import just
+    the bundled package a name or an event namespace belongs to (``kingdomlog.rulesets.BUNDLED``).
+    """
     global _DISCOVERED
     if _DISCOVERED:
         return
     _DISCOVERED = True
-    importlib.import_module("kingdomlog.rulesets")
+    from importlib.metadata import entry_points
+
+    _bundled().load_all()
     for ep in entry_points(group="kingdomlog.rulesets"):
         obj = ep.load()
         if isinstance(obj, Ruleset):
             register_ruleset(obj)
+
+
+def registered(name: str) -> Ruleset | None:
+    """The ruleset already registered under ``name`` (id, name or alias, any case), or None; loads nothing."""
+    rid = _ALIASES.get(_norm(name))
+    return _REGISTRY[rid] if rid is not None else None
+
+
+def registered_rulesets() -> list[Ruleset]:
+    """The rulesets registered so far (imported by someone), by id; loads nothing."""
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]
 
 
 def all_rulesets() -> list[Ruleset]:
@@ -611,14 +640,41 @@ def all_rulesets() -> list[Ruleset]:
 def find_ruleset(name: str) -> Ruleset:
     """The ruleset answering to ``name`` (id, name or alias, any case).
 
-    Raises ``UnknownRulesetError`` listing the known ids.
+    A ruleset already registered answers first; then a bundled one (the manifest says which
+    package to import, and only that one is); then every entry point is loaded. A bundled id
+    or alias always means the bundled ruleset. Raises ``UnknownRulesetError`` listing the
+    known ids (and naming a bundled package that failed to import).
     """
-    discover()
-    rid = _ALIASES.get(_norm(name))
+    key = _norm(name)
+    rid = _ALIASES.get(key)
+    if rid is None:
+        pkg = _bundled_package(key)
+        if pkg is not None:
+            _bundled().load(pkg)
+            rid = _ALIASES.get(key)
+            broken = _bundled().BROKEN.get(pkg)
+            if rid is None and broken:
+                raise UnknownRulesetError(f"ruleset {name!r} could not be loaded: its package"
+                                          f" kingdomlog.rulesets.{pkg} failed to import ({broken})")
+    if rid is None:
+        discover()
+        rid = _ALIASES.get(key)
     if rid is None:
         known = ", ".join(sorted(_REGISTRY)) or "(none installed)"
         raise UnknownRulesetError(f"unknown ruleset {name!r}; known rulesets: {known}")
     return _REGISTRY[rid]
 
 
-add_type_loader(discover)
+def _load_event_types(type_name: str) -> None:
+    """Register the payload types of the ruleset owning ``type_name``: the bundled package of its namespace
+    (from the manifest), else every ruleset (``discover``)."""
+    ns = type_name.split(".", 1)[0]
+    for b in _bundled().BUNDLED:
+        if ns in b.namespaces:
+            _bundled().load(b.package)
+            if is_registered(type_name):
+                return
+    discover()
+
+
+add_type_loader(_load_event_types)

@@ -9,6 +9,10 @@ Tables (materialised in an in-memory database):
   columns plus the full state as JSON (``state_json``);
 - each ruleset's own views (``Ruleset.sql_views``).
 
+Each campaign's part is kept in its cache (``projections.cache``) and checked like a snapshot,
+so opening the catalog folds only the campaigns whose log (or code, or data) changed, and of
+those only the events appended since, when that is all that changed (``Catalog.folded``).
+
 The console (``SafeConsole``) then gives queries no directory at all: DuckDB's temporary
 directory (by default ``.tmp`` under the working directory, which stays readable and
 writable even with external access disabled) is switched off, external access is
@@ -24,13 +28,14 @@ from __future__ import annotations
 
 import bisect
 import csv
+import hashlib
 import io
 import json
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -39,12 +44,16 @@ import duckdb
 import pyarrow as pa
 
 from kingdomlog.app import Campaign
+from kingdomlog.core.core_events import TurnRetracted
 from kingdomlog.core.errors import InputError, KingdomlogError, SqlRefusedError
-from kingdomlog.core.fold import default_context, fold
-from kingdomlog.core.ruleset import Ruleset, State, all_rulesets
-from kingdomlog.core.viewers import Viewer, visible_to
+from kingdomlog.core.events import GENESIS_HASH, RecordedEvent, renumber
+from kingdomlog.core.fold import default_context, filter_visible, fold
+from kingdomlog.core.ruleset import Ruleset, State, find_ruleset, registered_rulesets
+from kingdomlog.core.viewers import Viewer, parse_viewer, visible_to
+from kingdomlog.projections import cache as pcache
+from kingdomlog.store import codec
 from kingdomlog.store.config import CONFIG_FILE
-from kingdomlog.store.log import SCHEMA
+from kingdomlog.store.log import EventLog, TailRead
 
 ALLOWED = {"SELECT"}
 """Statement types the console runs (besides EXPLAIN of one SELECT, checked apart)."""
@@ -82,21 +91,45 @@ def state_rows(camp: Campaign, viewer: str | Viewer = "gm") -> list[dict[str, An
     """One row per live turn of ``camp``: summary figures plus ``state_json`` (redacted for ``viewer``)."""
     rs = camp.ruleset
     v = camp.viewer(viewer) if isinstance(viewer, str) else viewer
+    return _rows(camp.id, rs, v, rs.initial_state(camp.context), camp.events(), None, 0)[0]
+
+
+def _rows(campaign: str, rs: Ruleset, v: Viewer, start: State, events: Sequence[RecordedEvent],
+          retracted: frozenset[str] | None, seen_before: int) -> tuple[list[dict[str, Any]], State]:
+    """The ``states`` rows of folding ``events`` into ``start`` (one per turn end), and the GM state after them.
+
+    ``seen_before``: how many events ``v`` saw before ``events`` (its own numbering continues from there).
+    """
     rows: list[dict[str, Any]] = []
-    events = camp.events()
     # a viewer's last_seq counts in its own numbering (docs/log-format.md): how many events it saw by then
     seen = None if v.is_gm else [e.seq for e in events if visible_to(e.visibility, v)]
 
     def emit(turn: int, last_seq: int, state: State) -> None:
         shown = state if v.is_gm else rs.redact(state, v)
-        at = last_seq if seen is None else bisect.bisect_right(seen, last_seq)
-        row: dict[str, Any] = {"campaign": camp.id, "ruleset": rs.id, "turn": turn, "last_seq": at}
+        at = last_seq if seen is None else seen_before + bisect.bisect_right(seen, last_seq)
+        row: dict[str, Any] = {"campaign": campaign, "ruleset": rs.id, "turn": turn, "last_seq": at}
         row.update(rs.summary(shown))
         row["state_json"] = json.dumps(shown.model_dump(mode="json"), sort_keys=True)
         rows.append(row)
 
-    fold(rs, rs.initial_state(camp.context), events, on_turn=emit)
-    return rows
+    final = fold(rs, start, events, retracted=retracted, on_turn=emit)
+    return rows, final
+
+
+def _renumber_from(events: Sequence[RecordedEvent], seq: int, prev: str) -> list[RecordedEvent]:
+    """``core.events.renumber`` continued: the numbering after a viewer's first ``seq`` events (ending at ``prev``)."""
+    if seq == 0 and prev == GENESIS_HASH:
+        return renumber(events)
+    out: list[RecordedEvent] = []
+    for i, ev in enumerate(events, start=seq + 1):
+        out.append(ev if ev.seq == i and ev.prev_hash == prev and ev.hash else
+                   replace(ev, seq=i, prev_hash=prev).with_hash(prev))
+        prev = out[-1].hash
+    return out
+
+
+def _table(rows: list[dict[str, Any]]) -> pa.Table | None:
+    return pa.Table.from_pylist(rows) if rows else None
 
 
 def _summary_columns(rs: Ruleset) -> dict[str, Any]:
@@ -167,7 +200,12 @@ Progress = Callable[[int, int, str], None]
 
 
 class Catalog:
-    """An in-memory DuckDB database holding the catalog of every campaign under ``root``."""
+    """An in-memory DuckDB database holding the catalog of every campaign under ``root``.
+
+    ``folded`` lists the campaigns this open folded (in full, or, those also in ``extended``, only
+    the events appended since their kept projection); every other campaign came from its cache
+    after its log was checked.
+    """
 
     def __init__(self, root: Path, *, viewer: str = "gm", campaigns: Sequence[Path] | None = None,
                  progress: Progress | None = None) -> None:
@@ -176,40 +214,32 @@ class Catalog:
         self.con = duckdb.connect(":memory:")
         self.warnings: list[str] = []
         self.progress = progress
+        self.folded: list[str] = []
+        self.extended: list[str] = []
         self._load(list(campaigns) if campaigns is not None else find_campaigns(self.root))
 
     def _load(self, folders: list[Path]) -> None:
         con = self.con
         event_tables: list[pa.Table] = []
         camp_rows: list[dict[str, Any]] = []
-        states_by_rs: dict[str, list[dict[str, Any]]] = {}
+        states_by_rs: dict[str, list[pa.Table]] = {}
         seen: dict[str, Path] = {}
         for i, folder in enumerate(folders, start=1):
             if self.progress is not None:
                 self.progress(i, len(folders), folder.name)
             try:
-                camp = Campaign.open(folder)
-                if camp.id in seen:
-                    self.warnings.append(f"{folder}: skipped: campaign id {camp.id!r} is already loaded from"
-                                         f" {seen[camp.id]} (a copy?)")
-                    continue
-                seen[camp.id] = folder
-                table = camp.log.read_table()
-                if self.viewer != "gm":  # the viewer's own numbering: nothing shows where hidden events sit
-                    table = pa.Table.from_pylist([ev.envelope() for ev in camp.visible_events(self.viewer)],
-                                                 schema=SCHEMA)
-                event_tables.append(table)
-                srows = state_rows(camp, self.viewer)
-                states_by_rs.setdefault(camp.config.ruleset, []).extend(srows)
-                camp_rows.append({
-                    "campaign": camp.id, "name": camp.config.name, "ruleset": camp.config.ruleset,
-                    "folder": str(folder), "options": json.dumps(camp.config.options, sort_keys=True),
-                    "events": table.num_rows, "head_seq": camp.head_for(self.viewer).seq,
-                    "last_turn": srows[-1]["turn"] if srows else None,
-                })
+                proj = self._project(folder, seen)
             except KingdomlogError as exc:
                 self.warnings.append(f"{folder}: skipped: {exc}")
-        events = pa.concat_tables(event_tables) if event_tables else SCHEMA.empty_table()
+                continue
+            if proj is None:
+                continue
+            seen[proj.campaign] = folder
+            event_tables.append(proj.events)
+            if proj.states is not None and proj.states.num_rows:
+                states_by_rs.setdefault(proj.ruleset, []).append(proj.states)
+            camp_rows.append(proj.row)
+        events = pa.concat_tables(event_tables) if event_tables else codec.schema().empty_table()
         con.register("_events", events)
         con.execute("CREATE TABLE events AS SELECT * FROM _events ORDER BY campaign, seq")
         con.unregister("_events")
@@ -220,10 +250,11 @@ class Catalog:
         else:
             con.execute("CREATE TABLE campaigns (campaign VARCHAR, name VARCHAR, ruleset VARCHAR, folder VARCHAR,"
                         " options VARCHAR, events BIGINT, head_seq BIGINT, last_turn INTEGER)")
-        self._load_states(states_by_rs)
+        known = list(self._rulesets())
+        self._load_states(states_by_rs, known)
         con.execute(resources.files("kingdomlog.projections").joinpath("sql/turns.sql").read_text())
-        for rs in all_rulesets():
-            for name, sql in rs.sql_views().items():
+        for rid, views, _proto in known:
+            for name, sql in views.items():
                 try:
                     body = sql.strip().rstrip(";")
                     if body.upper().startswith("CREATE"):
@@ -231,25 +262,180 @@ class Catalog:
                     else:
                         con.execute(f"CREATE VIEW {name} AS {body}")
                 except duckdb.Error as exc:
-                    self.warnings.append(f"view {name} ({rs.id}) not created: {exc}")
+                    self.warnings.append(f"view {name} ({rid}) not created: {exc}")
 
-    def _load_states(self, by_rs: dict[str, list[dict[str, Any]]]) -> None:
+    # ---- one campaign --------------------------------------------------------------------
+
+    def _project(self, folder: Path, seen: dict[str, Path]) -> pcache.Projection | None:
+        """The campaign's projection: the kept one if it still holds (extended by the events appended since),
+        else folded afresh (and kept)."""
+        try:
+            toml = (folder / CONFIG_FILE).read_bytes()
+        except OSError:
+            toml = None
+        got = pcache.load(folder, self.viewer) if toml is not None else None
+        if got is not None and toml is not None:
+            proj, toml_sha = got
+            if proj.campaign in seen:
+                self._duplicate(folder, proj.campaign, seen)
+                return None
+            fp = pcache.fingerprint(folder, toml, proj.ruleset, self.viewer, proj.config) \
+                if toml_sha == hashlib.sha256(toml).hexdigest() else None
+            if fp is not None and fp == proj.fingerprint:
+                log = EventLog(folder / "log", proj.campaign, cache_dir=folder / ".cache")
+                tail = log.read_after(proj.head_seq)  # checks the whole log; a fault raises here
+                if tail.hash_at == proj.head_hash and tail.config == proj.config:
+                    if tail.table is None:
+                        return proj
+                    more = self._extend(folder, proj, tail)
+                    if more is not None:
+                        pcache.save(folder, self.viewer, more, toml_sha)
+                        self.folded.append(proj.campaign)
+                        self.extended.append(proj.campaign)
+                        return more
+        camp = Campaign.open(folder)
+        if camp.id in seen:
+            self._duplicate(folder, camp.id, seen)
+            return None
+        proj = self._build(camp, toml or b"")
+        if toml is not None and proj.fingerprint:
+            pcache.save(folder, self.viewer, proj, hashlib.sha256(toml).hexdigest())
+        self.folded.append(camp.id)
+        return proj
+
+    def _duplicate(self, folder: Path, cid: str, seen: dict[str, Path]) -> None:
+        self.warnings.append(f"{folder}: skipped: campaign id {cid!r} is already loaded from {seen[cid]} (a copy?)")
+
+    def _build(self, camp: Campaign, toml: bytes) -> pcache.Projection:
+        """Fold the whole campaign."""
+        rs = camp.ruleset
+        v = camp.viewer(self.viewer)
+        table = camp.log.read_table()
+        events = codec.decode_table(table)
+        start = rs.initial_state(camp.context)
+        rows, final = _rows(camp.id, rs, v, start, events, None, 0)
+        mine = events if v.is_gm else renumber(filter_visible(events, v))
+        if not v.is_gm:  # the viewer's own numbering: nothing shows where hidden events sit
+            table = codec.table_of(mine)
+        head = events[-1] if events else None
+        vhead = mine[-1] if mine else None
+        config = [events[0].type, events[0].version, events[0].payload_text] if events else None
+        retracted = sorted({c for ev in events if isinstance(ev.payload, TurnRetracted) for c in ev.payload.commit_ids})
+        proj = pcache.Projection(
+            camp.id, rs.id, table, _table(rows),
+            self._row(camp.id, camp.config.name, rs.id, camp.folder, camp.config.options, table.num_rows,
+                      vhead.seq if vhead else 0, rows[-1]["turn"] if rows else None),
+            head.seq if head else 0, head.hash if head else GENESIS_HASH, vhead.seq if vhead else 0,
+            vhead.hash if vhead else GENESIS_HASH, _dump(final), retracted, config)
+        proj.fingerprint = pcache.fingerprint(camp.folder, toml, rs.id, self.viewer, config) or ""
+        return proj
+
+    def _extend(self, folder: Path, proj: pcache.Projection, tail: TailRead) -> pcache.Projection | None:
+        """``proj`` with the events appended after it folded in; None when that cannot stand for a full fold.
+
+        Only appends qualify: a retraction among the new events (it changes earlier turns), a
+        retraction of an earlier commit found anywhere, or a kept state that no longer validates
+        make the campaign fold again in full.
+        """
+        if tail.table is None or proj.state is None or sorted(tail.retracted) != sorted(proj.retracted):
+            return None
+        events = codec.decode_table(tail.table)
+        if any(isinstance(ev.payload, TurnRetracted) for ev in events):
+            return None
+        rs = find_ruleset(proj.ruleset)
+        camp = Campaign.open(folder)
+        if camp.id != proj.campaign or camp.ruleset is not rs:
+            return None
+        try:
+            start: State = type(rs.initial_state(camp.context)).model_validate(proj.state)
+            v = parse_viewer(self.viewer, camp.players(start))
+        except (KingdomlogError, ValueError):
+            return None
+        rows, final = _rows(proj.campaign, rs, v, start, events, frozenset(proj.retracted), proj.viewer_seq)
+        old = proj.states.to_pylist() if proj.states is not None else []
+        live = [ev for ev in events if not ev.type.startswith("core.") and ev.commit_id not in tail.retracted]
+        if live and old and old[-1]["turn"] == live[0].turn:
+            old.pop()  # that turn goes on in the new events: its row is emitted again, at its new end
+        all_rows = old + rows
+        if v.is_gm:
+            new_table = tail.table
+            vseq, vhash = tail.head_seq, tail.head_hash
+        else:
+            mine = _renumber_from(filter_visible(events, v), proj.viewer_seq, proj.viewer_hash)
+            new_table = codec.table_of(mine)
+            vseq, vhash = (mine[-1].seq, mine[-1].hash) if mine else (proj.viewer_seq, proj.viewer_hash)
+        table = pa.concat_tables([proj.events, new_table]) if new_table.num_rows else proj.events
+        row = dict(proj.row, events=table.num_rows, head_seq=vseq,
+                   last_turn=all_rows[-1]["turn"] if all_rows else None)
+        return pcache.Projection(proj.campaign, proj.ruleset, table, _table(all_rows), row, tail.head_seq,
+                                 tail.head_hash, vseq, vhash, _dump(final), proj.retracted, proj.config,
+                                 proj.fingerprint)
+
+    @staticmethod
+    def _row(cid: str, name: str, rid: str, folder: Path, options: dict[str, Any], events: int, head_seq: int,
+             last_turn: int | None) -> dict[str, Any]:
+        return {"campaign": cid, "name": name, "ruleset": rid, "folder": str(folder),
+                "options": json.dumps(options, sort_keys=True), "events": events, "head_seq": head_seq,
+                "last_turn": last_turn}
+
+    # ---- the rulesets ----------------------------------------------------------------------
+
+    def _rulesets(self) -> Iterator[tuple[str, dict[str, str], dict[str, Any]]]:
+        """(id, views, prototype ``states`` row) of every ruleset, by id, importing none that is not needed.
+
+        Registered rulesets answer themselves; a bundled one not imported yet answers from its
+        descriptor (``projections.cache.descriptor``, kept per package digest); entry points, if
+        any are installed, are loaded.
+        """
+        from importlib.metadata import entry_points
+
+        from kingdomlog.rulesets import BUNDLED
+
+        if list(entry_points(group="kingdomlog.rulesets")):
+            from kingdomlog.core.ruleset import all_rulesets
+
+            all_rulesets()
+        have = {rs.id: rs for rs in registered_rulesets()}
+        ids = sorted(set(have) | {b.id for b in BUNDLED})
+        for rid in ids:
+            rs = have.get(rid)
+            if rs is not None:
+                yield rid, dict(rs.sql_views()), _summary_columns(rs)
+                continue
+
+            def build(rid: str = rid) -> dict[str, Any]:
+                r = find_ruleset(rid)
+                return {"views": dict(r.sql_views()), "proto": _summary_columns(r)}
+
+            try:
+                doc = pcache.descriptor(rid, build)
+            except KingdomlogError as exc:
+                self.warnings.append(f"ruleset {rid}: {exc}")
+                continue
+            yield rid, dict(doc["views"]), dict(doc["proto"])
+
+    def _load_states(self, by_rs: dict[str, list[pa.Table]],
+                     known: list[tuple[str, dict[str, str], dict[str, Any]]]) -> None:
         con = self.con
         parts = []
         base = {"campaign": "x", "ruleset": "x", "turn": 0, "last_seq": 0, "state_json": "{}"}
-        for i, rs in enumerate(all_rulesets()):
-            rows = by_rs.get(rs.id, [])
-            if not rows:
-                proto = dict(base, ruleset=rs.id)
-                proto.update(_summary_columns(rs))
+        for i, (rid, _views, proto_cols) in enumerate(known):
+            tables = by_rs.get(rid, [])
+            if not tables:
+                proto = dict(base, ruleset=rid)
+                proto.update(proto_cols)
                 t = pa.Table.from_pylist([proto]).slice(0, 0)
             else:
                 try:
-                    t = pa.Table.from_pylist(rows)
-                except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-                    self.warnings.append(f"states of {rs.id}: mixed column types ({exc}); stored as text")
-                    t = pa.Table.from_pylist([{k: (None if v is None else str(v)) for k, v in r.items()}
-                                              for r in rows])
+                    t = pa.concat_tables(tables, promote_options="default")
+                except (pa.ArrowInvalid, pa.ArrowTypeError):
+                    rows = [r for tb in tables for r in tb.to_pylist()]
+                    try:
+                        t = pa.Table.from_pylist(rows)
+                    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                        self.warnings.append(f"states of {rid}: mixed column types ({exc}); stored as text")
+                        t = pa.Table.from_pylist([{k: (None if v is None else str(v)) for k, v in r.items()}
+                                                  for r in rows])
             name = f"_s{i}"
             con.register(name, t)
             parts.append(f"SELECT * FROM {name}")
@@ -260,6 +446,14 @@ class Catalog:
                         " state_json VARCHAR)")
         for i in range(len(parts)):
             con.unregister(f"_s{i}")
+
+
+def _dump(state: State) -> dict[str, Any] | None:
+    try:
+        out: dict[str, Any] = state.model_dump(mode="json")
+        return out
+    except Exception:  # a state that cannot be kept as JSON: the next change folds in full
+        return None
 
 
 class SafeConsole:

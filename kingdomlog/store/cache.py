@@ -12,6 +12,11 @@ A snapshot is bound to three things, and used only while all three still hold:
 
 A snapshot that fails any of these is deleted and rebuilt by the next fold; ``sweep``
 (run by ``verify``) checks them all. Deleting the folder changes nothing but speed.
+
+A snapshot is taken at the last event folded (the head, when the whole log was folded), so a
+log that ends in notes or other core events is not decoded again on the next warm read; it
+also records the highest live turn it folded (``max_turn``), which is what ``until`` needs and
+what ``kingdomlog state`` shows as the current turn without reading the log.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,11 +35,12 @@ from kingdomlog.core.events import RecordedEvent, canonical_json, decode_payload
 from kingdomlog.core.fold import Start, fold, is_live, retracted_commits
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State
 from kingdomlog.store import keys
+from kingdomlog.store.codec import decode_table
 
 if TYPE_CHECKING:
     from kingdomlog.store.log import EventLog
 
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 KEEP = 8
 MIN_EVENTS_TO_SAVE = 1
 DATA_SUFFIXES = (".toml", ".json", ".sql", ".csv", ".yaml", ".yml", ".txt")
@@ -109,6 +116,20 @@ def fingerprint(rs: Ruleset, ctx: CampaignContext, state_cls: type[State]) -> st
     return hashlib.sha256(canonical_json(doc).encode()).hexdigest()[:16]
 
 
+@dataclass(frozen=True)
+class Latest:
+    """The latest state from the warm path, with where the log ends and its highest live turn (None: none)."""
+
+    state: State
+    seq: int
+    hash: str
+    last_turn: int | None
+
+
+def _max_turn(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
 class SnapshotCache:
     """Snapshots of one campaign in ``dir``."""
 
@@ -176,27 +197,42 @@ class SnapshotCache:
             self.misses += 1
         last: RecordedEvent | None = None
         count = 0
+        top: int | None = None
         for ev in events:
             if is_live(ev, gone, until):
                 last = ev
                 count += ev.seq > start.after_seq
+                top = _max_turn(top, ev.turn)
         state = fold(rs, start, events, until=until, retracted=gone)
+        if until is None and events:
+            last = events[-1]  # the whole log was folded: the snapshot stands at its head
         if last is not None and count >= MIN_EVENTS_TO_SAVE:
             before = frozenset(e.commit_id for e in events if e.seq <= last.seq)
-            self.save(fp, last, gone & before, state)
+            self.save(fp, last, gone & before, state, max_turn=top)
         return state
+
+    def save_head(self, rs: Ruleset, ctx: CampaignContext, last: RecordedEvent, gone: frozenset[str], state: State,
+                  max_turn: int | None) -> None:
+        """Save ``state``, the fold of the whole log ending at ``last``, as the snapshot at the head (not when
+        no live event was folded: the initial state needs no snapshot)."""
+        if max_turn is not None:
+            self.save(fingerprint(rs, ctx, type(state)), last, gone, state, max_turn=max_turn)
 
     def warm(self, rs: Ruleset, ctx_for: Callable[[CampaignConfigured], CampaignContext],
              log: EventLog) -> State | None:
+        """The latest state from the newest snapshot (``latest``), or None."""
+        got = self.latest(rs, ctx_for, log)
+        return None if got is None else got.state
+
+    def latest(self, rs: Ruleset, ctx_for: Callable[[CampaignConfigured], CampaignContext],
+               log: EventLog) -> Latest | None:
         """The latest state from the newest snapshot, decoding only the events after it.
 
         The whole log is still checked (``EventLog.read_after``: files before the snapshot by
-        their sha256 against the verified record, the rest in full). ``ctx_for`` turns the
-        log's first event into the campaign context. Returns None, so the caller takes the
-        ordinary path, whenever anything is not as the snapshot assumed.
+        their identity on disk or their sha256 against the verified record, the rest in full).
+        ``ctx_for`` turns the log's first event into the campaign context. Returns None, so the
+        caller takes the ordinary path, whenever anything is not as the snapshot assumed.
         """
-        from kingdomlog.store.log import decode_table
-
         if not self.dir.is_dir():
             return None
         first = log.cached_config()
@@ -211,13 +247,20 @@ class SnapshotCache:
         ctx = ctx_for(conf)
         initial = rs.initial_state(ctx)
         fp = fingerprint(rs, ctx, type(initial))
-        candidates = self.candidates(fp)
-        if not candidates:
-            return None
-        seq, path = candidates[0]
-        snap = self._load(path, fp, seq)
-        if snap is None:
-            return None
+        # every snapshot of this fingerprint is checked (an edited or junk one is deleted here), then the
+        # newest one the log still agrees with is used: after a retraction that is an older one
+        loaded = [(seq, path, self._load(path, fp, seq)) for seq, path in self.candidates(fp)]
+        for seq, path, snap in loaded:
+            if snap is None:
+                continue
+            got = self._from(rs, log, first, initial, fp, seq, path, snap)
+            if got is not None:
+                return got
+        return None
+
+    def _from(self, rs: Ruleset, log: EventLog, first: list[Any], initial: State, fp: str, seq: int, path: Path,
+              snap: dict[str, Any]) -> Latest | None:
+        """The latest state folded on from the snapshot ``snap`` (at ``seq``), or None if the log disagrees."""
         tail = log.read_after(seq)
         if tail.hash_at is None or snap.get("hash") != tail.hash_at:
             self.discard(path)  # of another log (or a rewritten one): never right again
@@ -226,7 +269,7 @@ class SnapshotCache:
             return None
         if sorted(tail.retracted & tail.commits_upto) != sorted(snap.get("retracted", [])):
             return None
-        events = decode_table(tail.table)
+        events = decode_table(tail.table) if tail.table is not None else []
         gone = set(tail.retracted)
         for ev in events:
             if isinstance(ev.payload, TurnRetracted):
@@ -241,11 +284,15 @@ class SnapshotCache:
         retracted = frozenset(gone)
         state = fold(rs, Start(snap_state, seq), events, retracted=retracted)
         self.hits += 1
-        live = [ev for ev in events if is_live(ev, retracted)]
-        if live:
-            before = frozenset(tail.commits_upto | {e.commit_id for e in events if e.seq <= live[-1].seq})
-            self.save(fp, live[-1], retracted & before, state)
-        return state
+        raw_top = snap.get("max_turn")
+        top: int | None = raw_top if isinstance(raw_top, int) and not isinstance(raw_top, bool) else None
+        for ev in events:
+            if is_live(ev, retracted):
+                top = _max_turn(top, ev.turn)
+        if events:
+            before = frozenset(tail.commits_upto | {e.commit_id for e in events})
+            self.save(fp, events[-1], retracted & before, state, max_turn=top)
+        return Latest(state, tail.head_seq, tail.head_hash, top)
 
     def candidates(self, fp: str) -> list[tuple[int, Path]]:
         if not self.dir.is_dir():
@@ -272,7 +319,8 @@ class SnapshotCache:
             if snap.get("hash") != ev.hash:
                 self.discard(path)
                 continue
-            if until is not None and int(snap.get("max_turn", 1 << 30)) > until:
+            top = snap.get("max_turn")
+            if until is not None and top is not None and (not isinstance(top, int) or top > until):
                 continue
             before = {e.commit_id for e in events if e.seq <= seq}
             if sorted(gone & before) != sorted(snap.get("retracted", [])):
@@ -280,13 +328,17 @@ class SnapshotCache:
             return dict(snap)
         return None
 
-    def save(self, fp: str, last: RecordedEvent, gone: frozenset[str], state: State) -> None:
-        """Write the snapshot of ``state`` after ``last`` (signed; a failed write only costs speed)."""
+    def save(self, fp: str, last: RecordedEvent, gone: frozenset[str], state: State, *,
+             max_turn: int | None) -> None:
+        """Write the snapshot of ``state`` after ``last`` (signed; a failed write only costs speed).
+
+        ``max_turn`` is the highest turn of the live events folded into it (None: none).
+        """
         path = self.dir / f"{fp}-{last.seq}.json"
         if path.exists() and self._load(path, fp, last.seq) is not None:
             return
         doc = {"format": SNAPSHOT_FORMAT, "fingerprint": fp, "seq": last.seq, "hash": last.hash,
-               "max_turn": last.turn, "retracted": sorted(gone), "state": state.model_dump(mode="json")}
+               "max_turn": max_turn, "retracted": sorted(gone), "state": state.model_dump(mode="json")}
         if keys.write_signed(path, doc):
             for _seq, old in self.candidates(fp)[KEEP:]:
                 old.unlink(missing_ok=True)

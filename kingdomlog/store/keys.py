@@ -79,6 +79,11 @@ def sign(data: bytes) -> str:
     return hmac.new(local_key(), data, hashlib.sha256).hexdigest()
 
 
+def verify(data: bytes, mac: bytes) -> bool:
+    """Whether ``mac`` (hex ASCII) is this machine's HMAC of ``data``."""
+    return hmac.compare_digest(mac, sign(data).encode("ascii"))
+
+
 def dumps_signed(doc: Any) -> bytes:
     """``doc`` as a signed file's bytes (HMAC line, then compact JSON)."""
     body = json.dumps(doc, separators=(",", ":"), allow_nan=False).encode("utf-8")
@@ -127,4 +132,4 @@ def write_signed(path: Path, doc: Any) -> bool:
 
 
 __all__ = ["ENV_KEY_FILE", "dumps_signed", "key_path", "loads_signed", "local_key", "read_signed", "sign",
-           "write_signed"]
+           "verify", "write_signed"]

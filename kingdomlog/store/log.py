@@ -2,8 +2,9 @@
 
 One immutable Parquet file per committed batch in ``log/``, named by its first
 seq (``000000000001.parquet``). Appends are atomic and exclusive: the batch is
-written to a dot-named temp file, fsynced, hard-linked to its final name
-(``os.link`` fails if the name exists, so two writers cannot both take a
+written to a dot-named temp file (in ``.cache/inflight/``, so no reader of ``log/`` ever
+lists it; in ``log/`` itself when the campaign has no cache folder), fsynced, hard-linked
+to its final name (``os.link`` fails if the name exists, so two writers cannot both take a
 position), then the directory is fsynced. A retry of the same ``commit_id``
 that finds its own batch reports success.
 
@@ -17,17 +18,33 @@ is therefore detected.
 
 Readers check every file: its own digest, format version, name vs first seq,
 gapless seqs, commit ids, the sha256 chain across events and files, and Parquet
-page CRCs.
-Each event's own hash is recomputed for every file whose bytes are not exactly those
-recorded when it was last checked in full (``.cache/verified.json``, signed with this
-machine's key, see ``store.keys``), and always by ``verify``.
-Any fault raises ``CorruptLogError`` naming the file and seq.
+page CRCs. What a full check found is recorded per file in ``.cache/verified.json``
+(signed with this machine's key, see ``store.keys``): the file's digest, its links and,
+once the file has not changed for ``RACY_SECONDS``, its identity on disk (device, inode,
+size, mtime and ctime in ns). A later read trusts a file without reading it only while
+that identity is exactly the recorded one: any write to the file sets its ctime to the
+time of the write, and no process can set a ctime back (``utime`` sets it to now), so a
+file rewritten in place with its size, inode and mtime kept is read again. A file whose
+identity differs is read and hashed; if its digest is still the recorded one it is not
+decoded again, otherwise it gets every check, each event's hash recomputed (``verify``
+always recomputes everything). Any fault raises ``CorruptLogError`` naming the file and seq.
 
-The log's head (last seq and hash) is also recorded in ``.cache/head.json`` (signed)
-after each append and each full read. The record only moves forward along the chain,
-so a deleted newest batch shows as a log that ends before its recorded head: ``verify``
-reports it and appends are refused (see docs/log-format.md for what can and cannot be
-detected).
+A log of many files is also kept as one **compacted segment** (``.cache/segments/``): a
+Parquet file of every event of the first files, pinned by the signed record (its own
+sha256 and the list of files it covers). A read uses it only after confirming each covered
+batch file as above, and never writes ``log/``: the batch files stay the truth and
+immutable; a covered file that changed is checked in full (and refused if damaged), and
+the segment is rebuilt by a later read.
+
+The log's head (last seq and hash, the newest file and its digest) is also recorded in
+``.cache/head.json`` (signed) after each append and each full read. The record only moves
+forward along the chain, so a deleted newest batch shows as a log that ends before its
+recorded head: ``verify`` reports it and appends are refused (see docs/log-format.md for
+what can and cannot be detected). An append starts from the record (one footer-free read
+of the newest file, to confirm its digest): it never lists ``log/``, so it costs the same at
+ten files or twenty thousand.
+
+pyarrow is imported only when something must be decoded or written (``store.codec``).
 """
 
 from __future__ import annotations
@@ -38,64 +55,60 @@ import hashlib
 import json
 import os
 import re
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
-import pyarrow.parquet as pq
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from kingdomlog.core.errors import ConflictError, CorruptLogError, KingdomlogError, StoreError
-from kingdomlog.core.events import (
-    GENESIS_HASH,
-    Draft,
-    EventModel,
-    RecordedEvent,
-    decode_payload,
-    event_hash,
-    event_types,
-    record,
-)
-from kingdomlog.store import keys
+from kingdomlog.core.events import GENESIS_HASH, Draft, RecordedEvent, event_hash
+from kingdomlog.store import codec, keys
+from kingdomlog.store.codec import COLUMNS, decode_rows, decode_table
+from kingdomlog.store.errors import describe_os_error, write_error
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FORMAT_VERSION = 1
 FORMAT_KEY = b"kingdomlog.format"
 FILE_SHA_KEY = b"kingdomlog.file_sha256"
 PREV_FILE_SHA_KEY = b"kingdomlog.prev_file_sha256"
+CAMPAIGN_KEY = b"kingdomlog.campaign"
 _SHA_PLACEHOLDER = b"0" * 64
 # Thrift compact encoding of a KeyValue's ``value`` field header (field 2, binary) and its length (64).
 _SHA_LEAD = b"\x18\x40"
 GENESIS_FILE_SHA = "0" * 64
-FILE_RE = re.compile(r"^(\d{12})\.parquet$")
+FILE_RE = re.compile(r"\A([0-9]{12})\.parquet\Z")
 TEMP_PREFIX = ".tmp-"
 TEMP_SUFFIX = ".inprogress"
 STALE_TEMP_SECONDS = 600
-VERIFIED_FORMAT = 2
+VERIFIED_FORMAT = 3
+RACY_SECONDS = 2.0
+"""A file changed less than this long ago may change again within the same tick of the file system's clock
+(FAT: 2 s) without its identity changing, so its identity is not recorded until it is older."""
+SEGMENT_MIN_FILES = 32
+"""A compacted segment is built once at least this many batch files (and a quarter of those covered) are not in one."""
+SEGMENT_ROWS = 16384
+"""Rows per row group of a segment (what a streaming read holds in memory at once)."""
+WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "use_dictionary": False, "write_statistics": False,
+                                 "write_page_checksum": True}
+"""How a batch file is written (no dictionaries: on a batch this small they only cost time and bytes)."""
+INFLIGHT = "inflight"
+"""The folder under the cache folder holding the temp files of appends in flight."""
 
-SCHEMA = pa.schema(
-    [
-        pa.field("campaign", pa.string(), nullable=False),
-        pa.field("seq", pa.int64(), nullable=False),
-        pa.field("turn", pa.int32(), nullable=False),
-        pa.field("phase", pa.string(), nullable=True),
-        pa.field("type", pa.string(), nullable=False),
-        pa.field("version", pa.int16(), nullable=False),
-        pa.field("actor", pa.string(), nullable=False),
-        pa.field("visibility", pa.string(), nullable=False),
-        pa.field("payload", pa.string(), nullable=False),
-        pa.field("recorded_at", pa.timestamp("us", tz="UTC"), nullable=False),
-        pa.field("event_id", pa.string(), nullable=False),
-        pa.field("commit_id", pa.string(), nullable=False),
-        pa.field("prev_hash", pa.string(), nullable=False),
-        pa.field("hash", pa.string(), nullable=False),
-    ]
-)
-COLUMNS = tuple(SCHEMA.names)
-_TYPES = tuple((f.name, f.type) for f in SCHEMA)
+Ident = list[int]
+
+
+def __getattr__(name: str) -> Any:
+    # SCHEMA and _TYPES need pyarrow: built on first use, so importing this module does not import it
+    if name == "SCHEMA":
+        return codec.schema()
+    if name == "_TYPES":
+        return codec.column_types()
+    raise AttributeError(name)
 
 
 def batch_name(first_seq: int) -> str:
@@ -115,11 +128,19 @@ class Head:
 
 @dataclass(frozen=True)
 class HeadRecord:
-    """The head this folder's cache last saw (``.cache/head.json``): seq, hash, and when (ISO time, UTC)."""
+    """The head this folder's cache last saw (``.cache/head.json``): seq, hash, and when (ISO time, UTC).
+
+    ``file`` and ``file_sha`` name the newest batch file and its digest then; ``dir_mtime`` is the
+    log folder's mtime (ns) right after the append that wrote the record (None after a read), so
+    the next append can tell whether anyone else added a file to ``log/`` since.
+    """
 
     seq: int
     hash: str
     at: str
+    file: str | None = None
+    file_sha: str | None = None
+    dir_mtime: int | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +160,16 @@ class Stamp:
 
     event_id: str
     recorded_at: datetime
+
+
+@dataclass(frozen=True)
+class Walked:
+    """What the last complete read of the whole log found: its head and every retracted commit id."""
+
+    seq: int
+    hash: str
+    retracted: frozenset[str]
+    files: int
 
 
 # Test hook for the fault-injection suite (tests/faults/): when set, ``append`` calls it with the
@@ -186,6 +217,31 @@ def seal(data: bytes) -> tuple[bytes, str]:
     return data[:at] + digest.encode("ascii") + data[at + 64:], digest
 
 
+def footer_value(data: bytes, key: bytes) -> bytes | None:
+    """The value of ``key`` in a batch file's footer metadata, read from its bytes without a Parquet reader.
+
+    A footer key-value pair is Thrift compact: the key's bytes, then ``0x18`` (field 2, binary), a
+    varint length and the value. The last occurrence of the key is the footer's (it is written
+    after every page). Only meaningful for bytes whose digest was checked.
+    """
+    i = data.rfind(key)
+    if i < 0:
+        return None
+    at = i + len(key)
+    if data[at:at + 1] != b"\x18":
+        return None
+    at += 1
+    n = shift = 0
+    while at < len(data):
+        b = data[at]
+        at += 1
+        n |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return data[at:at + n] if at + n <= len(data) else None
+    return None
+
+
 def _bad(path: Path, message: str) -> CorruptLogError:
     """A ``CorruptLogError`` naming ``path`` and the first seq its name gives."""
     return CorruptLogError(message, file=str(path), seq=_first_seq(path))
@@ -205,35 +261,6 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-_OS_HINTS = {
-    errno.ENOSPC: ("the disk is full", "free some space and retry"),
-    errno.EDQUOT: ("the disk quota is exceeded", "free some space and retry"),
-    errno.EROFS: ("the file system is read-only", "use a writable copy of the campaign"),
-    errno.EACCES: ("permission denied", "check who owns the folder and its permissions"),
-    errno.EPERM: ("the operation is not permitted", "check who owns the folder and its permissions"),
-    errno.EIO: ("an input/output error from the disk", "check the disk, then run `kingdomlog verify`"),
-}
-
-
-def describe_os_error(exc: OSError) -> str:
-    """``what happened (strerror); what to do`` for an error from the file system.
-
-    >>> import errno
-    >>> describe_os_error(OSError(errno.ENOSPC, "No space left on device"))
-    'the disk is full (No space left on device); free some space and retry'
-    """
-    what, todo = _OS_HINTS.get(exc.errno or 0, (exc.strerror or type(exc).__name__, ""))
-    detail = f" ({exc.strerror})" if exc.strerror and exc.strerror.lower() != what.lower() else ""
-    return f"{what}{detail}" + (f"; {todo}" if todo else "")
-
-
-def write_error(where: Path, exc: OSError, *, linked: bool = False) -> StoreError:
-    """The ``StoreError`` for an append that the file system refused (nothing appended, unless ``linked``)."""
-    if linked:
-        return StoreError(f"{where}: the batch is in the log, but making it durable failed: {describe_os_error(exc)}")
-    return StoreError(f"{where}: nothing appended: {describe_os_error(exc)}")
-
-
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -244,6 +271,72 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def ident(st: os.stat_result) -> Ident:
+    """A file's identity on disk: device, inode, size, mtime and ctime (ns)."""
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def settled(st: os.stat_result) -> bool:
+    """Whether the file last changed more than ``RACY_SECONDS`` ago (its identity may then be recorded)."""
+    return time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_SECONDS * 1e9
+
+
+def read_pinned(path: Path) -> tuple[bytes, Ident | None]:
+    """A batch file's bytes and, if it did not change while being read and has settled, its identity."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise _bad(path, "batch file vanished while reading") from None
+    except OSError as exc:
+        raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+    try:
+        before = os.fstat(fd)
+        chunks = []
+        while True:
+            chunk = os.read(fd, max(before.st_size + 1, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        after = os.fstat(fd)
+    except OSError as exc:
+        raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    same = ident(before) == ident(after) and after.st_size == len(data)
+    return data, ident(after) if same and settled(after) else None
+
+
+# ---- the verified record, parsed once per process while the file is unchanged -----------------
+
+_RECORDS: dict[str, tuple[Ident, dict[str, Any]]] = {}
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    """The signed JSON at ``path`` (None when absent or not ours), parsed once while the file is the same."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        _RECORDS.pop(str(path), None)
+        return None
+    key = ident(st)
+    hit = _RECORDS.get(str(path))
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    doc = keys.read_signed(path)
+    if not isinstance(doc, dict):
+        _RECORDS.pop(str(path), None)
+        return None
+    _RECORDS[str(path)] = (key, doc)
+    return doc
+
+
+def _chained(ent: Any, expect_seq: int, prev_hash: str, prev_file_sha: str) -> TypeGuard[dict[str, Any]]:
+    """Whether a verified-record entry continues the chain so far."""
+    return (isinstance(ent, dict) and ent.get("first") == expect_seq and ent.get("prev_hash") == prev_hash
+            and ent.get("prev_file") == prev_file_sha and isinstance(ent.get("count"), int))
+
+
 class EventLog:
     """The ``log/`` folder of one campaign."""
 
@@ -251,6 +344,8 @@ class EventLog:
         self.dir = Path(log_dir)
         self.campaign = campaign
         self.cache_dir = cache_dir
+        self.walked: Walked | None = None
+        """Set by every complete read of the whole log (``iter_tables``, ``read_after``)."""
 
     # ---- listing -------------------------------------------------------------------------
 
@@ -258,18 +353,17 @@ class EventLog:
         """Committed batch files in seq order. A non-dot ``*.parquet`` not named by a seq is an error."""
         if not self.dir.is_dir():
             raise StoreError(f"{self.dir}: the campaign has no log folder")
-        out: list[tuple[int, Path]] = []
-        for entry in os.scandir(self.dir):
-            name = entry.name
+        names: list[str] = []
+        for name in os.listdir(self.dir):
             if name.startswith("."):
                 continue
-            m = FILE_RE.match(name)
-            if m:
-                out.append((int(m.group(1)), Path(entry.path)))
+            if len(name) == 20 and name.endswith(".parquet") and name[:12].isdigit() and name[:12].isascii():
+                names.append(name)
             elif name.endswith(".parquet"):
-                raise CorruptLogError("unexpected file in the log (not named by a seq)", file=str(entry.path))
-        out.sort()
-        return [p for _, p in out]
+                raise CorruptLogError("unexpected file in the log (not named by a seq)", file=str(self.dir / name))
+        names.sort()  # twelve digits each: text order is seq order
+        d = self.dir
+        return [d / n for n in names]
 
     def _last_file(self) -> Path | None:
         """The newest batch file (what ``files()[-1]`` is), without building a Path per file."""
@@ -290,29 +384,44 @@ class EventLog:
                 raise CorruptLogError("unexpected file in the log (not named by a seq)", file=str(entry.path))
         return self.dir / best_name if best >= 0 else None
 
-    def temp_files(self) -> list[Path]:
-        """Temp files of appends in flight or interrupted."""
-        if not self.dir.is_dir():
-            return []
-        return [Path(e.path) for e in os.scandir(self.dir) if e.name.startswith(TEMP_PREFIX)]
+    def _inflight(self) -> Path | None:
+        return self.cache_dir / INFLIGHT if self.cache_dir is not None else None
 
-    def clean_temps(self) -> list[Path]:
-        """Remove temp files left by dead writers (or older than 10 minutes). Returns what was removed."""
+    def temp_files(self) -> list[Path]:
+        """Temp files of appends in flight or interrupted (the cache's ``inflight/``; older ones in ``log/``)."""
+        out: list[Path] = []
+        for d in (self._inflight(), self.dir):
+            if d is not None and d.is_dir():
+                out += [Path(e.path) for e in os.scandir(d) if e.name.startswith(TEMP_PREFIX)]
+        return out
+
+    def clean_temps(self, *, in_log: bool = True) -> list[Path]:
+        """Remove temp files left by dead writers (or older than 10 minutes). Returns what was removed.
+
+        ``in_log=False`` leaves ``log/`` unlisted (only the cache's ``inflight/`` folder is looked at).
+        """
         removed = []
         now = datetime.now(UTC).timestamp()
-        for p in self.temp_files():
-            m = re.match(r"^\.tmp-(\d+)-", p.name)
-            dead = m is not None and not _pid_alive(int(m.group(1)))
-            try:
-                old = now - p.stat().st_mtime > STALE_TEMP_SECONDS
-            except FileNotFoundError:
+        dirs = [self._inflight(), self.dir if in_log else None]
+        for d in dirs:
+            if d is None or not d.is_dir():
                 continue
-            if dead or old or m is None:
+            for e in os.scandir(d):
+                if not e.name.startswith(TEMP_PREFIX):
+                    continue
+                p = Path(e.path)
+                m = re.match(r"^\.tmp-(\d+)-", p.name)
+                dead = m is not None and not _pid_alive(int(m.group(1)))
                 try:
-                    p.unlink()
-                    removed.append(p)
+                    old = now - p.stat().st_mtime > STALE_TEMP_SECONDS
                 except FileNotFoundError:
-                    pass
+                    continue
+                if dead or old or m is None:
+                    try:
+                        p.unlink()
+                        removed.append(p)
+                    except FileNotFoundError:
+                        pass
         return removed
 
     # ---- reading -------------------------------------------------------------------------
@@ -325,8 +434,11 @@ class EventLog:
         """
         if data is None:
             data = self._bytes(path)
+        pa_ = codec.pa()
+        import pyarrow.parquet as pq
+
         try:
-            pf = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+            pf = pq.ParquetFile(pa_.BufferReader(data), page_checksum_verification=True)
             meta = dict(pf.metadata.metadata or {})
             table = pf.read(use_threads=False)
         except Exception as exc:  # a damaged file fails in pyarrow in many ways (OSError, Arrow, ValueError)
@@ -354,20 +466,46 @@ class EventLog:
     def _meta(self, path: Path) -> dict[bytes, bytes]:
         """The key-value metadata of a batch file, after checking the file's own digest."""
         data = self._bytes(path)
+        import pyarrow.parquet as pq
+
         try:
-            meta = dict(pq.ParquetFile(pa.BufferReader(data)).metadata.metadata or {})
+            meta = dict(pq.ParquetFile(codec.pa().BufferReader(data)).metadata.metadata or {})
         except Exception as exc:  # a damaged file fails in pyarrow in many ways (OSError, Arrow, ValueError)
             raise _bad(path, f"unreadable batch file ({type(exc).__name__}: {exc})") from None
         self._check_digest(path, data)
         return meta
 
     def head(self) -> Head:
-        """The last seq and hash, from the newest batch's metadata (cheap: one footer)."""
+        """The last seq and hash: from the recorded head when its file is still the newest and unchanged, else
+        from the newest batch's metadata (one footer)."""
+        tip = self._recorded_tip(self.recorded_head())
+        return tip if tip is not None else self._scan_head()
+
+    def _recorded_tip(self, rec: HeadRecord | None) -> Head | None:
+        """The head the record names, if no batch follows it and its file still has the recorded digest.
+
+        No listing: a batch appended after the record would be named ``batch_name(seq + 1)``.
+        """
+        if rec is None or not rec.file or not rec.file_sha or not FILE_RE.match(rec.file):
+            return None
+        if os.path.exists(self.dir / batch_name(rec.seq + 1)):
+            return None
+        path = self.dir / rec.file
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        stored, actual = file_digest(data)
+        if stored != actual or stored != rec.file_sha:
+            return None
+        return Head(rec.seq, rec.hash, str(path), rec.file_sha)
+
+    def _scan_head(self) -> Head:
         last = self._last_file()
         if last is None:
             return Head(0, GENESIS_HASH, None)
         meta = self._meta(last)
-        if meta.get(b"kingdomlog.campaign", b"").decode(errors="replace") != self.campaign:
+        if meta.get(CAMPAIGN_KEY, b"").decode(errors="replace") != self.campaign:
             raise CorruptLogError(f"batch metadata names another campaign (this is {self.campaign!r})", file=str(last))
         try:
             first = int(meta[b"kingdomlog.first_seq"])
@@ -379,13 +517,34 @@ class EventLog:
         return Head(first + count - 1, last_hash, str(last), file_sha)
 
     def owner(self) -> str | None:
-        """The campaign id the log's first batch was written for (one footer read), or None for an empty log."""
-        files = self.files()
-        if not files:
-            return None
-        raw = self._meta(files[0]).get(b"kingdomlog.campaign")
+        """The campaign id the log's first batch was written for, or None for an empty log.
+
+        From the verified record when the first file is exactly as recorded (no read), else from
+        the first file's footer after checking its digest.
+        """
+        first = self.dir / batch_name(1)
+        if not first.is_file():
+            files = self.files()
+            if not files:
+                return None
+            first = files[0]
+        p = self._verified_path()
+        doc = _read_record(p) if p is not None else None
+        if isinstance(doc, dict) and doc.get("format") == VERIFIED_FORMAT and isinstance(doc.get("files"), dict):
+            ent = doc["files"].get(first.name)
+            if isinstance(ent, dict) and ent.get("stat") and isinstance(doc.get("campaign"), str):
+                try:
+                    if ent["stat"] == ident(os.stat(first)):
+                        return str(doc["campaign"])
+                except OSError:
+                    pass
+        data = self._bytes(first)
+        self._check_digest(first, data)
+        raw = footer_value(data, CAMPAIGN_KEY)
         if raw is None:
-            raise CorruptLogError("batch metadata names no campaign", file=str(files[0]))
+            raw = self._meta(first).get(CAMPAIGN_KEY)
+        if raw is None:
+            raise CorruptLogError("batch metadata names no campaign", file=str(first))
         return raw.decode(errors="replace")
 
     def read_table(self, *, full_verify: bool = False) -> pa.Table:
@@ -395,134 +554,228 @@ class EventLog:
         """
         tables = list(self.iter_tables(full_verify=full_verify))
         if not tables:
-            return SCHEMA.empty_table()
-        return pa.concat_tables(tables)
+            return codec.schema().empty_table()
+        return codec.pa().concat_tables(tables)
+
+    # ---- the walk over the files ---------------------------------------------------------
+
+    def _confirm(self, path: Path, ent: dict[str, Any]) -> tuple[bool, bytes | None, Ident | None]:
+        """Whether ``path`` still holds the bytes ``ent`` recorded: by its identity (no read) or its digest.
+
+        Returns (confirmed, the bytes if they were read, the identity to record if it is new).
+        """
+        rec = ent.get("stat")
+        if rec:
+            try:
+                if ident(os.stat(path)) == rec:
+                    return True, None, None
+            except FileNotFoundError:
+                raise _bad(path, "batch file vanished while reading") from None
+            except OSError as exc:
+                raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+        data, new = read_pinned(path)
+        stored, actual = file_digest(data)
+        if stored is not None and stored == actual == ent.get("digest"):
+            return True, data, new
+        return False, data, None
+
+    def _full(self, path: Path, data: bytes | None, expect_seq: int, prev_hash: str,
+              prev_file_sha: str) -> tuple[pa.Table, dict[str, Any]]:
+        """Every check of one file (each event's hash recomputed); returns its table and its record entry."""
+        pinned: Ident | None = None
+        if data is None:
+            data, pinned = read_pinned(path)
+        table, meta, data = self._open(path, data)
+        self._check_batch(path, table, meta, expect_seq, prev_hash)
+        self._check_hashes(path, table)
+        self._check_digest(path, data)
+        if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
+            raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch file",
+                                  file=str(path))
+        entry = _entry(table, meta)
+        if pinned is not None:
+            entry["stat"] = pinned
+        return table.select(list(COLUMNS)), entry
+
+    def _decode_known(self, path: Path, ent: dict[str, Any], data: bytes | None) -> pa.Table:
+        """The table of a file confirmed by its record entry (page CRCs checked, not the event hashes again)."""
+        if data is None:
+            data = self._bytes(path)
+            stored, actual = file_digest(data)
+            if stored is None or stored != actual or stored != ent.get("digest"):
+                raise _bad(path, "batch file altered: its bytes do not match its sha256")
+        table = self._open(path, data)[0]
+        if table.num_rows != ent["count"]:
+            raise _bad(path, "batch file holds another number of events than when it was checked")
+        return table.select(list(COLUMNS))
 
     def iter_tables(self, *, full_verify: bool = False) -> Iterator[pa.Table]:
-        """Each batch as an Arrow table, in seq order, each checked before it is yielded.
+        """Events in seq order as Arrow tables (one per batch file, or one per row group of the compacted
+        segment), each checked before it is yielded.
 
-        Memory stays at one batch: this is the streaming form of ``read_table`` (a fault
-        in a later file is raised when the iteration reaches it).
+        Memory stays at one table: this is the streaming form of ``read_table`` (a fault in a
+        later file is raised when the iteration reaches it). Without ``full_verify`` files are
+        confirmed by the verified record where they can be and a compacted segment is used (and
+        built, once the log has ``SEGMENT_MIN_FILES`` files it does not cover).
         """
-        verified = {} if full_verify else self._load_verified()
-        newly: dict[str, Any] = {}
-        expect_seq = 1
-        prev_hash = GENESIS_HASH
-        prev_file_sha = GENESIS_FILE_SHA
+        doc = {} if full_verify else self._verified_doc()
+        verified: dict[str, Any] = dict(doc.get("files") or {})
+        segment = doc.get("segment") if isinstance(doc.get("segment"), dict) else None
+        files = self.files()
         recorded = self.recorded_head()
-        on_chain = recorded is None or recorded.seq == 0
-        for path in self.files():
-            ent = verified.get(path.name)
-            data = None
-            if isinstance(ent, dict) and ent.get("first") == expect_seq and ent.get("prev_hash") == prev_hash \
-                    and ent.get("prev_file") == prev_file_sha:
-                # checked in full before: if every byte is still the same (its sha256), only decode it
-                data = self._bytes(path)
-                stored, actual = file_digest(data)
-                if stored is not None and stored == actual == ent.get("digest"):
-                    table = self._open(path, data)[0]
-                    if table.num_rows == ent["count"]:
-                        expect_seq += ent["count"]
-                        prev_hash = ent["last_hash"]
-                        prev_file_sha = ent["digest"]
-                        on_chain = on_chain or (recorded is not None and recorded.seq == expect_seq - 1
-                                                and recorded.hash == prev_hash)
-                        yield table.select(list(COLUMNS))
+        state = _WalkState(recorded)
+        builder: _SegmentBuilder | None = None
+        start = 0
+        if segment is not None and not full_verify:
+            got = self._segment_prefix(files, verified, segment, state)
+            if got is None:
+                segment = None
+            else:
+                start, seg_data = got
+        covered = start
+        if not full_verify and self._segments_dir() is not None and \
+                len(files) - covered >= max(SEGMENT_MIN_FILES, covered // 4):
+            builder = _SegmentBuilder(self)
+        try:
+            if start:
+                for t in _segment_tables(seg_data):
+                    if builder is not None:
+                        builder.add(t)
+                    yield t
+            for path in files[start:]:
+                ent = verified.get(path.name)
+                data = None
+                if _chained(ent, state.expect_seq, state.prev_hash, state.prev_file_sha):
+                    ok, data, new = self._confirm(path, ent)
+                    if ok:
+                        if new is not None:
+                            state.newly[path.name] = dict(ent, stat=new)
+                        table = self._decode_known(path, ent, data)
+                        state.advance(path.name, ent)
+                        if builder is not None:
+                            builder.add(table)
+                        yield table
                         continue
-            table, meta, data = self._open(path, data)
-            self._check_batch(path, table, meta, expect_seq, prev_hash)
-            self._check_hashes(path, table)
-            self._check_digest(path, data)
-            if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
-                raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch file",
-                                      file=str(path))
-            newly[path.name] = _entry(table, meta)
-            prev_file_sha = meta[FILE_SHA_KEY].decode()
-            n = table.num_rows
-            expect_seq += n
-            prev_hash = table.column("hash")[n - 1].as_py()
-            on_chain = on_chain or (recorded is not None and recorded.seq == expect_seq - 1
-                                    and recorded.hash == prev_hash)
-            yield table.select(list(COLUMNS))
-        if newly and not full_verify:
-            verified.update(newly)
-            self._save_verified(verified)
-        if on_chain:
-            self._record_head(expect_seq - 1, prev_hash, recorded)
+                table, entry = self._full(path, data, state.expect_seq, state.prev_hash, state.prev_file_sha)
+                state.newly[path.name] = entry
+                state.advance(path.name, entry)
+                if builder is not None:
+                    builder.add(table)
+                yield table
+            seg_record = None
+            if builder is not None and state.files:
+                seg_record = builder.finish([p.name for p in files], state.digests, state.expect_seq - 1,
+                                            state.prev_hash)
+            if not full_verify and (state.newly or seg_record is not None):
+                verified.update(state.newly)
+                self._save_verified(verified, seg_record if seg_record is not None else segment)
+            self._finish_walk(state, len(files))
+        finally:
+            if builder is not None:
+                builder.abandon()
+
+    def _segment_prefix(self, files: list[Path], verified: dict[str, Any], segment: dict[str, Any],
+                        state: _WalkState) -> tuple[int, bytes] | None:
+        """Confirm the files the segment covers (no decoding) and read the segment; None if it cannot be used.
+
+        Nothing is yielded before this returns, so on None the read simply goes file by file
+        (and a damaged covered file is then reported by its own checks).
+        """
+        names = segment.get("names")
+        digests = segment.get("digests")
+        seg_dir = self._segments_dir()
+        if not isinstance(names, list) or not names or seg_dir is None or len(files) < len(names) \
+                or not isinstance(digests, list) or len(digests) != len(names):
+            return None
+        if [p.name for p in files[:len(names)]] != names:
+            return None
+        probe = _WalkState(state.recorded)
+        for path, digest in zip(files[:len(names)], digests, strict=True):
+            ent = verified.get(path.name)
+            # pinned by the digest each covered file had when the segment was built
+            if not _chained(ent, probe.expect_seq, probe.prev_hash, probe.prev_file_sha) or ent["digest"] != digest:
+                return None
+            ok, _data, new = self._confirm(path, ent)
+            if not ok:
+                return None
+            if new is not None:
+                probe.newly[path.name] = dict(ent, stat=new)
+            probe.advance(path.name, ent)
+        if probe.expect_seq - 1 != segment.get("last_seq") or probe.prev_hash != segment.get("last_hash"):
+            return None
+        try:
+            data = (seg_dir / str(segment.get("file"))).read_bytes()
+        except (OSError, ValueError):
+            return None
+        if hashlib.sha256(data).hexdigest() != segment.get("sha256"):
+            return None
+        state.__dict__.update(probe.__dict__)
+        return len(names), data
 
     def read_after(self, seq: int) -> TailRead:
         """Check the whole log, decoding only the events after ``seq``; for the warm snapshot path.
 
-        A file entirely at or before ``seq`` whose bytes still have the sha256 recorded when it
-        was last fully checked (``.cache/verified.json``; the digest pins every byte) and whose
-        recorded chain links continue the previous file is not decoded again. Every other file
-        gets every check of ``iter_tables``. Faults raise ``CorruptLogError`` as there.
+        A file entirely at or before ``seq`` confirmed by the verified record (its identity on
+        disk, or else its sha256) and whose recorded chain links continue the previous file is
+        not decoded. Every other file gets every check of ``iter_tables``. Faults raise
+        ``CorruptLogError`` as there. Nothing is decoded (nor pyarrow imported) when no event
+        follows ``seq``.
         """
-        verified = self._load_verified()
-        newly: dict[str, Any] = {}
+        verified: dict[str, Any] = dict(self._verified_doc().get("files") or {})
         tables: list[pa.Table] = []
-        expect_seq = 1
-        prev_hash = GENESIS_HASH
-        prev_file_sha = GENESIS_FILE_SHA
         gone: set[str] = set()
         commits_upto: set[str] = set()
         hash_at: str | None = GENESIS_HASH if seq == 0 else None
         config: list[Any] | None = None
-        recorded = self.recorded_head()
-        on_chain = recorded is None or recorded.seq == 0
-        for path in self.files():
+        files = self.files()
+        state = _WalkState(self.recorded_head())
+        for path in files:
             ent = verified.get(path.name)
-            if isinstance(ent, dict) and ent.get("first") == expect_seq and \
-                    ent["first"] + ent["count"] - 1 <= seq and ent.get("prev_file") == prev_file_sha \
-                    and ent.get("prev_hash") == prev_hash:
-                data = self._bytes(path)
-                stored, actual = file_digest(data)
-                if stored is not None and stored == actual == ent.get("digest"):
-                    expect_seq += ent["count"]
-                    prev_hash = ent["last_hash"]
-                    prev_file_sha = ent["digest"]
-                    gone.update(ent["retracts"])
-                    commits_upto.add(ent["commit"])
-                    if config is None:
-                        config = ent.get("config")
-                    if expect_seq - 1 == seq:
-                        hash_at = prev_hash
-                    on_chain = on_chain or (recorded is not None and recorded.seq == expect_seq - 1
-                                            and recorded.hash == prev_hash)
-                    continue
-            table, meta, data = self._open(path)
-            self._check_batch(path, table, meta, expect_seq, prev_hash)
-            self._check_hashes(path, table)
-            self._check_digest(path, data)
-            if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
-                raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch file",
-                                      file=str(path))
-            e = _entry(table, meta)
-            newly[path.name] = e
-            gone.update(e["retracts"])
+            data = None
+            first = state.expect_seq
+            table: pa.Table | None = None
+            if _chained(ent, first, state.prev_hash, state.prev_file_sha):
+                ok, data, new = self._confirm(path, ent)
+                if ok:
+                    if new is not None:
+                        state.newly[path.name] = ent = dict(ent, stat=new)
+                    if first + ent["count"] - 1 > seq:
+                        table = self._decode_known(path, ent, data)
+                else:
+                    ent = None
+            else:
+                ent = None
+            if ent is None:
+                table, ent = self._full(path, data, first, state.prev_hash, state.prev_file_sha)
+                state.newly[path.name] = ent
+            n = ent["count"]
+            gone.update(ent.get("retracts") or ())
             if config is None:
-                config = e.get("config")
-            n = table.num_rows
-            first = expect_seq
+                config = ent.get("config")
             if first <= seq:
-                commits_upto.add(e["commit"])
+                commits_upto.add(ent["commit"])
             if first <= seq <= first + n - 1:
-                hash_at = table.column("hash")[seq - first].as_py()
-            if first + n - 1 > seq:
-                start = max(0, seq + 1 - first)
-                tables.append(table.select(list(COLUMNS)).slice(start))
-            prev_file_sha = e["digest"]
-            expect_seq += n
-            prev_hash = e["last_hash"]
-            on_chain = on_chain or (recorded is not None and recorded.seq == expect_seq - 1
-                                    and recorded.hash == prev_hash)
-        if newly:
-            verified.update(newly)
-            self._save_verified(verified)
-        if on_chain:
-            self._record_head(expect_seq - 1, prev_hash, recorded)
-        tail = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
-        return TailRead(tail, expect_seq - 1, frozenset(gone), frozenset(commits_upto), hash_at, config)
+                hash_at = ent["last_hash"] if seq == first + n - 1 else None
+                if hash_at is None:
+                    if table is None:
+                        table = self._decode_known(path, ent, data)
+                    hash_at = table.column("hash")[seq - first].as_py()
+            if table is not None and first + n - 1 > seq:
+                tables.append(table.slice(max(0, seq + 1 - first)))
+            state.advance(path.name, ent)
+        if state.newly:
+            verified.update(state.newly)
+            self._save_verified(verified, self._verified_doc().get("segment"))
+        self._finish_walk(state, len(files))
+        tail = codec.pa().concat_tables(tables) if tables else None
+        return TailRead(tail, state.expect_seq - 1, frozenset(gone), frozenset(commits_upto), hash_at, config,
+                        state.prev_hash)
+
+    def _finish_walk(self, state: _WalkState, n_files: int) -> None:
+        self.walked = Walked(state.expect_seq - 1, state.prev_hash, frozenset(state.retracted), n_files)
+        if state.on_chain and state.last_file is not None:
+            self._record_head(state.expect_seq - 1, state.prev_hash, state.recorded, file=state.last_file,
+                              file_sha=state.prev_file_sha)
 
     def scan(self) -> list[str]:
         """Check every batch file (all hashes recomputed) and report every fault, not only the first.
@@ -594,14 +847,14 @@ class EventLog:
                 f"written by a newer kingdomlog (format {fmt_v}, this one reads {FORMAT_VERSION}); upgrade to read it",
                 file=f,
             )
-        if meta.get(b"kingdomlog.campaign", b"").decode(errors="replace") != self.campaign:
+        if meta.get(CAMPAIGN_KEY, b"").decode(errors="replace") != self.campaign:
             raise CorruptLogError(f"batch metadata names another campaign (this is {self.campaign!r})", file=f)
         schema = table.schema
         present = set(schema.names)
         missing = [c for c in COLUMNS if c not in present]
         if missing:
             raise CorruptLogError(f"batch lacks column(s) {', '.join(missing)}", file=f)
-        for c, want in _TYPES:
+        for c, want in codec.column_types():
             got = schema.field(c).type
             if got != want:
                 raise CorruptLogError(f"column {c!r} has type {got}, expected {want}", file=f)
@@ -651,43 +904,66 @@ class EventLog:
             raise CorruptLogError("last hash disagrees with the batch metadata", file=f, seq=first + n - 1)
 
     def _check_hashes(self, path: Path, table: pa.Table) -> None:
-        rows = table.select(list(COLUMNS)).to_pylist()
-        for row in rows:
+        cols = {c: table.column(c).to_pylist() for c in COLUMNS}
+        for i in range(table.num_rows):
+            row = {c: cols[c][i] for c in COLUMNS}
             try:
-                ok = event_hash(row) == row["hash"]
-            except (TypeError, ValueError) as exc:
-                raise CorruptLogError(f"event cannot be hashed ({exc})", file=str(path), seq=row.get("seq")) from None
+                when = row["recorded_at"]
+                text = codec.hash_text(row["actor"], row["campaign"], row["commit_id"], row["event_id"],
+                                       row["payload"], row["phase"], row["prev_hash"], when.isoformat(), row["seq"],
+                                       row["turn"], row["type"], row["version"], row["visibility"])
+                ok = hashlib.sha256(text.encode("utf-8")).hexdigest() == row["hash"]
+            except (TypeError, ValueError, AttributeError):
+                try:  # an odd row: hashed by the canonical writer itself, whose errors say what is wrong
+                    ok = event_hash(row) == row["hash"]
+                except (TypeError, ValueError) as exc:
+                    raise CorruptLogError(f"event cannot be hashed ({exc})", file=str(path),
+                                          seq=row.get("seq")) from None
             if not ok:
                 raise CorruptLogError("event altered: its hash does not match its content", file=str(path),
                                       seq=row["seq"])
 
+    # ---- the verified record and the compacted segment -------------------------------------
+
     def _verified_path(self) -> Path | None:
         return self.cache_dir / "verified.json" if self.cache_dir else None
 
+    def _segments_dir(self) -> Path | None:
+        return self.cache_dir / "segments" if self.cache_dir else None
+
+    def retracted_hint(self) -> frozenset[str]:
+        """The commit ids the verified record says the log's ``core.turn_retracted`` events name (a hint: a read
+        of the whole log finds the true set, ``walked.retracted``)."""
+        out: set[str] = set()
+        for ent in self._load_verified().values():
+            if isinstance(ent, dict):
+                out.update(ent.get("retracts") or ())
+        return frozenset(out)
+
     def cached_config(self) -> list[Any] | None:
         """``[type, version, payload text]`` of seq 1 as recorded when the first file was last fully checked."""
-        files = self.files()
-        if not files:
-            return None
-        ent = self._load_verified().get(files[0].name)
+        ent = self._load_verified().get(batch_name(1))
         first = ent.get("config") if isinstance(ent, dict) else None
         return first if isinstance(first, list) else None
 
+    def _verified_doc(self) -> dict[str, Any]:
+        p = self._verified_path()
+        doc = _read_record(p) if p is not None else None
+        if not isinstance(doc, dict) or doc.get("format") != VERIFIED_FORMAT or doc.get("campaign") != self.campaign \
+                or not isinstance(doc.get("files"), dict):
+            return {}
+        return doc
+
     def _load_verified(self) -> dict[str, Any]:
         """The signed record of fully checked files (by name); empty when absent, not ours or of another campaign."""
-        p = self._verified_path()
-        if p is None:
-            return {}
-        doc = keys.read_signed(p)
-        if not isinstance(doc, dict) or doc.get("format") != VERIFIED_FORMAT or doc.get("campaign") != self.campaign:
-            return {}
-        files = doc.get("files")
-        return files if isinstance(files, dict) else {}
+        files = self._verified_doc().get("files")
+        return dict(files) if isinstance(files, dict) else {}
 
-    def _save_verified(self, data: dict[str, Any]) -> None:
+    def _save_verified(self, data: dict[str, Any], segment: dict[str, Any] | None = None) -> None:
         p = self._verified_path()
         if p is not None:  # the cache is an optimisation only: a failed write costs speed
-            keys.write_signed(p, {"format": VERIFIED_FORMAT, "campaign": self.campaign, "files": data})
+            keys.write_signed(p, {"format": VERIFIED_FORMAT, "campaign": self.campaign, "files": data,
+                                  "segment": segment})
 
     # ---- the recorded head ---------------------------------------------------------------
 
@@ -701,17 +977,23 @@ class EventLog:
         if not isinstance(doc, dict) or doc.get("campaign") != self.campaign:
             return None
         try:
-            return HeadRecord(int(doc["seq"]), str(doc["hash"]), str(doc.get("at", "")))
+            dm = doc.get("dir_mtime")
+            return HeadRecord(int(doc["seq"]), str(doc["hash"]), str(doc.get("at", "")),
+                              doc.get("file") if isinstance(doc.get("file"), str) else None,
+                              doc.get("file_sha") if isinstance(doc.get("file_sha"), str) else None,
+                              dm if isinstance(dm, int) else None)
         except (KeyError, TypeError, ValueError):
             return None
 
-    def _record_head(self, seq: int, hash_: str, recorded: HeadRecord | None) -> None:
+    def _record_head(self, seq: int, hash_: str, recorded: HeadRecord | None, *, file: str | None = None,
+                     file_sha: str | None = None, dir_mtime: int | None = None) -> None:
         """Move the recorded head forward to ``seq`` (only forward: the caller checked it continues the record)."""
         p = self._head_path()
         if p is None or seq <= 0 or (recorded is not None and recorded.seq >= seq):
             return
         keys.write_signed(p, {"campaign": self.campaign, "seq": seq, "hash": hash_,
-                              "at": datetime.now(UTC).isoformat(timespec="seconds")})
+                              "at": datetime.now(UTC).isoformat(timespec="seconds"), "file": file,
+                              "file_sha": file_sha, "dir_mtime": dir_mtime})
 
     def head_problem(self, hash_at: Callable[[int], str | None]) -> str | None:
         """What the recorded head says about the log, given ``hash_at(seq)`` (None past the end), or None if fine."""
@@ -731,7 +1013,10 @@ class EventLog:
 
     def read(self, *, full_verify: bool = False) -> list[RecordedEvent]:
         """Every event, decoded and upcast (see ``decode_rows``)."""
-        return decode_table(self.read_table(full_verify=full_verify))
+        out: list[RecordedEvent] = []
+        for table in self.iter_tables(full_verify=full_verify):
+            out += decode_table(table)
+        return out
 
     # ---- writing -------------------------------------------------------------------------
 
@@ -753,6 +1038,11 @@ class EventLog:
         "any version" append in other event stores, idempotency is then best effort);
         every writer in kingdomlog itself passes ``expect_seq``. ``stamps`` (one per
         draft) keep copied events' ids and times.
+
+        The head comes from the recorded head when its file is still the newest and unchanged
+        (no listing of ``log/``); ``log/`` is listed only when the record does not hold, the
+        caller expects another head, or the folder changed since the last append (to remove
+        temp files a dead writer of an older version left there).
         """
         if not drafts:
             raise StoreError("nothing to append (empty batch)")
@@ -765,13 +1055,27 @@ class EventLog:
             raise StoreError(f"{self.dir}: the campaign has no log folder")
         commit_id = commit_id or str(uuid.uuid4())
         when = (recorded_at or datetime.now(UTC)).astimezone(UTC)
-        self.clean_temps()
+        return self._append(drafts, expect_seq, commit_id, when, stamps, fast=True)
+
+    def _append(self, drafts: Sequence[Draft], expect_seq: int | None, commit_id: str, when: datetime,
+                stamps: Sequence[Stamp] | None, *, fast: bool) -> AppendResult:
         recorded = self.recorded_head()  # read before the head: a concurrent append only moves both forward
-        head = self.head()
-        if recorded is not None and (recorded.seq > head.seq or (recorded.seq == head.seq
-                                                                 and recorded.hash != head.hash)):
-            problem = self.head_problem(lambda s: head.hash if s == head.seq else None)
-            raise StoreError(f"{self.dir}: nothing appended: {problem}")
+        head = self._recorded_tip(recorded) if fast else None
+        if head is not None and expect_seq is not None and head.seq != expect_seq:
+            head = None  # the writer saw another head: decide on the log itself
+        if head is None:
+            self.clean_temps()
+            head = self._scan_head()
+            if recorded is not None and (recorded.seq > head.seq or (recorded.seq == head.seq
+                                                                     and recorded.hash != head.hash)):
+                problem = self.head_problem(lambda s: head.hash if s == head.seq else None)
+                raise StoreError(f"{self.dir}: nothing appended: {problem}")
+        else:
+            try:
+                moved = recorded is None or recorded.dir_mtime != os.stat(self.dir).st_mtime_ns
+            except OSError:
+                moved = True
+            self.clean_temps(in_log=moved)
         if expect_seq is not None and head.seq != expect_seq:
             done = self._find_commit_at(expect_seq + 1, commit_id)
             if done is not None:
@@ -782,34 +1086,30 @@ class EventLog:
             if done is not None:
                 return done
         first = head.seq + 1
-        prev = head.hash
-        rows: dict[str, list[Any]] = {c: [] for c in COLUMNS}
-        for i, d in enumerate(drafts):
-            stamp = stamps[i] if stamps is not None else None
-            ev = record(d, campaign=self.campaign, seq=first + i, commit_id=commit_id, prev_hash=prev,
-                        recorded_at=stamp.recorded_at.astimezone(UTC) if stamp else when,
-                        event_id=stamp.event_id if stamp else str(uuid.uuid4()))
-            prev = ev.hash
-            env = ev.envelope()
-            env["hash"] = ev.hash
-            for c in COLUMNS:
-                rows[c].append(env[c])
+        cols = codec.encode(drafts, campaign=self.campaign, first_seq=first, prev_hash=head.hash,
+                            commit_id=commit_id, recorded_at=when,
+                            stamps=None if stamps is None else [(s.event_id, s.recorded_at.astimezone(UTC))
+                                                                for s in stamps])
+        prev = cols["hash"][-1]
         meta = {
             FORMAT_KEY: str(FORMAT_VERSION).encode(),
             b"kingdomlog.first_seq": str(first).encode(),
             b"kingdomlog.count": str(len(drafts)).encode(),
             b"kingdomlog.commit_id": commit_id.encode(),
             b"kingdomlog.last_hash": prev.encode(),
-            b"kingdomlog.campaign": self.campaign.encode(),
+            CAMPAIGN_KEY: self.campaign.encode(),
         }
         meta[FILE_SHA_KEY] = _SHA_PLACEHOLDER
         meta[PREV_FILE_SHA_KEY] = head.file_sha.encode()
-        table = pa.Table.from_pydict(rows, schema=SCHEMA.with_metadata(meta))
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="zstd", write_statistics=False, write_page_checksum=True)
-        data, _digest = seal(sink.getvalue().to_pybytes())
+        p = codec.pa()
+        import pyarrow.parquet as pq
+
+        table = p.Table.from_pydict(cols, schema=codec.schema().with_metadata(meta))
+        sink = p.BufferOutputStream()
+        pq.write_table(table, sink, **WRITE_OPTIONS)
+        data, digest = seal(sink.getvalue().to_pybytes())
         final = self.dir / batch_name(first)
-        tmp = self.dir / f"{TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}{TEMP_SUFFIX}"
+        tmp = self._temp_dir() / f"{TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}{TEMP_SUFFIX}"
         hook = FAULT_HOOK
         try:
             if hook is not None:
@@ -824,11 +1124,30 @@ class EventLog:
             if hook is not None:
                 hook("temp_synced")
             try:
-                os.link(tmp, final)
+                try:
+                    os.link(tmp, final)
+                except OSError as exc:
+                    if isinstance(exc, FileExistsError) or exc.errno != errno.EXDEV or tmp.parent == self.dir:
+                        raise
+                    # the cache folder is on another file system: write the temp file in log/ itself
+                    moved_tmp = self.dir / tmp.name
+                    with open(moved_tmp, "wb") as fh2:
+                        fh2.write(data)
+                        fh2.flush()
+                        if SYNC:
+                            os.fsync(fh2.fileno())
+                    with contextlib.suppress(OSError):
+                        tmp.unlink()
+                    tmp = moved_tmp
+                    os.link(tmp, final)
             except FileExistsError:
                 done = self._find_commit_at_file(str(final), commit_id)
                 if done is not None:
                     return done
+                if expect_seq is None and fast:
+                    with contextlib.suppress(OSError):
+                        tmp.unlink()
+                    return self._append(drafts, expect_seq, commit_id, when, stamps, fast=False)
                 raise ConflictError(head.seq if expect_seq is None else expect_seq, self.head().seq,
                                     "another writer took the same position") from None
             if hook is not None:
@@ -844,8 +1163,25 @@ class EventLog:
             with contextlib.suppress(OSError):
                 tmp.unlink()
         if recorded is None or (recorded.seq == head.seq and recorded.hash == head.hash):
-            self._record_head(first + len(drafts) - 1, prev, recorded)
+            try:
+                dir_mtime: int | None = os.stat(self.dir).st_mtime_ns
+            except OSError:
+                dir_mtime = None
+            self._record_head(first + len(drafts) - 1, prev, recorded, file=final.name, file_sha=digest,
+                              dir_mtime=dir_mtime)
         return AppendResult(commit_id, first, first + len(drafts) - 1, str(final))
+
+    def _temp_dir(self) -> Path:
+        """Where an append writes its temp file: the cache's ``inflight/`` folder, else ``log/`` itself."""
+        d = self._inflight()
+        if d is None:
+            return self.dir
+        if not d.is_dir():
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError:  # no usable cache folder
+                return self.dir
+        return d
 
     def _holds_commit(self, path: Path, commit_id: str) -> bool:
         try:
@@ -868,16 +1204,121 @@ class EventLog:
         return AppendResult(commit_id, first, first + count - 1, file, idempotent=True)
 
 
+class _WalkState:
+    """Where a walk over the files is: the next seq, the links to continue, what it recorded and saw."""
+
+    def __init__(self, recorded: HeadRecord | None) -> None:
+        self.expect_seq = 1
+        self.prev_hash = GENESIS_HASH
+        self.prev_file_sha = GENESIS_FILE_SHA
+        self.recorded = recorded
+        self.on_chain = recorded is None or recorded.seq == 0
+        self.newly: dict[str, Any] = {}
+        self.retracted: set[str] = set()
+        self.last_file: str | None = None
+        self.files = 0
+        self.digests: list[str] = []
+
+    def advance(self, name: str, ent: dict[str, Any]) -> None:
+        self.expect_seq += int(ent["count"])
+        self.prev_hash = str(ent["last_hash"])
+        self.prev_file_sha = str(ent["digest"])
+        self.retracted.update(ent.get("retracts") or ())
+        self.last_file = name
+        self.files += 1
+        self.digests.append(self.prev_file_sha)
+        rec = self.recorded
+        self.on_chain = self.on_chain or (rec is not None and rec.seq == self.expect_seq - 1
+                                          and rec.hash == self.prev_hash)
+
+
+def _segment_tables(data: bytes) -> Iterator[pa.Table]:
+    """The row groups of a compacted segment (its bytes already checked against the record's sha256)."""
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(codec.pa().BufferReader(data))
+    for i in range(pf.num_row_groups):
+        yield pf.read_row_group(i, use_threads=False).select(list(COLUMNS))
+
+
+class _SegmentBuilder:
+    """Writes the tables a read yields into a new compacted segment; recorded only if the read completes."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        seg_dir = log._segments_dir()
+        assert seg_dir is not None
+        self.dir = seg_dir
+        self.tmp = seg_dir / f".tmp-{os.getpid()}-{uuid.uuid4().hex}.parquet"
+        self.writer: Any = None
+        self.pending: list[pa.Table] = []
+        self.rows = 0
+        self.failed = False
+
+    def add(self, table: pa.Table) -> None:
+        if self.failed:
+            return
+        self.pending.append(table)
+        self.rows += table.num_rows
+        if self.rows >= SEGMENT_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.pending:
+            return
+        try:
+            import pyarrow.parquet as pq
+
+            if self.writer is None:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                self.writer = pq.ParquetWriter(self.tmp, codec.schema(), compression="zstd", use_dictionary=True,
+                                               write_statistics=False)
+            self.writer.write_table(codec.pa().concat_tables(self.pending), row_group_size=SEGMENT_ROWS)
+        except OSError:  # the cache is an optimisation: no segment this time
+            self.failed = True
+        self.pending = []
+        self.rows = 0
+
+    def finish(self, names: list[str], digests: list[str], last_seq: int, last_hash: str) -> dict[str, Any] | None:
+        """Close the segment and move it into place; its record (for the verified record), or None."""
+        self._flush()
+        if self.failed or self.writer is None:
+            return None
+        try:
+            self.writer.close()
+            self.writer = None
+            digest = hashlib.sha256(self.tmp.read_bytes()).hexdigest()
+            name = f"{digest[:24]}.parquet"
+            os.replace(self.tmp, self.dir / name)
+        except OSError:
+            return None
+        now = time.time()
+        for old in self.dir.glob("*.parquet"):
+            with contextlib.suppress(OSError):
+                if old.name != name and now - old.stat().st_mtime > 60:
+                    old.unlink()
+        return {"file": name, "sha256": digest, "names": names, "digests": digests, "last_seq": last_seq,
+                "last_hash": last_hash}
+
+    def abandon(self) -> None:
+        with contextlib.suppress(Exception):
+            if self.writer is not None:
+                self.writer.close()
+        with contextlib.suppress(OSError):
+            self.tmp.unlink()
+
+
 @dataclass(frozen=True)
 class TailRead:
     """What ``EventLog.read_after(seq)`` found: the rows after ``seq`` and facts about the rest."""
 
-    table: pa.Table
+    table: pa.Table | None  # None when no event follows seq
     head_seq: int
     retracted: frozenset[str]  # commit ids named by any core.turn_retracted in the log
     commits_upto: frozenset[str]  # commit ids of batches starting at or before seq
     hash_at: str | None  # the hash of event ``seq`` (None if the log is shorter)
     config: list[Any] | None  # [type, version, payload text] of seq 1
+    head_hash: str = GENESIS_HASH
 
 
 def _entry(table: pa.Table, meta: dict[bytes, bytes]) -> dict[str, Any]:
@@ -906,53 +1347,5 @@ def _entry(table: pa.Table, meta: dict[bytes, bytes]) -> dict[str, Any]:
     return entry
 
 
-def decode_rows(rows: Sequence[dict[str, Any]]) -> list[RecordedEvent]:
-    """Decode stored rows into ``RecordedEvent`` (payloads validated and upcast)."""
-    if not rows:
-        return []
-    return decode_table(pa.Table.from_pylist(list(rows), schema=SCHEMA))
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def decode_table(table: pa.Table) -> list[RecordedEvent]:
-    """Decode an events table into ``RecordedEvent`` (payloads validated and upcast).
-
-    Column-wise (one ``to_pylist`` per column, not a dict per row), and a payload stored at
-    its type's current version is validated straight from its JSON text by pydantic; older
-    versions, unknown types and invalid payloads go through ``decode_payload`` (upcasters,
-    and the errors naming the seq).
-    """
-    n = table.num_rows
-    if n == 0:
-        return []
-    col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
-    types, versions, payloads, seqs = col["type"], col["version"], col["payload"], col["seq"]
-    # a batch shares one timestamp: convert each distinct microsecond count once
-    micros = table.column("recorded_at").cast(pa.int64()).to_pylist()
-    seen: dict[int, datetime] = {}
-    stamps = [seen.get(m) or seen.setdefault(m, _EPOCH + timedelta(microseconds=m)) for m in micros]
-    registry = event_types()
-    out = []
-    for i in range(n):
-        t, v, text = types[i], int(versions[i]), payloads[i]
-        cls = registry.get(t)
-        payload: EventModel | None = None
-        if cls is not None and v == cls.version:
-            try:
-                payload = cls.model_validate_json(text)
-            except ValidationError:
-                payload = None
-        if payload is None:
-            payload = decode_payload(t, v, text, seq=seqs[i])
-        ts = stamps[i]
-        out.append(
-            RecordedEvent(
-                campaign=col["campaign"][i], seq=seqs[i], turn=col["turn"][i], phase=col["phase"][i], type=t,
-                version=v, actor=col["actor"][i], visibility=col["visibility"][i], payload=payload,
-                payload_text=text, recorded_at=ts, event_id=col["event_id"][i], commit_id=col["commit_id"][i],
-                prev_hash=col["prev_hash"][i], hash=col["hash"][i],
-            )
-        )
-    return out
+__all__ = ["COLUMNS", "AppendResult", "EventLog", "Head", "HeadRecord", "Stamp", "TailRead", "batch_name",
+           "decode_rows", "decode_table", "describe_os_error", "file_digest", "footer_value", "seal", "write_error"]

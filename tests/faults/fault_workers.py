@@ -18,6 +18,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/: the toy ruleset
 
+import pyarrow.parquet  # noqa: E402, F401  (preloaded: the store imports it only when it first writes)
 import toyrules  # noqa: E402
 
 from kingdomlog.app import Campaign  # noqa: E402

@@ -29,7 +29,7 @@ from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import event_hash
 from kingdomlog.core.turn import Plan
 from kingdomlog.store import keys
-from kingdomlog.store.log import _SHA_PLACEHOLDER, FILE_SHA_KEY, file_digest, seal
+from kingdomlog.store.log import _SHA_PLACEHOLDER, FILE_SHA_KEY, WRITE_OPTIONS, file_digest, seal
 
 
 def build(folder: Path) -> Campaign:
@@ -53,7 +53,7 @@ def reseal(path: Path, change: Callable[[list[dict[str, Any]]], None], *, keep_s
     meta.pop(b"ARROW:schema", None)
     forged = pa.Table.from_pylist(rows, schema=table.schema.remove_metadata().with_metadata(meta))
     sink = pa.BufferOutputStream()
-    pq.write_table(forged, sink, compression="zstd", write_statistics=False, write_page_checksum=True)
+    pq.write_table(forged, sink, **WRITE_OPTIONS)  # as the writer does (a forger copies its settings)
     data, _ = seal(sink.getvalue().to_pybytes())
     stored, actual = file_digest(data)
     assert stored == actual  # the forgery carries a valid file digest

@@ -1,0 +1,225 @@
+"""The incremental catalog: each campaign's projection kept in its cache, checked like a snapshot.
+
+A projection is what the catalog takes from one campaign for one viewer: its ``events`` rows (as
+that viewer sees them), its ``states`` rows, its ``campaigns`` row, and the GM state at the log's
+head (to fold on from). It is stored in ``<campaign>/.cache/catalog/<viewer>.arrow`` and used
+only while three things hold, as for snapshots (``store.cache``):
+
+- **the log it derives from**: the head it was built at is still in the log, with every file
+  checked (``EventLog.read_after``: unchanged files by their identity or digest, others in full);
+- **its own content**: the file carries an HMAC under this machine's key (``store.keys``);
+- **the code and data behind it** (``fingerprint``): the catalog's code (core, store, app,
+  projections), the ruleset's package files, ``campaign.toml``, the campaign's homebrew data
+  and the options recorded at seq 1, and the viewer. None of it needs the ruleset imported, so
+  a catalog over unchanged campaigns imports no ruleset at all.
+
+When events were only appended since, the projection folds just those, from the state it
+kept (the rows of turns before the first new one stay; ``tests/faults/test_catalog_cache.py``
+checks the result equals a full fold); anything else (a retraction, a rewritten log, other
+code) folds the campaign again. Deleting the cache changes nothing but speed.
+
+For rulesets without a campaign under the root the catalog still creates their views and the
+columns of their ``states`` rows; ``descriptor`` keeps those (per ruleset package digest, signed,
+beside this machine's key) so they too need no import once known.
+
+File layout: the HMAC line, one JSON header line, then the two Arrow IPC streams (events,
+states) whose lengths the header gives.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kingdomlog.store import keys
+from kingdomlog.store.cache import _package_files, _tree_digest, code_digest
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+PROJECTION_FORMAT = 1
+DESCRIPTOR_FORMAT = 1
+PACKAGE = Path(__file__).resolve().parent.parent
+CODE_PARTS = ("core", "store", "app", "projections")
+
+
+@cache
+def catalog_code_digest() -> str:
+    """The digest of the code a projection is computed by (``kingdomlog/{core,store,app,projections}``), once."""
+    files: list[Path] = []
+    for part in CODE_PARTS:
+        files += [p for p in (PACKAGE / part).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    files.append(PACKAGE / "rulesets" / "__init__.py")
+    return _tree_digest(files, PACKAGE)
+
+
+@cache
+def ruleset_digest(ruleset: str) -> str | None:
+    """The digest of a ruleset's code and data without importing it (bundled: its package folder), or None.
+
+    A ruleset that is not bundled is found among those registered (it was imported by whoever
+    registered it); None when neither knows it (the catalog then opens the campaign normally).
+    """
+    from kingdomlog.core.ruleset import _bundled_package, _norm, registered
+
+    pkg = _bundled_package(_norm(ruleset))
+    if pkg is not None:
+        folder = PACKAGE / "rulesets" / pkg
+        return hashlib.sha256(_tree_digest(_package_files(folder), folder).encode()).hexdigest()
+    rs = registered(ruleset)
+    if rs is None:
+        return None
+    return code_digest(type(rs).__module__)
+
+
+def _homebrew_digest(folder: Path) -> str:
+    d = folder / "data"
+    if not d.is_dir():
+        return ""
+    return _tree_digest([p for p in d.iterdir() if p.is_file()], d)
+
+
+def viewer_slug(viewer: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in viewer) or "_"
+
+
+def fingerprint(folder: Path, toml: bytes, ruleset: str, viewer: str, config: Any) -> str | None:
+    """What a projection depends on besides the log; None when the ruleset's code cannot be found."""
+    rd = ruleset_digest(ruleset)
+    if rd is None:
+        return None
+    doc = json.dumps([PROJECTION_FORMAT, catalog_code_digest(), rd, hashlib.sha256(toml).hexdigest(),
+                      _homebrew_digest(folder), viewer, config], sort_keys=True, default=str)
+    return hashlib.sha256(doc.encode()).hexdigest()
+
+
+@dataclass
+class Projection:
+    """One campaign's part of the catalog, for one viewer."""
+
+    campaign: str
+    ruleset: str
+    events: pa.Table
+    states: pa.Table | None
+    row: dict[str, Any]
+    head_seq: int
+    head_hash: str
+    viewer_seq: int
+    viewer_hash: str
+    state: dict[str, Any] | None
+    """The GM state at the head (JSON), to fold on from; None when it could not be kept."""
+    retracted: list[str]
+    config: Any
+    fingerprint: str = ""
+
+
+def path_for(folder: Path, viewer: str) -> Path:
+    return folder / ".cache" / "catalog" / f"{viewer_slug(viewer)}.arrow"
+
+
+def _ipc(table: pa.Table | None) -> bytes:
+    import pyarrow as pa
+
+    if table is None:
+        return b""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def _from_ipc(data: bytes) -> pa.Table | None:
+    import pyarrow as pa
+
+    if not data:
+        return None
+    return pa.ipc.open_stream(pa.BufferReader(data)).read_all()
+
+
+def save(folder: Path, viewer: str, proj: Projection, toml_sha: str) -> bool:
+    """Write ``proj`` (signed); False if it could not be written (the cache only costs speed)."""
+    ev, st = _ipc(proj.events), _ipc(proj.states)
+    head = {"format": PROJECTION_FORMAT, "campaign": proj.campaign, "ruleset": proj.ruleset, "viewer": viewer,
+            "fingerprint": proj.fingerprint, "toml_sha": toml_sha, "row": proj.row, "head_seq": proj.head_seq,
+            "head_hash": proj.head_hash, "viewer_seq": proj.viewer_seq, "viewer_hash": proj.viewer_hash,
+            "state": proj.state, "retracted": proj.retracted, "config": proj.config, "events_len": len(ev),
+            "states_len": len(st)}
+    try:
+        body = json.dumps(head, separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n" + ev + st
+    except ValueError:
+        return False
+    path = path_for(folder, viewer)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(keys.sign(body).encode("ascii") + b"\n" + body)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        return False
+
+
+def load(folder: Path, viewer: str) -> tuple[Projection, str] | None:
+    """The stored projection of ``folder`` for ``viewer`` and the campaign.toml digest it was built with, if ours."""
+    path = path_for(folder, viewer)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    mac, sep, body = data.partition(b"\n")
+    if not sep or len(mac) != 64 or not keys.verify(body, mac):
+        return None
+    line, sep, rest = body.partition(b"\n")
+    try:
+        head = json.loads(line)
+        if not isinstance(head, dict) or head.get("format") != PROJECTION_FORMAT or head.get("viewer") != viewer:
+            return None
+        n_ev, n_st = int(head["events_len"]), int(head["states_len"])
+        if n_ev + n_st != len(rest):
+            return None
+        events = _from_ipc(rest[:n_ev])
+        states = _from_ipc(rest[n_ev:])
+        if events is None:
+            return None
+        proj = Projection(str(head["campaign"]), str(head["ruleset"]), events, states, dict(head["row"]),
+                          int(head["head_seq"]), str(head["head_hash"]), int(head["viewer_seq"]),
+                          str(head["viewer_hash"]), head.get("state"), list(head.get("retracted") or []),
+                          head.get("config"), str(head["fingerprint"]))
+        return proj, str(head["toml_sha"])
+    except Exception:  # not a projection of this format: rebuilt (it is only a cache)
+        return None
+
+
+# ---- descriptors of rulesets no campaign under the root plays --------------------------------------------
+
+
+def _descriptor_path(ruleset: str, digest: str) -> Path:
+    return keys.key_path().parent / "rulesets" / f"{viewer_slug(ruleset)}-{digest[:24]}.json"
+
+
+def descriptor(ruleset: str, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``{"views": {name: sql}, "proto": summary row}`` of a bundled ruleset, kept per package digest.
+
+    ``build()`` computes it (importing the ruleset) when no signed copy of this digest exists.
+    """
+    digest = ruleset_digest(ruleset)
+    path = _descriptor_path(ruleset, digest) if digest else None
+    if path is not None:
+        doc = keys.read_signed(path)
+        if isinstance(doc, dict) and doc.get("format") == DESCRIPTOR_FORMAT and doc.get("digest") == digest \
+                and isinstance(doc.get("views"), dict) and isinstance(doc.get("proto"), dict):
+            return doc
+    doc = dict(build(), format=DESCRIPTOR_FORMAT, digest=digest)
+    if path is not None:
+        keys.write_signed(path, doc)
+    return doc
+
+
+__all__ = ["Projection", "catalog_code_digest", "descriptor", "fingerprint", "load", "path_for", "ruleset_digest",
+           "save"]

@@ -1,0 +1,231 @@
+"""Batches to and from Arrow: the log's columns, the envelope hash, and decoding payloads in bulk.
+
+pyarrow is imported on first use (``pa()``, ``schema()``), not with this module, so a path that
+decodes nothing (the warm ``kingdomlog state``) never loads it.
+
+Writing (``encode``) builds the columns of a batch and chains its hashes without making a
+``RecordedEvent`` per event: the hashed text of an envelope (docs/log-format.md) is put together
+from its members, the batch's common ones encoded once. It is exactly ``core.events.event_hash``
+of the same envelope (``tests/core/test_perf_codec.py`` checks it against ``record``), and
+payload texts come from ``core.events.payload_json``, the one canonical writer.
+
+Reading (``decode_table``) hands every payload stored at its type's current version straight to
+its class's pydantic validator (looked up once per type and batch; one payload per call, never
+a JSON array of several, whose parse could join two malformed texts into valid ones) and builds
+each ``RecordedEvent`` by filling its fields directly. Anything else (older versions, unknown
+types, invalid payloads) goes through ``decode_payload``, whose errors name the seq.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from functools import cache
+from json.encoder import encode_basestring as _json_str  # the C escaper json.dumps(ensure_ascii=False) uses
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from kingdomlog.core.errors import InputError, KingdomlogError
+from kingdomlog.core.events import (
+    MAX_TURN,
+    Draft,
+    EventModel,
+    RecordedEvent,
+    decode_payload,
+    event_class,
+    event_hash,
+    payload_json,
+)
+
+if TYPE_CHECKING:
+    import pyarrow
+
+COLUMNS = ("campaign", "seq", "turn", "phase", "type", "version", "actor", "visibility", "payload", "recorded_at",
+           "event_id", "commit_id", "prev_hash", "hash")
+
+
+def pa() -> Any:
+    """The ``pyarrow`` module (imported on first use)."""
+    import pyarrow
+
+    return pyarrow
+
+
+@cache
+def schema() -> pyarrow.Schema:
+    """The Arrow schema of a batch file (docs/log-format.md)."""
+    p = pa()
+    return p.schema(
+        [
+            p.field("campaign", p.string(), nullable=False),
+            p.field("seq", p.int64(), nullable=False),
+            p.field("turn", p.int32(), nullable=False),
+            p.field("phase", p.string(), nullable=True),
+            p.field("type", p.string(), nullable=False),
+            p.field("version", p.int16(), nullable=False),
+            p.field("actor", p.string(), nullable=False),
+            p.field("visibility", p.string(), nullable=False),
+            p.field("payload", p.string(), nullable=False),
+            p.field("recorded_at", p.timestamp("us", tz="UTC"), nullable=False),
+            p.field("event_id", p.string(), nullable=False),
+            p.field("commit_id", p.string(), nullable=False),
+            p.field("prev_hash", p.string(), nullable=False),
+            p.field("hash", p.string(), nullable=False),
+        ]
+    )
+
+
+@cache
+def column_types() -> tuple[tuple[str, Any], ...]:
+    return tuple((f.name, f.type) for f in schema())
+
+
+# ---- writing ----------------------------------------------------------------------------
+
+
+def new_ids(n: int) -> list[str]:
+    """``n`` random (version 4) UUIDs as text, from one read of the system's randomness."""
+    raw = os.urandom(16 * n).hex()
+    out = []
+    for i in range(0, 32 * n, 32):
+        h = raw[i:i + 32]
+        out.append(f"{h[0:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:32]}")
+    return out
+
+
+def hash_text(actor: str, campaign: str, commit_id: str, event_id: str, payload: str, phase: str | None,
+              prev_hash: str, recorded_at: str, seq: int, turn: int, type_: str, version: int,
+              visibility: str) -> str:
+    """The canonical JSON text an event's hash is taken over (members in their sorted order)."""
+    return (f'{{"actor":{_json_str(actor)},"campaign":{_json_str(campaign)},"commit_id":{_json_str(commit_id)},'
+            f'"event_id":{_json_str(event_id)},"payload":{_json_str(payload)},'
+            f'"phase":{"null" if phase is None else _json_str(phase)},"prev_hash":{_json_str(prev_hash)},'
+            f'"recorded_at":{_json_str(recorded_at)},"seq":{int(seq)},"turn":{int(turn)},"type":{_json_str(type_)},'
+            f'"version":{int(version)},"visibility":{_json_str(visibility)}}}')
+
+
+def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash: str, commit_id: str,
+           recorded_at: datetime, stamps: Sequence[tuple[str, datetime]] | None = None) -> dict[str, list[Any]]:
+    """The columns of one batch: ``drafts`` at seqs ``first_seq``… chained after ``prev_hash``.
+
+    ``stamps`` (event id, time) per draft keep copied events' own ones; otherwise each event gets
+    a new id and ``recorded_at``. Raises ``InputError`` as ``core.events.record`` does (a draft
+    without a turn or out of range, a payload that cannot be written).
+    """
+    n = len(drafts)
+    ids = new_ids(n) if stamps is None else [s[0] for s in stamps]
+    cols: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+    when_text = recorded_at.isoformat()
+    prev = prev_hash
+    for i, d in enumerate(drafts):
+        t = d.turn
+        if t is None:
+            raise InputError(f"event {d.type!r} has no turn")
+        if not 0 <= t <= MAX_TURN:
+            raise InputError(f"event {d.type!r}: turn {t} is out of range (0 to {MAX_TURN})")
+        p = d.payload
+        text = payload_json(p)
+        seq = first_seq + i
+        when = recorded_at if stamps is None else stamps[i][1]
+        stamp_text = when_text if stamps is None else when.isoformat()
+        doc = hash_text(d.actor, campaign, commit_id, ids[i], text, d.phase, prev, stamp_text, seq, t, p.type,
+                        p.version, d.visibility)
+        try:
+            h = hashlib.sha256(doc.encode("utf-8")).hexdigest()
+        except UnicodeEncodeError:  # text that is not Unicode (a lone surrogate): the canonical writer's own error
+            event_hash({"campaign": campaign, "seq": seq, "turn": t, "phase": d.phase, "type": p.type,
+                        "version": p.version, "actor": d.actor, "visibility": d.visibility, "payload": text,
+                        "recorded_at": when, "event_id": ids[i], "commit_id": commit_id, "prev_hash": prev})
+            raise
+        for c, v in (("campaign", campaign), ("seq", seq), ("turn", t), ("phase", d.phase), ("type", p.type),
+                     ("version", p.version), ("actor", d.actor), ("visibility", d.visibility), ("payload", text),
+                     ("recorded_at", when), ("event_id", ids[i]), ("commit_id", commit_id), ("prev_hash", prev),
+                     ("hash", h)):
+            cols[c].append(v)
+        prev = h
+    return cols
+
+
+# ---- reading ----------------------------------------------------------------------------
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_new = object.__new__
+
+
+def _payloads(types: list[str], versions: list[int], texts: list[str], seqs: list[int]) -> list[EventModel]:
+    """Every payload decoded and upcast.
+
+    A payload at its type's current version goes straight to its class's pydantic validator
+    (what ``model_validate_json`` calls, without its per-call wrapper), the class looked up once per
+    type and batch; anything else (an old version, an unknown type, an invalid payload) goes
+    through ``decode_payload``, whose errors name the seq.
+    """
+    out: list[EventModel] = []
+    validators: dict[str, tuple[int, Any] | None] = {}
+    for i, t in enumerate(types):
+        if t not in validators:
+            try:
+                cls = event_class(t, seq=seqs[i])
+                validators[t] = (cls.version, cls.__pydantic_validator__.validate_json)
+            except KingdomlogError:
+                validators[t] = None
+        v = validators[t]
+        payload: EventModel | None = None
+        if v is not None and versions[i] == v[0]:
+            try:
+                payload = v[1](texts[i])
+            except ValidationError:
+                payload = None
+        out.append(payload if payload is not None else decode_payload(t, versions[i], texts[i], seq=seqs[i]))
+    return out
+
+
+def decode_table(table: pyarrow.Table) -> list[RecordedEvent]:
+    """Decode an events table into ``RecordedEvent`` (payloads validated and upcast).
+
+    Column-wise (one ``to_pylist`` per column); a batch shares one timestamp, converted once.
+    """
+    n = table.num_rows
+    if n == 0:
+        return []
+    col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
+    seqs = col["seq"]
+    i64 = pa().int64()
+    # a zero-copy view of the timestamps as their int64 microseconds (a cast would import pyarrow.compute)
+    micros = [m for chunk in table.column("recorded_at").chunks for m in chunk.view(i64).to_pylist()]
+    seen: dict[int, datetime] = {}
+    stamps = [seen.get(m) or seen.setdefault(m, _EPOCH + timedelta(microseconds=m)) for m in micros]
+    versions = [int(v) for v in col["version"]]
+    payloads = _payloads(col["type"], versions, col["payload"], seqs)
+    campaign, turn, phase, types, actor = col["campaign"], col["turn"], col["phase"], col["type"], col["actor"]
+    vis, texts, eids, cids, prevs, hashes = (col["visibility"], col["payload"], col["event_id"], col["commit_id"],
+                                             col["prev_hash"], col["hash"])
+    out = []
+    for i in range(n):
+        ev = _new(RecordedEvent)
+        # RecordedEvent is a frozen dataclass: its fields are set directly (what its __init__ does, without
+        # one object.__setattr__ call per field); tests/core/test_perf_codec.py checks both build equal events
+        ev.__dict__.update(campaign=campaign[i], seq=seqs[i], turn=turn[i], phase=phase[i], type=types[i],
+                           version=versions[i], actor=actor[i], visibility=vis[i], payload=payloads[i],
+                           payload_text=texts[i], recorded_at=stamps[i], event_id=eids[i], commit_id=cids[i],
+                           prev_hash=prevs[i], hash=hashes[i], extra={})
+        out.append(ev)
+    return out
+
+
+def decode_rows(rows: Sequence[dict[str, Any]]) -> list[RecordedEvent]:
+    """Decode stored rows into ``RecordedEvent`` (payloads validated and upcast)."""
+    if not rows:
+        return []
+    return decode_table(pa().Table.from_pylist(list(rows), schema=schema()))
+
+
+def table_of(events: Sequence[RecordedEvent]) -> pyarrow.Table:
+    """The events as a table of the log's columns."""
+    return pa().Table.from_pylist([ev.envelope() for ev in events], schema=schema())
+
+
+__all__ = ["COLUMNS", "decode_rows", "decode_table", "encode", "hash_text", "new_ids", "pa", "schema", "table_of"]
