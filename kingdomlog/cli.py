@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kingdomlog import __version__
+from kingdomlog.cli_input import load_plan as _load_plan
+from kingdomlog.cli_input import read_text as _read_text
 
 if TYPE_CHECKING:
-    from kingdomlog.core.turn import Plan, TurnPreview
+    from kingdomlog.core.turn import TurnPreview
 
 EPILOG = """examples:
   kingdomlog new campaigns/my-realm --ruleset pf2e-kingmaker --name "My Realm"
@@ -152,32 +154,6 @@ def _preview_json(p: TurnPreview) -> dict[str, Any]:
     }
 
 
-def _read_text(path: str, what: str) -> str:
-    """The UTF-8 text of ``path`` (``-``: stdin); ``InputError`` saying what is wrong with it."""
-    from kingdomlog.core.errors import InputError
-    from kingdomlog.store.errors import describe_os_error
-
-    name = "standard input" if path == "-" else path
-    try:
-        if path == "-":
-            raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8",
-                                                                                                       "surrogateescape")
-        else:
-            raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"{name}: cannot read {what}: {describe_os_error(exc)}") from None
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        raise InputError(f"{name}: {what} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); save it"
-                         " as UTF-8") from None
-
-
-def _load_plan(path: str) -> Plan:
-    from kingdomlog.core.turn import Plan
-
-    return Plan.parse(_read_text(path, "plan"), source=path)
 
 
 def cmd_turn(args: argparse.Namespace) -> int:

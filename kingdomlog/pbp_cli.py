@@ -16,8 +16,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from kingdomlog.core.errors import ConflictError, InputError
-
 DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d)?\s*$")
 
 
@@ -37,6 +35,8 @@ def hours(text: str) -> float:
     >>> hours("2d"), hours("90m"), hours("36")
     (48.0, 1.5, 36.0)
     """
+    from kingdomlog.core.errors import InputError
+
     m = DURATION.match(text)
     if not m:
         raise InputError(f"{text!r} is not a duration (e.g. 48h, 2d, 90m)")
@@ -47,6 +47,8 @@ def hours(text: str) -> float:
 
 def when(text: str) -> datetime:
     """An ISO time with its zone (``2026-12-05T18:00+01:00``; ``Z`` for UTC)."""
+    from kingdomlog.core.errors import InputError
+
     try:
         t = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
@@ -60,6 +62,7 @@ def _advance(camp: Any, viewer: Any = None) -> Any:
     """Move the turn on and say what that did, as ``viewer`` may hear it (default: the GM; a player is
     told nothing of another's questions nor the log's seqs)."""
     from kingdomlog.app import pbp
+    from kingdomlog.core.errors import ConflictError
 
     try:
         res = pbp.advance(camp)
@@ -71,6 +74,8 @@ def _advance(camp: Any, viewer: Any = None) -> Any:
 
 
 def _viewer(camp: Any, who: str | None, *, player: bool = False) -> Any:
+    from kingdomlog.core.errors import InputError
+
     v = camp.viewer(who)
     if player and not v.is_player:
         raise InputError("--as must name a player or faction")
@@ -131,6 +136,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_deadline(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
+    from kingdomlog.core.errors import InputError
 
     camp = _campaign(args.dir)
     if args.at and args.in_:
@@ -153,7 +159,7 @@ def cmd_deadline(args: argparse.Namespace) -> int:
 
 def cmd_publish(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
-    from kingdomlog.cli import _load_plan
+    from kingdomlog.cli_input import load_plan as _load_plan
 
     camp = _campaign(args.dir)
     res = pbp.publish(camp, _load_plan(args.plan))
@@ -189,6 +195,7 @@ def _answer_value(q: Any, raw: str) -> Any:
 
 def cmd_answer(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
+    from kingdomlog.core.errors import InputError
 
     camp = _campaign(args.dir)
     v = _viewer(camp, args.as_, player=True)
@@ -225,6 +232,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
 
 def cmd_message(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
+    from kingdomlog.core.errors import InputError
 
     camp = _campaign(args.dir)
     v = _viewer(camp, args.as_ or "gm")
@@ -243,7 +251,7 @@ def cmd_message(args: argparse.Namespace) -> int:
 
 def cmd_resolve(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
-    from kingdomlog.cli import _load_plan
+    from kingdomlog.cli_input import load_plan as _load_plan
 
     camp = _campaign(args.dir)
     plan = _load_plan(args.plan) if args.plan else None
