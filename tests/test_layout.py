@@ -138,7 +138,8 @@ def test_no_hook_is_looked_up_with_getattr() -> None:
         if ".rulesets." in name:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("getattr", "hasattr"):
                 target = ast.unparse(node.args[0]) if node.args else ""
                 if "ruleset" in target or target in ("rs", "camp.ruleset", "start.ruleset"):
                     offenders.append(f"{name}: {ast.unparse(node)}")

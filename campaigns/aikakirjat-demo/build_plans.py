@@ -4,16 +4,23 @@ Each year's plan comes from ``kingdomlog.rulesets.aikakirjat.session.session_pla
 every choice is the step's default unless the GM's overrides below change it.
 Dice are keyed by the plan seeds; the few dice the story needs are typed in.
 
-    .venv/bin/python campaigns/aikakirjat-demo/build_plans.py
-    for p in campaigns/aikakirjat-demo/plans/turn-*.json; do
-        .venv/bin/kingdomlog turn campaigns/aikakirjat-demo --plan "$p"; done
+    .venv/bin/python campaigns/aikakirjat-demo/build_plans.py          # write plans/
+    .venv/bin/python campaigns/aikakirjat-demo/build_plans.py --log    # and replay them into a fresh log/
+
+``--log`` plays every plan through ``Campaign.play`` (as ``kingdomlog turn --plan`` does)
+in a new campaign with this folder's ``campaign.toml`` and replaces ``log/`` with its log.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import sys
+import tempfile
+import tomllib
 from pathlib import Path
 
+from kingdomlog.app import Campaign
 from kingdomlog.core.fold import default_context
 from kingdomlog.core.turn import Plan, preview_turn
 from kingdomlog.rulesets.aikakirjat import RULESET
@@ -61,5 +68,20 @@ def main() -> None:
         json.dumps(RULESET.summary(year.state_after), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def rebuild_log() -> None:
+    """Replay ``plans/turn-*.json`` into a new campaign and replace ``log/`` with its log."""
+    cfg = tomllib.loads((HERE / "campaign.toml").read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        camp = Campaign.create(Path(tmp) / CAMPAIGN, cfg["ruleset"], name=cfg["name"], options=cfg["options"],
+                               campaign_id=cfg["id"])
+        for path in sorted((HERE / "plans").glob("turn-*.json")):
+            camp.play(Plan.parse(path.read_text(encoding="utf-8"), source=path.name))
+        shutil.rmtree(HERE / "log")
+        shutil.copytree(camp.folder / "log", HERE / "log")
+        print(f"log: {camp.head_seq} events")
+
+
 if __name__ == "__main__":
     main()
+    if "--log" in sys.argv[1:]:
+        rebuild_log()

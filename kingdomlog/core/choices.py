@@ -49,12 +49,14 @@ from pydantic.fields import FieldInfo
 from kingdomlog.core.errors import InputError
 
 __all__ = [
+    "PARENT",
     "Choices",
     "Field",
     "FieldSpec",
     "NoChoices",
     "Option",
     "Pick",
+    "Variant",
     "Vocabulary",
     "describe",
     "field_options",
@@ -110,6 +112,9 @@ class Pick:
     source: str
     what: str = ""
     depends: tuple[str, ...] = ()
+    open: bool = False
+    """Offer the options but accept any value (the step's rules check it: e.g. a hex an earlier entry
+    of the same step creates)."""
 
     def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
         js = dict(handler(core_schema))
@@ -119,7 +124,8 @@ class Pick:
         return js
 
 
-FieldKind = Literal["select", "multiselect", "int", "float", "bool", "text", "rows", "group", "json"]
+FieldKind = Literal["select", "multiselect", "int", "float", "bool", "text", "list", "rows", "group", "variant",
+                    "json"]
 
 
 @dataclass(frozen=True)
@@ -144,6 +150,21 @@ class FieldSpec:
     """For ``rows``: the fields of each given entry, options computed from that entry's values."""
     model: type[Choices] | None = None
     """For ``rows`` and ``group``: the entry's model."""
+    variants: tuple[Variant, ...] = ()
+    """For ``variant`` (and ``rows`` of variants): each kind of entry, told apart by ``discriminator``."""
+    discriminator: str | None = None
+    item_kind: str | None = None
+    """For ``list``: the kind of one item (``int``, ``float``, ``text``, ``bool``)."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One kind of entry of a ``variant`` field: its tag (the discriminator's value), label, model and fields."""
+
+    tag: str
+    label: str
+    model: type[Choices]
+    fields: tuple[FieldSpec, ...]
 
 
 # ---- reading a field's declared type ------------------------------------------------------------
@@ -155,6 +176,8 @@ class _Shape:
     optional: bool
     meta: tuple[Any, ...]
     item: _Shape | None = None  # for list[...]: the shape of one item
+    members: tuple[Any, ...] = ()  # for a union of several Choices models: the models
+    value: _Shape | None = None  # for dict[str, ...]: the shape of one value
 
 
 def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
@@ -175,10 +198,20 @@ def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
                 continue
         break
     item = None
-    if typing.get_origin(tp) in (list, tuple, set, frozenset):
+    value = None
+    union: tuple[Any, ...] = ()
+    origin = typing.get_origin(tp)
+    if origin in (list, tuple, set, frozenset):
         inner = [a for a in typing.get_args(tp) if a is not Ellipsis]
         item = _unwrap(inner[0]) if inner else _unwrap(Any)
-    return _Shape(tp, optional, tuple(extra), item)
+    elif origin is dict:
+        args = typing.get_args(tp)
+        value = _unwrap(args[1]) if len(args) == 2 else None
+    elif origin in (Union, types.UnionType):
+        models = tuple(a for a in typing.get_args(tp) if a is not type(None))
+        if models and all(_is_choices(m) for m in models):
+            union = models
+    return _Shape(tp, optional, tuple(extra), item, union, value)
 
 
 def _shape_of(info: FieldInfo) -> _Shape:
@@ -226,15 +259,22 @@ def _bounds(meta: Sequence[Any]) -> tuple[float | None, float | None]:
     return lo, hi
 
 
+_SCALAR_KIND = {int: "int", float: "float", str: "text", bool: "bool"}
+
+
 def _kind(shape: _Shape) -> FieldKind:
     base = shape.base
     if _is_choices(base):
         return "group"
+    if shape.members:
+        return "variant"
     if shape.item is not None:
-        if _is_choices(shape.item.base):
+        if _is_choices(shape.item.base) or shape.item.members:
             return "rows"
         if _pick(shape) is not None or _literal_values(shape.item.base) is not None:
             return "multiselect"
+        if shape.item.base in _SCALAR_KIND:
+            return "list"
         return "json"
     if _pick(shape) is not None or _literal_values(base) is not None:
         return "select"
@@ -247,6 +287,39 @@ def _kind(shape: _Shape) -> FieldKind:
     if base is str:
         return "text"
     return "json"
+
+
+def _tag_field(models: Sequence[type[Choices]], meta: Sequence[Any]) -> str | None:
+    for m in meta:
+        disc = getattr(m, "discriminator", None)
+        if isinstance(disc, str):
+            return disc
+    for name in models[0].model_fields:
+        if all(name in m.model_fields and _single_literal(m, name) is not None for m in models):
+            return name
+    return None
+
+
+def _single_literal(model: type[Choices], name: str) -> str | None:
+    vals = _literal_values(_shape_of(model.model_fields[name]).base)
+    return str(vals[0]) if vals is not None and len(vals) == 1 else None
+
+
+def _variant_of(models: Sequence[type[Choices]], disc: str | None, tag: Any) -> type[Choices] | None:
+    if disc is None:
+        return None
+    for m in models:
+        if _single_literal(m, disc) == str(tag):
+            return m
+    return None
+
+
+def _model_label(model: type[Choices], tag: str) -> str:
+    title = model.model_config.get("title")
+    if isinstance(title, str) and title:
+        return title
+    words = tag.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
 
 
 def _label(name: str, info: FieldInfo) -> str:
@@ -272,6 +345,8 @@ def _loc(parts: Sequence[Any]) -> str:
     for p in parts:
         if isinstance(p, int):
             out += f"[{p}]"
+        elif p == "[key]":
+            out += " (its key)"
         else:
             out += f".{p}" if out else str(p)
     return out or "(choices)"
@@ -291,11 +366,14 @@ def _pydantic_message(exc: ValidationError, model: type[Choices], step: str) -> 
         loc = tuple(err["loc"])
         if err["type"] == "extra_forbidden":
             owner = _owner(model, loc[:-1])
-            takes = ", ".join(owner.model_fields) if owner is not None else ""
             where = f" in {_loc(loc[:-1])}" if len(loc) > 1 else ""
-            parts.append(f"unknown choice {loc[-1]!r}{where}; {'this step takes: ' + takes if takes else 'none taken'}"
-                         if owner is not None and owner.model_fields else
-                         f"unknown choice {loc[-1]!r}{where}; this step takes no choices")
+            if owner is None:
+                parts.append(f"unknown choice {loc[-1]!r}{where}")
+            elif not owner.model_fields:
+                parts.append(f"unknown choice {loc[-1]!r}{where}; this step takes no choices")
+            else:
+                what = "this step takes" if len(loc) == 1 else "this entry takes"
+                parts.append(f"unknown choice {loc[-1]!r}{where}; {what}: {', '.join(owner.model_fields)}")
         elif err["type"] == "missing":
             parts.append(f"choice {_loc(loc)} is required")
         else:
@@ -309,19 +387,39 @@ def _pydantic_message(exc: ValidationError, model: type[Choices], step: str) -> 
 
 
 def _owner(model: type[Choices], loc: Sequence[Any]) -> type[Choices] | None:
-    """The Choices model that holds the field at ``loc`` (walking groups and rows)."""
+    """The Choices model that holds the field at ``loc`` (walking groups, rows, mappings and tagged unions)."""
     cur: type[Choices] = model
-    for part in loc:
+    parts = list(loc)
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        i += 1
         if isinstance(part, int):
             continue
         info = cur.model_fields.get(str(part))
         if info is None:
             return None
         shape = _shape_of(info)
-        nxt = shape.item.base if shape.item is not None else shape.base
-        if not _is_choices(nxt):
+        if shape.value is not None:
+            i += 1  # the mapping's key
+            shape = shape.value
+        if shape.item is not None:
+            if i < len(parts) and isinstance(parts[i], int):
+                i += 1
+            shape = shape.item
+        if shape.members:
+            tag = parts[i] if i < len(parts) else None
+            disc = _tag_field(shape.members, shape.meta)
+            found = _variant_of(shape.members, disc, tag) or next(
+                (m for m in shape.members if m.__name__ == tag), None)
+            if found is None:
+                return None
+            i += 1
+            cur = found
+            continue
+        if not _is_choices(shape.base):
             return None
-        cur = nxt
+        cur = shape.base
     return cur
 
 
@@ -353,16 +451,23 @@ def validate_choices(
     return inst
 
 
-def _check_picks(inst: Choices, path: tuple[Any, ...], *, state: Any, vocabulary: Vocabulary, step: str) -> None:
+PARENT = "__parent__"
+"""Key of ``within`` holding the values of the enclosing entry (for a Pick that depends on them)."""
+
+
+def _check_picks(inst: Choices, path: tuple[Any, ...], *, state: Any, vocabulary: Vocabulary, step: str,
+                 parent: Mapping[str, Any] | None = None) -> None:
     cls = type(inst)
-    within = {name: getattr(inst, name) for name in cls.model_fields}
+    within: dict[str, Any] = {name: getattr(inst, name) for name in cls.model_fields}
+    if parent is not None:
+        within[PARENT] = parent
     for name, info in cls.model_fields.items():
         value = within[name]
         if value is None:
             continue
         shape = _shape_of(info)
         pick = _pick(shape)
-        if pick is not None:
+        if pick is not None and not pick.open:
             allowed = vocabulary(state, pick.source, within)
             if allowed is not None:
                 ok = {o.value for o in allowed if not o.disabled}
@@ -376,11 +481,19 @@ def _check_picks(inst: Choices, path: tuple[Any, ...], *, state: Any, vocabulary
                     if x in blocked:
                         raise InputError(f"step {step!r}: choice {where}: {x!r} cannot be chosen now: {blocked[x]}")
                     raise InputError(f"step {step!r}: choice {where}: {x!r} is not {what}; {_allowed_text(allowed)}")
-        if isinstance(value, Choices):
-            _check_picks(value, (*path, name), state=state, vocabulary=vocabulary, step=step)
-        elif shape.item is not None and _is_choices(shape.item.base):
-            for i, entry in enumerate(value):
-                _check_picks(entry, (*path, name, i), state=state, vocabulary=vocabulary, step=step)
+        for sub_path, sub in _nested(value, (*path, name)):
+            _check_picks(sub, sub_path, state=state, vocabulary=vocabulary, step=step, parent=within)
+
+
+def _nested(value: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Choices]]:
+    """The Choices entries inside a field's value (itself, list items, mapping values)."""
+    if isinstance(value, Choices):
+        return [(path, value)]
+    if isinstance(value, (list, tuple)):
+        return [((*path, i), v) for i, v in enumerate(value) if isinstance(v, Choices)]
+    if isinstance(value, Mapping):
+        return [((*path, k), v) for k, v in value.items() if isinstance(v, Choices)]
+    return []
 
 
 # ---- describing for forms ------------------------------------------------------------------------
@@ -407,9 +520,16 @@ def describe(
     state: Any,
     vocabulary: Vocabulary,
     values: Mapping[str, Any] | None = None,
+    parent: Mapping[str, Any] | None = None,
 ) -> tuple[FieldSpec, ...]:
-    """One ``FieldSpec`` per field of ``model``, options computed from ``state`` and the given ``values``."""
+    """One ``FieldSpec`` per field of ``model``, options computed from ``state`` and the given ``values``.
+
+    ``parent`` holds the values of the enclosing entry (passed to dependent Picks as ``within[PARENT]``).
+    """
     vals = dict(values or {})
+    within = dict(vals)
+    if parent is not None:
+        within[PARENT] = parent
     out: list[FieldSpec] = []
     for name, info in model.model_fields.items():
         shape = _shape_of(info)
@@ -418,28 +538,48 @@ def describe(
         lo, hi = _bounds([*shape.meta, *(shape.item.meta if shape.item is not None else ())])
         nested: tuple[FieldSpec, ...] = ()
         entries: tuple[tuple[FieldSpec, ...], ...] = ()
+        variants: tuple[Variant, ...] = ()
+        disc: str | None = None
         sub: type[Choices] | None = None
+        given = vals.get(name)
+        target = shape.item if kind == "rows" and shape.item is not None else shape
+        if target.members:
+            disc = _tag_field(target.members, target.meta)
+            variants = tuple(
+                Variant(tag, _model_label(m, tag), m, describe(m, state=state, vocabulary=vocabulary, parent=within))
+                for m in target.members for tag in [_single_literal(m, disc) if disc else m.__name__] if tag)
         if kind == "group":
             sub = shape.base
-            given = vals.get(name)
             nested = describe(sub, state=state, vocabulary=vocabulary,
-                              values=given if isinstance(given, Mapping) else None)
+                              values=given if isinstance(given, Mapping) else None, parent=within)
+        elif kind == "variant" and isinstance(given, Mapping):
+            found = _variant_of(target.members, disc, given.get(disc)) if disc else None
+            if found is not None:
+                sub = found
+                nested = describe(found, state=state, vocabulary=vocabulary, values=given, parent=within)
         elif kind == "rows":
             assert shape.item is not None
-            sub = shape.item.base
-            nested = describe(sub, state=state, vocabulary=vocabulary)
-            given = vals.get(name)
+            if not shape.item.members:
+                sub = shape.item.base
+                nested = describe(sub, state=state, vocabulary=vocabulary, parent=within)
             if isinstance(given, list):
-                entries = tuple(describe(sub, state=state, vocabulary=vocabulary,
-                                         values=e if isinstance(e, Mapping) else None) for e in given)
+                rows = []
+                for e in given:
+                    m = sub
+                    if shape.item.members and isinstance(e, Mapping):
+                        m = _variant_of(shape.item.members, disc, e.get(disc)) if disc else None
+                    rows.append(describe(m, state=state, vocabulary=vocabulary,
+                                         values=e if isinstance(e, Mapping) else None, parent=within)
+                                if m is not None else ())
+                entries = tuple(rows)
         options = None
         if kind in ("select", "multiselect"):
-            options = field_options(model, name, state=state, vocabulary=vocabulary, within=vals)
+            options = field_options(model, name, state=state, vocabulary=vocabulary, within=within)
         out.append(FieldSpec(
             name=name, label=_label(name, info), kind=kind, help=info.description or "",
             required=info.is_required() and not shape.optional, default=_default(info), options=options,
             source=pick.source if pick else None, depends=pick.depends if pick else (),
-            minimum=lo, maximum=hi, fields=nested, entries=entries, model=sub,
+            minimum=lo, maximum=hi, fields=nested, entries=entries, model=sub, variants=variants,
+            discriminator=disc, item_kind=_SCALAR_KIND.get(shape.item.base) if kind == "list" and shape.item else None,
         ))
     return tuple(out)
-

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.events import RecordedEvent, provisional
 from kingdomlog.core.fold import default_context
-from kingdomlog.core.turn import Plan, TurnPreview, preview_turn, provisional
+from kingdomlog.core.turn import Plan, TurnPreview, preview_turn
 from kingdomlog.rulesets.aikakirjat import RULESET
-from kingdomlog.rulesets.aikakirjat.model import KingdomState
+from kingdomlog.rulesets.aikakirjat.state import KingdomState
 
 RS = RULESET
 
@@ -33,7 +33,7 @@ class Game:
         p = self.preview(plan)
         assert p.ok, p.error
         for d in p.drafts:
-            self.events.append(provisional("test", self.turn, len(self.events) + 1, d))
+            self.events.append(provisional("test", len(self.events) + 1, d, turn=self.turn))
         self.state = p.state_after  # type: ignore[assignment]
         self.turn += 1
         return p

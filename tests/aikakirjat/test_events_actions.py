@@ -6,6 +6,7 @@ from typing import Any
 
 from aik_helpers import Game, quiet_year
 
+from kingdomlog.core.fold import default_context
 from kingdomlog.rulesets.aikakirjat.samples import sample_founding
 
 
@@ -155,24 +156,52 @@ def test_building_a_road() -> None:
     assert g.state.provinces["p-march"].has_road is True
 
 
-def test_tampered_event_is_refused_on_replay() -> None:
-    """§8.1.2 / 8.1.4: changing a recorded die makes the audit mismatch, and evolve refuses the event."""
+def test_a_changed_die_replays_as_recorded_and_the_audit_reports_it() -> None:
+    """§8.1: replay applies the recorded outcome (the growth as it was), never re-deriving it from the dice; the
+    audit re-runs the rules on the changed die (1 + Stability 1 + Agriculture 2 = 4 < DC 5) and names what they
+    give differently."""
+    import dataclasses
+
+    from aik_helpers import RS
+
+    from kingdomlog.core.fold import fold, replay
+
+    g = game()
+    g.play(quiet_year(growth={"rolls": {"growth": [9]}}))
+    i = next(k for k, e in enumerate(g.events) if e.type == "aikakirjat.growth_rolled")
+    ev = g.events[i]
+    assert ev.payload.audit["success"] is True  # type: ignore[attr-defined]
+    dice = (ev.payload.dice[0].model_copy(update={"faces": (1,), "total": 1}),)  # type: ignore[attr-defined]
+    bad = dataclasses.replace(ev, payload=ev.payload.model_copy(update={"dice": dice}))
+    events = [*g.events[:i], bad, *g.events[i + 1:]]
+    assert replay(RS, events).model_dump() == g.state.model_dump()
+    before = fold(RS, RS.initial_state(default_context(RS, "test")), g.events[:i])
+    warnings = RS.audit(before, bad)
+    assert any("population: recorded 4, today 3" in w for w in warnings), warnings
+    assert any("check.total: recorded 12, today 4" in w and "success: recorded true, today false" in w
+               for w in warnings), warnings
+    assert RS.audit(before, ev) == []
+
+
+def test_a_die_that_does_not_fit_its_notation_is_a_fault_of_the_log() -> None:
+    """A recorded d20 face of 25 (or a total its faces do not give) cannot be folded: CorruptLogError naming the seq."""
     import dataclasses
 
     import pytest
     from aik_helpers import RS
 
-    from kingdomlog.core.errors import InputError
+    from kingdomlog.core.errors import CorruptLogError
     from kingdomlog.core.fold import replay
 
     g = game()
     g.play(quiet_year(growth={"rolls": {"growth": [9]}}))
     i = next(k for k, e in enumerate(g.events) if e.type == "aikakirjat.growth_rolled")
     ev = g.events[i]
-    dice = (ev.payload.dice[0].model_copy(update={"faces": (2,), "total": 2}),)  # type: ignore[attr-defined]
-    bad = dataclasses.replace(ev, payload=ev.payload.model_copy(update={"dice": dice}))
-    with pytest.raises(InputError, match="audit"):
-        replay(RS, [*g.events[:i], bad, *g.events[i + 1:]])
+    for faces, total in (((25,), 25), ((9,), 10)):
+        die = ev.payload.dice[0].model_copy(update={"faces": faces, "total": total})  # type: ignore[attr-defined]
+        bad = dataclasses.replace(ev, payload=ev.payload.model_copy(update={"dice": (die,)}))
+        with pytest.raises(CorruptLogError, match=f"seq {ev.seq}: .*die 'growth'"):
+            replay(RS, [*g.events[:i], bad, *g.events[i + 1:]])
 
 
 def test_tax_collection_year_advantage_expires() -> None:

@@ -11,7 +11,7 @@ from aik_helpers import Game, founding, quiet_year
 from kingdomlog.core.errors import RuleError
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat.events import GrowthRolled
-from kingdomlog.rulesets.aikakirjat.fold import evolve_state
+from kingdomlog.rulesets.aikakirjat.outcomes import check_order
 from kingdomlog.rulesets.aikakirjat.resolve import PLAYERS
 
 PROVINCES = [
@@ -151,7 +151,8 @@ def test_tribe_chooses_revolution_to_reach_level_five() -> None:
         rolls = {"rev.tribe.roll": [4, 4], "rev.tribe.unrest": [1], **{f"rev.tribe.corruption.{t}": [1] for t in (
             "decadence", "crime", "corruption", "decay")}}
         g.play(quiet_year(start={"choices": {"new_session": True, "gm_events": gm}},
-                          end={"choices": {"tribe_revolution": choose}, "rolls": rolls}))
+                          growth={},  # population 15 on 2 hexes: no growth roll (§3.9), so no die to type in
+                          end={"choices": {"tribe_revolution": choose}, "rolls": rolls if choose else {}}))
         assert (g.state.government, g.state.level) == (("republic", 5) if choose else ("tribe", 4))
 
 
@@ -188,12 +189,13 @@ def test_revolution_split() -> None:
 
 
 def test_step_order_is_guarded() -> None:
-    """§8.1.5: a growth roll straight after the year starts (no random event) is refused by evolve."""
+    """§8.1.5: a growth roll straight after the year starts (no random event) breaks the step order: the rules
+    refuse it (decide would, and ``audit`` reports it; evolve folds what a log recorded)."""
     g = Game()
     g.play(founding())
     s = g.state.model_copy(update={"phase": "start", "year": 1})
     with pytest.raises(RuleError, match="step order"):
-        evolve_state(s, GrowthRolled(), "test")
+        check_order(s, GrowthRolled())
 
 
 def test_fortified_land_and_special_unit() -> None:

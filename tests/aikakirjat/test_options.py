@@ -6,8 +6,8 @@ from aik_helpers import Game, founding, quiet_year
 
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import war
-from kingdomlog.rulesets.aikakirjat.model import KingdomState, Neighbour, NeighbourProfile
 from kingdomlog.rulesets.aikakirjat.options import DEFAULTS
+from kingdomlog.rulesets.aikakirjat.state import KingdomState, Neighbour, NeighbourProfile
 
 
 def state(**opts: object) -> KingdomState:

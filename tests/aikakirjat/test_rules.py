@@ -6,8 +6,8 @@ import pytest
 from aik_helpers import Game, founding, quiet_year
 
 from kingdomlog.rulesets.aikakirjat import rules as R
-from kingdomlog.rulesets.aikakirjat.model import KingdomState, TerritoryArea, Track
 from kingdomlog.rulesets.aikakirjat.options import DEFAULTS
+from kingdomlog.rulesets.aikakirjat.state import KingdomState, TerritoryArea, Track
 
 # --- §3.1 level table, every row ---------------------------------------------------------------
 
@@ -127,8 +127,8 @@ def test_disaster_pushes_decay_over_the_score_through_events() -> None:
 def test_asi_corruption_option_steps_and_resets() -> None:
     """§3.2 / A76: four steps; a track at −1 given two steps ends at 0 with points reset (the extra step is lost)."""
     from kingdomlog.rulesets.aikakirjat.events import BenefitChosen
-    from kingdomlog.rulesets.aikakirjat.fold import benefit_chosen
-    from kingdomlog.rulesets.aikakirjat.model import PendingBenefit
+    from kingdomlog.rulesets.aikakirjat.outcomes import benefit_chosen
+    from kingdomlog.rulesets.aikakirjat.state import PendingBenefit
 
     s = KingdomState(options=dict(DEFAULTS), founded=True,
                      tracks={"decadence": Track(points=5, modifier=-2), "crime": Track(points=4, modifier=-1),
@@ -190,7 +190,9 @@ def test_no_revolution_below_threshold_or_with_gt20_at_exactly_twenty() -> None:
         g = Game({"revolution_threshold": opt})
         g.play(founding())
         adj = [{"event": "gm_adjustment", "field": "unrest", "delta": 16, "reason": "test"}]
-        p = g.play(quiet_year(start={"choices": {"new_session": False, "gm_events": adj}}, events={"rolls": REVOLT}))
+        # typed dice must be rolled: the revolution's only where one is due
+        rolls = REVOLT if expect else {k: v for k, v in REVOLT.items() if not k.startswith("rev.")}
+        p = g.play(quiet_year(start={"choices": {"new_session": False, "gm_events": adj}}, events={"rolls": rolls}))
         assert ("aikakirjat.revolution_rolled" in [d.type for d in p.drafts]) is expect, opt
 
 
@@ -199,7 +201,7 @@ def test_revolution_seven_costs_next_years_actions() -> None:
     g = Game()
     g.play(founding())
     adj = [{"event": "gm_adjustment", "field": "unrest", "delta": 17, "reason": "test"}]
-    rolls = {**REVOLT, "rev.roll": [3, 4]}
+    rolls = {**{k: v for k, v in REVOLT.items() if not k.startswith("rev.")}, "rev.roll": [3, 4]}  # 7 rolls no more
     g.play(quiet_year(start={"choices": {"new_session": False, "gm_events": adj}}, events={"rolls": rolls},
                       actions={}))
     assert g.state.pending_revolution is True

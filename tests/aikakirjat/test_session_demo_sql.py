@@ -54,18 +54,30 @@ def test_session_refuses_an_illegal_override() -> None:
 
 
 def test_choices_describe_every_step_with_defaults() -> None:
-    """The turn sheet seam: every step's inputs have a kind from the closed set and a default that plays."""
+    """The turn sheet seam: every step's typed choices describe as fields of the closed set of kinds, a select's
+    default is one of its options (computed from the state), and the spelled-out defaults play."""
+    from kingdomlog.rulesets.aikakirjat.decide import default_choices
+
     g = founded()
-    kinds = {"select", "multiselect", "int", "text", "bool", "json"}
+    kinds = {"select", "multiselect", "int", "float", "bool", "text", "rows", "group", "json"}
     for phase in RS.phases_for(g.state, 1):
-        for c in RS.choices(g.state, phase.id):
+        for c in RS.choices(g.state, 1, phase.id):
             assert c.kind in kinds, (phase.id, c.name)
-            if c.kind == "select":
-                assert c.default in c.options, (phase.id, c.name)
-    founding = {c.name for c in RS.choices(Game().state, "founding")}
-    assert {"government", "base_scores", "extra_proficiency", "territory", "neighbours"} <= founding
-    defaults = {ph.id: {"choices": {c.name: c.default for c in RS.choices(g.state, ph.id)}}
-                for ph in RS.phases_for(g.state, 1) if ph.id == "start"}
+            if c.kind == "select" and c.options is not None and c.default is not None:
+                assert c.default in [o.value for o in c.options], (phase.id, c.name)
+    founding = {c.name: c for c in RS.choices(Game().state, 0, "founding")}
+    assert {"government", "base_scores", "extra_proficiency", "territory", "neighbours"} <= set(founding)
+    assert founding["territory"].kind == "rows" and founding["base_scores"].kind == "group"
+    gov = founding["government"]
+    assert gov.kind == "select" and gov.options is not None and len(gov.options) == 7
+    skills = {c.name: c for c in RS.choices(Game().state, 0, "founding", {"government": "republic"})}
+    assert "diplomacy" not in [o.value for o in skills["extra_proficiency"].options or ()]  # republic gives it
+    actions = {c.name: c for c in RS.choices(g.state, 1, "actions")}["actions"]
+    assert actions.kind == "rows" and {f.name for f in actions.fields} >= {"action", "performer", "pc_id", "skill"}
+    pcs = {f.name: f for f in actions.fields}["pc_id"]
+    assert [o.value for o in pcs.options or ()] == ["aino", "ilmari"] and pcs.options[0].detail == "level 5"
+    defaults = {ph.id: {"choices": default_choices(g.state, ph.id)} for ph in RS.phases_for(g.state, 1)
+                if ph.id == "start"}
     assert g.preview({"steps": defaults}).ok
 
 

@@ -50,8 +50,9 @@ def build(folder: Path, ops: list[tuple[object, ...]]) -> Campaign:
         c = Campaign.open(folder)
         if op[0] == "play":
             _, crop, stash, sell, face = op
+            faces = [face] * (1 if crop == "wheat" else 2)
             plan = {"seed": f"s{i}", "steps": {"harvest": {"choices": {"crop": crop, "stash": stash},
-                                                           "rolls": {"harvest": [face] * (1 if crop == "wheat" else 2)}},
+                                                           "rolls": {"harvest": faces}},
                                                "market": {"choices": {"sell": sell}}}}
             with contextlib.suppress(RuleError):
                 c.play(Plan.parse(plan))

@@ -15,7 +15,7 @@ from kingdomlog.cli import main
 from kingdomlog.core.choices import describe
 from kingdomlog.core.errors import CorruptLogError, InputError
 from kingdomlog.core.events import EventModel, register_event
-from kingdomlog.core.turn import Plan, plan_schema
+from kingdomlog.core.turn import Plan
 from kingdomlog.core.viewers import parse_viewer, parse_visibility
 
 
@@ -46,7 +46,8 @@ def files(camp: Campaign) -> list[str]:
 
 @pytest.mark.parametrize(("steps", "needle"), [
     ({"harvest": {"choices": {"stsh": 1}}}, "unknown choice 'stsh'; this step takes: crop, stash"),
-    ({"harvest": {"choices": {"crop": "rye"}}}, "choice crop: 'rye' is not a crop of this farm; allowed: wheat, barley"),
+    ({"harvest": {"choices": {"crop": "rye"}}},
+     "choice crop: 'rye' is not a crop of this farm; allowed: wheat, barley"),
     ({"harvest": {"choices": {"stash": "3"}}}, "choice stash: input should be a valid integer"),
     ({"market": {"choices": {"sell": -1}}}, "choice sell: input should be greater than or equal to 0"),
     ({"harvest": {"rolls": {"harvset": [3]}}}, "typed faces under roll key(s) 'harvset' that this step does not roll"),
@@ -228,3 +229,53 @@ def test_an_event_of_another_ruleset_is_refused_alike(farm: Campaign) -> None:
     assert farm.ruleset.apply(state, ev).name == "x"
     with pytest.raises(CorruptLogError, match="does not belong to ruleset 'toy-farm'"):
         farm.ruleset.apply(state, provisional("farm", 99, Draft(Alien(), turn=1)))
+
+
+# ---- entries of several kinds (tagged unions), lists of numbers, parent values ------------------
+
+
+def test_tagged_union_entries_are_described_validated_and_named_in_errors() -> None:
+    from typing import Annotated, Literal
+
+    from pydantic import Field
+
+    from kingdomlog.core.choices import PARENT, Choices, Option, Pick, validate_choices
+
+    class Grant(Choices):
+        kind: Literal["grant"]
+        town: Annotated[str, Pick("towns")]
+        gold: int = Field(default=1, ge=0)
+
+    class Levy(Choices):
+        kind: Literal["levy"]
+        men: list[int] = Field(default_factory=list)
+
+    class Edicts(Choices):
+        edicts: list[Annotated[Grant | Levy, Field(discriminator="kind")]] = Field(default_factory=list)
+        first: Grant | Levy | None = None
+
+    seen: list[object] = []
+
+    def vocab(state: object, source: str, within: object) -> list[Option]:
+        seen.append(within)
+        return [Option("ash"), Option("elm")]
+
+    fields = {f.name: f for f in describe(Edicts, state=None, vocabulary=vocab,
+                                          values={"edicts": [{"kind": "levy", "men": [3]}, {"kind": "grant"}]})}
+    rows = fields["edicts"]
+    assert rows.kind == "rows" and rows.discriminator == "kind"
+    assert [(v.tag, [f.name for f in v.fields]) for v in rows.variants] == [
+        ("grant", ["kind", "town", "gold"]), ("levy", ["kind", "men"])]
+    assert [f.kind for f in rows.entries[0]] == ["select", "list"] and rows.entries[0][1].item_kind == "int"
+    assert [o.value for o in rows.entries[1][1].options or ()] == ["ash", "elm"]
+    assert fields["first"].kind == "variant"
+    ok = validate_choices(Edicts, {"edicts": [{"kind": "grant", "town": "elm"}]}, state=None, vocabulary=vocab,
+                          step="s")
+    assert ok.edicts[0].town == "elm"  # type: ignore[union-attr]
+    assert any(isinstance(w, dict) and PARENT in w for w in seen)
+    with pytest.raises(InputError, match=r"choice edicts\[0\]\.town: 'oak' is not one of the towns"):
+        validate_choices(Edicts, {"edicts": [{"kind": "grant", "town": "oak"}]}, state=None, vocabulary=vocab,
+                         step="s")
+    with pytest.raises(InputError, match=r"unknown choice 'gild' in edicts\[0\]\.grant; this entry takes: kind, town"):
+        validate_choices(Edicts, {"edicts": [{"kind": "grant", "town": "elm", "gild": 2}]}, state=None,
+                         vocabulary=vocab, step="s")

@@ -6,17 +6,18 @@ import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
-from pf1.kit import kingdom, month, step
+from pf1.kit import context, kingdom, month, play, step
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import CorruptLogError
-from kingdomlog.core.fold import replay
+from kingdomlog.core.fold import fold, replay
+from kingdomlog.core.turn import Plan
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
-from kingdomlog.rulesets.pf1.play import context, play
 
 DEMO = Path(__file__).resolve().parents[2] / "campaigns" / "river-kingdom"
 
@@ -81,20 +82,78 @@ def test_player_view_hides_the_gms_foreign_figures(tmp_path: Path) -> None:
     assert "River Kingdom" in html
 
 
-def test_a_tampered_die_is_refused_on_replay() -> None:
-    """base §8.1.3: changing a recorded d20 without its outcome is a log inconsistency, not silently fixed."""
+def _before(evs: list[Any], i: int) -> Any:
+    """The state just before event ``i`` (folded through core)."""
+    return fold(RULESET, RULESET.initial_state(context("greenbelt")), evs[:i])
+
+
+def test_a_tampered_check_replays_as_recorded_and_the_audit_names_it() -> None:
+    """base §8.1.3: replay applies what the log recorded; the audit lists what today's rules compute differently.
+
+    (Before the ruleset seam, replay refused such a log; now only a face that no die can show is refused.)
+    """
     _, evs, _ = play(RULESET.sample_plans(), campaign="greenbelt")
     i = next(k for k, e in enumerate(evs) if e.type == "pf1.income_check_rolled" and e.turn == 2)
     p = evs[i].payload
     assert isinstance(p, ev.IncomeCheckRolled)
+    honest = replay(RULESET, evs, context=context("greenbelt"))
+    assert RULESET.audit(_before(evs, i), evs[i]) == []
     bad = p.model_copy(update={"check": p.check.model_copy(update={"d20": 3})})
     tampered = [*evs[:i], replace(evs[i], payload=bad), *evs[i + 1:]]
-    with pytest.raises(CorruptLogError, match=r"seq .*total"):
-        replay(RULESET, tampered, context=context("greenbelt"))
+    assert replay(RULESET, tampered, context=context("greenbelt")).treasury == honest.treasury  # as recorded
+    found = RULESET.audit(_before(tampered, i), tampered[i])
+    assert any("total" in w and "d20 3" in w for w in found), found
     wrong_attr = p.model_copy(update={"check": p.check.model_copy(update={
         "attribute_value": 9, "total": 20 + 9 - 3, "margin": 20 + 9 - 3 - 22})})
-    with pytest.raises(CorruptLogError, match="fold gives 4"):
-        replay(RULESET, [*evs[:i], replace(evs[i], payload=wrong_attr), *evs[i + 1:]], context=context("greenbelt"))
+    moved = [*evs[:i], replace(evs[i], payload=wrong_attr), *evs[i + 1:]]
+    assert replay(RULESET, moved, context=context("greenbelt")).treasury == honest.treasury
+    assert any("fold gives 4" in w for w in RULESET.audit(_before(moved, i), moved[i]))
+    nat = p.model_copy(update={"check": p.check.model_copy(update={"success": False})})  # a natural 20 failed
+    assert any("natural 20" in w for w in RULESET.audit(_before(evs, i), replace(evs[i], payload=nat)))
+    # a face no d20 can show is still a fault of the log
+    off = p.model_copy(update={"check": p.check.model_copy(update={"d20": 23})})
+    with pytest.raises(CorruptLogError, match=r"seq .*d20 face\(s\) \[23\] outside 1..20"):
+        replay(RULESET, [*evs[:i], replace(evs[i], payload=off), *evs[i + 1:]], context=context("greenbelt"))
+
+
+def test_an_old_log_with_other_numbers_replays_and_kingdomlog_audit_lists_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A fixture log whose month 2 was recorded by "older rules" (Consumption 1 BP less, a tax check with a
+    higher Economy): it replays to what it recorded, and ``kingdomlog audit DIR`` lists both differences."""
+    from kingdomlog.app import audit
+    from kingdomlog.cli import main
+
+    folder = tmp_path / "old-greenbelt"
+    camp = Campaign.create(folder, "pf1")
+    plans = RULESET.sample_plans()
+    for raw in plans[:2]:
+        camp.play(Plan.parse(raw))
+    drafts = [d.at_turn(2) for d in camp.preview(Plan.parse(plans[2])).drafts]
+    k_cons = next(k for k, d in enumerate(drafts) if isinstance(d.payload, ev.ConsumptionPaid))
+    k_tax = next(k for k, d in enumerate(drafts) if isinstance(d.payload, ev.IncomeCheckRolled))
+    cons, tax = drafts[k_cons].payload, drafts[k_tax].payload
+    assert isinstance(cons, ev.ConsumptionPaid) and isinstance(tax, ev.IncomeCheckRolled)
+    old_cons = cons.model_copy(update={"consumption": cons.consumption - 1,
+                                       "treasury_after": cons.treasury_after + 1})
+    c = tax.check
+    old_check = c.model_copy(update={"attribute_value": c.attribute_value + 3, "total": c.total + 3,
+                                     "margin": c.margin + 3})
+    old_tax = tax.model_copy(update={"check": old_check, "bp_gained": max(0, old_check.total) // 5})
+    drafts[k_cons] = replace(drafts[k_cons], payload=old_cons)
+    drafts[k_tax] = replace(drafts[k_tax], payload=old_tax)
+    camp.append_raw(drafts)
+    today = play(plans, campaign="greenbelt")[0]
+    state = Campaign.open(folder).state(use_cache=False)
+    assert state.treasury == today.treasury + 1 + (old_tax.bp_gained - tax.bp_gained)  # the recorded facts
+    assert camp.verify().ok
+    rep = audit(Campaign.open(folder))
+    assert [(f.turn, f.step, f.type) for f in rep.findings] == [
+        (2, "upkeep", "pf1.consumption_paid"), (2, "income", "pf1.income_check_rolled")]
+    assert main(["audit", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "2 difference(s)" in out
+    assert f"Consumption {cons.consumption - 1} BP paid but today's rules give {cons.consumption}" in out
+    assert f"but the fold gives {c.attribute_value}" in out
 
 
 def test_new_colony_treaty_terms_and_union_stability_roll() -> None:
@@ -130,7 +189,7 @@ def test_lost_city_is_annexed_again_with_the_town_check() -> None:
 
 
 def test_steps_out_of_order_are_refused() -> None:
-    """base §8.1.5: an event recorded in an earlier step than the last applied one is a log error."""
+    """base §8.1.5: an event recorded in an earlier step than the last applied one is a fault of the log."""
     _, evs, _ = play(RULESET.sample_plans(), campaign="greenbelt")
     up = next(k for k, e in enumerate(evs) if e.type == "pf1.consumption_paid")
     imp = next(k for k, e in enumerate(evs) if e.type == "pf1.road_built" and e.turn == 2)

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["derive", "modules"]
+MODULES = ["derive", "rules"]
 
 
 @pytest.mark.parametrize("name", MODULES)

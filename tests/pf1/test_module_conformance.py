@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from pf1.kit import context, play
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import RuleError
 from kingdomlog.core.fold import fold
 from kingdomlog.core.turn import Plan
 from kingdomlog.rulesets.pf1 import RULESET
-from kingdomlog.rulesets.pf1.play import context, play
 from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
 
 CONFIGS = [[m] for m in MODULES] + [list(MODULES)]

@@ -5,16 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pf1.kit import kingdom, month, step
+from pf1.kit import kingdom, month, play, step
 
 from kingdomlog.core.errors import RuleError
-from kingdomlog.core.events import Draft
-from kingdomlog.core.turn import provisional
+from kingdomlog.core.events import Draft, provisional
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
-from kingdomlog.rulesets.pf1.modules import diplomatic_dc, trade_length, treaty_bonus
-from kingdomlog.rulesets.pf1.play import play
+from kingdomlog.rulesets.pf1.rules import diplomatic_dc, trade_length, treaty_bonus
 from kingdomlog.rulesets.pf1.state import Terms
 
 GD = ev.LeaderAssigned(role="GRAND_DIPLOMAT", name="Envoy", ability="CHA", modifier=1)
@@ -353,7 +351,8 @@ def test_independence_and_union_example_e() -> None:
         step(s, "event", {"independence": {"daughters": daughters[:2], "non_structural_unrest": 0}},
              rolls={"chance": [90]})
     _, p = step(s, "event", {"union": {"members": ["test", "westmarch"], "new_campaign": "united",
-                                       "non_structural_unrest": {"test": 5, "westmarch": 2}}},
+                                       "non_structural_unrest": [{"campaign": "test", "unrest": 5},
+                                                                 {"campaign": "westmarch", "unrest": 2}]}},
                 rolls={"chance": [90]})
     assert next(x for x in p if isinstance(x, ev.UnionFormed)).union_unrest == 3
     # a daughter campaign records where it came from at its founding
@@ -446,7 +445,8 @@ def test_exploration_expedition_lost() -> None:
     after, p = step(s, "improvement", {"special_edict": {"kind": "exploration", "months": 2, "route": ["H5"]}},
                     rolls={"explore_cost_1": [2], "explore_cost_2": [4]})
     assert after.treasury == 50 - 6 and after.expeditions[0].id == "X1"
-    done, p = step(after, "event", {"event": "none", "expeditions": {"X1": {"cr": 3, "stealth_modifier": 2}}},
+    report = {"expedition": "X1", "cr": 3, "stealth_modifier": 2}
+    done, p = step(after, "event", {"event": "none", "expeditions": [report]},
                    rolls={"chance": [99], "exp_X1_stealth": [5], "exp_X1_stability": [2]})
     prog = next(x for x in p if isinstance(x, ev.ExpeditionProgressed))
     assert (prog.stealth.dc, prog.stealth.success, prog.stability.dc, prog.outcome) == (16, False, 28, "lost")
@@ -469,7 +469,7 @@ def _with_treaty() -> Any:
         target="varn", purpose="treaty", cost_roll=1, dc_terms={}, outcome="t", attitude_after="friendly",
         level_after="treaty", terms=Terms(kind="treaty", balanced=True, advantaged="you", established_turn=2,
                                              x_you=10, x_partner=60, bonus_you=6))
-    return month(RULESET.evolve(s, provisional("test", 2, 1, Draft(terms))), 3)
+    return month(RULESET.apply(s, provisional("test", 1, Draft(terms, turn=2))), 3)
 
 
 def test_withdrawing_from_a_treaty_and_attacking_a_partner() -> None:

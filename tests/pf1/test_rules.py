@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pf1.kit import kingdom, step
+from pf1.kit import kingdom, play, step
 
 from kingdomlog.core.errors import RuleError
 from kingdomlog.core.turn import Plan, preview_turn
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
-from kingdomlog.rulesets.pf1.play import play
 
 # ------------------------------------------------------------------ control DC, size, consumption
 
@@ -137,7 +136,7 @@ def test_anarchy_at_20_freezes_the_kingdom() -> None:
     with pytest.raises(RuleError, match="anarchy"):
         step(after, "improvement", {"roads": ["H0"]})
     for sid in ("improvement", "income", "event"):  # the sheet's defaults still play (every phase skipped)
-        defaults = {c.name: c.default for c in RULESET.choices(after, sid) if c.default is not None}
+        defaults = {c.name: c.default for c in RULESET.choices(after, after.turn, sid) if c.default is not None}
         _, p3 = step(after, sid, defaults)
         assert isinstance(p3[0], ev.PhaseSkipped) and p3[0].reason == "ANARCHY"
     ended, _ = step(after, "gm", {"end_anarchy": {"reason": "heroes", "unrest_after": 10}})
@@ -246,7 +245,7 @@ def test_monthly_limits() -> None:
     with pytest.raises(RuleError, match="limit of 1 hex claims"):
         step(s, "improvement", {"claim": ["H2", "H3"]})
     with pytest.raises(RuleError, match="limit of 2 terrain"):
-        step(s, "improvement", {"roads": ["H0", "H1"], "improvements": {"H1": "FARM"}})
+        step(s, "improvement", {"roads": ["H0", "H1"], "improvements": [{"hex": "H1", "kind": "FARM"}]})
 
 
 def test_promotion_needs_grand_diplomat() -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pf1.kit import play
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import Plan
 from kingdomlog.projections.sql import Catalog
 from kingdomlog.rulesets.pf1 import RULESET
-from kingdomlog.rulesets.pf1.catalog import homebrew_catalog
-from kingdomlog.rulesets.pf1.play import play
+from kingdomlog.rulesets.pf1.tables import homebrew_catalog
 
 
 def test_pf1_turns_view_over_a_stored_campaign(tmp_path: Path) -> None:
@@ -36,10 +36,11 @@ def test_a_month_is_playable_with_defaults() -> None:
     """Every step's choices have defaults; a plan with no choices plays a legal month."""
     s, evs, _ = play(RULESET.sample_plans())
     for step in ("gm", "upkeep", "improvement", "income", "event"):
-        for c in RULESET.choices(s, step):
-            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json")
-            if c.kind == "select":
-                assert c.default in c.options, (step, c.name)
+        for c in RULESET.choices(s, s.turn + 1, step):
+            assert c.kind in ("select", "multiselect", "int", "text", "bool", "list", "rows", "group", "variant",
+                              "json"), c
+            if c.kind == "select" and c.default is not None:
+                assert c.options is not None and c.default in [o.value for o in c.options], (step, c.name)
     after, _, _ = play([{"turn": 3, "seed": "defaults", "steps": {}}], state=s, events=evs)
     assert after.turn == 3 and after.phase == "TURN_ENDED"
 
@@ -82,7 +83,7 @@ def test_homebrew_event_effects_apply_when_rolled() -> None:
 
 def test_custom_limits_option_is_validated() -> None:
     """base §6.5: a custom improvements-per-month table must be well formed."""
-    from kingdomlog.rulesets.pf1.play import context
+    from pf1.kit import context
 
     with pytest.raises(InputError, match="improvement_limits"):
         RULESET.initial_state(context(options={"improvement_limits": {"rows": [{"name": "x"}]}}))

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pf1.kit import context, play
 
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.fold import replay
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import derive as dv
-from kingdomlog.rulesets.pf1.play import context, play
 
 
 def figures(s: Any) -> tuple[int, ...]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from kingdomlog.rulesets.pf2e import events as E
-from kingdomlog.rulesets.pf2e.state import Hex
-from kingdomlog.rulesets.pf2e.steps import STEP_IDS
+from kingdomlog.rulesets.pf2e.decide import STEP_IDS
+from kingdomlog.rulesets.pf2e.state import Hex, check_modifier
 
 from .helpers import RS, Game, events_of, step_state
 
@@ -119,22 +121,40 @@ def test_claim_hex_landmark_and_refuge() -> None:
 
 
 def _defaults(step: str, g: Game) -> dict[str, Any]:
-    return {c.name: c.default for c in RS.choices(g.state, step) if c.default is not None}
+    """The turn sheet's defaults of a step (its form), as plan JSON."""
+    specs = RS.choices(g.state, g.turn, step)
+    return {f.name: to_jsonable_python(f.default) for f in specs if f.default is not None}
 
 
 def test_choices_describe_every_step_and_defaults_play() -> None:
-    """The turn sheet builds its UI from choices(); a plan of defaults plays a legal turn."""
+    """The turn sheet builds its form from choices(); a plan of the form's defaults plays a legal turn."""
     g = Game()
     found = _defaults("founding", g)
     assert {"charter", "heartland", "government", "leaders", "capital"} <= set(found)
     g.play({"founding": {"choices": found}})
     for step in STEP_IDS:
-        for c in RS.choices(g.state, step):
-            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json")
-            if c.kind == "select" and c.default not in (None, ""):
-                assert c.default in c.options, (step, c.name)
+        for c in RS.choices(g.state, g.turn, step):
+            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json", "rows", "group"), (step, c)
+            if c.kind == "select" and c.default not in (None, "") and c.options is not None:
+                assert c.default in [o.value for o in c.options], (step, c.name)
     pv = g.play({s: {"choices": _defaults(s, g)} for s in STEP_IDS})
     assert pv.ok and pv.state_after.turn == 1
+
+
+def test_choices_name_what_the_gm_weighs() -> None:
+    """Picks list the campaign's ids with what a GM weighs: a leader's holder, a skill's modifier, a cost."""
+    g = Game().found()
+    lead = {f.name: f for f in RS.choices(g.state, g.turn, "activity.leadership")}["activities"]
+    row = {f.name: f for f in lead.fields}
+    assert row["activity"].kind == "select" and "quell-unrest" in [o.value for o in row["activity"].options or ()]
+    roles = {o.value: o.detail for o in row["role"].options or ()}
+    assert roles["ruler"] == "Aldra (PC, invested)" and roles["warden"] == "Gale (NPC)"
+    civic = {f.name: f for f in RS.choices(g.state, g.turn, "activity.civic")}["activities"]
+    structures = {o.value: o.detail for o in {f.name: f for f in civic.fields}["structure"].options or ()}
+    assert structures["granary"].startswith("level 1, 1 lot, 12 RP + 2 lumber")
+    taxes = {f.name: f for f in RS.choices(g.state, g.turn, "commerce.taxes")}
+    trade = {o.value: o.detail for o in taxes["skill"].options or ()}
+    assert trade["trade"] == f"economy, trained, {int(check_modifier(g.state, 'trade').total):+d}"
 
 
 def test_civic_planning_gives_one_settlement_a_second_civic_activity() -> None:

@@ -27,7 +27,8 @@ def _checks(pv: Any, step: str) -> list[E.CheckResolved]:
 
 
 def _lead(act: dict[str, Any], rolls: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"activity.leadership": {"choices": {"activities": [act]}, "rolls": rolls or {"a1": [10]}}}
+    return {"activity.leadership": {"choices": {"activities": [act]},
+                                    "rolls": {"a1": [10]} if rolls is None else rolls}}
 
 
 # ------------------------------------------------------------------ 1. DC rules event / gm / none

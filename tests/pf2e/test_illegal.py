@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from kingdomlog.core.errors import RuleError
+from kingdomlog.core.events import provisional
+from kingdomlog.core.ruleset import run_step
 from kingdomlog.dice.roller import KeyedRoller
+from kingdomlog.rulesets.pf2e import events as E
 
 from .helpers import RS, Game
 
@@ -77,36 +82,41 @@ def test_trained_requirement() -> None:
         {"activity": "repair-reputation", "role": "ruler", "ruin": "decay"}]}}}, "proficiency")
 
 
+def _decide(g: Game, step: str, choices: dict, turn: int) -> None:
+    """One step decided directly (``run_step``), as the preview does."""
+    spec = next(s for s in RS.all_steps if s.id == step)
+    run_step(RS, g.state, spec, choices, KeyedRoller("s", campaign="c", turn=turn).for_step(step), turn=turn)
+
+
 def test_founding_rules() -> None:
     """§2.3, §2.2: exactly four invested roles; boosts of one source go to different abilities."""
     g = Game()
     with pytest.raises(RuleError, match=r"§2\.3"):
-        RS.decide(g.state, "founding", {"leaders": {"ruler": {"holder": "A", "invested": True}}},
-                  KeyedRoller("s", campaign="c", turn=0).for_step("founding"))
+        _decide(g, "founding", {"leaders": {"ruler": {"holder": "A", "invested": True}}}, 0)
     with pytest.raises(RuleError, match=r"§2\.2"):
-        RS.decide(g.state, "founding", {"government_free_boost": "loyalty"},
-                  KeyedRoller("s", campaign="c", turn=0).for_step("founding"))
+        _decide(g, "founding", {"government_free_boost": "loyalty"}, 0)
 
 
 def test_turn_steps_need_a_founded_kingdom() -> None:
     g = Game()
     with pytest.raises(RuleError, match="founded"):
-        RS.decide(g.state, "commerce.taxes", {}, KeyedRoller("s", campaign="c", turn=1).for_step("x"))
+        _decide(g, "commerce.taxes", {}, 1)
 
 
-def test_a_tampered_check_is_refused_on_replay() -> None:
-    """§7.1.3: evolve recomputes a recorded check and refuses one whose numbers do not add up."""
-    from kingdomlog.core.turn import provisional
-    from kingdomlog.rulesets.pf2e import events as E
-
+def test_a_tampered_check_replays_as_recorded_and_the_audit_names_it() -> None:
+    """§7.1.3: evolve applies a recorded check as it is (its degree counts); the audit recomputes it from its
+    numbers and names what does not add up."""
     g = Game().found()
     pv = g.play({"commerce.taxes": {"rolls": {"check": [12]}}})
     chk = next(d for d in pv.drafts if isinstance(d.payload, E.CheckResolved))
+    state = pv.steps[[s.phase.id for s in pv.steps].index("commerce.taxes") - 1].state_after
     forged = chk.payload.model_copy(update={"degree": "critical_success"})
-    import dataclasses
-
-    with pytest.raises(Exception, match="inconsistent"):
-        RS.evolve(g.state, provisional("test", 1, 99, dataclasses.replace(chk, payload=forged)))
-    ok = chk.payload.model_copy(update={"total": chk.payload.total + 1})
-    with pytest.raises(Exception, match="total"):
-        RS.evolve(g.state, provisional("test", 1, 99, dataclasses.replace(chk, payload=ok)))
+    ev = provisional("test", 99, dataclasses.replace(chk, payload=forged), turn=1)
+    after = RS.apply(state, ev)
+    assert any(u.name == "collect-taxes" for u in after.used_this_turn)
+    assert any("degree critical_success" in w and "gives success" in w for w in RS.audit(state, ev))
+    wrong_total = chk.payload.model_copy(update={"total": chk.payload.total + 1})
+    ev = provisional("test", 99, dataclasses.replace(chk, payload=wrong_total), turn=1)
+    RS.apply(state, ev)
+    assert any(f"total {chk.payload.total + 1} is not d20" in w for w in RS.audit(state, ev))
+    assert RS.audit(state, provisional("test", 99, chk, turn=1)) == []

@@ -1,24 +1,34 @@
-"""``decide`` and ``choices`` for aikakirjat: the steps of a year (§4) with defaults for every input.
+"""The steps of an aikakirjat year (§4): their typed choices and ``decide`` functions.
 
-Each step runs its resolvers with a recording tape, evolves a working state
-after every draft (so the next event sees it), and returns the drafts only when
-the whole step is legal: a refused choice leaves nothing behind.
+Every step works on the shared ``StepContext``: each event it emits is folded at once
+(``ctx.emit``), so the next event sees the new state, and nothing of a refused step is
+kept. ``record`` emits an event whose effect the rules compute: it runs the rules
+(``outcomes.outcome``) with a ``RecordingTape`` over ``ctx.roll`` (so the step's rolls,
+checks and breakdowns are known), then stores the difference of the state before and
+after as the event's ``outcome`` (and the dice and audit of a dice-carrying event).
+``direct`` emits an event ``evolve`` applies as it is, after the rules' checks.
+
+Choices left empty take the defaults the rules give (``default_choices`` spells them
+out for the session planner): a new session when none is running, the actions of
+``default_actions``, all militia in one army, Law and Order on the worst track.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from functools import wraps
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import Field, Strict, ValidationError
 
+from kingdomlog.core.choices import Choices, Pick
 from kingdomlog.core.errors import InputError, RuleError
-from kingdomlog.core.events import Draft, EventModel
-from kingdomlog.core.ruleset import Choice, Dice, Phase
+from kingdomlog.core.events import EventModel
+from kingdomlog.core.patch import diff
+from kingdomlog.core.ruleset import Step, StepContext
 from kingdomlog.rulesets.aikakirjat import rules as R
-from kingdomlog.rulesets.aikakirjat import tables, war
+from kingdomlog.rulesets.aikakirjat import war
 from kingdomlog.rulesets.aikakirjat.events import (
-    ACTION_TYPES,
     ActionTaken,
     Allocation,
     BenefitChosen,
@@ -43,6 +53,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     PeaceTerms,
     PlagueResolved,
     RandomEventRolled,
+    Recorded,
     Resolved,
     RevolutionRolled,
     SessionEnded,
@@ -55,22 +66,262 @@ from kingdomlog.rulesets.aikakirjat.events import (
     YearEnded,
     YearStarted,
 )
-from kingdomlog.rulesets.aikakirjat.fold import RESOLVERS, evolve_state, normalise
-from kingdomlog.rulesets.aikakirjat.model import KingdomState
+from kingdomlog.rulesets.aikakirjat.outcomes import check, outcome
 from kingdomlog.rulesets.aikakirjat.resolve import PLAYERS, auto_war_due
-from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, TRACKS
+from kingdomlog.rulesets.aikakirjat.state import KingdomState
+from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 from kingdomlog.rulesets.aikakirjat.tape import RecordingTape
+from kingdomlog.rulesets.aikakirjat.vocabulary import vocabulary
 
-PHASES: tuple[Phase, ...] = (
-    Phase("start", "Start of year", "Between-year events, a new growth session (5d10 years), the levy die (§4.0, §4.1)",
-          ("years", "levy")),
-    Phase("events", "Random events", "2d6 + omens; the neighbour sub-table (§4.2)", ("event",)),
-    Phase("growth", "Population growth", "Living space sets the DC of the growth roll (§4.3)", ("growth",)),
-    Phase("actions", "Actions", "As many actions as the kingdom has (§4.4)", ("a1.check",)),
-    Phase("war", "War turns", "War year set-up, war turns, end of war (§4.5)", ("w.initiative",)),
-    Phase("end", "End of year", "War upkeep, Law and Order, fame, level, clean-up (§4.6)", ()),
-)
-FOUNDING = Phase("founding", "Founding", "The kingdom's founding values (§2, A3)", ())
+Ctx = StepContext[KingdomState]
+
+Ability = Literal["culture", "economy", "loyalty", "stability"]
+TrackName = Literal["decadence", "crime", "corruption", "decay"]
+Government = Literal["feudalism", "oligarchy", "tribe", "republic", "theocracy", "thaumocracy", "autocracy"]
+Benefit = Literal["feat", "asi", "three_skills", "two_expertise", "rising_power"]
+WarTurn = Literal["1", "2", "3", "4", "5", "6"]
+"""A war turn, as the key of the per-turn choices of the war step (six with Advanced Logistics)."""
+
+ProvinceId = Annotated[str, Pick("provinces", what="a province of the map")]
+Skill = Annotated[str, Pick("skills", what="a kingdom skill")]
+
+
+# --- choices shared by several steps -----------------------------------------------------------------
+
+
+# spend_stored / spend_year / take_10 are declared in each model that takes them, so that they come last in forms.
+
+
+def _stored() -> Any:
+    return Field(False, title="Spend a stored advantage", description="advantage on this step's kingdom check (§2.11)")
+
+
+def _yearly() -> Any:
+    return Field(False, title="Spend this year's tax advantage", description="from Tax Collection this year (A50)")
+
+
+def _take_10() -> Any:
+    return Field(False, title="Take 10 (Competent Administration)", description="once a year, a skill check (§3.6)")
+
+
+class CheckChoices(Choices):
+    """How the step's kingdom check is made (§2.16)."""
+
+    spend_stored: bool = _stored()
+    spend_year: bool = _yearly()
+    take_10: bool = _take_10()
+
+
+def _opts(c: Any) -> CheckOptions:
+    return CheckOptions(spend_stored=c.spend_stored, spend_year=c.spend_year, take_10=c.take_10)
+
+
+class BenefitChoice(Choices):
+    """A level benefit's choice (§3.2): a feat, ability increases or corruption steps, skills, expertise."""
+
+    level: int = Field(ge=1, le=20, title="Level", description="the level that granted the benefit")
+    benefit: Benefit = Field(title="Benefit")
+    feat: Annotated[str | None, Pick("feats", what="a feat (§3.6)")] = None
+    abilities: dict[Ability, int] = Field(default_factory=dict, title="Ability increases",
+                                          description="+2 to one ability or +1 to two (ASI)")
+    corruption_steps: dict[TrackName, int] = Field(default_factory=dict, title="Corruption steps",
+                                                   description="instead of abilities: 4 steps among the tracks (A76)")
+    skills: list[Skill] = Field(default_factory=list, title="New skills")
+    expertise: list[Skill] = Field(default_factory=list, title="Expertise")
+    god_created: bool = Field(False, title="A god created (Rising Power)")
+
+
+# --- founding ---------------------------------------------------------------------------------------------
+
+
+class AbilityScores(Choices):
+    """Base ability scores (§2.1, A3); the government's +2 comes on top."""
+
+    culture: int = Field(ge=1)
+    economy: int = Field(ge=1)
+    loyalty: int = Field(ge=1)
+    stability: int = Field(ge=1)
+
+
+class TerritoryChoice(Choices):
+    """Land the kingdom owns (§2.3, §3.9)."""
+
+    area_id: str = Field(title="Area")
+    unit: Literal["hex", "province", "phex", "triangle", "planet"] = "hex"
+    amount: float = Field(1, ge=0)
+    quality: float = Field(1.0, ge=0, le=1, description="1, 0.5 or 0.25 (§3.9)")
+
+
+class ProfileChoice(Choices):
+    """A neighbour's GM-maintained numbers (A39), used by events and war."""
+
+    government: Annotated[str | None, Pick("governments", what="a form of government")] = None
+    stability_score: int = 10
+    trade_bonus: int = 0
+    crime_modifier: int = 0
+    unrest: int = Field(0, ge=0)
+    technology_level: int = Field(1, ge=0)
+    militia: int = Field(0, ge=0)
+    mobility: int = 0
+    fire_capable: bool = False
+    warfare_bonus: int = 0
+    defence: int = 10
+    bureaucracy_bonus: int = 0
+    seafaring_bonus: int = 0
+    damage_die: int = Field(6, ge=1)
+    levy_die: int = Field(6, ge=1)
+    naval_dice: int = Field(0, ge=0)
+    armies_max: int = Field(1, ge=0)
+
+
+class NeighbourChoice(Choices):
+    """A neighbouring kingdom (§2.10)."""
+
+    id: str
+    name: str
+    diplomacy: int = Field(0, ge=-10, le=11, description="−10..10; 11 is annexed (A41)")
+    population: int = Field(3, ge=0)
+    status: Literal["independent", "at_war_with_players", "annexed", "split"] = "independent"
+    profile: ProfileChoice = Field(default_factory=ProfileChoice)
+
+
+class ProvinceChoice(Choices):
+    """A province of the war map (§2.13); owner and controller are ``players`` or a neighbour's id."""
+
+    id: str
+    owner: str
+    controller: str
+    terrain: str = Field("temperate", description="desert and tundra add attrition (§3.12)")
+    has_road: bool = False
+    has_highway: bool = False
+    adjacent: list[str] = Field(default_factory=list, description="provinces reached by land")
+    sea_links: list[str] = Field(default_factory=list, description="provinces reached across a sea (A59)")
+
+
+class PCChoice(Choices):
+    """A player character, as far as the kingdom needs one (§2.15)."""
+
+    name: str
+    level: int = Field(1, ge=1, le=20)
+    resident: bool = True
+
+
+class SpecialUnitChoice(Choices):
+    """A special unit (§2.13, A65): a damage die usable once a year."""
+
+    id: str
+    name: str
+    damage_die: int = Field(10, ge=1)
+
+
+def _home() -> list[TerritoryChoice]:
+    return [TerritoryChoice(area_id="home", unit="hex", amount=2, quality=1.0)]
+
+
+class FoundingChoices(Choices):
+    """Turn 0: the kingdom as the group founds it (§2, A3); defaults are the §7.1 kingdom."""
+
+    name: str = Field("New Kingdom", title="Kingdom name")
+    government: Annotated[str, Pick("governments", what="a form of government")] = Field(
+        "feudalism", title="Form of government", description="§3.4")
+    base_scores: AbilityScores = Field(
+        default_factory=lambda: AbilityScores(culture=12, economy=13, loyalty=14, stability=11),
+        title="Base ability scores", description="§2.1, A3")
+    extra_proficiency: Annotated[str, Pick("founding_skills", what="a skill the government does not already give",
+                                           depends=("government",))] = Field("construction",
+                                                                             title="Level-1 extra skill")
+    population: int = Field(3, ge=0)
+    territory: list[TerritoryChoice] = Field(default_factory=_home)
+    neighbours: list[NeighbourChoice] = Field(default_factory=list)
+    provinces: list[ProvinceChoice] = Field(default_factory=list, title="Provinces (for war)")
+    pcs: dict[str, PCChoice] = Field(default_factory=dict, title="Player characters", description="by PC id")
+    special_units: list[SpecialUnitChoice] = Field(default_factory=list)
+    militia: int = Field(0, ge=0)
+    levy_dice: int = Field(0, ge=0)
+    technology_level: int = Field(1, ge=0)
+    mobility: int = 0
+    fire_capable: bool = Field(False, title="Fire-capable (magic/technology)")
+
+
+# --- start: between-year (GM) events, the session, the levy ------------------------------------------------
+
+
+class InstitutionFoundedEntry(Choices):
+    event: Literal["institution_founded"]
+    institution_id: str
+    kind: str = Field(description="academy, university, temple, ... (an opaque record, A48)")
+    founder: Literal["pc", "court", "event"] = "pc"
+    cost_multiplier: float = Field(1.0, description="×1.1 when the Court founds it (§3.2)")
+
+
+class PcLevelReachedEntry(Choices):
+    event: Literal["pc_level_reached"]
+    pc_id: str
+    level: int = Field(ge=1, le=20)
+
+
+GmField = Literal[
+    "fame", "population", "militia", "unrest", "technology_level", "mobility", "fire_capable",
+    "research_points", "naval_dice", "stored_advantages", "omen_modifier",
+    "decadence", "crime", "corruption", "decay",
+    "neighbour_diplomacy", "neighbour_population", "neighbour_status",
+    "territory", "province", "neighbour", "special_unit", "pc",
+]
+
+
+class GmAdjustmentEntry(Choices):
+    event: Literal["gm_adjustment"]
+    field: GmField
+    delta: int | None = None
+    value: Any = Field(None, description="free-form, as the field needs: a number, a status, a list of territory"
+                                         " areas, or a province, neighbour, special unit or PC record (the GM's"
+                                         " escape hatch, §8.3, leaves the shape to the GM)")
+    target: str | None = Field(None, description="the neighbour or PC adjusted")
+    reason: str = ""
+
+
+class EvilVanquishedEntry(Choices):
+    event: Literal["evil_vanquished"]
+    ability: Ability
+
+
+class BenefitChosenEntry(BenefitChoice):
+    event: Literal["benefit_chosen"]
+
+
+class GovernmentChangedEntry(Choices):
+    event: Literal["government_changed"]
+    to: Government = Field(description="a PC-led revolution's government (A27); d6 Unrest and 4×d8 still roll")
+
+
+class FameGainedEntry(Choices):
+    event: Literal["fame_gained"]
+    amount: int = Field(ge=0)
+    source: Literal["survived_year", "war_begun", "war_won", "pc_level", "institution", "gm"] = "gm"
+
+
+class WarBegunEntry(Choices):
+    event: Literal["war_begun"]
+    war_id: str
+    attacker: str = Field(description="players or a neighbour's id")
+    defender: str = Field(description="players or a neighbour's id")
+    cause: Literal["neighbour_event", "automatic", "gm"] = "gm"
+
+
+class LevelChangedEntry(Choices):
+    event: Literal["level_changed"]
+    from_level: int = Field(ge=1, le=20)
+    to_level: int = Field(ge=1, le=20)
+    cause: Literal["fame", "hold_failed", "gm"] = "gm"
+
+
+GmEvent = Annotated[
+    InstitutionFoundedEntry | PcLevelReachedEntry | GmAdjustmentEntry | EvilVanquishedEntry | BenefitChosenEntry
+    | GovernmentChangedEntry | FameGainedEntry | WarBegunEntry | LevelChangedEntry,
+    Field(discriminator="event"),
+]
+"""One between-year event, by its ``event`` kind. The ids it names are checked when it is applied, in order (an
+earlier event may add the PC or neighbour a later one names)."""
 
 GM_EVENTS: dict[str, type[EventModel]] = {
     "institution_founded": InstitutionFounded, "pc_level_reached": PcLevelReached, "gm_adjustment": GmAdjustment,
@@ -79,72 +330,204 @@ GM_EVENTS: dict[str, type[EventModel]] = {
 }
 
 
-class Stepper:
-    """Accumulates a step's drafts while keeping the working state current."""
+class StartChoices(Choices):
+    """Start of year (§4.0, §4.1)."""
 
-    def __init__(self, state: KingdomState, step: str, dice: Dice) -> None:
-        self.state = state
-        self.step = step
-        self.dice = dice
-        self.drafts: list[Draft] = []
-
-    def add(self, payload: EventModel, *, visibility: str = "public", actor: str = "gm") -> None:
-        try:
-            self.state = evolve_state(self.state, payload, f"{self.step}: {payload.type}")
-        except RuleError as exc:
-            raise RuleError(str(exc), rule=exc.rule, step=None) from None
-        self.drafts.append(Draft(payload, phase=self.step, actor=actor, visibility=visibility))
-
-    def resolve(self, payload: Resolved, prefix: str) -> Resolved:
-        """Run the payload's resolver with live dice; record dice and audit; apply."""
-        tape = RecordingTape(self.dice, prefix)
-        new, audit = RESOLVERS[type(payload)](self.state, payload, tape)
-        done = payload.model_copy(update={"dice": tuple(tape.records), "audit": normalise(audit)})
-        self.state = new
-        self.drafts.append(Draft(done, phase=self.step, actor="gm"))
-        return done
-
-    def after_change(self, tag: str, *, wars: bool = True) -> None:
-        """Automatic wars (A40) and a due revolution (A11) right after a change."""
-        for nid in auto_war_due(self.state) if wars else []:
-            self.add(WarBegun(war_id=f"war-{self.state.year}-{nid}", attacker=nid, defender=PLAYERS, cause="automatic"))
-        if self.state.revolution_due:
-            self.resolve(RevolutionRolled(cause="unrest"), f"rev{tag}.")
+    new_session: bool | None = Field(None, title="Start a growth session (roll 5d10 years)",
+                                     description="empty: yes when no session is running (§4.0)")
+    gm_events: list[GmEvent] = Field(default_factory=list, title="Between-year events",
+                                     description="applied in order before the year starts")
 
 
-def _model(cls: type[BaseModel], data: Any, what: str) -> Any:
+# --- events, growth -------------------------------------------------------------------------------------------
+
+
+class EventsChoices(Choices):
+    """What the GM decides if the year's random event needs it (§3.7, §3.8, §4.2)."""
+
+    neighbour_id: Annotated[str, Pick("event_neighbours", what="'random' or a neighbour")] = Field(
+        "random", title="Neighbour for result 10", description="'random' rolls 1dN among independent neighbours"
+                                                                " (roll key 'pick')")
+    evil_ability: Ability = Field("stability", title="Ability the evil afflicts (result 1)")
+    god: Literal["embrace", "resist"] = Field("embrace", title="New god (result 13)")
+    war_target: Literal["other", "players"] = Field("other", title="Neighbour war target (d6 = 2)")
+    support: bool = Field(False, title="Support a side in a neighbour's war")
+    participate: bool = Field(False, title="Take part in a succession crisis")
+    succession_skill: Literal["diplomacy", "warfare", "magic"] = Field("diplomacy", title="Succession crisis skill")
+    plague_religion: bool = Field(True, title="Try the Religion check against plague")
+
+
+class GrowthChoices(CheckChoices):
+    """The growth roll (§4.3)."""
+
+
+# --- actions ----------------------------------------------------------------------------------------------------
+
+
+class NewProjectChoice(Choices):
+    """A building project named when the action is taken (§3.10.9)."""
+
+    id: str
+    name: str
+    points_required: int = Field(ge=1)
+    kind: Literal["road", "highway", "other"] = "other"
+    province_id: ProvinceId | None = None
+
+
+class ActionChoice(Choices):
+    """One action (§3.10): what, who performs it and its target."""
+
+    action: Annotated[str, Pick("actions", what="an action (§3.10)")]
+    performer: Literal["kingdom", "pc", "court"] = "kingdom"
+    pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = Field(None, title="PC")
+    pc_bonus: int = Field(0, title="PC's bonus", description="the PC's own skill bonus")
+    skill: Annotated[str | None, Pick("action_skills", what="a skill this action allows",
+                                      depends=("action", "performer"))] = None
+    target_track: Annotated[str | None, Pick("tracks", what="a corruption track")] = None
+    neighbour_id: Annotated[str | None, Pick("neighbours", what="a neighbour")] = None
+    use_positive: Literal["crime", "decadence"] | None = Field(None, description="A10, Attract Population")
+    institution_id: Annotated[str | None, Pick("institutions", what="an institution of the kingdom")] = None
+    project_id: Annotated[str | None, Pick("open_projects", what="an open building project")] = None
+    new_project: NewProjectChoice | None = None
+    take_advantage: bool = Field(False, description="Tax Collection 5–14: take this year's advantage (A50)")
+    naval: int = Field(0, ge=0, description="Equip: dice taken as naval dice (A53)")
+    casus_belli: bool = Field(False, description="Declare War: advantage")
+    situational: list[Annotated[tuple[str, int], Strict(False)]] = Field(
+        default_factory=list, description="[label, value] pairs the GM adds to the check")
+    spend_stored: bool = _stored()
+    spend_year: bool = _yearly()
+    take_10: bool = _take_10()
+
+
+class ActionsChoices(Choices):
+    """The year's actions (§4.4)."""
+
+    actions: list[ActionChoice] | None = Field(
+        None, title="Actions", description="empty: fix the worst corruption track, else attract population from the"
+                                           " friendliest neighbour, else build, else tax")
+
+
+# --- war ----------------------------------------------------------------------------------------------------------
+
+
+class AllocationChoice(Choices):
+    """One army at the start of a war year (A55)."""
+
+    army_id: str
+    province_id: ProvinceId
+    militia: int = Field(ge=0)
+
+
+class OrderChoice(Choices):
+    """One army's order in a war turn (A58)."""
+
+    army_id: str = Field(description="an army of this war year (as allocated)")
+    kind: Literal["move", "attack", "hold"] = "hold"
+    path: list[ProvinceId] = Field(default_factory=list, description="one province, or two through a road")
+    target: str | None = Field(None, description="the enemy army attacked")
+    special_unit: Annotated[str | None, Pick("special_units", what="a special unit")] = None
+    naval_dice: int = Field(0, ge=0)
+    oppose_naval_dice: int = Field(0, ge=0)
+
+
+class PeaceChoice(Choices):
+    """A peace attempt in a war turn (§3.11)."""
+
+    performer: Literal["kingdom", "pc", "court"] = "kingdom"
+    pc_bonus: int = 0
+    provinces_demanded: list[ProvinceId] = Field(default_factory=list)
+
+
+class WarChoices(Choices):
+    """The war year of the first war (later wars play with the defaults): armies, orders per war turn, peace."""
+
+    allocations: list[AllocationChoice] | None = Field(None, title="Our armies",
+                                                       description="empty: all militia in one army")
+    enemy_allocations: list[AllocationChoice] | None = Field(None, title="Enemy armies")
+    orders: dict[WarTurn, list[OrderChoice]] = Field(
+        default_factory=dict, title="Our orders per war turn", description="empty turn: attack an adjacent enemy"
+                                                                         " army, else march")
+    enemy_orders: dict[WarTurn, list[OrderChoice]] = Field(default_factory=dict, title="Enemy orders per war turn")
+    peace: dict[WarTurn, PeaceChoice] = Field(default_factory=dict, title="Peace attempts per war turn")
+    extra_attacks: dict[WarTurn, OrderChoice] = Field(default_factory=dict, title="General Staff's extra attack")
+    spend_stored: bool = _stored()
+    spend_year: bool = _yearly()
+    take_10: bool = _take_10()
+
+
+# --- end ------------------------------------------------------------------------------------------------------------
+
+
+class EndChoices(Choices):
+    """End of year (§4.6)."""
+
+    law_and_order: Annotated[str | None, Pick("law_and_order", what="'none' or a corruption track")] = Field(
+        None, title="Law and Order track", description="empty: the worst track if the kingdom holds the feat and has"
+                                                       " not used it this year, else none")
+    tribe_revolution: bool = Field(False, title="Tribe: revolt to reach level 5")
+    benefits: list[BenefitChoice] = Field(default_factory=list, title="Level benefits chosen")
+    technology_reduction: int = Field(0, ge=0, title="Attrition reduction from technology")
+    spend_stored: bool = _stored()
+    spend_year: bool = _yearly()
+    take_10: bool = _take_10()
+
+
+# --- emitting -----------------------------------------------------------------------------------------------------
+
+
+def record(ctx: Ctx, payload: Recorded, prefix: str = "") -> Recorded:
+    """Run the rules of ``payload`` (dice rolled under ``prefix``), record what they changed, emit it."""
+    before = ctx.state
+    tape = RecordingTape(ctx, prefix)
+    after, audit = outcome(before, payload, tape)
+    update: dict[str, Any] = {"outcome": diff(before, after)}
+    if isinstance(payload, Resolved):
+        update.update(dice=tuple(tape.records), audit=audit)
+    done = payload.model_copy(update=update)
+    ctx.emit(done)
+    return done
+
+
+def direct(ctx: Ctx, payload: EventModel) -> None:
+    """Emit an event ``evolve`` applies as it is, after the rules' checks."""
+    check(ctx.state, payload)
+    ctx.emit(payload)
+
+
+def _payload(cls: type[EventModel], data: Mapping[str, Any], what: str) -> Any:
     try:
-        return cls.model_validate(data)
+        return cls.model_validate(dict(data))
     except ValidationError as exc:
         errs = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()[:3])
         raise InputError(f"{what}: {errs}") from None
 
 
-def _bool(ch: Mapping[str, Any], name: str, default: bool) -> bool:
-    v = ch.get(name, default)
-    if not isinstance(v, bool):
-        raise InputError(f"choice {name!r} must be true or false")
-    return v
+def after_change(ctx: Ctx, tag: str, *, wars: bool = True) -> None:
+    """Automatic wars (A40) and a due revolution (A11) right after a change."""
+    for nid in auto_war_due(ctx.state) if wars else []:
+        record(ctx, WarBegun(war_id=f"war-{ctx.state.year}-{nid}", attacker=nid, defender=PLAYERS, cause="automatic"))
+    if ctx.state.revolution_due:
+        record(ctx, RevolutionRolled(cause="unrest"), f"rev{tag}.")
 
 
-def _opts(ch: Mapping[str, Any], prefix: str = "") -> CheckOptions:
-    return CheckOptions(spend_stored=_bool(ch, f"{prefix}spend_stored", False),
-                        spend_year=_bool(ch, f"{prefix}spend_year", False),
-                        take_10=_bool(ch, f"{prefix}take_10", False))
+def _step(fn: Callable[[Ctx, Any], None]) -> Callable[[Ctx, Any], None]:
+    """A step of a founded kingdom; a ``RuleError`` of the rules is reported as the step's."""
+
+    @wraps(fn)
+    def decide(ctx: Ctx, c: Any) -> None:
+        if not ctx.state.founded:
+            raise ctx.fail("found the kingdom first (turn 0)", "§8.3")
+        try:
+            fn(ctx, c)
+        except RuleError as exc:
+            if exc.step:
+                raise
+            raise RuleError(str(exc).split(" (rule:")[0], rule=exc.rule, step=ctx.step) from None
+
+    return decide
 
 
-# --- defaults ---------------------------------------------------------------------------------------
-
-
-def default_founding() -> dict[str, Any]:
-    """The §7.1 kingdom (Feudalism, Construction) with two hexes, as a playable default."""
-    return {
-        "name": "New Kingdom", "government": "feudalism",
-        "base_scores": {"culture": 12, "economy": 13, "loyalty": 14, "stability": 11},
-        "extra_proficiency": "construction", "population": 3,
-        "territory": [{"area_id": "home", "unit": "hex", "amount": 2, "quality": 1.0}],
-        "neighbours": [], "provinces": [], "pcs": {},
-    }
+# --- defaults -----------------------------------------------------------------------------------------------------
 
 
 def default_actions(s: KingdomState) -> list[dict[str, Any]]:
@@ -168,6 +551,7 @@ def default_actions(s: KingdomState) -> list[dict[str, Any]]:
 
 
 def default_law_and_order(s: KingdomState) -> str | None:
+    """The worst track, if the kingdom holds Law and Order and has not used it this year."""
     if not R.has_feat(s, "law_and_order") or "law_and_order_used" in s.year_flags:
         return None
     return min(TRACKS, key=lambda t: (s.tracks[t].modifier, -s.tracks[t].points))
@@ -177,268 +561,226 @@ def new_session_due(s: KingdomState) -> bool:
     return s.session.session_no == 0 or s.session.years_played >= s.session.years_total
 
 
-# --- choices ----------------------------------------------------------------------------------------
+def default_allocations(s: KingdomState) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+    """The first war's default armies (all militia in one army), ours and the enemy's; None when at peace."""
+    if not s.wars:
+        return None, None
+    enemy = war.enemy_of(s.wars[0])
+    prof = s.neighbours[enemy].profile
+    ours = [a.model_dump() for a in war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))]
+    theirs = [a.model_dump() for a in war.default_allocations(s, enemy, prof.militia, prof.armies_max)]
+    return ours, theirs
 
 
-def choices(s: KingdomState, step: str) -> list[Choice]:
-    """Every input of ``step`` with its default (the notebook's turn sheet is built from these)."""
-    adv = [Choice("spend_stored", "Spend a stored advantage", "bool", default=False),
-           Choice("spend_year", "Spend this year's tax advantage", "bool", default=False),
-           Choice("take_10", "Take 10 (Competent Administration)", "bool", default=False)]
-    neigh = tuple(sorted(s.neighbours))
+def default_choices(s: KingdomState, step: str) -> dict[str, Any]:
+    """Every choice of ``step`` spelled out as the rules would default it in ``s`` (for explicit plans)."""
+    adv = {"spend_stored": False, "spend_year": False, "take_10": False}
     if step == "founding":
-        d = default_founding()
-        return [
-            Choice("name", "Kingdom name", "text", default=d["name"]),
-            Choice("government", "Form of government", "select", tables.GOVERNMENTS, d["government"], "§3.4"),
-            Choice("base_scores", "Base ability scores", "json", default=d["base_scores"], help="§2.1, A3"),
-            Choice("extra_proficiency", "Level-1 extra skill", "select", tuple(tables.skills()),
-                   d["extra_proficiency"]),
-            Choice("population", "Population", "int", default=3, minimum=0),
-            Choice("territory", "Territory", "json", default=d["territory"], help="[{area_id, unit, amount, quality}]"),
-            Choice("neighbours", "Neighbours", "json", default=[], help="[{id, name, diplomacy, population, profile}]"),
-            Choice("provinces", "Provinces (for war)", "json", default=[]),
-            Choice("pcs", "Player characters", "json", default={}),
-            Choice("special_units", "Special units", "json", default=[]),
-            Choice("militia", "Militia", "int", default=0, minimum=0),
-            Choice("levy_dice", "Levy dice", "int", default=0, minimum=0),
-            Choice("technology_level", "Technology level", "int", default=1, minimum=0),
-            Choice("mobility", "Mobility", "int", default=0),
-            Choice("fire_capable", "Fire-capable (magic/technology)", "bool", default=False),
-        ]
+        return FoundingChoices().model_dump()
     if step == "start":
-        return [
-            Choice("new_session", "Start a growth session (roll 5d10 years)", "bool", default=new_session_due(s)),
-            Choice("gm_events", "Between-year events", "json", default=[],
-                   help=f"[{{event: {'|'.join(GM_EVENTS)}, ...fields}}]"),
-        ]
+        return {"new_session": new_session_due(s), "gm_events": []}
     if step == "events":
-        return [
-            Choice("neighbour_id", "Neighbour for result 10", "select", ("random", *neigh), default="random",
-                   help="'random' rolls 1dN among independent neighbours (key 'pick')"),
-            Choice("evil_ability", "Ability the evil afflicts (result 1)", "select", ABILITIES, default="stability"),
-            Choice("god", "New god (result 13)", "select", ("embrace", "resist"), default="embrace"),
-            Choice("war_target", "Neighbour war target (d6 = 2)", "select", ("other", PLAYERS), default="other"),
-            Choice("support", "Support a side in a neighbour's war", "bool", default=False),
-            Choice("participate", "Take part in a succession crisis", "bool", default=False),
-            Choice("succession_skill", "Succession crisis skill", "select", ("diplomacy", "warfare", "magic"),
-                   default="diplomacy"),
-            Choice("plague_religion", "Try the Religion check against plague", "bool", default=True),
-        ]
+        return EventsChoices().model_dump()
     if step == "growth":
-        return adv
+        return dict(adv)
     if step == "actions":
-        return [Choice("actions", f"Actions ({R.actions_per_year(s)} this year)", "json", default=default_actions(s),
-                       help=f"[{{action: {'|'.join(ACTION_TYPES)}, performer, pc_id, pc_bonus, skill, target_track, "
-                            "neighbour_id, use_positive, project_id, new_project, naval, casus_belli, "
-                            "spend_stored, spend_year, take_10}]")]
+        return {"actions": default_actions(s)}
     if step == "war":
-        ours: list[dict[str, Any]] | None = None
-        theirs: list[dict[str, Any]] | None = None
-        if s.wars:
-            enemy = war.enemy_of(s.wars[0])
-            prof = s.neighbours[enemy].profile
-            ours = [a.model_dump() for a in war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))]
-            theirs = [a.model_dump() for a in war.default_allocations(s, enemy, prof.militia, prof.armies_max)]
-        return [
-            Choice("allocations", "Our armies (first war; empty = all militia in one army)", "json", default=ours,
-                   help="[{army_id, province_id, militia}]"),
-            Choice("enemy_allocations", "Enemy armies (first war)", "json", default=theirs),
-            Choice("orders", "Our orders per war turn ({turn: [order]}; default: march and attack)", "json",
-                   default={}),
-            Choice("enemy_orders", "Enemy orders per war turn", "json", default={}),
-            Choice("peace", "Peace attempts ({turn: {performer, pc_bonus, provinces_demanded}})", "json", default={}),
-            Choice("extra_attacks", "General Staff's extra attack ({turn: order})", "json", default={}),
-            *adv,
-        ]
+        ours, theirs = default_allocations(s)
+        return {"allocations": ours, "enemy_allocations": theirs, "orders": {}, "enemy_orders": {}, "peace": {},
+                "extra_attacks": {}, **adv}
     if step == "end":
-        return [
-            Choice("law_and_order", "Law and Order track", "select", ("none", *TRACKS),
-                   default=default_law_and_order(s) or "none"),
-            Choice("tribe_revolution", "Tribe: revolt to reach level 5", "bool", default=False),
-            Choice("benefits", "Level benefits chosen", "json", default=[],
-                   help="[{level, benefit, feat, abilities, corruption_steps, skills, expertise}]"),
-            Choice("technology_reduction", "Attrition reduction from technology", "int", default=0, minimum=0),
-            *adv,
-        ]
+        return {"law_and_order": default_law_and_order(s) or "none", "tribe_revolution": False, "benefits": [],
+                "technology_reduction": 0, **adv}
     raise InputError(f"unknown step {step!r}")
 
 
-# --- decide -----------------------------------------------------------------------------------------
+# --- the steps ------------------------------------------------------------------------------------------------------
 
 
-def decide(s: KingdomState, step: str, ch: Mapping[str, Any], dice: Dice) -> list[Draft]:
-    known = {c.name for c in choices(s, step)}
-    unknown = sorted(set(ch) - known)
-    if unknown:
-        raise InputError(f"step {step}: unknown choice(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    st = Stepper(s, step, dice)
+def decide_founding(ctx: Ctx, c: FoundingChoices) -> None:
+    """Turn 0: one ``kingdom_founded`` with the campaign's options."""
+    data = c.model_dump()
+    data["options"] = dict(ctx.state.options)
     try:
-        if step == "founding":
-            _founding(st, ch)
-        elif not s.founded:
-            raise RuleError("found the kingdom first (turn 0)", rule="§8.3")
-        elif s.fallen:
-            if step == "start":
-                _gm_events(st, ch)  # A81: only GM events after the fall
-        elif step == "start":
-            _start(st, ch)
-        elif step == "events":
-            _events(st, ch)
-        elif step == "growth":
-            st.resolve(GrowthRolled(check=_opts(ch)), "")
-            st.after_change("")
-        elif step == "actions":
-            _actions(st, ch)
-        elif step == "war":
-            _war(st, ch)
-        elif step == "end":
-            _end(st, ch)
+        direct(ctx, _payload(KingdomFounded, data, "founding"))
     except RuleError as exc:
-        raise RuleError(str(exc).split(" (rule:")[0], rule=exc.rule, step=step) from None
-    return st.drafts
+        raise RuleError(str(exc).split(" (rule:")[0], rule=exc.rule, step=ctx.step) from None
 
 
-def _founding(st: Stepper, ch: Mapping[str, Any]) -> None:
-    d = {**default_founding(), **{k: v for k, v in ch.items()}}
-    d["options"] = dict(st.state.options)
-    st.add(_model(KingdomFounded, d, "founding"))
-
-
-def _gm_events(st: Stepper, ch: Mapping[str, Any]) -> None:
-    for i, raw in enumerate(ch.get("gm_events", []) or []):
-        if not isinstance(raw, Mapping) or raw.get("event") not in GM_EVENTS:
-            raise InputError(f"gm_events[{i}] needs event: one of {', '.join(GM_EVENTS)}")
-        cls = GM_EVENTS[str(raw["event"])]
-        body = {k: v for k, v in raw.items() if k != "event"}
-        p = _model(cls, body, f"gm_events[{i}]")
+def _gm_events(ctx: Ctx, entries: Sequence[Any]) -> None:
+    for i, entry in enumerate(entries):
+        p = _payload(GM_EVENTS[entry.event], entry.model_dump(exclude={"event"}), f"gm_events[{i}]")
         if isinstance(p, GovernmentChanged):
-            st.resolve(p, f"gm{i}.")
+            record(ctx, p, f"gm{i}.")
+        elif isinstance(p, Recorded):
+            record(ctx, p)
         else:
-            st.add(p)
+            direct(ctx, p)
 
 
-def _start(st: Stepper, ch: Mapping[str, Any]) -> None:
-    _gm_events(st, ch)
-    s = st.state
-    if _bool(ch, "new_session", new_session_due(s)):
+@_step
+def decide_start(ctx: Ctx, c: StartChoices) -> None:
+    """Between-year events, a new session (5d10 years), the year, a levy die (§4.0, §4.1)."""
+    fallen = ctx.state.fallen
+    _gm_events(ctx, c.gm_events)
+    if fallen:
+        return  # A81: only GM events after the fall
+    s = ctx.state
+    if c.new_session if c.new_session is not None else new_session_due(s):
         if s.session.session_no > 0 and s.session.years_played < s.session.years_total:
-            raise RuleError(f"session {s.session.session_no} still has "
-                            f"{s.session.years_total - s.session.years_played} year(s) to play", rule="§4.0")
-        st.resolve(SessionStarted(session_no=s.session.session_no + 1), "")
-    st.add(YearStarted(year=st.state.year + 1))
-    s = st.state
+            raise ctx.fail(f"session {s.session.session_no} still has "
+                           f"{s.session.years_total - s.session.years_played} year(s) to play", "§4.0")
+        record(ctx, SessionStarted(session_no=s.session.session_no + 1))
+    direct(ctx, YearStarted(year=ctx.state.year + 1))
+    s = ctx.state
     if s.population_rose_last_year and s.levy_dice < s.level:
-        st.resolve(LevyDieGained(), "")
+        record(ctx, LevyDieGained())
 
 
-def _events(st: Stepper, ch: Mapping[str, Any]) -> None:
-    ev = st.resolve(RandomEventRolled(), "")
-    key = ev.audit["result_key"]
-    if key == "evil_manifested":
-        st.add(EvilManifested(ability=str(ch.get("evil_ability", "stability"))))
-    elif key == "natural_disaster":
-        st.resolve(NaturalDisasterResolved(), "")
-    elif key == "plague":
-        st.resolve(PlagueResolved(try_religion=_bool(ch, "plague_religion", True)), "")
-    elif key == "new_god":
-        st.resolve(NewGodAppeared(choice=ch.get("god", "embrace")), "")
-    elif key == "neighbour_event":
-        nid = ch.get("neighbour_id") or "random"
-        nid = "" if nid == "random" else nid
-        candidates = sorted(n.id for n in st.state.neighbours.values() if n.status == "independent")
-        if not nid and candidates:
-            nid = candidates[st.dice.roll("pick", f"1d{len(candidates)}").total - 1]
-        if nid:
-            st.resolve(NeighbourEventRolled(
-                neighbour_id=nid, war_target=str(ch.get("war_target", "other")),
-                support=_bool(ch, "support", False), participate=_bool(ch, "participate", False),
-                skill=ch.get("succession_skill", "diplomacy")), "")
-    st.after_change("")
-
-
-def _actions(st: Stepper, ch: Mapping[str, Any]) -> None:
-    s = st.state
-    if s.pending_revolution:
-        if ch.get("actions"):
-            raise RuleError("a revolution tears the kingdom apart: the only action this year is the re-roll",
-                            rule="§4.4.2 (§3.5 result 7)")
-        st.resolve(RevolutionRolled(cause="pending"), "rev.")
-        st.after_change("x")
+@_step
+def decide_events(ctx: Ctx, c: EventsChoices) -> None:
+    """2d6 + omen on the random events table, and what the result needs (§3.7, §4.2)."""
+    if ctx.state.fallen:
         return
-    acts = ch.get("actions", None)
-    if acts is None:
-        acts = default_actions(s)
-    if not isinstance(acts, list):
-        raise InputError("choice 'actions' must be a list")
+    ev = record(ctx, RandomEventRolled())
+    key = ev.audit["result_key"] if isinstance(ev, Resolved) else ""
+    if key == "evil_manifested":
+        record(ctx, EvilManifested(ability=c.evil_ability))
+    elif key == "natural_disaster":
+        record(ctx, NaturalDisasterResolved())
+    elif key == "plague":
+        record(ctx, PlagueResolved(try_religion=c.plague_religion))
+    elif key == "new_god":
+        record(ctx, NewGodAppeared(choice=c.god))
+    elif key == "neighbour_event":
+        nid = "" if c.neighbour_id == "random" else c.neighbour_id
+        candidates = sorted(n.id for n in ctx.state.neighbours.values() if n.status == "independent")
+        if not nid and candidates:
+            nid = candidates[ctx.roll("pick", f"1d{len(candidates)}").total - 1]
+        if nid:
+            record(ctx, NeighbourEventRolled(neighbour_id=nid, war_target=c.war_target, support=c.support,
+                                             participate=c.participate, skill=c.succession_skill))
+    after_change(ctx, "")
+
+
+@_step
+def decide_growth(ctx: Ctx, c: GrowthChoices) -> None:
+    """The growth roll against the living-space DC (§4.3)."""
+    if ctx.state.fallen:
+        return
+    record(ctx, GrowthRolled(check=_opts(c)))
+    after_change(ctx, "")
+
+
+def _action(i: int, body: Mapping[str, Any]) -> ActionTaken:
+    data = dict(body)
+    opts = {k: data.pop(k) for k in ("spend_stored", "spend_year", "take_10") if k in data}
+    p: ActionTaken = _payload(ActionTaken, {**data, "index": i, "check": opts}, f"actions[{i}]")
+    return p
+
+
+@_step
+def decide_actions(ctx: Ctx, c: ActionsChoices) -> None:
+    """As many actions as the kingdom has (§4.4), or the revolution re-roll (§3.5 result 7)."""
+    s = ctx.state
+    if s.fallen:
+        return
+    if s.pending_revolution:
+        if c.actions:
+            raise ctx.fail("a revolution tears the kingdom apart: the only action this year is the re-roll",
+                           "§4.4.2 (§3.5 result 7)")
+        record(ctx, RevolutionRolled(cause="pending"), "rev.")
+        after_change(ctx, "x")
+        return
+    acts = [a.model_dump() for a in c.actions] if c.actions is not None else default_actions(s)
     apy = R.actions_per_year(s)
     if len(acts) > apy:
-        raise RuleError(f"{len(acts)} actions planned but the kingdom has {apy} per year at level {s.level}",
-                        rule="§2.9 actions per year")
-    for i, raw in enumerate(acts, start=1):
-        if not isinstance(raw, Mapping):
-            raise InputError(f"actions[{i}] must be an object")
-        body = dict(raw)
-        check = {k: body.pop(k) for k in ("spend_stored", "spend_year", "take_10") if k in body}
-        p = _model(ActionTaken, {**body, "index": i, "check": check}, f"actions[{i}]")
-        if st.state.actions_forfeited:
-            raise RuleError(f"action {i}: no actions remain this year (war declared or revolution)",
-                            rule="§4.4.3 (A51, A25)")
-        st.resolve(p, f"a{i}.")
-        st.after_change(str(i))
+        raise ctx.fail(f"{len(acts)} actions planned but the kingdom has {apy} per year at level {s.level}",
+                       "§2.9 actions per year")
+    for i, body in enumerate(acts, start=1):
+        p = _action(i, body)
+        if ctx.state.actions_forfeited:
+            raise ctx.fail(f"action {i}: no actions remain this year (war declared or revolution)",
+                           "§4.4.3 (A51, A25)")
+        record(ctx, p, f"a{i}.")
+        after_change(ctx, str(i))
 
 
-def _war(st: Stepper, ch: Mapping[str, Any]) -> None:
-    s = st.state
-    if s.pending_revolution and s.actions_forfeited:
+def _ids(ctx: Ctx, where: str, values: Sequence[str | None], source: str, what: str) -> None:
+    """Picks inside per-turn choices (which core does not walk): each id must be in the state's list."""
+    allowed = vocabulary(ctx.state, source, {}) or ()
+    ok = {o.value for o in allowed}
+    for j, v in enumerate(values):
+        if v is not None and v not in ok:
+            names = ", ".join(str(o.value) for o in allowed) or "there is none"
+            raise InputError(f"step {ctx.step!r}: choice {where}[{j}]: {v!r} is not {what}; allowed: {names}")
+
+
+def _check_war_ids(ctx: Ctx, c: WarChoices) -> None:
+    for name in ("orders", "enemy_orders"):
+        for t, orders in getattr(c, name).items():
+            for i, o in enumerate(orders):
+                _ids(ctx, f"{name}.{t}[{i}].path", o.path, "provinces", "a province of the map")
+                _ids(ctx, f"{name}.{t}[{i}].special_unit", [o.special_unit], "special_units", "a special unit")
+    for t, o in c.extra_attacks.items():
+        _ids(ctx, f"extra_attacks.{t}.path", o.path, "provinces", "a province of the map")
+        _ids(ctx, f"extra_attacks.{t}.special_unit", [o.special_unit], "special_units", "a special unit")
+    for t, peace in c.peace.items():
+        _ids(ctx, f"peace.{t}.provinces_demanded", peace.provinces_demanded, "provinces", "a province of the map")
+
+
+def _orders(entries: Sequence[OrderChoice] | None) -> tuple[Order, ...] | None:
+    return None if entries is None else tuple(Order.model_validate(o.model_dump()) for o in entries)
+
+
+@_step
+def decide_war(ctx: Ctx, c: WarChoices) -> None:
+    """War year set-up, war turns and the end of war, for every war (§4.5)."""
+    _check_war_ids(ctx, c)
+    s = ctx.state
+    if s.fallen or (s.pending_revolution and s.actions_forfeited):
         return  # A25: result 7 costs this year's war turns too
     for wi, w in enumerate(list(s.wars)):
         first = wi == 0
         enemy = war.enemy_of(w)
         pfx = "w." if first else f"w{wi + 1}."
-        s = st.state
+        s = ctx.state
         if not any(x.war_id == w.war_id for x in s.wars):
             continue
         if w.armies_assigned_year != s.year:
-            alloc = ch.get("allocations") if first else None
-            if alloc is None:
-                alloc = [a.model_dump() for a in war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))]
             nb = s.neighbours[enemy]
-            ealloc = ch.get("enemy_allocations") if first else None
-            if ealloc is None:
-                ealloc = [a.model_dump() for a in war.default_allocations(s, enemy, nb.profile.militia,
-                                                                          nb.profile.armies_max)]
-            p = WarYearStarted(war_id=w.war_id,
-                               allocations=tuple(_model(Allocation, a, "allocations") for a in alloc or []),
-                               enemy_allocations=tuple(_model(Allocation, a, "enemy_allocations")
-                                                       for a in ealloc or []),
-                               check=_opts(ch) if first else CheckOptions())
-            st.resolve(p, pfx)
-        if _end_war(st, w.war_id, pfx + "end."):
+            alloc = ([Allocation.model_validate(a.model_dump()) for a in c.allocations]
+                     if first and c.allocations is not None
+                     else list(war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))))
+            ealloc = ([Allocation.model_validate(a.model_dump()) for a in c.enemy_allocations]
+                      if first and c.enemy_allocations is not None
+                      else list(war.default_allocations(s, enemy, nb.profile.militia, nb.profile.armies_max)))
+            record(ctx, WarYearStarted(war_id=w.war_id, allocations=tuple(alloc), enemy_allocations=tuple(ealloc),
+                                       check=_opts(c) if first else CheckOptions()), pfx)
+        if _end_war(ctx, w.war_id, pfx + "end."):
             continue
-        cur = war.get_war(st.state, w.war_id)
+        cur = war.get_war(ctx.state, w.war_id)
         for t in range(cur.war_turn + 1, cur.war_turns_this_year + 1):
-            s = st.state
+            s = ctx.state
             cur = war.get_war(s, w.war_id)
-            orders = (ch.get("orders") or {}).get(str(t)) if first else None
-            eorders = (ch.get("enemy_orders") or {}).get(str(t)) if first else None
-            peace = (ch.get("peace") or {}).get(str(t)) if first else None
-            extra = (ch.get("extra_attacks") or {}).get(str(t)) if first else None
-            p2 = WarTurnResolved(
+            key: Any = str(t)
+            orders = _orders(c.orders.get(key)) if first else None
+            eorders = _orders(c.enemy_orders.get(key)) if first else None
+            peace = c.peace.get(key) if first else None
+            extra = c.extra_attacks.get(key) if first else None
+            record(ctx, WarTurnResolved(
                 war_id=w.war_id, war_turn=t,
-                orders=tuple(_model(Order, o, "orders") for o in orders) if orders is not None
-                else war.default_orders(s, cur, PLAYERS),
-                enemy_orders=tuple(_model(Order, o, "enemy_orders") for o in eorders) if eorders is not None
-                else war.default_orders(s, cur, enemy),
-                peace=_model(PeaceTerms, peace, "peace") if peace else None,
-                extra_attack=_model(Order, extra, "extra_attacks") if extra else None)
-            st.resolve(p2, f"{pfx}t{t}.")
-            if _end_war(st, w.war_id, f"{pfx}t{t}.end."):
+                orders=orders if orders is not None else war.default_orders(s, cur, PLAYERS),
+                enemy_orders=eorders if eorders is not None else war.default_orders(s, cur, enemy),
+                peace=PeaceTerms.model_validate(peace.model_dump()) if peace and peace.model_fields_set else None,
+                extra_attack=Order.model_validate(extra.model_dump()) if extra else None), f"{pfx}t{t}.")
+            if _end_war(ctx, w.war_id, f"{pfx}t{t}.end."):
                 break
 
 
-def _end_war(st: Stepper, war_id: str, prefix: str) -> bool:
-    s = st.state
+def _end_war(ctx: Ctx, war_id: str, prefix: str) -> bool:
+    s = ctx.state
     w = next((x for x in s.wars if x.war_id == war_id), None)
     if w is None:
         return True
@@ -446,53 +788,72 @@ def _end_war(st: Stepper, war_id: str, prefix: str) -> bool:
     if due is None:
         return False
     reason, winner = due
-    st.resolve(WarEnded(war_id=war_id, reason=reason, winner=winner,
-                        provinces_demanded=w.provinces_demanded), prefix)
-    st.after_change(prefix, wars=False)
+    record(ctx, WarEnded(war_id=war_id, reason=reason, winner=winner, provinces_demanded=w.provinces_demanded),
+           prefix)
+    after_change(ctx, prefix, wars=False)
     return True
 
 
-def _end(st: Stepper, ch: Mapping[str, Any]) -> None:
-    s = st.state
+@_step
+def decide_end(ctx: Ctx, c: EndChoices) -> None:
+    """War upkeep, Law and Order, fame, level, the level's benefits, the year's end (§4.6)."""
+    s = ctx.state
+    if s.fallen:
+        return
     for wi, w in enumerate(list(s.wars)):
         pfx = "up." if wi == 0 else f"up{wi + 1}."
-        st.resolve(WarUpkeepApplied(war_id=w.war_id, technology_reduction=int(ch.get("technology_reduction", 0))), pfx)
-        _end_war(st, w.war_id, pfx + "end.")
-        st.after_change(pfx)
-    lao = ch.get("law_and_order", default_law_and_order(st.state) or "none")
-    if lao and lao != "none":
-        st.add(LawAndOrderUsed(track=str(lao)))
-    st.add(FameGained(amount=1, source="survived_year"))
-    s = st.state
+        record(ctx, WarUpkeepApplied(war_id=w.war_id, technology_reduction=c.technology_reduction), pfx)
+        _end_war(ctx, w.war_id, pfx + "end.")
+        after_change(ctx, pfx)
+    lao = c.law_and_order if c.law_and_order is not None else (default_law_and_order(ctx.state) or "none")
+    if lao != "none":
+        record(ctx, LawAndOrderUsed(track=lao))
+    direct(ctx, FameGained(amount=1, source="survived_year"))
+    s = ctx.state
     target = s.level
     while (target < 20 and s.fame >= R.fame_required(target + 1) and s.population >= R.population_required(target + 1)
            and target + 1 <= R.max_level(s)):
         target += 1
     if target > s.level:
-        st.add(LevelChanged(from_level=s.level, to_level=target, cause="fame"))
-        s = st.state
+        record(ctx, LevelChanged(from_level=s.level, to_level=target, cause="fame"))
+        s = ctx.state
     if (s.government == "tribe" and s.level == 4 and s.fame >= R.fame_required(5)
-          and s.population >= R.population_required(5) and _bool(ch, "tribe_revolution", False)):
+            and s.population >= R.population_required(5) and c.tribe_revolution):
         if s.revolution_rolled_this_year:
-            raise RuleError("a revolution was already rolled this year", rule="§4.7 (A11)")
-        st.resolve(RevolutionRolled(cause="tribe_level5"), "rev.tribe.")
-        s = st.state
+            raise ctx.fail("a revolution was already rolled this year", "§4.7 (A11)")
+        record(ctx, RevolutionRolled(cause="tribe_level5"), "rev.tribe.")
+        s = ctx.state
         if s.government != "tribe" and s.fame >= R.fame_required(5) and s.population >= R.population_required(5):
-            st.add(LevelChanged(from_level=4, to_level=5, cause="fame"))
-    elif _bool(ch, "tribe_revolution", False):
-        raise RuleError("only a level-4 Tribe meeting level 5's requirements may revolt to rise", rule="§3.1 (A26)")
-    s = st.state
+            record(ctx, LevelChanged(from_level=4, to_level=5, cause="fame"))
+    elif c.tribe_revolution:
+        raise ctx.fail("only a level-4 Tribe meeting level 5's requirements may revolt to rise", "§3.1 (A26)")
+    s = ctx.state
     if s.population < R.population_required(s.level):
-        st.resolve(LevelHoldChecked(check=_opts(ch)), "hold.")
-        s = st.state
-    for i, raw in enumerate(ch.get("benefits", []) or []):
-        st.add(_model(BenefitChosen, raw, f"benefits[{i}]"))
-    st.add(YearEnded(year=st.state.year))
-    s = st.state
+        record(ctx, LevelHoldChecked(check=_opts(c)), "hold.")
+    for i, b in enumerate(c.benefits):
+        record(ctx, _payload(BenefitChosen, b.model_dump(), f"benefits[{i}]"))
+    direct(ctx, YearEnded(year=ctx.state.year))
+    s = ctx.state
     if s.session.session_no and s.session.years_played == s.session.years_total:
-        st.add(SessionEnded(session_no=s.session.session_no))
+        direct(ctx, SessionEnded(session_no=s.session.session_no))
 
 
-def gm_event_names() -> tuple[str, ...]:
-    return tuple(GM_EVENTS)
+# --- the declarations -------------------------------------------------------------------------------------------
 
+FOUNDING = Step("founding", "Founding", "The kingdom's founding values (§2, A3)", (), FoundingChoices,
+                decide_founding)
+PHASES: tuple[Step, ...] = (
+    Step("start", "Start of year", "Between-year events, a new growth session (5d10 years), the levy die"
+         " (§4.0, §4.1)", ("years", "levy", "gm<i>.unrest", "gm<i>.corruption.<track>"), StartChoices, decide_start),
+    Step("events", "Random events", "2d6 + omens; the neighbour sub-table (§4.2)",
+         ("event", "pick", "disaster.*", "plague.*", "god", "neighbour*", "criminals.*", "succession.*", "rev.*"),
+         EventsChoices, decide_events),
+    Step("growth", "Population growth", "Living space sets the DC of the growth roll (§4.3)", ("growth", "rev.*"),
+         GrowthChoices, decide_growth),
+    Step("actions", "Actions", "As many actions as the kingdom has (§4.4)", ("a<i>.check", "a<i>.*", "rev<i>.*"),
+         ActionsChoices, decide_actions),
+    Step("war", "War turns", "War year set-up, war turns, end of war (§4.5)",
+         ("w.initiative", "w.initiative.enemy", "w.t<n>.*"), WarChoices, decide_war),
+    Step("end", "End of year", "War upkeep, Law and Order, fame, level, clean-up (§4.6)",
+         ("up.attrition.<army>.<item>", "hold.hold", "rev.tribe.*"), EndChoices, decide_end),
+)

@@ -1,9 +1,22 @@
-"""Event payloads of aikakirjat (spec §8.3, mapped onto the core envelope).
+"""Event payloads of aikakirjat (spec §8.3, mapped onto the core envelope) and their upcasters.
 
-Events that consume dice derive from ``Resolved``: they carry the chooser's
-inputs, the recorded dice (``dice``) and an ``audit`` of the numbers the rules
-computed (totals, DCs, bands). ``evolve`` recomputes the audit from the same
-inputs and dice and refuses a mismatch (§8.1.4).
+Events whose effect the rules compute derive from ``Recorded``: since version 2 they
+carry that effect as ``outcome``, a ``core.patch.StatePatch`` (every path of the state
+that changed, with its new value), computed in ``decide`` by ``diff(before, after)``
+around the rules. ``evolve`` applies the outcome and runs no rule code; ``audit``
+re-runs the rules and reports where they differ from what was recorded.
+
+Events that consume dice derive from ``Resolved`` (a ``Recorded``): they also carry
+the chooser's inputs, the recorded dice (``dice``: key, notation, faces, total) and an
+``audit`` of the numbers the rules computed (totals, DCs, bands) for historians.
+
+Version 1 of these events (logs written before outcomes were recorded) has no
+``outcome``; the upcasters leave it ``None`` (a payload alone cannot say what changed
+in a state it does not see), and ``evolve`` folds such an event by today's rules
+(the documented legacy path; ``audit`` says so).
+
+The other events (the founding, year start/end, session end, fame gained, evil
+vanquished) record everything their effect needs; ``evolve`` applies them directly.
 """
 
 from __future__ import annotations
@@ -12,16 +25,16 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from kingdomlog.core.events import EventModel, register_event
-from kingdomlog.rulesets.aikakirjat.model import (
+from kingdomlog.core.events import EventModel, register_event, register_upcaster
+from kingdomlog.core.model import Frozen
+from kingdomlog.core.patch import StatePatch
+from kingdomlog.rulesets.aikakirjat.state import (
     PC,
-    Frozen,
     Neighbour,
     Province,
     SpecialUnit,
     TerritoryArea,
 )
-from kingdomlog.rulesets.aikakirjat.tape import DieRecord
 
 NS = "aikakirjat"
 
@@ -32,7 +45,23 @@ ActionType = Literal[
 ACTION_TYPES: tuple[str, ...] = ActionType.__args__  # type: ignore[attr-defined]
 
 
-class Resolved(EventModel):
+class DieRecord(Frozen):
+    """One recorded roll: key (within the event), notation, every face read and the total."""
+
+    key: str
+    notation: str
+    faces: tuple[int, ...]
+    total: int
+
+
+class Recorded(EventModel):
+    """An event whose effect the rules compute; ``outcome`` records that effect (v2; None in v1 logs)."""
+
+    version = 2
+    outcome: StatePatch | None = None
+
+
+class Resolved(Recorded):
     """An event resolved by the rules from its inputs and recorded dice."""
 
     dice: tuple[DieRecord, ...] = ()
@@ -124,7 +153,7 @@ class PlagueResolved(Resolved):
 
 
 @register_event
-class EvilManifested(EventModel):
+class EvilManifested(Recorded):
     """Result 1 (A30): an evil presence on a GM-chosen ability."""
 
     type = f"{NS}.evil_manifested"
@@ -221,7 +250,7 @@ class GovernmentChanged(Resolved):
 
 
 @register_event
-class WarBegun(EventModel):
+class WarBegun(Recorded):
     """A war in which the players' kingdom is a belligerent begins (§4.5.1, A36, A40)."""
 
     type = f"{NS}.war_begun"
@@ -304,7 +333,7 @@ class WarUpkeepApplied(Resolved):
 
 
 @register_event
-class LawAndOrderUsed(EventModel):
+class LawAndOrderUsed(Recorded):
     """Law and Order (§3.6): one point off one track, once a year."""
 
     type = f"{NS}.law_and_order_used"
@@ -321,7 +350,7 @@ class FameGained(EventModel):
 
 
 @register_event
-class LevelChanged(EventModel):
+class LevelChanged(Recorded):
     """Level change (§3.1, A14, A15)."""
 
     type = f"{NS}.level_changed"
@@ -339,7 +368,7 @@ class LevelHoldChecked(Resolved):
 
 
 @register_event
-class BenefitChosen(EventModel):
+class BenefitChosen(Recorded):
     """A level benefit's choice (§3.2): feat, ability increases, corruption steps, skills, expertise."""
 
     type = f"{NS}.benefit_chosen"
@@ -354,7 +383,7 @@ class BenefitChosen(EventModel):
 
 
 @register_event
-class InstitutionFounded(EventModel):
+class InstitutionFounded(Recorded):
     """An institution founded between adventures (§2.12, §3.3: +2 fame)."""
 
     type = f"{NS}.institution_founded"
@@ -365,7 +394,7 @@ class InstitutionFounded(EventModel):
 
 
 @register_event
-class PcLevelReached(EventModel):
+class PcLevelReached(Recorded):
     """A resident PC reaches level 10, 15 or 20 (§3.3)."""
 
     type = f"{NS}.pc_level_reached"
@@ -374,7 +403,7 @@ class PcLevelReached(EventModel):
 
 
 @register_event
-class GmAdjustment(EventModel):
+class GmAdjustment(Recorded):
     """The GM's escape hatch (§8.3): a named field changed by a delta or set, with a reason."""
 
     type = f"{NS}.gm_adjustment"
@@ -407,3 +436,15 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     LevelChanged, LevelHoldChecked, BenefitChosen, InstitutionFounded, PcLevelReached, GmAdjustment,
     YearEnded,
 )
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 → v2: the payload is unchanged; v1 recorded no outcome (``outcome`` stays None)."""
+    return dict(data)
+
+
+RECORDED_TYPES: tuple[type[Recorded], ...] = tuple(t for t in EVENT_TYPES if issubclass(t, Recorded))
+"""The event types that record their outcome (version 2; version 1 upcasts with no outcome)."""
+
+for _t in RECORDED_TYPES:
+    register_upcaster(_t.type, 1)(_v1_to_v2)

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from kingdomlog.core.errors import RuleError
+from kingdomlog.core.ruleset import Breakdown, Term
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import tables
 from kingdomlog.rulesets.aikakirjat.events import (
@@ -29,7 +30,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     RevolutionRolled,
     SessionStarted,
 )
-from kingdomlog.rulesets.aikakirjat.model import (
+from kingdomlog.rulesets.aikakirjat.state import (
     BuildingProject,
     Institution,
     KingdomState,
@@ -126,6 +127,8 @@ def levy_die_gained(s: KingdomState, e: LevyDieGained, tape: Tape) -> tuple[King
     before = s.militia
     s = s.model_copy(update={"levy_dice": s.levy_dice + 1})
     s = R.add_militia(s, gain)
+    tape.explain(Breakdown("levy gain", gain, (Term(f"d{R.levy_die(s)}", r.total), Term("loyalty modifier", lm)),
+                           f"militia {before} → {s.militia} (§2.4, A18)"))
     return s, {"die": r.total, "loyalty_modifier": lm, "gain": gain, "militia_before": before,
                "militia_after": s.militia}
 
@@ -166,12 +169,12 @@ def natural_disaster(s: KingdomState, e: NaturalDisasterResolved, tape: Tape) ->
 def plague(s: KingdomState, e: PlagueResolved, tape: Tape) -> tuple[KingdomState, Audit]:
     """Result 3 (§4.2, A34, A35): 20% less 10 points per DC 15 success, rounded up once."""
     pct = 20
-    c1, s = R.roll_check(s, _spec("ability", e.stability, ability="stability"), tape, "plague.stability")
+    c1, s = R.roll_check(s, _spec("ability", e.stability, ability="stability"), tape, "plague.stability", dc=15)
     audit: Audit = {"stability": c1.audit()}
     if c1.meets(15):
         pct -= 10
     if e.try_religion and "religion" in R.proficiencies(s):
-        c2, s = R.roll_check(s, _spec("skill", e.religion, skill="religion"), tape, "plague.religion")
+        c2, s = R.roll_check(s, _spec("skill", e.religion, skill="religion"), tape, "plague.religion", dc=15)
         audit["religion"] = c2.audit()
         if c2.meets(15):
             pct -= 10
@@ -219,7 +222,9 @@ def neighbour_event(s: KingdomState, e: NeighbourEventRolled, tape: Tape) -> tup
         bonus = n.profile.trade_bonus if e.npc_trade_bonus is None else e.npc_trade_bonus
         npc = tape.roll("criminals.trade", "1d20")
         dc = npc.total + bonus + abs(n.profile.crime_modifier)
-        c, s = R.roll_check(s, _spec("skill", e.defense, skill="defense"), tape, "criminals.defense")
+        tape.explain(Breakdown("criminals DC", dc, (Term(f"{n.name} Trade d20", npc.total), Term("trade bonus", bonus),
+                                                    Term("|crime modifier|", abs(n.profile.crime_modifier))), "A37"))
+        c, s = R.roll_check(s, _spec("skill", e.defense, skill="defense"), tape, "criminals.defense", dc=dc)
         audit.update({"dc": dc, "defense": c.audit(), "success": c.meets(dc)})
         if not c.meets(dc):
             d = tape.roll("criminals.crime", "1d6")
@@ -235,7 +240,8 @@ def neighbour_event(s: KingdomState, e: NeighbourEventRolled, tape: Tape) -> tup
         audit["participated"] = e.participate
         if e.participate:
             dc = n.profile.stability_score
-            c, s = R.roll_check(s, _spec("skill", CheckOptions(), skill=e.skill), tape, "succession.check")
+            tape.explain(Breakdown("succession DC", dc, (Term(f"{n.name} Stability score", dc),), "A38"))
+            c, s = R.roll_check(s, _spec("skill", CheckOptions(), skill=e.skill), tape, "succession.check", dc=dc)
             d = tape.roll("succession.dice", "1d6")
             ok = c.meets(dc)
             s, annexed = change_diplomacy(s, n.id, d.total if ok else -d.total, allow_11=ok)
@@ -251,6 +257,10 @@ def growth_rolled(s: KingdomState, e: GrowthRolled, tape: Tape) -> tuple[Kingdom
     """§4.3: living-space DC, then an Agriculture (Stability) check (A45); +1 on a success (A46)."""
     dc = R.growth_dc(s)
     area = R.effective_area(s)
+    m, cr, n, sp = R.living_space_row(s, s.population)
+    tape.explain(Breakdown("growth DC", dc if dc is not None else 0,
+                           note=f"area {area:g} hexes vs min {m} / crowded {cr} / normal {n} / sparse {sp} (§3.9)"
+                                + ("; no growth" if dc is None else "")))
     audit: Audit = {"dc": dc, "effective_area_hexes": area, "row": list(R.living_space_row(s, s.population))}
     s = s.model_copy(update={"phase": "growth"})
     if dc is None:
@@ -261,7 +271,7 @@ def growth_rolled(s: KingdomState, e: GrowthRolled, tape: Tape) -> tuple[Kingdom
         spec = _spec("ability", e.check, ability="stability", advantage=adv, disadvantage=dis)
     else:
         spec = _spec("skill", e.check, skill="agriculture", advantage=adv, disadvantage=dis)
-    c, s = R.roll_check(s, spec, tape, "growth")
+    c, s = R.roll_check(s, spec, tape, "growth", dc=dc)
     ok = c.meets(dc)
     if ok:
         s = R.set_population(s, s.population + 1)
@@ -344,7 +354,9 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
         if e.performer == "pc" and e.skill not in (None, "persuasion"):
             raise RuleError("a PC's Embassy uses Persuasion", rule="§3.10.1")
         dc = 5 + 2 * abs(n.diplomacy)
-        c, s = R.roll_check(s, _action_spec(s, e, "diplomacy"), tape, key)
+        tape.explain(Breakdown("embassy DC", dc, (Term("base", 5), Term(f"2 × |diplomacy {n.diplomacy}|",
+                                                                         2 * abs(n.diplomacy))), "§3.10.1"))
+        c, s = R.roll_check(s, _action_spec(s, e, "diplomacy"), tape, key, dc=dc)
         if c.meets(dc):
             s, annexed = change_diplomacy(s, n.id, 1, allow_11=True)
             outcome = "annexed" if annexed else "improved"
@@ -361,7 +373,7 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
             sit.append((f"{e.use_positive} used positively (A10)", abs(s.tracks[e.use_positive].modifier)))
         spec = _action_spec(s, e, "trade", replace_corruption=e.use_positive == "crime")
         spec.situational += sit
-        c, s = R.roll_check(s, spec, tape, key)
+        c, s = R.roll_check(s, spec, tape, key, bands=a)
         band = tables.band_for(a, c.total)
         audit = {"check": c.audit(), "band": band}
         if e.use_positive:
@@ -398,7 +410,7 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
         skill = e.skill or "science"
         if skill not in ("science", "magic"):
             raise RuleError("research uses Science, or Magic for occult projects", rule="§3.10.3")
-        c, s = R.roll_check(s, _action_spec(s, e, skill), tape, key)
+        c, s = R.roll_check(s, _action_spec(s, e, skill), tape, key, bands=a)
         band = tables.band_for(a, c.total)
         audit = {"check": c.audit(), "band": band, "institution": inst.id}
         if band == "catastrophe":
@@ -415,7 +427,7 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
         if t not in TRACKS:
             raise RuleError(f"Reduce Corruption needs a target track ({', '.join(TRACKS)})", rule="§3.10.4")
         skill = "construction" if t == "decay" else "religion"
-        c, s = R.roll_check(s, _action_spec(s, e, skill), tape, key)
+        c, s = R.roll_check(s, _action_spec(s, e, skill), tape, key, bands=a)
         band = tables.band_for(a, c.total)
         audit = {"check": c.audit(), "band": band}
         others = tuple(x for x in TRACKS if x != t)
@@ -442,7 +454,7 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
                 audit.update({"others": other, "unrest_reduction": u})
     elif a == "tax_collection":
         adv = ["Census (§3.6)"] if R.has_feat(s, "census") else []
-        c, s = R.roll_check(s, _action_spec(s, e, "bureaucracy", advantage=adv), tape, key)
+        c, s = R.roll_check(s, _action_spec(s, e, "bureaucracy", advantage=adv), tape, key, bands=a)
         band = tables.band_for(a, c.total)
         audit = {"check": c.audit(), "band": band}
         if band == "tyranny":
@@ -462,7 +474,7 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
         n = _neighbour(s, e.neighbour_id, "§3.10.6")
         adv = (["Military Traditions (§3.6)"] if R.has_feat(s, "military_traditions") else []) + (
             ["casus belli"] if e.casus_belli else [])
-        c, s = R.roll_check(s, _action_spec(s, e, "warfare", advantage=adv), tape, key)
+        c, s = R.roll_check(s, _action_spec(s, e, "warfare", advantage=adv), tape, key, bands=a)
         band = tables.band_for(a, c.total)
         audit = {"check": c.audit(), "band": band}
         if band == "tyranny":
@@ -486,7 +498,7 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
         skill = e.skill or "persuasion"
         if skill not in ("persuasion", "intimidation"):
             raise RuleError("Reduce Unrest uses Persuasion or Intimidation", rule="§3.10.7")
-        c, s = R.roll_check(s, _action_spec(s, e, skill), tape, key)
+        c, s = R.roll_check(s, _action_spec(s, e, skill), tape, key, bands=a)
         band = tables.band_for(a, c.total)
         audit = {"check": c.audit(), "band": band, "skill": skill}
         table = {("persuasion", "15-24"): -4, ("persuasion", "25+"): -6, ("intimidation", "below_5"): 6,
@@ -497,7 +509,7 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
             s = R.add_unrest(s, v if sides > 0 else -v)
             audit["unrest_change"] = v if sides > 0 else -v
     elif a == "equip":
-        c, s = R.roll_check(s, _action_spec(s, e, "crafting"), tape, key)
+        c, s = R.roll_check(s, _action_spec(s, e, "crafting"), tape, key, bands=a)
         band = tables.band_for(a, c.total)
         audit = {"check": c.audit(), "band": band}
         count = {"one": 1, "two": 2, "three": 3, "three_jobs": 3}.get(band, 0)
@@ -535,7 +547,7 @@ def action_taken(s: KingdomState, e: ActionTaken, tape: Tape) -> tuple[KingdomSt
         proj = next((p for p in projects if p.id == pid and not p.completed), None)
         if proj is None:
             raise RuleError(f"no open building project {pid!r}", rule="§3.10.9")
-        c, s = R.roll_check(s, _action_spec(s, e, "construction"), tape, key)
+        c, s = R.roll_check(s, _action_spec(s, e, "construction"), tape, key, bands=a)
         band = tables.band_for(a, c.total)
         audit = {"check": c.audit(), "band": band, "project": pid}
         pts = {"slow": 1, "one": 1, "two": 2, "three": 3, "three_jobs": 3}.get(band, 0)
@@ -658,8 +670,9 @@ def level_hold(s: KingdomState, e: LevelHoldChecked, tape: Tape) -> tuple[Kingdo
     if missing <= 0:
         raise RuleError("no hold check needed: population meets the level", rule="§3.1")
     dc = 5 * missing
+    tape.explain(Breakdown("hold DC", dc, (Term(f"5 × missing population {missing}", dc),), "§3.1 (A14)"))
     ability = str(R.opt(s, "hold_level_ability"))
-    c, s = R.roll_check(s, _spec("ability", e.check, ability=ability), tape, "hold")
+    c, s = R.roll_check(s, _spec("ability", e.check, ability=ability), tape, "hold", dc=dc)
     ok = c.meets(dc)
     audit: Audit = {"missing": missing, "dc": dc, "check": c.audit(), "success": ok}
     if not ok:

@@ -17,9 +17,11 @@ from typing import Any
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.modifiers import Modifier, stack
 from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.dice.checks import CheckSpec as OddsSpec
 from kingdomlog.dice.checks import check_5e, d20_adv, d20_mode, d20_notation
 from kingdomlog.rulesets.aikakirjat import tables
-from kingdomlog.rulesets.aikakirjat.model import KingdomState, Track
+from kingdomlog.rulesets.aikakirjat.options import DEFAULTS
+from kingdomlog.rulesets.aikakirjat.state import KingdomState, Track
 from kingdomlog.rulesets.aikakirjat.tables import ABILITY_TRACK, TRACK_ABILITY, LivingSpaceRow
 from kingdomlog.rulesets.aikakirjat.tape import Tape
 
@@ -28,8 +30,6 @@ DIE_STEPS = (4, 6, 8, 10, 12)
 
 def opt(state: KingdomState, name: str) -> Any:
     """A campaign option recorded in the state (defaults filled at founding)."""
-    from kingdomlog.rulesets.aikakirjat.options import DEFAULTS
-
     return state.options.get(name, DEFAULTS[name])
 
 
@@ -318,8 +318,16 @@ def check_ability(state: KingdomState, spec: CheckSpec) -> str | None:
     return None
 
 
-def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str) -> tuple[CheckResult, KingdomState]:
-    """Resolve a check (§2.16): pick the d20 mode, roll (or take 10), total it; spend advantages."""
+def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str, *, dc: int | None = None,
+               bands: str | None = None, against: str = "") -> tuple[CheckResult, KingdomState]:
+    """Resolve a check (§2.16): pick the d20 mode, roll (or take 10), total it; spend advantages.
+
+    ``dc`` (meet or beat), ``bands`` (the action whose §3.10 table reads the total) or
+    ``against`` (an opposed roll) say what the total is compared with; the roll is
+    handed to the tape with the check's numbers (a ``dice.checks.CheckSpec`` for its
+    odds: modifier, mode and the DC, or the band table as ``bands`` with ``dc`` 0) and
+    the breakdown of its total goes to the step.
+    """
     name, mods = check_modifiers(state, spec)
     adv = list(spec.advantage)
     dis = list(spec.disadvantage)
@@ -354,9 +362,18 @@ def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str) -> tu
         d20, faces, mode = 10, tuple[int, ...](), "take_10"
     else:
         mode = d20_mode(len(adv), len(dis))
-        rec = tape.roll(key, d20_notation(mode))
+        modifier = int(sum(m.value for m in mods))
+        table = tuple((b.min, b.max, b.key) for b in tables.bands()[bands]) if bands else ()
+        # An opposed roll has no DC before the other side rolls (and CheckSpec no opposed kind): no odds then.
+        odds = (OddsSpec("5e", modifier=modifier, dc=dc, mode=mode, label=f"{name} vs DC {dc}") if dc is not None
+                else OddsSpec("5e", modifier=modifier, mode=mode, label=f"{name} on the {bands} table", bands=table)
+                if bands else None)
+        rec = tape.roll(key, d20_notation(mode), odds)
         d20, faces = d20_adv(rec.faces, mode), rec.faces
-    bd = stack(name, [Modifier("d20", d20, "untyped", mode), *mods])
+    note = ", ".join([*(f"advantage: {a}" for a in adv), *(f"disadvantage: {d}" for d in dis),
+                      *([f"opposed by {against}"] if against else [])])
+    bd = stack(name, [Modifier("d20", d20, "untyped", mode), *mods], note=note)
+    tape.explain(bd)
     return CheckResult(name, d20, faces, mode, int(bd.total), bd), new
 
 

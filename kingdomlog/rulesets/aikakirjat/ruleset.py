@@ -3,35 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from importlib import resources
 from typing import Any
 
-from kingdomlog.core.errors import InputError
+from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.modifiers import Modifier, stack
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase, validate_options
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step, validate_options
 from kingdomlog.rulesets.aikakirjat import decide as D
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import samples, tables
+from kingdomlog.rulesets.aikakirjat.audit import audit
 from kingdomlog.rulesets.aikakirjat.events import EVENT_TYPES
-from kingdomlog.rulesets.aikakirjat.fold import evolve_state
-from kingdomlog.rulesets.aikakirjat.model import KingdomState
+from kingdomlog.rulesets.aikakirjat.evolve import evolve
 from kingdomlog.rulesets.aikakirjat.options import OPTIONS
+from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, ABILITY_TRACK, TRACKS
+from kingdomlog.rulesets.aikakirjat.vocabulary import vocabulary
 
 
-class Aikakirjat:
-    """L&L Aikakirjat: yearly kingdom growth sessions, neighbours and wars."""
+class Aikakirjat(Ruleset):
+    """L&L Aikakirjat: yearly kingdom growth sessions, neighbours and wars.
+
+    No hidden information: ``redact`` and ``player_steps`` keep the base's defaults
+    (everything is shown, no step is a player's). Neighbour profiles (A39) are
+    GM-maintained but not secret: war events carry their numbers in audits, so
+    hiding them in the state would be pretence. The GM keeps secrets in GM-visible
+    notes.
+    """
 
     id = "aikakirjat"
     name = "L&L Aikakirjat"
     aliases = ("aikakirjat-5e", "Aikakirjat", "L&L Chronicles", "Valtakuntasäännöt")
     turn_unit = "year"
-    chart_figures: tuple[str, ...] = (
+    chart_figures = (
         "culture_score", "economy_score", "loyalty_score", "stability_score", "population", "fame", "level",
         "unrest", "militia", "corruption_points", "research_points", "technology_level",
     )
-    """The summary columns the player view charts over turns, in order."""
 
     @property
     def options(self) -> Sequence[OptionSpec]:
@@ -42,10 +49,14 @@ class Aikakirjat:
         return EVENT_TYPES
 
     @property
-    def phases(self) -> Sequence[Phase]:
+    def phases(self) -> Sequence[Step]:
         return D.PHASES
 
-    def phases_for(self, state: Any, turn: int) -> Sequence[Phase]:
+    @property
+    def all_steps(self) -> Sequence[Step]:
+        return (D.FOUNDING, *D.PHASES)
+
+    def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
         return (D.FOUNDING,) if turn == 0 else D.PHASES
 
     def initial_state(self, context: CampaignContext) -> KingdomState:
@@ -53,23 +64,13 @@ class Aikakirjat:
         return KingdomState(options=opts)
 
     def evolve(self, state: Any, event: RecordedEvent) -> KingdomState:
-        return evolve_state(state, event.payload, f"seq {event.seq} {event.type}")
+        return evolve(state, event)
 
-    def choices(self, state: Any, step: str) -> Sequence[Choice]:
-        return D.choices(state, step)
+    def audit(self, state: Any, event: RecordedEvent) -> list[str]:
+        return audit(state, event)
 
-    def decide(self, state: Any, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
-        return D.decide(state, step, choices, dice)
-
-    def redact(self, state: Any, viewer: str) -> KingdomState:
-        """Identity: the seed's kingdom rules have no hidden information.
-
-        Neighbour profiles (A39) are GM-maintained but not secret: war events carry their
-        numbers in audits, and a player's fold must reproduce them, so hiding them in the
-        state would be pretence. The GM keeps secrets in GM-visible notes.
-        """
-        s: KingdomState = state
-        return s
+    def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+        return vocabulary(state, source, within)
 
     def summary(self, state: Any) -> dict[str, Any]:
         return summary(state)
@@ -80,10 +81,6 @@ class Aikakirjat:
     def render(self, state: Any) -> str:
         return render(state)
 
-    def sql_views(self) -> Mapping[str, str]:
-        text = resources.files("kingdomlog.rulesets.aikakirjat").joinpath("views.sql").read_text(encoding="utf-8")
-        return parse_views(text)
-
     def sample_events(self) -> list[Draft]:
         return samples.sample_events()
 
@@ -92,25 +89,6 @@ class Aikakirjat:
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
         return dict(tables.DATA_TABLES)
-
-
-def parse_views(text: str) -> dict[str, str]:
-    """Split ``-- view: name`` sections of a .sql file into {name: SELECT}."""
-    out: dict[str, str] = {}
-    name = None
-    buf: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("-- view:"):
-            if name:
-                out[name] = "\n".join(buf).strip().rstrip(";")
-            name, buf = line.split(":", 1)[1].strip(), []
-        elif name:
-            buf.append(line)
-    if name:
-        out[name] = "\n".join(buf).strip().rstrip(";")
-    if not out:
-        raise InputError("views.sql defines no views")
-    return out
 
 
 def summary(s: KingdomState) -> dict[str, Any]:

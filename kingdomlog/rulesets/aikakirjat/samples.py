@@ -9,6 +9,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     ActionTaken,
     Allocation,
     BenefitChosen,
+    DieRecord,
     EvilManifested,
     EvilVanquished,
     FameGained,
@@ -40,8 +41,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     YearEnded,
     YearStarted,
 )
-from kingdomlog.rulesets.aikakirjat.model import Neighbour, NeighbourProfile, Province, TerritoryArea
-from kingdomlog.rulesets.aikakirjat.tape import DieRecord
+from kingdomlog.rulesets.aikakirjat.state import Neighbour, NeighbourProfile, Province, TerritoryArea
 
 
 def _d(key: str, notation: str, *faces: int) -> DieRecord:

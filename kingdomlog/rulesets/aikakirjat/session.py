@@ -1,10 +1,11 @@
 """The growth session (spec §4.0): 5d10 years played in a row, one plan per year with defaults.
 
-``session_plans`` builds the plans year by year: for every step it asks
-``choices(state, step)`` for the defaults, lays the GM's overrides for that
-year over them, and plays the step purely (exactly as ``preview_turn`` will)
-so the next step's defaults see the new state. The GM confirms or changes each
-year's plan; a plan of defaults is always playable.
+``session_plans`` builds the plans year by year: for every step it spells out the
+defaults the rules give in the state the step starts from (``decide.default_choices``),
+lays the GM's overrides for that year over them, and plays the plan so far through
+``core.turn.preview_turn`` (exactly as ``kingdomlog turn`` will) so the next step's
+defaults see the new state. The GM confirms or changes each year's plan; a plan of
+defaults is always playable.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kingdomlog.core.errors import RuleError
-from kingdomlog.core.turn import Plan, StepPlan
-from kingdomlog.dice.roller import KeyedRoller
-from kingdomlog.rulesets.aikakirjat import decide as D
-from kingdomlog.rulesets.aikakirjat.fold import evolve_state
-from kingdomlog.rulesets.aikakirjat.model import KingdomState
+from kingdomlog.core.turn import Plan, StepPlan, preview_turn
+from kingdomlog.rulesets.aikakirjat.decide import default_choices
+from kingdomlog.rulesets.aikakirjat.ruleset import RULESET
+from kingdomlog.rulesets.aikakirjat.state import KingdomState
 
 
 @dataclass(frozen=True)
@@ -35,21 +35,21 @@ def year_plan(state: KingdomState, *, campaign: str, turn: int, seed: str,
     """One year's plan with every choice filled in (defaults under ``overrides``), and the state after it.
 
     ``overrides`` maps a step id to ``{"choices": {...}, "rolls": {...}, "rerolls": {...}}``.
-    Raises ``RuleError`` if an override is illegal.
+    Raises ``RuleError`` if an override is refused.
     """
     over = dict(overrides or {})
-    roller = KeyedRoller(seed, campaign=campaign, turn=turn)
     steps: dict[str, StepPlan] = {}
     s = state
-    for phase in D.PHASES:
+    for i, phase in enumerate(RULESET.phases_for(state, turn)):
         o = StepPlan.model_validate(over.get(phase.id, {}))
-        defaults = {c.name: c.default for c in D.choices(s, phase.id)}
-        ch = {**defaults, **o.choices}
-        dice = roller.for_step(phase.id, manual=o.rolls, nonces=o.rerolls)
-        drafts = D.decide(s, phase.id, ch, dice)
-        for d in drafts:
-            s = evolve_state(s, d.payload, f"year {turn} {phase.id}")
-        steps[phase.id] = StepPlan(choices=ch, rolls=dict(o.rolls), rerolls=dict(o.rerolls))
+        steps[phase.id] = StepPlan(choices={**default_choices(s, phase.id), **o.choices}, rolls=dict(o.rolls),
+                                   rerolls=dict(o.rerolls))
+        preview = preview_turn(RULESET, state, Plan(turn=turn, seed=seed, steps=dict(steps)), campaign=campaign,
+                               turn=turn, start_seq=0)
+        played = preview.steps[i]
+        if played.error is not None or played.state_after is None:
+            raise RuleError(f"year {turn}: {played.error}")
+        s = played.state_after  # type: ignore[assignment]
     return Plan(turn=turn, seed=seed, steps=steps), s
 
 

@@ -10,6 +10,7 @@ from collections import deque
 from typing import Any
 
 from kingdomlog.core.errors import RuleError
+from kingdomlog.core.ruleset import Breakdown, Term
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat.events import (
     Allocation,
@@ -19,8 +20,8 @@ from kingdomlog.rulesets.aikakirjat.events import (
     WarUpkeepApplied,
     WarYearStarted,
 )
-from kingdomlog.rulesets.aikakirjat.model import Army, KingdomState, Neighbour, War
 from kingdomlog.rulesets.aikakirjat.resolve import PLAYERS, _spec, set_neighbour
+from kingdomlog.rulesets.aikakirjat.state import Army, KingdomState, Neighbour, War
 from kingdomlog.rulesets.aikakirjat.tape import Tape
 
 Audit = dict[str, Any]
@@ -117,7 +118,7 @@ def war_year_started(s: KingdomState, e: WarYearStarted, tape: Tape) -> tuple[Ki
     for attempt in range(1, 6):
         sfx = "" if attempt == 1 else str(attempt)
         c, s = R.roll_check(s, _spec("skill", e.check if attempt == 1 else type(e.check)(), skill="bureaucracy"),
-                            tape, f"initiative{sfx}")
+                            tape, f"initiative{sfx}", against=f"{enemy.name} d20 + {enemy.profile.bureaucracy_bonus}")
         npc = tape.roll(f"initiative{sfx}.enemy", "1d20").total + enemy.profile.bureaucracy_bonus
         rolls.append({"players": c.total, "enemy": npc})
         if c.total != npc:
@@ -179,8 +180,10 @@ def _attack_roll(s: KingdomState, w: War, att: Army, tgt: Army, tape: Tape, key:
                  special: str | None) -> tuple[KingdomState, Audit, int]:
     """One side's hit roll and damage in a phase (§4.5.3); returns (state, audit, damage)."""
     defence, dterms = defence_value(s, tgt.owner)
+    tape.explain(Breakdown(f"defence of {tgt.army_id}", defence, tuple(Term(k, v) for k, v in dterms.items()),
+                           "§4.5.3 (A61)"))
     if att.owner == PLAYERS:
-        c, s = R.roll_check(s, R.CheckSpec(kind="skill", skill="warfare"), tape, f"{key}.hit")
+        c, s = R.roll_check(s, R.CheckSpec(kind="skill", skill="warfare"), tape, f"{key}.hit", dc=defence)
         total, check = c.total, c.audit()
     else:
         d = tape.roll(f"{key}.hit", "1d20").total
@@ -283,7 +286,8 @@ def _naval_contest(s: KingdomState, w: War, side: str, link: str, order: Order, 
     for who, n in ((side, order.naval_dice), (other, order.oppose_naval_dice)):
         if who == PLAYERS:
             adv = ["Naval Traditions (§3.6)"] if R.has_feat(s_, "naval_traditions") else []
-            c, s_ = R.roll_check(s_, R.CheckSpec(kind="skill", skill="seafaring", advantage=adv), tape, f"{key}.{who}")
+            c, s_ = R.roll_check(s_, R.CheckSpec(kind="skill", skill="seafaring", advantage=adv), tape,
+                                 f"{key}.{who}", against=f"{other} Seafaring")
             base = c.total
         else:
             base = tape.roll(f"{key}.{who}", "1d20").total + s_.neighbours[who].profile.seafaring_bonus
@@ -406,14 +410,16 @@ def war_turn(s: KingdomState, e: WarTurnResolved, tape: Tape) -> tuple[KingdomSt
     audit: Audit = {"actions": []}
     if e.peace is not None:
         dc, terms = peace_dc(s, w, e.peace.provinces_demanded)
+        tape.explain(Breakdown("peace DC", dc, tuple(Term(k, v) for k, v in terms.items()), "§3.11 (A69)"))
         for pid in e.peace.provinces_demanded:
             if pid not in s.provinces or s.provinces[pid].owner != enemy:
                 raise RuleError(f"{pid} is not a province of {enemy}", rule="§3.11")
         if e.peace.performer == "kingdom":
-            c, s = R.roll_check(s, R.CheckSpec(kind="skill", skill="diplomacy"), tape, "peace")
+            c, s = R.roll_check(s, R.CheckSpec(kind="skill", skill="diplomacy"), tape, "peace", dc=dc)
         else:
             bonus = e.peace.pc_bonus if e.peace.performer == "pc" else 3 + R.proficiency_bonus(s)
-            c, s = R.roll_check(s, R.CheckSpec(kind="pc", bonus=bonus, label="persuasion"), tape, "peace")
+            c, s = R.roll_check(s, R.CheckSpec(kind="pc", bonus=bonus, label="persuasion"), tape, "peace",
+                                     dc=dc)
         ok = c.meets(dc)
         audit["peace"] = {"dc": dc, "terms": terms, "check": c.audit(), "success": ok}
         if ok:

@@ -11,19 +11,22 @@ from collections.abc import Iterable
 
 from kingdomlog.core.modifiers import Modifier, stack
 from kingdomlog.core.ruleset import Breakdown
-from kingdomlog.rulesets.pf1.catalog import ATTRIBUTES, SETTLEMENT_MODIFIERS, BuildingType, LimitRow
-from kingdomlog.rulesets.pf1.state import ATTITUDES, Building, City, Hex, Occupant, Pf1State, Terms
+from kingdomlog.rulesets.pf1.rules import alignment_components, axial_neighbours
+from kingdomlog.rulesets.pf1.state import (
+    ATTITUDES,
+    LEVELS,
+    Building,
+    City,
+    Hex,
+    Occupant,
+    Pf1State,
+    Relation,
+    Terms,
+    TradeRoute,
+)
+from kingdomlog.rulesets.pf1.tables import ATTRIBUTES, SETTLEMENT_MODIFIERS, BuildingType, ImprovementType, LimitRow
 
 # ---------------------------------------------------------------- map
-
-
-def axial_neighbours(q: int, r: int) -> set[tuple[int, int]]:
-    """The six axial neighbours of ``(q, r)``.
-
-    >>> sorted(axial_neighbours(0, 0))
-    [(-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)]
-    """
-    return {(q + 1, r), (q - 1, r), (q, r + 1), (q, r - 1), (q + 1, r - 1), (q - 1, r + 1)}
 
 
 def claimed_hexes(s: Pf1State) -> list[Hex]:
@@ -66,6 +69,36 @@ def control_dc(s: Pf1State) -> Breakdown:
     if s.opt("control_dc_includes_districts"):
         mods.append(Modifier("districts", ready_districts(s), source="option control_dc_includes_districts"))
     return stack("Control DC", mods, base=20, note="20 + Size" + (" + districts" if len(mods) > 1 else ""))
+
+
+def district_cost(s: Pf1State, terrain: str) -> tuple[int, int]:
+    """(BP, months) to prepare a district on ``terrain`` (base §3.2; option district_prep_mountains_bp)."""
+    t = s.catalog.terrains[terrain]
+    cost = int(s.opt("district_prep_mountains_bp")) if terrain == "MOUNTAINS" else t.district_cost
+    return cost, t.district_months
+
+
+def road_cost(s: Pf1State, h: Hex) -> tuple[int, bool]:
+    """(BP, doubled) of a road in ``h``: by terrain (option road_cost_hills_bp), doubled over a river without a
+    bridge (base §4.3 I7)."""
+    cost = int(s.opt("road_cost_hills_bp")) if h.terrain == "HILLS" else s.catalog.terrains[h.terrain].road_cost
+    doubled = h.river and "BRIDGE" not in h.features
+    return cost * (2 if doubled else 1), doubled
+
+
+def improvement_cost(s: Pf1State, imp: ImprovementType, h: Hex) -> int:
+    """BP of a hex improvement in ``h``: a Farm by terrain, halved by a listed feature (base §4.3 I8)."""
+    cost = imp.cost
+    if imp.name == "FARM":
+        cost = s.catalog.terrains[h.terrain].farm_cost or 0
+    if set(imp.half_cost_features) & set(h.features):
+        cost //= 2
+    return cost
+
+
+def occupied(s: Pf1State, did: str) -> set[int]:
+    """The built lots of district ``did``."""
+    return {lot for b in s.buildings.values() if b.district == did for lot in b.lots}
 
 
 def limits_row(s: Pf1State) -> LimitRow:
@@ -154,26 +187,6 @@ def consumption(s: Pf1State) -> Breakdown:
 ALIGN_AXES = {"L": 0, "N": 1, "C": 2, "G": 0, "E": 2}
 
 
-def axes(al: str) -> tuple[int, int]:
-    """(law-chaos, good-evil) indices of an alignment (opt §1.3).
-
-    >>> axes("LG"), axes("N"), axes("CE")
-    ((0, 0), (1, 1), (2, 2))
-    """
-    if al == "N":
-        return (1, 1)
-    return ({"L": 0, "N": 1, "C": 2}[al[0]], {"G": 0, "N": 1, "E": 2}[al[1]])
-
-
-def alignment_components(al: str) -> list[str]:
-    """Components, true Neutral counting Neutral twice (base §2.6)."""
-    if al == "N":
-        return ["Neutral", "Neutral"]
-    law = {"L": "Lawful", "N": "Neutral", "C": "Chaotic"}[al[0]]
-    moral = {"G": "Good", "N": "Neutral", "E": "Evil"}[al[1]]
-    return [law, moral]
-
-
 COMPONENT_ATTR = {"Lawful": "ECONOMY", "Evil": "ECONOMY", "Neutral": "STABILITY", "Chaotic": "LOYALTY",
                   "Good": "LOYALTY"}
 
@@ -231,11 +244,60 @@ def building_attr(s: Pf1State, b: Building, t: BuildingType, attr: str) -> int:
     return t.attr(attr)
 
 
+GOODS_EN = ("Guildhall", "Smithy", "Shop", "Trade Shop", "Tannery")
+LUXURIES = ("Alchemist", "Caster's Tower", "Exotic Craftsman", "Herbalist", "Luxury Store", "Magic Shop")
+
+
+def count_in(s: Pf1State, city: str, names: tuple[str, ...] | list[str]) -> int:
+    """Live buildings of ``city`` called one of ``names`` (or an alias), any case."""
+    want = {n.lower() for n in names}
+    n = 0
+    for b in live_buildings(s):
+        if b.city != city:
+            continue
+        t = s.catalog.building(b.type)
+        if t.name.lower() in want or any(x.lower() in want for x in t.aliases):
+            n += 1
+    return n
+
+
+def trade_type_bonus(s: Pf1State, r: TradeRoute) -> int:
+    """Economy bonus of a route's type (opt §2.7.6)."""
+    if r.type == "food":
+        return farms(s) // 10
+    if r.type == "goods":
+        names = GOODS_EN if s.opt("trade_goods_buildings") == "en" else tuple(x for x in GOODS_EN if x != "Shop")
+        return count_in(s, r.origin, names) // 10
+    if r.type == "luxuries":
+        return count_in(s, r.origin, LUXURIES) // 10
+    hexes = claimed_hexes(s)
+    mines = sum(1 for h in hexes if h.improvement == "MINE") if count_in(s, r.origin, ("Foundry",)) else 0
+    return (mines + sum(1 for h in hexes if h.improvement in ("QUARRY", "SAWMILL"))) // 10
+
+
+def relationship_modifier(s: Pf1State, target: str) -> int:
+    """REL: one row per third party, the most specific (opt §2.5.4)."""
+    total = 0
+    for x in s.foreign:
+        if x == target:
+            continue
+        y = LEVELS.index(s.relations.get(x, Relation()).level)
+        a, b = sorted((target, x))
+        t = LEVELS.index(s.third_party.get(f"{a}|{b}", "none"))
+        if (a, b) in s.enemies:
+            total += {3: 10, 2: 5, 1: 2}.get(y, 0)
+        elif y == 3 and t == 3:
+            total -= 8
+        elif y >= 2 and t == 3:
+            total -= 4
+        elif y >= 2 and t >= 2:
+            total -= 2
+    return total
+
+
 def trade_economy(s: Pf1State) -> list[Modifier]:
     if not s.module_on("trade_edicts"):
         return []
-    from kingdomlog.rulesets.pf1.modules import trade_type_bonus
-
     out: list[Modifier] = []
     for r in s.trade_routes:
         if r.status != "established" or r.established_turn is None:
@@ -488,10 +550,6 @@ def infamy_value(s: Pf1State) -> int:
 
 def attitude_index(a: str) -> int:
     return ATTITUDES.index(a)
-
-
-def shift_attitude(a: str, steps: int) -> str:
-    return ATTITUDES[max(0, min(4, attitude_index(a) + steps))]
 
 
 def sum_terms(mods: Iterable[Modifier]) -> int:

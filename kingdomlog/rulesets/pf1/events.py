@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
+from kingdomlog.core.model import Frozen
 from kingdomlog.rulesets.pf1.state import Terms
 
 
-class KCheck(BaseModel):
+class KCheck(Frozen):
     """A kingdom check (base §2.5): d20 + attribute − Unrest + situational vs DC."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     attribute: str
     d20: int = Field(ge=1, le=20)
@@ -32,10 +31,8 @@ class KCheck(BaseModel):
     """total − DC (negative on failure)."""
 
 
-class SkillCheck(BaseModel):
+class SkillCheck(Frozen):
     """A person's skill check (optional §1.3): no automatic natural results."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     skill: str
     d20: int = Field(ge=1, le=20)
@@ -46,9 +43,7 @@ class SkillCheck(BaseModel):
     margin: int
 
 
-class Opposed(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class Opposed(Frozen):
     skill: str
     ours: tuple[int, ...]
     theirs: tuple[int, ...]
@@ -292,8 +287,7 @@ class DistrictPreparationStarted(EventModel):
     ready_on_turn: int
 
 
-class Discount(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Discount(Frozen):
     kind: Literal["HALVED_BY", "RUINS", "MAGICAL_ASSISTANCE", "REBUILD"]
     source: str
     amount_bp: int
@@ -642,10 +636,9 @@ class ExpeditionProgressed(EventModel):
     unrest_delta: int = 0
 
 
-class PathStep(BaseModel):
+class PathStep(Frozen):
     """One hex of a trade path (optional §2.7.1 HexStep)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     terrain: Literal["plains", "desert", "forest", "hills", "marsh", "mountains", "jungle", "cavern", "water",
                      "coastline"] = "plains"
     road: bool = False
@@ -751,8 +744,7 @@ class GovernmentFormChanged(EventModel):
     reason: str = ""
 
 
-class Daughter(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class Daughter(Frozen):
     campaign: str
     hexes: tuple[str, ...]
     treasury_bp: int

@@ -1,4 +1,9 @@
-"""``evolve``: fold one recorded PF1 event into the state (pure, never mutates its input)."""
+"""``evolve``: fold one recorded PF1 event into the state (pure, never mutates its input).
+
+Handlers are registered per payload class in a ``core.dispatch.Handlers``; each applies the
+recorded facts of its event. Comparing them with today's rules is ``audit`` (module
+:mod:`~kingdomlog.rulesets.pf1.audit`), never a reason to refuse a log.
+"""
 
 from __future__ import annotations
 
@@ -35,16 +40,20 @@ on = _HANDLERS.on
 
 
 def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
-    """Apply ``event``; unknown ``pf1.`` types are a ``CorruptLogError`` naming the seq.
+    """Apply what ``event`` recorded; an unknown ``pf1.`` type is a ``CorruptLogError`` naming the seq.
 
-    Recorded kingdom checks are audited first (base §8.1 principle 3): their arithmetic, their
-    natural-1/20 outcome, the Unrest they used and, for the Upkeep Stability, withdrawal Loyalty
-    and tax Economy checks, the attribute value the fold gives at that point.
+    The recorded outcomes (totals, successes, deltas, costs) are applied as they are: nothing
+    here re-derives or re-checks them with today's rules (that is ``audit``). Two faults of the
+    log itself are still refused: a recorded die face that does not fit its die (a d20 of 23),
+    and an event recorded in an earlier step of the turn than one already applied (base §4.0,
+    steps run in order).
     """
     fn = _HANDLERS.get(event.payload)
     if fn is None:
         raise CorruptLogError(f"pf1 cannot apply event type {event.type!r}", seq=event.seq)
-    audit(state, event)
+    bad = bad_faces(event.payload)
+    if bad:
+        raise CorruptLogError(f"{event.type}: recorded {bad}", seq=event.seq)
     order = STEP_ORDER.get(event.phase or "")
     if order is not None and not isinstance(event.payload, (ev.TurnStarted, ev.KingdomFounded)):
         cur = STEP_ORDER.get(state.phase.lower())
@@ -60,43 +69,46 @@ def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
     return out
 
 
-def _checks(p: EventModel) -> list[ev.KCheck]:
-    out: list[ev.KCheck] = []
-    for name in ("check", "stability", "checks", "loyalty_check"):
-        v = getattr(p, name, None)
-        if isinstance(v, ev.KCheck):
-            out.append(v)
-        elif isinstance(v, tuple):
-            out += [c for c in v if isinstance(c, ev.KCheck)]
-    return out
+def _faces(label: str, faces: tuple[int, ...], sides: int) -> str | None:
+    wrong = [f for f in faces if not 1 <= f <= sides]
+    return f"{label} face(s) {wrong} outside 1..{sides}" if wrong else None
 
 
-AUDIT_ATTRIBUTE = (ev.StabilityCheckRolled, ev.WithdrawalLoyaltyCheckRolled, ev.IncomeCheckRolled)
-
-
-def audit(s: Pf1State, e: RecordedEvent) -> None:
-    """Refuse a recorded check whose numbers do not add up (a tampered or inconsistent log)."""
-    from kingdomlog.dice.checks import d20_check
-    from kingdomlog.rulesets.pf1.derive import attribute
-
-    for c in _checks(e.payload):
-        total = c.d20 + c.attribute_value - c.unrest + c.situational
-        ok = c.success if isinstance(e.payload, ev.IncomeCheckRolled) and c.dc == 0 else d20_check(
-            c.d20, total - c.d20, c.dc)
-        problems = []
-        if total != c.total or (c.margin != total - c.dc and c.dc):
-            problems.append(f"total {c.total} != d20 {c.d20} + {c.attribute_value} - Unrest {c.unrest}"
-                            f" + {c.situational}")
-        if ok != c.success:
-            problems.append(f"success {c.success} does not follow from d20 {c.d20}, total {total}, DC {c.dc}")
-        if c.unrest != s.unrest:
-            problems.append(f"the check used Unrest {c.unrest} but the kingdom had {s.unrest}")
-        if isinstance(e.payload, AUDIT_ATTRIBUTE):
-            have = int(attribute(s, c.attribute).total)
-            if have != c.attribute_value:
-                problems.append(f"the check used {c.attribute} {c.attribute_value} but the fold gives {have}")
-        if problems:
-            raise CorruptLogError(f"{e.type}: " + "; ".join(problems), seq=e.seq)
+def bad_faces(p: EventModel) -> str | None:
+    """What recorded die face does not fit its die, or None (the notation of each roll is fixed by its event)."""
+    found: list[str | None] = []
+    for name in ("check", "stability", "loyalty_check", "stealth"):
+        c = getattr(p, name, None)
+        if isinstance(c, (ev.KCheck, ev.SkillCheck)):
+            found.append(_faces(f"{name} d20", (c.d20,), 20))
+    for name in ("checks",):
+        for c in getattr(p, name, ()) or ():
+            if isinstance(c, (ev.KCheck, ev.SkillCheck)):
+                found.append(_faces("check d20", (c.d20,), 20))
+    for o in getattr(p, "opposed", ()) or ():
+        found.append(_faces(f"opposed {o.skill} d20", (*o.ours, *o.theirs), 20))
+    if isinstance(p, (ev.EventChanceRolled, ev.KingdomEventDrawn, ev.MagicItemSlotFilled)) and p.d100 is not None:
+        found.append(_faces("d100", (p.d100,), 100))
+    if isinstance(p, ev.StabilityCheckRolled):
+        found.append(_faces("extra 1d4", p.extra_dice, 4))
+    if isinstance(p, ev.TownAnnexationCheckRolled):
+        found.append(_faces("2d4 Unrest", p.unrest_dice, 4))
+    if isinstance(p, ev.RelationActionResolved):
+        found.append(_faces("Infamy/Unrest dice", (*p.infamy_dice, *p.unrest_dice), 4))
+    if isinstance(p, ev.TradeExpeditionArrived):
+        found.append(_faces("payout dice", tuple(f for r in p.payout_rolls for f in r), 4))
+    if isinstance(p, ev.SubjugationCheckRolled) and p.unrest_roll is not None:
+        found.append(_faces("1d4 Unrest", (p.unrest_roll,), 4))
+    if isinstance(p, ev.TemporaryModifierApplied):
+        found.append(_faces("1d4", p.roll, 4))
+    if isinstance(p, ev.DiplomaticEdictResolved):
+        found.append(_faces("2d6 estimate", p.estimate_roll, 6))
+    if isinstance(p, (ev.DiplomaticEdictResolved, ev.VassalageEdictIssued)):
+        found.append(_faces("1d4 cost", (p.cost_roll,), 4))
+    if isinstance(p, ev.BuildingSupportLost) and p.d3 is not None:
+        found.append(_faces("1d3", (p.d3,), 3))
+    msgs = [m for m in found if m]
+    return "; ".join(msgs) or None
 
 
 def _u(s: Pf1State, **kw: Any) -> Pf1State:

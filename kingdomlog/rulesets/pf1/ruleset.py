@@ -1,23 +1,29 @@
-"""The ``pf1-kingmaker`` ruleset object: options, phases, choices and the seam methods."""
+"""The ``pf1-kingmaker`` ruleset object: options, steps, vocabularies and the seam hooks."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from importlib import resources
 from typing import Any
 
 from pydantic import ValidationError
 
+from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase, validate_options
-from kingdomlog.rulesets.pf1 import catalog as cat
-from kingdomlog.rulesets.pf1 import decide as dc
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step, validate_options
+from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1 import derive as dv
+from kingdomlog.rulesets.pf1 import tables as tb
+from kingdomlog.rulesets.pf1.audit import audit as _audit
+from kingdomlog.rulesets.pf1.choices import MODULE_FIELDS
+from kingdomlog.rulesets.pf1.decide import ALL_STEPS, FOUNDING, PHASES
 from kingdomlog.rulesets.pf1.events import EVENT_TYPES
 from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
 from kingdomlog.rulesets.pf1.samples import sample_events, sample_plans
-from kingdomlog.rulesets.pf1.state import ALIGNMENTS, MODULES, Pf1State
+from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
+from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
+from kingdomlog.rulesets.pf1.vocabulary import SOURCES
+from kingdomlog.rulesets.pf1.vocabulary import vocabulary as _vocabulary
 
 _O = OptionSpec
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -92,28 +98,19 @@ OPTIONS: tuple[OptionSpec, ...] = (
       choices=("up_to_quarter", "exactly_quarter")),
 )
 
-FOUNDING = Phase("founding", "Founding", "name, alignment, map, and module set-up (base §3.1)")
-PHASES: tuple[Phase, ...] = (
-    Phase("gm", "Month start & GM rulings", "turn start, map and exploration, GM adjustments"),
-    Phase("upkeep", "Upkeep", "stability, consumption, slots, unrest (base §4.2)", ("stability", "stability_unrest")),
-    Phase("improvement", "Improvement", "leaders, hexes, districts, buildings, roads, edicts (base §4.3)"),
-    Phase("income", "Income", "deposits, withdrawals, sales, taxes (base §4.4)", ("income",)),
-    Phase("event", "Event", "event chance, event, effects (base §4.5)", ("chance", "table")),
-)
 
 
-class Pf1Kingmaker:
-    """Pathfinder 1e Kingmaker kingdom building with the Ultimate Campaign optional modules."""
+class Pf1Kingmaker(Ruleset):
+    """Pathfinder 1e Kingmaker kingdom building with the Ultimate Campaign optional modules (``modules``)."""
 
     id = "pf1-kingmaker"
     name = "PF1 Kingmaker"
-    aliases: tuple[str, ...] = ("pf1", "pathfinder 1e kingmaker", "ultimate-campaign", "pf1-uc")
+    aliases = ("pf1", "pathfinder 1e kingmaker", "ultimate-campaign", "pf1-uc")
     turn_unit = "month"
-    chart_figures: tuple[str, ...] = (
+    chart_figures = (
         "treasury_bp", "unrest", "economy", "loyalty", "stability", "size", "control_dc", "population",
         "consumption", "fame", "infamy", "buildings",
     )
-    """The summary columns the player view charts over turns, in order."""
 
     @property
     def options(self) -> Sequence[OptionSpec]:
@@ -124,19 +121,23 @@ class Pf1Kingmaker:
         return EVENT_TYPES
 
     @property
-    def phases(self) -> Sequence[Phase]:
+    def phases(self) -> Sequence[Step]:
         return PHASES
 
-    def phases_for(self, state: Any, turn: int) -> Sequence[Phase]:
+    @property
+    def all_steps(self) -> Sequence[Step]:
+        return ALL_STEPS
+
+    def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
         return (FOUNDING,) if turn == 0 else PHASES
 
     def initial_state(self, context: CampaignContext) -> Pf1State:
         opts = validate_options(OPTIONS, dict(context.options), where="pf1 option")
-        catalog = cat.homebrew_catalog(context.data or {})
+        catalog = tb.homebrew_catalog(context.data or {})
         custom = opts["improvement_limits"]
         if custom:
             try:
-                rows = [cat.LimitRow.model_validate(r) for r in custom.get("rows", [])]
+                rows = [tb.LimitRow.model_validate(r) for r in custom.get("rows", [])]
             except (ValidationError, AttributeError) as exc:
                 raise InputError(f"pf1 option 'improvement_limits': each row needs name, min_size, districts, "
                                  f"buildings, terrain, claims ({exc})") from None
@@ -149,130 +150,33 @@ class Pf1Kingmaker:
     def evolve(self, state: Any, event: RecordedEvent) -> Pf1State:
         return _evolve(state, event)
 
-    def decide(self, state: Any, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
-        fn = {"founding": dc.decide_founding, "gm": dc.decide_gm, "upkeep": dc.decide_upkeep,
-              "improvement": dc.decide_improvement, "income": dc.decide_income, "event": dc.decide_event}.get(step)
-        if fn is None:
-            raise InputError(f"pf1 has no step {step!r}; steps: founding, {', '.join(p.id for p in PHASES)}")
-        if not isinstance(choices, Mapping):
-            raise InputError(f"[{step}] choices must be an object")
-        acc = dc.Acc(state, step, dice)
-        fn(state, choices, acc)
-        return acc.drafts
+    def audit(self, state: Any, event: RecordedEvent) -> list[str]:
+        return _audit(state, event)
 
-    # ------------------------------------------------------------------ choices
-
-    def choices(self, state: Any, step: str) -> Sequence[Choice]:
+    def choices(self, state: Any, turn: int, step: str, values: Mapping[str, Any] | None = None
+                ) -> tuple[FieldSpec, ...]:
+        """The step's form, without the choices of optional modules that are off (and ``end_anarchy`` unless in
+        anarchy); a plan may still give them, and the step refuses them with the rule."""
         s: Pf1State = state
-        C = Choice
-        if step == "founding":
-            out = [C("name", "Kingdom name", "text", default="New Kingdom"),
-                   C("alignment", "Alignment", "select", ALIGNMENTS, default="N"),
-                   C("hexes", "Map hexes [{id, q, r, terrain, river?, features?, explored?, cleared?}]", "json",
-                     default=[])]
-            if s.module_on("government_forms"):
-                out.append(C("government", "Form of government", "select", tuple(s.catalog.governments),
-                             default="feudal_monarchy"))
-            if s.module_on("fame_infamy"):
-                out.append(C("starting_renown", "Ruler's choice: start with Fame 1 or Infamy 1", "select",
-                             ("fame", "infamy"), default="fame"))
-            if s.module_on("diplomatic_edicts") or s.module_on("trade_edicts") or s.module_on("vassalage_edicts"):
-                out += [C("foreign_kingdoms", "Foreign kingdoms [{id, name, alignment, size, economy?, "
-                          "is_sponsor?}]", "json", default=[]),
-                        C("third_party", "Relations among foreign kingdoms [{a, b, level, enemy}]", "json", default=[])]
-            if s.module_on("independence_unification"):
-                out.append(C("lineage", "Born of a split or a union: {kind, campaigns, unrest_added}", "json",
-                             default=None))
-            return out
-        if step == "gm":
-            out = [C("map", "Map new hexes", "json", default=[]),
-                   C("explore", "Hexes explored", "multiselect", tuple(h.id for h in s.hexes.values()
-                                                                         if not h.explored), default=[]),
-                   C("clear", "Hexes cleared", "multiselect", tuple(h.id for h in s.hexes.values() if not h.cleared),
-                     default=[]),
-                   C("adjustments", "GM adjustments [{field: treasury|unrest, delta, reason}]", "json", default=[]),
-                   C("destroy_lots", "Lots destroyed [{district, lots}]", "json", default=[])]
-            if s.anarchy:
-                out.append(C("end_anarchy", "End anarchy {reason, unrest_after}", "json", default=None))
-            if s.module_on("government_forms"):
-                out.append(C("government", "Government (GM ruling)", "select", tuple(s.catalog.governments),
-                             default=s.government))
-            if s.module_on("fame_infamy"):
-                out.append(C("renown", "Fame/Infamy change {fame, infamy, source}", "json", default={}))
-            if s.module_on("diplomatic_edicts"):
-                out += [C("foreign_kingdoms", "Register foreign kingdoms", "json", default=[]),
-                        C("attitudes", "Attitude changes {kingdom: attitude}", "json", default={})]
-            return out
-        if step == "upkeep":
-            out = [C("slot_items", "Items rolled for empty magic slots {building: [{item, price_gp}]}", "json",
-                     default={})]
-            claimed = tuple(h.id for h in dv.claimed_hexes(s))
-            if claimed:
-                out.append(C("lose_hex", "Hex lost if Unrest reaches 11", "select", claimed,
-                             default=dc.default_lost_hex(s)))
-            return out
-        if step == "improvement":
-            claimable = tuple(h.id for h in s.hexes.values() if h.explored and h.cleared and not h.claimed
-                              and (dv.size(s) == 0 or dv.adjacent_to_kingdom(s, h)))
-            claimed = tuple(h.id for h in dv.claimed_hexes(s))
-            out = [
-                C("leaders", "Assign leaders [{role, name, ability, modifier, attributes?, present?}]", "json",
-                  default=[]),
-                C("unassign", "Remove leaders [{role, name}]", "json", default=[]),
-                C("presence", "Presence this month [{role, name, present or days}]", "json", default=[]),
-                C("claim", "Claim hexes", "multiselect", claimable, default=[]),
-                C("abandon", "Abandon hexes", "multiselect", claimed, default=[]),
-                C("districts", "Prepare districts [{hex, city?}]", "json", default=[]),
-                C("buildings", "Construct [{type, city?, district?, lots?, deity_alignment?}]", "json", default=[]),
-                C("demolish", "Demolish", "multiselect", tuple(s.buildings), default=[]),
-                C("roads", "Roads", "multiselect", tuple(h.id for h in dv.claimed_hexes(s) if not h.road),
-                  default=[]),
-                C("improvements", "Hex improvements {hex: FARM|FORT|MINE|SAWMILL}", "json", default={}),
-                C("promotion", "Promotion edict", "select", tuple(s.catalog.promotion), default=s.edicts.promotion),
-                C("taxation", "Taxation edict", "select", tuple(s.catalog.taxation), default=s.edicts.taxation),
-                C("festivals", "Festivals per year", "select", tuple(s.catalog.festivals), default=s.edicts.festivals),
-            ]
-            if s.module_on("leadership_skills"):
-                out.append(C("skill_ranks", "Leader skill ranks [{role, name, ranks}]", "json", default=[]))
-            if any(s.module_on(m) for m in ("diplomatic_edicts", "exploration_edicts", "trade_edicts",
-                                            "vassalage_edicts")):
-                out.append(C("special_edict", "Special edict {kind, ...}", "json", default=None))
-            if s.module_on("holy_sites"):
-                out.append(C("dedications", "Dedications [{building, deity, deity_alignment, bonus_mode}]", "json",
-                             default=[]))
-            if s.module_on("fame_infamy"):
-                out.append(C("milestone_choice", "Size milestone: Fame or Infamy", "select", ("fame", "infamy"),
-                             default="fame"))
-            if s.module_on("abandoned_buildings"):
-                out.append(C("abandon_dependents", "GM: dependents of a demolished house shut down", "bool",
-                             default=True))
-            return out
-        if step == "income":
-            return [C("deposit_gp", "Deposit (gp)", "int", default=0, minimum=0),
-                    C("withdrawals", "Withdrawals (BP each)", "json", default=[]),
-                    C("sales", "Item sales [{item, value_gp, category, building?, slot?}]", "json", default=[]),
-                    C("purchases", "PCs buy slot items [{building, slot}]", "json", default=[])]
-        if step == "event":
-            out = [C("event", "Event: roll, none, or the GM's choice", "select",
-                     ("roll", "none", *(e.name for e in s.catalog.events)), default="roll"),
-                   C("effects", "Effects [{kind, attribute?, value, turns?}]", "json", default=[])]
-            if s.module_on("exploration_edicts"):
-                out.append(C("expeditions", "Expedition reports {id: {cr?, stealth_modifier?, discoveries?}}",
-                             "json", default={}))
-            if s.module_on("independence_unification"):
-                out += [C("independence", "Declare independence {daughters, non_structural_unrest, kept_by}",
-                          "json", default=None),
-                        C("union", "Form a union {members, new_campaign, non_structural_unrest}", "json",
-                          default=None)]
-            return out
-        raise InputError(f"pf1 has no step {step!r}")
+        gated = MODULE_FIELDS.get(step, {})
+        out = []
+        for f in super().choices(state, turn, step, values):
+            if f.name in gated and not any(s.module_on(m) for m in gated[f.name]):
+                continue
+            if step == "gm" and f.name == "end_anarchy" and not s.anarchy:
+                continue
+            out.append(f)
+        return tuple(out)
 
-    # ------------------------------------------------------------------ views
+    def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+        if source not in SOURCES:
+            return super().vocabulary(state, source, within)
+        return _vocabulary(state, source, within)
 
-    def redact(self, state: Any, viewer: str) -> Pf1State:
-        """Players do not see the GM's figures for foreign kingdoms."""
+    def redact(self, state: Any, viewer: Viewer) -> Pf1State:
+        """Players and the public do not see the GM's figures for foreign kingdoms."""
         s: Pf1State = state
-        if viewer == "gm":
+        if viewer.is_gm:
             return s
         foreign = {k: v.model_copy(update={"economy": None, "stability": None}) for k, v in s.foreign.items()}
         return s.model_copy(update={"foreign": foreign})
@@ -309,7 +213,7 @@ class Pf1Kingmaker:
 
     def explain(self, state: Any) -> list[Breakdown]:
         s: Pf1State = state
-        out = [dv.control_dc(s), dv.consumption(s), *(dv.attribute(s, a) for a in cat.ATTRIBUTES), dv.population(s)]
+        out = [dv.control_dc(s), dv.consumption(s), *(dv.attribute(s, a) for a in ATTRIBUTES), dv.population(s)]
         lim = dv.limits_row(s)
         out.append(Breakdown("Limits per month", lim.buildings, note=f"Size row {lim.name}: claims {lim.claims}, "
                              f"districts {lim.districts}, buildings {lim.buildings}, terrain {lim.terrain}"))
@@ -340,10 +244,6 @@ class Pf1Kingmaker:
                 f"DC{x['control_dc']} Con{x['consumption']} E{x['economy']} L{x['loyalty']} S{x['stability']} "
                 f"Pop{x['population']}{' ANARCHY' if s.anarchy else ''}{extra}")
 
-    def sql_views(self) -> Mapping[str, str]:
-        text = resources.files("kingdomlog.rulesets.pf1").joinpath("pf1_turns.sql").read_text(encoding="utf-8")
-        return {"pf1_turns": text.strip().rstrip(";")}
-
     def sample_events(self) -> list[Draft]:
         return sample_events()
 
@@ -352,14 +252,14 @@ class Pf1Kingmaker:
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
         return {
-            "buildings": cat.load_buildings,
-            "terrain": cat.load_terrains,
-            "improvements": cat.load_improvements,
-            "leaders": cat.load_roles,
-            "edicts": cat.load_edicts,
-            "limits": cat.load_limits,
-            "events": cat.load_events,
-            "government": cat.load_governments,
+            "buildings": tb.load_buildings,
+            "terrain": tb.load_terrains,
+            "improvements": tb.load_improvements,
+            "leaders": tb.load_roles,
+            "edicts": tb.load_edicts,
+            "limits": tb.load_limits,
+            "events": tb.load_events,
+            "government": tb.load_governments,
         }
 
 

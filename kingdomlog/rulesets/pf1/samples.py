@@ -140,7 +140,7 @@ def sample_plans() -> list[dict[str, Any]]:
         {"turn": 2, "seed": "greenbelt-2", "steps": {
             "upkeep": {"rolls": {"stability": [6]}},
             "improvement": {"choices": {"claim": ["H2"], "buildings": [{"type": "Park"}], "roads": ["H2"],
-                                        "improvements": {"H2": "FARM"}}},
+                                        "improvements": [{"hex": "H2", "kind": "FARM"}]}},
             "income": {"choices": {"deposit_gp": 9000, "withdrawals": [1]},
                        "rolls": {"withdrawal_1": [13], "income": [20]}},
             "event": {"rolls": {"chance": [42], "table": [42]}}}},

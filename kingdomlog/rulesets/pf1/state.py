@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from kingdomlog.rulesets.pf1.catalog import Catalog
+from kingdomlog.core.model import Frozen
+from kingdomlog.rulesets.pf1.tables import Catalog
 
 Alignment = Literal["LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE"]
 ALIGNMENTS: tuple[str, ...] = ("LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE")
@@ -31,10 +32,6 @@ MODULES: tuple[str, ...] = (
 )
 ATTITUDES: tuple[str, ...] = ("hostile", "unfriendly", "indifferent", "friendly", "helpful")
 LEVELS: tuple[str, ...] = ("none", "embassy", "treaty", "alliance")
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Hex(Frozen):

@@ -2,23 +2,29 @@
 
 Outcomes come from the data (``data/activities.toml``) as effect lists; this module
 interprets the few effect kinds. Activity-specific preconditions (hex targets,
-structures, traded quantities) are checked here before anything is emitted.
+structures, traded quantities) are checked here before anything is emitted. An
+activity's inputs are an ``ActivityRow`` (the Commerce steps build one from their
+choices); outcome effects read what they may ask (a branch, the Ruins of your choice) as ``Picks``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.modifiers import Modifier as StackMod
 from kingdomlog.dice.checks import Degree
 from kingdomlog.rulesets.pf2e import events as E
+from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.choices import ActivityRow, HexEntry
 from kingdomlog.rulesets.pf2e.engine import (
+    Asked,
     Ctx,
+    Picks,
     add_ruin,
     amount,
+    catalog,
     dc_breakdown,
     gain_commodity,
     gm_effects,
@@ -26,6 +32,7 @@ from kingdomlog.rulesets.pf2e.engine import (
     pay_commodities,
     pick_ruins,
     resolve_check,
+    roll,
     spend_rp,
     unrest,
 )
@@ -35,6 +42,7 @@ from kingdomlog.rulesets.pf2e.state import (
     civic_slots,
     claim_limit,
     feat_unrest_reduction,
+    in_anarchy,
     leadership_slots,
     rank_at_least,
     region_slots,
@@ -62,31 +70,27 @@ def _when_ok(ctx: Ctx, when: str, name: str) -> bool:
     return True
 
 
-def hex_from_choice(ctx: Ctx, raw: Any, where: str) -> E.HexIn:
-    """A hex target: an id of a known hex, or a table describing it."""
+def hex_from_choice(ctx: Ctx, raw: str | HexEntry) -> E.HexIn:
+    """A hex target: an id of a known hex, or a table describing it (merged with what is known of it)."""
     if isinstance(raw, str):
         known = hex_of(ctx.state, raw)
         if known is None:
             return E.HexIn(id=raw)
         return E.HexIn(id=known.id, terrain=known.terrain, river=known.river, lake=known.lake,
                        features=list(known.features), resource=known.resource)
-    if isinstance(raw, Mapping):
-        try:
-            hx = E.HexIn.model_validate(dict(raw))
-        except Exception as exc:
-            raise InputError(f"{where}: bad hex {raw!r}: {exc}") from None
-        bad = [f for f in hx.features if f not in T.FEATURES]
-        if bad:
-            raise InputError(f"{where}: unknown terrain feature(s) {bad}")
-        known = hex_of(ctx.state, hx.id)
-        if known is not None:
-            feats = sorted(set(hx.features) | set(known.features))
-            return hx.model_copy(update={"features": feats, "resource": hx.resource or known.resource})
-        return hx
-    raise InputError(f"{where}: 'hex' must be a hex id or a table with id, terrain, features")
+    hx = E.HexIn.model_validate(raw.model_dump())
+    known = hex_of(ctx.state, hx.id)
+    if known is not None:
+        feats = sorted(set(hx.features) | set(known.features))
+        return hx.model_copy(update={"features": feats, "resource": hx.resource or known.resource})
+    return hx
 
 
-def run_effects(ctx: Ctx, effects: list[T.Effect], *, key: str, name: str, choices: Mapping[str, Any],
+def hex_id(raw: str | HexEntry | None) -> str:
+    return "" if raw is None else raw if isinstance(raw, str) else raw.id
+
+
+def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, name: str, picks: Picks,
                 prep: dict[str, Any]) -> None:
     """Apply outcome effects in order (effects as data, see data/activities.toml)."""
     q, m = int(prep.get("q", 0)), int(prep.get("m", 0))
@@ -96,16 +100,16 @@ def run_effects(ctx: Ctx, effects: list[T.Effect], *, key: str, name: str, choic
             continue
         k = eff.kind
         if k == "choose":
-            idx = int(choices.get("option", 0))
+            idx = picks.option
             if not 0 <= idx < len(eff.options):
                 raise InputError(f"{name}: option must be 0..{len(eff.options) - 1}")
-            run_effects(ctx, eff.options[idx], key=f"{ek}.o{idx}", name=name, choices=choices, prep=prep)
+            run_effects(ctx, asked, eff.options[idx], key=f"{ek}.o{idx}", name=name, picks=picks, prep=prep)
         elif k == "rp":
             val, faces = amount(ctx, eff.amount, ek, q=q, m=m)
             if val >= 0:
                 ctx.emit(E.RPChanged(delta=val, cause=name, faces=faces))
             else:
-                spend_rp(ctx, -val, name, forced=True, faces=faces)
+                spend_rp(ctx, asked, -val, name, forced=True, faces=faces)
         elif k == "unrest":
             val, faces = amount(ctx, eff.amount, ek, q=q, m=m)
             # feats reducing Unrest further (Endure Anarchy) look at the Unrest before this reduction
@@ -130,17 +134,17 @@ def run_effects(ctx: Ctx, effects: list[T.Effect], *, key: str, name: str, choic
             if eff.target == "target":
                 targets = [prep["ruin"]] * eff.count
             elif eff.target == "choice":
-                targets = pick_ruins(ctx, choices, eff.count)
+                targets = pick_ruins(ctx, picks.ruins, eff.count)
             else:
                 targets = [eff.target] * eff.count
             for i, r in enumerate(targets):
                 val, faces = amount(ctx, eff.amount, f"{ek}.{i}")
                 if k == "ruin":
-                    add_ruin(ctx, r, val, name, key=f"{ek}.{i}.flat", faces=faces)
+                    add_ruin(ctx, asked, r, val, name, key=f"{ek}.{i}.flat", faces=faces)
                 elif val:
                     ctx.emit(E.RuinPenaltyChanged(ruin=r, delta=val, cause=name))
         elif k == "commodity":
-            c = eff.target if eff.target != "choice" else str(choices.get("commodity", "food"))
+            c = eff.target if eff.target != "choice" else picks.commodity
             val, faces = amount(ctx, eff.amount, ek, q=q, m=m)
             gain_commodity(ctx, c, val, name, faces)
         elif k == "modifier":
@@ -164,7 +168,7 @@ def run_effects(ctx: Ctx, effects: list[T.Effect], *, key: str, name: str, choic
             ctx.emit(E.ExtraActivityGranted(category="region", cause=name))
         elif k == "claim_hex":
             if "hex" in prep:  # Pledge of Fealty claims the group's hex only when one is named
-                _claim(ctx, prep["hex"], name, key=ek, choices=choices)
+                _claim(ctx, asked, prep["hex"], name, key=ek, picks=picks)
         elif k == "work_site":
             hx = prep["hex"]
             ctx.emit(E.WorkSiteEstablished(hex_id=hx.id, commodity=prep["commodity"],
@@ -187,29 +191,29 @@ def run_effects(ctx: Ctx, effects: list[T.Effect], *, key: str, name: str, choic
                 # §4.8 Establish Settlement: an unpayable result is treated as a critical failure.
                 ctx.emit(E.FlatCheckResolved(purpose="establish_settlement_unpayable", dc=0, die=1, success=False))
                 continue
-            spend_rp(ctx, val, name, faces=faces)
+            spend_rp(ctx, asked, val, name, faces=faces)
             ctx.emit(E.SettlementFounded(id=prep["settlement_id"], name=prep["settlement_name"], hex_id=prep["hex"].id))
         elif k == "build":
-            _build_outcome(ctx, prep, int(eff.amount), name, choices)
+            _build_outcome(ctx, asked, prep, int(eff.amount), name, picks)
         elif k == "demolish":
-            _demolish_outcome(ctx, prep, int(eff.amount), ek, choices)
+            _demolish_outcome(ctx, prep, int(eff.amount), ek, picks)
         else:  # pragma: no cover - validated by the Effect model
             raise InputError(f"unknown effect kind {k!r}")
 
 
-def _claim(ctx: Ctx, hx: E.HexIn, cause: str, *, key: str, choices: Mapping[str, Any]) -> None:
+def _claim(ctx: Ctx, asked: Asked, hx: E.HexIn, cause: str, *, key: str, picks: Picks) -> None:
     old = hex_of(ctx.state, hx.id)
     xp = 0 if old is not None and old.ever_claimed else int(ctx.state.options.get("xp_per_hex", 10))
     ctx.emit(E.HexClaimed(hex=hx, via=cause, xp=xp))
     if "landmark" in hx.features:
-        val, faces = ctx.roll(f"{key}.landmark", "1d4")
+        val, faces = roll(ctx, f"{key}.landmark", "1d4")
         unrest(ctx, -val, "landmark claimed", faces)
         for ab in ("culture", "economy"):
             ctx.emit(E.ModifierAdded(id=f"t{ctx.state.turn}.landmark.{hx.id}.{ab}", source=f"landmark {hx.id}",
                                      value=2, selector=f"ability:{ab}", expires="end_of_next_turn"))
     if "refuge" in hx.features:
-        r = pick_ruins(ctx, {"ruin": choices.get("refuge_ruin")}, 1)[0]
-        add_ruin(ctx, r, -1, "refuge claimed", key=f"{key}.refuge")
+        r = pick_ruins(ctx, picks.refuge_ruin, 1)[0]
+        add_ruin(ctx, asked, r, -1, "refuge claimed", key=f"{key}.refuge")
         for ab in ("loyalty", "stability"):
             ctx.emit(E.ModifierAdded(id=f"t{ctx.state.turn}.refuge.{hx.id}.{ab}", source=f"refuge {hx.id}",
                                      value=2, selector=f"ability:{ab}", expires="end_of_next_turn"))
@@ -230,8 +234,7 @@ def _settlement(ctx: Ctx, sid: Any) -> Any:
     raise ctx.fail(f"no settlement {sid!r} in the kingdom", "§3.3 A3")
 
 
-def _place(ctx: Ctx, st: Any, struct: T.Structure,
-           choices: Mapping[str, Any]) -> tuple[int, list[int], str, str]:
+def _place(ctx: Ctx, st: Any, struct: T.Structure, choices: ActivityRow) -> tuple[int, list[int], str, str]:
     """Block, lots and border for a new structure (§4.9.2), and the structure it replaces (upgrades)."""
     replaces = ""
     if struct.lots == 0:
@@ -245,8 +248,8 @@ def _place(ctx: Ctx, st: Any, struct: T.Structure,
             if len(free) < struct.lots:
                 raise ctx.fail(f"{struct.name} needs {struct.lots} lots in block {old.block}", "§4.9.2")
             return old.block, sorted(set(old.lots) | set(free[: struct.lots]))[: struct.lots], replaces, ""
-    if "block" in choices:
-        block = int(choices["block"])
+    if choices.block is not None:
+        block = choices.block
     else:
         block = next((i for i, b in enumerate(st.blocks) if sum(1 for x in b if x == "") >= struct.lots),
                      len(st.blocks))
@@ -264,8 +267,8 @@ def _place(ctx: Ctx, st: Any, struct: T.Structure,
         lots_row = ["", "", "", ""]
     else:
         lots_row = list(st.blocks[block])
-    if "lots" in choices:
-        lots = [int(x) for x in choices["lots"]]
+    if choices.lots is not None:
+        lots = list(choices.lots)
     else:
         lots = []
         for i in range(4):
@@ -279,11 +282,10 @@ def _place(ctx: Ctx, st: Any, struct: T.Structure,
     return block, lots, replaces, ""
 
 
-BORDERS = ("north", "east", "south", "west")
+BORDERS: tuple[str, ...] = get_args(T.Border)
 
 
-def _place_infrastructure(ctx: Ctx, st: Any, struct: T.Structure,
-                          choices: Mapping[str, Any]) -> tuple[int, str, str]:
+def _place_infrastructure(ctx: Ctx, st: Any, struct: T.Structure, choices: ActivityRow) -> tuple[int, str, str]:
     """Block (-1 = none), border and replaced structure of infrastructure (lots = 0, §5.15 data ``placement``).
 
     settlement: one per settlement; block: one per block in use; border: one per border of the urban grid
@@ -300,8 +302,8 @@ def _place_infrastructure(ctx: Ctx, st: Any, struct: T.Structure,
         return -1, "", old.name if old else ""
     if scope == "block":
         used = [i for i, b in enumerate(st.blocks) if any(x for x in b)]
-        if "block" in choices:
-            block = int(choices["block"])
+        if choices.block is not None:
+            block = choices.block
         else:
             block = next((i for i in used if not any(b.name == struct.name and b.block == i for b in infra)), -1)
         if block not in used:
@@ -317,10 +319,9 @@ def _place_infrastructure(ctx: Ctx, st: Any, struct: T.Structure,
         if home is None or not (home.river or home.lake):
             raise ctx.fail(f"{struct.name} needs a water border: {st.name}'s hex has no river or lake", rule)
     taken = {b.border: b for b in infra if b.border}
-    if "border" in choices:
-        border = str(choices["border"])
-        if border not in BORDERS:
-            raise InputError(f"build-structure: border must be one of {', '.join(BORDERS)}")
+    border: str
+    if choices.border is not None:
+        border = choices.border
     else:
         upgradable = [d for d in BORDERS if d in taken and taken[d].name == struct.upgrade_from]
         free = [d for d in BORDERS if d not in taken]
@@ -350,10 +351,11 @@ def _fame_of(struct: T.Structure, fame_type: str) -> int:
         "infamous" in struct.traits and fame_type == "infamy") else 0
 
 
-def _build_outcome(ctx: Ctx, prep: dict[str, Any], level: int, name: str, choices: Mapping[str, Any]) -> None:
+def _build_outcome(ctx: Ctx, asked: Asked, prep: dict[str, Any], level: int, name: str,
+                   picks: Picks) -> None:
     struct: T.Structure = prep["structure"]
     st = _settlement(ctx, prep["settlement"])
-    family = _family(ctx.cat, struct)
+    family = _family(catalog(ctx), struct)
     held_before = sum(1 for b in st.structures if b.name in family)
     if level >= 1 and struct.lots == 0:
         ctx.emit(E.InfrastructureBuilt(settlement=st.id, structure=struct.name,
@@ -369,17 +371,17 @@ def _build_outcome(ctx: Ctx, prep: dict[str, Any], level: int, name: str, choice
                                   item_bonuses=dict(struct.item_bonuses), replaces=prep["replaces"]))
     if level >= 1:
         if level == 2 and prep["paid_commodities"]:
-            down = ctx.state.options.get("half_commodities_rounding", "down") == "down"
+            up = ctx.state.options.get("half_commodities_rounding", "down") != "down"
             for c, n in prep["paid_commodities"].items():
-                back = n // 2 if down else (n + 1) // 2
+                back = R.half_cost(n, round_up=up)
                 if back:
                     gain_commodity(ctx, c, back, f"{struct.name}: critical success refund")
         if struct.first_built_each_turn and ctx.state.structures_built_this_turn.count(struct.name) == 1:
-            run_effects(ctx, struct.first_built_each_turn, key=f"{prep['key']}.first", name=struct.name,
-                        choices={}, prep={})
+            run_effects(ctx, asked, struct.first_built_each_turn, key=f"{prep['key']}.first", name=struct.name,
+                        picks=Picks(), prep={})
         if struct.built_effects and (not struct.built_effects_limit or held_before < struct.built_effects_limit):
-            run_effects(ctx, struct.built_effects, key=f"{prep['key']}.built", name=struct.name,
-                        choices=choices, prep={})
+            run_effects(ctx, asked, struct.built_effects, key=f"{prep['key']}.built", name=struct.name,
+                        picks=picks, prep={})
         gain = _fame_of(struct, ctx.state.fame_type)
         if gain:
             ctx.emit(E.FameChanged(delta=gain, reason=f"{struct.name} ({ctx.state.fame_type})"))
@@ -388,17 +390,15 @@ def _build_outcome(ctx: Ctx, prep: dict[str, Any], level: int, name: str, choice
                                      rubble=level < 0))
 
 
-def _demolish_outcome(ctx: Ctx, prep: dict[str, Any], level: int, key: str, choices: Mapping[str, Any]) -> None:
+def _demolish_outcome(ctx: Ctx, prep: dict[str, Any], level: int, key: str, picks: Picks) -> None:
     st = _settlement(ctx, prep["settlement"])
     block, lot = prep["block"], prep["lot"]
     lots = [lot]
     if level == 2:
-        recover = choices.get("recover")
+        recover = picks.recover
         if recover:
-            if recover not in ("lumber", "stone", "ore"):
-                raise InputError("demolish: recover must be lumber, stone or ore")
-            val, faces = ctx.roll(f"{key}.recover", "1d6")
-            gain_commodity(ctx, str(recover), val, "demolish", faces)
+            val, faces = roll(ctx, f"{key}.recover", "1d6")
+            gain_commodity(ctx, recover, val, "demolish", faces)
         else:
             occupant = next((b for b in st.structures if b.block == block and lot in b.lots), None)
             if occupant is not None:
@@ -409,10 +409,11 @@ def _demolish_outcome(ctx: Ctx, prep: dict[str, Any], level: int, key: str, choi
 # ------------------------------------------------------------------ one activity
 
 
-def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, category: str,
+def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category: str,
             role: str = "") -> Degree | None:
     """Validate and resolve one activity of ``category`` (§3.2, §3.3); raises ``RuleError`` naming the rule."""
-    cat = ctx.cat
+    cat = catalog(ctx)
+    act_name = choices.activity
     act = cat.activities.get(act_name)
     if act is None:
         raise InputError(f"unknown activity {act_name!r}")
@@ -432,7 +433,7 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
         raise ctx.fail(f"{act.name} was already used this Kingdom turn (once per turn)", "§3.3 A1.3 once per turn")
     # who acts, and how many of this category are left
     if category == "leadership":
-        role = str(choices.get("role", role))
+        role = choices.role or role
         if role not in T.ROLES:
             raise InputError(f"{act.name}: role must be one of {', '.join(T.ROLES)}")
         ld = s.leaders[role]
@@ -448,28 +449,27 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
         used = sum(1 for u in s.used_this_turn if u.category == "region")
         if used >= region_slots(s):
             raise ctx.fail(f"all {region_slots(s)} Region activities are used", "§3.3 A2 / §5.9")
-        role = str(choices.get("role", role))
-        if choices.get("favored_land"):
+        role = choices.role or role
+        if choices.favored_land:
             _favored_land(ctx, act, choices, extra_mods)
     elif category == "civic":
-        sid = choices.get("settlement") or _cap_id(s)
+        sid = choices.settlement or _cap_id(s)
         _settlement(ctx, sid)
         used = sum(1 for u in s.used_this_turn if u.category == "civic" and u.settlement == sid)
         if used >= civic_slots(s, str(sid)):
             raise ctx.fail(f"settlement {sid} has used its Civic activity this turn", "§2.11.11 / §3.3 A3")
     # cooldowns
-    for ck in (act.name, f"{act.name}:*", f"{act.name}:{choices.get('ruin', '')}"):
+    for ck in (act.name, f"{act.name}:*", f"{act.name}:{choices.ruin or ''}"):
         if s.cooldowns.get(ck, 0) >= s.turn and ck in s.cooldowns:
             raise ctx.fail(f"{act.name} is blocked through turn {s.cooldowns[ck]} ({ck})", "§2.10 cooldowns")
     prep: dict[str, Any] = {"key": key}
-    skill = str(choices.get("skill") or (act.skills[0] if act.skills else ""))
+    picks = Picks.of(choices)
+    skill = choices.skill or (act.skills[0] if act.skills else "")
     extra_dc = 0
     dc_rule = act.dc
     worsen = 0
     if act.name == "repair-reputation":
-        ruin = str(choices.get("ruin") or max(T.RUINS, key=lambda r: (s.ruin[r].penalty, s.ruin[r].points)))
-        if ruin not in T.RUINS:
-            raise InputError(f"repair-reputation: unknown Ruin {ruin!r}")
+        ruin: str = choices.ruin or max(T.RUINS, key=lambda r: (s.ruin[r].penalty, s.ruin[r].points))
         prep["ruin"] = ruin
         for ck in (f"repair-reputation:{ruin}", "repair-reputation:*"):
             if s.cooldowns.get(ck, -1) >= s.turn:
@@ -483,15 +483,15 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
         raise ctx.fail(f"{act.name} uses {', '.join(act.skills)}, not {skill!r}", "§4 activity skills")
     # the structure decides the skill and DC of Build Structure
     if act.name == "build-structure":
-        sname = str(choices.get("structure", ""))
+        sname = choices.structure or ""
         struct = cat.structures.get(sname)
         if struct is None:
             raise InputError(f"build-structure: unknown structure {sname!r}")
         if struct.level > s.level:
             raise ctx.fail(f"{struct.name} is level {struct.level}, above the kingdom's level {s.level}",
                            "§4.9.1 structure level")
-        st = _settlement(ctx, choices.get("settlement") or _cap_id(s))
-        skill = str(choices.get("skill") or struct.skills[0])
+        st = _settlement(ctx, choices.settlement or _cap_id(s))
+        skill = choices.skill or struct.skills[0]
         if skill not in struct.skills:
             raise ctx.fail(f"{struct.name} is built with {', '.join(struct.skills)}, not {skill}", "§4.9.4")
         if not rank_at_least(s.skills.get(skill, "untrained"), struct.proficiency):
@@ -502,20 +502,21 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
         dc_rule = str(struct.dc)
         if sname not in st.paid_unbuilt:
             rp_cost, goods = struct.cost_rp, dict(struct.cost)
-            if choices.get("use_ruins"):
+            if choices.use_ruins:
                 home = hex_of(s, st.hex)
                 if home is None or "ruins" not in home.features:
                     raise ctx.fail(f"{st.name}'s hex has no Ruins to build on", "§4.9 / §4.11 Ruins")
                 up = s.options.get("half_commodities_rounding", "down") == "up"
-                rp_cost = (rp_cost + up) // 2
-                goods = {c: (n + up) // 2 for c, n in goods.items()}
+                rp_cost = R.half_cost(rp_cost, round_up=up)
+                goods = {c: R.half_cost(n, round_up=up) for c, n in goods.items()}
                 ctx.emit(E.FeatureUsed(hex_id=st.hex, feature="ruins", cause=f"build {struct.name}"))
-            spend_rp(ctx, rp_cost, f"build {struct.name}")
+            spend_rp(ctx, asked, rp_cost, f"build {struct.name}")
             pay_commodities(ctx, goods, f"build {struct.name}")
             prep["paid_commodities"] = goods
     elif act.name == "demolish":
-        st = _settlement(ctx, choices.get("settlement") or _cap_id(s))
-        block, lot = int(choices.get("block", 0)), int(choices.get("lot", -1))
+        st = _settlement(ctx, choices.settlement or _cap_id(s))
+        block = choices.block if choices.block is not None else 0
+        lot = choices.lot if choices.lot is not None else -1
         if not (0 <= block < len(st.blocks) and 0 <= lot < 4) or st.blocks[block][lot] == "":
             raise ctx.fail(f"demolish needs an occupied lot (block {block}, lot {lot}) in {st.name}", "§4.9")
         prep.update(settlement=st.id, block=block, lot=lot)
@@ -530,10 +531,10 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
     if act.requires == "water_hex" and not any(h.claimed and (h.river or h.lake) for h in s.hexes):
         raise ctx.fail("Go Fishing needs a claimed hex with a river or lake", "§4.8 Go Fishing")
     # hex targets
-    if act.target == "hex" or (act.name == "pledge-of-fealty" and "hex" in choices):
-        if "hex" not in choices:
+    if act.target == "hex" or (act.name == "pledge-of-fealty" and choices.hex is not None):
+        if choices.hex is None:
             raise InputError(f"{act.name}: choose a 'hex'")
-        hx = hex_from_choice(ctx, choices["hex"], act.name)
+        hx = hex_from_choice(ctx, choices.hex)
         prep["hex"] = hx
         known = hex_of(s, hx.id)
         claimed = known is not None and known.claimed
@@ -544,7 +545,7 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
                 if _used(ctx, "claim-hex") >= claim_limit(s.level):
                     raise ctx.fail(f"Claim Hex may be used {claim_limit(s.level)} time(s) per turn at level {s.level}",
                                    "§5.9 Claim Hex limit")
-                if not choices.get("reconnoitered", True):
+                if not choices.reconnoitered:
                     raise ctx.fail(f"hex {hx.id} must be Reconnoitered and cleared first", "§4.8 Claim Hex")
                 if s.level >= 4:
                     extra_mods.append(StackMod("Expansion Expert", 2, "circumstance"))
@@ -553,8 +554,7 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
                 raise ctx.fail(f"hex {hx.id} is not claimed by the kingdom", f"§4.8 {act.title}")
             assert known is not None
             if act.name == "establish-work-site":
-                com = str(choices.get("commodity") or (known.resource or
-                                                      {"forest": "lumber"}.get(known.terrain, "ore")))
+                com = choices.commodity or (known.resource or {"forest": "lumber"}.get(known.terrain, "ore"))
                 allowed = T.core().work_site_terrain.get(com)  # type: ignore[call-overload]
                 if allowed is None or known.terrain not in allowed:
                     raise ctx.fail(f"a {com} work site needs {allowed or 'suitable'} terrain, hex {hx.id} is"
@@ -562,122 +562,119 @@ def perform(ctx: Ctx, act_name: str, choices: Mapping[str, Any], *, key: str, ca
                 if known.work_site is not None:
                     raise ctx.fail(f"hex {hx.id} already has a work site", "§2.7 one feature of each kind")
                 prep["commodity"] = com
-                spend_rp(ctx, T.core().terrain_rp[known.terrain], "establish work site")
+                spend_rp(ctx, asked, T.core().terrain_rp[known.terrain], "establish work site")
             elif act.name == "build-roads":
                 if known.roads:
                     raise ctx.fail(f"hex {hx.id} already has roads", "§4.8 Build Roads")
                 cost = T.core().terrain_rp[known.terrain] * (2 if known.river and "bridge" not in known.features
                                                              else 1)
-                spend_rp(ctx, cost, "build roads")
-                prep["second_hex"] = choices.get("second_hex")
+                spend_rp(ctx, asked, cost, "build roads")
+                prep["second_hex"] = choices.second_hex
             elif act.name == "establish-farmland":
                 if known.terrain not in ("plains", "hills"):
                     raise ctx.fail("Farmland needs a plains or hills hex", "§4.8 Establish Farmland")
                 if "farmland" in known.features:
                     raise ctx.fail(f"hex {hx.id} already has Farmland", "§2.7")
-                sid = str(choices.get("settlement") or _cap_id(s))
+                sid = choices.settlement or _cap_id(s)
                 st = _settlement(ctx, sid)
-                dist = int(choices.get("distance", 0 if st.hex == hx.id else 1))
+                dist = choices.distance if choices.distance is not None else 0 if st.hex == hx.id else 1
                 if dist > st.influence:
                     raise ctx.fail(f"hex {hx.id} ({dist} hexes away) is outside {st.name}'s influence"
                                    f" ({st.influence})", "§4.8 Establish Farmland")
                 if st.hex == hx.id and not s.options.get("farmland_in_settlement_hex", True):
                     raise ctx.fail("Farmland in a settlement's own hex is off (option)", "§4.11")
-                prep.update(settlement=sid, distance=dist, second_hex=choices.get("second_hex"))
+                prep.update(settlement=sid, distance=dist, second_hex=choices.second_hex)
                 if known.terrain == "hills":
                     extra_dc, dc_rule = 5, "control"
-                spend_rp(ctx, 1 if known.terrain == "plains" else 2, "establish farmland")
+                spend_rp(ctx, asked, 1 if known.terrain == "plains" else 2, "establish farmland")
             elif act.name == "establish-settlement":
                 if any(f in known.features for f in ("settlement", "freehold", "farmland")):
                     raise ctx.fail(f"hex {hx.id} already holds a settlement, freehold or farmland",
                                    "§4.8 Establish Settlement")
-                prep["settlement_id"] = str(choices.get("id") or f"s{len(s.settlements) + 1}")
-                prep["settlement_name"] = str(choices.get("name") or prep["settlement_id"])
+                prep["settlement_id"] = choices.id or f"s{len(s.settlements) + 1}"
+                prep["settlement_name"] = choices.name or prep["settlement_id"]
     # commerce specifics
     if act.name == "trade-commodities":
-        com = str(choices.get("commodity", ""))
+        com = choices.commodity or ""
         if com not in T.COMMODITIES:
             raise InputError("trade-commodities: choose a 'commodity'")
-        qty = int(choices.get("quantity", 1))
+        qty = choices.quantity if choices.quantity is not None else 1
         if not 1 <= qty <= min(4, s.commodities[com]):
             raise ctx.fail(f"trade 1..{min(4, s.commodities[com])} {com} (have {s.commodities[com]})", "§4.3")
         prep["q"] = qty
         ctx.emit(E.CommodityChanged(commodity=com, delta=-qty, cause="trade commodities"))
-        if choices.get("group") and choices["group"] in s.diplomatic_relations:
+        if choices.group and choices.group in s.diplomatic_relations:
             extra_mods.append(StackMod("diplomatic relations", 1, "circumstance"))
     if act.name == "manage-trade-agreements":
-        mm = int(choices.get("agreements", len(s.trade_agreements)))
+        mm = choices.agreements if choices.agreements is not None else len(s.trade_agreements)
         if not 1 <= mm <= len(s.trade_agreements):
             raise ctx.fail(f"manage 1..{len(s.trade_agreements)} trade agreements", "§3.2 C4")
         prep["m"] = mm
-        goods = dict(choices.get("goods") or {})
+        goods = dict(choices.goods or {})
         if sum(goods.values()) > mm or goods.get("luxuries", 0) * 2 > mm:
             raise ctx.fail("at most m commodities, at most half of them Luxuries", "§4.3 Manage Trade Agreements")
         prep["goods"] = goods
-        spend_rp(ctx, 2 * mm, "manage trade agreements")
+        spend_rp(ctx, asked, 2 * mm, "manage trade agreements")
         if _used_last(ctx, act.name):
             extra_dc = 5
     if act.name == "tap-treasury" and s.treasury_debt:
         worsen = 2
     if act.name == "craft-luxuries":
         val, faces = amount(ctx, "rd", f"{key}.cost")
-        spend_rp(ctx, val, "craft luxuries", forced=True, faces=faces)
+        spend_rp(ctx, asked, val, "craft luxuries", forced=True, faces=faces)
     elif isinstance(act.cost_rp, int):
-        spend_rp(ctx, act.cost_rp, act.name)
+        spend_rp(ctx, asked, act.cost_rp, act.name)
     # the DC
     if dc_rule == "none":
         # no check at all (the data's dc = "none"): the activity's outcome applies directly
         ctx.emit(E.ActivityWithoutCheck(activity=act.name, category=category, role=role,
-                                        settlement=str(prep.get("settlement", choices.get("settlement", ""))),
+                                        settlement=str(prep.get("settlement", choices.settlement or "")),
                                         target=str(prep.get("ruin") or (prep["hex"].id if "hex" in prep else ""))))
-        run_effects(ctx, act.outcomes.for_degree("success"), key=key, name=act.name, choices=choices, prep=prep)
-        extra = gm_effects(choices, act.name)
+        run_effects(ctx, asked, act.outcomes.for_degree("success"), key=key, name=act.name, picks=picks, prep=prep)
+        extra = gm_effects(choices.gm_effects)
         if extra:
-            run_effects(ctx, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", choices=choices, prep=prep)
+            run_effects(ctx, asked, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", picks=picks, prep=prep)
         return None
     if dc_rule == "event":
         dc = _event_dc(ctx, act, choices)
     elif dc_rule == "gm":
-        raw_dc = choices.get("dc")
-        if raw_dc is None:
+        if choices.dc is None:
             raise ctx.fail(f"{act.name}: its DC is the GM's ruling; give it as 'dc' in the plan",
                            "§4 activity DC (GM ruling)")
-        if isinstance(raw_dc, bool) or not isinstance(raw_dc, int) or raw_dc < 0:
-            raise InputError(f"{act.name}: 'dc' must be a whole number >= 0, not {raw_dc!r}")
-        dc = dc_breakdown(ctx, str(raw_dc), label=f"GM's ruling: {act.name} DC")
+        dc = dc_breakdown(s, str(choices.dc), label=f"GM's ruling: {act.name} DC")
     elif dc_rule == "negotiation":
-        if "dc" not in choices:
+        if choices.dc is None:
             raise InputError(f"{act.name}: give the group's Negotiation DC as 'dc'")
-        dc = dc_breakdown(ctx, str(int(choices["dc"])), label="negotiation DC")
+        dc = dc_breakdown(s, str(choices.dc), label="negotiation DC")
     elif dc_rule.startswith("control+"):
-        dc = dc_breakdown(ctx, "control", extra=int(dc_rule.split("+")[1]) + extra_dc, label=act.name)
+        dc = dc_breakdown(s, "control", extra=int(dc_rule.split("+")[1]) + extra_dc, label=act.name)
     elif dc_rule in ("control", "terrain_farmland"):
-        dc = dc_breakdown(ctx, "control", extra=extra_dc, label=f"{act.name} DC +{extra_dc}")
+        dc = dc_breakdown(s, "control", extra=extra_dc, label=f"{act.name} DC +{extra_dc}")
     else:
-        dc = dc_breakdown(ctx, dc_rule, label=f"{act.name} DC")
+        dc = dc_breakdown(s, dc_rule, label=f"{act.name} DC")
     if not skill:
         raise InputError(f"{act.name}: choose a 'skill'")
     degree = resolve_check(ctx, key=key, activity=act.name, category=category, skill=skill, dc=dc, role=role,
-                           settlement=str(prep.get("settlement", choices.get("settlement", ""))),
+                           settlement=str(prep.get("settlement", choices.settlement or "")),
                            target=str(prep.get("ruin") or (prep["hex"].id if "hex" in prep else "")),
-                           warfare=act.warfare, extra=extra_mods, fame_reroll=bool(choices.get("fame_reroll")),
+                           warfare=act.warfare, extra=extra_mods, fame_reroll=choices.fame_reroll,
                            worsen=worsen, selector_target=str(prep.get("ruin") or prep.get("commodity") or (
                                prep["structure"].name if "structure" in prep else "")))
-    run_effects(ctx, act.outcomes.for_degree(degree.label), key=key, name=act.name, choices=choices, prep=prep)
-    extra = gm_effects(choices, act.name)
+    run_effects(ctx, asked, act.outcomes.for_degree(degree.label), key=key, name=act.name, picks=picks, prep=prep)
+    extra = gm_effects(choices.gm_effects)
     if extra:
-        run_effects(ctx, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", choices=choices, prep=prep)
+        run_effects(ctx, asked, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", picks=picks, prep=prep)
     return degree
 
 
-def _event_dc(ctx: Ctx, act: T.Activity, choices: Mapping[str, Any]) -> Any:
+def _event_dc(ctx: Ctx, act: T.Activity, choices: ActivityRow) -> Any:
     """dc = "event": the Control DC adjusted by the targeted (ongoing) event's modifier (§5.12).
 
     The plan names the event as 'event'; with exactly one ongoing event that one is the target.
     """
     s = ctx.state
     ongoing = [e.name for e in s.ongoing_events]
-    name = choices.get("event")
+    name = choices.event
     if name is None:
         if len(ongoing) != 1:
             raise ctx.fail(f"{act.name} targets an ongoing event: name it as 'event' (ongoing: "
@@ -687,22 +684,21 @@ def _event_dc(ctx: Ctx, act: T.Activity, choices: Mapping[str, Any]) -> Any:
     if name not in ongoing:
         raise ctx.fail(f"{act.name} targets {name!r}, which is not an ongoing event (ongoing: "
                        f"{', '.join(ongoing) or 'none'})", "§5.12 event DC")
-    ev = ctx.cat.events.get(name)
+    ev = catalog(ctx).events.get(name)
     if ev is None:
         raise ctx.fail(f"{act.name}: event {name!r} is not in the catalogue, so its modifier is unknown",
                        "§5.12 event DC")
-    return dc_breakdown(ctx, "control", extra=ev.modifier, label=f"event modifier ({name})")
+    return dc_breakdown(s, "control", extra=ev.modifier, label=f"event modifier ({name})")
 
 
-def _favored_land(ctx: Ctx, act: T.Activity, choices: Mapping[str, Any], extra_mods: list[StackMod]) -> None:
+def _favored_land(ctx: Ctx, act: T.Activity, choices: ActivityRow, extra_mods: list[StackMod]) -> None:
     """Favored Land (§5.9): once per turn two Region activities together in one heartland hex, each at -2.
 
     The first of the pair grants the extra Region activity the second one uses (the pair is
-    checked by ``steps._activity_list``: at most two flagged entries, in the same hex).
+    checked by ``decide.activity_rows``: at most two flagged entries, in the same hex).
     """
     s = ctx.state
-    raw = choices.get("hex")
-    known = hex_of(s, raw if isinstance(raw, str) else str((raw or {}).get("id", "")))
+    known = hex_of(s, hex_id(choices.hex))
     if known is None or not known.claimed:
         raise ctx.fail("Favored Land needs a claimed hex", "§5.9 Favored Land")
     heart = T.heartlands()[s.heartland].terrain if s.heartland in T.heartlands() else []
@@ -717,8 +713,6 @@ def _favored_land(ctx: Ctx, act: T.Activity, choices: Mapping[str, Any], extra_m
 
 
 def in_anarchy_block(ctx: Ctx, act: T.Activity) -> bool:
-    from kingdomlog.rulesets.pf2e.state import in_anarchy
-
     return in_anarchy(ctx.state) and not act.anarchy_allowed
 
 

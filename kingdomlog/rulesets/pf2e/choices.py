@@ -1,151 +1,550 @@
-"""``choices(state, step)``: every step's inputs for the turn sheet, with defaults that play a short turn.
+"""The typed choices of every pf2e step, and ``vocabulary``: the values each ``Pick`` allows in a state.
 
-Leaving every choice at its default plays a legal, minimal turn: taxes collected,
-no optional activities, Consumption paid in Food first.
+Every field has a default, so a plan with ``"steps": {}`` plays a legal, short turn (taxes collected,
+Consumption paid in Food first, no optional activities). A default of ``None`` means "what the rules
+choose" (computed by the step from the state: the party level already set, the Food in store, the
+activity's first skill, ...). Values that name something of the campaign (a role, a settlement, a hex,
+an activity, a structure, a feat, an ongoing event) are ``Pick`` fields: ``vocabulary`` lists the
+allowed ones with what a GM weighs (modifier, cost, stock). Rules that depend on more than the name
+(a structure above the kingdom's level, a locked activity, an NPC acting) stay the step's ``RuleError``
+naming the rule, so a vocabulary lists every known name and says why one would be refused in its detail.
+
+Validation sees the state at the start of a step. In the Region step a row may name a hex or a
+settlement created by an earlier row of the same step (claim a hex, then put a work site on it), so
+those fields are open there (``region_hexes``, ``region_settlements``); the activity checks them.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
 
-from kingdomlog.core.ruleset import Choice
+from pydantic import Field, field_validator
+
+from kingdomlog.core.choices import Choices, Option, Pick
+from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.state import KingdomState, activity_lock, consumption, in_anarchy
+from kingdomlog.rulesets.pf2e.rules import check_amount
+from kingdomlog.rulesets.pf2e.state import KingdomState, activity_lock, check_modifier
 
-_ACT_HELP = ("list of {activity, role (leadership), skill, ... target fields}; see docs/pf2e-plans.md."
-             " Add fame_reroll: true to spend 1 Fame on a re-roll (§3.0.8).")
+Ability = T.Ability
+Commodity = T.Commodity
+RuinName = T.RuinName
+RoleName = T.RoleName
+Downtime = Literal["forfeit_activity", "vacancy_penalty"]
 
 
-def _acts(state: KingdomState, category: str) -> tuple[str, ...]:
+def _skill(source: str = "skills", **kw: Any) -> Any:
+    return Pick(source, what="a kingdom skill", **kw)
+
+
+# ------------------------------------------------------------------ shared entries
+
+
+class HexEntry(Choices):
+    """A hex described in full (a hex new to the map, or facts added to a known one)."""
+
+    id: str = Field(min_length=1, title="Hex id")
+    terrain: T.Terrain = "plains"
+    river: bool = False
+    lake: bool = False
+    features: list[T.Feature] = Field(default_factory=list)
+    resource: Literal["", "lumber", "ore", "stone"] = ""
+
+
+class EffectEntry(Choices):
+    """One effect of the GM's ruling, shaped like the outcome effects of the data (data/activities.toml)."""
+
+    kind: T.EffectKind
+    amount: int | str = Field(default=0, description="an integer, dice (\"1d4\", \"-1d6\") or Resource Dice"
+                                                     " (\"rd\", \"2rd\")")
+    target: str = ""
+    count: int = Field(default=1, ge=0)
+    selector: str = ""
+    value: int = 0
+    type: T.BonusType = "circumstance"
+    expires: T.Expiry = "end_of_this_turn"
+    turns: int = 0
+    when: T.EffectWhen = ""
+    options: list[list[EffectEntry]] = Field(default_factory=list)
+
+    @field_validator("amount")
+    @classmethod
+    def _amount(cls, v: int | str) -> int | str:
+        if isinstance(v, str):
+            try:
+                check_amount(v)
+            except InputError as exc:
+                raise ValueError(str(exc)) from None
+        return v
+
+
+# What the outcome effects of a check may ask (a branch, the Ruins "of your choice", the GM's ruling),
+# declared once and used by every step and row that resolves a check.
+BranchOption = Annotated[int | None, Field(ge=0, description="which branch of an either/or outcome (0, 1, ...)")]
+RuinChoice = Annotated[RuinName | None, Field(description="the Ruin targeted, or \"a Ruin of your choice\"")]
+RuinsChoice = Annotated[list[RuinName] | None, Field(description="the Ruins \"of your choice\" when several")]
+GMEffects = Annotated[list[EffectEntry], Field(
+    default_factory=list, title="GM-ruled effects",
+    description="effects the GM rules beside (or instead of) the data's outcome (the rules leave them to the GM;"
+                " each is shaped like an outcome effect of the data)")]
+FameReroll = Annotated[bool, Field(description="spend 1 Fame to re-roll the check (§3.0.8)")]
+AvertRuin = Annotated[bool, Field(description="spend all Fame to avert a Ruin penalty (§3.0.7)")]
+
+
+# ------------------------------------------------------------------ founding
+
+
+class LeaderEntry(Choices):
+    holder: str | None = Field(default=None, description="who holds the role (empty: vacant)")
+    kind: Literal["pc", "npc"] = "pc"
+    invested: bool = False
+
+
+class CapitalEntry(Choices):
+    id: str = Field(default="capital", min_length=1)
+    name: str = "Capital"
+    hex: str = Field(default="H0", min_length=1)
+    terrain: T.Terrain = "plains"
+
+
+class ResumeEntry(Choices):
+    """A running kingdom imported mid-campaign."""
+
+    turn: int = Field(default=0, ge=0, description="kingdom turns already played")
+    xp: int = Field(default=0, ge=0)
+    unrest: int = Field(default=0, ge=0)
+    ruin_points: dict[RuinName, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    event_dc: int = Field(default=16, ge=1)
+    milestones: list[Annotated[str, Pick("milestones", what="a milestone")]] | None = Field(
+        default=None, description="milestones already earned (default: those the imported state shows)")
+
+
+def _final_boosts() -> list[Ability]:
+    return ["loyalty", "economy"]
+
+
+def _default_leaders() -> dict[RoleName, LeaderEntry]:
+    return {
+        "ruler": LeaderEntry(holder="Ruler", kind="pc", invested=True),
+        "counselor": LeaderEntry(holder="Counselor", kind="pc", invested=True),
+        "treasurer": LeaderEntry(holder="Treasurer", kind="pc", invested=True),
+        "general": LeaderEntry(holder="General", kind="pc", invested=True),
+        "emissary": LeaderEntry(holder="Emissary", kind="npc"),
+        "viceroy": LeaderEntry(holder="Viceroy", kind="npc"),
+        "warden": LeaderEntry(holder="Warden", kind="npc"),
+    }
+
+
+class FoundingChoices(Choices):
+    """Turn 0 (§2): charter, heartland, government, ability boosts, skills, leaders, the capital."""
+
+    name: str = Field(default="Kingdom", title="Kingdom name")
+    charter: Annotated[str, Pick("charters", what="a charter")] = "open"
+    heartland: Annotated[str, Pick("heartlands", what="a heartland")] = "forest-or-swamp"
+    government: Annotated[str, Pick("governments", what="a government")] = "yeomanry"
+    charter_free_boost: Ability | list[Ability] = Field(
+        default="stability", description="the charter's free boost(s) (a list if more than one)")
+    government_free_boost: Ability | list[Ability] = Field(
+        default="stability", description="the government's free boost, not one of its fixed boosts")
+    free_boosts: Ability | list[Ability] = Field(
+        default_factory=_final_boosts, title="Final free boosts",
+        description="as many as the option founding_free_boosts (2), to different abilities")
+    trained_skills: list[Annotated[str, _skill()]] = Field(
+        default_factory=lambda: ["arts", "intrigue", "politics", "trade"],
+        description="up to 4 skills trained besides the government's (§5.7)")
+    leaders: dict[RoleName, LeaderEntry] = Field(
+        default_factory=_default_leaders, description="leaders by role; exactly four invested (§2.3)")
+    capital: CapitalEntry = Field(default_factory=CapitalEntry, description="the first settlement (a village)")
+    hexes: list[HexEntry] | None = Field(default=None, description="the founding hexes (default: the capital's)")
+    fame_type: Literal["fame", "infamy"] = "fame"
+    commodities: dict[Commodity, int] = Field(default_factory=dict, description="starting commodities (0-4 each)")
+    starting_rp: int = Field(default=0, ge=0, description="RP added at the first Resource Collection")
+    party_level: int = Field(default=1, ge=1, le=20)
+    structures: list[Annotated[str, Pick("structures", what="a structure")]] = Field(
+        default_factory=list, description="1-lot level-1 structures already standing in the capital (setup)")
+    resume: ResumeEntry | None = Field(default=None, description="import a running kingdom")
+
+
+# ------------------------------------------------------------------ upkeep
+
+
+class NewLeaderEntry(Choices):
+    """A New Leadership attempt (§4.2)."""
+
+    role: Annotated[RoleName, Pick("roles", what="a leadership role")]
+    holder: str | None = Field(default=None, description="the new leader")
+    kind: Literal["pc", "npc"] = "pc"
+    skill: Annotated[str | None, _skill()] = Field(
+        default=None, description="Intrigue, Politics, Statecraft or Warfare (default: the role's)")
+    invested: bool | None = Field(default=None, description="invest the role (default: as it was)")
+    invested_roles: dict[RoleName, bool] = Field(default_factory=dict, description="roles re-invested or not")
+    fame_reroll: bool = False
+
+
+class RelationEntry(Choices):
+    group: str = Field(min_length=1, description="the group (named by the GM)")
+    kind: Literal["trade_agreement", "diplomatic_relations"]
+    added: bool = True
+
+
+class LeadershipUpkeepChoices(Choices):
+    """U0-U1 (§3.1): the party level, story unlocks, war and armies, relations, New Leadership, downtime."""
+
+    party_level: int | None = Field(default=None, ge=1, le=20, description="the kingdom's maximum level"
+                                                                         " (default: unchanged)")
+    new_leadership: list[NewLeaderEntry] = Field(default_factory=list)
+    downtime: dict[RoleName, Downtime] = Field(
+        default_factory=dict, description="leaders who did NOT spend a downtime week")
+    at_war: bool | None = Field(default=None, description="the kingdom is at war (default: unchanged)")
+    armies: dict[str, Annotated[int, Field(ge=0)] | None] = Field(
+        default_factory=dict, description="army -> its Consumption; null removes it (armies are named by the GM)")
+    relations: list[RelationEntry] = Field(default_factory=list)
+    unlock_activities: list[Annotated[str, Pick("all_activities", what="an activity")]] = Field(
+        default_factory=list, description="activities the GM unlocks by story")
+
+
+class UnrestChoices(Choices):
+    """U2 Adjust Unrest (§3.1 U2)."""
+
+    ruin_split: RuinName | dict[RuinName, Annotated[int, Field(ge=0)]] = Field(
+        default_factory=dict, description="the 1d10 Ruin points at Unrest 10+: {ruin: n}, or one Ruin for all"
+                                          " (default: spread to the Ruins furthest from overflowing)")
+    lost_hex: Annotated[str | None, Pick("claimed_hexes", what="a claimed hex")] = Field(
+        default=None, description="the hex lost on a failed DC 11 flat check (default, or empty: the last"
+                                  " claimed hex without a settlement)")
+    avert_anarchy_with_fame: bool = Field(default=False, description="spend all Fame to avert anarchy (§3.0.7)")
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+class ConsumptionChoices(Choices):
+    """U4 Pay Consumption (§3.1 U4)."""
+
+    food: int | None = Field(default=None, ge=0, description="Food paid (default: as much as possible)")
+    remainder: Literal["rp", "unrest"] | None = Field(
+        default=None, description="the rest: 5 RP each, or 1d4 Unrest (default: RP when affordable)")
+
+
+# ------------------------------------------------------------------ commerce
+
+
+class TaxesChoices(Choices):
+    """C1 (§3.2): Collect Taxes, a DC 11 flat check, or nothing."""
+
+    mode: Literal["collect-taxes", "flat-check", "none"] | None = Field(
+        default=None, description="default: collect-taxes, none in anarchy")
+    skill: Annotated[str | None, _skill()] = None
+    fame_reroll: FameReroll = False
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+class ExpensesChoices(Choices):
+    """C2 (§3.2): Improve Lifestyle or Tap Treasury."""
+
+    activity: Literal["none", "improve-lifestyle", "tap-treasury"] = "none"
+    skill: Annotated[str | None, _skill()] = None
+    fame_reroll: FameReroll = False
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+class TradeChoices(Choices):
+    """C3 (§3.2): Trade Commodities at most once."""
+
+    activity: Literal["none", "trade-commodities"] | None = Field(
+        default=None, description="default: trade-commodities when a commodity is named")
+    commodity: Commodity | Literal[""] | None = Field(default=None, description="the commodity traded"
+                                                                               " (empty: no trade)")
+    quantity: int | None = Field(default=None, description="1-4, at most the stock (default 1)")
+    group: str | None = Field(default=None, description="the trading partner, as the GM names it (diplomatic"
+                                                        " relations with it give +1)")
+    skill: Annotated[str | None, _skill()] = None
+    fame_reroll: FameReroll = False
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+class AgreementsChoices(Choices):
+    """C4 (§3.2): Manage Trade Agreements."""
+
+    activity: Literal["none", "manage-trade-agreements"] = "none"
+    agreements: int | None = Field(default=None, description="agreements managed (default: all)")
+    option: BranchOption = None
+    goods: dict[Commodity, Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="commodities chosen as the reward (at most m, at most half Luxuries)")
+    skill: Annotated[str | None, _skill()] = None
+    fame_reroll: FameReroll = False
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+# ------------------------------------------------------------------ activity phase
+
+
+class ActivityRow(Choices):
+    """One activity of an Activity-phase step and what it needs (docs/pf2e-plans.md, Activities)."""
+
+    activity: str
+    role: Annotated[RoleName | None, Pick("roles", what="a leadership role")] = Field(
+        default=None, description="who acts (Leadership: a PC holding the role)")
+    skill: Annotated[str | None, _skill("activity_skills", depends=("activity",))] = Field(
+        default=None, description="one of the activity's skills (default: its first)")
+    hex: Annotated[str | HexEntry | None, Pick("hexes", what="a hex of the map", depends=("activity",))] = Field(
+        default=None, description="a known hex by id, or a new hex described in full")
+    second_hex: Annotated[str | None, Pick("hexes", what="a hex of the map")] = Field(
+        default=None, description="the second hex of a critical success (roads, farmland)")
+    settlement: Annotated[str | None, Pick("settlements", what="a settlement of the kingdom")] = Field(
+        default=None, description="default: the capital")
+    commodity: Commodity | None = Field(default=None, description="a work site's or a trade's commodity, or the"
+                                                                  " commodity an outcome lets you choose")
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    structure: Annotated[str | None, Pick("structures", what="a structure")] = None
+    block: int | None = Field(default=None, description="Build Structure / Demolish: the block")
+    lots: list[int] | None = Field(default=None, description="Build Structure: the lots (contiguous, empty)")
+    border: T.Border | None = Field(default=None, description="infrastructure on a border of the urban grid")
+    use_ruins: bool = Field(default=False, description="build on the Ruins of the settlement's hex (half cost)")
+    lot: int | None = Field(default=None, description="Demolish: the lot")
+    recover: Literal["lumber", "stone", "ore"] | None = Field(
+        default=None, description="Demolish critical success: the commodity recovered (1d6)")
+    distance: int | None = Field(default=None, ge=0, description="Establish Farmland: hexes from the settlement")
+    id: str | None = Field(default=None, description="Establish Settlement: the new settlement's id")
+    name: str | None = Field(default=None, description="Establish Settlement: its name")
+    quantity: int | None = Field(default=None, description="Trade Commodities: how many")
+    group: str | None = Field(default=None, description="the group dealt with, as the GM names it")
+    agreements: int | None = Field(default=None, description="Manage Trade Agreements: how many")
+    goods: dict[Commodity, Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="Manage Trade Agreements: the commodities chosen")
+    dc: int | None = Field(default=None, ge=0, description="a group's Negotiation DC, or the DC the GM rules")
+    event: Annotated[str | None, Pick("ongoing_events", what="an ongoing event")] = Field(
+        default=None, description="the ongoing event an event-DC activity targets")
+    refuge_ruin: RuinChoice = Field(default=None, description="the Ruin a claimed Refuge lowers")
+    favored_land: bool = Field(default=False, description="pair two Region activities in one heartland hex (§5.9)")
+    reconnoitered: bool = Field(default=True, description="Claim Hex: the hex was Reconnoitered and cleared")
+    option: BranchOption = None
+    gm_effects: GMEffects
+    fame_reroll: FameReroll = False
+
+
+class LeadershipRow(ActivityRow):
+    activity: Annotated[str, Pick("leadership_activities", what="a Leadership activity")]
+
+
+class RegionRow(ActivityRow):
+    activity: Annotated[str, Pick("region_activities", what="a Region activity")]
+    hex: Annotated[str | HexEntry | None, Pick("region_hexes", what="a hex", depends=("activity",))] = Field(
+        default=None, description="a hex by id (it may be claimed by an earlier row of this step), or a new hex"
+                                  " described in full")
+    second_hex: Annotated[str | None, Pick("region_hexes", what="a hex")] = Field(
+        default=None, description="the second hex of a critical success (roads, farmland)")
+    settlement: Annotated[str | None, Pick("region_settlements", what="a settlement")] = Field(
+        default=None, description="default: the capital (it may be founded by an earlier row of this step)")
+
+
+class CivicRow(ActivityRow):
+    activity: Annotated[str, Pick("civic_activities", what="a Civic activity")]
+
+
+class LeadershipActivities(Choices):
+    """A1 (§3.3): per PC leader 2 Leadership activities, 3 with a seat of government in the capital."""
+
+    activities: list[LeadershipRow] = Field(default_factory=list)
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+class RegionActivities(Choices):
+    """A2 (§3.3): three Region activities (more after Claim Hex critical successes, Favored Land)."""
+
+    activities: list[RegionRow] = Field(default_factory=list)
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+class CivicActivities(Choices):
+    """A3 (§3.3): one Civic activity per settlement."""
+
+    activities: list[CivicRow] = Field(default_factory=list)
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+# ------------------------------------------------------------------ event phase
+
+
+class EventResolveChoices(Choices):
+    """E2 (§3.4): the kingdom event, its check and what the GM rules."""
+
+    event: Annotated[str, Pick("events", what="a kingdom event")] = Field(
+        default="", description="the event, if one occurred (empty: none)")
+    skill: Annotated[str | None, _skill("event_skills", depends=("event",))] = Field(
+        default=None, description="the skill of the event check (default: the event's first; empty: no check)")
+    target: str = Field(default="kingdom", description="what the event strikes (a settlement, a hex: as the GM"
+                                                      " names it)")
+    fame_reroll: FameReroll = False
+    option: BranchOption = None
+    commodity: Commodity | None = Field(default=None, description="the commodity an outcome lets you choose")
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    gm_effects: GMEffects
+    continues: bool | None = Field(default=None, description="the event continues next turn (default: a"
+                                                            " continuous event not overcome)")
+    unrest_per_turn: int = Field(default=0, description="Unrest each turn while it continues")
+    consumption_delta: int = Field(default=0, description="Consumption change while it continues")
+    end_events: list[Annotated[str, Pick("ongoing_events", what="an ongoing event")]] = Field(
+        default_factory=list, description="ongoing events that end now")
+    avert_ruin_penalty_with_fame: AvertRuin = False
+
+
+class EventXPChoices(Choices):
+    """E3 (§3.4): the GM's awards."""
+
+    gm_xp: int = Field(default=0, ge=0, title="GM XP award")
+    gm_fame_next_turn: int = Field(default=0, ge=0, title="GM Fame award (next turn)")
+
+
+class LevelChoices(Choices):
+    """E4 (§3.4, §5.5): what a new level brings, and leaders shaking off a failed New Leadership."""
+
+    ruin_resistance: RuinName | None = Field(default=None, description="levels 5, 8, 11, 14, 17, 20")
+    skill_increase: Annotated[str | None, _skill()] = None
+    feat: Annotated[str | None, Pick("feats", what="a kingdom feat")] = Field(
+        default=None, description="its prerequisites must hold, counting this level's increase and boosts"
+                                  " (empty: none)")
+    feat_skill: Annotated[str | None, _skill()] = Field(
+        default=None, description="the skill Skill Training trains, or the one Kingdom Assurance is taken for")
+    boosts: list[Ability] | None = None
+    leader_checks: dict[RoleName, str] = Field(
+        default_factory=dict, description="role -> the Loyalty-based skill of its check (§4.2 failure)")
+
+
+# ------------------------------------------------------------------ vocabulary
+
+
+def _mod(state: KingdomState, skill: str) -> str:
+    if not state.founded:
+        return T.core().skills[skill]
+    rank = state.skills.get(skill, "untrained")
+    total = int(check_modifier(state, skill).total)
+    return f"{T.core().skills[skill]}, {rank}, {total:+d}"
+
+
+def _skills(state: KingdomState, first: Sequence[str] = (), note: str = "") -> list[Option]:
+    names = [*first, *(s for s in sorted(T.core().skills) if s not in first)]
+    out = []
+    for s in names:
+        detail = _mod(state, s)
+        if first and s not in first and note:
+            detail = f"{detail}; {note}"
+        out.append(Option(s, s.capitalize(), detail))
+    return out
+
+
+def _activity_detail(state: KingdomState, act: T.Activity) -> str:
+    parts = [", ".join(act.skills) or "no skill", f"DC {act.dc}"]
+    if act.cost_rp:
+        parts.append(f"{act.cost_rp} RP")
+    if act.proficiency != "untrained":
+        parts.append(act.proficiency)
+    lock = activity_lock(state, act)
+    if lock:
+        parts.append(f"locked: needs {lock}")
+    return "; ".join(parts)
+
+
+def _structure_detail(st: T.Structure) -> str:
+    cost = " + ".join([f"{st.cost_rp} RP", *(f"{n} {c}" for c, n in sorted(st.cost.items()))])
+    where = f"{st.lots} lot{'s' if st.lots != 1 else ''}" if st.lots else f"infrastructure ({st.scope})"
+    return f"level {st.level}, {where}, {cost}, DC {st.dc} ({', '.join(st.skills)})"
+
+
+def _hex_detail(h: Any) -> str:
+    parts = [h.terrain, "claimed" if h.claimed else "not claimed"]
+    if h.river:
+        parts.append("river")
+    if h.lake:
+        parts.append("lake")
+    parts.extend(h.features)
+    if h.work_site is not None:
+        parts.append(f"{h.work_site.commodity} work site")
+    return ", ".join(parts)
+
+
+def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+    """The allowed values of ``Pick(source)`` in ``state``; ``within``: the sibling values of the entry."""
     cat = T.catalog(state.homebrew)
-    return tuple(sorted(a.name for a in cat.activities.values() if a.category == category
-                        and not activity_lock(state, a)))
-
-
-def choices_for(state: KingdomState, step: str) -> list[Choice]:
-    """The inputs of ``step`` in ``state`` (kinds: select, multiselect, int, text, bool, json)."""
-    skills = tuple(sorted(T.core().skills))
-    ruins = T.RUINS
-    if step == "founding":
-        from kingdomlog.rulesets.pf2e.steps import default_founding
-
-        d = default_founding()
-        return [
-            Choice("name", "Kingdom name", "text", default=d["name"]),
-            Choice("charter", "Charter", "select", tuple(sorted(T.charters())), d["charter"]),
-            Choice("heartland", "Heartland", "select", tuple(sorted(T.heartlands())), d["heartland"]),
-            Choice("government", "Government", "select", tuple(sorted(T.governments())), d["government"]),
-            Choice("charter_free_boost", "Charter free boost", "select", T.ABILITIES, d["charter_free_boost"]),
-            Choice("government_free_boost", "Government free boost", "select", T.ABILITIES,
-                   d["government_free_boost"]),
-            Choice("free_boosts", "Final free boosts", "multiselect", T.ABILITIES, d["free_boosts"]),
-            Choice("trained_skills", "Skills trained by leaders (up to 4)", "multiselect", skills,
-                   d["trained_skills"]),
-            Choice("leaders", "Leaders by role ({holder, kind pc|npc, invested})", "json", default=d["leaders"]),
-            Choice("capital", "First settlement ({id, name, hex, terrain})", "json", default=d["capital"]),
-            Choice("hexes", "Founding hexes ([{id, terrain, river, lake, features, resource}])", "json",
-                   default=None),
-            Choice("fame_type", "Fame or Infamy", "select", ("fame", "infamy"), "fame"),
-            Choice("commodities", "Starting commodities", "json", default={}),
-            Choice("starting_rp", "Starting RP (added at the first Resource Collection)", "int", default=0,
-                   minimum=0),
-            Choice("party_level", "Party level", "int", default=1, minimum=1, maximum=20),
-            Choice("structures", "Structures standing in the capital (setup)", "multiselect",
-                   tuple(sorted(T.catalog(state.homebrew).structures)), []),
-            Choice("resume", "Import a running kingdom ({turn, xp, unrest, ruin_points, event_dc})", "json",
-                   default={}),
-        ]
-    if step == "upkeep.leadership":
-        return [
-            Choice("party_level", "Party level (max kingdom level)", "int", default=state.max_level,
-                   minimum=state.level, maximum=20),
-            Choice("new_leadership", "New Leadership attempts ([{role, holder, kind, skill, invested}])", "json",
-                   default=[]),
-            Choice("downtime", "Leaders who did NOT spend a downtime week: {role: forfeit_activity|"
-                   "vacancy_penalty}", "json", default={}),
-            Choice("at_war", "The kingdom is at war (+1 Unrest at U2)", "bool", default=state.at_war),
-            Choice("armies", "Armies and their Consumption ({army: n}, null removes)", "json", default={}),
-            Choice("relations", "Trade agreements / diplomatic relations gained or lost ([{group, kind,"
-                   " added}])", "json", default=[]),
-            Choice("unlock_activities", "Activities the GM unlocks by story ([name, ...])", "json", default=[]),
-        ]
-    if step == "upkeep.unrest":
-        return [
-            Choice("ruin_split", "Split of the 1d10 Ruin points at Unrest 10+ ({ruin: n}, or one Ruin's name"
-                   " for all)", "json", default={}),
-            Choice("lost_hex", "Hex lost on a failed DC 11 flat check", "text", default=""),
-            Choice("avert_anarchy_with_fame", "Spend all Fame to avert anarchy", "bool", default=False),
-            Choice("avert_ruin_penalty_with_fame", "Spend all Fame to avert a Ruin penalty", "bool",
-                   default=False),
-        ]
-    if step == "upkeep.resources":
-        return []
-    if step == "upkeep.consumption":
-        need = int(consumption(state).total)
-        return [
-            Choice("food", f"Food to pay (Consumption {need})", "int",
-                   default=min(need, state.commodities["food"]), minimum=0, maximum=need),
-            Choice("remainder", "Pay the rest with RP (5 each) or 1d4 Unrest", "select", ("rp", "unrest"),
-                   "rp"),
-        ]
-    if step == "commerce.taxes":
-        return [
-            Choice("mode", "Collect Taxes, a DC 11 flat check, or nothing", "select",
-                   ("collect-taxes", "flat-check", "none"), "none" if in_anarchy(state) else "collect-taxes"),
-            Choice("skill", "Skill", "select", ("trade",), "trade"),
-            Choice("fame_reroll", "Re-roll with 1 Fame", "bool", default=False),
-        ]
-    if step == "commerce.expenses":
-        return [Choice("activity", "Approve Expenses", "select", ("none", "improve-lifestyle", "tap-treasury"),
-                       "none"),
-                Choice("ruin", "Ruin if a critical failure adds one", "select", ruins, None)]
-    if step == "commerce.trade":
-        return [Choice("commodity", "Commodity to trade (empty: skip)", "select", ("", *T.COMMODITIES), ""),
-                Choice("quantity", "Quantity (1-4)", "int", default=1, minimum=1, maximum=4),
-                Choice("group", "Trading partner (diplomatic relations give +1)", "text", default="")]
-    if step == "commerce.agreements":
-        return [Choice("activity", "Manage Trade Agreements", "select", ("none", "manage-trade-agreements"), "none"),
-                Choice("agreements", "Agreements managed", "int", default=len(state.trade_agreements), minimum=0),
-                Choice("option", "Success reward: 0 dice, 1 commodities", "int", default=0, minimum=0, maximum=1),
-                Choice("goods", "Commodities chosen ({commodity: n})", "json", default={})]
-    if step.startswith("activity."):
-        category = step.split(".")[1]
-        return [Choice("activities", f"{category.title()} activities ({', '.join(_acts(state, category))})",
-                       "json", default=[], help=_ACT_HELP),
-                Choice("avert_ruin_penalty_with_fame", "Spend all Fame to avert a Ruin penalty", "bool",
-                       default=False)]
-    if step == "event.check":
-        return []
-    if step == "event.resolve":
-        names = tuple(sorted(T.catalog(state.homebrew).events))
-        return [
-            Choice("event", "Kingdom event (if one occurred)", "select", ("", *names), ""),
-            Choice("skill", "Skill for the event check", "select", ("", *skills), ""),
-            Choice("gm_effects", "GM-ruled effects ([{kind, amount, target}])", "json", default=[]),
-            Choice("continues", "The event continues next turn", "bool", default=False),
-            Choice("unrest_per_turn", "Unrest per turn while it continues", "int", default=0),
-            Choice("consumption_delta", "Consumption change while it continues", "int", default=0),
-            Choice("end_events", "Ongoing events that end now", "multiselect",
-                   tuple(e.name for e in state.ongoing_events), []),
-        ]
-    if step == "event.xp":
-        return [Choice("gm_xp", "GM XP award", "int", default=0, minimum=0),
-                Choice("gm_fame_next_turn", "GM Fame award (next turn)", "int", default=0, minimum=0)]
-    if step == "event.level":
-        return [
-            Choice("ruin_resistance", "Ruin Resistance (levels 5, 8, 11, 14, 17, 20)", "select", ruins, None),
-            Choice("skill_increase", "Skill increase", "select", skills, None),
-            Choice("feat", "Kingdom feat", "select", tuple(sorted(T.catalog(state.homebrew).feats)), None),
-            Choice("feat_skill", "Skill trained by Skill Training", "select", skills, None),
-            Choice("boosts", "Ability boosts", "multiselect", T.ABILITIES, None),
-            Choice("leader_checks", "Leaders shaking off a failed New Leadership ({role: loyalty skill})", "json",
-                   default={}),
-        ]
-    return []
-
-
-def describe(state: KingdomState) -> str:
-    """Every step's choices as JSON (for docs and debugging)."""
-    from kingdomlog.rulesets.pf2e.steps import STEP_IDS
-
-    return json.dumps({s: [c.name for c in choices_for(state, s)] for s in ("founding", *STEP_IDS)}, indent=1)
+    if source == "charters":
+        return [Option(c.name, c.name, f"boost {c.boost or '-'}, flaw {c.flaw or '-'}, {c.free_boosts} free")
+                for c in T.charters().values()]
+    if source == "heartlands":
+        return [Option(h.name, h.name, f"boost {h.boost}; {', '.join(h.terrain)}") for h in T.heartlands().values()]
+    if source == "governments":
+        return [Option(g.name, g.name, f"boosts {', '.join(g.boosts)} + {g.free_boosts} free; skills"
+                                       f" {', '.join(g.skills)}; feat {g.feat or '-'}")
+                for g in T.governments().values()]
+    if source == "milestones":
+        return [Option(m.name, m.name, f"{m.xp} XP") for m in T.milestones().values()]
+    if source == "skills":
+        return _skills(state)
+    if source == "activity_skills":
+        act = cat.activities.get(str(within.get("activity") or ""))
+        if act is None:
+            return _skills(state)
+        return _skills(state, act.skills, f"not a skill of {act.name}")
+    if source == "event_skills":
+        ev = cat.events.get(str(within.get("event") or ""))
+        first = list(ev.skills) if ev is not None else []
+        return [Option("", "no check", "the GM rules the outcome"),
+                *_skills(state, first, f"not a skill of {ev.name}" if ev is not None else "")]
+    if source == "roles":
+        out = []
+        for r in T.ROLES:
+            ld = state.leaders.get(r)
+            if ld is None or ld.holder is None:
+                detail = "vacant"
+            else:
+                detail = f"{ld.holder} ({ld.kind.upper()}{', invested' if ld.invested else ''})"
+            out.append(Option(r, r.capitalize(), detail))
+        return out
+    if source == "settlements":
+        return [Option(s.id, s.name, f"{s.type}, {s.blocks_used} block(s), {s.free_lots()} free lot(s)"
+                                     f"{', capital' if s.capital else ''}") for s in state.settlements]
+    if source == "claimed_hexes":
+        return [Option("", "the default", "the last claimed hex without a settlement"),
+                *(Option(h.id, h.id, _hex_detail(h)) for h in state.hexes if h.claimed)]
+    if source == "hexes":
+        if isinstance(within.get("hex"), HexEntry):
+            return None  # a hex described in full may be new to the map
+        return [Option(h.id, h.id, _hex_detail(h)) for h in state.hexes]
+    if source in ("region_hexes", "region_settlements"):
+        return None  # an earlier row of the Region step may create it; the activity checks it
+    if source in ("leadership_activities", "region_activities", "civic_activities"):
+        category = source.split("_", 1)[0]
+        return [Option(a.name, a.title or a.name, _activity_detail(state, a))
+                for a in sorted(cat.activities.values(), key=lambda a: a.name) if a.category == category]
+    if source == "all_activities":
+        return [Option(a.name, a.title or a.name, f"{a.category}; {activity_lock(state, a) or 'unlocked'}")
+                for a in sorted(cat.activities.values(), key=lambda a: a.name)]
+    if source == "structures":
+        return [Option(s.name, s.title or s.name, _structure_detail(s))
+                for s in sorted(cat.structures.values(), key=lambda s: (s.level, s.name))]
+    if source == "events":
+        return [Option("", "no event", ""),
+                *(Option(e.name, e.title or e.name, f"modifier {e.modifier:+d}; {', '.join(e.skills) or 'GM'}"
+                                                    f"{'; continuous' if e.continuous else ''}")
+                  for e in sorted(cat.events.values(), key=lambda e: e.name))]
+    if source == "ongoing_events":
+        return [Option(e.name, e.name, f"since turn {e.since_turn}; {e.unrest_per_turn:+d} Unrest per turn")
+                for e in state.ongoing_events]
+    if source == "feats":
+        return [Option("", "no feat", ""),
+                *(Option(f.name, f.title or f.name, f"level {f.level}{'; repeatable' if f.repeatable else ''}"
+                                                    f"{'; taken' if f.name in state.feats else ''}")
+                  for f in sorted(cat.feats.values(), key=lambda f: (f.level, f.name)))]
+    raise InputError(f"pf2e-kingmaker has no list of {source!r} to choose from")

@@ -8,24 +8,25 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event
+from kingdomlog.core.model import Frozen
 
 Degree = Literal["critical_failure", "failure", "success", "critical_success"]
 
 
-class TermOut(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class TermOut(Frozen):
+    """One term of a recorded modifier or DC."""
+
     label: str
     value: int
     kind: str = "untyped"
 
 
-class HexIn(BaseModel):
+class HexIn(Frozen):
     """A hex as recorded when it enters the kingdom."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     id: str = Field(min_length=1)
     terrain: Literal["plains", "hills", "forest", "swamp", "mountains"] = "plains"
     river: bool = False
@@ -34,8 +35,9 @@ class HexIn(BaseModel):
     resource: Literal["", "lumber", "ore", "stone"] = ""
 
 
-class LeaderIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class LeaderIn(Frozen):
+    """A leader as recorded at founding."""
+
     holder: str | None = None
     kind: Literal["pc", "npc"] = "pc"
     invested: bool = False

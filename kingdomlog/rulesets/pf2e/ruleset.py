@@ -1,19 +1,28 @@
-"""The ``pf2e-kingmaker`` ruleset object: the plug-in seam (design §4) over the modules of this package."""
+"""The ``pf2e-kingmaker`` ruleset object: the plug-in seam (design §4) over the modules of this package.
+
+``events`` (payloads), ``state`` (the kingdom and its derived numbers), ``evolve`` (the fold of
+recorded facts), ``choices`` + ``decide`` (the typed steps), ``engine`` + ``activities`` (what the
+steps do), ``rules`` (kernels of plain numbers), ``audit`` (today's rules against a log),
+``tables`` + ``data/`` (rules data), ``views.sql``, ``samples``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from importlib import resources
 from typing import Any
 
+from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, Choice, Dice, OptionSpec, Phase, State
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step
+from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.evolve import apply
+from kingdomlog.rulesets.pf2e.audit import audit
+from kingdomlog.rulesets.pf2e.choices import vocabulary
+from kingdomlog.rulesets.pf2e.decide import ALL_STEPS, FOUNDING, PHASES
+from kingdomlog.rulesets.pf2e.evolve import evolve
 from kingdomlog.rulesets.pf2e.samples import sample_events, sample_plans
 from kingdomlog.rulesets.pf2e.state import KingdomState, capital, explain_all, size_of
-from kingdomlog.rulesets.pf2e.steps import FOUNDING, PHASES, decide_step, default_founding
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("ruin_overflow_mode", "choice", "subtract_threshold",
@@ -52,14 +61,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-class Pf2eKingmaker:
+class Pf2eKingmaker(Ruleset):
     """Pathfinder 2e Kingmaker kingdom turns (spec rulesets/pf2e-kingmaker.md)."""
 
     id = "pf2e-kingmaker"
     name = "PF2e Kingmaker"
-    aliases: tuple[str, ...] = ("pf2e", "kingmaker2e", "pf2e-km", "pathfinder2e-kingmaker", "kingmaker")
+    aliases = ("pf2e", "kingmaker2e", "pf2e-km", "pathfinder2e-kingmaker", "kingmaker")
     turn_unit = "month"
-    chart_figures: tuple[str, ...] = (
+    chart_figures = (
         "level", "xp", "unrest", "rp", "fame", "size", "control_dc", "corruption", "crime", "decay", "strife",
         "food",
     )
@@ -74,14 +83,15 @@ class Pf2eKingmaker:
         return E.EVENT_TYPES
 
     @property
-    def phases(self) -> Sequence[Phase]:
+    def phases(self) -> Sequence[Step]:
         return PHASES
 
-    def phases_for(self, state: State, turn: int) -> Sequence[Phase]:
-        assert isinstance(state, KingdomState)
-        if not state.founded:
-            return (FOUNDING,)
-        return PHASES
+    @property
+    def all_steps(self) -> Sequence[Step]:
+        return ALL_STEPS
+
+    def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
+        return PHASES if state.founded else (FOUNDING,)
 
     def initial_state(self, context: CampaignContext) -> KingdomState:
         options = {o.name: o.default for o in OPTIONS}
@@ -89,26 +99,20 @@ class Pf2eKingmaker:
         homebrew = T.validate_homebrew(context.data) if context.data else {}
         return KingdomState(campaign=context.campaign, options=options, homebrew=homebrew)
 
-    def evolve(self, state: State, event: RecordedEvent) -> KingdomState:
-        assert isinstance(state, KingdomState)
-        return apply(state, event.payload, event.turn)
+    def evolve(self, state: Any, event: RecordedEvent) -> KingdomState:
+        return evolve(state, event)
 
-    def decide(self, state: State, step: str, choices: Mapping[str, Any], dice: Dice) -> list[Draft]:
-        assert isinstance(state, KingdomState)
-        return decide_step(state, step, choices, dice).drafts
+    def audit(self, state: Any, event: RecordedEvent) -> list[str]:
+        return audit(state, event)
 
-    def choices(self, state: State, step: str) -> Sequence[Choice]:
-        from kingdomlog.rulesets.pf2e.choices import choices_for
+    def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+        return vocabulary(state, source, within)
 
-        assert isinstance(state, KingdomState)
-        return choices_for(state, step)
+    def redact(self, state: Any, viewer: Viewer) -> Any:
+        return state  # a kingdom has no secrets from its players
 
-    def redact(self, state: State, viewer: str) -> State:
-        return state
-
-    def summary(self, state: State) -> dict[str, Any]:
-        assert isinstance(state, KingdomState)
-        s = state
+    def summary(self, state: Any) -> dict[str, Any]:
+        s: KingdomState = state
         out: dict[str, Any] = {
             "kingdom": s.name, "kingdom_turn": s.turn, "level": s.level, "xp": s.xp, "size": size_of(s),
             "control_dc": s.control_dc, "resource_die": s.resource_die, "resource_dice": s.resource_dice,
@@ -127,23 +131,17 @@ class Pf2eKingmaker:
             out[a] = s.scores[a]
         return out
 
-    def explain(self, state: State) -> list[Breakdown]:
-        assert isinstance(state, KingdomState)
+    def explain(self, state: Any) -> list[Breakdown]:
         return explain_all(state)
 
-    def render(self, state: State) -> str:
-        assert isinstance(state, KingdomState)
-        s = state
+    def render(self, state: Any) -> str:
+        s: KingdomState = state
         ruins = " ".join(f"{r[:3]}{s.ruin[r].points}/{s.ruin[r].threshold}p{s.ruin[r].penalty}" for r in T.RUINS)
         goods = " ".join(f"{c[:3]}{s.commodities[c]}/{s.storage[c]}" for c in T.COMMODITIES)
         cap = capital(s)
         return (f"{s.name or '(unfounded)'} T{s.turn} L{s.level} xp{s.xp} size{size_of(s)} dc{s.control_dc}"
                 f" rp{s.rp} unrest{s.unrest} fame{s.fame} edc{s.event_dc} | {ruins} | {goods}"
                 f" | cap={cap.name if cap else '-'}")
-
-    def sql_views(self) -> Mapping[str, str]:
-        text = resources.files("kingdomlog.rulesets.pf2e").joinpath("views.sql").read_text(encoding="utf-8")
-        return {"pf2e_turns": text.strip().rstrip(";")}
 
     def sample_events(self) -> list[Draft]:
         return sample_events()
@@ -153,9 +151,6 @@ class Pf2eKingmaker:
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
         return T.data_tables()
-
-    def default_founding(self) -> dict[str, Any]:
-        return default_founding()
 
 
 RULESET = Pf2eKingmaker()

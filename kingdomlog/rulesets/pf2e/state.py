@@ -12,19 +12,33 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import Field, computed_field, model_validator
 
+from kingdomlog.core.model import Frozen
 from kingdomlog.core.modifiers import Modifier as StackMod
 from kingdomlog.core.modifiers import stack
 from kingdomlog.core.ruleset import Breakdown, Term
+from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+class _WithDerived(Frozen):
+    """A frozen model whose JSON form also shows derived figures (computed fields).
+
+    Reading that JSON back (snapshots, ``state --json`` round trips) drops the derived keys, which are
+    recomputed from the stored fields; any other unknown key is still refused.
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            derived = cls.model_computed_fields
+            return {k: v for k, v in data.items() if k not in derived}
+        return data
 
 
-class Ruin(_Frozen):
+class Ruin(Frozen):
     """One Ruin (§2.4): accumulated points, threshold and penalty."""
 
     points: int = 0
@@ -32,7 +46,7 @@ class Ruin(_Frozen):
     penalty: int = 0
 
 
-class Leader(_Frozen):
+class Leader(Frozen):
     """One leadership role (§2.3). ``holder`` None means vacant."""
 
     holder: str | None = None
@@ -48,7 +62,7 @@ class Leader(_Frozen):
     """Turn through which ``leadership_modifier`` applies (0 = while set and not cleared)."""
 
 
-class BuiltStructure(_Frozen):
+class BuiltStructure(Frozen):
     """A structure standing in a settlement; the numbers the derivations need are copied at build time."""
 
     name: str
@@ -64,7 +78,7 @@ class BuiltStructure(_Frozen):
     infrastructure built for the whole settlement or on a border."""
 
 
-class Settlement(_Frozen):
+class Settlement(_WithDerived):
     """A settlement on its urban grid (§2.8): blocks of four lots."""
 
     id: str
@@ -126,12 +140,12 @@ class Settlement(_Frozen):
         return sum(1 for b in self.blocks for lot in b if lot == "")
 
 
-class WorkSite(_Frozen):
+class WorkSite(Frozen):
     commodity: Literal["lumber", "ore", "stone"]
     double_until_turn: int = 0
 
 
-class Hex(_Frozen):
+class Hex(Frozen):
     """A hex (§2.7). ``farmland_of`` names the settlement whose influence the farmland uses."""
 
     id: str
@@ -148,7 +162,7 @@ class Hex(_Frozen):
     ever_claimed: bool = True
 
 
-class KingdomModifier(_Frozen):
+class KingdomModifier(Frozen):
     """A temporary modifier (§2.10)."""
 
     id: str
@@ -159,7 +173,7 @@ class KingdomModifier(_Frozen):
     expires: Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"] = "end_of_this_turn"
 
 
-class Pending(_Frozen):
+class Pending(Frozen):
     """Effects queued for the next turn (§2.10)."""
 
     bonus_dice: int = 0
@@ -170,7 +184,7 @@ class Pending(_Frozen):
     commodities: dict[str, int] = Field(default_factory=dict)
 
 
-class UsedActivity(_Frozen):
+class UsedActivity(Frozen):
     name: str
     category: str
     role: str = ""
@@ -178,14 +192,14 @@ class UsedActivity(_Frozen):
     skill: str = ""
 
 
-class OngoingEvent(_Frozen):
+class OngoingEvent(Frozen):
     name: str
     unrest_per_turn: int = 0
     consumption_delta: int = 0
     since_turn: int = 0
 
 
-class KingdomState(_Frozen):
+class KingdomState(_WithDerived):
     """Everything the log says about one kingdom (spec §2), at a point of the fold."""
 
     campaign: str = ""
@@ -332,20 +346,10 @@ def unrest_penalty(unrest: int) -> int:
     >>> [unrest_penalty(u) for u in (0, 1, 4, 5, 9, 10, 14, 15, 40)]
     [0, -1, -1, -2, -2, -3, -3, -4, -4]
     """
-    out = 0
-    for band in T.core().unrest_band:
-        if unrest >= band.min_unrest:
-            out = band.penalty
-    return out
+    return R.unrest_penalty(unrest, [(b.min_unrest, b.penalty) for b in T.core().unrest_band])
 
 
-def ability_mod(score: int) -> int:
-    """floor((score - 10) / 2) (§2.2).
-
-    >>> ability_mod(14), ability_mod(12), ability_mod(9)
-    (2, 1, -1)
-    """
-    return (score - 10) // 2
+ability_mod = R.ability_mod
 
 
 def anarchy_threshold(state: KingdomState) -> int:
@@ -359,7 +363,7 @@ def in_anarchy(state: KingdomState) -> bool:
 
 def fame_max(state: KingdomState) -> int:
     """3, or 4 from level 20 (Envy of the World, §2.1)."""
-    return 4 if state.level >= 20 else 3
+    return R.fame_cap(state.level)
 
 
 def vacant(state: KingdomState, role: str) -> bool:
@@ -436,6 +440,14 @@ def consumption(state: KingdomState) -> Breakdown:
     return Breakdown("Consumption", total, tuple(terms))
 
 
+def hex_by_id(state: KingdomState, hid: str) -> Hex | None:
+    """The hex ``hid`` of the map (claimed or not), or None."""
+    for h in state.hexes:
+        if h.id == hid:
+            return h
+    return None
+
+
 def capital(state: KingdomState) -> Settlement | None:
     for s in state.settlements:
         if s.capital:
@@ -494,7 +506,7 @@ def proficiency_bonus(rank: str, level: int) -> int:
     (3, 0, 9)
     """
     add = T.core().proficiency[rank]  # type: ignore[index]
-    return 0 if rank == "untrained" else level + add
+    return R.proficiency_bonus(None if rank == "untrained" else add, level)
 
 
 def rank_at_least(rank: str, needed: str) -> bool:

@@ -11,23 +11,22 @@ import functools
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from kingdomlog.core.data import package_document, rows
 from kingdomlog.core.errors import InputError
+from kingdomlog.core.model import Frozen
+from kingdomlog.rulesets.pf2e.rules import check_amount
 
 PKG = "kingdomlog.rulesets.pf2e.data"
 
 ABILITIES = ("culture", "economy", "loyalty", "stability")
 COMMODITIES = ("food", "lumber", "luxuries", "ore", "stone")
 RUINS = ("corruption", "crime", "decay", "strife")
-ROLES = ("ruler", "counselor", "emissary", "general", "magister", "treasurer", "viceroy", "warden")
 RANKS = ("untrained", "trained", "expert", "master", "legendary")
 TERRAINS = ("plains", "hills", "forest", "swamp", "mountains")
-FEATURES = ("bridge", "farmland", "freehold", "landmark", "refuge", "resource", "ruins", "settlement",
-            "structure", "work_site")
 DEGREES = ("critical_failure", "failure", "success", "critical_success")
 
 Ability = Literal["culture", "economy", "loyalty", "stability"]
@@ -35,48 +34,48 @@ Commodity = Literal["food", "lumber", "luxuries", "ore", "stone"]
 RuinName = Literal["corruption", "crime", "decay", "strife"]
 Rank = Literal["untrained", "trained", "expert", "master", "legendary"]
 Terrain = Literal["plains", "hills", "forest", "swamp", "mountains"]
+RoleName = Literal["ruler", "counselor", "emissary", "general", "magister", "treasurer", "viceroy", "warden"]
+Feature = Literal["bridge", "farmland", "freehold", "landmark", "refuge", "resource", "ruins", "settlement",
+                  "structure", "work_site"]
+Border = Literal["north", "east", "south", "west"]
+ROLES: tuple[str, ...] = get_args(RoleName)
+FEATURES: tuple[str, ...] = get_args(Feature)
 
-EFFECT_KINDS = (
+EffectKind = Literal[
     "rp", "unrest", "fame", "xp", "food_loss", "ruin", "ruin_penalty", "commodity", "modifier", "pending",
     "cooldown", "claim_hex", "extra_region", "work_site", "farmland", "roads", "settlement", "build", "demolish",
     "choose", "treasury_debt", "trade_goods", "crop_failure_watch",
-)
+]
+EFFECT_KINDS: tuple[str, ...] = get_args(EffectKind)
+BonusType = Literal["circumstance", "status", "item", "untyped"]
+Expiry = Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"]
+EffectWhen = Literal["", "used_last_turn", "not_used_last_turn", "fame_zero", "fame_positive"]
 
 
-class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Effect(_Row):
+class Effect(Frozen):
     """One outcome effect, interpreted by the engine (see data/activities.toml header)."""
 
-    kind: Literal[
-        "rp", "unrest", "fame", "xp", "food_loss", "ruin", "ruin_penalty", "commodity", "modifier", "pending",
-        "cooldown", "claim_hex", "extra_region", "work_site", "farmland", "roads", "settlement", "build",
-        "demolish", "choose", "treasury_debt", "trade_goods", "crop_failure_watch",
-    ]
+    kind: EffectKind
     amount: int | str = 0
     target: str = ""
     count: int = 1
     selector: str = ""
     value: int = 0
-    type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
-    expires: Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"] = "end_of_this_turn"
+    type: BonusType = "circumstance"
+    expires: Expiry = "end_of_this_turn"
     turns: int = 0
-    when: Literal["", "used_last_turn", "not_used_last_turn", "fame_zero", "fame_positive"] = ""
+    when: EffectWhen = ""
     options: list[list[Effect]] = Field(default_factory=list)
 
     @field_validator("amount")
     @classmethod
     def _amount(cls, v: int | str) -> int | str:
         if isinstance(v, str):
-            from kingdomlog.rulesets.pf2e.amounts import check_amount
-
             check_amount(v)
         return v
 
 
-class Outcomes(_Row):
+class Outcomes(Frozen):
     critical_success: list[Effect] | None = None
     success: list[Effect] | None = None
     failure: list[Effect] | None = None
@@ -95,7 +94,7 @@ class Outcomes(_Row):
 _DC_RULE = re.compile(r"^(control(\+\d+)?|structure|negotiation|terrain_farmland|event|gm|none|\d+)$")
 
 
-class Activity(_Row):
+class Activity(Frozen):
     name: str
     title: str = ""
     category: Literal["upkeep", "commerce", "leadership", "region", "civic", "army"]
@@ -140,7 +139,7 @@ ITEM_GROUPS = ("alchemical", "arcane", "divine", "occult", "primal", "magical", 
 _SELECTOR = re.compile(r"^(activity:[a-z-]+(:[a-z]+)?|skill:[a-z]+(\+activity:[a-z-]+)?)$")
 
 
-class Structure(_Row):
+class Structure(Frozen):
     name: str
     title: str = ""
     level: int = Field(ge=0, le=20)
@@ -216,7 +215,7 @@ class Structure(_Row):
         return self
 
 
-class FeatEffect(_Row):
+class FeatEffect(Frozen):
     """One feat effect as data (see data/feats.toml header), interpreted by state.feat_modifiers / feat_dice.
 
     kind "modifier": a bonus of ``type`` and ``value`` to kingdom checks whose selector matches (same selector
@@ -245,7 +244,7 @@ class FeatEffect(_Row):
         return self
 
 
-class Feat(_Row):
+class Feat(Frozen):
     name: str
     title: str = ""
     level: int = Field(ge=1, le=20)
@@ -269,7 +268,7 @@ class Feat(_Row):
 EVENT_TRAITS = ("beneficial", "dangerous", "continuous", "settlement", "hex", "fortune", "downtime", "leadership")
 
 
-class KingdomEventDef(_Row):
+class KingdomEventDef(Frozen):
     name: str
     title: str = ""
     modifier: int = Field(default=0, ge=-4, le=4)
@@ -302,13 +301,13 @@ class KingdomEventDef(_Row):
         return self
 
 
-class Milestone(_Row):
+class Milestone(Frozen):
     name: str
     xp: int
     trigger: str
 
 
-class LevelFeatures(_Row):
+class LevelFeatures(Frozen):
     level: int
     features: list[str]
     feat: bool = False
@@ -317,7 +316,7 @@ class LevelFeatures(_Row):
     ruin_resistance: bool = False
 
 
-class Charter(_Row):
+class Charter(Frozen):
     name: str
     boost: Ability | None = None
     flaw: Ability | None = None
@@ -325,14 +324,14 @@ class Charter(_Row):
     source: str = ""
 
 
-class Heartland(_Row):
+class Heartland(Frozen):
     name: str
     boost: Ability
     terrain: list[str] = Field(default_factory=list)
     source: str = ""
 
 
-class Government(_Row):
+class Government(Frozen):
     name: str
     boosts: list[Ability]
     free_boosts: int = 0
@@ -341,7 +340,7 @@ class Government(_Row):
     source: str = ""
 
 
-class Role(_Row):
+class Role(Frozen):
     name: str
     key_ability: Ability
     vacancy_selector: str
@@ -351,7 +350,7 @@ class Role(_Row):
     new_leadership_skill: str
 
 
-class SizeBand(_Row):
+class SizeBand(Frozen):
     min_size: int
     nation: str
     die: int
@@ -359,12 +358,12 @@ class SizeBand(_Row):
     storage: int
 
 
-class UnrestBand(_Row):
+class UnrestBand(Frozen):
     min_unrest: int
     penalty: int
 
 
-class SettlementType(_Row):
+class SettlementType(Frozen):
     name: Literal["village", "town", "city", "metropolis"]
     min_level: int
     max_blocks: int
@@ -373,12 +372,12 @@ class SettlementType(_Row):
     influence: int
 
 
-class RuinInfo(_Row):
+class RuinInfo(Frozen):
     ability: Ability
     repair_skill: str
 
 
-class CoreTables(_Row):
+class CoreTables(Frozen):
     control_dc_by_level: list[int] = Field(min_length=20, max_length=20)
     size_band: list[SizeBand]
     unrest_band: list[UnrestBand]
@@ -460,10 +459,8 @@ def base_events() -> dict[str, KingdomEventDef]:
     return {e.name: e for e in _load(KingdomEventDef, "events.toml", "event")}
 
 
-class Catalog(BaseModel):
+class Catalog(Frozen):
     """Activities, structures, feats and events: the bundled data plus a campaign's homebrew."""
-
-    model_config = ConfigDict(frozen=True)
 
     activities: dict[str, Activity]
     structures: dict[str, Structure]

@@ -1,5 +1,8 @@
+-- SQL views of the pf2e-kingmaker ruleset; each starts at a line "-- view: <name>".
+
 -- pf2e_turns: one row per campaign and turn of every pf2e-kingmaker campaign, read from the folded
 -- state kept in the `states` table (state_json is the ruleset's state as JSON).
+-- view: pf2e_turns
 SELECT
     campaign,
     turn,

@@ -1,4 +1,16 @@
-"""``evolve`` for aikakirjat: resolved events replay their resolver on recorded dice; the rest apply directly."""
+"""What today's rules make of an event: its outcome, and the checks of events applied directly.
+
+``outcome(state, payload, tape)`` runs the rules of one ``Recorded`` event (the
+resolvers of ``resolve`` and ``war`` for the dice-carrying ones, the functions below
+for the others) and returns the state after it, with the step-order bookkeeping
+(§8.1.5), and the ``audit`` of the numbers it computed. ``decide`` runs it with a
+recording tape and stores the difference as the event's ``outcome``; ``audit`` runs it
+with a replay tape and compares; the legacy fold of v1 events (no recorded outcome)
+runs it too. ``check(state, payload)`` holds the rules' checks of the events ``evolve``
+applies directly (the founding, year start and end, fame): ``decide`` refuses with them,
+``audit`` warns with them, ``evolve`` never runs them. Rule violations raise ``RuleError``
+naming the spec section.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +18,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from kingdomlog.core.errors import InputError, RuleError
+from kingdomlog.core.dispatch import Handlers
+from kingdomlog.core.errors import RuleError
 from kingdomlog.core.events import EventModel, canonical_json
 from kingdomlog.rulesets.aikakirjat import resolve as V
 from kingdomlog.rulesets.aikakirjat import rules as R
@@ -32,6 +45,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     PcLevelReached,
     PlagueResolved,
     RandomEventRolled,
+    Recorded,
     Resolved,
     RevolutionRolled,
     SessionEnded,
@@ -44,7 +58,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     YearEnded,
     YearStarted,
 )
-from kingdomlog.rulesets.aikakirjat.model import (
+from kingdomlog.rulesets.aikakirjat.state import (
     PC,
     FeatTaken,
     Institution,
@@ -57,48 +71,23 @@ from kingdomlog.rulesets.aikakirjat.model import (
     Track,
 )
 from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, TRACKS
-from kingdomlog.rulesets.aikakirjat.tape import ReplayTape, Tape
+from kingdomlog.rulesets.aikakirjat.tape import Tape
 
-Resolver = Callable[[KingdomState, Any, Tape], tuple[KingdomState, dict[str, Any]]]
+Audit = dict[str, Any]
+Rule = Callable[[KingdomState, Any, Tape], tuple[KingdomState, Audit]]
+"""The rules of one event type: ``(state, payload, tape) -> (state after, audit)``."""
 
-RESOLVERS: dict[type[EventModel], Resolver] = {
-    SessionStarted: V.session_started,
-    LevyDieGained: V.levy_die_gained,
-    RandomEventRolled: V.random_event_rolled,
-    NaturalDisasterResolved: V.natural_disaster,
-    PlagueResolved: V.plague,
-    NewGodAppeared: V.new_god,
-    NeighbourEventRolled: V.neighbour_event,
-    GrowthRolled: V.growth_rolled,
-    ActionTaken: V.action_taken,
-    RevolutionRolled: V.revolution_rolled,
-    GovernmentChanged: V.government_changed,
-    LevelHoldChecked: V.level_hold,
-    WarYearStarted: war.war_year_started,
-    WarTurnResolved: war.war_turn,
-    WarEnded: war.war_ended,
-    WarUpkeepApplied: war.war_upkeep,
-}
+RULES: Handlers[Rule] = Handlers()
 
 
-def normalise(audit: dict[str, Any]) -> dict[str, Any]:
+def normalise(audit: Audit) -> Audit:
     """The audit as stored JSON would give it back."""
-    out: dict[str, Any] = json.loads(canonical_json(audit))
+    out: Audit = json.loads(canonical_json(audit))
     return out
 
 
-def replay_resolved(state: KingdomState, p: Resolved, where: str) -> KingdomState:
-    """Re-run a resolved event's rules on its recorded dice; refuse a mismatching audit (§8.1)."""
-    tape = ReplayTape(p.dice, where=where)
-    new, audit = RESOLVERS[type(p)](state, p, tape)
-    tape.check_all_used()
-    if p.audit and normalise(audit) != normalise(p.audit):
-        raise InputError(f"{where}: recorded audit {canonical_json(p.audit)} differs from the rules' "
-                         f"{canonical_json(normalise(audit))}")
-    return new
+# --- §8.1.5 step order: 0 → 1 → 2 → 3 → 4 → 5 within a year ----------------------------------------
 
-
-# §8.1.5 phase guards: the step order 0 → 1 → 2 → 3 → 4 → 5 within a year.
 PHASE_BEFORE: dict[type[EventModel], tuple[str, ...]] = {
     LevyDieGained: ("start",),
     RandomEventRolled: ("start",),
@@ -114,13 +103,6 @@ PHASE_AFTER: dict[type[EventModel], str] = {
 }
 
 
-def _phase_guard(s: KingdomState, p: EventModel, where: str) -> None:
-    allowed = PHASE_BEFORE.get(type(p))
-    if allowed is not None and s.phase not in allowed:
-        raise RuleError(f"{where} cannot follow step {s.phase!r} (it needs {' or '.join(allowed)})",
-                        rule="§4 step order (§8.1.5)")
-
-
 def _need_year(s: KingdomState, what: str) -> None:
     if not s.founded:
         raise RuleError(f"{what}: the kingdom is not founded yet", rule="§8.1.5")
@@ -128,30 +110,36 @@ def _need_year(s: KingdomState, what: str) -> None:
         raise RuleError(f"{what} happens inside a year (after year_started)", rule="§8.1.5")
 
 
-def founded(s: KingdomState, e: KingdomFounded) -> KingdomState:
-    """Turn 0 (§2, §7.1): the founding values."""
-    if s.founded:
-        raise RuleError("the kingdom is already founded", rule="§8.3")
-    if e.government not in tables.GOVERNMENTS:
-        raise RuleError(f"unknown government {e.government!r}", rule="§3.4")
-    if set(e.base_scores) != set(ABILITIES) or any(v < 1 for v in e.base_scores.values()):
-        raise RuleError(f"base scores must give each of {', '.join(ABILITIES)} a value ≥ 1", rule="§2.1")
-    if e.extra_proficiency not in tables.skills():
-        raise RuleError(f"unknown skill {e.extra_proficiency!r}", rule="§5")
-    if e.extra_proficiency in tables.governments()[e.government].skills:
-        raise RuleError(f"{e.extra_proficiency} is already proficient through {e.government}", rule="§2.5")
-    options = {**s.options, **e.options}
-    return s.model_copy(update={
-        "options": options, "name": e.name, "founded": True, "phase": "between_years", "year": 0,
-        "government": e.government, "base_scores": dict(e.base_scores),
-        "improvements": dict.fromkeys(ABILITIES, 0), "tracks": {t: Track() for t in TRACKS},
-        "population": e.population, "population_at_year_start": e.population,
-        "territory": tuple(e.territory), "militia": e.militia, "levy_dice": e.levy_dice,
-        "technology_level": e.technology_level, "mobility": e.mobility, "fire_capable": e.fire_capable,
-        "chosen_proficiencies": (e.extra_proficiency,),
-        "neighbours": {n.id: n for n in e.neighbours}, "provinces": {p.id: p for p in e.provinces},
-        "pcs": dict(e.pcs), "special_units": tuple(e.special_units),
-    })
+def check_order(s: KingdomState, p: EventModel) -> None:
+    """The event may happen now: the kingdom is founded, and a year's steps come in order (§8.1.5)."""
+    if isinstance(p, KingdomFounded):
+        if s.founded:
+            raise RuleError("the kingdom is already founded", rule="§8.3")
+        return
+    if not s.founded:
+        raise RuleError(f"{p.type}: found the kingdom first", rule="§8.3")
+    if isinstance(p, Resolved) and not isinstance(p, SessionStarted | GovernmentChanged):
+        _need_year(s, p.type)
+    allowed = PHASE_BEFORE.get(type(p))
+    if allowed is not None and s.phase not in allowed:
+        raise RuleError(f"{p.type} cannot follow step {s.phase!r} (it needs {' or '.join(allowed)})",
+                        rule="§4 step order (§8.1.5)")
+
+
+def outcome(s: KingdomState, p: Recorded, tape: Tape) -> tuple[KingdomState, Audit]:
+    """The state after ``p`` by today's rules (dice from ``tape``), and the audit of its numbers."""
+    rule = RULES.get(p)
+    if rule is None:
+        raise RuleError(f"aikakirjat has no rules for {p.type}")  # pragma: no cover - every type registered
+    check_order(s, p)
+    new, audit = rule(s, p, tape)
+    after = PHASE_AFTER.get(type(p))
+    if after and not new.fallen:
+        new = new.model_copy(update={"phase": after})
+    return new, normalise(audit)
+
+
+# --- the rules of the events without dice ---------------------------------------------------------------
 
 
 def level_changed(s: KingdomState, e: LevelChanged) -> KingdomState:
@@ -302,89 +290,119 @@ def gm_adjustment(s: KingdomState, e: GmAdjustment) -> KingdomState:
     return V.set_neighbour(s, n.model_copy(update={"status": e.value}))
 
 
-def evolve_state(s: KingdomState, p: EventModel, where: str) -> KingdomState:
-    """Apply one aikakirjat event."""
+
+
+def evil_manifested(s: KingdomState, e: EvilManifested) -> KingdomState:
+    """Result 1 (A30): an evil presence on an ability, or (option) one corruption point."""
+    if e.ability not in ABILITIES:
+        raise RuleError(f"unknown ability {e.ability!r}", rule="§2.1")
+    if R.opt(s, "evil_presence_mode") == "point":
+        return R.change_track(s, tables.ABILITY_TRACK[e.ability], 1)
+    return s.model_copy(update={"evil_presence": {**s.evil_presence, e.ability: -1}})
+
+
+def war_begun(s: KingdomState, e: WarBegun) -> KingdomState:
+    """A war begins (§4.5.1, A36); an automatic one only when the rule of A40 holds."""
+    if e.cause == "automatic" and e.attacker not in V.auto_war_due(s):
+        raise RuleError(f"{e.attacker} does not meet the automatic war rule", rule="§3.8 (A40)")
+    return V.start_war(s, e.war_id, e.attacker, e.defender)
+
+
+def law_and_order_used(s: KingdomState, e: LawAndOrderUsed) -> KingdomState:
+    """Law and Order (§3.6): one point off one track, once a year (A73)."""
+    if not R.has_feat(s, "law_and_order"):
+        raise RuleError("Law and Order is a feat the kingdom lacks", rule="§3.6")
+    if "law_and_order_used" in s.year_flags:
+        raise RuleError("Law and Order was already used this year", rule="§3.6 (A73)")
+    if e.track not in TRACKS:
+        raise RuleError(f"unknown track {e.track!r}", rule="§2.2")
+    s = R.change_track(s, e.track, -1)
+    return s.model_copy(update={"year_flags": (*s.year_flags, "law_and_order_used")})
+
+
+def institution_founded(s: KingdomState, e: InstitutionFounded) -> KingdomState:
+    """An institution founded between adventures (§2.12); +2 fame (§3.3); the Court's costs ×1.1."""
+    if any(i.id == e.institution_id for i in s.institutions):
+        raise RuleError(f"institution {e.institution_id!r} exists", rule="§2.12")
+    if e.founder == "court" and s.highest_level_reached < 10:
+        raise RuleError("no Court notable before level 10", rule="§3.2 Court")
+    if abs(e.cost_multiplier - (1.1 if e.founder == "court" else 1.0)) > 1e-9:
+        raise RuleError("an institution the Court founds costs 10% more (×1.1), others ×1.0", rule="§3.2 Court")
+    inst = Institution(id=e.institution_id, type=e.kind, founded_year=s.year, founder=e.founder)
+    return s.model_copy(update={"institutions": (*s.institutions, inst), "fame": s.fame + 2})
+
+
+def pc_level_reached(s: KingdomState, e: PcLevelReached) -> KingdomState:
+    """A resident PC reaching level 10, 15 or 20 brings 1, 5 or 10 fame (§3.3)."""
+    pc = s.pcs.get(e.pc_id)
+    if pc is None:
+        raise RuleError(f"unknown PC {e.pc_id!r}", rule="§2.15")
+    fame = {10: 1, 15: 5, 20: 10}.get(e.level, 0) if pc.resident else 0
+    pcs = {**s.pcs, e.pc_id: pc.model_copy(update={"level": e.level})}
+    return s.model_copy(update={"pcs": pcs, "fame": s.fame + fame})
+
+
+def _plain(fn: Callable[[KingdomState, Any], KingdomState]) -> Rule:
+    """A rule without dice or audit as a ``Rule``."""
+
+    def rule(s: KingdomState, e: Any, tape: Tape) -> tuple[KingdomState, Audit]:
+        return fn(s, e), {}
+
+    rule.__doc__ = fn.__doc__
+    return rule
+
+
+for _cls, _rule in (
+    (SessionStarted, V.session_started), (LevyDieGained, V.levy_die_gained),
+    (RandomEventRolled, V.random_event_rolled), (NaturalDisasterResolved, V.natural_disaster),
+    (PlagueResolved, V.plague), (NewGodAppeared, V.new_god), (NeighbourEventRolled, V.neighbour_event),
+    (GrowthRolled, V.growth_rolled), (ActionTaken, V.action_taken), (RevolutionRolled, V.revolution_rolled),
+    (GovernmentChanged, V.government_changed), (LevelHoldChecked, V.level_hold),
+    (WarYearStarted, war.war_year_started), (WarTurnResolved, war.war_turn), (WarEnded, war.war_ended),
+    (WarUpkeepApplied, war.war_upkeep),
+    (EvilManifested, _plain(evil_manifested)), (WarBegun, _plain(war_begun)),
+    (LawAndOrderUsed, _plain(law_and_order_used)), (LevelChanged, _plain(level_changed)),
+    (BenefitChosen, _plain(benefit_chosen)), (InstitutionFounded, _plain(institution_founded)),
+    (PcLevelReached, _plain(pc_level_reached)), (GmAdjustment, _plain(gm_adjustment)),
+):
+    RULES.on(_cls)(_rule)
+
+
+# --- the checks of the events applied directly -------------------------------------------------------
+
+
+def check(s: KingdomState, p: EventModel) -> None:
+    """The rules' checks of a directly applied event (and the step order); ``RuleError`` when they refuse it."""
+    check_order(s, p)
     if isinstance(p, KingdomFounded):
-        return founded(s, p)
-    if not s.founded:
-        raise RuleError(f"{where}: found the kingdom first", rule="§8.3")
-    if isinstance(p, Resolved):
-        if not isinstance(p, SessionStarted | GovernmentChanged):
-            _need_year(s, where)
-        _phase_guard(s, p, where)
-        new = replay_resolved(s, p, where)
-        after = PHASE_AFTER.get(type(p))
-        return new.model_copy(update={"phase": after}) if after and not new.fallen else new
-    if isinstance(p, YearStarted):
+        _check_founding(p)
+    elif isinstance(p, YearStarted):
         if s.phase != "between_years":
-            raise RuleError(f"{where}: year {s.year} has not ended", rule="§4 step order")
+            raise RuleError(f"year {s.year} has not ended", rule="§4 step order")
         if p.year != s.year + 1:
-            raise RuleError(f"{where}: year {p.year} does not follow {s.year}", rule="§4.1")
+            raise RuleError(f"year {p.year} does not follow {s.year}", rule="§4.1")
         if s.fallen:
-            raise RuleError(f"{where}: the kingdom has fallen (population 0)", rule="A81")
-        return s.model_copy(update={"year": p.year, "population_at_year_start": s.population, "phase": "start",
-                                    "actions_used": 0, "actions_forfeited": False, "war_declared_this_year": False})
-    if isinstance(p, YearEnded):
-        _need_year(s, where)
+            raise RuleError("the kingdom has fallen (population 0)", rule="A81")
+    elif isinstance(p, YearEnded):
+        _need_year(s, p.type)
         if s.phase in ("start", "random_events"):
-            raise RuleError(f"{where}: the year's growth step has not been played", rule="§4 step order (§8.1.5)")
+            raise RuleError("the year's growth step has not been played", rule="§4 step order (§8.1.5)")
         if p.year != s.year:
-            raise RuleError(f"{where}: year {p.year} is not the current year {s.year}", rule="§4.6")
-        sess = s.session.model_copy(update={"years_played": s.session.years_played + 1})
-        return s.model_copy(update={
-            "phase": "between_years", "population_rose_last_year": s.population > s.population_at_year_start,
-            "year_flags": (), "year_advantages": 0, "revolution_rolled_this_year": False, "revolution_due": None,
-            "pc_assignments_this_year": (), "session": sess,
-            "special_units": tuple(u.model_copy(update={"used_this_year": False}) for u in s.special_units),
-            "wars": tuple(w.model_copy(update={"supremacy": {}}) for w in s.wars),
-        })
-    if isinstance(p, SessionEnded):
-        return s
-    if isinstance(p, EvilManifested):
-        if p.ability not in ABILITIES:
-            raise RuleError(f"unknown ability {p.ability!r}", rule="§2.1")
-        if R.opt(s, "evil_presence_mode") == "point":
-            return R.change_track(s, tables.ABILITY_TRACK[p.ability], 1)
-        return s.model_copy(update={"evil_presence": {**s.evil_presence, p.ability: -1}})
-    if isinstance(p, EvilVanquished):
-        return s.model_copy(update={"evil_presence": {k: v for k, v in s.evil_presence.items() if k != p.ability}})
-    if isinstance(p, WarBegun):
-        if p.cause == "automatic" and p.attacker not in V.auto_war_due(s):
-            raise RuleError(f"{p.attacker} does not meet the automatic war rule", rule="§3.8 (A40)")
-        return V.start_war(s, p.war_id, p.attacker, p.defender)
-    if isinstance(p, LawAndOrderUsed):
-        if not R.has_feat(s, "law_and_order"):
-            raise RuleError("Law and Order is a feat the kingdom lacks", rule="§3.6")
-        if "law_and_order_used" in s.year_flags:
-            raise RuleError("Law and Order was already used this year", rule="§3.6 (A73)")
-        if p.track not in TRACKS:
-            raise RuleError(f"unknown track {p.track!r}", rule="§2.2")
-        s = R.change_track(s, p.track, -1)
-        return s.model_copy(update={"year_flags": (*s.year_flags, "law_and_order_used")})
-    if isinstance(p, FameGained):
+            raise RuleError(f"year {p.year} is not the current year {s.year}", rule="§4.6")
+    elif isinstance(p, FameGained):
         if p.amount < 0:
             raise RuleError("fame is never spent", rule="§2.3")
-        return s.model_copy(update={"fame": s.fame + p.amount})
-    if isinstance(p, LevelChanged):
-        return level_changed(s, p)
-    if isinstance(p, BenefitChosen):
-        return benefit_chosen(s, p)
-    if isinstance(p, InstitutionFounded):
-        if any(i.id == p.institution_id for i in s.institutions):
-            raise RuleError(f"institution {p.institution_id!r} exists", rule="§2.12")
-        if p.founder == "court" and s.highest_level_reached < 10:
-            raise RuleError("no Court notable before level 10", rule="§3.2 Court")
-        if abs(p.cost_multiplier - (1.1 if p.founder == "court" else 1.0)) > 1e-9:
-            raise RuleError("an institution the Court founds costs 10% more (×1.1), others ×1.0", rule="§3.2 Court")
-        inst = Institution(id=p.institution_id, type=p.kind, founded_year=s.year, founder=p.founder)
-        return s.model_copy(update={"institutions": (*s.institutions, inst), "fame": s.fame + 2})
-    if isinstance(p, PcLevelReached):
-        pc = s.pcs.get(p.pc_id)
-        if pc is None:
-            raise RuleError(f"unknown PC {p.pc_id!r}", rule="§2.15")
-        fame = {10: 1, 15: 5, 20: 10}.get(p.level, 0) if pc.resident else 0
-        pcs = {**s.pcs, p.pc_id: pc.model_copy(update={"level": p.level})}
-        return s.model_copy(update={"pcs": pcs, "fame": s.fame + fame})
-    if isinstance(p, GmAdjustment):
-        return gm_adjustment(s, p)
-    raise InputError(f"{where}: aikakirjat cannot apply {p.type}")  # pragma: no cover
+    elif isinstance(p, EvilVanquished | SessionEnded):
+        return
+
+
+def _check_founding(e: KingdomFounded) -> None:
+    """Turn 0 (§2, §7.1): a known government, four base scores ≥ 1, a new extra skill."""
+    if e.government not in tables.GOVERNMENTS:
+        raise RuleError(f"unknown government {e.government!r}", rule="§3.4")
+    if set(e.base_scores) != set(ABILITIES) or any(v < 1 for v in e.base_scores.values()):
+        raise RuleError(f"base scores must give each of {', '.join(ABILITIES)} a value ≥ 1", rule="§2.1")
+    if e.extra_proficiency not in tables.skills():
+        raise RuleError(f"unknown skill {e.extra_proficiency!r}", rule="§5")
+    if e.extra_proficiency in tables.governments()[e.government].skills:
+        raise RuleError(f"{e.extra_proficiency} is already proficient through {e.government}", rule="§2.5")

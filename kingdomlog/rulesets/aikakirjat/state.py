@@ -1,23 +1,18 @@
-"""The aikakirjat kingdom state (spec §2): frozen pydantic models, one per record.
+"""The aikakirjat kingdom state (spec §2): frozen models (``core.model.Frozen``), one per record.
 
 Only stored fields live here; derived numbers (scores, modifiers, proficiency
-bonus, actions per year, growth DC ...) are computed in ``rules``.
+bonus, actions per year, growth DC ...) are computed, with their breakdowns, in
+``rules`` (and listed by ``Aikakirjat.explain``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from kingdomlog.rulesets.aikakirjat.tables import Unit
-
-_ABILITIES = ("culture", "economy", "loyalty", "stability")
-_TRACKS = ("decadence", "crime", "corruption", "decay")
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+from kingdomlog.core.model import Frozen
+from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, TRACKS, Unit
 
 
 class Track(Frozen):
@@ -181,9 +176,9 @@ class KingdomState(Frozen):
     year: int = 0
     phase: Phase = "unfounded"
     government: str = "feudalism"
-    base_scores: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(_ABILITIES, 10))
-    improvements: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(_ABILITIES, 0))
-    tracks: dict[str, Track] = Field(default_factory=lambda: {t: Track() for t in _TRACKS})
+    base_scores: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(ABILITIES, 10))
+    improvements: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(ABILITIES, 0))
+    tracks: dict[str, Track] = Field(default_factory=lambda: {t: Track() for t in TRACKS})
     evil_presence: dict[str, int] = Field(default_factory=dict)
     level: int = 1
     highest_level_reached: int = 1

@@ -1,3 +1,6 @@
+-- The pf1-kingmaker SQL views (read by Ruleset.sql_views: each view starts at a `-- view: <name>` line).
+
+-- view: pf1_turns
 -- pf1_turns: one row per campaign and month of a pf1-kingmaker campaign: the folded figures
 -- (from `states`, whose columns are RULESET.summary()) next to what happened that month (from `events`,
 -- without retracted batches: uses the core `turns` view).

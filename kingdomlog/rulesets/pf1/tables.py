@@ -1,4 +1,5 @@
-"""Typed rules data for PF1 kingdoms: buildings, terrain, improvements, roles, edicts, limits, events.
+"""Typed rules data for PF1 kingdoms (the catalogue): buildings, terrain, improvements, roles, edicts, limits,
+events, governments.
 
 Tables ship as TOML package data (names and numbers only) and are validated into
 pydantic rows by :mod:`kingdomlog.core.data`, so an error names the file and the
@@ -12,30 +13,27 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from kingdomlog.core.data import package_document, rows
 from kingdomlog.core.errors import InputError
+from kingdomlog.core.model import Frozen
 
 PKG = "kingdomlog.rulesets.pf1.data"
 
 Attribute = Literal["ECONOMY", "LOYALTY", "STABILITY"]
 ATTRIBUTES: tuple[Attribute, ...] = ("ECONOMY", "LOYALTY", "STABILITY")
-TERRAINS = ("GRASSLAND", "HILLS", "FOREST", "MARSH", "MOUNTAINS")
+TERRAINS: tuple[str, ...] = ("GRASSLAND", "HILLS", "FOREST", "MARSH", "MOUNTAINS")
 SETTLEMENT_MODIFIERS = ("corruption", "crime", "law", "lore", "productivity", "society")
 
 
-class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Slots(_Row):
+class Slots(Frozen):
     minor: int = Field(0, ge=0)
     medium: int = Field(0, ge=0)
     major: int = Field(0, ge=0)
 
 
-class SettlementLine(_Row):
+class SettlementLine(Frozen):
     corruption: int = 0
     crime: int = 0
     law: int = 0
@@ -47,7 +45,7 @@ class SettlementLine(_Row):
         return int(getattr(self, name))
 
 
-class BuildingType(_Row):
+class BuildingType(Frozen):
     """A building of the catalogue (spec §2.8 building type, §6.10)."""
 
     name: str = Field(min_length=1)
@@ -77,7 +75,7 @@ class BuildingType(_Row):
         return int(getattr(self, a.lower()))
 
 
-class Terrain(_Row):
+class Terrain(Frozen):
     name: Literal["GRASSLAND", "HILLS", "FOREST", "MARSH", "MOUNTAINS"]
     district_cost: int = Field(ge=0)
     district_months: int = Field(ge=0)
@@ -85,7 +83,7 @@ class Terrain(_Row):
     farm_cost: int | None = Field(None, ge=0)
 
 
-class ImprovementType(_Row):
+class ImprovementType(Frozen):
     name: str
     terrains: tuple[str, ...]
     cost: int = Field(ge=0)
@@ -100,7 +98,7 @@ class ImprovementType(_Row):
     tag: str = ""
 
 
-class Role(_Row):
+class Role(Frozen):
     name: str
     abilities: tuple[str, ...]
     attributes: tuple[Attribute, ...] = ()
@@ -114,7 +112,7 @@ class Role(_Row):
     module: str | None = None
 
 
-class EdictLevel(_Row):
+class EdictLevel(Frozen):
     name: str
     economy: int = 0
     loyalty: int = 0
@@ -122,7 +120,7 @@ class EdictLevel(_Row):
     consumption: int = 0
 
 
-class LimitRow(_Row):
+class LimitRow(Frozen):
     name: str
     min_size: int = Field(ge=0)
     districts: int
@@ -131,14 +129,14 @@ class LimitRow(_Row):
     claims: int
 
 
-class EventEffect(_Row):
+class EventEffect(Frozen):
     kind: Literal["ATTRIBUTE", "UNREST", "TREASURY", "FAME", "INFAMY"]
     attribute: Attribute | None = None
     value: int
     turns: int | None = Field(None, ge=1)
 
 
-class KingdomEventType(_Row):
+class KingdomEventType(Frozen):
     name: str
     low: int = Field(ge=1, le=100)
     high: int = Field(ge=1, le=100)
@@ -146,7 +144,7 @@ class KingdomEventType(_Row):
     effects: tuple[EventEffect, ...] = ()
 
 
-class GovernmentForm(_Row):
+class GovernmentForm(Frozen):
     name: str
     corruption: int = 0
     crime: int = 0
@@ -156,7 +154,7 @@ class GovernmentForm(_Row):
     society: int = 0
 
 
-class Catalog(_Row):
+class Catalog(Frozen):
     """Every rules table of one campaign (shipped data plus its homebrew)."""
 
     buildings: dict[str, BuildingType]
@@ -191,7 +189,7 @@ class Catalog(_Row):
         raise InputError(f"unknown kingdom event {name!r}; known: {', '.join(e.name for e in self.events)}")
 
 
-def _table(model: type[_Row], file: str, key: str) -> list[Any]:
+def _table(model: type[Frozen], file: str, key: str) -> list[Any]:
     doc = package_document(PKG, file)
     return rows(model, doc.get(key, []), source=f"pf1/data/{file}")
 

@@ -1,0 +1,164 @@
+"""The options of every ``Pick(source)`` of the aikakirjat steps, computed from the state.
+
+Each option carries what a GM weighs when choosing (``detail``): a skill's bonus, a
+neighbour's diplomacy and population, a track's points, a project's progress. The
+rules, not the lists, refuse what a year's events make impossible (a neighbour no
+longer independent, a feat whose prerequisite is missing), so those stay listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from kingdomlog.core.choices import Option
+from kingdomlog.core.errors import InputError
+from kingdomlog.rulesets.aikakirjat import rules as R
+from kingdomlog.rulesets.aikakirjat import tables
+from kingdomlog.rulesets.aikakirjat.events import ACTION_TYPES
+from kingdomlog.rulesets.aikakirjat.state import KingdomState
+from kingdomlog.rulesets.aikakirjat.tables import TRACK_ABILITY, TRACKS
+
+ACTION_SKILL = {
+    "embassy": ("diplomacy", "§3.10.1"), "attract_population": ("trade", "§3.10.2"),
+    "research": ("science", "§3.10.3"), "reduce_corruption": ("religion", "§3.10.4"),
+    "tax_collection": ("bureaucracy", "§3.10.5"), "declare_war": ("warfare", "§3.10.6"),
+    "reduce_unrest": ("", "§3.10.7"), "equip": ("crafting", "§3.10.8"),
+    "building_project": ("construction", "§3.10.9"),
+}
+"""The kingdom skill each action's check uses (Reduce Corruption of Decay uses Construction)."""
+
+PC_SKILLS: dict[str, tuple[str, ...]] = {"reduce_unrest": ("persuasion", "intimidation"),
+                                         "research": ("science", "magic")}
+"""Actions whose rules name the skills allowed (§3.10.3, §3.10.7)."""
+
+
+def _skill_detail(s: KingdomState, skill: str) -> str:
+    ab = R.skill_ability(s, skill)
+    mark = ", expert" if skill in R.active_expertise(s) else ", proficient" if skill in R.proficiencies(s) else ""
+    return f"{ab}, {R.skill_bonus(s, skill):+d}{mark}"
+
+
+def _governments(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for name in tables.GOVERNMENTS:
+        g = tables.governments()[name]
+        out.append(Option(name, name.capitalize(), f"+2 {', '.join(g.abilities)}; skills {', '.join(g.skills)};"
+                                                    f" d{g.damage_die} militia; max level {g.max_level}"))
+    return out
+
+
+def _founding_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    gov = tables.governments().get(str(within.get("government", "")))
+    given = set(gov.skills) if gov else set()
+    return [Option(sk, sk, ab) for sk, ab in sorted(tables.skills().items()) if sk not in given]
+
+
+def _skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(sk, sk, _skill_detail(s, sk)) for sk in sorted(R.skill_map(s))]
+
+
+def _neighbour(n: Any) -> Option:
+    return Option(n.id, n.name, f"diplomacy {n.diplomacy:+d}, population {n.population}, {n.status}")
+
+
+def _neighbours(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [_neighbour(n) for n in s.neighbours.values()]
+
+
+def _event_neighbours(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    free = sum(1 for n in s.neighbours.values() if n.status == "independent")
+    return [Option("random", "Random", f"1d{free} among the {free} independent neighbours (roll key 'pick')"),
+            *_neighbours(s, within)]
+
+
+def _track(s: KingdomState, t: str) -> Option:
+    tr = s.tracks[t]
+    return Option(t, t, f"{tr.points}/{R.score(s, TRACK_ABILITY[t])} points, modifier {tr.modifier:+d}")
+
+
+def _tracks(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [_track(s, t) for t in TRACKS]
+
+
+def _law_and_order(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    held = "" if R.has_feat(s, "law_and_order") else " (the kingdom lacks the feat)"
+    return [Option("none", "None", "no Law and Order this year"),
+            *(Option(o.value, o.label, o.detail + held) for o in _tracks(s, within))]
+
+
+def _pcs(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(pid, pc.name, f"level {pc.level}" + ("" if pc.resident else ", not resident"))
+            for pid, pc in s.pcs.items()]
+
+
+def _institutions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for i in s.institutions:
+        off = f", disabled until year {i.disabled_until_year}" if i.disabled_until_year is not None else ""
+        out.append(Option(i.id, i.id, f"{i.type}, founded year {i.founded_year}{off}"))
+    return out
+
+
+def _open_projects(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(p.id, p.name, f"{p.points}/{p.points_required} points, {p.kind}")
+            for p in s.building_projects if not p.completed]
+
+
+def _provinces(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(p.id, p.id, f"owner {p.owner}, held by {p.controller}, {p.terrain}"
+                                + (", road" if p.has_road else "") + (", highway" if p.has_highway else ""))
+            for p in s.provinces.values()]
+
+
+def _special_units(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(u.id, u.name, f"d{u.damage_die}" + (", used this year" if u.used_this_year else ""))
+            for u in s.special_units]
+
+
+def _feats(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for f in tables.feats().values():
+        needs = [x for x in (f.requires_skill and f"proficiency in {f.requires_skill}",
+                             f.requires_level and f"level {f.requires_level}") if x]
+        held = " (held)" if R.has_feat(s, f.name) and not f.repeatable else ""
+        out.append(Option(f.name, f.name.replace("_", " "), ("needs " + " and ".join(needs) if needs else
+                                                             "no prerequisite") + held))
+    return out
+
+
+def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for a in ACTION_TYPES:
+        skill, rule = ACTION_SKILL[a]
+        detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
+        out.append(Option(a, a.replace("_", " "), f"{detail} ({rule})"))
+    return out
+
+
+def _action_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option] | None:
+    action, performer = within.get("action"), within.get("performer", "kingdom")
+    names = PC_SKILLS.get(str(action))
+    if names is None and action == "embassy" and performer == "pc":
+        names = ("persuasion",)
+    if names is None:
+        return None
+    return [Option(n, n, _skill_detail(s, n) if n in R.skill_map(s) else "the PC's own skill") for n in names]
+
+
+SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] | None]] = {
+    "governments": _governments, "founding_skills": _founding_skills, "skills": _skills,
+    "neighbours": _neighbours, "event_neighbours": _event_neighbours, "tracks": _tracks,
+    "law_and_order": _law_and_order, "pcs": _pcs, "institutions": _institutions,
+    "open_projects": _open_projects, "provinces": _provinces, "special_units": _special_units,
+    "feats": _feats, "actions": _actions, "action_skills": _action_skills,
+}
+
+
+def vocabulary(s: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+    """The options of ``Pick(source)`` in ``s`` (``within``: the other values of the same entry)."""
+    fn = SOURCES.get(source)
+    if fn is None:
+        raise InputError(f"aikakirjat has no list of {source!r} to choose from; lists: {', '.join(SOURCES)}")
+    return fn(s, within)
+

@@ -1,0 +1,504 @@
+"""The typed choices of every pf1 step: one ``Choices`` model per step, nested models for entries.
+
+Values that must come from the campaign's state are ``Pick(source)`` fields; the ruleset's
+``vocabulary`` (module :mod:`~kingdomlog.rulesets.pf1.vocabulary`) lists their options with
+what a GM weighs (cost, modifier, status). A Pick only refuses ids the state does not
+have; whether an existing id may be used now (a hex not adjacent, a district not ready) is
+the step's rule check, refused with its rule. Every field has a default, so an empty plan
+plays a legal month; optional modules' fields are refused by the step when the module is off.
+
+Picks are checked against the state at the start of the step: an entry can name what an
+earlier field of the same step creates only where the vocabulary sees that field
+(hexes mapped in ``map`` may be explored and cleared at once; hexes in ``claim`` may be
+abandoned). A city founded this step is the capital when it is the first, and a leader
+assigned this step takes ``present`` and ``skill_ranks`` on the assignment itself.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from kingdomlog.core.choices import Choices, Pick
+
+Alignment = Literal["LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE"]
+TerrainName = Literal["GRASSLAND", "HILLS", "FOREST", "MARSH", "MOUNTAINS"]
+AttributeName = Literal["ECONOMY", "LOYALTY", "STABILITY"]
+Attitude = Literal["hostile", "unfriendly", "indifferent", "friendly", "helpful"]
+Level = Literal["none", "embassy", "treaty", "alliance"]
+Side = Literal["N", "E", "S", "W"]
+BorderKind = Literal["LAND", "WATER"]
+Renown = Literal["fame", "infamy"]
+EffectKind = Literal["ATTRIBUTE", "UNREST", "TREASURY", "FAME", "INFAMY"]
+SettlementModifier = Literal["corruption", "crime", "law", "lore", "productivity", "society"]
+
+HexId = Annotated[str, Pick("hexes", what="a hex on the map (or mapped in this step)")]
+ClaimHex = Annotated[str, Pick("claim_hexes", what="on the map (map it first)")]
+ClaimedHex = Annotated[str, Pick("claimed_hexes", what="a hex of the kingdom")]
+AbandonHex = Annotated[str, Pick("abandon_hexes", what="a hex of the kingdom (or claimed in this step)")]
+DistrictHex = Annotated[str, Pick("district_hexes", what="a hex on the map")]
+RoadHex = Annotated[str, Pick("road_hexes", what="a hex on the map")]
+ImprovementHex = Annotated[str, Pick("improvement_hexes", what="a hex on the map")]
+CityRef = Annotated[str, Pick("cities", what="a city of the kingdom (name or id)")]
+DistrictId = Annotated[str, Pick("districts", what="a district of the kingdom")]
+BuildingId = Annotated[str, Pick("buildings", what="a building of the kingdom")]
+SlotBuilding = Annotated[str, Pick("slot_buildings", what="a building with magic item slots")]
+BuildingType = Annotated[str, Pick("building_types", what="a building of the catalogue")]
+ImprovementType = Annotated[str, Pick("improvement_types", what="a hex improvement of the catalogue")]
+RoleId = Annotated[str, Pick("roles", what="a leadership role of this campaign")]
+LeaderName = Annotated[str, Pick("leader_names", what="a leader holding that role", depends=("role",))]
+Ability = Annotated[str, Pick("abilities", what="an ability score (STR, DEX, CON, INT, WIS, CHA)",
+                              depends=("role",))]
+ForeignId = Annotated[str, Pick("foreign_kingdoms", what="a registered foreign kingdom")]
+GovernmentId = Annotated[str, Pick("governments", what="a form of government")]
+ExpeditionId = Annotated[str, Pick("expeditions", what="an expedition under way")]
+
+
+# ------------------------------------------------------------------ shared entries
+
+
+class HexEntry(Choices):
+    """A hex put on the map (base §2.7)."""
+
+    id: str = Field(title="Hex id", description="the hex's id (new; an id already on the map is re-mapped: "
+                    "terrain, river and features change)")
+    q: int = Field(title="q", description="axial column (neighbours differ by one step in q, r or q−r)")
+    r: int = Field(title="r", description="axial row")
+    terrain: TerrainName = "GRASSLAND"
+    river: bool = False
+    features: list[str] = Field(default_factory=list, description="free-form map notes the rules read: BRIDGE, "
+                                "CAVE, LAIR, LANDMARK, RESOURCE, ROAD, BUILDING:<type>, RUINS:<type>, "
+                                "TOWN:<name> (the GM's map; any other tag is kept and ignored)")
+    explored: bool = Field(default=True, description="mapped as explored")
+    cleared: bool = Field(default=True, description="mapped as cleared of monsters")
+
+
+class ForeignKingdomEntry(Choices):
+    """A foreign kingdom registered for diplomacy, trade or vassalage (opt §2.5.1)."""
+
+    id: str = Field(title="Kingdom id", description="a new id for the kingdom (e.g. mivon)")
+    name: str | None = Field(default=None, description="its name (default: the id)")
+    alignment: Alignment = "N"
+    size: int = Field(default=1, ge=1)
+    economy: int | None = Field(default=None, description="the GM's figure (hidden from players)")
+    stability: int | None = Field(default=None, description="the GM's figure (hidden from players)")
+    is_npc: bool = True
+    is_sponsor: bool = Field(default=False, description="the sponsor kingdom starts with an embassy")
+    attitude: Attitude = "indifferent"
+
+
+class ThirdPartyEntry(Choices):
+    """The GM's relation between two foreign kingdoms (opt §2.5.4)."""
+
+    a: str = Field(description="a foreign kingdom id (registered before or in this step)")
+    b: str = Field(description="another foreign kingdom id (registered before or in this step)")
+    level: Level = "none"
+    enemy: bool = False
+
+
+# ------------------------------------------------------------------ founding (turn 0)
+
+
+class LineageChoices(Choices):
+    """Where a daughter or union kingdom came from (opt §2.11)."""
+
+    kind: Literal["split_from", "merged_from"] = "split_from"
+    campaigns: list[str] = Field(default_factory=list, description="the other campaigns' ids (the parent, or the "
+                                 "union's members): campaigns outside this one, named by the GM")
+    unrest_added: int = Field(default=0, ge=0, title="Unrest brought along")
+
+
+class FoundingChoices(Choices):
+    name: str = Field(default="New Kingdom", title="Kingdom name")
+    alignment: Alignment = "N"
+    hexes: list[HexEntry] = Field(default_factory=list, title="Map hexes")
+    government: GovernmentId | None = Field(default=None, description="government_forms: the form of government "
+                                            "(default feudal monarchy)")
+    starting_renown: Renown | None = Field(default=None, description="fame_infamy: the Ruler starts with Fame 1 "
+                                           "or Infamy 1 (default Fame)")
+    foreign_kingdoms: list[ForeignKingdomEntry] = Field(default_factory=list, description="diplomatic, trade or "
+                                                        "vassalage edicts: the known foreign kingdoms")
+    third_party: list[ThirdPartyEntry] = Field(default_factory=list, description="relations among foreign kingdoms")
+    lineage: LineageChoices | None = Field(default=None, description="independence_unification: born of a split "
+                                           "or a union")
+
+
+# ------------------------------------------------------------------ GM step (start of each month)
+
+
+class AdjustmentEntry(Choices):
+    field: Literal["treasury", "unrest"]
+    delta: int = 0
+    reason: str = ""
+
+
+class EndAnarchyChoices(Choices):
+    reason: str = "order restored"
+    unrest_after: int = Field(default=19, ge=0, title="Unrest after anarchy")
+
+
+class AttitudeEntry(Choices):
+    kingdom: ForeignId
+    attitude: Attitude
+
+
+class RenownChoices(Choices):
+    fame: int = 0
+    infamy: int = 0
+    source: str = "gm"
+
+
+class KingdomModifierEntry(Choices):
+    modifier: SettlementModifier
+    delta: int
+
+
+class BaseDangerEntry(Choices):
+    city: CityRef
+    base_danger: int
+
+
+class DestroyLotsEntry(Choices):
+    district: DistrictId
+    lots: list[Annotated[int, Field(ge=0, le=35)]] = Field(default_factory=list, description="lots 0..35 "
+                                                              "(row × 6 + column)")
+
+
+class RelationActionEntry(Choices):
+    action: Literal["close_embassy", "withdraw_treaty", "attack", "ally_stationed"]
+    target: ForeignId
+    aid_requested: bool = Field(default=False, description="ally_stationed: the ally's army was asked for (no "
+                                "Loyalty check)")
+
+
+class GmChoices(Choices):
+    map: list[HexEntry] = Field(default_factory=list, title="Map new hexes")
+    explore: list[HexId] = Field(default_factory=list, title="Hexes explored")
+    clear: list[HexId] = Field(default_factory=list, title="Hexes cleared")
+    adjustments: list[AdjustmentEntry] = Field(default_factory=list, title="GM adjustments")
+    end_anarchy: EndAnarchyChoices | None = Field(default=None, description="end the anarchy (base §4.7)")
+    alignment: Alignment | None = Field(default=None, description="a change of the kingdom's alignment")
+    foreign_kingdoms: list[ForeignKingdomEntry] = Field(default_factory=list, title="Register foreign kingdoms")
+    third_party: list[ThirdPartyEntry] = Field(default_factory=list)
+    attitudes: list[AttitudeEntry] = Field(default_factory=list, title="Attitude changes")
+    government: GovernmentId | None = Field(default=None, description="government_forms: a GM ruling")
+    renown: RenownChoices | None = Field(default=None, description="fame_infamy: a Fame/Infamy change")
+    kingdom_modifier_adjustments: list[KingdomModifierEntry] = Field(default_factory=list, description=""
+                                                                     "expanded_settlement_modifiers")
+    base_danger: list[BaseDangerEntry] = Field(default_factory=list, description="settlement_sizes")
+    destroy_lots: list[DestroyLotsEntry] = Field(default_factory=list, title="Lots destroyed")
+    relation_actions: list[RelationActionEntry] = Field(default_factory=list, description="diplomatic_edicts")
+    union_stability_roll: bool = Field(default=False, description="independence_unification: the GM's 1d4 − 2 "
+                                       "Stability in the 6 months after a union")
+
+
+# ------------------------------------------------------------------ upkeep
+
+
+class SlotItemEntry(Choices):
+    """An item rolled for an empty magic item slot (base §4.2 U3); a building's entries fill its slots in order."""
+
+    building: SlotBuilding
+    item: str | None = Field(default=None, description="the item (default: an unnamed item of the slot's size)")
+    price_gp: int | None = Field(default=None, ge=0)
+
+
+class UpkeepChoices(Choices):
+    slot_items: list[SlotItemEntry] = Field(default_factory=list, title="Items for empty magic slots")
+    lose_hex: ClaimedHex | None = Field(default=None, description="the hex lost if Unrest reaches 11 (default: "
+                                        "the last claimed hex without a city)")
+
+
+# ------------------------------------------------------------------ improvement
+
+
+class LeaderEntry(Choices):
+    role: RoleId
+    name: str = ""
+    ability: Ability | None = Field(default=None, description="the ability used (default: the role's first)")
+    modifier: int = 0
+    attributes: list[AttributeName] = Field(default_factory=list, description="Ruler: one per 20/80 Size; "
+                                            "Spymaster: one; other roles: their own")
+    present: bool = True
+    co_ruler: bool = Field(default=False, description="a second (married) Ruler")
+    skill_ranks: int = Field(default=0, ge=0, description="leadership_skills")
+    leadership_feat: bool = Field(default=False, description="leadership_skills")
+
+
+class UnassignEntry(Choices):
+    role: RoleId
+    name: LeaderName
+    reason: str = ""
+
+
+class PresenceEntry(Choices):
+    role: RoleId
+    name: LeaderName
+    present: bool = True
+    days: int | None = Field(default=None, ge=0, le=31, description="days of duty this month (present from "
+                             "leader_min_days_present); overrides present")
+
+
+class SkillRanksEntry(Choices):
+    role: RoleId
+    name: LeaderName
+    ranks: int = Field(default=0, ge=0)
+    leadership_feat: bool = False
+
+
+class Borders(Choices):
+    N: BorderKind = "LAND"
+    E: BorderKind = "LAND"
+    S: BorderKind = "LAND"
+    W: BorderKind = "LAND"
+
+
+class DistrictEntry(Choices):
+    hex: DistrictHex
+    city: str | None = Field(default=None, description="the name of a new city (a district in a hex with a city "
+                             "adds to it)")
+    borders: Borders | None = Field(default=None, description="water borders (for Piers, Waterfronts)")
+
+
+class Portfolio(Choices):
+    """holy_sites portfolio bonuses (at most 1/4/8 in all for a Shrine/Temple/Cathedral)."""
+
+    ECONOMY: int | None = None
+    LOYALTY: int | None = None
+    STABILITY: int | None = None
+
+
+BonusMode = Literal["standard", "alignment", "portfolio"]
+
+
+class BuildingEntry(Choices):
+    type: BuildingType
+    city: CityRef | None = Field(default=None, description="default: the capital")
+    district: DistrictId | None = Field(default=None, description="default: the first READY district with room")
+    lots: list[Annotated[int, Field(ge=0, le=35)]] | None = Field(default=None, description="default: the first "
+                                                                  "free lots that fit")
+    border: Side | None = Field(default=None, description="for a wall: the district border (default N)")
+    deity: str | None = None
+    deity_alignment: Alignment | None = Field(default=None, description="Temple, Cathedral; with holy_sites "
+                                              "it dedicates the building at once")
+    magical_assistance: bool = Field(default=False, description="2 BP off")
+    supports: BuildingId | None = Field(default=None, description="abandoned_buildings: the dependent a new house "
+                                        "supports")
+    bonus_mode: BonusMode = Field(default="alignment", description="holy_sites dedication")
+    shrine_attribute: AttributeName | None = None
+    portfolio: Portfolio | None = None
+
+
+class DedicationEntry(Choices):
+    building: BuildingId
+    deity: str = "unnamed deity"
+    deity_alignment: Alignment = "N"
+    bonus_mode: BonusMode = "alignment"
+    shrine_attribute: AttributeName | None = None
+    portfolio: Portfolio | None = None
+
+
+class ImprovementEntry(Choices):
+    hex: ImprovementHex
+    kind: ImprovementType
+
+
+# ---- special edicts (opt §1.4): one per month, after the standard edicts
+
+
+class EmbassyBuilding(Choices):
+    settlement: str = Field(default="capital", description="the foreign settlement (outside this kingdom)")
+    type: BuildingType = "Mansion"
+
+
+class OpposedEntry(Choices):
+    skill: str = "Diplomacy"
+    our_modifier: int
+    their_skill: str | None = None
+    their_modifier: int
+
+
+class DiplomaticEdict(Choices):
+    kind: Literal["diplomatic"]
+    purpose: Literal["embassy", "threat", "treaty", "alliance", "rebalance", "renegotiate", "independence"] = "embassy"
+    target: ForeignId
+    envoy_modifier: int = 0
+    bribe_bp: int = 0
+    embassy_building: EmbassyBuilding | None = None
+    opposed: list[OpposedEntry] = Field(default_factory=list, description="the opposed checks (5 for a treaty, "
+                                        "3 for an alliance); ties are rerolled")
+    choose: Literal["balanced", "unbalanced"] = Field(default="balanced", description="our choice if we win")
+    partner_choice: Literal["balanced", "unbalanced"] = "unbalanced"
+    x_partner: int | None = Field(default=None, description="the partner's Economy/Stability if known to the GM")
+    armies: int = Field(default=0, ge=0, description="threat: armies shown")
+    skill: str = "Diplomacy"
+
+
+class PathHex(Choices):
+    """One hex of a trade path (opt §2.7.1)."""
+
+    terrain: Literal["plains", "desert", "forest", "hills", "marsh", "mountains", "jungle", "cavern", "water",
+                     "coastline"] = "plains"
+    road: bool = False
+    highway: bool = False
+    river: Literal["upstream", "downstream"] | None = None
+    coastline: bool = False
+    water: bool = False
+
+
+class TradeEdict(Choices):
+    kind: Literal["trade"]
+    type: Literal["food", "goods", "luxuries", "raw_materials"] = "goods"
+    partner: str = Field(default="", description="the partner kingdom or campaign id")
+    origin: CityRef | None = Field(default=None, description="default: the capital")
+    destination: str = Field(default="", description="the partner's settlement")
+    path: list[PathHex] = Field(default_factory=list, description="the hexes from the origin to the destination")
+    invested_bp: int = 5
+
+
+class ExplorationEdict(Choices):
+    kind: Literal["exploration"]
+    months: int = Field(default=1, ge=1)
+    route: list[str] = Field(default_factory=list, description="hex ids of the route (on or beyond the map)")
+
+
+class Viceroy(Choices):
+    name: str = Field(min_length=1)
+    ability: str = "INT"
+    modifier: int = 0
+
+
+class VassalageEdict(Choices):
+    kind: Literal["vassalage"]
+    vassal: str = Field(default="", description="the vassal's campaign or kingdom id")
+    mode: Literal["new_colony", "subjugation"] = "new_colony"
+    viceroy: Viceroy | None = None
+    grant_bp: int | None = Field(default=None, description="1..floor(treasury / 4) BP (vassal_grant_rule)")
+    ceded_hexes: list[ClaimedHex] = Field(default_factory=list)
+    initial_level: Literal["embassy", "treaty", "alliance"] | None = None
+    balanced: bool = True
+    x_partner: int | None = Field(default=None, description="new colony treaty: the colony's Economy")
+    x_partner_stability: int | None = Field(default=None, description="new colony alliance: the colony's Stability")
+    size: int = Field(default=0, ge=0, description="subjugation: the vassal's Size")
+
+
+SpecialEdict = Annotated[DiplomaticEdict | TradeEdict | ExplorationEdict | VassalageEdict,
+                         Field(discriminator="kind")]
+
+
+class ImprovementChoices(Choices):
+    leaders: list[LeaderEntry] = Field(default_factory=list, title="Assign leaders")
+    unassign: list[UnassignEntry] = Field(default_factory=list, title="Remove leaders")
+    presence: list[PresenceEntry] = Field(default_factory=list, title="Presence this month")
+    skill_ranks: list[SkillRanksEntry] = Field(default_factory=list, description="leadership_skills")
+    claim: list[ClaimHex] = Field(default_factory=list, title="Claim hexes")
+    abandon: list[AbandonHex] = Field(default_factory=list, title="Abandon hexes")
+    districts: list[DistrictEntry] = Field(default_factory=list, title="Prepare districts")
+    buildings: list[BuildingEntry] = Field(default_factory=list, title="Construct")
+    demolish: list[BuildingId] = Field(default_factory=list)
+    dedications: list[DedicationEntry] = Field(default_factory=list, description="holy_sites")
+    roads: list[RoadHex] = Field(default_factory=list)
+    improvements: list[ImprovementEntry] = Field(default_factory=list, title="Hex improvements")
+    promotion: Annotated[str, Pick("promotion_levels", what="a promotion edict")] | None = Field(
+        default=None, title="Promotion edict", description="default: unchanged")
+    taxation: Annotated[str, Pick("taxation_levels", what="a taxation edict")] | None = Field(
+        default=None, title="Taxation edict", description="default: unchanged")
+    festivals: Annotated[str, Pick("festival_levels", what="a festival edict")] | None = Field(
+        default=None, title="Festivals per year", description="default: unchanged")
+    special_edict: SpecialEdict | None = Field(default=None, description="diplomatic, exploration, trade or "
+                                               "vassalage edicts: one special edict, by its kind")
+    milestone_choice: Renown | None = Field(default=None, description="fame_infamy: Size milestone (default Fame)")
+    abandon_dependents: bool = Field(default=True, description="abandoned_buildings: dependents of a demolished "
+                                     "house shut down (GM)")
+
+
+# ------------------------------------------------------------------ income
+
+
+class SaleEntry(Choices):
+    item: str = "item"
+    value_gp: int = Field(default=0, ge=0)
+    category: Literal["minor", "medium", "major"] = "minor"
+    building: SlotBuilding | None = Field(default=None, description="sold from this building's slot (else a PC's)")
+    slot: int | None = Field(default=None, ge=0)
+    city: CityRef | None = Field(default=None, description="item_sale_mode uc: where it is sold")
+
+
+class PurchaseEntry(Choices):
+    building: SlotBuilding
+    slot: int = Field(default=0, ge=0)
+
+
+class IncomeChoices(Choices):
+    deposit_gp: int = Field(default=0, ge=0, title="Deposit (gp)")
+    withdrawals: list[int] = Field(default_factory=list, title="Withdrawals (BP each)")
+    sales: list[SaleEntry] = Field(default_factory=list, title="Item sales")
+    purchases: list[PurchaseEntry] = Field(default_factory=list, title="PCs buy slot items")
+
+
+# ------------------------------------------------------------------ event
+
+
+class EffectEntry(Choices):
+    kind: EffectKind
+    attribute: AttributeName | None = None
+    value: int = 0
+    turns: int | None = Field(default=None, ge=1, description="months an ATTRIBUTE effect lasts (default: for good)")
+
+
+class ExpeditionReport(Choices):
+    expedition: ExpeditionId
+    cr: float | None = Field(default=None, ge=0, description="an encounter's CR")
+    stealth_modifier: int | None = None
+    discoveries: list[str] = Field(default_factory=list, description="what the explorers found (the GM's words)")
+
+
+class DaughterEntry(Choices):
+    campaign: str = Field(description="the daughter's campaign id")
+    hexes: list[ClaimedHex] = Field(default_factory=list)
+    treasury_bp: int
+
+
+class IndependenceChoices(Choices):
+    daughters: list[DaughterEntry] = Field(default_factory=list)
+    non_structural_unrest: int = 0
+    kept_by: str | None = Field(default=None, description="the daughter campaign that keeps this log")
+
+
+class MemberUnrest(Choices):
+    campaign: str
+    unrest: int
+
+
+class UnionChoices(Choices):
+    members: list[str] = Field(default_factory=list, description="every member's campaign id, this one among them")
+    new_campaign: str = ""
+    non_structural_unrest: list[MemberUnrest] = Field(default_factory=list, description="one per member")
+
+
+class EventChoices(Choices):
+    event: Annotated[str, Pick("event_choices", what="roll, none or a kingdom event")] = Field(
+        default="roll", description="roll, none, or the GM's choice of event")
+    effects: list[EffectEntry] = Field(default_factory=list)
+    expeditions: list[ExpeditionReport] = Field(default_factory=list, description="exploration_edicts")
+    independence: IndependenceChoices | None = Field(default=None, description="independence_unification")
+    union: UnionChoices | None = Field(default=None, description="independence_unification")
+
+
+_FOREIGN = ("diplomatic_edicts", "trade_edicts", "vassalage_edicts")
+MODULE_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "founding": {"government": ("government_forms",), "starting_renown": ("fame_infamy",),
+                 "foreign_kingdoms": _FOREIGN, "third_party": _FOREIGN, "lineage": ("independence_unification",)},
+    "gm": {"foreign_kingdoms": _FOREIGN, "third_party": _FOREIGN, "attitudes": ("diplomatic_edicts",),
+           "government": ("government_forms",), "renown": ("fame_infamy",),
+           "kingdom_modifier_adjustments": ("expanded_settlement_modifiers",), "base_danger": ("settlement_sizes",),
+           "relation_actions": ("diplomatic_edicts",), "union_stability_roll": ("independence_unification",)},
+    "improvement": {"skill_ranks": ("leadership_skills",), "special_edict": (*_FOREIGN, "exploration_edicts"),
+                    "dedications": ("holy_sites",), "milestone_choice": ("fame_infamy",),
+                    "abandon_dependents": ("abandoned_buildings",)},
+    "event": {"expeditions": ("exploration_edicts",), "independence": ("independence_unification",),
+              "union": ("independence_unification",)},
+}
+"""The choices of each step that only an optional module uses (any of the modules listed): forms leave them
+out while those modules are off; the step refuses them then (with the rule)."""

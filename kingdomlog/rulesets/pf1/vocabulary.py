@@ -1,0 +1,323 @@
+"""The options of every ``Pick(source)`` of the pf1 choices, computed from the state.
+
+Each ``Option`` carries what a GM weighs in its ``detail`` (cost, modifier, status). A
+vocabulary lists every id the state has (plus ids an earlier field of the same step creates,
+through ``within``); whether one may be used now is the step's rule check, so a refusal
+names its rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from kingdomlog.core.choices import Option
+from kingdomlog.rulesets.pf1 import derive as dv
+from kingdomlog.rulesets.pf1.state import Hex, Pf1State
+from kingdomlog.rulesets.pf1.tables import EdictLevel
+
+ABILITIES = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
+
+Vocab = Callable[[Pf1State, Mapping[str, Any]], list[Option]]
+SOURCES: dict[str, Vocab] = {}
+
+
+def source(name: str) -> Callable[[Vocab], Vocab]:
+    def deco(fn: Vocab) -> Vocab:
+        SOURCES[name] = fn
+        return fn
+
+    return deco
+
+
+def vocabulary(s: Pf1State, name: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+    """The options of ``Pick(name)`` in ``s`` (``within``: the sibling values, typed or as given in a plan)."""
+    return SOURCES[name](s, within)
+
+
+# ------------------------------------------------------------------ hexes
+
+
+def _hex_label(h: Hex) -> str:
+    return f"{h.id} ({h.terrain.lower()}{', river' if h.river else ''})"
+
+
+def _status(h: Hex) -> str:
+    parts = []
+    if h.claimed:
+        parts.append("claimed")
+    else:
+        parts += [x for x, ok in (("unexplored", not h.explored), ("not cleared", not h.cleared)) if ok]
+    if h.road:
+        parts.append("road")
+    if h.improvement:
+        parts.append(h.improvement.lower())
+    if h.city:
+        parts.append(f"city {h.city}")
+    if h.features:
+        parts.append(", ".join(h.features))
+    return "; ".join(parts)
+
+
+def _mapped_in(within: Mapping[str, Any], key: str) -> list[str]:
+    out = []
+    for entry in within.get(key) or ():
+        hid = entry.get("id") if isinstance(entry, Mapping) else getattr(entry, "id", None)
+        if hid:
+            out.append(str(hid))
+    return out
+
+
+@source("hexes")
+def _hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = [Option(h.id, _hex_label(h), _status(h)) for h in s.hexes.values()]
+    have = set(s.hexes)
+    out += [Option(x, x, "mapped in this step") for x in _mapped_in(within, "map") if x not in have]
+    return out
+
+
+@source("claim_hexes")
+def _claim_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for h in s.hexes.values():
+        if h.claimed:
+            why = "already claimed"
+        elif not (h.explored and h.cleared):
+            why = "explore and clear it first"
+        elif dv.size(s) > 0 and not dv.adjacent_to_kingdom(s, h):
+            why = "not adjacent to the kingdom"
+        else:
+            town = next((f.split(":", 1)[1] for f in h.features if f.startswith("TOWN:")), None)
+            why = "claimable, 1 BP" + (f"; annexing {town}: Stability check" if town else "")
+        out.append(Option(h.id, _hex_label(h), why))
+    return out
+
+
+@source("claimed_hexes")
+def _claimed(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(h.id, _hex_label(h), _status(h)) for h in dv.claimed_hexes(s)]
+
+
+@source("abandon_hexes")
+def _abandon(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = [Option(h.id, _hex_label(h), "Unrest +4 (a city)" if h.city else "Unrest +1")
+           for h in dv.claimed_hexes(s)]
+    have = {o.value for o in out}
+    out += [Option(str(x), str(x), "claimed in this step; Unrest +1") for x in within.get("claim") or ()
+            if x not in have]
+    return out
+
+
+@source("district_hexes")
+def _district_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for h in s.hexes.values():
+        cost, months = dv.district_cost(s, h.terrain)
+        where = "claimed" if h.claimed else "not claimed (claim it first)"
+        extra = f"; adds to {s.cities[h.city].name}" if h.city and h.city in s.cities else ""
+        out.append(Option(h.id, _hex_label(h), f"{cost} BP, {months} month(s); {where}{extra}"))
+    return out
+
+
+@source("road_hexes")
+def _road_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for h in s.hexes.values():
+        cost, doubled = dv.road_cost(s, h)
+        state = "has a road" if h.road else "claimed" if h.claimed else "not claimed"
+        out.append(Option(h.id, _hex_label(h), f"{cost} BP{' (river, no bridge)' if doubled else ''}; {state}"))
+    return out
+
+
+@source("improvement_hexes")
+def _improvement_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for h in s.hexes.values():
+        bits = ["claimed" if h.claimed else "not claimed", "road" if h.road or "ROAD" in h.features else "no road"]
+        if h.improvement:
+            bits.append(f"has a {h.improvement.lower()}")
+        if h.city:
+            bits.append("city")
+        out.append(Option(h.id, _hex_label(h), ", ".join(bits)))
+    return out
+
+
+@source("improvement_types")
+def _improvement_types(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    h = s.hexes.get(str(within.get("hex"))) if within.get("hex") else None
+    out = []
+    for imp in s.catalog.improvements.values():
+        cost = dv.improvement_cost(s, imp, h) if h is not None else imp.cost
+        effects = ", ".join(f"{a} {getattr(imp, a):+d}" for a in ("economy", "loyalty", "stability", "consumption")
+                            if getattr(imp, a))
+        out.append(Option(imp.name, imp.name.capitalize(), f"{cost} BP; on {', '.join(imp.terrains).lower()}"
+                          + (f"; {effects}" if effects else "")))
+    return out
+
+
+# ------------------------------------------------------------------ cities, districts, buildings
+
+
+@source("cities")
+def _cities(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for c in s.cities.values():
+        detail = (f"{'capital, ' if c.capital else ''}{len(c.districts)} district(s), {dv.city_lots(s, c)} lots"
+                  + (", detached (hex lost)" if c.detached else ""))
+        out.append(Option(c.name, c.name, detail))
+    names = {c.name for c in s.cities.values()}
+    out += [Option(c.id, f"{c.id} = {c.name}", "city id") for c in s.cities.values() if c.id not in names]
+    return out
+
+
+@source("districts")
+def _districts(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for d in s.districts.values():
+        city = s.cities[d.city].name if d.city in s.cities else d.city
+        status = "READY" if d.status == "READY" else f"preparing until turn {d.ready_on_turn}"
+        out.append(Option(d.id, f"{d.id} ({city})", f"{status}; {len(dv.occupied(s, d.id))} of 36 lots built"))
+    return out
+
+
+@source("buildings")
+def _buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for b in s.buildings.values():
+        city = s.cities[b.city].name if b.city in s.cities else b.city
+        extra = "" if b.occupancy == "active" else f", {b.occupancy.replace('_', ' ')}"
+        out.append(Option(b.id, f"{b.id} {b.type} ({city})", f"lots {list(b.lots)} in {b.district}{extra}"))
+    return out
+
+
+@source("slot_buildings")
+def _slot_buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for b in s.buildings.values():
+        if not b.slots:
+            continue
+        filled = [f"{i}: {sl.item}" for i, sl in enumerate(b.slots) if sl.item]
+        out.append(Option(b.id, f"{b.id} {b.type}", f"{len(filled)}/{len(b.slots)} slots filled"
+                          + (f" ({'; '.join(filled)})" if filled else "")))
+    return out
+
+
+@source("building_types")
+def _building_types(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for t in s.catalog.buildings.values():
+        effects = ", ".join(f"{a.capitalize()} {getattr(t, a):+d}" for a in ("economy", "loyalty", "stability",
+                                                                             "unrest") if getattr(t, a))
+        detail = f"{t.cost} BP, {t.lots} lot(s)" + (f"; {effects}" if effects else "")
+        if t.adjacent_houses:
+            detail += f"; next to {t.adjacent_houses} house(s)"
+        out.append(Option(t.name, t.name, detail))
+        out += [Option(a, f"{a} (= {t.name})", detail) for a in t.aliases]
+    return out
+
+
+# ------------------------------------------------------------------ leaders
+
+
+@source("roles")
+def _roles(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for r in s.catalog.roles.values():
+        if r.module and not s.module_on(r.module):
+            continue
+        holders = ", ".join(o.name + ("" if o.present else " (absent)") for o in s.leaders.get(r.name, ()))
+        attrs = ", ".join(a.capitalize() for a in r.attributes) or "chosen attribute(s)"
+        out.append(Option(r.name, r.name.replace("_", " ").title(),
+                          f"{'/'.join(r.abilities)} → {attrs}; " + (f"held by {holders}" if holders else "vacant")))
+    return out
+
+
+@source("abilities")
+def _abilities(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    role = s.catalog.roles.get(str(within.get("role") or ""))
+    out = []
+    for a in ABILITIES:
+        if role is None:
+            detail = ", ".join(r.name for r in s.catalog.roles.values() if a in r.abilities)
+        else:
+            detail = f"{role.name}'s ability" if a in role.abilities else f"not used by {role.name} (base §2.4)"
+        out.append(Option(a, a, detail))
+    return out
+
+
+@source("leader_names")
+def _leader_names(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    role = within.get("role")
+    out = []
+    for r, occ in s.leaders.items():
+        if role and r != role:
+            continue
+        for o in occ:
+            out.append(Option(o.name, o.name, f"{r}, {o.ability} {o.modifier:+d}"
+                              + ("" if o.present else ", absent")))
+    return out
+
+
+# ------------------------------------------------------------------ edicts, events, modules
+
+
+def _edict_detail(e: EdictLevel) -> str:
+    parts = [f"{a.capitalize()} {getattr(e, a):+d}" for a in ("economy", "loyalty", "stability", "consumption")
+             if getattr(e, a)]
+    return ", ".join(parts) or "no effect"
+
+
+def _edicts(table: str) -> Vocab:
+    def fn(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+        cur = {"promotion": s.edicts.promotion, "taxation": s.edicts.taxation, "festivals": s.edicts.festivals}
+        rows: Mapping[str, EdictLevel] = getattr(s.catalog, table)
+        return [Option(k, k.capitalize(), _edict_detail(v) + ("; current" if cur[table] == k else ""))
+                for k, v in rows.items()]
+
+    return fn
+
+
+source("promotion_levels")(_edicts("promotion"))
+source("taxation_levels")(_edicts("taxation"))
+source("festival_levels")(_edicts("festivals"))
+
+
+@source("event_choices")
+def _event_choices(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    last = s.event_last_turn
+    quiet = last is False or (last is None and s.opt("first_turn_counts_as_quiet"))
+    chance = int(s.opt("event_chance_after_quiet_turn")) if quiet else int(s.opt("event_chance_base"))
+    out = [Option("roll", "Roll", f"{chance}% chance, then d100 on the table"),
+           Option("none", "None", "no event this month (the chance is still rolled)")]
+    out += [Option(e.name, e.name, f"{e.kind}, d100 {e.low}-{e.high}; if the chance ({chance}%) comes up")
+            for e in s.catalog.events]
+    return out
+
+
+@source("governments")
+def _governments(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for g in s.catalog.governments.values():
+        line = ", ".join(f"{m} {getattr(g, m):+d}" for m in ("corruption", "crime", "law", "lore", "productivity",
+                                                            "society") if getattr(g, m))
+        note = "" if s.module_on("government_forms") or g.name == "feudal_monarchy" else "; needs government_forms"
+        out.append(Option(g.name, g.name.replace("_", " ").capitalize(), (line or "no modifiers") + note))
+    return out
+
+
+@source("foreign_kingdoms")
+def _foreign(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for k, fk in s.foreign.items():
+        rel = s.relations.get(k)
+        detail = f"{fk.alignment}, Size {fk.size}"
+        if rel is not None:
+            detail += f"; {rel.attitude}, {rel.level}" + (", at war" if rel.at_war else "")
+        out.append(Option(k, fk.name, detail))
+    return out
+
+
+@source("expeditions")
+def _expeditions(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(x.id, x.id, f"{x.status}, month {x.months_elapsed + 1} of {x.months}")
+            for x in s.expeditions if x.status in ("active", "scattered_this_month")]

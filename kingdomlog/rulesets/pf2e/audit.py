@@ -1,0 +1,199 @@
+"""What today's rules compute differently from what an event recorded (``kingdomlog audit DIR``).
+
+``evolve`` folds the recorded facts (a check's degree, the dice rolled, what was lost to storage,
+the RP paid) and never re-derives them, so a rules fix never makes an old campaign unreadable.
+``audit(state, event)`` is the other half: given the state before the event, it re-runs the rule
+kernels on the recorded numbers and says, in words, where today's rules disagree. Warnings only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kingdomlog.core.dispatch import Handlers
+from kingdomlog.core.events import RecordedEvent
+from kingdomlog.rulesets.pf2e import events as E
+from kingdomlog.rulesets.pf2e import rules as R
+from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.evolve import founding_structure
+from kingdomlog.rulesets.pf2e.state import (
+    KingdomState,
+    consumption,
+    hex_by_id,
+    in_anarchy,
+    resource_dice,
+    size_band,
+    size_of,
+    storage_cap,
+)
+
+Audit = Callable[[KingdomState, Any], list[str]]
+AUDITS: Handlers[Audit] = Handlers()
+on = AUDITS.on
+
+
+def audit(state: KingdomState, event: RecordedEvent) -> list[str]:
+    """The differences between ``event`` and today's rules, given ``state`` just before it."""
+    fn = AUDITS.get(event.payload)
+    return fn(state, event.payload) if fn is not None else []
+
+
+@on(E.CheckResolved)
+def _check(s: KingdomState, p: E.CheckResolved) -> list[str]:
+    out = []
+    what = f"check {p.check_id} ({p.activity})"
+    if p.total != p.die + p.modifier:
+        out.append(f"{what}: total {p.total} is not d20 {p.die} + modifier {p.modifier} = {p.die + p.modifier}")
+    if p.terms and sum(t.value for t in p.terms) != p.modifier:
+        out.append(f"{what}: modifier {p.modifier} is not the sum of its terms ({sum(t.value for t in p.terms)})")
+    if p.dc_terms and sum(t.value for t in p.dc_terms) != p.dc:
+        out.append(f"{what}: DC {p.dc} is not the sum of its terms ({sum(t.value for t in p.dc_terms)})")
+    res, degree = R.kingdom_check(p.die, p.modifier, p.dc, anarchy=p.anarchy, worsened=p.worsened)
+    if res.base_degree.label != p.base_degree or degree.label != p.degree:
+        out.append(f"{what}: recorded degree {p.degree} (base {p.base_degree}); d20 {p.die} + {p.modifier} vs DC"
+                   f" {p.dc} gives {degree.label} (base {res.base_degree.label}) by today's rules (§3.0.1)")
+    if p.anarchy != in_anarchy(s):
+        out.append(f"{what}: recorded {'in' if p.anarchy else 'not in'} anarchy; the kingdom is"
+                   f" {'in' if in_anarchy(s) else 'not in'} anarchy by today's rules (§2.11.12)")
+    if T.core().skills.get(p.skill, p.ability) != p.ability:
+        out.append(f"{what}: {p.skill} is {T.core().skills[p.skill]}-based today, not {p.ability}-based")
+    return out
+
+
+@on(E.FlatCheckResolved)
+def _flat(s: KingdomState, p: E.FlatCheckResolved) -> list[str]:
+    if p.dc > 0 and R.flat_succeeds(p.die, p.dc) != p.success:
+        return [f"flat check {p.purpose}: d20 {p.die} vs DC {p.dc} {'succeeds' if not p.success else 'fails'}"
+                f" by today's rules, recorded {'success' if p.success else 'failure'} (§3.0.2)"]
+    return []
+
+
+@on(E.RandomEventChecked)
+def _random_event(s: KingdomState, p: E.RandomEventChecked) -> list[str]:
+    out = []
+    if p.dc != s.event_dc:
+        out.append(f"random event check: DC {p.dc} recorded, the event DC is {s.event_dc} (§3.4 E1)")
+    if R.flat_succeeds(p.die, p.dc) != p.occurred:
+        out.append(f"random event check: d20 {p.die} vs DC {p.dc} {'fails' if p.occurred else 'succeeds'} by"
+                   " today's rules (§3.4 E1)")
+    want = R.next_event_dc(p.dc, p.occurred, int(s.options.get("event_dc_step", 5)))
+    if p.new_dc != want:
+        out.append(f"random event check: next event DC {p.new_dc} recorded, today's rules give {want} (§3.4 E1)")
+    return out
+
+
+@on(E.ResourceDiceRolled)
+def _resources(s: KingdomState, p: E.ResourceDiceRolled) -> list[str]:
+    out = []
+    dice = int(resource_dice(s).total)
+    die = size_band(size_of(s)).die
+    if (p.dice, p.die) != (dice, die):
+        out.append(f"Resource Dice: {p.dice}d{p.die} rolled, today's rules give {dice}d{die} (§2.11.3)")
+    if p.total != sum(p.faces):
+        out.append(f"Resource Dice: total {p.total} is not the sum of the faces {p.faces} ({sum(p.faces)})")
+    if p.pending_rp != s.pending.rp:
+        out.append(f"Resource Dice: {p.pending_rp} pending RP recorded, the kingdom had {s.pending.rp}")
+    if p.rp_after != p.total + p.pending_rp:
+        out.append(f"Resource Dice: RP after {p.rp_after} is not {p.total} + {p.pending_rp}")
+    return out
+
+
+@on(E.ConsumptionPaid)
+def _consumption(s: KingdomState, p: E.ConsumptionPaid) -> list[str]:
+    out = []
+    need = int(consumption(s).total)
+    if p.consumption != need:
+        out.append(f"Consumption {p.consumption} recorded, today's rules give {need} (§2.11.8)")
+    if p.food > s.commodities["food"]:
+        out.append(f"Consumption: {p.food} Food paid, the kingdom had {s.commodities['food']} (§3.1 U4)")
+    if p.remainder != p.consumption - p.food:
+        out.append(f"Consumption: remainder {p.remainder} is not {p.consumption} - {p.food} Food")
+    if p.method == "rp":
+        if p.rp != R.consumption_rp(p.remainder):
+            out.append(f"Consumption: {p.rp} RP paid for {p.remainder}; today's rules ask"
+                       f" {R.consumption_rp(p.remainder)} (§3.1 U4.4)")
+        if p.rp > s.rp:
+            out.append(f"Consumption: {p.rp} RP paid, the kingdom had {s.rp} (§3.0.3)")
+    return out
+
+
+@on(E.RPChanged)
+def _rp(s: KingdomState, p: E.RPChanged) -> list[str]:
+    if p.delta < 0 and not p.forced and -p.delta > s.rp:
+        return [f"{p.cause}: spends {-p.delta} RP, the kingdom had {s.rp} (§3.0.3: only a forced cost may)"]
+    return []
+
+
+@on(E.CommodityChanged)
+def _commodity(s: KingdomState, p: E.CommodityChanged) -> list[str]:
+    stock = s.commodities[p.commodity]
+    if p.delta > 0:
+        cap = int(storage_cap(s, p.commodity).total)
+        lost = R.commodity_gain(stock, p.delta, cap)
+        if lost != p.lost_to_cap:
+            return [f"{p.cause}: {p.lost_to_cap} {p.commodity} recorded as lost to storage; with {stock} in store"
+                    f" and storage {cap} today's rules lose {lost} (§2.6)"]
+    elif -p.delta > stock:
+        return [f"{p.cause}: {-p.delta} {p.commodity} taken, the kingdom had {stock}"]
+    return []
+
+
+@on(E.TurnStarted)
+def _turn_started(s: KingdomState, p: E.TurnStarted) -> list[str]:
+    out = []
+    if p.turn != s.turn + 1:
+        out.append(f"turn {p.turn} starts after kingdom turn {s.turn}")
+    if p.fame_before != s.fame:
+        out.append(f"turn {p.turn}: Fame before {p.fame_before} recorded, the kingdom had {s.fame}")
+    want = R.fame_at_turn_start(p.fame_before, p.fame_gained, s.level)
+    if p.fame_after != want:
+        out.append(f"turn {p.turn}: Fame {p.fame_after} after the start of the turn; today's rules give {want}"
+                   " (§3.1 U0)")
+    return out
+
+
+@on(E.RPConverted)
+def _converted(s: KingdomState, p: E.RPConverted) -> list[str]:
+    out = []
+    if p.rp != s.rp:
+        out.append(f"RP to XP: {p.rp} RP converted, the kingdom had {s.rp}")
+    xp, discarded = R.rp_to_xp(p.rp, int(s.options.get("rp_to_xp_limit", 120)))
+    if (p.xp, p.discarded) != (xp, discarded):
+        out.append(f"RP to XP: {p.rp} RP gave {p.xp} XP ({p.discarded} discarded); today's rules give {xp} XP"
+                   f" ({discarded} discarded) (§3.4 E3)")
+    return out
+
+
+@on(E.XPApplied)
+def _xp_applied(s: KingdomState, p: E.XPApplied) -> list[str]:
+    if p.amount != s.xp_pending:
+        return [f"XP applied: {p.amount} recorded, {s.xp_pending} were pending"]
+    return []
+
+
+@on(E.LeveledUp)
+def _leveled(s: KingdomState, p: E.LeveledUp) -> list[str]:
+    out = []
+    if p.level_from != s.level or p.level_to != s.level + 1:
+        out.append(f"level {p.level_from} -> {p.level_to} recorded; the kingdom is level {s.level}")
+    if s.xp < R.XP_PER_LEVEL:
+        out.append(f"level {p.level_to} with {s.xp} XP; a level costs {R.XP_PER_LEVEL} (§3.4 E4)")
+    if p.level_to > s.max_level:
+        out.append(f"level {p.level_to} is above the party level {s.max_level} (§2.1)")
+    return out
+
+
+@on(E.HexClaimed)
+def _claimed(s: KingdomState, p: E.HexClaimed) -> list[str]:
+    old = hex_by_id(s, p.hex.id)
+    want = 0 if old is not None and old.ever_claimed else int(s.options.get("xp_per_hex", 10))
+    if p.xp != want:
+        return [f"hex {p.hex.id} claimed for {p.xp} XP; today's rules give {want} (§5.13)"]
+    return []
+
+
+@on(E.KingdomFounded)
+def _founded(s: KingdomState, p: E.KingdomFounded) -> list[str]:
+    return [f"founding structure {name!r} is not in today's data: it stands with no storage, bonus or reduction"
+            for name in p.structures if founding_structure(s, name) is None]
