@@ -55,11 +55,9 @@ def _(get_layout, session):
 
 
 @app.cell(hide_code=True)
-def _(forms, session, set_layout, set_ready):
+def _(forms, session, set_ready):
     # Every change of a widget: read the plan back, preview it, save the draft beside the log.
     draft = session.update(forms.value)
-    if draft.restructure:
-        set_layout(lambda n: n + 1)
     if session.ready_changed():
         set_ready(draft.committable)
     return (draft,)
@@ -147,6 +145,15 @@ def _(commit_button, draft, forms, session, undo_button):
     mo.Html(sheet_cards.commit_bar_html(session, draft, commit_button, undo_button)
             + sheet_cards.page_html(session, forms, draft, sheet_panel.panel_html(
                 session.start.ruleset, session.start.state, after=sheet.end_state(draft))))
+    return
+
+
+@app.cell(hide_code=True)
+def _(draft, session, set_layout):
+    # After the cards are shown: rebuild the widgets if the draft changed what they offer
+    # (options, entries, dice keys, a step switched to JSON).
+    if session.refresh_forms(draft):
+        set_layout(lambda n: n + 1)
     return
 
 

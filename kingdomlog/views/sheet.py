@@ -306,9 +306,11 @@ class SheetSession:
         """True once this session committed or undid a turn (later clicks on it do nothing)."""
         self.saved_at: float | None = None
         self._ready_shown: bool | None = None
+        self.last_raw: dict[str, Any] = {}
         self._cache: dict[str, SheetDraft] = {}
+        self._forms_cache: dict[Any, tuple[StepForm, str | None]] = {}
         self.draft = self._compute(plan)
-        self._settle_forms(self.draft)
+        self.refresh_forms(self.draft)
 
     # ---- what the widgets show ------------------------------------------------------------
 
@@ -329,45 +331,77 @@ class SheetSession:
         return StepForm(card.id, specs, dict(shown.choices), slots, mode, sf.step_json(shown) if mode else "",
                         extra)
 
-    def _settle_forms(self, draft: SheetDraft) -> bool:
-        """Recompute every step's form from ``draft``; True when any differs from the one the widgets show."""
+    def refresh_forms(self, draft: SheetDraft | None = None) -> bool:
+        """Recompute every step's form from ``draft`` (default: the latest); True when the widgets must be rebuilt.
+
+        A step's form depends on the state before it, so on the plans of the steps before
+        it: forms are cached by that prefix and the step's own plan, and only recomputed
+        when one of them changed. Run it after the cards are shown: an edit's outcome does
+        not wait for it.
+        """
+        draft = draft or self.draft
+        if draft is None:
+            return False
         changed = False
+        prefix: list[str] = [self.plan.seed or ""]
         for card in draft.cards:
-            form = self._form(card, self.display(card.id))
+            shown = self.display(card.id)
+            own = shown.model_dump_json()
+            key = (card.id, tuple(prefix), own, self.json_mode.get(card.id, False),
+                   tuple((r.key, r.notation) for r in card.rolls), card.provisional)
+            hit = self._forms_cache.get(key)
+            if hit is None:
+                hit = (self._form(card, shown), card.form_problem)
+                self._forms_cache[key] = hit
+            form, card.form_problem = hit
             card.form = form
-            old = self.forms.get(card.id)
-            if old is None or sf.form_key(old) != sf.form_key(form):
+            prefix.append(own)
+            built = self.built.get(card.id)
+            if built is None or sf.form_key(built) != sf.form_key(form):
                 changed = True
             self.forms[card.id] = form
+        if len(self._forms_cache) > 400:
+            self._forms_cache.clear()
         return changed
 
     def widgets(self) -> Any:
-        """One ``mo.ui.dictionary`` of every step's widgets (bind it to a global in the notebook)."""
-        elems = {}
+        """One flat ``mo.ui.dictionary`` of every step's widgets, keyed by path (bind it to a global).
+
+        Read it back with ``update(forms.value)``; lay it out through ``sf.View(forms)``.
+        """
+        tree = {}
         for p in self.start.phases:
             form = self.forms.get(p.id)
             if form is None:
                 continue
-            elems[p.id] = sf.step_widgets(form)
+            tree[p.id] = sf.step_widgets(form)
         self.built = dict(self.forms)
         self._fresh = True  # the next update() reads the values these widgets start with
-        return mo.ui.dictionary(elems)
+        return mo.ui.dictionary(sf.flatten(tree))
 
     # ---- reading the widgets ----------------------------------------------------------------
 
-    def update(self, values: Mapping[str, Any]) -> SheetDraft:
-        """Read the widgets' ``values``, preview the new plan, save it; the draft says if widgets must be rebuilt."""
+    def update(self, flat: Mapping[str, Any]) -> SheetDraft:
+        """Read the widgets' values (``forms.value``), preview the new plan, save it.
+
+        Only the steps whose widgets changed since the last call are read again. Whether
+        the widgets must then be rebuilt (options, rows, dice keys changed) is
+        ``refresh_forms``'s answer.
+        """
+        values = sf.unflatten(flat)
         if self._fresh:
-            self.initial = {k: v for k, v in values.items()}
+            self.initial = dict(values)
+            self.last_raw = dict(values)
             self._fresh = False
         steps = dict(self.plan.steps)
-        errors: dict[str, list[FieldError]] = {}
-        restructure = False
+        errors: dict[str, list[FieldError]] = dict(self.draft.field_errors) if self.draft is not None else {}
         for p in self.start.phases:
-            form = self.forms.get(p.id)
+            form = self.built.get(p.id)
             raw = values.get(p.id)
-            if form is None or raw is None:
+            if form is None or raw is None or raw == self.last_raw.get(p.id):
                 continue
+            self.last_raw[p.id] = raw
+            errors.pop(p.id, None)
             if p.id not in self.plan.steps and raw == self.initial.get(p.id):
                 continue  # never touched: the step keeps its submitted orders or its defaults
             shown = self.display(p.id)
@@ -376,14 +410,11 @@ class SheetSession:
                 self.json_mode[p.id] = bool(raw.get("j"))
             if read.errors:
                 errors[p.id] = read.errors
-            restructure = restructure or read.restructure
             if not form.json_mode:
-                before = shown.choices
                 specs, _ = _specs(self.start, self._card_of(p.id), sp.choices)
-                settled = sf.settle(specs or form.specs, sp.choices, before)
+                settled = sf.settle(specs or form.specs, sp.choices, shown.choices)
                 if settled != sp.choices:
                     sp = sp.model_copy(update={"choices": settled})
-                    restructure = True
             if sp != shown or p.id in steps:
                 steps[p.id] = sp
         plan = self.plan.model_copy(update={"steps": steps})
@@ -398,10 +429,11 @@ class SheetSession:
         elif previous is not None:
             draft.previous = previous.previous
             draft.changed_steps = previous.changed_steps
+        for card in draft.cards:  # until refresh_forms runs, a card shows the widgets it has
+            card.form = self.built.get(card.id) or card.form
         self.plan = plan
         self.draft = draft
         self.save()
-        draft.restructure = self._settle_forms(draft) or restructure
         return draft
 
     def ready_changed(self) -> bool:
@@ -430,8 +462,7 @@ class SheetSession:
                      for i, p in enumerate(self.start.phases)]
             return SheetDraft(plan, None, cards, str(exc))
         out = SheetDraft(plan, tp, _cards(self.start, plan, tp))
-        if len(self._cache) > 8:
-            self._cache.clear()
+        self._cache.clear()  # only the latest plan: a rebuild of the widgets reads it back unchanged
         self._cache[key] = out
         return out
 
@@ -453,7 +484,8 @@ class SheetSession:
         draft = self._compute(self.plan)
         self.draft = draft
         self.save()
-        self._settle_forms(draft)
+        self.refresh_forms(draft)
+        self.built = {}
         draft.restructure = True
         return draft
 

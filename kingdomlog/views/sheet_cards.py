@@ -46,6 +46,21 @@ def words(name: str) -> str:
     return " ".join(out)
 
 
+_SUMMARIES: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def summary_of(ruleset: Any, state: Any) -> dict[str, Any]:
+    """``ruleset.summary(state)``, remembered for the states of the latest drafts (states are never changed)."""
+    hit = _SUMMARIES.get(id(state))
+    if hit is not None and hit[0] is state:
+        return hit[1]
+    if len(_SUMMARIES) > 256:
+        _SUMMARIES.clear()
+    out = dict(ruleset.summary(state))
+    _SUMMARIES[id(state)] = (state, out)
+    return out
+
+
 def _num(v: Any) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
@@ -105,7 +120,7 @@ def _compact(outcomes: list[Any]) -> list[Any]:
 
 def check_title(key: str, spec: CheckSpec) -> str:
     """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice)."""
-    name = spec.label or words(key)
+    name = words(spec.label) if spec.label and re.fullmatch(r"[a-z0-9_.]+", spec.label) else spec.label or words(key)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
         return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}{mode}"
@@ -200,10 +215,10 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> str:
     rs = session.start.ruleset
     if card.after is None:
         return ""
-    before, after = rs.summary(card.before), rs.summary(card.after)
+    before, after = summary_of(rs, card.before), summary_of(rs, card.after)
     moved = changes(before, after)
     prev = draft.previous.get(card.id)
-    prev_after = rs.summary(prev.after) if prev is not None and prev.after is not None else None
+    prev_after = summary_of(rs, prev.after) if prev is not None and prev.after is not None else None
     if not moved:
         text = '<span class="kl-empty">no figure changes</span>' if card.drafts else \
             '<span class="kl-empty">nothing happens in this step</span>'
@@ -300,24 +315,56 @@ class _Errors:
         return out
 
 
-def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Errors,
-                entries: Sequence[tuple[FieldSpec, ...]] = ()) -> Any:
+def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given: Mapping[str, Any],
+                path: tuple[Any, ...], errors: _Errors, extra: Sequence[Any] = ()) -> Any:
+    """One entry (a row, a group, a variant): its main fields in a line, the others folded under "more"."""
+    main = sf.primary(spec, fields, given)
+    shown = [f for f in fields if f.name in main and f.name in elems]
+    folded = [f for f in fields if f.name not in main and f.name in elems]
+    cells = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name)) for f in shown]
+    line = mo.hstack([*cells, *extra], justify="start", align="end", wrap=True, gap=0.6)
+    parts: list[Any] = [line]
+    if folded:
+        inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name)) for f in folded]
+        names = ", ".join(f.label.lower() for f in folded[:6]) + (", …" if len(folded) > 6 else "")
+        parts.append(mo.accordion({f"More: {names}": mo.hstack(inner, justify="start", wrap=True, gap=0.6)}))
+    mine = errors.take(path)
+    if mine:
+        parts.append(_error_box(mine))
+    return mo.vstack(parts, gap=0.2)
+
+
+def _variant_label(spec: FieldSpec, given: Mapping[str, Any]) -> str:
+    tag = given.get(spec.discriminator) if spec.discriminator else None
+    return next((v.label for v in spec.variants if v.tag == tag), str(tag or ""))
+
+
+def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Errors, value: Any = None) -> Any:
     """A widget with its help, its option browser and its errors beneath it."""
     items: list[Any] = []
-    if spec.kind == "rows" and spec.fields:
-        rows = []
+    if spec.kind == "rows" and (spec.fields or spec.variants):
         per = list(spec.entries)
-        for i, row in enumerate(list(elem["rows"].elements) if hasattr(elem["rows"], "elements") else []):
+        given_rows = value if isinstance(value, list) else []
+        rows = []
+        for i, row in enumerate(elem["rows"].items()):
             fields = per[i] if i < len(per) else spec.fields
-            cells = [_field_view(f, row[f.name], (*path, i, f.name), errors) for f in fields if f.name in row]
-            mine = errors.take((*path, i))
-            line = mo.hstack([*cells, row[sf.REMOVE]], justify="start", align="start", wrap=True, gap=0.5)
-            rows.append(mo.vstack([line, _error_box(mine)]) if mine else line)
-        head = mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>{sf.help_html(spec)}')
-        items = [head, *rows, elem[sf.ADD]]
+            given = given_rows[i] if i < len(given_rows) and isinstance(given_rows[i], Mapping) else {}
+            head = []
+            if spec.variants:
+                head = [mo.Html(f'<span class="kl-entry-kind">{esc(_variant_label(spec, given))}</span>')]
+            body = _entry_view(spec, fields, row, given, (*path, i), errors, extra=[row[sf.REMOVE]])
+            rows.append(mo.Html('<div class="kl-entry">' + mo.vstack([*head, body], gap=0.1).text + "</div>"))
+        head_html = mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>{sf.help_html(spec)}')
+        items = [head_html, *rows, elem[sf.ADD]]
     elif spec.kind == "group" and spec.fields:
-        items = [mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>')]
-        items += [_field_view(f, elem[f.name], (*path, f.name), errors) for f in spec.fields]
+        given = value if isinstance(value, Mapping) else {}
+        items = [mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>'),
+                 _entry_view(spec, spec.fields, elem, given, path, errors)]
+    elif spec.kind == "variant" and spec.variants:
+        given = value if isinstance(value, Mapping) else {}
+        items = [elem[sf.VARIANT]]
+        if spec.fields:
+            items.append(_entry_view(spec, spec.fields, elem, given, path, errors))
     else:
         items = [elem]
         if spec.help:
@@ -361,9 +408,17 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
         items.append(_error_box(mine + errors.rest()) if mine or errors.by_path else mo.md(""))
     else:
         choice_elems = elems.get("c", {})
+        main = sf.top_fields(form.specs, form.values)
+        folded = []
         for spec in form.specs:
-            if spec.name in choice_elems:
-                items.append(_field_view(spec, choice_elems[spec.name], (spec.name,), errors))
+            if spec.name not in choice_elems:
+                continue
+            view = _field_view(spec, choice_elems[spec.name], (spec.name,), errors, form.values.get(spec.name))
+            (items if spec.name in main else folded).append(view)
+        if folded:
+            names = [s.label.lower() for s in form.specs if s.name not in main and s.name in choice_elems]
+            title = "More: " + ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+            items.append(mo.accordion({title: mo.vstack(folded, gap=0.4)}))
         if form.dice and "d" in elems:
             rows = []
             for d in form.dice:
@@ -392,7 +447,8 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft) 
     help_ = f'<div class="kl-step-help">{esc(card.step.help)}</div>' if card.step.help else ""
     head = mo.Html(f'<div class="kl-card-head" id="step-{esc(card.id)}"><span class="kl-num">{card.index + 1}</span>'
                    f'<span class="kl-title">{esc(card.step.title)}</span>{"".join(badges)}</div>{help_}')
-    elems = forms.get(card.id, None)
+    view = forms if isinstance(forms, sf.View) else sf.View(forms)
+    elems = view.get(card.id, None)
     left = widgets_view(session, card, elems, draft)
     cls = ["kl-result"]
     if card.error and not card.provisional:
@@ -412,8 +468,9 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft) 
 
 
 def cards_view(session: SheetSession, forms: Any, draft: SheetDraft) -> Any:
-    """Every step's card, in order."""
-    return mo.vstack([card_view(session, c, forms, draft) for c in draft.cards], gap=0.75)
+    """Every step's card, in order (``forms``: the flat dictionary of widgets)."""
+    view = sf.View(forms)
+    return mo.vstack([card_view(session, c, view, draft) for c in draft.cards], gap=0.75)
 
 
 def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: str) -> str:
@@ -537,6 +594,8 @@ CSS = """
 .kl-field-error { color: #a93226; font-weight: 600; font-size: .9em; margin: .1em 0; }
 .kl-field-bad { border-left: 3px solid #c0392b; padding-left: .4em; }
 .kl-rows-label { font-weight: 600; margin-top: .2em; }
+.kl-entry { border-left: 3px solid #c9b98f; padding: .2em .5em; margin: .25em 0; background: #fbf8f0; }
+.kl-entry-kind { font-weight: 600; font-size: .9em; color: #5b4a2f; }
 .kl-submitted { background: #eaf2fb; border-radius: 4px; padding: .2em .5em; font-size: .9em; }
 .kl-details summary { cursor: pointer; color: #5b4a2f; }
 .kl-bd ul { margin: .1em 0 .3em 1em; padding: 0; }

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 import marimo as mo
@@ -36,6 +37,11 @@ LIST_DISABLED = 12
 """Selects with at most this many options also list the ones not allowed now (marked, with the reason)."""
 REMOVE = "_remove"
 ADD = "_add"
+VARIANT = "_kind"
+BROWSE_OVER = 20
+"""Selects with more options than this (with details) get a browser table of every option."""
+FOLD_AFTER = 6
+"""Entries with more fields than this show their main fields and fold the rest."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,9 @@ class StepForm:
 
 
 def _option_key(o: Option) -> Hashable:
-    return (o.value, o.label, o.detail, o.disabled)
+    # Labels and details (a skill's modifier, a structure's cost) follow the state of every upstream step;
+    # they alone do not rebuild the widgets (the step's card shows the numbers that apply).
+    return (o.value, bool(o.disabled))
 
 
 def spec_key(spec: FieldSpec) -> Hashable:
@@ -106,8 +114,12 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
 
 
 def option_text(o: Option) -> str:
-    """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``."""
-    text = o.text
+    """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``.
+
+    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``).
+    """
+    text = o.label or (str(o.value).replace("_", " ").replace("-", " ") if isinstance(o.value, str) and
+                       o.value.strip() else str(o.value) if o.value != "" else "(none)")
     if o.disabled:
         return f"✗ {text} — {o.disabled}"
     return f"{text} — {o.detail}" if o.detail else text
@@ -147,8 +159,8 @@ def _number(spec: FieldSpec, value: Any) -> Any:
 def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None) -> Any:
     """The ``mo.ui`` element for ``spec`` holding ``value`` (a plan value; None = the default).
 
-    ``rows`` and ``group`` give a ``mo.ui.dictionary`` of their fields' widgets; ``entries``
-    are the per-entry specs of a ``rows`` field (``FieldSpec.entries``), one per value.
+    ``rows``, ``group`` and ``variant`` give a tree (dicts, lists) of their fields' widgets;
+    ``entries`` are the per-entry specs of a ``rows`` field (``FieldSpec.entries``), one per value.
     """
     v = spec.default if value is None else value
     if spec.kind == "select" and spec.options is not None:
@@ -178,59 +190,237 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return _number(spec, v)
     if spec.kind == "bool":
         return mo.ui.checkbox(value=bool(v), label=spec.label)
+    if spec.kind == "list" and spec.item_kind in ("int", "float", "text"):
+        items = list(v) if isinstance(v, (list, tuple)) else []
+        hint = "numbers, e.g. 1 2" if spec.item_kind != "text" else "comma-separated"
+        sep = ", " if spec.item_kind == "text" else " "
+        return mo.ui.text(value=sep.join(str(x) for x in items), label=spec.label, placeholder=hint)
     if spec.kind == "group" and spec.fields:
         given = v if isinstance(v, Mapping) else {}
-        return mo.ui.dictionary({f.name: widget(f, given.get(f.name), entries=f.entries or None)
-                                 for f in spec.fields})
-    if spec.kind == "rows" and spec.fields:
+        return {f.name: widget(f, given.get(f.name), entries=f.entries or None) for f in spec.fields}
+    if spec.kind == "variant" and spec.variants:
+        given = v if isinstance(v, Mapping) else {}
+        return {VARIANT: variant_picker(spec, given), **entry_widgets(spec, spec.fields, given)}
+    if spec.kind == "rows" and (spec.fields or spec.variants):
         rows = list(v) if isinstance(v, list) else []
         per = list(entries or spec.entries or ())
         items = []
         for i, row in enumerate(rows):
             fields = per[i] if i < len(per) else spec.fields
             given = row if isinstance(row, Mapping) else {}
-            elems: dict[str, Any] = {f.name: widget(f, given.get(f.name), entries=f.entries or None) for f in fields}
+            elems = entry_widgets(spec, fields, given)
             elems[REMOVE] = mo.ui.button(value=0, on_click=lambda n: n + 1, label="✕ remove", kind="neutral")
-            items.append(mo.ui.dictionary(elems))
-        return mo.ui.dictionary({"rows": mo.ui.array(items), ADD: add_widget(spec)})
-    if spec.kind == "text":
+            items.append(elems)
+        return {"rows": items, ADD: add_widget(spec)}
+    if spec.kind in ("text", "select"):  # a select with no list of options takes any value
         return mo.ui.text(value="" if v is None else str(v), label=spec.label, full_width=True)
     text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=list)
     return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
 
 
+def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The widgets of one entry (its discriminator left out: the entry's kind shows in its heading)."""
+    return {f.name: widget(f, given.get(f.name), entries=f.entries or None)
+            for f in fields if f.name != spec.discriminator}
+
+
+def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
+    """A dropdown of the kinds of entry a ``variant`` field takes."""
+    tag = given.get(spec.discriminator) if spec.discriminator else None
+    opts = {v.label: v.tag for v in spec.variants}
+    chosen = next((v.label for v in spec.variants if v.tag == tag), None)
+    return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=f"{spec.label}: kind")
+
+
+def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
+    """A step's choices shown at once; JSON-only values and, on a long form, the plain switches and
+    texts fold under "more" (opened by default when one already holds a value)."""
+    out = set()
+    long = len(specs) > FOLD_AFTER
+    for s in specs:
+        set_ = s.name in given and given[s.name] not in (None, s.default)
+        plain = s.kind == "json" or (long and s.kind in ("bool", "text") and not s.required)
+        if set_ or not plain:
+            out.add(s.name)
+    return out
+
+
+def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
+    """The fields of an entry shown at once; the others fold under "more" (opened when one holds a value).
+
+    Shown: the first field, required ones, those whose options depend on a sibling, those
+    picked from the state (leaders, hexes, structures), and any field already set.
+    """
+    out = set()
+    for i, f in enumerate(fields):
+        if f.name == spec.discriminator:
+            continue
+        set_ = f.name in given and given[f.name] not in (None, f.default)
+        if i == 0 or f.required or f.depends or f.source or set_ or len(fields) <= FOLD_AFTER:
+            out.add(f.name)
+    return out
+
+
 def add_widget(spec: FieldSpec) -> Any:
     """How a new entry of a ``rows`` field is added: a picker of its first field's options, else a button."""
     first = spec.fields[0] if spec.fields else None
-    noun = spec.label.rstrip("s").lower() if spec.label else "entry"
+    noun = singular(spec.label.lower()) if spec.label else "entry"
+    if spec.variants:
+        return mo.ui.dropdown(options={v.label: v.tag for v in spec.variants}, value=None, allow_select_none=True,
+                              label=f"Add {noun}", searchable=len(spec.variants) > SEARCHABLE)
     if first is not None and first.kind == "select" and first.options:
         opts, _ = _choices_map([o for o in first.options if not o.disabled], None, show_disabled=False)
-        return mo.ui.dropdown(options=opts, value=None, allow_select_none=True, label=f"+ add {noun}",
+        return mo.ui.dropdown(options=opts, value=None, allow_select_none=True, label=f"Add {noun}",
                               searchable=len(opts) > SEARCHABLE)
-    return mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"+ add {noun}", kind="neutral")
+    return mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"Add {noun}", kind="neutral")
+
+
+def singular(noun: str) -> str:
+    """``activities`` → ``activity``, ``GM adjustments`` → ``GM adjustment`` (last word only).
+
+    >>> singular("activities"), singular("hexes explored"), singular("gm-ruled effects")
+    ('activity', 'hexes explored', 'gm-ruled effect')
+    """
+    head, _, last = noun.rpartition(" ")
+    if last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.endswith("s") and not last.endswith("ss"):
+        last = last[:-1]
+    return f"{head} {last}" if head else last
 
 
 def dice_widgets(slots: Sequence[DiceSlot]) -> Any:
     """Per roll key: typed faces (a text field) and a re-roll button (a click counter)."""
-    return mo.ui.dictionary({
-        d.key: mo.ui.dictionary({
+    return {
+        d.key: {
             "faces": mo.ui.text(value=d.faces, placeholder="type faces, e.g. 4 2", label=f"roll {d.key}"),
             "reroll": mo.ui.button(value=0, on_click=lambda n: n + 1, label="⚄ re-roll", kind="neutral"),
-        }) for d in slots})
+        } for d in slots}
 
 
-def step_widgets(form: StepForm) -> Any:
-    """One step's widgets: ``{"c": choices, "d": dice, "j": JSON toggle[, "t": JSON text]}``."""
+def step_widgets(form: StepForm) -> dict[str, Any]:
+    """One step's widgets as a tree: ``{"c": choices, "d": dice, "j": JSON toggle[, "t": JSON text]}``."""
     parts: dict[str, Any] = {"j": mo.ui.switch(value=form.json_mode, label="edit as JSON")}
     if form.json_mode:
         parts["t"] = mo.ui.text_area(value=form.json_text, rows=8, full_width=True,
                                      label="This step's plan (choices, rolls, rerolls)")
     else:
-        parts["c"] = mo.ui.dictionary({s.name: widget(s, form.values.get(s.name), entries=s.entries or None)
-                                       for s in form.specs})
+        parts["c"] = {s.name: widget(s, form.values.get(s.name), entries=s.entries or None) for s in form.specs}
         if form.dice:
             parts["d"] = dice_widgets(form.dice)
-    return mo.ui.dictionary(parts)
+    return parts
+
+
+# ---- one flat dictionary of widgets ---------------------------------------------------------------
+#
+# ``mo.ui.dictionary`` deep-copies every element it wraps, at every level of nesting; the sheet wraps
+# its whole tree of widgets once, flat, keyed by path ("upkeep/c/activities/rows/#0/skill").
+
+SEP = "/"
+
+
+def _part(p: str | int) -> str:
+    return f"#{p}" if isinstance(p, int) else str(p).replace("%", "%25").replace(SEP, "%2F")
+
+
+def _unpart(p: str) -> str | int:
+    if p.startswith("#") and p[1:].isdigit():
+        return int(p[1:])
+    return p.replace("%2F", SEP).replace("%25", "%")
+
+
+def flatten(tree: Any, prefix: tuple[str | int, ...] = ()) -> dict[str, Any]:
+    """``{path key: element}`` of a tree of dicts and lists whose leaves are widgets."""
+    out: dict[str, Any] = {}
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            out.update(flatten(v, (*prefix, k)))
+    elif isinstance(tree, list):
+        for i, v in enumerate(tree):
+            out.update(flatten(v, (*prefix, i)))
+    else:
+        out[SEP.join(_part(p) for p in prefix)] = tree
+    return out
+
+
+def unflatten(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The nested values (dicts; lists for ``#i`` parts) of a flat ``{path key: value}``."""
+    root: dict[str, Any] = {}
+    for key, v in values.items():
+        parts = [_unpart(p) for p in key.split(SEP)]
+        cur: Any = root
+        for here, nxt in pairwise(parts):
+            if isinstance(cur, dict):
+                cur = cur.setdefault(here, [] if isinstance(nxt, int) else {})
+            else:
+                while len(cur) <= here:  # type: ignore[operator]
+                    cur.append(None)
+                if cur[here] is None:  # type: ignore[index]
+                    cur[here] = [] if isinstance(nxt, int) else {}  # type: ignore[index]
+                cur = cur[here]  # type: ignore[index]
+        last = parts[-1]
+        if isinstance(cur, dict):
+            cur[last] = v
+        else:
+            while len(cur) <= last:  # type: ignore[operator]
+                cur.append(None)
+            cur[last] = v  # type: ignore[index]
+    return root
+
+
+_PREFIXES: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _prefixes(keys: frozenset[str]) -> frozenset[str]:
+    got = _PREFIXES.get(keys)
+    if got is None:
+        got = frozenset(SEP.join(k.split(SEP)[:i]) for k in keys for i in range(1, k.count(SEP) + 1))
+        _PREFIXES.clear()
+        _PREFIXES[keys] = got
+    return got
+
+
+class View:
+    """A path into the flat dictionary of widgets, read like the tree it was made from.
+
+    ``view["upkeep"]["c"]["crop"]`` is the dropdown element; ``view[...]["rows"].items()``
+    the views of its entries; ``name in view`` whether a key exists below.
+    """
+
+    def __init__(self, forms: Any, prefix: tuple[str | int, ...] = (), keys: frozenset[str] | None = None) -> None:
+        self.forms = forms
+        self.prefix = prefix
+        if keys is None:
+            keys = frozenset(forms.elements) if hasattr(forms, "elements") else frozenset(forms)
+        self.keys = keys
+        self._prefixes = _prefixes(keys)
+
+    def _key(self, *more: str | int) -> str:
+        return SEP.join(_part(p) for p in (*self.prefix, *more))
+
+    def __getitem__(self, k: str | int) -> Any:
+        key = self._key(k)
+        if key in self.keys:
+            return self.forms[key]
+        return View(self.forms, (*self.prefix, k), self.keys)
+
+    def __contains__(self, k: str | int) -> bool:
+        key = self._key(k)
+        return key in self.keys or key in self._prefixes
+
+    def get(self, k: str | int, default: Any = None) -> Any:
+        if k in self:
+            return self[k]
+        return default
+
+    def items(self) -> list[View]:
+        """The entries of a list node (``#0``, ``#1``, ...)."""
+        out = []
+        i = 0
+        while i in self:
+            out.append(self[i])
+            i += 1
+        return out
 
 
 # ---- reading values back -----------------------------------------------------------------------
@@ -269,11 +459,13 @@ def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, An
         return True, float(raw)
     if spec.kind == "bool":
         return True, bool(raw)
-    if spec.kind == "select":
+    if spec.kind == "select" and spec.options is not None:
         return True, raw
     if spec.kind == "multiselect":
         return True, list(raw)
-    if spec.kind == "text":
+    if spec.kind == "list" and spec.item_kind in ("int", "float", "text"):
+        return _list(spec, str(raw), path, out)
+    if spec.kind in ("text", "select"):
         return (raw != ""), raw if raw != "" else None
     text = str(raw).strip()
     if not text:
@@ -283,6 +475,23 @@ def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, An
     except json.JSONDecodeError as exc:
         out.errors.append(FieldError(path, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"))
         return False, None
+
+
+def _list(spec: FieldSpec, text: str, path: Path_, out: Read) -> tuple[bool, Any]:
+    import re
+
+    if spec.item_kind == "text":
+        items: list[Any] = [t.strip() for t in text.split(",") if t.strip()]
+        return (bool(items) or spec.default == []), items
+    parts = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+    try:
+        nums = [int(t) if spec.item_kind == "int" else float(t) for t in parts]
+    except ValueError:
+        out.errors.append(FieldError(path, f"{text!r}: write numbers separated by spaces, e.g. 1 2"))
+        return False, None
+    if not nums and spec.default is None:
+        return False, None
+    return True, nums
 
 
 def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mapping[str, Any], path: Path_,
@@ -301,9 +510,24 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
             chosen[s.name] = read_fields(s.fields, r, sub or {}, here, out)
             continue
-        if s.kind == "rows" and s.fields and isinstance(r, Mapping):
+        if s.kind == "rows" and (s.fields or s.variants) and isinstance(r, Mapping):
             old = given.get(s.name) if isinstance(given.get(s.name), list) else []
             chosen[s.name] = _read_rows(s, r, old or [], here, out)
+            continue
+        if s.kind == "variant" and s.variants and isinstance(r, Mapping):
+            sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
+            tag = r.get(VARIANT)
+            old_tag = (sub or {}).get(s.discriminator) if s.discriminator else None
+            if tag is None:
+                continue
+            if tag != old_tag or not s.fields:
+                chosen[s.name] = {s.discriminator: tag} if s.discriminator else {}
+                out.restructure = True
+                continue
+            entry = read_fields(s.fields, {k: x for k, x in r.items() if k != VARIANT}, sub or {}, here, out)
+            if s.discriminator:
+                entry[s.discriminator] = tag
+            chosen[s.name] = entry
             continue
         ok, v = _scalar(s, r, here, out)
         if ok:
@@ -324,11 +548,17 @@ def _read_rows(spec: FieldSpec, raw: Mapping[str, Any], old: list[Any], path: Pa
         fields = per[i] if i < len(per) else spec.fields
         given = old[i] if i < len(old) and isinstance(old[i], Mapping) else {}
         values = {k: v for k, v in r.items() if k != REMOVE}
-        result.append(read_fields(fields, values, given, (*path, i), out))
+        entry = read_fields([f for f in fields if f.name != spec.discriminator], values, given, (*path, i), out)
+        if spec.discriminator and spec.discriminator in given:
+            entry = {spec.discriminator: given[spec.discriminator], **entry}
+        result.append(entry)
     add = raw.get(ADD)
     if add not in (None, 0, False):
-        first = spec.fields[0]
-        result.append({first.name: add} if first.kind == "select" else {})
+        if spec.variants:
+            result.append({spec.discriminator: add} if spec.discriminator else {})
+        else:
+            first = spec.fields[0]
+            result.append({first.name: add} if first.kind == "select" else {})
         out.restructure = True
     return result
 
@@ -474,7 +704,7 @@ def help_html(spec: FieldSpec) -> str:
 
 def browser_html(spec: FieldSpec) -> str:
     """Every option of a long select as a table (name, detail, why not now), allowed ones first."""
-    if spec.options is None or len(spec.options) <= LIST_DISABLED:
+    if spec.options is None or len(spec.options) <= BROWSE_OVER or not any(o.detail for o in spec.options):
         return ""
     allowed = [o for o in spec.options if not o.disabled]
     blocked = [o for o in spec.options if o.disabled]

@@ -14,7 +14,7 @@ from typing import Any
 
 from kingdomlog.core.ruleset import Ruleset, State
 from kingdomlog.views.html import esc, scalar
-from kingdomlog.views.sheet_cards import words
+from kingdomlog.views.sheet_cards import summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -46,7 +46,8 @@ def records_table(rows: Sequence[Mapping[str, Any]]) -> str:
         for k in r:
             if k not in cols and k != "blocks":
                 cols.append(k)
-    cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), cols.index(c)))
+    order = {c: i for i, c in enumerate(cols)}
+    cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
     head = "".join(f"<th>{esc(words(c))}</th>" for c in cols)
     body = "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in rows)
     return f'<table class="kl-table kl-panel-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
@@ -85,26 +86,62 @@ def _against(dump: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], dict[st
     return out
 
 
-def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> str:
-    """The kingdom panel of ``state`` (the start of the turn); ``after``: the draft's end (figures it moves)."""
-    summary = ruleset.summary(state)
-    later = ruleset.summary(after) if after is not None else {}
-    figs = []
+CAP_SUFFIXES = ("_storage", "_threshold", "_capacity", "_max", "_limit")
+SIDE_SUFFIXES = ("_penalty", "_modifier")
+
+
+def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> str:
+    """The main figures as tiles; ``x`` with ``x_storage``/``x_threshold`` as ``4 / 8``, its penalty beside it."""
+    used: set[str] = set()
+    tiles = []
     for k, v in summary.items():
+        if k in used:
+            continue
+        cap_key = next((k + s for s in CAP_SUFFIXES if k + s in summary), None)
+        side = [k + s for s in SIDE_SUFFIXES if k + s in summary and summary[k + s]]
+        used.update([k, *(x for x in [cap_key] if x), *(k + s for s in SIDE_SUFFIXES)])
+        value = esc(scalar(v))
+        if cap_key is not None:
+            value += f' <span class="kl-cap">/ {esc(scalar(summary[cap_key]))}</span>'
         moved = k in later and later[k] != v
         tail = f' <span class="kl-then">→ {esc(scalar(later[k]))}</span>' if moved else ""
-        figs.append(f'<div class="kl-stat"><div class="kl-stat-name">{esc(words(k))}</div>'
-                    f'<div class="kl-stat-value">{esc(scalar(v))}{tail}</div></div>')
-    parts = [f'<div class="kl-stats">{"".join(figs)}</div>']
+        extra = "".join(f'<div class="kl-stat-side">{esc(words(x.removeprefix(k + "_")))} {esc(scalar(summary[x]))}'
+                        "</div>" for x in side)
+        full = " kl-stat-full" if cap_key is not None and isinstance(v, (int, float)) and not isinstance(v, bool) \
+            and isinstance(summary[cap_key], (int, float)) and v >= summary[cap_key] else ""
+        tiles.append(f'<div class="kl-stat{full}" data-figure="{esc(k)}"><div class="kl-stat-name">{esc(words(k))}'
+                     f'</div><div class="kl-stat-value">{value}{tail}</div>{extra}</div>')
+    return f'<div class="kl-stats">{"".join(tiles)}</div>'
+
+
+_STATIC: dict[int, tuple[Any, str]] = {}
+
+
+def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> str:
+    """The kingdom panel of ``state`` (the start of the turn); ``after``: the draft's end (figures it moves)."""
+    summary = summary_of(ruleset, state)
+    later = summary_of(ruleset, after) if after is not None else {}
+    parts = [stat_tiles(summary, later)]
     if later:
         parts.append('<div class="kl-help">→ what the draft turn ends with</div>')
+    hit = _STATIC.get(id(state))
+    if hit is None or hit[0] is not state:
+        _STATIC.clear()
+        hit = (state, _collections_html(state, summary))
+        _STATIC[id(state)] = hit
+    parts.append(hit[1])
+    return f'<div class="kl-panel">{"".join(parts)}</div>'
+
+
+def _collections_html(state: State, summary: Mapping[str, Any]) -> str:
+    parts = []
     dump = state.model_dump(mode="json")
     paired = _against(dump)
     used: set[str] = set()
     if paired:
         rows = []
         for name, have, cap in paired:
-            used.update((name,))
+            used.add(name)
             for k in cap:
                 v = have.get(k, 0)
                 full = " kl-full" if isinstance(v, (int, float)) and v >= cap[k] else ""
@@ -124,14 +161,17 @@ def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None) ->
         rows = "".join(f"<tr><th>{esc(words(k))}</th><td>{_cell(v)}</td></tr>" for k, v in other.items())
         parts.append(f'<details class="kl-panel-sec"><summary>Everything else</summary>'
                      f'<table class="kl-table">{rows}</table></details>')
-    return f'<div class="kl-panel">{"".join(parts)}</div>'
+    return "".join(parts)
 
 
 CSS = """
 .kl-panel { font-size: .92em; }
 .kl-stats { display: flex; flex-wrap: wrap; gap: .4em; margin: .3em 0; }
-.kl-stat { border: 1px solid #ddd; border-radius: 6px; padding: .2em .6em; background: #fff; min-width: 6em; }
-.kl-stat-name { color: #666; font-size: .8em; } .kl-stat-value { font-weight: 650; font-size: 1.1em; }
+.kl-stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(6.5em, 1fr)); gap: .3em; }
+.kl-stat { border: 1px solid #ddd; border-radius: 6px; padding: .15em .45em; background: #fff; }
+.kl-stat-name { color: #666; font-size: .75em; } .kl-stat-value { font-weight: 650; font-size: 1.02em; }
+.kl-stat-side { color: #a04000; font-size: .72em; } .kl-cap { color: #888; font-weight: 400; font-size: .85em; }
+.kl-stat-full { border-color: #d68910; }
 .kl-then { color: #1e6f3e; font-weight: 600; font-size: .9em; }
 .kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
 .kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
