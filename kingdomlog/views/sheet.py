@@ -87,6 +87,12 @@ class SheetStart:
     submitted: Mapping[str, str] = field(default_factory=dict)
     """Step id -> the player whose submitted orders fill it."""
     submitted_steps: Mapping[str, StepPlan] = field(default_factory=dict)
+    seed: str = ""
+    """For headless use (``draft_turn``): the dice seed of the draft."""
+    plan: Plan | None = None
+    """For headless use: the loaded plan with the players' submitted steps filled in (None: nothing loaded)."""
+    problems: Mapping[str, str] = field(default_factory=dict)
+    """Steps whose choices could not be listed in the start state, with the reason."""
 
     @property
     def turn(self) -> int:
@@ -135,14 +141,33 @@ def _submitted(camp: Campaign, begin: TurnStart) -> tuple[dict[str, str], dict[s
     return owners, steps
 
 
-def load_start(folder: Path) -> SheetStart:
-    """Open ``folder`` and describe its next turn (state, steps, the players' submitted steps)."""
+def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = None) -> SheetStart:
+    """Open ``folder`` and describe its next turn (state, steps, the players' submitted steps).
+
+    ``plan`` (a loaded draft) must be for that turn (else ``InputError``); the start's
+    ``plan`` is it with the submitted steps filled in (None when there is neither), its
+    ``seed`` the plan's, else ``seed``, else a new one.
+    """
     camp = Campaign.open(folder)
     begin = camp.turn_start()
+    if plan is not None and plan.turn is not None and plan.turn != begin.turn:
+        raise InputError(f"the loaded plan is for turn {plan.turn}, but the campaign's next turn is {begin.turn}")
     rs = camp.ruleset
     owners, steps = _submitted(camp, begin)
-    return SheetStart(folder=Path(folder), camp=camp, ruleset=rs, begin=begin,
-                      phases=tuple(rs.phases_for(begin.state, begin.turn)), submitted=owners, submitted_steps=steps)
+    phases = tuple(rs.phases_for(begin.state, begin.turn))
+    problems: dict[str, str] = {}
+    for p in phases:
+        try:
+            rs.choices(begin.state, begin.turn, p.id)
+        except KingdomlogError as exc:
+            problems[p.id] = str(exc)
+    use_seed = (plan.seed if plan is not None else None) or seed or new_seed()
+    merged = None
+    if plan is not None or steps:
+        base = plan if plan is not None else Plan(turn=begin.turn, seed=use_seed)
+        merged = camp.with_submissions(base.model_copy(update={"seed": use_seed}), state=begin.state)
+    return SheetStart(folder=Path(folder), camp=camp, ruleset=rs, begin=begin, phases=phases, submitted=owners,
+                      submitted_steps=steps, seed=use_seed, plan=merged, problems=problems)
 
 
 # ---- one step of a draft as the sheet shows it ---------------------------------------------------
@@ -396,7 +421,7 @@ class SheetSession:
         steps = dict(self.plan.steps)
         errors: dict[str, list[FieldError]] = dict(self.draft.field_errors) if self.draft is not None else {}
         for p in self.start.phases:
-            form = self.built.get(p.id)
+            form = self.built.get(p.id) or self.forms.get(p.id)
             raw = values.get(p.id)
             if form is None or raw is None or raw == self.last_raw.get(p.id):
                 continue
@@ -635,6 +660,72 @@ def end_state(draft: SheetDraft) -> State | None:
     return draft.preview.state_after
 
 
+# ---- headless helpers (tests, scripts): a plan from plain choice values -------------------------
+
+
+@dataclass
+class DraftTurn:
+    """A plan built from plain values and its preview, or the problem that stopped it."""
+
+    plan: Plan | None
+    preview: TurnPreview | None
+    problem: str | None = None
+
+    @property
+    def committable(self) -> bool:
+        return self.preview is not None and self.preview.ok and bool(self.preview.drafts)
+
+
+def draft_turn(start: SheetStart, values: Mapping[str, Mapping[str, Any]],
+               dice: Mapping[str, Mapping[str, Any]] | None = None) -> DraftTurn:
+    """Preview the plan of ``values`` (``{step: {choice: value}}``) and ``dice`` (``{step: {"rolls", "rerolls"}}``).
+
+    Steps of ``start.plan`` (a loaded plan, submitted orders) that ``values`` leaves out
+    keep their plan. Never raises for a rule or input problem: it is the draft's ``problem``.
+    """
+    steps = dict(start.plan.steps) if start.plan is not None else {}
+    try:
+        for sid, chosen in values.items():
+            d = (dice or {}).get(sid, {})
+            steps[sid] = StepPlan(choices=dict(chosen), rolls={k: sf.parse_faces(v) if isinstance(v, str) else list(v)
+                                                              for k, v in (d.get("rolls") or {}).items()},
+                                  rerolls=dict(d.get("rerolls") or {}))
+        for sid, d in (dice or {}).items():
+            if sid not in values:
+                base = steps.get(sid, StepPlan())
+                steps[sid] = base.model_copy(update={
+                    "rolls": {k: sf.parse_faces(v) if isinstance(v, str) else list(v)
+                              for k, v in (d.get("rolls") or {}).items()},
+                    "rerolls": dict(d.get("rerolls") or {})})
+        plan = Plan(turn=start.turn, seed=start.seed, steps=steps)
+    except (KingdomlogError, ValueError) as exc:
+        return DraftTurn(None, None, str(exc))
+    try:
+        return DraftTurn(plan, start.camp.preview(plan, seed=start.seed, start=start.begin))
+    except KingdomlogError as exc:
+        return DraftTurn(plan, None, str(exc))
+
+
+def commit_draft(start: SheetStart, draft: DraftTurn) -> Outcome:
+    """Append a headless draft's events (``expect_seq`` = where it started); an ``Outcome``, never a raise."""
+    if draft.preview is None:
+        return Outcome("warn", f"Nothing committed: {draft.problem or 'no preview'}")
+    if not draft.preview.ok:
+        return Outcome("warn", f"Nothing committed: a step was refused: {draft.preview.error}")
+    if not draft.preview.drafts:
+        return Outcome("warn", "Nothing committed: the turn produced no events")
+    try:
+        res = Campaign.open(start.folder).commit(draft.preview)
+    except ConflictError as exc:
+        return Outcome("danger", f"Not committed: someone else committed to this campaign first (the log now ends"
+                                 f" at seq {exc.actual}, this draft started at seq {exc.expected}).")
+    except KingdomlogError as exc:
+        return Outcome("danger", f"Not committed: {exc}")
+    if draft.plan is not None:
+        Drafts(start.folder).record_commit(res.commit_id, start.turn, draft.plan)
+    return Outcome("success", f"Committed {start.when}: seq {res.first_seq}–{res.last_seq}.")
+
+
 def last_turn_label(session: SheetSession) -> str | None:
     """``month 13`` for the last live turn (what Undo would retract), or None."""
     last = last_live_turn(session.start.camp.events())
@@ -643,6 +734,7 @@ def last_turn_label(session: SheetSession) -> str | None:
     return "founding" if last == 0 else f"{session.start.turn_unit} {last}"
 
 
-__all__ = ["Card", "Outcome", "SheetDraft", "SheetSession", "SheetStart", "campaign_folder", "commit",
-           "end_state", "last_turn_label", "load_plan_file", "load_start", "open_session", "undo"]
+__all__ = ["Card", "DraftTurn", "Outcome", "SheetDraft", "SheetSession", "SheetStart", "campaign_folder", "commit",
+           "commit_draft", "draft_turn", "end_state", "last_turn_label", "load_plan_file", "load_start",
+           "open_session", "undo"]
 

@@ -527,8 +527,12 @@ def status_html(session: SheetSession, draft: SheetDraft) -> str:
 
 def commit_bar_html(session: SheetSession, draft: SheetDraft, commit_button: Any, undo_button: Any) -> str:
     """The bar at the top: Commit (this draft), Undo (asks first) and the status line."""
-    return (f'<div class="kl-commit-bar">{commit_button.text} {status_html(session, draft)}'
-            f'<span class="kl-spacer"></span>{undo_button.text}</div>')
+    return (f'<div class="kl-commit-bar">{_html_of(commit_button)} {status_html(session, draft)}'
+            f'<span class="kl-spacer"></span>{_html_of(undo_button)}</div>')
+
+
+def _html_of(elem: Any) -> str:
+    return str(getattr(elem, "text", ""))
 
 
 def undo_question(session: SheetSession) -> str:
