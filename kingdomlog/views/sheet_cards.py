@@ -409,7 +409,7 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
     else:
         choice_elems = elems.get("c", {})
         main = sf.top_fields(form.specs, form.values)
-        folded = []
+        folded: list[Any] = []
         for spec in form.specs:
             if spec.name not in choice_elems:
                 continue

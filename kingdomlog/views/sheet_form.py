@@ -100,7 +100,7 @@ def form_key(form: StepForm) -> Hashable:
 
 
 def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashable:
-    out = []
+    out: list[tuple[str, Hashable]] = []
     for s in specs:
         v = values.get(s.name)
         if s.kind == "rows":
@@ -169,21 +169,21 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
                               searchable=len(opts) > SEARCHABLE, full_width=True)
     if spec.kind == "multiselect" and spec.options is not None:
         current = list(v) if isinstance(v, (list, tuple)) else []
-        opts: dict[str, Any] = {}
+        multi: dict[str, Any] = {}
         chosen_texts = []
         for o in spec.options:
             if o.disabled and o.value not in current:
                 continue
             text = option_text(o)
-            opts[text] = o.value
+            multi[text] = o.value
             if o.value in current:
                 chosen_texts.append(text)
         for x in current:
-            if x not in opts.values():
+            if x not in multi.values():
                 text = f"⚠ {x} — not allowed now"
-                opts[text] = x
+                multi[text] = x
                 chosen_texts.append(text)
-        return mo.ui.multiselect(options=opts, value=chosen_texts, label=spec.label, full_width=True)
+        return mo.ui.multiselect(options=multi, value=chosen_texts, label=spec.label, full_width=True)
     if spec.kind in ("int", "float"):
         if spec.default is None and not spec.required:
             return mo.ui.text(value="" if v is None else str(v), label=spec.label, placeholder="(none)")
@@ -353,18 +353,20 @@ def unflatten(values: Mapping[str, Any]) -> dict[str, Any]:
             if isinstance(cur, dict):
                 cur = cur.setdefault(here, [] if isinstance(nxt, int) else {})
             else:
-                while len(cur) <= here:  # type: ignore[operator]
+                assert isinstance(here, int)
+                while len(cur) <= here:
                     cur.append(None)
-                if cur[here] is None:  # type: ignore[index]
-                    cur[here] = [] if isinstance(nxt, int) else {}  # type: ignore[index]
-                cur = cur[here]  # type: ignore[index]
+                if cur[here] is None:
+                    cur[here] = [] if isinstance(nxt, int) else {}
+                cur = cur[here]
         last = parts[-1]
         if isinstance(cur, dict):
             cur[last] = v
         else:
-            while len(cur) <= last:  # type: ignore[operator]
+            assert isinstance(last, int)
+            while len(cur) <= last:
                 cur.append(None)
-            cur[last] = v  # type: ignore[index]
+            cur[last] = v
     return root
 
 
@@ -576,7 +578,8 @@ def settle(specs: Sequence[FieldSpec], values: Mapping[str, Any], before: Mappin
     for s in specs:
         v = out.get(s.name)
         if s.kind == "rows" and isinstance(v, list):
-            old = before.get(s.name) if isinstance(before.get(s.name), list) else []
+            got = before.get(s.name)
+            old: list[Any] = got if isinstance(got, list) else []
             per = list(s.entries)
             rows = []
             for i, entry in enumerate(v):

@@ -158,9 +158,9 @@ def _collections_html(state: State, summary: Mapping[str, Any]) -> str:
         elif k not in summary and k not in used:
             other[k] = v
     if other:
-        rows = "".join(f"<tr><th>{esc(words(k))}</th><td>{_cell(v)}</td></tr>" for k, v in other.items())
+        cells = "".join(f"<tr><th>{esc(words(k))}</th><td>{_cell(v)}</td></tr>" for k, v in other.items())
         parts.append(f'<details class="kl-panel-sec"><summary>Everything else</summary>'
-                     f'<table class="kl-table">{rows}</table></details>')
+                     f'<table class="kl-table">{cells}</table></details>')
     return "".join(parts)
 
 
