@@ -322,16 +322,25 @@ def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given:
     shown = [f for f in fields if f.name in main and f.name in elems]
     folded = [f for f in fields if f.name not in main and f.name in elems]
     cells = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name)) for f in shown]
-    line = mo.hstack([*cells, *extra], justify="start", align="end", wrap=True, gap=0.6)
+    line = _grid([*cells, *extra])
     parts: list[Any] = [line]
     if folded:
         inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name)) for f in folded]
         names = ", ".join(f.label.lower() for f in folded[:6]) + (", …" if len(folded) > 6 else "")
-        parts.append(mo.accordion({f"More: {names}": mo.hstack(inner, justify="start", wrap=True, gap=0.6)}))
+        parts.append(mo.accordion({f"More: {names}": _grid(inner)}))
     mine = errors.take(path)
     if mine:
         parts.append(_error_box(mine))
     return mo.vstack(parts, gap=0.2)
+
+
+def _grid(items: Sequence[Any]) -> Any:
+    """Fields side by side, as many per line as fit, each at least a dropdown wide."""
+    return mo.Html('<div class="kl-entry-grid">' + "".join(f"<div>{_text(x)}</div>" for x in items) + "</div>")
+
+
+def _text(x: Any) -> str:
+    return str(x.text if hasattr(x, "text") else x)
 
 
 def _variant_label(spec: FieldSpec, given: Mapping[str, Any]) -> str:
@@ -352,10 +361,13 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
             head = []
             if spec.variants:
                 head = [mo.Html(f'<span class="kl-entry-kind">{esc(_variant_label(spec, given))}</span>')]
-            body = _entry_view(spec, fields, row, given, (*path, i), errors, extra=[row[sf.REMOVE]])
+            remove = mo.Html(f'<span class="kl-remove" data-remove="{esc(".".join(str(p) for p in (*path, i)))}">'
+                             f'{row[sf.REMOVE].text}</span>')
+            body = _entry_view(spec, fields, row, given, (*path, i), errors, extra=[remove])
             rows.append(mo.Html('<div class="kl-entry">' + mo.vstack([*head, body], gap=0.1).text + "</div>"))
         head_html = mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>{sf.help_html(spec)}')
-        items = [head_html, *rows, elem[sf.ADD]]
+        add = mo.Html(f'<div class="kl-add" data-add="{esc(".".join(str(p) for p in path))}">{elem[sf.ADD].text}</div>')
+        items = [head_html, *rows, add]
     elif spec.kind == "group" and spec.fields:
         given = value if isinstance(value, Mapping) else {}
         items = [mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>'),
@@ -455,7 +467,8 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft) 
         cls.append("kl-result-bad")
     right = mo.Html(f'<div class="{" ".join(cls)}" data-step="{esc(card.id)}">'
                     f'{result_html(session, card, draft)}</div>')
-    body = mo.hstack([left, right], widths=[5, 6], align="start", gap=1.5)
+    body = mo.Html(f'<div class="kl-card-body"><div class="kl-left">{left.text}</div>'
+                   f'<div class="kl-right">{right.text}</div></div>')
     outer = ["kl-card"]
     if changed:
         outer.append("kl-card-changed")
@@ -598,6 +611,10 @@ CSS = """
 .kl-field-error { color: #a93226; font-weight: 600; font-size: .9em; margin: .1em 0; }
 .kl-field-bad { border-left: 3px solid #c0392b; padding-left: .4em; }
 .kl-rows-label { font-weight: 600; margin-top: .2em; }
+.kl-card-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.15fr); gap: 1.2em; }
+.kl-left, .kl-right { min-width: 0; }
+.kl-entry-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12em, 1fr)); gap: .3em .6em;
+  align-items: end; }
 .kl-entry { border-left: 3px solid #c9b98f; padding: .2em .5em; margin: .25em 0; background: #fbf8f0; }
 .kl-entry-kind { font-weight: 600; font-size: .9em; color: #5b4a2f; }
 .kl-submitted { background: #eaf2fb; border-radius: 4px; padding: .2em .5em; font-size: .9em; }

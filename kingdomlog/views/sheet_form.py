@@ -1,7 +1,7 @@
 """The turn sheet's widgets, built from a step's typed choices (``FieldSpec``), and their values read back.
 
 Every choice kind gets a widget: ``select`` a dropdown of the options the state allows
-(labels and details, searchable when long, a browser table of every option with the
+(labels and details; native selects, so typing a name jumps to it; a browser table of every option with the
 reason an option cannot be chosen now), ``multiselect`` a multiselect, ``int``/``float``
 a number, ``bool`` a checkbox, ``text`` a text field, ``group`` its fields, ``rows`` one
 line of fields per entry with a remove button and an "add" picker, and ``json`` (a value
@@ -31,8 +31,6 @@ from kingdomlog.views.html import esc
 Path_ = tuple[str | int, ...]
 """Where a value sits in a step's choices: ``("activities", 1, "leader")``."""
 
-SEARCHABLE = 10
-"""Selects with more options than this can be searched by typing."""
 LIST_DISABLED = 12
 """Selects with at most this many options also list the ones not allowed now (marked, with the reason)."""
 REMOVE = "_remove"
@@ -166,7 +164,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     if spec.kind == "select" and spec.options is not None:
         opts, chosen = _choices_map(spec.options, v, show_disabled=len(spec.options) <= LIST_DISABLED)
         return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label,
-                              searchable=len(opts) > SEARCHABLE, full_width=True)
+                              full_width=True)
     if spec.kind == "multiselect" and spec.options is not None:
         current = list(v) if isinstance(v, (list, tuple)) else []
         multi: dict[str, Any] = {}
@@ -248,15 +246,16 @@ def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]
 def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
     """The fields of an entry shown at once; the others fold under "more" (opened when one holds a value).
 
-    Shown: the first field, required ones, those whose options depend on a sibling, those
-    picked from the state (leaders, hexes, structures), and any field already set.
+    Shown: the first field, required ones, those whose options depend on a sibling, short
+    lists picked from the state (leaders, settlements), and any field already set.
     """
     out = set()
     for i, f in enumerate(fields):
         if f.name == spec.discriminator:
             continue
         set_ = f.name in given and given[f.name] not in (None, f.default)
-        if i == 0 or f.required or f.depends or f.source or set_ or len(fields) <= FOLD_AFTER:
+        short_pick = bool(f.source) and f.kind == "select" and f.options is not None and len(f.options) <= 8
+        if i == 0 or f.required or f.depends or short_pick or set_ or len(fields) <= FOLD_AFTER:
             out.add(f.name)
     return out
 
@@ -267,11 +266,11 @@ def add_widget(spec: FieldSpec) -> Any:
     noun = singular(spec.label.lower()) if spec.label else "entry"
     if spec.variants:
         return mo.ui.dropdown(options={v.label: v.tag for v in spec.variants}, value=None, allow_select_none=True,
-                              label=f"Add {noun}", searchable=len(spec.variants) > SEARCHABLE)
+                              label=f"Add {noun}")
     if first is not None and first.kind == "select" and first.options:
         opts, _ = _choices_map([o for o in first.options if not o.disabled], None, show_disabled=False)
         return mo.ui.dropdown(options=opts, value=None, allow_select_none=True, label=f"Add {noun}",
-                              searchable=len(opts) > SEARCHABLE)
+                              )
     return mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"Add {noun}", kind="neutral")
 
 
@@ -532,8 +531,8 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             chosen[s.name] = entry
             continue
         ok, v = _scalar(s, r, here, out)
-        if ok:
-            chosen[s.name] = v
+        if ok and (v != s.default or s.name in given or s.required):
+            chosen[s.name] = v  # a value left at its default stays out of the plan (the step's default applies)
     return chosen
 
 
