@@ -426,7 +426,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
 def cmd_submit(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
-    if viewer in ("gm", "public"):
+    if not viewer.is_player:
         raise InputError("--as must name a player or faction; the GM plays the turn with `kingdomlog turn`")
     plan = _load_plan(args.plan)
     turn = camp.next_turn()
@@ -435,9 +435,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if plan.seed:
         raise InputError(f"{args.plan}: a submission has no seed; the server rolls its dice")
     res = camp.submit(viewer, {sid: sp.model_dump() for sid, sp in plan.steps.items()}, note=plan.note)
-    sub = camp.submissions(turn)[viewer].payload
+    sub = camp.submissions(turn)[viewer.id].payload
     if args.json:
-        _out({"turn": turn, "viewer": viewer, "seq": res.first_seq, "commit_id": res.commit_id,
+        _out({"turn": turn, "viewer": viewer.id, "seq": res.first_seq, "commit_id": res.commit_id,
               "steps": sub.model_dump(mode="json")["steps"]})
     else:
         print(f"submitted {', '.join(sub.steps)} for turn {turn} as {viewer} (core.plan_submitted at seq"

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.events import RecordedEvent, provisional
 from kingdomlog.core.fold import replay
 from kingdomlog.core.ruleset import CampaignContext
-from kingdomlog.core.turn import Plan, preview_turn, provisional
+from kingdomlog.core.turn import Plan, preview_turn
+from kingdomlog.core.viewers import PUBLIC_VIEWER, Viewer
 from kingdomlog.rulesets.signoria import RULESET
 from kingdomlog.rulesets.signoria.ruleset import OPTIONS
 from kingdomlog.rulesets.signoria.state import SignoriaState
@@ -35,7 +36,7 @@ class Game:
                           seed="test-seed")
         if not pv.ok:
             raise AssertionError(pv.error)
-        new = [provisional("test", t, len(self.events) + i + 1, d) for i, d in enumerate(pv.drafts)]
+        new = [provisional("test", len(self.events) + i + 1, d, turn=t) for i, d in enumerate(pv.drafts)]
         self.events.extend(new)
         self.state = pv.state_after
         return new
@@ -47,7 +48,7 @@ class Game:
         pv = preview_turn(RULESET, self.state, p, campaign="test", turn=t, start_seq=len(self.events),
                           seed="test-seed")
         if pv.ok:
-            new = [provisional("test", t, len(self.events) + i + 1, d) for i, d in enumerate(pv.drafts)]
+            new = [provisional("test", len(self.events) + i + 1, d, turn=t) for i, d in enumerate(pv.drafts)]
             self.events.extend(new)
             self.state = pv.state_after
             return None
@@ -57,6 +58,13 @@ class Game:
         st = replay(RULESET, self.events, context=self.ctx)
         assert isinstance(st, SignoriaState)
         return st
+
+
+def viewer(who: str) -> Viewer:
+    """The parsed viewer ``who`` ("gm", "public" or a faction id)."""
+    if who == "public":
+        return PUBLIC_VIEWER
+    return Viewer("gm", "gm") if who == "gm" else Viewer("player", who.removeprefix("faction:"))
 
 
 def types(events: Sequence[RecordedEvent]) -> list[str]:

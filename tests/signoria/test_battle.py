@@ -14,7 +14,7 @@ from kingdomlog.rulesets.signoria.battle import BattleSetup, Fighter, SideSetup,
 def roller(faces: Mapping[str, Sequence[int]]) -> Any:
     used: list[str] = []
 
-    def roll(key: str, n: int) -> list[int]:
+    def roll(key: str, n: int, threshold: int) -> list[int]:
         assert key in faces, f"unexpected roll {key} ({n} dice)"
         assert len(faces[key]) == n, f"{key}: wanted {n} dice, plan has {len(faces[key])}"
         used.append(key)

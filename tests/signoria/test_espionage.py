@@ -7,7 +7,7 @@ from typing import Any
 from kingdomlog.core.fold import filter_visible
 from kingdomlog.rulesets.signoria import RULESET
 
-from .play import Game, setup_plan, turn_plan
+from .play import Game, setup_plan, turn_plan, viewer
 
 
 def game() -> Game:
@@ -63,11 +63,11 @@ def test_double_agent_believed_spy() -> None:
     assert s.factions["fabian"].wealth == 1
     assert s.characters["lorenzo"].agent_kind == "double_agent" and s.characters["lorenzo"].true_master == "marburg"
     assert s.believed_spies["fabian"] == {"lorenzo": "marburg"}
-    fv = RULESET.redact(s, "fabian")
+    fv = RULESET.redact(s, viewer("fabian"))
     assert fv.characters["lorenzo"].true_master == "fabian" and fv.characters["lorenzo"].agent_kind == "spy"
     assert "double_agent" not in fv.model_dump_json()
     assert not any(e.type == "signoria.double_agent_chosen" for e in filter_visible(g.events, "fabian"))
-    mv = RULESET.redact(s, "marburg")
+    mv = RULESET.redact(s, viewer("marburg"))
     assert mv.characters["lorenzo"].agent_kind == "double_agent"
     # next turn Fabian uses the believed spy slot; Marburg sees the order and does not carry it out
     new = g.play(turn_plan(2, orders={"fabian": [
@@ -96,7 +96,7 @@ def test_spy_infiltration_hire_and_spy_slot() -> None:
     assert (alias.payload.agent, alias.visibility) == ("orsino", "faction:fabian")
     assert g.state.spies == {"orsino": "marburg"}
     assert "orsino" in g.state.factions["marburg"].statesmen
-    assert RULESET.redact(g.state, "marburg").characters["orsino"].true_master is None
+    assert RULESET.redact(g.state, viewer("marburg")).characters["orsino"].true_master is None
     g.play(turn_plan(3, orders={"fabian": [
         {"id": "X", "action": "intrigue_foreign", "slots": ["spy:orsino"], "stake": "low", "target": "marburg",
          "leader": None}]}, steps={"p2_espionage": {"rolls": {"fabian.X.1": [4, 4]}}}))

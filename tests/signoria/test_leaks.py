@@ -20,6 +20,7 @@ from kingdomlog.rulesets.signoria.rules import command_slots
 from kingdomlog.rulesets.signoria.state import SignoriaState
 
 from .play import Game, setup_plan
+from .play import viewer as as_viewer
 
 BANDS = {"fabian": {"power": 1000, "piety": 2000, "wealth": 3000},
          "marburg": {"power": 5000, "piety": 6000, "wealth": 7000}}
@@ -76,7 +77,7 @@ def learned(state: SignoriaState, viewer: str) -> set[int]:
 
 def check_view(g: Game, viewer: str) -> None:
     truth = g.state
-    view = RULESET.redact(truth, viewer)
+    view = RULESET.redact(truth, as_viewer(viewer))
     doc = view.model_dump(mode="json")
     known = learned(truth, viewer)
     for ev in filter_visible(g.events, viewer):
@@ -116,7 +117,7 @@ def check_view(g: Game, viewer: str) -> None:
 
 
 def check_public(g: Game) -> None:
-    view = RULESET.redact(g.state, "public")
+    view = RULESET.redact(g.state, as_viewer("public"))
     assert all(band_of(n) is None for n in ints(view.model_dump(mode="json")))
     assert view.characters == {} and view.intel == {} and view.treaties == {}
     for ev in filter_visible(g.events, "public"):
@@ -225,8 +226,10 @@ def games(draw: st.DrawFn) -> Game:
                         "tactic": draw(st.sampled_from(["hold", "encirclement", "breakthrough"]))}
             steps[f"orders_{fid}"] = {"choices": {"orders": orders_for(draw, g, fid, sp, od, turn),
                                                   "standing": {"response": response}}}
-        steps["p2_espionage"] = {"choices": {"double_agents": {
-            f"{b}.X{i}": draw(st.booleans()) for b in PLAYERS for i in range(4)}}}
+        # the owners' answers to failed bribes name this turn's orders (<briber>.<order id>)
+        sealed = [f"{b}.{o['id']}" for b in PLAYERS
+                  for o in steps.get(f"orders_{b}", {}).get("choices", {}).get("orders", [])]
+        steps["p2_espionage"] = {"choices": {"double_agents": {key: draw(st.booleans()) for key in sealed}}}
         plan = {"turn": turn, "seed": draw(st.sampled_from(["a", "b", "c", "d"])) + str(turn), "steps": steps}
         err = g.try_play(plan)
         if err is not None:
@@ -234,6 +237,7 @@ def games(draw: st.DrawFn) -> Game:
             REFUSED.append(err)
             for fid in PLAYERS:
                 steps.pop(f"orders_{fid}", None)
+            steps.pop("p2_espionage", None)  # its answers named the orders just dropped
             assert g.try_play(plan) is None, plan
     return g
 

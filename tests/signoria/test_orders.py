@@ -100,9 +100,10 @@ def test_two_campaigns_cannot_send_more_than_the_home_force(game: Game) -> None:
 
 
 def test_malformed_choices_are_input_errors(game: Game) -> None:
-    """A wrong type in the orders JSON is refused as malformed input, naming the step; nothing appended."""
+    """A wrong type in the orders is refused by the step's typed choices, naming the step and the key;
+    nothing appended."""
     err = refused(game, turn_plan(1, orders={"fabian": [
         {"id": "O1", "action": "hire_troops", "slots": ["ordinary"], "params": {"units": "many"}}]}))
-    assert "orders_fabian" in err and "malformed" in err
+    assert "orders_fabian" in err and "orders[0].params.units" in err and "valid integer" in err
     err = refused(game, turn_plan(1, steps={"p3_war": {"choices": {"declarations": {"x": {"one": []}}}}}))
     assert "p3_war" in err

@@ -17,6 +17,7 @@ from kingdomlog.cli import main as cli
 from kingdomlog.core.core_events import PlanSubmitted
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.turn import Plan, StepPlan
+from kingdomlog.core.viewers import Viewer
 from kingdomlog.dice.roller import KeyedRoller
 
 from .make_demo import DEMO
@@ -53,8 +54,10 @@ def test_player_steps_are_the_factions_own() -> None:
     turn = c.next_turn()
     assert c.player_steps("fabian") == ["command_fabian", "orders_fabian"]
     assert c.player_steps("faction:marburg") == ["command_marburg", "orders_marburg"]
-    assert c.player_steps("gm") == [] and c.player_steps("public") == [] and c.player_steps("felmonte") == []
-    assert c.ruleset.player_steps(c.state(), turn, "gusso") == []  # type: ignore[attr-defined]
+    assert c.player_steps("gm") == [] and c.player_steps("public") == []
+    with pytest.raises(InputError, match="unknown viewer 'felmonte'"):  # a neutral is the GM's, not a viewer
+        c.player_steps("felmonte")
+    assert c.ruleset.player_steps(c.state(), turn, Viewer("player", "gusso")) == []
 
 
 def test_submission_is_one_faction_only_event_that_changes_no_state(camp: Campaign) -> None:
@@ -172,11 +175,17 @@ def test_a_rolled_step_is_sealed_and_later_submissions_carry_it(camp: Campaign) 
 
 
 def test_headless_submit_command(camp: Campaign, tmp_path: Path) -> None:
-    """`kingdomlog submit DIR --as F --plan FILE`: the same checks; a refusal exits 1 with nothing appended."""
+    """`kingdomlog submit DIR --as F --plan FILE --json` appends the submission and prints its sealed dice."""
     plan = tmp_path / "mine.json"
     plan.write_text(json.dumps({"steps": {"command_fabian": COMMAND, "orders_fabian": ORDERS}, "note": MARK}))
     out = json.loads(run("submit", str(camp.folder), "--as", "fabian", "--plan", str(plan), "--json"))
     assert out["viewer"] == "fabian" and out["steps"]["command_fabian"]["rolls"] == {"cmd.1": [3, 4]}
+
+
+def test_headless_submit_refusals(camp: Campaign, tmp_path: Path) -> None:
+    """`kingdomlog submit`: the same checks as the sheet; a refusal exits 1 with nothing appended."""
+    plan = tmp_path / "mine.json"
+    plan.write_text(json.dumps({"steps": {"command_fabian": COMMAND, "orders_fabian": ORDERS}, "note": MARK}))
     head = Campaign.open(camp.folder).head_seq
     other = tmp_path / "other.json"
     other.write_text(json.dumps({"steps": {"orders_marburg": {"choices": {}}}}))
@@ -184,6 +193,11 @@ def test_headless_submit_command(camp: Campaign, tmp_path: Path) -> None:
     with contextlib.redirect_stderr(err):
         assert cli(["submit", str(camp.folder), "--as", "fabian", "--plan", str(other)]) == 1
     assert "not fabian's to submit" in err.getvalue()
+    typo = tmp_path / "typo.json"
+    typo.write_text(json.dumps({"steps": {"orders_fabian": {"choices": {"orderz": []}}}}))
+    with contextlib.redirect_stderr(err):
+        assert cli(["submit", str(camp.folder), "--as", "fabian", "--plan", str(typo)]) == 1
+    assert "orders_fabian" in err.getvalue() and "'orderz'" in err.getvalue()
     with contextlib.redirect_stderr(err):
         assert cli(["submit", str(camp.folder), "--as", "gm", "--plan", str(plan)]) == 1
     assert Campaign.open(camp.folder).head_seq == head

@@ -10,7 +10,7 @@ from kingdomlog.core.fold import filter_visible
 from kingdomlog.core.viewers import visible_to
 from kingdomlog.rulesets.signoria import RULESET
 
-from .play import Game, types
+from .play import Game, types, viewer
 
 SETUP: dict[str, Any] = {"turn": 0, "seed": "s10", "steps": {"setup": {
     "choices": {
@@ -231,13 +231,13 @@ def test_what_each_side_saw(game: Game) -> None:
 
 def test_views(game: Game) -> None:
     """§11.4: Fabian sees its intel on Marburg (dated), not Marburg's live values; Marburg the reverse."""
-    fv = RULESET.redact(game.state, "fabian")
+    fv = RULESET.redact(game.state, viewer("fabian"))
     # Marburg's wealth as Fabian last learned it (turn 5, phase 2): 8, though it is really 4 now (§10.11)
     assert (fv.factions["marburg"].wealth, fv.factions["marburg"].as_of["wealth"]) == (8, 5)
     assert game.state.factions["marburg"].wealth == 4 and fv.factions["fabian"].wealth == 3
     assert fv.intel["fabian"]["marburg"]["wealth"].value == 8
     assert "marburg" not in fv.intel and "lorenzo" not in fv.characters
-    mv = RULESET.redact(game.state, "marburg")
+    mv = RULESET.redact(game.state, viewer("marburg"))
     assert mv.factions["fabian"].power is None and mv.factions["fabian"].as_of == {}
     assert (mv.factions["felmonte"].army, mv.factions["felmonte"].as_of["army"]) == (4, 0)  # published stats
     assert mv.intel["marburg"]["fabian"]["roster"].turn == 3
@@ -258,7 +258,7 @@ def test_explain_reroll_allowances(game: Game) -> None:
 
 def test_explain_and_render_of_a_view(game: Game) -> None:
     """A faction's view explains only its own numbers and renders rivals as last learned (@turn)."""
-    fv = RULESET.redact(game.state, "fabian")
+    fv = RULESET.redact(game.state, viewer("fabian"))
     names = [b.name for b in RULESET.explain(fv)]
     assert names and all(n.startswith("fabian ") for n in names)
     text = RULESET.render(fv)

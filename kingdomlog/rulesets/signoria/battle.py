@@ -1,7 +1,8 @@
 """Battles round by round, exactly as §5.8; dice come in through a callback and go out in the record.
 
-``fight(setup, declarations, roll)`` is pure given ``roll(key, count) -> faces``: the ruleset's
-``decide`` passes the keyed roller (or the GM's typed faces), the tests pass fixed faces.
+``fight(setup, declarations, roll)`` is pure given ``roll(key, count, threshold) -> faces``: the
+ruleset's ``decide`` passes the keyed roller (or the GM's typed faces) and describes each pool as a
+check at ``threshold``+; the tests pass fixed faces.
 
 Loss allocation (§5.8 step 8): main group first unless the owner declares ``reserve_first`` for a round.
 Options (§5.5): ``join`` (+2d6/+3d6), ``hospital`` (1/2 kills -> routs), ``no_prisoners`` (1/2 routs ->
@@ -28,7 +29,8 @@ OPTION_VALUE = {  # (statesman, leader), §5.5
     "back_cowards": (2, 3),
 }
 
-Roll = Callable[[str, int], list[int]]
+Roll = Callable[[str, int, int], list[int]]
+"""``roll(key, count, threshold)``: ``count`` d6 faces for a pool that succeeds at ``threshold``+."""
 
 
 @dataclass(frozen=True)
@@ -276,15 +278,16 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
                 if n == 0:
                     continue
                 key = f"{setup.battle}.r{r}.{name}.{grp}"
-                faces = list(roll(key, n))
+                th = _threshold(s, opp, grp, setup.threshold_cap)
+                faces = list(roll(key, n, th))
                 g: dict[str, Any] = {"group": grp, "units": units, "join": join[grp],
                                      "bonus": bonus if grp == "reserve" else 0,
-                                     "threshold": _threshold(s, opp, grp, setup.threshold_cap),
+                                     "threshold": th,
                                      "dice": faces, "rerolls": [], "explosions": []}
                 if s.tactic == "encirclement":
                     ones = [i for i, f in enumerate(faces) if f == 1]
                     if ones:
-                        new = list(roll(f"{key}.reroll", len(ones)))
+                        new = list(roll(f"{key}.reroll", len(ones), th))
                         g["rerolls"] = [[i, v] for i, v in zip(ones, new, strict=True)]
                         for i, v in zip(ones, new, strict=True):
                             faces[i] = v
@@ -294,7 +297,7 @@ def fight(setup: BattleSetup, declarations: Mapping[int, Sequence[Mapping[str, A
                     wave = pool_sixes(faces)
                     k = 1
                     while wave:
-                        extra = list(roll(f"{key}.x{k}", wave))
+                        extra = list(roll(f"{key}.x{k}", wave, th))
                         g["explosions"].extend(extra)
                         final.extend(extra)
                         explosions += wave

@@ -154,7 +154,14 @@ class CandidateAlias(EventModel):
 
 @register_event
 class CommandRollMade(EventModel):
-    """One attempt of the command roll (§3.1); ``paid_with`` for a bought reroll."""
+    """One attempt of the command roll (§3.1); ``paid_with`` for a bought reroll.
+
+    What a recorded attempt gives is part of this event's format (``COMMAND_ROLL_V1``), not of
+    today's rules: version 1 records the stake and the two faces, and an attempt of a stake
+    succeeds at that stake's total and gives that row's slots. ``evolve`` reads it from there;
+    ``audit`` compares it with the rules (``rules.command_slots``). A rules change that gives
+    other slots records them in a new version of this event.
+    """
 
     type = "signoria.command_roll"
     faction: str
@@ -162,6 +169,26 @@ class CommandRollMade(EventModel):
     stake: Literal["low", "high"]
     dice: tuple[int, int]
     paid_with: Literal["power", "wealth"] | None = None
+
+
+COMMAND_ROLL_V1: dict[str, tuple[int, tuple[int, int], tuple[int, int]]] = {
+    "low": (5, (1, 2), (0, 3)),
+    "high": (8, (2, 2), (0, 2)),
+}
+"""What a version-1 ``CommandRollMade`` means: stake -> (total needed, (special, ordinary) slots on a
+success, (special, ordinary) slots on a failure), as §3.1 stood when the event was defined."""
+
+
+def command_roll_outcome(e: CommandRollMade) -> tuple[bool, int, int]:
+    """(success, special, ordinary) of a recorded command roll attempt, as its format defines them.
+
+    >>> command_roll_outcome(CommandRollMade(faction="f", attempt=1, stake="high", dice=(3, 4)))
+    (False, 0, 2)
+    """
+    need, won, lost = COMMAND_ROLL_V1[e.stake]
+    ok = sum(e.dice) >= need
+    sp, od = won if ok else lost
+    return ok, sp, od
 
 
 @register_event

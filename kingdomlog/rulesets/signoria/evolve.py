@@ -1,14 +1,22 @@
-"""Applying Signoria events to the state (pure; never rolls, never mutates its input)."""
+"""Applying Signoria events to the state (pure; never rolls, never mutates its input).
+
+``evolve`` applies what an event recorded (faces, totals, outcomes, who gained what) through a
+``core.dispatch.Handlers`` registry, one handler per payload class. It never re-runs the rules
+to re-derive or re-check a recorded number: comparing a log with today's rules is ``audit``.
+Two things stay faults of the log (``CorruptLogError`` naming the seq): a recorded d6 face
+outside 1..6, and a ``signoria.*`` event this ruleset has no handler for.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from kingdomlog.core.events import EventModel
+from kingdomlog.core.dispatch import Handlers
+from kingdomlog.core.errors import CorruptLogError
+from kingdomlog.core.events import EventModel, RecordedEvent
 from kingdomlog.rulesets.signoria import events as ev
-from kingdomlog.rulesets.signoria.rules import command_slots
 from kingdomlog.rulesets.signoria.state import (
-    RESOURCES,
     BattleSummary,
     Campaign,
     Candidate,
@@ -26,6 +34,12 @@ from kingdomlog.rulesets.signoria.state import (
     Treaty,
 )
 from kingdomlog.rulesets.signoria.tables import season_of
+
+Handler = Callable[[SignoriaState, Any, str], SignoriaState]
+"""``handler(state, payload, phase)``: ``phase`` is the event's step (or the state's current phase)."""
+
+HANDLERS: Handlers[Handler] = Handlers()
+on = HANDLERS.on
 
 
 def _fac(s: SignoriaState, fid: str, **upd: Any) -> SignoriaState:
@@ -113,274 +127,440 @@ def apply_effect(s: SignoriaState, eff: dict[str, Any], phase: str) -> SignoriaS
     return s  # "text": flavour only
 
 
-def evolve(s: SignoriaState, e: EventModel, phase: str | None) -> SignoriaState:
-    """Fold one payload into the state."""
+def _faces(values: Iterable[Any], what: str, seq: int) -> None:
+    for f in values:
+        if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 6:
+            raise CorruptLogError(f"recorded {what} has a face {f!r}, not a d6 face (1..6)", seq=seq)
+
+
+def check_faces(e: EventModel, seq: int) -> None:
+    """Every d6 face an event recorded must fit a d6 (a fault of the log otherwise)."""
+    if isinstance(e, ev.CommandRollMade):
+        _faces(e.dice, "command roll", seq)
+    elif isinstance(e, ev.ActionResolved):
+        for pair in e.rolls:
+            _faces(pair, f"2d6 of {e.faction}.{e.order}", seq)
+    elif isinstance(e, ev.CharacterCreated | ev.LeaderSucceeded | ev.CandidateOffered):
+        _faces(e.trait_dice, "trait die", seq)
+    elif isinstance(e, ev.BattleRound):
+        for side, rec in e.sides.items():
+            for g in rec.get("groups", ()) if isinstance(rec, dict) else ():
+                where = f"{e.battle} round {e.round} {side} {g.get('group', '?')}"
+                _faces(g.get("dice", ()), where, seq)
+                _faces(g.get("explosions", ()), f"{where} explosion", seq)
+                _faces((r[1] for r in g.get("rerolls", ()) if isinstance(r, list | tuple) and len(r) == 2),
+                       f"{where} reroll", seq)
+
+
+def evolve(s: SignoriaState, event: RecordedEvent) -> SignoriaState:
+    """Fold one recorded event into the state (the event's step becomes the state's phase)."""
+    e = event.payload
+    handler = HANDLERS.get(e)
+    if handler is None:
+        raise CorruptLogError(f"signoria has no rule to apply {event.type!r} (version {event.version})",
+                              seq=event.seq)
+    check_faces(e, event.seq)
+    phase = event.phase
     ph = phase or s.phase
     if phase:
         s = s.model_copy(update={"phase": phase})
-    if isinstance(e, ev.GameCreated):
-        return s.model_copy(update={"config": dict(e.config), "initiative": e.initiative, "turn": e.resume_turn,
-                                    "season": season_of(e.resume_turn).name if e.resume_turn else "setup"})
-    if isinstance(e, ev.ProvinceDefined):
-        p = Province(id=e.province, name=e.name, owner=e.owner, income=e.income)
-        return s.model_copy(update={"provinces": {**s.provinces, e.province: p}})
-    if isinstance(e, ev.FactionCreated):
-        f = Faction(id=e.faction, name=e.name, kind=e.kind, traits=e.traits, keys=e.keys, leader_name=e.leader_name,
-                    may_name_heir=e.may_name_heir)
-        return s.model_copy(update={"factions": {**s.factions, e.faction: f}})
-    if isinstance(e, ev.ResourcesInitialized):
-        return _fac(s, e.faction, power=e.power, piety=e.piety, wealth=e.wealth, army=e.army)
-    if isinstance(e, ev.CharacterCreated):
-        c = Character(id=e.character, name=e.name, employer=e.faction, role=e.role, traits=e.traits,
-                      trait_source=e.trait_source, is_heir=e.is_heir, hired_turn=s.turn,
-                      loyalty=e.loyalty if e.loyalty is not None else int(s.config.get("statesman_loyalty_default",
-                                                                                        2)))
-        s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
-        if e.role == "leader":
-            return _fac(s, e.faction, leader=e.character, leader_name=e.name)
-        return _add_statesman(s, e.faction, e.character)
-    if isinstance(e, ev.IntelRecorded):
-        return _intel(s, e.observer, e.subject, dict(e.fields), e.turn, e.phase, e.source, e.believed)
-    if isinstance(e, ev.TurnOpened):
-        chars = {k: (c.model_copy(update={"activity": None}) if c.activity else c) for k, c in s.characters.items()}
-        return s.model_copy(update={
-            "turn": e.turn, "season": e.season, "command": {}, "orders": {}, "dilemmas": {}, "candidates": {},
-            "felmonte_offers": {}, "characters": chars, "global_event": None})
-    if isinstance(e, ev.IncomeCredited):
-        return _adjust(s, e.faction, "wealth", e.total)
-    if isinstance(e, ev.GlobalEventAnnounced):
-        s = s.model_copy(update={"global_event": e.title})
-        for eff in e.effects:
-            s = apply_effect(s, dict(eff), ph)
-        return s
-    if isinstance(e, ev.DilemmaPresented):
-        d = Dilemma(id=e.dilemma, text=e.text, options=tuple(DilemmaOption.model_validate(o) for o in e.options))
-        return s.model_copy(update={"dilemmas": {**s.dilemmas, e.faction: (*s.dilemmas.get(e.faction, ()), d)}})
-    if isinstance(e, ev.CandidateOffered):
-        c2 = Candidate(id=e.candidate, name=e.name, trait=e.trait, cost=e.cost)
-        return s.model_copy(update={"candidates": {**s.candidates,
-                                                   e.faction: (*s.candidates.get(e.faction, ()), c2)}})
-    if isinstance(e, ev.CommandRollMade):
-        if e.paid_with:
-            s = _adjust(s, e.faction, e.paid_with, -1)
-        ok = sum(e.dice) >= (5 if e.stake == "low" else 8)
-        sp, od = command_slots(e.stake, ok)
-        prev = s.command.get(e.faction)
-        cr = CommandRoll(stake=e.stake, attempts=(*(prev.attempts if prev else ()), e.dice),
-                         paid=(*(prev.paid if prev else ()), *([e.paid_with] if e.paid_with else [])),
-                         success=ok, special=sp, ordinary=od)
-        return s.model_copy(update={"command": {**s.command, e.faction: cr}})
-    if isinstance(e, ev.OrdersSubmitted):
-        o = Orders(orders=tuple(Order.model_validate(x) for x in e.orders), dilemmas=dict(e.dilemmas),
-                   standing=dict(e.standing))
-        s = s.model_copy(update={"orders": {**s.orders, e.faction: o}})
-        for od2 in o.orders:
-            if od2.leader and od2.leader in s.characters:
-                s = _char(s, od2.leader, activity=od2.id)
-            for cid in od2.params.get("characters", []) if od2.action == "war" else []:
-                if cid in s.characters:
-                    s = _char(s, cid, activity=od2.id)
-        return s
-    if isinstance(e, ev.ActionResolved):
-        if e.action == "dilemma":
-            ds = tuple(d.model_copy(update={"choice": e.detail.get("option")}) if d.id == e.target else d
-                       for d in s.dilemmas.get(e.faction, ()))
-            s = s.model_copy(update={"dilemmas": {**s.dilemmas, e.faction: ds}})
-        if e.action == "felmonte_offer":
-            s = s.model_copy(update={"felmonte_offers": {**s.felmonte_offers,
-                                                         e.faction: int(e.detail.get("amount", 0))}})
-        return s
-    if isinstance(e, ev.ResourceAdjusted):
-        s = _adjust(s, e.faction, e.resource, e.delta)
-        if e.shortfall:
-            s = s.model_copy(update={"shortfalls": (*s.shortfalls, f"t{s.turn} {e.faction} {e.resource} "
-                                                                      f"short by {e.shortfall}")})
-        return s
-    if isinstance(e, ev.FactionNotified):
-        s = _notice(s, e.faction, e.kind, e.text, dict(e.data))
-        if e.kind == "bribe_result" and e.data.get("outcome") == "success" and e.data.get("mode") == "spy":
-            mine = dict(s.believed_spies.get(e.faction, {}))
-            mine[str(e.data["character"])] = str(e.data["host"])
-            s = s.model_copy(update={"believed_spies": {**s.believed_spies, e.faction: mine}})
-        return s
-    if isinstance(e, ev.GMRulingRecorded):
-        s = s.model_copy(update={"rulings": (*s.rulings, f"{e.gap}: {e.text}")})
-        for eff in e.effects:
-            s = apply_effect(s, dict(eff), ph)
-        return s
-    if isinstance(e, ev.CharacterStatusChanged):
-        s = _char(s, e.character, condition=e.condition)
-        c = s.characters[e.character]
-        if e.condition in ("dead", "departed"):
-            s = _remove_statesman(s, e.character)
-            emp = s.factions.get(c.employer)
-            if emp is not None and emp.leader == e.character:
-                s = _fac(s, c.employer, leader=None)
-            spies = {k: v for k, v in s.spies.items() if k != e.character}
-            s = s.model_copy(update={"spies": spies})
-        return s
-    if isinstance(e, ev.LeaderSucceeded):
-        if e.character in s.characters:
-            s = _remove_statesman(s, e.character)
-            s = _char(s, e.character, role="leader", traits=e.traits, is_heir=False,
-                      trait_source="inherited" if e.from_statesman else "random")
-        else:
-            c = Character(id=e.character, name=e.name, employer=e.faction, role="leader", traits=e.traits,
-                          trait_source="random", hired_turn=s.turn)
-            s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
-        return _fac(s, e.faction, leader=e.character, leader_name=e.name)
-    if isinstance(e, ev.CandidateAlias):
-        return s.model_copy(update={"aliases": {**s.aliases, e.candidate: e.agent}})
-    if isinstance(e, ev.StatesmanHired):
-        agent = s.aliases.get(e.candidate)
-        if agent is not None and agent in s.characters:
-            s = _add_statesman(s, e.faction, agent)
-            s = _char(s, agent, condition="active", hired_turn=s.turn)
-        else:
-            c = Character(id=e.candidate, name=e.name, employer=e.faction, role="statesman", traits=(e.trait,),
-                          loyalty=int(s.config.get("statesman_loyalty_default", 2)), hired_turn=s.turn)
-            s = s.model_copy(update={"characters": {**s.characters, e.candidate: c}})
-            s = _add_statesman(s, e.faction, e.candidate)
-        return _adjust(s, e.faction, "wealth", -e.cost)
-    if isinstance(e, ev.StatesmanDismissed):
-        s = _remove_statesman(s, e.character)
-        return _char(s, e.character, condition="departed", is_heir=False)
-    if isinstance(e, ev.StatesmanDefected):
-        s = _remove_statesman(s, e.character)
-        s = _add_statesman(s, e.to_faction, e.character)
-        return _char(s, e.character, is_heir=False, hired_turn=s.turn)
-    if isinstance(e, ev.SpyPlanted):
-        s = _remove_statesman(s, e.agent)
-        s = s.model_copy(update={"plants": {**s.plants, e.agent: (e.host, s.turn)}})
-        return _char(s, e.agent, true_master=e.master, agent_kind="spy", condition="departed", is_heir=False)
-    if isinstance(e, ev.SpyPlaced):
-        s = _char(s, e.agent, true_master=e.master, agent_kind="double_agent" if e.double else "spy")
-        if not e.double:
-            s = s.model_copy(update={"spies": {**s.spies, e.agent: e.host}})
-        return s
-    if isinstance(e, ev.SpyExposed):
-        s = s.model_copy(update={"spies": {k: v for k, v in s.spies.items() if k != e.agent}})
-        return _char(s, e.agent, true_master=None, agent_kind="none")
-    if isinstance(e, ev.DoubleAgentChosen):
-        if e.mode == "believed_spy":
-            return _char(s, e.character, true_master=e.owner, agent_kind="double_agent")
-        s = _remove_statesman(s, e.character)
-        s = _add_statesman(s, e.briber, e.character)
-        s = _char(s, e.character, true_master=e.owner, agent_kind="spy", is_heir=False)
-        return s.model_copy(update={"spies": {**s.spies, e.character: e.briber}})
-    if isinstance(e, ev.TreatyConcluded):
-        t = Treaty(id=e.treaty, type=e.kind, parties=e.parties, neutral=e.neutral, stake=e.stake,
-                   concluded_turn=s.turn, aid_units=e.aid_units, expires_turn=e.expires_turn)
-        return s.model_copy(update={"treaties": {**s.treaties, e.treaty: t}})
-    if isinstance(e, ev.TreatyEnded):
-        t2 = s.treaties[e.treaty].model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": e.reason})
-        return s.model_copy(update={"treaties": {**s.treaties, e.treaty: t2}})
-    if isinstance(e, ev.StandingChanged):
-        return apply_effect(s, {"kind": "standing", "neutral": e.neutral, "faction": e.faction, "delta": e.delta}, ph)
-    if isinstance(e, ev.LegitimacyLetterSent):
-        s = _fac(s, e.neutral, legitimacy_letter_to=e.faction)
-        return _fac(s, e.faction, letters=(*s.factions[e.faction].letters, e.neutral))
-    if isinstance(e, ev.NeutralReaction):
-        return s
-    if isinstance(e, ev.FelmonteSold):
-        s = _adjust(s, e.winner, "wealth", -e.amount)
-        return _capture(s, "felmonte", e.winner)
-    if isinstance(e, ev.CampaignLaunched):
-        cp = Campaign(id=e.campaign, faction=e.faction, target=e.target, units=e.units, characters=e.characters,
-                     commander=e.commander, route=e.route, tactic=e.tactic, conditional=e.conditional,
-                     status="in_transit", reserve=e.reserve)
-        return s.model_copy(update={"campaigns": {**s.campaigns, e.campaign: cp}})
-    if isinstance(e, ev.CampaignArrived):
-        cp = s.campaigns[e.campaign].model_copy(update={"status": "arrived"})
-        return s.model_copy(update={"campaigns": {**s.campaigns, e.campaign: cp}})
-    if isinstance(e, ev.DefenderResponded):
-        if e.response == "defence":
-            s = _fac(s, e.defender, besieged=True)
-        return s
-    if isinstance(e, ev.BattleOpened | ev.BattleRound):
-        return s
-    if isinstance(e, ev.BattleEnded):
-        for fid, k in e.killed.items():
-            if fid in s.factions and k:
-                s = _adjust(s, fid, "army", -k)
-        for cq in list(s.campaigns.values()):
-            if cq.status in ("arrived", "occupying", "besieging") and cq.faction in e.killed and \
-                    cq.target == e.province:
-                s = s.model_copy(update={"campaigns": {**s.campaigns, cq.id: cq.model_copy(
-                    update={"units": max(0, (cq.units or 0) - e.killed[cq.faction])})}})
-        b = BattleSummary(id=e.battle, turn=s.turn, province=e.province, attacker=e.attacker, defender=e.defender,
-                          winner=e.winner, killed=dict(e.killed))
-        return s.model_copy(update={"battles": (*s.battles, b)})
-    if isinstance(e, ev.BattleReported):
-        if any(b.id == e.battle for b in s.battles):
-            return s
-        b = BattleSummary(id=e.battle, turn=s.turn, province=e.province, attacker=e.attacker, defender=e.defender,
-                          winner=e.winner)
-        return s.model_copy(update={"battles": (*s.battles, b)})
-    if isinstance(e, ev.ProvinceStatusChanged):
-        if e.change == "occupied":
-            s = _prov(s, e.province, occupier=e.by)
-            if e.campaign and e.campaign in s.campaigns:
-                cp = s.campaigns[e.campaign].model_copy(update={"status": "occupying"})
-                s = s.model_copy(update={"campaigns": {**s.campaigns, cp.id: cp}})
-            return s
-        if e.change == "siege_started":
-            s = _prov(s, e.province, occupier=e.by, siege_since=s.turn)
-            owner = s.provinces[e.province].owner
-            s = _fac(s, owner, besieged=True)
-            if e.campaign and e.campaign in s.campaigns:
-                cp = s.campaigns[e.campaign].model_copy(update={"status": "besieging"})
-                s = s.model_copy(update={"campaigns": {**s.campaigns, cp.id: cp}})
-            return s
-        if e.change in ("siege_ended", "freed"):
-            owner = s.provinces[e.province].owner
-            s = s.model_copy(update={"starving": tuple(x for x in s.starving if x != e.province)})
-            s = _prov(s, e.province, occupier=None, siege_since=None)
-            return _fac(s, owner, besieged=False)
-        if e.change == "captured":
-            return _capture(s, e.province, e.by or "")
-        return s
-    if isinstance(e, ev.CampaignReturned):
-        return s.model_copy(update={"campaigns": {k: v for k, v in s.campaigns.items() if k != e.campaign}})
-    if isinstance(e, ev.TroopsHired):
-        s = _adjust(s, e.faction, "wealth", -e.cost)
-        return _adjust(s, e.faction, "army", e.units)
-    if isinstance(e, ev.HeirDesignated):
-        chars = dict(s.characters)
-        for cid in s.factions[e.faction].statesmen:
-            if cid in chars:
-                chars[cid] = chars[cid].model_copy(update={"is_heir": cid == e.character})
-        return s.model_copy(update={"characters": chars})
-    if isinstance(e, ev.UpkeepFlagged):
-        if e.kind == "starving":
-            s = s.model_copy(update={"starving": (*s.starving, e.detail)})
-        return s.model_copy(update={"flags": (*s.flags, f"t{s.turn} {e.faction} {e.kind}: {e.detail}")})
-    if isinstance(e, ev.FactionEliminated):
-        # §5.13: its characters leave play; its agents abroad become ordinary statesmen of their hosts
-        chars = {}
-        for cid, c in s.characters.items():
-            if c.employer == e.faction and c.true_master in (None, e.faction):
-                c = c.model_copy(update={"condition": "departed"})
-            if c.true_master == e.faction:
-                c = c.model_copy(update={"true_master": None, "agent_kind": "none"})
-            chars[cid] = c
-        s = s.model_copy(update={
-            "characters": chars,
-            "spies": {a: h for a, h in s.spies.items() if chars[a].true_master is not None},
-            "believed_spies": {k: v for k, v in s.believed_spies.items() if k != e.faction},
-        })
-        s = _fac(s, e.faction, status="eliminated", statesmen=(), leader=None)
-        treaties = {k: (t.model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": "elimination"})
-                        if e.faction in t.parties and t.active else t) for k, t in s.treaties.items()}
-        return s.model_copy(update={"treaties": treaties})
-    if isinstance(e, ev.TurnClosed | ev.OrdersRevealed):
-        return s
-    if isinstance(e, ev.FinalTallyRecorded):
-        return s.model_copy(update={"scores": {k: int(v.get("total", 0)) for k, v in e.scores.items()},
-                                    "winner": e.winner})
-    if isinstance(e, ev.GameEnded):
-        return s.model_copy(update={"finished": True, "winner": e.winner})
+    return handler(s, e, ph)
+
+
+def _same(s: SignoriaState, e: Any, ph: str) -> SignoriaState:
+    """Events that record what happened without changing the state (the record is the log)."""
     return s
+
+
+for _cls in (ev.OrdersLocked, ev.PhaseStarted, ev.NeutralReaction, ev.BattleOpened, ev.BattleRound,
+             ev.TurnClosed, ev.OrdersRevealed):
+    on(_cls)(_same)
+
+
+@on(ev.GameCreated)
+def _game_created(s: SignoriaState, e: ev.GameCreated, ph: str) -> SignoriaState:
+    return s.model_copy(update={"config": dict(e.config), "initiative": e.initiative, "turn": e.resume_turn,
+                                "season": season_of(e.resume_turn).name if e.resume_turn else "setup"})
+
+
+@on(ev.ProvinceDefined)
+def _province_defined(s: SignoriaState, e: ev.ProvinceDefined, ph: str) -> SignoriaState:
+    p = Province(id=e.province, name=e.name, owner=e.owner, income=e.income)
+    return s.model_copy(update={"provinces": {**s.provinces, e.province: p}})
+
+
+@on(ev.FactionCreated)
+def _faction_created(s: SignoriaState, e: ev.FactionCreated, ph: str) -> SignoriaState:
+    f = Faction(id=e.faction, name=e.name, kind=e.kind, traits=e.traits, keys=e.keys, leader_name=e.leader_name,
+                may_name_heir=e.may_name_heir)
+    return s.model_copy(update={"factions": {**s.factions, e.faction: f}})
+
+
+@on(ev.ResourcesInitialized)
+def _resources_initialized(s: SignoriaState, e: ev.ResourcesInitialized, ph: str) -> SignoriaState:
+    return _fac(s, e.faction, power=e.power, piety=e.piety, wealth=e.wealth, army=e.army)
+
+
+@on(ev.CharacterCreated)
+def _character_created(s: SignoriaState, e: ev.CharacterCreated, ph: str) -> SignoriaState:
+    c = Character(id=e.character, name=e.name, employer=e.faction, role=e.role, traits=e.traits,
+                  trait_source=e.trait_source, is_heir=e.is_heir, hired_turn=s.turn,
+                  loyalty=e.loyalty if e.loyalty is not None else int(s.config.get("statesman_loyalty_default", 2)))
+    s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
+    if e.role == "leader":
+        return _fac(s, e.faction, leader=e.character, leader_name=e.name)
+    return _add_statesman(s, e.faction, e.character)
+
+
+@on(ev.IntelRecorded)
+def _intel_recorded(s: SignoriaState, e: ev.IntelRecorded, ph: str) -> SignoriaState:
+    return _intel(s, e.observer, e.subject, dict(e.fields), e.turn, e.phase, e.source, e.believed)
+
+
+@on(ev.TurnOpened)
+def _turn_opened(s: SignoriaState, e: ev.TurnOpened, ph: str) -> SignoriaState:
+    chars = {k: (c.model_copy(update={"activity": None}) if c.activity else c) for k, c in s.characters.items()}
+    return s.model_copy(update={
+        "turn": e.turn, "season": e.season, "command": {}, "orders": {}, "dilemmas": {}, "candidates": {},
+        "felmonte_offers": {}, "characters": chars, "global_event": None})
+
+
+@on(ev.IncomeCredited)
+def _income_credited(s: SignoriaState, e: ev.IncomeCredited, ph: str) -> SignoriaState:
+    return _adjust(s, e.faction, "wealth", e.total)  # the recorded total (audit checks it against the lines)
+
+
+@on(ev.GlobalEventAnnounced)
+def _global_event(s: SignoriaState, e: ev.GlobalEventAnnounced, ph: str) -> SignoriaState:
+    s = s.model_copy(update={"global_event": e.title})
+    for eff in e.effects:
+        s = apply_effect(s, dict(eff), ph)
+    return s
+
+
+@on(ev.DilemmaPresented)
+def _dilemma_presented(s: SignoriaState, e: ev.DilemmaPresented, ph: str) -> SignoriaState:
+    d = Dilemma(id=e.dilemma, text=e.text, options=tuple(DilemmaOption.model_validate(o) for o in e.options))
+    return s.model_copy(update={"dilemmas": {**s.dilemmas, e.faction: (*s.dilemmas.get(e.faction, ()), d)}})
+
+
+@on(ev.CandidateOffered)
+def _candidate_offered(s: SignoriaState, e: ev.CandidateOffered, ph: str) -> SignoriaState:
+    c2 = Candidate(id=e.candidate, name=e.name, trait=e.trait, cost=e.cost)
+    return s.model_copy(update={"candidates": {**s.candidates, e.faction: (*s.candidates.get(e.faction, ()), c2)}})
+
+
+@on(ev.CommandRollMade)
+def _command_roll(s: SignoriaState, e: ev.CommandRollMade, ph: str) -> SignoriaState:
+    if e.paid_with:
+        s = _adjust(s, e.faction, e.paid_with, -1)
+    ok, sp, od = ev.command_roll_outcome(e)
+    prev = s.command.get(e.faction)
+    cr = CommandRoll(stake=e.stake, attempts=(*(prev.attempts if prev else ()), e.dice),
+                     paid=(*(prev.paid if prev else ()), *([e.paid_with] if e.paid_with else [])),
+                     success=ok, special=sp, ordinary=od)
+    return s.model_copy(update={"command": {**s.command, e.faction: cr}})
+
+
+@on(ev.OrdersSubmitted)
+def _orders_submitted(s: SignoriaState, e: ev.OrdersSubmitted, ph: str) -> SignoriaState:
+    o = Orders(orders=tuple(Order.model_validate(x) for x in e.orders), dilemmas=dict(e.dilemmas),
+               standing=dict(e.standing))
+    s = s.model_copy(update={"orders": {**s.orders, e.faction: o}})
+    for od2 in o.orders:
+        if od2.leader and od2.leader in s.characters:
+            s = _char(s, od2.leader, activity=od2.id)
+        for cid in od2.params.get("characters", []) if od2.action == "war" else []:
+            if cid in s.characters:
+                s = _char(s, cid, activity=od2.id)
+    return s
+
+
+@on(ev.ActionResolved)
+def _action_resolved(s: SignoriaState, e: ev.ActionResolved, ph: str) -> SignoriaState:
+    if e.action == "dilemma":
+        ds = tuple(d.model_copy(update={"choice": e.detail.get("option")}) if d.id == e.target else d
+                   for d in s.dilemmas.get(e.faction, ()))
+        s = s.model_copy(update={"dilemmas": {**s.dilemmas, e.faction: ds}})
+    if e.action == "felmonte_offer":
+        s = s.model_copy(update={"felmonte_offers": {**s.felmonte_offers, e.faction: int(e.detail.get("amount", 0))}})
+    return s
+
+
+@on(ev.ResourceAdjusted)
+def _resource_adjusted(s: SignoriaState, e: ev.ResourceAdjusted, ph: str) -> SignoriaState:
+    s = _adjust(s, e.faction, e.resource, e.delta)
+    if e.shortfall:
+        s = s.model_copy(update={"shortfalls": (*s.shortfalls, f"t{s.turn} {e.faction} {e.resource} "
+                                                                  f"short by {e.shortfall}")})
+    return s
+
+
+@on(ev.FactionNotified)
+def _faction_notified(s: SignoriaState, e: ev.FactionNotified, ph: str) -> SignoriaState:
+    s = _notice(s, e.faction, e.kind, e.text, dict(e.data))
+    if e.kind == "bribe_result" and e.data.get("outcome") == "success" and e.data.get("mode") == "spy":
+        mine = dict(s.believed_spies.get(e.faction, {}))
+        mine[str(e.data["character"])] = str(e.data["host"])
+        s = s.model_copy(update={"believed_spies": {**s.believed_spies, e.faction: mine}})
+    return s
+
+
+@on(ev.GMRulingRecorded)
+def _gm_ruling(s: SignoriaState, e: ev.GMRulingRecorded, ph: str) -> SignoriaState:
+    s = s.model_copy(update={"rulings": (*s.rulings, f"{e.gap}: {e.text}")})
+    for eff in e.effects:
+        s = apply_effect(s, dict(eff), ph)
+    return s
+
+
+@on(ev.CharacterStatusChanged)
+def _character_status(s: SignoriaState, e: ev.CharacterStatusChanged, ph: str) -> SignoriaState:
+    s = _char(s, e.character, condition=e.condition)
+    c = s.characters[e.character]
+    if e.condition in ("dead", "departed"):
+        s = _remove_statesman(s, e.character)
+        emp = s.factions.get(c.employer)
+        if emp is not None and emp.leader == e.character:
+            s = _fac(s, c.employer, leader=None)
+        spies = {k: v for k, v in s.spies.items() if k != e.character}
+        s = s.model_copy(update={"spies": spies})
+    return s
+
+
+@on(ev.LeaderSucceeded)
+def _leader_succeeded(s: SignoriaState, e: ev.LeaderSucceeded, ph: str) -> SignoriaState:
+    if e.character in s.characters:
+        s = _remove_statesman(s, e.character)
+        s = _char(s, e.character, role="leader", traits=e.traits, is_heir=False,
+                  trait_source="inherited" if e.from_statesman else "random")
+    else:
+        c = Character(id=e.character, name=e.name, employer=e.faction, role="leader", traits=e.traits,
+                      trait_source="random", hired_turn=s.turn)
+        s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
+    return _fac(s, e.faction, leader=e.character, leader_name=e.name)
+
+
+@on(ev.CandidateAlias)
+def _candidate_alias(s: SignoriaState, e: ev.CandidateAlias, ph: str) -> SignoriaState:
+    return s.model_copy(update={"aliases": {**s.aliases, e.candidate: e.agent}})
+
+
+@on(ev.StatesmanHired)
+def _statesman_hired(s: SignoriaState, e: ev.StatesmanHired, ph: str) -> SignoriaState:
+    agent = s.aliases.get(e.candidate)
+    if agent is not None and agent in s.characters:
+        s = _add_statesman(s, e.faction, agent)
+        s = _char(s, agent, condition="active", hired_turn=s.turn)
+    else:
+        c = Character(id=e.candidate, name=e.name, employer=e.faction, role="statesman", traits=(e.trait,),
+                      loyalty=int(s.config.get("statesman_loyalty_default", 2)), hired_turn=s.turn)
+        s = s.model_copy(update={"characters": {**s.characters, e.candidate: c}})
+        s = _add_statesman(s, e.faction, e.candidate)
+    return _adjust(s, e.faction, "wealth", -e.cost)
+
+
+@on(ev.StatesmanDismissed)
+def _statesman_dismissed(s: SignoriaState, e: ev.StatesmanDismissed, ph: str) -> SignoriaState:
+    s = _remove_statesman(s, e.character)
+    return _char(s, e.character, condition="departed", is_heir=False)
+
+
+@on(ev.StatesmanDefected)
+def _statesman_defected(s: SignoriaState, e: ev.StatesmanDefected, ph: str) -> SignoriaState:
+    s = _remove_statesman(s, e.character)
+    s = _add_statesman(s, e.to_faction, e.character)
+    return _char(s, e.character, is_heir=False, hired_turn=s.turn)
+
+
+@on(ev.SpyPlanted)
+def _spy_planted(s: SignoriaState, e: ev.SpyPlanted, ph: str) -> SignoriaState:
+    s = _remove_statesman(s, e.agent)
+    s = s.model_copy(update={"plants": {**s.plants, e.agent: (e.host, s.turn)}})
+    return _char(s, e.agent, true_master=e.master, agent_kind="spy", condition="departed", is_heir=False)
+
+
+@on(ev.SpyPlaced)
+def _spy_placed(s: SignoriaState, e: ev.SpyPlaced, ph: str) -> SignoriaState:
+    s = _char(s, e.agent, true_master=e.master, agent_kind="double_agent" if e.double else "spy")
+    if not e.double:
+        s = s.model_copy(update={"spies": {**s.spies, e.agent: e.host}})
+    return s
+
+
+@on(ev.SpyExposed)
+def _spy_exposed(s: SignoriaState, e: ev.SpyExposed, ph: str) -> SignoriaState:
+    s = s.model_copy(update={"spies": {k: v for k, v in s.spies.items() if k != e.agent}})
+    return _char(s, e.agent, true_master=None, agent_kind="none")
+
+
+@on(ev.DoubleAgentChosen)
+def _double_agent(s: SignoriaState, e: ev.DoubleAgentChosen, ph: str) -> SignoriaState:
+    if e.mode == "believed_spy":
+        return _char(s, e.character, true_master=e.owner, agent_kind="double_agent")
+    s = _remove_statesman(s, e.character)
+    s = _add_statesman(s, e.briber, e.character)
+    s = _char(s, e.character, true_master=e.owner, agent_kind="spy", is_heir=False)
+    return s.model_copy(update={"spies": {**s.spies, e.character: e.briber}})
+
+
+@on(ev.TreatyConcluded)
+def _treaty_concluded(s: SignoriaState, e: ev.TreatyConcluded, ph: str) -> SignoriaState:
+    t = Treaty(id=e.treaty, type=e.kind, parties=e.parties, neutral=e.neutral, stake=e.stake,
+               concluded_turn=s.turn, aid_units=e.aid_units, expires_turn=e.expires_turn)
+    return s.model_copy(update={"treaties": {**s.treaties, e.treaty: t}})
+
+
+@on(ev.TreatyEnded)
+def _treaty_ended(s: SignoriaState, e: ev.TreatyEnded, ph: str) -> SignoriaState:
+    t2 = s.treaties[e.treaty].model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": e.reason})
+    return s.model_copy(update={"treaties": {**s.treaties, e.treaty: t2}})
+
+
+@on(ev.StandingChanged)
+def _standing_changed(s: SignoriaState, e: ev.StandingChanged, ph: str) -> SignoriaState:
+    return apply_effect(s, {"kind": "standing", "neutral": e.neutral, "faction": e.faction, "delta": e.delta}, ph)
+
+
+@on(ev.LegitimacyLetterSent)
+def _letter(s: SignoriaState, e: ev.LegitimacyLetterSent, ph: str) -> SignoriaState:
+    s = _fac(s, e.neutral, legitimacy_letter_to=e.faction)
+    return _fac(s, e.faction, letters=(*s.factions[e.faction].letters, e.neutral))
+
+
+@on(ev.FelmonteSold)
+def _felmonte_sold(s: SignoriaState, e: ev.FelmonteSold, ph: str) -> SignoriaState:
+    s = _adjust(s, e.winner, "wealth", -e.amount)
+    return _capture(s, "felmonte", e.winner)
+
+
+@on(ev.CampaignLaunched)
+def _campaign_launched(s: SignoriaState, e: ev.CampaignLaunched, ph: str) -> SignoriaState:
+    cp = Campaign(id=e.campaign, faction=e.faction, target=e.target, units=e.units, characters=e.characters,
+                  commander=e.commander, route=e.route, tactic=e.tactic, conditional=e.conditional,
+                  status="in_transit", reserve=e.reserve)
+    return s.model_copy(update={"campaigns": {**s.campaigns, e.campaign: cp}})
+
+
+@on(ev.CampaignArrived)
+def _campaign_arrived(s: SignoriaState, e: ev.CampaignArrived, ph: str) -> SignoriaState:
+    cp = s.campaigns[e.campaign].model_copy(update={"status": "arrived"})
+    return s.model_copy(update={"campaigns": {**s.campaigns, e.campaign: cp}})
+
+
+@on(ev.DefenderResponded)
+def _defender_responded(s: SignoriaState, e: ev.DefenderResponded, ph: str) -> SignoriaState:
+    if e.response == "defence":
+        s = _fac(s, e.defender, besieged=True)
+    return s
+
+
+@on(ev.BattleEnded)
+def _battle_ended(s: SignoriaState, e: ev.BattleEnded, ph: str) -> SignoriaState:
+    for fid, k in e.killed.items():
+        if fid in s.factions and k:
+            s = _adjust(s, fid, "army", -k)
+    for cq in list(s.campaigns.values()):
+        if cq.status in ("arrived", "occupying", "besieging") and cq.faction in e.killed and cq.target == e.province:
+            s = s.model_copy(update={"campaigns": {**s.campaigns, cq.id: cq.model_copy(
+                update={"units": max(0, (cq.units or 0) - e.killed[cq.faction])})}})
+    b = BattleSummary(id=e.battle, turn=s.turn, province=e.province, attacker=e.attacker, defender=e.defender,
+                      winner=e.winner, killed=dict(e.killed))
+    return s.model_copy(update={"battles": (*s.battles, b)})
+
+
+@on(ev.BattleReported)
+def _battle_reported(s: SignoriaState, e: ev.BattleReported, ph: str) -> SignoriaState:
+    if any(b.id == e.battle for b in s.battles):
+        return s
+    b = BattleSummary(id=e.battle, turn=s.turn, province=e.province, attacker=e.attacker, defender=e.defender,
+                      winner=e.winner)
+    return s.model_copy(update={"battles": (*s.battles, b)})
+
+
+@on(ev.ProvinceStatusChanged)
+def _province_status(s: SignoriaState, e: ev.ProvinceStatusChanged, ph: str) -> SignoriaState:
+    if e.change == "occupied":
+        s = _prov(s, e.province, occupier=e.by)
+        if e.campaign and e.campaign in s.campaigns:
+            cp = s.campaigns[e.campaign].model_copy(update={"status": "occupying"})
+            s = s.model_copy(update={"campaigns": {**s.campaigns, cp.id: cp}})
+        return s
+    if e.change == "siege_started":
+        s = _prov(s, e.province, occupier=e.by, siege_since=s.turn)
+        owner = s.provinces[e.province].owner
+        s = _fac(s, owner, besieged=True)
+        if e.campaign and e.campaign in s.campaigns:
+            cp = s.campaigns[e.campaign].model_copy(update={"status": "besieging"})
+            s = s.model_copy(update={"campaigns": {**s.campaigns, cp.id: cp}})
+        return s
+    if e.change in ("siege_ended", "freed"):
+        owner = s.provinces[e.province].owner
+        s = s.model_copy(update={"starving": tuple(x for x in s.starving if x != e.province)})
+        s = _prov(s, e.province, occupier=None, siege_since=None)
+        return _fac(s, owner, besieged=False)
+    if e.change == "captured":
+        return _capture(s, e.province, e.by or "")
+    return s
+
+
+@on(ev.CampaignReturned)
+def _campaign_returned(s: SignoriaState, e: ev.CampaignReturned, ph: str) -> SignoriaState:
+    return s.model_copy(update={"campaigns": {k: v for k, v in s.campaigns.items() if k != e.campaign}})
+
+
+@on(ev.TroopsHired)
+def _troops_hired(s: SignoriaState, e: ev.TroopsHired, ph: str) -> SignoriaState:
+    s = _adjust(s, e.faction, "wealth", -e.cost)
+    return _adjust(s, e.faction, "army", e.units)
+
+
+@on(ev.HeirDesignated)
+def _heir_designated(s: SignoriaState, e: ev.HeirDesignated, ph: str) -> SignoriaState:
+    chars = dict(s.characters)
+    for cid in s.factions[e.faction].statesmen:
+        if cid in chars:
+            chars[cid] = chars[cid].model_copy(update={"is_heir": cid == e.character})
+    return s.model_copy(update={"characters": chars})
+
+
+@on(ev.UpkeepFlagged)
+def _upkeep_flagged(s: SignoriaState, e: ev.UpkeepFlagged, ph: str) -> SignoriaState:
+    if e.kind == "starving":
+        s = s.model_copy(update={"starving": (*s.starving, e.detail)})
+    return s.model_copy(update={"flags": (*s.flags, f"t{s.turn} {e.faction} {e.kind}: {e.detail}")})
+
+
+@on(ev.FactionEliminated)
+def _faction_eliminated(s: SignoriaState, e: ev.FactionEliminated, ph: str) -> SignoriaState:
+    # §5.13: its characters leave play; its agents abroad become ordinary statesmen of their hosts
+    chars = {}
+    for cid, c in s.characters.items():
+        if c.employer == e.faction and c.true_master in (None, e.faction):
+            c = c.model_copy(update={"condition": "departed"})
+        if c.true_master == e.faction:
+            c = c.model_copy(update={"true_master": None, "agent_kind": "none"})
+        chars[cid] = c
+    s = s.model_copy(update={
+        "characters": chars,
+        "spies": {a: h for a, h in s.spies.items() if chars[a].true_master is not None},
+        "believed_spies": {k: v for k, v in s.believed_spies.items() if k != e.faction},
+    })
+    s = _fac(s, e.faction, status="eliminated", statesmen=(), leader=None)
+    treaties = {k: (t.model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": "elimination"})
+                    if e.faction in t.parties and t.active else t) for k, t in s.treaties.items()}
+    return s.model_copy(update={"treaties": treaties})
+
+
+@on(ev.FinalTallyRecorded)
+def _final_tally(s: SignoriaState, e: ev.FinalTallyRecorded, ph: str) -> SignoriaState:
+    return s.model_copy(update={"scores": {k: int(v.get("total", 0)) for k, v in e.scores.items()},
+                                "winner": e.winner})
+
+
+@on(ev.GameEnded)
+def _game_ended(s: SignoriaState, e: ev.GameEnded, ph: str) -> SignoriaState:
+    return s.model_copy(update={"finished": True, "winner": e.winner})
 
 
 def _capture(s: SignoriaState, province: str, by: str) -> SignoriaState:
@@ -403,5 +583,3 @@ def _capture(s: SignoriaState, province: str, by: str) -> SignoriaState:
     # the captor's campaign garrisons the province: its units simply come home (they remain in Army)
     return s.model_copy(update={"campaigns": camps})
 
-
-_ = RESOURCES

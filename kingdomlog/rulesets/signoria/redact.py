@@ -6,15 +6,17 @@
 
 from __future__ import annotations
 
+from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.signoria.state import RESOURCES, Campaign, Character, Faction, IntelRecord, SignoriaState
 
 
-def _viewer_id(state: SignoriaState, viewer: str) -> str:
-    v = viewer[len("faction:"):] if viewer.startswith("faction:") else viewer
-    if v == "gm":
+def viewer_faction(state: SignoriaState, viewer: Viewer) -> str:
+    """Whose view ``viewer`` gets: ``gm``, a player faction's id, else ``public`` (a declared player that is
+    no player faction of this game, e.g. a neutral's id, sees only what is public)."""
+    if viewer.is_gm:
         return "gm"
-    if v in state.factions and state.factions[v].kind == "player":
-        return v
+    if viewer.is_player and viewer.id in state.factions and state.factions[viewer.id].kind == "player":
+        return viewer.id
     return "public"
 
 
@@ -44,9 +46,9 @@ def _own_character(c: Character, v: str) -> Character:
     })
 
 
-def redact(state: SignoriaState, viewer: str) -> SignoriaState:
-    """The state as ``viewer`` ("gm", "public" or a faction id) may see it."""
-    v = _viewer_id(state, viewer)
+def redact(state: SignoriaState, viewer: Viewer) -> SignoriaState:
+    """The state as ``viewer`` (the GM, the public or a player faction) may see it."""
+    v = viewer_faction(state, viewer)
     if v == "gm":
         return state
     mine_intel = state.intel.get(v, {}) if v != "public" else {}

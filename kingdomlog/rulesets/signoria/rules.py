@@ -11,11 +11,51 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, get_args
 
 from kingdomlog.dice.checks import two_d6_band
 
 STAKE_THRESHOLD = {"low": 5, "high": 8}
 LEADER_KILL_THRESHOLD = 10
+
+Action = Literal[
+    "dilemma", "liberties", "intrigue_self", "donation",
+    "scouts", "spy", "bribery", "felmonte_offer", "assassination", "intrigue_foreign",
+    "war", "storm", "sally",
+    "pact", "improve_relations", "turn_against", "passage", "trade", "military_aid", "military_alliance",
+    "legitimacy", "player_treaty",
+    "hire_troops", "hire_statesman", "designate_heir", "dismiss",
+    "support",
+]
+"""The actions an order may take (§4.1)."""
+
+PHASE_OF_ACTION: dict[str, str] = {
+    "dilemma": "p1_internal", "liberties": "p1_internal", "intrigue_self": "p1_internal", "donation": "p1_internal",
+    "scouts": "p2_espionage", "spy": "p2_espionage", "bribery": "p2_espionage", "felmonte_offer": "p2_espionage",
+    "assassination": "p2_espionage", "intrigue_foreign": "p2_espionage",
+    "war": "p3_war", "storm": "p3_war", "sally": "p3_war",
+    "pact": "p4_diplomacy", "improve_relations": "p4_diplomacy", "turn_against": "p4_diplomacy",
+    "passage": "p4_diplomacy", "trade": "p4_diplomacy", "military_aid": "p4_diplomacy",
+    "military_alliance": "p4_diplomacy", "legitimacy": "p4_diplomacy", "player_treaty": "p4_diplomacy",
+    "hire_troops": "p5_hiring", "hire_statesman": "p5_hiring", "designate_heir": "p5_hiring", "dismiss": "p5_hiring",
+    "support": "",
+}
+"""The resolution phase of each action (§4.3); ``support`` is resolved with the order it supports."""
+ACTIONS: tuple[str, ...] = get_args(Action)
+assert tuple(PHASE_OF_ACTION) == ACTIONS
+FREE_ACTIONS = ("designate_heir", "dismiss")
+SPY_ACTIONS = ("intrigue_foreign", "bribery", "assassination", "scouts")
+NEUTRAL_GOALS = ("pact", "improve_relations", "turn_against", "passage", "trade", "military_aid", "military_alliance",
+                 "legitimacy")
+MIN_STAKE = {"pact": "low", "passage": "low", "trade": "low", "military_aid": "high", "military_alliance": "high",
+             "legitimacy": "high"}
+TREATY_KIND = {"pact": "non_aggression", "passage": "right_of_passage", "trade": "trade",
+               "military_aid": "military_aid", "military_alliance": "military_alliance"}
+COUNTED_TREATIES = ("non_aggression", "right_of_passage", "trade", "military_aid")
+ELEMENTARY_ONLY = ("hire_troops", "hire_statesman", "donation", "felmonte_offer", "player_treaty", "dilemma", "support",
+                   "designate_heir", "dismiss")
+STAKE_RANK = {"elementary": 0, "low": 1, "high": 2}
+TACTICS = ("breakthrough", "encirclement", "ambush", "hold", "counterattack")
 
 
 def command_slots(stake: str, success: bool) -> tuple[int, int]:

@@ -1,23 +1,26 @@
-"""Signoria state (§2): factions, characters, provinces, treaties, intel, the turn's orders.
+"""Signoria state (§2): factions, characters, provinces, treaties, intel, the turn's orders, and the
+numbers derived from them (home force, reroll allowance, income), each with its breakdown.
 
-Everything is a frozen pydantic model; ``evolve`` returns copies. Resource fields are
-``int | None`` because a redacted view (§11.4) shows a rival's values as unknown.
+Everything is a frozen model (``core.model.Frozen``); ``evolve`` returns copies. Resource fields
+are ``int | None`` because a redacted view (§11.4) shows a rival's values as unknown.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from kingdomlog.core.model import Frozen
+from kingdomlog.core.modifiers import Modifier, stack
+from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.rulesets.signoria.rules import character_rerolls, slot_rerolls
+from kingdomlog.rulesets.signoria.tables import season_of, traits
 
 RESOURCES = ("power", "piety", "wealth", "army")
 
 
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Character(_M):
+class Character(Frozen):
     """A leader or statesman (§2.4). ``loyalty``, ``true_master`` and ``agent_kind`` are secret."""
 
     id: str
@@ -35,7 +38,7 @@ class Character(_M):
     hired_turn: int = 0
 
 
-class Faction(_M):
+class Faction(Frozen):
     """A player or neutral faction (§2.3, §2.5)."""
 
     id: str
@@ -63,7 +66,7 @@ class Faction(_M):
     """In a redacted view: resource -> the turn the viewer learned the value shown."""
 
 
-class Province(_M):
+class Province(Frozen):
     """A province (§2.2); occupier/siege are public (§1.4)."""
 
     id: str
@@ -74,7 +77,7 @@ class Province(_M):
     siege_since: int | None = None
 
 
-class Treaty(_M):
+class Treaty(Frozen):
     """A treaty record (§2.6)."""
 
     id: str
@@ -90,7 +93,7 @@ class Treaty(_M):
     expires_turn: int | None = None
 
 
-class IntelRecord(_M):
+class IntelRecord(Frozen):
     """A dated snapshot one faction holds about another (§2.6)."""
 
     value: Any
@@ -100,7 +103,7 @@ class IntelRecord(_M):
     believed: bool = False
 
 
-class Notice(_M):
+class Notice(Frozen):
     """A private notice to a faction (§11.3 FactionNotified); may be a deliberate lie."""
 
     turn: int
@@ -109,7 +112,7 @@ class Notice(_M):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-class CommandRoll(_M):
+class CommandRoll(Frozen):
     """This turn's command roll (§3.1) and the slots it gave."""
 
     stake: Literal["low", "high"]
@@ -120,7 +123,7 @@ class CommandRoll(_M):
     ordinary: int = 0
 
 
-class Order(_M):
+class Order(Frozen):
     """One sealed order (§11.2 OrdersSubmitted.orders[])."""
 
     id: str
@@ -132,7 +135,7 @@ class Order(_M):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
-class Orders(_M):
+class Orders(Frozen):
     """A faction's sealed orders for the turn."""
 
     orders: tuple[Order, ...] = ()
@@ -140,27 +143,27 @@ class Orders(_M):
     standing: dict[str, Any] = Field(default_factory=dict)
 
 
-class DilemmaOption(_M):
+class DilemmaOption(Frozen):
     id: str
     text: str
     effects: tuple[dict[str, Any], ...] = ()
 
 
-class Dilemma(_M):
+class Dilemma(Frozen):
     id: str
     text: str
     options: tuple[DilemmaOption, ...]
     choice: str | None = None
 
 
-class Candidate(_M):
+class Candidate(Frozen):
     id: str
     name: str
     trait: str
     cost: int = 1
 
 
-class Campaign(_M):
+class Campaign(Frozen):
     """An army on campaign (§2.7)."""
 
     id: str
@@ -176,7 +179,7 @@ class Campaign(_M):
     reserve: int | None = 0
 
 
-class BattleSummary(_M):
+class BattleSummary(Frozen):
     """What the public may know of a battle (§1.4) plus its per-side casualties."""
 
     id: str
@@ -189,7 +192,7 @@ class BattleSummary(_M):
     killed: dict[str, int] = Field(default_factory=dict)
 
 
-class SignoriaState(_M):
+class SignoriaState(Frozen):
     """The whole game (§2.1). In a redacted view ``viewer`` names who it is for."""
 
     viewer: str = "gm"
@@ -244,3 +247,70 @@ class SignoriaState(_M):
             t for t in self.treaties.values()
             if t.active and faction in t.parties and (neutral is None or t.neutral == neutral)
         ]
+
+
+# ---------------------------------------------------------------------------------------------- derived numbers
+
+def home_force(s: SignoriaState, fid: str) -> int:
+    """Army at home (§2.7): Army minus the units away on campaign, never below 0."""
+    out = sum(c.units or 0 for c in s.campaigns.values() if c.faction == fid)
+    return max(0, (s.factions[fid].army or 0) - out)
+
+
+def home_force_breakdown(s: SignoriaState, fid: str) -> Breakdown:
+    """``home_force`` term by term (§2.7)."""
+    away = sum(c.units or 0 for c in s.campaigns.values() if c.faction == fid)
+    return stack(f"{fid} home force", [Modifier("Army", s.factions[fid].army or 0, source="§2.7"),
+                                       Modifier("on campaign", -away, source="§2.7")])
+
+
+def reroll_allowance(s: SignoriaState, fid: str, order: Order) -> tuple[int, list[tuple[str, int]]]:
+    """R for ``order`` (§3.4): 2s + o - 1 for its slots (support slots included), +2/+1 for an on/off-profile
+    leading character, +1 per wealth of support up to ``expense_support_max_rerolls``; with its terms."""
+    sp = sum(1 for x in order.slots if x == "special")
+    od = sum(1 for x in order.slots if x != "special")
+    extra: list[tuple[str, int]] = []
+    for o in s.orders[fid].orders if fid in s.orders else ():
+        if o.action == "support" and o.params.get("order") == order.id:
+            sp += sum(1 for x in o.slots if x == "special")
+            od += sum(1 for x in o.slots if x != "special")
+            w = min(int(o.params.get("wealth", 0)), int(s.config.get("expense_support_max_rerolls", 2)))
+            extra.append((f"support {o.id} wealth", w))
+    terms = [(f"slots ({sp} special, {od} ordinary)", slot_rerolls(special=sp, ordinary=od))]
+    c = s.characters.get(order.leader or "")
+    if c is not None and c.condition == "active":
+        spy_lead = f"spy:{c.id}" in order.slots  # a spy may lead his own slot's action (§6.2)
+        if (c.employer == fid or spy_lead) and (c.role == "statesman" or s.config.get("leader_leads_actions", True)):
+            on = any(order.action in traits()[t].profile for t in c.traits if t in traits())
+            terms.append((f"{c.name} ({'on' if on else 'off'}-profile)", character_rerolls(on)))
+    terms.extend(extra)
+    return sum(v for _, v in terms), terms
+
+
+def allowance_breakdown(s: SignoriaState, fid: str, order: Order) -> Breakdown:
+    """``reroll_allowance`` as a breakdown (§3.4)."""
+    _, terms = reroll_allowance(s, fid, order)
+    return stack(f"{fid} {order.id} ({order.action}) rerolls", [Modifier(t, v, source="§3.4") for t, v in terms])
+
+
+def income_lines(s: SignoriaState, fid: str, turn: int) -> list[dict[str, Any]]:
+    """The income lines of ``fid`` at the opening of ``turn`` (§4.4): provinces, trade concluded before
+    ``turn``, the season's bonus (times ``summer_wealth_bonus``)."""
+    lines: list[dict[str, Any]] = []
+    for p in s.provinces.values():
+        if p.owner == fid:
+            lines.append({"source": f"province:{p.id}", "amount": p.income})
+    for t in s.active_treaties(fid):
+        if t.type == "trade" and t.concluded_turn < turn:
+            lines.append({"source": f"trade:{t.neutral}", "amount": 1})
+    season = season_of(turn)
+    bonus = season.wealth_bonus * int(s.config.get("summer_wealth_bonus", 1))
+    if bonus:
+        lines.append({"source": f"season:{season.name}", "amount": bonus})
+    return lines
+
+
+def income_breakdown(s: SignoriaState, fid: str, turn: int) -> Breakdown:
+    """``income_lines`` as a breakdown (§4.4)."""
+    return stack(f"{fid} income at turn {turn}", [Modifier(str(x["source"]), int(x["amount"]), source="§4.4")
+                                                  for x in income_lines(s, fid, turn)])

@@ -5,18 +5,16 @@ from __future__ import annotations
 from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from kingdomlog.core.data import package_document, rows
+from kingdomlog.core.model import Frozen
 
 PACKAGE = "kingdomlog.rulesets.signoria"
 FILE = "data/signoria.toml"
 
 
-class TraitRow(BaseModel):
+class TraitRow(Frozen):
     """One character trait (§8.5): the resource it watches and the actions it is on-profile for."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
     label: str
     parameter: Literal["power", "piety", "wealth", "army", ""]
@@ -24,10 +22,9 @@ class TraitRow(BaseModel):
     profile: tuple[str, ...]
 
 
-class FactionRow(BaseModel):
+class FactionRow(Frozen):
     """A faction of the setting (§8) with its default starting values (§2.9)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
     label: str
     kind: Literal["player", "neutral"]
@@ -44,19 +41,17 @@ class FactionRow(BaseModel):
     keys: tuple[str, ...] = ()
 
 
-class ProvinceRow(BaseModel):
+class ProvinceRow(Frozen):
     """A province and its income (§2.2)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
     label: str
     income: int
 
 
-class SeasonRow(BaseModel):
+class SeasonRow(Frozen):
     """A season of the 12-month calendar (§4.5)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
     turns: tuple[int, ...]
     year_label: str

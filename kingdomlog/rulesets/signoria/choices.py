@@ -1,0 +1,467 @@
+"""The typed choices of every Signoria step (a plan's ``steps.<step>.choices``).
+
+Every id the state knows (factions, characters, provinces, dilemmas, candidates, a faction's own
+characters and spy slots, this turn's orders, campaigns and battles) is a ``Pick`` whose options
+``vocabulary.vocabulary`` computes from the state. A faction's own steps (``command_<f>``,
+``orders_<f>``) have models of their own, built per faction (``orders_choices(fid)``), whose picks
+list only what that faction may name: its own characters, spy slots, dilemmas and candidates, and
+what is public (factions, provinces). A rival character it targets (bribery, assassination) is left
+to the rules, which check it and cite the section: the state does not hold all a faction may have
+heard of a rival court, and listing every character would show a faction its rivals' secrets.
+
+The plan shapes are those of the Felmonte demo and the README (``{faction: ...}`` maps stay maps).
+Ids used as the keys of such a map are ``Pick`` s too (``dict[Annotated[str, Pick(...)], ...]``);
+``core.choices`` checks picks in fields, groups and lists, so ``check_dict_picks`` checks the keys
+and the values inside maps the same way (``decide`` calls it first).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Annotated, Any, Literal, Optional, Union, cast
+
+from pydantic import Field, create_model
+
+from kingdomlog.core.choices import Choices, Option, Pick, Vocabulary
+from kingdomlog.core.errors import InputError
+from kingdomlog.rulesets.signoria.rules import Action
+
+Resource = Literal["power", "piety", "wealth", "army"]
+Stake = Literal["elementary", "low", "high"]
+Tactic = Literal["breakthrough", "encirclement", "ambush", "hold", "counterattack"]
+TreatyKind = Literal["non_aggression", "right_of_passage", "trade", "military_aid", "military_alliance",
+                     "player_treaty"]
+Condition = Literal["active", "wounded", "dead", "departed"]
+IntelSource = Literal["scouts", "spy", "battle", "notice", "public", "ruling"]
+BattleOption = Literal["join", "hospital", "no_prisoners", "back_cowards", "regroup", "fight_to_last", "epic_duel",
+                       "none", "reserve_first"]
+RoundKey = Literal["1", "2", "3"]
+
+FactionId = Annotated[str, Pick("factions", what="a faction of this game")]
+PlayerId = Annotated[str, Pick("player_factions", what="an active player faction")]
+NeutralId = Annotated[str, Pick("neutrals", what="a neutral of this game")]
+CharacterId = Annotated[str, Pick("characters", what="a character of this game")]
+StatesmanId = Annotated[str, Pick("statesmen", what="a statesman of this game")]
+TraitId = Annotated[str, Pick("traits", what="a trait (§8.5)")]
+LeaderTraitId = Annotated[str, Pick("leader_traits", what="a trait a leader may have (§2.4)")]
+OrderKey = Annotated[str, Pick("turn_orders", what="an order of this turn (<faction>.<order id>)")]
+
+
+# ---------------------------------------------------------------------------------------------- GM rulings
+
+class Effect(Choices):
+    """One typed effect of a GM ruling, a global event or a dilemma option (§11.2 ``Effect``).
+
+    ``kind`` says which fields apply: ``resource`` (faction, resource, delta), ``set_resource`` (faction,
+    resource, value), ``treaty`` (id, type, parties, neutral, stake, turn, aid_units), ``intel`` (observer,
+    subject, fields, turn, phase, source, believed), ``standing`` (faction, neutral, delta), ``slots``
+    (faction, slot, delta), ``character`` (character, condition), ``loyalty`` (character, value), ``flag``
+    (text), ``text`` (flavour only).
+    """
+
+    kind: Literal["resource", "set_resource", "treaty", "intel", "standing", "slots", "character", "loyalty", "flag",
+                  "text"]
+    faction: FactionId | None = None
+    resource: Resource | None = None
+    delta: int | None = None
+    value: int | None = None
+    id: str | None = Field(None, description="treaty: its id (default t<n>)")
+    type: TreatyKind | None = Field(None, description="treaty: its kind")
+    parties: list[FactionId] | None = None
+    neutral: NeutralId | None = None
+    stake: Stake | None = None
+    turn: int | None = Field(None, ge=0)
+    aid_units: int | None = Field(None, ge=0)
+    observer: FactionId | None = None
+    subject: FactionId | None = None
+    fields: dict[str, Any] | None = Field(None, description="intel: what was learned, as the GM words it (resource "
+                                          "values, a roster, anything); the rules leave its shape to the GM")
+    phase: str | None = None
+    source: IntelSource | None = None
+    believed: bool | None = None
+    slot: Literal["special", "ordinary"] | None = None
+    character: CharacterId | None = None
+    condition: Condition | None = None
+    text: str | None = None
+
+
+class Ruling(Choices):
+    """A GM ruling (§11.1): the gap it fills, its text, who may read it and its typed effects."""
+
+    gap: str = Field("GM", description="the gap or rule it rules on (G-29, §4.2, ...)")
+    text: str = ""
+    visibility: str = Field("gm", description="who may read it: public, gm or faction:<id>[,faction:<id>...]"
+                                              " (player factions of this game only)")
+    effects: list[Effect] = Field(default_factory=list)
+
+
+RULINGS_FIELD: Any = Field(default_factory=list, title="GM rulings",
+                      description="rulings with typed effects, recorded at the end of the step")
+
+
+class RulingsChoices(Choices):
+    """A resolution phase whose only input is the GM's rulings (the orders were sealed earlier)."""
+
+    rulings: list[Ruling] = RULINGS_FIELD
+
+
+# ---------------------------------------------------------------------------------------------- setup
+
+class StatesmanEntry(Choices):
+    """A starting statesman: his name (and id); his trait is rolled on a d6 (§8.5)."""
+
+    id: str | None = Field(None, description="character id (default: from the name); no faction prefix (§6.2)")
+    name: str
+    heir: bool = False
+
+
+class ResourceValues(Choices):
+    """Secret starting values of one faction (unset ones keep the setting's or the options')."""
+
+    power: int | None = Field(None, ge=0)
+    piety: int | None = Field(None, ge=0)
+    wealth: int | None = Field(None, ge=0)
+    army: int | None = Field(None, ge=0)
+
+
+def _default_leader_traits() -> dict[str, list[str]]:
+    return {"fabian": ["general", "intriguer"], "marburg": ["steward", "intriguer"]}
+
+
+class SetupChoices(Choices):
+    """Turn 0 (§2.9): leaders' traits and names, starting statesmen, secret resources, GM rulings."""
+
+    leader_traits: dict[PlayerId, list[LeaderTraitId]] = Field(
+        default_factory=_default_leader_traits, title="Leaders' two traits",
+        description="faction -> two distinct traits (§2.4): steward, intriguer, general, devout")
+    leader_names: dict[PlayerId, str] = Field(default_factory=dict, title="Leaders' names")
+    statesmen: dict[PlayerId, list[StatesmanEntry]] = Field(
+        default_factory=dict, title="Starting statesmen (names; traits are rolled)",
+        description="faction -> statesmen; a faction left out gets statesmen_per_faction unnamed ones")
+    resources: dict[FactionId, ResourceValues] = Field(
+        default_factory=dict, title="Secret starting resources",
+        description="faction -> {power, piety, wealth, army}; recorded only in that faction's events")
+    resume_turn: int = Field(0, ge=0, title="Resume a game after this turn (0 = new game)")
+    rulings: list[Ruling] = RULINGS_FIELD
+
+
+# ---------------------------------------------------------------------------------------------- turn opening
+
+class GlobalEvent(Choices):
+    """The month's global event (§4.2), public."""
+
+    key: str = "event"
+    title: str = ""
+    effects: list[Effect] = Field(default_factory=list)
+
+
+class FactionEvent(Choices):
+    """An event of one faction (§4.2), told to it alone."""
+
+    faction: FactionId
+    text: str = ""
+    effects: list[Effect] = Field(default_factory=list)
+
+
+class DilemmaOptionEntry(Choices):
+    """One option of a dilemma; its effects are the GM's ruling when chosen (G-29)."""
+
+    id: str
+    text: str
+    effects: list[Effect] = Field(default_factory=list)
+
+
+class DilemmaEntry(Choices):
+    """A dilemma dealt to one faction (§4.1 A7)."""
+
+    faction: FactionId
+    id: str
+    text: str = ""
+    options: list[DilemmaOptionEntry] = Field(default_factory=list)
+
+
+class CandidateEntry(Choices):
+    """A statesman candidate offered to one faction (§4.6); his trait is rolled."""
+
+    faction: FactionId
+    name: str
+    id: str | None = Field(None, description="candidate id (default t<turn>.c<n>)")
+    cost: int | None = Field(None, ge=0, description="wealth to hire (default statesman_hire_cost)")
+
+
+class TurnOpenChoices(Choices):
+    """Turn opening (§4.3): the global event, faction events, dilemmas, candidates, GM rulings."""
+
+    global_event: GlobalEvent | None = Field(None, title="Global event")
+    faction_events: list[FactionEvent] = Field(default_factory=list, title="Faction events")
+    dilemmas: list[DilemmaEntry] = Field(default_factory=list, title="Dilemmas")
+    candidates: list[CandidateEntry] = Field(default_factory=list, title="Statesman candidates")
+    rulings: list[Ruling] = RULINGS_FIELD
+
+
+# ---------------------------------------------------------------------------------------------- a faction's own steps
+
+PayResource = Annotated[str, Field(pattern=r"^(power|wealth)$")]
+
+
+class CommandChoices(Choices):
+    """The command roll (§3.1): a stake and the rerolls bought, in order, while the roll fails."""
+
+    stake: Literal["low", "high"] = Field("low", title="Stake", description="low 5+, high 8+ (§3.1)")
+    pay: list[PayResource] = Field(
+        default_factory=list, title="Rerolls paid, in order, while failing",
+        description='power or wealth, 1 of that resource per reroll (§3.1), e.g. ["wealth", "power"]')
+
+
+class DefenderResponse(Choices):
+    """A defender's answer to an army at its gates (§5.2): battle (with a tactic) or defence."""
+
+    response: Literal["battle", "defence"]
+    tactic: Tactic | None = None
+    characters: list[CharacterId] | Literal["all"] | None = Field(
+        None, description='the characters who fight ("all": every unwounded one at home); checked by the rules')
+    commander: CharacterId | None = None
+    reserve: int | None = Field(None, ge=0)
+
+
+class Declaration(Choices):
+    """One battle declaration of a round (§5.5-5.7): who uses which option, for which side."""
+
+    side: Literal["attacker", "defender"] = Field(description="the side that uses the option (a defecting spy's "
+                                                              "option is used by his master's side)")
+    character: CharacterId | None = None
+    option: BattleOption
+    group: Literal["main", "reserve"] | None = None
+    target: CharacterId | None = Field(None, description="epic duel: the enemy leader")
+    defect: bool | None = None
+
+
+class EspionageChoices(Choices):
+    """Phase 2 (§6): the owners' answers to failed bribes and double agents' orders, successors' traits."""
+
+    double_agents: dict[OrderKey, bool] = Field(
+        default_factory=dict, title="Turn failed bribes into double agents",
+        description="<briber>.<order id> -> true (§6.4; the target's owner decides)")
+    double_agent_orders: dict[OrderKey, bool] = Field(
+        default_factory=dict, title="Carry out orders given to double agents",
+        description="<briber>.<order id> -> true (§6.4; default: not carried out)")
+    successor_traits: dict[FactionId, TraitId] = Field(
+        default_factory=dict, title="Second trait of a succeeding heir",
+        description="faction -> trait (§6.6; rolled when left out)")
+    rulings: list[Ruling] = RULINGS_FIELD
+
+
+CampaignKey = Annotated[str, Pick("p3_campaigns", what="a campaign that may reach its target this turn")]
+BattleKey = Annotated[str, Pick("p3_battles", what="a campaign or battle of this turn")]
+
+
+class WarChoices(Choices):
+    """Phase 3 (§5): defenders' answers and each battle's declarations, round by round."""
+
+    responses: dict[CampaignKey, DefenderResponse] = Field(
+        default_factory=dict, title="Defender responses",
+        description="campaign id -> the defender's answer (else its standing instruction, else G-34's default)")
+    declarations: dict[BattleKey, dict[RoundKey, list[Declaration]]] = Field(
+        default_factory=dict, title="Battle declarations per round",
+        description='campaign or battle id -> {"1": [...], "2": [...]}')
+    rulings: list[Ruling] = RULINGS_FIELD
+
+
+class UpkeepChoices(Choices):
+    """Upkeep (§4.3): whom the statesman cap dismisses first, GM rulings."""
+
+    dismiss: dict[PlayerId, list[StatesmanId]] = Field(
+        default_factory=dict, title="Statesmen dismissed for the cap",
+        description="faction -> statesmen dismissed first when over the cap (§4.7)")
+    rulings: list[Ruling] = RULINGS_FIELD
+
+
+class FinalChoices(Choices):
+    """The final tally (G-40): the formula's winner unless the cardinal's verdict names one."""
+
+    winner: PlayerId | None = Field(None, title="Cardinal's verdict (empty = formula)")
+    felmonte: str = Field("", title="The bull on Felmonte")
+    verdict: str = Field("", title="Verdict text")
+
+
+def _camel(fid: str) -> str:
+    return "".join(p.capitalize() for p in fid.replace("-", "_").split("_"))
+
+
+def _model(name: str, doc: str, fields: dict[str, Any]) -> type[Choices]:
+    return cast(type[Choices], create_model(name, __base__=Choices, __doc__=doc, **fields))
+
+
+@cache
+def orders_choices(fid: str) -> type[Choices]:
+    """The choices of ``orders_<fid>``: its picks list what ``fid`` may name (its own characters, spy
+    slots, dilemmas and candidates; public factions and provinces)."""
+    name = _camel(fid)
+    own: Any = Annotated[str, Pick(f"characters:{fid}", what=f"a character of {fid}")]
+    agent: Any = Annotated[str, Pick(f"agents:{fid}", what=f"a statesman of {fid}")]
+    slot: Any = Annotated[str, Pick(f"slots:{fid}", what=f"a slot of {fid} (special, ordinary, spy:<agent>)")]
+    leader: Any = Annotated[str, Pick(f"leaders:{fid}", what=f"a character who may lead {fid}'s action")]
+    target: Any = Annotated[str, Pick(f"targets:{fid}", what="a target of this action", depends=("action",))]
+    dilemma: Any = Annotated[str, Pick(f"dilemmas:{fid}", what=f"a dilemma dealt to {fid}")]
+    opt: Any = Optional
+    params = _model(f"{name}OrderParams", f"Parameters of one of {fid}'s orders (by action).", {
+        "units": (opt[int], Field(None, ge=0, description="war: units sent; hire_troops: units hired")),
+        "characters": (opt[list[own]], Field(None, description="war, sally: characters who go")),
+        "commander": (opt[own], Field(None, description="war: the commander")),
+        "tactic": (opt[Tactic], Field(None, description="war, sally: the tactic (§5.4; default hold)")),
+        "reserve": (opt[int], Field(None, ge=0, description="war, sally: units held in reserve (§5.4)")),
+        "if_defence": (opt[Literal["storm", "siege"]],
+                       Field(None, description="war: if the defender shuts the gates (§5.2)")),
+        "field": (opt[Resource], Field(None, description="scouts at low stake: the resource learned (§6.1)")),
+        "agent": (opt[agent], Field(None, description="spy: the statesman sent (§6.2)")),
+        "wealth": (opt[int], Field(None, ge=0, description="bribery, felmonte_offer, support: wealth invested")),
+        "on_success": (opt[Literal["spy", "defect"]], Field(None, description="bribery: what a success makes (§6.3)")),
+        "kill_leader": (opt[bool], Field(None, description="assassination: aim to kill the leader (10+, §6.5)")),
+        "against": (opt[FactionId], Field(None, description="turn_against, military_aid: the faction aimed at")),
+        "piety": (opt[int], Field(None, ge=0, description="donation: piety bought (§4.1 A5b)")),
+        "order": (opt[str], Field(None, description="support: the id of the supported order of these orders")),
+        "option": (opt[str], Field(None, description="dilemma: the option chosen")),
+        "terms": (opt[str], Field(None, description="player_treaty: the terms, in the players' words (both sides "
+                                                    "must order the same text; the rules leave them to the players)")),
+    })
+    order: Any = _model(f"{name}Order", f"One of {fid}'s sealed orders (§11.2 OrdersSubmitted.orders[]).", {
+        "id": (opt[str], Field(None, description="order id (default O<n>)")),
+        "faction": (opt[PlayerId], Field(None, description=f"the faction giving it ({fid}; §1.3)")),
+        "action": (Action, ...),
+        "slots": (list[slot], Field(default_factory=lambda: ["ordinary"],
+                                    description="the action slots committed (§3.2)")),
+        "stake": (Stake, "low"),
+        "leader": (opt[leader], Field(None, description="the character leading it (§3.4)")),
+        "target": (opt[target], Field(None, description="a faction, province, dilemma or candidate (by action); a "
+                                                         "rival character for bribery and assassination (checked "
+                                                         "by the rules)")),
+        "params": (opt[params], None),
+    })
+    response = _model(f"{name}Response", f"{fid}'s standing answer to an attack (§5.2, G-34).", {
+        "response": (Literal["battle", "defence"], ...),
+        "tactic": (opt[Tactic], None),
+        "characters": (opt[list[own] | Literal["all"]], None),
+        "commander": (opt[own], None),
+        "reserve": (opt[int], Field(None, ge=0)),
+    })
+    standing = _model(f"{name}Standing", f"{fid}'s standing instructions.", {"response": (opt[response], None)})
+    return _model(f"{name}OrdersChoices", f"{fid}'s sealed orders (§4.3): visible to {fid} and the GM only.", {
+        "actor": (PlayerId, Field(fid, title="Faction giving these orders")),
+        "orders": (list[order], Field(default_factory=list, title="Orders",
+                                      description="the sealed orders, each with its action, slots, stake, leader, "
+                                                  "target and params")),
+        "dilemmas": (dict[dilemma, str], Field(default_factory=dict, title="Dilemma choices",
+                                               description='dilemma id -> option id or "abstain" (§4.1 A7)')),
+        "standing": (opt[standing], Field(None, title="Standing instructions")),
+    })
+
+
+# ---------------------------------------------------------------------------------------------- picks inside maps
+
+def _allowed_text(options: Sequence[Option], limit: int = 15) -> str:
+    names = [str(o.value) for o in options if not o.disabled]
+    if not names:
+        return "there is none now"
+    shown = ", ".join(names[:limit])
+    return f"allowed: {shown}" + (f", … ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _loc(parts: Sequence[Any]) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+def _split(tp: Any) -> tuple[Any, tuple[Any, ...]]:
+    """``tp`` without ``Annotated`` and ``None`` (a union of several kept), and the metadata taken off."""
+    meta: list[Any] = []
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is Annotated:
+            args = typing.get_args(tp)
+            tp, meta = args[0], [*meta, *args[1:]]
+            continue
+        if origin in (Union, types.UnionType):
+            members = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(members) == 1:
+                tp = members[0]
+                continue
+        return tp, tuple(meta)
+
+
+def _pick_of(meta: Sequence[Any]) -> Pick | None:
+    return next((m for m in meta if isinstance(m, Pick)), None)
+
+
+class _Walk:
+    def __init__(self, state: Any, vocabulary: Vocabulary, step: str) -> None:
+        self.state, self.vocabulary, self.step = state, vocabulary, step
+
+    def check(self, x: Any, pick: Pick, within: Mapping[str, Any], path: Sequence[Any]) -> None:
+        allowed = self.vocabulary(self.state, pick.source, within)
+        if allowed is None:
+            return
+        if x in {o.value for o in allowed if not o.disabled}:
+            return
+        blocked = {o.value: o.disabled for o in allowed if o.disabled}
+        if x in blocked:
+            raise InputError(f"step {self.step!r}: choice {_loc(path)}: {x!r} cannot be chosen now: {blocked[x]}")
+        what = pick.what or f"one of the {pick.source.replace('_', ' ')}"
+        raise InputError(f"step {self.step!r}: choice {_loc(path)}: {x!r} is not {what}; {_allowed_text(allowed)}")
+
+    def model(self, inst: Choices, path: Sequence[Any], inside: bool) -> None:
+        within = {name: getattr(inst, name) for name in type(inst).model_fields}
+        for name, info in type(inst).model_fields.items():
+            self.value(within[name], info.annotation, tuple(info.metadata), within, (*path, name), inside)
+
+    def value(self, v: Any, tp: Any, meta: tuple[Any, ...], within: Mapping[str, Any], path: Sequence[Any],
+              inside: bool) -> None:
+        """Check the picks of ``v`` (of declared type ``tp``) that core does not: those inside a map."""
+        if v is None:
+            return
+        base, more = _split(tp)
+        meta = (*meta, *more)
+        origin = typing.get_origin(base)
+        if origin in (Union, types.UnionType):  # e.g. list[...] | Literal["all"]: follow the member v is
+            for member in typing.get_args(base):
+                mb, _ = _split(member)
+                kind = typing.get_origin(mb) or mb
+                if isinstance(kind, type) and isinstance(v, kind):
+                    self.value(v, member, meta, within, path, inside)
+                    return
+            return
+        if isinstance(v, Choices):
+            self.model(v, path, inside)
+            return
+        if origin is dict:
+            key_tp, val_tp = typing.get_args(base)
+            _, kmeta = _split(key_tp)
+            kpick = _pick_of(kmeta)
+            for k, item in v.items():
+                if kpick is not None:
+                    self.check(k, kpick, within, (*path, k))
+                self.value(item, val_tp, (), {}, (*path, k), True)
+            return
+        if origin in (list, tuple):
+            (item_tp, *_) = typing.get_args(base) or (Any,)
+            _, imeta = _split(item_tp)
+            ipick = _pick_of((*meta, *imeta)) if inside else None
+            for i, item in enumerate(v):
+                if isinstance(item, Choices | dict | list):
+                    self.value(item, item_tp, (), within, (*path, i), inside)
+                elif ipick is not None:
+                    self.check(item, ipick, within, (*path, i))
+            return
+        pick = _pick_of(meta)
+        if inside and pick is not None:
+            self.check(v, pick, within, path)
+
+
+def check_dict_picks(inst: Choices, *, state: Any, vocabulary: Vocabulary, step: str) -> None:
+    """Check the ``Pick`` s that ``core.choices.validate_choices`` leaves to the ruleset: map keys and the
+    values inside maps (entries, lists, scalars). Raises ``InputError`` naming the step and the key."""
+    _Walk(state, vocabulary, step).model(inst, (), False)

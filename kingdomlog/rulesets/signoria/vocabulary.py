@@ -1,0 +1,170 @@
+"""The options of every ``Pick`` of Signoria's choices, computed from the state.
+
+Sources named ``<what>:<faction>`` belong to that faction's own steps (its orders) and list only
+what that faction may see: its own characters, its spies (real and believed), its dilemmas and
+candidates, and what is public (factions, provinces). They give the same answer on the GM's state
+and on the faction's redacted view, so neither a form nor a refusal's "allowed: ..." shows a faction
+a rival's secret. The GM's sources (``characters``, ``statesmen``, this turn's orders, campaigns and
+battles) list everything.
+
+At setup (no initiative yet) the factions are the campaign options' players and neutrals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kingdomlog.core.choices import Option
+from kingdomlog.rulesets.signoria.rules import NEUTRAL_GOALS
+from kingdomlog.rulesets.signoria.state import Character, SignoriaState
+from kingdomlog.rulesets.signoria.tables import factions as setting_factions
+from kingdomlog.rulesets.signoria.tables import traits
+
+FACTION_TARGETS = (*NEUTRAL_GOALS, "scouts", "intrigue_foreign", "spy", "player_treaty")
+"""Actions whose target is a faction (the rules then check which kind, §4.1, §7.1)."""
+PROVINCE_TARGETS = ("war", "storm", "sally")
+RULES_CHECK_TARGET = ("bribery", "assassination", "designate_heir", "dismiss")
+"""Actions naming a character: any id goes here and the rules check it, citing the section (a faction
+may have heard of a rival's statesman without the state saying so, and listing every character
+would show a faction its rivals' secrets)."""
+
+
+def _setup_ids(s: SignoriaState, key: str) -> list[str]:
+    return [str(x) for x in s.config.get(key) or []]
+
+
+def faction_options(s: SignoriaState) -> list[Option]:
+    if s.initiative:
+        return [Option(f, s.factions[f].name, s.factions[f].kind) for f in s.initiative if f in s.factions]
+    rows = setting_factions()
+    ids = [*_setup_ids(s, "players"), *_setup_ids(s, "neutrals")]
+    return [Option(f, rows[f].label if f in rows else f, "player" if f in _setup_ids(s, "players") else "neutral")
+            for f in ids]
+
+
+def player_options(s: SignoriaState) -> list[Option]:
+    if s.initiative:
+        return [Option(f, s.factions[f].name, "player") for f in s.players()]
+    rows = setting_factions()
+    return [Option(f, rows[f].label if f in rows else f, "player") for f in _setup_ids(s, "players")]
+
+
+def neutral_options(s: SignoriaState) -> list[Option]:
+    if s.initiative:
+        return [Option(f, s.factions[f].name, "neutral" + (f", captured by {s.factions[f].captured_by}"
+                                                           if s.factions[f].captured_by else ""))
+                for f in s.neutrals()]
+    rows = setting_factions()
+    return [Option(f, rows[f].label if f in rows else f, "neutral") for f in _setup_ids(s, "neutrals")]
+
+
+def _character(c: Character) -> Option:
+    detail = ", ".join([c.role, *c.traits] + ([c.condition] if c.condition != "active" else []))
+    return Option(c.id, c.name, detail)
+
+
+def _in_play(c: Character) -> bool:
+    return c.condition not in ("dead", "departed")
+
+
+def own_characters(s: SignoriaState, fid: str) -> list[Character]:
+    """``fid``'s characters in play (its leader and statesmen, including a rival's spy it does not know of)."""
+    return [c for c in s.characters.values() if c.employer == fid and _in_play(c)]
+
+
+def own_spies(s: SignoriaState, fid: str) -> dict[str, str]:
+    """Agent -> host of ``fid``'s spies in place and of the spies it believes it has (§6.2, §6.4)."""
+    out = {a: h for a, h in s.spies.items() if a in s.characters and s.characters[a].true_master == fid}
+    out.update(s.believed_spies.get(fid, {}))
+    return out
+
+
+def _targets(s: SignoriaState, fid: str, action: Any) -> list[Option] | None:
+    if action in FACTION_TARGETS:
+        return faction_options(s)
+    if action in PROVINCE_TARGETS:
+        return [Option(p.id, p.name, f"owner {p.owner}" + (f", occupied by {p.occupier}" if p.occupier else ""))
+                for p in s.provinces.values()]
+    if action == "dilemma":
+        return [Option(d.id, d.id, d.text) for d in s.dilemmas.get(fid, ())]
+    if action == "hire_statesman":
+        return [Option(c.id, c.name, f"{c.trait}, costs {c.cost} wealth") for c in s.candidates.get(fid, ())]
+    return None  # a character (checked by the rules) or no target at all
+
+
+def _turn_orders(s: SignoriaState) -> list[Option]:
+    return [Option(f"{fid}.{o.id}", f"{fid} {o.id}", o.action) for fid in s.initiative if fid in s.orders
+            for o in s.orders[fid].orders]
+
+
+def _war_campaigns(s: SignoriaState) -> list[Option]:
+    out = [Option(c.id, c.id, f"{c.faction} at {c.target} ({c.status})") for c in s.campaigns.values()]
+    for fid in s.initiative:
+        for o in s.orders[fid].orders if fid in s.orders else ():
+            if o.action == "war":
+                out.append(Option(f"{s.turn}.{fid}.{o.id}", f"{s.turn}.{fid}.{o.id}", f"{fid} marches on {o.target}"))
+    return out
+
+
+def _battles(s: SignoriaState) -> list[Option]:
+    camps = _war_campaigns(s)
+    sieges = sum(1 for fid in s.initiative for o in (s.orders[fid].orders if fid in s.orders else ())
+                 if o.action in ("storm", "sally"))
+    done = sum(1 for b in s.battles if b.turn == s.turn)
+    battles = [Option(f"b{s.turn}.{n}", f"b{s.turn}.{n}", "a battle of this turn")
+               for n in range(done + 1, done + len(camps) + sieges + 1)]
+    return camps + battles
+
+
+def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+    """The options of ``Pick(source)`` in ``state``; ``within`` holds the sibling values of the entry.
+
+    Raises ``KeyError`` for a source Signoria does not know (the ruleset turns it into the base's error).
+    """
+    s: SignoriaState = state
+    if source == "factions":
+        return faction_options(s)
+    if source == "player_factions":
+        return player_options(s)
+    if source == "neutrals":
+        return neutral_options(s)
+    if source == "traits":
+        return [Option(t.name, t.label, t.parameter or "no parameter") for t in traits().values()]
+    if source == "leader_traits":
+        return [Option(t.name, t.label, f"watches {t.parameter}") for t in traits().values() if t.name != "liar"]
+    if source == "characters":
+        return [_character(c) for c in s.characters.values()] if s.initiative else None
+    if source == "statesmen":
+        return [_character(c) for c in s.characters.values() if c.role == "statesman"]
+    if source == "turn_orders":
+        return _turn_orders(s)
+    if source == "p3_campaigns":
+        return _war_campaigns(s)
+    if source == "p3_battles":
+        return _battles(s)
+    kind, _, fid = source.partition(":")
+    if not fid:
+        raise KeyError(source)
+    if kind == "characters":
+        return [_character(c) for c in own_characters(s, fid)]
+    if kind == "agents":
+        return [_character(c) for c in own_characters(s, fid) if c.role == "statesman"]
+    if kind == "leaders":
+        out = {c.id: _character(c) for c in own_characters(s, fid)}
+        believed = s.believed_spies.get(fid, {})
+        for agent, host in own_spies(s, fid).items():
+            c = s.characters.get(agent)
+            # a believed spy is offered whatever became of him: the briber cannot know (§6.4)
+            if c is not None and agent not in out and (agent in believed or _in_play(c)):
+                out[agent] = Option(agent, c.name, f"your spy in {host}")
+        return list(out.values())
+    if kind == "slots":
+        spies = [Option(f"spy:{a}", f"spy {s.characters[a].name if a in s.characters else a}", f"in {h}")
+                 for a, h in own_spies(s, fid).items()]
+        return [Option("special", "special"), Option("ordinary", "ordinary"), *spies]
+    if kind == "targets":
+        return _targets(s, fid, within.get("action"))
+    if kind == "dilemmas":
+        return [Option(d.id, d.id, d.text) for d in s.dilemmas.get(fid, ())]
+    raise KeyError(source)
