@@ -509,7 +509,11 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
         here = (*path, s.name)
         if s.kind == "group" and s.fields and isinstance(r, Mapping):
             sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
-            chosen[s.name] = read_fields(s.fields, r, sub or {}, here, out)
+            got = read_fields(s.fields, r, sub or {}, here, out)
+            named = [f for f in s.fields if f.required and f.kind in ("text", "select")]
+            empty = not got or (named and not any(got.get(f.name) not in (None, "") for f in named))
+            if not empty or s.name in given or s.default is not None:
+                chosen[s.name] = got  # an optional group left empty stays out (None: "not given")
             continue
         if s.kind == "rows" and (s.fields or s.variants) and isinstance(r, Mapping):
             old = given.get(s.name) if isinstance(given.get(s.name), list) else []
