@@ -436,6 +436,11 @@ class Read:
     errors: list[FieldError] = field(default_factory=list)
 
 
+def read_value(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, Any]:
+    """One scalar widget's value as a plan value: ``(given, value)``; a problem goes to ``out.errors``."""
+    return _scalar(spec, raw, path, out)
+
+
 def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, Any]:
     if raw is None:
         return False, None
