@@ -132,6 +132,26 @@ def _password_file(password: str) -> Path:
     return Path(name)
 
 
+PRELOADED_MARIMO = "from kingdomlog.notebook_server import marimo_main; marimo_main()"
+"""``python -c`` code that runs marimo's command line with kingdomlog already imported."""
+
+
+def marimo_main() -> None:
+    """marimo's command line (``sys.argv[1:]``), with the turn sheet's library and the rulesets imported first.
+
+    A ``marimo run`` server runs each browser session as a thread of its own process, so
+    what is imported here is not imported again when the GM opens the sheet.
+    """
+    import runpy
+
+    from kingdomlog.core.ruleset import discover
+    from kingdomlog.views import sheet, sheet_cards, sheet_panel  # noqa: F401  (imported for the sessions)
+
+    discover()
+    sys.argv = ["marimo", *sys.argv[1:]]
+    runpy.run_module("marimo", run_name="__main__", alter_sys=True)
+
+
 def open_gm(folder: Path, port: int = 2718, headless: bool = False, token: bool = True, edit: bool = False) -> int:
     """Serve the GM turn sheet on ``folder`` on localhost; returns marimo's exit code.
 
@@ -145,7 +165,7 @@ def open_gm(folder: Path, port: int = 2718, headless: bool = False, token: bool 
     nb = notebook("turn_sheet")
     absolute = str(Path(folder).resolve())
     mode = "edit" if edit else "run"
-    cmd = [sys.executable, "-m", "marimo", mode, str(nb), "--host", HOST, "--port", str(port), "--no-sandbox"]
+    cmd = [sys.executable, "-c", PRELOADED_MARIMO, mode, str(nb), "--host", HOST, "--port", str(port), "--no-sandbox"]
     if edit:
         cmd.append("--skip-update-check")
     if headless:

@@ -56,8 +56,8 @@ def _(get_layout, session):
 
 @app.cell(hide_code=True)
 def _(forms, session, set_ready):
-    # Every change of a widget: read the plan back, preview it, save the draft beside the log.
-    draft = session.update(forms.value)
+    # Every change of a widget: read the plan back and preview it (saved just after the cards show).
+    draft = session.update(forms.value, save=False)
     if session.ready_changed():
         set_ready(draft.committable)
     return (draft,)
@@ -150,8 +150,9 @@ def _(commit_button, draft, forms, session, undo_button):
 
 @app.cell(hide_code=True)
 def _(draft, session, set_layout):
-    # After the cards are shown: rebuild the widgets if the draft changed what they offer
-    # (options, entries, dice keys, a step switched to JSON).
+    # After the cards are shown: save the draft beside the log, and rebuild the widgets if the
+    # draft changed what they offer (options, entries, dice keys, a step switched to JSON).
+    session.save()
     if session.refresh_forms(draft):
         set_layout(lambda n: n + 1)
     return

@@ -142,7 +142,8 @@ def _submitted(camp: Campaign, begin: TurnStart) -> tuple[dict[str, str], dict[s
     return owners, steps
 
 
-def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = None) -> SheetStart:
+def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = None,
+               check_forms: bool = True) -> SheetStart:
     """Open ``folder`` and describe its next turn (state, steps, the players' submitted steps).
 
     ``plan`` (a loaded draft) must be for that turn (else ``InputError``); the start's
@@ -157,7 +158,7 @@ def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = Non
     owners, steps = _submitted(camp, begin)
     phases = tuple(rs.phases_for(begin.state, begin.turn))
     problems: dict[str, str] = {}
-    for p in phases:
+    for p in phases if check_forms else ():  # the sheet's session lists each step's choices itself
         try:
             rs.choices(begin.state, begin.turn, p.id)
         except KingdomlogError as exc:
@@ -407,8 +408,9 @@ class SheetSession:
 
     # ---- reading the widgets ----------------------------------------------------------------
 
-    def update(self, flat: Mapping[str, Any]) -> SheetDraft:
-        """Read the widgets' values (``forms.value``), preview the new plan, save it.
+    def update(self, flat: Mapping[str, Any], *, save: bool = True) -> SheetDraft:
+        """Read the widgets' values (``forms.value``), preview the new plan, save it (unless ``save`` is False:
+        the notebook saves after the cards are shown, ``save()``).
 
         Only the steps whose widgets changed since the last call are read again. Whether
         the widgets must then be rebuilt (options, rows, dice keys changed) is
@@ -459,7 +461,8 @@ class SheetSession:
             card.form = self.built.get(card.id) or card.form
         self.plan = plan
         self.draft = draft
-        self.save()
+        if save:
+            self.save()
         return draft
 
     def ready_changed(self) -> bool:
@@ -495,7 +498,9 @@ class SheetSession:
     # ---- saving ---------------------------------------------------------------------------
 
     def save(self) -> bool:
-        """Save the draft beside the log (only when it changed); True when written."""
+        """Save the draft beside the log when it changed (never after this session committed); True when written."""
+        if self.done:
+            return False
         wrote = self.drafts.save(SavedDraft(self.start.turn, self.start.start_seq, self.plan))
         if wrote:
             self.saved_at = time.time()
@@ -524,7 +529,7 @@ def open_session(folder: Path, *, after_commit: bool = False) -> tuple[SheetSess
     ``drafts/set-aside/``). Without a draft a new one starts with a fresh seed.
     """
     try:
-        start = load_start(folder)
+        start = load_start(folder, check_forms=False)
     except KingdomlogError as exc:
         return None, str(exc)
     drafts = Drafts(folder)

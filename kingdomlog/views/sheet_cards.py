@@ -392,6 +392,22 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
                    + mo.vstack(items, gap=0.25).text + "</div>")
 
 
+def _cached_widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:
+    """``widgets_view``, remembered per session while the widgets, the errors and the submitted flag are the same."""
+    form = session.built.get(card.id)
+    errs = tuple((e.path, e.message) for e in draft.field_errors.get(card.id, ()))
+    key = (card.id, id(form), id(elems.forms) if isinstance(elems, sf.View) else id(elems), errs, card.error,
+           card.form_problem, card.id in session.plan.steps)
+    cache: dict[Any, Any] = session.__dict__.setdefault("_left_cache", {})
+    hit = cache.get(key)
+    if hit is None:
+        if len(cache) > 200:
+            cache.clear()
+        hit = widgets_view(session, card, elems, draft)
+        cache[key] = hit
+    return hit
+
+
 def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:
     """The left side of a card: the step's widgets with errors beside them, its dice, the JSON toggle."""
     form = session.built.get(card.id)
@@ -461,7 +477,7 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft) 
                    f'<span class="kl-title">{esc(card.step.title)}</span>{"".join(badges)}</div>{help_}')
     view = forms if isinstance(forms, sf.View) else sf.View(forms)
     elems = view.get(card.id, None)
-    left = widgets_view(session, card, elems, draft)
+    left = _cached_widgets_view(session, card, elems, draft)
     cls = ["kl-result"]
     if card.error and not card.provisional:
         cls.append("kl-result-bad")
