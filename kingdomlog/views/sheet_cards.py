@@ -120,7 +120,8 @@ def _compact(outcomes: list[Any]) -> list[Any]:
 
 def check_title(key: str, spec: CheckSpec) -> str:
     """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice)."""
-    name = words(spec.label) if spec.label and re.fullmatch(r"[a-z0-9_.]+", spec.label) else spec.label or words(key)
+    name = words(spec.label.replace("-", "_")) if spec.label and re.fullmatch(r"[a-z0-9_.-]+", spec.label) \
+        else spec.label or words(key)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
         return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}{mode}"
@@ -316,22 +317,67 @@ class _Errors:
 
 
 def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given: Mapping[str, Any],
-                path: tuple[Any, ...], errors: _Errors, extra: Sequence[Any] = ()) -> Any:
+                path: tuple[Any, ...], errors: _Errors, extra: Sequence[Any] = (), state: Any = None) -> Any:
     """One entry (a row, a group, a variant): its main fields in a line, the others folded under "more"."""
     main = sf.primary(spec, fields, given)
     shown = [f for f in fields if f.name in main and f.name in elems]
     folded = [f for f in fields if f.name not in main and f.name in elems]
-    cells = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name)) for f in shown]
+    cells = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in shown]
     line = _grid([*cells, *extra])
     parts: list[Any] = [line]
+    names_ = {f.name for f in fields}
+    if state is not None and {"block", "lots"} <= names_ and ({"block", "lots"} & main):
+        hint = lot_picker_html(state, given)
+        if hint:
+            parts.append(mo.Html(hint))
     if folded:
-        inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name)) for f in folded]
+        inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in folded]
         names = ", ".join(f.label.lower() for f in folded[:6]) + (", …" if len(folded) > 6 else "")
         parts.append(mo.accordion({f"More: {names}": _grid(inner)}))
     mine = errors.take(path)
     if mine:
         parts.append(_error_box(mine))
     return mo.vstack(parts, gap=0.2)
+
+
+_DUMPS: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _dump(state: Any) -> dict[str, Any]:
+    hit = _DUMPS.get(id(state))
+    if hit is None or hit[0] is not state:
+        _DUMPS.clear()
+        hit = (state, state.model_dump(mode="json"))
+        _DUMPS[id(state)] = hit
+    return hit[1]
+
+
+def lot_picker_html(state: Any, given: Mapping[str, Any]) -> str:
+    """The urban grid of the entry's settlement (a record of the state with ``blocks``), the chosen block
+    and lots marked, each lot labelled with the numbers the ``block`` and ``lots`` fields take."""
+    grids: list[Mapping[str, Any]] = []
+    for value in _dump(state).values():
+        rows = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else []
+        grids += [r for r in rows if isinstance(r, Mapping) and isinstance(r.get("blocks"), list)]
+    if not grids:
+        return ""
+    want = given.get("settlement")
+    rec = next((r for r in grids if want is not None and want in (r.get("id"), r.get("name"))), grids[0])
+    block, lots = given.get("block"), set(given.get("lots") or [])
+    cells = []
+    for b, lots_of in enumerate(rec["blocks"]):
+        if not isinstance(lots_of, list):
+            continue
+        inner = "".join(
+            f'<div class="kl-lot{" kl-lot-used" if lot else ""}{" kl-lot-pick" if b == block and j in lots else ""}"'
+            f' title="block {b}, lot {j}: {esc(lot or "empty")}">{esc(str(lot)[:12]) if lot else f"lot {j}"}</div>'
+            for j, lot in enumerate(lots_of))
+        cls = " kl-block-pick" if b == block else ""
+        cells.append(f'<div class="kl-block{cls}"><div class="kl-block-n">block {b}</div>'
+                     f'<div class="kl-lots">{inner}</div></div>')
+    name = rec.get("name") or rec.get("id") or ""
+    return (f'<details class="kl-lotpick" open><summary>Urban grid of {esc(name)}: pick a block and empty lots by'
+            f' these numbers</summary><div class="kl-grid">{"".join(cells)}</div></details>')
 
 
 def _grid(items: Sequence[Any]) -> Any:
@@ -348,7 +394,8 @@ def _variant_label(spec: FieldSpec, given: Mapping[str, Any]) -> str:
     return next((v.label for v in spec.variants if v.tag == tag), str(tag or ""))
 
 
-def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Errors, value: Any = None) -> Any:
+def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Errors, value: Any = None,
+                state: Any = None) -> Any:
     """A widget with its help, its option browser and its errors beneath it."""
     items: list[Any] = []
     if spec.kind == "rows" and (spec.fields or spec.variants):
@@ -363,7 +410,7 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
                 head = [mo.Html(f'<span class="kl-entry-kind">{esc(_variant_label(spec, given))}</span>')]
             remove = mo.Html(f'<span class="kl-remove" data-remove="{esc(".".join(str(p) for p in (*path, i)))}">'
                              f'{row[sf.REMOVE].text}</span>')
-            body = _entry_view(spec, fields, row, given, (*path, i), errors, extra=[remove])
+            body = _entry_view(spec, fields, row, given, (*path, i), errors, extra=[remove], state=state)
             rows.append(mo.Html('<div class="kl-entry">' + mo.vstack([*head, body], gap=0.1).text + "</div>"))
         head_html = mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>{sf.help_html(spec)}')
         add = mo.Html(f'<div class="kl-add" data-add="{esc(".".join(str(p) for p in path))}">{elem[sf.ADD].text}</div>')
@@ -371,12 +418,12 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
     elif spec.kind == "group" and spec.fields:
         given = value if isinstance(value, Mapping) else {}
         items = [mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>'),
-                 _entry_view(spec, spec.fields, elem, given, path, errors)]
+                 _entry_view(spec, spec.fields, elem, given, path, errors, state=state)]
     elif spec.kind == "variant" and spec.variants:
         given = value if isinstance(value, Mapping) else {}
         items = [elem[sf.VARIANT]]
         if spec.fields:
-            items.append(_entry_view(spec, spec.fields, elem, given, path, errors))
+            items.append(_entry_view(spec, spec.fields, elem, given, path, errors, state=state))
     else:
         items = [elem]
         if spec.help:
@@ -441,7 +488,8 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
         for spec in form.specs:
             if spec.name not in choice_elems:
                 continue
-            view = _field_view(spec, choice_elems[spec.name], (spec.name,), errors, form.values.get(spec.name))
+            view = _field_view(spec, choice_elems[spec.name], (spec.name,), errors, form.values.get(spec.name),
+                               card.before)
             (items if spec.name in main else folded).append(view)
         if folded:
             names = [s.label.lower() for s in form.specs if s.name not in main and s.name in choice_elems]
@@ -632,6 +680,9 @@ CSS = """
 .kl-entry-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12em, 1fr)); gap: .3em .6em;
   align-items: end; }
 .kl-entry { border-left: 3px solid #c9b98f; padding: .2em .5em; margin: .25em 0; background: #fbf8f0; }
+.kl-lotpick { font-size: .85em; margin: .2em 0; } .kl-lotpick > summary { cursor: pointer; color: #5b4a2f; }
+.kl-lot-pick { background: #ffe066 !important; border-color: #b7950b !important; color: #333 !important; }
+.kl-block-pick { border-color: #b7950b; }
 .kl-entry-kind { font-weight: 600; font-size: .9em; color: #5b4a2f; }
 .kl-submitted { background: #eaf2fb; border-radius: 4px; padding: .2em .5em; font-size: .9em; }
 .kl-details summary { cursor: pointer; color: #5b4a2f; }

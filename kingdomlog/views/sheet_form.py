@@ -243,19 +243,50 @@ def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]
     return out
 
 
-def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
-    """The fields of an entry shown at once; the others fold under "more" (opened when one holds a value).
+def _stem(word: str) -> str:
+    w = word.lower()
+    for end, repl in (("ies", "y"), ("es", ""), ("s", "")):
+        if w.endswith(end) and len(w) > len(end) + 2:
+            return w[: -len(end)] + repl
+    return w
 
-    Shown: the first field, required ones, those whose options depend on a sibling, short
-    lists picked from the state (leaders, settlements), and any field already set.
+
+def _mentions(text: str, name: str, label: str) -> bool:
+    """Whether ``text`` names the field (its name or label, singular or plural)."""
+    import re
+
+    words = {_stem(w) for w in re.findall(r"[A-Za-z]+", text)}
+    wanted = [_stem(w) for w in re.findall(r"[A-Za-z]+", name.replace("_", " ") + " " + label)]
+    return bool(wanted) and all(w in words for w in wanted[:1])
+
+
+def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
+    """The fields of an entry shown at once; the others fold under "more" (shown once one holds a value).
+
+    Shown: the entry's first field (its kind: an activity, an action), required fields,
+    those whose options depend on a sibling, any field already set, a field whose
+    description names the chosen kind ("Build Structure: the lots") or that the kind's
+    name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
+    (2 to 8 leaders, roles). Empty or single-option lists and the rest fold.
     """
-    out = set()
+    out: set[str] = set()
+    kind_text = ""
+    if fields:
+        first = fields[0]
+        chosen = given.get(first.name)
+        opt = next((o for o in first.options or () if o.value == chosen), None)
+        kind_text = opt.text if opt is not None else str(chosen or "")
     for i, f in enumerate(fields):
         if f.name == spec.discriminator:
             continue
         set_ = f.name in given and given[f.name] not in (None, f.default)
-        short_pick = bool(f.source) and f.kind == "select" and f.options is not None and len(f.options) <= 8
-        if i == 0 or f.required or f.depends or short_pick or set_ or len(fields) <= FOLD_AFTER:
+        enabled = [o for o in f.options or () if not o.disabled]
+        short_pick = bool(f.source) and f.kind == "select" and 2 <= len(enabled) <= 8
+        named = bool(kind_text) and i > 0 and (
+            (bool(f.help) and _mentions(f.help.split(":")[0] if ":" in f.help else "", kind_text, "")
+             and kind_text.lower() in f.help.lower())
+            or _mentions(kind_text, f.name, ""))
+        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(fields) <= FOLD_AFTER:
             out.add(f.name)
     return out
 

@@ -135,11 +135,13 @@ class Sheet:
 
 
 def shot(page: Any, name: str, locator: str | None = None) -> None:
+    """A screenshot of the window (scrolled to ``locator`` first: the commit bar stays on top)."""
     ARTIFACTS.mkdir(exist_ok=True)
     if locator:
-        page.locator(locator).first.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-    else:
-        page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+        page.locator(locator).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.mouse.wheel(0, -60)
+        time.sleep(0.3)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
 
 
 def open_sheet(browser: Any, server: Server, width: int = 1500, height: int = 1000) -> tuple[Any, Sheet, list[str]]:
@@ -228,7 +230,6 @@ def play_pf2e(ui: Sheet) -> None:
     ui.select("activity.leadership", "activities.1.role", "Counselor")
     ui.add("activity.region", "activities", "Harvest Crops")
     ui.add("activity.civic", "activities", "Build Structure")
-    ui.more("activity.civic")
     ui.select("activity.civic", "activities.0.structure", "Houses")
     ui.type("event.xp", "gm_xp", "40")
 
@@ -268,7 +269,7 @@ def play_signoria(ui: Sheet) -> None:
 
 
 SCENARIOS: dict[str, tuple[str, Callable[[Sheet], None], Callable[[Path], None] | None, str]] = {
-    "pf2e": ("stolen-lands", play_pf2e, None, "activity.leadership"),
+    "pf2e": ("stolen-lands", play_pf2e, None, "activity.civic"),
     "pf1": ("river-kingdom", play_pf1, None, "improvement"),
     "aikakirjat": ("aikakirjat-demo", play_aikakirjat, None, "actions"),
     "signoria": ("felmonte", play_signoria, prepare_signoria, "orders_fabian"),
@@ -292,12 +293,12 @@ def test_a_whole_demo_month_through_the_widgets(browser: Any, tmp_path: Path, su
         page, ui, frames = open_sheet(browser, gm)
         assert_no_editor(page, frames)
         play(ui)
-        shot(page, f"sheet-{ruleset}")
         status = page.locator(".kl-status").first.inner_text()
         assert status.startswith("Ready"), status
         page.get_by_role("button", name=f"✔ Commit {when}").and_(page.locator(":enabled")).wait_for(timeout=10_000)
         checked = assert_odds_are_the_kernels(page, folder)
         assert checked >= 1
+        shot(page, f"sheet-{ruleset}", "h1")
         shot(page, f"sheet-{ruleset}-step", f'[data-card="{focus}"]')
         commit(ui, when)
         ui.actions += 0
