@@ -297,11 +297,16 @@ def add_widget(spec: FieldSpec) -> Any:
     noun = singular(spec.label.lower()) if spec.label else "entry"
     if spec.variants:
         return mo.ui.dropdown(options={v.label: v.tag for v in spec.variants}, value=None, allow_select_none=True,
-                              label=f"Add {noun}")
+                              label=f"Add {noun}", full_width=True)
     if first is not None and first.kind == "select" and first.options:
-        opts, _ = _choices_map([o for o in first.options if not o.disabled], None, show_disabled=False)
-        return mo.ui.dropdown(options=opts, value=None, allow_select_none=True, label=f"Add {noun}",
-                              )
+        opts: dict[str, Any] = {}
+        for o in first.options:  # names only: the entry's own dropdown shows the details once added
+            if not o.disabled:
+                text = option_text(Option(o.value, o.label))
+                while text in opts:
+                    text += f" [{o.value}]"
+                opts[text] = o.value
+        return mo.ui.dropdown(options=opts, value=None, allow_select_none=True, label=f"Add {noun}", full_width=True)
     return mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"Add {noun}", kind="neutral")
 
 

@@ -28,7 +28,8 @@ import pytest
 from nb_support import REPO, Server, free_port
 
 from kingdomlog.app import Campaign
-from kingdomlog.app.drafts import Drafts
+from kingdomlog.app.drafts import Drafts, SavedDraft
+from kingdomlog.core.turn import Plan
 from kingdomlog.dice.odds import odds
 from kingdomlog.views import sheet
 
@@ -66,7 +67,7 @@ class Sheet:
         return self.page.evaluate("() => { const e = document.querySelector('.kl-page'); return e ? e.dataset.plan"
                                   " : null }")
 
-    def settled(self, before: str | None, timeout: float = 30.0) -> None:
+    def settled(self, before: str | None, timeout: float = 60.0) -> None:
         """Wait until the draft changed from ``before`` and the page stays still for a moment (a rebuild may follow)."""
         self.page.wait_for_function("(b) => { const e = document.querySelector('.kl-page'); return e &&"
                                     " e.dataset.plan !== b }", arg=before, polling="raf", timeout=timeout * 1000)
@@ -235,8 +236,8 @@ def play_pf2e(ui: Sheet) -> None:
 
 
 def play_pf1(ui: Sheet) -> None:
-    # the treasury holds 0 BP this month: claim the one claimable hex, set the edicts, bank gold
-    ui.pick("improvement", "claim", "h11")
+    # the treasury is nearly empty this month: the party explores a hex, the council sets the edicts and banks gold
+    ui.pick("gm", "explore", "h11")
     ui.select("improvement", "taxation", "Light")
     ui.select("improvement", "promotion", "Token")
     ui.type("income", "deposit_gp", "500")
@@ -284,10 +285,12 @@ def test_a_whole_demo_month_through_the_widgets(browser: Any, tmp_path: Path, su
     shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
     if prepare is not None:
         prepare(folder)
-    twin = tmp_path / f"{demo}-twin"
-    shutil.copytree(folder, twin)
     start = Campaign.open(folder)
     turn, head = start.next_turn(), start.head_seq
+    # a fixed seed for the month's dice, as if the GM had opened the sheet before: the run is repeatable
+    Drafts(folder).save(SavedDraft(turn, head, Plan(turn=turn, seed=f"browser-{ruleset}")))
+    twin = tmp_path / f"{demo}-twin"
+    shutil.copytree(folder, twin, ignore=shutil.ignore_patterns("drafts"))
     when = sheet.load_start(folder).when
     with gm_server(folder, subprocess_env) as gm:
         page, ui, frames = open_sheet(browser, gm)
