@@ -14,7 +14,7 @@ from typing import Any
 
 from kingdomlog.core.ruleset import Ruleset, State
 from kingdomlog.views.html import esc, scalar
-from kingdomlog.views.sheet_cards import summary_of, words
+from kingdomlog.views.sheet_words import summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
