@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from kingdomlog import __version__
-from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
+from kingdomlog.core.errors import ConflictError, InputError, InternalError, KingdomlogError
 from kingdomlog.core.fold import last_live_turn, timeline
 from kingdomlog.core.ruleset import all_rulesets
 from kingdomlog.core.turn import Plan, TurnPreview
+from kingdomlog.store.log import describe_os_error
 
 EPILOG = """examples:
   kingdomlog new campaigns/my-realm --ruleset pf2e-kingmaker --name "My Realm"
@@ -31,6 +32,19 @@ EPILOG = """examples:
 
 class UsageError(Exception):
     """Bad arguments: exit code 2."""
+
+
+def turn_number(text: str) -> int:
+    """An argparse type: a turn number the log can hold (0 to 2**31 - 1)."""
+    from kingdomlog.core.events import MAX_TURN
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a turn number") from None
+    if not 0 <= value <= MAX_TURN:
+        raise argparse.ArgumentTypeError(f"turn {value} is out of range (0 to {MAX_TURN})")
+    return value
 
 
 def _campaign(path: str) -> Any:
@@ -129,15 +143,32 @@ def _preview_json(p: TurnPreview) -> dict[str, Any]:
                          "payload": d.payload.model_dump(mode="json")} for d in s.drafts]}
             for s in p.steps
         ],
+        "notes": [{"type": d.type, "actor": d.actor, "visibility": d.visibility,
+                   "payload": d.payload.model_dump(mode="json")} for d in p.notes],
     }
 
 
-def _load_plan(path: str) -> Plan:
+def _read_text(path: str, what: str) -> str:
+    """The UTF-8 text of ``path`` (``-``: stdin); ``InputError`` saying what is wrong with it."""
+    name = "standard input" if path == "-" else path
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8",
+                                                                                                       "surrogateescape")
+        else:
+            raw = Path(path).read_bytes()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read plan: {exc.strerror}") from None
-    return Plan.parse(text, source=path)
+        raise InputError(f"{name}: cannot read {what}: {describe_os_error(exc)}") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError(f"{name}: {what} is not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}); save it"
+                         " as UTF-8") from None
+
+
+def _load_plan(path: str) -> Plan:
+    return Plan.parse(_read_text(path, "plan"), source=path)
 
 
 def _turn_plan(camp: Any, args: argparse.Namespace) -> tuple[Plan, str, str, bool]:
@@ -208,13 +239,19 @@ def cmd_turn(args: argparse.Namespace) -> int:
                 print(f"    {d.type} {json.dumps(d.payload.model_dump(mode='json'), sort_keys=True)[:160]}")
             if s.error:
                 print(f"    error: {s.error}")
+        for d in preview.notes:
+            text = d.payload.model_dump(mode='json')['text']
+            print(f"[note] the plan's note: {d.type} <{d.visibility}> {text[:120]}")
         if result is not None:
             span = f"seq {result.first_seq}..{result.last_seq}"
             print(f"committed turn {preview.turn}: {span} ({Path(result.file).name})")
         elif args.dry_run and preview.ok:
             print(f"dry run: turn {preview.turn} not committed (committing this plan plays seed {preview.seed})")
     if not preview.ok:
-        print(f"kingdomlog: error: turn {preview.turn} refused: {preview.error}", file=sys.stderr)
+        if any(s.internal for s in preview.steps):
+            print(f"kingdomlog: turn {preview.turn}: {preview.error}", file=sys.stderr)
+        else:
+            print(f"kingdomlog: error: turn {preview.turn} refused: {preview.error}", file=sys.stderr)
         return 1
     return 0
 
@@ -238,10 +275,7 @@ def cmd_note(args: argparse.Namespace) -> int:
 
 def cmd_append(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
-    try:
-        text = sys.stdin.read() if args.events == "-" else Path(args.events).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{args.events}: cannot read: {exc.strerror}") from None
+    text = _read_text(args.events, "the events file")
     drafts = camp.parse_jsonl(text.splitlines(), source=args.events)
     res = camp.append_raw(drafts, expect_seq=args.expect_seq)
     if args.json:
@@ -261,14 +295,14 @@ def _event_json(ev: Any) -> dict[str, Any]:
 def cmd_log(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
-    events = camp.visible_events(viewer)
-    all_events = camp.events()
-    batches = timeline(all_events, viewer)
+    mine = camp.visible_events(viewer)  # numbered as this viewer's own log (nothing hidden shows)
+    head = _head_of(viewer, mine)
+    batches = timeline(mine, viewer)
     retracted = {b.commit_id for b in batches if b.retracted}
-    if args.turn is not None:
-        events = [e for e in events if e.turn == args.turn]
+    events = mine if args.turn is None else [e for e in mine if e.turn == args.turn]
     if args.json:
-        _out({"campaign": camp.id, "viewer": str(viewer),
+        _out({"campaign": camp.id, "viewer": str(viewer), "numbering": "log" if viewer.is_gm else "viewer",
+              "head": head.as_dict(),
               "events": [dict(_event_json(e), retracted=e.commit_id in retracted) for e in events],
               "batches": [b.__dict__ for b in batches if args.turn is None or args.turn in b.turns]})
         return 0
@@ -283,7 +317,21 @@ def cmd_log(args: argparse.Namespace) -> int:
             body = body[:137] + "..."
         vis = "" if e.visibility == "public" else f" <{e.visibility}>"
         print(f"{e.seq:>6}  t{e.turn:<3} {e.phase or '-':<10} {e.type}{vis} {body}")
+    print(_head_line(head))
     return 0
+
+
+def _head_of(viewer: Any, mine: Sequence[Any]) -> Any:
+    from kingdomlog.app.campaign import Witness
+    from kingdomlog.core.events import GENESIS_HASH
+
+    return Witness(viewer.id, mine[-1].seq, mine[-1].hash) if mine else Witness(viewer.id, 0, GENESIS_HASH)
+
+
+def _head_line(head: Any) -> str:
+    whose = "log" if head.viewer == "gm" else f"{head.viewer}'s log"
+    return (f"-- head of this {whose}: {head.text} (keep it: `kingdomlog verify DIR --expect-head {head.short}` later"
+            " shows whether anything in it was removed)")
 
 
 def cmd_state(args: argparse.Namespace) -> int:
@@ -294,10 +342,12 @@ def cmd_state(args: argparse.Namespace) -> int:
     events = camp.events()
     last = last_live_turn(events)
     shown_turn = last if args.turn is None else min(args.turn, last if last is not None else args.turn)
+    head = camp.head_for(viewer)
     if args.json:
         doc = state.model_dump(mode="json")
         doc["kingdomlog"] = {"campaign": camp.id, "ruleset": rs.id, "turn": shown_turn,
-                             "next_turn": camp.next_turn(), "head_seq": camp.head_seq, "viewer": str(viewer)}
+                             "next_turn": camp.next_turn(), "head_seq": head.seq, "head": head.as_dict(),
+                             "viewer": str(viewer)}
         doc["summary"] = rs.summary(state)
         doc["explain"] = [
             {"name": b.name, "total": b.total, "note": b.note,
@@ -316,17 +366,26 @@ def cmd_state(args: argparse.Namespace) -> int:
         print("\nwhy:")
         for b in bd:
             print(f"  {b.render()}")
+    print()
+    print(_head_line(head))
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
-    rep = camp.verify()
+    rep = camp.verify(expect_head=args.expect_head)
     if args.json:
         _out({"campaign": rep.campaign, "ok": rep.ok, "files": rep.files, "events": rep.events,
+              "head": rep.head.as_dict() if rep.head else None,
+              "expect_head": None if rep.witness is None else {
+                  "expected": rep.witness.expected, "found": rep.witness.ok, "message": rep.witness.message,
+                  "at": rep.witness.found.as_dict() if rep.witness.found else None},
               "problems": rep.problems, "warnings": rep.warnings, "temp_files": rep.temp_files})
     elif rep.ok:
-        print(f"ok: {rep.campaign}: {rep.events} events in {rep.files} batch files; hash chain intact")
+        head = f"; head {rep.head.text}" if rep.head else ""
+        print(f"ok: {rep.campaign}: {rep.events} events in {rep.files} batch files; hash chain intact{head}")
+        if rep.witness is not None:
+            print(f"ok: {rep.witness.message}")
         if rep.temp_files:
             print(f"note: {len(rep.temp_files)} stray temp file(s) from an interrupted append (ignored; the next"
                   " append removes them)")
@@ -337,36 +396,61 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if rep.ok else 1
 
 
+def cmd_head(args: argparse.Namespace) -> int:
+    camp = _campaign(args.dir)
+    viewer = _viewer(camp, args.as_)
+    head = camp.head_for(viewer)
+    if args.json:
+        _out(dict(head.as_dict(), campaign=camp.id))
+        return 0
+    whose = "" if viewer.is_gm else f" as {viewer} sees it"
+    print(f"{camp.id}{whose}: seq {head.seq}, head {head.hash}")
+    return 0
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     viewer = _viewer(camp, args.as_)
     lines = camp.export_lines(viewer)
     data = "\n".join(lines) + "\n"
+    head = json.loads(lines[0])["head"]
     if args.output == "-":
         sys.stdout.write(data)
     else:
-        Path(args.output).write_text(data, encoding="utf-8")
-        print(f"exported {len(lines) - 1} event(s) for {viewer} to {args.output}", file=sys.stderr)
+        try:
+            Path(args.output).write_text(data, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"{args.output}: cannot write the export: {describe_os_error(exc)}") from None
+        print(f"exported {len(lines) - 1} event(s) for {viewer} to {args.output}; head seq {head['seq']} ·"
+              f" {head['short']}", file=sys.stderr)
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from kingdomlog.app import Campaign
 
-    try:
-        text = Path(args.file).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{args.file}: cannot read: {exc.strerror}") from None
-    camp = Campaign.import_lines(text.splitlines(), args.dir, source=args.file)
-    rep = camp.verify()
-    print(f"imported {rep.events} event(s) into {camp.folder}; verify: {'ok' if rep.ok else 'FAILED'}")
-    return 0 if rep.ok else 1
+    text = _read_text(args.file, "the export")
+    camp, warnings = Campaign.import_checked(text.splitlines(), args.dir, source=args.file)
+    head = camp.head_for("gm")
+    print(f"imported {head.seq} event(s) into {camp.folder}; verify: ok; {head.text}")
+    for w in warnings:
+        print(f"kingdomlog: warning: {w}", file=sys.stderr)
+    return 0
 
 
 def cmd_plan_schema(args: argparse.Namespace) -> int:
     from kingdomlog.core.ruleset import find_ruleset
     from kingdomlog.core.turn import plan_schema
 
+    if args.campaign:
+        camp = _campaign(args.campaign)
+        rs = camp.ruleset
+        if args.ruleset and find_ruleset(args.ruleset) is not rs:
+            raise InputError(f"{args.campaign} plays {rs.id}, not {args.ruleset}")
+        _out(plan_schema(rs, rs.phases_for(camp.state(), camp.next_turn())))
+        return 0
+    if not args.ruleset:
+        raise UsageError("plan-schema needs a RULESET or --campaign DIR")
     _out(plan_schema(find_ruleset(args.ruleset)))
     return 0
 
@@ -396,11 +480,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_sql(args: argparse.Namespace) -> int:
     from kingdomlog.projections.sql import SafeConsole
 
-    console = SafeConsole(Path(args.root), timeout=args.timeout, progress=_progress_printer("loading campaigns"))
+    console = SafeConsole(Path(args.root), timeout=args.timeout, progress=_progress_printer("loading campaigns"),
+                          memory_limit=args.memory_limit, threads=args.threads)
     for w in console.warnings:
         print(f"kingdomlog: warning: {w}", file=sys.stderr)
-    result = console.query(args.query)
-    sys.stdout.write(result.format(args.format))
+    sys.stdout.write(console.run(args.query, args.format))
     return 0
 
 
@@ -417,10 +501,61 @@ def cmd_share(args: argparse.Namespace) -> int:
     return int(share(Path(args.dir), viewer=args.as_, output=args.output, port=args.port, password=args.password))
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from kingdomlog.notebook_server import resolve_viewer
+    from kingdomlog.views.report import write_report
+
+    folder = Path(args.dir)
+    who = resolve_viewer(_campaign(args.dir), args.as_)
+    paths = write_report(folder, who, turn=args.turn, fmt=args.format,
+                         output=Path(args.output) if args.output else None, png=not args.no_png)
+    print(f"wrote the {args.format} report for {who}: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def cmd_orders(args: argparse.Namespace) -> int:
     from kingdomlog.notebook_server import serve_orders
 
     return int(serve_orders(Path(args.dir), viewer=args.as_, port=args.port, password=args.password))
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    from kingdomlog.rulesets.aikakirjat.policy import parse_policy
+    from kingdomlog.views import session as S
+
+    if args.serve:
+        return int(S.serve(Path(args.dir), port=args.port, password=args.password))
+    start = S.open_session(args.dir)
+    overrides = _overrides(args.override) if args.override else None
+    sp = S.plan(start, policy=parse_policy(args.policy or []), overrides=overrides, years=args.years, seed=args.seed)
+    done = S.commit(args.dir, sp) if args.commit else []
+    if args.json:
+        _out({**S.json_doc(start, sp), "committed": [c.__dict__ for c in done]})
+        return 0
+    print(f"{start.name}: {start.status.describe()}; policy {sp.policy.name}, dice seed {sp.seed}")
+    print(S.text_table(sp))
+    print(S.summary(sp))
+    if done:
+        print(f"committed {len(done)} year(s): turns {done[0].turn}-{done[-1].turn}, seq {done[0].first_seq}.."
+              f"{done[-1].last_seq}")
+    else:
+        print(f"not committed: add --commit (with --seed {sp.seed} to commit these dice)")
+    return 0
+
+
+def _overrides(path: str) -> dict[int, Any]:
+    try:
+        doc = json.loads(_load_text(path))
+        return {int(k): v for k, v in doc.items()}
+    except (json.JSONDecodeError, AttributeError, ValueError) as exc:
+        raise InputError(f'{path}: changed years must be JSON {{"YEAR": {{"STEP": {{...}}}}}}: {exc}') from None
+
+
+def _load_text(path: str) -> str:
+    try:
+        return sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -436,12 +571,13 @@ def cmd_submit(args: argparse.Namespace) -> int:
         raise InputError(f"{args.plan}: a submission has no seed; the server rolls its dice")
     res = camp.submit(viewer, {sid: sp.model_dump() for sid, sp in plan.steps.items()}, note=plan.note)
     sub = camp.submissions(turn)[viewer.id].payload
+    head = camp.head_for(viewer)  # the submission is the newest event this player sees: its seq in their log
     if args.json:
-        _out({"turn": turn, "viewer": viewer.id, "seq": res.first_seq, "commit_id": res.commit_id,
+        _out({"turn": turn, "viewer": viewer.id, "seq": head.seq, "commit_id": res.commit_id, "head": head.as_dict(),
               "steps": sub.model_dump(mode="json")["steps"]})
     else:
-        print(f"submitted {', '.join(sub.steps)} for turn {turn} as {viewer} (core.plan_submitted at seq"
-              f" {res.first_seq}; visible to {viewer} and the GM)")
+        print(f"submitted {', '.join(sub.steps)} for turn {turn} as {viewer} (core.plan_submitted, seq {head.seq}"
+              f" of your log; visible to {viewer} and the GM); {head.text}")
         for sid, st in sub.steps.items():
             for key, faces in st.rolls.items():
                 print(f"    {sid} roll {key}: {faces}")
@@ -486,14 +622,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("retract", help="undo the last turn by appending core.turn_retracted")
     s.add_argument("dir")
-    s.add_argument("--turn", type=int, required=True)
+    s.add_argument("--turn", type=turn_number, required=True)
     s.add_argument("--reason")
     s.set_defaults(fn=cmd_retract)
 
     s = sub.add_parser("note", help="add a journal entry (public, gm or for one faction)")
     s.add_argument("dir")
     s.add_argument("text")
-    s.add_argument("--turn", type=int)
+    s.add_argument("--turn", type=turn_number)
     s.add_argument("--title")
     s.add_argument("--visibility", default="public", help="public | gm | faction:<id>[,faction:<id>...]")
     s.set_defaults(fn=cmd_note)
@@ -509,12 +645,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("dir")
     s.add_argument("--json", action="store_true")
     s.add_argument("--as", dest="as_", metavar="VIEWER", help="gm (default), public or a player/faction id")
-    s.add_argument("--turn", type=int)
+    s.add_argument("--turn", type=turn_number)
     s.set_defaults(fn=cmd_log)
 
     s = sub.add_parser("state", help="show the state folded from the log")
     s.add_argument("dir")
-    s.add_argument("--turn", type=int, help="state after this turn (default: latest)")
+    s.add_argument("--turn", type=turn_number, help="state after this turn (default: latest)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--as", dest="as_", metavar="VIEWER")
     s.add_argument("--no-cache", action="store_true", help="replay from the log, ignoring .cache/")
@@ -524,11 +660,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query")
     s.add_argument("--root", default="campaigns")
     s.add_argument("--format", choices=["table", "csv", "json"], default="table")
-    s.add_argument("--timeout", type=float, default=30.0, help="seconds before the query is interrupted")
+    s.add_argument("--timeout", type=float, default=30.0,
+                   help="seconds for the query, its fetch and its formatting before it is interrupted")
+    s.add_argument("--memory-limit", default="1GB", help="the console's memory limit (DuckDB size, e.g. 512MB, 4GB)")
+    s.add_argument("--threads", type=int, default=2, help="threads DuckDB may use (at most the machine's cores)")
     s.set_defaults(fn=cmd_sql)
 
     s = sub.add_parser("plan-schema", help="print the JSON Schema of a ruleset's plans (for editors)")
-    s.add_argument("ruleset", help="id or alias (see `kingdomlog rulesets`)")
+    s.add_argument("ruleset", nargs="?", help="id or alias (see `kingdomlog rulesets`)")
+    s.add_argument("--campaign", metavar="DIR", help="include the steps this campaign's state adds (e.g. per faction)")
     s.set_defaults(fn=cmd_plan_schema)
 
     s = sub.add_parser("audit", help="list, turn by turn, what today's rules compute differently from the log")
@@ -538,8 +678,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("verify", help="check the log: chain, gaps, files; exit 1 on any fault")
     s.add_argument("dir")
+    s.add_argument("--expect-head", metavar="HASH",
+                   help="a head printed earlier (`kingdomlog head`, a view's footer): fail unless it is still in the"
+                        " log (as its head, or with events appended after it)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_verify)
+
+    s = sub.add_parser("head", help="print the log's head (last seq and hash), the witness to keep")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="VIEWER", help="the head of what this viewer sees (default: gm)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_head)
 
     s = sub.add_parser("export", help="write the log as JSONL (optionally as one viewer sees it)")
     s.add_argument("dir")
@@ -568,12 +717,36 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_share)
 
+    s = sub.add_parser("report", help="one turn's report for a forum thread (md, bbcode or html) and its map image")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="VIEWER", required=True)
+    s.add_argument("--turn", type=int, help="the turn to report (default: the last played)")
+    s.add_argument("--format", choices=("md", "bbcode", "html"), default="md")
+    s.add_argument("-o", "--output", help="the report file (default: CAMPAIGN-VIEWER-turn-NN.EXT here); the map "
+                   "is written beside it as STEM-map.svg and STEM-map.png")
+    s.add_argument("--no-png", action="store_true", help="write the map as SVG only")
+    s.set_defaults(fn=cmd_report)
+
     s = sub.add_parser("orders", help="serve one player's orders sheet (marimo run; writes only its submission)")
     s.add_argument("dir")
     s.add_argument("--as", dest="as_", metavar="FACTION", required=True, help="the player or faction (fixed)")
     s.add_argument("--port", type=int, default=2720)
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_orders)
+
+    s = sub.add_parser("session", help="plan the rest of an aikakirjat growth session year by year; commit it")
+    s.add_argument("dir")
+    s.add_argument("--years", type=int, help="plan (and commit) only the next N years")
+    s.add_argument("--policy", action="append", metavar="NAME|KEY=VALUE",
+                   help="steward (default) or simple, and settings (docs/aikakirjat-session.md)")
+    s.add_argument("--override", metavar="FILE", help='changed years: JSON {"YEAR": {"STEP": {"choices": ...}}}')
+    s.add_argument("--seed", help="seed of the session's dice (default: a new one, printed)")
+    s.add_argument("--commit", action="store_true", help="commit the planned years, one turn each")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--serve", action="store_true", help="open the session planner page (marimo run) instead")
+    s.add_argument("--port", type=int, default=2721)
+    s.add_argument("--password", help="access password of --serve (default: a random one, printed)")
+    s.set_defaults(fn=cmd_session)
 
     s = sub.add_parser("submit", help="submit a player's steps for the next turn (dice rolled here)")
     s.add_argument("dir")
@@ -602,6 +775,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConflictError as exc:
         print(f"kingdomlog: error: {exc}", file=sys.stderr)
         return 1
+    except InternalError as exc:
+        if os.environ.get("KINGDOMLOG_DEBUG"):
+            raise
+        print(f"kingdomlog: {exc}; rerun with KINGDOMLOG_DEBUG=1 for the traceback", file=sys.stderr)
+        return 1
     except KingdomlogError as exc:
         print(f"kingdomlog: error: {exc}", file=sys.stderr)
         return 1
@@ -610,6 +788,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # the file system refused (full, read-only, no permission): not a bug
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"kingdomlog: error: {where}{describe_os_error(exc)}", file=sys.stderr)
+        return 1
     except Exception as exc:
         if os.environ.get("KINGDOMLOG_DEBUG"):
             raise

@@ -8,9 +8,16 @@
   with a password token: one player's orders sheet, which writes only that player's
   submission (``core.plan_submitted``).
 - ``share`` either writes one self-contained HTML file for a viewer (``-o``) or
-  runs ``marimo run notebooks/kingdom_view.py -- --campaign DIR --viewer V`` with a
-  password token; the viewer is fixed on the server side (design §7), and the
-  player notebook holds no write code.
+  serves ``notebooks/kingdom_view.py`` in run mode with a password token; the viewer
+  is fixed on the server side (design §7), and the player notebook holds no write code.
+
+The player apps (``share``, ``orders``) are served by ``python -m kingdomlog.notebook_server``:
+marimo's run-mode ASGI app (``marimo.create_asgi_app``, the same app ``marimo run`` serves)
+inside ``PrivateApp``, which answers only the routes a run-mode page uses (marimo's file
+explorer, ``/api/home/workspace_files`` and the like, are 404) and strips the server's paths
+(the notebook's, its folder's, the campaign's, the working directory's) from every page,
+JSON answer and websocket frame. Campaign and viewer reach the notebook by environment
+(``KINGDOMLOG_CAMPAIGN``, ``KINGDOMLOG_VIEWER``), never by a URL.
 
 The notebooks are located next to the package (the repository's ``notebooks/``
 folder, which an editable install keeps in place) or in ``$KINGDOMLOG_NOTEBOOKS``.
@@ -18,7 +25,9 @@ folder, which an editable install keeps in place) or in ``$KINGDOMLOG_NOTEBOOKS`
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 import secrets
 import signal
 import socket
@@ -26,8 +35,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import InputError, KingdomlogError
@@ -208,19 +219,163 @@ def share(folder: Path, viewer: str, output: str | Path | None = None, port: int
 
 
 def _run_for_viewer(name: str, folder: Path, who: str, port: int, password: str | None, what: str) -> int:
-    """``marimo run`` a player notebook with the viewer fixed on its command line and a password token."""
+    """Serve a player notebook in run mode (``PrivateApp``) with the viewer fixed and a password token."""
     nb = notebook(name)
     pw = password or secrets.token_urlsafe(12)
     pw_file = _password_file(pw)
-    cmd = [sys.executable, "-m", "marimo", "run", str(nb), "--host", HOST, "--port", str(port), "--headless",
-           "--no-sandbox", "--no-show-tracebacks", "--token-password-file", str(pw_file),
-           "--", "--campaign", str(Path(folder).resolve()), "--viewer", who]
+    cmd = [sys.executable, "-m", "kingdomlog.notebook_server", str(nb), "--port", str(port),
+           "--password-file", str(pw_file), "--campaign", str(Path(folder).resolve()), "--viewer", who]
     url = f"http://{HOST}:{port}/?access_token={pw}"
     try:
         return _serve(cmd, port, url, what, cleanup=pw_file)
     except KingdomlogError:
         pw_file.unlink(missing_ok=True)
         raise
+
+
+# ---- the served player apps -------------------------------------------------------------------------
+
+ALLOWED_ROUTES = re.compile(
+    r"^/(?:$|index\.html$|assets/|auth/|ws$|ws_sync$|api/kernel/(?!read_code)|@file/|favicon\.ico$|"
+    r"manifest\.json$|android-chrome|apple-touch|og/|public/|health$|healthz$|api/status/connections$)"
+)
+"""The routes a run-mode page uses. Everything else (marimo's file explorer, ``/api/home/*``,
+``/api/files/*``, ``/api/storage/*``, documentation, export, packages, …) answers 404."""
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def path_scrubber(paths: Sequence[Path]) -> Callable[[str], str]:
+    """Replace each of ``paths`` (and its ``file://`` URI) in a text: the first by its name, the others by ``.``.
+
+    >>> scrub = path_scrubber([Path("/srv/kl/notebooks/view.py"), Path("/srv/kl/notebooks")])
+    >>> scrub('{"filename": "/srv/kl/notebooks/view.py", "cwd": "/srv/kl/notebooks", "f": "/srv/kl/notebooks/x.py"}')
+    '{"filename": "view.py", "cwd": ".", "f": "./x.py"}'
+    """
+    pairs: dict[str, str] = {}
+    for i, p in enumerate(paths):
+        text = str(p)
+        if len(text) > 1 and text.startswith("/"):
+            name = p.name if i == 0 else "."
+            pairs["file://" + text] = name
+            pairs[text] = name
+    ordered = sorted(pairs, key=len, reverse=True)
+    if not ordered:
+        return lambda text: text
+    # whole paths only: not inside a longer name (/root in /rooted), and up to a separator
+    pattern = re.compile(r"(?<![\w.-])(?:" + "|".join(re.escape(k) for k in ordered) + r")(?=[/\\\"'\s<>,;:)\]}]|$)")
+    return lambda text: pattern.sub(lambda m: pairs[m.group(0)], text)
+
+
+class PrivateApp:
+    """An ASGI wrapper around marimo's run-mode app that keeps the server's paths to itself.
+
+    HTTP requests outside ``ALLOWED_ROUTES`` get 404; HTML and JSON answers and websocket
+    text frames pass through ``scrub`` (``path_scrubber``), with ``Content-Length`` fixed.
+    """
+
+    def __init__(self, app: ASGIApp, scrub: Callable[[str], str]) -> None:
+        self.app = app
+        self.scrub = scrub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            if not ALLOWED_ROUTES.match(scope.get("path", "")):
+                body = b'{"detail":"Not Found"}'
+                await send({"type": "http.response.start", "status": 404,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+            # no compressed answers: a gzipped page could not be scrubbed (the served pages are small)
+            headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"accept-encoding"]
+            await self.app(dict(scope, headers=headers), receive, self._http_send(send))
+        elif scope["type"] == "websocket":
+            await self.app(scope, receive, self._ws_send(send))
+        else:
+            await self.app(scope, receive, send)
+
+    def _http_send(self, send: Send) -> Send:
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def wrapped(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                kind = dict(message.get("headers", [])).get(b"content-type", b"")
+                if kind.startswith((b"text/html", b"application/json", b"text/plain")):
+                    start = message  # held until the whole body is here
+                    return
+                await send(message)
+            elif message["type"] == "http.response.body" and start is not None:
+                chunks.append(message.get("body", b""))
+                if message.get("more_body"):
+                    return
+                raw = b"".join(chunks)
+                encoded = dict(start.get("headers", [])).get(b"content-encoding", b"identity") != b"identity"
+                try:
+                    body = self.scrub(raw.decode("utf-8")).encode("utf-8") if not encoded else b""
+                except UnicodeDecodeError:
+                    body = b""
+                if raw and not body:  # never pass on what could not be scrubbed
+                    start = dict(start, status=502)
+                    body = b"kingdomlog: this answer could not be checked for server paths"
+                headers = [(k, v) for k, v in start.get("headers", [])
+                           if k.lower() not in (b"content-length", b"content-encoding")]
+                headers.append((b"content-length", str(len(body)).encode()))
+                await send(dict(start, headers=headers))
+                await send({"type": "http.response.body", "body": body})
+            else:
+                await send(message)
+
+        return wrapped
+
+    def _ws_send(self, send: Send) -> Send:
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "websocket.send" and message.get("text") is not None:
+                message = dict(message, text=self.scrub(message["text"]))
+            await send(message)
+
+        return wrapped
+
+
+def build_app(nb: Path, password: str, *, campaign: Path) -> PrivateApp:
+    """The run-mode app of ``nb`` behind its password, wrapped in ``PrivateApp``."""
+    import marimo
+
+    inner = marimo.create_asgi_app(quiet=True, include_code=False, token=password, show_tracebacks=False) \
+        .with_app(path="", root=str(nb)).build()
+    here = Path.cwd()
+    paths = [nb, nb.parent, nb.parent.parent, campaign, campaign.parent, here, Path(sys.prefix), Path.home()]
+    return PrivateApp(inner, path_scrubber(paths))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m kingdomlog.notebook_server NOTEBOOK --port P --password-file F --campaign DIR --viewer V``."""
+    p = argparse.ArgumentParser(prog="python -m kingdomlog.notebook_server",
+                                description="serve a kingdomlog player notebook (run mode, no server paths)")
+    p.add_argument("notebook")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--password-file", required=True)
+    p.add_argument("--campaign", required=True)
+    p.add_argument("--viewer", required=True)
+    args = p.parse_args(argv)
+    import uvicorn
+
+    password = Path(args.password_file).read_text(encoding="utf-8").strip()
+    os.environ["KINGDOMLOG_CAMPAIGN"] = args.campaign
+    os.environ["KINGDOMLOG_VIEWER"] = args.viewer
+    app = build_app(Path(args.notebook).resolve(), password, campaign=Path(args.campaign).resolve())
+    uvicorn.run(app, host=HOST, port=args.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - run as a subprocess by share and orders
+    raise SystemExit(main())
 
 
 def serve_orders(folder: Path, viewer: str, port: int = 2720, password: str | None = None) -> int:

@@ -6,9 +6,10 @@ app = marimo.App(width="medium", app_title="kingdomlog: history")
 with app.setup:
     # The historian's notebook (design §9): SQL over every campaign under a root.
     # Open with `marimo edit notebooks/history.py -- --root campaigns` (default root: ./campaigns).
-    # The catalog is an in-memory DuckDB database with external access disabled: queries
-    # cannot read or write files. Tables: events, campaigns, turns, states, and each
-    # ruleset's own views.
+    # The catalog is an in-memory DuckDB database behind kingdomlog's read-only console:
+    # every query below goes through SafeConsole (history.run), which refuses anything but
+    # SELECT and EXPLAIN of a SELECT and gives queries no file or directory to read or write.
+    # Tables: events, campaigns, turns, states, and each ruleset's own views.
     import marimo as mo
 
     from kingdomlog.projections.sql import SafeConsole
@@ -33,12 +34,12 @@ def _(root):
     return console, examples
 
 
-@app.cell
+@app.cell(hide_code=True)
 def _(console):
-    _campaigns_df = mo.sql(
-        "SELECT campaign, name, ruleset, events, last_turn FROM campaigns ORDER BY campaign",
-        engine=console.con,
+    _campaigns, _problem = history.run(
+        console, "SELECT campaign, name, ruleset, events, last_turn FROM campaigns ORDER BY campaign"
     )
+    history.table_or_problem(mo, _campaigns, _problem)
     return
 
 
@@ -48,19 +49,16 @@ def _(examples):
     return
 
 
-@app.cell
-def _(console, examples):
-    _figure_df = mo.sql(examples["figure"].sql, engine=console.con)
-    return
-
-
 @app.cell(hide_code=True)
 def _(console, examples):
     figure_table, _problem = history.run(console, examples["figure"].sql)
     figure_chart = (
         history.line_chart(figure_table, title=examples["figure"].title) if figure_table is not None else None
     )
-    figure_chart if figure_chart is not None else mo.md(_problem or "_No turns yet._")
+    mo.vstack([
+        figure_chart if figure_chart is not None else mo.md(_problem or "_No turns yet._"),
+        history.table_or_problem(mo, figure_table, _problem),
+    ])
     return
 
 
@@ -70,21 +68,16 @@ def _(examples):
     return
 
 
-@app.cell
+@app.cell(hide_code=True)
 def _(console, examples):
-    _rp_df = mo.sql(examples["rp"].sql, engine=console.con)
+    _rp, _problem = history.run(console, examples["rp"].sql)
+    history.table_or_problem(mo, _rp, _problem)
     return
 
 
 @app.cell(hide_code=True)
 def _(examples):
     mo.md(f"## {examples['success'].title}\n\n{examples['success'].about}")
-    return
-
-
-@app.cell
-def _(console, examples):
-    _success_df = mo.sql(examples["success"].sql, engine=console.con)
     return
 
 
@@ -95,7 +88,10 @@ def _(console, examples):
         history.bar_chart(success_table, x="activity", y="success_pct", title="Success rate (%) by activity")
         if success_table is not None else None
     )
-    success_chart if success_chart is not None else mo.md(_problem or "_No checks recorded yet._")
+    mo.vstack([
+        success_chart if success_chart is not None else mo.md(_problem or "_No checks recorded yet._"),
+        history.table_or_problem(mo, success_table, _problem),
+    ])
     return
 
 
@@ -103,7 +99,7 @@ def _(console, examples):
 def _():
     free_sql = mo.ui.text_area(
         value="SELECT campaign, turn, count(*) AS batches FROM turns GROUP BY ALL ORDER BY campaign, turn",
-        label="Your query (SELECT, EXPLAIN, DESCRIBE only)",
+        label="Your query (SELECT, EXPLAIN of a SELECT, DESCRIBE only)",
         full_width=True,
         rows=4,
     )
@@ -114,8 +110,7 @@ def _():
 @app.cell(hide_code=True)
 def _(console, free_sql):
     free_table, free_problem = history.run(console, free_sql.value)
-    (mo.callout(mo.md(f"**Refused or failed:** {free_problem}"), kind="warn") if free_problem
-     else mo.ui.table(free_table, selection=None))
+    history.table_or_problem(mo, free_table, free_problem)
     return
 
 

@@ -7,10 +7,10 @@ with app.setup:
     # A player's read-only view of a campaign (design §7). Served by
     # `kingdomlog share DIR --as VIEWER`, which fixes the viewer on the server side.
     # This notebook only reads: every value comes through kingdomlog.views.player,
-    # which filters events by visibility and redacts the state for the viewer.
+    # which narrates only the events the viewer may see and redacts every state for them.
     import marimo as mo
 
-    from kingdomlog.views import charts, player
+    from kingdomlog.views import maps, player
 
 
 @app.cell(hide_code=True)
@@ -22,30 +22,44 @@ def _():
 @app.cell(hide_code=True)
 def _(folder, viewer):
     view = player.player_view(folder, viewer)
-    mo.Html(f"<style>{player.STYLE}</style>" + player.title_html(view) + player.overview_html(view))
+    mo.Html(f"<style>{player.STYLE_ALL}</style>" + player.title_html(view) + player.summary_html(view))
     return (view,)
 
 
 @app.cell(hide_code=True)
 def _(view):
-    figures_chart = charts.figures_chart(view.per_turn, figures=view.chart_figures, turn_unit=view.turn_unit)
+    map_turns = [t for t, _m in view.maps]
+    turn_slider = mo.ui.slider(steps=map_turns, value=map_turns[-1], label=f"Map at {view.turn_unit}",
+                               show_value=True, full_width=True) if len(map_turns) > 1 else None
+    return (turn_slider,)
+
+
+@app.cell(hide_code=True)
+def _(turn_slider, view):
+    shown_map = dict(view.maps).get(turn_slider.value) if turn_slider is not None else view.map
     mo.vstack([
-        mo.md("## Charts"),
-        figures_chart if figures_chart is not None else mo.md("_No turns yet._"),
-        mo.Html(player.per_turn_html(view)),
-    ])
+        mo.Html("<h2 class='kl-h2' id='map'>The map</h2>"),
+        turn_slider if turn_slider is not None else mo.md(""),
+        mo.Html(maps.map_html(shown_map)) if shown_map is not None else mo.md("_No map for this campaign._"),
+    ]) if view.maps else None
     return
 
 
 @app.cell(hide_code=True)
 def _(view):
-    mo.Html(player.collections_html(view))
+    mo.Html(player.chronicle_html(view))
     return
 
 
 @app.cell(hide_code=True)
 def _(view):
-    mo.Html(player.timeline_html(view))
+    mo.Html(player.settlements_html(view) + player.leaders_html(view))
+    return
+
+
+@app.cell(hide_code=True)
+def _(view):
+    mo.Html(player.charts_html(view) + player.numbers_html(view))
     return
 
 

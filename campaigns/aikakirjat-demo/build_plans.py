@@ -1,7 +1,8 @@
 """Write the demo's plans: the founding of Pohjola and one growth session (5d10 = 16 years).
 
-Each year's plan comes from ``kingdomlog.rulesets.aikakirjat.session.session_plans``:
-every choice is the step's default unless the GM's overrides below change it.
+Each year's plan comes from the session planner (``kingdomlog.rulesets.aikakirjat.session.plan_session``)
+with the ``simple`` policy (every choice is the step's default) unless the GM's overrides below change it:
+the demo was written before the steward policy, and its log records what the simple policy chose.
 Dice are keyed by the plan seeds; the few dice the story needs are typed in.
 
     .venv/bin/python campaigns/aikakirjat-demo/build_plans.py          # write plans/
@@ -24,11 +25,13 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.fold import default_context
 from kingdomlog.core.turn import Plan, preview_turn
 from kingdomlog.rulesets.aikakirjat import RULESET
+from kingdomlog.rulesets.aikakirjat.policy import SIMPLE
 from kingdomlog.rulesets.aikakirjat.samples import sample_founding
-from kingdomlog.rulesets.aikakirjat.session import session_plans
+from kingdomlog.rulesets.aikakirjat.session import plan_session
 
 CAMPAIGN = "aikakirjat-demo"
 HERE = Path(__file__).resolve().parent
+POLICY = SIMPLE
 
 OVERRIDES = {
     # Year 1: the session's 5d10 (typed in: 16 years); the PCs found an academy between adventures (+2 fame).
@@ -61,7 +64,9 @@ def main() -> None:
     out = HERE / "plans"
     out.mkdir(exist_ok=True)
     (out / "turn-00.json").write_text(founding.to_json() + "\n", encoding="utf-8")
-    for year in session_plans(p.state_after, campaign=CAMPAIGN, first_turn=1, seed=CAMPAIGN, overrides=OVERRIDES):
+    session = plan_session(p.state_after, campaign=CAMPAIGN, first_turn=1, seed=CAMPAIGN, policy=POLICY,
+                           overrides=OVERRIDES)
+    for year in session.years:
         (out / f"turn-{year.turn:02d}.json").write_text(year.plan.to_json() + "\n", encoding="utf-8")
         print(year.turn, RULESET.render(year.state_after))
     (out / "expected-final-state.json").write_text(

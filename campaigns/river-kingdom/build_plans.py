@@ -1,4 +1,4 @@
-"""Write the River Kingdom demo's plans (PF1 Kingmaker with six optional modules): founding + 14 months.
+"""Write the River Kingdom demo's plans (PF1 Kingmaker with six optional modules): founding + 17 months.
 
 Dice are keyed by each plan's seed (no typed faces), so the story below is what those seeds rolled;
 the GM's entries for events (effects) follow the rolled events. Play them with:
@@ -10,6 +10,9 @@ the GM's entries for events (effects) follow the rolled events. Play them with:
 Modules on: diplomatic_edicts (an embassy with Mivon in month 3, a balanced treaty in month 11),
 trade_edicts (a raw-materials route to Mivon in month 5), fame_infamy, government_forms (a republic),
 settlement_sizes, holy_sites (a Shrine to Erastil). data/buildings.toml carries the Barracks errata cost.
+Months 15-17 (appended; months 0-14 are unchanged): Ultimate Campaign buildings (Library, Monument, Stockyard,
+Guildhall, Granary), UC terrain improvements (a Quarry, a Canal), mass combat (the Tatzlford Guard against the
+Stag Lord's bandits) and the UC event tables (each month's event_table choice).
 """
 import json
 from pathlib import Path
@@ -119,6 +122,38 @@ plans = {
     13: {"improvement": {"choices": {"buildings": [{"type": "House", "city": "Oleg's Trading Post"}]}},
          "income": {"choices": {"deposit_gp": 40000, "withdrawals": [1]}}},
     14: {"improvement": {"choices": {"claim": ["h8"], "buildings": [{"type": "Brewery"}], "roads": ["h5"]}}},
+    # Months 15-17 (issue 16): the Ultimate Campaign catalogue, a UC terrain improvement, mass combat and the UC
+    # event tables. Brevoy sends a war chest; the Stag Lord's bandits gather in the hills of h11.
+    15: {"gm": {"choices": {
+            "adjustments": [{"field": "treasury", "delta": 80, "reason": "Brevoy's war chest against the bandits"}],
+            "enemy_armies": [{"name": "Stag Lord's bandits", "size": "Large", "unit": "humans (warrior 2)",
+                              "unit_cr": "1/2", "hd": 10, "speed": 2, "hex": "h11", "side": "enemy",
+                              "tactics": ["Expert Flankers"]}]}},
+         "improvement": {"choices": {
+             "buildings": [{"type": "Library"}, {"type": "Monument"}],
+             "improvements": [{"hex": "h3", "kind": "QUARRY"}],
+             "armies": [{"name": "Tatzlford Guard", "size": "Large", "unit": "humans (fighter 2)", "unit_cr": "1",
+                         "hd": 10, "speed": 1, "hex": "h0",
+                         "commander": {"name": "Amiri", "cha": 0, "ranks": 4, "level": 6, "role": "GENERAL",
+                                       "boons": ["Merciless"]}}]}},
+         "income": {"choices": {"deposit_gp": 80000}}},
+    16: {"improvement": {"choices": {"buildings": [{"type": "Stockyard"}, {"type": "Guildhall"}],
+                                     "army_actions": [{"army": "A2", "action": "equip",
+                                                       "resource": "Improved Weapons"}]}},
+         "war": {"choices": {"battles": [{
+             "ours": "A2", "enemy": "A1", "hex": "h11", "ours_tactic": "Standard", "enemy_tactic": "Expert Flankers",
+             "conditions": [{"name": "Advantageous Terrain", "side": "enemy"}],
+             "rounds": [{"ours_strategy": "Aggressive", "enemy_strategy": "Aggressive"}],
+             "learn_tactic": "Defensive Wall", "learn_boon": "Loyalty"}]}},
+         "income": {"choices": {"deposit_gp": 80000}},
+         "event": {"choices": {"event_table": "uc"}}},
+    17: {"improvement": {"choices": {"buildings": [{"type": "Granary"}],
+                                     "improvements": [{"hex": "h1", "kind": "CANAL"}],
+                                     "special_edict": {"kind": "trade", "type": "goods", "partner": "mivon",
+                                                       "origin": "Tatzlford", "destination": "Mivon",
+                                                       "path": trade_path, "invested_bp": 5}}},
+         "income": {"choices": {"deposit_gp": 40000}},
+         "event": {"choices": {"event_table": "uc"}}},
 }
 for t, steps in plans.items():
     (OUT / f"turn-{t:02d}.json").write_text(json.dumps({"turn": t, "seed": f"river-{t:02d}", "steps": steps},

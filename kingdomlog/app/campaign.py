@@ -12,6 +12,7 @@ players) before the store builds its envelope.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,8 +26,25 @@ from kingdomlog.app import submissions as subs
 from kingdomlog.app.submissions import SubmissionCheck
 from kingdomlog.core.core_events import CampaignConfigured, NoteAdded, TurnRetracted
 from kingdomlog.core.data import file_document
-from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, RuleError, StoreError
-from kingdomlog.core.events import Draft, RecordedEvent, decode_payload, event_class, provisional
+from kingdomlog.core.errors import (
+    CampaignNotFoundError,
+    ConflictError,
+    CorruptLogError,
+    InputError,
+    InternalError,
+    KingdomlogError,
+    RuleError,
+    StoreError,
+)
+from kingdomlog.core.events import (
+    GENESIS_HASH,
+    Draft,
+    RecordedEvent,
+    decode_payload,
+    event_class,
+    provisional,
+    renumber,
+)
 from kingdomlog.core.fold import (
     filter_visible,
     fold,
@@ -37,13 +55,59 @@ from kingdomlog.core.fold import (
 )
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State, find_ruleset, validate_options
 from kingdomlog.core.turn import Plan, TurnPreview, preview_turn, require_ok
-from kingdomlog.core.viewers import GM_VIEWER, Viewer, parse_viewer, parse_visibility
+from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer, parse_viewer, parse_visibility
 from kingdomlog.dice.roller import new_seed
 from kingdomlog.store.cache import SnapshotCache
 from kingdomlog.store.config import CONFIG_FILE, CampaignConfig, ViewerEntry, load_config, slug_ok, write_config
 from kingdomlog.store.log import AppendResult, EventLog
 
 RAW_FIELDS = frozenset({"turn", "phase", "type", "version", "actor", "visibility", "payload"})
+
+
+SHORT_HASH = 16
+"""Hex digits of a head hash shown on views (64 bits: enough that nobody can make another log end on them)."""
+MIN_WITNESS = 12
+WITNESS_RE = re.compile(r"^\s*(?:(?:seq\s*)?(\d+)\s*[:·,\s-]\s*(?:head\s*)?)?([0-9a-fA-F]{12,64})\s*$")
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A log's head as one viewer is shown it: the last seq in that viewer's numbering, and its hash.
+
+    For the GM it is the log's own head; for anyone else the head of their own numbering
+    (``core.events.renumber``), which reveals nothing about hidden events.
+    """
+
+    viewer: str
+    seq: int
+    hash: str
+
+    @property
+    def short(self) -> str:
+        """The first 16 hex digits, as views print them."""
+        return self.hash[:SHORT_HASH]
+
+    @property
+    def text(self) -> str:
+        """``seq 42 · head 3f9c1a2b4d5e6f70``."""
+        return f"seq {self.seq} · head {self.short}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"viewer": self.viewer, "seq": self.seq, "hash": self.hash, "short": self.short}
+
+
+@dataclass(frozen=True)
+class WitnessCheck:
+    """What ``verify --expect-head`` found: the witness, where it is in the log (None: nowhere) and a sentence."""
+
+    expected: str
+    found: Witness | None
+    head: Witness | None
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        return self.found is not None
 
 
 @dataclass(frozen=True)
@@ -57,6 +121,10 @@ class VerifyReport:
     temp_files: list[str]
     warnings: list[str] = field(default_factory=list)
     """Not faults of the log: e.g. campaign.toml options that differ from the log's (the log wins)."""
+    head: Witness | None = None
+    """The log's head (the GM's witness), when the log could be read."""
+    witness: WitnessCheck | None = None
+    """The result of ``expect_head``, when one was given."""
 
     @property
     def ok(self) -> bool:
@@ -79,21 +147,42 @@ class TurnStart:
 class Campaign:
     """One campaign folder."""
 
-    def __init__(self, folder: Path, config: CampaignConfig) -> None:
+    def __init__(self, folder: Path, config: CampaignConfig, *, log_id: str | None = None) -> None:
         self.folder = folder
         self.config = config
-        self.log = EventLog(folder / "log", config.id, cache_dir=folder / ".cache")
+        self.log = EventLog(folder / "log", log_id or config.id, cache_dir=folder / ".cache")
         self.cache = SnapshotCache(folder / ".cache" / "snapshots")
         self._events: list[RecordedEvent] | None = None
         self._events_key: tuple[str, ...] | None = None
+        self.id_problem: str | None = None
+        """Set when campaign.toml's id is not the log's: reads use the log's id, every write is refused."""
+        if log_id is not None and log_id != config.id:
+            self.id_problem = (f"{folder / CONFIG_FILE}: id is {config.id!r}, but this log belongs to campaign"
+                               f" {log_id!r} (a campaign's id is fixed when it is created; set id = \"{log_id}\""
+                               " again)")
 
     # ---- creating and opening ------------------------------------------------------------
 
     @classmethod
     def open(cls, folder: str | Path) -> Campaign:
-        """Open an existing campaign folder; ``CampaignNotFoundError`` if it is not one."""
+        """Open an existing campaign folder; ``CampaignNotFoundError`` if it is not one.
+
+        The log must hold its first event (a folder whose ``log/`` is empty is a creation or
+        an import that did not finish, not a campaign). When campaign.toml's ``id`` was edited,
+        the log's id wins: the campaign reads under it and refuses every write (``id_problem``).
+        """
         path = Path(folder)
-        return cls(path, load_config(path))
+        config = load_config(path)
+        probe = EventLog(path / "log", config.id)
+        try:
+            owner = probe.owner()
+        except CorruptLogError:  # a damaged first batch: whoever reads the log reports it (verify names the file)
+            owner = config.id
+        if owner is None:
+            raise CampaignNotFoundError(
+                f"{path}: not a campaign yet: its log/ holds no events (a `kingdomlog new` or an import that did not"
+                " finish?); remove the folder and create or import the campaign again")
+        return cls(path, config, log_id=owner)
 
     @classmethod
     def create(
@@ -146,7 +235,8 @@ class Campaign:
 
     @property
     def id(self) -> str:
-        return self.config.id
+        """The campaign's id: the one its log was written for (campaign.toml's, unless someone edited it)."""
+        return self.log.campaign
 
     @property
     def ruleset(self) -> Ruleset:
@@ -270,13 +360,64 @@ class Campaign:
         return next_turn(self.events())
 
     def visible_events(self, viewer: str | Viewer) -> list[RecordedEvent]:
-        return filter_visible(self.events(), self.viewer(viewer) if isinstance(viewer, str) else viewer)
+        """The events ``viewer`` may see, numbered as that viewer's log (``core.events.renumber``).
+
+        For the GM these are the log's events as they are; for anyone else seq, prev_hash and
+        hash are those of the viewer's own numbering, so nothing shows where hidden events sit.
+        """
+        v = self.viewer(viewer) if isinstance(viewer, str) else viewer
+        events = self.events()
+        return events if v.is_gm else renumber(filter_visible(events, v))
+
+    def head_for(self, viewer: str | Viewer = GM_VIEWER) -> Witness:
+        """The head ``viewer`` is shown (see ``Witness``): seq 0 and the genesis hash for an empty view."""
+        v = self.viewer(viewer) if isinstance(viewer, str) else viewer
+        if v.is_gm:
+            head = self.log.head()
+            return Witness(v.id, head.seq, head.hash)
+        mine = self.visible_events(v)
+        return Witness(v.id, mine[-1].seq, mine[-1].hash) if mine else Witness(v.id, 0, GENESIS_HASH)
+
+    def check_witness(self, expected: str) -> WitnessCheck:
+        """Where the head ``expected`` (``HASH``, a prefix of 12+ hex digits, or ``SEQ:HASH``) is in the log.
+
+        It is looked for in the GM's numbering and in each viewer's (public and every player),
+        so a head printed on any page a person was given can be checked. Found as a head, or
+        with events appended after it, is fine; not found means events that were in the log
+        when it was printed were removed or altered.
+        """
+        m = WITNESS_RE.match(expected)
+        if m is None:
+            raise InputError(f"--expect-head {expected!r}: give the head hash (at least {MIN_WITNESS} hex digits, as"
+                             " printed on a view), optionally after its seq (`42:3f9c1a2b4d5e6f70`)")
+        want_seq = int(m.group(1)) if m.group(1) else None
+        prefix = m.group(2).lower()
+        events = self.events()
+        viewers = [GM_VIEWER, PUBLIC_VIEWER, *(Viewer("player", p) for p in self.players())]
+        head = self.head_for(GM_VIEWER)
+        for v in viewers:
+            mine = events if v.is_gm else renumber(filter_visible(events, v))
+            for ev in mine:
+                if ev.hash.startswith(prefix) and (want_seq is None or ev.seq == want_seq):
+                    found = Witness(v.id, ev.seq, ev.hash)
+                    whose = "the log" if v.is_gm else f"{v.id}'s log"
+                    after = len(mine) - ev.seq
+                    where = (f"is the head of {whose} (seq {ev.seq})" if not after else
+                             f"is seq {ev.seq} of {whose}; {after} event(s) {'' if v.is_gm else 'it may see '}were"
+                             " appended after it")
+                    return WitnessCheck(expected, found, head, f"head {prefix[:SHORT_HASH]} {where}")
+        return WitnessCheck(expected, None, head, (
+            f"head {prefix[:SHORT_HASH]}{f' at seq {want_seq}' if want_seq is not None else ''} is not in this log,"
+            " neither as the GM's head nor as any viewer's: events that were in the log when it was printed were"
+            f" removed or altered (the log now ends at seq {head.seq}, head {head.short})"))
 
     # ---- writing -------------------------------------------------------------------------
 
     def _append(self, drafts: Sequence[Draft], *, expect_seq: int, commit_id: str | None = None,
                 state: State | None = None) -> AppendResult:
         """The one write path of a campaign: check each draft's turn and visibility, then append."""
+        if self.id_problem:
+            raise StoreError(f"{self.id_problem}; nothing was written")
         declared = self.players(state)
         for d in drafts:
             if d.turn is None:
@@ -311,7 +452,7 @@ class Campaign:
     def commit(self, preview: TurnPreview, *, commit_id: str | None = None) -> AppendResult:
         """Append a preview's events with ``expect_seq`` = the seq it started from."""
         require_ok(preview)
-        if not preview.drafts:
+        if not preview.step_drafts:
             raise RuleError("the turn produced no events; nothing to commit")
         return self._append([d.at_turn(preview.turn) for d in preview.drafts], expect_seq=preview.start_seq,
                             commit_id=commit_id, state=preview.state_after)
@@ -417,10 +558,10 @@ class Campaign:
         for i, d in enumerate(drafts, start=1):
             try:
                 state = fold(rs, state, [provisional(self.id, head + i, d)], retracted=retracted)
+            except InternalError:
+                raise  # a bug in the ruleset's evolve, not the user's event
             except KingdomlogError as exc:
                 raise InputError(f"event {i} ({d.type}) cannot be applied: {exc}") from None
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(f"event {i} ({d.type}) cannot be applied: {exc!r}") from None
         return self._append(drafts, expect_seq=head, state=state)
 
     # ---- player submissions (kingdomlog.app.submissions) ---------------------------------
@@ -456,29 +597,62 @@ class Campaign:
     def import_lines(cls, lines: Sequence[str], folder: str | Path, *, source: str = "import") -> Campaign:
         """Create a campaign from an export; batches keep their commit ids, event ids and times.
 
-        A complete (GM) export reproduces the original hash chain exactly.
+        A complete (GM) export reproduces the original hash chain exactly (payloads at their
+        current version). Built in a hidden folder and moved into place only once it verifies
+        (``exchange.import_campaign``): a refused import leaves ``folder`` as it was.
         """
-        cfg, rows = exchange.read_export(lines, source=source)
-        camp = cls(exchange.prepare_folder(folder, cfg), cfg)
-        exchange.append_batches(camp.log, rows)
-        return camp
+        return exchange.import_campaign(cls, lines, folder, source=source)[0]
+
+    @classmethod
+    def import_checked(cls, lines: Sequence[str], folder: str | Path, *,
+                       source: str = "import") -> tuple[Campaign, list[str]]:
+        """``import_lines`` and its warnings (exported hashes the imported chain does not reproduce)."""
+        return exchange.import_campaign(cls, lines, folder, source=source)
 
     # ---- checking ------------------------------------------------------------------------
 
-    def verify(self) -> VerifyReport:
-        """Check the whole log (every hash recomputed) and that it folds; never raises for log faults."""
+    def verify(self, expect_head: str | None = None) -> VerifyReport:
+        """Check the whole log (every hash recomputed) and that it folds; never raises for log faults.
+
+        Also checks the head this folder's cache recorded (a log that ends before it lost its
+        newest batches) and, with ``expect_head``, that a head printed earlier is still in the
+        log (``check_witness``; an ``InputError`` for a malformed one).
+        """
         problems: list[str] = []
         warnings: list[str] = []
         files = 0
         n = 0
+        if expect_head is not None and WITNESS_RE.match(expect_head) is None:
+            self.check_witness(expect_head)  # raises the InputError explaining the form
+        if self.id_problem:
+            problems.append(self.id_problem)
         scanned = self.log.scan()
         if scanned:
             files = len(list(self.log.dir.glob("[0-9]*.parquet"))) if self.log.dir.is_dir() else 0
-            return VerifyReport(self.id, files, 0, scanned, [str(p) for p in self.log.temp_files()], warnings)
+            return VerifyReport(self.id, files, 0, problems + scanned, [str(p) for p in self.log.temp_files()],
+                                warnings)
+        head: Witness | None = None
+        witness: WitnessCheck | None = None
         try:
             files = len(self.log.files())
             events = self.events(full_verify=True)
             n = len(events)
+            head = Witness(GM_VIEWER.id, events[-1].seq, events[-1].hash) if events else None
+            def hash_at(s: int) -> str | None:
+                return events[s - 1].hash if 0 < s <= len(events) else None
+
+            recorded = self.log.head_problem(hash_at)
+            if recorded:
+                problems.append(recorded)
+            swept = self.cache.sweep(hash_at)
+            if swept:
+                warnings.append(f"deleted {swept} snapshot(s) in {self.cache.dir} that did not match the log, this"
+                                " code or this machine's key (edited, or written elsewhere); the next read rebuilds"
+                                " them")
+            if expect_head is not None:
+                witness = self.check_witness(expect_head)
+                if not witness.ok:
+                    problems.append(witness.message)
             conf = self.configured()
             if conf is None:
                 problems.append("seq 1: the log does not start with core.campaign_configured")
@@ -491,7 +665,8 @@ class Campaign:
             fold(rs, rs.initial_state(self.context), events)
         except KingdomlogError as exc:
             problems.append(str(exc))
-        return VerifyReport(self.id, files, n, problems, [str(p) for p in self.log.temp_files()], warnings)
+        return VerifyReport(self.id, files, n, problems, [str(p) for p in self.log.temp_files()], warnings, head,
+                            witness)
 
     def _config_drift(self, logged: Mapping[str, Any]) -> list[str]:
         """How campaign.toml's options differ from the ones the log recorded at seq 1 (which are the ones used)."""
@@ -506,4 +681,4 @@ class Campaign:
                 for k in sorted(log_opts) if toml_opts.get(k) != log_opts[k]]
 
 
-__all__ = ["Campaign", "TurnStart", "VerifyReport"]
+__all__ = ["Campaign", "TurnStart", "VerifyReport", "Witness", "WitnessCheck"]

@@ -178,6 +178,7 @@ class _Shape:
     item: _Shape | None = None  # for list[...]: the shape of one item
     members: tuple[Any, ...] = ()  # for a union of several Choices models: the models
     value: _Shape | None = None  # for dict[str, ...]: the shape of one value
+    key: _Shape | None = None  # for dict[...]: the shape of one key
 
 
 def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
@@ -199,6 +200,7 @@ def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
         break
     item = None
     value = None
+    key = None
     union: tuple[Any, ...] = ()
     origin = typing.get_origin(tp)
     if origin in (list, tuple, set, frozenset):
@@ -206,12 +208,13 @@ def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
         item = _unwrap(inner[0]) if inner else _unwrap(Any)
     elif origin is dict:
         args = typing.get_args(tp)
-        value = _unwrap(args[1]) if len(args) == 2 else None
+        if len(args) == 2:
+            key, value = _unwrap(args[0]), _unwrap(args[1])
     elif origin in (Union, types.UnionType):
         models = tuple(a for a in typing.get_args(tp) if a is not type(None))
         if models and all(_is_choices(m) for m in models):
             union = models
-    return _Shape(tp, optional, tuple(extra), item, union, value)
+    return _Shape(tp, optional, tuple(extra), item, union, value, key)
 
 
 def _shape_of(info: FieldInfo) -> _Shape:
@@ -346,7 +349,7 @@ def _loc(parts: Sequence[Any]) -> str:
         if isinstance(p, int):
             out += f"[{p}]"
         elif p == "[key]":
-            out += " (its key)"
+            out += " key"
         else:
             out += f".{p}" if out else str(p)
     return out or "(choices)"
@@ -461,39 +464,50 @@ def _check_picks(inst: Choices, path: tuple[Any, ...], *, state: Any, vocabulary
     within: dict[str, Any] = {name: getattr(inst, name) for name in cls.model_fields}
     if parent is not None:
         within[PARENT] = parent
+    walk = _Walk(state, vocabulary, step, within)
     for name, info in cls.model_fields.items():
-        value = within[name]
+        if within[name] is not None:
+            walk.value(within[name], _shape_of(info), (*path, name))
+
+
+class _Walk:
+    """Checks every ``Pick`` inside one entry's values: scalars, lists, mapping keys and values, nested entries."""
+
+    def __init__(self, state: Any, vocabulary: Vocabulary, step: str, within: Mapping[str, Any]) -> None:
+        self.state, self.vocabulary, self.step, self.within = state, vocabulary, step, within
+
+    def one(self, x: Any, pick: Pick, path: tuple[Any, ...]) -> None:
+        if pick.open:
+            return
+        allowed = self.vocabulary(self.state, pick.source, self.within)
+        if allowed is None or x in {o.value for o in allowed if not o.disabled}:
+            return
+        blocked = {o.value: o.disabled for o in allowed if o.disabled}
+        where = _loc(path)
+        if x in blocked:
+            raise InputError(f"step {self.step!r}: choice {where}: {x!r} cannot be chosen now: {blocked[x]}")
+        what = pick.what or f"one of the {pick.source.replace('_', ' ')}"
+        raise InputError(f"step {self.step!r}: choice {where}: {x!r} is not {what}; {_allowed_text(allowed)}")
+
+    def value(self, value: Any, shape: _Shape, path: tuple[Any, ...], inherited: Pick | None = None) -> None:
         if value is None:
-            continue
-        shape = _shape_of(info)
-        pick = _pick(shape)
-        if pick is not None and not pick.open:
-            allowed = vocabulary(state, pick.source, within)
-            if allowed is not None:
-                ok = {o.value for o in allowed if not o.disabled}
-                blocked = {o.value: o.disabled for o in allowed if o.disabled}
-                items = list(value) if shape.item is not None else [value]
-                for i, x in enumerate(items):
-                    if x in ok:
-                        continue
-                    where = _loc((*path, name, i) if shape.item is not None else (*path, name))
-                    what = pick.what or f"one of the {pick.source.replace('_', ' ')}"
-                    if x in blocked:
-                        raise InputError(f"step {step!r}: choice {where}: {x!r} cannot be chosen now: {blocked[x]}")
-                    raise InputError(f"step {step!r}: choice {where}: {x!r} is not {what}; {_allowed_text(allowed)}")
-        for sub_path, sub in _nested(value, (*path, name)):
-            _check_picks(sub, sub_path, state=state, vocabulary=vocabulary, step=step, parent=within)
-
-
-def _nested(value: Any, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Choices]]:
-    """The Choices entries inside a field's value (itself, list items, mapping values)."""
-    if isinstance(value, Choices):
-        return [(path, value)]
-    if isinstance(value, (list, tuple)):
-        return [((*path, i), v) for i, v in enumerate(value) if isinstance(v, Choices)]
-    if isinstance(value, Mapping):
-        return [((*path, k), v) for k, v in value.items() if isinstance(v, Choices)]
-    return []
+            return
+        if isinstance(value, Choices):
+            _check_picks(value, path, state=self.state, vocabulary=self.vocabulary, step=self.step,
+                         parent=self.within)
+            return
+        own = next((m for m in shape.meta if isinstance(m, Pick)), None)
+        if shape.item is not None and isinstance(value, (list, tuple)):
+            for i, x in enumerate(value):
+                self.value(x, shape.item, (*path, i), own or inherited)
+        elif shape.value is not None and isinstance(value, Mapping):
+            key_pick = next((m for m in shape.key.meta if isinstance(m, Pick)), None) if shape.key else None
+            for k, v in value.items():
+                if key_pick is not None:
+                    self.one(k, key_pick, (*path, k))
+                self.value(v, shape.value, (*path, k))
+        elif own or inherited:
+            self.one(value, own or inherited, path)  # type: ignore[arg-type]
 
 
 # ---- describing for forms ------------------------------------------------------------------------

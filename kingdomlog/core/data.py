@@ -42,6 +42,9 @@ def file_document(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start});"
+                         " save it as UTF-8") from None
     return read_document(text, str(path))
 
 

@@ -78,5 +78,22 @@ class CorruptLogError(StoreError):
         super().__init__(prefix + message)
 
 
+class InternalError(KingdomlogError):
+    """An unexpected exception inside kingdomlog or a ruleset (a bug), not a fault of the input or the log.
+
+    Raised where a fold or a step calls ruleset code (``Ruleset.apply``, ``run_step``) and it
+    fails with anything but a ``KingdomlogError``; the message names the ruleset, the step or
+    seq and the original exception, and says it is a bug. ``__cause__`` holds the original.
+    """
+
+    def __init__(self, message: str, *, step: str | None = None, seq: int | None = None,
+                 formatted: bool = False) -> None:
+        self.step = step
+        self.seq = seq
+        super().__init__(message if formatted else
+                         f"internal error: {message} (this is a bug in kingdomlog or the ruleset, not a mistake in"
+                         " your input; please report it)")
+
+
 class SqlRefusedError(KingdomlogError, ValueError):
     """A statement the read-only SQL console will not run."""

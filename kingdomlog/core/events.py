@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar
@@ -25,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from kingdomlog.core.errors import EventTypeError, InputError
 
 GENESIS_HASH = "0" * 64
+MAX_TURN = 2**31 - 1
+"""The highest turn number the log stores (its ``turn`` column is a 32-bit integer)."""
 
 VISIBILITY_PUBLIC = "public"
 VISIBILITY_GM = "gm"
@@ -154,13 +157,68 @@ def _short(exc: ValidationError) -> str:
 
 
 def canonical_json(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces, UTF-8 kept. Used for payloads and hashes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Canonical JSON (docs/log-format.md): keys sorted by code point, no spaces, UTF-8 kept, finite numbers only.
+
+    Used for payloads and hashes. Raises ``InputError`` for a NaN or an infinity (JSON has
+    no spelling for them; ``json.dumps`` would write ``NaN``, which no other reader accepts)
+    naming where it sits, and for text that is not valid Unicode (a lone surrogate, as a
+    file or an argument that is not UTF-8 decodes to).
+
+    >>> canonical_json({"b": 1.5, "a": ["é", None, True, 10**20]})
+    '{"a":["é",null,true,100000000000000000000],"b":1.5}'
+    >>> canonical_json({"x": [1, float("nan")]})
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: x[1] is nan; events carry only finite numbers (JSON has no NaN or Infinity)
+    """
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        where = _non_finite(value, "")
+        if where is None:
+            raise
+        raise InputError(f"{where[0] or '(value)'} is {where[1]}; events carry only finite numbers"
+                         " (JSON has no NaN or Infinity)") from None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"text holds {text[exc.start:exc.end]!r}, which is not a Unicode character (the input was"
+                         " not UTF-8)") from None
+    return text
+
+
+def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
+    """Where the first non-finite float of ``value`` sits (``a.b[2]``) and what it is, or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path, value)
+    if isinstance(value, Mapping):
+        for k in sorted(value, key=str):
+            found = _non_finite(value[k], f"{path}.{k}" if path else str(k))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _non_finite(v, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 def payload_json(payload: EventModel) -> str:
-    """The canonical JSON text of a payload (what the log stores)."""
-    return canonical_json(payload.model_dump(mode="json"))
+    """The canonical JSON text of a payload (what the log stores); ``InputError`` naming the event type.
+
+    Non-finite numbers are refused wherever they sit: pydantic's JSON mode would write a
+    NaN inside an ``Any`` field as ``null`` (silently altered), and one in a ``float`` field
+    as ``NaN`` (not JSON).
+    """
+    where = _non_finite(payload.model_dump(), "")
+    if where is not None:
+        raise InputError(f"event {payload.type!r}: payload: {where[0]} is {where[1]}; events carry only finite"
+                         " numbers (JSON has no NaN or Infinity)")
+    try:
+        return canonical_json(payload.model_dump(mode="json"))
+    except InputError as exc:
+        raise InputError(f"event {payload.type!r}: payload: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -236,6 +294,26 @@ class RecordedEvent:
         return replace(linked, hash=event_hash(linked.envelope()))
 
 
+def renumber(events: Sequence[RecordedEvent]) -> list[RecordedEvent]:
+    """``events`` (what one viewer may see, in log order) numbered 1, 2, 3, … and chained among themselves.
+
+    The copy a viewer other than the GM receives (docs/log-format.md, "a viewer's own
+    numbering"): each event gets the viewer's ``seq``, ``prev_hash`` = the viewer's previous
+    event's hash (genesis for the first) and ``hash`` = the event hash with those values, so
+    nothing of a hidden event (its seq, its hash, how many there are) shows. For the whole
+    log this is the log itself.
+    """
+    out: list[RecordedEvent] = []
+    prev = GENESIS_HASH
+    for i, ev in enumerate(events, start=1):
+        if ev.seq == i and ev.prev_hash == prev and ev.hash:
+            out.append(ev)  # already in this numbering (the GM's, or a prefix with nothing hidden)
+        else:
+            out.append(replace(ev, seq=i, prev_hash=prev).with_hash(prev))
+        prev = out[-1].hash
+    return out
+
+
 PREVIEW_TIME = datetime(1970, 1, 1, tzinfo=UTC)
 """``recorded_at`` of events that exist only in a preview."""
 
@@ -259,6 +337,8 @@ def record(
     t = draft.turn if turn is None else turn
     if t is None:
         raise InputError(f"event {draft.type!r} has no turn")
+    if not 0 <= t <= MAX_TURN:
+        raise InputError(f"event {draft.type!r}: turn {t} is out of range (0 to {MAX_TURN})")
     text = payload_json(draft.payload)
     ev = RecordedEvent(
         campaign=campaign, seq=seq, turn=t, phase=draft.phase, type=draft.payload.type,

@@ -31,11 +31,20 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 from pydantic import BaseModel
 
 from kingdomlog.core.choices import Choices, FieldSpec, NoChoices, Option, describe, validate_choices
-from kingdomlog.core.errors import CorruptLogError, InputError, RuleError, UnknownRulesetError
+from kingdomlog.core.errors import (
+    CorruptLogError,
+    InputError,
+    InternalError,
+    KingdomlogError,
+    RuleError,
+    UnknownRulesetError,
+)
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent, add_type_loader, provisional
 from kingdomlog.core.viewers import Viewer
 
 if TYPE_CHECKING:
+    from kingdomlog.core.mapdata import MapData
+    from kingdomlog.core.portrait import Portrait
     from kingdomlog.dice.checks import CheckSpec
     from kingdomlog.dice.roller import Roll
 
@@ -336,7 +345,13 @@ class Ruleset:
         if ns not in self.namespaces:
             raise CorruptLogError(f"event type {event.type!r} does not belong to ruleset {self.id!r} (its events"
                                   f" are {', '.join(sorted(f'{n}.*' for n in self.namespaces))})", seq=event.seq)
-        return self.evolve(state, event)
+        try:
+            return self.evolve(state, event)
+        except KingdomlogError:
+            raise
+        except Exception as exc:  # a bug in evolve: said so, never passed off as the user's or the log's fault
+            raise InternalError(f"ruleset {self.id!r} failed applying seq {event.seq} ({event.type}):"
+                                f" {type(exc).__name__}: {exc}", seq=event.seq) from exc
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         """What today's rules compute differently from what ``event`` recorded, given the state before it.
@@ -388,6 +403,37 @@ class Ruleset:
     def render(self, state: Any) -> str:
         """A compact canonical one-line text of the state (for reprs, tests, errors)."""
         return " ".join(f"{k}={v}" for k, v in self.summary(state).items())
+
+    # ---- player views ------------------------------------------------------------------
+
+    def map(self, state: Any, viewer: Viewer) -> MapData | None:
+        """The map of ``state`` as ``viewer`` may see it (``state`` is already redacted for them); None: no map.
+
+        Hexes, regions and settlement grids as neutral ``core.mapdata`` values; the library draws them.
+        Leave out whatever ``viewer`` may not see (fog of war, a rival's secrets): the drawing shows all of it.
+        """
+        return None
+
+    def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
+        """One sentence for a player about ``event`` (None: nothing worth telling).
+
+        ``before`` and ``after`` are the states around the event, redacted for ``viewer``; ``event`` is one
+        ``viewer`` may see. Write for people ("the Granary was built in Tatzlford"), from recorded facts.
+        """
+        return None
+
+    def chronicle_section(self, event: RecordedEvent, viewer: Viewer) -> str:
+        """The part of a turn's report ``chronicle``'s sentence about ``event`` belongs to ("What we ordered",
+        "What we learned"); "" (the default) is what happened."""
+        return ""
+
+    def portrait(self, state: Any, previous: Any | None, viewer: Viewer) -> Portrait | None:
+        """The kingdom in words for ``viewer``: a headline, figures with labels and their change since
+        ``previous`` (the state at the end of the turn before; None at founding), leaders, extra sections.
+
+        Both states are redacted for ``viewer``. None: the view falls back to the ``summary`` columns.
+        """
+        return None
 
     def sql_views(self) -> Mapping[str, str]:
         """View name -> SELECT over the ``events`` and ``states`` tables.
@@ -458,7 +504,18 @@ def run_step(
     model = validate_choices(spec.choices, choices, state=state, vocabulary=ruleset.vocabulary, step=spec.id)
     ctx: StepContext[Any] = StepContext(ruleset, state, spec.id, dice, campaign=campaign, turn=turn,
                                         start_seq=start_seq)
-    spec.decide(ctx, model)
+    try:
+        spec.decide(ctx, model)
+    except InternalError as exc:
+        if exc.step is None:
+            exc.step = spec.id
+            exc.args = (f"[{spec.id}] {exc}",)
+        raise
+    except KingdomlogError:
+        raise
+    except Exception as exc:  # a bug in the step's rules, not a malformed choice
+        raise InternalError(f"ruleset {ruleset.id!r} failed in step {spec.id!r}: {type(exc).__name__}: {exc}",
+                            step=spec.id) from exc
     return ctx.result(model)
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kingdomlog.core.choices import Choices
-from kingdomlog.core.errors import InputError, RuleError
+from kingdomlog.core.errors import InputError, InternalError, RuleError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
 from kingdomlog.core.viewers import parse_visibility
@@ -49,6 +49,9 @@ class Plan(BaseModel):
     seed: str | None = None
     steps: dict[str, StepPlan] = Field(default_factory=dict)
     note: str = ""
+    """Recorded with the turn as a ``core.note_added`` in the same batch (nothing is silently dropped)."""
+    note_visibility: str = "gm"
+    """Who may read the plan's note: ``gm`` (the default), ``public`` or ``faction:<id>[,…]``."""
 
     @classmethod
     def parse(cls, data: str | bytes | Mapping[str, Any], *, source: str = "plan") -> Plan:
@@ -85,6 +88,8 @@ class StepPreview:
     error: str | None = None
     checks: dict[str, CheckSpec] = field(default_factory=dict)
     typed: Choices | None = None
+    internal: bool = False
+    """True when ``error`` is an internal error (a bug in the ruleset or kingdomlog), not a refusal."""
 
     @property
     def step(self) -> Step:
@@ -101,6 +106,8 @@ class TurnPreview:
     steps: list[StepPreview]
     state_before: State
     state_after: State
+    notes: list[Draft] = field(default_factory=list)
+    """The plan's note as a ``core.note_added`` draft (none when the plan has no note)."""
 
     @property
     def ok(self) -> bool:
@@ -108,6 +115,12 @@ class TurnPreview:
 
     @property
     def drafts(self) -> list[Draft]:
+        """Every event the turn appends: each step's, then the plan's note."""
+        return [d for s in self.steps for d in s.drafts] + list(self.notes)
+
+    @property
+    def step_drafts(self) -> list[Draft]:
+        """The events the steps decided (without the plan's note)."""
         return [d for s in self.steps for d in s.drafts]
 
     @property
@@ -193,34 +206,54 @@ def preview_turn(
                         parse_visibility(d.visibility, declared)
                     except InputError as exc:
                         raise InputError(f"step {phase.id!r}: event {d.type}: {exc}") from None
-        except (RuleError, InputError) as exc:
-            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc)))
+        except (RuleError, InputError, InternalError) as exc:
+            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc),
+                                     internal=isinstance(exc, InternalError)))
             break
         seq += len(res.drafts)
         steps.append(StepPreview(phase, dict(sp.choices), list(res.drafts), list(dice.rolls), res.state,
                                  list(res.breakdowns), checks=dict(res.checks), typed=res.choices))
         current = res.state
-    return TurnPreview(turn, use_seed, start_seq, steps, state, current)
+    return TurnPreview(turn, use_seed, start_seq, steps, state, current, _note_drafts(plan, turn, declared))
+
+
+def _note_drafts(plan: Plan, turn: int, declared: Sequence[str] | None) -> list[Draft]:
+    """The plan's note as a ``core.note_added`` of the turn (``InputError`` for a bad text or visibility)."""
+    if not plan.note.strip():
+        return []
+    from kingdomlog.core.core_events import NoteAdded
+
+    try:
+        note = NoteAdded(text=plan.note, title="Turn note")
+    except ValidationError as exc:
+        raise InputError(f"plan note: {exc.errors()[0]['msg']}") from None
+    try:
+        vis = parse_visibility(plan.note_visibility, declared).text
+    except InputError as exc:
+        raise InputError(f"plan note_visibility: {exc}") from None
+    return [Draft(note, actor="gm", visibility=vis, turn=turn)]
 
 
 def require_ok(preview: TurnPreview) -> TurnPreview:
     """Raise the first step's rule error, if any (for headless play)."""
     for s in preview.steps:
         if s.error:
-            raise RuleError(s.error)
+            raise InternalError(s.error, step=s.phase.id, formatted=True) if s.internal else RuleError(s.error)
     return preview
 
 
-def plan_schema(ruleset: Ruleset) -> dict[str, Any]:
+def plan_schema(ruleset: Ruleset, extra_steps: Sequence[Step] = ()) -> dict[str, Any]:
     """The JSON Schema of a plan for ``ruleset``: every step's choices, rolls and re-rolls.
 
     Ids that must come from a campaign's state (leaders, hexes, ...) are typed as
     strings and marked ``x-kingdomlog-source``; ``kingdomlog turn`` checks them against
-    the state.
+    the state. ``extra_steps``: steps a campaign's state adds (e.g. one per faction).
     """
     defs: dict[str, Any] = {}
     steps: dict[str, Any] = {}
-    for step in ruleset.all_steps:
+    declared = list(ruleset.all_steps)
+    declared += [s for s in extra_steps if s.id not in {d.id for d in declared}]
+    for step in declared:
         schema = step.choices.model_json_schema(ref_template="#/$defs/{model}")
         for name, sub in schema.pop("$defs", {}).items():
             defs[name] = sub
@@ -245,7 +278,10 @@ def plan_schema(ruleset: Ruleset) -> dict[str, Any]:
         "properties": {
             "turn": {"type": ["integer", "null"], "minimum": 0},
             "seed": {"type": ["string", "null"]},
-            "note": {"type": "string"},
+            "note": {"type": "string", "maxLength": 20000,
+                     "description": "recorded with the turn as a core.note_added in the same batch"},
+            "note_visibility": {"type": "string", "default": "gm",
+                                "description": "who may read the note: gm, public or faction:<id>[,...]"},
             "steps": {"type": "object", "additionalProperties": False, "properties": steps},
         },
         "$defs": defs,

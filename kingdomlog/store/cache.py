@@ -1,18 +1,25 @@
 """The snapshot cache: folded states saved under ``.cache/``, an optimisation only.
 
-A snapshot records the seq and hash of the last event it folded, the retracted
-commits it honoured, the highest turn it contains and a fingerprint of the
-ruleset and options. It is used only when all of these still match the log;
-otherwise it is ignored. Deleting the folder changes nothing but speed.
+A snapshot is bound to three things, and used only while all three still hold:
+
+- **the log prefix it derives from**: the seq and hash of the last event it folded, the
+  retracted commits it honoured and the highest turn it contains, checked against the log;
+- **its own content**: the file carries an HMAC of its bytes under this machine's key
+  (``store.keys``), so an edited snapshot (or one written elsewhere) is not ours;
+- **the code and data that produced it**: a fingerprint of core's fold code, the ruleset's
+  package source and data files, the campaign's options and homebrew data (``fingerprint``;
+  the file digests are computed once per process).
+
+A snapshot that fails any of these is deleted and rebuilt by the next fold; ``sweep``
+(run by ``verify``) checks them all. Deleting the folder changes nothing but speed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import uuid
-from collections.abc import Callable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,24 +28,83 @@ from kingdomlog.core.errors import KingdomlogError
 from kingdomlog.core.events import RecordedEvent, canonical_json, decode_payload
 from kingdomlog.core.fold import Start, fold, is_live, retracted_commits
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State
+from kingdomlog.store import keys
 
 if TYPE_CHECKING:
     from kingdomlog.store.log import EventLog
 
-SNAPSHOT_FORMAT = 1
+SNAPSHOT_FORMAT = 2
 KEEP = 8
 MIN_EVENTS_TO_SAVE = 1
+DATA_SUFFIXES = (".toml", ".json", ".sql", ".csv", ".yaml", ".yml", ".txt")
+CORE_DIR = Path(__file__).resolve().parent.parent / "core"
+
+
+def _tree_digest(files: Iterable[Path], root: Path) -> str:
+    h = hashlib.sha256()
+    for f in sorted(set(files)):
+        try:
+            data = f.read_bytes()
+        except OSError:
+            data = b"<unreadable>"
+        h.update(str(f.relative_to(root)).encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+    return h.hexdigest()
+
+
+def _package_files(folder: Path) -> list[Path]:
+    """A package's code (``*.py`` at any depth), its ``data/`` files and the data files beside its modules."""
+    out = [p for p in folder.rglob("*.py") if "__pycache__" not in p.parts]
+    out += [p for p in folder.iterdir() if p.is_file() and p.suffix in DATA_SUFFIXES]
+    data = folder / "data"
+    if data.is_dir():
+        out += [p for p in data.rglob("*") if p.is_file()]
+    return out
+
+
+@cache
+def core_digest() -> str:
+    """The digest of core's fold code (``kingdomlog/core/*.py``), once per process."""
+    return _tree_digest(CORE_DIR.glob("*.py"), CORE_DIR)
+
+
+@cache
+def code_digest(module_name: str) -> str:
+    """The digest of the code and data of the ruleset defined in ``module_name``, once per process.
+
+    A ruleset in a package (``kingdomlog.rulesets.pf2e.ruleset``) is its whole package folder
+    (``_package_files``); a ruleset in a top-level module is that file.
+    """
+    module = sys.modules.get(module_name)
+    if module is None:
+        return "unknown-module:" + module_name
+    pkg_name = getattr(module, "__package__", None) or ""
+    pkg = sys.modules.get(pkg_name) if pkg_name else None
+    paths = [Path(p) for p in getattr(pkg, "__path__", [])] if pkg is not None else []
+    if paths:
+        return hashlib.sha256("".join(_tree_digest(_package_files(p), p) for p in paths).encode()).hexdigest()
+    file = getattr(module, "__file__", None)
+    if file is None:
+        return "no-file:" + module_name
+    path = Path(file)
+    return _tree_digest([path], path.parent)
 
 
 def fingerprint(rs: Ruleset, ctx: CampaignContext, state_cls: type[State]) -> str:
-    """Ruleset id, its state schema and the options: a change in any invalidates snapshots."""
+    """What a snapshot's state depends on besides the log: a change in any of these invalidates it.
+
+    Core's fold code, the ruleset's package source and data files (``code_digest``), its id
+    and declared version, the state class, the campaign's options and homebrew data.
+    """
     doc = {
+        "format": SNAPSHOT_FORMAT,
+        "core": core_digest(),
         "ruleset": rs.id,
         "version": rs.version,
-        "schema": state_cls.model_json_schema(),
+        "code": code_digest(type(rs).__module__),
+        "state": f"{state_cls.__module__}.{state_cls.__qualname__}",
+        "state_code": code_digest(state_cls.__module__),
         "options": ctx.options,
         "data": ctx.data,
-        "format": SNAPSHOT_FORMAT,
     }
     return hashlib.sha256(canonical_json(doc).encode()).hexdigest()[:16]
 
@@ -50,6 +116,46 @@ class SnapshotCache:
         self.dir = dir
         self.hits = 0
         self.misses = 0
+        self.discarded = 0
+        """Snapshot files deleted because they did not match (edited, of other code, of another log)."""
+
+    def _load(self, path: Path, fp: str, seq: int) -> dict[str, Any] | None:
+        """A snapshot's document if this machine signed it for ``fp`` at ``seq``; else the file is deleted."""
+        doc = keys.read_signed(path)
+        if isinstance(doc, dict) and doc.get("format") == SNAPSHOT_FORMAT and doc.get("fingerprint") == fp \
+                and doc.get("seq") == seq and isinstance(doc.get("hash"), str) and isinstance(doc.get("state"), dict):
+            return doc
+        self.discard(path)
+        return None
+
+    def discard(self, path: Path) -> None:
+        try:
+            path.unlink()
+            self.discarded += 1
+        except OSError:
+            pass
+
+    def sweep(self, log_hash_at: Callable[[int], str | None]) -> int:
+        """Check every snapshot file (signature, format, name, the log's hash at its seq); delete the bad ones.
+
+        ``log_hash_at(seq)`` is the log's hash at ``seq`` (None past its end). Snapshots of
+        another fingerprint are left alone (they may be of other options or code still in use)
+        unless they are not ours or no longer match the log. Returns how many were deleted.
+        """
+        if not self.dir.is_dir():
+            return 0
+        before = self.discarded
+        for path in sorted(self.dir.glob("*.json")):
+            fp, _, tail = path.stem.partition("-")
+            try:
+                seq = int(tail)
+            except ValueError:
+                self.discard(path)
+                continue
+            doc = self._load(path, fp, seq)
+            if doc is not None and doc["hash"] != log_hash_at(seq):
+                self.discard(path)
+        return self.discarded - before
 
     def replay(self, rs: Ruleset, ctx: CampaignContext, events: Sequence[RecordedEvent], until: int | None) -> State:
         """Fold ``events`` (the whole log; up to turn ``until``) starting from the best valid snapshot."""
@@ -63,7 +169,8 @@ class SnapshotCache:
             try:
                 start = Start(state_cls.model_validate(snap["state"]), int(snap["seq"]))
                 self.hits += 1
-            except Exception:
+            except Exception:  # a snapshot whose state no longer validates is not used, and goes
+                self.discard(self.dir / f"{fp}-{snap['seq']}.json")
                 self.misses += 1
         else:
             self.misses += 1
@@ -108,12 +215,14 @@ class SnapshotCache:
         if not candidates:
             return None
         seq, path = candidates[0]
-        try:
-            snap = json.loads(path.read_text())
-        except (OSError, ValueError):
+        snap = self._load(path, fp, seq)
+        if snap is None:
             return None
         tail = log.read_after(seq)
-        if tail.hash_at is None or snap.get("hash") != tail.hash_at or tail.config != first:
+        if tail.hash_at is None or snap.get("hash") != tail.hash_at:
+            self.discard(path)  # of another log (or a rewritten one): never right again
+            return None
+        if tail.config != first:
             return None
         if sorted(tail.retracted & tail.commits_upto) != sorted(snap.get("retracted", [])):
             return None
@@ -126,7 +235,8 @@ class SnapshotCache:
             return None
         try:
             snap_state: State = type(initial).model_validate(snap["state"])
-        except Exception:  # a bad snapshot is simply not used
+        except Exception:  # a bad snapshot is not used, and goes
+            self.discard(path)
             return None
         retracted = frozenset(gone)
         state = fold(rs, Start(snap_state, seq), events, retracted=retracted)
@@ -156,11 +266,11 @@ class SnapshotCache:
             ev = by_seq.get(seq)
             if ev is None:
                 continue
-            try:
-                snap = json.loads(path.read_text())
-            except (OSError, ValueError):
+            snap = self._load(path, fp, seq)
+            if snap is None:
                 continue
             if snap.get("hash") != ev.hash:
+                self.discard(path)
                 continue
             if until is not None and int(snap.get("max_turn", 1 << 30)) > until:
                 continue
@@ -171,17 +281,12 @@ class SnapshotCache:
         return None
 
     def save(self, fp: str, last: RecordedEvent, gone: frozenset[str], state: State) -> None:
-        try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            path = self.dir / f"{fp}-{last.seq}.json"
-            if path.exists():
-                return
-            doc = {"seq": last.seq, "hash": last.hash, "max_turn": last.turn, "retracted": sorted(gone),
-                   "state": state.model_dump(mode="json")}
-            tmp = self.dir / f".{uuid.uuid4().hex}.tmp"
-            tmp.write_text(json.dumps(doc))
-            os.replace(tmp, path)
+        """Write the snapshot of ``state`` after ``last`` (signed; a failed write only costs speed)."""
+        path = self.dir / f"{fp}-{last.seq}.json"
+        if path.exists() and self._load(path, fp, last.seq) is not None:
+            return
+        doc = {"format": SNAPSHOT_FORMAT, "fingerprint": fp, "seq": last.seq, "hash": last.hash,
+               "max_turn": last.turn, "retracted": sorted(gone), "state": state.model_dump(mode="json")}
+        if keys.write_signed(path, doc):
             for _seq, old in self.candidates(fp)[KEEP:]:
                 old.unlink(missing_ok=True)
-        except OSError:
-            pass

@@ -18,14 +18,22 @@ is therefore detected.
 Readers check every file: its own digest, format version, name vs first seq,
 gapless seqs, commit ids, the sha256 chain across events and files, and Parquet
 page CRCs.
-Each event's own hash is recomputed for files not yet verified in this
-folder's derived cache (``.cache/verified.json``), and always by ``verify``.
+Each event's own hash is recomputed for every file whose bytes are not exactly those
+recorded when it was last checked in full (``.cache/verified.json``, signed with this
+machine's key, see ``store.keys``), and always by ``verify``.
 Any fault raises ``CorruptLogError`` naming the file and seq.
+
+The log's head (last seq and hash) is also recorded in ``.cache/head.json`` (signed)
+after each append and each full read. The record only moves forward along the chain,
+so a deleted newest batch shows as a log that ends before its recorded head: ``verify``
+reports it and appends are refused (see docs/log-format.md for what can and cannot be
+detected).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -52,6 +60,7 @@ from kingdomlog.core.events import (
     event_types,
     record,
 )
+from kingdomlog.store import keys
 
 FORMAT_VERSION = 1
 FORMAT_KEY = b"kingdomlog.format"
@@ -65,6 +74,7 @@ FILE_RE = re.compile(r"^(\d{12})\.parquet$")
 TEMP_PREFIX = ".tmp-"
 TEMP_SUFFIX = ".inprogress"
 STALE_TEMP_SECONDS = 600
+VERIFIED_FORMAT = 2
 
 SCHEMA = pa.schema(
     [
@@ -101,6 +111,15 @@ class Head:
     hash: str
     file: str | None = None
     file_sha: str = GENESIS_FILE_SHA
+
+
+@dataclass(frozen=True)
+class HeadRecord:
+    """The head this folder's cache last saw (``.cache/head.json``): seq, hash, and when (ISO time, UTC)."""
+
+    seq: int
+    hash: str
+    at: str
 
 
 @dataclass(frozen=True)
@@ -184,6 +203,35 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+_OS_HINTS = {
+    errno.ENOSPC: ("the disk is full", "free some space and retry"),
+    errno.EDQUOT: ("the disk quota is exceeded", "free some space and retry"),
+    errno.EROFS: ("the file system is read-only", "use a writable copy of the campaign"),
+    errno.EACCES: ("permission denied", "check who owns the folder and its permissions"),
+    errno.EPERM: ("the operation is not permitted", "check who owns the folder and its permissions"),
+    errno.EIO: ("an input/output error from the disk", "check the disk, then run `kingdomlog verify`"),
+}
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``what happened (strerror); what to do`` for an error from the file system.
+
+    >>> import errno
+    >>> describe_os_error(OSError(errno.ENOSPC, "No space left on device"))
+    'the disk is full (No space left on device); free some space and retry'
+    """
+    what, todo = _OS_HINTS.get(exc.errno or 0, (exc.strerror or type(exc).__name__, ""))
+    detail = f" ({exc.strerror})" if exc.strerror and exc.strerror.lower() != what.lower() else ""
+    return f"{what}{detail}" + (f"; {todo}" if todo else "")
+
+
+def write_error(where: Path, exc: OSError, *, linked: bool = False) -> StoreError:
+    """The ``StoreError`` for an append that the file system refused (nothing appended, unless ``linked``)."""
+    if linked:
+        return StoreError(f"{where}: the batch is in the log, but making it durable failed: {describe_os_error(exc)}")
+    return StoreError(f"{where}: nothing appended: {describe_os_error(exc)}")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -319,6 +367,8 @@ class EventLog:
         if last is None:
             return Head(0, GENESIS_HASH, None)
         meta = self._meta(last)
+        if meta.get(b"kingdomlog.campaign", b"").decode(errors="replace") != self.campaign:
+            raise CorruptLogError(f"batch metadata names another campaign (this is {self.campaign!r})", file=str(last))
         try:
             first = int(meta[b"kingdomlog.first_seq"])
             count = int(meta[b"kingdomlog.count"])
@@ -327,6 +377,16 @@ class EventLog:
         except (KeyError, ValueError):
             raise CorruptLogError("batch metadata is missing or damaged", file=str(last)) from None
         return Head(first + count - 1, last_hash, str(last), file_sha)
+
+    def owner(self) -> str | None:
+        """The campaign id the log's first batch was written for (one footer read), or None for an empty log."""
+        files = self.files()
+        if not files:
+            return None
+        raw = self._meta(files[0]).get(b"kingdomlog.campaign")
+        if raw is None:
+            raise CorruptLogError("batch metadata names no campaign", file=str(files[0]))
+        return raw.decode(errors="replace")
 
     def read_table(self, *, full_verify: bool = False) -> pa.Table:
         """All events as one Arrow table in seq order, after checking the whole log.
@@ -349,6 +409,8 @@ class EventLog:
         expect_seq = 1
         prev_hash = GENESIS_HASH
         prev_file_sha = GENESIS_FILE_SHA
+        recorded = self.recorded_head()
+        on_chain = recorded is None or recorded.seq == 0
         for path in self.files():
             ent = verified.get(path.name)
             data = None
@@ -363,29 +425,30 @@ class EventLog:
                         expect_seq += ent["count"]
                         prev_hash = ent["last_hash"]
                         prev_file_sha = ent["digest"]
+                        on_chain = on_chain or (recorded is not None and recorded.seq == expect_seq - 1
+                                                and recorded.hash == prev_hash)
                         yield table.select(list(COLUMNS))
                         continue
             table, meta, data = self._open(path, data)
             self._check_batch(path, table, meta, expect_seq, prev_hash)
-            st = path.stat()
-            fp = [st.st_size, st.st_mtime_ns, st.st_ino, meta.get(b"kingdomlog.last_hash", b"").decode()]
-            if not (isinstance(ent, dict) and ent.get("fp") == fp):
-                self._check_hashes(path, table)
-                ent = None
+            self._check_hashes(path, table)
             self._check_digest(path, data)
             if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
                 raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch file",
                                       file=str(path))
-            if ent is None:
-                newly[path.name] = _entry(fp, table, meta)
+            newly[path.name] = _entry(table, meta)
             prev_file_sha = meta[FILE_SHA_KEY].decode()
             n = table.num_rows
             expect_seq += n
             prev_hash = table.column("hash")[n - 1].as_py()
+            on_chain = on_chain or (recorded is not None and recorded.seq == expect_seq - 1
+                                    and recorded.hash == prev_hash)
             yield table.select(list(COLUMNS))
         if newly and not full_verify:
             verified.update(newly)
             self._save_verified(verified)
+        if on_chain:
+            self._record_head(expect_seq - 1, prev_hash, recorded)
 
     def read_after(self, seq: int) -> TailRead:
         """Check the whole log, decoding only the events after ``seq``; for the warm snapshot path.
@@ -405,6 +468,8 @@ class EventLog:
         commits_upto: set[str] = set()
         hash_at: str | None = GENESIS_HASH if seq == 0 else None
         config: list[Any] | None = None
+        recorded = self.recorded_head()
+        on_chain = recorded is None or recorded.seq == 0
         for path in self.files():
             ent = verified.get(path.name)
             if isinstance(ent, dict) and ent.get("first") == expect_seq and \
@@ -422,18 +487,17 @@ class EventLog:
                         config = ent.get("config")
                     if expect_seq - 1 == seq:
                         hash_at = prev_hash
+                    on_chain = on_chain or (recorded is not None and recorded.seq == expect_seq - 1
+                                            and recorded.hash == prev_hash)
                     continue
             table, meta, data = self._open(path)
             self._check_batch(path, table, meta, expect_seq, prev_hash)
-            st = path.stat()
-            fp = [st.st_size, st.st_mtime_ns, st.st_ino, meta.get(b"kingdomlog.last_hash", b"").decode()]
-            if not (isinstance(ent, dict) and ent.get("fp") == fp):
-                self._check_hashes(path, table)
+            self._check_hashes(path, table)
             self._check_digest(path, data)
             if meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != prev_file_sha:
                 raise CorruptLogError("file chain broken: prev_file_sha256 does not match the previous batch file",
                                       file=str(path))
-            e = _entry(fp, table, meta)
+            e = _entry(table, meta)
             newly[path.name] = e
             gone.update(e["retracts"])
             if config is None:
@@ -450,9 +514,13 @@ class EventLog:
             prev_file_sha = e["digest"]
             expect_seq += n
             prev_hash = e["last_hash"]
+            on_chain = on_chain or (recorded is not None and recorded.seq == expect_seq - 1
+                                    and recorded.hash == prev_hash)
         if newly:
             verified.update(newly)
             self._save_verified(verified)
+        if on_chain:
+            self._record_head(expect_seq - 1, prev_hash, recorded)
         tail = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
         return TailRead(tail, expect_seq - 1, frozenset(gone), frozenset(commits_upto), hash_at, config)
 
@@ -606,26 +674,60 @@ class EventLog:
         return first if isinstance(first, list) else None
 
     def _load_verified(self) -> dict[str, Any]:
+        """The signed record of fully checked files (by name); empty when absent, not ours or of another campaign."""
         p = self._verified_path()
         if p is None:
             return {}
-        try:
-            data = json.loads(p.read_text())
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
+        doc = keys.read_signed(p)
+        if not isinstance(doc, dict) or doc.get("format") != VERIFIED_FORMAT or doc.get("campaign") != self.campaign:
             return {}
+        files = doc.get("files")
+        return files if isinstance(files, dict) else {}
 
     def _save_verified(self, data: dict[str, Any]) -> None:
         p = self._verified_path()
-        if p is None:
-            return
+        if p is not None:  # the cache is an optimisation only: a failed write costs speed
+            keys.write_signed(p, {"format": VERIFIED_FORMAT, "campaign": self.campaign, "files": data})
+
+    # ---- the recorded head ---------------------------------------------------------------
+
+    def _head_path(self) -> Path | None:
+        return self.cache_dir / "head.json" if self.cache_dir else None
+
+    def recorded_head(self) -> HeadRecord | None:
+        """The head this folder's cache recorded (signed by this machine), or None."""
+        p = self._head_path()
+        doc = keys.read_signed(p) if p is not None else None
+        if not isinstance(doc, dict) or doc.get("campaign") != self.campaign:
+            return None
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            tmp = p.with_name(f".{p.name}.{os.getpid()}.{uuid.uuid4().hex}")
-            tmp.write_text(json.dumps(data))
-            os.replace(tmp, p)
-        except OSError:
-            pass  # the cache is an optimisation only
+            return HeadRecord(int(doc["seq"]), str(doc["hash"]), str(doc.get("at", "")))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def _record_head(self, seq: int, hash_: str, recorded: HeadRecord | None) -> None:
+        """Move the recorded head forward to ``seq`` (only forward: the caller checked it continues the record)."""
+        p = self._head_path()
+        if p is None or seq <= 0 or (recorded is not None and recorded.seq >= seq):
+            return
+        keys.write_signed(p, {"campaign": self.campaign, "seq": seq, "hash": hash_,
+                              "at": datetime.now(UTC).isoformat(timespec="seconds")})
+
+    def head_problem(self, hash_at: Callable[[int], str | None]) -> str | None:
+        """What the recorded head says about the log, given ``hash_at(seq)`` (None past the end), or None if fine."""
+        rec = self.recorded_head()
+        if rec is None:
+            return None
+        have = hash_at(rec.seq)
+        when = f" on {rec.at}" if rec.at else ""
+        if have is None:
+            return (f"the log ends before seq {rec.seq}, which this folder's cache recorded as its head{when}"
+                    f" (hash {rec.hash[:16]}): events were removed (a deleted batch?). Restore the missing batch"
+                    " files; if you restored an older copy of this campaign on purpose, delete .cache/head.json")
+        if have != rec.hash:
+            return (f"seq {rec.seq} is not the event this folder's cache recorded as its head{when} (hash"
+                    f" {rec.hash[:16]}, now {have[:16]}): the log was replaced or rewritten from there on")
+        return None
 
     def read(self, *, full_verify: bool = False) -> list[RecordedEvent]:
         """Every event, decoded and upcast (see ``decode_rows``)."""
@@ -664,7 +766,12 @@ class EventLog:
         commit_id = commit_id or str(uuid.uuid4())
         when = (recorded_at or datetime.now(UTC)).astimezone(UTC)
         self.clean_temps()
+        recorded = self.recorded_head()  # read before the head: a concurrent append only moves both forward
         head = self.head()
+        if recorded is not None and (recorded.seq > head.seq or (recorded.seq == head.seq
+                                                                 and recorded.hash != head.hash)):
+            problem = self.head_problem(lambda s: head.hash if s == head.seq else None)
+            raise StoreError(f"{self.dir}: nothing appended: {problem}")
         if expect_seq is not None and head.seq != expect_seq:
             done = self._find_commit_at(expect_seq + 1, commit_id)
             if done is not None:
@@ -730,10 +837,21 @@ class EventLog:
                 _fsync_dir(self.dir)
             if hook is not None:
                 hook("dir_synced")
+        except OSError as exc:
+            raise write_error(self.dir, exc, linked=final.exists() and self._holds_commit(final, commit_id)) \
+                from None
         finally:
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):
                 tmp.unlink()
+        if recorded is None or (recorded.seq == head.seq and recorded.hash == head.hash):
+            self._record_head(first + len(drafts) - 1, prev, recorded)
         return AppendResult(commit_id, first, first + len(drafts) - 1, str(final))
+
+    def _holds_commit(self, path: Path, commit_id: str) -> bool:
+        try:
+            return self._find_commit_at_file(str(path), commit_id) is not None
+        except KingdomlogError:
+            return False
 
     def _find_commit_at(self, first_seq: int, commit_id: str) -> AppendResult | None:
         path = self.dir / batch_name(first_seq)
@@ -762,7 +880,7 @@ class TailRead:
     config: list[Any] | None  # [type, version, payload text] of seq 1
 
 
-def _entry(fp: list[Any], table: pa.Table, meta: dict[bytes, bytes]) -> dict[str, Any]:
+def _entry(table: pa.Table, meta: dict[bytes, bytes]) -> dict[str, Any]:
     """The verified-cache record of a fully checked batch file."""
     types = table.column("type").to_pylist()
     retracts: list[str] = []
@@ -777,7 +895,7 @@ def _entry(fp: list[Any], table: pa.Table, meta: dict[bytes, bytes]) -> dict[str
                     from None
     first = int(table.column("seq")[0].as_py())
     entry: dict[str, Any] = {
-        "fp": fp, "digest": meta[FILE_SHA_KEY].decode(), "first": first, "count": table.num_rows,
+        "digest": meta[FILE_SHA_KEY].decode(), "first": first, "count": table.num_rows,
         "last_hash": table.column("hash")[table.num_rows - 1].as_py(),
         "prev_hash": table.column("prev_hash")[0].as_py(),
         "prev_file": meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace"),

@@ -83,3 +83,82 @@ def chart_svg(chart: alt.TopLevelMixin) -> str:
     # Inline SVG in HTML needs no namespace declarations; dropping them leaves no URL-like text in the page.
     return svg.replace(' xmlns="http://www.w3.org/2000/svg"', "").replace(
         ' xmlns:xlink="http://www.w3.org/1999/xlink"', "")
+
+
+def moving_figures(rows: Sequence[Mapping[str, Any]], figures: Sequence[str] = ()) -> list[str]:
+    """The figures among ``figures`` (or every numeric column) whose value changed at least once over ``rows``.
+
+    A figure that stays flat (at zero or anywhere) tells a player nothing as a chart.
+
+    >>> moving_figures([{"turn": 1, "gold": 3, "food": 0}, {"turn": 2, "gold": 5, "food": 0}], ["gold", "food"])
+    ['gold']
+    """
+    numeric = numeric_figures(rows, limit=10_000)
+    keys = [f for f in figures if f in numeric] or numeric
+    out = []
+    for k in keys:
+        values = {r[k] for r in rows if r.get(k) is not None}
+        if len(values) > 1:
+            out.append(k)
+    return out
+
+
+def _tick(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 100 or float(v).is_integer() else f"{v:.1f}"
+
+
+def line_chart_svg(title: str, points: Sequence[tuple[int, float]], *, turn_unit: str = "turn", unit: str = "",
+                   width: float = 300, height: float = 150) -> str:
+    """A small line chart of one figure over turns as inline SVG (no script): title, the last value, min and
+    max on the y axis, first and last turn on the x axis, a point per turn with its value as a tooltip.
+
+    >>> svg = line_chart_svg("Unrest", [(1, 2), (2, 5), (3, 4)])
+    >>> svg.startswith("<svg") and "Unrest" in svg and "<title>" in svg
+    True
+    """
+    from kingdomlog.views.html import esc
+
+    pts = sorted(points)
+    left, right, top, bottom = 42.0, 12.0, 30.0, 24.0
+    w, h = width - left - right, height - top - bottom
+    xs = [p[0] for p in pts]
+    ys = [float(p[1]) for p in pts]
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = min(ys), max(ys)
+    if y0 == y1:
+        y0, y1 = y0 - 1, y1 + 1
+    pad = (y1 - y0) * 0.08
+    y0, y1 = y0 - pad, y1 + pad
+
+    def px(x: float) -> float:
+        return left + (0.5 if x1 == x0 else (x - x0) / (x1 - x0)) * w
+
+    def py(y: float) -> float:
+        return top + (1 - (y - y0) / (y1 - y0)) * h
+
+    line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys, strict=True))
+    last = ys[-1]
+    dots = "".join(
+        f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="#3b2f63"><title>{esc(turn_unit)} {x}: '
+        f"{esc(_tick(y))}{(' ' + esc(unit)) if unit else ''}</title></circle>" for x, y in zip(xs, ys, strict=True))
+    lo, hi = min(ys), max(ys)
+    axis = (f'<line x1="{left}" y1="{top + h}" x2="{left + w}" y2="{top + h}" stroke="#bbb"/>'
+            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + h}" stroke="#bbb"/>'
+            f'<text x="{left - 5}" y="{py(hi) + 4:.1f}" font-size="11" text-anchor="end" '
+            f'fill="#555">{esc(_tick(hi))}</text>'
+            f'<text x="{left - 5}" y="{py(lo) + 4:.1f}" font-size="11" text-anchor="end" '
+            f'fill="#555">{esc(_tick(lo))}</text>'
+            f'<text x="{px(x0):.1f}" y="{height - 6}" font-size="11" text-anchor="middle" fill="#555">{x0}</text>'
+            + (f'<text x="{px(x1):.1f}" y="{height - 6}" font-size="11" text-anchor="middle" fill="#555">{x1}</text>'
+               if x1 != x0 else "")
+            + f'<text x="{left + w / 2:.1f}" y="{height - 6}" font-size="10" text-anchor="middle" fill="#888">'
+              f"{esc(turn_unit)}</text>")
+    head = (f'<text x="4" y="17" font-size="14" font-weight="600" fill="#222">{esc(title)}</text>'
+            f'<text x="{width - 6}" y="17" font-size="14" font-weight="700" text-anchor="end" fill="#3b2f63">'
+            f"{esc(_tick(last))}{(' ' + esc(unit)) if unit else ''}</text>")
+    return (f'<svg class="kl-line-chart" viewBox="0 0 {width:g} {height:g}" role="img" '
+            f'aria-label="{esc(title)} by {esc(turn_unit)}, now {esc(_tick(last))}" font-family="system-ui, '
+            f'sans-serif">'
+            f"<title>{esc(title)} by {esc(turn_unit)}</title>{head}{axis}"
+            f'<polyline points="{line}" fill="none" stroke="#3b2f63" stroke-width="2.2" stroke-linejoin="round"/>'
+            f"{dots}</svg>")

@@ -4,11 +4,13 @@ The example queries are built from what the catalog holds, so they run on any
 mix of rulesets: a figure missing from ``states`` falls back to another, and the
 event-based queries read payload fields by name (``activity``, ``degree``,
 ``delta``, ``cause``) from whichever ruleset's events carry them, skipping
-retracted batches. Every query goes through ``SafeConsole`` (read-only).
+retracted batches. Every query goes through ``SafeConsole`` (read-only): the notebook's cells
+call ``run``, never the DuckDB connection itself.
 """
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -135,6 +137,16 @@ def run(console: SafeConsole, sql: str) -> tuple[pa.Table | None, str | None]:
         return console.arrow(sql), None
     except KingdomlogError as exc:
         return None, str(exc)
+
+
+def table_or_problem(mo: Any, table: pa.Table | None, problem: str | None) -> Any:
+    """A query's result as a marimo table, or its refusal or error as a warning beside it.
+
+    ``mo`` is the ``marimo`` module (passed in, so this library does not import it).
+    """
+    if problem or table is None:
+        return mo.callout(mo.md(f"**Refused or failed:** {html.escape(problem or 'no result')}"), kind="warn")
+    return mo.ui.table(table, selection=None)
 
 
 def line_chart(table: pa.Table, *, title: str, y: str = "value") -> alt.Chart | None:

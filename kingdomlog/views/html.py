@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -11,10 +12,22 @@ from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown
 from kingdomlog.dice.roller import Roll
 
+_FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Characters HTML does not allow in text (NUL and the other C0 controls but tab, newline, CR; DEL)."""
+
+
+def clean(text: str) -> str:
+    r"""``text`` with every character HTML forbids replaced by U+FFFD (so NUL never reaches a page).
+
+    >>> clean("a\x00b\tc") == "a\ufffdb\tc"
+    True
+    """
+    return _FORBIDDEN.sub("\ufffd", text)
+
 
 def esc(value: Any) -> str:
-    """HTML-escape ``str(value)`` (quotes too)."""
-    return html.escape(str(value), quote=True)
+    """HTML-escape ``str(value)`` (quotes too), with characters HTML forbids (NUL, …) as U+FFFD."""
+    return html.escape(clean(str(value)), quote=True)
 
 
 def scalar(value: Any) -> str:

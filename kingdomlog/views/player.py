@@ -1,28 +1,38 @@
-"""What one viewer may see of a campaign (design §7), as data, HTML fragments and one static HTML file.
+"""What one viewer may see of a campaign (design §7): a kingdom in words, its map, its chronicle, its charts.
 
-Every value here comes through the viewer-filtered read paths: the state is
-folded from the log and passed through the ruleset's ``redact``; events,
-timeline and notes are filtered by visibility; the per-turn figures are the
-redacted ``states`` rows. Nothing here writes. The served player notebook
-(``notebooks/kingdom_view.py``) and ``kingdomlog share -o`` both use it.
+Every value here comes through the viewer-filtered read paths: states are folded from
+the log and passed through the ruleset's ``redact``; the chronicle narrates only events
+the viewer may see (``views.chronicle``); maps come from the ruleset's ``map`` hook for
+that viewer (``views.maps`` draws them). Nothing here writes. The served player notebook
+(``notebooks/kingdom_view.py``), ``kingdomlog share -o`` and ``kingdomlog report`` use it.
+
+A player page holds no raw event, no JSON and no ``snake_case`` label: figures carry the
+labels of the ruleset's ``portrait`` (or a readable form of the column name).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from kingdomlog.app import Campaign
+from kingdomlog.app.campaign import Witness
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.fold import Batch, notes, timeline
-from kingdomlog.core.ruleset import Breakdown
-from kingdomlog.projections.sql import state_rows
-from kingdomlog.views.html import STYLE, breakdown_items, esc, key_values, recorded_items, scalar, table
+from kingdomlog.core.mapdata import MapData
+from kingdomlog.core.portrait import Figure, Portrait
+from kingdomlog.core.ruleset import Breakdown, Ruleset, State
+from kingdomlog.core.viewers import Viewer
+from kingdomlog.views.chronicle import History, TurnStory, humanize, read_history, turn_title
+from kingdomlog.views.html import STYLE as BASE_STYLE
+from kingdomlog.views.html import clean, esc, scalar
+from kingdomlog.views.maps import MAP_STYLE, map_html, settlement_html, turn_picker_html
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 ENV_VIEWER = "KINGDOMLOG_VIEWER"
@@ -60,60 +70,101 @@ class PlayerView:
     rendered: str
     summary: dict[str, Any]
     breakdowns: list[Breakdown]
-    overview: dict[str, Any]
-    collections: list[tuple[str, list[dict[str, Any]]]]
     batches: list[Batch]
     events: dict[str, list[RecordedEvent]]
     notes: list[dict[str, object]]
     per_turn: list[dict[str, Any]] = field(default_factory=list)
     chart_figures: tuple[str, ...] = ()
+    history: History | None = None
+    portrait: Portrait | None = None
+    maps: list[tuple[int, MapData]] = field(default_factory=list)
+    """The viewer's map at the end of every turn (empty when the ruleset draws none)."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """Label of each ``summary`` column (from the portrait; a readable form of the name otherwise)."""
+    ruleset_obj: Ruleset | None = None
+    viewer_obj: Viewer | None = None
+    head: Witness | None = None
+    """The head of this viewer's log (its own numbering): the witness printed on the page."""
+
+    def label(self, key: str) -> str:
+        return self.labels.get(key) or humanize(key)
+
+    @property
+    def map(self) -> MapData | None:
+        """The latest map."""
+        return self.maps[-1][1] if self.maps else None
+
+    def turn_name(self, turn: int) -> str:
+        return turn_title(self.turn_unit, turn)
 
 
-def _rows_of(value: Any) -> list[dict[str, Any]] | None:
-    """A list/dict of records as table rows, else None."""
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        return [dict(v) for v in value]
-    if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
-        return [{"id": k, **v} for k, v in value.items()]
-    return None
+def generic_portrait(rs: Ruleset, state: State, previous: State | None, name: str) -> Portrait:
+    """A portrait from the ``summary`` columns, for a ruleset without a ``portrait`` hook."""
+    now = rs.summary(state)
+    before = rs.summary(previous) if previous is not None else {}
+    keys = list(rs.chart_figures) or [k for k, v in now.items() if isinstance(v, (int, float))
+                                      and not isinstance(v, bool)]
+    figs = tuple(Figure(k, humanize(k), now.get(k), before.get(k), better="") for k in keys if k in now)
+    return Portrait(headline=f"{name}.", figures=figs)
 
 
-def split_state(dump: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, list[dict[str, Any]]]]]:
-    """A state dump split into scalar-ish figures (overview) and record collections (settlements, hexes, ...).
+def _map_for(rs: Ruleset, hist: History, turn: int, viewer: Viewer) -> MapData | None:
+    """The map of ``turn`` for ``viewer``: nothing that only an event hidden from them put there.
 
-    >>> split_state({"name": "x", "hexes": [{"id": "a1"}], "tags": ["t"]})
-    ({'name': 'x', 'tags': ['t']}, [('hexes', [{'id': 'a1'}])])
+    Regions that first appeared through a hidden event are left out; hexes and settlement grids are drawn as
+    the visible events alone leave them (withheld when those do not fold without the hidden ones).
     """
-    overview: dict[str, Any] = {}
-    collections: list[tuple[str, list[dict[str, Any]]]] = []
-    for k, v in dump.items():
-        rows = _rows_of(v)
-        if rows is not None:
-            collections.append((k, rows))
-        else:
-            overview[k] = v
-    return overview, collections
+    full = rs.map(hist.states[turn], viewer)
+    if full is None or viewer.is_gm or not hist.hidden_live:
+        return full
+    if hist.hidden_regions:
+        gone = hist.hidden_regions
+        full = replace(full, regions=tuple(r for r in full.regions if r.id not in gone),
+                       links=tuple(x for x in full.links if x.a not in gone and x.b not in gone))
+    if not full.hexes and not full.settlements:
+        return full
+    seen_states, failed = hist.seen()
+    if failed or seen_states is None:
+        return replace(full, hexes=(), settlements=(), caption="Part of this map is not shown in this view.")
+    seen_turns = [t for t in sorted(seen_states) if t <= turn]
+    seen = rs.map(seen_states[seen_turns[-1]], viewer) if seen_turns else None
+    if seen is None:
+        return replace(full, hexes=(), settlements=())
+    ids = {h.id for h in full.hexes}
+    grids = {g.id for g in full.settlements}
+    return replace(full, hexes=tuple(h for h in seen.hexes if h.id in ids),
+                   settlements=tuple(g for g in seen.settlements if g.id in grids))
 
 
 def player_view(folder: Path, viewer: str) -> PlayerView:
     """Read ``folder`` as ``viewer`` (``gm``, ``public`` or a player/faction id)."""
     camp = Campaign.open(folder)
     rs = camp.ruleset
+    v = camp.viewer(viewer)
     events = camp.events()
-    state = camp.state(viewer=viewer)
-    visible = camp.visible_events(viewer)
+    state = camp.state(viewer=v)
+    visible = camp.visible_events(v)  # numbered as this viewer's own log: hidden events leave no trace
+    head = camp.head_for(v)
     by_commit: dict[str, list[RecordedEvent]] = {}
     for ev in visible:
         by_commit.setdefault(ev.commit_id, []).append(ev)
-    overview, collections = split_state(state.model_dump(mode="json"))
-    per_turn = [{k: v for k, v in r.items() if k != "state_json"} for r in state_rows(camp, viewer)]
-    live_turns = [r["turn"] for r in per_turn]
+    hist = read_history(rs, camp.context, events, v)
+    per_turn = [{"turn": t, **rs.summary(hist.states[t])} for t in hist.turns]
+    last = hist.turns[-1] if hist.turns else None
+    prev = hist.previous(last) if last is not None else None
+    portrait = rs.portrait(state, prev, v) or generic_portrait(rs, state, prev, camp.config.name)
+    labels = {f.key: f.label for f in portrait.figures}
+    maps: list[tuple[int, MapData]] = []
+    for t in hist.turns:
+        m = _map_for(rs, hist, t, v)
+        if m is not None:
+            maps.append((t, m))
     return PlayerView(
         campaign=camp.id, name=camp.config.name, ruleset=rs.name, turn_unit=rs.turn_unit,
-        viewer=viewer, last_turn=max(live_turns) if live_turns else None, rendered=rs.render(state),
-        summary=rs.summary(state), breakdowns=list(rs.explain(state)), overview=overview,
-        collections=collections, batches=timeline(events, viewer), events=by_commit,
-        notes=notes(events, viewer), per_turn=per_turn, chart_figures=rs.chart_figures,
+        viewer=v.id, last_turn=last, rendered=rs.render(state),
+        summary=rs.summary(state), breakdowns=list(rs.explain(state)), batches=timeline(visible, v),
+        events=by_commit, notes=notes(visible, v), per_turn=per_turn, chart_figures=rs.chart_figures,
+        history=hist, portrait=portrait, maps=maps, labels=labels, ruleset_obj=rs, viewer_obj=v, head=head,
     )
 
 
@@ -122,102 +173,258 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
 
 def title_html(v: PlayerView) -> str:
     when = "not founded yet" if v.last_turn is None else (
-        "founding" if v.last_turn == 0 else f"after {esc(v.turn_unit)} {v.last_turn}")
-    return (f"<h1 class='kl-h1'>{esc(v.name)}</h1><p>{esc(v.ruleset)} · {when} · view for <b>{esc(v.viewer)}</b></p>"
-            f"<p><code>{esc(v.rendered)}</code></p>")
+        "at its founding" if v.last_turn == 0 else f"after {esc(v.turn_unit)} {v.last_turn}")
+    who = "the GM" if v.viewer == "gm" else "everyone" if v.viewer == "public" else v.viewer
+    return (f"<header class='kl-top'><h1 class='kl-h1'>{esc(v.name)}</h1>"
+            f"<p class='kl-sub'>{esc(v.ruleset)} · {when} · as {esc(who)} sees it</p></header>")
+
+
+def head_html(v: PlayerView) -> str:
+    """The witness of what this page shows: the head of the viewer's log, and how to check it later."""
+    if v.head is None:
+        return ""
+    return (f"<p class='kl-head'>Log head of this view: seq {v.head.seq}, <code>{esc(v.head.text)}</code>. Keep"
+            f" it: the GM's <code>kingdomlog verify --expect-head {esc(v.head.short)}</code> shows later whether"
+            " anything shown here was removed from the log.</p>")
+
+
+def _value(f: Figure) -> str:
+    if f.value is None:
+        return "unknown"
+    if isinstance(f.value, bool):
+        return "yes" if f.value else "no"
+    if isinstance(f.value, (int, float)):
+        return f"{f.value:,g}" + (f" {f.unit}" if f.unit else "")
+    return str(f.value)
+
+
+def change_sentence(figures: Sequence[Figure], since: str) -> str:
+    """``Since month 12: Unrest rose by 2 to 13; Treasury fell by 3 to 7 BP.`` (or that nothing moved).
+
+    >>> change_sentence([Figure("u", "Unrest", 13, 11, better="down"), Figure("g", "Gold", 4, 4)], "month 12")
+    'Since month 12: Unrest rose by 2 to 13.'
+    """
+    parts = []
+    for f in figures:
+        d = f.change
+        if d is None or d == 0:
+            continue
+        parts.append(f"{f.label} {'rose' if d > 0 else 'fell'} by {abs(d):,g} to {_value(f)}")
+    if not parts:
+        return f"Nothing in the main figures changed since {since}."
+    return f"Since {since}: " + "; ".join(parts) + "."
+
+
+def summary_html(v: PlayerView) -> str:
+    """The kingdom in words: the portrait's headline and sentences, what changed since the turn before, and the
+    main figures as cards with their change."""
+    p = v.portrait
+    if p is None:
+        return ""
+    hist = v.history
+    prev_turn = None
+    if hist and v.last_turn is not None:
+        earlier = [t for t in hist.turns if t < v.last_turn]
+        prev_turn = earlier[-1] if earlier else None
+    text = [f"<p class='kl-lead'>{esc(p.headline)}</p>"] + [f"<p>{esc(s)}</p>" for s in p.sentences]
+    if prev_turn is not None and p.figures:
+        since = v.turn_name(prev_turn).lower() if prev_turn else "the founding"
+        text.append(f"<p class='kl-change'>{esc(change_sentence(p.figures, since))}</p>")
+    cards = []
+    for f in p.figures:
+        d = f.change
+        badge = ""
+        if d not in (None, 0):
+            arrow = "▲" if d > 0 else "▼"
+            badge = (f"<span class='kl-delta kl-{f.trend}' title='change since the {esc(v.turn_unit)} before'>"
+                     f"{arrow} {abs(d):,g}</span>")
+        cards.append(f"<div class='kl-card'><div class='kl-card-label'>{esc(f.label)}</div>"
+                     f"<div class='kl-card-value'>{esc(_value(f))}{badge}</div></div>")
+    grid = f"<div class='kl-cards'>{''.join(cards)}</div>" if cards else ""
+    for sec in p.sections:
+        text.append(f"<h3 class='kl-h3'>{esc(sec.title)}</h3><ul>" + "".join(f"<li>{esc(x)}</li>" for x in sec.lines)
+                    + "</ul>")
+    return f"<section class='kl-summary' id='summary'><h2 class='kl-h2'>The kingdom</h2>{''.join(text)}{grid}</section>"
 
 
 def overview_html(v: PlayerView) -> str:
-    """Main figures with every derived number explained, then the other scalar fields of the state."""
-    rest = {k: val for k, val in v.overview.items() if k not in v.summary}
-    return (
-        "<h2 class='kl-h2'>Kingdom overview</h2>" + key_values(v.summary)
-        + "<h3 class='kl-h3'>How each number is made</h3>" + breakdown_items(v.breakdowns)
-        + ("<details><summary>Everything else</summary>" + key_values(rest) + "</details>" if rest else "")
-    )
+    """The summary in words with its figures (the orders sheet shows this above a player's orders)."""
+    return summary_html(v)
 
 
-def collections_html(v: PlayerView) -> str:
-    """One table per collection of records in the state (settlements, hexes, leaders, ...)."""
-    if not v.collections:
+def map_section_html(v: PlayerView) -> str:
+    """The viewer's map with a turn picker over every turn (CSS only: works in the offline file)."""
+    if not v.maps:
         return ""
-    parts = ["<h2 class='kl-h2'>Holdings</h2>"]
-    for name, rows in v.collections:
-        parts.append(f"<h3 class='kl-h3'>{esc(name.replace('_', ' ').capitalize())} ({len(rows)})</h3>" + table(rows))
-    return "".join(parts)
+    frames = [(t, v.turn_name(t), map_html(m)) for t, m in v.maps]
+    title = "The map"
+    return (f"<section class='kl-map-section' id='map'><h2 class='kl-h2'>{title}</h2>"
+            + turn_picker_html(frames, name="map", legend=v.turn_unit.capitalize()) + "</section>")
 
 
-def batch_label(v: PlayerView, b: Batch) -> str:
-    """``season 2 · seq 7–9`` (founding for turn 0; notes and undo named)."""
-    evs = v.events.get(b.commit_id, [])
-    kinds = {e.type for e in evs}
-    turns = ", ".join("founding" if t == 0 else f"{v.turn_unit} {t}" for t in b.turns) or "?"
-    if kinds == {"core.note_added"}:
-        what = "note"
-    elif kinds == {"core.turn_retracted"}:
-        what = "undo"
-    elif kinds == {"core.campaign_configured"}:
-        what = "campaign created"
-    else:
-        what = "turn"
-    shown = [e.seq for e in evs] or [b.first_seq]  # only seqs the viewer sees (hidden events leave no gap hint)
-    seqs = f"seq {shown[0]}" if len(shown) == 1 else f"seq {shown[0]}–{shown[-1]}"
-    return f"{turns} · {what} · {seqs}"
+def _lines_html(lines: Sequence[str]) -> str:
+    shown, more = lines[:8], lines[8:]
+    out = ""
+    if shown:
+        out += "<ul class='kl-story'>" + "".join(f"<li>{esc(x)}</li>" for x in shown) + "</ul>"
+    if more:
+        out += (f"<details><summary>{len(more)} more</summary><ul class='kl-story'>"
+                + "".join(f"<li>{esc(x)}</li>" for x in more) + "</ul></details>")
+    return out
 
 
-def timeline_html(v: PlayerView, *, newest_first: bool = True) -> str:
-    """Every committed batch the viewer may see; retracted turns struck through; notes inline."""
+def story_html(s: TurnStory, *, open_: bool = True) -> str:
+    body = []
+    for title, lines in s.sections.items():
+        body.append(f"<h4 class='kl-h4'>{esc(title)}</h4>{_lines_html(lines)}")
+    if s.lines:
+        if s.sections:
+            body.append("<h4 class='kl-h4'>What happened</h4>")
+        body.append(_lines_html(s.lines))
+    for title, text in s.notes:
+        body.append(f"<blockquote><b>{esc(title or 'Note')}</b>: {esc(text)}</blockquote>")
+    for u in s.undone:
+        body.append(f"<p class='kl-undone'>{esc(u)}</p>")
+    if not body:
+        body.append("<p class='kl-muted'>A quiet time.</p>")
+    return (f"<details class='kl-turn'{' open' if open_ else ''}><summary><b>{esc(s.title)}</b></summary>"
+            + "".join(body) + "</details>")
+
+
+def chronicle_html(v: PlayerView, *, open_turns: int = 3) -> str:
+    """The chronicle, newest turn first; the latest ``open_turns`` turns open."""
+    stories = [s for s in (v.history.stories if v.history else []) if not s.empty]
+    if not stories:
+        return ("<section class='kl-chronicle' id='chronicle'><h2 class='kl-h2'>Chronicle</h2>"
+                "<p class='kl-muted'>Nothing has happened yet.</p></section>")
+    items = [story_html(s, open_=i < open_turns) for i, s in enumerate(reversed(stories))]
+    return ("<section class='kl-chronicle' id='chronicle'><h2 class='kl-h2'>Chronicle</h2>" + "".join(items)
+            + "</section>")
+
+
+def settlements_html(v: PlayerView) -> str:
+    """Each settlement (district) as a card with its grid."""
+    m = v.map
+    if m is None or not m.settlements:
+        return ""
+    cards = "".join(f"<div class='kl-settlement'>{settlement_html(g)}</div>" for g in m.settlements)
+    return (f"<section id='settlements'><h2 class='kl-h2'>Settlements</h2><div class='kl-settlements'>{cards}</div>"
+            "</section>")
+
+
+def leaders_html(v: PlayerView) -> str:
+    p = v.portrait
+    if p is None or not p.leaders:
+        return ""
+    items = "".join(f"<li><span class='kl-role'>{esc(x.role)}</span> <b>{esc(x.name)}</b>"
+                    + (f" <span class='kl-muted'>({esc(x.note)})</span>" if x.note else "") + "</li>"
+                    for x in p.leaders)
+    return f"<section id='leaders'><h2 class='kl-h2'>Leaders</h2><ul class='kl-leaders'>{items}</ul></section>"
+
+
+def charts_html(v: PlayerView) -> str:
+    """A small chart for each figure that moved over the turns (flat ones left out)."""
+    from kingdomlog.views.charts import line_chart_svg, moving_figures
+
+    keys = moving_figures(v.per_turn, v.chart_figures)
+    if not keys or len(v.per_turn) < 2:
+        return ""
+    units = {f.key: f.unit for f in (v.portrait.figures if v.portrait else ())}
+    charts = []
+    for k in keys:
+        pts = [(int(r["turn"]), float(r[k])) for r in v.per_turn if isinstance(r.get(k), (int, float))]
+        svg = line_chart_svg(v.label(k), pts, turn_unit=v.turn_unit, unit=units.get(k, ""))
+        charts.append(f"<div class='kl-chart'>{svg}</div>")
+    return (f"<section id='charts'><h2 class='kl-h2'>How the kingdom has changed</h2>"
+            f"<div class='kl-charts'>{''.join(charts)}</div></section>")
+
+
+def readable(text: str) -> str:
+    """Words joined by underscores read as words (a ruleset's breakdown labels shown to a player).
+
+    >>> readable("royal_assassin Jaethal +3, success=True")
+    'royal assassin Jaethal +3, success: yes'
+    """
+    text = re.sub(r"(?<=[A-Za-z])_(?=[A-Za-z])", " ", text)
+    return text.replace("=True", ": yes").replace("=False", ": no")
+
+
+def numbers_html(v: PlayerView) -> str:
+    """How each derived number is made, folded away."""
+    if not v.breakdowns:
+        return ""
     items = []
-    batches = list(reversed(v.batches)) if newest_first else list(v.batches)
-    for b in batches:
-        evs = v.events.get(b.commit_id, [])
-        cls = ' class="kl-retracted"' if b.retracted else ""
-        by = f" (retracted by seq {b.retracted_by})" if b.retracted else ""
-        note_html = "".join(
-            f'<blockquote><b>{esc(n.get("title") or "Note")}</b>: {esc(n["text"])}</blockquote>' for n in b.notes)
-        body = recorded_items(e for e in evs if e.type != "core.note_added") if any(
-            e.type != "core.note_added" for e in evs) else ""
-        items.append(
-            f'<li{cls} data-commit="{esc(b.commit_id[:8])}"><details{" open" if not b.retracted else ""}>'
-            f"<summary><b>{esc(batch_label(v, b))}</b>{esc(by)} · {esc(b.recorded_at[:16].replace('T', ' '))}"
-            f"</summary>{note_html}{body}</details></li>"
-        )
-    return "<h2 class='kl-h2'>Timeline</h2><ol class='kl-timeline'>" + "".join(items) + "</ol>"
+    for b in v.breakdowns:
+        terms = ", ".join(f"{esc(readable(t.label))} {t.value:+g}" for t in b.terms)
+        note = f" <span class='kl-muted'>{esc(readable(b.note))}</span>" if b.note else ""
+        items.append(f"<li><b>{esc(readable(b.name))}</b> {b.total:g}" + (f": {terms}" if terms else "")
+                     + f"{note}</li>")
+    return ("<section id='numbers'><details><summary><b>How each number is made</b></summary>"
+            f"<ul class='kl-breakdowns'>{''.join(items)}</ul></details></section>")
 
 
-def per_turn_html(v: PlayerView) -> str:
-    """The main figures of every turn as a table."""
-    cols = ["turn", *[c for c in (v.per_turn[0] if v.per_turn else {}) if c not in
-                      ("campaign", "ruleset", "turn", "last_seq")]]
-    return "<h3 class='kl-h3'>Figures by turn</h3>" + table(v.per_turn, cols)
+def page_body(v: PlayerView) -> str:
+    """Every section of the player page, in reading order."""
+    return (title_html(v) + summary_html(v) + map_section_html(v) + chronicle_html(v) + settlements_html(v)
+            + leaders_html(v) + charts_html(v) + numbers_html(v))
 
 
 def render_static(folder: Path, viewer: str, *, generated_at: datetime | None = None) -> str:
     """One self-contained HTML page of the view for ``viewer``: inline CSS and SVG, no script, no URL."""
-    from kingdomlog.views.charts import chart_svg, figures_chart
-
     v = player_view(folder, viewer)
-    chart = figures_chart(v.per_turn, figures=v.chart_figures, turn_unit=v.turn_unit)
-    charts = "" if chart is None else f"<h2 class='kl-h2'>Charts</h2><div class='kl-chart'>{chart_svg(chart)}</div>"
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    return (
+    return clean(  # a last guard: no NUL or other forbidden character reaches the page, whatever a builder did
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{esc(v.name)} — view for {esc(v.viewer)}</title>"
-        f"<style>{STYLE}{PAGE_STYLE}</style></head><body>"
-        f"{title_html(v)}{overview_html(v)}{charts}{per_turn_html(v)}{collections_html(v)}{timeline_html(v)}"
+        f"<style>{PAGE_CSS}</style></head><body><main>"
+        f"{page_body(v)}"
         f"<footer><p>Written by kingdomlog on {esc(when)} from the campaign log, as {esc(scalar(v.viewer))}"
-        " may see it.</p></footer></body></html>\n"
+        f" may see it.</p>{head_html(v)}</footer></main></body></html>\n"
     )
 
 
+VIEW_STYLE = """
+.kl-top { margin-bottom: .6em; }
+.kl-sub { color: #555; margin: 0; }
+.kl-lead { font-size: 1.12em; }
+.kl-change { background: #f5f2fb; border-left: 4px solid #3b2f63; padding: .4em .7em; }
+.kl-cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(8.5em, 1fr)); gap: .5em; margin: .6em 0; }
+.kl-card { border: 1px solid #ddd; border-radius: .5em; padding: .45em .6em; background: #fff; }
+.kl-card-label { font-size: .85em; color: #555; }
+.kl-card-value { font-size: 1.25em; font-weight: 650; }
+.kl-delta { font-size: .7em; margin-left: .35em; font-weight: 600; white-space: nowrap; }
+.kl-better { color: #1a7f37; } .kl-worse { color: #c0392b; } .kl-changed { color: #555; }
+.kl-turn { border: 1px solid #e2e2e2; border-radius: .5em; padding: .3em .7em; margin: .4em 0; background: #fff; }
+.kl-turn > summary { cursor: pointer; padding: .2em 0; }
+.kl-story { margin: .3em 0; padding-left: 1.2em; }
+.kl-story li { margin: .15em 0; }
+.kl-undone { color: #8a5a00; font-style: italic; }
+.kl-h4 { font-size: 1em; margin: .5em 0 .1em; color: #3b2f63; }
+.kl-settlements { display: grid; grid-template-columns: repeat(auto-fill, minmax(16em, 1fr)); gap: .8em; }
+.kl-settlement { border: 1px solid #ddd; border-radius: .5em; padding: .5em; background: #fff; }
+.kl-leaders { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(14em, 1fr));
+  gap: .2em .8em; }
+.kl-role { color: #555; font-size: .9em; display: block; }
+.kl-charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); gap: .6em; }
+.kl-chart { border: 1px solid #e5e5e5; border-radius: .5em; background: #fff; padding: .2em; }
+.kl-chart svg { width: 100%; height: auto; display: block; }
+.kl-breakdowns li { margin: .2em 0; }
+"""
+
 PAGE_STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 70em; margin: 1em auto; padding: 0 1em; color: #222; }
-h1 { margin-bottom: .2em; } h2 { border-bottom: 1px solid #ddd; margin-top: 1.4em; }
+* { box-sizing: border-box; }
+body { font-family: system-ui, sans-serif; margin: 0; color: #222; background: #faf9f6; line-height: 1.45;
+  overflow-wrap: anywhere; }
+main { max-width: 62em; margin: 0 auto; padding: .6em 1em 2em; }
+h1 { margin-bottom: .1em; } h2 { border-bottom: 1px solid #ddd; margin-top: 1.4em; }
 blockquote { margin: .3em 0 .3em 1em; padding-left: .6em; border-left: 3px solid #ccc; }
-.kl-chart svg { max-width: 100%; height: auto; }
 footer { color: #777; font-size: .85em; margin-top: 2em; }
 """
+
+STYLE = STYLE_ALL = BASE_STYLE + MAP_STYLE + VIEW_STYLE
+"""Every CSS rule a player view fragment needs (the notebook and the orders sheet inline it once)."""
+PAGE_CSS = STYLE_ALL + PAGE_STYLE
 
 
 def figure_names(rows: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -52,7 +52,7 @@ def test_every_demo_and_sample_plan_validates_against_the_plan_schema() -> None:
     action = schema["$defs"]["ActionChoice"]["properties"]
     assert action["pc_id"]["x-kingdomlog-source"] == "pcs" and action["action"]["x-kingdomlog-source"] == "actions"
     gm = schema["$defs"]["StartChoices"]["properties"]["gm_events"]["items"]
-    assert gm["discriminator"]["propertyName"] == "event" and len(gm["oneOf"]) == 9
+    assert gm["discriminator"]["propertyName"] == "event" and len(gm["oneOf"]) == 10  # incl. kingdom_contacted
 
 
 def test_a_schema_invalid_plan_is_refused_by_the_schema() -> None:

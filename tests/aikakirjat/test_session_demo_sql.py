@@ -103,7 +103,8 @@ def test_demo_plans_are_what_the_planner_builds() -> None:
     spec.loader.exec_module(mod)
     g = Game()
     g.play({"steps": {"founding": {"choices": sample_founding()}}})
-    years = session_plans(g.state, campaign=mod.CAMPAIGN, first_turn=1, seed=mod.CAMPAIGN, overrides=mod.OVERRIDES)
+    years = session_plans(g.state, campaign=mod.CAMPAIGN, first_turn=1, seed=mod.CAMPAIGN, overrides=mod.OVERRIDES,
+                          policy=mod.POLICY)
     for y in years:
         on_disk = json.loads((DEMO / "plans" / f"turn-{y.turn:02d}.json").read_text())
         assert on_disk == json.loads(y.plan.to_json()), y.turn

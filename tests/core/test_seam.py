@@ -279,3 +279,34 @@ def test_tagged_union_entries_are_described_validated_and_named_in_errors() -> N
     with pytest.raises(InputError, match=r"unknown choice 'gild' in edicts\[0\]\.grant; this entry takes: kind, town"):
         validate_choices(Edicts, {"edicts": [{"kind": "grant", "town": "elm", "gild": 2}]}, state=None,
                          vocabulary=vocab, step="s")
+
+
+def test_picks_in_mapping_keys_and_values_are_checked() -> None:
+    from typing import Annotated
+
+    from pydantic import Field
+
+    from kingdomlog.core.choices import Choices, Option, Pick, validate_choices
+
+    Town = Annotated[str, Pick("towns", what="a town")]
+
+    class Grants(Choices):
+        gold: dict[Town, int] = Field(default_factory=dict)
+        roads: dict[str, list[Town]] = Field(default_factory=dict)
+
+    def vocab(state: object, source: str, within: object) -> list[Option]:
+        return [Option("ash"), Option("elm")]
+
+    assert validate_choices(Grants, {"gold": {"ash": 1}, "roads": {"r1": ["elm"]}}, state=None, vocabulary=vocab,
+                            step="s").gold == {"ash": 1}
+    with pytest.raises(InputError, match=r"choice gold\.oak: 'oak' is not a town; allowed: ash, elm"):
+        validate_choices(Grants, {"gold": {"oak": 1}}, state=None, vocabulary=vocab, step="s")
+    with pytest.raises(InputError, match=r"choice roads\.r1\[1\]: 'oak' is not a town"):
+        validate_choices(Grants, {"roads": {"r1": ["elm", "oak"]}}, state=None, vocabulary=vocab, step="s")
+
+
+def test_plan_schema_of_a_campaign_and_its_usage_error(farm: Campaign, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(capsys, "plan-schema", "--campaign", str(farm.folder))
+    assert rc == 0 and set(json.loads(out)["properties"]["steps"]["properties"]) == {"found", "harvest", "market"}
+    rc, _, err = run(capsys, "plan-schema")
+    assert rc == 2 and "needs a RULESET or --campaign" in err

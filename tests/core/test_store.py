@@ -16,6 +16,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.errors import ConflictError, CorruptLogError, InputError, RuleError, StoreError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.turn import Plan
+from kingdomlog.store import keys
 from kingdomlog.store.log import SCHEMA, EventLog
 
 
@@ -198,7 +199,7 @@ def test_snapshot_cache_is_only_an_optimisation(toy_campaign: Campaign) -> None:
     fresh = Campaign.open(toy_campaign.folder)
     fresh.state()
     for snap in (toy_campaign.folder / ".cache" / "snapshots").glob("*.json"):
-        doc = json.loads(snap.read_text())
+        doc = keys.loads_signed(snap.read_bytes())
         doc["state"]["gold"] = 10_000
         doc["hash"] = "0" * 64
         snap.write_text(json.dumps(doc))

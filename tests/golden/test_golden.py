@@ -1,6 +1,7 @@
 """Every demo campaign's ``state --json`` at every turn, for every viewer, equals its golden copy.
 
-The copies were written by ``make_golden.py`` before the ruleset seam was rebuilt; a change to the
+The copies were written by ``make_golden.py`` before the ruleset seam was rebuilt (a demo given more months since
+has its copy extended, older turns unchanged); a change to the
 fold, the cache or a ruleset that alters what a committed log replays to fails here. When a change
 *means* to alter a state document (a new field, say), regenerate the copies in the same commit and say why.
 """
@@ -30,4 +31,11 @@ def test_demo_states_equal_golden(slug: str) -> None:
     for viewer in want:
         assert sorted(got[viewer], key=int) == sorted(want[viewer], key=int), f"{viewer}: turns differ"
         for turn in want[viewer]:
-            assert got[viewer][turn] == want[viewer][turn], f"{slug} as {viewer} after turn {turn} differs"
+            assert state_of(got[viewer][turn]) == state_of(want[viewer][turn]), \
+                f"{slug} as {viewer} after turn {turn} differs"
+
+
+def state_of(doc: dict[str, object]) -> dict[str, object]:
+    """The state document without its ``kingdomlog`` block: that block describes the log (its head, the next
+    turn), which moves whenever a month is appended, and is not part of the state a turn folds to."""
+    return {k: v for k, v in doc.items() if k != "kingdomlog"}

@@ -68,8 +68,7 @@ def test_the_sheet_writes_nothing_without_the_button(fel: Path) -> None:
     defs = run(fel, **clicked(0))
     assert defs["start"]["steps"] == ["command_fabian", "orders_fabian"]
     assert defs["steps"] == {"command_fabian": {"choices": {"stake": "low", "pay": []}},
-                             "orders_fabian": {"choices": {"actor": "fabian", "orders": [], "dilemmas": {},
-                                                           "standing": {}}}}
+                             "orders_fabian": {"choices": {"actor": "fabian", "orders": [], "dilemmas": {}}}}
     assert defs["submittable"] is True
     run(fel, **ui(), **clicked(0))
     run(fel, **ui(), **clicked(1, consumed=1))  # a click already handled is never replayed
@@ -180,7 +179,7 @@ def test_orders_sheet_in_a_browser_submits_and_never_shows_a_rivals_secret(
         content = page.content()
         anon = b.new_page()
         anon.goto(srv.url.split("?")[0])
-        time.sleep(1.0)
+        anon.locator("input[type=password]").wait_for(timeout=30_000)  # the refusal, awaited (not slept for)
         anon_content = anon.content()
         b.close()
 

@@ -27,11 +27,11 @@ def demo_plans() -> list[dict[str, Any]]:
 def test_every_demo_and_sample_plan_validates_against_the_plan_schema() -> None:
     schema = plan_schema(RULESET)
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert len(PLANS) == 15
+    assert len(PLANS) == 18
     for raw in [*demo_plans(), *RULESET.sample_plans()]:
         jsonschema.validate(raw, schema)
     steps = schema["properties"]["steps"]["properties"]
-    assert list(steps) == ["founding", "gm", "upkeep", "improvement", "income", "event"]
+    assert list(steps) == ["founding", "gm", "upkeep", "improvement", "war", "income", "event"]
 
 
 def test_the_schema_refuses_a_typo_and_marks_state_sources() -> None:
@@ -60,7 +60,7 @@ def _demo_state_before(turn: int) -> tuple[Any, int]:
     ({"buildings": [{"type": "House", "city": "Atlantis"}]}, ["choice buildings[0].city", "'Atlantis'"]),
     ({"special_edict": {"kind": "diplomatic", "target": "cheliax"}}, ["choice special_edict.target",
                                                                        "'cheliax' is not a registered foreign"]),
-    ({"improvements": [{"hex": "h2", "kind": "QUARRY"}]}, ["choice improvements[0].kind", "'QUARRY'"]),
+    ({"improvements": [{"hex": "h2", "kind": "GOLDMINE"}]}, ["choice improvements[0].kind", "'GOLDMINE'"]),
     ({"leaders": [{"role": "JESTER", "name": "Kipp"}]}, ["choice leaders[0].role", "'JESTER'"]),
 ])
 def test_a_demo_month_with_a_typo_or_an_unknown_id_is_refused_naming_step_and_key(

@@ -32,7 +32,23 @@ def test_demo_log_verifies_and_has_the_promised_content() -> None:
     assert {"pf1.trade_edict_issued", "pf1.trade_expedition_arrived", "pf1.diplomatic_edict_resolved"} <= types
     assert any(r.status == "established" for r in s.trade_routes)
     assert s.relations["mivon"].treaty is not None
-    assert RULESET.render(s) == "River Kingdom T14 BP7 U0 Sz11 DC31 Con7 E25 L16 S19 Pop5500 Fame4 Inf0"
+    assert RULESET.render(s) == "River Kingdom T17 BP30 U0 Sz11 DC31 Con5 E29 L18 S17 Pop7750 Fame5 Inf0"
+
+
+def test_demo_months_15_to_17_use_the_issue_16_rules() -> None:
+    """Mass combat, an Ultimate Campaign event, UC terrain improvements and UC buildings, appended as months
+    15-17; months 0-14 replay as before (tests/golden)."""
+    camp = Campaign.open(DEMO)
+    s = camp.state(use_cache=False)
+    late = [e for e in camp.events() if e.turn >= 15]
+    types = {e.type for e in late}
+    assert {"pf1.army_recruited", "pf1.army_equipped", "pf1.battle_phase_resolved", "pf1.battle_ended",
+            "pf1.uc_event_resolved", "pf1.terrain_income_collected", "pf1.army_upkeep_paid"} <= types
+    assert {b.type for b in s.buildings.values()} >= {"Library", "Monument", "Stockyard", "Guildhall", "Granary"}
+    assert s.hexes["h3"].improvement == "QUARRY" and "CANAL" in s.hexes["h1"].extras
+    end = next(e.payload for e in late if e.type == "pf1.battle_ended")
+    assert end.outcomes[0].result == "victorious" and s.armies["A2"].wins == 1
+    assert any(r.type == "goods" and r.status == "established" for r in s.trade_routes)
 
 
 def test_demo_plans_replay_to_the_committed_log() -> None:
@@ -41,8 +57,24 @@ def test_demo_plans_replay_to_the_committed_log() -> None:
     plans = [json.loads(p.read_text()) for p in sorted((DEMO / "plans").glob("turn-*.json"))]
     ctx = camp.context
     _, evs, _ = play(plans, campaign=camp.id, options=ctx.options, data=ctx.data)
-    logged = [(e.type, e.payload) for e in camp.events() if e.type.startswith("pf1.")]
+    cat = RULESET.initial_state(ctx).catalog
+    logged = [(e.type, v1_as_read(e.payload, cat)) for e in camp.events() if e.type.startswith("pf1.")]
     assert [(e.type, e.payload) for e in evs] == logged  # decoded: old versions are upcast on read
+
+
+def v1_as_read(p: Any, cat: Any) -> Any:
+    """A v1 payload with the numbers ``evolve`` reads for it from the catalogue: the slots of a v1
+    ``building_constructed`` and the settlement lines of a v1 ``embassy_building_acquired`` (v2 records them)."""
+    if isinstance(p, ev.BuildingConstructed) and p.slots is None:
+        t = cat.building(p.building_type)
+        return p.model_copy(update={"slots": tuple(c for c in ("minor", "medium", "major")
+                                                   for _ in range(getattr(t.slots, c)))})
+    if isinstance(p, ev.EmbassyBuildingAcquired) and p.settlement_delta is None:
+        line = cat.building(p.building_type).settlement
+        d = {m: line.get(m) + (2 if m == "society" else 0)
+             for m in ("corruption", "crime", "law", "lore", "productivity", "society")}
+        return p.model_copy(update={"settlement_delta": {m: v for m, v in d.items() if v}})
+    return p
 
 
 def test_v1_diplomatic_payloads_in_the_demo_are_upcast() -> None:
@@ -60,13 +92,13 @@ def test_turn_sheet_previews_a_pf1_month_with_defaults(tmp_path: Path) -> None:
     folder = tmp_path / "river-kingdom"
     shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
     start = sheet.load_start(folder, seed="sheet-test")
-    assert start.turn == 15 and not start.problems
-    assert [p.id for p in start.phases] == ["gm", "upkeep", "improvement", "income", "event"]
+    assert start.turn == 18 and not start.problems
+    assert [p.id for p in start.phases] == ["gm", "upkeep", "improvement", "war", "income", "event"]
     draft = sheet.draft_turn(start, {})
     assert draft.problem is None and draft.preview is not None and draft.preview.ok, draft.problem
     assert draft.committable
     out = sheet.commit_draft(start, draft)
-    assert Campaign.open(folder).state().turn == 15, out
+    assert Campaign.open(folder).state().turn == 18, out
 
 
 def test_player_view_hides_the_gms_foreign_figures(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ PKG = Path(__file__).resolve().parents[2] / "kingdomlog" / "rulesets" / "pf1"
 
 
 def test_the_views_are_read_from_views_sql() -> None:
-    assert set(RULESET.sql_views()) == {"pf1_turns"}
+    assert set(RULESET.sql_views()) == {"pf1_turns", "pf1_battles"}
 
 
 def test_no_private_accumulator_or_fold() -> None:

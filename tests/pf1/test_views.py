@@ -49,8 +49,8 @@ def test_homebrew_replaces_and_adds_entries() -> None:
     """Campaign data/buildings.toml: the Barracks errata cost (base §6.10) and a new building."""
     cat = homebrew_catalog({"buildings": {"building": [
         {"name": "Barracks", "cost": 6, "lots": 1, "unrest": -1, "defense": 2, "tag": "errata"},
-        {"name": "Herbalist", "cost": 10, "lots": 1, "loyalty": 1, "stability": 1}]}})
-    assert cat.building("Barracks").cost == 6 and cat.building("herbalist").loyalty == 1
+        {"name": "Apiary", "cost": 10, "lots": 1, "loyalty": 1, "stability": 1}]}})
+    assert cat.building("Barracks").cost == 6 and cat.building("apiary").loyalty == 1
     assert len(cat.buildings) == len(homebrew_catalog({}).buildings) + 1
 
 
@@ -92,3 +92,21 @@ def test_custom_limits_option_is_validated() -> None:
     from kingdomlog.rulesets.pf1 import derive as dv
 
     assert dv.limits_row(s).buildings == 3
+
+
+def test_pf1_battles_view_over_the_demo(tmp_path: Path) -> None:
+    """``pf1_battles``: the demo's battle (month 16), one row per army: the bandits (Expert Flankers, Aggressive:
+    OM 2 + 2 + 2 = 6) roll 16 → 22 vs DV 11: 11 + 3 = 14 damage; the Guard (OM 3 + 1 weapons + 2 = 6) roll 13 →
+    19 vs DV 10: 9 + 3 = 12, the bandits' 11 hp gone. ``pf1_turns`` names the UC event and counts the battle."""
+    import shutil
+
+    shutil.copytree(Path(__file__).resolve().parents[2] / "campaigns" / "river-kingdom", tmp_path / "river-kingdom",
+                    ignore=shutil.ignore_patterns(".cache"))
+    cat = Catalog(tmp_path)
+    rows = cat.con.execute("SELECT turn, battle, kind, army, tactic, strategy, om, dv, d20, offense, damage, "
+                           "hp_before, hp_after, status FROM pf1_battles").fetchall()
+    assert rows == [(16, "W1", "melee", "A1", "Expert Flankers", "Aggressive", 6, 10, 16, 22, 14, 11, 0, "defeated"),
+                    (16, "W1", "melee", "A2", "Standard", "Aggressive", 6, 11, 13, 19, 12, 16, 2, "fighting")]
+    turns = cat.con.execute("SELECT turn, armies, kingdom_event, battles_fought FROM pf1_turns WHERE turn >= 15 "
+                            "ORDER BY turn").fetchall()
+    assert turns == [(15, 1, None, 0), (16, 1, "Slavers", 1), (17, 1, None, 0)]

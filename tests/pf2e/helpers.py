@@ -26,6 +26,7 @@ SECTION6_FOUNDING: dict[str, Any] = {
         "warden": {"holder": "Gale", "kind": "npc"},
     },
     "capital": {"id": "oakhold", "name": "Oakhold", "hex": "H0", "terrain": "plains"},
+    "hexes": [{"id": "H0", "terrain": "plains", "q": 0, "r": 0}],
     "structures": ["houses"],
     "commodities": {"food": 3, "lumber": 2},
     "resume": {"turn": 1, "xp": 52, "unrest": 2, "ruin_points": {"crime": 2, "strife": 1}, "event_dc": 11},

@@ -109,7 +109,7 @@ def test_claim_hex_landmark_and_refuge() -> None:
     """§4.11: a Landmark gives -1d4 Unrest and +2 circumstance to Culture/Economy until the end of next turn."""
     g = _rich(Game().found())
     pv = g.play({"activity.region": {"choices": {"activities": [
-        {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H5", "terrain": "plains",
+        {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H5", "terrain": "plains", "q": 1, "r": 0,
                                                                   "features": ["landmark"]}}]},
         "rolls": {"a1": [15], "a1.e1.landmark": [1]}}})
     s = step_state(pv, "activity.region")

@@ -12,7 +12,7 @@ from kingdomlog.core.errors import RuleError
 from kingdomlog.core.turn import Plan
 from kingdomlog.rulesets.pf2e import events as E
 
-from .make_demo import DEMO, build, plan_files
+from .make_demo import DEMO, HISTORY_TURNS, build, history, plan_files, played_plans
 
 pytestmark = pytest.mark.skipif(not (DEMO / "log").exists(), reason="demo log not generated")
 
@@ -45,14 +45,33 @@ def test_demo_exercises_the_issue_checklist() -> None:
 
 
 def test_demo_plans_rebuild_the_same_kingdom(tmp_path: Path) -> None:
-    """Playing the plan files again gives the same state (dice come from the plans' seeds)."""
-    rebuilt = build(tmp_path / "stolen-lands", plan_files())
-    assert rebuilt.state(use_cache=False).model_dump() == Campaign.open(DEMO).state(use_cache=False).model_dump()
+    """The committed history, then the months played from plans today, give the committed kingdom (the dice
+    come from the plans' seeds)."""
+    assert played_plans(), "the demo has months played from plans"
+    rebuilt = build(tmp_path / "stolen-lands")
+    committed = Campaign.open(DEMO)
+    assert [(e.seq, e.type, e.payload) for e in rebuilt.events()] == [
+        (e.seq, e.type, e.payload) for e in committed.events()]
+    assert rebuilt.state(use_cache=False).model_dump() == committed.state(use_cache=False).model_dump()
+
+
+def test_the_history_is_the_committed_log_and_its_plans_predate_coordinates(tmp_path: Path) -> None:
+    """Months 0-13 were recorded before hexes had coordinates: the copy keeps their hash chain, and today's
+    rules refuse the old month-1 plan's Claim Hex of a hex without coordinates, naming the rule."""
+    hist = history(tmp_path / "hist", turns=1)
+    assert hist.verify().ok and hist.next_turn() == 1
+    old = next(p for p in plan_files() if p.stem == "turn-01")
+    with pytest.raises(RuleError, match=r"hex A2 is new to the map: give its coordinates q and r \(rule: §4\.8"):
+        hist.play(Plan.parse(old.read_text(encoding="utf-8")))
+    full = history(tmp_path / "full")
+    assert full.next_turn() == HISTORY_TURNS
+    assert [e.hash for e in full.events()] == [e.hash for e in Campaign.open(DEMO).events()
+                                               if e.turn < HISTORY_TURNS]
 
 
 def test_illegal_plan_appends_nothing(tmp_path: Path) -> None:
     """An illegal turn is refused whole: the log's head does not move."""
-    camp = build(tmp_path / "stolen-lands", plan_files()[:3])
+    camp = history(tmp_path / "stolen-lands", turns=3)
     head = camp.head_seq
     bad = {"turn": 3, "seed": "x", "steps": {"activity.civic": {"choices": {"activities": [
         {"activity": "build-structure", "structure": "palace"}]}}}}

@@ -63,8 +63,8 @@ def test_claim_hex_limit_at_level_1() -> None:
     """§5.9: one Claim Hex per turn at levels 1-3."""
     _refused(Game().found(), {"upkeep.resources": {"rolls": {"resource": [4, 4, 4, 4, 4]}},
                               "activity.region": {"choices": {"activities": [
-                                  {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H1"}},
-                                  {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "H2"}}]},
+                                  {"activity": "claim-hex", "hex": {"id": "H1", "q": 1, "r": 0}},
+                                  {"activity": "claim-hex", "hex": {"id": "H2", "q": 0, "r": 1}}]},
                                   "rolls": {"a1": [3]}}}, "§5.9")
 
 

@@ -12,11 +12,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from kingdomlog.core.fold import default_context
+from kingdomlog.app import Campaign
+from kingdomlog.core.fold import default_context, fold
 from kingdomlog.core.turn import Plan, TurnPreview, plan_schema, preview_turn
 
 from .helpers import RS, Game
-from .make_demo import plan_files
+from .make_demo import DEMO, plan_files
 
 DEMO_PLANS = plan_files()
 
@@ -57,15 +58,10 @@ def test_the_schema_refuses_a_typo_in_a_choice_key(schema: dict[str, Any]) -> No
 
 
 def _demo_state(turns: int) -> tuple[Any, int]:
-    """The demo kingdom after playing its first ``turns`` plans (purely), and the seq reached."""
-    state = RS.initial_state(default_context(RS, "stolen-lands"))
-    seq = 0
-    for turn, path in enumerate(DEMO_PLANS[:turns]):
-        pv = preview_turn(RS, state, Plan.parse(path.read_text(encoding="utf-8")), campaign="stolen-lands",
-                          turn=turn, start_seq=seq)
-        assert pv.ok, pv.error
-        state, seq = pv.state_after, seq + len(pv.drafts)
-    return state, seq
+    """The demo kingdom after its first ``turns`` turns as committed, and the seq reached."""
+    events = [e for e in Campaign.open(DEMO).events() if e.turn < turns]
+    state = fold(RS, RS.initial_state(default_context(RS, "stolen-lands")), events)
+    return state, events[-1].seq
 
 
 def _refused(steps: dict[str, Any], turns: int = 3) -> TurnPreview:
@@ -134,7 +130,8 @@ def test_a_region_row_may_name_a_hex_an_earlier_row_claims() -> None:
     pv = g.play({"upkeep.resources": {"rolls": {"resource": [4, 4, 4, 4, 4]}},
                  "activity.region": {"choices": {"activities": [
                      {"activity": "claim-hex", "skill": "wilderness",
-                      "hex": {"id": "H1", "terrain": "forest", "features": ["resource"], "resource": "lumber"}},
+                      "hex": {"id": "H1", "terrain": "forest", "features": ["resource"], "resource": "lumber",
+                              "q": 1, "r": 0}},
                      {"activity": "establish-work-site", "hex": "H1", "commodity": "lumber"}]},
                      "rolls": {"a1": [15], "a2": [15]}}})
     assert pv.state_after.hexes[-1].work_site is not None

@@ -20,8 +20,10 @@ LEADERSHIP = [
     {"activity": "quell-unrest", "role": "general", "skill": "arts"},
 ]
 REGION = [
-    {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "R1", "terrain": "forest", "features": ["refuge"]}},
-    {"activity": "claim-hex", "skill": "wilderness", "hex": {"id": "R2", "terrain": "hills", "features": ["landmark"]}},
+    {"activity": "claim-hex", "skill": "wilderness",
+     "hex": {"id": "R1", "terrain": "forest", "features": ["refuge"], "q": 1, "r": 0}},
+    {"activity": "claim-hex", "skill": "wilderness",
+     "hex": {"id": "R2", "terrain": "hills", "features": ["landmark"], "q": 0, "r": 1}},
     {"activity": "harvest-crops"},
     {"activity": "gather-livestock"},
     {"activity": "establish-farmland", "hex": "H0"},

@@ -19,19 +19,16 @@ from kingdomlog.app.audit import audit
 from kingdomlog.cli import main
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import Draft, EventModel, provisional, register_event
-from kingdomlog.core.turn import Plan
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e.state import KingdomState, resource_dice
 
 from .helpers import RS
-from .make_demo import plan_files
+from .make_demo import history
 
 
 def _two_turns(folder: Path) -> Campaign:
-    camp = Campaign.create(folder, "pf2e-kingmaker", name="Recorded Facts")
-    for p in plan_files()[:2]:
-        camp.play(Plan.parse(p.read_text(encoding="utf-8"), source=str(p)))
-    return camp
+    """The demo's founding and first month, as committed."""
+    return history(folder, turns=2)
 
 
 def _turn_two(s: KingdomState) -> list[Draft]:

@@ -23,7 +23,8 @@ SECTION6_PLAN = {
     "activity.region": {
         "choices": {"activities": [
             {"activity": "claim-hex", "skill": "wilderness",
-             "hex": {"id": "H1", "terrain": "forest", "features": ["resource"], "resource": "lumber"}},
+             "hex": {"id": "H1", "terrain": "forest", "features": ["resource"], "resource": "lumber",
+                     "q": 1, "r": 0}},
             {"activity": "establish-work-site", "hex": "H1", "commodity": "lumber"},
             {"activity": "harvest-crops"},
         ]},

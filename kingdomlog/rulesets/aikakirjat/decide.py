@@ -40,6 +40,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     GovernmentChanged,
     GrowthRolled,
     InstitutionFounded,
+    KingdomContacted,
     KingdomFounded,
     LawAndOrderUsed,
     LevelChanged,
@@ -68,7 +69,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
 )
 from kingdomlog.rulesets.aikakirjat.outcomes import check, outcome
 from kingdomlog.rulesets.aikakirjat.resolve import PLAYERS, auto_war_due
-from kingdomlog.rulesets.aikakirjat.state import KingdomState
+from kingdomlog.rulesets.aikakirjat.state import KingdomState, War, WarTechnology
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 from kingdomlog.rulesets.aikakirjat.tape import RecordingTape
 from kingdomlog.rulesets.aikakirjat.vocabulary import vocabulary
@@ -172,6 +173,9 @@ class ProfileChoice(Choices):
     levy_die: int = Field(6, ge=1)
     naval_dice: int = Field(0, ge=0)
     armies_max: int = Field(1, ge=0)
+    feats: list[Annotated[str, Pick("feats", what="a feat (§3.6)")]] = Field(
+        default_factory=list, description="the neighbour's feats that change war: advanced_logistics,"
+                                          " fortified_land, naval_traditions, general_staff (§3.6)")
 
 
 class NeighbourChoice(Choices):
@@ -308,6 +312,12 @@ class WarBegunEntry(Choices):
     cause: Literal["neighbour_event", "automatic", "gm"] = "gm"
 
 
+class KingdomContactedEntry(NeighbourChoice):
+    """Global Empire (§3.2): any kingdom of the known world made a neighbour (level 20 reached)."""
+
+    event: Literal["kingdom_contacted"]
+
+
 class LevelChangedEntry(Choices):
     event: Literal["level_changed"]
     from_level: int = Field(ge=1, le=20)
@@ -317,7 +327,7 @@ class LevelChangedEntry(Choices):
 
 GmEvent = Annotated[
     InstitutionFoundedEntry | PcLevelReachedEntry | GmAdjustmentEntry | EvilVanquishedEntry | BenefitChosenEntry
-    | GovernmentChangedEntry | FameGainedEntry | WarBegunEntry | LevelChangedEntry,
+    | GovernmentChangedEntry | FameGainedEntry | WarBegunEntry | LevelChangedEntry | KingdomContactedEntry,
     Field(discriminator="event"),
 ]
 """One between-year event, by its ``event`` kind. The ids it names are checked when it is applied, in order (an
@@ -327,6 +337,7 @@ GM_EVENTS: dict[str, type[EventModel]] = {
     "institution_founded": InstitutionFounded, "pc_level_reached": PcLevelReached, "gm_adjustment": GmAdjustment,
     "evil_vanquished": EvilVanquished, "benefit_chosen": BenefitChosen, "government_changed": GovernmentChanged,
     "fame_gained": FameGained, "war_begun": WarBegun, "level_changed": LevelChanged,
+    "kingdom_contacted": KingdomContacted,
 }
 
 
@@ -428,6 +439,10 @@ class OrderChoice(Choices):
     special_unit: Annotated[str | None, Pick("special_units", what="a special unit")] = None
     naval_dice: int = Field(0, ge=0)
     oppose_naval_dice: int = Field(0, ge=0)
+    spend_stored: bool = Field(False, title="Spend a stored advantage",
+                               description="on this army's first check of the war turn: hit or naval roll (§4.5.3)")
+    spend_year: bool = Field(False, title="Spend this year's tax advantage", description="likewise (A50)")
+    take_10: bool = Field(False, title="Take 10 (Competent Administration)", description="likewise, once a year")
 
 
 class PeaceChoice(Choices):
@@ -436,13 +451,25 @@ class PeaceChoice(Choices):
     performer: Literal["kingdom", "pc", "court"] = "kingdom"
     pc_bonus: int = 0
     provinces_demanded: list[ProvinceId] = Field(default_factory=list)
+    spend_stored: bool = _stored()
+    spend_year: bool = _yearly()
+    take_10: bool = _take_10()
 
 
-class WarChoices(Choices):
-    """The war year of the first war (later wars play with the defaults): armies, orders per war turn, peace."""
+class TechnologyChoice(Choices):
+    """The GM's ruling on the players' technology bonuses this war year (§4.5.3, §4.5.4; A48)."""
 
-    allocations: list[AllocationChoice] | None = Field(None, title="Our armies",
-                                                       description="empty: all militia in one army")
+    hit: int = Field(0, title="Technology bonus to our hit rolls")
+    defence: int = Field(0, title="Technology bonus to our defence value")
+    naval: int = Field(0, title="Technology bonus to our naval supremacy rolls")
+
+
+class FrontChoices(Choices):
+    """One war's year: armies, the GM's technology ruling, orders per war turn, peace."""
+
+    allocations: list[AllocationChoice] | None = Field(
+        None, title="Our armies", description="empty: our share of the militia (split evenly among this year's wars)"
+                                              " in one army")
     enemy_allocations: list[AllocationChoice] | None = Field(None, title="Enemy armies")
     orders: dict[WarTurn, list[OrderChoice]] = Field(
         default_factory=dict, title="Our orders per war turn", description="empty turn: attack an adjacent enemy"
@@ -450,9 +477,28 @@ class WarChoices(Choices):
     enemy_orders: dict[WarTurn, list[OrderChoice]] = Field(default_factory=dict, title="Enemy orders per war turn")
     peace: dict[WarTurn, PeaceChoice] = Field(default_factory=dict, title="Peace attempts per war turn")
     extra_attacks: dict[WarTurn, OrderChoice] = Field(default_factory=dict, title="General Staff's extra attack")
+    enemy_extra_attacks: dict[WarTurn, OrderChoice] = Field(default_factory=dict,
+                                                            title="The enemy's General Staff extra attack")
+    technology: TechnologyChoice = Field(default_factory=TechnologyChoice, title="Technology (GM's ruling)")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
     take_10: bool = _take_10()
+
+
+class _FrontId(Choices):
+    war_id: Annotated[str, Pick("wars", what="a war the kingdom is fighting")] = Field(title="War")
+
+
+class FrontEntry(FrontChoices, _FrontId):
+    """Another war's year, by its id (simultaneous wars: each its own armies, A55)."""
+
+
+class WarChoices(FrontChoices):
+    """The war year: the fields are the first war's; ``fronts`` holds every other war's (by id; a war left out
+    plays the defaults). An entry for the first war replaces the fields here."""
+
+    fronts: list[FrontEntry] = Field(default_factory=list, title="Other wars",
+                                     description="one entry per war: its armies, orders and peace")
 
 
 # --- end ------------------------------------------------------------------------------------------------------------
@@ -561,15 +607,30 @@ def new_session_due(s: KingdomState) -> bool:
     return s.session.session_no == 0 or s.session.years_played >= s.session.years_total
 
 
+def war_defaults(s: KingdomState, w: War) -> tuple[tuple[Allocation, ...], tuple[Allocation, ...]]:
+    """``w``'s default armies, ours and the enemy's, when ``w`` is the next war set up this year.
+
+    Ours: the militia not yet assigned to another war this year, split evenly among the wars still to set up
+    (one army each while armies last), in one army in our first controlled province; the enemy's: all its
+    militia (A55).
+    """
+    enemy = war.enemy_of(w)
+    s2, free, free_armies, after = war.setting_up(s, w)
+    s2 = s2.model_copy(update={"armies": tuple(a for a in s2.armies if a.owner != enemy)})
+    fieldable = min(after + 1, free_armies)
+    ours = (war.default_allocations(s2, PLAYERS, free, free_armies - fieldable + 1, wars_left=fieldable)
+            if fieldable else ())
+    prof = s2.neighbours[enemy].profile
+    theirs = war.default_allocations(s2, enemy, prof.militia, prof.armies_max)
+    return ours, theirs
+
+
 def default_allocations(s: KingdomState) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
-    """The first war's default armies (all militia in one army), ours and the enemy's; None when at peace."""
+    """The first war's default armies (see ``war_defaults``), ours and the enemy's; None when at peace."""
     if not s.wars:
         return None, None
-    enemy = war.enemy_of(s.wars[0])
-    prof = s.neighbours[enemy].profile
-    ours = [a.model_dump() for a in war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))]
-    theirs = [a.model_dump() for a in war.default_allocations(s, enemy, prof.militia, prof.armies_max)]
-    return ours, theirs
+    ours, theirs = war_defaults(s, s.wars[0])
+    return [a.model_dump() for a in ours], [a.model_dump() for a in theirs]
 
 
 def default_choices(s: KingdomState, step: str) -> dict[str, Any]:
@@ -588,7 +649,8 @@ def default_choices(s: KingdomState, step: str) -> dict[str, Any]:
     if step == "war":
         ours, theirs = default_allocations(s)
         return {"allocations": ours, "enemy_allocations": theirs, "orders": {}, "enemy_orders": {}, "peace": {},
-                "extra_attacks": {}, **adv}
+                "extra_attacks": {}, "enemy_extra_attacks": {}, "technology": TechnologyChoice().model_dump(), **adv,
+                "fronts": []}
     if step == "end":
         return {"law_and_order": default_law_and_order(s) or "none", "tribe_revolution": False, "benefits": [],
                 "technology_reduction": 0, **adv}
@@ -610,7 +672,10 @@ def decide_founding(ctx: Ctx, c: FoundingChoices) -> None:
 
 def _gm_events(ctx: Ctx, entries: Sequence[Any]) -> None:
     for i, entry in enumerate(entries):
-        p = _payload(GM_EVENTS[entry.event], entry.model_dump(exclude={"event"}), f"gm_events[{i}]")
+        data = entry.model_dump(exclude={"event"})
+        if isinstance(entry, KingdomContactedEntry):
+            data = {"kingdom": data}
+        p = _payload(GM_EVENTS[entry.event], data, f"gm_events[{i}]")
         if isinstance(p, GovernmentChanged):
             record(ctx, p, f"gm{i}.")
         elif isinstance(p, Recorded):
@@ -717,47 +782,81 @@ def _ids(ctx: Ctx, where: str, values: Sequence[str | None], source: str, what: 
             raise InputError(f"step {ctx.step!r}: choice {where}[{j}]: {v!r} is not {what}; allowed: {names}")
 
 
-def _check_war_ids(ctx: Ctx, c: WarChoices) -> None:
+def _check_front_ids(ctx: Ctx, c: FrontChoices, where: str) -> None:
     for name in ("orders", "enemy_orders"):
         for t, orders in getattr(c, name).items():
             for i, o in enumerate(orders):
-                _ids(ctx, f"{name}.{t}[{i}].path", o.path, "provinces", "a province of the map")
-                _ids(ctx, f"{name}.{t}[{i}].special_unit", [o.special_unit], "special_units", "a special unit")
-    for t, o in c.extra_attacks.items():
-        _ids(ctx, f"extra_attacks.{t}.path", o.path, "provinces", "a province of the map")
-        _ids(ctx, f"extra_attacks.{t}.special_unit", [o.special_unit], "special_units", "a special unit")
+                _ids(ctx, f"{where}{name}.{t}[{i}].path", o.path, "provinces", "a province of the map")
+                _ids(ctx, f"{where}{name}.{t}[{i}].special_unit", [o.special_unit], "special_units", "a special unit")
+    for name in ("extra_attacks", "enemy_extra_attacks"):
+        for t, o in getattr(c, name).items():
+            _ids(ctx, f"{where}{name}.{t}.path", o.path, "provinces", "a province of the map")
+            _ids(ctx, f"{where}{name}.{t}.special_unit", [o.special_unit], "special_units", "a special unit")
     for t, peace in c.peace.items():
-        _ids(ctx, f"peace.{t}.provinces_demanded", peace.provinces_demanded, "provinces", "a province of the map")
+        _ids(ctx, f"{where}peace.{t}.provinces_demanded", peace.provinces_demanded, "provinces",
+             "a province of the map")
+
+
+def _check_war_ids(ctx: Ctx, c: WarChoices) -> None:
+    """Picks inside per-turn choices, and one entry per war in ``fronts``."""
+    _check_front_ids(ctx, c, "")
+    seen: set[str] = set()
+    for i, f in enumerate(c.fronts):
+        if f.war_id in seen:
+            raise InputError(f"step {ctx.step!r}: choice fronts[{i}].war_id: {f.war_id!r} has two entries")
+        seen.add(f.war_id)
+        _check_front_ids(ctx, f, f"fronts[{i}].")
 
 
 def _orders(entries: Sequence[OrderChoice] | None) -> tuple[Order, ...] | None:
     return None if entries is None else tuple(Order.model_validate(o.model_dump()) for o in entries)
 
 
+def _peace(p: PeaceChoice | None) -> PeaceTerms | None:
+    if p is None or not p.model_fields_set:
+        return None
+    data = p.model_dump()
+    opts = {k: data.pop(k) for k in ("spend_stored", "spend_year", "take_10")}
+    return PeaceTerms.model_validate({**data, "check": opts})
+
+
+def _front(c: WarChoices, w: War, first: bool) -> FrontChoices | None:
+    """The choices of war ``w``: its ``fronts`` entry, else the top-level fields for the first war."""
+    entry = next((f for f in c.fronts if f.war_id == w.war_id), None)
+    if entry is not None:
+        return entry
+    return c if first else None
+
+
 @_step
 def decide_war(ctx: Ctx, c: WarChoices) -> None:
-    """War year set-up, war turns and the end of war, for every war (§4.5)."""
+    """War year set-up of every war (the militia shared out first), then each war's turns and end (§4.5)."""
     _check_war_ids(ctx, c)
     s = ctx.state
     if s.fallen or (s.pending_revolution and s.actions_forfeited):
         return  # A25: result 7 costs this year's war turns too
-    for wi, w in enumerate(list(s.wars)):
-        first = wi == 0
-        enemy = war.enemy_of(w)
-        pfx = "w." if first else f"w{wi + 1}."
+    wars = list(s.wars)
+    prefixes = {w.war_id: ("w." if wi == 0 else f"w{wi + 1}.") for wi, w in enumerate(wars)}
+    fronts = {w.war_id: _front(c, w, wi == 0) for wi, w in enumerate(wars)}
+    for w in wars:
         s = ctx.state
-        if not any(x.war_id == w.war_id for x in s.wars):
+        if w.armies_assigned_year == s.year or not any(x.war_id == w.war_id for x in s.wars):
             continue
-        if w.armies_assigned_year != s.year:
-            nb = s.neighbours[enemy]
-            alloc = ([Allocation.model_validate(a.model_dump()) for a in c.allocations]
-                     if first and c.allocations is not None
-                     else list(war.default_allocations(s, PLAYERS, s.militia, R.armies_max(s))))
-            ealloc = ([Allocation.model_validate(a.model_dump()) for a in c.enemy_allocations]
-                      if first and c.enemy_allocations is not None
-                      else list(war.default_allocations(s, enemy, nb.profile.militia, nb.profile.armies_max)))
-            record(ctx, WarYearStarted(war_id=w.war_id, allocations=tuple(alloc), enemy_allocations=tuple(ealloc),
-                                       check=_opts(c) if first else CheckOptions()), pfx)
+        f = fronts[w.war_id]
+        ours, theirs = war_defaults(s, w)
+        alloc = ([Allocation.model_validate(a.model_dump()) for a in f.allocations]
+                 if f is not None and f.allocations is not None else list(ours))
+        ealloc = ([Allocation.model_validate(a.model_dump()) for a in f.enemy_allocations]
+                  if f is not None and f.enemy_allocations is not None else list(theirs))
+        tech = WarTechnology.model_validate(f.technology.model_dump()) if f is not None else WarTechnology()
+        record(ctx, WarYearStarted(war_id=w.war_id, allocations=tuple(alloc), enemy_allocations=tuple(ealloc),
+                                   check=_opts(f) if f is not None else CheckOptions(), technology=tech),
+               prefixes[w.war_id])
+    for w in wars:
+        pfx = prefixes[w.war_id]
+        f = fronts[w.war_id]
+        if not any(x.war_id == w.war_id for x in ctx.state.wars):
+            continue
         if _end_war(ctx, w.war_id, pfx + "end."):
             continue
         cur = war.get_war(ctx.state, w.war_id)
@@ -765,16 +864,18 @@ def decide_war(ctx: Ctx, c: WarChoices) -> None:
             s = ctx.state
             cur = war.get_war(s, w.war_id)
             key: Any = str(t)
-            orders = _orders(c.orders.get(key)) if first else None
-            eorders = _orders(c.enemy_orders.get(key)) if first else None
-            peace = c.peace.get(key) if first else None
-            extra = c.extra_attacks.get(key) if first else None
+            orders = _orders(f.orders.get(key)) if f is not None else None
+            eorders = _orders(f.enemy_orders.get(key)) if f is not None else None
+            extra = f.extra_attacks.get(key) if f is not None else None
+            eextra = f.enemy_extra_attacks.get(key) if f is not None else None
             record(ctx, WarTurnResolved(
                 war_id=w.war_id, war_turn=t,
                 orders=orders if orders is not None else war.default_orders(s, cur, PLAYERS),
-                enemy_orders=eorders if eorders is not None else war.default_orders(s, cur, enemy),
-                peace=PeaceTerms.model_validate(peace.model_dump()) if peace and peace.model_fields_set else None,
-                extra_attack=Order.model_validate(extra.model_dump()) if extra else None), f"{pfx}t{t}.")
+                enemy_orders=eorders if eorders is not None else war.default_orders(s, cur, war.enemy_of(cur)),
+                peace=_peace(f.peace.get(key)) if f is not None else None,
+                extra_attack=Order.model_validate(extra.model_dump()) if extra else None,
+                enemy_extra_attack=Order.model_validate(eextra.model_dump()) if eextra else None),
+                f"{pfx}t{t}.")
             if _end_war(ctx, w.war_id, f"{pfx}t{t}.end."):
                 break
 

@@ -34,6 +34,7 @@ from kingdomlog.rulesets.aikakirjat.state import (
     Province,
     SpecialUnit,
     TerritoryArea,
+    WarTechnology,
 )
 
 NS = "aikakirjat"
@@ -270,17 +271,28 @@ class Allocation(Frozen):
 
 @register_event
 class WarYearStarted(Resolved):
-    """The war year's set-up (§4.5.1): armies assigned and initiative rolled."""
+    """The war year's set-up (§4.5.1): armies assigned and initiative rolled.
+
+    v3: the armies are this war's own (``Army.war_id``), and ``technology`` records the GM's ruling on the
+    players' technology bonuses for the year (absent in v2: none).
+    """
 
     type = f"{NS}.war_year_started"
+    version = 3
     war_id: str
     allocations: tuple[Allocation, ...]
     enemy_allocations: tuple[Allocation, ...]
     check: CheckOptions = Field(default_factory=CheckOptions)
+    technology: WarTechnology = Field(default_factory=WarTechnology)
 
 
 class Order(Frozen):
-    """One army's order in a war turn (A58): move along ``path``, attack ``target``, or hold."""
+    """One army's order in a war turn (A58): move along ``path``, attack ``target``, or hold.
+
+    ``spend_stored``, ``spend_year`` and ``take_10`` (the players' armies only) apply to the first kingdom check
+    this army makes in the war turn, attacking or attacked: its naval supremacy roll or its hit roll (§4.5.3: the
+    Warfare check "may use stored advantages or Competent Administration").
+    """
 
     army_id: str
     kind: Literal["move", "attack", "hold"] = "hold"
@@ -289,26 +301,35 @@ class Order(Frozen):
     special_unit: str | None = None
     naval_dice: int = 0
     oppose_naval_dice: int = 0
+    spend_stored: bool = False
+    spend_year: bool = False
+    take_10: bool = False
 
 
 class PeaceTerms(Frozen):
-    """A peace attempt in a war turn (§3.11, §4.5.5)."""
+    """A peace attempt in a war turn (§3.11, §4.5.5); ``check`` is how the kingdom's Diplomacy check is made."""
 
     performer: Literal["kingdom", "pc", "court"] = "kingdom"
     pc_bonus: int = 0
     provinces_demanded: tuple[str, ...] = ()
+    check: CheckOptions = Field(default_factory=CheckOptions)
 
 
 @register_event
 class WarTurnResolved(Resolved):
-    """One war turn (§4.5.2-§4.5.4): moves, naval contests, engagements, captures, a peace attempt."""
+    """One war turn (§4.5.2-§4.5.4): moves, naval contests, engagements, captures, a peace attempt.
+
+    v3: only this war's armies act, and the enemy's General Staff may make ``enemy_extra_attack`` (A66).
+    """
 
     type = f"{NS}.war_turn_resolved"
+    version = 3
     war_id: str
     war_turn: int
     orders: tuple[Order, ...] = ()
     enemy_orders: tuple[Order, ...] = ()
     extra_attack: Order | None = None
+    enemy_extra_attack: Order | None = None
     peace: PeaceTerms | None = None
 
 
@@ -325,9 +346,10 @@ class WarEnded(Resolved):
 
 @register_event
 class WarUpkeepApplied(Resolved):
-    """Yearly war upkeep (§4.5.7, §3.12): unrest and attrition."""
+    """Yearly war upkeep (§4.5.7, §3.12): unrest and attrition (v3: of this war's armies only)."""
 
     type = f"{NS}.war_upkeep_applied"
+    version = 3
     war_id: str
     technology_reduction: int = 0
 
@@ -421,6 +443,15 @@ class GmAdjustment(Recorded):
 
 
 @register_event
+class KingdomContacted(Recorded):
+    """Global Empire (§3.2, level 20): a kingdom anywhere in the known world becomes a neighbour, so the kingdom
+    may try to influence it (an Embassy target)."""
+
+    type = f"{NS}.kingdom_contacted"
+    kingdom: Neighbour
+
+
+@register_event
 class YearEnded(EventModel):
     """Step 5 done (§4.6): year-scoped state cleared."""
 
@@ -434,7 +465,7 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     NeighbourEventRolled, GrowthRolled, ActionTaken, RevolutionRolled, GovernmentChanged, WarBegun,
     WarYearStarted, WarTurnResolved, WarEnded, WarUpkeepApplied, LawAndOrderUsed, FameGained,
     LevelChanged, LevelHoldChecked, BenefitChosen, InstitutionFounded, PcLevelReached, GmAdjustment,
-    YearEnded,
+    KingdomContacted, YearEnded,
 )
 
 
@@ -448,3 +479,28 @@ RECORDED_TYPES: tuple[type[Recorded], ...] = tuple(t for t in EVENT_TYPES if iss
 
 for _t in RECORDED_TYPES:
     register_upcaster(_t.type, 1)(_v1_to_v2)
+
+
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 → v3 of the war events that set armies: each recorded army belonged to the event's war.
+
+    v2 rules kept one pool of armies, so every army a v2 war event recorded fought its one war; v3 names that war
+    on each army (``war_id``). The recorded outcome is otherwise unchanged.
+    """
+    out = dict(data)
+    outcome = out.get("outcome")
+    if not isinstance(outcome, dict):
+        return out
+    ops = []
+    for op in outcome.get("ops", ()):
+        if isinstance(op, dict) and list(op.get("path", ())) == ["armies"] and isinstance(op.get("value"), list):
+            armies = [{**a, "war_id": a.get("war_id") or out.get("war_id")} if isinstance(a, dict) else a
+                      for a in op["value"]]
+            op = {**op, "value": armies}
+        ops.append(op)
+    out["outcome"] = {**outcome, "ops": ops}
+    return out
+
+
+for _t in (WarYearStarted, WarTurnResolved, WarUpkeepApplied):
+    register_upcaster(_t.type, 2)(_v2_to_v3)

@@ -34,6 +34,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     GovernmentChanged,
     GrowthRolled,
     InstitutionFounded,
+    KingdomContacted,
     KingdomFounded,
     LawAndOrderUsed,
     LevelChanged,
@@ -270,6 +271,7 @@ def gm_adjustment(s: KingdomState, e: GmAdjustment) -> KingdomState:
         return s.model_copy(update={"provinces": {**s.provinces, p.id: p}})
     if f == "neighbour":
         n = Neighbour.model_validate(e.value)
+        check_profile(n, "§3.6")
         return V.set_neighbour(s, n)
     if f == "special_unit":
         u = SpecialUnit.model_validate(e.value)
@@ -290,6 +292,37 @@ def gm_adjustment(s: KingdomState, e: GmAdjustment) -> KingdomState:
     return V.set_neighbour(s, n.model_copy(update={"status": e.value}))
 
 
+
+
+def check_profile(n: Neighbour, rule: str) -> None:
+    """A neighbour's feats are feats of §3.6."""
+    unknown = [f for f in n.profile.feats if f not in tables.feats()]
+    if unknown:
+        raise RuleError(f"neighbour {n.id!r}: unknown feat(s) {unknown}; feats: {', '.join(tables.feats())}",
+                        rule=rule)
+
+
+def global_empire(s: KingdomState) -> bool:
+    """Level 20's benefit, Global Empire (§3.2): granted the first time the kingdom reaches level 20 (A15)."""
+    return s.highest_level_reached >= 20
+
+
+def kingdom_contacted(s: KingdomState, e: KingdomContacted) -> KingdomState:
+    """Global Empire (§3.2): contact with every kingdom of the world; any kingdom may be made a neighbour.
+
+    Before level 20 has been reached a kingdom's neighbours are the GM's to set (a ``gm_adjustment``); with
+    Global Empire the players may bring any known kingdom into reach, which makes it an Embassy target (§3.10.1).
+    """
+    if not global_empire(s):
+        raise RuleError(f"contact with any kingdom of the world is Global Empire, level 20's benefit (highest level"
+                        f" reached: {s.highest_level_reached})", rule="§3.2 Global Empire")
+    k = e.kingdom
+    if k.id in s.neighbours or k.id == V.PLAYERS:
+        raise RuleError(f"{k.id!r} is already a neighbour", rule="§3.2 Global Empire")
+    if k.status != "independent" or not -10 <= k.diplomacy <= 10:
+        raise RuleError("a kingdom contacted is independent, with diplomacy −10..10", rule="§2.10 (A41)")
+    check_profile(k, "§3.6")
+    return V.set_neighbour(s, k)
 
 
 def evil_manifested(s: KingdomState, e: EvilManifested) -> KingdomState:
@@ -364,6 +397,7 @@ for _cls, _rule in (
     (LawAndOrderUsed, _plain(law_and_order_used)), (LevelChanged, _plain(level_changed)),
     (BenefitChosen, _plain(benefit_chosen)), (InstitutionFounded, _plain(institution_founded)),
     (PcLevelReached, _plain(pc_level_reached)), (GmAdjustment, _plain(gm_adjustment)),
+    (KingdomContacted, _plain(kingdom_contacted)),
 ):
     RULES.on(_cls)(_rule)
 
@@ -406,3 +440,5 @@ def _check_founding(e: KingdomFounded) -> None:
         raise RuleError(f"unknown skill {e.extra_proficiency!r}", rule="§5")
     if e.extra_proficiency in tables.governments()[e.government].skills:
         raise RuleError(f"{e.extra_proficiency} is already proficient through {e.government}", rule="§2.5")
+    for n in e.neighbours:
+        check_profile(n, "§3.6")

@@ -318,6 +318,35 @@ def check_ability(state: KingdomState, spec: CheckSpec) -> str | None:
     return None
 
 
+def advantage_sources(state: KingdomState, spec: CheckSpec) -> tuple[list[str], list[str]]:
+    """The advantage and disadvantage sources of a check before any advantage is spent (§2.16): the spec's own,
+    and for Economy checks this year's trade boom (§3.7 result 12) or revolution result 11 (§3.5, A78)."""
+    adv = list(spec.advantage)
+    dis = list(spec.disadvantage)
+    flags = set(state.year_flags)
+    if check_ability(state, spec) == "economy" and spec.kind in ("skill", "ability"):
+        if "economy_advantage" in flags:
+            adv.append("trade boom (§3.7 result 12)")
+        if "economy_disadvantage" in flags:
+            dis.append("revolution result 11 (§3.5)")
+    return adv, dis
+
+
+def check_numbers(state: KingdomState, spec: CheckSpec) -> tuple[int, str]:
+    """What a check's odds depend on, before the dice: its total modifier and its d20 mode (§2.16).
+
+    The mode is ``take_10`` when the spec takes 10, else normal, advantage or disadvantage, counting a stored or
+    this year's advantage the spec spends. The same numbers ``roll_check`` rolls with.
+    """
+    _, mods = check_modifiers(state, spec)
+    modifier = int(sum(m.value for m in mods))
+    if spec.take_10:
+        return modifier, "take_10"
+    adv, dis = advantage_sources(state, spec)
+    spent = int(spec.spend_stored) + int(spec.spend_year)
+    return modifier, d20_mode(len(adv) + spent, len(dis))
+
+
 def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str, *, dc: int | None = None,
                bands: str | None = None, against: str = "") -> tuple[CheckResult, KingdomState]:
     """Resolve a check (§2.16): pick the d20 mode, roll (or take 10), total it; spend advantages.
@@ -329,15 +358,8 @@ def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str, *, dc
     the breakdown of its total goes to the step.
     """
     name, mods = check_modifiers(state, spec)
-    adv = list(spec.advantage)
-    dis = list(spec.disadvantage)
-    ability = check_ability(state, spec)
+    adv, dis = advantage_sources(state, spec)
     flags = set(state.year_flags)
-    if ability == "economy" and spec.kind in ("skill", "ability"):
-        if "economy_advantage" in flags:
-            adv.append("trade boom (§3.7 result 12)")
-        if "economy_disadvantage" in flags:
-            dis.append("revolution result 11 (§3.5)")
     new = state
     if spec.spend_stored:
         if spec.kind in ("pc", "npc"):

@@ -9,12 +9,16 @@ from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.modifiers import Modifier, stack
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step, validate_options
+from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.aikakirjat import decide as D
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import samples, tables
 from kingdomlog.rulesets.aikakirjat.audit import audit
+from kingdomlog.rulesets.aikakirjat.chronicle import chronicle as _chronicle
 from kingdomlog.rulesets.aikakirjat.events import EVENT_TYPES
 from kingdomlog.rulesets.aikakirjat.evolve import evolve
+from kingdomlog.rulesets.aikakirjat.mapview import portrait as _portrait
+from kingdomlog.rulesets.aikakirjat.mapview import realm_map
 from kingdomlog.rulesets.aikakirjat.options import OPTIONS
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, ABILITY_TRACK, TRACKS
@@ -80,6 +84,15 @@ class Aikakirjat(Ruleset):
 
     def render(self, state: Any) -> str:
         return render(state)
+
+    def map(self, state: Any, viewer: Viewer) -> Any:
+        return realm_map(state, viewer)
+
+    def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
+        return _chronicle(before, event, after, viewer)
+
+    def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
+        return _portrait(state, previous, viewer)
 
     def sample_events(self) -> list[Draft]:
         return samples.sample_events()

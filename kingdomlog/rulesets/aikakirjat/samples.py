@@ -17,6 +17,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     GovernmentChanged,
     GrowthRolled,
     InstitutionFounded,
+    KingdomContacted,
     KingdomFounded,
     LawAndOrderUsed,
     LevelChanged,
@@ -138,6 +139,7 @@ def sample_events() -> list[Draft]:
         InstitutionFounded(institution_id="academy-1", kind="academy"),
         PcLevelReached(pc_id="aino", level=10),
         GmAdjustment(field="fame", delta=3, reason="a festival remembered for generations"),
+        KingdomContacted(kingdom=Neighbour(id="hyperborea", name="Hyperborea", diplomacy=0, population=40)),
         YearEnded(year=1),
         SessionEnded(session_no=1),
     ]

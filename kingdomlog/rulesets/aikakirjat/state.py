@@ -51,6 +51,11 @@ class NeighbourProfile(Frozen):
     levy_die: int = 6
     naval_dice: int = 0
     armies_max: int = 1
+    feats: tuple[str, ...] = ()
+    """Feats of the neighbour that change war (§3.6): ``advanced_logistics`` (six war turns when it attacks,
+    §4.5.1), ``fortified_land`` (−2 damage when it is the war's defender, A67), ``naval_traditions`` (advantage on
+    its naval supremacy roll, §4.5.4), ``general_staff`` (one extra attack a war turn, A66). Its dice and bonuses
+    (damage die, levy die, warfare bonus, defence, armies) are entered as numbers above, feats included."""
 
 
 class Neighbour(Frozen):
@@ -100,12 +105,26 @@ class Province(Frozen):
 
 
 class Army(Frozen):
-    """An army in the field (§2.13): its owner (``players`` or a neighbour id), militia and place."""
+    """An army in the field (§2.13): its owner (``players`` or a neighbour id), militia, place and war.
+
+    Each war is fought by its own armies (A55 for several wars at once): an army engages, captures and
+    suffers attrition only in the war it was assigned to (``war_id``).
+    """
 
     army_id: str
     owner: str
     militia: int
     province_id: str
+    war_id: str | None = None
+
+
+class WarTechnology(Frozen):
+    """The GM's ruling on the players' technology bonuses in one war year (§4.5.3, §4.5.4; A48: technology is
+    not in the seed): added to their hit rolls, their defence value and their naval supremacy rolls."""
+
+    hit: int = 0
+    defence: int = 0
+    naval: int = 0
 
 
 class War(Frozen):
@@ -120,6 +139,7 @@ class War(Frozen):
     initiative_order: tuple[str, ...] = ()
     supremacy: dict[str, str] = Field(default_factory=dict)
     armies_assigned_year: int | None = None
+    technology: WarTechnology = Field(default_factory=WarTechnology)
     peace_agreed: bool = False
     provinces_demanded: tuple[str, ...] = ()
 

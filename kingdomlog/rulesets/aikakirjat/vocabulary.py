@@ -146,12 +146,22 @@ def _action_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option] |
     return [Option(n, n, _skill_detail(s, n) if n in R.skill_map(s) else "the PC's own skill") for n in names]
 
 
+def _wars(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for w in s.wars:
+        enemy = w.attacker if w.defender == "players" else w.defender
+        name = s.neighbours[enemy].name if enemy in s.neighbours else enemy
+        side = "we attack" if w.attacker == "players" else "they attack"
+        out.append(Option(w.war_id, f"{name} ({side})", f"since year {w.started_year}"))
+    return out
+
+
 SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] | None]] = {
     "governments": _governments, "founding_skills": _founding_skills, "skills": _skills,
     "neighbours": _neighbours, "event_neighbours": _event_neighbours, "tracks": _tracks,
     "law_and_order": _law_and_order, "pcs": _pcs, "institutions": _institutions,
     "open_projects": _open_projects, "provinces": _provinces, "special_units": _special_units,
-    "feats": _feats, "actions": _actions, "action_skills": _action_skills,
+    "feats": _feats, "actions": _actions, "action_skills": _action_skills, "wars": _wars,
 }
 
 

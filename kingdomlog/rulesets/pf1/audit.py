@@ -36,6 +36,8 @@ ATTRIBUTE_FROM_STATE = (ev.StabilityCheckRolled, ev.WithdrawalLoyaltyCheckRolled
 def check_findings(s: Pf1State, p: EventModel, c: ev.KCheck) -> list[str]:
     """What is inconsistent in one recorded kingdom check, given the state before its event."""
     total, ok, margin = kingdom_check(c.d20, c.attribute_value, c.unrest, c.situational, c.dc)
+    if s.anarchy and s.opt("anarchy_mode") == "UC_RESULTS_ZERO":
+        total, ok, margin = 0, c.dc <= 0, -c.dc  # UC anarchy: every kingdom check result is 0
     if isinstance(p, ev.IncomeCheckRolled) and c.dc == 0:
         ok = c.success  # the UC tax roll has no DC (income_mode uc): any total "succeeds"
     out = []
@@ -64,6 +66,15 @@ def audit(s: Pf1State, e: RecordedEvent) -> list[str]:
         dc = int(dv.control_dc(s).total)
         if p.check.dc != dc:
             out.append(f"Upkeep Stability check DC {p.check.dc} but today's Control DC is {dc} (base §2.2)")
+    if isinstance(p, ev.BattlePhaseResolved):
+        for side in p.sides:
+            o = side.offense
+            if o is not None and o.total != o.d20 + o.om:
+                out.append(f"{p.battle} phase {p.index}: {side.army}'s Offense total {o.total} != d20 {o.d20} + OM "
+                           f"{o.om} (UC Attacking and Taking Damage)")
+            a = s.armies.get(side.army)
+            if p.index == 0 and a is not None and side.hp_before != a.hp:
+                out.append(f"{p.battle}: {side.army} began with {side.hp_before} hp but the army had {a.hp}")
     if isinstance(p, ev.ConsumptionPaid):
         cons = int(dv.consumption(s).total)
         if p.consumption != cons:

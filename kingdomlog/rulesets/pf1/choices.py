@@ -32,6 +32,7 @@ BorderKind = Literal["LAND", "WATER"]
 Renown = Literal["fame", "infamy"]
 EffectKind = Literal["ATTRIBUTE", "UNREST", "TREASURY", "FAME", "INFAMY"]
 SettlementModifier = Literal["corruption", "crime", "law", "lore", "productivity", "society"]
+SlotCategory = Literal["minor", "medium", "major"]
 
 HexId = Annotated[str, Pick("hexes", what="a hex on the map (or mapped in this step)")]
 ClaimHex = Annotated[str, Pick("claim_hexes", what="on the map (map it first)")]
@@ -52,6 +53,17 @@ Ability = Annotated[str, Pick("abilities", what="an ability score (STR, DEX, CON
                               depends=("role",))]
 ForeignId = Annotated[str, Pick("foreign_kingdoms", what="a registered foreign kingdom")]
 GovernmentId = Annotated[str, Pick("governments", what="a form of government")]
+ArmyId = Annotated[str, Pick("armies", what="an army on the map")]
+OurArmy = Annotated[str, Pick("our_armies", what="an army of the kingdom")]
+TacticName = Annotated[str, Pick("tactics", what="an army tactic")]
+StrategyName = Literal["Defensive", "Cautious", "Standard", "Aggressive", "Reckless"]
+ResourceName = Annotated[str, Pick("army_resources", what="an army resource")]
+SpecialName = Annotated[str, Pick("army_specials", what="an army special ability")]
+BoonName = Annotated[str, Pick("boons", what="a commander's boon")]
+ConditionName = Annotated[str, Pick("battle_conditions", what="a battlefield condition")]
+ArmySizeName = Literal["Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"]
+CrName = Literal["1/8", "1/6", "1/4", "1/3", "1/2", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12",
+                 "13", "14", "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25"]
 ExpeditionId = Annotated[str, Pick("expeditions", what="an expedition under way")]
 
 
@@ -95,6 +107,99 @@ class ThirdPartyEntry(Choices):
     b: str = Field(description="another foreign kingdom id (registered before or in this step)")
     level: Level = "none"
     enemy: bool = False
+
+
+# ------------------------------------------------------------------ mass combat entries (UC Mass Combat)
+
+
+class CommanderEntry(Choices):
+    """An army's commander: Charisma modifier, Profession (soldier) ranks, character level (Leadership = level +
+    Cha, +3 with the Leadership feat), boons; ``role`` names a kingdom leader commanding in person."""
+
+    name: str = Field(min_length=1)
+    cha: int = 0
+    ranks: int = Field(default=0, ge=0, title="Profession (soldier) ranks")
+    level: int = Field(default=1, ge=0, description="character level (a monster: its HD)")
+    leadership_feat: bool = False
+    role: RoleId | None = Field(default=None, description="a kingdom leader commanding (knows a boon of the role)")
+    boons: list[BoonName] = Field(default_factory=list)
+    bonus_tactics: list[TacticName] = Field(default_factory=list, description="tactics of the Bonus Tactic boon")
+
+
+class ArmyEntry(Choices):
+    """An army raised or placed by the GM (UC Army Statistics): the unit's CR and Hit Die give ACR, hp, OM, DV."""
+
+    name: str = Field(min_length=1)
+    size: ArmySizeName = "Medium"
+    unit: str = Field(default="", description="the units (e.g. humans (warrior 1))")
+    unit_cr: CrName = Field(default="1", title="CR of one unit (cavalry: the higher of rider and mount)")
+    hd: Literal[6, 8, 10, 12] = Field(default=10, title="Hit Die of the units")
+    speed: int = Field(default=1, ge=0, description="12-mile hexes a day (from the units' speed)")
+    ranged: bool = Field(default=False, description="the units make ranged attacks")
+    specials: list[SpecialName] = Field(default_factory=list)
+    tactics: list[TacticName] = Field(default_factory=list, description="tactics known (half the ACR at most)")
+    om_bonus: int = Field(default=0, description="the GM's custom OM (spell-like abilities, feats)")
+    dv_bonus: int = Field(default=0, description="the GM's custom DV (damage reduction, …)")
+    hex: str | None = Field(default=None, description="where it stands (a hex id)")
+    commander: CommanderEntry | None = None
+    side: str = Field(default="enemy", description="gm step: whose army (a foreign kingdom's id, or enemy)")
+
+
+class ArmyActionEntry(Choices):
+    """Edict step 6: equip an army, bring it to full strength (each in place of a new settlement), or reserve,
+    activate, move, disband, change its commander, or the GM's Morale and hit-point rulings."""
+
+    army: OurArmy
+    action: Literal["equip", "full_strength", "reserve", "activate", "move", "disband", "commander", "morale",
+                    "reform", "split", "combine"]
+    resource: ResourceName | None = Field(default=None, description="equip: the resource")
+    count: int = Field(default=1, ge=1, description="equip: siege engines bought")
+    mount_acr: int = Field(default=1, ge=1, description="equip Mounts: the mount's ACR (its BP)")
+    hex: str | None = Field(default=None, description="move: the hex")
+    commander: CommanderEntry | None = None
+    morale: int = Field(default=0, description="morale: the GM's change (a week without a commander: -1)")
+    other: OurArmy | None = Field(default=None, description="combine: the second army (same units, same size)")
+    name: str | None = Field(default=None, description="split: the new army's name")
+    reason: str = ""
+
+
+class RoundEntry(Choices):
+    """One Melee phase's orders: the strategy (more than one step needs a DC 20 Morale check), a change of tactic
+    (DC 15 Morale check, withdraw needs none), healing potions."""
+
+    ours_strategy: StrategyName | None = Field(default=None, description="default: the previous round's")
+    enemy_strategy: StrategyName | None = None
+    ours_tactic: TacticName | None = None
+    enemy_tactic: TacticName | None = None
+    ours_potions: bool = False
+    enemy_potions: bool = False
+
+
+class ConditionEntry(Choices):
+    name: ConditionName
+    side: Literal["ours", "enemy", "both"] = "both"
+
+
+class BattleEntry(Choices):
+    """A battle between one of our armies and another (UC Battle Phases), fought phase by phase."""
+
+    ours: OurArmy
+    enemy: ArmyId
+    allies: list[OurArmy] = Field(default_factory=list, description="more of our armies in the battle (standard "
+                                  "tactic; each attacks the first enemy still fighting)")
+    enemies: list[ArmyId] = Field(default_factory=list, description="more armies against us")
+    hex: str | None = None
+    conditions: list[ConditionEntry] = Field(default_factory=list)
+    fortification: int | None = Field(default=None, ge=0, description="the Defense of a fortification held by "
+                                      "the side named in conditions' Fortifications (default: its settlement's "
+                                      "Defense, 8 outside one)")
+    ours_tactic: TacticName = "Standard"
+    enemy_tactic: TacticName = "Standard"
+    ambush: Literal["none", "ours", "enemy"] = "none"
+    rounds: list[RoundEntry] = Field(default_factory=list, description="orders per Melee phase (the last repeats)")
+    max_rounds: int = Field(default=10, ge=1, le=50, description="Melee phases fought at most (then it breaks off)")
+    learn_tactic: TacticName | None = Field(default=None, description="a victory's Loyalty check teaches this")
+    learn_boon: BoonName | None = Field(default=None, description="a victory's second Loyalty check teaches this")
 
 
 # ------------------------------------------------------------------ founding (turn 0)
@@ -166,10 +271,15 @@ class DestroyLotsEntry(Choices):
 
 
 class RelationActionEntry(Choices):
-    action: Literal["close_embassy", "withdraw_treaty", "attack", "ally_stationed"]
+    action: Literal["close_embassy", "withdraw_treaty", "attack", "ally_stationed", "aid_refused", "foreign_embassy"]
     target: ForeignId
     aid_requested: bool = Field(default=False, description="ally_stationed: the ally's army was asked for (no "
                                 "Loyalty check)")
+    gm_applies: bool = Field(default=True, description="aid_refused: the GM applies the ally's Infamy +1d4")
+    city: CityRef | None = Field(default=None, description="foreign_embassy: the settlement of ours they build in "
+                                 "(default: the capital)")
+    building: Literal["Mansion", "Noble Villa"] = Field(default="Mansion", description="foreign_embassy: their "
+                                                        "embassy building")
 
 
 class GmChoices(Choices):
@@ -189,6 +299,8 @@ class GmChoices(Choices):
     base_danger: list[BaseDangerEntry] = Field(default_factory=list, description="settlement_sizes")
     destroy_lots: list[DestroyLotsEntry] = Field(default_factory=list, title="Lots destroyed")
     relation_actions: list[RelationActionEntry] = Field(default_factory=list, description="diplomatic_edicts")
+    enemy_armies: list[ArmyEntry] = Field(default_factory=list, description="the GM's armies (a foreign kingdom's, "
+                                          "monsters, bandits) put on the map")
     union_stability_roll: bool = Field(default=False, description="independence_unification: the GM's 1d4 − 2 "
                                        "Stability in the 6 months after a union")
 
@@ -208,6 +320,10 @@ class UpkeepChoices(Choices):
     slot_items: list[SlotItemEntry] = Field(default_factory=list, title="Items for empty magic slots")
     lose_hex: ClaimedHex | None = Field(default=None, description="the hex lost if Unrest reaches 11 (default: "
                                         "the last claimed hex without a city)")
+    enforcer_reduces: bool = Field(default=False, description="UC Royal Enforcer: lower Unrest by 1 (then a "
+                                   "Loyalty check; failure: Loyalty −1)")
+    live_off_the_land: list[OurArmy] = Field(default_factory=list, description="armies whose commander's Live off "
+                                             "the Land boon halves their Consumption (and speed) this month")
 
 
 # ------------------------------------------------------------------ improvement
@@ -288,6 +404,8 @@ class BuildingEntry(Choices):
     bonus_mode: BonusMode = Field(default="alignment", description="holy_sites dedication")
     shrine_attribute: AttributeName | None = None
     portfolio: Portfolio | None = None
+    upgrade: BuildingId | None = Field(default=None, description="upgrade this building to ``type`` (UC Upgrade "
+                                       "To/From: pay the difference; a dedication carries over)")
 
 
 class DedicationEntry(Choices):
@@ -392,6 +510,9 @@ class ImprovementChoices(Choices):
     unassign: list[UnassignEntry] = Field(default_factory=list, title="Remove leaders")
     presence: list[PresenceEntry] = Field(default_factory=list, title="Presence this month")
     skill_ranks: list[SkillRanksEntry] = Field(default_factory=list, description="leadership_skills")
+    acting_ruler: Literal["CONSORT", "HEIR", "none"] | None = Field(
+        default=None, description="UC: the Consort or Heir acts as the Ruler while the Ruler is unavailable (none: "
+        "no longer)")
     claim: list[ClaimHex] = Field(default_factory=list, title="Claim hexes")
     abandon: list[AbandonHex] = Field(default_factory=list, title="Abandon hexes")
     districts: list[DistrictEntry] = Field(default_factory=list, title="Prepare districts")
@@ -406,6 +527,9 @@ class ImprovementChoices(Choices):
         default=None, title="Taxation edict", description="default: unchanged")
     festivals: Annotated[str, Pick("festival_levels", what="a festival edict")] | None = Field(
         default=None, title="Festivals per year", description="default: unchanged")
+    armies: list[ArmyEntry] = Field(default_factory=list, title="Raise armies", description="Edict step 6: each "
+                                    "in place of a new settlement (UC Improvement Edicts note 1)")
+    army_actions: list[ArmyActionEntry] = Field(default_factory=list, title="Army orders")
     special_edict: SpecialEdict | None = Field(default=None, description="diplomatic, exploration, trade or "
                                                "vassalage edicts: one special edict, by its kind")
     milestone_choice: Renown | None = Field(default=None, description="fame_infamy: Size milestone (default Fame)")
@@ -447,11 +571,25 @@ class EffectEntry(Choices):
     turns: int | None = Field(default=None, ge=1, description="months an ATTRIBUTE effect lasts (default: for good)")
 
 
+class SearchEntry(Choices):
+    """A day's search of a hex for hidden features (opt §2.6 rule 3): Knowledge (geography) or Survival."""
+
+    hex: str = Field(description="a hex of the expedition's route")
+    day: int = Field(default=1, ge=1, description="the day in the hex (obvious features are noted on day 1)")
+    skill: Literal["Knowledge (geography)", "Survival"] = "Survival"
+    modifier: int = Field(default=0, description="the explorers' skill modifier")
+    dc: int = Field(default=15, ge=15, le=30, description="the GM's DC for the hidden feature: 15 (easy, known in "
+                    "local lore) to 30 (well hidden)")
+    feature: str = Field(default="LANDMARK", description="what is there if found: LAIR, LANDMARK, RESOURCE (added "
+                         "to the hex's map features) or the GM's words")
+
+
 class ExpeditionReport(Choices):
     expedition: ExpeditionId
     cr: float | None = Field(default=None, ge=0, description="an encounter's CR")
     stealth_modifier: int | None = None
     discoveries: list[str] = Field(default_factory=list, description="what the explorers found (the GM's words)")
+    searches: list[SearchEntry] = Field(default_factory=list, description="skill checks for hidden features")
 
 
 class DaughterEntry(Choices):
@@ -477,9 +615,23 @@ class UnionChoices(Choices):
     non_structural_unrest: list[MemberUnrest] = Field(default_factory=list, description="one per member")
 
 
+class WarChoices(Choices):
+    battles: list[BattleEntry] = Field(default_factory=list, title="Battles")
+
+
 class EventChoices(Choices):
-    event: Annotated[str, Pick("event_choices", what="roll, none or a kingdom event")] = Field(
-        default="roll", description="roll, none, or the GM's choice of event")
+    event: Annotated[str, Pick("event_choices", what="roll, none or a kingdom event", depends=("event_table",))] = \
+        Field(default="roll", description="roll, none, or the GM's choice of event")
+    event_table: Literal["rrr", "uc"] | None = Field(default=None, description="the event table this month "
+                                                     "(default: option event_table)")
+    event_city: CityRef | None = Field(default=None, description="uc: where a settlement event happens (UC: a "
+                                       "settlement chosen at random; default the capital)")
+    party_resolves: list[str] = Field(default_factory=list, description="uc: events the party deals with in person "
+                                      "(a monster slain, a demand met): they succeed without a check")
+    declined: list[str] = Field(default_factory=list, description="uc: events the leaders let be (an invitation "
+                                "declined, a demand neither met nor suppressed)")
+    hire_adventurers: Literal[0, 2, 5, 10] = Field(default=0, description="uc: +2/+5/+10 on one event check for "
+                                                   "4/8/16 BP (UC Hiring Adventurers)")
     effects: list[EffectEntry] = Field(default_factory=list)
     expeditions: list[ExpeditionReport] = Field(default_factory=list, description="exploration_edicts")
     independence: IndependenceChoices | None = Field(default=None, description="independence_unification")

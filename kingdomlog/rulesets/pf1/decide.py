@@ -14,9 +14,11 @@ from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.ruleset import Breakdown, Step
+from kingdomlog.rulesets.pf1 import battle as war
 from kingdomlog.rulesets.pf1 import choices as ch
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
+from kingdomlog.rulesets.pf1 import uc_events
 from kingdomlog.rulesets.pf1.helpers import (
     Ctx,
     control_check,
@@ -24,14 +26,16 @@ from kingdomlog.rulesets.pf1.helpers import (
     faces,
     find_city,
     find_hex,
+    free_houses,
     given,
     kcheck,
     new_id,
     pay,
+    place,
     subjugation_check,
 )
 from kingdomlog.rulesets.pf1.modules import event_phase_modules, relation_action, special_edict, trade_arrivals
-from kingdomlog.rulesets.pf1.rules import alignment_components, axes, lot_shapes, lots_adjacent, valid_shape
+from kingdomlog.rulesets.pf1.rules import alignment_components, axes, lots_adjacent
 from kingdomlog.rulesets.pf1.state import Building, Pf1State
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES, BuildingType
 
@@ -39,10 +43,13 @@ SIDES = ("N", "E", "S", "W")
 COMPONENT_ATTR = dv.COMPONENT_ATTR
 
 
-def skip_reason(s: Pf1State) -> str | None:
+def skip_reason(s: Pf1State, phase: str = "") -> str | None:
+    """Why a phase is skipped: a closed log, or anarchy (base §4.7: option anarchy_mode FROZEN skips every phase;
+    SEED_ZERO_ATTRIBUTES and UC_RESULTS_ZERO still run Upkeep and the Event phase, with effective attributes 0
+    or every kingdom check result 0, but the kingdom takes no action: Improvement and Income are skipped)."""
     if s.closed:
         return "CLOSED"
-    if s.anarchy:
+    if s.anarchy and (s.opt("anarchy_mode") == "FROZEN" or phase in ("improvement", "income")):
         return "ANARCHY"
     return None
 
@@ -171,6 +178,8 @@ def decide_gm(ctx: Ctx, c: ch.GmChoices) -> None:
         destroy_lots(ctx, d)
     for act in c.relation_actions:
         relation_action(ctx, act)
+    for army in c.enemy_armies:
+        war.place_enemy(ctx, army)
     if c.union_stability_roll:
         # GM option: 1d4 − 2 Stability, rolled each turn for 6 months after a union (opt §2.11)
         union = [x for x in ctx.state.lineage if x.kind == "merged_from"]
@@ -197,7 +206,7 @@ def destroy_lots(ctx: Ctx, d: ch.DestroyLotsEntry) -> None:
 
 def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     s = ctx.state
-    why = skip_reason(s) or ("SIZE_ZERO" if dv.size(s) == 0 else None)
+    why = skip_reason(s, "upkeep") or ("SIZE_ZERO" if dv.size(s) == 0 else None)
     if why:
         ctx.emit(ev.PhaseSkipped(phase="upkeep", reason=why))
         return
@@ -228,6 +237,7 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     after = before - cons
     ctx.emit(ev.ConsumptionPaid(consumption=cons, treasury_before=before, treasury_after=after,
                                 unrest_delta=2 if after < 0 else 0))
+    war.upkeep(ctx, c.live_off_the_land)  # armies' Consumption and rallying routed armies (UC Mass Combat)
     # U3 magic item slots
     items: dict[str, list[ch.SlotItemEntry]] = {}
     for it in c.slot_items:
@@ -238,13 +248,19 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     # U4 unrest
     st = ctx.state
     vacant = {}
+    stand_in = dv.ruler_stand_in(st)
     for role in st.catalog.roles.values():
-        if role.module or role.vacancy_unrest == 0:
+        if role.module or role.vacancy_unrest == 0 or not dv.role_available(st, role.name):
             continue
+        if role.name == "RULER" and stand_in:
+            continue  # UC: a Consort or Heir acting as the Ruler negates the vacancy (a Loyalty check below)
         if not dv.role_effective(st, role.name):
             vacant[role.name] = role.vacancy_unrest
     if vacant:
         ctx.emit(ev.VacancyUnrestApplied(items=vacant, unrest_delta=sum(vacant.values())))
+    if stand_in:
+        chk = control_check(ctx, "acting_ruler", "LOYALTY")
+        ctx.emit(ev.ActingRulerCheckRolled(role=stand_in, check=chk, unrest_delta=0 if chk.success else 1))
     if s.opt("negative_attribute_unrest"):
         neg = tuple(x for x in ATTRIBUTES if dv.attribute(ctx.state, x).total < 0)
         if neg:
@@ -255,12 +271,20 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
         if h is None or not h.claimed:
             raise ctx.fail(f"lose_hex {choice!r} is not a claimed hex", "base §4.6")
         ctx.emit(ev.HexLostToUnrest(hex=h.id, unrest=ctx.state.unrest))
-    if ctx.state.unrest >= 20:
+    if ctx.state.unrest >= 20 and not s.anarchy:  # (evolve marks anarchy at once; this records it)
         ctx.emit(ev.AnarchyBegan(unrest=ctx.state.unrest))
-        return
-    # U5 royal assassin
-    if dv.role_effective(ctx.state, "ROYAL_ASSASSIN"):
+    if ctx.state.anarchy:
+        return  # no Royal Assassin or Enforcer in anarchy
+    # U5 royal assassin (base §4.2 U5); UC Royal Enforcer: may lower Unrest by 1, then a Loyalty check
+    if dv.role_available(ctx.state, "ROYAL_ASSASSIN") and dv.role_effective(ctx.state, "ROYAL_ASSASSIN"):
         ctx.emit(ev.RoyalAssassinActed(unrest_delta=-1 if ctx.state.unrest > 0 else 0))
+    if c.enforcer_reduces:
+        if not (dv.role_available(ctx.state, "ROYAL_ENFORCER") and dv.role_effective(ctx.state, "ROYAL_ENFORCER")):
+            raise ctx.fail("enforcer_reduces needs a Royal Enforcer in office (option leadership_roles uc)",
+                           "UC Leadership Roles: Royal Enforcer")
+        du = -1 if ctx.state.unrest > 0 else 0
+        chk = control_check(ctx, "royal_enforcer", "LOYALTY")
+        ctx.emit(ev.RoyalEnforcerActed(unrest_delta=du, check=chk, loyalty_delta=0 if chk.success else -1))
 
 
 def default_lost_hex(s: Pf1State) -> str:
@@ -357,7 +381,7 @@ _NOT_ACTIONS = ("milestone_choice", "abandon_dependents")
 
 def decide_improvement(ctx: Ctx, c: ch.ImprovementChoices) -> None:
     s = ctx.state
-    why = skip_reason(s)
+    why = skip_reason(s, "improvement")
     if why:
         asked = {k: getattr(c, k) for k in type(c).model_fields if k not in _NOT_ACTIONS}
         for k in ("promotion", "taxation", "festivals"):
@@ -407,6 +431,11 @@ def decide_improvement(ctx: Ctx, c: ch.ImprovementChoices) -> None:
     # I8 hex improvements
     for imp in c.improvements:
         improve(ctx, imp.hex, imp.kind, limits.terrain)
+    # Edict step 6: create army units, in place of new settlements (UC Improvement Edicts note 1)
+    for a in c.armies:
+        war.recruit(ctx, a, limits.districts)
+    for x in c.army_actions:
+        war.army_action(ctx, x, limits.districts)
     # I9 edicts
     edicts(ctx, c)
     # special edict slot right after I9 (opt §1.4), then trade arrivals (opt §2.7.5)
@@ -422,7 +451,7 @@ def _limit(ctx: Ctx, used: int, limit: int, what: str, rule: str) -> None:
 
 
 def _need_ruler(ctx: Ctx, what: str) -> None:
-    if not dv.role_effective(ctx.state, "RULER"):
+    if not dv.role_effective(ctx.state, "RULER") and not dv.ruler_stand_in(ctx.state):
         raise ctx.fail(f"{what} needs an effective Ruler (the Ruler is vacant or absent)", "base §2.4 Ruler vacancy")
 
 
@@ -439,8 +468,8 @@ def leaders(ctx: Ctx, c: ch.ImprovementChoices) -> None:
     for x in c.leaders:
         role_id = x.role
         rl = s.catalog.roles.get(role_id)
-        if rl is None or (rl.module and not s.module_on(rl.module)):
-            known = [r.name for r in s.catalog.roles.values() if not r.module or s.module_on(r.module)]
+        if rl is None or not dv.role_available(s, role_id):
+            known = [r.name for r in s.catalog.roles.values() if dv.role_available(s, r.name)]
             raise InputError(f"[{ctx.step}] unknown leadership role {role_id!r}; roles: {', '.join(known)}")
         ability = x.ability or rl.abilities[0]
         if ability not in rl.abilities:
@@ -468,6 +497,14 @@ def leaders(ctx: Ctx, c: ch.ImprovementChoices) -> None:
         # base §2.4: at least leader_min_days_present days of duty (a week by default)
         present = p.days >= int(s.opt("leader_min_days_present")) if p.days is not None else p.present
         ctx.emit(ev.LeaderPresenceRecorded(role=p.role, name=p.name, present=present, days_present=p.days))
+    if c.acting_ruler is not None:
+        role = None if c.acting_ruler == "none" else c.acting_ruler
+        if role is not None and not dv.role_available(s, role):
+            raise ctx.fail(f"{role} is an Ultimate Campaign role (option leadership_roles uc)", "UC Leadership Roles")
+        if role is not None and not dv.role_effective(ctx.state, role):
+            raise ctx.fail(f"no {role} in office to act as the Ruler", "UC Leadership Roles: Consort, Heir")
+        if role != ctx.state.acting_ruler:
+            ctx.emit(ev.ActingRulerNamed(role=role))
     for r in c.skill_ranks:
         if not s.module_on("leadership_skills"):
             raise ctx.fail("skill ranks for leaders need the leadership_skills module", "opt §2.12")
@@ -529,7 +566,7 @@ def district_ready(ctx: Ctx, did: str, borders: ch.Borders | None) -> None:
                 lots = place(ctx, dist.id, t.lots, None, "base §3.1 F5")
                 ctx.emit(ev.BuildingConstructed(building=new_id(ctx, "B"), city=city.id, district=did,
                                                 building_type=t.name, lots=lots, base_cost_bp=t.cost, cost_bp=0,
-                                                unrest_delta=0, free=True))
+                                                unrest_delta=0, free=True, slots=_slot_cats(t)))
 
 
 def prepare_district(ctx: Ctx, d: ch.DistrictEntry, limit: int) -> None:
@@ -561,47 +598,62 @@ def prepare_district(ctx: Ctx, d: ch.DistrictEntry, limit: int) -> None:
         district_ready(ctx, did, d.borders)
 
 
-def free_houses(s: Pf1State, did: str, lots: tuple[int, ...]) -> list[str]:
-    out = []
-    for b in s.buildings.values():
-        if (b.district == did and s.catalog.building(b.type).house and b.supports is None
-                and any(lots_adjacent(x, y) for x in b.lots for y in lots)):
-            out.append(b.id)
-    return sorted(out)
+def _slot_cats(t: BuildingType) -> tuple[ch.SlotCategory, ...]:
+    return tuple(c for c in ("minor", "medium", "major") for _ in range(getattr(t.slots, c)))
 
 
-def place(ctx: Ctx, did: str, n: int, lots: list[int] | None, rule: str, houses: int = 0) -> tuple[int, ...]:
-    """Lots for an ``n``-lot building in district ``did`` (given or the first that fits)."""
-    used = dv.occupied(ctx.state, did)
-    if lots is not None:
-        want = tuple(lots)
-        if len(want) != n or not all(0 <= x < 36 for x in want) or not valid_shape(want):
-            raise ctx.fail(f"a {n}-lot building needs {n} contiguous lots (0..35), got {list(want)}", "base §2.8")
-        if set(want) & used:
-            raise ctx.fail(f"lots {sorted(set(want) & used)} of {did} are already built on", "base §2.8")
-        if houses and len(free_houses(ctx.state, did, want)) < houses:
-            raise ctx.fail(f"lots {list(want)} are not adjacent to {houses} free house(s)", "base §2.8 adjacency")
-        return want
-    if 36 - len(used) < n:
-        raise ctx.fail(f"district {did} is full ({len(used)} of 36 lots used)", "base §2.8 (36 lots per district)")
-    for cand in lot_shapes(n):
-        if not set(cand) & used and (not houses or len(free_houses(ctx.state, did, cand)) >= houses):
-            return cand
-    if houses:
-        raise ctx.fail(f"no free lots in {did} next to {houses} house(s) not already supporting a building",
-                       "base §2.8 adjacency")
-    raise ctx.fail(f"district {did} has no room for a {n}-lot building", "base §2.8")
+def _uncounted(s: Pf1State, t: BuildingType) -> bool:
+    """UC: the first House, Mansion, Noble Villa or Tenement of a month does not count (option first_house_free)."""
+    housing = t.free_first or bool(t.names() & {"house", "mansion", "noble villa", "tenement"})
+    return bool(s.opt("first_house_free")) and housing and s.counters.free_house == 0
+
+
+def upgrade(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
+    """Upgrade a building (UC Upgrade To/From): pay the cost difference; it counts against the limit. With
+    holy_sites a Shrine → Temple → Cathedral upgrade is open in every edition and keeps its dedication (opt §2.2)."""
+    rule = "UC Building Descriptions (Upgrade To/From)"
+    s = ctx.state
+    old = s.buildings.get(str(b.upgrade))
+    if old is None:
+        raise InputError(f"[{ctx.step}] upgrade: no building {b.upgrade!r}")
+    t = s.catalog.building(b.type)
+    ot = s.catalog.building(old.type)
+    holy = s.module_on("holy_sites") and (ot.religion, t.religion) in (("shrine", "temple"), ("temple", "cathedral"))
+    if not (holy or {n.lower() for n in ot.upgrade_to} & t.names() or {n.lower() for n in t.upgrade_from} & ot.names()):
+        ups = ", ".join(ot.upgrade_to) or "nothing"
+        raise ctx.fail(f"a {ot.name} upgrades to {ups}, not to a {t.name}", rule)
+    _limit(ctx, s.counters.buildings, limit, "buildings (upgrades count)", "base §6.5")
+    if t.limit_per_city and sum(1 for x in s.buildings.values() if x.city == old.city
+                                and s.catalog.building(x.type).name == t.name) >= t.limit_per_city:
+        raise ctx.fail(f"{s.cities[old.city].name} already has {t.limit_per_city} {t.name}", rule)
+    lots = old.lots if t.lots == len(old.lots) else place(ctx, old.district, t.lots, b.lots, rule, 0, t, old.lots)
+    cost = max(0, t.cost - ot.cost)
+    explain_once(ctx, Breakdown(f"{ot.name} → {t.name} upgrade", cost, note=f"{t.cost} − {ot.cost} BP"))
+    pay(ctx, cost, f"upgrading {old.id} to a {t.name}")
+    if t.religion in ("temple", "cathedral"):
+        religion_ok(ctx, t, old.deity_alignment or b.deity_alignment)
+    ctx.emit(ev.BuildingUpgraded(building=old.id, from_type=ot.name, to_type=t.name, lots=lots, cost_bp=cost,
+                                 unrest_delta=t.unrest, slots=_slot_cats(t)))
 
 
 def construct(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
     rule = "base §4.3 I6"
     s = ctx.state
+    if b.upgrade is not None:
+        upgrade(ctx, b, limit)
+        return
     t = s.catalog.building(b.type)
     city = find_city(ctx, b.city)
-    _limit(ctx, s.counters.buildings, limit, "buildings", "base §6.5")
-    if t.limit_per_city and sum(1 for x in s.buildings.values()
-                                if x.city == city.id and x.type == t.name) >= t.limit_per_city:
+    uncounted = _uncounted(s, t)
+    if not uncounted:
+        _limit(ctx, s.counters.buildings, limit, "buildings", "base §6.5")
+    same = [x for x in s.buildings.values() if x.city == city.id and s.catalog.building(x.type).name == t.name]
+    if t.limit_per_city and len(same) >= t.limit_per_city:
         raise ctx.fail(f"{city.name} already has {t.limit_per_city} {t.name}", rule)
+    if t.requires_any and not any(s.catalog.building(x.type).names() & {n.lower() for n in t.requires_any}
+                                  for x in dv.live_buildings(s) if x.city == city.id):
+        raise ctx.fail(f"a {t.name} needs one of {', '.join(t.requires_any)} in {city.name}",
+                       "UC Building Descriptions (Limit)")
     ready = [d for d in city.districts if s.districts[d].status == "READY"]
     if not ready:
         raise ctx.fail(f"{city.name} has no READY district to build in", rule)
@@ -623,14 +675,18 @@ def construct(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
             did = next((d for d in ready if 36 - len(dv.occupied(s, d)) >= t.lots), None)
             if did is None:
                 raise ctx.fail(f"every district of {city.name} is full", "base §2.8 (36 lots per district)")
-        lots = place(ctx, did, t.lots, b.lots, rule, t.adjacent_houses)
+        if t.limit_per_district and sum(1 for x in s.buildings.values() if x.district == did
+                                        and s.catalog.building(x.type).name == t.name) >= t.limit_per_district:
+            raise ctx.fail(f"district {did} already has {t.limit_per_district} {t.name}",
+                           "UC Building Descriptions (Limit)")
+        lots = () if t.lots == 0 else place(ctx, did, t.lots, b.lots, rule, t.adjacent_houses, t)
         if t.adjacent_houses:
-            supported_by = tuple(free_houses(s, did, lots)[: t.adjacent_houses])
+            supported_by = tuple(free_houses(s, did, lots, t.adjacent_kinds)[: t.adjacent_houses])
     religion_ok(ctx, t, b.deity_alignment)
     discounts: list[ev.Discount] = []
     cost = t.cost
     halver = next((s.catalog.building(x.type).name for x in dv.live_buildings(s) if x.city == city.id
-                   and t.name in s.catalog.building(x.type).halves), None)
+                   and t.names() & {h.lower() for h in s.catalog.building(x.type).halves}), None)
     if halver and not (s.opt("discount_first_only") and t.name in city.discounts_used):
         discounts.append(ev.Discount(kind="HALVED_BY", source=halver, amount_bp=cost - cost // 2))
     elif f"RUINS:{t.name}" in s.hexes[city.hex].features:
@@ -651,10 +707,11 @@ def construct(ctx: Ctx, b: ch.BuildingEntry, limit: int) -> None:
         if dep is None or not t.house or not any(lots_adjacent(x, y) for x in lots for y in dep.lots):
             raise ctx.fail(f"supports {supports!r}: a house must be built next to the building it supports",
                            "opt §2.1 step 5")
+    unrest = 0 if t.unrest_once_per_settlement and same else t.unrest  # walls and moats: once per settlement
     ctx.emit(ev.BuildingConstructed(building=new_id(ctx, "B"), city=city.id, district=did, building_type=t.name,
                                     lots=lots, border=border, base_cost_bp=t.cost, discounts=tuple(discounts),
-                                    cost_bp=cost, unrest_delta=t.unrest, deity=b.deity, supported_by=supported_by,
-                                    supports=supports))
+                                    cost_bp=cost, unrest_delta=unrest, deity=b.deity, supported_by=supported_by,
+                                    supports=supports, slots=_slot_cats(t), uncounted=uncounted))
     if b.deity_alignment and s.module_on("holy_sites") and t.religion:
         dedicate(ctx, f"B{ctx.state.serials['B']}", deity=b.deity or "unnamed deity",
                  deity_alignment=b.deity_alignment, bonus_mode=b.bonus_mode, shrine_attribute=b.shrine_attribute,
@@ -724,18 +781,41 @@ def improve(ctx: Ctx, hid: str, kind: str, limit: int) -> None:
     if imp is None:
         raise InputError(f"[{ctx.step}] unknown improvement {kind!r}; known: "
                          f"{', '.join(ctx.state.catalog.improvements)}")
-    if not h.claimed or h.city or h.improvement:
+    uc_rule = "UC Terrain Improvements"
+    have = dv.improvements_of(h)
+    replaces = next((x for x in imp.upgrade_from if x in have), None)
+    if not h.claimed:
+        raise ctx.fail(f"hex {hid} must be claimed", rule)
+    if imp.shares_hex:  # UC: improvements marked * may share a hex (and a settlement's hex)
+        if kind in have and replaces is None:
+            raise ctx.fail(f"hex {hid} already has a {kind.lower()}", uc_rule)
+        clash = sorted(set(imp.not_with) & set(have) - {replaces})
+        if clash:
+            raise ctx.fail(f"a {kind.lower()} cannot share hex {hid} with a {', '.join(clash).lower()}", uc_rule)
+    elif h.city or h.improvement:
         raise ctx.fail(f"hex {hid} must be claimed, without a city and without another improvement", rule)
-    if ctx.state.opt("improvements_require_road") and not (h.road or "ROAD" in h.features):
-        raise ctx.fail(f"hex {hid} needs a road before a {kind.lower()}", rule)
+    need_road = ctx.state.opt("improvements_require_road") and not imp.cost_as
+    if (need_road or imp.needs_road) and not (h.road or "ROAD" in h.features):
+        raise ctx.fail(f"hex {hid} needs a road before a {kind.lower()}", uc_rule if imp.needs_road else rule)
     if h.terrain not in imp.terrains:
         raise ctx.fail(f"a {kind.lower()} goes on {', '.join(imp.terrains).lower()}, not {h.terrain.lower()}", rule)
+    if imp.needs_river and not (h.river or h.terrain == "MARSH"):
+        raise ctx.fail(f"a {kind.lower()} needs a river (or a marsh) in the hex", uc_rule)
+    if imp.min_size and dv.size(ctx.state) < imp.min_size:
+        raise ctx.fail(f"a {kind.lower()} needs a kingdom of Size {imp.min_size} or more (Size "
+                       f"{dv.size(ctx.state)})", uc_rule)
     if imp.needs_ruler:
         _need_ruler(ctx, f"creating a {kind.lower()}")
     _limit(ctx, ctx.state.counters.terrain, limit, "terrain improvements (roads + hex improvements)", "base §6.5")
     cost = dv.improvement_cost(ctx.state, imp, h)
+    if replaces is not None:  # an upgrade pays the difference (UC: a Watchtower upgraded to a Fort)
+        cost = max(0, cost - dv.improvement_cost(ctx.state, ctx.state.catalog.improvements[replaces], h))
+    explain_once(ctx, Breakdown(f"{kind.lower()} in {hid} cost", cost,
+                                note=f"{imp.cost_as.replace('_', ' ')} cost" if imp.cost_as else
+                                (f"upgrade from {replaces.lower()}" if replaces else "")))
     pay(ctx, cost, f"a {kind.lower()} in {hid}")
-    ctx.emit(ev.HexImprovementBuilt(hex=hid, kind=kind, cost_bp=cost, unrest_delta=imp.unrest))
+    ctx.emit(ev.HexImprovementBuilt(hex=hid, kind=kind, cost_bp=cost, unrest_delta=imp.unrest,
+                                    shared=imp.shares_hex, replaces=replaces))
 
 
 def edicts(ctx: Ctx, c: ch.ImprovementChoices) -> None:
@@ -758,7 +838,7 @@ def edicts(ctx: Ctx, c: ch.ImprovementChoices) -> None:
 
 def decide_income(ctx: Ctx, c: ch.IncomeChoices) -> None:
     s = ctx.state
-    why = skip_reason(s)
+    why = skip_reason(s, "income")
     if why:
         _not_anarchy(ctx, {k: getattr(c, k) for k in type(c).model_fields})
         ctx.emit(ev.PhaseSkipped(phase="income", reason=why))
@@ -823,9 +903,20 @@ def decide_income(ctx: Ctx, c: ch.IncomeChoices) -> None:
         chk = kcheck(ctx, "income", "ECONOMY", 0)
         chk = chk.model_copy(update={"success": True, "margin": chk.total})
         ctx.emit(ev.IncomeCheckRolled(check=chk, bp_gained=max(0, chk.total) // 3))
+        terrain_income(ctx)
         return
     chk = control_check(ctx, "income", "ECONOMY")
     ctx.emit(ev.IncomeCheckRolled(check=chk, bp_gained=max(0, chk.total) // 5 if chk.success else 0))
+    terrain_income(ctx)
+
+
+def terrain_income(ctx: Ctx) -> None:
+    """UC: Mines, Quarries and Sawmills earn +1 BP each when taxes are collected (Foundries: +1 per mine)."""
+    src = dv.terrain_income(ctx.state)
+    if src:
+        ctx.explain(Breakdown("BP from terrain improvements", sum(src.values()),
+                              note=", ".join(f"{k} +{v}" for k, v in src.items()) + " (UC Terrain Improvements)"))
+        ctx.emit(ev.TerrainIncomeCollected(bp=sum(src.values()), sources=src))
 
 
 # ------------------------------------------------------------------ events
@@ -833,7 +924,7 @@ def decide_income(ctx: Ctx, c: ch.IncomeChoices) -> None:
 
 def decide_event(ctx: Ctx, c: ch.EventChoices) -> None:
     s = ctx.state
-    why = skip_reason(s)
+    why = skip_reason(s, "event")
     if why:
         ctx.emit(ev.PhaseSkipped(phase="event", reason=why))
         ctx.emit(ev.TurnEnded(turn=s.turn))
@@ -849,6 +940,21 @@ def decide_event(ctx: Ctx, c: ch.EventChoices) -> None:
     if choice == "none":
         occurred = False
     ctx.emit(ev.EventChanceRolled(d100=d100, chance=chance, occurred=occurred))
+    table = c.event_table or s.opt("event_table")
+    if table == "uc" or s.ongoing_events:
+        if table != "uc" and occurred and choice != "none":
+            raise ctx.fail("Ultimate Campaign events are still going on: this month's event table is uc",
+                           "UC Events (continuous events)")
+        uc_events.event_phase(ctx, c, occurred, choice)
+        for e in c.effects:
+            apply_effect(ctx, "GM", e.kind, e.attribute, e.value, e.turns)
+        event_phase_modules(ctx, c)
+        ctx.emit(ev.EventPhaseClosed(occurred=occurred))
+        ctx.emit(ev.TurnEnded(turn=s.turn))
+        return
+    if c.event_city or c.party_resolves or c.declined or c.hire_adventurers:
+        raise ctx.fail("event_city, party_resolves, declined and hire_adventurers belong to the uc event table",
+                       "UC Events")
     if occurred:
         if choice == "roll":
             roll = faces(ctx, "table", "1d100")[0]
@@ -884,11 +990,12 @@ FOUNDING = Step("founding", "Founding", "name, alignment, map, and module set-up
                 choices=ch.FoundingChoices, decide=decide_founding)
 GM = Step("gm", "Month start & GM rulings", "turn start, map and exploration, GM adjustments, relations",
           dice=("close_embassy_<k>", "withdraw_treaty_<k>", "attack_<k>", "attack_<k>_infamy", "attack_<k>_unrest",
-                "ally_stationed_<k>", "ally_stationed_<k>_unrest", "union_stability", "shutdown_<building>"),
+                "ally_stationed_<k>", "ally_stationed_<k>_unrest", "aid_refused_<k>", "union_stability",
+                "shutdown_<building>"),
           choices=ch.GmChoices, decide=decide_gm)
 UPKEEP = Step("upkeep", "Upkeep", "stability, consumption, slots, unrest (base §4.2)",
-              dice=("stability", "stability_unrest", "slots_<district>", "reactivate_<building>",
-                    "subjugation_<vassal>", "subjugation_<vassal>_unrest"),
+              dice=("stability", "stability_unrest", "acting_ruler", "royal_enforcer", "rally_<army>",
+                    "slots_<district>", "reactivate_<building>", "subjugation_<vassal>", "subjugation_<vassal>_unrest"),
               choices=ch.UpkeepChoices, decide=decide_upkeep)
 IMPROVEMENT = Step("improvement", "Improvement", "leaders, hexes, districts, buildings, roads, edicts (base §4.3)",
                    dice=("town_<hex>", "town_<hex>_unrest", "shutdown_<building>", "dip_cost", "dip_check_<n>",
@@ -897,10 +1004,25 @@ IMPROVEMENT = Step("improvement", "Improvement", "leaders, hexes, districts, bui
                          "trade_<route>_economy", "trade_<route>_loyalty", "trade_<route>_stability",
                          "trade_<route>_block_<n>"),
                    choices=ch.ImprovementChoices, decide=decide_improvement)
+def decide_war(ctx: Ctx, c: ch.WarChoices) -> None:
+    if ctx.state.closed and c.battles:
+        raise ctx.fail("this kingdom's log is closed", "opt §2.11")
+    war.war(ctx, c)
+
+
+WAR = Step("war", "Battles", "mass combat: battles fought phase by phase (UC Mass Combat)",
+           dice=("w<n>_ambush", "w<n>_ranged_<side>", "w<n>_r<k>_<side>", "w<n>_r<k>_<side>_tactic",
+                 "w<n>_r<k>_<side>_strategy", "w<n>_r<k>_<side>_rout", "w<n>_r<k>_<side>_rout_reroll",
+                 "w<n>_r<k>_<side>_withdraw", "w<n>_r<k>_<side>_withdraw_vs", "w<n>_r<k>_<side>_fear",
+                 "w<n>_r<k>_<side>_bleed", "w<n>_r<k>_<side>_breath", "w<n>_r<k>_<side>_taunt",
+                 "w<n>_r<k>_<side>_siegebreaker", "w<n>_parting", "w<n>_victory_1", "w<n>_victory_2", "w<n>_fate"),
+           choices=ch.WarChoices, decide=decide_war)
 INCOME = Step("income", "Income", "deposits, withdrawals, item sales, taxes (base §4.4)",
               dice=("withdrawal_<n>", "sale_<n>", "income"), choices=ch.IncomeChoices, decide=decide_income)
 EVENT = Step("event", "Event", "kingdom event and its effects; module events (base §4.5)",
-             dice=("chance", "table", "exp_<id>_stealth", "exp_<id>_stability"),
+             dice=("chance", "table", "table_<n>", "table_<n>_<sub>", "table_<n>_<sub>_<k>", "ev<n>_check_<k>",
+                   "ev<n>_<k>", "ev<n>_threat", "ev<n>_threat_more", "exp_<id>_stealth", "exp_<id>_stability",
+                   "exp_<id>_search_<n>"),
              choices=ch.EventChoices, decide=decide_event)
-PHASES: tuple[Step, ...] = (GM, UPKEEP, IMPROVEMENT, INCOME, EVENT)
+PHASES: tuple[Step, ...] = (GM, UPKEEP, IMPROVEMENT, WAR, INCOME, EVENT)
 ALL_STEPS: tuple[Step, ...] = (FOUNDING, *PHASES)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from kingdomlog.core.modifiers import Modifier, stack
-from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.core.ruleset import Breakdown, Term
 from kingdomlog.rulesets.pf1.rules import alignment_components, axial_neighbours
 from kingdomlog.rulesets.pf1.state import (
     ATTITUDES,
@@ -22,6 +22,7 @@ from kingdomlog.rulesets.pf1.state import (
     Pf1State,
     Relation,
     Terms,
+    TimedModifier,
     TradeRoute,
 )
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES, SETTLEMENT_MODIFIERS, BuildingType, ImprovementType, LimitRow
@@ -56,7 +57,7 @@ def live_buildings(s: Pf1State, *, active_only: bool = True) -> list[Building]:
     """Buildings in non-detached cities; abandoned ones excluded unless ``active_only`` is False."""
     live = {c.id for c in live_cities(s)}
     return [b for b in s.buildings.values()
-            if b.city in live and (not active_only or b.occupancy != "abandoned")]
+            if b.city in live and b.owner is None and (not active_only or b.occupancy != "abandoned")]
 
 
 def btype(s: Pf1State, b: Building) -> BuildingType:
@@ -87,10 +88,15 @@ def road_cost(s: Pf1State, h: Hex) -> tuple[int, bool]:
 
 
 def improvement_cost(s: Pf1State, imp: ImprovementType, h: Hex) -> int:
-    """BP of a hex improvement in ``h``: a Farm by terrain, halved by a listed feature (base §4.3 I8)."""
+    """BP of a hex improvement in ``h``: a Farm by terrain, halved by a listed feature (base §4.3 I8); UC
+    improvements priced as a road (Aqueduct: not doubled for rivers), twice a road (Canal, Highway)."""
     cost = imp.cost
     if imp.name == "FARM":
         cost = s.catalog.terrains[h.terrain].farm_cost or 0
+    if imp.cost_as == "road_no_river":
+        cost = road_cost(s, h.model_copy(update={"river": False}))[0]
+    elif imp.cost_as is not None:
+        cost = road_cost(s, h)[0] * (2 if imp.cost_as == "road_x2" else 1)
     if set(imp.half_cost_features) & set(h.features):
         cost //= 2
     return cost
@@ -112,6 +118,24 @@ def limits_row(s: Pf1State) -> LimitRow:
         if size(s) >= r.min_size:
             row = r
     return row
+
+
+def role_available(s: Pf1State, role: str) -> bool:
+    """Whether a role exists in this campaign: its module on (Viceroy) and its edition the option leadership_roles
+    (base §2.4 roles; UC Consort, Heir and Royal Enforcer)."""
+    r = s.catalog.roles.get(role)
+    if r is None:
+        return False
+    if r.module and not s.module_on(r.module):
+        return False
+    return r.edition is None or r.edition == s.opt("leadership_roles")
+
+
+def ruler_stand_in(s: Pf1State) -> str | None:
+    """The Consort or Heir acting as the Ruler this month (UC), if the Ruler is not effective and one was named."""
+    if role_effective(s, "RULER") or s.acting_ruler is None:
+        return None
+    return s.acting_ruler if role_effective(s, s.acting_ruler) and role_available(s, s.acting_ruler) else None
 
 
 def role_effective(s: Pf1State, role: str) -> bool:
@@ -141,8 +165,13 @@ def halving(s: Pf1State, edict: str) -> bool:
 # ---------------------------------------------------------------- consumption
 
 
+def improvements_of(h: Hex) -> tuple[str, ...]:
+    """The hex's improvements: its one exclusive improvement and those sharing the hex (UC)."""
+    return ((h.improvement,) if h.improvement else ()) + h.extras
+
+
 def farms(s: Pf1State) -> int:
-    return sum(1 for h in claimed_hexes(s) if h.improvement == "FARM")
+    return sum(1 for h in claimed_hexes(s) if "FARM" in improvements_of(h))
 
 
 def consumption_terms(s: Pf1State) -> list[Modifier]:
@@ -156,11 +185,19 @@ def consumption_terms(s: Pf1State) -> list[Modifier]:
         Modifier(f"festivals {s.edicts.festivals}/year" + (" (halved: Arena)" if halving(s, "festival") else ""),
                  fest // 2 if halving(s, "festival") else fest, source="edicts"),
     ]
+    stock = stockyard_hexes(s)
     for h in claimed_hexes(s):
-        if h.improvement:
-            imp = s.catalog.improvements.get(h.improvement)
+        for kind in improvements_of(h):
+            imp = s.catalog.improvements.get(kind)
             if imp and imp.consumption:
-                mods.append(Modifier(f"{h.improvement.lower()} {h.id}", imp.consumption, source="improvements"))
+                v = imp.consumption
+                if kind == "FARM" and (h.q, h.r) in stock:
+                    v = stock[(h.q, h.r)]
+                    mods.append(Modifier(f"farm {h.id} (Stockyard)", v, source="UC Stockyard"))
+                    continue
+                if imp.resource_consumption and "RESOURCE" in h.features:
+                    v += imp.resource_consumption
+                mods.append(Modifier(f"{kind.lower()} {h.id}", v, source="improvements"))
     if s.module_on("diplomatic_edicts"):
         for fid, rel in s.relations.items():
             if rel.embassy_building:
@@ -168,14 +205,54 @@ def consumption_terms(s: Pf1State) -> list[Modifier]:
     return mods
 
 
+def stockyard_hexes(s: Pf1State) -> dict[tuple[int, int], int]:
+    """Hexes (axial) whose Farms reduce Consumption by a Stockyard's number instead of 2: the hex of a city with
+    a Stockyard and its neighbours (UC Stockyard)."""
+    out: dict[tuple[int, int], int] = {}
+    for b in live_buildings(s):
+        v = btype(s, b).farm_consumption
+        if v is None:
+            continue
+        h = s.hexes[s.cities[b.city].hex]
+        for qr in {(h.q, h.r), *axial_neighbours(h.q, h.r)}:
+            out[qr] = min(out.get(qr, 0), v)
+    return out
+
+
+def foundry_mines(s: Pf1State) -> int:
+    """Mines a Foundry works: one per Foundry, among claimed Mine hexes with a road or river (UC Foundry)."""
+    foundries = sum(1 for b in live_buildings(s) if btype(s, b).foundry_mine)
+    if not foundries:
+        return 0
+    mines = sum(1 for h in claimed_hexes(s) if "MINE" in improvements_of(h)
+                and (h.road or h.river or "ROAD" in h.features))
+    return min(foundries, mines)
+
+
 def raw_consumption(s: Pf1State) -> int:
     """Consumption before the floor at 0 (opt §1.6, food route)."""
     return sum(m.value for m in consumption_terms(s))
 
 
+def active(s: Pf1State, attribute: str, city: str | None = None, *, any_city: bool = False) -> list[TimedModifier]:
+    """Timed modifiers of ``attribute`` in force this month (for ``city``, or kingdom-wide ones)."""
+    return [m for m in s.modifiers if m.attribute == attribute and m.first_turn <= s.turn
+            and (m.last_turn is None or s.turn <= m.last_turn) and (any_city or m.city == city)]
+
+
 def consumption(s: Pf1State) -> Breakdown:
-    """max(0, Size + districts + edicts − 2 × farms) (base §2.2)."""
-    b = stack("Consumption", consumption_terms(s), note="floored at 0")
+    """max(0, Size + districts + edicts − 2 × farms) (base §2.2); an event's Consumption change of this month
+    (UC Food Surplus/Shortage, Crop Failure) applies to the result."""
+    terms = consumption_terms(s)
+    for m in active(s, "CONSUMPTION", any_city=True):
+        terms.append(Modifier(m.source, m.value, source="UC event"))
+    b = stack("Consumption", terms, note="floored at 0")
+    total = max(0, int(b.total))
+    pct = sum(m.value for m in active(s, "CONSUMPTION_PCT", any_city=True))
+    if pct:
+        new = total // 2 if pct <= -50 else total + total * pct // 100
+        return Breakdown(b.name, new, (*b.terms, Term(f"event: Consumption {pct:+d}%", new - total)),
+                         f"{total} then {pct:+d}% (UC event)")
     if b.total < 0:
         return Breakdown(b.name, 0, b.terms, f"raw {b.total}, floored at 0")
     return b
@@ -205,7 +282,7 @@ UC_VACANCY = {"GENERAL": {"LOYALTY": -4}, "WARDEN": {"LOYALTY": -2, "STABILITY":
 def leader_modifiers(s: Pf1State, attr: str) -> list[Modifier]:
     out: list[Modifier] = []
     for role in s.catalog.roles.values():
-        if role.module and not s.module_on(role.module):
+        if not role_available(s, role.name):
             continue
         occ = [o for o in s.leaders.get(role.name, ()) if o.present]
         if occ:
@@ -226,7 +303,7 @@ def leader_modifiers(s: Pf1State, attr: str) -> list[Modifier]:
             pen = getattr(role, f"vacancy_{attr.lower()}")
             if s.opt("vacancy_table") == "uc" and role.name in UC_VACANCY:
                 pen = UC_VACANCY[role.name].get(attr, 0)
-            if pen and not (role.module):
+            if pen and not role.module and not role.acts_as_ruler:
                 out.append(Modifier(f"{role.name.lower()} vacant", pen, source="§6.3"))
     return out
 
@@ -271,8 +348,8 @@ def trade_type_bonus(s: Pf1State, r: TradeRoute) -> int:
     if r.type == "luxuries":
         return count_in(s, r.origin, LUXURIES) // 10
     hexes = claimed_hexes(s)
-    mines = sum(1 for h in hexes if h.improvement == "MINE") if count_in(s, r.origin, ("Foundry",)) else 0
-    return (mines + sum(1 for h in hexes if h.improvement in ("QUARRY", "SAWMILL"))) // 10
+    mines = sum(1 for h in hexes if "MINE" in improvements_of(h)) if count_in(s, r.origin, ("Foundry",)) else 0
+    return (mines + sum(1 for h in hexes for k in improvements_of(h) if k in ("QUARRY", "SAWMILL"))) // 10
 
 
 def relationship_modifier(s: Pf1State, target: str) -> int:
@@ -355,6 +432,8 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
     fest = getattr(s.catalog.festivals[ed.festivals], attr.lower())
     if fest > 0 and not role_effective(s, "COUNCILOR"):
         fest = 0  # base §2.9: no festival benefit without a Councilor
+    if tax < 0 and any(btype(s, b).tax_loyalty_halved for b in live_buildings(s)):
+        tax = -((-tax) // 2)  # UC Waterfront: halves the Taxation edict's Loyalty penalty
     for label, v in ((f"promotion {ed.promotion}", promo), (f"taxation {ed.taxation}", tax),
                      (f"festivals {ed.festivals}/year", fest)):
         if v:
@@ -368,23 +447,43 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
     rb = roads // 4 if attr == "ECONOMY" else roads // 8 if attr == "STABILITY" else 0
     if rb:
         mods.append(Modifier(f"roads ({roads} hexes)", rb, source="§6.7"))
+    per: dict[str, int] = {}
     for h in claimed_hexes(s):
-        if h.improvement:
-            imp = s.catalog.improvements.get(h.improvement)
+        for kind in improvements_of(h):
+            imp = s.catalog.improvements.get(kind)
             if imp:
+                if imp.economy_per or imp.stability_per:
+                    per[kind] = per.get(kind, 0) + 1
+                if imp.effect_needs_city and not h.city:
+                    continue
                 v = getattr(imp, attr.lower())
                 if v and imp.double_with_feature and imp.double_with_feature in h.features:
                     v *= 2
+                if v and imp.resource_bonus and "RESOURCE" in h.features:
+                    v += 1  # UC Resource: a Mine, Quarry or Sawmill gets +1 to each benefit
                 if v:
-                    mods.append(Modifier(f"{h.improvement.lower()} {h.id}", v, source="§6.8"))
+                    mods.append(Modifier(f"{kind.lower()} {h.id}", v, source="§6.8"))
         for f, a in (("CAVE", "STABILITY"), ("LANDMARK", "LOYALTY"), ("RESOURCE", "ECONOMY")):
             if f in h.features and a == attr:
                 mods.append(Modifier(f"{f.lower()} {h.id}", 1, source="§6.9"))
-    for m in s.modifiers:
-        if m.attribute == attr and m.first_turn <= s.turn and (m.last_turn is None or s.turn <= m.last_turn):
-            mods.append(Modifier(m.source, m.value, source="timed"))
+    for kind, n in sorted(per.items()):  # UC Highway: +1 Economy per 4 hexes, +1 Stability per 8
+        imp = s.catalog.improvements[kind]
+        every = imp.economy_per if attr == "ECONOMY" else imp.stability_per if attr == "STABILITY" else None
+        if every and n // every:
+            mods.append(Modifier(f"{kind.lower()} ({n} hexes)", n // every, source="UC terrain improvements"))
+    if s.opt("improvement_edition") == "uc" and attr in ("ECONOMY", "STABILITY"):
+        rivers = sum(1 for h in claimed_hexes(s) if h.river or any(
+            (i := s.catalog.improvements.get(k)) is not None and i.counts_as_river for k in improvements_of(h)))
+        rv = rivers // 4 if attr == "ECONOMY" else rivers // 8
+        if rv:
+            mods.append(Modifier(f"rivers ({rivers} hexes)", rv, source="UC Special Terrain: River"))
+    for m in active(s, attr, any_city=True):
+        mods.append(Modifier(m.source, m.value, source="timed"))
     if attr == "ECONOMY":
         mods += trade_economy(s)
+        fm = foundry_mines(s)
+        if fm:
+            mods.append(Modifier(f"Foundry working {fm} mine(s)", fm, source="UC Foundry"))
     mods += relation_modifiers(s, attr, terms=not exclude_relations)
     out = stack(attr.capitalize(), mods)
     if s.anarchy and not raw:
@@ -420,7 +519,25 @@ def base_value(s: Pf1State, c: City) -> int:
 
 
 def defense(s: Pf1State, c: City) -> int:
-    return sum(btype(s, b).defense for b in live_buildings(s) if b.city == c.id)
+    """A settlement's Defense: its buildings, and forts or watchtowers in its hex (UC)."""
+    h = s.hexes.get(c.hex)
+    imps = sum(i.defense for k in (improvements_of(h) if h else ()) if (i := s.catalog.improvements.get(k)))
+    return sum(btype(s, b).defense for b in live_buildings(s) if b.city == c.id) + imps
+
+
+def terrain_income(s: Pf1State) -> dict[str, int]:
+    """BP earned with the taxes: UC Mines, Quarries, Sawmills (+1 with a Resource) and Foundries' mines."""
+    out: dict[str, int] = {}
+    for h in claimed_hexes(s):
+        for kind in improvements_of(h):
+            imp = s.catalog.improvements.get(kind)
+            if imp and imp.bp_per_turn:
+                out[f"{kind.lower()} {h.id}"] = imp.bp_per_turn + (1 if imp.resource_bonus and "RESOURCE" in h.features
+                                                                   else 0)
+    fm = foundry_mines(s)
+    if fm:
+        out["Foundry mines"] = fm
+    return out
 
 
 def settlement_size_row(lots: int) -> tuple[str, int, int, bool] | None:
@@ -478,6 +595,8 @@ def settlement_modifiers(s: Pf1State, c: City) -> dict[str, int]:
         _, mod, _ = settlement_size(s, c)
         for m in SETTLEMENT_MODIFIERS:
             out[m] += mod
+    for m in SETTLEMENT_MODIFIERS:  # localized event adjustments (UC Events, opt §2.13)
+        out[m] += sum(x.value for x in active(s, f"SET:{m}", c.id))
     return out
 
 
@@ -496,6 +615,8 @@ def kingdom_modifiers(s: Pf1State) -> dict[str, Breakdown]:
                 mods.append(Modifier(f"alignment {comp}", 1))
         if s.kingdom_adjustments.get(m):
             mods.append(Modifier("adjustments", s.kingdom_adjustments[m]))
+        for x in active(s, f"SET:{m}"):  # kingdom-wide event adjustments (UC Events)
+            mods.append(Modifier(x.source, x.value))
         if s.module_on("government_forms") and s.opt("government_scope") == "kingdom_final":
             g = government_line(s)[m]
             if g:

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
 from kingdomlog.core.model import Frozen
-from kingdomlog.rulesets.pf1.state import Terms
+from kingdomlog.rulesets.pf1.state import Army, Commander, Terms
 
 
 class KCheck(Frozen):
@@ -226,6 +226,35 @@ class AnarchyEnded(EventModel):
 
 
 @register_event
+class ActingRulerNamed(EventModel):
+    """The Consort or the Heir acts as the Ruler while the Ruler is unavailable (UC); None: no stand-in."""
+
+    type = "pf1.acting_ruler_named"
+    role: Literal["CONSORT", "HEIR"] | None
+
+
+@register_event
+class ActingRulerCheckRolled(EventModel):
+    """UC: a Consort or Heir acting as the Ruler negates the Ruler's vacancy Unrest +4, but a failed Loyalty check
+    at Upkeep gives Unrest +1."""
+
+    type = "pf1.acting_ruler_check_rolled"
+    role: str
+    check: KCheck
+    unrest_delta: int
+
+
+@register_event
+class RoyalEnforcerActed(EventModel):
+    """UC Royal Enforcer: Unrest −1 at Upkeep; a failed Loyalty check costs Loyalty −1 (lasting)."""
+
+    type = "pf1.royal_enforcer_acted"
+    unrest_delta: int
+    check: KCheck
+    loyalty_delta: int
+
+
+@register_event
 class RoyalAssassinActed(EventModel):
     type = "pf1.royal_assassin_acted"
     unrest_delta: int
@@ -295,7 +324,12 @@ class Discount(Frozen):
 
 @register_event
 class BuildingConstructed(EventModel):
+    """A building built (base §4.3 I6). v2 records its magic item slots (``slots``, by category) and whether it
+    counted against the month's limit (``uncounted``: the first House/Mansion/Noble Villa/Tenement of a month,
+    option first_house_free); v1 payloads (slots None) take the slots of the catalogue as before."""
+
     type = "pf1.building_constructed"
+    version = 2
     building: str
     city: str
     district: str
@@ -312,6 +346,29 @@ class BuildingConstructed(EventModel):
     """A House built to support an existing dependent (a replacement, optional §2.1)."""
     free: bool = False
     """Incorporated for free (a BUILDING feature of the hex, base §3.1 F5)."""
+    slots: tuple[Literal["minor", "medium", "major"], ...] | None = None
+    uncounted: bool = False
+
+
+@register_upcaster("pf1.building_constructed", 1)
+def upcast_building_constructed_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 added the recorded slots and ``uncounted``; a v1 event's slots are the catalogue's (None)."""
+    return {**data, "slots": None, "uncounted": False}
+
+
+@register_event
+class BuildingUpgraded(EventModel):
+    """A building upgraded to another (UC Upgrade To/From): pays the cost difference, keeps its id and dedication,
+    takes the new type's lots, slots and (once) its Unrest; counts against the month's building limit."""
+
+    type = "pf1.building_upgraded"
+    building: str
+    from_type: str
+    to_type: str
+    lots: tuple[int, ...]
+    cost_bp: int = Field(ge=0)
+    unrest_delta: int
+    slots: tuple[Literal["minor", "medium", "major"], ...] = ()
 
 
 @register_event
@@ -339,11 +396,31 @@ class RoadBuilt(EventModel):
 
 @register_event
 class HexImprovementBuilt(EventModel):
+    """v2: ``shared`` (the improvement shares the hex, UC) and ``replaces`` (the improvement it upgrades)."""
+
     type = "pf1.hex_improvement_built"
+    version = 2
     hex: str
     kind: str
     cost_bp: int
     unrest_delta: int = 0
+    shared: bool = False
+    replaces: str | None = None
+
+
+@register_upcaster("pf1.hex_improvement_built", 1)
+def upcast_hex_improvement_built_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 improvements were the hex's one improvement."""
+    return {**data, "shared": False, "replaces": None}
+
+
+@register_event
+class TerrainIncomeCollected(EventModel):
+    """BP earned with the taxes from terrain improvements (UC Mine, Quarry, Sawmill) and Foundries."""
+
+    type = "pf1.terrain_income_collected"
+    bp: int = Field(ge=0)
+    sources: dict[str, int] = Field(default_factory=dict)
 
 
 @register_event
@@ -446,6 +523,40 @@ class EventEffectApplied(EventModel):
     value: int
     first_turn: int | None = None
     last_turn: int | None = None
+
+
+class AppliedEffect(Frozen):
+    """One effect of an Ultimate Campaign event as decided: its final value, the dice behind it, its months."""
+
+    kind: str
+    target: str | None = None
+    value: int = 0
+    dice: tuple[int, ...] = ()
+    first_turn: int | None = None
+    last_turn: int | None = None
+    city: str | None = None
+    note: str = ""
+
+
+@register_event
+class UcEventResolved(EventModel):
+    """An Ultimate Campaign event (table ``uc``) resolved: the table rolls, its checks, the outcome and every
+    effect with its value; ``ongoing`` says whether a continuous event goes on to the next Event phase."""
+
+    type = "pf1.uc_event_resolved"
+    event: str
+    kind: Literal["beneficial", "harmful"]
+    rolls: tuple[tuple[str, int], ...] = ()
+    """(table, d100) pairs that chose it: top, kb, kd, sb, sd (empty: the GM chose it, or it went on)."""
+    localized: Literal["kingdom", "settlement", "hex"] = "kingdom"
+    city: str | None = None
+    continuing: bool = False
+    resolution: Literal["checks", "party", "decline"] = "checks"
+    checks: tuple[KCheck, ...] = ()
+    outcome: Literal["none", "success", "partial", "failure"] = "none"
+    effects: tuple[AppliedEffect, ...] = ()
+    ongoing: bool = False
+    streak: int = 0
 
 
 @register_event
@@ -608,11 +719,21 @@ def upcast_diplomatic_edict_resolved_v1_v2(data: dict[str, Any]) -> dict[str, An
 
 @register_event
 class EmbassyBuildingAcquired(EventModel):
+    """v2 records the kingdom-level settlement modifiers the building adds (its lines + Society +2, opt §2.5.6);
+    v1 payloads (None) take them from the catalogue as before."""
+
     type = "pf1.embassy_building_acquired"
+    version = 2
     target: str
     settlement: str
     building_type: str
     cost_bp: int
+    settlement_delta: dict[str, int] | None = None
+
+
+@register_upcaster("pf1.embassy_building_acquired", 1)
+def upcast_embassy_building_acquired_v1_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "settlement_delta": None}
 
 
 @register_event
@@ -634,6 +755,46 @@ class ExpeditionProgressed(EventModel):
     outcome: Literal["progressed", "scattered", "lost", "returned"]
     discoveries: tuple[str, ...] = ()
     unrest_delta: int = 0
+
+
+@register_event
+class ExpeditionFeatureSearched(EventModel):
+    """A day's Knowledge (geography) or Survival check for a hidden feature of a hex (opt §2.6 rule 3)."""
+
+    type = "pf1.expedition_feature_searched"
+    expedition: str
+    hex: str
+    day: int = Field(ge=1)
+    check: SkillCheck
+    feature: str
+    found: bool
+    mapped: bool = False
+    """The feature is added to the hex's map features (a mapped hex; LAIR, LANDMARK or RESOURCE)."""
+
+
+@register_event
+class AidRefused(EventModel):
+    """An ally failed to send aid when called: the ally's Infamy +1d4 if the GM applies it (opt §2.5.6)."""
+
+    type = "pf1.aid_refused"
+    ally: str
+    gm_applies: bool
+    d4: int | None = Field(None, ge=1, le=4)
+    infamy_delta: int = 0
+
+
+@register_event
+class ForeignEmbassyBuilt(EventModel):
+    """Another kingdom builds its embassy (a Mansion or Noble Villa) in one of our settlements (opt §2.5.6): its
+    lots are theirs; the bonuses are that kingdom's, not ours."""
+
+    type = "pf1.foreign_embassy_built"
+    kingdom: str
+    building: str
+    city: str
+    district: str
+    building_type: str
+    lots: tuple[int, ...]
 
 
 class PathStep(Frozen):
@@ -801,6 +962,167 @@ class SpecialEdictUsed(EventModel):
 
     type = "pf1.special_edict_used"
     kind: Literal["diplomatic", "exploration", "trade", "vassalage"]
+
+
+# ------------------------------------------------------------------ mass combat (UC Kingdoms and War, Mass Combat)
+
+
+@register_event
+class ArmyRecruited(EventModel):
+    """An army raised (Edict step 6: in place of a new settlement, base §6.5 / UC Improvement Edicts note 1), or an
+    enemy army the GM puts on the map (``counts_against_limit`` False). Its numbers are recorded as computed."""
+
+    type = "pf1.army_recruited"
+    army: Army
+    counts_against_limit: bool = True
+    cost_bp: int = Field(0, ge=0)
+
+
+@register_event
+class ArmyEquipped(EventModel):
+    """A resource bought for an army (UC Army Resources): its BP (scaled by size) and what it adds, as recorded."""
+
+    type = "pf1.army_equipped"
+    army: str
+    resource: str
+    count: int = Field(1, ge=1)
+    cost_bp: int = Field(ge=0)
+    om_delta: int = 0
+    dv_delta: int = 0
+    consumption_delta: int = 0
+    ranged: bool = False
+    counts_against_limit: bool = True
+
+
+@register_event
+class ArmyCommanderAssigned(EventModel):
+    type = "pf1.army_commander_assigned"
+    army: str
+    commander: Commander | None
+
+
+@register_event
+class ArmyChanged(EventModel):
+    """An army's hit points, Morale, status, reserve or hex changed (healed to full strength, disbanded, put in
+    reserve, moved, Morale lost or regained) with the rule that did it."""
+
+    type = "pf1.army_changed"
+    army: str
+    reason: str
+    hp: int | None = None
+    morale_delta: int = 0
+    status: Literal["active", "routed", "defeated", "disbanded"] | None = None
+    reserve: bool | None = None
+    hex: str | None = None
+    unpaid: bool | None = None
+    tactic_learned: str | None = None
+    counts_against_limit: bool = False
+    cost_bp: int = Field(0, ge=0)
+
+
+@register_event
+class ArmyReorganized(EventModel):
+    """UC optional mass combat rules: an army reformed (one size smaller, full hp, Morale −1), split (two armies one
+    size smaller, the same share of hp, Morale −1 each) or two combined (one size larger, hp share and Morale
+    averaged); the armies as they are after, with every number recomputed for their size."""
+
+    type = "pf1.army_reorganized"
+    kind: Literal["reform", "split", "combine"]
+    removed: tuple[str, ...]
+    armies: tuple[Army, ...]
+
+
+@register_event
+class ArmyUpkeepPaid(EventModel):
+    """Armies' Consumption for the month (per week × weeks, a reserve army once a month), paid or not."""
+
+    type = "pf1.army_upkeep_paid"
+    per_army: dict[str, int]
+    weeks: int
+    total: int
+    paid: bool
+    foraging: tuple[str, ...] = ()
+    """Armies living off the land this month: Consumption halved (the Live off the Land boon)."""
+
+
+@register_event
+class ArmyRallyCheckRolled(EventModel):
+    """A routed army fights again after a successful Loyalty check at Upkeep (once per turn)."""
+
+    type = "pf1.army_rally_check_rolled"
+    army: str
+    check: KCheck
+
+
+class MoraleCheck(Frozen):
+    purpose: str
+    d20: int = Field(ge=1, le=20)
+    modifier: int
+    dc: int
+    success: bool
+
+
+class Offense(Frozen):
+    d20: int = Field(ge=1, le=20)
+    om: int
+    total: int
+    target_dv: int
+    damage: int
+    extra_dice: tuple[int, ...] = ()
+
+
+class PhaseSide(Frozen):
+    """One army in one battle phase: what it used, what it rolled, what it suffered."""
+
+    army: str
+    tactic: str
+    strategy: str | None = None
+    om: int
+    dv: int
+    offense: Offense | None = None
+    morale_checks: tuple[MoraleCheck, ...] = ()
+    hp_before: int
+    hp_after: int
+    status: Literal["fighting", "routed", "defeated", "withdrew"] = "fighting"
+    notes: tuple[str, ...] = ()
+    target: str | None = None
+    """The army it attacked, in a battle of more than two armies (UC More Than Two Armies)."""
+
+
+@register_event
+class BattlePhaseResolved(EventModel):
+    """One phase of a battle (UC Battle Phases): tactics (an ambush), ranged, or a melee round, or the parting shot
+    at a routed army; both armies' numbers, rolls and hit points as decided."""
+
+    type = "pf1.battle_phase_resolved"
+    battle: str
+    index: int = Field(ge=0)
+    kind: Literal["tactics", "ranged", "melee", "parting_shot"]
+    sides: tuple[PhaseSide, ...]
+
+
+class ArmyOutcome(Frozen):
+    army: str
+    result: Literal["victorious", "routed", "defeated", "withdrew", "undecided"]
+    hp_after: int
+    morale_delta: int = 0
+    tactic_learned: str | None = None
+    boon_learned: str | None = None
+    loyalty_checks: tuple[KCheck, ...] = ()
+    commander_fate: Literal["killed", "captured", "escaped"] | None = None
+    fate_roll: int | None = Field(None, ge=1, le=100)
+
+
+@register_event
+class BattleEnded(EventModel):
+    """A battle's aftermath (UC Victory, Rout, or Defeat): each army's result, the victor's Loyalty checks (a tactic,
+    a boon), a defeated army of ours costing Economy, Loyalty and Stability by its size."""
+
+    type = "pf1.battle_ended"
+    battle: str
+    hex: str | None = None
+    outcomes: tuple[ArmyOutcome, ...]
+    kingdom_losses: dict[str, int] = Field(default_factory=dict)
 
 
 EVENT_TYPES: tuple[type[EventModel], ...] = tuple(

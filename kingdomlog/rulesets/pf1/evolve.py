@@ -26,6 +26,7 @@ from kingdomlog.rulesets.pf1.state import (
     Lineage,
     MagicSlot,
     Occupant,
+    OngoingEvent,
     Pf1State,
     Relation,
     TimedModifier,
@@ -34,7 +35,7 @@ from kingdomlog.rulesets.pf1.state import (
 )
 
 Handler = Callable[[Pf1State, Any, RecordedEvent], Pf1State]
-STEP_ORDER = {"founding": 0, "gm": 1, "upkeep": 2, "improvement": 3, "income": 4, "event": 5}
+STEP_ORDER = {"founding": 0, "gm": 1, "upkeep": 2, "improvement": 3, "war": 4, "income": 5, "event": 6}
 _HANDLERS: Handlers[Handler] = Handlers()
 on = _HANDLERS.on
 
@@ -273,7 +274,7 @@ def _lose_hex(s: Pf1State, hex_id: str) -> Pf1State:
     if h.city:
         cities[h.city] = cities[h.city].model_copy(update={"detached": True})
     s = _u(s, cities=cities)
-    return _hex(s, hex_id, claimed=False, road=False, improvement=None)
+    return _hex(s, hex_id, claimed=False, road=False, improvement=None, extras=())
 
 
 @on(ev.HexLostToUnrest)
@@ -289,6 +290,26 @@ def _anarchy(s: Pf1State, p: ev.AnarchyBegan, e: RecordedEvent) -> Pf1State:
 @on(ev.AnarchyEnded)
 def _anarchy_end(s: Pf1State, p: ev.AnarchyEnded, e: RecordedEvent) -> Pf1State:
     return _u(s, anarchy=False, unrest=p.unrest_after)
+
+
+@on(ev.ActingRulerNamed)
+def _acting(s: Pf1State, p: ev.ActingRulerNamed, e: RecordedEvent) -> Pf1State:
+    return _u(s, acting_ruler=p.role)
+
+
+@on(ev.ActingRulerCheckRolled)
+def _acting_check(s: Pf1State, p: ev.ActingRulerCheckRolled, e: RecordedEvent) -> Pf1State:
+    return _u(s, unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.RoyalEnforcerActed)
+def _enforcer(s: Pf1State, p: ev.RoyalEnforcerActed, e: RecordedEvent) -> Pf1State:
+    s = _u(s, unrest=_unrest(s, p.unrest_delta))
+    if p.loyalty_delta:
+        m = TimedModifier(attribute="LOYALTY", value=p.loyalty_delta, source="Royal Enforcer's failed Loyalty check",
+                          first_turn=e.turn)
+        s = _u(s, modifiers=(*s.modifiers, m))
+    return s
 
 
 @on(ev.RoyalAssassinActed)
@@ -352,8 +373,11 @@ def _prep(s: Pf1State, p: ev.DistrictPreparationStarted, e: RecordedEvent) -> Pf
 @on(ev.BuildingConstructed)
 def _build(s: Pf1State, p: ev.BuildingConstructed, e: RecordedEvent) -> Pf1State:
     t = s.catalog.building(p.building_type)
-    slots = tuple(MagicSlot(category=cat) for cat in ("minor", "medium", "major")
-                  for _ in range(getattr(t.slots, cat)))
+    if p.slots is not None:
+        slots = tuple(MagicSlot(category=cat) for cat in p.slots)
+    else:  # a v1 event: the catalogue's slots
+        slots = tuple(MagicSlot(category=cat) for cat in ("minor", "medium", "major")
+                      for _ in range(getattr(t.slots, cat)))
     b = Building(id=p.building, type=t.name, city=p.city, district=p.district, lots=p.lots, border=p.border,
                  built_turn=e.turn, deity=p.deity, slots=slots, supported_by=p.supported_by)
     blds = {**s.buildings, p.building: b}
@@ -375,13 +399,23 @@ def _build(s: Pf1State, p: ev.BuildingConstructed, e: RecordedEvent) -> Pf1State
     if p.border:
         dist = districts[p.district]
         districts[p.district] = dist.model_copy(update={"walls": (*dist.walls, p.border)})
-    counters = s.counters if p.free else _count(s, buildings=1)
+    counters = s.counters if p.free else _count(s, free_house=1) if p.uncounted else _count(s, buildings=1)
     rubble = list(s.rubble)
     if any(d.kind == "REBUILD" for d in p.discounts) and f"{p.district}|{t.name}" in rubble:
         rubble.remove(f"{p.district}|{t.name}")
     return _u(s, buildings=blds, treasury=s.treasury - p.cost_bp, unrest=_unrest(s, p.unrest_delta),
               rubble=tuple(rubble), counters=counters, districts=districts, serials=_serial(s, p.building),
               cities={**s.cities, p.city: city.model_copy(update={"discounts_used": used})})
+
+
+@on(ev.BuildingUpgraded)
+def _upgraded(s: Pf1State, p: ev.BuildingUpgraded, e: RecordedEvent) -> Pf1State:
+    b = s.buildings[p.building]
+    old = {i: sl for i, sl in enumerate(b.slots)}
+    slots = tuple(old[i] if i in old and old[i].category == cat else MagicSlot(category=cat)
+                  for i, cat in enumerate(p.slots))
+    s = _bld(s, p.building, type=p.to_type, lots=p.lots, slots=slots)
+    return _u(s, treasury=s.treasury - p.cost_bp, unrest=_unrest(s, p.unrest_delta), counters=_count(s, buildings=1))
 
 
 @on(ev.BuildingDemolished)
@@ -422,7 +456,17 @@ def _road(s: Pf1State, p: ev.RoadBuilt, e: RecordedEvent) -> Pf1State:
 @on(ev.HexImprovementBuilt)
 def _improve(s: Pf1State, p: ev.HexImprovementBuilt, e: RecordedEvent) -> Pf1State:
     s = _u(s, treasury=s.treasury - p.cost_bp, counters=_count(s, terrain=1), unrest=_unrest(s, p.unrest_delta))
-    return _hex(s, p.hex, improvement=p.kind)
+    h = s.hexes[p.hex]
+    extras = tuple(x for x in h.extras if x != p.replaces)
+    improvement = None if h.improvement == p.replaces else h.improvement
+    if p.shared:
+        return _hex(s, p.hex, extras=(*extras, p.kind), improvement=improvement)
+    return _hex(s, p.hex, improvement=p.kind, extras=extras)
+
+
+@on(ev.TerrainIncomeCollected)
+def _terrain_income(s: Pf1State, p: ev.TerrainIncomeCollected, e: RecordedEvent) -> Pf1State:
+    return _u(s, treasury=s.treasury + p.bp)
 
 
 @on(ev.EdictsSet)
@@ -490,6 +534,35 @@ def _effect(s: Pf1State, p: ev.EventEffectApplied, e: RecordedEvent) -> Pf1State
     if p.kind == "TREASURY":
         return _u(s, treasury=s.treasury + p.value)
     return _renown(s, p.value if p.kind == "FAME" else 0, p.value if p.kind == "INFAMY" else 0)
+
+
+_TIMED = {"ATTRIBUTE": "", "CHECK": "CHECK:", "SETTLEMENT": "SET:", "CONSUMPTION_PCT": "", "FARMS_LOST": ""}
+
+
+@on(ev.UcEventResolved)
+def _uc_event(s: Pf1State, p: ev.UcEventResolved, e: RecordedEvent) -> Pf1State:
+    """Apply the recorded effects of an Ultimate Campaign event (values as decided) and its continuation."""
+    mods = list(s.modifiers)
+    for f in p.effects:
+        if f.kind in ("UNREST", "TREASURY", "FAME", "INFAMY"):
+            if f.kind == "UNREST":
+                s = _u(s, unrest=_unrest(s, f.value))
+            elif f.kind == "TREASURY":
+                s = _u(s, treasury=s.treasury + f.value)
+            else:
+                s = _renown(s, f.value if f.kind == "FAME" else 0, f.value if f.kind == "INFAMY" else 0)
+        elif f.kind in _TIMED or f.kind == "ECONOMY_BUILDINGS":
+            attr = {"FARMS_LOST": "CONSUMPTION", "CONSUMPTION_PCT": "CONSUMPTION_PCT",
+                    "ECONOMY_BUILDINGS": "ECONOMY"}.get(f.kind, f"{_TIMED.get(f.kind, '')}{f.target}")
+            mods.append(TimedModifier(attribute=attr, value=f.value, source=f"event {p.event}",
+                                      first_turn=f.first_turn if f.first_turn is not None else e.turn,
+                                      last_turn=f.last_turn, city=f.city))
+    ongoing = tuple(o for o in s.ongoing_events if not (o.name == p.event and o.city == p.city))
+    if p.ongoing:
+        since = next((o.since_turn for o in s.ongoing_events if o.name == p.event and o.city == p.city), e.turn)
+        ongoing = (*ongoing, OngoingEvent(name=p.event, city=p.city, since_turn=since, streak=p.streak))
+    last = s.last_events if p.continuing else (*s.last_events, f"{e.turn}:{p.event}")
+    return _u(s, modifiers=tuple(mods), ongoing_events=ongoing, last_events=last)
 
 
 @on(ev.EventPhaseClosed)
@@ -609,14 +682,19 @@ def _relation_action(s: Pf1State, p: ev.RelationActionResolved, e: RecordedEvent
         upd.update(treaty=None, alliance=None)
     if p.level_after == "none":
         upd["embassy_building"] = None
+        upd["embassy_delta"] = None
     s = _u(s, unrest=_unrest(s, p.unrest_delta), relations={**s.relations, p.target: rel.model_copy(update=upd)})
     if p.level_after == "none" and rel.embassy_building:  # the building's kingdom-level lines end with it
-        line = s.catalog.building(rel.embassy_building).settlement
         adj = dict(s.kingdom_adjustments)
-        for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
-            d = line.get(m) + (2 if m == "society" else 0)
-            if d:
+        if rel.embassy_delta is not None:  # as its (v2) acquisition recorded them
+            for m, d in rel.embassy_delta.items():
                 adj[m] = adj.get(m, 0) - d
+        else:  # a v1 acquisition: the catalogue's lines, as before
+            line = s.catalog.building(rel.embassy_building).settlement
+            for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
+                d = line.get(m) + (2 if m == "society" else 0)
+                if d:
+                    adj[m] = adj.get(m, 0) - d
         s = _u(s, kingdom_adjustments={k: v for k, v in adj.items() if v})
     return _renown(s, 0, p.infamy_delta)
 
@@ -625,14 +703,19 @@ def _relation_action(s: Pf1State, p: ev.RelationActionResolved, e: RecordedEvent
 def _embassy_b(s: Pf1State, p: ev.EmbassyBuildingAcquired, e: RecordedEvent) -> Pf1State:
     rel = s.relations[p.target]
     # Society +2 and the building's settlement lines go to kingdom-level adjustments (opt §2.5.6)
-    line = s.catalog.building(p.building_type).settlement
     adj = dict(s.kingdom_adjustments)
-    for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
-        d = line.get(m) + (2 if m == "society" else 0)
-        if d:
+    if p.settlement_delta is not None:
+        for m, d in p.settlement_delta.items():
             adj[m] = adj.get(m, 0) + d
+    else:  # a v1 event: the catalogue's lines
+        line = s.catalog.building(p.building_type).settlement
+        for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
+            d = line.get(m) + (2 if m == "society" else 0)
+            if d:
+                adj[m] = adj.get(m, 0) + d
     return _u(s, treasury=s.treasury - p.cost_bp, kingdom_adjustments=adj,
-              relations={**s.relations, p.target: rel.model_copy(update={"embassy_building": p.building_type})})
+              relations={**s.relations, p.target: rel.model_copy(update={"embassy_building": p.building_type,
+                                                                         "embassy_delta": p.settlement_delta})})
 
 
 @on(ev.ExplorationEdictIssued)
@@ -654,6 +737,33 @@ def _progress(s: Pf1State, p: ev.ExpeditionProgressed, e: RecordedEvent) -> Pf1S
                                      "discoveries": (*x.discoveries, *p.discoveries)})
         out.append(x)
     return _u(s, expeditions=tuple(out), unrest=_unrest(s, p.unrest_delta))
+
+
+@on(ev.ExpeditionFeatureSearched)
+def _searched(s: Pf1State, p: ev.ExpeditionFeatureSearched, e: RecordedEvent) -> Pf1State:
+    if not p.found:
+        return s
+    xs = tuple(x.model_copy(update={"discoveries": (*x.discoveries, f"{p.feature} in {p.hex}")})
+               if x.id == p.expedition else x for x in s.expeditions)
+    s = _u(s, expeditions=xs)
+    if p.mapped and p.hex in s.hexes and p.feature not in s.hexes[p.hex].features:
+        s = _hex(s, p.hex, features=(*s.hexes[p.hex].features, p.feature))
+    return s
+
+
+@on(ev.AidRefused)
+def _aid_refused(s: Pf1State, p: ev.AidRefused, e: RecordedEvent) -> Pf1State:
+    fk = s.foreign[p.ally]
+    return _u(s, foreign={**s.foreign, p.ally: fk.model_copy(update={"infamy": fk.infamy + p.infamy_delta})})
+
+
+@on(ev.ForeignEmbassyBuilt)
+def _foreign_embassy(s: Pf1State, p: ev.ForeignEmbassyBuilt, e: RecordedEvent) -> Pf1State:
+    b = Building(id=p.building, type=p.building_type, city=p.city, district=p.district, lots=p.lots,
+                 built_turn=e.turn, owner=p.kingdom)
+    rel = s.relations.get(p.kingdom, Relation())
+    return _u(s, buildings={**s.buildings, p.building: b}, serials=_serial(s, p.building),
+              relations={**s.relations, p.kingdom: rel.model_copy(update={"their_embassy_here": p.building})})
 
 
 @on(ev.TradeEdictIssued)
@@ -764,6 +874,107 @@ def _temp(s: Pf1State, p: ev.TemporaryModifierApplied, e: RecordedEvent) -> Pf1S
 @on(ev.SpecialEdictUsed)
 def _special(s: Pf1State, p: ev.SpecialEdictUsed, e: RecordedEvent) -> Pf1State:
     return _u(s, special_edict_turn=e.turn)
+
+
+# ------------------------------------------------------------------ mass combat
+
+
+def _army(s: Pf1State, aid: str, **kw: Any) -> Pf1State:
+    return _u(s, armies={**s.armies, aid: s.armies[aid].model_copy(update=kw)})
+
+
+@on(ev.ArmyRecruited)
+def _recruited(s: Pf1State, p: ev.ArmyRecruited, e: RecordedEvent) -> Pf1State:
+    counters = _count(s, districts=1) if p.counts_against_limit else s.counters
+    return _u(s, armies={**s.armies, p.army.id: p.army}, serials=_serial(s, p.army.id), counters=counters,
+              treasury=s.treasury - p.cost_bp)
+
+
+@on(ev.ArmyEquipped)
+def _equipped(s: Pf1State, p: ev.ArmyEquipped, e: RecordedEvent) -> Pf1State:
+    a = s.armies[p.army]
+    res = {**a.resources, p.resource: a.resources.get(p.resource, 0) + p.count}
+    s = _army(s, p.army, om=a.om + p.om_delta, dv=a.dv + p.dv_delta, consumption=a.consumption + p.consumption_delta,
+              ranged=a.ranged or p.ranged, resources=res)
+    counters = _count(s, districts=1) if p.counts_against_limit else s.counters
+    return _u(s, treasury=s.treasury - p.cost_bp, counters=counters)
+
+
+@on(ev.ArmyCommanderAssigned)
+def _commander(s: Pf1State, p: ev.ArmyCommanderAssigned, e: RecordedEvent) -> Pf1State:
+    return _army(s, p.army, commander=p.commander)
+
+
+def _morale(value: int, delta: int) -> int:
+    return min(4, value + delta) if delta > 0 else value + delta
+
+
+@on(ev.ArmyChanged)
+def _army_changed(s: Pf1State, p: ev.ArmyChanged, e: RecordedEvent) -> Pf1State:
+    a = s.armies[p.army]
+    upd: dict[str, Any] = {"morale": _morale(a.morale, p.morale_delta)}
+    for k in ("hp", "status", "reserve", "hex", "unpaid"):
+        v = getattr(p, k)
+        if v is not None:
+            upd[k] = v
+    if p.tactic_learned:
+        upd["tactics"] = (*a.tactics, p.tactic_learned)
+    s = _army(s, p.army, **upd)
+    counters = _count(s, districts=1) if p.counts_against_limit else s.counters
+    return _u(s, treasury=s.treasury - p.cost_bp, counters=counters)
+
+
+@on(ev.ArmyReorganized)
+def _reorganized(s: Pf1State, p: ev.ArmyReorganized, e: RecordedEvent) -> Pf1State:
+    armies = {k: v for k, v in s.armies.items() if k not in p.removed}
+    serials = s.serials
+    for a in p.armies:
+        armies[a.id] = a
+        serials = _serial(s.model_copy(update={"serials": serials}), a.id)
+    return _u(s, armies=armies, serials=serials)
+
+
+@on(ev.ArmyUpkeepPaid)
+def _army_upkeep(s: Pf1State, p: ev.ArmyUpkeepPaid, e: RecordedEvent) -> Pf1State:
+    return _u(s, treasury=s.treasury - p.total) if p.paid else s
+
+
+@on(ev.ArmyRallyCheckRolled)
+def _rally(s: Pf1State, p: ev.ArmyRallyCheckRolled, e: RecordedEvent) -> Pf1State:
+    return _army(s, p.army, status="active") if p.check.success else s
+
+
+@on(ev.BattlePhaseResolved)
+def _phase(s: Pf1State, p: ev.BattlePhaseResolved, e: RecordedEvent) -> Pf1State:
+    for side in p.sides:
+        if side.army in s.armies:
+            s = _army(s, side.army, hp=side.hp_after)
+    return s
+
+
+@on(ev.BattleEnded)
+def _battle_ended(s: Pf1State, p: ev.BattleEnded, e: RecordedEvent) -> Pf1State:
+    for o in p.outcomes:
+        a = s.armies[o.army]
+        status = {"routed": "routed", "defeated": "defeated"}.get(o.result, a.status)
+        upd: dict[str, Any] = {"hp": o.hp_after, "morale": _morale(a.morale, o.morale_delta), "status": status,
+                               "last_battle": e.turn}
+        if o.result == "victorious":
+            upd["wins"] = a.wins + 1
+        if o.tactic_learned:
+            upd["tactics"] = (*a.tactics, o.tactic_learned)
+        cmd = a.commander
+        if cmd is not None and o.boon_learned:
+            cmd = cmd.model_copy(update={"boons": (*cmd.boons, o.boon_learned)})
+        if o.commander_fate in ("killed", "captured"):
+            cmd = None
+        upd["commander"] = cmd
+        s = _army(s, o.army, **upd)
+    mods = list(s.modifiers)
+    for attr, v in p.kingdom_losses.items():
+        if v:
+            mods.append(TimedModifier(attribute=attr, value=v, source=f"army defeated ({p.battle})", first_turn=e.turn))
+    return _u(s, modifiers=tuple(mods), battles=s.battles + 1, serials=_serial(s, p.battle))
 
 
 missing = [c.__name__ for c in ev.EVENT_TYPES if c not in _HANDLERS]

@@ -13,8 +13,9 @@ from kingdomlog.core.ruleset import Breakdown, StepContext, Term
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
-from kingdomlog.rulesets.pf1.rules import kingdom_check
+from kingdomlog.rulesets.pf1.rules import kingdom_check, lot_shapes, lots_adjacent, valid_shape
 from kingdomlog.rulesets.pf1.state import City, Hex, Pf1State
+from kingdomlog.rulesets.pf1.tables import BuildingType
 
 Ctx = StepContext[Pf1State]
 
@@ -55,13 +56,23 @@ def kcheck(ctx: Ctx, key: str, attr: str, dc: int, situational: int = 0, *, dc_n
     s = ctx.state
     attribute = dv.attribute(s, attr)
     value = int(attribute.total)
-    mod = value - s.unrest + situational
     label = f"{attr.capitalize()} check ({key})"
     terms = [Term(attr.capitalize(), value), Term("Unrest", -s.unrest)]
     if situational:
         terms.append(Term("situational", situational))
+    for m in dv.active(s, f"CHECK:{attr}", any_city=True):  # an event's bonus on these checks (UC Events)
+        terms.append(Term(m.source, m.value))
+        situational += m.value
+    mod = value - s.unrest + situational
     explain_once(ctx, attribute, *((dc_note,) if dc_note is not None else ()))
     ctx.explain(Breakdown(f"{label} modifier", mod, tuple(terms), note=f"vs DC {dc}"))
+    if s.anarchy and s.opt("anarchy_mode") == "UC_RESULTS_ZERO":
+        # UC anarchy: every Economy, Loyalty and Stability check result is 0 (whatever the die)
+        ctx.explain(Breakdown(f"{label} in anarchy", 0, note="UC: the result of every kingdom check is 0"))
+        die = ctx.roll(key, "1d20", check=CheckSpec("d20", modifier=-20, dc=dc, label=label,
+                                                    nat20_succeeds=False)).faces[0]
+        return ev.KCheck(attribute=attr, d20=die, attribute_value=value, unrest=s.unrest, situational=situational,
+                         total=0, dc=dc, success=dc <= 0, margin=-dc)
     die = ctx.roll(key, "1d20", check=CheckSpec("d20", modifier=mod, dc=dc, label=label)).faces[0]
     total, ok, margin = kingdom_check(die, value, s.unrest, situational, dc)
     return ev.KCheck(attribute=attr, d20=die, attribute_value=value, unrest=s.unrest, situational=situational,
@@ -124,3 +135,87 @@ def subjugation_check(ctx: Ctx, vassal: str, size: int, streak: int) -> None:
 def given(model: Any) -> bool:
     """Whether an optional group of choices was given with at least one value (``{}`` counts as not given)."""
     return model is not None and bool(model.model_fields_set)
+
+
+# ------------------------------------------------------------------ lots (base §2.8, UC limits)
+
+
+def free_houses(s: Pf1State, did: str, lots: tuple[int, ...], kinds: tuple[str, ...] = ()) -> list[str]:
+    """Houses next to ``lots`` not already supporting a building; ``kinds`` names which buildings count
+    (a UC "adjacent to 1 House or Mansion"), else any building marked ``house`` (base §2.8)."""
+    want = {k.lower() for k in kinds}
+    out = []
+    for b in s.buildings.values():
+        t = s.catalog.building(b.type)
+        ok = bool(t.names() & want) if want else t.house
+        if (b.district == did and ok and b.supports is None
+                and any(lots_adjacent(x, y) for x in b.lots for y in lots)):
+            out.append(b.id)
+    return sorted(out)
+
+
+def water_lot(s: Pf1State, did: str, lots: tuple[int, ...]) -> bool:
+    """Whether ``lots`` touch a WATER border of district ``did`` or a Waterway lot (UC "adjacent to water")."""
+    d = s.districts[did]
+    for x in lots:
+        row, col = divmod(x, 6)
+        sides = {"N": row == 0, "S": row == 5, "W": col == 0, "E": col == 5}
+        if any(on and d.borders.get(side) == "WATER" for side, on in sides.items()):
+            return True
+    return any(s.catalog.building(b.type).name == "Waterway" and any(lots_adjacent(x, y) for x in b.lots for y in lots)
+               for b in s.buildings.values() if b.district == did)
+
+
+def _site_ok(s: Pf1State, did: str, cand: tuple[int, ...], t: BuildingType | None) -> str | None:
+    """Why ``cand`` cannot take a building of type ``t`` (its UC limits), or None."""
+    if t is None:
+        return None
+    if t.water_border and not water_lot(s, did, cand):
+        return f"a {t.name} goes next to a water border of the district (or a Waterway)"
+    if t.not_adjacent:
+        bad = {n.lower() for n in t.not_adjacent}
+        near = sorted({s.catalog.building(b.type).name for b in s.buildings.values() if b.district == did
+                       and s.catalog.building(b.type).names() & bad
+                       and any(lots_adjacent(x, y) for x in b.lots for y in cand)})
+        if near:
+            return f"a {t.name} may not be next to {', '.join(near)}"
+    return None
+
+
+def place(ctx: Ctx, did: str, n: int, lots: list[int] | None, rule: str, houses: int = 0,
+          t: BuildingType | None = None, keep: tuple[int, ...] = ()) -> tuple[int, ...]:
+    """Lots for an ``n``-lot building in district ``did`` (given or the first that fits); ``keep`` are lots the
+    building already holds (an upgrade) and that the new lots must include."""
+    used = dv.occupied(ctx.state, did) - set(keep)
+    kinds = t.adjacent_kinds if t is not None else ()
+    if lots is not None:
+        want = tuple(lots)
+        if len(want) != n or not all(0 <= x < 36 for x in want) or not valid_shape(want):
+            raise ctx.fail(f"a {n}-lot building needs {n} contiguous lots (0..35), got {list(want)}", "base §2.8")
+        if set(want) & used:
+            raise ctx.fail(f"lots {sorted(set(want) & used)} of {did} are already built on", "base §2.8")
+        if not set(keep) <= set(want):
+            raise ctx.fail(f"an upgrade keeps its lots {list(keep)}; {list(want)} does not hold them", "base §2.8")
+        if houses and len(free_houses(ctx.state, did, want, kinds)) < houses:
+            raise ctx.fail(f"lots {list(want)} are not adjacent to {houses} free house(s)", "base §2.8 adjacency")
+        why = _site_ok(ctx.state, did, want, t)
+        if why:
+            raise ctx.fail(f"lots {list(want)}: {why}", "UC Building Descriptions (Limit)")
+        return want
+    if 36 - len(used) < n:
+        raise ctx.fail(f"district {did} is full ({len(used)} of 36 lots used)", "base §2.8 (36 lots per district)")
+    why = None
+    for cand in lot_shapes(n):
+        if set(cand) & used or not set(keep) <= set(cand):
+            continue
+        if houses and len(free_houses(ctx.state, did, cand, kinds)) < houses:
+            continue
+        why = _site_ok(ctx.state, did, cand, t)
+        if why is None:
+            return cand
+    if why:
+        raise ctx.fail(f"no lots in {did} fit: {why}", "UC Building Descriptions (Limit)")
+    if houses:
+        raise ctx.fail(f"no free lots in {did} next to {houses} house(s) not already supporting a building",
+                       "base §2.8 adjacency")
+    raise ctx.fail(f"district {did} has no room for a {n}-lot building", "base §2.8")

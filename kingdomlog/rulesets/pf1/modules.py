@@ -24,11 +24,13 @@ from kingdomlog.rulesets.pf1.helpers import (
     given,
     kcheck,
     new_id,
+    place,
     skill_check,
     subjugation_check,
 )
 from kingdomlog.rulesets.pf1.rules import diplomatic_dc, shift_attitude, trade_length, treaty_bonus
 from kingdomlog.rulesets.pf1.state import Pf1State, Relation, Terms
+from kingdomlog.rulesets.pf1.tables import SETTLEMENT_MODIFIERS
 
 # ------------------------------------------------------------------ special edicts
 
@@ -255,8 +257,10 @@ def diplomatic(ctx: Ctx, spec: ch.DiplomaticEdict) -> None:
             raise ctx.fail("an embassy building is a Mansion or a Noble Villa", "opt §2.5.6")
         if bt.cost > ctx.state.treasury:
             raise ctx.fail(f"the {bt.name} costs {bt.cost} BP; the treasury holds {ctx.state.treasury}", "opt §2.5.6")
+        delta = {m: bt.settlement.get(m) + (2 if m == "society" else 0) for m in SETTLEMENT_MODIFIERS}
         ctx.emit(ev.EmbassyBuildingAcquired(target=target, settlement=emb_building.settlement,
-                                            building_type=bt.name, cost_bp=bt.cost))
+                                            building_type=bt.name, cost_bp=bt.cost,
+                                            settlement_delta={m: v for m, v in delta.items() if v}))
 
 
 def exploration(ctx: Ctx, spec: ch.ExplorationEdict) -> None:
@@ -448,6 +452,25 @@ def relation_action(ctx: Ctx, act: ch.RelationActionEntry) -> None:
         ctx.emit(ev.RelationActionResolved(action=action, target=target, level_before=level, check=c,
                                            infamy_dice=inf_d, unrest_dice=un_d, infamy_delta=inf if fame_on else 0,
                                            unrest_delta=un, level_after=level, at_war=True))
+    elif action == "aid_refused":  # an ally failed to send aid: its Infamy +1d4 if the GM applies it
+        if level != "alliance":
+            raise ctx.fail(f"{target} is not an ally: only an ally is called for aid", "opt §2.5.6 alliance")
+        d4 = faces(ctx, key, "1d4")[0] if act.gm_applies else None
+        ctx.emit(ev.AidRefused(ally=target, gm_applies=act.gm_applies, d4=d4, infamy_delta=d4 or 0))
+    elif action == "foreign_embassy":  # they build their embassy in one of our settlements
+        if level == "none":
+            raise ctx.fail(f"{target} has no embassy agreement with us", "opt §2.5.6 embassy building")
+        if rel.their_embassy_here:
+            raise ctx.fail(f"{target} already has its embassy in {rel.their_embassy_here}", "opt §2.5.6")
+        city = find_city(ctx, act.city)
+        t = s.catalog.building(act.building)
+        did = next((d for d in city.districts if s.districts[d].status == "READY"
+                    and 36 - len(dv.occupied(s, d)) >= t.lots), None)
+        if did is None:
+            raise ctx.fail(f"{city.name} has no free lots for a {t.name}", "base §2.8")
+        lots = place(ctx, did, t.lots, None, "opt §2.5.6 embassy building")
+        ctx.emit(ev.ForeignEmbassyBuilt(kingdom=target, building=new_id(ctx, "B"), city=city.id, district=did,
+                                        building_type=t.name, lots=lots))
     else:
         if level != "alliance":
             raise ctx.fail(f"{target} is not an ally", "opt §2.5.6 alliance")
@@ -462,6 +485,28 @@ def relation_action(ctx: Ctx, act: ch.RelationActionEntry) -> None:
 # ------------------------------------------------------------------ event phase
 
 
+MAP_FEATURES = ("LAIR", "LANDMARK", "RESOURCE", "CAVE")
+
+
+def searches(ctx: Ctx, expedition: str, route: tuple[str, ...], entries: list[ch.SearchEntry]) -> None:
+    """Each further day in a hex, Knowledge (geography) and/or Survival checks find hidden features; DC 15-30 set
+    by the GM; at most one check per skill per day (opt §2.6 rule 3). A found LAIR, LANDMARK, RESOURCE or CAVE
+    joins the hex's map features."""
+    seen: set[tuple[str, int, str]] = set()
+    for i, q in enumerate(entries, 1):
+        if q.hex not in route:
+            raise ctx.fail(f"hex {q.hex!r} is not on expedition {expedition}'s route ({', '.join(route)})",
+                           "opt §2.6 rule 1 (the route is planned in advance)")
+        k = (q.hex, q.day, q.skill)
+        if k in seen:
+            raise ctx.fail(f"one {q.skill} check per day: day {q.day} in {q.hex} has one already", "opt §2.6 rule 3")
+        seen.add(k)
+        chk = skill_check(ctx, f"exp_{expedition}_search_{i}", q.skill, q.modifier, q.dc)
+        mapped = chk.success and q.feature in MAP_FEATURES and q.hex in ctx.state.hexes
+        ctx.emit(ev.ExpeditionFeatureSearched(expedition=expedition, hex=q.hex, day=q.day, check=chk,
+                                              feature=q.feature, found=chk.success, mapped=mapped))
+
+
 def event_phase_modules(ctx: Ctx, c: ch.EventChoices) -> None:
     """Expeditions' month, independence and union (opt §2.6, §2.11)."""
     s: Pf1State = ctx.state
@@ -473,6 +518,8 @@ def event_phase_modules(ctx: Ctx, c: ch.EventChoices) -> None:
             continue
         rep = exp.pop(x.id, None)
         disc = tuple(rep.discoveries) if rep is not None else ()
+        if rep is not None:
+            searches(ctx, x.id, x.route, rep.searches)
         cr = rep.cr if rep is not None else None
         if rep is not None and cr is not None:
             crv = float(cr)

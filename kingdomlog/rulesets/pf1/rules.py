@@ -8,7 +8,9 @@ audit call these; nothing here reads a state.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 from kingdomlog.dice.checks import d20_check
 from kingdomlog.rulesets.pf1.events import PathStep
@@ -209,3 +211,108 @@ def trade_length(path: Sequence[PathStep], *, pier: bool, waterfront: bool, coas
         raw += w
         days += d
     return raw, days
+
+
+# ------------------------------------------------------------------ mass combat (UC Kingdoms and War, Mass Combat)
+
+CR_LADDER: tuple[str, ...] = ("1/8", "1/6", "1/4", "1/3", "1/2", *(str(i) for i in range(1, 41)))
+"""Challenge ratings in order: an army's size moves its ACR along this ladder (UC Army Sizes)."""
+
+
+def cr_value(cr: str) -> Fraction:
+    """The number of a CR label: ``"1/3"`` → 1/3.
+
+    >>> cr_value("1/3"), cr_value("7")
+    (Fraction(1, 3), Fraction(7, 1))
+    """
+    return Fraction(cr)
+
+
+def army_acr(unit_cr: str, steps: int) -> str | None:
+    """ACR = the unit's CR moved ``steps`` along the CR ladder (UC Army Sizes); None below 1/8 (not an army).
+
+    100 orc warriors (CR 1/3) are ACR 1/3; 500 (Huge, +4) ACR 3; 2,000 fighters 2 (CR 1, Colossal +8) ACR 9.
+
+    >>> army_acr("1/3", 0), army_acr("1/3", 4), army_acr("1", 8), army_acr("1/3", -2)
+    ('1/3', '3', '9', '1/6')
+    >>> army_acr("1/8", -2) is None
+    True
+    """
+    i = CR_LADDER.index(unit_cr) + steps
+    return CR_LADDER[i] if 0 <= i < len(CR_LADDER) else None
+
+
+def army_hp(acr: str, hd: int) -> int:
+    """hp = ACR × the average of one Hit Die (3.5 d6, 4.5 d8, 5.5 d10, 6.5 d12), rounded down.
+
+    ACR 1 warriors (d10): 5; Colossal fighters ACR 9: 49; a goblin army ACR 1/2 (d10): 2.
+
+    >>> army_hp("1", 10), army_hp("9", 10), army_hp("1/2", 10), army_hp("1/3", 8)
+    (5, 49, 2, 1)
+    """
+    return math.floor(cr_value(acr) * Fraction(hd + 1, 2))
+
+
+def army_base(acr: str) -> tuple[int, int, int]:
+    """(OM, DV, Consumption) of an army: OM = ACR, DV = 10 + ACR, Consumption = ACR / 2 (minimum 1) per week;
+    a fractional ACR counts as its whole part.
+
+    >>> army_base("9"), army_base("1/2"), army_base("3")
+    ((9, 19, 4), (0, 10, 1), (3, 13, 1))
+    """
+    a = math.floor(cr_value(acr))
+    return a, 10 + a, max(1, a // 2)
+
+
+def resource_cost(cost: int, mult: tuple[int, int], *, per_engine: bool = False, count: int = 1) -> int:
+    """A resource's BP for an army of a size (UC Resource Scaling; never below 1 BP; siege engines unscaled).
+
+    Improved armor (3 BP) for a Small army: 3 × 1/2 = 1; for a Huge army 12; two siege engines 30.
+
+    >>> resource_cost(3, (1, 2)), resource_cost(3, (4, 1)), resource_cost(15, (20, 1), per_engine=True, count=2)
+    (1, 12, 30)
+    """
+    if per_engine:
+        return cost * count
+    return max(1, cost * mult[0] // mult[1]) * count if cost else 0
+
+
+def offense_damage(d20: int, total: int, dv: int) -> int:
+    """Damage of an Offense check: the amount it exceeds the DV; a natural 20 below the DV still deals 1.
+
+    >>> offense_damage(8, 11, 7), offense_damage(5, 7, 7), offense_damage(20, 15, 19)
+    (4, 0, 1)
+    """
+    if total > dv:
+        return total - dv
+    return 1 if d20 == 20 else 0
+
+
+def tactics_known_max(acr: str) -> int:
+    """An army knows half its ACR in tactics (minimum 0), the default ones not counted.
+
+    >>> tactics_known_max("1/2"), tactics_known_max("5")
+    (0, 2)
+    """
+    return math.floor(cr_value(acr)) // 2
+
+
+def commander_bonus(ranks: int, level: int, leader: bool) -> int:
+    """A commander's Profession (soldier) bonus on Morale checks and extra boons: ranks / 5; a kingdom leader uses
+    the better of ranks / 5 and level / 6, minimum 1.
+
+    >>> commander_bonus(7, 5, False), commander_bonus(0, 12, True), commander_bonus(0, 3, True)
+    (1, 2, 1)
+    """
+    if leader:
+        return max(1, ranks // 5, level // 6)
+    return ranks // 5
+
+
+def max_boons(ranks: int, level: int, leader: bool) -> int:
+    """Boons known: 1 + 1 per 5 ranks (a kingdom leader: its commander bonus).
+
+    >>> max_boons(10, 5, False), max_boons(0, 12, True)
+    (3, 2)
+    """
+    return commander_bonus(ranks, level, leader) if leader else 1 + ranks // 5

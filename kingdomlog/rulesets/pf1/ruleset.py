@@ -16,9 +16,11 @@ from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.audit import audit as _audit
 from kingdomlog.rulesets.pf1.choices import MODULE_FIELDS
+from kingdomlog.rulesets.pf1.chronicle import chronicle as _chronicle
 from kingdomlog.rulesets.pf1.decide import ALL_STEPS, FOUNDING, PHASES
 from kingdomlog.rulesets.pf1.events import EVENT_TYPES
 from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
+from kingdomlog.rulesets.pf1.mapview import kingdom_map, portrait
 from kingdomlog.rulesets.pf1.samples import sample_events, sample_plans
 from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
@@ -96,6 +98,30 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _O("days_per_turn", "int", 30, "days in a kingdom turn (opt U1)", minimum=1),
     _O("vassal_grant_rule", "choice", "up_to_quarter", "vassalage_edicts: grant up to or exactly 1/4 (D7)",
       choices=("up_to_quarter", "exactly_quarter")),
+    _O("building_edition", "choice", "rrr", "buildings: rrr = base §6.10 entries plus the Ultimate Campaign buildings "
+       "they lack; uc = the Ultimate Campaign numbers (settlement lines, 2-lot Temples) for every building",
+       choices=tb.EDITIONS),
+    _O("event_table", "choice", "rrr", "kingdom events: rrr = the 17-event table (effects GM-entered, base §6.11); "
+       "uc = the Ultimate Campaign tables with their effects as data (a month may choose its table)",
+       choices=("rrr", "uc")),
+    _O("uc_event_effect_duration", "choice", "lasting", "uc events: an attribute or settlement change with no "
+       "printed duration lasts (as printed) or ends at the next Event phase (a GM ruling)",
+       choices=("lasting", "until_next_event")),
+    _O("improvement_edition", "choice", "seed", "terrain improvements: seed = base §6.8 (farms, third-party forts "
+       "and sawmills, the proposed mine) plus the UC aqueduct, canal, fishery, highway, quarry and watchtower; uc = "
+       "the Ultimate Campaign numbers for farms, forts, mines and sawmills too (sharing hexes, BP per turn), and "
+       "river hexes count like roads (Economy +1 per 4, Stability +1 per 8)", choices=tb.IMPROVEMENT_EDITIONS),
+    _O("leadership_roles", "choice", "rrr", "leadership roles: rrr = the 11 roles of base §2.4; uc = the Consort "
+       "and the Heir added and the Royal Enforcer in place of the Royal Assassin (base §6.13)",
+       choices=("rrr", "uc")),
+    _O("anarchy_mode", "choice", "FROZEN", "anarchy (Unrest 20, base §4.7): FROZEN = no phase runs until the GM "
+       "ends it (proposed default); SEED_ZERO_ATTRIBUTES = Upkeep and the Event phase run with effective attributes "
+       "0 (seed); UC_RESULTS_ZERO = they run and every kingdom check result is 0 (UC); none lets the kingdom act",
+       choices=("FROZEN", "SEED_ZERO_ATTRIBUTES", "UC_RESULTS_ZERO")),
+    _O("army_weeks_per_turn", "int", 4, "mass combat: weeks of army Consumption in a month (UC gives it per week, "
+       "a month is 4-5 weeks: a GM-set value)", minimum=1, maximum=5),
+    _O("first_house_free", "bool", False, "UC: the first House, Mansion, Noble Villa or Tenement of a month does not "
+       "count against the building limit (base §6.5 'UC extras not adopted by default')"),
 )
 
 
@@ -133,7 +159,8 @@ class Pf1Kingmaker(Ruleset):
 
     def initial_state(self, context: CampaignContext) -> Pf1State:
         opts = validate_options(OPTIONS, dict(context.options), where="pf1 option")
-        catalog = tb.homebrew_catalog(context.data or {})
+        catalog = tb.homebrew_catalog(context.data or {}, str(opts["building_edition"]),
+                                      str(opts["improvement_edition"]))
         custom = opts["improvement_limits"]
         if custom:
             try:
@@ -208,6 +235,7 @@ class Pf1Kingmaker(Ruleset):
             "government": s.government,
             "trade_routes": sum(1 for r in s.trade_routes if r.status == "established"),
             "embassies": sum(1 for r in s.relations.values() if r.level != "none"),
+            "armies": sum(1 for a in s.armies.values() if a.side == "kingdom" and a.status in ("active", "routed")),
             "modules": ",".join(s.modules),
         }
 
@@ -230,6 +258,12 @@ class Pf1Kingmaker(Ruleset):
                 out.append(Breakdown(f"{c.name} settlement modifiers", size_mod,
                                      note=f"{cat_}, Danger {danger}; " + ", ".join(f"{k} {v:+d}"
                                                                                   for k, v in mods.items())))
+        for a in s.armies.values():
+            if a.status in ("active", "routed"):
+                out.append(Breakdown(f"Army {a.name}", a.hp, note=f"{a.side}: {a.size} ACR {a.acr}, hp {a.hp}/"
+                                     f"{a.max_hp}, OM {a.om:+d}, DV {a.dv}, Morale {a.morale:+d}, Consumption "
+                                     f"{a.consumption}/week, {a.status}{' (reserve)' if a.reserve else ''}"
+                                     f"{', in ' + a.hex if a.hex else ''} (UC Mass Combat)"))
         if s.module_on("fame_infamy"):
             out += [dv.fame(s), dv.infamy(s)]
         if s.module_on("expanded_settlement_modifiers"):
@@ -244,6 +278,15 @@ class Pf1Kingmaker(Ruleset):
                 f"DC{x['control_dc']} Con{x['consumption']} E{x['economy']} L{x['loyalty']} S{x['stability']} "
                 f"Pop{x['population']}{' ANARCHY' if s.anarchy else ''}{extra}")
 
+    def map(self, state: Any, viewer: Viewer) -> Any:
+        return kingdom_map(state, viewer)
+
+    def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
+        return _chronicle(before, event, after, viewer)
+
+    def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
+        return portrait(state, previous, viewer)
+
     def sample_events(self) -> list[Draft]:
         return sample_events()
 
@@ -255,6 +298,10 @@ class Pf1Kingmaker(Ruleset):
             "buildings": tb.load_buildings,
             "terrain": tb.load_terrains,
             "improvements": tb.load_improvements,
+            "improvements_uc": tb.load_improvements_uc,
+            "buildings_uc": tb.load_buildings_uc,
+            "events_uc": tb.load_uc_events,
+            "mass_combat": tb.load_mass_combat,
             "leaders": tb.load_roles,
             "edicts": tb.load_edicts,
             "limits": tb.load_limits,

@@ -6,7 +6,7 @@ from typing import Any
 
 from kingdomlog.core.events import Draft
 from kingdomlog.rulesets.pf1 import events as ev
-from kingdomlog.rulesets.pf1.state import Terms
+from kingdomlog.rulesets.pf1.state import Army, Commander, Terms
 
 _K = ev.KCheck(attribute="STABILITY", d20=6, attribute_value=9, unrest=0, total=15, dc=21, success=False, margin=-6)
 _S = ev.SkillCheck(skill="Diplomacy", d20=19, modifier=19, total=38, dc=33, success=True, margin=5)
@@ -105,6 +105,39 @@ def sample_events() -> list[Draft]:
         ev.TemporaryModifierApplied(attribute="STABILITY", value=1, first_turn=3, last_turn=3, source="union",
                                     roll=(3,)),
         ev.SpecialEdictUsed(kind="trade"),
+        ev.BuildingUpgraded(building="B3", from_type="Shrine", to_type="Temple", lots=(3, 4), cost_bp=24,
+                            unrest_delta=-2, slots=("minor", "minor")),
+        ev.ExpeditionFeatureSearched(expedition="X1", hex="H5", day=2, feature="LANDMARK", found=True, mapped=True,
+                                     check=_S.model_copy(update={"skill": "Survival"})),
+        ev.AidRefused(ally="varn", gm_applies=True, d4=3, infamy_delta=3),
+        ev.ForeignEmbassyBuilt(kingdom="varn", building="B9", city="C1", district="D1", building_type="Mansion",
+                               lots=(9,)),
+        ev.ArmyRecruited(army=Army(id="A1", name="Guard", size="Large", unit_cr="1", hd=10, acr="3", hp=16,
+                                   max_hp=16, om=3, dv=13, consumption=1)),
+        ev.ArmyEquipped(army="A1", resource="Improved Armor", cost_bp=6, dv_delta=1, consumption_delta=2),
+        ev.ArmyCommanderAssigned(army="A1", commander=Commander(name="Amiri", cha=2, ranks=5, level=5, leadership=7)),
+        ev.ArmyChanged(army="A1", reason="Consumption unpaid: Morale −2", morale_delta=-2, unpaid=True),
+        ev.ArmyReorganized(kind="reform", removed=("A1",), armies=(Army(id="A1", name="Guard", size="Medium",
+                                                                        unit_cr="1", hd=10, acr="1", hp=5, max_hp=5,
+                                                                        om=1, dv=11, consumption=1, morale=-1),)),
+        ev.ArmyUpkeepPaid(per_army={"A1": 4}, weeks=4, total=4, paid=True),
+        ev.ArmyRallyCheckRolled(army="A1", check=_K.model_copy(update={"attribute": "LOYALTY"})),
+        ev.BattlePhaseResolved(battle="W1", index=0, kind="melee", sides=(
+            ev.PhaseSide(army="A1", tactic="Standard", strategy="Aggressive", om=5, dv=11, hp_before=16, hp_after=13,
+                         offense=ev.Offense(d20=14, om=5, total=19, target_dv=12, damage=10)),
+            ev.PhaseSide(army="A2", tactic="Standard", strategy="Standard", om=2, dv=12, hp_before=11, hp_after=1,
+                         status="routed", offense=ev.Offense(d20=12, om=2, total=14, target_dv=11, damage=3),
+                         morale_checks=(ev.MoraleCheck(purpose="rout", d20=9, modifier=0, dc=15, success=False),)))),
+        ev.BattleEnded(battle="W1", outcomes=(ev.ArmyOutcome(army="A1", result="victorious", hp_after=13,
+                                                             morale_delta=1),
+                                              ev.ArmyOutcome(army="A2", result="defeated", hp_after=0))),
+        ev.ActingRulerNamed(role="CONSORT"),
+        ev.ActingRulerCheckRolled(role="CONSORT", check=_K.model_copy(update={"attribute": "LOYALTY"}), unrest_delta=1),
+        ev.RoyalEnforcerActed(unrest_delta=-1, check=_K.model_copy(update={"attribute": "LOYALTY"}), loyalty_delta=-1),
+        ev.TerrainIncomeCollected(bp=2, sources={"quarry H1": 2}),
+        ev.HexImprovementBuilt(hex="H2", kind="FORT", cost_bp=12, unrest_delta=-1, shared=True, replaces="WATCHTOWER"),
+        ev.UcEventResolved(event="Economic Boom", kind="beneficial", rolls=(("top", 10), ("kb", 25)),
+                           effects=(ev.AppliedEffect(kind="TREASURY", value=9, dice=(6, 3)),)),
     ]
     return [Draft(x, phase="sample") for x in p]
 

@@ -50,6 +50,8 @@ class Hex(Frozen):
     road: bool = False
     improvement: str | None = None
     city: str | None = None
+    extras: tuple[str, ...] = ()
+    """Improvements that share the hex (UC asterisk improvements: highway, canal, fishery, watchtower, …)."""
 
 
 class Occupant(Frozen):
@@ -113,6 +115,8 @@ class Building(Frozen):
     bonus_mode: Literal["standard", "alignment", "portfolio"] = "standard"
     shrine_attribute: str | None = None
     portfolio: dict[str, int] = Field(default_factory=dict)
+    owner: str | None = None
+    """A foreign kingdom's embassy in our settlement (opt §2.5.6): its lots are taken, its bonuses are theirs."""
 
 
 class Edicts(Frozen):
@@ -126,16 +130,30 @@ class Counters(Frozen):
     districts: int = 0
     buildings: int = 0
     terrain: int = 0
+    free_house: int = 0
+    """The month's uncounted House/Mansion/Noble Villa/Tenement (UC, option first_house_free)."""
 
 
 class TimedModifier(Frozen):
     """A modifier from an event, module or GM (spec §2.1 persistent_modifiers; optional §2.11)."""
 
     attribute: str
+    """ECONOMY/LOYALTY/STABILITY; ``CHECK:<attribute>`` a bonus on that attribute's checks; ``SET:<modifier>`` a
+    settlement modifier (of ``city``, or kingdom-wide); ``CONSUMPTION`` / ``CONSUMPTION_PCT`` the Consumption."""
     value: int
     source: str
     first_turn: int = 0
     last_turn: int | None = None
+    city: str | None = None
+
+
+class OngoingEvent(Frozen):
+    """A continuous Ultimate Campaign event, resolved again each Event phase until it ends."""
+
+    name: str
+    city: str | None = None
+    since_turn: int
+    streak: int = 0
 
 
 class ForeignKingdom(Frozen):
@@ -146,6 +164,8 @@ class ForeignKingdom(Frozen):
     economy: int | None = None
     stability: int | None = None
     is_npc: bool = True
+    infamy: int = 0
+    """Infamy this kingdom earned toward us (an ally refusing aid, opt §2.5.6)."""
 
 
 class Terms(Frozen):
@@ -165,6 +185,10 @@ class Relation(Frozen):
     is_sponsor: bool = False
     at_war: bool = False
     embassy_building: str | None = None
+    embassy_delta: dict[str, int] | None = None
+    """The kingdom-level settlement modifiers the embassy building added, as recorded (v2 events)."""
+    their_embassy_here: str | None = None
+    """The building id of their embassy in our settlement."""
     treaty: Terms | None = None
     alliance: Terms | None = None
     lockout_until: dict[str, int] = Field(default_factory=dict)
@@ -212,6 +236,54 @@ class Vassal(Frozen):
     subjugated_size: int = 0
     streak: int = 0
     resolved: bool = False
+
+
+class Commander(Frozen):
+    """An army's commander (UC Mass Combat, Commanders): Charisma and Profession (soldier) ranks add to Morale
+    checks; Leadership (level + Cha, +3 with the feat) gates boons. ``role``: a kingdom leader commanding."""
+
+    name: str
+    cha: int = 0
+    ranks: int = Field(0, ge=0)
+    level: int = Field(1, ge=0)
+    leadership: int = 0
+    boons: tuple[str, ...] = ()
+    bonus_tactics: tuple[str, ...] = ()
+    role: str | None = None
+
+
+class Army(Frozen):
+    """An army (UC Mass Combat, Army Statistics) as recorded: its numbers are those its events recorded."""
+
+    id: str
+    name: str
+    side: str = "kingdom"
+    """``kingdom`` for ours; a foreign kingdom's id or ``enemy`` for the GM's armies."""
+    size: str
+    unit: str = ""
+    unit_cr: str
+    hd: int
+    acr: str
+    """Army Challenge Rating, a CR-ladder value (1/8 … 1/2, 1, 2, …)."""
+    hp: int
+    max_hp: int
+    om: int
+    dv: int
+    consumption: int
+    speed: int = 1
+    morale: int = 0
+    ranged: bool = False
+    tactics: tuple[str, ...] = ()
+    resources: dict[str, int] = Field(default_factory=dict)
+    specials: tuple[str, ...] = ()
+    commander: Commander | None = None
+    status: Literal["active", "routed", "defeated", "disbanded"] = "active"
+    reserve: bool = False
+    unpaid: bool = False
+    hex: str | None = None
+    wins: int = 0
+    last_battle: int | None = None
+    """The turn of its last battle (UC Recovery: a month at rest heals it fully)."""
 
 
 class Lineage(Frozen):
@@ -269,6 +341,11 @@ class Pf1State(Frozen):
     vassals: tuple[Vassal, ...] = ()
     lineage: tuple[Lineage, ...] = ()
     closed: bool = False
+    ongoing_events: tuple[OngoingEvent, ...] = ()
+    acting_ruler: str | None = None
+    armies: dict[str, Army] = Field(default_factory=dict)
+    battles: int = 0
+    """CONSORT or HEIR named to act as the Ruler while the Ruler is unavailable (UC)."""
 
     def opt(self, name: str) -> Any:
         return self.options[name]

@@ -68,11 +68,34 @@ class BuildingType(Frozen):
     border: bool = False
     fame: int = Field(0, ge=0)
     settlement: SettlementLine = SettlementLine()
+    # Ultimate Campaign building lines (data/buildings_uc.toml)
+    adjacent_kinds: tuple[str, ...] = ()
+    """Which buildings meet ``adjacent_houses`` (empty: any building marked ``house``)."""
+    not_adjacent: tuple[str, ...] = ()
+    water_border: bool = False
+    limit_per_district: int | None = Field(None, ge=1)
+    requires_any: tuple[str, ...] = ()
+    upgrade_from: tuple[str, ...] = ()
+    upgrade_to: tuple[str, ...] = ()
+    free_first: bool = False
+    unrest_once_per_settlement: bool = False
+    farm_consumption: int | None = None
+    """Stockyard: farms in its hex or an adjacent hex reduce Consumption by this (−3) instead of the farm's own."""
+    foundry_mine: bool = False
+    """Foundry: Economy +1 and +1 BP per turn for one Mine connected to the settlement by a road or river."""
+    tax_loyalty_halved: bool = False
+    """Waterfront: halves the Loyalty penalty of the Taxation edict."""
+    special: str = ""
+    """Rules text the GM applies (no number the reducer could use)."""
     tag: str = "published"
     note: str = ""
 
     def attr(self, a: str) -> int:
         return int(getattr(self, a.lower()))
+
+    def names(self) -> set[str]:
+        """The name and aliases, lower case (the keys a discount or limit may name it by)."""
+        return {self.name.lower(), *(a.lower() for a in self.aliases)}
 
 
 class Terrain(Frozen):
@@ -95,7 +118,26 @@ class ImprovementType(Frozen):
     unrest: int = 0
     double_with_feature: str | None = None
     needs_ruler: bool = False
+    # Ultimate Campaign terrain improvements (data/improvements.toml, improvements_uc.toml)
+    cost_as: Literal["road", "road_x2", "road_no_river"] | None = None
+    shares_hex: bool = False
+    bp_per_turn: int = Field(0, ge=0)
+    defense: int = 0
+    economy_per: int | None = Field(None, ge=1)
+    stability_per: int | None = Field(None, ge=1)
+    min_size: int = Field(0, ge=0)
+    needs_road: bool = False
+    needs_river: bool = False
+    counts_as_river: bool = False
+    resource_bonus: bool = False
+    """UC Resource: a Mine, Quarry or Sawmill in a Resource hex gets +1 to each of its benefits."""
+    resource_consumption: int = 0
+    """UC Resource: a Farm or Fishery in a Resource hex reduces Consumption by this much more."""
+    effect_needs_city: bool = False
+    upgrade_from: tuple[str, ...] = ()
+    not_with: tuple[str, ...] = ()
     tag: str = ""
+    note: str = ""
 
 
 class Role(Frozen):
@@ -110,6 +152,9 @@ class Role(Frozen):
     max_occupants: int = 1
     half_modifier: bool = False
     module: str | None = None
+    edition: Literal["rrr", "uc"] | None = None
+    """Only with that option leadership_roles (the Royal Assassin is RRR's; Consort, Heir, Royal Enforcer UC's)."""
+    acts_as_ruler: bool = False
 
 
 class EdictLevel(Frozen):
@@ -144,6 +189,192 @@ class KingdomEventType(Frozen):
     effects: tuple[EventEffect, ...] = ()
 
 
+UcEffectKind = Literal["ATTRIBUTE", "CHECK", "SETTLEMENT", "UNREST", "TREASURY", "FAME", "INFAMY", "CONSUMPTION_PCT",
+                       "FARMS_LOST", "FREE_BUILDING", "ECONOMY_BUILDINGS", "NOTE"]
+
+
+class UcEffect(Frozen):
+    """One effect of an Ultimate Campaign event (data/events_uc.toml header)."""
+
+    kind: UcEffectKind
+    target: str | None = None
+    value: int = 0
+    dice: str | None = None
+    sign: Literal[1, -1] = 1
+    scope: Literal["kingdom", "settlement", "each_settlement"] = "kingdom"
+    turns: int | Literal["next_event"] | None = None
+    note: str = ""
+    buildings: tuple[tuple[int, int, str], ...] = ()
+
+
+class UcEvent(Frozen):
+    """An Ultimate Campaign kingdom or settlement event with its checks and effects as data."""
+
+    name: str
+    kind: Literal["beneficial", "harmful"]
+    scope: Literal["kingdom", "settlement", "hex"] = "kingdom"
+    continuous: bool = False
+    checks: tuple[Attribute, ...] = ()
+    check_penalty: tuple[str, ...] = ()
+    check_bonus: tuple[str, ...] = ()
+    check_law_crime: bool = False
+    threatened: Literal["hex", "lot"] | None = None
+    requires_any: tuple[str, ...] = ()
+    ends_on: tuple[Literal["success", "partial", "failure"], ...] = ()
+    end_after_successes: int = Field(1, ge=1)
+    always: tuple[UcEffect, ...] = ()
+    success: tuple[UcEffect, ...] = ()
+    partial: tuple[UcEffect, ...] = ()
+    failure: tuple[UcEffect, ...] = ()
+    per_failure: tuple[UcEffect, ...] = ()
+    continued: tuple[UcEffect, ...] = ()
+    calm: tuple[UcEffect, ...] = ()
+    note: str = ""
+
+
+class UcTopRow(Frozen):
+    low: int = Field(ge=1, le=100)
+    high: int = Field(ge=1, le=100)
+    event: str | None = None
+    table: Literal["kb", "kd", "sb", "sd"] | None = None
+    roll_again: bool = False
+
+
+class UcSubTable(Frozen):
+    table: Literal["kb", "kd", "sb", "sd"]
+    rows: tuple[tuple[int, int, str], ...]
+
+
+class UcEventTables(Frozen):
+    """Table 4-7 and the four sub-tables of Ultimate Campaign events, and every event's effects."""
+
+    top: tuple[UcTopRow, ...]
+    tables: dict[str, tuple[tuple[int, int, str], ...]]
+    events: dict[str, UcEvent]
+
+    def top_row(self, d100: int) -> UcTopRow:
+        return next(r for r in self.top if r.low <= d100 <= r.high)
+
+    def sub_event(self, table: str, d100: int) -> UcEvent:
+        name = next(n for lo, hi, n in self.tables[table] if lo <= d100 <= hi)
+        return self.events[name]
+
+    def named(self, name: str) -> UcEvent:
+        for e in self.events.values():
+            if e.name.lower() == name.strip().lower():
+                return e
+        raise InputError(f"unknown Ultimate Campaign event {name!r}; known: {', '.join(sorted(self.events))}")
+
+
+class ArmySize(Frozen):
+    name: Literal["Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"]
+    units: int
+    steps: int
+    mult: tuple[int, int]
+    defeat: tuple[int, int, int]
+
+
+class Tactic(Frozen):
+    name: str
+    default: bool = False
+    om: int = 0
+    dv: int = 0
+    morale: int = 0
+    damage: int = 0
+    once: bool = False
+    requires: str | None = None
+    special: str | None = None
+    note: str = ""
+
+
+class Strategy(Frozen):
+    name: Literal["Defensive", "Cautious", "Standard", "Aggressive", "Reckless"]
+    om: int = 0
+    dv: int = 0
+    damage: int = 0
+
+
+class ArmyResource(Frozen):
+    name: str
+    cost: int = Field(ge=0)
+    consumption: int = 0
+    use_consumption: int = 0
+    om: int = 0
+    dv: int = 0
+    ranged: bool = False
+    per_engine: bool = False
+    cost_is_mount_acr: bool = False
+    requires_any: tuple[str, ...] = ()
+    note: str = ""
+
+
+class ArmySpecial(Frozen):
+    name: str
+    om: int = 0
+    dv: int = 0
+    damage: int = 0
+    ranged: bool = False
+    kind: str | None = None
+    note: str = ""
+
+
+class Boon(Frozen):
+    name: str
+    min_leadership: int = 0
+    improves_at: int | None = None
+    om: int = 0
+    dv: int = 0
+    morale: int = 0
+    change_tactics: int = 0
+    withdraw: int = 0
+    note: str = ""
+
+
+class Condition(Frozen):
+    name: str
+    om: int = 0
+    dv: int = 0
+    ranged_om: int = 0
+    half_damage: bool = False
+    withdraw: int = 0
+    damage_each_phase: int = 0
+    fortification: bool = False
+    all: bool = False
+    note: str = ""
+
+
+class MassCombat(Frozen):
+    """The Ultimate Campaign mass combat tables (data/mass_combat.toml)."""
+
+    sizes: dict[str, ArmySize]
+    tactics: dict[str, Tactic]
+    strategies: dict[str, Strategy]
+    resources: dict[str, ArmyResource]
+    specials: dict[str, ArmySpecial]
+    boons: dict[str, Boon]
+    conditions: dict[str, Condition]
+    role_boons: dict[str, tuple[str, ...]]
+
+
+@lru_cache(maxsize=1)
+def load_mass_combat() -> MassCombat:
+    doc = package_document(PKG, "mass_combat.toml")
+    src = "pf1/data/mass_combat.toml"
+
+    def table(model: type[Frozen], key: str) -> dict[str, Any]:
+        return {getattr(x, "name"): x for x in rows(model, doc.get(key, []), source=src)}  # noqa: B009
+
+    mc = MassCombat(sizes=table(ArmySize, "size"), tactics=table(Tactic, "tactic"),
+                    strategies=table(Strategy, "strategy"), resources=table(ArmyResource, "resource"),
+                    specials=table(ArmySpecial, "special"), boons=table(Boon, "boon"),
+                    conditions=table(Condition, "condition"),
+                    role_boons={k: tuple(v) for k, v in doc.get("roles", {}).items()})
+    bad = sorted({b for bs in mc.role_boons.values() for b in bs} - set(mc.boons))
+    if bad:
+        raise InputError(f"{src}: [roles] names unknown boons {bad}")
+    return mc
+
+
 class GovernmentForm(Frozen):
     name: str
     corruption: int = 0
@@ -167,6 +398,8 @@ class Catalog(Frozen):
     limits: tuple[LimitRow, ...]
     events: tuple[KingdomEventType, ...]
     governments: dict[str, GovernmentForm]
+    uc_events: UcEventTables
+    mass_combat: MassCombat
 
     def building(self, name: str) -> BuildingType:
         """The building called ``name`` (or an alias, any case); ``InputError`` lists the known ones."""
@@ -198,12 +431,57 @@ def load_buildings() -> list[BuildingType]:
     return _table(BuildingType, "buildings.toml", "building")
 
 
+def load_buildings_uc() -> list[BuildingType]:
+    return _table(BuildingType, "buildings_uc.toml", "building")
+
+
+EDITIONS = ("rrr", "uc")
+
+
+def edition_buildings(edition: str) -> dict[str, BuildingType]:
+    """The building catalogue of an edition (option ``building_edition``).
+
+    ``rrr``: the base §6.10 entries unchanged, plus every Ultimate Campaign building base §6.10 lacks (matched by
+    name or alias, so the UC Pier and Exotic Artisan are the base Piers and Exotic Craftsman). ``uc``: the Ultimate
+    Campaign entries, replacing base entries of the same name or alias; base entries UC has no match for stay.
+    """
+    base = {b.name: b for b in load_buildings()}
+    uc = load_buildings_uc()
+    if edition == "uc":
+        out: dict[str, BuildingType] = {}
+        for b in uc:
+            for name, old in list(base.items()):
+                if old.names() & b.names():
+                    base.pop(name)
+                    b = b.model_copy(update={"aliases": tuple(sorted(set(b.aliases) | {old.name} - {b.name}))})
+            out[b.name] = b
+        return {**base, **out}
+    known = set().union(*(b.names() for b in base.values()))
+    return {**base, **{b.name: b for b in uc if not (b.names() & known)}}
+
+
 def load_terrains() -> list[Terrain]:
     return _table(Terrain, "terrain.toml", "terrain")
 
 
 def load_improvements() -> list[ImprovementType]:
     return _table(ImprovementType, "improvements.toml", "improvement")
+
+
+def load_improvements_uc() -> list[ImprovementType]:
+    return _table(ImprovementType, "improvements_uc.toml", "improvement")
+
+
+IMPROVEMENT_EDITIONS = ("seed", "uc")
+
+
+def edition_improvements(edition: str) -> dict[str, ImprovementType]:
+    """Terrain improvements: the base §6.8 entries and the UC ones they lack (seed), or with the UC numbers for
+    Farm, Fort, Mine and Sawmill (uc)."""
+    out = {i.name: i for i in load_improvements()}
+    if edition == "uc":
+        out.update({i.name: i for i in load_improvements_uc()})
+    return out
 
 
 def load_roles() -> list[Role]:
@@ -228,14 +506,42 @@ def load_governments() -> list[GovernmentForm]:
     return _table(GovernmentForm, "government.toml", "form")
 
 
+def _cover(name: str, ranges: list[tuple[int, int]]) -> None:
+    cover = [0] * 101
+    for lo, hi in ranges:
+        for i in range(lo, hi + 1):
+            cover[i] += 1
+    bad = [i for i in range(1, 101) if cover[i] != 1]
+    if bad:
+        raise InputError(f"pf1/data/events_uc.toml: table {name} must cover 1..100 once; faces {bad[:5]} do not")
+
+
 @lru_cache(maxsize=1)
-def base_catalog() -> Catalog:
-    """The shipped tables, validated once."""
+def load_uc_events() -> UcEventTables:
+    """The Ultimate Campaign event tables, checked: every d100 face covered once, every row names an event."""
+    doc = package_document(PKG, "events_uc.toml")
+    src = "pf1/data/events_uc.toml"
+    top = rows(UcTopRow, doc.get("top", []), source=src)
+    subs = rows(UcSubTable, doc.get("row", []), source=src)
+    events = {e.name: e for e in rows(UcEvent, doc.get("event", []), source=src)}
+    _cover("top", [(r.low, r.high) for r in top])
+    for sub in subs:
+        _cover(sub.table, [(lo, hi) for lo, hi, _ in sub.rows])
+    named = [n for sub in subs for *_, n in sub.rows] + [r.event for r in top if r.event]
+    missing = sorted({n for n in named if n not in events})
+    if missing:
+        raise InputError(f"{src}: rows name events without an [[event]] entry: {', '.join(missing)}")
+    return UcEventTables(top=tuple(top), tables={s.table: s.rows for s in subs}, events=events)
+
+
+@lru_cache(maxsize=8)
+def base_catalog(edition: str = "rrr", improvements: str = "seed") -> Catalog:
+    """The shipped tables of a building edition (``rrr``/``uc``) and an improvement edition (``seed``/``uc``)."""
     ed = load_edicts()
     return Catalog(
-        buildings={b.name: b for b in load_buildings()},
+        buildings=edition_buildings(edition),
         terrains={t.name: t for t in load_terrains()},
-        improvements={i.name: i for i in load_improvements()},
+        improvements=edition_improvements(improvements),
         roles={r.name: r for r in load_roles()},
         promotion={e.name: e for e in ed["promotion"]},
         taxation={e.name: e for e in ed["taxation"]},
@@ -243,13 +549,15 @@ def base_catalog() -> Catalog:
         limits=tuple(sorted(load_limits(), key=lambda r: r.min_size)),
         events=tuple(load_events()),
         governments={g.name: g for g in load_governments()},
+        uc_events=load_uc_events(),
+        mass_combat=load_mass_combat(),
     )
 
 
 HOMEBREW_TABLES = {"buildings": "building", "improvements": "improvement", "events": "event"}
 
 
-def homebrew_catalog(data: Mapping[str, Any]) -> Catalog:
+def homebrew_catalog(data: Mapping[str, Any], edition: str = "rrr", improvements: str = "seed") -> Catalog:
     """The shipped catalogue with a campaign's homebrew entries added or replacing ones of the same name.
 
     ``data`` is the campaign's ``data/`` folder by file stem (``CampaignContext.data``):
@@ -257,7 +565,7 @@ def homebrew_catalog(data: Mapping[str, Any]) -> Catalog:
     ``data/improvements.toml`` ``[[improvement]]``, ``data/events.toml`` ``[[event]]``.
     A list of entries is accepted too. Errors name the file and the entry.
     """
-    base = base_catalog()
+    base = base_catalog(edition, improvements)
     if not data:
         return base
     unknown = sorted(set(data) - set(HOMEBREW_TABLES))

@@ -13,7 +13,7 @@ from typing import Any
 
 from kingdomlog.core.choices import Option
 from kingdomlog.rulesets.pf1 import derive as dv
-from kingdomlog.rulesets.pf1.state import Hex, Pf1State
+from kingdomlog.rulesets.pf1.state import Army, Hex, Pf1State
 from kingdomlog.rulesets.pf1.tables import EdictLevel
 
 ABILITIES = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
@@ -223,7 +223,7 @@ def _building_types(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 def _roles(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for r in s.catalog.roles.values():
-        if r.module and not s.module_on(r.module):
+        if not dv.role_available(s, r.name):
             continue
         holders = ", ".join(o.name + ("" if o.present else " (absent)") for o in s.leaders.get(r.name, ()))
         attrs = ", ".join(a.capitalize() for a in r.attributes) or "chosen attribute(s)"
@@ -289,6 +289,13 @@ def _event_choices(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     chance = int(s.opt("event_chance_after_quiet_turn")) if quiet else int(s.opt("event_chance_base"))
     out = [Option("roll", "Roll", f"{chance}% chance, then d100 on the table"),
            Option("none", "None", "no event this month (the chance is still rolled)")]
+    if (within.get("event_table") or s.opt("event_table")) == "uc":
+        tabs = s.catalog.uc_events
+        where = {n: f"{t} d100 {lo}-{hi}" for t, rows in tabs.tables.items() for lo, hi, n in rows}
+        out += [Option(e.name, e.name, f"{e.kind} {e.scope} event{', continuous' if e.continuous else ''}"
+                       f"{', checks ' + ' + '.join(e.checks) if e.checks else ''}; {where.get(e.name, 'Table 4-7')}")
+                for e in sorted(tabs.events.values(), key=lambda x: x.name)]
+        return out
     out += [Option(e.name, e.name, f"{e.kind}, d100 {e.low}-{e.high}; if the chance ({chance}%) comes up")
             for e in s.catalog.events]
     return out
@@ -321,3 +328,75 @@ def _foreign(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 def _expeditions(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     return [Option(x.id, x.id, f"{x.status}, month {x.months_elapsed + 1} of {x.months}")
             for x in s.expeditions if x.status in ("active", "scattered_this_month")]
+
+
+# ------------------------------------------------------------------ mass combat (UC Mass Combat)
+
+
+def _army_detail(a: Army) -> str:
+    cmd = f", led by {a.commander.name}" if a.commander else ""
+    return (f"{a.size} ACR {a.acr}: hp {a.hp}/{a.max_hp}, OM {a.om:+d}, DV {a.dv}, Morale {a.morale:+d}, "
+            f"{a.status}{' (reserve)' if a.reserve else ''}{cmd}; {a.side}")
+
+
+@source("armies")
+def _armies(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(a.id, a.name, _army_detail(a),
+                   disabled=f"{a.status}" if a.status in ("defeated", "disbanded") else "")
+            for a in s.armies.values()]
+
+
+@source("our_armies")
+def _our_armies(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(a.id, a.name, _army_detail(a),
+                   disabled=f"{a.status}" if a.status in ("defeated", "disbanded") else "")
+            for a in s.armies.values() if a.side == "kingdom"]
+
+
+@source("tactics")
+def _tactics(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    out = []
+    for t in s.catalog.mass_combat.tactics.values():
+        nums = ", ".join(x for x in (f"OM {t.om:+d}" if t.om else "", f"DV {t.dv:+d}" if t.dv else "",
+                                     f"Morale {t.morale:+d}" if t.morale else "",
+                                     f"damage {t.damage:+d}" if t.damage else "") if x)
+        need = f"; needs {t.requires}" if t.requires else ""
+        out.append(Option(t.name, t.name, (nums or t.note or t.special or "no modifiers")
+                          + (" (every army knows it)" if t.default else "") + need))
+    return out
+
+
+@source("army_resources")
+def _resources(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(r.name, r.name, f"{r.cost} BP (Medium; scaled by size), Consumption +{r.consumption}/week"
+                   + (f", OM +{r.om}" if r.om else "") + (f", DV +{r.dv}" if r.dv else "")
+                   + (", ranged attacks" if r.ranged else "")
+                   + (f"; needs {' or '.join(r.requires_any)}" if r.requires_any else ""))
+            for r in s.catalog.mass_combat.resources.values()]
+
+
+@source("army_specials")
+def _specials(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(x.name, x.name, ", ".join(p for p in (f"OM {x.om:+d}" if x.om else "",
+                                                         f"DV {x.dv:+d}" if x.dv else "",
+                                                         f"damage +{x.damage}" if x.damage else "",
+                                                         "ranged" if x.ranged else "", x.note) if p)
+                   or (x.kind or ""))
+            for x in s.catalog.mass_combat.specials.values()]
+
+
+@source("boons")
+def _boons(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(b.name, b.name, (f"Leadership {b.min_leadership}+; " if b.min_leadership else "") + b.note
+                   if b.note else f"Leadership {b.min_leadership}+" if b.min_leadership else "")
+            for b in s.catalog.mass_combat.boons.values()]
+
+
+@source("battle_conditions")
+def _conditions(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(c.name, c.name, ", ".join(p for p in (f"OM {c.om:+d}" if c.om else "",
+                                                         f"DV {c.dv:+d}" if c.dv else "",
+                                                         "half damage" if c.half_damage else "",
+                                                         f"ranged OM {c.ranged_om:+d}" if c.ranged_om else "",
+                                                         "both armies" if c.all else "", c.note) if p))
+            for c in s.catalog.mass_combat.conditions.values()]

@@ -36,6 +36,14 @@ from kingdomlog.rulesets.pf2e.engine import (
     spend_rp,
     unrest,
 )
+from kingdomlog.rulesets.pf2e.hexmap import (
+    auto_second,
+    claim_refusal,
+    farmland_second_refusal,
+    farmland_settlement,
+    road_second_refusal,
+    target_hex,
+)
 from kingdomlog.rulesets.pf2e.state import (
     activity_lock,
     capital,
@@ -68,22 +76,6 @@ def _when_ok(ctx: Ctx, when: str, name: str) -> bool:
     if when == "fame_positive":
         return ctx.state.fame > 0
     return True
-
-
-def hex_from_choice(ctx: Ctx, raw: str | HexEntry) -> E.HexIn:
-    """A hex target: an id of a known hex, or a table describing it (merged with what is known of it)."""
-    if isinstance(raw, str):
-        known = hex_of(ctx.state, raw)
-        if known is None:
-            return E.HexIn(id=raw)
-        return E.HexIn(id=known.id, terrain=known.terrain, river=known.river, lake=known.lake,
-                       features=list(known.features), resource=known.resource)
-    hx = E.HexIn.model_validate(raw.model_dump())
-    known = hex_of(ctx.state, hx.id)
-    if known is not None:
-        feats = sorted(set(hx.features) | set(known.features))
-        return hx.model_copy(update={"features": feats, "resource": hx.resource or known.resource})
-    return hx
 
 
 def hex_id(raw: str | HexEntry | None) -> str:
@@ -173,16 +165,19 @@ def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, na
             hx = prep["hex"]
             ctx.emit(E.WorkSiteEstablished(hex_id=hx.id, commodity=prep["commodity"],
                                            double_until_turn=ctx.state.turn + 1 if int(eff.amount) == 2 else 0))
-        elif k == "farmland":
+        elif k in ("farmland", "roads"):
             ids = [prep["hex"].id]
-            if int(eff.amount) == 2 and prep.get("second_hex"):
-                ids.append(prep["second_hex"])
-            ctx.emit(E.FarmlandEstablished(hex_ids=ids, settlement=prep["settlement"], distance=prep["distance"]))
-        elif k == "roads":
-            ids = [prep["hex"].id]
-            if int(eff.amount) == 2 and prep.get("second_hex"):
-                ids.append(prep["second_hex"])
-            ctx.emit(E.RoadsBuilt(hex_ids=ids, bridge_added=bool(prep["hex"].river)))
+            if int(eff.amount) == 2:
+                # a critical success's second hex: the one named, else the first that fits (§4.8; none: success)
+                first = hex_of(ctx.state, prep["hex"].id)
+                second = prep.get("second_hex") or (auto_second(ctx.state, first, k) if first else "")
+                if second:
+                    ids.append(second)
+            if k == "farmland":
+                ctx.emit(E.FarmlandEstablished(hex_ids=ids, settlement=prep["settlement"],
+                                               distance=prep["distance"]))
+            else:
+                ctx.emit(E.RoadsBuilt(hex_ids=ids, bridge_added=bool(prep["hex"].river)))
         elif k == "crop_failure_watch":
             ctx.emit(E.CropFailureWatch(hex_id=prep["hex"].id, turns=2))
         elif k == "settlement":
@@ -534,13 +529,20 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
     if act.target == "hex" or (act.name == "pledge-of-fealty" and choices.hex is not None):
         if choices.hex is None:
             raise InputError(f"{act.name}: choose a 'hex'")
-        hx = hex_from_choice(ctx, choices.hex)
+        rule = "§4.7 Pledge of Fealty" if act.name == "pledge-of-fealty" else f"§4.8 {act.title or act.name}"
+        hx = target_hex(ctx, choices.hex, rule)
         prep["hex"] = hx
         known = hex_of(s, hx.id)
         claimed = known is not None and known.claimed
         if act.name in ("claim-hex", "pledge-of-fealty"):
             if claimed:
-                raise ctx.fail(f"hex {hx.id} is already claimed", "§4.8 Claim Hex")
+                raise ctx.fail(f"hex {hx.id} is already claimed", rule)
+            why = claim_refusal(s, hx)
+            if why:
+                if act.name == "pledge-of-fealty":
+                    why += ("; a group's hex not bordering the kingdom becomes a secondary territory, which is"
+                            " not modelled: leave 'hex' out")
+                raise ctx.fail(why, f"{rule}: adjacent to the kingdom")
             if act.name == "claim-hex":
                 if _used(ctx, "claim-hex") >= claim_limit(s.level):
                     raise ctx.fail(f"Claim Hex may be used {claim_limit(s.level)} time(s) per turn at level {s.level}",
@@ -568,6 +570,12 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
                     raise ctx.fail(f"hex {hx.id} already has roads", "§4.8 Build Roads")
                 cost = T.core().terrain_rp[known.terrain] * (2 if known.river and "bridge" not in known.features
                                                              else 1)
+                if choices.second_hex:
+                    other = hex_of(s, choices.second_hex)
+                    why = f"hex {choices.second_hex!r} is not on the map" if other is None else \
+                        road_second_refusal(s, known, other)
+                    if why:
+                        raise ctx.fail(f"second road hex: {why}", "§4.8 Build Roads (critical success)")
                 spend_rp(ctx, asked, cost, "build roads")
                 prep["second_hex"] = choices.second_hex
             elif act.name == "establish-farmland":
@@ -575,15 +583,17 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
                     raise ctx.fail("Farmland needs a plains or hills hex", "§4.8 Establish Farmland")
                 if "farmland" in known.features:
                     raise ctx.fail(f"hex {hx.id} already has Farmland", "§2.7")
-                sid = choices.settlement or _cap_id(s)
-                st = _settlement(ctx, sid)
-                dist = choices.distance if choices.distance is not None else 0 if st.hex == hx.id else 1
-                if dist > st.influence:
-                    raise ctx.fail(f"hex {hx.id} ({dist} hexes away) is outside {st.name}'s influence"
-                                   f" ({st.influence})", "§4.8 Establish Farmland")
-                if st.hex == hx.id and not s.options.get("farmland_in_settlement_hex", True):
+                st, dist = farmland_settlement(ctx, known, choices.settlement, "§4.8 Establish Farmland: in a"
+                                               " settlement's influence")
+                if "settlement" in known.features and not s.options.get("farmland_in_settlement_hex", True):
                     raise ctx.fail("Farmland in a settlement's own hex is off (option)", "§4.11")
-                prep.update(settlement=sid, distance=dist, second_hex=choices.second_hex)
+                if choices.second_hex:
+                    other = hex_of(s, choices.second_hex)
+                    why = f"hex {choices.second_hex!r} is not on the map" if other is None else \
+                        farmland_second_refusal(s, known, other)
+                    if why:
+                        raise ctx.fail(f"second Farmland hex: {why}", "§4.8 Establish Farmland (critical success)")
+                prep.update(settlement=st.id, distance=dist, second_hex=choices.second_hex)
                 if known.terrain == "hills":
                     extra_dc, dc_rule = 5, "control"
                 spend_rp(ctx, asked, 1 if known.terrain == "plains" else 2, "establish farmland")

@@ -19,9 +19,13 @@ from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.evolve import founding_structure
 from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
+    adjacent_to_kingdom,
     consumption,
+    hex_at,
     hex_by_id,
+    hex_distance,
     in_anarchy,
+    kingdom_coords,
     resource_dice,
     size_band,
     size_of,
@@ -186,11 +190,38 @@ def _leveled(s: KingdomState, p: E.LeveledUp) -> list[str]:
 
 @on(E.HexClaimed)
 def _claimed(s: KingdomState, p: E.HexClaimed) -> list[str]:
+    out = []
     old = hex_by_id(s, p.hex.id)
     want = 0 if old is not None and old.ever_claimed else int(s.options.get("xp_per_hex", 10))
     if p.xp != want:
-        return [f"hex {p.hex.id} claimed for {p.xp} XP; today's rules give {want} (§5.13)"]
+        out.append(f"hex {p.hex.id} claimed for {p.xp} XP; today's rules give {want} (§5.13)")
+    at = (p.hex.q, p.hex.r) if p.hex.q is not None and p.hex.r is not None else (old.at if old else None)
+    if at is not None and kingdom_coords(s) and not adjacent_to_kingdom(s, at):
+        out.append(f"hex {p.hex.id} at {at} is claimed but is not adjacent to any hex of the kingdom"
+                   " (§4.8 Claim Hex)")
+    return out
+
+
+@on(E.HexPlaced)
+def _placed(s: KingdomState, p: E.HexPlaced) -> list[str]:
+    other = hex_at(s, (p.q, p.r))
+    if other is not None and other.id != p.hex_id:
+        return [f"hex {p.hex_id} placed at ({p.q}, {p.r}), where hex {other.id} already is (§2.7)"]
     return []
+
+
+@on(E.FarmlandEstablished)
+def _farmland(s: KingdomState, p: E.FarmlandEstablished) -> list[str]:
+    out = []
+    for hid in p.hex_ids[:1]:
+        st = next((x for x in s.settlements if x.id == p.settlement), None)
+        d = hex_distance(s, hid, st.hex) if st is not None else None
+        if d is not None and d != p.distance:
+            out.append(f"Farmland {hid}: recorded {p.distance} hexes from {p.settlement}; the map says {d}")
+        if st is not None and d is not None and d > st.influence:
+            out.append(f"Farmland {hid} is {d} hexes from {st.name}, outside its influence ({st.influence})"
+                       " (§4.8 Establish Farmland)")
+    return out
 
 
 @on(E.KingdomFounded)

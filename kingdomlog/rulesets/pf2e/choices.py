@@ -25,7 +25,7 @@ from kingdomlog.core.choices import Choices, Option, Pick
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.rules import check_amount
-from kingdomlog.rulesets.pf2e.state import KingdomState, activity_lock, check_modifier
+from kingdomlog.rulesets.pf2e.state import KingdomState, activity_lock, adjacent_to_kingdom, check_modifier
 
 Ability = T.Ability
 Commodity = T.Commodity
@@ -42,7 +42,11 @@ def _skill(source: str = "skills", **kw: Any) -> Any:
 
 
 class HexEntry(Choices):
-    """A hex described in full (a hex new to the map, or facts added to a known one)."""
+    """A hex described in full (a hex new to the map, or facts added to a known one).
+
+    ``q``/``r`` are its axial coordinates (neighbours differ by one step in q, in r, or in q and -r
+    together): a hex new to the map needs them; a known hex keeps the place it has on the map.
+    """
 
     id: str = Field(min_length=1, title="Hex id")
     terrain: T.Terrain = "plains"
@@ -50,6 +54,22 @@ class HexEntry(Choices):
     lake: bool = False
     features: list[T.Feature] = Field(default_factory=list)
     resource: Literal["", "lumber", "ore", "stone"] = ""
+    q: int | None = Field(default=None, title="q", description="axial column (a hex new to the map needs q and r)")
+    r: int | None = Field(default=None, title="r", description="axial row")
+
+
+class MapEntry(Choices):
+    """A hex the GM puts on the map (or moves on it): axial coordinates, and any facts to set."""
+
+    id: str = Field(min_length=1, title="Hex id", description="a hex of the kingdom, or a new hex of the map")
+    q: int = Field(title="q", description="axial column (neighbours differ by one step in q, in r, or in q and -r"
+                                          " together)")
+    r: int = Field(title="r", description="axial row")
+    terrain: T.Terrain | None = Field(default=None, description="default: as it is (a new hex: plains)")
+    river: bool | None = None
+    lake: bool | None = None
+    features: list[T.Feature] | None = Field(default=None, description="default: as they are")
+    resource: Literal["", "lumber", "ore", "stone"] | None = None
 
 
 class EffectEntry(Choices):
@@ -202,6 +222,10 @@ class LeadershipUpkeepChoices(Choices):
     relations: list[RelationEntry] = Field(default_factory=list)
     unlock_activities: list[Annotated[str, Pick("all_activities", what="an activity")]] = Field(
         default_factory=list, description="activities the GM unlocks by story")
+    map: list[MapEntry] = Field(
+        default_factory=list, title="Hexes placed on the map",
+        description="hexes the GM places (or moves) at axial coordinates: the kingdom's own hexes of a log from"
+                    " before coordinates, or new hexes of the map around it (issue 13)")
 
 
 class UnrestChoices(Choices):
@@ -316,7 +340,6 @@ class ActivityRow(Choices):
     lot: int | None = Field(default=None, description="Demolish: the lot")
     recover: Literal["lumber", "stone", "ore"] | None = Field(
         default=None, description="Demolish critical success: the commodity recovered (1d6)")
-    distance: int | None = Field(default=None, ge=0, description="Establish Farmland: hexes from the settlement")
     id: str | None = Field(default=None, description="Establish Settlement: the new settlement's id")
     name: str | None = Field(default=None, description="Establish Settlement: its name")
     quantity: int | None = Field(default=None, description="Trade Commodities: how many")
@@ -341,11 +364,13 @@ class LeadershipRow(ActivityRow):
 
 class RegionRow(ActivityRow):
     activity: Annotated[str, Pick("region_activities", what="a Region activity")]
-    hex: Annotated[str | HexEntry | None, Pick("region_hexes", what="a hex", depends=("activity",))] = Field(
-        default=None, description="a hex by id (it may be claimed by an earlier row of this step), or a new hex"
-                                  " described in full")
-    second_hex: Annotated[str | None, Pick("region_hexes", what="a hex")] = Field(
-        default=None, description="the second hex of a critical success (roads, farmland)")
+    hex: Annotated[str | HexEntry | None, Pick("region_hexes", what="a hex", depends=("activity",),
+                                              open=True)] = Field(
+        default=None, description="a hex of the map by id (it may be claimed by an earlier row of this step), or"
+                                  " a new hex described in full with its coordinates")
+    second_hex: Annotated[str | None, Pick("region_hexes", what="a hex", open=True)] = Field(
+        default=None, description="the second hex of a critical success (roads, farmland), next to the first"
+                                  " (default: the first that fits)")
     settlement: Annotated[str | None, Pick("region_settlements", what="a settlement")] = Field(
         default=None, description="default: the capital (it may be founded by an earlier row of this step)")
 
@@ -464,6 +489,20 @@ def _structure_detail(st: T.Structure) -> str:
     return f"level {st.level}, {where}, {cost}, DC {st.dc} ({', '.join(st.skills)})"
 
 
+def _region_hex_detail(state: KingdomState, h: Any) -> str:
+    """A hex as the Region step sees it: where it is and whether the kingdom can claim it now."""
+    where = f"({h.q}, {h.r})" if h.at is not None else "unplaced"
+    if h.claimed:
+        status = "claimed"
+    elif h.at is None:
+        status = "not claimable until placed on the map"
+    elif adjacent_to_kingdom(state, h.at):
+        status = "next to the kingdom: claimable"
+    else:
+        status = "not next to the kingdom"
+    return f"{where}; {status}; {_hex_detail(h)}"
+
+
 def _hex_detail(h: Any) -> str:
     parts = [h.terrain, "claimed" if h.claimed else "not claimed"]
     if h.river:
@@ -522,8 +561,10 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         if isinstance(within.get("hex"), HexEntry):
             return None  # a hex described in full may be new to the map
         return [Option(h.id, h.id, _hex_detail(h)) for h in state.hexes]
-    if source in ("region_hexes", "region_settlements"):
-        return None  # an earlier row of the Region step may create it; the activity checks it
+    if source == "region_hexes":
+        return [Option(h.id, h.id, _region_hex_detail(state, h)) for h in state.hexes]  # open: the step checks
+    if source == "region_settlements":
+        return None  # an earlier row of the Region step may found it; the activity checks it
     if source in ("leadership_activities", "region_activities", "civic_activities"):
         category = source.split("_", 1)[0]
         return [Option(a.name, a.title or a.name, _activity_detail(state, a))

@@ -37,6 +37,7 @@ from kingdomlog.rulesets.pf2e.choices import (
     LeadershipActivities,
     LeadershipUpkeepChoices,
     LevelChoices,
+    MapEntry,
     RegionActivities,
     TaxesChoices,
     TradeChoices,
@@ -63,6 +64,7 @@ from kingdomlog.rulesets.pf2e.state import (
     anarchy_threshold,
     consumption,
     feat_event_modifiers,
+    hex_at,
     in_anarchy,
     resource_dice,
     size_of,
@@ -169,6 +171,17 @@ def founding(ctx: Ctx, c: FoundingChoices) -> None:
     hexes = [E.HexIn.model_validate(h.model_dump()) for h in (c.hexes or [HexEntry(id=cap.hex, terrain=cap.terrain)])]
     if cap.hex not in {h.id for h in hexes}:
         raise ctx.fail(f"the capital's hex {cap.hex} must be one of the founding hexes", "§2.8")
+    seen: dict[tuple[int, int], str] = {}
+    for h in hexes:
+        if (h.q is None) != (h.r is None):
+            raise ctx.fail(f"founding hex {h.id} needs both q and r (or neither)", "§2.7 hex coordinates")
+        if h.q is not None and h.r is not None:
+            if (h.q, h.r) in seen:
+                raise ctx.fail(f"founding hexes {seen[(h.q, h.r)]} and {h.id} are both at ({h.q}, {h.r})",
+                               "§2.7 hex coordinates")
+            seen[(h.q, h.r)] = h.id
+    if len({h.id for h in hexes}) != len(hexes):
+        raise ctx.fail("founding hexes must have different ids", "§2.7")
     structures = list(c.structures)
     for name in structures:
         st = catalog(ctx).structures.get(name)
@@ -220,6 +233,7 @@ def upkeep_leadership(ctx: Ctx, c: LeadershipUpkeepChoices) -> None:
     for name in c.unlock_activities:
         if name not in s.unlocked_activities:
             ctx.emit(E.ActivityUnlocked(activity=name, cause="gm"))
+    place_hexes(ctx, c.map)
     war = c.at_war if c.at_war is not None else s.at_war
     if war != s.at_war:
         ctx.emit(E.WarStatusChanged(at_war=war))
@@ -263,6 +277,21 @@ def upkeep_leadership(ctx: Ctx, c: LeadershipUpkeepChoices) -> None:
         if ld.kind == "npc":
             choice = "vacancy_penalty"
         ctx.emit(E.LeaderDowntime(role=role, spent_week=False, choice=choice))
+
+
+def place_hexes(ctx: Ctx, entries: list[MapEntry]) -> None:
+    """The GM places hexes on the map (issue 13): each at axial (q, r), no two hexes on one place (§2.7)."""
+    ids = [e.id for e in entries]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ctx.fail(f"map: hex {dup[0]} is placed twice in one step", "§2.7 hex coordinates")
+    for e in entries:
+        other = hex_at(ctx.state, (e.q, e.r))
+        if other is not None and other.id != e.id:
+            raise ctx.fail(f"map: ({e.q}, {e.r}) already holds hex {other.id}; {e.id} cannot go there",
+                           "§2.7 hex coordinates")
+        ctx.emit(E.HexPlaced(hex_id=e.id, q=e.q, r=e.r, terrain=e.terrain, river=e.river, lake=e.lake,
+                             features=list(e.features) if e.features is not None else None, resource=e.resource))
 
 
 @turn_step

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from kingdomlog.core.events import EventModel, register_event
+from kingdomlog.core.events import EventModel, register_event, register_upcaster
 from kingdomlog.core.model import Frozen
 
 Degree = Literal["critical_failure", "failure", "success", "critical_success"]
@@ -25,7 +25,11 @@ class TermOut(Frozen):
 
 
 class HexIn(Frozen):
-    """A hex as recorded when it enters the kingdom."""
+    """A hex as recorded when it enters the kingdom; ``q``/``r``: its axial coordinates (None: unplaced).
+
+    Logs written before hex coordinates carry none: their hexes stay unplaced until a ``HexPlaced``
+    event puts them on the map.
+    """
 
     id: str = Field(min_length=1)
     terrain: Literal["plains", "hills", "forest", "swamp", "mountains"] = "plains"
@@ -33,6 +37,8 @@ class HexIn(Frozen):
     lake: bool = False
     features: list[str] = Field(default_factory=list)
     resource: Literal["", "lumber", "ore", "stone"] = ""
+    q: int | None = None
+    r: int | None = None
 
 
 class LeaderIn(Frozen):
@@ -45,7 +51,10 @@ class LeaderIn(Frozen):
 
 @register_event
 class KingdomFounded(EventModel):
+    """v2: founding hexes may carry axial coordinates (v1 hexes are unplaced)."""
+
     type = "pf2e.kingdom_founded"
+    version = 2
     name: str
     charter: str
     heartland: str
@@ -253,10 +262,30 @@ class CooldownSet(EventModel):
 
 @register_event
 class HexClaimed(EventModel):
+    """v2: the hex may carry axial coordinates (a v1 claim leaves the hex as it was on the map, or unplaced)."""
+
     type = "pf2e.hex_claimed"
+    version = 2
     hex: HexIn
     via: str = "claim_hex"
     xp: int = 10
+
+
+@register_event
+class HexPlaced(EventModel):
+    """The GM puts a hex on the map at axial ``(q, r)`` (issue 13): a hex the kingdom already knows gets its
+    coordinates (and any facts given here), a new one enters the map unclaimed. Facts left ``None`` keep
+    what the hex had (a new hex: plains, no river, lake, features or resource)."""
+
+    type = "pf2e.hex_placed"
+    hex_id: str = Field(min_length=1)
+    q: int
+    r: int
+    terrain: Literal["plains", "hills", "forest", "swamp", "mountains"] | None = None
+    river: bool | None = None
+    lake: bool | None = None
+    features: list[str] | None = None
+    resource: Literal["", "lumber", "ore", "stone"] | None = None
 
 
 @register_event
@@ -515,10 +544,19 @@ class TurnEnded(EventModel):
 EVENT_TYPES: tuple[type[EventModel], ...] = (
     KingdomFounded, TurnStarted, ConsumptionPaid, LeaderChanged, LeaderDowntime, CheckResolved, FlatCheckResolved,
     ResourceDiceRolled, RPChanged, CommodityChanged, UnrestChanged, RuinChanged, RuinPenaltyChanged,
-    FameChanged, FameSpent, ModifierAdded, PendingAdded, CooldownSet, HexClaimed, HexLost,
+    FameChanged, FameSpent, ModifierAdded, PendingAdded, CooldownSet, HexClaimed, HexLost, HexPlaced,
     WorkSiteEstablished, FarmlandEstablished, RoadsBuilt, SettlementFounded, StructureBuilt,
     StructureNotBuilt, LotsCleared, RandomEventChecked, KingdomEventOccurred, KingdomEventResolved,
     XPAwarded, XPApplied, MilestoneAchieved, RPConverted, LeveledUp, RelationsChanged, WarStatusChanged,
     ArmyChanged, TreasuryDebtChanged, CropFailureWatch, ExtraActivityGranted, FeatureUsed, GainIgnored,
     ActivityWithoutCheck, InfrastructureBuilt, ActivityUnlocked, TurnEnded,
 )
+
+
+def _same(data: dict[str, object]) -> dict[str, object]:
+    """v1 -> v2 of an event whose v2 only adds optional coordinates: the v1 payload reads as it is."""
+    return data
+
+
+register_upcaster(KingdomFounded.type, 1)(_same)
+register_upcaster(HexClaimed.type, 1)(_same)

@@ -110,7 +110,7 @@ def founding_structure(state: KingdomState, name: str) -> T.Structure | None:
 
 @on(E.KingdomFounded)
 def _founded(s: KingdomState, p: E.KingdomFounded, turn: int) -> KingdomState:
-    hexes = tuple(Hex(id=h.id, terrain=h.terrain, river=h.river, lake=h.lake,
+    hexes = tuple(Hex(id=h.id, terrain=h.terrain, river=h.river, lake=h.lake, q=h.q, r=h.r,
                       features=tuple(sorted(set(h.features) | ({"settlement"} if h.id == p.settlement_hex else set()))),
                       resource=h.resource) for h in p.hexes)
     leaders = {r: Leader(holder=p.leaders[r].holder, kind=p.leaders[r].kind, invested=p.leaders[r].invested)
@@ -303,13 +303,29 @@ def _cooldown(s: KingdomState, p: E.CooldownSet, turn: int) -> KingdomState:
 @on(E.HexClaimed)
 def _claimed(s: KingdomState, p: E.HexClaimed, turn: int) -> KingdomState:
     old = _hex_map(s).get(p.hex.id)
-    hx = Hex(id=p.hex.id, terrain=p.hex.terrain, river=p.hex.river, lake=p.hex.lake,
+    q, r = (p.hex.q, p.hex.r) if p.hex.q is not None and p.hex.r is not None else (
+        (old.q, old.r) if old is not None else (None, None))
+    hx = Hex(id=p.hex.id, terrain=p.hex.terrain, river=p.hex.river, lake=p.hex.lake, q=q, r=r,
              features=tuple(sorted(set(p.hex.features) | (set(old.features) if old else set()))),
              resource=p.hex.resource or (old.resource if old else ""),
              work_site=old.work_site if old else None, roads=old.roads if old else False, claimed=True,
              ever_claimed=True)
     s = _replace_hex(s, hx)
     return _up(s, xp_pending=s.xp_pending + p.xp)
+
+
+@on(E.HexPlaced)
+def _placed(s: KingdomState, p: E.HexPlaced, turn: int) -> KingdomState:
+    old = _hex_map(s).get(p.hex_id)
+    base = old if old is not None else Hex(id=p.hex_id, claimed=False, ever_claimed=False)
+    upd: dict[str, Any] = {"q": p.q, "r": p.r}
+    for name in ("terrain", "river", "lake", "resource"):
+        if getattr(p, name) is not None:
+            upd[name] = getattr(p, name)
+    if p.features is not None:
+        keep = {f for f in base.features if f in ("settlement", "work_site", "farmland")}
+        upd["features"] = tuple(sorted(set(p.features) | keep))
+    return _replace_hex(s, base.model_copy(update=upd))
 
 
 @on(E.HexLost)

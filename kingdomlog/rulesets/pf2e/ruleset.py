@@ -19,8 +19,11 @@ from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.audit import audit
 from kingdomlog.rulesets.pf2e.choices import vocabulary
+from kingdomlog.rulesets.pf2e.chronicle import chronicle as _chronicle
 from kingdomlog.rulesets.pf2e.decide import ALL_STEPS, FOUNDING, PHASES
 from kingdomlog.rulesets.pf2e.evolve import evolve
+from kingdomlog.rulesets.pf2e.mapview import kingdom_map
+from kingdomlog.rulesets.pf2e.mapview import portrait as _portrait
 from kingdomlog.rulesets.pf2e.samples import sample_events, sample_plans
 from kingdomlog.rulesets.pf2e.state import KingdomState, capital, explain_all, size_of
 
@@ -142,6 +145,15 @@ class Pf2eKingmaker(Ruleset):
         return (f"{s.name or '(unfounded)'} T{s.turn} L{s.level} xp{s.xp} size{size_of(s)} dc{s.control_dc}"
                 f" rp{s.rp} unrest{s.unrest} fame{s.fame} edc{s.event_dc} | {ruins} | {goods}"
                 f" | cap={cap.name if cap else '-'}")
+
+    def map(self, state: Any, viewer: Viewer) -> Any:
+        return kingdom_map(state, viewer)
+
+    def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
+        return _chronicle(before, event, after, viewer)
+
+    def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
+        return _portrait(state, previous, viewer)
 
     def sample_events(self) -> list[Draft]:
         return sample_events()

@@ -10,7 +10,7 @@ from kingdomlog.rulesets.pf2e import events as E
 
 def sample_events() -> list[Draft]:
     """At least one valid payload of every pf2e event type."""
-    hx = E.HexIn(id="H1", terrain="forest", features=["resource"], resource="lumber")
+    hx = E.HexIn(id="H1", terrain="forest", features=["resource"], resource="lumber", q=1, r=0)
     t = E.TermOut(label="economy modifier", value=1, kind="ability")
     payloads = [
         E.KingdomFounded(name="Sample", charter="open", heartland="forest-or-swamp", government="yeomanry",
@@ -18,7 +18,7 @@ def sample_events() -> list[Draft]:
                                                                "stability": 14},
                          skills={"agriculture": "trained"}, feats=["muddle-through"],
                          leaders={"ruler": E.LeaderIn(holder="Aldra", invested=True)},
-                         hexes=[E.HexIn(id="H0")], settlement_id="oakhold", settlement_name="Oakhold",
+                         hexes=[E.HexIn(id="H0", q=0, r=0)], settlement_id="oakhold", settlement_name="Oakhold",
                          settlement_hex="H0", structures=["houses"]),
         E.TurnStarted(turn=1, party_level=1, fame_before=0, fame_gained=1, fame_after=1),
         E.ConsumptionPaid(consumption=1, terms=[t], food=1),
@@ -42,6 +42,7 @@ def sample_events() -> list[Draft]:
         E.CooldownSet(key="repair-reputation:crime", blocked_through_turn=3),
         E.HexClaimed(hex=hx),
         E.HexLost(hex_id="H1"),
+        E.HexPlaced(hex_id="H1", q=1, r=0),
         E.WorkSiteEstablished(hex_id="H1", commodity="lumber"),
         E.FarmlandEstablished(hex_ids=["H0"], settlement="oakhold"),
         E.RoadsBuilt(hex_ids=["H0"]),
@@ -94,6 +95,7 @@ FOUNDING_PLAN: dict[str, Any] = {
                     "warden": {"holder": "Gale", "kind": "npc"},
                 },
                 "capital": {"id": "oakhold", "name": "Oakhold", "hex": "H0", "terrain": "plains"},
+                "hexes": [{"id": "H0", "terrain": "plains", "q": 0, "r": 0}],
                 "structures": ["houses"],
                 "commodities": {"food": 4, "lumber": 2},
             }
@@ -115,7 +117,8 @@ def sample_plans() -> list[dict[str, Any]]:
             ]}},
             "activity.region": {"choices": {"activities": [
                 {"activity": "claim-hex", "skill": "wilderness",
-                 "hex": {"id": "H1", "terrain": "forest", "features": ["resource"], "resource": "lumber"}},
+                 "hex": {"id": "H1", "terrain": "forest", "features": ["resource"], "resource": "lumber", "q": 1,
+                         "r": 0}},
                 {"activity": "harvest-crops"},
             ]}},
             "event.resolve": {"choices": {"event": "good-weather"}},

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field, computed_field, model_validator
 
+from kingdomlog.core.hexes import Axial, distance, touches
 from kingdomlog.core.model import Frozen
 from kingdomlog.core.modifiers import Modifier as StackMod
 from kingdomlog.core.modifiers import stack
@@ -146,9 +147,16 @@ class WorkSite(Frozen):
 
 
 class Hex(Frozen):
-    """A hex (§2.7). ``farmland_of`` names the settlement whose influence the farmland uses."""
+    """A hex of the map (§2.7) at axial ``q``, ``r`` (None: unplaced, a log from before hex coordinates).
+
+    ``farmland_of`` / ``farmland_distance``: the settlement whose influence Farmland was established in and
+    the distance recorded then; they count for Consumption only while the hex or that settlement is unplaced
+    (placed Farmland counts when it lies inside any settlement's influence, §2.11.8).
+    """
 
     id: str
+    q: int | None = None
+    r: int | None = None
     terrain: T.Terrain = "plains"
     claimed: bool = True
     river: bool = False
@@ -160,6 +168,11 @@ class Hex(Frozen):
     farmland_of: str = ""
     farmland_distance: int = 0
     ever_claimed: bool = True
+
+    @property
+    def at(self) -> Axial | None:
+        """The axial coordinates, or None while unplaced."""
+        return None if self.q is None or self.r is None else (self.q, self.r)
 
 
 class KingdomModifier(Frozen):
@@ -411,16 +424,65 @@ def storage_cap(state: KingdomState, commodity: str) -> Breakdown:
     return Breakdown(f"{commodity} storage", sum(int(t.value) for t in terms), tuple(terms))
 
 
-def farmland_count(state: KingdomState) -> int:
-    """Claimed Farmland hexes inside the influence of the settlement they serve (§2.11.8)."""
+def hex_distance(state: KingdomState, a: str, b: str) -> int | None:
+    """Steps between hexes ``a`` and ``b`` (0 for the same hex); None while either is unplaced or unknown."""
+    if a == b:
+        return 0
+    ha, hb = hex_by_id(state, a), hex_by_id(state, b)
+    if ha is None or hb is None or ha.at is None or hb.at is None:
+        return None
+    return distance(ha.at, hb.at)
+
+
+def influencing_settlements(state: KingdomState, hid: str) -> list[tuple[Settlement, int]]:
+    """(settlement, distance) for each settlement whose influence covers hex ``hid`` (§2.8: village 0, town 1,
+    city 2, metropolis 3 hexes), nearest first. Only settlements whose distance to the hex is known count."""
+    out = []
+    for st in state.settlements:
+        d = hex_distance(state, hid, st.hex)
+        if d is not None and d <= st.influence:
+            out.append((st, d))
+    return sorted(out, key=lambda x: (x[1], not x[0].capital, x[0].id))
+
+
+def farmland_in_influence(state: KingdomState, h: Hex) -> bool:
+    """Whether claimed Farmland hex ``h`` lies inside at least one settlement's influence (§2.11.8).
+
+    Computed from the map; a hex (or the settlement it was established for) without coordinates uses the
+    distance recorded when the Farmland was established (logs from before hex coordinates).
+    """
+    if influencing_settlements(state, h.id):
+        return True
     by_id = {s.id: s for s in state.settlements}
-    n = 0
-    for h in state.hexes:
-        if h.claimed and "farmland" in h.features:
-            st = by_id.get(h.farmland_of)
-            if st is not None and h.farmland_distance <= st.influence:
-                n += 1
-    return n
+    st = by_id.get(h.farmland_of)
+    if st is None or hex_distance(state, h.id, st.hex) is not None:
+        return False
+    return h.farmland_distance <= st.influence
+
+
+def farmland_count(state: KingdomState) -> int:
+    """Claimed Farmland hexes inside at least one settlement's influence (§2.11.8)."""
+    return sum(1 for h in state.hexes if h.claimed and "farmland" in h.features and farmland_in_influence(state, h))
+
+
+def hex_at(state: KingdomState, at: Axial) -> Hex | None:
+    """The hex of the map at axial ``at``, or None."""
+    return next((h for h in state.hexes if h.at == at), None)
+
+
+def kingdom_coords(state: KingdomState) -> list[Axial]:
+    """Coordinates of the kingdom's claimed, placed hexes."""
+    return [h.at for h in state.hexes if h.claimed and h.at is not None]
+
+
+def unplaced_claimed(state: KingdomState) -> list[str]:
+    """Claimed hexes without coordinates (a log from before hex coordinates, until the GM places them)."""
+    return [h.id for h in state.hexes if h.claimed and h.at is None]
+
+
+def adjacent_to_kingdom(state: KingdomState, at: Axial) -> bool:
+    """Whether ``at`` shares a side with a claimed hex of the kingdom (§4.8 Claim Hex)."""
+    return touches(at, kingdom_coords(state))
 
 
 def consumption(state: KingdomState) -> Breakdown:

@@ -11,22 +11,17 @@ heard of a rival court, and listing every character would show a faction its riv
 
 The plan shapes are those of the Felmonte demo and the README (``{faction: ...}`` maps stay maps).
 Ids used as the keys of such a map are ``Pick`` s too (``dict[Annotated[str, Pick(...)], ...]``);
-``core.choices`` checks picks in fields, groups and lists, so ``check_dict_picks`` checks the keys
-and the values inside maps the same way (``decide`` calls it first).
+``core.choices`` checks them like every other pick (keys, values, entries inside maps).
 """
 
 from __future__ import annotations
 
-import types
-import typing
-from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Annotated, Any, Literal, Optional, Union, cast
+from typing import Annotated, Any, Literal, Optional, cast
 
 from pydantic import Field, create_model
 
-from kingdomlog.core.choices import Choices, Option, Pick, Vocabulary
-from kingdomlog.core.errors import InputError
+from kingdomlog.core.choices import Choices, Pick
 from kingdomlog.rulesets.signoria.rules import Action
 
 Resource = Literal["power", "piety", "wealth", "army"]
@@ -357,111 +352,3 @@ def orders_choices(fid: str) -> type[Choices]:
                                                description='dilemma id -> option id or "abstain" (§4.1 A7)')),
         "standing": (opt[standing], Field(None, title="Standing instructions")),
     })
-
-
-# ---------------------------------------------------------------------------------------------- picks inside maps
-
-def _allowed_text(options: Sequence[Option], limit: int = 15) -> str:
-    names = [str(o.value) for o in options if not o.disabled]
-    if not names:
-        return "there is none now"
-    shown = ", ".join(names[:limit])
-    return f"allowed: {shown}" + (f", … ({len(names)} in all)" if len(names) > limit else "")
-
-
-def _loc(parts: Sequence[Any]) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out
-
-
-def _split(tp: Any) -> tuple[Any, tuple[Any, ...]]:
-    """``tp`` without ``Annotated`` and ``None`` (a union of several kept), and the metadata taken off."""
-    meta: list[Any] = []
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is Annotated:
-            args = typing.get_args(tp)
-            tp, meta = args[0], [*meta, *args[1:]]
-            continue
-        if origin in (Union, types.UnionType):
-            members = [a for a in typing.get_args(tp) if a is not type(None)]
-            if len(members) == 1:
-                tp = members[0]
-                continue
-        return tp, tuple(meta)
-
-
-def _pick_of(meta: Sequence[Any]) -> Pick | None:
-    return next((m for m in meta if isinstance(m, Pick)), None)
-
-
-class _Walk:
-    def __init__(self, state: Any, vocabulary: Vocabulary, step: str) -> None:
-        self.state, self.vocabulary, self.step = state, vocabulary, step
-
-    def check(self, x: Any, pick: Pick, within: Mapping[str, Any], path: Sequence[Any]) -> None:
-        allowed = self.vocabulary(self.state, pick.source, within)
-        if allowed is None:
-            return
-        if x in {o.value for o in allowed if not o.disabled}:
-            return
-        blocked = {o.value: o.disabled for o in allowed if o.disabled}
-        if x in blocked:
-            raise InputError(f"step {self.step!r}: choice {_loc(path)}: {x!r} cannot be chosen now: {blocked[x]}")
-        what = pick.what or f"one of the {pick.source.replace('_', ' ')}"
-        raise InputError(f"step {self.step!r}: choice {_loc(path)}: {x!r} is not {what}; {_allowed_text(allowed)}")
-
-    def model(self, inst: Choices, path: Sequence[Any], inside: bool) -> None:
-        within = {name: getattr(inst, name) for name in type(inst).model_fields}
-        for name, info in type(inst).model_fields.items():
-            self.value(within[name], info.annotation, tuple(info.metadata), within, (*path, name), inside)
-
-    def value(self, v: Any, tp: Any, meta: tuple[Any, ...], within: Mapping[str, Any], path: Sequence[Any],
-              inside: bool) -> None:
-        """Check the picks of ``v`` (of declared type ``tp``) that core does not: those inside a map."""
-        if v is None:
-            return
-        base, more = _split(tp)
-        meta = (*meta, *more)
-        origin = typing.get_origin(base)
-        if origin in (Union, types.UnionType):  # e.g. list[...] | Literal["all"]: follow the member v is
-            for member in typing.get_args(base):
-                mb, _ = _split(member)
-                kind = typing.get_origin(mb) or mb
-                if isinstance(kind, type) and isinstance(v, kind):
-                    self.value(v, member, meta, within, path, inside)
-                    return
-            return
-        if isinstance(v, Choices):
-            self.model(v, path, inside)
-            return
-        if origin is dict:
-            key_tp, val_tp = typing.get_args(base)
-            _, kmeta = _split(key_tp)
-            kpick = _pick_of(kmeta)
-            for k, item in v.items():
-                if kpick is not None:
-                    self.check(k, kpick, within, (*path, k))
-                self.value(item, val_tp, (), {}, (*path, k), True)
-            return
-        if origin in (list, tuple):
-            (item_tp, *_) = typing.get_args(base) or (Any,)
-            _, imeta = _split(item_tp)
-            ipick = _pick_of((*meta, *imeta)) if inside else None
-            for i, item in enumerate(v):
-                if isinstance(item, Choices | dict | list):
-                    self.value(item, item_tp, (), within, (*path, i), inside)
-                elif ipick is not None:
-                    self.check(item, ipick, within, (*path, i))
-            return
-        pick = _pick_of(meta)
-        if inside and pick is not None:
-            self.check(v, pick, within, path)
-
-
-def check_dict_picks(inst: Choices, *, state: Any, vocabulary: Vocabulary, step: str) -> None:
-    """Check the ``Pick`` s that ``core.choices.validate_choices`` leaves to the ruleset: map keys and the
-    values inside maps (entries, lists, scalars). Raises ``InputError`` naming the step and the key."""
-    _Walk(state, vocabulary, step).model(inst, (), False)

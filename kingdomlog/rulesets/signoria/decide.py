@@ -37,7 +37,6 @@ from kingdomlog.rulesets.signoria.choices import (
     TurnOpenChoices,
     UpkeepChoices,
     WarChoices,
-    check_dict_picks,
     orders_choices,
 )
 from kingdomlog.rulesets.signoria.options import option_defaults
@@ -91,12 +90,11 @@ def cfg(ctx: Ctx) -> dict[str, Any]:
 
 
 def guarded(fn: Callable[[Ctx, C], None]) -> Callable[[Ctx, C], None]:
-    """A step's decide: first the picks inside maps (``check_dict_picks``), then the rules; an unexpected
-    ``KeyError``/``TypeError``/``ValueError``/``AttributeError`` is reported as malformed input of the step."""
+    """A step's decide: the rules; an unexpected ``KeyError``/``TypeError``/``ValueError``/``AttributeError``
+    is reported as malformed input of the step."""
 
     @wraps(fn)
     def run(ctx: Ctx, c: C) -> None:
-        check_dict_picks(c, state=ctx.state, vocabulary=ctx.ruleset.vocabulary, step=ctx.step)
         try:
             fn(ctx, c)
         except KingdomlogError:

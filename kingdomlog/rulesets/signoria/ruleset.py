@@ -18,6 +18,8 @@ from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Rule
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.signoria import tables as data
 from kingdomlog.rulesets.signoria.audit import audit as _audit
+from kingdomlog.rulesets.signoria.chronicle import chronicle as _chronicle
+from kingdomlog.rulesets.signoria.chronicle import section as _section
 from kingdomlog.rulesets.signoria.decide import (
     FINAL_TALLY,
     REGULAR,
@@ -29,6 +31,8 @@ from kingdomlog.rulesets.signoria.decide import (
 )
 from kingdomlog.rulesets.signoria.events import EVENT_TYPES
 from kingdomlog.rulesets.signoria.evolve import evolve as _evolve
+from kingdomlog.rulesets.signoria.mapview import portrait as _portrait
+from kingdomlog.rulesets.signoria.mapview import province_map
 from kingdomlog.rulesets.signoria.options import OPTIONS
 from kingdomlog.rulesets.signoria.redact import redact as _redact
 from kingdomlog.rulesets.signoria.rules import COUNTED_TREATIES, ELEMENTARY_ONLY, FREE_ACTIONS, command_slots
@@ -183,6 +187,18 @@ class SignoriaRuleset(Ruleset):
         return " | ".join(parts)
 
     # -- conformance --------------------------------------------------------------------------------------------
+    def map(self, state: Any, viewer: Viewer) -> Any:
+        return province_map(state, viewer)
+
+    def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
+        return _chronicle(before, event, after, viewer)
+
+    def chronicle_section(self, event: RecordedEvent, viewer: Viewer) -> str:
+        return _section(event, viewer)
+
+    def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
+        return _portrait(state, previous, viewer)
+
     def sample_events(self) -> list[Draft]:
         return sample_events()
 

@@ -1,0 +1,157 @@
+"""The aikakirjat realm for players: its provinces and its neighbours' as a region map, and a portrait in words.
+
+The spec gives the realm as far as war needs it (§2.13): provinces with an owner, a
+controller (who occupies it), a terrain, roads and highways, land borders and sea links,
+and armies standing in them; the neighbours (§2.10) with their diplomacy; the kingdom's
+territory for living space (§2.3). No geometry: the library lays the provinces out by
+their borders. aikakirjat has no per-player secrets (one kingdom, its players share it).
+"""
+
+from __future__ import annotations
+
+from kingdomlog.core.mapdata import MapData, MapLink, MapParty, MapRegion
+from kingdomlog.core.portrait import Figure, Leader, Portrait
+from kingdomlog.core.viewers import Viewer
+from kingdomlog.rulesets.aikakirjat import rules as R
+from kingdomlog.rulesets.aikakirjat.state import KingdomState
+from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, TRACKS
+
+PLAYERS = "players"
+UNIT_WORDS = {"hex": "hex", "province": "province", "phex": "planetary hex", "triangle": "triangle",
+              "planet": "planet"}
+
+
+def words(tag: str) -> str:
+    """``attract_population`` -> ``attract population``.
+
+    >>> words("law_and_order")
+    'law and order'
+    """
+    return tag.replace("_", " ").replace("-", " ")
+
+
+def province_name(pid: str) -> str:
+    """A province id for people: a one-letter owner prefix dropped, words capitalised.
+
+    >>> province_name("p-home"), province_name("t-border"), province_name("north_fells")
+    ('Home', 'Border', 'North fells')
+    """
+    head, sep, rest = pid.partition("-")
+    text = rest if sep and len(head) == 1 and rest else pid
+    text = words(text)
+    return text[:1].upper() + text[1:]
+
+
+def _owner_name(s: KingdomState, owner: str) -> str:
+    if owner == PLAYERS:
+        return s.name or "the kingdom"
+    n = s.neighbours.get(owner)
+    return n.name if n else words(owner)
+
+
+def attitude(diplomacy: int) -> str:
+    """How a neighbour's diplomacy value reads (§2.10: positive is friendly).
+
+    >>> attitude(-6), attitude(0), attitude(3)
+    ('hostile', 'wary', 'friendly')
+    """
+    if diplomacy <= -5:
+        return "hostile"
+    if diplomacy < 0:
+        return "cool"
+    if diplomacy == 0:
+        return "wary"
+    return "friendly" if diplomacy < 5 else "close allies"
+
+
+def realm_map(s: KingdomState, viewer: Viewer) -> MapData:
+    """The provinces (held by the kingdom or a neighbour, occupied or not, with the armies in them) and links."""
+    parties = [MapParty(PLAYERS, s.name or "The kingdom", own=True)]
+    for n in s.neighbours.values():
+        war = any(n.id in (w.attacker, w.defender) for w in s.wars)
+        note = f"{attitude(n.diplomacy)} (diplomacy {n.diplomacy:+d})" + (", at war with us" if war else "") + (
+            f", {words(n.status)}" if n.status not in ("independent", "at_war_with_players") else "")
+        parties.append(MapParty(n.id, n.name, note=note))
+    regions, links = [], []
+    seen: set[frozenset[str]] = set()
+    for p in s.provinces.values():
+        status = []
+        if p.controller != p.owner:
+            status.append(f"occupied by {_owner_name(s, p.controller)}")
+        armies = [a for a in s.armies if a.province_id == p.id]
+        for a in armies:
+            status.append(f"army of {_owner_name(s, a.owner)} ({a.militia} militia)")
+        detail = [f"terrain: {p.terrain}"]
+        if p.has_highway:
+            detail.append("a highway runs through it")
+        elif p.has_road:
+            detail.append("a road runs through it")
+        regions.append(MapRegion(p.id, province_name(p.id), owner=p.owner, terrain=p.terrain, status=tuple(status),
+                                 detail=tuple(detail)))
+        for other, kind in [(o, "land") for o in p.adjacent] + [(o, "sea") for o in p.sea_links]:
+            pair = frozenset({p.id, other})
+            if other in s.provinces and pair not in seen:
+                seen.add(pair)
+                q = s.provinces[other]
+                road = "highway" if p.has_highway and q.has_highway else "road" if (
+                    (p.has_road or p.has_highway) and (q.has_road or q.has_highway)) else kind
+                links.append(MapLink(p.id, other, road if kind == "land" else kind))
+    land = [f"{a.amount:g} {UNIT_WORDS.get(a.unit, a.unit)}{'es' if a.unit == 'hex' and a.amount != 1 else ''} "
+            f"of {words(a.area_id)}" + ("" if a.quality == 1 else f" ({_quality(a.quality)})") for a in s.territory]
+    caption = f"{s.name}'s land: " + "; ".join(land) + "." if land else ""
+    return MapData(title=f"{s.name or 'The realm'}, year {s.year}", regions=tuple(regions), links=tuple(links),
+                   parties=tuple(parties), caption=caption)
+
+
+def _quality(q: float) -> str:
+    return "poor land, counts half" if q == 0.5 else "very poor land, counts a quarter" if q == 0.25 else f"×{q:g}"
+
+
+def portrait(s: KingdomState, prev: KingdomState | None, viewer: Viewer) -> Portrait:
+    """The kingdom in words: level and title, government, people; its abilities, tracks and fame with their change."""
+    if not s.founded:
+        return Portrait(headline="The kingdom has not been founded yet.")
+    x = _figures(s)
+    p = _figures(prev) if prev is not None and prev.founded else {}
+    headline = (f"{s.name} is a level {x['level']} {words(s.government)} of {s.population} population in year "
+                f"{s.year}; its ruler bears the title of {R.title(s)}.")
+    sentences = []
+    if s.fallen:
+        sentences.append("The kingdom has fallen.")
+    if s.wars:
+        foes = [_owner_name(s, w.defender if w.attacker == PLAYERS else w.attacker) for w in s.wars]
+        sentences.append("It is at war with " + ", ".join(foes) + ".")
+    if s.neighbours:
+        sentences.append("Its neighbours: " + "; ".join(f"{n.name}, {attitude(n.diplomacy)}"
+                                                         for n in s.neighbours.values()) + ".")
+    if s.institutions:
+        sentences.append("Its institutions: " + ", ".join(f"{words(i.id)} ({words(i.type)})"
+                                                          for i in s.institutions) + ".")
+    if s.feats:
+        sentences.append("It has mastered " + ", ".join(words(f.feat) for f in s.feats) + ".")
+    if s.pending_revolution:
+        sentences.append("Revolution is brewing.")
+    f = [Figure("population", "Population", x["population"], p.get("population")),
+         Figure("unrest", "Unrest", x["unrest"], p.get("unrest"), better="down"),
+         Figure("fame", "Fame", x["fame"], p.get("fame")),
+         Figure("level", "Level", x["level"], p.get("level")),
+         Figure("militia", "Militia", x["militia"], p.get("militia"))]
+    for a in ("culture", "economy", "loyalty", "stability"):
+        f.append(Figure(f"{a}_score", a.capitalize(), x[f"{a}_score"], p.get(f"{a}_score")))
+    for t in ("corruption", "crime", "decadence", "decay"):
+        f.append(Figure(f"{t}_points", t.capitalize(), x[f"{t}_points"], p.get(f"{t}_points"), better="down"))
+    f += [Figure("research_points", "Research", x["research_points"], p.get("research_points")),
+          Figure("technology_level", "Technology", x["technology_level"], p.get("technology_level"))]
+    leaders = tuple(Leader("Hero", pc.name, f"level {pc.level}" + ("" if pc.resident else ", abroad"))
+                    for pc in s.pcs.values())
+    return Portrait(headline=headline, sentences=tuple(sentences), figures=tuple(f), leaders=leaders)
+
+
+def _figures(s: KingdomState) -> dict[str, int]:
+    out = {"population": s.population, "unrest": s.unrest, "fame": s.fame, "level": s.level, "militia": s.militia,
+           "research_points": s.research_points, "technology_level": s.technology_level}
+    for a in ABILITIES:
+        out[f"{a}_score"] = R.score(s, a)
+    for t in TRACKS:
+        out[f"{t}_points"] = s.tracks[t].points if t in s.tracks else 0
+    return out

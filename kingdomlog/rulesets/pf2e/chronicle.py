@@ -1,0 +1,217 @@
+"""The PF2e chronicle: a sentence for each recorded event worth telling a player (§3 turn, §4 activities).
+
+Sentences come from the recorded payloads (degrees, amounts, causes) and the states around the
+event (names of settlements and structures). Bookkeeping with no story (turn markers, pending
+dice, modifiers, cooldowns) says nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.viewers import Viewer
+from kingdomlog.rulesets.pf2e.mapview import WORK_SITES, title, words
+from kingdomlog.rulesets.pf2e.state import KingdomState
+
+Narrator = Callable[[KingdomState, Any, KingdomState], str | None]
+_N: dict[str, Narrator] = {}
+DEGREES = {"critical_success": "a critical success", "success": "a success", "failure": "a failure",
+           "critical_failure": "a critical failure"}
+
+
+def narrates(*types: str) -> Callable[[Narrator], Narrator]:
+    def deco(fn: Narrator) -> Narrator:
+        for t in types:
+            _N[t] = fn
+        return fn
+    return deco
+
+
+def chronicle(before: KingdomState, event: RecordedEvent, after: KingdomState, viewer: Viewer) -> str | None:
+    """A sentence about ``event`` for ``viewer``, or None."""
+    fn = _N.get(event.type)
+    return fn(before, event.payload, after) if fn else None
+
+
+def _settlement(s: KingdomState, sid: str) -> str:
+    st = next((x for x in s.settlements if x.id == sid), None)
+    return st.name if st else title(sid)
+
+
+def _cause(cause: str) -> str:
+    return f" ({words(cause)})" if cause else ""
+
+
+@narrates("pf2e.kingdom_founded")
+def _founded(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return (f"{p.name} was founded under the {words(p.charter)} charter, with {p.settlement_name} as its first "
+            f"settlement")
+
+
+@narrates("pf2e.leader_changed")
+def _leader(b: KingdomState, p: Any, a: KingdomState) -> str:
+    if not p.holder:
+        return f"the post of {title(p.role)} fell vacant" + _cause(p.cause)
+    return f"{p.holder} became {title(p.role)}" + (" and was invested" if p.invested else "")
+
+
+@narrates("pf2e.consumption_paid")
+def _consumption(b: KingdomState, p: Any, a: KingdomState) -> str | None:
+    if not p.consumption:
+        return None
+    if p.remainder > 0 and p.method == "unrest":
+        return f"the kingdom went hungry: {p.remainder} Consumption unpaid"
+    if p.method == "rp":
+        food = f"{p.food} Food and " if p.food else ""
+        return f"the kingdom fed itself with {food}{p.rp} RP"
+    return f"the kingdom ate {p.food} Food"
+
+
+@narrates("pf2e.check_resolved")
+def _check(b: KingdomState, p: Any, a: KingdomState) -> str:
+    where = f" in {_settlement(a, p.settlement)}" if p.settlement else ""
+    target = "" if not p.target or p.settlement else (
+        f" {p.target}" if p.activity.endswith("hex") else f" ({p.target})")
+    who = f"the {title(p.role)}" if p.role else "the kingdom"
+    return f"{who} tried to {words(p.activity)}{where}{target}: {DEGREES.get(p.degree, words(p.degree))}"
+
+
+@narrates("pf2e.resource_dice_rolled")
+def _resource(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"the kingdom's work brought in {p.total} Resource Points"
+
+
+@narrates("pf2e.commodity_changed")
+def _commodity(b: KingdomState, p: Any, a: KingdomState) -> str | None:
+    if not p.delta:
+        return None
+    lost = f", {p.lost_to_cap} lost for want of storage" if p.lost_to_cap else ""
+    verb = "gained" if p.delta > 0 else "spent"
+    return f"the kingdom {verb} {abs(p.delta)} {p.commodity}{_cause(p.cause)}{lost}"
+
+
+@narrates("pf2e.unrest_changed")
+def _unrest(b: KingdomState, p: Any, a: KingdomState) -> str | None:
+    if not p.delta:
+        return None
+    return f"{words(p.cause).capitalize() if p.cause else 'Events'} {'raised' if p.delta > 0 else 'lowered'} " \
+           f"Unrest by {abs(p.delta)}"
+
+
+@narrates("pf2e.ruin_changed")
+def _ruin(b: KingdomState, p: Any, a: KingdomState) -> str | None:
+    if not p.delta:
+        return None
+    return f"{p.ruin.capitalize()} {'grew' if p.delta > 0 else 'eased'} by {abs(p.delta)}{_cause(p.cause)}"
+
+
+@narrates("pf2e.ruin_penalty_changed")
+def _ruin_penalty(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"{p.ruin.capitalize()} now weighs on the kingdom ({p.delta:+d})"
+
+
+@narrates("pf2e.fame_changed")
+def _fame(b: KingdomState, p: Any, a: KingdomState) -> str | None:
+    return f"the kingdom's Fame {'grew' if p.delta > 0 else 'fell'} by {abs(p.delta)}{_cause(p.reason)}" \
+        if p.delta else None
+
+
+@narrates("pf2e.hex_claimed")
+def _claimed(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"the kingdom claimed hex {p.hex.id}, {p.hex.terrain}" + (f" ({p.xp} XP)" if p.xp else "")
+
+
+@narrates("pf2e.hex_placed")
+def _placed(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"hex {p.hex_id} was placed on the map"
+
+
+@narrates("pf2e.hex_lost")
+def _lost(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"the kingdom lost hex {p.hex_id}{_cause(p.cause)}"
+
+
+@narrates("pf2e.work_site_established")
+def _work_site(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"a {WORK_SITES.get(p.commodity, 'work site')} was established in hex {p.hex_id}"
+
+
+@narrates("pf2e.farmland_established")
+def _farmland(b: KingdomState, p: Any, a: KingdomState) -> str:
+    hexes = ", ".join(p.hex_ids)
+    return f"farmland was sown in hex {hexes} for {_settlement(a, p.settlement)}"
+
+
+@narrates("pf2e.roads_built")
+def _roads(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"roads were built through hex {', '.join(p.hex_ids)}" + (" with a bridge" if p.bridge_added else "")
+
+
+@narrates("pf2e.settlement_founded")
+def _settlement_founded(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"{p.name} was founded in hex {p.hex_id}" + (" as the capital" if p.capital else "")
+
+
+@narrates("pf2e.structure_built", "pf2e.infrastructure_built")
+def _built(b: KingdomState, p: Any, a: KingdomState) -> str:
+    verb = "replaced by" if p.replaces else "built:"
+    text = f"in {_settlement(a, p.settlement)}, " + (
+        f"the {title(p.replaces)} was {verb} a {title(p.structure)}" if p.replaces
+        else f"the {title(p.structure)} was built")
+    return text
+
+
+@narrates("pf2e.structure_not_built")
+def _not_built(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"the {title(p.structure)} of {_settlement(a, p.settlement)} was not built" + (
+        ", leaving rubble" if p.rubble else "")
+
+
+@narrates("pf2e.lots_cleared")
+def _cleared(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"rubble was cleared in {_settlement(a, p.settlement)}"
+
+
+@narrates("pf2e.kingdom_event_occurred")
+def _event(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"an event befell the kingdom: {title(p.name)}" + (f" ({p.target})" if p.target else "")
+
+
+@narrates("pf2e.kingdom_event_resolved")
+def _event_done(b: KingdomState, p: Any, a: KingdomState) -> str:
+    how = DEGREES.get(p.degree or "", "")
+    text = f"{title(p.name)} was met" + (f" with {how}" if how else "")
+    return text + ("; it goes on" if p.continues else "")
+
+
+@narrates("pf2e.milestone_achieved")
+def _milestone(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"a milestone: {words(p.milestone)} ({p.xp} XP)"
+
+
+@narrates("pf2e.leveled_up")
+def _level(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"the kingdom rose to level {p.level_to}" + (f" and took the feat {title(p.feat)}" if p.feat else "")
+
+
+@narrates("pf2e.rp_converted")
+def _converted(b: KingdomState, p: Any, a: KingdomState) -> str | None:
+    return f"{p.rp} unspent Resource Points became {p.xp} XP" if p.xp else None
+
+
+@narrates("pf2e.relations_changed")
+def _relations(b: KingdomState, p: Any, a: KingdomState) -> str:
+    kind = words(p.kind)
+    return f"a {kind} with {title(p.group)} was {'made' if p.added else 'ended'}"
+
+
+@narrates("pf2e.war_status_changed")
+def _war(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return "the kingdom went to war" if p.at_war else "the kingdom made peace"
+
+
+@narrates("pf2e.activity_unlocked")
+def _unlocked(b: KingdomState, p: Any, a: KingdomState) -> str:
+    return f"the kingdom can now {words(p.activity)}"

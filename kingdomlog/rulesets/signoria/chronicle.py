@@ -1,0 +1,298 @@
+"""The Signoria chronicle: each faction's month in prose — what it ordered, what happened, what it learned (§3–§7).
+
+Only events the viewer may see reach these narrators (the chronicle folds hidden ones without
+telling them); the states around each event are redacted for the viewer (§11.4), so a
+sentence can only name what that faction knows. Orders are told to the faction that gave
+them; intelligence and private notices to the faction that received them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.viewers import Viewer
+from kingdomlog.rulesets.signoria.mapview import SOURCE_WORDS, fname
+from kingdomlog.rulesets.signoria.state import SignoriaState
+
+ORDERED = "What we ordered"
+LEARNED = "What we learned"
+
+Narrator = Callable[[SignoriaState, Any, SignoriaState, str], str | None]
+_N: dict[str, Narrator] = {}
+
+ACTION_WORDS = {
+    "scouts": "send scouts to", "spy": "place a spy with", "bribe": "bribe a statesman of", "assassinate":
+    "have a statesman of", "hire_troops": "hire troops", "intrigue_self": "intrigue at home", "trade":
+    "seek a trade agreement with", "passage": "ask right of passage through", "improve_relations":
+    "improve relations with", "campaign": "march on", "war": "march on", "hire_statesman": "hire a statesman",
+    "donate": "donate to the Church", "alliance": "seek an alliance with", "non_aggression":
+    "seek a non-aggression pact with", "military_aid": "seek military aid from", "legitimacy":
+    "seek a letter of legitimacy from", "buy_felmonte": "bid for Felmonte",
+}
+
+
+def narrates(*types: str) -> Callable[[Narrator], Narrator]:
+    def deco(fn: Narrator) -> Narrator:
+        for t in types:
+            _N[t] = fn
+        return fn
+    return deco
+
+
+def chronicle(before: SignoriaState, event: RecordedEvent, after: SignoriaState, viewer: Viewer) -> str | None:
+    """A sentence about ``event`` for ``viewer`` (whose side ``after.viewer`` names), or None."""
+    fn = _N.get(event.type)
+    return fn(before, event.payload, after, after.viewer) if fn else None
+
+
+def section(event: RecordedEvent, viewer: Viewer) -> str:
+    """Orders under "What we ordered", intelligence and private notices under "What we learned"."""
+    if event.type == "signoria.orders_submitted":
+        return ORDERED
+    if event.type in ("signoria.intel_recorded", "signoria.faction_notified", "signoria.spy_exposed"):
+        return LEARNED
+    return ""
+
+
+def _we(s: SignoriaState, fid: str, me: str) -> str:
+    return "we" if fid == me else fname(s, fid)
+
+
+def _our(s: SignoriaState, fid: str, me: str) -> str:
+    return "our" if fid == me else f"{fname(s, fid)}'s"
+
+
+def order_words(s: SignoriaState, o: dict[str, Any]) -> str:
+    """One order in words: ``send scouts to Marburg (high stake, led by Duke Fabian)``."""
+    action = str(o.get("action", "act"))
+    verb = ACTION_WORDS.get(action, action.replace("_", " "))
+    target = o.get("target")
+    text = verb + (f" {fname(s, str(target)) if str(target) in s.factions else s.provinces[str(target)].name}"
+                   if target and (str(target) in s.factions or str(target) in s.provinces) else
+                   (f" {target}" if target else ""))
+    if action == "assassinate":
+        text += " killed"
+    extra = []
+    if o.get("stake") == "high":
+        extra.append("high stake")
+    leader = o.get("leader")
+    if leader and leader in s.characters:
+        extra.append(f"led by {s.characters[leader].name}")
+    return text + (f" ({', '.join(extra)})" if extra else "")
+
+
+@narrates("signoria.game_created")
+def _created(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"the game began: {len(p.initiative)} houses vie for the League"
+
+
+@narrates("signoria.turn_opened")
+def _turn(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{p.year_label} began"
+
+
+@narrates("signoria.global_event")
+def _global(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"news across the League: {p.title}"
+
+
+@narrates("signoria.orders_submitted")
+def _orders(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
+    if not p.orders:
+        return None
+    who = "we" if p.faction == me else fname(a, p.faction)
+    return f"{who} ordered: " + "; ".join(order_words(a, dict(o)) for o in p.orders)
+
+
+@narrates("signoria.action_resolved")
+def _action(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    what = order_words(a, {"action": p.action, "target": p.target})
+    how = {"success": "succeeded", "failure": "failed", "critical": "succeeded brilliantly"}.get(
+        p.outcome, p.outcome.replace("_", " "))
+    return f"{_our(a, p.faction, me)} order to {what} {how}"
+
+
+@narrates("signoria.resource_adjusted")
+def _resource(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
+    if not p.delta:
+        return None
+    verb = "rose" if p.delta > 0 else "fell"
+    why = f" ({p.reason.replace('_', ' ')})" if p.reason else ""
+    short = f"; {p.shortfall} short" if p.shortfall else ""
+    return f"{_our(a, p.faction, me)} {p.resource} {verb} by {abs(p.delta)}{why}{short}"
+
+
+@narrates("signoria.income_credited")
+def _income(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{_we(a, p.faction, me)} took in {p.total} wealth"
+
+
+@narrates("signoria.intel_recorded")
+def _intel(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
+    if p.turn == 0 and p.source == "public":
+        return None
+    known = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in p.fields.items() if isinstance(v, int))
+    others = [k.replace("_", " ") for k, v in p.fields.items() if not isinstance(v, int)]
+    what = "; ".join(x for x in (known, ", ".join(others)) if x) or "little"
+    src = SOURCE_WORDS.get(p.source, p.source)
+    return f"{src} told us of {fname(a, p.subject)}: {what}" + (" (unconfirmed)" if p.believed else "")
+
+
+@narrates("signoria.faction_notified")
+def _notified(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return str(p.text)
+
+
+@narrates("signoria.treaty_concluded")
+def _treaty(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    kind = p.kind.replace("_", " ")
+    with_ = fname(a, p.neutral) if p.neutral else " and ".join(fname(a, x) for x in p.parties if x != me)
+    who = "we" if me in p.parties else " and ".join(fname(a, x) for x in p.parties)
+    return f"{who} concluded a {kind} agreement with {with_}"
+
+
+@narrates("signoria.treaty_ended")
+def _treaty_end(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"a treaty ended ({p.reason.replace('_', ' ')})"
+
+
+@narrates("signoria.standing_changed")
+def _standing(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    verb = "improved" if p.delta > 0 else "worsened"
+    return f"{_our(a, p.faction, me)} standing with {fname(a, p.neutral)} {verb} by {abs(p.delta)}"
+
+
+@narrates("signoria.troops_hired")
+def _troops(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{_we(a, p.faction, me)} hired {p.units} unit{'s' if p.units != 1 else ''} for {p.cost} wealth"
+
+
+@narrates("signoria.statesman_hired")
+def _hired(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{_we(a, p.faction, me)} took {p.name} ({p.trait}) into service"
+
+
+@narrates("signoria.statesman_dismissed")
+def _dismissed(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    c = b.characters.get(p.character)
+    return f"{c.name if c else 'a statesman'} left {_our(a, p.faction, me)} service"
+
+
+@narrates("signoria.statesman_defected")
+def _defected(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    c = b.characters.get(p.character) or a.characters.get(p.character)
+    return (f"{c.name if c else 'a statesman'} went over from {fname(a, p.from_faction)} to "
+            f"{fname(a, p.to_faction)}")
+
+
+@narrates("signoria.spy_placed", "signoria.spy_planted")
+def _spy(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
+    c = a.characters.get(p.agent)
+    if p.master != me:
+        return None
+    return f"our agent {c.name if c else ''} is now in place with {fname(a, p.host)}".replace("  ", " ")
+
+
+@narrates("signoria.spy_exposed")
+def _exposed(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    c = b.characters.get(p.agent) or a.characters.get(p.agent)
+    return f"a spy of {fname(a, p.master)} in the service of {fname(a, p.host)}" + (
+        f", {c.name}," if c else "") + " was unmasked"
+
+
+@narrates("signoria.candidate_offered")
+def _candidate(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{p.name} ({p.trait}) offered to serve us for {p.cost} wealth"
+
+
+@narrates("signoria.character_created")
+def _character(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
+    if p.faction != me:
+        return None
+    return f"{p.name} ({', '.join(p.traits)}) serves us as {'our leader' if p.role == 'leader' else 'a statesman'}"
+
+
+@narrates("signoria.character_status")
+def _status(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    c = a.characters.get(p.character) or b.characters.get(p.character)
+    return f"{c.name if c else 'a character'} is {p.condition} ({p.cause.replace('_', ' ')})"
+
+
+@narrates("signoria.leader_succeeded")
+def _succession(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{p.name} now leads {fname(a, p.faction)}"
+
+
+@narrates("signoria.campaign_launched")
+def _launched(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    target = a.provinces[p.target].name if p.target in a.provinces else p.target
+    return f"{_our(a, p.faction, me)} army of {p.units} set out for {target}"
+
+
+@narrates("signoria.campaign_arrived")
+def _arrived(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    where = a.provinces[p.province].name if p.province in a.provinces else p.province
+    return f"{_our(a, p.faction, me)} army arrived in {where}"
+
+
+@narrates("signoria.battle_reported")
+def _battle(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    where = a.provinces[p.province].name if p.province in a.provinces else p.province
+    return (f"battle at {where}: {fname(a, p.attacker)} against {fname(a, p.defender)}; "
+            f"{'we' if p.winner == me else fname(a, p.winner)} won")
+
+
+@narrates("signoria.battle_ended")
+def _battle_end(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
+    lost = p.killed.get(me) if me else None
+    if lost:
+        return f"we lost {lost} unit{'s' if lost != 1 else ''} in the battle"
+    return None
+
+
+@narrates("signoria.province_status")
+def _province(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    where = a.provinces[p.province].name if p.province in a.provinces else p.province
+    change = {"occupied": f"{fname(a, p.by)} occupied {where}",
+              "siege_started": f"{fname(a, p.by)} laid siege to {where}",
+              "siege_ended": f"the siege of {where} ended",
+              "captured": f"{fname(a, p.by)} captured {where}",
+              "liberated": f"{where} was freed"}.get(p.change, f"{where}: {p.change.replace('_', ' ')}")
+    return change
+
+
+@narrates("signoria.campaign_returned")
+def _returned(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{_our(a, p.faction, me)} army came home"
+
+
+@narrates("signoria.felmonte_sold")
+def _felmonte(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"Felmonte was sold to {'us' if p.winner == me else fname(a, p.winner)} for {p.amount} wealth"
+
+
+@narrates("signoria.legitimacy_letter")
+def _letter(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{fname(a, p.neutral)} wrote a letter of legitimacy for {'us' if p.faction == me else fname(a, p.faction)}"
+
+
+@narrates("signoria.neutral_reaction")
+def _reaction(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{fname(a, p.neutral)}: {p.reaction.replace('_', ' ')}"
+
+
+@narrates("signoria.gm_ruling")
+def _ruling(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"by the GM's ruling: {p.text}"
+
+
+@narrates("signoria.faction_eliminated")
+def _eliminated(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"{fname(a, p.faction)} was eliminated ({p.reason.replace('_', ' ')})"
+
+
+@narrates("signoria.final_tally")
+def _tally(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    return f"the final tally: {'we' if p.winner == me else fname(a, p.winner)} won" if p.winner else p.text

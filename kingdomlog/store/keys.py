@@ -1,0 +1,130 @@
+"""This machine's key for the derived cache: what kingdomlog wrote under ``.cache/`` it trusts only if it signed it.
+
+The cache (snapshots, the record of verified batch files, the recorded head) is derived
+and rebuildable, but a reader that trusted it blindly could be shown an edited state, or
+skip the per-event hash check of an altered batch. So every cache file is written with an
+HMAC-SHA256 over its bytes, keyed by a secret kept outside the campaign folder
+(``$KINGDOMLOG_KEY_FILE``, else ``$XDG_CACHE_HOME/kingdomlog/cache.key``, else
+``~/.cache/kingdomlog/cache.key``; created on first use, mode 0600). A cache file whose
+HMAC does not match (edited, or written on another machine or by another user) is
+ignored and rebuilt. Someone who can read that key file can forge cache files; someone
+who can only write the campaign folder (a shared or synced folder) cannot.
+
+When the key cannot be stored (a read-only home), a key for this process only is used:
+the cache then works within one process and is rebuilt by the next.
+
+A signed file is one line holding the hex HMAC, then the JSON text it covers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import secrets
+import uuid
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+ENV_KEY_FILE = "KINGDOMLOG_KEY_FILE"
+KEY_BYTES = 32
+
+
+def key_path() -> Path:
+    """Where this machine's cache key lives (see the module docstring)."""
+    env = os.environ.get(ENV_KEY_FILE)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kingdomlog" / "cache.key"
+
+
+@cache
+def local_key() -> bytes:
+    """The key (read once per process; created if missing; a per-process key if it cannot be stored)."""
+    path = key_path()
+    try:
+        return _read_key(path)
+    except (OSError, ValueError):
+        pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(secrets.token_hex(KEY_BYTES) + "\n")
+        try:
+            os.link(tmp, path)  # exclusive: when two processes race, both end up with the winner's key
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
+        return _read_key(path)
+    except (OSError, ValueError):
+        return secrets.token_bytes(KEY_BYTES)
+
+
+def _read_key(path: Path) -> bytes:
+    key = bytes.fromhex(path.read_text(encoding="ascii").strip())
+    if len(key) < 16:
+        raise ValueError("key too short")
+    return key
+
+
+def sign(data: bytes) -> str:
+    """The hex HMAC-SHA256 of ``data`` under this machine's key."""
+    return hmac.new(local_key(), data, hashlib.sha256).hexdigest()
+
+
+def dumps_signed(doc: Any) -> bytes:
+    """``doc`` as a signed file's bytes (HMAC line, then compact JSON)."""
+    body = json.dumps(doc, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return sign(body).encode("ascii") + b"\n" + body
+
+
+def loads_signed(data: bytes) -> Any | None:
+    """The JSON a signed file holds, or None when it is not one or its HMAC does not match."""
+    mac, sep, body = data.partition(b"\n")
+    if not sep or len(mac) != 64:
+        return None
+    if not hmac.compare_digest(mac, sign(body).encode("ascii")):
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def read_signed(path: Path) -> Any | None:
+    """The JSON of the signed file ``path``, or None (missing, unreadable, not signed by this machine)."""
+    try:
+        return loads_signed(path.read_bytes())
+    except OSError:
+        return None
+
+
+def write_signed(path: Path, doc: Any) -> bool:
+    """Write ``doc`` to ``path`` atomically as a signed file; False (nothing raised) if it cannot be written.
+
+    The cache is an optimisation: a full disk or a read-only folder only costs speed.
+    """
+    try:
+        data = dumps_signed(doc)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+__all__ = ["ENV_KEY_FILE", "dumps_signed", "key_path", "loads_signed", "local_key", "read_signed", "sign",
+           "write_signed"]

@@ -1,0 +1,235 @@
+"""One turn's report for play-by-post: the kingdom in words, the turn's chronicle, the leaders and the map,
+as Markdown, BBCode or HTML, with the map written beside it as an image (SVG and PNG).
+
+The report is the player view of one turn (``views.player``): the same portrait (figures and
+their change since the turn before), the same chronicle sentences, the same viewer's map
+(``views.maps``), so it holds only what that viewer may see. ``write_report`` writes the
+report file and ``<stem>-map.svg`` / ``<stem>-map.png`` next to it (PNG by vl-convert's SVG
+renderer, already a dependency of the charts) and returns the paths written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from kingdomlog.core.errors import InputError
+from kingdomlog.core.mapdata import MapData
+from kingdomlog.core.portrait import Portrait
+from kingdomlog.views.chronicle import TurnStory
+from kingdomlog.views.html import esc
+from kingdomlog.views.maps import map_html, settlement_html, standalone_svg, svg_to_png
+from kingdomlog.views.player import PAGE_CSS, PlayerView, change_sentence, generic_portrait, player_view
+
+Format = Literal["md", "bbcode", "html"]
+FORMATS: tuple[str, ...] = ("md", "bbcode", "html")
+
+
+@dataclass
+class TurnReport:
+    """What one viewer is told of one turn."""
+
+    campaign: str
+    name: str
+    ruleset: str
+    viewer: str
+    turn: int
+    turn_name: str
+    previous_name: str | None
+    portrait: Portrait
+    story: TurnStory | None
+    map: MapData | None
+
+    @property
+    def title(self) -> str:
+        return f"{self.name} — {self.turn_name}"
+
+    @property
+    def who(self) -> str:
+        return "the GM" if self.viewer == "gm" else "everyone" if self.viewer == "public" else self.viewer
+
+
+def turn_report(folder: Path, viewer: str, turn: int | None = None, *, view: PlayerView | None = None) -> TurnReport:
+    """The report of ``turn`` (default: the last) for ``viewer``; ``InputError`` for a turn the log does not have."""
+    v = view or player_view(folder, viewer)
+    hist = v.history
+    if hist is None or not hist.turns:
+        raise InputError(f"{folder}: nothing has been played yet")
+    t = hist.turns[-1] if turn is None else turn
+    if t not in hist.states:
+        raise InputError(f"{folder} has no turn {t}; turns played: {hist.turns[0]}–{hist.turns[-1]}")
+    rs, vw = v.ruleset_obj, v.viewer_obj
+    assert rs is not None and vw is not None
+    state, prev = hist.states[t], hist.previous(t)
+    portrait = rs.portrait(state, prev, vw) or generic_portrait(rs, state, prev, v.name)
+    earlier = [x for x in hist.turns if x < t]
+    maps = dict(v.maps)
+    return TurnReport(campaign=v.campaign, name=v.name, ruleset=v.ruleset, viewer=v.viewer, turn=t,
+                      turn_name=v.turn_name(t), previous_name=v.turn_name(earlier[-1]).lower() if earlier else None,
+                      portrait=portrait, story=hist.story(t), map=maps.get(t))
+
+
+def _value(v: object, unit: str) -> str:
+    if v is None:
+        return "unknown"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, (int, float)):
+        return f"{v:,g}" + (f" {unit}" if unit else "")
+    return str(v)
+
+
+def _figure_lines(r: TurnReport) -> list[tuple[str, str, str]]:
+    out = []
+    for f in r.portrait.figures:
+        d = f.change
+        ch = "" if d in (None, 0) else f"{d:+,g}"
+        out.append((f.label, _value(f.value, f.unit), ch))
+    return out
+
+
+def _story_blocks(s: TurnStory | None) -> list[tuple[str, Sequence[str]]]:
+    if s is None:
+        return [("What happened", ["A quiet time."])]
+    blocks: list[tuple[str, Sequence[str]]] = list(s.sections.items())
+    if s.lines or not blocks:
+        blocks.append(("What happened", s.lines or ["A quiet time."]))
+    return blocks
+
+
+def to_markdown(r: TurnReport, image: str | None) -> str:
+    """The report as Markdown (forums that take Markdown, a wiki, a chat)."""
+    p = r.portrait
+    out = [f"# {r.title}", "", f"*{r.ruleset} · as {r.who} sees it*", "", p.headline, ""]
+    out += [*(s for s in p.sentences), ""] if p.sentences else []
+    if r.previous_name and p.figures:
+        out += [change_sentence(p.figures, r.previous_name), ""]
+    if p.figures:
+        out += ["| Figure | Now | Change |", "|---|---:|---:|"]
+        out += [f"| {a} | {b} | {c or '—'} |" for a, b, c in _figure_lines(r)]
+        out.append("")
+    for sec in p.sections:
+        out += [f"## {sec.title}", "", *(f"- {x}" for x in sec.lines), ""]
+    out += [f"## {r.turn_name}", ""]
+    for title, lines in _story_blocks(r.story):
+        out += [f"**{title}**", "", *(f"- {x}" for x in lines), ""]
+    if r.story:
+        for title, text in r.story.notes:
+            out += [f"> **{title or 'Note'}**: {text}", ""]
+        out += [*(f"*{u}*" for u in r.story.undone), ""] if r.story.undone else []
+    if p.leaders:
+        out += ["## Leaders", "", *(f"- {x.role}: **{x.name}**" + (f" ({x.note})" if x.note else "")
+                                    for x in p.leaders), ""]
+    if image:
+        out += [f"![Map: {r.title}]({image})", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _bb(text: str) -> str:
+    """Text with BBCode's brackets neutralised (a name like ``[b]`` stays text)."""
+    return text.replace("[", "(").replace("]", ")")
+
+
+def to_bbcode(r: TurnReport, image: str | None) -> str:
+    """The report as BBCode (phpBB, vBulletin, Discourse's BBCode, most play-by-post forums)."""
+    p = r.portrait
+    out = [f"[size=150][b]{_bb(r.title)}[/b][/size]", f"[i]{_bb(r.ruleset)} · as {_bb(r.who)} sees it[/i]", "",
+           _bb(p.headline)]
+    out += [_bb(s) for s in p.sentences]
+    if r.previous_name and p.figures:
+        out += ["", _bb(change_sentence(p.figures, r.previous_name))]
+    if p.figures:
+        out += ["", "[list]", *(f"[*][b]{_bb(a)}[/b]: {_bb(b)}" + (f" ({c})" if c else "")
+                                for a, b, c in _figure_lines(r)), "[/list]"]
+    for sec in p.sections:
+        out += ["", f"[b]{_bb(sec.title)}[/b]", "[list]", *(f"[*]{_bb(x)}" for x in sec.lines), "[/list]"]
+    out += ["", f"[size=120][b]{_bb(r.turn_name)}[/b][/size]"]
+    for title, lines in _story_blocks(r.story):
+        out += [f"[b]{_bb(title)}[/b]", "[list]", *(f"[*]{_bb(x)}" for x in lines), "[/list]"]
+    if r.story:
+        for title, text in r.story.notes:
+            out += [f"[quote][b]{_bb(title or 'Note')}[/b]: {_bb(text)}[/quote]"]
+        out += [f"[i]{_bb(u)}[/i]" for u in r.story.undone]
+    if p.leaders:
+        out += ["", "[b]Leaders[/b]", "[list]", *(f"[*]{_bb(x.role)}: [b]{_bb(x.name)}[/b]"
+                                                  + (f" ({_bb(x.note)})" if x.note else "") for x in p.leaders),
+                "[/list]"]
+    if image:
+        out += ["", f"[img]{image}[/img]"]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def to_html(r: TurnReport, image: str | None) -> str:
+    """The report as one self-contained HTML page (the map inline; no script, no URL)."""
+    p = r.portrait
+    parts = [f"<h1 class='kl-h1'>{esc(r.title)}</h1><p class='kl-sub'>{esc(r.ruleset)} · as {esc(r.who)} sees it</p>",
+             f"<p class='kl-lead'>{esc(p.headline)}</p>", *(f"<p>{esc(s)}</p>" for s in p.sentences)]
+    if r.previous_name and p.figures:
+        parts.append(f"<p class='kl-change'>{esc(change_sentence(p.figures, r.previous_name))}</p>")
+    if p.figures:
+        parts.append("<div class='kl-cards'>" + "".join(
+            f"<div class='kl-card'><div class='kl-card-label'>{esc(a)}</div><div class='kl-card-value'>{esc(b)}"
+            + (f"<span class='kl-delta kl-changed'>{esc(c)}</span>" if c else "") + "</div></div>"
+            for a, b, c in _figure_lines(r)) + "</div>")
+    for sec in p.sections:
+        parts.append(f"<h2 class='kl-h2'>{esc(sec.title)}</h2><ul>" + "".join(f"<li>{esc(x)}</li>" for x in sec.lines)
+                     + "</ul>")
+    parts.append(f"<h2 class='kl-h2'>{esc(r.turn_name)}</h2>")
+    for title, lines in _story_blocks(r.story):
+        parts.append(f"<h4 class='kl-h4'>{esc(title)}</h4><ul class='kl-story'>"
+                     + "".join(f"<li>{esc(x)}</li>" for x in lines) + "</ul>")
+    if r.story:
+        parts += [f"<blockquote><b>{esc(t or 'Note')}</b>: {esc(x)}</blockquote>" for t, x in r.story.notes]
+    if r.map is not None:
+        parts.append(f"<h2 class='kl-h2'>The map</h2>{map_html(r.map)}")
+        if r.map.settlements:
+            parts.append("<div class='kl-settlements'>" + "".join(
+                f"<div class='kl-settlement'>{settlement_html(g)}</div>" for g in r.map.settlements) + "</div>")
+    if p.leaders:
+        parts.append("<h2 class='kl-h2'>Leaders</h2><ul class='kl-leaders'>" + "".join(
+            f"<li><span class='kl-role'>{esc(x.role)}</span> <b>{esc(x.name)}</b></li>" for x in p.leaders) + "</ul>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{esc(r.title)}</title><style>{PAGE_CSS}</style></head><body><main>{''.join(parts)}"
+            "</main></body></html>\n")
+
+
+RENDERERS = {"md": to_markdown, "bbcode": to_bbcode, "html": to_html}
+SUFFIX = {"md": ".md", "bbcode": ".bbcode.txt", "html": ".html"}
+
+
+def default_output(r: TurnReport, fmt: str) -> Path:
+    """``<campaign>-<viewer>-turn-<N>.<ext>`` in the working folder."""
+    return Path(f"{r.campaign}-{r.viewer}-turn-{r.turn:02d}{SUFFIX[fmt]}")
+
+
+def write_report(folder: Path, viewer: str, *, turn: int | None = None, fmt: str = "md",
+                 output: Path | None = None, png: bool = True) -> list[Path]:
+    """Write the report of ``turn`` for ``viewer`` as ``fmt`` and its map beside it; the paths written, in order."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown report format {fmt!r}; formats: {', '.join(FORMATS)}")
+    r = turn_report(folder, viewer, turn)
+    out = output or default_output(r, fmt)
+    stem = out.name.removesuffix(SUFFIX[fmt]) if out.name.endswith(SUFFIX[fmt]) else out.stem
+    written: list[Path] = []
+    image: str | None = None
+    files: list[tuple[Path, bytes]] = []
+    if r.map is not None:
+        svg = standalone_svg(r.map)
+        svg_path = out.with_name(f"{stem}-map.svg")
+        files.append((svg_path, svg.encode("utf-8")))
+        image = svg_path.name
+        if png:
+            png_path = out.with_name(f"{stem}-map.png")
+            files.append((png_path, svg_to_png(svg, scale=1.0)))
+            image = png_path.name
+    files.insert(0, (out, RENDERERS[fmt](r, image).encode("utf-8")))
+    for path, data in files:
+        try:
+            path.write_bytes(data)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot write: {exc.strerror}") from None
+        written.append(path)
+    return written

@@ -1,0 +1,520 @@
+"""The session planner's library (notebooks/session.py and ``kingdomlog session``): an aikakirjat growth session
+planned year by year, its figures as rows, charts and a table, and its commit.
+
+No rule lives here. The planning is ``rulesets.aikakirjat.session.plan_session`` with the GM's policy
+(``rulesets.aikakirjat.policy``); this module opens the campaign, turns a plan into words and figures, and
+commits its years through ``Campaign`` (one turn per year, each checked against the plan before it is written).
+``panel_html`` is the whole preview as one HTML fragment, for the turn sheet's "plan the session" panel.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+
+from kingdomlog.app import Campaign
+from kingdomlog.core.errors import ConflictError, InputError, RuleError
+from kingdomlog.dice.roller import new_seed
+from kingdomlog.rulesets.aikakirjat import rules as R
+from kingdomlog.rulesets.aikakirjat import tables
+from kingdomlog.rulesets.aikakirjat.policy import STEWARD, Policy, incident_war
+from kingdomlog.rulesets.aikakirjat.session import (
+    Overrides,
+    SessionPlan,
+    SessionStatus,
+    SessionYear,
+    plan_session,
+    session_status,
+)
+from kingdomlog.rulesets.aikakirjat.state import KingdomState
+from kingdomlog.rulesets.aikakirjat.tables import TRACKS
+from kingdomlog.views.charts import chart_svg, inline_data
+from kingdomlog.views.html import esc
+
+ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
+RULESET_ID = "aikakirjat"
+
+EVENT_WORDS = {
+    "evil_manifested": "evil takes form", "natural_disaster": "natural disaster", "plague": "plague",
+    "poor_harvest": "poor harvest", "bad_omens": "bad omens", "nothing": "quiet year", "good_omens": "good omens",
+    "neighbour_event": "neighbour event", "good_harvest": "good harvest", "trade_boom": "trade boom",
+    "new_god": "a new god",
+}
+"""The random events (§3.7) in words."""
+
+
+
+def event_faces(s: KingdomState, key: str) -> tuple[int, int] | None:
+    """Two d6 faces that give random event ``key`` (§3.7) this year, the omen modifier counted (2d6 + omen,
+    §4.2); None when no roll of 2d6 can give it this year.
+
+    >>> event_faces(KingdomState(), "plague"), event_faces(KingdomState(omen_modifier=-1), "plague")
+    ((1, 2), (1, 3))
+    """
+    for total, k in sorted(tables.random_events().items()):
+        dice = total - s.omen_modifier
+        if k == key and 2 <= dice <= 12:
+            return (1, dice - 1) if dice <= 7 else (dice - 6, 6)
+    return None
+
+
+def event_options(s: KingdomState) -> dict[str, str]:
+    """The random events a GM may type for a year that starts in ``s`` (label → result key)."""
+    out = {"(as the dice fall)": ""}
+    for key, words in EVENT_WORDS.items():
+        if event_faces(s, key) is not None:
+            out[words] = key
+    return out
+
+
+# --- the campaign ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionStart:
+    """A campaign ready to plan: its next turn, the log's last seq, the state and where its session stands."""
+
+    folder: Path
+    campaign: str
+    name: str
+    turn: int
+    start_seq: int
+    state: KingdomState
+    status: SessionStatus
+
+
+def open_session(folder: str | Path) -> SessionStart:
+    """Open an aikakirjat campaign for planning; ``InputError`` for another ruleset or an unfounded kingdom."""
+    camp = Campaign.open(folder)
+    if camp.config.ruleset != RULESET_ID:
+        raise InputError(f"{camp.folder}: growth sessions are aikakirjat's (§4.0); this campaign plays"
+                         f" {camp.ruleset.name}")
+    start = camp.turn_start()
+    state = start.state
+    if not isinstance(state, KingdomState) or not state.founded:
+        raise InputError(f"{camp.folder}: the kingdom is not founded yet; play turn 0 first (kingdomlog turn)")
+    return SessionStart(Path(folder), camp.id, camp.config.name, start.turn, start.start_seq, state,
+                        session_status(state))
+
+
+def plan(start: SessionStart, *, policy: Policy = STEWARD, overrides: Overrides | None = None,
+         years: int | None = None, seed: str | None = None) -> SessionPlan:
+    """The rest of the session from ``start`` (or its next ``years``), each year checked as a commit would be."""
+    return plan_session(start.state, campaign=start.campaign, first_turn=start.turn, seed=seed or new_seed(),
+                        policy=policy, overrides=overrides, years=years, verify=True)
+
+
+@dataclass(frozen=True)
+class Committed:
+    """One year written to the log."""
+
+    turn: int
+    first_seq: int
+    last_seq: int
+
+
+def commit(folder: str | Path, sp: SessionPlan, *, years: int | None = None) -> list[Committed]:
+    """Commit the planned years in order (the next ``years``, or all), one turn each.
+
+    Each year is previewed again from the log as it stands (``Campaign.preview``) and written only if it gives
+    the planned state; a log that moved since the plan (another commit, a retraction) stops the commit with a
+    ``ConflictError`` before anything of that year is written. Years already in the log are skipped, so a
+    commit can be repeated after a partial one.
+    """
+    camp = Campaign.open(folder)
+    done: list[Committed] = []
+    todo = list(sp.years if years is None else sp.years[: max(0, years)])
+    for y in todo:
+        start = camp.turn_start()
+        if start.turn > y.turn:
+            continue
+        if start.turn != y.turn:
+            raise ConflictError(y.turn, start.turn)
+        preview = camp.preview(y.plan, start=start)
+        if not preview.ok:
+            raise RuleError(f"year {y.turn} is refused now: {preview.error}")
+        if preview.state_after != y.state_after:
+            raise InputError(f"year {y.turn} no longer plays as planned (the campaign changed); plan again")
+        res = camp.commit(preview)
+        done.append(Committed(y.turn, res.first_seq, res.last_seq))
+    return done
+
+
+# --- the years in words and figures ------------------------------------------------------------------------------
+
+
+def _worst(s: KingdomState) -> int:
+    return min(s.tracks[t].modifier for t in TRACKS)
+
+
+def figures(s: KingdomState) -> dict[str, Any]:
+    """The figures a session is watched by (§2): what the charts and the table show for a year."""
+    return {"unrest": s.unrest, "population": s.population, "fame": s.fame, "level": s.level,
+            "militia": s.militia, "stored advantages": s.stored_advantages, "worst corruption": _worst(s),
+            "government": s.government}
+
+
+def _outcome(p: Any) -> str:
+    """What an action did, in words, from the numbers its event recorded (§3.10)."""
+    a, au = p.action, p.audit
+    band = str(au.get("band", ""))
+    tr = ", ".join(f"{k} +{v}" for k, v in (au.get("tracks") or {}).items())
+    if a == "reduce_unrest":
+        ch = au.get("unrest_change")
+        return f"Unrest {ch:+d}" if ch else "no effect"
+    if a == "reduce_corruption":
+        if band == "tyranny":
+            return f"tyranny: Unrest +{au.get('unrest', 0)}"
+        if band == "nothing":
+            return "no effect"
+        out = f"{p.target_track} −{au.get('target_reduction', 0)}"
+        others = au.get("others") or {}
+        if others:
+            out += ", others −" + "/".join(str(v) for v in others.values())
+        return out + (f", Unrest −{au['unrest_reduction']}" if au.get("unrest_reduction") else "")
+    if a == "attract_population":
+        extra = f", {p.use_positive} +{au['positive_points']}" if au.get("positive_points") else ""
+        if band == "incident":
+            return f"incident: diplomacy now {au.get('diplomacy', '?')}{extra}"
+        if band == "not_their_best":
+            nb = au.get("not_their_best") or {}
+            return f"+1 population, {nb.get('track', '?')} +{nb.get('points', '?')}{extra}"
+        gained = au.get("population_gained", 0)
+        return (f"+{gained} population" if gained else "no one came") + extra
+    if a == "tax_collection":
+        if band == "tyranny":
+            return f"tyranny: Unrest +{au.get('unrest', 0)}, {tr}"
+        if band == "year_advantage":
+            return "an advantage for this year" if au.get("advantage_taken") else "no effect (the advantage declined)"
+        return {"store_one": "1 advantage stored", "store_two": "2 advantages stored"}.get(band, band)
+    if a == "embassy":
+        return {"improved": f"diplomacy now {au.get('diplomacy')}", "annexed": "joins the kingdom",
+                "worsened": f"diplomacy now {au.get('diplomacy')}", "no_effect": "no effect"}.get(band, band)
+    if a == "declare_war":
+        words = {"tyranny": f"tyranny: Unrest +{au.get('unrest', 0)}, {tr}", "unpopular":
+                 f"unpopular: Unrest +{au.get('unrest', 0)}", "accepted": "accepted",
+                 "eager": f"eager: militia +{au.get('militia_gained', 0)}"}
+        return f"war begins ({words.get(band, band)})"
+    if a == "research":
+        if band == "catastrophe":
+            return f"catastrophe: closed {au.get('disabled_years')} years, decay +{au.get('decay')}"
+        return {"one": "+1 research", "two": "+2 research"}.get(band, "no result")
+    if a == "equip":
+        if band == "abyss":
+            return f"wasted: {tr}"
+        return f"{au.get('dice', 0)} dice ({au.get('naval', 0)} naval)" if au.get("dice") else "no effect"
+    if a == "building_project":
+        return f"+{au.get('points', 0)} points" + (", completed" if au.get("completed") else "")
+    return str(band)
+
+
+def _action_words(p: Any) -> str:
+    target = p.target_track or p.neighbour_id or p.project_id or p.institution_id or ""
+    who = f" by {p.pc_id}" if p.performer == "pc" else " by the Court" if p.performer == "court" else ""
+    skill = f" ({p.skill})" if p.action == "reduce_unrest" and p.skill else ""
+    total = p.audit.get("check", {}).get("total")
+    roll = f" [{total}]" if total is not None else ""
+    return f"{p.action.replace('_', ' ')}{' ' + target if target else ''}{who}{skill}{roll} → {_outcome(p)}"
+
+
+def year_events(y: SessionYear) -> dict[str, Any]:
+    """What happened in a planned year, in words: the random event, growth, actions and the rest."""
+    event, growth, actions, notes = "", "", [], []
+    for d in y.drafts:
+        t = d.type.split(".", 1)[1]
+        p: Any = d.payload
+        if t == "random_event_rolled":
+            event = EVENT_WORDS.get(p.audit.get("result_key", ""), p.audit.get("result_key", ""))
+        elif t == "neighbour_event_rolled":
+            event += f": {p.neighbour_id} {str(p.audit.get('result_key', '')).replace('_', ' ')}"
+        elif t in ("natural_disaster_resolved", "plague_resolved"):
+            event += f" (+{p.audit.get('unrest', 0)} unrest" + (f", −{p.audit['loss']} population" if
+                                                                 p.audit.get("loss") else "") + ")"
+        elif t == "growth_rolled":
+            dc = p.audit.get("dc")
+            growth = "no room" if dc is None else f"{'+1' if p.audit.get('success') else 'failed'} (DC {dc})"
+        elif t == "action_taken":
+            actions.append(_action_words(p))
+        elif t == "revolution_rolled":
+            gov = p.audit.get("government")
+            notes.append(f"REVOLUTION: {str(p.audit.get('result_key', '')).replace('_', ' ')}"
+                         + (f" → {gov}" if gov else ""))
+        elif t == "war_begun":
+            notes.append(f"war with {p.attacker if p.defender == 'players' else p.defender} begins")
+        elif t == "war_ended":
+            notes.append(f"war ends ({p.reason.replace('_', ' ')}{', won' if p.winner == 'players' else ''})")
+        elif t == "level_changed":
+            notes.append(f"level {p.from_level} → {p.to_level}")
+        elif t == "benefit_chosen":
+            notes.append(f"chose {p.feat or p.benefit.replace('_', ' ')}")
+        elif t == "session_started":
+            notes.append(f"session {p.session_no} begins: {p.audit.get('years_total')} years")
+        elif t == "session_ended":
+            notes.append(f"session {p.session_no} ends")
+    return {"event": event, "growth": growth, "actions": actions, "notes": notes}
+
+
+def rows(sp: SessionPlan) -> list[dict[str, Any]]:
+    """One row per planned year: the year, what happened, the figures after it, why, what the GM changed."""
+    out = []
+    for y in sp.years:
+        ev = year_events(y)
+        out.append({"year": y.turn, **ev, **figures(y.state_after), "why": list(y.reasons),
+                    "changed": list(y.overridden),
+                    "revolution": any("REVOLUTION" in n for n in ev["notes"])})
+    return out
+
+
+def start_row(start: SessionStart) -> dict[str, Any]:
+    return {"year": start.state.year, **figures(start.state)}
+
+
+def summary(sp: SessionPlan) -> str:
+    """One sentence about the plan."""
+    if not sp.years:
+        return "Nothing to plan."
+    end = sp.state_after
+    revs = sum(1 for r in rows(sp) if r["revolution"])
+    what = "the session ends" if sp.complete else "the plan stops"
+    return (f"{len(sp.years)} year(s), {sp.years[0].turn}–{sp.years[-1].turn}; {what} at level {end.level},"
+            f" population {end.population}, fame {end.fame}, unrest {end.unrest};"
+            f" {revs} revolution roll(s).")
+
+
+def text_table(sp: SessionPlan, *, why: bool = True) -> str:
+    """The plan as a text table (``kingdomlog session``): long cells wrap, each year's reasons under it."""
+    import textwrap
+
+    w_ev, w_gr, w_act = 20, 14, 50
+    head = (f"{'year':>4}  {'random event':<{w_ev}} {'growth':<{w_gr}} {'actions → outcome':<{w_act}} {'unrest':>6}"
+            f" {'pop':>4} {'fame':>4} {'lvl':>3} {'mil':>4} {'adv':>3} {'corr':>4}  notes")
+    lines = [head, "-" * len(head)]
+    for r in rows(sp):
+        ev = textwrap.wrap(r["event"], w_ev) or [""]
+        gr = textwrap.wrap(r["growth"], w_gr) or [""]
+        acts = [part for a in (r["actions"] or ["—"]) for part in textwrap.wrap(a, w_act, subsequent_indent="  ")]
+        first = (f" {r['unrest']:>6} {r['population']:>4} {r['fame']:>4} {r['level']:>3} {r['militia']:>4}"
+                 f" {r['stored advantages']:>3} {r['worst corruption']:>4}  {'; '.join(r['notes'])}")
+        for i in range(max(len(ev), len(gr), len(acts))):
+            cells = (f"{r['year'] if i == 0 else '':>4}  {ev[i] if i < len(ev) else '':<{w_ev}}"
+                     f" {gr[i] if i < len(gr) else '':<{w_gr}} {acts[i] if i < len(acts) else '':<{w_act}}")
+            lines.append((cells + (first if i == 0 else "")).rstrip())
+        if why:
+            lines.extend(textwrap.fill(w, 118, initial_indent="      why: ", subsequent_indent=" " * 11)
+                         for w in r["why"])
+    return "\n".join(lines)
+
+
+def json_doc(start: SessionStart, sp: SessionPlan) -> dict[str, Any]:
+    """The plan as JSON (``kingdomlog session --json``): status, policy, each year's plan, words and figures."""
+    return {
+        "campaign": start.campaign, "next_turn": start.turn, "expect_seq": start.start_seq,
+        "status": {"session_no": start.status.session_no, "years_total": start.status.years_total,
+                   "years_played": start.status.years_played, "under_way": start.status.under_way,
+                   "remaining": start.status.remaining, "text": start.status.describe()},
+        "seed": sp.seed, "policy": sp.policy.model_dump(mode="json"), "complete": sp.complete,
+        "summary": summary(sp),
+        "years": [{**r, "plan": y.plan.model_dump(mode="json")} for r, y in zip(rows(sp), sp.years, strict=True)],
+    }
+
+
+# --- charts and HTML ----------------------------------------------------------------------------------------------
+
+CHART_FIGURES = ("unrest", "population", "fame", "level", "militia", "stored advantages", "worst corruption")
+
+
+def chart(sp: SessionPlan, start: SessionStart | None = None) -> alt.TopLevelMixin | None:
+    """Small multiples of the figures year by year; Unrest with the revolution threshold (20) and the
+    revolution years marked. None when nothing is planned."""
+    base_rows = ([start_row(start)] if start is not None else []) + rows(sp)
+    if not sp.years:
+        return None
+    long = [{"year": r["year"], "figure": f, "value": r[f], "changed": bool(r.get("changed")),
+             "revolution": bool(r.get("revolution"))} for r in base_rows for f in CHART_FIGURES]
+    unrest = [d for d in long if d["figure"] == "unrest"]
+    others = [d for d in long if d["figure"] != "unrest"]
+    u_base = alt.Chart(inline_data(unrest))
+    years = alt.X("year:Q", title="year", axis=alt.Axis(format="d", tickMinStep=1),
+                  scale=alt.Scale(zero=False, nice=False))
+    u_line = u_base.mark_line(point=True, color="#b03a2e").encode(
+        x=years, y=alt.Y("value:Q", title="unrest", scale=alt.Scale(domain=[0, 22])),
+        tooltip=["year:Q", "value:Q"])
+    threshold = alt.Chart(inline_data([{"y": 20, "label": "revolution at 20"}])).mark_rule(
+        strokeDash=[4, 3], color="#555").encode(y="y:Q")
+    marks = u_base.transform_filter("datum.revolution").mark_point(
+        shape="triangle-up", size=140, filled=True, color="black").encode(x=years, y="value:Q")
+    unrest_chart = alt.layer(u_line, threshold, marks).properties(
+        width=620, height=150, title="Unrest (dashed: the revolution threshold; ▲ a revolution roll)")
+    small = alt.Chart(inline_data(others)).mark_line(point=True).encode(
+        x=alt.X("year:Q", title=None, axis=alt.Axis(format="d", tickMinStep=1, tickCount=6),
+                scale=alt.Scale(zero=False, nice=False)),
+        y=alt.Y("value:Q", title=None, axis=alt.Axis(format="d", tickMinStep=1)),
+        tooltip=["figure:N", "year:Q", "value:Q"]
+    ).properties(width=190, height=100).facet(
+        facet=alt.Facet("figure:N", title=None, sort=[f for f in CHART_FIGURES if f != "unrest"]), columns=3
+    ).resolve_scale(y="independent")
+    return alt.vconcat(unrest_chart, small).properties(title="The session year by year")
+
+
+STYLE = """
+.kl-sess {font: 14px/1.4 system-ui, sans-serif; max-width: 100%; overflow-x: auto}
+.kl-sess table {border-collapse: collapse; font-size: 13px}
+.kl-sess th, .kl-sess td {border-bottom: 1px solid #ddd; padding: 3px 6px; text-align: left; vertical-align: top}
+.kl-sess td.n {text-align: right; font-variant-numeric: tabular-nums}
+.kl-sess tr.changed td {background: #fff7d6}
+.kl-sess tr.revolution td {background: #fde2e0}
+.kl-sess .why {color: #555; font-size: 12px; margin: 0; padding-left: 1em}
+.kl-sess .status {font-weight: 600}
+"""
+
+
+def table_html(sp: SessionPlan) -> str:
+    """The years as an HTML table (changed years and revolution years highlighted), reasons under the actions."""
+    head = ("<tr><th>year</th><th>random event</th><th>growth</th><th>actions, and why</th><th>unrest</th>"
+            "<th>pop.</th><th>fame</th><th>level</th><th>militia</th><th>adv.</th><th>corr.</th><th>notes</th></tr>")
+    body = []
+    for r in rows(sp):
+        cls = " ".join(c for c, on in (("changed", r["changed"]), ("revolution", r["revolution"])) if on)
+        why = "".join(f"<p class='why'>{esc(w)}</p>" for w in r["why"])
+        acts = "<br>".join(esc(a) for a in r["actions"]) or "—"
+        mark = " ✎" if r["changed"] else ""
+        body.append(
+            f"<tr class='{cls}' data-year='{r['year']}'><td class='n'>{r['year']}{mark}</td><td>{esc(r['event'])}</td>"
+            f"<td>{esc(r['growth'])}</td><td>{acts}{why}</td><td class='n'>{r['unrest']}</td>"
+            f"<td class='n'>{r['population']}</td><td class='n'>{r['fame']}</td><td class='n'>{r['level']}</td>"
+            f"<td class='n'>{r['militia']}</td><td class='n'>{r['stored advantages']}</td>"
+            f"<td class='n'>{r['worst corruption']}</td><td>{esc('; '.join(r['notes']))}</td></tr>")
+    return f"<table class='kl-sess-years'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def status_html(start: SessionStart) -> str:
+    s = start.state
+    return (f"<p class='status'>{esc(start.name)} — {esc(start.status.describe())}.</p>"
+            f"<p>After year {s.year}: level {s.level} ({esc(R.title(s))}), population {s.population}, fame {s.fame},"
+            f" unrest {s.unrest}, {esc(s.government)}; next turn {start.turn}.</p>")
+
+
+def panel_html(folder: str | Path, *, policy: Policy = STEWARD, overrides: Overrides | None = None,
+               years: int | None = None, seed: str | None = None, charts: bool = True) -> str:
+    """The whole session preview as one HTML fragment (status, chart as inline SVG, table): the turn sheet's
+    "plan the session" panel. Errors become a message in the fragment, never an exception."""
+    try:
+        start = open_session(folder)
+        sp = plan(start, policy=policy, overrides=overrides, years=years, seed=seed)
+    except (InputError, RuleError) as exc:
+        return f"<div class='kl-sess'><style>{STYLE}</style><p class='kl-error'>{esc(exc)}</p></div>"
+    svg = ""
+    if charts:
+        c = chart(sp, start)
+        svg = chart_svg(c) if c is not None else ""
+    return (f"<div class='kl-sess'><style>{STYLE}</style>{status_html(start)}<p>{esc(summary(sp))}"
+            f" Dice seed <code>{esc(sp.seed)}</code>.</p>{svg}{table_html(sp)}</div>")
+
+
+# --- changing a year (the page's widgets) ----------------------------------------------------------------------------
+
+
+def action_options(s: KingdomState) -> dict[str, dict[str, Any] | None]:
+    """The actions a GM may put in a year's action slot, by label (None: the policy's choice), from the state
+    the year starts in. The rules still judge each one when the year is planned."""
+    out: dict[str, dict[str, Any] | None] = {"(the policy's choice)": None, "(no action)": {}}
+    for t in TRACKS:
+        tr = s.tracks[t]
+        out[f"reduce corruption: {t} ({tr.points} pts, {tr.modifier:+d})"] = {"action": "reduce_corruption",
+                                                                              "target_track": t}
+    for n in s.neighbours.values():
+        if n.status != "independent":
+            continue
+        risk = ", an incident could start a war" if incident_war(s, n.id) else ""
+        out[f"attract population: {n.name} ({n.diplomacy:+d}, pop. {n.population}{risk})"] = {
+            "action": "attract_population", "neighbour_id": n.id}
+        out[f"embassy: {n.name} (diplomacy {n.diplomacy:+d})"] = {"action": "embassy", "neighbour_id": n.id}
+        out[f"declare war: {n.name}"] = {"action": "declare_war", "neighbour_id": n.id}
+    for pid, pc in s.pcs.items():
+        for skill in ("persuasion", "intimidation"):
+            out[f"reduce unrest: {pc.name}, {skill} (bonus from the policy)"] = {
+                "action": "reduce_unrest", "performer": "pc", "pc_id": pid, "skill": skill}
+    if s.highest_level_reached >= 10:
+        out["reduce unrest: the Court notable, persuasion"] = {"action": "reduce_unrest", "performer": "court",
+                                                              "skill": "persuasion"}
+    out["tax collection"] = {"action": "tax_collection"}
+    out["tax collection, taking this year's advantage"] = {"action": "tax_collection", "take_advantage": True}
+    for p in s.building_projects:
+        if not p.completed:
+            out[f"building project: {p.name} ({p.points}/{p.points_required})"] = {"action": "building_project",
+                                                                                   "project_id": p.id}
+    for i in s.institutions:
+        if i.type in ("academy", "university"):
+            out[f"research at {i.id}"] = {"action": "research", "institution_id": i.id}
+    out["equip army/navy"] = {"action": "equip"}
+    return out
+
+
+def action_slots(year: SessionYear) -> int:
+    """How many action slots a year offers (§2.9: its actions per year; at least one)."""
+    planned = year.plan.steps["actions"].choices.get("actions") or [] if "actions" in year.plan.steps else []
+    start = year.state_before if year.state_before is not None else year.state_after
+    return max(1, len(planned), R.actions_per_year(start))
+
+
+def year_override(year: SessionYear, policy: Policy, slots: Sequence[dict[str, Any] | None],
+                  event: str | None) -> dict[str, Any]:
+    """The override of one planned year from the page's widgets: the actions per slot (None keeps the action the
+    plan has there, ``{}`` takes none; a PC's bonus comes from the policy), and this year's random event typed as
+    two faces (``event_faces``, the omen counted). Empty when nothing is changed."""
+    over: dict[str, Any] = {}
+    if any(a is not None for a in slots):
+        planned = list(year.plan.steps["actions"].choices.get("actions") or []) if "actions" in year.plan.steps \
+            else []
+        acts = []
+        for i, a in enumerate(slots):
+            if a is None:
+                if i < len(planned):
+                    acts.append(planned[i])
+                continue
+            if a:
+                body = dict(a)
+                if body.get("performer") == "pc":
+                    body["pc_bonus"] = policy.unrest_bonus
+                acts.append(body)
+        over["actions"] = {"choices": {"actions": acts}}
+    if event:
+        start = year.state_before if year.state_before is not None else year.state_after
+        faces = event_faces(start, event)
+        if faces is None:
+            raise InputError(f"year {year.turn}: with its omen ({start.omen_modifier:+d}) no 2d6 gives {event}")
+        over["events"] = {"rolls": {"event": list(faces)}}
+    return over
+
+
+def page_args(args: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Path:
+    """The campaign folder of the page (``--campaign DIR`` or $KINGDOMLOG_CAMPAIGN); the page is the GM's, so a
+    ``--viewer`` other than ``gm`` is refused."""
+    environ = os.environ if env is None else env
+    folder = args.get("campaign") or environ.get(ENV_CAMPAIGN)
+    if not folder or not isinstance(folder, str):
+        raise InputError("no campaign folder: run `kingdomlog session DIR --serve`, or pass `-- --campaign DIR`,"
+                         f" or set {ENV_CAMPAIGN}")
+    viewer = args.get("viewer") or "gm"
+    if viewer != "gm":
+        raise InputError(f"the session planner commits turns: it is the GM's page, not {viewer!r}'s")
+    return Path(folder).expanduser()
+
+
+def serve(folder: str | Path, *, port: int = 2721, password: str | None = None) -> int:
+    """``marimo run notebooks/session.py`` on ``folder`` for the GM, behind a password token (as ``share``)."""
+    from kingdomlog.notebook_server import _run_for_viewer
+
+    start = open_session(folder)
+    return _run_for_viewer("session", Path(folder), "gm", port, password,
+                           f"Session planner of {start.name!r}")
+
+
+__all__ = ["Committed", "SessionStart", "action_options", "action_slots", "chart", "commit", "event_faces",
+           "event_options", "figures", "json_doc", "open_session", "page_args", "panel_html", "plan", "rows", "serve",
+           "summary", "table_html", "text_table", "year_override"]
