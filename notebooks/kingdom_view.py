@@ -59,7 +59,7 @@ def _(view):
 
 @app.cell(hide_code=True)
 def _(view):
-    mo.Html(player.charts_html(view) + player.numbers_html(view))
+    mo.Html(player.charts_html(view) + player.numbers_html(view) + player.head_html(view))
     return
 
 

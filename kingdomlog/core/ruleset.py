@@ -536,6 +536,15 @@ def register_ruleset(ruleset: Ruleset) -> Ruleset:
     return ruleset
 
 
+def unregister_ruleset(ruleset_id: str) -> None:
+    """Remove a registered ruleset and its aliases (for tests and tools that register one for a while)."""
+    rs = _REGISTRY.pop(ruleset_id, None)
+    if rs is None:
+        return
+    for key in [k for k, v in _ALIASES.items() if v == ruleset_id]:
+        del _ALIASES[key]
+
+
 def discover() -> None:
     """Import the bundled rulesets package and third-party entry points, once."""
     global _DISCOVERED

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kingdomlog.core.choices import Choices
 from kingdomlog.core.errors import InputError, InternalError, RuleError
-from kingdomlog.core.events import Draft
+from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.roller import KeyedRoller, Roll
@@ -38,6 +38,15 @@ class StepPlan(BaseModel):
     choices: dict[str, Any] = Field(default_factory=dict)
     rolls: dict[str, list[int]] = Field(default_factory=dict)
     rerolls: dict[str, int] = Field(default_factory=dict)
+
+
+PLAN_NOTE_TITLE = "Turn note"
+"""The title of the ``core.note_added`` a plan's ``note`` is recorded as (in the turn's batch)."""
+
+
+def is_plan_note(ev: RecordedEvent) -> bool:
+    """Whether ``ev`` is the record of a plan's note (logs written before plan notes were recorded lack them)."""
+    return ev.type == "core.note_added" and getattr(ev.payload, "title", None) == PLAN_NOTE_TITLE
 
 
 class Plan(BaseModel):
@@ -67,8 +76,11 @@ class Plan(BaseModel):
             raise InputError(f"{source}: invalid plan: {errs}") from None
 
     def to_json(self) -> str:
-        """Pretty JSON, the format ``kingdomlog turn --plan`` reads."""
-        return json.dumps(self.model_dump(mode="json", exclude_defaults=False), indent=2, sort_keys=False)
+        """Pretty JSON, the format ``kingdomlog turn --plan`` reads (``note_visibility`` only when not ``gm``)."""
+        doc = self.model_dump(mode="json", exclude_defaults=False)
+        if doc.get("note_visibility") == "gm":
+            del doc["note_visibility"]
+        return json.dumps(doc, indent=2, sort_keys=False)
 
 
 @dataclass
@@ -214,17 +226,17 @@ def preview_turn(
         steps.append(StepPreview(phase, dict(sp.choices), list(res.drafts), list(dice.rolls), res.state,
                                  list(res.breakdowns), checks=dict(res.checks), typed=res.choices))
         current = res.state
-    return TurnPreview(turn, use_seed, start_seq, steps, state, current, _note_drafts(plan, turn, declared))
+    return TurnPreview(turn, use_seed, start_seq, steps, state, current, note_drafts(plan, turn, declared))
 
 
-def _note_drafts(plan: Plan, turn: int, declared: Sequence[str] | None) -> list[Draft]:
+def note_drafts(plan: Plan, turn: int, declared: Sequence[str] | None) -> list[Draft]:
     """The plan's note as a ``core.note_added`` of the turn (``InputError`` for a bad text or visibility)."""
     if not plan.note.strip():
         return []
     from kingdomlog.core.core_events import NoteAdded
 
     try:
-        note = NoteAdded(text=plan.note, title="Turn note")
+        note = NoteAdded(text=plan.note, title=PLAN_NOTE_TITLE)
     except ValidationError as exc:
         raise InputError(f"plan note: {exc.errors()[0]['msg']}") from None
     try:

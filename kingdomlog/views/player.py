@@ -183,7 +183,7 @@ def head_html(v: PlayerView) -> str:
     """The witness of what this page shows: the head of the viewer's log, and how to check it later."""
     if v.head is None:
         return ""
-    return (f"<p class='kl-head'>Log head of this view: seq {v.head.seq}, <code>{esc(v.head.text)}</code>. Keep"
+    return (f"<p class='kl-head'>Log head of this view: <code>{esc(v.head.text)}</code>. Keep"
             f" it: the GM's <code>kingdomlog verify --expect-head {esc(v.head.short)}</code> shows later whether"
             " anything shown here was removed from the log.</p>")
 

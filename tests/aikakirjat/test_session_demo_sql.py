@@ -37,7 +37,7 @@ def test_session_plays_5d10_years_and_plans_replay_identically() -> None:
         assert p.ok, p.error
         assert p.state_after == y.state_after
         s = p.state_after
-    ended = [d.type for d in p.drafts]
+    ended = [d.type for d in p.step_drafts]  # the plan's note (the reasons) is recorded after the steps
     assert ended[-1] == "aikakirjat.session_ended"
 
 

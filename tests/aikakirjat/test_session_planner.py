@@ -33,7 +33,8 @@ def play_years(g: Game, years: list[Any]) -> None:
 
 
 def types(year: Any) -> list[str]:
-    return [d.type.split(".", 1)[1] for d in year.drafts]
+    """The aikakirjat events of a planned year (its reasons, recorded as a GM note, left out)."""
+    return [d.type.split(".", 1)[1] for d in year.drafts if d.type.startswith("aikakirjat.")]
 
 
 # --- resuming a session -----------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.choices import Choices
 from kingdomlog.core.errors import InternalError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent, register_event
-from kingdomlog.core.ruleset import CampaignContext, Ruleset, Step, StepContext, register_ruleset
+from kingdomlog.core.ruleset import CampaignContext, Ruleset, Step, StepContext, register_ruleset, unregister_ruleset
 from kingdomlog.core.turn import Plan
 from kingdomlog.store import log as logmod
 
@@ -310,7 +310,13 @@ class BuggyRules(Ruleset):
         return BuggyState(factions={**state.factions, p.to_faction: state.factions[p.to_faction] + 1})
 
 
-register_ruleset(BuggyRules())
+@pytest.fixture(autouse=True)
+def buggy_farm() -> Iterator[None]:
+    """The buggy ruleset is registered only while a test of this module runs (the shared suites, which run over
+    every registered ruleset, must not meet it)."""
+    register_ruleset(BuggyRules())
+    yield
+    unregister_ruleset(BuggyRules.id)
 
 
 def test_an_exception_in_evolve_during_a_step_is_an_internal_error_naming_step_and_seq(tmp_path: Path) -> None:

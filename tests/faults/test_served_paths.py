@@ -151,7 +151,7 @@ def test_in_a_browser_no_server_path_reaches_the_page_or_its_frames(served: dict
             failed: list[str] = []
             page.on("response", lambda r: failed.append(r.url) if r.status >= 400 else None)
             page.goto(served["url"])
-            page.get_by_role("heading", name="Timeline").wait_for(timeout=120_000)
+            page.get_by_role("heading", name="Chronicle").wait_for(timeout=120_000)
             page.get_by_text(served["head"].short).first.wait_for(timeout=30_000)  # the witness is on the page
             (REPO / "test-artifacts").mkdir(exist_ok=True)
             page.screenshot(path=str(REPO / "test-artifacts" / "served-no-paths-390.png"), full_page=True)

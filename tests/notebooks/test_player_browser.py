@@ -86,12 +86,12 @@ def test_offline_player_page_reads_at_phone_and_desktop_width(browser: Any, page
 def test_the_turn_picker_shows_an_earlier_map_without_script(browser: Any, pages: dict[str, Path]) -> None:
     ctx, page, _ = open_offline(browser, pages["river-kingdom"], 390)
     try:
-        last = page.locator("#map .kl-map-f14")
+        last = page.locator("#map .kl-map-f17")
         first = page.locator("#map .kl-map-f1")
         assert last.is_visible() and not first.is_visible()
         page.locator("label[for=kl-map-t1]").click()
         assert first.is_visible() and not last.is_visible()
-        # month 1: only the capital's hex and its first claims; month 14: eleven claimed hexes
+        # month 1: only the capital's hex and its first claims; month 17: eleven claimed hexes
         assert first.locator(".kl-hex-claimed").count() < last.locator(".kl-hex-claimed").count() == 11
         page.screenshot(path=str(ARTIFACTS / "player-river-kingdom-390-month1.png"), full_page=False)
     finally:

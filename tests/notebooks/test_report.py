@@ -41,7 +41,7 @@ def test_cli_refuses_an_unknown_viewer_and_a_turn_not_played(tmp_path: Path, sub
                           "-o", str(tmp_path / "x.md")], env=subprocess_env, capture_output=True, text=True,
                          timeout=120)
     assert res.returncode == 1 and "unknown viewer 'mallory'" in res.stderr and not (tmp_path / "x.md").exists()
-    with pytest.raises(InputError, match="has no turn 99; turns played: 0–14"):
+    with pytest.raises(InputError, match="has no turn 99; turns played: 0–17"):
         write_report(RIVER, "public", turn=99, output=tmp_path / "y.md")
 
 

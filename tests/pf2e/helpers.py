@@ -37,7 +37,10 @@ class Game:
     """A campaign played in memory: state plus the running seq, one plan per call."""
 
     def __init__(self, options: dict[str, Any] | None = None, data: dict[str, Any] | None = None) -> None:
-        self.ctx = CampaignContext(campaign="test", options=options or {}, data=data or {})
+        # a random event the plan does not name is left to the GM here (tests of one rule stay free of the d100
+        # table's events); tests of the table set kingdom_event_selection = "table"
+        opts = {"kingdom_event_selection": "gm", **(options or {})}
+        self.ctx = CampaignContext(campaign="test", options=opts, data=data or {})
         self.state: KingdomState = RS.initial_state(self.ctx)  # type: ignore[assignment]
         self.seq = 0
         self.turn = 0

@@ -2,13 +2,13 @@
 
 The demo's log has two parts:
 
-- **the history**: the founding and months 1-13 (``plans/turn-00.json`` ... ``turn-13.json``), recorded
-  before pf2e hexes had coordinates. Those events are kept exactly as committed (the golden copies check
-  every turn); today's rules would refuse the plans' Claim Hex of hexes given without coordinates, so the
-  history is copied from the committed log, never re-played;
-- **the months played from plans today**: ``plans/turn-14.json`` onward (the GM places the map's hexes in
-  month 14, then the kingdom goes on), played onto the history through the store exactly as
-  ``kingdomlog turn DIR --plan PLAN`` does.
+- **the history**: the founding and months 1-14 (``plans/turn-00.json`` ... ``turn-14.json``). Months 0-13
+  were recorded before pf2e hexes had coordinates (today's rules would refuse their Claim Hex of hexes given
+  without coordinates); month 14, where the GM places the map's hexes, was recorded before issue 15's event
+  versions (today it would record Ruin, Unrest and Fame with the values after). Those events are kept exactly
+  as committed (the golden copies check every turn), copied from the committed log, never re-played;
+- **the months played from plans today**: ``plans/turn-15.json`` onward, played onto the history through the
+  store exactly as ``kingdomlog turn DIR --plan PLAN`` does.
 
 ``python -m tests.pf2e.make_demo [DEST]`` rebuilds ``DEST`` (default: the demo) so: the history copied from
 the committed log, then every later plan played. The dice come from each plan's seed (and any faces typed
@@ -27,8 +27,9 @@ from kingdomlog.core.turn import Plan
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "campaigns" / "stolen-lands"
-HISTORY_TURNS = 14
-"""Turns 0-13: recorded before hex coordinates; copied from the committed log, not re-played."""
+HISTORY_TURNS = 15
+"""Turns 0-14: recorded before issue 15's event versions (0-13 before hex coordinates too); copied from the
+committed log, not re-played."""
 
 
 def plan_files(folder: Path = DEMO) -> list[Path]:

@@ -24,7 +24,8 @@ from kingdomlog.rulesets.pf2e.state import check_modifier
 from .helpers import Game
 
 SKILLS = set(T.core().skills)
-PENDING_TARGETS = {"bonus_dice", "penalty_dice", "rp", "fame", "consumption"}
+PENDING_TARGETS = {"bonus_dice", "penalty_dice", "rp", "fame", "consumption",
+                   *(f"commodity:{c}" for c in T.COMMODITIES)}
 
 
 def _effects(outcomes: T.Outcomes) -> list[T.Effect]:
@@ -142,11 +143,8 @@ def test_event_rows_are_consistent() -> None:
         assert not ("beneficial" in e.traits and "dangerous" in e.traits), e.name
         if e.name == "good-weather":
             continue
-        if e.gm_ruling:
-            assert _effects(e.outcomes) == [], e.name
-        else:
-            o = e.outcomes
-            assert None not in (o.critical_success, o.success, o.failure, o.critical_failure), e.name
+        o = e.outcomes
+        assert None not in (o.critical_success, o.success, o.failure, o.critical_failure), e.name
         for x in _effects(e.outcomes):
             assert x.kind != "pending" or x.target in PENDING_TARGETS, e.name
 
@@ -213,7 +211,7 @@ def test_spot_events_against_kmt() -> None:
     Trouble with a Weird Gnome}.json."""
     ev = T.base_events()
     ow = ev["the-rampage-of-the-owlbear"]
-    assert (ow.modifier, ow.skills, ow.traits, ow.gm_ruling) == (4, ["defense"], ["dangerous", "settlement"], True)
+    assert (ow.modifier, ow.skills, ow.traits, ow.location) == (4, ["defense"], ["dangerous", "settlement"], "capital")
     assert (ev["goblin-backlash"].modifier, ev["goblin-backlash"].resolved_on) == (-2, ["critical_success"])
     assert ev["cult-activity"].stage_skills == [["intrigue"], ["folklore"]]
     d = ev["discovery"].outcomes

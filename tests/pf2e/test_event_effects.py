@@ -16,7 +16,7 @@ from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.state import KingdomState, check_modifier
 
-from .helpers import Game, step_state
+from .helpers import Game, events_of, step_state
 
 
 def _before(pv: Any) -> KingdomState:
@@ -84,7 +84,7 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     # KMT Political Calm: cs lose 1d6 Unrest OR a Ruin -1, +2 status to event checks next turn; s -1d4; f -1;
     # cf a Ruin of choice +1
     ("political-calm", "critical_success", {"check.e1.o0.e1": [4]}, {"option": 0}, -4, {}, {}, {},
-     [("category:event", "status", 2, "end_of_next_turn")]),
+     [("category == event", "status", 2, "end_of_next_turn")]),
     ("political-calm", "success", {"check.e1": [3]}, {}, -3, {}, {}, {}, []),
     ("political-calm", "failure", {}, {}, -1, {}, {}, {}, []),
     ("political-calm", "critical_failure", {}, {"ruin": "strife"}, 0, {"strife": 1}, {}, {}, []),
@@ -110,8 +110,7 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     # KMT Archeological Find: cs -1d4 Unrest, +2 circumstance Culture and Economy to the end of next turn;
     # s -2 Unrest; f nothing; cf +1d4 Unrest, +1 Decay
     ("archaeological-find", "critical_success", {"check.e1": [2]}, {}, -2, {}, {}, {},
-     [("ability:culture", "circumstance", 2, "end_of_next_turn"),
-      ("ability:economy", "circumstance", 2, "end_of_next_turn")]),
+     [("ability in [culture, economy]", "circumstance", 2, "end_of_next_turn")]),
     ("archaeological-find", "success", {}, {}, -2, {}, {}, {}, []),
     ("archaeological-find", "failure", {}, {}, 0, {}, {}, {}, []),
     ("archaeological-find", "critical_failure", {"check.e1": [2]}, {}, 2, {"decay": 1}, {}, {}, []),
@@ -123,7 +122,7 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     # KMT Nature's Blessing: cs -1d6 Unrest; s +1 status Culture and Stability next turn; f nothing; cf +1
     ("natures-blessing", "critical_success", {"check.e1": [6]}, {}, -6, {}, {}, {}, []),
     ("natures-blessing", "success", {}, {}, 0, {}, {}, {},
-     [("ability:culture", "status", 1, "end_of_next_turn"), ("ability:stability", "status", 1, "end_of_next_turn")]),
+     [("ability in [culture, stability]", "status", 1, "end_of_next_turn")]),
     ("natures-blessing", "critical_failure", {}, {}, 1, {}, {}, {}, []),
     # KMT Food Surplus: s Consumption -2 next turn, +1d6 Food; f Consumption -1; cf +1 Unrest, a Ruin +1
     ("food-surplus", "success", {"check.e2": [1]}, {}, 0, {}, {"food": 1}, {"consumption": -2}, []),
@@ -131,7 +130,7 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     ("food-surplus", "critical_failure", {}, {"ruin": "crime"}, 1, {"crime": 1}, {}, {}, []),
     # KMT Justice Prevails: cs -1d6 Unrest, every Ruin -1; s -1d4 Unrest OR two Ruins -1; cf +1d4 Unrest,
     # +2 Crime, another Ruin +1
-    ("justice-prevails", "critical_success", {"check.e1": [1]}, {}, -1,
+    ("justice-prevails", "critical_success", {"check.e1.o0.e1": [1]}, {"option": 0}, -1,
      {"crime": -1, "strife": -1}, {}, {}, []),
     ("justice-prevails", "success", {}, {"option": 1, "ruins": ["crime", "strife"]}, 0,
      {"crime": -1, "strife": -1}, {}, {}, []),
@@ -142,15 +141,10 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     ("boomtown", "success", {}, {}, 0, {}, {}, {"bonus_dice": 2}, []),
     ("boomtown", "failure", {}, {}, 0, {}, {}, {"bonus_dice": 1}, []),
     ("boomtown", "critical_failure", {}, {}, 0, {}, {}, {"penalty_dice": 2}, []),
-    # KMT Feud: cs +2 Resource Dice next turn; s nothing; f +1 Unrest; cf +2 Unrest, a Ruin +1
-    ("feud", "critical_success", {}, {}, 0, {}, {}, {"bonus_dice": 2}, []),
-    ("feud", "success", {}, {}, 0, {}, {}, {}, []),
-    ("feud", "failure", {}, {}, 1, {}, {}, {}, []),
-    ("feud", "critical_failure", {}, {"ruin": "corruption"}, 2, {"corruption": 1}, {}, {}, []),
     # KMT Vandals: s 2 fewer Resource Dice next turn; f 4 fewer; cf +1d4 Unrest and 4 fewer
     ("vandals", "success", {}, {}, 0, {}, {}, {"penalty_dice": 2}, []),
     ("vandals", "failure", {}, {}, 0, {}, {}, {"penalty_dice": 4}, []),
-    ("vandals", "critical_failure", {"check.e1": [2]}, {}, 2, {}, {}, {"penalty_dice": 4}, []),
+    ("vandals", "critical_failure", {"check.e2": [2]}, {}, 2, {}, {}, {"penalty_dice": 4}, []),
     # KMT Drug Den: s +1 Unrest; f +1 Unrest, +1 Crime, +1 Decay
     ("drug-den", "success", {}, {}, 1, {}, {}, {}, []),
     ("drug-den", "failure", {}, {}, 1, {"crime": 1, "decay": 1}, {}, {}, []),
@@ -171,7 +165,7 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     ("squatters", "success", {}, {}, 1, {}, {}, {}, []),
     ("squatters", "failure", {"check.e1": [2]}, {}, 2, {}, {}, {}, []),
     # KMT Sacrifices: s +1 Unrest; f +1d4 Unrest, a Ruin +1; cf +1d6 Unrest, two Ruins +2
-    ("sacrifices", "success", {}, {}, 1, {}, {}, {}, []),
+    ("sacrifices", "success", {}, {}, 1, {}, {}, {}, [("event == sacrifices", "untyped", 4, "permanent")]),
     ("sacrifices", "failure", {"check.e1": [1]}, {"ruin": "corruption"}, 1, {"corruption": 1}, {}, {}, []),
     ("sacrifices", "critical_failure", {"check.e1": [3]}, {"ruins": ["corruption", "decay"]}, 3,
      {"corruption": 2, "decay": 2}, {}, {}, []),
@@ -185,7 +179,7 @@ CASES: list[tuple[str, str, dict[str, list[int]], dict[str, Any], int, dict[str,
     ("monster-activity", "failure", {"check.e1": [3]}, {}, 3, {"decay": 1}, {}, {}, []),
     # KMT Natural Disaster: s 4 fewer Resource Dice next turn; f +1 Decay, +1d6 Unrest, 6 fewer
     ("natural-disaster", "success", {}, {}, 0, {}, {}, {"penalty_dice": 4}, []),
-    ("natural-disaster", "failure", {"check.e2": [5]}, {}, 5, {"decay": 1}, {}, {"penalty_dice": 6}, []),
+    ("natural-disaster", "failure", {"check.e3": [5]}, {}, 5, {"decay": 1}, {}, {"penalty_dice": 6}, []),
 ]
 
 
@@ -220,9 +214,44 @@ def test_event_modifier_reaches_next_turn_checks() -> None:
     assert "natures-blessing" not in [t.label for t in check_modifier(b2, "trade").terms]
 
 
-def test_data_events_with_riders_name_them() -> None:
-    """Events given as data keep what they cannot model in gm_note; 29 events carry outcomes as data."""
+def test_every_event_has_its_outcomes_as_data() -> None:
+    """Issue 15: all 56 events carry their four degrees as data (a degree may be empty: nothing happens); what
+    the rules leave to the GM is a "gm" effect with its note or the event's gm_note."""
     ev = T.base_events()
-    data = [e for e in ev.values() if not e.gm_ruling]
-    assert len(data) == 29
-    assert all(e.gm_note for e in data if e.name in ("public-scandal", "food-surplus", "justice-prevails"))
+    assert len(ev) == 56
+    for e in ev.values():
+        o = e.outcomes
+        assert None not in (o.critical_success, o.success, o.failure, o.critical_failure), e.name
+        assert not e.gm_ruling, e.name
+    assert all(e.gm_note for e in ev.values() if e.name in ("public-scandal", "food-surplus", "plague"))
+
+
+def _two_settlements() -> Game:
+    from kingdomlog.rulesets.pf2e.state import Settlement
+
+    g = _fresh()
+    far = Settlement(id="far", name="Far", hex="H0")
+    g.state = g.state.model_copy(update={"settlements": (*g.state.settlements, far)})
+    return g
+
+
+@pytest.mark.parametrize(("degree", "die", "unrest", "bonus"), [("critical_success", 20, 0, 2),
+                                                              ("success", 15, 0, 0), ("failure", 9, 1, 0)])
+def test_feud_between_two_settlements(degree: str, die: int, unrest: int, bonus: int) -> None:
+    """KMT Feud (two settlements): cs +2 Resource Dice next turn (it ends); s nothing (it continues); f +1
+    Unrest. Politics +5 (loyalty +2, trained +3, invested +1, unrest 8 -2 ... see the breakdown) vs DC 14."""
+    g = _two_settlements()
+    pv = g.play({"event.resolve": {"choices": {"event": "feud"}, "rolls": {"check": [die]}}})
+    chk = next(d.payload for d in pv.drafts if isinstance(d.payload, E.CheckResolved) and d.payload.activity == "feud")
+    assert chk.degree == degree, (chk.die, chk.modifier, chk.dc)
+    a, b = _before(pv), step_state(pv, "event.resolve")
+    assert b.unrest - a.unrest == unrest and b.pending.bonus_dice - a.pending.bonus_dice == bonus
+    assert ("feud" in [o.name for o in b.ongoing_events]) == (degree != "critical_success")
+
+
+def test_feud_without_two_settlements_has_no_effect() -> None:
+    """Its location is two settlements: a one-settlement kingdom sees no effect and no check."""
+    pv = _fresh().play({"event.resolve": {"choices": {"event": "feud"}}})
+    ev = events_of(pv, "event.resolve")
+    assert not any(isinstance(e, E.CheckResolved) for e in ev)
+    assert any(isinstance(e, E.GMRuling) and "no effect" in e.note for e in ev)

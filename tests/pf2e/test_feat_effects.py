@@ -35,33 +35,48 @@ def test_every_feat_is_data_or_flagged() -> None:
             assert f.gm_note, f.name
 
 
-def test_practical_magic_adds_circumstance_to_magic_only(base: KingdomState) -> None:
-    """KMT Practical Magic: +1 circumstance to Magic checks; other skills unchanged."""
-    s = _with(base, "practical-magic")
-    before, after = check_modifier(base, "magic"), check_modifier(s, "magic")
+def _uninvested(s: KingdomState) -> KingdomState:
+    """The kingdom with no invested roles (no status bonus of its own to compete with a feat's)."""
+    return s.model_copy(update={"leaders": {r: ld.model_copy(update={"invested": False})
+                                            for r, ld in s.leaders.items()}})
+
+
+def test_practical_magic_adds_status_to_magic_only(base: KingdomState) -> None:
+    """Practical Magic (published: +1 status bonus to Magic checks); other skills unchanged. A status bonus
+    does not stack with the invested leader's status bonus (+1 at level 1, §5.7): only one counts."""
+    plain = _uninvested(base)
+    s = _with(plain, "practical-magic")
+    before, after = check_modifier(plain, "magic"), check_modifier(s, "magic")
     assert after.total == before.total + 1
-    assert ("feat Practical Magic", 1, "circumstance") in _terms(after)
-    assert check_modifier(s, "arts").total == check_modifier(base, "arts").total
+    assert ("feat Practical Magic", 1, "status") in _terms(after)
+    assert check_modifier(s, "arts").total == check_modifier(plain, "arts").total
+    # invested Culture (+1 status) and the feat (+1 status): +1 in all
+    assert check_modifier(_with(base, "practical-magic"), "magic").total == check_modifier(base, "magic").total
 
 
 def test_inspiring_entertainment_needs_unrest(base: KingdomState) -> None:
-    """KMT Inspiring Entertainment: +2 circumstance to Culture-based checks only while Unrest >= 1."""
+    """Inspiring Entertainment (published: +2 status to Culture-based checks while Unrest >= 1). Against the
+    invested +1 status the better, +2, counts: one more than without the feat."""
     calm = _with(base, "inspiring-entertainment", unrest=0)
     restless = _with(base, "inspiring-entertainment", unrest=1)
     assert "feat Inspiring Entertainment" not in [t[0] for t in _terms(check_modifier(calm, "arts"))]
     assert check_modifier(restless, "arts").total == check_modifier(base.model_copy(update={"unrest": 1}),
-                                                                    "arts").total + 2
+                                                                    "arts").total + 1
+    plain = _uninvested(base)
+    assert check_modifier(_with(plain, "inspiring-entertainment", unrest=1), "arts").total == check_modifier(
+        plain.model_copy(update={"unrest": 1}), "arts").total + 2
     # Economy-based Trade gets nothing
     assert "feat Inspiring Entertainment" not in [t[0] for t in _terms(check_modifier(restless, "trade"))]
 
 
-def test_circumstance_bonuses_do_not_stack(base: KingdomState) -> None:
-    """§2.10 stacking: the feat's +1 circumstance and a +2 circumstance modifier on the same check: only +2."""
+def test_status_bonuses_do_not_stack(base: KingdomState) -> None:
+    """§2.10 / §5.7 stacking: the feat's +1 status and a +2 status modifier on the same check: only +2."""
     from kingdomlog.core.modifiers import Modifier
 
-    s = _with(base, "practical-magic")
-    b = check_modifier(s, "magic", extra=[Modifier("other", 2, "circumstance")])
-    assert b.total == check_modifier(base, "magic").total + 2
+    plain = _uninvested(base)
+    s = _with(plain, "practical-magic")
+    b = check_modifier(s, "magic", extra=[Modifier("other", 2, "status")])
+    assert b.total == check_modifier(plain, "magic").total + 2
     assert "feat Practical Magic" not in [t[0] for t in _terms(b)]
 
 
@@ -81,23 +96,28 @@ def test_free_and_fair_loyalty_and_activity(base: KingdomState) -> None:
 
 
 def test_insider_trading_resource_die_and_activity_bonus(base: KingdomState) -> None:
-    """KMT Insider Trading: +1 Resource Die (resourceDice 1) and +1 circumstance to Establish Work Site."""
+    """Insider Trading: +1 Resource Die (KMT resourceDice 1) and +1 status to Establish Work Site (published)."""
     s = _with(base, "insider-trading")
     assert resource_dice(s).total == resource_dice(base).total + 1 == base.level + 4 + 1
     assert ("feat Insider Trading", 1, "feat") in _terms(resource_dice(s))
-    assert check_modifier(s, "engineering", activity="establish-work-site").total == check_modifier(
-        base, "engineering", activity="establish-work-site").total + 1
-    assert check_modifier(s, "engineering", activity="claim-hex").total == check_modifier(
-        base, "engineering", activity="claim-hex").total
+    plain = _uninvested(base)
+    p = _with(plain, "insider-trading")
+    assert check_modifier(p, "engineering", activity="establish-work-site").total == check_modifier(
+        plain, "engineering", activity="establish-work-site").total + 1
+    assert check_modifier(p, "engineering", activity="claim-hex").total == check_modifier(
+        plain, "engineering", activity="claim-hex").total
 
 
 def test_fortified_fiefs_in_a_played_check() -> None:
     """KMT Fortified Fiefs: +2 circumstance on Fortify Hex; the term is in the recorded check's breakdown."""
     g = Game().found()
     g.state = _with(g.state, "fortified-fiefs")
-    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"rp": 60})})
+    from kingdomlog.rulesets.pf2e.state import Hex
+
+    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"rp": 60}),
+                                         "hexes": (*g.state.hexes, Hex(id="H1", terrain="hills", q=1, r=0))})
     pv = g.play({"activity.region": {"choices": {"activities": [
-        {"activity": "fortify-hex", "hex": "H0", "skill": "defense"}]}, "rolls": {"a1": [10]}}}, check=False)
+        {"activity": "fortify-hex", "hex": "H1", "skill": "defense"}]}, "rolls": {"a1": [10]}}}, check=False)
     assert pv.ok, pv.error
     chk = next(e for e in events_of(pv, "activity.region") if isinstance(e, E.CheckResolved))
     assert ("feat Fortified Fiefs", 2, "circumstance") in [(t.label, t.value, t.kind) for t in chk.terms]
@@ -152,9 +172,9 @@ def _event_terms(feats: tuple[str, ...], event: str) -> list[tuple[str, int, str
 
 
 def test_quick_recovery_on_ongoing_dangerous_events() -> None:
-    """KMT Quick Recovery: +4 circumstance on checks of dangerous continuous events (Sensational Crime),
+    """Quick Recovery (published: +4 status) on checks of dangerous continuous events (Sensational Crime),
     not on a dangerous one-off event (Public Scandal)."""
-    assert ("feat Quick Recovery", 4, "circumstance") in _event_terms(("quick-recovery",), "sensational-crime")
+    assert ("feat Quick Recovery", 4, "status") in _event_terms(("quick-recovery",), "sensational-crime")
     assert "feat Quick Recovery" not in [t[0] for t in _event_terms(("quick-recovery",), "public-scandal")]
     assert "feat Quick Recovery" not in [t[0] for t in _event_terms((), "sensational-crime")]
 

@@ -16,7 +16,10 @@ from kingdomlog.rulesets.pf2e.choices import vocabulary
 from kingdomlog.rulesets.pf2e.state import Hex, KingdomState, consumption, farmland_count
 
 from .helpers import Game, events_of, step_state
-from .make_demo import DEMO, HISTORY_TURNS
+from .make_demo import DEMO
+
+PLACED_TURN = 14
+"""The demo month in which the GM places the map (the history before it has no coordinates)."""
 
 # The §6 kingdom's capital Oakhold stands on H0 at (0, 0); a village's influence is its own hex.
 RICH = {"upkeep.resources": {"rolls": {"resource": [4, 4, 4, 4, 4]}}}  # 20 RP
@@ -222,9 +225,9 @@ def test_v1_events_without_coordinates_still_read() -> None:
 @pytest.mark.skipif(not (DEMO / "log").exists(), reason="demo log not generated")
 def test_the_demo_history_replays_unplaced_then_the_gm_places_it() -> None:
     camp = Campaign.open(DEMO)
-    before: KingdomState = camp.state(until_turn=HISTORY_TURNS - 1)
+    before: KingdomState = camp.state(until_turn=PLACED_TURN - 1)
     assert [h.at for h in before.hexes] == [None] * len(before.hexes)
-    after: KingdomState = camp.state(until_turn=HISTORY_TURNS)
+    after: KingdomState = camp.state(until_turn=PLACED_TURN)
     placed = {h.id: h.at for h in after.hexes}
     assert placed["A1"] == (0, 0) and all(v is not None for v in placed.values())
     assert len(set(placed.values())) == len(placed)

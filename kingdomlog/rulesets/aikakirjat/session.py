@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.ruleset import run_step
-from kingdomlog.core.turn import Plan, StepPlan, preview_turn
+from kingdomlog.core.turn import Plan, StepPlan, note_drafts, preview_turn
 from kingdomlog.dice.roller import KeyedRoller, Roll
 from kingdomlog.rulesets.aikakirjat.policy import STEWARD, Policy, benefit_reasons, choose_benefits, step_choices
 from kingdomlog.rulesets.aikakirjat.ruleset import RULESET
@@ -171,6 +171,7 @@ def plan_year(state: KingdomState, *, campaign: str, turn: int, seed: str, polic
         reasons.extend(why)
         s = res.state
     plan = Plan(turn=turn, seed=seed, steps=steps, note="\n".join(reasons))
+    drafts.extend(note_drafts(plan, turn, None))  # the policy's reasons, recorded with the year as a commit does
     if verify:
         p = preview_turn(RULESET, state, plan, campaign=campaign, turn=turn, start_seq=start_seq)
         if not p.ok or p.state_after != s:

@@ -1,16 +1,28 @@
-"""Kingdom activities: validation of a chosen activity, its costs, its check and its outcome effects.
+"""Kingdom activities: one pipeline for every activity, driven by its data (``data/activities.toml``).
 
-Outcomes come from the data (``data/activities.toml``) as effect lists; this module
-interprets the few effect kinds. Activity-specific preconditions (hex targets,
-structures, traded quantities) are checked here before anything is emitted. An
-activity's inputs are an ``ActivityRow`` (the Commerce steps build one from their
-choices); outcome effects read what they may ask (a branch, the Ruins of your choice) as ``Picks``.
+``perform`` runs the same steps for each activity, in order, and names the rule of any refusal:
+
+1. gates: the activity exists and belongs to the step; unlocked; not blocked by anarchy; once per turn and
+   ``limit_per_turn``; who acts and the activities left (§3.3, §5.8, §5.9); cooldowns (§2.10);
+2. the target the data asks for (``target``: a Ruin, a hex, a structure, a lot, a commodity, a group, an
+   ongoing event, a settlement) and the skill (``skill_by_target``, ``new_skill_each_turn``);
+3. the named requirements (``requires``: ``REQUIREMENTS`` below, each with its rule), the proficiency;
+4. the costs (``costs``, the first row whose condition holds; ``forced`` costs may overspend, §3.0.3);
+5. the DC (``dc`` and ``dc_adjust``), degree adjustments (``degree_adjust``), the activity's own modifiers
+   (``modifiers``), and where the check happens (``CheckAt``: the settlement or hex whose structures' item
+   bonuses reach it, §5.10);
+6. the check, then the outcome of its degree through the shared effect interpreter (``effects.Run``), a GM
+   note where the rules leave the rest to the GM (``gm_note``), and the GM's own effects (``gm_effects``).
+
+No step branches on an activity's name: what differs between activities is data.
 """
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from collections.abc import Callable
+from typing import Any
 
+from kingdomlog.core.effects import holds
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.modifiers import Modifier as StackMod
 from kingdomlog.dice.checks import Degree
@@ -18,26 +30,23 @@ from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.choices import ActivityRow, HexEntry
+from kingdomlog.rulesets.pf2e.effects import Redirect, Run
 from kingdomlog.rulesets.pf2e.engine import (
     Asked,
+    CheckAt,
     Ctx,
     Picks,
-    add_ruin,
     amount,
     catalog,
     dc_breakdown,
-    gain_commodity,
     gm_effects,
     hex_of,
     pay_commodities,
-    pick_ruins,
     resolve_check,
-    roll,
     spend_rp,
-    unrest,
+    with_terms,
 )
 from kingdomlog.rulesets.pf2e.hexmap import (
-    auto_second,
     claim_refusal,
     farmland_second_refusal,
     farmland_settlement,
@@ -46,389 +55,500 @@ from kingdomlog.rulesets.pf2e.hexmap import (
 )
 from kingdomlog.rulesets.pf2e.state import (
     activity_lock,
-    capital,
     civic_slots,
     claim_limit,
-    feat_unrest_reduction,
     in_anarchy,
     leadership_slots,
     rank_at_least,
     region_slots,
-    settlement_type_for,
 )
+from kingdomlog.rulesets.pf2e.structures import cap_id, place, settlement_of, surroundings_refusal
 
 
 def _used(ctx: Ctx, name: str) -> int:
     return sum(1 for u in ctx.state.used_this_turn if u.name == name)
 
 
-def _used_last(ctx: Ctx, name: str) -> bool:
-    return any(u.name == name for u in ctx.state.used_last_turn)
-
-
-def _when_ok(ctx: Ctx, when: str, name: str) -> bool:
-    if when == "used_last_turn":
-        return _used_last(ctx, name)
-    if when == "not_used_last_turn":
-        return not _used_last(ctx, name)
-    if when == "fame_zero":
-        return ctx.state.fame == 0
-    if when == "fame_positive":
-        return ctx.state.fame > 0
-    return True
-
-
 def hex_id(raw: str | HexEntry | None) -> str:
     return "" if raw is None else raw if isinstance(raw, str) else raw.id
 
 
-def run_effects(ctx: Ctx, asked: Asked, effects: list[T.Effect], *, key: str, name: str, picks: Picks,
-                prep: dict[str, Any]) -> None:
-    """Apply outcome effects in order (effects as data, see data/activities.toml)."""
-    q, m = int(prep.get("q", 0)), int(prep.get("m", 0))
-    for j, eff in enumerate(effects):
-        ek = f"{key}.e{j + 1}"
-        if not _when_ok(ctx, eff.when, name):
-            continue
-        k = eff.kind
-        if k == "choose":
-            idx = picks.option
-            if not 0 <= idx < len(eff.options):
-                raise InputError(f"{name}: option must be 0..{len(eff.options) - 1}")
-            run_effects(ctx, asked, eff.options[idx], key=f"{ek}.o{idx}", name=name, picks=picks, prep=prep)
-        elif k == "rp":
-            val, faces = amount(ctx, eff.amount, ek, q=q, m=m)
-            if val >= 0:
-                ctx.emit(E.RPChanged(delta=val, cause=name, faces=faces))
-            else:
-                spend_rp(ctx, asked, -val, name, forced=True, faces=faces)
-        elif k == "unrest":
-            val, faces = amount(ctx, eff.amount, ek, q=q, m=m)
-            # feats reducing Unrest further (Endure Anarchy) look at the Unrest before this reduction
-            more = feat_unrest_reduction(ctx.state) if val < 0 and ctx.step.startswith("activity.") else []
-            unrest(ctx, val, name, faces)
-            for title, n in more:
-                if ctx.state.unrest > 0:
-                    unrest(ctx, -min(n, ctx.state.unrest), f"feat {title}")
-        elif k == "fame":
-            val, _ = amount(ctx, eff.amount, ek)
-            ctx.emit(E.FameChanged(delta=val, reason=name))
-        elif k == "xp":
-            val, _ = amount(ctx, eff.amount, ek)
-            ctx.emit(E.XPAwarded(amount=val, source=name, to_pending=True))
-        elif k == "food_loss":
-            if ctx.state.commodities["food"] == 0:
-                unrest(ctx, 1, f"{name}: no Food to lose")
-            else:
-                val, faces = amount(ctx, eff.amount, ek)
-                gain_commodity(ctx, "food", -min(val, ctx.state.commodities["food"]), name, faces)
-        elif k in ("ruin", "ruin_penalty"):
-            if eff.target == "target":
-                targets = [prep["ruin"]] * eff.count
-            elif eff.target == "choice":
-                targets = pick_ruins(ctx, picks.ruins, eff.count)
-            else:
-                targets = [eff.target] * eff.count
-            for i, r in enumerate(targets):
-                val, faces = amount(ctx, eff.amount, f"{ek}.{i}")
-                if k == "ruin":
-                    add_ruin(ctx, asked, r, val, name, key=f"{ek}.{i}.flat", faces=faces)
-                elif val:
-                    ctx.emit(E.RuinPenaltyChanged(ruin=r, delta=val, cause=name))
-        elif k == "commodity":
-            c = eff.target if eff.target != "choice" else picks.commodity
-            val, faces = amount(ctx, eff.amount, ek, q=q, m=m)
-            gain_commodity(ctx, c, val, name, faces)
-        elif k == "modifier":
-            mid = f"t{ctx.state.turn}.{ctx.step}.{key}.{j}"
-            ctx.emit(E.ModifierAdded(id=mid, source=name, kind=eff.type, value=eff.value, selector=eff.selector,
-                                     expires=eff.expires))
-        elif k == "pending":
-            val, _ = amount(ctx, eff.amount, ek, q=q, m=m)
-            if val:
-                ctx.emit(E.PendingAdded(kind=eff.target, amount=val, cause=name))
-        elif k == "cooldown":
-            ck = eff.target.replace("{target}", str(prep.get("ruin", "")))
-            ctx.emit(E.CooldownSet(key=ck, blocked_through_turn=ctx.state.turn + eff.turns))
-        elif k == "treasury_debt":
-            ctx.emit(E.TreasuryDebtChanged(outstanding=True))
-        elif k == "trade_goods":
-            goods = prep.get("goods") or {}
-            for c, n in goods.items():
-                ctx.emit(E.PendingAdded(kind="commodity", amount=int(n), commodity=c, cause=name))
-        elif k == "extra_region":
-            ctx.emit(E.ExtraActivityGranted(category="region", cause=name))
-        elif k == "claim_hex":
-            if "hex" in prep:  # Pledge of Fealty claims the group's hex only when one is named
-                _claim(ctx, asked, prep["hex"], name, key=ek, picks=picks)
-        elif k == "work_site":
-            hx = prep["hex"]
-            ctx.emit(E.WorkSiteEstablished(hex_id=hx.id, commodity=prep["commodity"],
-                                           double_until_turn=ctx.state.turn + 1 if int(eff.amount) == 2 else 0))
-        elif k in ("farmland", "roads"):
-            ids = [prep["hex"].id]
-            if int(eff.amount) == 2:
-                # a critical success's second hex: the one named, else the first that fits (§4.8; none: success)
-                first = hex_of(ctx.state, prep["hex"].id)
-                second = prep.get("second_hex") or (auto_second(ctx.state, first, k) if first else "")
-                if second:
-                    ids.append(second)
-            if k == "farmland":
-                ctx.emit(E.FarmlandEstablished(hex_ids=ids, settlement=prep["settlement"],
-                                               distance=prep["distance"]))
-            else:
-                ctx.emit(E.RoadsBuilt(hex_ids=ids, bridge_added=bool(prep["hex"].river)))
-        elif k == "crop_failure_watch":
-            ctx.emit(E.CropFailureWatch(hex_id=prep["hex"].id, turns=2))
-        elif k == "settlement":
-            val, faces = amount(ctx, eff.amount, ek)
-            if val > ctx.state.rp:
-                # §4.8 Establish Settlement: an unpayable result is treated as a critical failure.
-                ctx.emit(E.FlatCheckResolved(purpose="establish_settlement_unpayable", dc=0, die=1, success=False))
-                continue
-            spend_rp(ctx, asked, val, name, faces=faces)
-            ctx.emit(E.SettlementFounded(id=prep["settlement_id"], name=prep["settlement_name"], hex_id=prep["hex"].id))
-        elif k == "build":
-            _build_outcome(ctx, asked, prep, int(eff.amount), name, picks)
-        elif k == "demolish":
-            _demolish_outcome(ctx, prep, int(eff.amount), ek, picks)
-        else:  # pragma: no cover - validated by the Effect model
-            raise InputError(f"unknown effect kind {k!r}")
+class Prep(dict[str, Any]):
+    """What an activity prepared before its check (targets, quantities, the RP it paid); handed to the
+    outcome's ``Run``. ``asked``: the step's choices costs read (the Ruins a forced overspend adds to)."""
+
+    def __init__(self, asked: Asked, **items: Any) -> None:
+        super().__init__(**items)
+        self.asked = asked
 
 
-def _claim(ctx: Ctx, asked: Asked, hx: E.HexIn, cause: str, *, key: str, picks: Picks) -> None:
-    old = hex_of(ctx.state, hx.id)
-    xp = 0 if old is not None and old.ever_claimed else int(ctx.state.options.get("xp_per_hex", 10))
-    ctx.emit(E.HexClaimed(hex=hx, via=cause, xp=xp))
-    if "landmark" in hx.features:
-        val, faces = roll(ctx, f"{key}.landmark", "1d4")
-        unrest(ctx, -val, "landmark claimed", faces)
-        for ab in ("culture", "economy"):
-            ctx.emit(E.ModifierAdded(id=f"t{ctx.state.turn}.landmark.{hx.id}.{ab}", source=f"landmark {hx.id}",
-                                     value=2, selector=f"ability:{ab}", expires="end_of_next_turn"))
-    if "refuge" in hx.features:
-        r = pick_ruins(ctx, picks.refuge_ruin, 1)[0]
-        add_ruin(ctx, asked, r, -1, "refuge claimed", key=f"{key}.refuge")
-        for ab in ("loyalty", "stability"):
-            ctx.emit(E.ModifierAdded(id=f"t{ctx.state.turn}.refuge.{hx.id}.{ab}", source=f"refuge {hx.id}",
-                                     value=2, selector=f"ability:{ab}", expires="end_of_next_turn"))
+# ------------------------------------------------------------------ requirements (data: requires = [...])
 
 
-# ------------------------------------------------------------------ structures
+Requirement = Callable[[Ctx, T.Activity, ActivityRow, Prep], None]
 
 
-def _cap_id(s: Any) -> str:
-    cap = capital(s)
-    return cap.id if cap is not None else ""
+def _title(act: T.Activity) -> str:
+    return act.title or act.name
 
 
-def _settlement(ctx: Ctx, sid: Any) -> Any:
-    for s in ctx.state.settlements:
-        if s.id == sid:
-            return s
-    raise ctx.fail(f"no settlement {sid!r} in the kingdom", "§3.3 A3")
+def _known(ctx: Ctx, prep: Prep) -> Any:
+    hx = prep.get("hex")
+    return hex_of(ctx.state, hx.id) if hx is not None else None
 
 
-def _place(ctx: Ctx, st: Any, struct: T.Structure, choices: ActivityRow) -> tuple[int, list[int], str, str]:
-    """Block, lots and border for a new structure (§4.9.2), and the structure it replaces (upgrades)."""
-    replaces = ""
-    if struct.lots == 0:
-        block, border, replaces = _place_infrastructure(ctx, st, struct, choices)
-        return block, [], replaces, border
-    if struct.upgrade_from:
-        old = next((b for b in st.structures if b.name == struct.upgrade_from), None)
-        if old is not None:
-            replaces = old.name
-            free = [i for i in range(4) if st.blocks[old.block][i] == "" or i in old.lots]
-            if len(free) < struct.lots:
-                raise ctx.fail(f"{struct.name} needs {struct.lots} lots in block {old.block}", "§4.9.2")
-            return old.block, sorted(set(old.lots) | set(free[: struct.lots]))[: struct.lots], replaces, ""
-    if choices.block is not None:
-        block = choices.block
-    else:
-        block = next((i for i, b in enumerate(st.blocks) if sum(1 for x in b if x == "") >= struct.lots),
-                     len(st.blocks))
-    if block > len(st.blocks) or block < 0:
-        raise ctx.fail(f"block {block} is not next to the settlement's blocks", "§4.9.2")
-    if block == len(st.blocks):
-        grown = settlement_type_for(st.blocks_used + 1)
-        if ctx.state.level < grown.min_level:
-            raise ctx.fail(f"{st.name} cannot grow to {st.blocks_used + 1} blocks ({grown.name}) before kingdom"
-                           f" level {grown.min_level}", "§5.10 settlement types")
-        if any(x == "" for b in st.blocks for x in b):
-            raise ctx.fail(f"{st.name} must fill every lot before building in a new block", "§5.10")
-        if st.overcrowded:
-            raise ctx.fail(f"{st.name} is Overcrowded and cannot grow", "§5.10")
-        lots_row = ["", "", "", ""]
-    else:
-        lots_row = list(st.blocks[block])
-    if choices.lots is not None:
-        lots = list(choices.lots)
-    else:
-        lots = []
-        for i in range(4):
-            if lots_row[i] == "":
-                lots = [*lots, i] if not lots or lots[-1] == i - 1 else [i]
-                if len(lots) == struct.lots:
-                    break
-    if len(lots) != struct.lots or any(not 0 <= i < 4 or lots_row[i] != "" for i in lots):
-        raise ctx.fail(f"{struct.name} needs {struct.lots} empty lot(s) in block {block} of {st.name}",
-                       "§4.9.2 contiguous empty lots")
-    return block, lots, replaces, ""
+def req_water_hex(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """A claimed hex with a river or lake (Go Fishing, §4.8)."""
+    if not any(h.claimed and (h.river or h.lake or "irrigation" in h.features) for h in ctx.state.hexes):
+        raise ctx.fail(f"{_title(act)} needs a claimed hex with a river or lake", f"§4.8 {_title(act)}")
 
 
-BORDERS: tuple[str, ...] = get_args(T.Border)
+def req_adjacent(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """The hex exists on the map and borders the kingdom (§4.8 Claim Hex, issue 13)."""
+    why = claim_refusal(ctx.state, prep["hex"])
+    if why:
+        raise ctx.fail(why, f"§4.8 {_title(act)}: adjacent to the kingdom")
 
 
-def _place_infrastructure(ctx: Ctx, st: Any, struct: T.Structure, choices: ActivityRow) -> tuple[int, str, str]:
-    """Block (-1 = none), border and replaced structure of infrastructure (lots = 0, §5.15 data ``placement``).
-
-    settlement: one per settlement; block: one per block in use; border: one per border of the urban grid
-    (a water border needs a river or lake in the settlement's hex). An upgrade replaces its predecessor
-    standing at the same place.
-    """
-    infra = [b for b in st.structures if not b.lots]
-    scope = struct.scope
-    rule = "§5.15 infrastructure"
-    if scope == "settlement":
-        if any(b.name == struct.name for b in infra):
-            raise ctx.fail(f"{st.name} already has a {struct.name} (one per settlement)", rule)
-        old = next((b for b in infra if struct.upgrade_from and b.name == struct.upgrade_from), None)
-        return -1, "", old.name if old else ""
-    if scope == "block":
-        used = [i for i, b in enumerate(st.blocks) if any(x for x in b)]
-        if choices.block is not None:
-            block = choices.block
-        else:
-            block = next((i for i in used if not any(b.name == struct.name and b.block == i for b in infra)), -1)
-        if block not in used:
-            raise ctx.fail(f"{struct.name} is built on a block of {st.name} in use (blocks in use: {used})", rule)
-        if any(b.name == struct.name and b.block == block for b in infra):
-            raise ctx.fail(f"block {block} of {st.name} already has {struct.name} (one per block)", rule)
-        old = next((b for b in infra if struct.upgrade_from and b.name == struct.upgrade_from and b.block == block),
-                   None)
-        return block, "", old.name if old else ""
-    # border
-    if struct.border == "water":
-        home = hex_of(ctx.state, st.hex)
-        if home is None or not (home.river or home.lake):
-            raise ctx.fail(f"{struct.name} needs a water border: {st.name}'s hex has no river or lake", rule)
-    taken = {b.border: b for b in infra if b.border}
-    border: str
-    if choices.border is not None:
-        border = choices.border
-    else:
-        upgradable = [d for d in BORDERS if d in taken and taken[d].name == struct.upgrade_from]
-        free = [d for d in BORDERS if d not in taken]
-        if not (upgradable or free):
-            raise ctx.fail(f"every border of {st.name} already holds infrastructure", rule)
-        border = (upgradable or free)[0]
-    old = taken.get(border)
-    if old is not None and not (struct.upgrade_from and old.name == struct.upgrade_from):
-        raise ctx.fail(f"the {border} border of {st.name} already has {old.name} (one per border)", rule)
-    return -1, border, old.name if old else ""
+def req_bordering(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """A group's hex joins only if it borders the kingdom (§4.7; a secondary territory is not modelled)."""
+    if "hex" not in prep:
+        return
+    why = claim_refusal(ctx.state, prep["hex"])
+    if why:
+        raise ctx.fail(why + "; a group's hex not bordering the kingdom becomes a secondary territory, which is"
+                       " not modelled: leave 'hex' out", f"§4.7 {_title(act)}: adjacent to the kingdom")
 
 
-def _family(cat: T.Catalog, struct: T.Structure) -> set[str]:
-    """A structure, the one it upgrades from, and those upgrading from it (walls: wooden and stone)."""
-    fam = {struct.name}
-    if struct.upgrade_from:
-        fam.add(struct.upgrade_from)
-    fam |= {s.name for s in cat.structures.values() if s.upgrade_from == struct.name}
-    return fam
+def req_reconnoitered(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    if not row.reconnoitered:
+        raise ctx.fail(f"hex {prep['hex'].id} must be Reconnoitered and cleared first", f"§4.8 {_title(act)}")
 
 
-def _fame_of(struct: T.Structure, fame_type: str) -> int:
-    """1 Fame/Infamy for a famous and infamous structure; a single-trait one only for the matching kingdom."""
-    if struct.fame:
-        return 1
-    return 1 if ("famous" in struct.traits and fame_type == "fame") or (
-        "infamous" in struct.traits and fame_type == "infamy") else 0
+def req_work_site(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """The commodity's terrain (lumber: forest; ore, stone: hills or mountains), one work site per hex."""
+    known = _known(ctx, prep)
+    com = row.commodity or (known.resource or {"forest": "lumber"}.get(known.terrain, "ore"))
+    allowed = T.core().work_site_terrain.get(com)  # type: ignore[arg-type]
+    if allowed is None or known.terrain not in allowed:
+        raise ctx.fail(f"a {com} work site needs {allowed or 'suitable'} terrain, hex {known.id} is {known.terrain}",
+                       "§4.8 Establish Work Site")
+    if known.work_site is not None:
+        raise ctx.fail(f"hex {known.id} already has a work site", "§2.7 one feature of each kind")
+    prep["commodity"] = com
+    prep["target"] = com
 
 
-def _build_outcome(ctx: Ctx, asked: Asked, prep: dict[str, Any], level: int, name: str,
-                   picks: Picks) -> None:
-    struct: T.Structure = prep["structure"]
-    st = _settlement(ctx, prep["settlement"])
-    family = _family(catalog(ctx), struct)
-    held_before = sum(1 for b in st.structures if b.name in family)
-    if level >= 1 and struct.lots == 0:
-        ctx.emit(E.InfrastructureBuilt(settlement=st.id, structure=struct.name,
-                                       placement=struct.scope,
-                                       block=prep["block"], border=prep["border"],
-                                       storage=dict(struct.storage),
-                                       consumption_reduction=struct.consumption_reduction,
-                                       item_bonuses=dict(struct.item_bonuses), replaces=prep["replaces"]))
-    elif level >= 1:
-        ctx.emit(E.StructureBuilt(settlement=st.id, structure=struct.name, block=prep["block"], lots=prep["lots"],
-                                  residential=struct.residential, storage=dict(struct.storage), seat=struct.seat,
-                                  consumption_reduction=struct.consumption_reduction,
-                                  item_bonuses=dict(struct.item_bonuses), replaces=prep["replaces"]))
-    if level >= 1:
-        if level == 2 and prep["paid_commodities"]:
-            up = ctx.state.options.get("half_commodities_rounding", "down") != "down"
-            for c, n in prep["paid_commodities"].items():
-                back = R.half_cost(n, round_up=up)
-                if back:
-                    gain_commodity(ctx, c, back, f"{struct.name}: critical success refund")
-        if struct.first_built_each_turn and ctx.state.structures_built_this_turn.count(struct.name) == 1:
-            run_effects(ctx, asked, struct.first_built_each_turn, key=f"{prep['key']}.first", name=struct.name,
-                        picks=Picks(), prep={})
-        if struct.built_effects and (not struct.built_effects_limit or held_before < struct.built_effects_limit):
-            run_effects(ctx, asked, struct.built_effects, key=f"{prep['key']}.built", name=struct.name,
-                        picks=picks, prep={})
-        gain = _fame_of(struct, ctx.state.fame_type)
-        if gain:
-            ctx.emit(E.FameChanged(delta=gain, reason=f"{struct.name} ({ctx.state.fame_type})"))
-    else:
-        ctx.emit(E.StructureNotBuilt(settlement=st.id, structure=struct.name, block=prep["block"], lots=prep["lots"],
-                                     rubble=level < 0))
+def req_no_roads(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    known = _known(ctx, prep)
+    if known.roads:
+        raise ctx.fail(f"hex {known.id} already has roads", "§4.8 Build Roads")
+    if row.second_hex:
+        other = hex_of(ctx.state, row.second_hex)
+        why = f"hex {row.second_hex!r} is not on the map" if other is None else \
+            road_second_refusal(ctx.state, known, other)
+        if why:
+            raise ctx.fail(f"second road hex: {why}", "§4.8 Build Roads (critical success)")
+    prep["second_hex"] = row.second_hex
 
 
-def _demolish_outcome(ctx: Ctx, prep: dict[str, Any], level: int, key: str, picks: Picks) -> None:
-    st = _settlement(ctx, prep["settlement"])
-    block, lot = prep["block"], prep["lot"]
-    lots = [lot]
-    if level == 2:
-        recover = picks.recover
-        if recover:
-            val, faces = roll(ctx, f"{key}.recover", "1d6")
-            gain_commodity(ctx, recover, val, "demolish", faces)
-        else:
-            occupant = next((b for b in st.structures if b.block == block and lot in b.lots), None)
-            if occupant is not None:
-                lots = list(occupant.lots)
-    ctx.emit(E.LotsCleared(settlement=st.id, block=block, lots=lots))
+def req_farmland_site(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Plains or hills, no Farmland yet, inside a settlement's influence (computed, issue 13)."""
+    s = ctx.state
+    known = _known(ctx, prep)
+    if known.terrain not in ("plains", "hills"):
+        raise ctx.fail("Farmland needs a plains or hills hex", "§4.8 Establish Farmland")
+    if "farmland" in known.features:
+        raise ctx.fail(f"hex {known.id} already has Farmland", "§2.7")
+    st, dist = farmland_settlement(ctx, known, row.settlement, "§4.8 Establish Farmland: in a settlement's influence")
+    if "settlement" in known.features and not s.options.get("farmland_in_settlement_hex", True):
+        raise ctx.fail("Farmland in a settlement's own hex is off (option)", "§4.11")
+    if row.second_hex:
+        other = hex_of(s, row.second_hex)
+        why = f"hex {row.second_hex!r} is not on the map" if other is None else \
+            farmland_second_refusal(s, known, other)
+        if why:
+            raise ctx.fail(f"second Farmland hex: {why}", "§4.8 Establish Farmland (critical success)")
+    prep.update(settlement=st.id, distance=dist, second_hex=row.second_hex)
+
+
+def req_settlement_site(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    known = _known(ctx, prep)
+    if any(f in known.features for f in ("settlement", "freehold", "farmland")):
+        raise ctx.fail(f"hex {known.id} already holds a settlement, freehold or farmland", "§4.8 Establish Settlement")
+    prep["settlement_id"] = row.id or f"s{len(ctx.state.settlements) + 1}"
+    prep["settlement_name"] = row.name or prep["settlement_id"]
+
+
+def req_trade_quantity(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Trade Commodities (§4.3): 1..4 of one commodity the kingdom holds, set aside before the check."""
+    s = ctx.state
+    com = row.commodity or ""
+    if com not in T.COMMODITIES:
+        raise InputError(f"{act.name}: choose a 'commodity'")
+    qty = row.quantity if row.quantity is not None else 1
+    if not 1 <= qty <= min(4, s.commodities[com]):
+        raise ctx.fail(f"trade 1..{min(4, s.commodities[com])} {com} (have {s.commodities[com]})", "§4.3")
+    prep["q"] = qty
+    ctx.emit(E.CommodityChanged(commodity=com, delta=-qty, cause="trade commodities"))
+
+
+def req_agreements(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Manage Trade Agreements (§4.3): m of the kingdom's agreements; at most m commodities, half Luxuries."""
+    s = ctx.state
+    mm = row.agreements if row.agreements is not None else len(s.trade_agreements)
+    if not 1 <= mm <= len(s.trade_agreements):
+        raise ctx.fail(f"manage 1..{len(s.trade_agreements)} trade agreements", "§3.2 C4")
+    prep["m"] = mm
+    goods = dict(row.goods or {})
+    if sum(goods.values()) > mm or goods.get("luxuries", 0) * 2 > mm:
+        raise ctx.fail("at most m commodities, at most half of them Luxuries", "§4.3 Manage Trade Agreements")
+    prep["goods"] = goods
+
+
+def req_relations(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """The group has diplomatic relations with the kingdom (Establish Trade Agreement, Request Foreign Aid)."""
+    if prep.get("group") not in ctx.state.diplomatic_relations:
+        raise ctx.fail(f"{_title(act)} needs diplomatic relations with {prep.get('group')!r} (relations: "
+                       f"{', '.join(ctx.state.diplomatic_relations) or 'none'})", f"§4.16 {_title(act)}")
+
+
+def req_no_relations(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Not yet in diplomatic relations with the group (Send Diplomatic Envoy)."""
+    if prep.get("group") in ctx.state.diplomatic_relations:
+        raise ctx.fail(f"the kingdom already has diplomatic relations with {prep.get('group')!r}",
+                       f"§4.16 {_title(act)}")
+
+
+def req_no_agreement(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    if prep.get("group") in ctx.state.trade_agreements:
+        raise ctx.fail(f"the kingdom already has a trade agreement with {prep.get('group')!r}",
+                       f"§4.16 {_title(act)}")
+
+
+def req_bank(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """A Bank in a settlement of the kingdom (Capital Investment)."""
+    if not any(b.name == "bank" and not b.damaged for st in ctx.state.settlements for b in st.structures):
+        raise ctx.fail(f"{_title(act)} needs a Bank in a settlement", f"§4.16 {_title(act)}")
+
+
+def req_not_capital(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    st = settlement_of(ctx, prep.get("settlement"))
+    if st.capital:
+        raise ctx.fail(f"{st.name} is already the capital", f"§4.16 {_title(act)}")
+
+
+def req_seat_there(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Relocate Capital: the new capital has a Castle, Palace or Town Hall (§4.16)."""
+    st = settlement_of(ctx, prep.get("settlement"))
+    if not any(b.name in ("castle", "palace", "town-hall") and not b.damaged for b in st.structures):
+        raise ctx.fail(f"{st.name} has no Castle, Palace or Town Hall", f"§4.16 {_title(act)}")
+
+
+def req_no_settlement(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    known = _known(ctx, prep)
+    if "settlement" in known.features:
+        raise ctx.fail(f"hex {known.id} holds a settlement", f"§4.16 {_title(act)}")
+
+
+def req_irrigable(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Irrigation: a claimed hex without a river or lake, next to a hex that has one (or irrigation)."""
+    from kingdomlog.rulesets.pf2e.hexmap import neighbour_hexes
+
+    known = _known(ctx, prep)
+    if known.river or known.lake or "irrigation" in known.features:
+        raise ctx.fail(f"hex {known.id} already has water", "§4.16 Irrigation")
+    if known.q is not None and not any(n.river or n.lake or "irrigation" in n.features
+                                       for n in neighbour_hexes(ctx.state, known)):
+        raise ctx.fail(f"hex {known.id} borders no hex with a river, lake or irrigation", "§4.16 Irrigation")
+
+
+def req_not_fortified(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    known = _known(ctx, prep)
+    if known.fortified:
+        raise ctx.fail(f"hex {known.id} is already fortified", "§4.16 Fortify Hex")
+
+
+def req_ongoing_event(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    if not ctx.state.ongoing_events:
+        raise ctx.fail(f"{_title(act)} needs an ongoing event", f"§4.16 {_title(act)}")
+
+
+def req_damaged_or_empty(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Not a requirement of its own: kept for data symmetry (Build Structure's repair path is chosen by the
+    structure target)."""
+
+
+def req_army_type(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Recruit Army (Appendix 3): a basic army (Warfare) or a specialized one (Statecraft), against its
+    Recruitment DC; the kingdom's level at least the army's; the new army takes the kingdom's level."""
+    from kingdomlog.rulesets.pf2e.warfare import new_army
+
+    defs = T.army_defs()
+    name = row.army_type or "infantry"
+    defn = defs.get(name)
+    if defn is None:
+        raise InputError(f"{act.name}: unknown army {name!r} (armies: {', '.join(defs)})")
+    s = ctx.state
+    if s.level < defn.level:
+        raise ctx.fail(f"{defn.title or defn.name} can be recruited from kingdom level {defn.level}",
+                       "Appendix 3 Recruit Army")
+    aid = row.army_id or f"army{len(s.army_units) + 1}"
+    if any(a.id == aid for a in s.army_units):
+        raise ctx.fail(f"army id {aid!r} is taken", "Appendix 3 Recruit Army")
+    cap = cap_id(s)
+    home = next((st.hex for st in s.settlements if st.id == (row.settlement or cap)), "")
+    army = new_army(defn, s.level, aid, row.army_name or "", hex_id=home)  # raised in the settlement (the capital)
+    prep.update(army_new=army, army=aid, target=name, dc_rule=str(army.recruitment_dc),
+                skill="warfare" if defn.basic else "statecraft")
+
+
+def _army(ctx: Ctx, prep: Prep) -> Any:
+    from kingdomlog.rulesets.pf2e.warfare import army_of
+
+    return army_of(ctx, str(prep["army"]))
+
+
+def req_army_moves(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Deploy Army: a pinned army cannot be deployed; a defeated one moves one hex at a time (the GM's)."""
+    a = _army(ctx, prep)
+    if "pinned" in a.conditions:
+        raise ctx.fail(f"{a.name} is pinned and cannot be deployed", "Appendix 3 pinned")
+
+
+def req_garrison_site(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Garrison Army: the army's hex has a Refuge (Defense), a settlement (Politics) or a Work Site
+    (Engineering)."""
+    a = _army(ctx, prep)
+    h = hex_of(ctx.state, a.hex)
+    site = "" if h is None else "settlement" if "settlement" in h.features else "refuge" if "refuge" in \
+        h.features else "work_site" if h.work_site is not None else ""
+    if not site:
+        raise ctx.fail(f"{a.name}'s hex {a.hex or '(none)'} has no Refuge, settlement or Work Site",
+                       "Appendix 3 Garrison Army")
+    prep["target"] = site
+    prep["hex"] = E.HexIn(id=h.id, terrain=h.terrain) if h is not None else None
+
+
+def req_enemy_here(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Offensive Gambit: one of your armies in the same hex as the enemy army; DC its Scouting DC."""
+    from kingdomlog.rulesets.pf2e.warfare import army_of
+
+    a = _army(ctx, prep)
+    if not getattr(row, "enemy", None):
+        raise InputError(f"{act.name}: name the 'enemy' army")
+    e = army_of(ctx, str(row.enemy))  # type: ignore[attr-defined]
+    if e.side != "enemy" or e.hex != a.hex:
+        raise ctx.fail(f"{e.name} is not an enemy army in {a.name}'s hex", "Appendix 3 Offensive Gambit")
+    prep.update(enemy=e.id, dc_rule=str(10 + e.scouting))
+
+
+def req_gear(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Outfit Army: gear of a level at most the army's (and the kingdom's when bought); magic gear bought needs
+    expert Magic; bought with Trade at its RP price, from battle spoils with Warfare at no cost."""
+    a = _army(ctx, prep)
+    gd = T.gear_defs().get(str(getattr(row, "gear", "") or ""))
+    if gd is None:
+        raise InputError(f"{act.name}: name the 'gear' ({', '.join(T.gear_defs())})")
+    spoils = bool(getattr(row, "spoils", False))
+    if gd.level > a.level or (not spoils and gd.level > ctx.state.level):
+        raise ctx.fail(f"{gd.title} is level {gd.level}: above the army's or the kingdom's level",
+                       "Appendix 3 Outfit Army")
+    if a.type == "siege":
+        raise ctx.fail("siege engines cannot be outfitted with gear", "Appendix 3 Engines of War")
+    if not spoils and gd.kind in ("armor", "melee", "ranged") and not rank_at_least(
+            ctx.state.skills.get("magic", "untrained"), "expert"):
+        raise ctx.fail("buying magic gear needs expert Magic", "Appendix 3 Outfit Army")
+    prep.update(gear=gd.name, target="spoils" if spoils else "purchase", symbols={"purchase": 0 if spoils
+                                                                                  else gd.price})
+
+
+def req_tactic(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Train Army: a tactic for the army's type and level (DC: the standard DC of the tactic's level)."""
+    a = _army(ctx, prep)
+    td = T.tactic_defs().get(str(getattr(row, "tactic", "") or ""))
+    if td is None or td.innate:
+        raise InputError(f"{act.name}: name a 'tactic' that can be trained")
+    if a.type not in td.types or td.level > a.level:
+        raise ctx.fail(f"{a.name} ({a.type}, level {a.level}) cannot learn {td.title}", "Appendix 3 Train Army")
+    prep.update(tactic=td.name, dc_rule=str(T.army_statistics()[td.level].standard_dc))
+
+
+def req_recover(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    a = _army(ctx, prep)
+    cond = str(getattr(row, "condition", "") or "")
+    if cond != "hp" and cond not in a.conditions:
+        raise ctx.fail(f"{a.name} has no {cond or 'condition named'} to recover from (conditions:"
+                       f" {', '.join(a.conditions) or 'none'})", "Appendix 3 Recover Army")
+    prep["condition"] = cond
+    prep["target"] = cond
+
+
+REQUIREMENTS: dict[str, Requirement] = {
+    "water_hex": req_water_hex,
+    "adjacent": req_adjacent,
+    "bordering": req_bordering,
+    "reconnoitered": req_reconnoitered,
+    "work_site": req_work_site,
+    "no_roads": req_no_roads,
+    "farmland_site": req_farmland_site,
+    "settlement_site": req_settlement_site,
+    "trade_quantity": req_trade_quantity,
+    "agreements": req_agreements,
+    "relations": req_relations,
+    "no_relations": req_no_relations,
+    "no_agreement": req_no_agreement,
+    "bank": req_bank,
+    "not_capital": req_not_capital,
+    "seat_there": req_seat_there,
+    "no_settlement": req_no_settlement,
+    "irrigable": req_irrigable,
+    "not_fortified": req_not_fortified,
+    "ongoing_event": req_ongoing_event,
+    "army_type": req_army_type,
+    "army_moves": req_army_moves,
+    "garrison_site": req_garrison_site,
+    "enemy_here": req_enemy_here,
+    "gear": req_gear,
+    "tactic": req_tactic,
+    "recover": req_recover,
+}
+"""The named requirements activity data may list (``requires``); each refusal names its rule."""
+
+
+# ------------------------------------------------------------------ targets (data: target = ...)
+
+
+def _target_ruin(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    s = ctx.state
+    ruin: str = row.ruin or max(T.RUINS, key=lambda r: (s.ruin[r].penalty, s.ruin[r].points))
+    prep["ruin"] = prep["target"] = ruin
+
+
+def _target_hex(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    if row.hex is None:
+        if act.target_optional:
+            return
+        raise InputError(f"{act.name}: choose a 'hex'")
+    rule = f"{act.section} {_title(act)}"
+    hx = target_hex(ctx, row.hex, rule)
+    prep["hex"] = hx
+    prep["target"] = hx.id
+    known = hex_of(ctx.state, hx.id)
+    claimed = known is not None and known.claimed
+    if act.hex_state == "unclaimed" and claimed:
+        raise ctx.fail(f"hex {hx.id} is already claimed", rule)
+    if act.hex_state == "claimed" and not claimed:
+        raise ctx.fail(f"hex {hx.id} is not claimed by the kingdom", rule)
+
+
+def _target_structure(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    """Build Structure (§4.9): the structure decides the skill, proficiency and DC; placed (or repaired) in
+    the settlement; its RP and commodities paid before the check (half on Ruins, §4.11)."""
+    s = ctx.state
+    cat = catalog(ctx)
+    sname = row.structure or ""
+    struct = cat.structures.get(sname)
+    if struct is None:
+        raise InputError(f"{act.name}: unknown structure {sname!r}")
+    if struct.level > s.level:
+        raise ctx.fail(f"{struct.name} is level {struct.level}, above the kingdom's level {s.level}",
+                       "§4.9.1 structure level")
+    st = settlement_of(ctx, row.settlement or cap_id(s))
+    skill = row.skill or struct.skills[0]
+    if skill not in struct.skills:
+        raise ctx.fail(f"{struct.name} is built with {', '.join(struct.skills)}, not {skill}", "§4.9.4")
+    if not rank_at_least(s.skills.get(skill, "untrained"), struct.proficiency):
+        raise ctx.fail(f"{struct.name} needs {struct.proficiency} {skill}", "§5.15 structure check")
+    prep.update(structure=struct, settlement=st.id, target=struct.name, skill=skill, dc_rule=str(struct.dc),
+                paid_commodities={})
+    damaged = next((b for b in st.structures if b.name == struct.name and b.damaged), None)
+    up = s.options.get("half_commodities_rounding", "down") == "up"
+    if damaged is not None:
+        # Repair (§4.9, AoN 1836): half the cost, the structure's own check; nothing new is placed.
+        prep.update(repair=damaged, block=damaged.block, lots=list(damaged.lots), replaces="", border=damaged.border)
+        rp_cost, goods = R.half_cost(struct.cost_rp, round_up=up), {c: R.half_cost(n, round_up=up)
+                                                                     for c, n in struct.cost.items()}
+        spend_rp(ctx, prep.asked, rp_cost, f"repair {struct.name}")
+        prep["rp_paid"] = rp_cost
+        pay_commodities(ctx, goods, f"repair {struct.name}")
+        return
+    why = surroundings_refusal(ctx, st, struct)
+    if why:
+        raise ctx.fail(why, "§5.15 structure surroundings")
+    block, lots, replaces, border = place(ctx, st, struct, row)
+    prep.update(block=block, lots=lots, replaces=replaces, border=border)
+    if sname in st.paid_unbuilt:
+        return
+    rp_cost, goods = struct.cost_rp, dict(struct.cost)
+    if row.use_ruins:
+        home = hex_of(s, st.hex)
+        if home is None or "ruins" not in home.features:
+            raise ctx.fail(f"{st.name}'s hex has no Ruins to build on", "§4.9 / §4.11 Ruins")
+        rp_cost = R.half_cost(rp_cost, round_up=up)
+        goods = {c: R.half_cost(n, round_up=up) for c, n in goods.items()}
+        ctx.emit(E.FeatureUsed(hex_id=st.hex, feature="ruins", cause=f"build {struct.name}"))
+    spend_rp(ctx, prep.asked, rp_cost, f"build {struct.name}")
+    prep["rp_paid"] = rp_cost
+    pay_commodities(ctx, goods, f"build {struct.name}")
+    prep["paid_commodities"] = goods
+
+
+def _target_lot(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    st = settlement_of(ctx, row.settlement or cap_id(ctx.state))
+    block = row.block if row.block is not None else 0
+    lot = row.lot if row.lot is not None else -1
+    if not (0 <= block < len(st.blocks) and 0 <= lot < 4) or st.blocks[block][lot] == "":
+        raise ctx.fail(f"demolish needs an occupied lot (block {block}, lot {lot}) in {st.name}", "§4.9")
+    prep.update(settlement=st.id, block=block, lot=lot)
+
+
+def _target_commodity(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    if row.commodity:
+        prep["commodity"] = prep["target"] = row.commodity
+
+
+def _target_group(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    if not row.group:
+        raise InputError(f"{act.name}: name the 'group' (as the GM names it)")
+    prep["group"] = prep["target"] = row.group
+
+
+def _target_event(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    s = ctx.state
+    ongoing = [e.name for e in s.ongoing_events]
+    name = row.event
+    if name is None:
+        if len(ongoing) != 1:
+            raise ctx.fail(f"{act.name} targets an ongoing event: name it as 'event' (ongoing: "
+                           f"{', '.join(ongoing) or 'none'})", "§5.12 event DC")
+        name = ongoing[0]
+    if name not in ongoing:
+        raise ctx.fail(f"{act.name} targets {name!r}, which is not an ongoing event (ongoing: "
+                       f"{', '.join(ongoing) or 'none'})", "§5.12 event DC")
+    prep["event"] = prep["target"] = str(name)
+
+
+def _target_settlement(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
+    st = settlement_of(ctx, row.settlement or cap_id(ctx.state))
+    prep["settlement"] = prep["target"] = st.id
+
+
+TARGETS: dict[str, Requirement] = {
+    "ruin": _target_ruin, "hex": _target_hex, "structure": _target_structure, "lot": _target_lot,
+    "commodity": _target_commodity, "group": _target_group, "event": _target_event,
+    "settlement": _target_settlement,
+}
 
 
 # ------------------------------------------------------------------ one activity
 
 
-def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category: str,
-            role: str = "") -> Degree | None:
-    """Validate and resolve one activity of ``category`` (§3.2, §3.3); raises ``RuleError`` naming the rule."""
-    cat = catalog(ctx)
-    act_name = choices.activity
-    act = cat.activities.get(act_name)
-    if act is None:
-        raise InputError(f"unknown activity {act_name!r}")
-    if act.category != category:
-        raise ctx.fail(f"{act.title or act.name} is a {act.category} activity, not a {category} activity",
-                       "§3.3 activity phase steps")
+def _who(ctx: Ctx, act: T.Activity, row: ActivityRow, category: str, role: str, mods: list[StackMod]) -> str:
+    """Who acts, and whether the category has an activity left (§3.3, §5.8, §5.9)."""
     s = ctx.state
-    extra_mods: list[StackMod] = []
-    lock = activity_lock(s, act)
-    if lock:
-        raise ctx.fail(f"{act.name} is not unlocked: it needs {lock} (or campaign option unlock_all_activities)",
-                       "§5.15 activity unlocks")
-    if in_anarchy_block(ctx, act):
-        raise ctx.fail(f"the kingdom is in anarchy: only Quell Unrest is allowed, not {act.name}",
-                       "§3.1 U2.5 anarchy")
-    if act.once and _used(ctx, act.name):
-        raise ctx.fail(f"{act.name} was already used this Kingdom turn (once per turn)", "§3.3 A1.3 once per turn")
-    # who acts, and how many of this category are left
     if category == "leadership":
-        role = choices.role or role
+        role = row.role or role
         if role not in T.ROLES:
             raise InputError(f"{act.name}: role must be one of {', '.join(T.ROLES)}")
         ld = s.leaders[role]
@@ -444,264 +564,254 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
         used = sum(1 for u in s.used_this_turn if u.category == "region")
         if used >= region_slots(s):
             raise ctx.fail(f"all {region_slots(s)} Region activities are used", "§3.3 A2 / §5.9")
-        role = choices.role or role
-        if choices.favored_land:
-            _favored_land(ctx, act, choices, extra_mods)
+        role = row.role or role
+        if row.favored_land:
+            _favored_land(ctx, row, mods)
+    elif category == "army":
+        from kingdomlog.rulesets.pf2e.warfare import army_of
+
+        aid = str(getattr(row, "army", "") or "")
+        a = army_of(ctx, aid, "Appendix 3 Army activities")
+        if a.side != "kingdom":
+            raise ctx.fail(f"{a.name} is not the kingdom's army", "Appendix 3 Army activities")
+        if "lost" in a.conditions and act.name != "recover":
+            raise ctx.fail(f"{a.name} is lost: only Recover Army", "Appendix 3 lost")
+        if "defeated" in a.conditions and act.name not in ("recover", "deploy", "disband"):
+            raise ctx.fail(f"{a.name} is defeated: only Recover, Deploy (one hex) or Disband",
+                           "Appendix 3 defeated")
+        used = sum(1 for u in s.used_this_turn if u.category == "army" and u.target == aid)
+        if used >= 1 and not (used == 1 and "efficient" in a.conditions):
+            raise ctx.fail(f"{a.name} has taken its Army activity this turn", "Appendix 3 one Army activity")
+        if used == 1:
+            # efficient: a second Army activity at -5; the condition is spent
+            mods.append(StackMod("efficient: second Army activity", -5, "untyped"))
+            ctx.emit(E.ArmyUpdated(army=aid, conditions={"efficient": 0}, cause="second Army activity"))
+        for cond, k in act.army_penalties.items():
+            if a.conditions.get(cond):
+                mods.append(StackMod(f"{a.name} {cond} {a.conditions[cond]}", -k * a.conditions[cond],
+                                     "circumstance"))
     elif category == "civic":
-        sid = choices.settlement or _cap_id(s)
-        _settlement(ctx, sid)
+        sid = row.settlement or cap_id(s)
+        settlement_of(ctx, sid)
         used = sum(1 for u in s.used_this_turn if u.category == "civic" and u.settlement == sid)
         if used >= civic_slots(s, str(sid)):
             raise ctx.fail(f"settlement {sid} has used its Civic activity this turn", "§2.11.11 / §3.3 A3")
-    # cooldowns
-    for ck in (act.name, f"{act.name}:*", f"{act.name}:{choices.ruin or ''}"):
-        if s.cooldowns.get(ck, 0) >= s.turn and ck in s.cooldowns:
+    return role
+
+
+def _limit(ctx: Ctx, act: T.Activity) -> None:
+    if act.once and _used(ctx, act.name):
+        raise ctx.fail(f"{act.name} was already used this Kingdom turn (once per turn)", "§3.3 A1.3 once per turn")
+    if act.limit_per_turn is None:
+        return
+    n = claim_limit(ctx.state.level) if act.limit_per_turn == "claim_hex" else int(act.limit_per_turn)
+    if _used(ctx, act.name) >= n:
+        raise ctx.fail(f"{_title(act)} may be used {n} time(s) per turn at level {ctx.state.level}",
+                       "§5.9 Claim Hex limit" if act.limit_per_turn == "claim_hex" else f"§4 {_title(act)} limit")
+
+
+def _cooldowns(ctx: Ctx, act: T.Activity, prep: Prep) -> None:
+    s = ctx.state
+    for ck in (act.name, f"{act.name}:*", f"{act.name}:{prep.get('target', '')}"):
+        if ck in s.cooldowns and s.cooldowns[ck] >= s.turn:
             raise ctx.fail(f"{act.name} is blocked through turn {s.cooldowns[ck]} ({ck})", "§2.10 cooldowns")
-    prep: dict[str, Any] = {"key": key}
-    picks = Picks.of(choices)
-    skill = choices.skill or (act.skills[0] if act.skills else "")
-    extra_dc = 0
-    dc_rule = act.dc
-    worsen = 0
-    if act.name == "repair-reputation":
-        ruin: str = choices.ruin or max(T.RUINS, key=lambda r: (s.ruin[r].penalty, s.ruin[r].points))
-        prep["ruin"] = ruin
-        for ck in (f"repair-reputation:{ruin}", "repair-reputation:*"):
-            if s.cooldowns.get(ck, -1) >= s.turn:
-                raise ctx.fail(f"Repair Reputation is blocked through turn {s.cooldowns[ck]} ({ck})", "§4.1")
-        skill = T.core().ruins[ruin].repair_skill  # type: ignore[index]
-    if act.name == "quell-unrest":
-        last = next((u.skill for u in s.used_last_turn if u.name == "quell-unrest"), "")
+
+
+def _skill(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> str:
+    s = ctx.state
+    skill = str(prep.get("skill") or row.skill or (act.skills[0] if act.skills else ""))
+    by_target = act.skill_by_target.get(str(prep.get("target", "")))
+    if by_target:
+        skill = by_target
+    if act.new_skill_each_turn:
+        last = next((u.skill for u in s.used_last_turn if u.name == act.name), "")
         if skill == last:
-            raise ctx.fail(f"Quell Unrest cannot use {skill} two turns in a row", "§4.4")
-    if act.skills and skill not in act.skills:
+            raise ctx.fail(f"{_title(act)} cannot use {skill} two turns in a row", "§4.4")
+    if act.skills and skill not in act.skills and "structure" not in prep:
         raise ctx.fail(f"{act.name} uses {', '.join(act.skills)}, not {skill!r}", "§4 activity skills")
-    # the structure decides the skill and DC of Build Structure
-    if act.name == "build-structure":
-        sname = choices.structure or ""
-        struct = cat.structures.get(sname)
-        if struct is None:
-            raise InputError(f"build-structure: unknown structure {sname!r}")
-        if struct.level > s.level:
-            raise ctx.fail(f"{struct.name} is level {struct.level}, above the kingdom's level {s.level}",
-                           "§4.9.1 structure level")
-        st = _settlement(ctx, choices.settlement or _cap_id(s))
-        skill = choices.skill or struct.skills[0]
-        if skill not in struct.skills:
-            raise ctx.fail(f"{struct.name} is built with {', '.join(struct.skills)}, not {skill}", "§4.9.4")
-        if not rank_at_least(s.skills.get(skill, "untrained"), struct.proficiency):
-            raise ctx.fail(f"{struct.name} needs {struct.proficiency} {skill}", "§5.15 structure check")
-        block, lots, replaces, border = _place(ctx, st, struct, choices)
-        prep.update(structure=struct, settlement=st.id, block=block, lots=lots, replaces=replaces, border=border,
-                    paid_commodities={})
-        dc_rule = str(struct.dc)
-        if sname not in st.paid_unbuilt:
-            rp_cost, goods = struct.cost_rp, dict(struct.cost)
-            if choices.use_ruins:
-                home = hex_of(s, st.hex)
-                if home is None or "ruins" not in home.features:
-                    raise ctx.fail(f"{st.name}'s hex has no Ruins to build on", "§4.9 / §4.11 Ruins")
-                up = s.options.get("half_commodities_rounding", "down") == "up"
-                rp_cost = R.half_cost(rp_cost, round_up=up)
-                goods = {c: R.half_cost(n, round_up=up) for c, n in goods.items()}
-                ctx.emit(E.FeatureUsed(hex_id=st.hex, feature="ruins", cause=f"build {struct.name}"))
-            spend_rp(ctx, asked, rp_cost, f"build {struct.name}")
-            pay_commodities(ctx, goods, f"build {struct.name}")
-            prep["paid_commodities"] = goods
-    elif act.name == "demolish":
-        st = _settlement(ctx, choices.settlement or _cap_id(s))
-        block = choices.block if choices.block is not None else 0
-        lot = choices.lot if choices.lot is not None else -1
-        if not (0 <= block < len(st.blocks) and 0 <= lot < 4) or st.blocks[block][lot] == "":
-            raise ctx.fail(f"demolish needs an occupied lot (block {block}, lot {lot}) in {st.name}", "§4.9")
-        prep.update(settlement=st.id, block=block, lot=lot)
     needed = act.proficiency
-    if act.name == "collect-taxes" and s.options.get("collect_taxes_requires_trained", False):
+    if act.proficiency_option and s.options.get(act.proficiency_option, False):
         needed = "trained"
     per_skill = act.skill_proficiency.get(skill)
     if per_skill and T.RANKS.index(per_skill) > T.RANKS.index(needed):
         needed = per_skill
-    if not rank_at_least(s.skills.get(skill, "untrained"), needed) and act.skills:
+    if act.skills and not rank_at_least(s.skills.get(skill, "untrained"), needed):
         raise ctx.fail(f"{act.name} needs {needed} proficiency in {skill}", "§4 proficiency requirement")
-    if act.requires == "water_hex" and not any(h.claimed and (h.river or h.lake) for h in s.hexes):
-        raise ctx.fail("Go Fishing needs a claimed hex with a river or lake", "§4.8 Go Fishing")
-    # hex targets
-    if act.target == "hex" or (act.name == "pledge-of-fealty" and choices.hex is not None):
-        if choices.hex is None:
-            raise InputError(f"{act.name}: choose a 'hex'")
-        rule = "§4.7 Pledge of Fealty" if act.name == "pledge-of-fealty" else f"§4.8 {act.title or act.name}"
-        hx = target_hex(ctx, choices.hex, rule)
-        prep["hex"] = hx
-        known = hex_of(s, hx.id)
-        claimed = known is not None and known.claimed
-        if act.name in ("claim-hex", "pledge-of-fealty"):
-            if claimed:
-                raise ctx.fail(f"hex {hx.id} is already claimed", rule)
-            why = claim_refusal(s, hx)
-            if why:
-                if act.name == "pledge-of-fealty":
-                    why += ("; a group's hex not bordering the kingdom becomes a secondary territory, which is"
-                            " not modelled: leave 'hex' out")
-                raise ctx.fail(why, f"{rule}: adjacent to the kingdom")
-            if act.name == "claim-hex":
-                if _used(ctx, "claim-hex") >= claim_limit(s.level):
-                    raise ctx.fail(f"Claim Hex may be used {claim_limit(s.level)} time(s) per turn at level {s.level}",
-                                   "§5.9 Claim Hex limit")
-                if not choices.reconnoitered:
-                    raise ctx.fail(f"hex {hx.id} must be Reconnoitered and cleared first", "§4.8 Claim Hex")
-                if s.level >= 4:
-                    extra_mods.append(StackMod("Expansion Expert", 2, "circumstance"))
+    return skill
+
+
+def _costs(ctx: Ctx, act: T.Activity, prep: Prep, facts: dict[str, Any], key: str) -> None:
+    """The first cost row whose condition holds (§3.0.3; ``forced``: may overspend, adding 1 Ruin)."""
+    row = next((c for c in act.costs if holds(c.when, facts)), None)
+    if row is None:
+        return
+    known = _known(ctx, prep)
+    symbols = {"terrain": T.core().terrain_rp[known.terrain] if known is not None else 0,
+               **{k: int(v) for k, v in prep.get("symbols", {}).items()}}
+    val, faces = amount(ctx, row.rp, f"{key}.cost", q=int(prep.get("q", 0)), m=int(prep.get("m", 0)),
+                        extra=symbols)
+    spend_rp(ctx, prep.asked, val, row.label or act.name.replace("-", " "), forced=row.forced, faces=faces)
+    prep["rp_paid"] = int(prep.get("rp_paid", 0)) + val
+
+
+def _dc(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep, facts: dict[str, Any]) -> Any:
+    s = ctx.state
+    rule = str(prep.get("dc_rule") or act.dc)
+    adjust = [(a.label or f"{act.name} DC", a.value) for a in act.dc_adjust if holds(a.when, facts)]
+    if act.streak is not None:
+        adjust.append(("consecutive turns", s.counters.get(f"streak:{act.name}", 0)))
+    if rule == "event":
+        name = str(prep.get("event", ""))
+        ev = catalog(ctx).events.get(name)
+        if ev is None:
+            raise ctx.fail(f"{act.name}: event {name!r} is not in the catalogue, so its modifier is unknown",
+                           "§5.12 event DC")
+        dc = dc_breakdown(s, "control", extra=ev.modifier, label=f"event modifier ({name})")
+    elif rule == "gm":
+        if row.dc is None:
+            raise ctx.fail(f"{act.name}: its DC is the GM's ruling; give it as 'dc' in the plan",
+                           "§4 activity DC (GM ruling)")
+        dc = dc_breakdown(s, str(row.dc), label=f"GM's ruling: {act.name} DC")
+    elif rule.startswith("negotiation"):
+        if row.dc is None:
+            if rule != "negotiation_or_control":
+                raise InputError(f"{act.name}: give the group's Negotiation DC as 'dc'")
+            dc = dc_breakdown(s, "control")
+        elif rule == "negotiation_or_control" and int(dc_breakdown(s, "control").total) >= row.dc:
+            dc = dc_breakdown(s, "control")  # the higher of the group's Negotiation DC and the Control DC
         else:
-            if not claimed:
-                raise ctx.fail(f"hex {hx.id} is not claimed by the kingdom", f"§4.8 {act.title}")
-            assert known is not None
-            if act.name == "establish-work-site":
-                com = choices.commodity or (known.resource or {"forest": "lumber"}.get(known.terrain, "ore"))
-                allowed = T.core().work_site_terrain.get(com)  # type: ignore[call-overload]
-                if allowed is None or known.terrain not in allowed:
-                    raise ctx.fail(f"a {com} work site needs {allowed or 'suitable'} terrain, hex {hx.id} is"
-                                   f" {known.terrain}", "§4.8 Establish Work Site")
-                if known.work_site is not None:
-                    raise ctx.fail(f"hex {hx.id} already has a work site", "§2.7 one feature of each kind")
-                prep["commodity"] = com
-                spend_rp(ctx, asked, T.core().terrain_rp[known.terrain], "establish work site")
-            elif act.name == "build-roads":
-                if known.roads:
-                    raise ctx.fail(f"hex {hx.id} already has roads", "§4.8 Build Roads")
-                cost = T.core().terrain_rp[known.terrain] * (2 if known.river and "bridge" not in known.features
-                                                             else 1)
-                if choices.second_hex:
-                    other = hex_of(s, choices.second_hex)
-                    why = f"hex {choices.second_hex!r} is not on the map" if other is None else \
-                        road_second_refusal(s, known, other)
-                    if why:
-                        raise ctx.fail(f"second road hex: {why}", "§4.8 Build Roads (critical success)")
-                spend_rp(ctx, asked, cost, "build roads")
-                prep["second_hex"] = choices.second_hex
-            elif act.name == "establish-farmland":
-                if known.terrain not in ("plains", "hills"):
-                    raise ctx.fail("Farmland needs a plains or hills hex", "§4.8 Establish Farmland")
-                if "farmland" in known.features:
-                    raise ctx.fail(f"hex {hx.id} already has Farmland", "§2.7")
-                st, dist = farmland_settlement(ctx, known, choices.settlement, "§4.8 Establish Farmland: in a"
-                                               " settlement's influence")
-                if "settlement" in known.features and not s.options.get("farmland_in_settlement_hex", True):
-                    raise ctx.fail("Farmland in a settlement's own hex is off (option)", "§4.11")
-                if choices.second_hex:
-                    other = hex_of(s, choices.second_hex)
-                    why = f"hex {choices.second_hex!r} is not on the map" if other is None else \
-                        farmland_second_refusal(s, known, other)
-                    if why:
-                        raise ctx.fail(f"second Farmland hex: {why}", "§4.8 Establish Farmland (critical success)")
-                prep.update(settlement=st.id, distance=dist, second_hex=choices.second_hex)
-                if known.terrain == "hills":
-                    extra_dc, dc_rule = 5, "control"
-                spend_rp(ctx, asked, 1 if known.terrain == "plains" else 2, "establish farmland")
-            elif act.name == "establish-settlement":
-                if any(f in known.features for f in ("settlement", "freehold", "farmland")):
-                    raise ctx.fail(f"hex {hx.id} already holds a settlement, freehold or farmland",
-                                   "§4.8 Establish Settlement")
-                prep["settlement_id"] = choices.id or f"s{len(s.settlements) + 1}"
-                prep["settlement_name"] = choices.name or prep["settlement_id"]
-    # commerce specifics
-    if act.name == "trade-commodities":
-        com = choices.commodity or ""
-        if com not in T.COMMODITIES:
-            raise InputError("trade-commodities: choose a 'commodity'")
-        qty = choices.quantity if choices.quantity is not None else 1
-        if not 1 <= qty <= min(4, s.commodities[com]):
-            raise ctx.fail(f"trade 1..{min(4, s.commodities[com])} {com} (have {s.commodities[com]})", "§4.3")
-        prep["q"] = qty
-        ctx.emit(E.CommodityChanged(commodity=com, delta=-qty, cause="trade commodities"))
-        if choices.group and choices.group in s.diplomatic_relations:
-            extra_mods.append(StackMod("diplomatic relations", 1, "circumstance"))
-    if act.name == "manage-trade-agreements":
-        mm = choices.agreements if choices.agreements is not None else len(s.trade_agreements)
-        if not 1 <= mm <= len(s.trade_agreements):
-            raise ctx.fail(f"manage 1..{len(s.trade_agreements)} trade agreements", "§3.2 C4")
-        prep["m"] = mm
-        goods = dict(choices.goods or {})
-        if sum(goods.values()) > mm or goods.get("luxuries", 0) * 2 > mm:
-            raise ctx.fail("at most m commodities, at most half of them Luxuries", "§4.3 Manage Trade Agreements")
-        prep["goods"] = goods
-        spend_rp(ctx, asked, 2 * mm, "manage trade agreements")
-        if _used_last(ctx, act.name):
-            extra_dc = 5
-    if act.name == "tap-treasury" and s.treasury_debt:
-        worsen = 2
-    if act.name == "craft-luxuries":
-        val, faces = amount(ctx, "rd", f"{key}.cost")
-        spend_rp(ctx, asked, val, "craft luxuries", forced=True, faces=faces)
-    elif isinstance(act.cost_rp, int):
-        spend_rp(ctx, asked, act.cost_rp, act.name)
-    # the DC
-    if dc_rule == "none":
+            dc = dc_breakdown(s, str(row.dc), label="negotiation DC")
+        if "+" in rule:
+            adjust.insert(0, (act.name, int(rule.split("+")[1])))
+    elif rule.startswith("control+"):
+        adjust.insert(0, (act.name, int(rule.split("+")[1])))
+        dc = dc_breakdown(s, "control")
+    elif rule in ("control", "terrain_farmland"):
+        dc = dc_breakdown(s, "control")
+    else:
+        dc = dc_breakdown(s, rule, label=f"{act.name} DC")
+    # one combined term per DC (as before issue 15), so a recorded DC reads the same
+    extra = sum(v for _, v in adjust)
+    if not extra:
+        return dc
+    if rule.startswith("control") or rule in ("terrain_farmland",) or (rule.startswith("negotiation")
+                                                                        and row.dc is None):
+        label = act.name if rule.startswith("control+") and len(adjust) == 1 else f"{act.name} DC +{extra}"
+        return dc_breakdown(s, "control", extra=extra, label=label)
+    return with_terms(dc, adjust)
+
+
+def _modifiers(act: T.Activity, facts: dict[str, Any]) -> list[StackMod]:
+    """The activity's own bonuses whose condition holds (Expansion Expert, diplomatic relations ...)."""
+    return [StackMod(m.note or act.name, m.value, m.type) for m in act.modifiers if holds(m.when, facts)]
+
+
+def location(act: T.Activity, row: ActivityRow, prep: Prep, state: Any) -> tuple[str, str]:
+    """Where the check happens (§5.10; issue 15): (settlement id, hex id) by the activity's ``place``."""
+    place_ = act.place
+    hx = prep.get("hex")
+    sid = str(prep.get("settlement") or row.settlement or "")
+    if place_ == "hex" and hx is not None:
+        return ("", hx.id) if "settlement" not in prep else (sid, hx.id)
+    if place_ == "capital":
+        return cap_id(state), ""
+    return sid, hx.id if hx is not None else ""
+
+
+def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category: str,
+            role: str = "") -> Degree | None:
+    """Validate and resolve one activity of ``category`` (§3.2, §3.3); raises ``RuleError`` naming the rule."""
+    cat = catalog(ctx)
+    act = cat.activities.get(choices.activity)
+    if act is None:
+        raise InputError(f"unknown activity {choices.activity!r}")
+    if act.category != category:
+        raise ctx.fail(f"{_title(act)} is a {act.category} activity, not a {category} activity",
+                       "§3.3 activity phase steps")
+    s = ctx.state
+    lock = activity_lock(s, act)
+    if lock:
+        raise ctx.fail(f"{act.name} is not unlocked: it needs {lock} (or campaign option unlock_all_activities)",
+                       "§5.15 activity unlocks")
+    if in_anarchy(s) and not act.anarchy_allowed:
+        raise ctx.fail(f"the kingdom is in anarchy: only Quell Unrest is allowed, not {act.name}",
+                       "§3.1 U2.5 anarchy")
+    _limit(ctx, act)
+    mods: list[StackMod] = []
+    role = _who(ctx, act, choices, category, role, mods)
+    prep = Prep(asked, key=key)
+    if category == "army":
+        prep["army"] = str(getattr(choices, "army", ""))
+    if category == "civic" or act.target == "settlement":
+        prep["settlement"] = str(choices.settlement or cap_id(s))
+    elif choices.settlement:
+        prep["settlement"] = choices.settlement
+    handler = TARGETS.get(act.target)
+    if handler is not None:
+        handler(ctx, act, choices, prep)
+    _cooldowns(ctx, act, prep)
+    for name in act.requires:
+        REQUIREMENTS[name](ctx, act, choices, prep)
+    _cooldowns(ctx, act, prep)  # a requirement may name the target (Garrison Army's site)
+    skill = _skill(ctx, act, choices, prep)
+    prep["skill"] = skill
+    picks = Picks.of(choices)
+    run = Run(ctx, asked, picks, act.name, prep)
+    facts = run.facts()
+    facts.update(group_related=prep.get("group", choices.group) in s.diplomatic_relations,
+                 group_at_war=bool(prep.get("group")) and prep.get("group") in s.enemies,
+                 treasury_debt=s.treasury_debt, repair="repair" in prep, skill=skill)
+    _costs(ctx, act, prep, facts, key)
+    sid, hid = location(act, choices, prep, s)
+    if str(prep.get("dc_rule") or act.dc) == "none":
         # no check at all (the data's dc = "none"): the activity's outcome applies directly
         ctx.emit(E.ActivityWithoutCheck(activity=act.name, category=category, role=role,
                                         settlement=str(prep.get("settlement", choices.settlement or "")),
-                                        target=str(prep.get("ruin") or (prep["hex"].id if "hex" in prep else ""))))
-        run_effects(ctx, asked, act.outcomes.for_degree("success"), key=key, name=act.name, picks=picks, prep=prep)
-        extra = gm_effects(choices.gm_effects)
-        if extra:
-            run_effects(ctx, asked, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", picks=picks, prep=prep)
+                                        target=str(prep.get("army") if category == "army" else
+                                                   prep.get("target", ""))))
+        _outcome(ctx, act, run, "success", key, choices)
         return None
-    if dc_rule == "event":
-        dc = _event_dc(ctx, act, choices)
-    elif dc_rule == "gm":
-        if choices.dc is None:
-            raise ctx.fail(f"{act.name}: its DC is the GM's ruling; give it as 'dc' in the plan",
-                           "§4 activity DC (GM ruling)")
-        dc = dc_breakdown(s, str(choices.dc), label=f"GM's ruling: {act.name} DC")
-    elif dc_rule == "negotiation":
-        if choices.dc is None:
-            raise InputError(f"{act.name}: give the group's Negotiation DC as 'dc'")
-        dc = dc_breakdown(s, str(choices.dc), label="negotiation DC")
-    elif dc_rule.startswith("control+"):
-        dc = dc_breakdown(s, "control", extra=int(dc_rule.split("+")[1]) + extra_dc, label=act.name)
-    elif dc_rule in ("control", "terrain_farmland"):
-        dc = dc_breakdown(s, "control", extra=extra_dc, label=f"{act.name} DC +{extra_dc}")
-    else:
-        dc = dc_breakdown(s, dc_rule, label=f"{act.name} DC")
+    dc = _dc(ctx, act, choices, prep, facts)
+    mods.extend(_modifiers(act, facts))
+    worsen = -sum(a.value for a in act.degree_adjust if holds(a.when, facts))
     if not skill:
         raise InputError(f"{act.name}: choose a 'skill'")
-    degree = resolve_check(ctx, key=key, activity=act.name, category=category, skill=skill, dc=dc, role=role,
-                           settlement=str(prep.get("settlement", choices.settlement or "")),
-                           target=str(prep.get("ruin") or (prep["hex"].id if "hex" in prep else "")),
-                           warfare=act.warfare, extra=extra_mods, fame_reroll=choices.fame_reroll,
-                           worsen=worsen, selector_target=str(prep.get("ruin") or prep.get("commodity") or (
-                               prep["structure"].name if "structure" in prep else "")))
-    run_effects(ctx, asked, act.outcomes.for_degree(degree.label), key=key, name=act.name, picks=picks, prep=prep)
-    extra = gm_effects(choices.gm_effects)
-    if extra:
-        run_effects(ctx, asked, extra, key=f"{key}.gm", name=f"{act.name} (GM ruling)", picks=picks, prep=prep)
+    target = str(prep.get("army") if category == "army" else
+                 prep.get("ruin") or (prep["hex"].id if prep.get("hex") is not None else ""))
+    selector_target = str(prep.get("ruin") or prep.get("commodity") or (
+        prep["structure"].name if "structure" in prep else prep.get("target", "")))
+    at = CheckAt(activity=act.name, category=category, role=role,
+                 settlement=str(prep.get("settlement", choices.settlement or "")) if sid or not hid else sid,
+                 hex=hid, target=target, selector_target=selector_target, warfare=act.warfare)
+    degree = resolve_check(ctx, key=key, at=at, skill=skill, dc=dc, extra=mods, fame_reroll=choices.fame_reroll,
+                           worsen=worsen, boon=choices.boon or "", assurance=choices.assurance,
+                           reroll_for_rp=choices.reroll_for_rp)
+    if act.streak is not None:
+        n = s.counters.get(f"streak:{act.name}", 0)
+        ctx.emit(E.CounterSet(name=f"streak:{act.name}", value=n + act.streak.up, cause=f"{act.name} used"))
+    run.degree = degree.label
+    _outcome(ctx, act, run, degree.label, key, choices)
     return degree
 
 
-def _event_dc(ctx: Ctx, act: T.Activity, choices: ActivityRow) -> Any:
-    """dc = "event": the Control DC adjusted by the targeted (ongoing) event's modifier (§5.12).
-
-    The plan names the event as 'event'; with exactly one ongoing event that one is the target.
-    """
-    s = ctx.state
-    ongoing = [e.name for e in s.ongoing_events]
-    name = choices.event
-    if name is None:
-        if len(ongoing) != 1:
-            raise ctx.fail(f"{act.name} targets an ongoing event: name it as 'event' (ongoing: "
-                           f"{', '.join(ongoing) or 'none'})", "§5.12 event DC")
-        name = ongoing[0]
-    name = str(name)
-    if name not in ongoing:
-        raise ctx.fail(f"{act.name} targets {name!r}, which is not an ongoing event (ongoing: "
-                       f"{', '.join(ongoing) or 'none'})", "§5.12 event DC")
-    ev = catalog(ctx).events.get(name)
-    if ev is None:
-        raise ctx.fail(f"{act.name}: event {name!r} is not in the catalogue, so its modifier is unknown",
-                       "§5.12 event DC")
-    return dc_breakdown(s, "control", extra=ev.modifier, label=f"event modifier ({name})")
+def _outcome(ctx: Ctx, act: T.Activity, run: Run, degree: str, key: str, choices: ActivityRow) -> None:
+    run.degree = degree
+    try:
+        run.apply(act.outcomes.for_degree(degree), key)
+    except Redirect as r:
+        # an unpayable cost: the result is treated as another degree (its outcome applies instead)
+        ctx.emit(E.DegreeChanged(activity=act.name, degree_from=degree, degree_to=r.degree,
+                                 cause=f"{r.why}: treated as {r.degree.replace('_', ' ')}"))
+        run.degree = r.degree
+        run.apply(act.outcomes.for_degree(r.degree), f"{key}.r")
+    if act.gm_note:
+        ctx.emit(E.GMRuling(source=act.name, note=act.gm_note))
+    extra = gm_effects(choices.gm_effects)
+    if extra:
+        Run(ctx, run.asked, run.picks, f"{act.name} (GM ruling)", run.prep, degree).apply(extra, f"{key}.gm")
 
 
-def _favored_land(ctx: Ctx, act: T.Activity, choices: ActivityRow, extra_mods: list[StackMod]) -> None:
+def _favored_land(ctx: Ctx, choices: ActivityRow, extra_mods: list[StackMod]) -> None:
     """Favored Land (§5.9): once per turn two Region activities together in one heartland hex, each at -2.
 
     The first of the pair grants the extra Region activity the second one uses (the pair is
@@ -720,9 +830,3 @@ def _favored_land(ctx: Ctx, act: T.Activity, choices: ActivityRow, extra_mods: l
     extra_mods.append(StackMod("Favored Land", -2, "untyped"))
     if s.favored_land_uses == 0:
         ctx.emit(E.ExtraActivityGranted(category="region", cause="favored-land"))
-
-
-def in_anarchy_block(ctx: Ctx, act: T.Activity) -> bool:
-    return in_anarchy(ctx.state) and not act.anarchy_allowed
-
-

@@ -20,6 +20,7 @@ from kingdomlog.rulesets.pf2e.evolve import founding_structure
 from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
     adjacent_to_kingdom,
+    check_facts,
     consumption,
     hex_at,
     hex_by_id,
@@ -30,6 +31,7 @@ from kingdomlog.rulesets.pf2e.state import (
     size_band,
     size_of,
     storage_cap,
+    structure_bonuses,
 )
 
 Audit = Callable[[KingdomState, Any], list[str]]
@@ -62,7 +64,31 @@ def _check(s: KingdomState, p: E.CheckResolved) -> list[str]:
                    f" {'in' if in_anarchy(s) else 'not in'} anarchy by today's rules (§2.11.12)")
     if T.core().skills.get(p.skill, p.ability) != p.ability:
         out.append(f"{what}: {p.skill} is {T.core().skills[p.skill]}-based today, not {p.ability}-based")
+    out.extend(_structure_items(s, p, what))
     return out
+
+
+def _structure_items(s: KingdomState, p: E.CheckResolved, what: str) -> list[str]:
+    """Structure item bonuses recorded on a check against what today's rules give where it happened (§5.10:
+    its settlement, or the settlements whose influence covers its hex; identical structures stacking)."""
+    if p.assurance or p.category in ("reroll",):
+        return []
+    names = {st.name for st in s.settlements}
+    recorded = [t for t in p.terms if t.kind == "item" and t.value > 0 and t.label.endswith(")")
+                and t.label.rsplit("(", 1)[-1].rstrip(")") in names]
+    facts = check_facts(s, p.skill, activity=p.activity, category=p.category, target=p.target, role=p.role,
+                        settlement=p.settlement, hex=p.hex)
+    today = structure_bonuses(s, facts, p.settlement, p.hex)
+    have = max((t.value for t in recorded), default=0)
+    want = max((m.value for m in today), default=0)
+    other = max((t.value for t in p.terms if t.kind == "item" and t.value > 0 and t not in recorded), default=0)
+    if max(have, other) != max(want, other):
+        where = f"settlement {p.settlement}" if p.settlement else f"hex {p.hex}" if p.hex else "the capital"
+        got = ", ".join(f"{t.label} +{t.value}" for t in recorded) or "none"
+        new = ", ".join(f"{m.label} +{m.value}" for m in today) or "none"
+        return [f"{what}: structure item bonus recorded {got}; today's rules give {new} for a check at {where}"
+                " (§5.10 structures reach their settlement and its influence; identical structures stack)"]
+    return []
 
 
 @on(E.FlatCheckResolved)
@@ -75,10 +101,16 @@ def _flat(s: KingdomState, p: E.FlatCheckResolved) -> list[str]:
 
 @on(E.RandomEventChecked)
 def _random_event(s: KingdomState, p: E.RandomEventChecked) -> list[str]:
+    if p.table == "cult":
+        want_dc = s.cult_event_dc or int(s.options.get("cult_event_dc_start", 20))
+        if p.dc != want_dc or R.flat_succeeds(p.die, p.dc) != p.occurred:
+            return [f"cult event check: d20 {p.die} vs DC {p.dc} recorded {'occurred' if p.occurred else 'not'};"
+                    f" today's rules: DC {want_dc}"]
+        return []
     out = []
     if p.dc != s.event_dc:
         out.append(f"random event check: DC {p.dc} recorded, the event DC is {s.event_dc} (§3.4 E1)")
-    if R.flat_succeeds(p.die, p.dc) != p.occurred:
+    if R.flat_succeeds(p.die, p.dc) != p.occurred and not p.forced:
         out.append(f"random event check: d20 {p.die} vs DC {p.dc} {'fails' if p.occurred else 'succeeds'} by"
                    " today's rules (§3.4 E1)")
     want = R.next_event_dc(p.dc, p.occurred, int(s.options.get("event_dc_step", 5)))
@@ -162,7 +194,10 @@ def _converted(s: KingdomState, p: E.RPConverted) -> list[str]:
     out = []
     if p.rp != s.rp:
         out.append(f"RP to XP: {p.rp} RP converted, the kingdom had {s.rp}")
-    xp, discarded = R.rp_to_xp(p.rp, int(s.options.get("rp_to_xp_limit", 120)))
+    blocked = min(p.rp, s.rp_no_xp)
+    rate = R.rp_to_xp_rate(s.level, str(s.options.get("rp_to_xp_mode", "published")))
+    xp, discarded = R.rp_to_xp_at(p.rp - blocked, int(s.options.get("rp_to_xp_limit", 120)), rate)
+    discarded += blocked
     if (p.xp, p.discarded) != (xp, discarded):
         out.append(f"RP to XP: {p.rp} RP gave {p.xp} XP ({p.discarded} discarded); today's rules give {xp} XP"
                    f" ({discarded} discarded) (§3.4 E3)")
@@ -192,7 +227,7 @@ def _leveled(s: KingdomState, p: E.LeveledUp) -> list[str]:
 def _claimed(s: KingdomState, p: E.HexClaimed) -> list[str]:
     out = []
     old = hex_by_id(s, p.hex.id)
-    want = 0 if old is not None and old.ever_claimed else int(s.options.get("xp_per_hex", 10))
+    want = 0 if old is not None and old.ever_claimed else R.xp_for_hex(s.options, size_of(s))
     if p.xp != want:
         out.append(f"hex {p.hex.id} claimed for {p.xp} XP; today's rules give {want} (§5.13)")
     at = (p.hex.q, p.hex.r) if p.hex.q is not None and p.hex.r is not None else (old.at if old else None)
@@ -224,7 +259,116 @@ def _farmland(s: KingdomState, p: E.FarmlandEstablished) -> list[str]:
     return out
 
 
+def _structure_numbers(name: str, rec: Any, today: T.Structure) -> list[str]:
+    """The numbers of a recorded structure that today's data gives differently."""
+    out = []
+    for field in ("storage", "consumption_reduction", "item_bonuses"):
+        if getattr(rec, field) != getattr(today, field):
+            out.append(f"{field} {getattr(rec, field)!r} recorded, today's data {getattr(today, field)!r}")
+    return out
+
+
 @on(E.KingdomFounded)
 def _founded(s: KingdomState, p: E.KingdomFounded) -> list[str]:
-    return [f"founding structure {name!r} is not in today's data: it stands with no storage, bonus or reduction"
-            for name in p.structures if founding_structure(s, name) is None]
+    out = []
+    recorded = {i: f for i, f in enumerate(p.structure_facts or [])}
+    for i, name in enumerate(p.structures):
+        today = founding_structure(s, name)
+        if today is None:
+            out.append(f"founding structure {name!r} is not in today's data: it stands with "
+                       + ("the numbers recorded at founding" if i in recorded else
+                          "no storage, bonus or reduction"))
+            continue
+        rec = recorded.get(i)
+        if rec is None:
+            # v1/v2: the numbers were looked up at replay; say where today's stacking facts would differ
+            flags = stacking_from(today)
+            if flags.reduction_when or (today.consumption_reduction and not flags.reduction_stacks):
+                out.append(f"founding structure {name}: recorded before stacking facts (issue 15); it replays with"
+                           f" today's numbers, its reduction adding up with identical ones; today's rules record"
+                           f" {flags.model_dump()}")
+            continue
+        diff = _structure_numbers(name, rec, today)
+        if diff:
+            out.append(f"founding structure {name}: " + "; ".join(diff))
+    return out
+
+
+def stacking_from(struct: T.Structure) -> E.StackingFacts:
+    return E.StackingFacts(edifice=struct.edifice, reduction_stacks=struct.reduction_stacks,
+                           item_bonus_stacks=struct.item_bonus_stacks and not struct.edifice,
+                           reduction_when=struct.reduction_when)
+
+
+@on(E.StructureBuilt)
+def _built(s: KingdomState, p: E.StructureBuilt) -> list[str]:
+    return _built_common(s, p)
+
+
+@on(E.InfrastructureBuilt)
+def _infra(s: KingdomState, p: E.InfrastructureBuilt) -> list[str]:
+    return _built_common(s, p)
+
+
+def _built_common(s: KingdomState, p: Any) -> list[str]:
+    out = []
+    today = T.catalog(s.homebrew).structures.get(p.structure)
+    if today is None:
+        return [f"{p.structure} built in {p.settlement} is not in today's data"]
+    want = stacking_from(today)
+    if p.stacking is None:
+        if want.reduction_when or (today.consumption_reduction and not want.reduction_stacks) or want.edifice:
+            out.append(f"{p.structure} in {p.settlement}: recorded before stacking facts (issue 15); it replays as"
+                       f" then (its reduction and item bonus add up with identical ones); today's rules record"
+                       f" {want.model_dump()}")
+    elif p.stacking != want:
+        out.append(f"{p.structure} in {p.settlement}: stacking {p.stacking.model_dump()} recorded, today's data"
+                   f" {want.model_dump()}")
+    diff = _structure_numbers(p.structure, p, today)
+    if diff:
+        out.append(f"{p.structure} in {p.settlement}: " + "; ".join(diff))
+    return out
+
+
+@on(E.RuinChanged)
+def _ruin(s: KingdomState, p: E.RuinChanged) -> list[str]:
+    r = s.ruin[p.ruin]
+    opts: dict[str, Any] = {"mode": str(s.options.get("ruin_overflow_mode", "subtract_threshold")),
+            "penalty_cap": int(s.options.get("ruin_penalty_cap", 0)),
+            "at": str(s.options.get("ruin_overflow_at", "exceeds"))}
+    if p.penalty_averted and p.delta == 0:
+        return []
+    pts, pen = R.ruin_after(r.points, r.threshold, r.penalty, p.delta, averted=p.penalty_averted, **opts)
+    if p.points_after is None:
+        legacy = R.ruin_after(r.points, r.threshold, r.penalty, p.delta, averted=p.penalty_averted,
+                              mode=opts["mode"], penalty_cap=opts["penalty_cap"])
+        if legacy != (pts, pen):
+            return [f"{p.ruin} {p.delta:+d} ({p.cause}): replays to {legacy[0]} points, penalty {legacy[1]} (v1, the"
+                    f" fold's rule); today's options give {pts}, penalty {pen} (§3.0.5)"]
+        return []
+    if (p.points_after, p.penalty_after) != (pts, pen):
+        return [f"{p.ruin} {p.delta:+d} ({p.cause}): {p.points_after} points, penalty {p.penalty_after} recorded;"
+                f" today's rules give {pts}, penalty {pen} (§3.0.5)"]
+    return []
+
+
+@on(E.UnrestChanged)
+def _unrest(s: KingdomState, p: E.UnrestChanged) -> list[str]:
+    cap = int(s.options.get("unrest_cap", 0))
+    want = max(0, s.unrest + p.delta)
+    want = min(cap, want) if cap else want
+    if p.unrest_after is not None and p.unrest_after != want:
+        return [f"Unrest {p.delta:+d} ({p.cause}): {p.unrest_after} recorded after, today's rules give {want}"
+                " (§3.0.7)"]
+    return []
+
+
+@on(E.FameChanged)
+def _fame(s: KingdomState, p: E.FameChanged) -> list[str]:
+    from kingdomlog.rulesets.pf2e.state import fame_max
+
+    want = max(0, min(fame_max(s), s.fame + p.delta))
+    if p.fame_after is not None and p.fame_after != want:
+        return [f"Fame {p.delta:+d} ({p.reason}): {p.fame_after} recorded after, today's rules give {want}"
+                " (§2.1 Fame cap)"]
+    return []

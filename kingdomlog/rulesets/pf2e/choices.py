@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator
 
 from kingdomlog.core.choices import Choices, Option, Pick
+from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.rules import check_amount
@@ -85,8 +86,9 @@ class EffectEntry(Choices):
     type: T.BonusType = "circumstance"
     expires: T.Expiry = "end_of_this_turn"
     turns: int = 0
-    when: T.EffectWhen = ""
+    when: str = Field(default="", description="a condition (core.effects.Predicate): the effect applies only then")
     options: list[list[EffectEntry]] = Field(default_factory=list)
+    note: str = ""
 
     @field_validator("amount")
     @classmethod
@@ -97,6 +99,14 @@ class EffectEntry(Choices):
             except InputError as exc:
                 raise ValueError(str(exc)) from None
         return v
+
+    @field_validator("when", "selector")
+    @classmethod
+    def _predicate(cls, v: str) -> str:
+        try:
+            return check_predicate(v)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
 
 
 # What the outcome effects of a check may ask (a branch, the Ruins "of your choice", the GM's ruling),
@@ -110,6 +120,11 @@ GMEffects = Annotated[list[EffectEntry], Field(
                 " each is shaped like an outcome effect of the data)")]
 FameReroll = Annotated[bool, Field(description="spend 1 Fame to re-roll the check (§3.0.8)")]
 AvertRuin = Annotated[bool, Field(description="spend all Fame to avert a Ruin penalty (§3.0.7)")]
+CrushDissent = Annotated[bool, Field(description="Crush Dissent (feat): a Warfare check against the step's first"
+                                                 " Unrest gain (success: none; critical failure: doubled)")]
+Liquidate = Annotated[bool, Field(description="Liquidate Resources (feat): the turn's first forced RP spend that"
+                                              " would empty the treasury leaves 1 RP (4 fewer Resource Dice next"
+                                              " turn)")]
 
 
 # ------------------------------------------------------------------ founding
@@ -184,6 +199,9 @@ class FoundingChoices(Choices):
     structures: list[Annotated[str, Pick("structures", what="a structure")]] = Field(
         default_factory=list, description="1-lot level-1 structures already standing in the capital (setup)")
     resume: ResumeEntry | None = Field(default=None, description="import a running kingdom")
+    feat_choice: list[T.RuinName | T.RoleName] = Field(
+        default_factory=list, description="what the government's feat chooses (Muddle Through: the Ruins, the first"
+                                          " raised most)")
 
 
 # ------------------------------------------------------------------ upkeep
@@ -208,6 +226,17 @@ class RelationEntry(Choices):
     added: bool = True
 
 
+class EnemyArmyEntry(Choices):
+    """An enemy army the GM puts on the map (data/armies.toml), at a level, hidden from players until revealed."""
+
+    id: str
+    army: str = Field(description="the army's data entry (data/armies.toml)")
+    name: str = ""
+    level: int | None = Field(default=None, ge=1, le=20, description="default: its data's level")
+    hex: str = ""
+    revealed: bool = False
+
+
 class LeadershipUpkeepChoices(Choices):
     """U0-U1 (§3.1): the party level, story unlocks, war and armies, relations, New Leadership, downtime."""
 
@@ -217,6 +246,11 @@ class LeadershipUpkeepChoices(Choices):
     downtime: dict[RoleName, Downtime] = Field(
         default_factory=dict, description="leaders who did NOT spend a downtime week")
     at_war: bool | None = Field(default=None, description="the kingdom is at war (default: unchanged)")
+    declare_war: list[str] = Field(default_factory=list, description="groups the kingdom goes to war with")
+    end_war: list[str] = Field(default_factory=list, description="groups the kingdom makes peace with")
+    enemy_armies: list[EnemyArmyEntry] = Field(default_factory=list, description="the GM's enemy armies entering"
+                                                                              " the map")
+    reveal_armies: list[str] = Field(default_factory=list, description="enemy armies the players now see")
     armies: dict[str, Annotated[int, Field(ge=0)] | None] = Field(
         default_factory=dict, description="army -> its Consumption; null removes it (armies are named by the GM)")
     relations: list[RelationEntry] = Field(default_factory=list)
@@ -231,6 +265,9 @@ class LeadershipUpkeepChoices(Choices):
 class UnrestChoices(Choices):
     """U2 Adjust Unrest (§3.1 U2)."""
 
+    warfare_last_turn: bool = Field(default=False, description="option warfare_mode = abstract: warfare took place"
+                                                               " last turn (1d6 Unrest and a Ruin +1)")
+
     ruin_split: RuinName | dict[RuinName, Annotated[int, Field(ge=0)]] = Field(
         default_factory=dict, description="the 1d10 Ruin points at Unrest 10+: {ruin: n}, or one Ruin for all"
                                           " (default: spread to the Ruins furthest from overflowing)")
@@ -239,6 +276,8 @@ class UnrestChoices(Choices):
                                   " claimed hex without a settlement)")
     avert_anarchy_with_fame: bool = Field(default=False, description="spend all Fame to avert anarchy (§3.0.7)")
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class ConsumptionChoices(Choices):
@@ -263,6 +302,8 @@ class TaxesChoices(Choices):
     ruins: RuinsChoice = None
     gm_effects: GMEffects
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class ExpensesChoices(Choices):
@@ -275,6 +316,8 @@ class ExpensesChoices(Choices):
     ruins: RuinsChoice = None
     gm_effects: GMEffects
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class TradeChoices(Choices):
@@ -293,6 +336,8 @@ class TradeChoices(Choices):
     ruins: RuinsChoice = None
     gm_effects: GMEffects
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class AgreementsChoices(Choices):
@@ -309,6 +354,8 @@ class AgreementsChoices(Choices):
     ruins: RuinsChoice = None
     gm_effects: GMEffects
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 # ------------------------------------------------------------------ activity phase
@@ -354,6 +401,14 @@ class ActivityRow(Choices):
     favored_land: bool = Field(default=False, description="pair two Region activities in one heartland hex (§5.9)")
     reconnoitered: bool = Field(default=True, description="Claim Hex: the hex was Reconnoitered and cleared")
     option: BranchOption = None
+    options: list[Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="the branch of each either/or outcome in order, when an outcome has several")
+    boon: str | None = Field(default=None, description="a held boon used on this check (its id)")
+    army_type: str | None = Field(default=None, description="Recruit Army: the army (data/armies.toml)")
+    army_id: str | None = Field(default=None, description="Recruit Army: the new army's id")
+    army_name: str | None = Field(default=None, description="Recruit Army: its name")
+    assurance: bool = Field(default=False, description="Kingdom Assurance: take 10 + proficiency instead of rolling")
+    reroll_for_rp: bool = Field(default=False, description="Free and Fair: re-roll a failure for 2 RP")
     gm_effects: GMEffects
     fame_reroll: FameReroll = False
 
@@ -379,11 +434,61 @@ class CivicRow(ActivityRow):
     activity: Annotated[str, Pick("civic_activities", what="a Civic activity")]
 
 
+class ArmyRow(ActivityRow):
+    """One Army activity (Appendix 3: Warfare): the army that acts and what the activity needs."""
+
+    activity: Annotated[str, Pick("army_activities", what="an Army activity")]
+    army: str = Field(description="the army that acts (its id)")
+    tactic: str | None = Field(default=None, description="Train Army: the tactic")
+    gear: str | None = Field(default=None, description="Outfit Army: the gear")
+    spoils: bool = Field(default=False, description="Outfit Army: gear from battle spoils (Warfare, no RP)")
+    condition: str | None = Field(default=None, description="Recover Army: the condition (or 'hp')")
+    enemy: str | None = Field(default=None, description="Offensive Gambit: the enemy army")
+    force_march: bool = Field(default=False, description="Deploy Army: force march (+4, weary +1, +2 on a failure)")
+    by_road: bool = Field(default=False, description="Deploy Army: start and end joined by a road (+1 degree)")
+
+
+class ArmyActivities(Choices):
+    """A4 (Appendix 3): each army of the kingdom takes one Army activity (an efficient army a second at -5)."""
+
+    activities: list[ArmyRow] = Field(default_factory=list)
+    avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
+
+
+class WarOrder(Choices):
+    """One war action of an army in a round (AoN 1869): advance, battle, guard, rally, retreat, disengage."""
+
+    army: str
+    action: Literal["advance", "battle", "guard", "rally", "retreat", "disengage"]
+    target: str = ""
+
+
+class BattleRow(Choices):
+    """A war encounter: the armies of each side in a hex and each round's orders (three per army)."""
+
+    id: str = ""
+    hex: str | None = None
+    kingdom: list[str]
+    enemy: list[str]
+    rounds: list[list[WarOrder]] = Field(default_factory=list)
+    unfinished: bool = Field(default=False, description="the GM stops the encounter after these rounds")
+
+
+class BattleChoices(Choices):
+    """A5: the turn's war encounters (after the Army activities; the GM's enemy armies and orders)."""
+
+    battles: list[BattleRow] = Field(default_factory=list)
+
+
 class LeadershipActivities(Choices):
     """A1 (§3.3): per PC leader 2 Leadership activities, 3 with a seat of government in the capital."""
 
     activities: list[LeadershipRow] = Field(default_factory=list)
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class RegionActivities(Choices):
@@ -391,6 +496,8 @@ class RegionActivities(Choices):
 
     activities: list[RegionRow] = Field(default_factory=list)
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 class CivicActivities(Choices):
@@ -398,9 +505,38 @@ class CivicActivities(Choices):
 
     activities: list[CivicRow] = Field(default_factory=list)
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
 
 
 # ------------------------------------------------------------------ event phase
+
+
+class EventRow(Choices):
+    """One more kingdom event resolved in E2: a continuing event's check this turn, or an event a rule
+    scheduled (Squatters after an abandoned hex, a Plague from a failed Irrigation ...)."""
+
+    event: Annotated[str, Pick("events", what="a kingdom event")]
+    skill: Annotated[str | None, _skill("event_skills", depends=("event",))] = None
+    settlement: Annotated[str | None, Pick("settlements", what="a settlement")] = Field(
+        default=None, description="where the event strikes, when its rule leaves the place to the GM")
+    hex: Annotated[str | None, Pick("hexes", what="a hex of the map")] = Field(
+        default=None, description="the hex it strikes, when its rule leaves the place to the GM")
+    fame_reroll: FameReroll = False
+    option: BranchOption = None
+    options: list[Annotated[int, Field(ge=0)]] | None = None
+    commodity: Commodity | None = None
+    ruin: RuinChoice = None
+    ruins: RuinsChoice = None
+    boon: str | None = None
+    assurance: bool = False
+    lots: list[tuple[int, int]] | None = Field(default=None, description="(block, lot) pairs an outcome's rubble"
+                                                                         " falls on, as the players choose")
+    gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
+    group: str | None = Field(default=None, description="the group an outcome deals with, as the GM names it")
+    gm_effects: GMEffects
+    skip: bool = Field(default=False, description="a continuing event's check is not attempted this turn (the"
+                                                  " GM's ruling: the PCs deal with it in play)")
 
 
 class EventResolveChoices(Choices):
@@ -425,6 +561,22 @@ class EventResolveChoices(Choices):
     end_events: list[Annotated[str, Pick("ongoing_events", what="an ongoing event")]] = Field(
         default_factory=list, description="ongoing events that end now")
     avert_ruin_penalty_with_fame: AvertRuin = False
+    crush_dissent: CrushDissent = False
+    liquidate_resources: Liquidate = False
+    settlement: Annotated[str | None, Pick("settlements", what="a settlement")] = Field(
+        default=None, description="where the event strikes, when its rule leaves the place to the GM")
+    hex: Annotated[str | None, Pick("hexes", what="a hex of the map")] = Field(
+        default=None, description="the hex it strikes, when its rule leaves the place to the GM")
+    options: list[Annotated[int, Field(ge=0)]] | None = None
+    boon: str | None = None
+    assurance: bool = False
+    lots: list[tuple[int, int]] | None = None
+    gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
+    group: str | None = Field(default=None, description="the group an outcome deals with, as the GM names it")
+    table_pick: Literal[0, 1] = Field(default=0, description="which of two table rolls occurs (Prognostication)")
+    events: list[EventRow] = Field(default_factory=list, description="continuing and scheduled events resolved"
+                                                                     " this turn (default: each with its first"
+                                                                     " skill)")
 
 
 class EventXPChoices(Choices):
@@ -444,6 +596,9 @@ class LevelChoices(Choices):
                                   " (empty: none)")
     feat_skill: Annotated[str | None, _skill()] = Field(
         default=None, description="the skill Skill Training trains, or the one Kingdom Assurance is taken for")
+    feat_choice: list[T.RuinName | T.RoleName] = Field(
+        default_factory=list, description="what the feat chooses (Civil Service: a role, default the first vacant;"
+                                          " Muddle Through: Ruins)")
     boosts: list[Ability] | None = None
     leader_checks: dict[RoleName, str] = Field(
         default_factory=dict, description="role -> the Loyalty-based skill of its check (§4.2 failure)")
@@ -565,7 +720,7 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         return [Option(h.id, h.id, _region_hex_detail(state, h)) for h in state.hexes]  # open: the step checks
     if source == "region_settlements":
         return None  # an earlier row of the Region step may found it; the activity checks it
-    if source in ("leadership_activities", "region_activities", "civic_activities"):
+    if source in ("leadership_activities", "region_activities", "civic_activities", "army_activities"):
         category = source.split("_", 1)[0]
         return [Option(a.name, a.title or a.name, _activity_detail(state, a))
                 for a in sorted(cat.activities.values(), key=lambda a: a.name) if a.category == category]

@@ -21,7 +21,11 @@ from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.state import (
+    Army,
+    Boon,
     BuiltStructure,
+    DueEvent,
+    EventWatch,
     Hex,
     KingdomModifier,
     KingdomState,
@@ -123,9 +127,22 @@ def _founded(s: KingdomState, p: E.KingdomFounded, turn: int) -> KingdomState:
     for i, name in enumerate(p.structures):
         blocks[i] = name
     st = st.model_copy(update={"blocks": ((blocks[0], blocks[1], blocks[2], blocks[3]),)})
+    recorded = {i: f for i, f in enumerate(p.structure_facts or [])}
     for i, name in enumerate(p.structures):
-        # the founding event names its structures; their numbers come from the data (audit warns when the
-        # data no longer has one: it then stands with no storage, bonuses or reductions)
+        rec = recorded.get(i)
+        if rec is not None and rec.name == name:
+            # v3: the numbers the founding recorded
+            st_facts = rec.stacking or E.StackingFacts()
+            built.append(BuiltStructure(name=name, block=0, lots=(i,), residential=rec.residential,
+                                        storage=dict(rec.storage), seat=rec.seat,
+                                        consumption_reduction=rec.consumption_reduction,
+                                        item_bonuses=dict(rec.item_bonuses), edifice=st_facts.edifice,
+                                        reduction_stacks=st_facts.reduction_stacks if rec.stacking else None,
+                                        item_bonus_stacks=st_facts.item_bonus_stacks if rec.stacking else None,
+                                        reduction_when=st_facts.reduction_when))
+            continue
+        # v1/v2: the founding event names its structures; their numbers come from the data (audit warns when
+        # the data no longer has one or has other numbers: it then stands with what today's data says)
         info = founding_structure(s, name)
         if info is None:
             built.append(BuiltStructure(name=name, block=0, lots=(i,)))
@@ -136,12 +153,16 @@ def _founded(s: KingdomState, p: E.KingdomFounded, turn: int) -> KingdomState:
                                     item_bonuses=dict(info.item_bonuses)))
     st = st.model_copy(update={"structures": tuple(built)})
     ruins = {r: s.ruin[r].model_copy(update={"points": int(p.ruin_points.get(r, 0))}) for r in T.RUINS}
+    if p.thresholds:
+        ruins = {r: ru.model_copy(update={"threshold": int(p.thresholds.get(r, ru.threshold))})
+                 for r, ru in ruins.items()}
     return _up(s, turn=p.resume_turn, xp=p.xp, unrest=p.unrest, ruin=ruins, event_dc=p.event_dc,
                founded=True, name=p.name, charter=p.charter, heartland=p.heartland, government=p.government,
                fame_type=p.fame_type, scores=dict(p.scores), skills=skills, feats=tuple(p.feats), leaders=leaders,
                hexes=hexes, settlements=(st,), commodities=commodities,
                pending=s.pending.model_copy(update={"rp": s.pending.rp + p.starting_rp}),
-               max_level=p.party_level, step="founding")
+               max_level=p.party_level, step="founding",
+               feat_choices={k: tuple(v) for k, v in p.feat_choices.items()})
 
 
 @on(E.ConsumptionPaid)
@@ -167,7 +188,7 @@ def _turn_started(s: KingdomState, p: E.TurnStarted, turn: int) -> KingdomState:
                random_event_this_turn=False, event_this_turn="", used_this_turn=(), xp_pending=0, extra_region=0,
                favored_land_uses=0, envy_used=False,
                structures_built_this_turn=(), leaders=leaders, modifiers=mods, anarchy_averted=False,
-               leveled_this_turn=False, step="upkeep")
+               leveled_this_turn=False, step="upkeep", flags=(), rp_no_xp=0, events_due=())
 
 
 @on(E.LeaderChanged)
@@ -193,17 +214,23 @@ def _downtime(s: KingdomState, p: E.LeaderDowntime, turn: int) -> KingdomState:
 
 @on(E.CheckResolved)
 def _check(s: KingdomState, p: E.CheckResolved, turn: int) -> KingdomState:
-    if p.category in ("event", "upkeep", "gm"):
+    if p.consumed:
+        s = _up(s, modifiers=tuple(m for m in s.modifiers if m.id not in p.consumed))
+    if p.boon:
+        s = _up(s, boons=tuple(b for b in s.boons if b.id != p.boon))
+    if p.category in ("event", "upkeep", "gm", "reroll"):
         return s
     used = (*s.used_this_turn, UsedActivity(name=p.activity, category=p.category, role=p.role,
-                                             settlement=p.settlement, skill=p.skill))
+                                             settlement=p.settlement, skill=p.skill,
+                                             target=p.target if p.category == "army" else ""))
     return _up(s, used_this_turn=used)
 
 
 @on(E.ActivityWithoutCheck)
 def _no_check(s: KingdomState, p: E.ActivityWithoutCheck, turn: int) -> KingdomState:
     used = (*s.used_this_turn, UsedActivity(name=p.activity, category=p.category, role=p.role,
-                                             settlement=p.settlement, skill=""))
+                                             settlement=p.settlement, skill="",
+                                             target=p.target if p.category == "army" else ""))
     return _up(s, used_this_turn=used)
 
 
@@ -231,7 +258,8 @@ def _rp(s: KingdomState, p: E.RPChanged, turn: int) -> KingdomState:
     spent = s.rp_spent_this_turn
     if p.delta < 0:
         spent += min(-p.delta, s.rp)
-    return _up(s, rp=max(0, new), rp_spent_this_turn=spent)
+    no_xp = s.rp_no_xp + p.delta if p.no_xp else s.rp_no_xp
+    return _up(s, rp=max(0, new), rp_spent_this_turn=spent, rp_no_xp=max(0, min(no_xp, max(0, new))))
 
 
 @on(E.CommodityChanged)
@@ -244,6 +272,8 @@ def _commodity(s: KingdomState, p: E.CommodityChanged, turn: int) -> KingdomStat
 
 @on(E.UnrestChanged)
 def _unrest(s: KingdomState, p: E.UnrestChanged, turn: int) -> KingdomState:
+    if p.unrest_after is not None:  # v2: recorded
+        return _up(s, unrest=p.unrest_after)
     new = max(0, s.unrest + p.delta)
     cap = int(s.options.get("unrest_cap", 0))
     if cap:
@@ -254,6 +284,9 @@ def _unrest(s: KingdomState, p: E.UnrestChanged, turn: int) -> KingdomState:
 @on(E.RuinChanged)
 def _ruin(s: KingdomState, p: E.RuinChanged, turn: int) -> KingdomState:
     r = s.ruin[p.ruin]
+    if p.points_after is not None and p.penalty_after is not None:  # v2: recorded
+        return _up(s, ruin={**s.ruin, p.ruin: r.model_copy(update={"points": p.points_after,
+                                                                     "penalty": p.penalty_after})})
     points, penalty = R.ruin_after(r.points, r.threshold, r.penalty, p.delta,
                                    mode=str(s.options.get("ruin_overflow_mode", "subtract_threshold")),
                                    penalty_cap=int(s.options.get("ruin_penalty_cap", 0)), averted=p.penalty_averted)
@@ -268,6 +301,8 @@ def _ruin_penalty(s: KingdomState, p: E.RuinPenaltyChanged, turn: int) -> Kingdo
 
 @on(E.FameChanged)
 def _fame(s: KingdomState, p: E.FameChanged, turn: int) -> KingdomState:
+    if p.fame_after is not None:  # v2: recorded
+        return _up(s, fame=p.fame_after)
     return _up(s, fame=max(0, min(fame_max(s), s.fame + p.delta)))
 
 
@@ -385,6 +420,14 @@ def _set_lots(st: Settlement, block: int, lots: list[int], value: str) -> Settle
     return st.model_copy(update={"blocks": tuple((b[0], b[1], b[2], b[3]) for b in blocks)})
 
 
+def _stacking(f: E.StackingFacts | None) -> dict[str, Any]:
+    """A built structure's recorded stacking facts (v1: none recorded, its numbers add up as they did)."""
+    if f is None:
+        return {}
+    return {"edifice": f.edifice, "reduction_stacks": f.reduction_stacks, "item_bonus_stacks": f.item_bonus_stacks,
+            "reduction_when": f.reduction_when}
+
+
 @on(E.StructureBuilt)
 def _built(s: KingdomState, p: E.StructureBuilt, turn: int) -> KingdomState:
     st = _settlement(s, p.settlement)
@@ -398,7 +441,7 @@ def _built(s: KingdomState, p: E.StructureBuilt, turn: int) -> KingdomState:
     structures.append(BuiltStructure(name=p.structure, block=p.block, lots=tuple(p.lots), residential=p.residential,
                                      storage=dict(p.storage), seat=p.seat,
                                      consumption_reduction=p.consumption_reduction,
-                                     item_bonuses=dict(p.item_bonuses)))
+                                     item_bonuses=dict(p.item_bonuses), **_stacking(p.stacking)))
     unbuilt = list(st.paid_unbuilt)
     if p.structure in unbuilt:
         unbuilt.remove(p.structure)
@@ -418,7 +461,7 @@ def _infra_built(s: KingdomState, p: E.InfrastructureBuilt, turn: int) -> Kingdo
             structures.remove(old)
     structures.append(BuiltStructure(name=p.structure, block=p.block, lots=(), storage=dict(p.storage),
                                      consumption_reduction=p.consumption_reduction,
-                                     item_bonuses=dict(p.item_bonuses), border=p.border))
+                                     item_bonuses=dict(p.item_bonuses), border=p.border, **_stacking(p.stacking)))
     unbuilt = list(st.paid_unbuilt)
     if p.structure in unbuilt:
         unbuilt.remove(p.structure)
@@ -449,20 +492,33 @@ def _cleared(s: KingdomState, p: E.LotsCleared, turn: int) -> KingdomState:
 
 @on(E.RandomEventChecked)
 def _random_event(s: KingdomState, p: E.RandomEventChecked, turn: int) -> KingdomState:
+    if p.table == "cult":
+        flags = (*s.flags, "cult-event") if p.occurred and "cult-event" not in s.flags else s.flags
+        return _up(s, cult_event_dc=p.new_dc, flags=flags, step="event")
     return _up(s, event_dc=p.new_dc, random_event_this_turn=p.occurred, step="event")
 
 
 @on(E.KingdomEventOccurred)
 def _event_occurred(s: KingdomState, p: E.KingdomEventOccurred, turn: int) -> KingdomState:
+    if p.selection == "scheduled":
+        return _up(s, events_due=(*s.events_due, DueEvent(name=p.name, settlement=p.settlement, hex=p.hex)))
     return _up(s, event_this_turn=p.name)
 
 
 @on(E.KingdomEventResolved)
 def _event_resolved(s: KingdomState, p: E.KingdomEventResolved, turn: int) -> KingdomState:
+    due = list(s.events_due)
+    hit = next((d for d in due if d.name == p.name), None)
+    if hit is not None:
+        due.remove(hit)
+        s = _up(s, events_due=tuple(due))
     ongoing = tuple(e for e in s.ongoing_events if e.name != p.name)
     if p.continues:
+        old = next((e for e in s.ongoing_events if e.name == p.name), None)
         ongoing = (*ongoing, OngoingEvent(name=p.name, unrest_per_turn=p.unrest_per_turn,
-                                          consumption_delta=p.consumption_delta, since_turn=turn))
+                                          consumption_delta=p.consumption_delta,
+                                          since_turn=old.since_turn if old is not None else turn, stage=p.stage,
+                                          failures=p.failures, settlement=p.settlement, hex=p.hex))
     return _up(s, ongoing_events=ongoing)
 
 
@@ -512,6 +568,19 @@ def _leveled(s: KingdomState, p: E.LeveledUp, turn: int) -> KingdomState:
         for a in p.boosts:
             scores[a] = R.boosted(scores[a])
         upd["scores"] = scores
+    # v2: what the level set, as recorded
+    if p.scores_after is not None:
+        upd["scores"] = dict(p.scores_after)
+    if p.skills_after is not None:
+        upd["skills"] = {k: v for k, v in p.skills_after.items() if v != "untrained"}
+    if p.thresholds_after is not None:
+        ruins = upd.get("ruin", s.ruin)
+        upd["ruin"] = {r: ru.model_copy(update={"threshold": int(p.thresholds_after.get(r, ru.threshold))})
+                       for r, ru in ruins.items()}
+    if p.feat and p.feat_choice:
+        # a repeatable feat (Kingdom Assurance) adds its choice to the earlier ones
+        prior = s.feat_choices.get(p.feat, ()) if p.feat in s.feats else ()
+        upd["feat_choices"] = {**s.feat_choices, p.feat: tuple(dict.fromkeys((*prior, *p.feat_choice)))}
     return _up(s, **upd)
 
 
@@ -575,10 +644,205 @@ def _ignored(s: KingdomState, p: E.GainIgnored, turn: int) -> KingdomState:
 def _turn_ended(s: KingdomState, p: E.TurnEnded, turn: int) -> KingdomState:
     mods = []
     for m in s.modifiers:
-        if m.expires == "end_of_this_turn":
+        if m.expires in ("end_of_this_turn", "once"):
             continue
         if m.expires == "end_of_next_turn":
             m = m.model_copy(update={"expires": "end_of_this_turn"})
         mods.append(m)
+    boons = tuple(b.model_copy(update={"expires": "end_of_this_turn"}) if b.expires == "end_of_next_turn" else b
+                  for b in s.boons if b.expires not in ("end_of_this_turn", "once"))
     return _up(s, fame=0, modifiers=tuple(mods), used_last_turn=s.used_this_turn, used_this_turn=(),
-               step="ended")
+               step="ended", boons=boons)
+
+
+@on(E.ModifierRemoved)
+def _modifier_removed(s: KingdomState, p: E.ModifierRemoved, turn: int) -> KingdomState:
+    return _up(s, modifiers=tuple(m for m in s.modifiers if m.id != p.id))
+
+
+def _structure_at(st: Settlement, name: str, block: int, border: str) -> BuiltStructure:
+    for b in st.structures:
+        if b.name == name and (b.block == block or (block < 0 and not b.lots)) and b.border == border:
+            return b
+    for b in st.structures:
+        if b.name == name:
+            return b
+    raise _Missing(f"structure {name!r} in settlement {st.id!r}")
+
+
+def _set_structure(s: KingdomState, st: Settlement, old: BuiltStructure, new: BuiltStructure) -> KingdomState:
+    structures = tuple(new if b is old else b for b in st.structures)
+    return _replace_settlement(s, st.model_copy(update={"structures": structures}))
+
+
+@on(E.StructureDamaged)
+def _damaged(s: KingdomState, p: E.StructureDamaged, turn: int) -> KingdomState:
+    st = _settlement(s, p.settlement)
+    b = _structure_at(st, p.structure, p.block, p.border)
+    return _set_structure(s, st, b, b.model_copy(update={"damaged": True}))
+
+
+@on(E.StructureRepaired)
+def _repaired(s: KingdomState, p: E.StructureRepaired, turn: int) -> KingdomState:
+    st = _settlement(s, p.settlement)
+    b = _structure_at(st, p.structure, p.block, p.border)
+    return _set_structure(s, st, b, b.model_copy(update={"damaged": False}))
+
+
+@on(E.LotsRubbled)
+def _rubbled(s: KingdomState, p: E.LotsRubbled, turn: int) -> KingdomState:
+    st = _settlement(s, p.settlement)
+    hit = [b for b in st.structures if b.lots and b.block == p.block and set(b.lots) & set(p.lots)]
+    for b in hit:  # a structure standing on a rubbled lot is destroyed; its other lots are free again
+        st = _set_lots(st, b.block, [i for i in b.lots if i not in p.lots], "")
+    structures = tuple(b for b in st.structures if b not in hit)
+    st = _set_lots(st, p.block, p.lots, "rubble").model_copy(update={"structures": structures})
+    return _replace_settlement(s, st)
+
+
+@on(E.RuinThresholdChanged)
+def _threshold(s: KingdomState, p: E.RuinThresholdChanged, turn: int) -> KingdomState:
+    r = s.ruin[p.ruin]
+    return _up(s, ruin={**s.ruin, p.ruin: r.model_copy(update={"threshold": p.threshold_after})})
+
+
+@on(E.DegreeChanged)
+def _degree_changed(s: KingdomState, p: E.DegreeChanged, turn: int) -> KingdomState:
+    return s
+
+
+@on(E.GMRuling)
+def _gm_ruling(s: KingdomState, p: E.GMRuling, turn: int) -> KingdomState:
+    return s
+
+
+@on(E.FlagSet)
+def _flag(s: KingdomState, p: E.FlagSet, turn: int) -> KingdomState:
+    return s if p.flag in s.flags else _up(s, flags=(*s.flags, p.flag))
+
+
+@on(E.CounterSet)
+def _counter(s: KingdomState, p: E.CounterSet, turn: int) -> KingdomState:
+    counters = dict(s.counters)
+    if p.value:
+        counters[p.name] = p.value
+    else:
+        counters.pop(p.name, None)
+    return _up(s, counters=counters)
+
+
+@on(E.FeatChoiceMade)
+def _feat_choice(s: KingdomState, p: E.FeatChoiceMade, turn: int) -> KingdomState:
+    return _up(s, feat_choices={**s.feat_choices, p.feat: tuple(p.choice)})
+
+
+@on(E.BoonGained)
+def _boon(s: KingdomState, p: E.BoonGained, turn: int) -> KingdomState:
+    b = p.boon
+    return _up(s, boons=(*s.boons, Boon(id=b.id, source=b.source, kind=b.kind, value=b.value, type=b.type,
+                                        selector=b.selector, skill=b.skill, xp=b.xp, expires=b.expires)))
+
+
+@on(E.BoonLapsed)
+def _boon_lapsed(s: KingdomState, p: E.BoonLapsed, turn: int) -> KingdomState:
+    s = _up(s, boons=tuple(b for b in s.boons if b.id != p.id))
+    return _up(s, xp=s.xp + p.xp) if p.xp else s
+
+
+@on(E.HexChanged)
+def _hex_changed(s: KingdomState, p: E.HexChanged, turn: int) -> KingdomState:
+    hx = _hex(s, p.hex_id)
+    features = (set(hx.features) | set(p.add_features)) - set(p.remove_features)
+    upd: dict[str, Any] = {}
+    if p.remove_work_site:
+        upd["work_site"] = None
+        features.discard("work_site")
+    if p.remove_roads:
+        upd["roads"] = False
+    if "farmland" in p.remove_features:
+        upd.update(farmland_of="", farmland_distance=0)
+    for name in ("river", "lake", "fortified", "failed_irrigation"):
+        if getattr(p, name) is not None:
+            upd[name] = getattr(p, name)
+    upd["features"] = tuple(sorted(features))
+    return _replace_hex(s, hx.model_copy(update=upd))
+
+
+@on(E.CapitalMoved)
+def _capital_moved(s: KingdomState, p: E.CapitalMoved, turn: int) -> KingdomState:
+    _settlement(s, p.settlement)
+    return _up(s, settlements=tuple(st.model_copy(update={"capital": st.id == p.settlement})
+                                    for st in s.settlements))
+
+
+@on(E.EventScheduled)
+def _scheduled(s: KingdomState, p: E.EventScheduled, turn: int) -> KingdomState:
+    w = EventWatch(id=p.id, event=p.event, dc=p.dc, turn=p.turn, cause=p.cause, hex=p.hex, settlement=p.settlement)
+    return _up(s, event_watch=(*s.event_watch, w))
+
+
+@on(E.EventWatchCleared)
+def _watch_cleared(s: KingdomState, p: E.EventWatchCleared, turn: int) -> KingdomState:
+    return _up(s, event_watch=tuple(w for w in s.event_watch if w.id != p.id))
+
+
+@on(E.ArmyRecruited)
+def _army_recruited(s: KingdomState, p: E.ArmyRecruited, turn: int) -> KingdomState:
+    a = p.army
+    unit = Army(**{**a.model_dump(), "tactics": tuple(a.tactics)})
+    return _up(s, army_units=(*tuple(x for x in s.army_units if x.id != a.id), unit))
+
+
+def _army_of(s: KingdomState, aid: str) -> Army:
+    for a in s.army_units:
+        if a.id == aid:
+            return a
+    raise _Missing(f"army {aid!r}")
+
+
+@on(E.ArmyUpdated)
+def _army_updated(s: KingdomState, p: E.ArmyUpdated, turn: int) -> KingdomState:
+    a = _army_of(s, p.army)
+    upd: dict[str, Any] = {k: (tuple(v) if k == "tactics" and isinstance(v, list) else v) for k, v in p.set.items()}
+    conditions = dict(a.conditions)
+    for name, v in p.conditions.items():
+        if v:
+            conditions[name] = v
+        else:
+            conditions.pop(name, None)
+    upd["conditions"] = conditions
+    new = a.model_copy(update=upd)
+    return _up(s, army_units=tuple(new if x.id == a.id else x for x in s.army_units))
+
+
+@on(E.ArmyRemoved)
+def _army_removed(s: KingdomState, p: E.ArmyRemoved, turn: int) -> KingdomState:
+    _army_of(s, p.army)
+    return _up(s, army_units=tuple(x for x in s.army_units if x.id != p.army))
+
+
+@on(E.WarDeclared)
+def _war_declared(s: KingdomState, p: E.WarDeclared, turn: int) -> KingdomState:
+    enemies = s.enemies if p.enemy in s.enemies else (*s.enemies, p.enemy)
+    return _up(s, enemies=enemies, at_war=True)
+
+
+@on(E.WarEnded)
+def _war_ended(s: KingdomState, p: E.WarEnded, turn: int) -> KingdomState:
+    enemies = tuple(e for e in s.enemies if e != p.enemy)
+    return _up(s, enemies=enemies, at_war=bool(enemies))
+
+
+@on(E.BattleStarted)
+def _battle_started(s: KingdomState, p: E.BattleStarted, turn: int) -> KingdomState:
+    return s
+
+
+@on(E.WarActionTaken)
+def _war_action(s: KingdomState, p: E.WarActionTaken, turn: int) -> KingdomState:
+    return s
+
+
+@on(E.BattleEnded)
+def _battle_ended(s: KingdomState, p: E.BattleEnded, turn: int) -> KingdomState:
+    return s

@@ -12,20 +12,23 @@ event) call these with numbers, so each rule is written once. Section numbers (�
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.dice.checks import CheckResult, Degree, flat_check, pf2e_check
 
 # ------------------------------------------------------------------ amounts in effect data
 
-_AMOUNT = re.compile(r"^(?P<sign>-?)(?:(?P<dice>\d+d\d+)|(?P<k>\d*)(?P<sym>rd|q|m|terrain|roads|farmland))$")
+_AMOUNT = re.compile(r"^(?P<sign>-?)(?:(?P<dice>\d+d\d+(?:[+-]\d+)?)|(?P<k>\d*)(?P<sym>rd|q|m|terrain|roads|farmland"
+                     r"|half|purchase|settlements|gifts|hexes|last))$")
 
 
 def check_amount(text: str) -> str:
     """Validate an amount expression of effect data (``3``, ``"-1d4"``, ``"rd"``, ``"2q"``); ``InputError``."""
     if not _AMOUNT.match(text.strip()):
-        raise InputError(f"amount {text!r} is not an integer, dice (1d4), or k×symbol (rd, q, m)")
+        raise InputError(f"amount {text!r} is not an integer, dice (1d4, 1d4+1), or k×symbol (rd, q, m, terrain,"
+                         " roads, farmland, half, purchase, settlements, gifts, hexes, last)")
     return text
 
 
@@ -113,12 +116,24 @@ def resource_dice_count(level: int, bonus: int, penalty: int) -> int:
     return max(0, level + 4 + bonus - penalty)
 
 
+def ruin_overflows(points: int, threshold: int, *, at: str = "exceeds") -> bool:
+    """Whether ``points`` overflow a Ruin's threshold (§3.0.5: "while value > threshold"; option
+    ``ruin_overflow_at = "reaches"``: at the threshold already).
+
+    >>> ruin_overflows(10, 10), ruin_overflows(11, 10), ruin_overflows(10, 10, at="reaches")
+    (False, True, True)
+    """
+    return points >= threshold if at == "reaches" else points > threshold
+
+
 def ruin_after(points: int, threshold: int, penalty: int, delta: int, *, mode: str, penalty_cap: int,
-               averted: bool) -> tuple[int, int]:
+               averted: bool, at: str = "exceeds") -> tuple[int, int]:
     """Points and penalty of a Ruin after ``delta`` points (§3.0.5 overflow, §3.0.6 reduction, §5.17 options).
 
     An increase past the threshold subtracts the threshold (or resets to 0) and raises the penalty once per
-    overflow; Fame spent averts the first raise. The flat check to lower a penalty is decided apart.
+    overflow; Fame spent averts the first raise; ``penalty_cap`` (0 = none) bounds the penalty. ``at``: the
+    overflow happens when points exceed the threshold (``exceeds``, the default) or reach it (``reaches``).
+    The flat check to lower a penalty is decided apart.
 
     >>> ruin_after(8, 10, 0, 25, mode="subtract_threshold", penalty_cap=0, averted=False)
     (3, 3)
@@ -126,12 +141,14 @@ def ruin_after(points: int, threshold: int, penalty: int, delta: int, *, mode: s
     (0, 1)
     >>> ruin_after(2, 10, 1, -5, mode="subtract_threshold", penalty_cap=0, averted=False)
     (0, 1)
+    >>> ruin_after(9, 10, 0, 1, mode="subtract_threshold", penalty_cap=0, averted=False, at="reaches")
+    (0, 1)
     """
     points += delta
     if delta < 0:
         return max(0, points), penalty
     first = True
-    while points > threshold:
+    while threshold > 0 and ruin_overflows(points, threshold, at=at):
         points = 0 if mode == "reset_to_zero" else points - threshold
         if not (first and averted):
             penalty += 1
@@ -176,6 +193,50 @@ def commodity_gain(stock: int, amount: int, cap: int) -> int:
 def rp_to_xp(rp: int, limit: int) -> tuple[int, int]:
     """E3: unspent RP become XP up to ``limit``; the rest is discarded (§3.4 E3)."""
     return min(rp, limit), max(0, rp - limit)
+
+
+VK_XP_PER_HEX: tuple[tuple[int, int], ...] = ((10, 100), (25, 50), (50, 25), (100, 10))
+"""Vance & Kerenshara homebrew: XP for a claimed hex by the kingdom's size before the claim (size < 10: 100,
+< 25: 50, < 50: 25, < 100: 10, else 5)."""
+
+
+def xp_for_hex(options: Mapping[str, Any], size: int) -> int:
+    """XP for claiming a hex (§5.13): option ``xp_per_hex`` (10), or by size with ``xp_per_hex_mode = "vk"``.
+
+    >>> xp_for_hex({}, 3), xp_for_hex({"xp_per_hex_mode": "vk"}, 9), xp_for_hex({"xp_per_hex_mode": "vk"}, 10)
+    (10, 100, 50)
+    >>> xp_for_hex({"xp_per_hex_mode": "vk"}, 99), xp_for_hex({"xp_per_hex_mode": "vk"}, 100)
+    (10, 5)
+    """
+    if options.get("xp_per_hex_mode", "published") == "vk":
+        return next((xp for below, xp in VK_XP_PER_HEX if size < below), 5)
+    return int(options.get("xp_per_hex", 10))
+
+
+VK_RP_TO_XP: tuple[tuple[int, int], ...] = ((5, 10), (9, 7), (13, 5), (17, 2))
+"""Vance & Kerenshara homebrew: XP per unspent RP by kingdom level (below 5: 10, below 9: 7, below 13: 5,
+below 17: 2, else 1)."""
+
+
+def rp_to_xp_rate(level: int, mode: str = "published") -> int:
+    """XP per unspent RP (§3.4 E3: 1; option ``rp_to_xp_mode = "vk"``: by level).
+
+    >>> [rp_to_xp_rate(3)] + [rp_to_xp_rate(lv, "vk") for lv in (4, 5, 16, 17)]
+    [1, 10, 7, 2, 1]
+    """
+    if mode != "vk":
+        return 1
+    return next((rate for below, rate in VK_RP_TO_XP if level < below), 1)
+
+
+def rp_to_xp_at(rp: int, limit: int, rate: int) -> tuple[int, int]:
+    """E3 at ``rate`` XP per RP: the XP gained (at most ``limit``, whole RP only) and the RP discarded.
+
+    >>> rp_to_xp_at(17, 120, 1), rp_to_xp_at(17, 120, 10), rp_to_xp_at(5, 120, 7)
+    ((17, 0), (120, 5), (35, 0))
+    """
+    used = min(rp, limit // rate) if rate else 0
+    return used * rate, rp - used
 
 
 def half_cost(n: int, *, round_up: bool) -> int:

@@ -61,6 +61,56 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("require_four_invested", "bool", True, "§2.3: exactly four invested roles at founding"),
     OptionSpec("unlock_all_activities", "bool", False, "§5.15/§5.17: every activity is available without the"
                " structure, companion or story unlock its data names (house rule)"),
+    # issue 15 variants
+    OptionSpec("ruin_overflow_at", "choice", "exceeds",
+               "§3.0.5: a Ruin overflows when its points exceed the threshold (published) or already reach it",
+               choices=("exceeds", "reaches")),
+    OptionSpec("fame_averts_ruin", "choice", "overflow_without_penalty",
+               "§3.0.5: Fame spent to avert a Ruin penalty lets the points overflow without the penalty (default)"
+               " or keeps the Ruin gain from being added at all", choices=("overflow_without_penalty", "no_gain")),
+    OptionSpec("fame_averts_anarchy", "choice", "this_turn",
+               "§3.0.7: Fame spent to avert anarchy keeps the kingdom out of anarchy this turn with its Unrest"
+               " (default) or lowers Unrest to one below the anarchy threshold", choices=("this_turn", "unrest_below")),
+    OptionSpec("structure_bonus_scope", "choice", "location",
+               "§5.10: a structure's item bonus reaches checks made in its settlement or in hexes of its influence"
+               " (published) or every check of the kingdom (the reading before issue 15)",
+               choices=("location", "kingdom")),
+    OptionSpec("capital_structures_everywhere", "bool", False,
+               "house rule: the capital's structures' item bonuses reach every check of the kingdom"),
+    OptionSpec("untrained_proficiency", "choice", "none",
+               "§5.7: untrained kingdom skills add nothing (published) or, homebrew untrained improvisation"
+               " (Vance & Kerenshara), half the level or the level", choices=("none", "half_level", "level")),
+    OptionSpec("xp_per_hex_mode", "choice", "published",
+               "§5.13: XP per claimed hex: option xp_per_hex (published 10), or by kingdom size (Vance &"
+               " Kerenshara: size < 10: 100, < 25: 50, < 50: 25, < 100: 10, else 5)", choices=("published", "vk")),
+    OptionSpec("rp_to_xp_mode", "choice", "published",
+               "§3.4 E3: unspent RP become XP 1 for 1 (published), or by kingdom level (Vance & Kerenshara:"
+               " level 1-4: 10 XP per RP, 5-8: 7, 9-12: 5, 13-16: 2, 17+: 1), either up to rp_to_xp_limit XP",
+               choices=("published", "vk")),
+    OptionSpec("resource_dice_per_village", "int", 0, "house rule: extra Resource Dice per village", minimum=0),
+    OptionSpec("resource_dice_per_town", "int", 0, "house rule: extra Resource Dice per town", minimum=0),
+    OptionSpec("resource_dice_per_city", "int", 0, "house rule: extra Resource Dice per city", minimum=0),
+    OptionSpec("resource_dice_per_metropolis", "int", 0, "house rule: extra Resource Dice per metropolis",
+               minimum=0),
+    OptionSpec("cult_events", "bool", False,
+               "Kingmaker Adventure Path: Cult of the Bloom events - each Event phase a flat check against a DC that"
+               " starts at cult_event_dc_start and falls by cult_event_dc_step each turn without one"),
+    OptionSpec("cult_event_dc_start", "int", 20, "the first Cult of the Bloom flat-check DC (GM's number)",
+               minimum=1, maximum=20),
+    OptionSpec("cult_event_dc_step", "int", 2, "how much the Cult of the Bloom DC falls per turn without one",
+               minimum=0),
+    OptionSpec("kingdom_event_selection", "choice", "table",
+               "§3.4 E2: a random event the GM does not name is rolled on the random kingdom event table (d100, AoN"
+               " 1843; default) or left to the GM (recorded as 'unspecified')", choices=("table", "gm")),
+    OptionSpec("muddle_through_reading", "choice", "three_ruins",
+               "§5.5 Muddle Through: the feat raises three chosen Ruin thresholds (+2, +1, +1) or two (+2, +1)",
+               choices=("three_ruins", "two_ruins")),
+    OptionSpec("warfare_mode", "choice", "battles",
+               "Appendix 3: war encounters played as battles (default) or left in the narrative, costing 1d6 Unrest"
+               " and a Ruin +1 at the start of a turn after warfare", choices=("battles", "abstract")),
+    OptionSpec("army_visibility", "choice", "revealed",
+               "what player views show of enemy armies: those the GM revealed (default), all, or none",
+               choices=("revealed", "all", "none")),
 )
 
 
@@ -112,7 +162,12 @@ class Pf2eKingmaker(Ruleset):
         return vocabulary(state, source, within)
 
     def redact(self, state: Any, viewer: Viewer) -> Any:
-        return state  # a kingdom has no secrets from its players
+        """A kingdom keeps no secrets from its players but the GM's: enemy armies the GM has not revealed
+        (option ``army_visibility``: revealed / all / none)."""
+        s: KingdomState = state
+        if viewer.is_gm:
+            return s
+        return redact_armies(s)
 
     def summary(self, state: Any) -> dict[str, Any]:
         s: KingdomState = state
@@ -132,6 +187,8 @@ class Pf2eKingmaker(Ruleset):
             out[f"{c}_storage"] = s.storage[c]
         for a in T.ABILITIES:
             out[a] = s.scores[a]
+        out["armies"] = sum(1 for a in s.army_units if a.side == "kingdom")
+        out["at_war"] = s.at_war
         return out
 
     def explain(self, state: Any) -> list[Breakdown]:
@@ -163,6 +220,14 @@ class Pf2eKingmaker(Ruleset):
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
         return T.data_tables()
+
+
+def redact_armies(s: KingdomState) -> KingdomState:
+    """The state a player sees: the kingdom's armies, and the enemy armies ``army_visibility`` lets through."""
+    mode = str(s.options.get("army_visibility", "revealed"))
+    keep = tuple(a for a in s.army_units if a.side == "kingdom" or mode == "all" or (mode == "revealed"
+                                                                                      and a.revealed))
+    return s if len(keep) == len(s.army_units) else s.model_copy(update={"army_units": keep})
 
 
 RULESET = Pf2eKingmaker()

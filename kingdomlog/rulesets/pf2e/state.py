@@ -10,10 +10,12 @@ figures also appear as computed fields, so ``model_dump()`` (``kingdomlog state
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import Field, computed_field, model_validator
 
+from kingdomlog.core.effects import combine, holds
 from kingdomlog.core.hexes import Axial, distance, touches
 from kingdomlog.core.model import Frozen
 from kingdomlog.core.modifiers import Modifier as StackMod
@@ -77,6 +79,17 @@ class BuiltStructure(Frozen):
     border: str = ""
     """Infrastructure on a border of the urban grid (north/east/south/west); block = -1 and no lots for
     infrastructure built for the whole settlement or on a border."""
+    edifice: bool = False
+    """Edifice trait: its benefits count once per settlement (AoN 1837)."""
+    reduction_stacks: bool | None = None
+    """Whether identical structures' consumption reductions add up (None: recorded before the rule, they add up)."""
+    item_bonus_stacks: bool | None = None
+    """Whether identical structures' item bonuses add up to the settlement's maximum (None: recorded before the
+    rule; today's published rule, yes, is used for new checks)."""
+    reduction_when: str = ""
+    """The surroundings the consumption reduction needs (a condition over the settlement's facts, e.g. water)."""
+    damaged: bool = False
+    """Damaged (not rubble): it gives no benefit until repaired (§4.9: half the cost, +2 item bonus)."""
 
 
 class Settlement(_WithDerived):
@@ -124,9 +137,21 @@ class Settlement(_WithDerived):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def consumption(self) -> int:
-        """Settlement type consumption minus structure reductions, floored at 0 (§2.8)."""
+        """Settlement type consumption minus structure reductions, floored at 0 (§2.8), identical structures'
+        reductions counted by the stacking rule; reductions that need surroundings (a Mill's water) are counted
+        in the kingdom's Consumption (``settlement_consumption``), which knows the map."""
         base = settlement_type_for(max(1, self.blocks_used)).consumption
-        return max(0, base - sum(s.consumption_reduction for s in self.structures))
+        seen: set[str] = set()
+        total = 0
+        for b in self.structures:
+            if not b.consumption_reduction or b.damaged or b.reduction_when:
+                continue
+            stacks = True if b.reduction_stacks is None else b.reduction_stacks and not b.edifice
+            if not stacks and b.name in seen:
+                continue
+            seen.add(b.name)
+            total += b.consumption_reduction
+        return max(0, base - total)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -168,6 +193,12 @@ class Hex(Frozen):
     farmland_of: str = ""
     farmland_distance: int = 0
     ever_claimed: bool = True
+    fortified: bool = False
+    """Fortify Hex built a fortification here (a warfare bonus; a safe rest for travelling PCs)."""
+    failed_irrigation: bool = False
+    """A critically failed Irrigation sits here (a Plague flat check each Event phase until undone)."""
+    structure: str = ""
+    """A structure standing in the hex (the Structure terrain feature): a settlement founded here gets it free."""
 
     @property
     def at(self) -> Axial | None:
@@ -176,14 +207,97 @@ class Hex(Frozen):
 
 
 class KingdomModifier(Frozen):
-    """A temporary modifier (§2.10)."""
+    """A temporary modifier (§2.10); ``once`` modifiers are used up by the next check they apply to."""
 
     id: str
     source: str
     type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
     value: int
     selector: str
-    expires: Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"] = "end_of_this_turn"
+    expires: T.Expiry = "end_of_this_turn"
+
+
+class Boon(Frozen):
+    """A benefit held for a later check of the turn, used by a row's choice ``use_boon`` (Creative Solution,
+    Supernatural Solution, Request Foreign Aid, Focused Attention, Good Weather's roll twice ...).
+
+    kind: ``reroll`` (roll again with ``value`` added, keep the new result), ``second_roll`` (roll ``skill`` too,
+    keep the better), ``bonus`` (``value`` of ``type`` after the die is rolled), ``roll_twice`` (roll twice, keep
+    the better). ``selector``: the checks it may be used on. ``xp``: XP gained at the end of the turn if unused.
+    """
+
+    id: str
+    source: str
+    kind: Literal["reroll", "second_roll", "bonus", "roll_twice"]
+    value: int = 0
+    type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
+    selector: str = ""
+    skill: str = ""
+    xp: int = 0
+    expires: T.Expiry = "end_of_this_turn"
+
+
+class EventWatch(Frozen):
+    """A kingdom event due in a later Event phase (an Abandon Hex failure's Squatters, a Food Shortage that
+    recurs, a failed Irrigation's Plague): ``dc`` 0 = it occurs; else a flat check against ``dc`` — on a
+    failure it occurs. ``turn``: the turn whose Event phase it is for (0 = every turn while the watch stands)."""
+
+    id: str
+    event: str
+    dc: int = 0
+    turn: int = 0
+    cause: str = ""
+    hex: str = ""
+    settlement: str = ""
+
+
+ArmyType = Literal["infantry", "cavalry", "skirmisher", "siege"]
+
+
+class Army(Frozen):
+    """An army (AoN 1849 Army stat block): its numbers are recorded when it is recruited and when it levels.
+
+    ``side``: ``kingdom`` (the players') or ``enemy`` (the GM's; players see what the GM reveals, option
+    ``army_visibility``). ``conditions``: name -> value (efficient, fortified, weary, shaken, mired, routed,
+    defeated, lost, outflanked, pinned, concealed, engaged ...). ``gear``: melee/ranged/armor potency, potions.
+    """
+
+    id: str
+    name: str
+    type: ArmyType = "infantry"
+    side: Literal["kingdom", "enemy"] = "kingdom"
+    level: int = Field(default=1, ge=1, le=20)
+    hp: int
+    hp_max: int
+    rout_threshold: int
+    ac: int
+    maneuver: int
+    morale: int
+    scouting: int
+    attack: int
+    melee: bool = True
+    ranged: bool = False
+    consumption: int = 1
+    recruitment_dc: int = 15
+    tactics: tuple[str, ...] = ()
+    gear: dict[str, int] = Field(default_factory=dict)
+    conditions: dict[str, int] = Field(default_factory=dict)
+    hex: str = ""
+    ammunition: int = 5
+    basic: bool = True
+    revealed: bool = True
+    """An enemy army the players have seen (their view shows it); kingdom armies are always revealed."""
+    garrison_consumption: int = 0
+    """A Garrison critical success: Consumption lower by this much (to at least 1) until the army deploys."""
+    acted_turn: int = 0
+    """The last kingdom turn the army took an Army activity or fought (idle turns lower weary and shaken)."""
+
+    @property
+    def upkeep(self) -> int:
+        """Consumption paid for the army (§2.11.8), after a garrison's reduction (never below 1 then)."""
+        if self.garrison_consumption:
+            return max(1, self.consumption - self.garrison_consumption)
+        return self.consumption
 
 
 class Pending(Frozen):
@@ -203,6 +317,8 @@ class UsedActivity(Frozen):
     role: str = ""
     settlement: str = ""
     skill: str = ""
+    target: str = ""
+    """An Army activity's army; otherwise what the check targeted."""
 
 
 class OngoingEvent(Frozen):
@@ -210,6 +326,20 @@ class OngoingEvent(Frozen):
     unrest_per_turn: int = 0
     consumption_delta: int = 0
     since_turn: int = 0
+    stage: int = 0
+    """The stage a staged event is in (Cult Activity)."""
+    failures: int = 0
+    """Consecutive failed checks (an event ending after two failures in a row)."""
+    settlement: str = ""
+    hex: str = ""
+
+
+class DueEvent(Frozen):
+    """A kingdom event that occurred this turn and waits for E2 (a scheduled one, Crop Failure, a Plague ...)."""
+
+    name: str
+    settlement: str = ""
+    hex: str = ""
 
 
 class KingdomState(_WithDerived):
@@ -270,6 +400,25 @@ class KingdomState(_WithDerived):
     leveled_this_turn: bool = False
     unlocked_activities: tuple[str, ...] = ()
     """Activities the GM unlocked by story (unlocked_by = "gm", or any other, recorded as events)."""
+    feat_choices: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    """What the kingdom chose for a feat: Civil Service's role, Muddle Through's Ruins, Kingdom Assurance's skills."""
+    counters: dict[str, int] = Field(default_factory=dict)
+    """Named counters the rules keep (an activity's DC streak, Pull Together's DC, successes toward ending an
+    event, how often an event has occurred ...), recorded as pf2e.counter_set events."""
+    flags: tuple[str, ...] = ()
+    """Once-per-turn uses this turn (pull-together, crush-dissent, liquidate-resources, luxury-bonus,
+    assurance:<skill>, claimed-hex ...), cleared when a turn starts."""
+    boons: tuple[Boon, ...] = ()
+    event_watch: tuple[EventWatch, ...] = ()
+    army_units: tuple[Army, ...] = ()
+    enemies: tuple[str, ...] = ()
+    """Groups the kingdom is at war with (war_declared / war_ended events)."""
+    events_due: tuple[DueEvent, ...] = ()
+    """Events that occurred this turn by a rule (not the random event) and are resolved in E2."""
+    rp_no_xp: int = 0
+    """RP gained this turn that do not become XP if unspent (Request Foreign Aid)."""
+    cult_event_dc: int = 0
+    """The flat-check DC of the next Cult of the Bloom event check (option cult_events; 0 = not yet started)."""
 
     # ---- derived figures (computed fields appear in model_dump / state --json) ----
     @computed_field  # type: ignore[prop-decorator]
@@ -366,7 +515,9 @@ ability_mod = R.ability_mod
 
 
 def anarchy_threshold(state: KingdomState) -> int:
-    return int(state.options.get("anarchy_threshold", 20))
+    """Unrest at which anarchy starts: the option (20, §5.4) plus feats that raise it (Endure Anarchy +4)."""
+    extra = sum(eff.value for _, eff in _feat_effects(state) if eff.kind == "anarchy_threshold")
+    return int(state.options.get("anarchy_threshold", 20)) + extra
 
 
 def in_anarchy(state: KingdomState) -> bool:
@@ -384,8 +535,11 @@ def vacant(state: KingdomState, role: str) -> bool:
 
 
 def penalized_roles(state: KingdomState) -> list[str]:
-    """Roles taking their vacancy penalty now: vacant, or chosen at U1 (§3.1 U1)."""
-    return [r for r in T.ROLES if vacant(state, r) or state.leaders[r].vacancy_penalty]
+    """Roles taking their vacancy penalty now: vacant, or chosen at U1 (§3.1 U1); a role the kingdom chose for
+    Civil Service takes none (§5.5 feats)."""
+    spared = set(state.feat_choices.get("civil-service", ())) if any(
+        eff.kind == "vacancy_ignored" for _, eff in _feat_effects(state)) else set()
+    return [r for r in T.ROLES if (vacant(state, r) or state.leaders[r].vacancy_penalty) and r not in spared]
 
 
 def control_dc(state: KingdomState) -> Breakdown:
@@ -400,11 +554,16 @@ def control_dc(state: KingdomState) -> Breakdown:
 
 
 def resource_dice(state: KingdomState) -> Breakdown:
-    """Resource Dice = max(0, level + 4 + bonus - penalty) (§2.11.3)."""
+    """Resource Dice = max(0, level + 4 + bonus - penalty) (§2.11.3), with the settlements' extra dice when the
+    campaign gives them (options resource_dice_per_village/town/city/metropolis, a common house rule)."""
     terms = [Term("level", state.level), Term("base", 4)]
     for title, eff in _feat_effects(state):
         if eff.kind == "resource_dice" and eff.value:
             terms.append(Term(f"feat {title}", eff.value, "feat"))
+    for st in state.settlements:
+        extra = int(state.options.get(f"resource_dice_per_{st.type}", 0))
+        if extra:
+            terms.append(Term(f"{st.name} ({st.type})", extra, "settlement"))
     if state.pending.bonus_dice:
         terms.append(Term("bonus dice (pending)", state.pending.bonus_dice))
     if state.pending.penalty_dice:
@@ -485,11 +644,48 @@ def adjacent_to_kingdom(state: KingdomState, at: Axial) -> bool:
     return touches(at, kingdom_coords(state))
 
 
+def settlement_facts(state: KingdomState, st: Settlement) -> dict[str, Any]:
+    """What a structure's surroundings condition reads about its settlement: ``water`` (a river or lake in its
+    hex: a water border), ``farmland`` (Farmland in its influence), ``structures`` (names standing), ``type``."""
+    home = hex_by_id(state, st.hex)
+    farms = sum(1 for h in state.hexes if h.claimed and "farmland" in h.features
+                and any(x.id == st.id for x, _ in influencing_settlements(state, h.id)))
+    return {"water": bool(home and (home.river or home.lake or "irrigation" in home.features)),
+            "farmland": farms > 0, "farmland_hexes": farms,
+            "structures": [b.name for b in st.structures if not b.damaged], "type": st.type, "capital": st.capital,
+            "bridge": bool(home and "bridge" in home.features)}
+
+
+def settlement_consumption(state: KingdomState, st: Settlement) -> int:
+    """A settlement's Consumption (§2.8, §5.10): its type's, minus structure reductions, at least 0.
+
+    A reduction counts only while its surroundings condition holds (a Mill needs water); identical structures'
+    reductions count once unless they stack (§5.15 stacking flag; structures recorded before the flag add up);
+    an edifice's, once; a damaged structure's, not at all.
+    """
+    base = settlement_type_for(max(1, st.blocks_used)).consumption
+    facts = settlement_facts(state, st)
+    seen: set[str] = set()
+    total = 0
+    for b in st.structures:
+        if not b.consumption_reduction or b.damaged or not holds(b.reduction_when, facts):
+            continue
+        stacks = True if b.reduction_stacks is None else b.reduction_stacks and not b.edifice
+        if not stacks and b.name in seen:
+            continue
+        seen.add(b.name)
+        total += b.consumption_reduction
+    return max(0, base - total)
+
+
 def consumption(state: KingdomState) -> Breakdown:
     """Consumption = max(0, settlements + armies - farmland + events + pending) (§2.11.8)."""
-    terms = [Term(f"{s.name} ({s.type})", s.consumption, "settlement") for s in state.settlements]
+    terms = [Term(f"{s.name} ({s.type})", settlement_consumption(state, s), "settlement") for s in state.settlements]
     for army, value in sorted(state.armies.items()):
         terms.append(Term(f"army {army}", value, "army"))
+    for unit in state.army_units:
+        if unit.side == "kingdom" and "destroyed" not in unit.conditions:
+            terms.append(Term(f"army {unit.name}", unit.upkeep, "army"))
     farms = farmland_count(state)
     if farms:
         terms.append(Term("farmland in influence", -farms, "farmland"))
@@ -561,14 +757,19 @@ def invested_bonus(level: int) -> int:
     return out
 
 
-def proficiency_bonus(rank: str, level: int) -> int:
-    """0 untrained; level + 2/4/6/8 (§5.7).
+def proficiency_bonus(rank: str, level: int, untrained: str = "none") -> int:
+    """0 untrained; level + 2/4/6/8 (§5.7). ``untrained``: the homebrew untrained improvisation (option
+    ``untrained_proficiency``: "half_level" adds half the level rounded down, "level" the level).
 
     >>> proficiency_bonus("trained", 1), proficiency_bonus("untrained", 5), proficiency_bonus("master", 3)
     (3, 0, 9)
+    >>> proficiency_bonus("untrained", 5, "half_level"), proficiency_bonus("untrained", 5, "level")
+    (2, 5)
     """
+    if rank == "untrained":
+        return {"half_level": level // 2, "level": level}.get(untrained, 0)
     add = T.core().proficiency[rank]  # type: ignore[index]
-    return R.proficiency_bonus(None if rank == "untrained" else add, level)
+    return R.proficiency_bonus(add, level)
 
 
 def rank_at_least(rank: str, needed: str) -> bool:
@@ -604,35 +805,65 @@ def activity_lock(state: KingdomState, act: T.Activity) -> str:
     return "the GM's story unlock (upkeep.leadership choice unlock_activities)"
 
 
-def selector_matches(selector: str, *, skill: str, ability: str, activity: str, category: str,
-                     warfare: bool, target: str = "") -> bool:
-    """Whether a modifier selector applies to a check.
+_LEGACY = {"warfare_activities": "warfare", "region_activities": "category == region", "all": "true"}
 
-    Forms: "all", "ability:<a>", "skill:<s>", "activity:<name>", "activity:<name>:<target>" (only that
-    target: the Ruin repaired, the work site's commodity), "category:<c>", "warfare_activities",
-    "region_activities", and conjunctions joined by "+" ("skill:magic+activity:quell-unrest": only
-    Magic used for Quell Unrest).
+
+def predicate_text(selector: str) -> str:
+    """A selector as a ``core.effects.Predicate`` text: the data's compact forms are translated.
+
+    "all"; "ability:<a>", "skill:<s>", "activity:<name>", "category:<c>", joined by "+" (and); "activity:<name>:
+    <target>" (only that target: the Ruin repaired, the work site's commodity, the structure built);
+    "warfare_activities", "region_activities"; or any predicate expression.
+
+    >>> predicate_text("activity:build-structure:castle")
+    'activity == build-structure and target == castle'
+    >>> predicate_text("skill:magic+activity:quell-unrest"), predicate_text("warfare_activities")
+    ('skill == magic and activity == quell-unrest', 'warfare')
     """
-    if "+" in selector:
-        return all(selector_matches(part, skill=skill, ability=ability, activity=activity, category=category,
-                                    warfare=warfare, target=target) for part in selector.split("+"))
-    if selector == "all":
-        return True
-    kind, _, val = selector.partition(":")
-    if kind == "ability":
-        return val == ability
-    if kind == "skill":
-        return val == skill
-    if kind == "activity":
-        name, _, want = val.partition(":")
-        return name == activity and (not want or want == target)
-    if kind == "category":
-        return val == category
-    if selector == "warfare_activities":
-        return warfare
-    if selector == "region_activities":
-        return category == "region"
-    return False
+    text = selector.strip()
+    if not text:
+        return "true"
+    if text in _LEGACY:
+        return _LEGACY[text]
+    if " " not in text and ":" in text:
+        parts = []
+        for term in text.split("+"):
+            if term in _LEGACY:
+                parts.append(_LEGACY[term])
+                continue
+            key, _, rest = term.partition(":")
+            val, _, target = rest.partition(":")
+            parts.append(f"{key} == {val}" + (f" and target == {target}" if target else ""))
+        return " and ".join(parts)
+    return text
+
+
+def selector_matches(selector: str, facts: Mapping[str, Any]) -> bool:
+    """Whether a modifier's selector picks a check with these facts (see ``predicate_text``)."""
+    return holds(predicate_text(selector), facts)
+
+
+def check_facts(state: KingdomState, skill: str, *, activity: str = "", category: str = "", warfare: bool = False,
+                target: str = "", role: str = "", settlement: str = "", hex: str = "",
+                traits: Sequence[str] = (), event: str = "") -> dict[str, Any]:
+    """The facts of one check that selectors and conditions read (with the kingdom's, see ``state_facts``)."""
+    return {**state_facts(state), "skill": skill, "ability": T.core().skills.get(skill, ""), "activity": activity,
+            "category": category, "warfare": warfare, "target": target, "role": role, "settlement": settlement,
+            "hex": hex, "traits": list(traits), "event": event or (activity if category == "event" else "")}
+
+
+def state_facts(state: KingdomState) -> dict[str, Any]:
+    """The kingdom's facts for conditions: unrest, level, fame, at_war, anarchy, size, turn, the structures
+    standing anywhere, the ongoing events, the flags of this turn."""
+    return {"unrest": state.unrest, "level": state.level, "fame": state.fame, "fame_zero": state.fame == 0,
+            "fame_positive": state.fame > 0, "at_war": state.at_war, "anarchy": in_anarchy(state),
+            "size": size_of(state), "turn": state.turn, "rp": state.rp,
+            "structures": sorted({b.name for st in state.settlements for b in st.structures if not b.damaged}),
+            "ongoing": [e.name for e in state.ongoing_events], "flags": list(state.flags),
+            "relations": list(state.diplomatic_relations), "trade_agreements": list(state.trade_agreements),
+            "feats": list(state.feats), "enemies": list(state.enemies),
+            "cooldowns": [k for k, t in state.cooldowns.items() if t >= state.turn],
+            "armies": len([a for a in state.army_units if a.side == "kingdom"])}
 
 
 def _feat_effects(state: KingdomState) -> list[tuple[str, T.FeatEffect]]:
@@ -646,52 +877,110 @@ def _feat_effects(state: KingdomState) -> list[tuple[str, T.FeatEffect]]:
     return out
 
 
-def feat_modifiers(state: KingdomState, *, skill: str, ability: str, activity: str = "", category: str = "",
-                   warfare: bool = False, target: str = "") -> list[StackMod]:
-    """The feats' "modifier" effects that apply to this check (§5.5 kingdom feats, data/feats.toml)."""
+def feat_effects(state: KingdomState, kind: str) -> list[tuple[str, T.FeatEffect]]:
+    """The kingdom's feat effects of ``kind`` (title, effect)."""
+    return [(t, e) for t, e in _feat_effects(state) if e.kind == kind]
+
+
+def feat_modifiers(state: KingdomState, facts: Mapping[str, Any]) -> list[StackMod]:
+    """The feats' bonuses that apply to a check with these facts (§5.5 kingdom feats, data/feats.toml)."""
     out: list[StackMod] = []
-    for title, eff in _feat_effects(state):
-        if eff.kind != "modifier" or state.unrest < eff.min_unrest or state.level < eff.min_level:
-            continue
-        if selector_matches(eff.selector, skill=skill, ability=ability, activity=activity, category=category,
-                            warfare=warfare, target=target):
+    for title, eff in feat_effects(state, "modifier"):
+        if holds(predicate_text(eff.selector), facts) and holds(eff.when, facts):
             out.append(StackMod(f"feat {title}", eff.value, eff.type, f"feat:{eff.selector}"))
     return out
 
 
-def feat_critical_dice(state: KingdomState, category: str) -> list[tuple[str, int]]:
-    """(feat title, bonus Resource Dice next turn) owed by feats after a critical success in ``category``."""
-    return [(title, eff.value) for title, eff in _feat_effects(state)
-            if eff.kind == "critical_success_dice" and category in eff.categories and eff.value]
-
-
-def feat_event_modifiers(state: KingdomState, traits: list[str]) -> list[StackMod]:
-    """Feat bonuses on the check of an event with ``traits`` (data/feats.toml "event_modifier")."""
-    return [StackMod(f"feat {title}", eff.value, eff.type, "feat:event")
-            for title, eff in _feat_effects(state)
-            if eff.kind == "event_modifier" and set(eff.traits) <= set(traits) and state.unrest >= eff.min_unrest]
+def feat_critical_dice(state: KingdomState, facts: Mapping[str, Any]) -> list[tuple[str, int]]:
+    """(feat title, bonus Resource Dice next turn) owed by feats after a critical success on this check."""
+    return [(title, eff.value) for title, eff in feat_effects(state, "critical_success_dice")
+            if eff.value and holds(predicate_text(eff.selector), facts) and holds(eff.when, facts)]
 
 
 def feat_unrest_reduction(state: KingdomState) -> list[tuple[str, int]]:
     """(feat title, extra Unrest reduction) for Activity-phase outcomes at the current Unrest."""
-    return [(title, eff.value) for title, eff in _feat_effects(state)
-            if eff.kind == "unrest_reduction" and state.unrest >= eff.min_unrest and eff.value]
+    facts = state_facts(state)
+    return [(title, eff.value) for title, eff in feat_effects(state, "unrest_reduction")
+            if eff.value and holds(eff.when, facts)]
+
+
+Location = tuple[str, str]
+"""Where a check happens: (settlement id, hex id); either may be empty."""
+
+
+def bonus_settlements(state: KingdomState, settlement: str = "", hex: str = "") -> list[Settlement]:
+    """The settlements whose structures' item bonuses reach a check made at this place (§5.10 influence).
+
+    A check in a settlement: that settlement's structures; in a hex: those of every settlement whose influence
+    covers the hex (the best single settlement counts when identical structures overlap, AoN 1829); nowhere
+    named: the capital's. Campaign option ``structure_bonus_scope = "kingdom"`` restores the pre-issue reading
+    (every settlement's structures, kingdom-wide); ``capital_structures_everywhere`` adds the capital's
+    structures to every check (a common house rule).
+    """
+    if state.options.get("structure_bonus_scope", "location") == "kingdom":
+        return list(state.settlements)
+    out: list[Settlement] = []
+    if settlement:
+        out = [st for st in state.settlements if st.id == settlement]
+    elif hex:
+        out = [st for st, _ in influencing_settlements(state, hex)]
+    else:
+        cap = capital(state)
+        out = [cap] if cap is not None else []
+    if state.options.get("capital_structures_everywhere", False):
+        cap = capital(state)
+        if cap is not None and cap not in out:
+            out.append(cap)
+    return out
+
+
+def structure_bonuses(state: KingdomState, facts: Mapping[str, Any], settlement: str = "",
+                      hex: str = "") -> list[StackMod]:
+    """Item bonuses of structures reaching the check (one term per settlement and structure type).
+
+    Identical structures in one settlement add up to the settlement type's maximum item bonus when they stack
+    (§5.10 Max Item Bonus; an edifice counts once); different structures do not stack (item bonuses keep the
+    best, §5.7); a damaged structure gives nothing until repaired.
+    """
+    out: list[StackMod] = []
+    for st in bonus_settlements(state, settlement, hex):
+        cap = settlement_type_for(max(1, st.blocks_used)).max_item_bonus
+        by_name: dict[str, list[int]] = {}
+        stack_flag: dict[str, bool] = {}
+        for b in st.structures:
+            if b.damaged:
+                continue
+            best = max((v for sel, v in b.item_bonuses.items() if selector_matches(sel, facts)), default=0)
+            if best > 0:
+                by_name.setdefault(b.name, []).append(best)
+                stack_flag[b.name] = (b.item_bonus_stacks is not False) and not b.edifice
+        for name, vals in sorted(by_name.items()):
+            value = combine(vals, stacks=stack_flag[name], cap=cap)
+            if value > 0:
+                n = f" x{len(vals)}" if len(vals) > 1 and stack_flag[name] else ""
+                out.append(StackMod(f"{name}{n} ({st.name})", value, "item", f"structure:{st.id}:{name}"))
+    return out
 
 
 def check_modifier(state: KingdomState, skill: str, *, activity: str = "", category: str = "",
                    warfare: bool = False, role: str = "", extra: list[StackMod] | None = None,
-                   target: str = "") -> Breakdown:
+                   target: str = "", settlement: str = "", hex: str = "", traits: Sequence[str] = (),
+                   event: str = "") -> Breakdown:
     """A kingdom check's modifier, term by term (§2.11.7, §5.7).
 
-    Ability modifier + proficiency + invested status bonus + unrest status penalty +
-    Ruin item penalty + vacancy penalties + temporary modifiers + structure item
-    bonuses, stacked by type (best bonus and worst penalty per type; untyped add).
+    Ability modifier + proficiency + invested status bonus + unrest status penalty + Ruin item penalty +
+    vacancy penalties + temporary modifiers + feat bonuses + the item bonuses of structures that reach the
+    check's place (``settlement`` / ``hex``, §5.10), stacked by type (best bonus and worst penalty per type;
+    untyped add).
     """
     ability = T.core().skills[skill]
+    facts = check_facts(state, skill, activity=activity, category=category, warfare=warfare, target=target,
+                        role=role, settlement=settlement, hex=hex, traits=traits, event=event)
     rank = state.skills.get(skill, "untrained")
+    untrained = str(state.options.get("untrained_proficiency", "none"))
     mods: list[StackMod] = [
         StackMod(f"{ability} modifier", ability_mod(state.scores[ability]), "ability"),
-        StackMod(f"{skill} {rank}", proficiency_bonus(rank, state.level), "proficiency"),
+        StackMod(f"{skill} {rank}", proficiency_bonus(rank, state.level, untrained), "proficiency"),
     ]
     invested = [r for r in T.ROLES if state.leaders[r].invested and state.leaders[r].holder
                 and T.roles()[r].key_ability == ability]
@@ -706,29 +995,18 @@ def check_modifier(state: KingdomState, skill: str, *, activity: str = "", categ
     vac_type = str(state.options.get("vacancy_penalty_type", "untyped"))
     for r in penalized_roles(state):
         rinfo = T.roles()[r]
-        if selector_matches(rinfo.vacancy_selector, skill=skill, ability=ability, activity=activity,
-                            category=category, warfare=warfare):
+        if selector_matches(rinfo.vacancy_selector, facts):
             mods.append(StackMod(f"{r} vacancy", rinfo.vacancy_value, vac_type, "vacancy"))
     for m in state.modifiers:
-        if selector_matches(m.selector, skill=skill, ability=ability, activity=activity, category=category,
-                            warfare=warfare, target=target):
+        if selector_matches(m.selector, facts):
             mods.append(StackMod(m.source, m.value, m.type, m.id))
-    mods.extend(feat_modifiers(state, skill=skill, ability=ability, activity=activity, category=category,
-                               warfare=warfare, target=target))
+    mods.extend(feat_modifiers(state, facts))
     if role and state.leaders.get(role) and state.leaders[role].leadership_modifier:
         ld = state.leaders[role]
         if (ld.leadership_modifier < 0 and category in ("leadership", "region", "civic", "army")) or (
                 ld.leadership_modifier > 0):
             mods.append(StackMod(f"{role} new leadership", ld.leadership_modifier, "circumstance", "leader"))
-    # structure item bonuses: every matching one is offered; item bonuses do not stack, so stack() keeps
-    # the highest (capped by the settlement type's maximum item bonus, §5.10)
-    for st in state.settlements:
-        cap = settlement_type_for(max(1, st.blocks_used)).max_item_bonus
-        for b in st.structures:
-            for sel, val in sorted(b.item_bonuses.items()):
-                if selector_matches(sel, skill=skill, ability=ability, activity=activity, category=category,
-                                    warfare=warfare, target=target) and min(val, cap) > 0:
-                    mods.append(StackMod(f"{b.name} ({st.name})", min(val, cap), "item", f"structure:{sel}"))
+    mods.extend(structure_bonuses(state, facts, settlement, hex))
     mods.extend(extra or [])
     return stack(f"{skill} ({ability})", mods, always_stack=frozenset({"untyped", "ability", "proficiency"}))
 

@@ -16,6 +16,9 @@ from typing import Any, Literal, get_args
 from pydantic import Field, field_validator, model_validator
 
 from kingdomlog.core.data import package_document, rows
+from kingdomlog.core.effects import Effect as CoreEffect
+from kingdomlog.core.effects import Outcomes as CoreOutcomes
+from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.model import Frozen
 from kingdomlog.rulesets.pf2e.rules import check_amount
@@ -42,30 +45,42 @@ ROLES: tuple[str, ...] = get_args(RoleName)
 FEATURES: tuple[str, ...] = get_args(Feature)
 
 EffectKind = Literal[
-    "rp", "unrest", "fame", "xp", "food_loss", "ruin", "ruin_penalty", "commodity", "modifier", "pending",
-    "cooldown", "claim_hex", "extra_region", "work_site", "farmland", "roads", "settlement", "build", "demolish",
-    "choose", "treasury_debt", "trade_goods", "crop_failure_watch",
+    # resources and figures
+    "rp", "spend_rp", "refund_rp", "rp_no_xp", "unrest", "fame", "xp", "ruin", "ruin_penalty", "ruin_threshold",
+    "commodity", "food_loss", "pending", "trade_goods",
+    # modifiers and bookkeeping
+    "modifier", "cooldown", "treasury_debt", "boon", "extra_region", "flat_check", "gm", "choose",
+    # the map
+    "claim_hex", "work_site", "farmland", "roads", "fortify", "irrigate", "abandon_hex", "destroy_feature",
+    "settlement", "crop_failure_watch",
+    # settlements
+    "build", "demolish", "rubble", "damage", "relocate_capital",
+    # relations and events
+    "relations", "end_event", "event_watch", "flag",
+    # armies
+    "army_recruit", "army_condition", "army_hp", "army_move", "army_tactic", "army_gear", "army_disband",
+    "army_consumption",
 ]
 EFFECT_KINDS: tuple[str, ...] = get_args(EffectKind)
 BonusType = Literal["circumstance", "status", "item", "untyped"]
-Expiry = Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn"]
-EffectWhen = Literal["", "used_last_turn", "not_used_last_turn", "fame_zero", "fame_positive"]
+Expiry = Literal["end_of_this_turn", "end_of_next_turn", "start_of_next_turn", "once", "permanent"]
+"""How long a temporary modifier lasts (§2.10): the rest of this turn, through the next turn, until the next turn
+starts, the next matching check only (``once``), or until removed (``permanent``: e.g. a continuing event bonus)."""
 
 
-class Effect(Frozen):
-    """One outcome effect, interpreted by the engine (see data/activities.toml header)."""
+class Effect(CoreEffect):
+    """One outcome effect of pf2e data: the shared vocabulary (``core.effects.Effect``) with this ruleset's kinds.
+
+    Amounts: an integer, dice ("1d4", "-2d6"), Resource Dice ("rd", "2rd"), the traded quantity ("q", "2q"),
+    the agreements managed ("m"), half the RP this activity spent ("half"). Conditions (``when``) and selectors
+    are ``core.effects.Predicate`` expressions over the facts of the kingdom and of the check (see
+    data/activities.toml header).
+    """
 
     kind: EffectKind
-    amount: int | str = 0
-    target: str = ""
-    count: int = 1
-    selector: str = ""
-    value: int = 0
     type: BonusType = "circumstance"
     expires: Expiry = "end_of_this_turn"
-    turns: int = 0
-    when: EffectWhen = ""
-    options: list[list[Effect]] = Field(default_factory=list)
+    options: list[list[Effect]] = Field(default_factory=list)  # type: ignore[assignment]
 
     @field_validator("amount")
     @classmethod
@@ -75,56 +90,161 @@ class Effect(Frozen):
         return v
 
 
-class Outcomes(Frozen):
-    critical_success: list[Effect] | None = None
-    success: list[Effect] | None = None
-    failure: list[Effect] | None = None
-    critical_failure: list[Effect] | None = None
+class Outcomes(CoreOutcomes):
+    """The effects of each degree of a check (§3.0.1.6: a missing critical entry falls back)."""
 
-    def for_degree(self, degree: str) -> list[Effect]:
-        """Effects of ``degree``; a missing critical entry falls back to success/failure (§3.0.1.6)."""
-        got: list[Effect] | None = getattr(self, degree)
-        if got is None and degree == "critical_success":
-            got = self.success
-        if got is None and degree == "critical_failure":
-            got = self.failure
-        return list(got or [])
+    critical_success: list[Effect] | None = None  # type: ignore[assignment]
+    success: list[Effect] | None = None  # type: ignore[assignment]
+    failure: list[Effect] | None = None  # type: ignore[assignment]
+    critical_failure: list[Effect] | None = None  # type: ignore[assignment]
+
+    def for_degree(self, degree: str) -> list[Effect]:  # type: ignore[override]
+        return [e for e in super().for_degree(degree) if isinstance(e, Effect)]
 
 
-_DC_RULE = re.compile(r"^(control(\+\d+)?|structure|negotiation|terrain_farmland|event|gm|none|\d+)$")
+_DC_RULE = re.compile(r"^(control(\+\d+)?|structure|negotiation(\+\d+)?|negotiation_or_control|terrain_farmland"
+                      r"|event|gm|none|army_recruitment|tactic|enemy_scouting|\d+)$")
+
+
+class DcAdjust(Frozen):
+    """A change to an activity's DC (or, for ``degree_adjust``, to its degree) when a condition holds."""
+
+    value: int
+    when: str = ""
+    label: str = ""
+
+    @field_validator("when")
+    @classmethod
+    def _when(cls, v: str) -> str:
+        try:
+            return check_predicate(v)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+
+
+class CostRow(Frozen):
+    """An RP cost paid before the check: ``rp`` an integer or an amount expression ("rd", "terrain", "roads",
+    "farmland", "2m", "purchase"); the first row whose ``when`` holds applies. ``forced``: a cost that must be
+    paid even beyond the treasury (§3.0.3: all RP, and a Ruin +1)."""
+
+    rp: int | str = 0
+    when: str = ""
+    forced: bool = False
+    label: str = ""
+
+    @field_validator("when")
+    @classmethod
+    def _when(cls, v: str) -> str:
+        try:
+            return check_predicate(v)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+
+
+class Streak(Frozen):
+    """A DC that grows each consecutive turn the activity is used and falls back when it is not
+    (Clandestine Business: +2 per turn in a row, -1 per turn without, never below the base DC)."""
+
+    up: int = Field(ge=0)
+    down: int = Field(ge=0)
+
+
+ActivityTarget = Literal["", "ruin", "hex", "hexes", "structure", "lot", "commodity", "group", "event", "settlement",
+                         "army", "leader"]
 
 
 class Activity(Frozen):
+    """A kingdom activity as data (§4, §4.16): who may take it, what it needs, its check and its outcomes.
+
+    ``requires``: named requirements (``REQUIREMENTS`` in activities.py: "water_hex", "relations",
+    "bank_in_influence", "seat_elsewhere", "irrigable", "enemy_army_in_hex" ...), each refused naming its rule.
+    ``target``: what a row must name (a Ruin, a hex, a structure, a lot, a commodity, a group, an ongoing event, a
+    settlement, an army, a leader). ``costs``: RP paid before the check (the first row whose condition holds).
+    ``dc`` and ``dc_adjust``: the DC rule and its changes; ``degree_adjust``: degrees lost (negative) or gained by
+    a rule. ``modifiers``: bonuses the activity itself carries (Expansion Expert). ``location``: where the check
+    happens (a settlement, a hex, or the capital), for the structures whose item bonuses reach it (§5.10).
+    ``gm_note``: the part the rules leave to the GM, in words (recorded as a pf2e.gm_ruling event).
+    """
+
     name: str
     title: str = ""
     category: Literal["upkeep", "commerce", "leadership", "region", "civic", "army"]
     skills: list[str]
     proficiency: Rank = "untrained"
     dc: str = "control"
+    dc_adjust: list[DcAdjust] = Field(default_factory=list)
+    degree_adjust: list[DcAdjust] = Field(default_factory=list)
     once_per_turn: bool | None = None
     anarchy_allowed: bool = False
     cost_rp: int | str = 0
-    target: Literal["", "ruin", "hex", "structure", "lot"] = ""
-    requires: Literal["", "water_hex"] = ""
+    """The simple form of ``costs`` (one unconditional cost); folded into ``costs`` at load."""
+    costs: list[CostRow] = Field(default_factory=list)
+    target: ActivityTarget = ""
+    target_optional: bool = False
+    """The target may be left out (Pledge of Fealty: the group's hex, only when it has one)."""
+    hex_state: Literal["claimed", "unclaimed", "any"] = "claimed"
+    requires: list[str] = Field(default_factory=list)
     warfare: bool = False
+    proficiency_option: str = ""
+    """A campaign option (boolean) that raises ``proficiency`` to trained (Collect Taxes:
+    collect_taxes_requires_trained)."""
     skill_proficiency: dict[str, Rank] = Field(default_factory=dict)
     """Per-skill minimum rank where a skill needs more than ``proficiency`` (checked like ``proficiency``)."""
+    skill_by_target: dict[str, str] = Field(default_factory=dict)
+    """The skill the target decides (Repair Reputation: the Ruin's repair skill)."""
+    new_skill_each_turn: bool = False
+    """Not the same skill as the last time this activity was used (Quell Unrest, §4.4)."""
+    limit_per_turn: int | Literal["claim_hex"] | None = None
+    """Uses per Kingdom turn (``claim_hex``: 1 / 2 / 3 at levels 1 / 4 / 9, §5.9)."""
+    modifiers: list[Effect] = Field(default_factory=list)
+    army_penalties: dict[str, int] = Field(default_factory=lambda: {"weary": 1})
+    """Army activities: the acting army's conditions as circumstance penalties (weary; Deploy: weary twice and
+    mired)."""
+    location: Literal["", "settlement", "hex", "capital"] = ""
+    streak: Streak | None = None
     unlocked_by: str = ""
     """Empty = always available; "structure:<name>" or "companion:<name>" = only with that structure
     built or that companion in a leadership role; "gm" = a story unlock the GM records (state.activity_lock;
     campaign option unlock_all_activities lifts every lock)."""
     fortune: bool = False
     rules_in_spec: bool = True
+    gm_note: str = ""
+    rule: str = ""
+    """The spec section of its rules, named in refusals (default by category: §4.3 commerce, §4.8 region, §4.9
+    civic, §4 otherwise)."""
     outcomes: Outcomes = Field(default_factory=Outcomes)
     source: str = "spec"
+
+    @property
+    def section(self) -> str:
+        return self.rule or {"commerce": "§4.3", "region": "§4.8", "civic": "§4.9"}.get(self.category, "§4")
 
     @field_validator("dc")
     @classmethod
     def _dc_rule(cls, v: str) -> str:
         if not _DC_RULE.match(v):
-            raise ValueError(f"dc rule {v!r} is not control, control+N, structure, negotiation, terrain_farmland, "
-                             "event, gm, none or a number")
+            raise ValueError(f"dc rule {v!r} is not control, control+N, structure, negotiation[+N], "
+                             "negotiation_or_control, terrain_farmland, event, gm, none, army_recruitment, tactic, "
+                             "enemy_scouting or a number")
         return v
+
+    @field_validator("requires", mode="before")
+    @classmethod
+    def _requires(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return [v] if v else []
+        return v
+
+    @model_validator(mode="after")
+    def _fold_cost(self) -> Activity:
+        if self.dc == "event" and self.target != "event":
+            raise ValueError('dc = "event" needs target = "event" (the ongoing event whose modifier sets the DC)')
+        if self.cost_rp and not self.costs:
+            object.__setattr__(self, "costs", [CostRow(rp=self.cost_rp, forced=self.cost_rp == "rd")])
+        for c in self.costs:
+            if isinstance(c.rp, str):
+                check_amount(c.rp)
+        return self
 
     @property
     def once(self) -> bool:
@@ -132,6 +252,14 @@ class Activity(Frozen):
         if self.once_per_turn is not None:
             return self.once_per_turn
         return self.category == "leadership"
+
+    @property
+    def place(self) -> str:
+        """Where the check happens: the data's ``location``, else by category (region: its hex; civic: its
+        settlement; the others: a settlement the row names, by default the capital)."""
+        if self.location:
+            return self.location
+        return {"region": "hex", "civic": "settlement"}.get(self.category, "settlement")
 
 
 STRUCTURE_TRAITS = ("building", "edifice", "yard", "famous", "infamous", "residential", "infrastructure")
@@ -179,7 +307,30 @@ class Structure(Frozen):
     """0 = always; N = built_effects apply only while the settlement held fewer than N of this structure's
     family (itself, the structure it upgrades from, those upgrading from it) before this one was built."""
     limits: list[str] = Field(default_factory=list)
+    reduction_stacks: bool = False
+    """§5.15 stacking: whether the consumption reductions of identical structures in one settlement add up
+    (published default: no, an identical structure's reduction counts once per settlement)."""
+    item_bonus_stacks: bool = True
+    """§5.10 Max Item Bonus: identical structures' item bonuses in one settlement add up to the settlement's
+    maximum item bonus (published default: yes; an edifice never stacks)."""
+    reduction_when: str = ""
+    """The surroundings a structure's consumption reduction needs, as a condition over the settlement's facts
+    (``water``: its hex has a river or lake; ``farmland``: Farmland in its influence)."""
+    requires_surroundings: str = ""
+    """A condition over the settlement's facts the structure needs to be built at all (``water`` ...)."""
     source: str = "spec"
+
+    @field_validator("reduction_when", "requires_surroundings")
+    @classmethod
+    def _surroundings(cls, v: str) -> str:
+        try:
+            return check_predicate(v)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
+
+    @property
+    def edifice(self) -> bool:
+        return "edifice" in self.traits
 
     @field_validator("item_bonuses")
     @classmethod
@@ -215,33 +366,34 @@ class Structure(Frozen):
         return self
 
 
-class FeatEffect(Frozen):
-    """One feat effect as data (see data/feats.toml header), interpreted by state.feat_modifiers / feat_dice.
+FeatEffectKind = Literal[
+    "modifier", "resource_dice", "critical_success_dice", "unrest_reduction", "vacancy_ignored", "anarchy_threshold",
+    "assurance", "pull_together", "crush_dissent", "liquidate_resources", "luxury_bonus", "skill_substitute",
+    "activity_cost", "ruin_threshold", "focused_attention", "reroll_for_rp",
+]
 
-    kind "modifier": a bonus of ``type`` and ``value`` to kingdom checks whose selector matches (same selector
-    language as temporary modifiers, §2.10), only while unrest >= ``min_unrest`` and level >= ``min_level``.
-    kind "resource_dice": ``value`` extra Resource Dice every turn (§2.11.3).
-    kind "critical_success_dice": ``value`` bonus Resource Dice next turn after a critical success on a check
-    of one of ``categories`` (activity phases).
-    kind "event_modifier": a bonus on kingdom event checks of an event having every one of ``traits``.
-    kind "unrest_reduction": Unrest reduced by an Activity-phase outcome is reduced by ``value`` more while
-    Unrest >= ``min_unrest``.
+
+class FeatEffect(CoreEffect):
+    """One feat effect as data: the shared vocabulary (``core.effects.Effect``) with the kinds feats use.
+
+    modifier: a bonus of ``type``/``value`` to checks the ``selector`` picks while ``when`` holds (§2.10).
+    resource_dice: ``value`` Resource Dice every turn (§2.11.3). critical_success_dice: ``value`` bonus Resource
+    Dice next turn after a critical success on a check the selector picks. unrest_reduction: an Activity-phase
+    Unrest reduction removes ``value`` more while ``when`` holds. vacancy_ignored: the role chosen for the feat
+    takes no vacancy penalty. anarchy_threshold: anarchy starts ``value`` later. assurance: once per turn per
+    chosen skill, take 10 + proficiency instead of rolling. pull_together: once per turn a critical failure may
+    become a failure on a flat check (DC ``value``, +``amount`` each later use, -1 per turn unused). crush_dissent:
+    once per turn a check (``target`` skill) against an Unrest gain. liquidate_resources: the first forced RP
+    spend of a turn that would empty the treasury leaves 1 RP, and next turn rolls ``value`` fewer Resource Dice.
+    luxury_bonus: the first Luxuries gain of a turn is ``value`` more. skill_substitute: ``target`` (a skill)
+    may replace ``selector`` skills. activity_cost: ``target`` activity's RP cost becomes ``value``.
+    ruin_threshold: Ruin thresholds rise as chosen for the feat (campaign option ``muddle_through_reading``).
+    focused_attention: Focused Attention grants ``value``; from ``amount`` (level) it improves aided results.
+    reroll_for_rp: after a failed check the selector picks, spend ``value`` RP to re-roll without the feat's bonus.
     """
 
-    kind: Literal["modifier", "resource_dice", "critical_success_dice", "event_modifier", "unrest_reduction"]
-    categories: list[str] = Field(default_factory=list)
-    traits: list[str] = Field(default_factory=list)
-    selector: str = ""
-    type: Literal["circumstance", "status", "item", "untyped"] = "circumstance"
-    value: int = 0
-    min_unrest: int = Field(default=0, ge=0)
-    min_level: int = Field(default=0, ge=0)
-
-    @model_validator(mode="after")
-    def _sel(self) -> FeatEffect:
-        if self.kind == "modifier" and not self.selector:
-            raise ValueError("a modifier feat effect needs a selector")
-        return self
+    kind: FeatEffectKind
+    type: BonusType = "circumstance"
 
 
 class Feat(Frozen):
@@ -259,6 +411,9 @@ class Feat(Frozen):
     source: str = "published, unverified"
     effects: list[FeatEffect] = Field(default_factory=list)
     """Effects applied by the engine (data, not code)."""
+    chooses: Literal["", "role", "ruins", "skill"] = ""
+    """What the kingdom chooses when it takes the feat (Civil Service: a role; Muddle Through: Ruins; Kingdom
+    Assurance: a trained skill), recorded with the feat."""
     gm_ruling: bool = False
     """Part of the feat's effect is not modelled: the GM applies it (for example through a GM-ruling effect)."""
     gm_note: str = ""
@@ -288,9 +443,41 @@ class KingdomEventDef(Frozen):
     """True: the outcome effects are not plain numbers; the GM records them (choice "gm_effects")."""
     gm_note: str = ""
     """A rider the data leaves to the GM (recorded with "gm_effects") next to plain-number outcomes."""
+    location: Literal["", "settlement", "random_settlement", "hex", "capital", "largest", "smallest", "newest",
+                      "farmland", "unclaimed_adjacent", "two_settlements", "most_cemeteries"] = ""
+    """Where the event strikes (its rule's Location entry): checks to resolve a settlement or hex event take item
+    bonuses only from structures of that settlement or that reach that hex (AoN 1840)."""
+    requires: str = ""
+    """A condition over the kingdom's facts without which the event does not occur (Pilgrimage: a shrine,
+    temple or cathedral; Noblesse Oblige: a mansion or noble villa; Festive Invitation: diplomatic relations)."""
+    dc_adjust: list[DcAdjust] = Field(default_factory=list)
+    degree_adjust: list[DcAdjust] = Field(default_factory=list)
+    modifiers: list[Effect] = Field(default_factory=list)
+    """Bonuses or penalties the event's own rules give its checks (a Sewer System, a dump ...)."""
+    stage_outcomes: list[Outcomes] = Field(default_factory=list)
+    """For staged events (Cult Activity): the outcomes of each stage after the first (``outcomes``)."""
+    advance_on: list[Literal["critical_success", "success", "failure", "critical_failure"]] = Field(
+        default_factory=list)
+    """For a staged event: the degrees that move it to its next stage (Cult Activity: the cult is found)."""
+    dc: str = "control"
+    """The DC rule: the Control DC + modifier (§5.12), or a fixed number (a story event's DC)."""
+    ends_after_failures: int = 0
+    """A continuous event that ends after this many consecutive failures (Economic Surge: 2)."""
+    cult: bool = False
+    """A Cult of the Bloom event (campaign option cult_events)."""
+    table: tuple[int, int] | None = None
+    """The d100 range of the random kingdom event table (AoN 1843), or None for a story event."""
     rules_in_spec: bool = True
     outcomes: Outcomes = Field(default_factory=Outcomes)
     source: str = "spec"
+
+    @field_validator("requires")
+    @classmethod
+    def _requires(cls, v: str) -> str:
+        try:
+            return check_predicate(v)
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
 
     @model_validator(mode="after")
     def _consistent(self) -> KingdomEventDef:
@@ -392,6 +579,7 @@ class CoreTables(Frozen):
     ruin_resistance_increase: int
     invested_bonus: list[tuple[int, int]]
     event_xp_by_modifier: list[int] = Field(min_length=9, max_length=9)
+    rank_min_level: dict[str, int] = Field(default_factory=lambda: {"master": 7, "legendary": 15})
 
 
 @functools.cache
@@ -457,6 +645,86 @@ def base_feats() -> dict[str, Feat]:
 @functools.cache
 def base_events() -> dict[str, KingdomEventDef]:
     return {e.name: e for e in _load(KingdomEventDef, "events.toml", "event")}
+
+
+class ArmyStatistic(Frozen):
+    """Army statistics by level (Kingmaker Appendix 3; KMT src/armies/data.ts)."""
+
+    level: int = Field(ge=1, le=20)
+    scouting: int
+    standard_dc: int
+    ac: int
+    high_save: int
+    low_save: int
+    attack: int
+    max_tactics: int
+
+
+ArmyKind = Literal["infantry", "cavalry", "skirmisher", "siege"]
+
+
+class ArmyDef(Frozen):
+    """An army a kingdom can raise: a basic army (Warfare to recruit) or a specialized one (Statecraft)."""
+
+    name: str
+    title: str = ""
+    type: ArmyKind
+    level: int = Field(ge=1, le=20)
+    basic: bool = False
+    high_save: Literal["maneuver", "morale"]
+    hp: int = Field(ge=1)
+    rout_threshold: int = Field(ge=0)
+    consumption: int = Field(ge=0)
+    melee: bool = True
+    ranged: bool = False
+    ammunition: int = 5
+    adjust: dict[Literal["ac", "maneuver", "morale", "scouting", "melee", "ranged", "recruitment_dc"], int] = Field(
+        default_factory=dict)
+    tactics: list[str] = Field(default_factory=list)
+
+
+class TacticDef(Frozen):
+    name: str
+    title: str = ""
+    level: int = Field(ge=1, le=20)
+    types: list[ArmyKind]
+    innate: bool = False
+    """Part of an army type (Overrun, Engines of War), not trained."""
+    note: str = ""
+    initiative: int = 0
+    rally: int = 0
+    guard: int = 0
+    hp: int = 0
+    ammunition: int = 0
+
+
+class GearDef(Frozen):
+    name: str
+    title: str = ""
+    level: int = Field(ge=1, le=20)
+    price: int = Field(ge=0)
+    kind: Literal["armor", "melee", "ranged", "potion", "weapon"]
+    bonus: int = 0
+
+
+@functools.cache
+def army_statistics() -> dict[int, ArmyStatistic]:
+    return {a.level: a for a in _load(ArmyStatistic, "armies.toml", "statistic")}
+
+
+@functools.cache
+def army_defs() -> dict[str, ArmyDef]:
+    return {a.name: a for a in _load(ArmyDef, "armies.toml", "army")}
+
+
+@functools.cache
+def tactic_defs() -> dict[str, TacticDef]:
+    return {a.name: a for a in _load(TacticDef, "armies.toml", "tactic")}
+
+
+@functools.cache
+def gear_defs() -> dict[str, GearDef]:
+    return {a.name: a for a in _load(GearDef, "armies.toml", "gear")}
 
 
 class Catalog(Frozen):
@@ -559,4 +827,8 @@ def data_tables() -> dict[str, Any]:
         "structures": base_structures,
         "feats": base_feats,
         "events": base_events,
+        "army_statistics": army_statistics,
+        "armies": army_defs,
+        "tactics": tactic_defs,
+        "gear": gear_defs,
     }
