@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ from kingdomlog.core.turn import Plan, StepPlan, TurnPreview
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import KeyedRoller, Roll, new_seed
 from kingdomlog.views import sheet_form as sf
+from kingdomlog.views import sheet_grid
 from kingdomlog.views.sheet_form import DiceSlot, FieldError, StepForm
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
@@ -296,6 +298,42 @@ def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
 # ---- the session --------------------------------------------------------------------------------
 
 
+_GRID_DUMPS: dict[int, tuple[Any, dict[str, Any] | None]] = {}
+
+
+_GRID_TYPES: dict[type, bool] = {}
+
+
+def _holds_grid(cls: Any, seen: frozenset[type] = frozenset()) -> bool:
+    """Whether a state model (or a model it nests) has a ``blocks`` field: only then is a dump worth it."""
+    if not isinstance(cls, type) or not hasattr(cls, "model_fields") or cls in seen:
+        return False
+    if cls in _GRID_TYPES:
+        return _GRID_TYPES[cls]
+    found = "blocks" in cls.model_fields
+    todo = [f.annotation for f in cls.model_fields.values()]
+    while todo and not found:
+        t = todo.pop()
+        todo.extend(typing.get_args(t))
+        found = _holds_grid(t, seen | {cls})
+    _GRID_TYPES[cls] = found
+    return found
+
+
+def _grid_dump(state: Any) -> dict[str, Any] | None:
+    """The state as JSON when it holds an urban grid (for the block and lot pickers), else None; remembered."""
+    if not _holds_grid(type(state)):
+        return None
+    hit = _GRID_DUMPS.get(id(state))
+    if hit is None or hit[0] is not state:
+        if len(_GRID_DUMPS) > 64:
+            _GRID_DUMPS.clear()
+        dump = state.model_dump(mode="json") if hasattr(state, "model_dump") else None
+        hit = (state, dump if dump is not None and sheet_grid.grids(dump) else None)
+        _GRID_DUMPS[id(state)] = hit
+    return hit[1]
+
+
 def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tuple[FieldSpec, ...], str | None]:
     try:
         return tuple(start.ruleset.choices(card.before, start.turn, card.id, values)), None
@@ -347,6 +385,7 @@ class SheetSession:
 
     def _form(self, card: Card, shown: StepPlan) -> StepForm:
         specs, problem = _specs(self.start, card, shown.choices)
+        specs = sheet_grid.with_grid_pickers(specs, shown.choices, _grid_dump(card.before))
         card.form_problem = problem
         rolled = {r.key: r for r in card.rolls}
         slots = tuple(DiceSlot(k, r.notation, shown.rerolls.get(k, 0),

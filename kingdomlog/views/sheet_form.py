@@ -279,7 +279,7 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
     for i, f in enumerate(fields):
         if f.name == spec.discriminator:
             continue
-        set_ = f.name in given and given[f.name] not in (None, f.default)
+        set_ = f.name in given and given[f.name] not in (None, f.default, [], {})  # an empty pick is not a value
         enabled = [o for o in f.options or () if not o.disabled]
         short_pick = bool(f.source) and f.kind == "select" and 2 <= len(enabled) <= 8
         named = bool(kind_text) and i > 0 and (
@@ -294,10 +294,11 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
 def add_widget(spec: FieldSpec) -> Any:
     """How a new entry of a ``rows`` field is added: a picker of its first field's options, else a button."""
     first = spec.fields[0] if spec.fields else None
-    noun = singular(spec.label.lower()) if spec.label else "entry"
+    noun = singular(lower_label(spec.label)) if spec.label else "entry"
+    add_label = f"+ {noun[:1].upper()}{noun[1:]}"  # "+ Activity", "+ Assign leader", "+ GM adjustment"
     if spec.variants:
         return mo.ui.dropdown(options={v.label: v.tag for v in spec.variants}, value=None, allow_select_none=True,
-                              label=f"Add {noun}", full_width=True)
+                              label=add_label, full_width=True)
     if first is not None and first.kind == "select" and first.options:
         opts: dict[str, Any] = {}
         for o in first.options:  # names only: the entry's own dropdown shows the details once added
@@ -306,18 +307,29 @@ def add_widget(spec: FieldSpec) -> Any:
                 while text in opts:
                     text += f" [{o.value}]"
                 opts[text] = o.value
-        return mo.ui.dropdown(options=opts, value=None, allow_select_none=True, label=f"Add {noun}", full_width=True)
-    return mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"Add {noun}", kind="neutral")
+        return mo.ui.dropdown(options=opts, value=None, allow_select_none=True, label=add_label, full_width=True)
+    return mo.ui.button(value=0, on_click=lambda n: n + 1, label=add_label, kind="neutral")
+
+
+def lower_label(label: str) -> str:
+    """A label inside a sentence: lower case, but an acronym stays (``GM adjustments`` → ``GM adjustments``).
+
+    >>> lower_label("GM adjustments"), lower_label("Map new hexes"), lower_label("RP spent")
+    ('GM adjustments', 'map new hexes', 'RP spent')
+    """
+    return " ".join(w if len(w) > 1 and w.isupper() else w.lower() for w in label.split(" "))
 
 
 def singular(noun: str) -> str:
     """``activities`` → ``activity``, ``GM adjustments`` → ``GM adjustment`` (last word only).
 
-    >>> singular("activities"), singular("hexes explored"), singular("gm-ruled effects")
-    ('activity', 'hexes explored', 'gm-ruled effect')
+    >>> singular("activities"), singular("hexes explored"), singular("gm-ruled effects"), singular("new hexes")
+    ('activity', 'hexes explored', 'gm-ruled effect', 'new hex')
     """
     head, _, last = noun.rpartition(" ")
-    if last.endswith("ies"):
+    if last.endswith(("xes", "ches", "shes", "sses")):
+        last = last[:-2]
+    elif last.endswith("ies"):
         last = last[:-3] + "y"
     elif last.endswith("s") and not last.endswith("ss"):
         last = last[:-1]
@@ -504,6 +516,8 @@ def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, An
     if spec.kind == "select" and spec.options is not None:
         return True, raw
     if spec.kind == "multiselect":
+        if not raw and spec.item_kind is not None:  # a list field offered as a picker: none picked is not given
+            return False, None
         return True, list(raw)
     if spec.kind == "list" and spec.item_kind in ("int", "float", "text"):
         return _list(spec, str(raw), path, out)
@@ -759,6 +773,7 @@ def browser_html(spec: FieldSpec) -> str:
                    for o in allowed)
     rows += "".join(f"<tr class='kl-blocked'><td>{esc(o.text)}</td><td>{esc(o.detail)}</td>"
                     f"<td>{esc(o.disabled)}</td></tr>" for o in blocked)
-    return (f"<details class='kl-browser'><summary>Browse {len(spec.options)} {esc(spec.label.lower())}"
-            f" ({len(allowed)} possible now)</summary><table class='kl-table'><thead><tr><th>name</th>"
+    now = "all possible now" if not blocked else f"{len(allowed)} possible now"
+    return (f"<details class='kl-browser'><summary>Browse all {len(spec.options)} options ({now})</summary>"
+            "<table class='kl-table'><thead><tr><th>name</th>"
             f"<th>what</th><th>now?</th></tr></thead><tbody>{rows}</tbody></table></details>")
