@@ -159,6 +159,16 @@ def _(draft, session, set_layout):
 
 
 @app.cell(hide_code=True)
+def _(session):
+    # Aikakirjat only: the rest of the growth session (views.session), planned when the GM opens it.
+    _title = sheet_panel.session_title(session.start.camp.config.ruleset)
+    mo.stop(_title is None)
+    mo.accordion({_title: lambda: mo.Html(sheet_panel.session_html(session.start.folder, seed=session.plan.seed))},
+                 lazy=True)
+    return
+
+
+@app.cell(hide_code=True)
 def _():
     plan_file = mo.ui.file(filetypes=[".json"], label="Load a plan file (JSON) as the draft")
     return (plan_file,)

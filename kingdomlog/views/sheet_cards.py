@@ -87,10 +87,15 @@ def _compact(outcomes: list[Any]) -> list[Any]:
     return outcomes
 
 
+def _unsnake(text: str) -> str:
+    """Ids inside a ruleset's label in words: ``the tax_collection table`` → ``the tax collection table``."""
+    return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", lambda m: m.group(0).replace("_", " "), text)
+
+
 def check_title(key: str, spec: CheckSpec) -> str:
     """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice)."""
     name = words(spec.label.replace("-", "_")) if spec.label and re.fullmatch(r"[a-z0-9_.-]+", spec.label) \
-        else spec.label or words(key)
+        else _unsnake(spec.label) if spec.label else words(key)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
         return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}{mode}"
@@ -301,7 +306,7 @@ def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given:
             parts.append(mo.Html(hint))
     if folded:
         inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in folded]
-        names = ", ".join(f.label.lower() for f in folded[:6]) + (", …" if len(folded) > 6 else "")
+        names = ", ".join(sf.lower_label(f.label) for f in folded[:6]) + (", …" if len(folded) > 6 else "")
         parts.append(mo.accordion({f"More: {names}": _grid(inner)}))
     mine = errors.take(path)
     if mine:
@@ -345,8 +350,8 @@ def lot_picker_html(state: Any, given: Mapping[str, Any]) -> str:
         cells.append(f'<div class="kl-block{cls}"><div class="kl-block-n">block {b}</div>'
                      f'<div class="kl-lots">{inner}</div></div>')
     name = rec.get("name") or rec.get("id") or ""
-    return (f'<details class="kl-lotpick" open><summary>Urban grid of {esc(name)}: pick a block and empty lots by'
-            f' these numbers</summary><div class="kl-grid">{"".join(cells)}</div></details>')
+    return (f'<details class="kl-lotpick" open><summary>Urban grid of {esc(name)} (the block and lots picked are'
+            f' marked)</summary><div class="kl-grid">{"".join(cells)}</div></details>')
 
 
 def _grid(items: Sequence[Any]) -> Any:
@@ -461,7 +466,7 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
                                card.before)
             (items if spec.name in main else folded).append(view)
         if folded:
-            names = [s.label.lower() for s in form.specs if s.name not in main and s.name in choice_elems]
+            names = [sf.lower_label(s.label) for s in form.specs if s.name not in main and s.name in choice_elems]
             title = "More: " + ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
             items.append(mo.accordion({title: mo.vstack(folded, gap=0.4)}))
         if form.dice and "d" in elems:
@@ -678,6 +683,16 @@ CSS = """
 .kl-aside { position: sticky; top: 3.5em; max-height: calc(100vh - 4em); overflow: auto; border: 1px solid #d9d4c7;
   border-radius: 8px; padding: .5em .7em; background: #fcfaf5; }
 .kl-aside-title { font-weight: 700; margin-bottom: .3em; }
-@media (max-width: 900px) { .kl-page { grid-template-columns: 1fr; } .kl-aside { position: static; } }
+@media (max-width: 900px) { .kl-page { grid-template-columns: 1fr; } .kl-aside { position: static; max-height: none; } }
+.kl-aside .kl-table { display: block; max-width: 100%; overflow-x: auto; }
+.kl-commit-bar { white-space: nowrap; } .kl-commit-bar .kl-status { white-space: normal; }
+@media (max-width: 700px) {
+  .kl-card-body { grid-template-columns: minmax(0, 1fr); gap: .4em; }
+  .kl-card { padding: .5em .6em; }
+  .kl-commit-bar { flex-wrap: wrap; gap: .3em .6em; padding: .35em .5em; margin-right: 2.4em; }
+  .kl-commit-bar .kl-status { order: 3; flex-basis: 100%; font-size: .9em; }
+  .kl-h1 { font-size: 1.35em; } .kl-sub { font-size: .8em; overflow-wrap: anywhere; }
+  .kl-entry-grid { grid-template-columns: minmax(0, 1fr); }
+}
 """
 """The cards' CSS (the notebook puts it in the page once)."""

@@ -9,6 +9,7 @@ as ``4 / 8`` (``commodities`` against ``storage``), and the remaining fields fol
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,13 @@ def _records(value: Any) -> list[dict[str, Any]] | None:
     return None
 
 
+def _spaced(text: str) -> str:
+    """An id shown as a figure in words: ``between_years`` → ``between years``, ``a,b`` → ``a, b``."""
+    if re.fullmatch(r"[a-z0-9_,]+", text):
+        return text.replace("_", " ").replace(",", ", ")
+    return text
+
+
 def _cell(value: Any) -> str:
     if value is None or value == "":
         return '<span class="kl-vacant">—</span>'
@@ -35,6 +43,11 @@ def _cell(value: Any) -> str:
         return f"{len(value)} item(s)"
     if isinstance(value, dict) and value and all(isinstance(v, (int, float)) for v in value.values()):
         return esc(", ".join(f"{k} {v:g}" for k, v in value.items()))
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
+        text = ", ".join(_spaced(str(v)) for v in value) if value else ""
+        return esc(text) if text else '<span class="kl-vacant">—</span>'
+    if isinstance(value, str):
+        return esc(_spaced(value) if len(value) <= 80 else value[:77] + "…")
     text = scalar(value)
     return esc(text if len(text) <= 80 else text[:77] + "…")
 
@@ -54,16 +67,17 @@ def records_table(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def grid_html(record: Mapping[str, Any]) -> str:
-    """A settlement's urban grid: each block a square of its lots, a lot showing what stands on it."""
+    """A settlement's urban grid: each block a square of its lots, a lot showing what stands on it (numbered as
+    the sheet's block and lot pickers number them, from 0)."""
     blocks = record.get("blocks")
     if not isinstance(blocks, list) or not all(isinstance(b, list) for b in blocks):
         return ""
     cells = []
     for i, block in enumerate(blocks):
         lots = "".join(
-            f'<div class="kl-lot{" kl-lot-used" if lot else ""}" title="block {i + 1}, lot {j + 1}: '
-            f'{esc(lot or "empty")}">{esc(str(lot)[:14]) if lot else j + 1}</div>' for j, lot in enumerate(block))
-        cells.append(f'<div class="kl-block"><div class="kl-block-n">block {i + 1}</div>'
+            f'<div class="kl-lot{" kl-lot-used" if lot else ""}" title="block {i}, lot {j}: '
+            f'{esc(lot or "empty")}">{esc(str(lot)[:14]) if lot else f"lot {j}"}</div>' for j, lot in enumerate(block))
+        cells.append(f'<div class="kl-block"><div class="kl-block-n">block {i}</div>'
                      f'<div class="kl-lots">{lots}</div></div>')
     name = record.get("name") or record.get("id") or ""
     used = sum(1 for b in blocks for lot in b if lot)
@@ -100,15 +114,16 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> str:
         cap_key = next((k + s for s in CAP_SUFFIXES if k + s in summary), None)
         side = [k + s for s in SIDE_SUFFIXES if k + s in summary and summary[k + s]]
         used.update([k, *(x for x in [cap_key] if x), *(k + s for s in SIDE_SUFFIXES)])
-        value = esc(scalar(v))
+        value = esc(_spaced(scalar(v)))
         if cap_key is not None:
             value += f' <span class="kl-cap">/ {esc(scalar(summary[cap_key]))}</span>'
         moved = k in later and later[k] != v
-        tail = f' <span class="kl-then">→ {esc(scalar(later[k]))}</span>' if moved else ""
+        tail = f' <span class="kl-then">→ {esc(_spaced(scalar(later[k])))}</span>' if moved else ""
         extra = "".join(f'<div class="kl-stat-side">{esc(words(x.removeprefix(k + "_")))} {esc(scalar(summary[x]))}'
                         "</div>" for x in side)
         full = " kl-stat-full" if cap_key is not None and isinstance(v, (int, float)) and not isinstance(v, bool) \
             and isinstance(summary[cap_key], (int, float)) and v >= summary[cap_key] else ""
+        full += " kl-stat-wide" if len(scalar(v)) > 28 else ""
         tiles.append(f'<div class="kl-stat{full}" data-figure="{esc(k)}"><div class="kl-stat-name">{esc(words(k))}'
                      f'</div><div class="kl-stat-value">{value}{tail}</div>{extra}</div>')
     return f'<div class="kl-stats">{"".join(tiles)}</div>'
@@ -169,9 +184,10 @@ CSS = """
 .kl-stats { display: flex; flex-wrap: wrap; gap: .4em; margin: .3em 0; }
 .kl-stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(6.5em, 1fr)); gap: .3em; }
 .kl-stat { border: 1px solid #ddd; border-radius: 6px; padding: .15em .45em; background: #fff; }
-.kl-stat-name { color: #666; font-size: .75em; } .kl-stat-value { font-weight: 650; font-size: 1.02em; }
+.kl-stat-name { color: #666; font-size: .75em; }
+.kl-stat-value { font-weight: 650; font-size: 1.02em; overflow-wrap: anywhere; }
 .kl-stat-side { color: #a04000; font-size: .72em; } .kl-cap { color: #888; font-weight: 400; font-size: .85em; }
-.kl-stat-full { border-color: #d68910; }
+.kl-stat-full { border-color: #d68910; } .kl-stat-wide { grid-column: 1 / -1; }
 .kl-then { color: #1e6f3e; font-weight: 600; font-size: .9em; }
 .kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
 .kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
@@ -186,3 +202,30 @@ CSS = """
 .kl-full { color: #b9770e; font-weight: 650; }
 """
 """The panel's CSS."""
+
+
+# ---- the years ahead (aikakirjat's growth sessions) -----------------------------------------------------------------
+
+SESSION_RULESET = "aikakirjat"
+"""The one ruleset whose turns come in growth sessions planned ahead (aikakirjat §4.0, views.session)."""
+
+
+def plans_sessions(ruleset_id: str) -> bool:
+    """Whether the sheet offers the session planner's panel: the years ahead, planned by the GM's policy."""
+    return ruleset_id == SESSION_RULESET
+
+
+def session_title(ruleset_id: str) -> str | None:
+    """The accordion title of the years-ahead panel, or None when the ruleset plans no sessions."""
+    if not plans_sessions(ruleset_id):
+        return None
+    return "The years ahead: this growth session planned by the steward policy (change them with kingdomlog session)"
+
+
+def session_html(folder: str | Any, *, seed: str | None = None) -> str:
+    """The session planner's preview (status, chart, one row per year) of an aikakirjat campaign, for the
+    sheet's years-ahead panel; shown only when opened (planning a session takes seconds). ``seed``: the
+    draft's, so the panel is the same on every open of the same draft."""
+    from kingdomlog.views import session
+
+    return session.panel_html(folder, seed=seed)
