@@ -295,7 +295,8 @@ def add_widget(spec: FieldSpec) -> Any:
     """How a new entry of a ``rows`` field is added: a picker of its first field's options, else a button."""
     first = spec.fields[0] if spec.fields else None
     noun = singular(lower_label(spec.label)) if spec.label else "entry"
-    add_label = f"+ {noun[:1].upper()}{noun[1:]}"  # "+ Activity", "+ Assign leader", "+ GM adjustment"
+    # "+ Activity", "+ Assign leader": labels are markdown, so the plus is escaped ("+ x" is a list item)
+    add_label = f"\\+ {noun[:1].upper()}{noun[1:]}"
     if spec.variants:
         return mo.ui.dropdown(options={v.label: v.tag for v in spec.variants}, value=None, allow_select_none=True,
                               label=add_label, full_width=True)

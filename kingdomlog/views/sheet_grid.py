@@ -74,16 +74,21 @@ def grid_fields(fields: tuple[FieldSpec, ...], given: Mapping[str, Any],
     block_spec, lots_spec = pair
     blocks = rec["blocks"]
     name = rec.get("name") or rec.get("id") or "the settlement"
-    new_block = replace(block_spec, kind="select", options=block_options(blocks), source=block_spec.source or "grid",
-                        help=f"a block of {name}'s urban grid (empty: the first with room)")
+    # the help stays the ruleset's (the sheet shows a field whose help names the entry's kind: Build Structure)
+    new_block = replace(block_spec, kind="select", options=block_options(blocks),
+                        help=_join(block_spec.help, f"a block of {name}'s urban grid (none: the first with room)"))
     chosen = given.get("block")
     new_lots = lots_spec
     if isinstance(chosen, int) and not isinstance(chosen, bool) and 0 <= chosen <= len(blocks):
         picked = [x for x in given.get("lots") or () if isinstance(x, int)]
         new_lots = replace(lots_spec, kind="multiselect", options=lot_options(blocks, chosen, picked),
                            depends=tuple(dict.fromkeys((*lots_spec.depends, "block"))),
-                           help=f"the lots of block {chosen} (contiguous and empty; none: the first that fit)")
+                           help=_join(lots_spec.help, f"lots of block {chosen} (none: the first that fit)"))
     return tuple(new_block if f is block_spec else new_lots if f is lots_spec else f for f in fields)
+
+
+def _join(help_: str, more: str) -> str:
+    return f"{help_}; {more}" if help_ else more
 
 
 def with_grid_pickers(specs: tuple[FieldSpec, ...], values: Mapping[str, Any],
