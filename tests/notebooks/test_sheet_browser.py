@@ -89,7 +89,13 @@ class Sheet:
     def choose(self, selector: str, text: str) -> None:
         """Pick the option of a select whose text starts with ``text`` (one interaction)."""
         loc = self.page.locator(selector).first
-        texts = loc.evaluate("e => Array.from(e.options).map(o => o.text)")
+        try:
+            texts = loc.evaluate("e => Array.from(e.options).map(o => o.text)")
+        except Exception:  # what the page showed instead, for whoever reads the failure
+            ARTIFACTS.mkdir(exist_ok=True)
+            self.page.screenshot(path=str(ARTIFACTS / "sheet-failed-choose.png"))
+            (ARTIFACTS / "sheet-failed-choose.txt").write_text(self.page.locator("body").inner_text())
+            raise
         matches = [i for i, t in enumerate(texts) if t.strip().lower().startswith(text.lower())]
         assert matches, f"no option {text!r} in {selector}: {texts}"
         before = self.tag()
@@ -145,7 +151,7 @@ def shot(page: Any, name: str, locator: str | None = None) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
 
 
-def open_sheet(browser: Any, server: Server, width: int = 1500, height: int = 1000) -> tuple[Any, Sheet, list[str]]:
+def open_sheet(browser: Any, server: Server, width: int = 1280, height: int = 900) -> tuple[Any, Sheet, list[str]]:
     frames: list[str] = []
     page = browser.new_page(viewport={"width": width, "height": height})
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
@@ -200,6 +206,15 @@ def assert_odds_are_the_kernels(page: Any, folder: Path) -> int:
     return len(got)
 
 
+def assert_years_ahead(page: Any) -> None:
+    """Aikakirjat: the years-ahead panel (views.session) is planned when opened: a chart and a row per year."""
+    page.get_by_text(re.compile("^The years ahead")).first.click()
+    rows = page.locator(".kl-sess-years tr[data-year]")
+    rows.first.wait_for(timeout=60_000)
+    assert rows.count() >= 1 and page.locator(".kl-sess svg").count() >= 1
+    shot(page, "sheet-aikakirjat-years-ahead", ".kl-sess")
+
+
 def assert_no_editor(page: Any, frames: list[str]) -> None:
     """Run mode: no code cell, editor, add-cell button; the notebook's source never sent."""
     assert page.locator(".cm-editor, .cm-content, [data-testid='cell-editor']").count() == 0
@@ -233,6 +248,9 @@ def play_pf2e(ui: Sheet) -> None:
     ui.add("activity.region", "activities", "Harvest Crops")
     ui.add("activity.civic", "activities", "Build Structure")
     ui.select("activity.civic", "activities.0.structure", "Houses")
+    # where it stands, on Brightwater's urban grid: block 1 has lots 2 and 3 empty
+    ui.select("activity.civic", "activities.0.block", "block 1")
+    ui.pick("activity.civic", "activities.0.lots", "lot 2")
     ui.type("event.xp", "gm_xp", "40")
 
 
@@ -302,8 +320,15 @@ def test_a_whole_demo_month_through_the_widgets(browser: Any, tmp_path: Path, su
         page.get_by_role("button", name=f"✔ Commit {when}").and_(page.locator(":enabled")).wait_for(timeout=10_000)
         checked = assert_odds_are_the_kernels(page, folder)
         assert checked >= 1
-        shot(page, f"sheet-{ruleset}", "h1")
-        shot(page, f"sheet-{ruleset}-step", f'[data-card="{focus}"]')
+        if ruleset == "aikakirjat":
+            assert_years_ahead(page)
+        for width in (1280, 390):  # a desktop and a phone
+            page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+            ui.quiet(still=0.4)
+            shot(page, f"sheet-{ruleset}-{width}", "h1")
+            shot(page, f"sheet-{ruleset}-{width}-step", f'[data-card="{focus}"]')
+        page.set_viewport_size({"width": 1280, "height": 900})
+        assert page.get_by_text("An internal error occurred").count() == 0
         commit(ui, when)
         ui.actions += 0
         record(ruleset, ui.actions)
@@ -341,6 +366,20 @@ def values_shown(ui: Sheet) -> dict[str, str]:
             "dice": card.locator(".kl-roll").first.inner_text()}
 
 
+def open_dice(ui: Sheet) -> None:
+    """Open the harvest card's "Type physical dice or re-roll" fold (again, if a rebuild closed it meanwhile)."""
+    faces = ui.card("harvest").locator("input[placeholder^='type faces']").first
+    for _ in range(4):
+        if faces.count() and faces.is_visible():
+            return
+        ui.card("harvest").get_by_text("Type physical dice or re-roll").first.click()
+        with contextlib.suppress(Exception):
+            faces.wait_for(state="visible", timeout=5_000)
+            return
+        ui.quiet()
+    raise AssertionError("the harvest card's dice fields do not open")
+
+
 def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_env: dict[str, str]) -> None:
     with gm_server(toy, subprocess_env) as gm:
         page, ui, frames = open_sheet(browser, gm)
@@ -355,7 +394,7 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
         # choices and typed dice, then a reload: the draft is restored
         ui.type("market", "sell", "2")
         ui.select("harvest", "crop", "Barley")
-        page.get_by_text("Type physical dice or re-roll").first.click()
+        open_dice(ui)
         faces = ui.card("harvest").locator("input[placeholder^='type faces']").first
         before = ui.tag()
         faces.fill("5 6")
@@ -367,14 +406,14 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
         page.locator(".kl-page").first.wait_for(timeout=FIRST_RENDER)
         ui.quiet()
         page.get_by_text("Restored your draft").first.wait_for(timeout=10_000)
-        page.get_by_text("Type physical dice or re-roll").first.click()
+        open_dice(ui)
         assert values_shown(ui) == shown
         # someone else writes: the commit is refused, every choice and die stays as it was
         Campaign.open(toy).note("the steward wrote first")
         ui.click("✔ Commit season 2")
         page.get_by_text("the log changed since this draft was opened").first.wait_for(timeout=30_000)
         ui.quiet()
-        page.get_by_text("Type physical dice or re-roll").first.click()
+        open_dice(ui)
         assert values_shown(ui) == shown
         assert Campaign.open(toy).next_turn() == 2
         # three quick clicks commit once
@@ -401,7 +440,7 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
         page.get_by_text(re.compile("Undid season 2")).first.wait_for(timeout=30_000)
         page.locator('.kl-page[data-turn="2"]').wait_for(timeout=30_000)
         ui.quiet()
-        page.get_by_text("Type physical dice or re-roll").first.click()
+        open_dice(ui)
         assert values_shown(ui) == shown
         page.close()
     camp = Campaign.open(toy)
