@@ -1,16 +1,23 @@
-"""Recompute latency of the GM turn sheet in a real browser (p50/p95 over 20 changes).
+"""The GM turn sheet in a real browser against a bare two-cell marimo app served the same way, in the same run.
 
-Serves a COPY of a campaign with ``kingdomlog gm`` on a free localhost port, opens
-it in Debian's chromium (Playwright), then changes a choice of the first phase 20
-times (toggling between two values) and times each change until a LATER phase's
-result on the page shows the new preview. Also times the same recompute in
-process (plan + preview + rendering, no browser) to separate server work from
-transport and drawing.
+Targets (issue 12), every one measured here against the bare app, interleaved, medians:
 
-    .venv/bin/python benchmarks/bench_notebook.py            # the demo if present, else the toy campaign
-    .venv/bin/python benchmarks/bench_notebook.py --campaign toy --changes 20
+- first render of the demo <= 3 s (page opened to every step's card shown);
+- a changed upstream choice to every downstream step updated: p95 <= 300 ms and <= 2x the bare app's
+  p95 (the bare app: a dropdown and one cell that shows its value);
+- commit to the next month's draft ready <= 1 s (click on Commit to every card of the next month shown);
+- a whole demo month through the widgets in <= 25 interactions: counted by the browser test
+  (tests/notebooks/test_sheet_browser.py writes test-artifacts/sheet-interactions.json), read here.
 
-Prints one JSON object. The server is stopped by its PID at the end.
+Both apps are served by `marimo run` with a token password (the sheet through `kingdomlog gm`, which runs
+exactly that), opened in Debian's chromium (Playwright). The campaign is a COPY of a bundled demo.
+Also timed: the same change in process (reading the widgets, the preview, the cards' HTML), to separate
+the sheet's own work from marimo's transport and the browser's drawing.
+
+    .venv/bin/python benchmarks/bench_notebook.py                       # every demo
+    .venv/bin/python benchmarks/bench_notebook.py --campaign pf2e --changes 30 --loads 5
+
+Prints a table and writes JSON to benchmarks/results/notebook.json. Servers are stopped by their PIDs.
 """
 
 from __future__ import annotations
@@ -18,7 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import re
+import secrets
 import shutil
 import socket
 import statistics
@@ -31,9 +40,44 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-DEMO = REPO / "campaigns" / "stolen-lands"
+RESULTS = REPO / "benchmarks" / "results" / "notebook.json"
+COUNTS = REPO / "test-artifacts" / "sheet-interactions.json"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-dev-shm-usage"]
+
+# per demo: the campaign folder, and an upstream choice toggled between two options: (step, field, texts)
+DEMOS: dict[str, dict[str, Any]] = {
+    "pf2e": {"folder": "stolen-lands", "step": "commerce.taxes", "field": "mode",
+             "options": ["flat check", "collect taxes"]},
+    "pf1": {"folder": "river-kingdom", "step": "improvement", "field": "taxation", "options": ["LIGHT", "NORMAL"]},
+    "aikakirjat": {"folder": "aikakirjat-demo", "step": "events", "field": "god", "options": ["resist", "embrace"]},
+    "signoria": {"folder": "felmonte", "step": "command_fabian", "field": "stake", "options": ["high", "low"]},
+}
+
+BARE = '''import marimo
+
+app = marimo.App(width="full")
+
+with app.setup:
+    import marimo as mo
+
+
+@app.cell(hide_code=True)
+def _():
+    choice = mo.ui.dropdown(options=["flat check", "collect taxes"], value="collect taxes", label="Mode")
+    choice
+    return (choice,)
+
+
+@app.cell(hide_code=True)
+def _(choice):
+    mo.Html(f'<div class="kl-bare" data-value="{choice.value}">Taxes: {choice.value}</div>')
+    return
+
+
+if __name__ == "__main__":
+    app.run()
+'''
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -49,140 +93,247 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def make_campaign(kind: str, tmp: Path) -> tuple[Path, dict[str, str]]:
-    """A campaign copy and the environment for the server (the toy ruleset lives in tests/)."""
-    env = dict(os.environ)
-    if kind == "demo":
-        folder = tmp / "stolen-lands"
-        shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
-        return folder, env
-    site = tmp / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text("import toyrules  # noqa: F401\n")
-    env["PYTHONPATH"] = os.pathsep.join([str(site), str(REPO / "tests")])
-    sys.path.insert(0, str(REPO / "tests"))
-    import toyrules
+class Served:
+    """A server process whose URL is read from its output; stopped by its PID."""
 
-    from kingdomlog.app import Campaign
-    from kingdomlog.core.turn import Plan
+    def __init__(self, cmd: list[str], ready: str, url: str | None = None, env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        self.url = url or ""
+        got = threading.Event()
+        pattern = re.compile(ready)
 
-    folder = tmp / "farm"
-    camp = Campaign.create(folder, "toy-farm", name="Farm")
-    for plan in toyrules.TOY.sample_plans()[:2]:
-        camp.play(Plan.parse(plan))
-    return folder, env
+        def pump() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                m = pattern.search(line)
+                if m and not got.is_set():
+                    if not self.url:
+                        self.url = m.group(1)
+                    got.set()
+
+        threading.Thread(target=pump, daemon=True).start()
+        if not got.wait(180):
+            self.stop()
+            raise SystemExit(f"server did not start: {' '.join(cmd)}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
 
 
-SCENARIOS: dict[str, dict[str, Any]] = {
-    # first-phase control, two values to toggle, the later step whose result must change
-    "toy": {"later": "market", "kind": "select", "values": ["barley", "wheat"]},
-    "demo": {"later": "commerce.taxes", "kind": "textarea", "label": "did NOT spend a downtime week",
-             "values": ['{"ruler": "vacancy_penalty"}', "{}"]},
-}
+def serve_bare(tmp: Path) -> Served:
+    nb = tmp / "bare.py"
+    nb.write_text(BARE)
+    pw = secrets.token_urlsafe(12)
+    pw_file = tmp / "bare-token.txt"
+    pw_file.write_text(pw)
+    port = free_port()
+    cmd = [sys.executable, "-m", "marimo", "run", str(nb), "--host", "127.0.0.1", "--port", str(port),
+           "--no-sandbox", "--headless", "--token-password-file", str(pw_file)]
+    return Served(cmd, r"(URL|http://)", url=f"http://127.0.0.1:{port}/?access_token={pw}")
 
 
-def in_process(folder: Path, kind: str, n: int) -> list[float]:
-    """Seconds per recompute without the browser: plan from values, preview, every step's HTML."""
-    from kingdomlog.views import sheet
+def serve_sheet(folder: Path) -> Served:
+    cmd = [sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())]
+    return Served(cmd, r"GM turn sheet for .*: (http://\S+)")
 
-    start = sheet.load_start(folder, seed="bench")
-    values = sheet.phase_forms(start).value
-    first = start.phases[0].id
-    sc = SCENARIOS[kind]
-    name = "crop" if kind == "toy" else "downtime"
+
+# ---- in the browser ------------------------------------------------------------------------------
+
+
+def sheet_ready(page: Any, turn: int | None = None, timeout: float = 180) -> None:
+    sel = ".kl-page" if turn is None else f'.kl-page[data-turn="{turn}"]'
+    page.locator(sel).first.wait_for(timeout=timeout * 1000)
+
+
+def open_bare(browser: Any, url: str) -> tuple[Any, float]:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    t = time.perf_counter()
+    page.goto(url)
+    page.locator(".kl-bare").wait_for(timeout=180_000)
+    return page, time.perf_counter() - t
+
+
+def open_sheet(browser: Any, url: str) -> tuple[Any, float]:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    t = time.perf_counter()
+    page.goto(url)
+    sheet_ready(page)
+    return page, time.perf_counter() - t
+
+
+def change_bare(page: Any, i: int) -> float:
+    value = ["flat check", "collect taxes"][i % 2]
+    t = time.perf_counter()
+    page.locator("select").first.select_option(value)
+    page.wait_for_function("(v) => { const e = document.querySelector('.kl-bare'); return e && e.dataset.value"
+                           " === v }", arg=value, polling="raf", timeout=60_000)
+    return time.perf_counter() - t
+
+
+def change_sheet(page: Any, demo: dict[str, Any], i: int) -> float:
+    """Toggle the upstream choice; the clock stops when the page shows the new draft (every card at once)."""
+    sel = page.locator(f'[data-card="{demo["step"]}"] [data-field="{demo["field"]}"] select').first
+    texts = sel.evaluate("e => Array.from(e.options).map(o => o.text)")
+    want = demo["options"][i % 2]
+    idx = next(k for k, t in enumerate(texts) if t.lower().startswith(want.lower()))
+    before = page.evaluate("() => document.querySelector('.kl-page').dataset.plan")
+    t = time.perf_counter()
+    sel.select_option(index=idx)
+    page.wait_for_function("(b) => { const e = document.querySelector('.kl-page'); return e && e.dataset.plan"
+                           " !== b }", arg=before, polling="raf", timeout=60_000)
+    took = time.perf_counter() - t
+    time.sleep(0.3)  # let the forms check after the cards finish before the next change
+    return took
+
+
+def commit_and_wait(page: Any, turn: int, unit: str) -> float:
+    button = page.get_by_role("button", name=f"✔ Commit {unit} {turn}")
+    button.and_(page.locator(":enabled")).wait_for(timeout=60_000)
+    t = time.perf_counter()
+    button.click()
+    sheet_ready(page, turn + 1, timeout=120)
+    return time.perf_counter() - t
+
+
+# ---- in process ---------------------------------------------------------------------------------
+
+
+def in_process(folder: Path, demo: dict[str, Any], n: int) -> list[float]:
+    """Seconds per change without the browser: read the widgets, preview, build every card's HTML."""
+    from kingdomlog.views import sheet, sheet_cards, sheet_panel
+
+    s, _ = sheet.open_session(folder)
+    assert s is not None
+    forms = s.widgets()
+    values = dict(forms.value)
+    s.update(values)
+    key = f'{demo["step"]}/c/{demo["field"]}'
+    form = s.built[demo["step"]]
+    spec = next(x for x in form.specs if x.name == demo["field"])
+    options = [next(o.value for o in spec.options or () if str(o.value).replace("-", " ").replace("_", " ").lower()
+                    .startswith(w.lower())) for w in demo["options"]]
     out = []
     for i in range(n):
-        v = {k: dict(x) for k, x in values.items()}
-        v[first][name] = sc["values"][i % 2]
+        values[key] = options[i % 2]
         t = time.perf_counter()
-        draft = sheet.draft_turn(start, v, {})
-        before = start.state
-        for sp in draft.preview.steps if draft.preview else []:
-            sheet.step_result_html(start, sp, before)
-            before = sp.state_after or before
+        draft = s.update(dict(values))
+        sheet_cards.page_html(s, forms, draft, sheet_panel.panel_html(s.start.ruleset, s.start.state,
+                                                                      after=sheet.end_state(draft)))
         out.append(time.perf_counter() - t)
+        s.refresh_forms(draft)
     return out
 
 
-def run(kind: str, n: int) -> dict[str, Any]:
+def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory(prefix="kl-bench-") as tmpdir:
-        folder, env = make_campaign(kind, Path(tmpdir))
-        port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless",
-                                 "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True)
-        url: list[str] = []
-        ready = threading.Event()
+    from kingdomlog.app import Campaign
+    from kingdomlog.core.ruleset import find_ruleset
 
-        def pump() -> None:
-            assert proc.stdout is not None
-            for line in proc.stdout:
-                if "GM turn sheet for" in line and "http://" in line:
-                    url.append(line.strip().rsplit(" ", 1)[-1])
-                    ready.set()
-
-        threading.Thread(target=pump, daemon=True).start()
+    demo = DEMOS[name]
+    with tempfile.TemporaryDirectory(prefix="kl-bench-sheet-") as tmpdir:
+        tmp = Path(tmpdir)
+        folder = tmp / demo["folder"]
+        shutil.copytree(REPO / "campaigns" / demo["folder"], folder, ignore=shutil.ignore_patterns(".cache"))
+        camp = Campaign.open(folder)
+        turn, unit = camp.next_turn(), find_ruleset(camp.config.ruleset).turn_unit
+        local = in_process(folder, demo, changes)
+        shutil.rmtree(folder / "drafts", ignore_errors=True)
+        bare = serve_bare(tmp)
+        sheet = serve_sheet(folder)
         try:
-            if not ready.wait(120):
-                raise SystemExit("the GM sheet server did not start")
-            sc = SCENARIOS[kind]
-            sel = f'[data-step="{sc["later"]}"]'
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-                page = browser.new_page(viewport={"width": 1400, "height": 1200})
-                t0 = time.perf_counter()
-                page.goto(url[0])
-                page.locator(sel).wait_for(timeout=120_000)
-                first_render = time.perf_counter() - t0
-                control = (page.locator("select").first if sc["kind"] == "select"
-                           else page.get_by_label(re.compile(sc["label"])))
-                times = []
-                for i in range(n):
-                    before = page.locator(sel).inner_text()
-                    value = sc["values"][i % 2]
-                    t = time.perf_counter()
-                    if sc["kind"] == "select":
-                        control.select_option(value)
-                    else:
-                        control.fill(value)
-                        control.press("Tab")
-                    page.wait_for_function(
-                        "([s, b]) => { const e = document.querySelector(s); return e && e.innerText !== b; }",
-                        arg=[sel, before], polling="raf", timeout=30_000,
-                    )
-                    times.append(time.perf_counter() - t)
+                first_bare, first_sheet = [], []
+                for _ in range(loads):  # interleaved: bare, sheet, bare, sheet, ...
+                    page, t = open_bare(browser, bare.url)
+                    first_bare.append(t)
+                    page.close()
+                    page, t = open_sheet(browser, sheet.url)
+                    first_sheet.append(t)
+                    page.close()
+                bare_page, _ = open_bare(browser, bare.url)
+                sheet_page, _ = open_sheet(browser, sheet.url)
+                time.sleep(1.0)
+                t_bare, t_sheet = [], []
+                for i in range(changes):
+                    t_bare.append(change_bare(bare_page, i))
+                    t_sheet.append(change_sheet(sheet_page, demo, i))
+                commit_times = []
+                for k in range(commits):
+                    commit_times.append(commit_and_wait(sheet_page, turn + k, unit))
+                    time.sleep(1.5)  # the reload guard: a click this soon after a commit is not taken
                 browser.close()
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        local = in_process(folder, kind, n)
+            bare.stop()
+            sheet.stop()
+    ms = lambda xs: [round(x * 1000, 1) for x in xs]  # noqa: E731
+    p95_sheet, p95_bare = percentile(t_sheet, 95), percentile(t_bare, 95)
     return {
-        "campaign": kind,
-        "changes": n,
-        "first_render_s": round(first_render, 2),
-        "browser_ms": {"p50": round(statistics.median(times) * 1000, 1),
-                       "p95": round(percentile(times, 95) * 1000, 1),
-                       "max": round(max(times) * 1000, 1)},
-        "browser_each_ms": [round(t * 1000) for t in times],
-        "load_average_1m": round(os.getloadavg()[0], 2),
-        "in_process_ms": {"p50": round(statistics.median(local) * 1000, 2),
-                          "p95": round(percentile(local, 95) * 1000, 2)},
+        "demo": name, "campaign": demo["folder"], "turn": turn, "loads": loads, "changes": changes,
+        "first_render_s": {"sheet_cold": round(first_sheet[0], 2), "sheet_median": round(statistics.median(
+            first_sheet), 2), "bare_median": round(statistics.median(first_bare), 2),
+            "sheet_each": [round(x, 2) for x in first_sheet], "bare_each": [round(x, 2) for x in first_bare]},
+        "change_ms": {"sheet_p50": round(statistics.median(t_sheet) * 1000, 1), "sheet_p95": round(p95_sheet * 1000, 1),
+                      "bare_p50": round(statistics.median(t_bare) * 1000, 1), "bare_p95": round(p95_bare * 1000, 1),
+                      "ratio_p95": round(p95_sheet / p95_bare, 2), "ratio_p50": round(statistics.median(t_sheet) /
+                                                                                     statistics.median(t_bare), 2),
+                      "sheet_each": ms(t_sheet), "bare_each": ms(t_bare)},
+        "in_process_ms": {"p50": round(statistics.median(local) * 1000, 1), "p95": round(percentile(local, 95) * 1000,
+                                                                                          1)},
+        "commit_to_next_s": {"each": [round(x, 2) for x in commit_times],
+                             "median": round(statistics.median(commit_times), 2) if commit_times else None},
     }
+
+
+def verdicts(r: dict[str, Any], interactions: int | None) -> list[tuple[str, str, str, bool | None]]:
+    fr, ch, cm = r["first_render_s"], r["change_ms"], r["commit_to_next_s"]
+    rows: list[tuple[str, str, str, bool | None]] = [
+        ("first render (median; cold)", f"{fr['sheet_median']} s; {fr['sheet_cold']} s", f"bare {fr['bare_median']} s",
+         fr["sheet_median"] <= 3.0),
+        ("change to every step (p95)", f"{ch['sheet_p95']} ms", f"bare {ch['bare_p95']} ms = {ch['ratio_p95']}x",
+         ch["sheet_p95"] <= 300 and ch["ratio_p95"] <= 2.0),
+        ("change (p50)", f"{ch['sheet_p50']} ms", f"bare {ch['bare_p50']} ms = {ch['ratio_p50']}x", None),
+        ("same change in process (p50 / p95)", f"{r['in_process_ms']['p50']} / {r['in_process_ms']['p95']} ms", "",
+         None),
+        ("commit to next draft ready (median)", f"{cm['median']} s", "",
+         cm["median"] is not None and cm["median"] <= 1.0),
+        ("interactions for the month (browser test)", "—" if interactions is None else str(interactions), "",
+         None if interactions is None else interactions <= 25),
+    ]
+    return rows
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--campaign", choices=["demo", "toy"],
-                    default="demo" if (DEMO / "campaign.toml").is_file() else "toy")
-    ap.add_argument("--changes", type=int, default=20)
+    ap.add_argument("--campaign", action="append", choices=sorted(DEMOS), help="demo(s) to run (default: all)")
+    ap.add_argument("--changes", type=int, default=30)
+    ap.add_argument("--loads", type=int, default=5)
+    ap.add_argument("--commits", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args()
-    result = run(args.campaign, args.changes)
-    print(json.dumps(result, indent=2))
+    counts = json.loads(COUNTS.read_text()) if COUNTS.exists() else {}
+    out: dict[str, Any] = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                           "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                                       "load_average_1m_start": round(os.getloadavg()[0], 2)}, "demos": {}}
+    for name in args.campaign or sorted(DEMOS):
+        print(f"[{time.strftime('%H:%M:%S')}] {name} ...", file=sys.stderr, flush=True)
+        r = run_demo(name, args.changes, args.loads, args.commits)
+        r["load_average_1m_end"] = round(os.getloadavg()[0], 2)
+        r["interactions"] = counts.get(name)
+        out["demos"][name] = r
+        print(f"\n## {name} ({r['campaign']}, turn {r['turn']}; load {r['load_average_1m_end']})")
+        for what, ours, peer, ok in verdicts(r, counts.get(name)):
+            mark = "" if ok is None else ("met" if ok else "MISSED")
+            print(f"| {what:<44} | {ours:<22} | {peer:<26} | {mark:<6} |")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=1))
+    print(f"\nJSON: {args.out}")
     return 0
 
 

@@ -156,20 +156,65 @@ def _preview_json(p: TurnPreview) -> dict[str, Any]:
 
 
 
+def _turn_plan(camp: Any, args: argparse.Namespace) -> tuple[Plan, str, str, bool]:
+    """The plan ``turn`` plays, its seed and where both came from; True when the plan is the saved draft.
+
+    The plan is ``--plan``, else the turn sheet's saved draft of the next turn. Its
+    seed is the plan's own, else ``--seed``, else the saved draft's (so a dry run
+    plays the dice the sheet shows and the commit will play), else a new one.
+    """
+    from kingdomlog.app.drafts import Drafts
+    from kingdomlog.dice.roller import new_seed
+
+    turn = camp.next_turn()
+    drafts = Drafts(camp.folder)
+    try:
+        saved = drafts.load(turn)
+    except InputError as exc:
+        print(f"kingdomlog: warning: {exc}", file=sys.stderr)
+        saved = None
+    if args.plan is not None:
+        plan, source, from_draft = _load_plan(args.plan), args.plan, False
+    elif saved is not None:
+        plan, source, from_draft = saved.plan, f"the saved draft {drafts.path(turn)}", True
+    else:
+        raise InputError(f"no --plan given and no saved draft of turn {turn} in {drafts.dir}"
+                         " (the turn sheet saves one on every change; or pass --plan PLAN.json)")
+    if plan.seed:
+        seed, why = plan.seed, "the plan" if args.plan is not None else source
+    elif args.seed:
+        seed, why = args.seed, "--seed"
+    elif saved is not None and saved.plan.seed:
+        seed, why = saved.plan.seed, f"the saved draft {drafts.path(turn)}"
+    else:
+        seed, why = new_seed(), "new"
+    return plan.model_copy(update={"seed": seed}), source, why, from_draft
+
+
 def cmd_turn(args: argparse.Namespace) -> int:
+    from kingdomlog.app.drafts import Drafts
+
     camp = _campaign(args.dir)
-    plan = _load_plan(args.plan)
-    preview = camp.preview(plan, seed=args.seed)
+    plan, source, seed_from, from_draft = _turn_plan(camp, args)
+    preview = camp.preview(plan)
     result = None
     if preview.ok and not args.dry_run:
         result = camp.commit(preview)
+        drafts = Drafts(camp.folder)
+        drafts.record_commit(result.commit_id, preview.turn, plan)
+        if from_draft:
+            drafts.discard(preview.turn)
     if args.json:
         doc = _preview_json(preview)
+        doc["plan_source"] = source
+        doc["seed_source"] = seed_from
         doc["committed"] = None if result is None else {
             "commit_id": result.commit_id, "first_seq": result.first_seq, "last_seq": result.last_seq,
             "file": result.file, "idempotent": result.idempotent}
         _out(doc)
     else:
+        origin = "a new seed" if seed_from == "new" else f"from {seed_from}"
+        print(f"turn {preview.turn} from {source}; dice seed {preview.seed} ({origin})")
         for s in preview.steps:
             mark = "refused" if s.error else f"{len(s.drafts)} event(s)"
             print(f"[{s.phase.id}] {s.phase.title}: {mark}")
@@ -186,7 +231,7 @@ def cmd_turn(args: argparse.Namespace) -> int:
             span = f"seq {result.first_seq}..{result.last_seq}"
             print(f"committed turn {preview.turn}: {span} ({Path(result.file).name})")
         elif args.dry_run and preview.ok:
-            print(f"dry run: turn {preview.turn} not committed")
+            print(f"dry run: turn {preview.turn} not committed (committing this plan plays seed {preview.seed})")
     if not preview.ok:
         if any(s.internal for s in preview.steps):
             print(f"kingdomlog: turn {preview.turn}: {preview.error}", file=sys.stderr)
@@ -444,7 +489,8 @@ def cmd_sql(args: argparse.Namespace) -> int:
 def cmd_gm(args: argparse.Namespace) -> int:
     from kingdomlog.notebook_server import open_gm
 
-    return int(open_gm(Path(args.dir), port=args.port, headless=args.headless, token=not args.no_token))
+    return int(open_gm(Path(args.dir), port=args.port, headless=args.headless, token=not args.no_token,
+                       edit=args.edit))
 
 
 def cmd_share(args: argparse.Namespace) -> int:
@@ -572,9 +618,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("turn", help="play the next turn from a plan (all steps or nothing)")
     s.add_argument("dir")
-    s.add_argument("--plan", required=True, help="plan JSON file, or - for stdin")
+    s.add_argument("--plan", help="plan JSON file, or - for stdin (default: the turn sheet's saved draft)")
     s.add_argument("--dry-run", action="store_true", help="show what would be appended, write nothing")
-    s.add_argument("--seed", help="seed for keyed dice if the plan has none")
+    s.add_argument("--seed", help="seed for keyed dice if the plan has none (default: the saved draft's seed)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_turn)
 
@@ -659,8 +705,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("dir")
     s.set_defaults(fn=cmd_import)
 
-    s = sub.add_parser("gm", help="open the GM turn sheet (marimo edit) on a campaign")
+    s = sub.add_parser("gm", help="serve the GM turn sheet on a campaign (an app; --edit for marimo's editor)")
     s.add_argument("dir")
+    s.add_argument("--edit", action="store_true", help="open the notebook in marimo's editor instead of the app")
     s.add_argument("--port", type=int, default=2718)
     s.add_argument("--headless", action="store_true", help="do not try to open a browser")
     s.add_argument("--no-token", action="store_true", help="serve without an access token (localhost only)")

@@ -1,8 +1,9 @@
-"""Serving the notebooks: ``kingdomlog gm DIR`` (marimo edit) and ``kingdomlog share DIR --as VIEWER``.
+"""Serving the notebooks: ``kingdomlog gm DIR`` (the turn sheet as an app) and ``kingdomlog share DIR --as VIEWER``.
 
-- ``open_gm`` runs ``marimo edit notebooks/turn_sheet.py -- --campaign DIR`` on
-  localhost (with a random access token unless told otherwise), prints the URL
-  once the server answers, and stops marimo when it is stopped itself.
+- ``open_gm`` runs ``marimo run notebooks/turn_sheet.py -- --campaign DIR`` on
+  localhost with a random access token (``--edit``: ``marimo edit``, for those who
+  want the notebook's code), prints the URL once the server answers, and stops
+  marimo when it is stopped itself.
 - ``serve_orders`` runs ``marimo run notebooks/orders_sheet.py -- --campaign DIR --viewer F``
   with a password token: one player's orders sheet, which writes only that player's
   submission (``core.plan_submitted``).
@@ -142,18 +143,42 @@ def _password_file(password: str) -> Path:
     return Path(name)
 
 
-def open_gm(folder: Path, port: int = 2718, headless: bool = False, token: bool = True) -> int:
-    """Open the GM turn sheet on ``folder`` with ``marimo edit`` on localhost; returns marimo's exit code.
+PRELOADED_MARIMO = "from kingdomlog.notebook_server import marimo_main; marimo_main()"
+"""``python -c`` code that runs marimo's command line with kingdomlog already imported."""
 
-    Raises the store's error when ``folder`` is not a campaign (checked before
-    anything starts).
+
+def marimo_main() -> None:
+    """marimo's command line (``sys.argv[1:]``), with the turn sheet's library and the rulesets imported first.
+
+    A ``marimo run`` server runs each browser session as a thread of its own process, so
+    what is imported here is not imported again when the GM opens the sheet.
+    """
+    import runpy
+
+    from kingdomlog.core.ruleset import discover
+    from kingdomlog.views import sheet, sheet_cards, sheet_panel  # noqa: F401  (imported for the sessions)
+
+    discover()
+    sys.argv = ["marimo", *sys.argv[1:]]
+    runpy.run_module("marimo", run_name="__main__", alter_sys=True)
+
+
+def open_gm(folder: Path, port: int = 2718, headless: bool = False, token: bool = True, edit: bool = False) -> int:
+    """Serve the GM turn sheet on ``folder`` on localhost; returns marimo's exit code.
+
+    By default the sheet is an app (``marimo run``: no code, no editor controls, no
+    add-cell buttons) behind a random access token printed in its URL; ``edit`` opens
+    the notebook in marimo's editor instead. Raises the store's error when ``folder`` is
+    not a campaign (checked before anything starts).
     """
     camp = Campaign.open(folder)
     camp.events()
     nb = notebook("turn_sheet")
     absolute = str(Path(folder).resolve())
-    cmd = [sys.executable, "-m", "marimo", "edit", str(nb), "--host", HOST, "--port", str(port),
-           "--skip-update-check", "--no-sandbox"]
+    mode = "edit" if edit else "run"
+    cmd = [sys.executable, "-c", PRELOADED_MARIMO, mode, str(nb), "--host", HOST, "--port", str(port), "--no-sandbox"]
+    if edit:
+        cmd.append("--skip-update-check")
     if headless:
         cmd.append("--headless")
     pw_file = None
@@ -163,10 +188,11 @@ def open_gm(folder: Path, port: int = 2718, headless: bool = False, token: bool 
         pw_file = _password_file(password)
         cmd += ["--token-password-file", str(pw_file)]
         url += f"?access_token={password}"
-    else:
+    elif edit:
         cmd.append("--no-token")
     cmd += ["--", "--campaign", absolute]
-    return _serve(cmd, port, url, f"GM turn sheet for {camp.config.name!r} ({absolute})", cleanup=pw_file)
+    what = "GM turn sheet (editor)" if edit else "GM turn sheet"
+    return _serve(cmd, port, url, f"{what} for {camp.config.name!r} ({absolute})", cleanup=pw_file)
 
 
 def share(folder: Path, viewer: str, output: str | Path | None = None, port: int = 2719,

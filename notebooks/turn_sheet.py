@@ -4,12 +4,13 @@ __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="kingdomlog: GM turn sheet", css_file="turn_sheet.css")
 
 with app.setup:
-    # The GM's reactive turn sheet (design §6). Open it with `kingdomlog gm DIR`, or
-    # `marimo edit notebooks/turn_sheet.py -- --campaign DIR`. Every rule lives in the
-    # campaign's ruleset; the cells below only call kingdomlog.views.sheet.
+    # The GM's turn sheet (design §6), served as an app by `kingdomlog gm DIR` (`--edit` opens
+    # this notebook in marimo's editor). Every rule lives in the campaign's ruleset; the cells
+    # below only call kingdomlog.views.sheet (the draft), sheet_cards (the steps) and
+    # sheet_panel (the kingdom).
     import marimo as mo
 
-    from kingdomlog.views import sheet
+    from kingdomlog.views import sheet, sheet_cards, sheet_panel
 
 
 @app.cell(hide_code=True)
@@ -20,132 +21,176 @@ def _():
 
 @app.cell(hide_code=True)
 def _():
-    # Reload after a commit or an undo; the dice state (re-rolls, typed faces) of the draft;
-    # the last commit/undo message.
-    get_version, set_version = mo.state(0)
-    get_dice, set_dice = mo.state({})
+    # get_reload: (count, why) bumped after a commit or an undo; get_outcome: what the last one did;
+    # get_layout: bumped when the widgets must be rebuilt (options, rows or dice keys changed).
+    # get_ready: whether the draft can be committed (the Commit button is made again when it flips).
+    get_reload, set_reload = mo.state((0, ""))
     get_outcome, set_outcome = mo.state(None)
-    return get_dice, get_outcome, get_version, set_dice, set_outcome, set_version
-
-
-@app.cell(hide_code=True)
-def _():
-    plan_file = mo.ui.file(filetypes=[".json"], label="Load a draft plan (JSON)")
-    return (plan_file,)
-
-
-@app.cell(hide_code=True)
-def _(folder, get_version, plan_file, set_dice):
-    get_version()
-    start, load_message = sheet.open_sheet(
-        folder,
-        plan_file.name() if plan_file.value else None,
-        plan_file.contents() if plan_file.value else None,
+    get_layout, set_layout = mo.state(0)
+    get_ready, set_ready = mo.state(None)
+    return (
+        get_layout,
+        get_outcome,
+        get_ready,
+        get_reload,
+        set_layout,
+        set_outcome,
+        set_ready,
+        set_reload,
     )
-    set_dice(sheet.plan_dice(start.plan) if start is not None else {})
-    mo.stop(start is None, mo.callout(mo.md(f"**Cannot open the campaign.** {load_message}"), kind="danger"))
-    mo.vstack([
-        mo.Html(sheet.header_html(start)),
-        plan_file,
-        mo.callout(load_message, kind="warn") if load_message else mo.md(""),
-    ])
-    return (start,)
 
 
 @app.cell(hide_code=True)
-def _(start):
-    forms = sheet.phase_forms(start)
+def _(folder, get_reload):
+    session, open_message = sheet.open_session(folder, after_commit=get_reload()[1] == "commit")
+    mo.stop(session is None, mo.callout(mo.md(f"**Cannot open the campaign.** {open_message}"), kind="danger"))
+    return (session,)
+
+
+@app.cell(hide_code=True)
+def _(get_layout, session):
+    get_layout()
+    forms = session.widgets()
     return (forms,)
 
 
 @app.cell(hide_code=True)
-def _(forms, get_dice, start):
-    draft = sheet.draft_turn(start, forms.value, get_dice())
-    mo.callout(mo.md(f"**This draft cannot be previewed.** {draft.problem}"), kind="danger") if draft.problem else None
+def _(forms, session, set_ready):
+    # Every change of a widget: read the plan back and preview it (saved just after the cards show).
+    draft = session.update(forms.value, save=False)
+    if session.ready_changed():
+        set_ready(draft.committable)
     return (draft,)
 
 
 @app.cell(hide_code=True)
-def _(draft, get_dice, set_dice):
-    dice = sheet.dice_controls(
-        draft.preview, get_dice(), on_change=lambda v: set_dice(sheet.dice_from_controls(v))
-    )
-    return (dice,)
-
-
-@app.cell(hide_code=True)
-def _(dice, draft, forms, start):
-    mo.vstack(sheet.step_sections(start, draft.preview, forms, dice))
+def _(session):
+    mo.Html(sheet_cards.header_html(session))
     return
 
 
 @app.cell(hide_code=True)
-def _(draft, start):
-    _save_plan = mo.download(
-        data=(draft.plan.to_json() if draft.plan is not None else "{}").encode(),
-        filename=f"{start.campaign}-turn-{start.turn}.plan.json",
-        mimetype="application/json",
-        label="Save draft plan",
+def _(get_ready, session):
+    # Made again for each session and whenever the draft turns committable or not: disabled while a
+    # step is refused. A session commits at most once, however often its button is clicked.
+    get_ready()
+    commit_button = mo.ui.button(
+        value=0, on_click=lambda n: n + 1, kind="success", disabled=not session.draft.committable,
+        label=f"✔ Commit {session.start.when}",
+        tooltip="Append this turn to the log" if session.draft.committable else "Fix the refused step first",
     )
-    mo.vstack([
-        mo.Html(sheet.turn_events_html(start, draft.preview)) if draft.preview is not None else mo.md(""),
-        _save_plan,
-    ])
+    return (commit_button,)
+
+
+@app.cell(hide_code=True)
+def _(session):
+    _last = sheet.last_turn_label(session)
+    undo_button = mo.ui.button(
+        value=0, on_click=lambda n: n + 1, kind="danger", disabled=_last is None,
+        label=f"↶ Undo {_last}" if _last else "↶ Undo", tooltip="Asks first; nothing is deleted",
+    )
+    return (undo_button,)
+
+
+@app.cell(hide_code=True)
+def _(undo_button):
+    mo.stop(not undo_button.value)
+    confirm_undo = mo.ui.button(value=0, on_click=lambda n: n + 1, kind="danger", label="Yes, undo it")
+    cancel_undo = mo.ui.button(value=0, on_click=lambda n: n + 1, kind="neutral", label="No, keep it")
+    return cancel_undo, confirm_undo
+
+
+@app.cell(hide_code=True)
+def _(cancel_undo, confirm_undo, session):
+    mo.stop(cancel_undo.value > 0 or confirm_undo.value > 0)
+    mo.callout(mo.vstack([
+        mo.md(sheet_cards.undo_question(session)),
+        mo.hstack([confirm_undo, cancel_undo], justify="start"),
+    ]), kind="warn")
+    return
+
+
+@app.cell(hide_code=True)
+def _(commit_button, session, set_outcome, set_reload):
+    # The only write of a turn: on a click of Commit, at most once per session; never on load, on a
+    # change or a re-run, under `python turn_sheet.py` or under app.run().
+    mo.stop(not commit_button.value)
+    _done = sheet.commit(session, session.draft)
+    mo.stop(_done is None)
+    set_outcome(_done)
+    if _done.kind != "warn":
+        set_reload(lambda r: (r[0] + 1, "commit" if _done.kind == "success" else "refused"))
+    return
+
+
+@app.cell(hide_code=True)
+def _(confirm_undo, session, set_outcome, set_reload):
+    # Undo appends core.turn_retracted: once per confirmed click.
+    mo.stop(not confirm_undo.value)
+    _done = sheet.undo(session)
+    mo.stop(_done is None)
+    set_outcome(_done)
+    set_reload(lambda r: (r[0] + 1, "undo"))
+    return
+
+
+@app.cell(hide_code=True)
+def _(get_outcome, session):
+    mo.Html(sheet_cards.outcome_html_box(get_outcome(), session))
+    return
+
+
+@app.cell(hide_code=True)
+def _(commit_button, draft, forms, session, undo_button):
+    mo.Html(sheet_cards.commit_bar_html(session, draft, commit_button, undo_button)
+            + sheet_cards.page_html(session, forms, draft, sheet_panel.panel_html(
+                session.start.ruleset, session.start.state, after=sheet.end_state(draft))))
+    return
+
+
+@app.cell(hide_code=True)
+def _(draft, session, set_layout):
+    # After the cards are shown: save the draft beside the log, and rebuild the widgets if the
+    # draft changed what they offer (options, entries, dice keys, a step switched to JSON).
+    session.save()
+    if session.refresh_forms(draft):
+        set_layout(lambda n: n + 1)
+    return
+
+
+@app.cell(hide_code=True)
+def _(session):
+    # Aikakirjat only: the rest of the growth session (views.session), planned when the GM opens it.
+    _title = sheet_panel.session_title(session.start.camp.config.ruleset)
+    mo.stop(_title is None)
+    mo.accordion({_title: lambda: mo.Html(sheet_panel.session_html(session.start.folder, seed=session.plan.seed))},
+                 lazy=True)
     return
 
 
 @app.cell(hide_code=True)
 def _():
-    # Click counters, created once per session and never re-created, so a click cannot be
-    # replayed by a re-run: the cells below consume each new count exactly once.
-    commit_button = mo.ui.button(value=0, on_click=lambda n: n + 1, label="Commit turn", kind="success")
-    undo_button = mo.ui.button(value=0, on_click=lambda n: n + 1, label="Undo last turn", kind="danger")
-    get_commits_done, set_commits_done = mo.state(0)
-    get_undos_done, set_undos_done = mo.state(0)
-    mo.hstack([commit_button, undo_button], justify="start")
-    return (
-        commit_button,
-        get_commits_done,
-        get_undos_done,
-        set_commits_done,
-        set_undos_done,
-        undo_button,
-    )
+    plan_file = mo.ui.file(filetypes=[".json"], label="Load a plan file (JSON) as the draft")
+    return (plan_file,)
 
 
 @app.cell(hide_code=True)
-def _(
-    commit_button,
-    draft,
-    get_commits_done,
-    set_commits_done,
-    set_outcome,
-    set_version,
-    start,
-):
-    # The only write of a turn: once per click of "Commit turn"; never on load, on a change,
-    # on a re-run, under `python turn_sheet.py` or under app.run().
-    mo.stop(commit_button.value <= get_commits_done())
-    set_commits_done(commit_button.value)
-    set_outcome(sheet.commit_draft(start, draft))
-    set_version(lambda v: v + 1)
+def _(plan_file, session, set_layout):
+    mo.stop(not plan_file.value)
+    _msg = sheet.load_plan_file(session, plan_file.name(), plan_file.contents())
+    set_layout(lambda n: n + 1)
+    mo.callout(mo.md(_msg.text), kind=_msg.kind)
     return
 
 
 @app.cell(hide_code=True)
-def _(get_undos_done, set_outcome, set_undos_done, set_version, start, undo_button):
-    # Undo appends core.turn_retracted: once per click of "Undo last turn".
-    mo.stop(undo_button.value <= get_undos_done())
-    set_undos_done(undo_button.value)
-    set_outcome(sheet.undo_last(start))
-    set_version(lambda v: v + 1)
-    return
-
-
-@app.cell(hide_code=True)
-def _(get_outcome):
-    outcome = get_outcome()
-    mo.callout(mo.md(outcome.text), kind=outcome.kind) if outcome is not None else None
+def _(plan_file, session):
+    mo.accordion({"Advanced: the draft as a plan file": mo.vstack([
+        mo.md(sheet_cards.plan_file_help(session)),
+        mo.download(data=lambda: session.plan.to_json().encode(), filename=f"{session.start.campaign}-turn-"
+                    f"{session.start.turn}.plan.json", mimetype="application/json", label="Download the draft plan"),
+        plan_file,
+    ])})
     return
 
 

@@ -1,28 +1,33 @@
-"""The GM turn sheet's library (design §6): UI elements from ruleset choices, the plan from UI values,
-and the per-step preview as HTML.
+"""The GM turn sheet's library (design §6): a draft turn edited through widgets, previewed, saved, committed.
 
-The notebook ``notebooks/turn_sheet.py`` calls these; they hold no rules. The flow:
+The notebook ``notebooks/turn_sheet.py`` only calls this module; it holds no rules.
 
-1. ``load_start(folder, plan)``: the campaign at the start of its next turn (state,
-   phases, each phase's choices from the start state, the dice seed).
-2. ``phase_forms(start)``: one ``mo.ui`` element per choice, grouped per phase in a
-   ``mo.ui.dictionary`` the notebook binds to a global.
-3. ``build_plan(start, form.value, dice)``: the same JSON plan ``kingdomlog turn --plan`` reads.
-4. ``preview(start, plan)``: ``preview_turn`` on the start state (pure, nothing written).
-5. ``render_step(...)`` per step: its rolls (faces), the events it will append, the
-   state after it (changes marked) and every breakdown.
+- ``open_session(folder)`` opens the campaign at the start of its next turn and restores
+  the saved draft of that turn (``kingdomlog.app.drafts``), or starts one (a new dice
+  seed, the players' submitted steps filled in).
+- ``session.widgets()`` builds one widget group per step from the step's typed choices,
+  with options computed from the state *before that step* in the current preview (so
+  what an upstream step changes, a downstream step offers).
+- ``session.update(values)`` reads the widgets back into the plan, previews it (the one
+  route: ``Campaign.preview``), saves the draft when it changed, and says whether the
+  widgets must be rebuilt (options, rows or dice keys changed). A step refused by the
+  rules stops the preview; the steps after it are still computed from the state before
+  it, marked as provisional, so the GM sees what they would do.
+- ``commit(session, draft)`` appends the previewed turn once; ``undo(session)`` retracts
+  the last turn and reopens its plan, with its dice, as the draft.
 
-Dice: each roll of the preview gets a re-roll number (the plan's ``rerolls``
-nonce) and a text field for the faces of physical dice (the plan's ``rolls``);
-``dice_controls`` builds them and ``dice_from_controls`` reads them back.
+What a draft is made of (choices, seed, re-rolls, typed faces) is the same JSON plan
+``kingdomlog turn --plan`` reads; the saved draft is what ``kingdomlog turn --dry-run``
+plays when no plan is given.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Callable, Mapping
+import time
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,17 +36,23 @@ import marimo as mo
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.campaign import TurnStart
+from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.core.choices import FieldSpec
-from kingdomlog.core.errors import InputError, KingdomlogError
-from kingdomlog.core.ruleset import Ruleset, State, Step
-from kingdomlog.core.turn import Plan, StepPlan, StepPreview, TurnPreview
-from kingdomlog.dice.roller import new_seed
-from kingdomlog.views.html import STYLE, breakdown_items, draft_items, esc, key_values, roll_line
+from kingdomlog.core.core_events import PlanSubmitted
+from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, RuleError
+from kingdomlog.core.events import Draft
+from kingdomlog.core.fold import last_live_turn, live_commits_of_turn
+from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
+from kingdomlog.core.turn import Plan, StepPlan, TurnPreview
+from kingdomlog.dice.checks import CheckSpec
+from kingdomlog.dice.roller import KeyedRoller, Roll, new_seed
+from kingdomlog.views import sheet_form as sf
+from kingdomlog.views import sheet_grid
+from kingdomlog.views.sheet_form import DiceSlot, FieldError, StepForm
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
-
-Dice = dict[str, dict[str, dict[str, Any]]]
-"""Per step: ``{"rolls": {key: [faces]}, "rerolls": {key: nonce}}``."""
+RELOAD_GUARD_S = 1.0
+"""A Commit click this soon after the sheet reloaded from a commit is not taken (it was meant for the old draft)."""
 
 
 def campaign_folder(args: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Path:
@@ -64,60 +75,638 @@ def campaign_folder(args: Mapping[str, Any], env: Mapping[str, str] | None = Non
     return Path(raw).expanduser()
 
 
+# ---- the start of a turn -----------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class SheetStart:
-    """A campaign at the start of its next turn: what the sheet's UI and preview are built from."""
+    """A campaign at the start of its next turn: what the sheet's widgets and previews are built from."""
 
     folder: Path
-    campaign: str
-    name: str
-    ruleset: Ruleset
-    turn: int
-    start_seq: int
-    state: State
     camp: Campaign
+    ruleset: Ruleset
     begin: TurnStart
     phases: tuple[Step, ...]
-    choices: dict[str, tuple[FieldSpec, ...]]
-    seed: str
+    submitted: Mapping[str, str] = field(default_factory=dict)
+    """Step id -> the player whose submitted orders fill it."""
+    submitted_steps: Mapping[str, StepPlan] = field(default_factory=dict)
+    seed: str = ""
+    """For headless use (``draft_turn``): the dice seed of the draft."""
     plan: Plan | None = None
-    turn_unit: str = "turn"
-    problems: dict[str, str] = field(default_factory=dict)
+    """For headless use: the loaded plan with the players' submitted steps filled in (None: nothing loaded)."""
+    problems: Mapping[str, str] = field(default_factory=dict)
+    """Steps whose choices could not be listed in the start state, with the reason."""
+
+    @property
+    def turn(self) -> int:
+        return self.begin.turn
+
+    @property
+    def start_seq(self) -> int:
+        return self.begin.start_seq
+
+    @property
+    def state(self) -> State:
+        return self.begin.state
+
+    @property
+    def campaign(self) -> str:
+        return self.camp.id
+
+    @property
+    def name(self) -> str:
+        return self.camp.config.name
+
+    @property
+    def turn_unit(self) -> str:
+        return self.ruleset.turn_unit
+
+    @property
+    def when(self) -> str:
+        """``month 14`` (``founding`` for turn 0)."""
+        return "founding" if self.turn == 0 else f"{self.turn_unit} {self.turn}"
 
 
-def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = None) -> SheetStart:
-    """Open ``folder`` and describe its next turn; ``plan`` (a loaded draft) supplies the seed and defaults.
+def _submitted(camp: Campaign, begin: TurnStart) -> tuple[dict[str, str], dict[str, StepPlan]]:
+    owners: dict[str, str] = {}
+    steps: dict[str, StepPlan] = {}
+    for who, ev in camp.submissions(begin.turn).items():
+        if not isinstance(ev.payload, PlanSubmitted):
+            continue
+        try:
+            allowed = set(camp.player_steps(who, state=begin.state, turn=begin.turn))
+        except InputError:
+            continue
+        for sid, sub in ev.payload.steps.items():
+            if sid in allowed:
+                owners[sid] = who
+                steps[sid] = StepPlan(choices=dict(sub.choices), rolls={k: list(v) for k, v in sub.rolls.items()})
+    return owners, steps
 
-    Raises ``InputError`` when ``plan`` is for another turn, and the store's errors
-    when the folder is not a campaign.
+
+def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = None,
+               check_forms: bool = True) -> SheetStart:
+    """Open ``folder`` and describe its next turn (state, steps, the players' submitted steps).
+
+    ``plan`` (a loaded draft) must be for that turn (else ``InputError``); the start's
+    ``plan`` is it with the submitted steps filled in (None when there is neither), its
+    ``seed`` the plan's, else ``seed``, else a new one.
     """
     camp = Campaign.open(folder)
     begin = camp.turn_start()
-    turn, state = begin.turn, begin.state
-    if plan is not None and plan.turn is not None and plan.turn != turn:
-        raise InputError(f"the loaded plan is for turn {plan.turn}, but the campaign's next turn is {turn}")
+    if plan is not None and plan.turn is not None and plan.turn != begin.turn:
+        raise InputError(f"the loaded plan is for turn {plan.turn}, but the campaign's next turn is {begin.turn}")
     rs = camp.ruleset
-    phases = tuple(rs.phases_for(state, turn))
-    choices: dict[str, tuple[FieldSpec, ...]] = {}
+    owners, steps = _submitted(camp, begin)
+    phases = tuple(rs.phases_for(begin.state, begin.turn))
     problems: dict[str, str] = {}
-    for p in phases:
+    for p in phases if check_forms else ():  # the sheet's session lists each step's choices itself
         try:
-            choices[p.id] = rs.choices(state, turn, p.id)
+            rs.choices(begin.state, begin.turn, p.id)
         except KingdomlogError as exc:
-            choices[p.id] = ()
             problems[p.id] = str(exc)
     use_seed = (plan.seed if plan is not None else None) or seed or new_seed()
-    # Players' submitted steps (orders, with the dice rolled at submission) pre-fill the steps the GM's draft
-    # leaves out; a step the GM's draft names wins.
-    merged = camp.with_submissions(plan if plan is not None else Plan(turn=turn, seed=use_seed), state=state)
-    if plan is not None or merged.steps:
-        plan = merged
-    return SheetStart(
-        folder=Path(folder), campaign=camp.id, name=camp.config.name, ruleset=rs, turn=turn,
-        start_seq=begin.start_seq, state=state, camp=camp, begin=begin, phases=phases, choices=choices,
-        seed=use_seed, plan=plan, turn_unit=rs.turn_unit, problems=problems,
-    )
+    merged = None
+    if plan is not None or steps:
+        base = plan if plan is not None else Plan(turn=begin.turn, seed=use_seed)
+        merged = camp.with_submissions(base.model_copy(update={"seed": use_seed}), state=begin.state)
+    return SheetStart(folder=Path(folder), camp=camp, ruleset=rs, begin=begin, phases=phases, submitted=owners,
+                      submitted_steps=steps, seed=use_seed, plan=merged, problems=problems)
 
+
+# ---- one step of a draft as the sheet shows it ---------------------------------------------------
+
+
+@dataclass
+class Card:
+    """One step of the draft: the state before it, what it did (or why it was refused), and its form."""
+
+    index: int
+    step: Step
+    before: State
+    after: State | None
+    choices: dict[str, Any]
+    rolls: list[Roll]
+    checks: dict[str, CheckSpec]
+    drafts: list[Draft]
+    breakdowns: list[Breakdown]
+    error: str | None = None
+    provisional: bool = False
+    """Computed after an earlier step was refused, from the state before that step."""
+    not_computed: str | None = None
+    form: StepForm | None = None
+    form_problem: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.step.id
+
+    @property
+    def rule(self) -> str | None:
+        """The rule a refusal names (``(rule: §4.2)`` in the message)."""
+        import re
+
+        m = re.search(r"\(rule: ([^)]+)\)", self.error or "")
+        return m.group(1) if m else None
+
+    def signature(self) -> tuple[Any, ...]:
+        """What changes when this step's outcome changes (for highlighting the last edit)."""
+        return (self.error, tuple((r.key, r.faces) for r in self.rolls),
+                tuple((d.type, d.payload.model_dump_json()) for d in self.drafts), self.provisional)
+
+
+@dataclass
+class SheetDraft:
+    """The draft as last computed: the plan, its preview, one card per step and the problems found reading it."""
+
+    plan: Plan
+    preview: TurnPreview | None
+    cards: list[Card]
+    problem: str | None = None
+    field_errors: dict[str, list[FieldError]] = field(default_factory=dict)
+    restructure: bool = False
+    changed_steps: frozenset[str] = frozenset()
+    """Steps whose outcome the last edit changed."""
+    previous: dict[str, Card] = field(default_factory=dict)
+    """The cards before the last edit, by step (for "what changed")."""
+
+    @property
+    def ok(self) -> bool:
+        return self.preview is not None and self.preview.ok and not self.problem
+
+    @property
+    def committable(self) -> bool:
+        has_events = self.preview is not None and bool(self.preview.drafts)
+        return self.ok and has_events and not any(self.field_errors.values())
+
+    @property
+    def refused(self) -> Card | None:
+        for c in self.cards:
+            if c.error and not c.provisional:
+                return c
+        return None
+
+    def card(self, step: str) -> Card | None:
+        for c in self.cards:
+            if c.id == step:
+                return c
+        return None
+
+
+def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
+    """One card per step: the preview's steps, then the steps after a refusal computed provisionally."""
+    rs = start.ruleset
+    cards: list[Card] = []
+    before = start.state
+    seq = tp.start_seq
+    for i, sp in enumerate(tp.steps):
+        cards.append(Card(i, sp.phase, before, sp.state_after, dict(sp.choices), list(sp.rolls), dict(sp.checks),
+                          list(sp.drafts), list(sp.breakdown), sp.error))
+        seq += len(sp.drafts)
+        if sp.state_after is not None:
+            before = sp.state_after
+    done = {sp.phase.id for sp in tp.steps}
+    rest = [p for p in start.phases if p.id not in done]
+    if not rest:
+        return cards
+    # A step was refused: show what the later steps would do from the state before it (skipping it).
+    roller = KeyedRoller(plan.seed or tp.seed, campaign=start.campaign, turn=start.turn)
+    merged = start.camp.with_submissions(plan, state=start.state)
+    for p in rest:
+        sp_plan = merged.steps.get(p.id, StepPlan())
+        dice = roller.for_step(p.id, manual=sp_plan.rolls, nonces=sp_plan.rerolls)
+        i = len(cards)
+        try:
+            res = run_step(rs, before, p, sp_plan.choices, dice, campaign=start.campaign, turn=start.turn,
+                           start_seq=seq)
+        except (RuleError, InputError) as exc:
+            cards.append(Card(i, p, before, None, dict(sp_plan.choices), list(dice.rolls), {}, [], [], str(exc),
+                              provisional=True))
+            continue
+        except Exception as exc:  # a rule that cannot run on a state it was never meant to see
+            cards.append(Card(i, p, before, None, dict(sp_plan.choices), list(dice.rolls), {}, [], [],
+                              provisional=True, not_computed=f"cannot be shown before the refused step is fixed"
+                                                             f" ({type(exc).__name__})"))
+            continue
+        cards.append(Card(i, p, before, res.state, dict(sp_plan.choices), list(dice.rolls), dict(res.checks),
+                          list(res.drafts), list(res.breakdowns), provisional=True))
+        seq += len(res.drafts)
+        before = res.state
+    return cards
+
+
+# ---- the session --------------------------------------------------------------------------------
+
+
+_GRID_DUMPS: dict[int, tuple[Any, dict[str, Any] | None]] = {}
+
+
+_GRID_TYPES: dict[type, bool] = {}
+
+
+def _holds_grid(cls: Any, seen: frozenset[type] = frozenset()) -> bool:
+    """Whether a state model (or a model it nests) has a ``blocks`` field: only then is a dump worth it."""
+    if not isinstance(cls, type) or not hasattr(cls, "model_fields") or cls in seen:
+        return False
+    if cls in _GRID_TYPES:
+        return _GRID_TYPES[cls]
+    found = "blocks" in cls.model_fields
+    todo = [f.annotation for f in cls.model_fields.values()]
+    while todo and not found:
+        t = todo.pop()
+        todo.extend(typing.get_args(t))
+        found = _holds_grid(t, seen | {cls})
+    _GRID_TYPES[cls] = found
+    return found
+
+
+def _grid_dump(state: Any) -> dict[str, Any] | None:
+    """The state as JSON when it holds an urban grid (for the block and lot pickers), else None; remembered."""
+    if not _holds_grid(type(state)):
+        return None
+    hit = _GRID_DUMPS.get(id(state))
+    if hit is None or hit[0] is not state:
+        if len(_GRID_DUMPS) > 64:
+            _GRID_DUMPS.clear()
+        dump = state.model_dump(mode="json") if hasattr(state, "model_dump") else None
+        hit = (state, dump if dump is not None and sheet_grid.grids(dump) else None)
+        _GRID_DUMPS[id(state)] = hit
+    return hit[1]
+
+
+def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tuple[FieldSpec, ...], str | None]:
+    try:
+        return tuple(start.ruleset.choices(card.before, start.turn, card.id, values)), None
+    except KingdomlogError as exc:
+        return (), str(exc)
+    except Exception as exc:  # a vocabulary that cannot read a provisional state
+        return (), f"the choices of this step cannot be listed now ({type(exc).__name__}: {exc})"
+
+
+class SheetSession:
+    """One GM's sheet on one turn: the draft plan, the widgets' forms, the latest preview. Not shared.
+
+    Created by ``open_session``; the notebook keeps one per browser session and calls
+    ``widgets()`` when ``update`` says the widgets must be rebuilt.
+    """
+
+    def __init__(self, start: SheetStart, plan: Plan, *, message: str | None = None,
+                 after_commit: bool = False, origin: str = "new") -> None:
+        self.start = start
+        self.drafts = Drafts(start.folder)
+        self.plan = plan
+        self.message = message
+        self.origin = origin
+        self.opened_at = time.monotonic()
+        self.after_commit = after_commit
+        self.forms: dict[str, StepForm] = {}
+        self.built: dict[str, StepForm] = {}
+        """The forms the current widgets were built from (the cards lay out those widgets)."""
+        self.initial: dict[str, Any] = {}
+        self._fresh = False
+        self.json_mode: dict[str, bool] = {}
+        self.json_errors: dict[str, list[FieldError]] = {}
+        self.draft: SheetDraft | None = None
+        self.done = False
+        """True once this session committed or undid a turn (later clicks on it do nothing)."""
+        self.saved_at: float | None = None
+        self._ready_shown: bool | None = None
+        self.last_raw: dict[str, Any] = {}
+        self._cache: dict[str, SheetDraft] = {}
+        self._forms_cache: dict[Any, tuple[StepForm, str | None]] = {}
+        self.draft = self._compute(plan)
+        self.refresh_forms(self.draft)
+
+    # ---- what the widgets show ------------------------------------------------------------
+
+    def display(self, step: str) -> StepPlan:
+        """The plan of ``step`` as its widgets show it: the GM's draft, else the submitted orders, else defaults."""
+        return self.plan.steps.get(step) or self.start.submitted_steps.get(step) or StepPlan()
+
+    def _form(self, card: Card, shown: StepPlan) -> StepForm:
+        specs, problem = _specs(self.start, card, shown.choices)
+        specs = sheet_grid.with_grid_pickers(specs, shown.choices, _grid_dump(card.before))
+        card.form_problem = problem
+        rolled = {r.key: r for r in card.rolls}
+        slots = tuple(DiceSlot(k, r.notation, shown.rerolls.get(k, 0),
+                               " ".join(str(f) for f in shown.rolls[k]) if k in shown.rolls else "")
+                      for k, r in rolled.items())
+        extra = {k: {"faces": shown.rolls.get(k), "nonce": shown.rerolls.get(k, 0)}
+                 for k in {*shown.rolls, *shown.rerolls} if k not in rolled and shown.rolls.get(k)}
+        mode = self.json_mode.get(card.id, False)
+        return StepForm(card.id, specs, dict(shown.choices), slots, mode, sf.step_json(shown) if mode else "",
+                        extra)
+
+    def refresh_forms(self, draft: SheetDraft | None = None) -> bool:
+        """Recompute every step's form from ``draft`` (default: the latest); True when the widgets must be rebuilt.
+
+        A step's form depends on the state before it, so on the plans of the steps before
+        it: forms are cached by that prefix and the step's own plan, and only recomputed
+        when one of them changed. Run it after the cards are shown: an edit's outcome does
+        not wait for it.
+        """
+        draft = draft or self.draft
+        if draft is None:
+            return False
+        changed = False
+        prefix: list[str] = [self.plan.seed or ""]
+        for card in draft.cards:
+            shown = self.display(card.id)
+            own = shown.model_dump_json()
+            key = (card.id, tuple(prefix), own, self.json_mode.get(card.id, False),
+                   tuple((r.key, r.notation) for r in card.rolls), card.provisional)
+            hit = self._forms_cache.get(key)
+            if hit is None:
+                hit = (self._form(card, shown), card.form_problem)
+                self._forms_cache[key] = hit
+            form, card.form_problem = hit
+            card.form = form
+            prefix.append(own)
+            built = self.built.get(card.id)
+            if built is None or sf.form_key(built) != sf.form_key(form):
+                changed = True
+            self.forms[card.id] = form
+        if len(self._forms_cache) > 400:
+            self._forms_cache.clear()
+        return changed
+
+    def widgets(self) -> Any:
+        """One flat ``mo.ui.dictionary`` of every step's widgets, keyed by path (bind it to a global).
+
+        Read it back with ``update(forms.value)``; lay it out through ``sf.View(forms)``.
+        """
+        tree = {}
+        for p in self.start.phases:
+            form = self.forms.get(p.id)
+            if form is None:
+                continue
+            tree[p.id] = sf.step_widgets(form)
+        self.built = dict(self.forms)
+        self._fresh = True  # the next update() reads the values these widgets start with
+        return mo.ui.dictionary(sf.flatten(tree))
+
+    # ---- reading the widgets ----------------------------------------------------------------
+
+    def update(self, flat: Mapping[str, Any], *, save: bool = True) -> SheetDraft:
+        """Read the widgets' values (``forms.value``), preview the new plan, save it (unless ``save`` is False:
+        the notebook saves after the cards are shown, ``save()``).
+
+        Only the steps whose widgets changed since the last call are read again. Whether
+        the widgets must then be rebuilt (options, rows, dice keys changed) is
+        ``refresh_forms``'s answer.
+        """
+        values = sf.unflatten(flat)
+        if self._fresh:
+            self.initial = dict(values)
+            self.last_raw = dict(values)
+            self._fresh = False
+        steps = dict(self.plan.steps)
+        errors: dict[str, list[FieldError]] = dict(self.draft.field_errors) if self.draft is not None else {}
+        for p in self.start.phases:
+            form = self.built.get(p.id) or self.forms.get(p.id)
+            raw = values.get(p.id)
+            if form is None or raw is None or raw == self.last_raw.get(p.id):
+                continue
+            self.last_raw[p.id] = raw
+            errors.pop(p.id, None)
+            if p.id not in self.plan.steps and raw == self.initial.get(p.id):
+                continue  # never touched: the step keeps its submitted orders or its defaults
+            shown = self.display(p.id)
+            sp, read = sf.read_step(form, raw, shown)
+            if bool(raw.get("j")) != form.json_mode:
+                self.json_mode[p.id] = bool(raw.get("j"))
+            if read.errors:
+                errors[p.id] = read.errors
+            if not form.json_mode:
+                specs, _ = _specs(self.start, self._card_of(p.id), sp.choices)
+                settled = sf.settle(specs or form.specs, sp.choices, shown.choices)
+                if settled != sp.choices:
+                    sp = sp.model_copy(update={"choices": settled})
+            if sp != shown or p.id in steps:
+                steps[p.id] = sp
+        plan = self.plan.model_copy(update={"steps": steps})
+        previous = self.draft
+        draft = self._compute(plan)
+        draft.field_errors = errors
+        if previous is not None and plan != previous.plan:
+            draft.previous = {c.id: c for c in previous.cards}
+            draft.changed_steps = frozenset(c.id for c in draft.cards
+                                            if c.id not in draft.previous
+                                            or draft.previous[c.id].signature() != c.signature())
+        elif previous is not None:
+            draft.previous = previous.previous
+            draft.changed_steps = previous.changed_steps
+        for card in draft.cards:  # until refresh_forms runs, a card shows the widgets it has
+            card.form = self.built.get(card.id) or card.form
+        self.plan = plan
+        self.draft = draft
+        if save:
+            self.save()
+        return draft
+
+    def ready_changed(self) -> bool:
+        """Whether the draft's committable flag differs from the one last reported (then remembered)."""
+        now = self.draft.committable if self.draft is not None else False
+        if now == self._ready_shown:
+            return False
+        self._ready_shown = now
+        return True
+
+    def _card_of(self, step: str) -> Card:
+        assert self.draft is not None
+        card = self.draft.card(step)
+        assert card is not None
+        return card
+
+    def _compute(self, plan: Plan) -> SheetDraft:
+        key = plan.model_dump_json()
+        hit = self._cache.get(key)
+        if hit is not None:
+            return SheetDraft(hit.plan, hit.preview, hit.cards, hit.problem)
+        try:
+            tp = self.start.camp.preview(plan, start=self.start.begin)
+        except KingdomlogError as exc:
+            cards = [Card(i, p, self.start.state, None, {}, [], {}, [], [], not_computed=str(exc))
+                     for i, p in enumerate(self.start.phases)]
+            return SheetDraft(plan, None, cards, str(exc))
+        out = SheetDraft(plan, tp, _cards(self.start, plan, tp))
+        self._cache.clear()  # only the latest plan: a rebuild of the widgets reads it back unchanged
+        self._cache[key] = out
+        return out
+
+    # ---- saving ---------------------------------------------------------------------------
+
+    def save(self) -> bool:
+        """Save the draft beside the log when it changed (never after this session committed); True when written."""
+        if self.done:
+            return False
+        wrote = self.drafts.save(SavedDraft(self.start.turn, self.start.start_seq, self.plan))
+        if wrote:
+            self.saved_at = time.time()
+        return wrote
+
+    def replace_plan(self, plan: Plan) -> SheetDraft:
+        """Take ``plan`` (an uploaded plan file) as the draft; the widgets must be rebuilt."""
+        if plan.turn is not None and plan.turn != self.start.turn:
+            raise InputError(f"the plan is for turn {plan.turn}, but the campaign's next turn is {self.start.turn}")
+        self.plan = plan.model_copy(update={"turn": self.start.turn, "seed": plan.seed or self.plan.seed})
+        self.json_mode.clear()
+        draft = self._compute(self.plan)
+        self.draft = draft
+        self.save()
+        self.refresh_forms(draft)
+        self.built = {}
+        draft.restructure = True
+        return draft
+
+
+def open_session(folder: Path, *, after_commit: bool = False) -> tuple[SheetSession | None, str | None]:
+    """Open the sheet on ``folder``: ``(session, message)``; ``(None, message)`` when it is not a campaign.
+
+    The saved draft of the next turn is restored (its choices, seed, re-rolls and typed
+    faces); drafts of turns already in the log are set aside (kept in
+    ``drafts/set-aside/``). Without a draft a new one starts with a fresh seed.
+    """
+    try:
+        start = load_start(folder, check_forms=False)
+    except KingdomlogError as exc:
+        return None, str(exc)
+    drafts = Drafts(folder)
+    notes: list[str] = []
+    for t in drafts.turns():
+        if t < start.turn:
+            moved = drafts.set_aside(t)
+            notes.append(f"The draft of {start.turn_unit} {t} was set aside ({start.turn_unit} {t} is already in the"
+                         f" log); it is kept as {moved}.")
+    saved: SavedDraft | None = None
+    try:
+        saved = drafts.load(start.turn)
+    except KingdomlogError as exc:
+        notes.append(f"The saved draft could not be read: {exc}")
+    origin = "new"
+    if saved is not None:
+        plan = saved.plan.model_copy(update={"turn": start.turn, "seed": saved.plan.seed or new_seed()})
+        origin = saved.origin
+        if saved.origin == "retracted":
+            notes.append(f"Reopened the plan of {start.when} that was undone, with its dice.")
+        elif not after_commit:
+            notes.append(f"Restored your draft of {start.when}.")
+        if saved.start_seq != start.start_seq:
+            notes.append(f"The log moved on since this draft was saved (seq {saved.start_seq} → {start.start_seq});"
+                         " check the steps below.")
+    else:
+        plan = Plan(turn=start.turn, seed=new_seed())
+    session = SheetSession(start, plan, message=" ".join(notes) or None, after_commit=after_commit, origin=origin)
+    session.save()
+    return session, session.message
+
+
+# ---- writing ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a commit or an undo did, for a callout: ``kind`` is success, warn or danger; ``step`` a refused step."""
+
+    kind: str
+    text: str
+    step: str | None = None
+
+
+def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
+    """Append the draft's events once (``expect_seq`` = the seq the draft started from).
+
+    Returns None when the click is not taken (this session already committed or undid,
+    or the sheet reloaded from a commit less than a second ago); never raises for a rule,
+    input or conflict problem (an ``Outcome`` says what happened, and the draft with its
+    dice stays saved either way). Called only from the cell gated by the Commit button.
+    """
+    if session.done:
+        return None
+    if session.after_commit and time.monotonic() - session.opened_at < RELOAD_GUARD_S:
+        return None  # a click meant for the turn just committed, landing on the next turn's fresh button
+    start = session.start
+    if draft is None or draft.preview is None:
+        return Outcome("warn", f"Nothing committed: {draft.problem if draft else 'no preview'}")
+    refused = draft.refused
+    if refused is not None:
+        return Outcome("warn", f"Nothing committed: step {refused.index + 1} ({refused.step.title}) is refused:"
+                               f" {refused.error}", step=refused.id)
+    if any(draft.field_errors.values()):
+        step = next(s for s, errs in draft.field_errors.items() if errs)
+        return Outcome("warn", "Nothing committed: a value on the sheet cannot be read (see the step).", step=step)
+    if not draft.preview.drafts:
+        return Outcome("warn", "Nothing committed: the turn produced no events")
+    session.done = True
+    try:
+        res = start.camp.commit(draft.preview)
+    except ConflictError as exc:
+        session.done = False
+        return Outcome("danger", f"Not committed: the log changed since this draft was opened (it now ends at seq"
+                                 f" {exc.actual}; the draft started at seq {exc.expected}). Your choices and dice are"
+                                 " kept: check the steps again and commit.")
+    except RuleError as exc:
+        session.done = False
+        return Outcome("danger", f"Not committed: {exc}. Your choices and dice are kept.", step=exc.step)
+    except KingdomlogError as exc:
+        session.done = False
+        return Outcome("danger", f"Not committed: {exc}. Your choices and dice are kept.")
+    session.drafts.record_commit(res.commit_id, start.turn, draft.plan)
+    session.drafts.discard(start.turn)
+    return Outcome("success", f"Committed {start.when}: {len(draft.preview.drafts)} events, seq"
+                              f" {res.first_seq}–{res.last_seq}.")
+
+
+def undo(session: SheetSession) -> Outcome | None:
+    """Retract the last live turn (appends ``core.turn_retracted``) and reopen its plan, with its dice, as the draft."""
+    if session.done:
+        return None
+    start = session.start
+    camp = Campaign.open(start.folder)
+    events = camp.events()
+    last = last_live_turn(events)
+    if last is None:
+        return Outcome("warn", "Nothing to undo: no turn has been played")
+    ids = live_commits_of_turn(events, last)
+    session.done = True
+    try:
+        res = camp.retract(last, reason="undo from the turn sheet", expect_seq=start.start_seq)
+    except ConflictError as exc:
+        session.done = False
+        return Outcome("danger", f"Not undone: the log changed since the sheet opened (it now ends at seq"
+                                 f" {exc.actual}). The sheet has reloaded; undo again if you still want to.")
+    except KingdomlogError as exc:
+        session.done = False
+        return Outcome("danger", f"Not undone: {exc}")
+    when = "founding" if last == 0 else f"{start.turn_unit} {last}"
+    reopened = session.drafts.reopen(last, ids, res.last_seq)
+    tail = (" Its plan is open again as the draft, with the same dice." if reopened is not None else
+            " Its plan was not recorded (it was not played from the sheet or `kingdomlog turn`), so a new draft opens.")
+    return Outcome("success", f"Undid {when}: a retraction was appended (seq {res.first_seq}); the turn stays on the"
+                              f" timeline, struck through.{tail}")
+
+
+def load_plan_file(session: SheetSession, name: str | None, data: bytes | None) -> Outcome:
+    """Take an uploaded plan file as the draft (the widgets then show it); a bad file is a message."""
+    if not data:
+        return Outcome("warn", "The file is empty.")
+    try:
+        plan = Plan.parse(data, source=name or "the uploaded plan")
+        session.replace_plan(plan)
+    except KingdomlogError as exc:
+        return Outcome("danger", f"Plan not loaded: {exc}")
+    return Outcome("success", f"Loaded {name or 'the plan'} as the draft of {session.start.when}.")
+
+
+def end_state(draft: SheetDraft) -> State | None:
+    """The state at the end of the draft turn (None when a step was refused)."""
+    if draft.preview is None or not draft.preview.ok:
+        return None
+    return draft.preview.state_after
+
+
+# ---- one widget for one choice, JSON for nested entries (the players' orders sheet builds its small forms
+# with these; the GM sheet uses views.sheet_form) ----
 
 _UNSET: Any = object()
 
@@ -159,24 +748,6 @@ def choice_widget(choice: FieldSpec, value: Any = _UNSET) -> Any:
         text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=_jsonable)
         return mo.ui.text_area(value=text, label=label, rows=3, full_width=True)
     return mo.ui.text(value="" if v is None else str(v), label=label)
-
-
-def phase_forms(start: SheetStart) -> Any:
-    """A ``mo.ui.dictionary`` per phase id holding one element per choice (defaults from a loaded plan).
-
-    A ruleset may provide its own widget for a choice (``Ruleset.choice_widget``); its
-    value must read back as the choice's kind does.
-    """
-    forms: dict[str, Any] = {}
-    for p in start.phases:
-        given = start.plan.steps.get(p.id, StepPlan()).choices if start.plan is not None else {}
-        elems = {}
-        for c in start.choices.get(p.id, ()):
-            value = given.get(c.name, _UNSET)
-            el = start.ruleset.choice_widget(start.state, p.id, c, c.default if value is _UNSET else value)
-            elems[c.name] = el if el is not None else choice_widget(c, value)
-        forms[p.id] = mo.ui.dictionary(elems)
-    return mo.ui.dictionary(forms)
 
 
 def choice_value(choice: FieldSpec, raw: Any, *, step: str = "") -> tuple[bool, Any]:
@@ -233,120 +804,12 @@ def choice_value(choice: FieldSpec, raw: Any, *, step: str = "") -> tuple[bool, 
     return True, raw
 
 
-def build_plan(start: SheetStart, values: Mapping[str, Mapping[str, Any]], dice: Dice | None = None,
-               *, note: str = "") -> Plan:
-    """The plan for ``start``'s turn from the form values (``{step: {choice: raw}}``) and the dice state.
-
-    Raises ``InputError`` naming the step and choice of a value that cannot be read.
-    """
-    steps: dict[str, StepPlan] = {}
-    dice = dice or {}
-    for p in start.phases:
-        raw = values.get(p.id, {})
-        chosen: dict[str, Any] = {}
-        for c in start.choices.get(p.id, ()):
-            if c.name not in raw:
-                continue
-            ok, v = choice_value(c, raw[c.name], step=p.id)
-            if ok:
-                chosen[c.name] = v
-        d = dice.get(p.id, {})
-        rolls: dict[str, list[int]] = {}
-        for k, v in (d.get("rolls") or {}).items():
-            try:
-                faces = parse_faces(v) if isinstance(v, str) else [int(x) for x in v]
-            except InputError as exc:
-                raise InputError(f"step {p.id!r}, roll {k!r}: {exc}") from None
-            if faces:
-                rolls[k] = faces
-        rerolls = {k: int(v) for k, v in (d.get("rerolls") or {}).items() if int(v)}
-        if chosen or rolls or rerolls:
-            steps[p.id] = StepPlan(choices=chosen, rolls=rolls, rerolls=rerolls)
-    return Plan(turn=start.turn, seed=start.seed, steps=steps, note=note)
-
-
-def plan_dice(plan: Plan | None) -> Dice:
-    """The dice part of a loaded plan (typed faces and re-roll nonces per step)."""
-    if plan is None:
-        return {}
-    return {sid: {"rolls": dict(sp.rolls), "rerolls": dict(sp.rerolls)}
-            for sid, sp in plan.steps.items() if sp.rolls or sp.rerolls}
-
-
-def preview(start: SheetStart, plan: Plan) -> TurnPreview:
-    """``preview_turn`` of ``plan`` from the start state (pure; nothing is written)."""
-    return start.camp.preview(plan, seed=start.seed, start=start.begin)
-
-
-_FACES = re.compile(r"-?\d+")
-
-
-def parse_faces(text: str) -> list[int]:
-    """Faces typed as ``4 2`` or ``4, 2`` (empty = use keyed dice).
-
-    >>> parse_faces("4, 2 6")
-    [4, 2, 6]
-    >>> parse_faces("  ")
-    []
-    """
-    bad = re.sub(r"[\s,;]+", " ", text).strip()
-    if bad and not all(_FACES.fullmatch(t) for t in bad.split(" ")):
-        raise InputError(f"typed dice {text!r}: write the faces as numbers, e.g. 4 2")
-    return [int(t) for t in _FACES.findall(text)]
-
-
-def dice_controls(tp: TurnPreview | None, dice: Dice, on_change: Callable[[Any], None] | None = None) -> Any:
-    """A ``mo.ui.dictionary`` ``{step: {key: {"reroll": number, "faces": text}}}`` for every roll of the preview.
-
-    Keys typed or re-rolled earlier but not rolled now (a choice changed) keep their values.
-    """
-    steps: dict[str, Any] = {}
-    for sp in tp.steps if tp is not None else []:
-        d = dice.get(sp.phase.id, {})
-        keys = [r.key for r in sp.rolls]
-        keys += [k for k in list(d.get("rolls", {})) + list(d.get("rerolls", {})) if k not in keys]
-        if not keys:
-            continue
-        per: dict[str, Any] = {}
-        for k in keys:
-            faces = d.get("rolls", {}).get(k)
-            if faces is not None and not isinstance(faces, str):
-                faces = " ".join(str(f) for f in faces)
-            per[k] = mo.ui.dictionary({
-                "reroll": mo.ui.number(start=0, step=1, value=int(d.get("rerolls", {}).get(k, 0)),
-                                       label=f"re-roll {k}"),
-                "faces": mo.ui.text(value=faces or "",
-                                    placeholder="physical dice, e.g. 4 2", label=f"typed {k}"),
-            })
-        steps[sp.phase.id] = mo.ui.dictionary(per)
-    return mo.ui.dictionary(steps, on_change=on_change)
-
-
-def dice_from_controls(values: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> Dice:
-    """Read ``dice_controls`` values back into the dice state.
-
-    Typed faces stay text here (``build_plan`` reads them and reports bad ones), so a
-    UI callback never raises.
-    """
-    out: Dice = {}
-    for step, per in values.items():
-        rolls: dict[str, Any] = {}
-        rerolls: dict[str, int] = {}
-        for key, v in per.items():
-            faces = str(v.get("faces") or "").strip()
-            if faces:
-                rolls[key] = faces
-            n = v.get("reroll")
-            if n:
-                rerolls[key] = int(n)
-        if rolls or rerolls:
-            out[step] = {"rolls": rolls, "rerolls": rerolls}
-    return out
+# ---- headless helpers (tests, scripts): a plan from plain choice values -------------------------
 
 
 @dataclass
 class DraftTurn:
-    """The sheet's current draft: the plan from the UI, its preview, or the problem that stopped it."""
+    """A plan built from plain values and its preview, or the problem that stopped it."""
 
     plan: Plan | None
     preview: TurnPreview | None
@@ -357,67 +820,38 @@ class DraftTurn:
         return self.preview is not None and self.preview.ok and bool(self.preview.drafts)
 
 
-def draft_turn(start: SheetStart, values: Mapping[str, Mapping[str, Any]], dice: Dice | None = None) -> DraftTurn:
-    """Build the plan from UI values and preview it; an unreadable value or plan becomes ``problem``."""
+def draft_turn(start: SheetStart, values: Mapping[str, Mapping[str, Any]],
+               dice: Mapping[str, Mapping[str, Any]] | None = None) -> DraftTurn:
+    """Preview the plan of ``values`` (``{step: {choice: value}}``) and ``dice`` (``{step: {"rolls", "rerolls"}}``).
+
+    Steps of ``start.plan`` (a loaded plan, submitted orders) that ``values`` leaves out
+    keep their plan. Never raises for a rule or input problem: it is the draft's ``problem``.
+    """
+    steps = dict(start.plan.steps) if start.plan is not None else {}
     try:
-        plan = build_plan(start, values, dice)
-    except KingdomlogError as exc:
+        for sid, chosen in values.items():
+            d = (dice or {}).get(sid, {})
+            steps[sid] = StepPlan(choices=dict(chosen), rolls={k: sf.parse_faces(v) if isinstance(v, str) else list(v)
+                                                              for k, v in (d.get("rolls") or {}).items()},
+                                  rerolls=dict(d.get("rerolls") or {}))
+        for sid, d in (dice or {}).items():
+            if sid not in values:
+                base = steps.get(sid, StepPlan())
+                steps[sid] = base.model_copy(update={
+                    "rolls": {k: sf.parse_faces(v) if isinstance(v, str) else list(v)
+                              for k, v in (d.get("rolls") or {}).items()},
+                    "rerolls": dict(d.get("rerolls") or {})})
+        plan = Plan(turn=start.turn, seed=start.seed, steps=steps)
+    except (KingdomlogError, ValueError) as exc:
         return DraftTurn(None, None, str(exc))
     try:
-        return DraftTurn(plan, preview(start, plan))
+        return DraftTurn(plan, start.camp.preview(plan, seed=start.seed, start=start.begin))
     except KingdomlogError as exc:
         return DraftTurn(plan, None, str(exc))
 
 
-def read_plan_upload(name: str | None, data: bytes | None) -> Plan | None:
-    """A draft plan uploaded as JSON (``None`` when nothing was uploaded); ``InputError`` when invalid."""
-    if not data:
-        return None
-    return Plan.parse(data, source=name or "uploaded plan")
-
-
-def open_sheet(folder: Path, upload_name: str | None = None, upload: bytes | None = None
-               ) -> tuple[SheetStart | None, str | None]:
-    """``load_start`` with a loaded plan if one is valid for this turn: ``(start, message)``.
-
-    A plan that does not parse or is for another turn is set aside with a message;
-    a folder that is not a campaign gives ``(None, message)``.
-    """
-    message = None
-    try:
-        plan = read_plan_upload(upload_name, upload)
-    except KingdomlogError as exc:
-        plan, message = None, f"plan not loaded: {exc}"
-    try:
-        return load_start(folder, plan), message
-    except InputError as exc:
-        if plan is None:
-            return None, str(exc)
-        message = f"plan not loaded: {exc}"
-    except KingdomlogError as exc:
-        return None, str(exc)
-    try:
-        return load_start(folder), message
-    except KingdomlogError as exc:
-        return None, str(exc)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a commit or an undo did, for a callout: ``kind`` is success, warn or danger."""
-
-    kind: str
-    text: str
-
-
 def commit_draft(start: SheetStart, draft: DraftTurn) -> Outcome:
-    """Append the draft's events with ``expect_seq`` = the seq the draft started from.
-
-    Never raises for a rule, input or conflict problem: those come back as an
-    ``Outcome`` the sheet shows. Called only from the cell gated by the Commit click counter.
-    """
-    from kingdomlog.core.errors import ConflictError
-
+    """Append a headless draft's events (``expect_seq`` = where it started); an ``Outcome``, never a raise."""
     if draft.preview is None:
         return Outcome("warn", f"Nothing committed: {draft.problem or 'no preview'}")
     if not draft.preview.ok:
@@ -428,106 +862,40 @@ def commit_draft(start: SheetStart, draft: DraftTurn) -> Outcome:
         res = Campaign.open(start.folder).commit(draft.preview)
     except ConflictError as exc:
         return Outcome("danger", f"Not committed: someone else committed to this campaign first (the log now ends"
-                                 f" at seq {exc.actual}, this draft started at seq {exc.expected}). The sheet has"
-                                 " reloaded: check the new state and commit again.")
+                                 f" at seq {exc.actual}, this draft started at seq {exc.expected}).")
     except KingdomlogError as exc:
         return Outcome("danger", f"Not committed: {exc}")
-    return Outcome("success", f"Committed {start.turn_unit} {start.turn}: seq {res.first_seq}–{res.last_seq}"
-                              f" (batch {res.file}).")
+    if draft.plan is not None:
+        Drafts(start.folder).record_commit(res.commit_id, start.turn, draft.plan)
+    return Outcome("success", f"Committed {start.when}: seq {res.first_seq}–{res.last_seq}.")
 
 
-def undo_last(start: SheetStart) -> Outcome:
-    """Retract the last live turn (appends ``core.turn_retracted``; nothing is deleted)."""
-    from kingdomlog.core.errors import ConflictError
-    from kingdomlog.core.fold import last_live_turn
-
-    camp = Campaign.open(start.folder)
-    last = last_live_turn(camp.events())
+def last_turn_label(session: SheetSession) -> str | None:
+    """``month 13`` for the last live turn (what Undo would retract), or None."""
+    last = last_live_turn(session.start.camp.events())
     if last is None:
-        return Outcome("warn", "Nothing to undo: no turn has been played")
-    try:
-        res = camp.retract(last, reason="undo from the turn sheet", expect_seq=start.start_seq)
-    except ConflictError as exc:
-        return Outcome("danger", f"Not undone: the log changed since the sheet loaded (now ends at seq {exc.actual})."
-                                 " The sheet has reloaded; undo again if you still want to.")
-    except KingdomlogError as exc:
-        return Outcome("danger", f"Not undone: {exc}")
-    return Outcome("success", f"Retracted {start.turn_unit} {last} (seq {res.first_seq}); it stays on the timeline"
-                              " struck through.")
+        return None
+    return "founding" if last == 0 else f"{session.start.turn_unit} {last}"
 
 
-# ---- rendering ------------------------------------------------------------------------------
+__all__ = [
+    "Card",
+    "DraftTurn",
+    "Outcome",
+    "SheetDraft",
+    "SheetSession",
+    "SheetStart",
+    "campaign_folder",
+    "choice_value",
+    "choice_widget",
+    "commit",
+    "commit_draft",
+    "draft_turn",
+    "end_state",
+    "last_turn_label",
+    "load_plan_file",
+    "load_start",
+    "open_session",
+    "undo",
+]
 
-
-def header_html(start: SheetStart) -> str:
-    """Campaign, ruleset, turn and the state at the start of the turn."""
-    rs = start.ruleset
-    summary = rs.summary(start.state)
-    when = f"{esc(start.turn_unit)} {start.turn}" if start.turn else "founding"
-    title = f"{esc(start.name)} — {when}"
-    return (
-        f"<style>{STYLE}</style><h2 class='kl-h2'>{title}</h2>"
-        f"<p>Ruleset <b>{esc(rs.name)}</b> · campaign <code>{esc(start.campaign)}</code>"
-        f" · log ends at seq {start.start_seq} · dice seed <code>{esc(start.seed)}</code></p>"
-        f"<p><code>{esc(rs.render(start.state))}</code></p>{key_values(summary)}"
-    )
-
-
-def step_result_html(start: SheetStart, sp: StepPreview | None, before: State | None) -> str:
-    """Under a step: its rolls, the events it will append, the state after it and its breakdowns."""
-    if sp is None:
-        return '<p class="kl-empty">(not computed: an earlier step was refused)</p>'
-    rs = start.ruleset
-    parts = []
-    if sp.rolls:
-        parts.append("<p><b>Dice</b><br>" + "<br>".join(roll_line(r) for r in sp.rolls) + "</p>")
-    if sp.error:
-        parts.append(f'<p class="kl-error">Refused: {esc(sp.error)}</p>')
-        return "".join(parts)
-    parts.append("<p><b>Events this step appends</b></p>" + draft_items(sp.drafts))
-    if sp.state_after is not None:
-        parts.append(f"<p><b>State after</b> <code>{esc(rs.render(sp.state_after))}</code></p>")
-        after = rs.summary(sp.state_after)
-        prior = rs.summary(before) if before is not None else {}
-        changed = {k: v for k, v in after.items() if k not in prior or prior[k] != v}
-        parts.append(key_values(changed, before=prior) if changed else '<p class="kl-empty">(no figure changed)</p>')
-    if sp.breakdown:
-        parts.append("<details><summary>Breakdowns</summary>" + breakdown_items(sp.breakdown) + "</details>")
-    return "".join(parts)
-
-
-def step_sections(start: SheetStart, tp: TurnPreview | None, forms: Any, dice: Any) -> list[Any]:
-    """One row per phase: title, help, choice elements and dice controls on the left; its result on the right."""
-    by_id = {sp.phase.id: sp for sp in (tp.steps if tp is not None else [])}
-    before: State | None = start.state
-    out = []
-    for i, p in enumerate(start.phases, start=1):
-        sp = by_id.get(p.id)
-        title = f"<h3 class='kl-h3'>{i}. {esc(p.title)}</h3>" + (f"<p>{esc(p.help)}</p>" if p.help else "")
-        left: list[Any] = [mo.Html(title)]
-        if p.id in start.problems:
-            left.append(mo.callout(mo.md(esc(start.problems[p.id])), kind="warn"))
-        left += [forms[p.id][c.name] for c in start.choices.get(p.id, ())]
-        if p.id in dice:
-            per = dice[p.id]
-            rows = [mo.hstack([per[k]["reroll"], per[k]["faces"]], justify="start") for k in per.value]
-            left.append(mo.accordion({"Re-roll or type physical dice": mo.vstack(rows)}))
-        right = mo.Html(f'<div class="kl-step" data-step="{esc(p.id)}">{step_result_html(start, sp, before)}</div>')
-        out.append(mo.hstack([mo.vstack(left), right], widths=[2, 3], align="start", gap=2))
-        if sp is not None and sp.state_after is not None:
-            before = sp.state_after
-    return out
-
-
-def turn_events_html(start: SheetStart, tp: TurnPreview) -> str:
-    """Every event the turn will append, in order, and the state at the end of the turn (all figures)."""
-    rs = start.ruleset
-    drafts = tp.drafts
-    status = "" if tp.ok else f'<p class="kl-error">Cannot commit: {esc(tp.error)}</p>'
-    return (
-        f"<h3 class='kl-h3'>The whole turn</h3>{status}"
-        f"<p><b>{len(drafts)} event(s) will be appended</b> after seq {tp.start_seq}</p>"
-        + draft_items(drafts)
-        + f"<details><summary>State at the end of the turn: <code>{esc(rs.render(tp.state_after))}</code></summary>"
-        + key_values(rs.summary(tp.state_after), before=rs.summary(tp.state_before)) + "</details>"
-    )

@@ -1,49 +1,27 @@
-"""The GM turn sheet's logic under plain pytest (design §6): the notebook run with ``app.run(defs=...)``.
+"""The GM turn sheet under plain pytest (design §6): the session library, and the notebook run with ``app.run``.
 
-UI elements are replaced by stand-ins holding the values a GM would set; the Commit
-and Undo click counters are 0 under ``app.run()``, so no cell writes unless a test
-says a button was clicked (and a click already consumed is never replayed).
+Widget values are the flat ``{path: value}`` dictionary the sheet's widgets give; the
+Commit and Undo buttons are replaced by stand-ins holding a click count, so no cell
+writes unless a test says a button was clicked.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import marimo as mo
 import pytest
 from nb_support import load_notebook
 
 from kingdomlog.app import Campaign
-from kingdomlog.core.choices import FieldSpec, Option
+from kingdomlog.app.drafts import Drafts
 from kingdomlog.core.turn import Plan, StepPlan
-from kingdomlog.views import sheet
+from kingdomlog.views import sheet, sheet_cards
+from kingdomlog.views import sheet_form as sf
 
 NB = load_notebook("turn_sheet")
-
-
-class FakeForms:
-    """Stands in for the per-phase ``mo.ui.dictionary``: ``.value`` and item access for display."""
-
-    def __init__(self, value: dict[str, dict[str, Any]]) -> None:
-        self.value = value
-
-    def __getitem__(self, step: str) -> Any:
-        return {name: mo.md(str(v)) for name, v in self.value.get(step, {}).items()} | _Missing()
-
-
-class _Missing(dict):
-    def __missing__(self, key: str) -> Any:
-        return mo.md("")
-
-    def __or__(self, other: Any) -> Any:
-        return NotImplemented
-
-    def __ror__(self, other: dict[str, Any]) -> Any:
-        out = _Missing()
-        out.update(other)
-        return out
 
 
 def run(folder: Path, **overrides: Any) -> Any:
@@ -55,183 +33,225 @@ def log_files(folder: Path) -> list[str]:
     return sorted(p.name for p in (folder / "log").glob("*.parquet"))
 
 
-def clicked(commit: int = 0, undo: int = 0, consumed: int = 0) -> dict[str, Any]:
-    """The button cell's definitions after ``commit``/``undo`` clicks, ``consumed`` of them already handled."""
-    done_c, set_done_c = mo.state(consumed)
-    done_u, set_done_u = mo.state(consumed)
-    return {"commit_button": SimpleNamespace(value=commit), "undo_button": SimpleNamespace(value=undo),
-            "get_commits_done": done_c, "set_commits_done": set_done_c,
-            "get_undos_done": done_u, "set_undos_done": set_done_u}
+def opened(folder: Path) -> tuple[sheet.SheetSession, dict[str, Any]]:
+    """A session with its widgets built and read once (as the notebook does): ``(session, values)``."""
+    s, _ = sheet.open_session(folder)
+    assert s is not None
+    forms = s.widgets()
+    values = dict(forms.value)
+    s.update(values)
+    return s, values
 
 
-def test_default_plan_is_the_rulesets_defaults_and_nothing_is_written(toy: Path) -> None:
-    before = log_files(toy)
-    defs = run(toy)
-    start, draft = defs["start"], defs["draft"]
-    assert start.turn == 2
-    assert draft.problem is None
-    assert draft.plan == Plan(turn=2, seed=start.seed, steps={
-        "harvest": StepPlan(choices={"crop": "wheat", "stash": 0}),
-        "market": StepPlan(choices={"sell": 0}),
-    })
-    assert log_files(toy) == before
+def edit(s: sheet.SheetSession, values: dict[str, Any], **changes: Any) -> sheet.SheetDraft:
+    """Change widget values (keys with ``__`` for ``/``), update the session, rebuild the widgets if asked."""
+    new = dict(values)
+    for k, v in changes.items():
+        key = k.replace("__", "/")
+        assert key in new, f"{key} not among {sorted(new)}"
+        new[key] = v
+    draft = s.update(new)
+    values.clear()
+    values.update(new)
+    if s.refresh_forms(draft):
+        forms = s.widgets()
+        values.clear()
+        values.update(forms.value)
+        draft = s.update(values)
+    return draft
 
 
-def test_plan_built_from_ui_values_equals_the_expected_plan(toy: Path) -> None:
-    forms = FakeForms({"harvest": {"crop": "barley", "stash": 2}, "market": {"sell": 3.0}})
-    defs = run(toy, forms=forms)
-    start, draft = defs["start"], defs["draft"]
-    expected = Plan(turn=2, seed=start.seed, steps={
-        "harvest": StepPlan(choices={"crop": "barley", "stash": 2}),
-        "market": StepPlan(choices={"sell": 3}),
-    })
-    assert draft.plan == expected
-    # The same plan, as JSON, is what `kingdomlog turn --plan` plays: same events as the sheet's preview.
-    camp = Campaign.open(toy)
-    again = camp.preview(Plan.parse(expected.to_json()))
-    assert [d.payload for d in again.drafts] == [d.payload for d in draft.preview.drafts]
+# ---- opening -----------------------------------------------------------------------------------
 
 
-def test_no_write_without_the_commit_button_even_with_choices_set(campaign: Path) -> None:
+def test_opening_writes_nothing_to_the_log_and_saves_the_draft(campaign: Path) -> None:
     before = log_files(campaign)
-    head = Campaign.open(campaign).head_seq
-    defs = run(campaign, **clicked(commit=0, undo=0))
-    assert defs["draft"].preview is not None
+    defs = run(campaign)
+    session, draft = defs["session"], defs["draft"]
+    assert draft.preview is not None and draft.ok, draft.problem
     assert log_files(campaign) == before
-    assert Campaign.open(campaign).head_seq == head
-
-
-def test_commit_button_appends_the_previewed_turn_once(toy: Path) -> None:
-    forms = FakeForms({"harvest": {"crop": "barley", "stash": 0}, "market": {"sell": 2}})
-    before = log_files(toy)
-    defs = run(toy, forms=forms, **clicked(commit=1))
-    draft = defs["draft"]
-    after = log_files(toy)
-    assert len(after) == len(before) + 1
-    camp = Campaign.open(toy)
-    new = [e for e in camp.events() if e.seq > draft.preview.start_seq]
-    assert [e.payload for e in new] == [d.payload for d in draft.preview.drafts]
-    assert {e.turn for e in new} == {2}
-    assert camp.verify().ok
-    assert camp.next_turn() == 3
-
-
-def test_a_click_already_consumed_is_not_replayed_by_a_rerun(toy: Path) -> None:
-    before = log_files(toy)
-    run(toy, **clicked(commit=1, undo=1, consumed=1))
-    assert log_files(toy) == before
-
-
-def test_undo_button_appends_a_retraction(toy: Path) -> None:
-    run(toy, **clicked(undo=1))
-    camp = Campaign.open(toy)
-    last = camp.events()[-1]
-    assert last.type == "core.turn_retracted"
-    assert last.payload.turn == 1
-    assert camp.next_turn() == 1
-
-
-def test_a_loaded_plan_sets_the_ui_and_gives_back_the_same_plan(toy: Path) -> None:
-    plan = Plan(turn=2, seed="fixed-seed", steps={
-        "harvest": StepPlan(choices={"crop": "barley", "stash": 1}, rolls={"harvest": [6, 5]}),
-        "market": StepPlan(choices={"sell": 4}),
-    })
-    upload = SimpleNamespace(value=[object()], name=lambda: "draft.json", contents=lambda: plan.to_json().encode())
-    defs = run(toy, plan_file=upload)
-    assert defs["start"].seed == "fixed-seed"
-    assert defs["forms"].value == {"harvest": {"crop": "barley", "stash": 1}, "market": {"sell": 4}}
-    # mo.state does not carry the loaded dice into the draft under app.run, so rebuild it as the sheet does:
-    draft = sheet.draft_turn(defs["start"], defs["forms"].value, sheet.plan_dice(defs["start"].plan))
-    assert draft.plan == plan
-    roll = draft.preview.steps[0].rolls[0]
-    assert (roll.faces, roll.total, roll.manual) == ((6, 5), 11, True)
-
-
-def test_a_plan_for_another_turn_is_set_aside_with_a_message(toy: Path) -> None:
-    upload = SimpleNamespace(value=[object()], name=lambda: "old.json",
-                             contents=lambda: Plan(turn=1, seed="s").to_json().encode())
-    defs = run(toy, plan_file=upload)
-    assert defs["start"].plan is None
-    assert "turn 1" in defs["load_message"] and "next turn is 2" in defs["load_message"]
+    saved = Drafts(campaign).load(session.start.turn)
+    assert saved is not None and saved.plan.seed == draft.plan.seed and saved.start_seq == session.start.start_seq
+    html = sheet_cards.page_html(session, defs["forms"], draft, "")
+    assert html.count('class="kl-card') >= len(session.start.phases)
 
 
 def test_not_a_campaign_is_a_message_not_a_traceback(tmp_path: Path) -> None:
-    defs = run(tmp_path)
-    assert defs["start"] is None
-    assert "campaign" in defs["load_message"].lower()
+    s, message = sheet.open_session(tmp_path)
+    assert s is None and "campaign" in (message or "").lower()
 
 
-def test_changing_an_early_choice_changes_a_later_step(toy: Path) -> None:
-    start = sheet.load_start(toy, seed="fixed")
-    dice = {"harvest": {"rolls": {"harvest": "3 4"}}}
-    wheat = sheet.draft_turn(start, {"harvest": {"crop": "wheat"}, "market": {"sell": 0}}, {})
-    barley = sheet.draft_turn(start, {"harvest": {"crop": "barley"}, "market": {"sell": 0}}, dice)
-    food_before = start.state.food
-    assert wheat.preview.steps[1].state_after.food == food_before + wheat.preview.steps[0].rolls[0].total
-    assert barley.preview.steps[1].state_after.food == food_before + 7
-    html = sheet.step_result_html(start, barley.preview.steps[0], start.state)
-    assert "[3, 4]" in html and "typed" in html
+def test_a_reopened_sheet_restores_the_draft_choices_seed_and_dice(toy: Path) -> None:
+    s, values = opened(toy)
+    edit(s, values, **{"harvest__c__crop": "barley", "harvest__d__harvest__faces": "6 5", "market__c__sell": 3})
+    plan = s.plan
+    assert plan.steps["harvest"] == StepPlan(choices={"crop": "barley"}, rolls={"harvest": [6, 5]})
+    again, message = sheet.open_session(toy)
+    assert again is not None and "Restored your draft" in (message or "")
+    assert again.plan == plan
+    roll = again.draft.card("harvest").rolls[0]  # type: ignore[union-attr]
+    assert (roll.faces, roll.manual) == ((6, 5), True)
+    forms = again.widgets()
+    assert forms.value["harvest/c/crop"] == "barley" and forms.value["harvest/d/harvest/faces"] == "6 5"
 
 
-def test_rerolls_change_only_that_roll(toy: Path) -> None:
-    start = sheet.load_start(toy, seed="fixed")
-    a = sheet.draft_turn(start, {}, {})
-    b = sheet.draft_turn(start, {}, {"harvest": {"rerolls": {"harvest": 1}}})
-    assert b.plan.steps["harvest"].rerolls == {"harvest": 1}
-    assert b.preview.steps[0].rolls[0].nonce == 1
-    c = sheet.draft_turn(start, {}, {})
-    assert a.preview.steps[0].rolls[0].faces == c.preview.steps[0].rolls[0].faces
+def test_untouched_steps_stay_out_of_the_plan(toy: Path) -> None:
+    s, values = opened(toy)
+    assert s.plan.steps == {}
+    edit(s, values, market__c__sell=2)
+    assert set(s.plan.steps) == {"market"}
 
 
-def test_bad_typed_dice_and_bad_json_are_problems_not_exceptions(toy: Path) -> None:
-    start = sheet.load_start(toy, seed="fixed")
-    bad = sheet.draft_turn(start, {}, {"harvest": {"rolls": {"harvest": "four"}}})
-    assert bad.preview is None and "harvest" in bad.problem
-    refused = sheet.draft_turn(start, {"market": {"sell": 999}}, {})
-    assert refused.preview is not None and not refused.preview.ok
-    assert "cannot sell 999" in refused.preview.error
-    assert not refused.committable
-    with pytest.raises(Exception, match="not valid JSON"):
-        sheet.choice_value(FieldSpec("j", "J", "json"), "{oops", step="s")
+# ---- the plan the widgets make -------------------------------------------------------------------
 
 
-def test_a_conflict_is_reported_as_a_message(toy: Path) -> None:
-    start = sheet.load_start(toy, seed="fixed")
-    draft = sheet.draft_turn(start, {}, {})
-    Campaign.open(toy).note("someone else wrote first")
-    out = sheet.commit_draft(start, draft)
-    assert out.kind == "danger"
-    assert "someone else committed" in out.text
+def test_the_widgets_plan_is_what_kingdomlog_turn_plays(toy: Path) -> None:
+    s, values = opened(toy)
+    draft = edit(s, values, harvest__c__crop="barley", harvest__c__stash=1, market__c__sell=3.0)
+    assert draft.plan.steps["market"].choices == {"sell": 3}
+    again = Campaign.open(toy).preview(Plan.parse(draft.plan.to_json()))
+    assert [d.payload for d in again.drafts] == [d.payload for d in draft.preview.drafts]  # type: ignore[union-attr]
+
+
+def test_a_rule_refusal_names_the_rule_disables_commit_and_later_steps_still_show(toy: Path) -> None:
+    s, values = opened(toy)
+    draft = edit(s, values, market__c__sell=999)
+    card = draft.refused
+    assert card is not None and card.id == "market" and card.rule == "toy §2"
+    assert not draft.committable
+    assert sheet.commit(s, draft) is not None and Campaign.open(toy).next_turn() == 2  # nothing written
+    html = sheet_cards.result_html(s, card, draft)
+    assert "Refused by the rules" in html and "toy §2" in html
+    # an unknown crop typed through the JSON toggle refuses the first step; the market is still computed
+    draft = edit(s, values, harvest__j=True)
+    key = "harvest/t"
+    assert key in values and json.loads(values[key])["choices"] == {}  # every choice at its default
+    draft = edit(s, values, harvest__t=json.dumps({"choices": {"crop": "rye"}}), market__c__sell=1)
+    assert draft.refused is not None and draft.refused.id == "harvest"
+    market = draft.card("market")
+    assert market is not None and market.provisional and market.error is None and market.drafts
+
+
+def test_the_json_toggle_round_trips_with_the_widgets(toy: Path) -> None:
+    s, values = opened(toy)
+    edit(s, values, harvest__c__crop="barley", harvest__c__stash=2)
+    edit(s, values, harvest__j=True)
+    assert json.loads(values["harvest/t"]) == {"choices": {"crop": "barley", "stash": 2}, "rolls": {}, "rerolls": {}}
+    edit(s, values, harvest__t=json.dumps({"choices": {"crop": "wheat", "stash": 4}, "rolls": {"harvest": [3]}}))
+    edit(s, values, harvest__j=False)
+    assert values["harvest/c/crop"] == "wheat" and values["harvest/c/stash"] == 4
+    assert values["harvest/d/harvest/faces"] == "3"
+    assert s.plan.steps["harvest"] == StepPlan(choices={"crop": "wheat", "stash": 4}, rolls={"harvest": [3]})
+
+
+def test_bad_json_and_bad_dice_are_errors_at_their_widget(toy: Path) -> None:
+    s, values = opened(toy)
+    draft = edit(s, values, harvest__d__harvest__faces="four")
+    errs = draft.field_errors["harvest"]
+    assert [e.path for e in errs] == [("dice", "harvest")] and "write the faces as numbers" in errs[0].message
+    assert not draft.committable
+    edit(s, values, harvest__d__harvest__faces="")
+    edit(s, values, market__j=True)
+    draft = edit(s, values, market__t="{oops")
+    assert [e.path for e in draft.field_errors["market"]] == [("json",)]
+    assert sf.error_path("step 'a': choice activities[1].leader: 'x' is not a leader") == ("activities", 1, "leader")
+
+
+def test_a_reroll_changes_only_that_roll_and_is_saved(toy: Path) -> None:
+    s, values = opened(toy)
+    first = s.draft.card("harvest").rolls[0]  # type: ignore[union-attr]
+    market = s.draft.card("market")  # type: ignore[union-attr]
+    draft = edit(s, values, harvest__d__harvest__reroll=1)
+    assert s.plan.steps["harvest"].rerolls == {"harvest": 1}
+    again = draft.card("harvest").rolls[0]  # type: ignore[union-attr]
+    assert again.nonce == 1 and again.key == first.key
+    assert Drafts(toy).load(2).plan.steps["harvest"].rerolls == {"harvest": 1}  # type: ignore[union-attr]
+    assert market is not None
+
+
+def test_what_the_last_edit_changed_is_marked(toy: Path) -> None:
+    s, values = opened(toy)
+    draft = edit(s, values, market__c__sell=1)
+    assert draft.changed_steps == {"market"}
+    html = sheet_cards.card_view(s, draft.card("market"), sf.View({}), draft).text  # type: ignore[arg-type]
+    assert "changed by your last edit" in html and "kl-hot" in html
+
+
+# ---- committing and undoing through the notebook -------------------------------------------------
+
+
+def clicked(commit: int = 0) -> dict[str, Any]:
+    return {"commit_button": SimpleNamespace(value=commit)}
+
+
+def confirmed(yes: int = 0, no: int = 0) -> dict[str, Any]:
+    return {"confirm_undo": SimpleNamespace(value=yes), "cancel_undo": SimpleNamespace(value=no)}
+
+
+def test_no_write_without_a_click(campaign: Path) -> None:
+    before = log_files(campaign)
+    run(campaign, **clicked(0), **confirmed(0, 0))
+    assert log_files(campaign) == before
+
+
+def test_a_commit_click_appends_the_previewed_turn_once_and_opens_the_next(toy: Path) -> None:
+    before = log_files(toy)
+    defs = run(toy, **clicked(1))
+    assert len(log_files(toy)) == len(before) + 1
+    camp = Campaign.open(toy)
+    assert camp.next_turn() == 3 and camp.verify().ok
+    drafts = Drafts(toy)
+    assert drafts.load(2) is None  # the committed draft is gone; its plan is kept for Undo
+    last = camp.events()[-1]
+    assert drafts.committed_plan([last.commit_id]) is not None
+    assert defs["session"].done
+
+
+def test_a_session_commits_at_most_once(toy: Path) -> None:
+    s, _ = opened(toy)
+    first = sheet.commit(s, s.draft)
+    assert first is not None and first.kind == "success"
+    assert sheet.commit(s, s.draft) is None  # a second click on the same session is not taken
+    assert Campaign.open(toy).next_turn() == 3
+    nxt, _ = sheet.open_session(toy, after_commit=True)
+    assert nxt is not None and sheet.commit(nxt, nxt.draft) is None  # a click landing right after the reload
+
+
+def test_a_refused_commit_keeps_every_choice_and_die(toy: Path) -> None:
+    s, values = opened(toy)
+    edit(s, values, harvest__c__crop="barley", harvest__d__harvest__faces="4 4", market__c__sell=2)
+    plan = s.plan
+    Campaign.open(toy).note("the steward wrote first")  # someone else appends meanwhile
+    out = sheet.commit(s, s.draft)
+    assert out is not None and out.kind == "danger" and "choices and dice are kept" in out.text
     assert Campaign.open(toy).next_turn() == 2
+    again, message = sheet.open_session(toy)
+    assert again is not None and again.plan == plan and again.start.start_seq > s.start.start_seq
+    assert "log moved on" in (message or "")
 
 
-def test_every_choice_kind_gets_an_element_with_its_value() -> None:
-    kinds = [
-        (FieldSpec("s", "S", "select", options=(Option("a"), Option("b")), default="b"), "b"),
-        (FieldSpec("m", "M", "multiselect", options=(Option("a"), Option("b")), default=["a"]), ["a"]),
-        (FieldSpec("i", "I", "int", default=3, minimum=0), 3),
-        (FieldSpec("t", "T", "text", default="x"), "x"),
-        (FieldSpec("b", "B", "bool", default=True), True),
-        (FieldSpec("j", "J", "json", default=(("k", 1),)), [["k", 1]]),
-        (FieldSpec("r", "R", "rows", default=[{"a": 1}]), [{"a": 1}]),
-    ]
-    for choice, value in kinds:
-        el = sheet.choice_widget(choice)
-        assert sheet.choice_value(choice, el.value) == (True, value), choice.kind
+def test_undo_asks_then_reopens_the_retracted_plan_with_its_dice(toy: Path) -> None:
+    s, values = opened(toy)
+    edit(s, values, harvest__c__crop="barley", harvest__d__harvest__reroll=2, market__c__sell=1)
+    committed = s.plan
+    faces = s.draft.card("harvest").rolls[0].faces  # type: ignore[union-attr]
+    assert sheet.commit(s, s.draft).kind == "success"  # type: ignore[union-attr]
+    run(toy, **confirmed(yes=0, no=1))  # asked, and kept
+    assert Campaign.open(toy).next_turn() == 3
+    run(toy, **confirmed(yes=1))
+    camp = Campaign.open(toy)
+    assert camp.events()[-1].type == "core.turn_retracted" and camp.next_turn() == 2
+    again, message = sheet.open_session(toy)
+    assert again is not None and "undone" in (message or "")
+    assert again.plan.steps == committed.steps and again.plan.seed == committed.seed
+    assert again.draft.card("harvest").rolls[0].faces == faces  # type: ignore[union-attr]
 
 
-def test_a_ruleset_may_provide_its_own_widget(toy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import toyrules
-
-    def choice_widget(self: Any, state: Any, step: str, choice: FieldSpec, value: Any) -> Any:
-        if choice.name == "crop":
-            return mo.ui.radio(options=[str(o.value) for o in choice.options or ()], value=value,
-                               label="Crop (radio)")
-        return None
-
-    monkeypatch.setattr(type(toyrules.TOY), "choice_widget", choice_widget)
+def test_the_headless_helpers_play_plain_values(toy: Path) -> None:
     start = sheet.load_start(toy, seed="fixed")
-    forms = sheet.phase_forms(start)
-    assert isinstance(forms["harvest"]["crop"], mo.ui.radio)
-    assert isinstance(forms["harvest"]["stash"], mo.ui.number)
-    assert sheet.build_plan(start, forms.value).steps["harvest"].choices["crop"] == "wheat"
+    draft = sheet.draft_turn(start, {"harvest": {"crop": "barley"}, "market": {"sell": 0}},
+                             {"harvest": {"rolls": {"harvest": "3 4"}}})
+    assert draft.committable and draft.preview.steps[1].state_after.food == start.state.food + 7  # type: ignore
+    assert sheet.draft_turn(start, {}, {"harvest": {"rolls": {"harvest": "x"}}}).problem
+    with pytest.raises(Exception, match="turn 1"):
+        sheet.load_start(toy, Plan(turn=1, seed="s"))

@@ -1,0 +1,698 @@
+"""The turn sheet's step cards: each step's widgets on the left, what it does on the right, in words.
+
+A card shows, for one step: its title and help; each check with its modifier, DC and the
+exact chance of each outcome (``kingdomlog.dice.odds``, before the dice), then the roll
+(faces, total against the DC, the outcome); the other dice; the outcome in words (the
+figures the step changes, ``Unrest 3 → 2``); the step's own breakdown; the events it
+will record (folded away). A refused step says so in a box naming the rule and what to
+change, and its error also sits at the widget that caused it. Steps after a refused
+one are marked provisional. What the last edit changed is highlighted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import marimo as mo
+
+from kingdomlog.core.choices import FieldSpec
+from kingdomlog.core.events import Draft
+from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.dice.checks import CheckSpec
+from kingdomlog.dice.odds import Odds, odds, resolve
+from kingdomlog.dice.roller import Roll
+from kingdomlog.views import sheet_form as sf
+from kingdomlog.views.html import esc, scalar
+from kingdomlog.views.sheet import Card, SheetDraft, SheetSession
+from kingdomlog.views.sheet_form import FieldError
+from kingdomlog.views.sheet_words import summary_of, words
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v)
+
+
+def changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """The figures that differ between two summaries, as ``(name, old, new)``."""
+    return [(k, before.get(k), v) for k, v in after.items() if before.get(k) != v]
+
+
+def change_words(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
+    """``Unrest 3 → 2 · RP 10 → 14 (+4)``; empty when nothing changed.
+
+    >>> change_words({"unrest": 3, "rp": 10, "fame": 1}, {"unrest": 2, "rp": 14, "fame": 1})
+    'Unrest 3 → 2 (−1) · RP 10 → 14 (+4)'
+    """
+    parts = []
+    for k, old, new in changes(before, after):
+        a, b = _num(old), _num(new)
+        delta = ""
+        if a is not None and b is not None:
+            d = b - a
+            delta = f" ({'+' if d > 0 else '−'}{abs(d):g})"
+        parts.append(f"{words(k)} {scalar(old)} → {scalar(new)}{delta}")
+    return " · ".join(parts)
+
+
+# ---- checks and dice --------------------------------------------------------------------------
+
+_GOOD = ["kl-o0", "kl-o1", "kl-o2", "kl-o3", "kl-o4"]
+
+
+def odds_html(o: Odds) -> str:
+    """The chance of each outcome as a bar and a list (``critical success 5.0%``)."""
+    shown = [x for x in o.outcomes if x.chance > 0]
+    n = len(o.outcomes)
+    bar = "".join(
+        f'<span class="kl-seg {_GOOD[min(4, round(x.good * 4 / max(1, n - 1)))]}" '
+        f'style="width:{float(x.chance) * 100:.2f}%" title="{esc(x.label)} {esc(x.percent)}"></span>'
+        for x in shown)
+    items = "".join(f'<li data-outcome="{esc(x.label)}"><span class="kl-dot '
+                    f'{_GOOD[min(4, round(x.good * 4 / max(1, n - 1)))]}"></span>{esc(x.label)}'
+                    f' <b>{esc(x.percent)}</b></li>' for x in _compact(list(o.outcomes)))
+    note = f'<div class="kl-help">{esc(o.note)}</div>' if o.note else ""
+    return f'<div class="kl-odds"><div class="kl-bar">{bar}</div><ul class="kl-chances">{items}</ul>{note}</div>'
+
+
+def _compact(outcomes: list[Any]) -> list[Any]:
+    """Drop the impossible outcomes at either end (a PF2e check that cannot critically fail lists three)."""
+    while len(outcomes) > 2 and outcomes[0].chance == 0:
+        outcomes = outcomes[1:]
+    while len(outcomes) > 2 and outcomes[-1].chance == 0:
+        outcomes = outcomes[:-1]
+    return outcomes
+
+
+def _unsnake(text: str) -> str:
+    """Ids inside a ruleset's label in words: ``the tax_collection table`` → ``the tax collection table``."""
+    return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", lambda m: m.group(0).replace("_", " "), text)
+
+
+def check_title(key: str, spec: CheckSpec) -> str:
+    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice)."""
+    name = words(spec.label.replace("-", "_")) if spec.label and re.fullmatch(r"[a-z0-9_.-]+", spec.label) \
+        else _unsnake(spec.label) if spec.label else words(key)
+    if spec.kind in ("pf2e", "d20", "5e"):
+        mode = f" with {spec.mode}" if spec.mode != "normal" else ""
+        return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}{mode}"
+    if spec.kind == "flat":
+        return f"{name}: DC {spec.dc} flat check"
+    if spec.kind == "2d6":
+        mod = f" {spec.modifier:+d}" if spec.modifier else ""
+        return f"{name}: 2d6{mod}" + ("" if spec.bands else f" vs {spec.dc}")
+    if spec.pool is not None:
+        return f"{name}: {spec.pool.count} dice" + (f", {spec.dc}+ successes needed" if spec.dc else "")
+    return name
+
+
+def roll_result_html(roll: Roll, spec: CheckSpec | None) -> str:
+    """The roll: faces, total (against the DC) and the outcome the kernel reads from it."""
+    faces = ", ".join(str(f) for f in roll.faces)
+    kept = "" if tuple(roll.kept) == tuple(roll.faces) else f" kept {', '.join(str(k) for k in roll.kept)}"
+    marks = []
+    if roll.manual:
+        marks.append("typed")
+    if roll.nonce:
+        marks.append(f"re-roll {roll.nonce}")
+    mark = f' <span class="kl-mark">({", ".join(marks)})</span>' if marks else ""
+    dice = f'<span class="kl-faces">⚄ {esc(faces)}</span>{esc(kept)}'
+    if spec is None:
+        return (f'<div class="kl-roll">{esc(words(roll.key))} {esc(roll.notation)}: {dice} = <b>{roll.total}</b>'
+                f'{mark}</div>')
+    out = resolve(spec, roll)
+    said = f' → <b class="kl-degree" data-degree="{esc(out.label)}">{esc(out.label)}</b>' if out else ""
+    if spec.kind in ("pf2e", "d20", "5e"):
+        die = sum(roll.kept)
+        total = die + spec.modifier
+        return (f'<div class="kl-roll">Rolled {dice}: {die} {spec.modifier:+d} = <b>{total}</b> vs DC {spec.dc}'
+                f'{said}{mark}</div>')
+    if spec.kind == "2d6":
+        total = sum(roll.kept) + spec.modifier
+        return f'<div class="kl-roll">Rolled {dice}: total <b>{total}</b>{said}{mark}</div>'
+    return f'<div class="kl-roll">Rolled {dice}{said}{mark}</div>'
+
+
+def dice_html(card: Card) -> str:
+    """Every roll of the step: checks with their odds first, then the other dice."""
+    parts = []
+    for r in card.rolls:
+        spec = card.checks.get(r.key)
+        if spec is None:
+            parts.append(roll_result_html(r, None))
+            continue
+        try:
+            table = odds_html(odds(spec))
+        except Exception as exc:  # a spec the kernels refuse: say so, keep the card
+            table = f'<div class="kl-error">odds not available: {esc(exc)}</div>'
+        parts.append(f'<div class="kl-check" data-roll="{esc(r.key)}"><div class="kl-check-title">'
+                     f'{esc(check_title(r.key, spec))}</div>{table}{roll_result_html(r, spec)}</div>')
+    return "".join(parts)
+
+
+# ---- the outcome ------------------------------------------------------------------------------
+
+
+def event_words(d: Draft) -> str:
+    """One event as a short line: its type in words and its main fields."""
+    name = words(d.type.split(".", 1)[-1])
+    payload = d.payload.model_dump(mode="json")
+    bits = []
+    for k, v in payload.items():
+        if k in ("terms", "dc_terms") or v in (None, "", [], {}):
+            continue
+        text = scalar(v)
+        if len(text) > 60:
+            text = text[:57] + "…"
+        bits.append(f"{words(k).lower()} {text}")
+        if len(bits) >= 6:
+            break
+    vis = "" if d.visibility == "public" else f' <span class="kl-vis">[{esc(d.visibility)}]</span>'
+    return f"<li><b>{esc(name)}</b>{vis}: {esc(', '.join(bits))}</li>"
+
+
+def breakdown_html(items: Sequence[Breakdown]) -> str:
+    """The numbers this step used, term by term."""
+    rows = []
+    for b in items:
+        terms = "".join(f"<li>{esc(t.label)} <b>{t.value:+g}</b>"
+                        + (f" <i>{esc(t.kind)}</i>" if t.kind != "untyped" else "") + "</li>" for t in b.terms)
+        note = f'<div class="kl-help">{esc(b.note)}</div>' if b.note else ""
+        rows.append(f'<div class="kl-bd"><b>{esc(b.name)}</b> = {b.total:g}<ul>{terms}</ul>{note}</div>')
+    return "".join(rows)
+
+
+def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> str:
+    """What the step changes, in words, the figures the last edit moved highlighted."""
+    rs = session.start.ruleset
+    if card.after is None:
+        return ""
+    before, after = summary_of(rs, card.before), summary_of(rs, card.after)
+    moved = changes(before, after)
+    prev = draft.previous.get(card.id)
+    prev_after = summary_of(rs, prev.after) if prev is not None and prev.after is not None else None
+    if not moved:
+        text = '<span class="kl-empty">no figure changes</span>' if card.drafts else \
+            '<span class="kl-empty">nothing happens in this step</span>'
+        return f'<div class="kl-outcome">{text}</div>'
+    parts = []
+    for k, old, new in moved:
+        a, b = _num(old), _num(new)
+        delta = ""
+        if a is not None and b is not None:
+            d = b - a
+            delta = f' <span class="kl-delta">({"+" if d > 0 else "−"}{abs(d):g})</span>'
+        hot = prev_after is not None and card.id in draft.changed_steps and prev_after.get(k) != new
+        was = f' <span class="kl-was">was {esc(scalar(prev_after.get(k)))}</span>' if hot and prev_after else ""
+        cls = "kl-fig kl-hot" if hot else "kl-fig"
+        parts.append(f'<span class="{cls}" data-figure="{esc(k)}">{esc(words(k))} {esc(scalar(old))} → '
+                     f'<b>{esc(scalar(new))}</b>{delta}{was}</span>')
+    return f'<div class="kl-outcome">{" · ".join(parts)}</div>'
+
+
+def _hint(session: SheetSession, card: Card) -> str:
+    path = sf.error_path(card.error or "")
+    if path and path[0] == "dice":
+        return f"Change or clear the typed dice of roll {path[1]!r}, or re-roll it."
+    if path:
+        spec = _spec_at(card.form.specs if card.form else (), path)
+        label = spec.label if spec is not None else ".".join(str(p) for p in path)
+        return f"Change “{label}” (marked on the left)."
+    return "Change this step's choices on the left, or an earlier step whose result it depends on."
+
+
+def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> str:
+    """The right side of a card: dice and odds, outcome, breakdown, events; or the refusal."""
+    parts = []
+    if card.provisional:
+        ref = draft.refused
+        which = f"step {ref.index + 1} ({ref.step.title})" if ref else "an earlier step"
+        parts.append(f'<div class="kl-provisional">Provisional: {esc(which)} is refused, so this is what this step'
+                     ' would do from the state before it. It is not committed until that step is fixed.</div>')
+    if card.not_computed:
+        parts.append(f'<div class="kl-empty">Not computed: {esc(card.not_computed)}</div>')
+    parts.append(dice_html(card))
+    if card.error:
+        rule = f'<div>Rule: <b>{esc(card.rule)}</b></div>' if card.rule else ""
+        msg = re.sub(r"^\[[^\]]+\]\s*", "", card.error)
+        msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
+        parts.append(f'<div class="kl-refused"><b>Refused by the rules.</b> {esc(msg)}{rule}'
+                     f'<div class="kl-hint">{esc(_hint(session, card))}</div></div>')
+        return "".join(parts)
+    parts.append(outcome_html(session, card, draft))
+    if card.breakdowns:
+        parts.append('<details class="kl-details" open><summary>How the numbers are made</summary>'
+                     + breakdown_html(card.breakdowns) + "</details>")
+    if card.drafts:
+        items = "".join(event_words(d) for d in card.drafts)
+        parts.append(f'<details class="kl-details"><summary>{len(card.drafts)} event(s) this step records'
+                     f'</summary><ul class="kl-evlist">{items}</ul></details>')
+    return "".join(parts)
+
+
+# ---- the card with its widgets ------------------------------------------------------------------
+
+
+def _spec_at(specs: Sequence[FieldSpec], path: tuple[Any, ...]) -> FieldSpec | None:
+    cur: Sequence[FieldSpec] = specs
+    found: FieldSpec | None = None
+    for part in path:
+        if isinstance(part, int):
+            continue
+        found = next((s for s in cur if s.name == part), None)
+        if found is None:
+            return None
+        cur = found.fields
+    return found
+
+
+def _error_box(messages: Sequence[str]) -> Any:
+    return mo.Html("".join(f'<div class="kl-field-error" role="alert">⚠ {esc(m)}</div>' for m in messages))
+
+
+class _Errors:
+    """The step's errors by path; ``take(path)`` hands out those for one widget."""
+
+    def __init__(self, errors: Sequence[FieldError]) -> None:
+        self.by_path: dict[tuple[Any, ...], list[str]] = {}
+        for e in errors:
+            self.by_path.setdefault(tuple(e.path), []).append(e.message)
+
+    def take(self, path: tuple[Any, ...]) -> list[str]:
+        return self.by_path.pop(path, [])
+
+    def rest(self) -> list[str]:
+        out = [m for ms in self.by_path.values() for m in ms]
+        self.by_path.clear()
+        return out
+
+
+def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given: Mapping[str, Any],
+                path: tuple[Any, ...], errors: _Errors, extra: Sequence[Any] = (), state: Any = None) -> Any:
+    """One entry (a row, a group, a variant): its main fields in a line, the others folded under "more"."""
+    main = sf.primary(spec, fields, given)
+    shown = [f for f in fields if f.name in main and f.name in elems]
+    folded = [f for f in fields if f.name not in main and f.name in elems]
+    cells = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in shown]
+    line = _grid([*cells, *extra])
+    parts: list[Any] = [line]
+    names_ = {f.name for f in fields}
+    if state is not None and {"block", "lots"} <= names_ and ({"block", "lots"} & main):
+        hint = lot_picker_html(state, given)
+        if hint:
+            parts.append(mo.Html(hint))
+    if folded:
+        inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in folded]
+        names = ", ".join(sf.lower_label(f.label) for f in folded[:6]) + (", …" if len(folded) > 6 else "")
+        parts.append(mo.accordion({f"More: {names}": _grid(inner)}))
+    mine = errors.take(path)
+    if mine:
+        parts.append(_error_box(mine))
+    return mo.vstack(parts, gap=0.2)
+
+
+_DUMPS: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _dump(state: Any) -> dict[str, Any]:
+    hit = _DUMPS.get(id(state))
+    if hit is None or hit[0] is not state:
+        _DUMPS.clear()
+        hit = (state, state.model_dump(mode="json"))
+        _DUMPS[id(state)] = hit
+    return hit[1]
+
+
+def lot_picker_html(state: Any, given: Mapping[str, Any]) -> str:
+    """The urban grid of the entry's settlement (a record of the state with ``blocks``), the chosen block
+    and lots marked, each lot labelled with the numbers the ``block`` and ``lots`` fields take."""
+    grids: list[Mapping[str, Any]] = []
+    for value in _dump(state).values():
+        rows = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else []
+        grids += [r for r in rows if isinstance(r, Mapping) and isinstance(r.get("blocks"), list)]
+    if not grids:
+        return ""
+    want = given.get("settlement")
+    rec = next((r for r in grids if want is not None and want in (r.get("id"), r.get("name"))), grids[0])
+    block, lots = given.get("block"), set(given.get("lots") or [])
+    cells = []
+    for b, lots_of in enumerate(rec["blocks"]):
+        if not isinstance(lots_of, list):
+            continue
+        inner = "".join(
+            f'<div class="kl-lot{" kl-lot-used" if lot else ""}{" kl-lot-pick" if b == block and j in lots else ""}"'
+            f' title="block {b}, lot {j}: {esc(lot or "empty")}">{esc(str(lot)[:12]) if lot else f"lot {j}"}</div>'
+            for j, lot in enumerate(lots_of))
+        cls = " kl-block-pick" if b == block else ""
+        cells.append(f'<div class="kl-block{cls}"><div class="kl-block-n">block {b}</div>'
+                     f'<div class="kl-lots">{inner}</div></div>')
+    name = rec.get("name") or rec.get("id") or ""
+    return (f'<details class="kl-lotpick" open><summary>Urban grid of {esc(name)} (the block and lots picked are'
+            f' marked)</summary><div class="kl-grid">{"".join(cells)}</div></details>')
+
+
+def _grid(items: Sequence[Any]) -> Any:
+    """Fields side by side, as many per line as fit, each at least a dropdown wide."""
+    return mo.Html('<div class="kl-entry-grid">' + "".join(f"<div>{_text(x)}</div>" for x in items) + "</div>")
+
+
+def _text(x: Any) -> str:
+    return str(x.text if hasattr(x, "text") else x)
+
+
+def _variant_label(spec: FieldSpec, given: Mapping[str, Any]) -> str:
+    tag = given.get(spec.discriminator) if spec.discriminator else None
+    return next((v.label for v in spec.variants if v.tag == tag), str(tag or ""))
+
+
+def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Errors, value: Any = None,
+                state: Any = None) -> Any:
+    """A widget with its help, its option browser and its errors beneath it."""
+    items: list[Any] = []
+    if spec.kind == "rows" and (spec.fields or spec.variants):
+        per = list(spec.entries)
+        given_rows = value if isinstance(value, list) else []
+        rows = []
+        for i, row in enumerate(elem["rows"].items()):
+            fields = per[i] if i < len(per) else spec.fields
+            given = given_rows[i] if i < len(given_rows) and isinstance(given_rows[i], Mapping) else {}
+            head = []
+            if spec.variants:
+                head = [mo.Html(f'<span class="kl-entry-kind">{esc(_variant_label(spec, given))}</span>')]
+            remove = mo.Html(f'<span class="kl-remove" data-remove="{esc(".".join(str(p) for p in (*path, i)))}">'
+                             f'{row[sf.REMOVE].text}</span>')
+            body = _entry_view(spec, fields, row, given, (*path, i), errors, extra=[remove], state=state)
+            rows.append(mo.Html('<div class="kl-entry">' + mo.vstack([*head, body], gap=0.1).text + "</div>"))
+        head_html = mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>{sf.help_html(spec)}')
+        add = mo.Html(f'<div class="kl-add" data-add="{esc(".".join(str(p) for p in path))}">{elem[sf.ADD].text}</div>')
+        items = [head_html, *rows, add]
+    elif spec.kind == "group" and spec.fields:
+        given = value if isinstance(value, Mapping) else {}
+        items = [mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>'),
+                 _entry_view(spec, spec.fields, elem, given, path, errors, state=state)]
+    elif spec.kind == "variant" and spec.variants:
+        given = value if isinstance(value, Mapping) else {}
+        items = [elem[sf.VARIANT]]
+        if spec.fields:
+            items.append(_entry_view(spec, spec.fields, elem, given, path, errors, state=state))
+    else:
+        items = [elem]
+        if spec.help:
+            items.append(mo.Html(sf.help_html(spec)))
+        browser = sf.browser_html(spec)
+        if browser:
+            items.append(mo.Html(browser))
+    mine = errors.take(path)
+    if mine:
+        items.append(_error_box(mine))
+    cls = "kl-field kl-field-bad" if mine else "kl-field"
+    return mo.Html(f'<div class="{cls}" data-field="{esc(".".join(str(p) for p in path))}">'
+                   + mo.vstack(items, gap=0.25).text + "</div>")
+
+
+def _cached_widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:
+    """``widgets_view``, remembered per session while the widgets, the errors and the submitted flag are the same."""
+    form = session.built.get(card.id)
+    errs = tuple((e.path, e.message) for e in draft.field_errors.get(card.id, ()))
+    key = (card.id, id(form), id(elems.forms) if isinstance(elems, sf.View) else id(elems), errs, card.error,
+           card.form_problem, card.id in session.plan.steps)
+    cache: dict[Any, Any] = session.__dict__.setdefault("_left_cache", {})
+    hit = cache.get(key)
+    if hit is None:
+        if len(cache) > 200:
+            cache.clear()
+        hit = widgets_view(session, card, elems, draft)
+        cache[key] = hit
+    return hit
+
+
+def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:
+    """The left side of a card: the step's widgets with errors beside them, its dice, the JSON toggle."""
+    form = session.built.get(card.id)
+    errs: list[FieldError] = list(draft.field_errors.get(card.id, []))
+    if card.error:
+        path = sf.error_path(card.error)
+        msg = re.sub(r"^\[[^\]]+\]\s*|^step '[^']+':\s*", "", card.error)
+        msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
+        errs.append(FieldError(path or (), msg))
+    errors = _Errors(errs)
+    items: list[Any] = []
+    owner = session.start.submitted.get(card.id)
+    if owner and card.id not in session.plan.steps:
+        items.append(mo.Html(f'<div class="kl-submitted">Orders submitted by <b>{esc(owner)}</b>'
+                             ' (change them here to overrule)</div>'))
+    elif owner:
+        items.append(mo.Html(f'<div class="kl-submitted">Submitted by <b>{esc(owner)}</b>; overruled by your'
+                             ' draft</div>'))
+    if card.form_problem:
+        items.append(mo.callout(mo.md(esc(card.form_problem)), kind="warn"))
+    if form is None or elems is None:
+        return mo.vstack(items)
+    if form.json_mode:
+        items.append(elems["t"])
+        mine = errors.take(("json",))
+        items.append(_error_box(mine + errors.rest()) if mine or errors.by_path else mo.md(""))
+    else:
+        choice_elems = elems.get("c", {})
+        main = sf.top_fields(form.specs, form.values)
+        folded: list[Any] = []
+        for spec in form.specs:
+            if spec.name not in choice_elems:
+                continue
+            view = _field_view(spec, choice_elems[spec.name], (spec.name,), errors, form.values.get(spec.name),
+                               card.before)
+            (items if spec.name in main else folded).append(view)
+        if folded:
+            names = [sf.lower_label(s.label) for s in form.specs if s.name not in main and s.name in choice_elems]
+            title = "More: " + ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+            items.append(mo.accordion({title: mo.vstack(folded, gap=0.4)}))
+        if form.dice and "d" in elems:
+            rows = []
+            for d in form.dice:
+                e = elems["d"][d.key]
+                mine = errors.take(("dice", d.key))
+                line = mo.hstack([e["faces"], e["reroll"]], justify="start", gap=0.5)
+                rows.append(mo.vstack([line, _error_box(mine)]) if mine else line)
+            items.append(mo.accordion({"⚄ Type physical dice or re-roll": mo.vstack(rows)}))
+        rest = errors.rest()
+        if rest:
+            items.insert(0, _error_box(rest))
+    items.append(mo.hstack([elems["j"]], justify="end"))
+    return mo.vstack(items, gap=0.5)
+
+
+def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft) -> Any:
+    """One step: a header in words, the widgets on the left and what the step does on the right."""
+    badges = []
+    if card.error and not card.provisional:
+        badges.append('<span class="kl-badge kl-badge-bad">refused</span>')
+    if card.provisional:
+        badges.append('<span class="kl-badge kl-badge-prov">provisional</span>')
+    changed = card.id in draft.changed_steps and bool(draft.previous)
+    if changed:
+        badges.append('<span class="kl-badge kl-badge-new">changed by your last edit</span>')
+    help_ = f'<div class="kl-step-help">{esc(card.step.help)}</div>' if card.step.help else ""
+    head = mo.Html(f'<div class="kl-card-head" id="step-{esc(card.id)}"><span class="kl-num">{card.index + 1}</span>'
+                   f'<span class="kl-title">{esc(card.step.title)}</span>{"".join(badges)}</div>{help_}')
+    view = forms if isinstance(forms, sf.View) else sf.View(forms)
+    elems = view.get(card.id, None)
+    left = _cached_widgets_view(session, card, elems, draft)
+    cls = ["kl-result"]
+    if card.error and not card.provisional:
+        cls.append("kl-result-bad")
+    right = mo.Html(f'<div class="{" ".join(cls)}" data-step="{esc(card.id)}">'
+                    f'{result_html(session, card, draft)}</div>')
+    body = mo.Html(f'<div class="kl-card-body"><div class="kl-left">{left.text}</div>'
+                   f'<div class="kl-right">{right.text}</div></div>')
+    outer = ["kl-card"]
+    if changed:
+        outer.append("kl-card-changed")
+    if card.error and not card.provisional:
+        outer.append("kl-card-refused")
+    if card.provisional:
+        outer.append("kl-card-prov")
+    return mo.Html(f'<section class="{" ".join(outer)}" data-card="{esc(card.id)}">'
+                   + mo.vstack([head, body]).text + "</section>")
+
+
+def cards_view(session: SheetSession, forms: Any, draft: SheetDraft) -> Any:
+    """Every step's card, in order (``forms``: the flat dictionary of widgets)."""
+    view = sf.View(forms)
+    return mo.vstack([card_view(session, c, view, draft) for c in draft.cards], gap=0.75)
+
+
+def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: str) -> str:
+    """The cards, and the kingdom panel beside them (it stays in view while the cards scroll)."""
+    import hashlib
+
+    tag = hashlib.sha1(draft.plan.model_dump_json().encode()).hexdigest()[:12]
+    return (f'<div class="kl-page" data-turn="{session.start.turn}" data-plan="{tag}">'
+            f'<div class="kl-cards">{cards_view(session, forms, draft).text}</div>'
+            f'<aside class="kl-aside"><div class="kl-aside-title">The kingdom at the start of '
+            f'{esc(session.start.when)}</div>{panel}</aside></div>')
+
+
+# ---- header, commit bar, messages ---------------------------------------------------------------
+
+
+def header_html(session: SheetSession) -> str:
+    """Campaign, turn, ruleset and where the draft is saved (with the sheet's CSS)."""
+    from kingdomlog.views.sheet_panel import CSS as PANEL_CSS
+
+    st = session.start
+    saved = session.drafts.path(st.turn)
+    try:
+        shown = saved.relative_to(st.folder.parent)
+    except ValueError:
+        shown = saved
+    msg = f'<div class="kl-note">{esc(session.message)}</div>' if session.message else ""
+    return (f"<style>{CSS}{PANEL_CSS}</style>"
+            f'<div class="kl-header"><h1 class="kl-h1">{esc(st.name)} — {esc(st.when)}</h1>'
+            f'<div class="kl-sub">{esc(st.ruleset.name)} · {len(st.phases)} steps · the log ends at seq'
+            f' {st.start_seq} · dice seed <code>{esc(session.plan.seed or "")}</code> · draft saved on every change'
+            f' in <code>{esc(shown)}</code></div>{msg}</div>')
+
+
+def status_html(session: SheetSession, draft: SheetDraft) -> str:
+    """One line: ready to commit (how many events), or which step stops the commit (a link to it)."""
+    ref = draft.refused
+    if ref is not None:
+        return (f'<span class="kl-status kl-status-bad">Step {ref.index + 1} (<a href="#step-{esc(ref.id)}">'
+                f'{esc(ref.step.title)}</a>) is refused: fix it to commit.</span>')
+    if draft.problem:
+        return f'<span class="kl-status kl-status-bad">{esc(draft.problem)}</span>'
+    bad = [s for s, e in draft.field_errors.items() if e]
+    if bad:
+        c = draft.card(bad[0])
+        title = c.step.title if c is not None else bad[0]
+        return (f'<span class="kl-status kl-status-bad">A value in <a href="#step-{esc(bad[0])}">{esc(title)}</a>'
+                " cannot be read.</span>")
+    n = len(draft.preview.drafts) if draft.preview is not None else 0
+    if not n:
+        return '<span class="kl-status">This turn records nothing yet.</span>'
+    return f'<span class="kl-status kl-status-ok">Ready: {n} event{"s" if n != 1 else ""} will be appended.</span>'
+
+
+def commit_bar_html(session: SheetSession, draft: SheetDraft, commit_button: Any, undo_button: Any) -> str:
+    """The bar at the top: Commit (this draft), Undo (asks first) and the status line."""
+    return (f'<div class="kl-commit-bar">{_html_of(commit_button)} {status_html(session, draft)}'
+            f'<span class="kl-spacer"></span>{_html_of(undo_button)}</div>')
+
+
+def _html_of(elem: Any) -> str:
+    return str(getattr(elem, "text", ""))
+
+
+def undo_question(session: SheetSession) -> str:
+    """The confirmation text of Undo (markdown)."""
+    from kingdomlog.views.sheet import last_turn_label
+
+    what = last_turn_label(session) or "the last turn"
+    return (f"**Undo {esc(what)}?** A retraction is appended to the log (nothing is deleted; the turn stays on"
+            f" the timeline, struck through), and {esc(what)}'s plan opens again as the draft with the same dice."
+            " Your current draft is kept aside.")
+
+
+def outcome_html_box(outcome: Any, session: SheetSession) -> str:
+    """The last commit or undo, as a coloured box (a refused step linked)."""
+    if outcome is None:
+        return ""
+    link = ""
+    if getattr(outcome, "step", None):
+        link = f' <a href="#step-{esc(outcome.step)}">Go to the step.</a>'
+    return f'<div class="kl-outcome-box kl-outcome-{esc(outcome.kind)}" role="status">{esc(outcome.text)}{link}</div>'
+
+
+def plan_file_help(session: SheetSession) -> str:
+    """How the draft relates to `kingdomlog turn` (markdown)."""
+    folder = session.start.folder
+    return (f"The draft is the plan `kingdomlog turn` reads. `kingdomlog turn {folder} --dry-run` plays the saved"
+            f" draft with its seed and prints every step; `kingdomlog turn {folder}` commits it.")
+
+
+CSS = """
+.kl-card { border: 1px solid #d9d4c7; border-radius: 8px; padding: .6em .9em; background: #fffdf8; }
+.kl-card-changed { border-color: #d6a800; box-shadow: 0 0 0 2px #f7e08a; }
+.kl-card-refused { border-color: #c0392b; box-shadow: 0 0 0 2px #f3c1bb; }
+.kl-card-prov { background: #f7f7f5; }
+.kl-card-head { display: flex; align-items: baseline; gap: .5em; margin-bottom: .3em; }
+.kl-num { background: #5b4a2f; color: #fff; border-radius: 50%; min-width: 1.6em; height: 1.6em; display: inline-flex;
+  align-items: center; justify-content: center; font-size: .85em; }
+.kl-title { font-size: 1.15em; font-weight: 650; }
+.kl-step-help, .kl-help { color: #666; font-size: .85em; }
+.kl-badge { font-size: .75em; border-radius: 4px; padding: 1px 6px; }
+.kl-badge-bad { background: #c0392b; color: #fff; } .kl-badge-prov { background: #999; color: #fff; }
+.kl-badge-new { background: #f7e08a; color: #5b4a00; }
+.kl-result { font-size: .95em; }
+.kl-check { border-left: 3px solid #5b4a2f; padding: .2em .6em; margin: .3em 0; background: #faf6ec; }
+.kl-check-title { font-weight: 600; }
+.kl-odds { margin: .25em 0; }
+.kl-bar { display: flex; height: 10px; border-radius: 5px; overflow: hidden; background: #eee; max-width: 28em; }
+.kl-seg { display: block; height: 100%; }
+.kl-chances { list-style: none; padding: 0; margin: .2em 0; display: flex; flex-wrap: wrap; gap: .2em 1em;
+  font-size: .9em; }
+.kl-dot { display: inline-block; width: .7em; height: .7em; border-radius: 50%; margin-right: .3em; }
+.kl-o0 { background: #b03a2e; } .kl-o1 { background: #e59866; } .kl-o2 { background: #d4ac0d; }
+.kl-o3 { background: #58d68d; } .kl-o4 { background: #1e8449; }
+.kl-roll { margin: .2em 0; } .kl-faces { font-family: ui-monospace, monospace; background: #eee; padding: 0 4px;
+  border-radius: 3px; }
+.kl-degree { text-transform: capitalize; }
+.kl-outcome { margin: .35em 0; font-size: 1.02em; }
+.kl-fig { white-space: nowrap; } .kl-hot { background: #fff0a8; border-radius: 3px; padding: 0 3px; }
+.kl-delta { color: #555; } .kl-was { color: #8a6d00; font-size: .85em; }
+.kl-refused { border: 1px solid #c0392b; background: #fdecea; padding: .4em .6em; border-radius: 6px; margin: .3em 0; }
+.kl-hint { margin-top: .3em; font-style: italic; }
+.kl-provisional { background: #eee; padding: .3em .5em; border-radius: 4px; font-size: .9em; margin-bottom: .3em; }
+.kl-field-error { color: #a93226; font-weight: 600; font-size: .9em; margin: .1em 0; }
+.kl-field-bad { border-left: 3px solid #c0392b; padding-left: .4em; }
+.kl-rows-label { font-weight: 600; margin-top: .2em; }
+.kl-card-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.15fr); gap: 1.2em; }
+.kl-left, .kl-right { min-width: 0; }
+.kl-entry-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12em, 1fr)); gap: .3em .6em;
+  align-items: end; }
+.kl-entry { border-left: 3px solid #c9b98f; padding: .2em .5em; margin: .25em 0; background: #fbf8f0; }
+.kl-lotpick { font-size: .85em; margin: .2em 0; } .kl-lotpick > summary { cursor: pointer; color: #5b4a2f; }
+.kl-lot-pick { background: #ffe066 !important; border-color: #b7950b !important; color: #333 !important; }
+.kl-block-pick { border-color: #b7950b; }
+.kl-entry-kind { font-weight: 600; font-size: .9em; color: #5b4a2f; }
+.kl-submitted { background: #eaf2fb; border-radius: 4px; padding: .2em .5em; font-size: .9em; }
+.kl-details summary { cursor: pointer; color: #5b4a2f; }
+.kl-bd ul { margin: .1em 0 .3em 1em; padding: 0; }
+.kl-evlist { margin: .2em 0; padding-left: 1.2em; font-size: .88em; }
+.kl-browser { font-size: .88em; } .kl-browser .kl-blocked td { color: #999; } .kl-ok { color: #1e8449; }
+.kl-empty { color: #888; font-style: italic; }
+.kl-vis { color: #666; font-size: .9em; } .kl-mark { color: #666; font-size: .9em; }
+.kl-error { color: #b00; font-weight: 600; }
+.kl-table { border-collapse: collapse; margin: .3em 0; font-size: .92em; }
+.kl-table th, .kl-table td { border: 1px solid #ccc; padding: 2px 8px; text-align: left; vertical-align: top; }
+.kl-h1 { font-size: 1.7em; font-weight: 700; margin: .2em 0 .1em; }
+.kl-sub { color: #555; font-size: .9em; } .kl-note { background: #eef6ee; border-radius: 4px; padding: .3em .6em;
+  margin: .4em 0; }
+.kl-commit-bar { position: sticky; top: 0; z-index: 5; display: flex; align-items: center; gap: .8em;
+  background: #f6f1e4; border: 1px solid #d9d4c7; border-radius: 8px; padding: .4em .8em; }
+.kl-spacer { flex: 1; }
+.kl-status-ok { color: #1e6f3e; font-weight: 600; } .kl-status-bad { color: #a93226; font-weight: 600; }
+.kl-outcome-box { border-radius: 6px; padding: .5em .8em; margin: .3em 0; font-weight: 500; }
+.kl-outcome-success { background: #e3f4e8; border: 1px solid #58a672; }
+.kl-outcome-warn { background: #fdf3d8; border: 1px solid #d6a800; }
+.kl-outcome-danger { background: #fdecea; border: 1px solid #c0392b; }
+.kl-page { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18em, 1.25fr); gap: 1em; align-items: start; }
+.kl-aside { position: sticky; top: 3.5em; max-height: calc(100vh - 4em); overflow: auto; border: 1px solid #d9d4c7;
+  border-radius: 8px; padding: .5em .7em; background: #fcfaf5; }
+.kl-aside-title { font-weight: 700; margin-bottom: .3em; }
+@media (max-width: 900px) { .kl-page { grid-template-columns: 1fr; } .kl-aside { position: static; max-height: none; } }
+.kl-aside .kl-table { display: block; max-width: 100%; overflow-x: auto; }
+.kl-commit-bar { white-space: nowrap; } .kl-commit-bar .kl-status { white-space: normal; }
+@media (max-width: 700px) {
+  .kl-card-body { grid-template-columns: minmax(0, 1fr); gap: .4em; }
+  .kl-card { padding: .5em .6em; }
+  .kl-commit-bar { flex-wrap: wrap; gap: .3em .6em; padding: .35em .5em; margin-right: 2.4em; }
+  .kl-commit-bar .kl-status { order: 3; flex-basis: 100%; font-size: .9em; }
+  .kl-h1 { font-size: 1.35em; } .kl-sub { font-size: .8em; overflow-wrap: anywhere; }
+  .kl-entry-grid { grid-template-columns: minmax(0, 1fr); }
+}
+"""
+"""The cards' CSS (the notebook puts it in the page once)."""

@@ -1,0 +1,780 @@
+"""The turn sheet's widgets, built from a step's typed choices (``FieldSpec``), and their values read back.
+
+Every choice kind gets a widget: ``select`` a dropdown of the options the state allows
+(labels and details; native selects, so typing a name jumps to it; a browser table of every option with the
+reason an option cannot be chosen now), ``multiselect`` a multiselect, ``int``/``float``
+a number, ``bool`` a checkbox, ``text`` a text field, ``group`` its fields, ``rows`` one
+line of fields per entry with a remove button and an "add" picker, and ``json`` (a value
+no widget fits) a JSON text area. A step can also be edited as JSON (the advanced
+toggle): the step's plan as text, read back into the same plan the widgets make.
+
+The widgets are rebuilt only when the *form* changes (options, entries, dice keys):
+``form_key`` is what decides that. Reading widget values never raises: a value that
+cannot be read becomes a ``FieldError`` at its path, shown beside its widget.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+import marimo as mo
+
+from kingdomlog.core.choices import FieldSpec, Option
+from kingdomlog.core.errors import InputError
+from kingdomlog.core.turn import StepPlan
+from kingdomlog.views.html import esc
+
+Path_ = tuple[str | int, ...]
+"""Where a value sits in a step's choices: ``("activities", 1, "leader")``."""
+
+LIST_DISABLED = 12
+"""Selects with at most this many options also list the ones not allowed now (marked, with the reason)."""
+REMOVE = "_remove"
+ADD = "_add"
+VARIANT = "_kind"
+BROWSE_OVER = 20
+"""Selects with more options than this (with details) get a browser table of every option."""
+FOLD_AFTER = 6
+"""Entries with more fields than this show their main fields and fold the rest."""
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """A problem with one value, shown beside its widget: where (``path``) and what."""
+
+    path: Path_
+    message: str
+
+
+@dataclass(frozen=True)
+class DiceSlot:
+    """One roll of a step as its dice widgets show it: key, notation, re-roll count, typed faces."""
+
+    key: str
+    notation: str
+    nonce: int = 0
+    faces: str = ""
+
+
+@dataclass(frozen=True)
+class StepForm:
+    """What the widgets of one step were built from (kept to read their values back)."""
+
+    step: str
+    specs: tuple[FieldSpec, ...]
+    values: Mapping[str, Any]
+    dice: tuple[DiceSlot, ...] = ()
+    json_mode: bool = False
+    json_text: str = ""
+    extra_dice: Mapping[str, Any] = field(default_factory=dict)
+    """Typed faces/re-rolls of keys the step did not roll last time (kept in the plan, flagged)."""
+
+
+# ---- the key that decides a rebuild ----------------------------------------------------------
+
+
+def _option_key(o: Option) -> Hashable:
+    # Labels and details (a skill's modifier, a structure's cost) follow the state of every upstream step;
+    # they alone do not rebuild the widgets (the step's card shows the numbers that apply).
+    return (o.value, bool(o.disabled))
+
+
+def spec_key(spec: FieldSpec) -> Hashable:
+    """Everything about ``spec`` a widget shows except its value."""
+    return (spec.name, spec.kind, spec.label, spec.help, spec.required, spec.minimum, spec.maximum,
+            None if spec.options is None else tuple(_option_key(o) for o in spec.options),
+            tuple(spec_key(f) for f in spec.fields),
+            tuple(tuple(spec_key(f) for f in e) for e in spec.entries))
+
+
+def form_key(form: StepForm) -> Hashable:
+    """Two forms with the same key need no new widgets (their values may differ)."""
+    return (form.step, tuple(spec_key(s) for s in form.specs), tuple(d.key for d in form.dice),
+            tuple(sorted(form.extra_dice)), form.json_mode, _rows_shape(form.specs, form.values))
+
+
+def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashable:
+    out: list[tuple[str, Hashable]] = []
+    for s in specs:
+        v = values.get(s.name)
+        if s.kind == "rows":
+            out.append((s.name, len(v) if isinstance(v, list) else 0))
+        elif s.kind == "group" and isinstance(v, Mapping):
+            out.append((s.name, _rows_shape(s.fields, v)))
+    return tuple(out)
+
+
+# ---- option labels ---------------------------------------------------------------------------
+
+
+def option_text(o: Option) -> str:
+    """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``.
+
+    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``).
+    """
+    text = o.label or (str(o.value).replace("_", " ").replace("-", " ") if isinstance(o.value, str) and
+                       o.value.strip() else str(o.value) if o.value != "" else "(none)")
+    if o.disabled:
+        return f"✗ {text} — {o.disabled}"
+    return f"{text} — {o.detail}" if o.detail else text
+
+
+def _choices_map(options: Sequence[Option], current: Any, *, show_disabled: bool) -> tuple[dict[str, Any], str | None]:
+    """Dropdown options ``{text: value}`` and the text of ``current`` (added, flagged, when not allowed now)."""
+    out: dict[str, Any] = {}
+    chosen: str | None = None
+    for o in options:
+        if o.disabled and not show_disabled and o.value != current:
+            continue
+        text = option_text(o)
+        while text in out:
+            text += f" [{o.value}]"
+        out[text] = o.value
+        if o.value == current:
+            chosen = text
+    if current is not None and chosen is None and not isinstance(current, (list, dict)):
+        text = f"⚠ {current} — not allowed now"
+        out[text] = current
+        chosen = text
+    return out, chosen
+
+
+# ---- building widgets ------------------------------------------------------------------------
+
+
+def _number(spec: FieldSpec, value: Any) -> Any:
+    step = 1 if spec.kind == "int" else 0.1
+    v = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if v is None:
+        v = spec.default if isinstance(spec.default, (int, float)) else spec.minimum if spec.minimum is not None else 0
+    return mo.ui.number(start=spec.minimum, stop=spec.maximum, step=step, value=v, label=spec.label)
+
+
+def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None) -> Any:
+    """The ``mo.ui`` element for ``spec`` holding ``value`` (a plan value; None = the default).
+
+    ``rows``, ``group`` and ``variant`` give a tree (dicts, lists) of their fields' widgets;
+    ``entries`` are the per-entry specs of a ``rows`` field (``FieldSpec.entries``), one per value.
+    """
+    v = spec.default if value is None else value
+    if spec.kind == "select" and spec.options is not None:
+        opts, chosen = _choices_map(spec.options, v, show_disabled=len(spec.options) <= LIST_DISABLED)
+        return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label,
+                              full_width=True)
+    if spec.kind == "multiselect" and spec.options is not None:
+        current = list(v) if isinstance(v, (list, tuple)) else []
+        multi: dict[str, Any] = {}
+        chosen_texts = []
+        for o in spec.options:
+            if o.disabled and o.value not in current:
+                continue
+            text = option_text(o)
+            multi[text] = o.value
+            if o.value in current:
+                chosen_texts.append(text)
+        for x in current:
+            if x not in multi.values():
+                text = f"⚠ {x} — not allowed now"
+                multi[text] = x
+                chosen_texts.append(text)
+        return mo.ui.multiselect(options=multi, value=chosen_texts, label=spec.label, full_width=True)
+    if spec.kind in ("int", "float"):
+        if spec.default is None and not spec.required:
+            return mo.ui.text(value="" if v is None else str(v), label=spec.label, placeholder="(none)")
+        return _number(spec, v)
+    if spec.kind == "bool":
+        return mo.ui.checkbox(value=bool(v), label=spec.label)
+    if spec.kind == "list" and spec.item_kind in ("int", "float", "text"):
+        items = list(v) if isinstance(v, (list, tuple)) else []
+        hint = "numbers, e.g. 1 2" if spec.item_kind != "text" else "comma-separated"
+        sep = ", " if spec.item_kind == "text" else " "
+        return mo.ui.text(value=sep.join(str(x) for x in items), label=spec.label, placeholder=hint)
+    if spec.kind == "group" and spec.fields:
+        given = v if isinstance(v, Mapping) else {}
+        return {f.name: widget(f, given.get(f.name), entries=f.entries or None) for f in spec.fields}
+    if spec.kind == "variant" and spec.variants:
+        given = v if isinstance(v, Mapping) else {}
+        return {VARIANT: variant_picker(spec, given), **entry_widgets(spec, spec.fields, given)}
+    if spec.kind == "rows" and (spec.fields or spec.variants):
+        rows = list(v) if isinstance(v, list) else []
+        per = list(entries or spec.entries or ())
+        items = []
+        for i, row in enumerate(rows):
+            fields = per[i] if i < len(per) else spec.fields
+            given = row if isinstance(row, Mapping) else {}
+            elems = entry_widgets(spec, fields, given)
+            elems[REMOVE] = mo.ui.button(value=0, on_click=lambda n: n + 1, label="✕ remove", kind="neutral")
+            items.append(elems)
+        return {"rows": items, ADD: add_widget(spec)}
+    if spec.kind in ("text", "select"):  # a select with no list of options takes any value
+        return mo.ui.text(value="" if v is None else str(v), label=spec.label, full_width=True)
+    text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=list)
+    return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
+
+
+def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> dict[str, Any]:
+    """The widgets of one entry (its discriminator left out: the entry's kind shows in its heading)."""
+    return {f.name: widget(f, given.get(f.name), entries=f.entries or None)
+            for f in fields if f.name != spec.discriminator}
+
+
+def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
+    """A dropdown of the kinds of entry a ``variant`` field takes."""
+    tag = given.get(spec.discriminator) if spec.discriminator else None
+    opts = {v.label: v.tag for v in spec.variants}
+    chosen = next((v.label for v in spec.variants if v.tag == tag), None)
+    return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=f"{spec.label}: kind")
+
+
+def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
+    """A step's choices shown at once; JSON-only values and, on a long form, the plain switches and
+    texts fold under "more" (opened by default when one already holds a value)."""
+    out = set()
+    long = len(specs) > FOLD_AFTER
+    for s in specs:
+        set_ = s.name in given and given[s.name] not in (None, s.default)
+        plain = s.kind == "json" or (long and s.kind in ("bool", "text") and not s.required)
+        if set_ or not plain:
+            out.add(s.name)
+    return out
+
+
+def _stem(word: str) -> str:
+    w = word.lower()
+    for end, repl in (("ies", "y"), ("es", ""), ("s", "")):
+        if w.endswith(end) and len(w) > len(end) + 2:
+            return w[: -len(end)] + repl
+    return w
+
+
+def _mentions(text: str, name: str, label: str) -> bool:
+    """Whether ``text`` names the field (its name or label, singular or plural)."""
+    import re
+
+    words = {_stem(w) for w in re.findall(r"[A-Za-z]+", text)}
+    wanted = [_stem(w) for w in re.findall(r"[A-Za-z]+", name.replace("_", " ") + " " + label)]
+    return bool(wanted) and all(w in words for w in wanted[:1])
+
+
+def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
+    """The fields of an entry shown at once; the others fold under "more" (shown once one holds a value).
+
+    Shown: the entry's first field (its kind: an activity, an action), required fields,
+    those whose options depend on a sibling, any field already set, a field whose
+    description names the chosen kind ("Build Structure: the lots") or that the kind's
+    name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
+    (2 to 8 leaders, roles). Empty or single-option lists and the rest fold.
+    """
+    out: set[str] = set()
+    kind_text = ""
+    if fields:
+        first = fields[0]
+        chosen = given.get(first.name)
+        opt = next((o for o in first.options or () if o.value == chosen), None)
+        kind_text = opt.text if opt is not None else str(chosen or "")
+    for i, f in enumerate(fields):
+        if f.name == spec.discriminator:
+            continue
+        set_ = f.name in given and given[f.name] not in (None, f.default, [], {})  # an empty pick is not a value
+        enabled = [o for o in f.options or () if not o.disabled]
+        short_pick = bool(f.source) and f.kind == "select" and 2 <= len(enabled) <= 8
+        named = bool(kind_text) and i > 0 and (
+            (bool(f.help) and _mentions(f.help.split(":")[0] if ":" in f.help else "", kind_text, "")
+             and kind_text.lower() in f.help.lower())
+            or _mentions(kind_text, f.name, ""))
+        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(fields) <= FOLD_AFTER:
+            out.add(f.name)
+    return out
+
+
+def add_widget(spec: FieldSpec) -> Any:
+    """How a new entry of a ``rows`` field is added: a picker of its first field's options, else a button."""
+    first = spec.fields[0] if spec.fields else None
+    noun = singular(lower_label(spec.label)) if spec.label else "entry"
+    # "+ Activity", "+ Assign leader": labels are markdown, so the plus is escaped ("+ x" is a list item)
+    add_label = f"\\+ {noun[:1].upper()}{noun[1:]}"
+    if spec.variants:
+        return mo.ui.dropdown(options={v.label: v.tag for v in spec.variants}, value=None, allow_select_none=True,
+                              label=add_label, full_width=True)
+    if first is not None and first.kind == "select" and first.options:
+        opts: dict[str, Any] = {}
+        for o in first.options:  # names only: the entry's own dropdown shows the details once added
+            if not o.disabled:
+                text = option_text(Option(o.value, o.label))
+                while text in opts:
+                    text += f" [{o.value}]"
+                opts[text] = o.value
+        return mo.ui.dropdown(options=opts, value=None, allow_select_none=True, label=add_label, full_width=True)
+    return mo.ui.button(value=0, on_click=lambda n: n + 1, label=add_label, kind="neutral")
+
+
+def lower_label(label: str) -> str:
+    """A label inside a sentence: lower case, but an acronym stays (``GM adjustments`` → ``GM adjustments``).
+
+    >>> lower_label("GM adjustments"), lower_label("Map new hexes"), lower_label("RP spent")
+    ('GM adjustments', 'map new hexes', 'RP spent')
+    """
+    return " ".join(w if len(w) > 1 and w.isupper() else w.lower() for w in label.split(" "))
+
+
+def singular(noun: str) -> str:
+    """``activities`` → ``activity``, ``GM adjustments`` → ``GM adjustment`` (last word only).
+
+    >>> singular("activities"), singular("hexes explored"), singular("gm-ruled effects"), singular("new hexes")
+    ('activity', 'hexes explored', 'gm-ruled effect', 'new hex')
+    """
+    head, _, last = noun.rpartition(" ")
+    if last.endswith(("xes", "ches", "shes", "sses")):
+        last = last[:-2]
+    elif last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif last.endswith("s") and not last.endswith("ss"):
+        last = last[:-1]
+    return f"{head} {last}" if head else last
+
+
+def dice_widgets(slots: Sequence[DiceSlot]) -> Any:
+    """Per roll key: typed faces (a text field) and a re-roll button (a click counter)."""
+    return {
+        d.key: {
+            "faces": mo.ui.text(value=d.faces, placeholder="type faces, e.g. 4 2", label=f"roll {d.key}"),
+            "reroll": mo.ui.button(value=0, on_click=lambda n: n + 1, label="⚄ re-roll", kind="neutral"),
+        } for d in slots}
+
+
+def step_widgets(form: StepForm) -> dict[str, Any]:
+    """One step's widgets as a tree: ``{"c": choices, "d": dice, "j": JSON toggle[, "t": JSON text]}``."""
+    parts: dict[str, Any] = {"j": mo.ui.switch(value=form.json_mode, label="edit as JSON")}
+    if form.json_mode:
+        parts["t"] = mo.ui.text_area(value=form.json_text, rows=8, full_width=True,
+                                     label="This step's plan (choices, rolls, rerolls)")
+    else:
+        parts["c"] = {s.name: widget(s, form.values.get(s.name), entries=s.entries or None) for s in form.specs}
+        if form.dice:
+            parts["d"] = dice_widgets(form.dice)
+    return parts
+
+
+# ---- one flat dictionary of widgets ---------------------------------------------------------------
+#
+# ``mo.ui.dictionary`` deep-copies every element it wraps, at every level of nesting; the sheet wraps
+# its whole tree of widgets once, flat, keyed by path ("upkeep/c/activities/rows/#0/skill").
+
+SEP = "/"
+
+
+def _part(p: str | int) -> str:
+    return f"#{p}" if isinstance(p, int) else str(p).replace("%", "%25").replace(SEP, "%2F")
+
+
+def _unpart(p: str) -> str | int:
+    if p.startswith("#") and p[1:].isdigit():
+        return int(p[1:])
+    return p.replace("%2F", SEP).replace("%25", "%")
+
+
+def flatten(tree: Any, prefix: tuple[str | int, ...] = ()) -> dict[str, Any]:
+    """``{path key: element}`` of a tree of dicts and lists whose leaves are widgets."""
+    out: dict[str, Any] = {}
+    if isinstance(tree, dict):
+        for k, v in tree.items():
+            out.update(flatten(v, (*prefix, k)))
+    elif isinstance(tree, list):
+        for i, v in enumerate(tree):
+            out.update(flatten(v, (*prefix, i)))
+    else:
+        out[SEP.join(_part(p) for p in prefix)] = tree
+    return out
+
+
+def unflatten(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The nested values (dicts; lists for ``#i`` parts) of a flat ``{path key: value}``."""
+    root: dict[str, Any] = {}
+    for key, v in values.items():
+        parts = [_unpart(p) for p in key.split(SEP)]
+        cur: Any = root
+        for here, nxt in pairwise(parts):
+            if isinstance(cur, dict):
+                cur = cur.setdefault(here, [] if isinstance(nxt, int) else {})
+            else:
+                assert isinstance(here, int)
+                while len(cur) <= here:
+                    cur.append(None)
+                if cur[here] is None:
+                    cur[here] = [] if isinstance(nxt, int) else {}
+                cur = cur[here]
+        last = parts[-1]
+        if isinstance(cur, dict):
+            cur[last] = v
+        else:
+            assert isinstance(last, int)
+            while len(cur) <= last:
+                cur.append(None)
+            cur[last] = v
+    return root
+
+
+_PREFIXES: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _prefixes(keys: frozenset[str]) -> frozenset[str]:
+    got = _PREFIXES.get(keys)
+    if got is None:
+        got = frozenset(SEP.join(k.split(SEP)[:i]) for k in keys for i in range(1, k.count(SEP) + 1))
+        _PREFIXES.clear()
+        _PREFIXES[keys] = got
+    return got
+
+
+class View:
+    """A path into the flat dictionary of widgets, read like the tree it was made from.
+
+    ``view["upkeep"]["c"]["crop"]`` is the dropdown element; ``view[...]["rows"].items()``
+    the views of its entries; ``name in view`` whether a key exists below.
+    """
+
+    def __init__(self, forms: Any, prefix: tuple[str | int, ...] = (), keys: frozenset[str] | None = None) -> None:
+        self.forms = forms
+        self.prefix = prefix
+        if keys is None:
+            keys = frozenset(forms.elements) if hasattr(forms, "elements") else frozenset(forms)
+        self.keys = keys
+        self._prefixes = _prefixes(keys)
+
+    def _key(self, *more: str | int) -> str:
+        return SEP.join(_part(p) for p in (*self.prefix, *more))
+
+    def __getitem__(self, k: str | int) -> Any:
+        key = self._key(k)
+        if key in self.keys:
+            return self.forms[key]
+        return View(self.forms, (*self.prefix, k), self.keys)
+
+    def __contains__(self, k: str | int) -> bool:
+        key = self._key(k)
+        return key in self.keys or key in self._prefixes
+
+    def get(self, k: str | int, default: Any = None) -> Any:
+        if k in self:
+            return self[k]
+        return default
+
+    def items(self) -> list[View]:
+        """The entries of a list node (``#0``, ``#1``, ...)."""
+        out = []
+        i = 0
+        while i in self:
+            out.append(self[i])
+            i += 1
+        return out
+
+
+# ---- reading values back -----------------------------------------------------------------------
+
+
+@dataclass
+class Read:
+    """Values read from one step's widgets: choices, whether the form must be rebuilt, problems by path."""
+
+    choices: dict[str, Any] = field(default_factory=dict)
+    restructure: bool = False
+    errors: list[FieldError] = field(default_factory=list)
+
+
+def read_value(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, Any]:
+    """One scalar widget's value as a plan value: ``(given, value)``; a problem goes to ``out.errors``."""
+    return _scalar(spec, raw, path, out)
+
+
+def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, Any]:
+    if raw is None:
+        return False, None
+    if spec.kind in ("int", "float"):
+        if isinstance(raw, str):
+            text = raw.strip()
+            if not text:
+                return False, None
+            try:
+                num = float(text)
+            except ValueError:
+                out.errors.append(FieldError(path, f"{text!r} is not a number"))
+                return False, None
+            raw = num
+        if isinstance(raw, bool):
+            return True, int(raw)
+        if spec.kind == "int":
+            if float(raw) != int(raw):
+                out.errors.append(FieldError(path, f"{raw:g} is not a whole number"))
+                return False, None
+            return True, int(raw)
+        return True, float(raw)
+    if spec.kind == "bool":
+        return True, bool(raw)
+    if spec.kind == "select" and spec.options is not None:
+        return True, raw
+    if spec.kind == "multiselect":
+        if not raw and spec.item_kind is not None:  # a list field offered as a picker: none picked is not given
+            return False, None
+        return True, list(raw)
+    if spec.kind == "list" and spec.item_kind in ("int", "float", "text"):
+        return _list(spec, str(raw), path, out)
+    if spec.kind in ("text", "select"):
+        return (raw != ""), raw if raw != "" else None
+    text = str(raw).strip()
+    if not text:
+        return False, None
+    try:
+        return True, json.loads(text)
+    except json.JSONDecodeError as exc:
+        out.errors.append(FieldError(path, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"))
+        return False, None
+
+
+def _list(spec: FieldSpec, text: str, path: Path_, out: Read) -> tuple[bool, Any]:
+    import re
+
+    if spec.item_kind == "text":
+        items: list[Any] = [t.strip() for t in text.split(",") if t.strip()]
+        return (bool(items) or spec.default == []), items
+    parts = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+    try:
+        nums = [int(t) if spec.item_kind == "int" else float(t) for t in parts]
+    except ValueError:
+        out.errors.append(FieldError(path, f"{text!r}: write numbers separated by spaces, e.g. 1 2"))
+        return False, None
+    if not nums and spec.default is None:
+        return False, None
+    return True, nums
+
+
+def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mapping[str, Any], path: Path_,
+                out: Read, *, entries_of: Mapping[str, Sequence[tuple[FieldSpec, ...]]] | None = None
+                ) -> dict[str, Any]:
+    """The plan values of ``specs`` from their widget values ``raw`` (``given``: the values they were built with)."""
+    chosen: dict[str, Any] = {}
+    for s in specs:
+        if s.name not in raw:
+            if s.name in given:
+                chosen[s.name] = given[s.name]
+            continue
+        r = raw[s.name]
+        here = (*path, s.name)
+        if s.kind == "group" and s.fields and isinstance(r, Mapping):
+            sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
+            got = read_fields(s.fields, r, sub or {}, here, out)
+            named = [f for f in s.fields if f.required and f.kind in ("text", "select")]
+            empty = not got or (named and not any(got.get(f.name) not in (None, "") for f in named))
+            if not empty or s.name in given or s.default is not None:
+                chosen[s.name] = got  # an optional group left empty stays out (None: "not given")
+            continue
+        if s.kind == "rows" and (s.fields or s.variants) and isinstance(r, Mapping):
+            old = given.get(s.name) if isinstance(given.get(s.name), list) else []
+            chosen[s.name] = _read_rows(s, r, old or [], here, out)
+            continue
+        if s.kind == "variant" and s.variants and isinstance(r, Mapping):
+            sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
+            tag = r.get(VARIANT)
+            old_tag = (sub or {}).get(s.discriminator) if s.discriminator else None
+            if tag is None:
+                continue
+            if tag != old_tag or not s.fields:
+                chosen[s.name] = {s.discriminator: tag} if s.discriminator else {}
+                out.restructure = True
+                continue
+            entry = read_fields(s.fields, {k: x for k, x in r.items() if k != VARIANT}, sub or {}, here, out)
+            if s.discriminator:
+                entry[s.discriminator] = tag
+            chosen[s.name] = entry
+            continue
+        ok, v = _scalar(s, r, here, out)
+        if ok and (v != s.default or s.name in given or s.required):
+            chosen[s.name] = v  # a value left at its default stays out of the plan (the step's default applies)
+    return chosen
+
+
+def _read_rows(spec: FieldSpec, raw: Mapping[str, Any], old: list[Any], path: Path_, out: Read) -> list[Any]:
+    rows = list(raw.get("rows") or [])
+    per = list(spec.entries)
+    result: list[Any] = []
+    for i, r in enumerate(rows):
+        if not isinstance(r, Mapping):
+            continue
+        if r.get(REMOVE):
+            out.restructure = True
+            continue
+        fields = per[i] if i < len(per) else spec.fields
+        given = old[i] if i < len(old) and isinstance(old[i], Mapping) else {}
+        values = {k: v for k, v in r.items() if k != REMOVE}
+        entry = read_fields([f for f in fields if f.name != spec.discriminator], values, given, (*path, i), out)
+        if spec.discriminator and spec.discriminator in given:
+            entry = {spec.discriminator: given[spec.discriminator], **entry}
+        result.append(entry)
+    add = raw.get(ADD)
+    if add not in (None, 0, False):
+        if spec.variants:
+            result.append({spec.discriminator: add} if spec.discriminator else {})
+        else:
+            first = spec.fields[0]
+            result.append({first.name: add} if first.kind == "select" else {})
+        out.restructure = True
+    return result
+
+
+def settle(specs: Sequence[FieldSpec], values: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with dependent choices settled against ``specs`` (computed from ``values``).
+
+    Where a sibling changed since ``before``, a select value the new options no longer
+    allow is cleared (activity changed: the old skill goes), and a required select with a
+    single possible option takes it (the only leader who can do it). Values nobody's
+    change touched are kept as they are, allowed or not, so an error shows at them.
+    """
+    out = dict(values)
+    changed = {k for k in set(values) | set(before) if values.get(k) != before.get(k)}
+    for s in specs:
+        v = out.get(s.name)
+        if s.kind == "rows" and isinstance(v, list):
+            got = before.get(s.name)
+            old: list[Any] = got if isinstance(got, list) else []
+            per = list(s.entries)
+            rows = []
+            for i, entry in enumerate(v):
+                fields = per[i] if i < len(per) else s.fields
+                prev = old[i] if i < len(old) and isinstance(old[i], Mapping) else {}
+                rows.append(settle(fields, entry, prev) if isinstance(entry, Mapping) else entry)
+            out[s.name] = rows
+            continue
+        if s.kind == "group" and isinstance(v, Mapping):
+            prev = before.get(s.name) if isinstance(before.get(s.name), Mapping) else {}
+            out[s.name] = settle(s.fields, v, prev or {})
+            continue
+        if s.kind != "select" or s.options is None or (s.name in changed and s.name in values):
+            continue
+        allowed = [o.value for o in s.options if not o.disabled]
+        touched = bool(changed - {s.name}) and (not s.depends or bool(set(s.depends) & changed))
+        if v is not None and v not in allowed and touched:
+            del out[s.name]
+            v = None
+        if v is None and s.required and len(allowed) == 1 and (touched or s.name not in before):
+            out[s.name] = allowed[0]
+    return out
+
+
+def read_step(form: StepForm, raw: Mapping[str, Any], base: StepPlan) -> tuple[StepPlan, Read]:
+    """The step's plan from its widgets' values (``raw``, the value of ``step_widgets(form)``)."""
+    out = Read()
+    json_on = bool(raw.get("j"))
+    if json_on != form.json_mode:
+        out.restructure = True
+    if form.json_mode:
+        text = str(raw.get("t", form.json_text))
+        if text.strip() == form.json_text.strip():
+            return base, out
+        try:
+            sp = StepPlan.model_validate_json(text or "{}")
+        except ValueError as exc:
+            msg = str(exc).splitlines()
+            out.errors.append(FieldError(("json",), "not this step's plan: "
+                                         + (msg[1].strip() + ": " + msg[2].strip() if len(msg) > 2 else msg[0])))
+            return base, out
+        out.choices = dict(sp.choices)
+        return sp, out
+    chosen = read_fields(form.specs, raw.get("c") or {}, form.values, (), out)
+    out.choices = chosen
+    rolls: dict[str, list[int]] = {}
+    rerolls: dict[str, int] = {}
+    dice_raw = raw.get("d") or {}
+    for d in form.dice:
+        v = dice_raw.get(d.key) or {}
+        text = str(v.get("faces", d.faces) or "")
+        try:
+            faces = parse_faces(text)
+        except InputError as exc:
+            out.errors.append(FieldError(("dice", d.key), str(exc)))
+            faces = parse_faces(d.faces) if d.faces else []
+        if faces:
+            rolls[d.key] = faces
+        n = d.nonce + int(v.get("reroll") or 0)
+        if int(v.get("reroll") or 0):
+            out.restructure = True  # the re-roll buttons start again from 0 with the new nonce
+        if n:
+            rerolls[d.key] = n
+    for k, v in form.extra_dice.items():
+        if isinstance(v, dict):
+            if v.get("faces"):
+                rolls.setdefault(k, list(v["faces"]))
+            if v.get("nonce"):
+                rerolls.setdefault(k, int(v["nonce"]))
+    return StepPlan(choices=chosen, rolls=rolls, rerolls=rerolls), out
+
+
+def parse_faces(text: str) -> list[int]:
+    """Faces typed as ``4 2`` or ``4, 2`` (empty: use the keyed dice).
+
+    >>> parse_faces("4, 2 6")
+    [4, 2, 6]
+    >>> parse_faces("  ")
+    []
+    """
+    import re
+
+    parts = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+    if not all(t.isdigit() for t in parts):
+        raise InputError(f"typed dice {text!r}: write the faces as numbers, e.g. 4 2")
+    return [int(t) for t in parts]
+
+
+def step_json(sp: StepPlan) -> str:
+    """A step's plan as the JSON the advanced toggle shows (choices, rolls, rerolls)."""
+    return json.dumps(sp.model_dump(mode="json"), indent=1, ensure_ascii=False)
+
+
+# ---- where an error belongs --------------------------------------------------------------------
+
+
+def error_path(message: str) -> Path_ | None:
+    """The choice path an error message names (``choice activities[1].leader: ...``), or None.
+
+    >>> error_path("step 'a': choice activities[1].leader: 'x' is not a leader")
+    ('activities', 1, 'leader')
+    >>> error_path("step 'a': unknown choice 'foo'; this step takes: bar") is None
+    True
+    >>> error_path("step 's', roll 'k2': needs more faces")
+    ('dice', 'k2')
+    """
+    import re
+
+    m = re.search(r"choice ([A-Za-z_][\w]*(?:\[\d+\]|\.[A-Za-z_]\w*)*)", message)
+    if m and not message[m.start() - 8:m.start()].endswith("unknown "):
+        path: list[str | int] = []
+        for part in re.findall(r"[A-Za-z_]\w*|\[\d+\]", m.group(1)):
+            path.append(int(part[1:-1]) if part.startswith("[") else part)
+        return tuple(path)
+    m = re.search(r"roll(?: key\(s\))? '([^']+)'", message)
+    if m:
+        return ("dice", m.group(1))
+    return None
+
+
+def help_html(spec: FieldSpec) -> str:
+    """The help line under a widget (empty when the choice has none)."""
+    return f'<div class="kl-help">{esc(spec.help)}</div>' if spec.help else ""
+
+
+def browser_html(spec: FieldSpec) -> str:
+    """Every option of a long select as a table (name, detail, why not now), allowed ones first."""
+    if spec.options is None or len(spec.options) <= BROWSE_OVER or not any(o.detail for o in spec.options):
+        return ""
+    allowed = [o for o in spec.options if not o.disabled]
+    blocked = [o for o in spec.options if o.disabled]
+    rows = "".join(f"<tr><td>{esc(o.text)}</td><td>{esc(o.detail)}</td><td class='kl-ok'>now</td></tr>"
+                   for o in allowed)
+    rows += "".join(f"<tr class='kl-blocked'><td>{esc(o.text)}</td><td>{esc(o.detail)}</td>"
+                    f"<td>{esc(o.disabled)}</td></tr>" for o in blocked)
+    now = "all possible now" if not blocked else f"{len(allowed)} possible now"
+    return (f"<details class='kl-browser'><summary>Browse all {len(spec.options)} options ({now})</summary>"
+            "<table class='kl-table'><thead><tr><th>name</th>"
+            f"<th>what</th><th>now?</th></tr></thead><tbody>{rows}</tbody></table></details>")

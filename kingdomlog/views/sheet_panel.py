@@ -1,0 +1,231 @@
+"""The kingdom panel beside the turn sheet: what a GM looks up while deciding, read from the state.
+
+Built from any ruleset's state: the main figures (``Ruleset.summary``) with what the
+draft does to them, then every collection of records the state holds (leaders,
+settlements, hexes, factions, ...) as a table, with an urban grid drawn for records
+that carry one (``blocks``: per block, its lots), numbers kept against a capacity shown
+as ``4 / 8`` (``commodities`` against ``storage``), and the remaining fields folded away.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kingdomlog.core.ruleset import Ruleset, State
+from kingdomlog.views.html import esc, scalar
+from kingdomlog.views.sheet_words import summary_of, words
+
+PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
+CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
+
+
+def _records(value: Any) -> list[dict[str, Any]] | None:
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [dict(v) for v in value]
+    if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+        return [{"id": k, **v} if "id" not in v else dict(v) for k, v in value.items()]
+    return None
+
+
+def _spaced(text: str) -> str:
+    """An id shown as a figure in words: ``between_years`` → ``between years``, ``a,b`` → ``a, b``."""
+    if re.fullmatch(r"[a-z0-9_,]+", text):
+        return text.replace("_", " ").replace(",", ", ")
+    return text
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == "":
+        return '<span class="kl-vacant">—</span>'
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return f"{len(value)} item(s)"
+    if isinstance(value, dict) and value and all(isinstance(v, (int, float)) for v in value.values()):
+        return esc(", ".join(f"{k} {v:g}" for k, v in value.items()))
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
+        text = ", ".join(_spaced(str(v)) for v in value) if value else ""
+        return esc(text) if text else '<span class="kl-vacant">—</span>'
+    if isinstance(value, str):
+        return esc(_spaced(value) if len(value) <= 80 else value[:77] + "…")
+    text = scalar(value)
+    return esc(text if len(text) <= 80 else text[:77] + "…")
+
+
+def records_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """A table of records; identifying columns first, grid fields left to the grid drawing."""
+    cols: list[str] = []
+    for r in rows:
+        for k in r:
+            if k not in cols and k != "blocks":
+                cols.append(k)
+    order = {c: i for i, c in enumerate(cols)}
+    cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
+    head = "".join(f"<th>{esc(words(c))}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in rows)
+    return f'<table class="kl-table kl-panel-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def grid_html(record: Mapping[str, Any]) -> str:
+    """A settlement's urban grid: each block a square of its lots, a lot showing what stands on it (numbered as
+    the sheet's block and lot pickers number them, from 0)."""
+    blocks = record.get("blocks")
+    if not isinstance(blocks, list) or not all(isinstance(b, list) for b in blocks):
+        return ""
+    cells = []
+    for i, block in enumerate(blocks):
+        lots = "".join(
+            f'<div class="kl-lot{" kl-lot-used" if lot else ""}" title="block {i}, lot {j}: '
+            f'{esc(lot or "empty")}">{esc(str(lot)[:14]) if lot else f"lot {j}"}</div>' for j, lot in enumerate(block))
+        cells.append(f'<div class="kl-block"><div class="kl-block-n">block {i}</div>'
+                     f'<div class="kl-lots">{lots}</div></div>')
+    name = record.get("name") or record.get("id") or ""
+    used = sum(1 for b in blocks for lot in b if lot)
+    total = sum(len(b) for b in blocks)
+    return (f'<div class="kl-grid-wrap"><div class="kl-grid-title">{esc(name)}: {used} of {total} lots built</div>'
+            f'<div class="kl-grid">{"".join(cells)}</div></div>')
+
+
+def _against(dump: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """Pairs of number tables with the same keys where one is a capacity (``commodities`` / ``storage``)."""
+    tables = {k: v for k, v in dump.items() if isinstance(v, dict) and v
+              and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v.values())}
+    out = []
+    for cap_name, cap in tables.items():
+        if not any(n in cap_name.lower() for n in CAPACITY_NAMES):
+            continue
+        for name, have in tables.items():
+            if name != cap_name and set(have) <= set(cap):
+                out.append((name, have, cap))
+    return out
+
+
+CAP_SUFFIXES = ("_storage", "_threshold", "_capacity", "_max", "_limit")
+SIDE_SUFFIXES = ("_penalty", "_modifier")
+
+
+def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> str:
+    """The main figures as tiles; ``x`` with ``x_storage``/``x_threshold`` as ``4 / 8``, its penalty beside it."""
+    used: set[str] = set()
+    tiles = []
+    for k, v in summary.items():
+        if k in used:
+            continue
+        cap_key = next((k + s for s in CAP_SUFFIXES if k + s in summary), None)
+        side = [k + s for s in SIDE_SUFFIXES if k + s in summary and summary[k + s]]
+        used.update([k, *(x for x in [cap_key] if x), *(k + s for s in SIDE_SUFFIXES)])
+        value = esc(_spaced(scalar(v)))
+        if cap_key is not None:
+            value += f' <span class="kl-cap">/ {esc(scalar(summary[cap_key]))}</span>'
+        moved = k in later and later[k] != v
+        tail = f' <span class="kl-then">→ {esc(_spaced(scalar(later[k])))}</span>' if moved else ""
+        extra = "".join(f'<div class="kl-stat-side">{esc(words(x.removeprefix(k + "_")))} {esc(scalar(summary[x]))}'
+                        "</div>" for x in side)
+        full = " kl-stat-full" if cap_key is not None and isinstance(v, (int, float)) and not isinstance(v, bool) \
+            and isinstance(summary[cap_key], (int, float)) and v >= summary[cap_key] else ""
+        full += " kl-stat-wide" if len(scalar(v)) > 28 else ""
+        tiles.append(f'<div class="kl-stat{full}" data-figure="{esc(k)}"><div class="kl-stat-name">{esc(words(k))}'
+                     f'</div><div class="kl-stat-value">{value}{tail}</div>{extra}</div>')
+    return f'<div class="kl-stats">{"".join(tiles)}</div>'
+
+
+_STATIC: dict[int, tuple[Any, str]] = {}
+
+
+def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> str:
+    """The kingdom panel of ``state`` (the start of the turn); ``after``: the draft's end (figures it moves)."""
+    summary = summary_of(ruleset, state)
+    later = summary_of(ruleset, after) if after is not None else {}
+    parts = [stat_tiles(summary, later)]
+    if later:
+        parts.append('<div class="kl-help">→ what the draft turn ends with</div>')
+    hit = _STATIC.get(id(state))
+    if hit is None or hit[0] is not state:
+        _STATIC.clear()
+        hit = (state, _collections_html(state, summary))
+        _STATIC[id(state)] = hit
+    parts.append(hit[1])
+    return f'<div class="kl-panel">{"".join(parts)}</div>'
+
+
+def _collections_html(state: State, summary: Mapping[str, Any]) -> str:
+    parts = []
+    dump = state.model_dump(mode="json")
+    paired = _against(dump)
+    used: set[str] = set()
+    if paired:
+        rows = []
+        for name, have, cap in paired:
+            used.add(name)
+            for k in cap:
+                v = have.get(k, 0)
+                full = " kl-full" if isinstance(v, (int, float)) and v >= cap[k] else ""
+                rows.append(f'<tr><th>{esc(words(k))}</th><td class="kl-num-cell{full}">{v:g} / {cap[k]:g}</td></tr>')
+        parts.append('<details class="kl-panel-sec" open><summary>Stock against storage</summary>'
+                     f'<table class="kl-table">{"".join(rows)}</table></details>')
+    other: dict[str, Any] = {}
+    for k, v in dump.items():
+        rows_ = _records(v)
+        if rows_ is not None:
+            grids = "".join(grid_html(r) for r in rows_)
+            parts.append(f'<details class="kl-panel-sec" open><summary>{esc(words(k))} ({len(rows_)})</summary>'
+                         f"{records_table(rows_)}{grids}</details>")
+        elif k not in summary and k not in used:
+            other[k] = v
+    if other:
+        cells = "".join(f"<tr><th>{esc(words(k))}</th><td>{_cell(v)}</td></tr>" for k, v in other.items())
+        parts.append(f'<details class="kl-panel-sec"><summary>Everything else</summary>'
+                     f'<table class="kl-table">{cells}</table></details>')
+    return "".join(parts)
+
+
+CSS = """
+.kl-panel { font-size: .92em; }
+.kl-stats { display: flex; flex-wrap: wrap; gap: .4em; margin: .3em 0; }
+.kl-stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(6.5em, 1fr)); gap: .3em; }
+.kl-stat { border: 1px solid #ddd; border-radius: 6px; padding: .15em .45em; background: #fff; }
+.kl-stat-name { color: #666; font-size: .75em; }
+.kl-stat-value { font-weight: 650; font-size: 1.02em; overflow-wrap: anywhere; }
+.kl-stat-side { color: #a04000; font-size: .72em; } .kl-cap { color: #888; font-weight: 400; font-size: .85em; }
+.kl-stat-full { border-color: #d68910; } .kl-stat-wide { grid-column: 1 / -1; }
+.kl-then { color: #1e6f3e; font-weight: 600; font-size: .9em; }
+.kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
+.kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
+.kl-grid-wrap { margin: .4em 0; } .kl-grid-title { font-weight: 600; font-size: .9em; }
+.kl-grid { display: grid; grid-template-columns: repeat(3, 7.5em); gap: .3em; }
+.kl-block { border: 2px solid #8d7b5a; border-radius: 4px; padding: 2px; background: #f4efe3; }
+.kl-block-n { font-size: .7em; color: #666; }
+.kl-lots { display: grid; grid-template-columns: 1fr 1fr; gap: 2px; }
+.kl-lot { border: 1px dashed #bbb; height: 2.6em; font-size: .66em; display: flex; align-items: center;
+  justify-content: center; text-align: center; overflow: hidden; color: #aaa; background: #fff; }
+.kl-lot-used { border-style: solid; border-color: #8d7b5a; color: #333; background: #e8dcc0; }
+.kl-full { color: #b9770e; font-weight: 650; }
+"""
+"""The panel's CSS."""
+
+
+# ---- the years ahead (aikakirjat's growth sessions) -----------------------------------------------------------------
+
+SESSION_RULESET = "aikakirjat"
+"""The one ruleset whose turns come in growth sessions planned ahead (aikakirjat §4.0, views.session)."""
+
+
+def plans_sessions(ruleset_id: str) -> bool:
+    """Whether the sheet offers the session planner's panel: the years ahead, planned by the GM's policy."""
+    return ruleset_id == SESSION_RULESET
+
+
+def session_title(ruleset_id: str) -> str | None:
+    """The accordion title of the years-ahead panel, or None when the ruleset plans no sessions."""
+    if not plans_sessions(ruleset_id):
+        return None
+    return "The years ahead: this growth session planned by the steward policy (change them with kingdomlog session)"
+
+
+def session_html(folder: str | Any, *, seed: str | None = None) -> str:
+    """The session planner's preview (status, chart, one row per year) of an aikakirjat campaign, for the
+    sheet's years-ahead panel; shown only when opened (planning a session takes seconds). ``seed``: the
+    draft's, so the panel is the same on every open of the same draft."""
+    from kingdomlog.views import session
+
+    return session.panel_html(folder, seed=seed)

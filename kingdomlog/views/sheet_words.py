@@ -1,0 +1,43 @@
+"""Words for the turn sheet: names as words (``control_dc`` → ``Control DC``), and the states' summaries.
+
+Shared by the step cards (``sheet_cards``) and the kingdom panel (``sheet_panel``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["ACRONYMS", "summary_of", "words"]
+
+ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
+
+
+def words(name: str) -> str:
+    """A field or figure name as words: ``control_dc`` → ``Control DC``, ``rp`` → ``RP``.
+
+    >>> words("control_dc"), words("rp"), words("resource_dice"), words("unrest")
+    ('Control DC', 'RP', 'Resource dice', 'Unrest')
+    """
+    parts = re.split(r"[_\s.]+", name.strip())
+    out = [ACRONYMS.get(p.lower(), p) for p in parts if p]
+    if not out:
+        return name
+    first = out[0]
+    out[0] = first if first.isupper() or first in ACRONYMS.values() else first[:1].upper() + first[1:]
+    return " ".join(out)
+
+
+_SUMMARIES: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def summary_of(ruleset: Any, state: Any) -> dict[str, Any]:
+    """``ruleset.summary(state)``, remembered for the states of the latest drafts (states are never changed)."""
+    hit = _SUMMARIES.get(id(state))
+    if hit is not None and hit[0] is state:
+        return hit[1]
+    if len(_SUMMARIES) > 256:
+        _SUMMARIES.clear()
+    out = dict(ruleset.summary(state))
+    _SUMMARIES[id(state)] = (state, out)
+    return out

@@ -1,0 +1,447 @@
+"""The GM turn sheet in a real browser (Debian chromium, Playwright) against `kingdomlog gm` (the app, marimo run).
+
+- one whole month (year) of each bundled demo played through the widgets only (no JSON typed), the
+  interactions counted; the odds shown equal the kernels' (recomputed here from the saved draft);
+  commit; `kingdomlog verify` passes; the state equals the same plan played by `kingdomlog turn` on a
+  second copy of the campaign;
+- on the toy campaign: no code cell, editor control or add-cell button on the page; Commit disabled
+  while a step is refused; a reload restores the draft; a refused commit (the log moved) keeps every
+  choice and die; three quick clicks commit once; Undo asks and reopens the retracted plan.
+
+Screenshots go to test-artifacts/ (the ones in docs/notebooks.md are taken here).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nb_support import REPO, Server, free_port
+
+from kingdomlog.app import Campaign
+from kingdomlog.app.drafts import Drafts, SavedDraft
+from kingdomlog.core.turn import Plan
+from kingdomlog.dice.odds import odds
+from kingdomlog.views import sheet
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = REPO / "test-artifacts"
+FIRST_RENDER = 120_000
+MAX_INTERACTIONS = 25
+COUNTS = ARTIFACTS / "sheet-interactions.json"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+            "--disable-dev-shm-usage"])
+        yield b
+        b.close()
+
+
+class Sheet:
+    """One open GM sheet page: every action a GM takes goes through here and is counted."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.actions = 0
+
+    def tag(self) -> str | None:
+        return self.page.evaluate("() => { const e = document.querySelector('.kl-page'); return e ? e.dataset.plan"
+                                  " : null }")
+
+    def settled(self, before: str | None, timeout: float = 60.0) -> None:
+        """Wait until the draft changed from ``before`` and the page stays still for a moment (a rebuild may follow)."""
+        self.page.wait_for_function("(b) => { const e = document.querySelector('.kl-page'); return e &&"
+                                    " e.dataset.plan !== b }", arg=before, polling="raf", timeout=timeout * 1000)
+        self.quiet(timeout)
+
+    def quiet(self, timeout: float = 30.0, still: float = 0.7) -> None:
+        start = time.monotonic()
+        last = self.page.locator(".kl-page").first.inner_html()
+        since = time.monotonic()
+        while time.monotonic() - since < still and time.monotonic() - start < timeout:
+            time.sleep(0.1)
+            now = self.page.locator(".kl-page").first.inner_html()
+            if now != last:
+                last, since = now, time.monotonic()
+
+    def card(self, step: str) -> Any:
+        return self.page.locator(f'[data-card="{step}"]')
+
+    def choose(self, selector: str, text: str) -> None:
+        """Pick the option of a select whose text starts with ``text`` (one interaction)."""
+        loc = self.page.locator(selector).first
+        try:
+            texts = loc.evaluate("e => Array.from(e.options).map(o => o.text)")
+        except Exception:  # what the page showed instead, for whoever reads the failure
+            ARTIFACTS.mkdir(exist_ok=True)
+            self.page.screenshot(path=str(ARTIFACTS / "sheet-failed-choose.png"))
+            (ARTIFACTS / "sheet-failed-choose.txt").write_text(self.page.locator("body").inner_text())
+            raise
+        matches = [i for i, t in enumerate(texts) if t.strip().lower().startswith(text.lower())]
+        assert matches, f"no option {text!r} in {selector}: {texts}"
+        before = self.tag()
+        self.actions += 1
+        loc.select_option(index=matches[0])
+        self.settled(before)
+
+    def select(self, step: str, path: str, text: str) -> None:
+        self.choose(f'[data-card="{step}"] [data-field="{path}"] select', text)
+
+    def add(self, step: str, path: str, text: str) -> None:
+        self.choose(f'[data-card="{step}"] [data-add="{path}"] select', text)
+
+    def pick(self, step: str, path: str, text: str) -> None:
+        """Tick one option of a multiselect (open it, click the option, close it: three interactions)."""
+        before = self.tag()
+        self.actions += 1
+        self.card(step).locator(f'[data-field="{path}"] button').first.click()
+        self.actions += 1
+        self.page.get_by_role("option", name=re.compile("^" + re.escape(text))).first.click()
+        self.actions += 1
+        self.page.keyboard.press("Escape")
+        self.settled(before)
+
+    def type(self, step: str, path: str, value: str) -> None:
+        """Type a number or a name into a field (one interaction; Tab sends it)."""
+        loc = self.card(step).locator(f'[data-field="{path}"] input').first
+        before = self.tag()
+        self.actions += 1
+        loc.fill(value)
+        loc.press("Tab")
+        self.settled(before)
+
+    def more(self, step: str) -> None:
+        """Open the folded fields of a step's entries ("More: ...")."""
+        self.actions += 1
+        self.card(step).get_by_text(re.compile("^More:")).first.click()
+        time.sleep(0.4)
+
+    def click(self, name: str, *, count: bool = True) -> None:
+        if count:
+            self.actions += 1
+        self.page.get_by_role("button", name=name).first.click()
+
+
+def shot(page: Any, name: str, locator: str | None = None) -> None:
+    """A screenshot of the window (scrolled to ``locator`` first: the commit bar stays on top)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    if locator:
+        page.locator(locator).first.evaluate("e => e.scrollIntoView({block: 'start'})")
+        page.mouse.wheel(0, -60)
+        time.sleep(0.3)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=False)
+
+
+def open_sheet(browser: Any, server: Server, width: int = 1280, height: int = 900) -> tuple[Any, Sheet, list[str]]:
+    frames: list[str] = []
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    page.goto(server.url)
+    page.locator(".kl-page").first.wait_for(timeout=FIRST_RENDER)
+    ui = Sheet(page)
+    ui.quiet()
+    return page, ui, frames
+
+
+def gm_server(folder: Path, env: dict[str, str]) -> Server:
+    return Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
+                  env=env, ready=r"GM turn sheet for .*: (http://\S+)")
+
+
+def cli(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kingdomlog", *argv], env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def shown_odds(page: Any) -> dict[tuple[str, str], dict[str, str]]:
+    """Every check on the page: (step, roll key) -> {outcome: percent shown}."""
+    return page.evaluate("""() => {
+        const out = {};
+        for (const card of document.querySelectorAll('[data-card]')) {
+          for (const chk of card.querySelectorAll('.kl-check')) {
+            const got = {};
+            for (const li of chk.querySelectorAll('li[data-outcome]')) {
+              got[li.dataset.outcome] = li.querySelector('b').textContent.trim();
+            }
+            out[card.dataset.card + '|' + chk.dataset.roll] = got;
+          }
+        }
+        return out;
+    }""")
+
+
+def assert_odds_are_the_kernels(page: Any, folder: Path) -> int:
+    """The odds on the page are those of the saved draft's checks, counted by kingdomlog.dice.odds."""
+    s, _ = sheet.open_session(folder)
+    assert s is not None and s.draft is not None
+    want: dict[str, dict[str, str]] = {}
+    for card in s.draft.cards:
+        for key, spec in card.checks.items():
+            want[f"{card.id}|{key}"] = {o.label: o.percent for o in odds(spec).outcomes}
+    got = shown_odds(page)
+    assert got, "no check on the page"
+    for where, shown in got.items():
+        assert where in want, f"{where} shown but not in the draft's checks"
+        for label, percent in shown.items():
+            assert want[where][label] == percent, (where, label, percent, want[where])
+    return len(got)
+
+
+def assert_years_ahead(page: Any) -> None:
+    """Aikakirjat: the years-ahead panel (views.session) is planned when opened: a chart and a row per year."""
+    page.get_by_text(re.compile("^The years ahead")).first.click()
+    rows = page.locator(".kl-sess-years tr[data-year]")
+    rows.first.wait_for(timeout=60_000)
+    assert rows.count() >= 1 and page.locator(".kl-sess svg").count() >= 1
+    shot(page, "sheet-aikakirjat-years-ahead", ".kl-sess")
+
+
+def assert_no_editor(page: Any, frames: list[str]) -> None:
+    """Run mode: no code cell, editor, add-cell button; the notebook's source never sent."""
+    assert page.locator(".cm-editor, .cm-content, [data-testid='cell-editor']").count() == 0
+    assert page.get_by_role("button", name=re.compile(r"add (a )?cell|new cell|create cell", re.I)).count() == 0
+    assert page.get_by_text(re.compile(r"^(Add cell|Run all|Generate with AI)$", re.I)).count() == 0
+    assert page.locator("[data-testid='cell-actions-button'], [data-testid='create-cell-button']").count() == 0
+    assert not [f for f in frames if "sheet.open_session(folder" in f or "def _(" in f]
+
+
+def commit(ui: Sheet, when: str) -> None:
+    ui.click(f"Commit {when}")
+    ui.page.get_by_text(re.compile(rf"Committed {re.escape(when)}")).first.wait_for(timeout=60_000)
+
+
+def record(name: str, n: int) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    got = json.loads(COUNTS.read_text()) if COUNTS.exists() else {}
+    got[name] = n
+    COUNTS.write_text(json.dumps(got, indent=1, sort_keys=True))
+
+
+# ---- a month of each demo, widgets only ----------------------------------------------------------
+
+
+def play_pf2e(ui: Sheet) -> None:
+    ui.add("activity.leadership", "activities", "Quell Unrest")
+    ui.select("activity.leadership", "activities.0.role", "Ruler")
+    ui.select("activity.leadership", "activities.0.skill", "Folklore")  # not politics again (§4.4)
+    ui.add("activity.leadership", "activities", "Celebrate Holiday")
+    ui.select("activity.leadership", "activities.1.role", "Counselor")
+    ui.add("activity.region", "activities", "Harvest Crops")
+    ui.add("activity.civic", "activities", "Build Structure")
+    ui.select("activity.civic", "activities.0.structure", "Houses")
+    # where it stands, on Brightwater's urban grid: block 1 has lots 2 and 3 empty
+    ui.select("activity.civic", "activities.0.block", "block 1")
+    ui.pick("activity.civic", "activities.0.lots", "lot 2")
+    ui.type("event.xp", "gm_xp", "40")
+
+
+def play_pf1(ui: Sheet) -> None:
+    # the treasury is nearly empty this month: the party explores a hex, the council sets the edicts and banks gold
+    ui.pick("gm", "explore", "h11")
+    ui.select("improvement", "taxation", "Light")
+    ui.select("improvement", "promotion", "Token")
+    ui.type("income", "deposit_gp", "500")
+
+
+def play_aikakirjat(ui: Sheet) -> None:
+    # one action a year at level 2
+    ui.add("actions", "actions", "Tax collection")
+    ui.select("events", "god", "resist")
+    ui.select("end", "law_and_order", "crime")
+
+
+def prepare_signoria(folder: Path) -> None:
+    """Both factions hand in their orders (as their orders sheets do) before the GM opens the sheet."""
+    camp = Campaign.open(folder)
+    camp.submit("fabian", {"command_fabian": {"choices": {"stake": "low"}},
+                           "orders_fabian": {"choices": {"actor": "fabian", "orders": [
+                               {"id": "O1", "action": "hire_troops", "slots": ["ordinary"], "params": {"units": 1}}]}}})
+    camp.submit("marburg", {"command_marburg": {"choices": {"stake": "low"}},
+                            "orders_marburg": {"choices": {"actor": "marburg", "orders": [
+                                {"id": "O1", "action": "donation", "slots": ["ordinary"], "stake": "elementary",
+                                 "params": {"piety": 1}}]}}})
+
+
+def play_signoria(ui: Sheet) -> None:
+    for faction in ("fabian", "marburg"):
+        box = ui.card(f"orders_{faction}").locator(".kl-submitted")
+        assert f"Orders submitted by {faction}" in box.first.inner_text()
+    ui.type("turn_open", "global_event.title", "Spring fair in Felmonte")
+
+
+SCENARIOS: dict[str, tuple[str, Callable[[Sheet], None], Callable[[Path], None] | None, str]] = {
+    "pf2e": ("stolen-lands", play_pf2e, None, "activity.civic"),
+    "pf1": ("river-kingdom", play_pf1, None, "improvement"),
+    "aikakirjat": ("aikakirjat-demo", play_aikakirjat, None, "actions"),
+    "signoria": ("felmonte", play_signoria, prepare_signoria, "orders_fabian"),
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(SCENARIOS))
+def test_a_whole_demo_month_through_the_widgets(browser: Any, tmp_path: Path, subprocess_env: dict[str, str],
+                                                ruleset: str) -> None:
+    demo, play, prepare, focus = SCENARIOS[ruleset]
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    if prepare is not None:
+        prepare(folder)
+    start = Campaign.open(folder)
+    turn, head = start.next_turn(), start.head_seq
+    # a fixed seed for the month's dice, as if the GM had opened the sheet before: the run is repeatable
+    Drafts(folder).save(SavedDraft(turn, head, Plan(turn=turn, seed=f"browser-{ruleset}")))
+    twin = tmp_path / f"{demo}-twin"
+    shutil.copytree(folder, twin, ignore=shutil.ignore_patterns("drafts"))
+    when = sheet.load_start(folder).when
+    with gm_server(folder, subprocess_env) as gm:
+        page, ui, frames = open_sheet(browser, gm)
+        assert_no_editor(page, frames)
+        play(ui)
+        status = page.locator(".kl-status").first.inner_text()
+        assert status.startswith("Ready"), status
+        page.get_by_role("button", name=f"✔ Commit {when}").and_(page.locator(":enabled")).wait_for(timeout=10_000)
+        checked = assert_odds_are_the_kernels(page, folder)
+        assert checked >= 1
+        if ruleset == "aikakirjat":
+            assert_years_ahead(page)
+        for width in (1280, 390):  # a desktop and a phone
+            page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+            ui.quiet(still=0.4)
+            shot(page, f"sheet-{ruleset}-{width}", "h1")
+            shot(page, f"sheet-{ruleset}-{width}-step", f'[data-card="{focus}"]')
+        page.set_viewport_size({"width": 1280, "height": 900})
+        assert page.get_by_text("An internal error occurred").count() == 0
+        commit(ui, when)
+        ui.actions += 0
+        record(ruleset, ui.actions)
+        assert ui.actions <= MAX_INTERACTIONS
+        page.locator(f'.kl-page[data-turn="{turn + 1}"]').wait_for(timeout=60_000)
+        page.close()
+    camp = Campaign.open(folder)
+    assert camp.next_turn() == turn + 1
+    new = [e for e in camp.events() if e.seq > head]
+    assert new and {e.turn for e in new} == {turn}
+    res = cli(subprocess_env, "verify", str(folder))
+    assert res.returncode == 0, res.stdout + res.stderr
+    # the same plan, played headless by `kingdomlog turn` on a twin, gives the same state
+    plan = Drafts(folder).committed_plan([new[-1].commit_id])
+    assert plan is not None
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(plan.to_json())
+    res = cli(subprocess_env, "turn", str(twin), "--plan", str(plan_file))
+    assert res.returncode == 0, res.stdout + res.stderr
+    a = json.loads(cli(subprocess_env, "state", str(folder), "--json").stdout)
+    b = json.loads(cli(subprocess_env, "state", str(twin), "--json").stdout)
+    # the "kingdomlog" block names each log's own head (its hash covers commit ids and times): not the state
+    assert a.pop("kingdomlog")["turn"] == b.pop("kingdomlog")["turn"] == turn
+    assert a == b
+
+
+# ---- never losing the GM's work (toy campaign) ---------------------------------------------------
+
+
+def values_shown(ui: Sheet) -> dict[str, str]:
+    card = ui.card("harvest")
+    return {"crop": card.locator('[data-field="crop"] select').first.evaluate("e => e.options[e.selectedIndex].text"),
+            "faces": card.locator("input[placeholder^='type faces']").first.input_value(),
+            "sell": ui.card("market").locator('[data-field="sell"] input').first.input_value(),
+            "dice": card.locator(".kl-roll").first.inner_text()}
+
+
+def open_dice(ui: Sheet) -> None:
+    """Open the harvest card's "Type physical dice or re-roll" fold (again, if a rebuild closed it meanwhile)."""
+    faces = ui.card("harvest").locator("input[placeholder^='type faces']").first
+    for _ in range(4):
+        if faces.count() and faces.is_visible():
+            return
+        ui.card("harvest").get_by_text("Type physical dice or re-roll").first.click()
+        with contextlib.suppress(Exception):
+            faces.wait_for(state="visible", timeout=5_000)
+            return
+        ui.quiet()
+    raise AssertionError("the harvest card's dice fields do not open")
+
+
+def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_env: dict[str, str]) -> None:
+    with gm_server(toy, subprocess_env) as gm:
+        page, ui, frames = open_sheet(browser, gm)
+        assert_no_editor(page, frames)
+        # a refused step: Commit is disabled, the refusal names the rule, the error sits at the field
+        ui.type("market", "sell", "999")
+        assert page.get_by_role("button", name="✔ Commit season 2").is_disabled()
+        refused = ui.card("market")
+        assert "Refused by the rules" in refused.inner_text() and "toy §2" in refused.inner_text()
+        assert "cannot sell 999" in refused.locator(".kl-field-error").first.inner_text()
+        shot(page, "sheet-toy-refused", '[data-card="market"]')
+        # choices and typed dice, then a reload: the draft is restored
+        ui.type("market", "sell", "2")
+        ui.select("harvest", "crop", "Barley")
+        open_dice(ui)
+        faces = ui.card("harvest").locator("input[placeholder^='type faces']").first
+        before = ui.tag()
+        faces.fill("5 6")
+        faces.press("Tab")
+        ui.settled(before)
+        shown = values_shown(ui)
+        assert shown["crop"].startswith("Barley") and shown["faces"] == "5 6" and shown["sell"] == "2"
+        page.reload()
+        page.locator(".kl-page").first.wait_for(timeout=FIRST_RENDER)
+        ui.quiet()
+        page.get_by_text("Restored your draft").first.wait_for(timeout=10_000)
+        open_dice(ui)
+        assert values_shown(ui) == shown
+        # someone else writes: the commit is refused, every choice and die stays as it was
+        Campaign.open(toy).note("the steward wrote first")
+        ui.click("✔ Commit season 2")
+        page.get_by_text("the log changed since this draft was opened").first.wait_for(timeout=30_000)
+        ui.quiet()
+        open_dice(ui)
+        assert values_shown(ui) == shown
+        assert Campaign.open(toy).next_turn() == 2
+        # three quick clicks commit once
+        head = Campaign.open(toy).head_seq
+        button = page.get_by_role("button", name="✔ Commit season 2")
+        for _ in range(3):
+            with contextlib.suppress(Exception):  # the button may be gone already: the sheet reloaded
+                button.click(timeout=2_000)
+        page.get_by_text(re.compile("Committed season 2")).first.wait_for(timeout=30_000)
+        page.locator('.kl-page[data-turn="3"]').wait_for(timeout=30_000)
+        time.sleep(2.0)
+        camp = Campaign.open(toy)
+        assert len({e.commit_id for e in camp.events() if e.seq > head}) == 1 and camp.next_turn() == 3
+        # undo asks first, then reopens season 2's plan with its dice
+        ui.click("↶ Undo season 2")
+        page.get_by_text("Undo season 2?").first.wait_for(timeout=10_000)
+        shot(page, "sheet-toy-undo-asks")
+        assert Campaign.open(toy).next_turn() == 3  # asking wrote nothing
+        ui.click("No, keep it")
+        time.sleep(1.0)
+        assert Campaign.open(toy).next_turn() == 3
+        ui.click("↶ Undo season 2")
+        ui.click("Yes, undo it")
+        page.get_by_text(re.compile("Undid season 2")).first.wait_for(timeout=30_000)
+        page.locator('.kl-page[data-turn="2"]').wait_for(timeout=30_000)
+        ui.quiet()
+        open_dice(ui)
+        assert values_shown(ui) == shown
+        page.close()
+    camp = Campaign.open(toy)
+    assert camp.events()[-1].type == "core.turn_retracted" and camp.next_turn() == 2 and camp.verify().ok

@@ -1,0 +1,147 @@
+"""The turn sheet's kingdom panel and urban-grid pickers, as pure functions (no server, no campaign replay).
+
+- the block and lot pickers: an entry's integer ``block`` and list of ``lots`` become a select of the
+  settlement's blocks and a multiselect of the chosen block's lots, read back as the same numbers;
+- the panel: figures in words, against their capacity, what the draft moves; the urban grid numbered
+  as the pickers number it;
+- the years-ahead panel is offered for aikakirjat only.
+"""
+
+from __future__ import annotations
+
+from kingdomlog.core.choices import FieldSpec
+from kingdomlog.views import sheet_cards, sheet_grid, sheet_panel
+from kingdomlog.views import sheet_form as sf
+from kingdomlog.views.sheet_form import Read
+
+BLOCKS = [["houses", "houses", "granary", "houses"], ["houses", "", "", "mill"]]
+DUMP = {"settlements": [{"id": "s1", "name": "Brightwater", "blocks": BLOCKS},
+                        {"id": "s2", "name": "Tatzlford", "blocks": [["", "", "", ""]]}]}
+FIELDS = (FieldSpec("activity", "Activity", "select", required=True),
+          FieldSpec("settlement", "Settlement", "select"),
+          FieldSpec("block", "Block", "int", help="Build Structure / Demolish: the block"),
+          FieldSpec("lots", "Lots", "list", item_kind="int", help="Build Structure: the lots"))
+ROWS = FieldSpec("activities", "Activities", "rows", fields=FIELDS, entries=(FIELDS, FIELDS))
+
+
+def _by_name(fields: tuple[FieldSpec, ...]) -> dict[str, FieldSpec]:
+    return {f.name: f for f in fields}
+
+
+def test_the_block_picker_lists_the_settlements_blocks_with_their_empty_lots_and_a_new_block() -> None:
+    got = _by_name(sheet_grid.grid_fields(FIELDS, {"activity": "build_structure"}, sheet_grid.grids(DUMP)))
+    block = got["block"]
+    assert block.kind == "select" and block.options is not None
+    # block 0 is full (4 built lots): shown, not pickable; block 1 has lots 1 and 2 empty; block 2 is new
+    assert [(o.value, o.label, bool(o.disabled)) for o in block.options] == [
+        (0, "block 0", True), (1, "block 1", False), (2, "block 2", False)]
+    assert block.options[1].detail == "2 empty lots; houses, mill"
+    assert block.help.startswith("Build Structure / Demolish: the block;") and "Brightwater" in block.help
+    assert got["lots"].kind == "list"  # no block chosen yet: the lots wait for it
+
+
+def test_the_lot_picker_offers_the_chosen_blocks_empty_lots_and_says_what_stands_on_the_others() -> None:
+    given = {"activity": "build_structure", "block": 1, "lots": [3]}
+    lots = _by_name(sheet_grid.grid_fields(FIELDS, given, sheet_grid.grids(DUMP)))["lots"]
+    assert lots.kind == "multiselect" and lots.options is not None and "block" in lots.depends
+    assert [(o.value, o.detail, o.disabled) for o in lots.options] == [
+        (0, "houses", "houses stands here"), (1, "empty", ""), (2, "empty", ""),
+        (3, "mill", "")]  # lot 3 is the entry's own pick: kept pickable, the rules judge it
+    # a new block: every lot empty
+    new = _by_name(sheet_grid.grid_fields(FIELDS, {"block": 2}, sheet_grid.grids(DUMP)))["lots"]
+    assert new.options is not None and [o.detail for o in new.options] == ["empty"] * 4
+
+
+def test_the_entrys_settlement_chooses_the_grid() -> None:
+    got = _by_name(sheet_grid.grid_fields(FIELDS, {"settlement": "s2"}, sheet_grid.grids(DUMP)))
+    assert got["block"].options is not None and len(got["block"].options) == 2  # Tatzlford's one block + a new one
+    assert "Tatzlford" in got["block"].help
+
+
+def test_pickers_are_made_per_entry_of_a_rows_field_and_nothing_changes_without_a_grid() -> None:
+    values = {"activities": [{"activity": "claim_hex"}, {"activity": "build_structure", "block": 1}]}
+    (rows,) = sheet_grid.with_grid_pickers((ROWS,), values, DUMP)
+    first, second = (_by_name(e) for e in rows.entries)
+    assert first["block"].kind == "select" and first["lots"].kind == "list"
+    assert second["lots"].kind == "multiselect"
+    assert sheet_grid.with_grid_pickers((ROWS,), values, {"settlements": [{"id": "x"}]}) == (ROWS,)
+    assert sheet_grid.with_grid_pickers((ROWS,), values, None) == (ROWS,)
+    plain = (FieldSpec("block", "Block", "int"), FieldSpec("lots", "Lots", "list", item_kind="text"))
+    assert sheet_grid.grid_fields(plain, {}, sheet_grid.grids(DUMP)) == plain
+
+
+def test_the_pickers_values_are_the_numbers_the_fields_take() -> None:
+    given = {"block": 1}
+    got = _by_name(sheet_grid.grid_fields(FIELDS, given, sheet_grid.grids(DUMP)))
+    out = Read()
+    assert sf.read_value(got["block"], 1, ("block",), out) == (True, 1)
+    assert sf.read_value(got["lots"], [1, 2], ("lots",), out) == (True, [1, 2])
+    # none picked: not given (the rules then take the first lots that fit), unlike a plain multiselect
+    assert sf.read_value(got["lots"], [], ("lots",), out) == (False, None)
+    assert sf.read_value(FieldSpec("ruins", "Ruins", "multiselect", options=()), [], ("ruins",), out) == (True, [])
+    assert not out.errors
+
+
+def test_the_panels_grid_is_numbered_as_the_pickers_number_it() -> None:
+    html = sheet_panel.grid_html(DUMP["settlements"][0])
+    assert "block 0" in html and "block 1" in html and "block 2" not in html
+    assert 'title="block 1, lot 2: empty"' in html and ">lot 2<" in html
+    assert "Brightwater: 6 of 8 lots built" in html
+
+
+def test_figures_in_words_against_their_capacity_and_what_the_draft_moves() -> None:
+    html = sheet_panel.stat_tiles({"phase": "between_years", "feats": "law_and_order,trade", "food": 4,
+                                   "food_storage": 8, "unrest": 5, "unrest_penalty": -2},
+                                  {"unrest": 3, "phase": "between_years"})
+    assert ">between years<" in html and "law and order, trade" in html
+    assert '4 <span class="kl-cap">/ 8</span>' in html
+    assert 'data-figure="unrest"' in html and "→ 3" in html and "Penalty -2" in html
+    assert html.count("→") == 1  # the phase did not move
+
+
+def test_check_titles_and_labels_read_as_words() -> None:
+    from kingdomlog.dice.checks import CheckSpec
+
+    spec = CheckSpec(kind="d20", modifier=-1, dc=10, label="bureaucracy on the tax_collection table")
+    assert sheet_cards.check_title("action", spec) == "bureaucracy on the tax collection table: d20 -1 vs DC 10"
+    assert sf.singular(sf.lower_label("Map new hexes")) == "map new hex"
+    assert sf.singular(sf.lower_label("GM adjustments")) == "GM adjustment"
+
+
+def test_the_years_ahead_panel_is_aikakirjats() -> None:
+    assert sheet_panel.session_title("aikakirjat") is not None
+    for other in ("pf2e-kingmaker", "pf1-kingmaker", "signoria", "toy-farm"):
+        assert sheet_panel.session_title(other) is None
+
+
+def test_an_empty_pick_folds_away_like_an_unset_field() -> None:
+    from kingdomlog.core.choices import Option
+
+    many = tuple(FieldSpec(f"extra{i}", f"Extra {i}", "text") for i in range(sf.FOLD_AFTER + 1))
+    ruins = FieldSpec("ruins", "Ruins", "multiselect", options=(Option("crime"), Option("decay")))
+    fields = (FieldSpec("activity", "Activity", "select", required=True), ruins, *many)
+    spec = FieldSpec("activities", "Activities", "rows", fields=fields)
+    assert "ruins" not in sf.primary(spec, fields, {"activity": "build_structure", "ruins": []})
+    assert "ruins" in sf.primary(spec, fields, {"activity": "build_structure", "ruins": ["crime"]})
+
+
+def test_record_cells_read_as_words() -> None:
+    html = sheet_panel.records_table([{"id": "fabian", "traits": ["absolute_power", "bloody_dukes"], "allies": []}])
+    assert "absolute power, bloody dukes" in html and "[" not in html and "kl-vacant" in html
+    wide = sheet_panel.stat_tiles({"modules": "holy_sites,settlement_sizes,diplomatic_edicts,trade_edicts"}, {})
+    assert "kl-stat-wide" in wide and "holy sites, settlement sizes" in wide
+
+
+def test_the_pickers_show_only_in_the_entries_that_build() -> None:
+    """The block picker is a short list, but it stays folded in an entry whose kind does not name it."""
+    from kingdomlog.core.choices import Option
+
+    many = tuple(FieldSpec(f"extra{i}", f"Extra {i}", "text") for i in range(sf.FOLD_AFTER + 1))
+    kinds = (Option("quell_unrest", "Quell Unrest"), Option("build_structure", "Build Structure"))
+    fields = (FieldSpec("activity", "Activity", "select", required=True, options=kinds), *FIELDS[1:], *many)
+    spec = FieldSpec("activities", "Activities", "rows", fields=fields)
+    records = sheet_grid.grids(DUMP)
+    quell = sheet_grid.grid_fields(fields, {"activity": "quell_unrest"}, records)
+    build = sheet_grid.grid_fields(fields, {"activity": "build_structure", "block": 1}, records)
+    assert "block" not in sf.primary(spec, quell, {"activity": "quell_unrest"})
+    assert {"block", "lots"} <= sf.primary(spec, build, {"activity": "build_structure", "block": 1})
