@@ -132,7 +132,17 @@ def test_the_check_catches_a_leaked_value_rendered_in_cards(farm: Path, monkeypa
     """Redaction switched off: the player's page now shows the stash in a figure card and in its text (as 7,331);
     the check must say so."""
     monkeypatch.setattr(toyrules.ToyRuleset, "redact", lambda self, state, viewer: state)
+    # and the page trusting redact alone (else it shows the state the visible events fold to, stash 0)
+    monkeypatch.setattr(toyrules.ToyRuleset, "redacts_hidden_events", True)
     page = render_static(farm, "alice")
     assert "stash=" not in page  # the old pattern-on-source kind of check would see nothing
     found = leaks(page)
     assert "stash: 7,331" in found and found.count("7,331") >= 2, found
+
+
+def test_a_broken_redact_still_leaks_nothing_where_the_value_came_from_a_hidden_event(
+        farm: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stash came in by a GM-only event: even with redaction switched off, the player's page shows the state
+    the events the player may see fold to (the stash never reaches it)."""
+    monkeypatch.setattr(toyrules.ToyRuleset, "redact", lambda self, state, viewer: state)
+    assert leaks(render_static(farm, "alice")) == []
