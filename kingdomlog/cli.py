@@ -23,7 +23,7 @@ from kingdomlog.cli_input import load_plan as _load_plan
 from kingdomlog.cli_input import read_text as _read_text
 
 if TYPE_CHECKING:
-    from kingdomlog.core.turn import TurnPreview
+    from kingdomlog.core.turn import Plan, TurnPreview
 
 EPILOG = """examples:
   kingdomlog new campaigns/my-realm --ruleset pf2e-kingmaker --name "My Realm"
@@ -154,8 +154,6 @@ def _preview_json(p: TurnPreview) -> dict[str, Any]:
     }
 
 
-
-
 def _turn_plan(camp: Any, args: argparse.Namespace) -> tuple[Plan, str, str, bool]:
     """The plan ``turn`` plays, its seed and where both came from; True when the plan is the saved draft.
 
@@ -164,6 +162,7 @@ def _turn_plan(camp: Any, args: argparse.Namespace) -> tuple[Plan, str, str, boo
     plays the dice the sheet shows and the commit will play), else a new one.
     """
     from kingdomlog.app.drafts import Drafts
+    from kingdomlog.core.errors import InputError
     from kingdomlog.dice.roller import new_seed
 
     turn = camp.next_turn()
