@@ -209,12 +209,13 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
     ("the-founding-of-a-village", F, {}, {}, None, {"gm": ["Freehold"], "pending": {"penalty_dice": 2}}),
     ("the-founding-of-a-village", CF, {}, {}, None, {"unrest": 1, "ruin": {"decay": 1},
                                                      "pending": {"penalty_dice": 4}}),
-    # The Local Paper (Industry; Read All About It comes with the printing house): cs lose 1d4 Unrest, +1 Fame
-    # next turn; s lose 1 Unrest; f +1 Unrest; cf +1d4 Unrest and +1 Strife (no paper)
+    # The Local Paper (Industry; KMT data/events/The Local Paper.json): cs "You gain access to the Read All About
+    # It leadership activity", lose 1d4 Unrest, +1 Fame next turn; s access and lose 1 Unrest; f access and +1
+    # Unrest; cf +1d4 Unrest and +1 Strife (no paper, no access)
     ("the-local-paper", CS, {}, {"check.e2": [3]}, None,
-     {"unrest": -3, "pending": {"fame": 1}, "gm": ["Read All About It"]}),
-    ("the-local-paper", S, {}, {}, None, {"unrest": -1, "gm": ["Read All About It"]}),
-    ("the-local-paper", F, {}, {}, None, {"unrest": 1, "gm": ["Read All About It"]}),
+     {"unrest": -3, "pending": {"fame": 1}, "unlocked": ["read-all-about-it"]}),
+    ("the-local-paper", S, {}, {}, None, {"unrest": -1, "unlocked": ["read-all-about-it"]}),
+    ("the-local-paper", F, {}, {}, None, {"unrest": 1, "unlocked": ["read-all-about-it"]}),
     ("the-local-paper", CF, {}, {"check.e1": [2]}, None, {"unrest": 2, "ruin": {"strife": 1}}),
     # The Trial (DC 27, Intrigue/Politics/Statecraft, continuous, ends on a success, critical success or critical
     # failure): cs lose 1d6 Unrest and a sentence: execution +1 Decay -2 Crime, exile -1 Strife, imprisonment
@@ -490,3 +491,20 @@ def test_food_surplus_critical_success_skips_next_turns_consumption() -> None:
     paid = next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid))
     assert (paid.consumption, paid.food, paid.rp) == (0, 0, 0)
     assert [(t.label, t.value) for t in paid.terms][:2] == [("Oakhold (village)", 1), ("Far (village)", 1)]
+
+
+def test_local_paper_unlocks_read_all_about_it() -> None:
+    """The Local Paper at a success gives access to Read All About It (published: "You gain access to the Read All
+    About It leadership activity"): without the option unlock_all_activities and without a Printing House, the
+    activity is refused before the event and taken the turn after it."""
+    from .outcome_play import kingdom
+
+    row = {"activity.leadership": {"choices": {"activities": [{"activity": "read-all-about-it", "role": "ruler"}]},
+                                   "rolls": {"a1": [10]}}}
+    g = kingdom(unlock_all_activities=False)
+    with pytest.raises(AssertionError, match="read-all-about-it is not unlocked"):
+        g.play(row)
+    g = kingdom(unlock_all_activities=False)
+    g.play({"event.resolve": {"choices": {"event": "the-local-paper"}, "rolls": {"check": [15]}}})
+    assert "read-all-about-it" in g.state.unlocked_activities
+    g.play(row)

@@ -89,7 +89,7 @@ class Run:
             "settlement": self._settlement, "crop_failure_watch": self._crop_watch, "build": self._build,
             "demolish": self._demolish, "rubble": self._rubble, "damage": self._damage,
             "relocate_capital": self._relocate, "relations": self._relations, "end_event": self._end_event,
-            "event_watch": self._event_watch, "flag": self._flag,
+            "event_watch": self._event_watch, "flag": self._flag, "unlock": self._unlock,
             "army_recruit": self._army_recruit, "army_condition": self._army_condition, "army_hp": self._army_hp,
             "army_move": self._army_move, "army_tactic": self._army_tactic, "army_gear": self._army_gear,
             "army_disband": self._army_disband, "army_consumption": self._army_consumption,
@@ -437,6 +437,14 @@ class Run:
     def _flag(self, eff: Any, key: str) -> None:
         """A mark for the rest of the turn that a later rule reads (``flags has <name>``)."""
         self.ctx.emit(E.FlagSet(flag=eff.target, cause=self.name))
+
+    def _unlock(self, eff: Any, key: str) -> None:
+        """An outcome that gives access to an activity (The Local Paper: Read All About It), recorded as the
+        same ``pf2e.activity_unlocked`` fact a story unlock is; an activity already unlocked stays so."""
+        if eff.target not in T.catalog(self.ctx.state.homebrew).activities:
+            raise InputError(f"{self.name}: 'unlock' names {eff.target!r}, not an activity")
+        if eff.target not in self.ctx.state.unlocked_activities:
+            self.ctx.emit(E.ActivityUnlocked(activity=eff.target, cause=self.name))
 
     def _event_watch(self, eff: Any, key: str) -> None:
         """A kingdom event due later: ``target`` the event, ``value`` the flat-check DC (0: it simply occurs),

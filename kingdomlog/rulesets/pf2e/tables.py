@@ -56,7 +56,7 @@ EffectKind = Literal[
     # settlements
     "build", "demolish", "rubble", "damage", "relocate_capital",
     # relations and events
-    "relations", "end_event", "event_watch", "flag",
+    "relations", "end_event", "event_watch", "flag", "unlock",
     # armies
     "army_recruit", "army_condition", "army_hp", "army_move", "army_tactic", "army_gear", "army_disband",
     "army_consumption",
