@@ -508,3 +508,38 @@ def test_local_paper_unlocks_read_all_about_it() -> None:
     g.play({"event.resolve": {"choices": {"event": "the-local-paper"}, "rolls": {"check": [15]}}})
     assert "read-all-about-it" in g.state.unlocked_activities
     g.play(row)
+
+
+# The Rampage of the Owlbear with only Water borders (KMT data/events/The Rampage of the Owlbear.json: "If the
+# settlement has only Water borders ... increase the rolled result by one degree of success"; its upgrades:
+# critical failure -> failure, failure -> success, success -> critical success). The GM states the map's fact
+# (E2 choice water_borders, 0-4); the rolled degree is raw, the outcome is the next degree's row above.
+OWLBEAR_WATER = [
+    (4, CF, F, {"check.e1": [5], "check.e2.0": [2]}, {"unrest": 5, "ruin": {"decay": 2}, "gm": ["two lots"]}),
+    (4, F, S, {"check.e1": [2]}, {"unrest": 2, "ruin": {"decay": 1}, "gm": ["one lot"]}),
+    (4, S, CS, {}, {"unrest": 1}),
+    (3, F, F, {"check.e1": [5], "check.e2.0": [2]}, {"unrest": 5, "ruin": {"decay": 2}, "gm": ["two lots"]}),
+]
+
+
+@pytest.mark.parametrize(("water", "rolled", "degree", "rolls", "want"), OWLBEAR_WATER,
+                         ids=[f"water{r[0]}-{r[1]}" for r in OWLBEAR_WATER])
+def test_owlbear_only_water_borders_raise_the_degree(water: int, rolled: str, degree: str,
+                                                     rolls: dict[str, list[int]], want: dict[str, Any]) -> None:
+    from kingdomlog.rulesets.pf2e import events as E
+    from kingdomlog.rulesets.pf2e import tables as T
+
+    from .helpers import events_of, step_state
+    from .outcome_play import _before, _check, changes, degree_die, kingdom
+
+    name = "the-rampage-of-the-owlbear"
+    choices = {"event": name, "water_borders": water}
+    first = _check(kingdom().play({"event.resolve": {"choices": choices, "rolls": {"check": [10]}}}), name)
+    die = degree_die(first.modifier, first.dc, rolled)
+    pv = kingdom().play({"event.resolve": {"choices": choices, "rolls": {"check": [die], **rolls}}})
+    chk = _check(pv, name)
+    assert (chk.base_degree, chk.degree) == (rolled, degree)
+    ev = T.base_events()[name]
+    drafts = [d for d in events_of(pv, "event.resolve") if not (isinstance(d, E.GMRuling) and d.note == ev.gm_note)]
+    got = changes(_before(pv, "event.resolve"), step_state(pv, "event.resolve"), drafts, name)
+    _compare(got, want, degree)
