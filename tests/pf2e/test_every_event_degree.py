@@ -543,3 +543,40 @@ def test_owlbear_only_water_borders_raise_the_degree(water: int, rolled: str, de
     drafts = [d for d in events_of(pv, "event.resolve") if not (isinstance(d, E.GMRuling) and d.note == ev.gm_note)]
     got = changes(_before(pv, "event.resolve"), step_state(pv, "event.resolve"), drafts, name)
     _compare(got, want, degree)
+
+
+def test_plague_penalises_civic_checks_in_its_settlement_while_it_lasts() -> None:
+    """Plague (KMT data/events/Plague.json): "You take a -2 status penalty to all Civic activities made in a
+    settlement suffering from a plague unless the settlement has a sewer system", while the event goes on. Unrest
+    is set to 0 after the event, so no other status penalty hides it: an Industry check's modifier is 2 lower in
+    the struck settlement's Civic checks, and unchanged in the other settlement, in a Region check, with a Sewer
+    System, or once the plague has ended."""
+    from kingdomlog.rulesets.pf2e.state import check_modifier
+
+    from .outcome_play import kingdom
+
+    g = kingdom()
+    g.state = g.state.model_copy(update={"unrest": 0})
+    # the plague strikes the largest settlement and goes on after a failure (row above: 1d6 Unrest, every Ruin +1)
+    g.play({"event.resolve": {"choices": {"event": "plague"}, "rolls": {"check": [1], "check.e1": [1]}}})
+    (plague,) = g.state.ongoing_events
+    sick = plague.settlement
+    assert sick
+    other = next(x.id for x in g.state.settlements if x.id != sick)
+    s = g.state.model_copy(update={"unrest": 0})
+
+    def civic(state: Any, where: str, category: str = "civic") -> tuple[int, list[tuple[str, int]]]:
+        b = check_modifier(state, "industry", category=category, settlement=where)
+        return int(b.total), [(t.label, int(t.value)) for t in b.terms if "Plague" in t.label]
+
+    healthy = s.model_copy(update={"ongoing_events": ()})
+    base, none = civic(healthy, sick)
+    assert none == []
+    assert civic(s, sick) == (base - 2, [("Plague in the settlement", -2)])
+    assert civic(s, other) == civic(healthy, other)  # another settlement
+    assert civic(s, sick, "region")[1] == []  # not a Civic check
+    # a Sewer System in the settlement keeps the penalty away
+    st = next(x for x in s.settlements if x.id == sick)
+    sewer = st.model_copy(update={"structures": (*st.structures, BuiltStructure(name="sewer-system", block=-1, lots=()))})
+    with_sewer = s.model_copy(update={"settlements": tuple(sewer if x.id == sick else x for x in s.settlements)})
+    assert civic(with_sewer, sick)[1] == []

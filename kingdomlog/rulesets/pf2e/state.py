@@ -962,6 +962,26 @@ def structure_bonuses(state: KingdomState, facts: Mapping[str, Any], settlement:
     return out
 
 
+def ongoing_event_modifiers(state: KingdomState, facts: Mapping[str, Any], settlement: str) -> list[StackMod]:
+    """The modifiers ongoing events give a check (an event's ``while_ongoing``; Plague, KMT data/events/Plague.json:
+    "a -2 status penalty to all Civic activities made in a settlement suffering from a plague unless the
+    settlement has a sewer system"), for as long as the event goes on."""
+    events = T.catalog(state.homebrew).events
+    here = next((x for x in state.settlements if x.id == settlement), None) if settlement else None
+    built = [b.name for b in here.structures if not b.damaged] if here is not None else []
+    out: list[StackMod] = []
+    for ev in state.ongoing_events:
+        ed = events.get(ev.name)
+        if ed is None or not ed.while_ongoing:
+            continue
+        seen = {**facts, "struck": bool(settlement) and ev.settlement == settlement, "settlement_structures": built}
+        for m in ed.while_ongoing:
+            if m.kind == "modifier" and selector_matches(m.selector, seen):
+                out.append(StackMod(m.note or f"event {ed.title or ed.name}", m.value, m.type,
+                                    f"event:{ev.name}:{ev.settlement}"))
+    return out
+
+
 def check_modifier(state: KingdomState, skill: str, *, activity: str = "", category: str = "",
                    warfare: bool = False, role: str = "", extra: list[StackMod] | None = None,
                    target: str = "", settlement: str = "", hex: str = "", traits: Sequence[str] = (),
@@ -1001,6 +1021,7 @@ def check_modifier(state: KingdomState, skill: str, *, activity: str = "", categ
         if selector_matches(m.selector, facts):
             mods.append(StackMod(m.source, m.value, m.type, m.id))
     mods.extend(feat_modifiers(state, facts))
+    mods.extend(ongoing_event_modifiers(state, facts, settlement))
     if role and state.leaders.get(role) and state.leaders[role].leadership_modifier:
         ld = state.leaders[role]
         if (ld.leadership_modifier < 0 and category in ("leadership", "region", "civic", "army")) or (

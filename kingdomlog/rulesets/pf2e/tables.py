@@ -457,6 +457,11 @@ class KingdomEventDef(Frozen):
     degree_adjust: list[DcAdjust] = Field(default_factory=list)
     modifiers: list[Effect] = Field(default_factory=list)
     """Bonuses or penalties the event's own rules give its checks (a Sewer System, a dump ...)."""
+    while_ongoing: list[Effect] = Field(default_factory=list)
+    """Modifiers (kind ``modifier``) the event gives other checks while it is ongoing (Plague: -2 status to Civic
+    activities in its settlement). Their selectors read the check's facts and ``struck`` (the check is made in
+    the settlement the event strikes) and ``settlement_structures`` (what stands, undamaged, in the check's
+    settlement)."""
     stage_outcomes: list[Outcomes] = Field(default_factory=list)
     """For staged events (Cult Activity): the outcomes of each stage after the first (``outcomes``)."""
     advance_on: list[Literal["critical_success", "success", "failure", "critical_failure"]] = Field(
