@@ -40,6 +40,12 @@ def _mansion(s: KingdomState) -> KingdomState:
     return s.model_copy(update={"settlements": (st, *s.settlements[1:])})
 
 
+def _capital_full(s: KingdomState) -> KingdomState:
+    """Oakhold's one block full (Houses and three lots of rubble)."""
+    st = s.settlements[0].model_copy(update={"blocks": (("houses", "rubble", "rubble", "rubble"),)})
+    return s.model_copy(update={"settlements": (st, *s.settlements[1:])})
+
+
 def _trial_skills(s: KingdomState) -> KingdomState:
     """The Trial's DC 27 is out of a level-1 kingdom's critical reach: a level-9 kingdom, Politics master."""
     return s.model_copy(update={"level": 9, "max_level": 9, "skills": {**s.skills, "politics": "master"}})
@@ -359,9 +365,23 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
     ("trouble-with-a-weird-gnome", CF, {"ruins": ["crime", "strife"]}, {}, None,
      {"unrest": 2, "ruin": {"crime": 1, "strife": 1}}),
     # Wealthy Immigrant (+2, Industry, the capital, continuous; ends on a success, critical success or critical
-    # failure): cs a noble villa built free (the GM places it); s a mansion; f they keep looking; cf +1 Unrest
-    ("wealthy-immigrant", CS, {}, {}, None, {"gm": ["Noble Villa"]}),
-    ("wealthy-immigrant", S, {}, {}, None, {"gm": ["Mansion"]}),
+    # failure; KMT data/events/Wealthy Immigrant.json): cs a noble villa (2 lots) built free "in an available spot
+    # in the capital", else in the largest settlement with room; s a mansion (1 lot); f they keep looking; cf +1
+    # Unrest. Oakhold's block 0 holds Houses in lot 0, so the first spot is lots 1-2 (a villa) or lot 1 (a mansion;
+    # an available spot, so it does not replace the Houses it could upgrade); the players may name the lots
+    ("wealthy-immigrant", CS, {}, {}, None,
+     {"structures": {"oakhold": ["+noble-villa"]},
+      "lots": {"oakhold": ["0.1: '' -> 'noble-villa'", "0.2: '' -> 'noble-villa'"]}, "other": ["settlements"]}),
+    ("wealthy-immigrant", S, {}, {}, None,
+     {"structures": {"oakhold": ["+mansion"]}, "lots": {"oakhold": ["0.1: '' -> 'mansion'"]},
+      "other": ["settlements"]}),
+    ("wealthy-immigrant", S, {"lots": [(0, 3)]}, {}, None,
+     {"structures": {"oakhold": ["+mansion"]}, "lots": {"oakhold": ["0.3: '' -> 'mansion'"]},
+      "other": ["settlements"]}),
+    # the capital's only block full (and a level-1 kingdom cannot grow it, §5.10): the mansion goes to Far, the
+    # largest settlement with room (its block 0: Town Hall in lot 0, so lot 1)
+    ("wealthy-immigrant", S, {}, {}, _capital_full,
+     {"structures": {"far": ["+mansion"]}, "lots": {"far": ["0.1: '' -> 'mansion'"]}, "other": ["settlements"]}),
     ("wealthy-immigrant", F, {}, {}, None, {"ongoing": ["wealthy-immigrant"]}),
     ("wealthy-immigrant", CF, {}, {}, None, {"unrest": 1}),
     # Crop Failure (a Farmland hex; text in KMT lang/en.json): cs contained, no effect; s +1 Consumption next

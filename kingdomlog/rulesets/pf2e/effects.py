@@ -90,6 +90,7 @@ class Run:
             "demolish": self._demolish, "rubble": self._rubble, "damage": self._damage,
             "relocate_capital": self._relocate, "relations": self._relations, "end_event": self._end_event,
             "event_watch": self._event_watch, "flag": self._flag, "unlock": self._unlock,
+            "gift_structure": self._gift_structure,
             "army_recruit": self._army_recruit, "army_condition": self._army_condition, "army_hp": self._army_hp,
             "army_move": self._army_move, "army_tactic": self._army_tactic, "army_gear": self._army_gear,
             "army_disband": self._army_disband, "army_consumption": self._army_consumption,
@@ -386,6 +387,16 @@ class Run:
         from kingdomlog.rulesets.pf2e.structures import build_outcome
 
         build_outcome(self.ctx, self, self.prep, int(eff.amount), self.name)
+
+    def _gift_structure(self, eff: Any, key: str) -> None:
+        """A structure built free for the kingdom (``target``: its name) in the event's settlement, else the
+        largest with room (Wealthy Immigrant)."""
+        from kingdomlog.rulesets.pf2e.structures import gift_structure
+
+        if eff.target not in T.catalog(self.ctx.state.homebrew).structures:
+            raise InputError(f"{self.name}: 'gift_structure' names {eff.target!r}, not a structure")
+        gift_structure(self.ctx, eff.target, str(self.prep.get("settlement") or ""),
+                       list(self.prep.get("lots_hit", [])), self.name)
 
     def _demolish(self, eff: Any, key: str) -> None:
         from kingdomlog.rulesets.pf2e.structures import demolish_outcome

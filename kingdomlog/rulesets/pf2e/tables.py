@@ -54,7 +54,7 @@ EffectKind = Literal[
     "claim_hex", "work_site", "farmland", "roads", "fortify", "irrigate", "abandon_hex", "destroy_feature",
     "settlement", "crop_failure_watch",
     # settlements
-    "build", "demolish", "rubble", "damage", "relocate_capital",
+    "build", "demolish", "rubble", "damage", "relocate_capital", "gift_structure",
     # relations and events
     "relations", "end_event", "event_watch", "flag", "unlock",
     # armies
