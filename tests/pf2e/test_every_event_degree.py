@@ -135,14 +135,23 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
                                            "ongoing": ["expansion-demand"]}),
     ("expansion-demand", CF, {}, {}, None, {"unrest": 2, "gm": ["unless a hex is claimed"],
                                             "ongoing": ["expansion-demand"]}),
-    # Festive Invitation (Arts; up to 4 Resource Dice as gifts = that many fewer next turn): cs for each gift die
-    # roll it for a Commodity of your choice (the GM's), and a DC 11 flat check: on a success a Diplomatic
-    # Overture or a Visiting Celebrity next turn; s as many of a Commodity as gift dice; f nothing back; cf DC 11
-    # flat check, on a failure the host cuts ties and +1 Unrest
-    ("festive-invitation", CS, {"gifts": 2, "option": 1}, {"check.e3.flat": [15]}, None,
-     {"pending": {"penalty_dice": 2}, "watch": [("visiting-celebrity", 3, 0)], "gm": ["roll it"]}),
-    ("festive-invitation", CS, {"gifts": 1}, {"check.e3.flat": [4]}, None,
-     {"pending": {"penalty_dice": 1}, "gm": ["roll it"]}),
+    # Festive Invitation (Arts; up to 4 Resource Dice as gifts = that many fewer next turn; KMT data/events/
+    # Festive Invitiation.json): cs "For each Resource Die you brought as a gift, choose a type of Commodity. Then
+    # roll the die; you gain that amount of that Commodity" (the kingdom's die: d4 at Size 4, storage 4 each;
+    # Food 3, Lumber 2, the rest 0 before), and a DC 11 flat check: on a success a Diplomatic Overture or a
+    # Visiting Celebrity next turn; s as many of a Commodity as gift dice; f nothing back; cf DC 11 flat check, on
+    # a failure the host cuts ties and +1 Unrest
+    ("festive-invitation", CS, {"gifts": 2, "gift_commodities": ["ore", "stone"], "option": 1},
+     {"check.e2.1": [3], "check.e2.2": [4], "check.e3.flat": [15]}, None,
+     {"pending": {"penalty_dice": 2}, "goods": {"ore": 3, "stone": 4}, "watch": [("visiting-celebrity", 3, 0)]}),
+    ("festive-invitation", CS, {"gifts": 1, "commodity": "luxuries"}, {"check.e2.1": [2], "check.e3.flat": [4]},
+     None, {"pending": {"penalty_dice": 1}, "goods": {"luxuries": 2}}),
+    # three dice, two of them Ore (1 + 2) and one Food (3 + 1 = 4, the storage)
+    ("festive-invitation", CS, {"gifts": 3, "gift_commodities": ["ore", "ore", "food"]},
+     {"check.e2.1": [1], "check.e2.2": [2], "check.e2.3": [1], "check.e3.flat": [4]}, None,
+     {"pending": {"penalty_dice": 3}, "goods": {"ore": 3, "food": 1}}),
+    # no gifts brought: nothing back, no fewer dice
+    ("festive-invitation", CS, {}, {"check.e3.flat": [4]}, None, {}),
     ("festive-invitation", S, {"gifts": 3, "commodity": "lumber"}, {}, province,
      {"pending": {"penalty_dice": 3}, "goods": {"lumber": 3}}),
     ("festive-invitation", F, {"gifts": 2}, {}, None, {"pending": {"penalty_dice": 2}}),
@@ -600,3 +609,9 @@ def test_plague_penalises_civic_checks_in_its_settlement_while_it_lasts() -> Non
     sewer = st.model_copy(update={"structures": (*st.structures, BuiltStructure(name="sewer-system", block=-1, lots=()))})
     with_sewer = s.model_copy(update={"settlements": tuple(sewer if x.id == sick else x for x in s.settlements)})
     assert civic(with_sewer, sick)[1] == []
+
+
+def test_festive_invitation_names_no_more_gift_commodities_than_gifts() -> None:
+    """A Commodity for a die not brought is refused, naming the choice; nothing is resolved."""
+    with pytest.raises(AssertionError, match="gift_commodities"):
+        play_event("festive-invitation", CS, choices={"gifts": 1, "gift_commodities": ["ore", "stone"]})

@@ -731,6 +731,7 @@ def resolve_event(ctx: Ctx, asked: Asked, name: str, row: Any, *, key: str, sele
     picks = Picks.of(row)
     prep: dict[str, Any] = {"event": name, "settlement": sid, "lots_hit": list(getattr(row, "lots", None) or []),
                             "symbols": {"gifts": int(getattr(row, "gifts", 0) or 0)},
+                            "gift_commodities": list(getattr(row, "gift_commodities", None) or []),
                             "group": getattr(row, "group", None) or ""}
     if hid:
         h = hex_of(s, hid)

@@ -90,7 +90,7 @@ class Run:
             "demolish": self._demolish, "rubble": self._rubble, "damage": self._damage,
             "relocate_capital": self._relocate, "relations": self._relations, "end_event": self._end_event,
             "event_watch": self._event_watch, "flag": self._flag, "unlock": self._unlock,
-            "gift_structure": self._gift_structure,
+            "gift_structure": self._gift_structure, "commodity_per_die": self._commodity_per_die,
             "army_recruit": self._army_recruit, "army_condition": self._army_condition, "army_hp": self._army_hp,
             "army_move": self._army_move, "army_tactic": self._army_tactic, "army_gear": self._army_gear,
             "army_disband": self._army_disband, "army_consumption": self._army_consumption,
@@ -238,6 +238,23 @@ class Run:
         if val < 0:
             val = -min(-val, self.ctx.state.commodities[c])
         gain_commodity(self.ctx, c, val, self.name, faces)
+
+    def _commodity_per_die(self, eff: Any, key: str) -> None:
+        """For each of ``amount`` dice (Festive Invitation: the gifts), one Resource Die of the Commodity chosen
+        for it (the row's ``gift_commodities`` in order, else ``commodity``), rolled under ``key.1``, ``key.2`` ...
+        (KMT data/events/Festive Invitiation.json: "For each Resource Die you brought as a gift, choose a type of
+        Commodity. Then roll the die; you gain that amount of that Commodity")."""
+        n, _ = self.value(eff, key)
+        chosen = list(self.prep.get("gift_commodities") or [])
+        if len(chosen) > n:
+            raise InputError(f"{self.name}: 'gift_commodities' names {len(chosen)} Commodities for {n} gift dice")
+        for i in range(n):
+            c = chosen[i] if i < len(chosen) else self.picks.commodity
+            if c not in T.COMMODITIES:
+                raise InputError(f"{self.name}: choose the Commodity of gift die {i + 1} ('gift_commodities' or"
+                                 " 'commodity')")
+            val, faces = amount(self.ctx, "rd", f"{key}.{i + 1}")
+            gain_commodity(self.ctx, c, val, f"{self.name}: gift die {i + 1}", faces)
 
     def _food_loss(self, eff: Any, key: str) -> None:
         if self.ctx.state.commodities["food"] == 0:

@@ -47,7 +47,7 @@ FEATURES: tuple[str, ...] = get_args(Feature)
 EffectKind = Literal[
     # resources and figures
     "rp", "spend_rp", "refund_rp", "rp_no_xp", "unrest", "fame", "xp", "ruin", "ruin_penalty", "ruin_threshold",
-    "commodity", "food_loss", "pending", "trade_goods",
+    "commodity", "commodity_per_die", "food_loss", "pending", "trade_goods",
     # modifiers and bookkeeping
     "modifier", "cooldown", "treasury_debt", "boon", "extra_region", "flat_check", "gm", "choose",
     # the map
