@@ -91,7 +91,7 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
     if goods:
         out["goods"] = goods
     pend: dict[str, Any] = {k: getattr(b.pending, k) - getattr(a.pending, k)
-                            for k in ("bonus_dice", "penalty_dice", "rp", "fame", "consumption")
+                            for k in ("bonus_dice", "penalty_dice", "rp", "fame", "consumption", "halve_dice")
                             if getattr(b.pending, k) != getattr(a.pending, k)}
     pc = {c: b.pending.commodities.get(c, 0) - a.pending.commodities.get(c, 0)
           for c in set(b.pending.commodities) | set(a.pending.commodities)

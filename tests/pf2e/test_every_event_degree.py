@@ -285,15 +285,15 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
       "ongoing": ["a-devil-comes-calling"]}),
     # Bandit Activity (+1, Defense, continuous, ends on a critical success; text in KMT lang/en.json): cs lose
     # 1d4 Unrest and +1 circumstance to Economy checks during the next turn; s 1 fewer Resource Die next turn; f
-    # +1 Unrest, 4 fewer; cf +1d4 Unrest, a Ruin +1, next turn's dice halved or 4 fewer, whichever is lower
-    # (4 fewer applied; the halving left to the GM's note)
+    # +1 Unrest, 4 fewer; cf +1d4 Unrest, a Ruin +1, next turn's dice halved or 4 fewer, whichever is lower (4
+    # fewer pending, and the halving that applies when it is lower: test_bandit_halved_or_four_fewer)
     ("bandit-activity", CS, {}, {"check.e1": [3]}, None,
      {"unrest": -3, "mods": [("ability == economy", "circumstance", 1, "end_of_next_turn")]}),
     ("bandit-activity", S, {}, {}, None, {"pending": {"penalty_dice": 1}, "ongoing": ["bandit-activity"]}),
     ("bandit-activity", F, {}, {}, None, {"unrest": 1, "pending": {"penalty_dice": 4},
                                           "ongoing": ["bandit-activity"]}),
     ("bandit-activity", CF, {"ruin": "strife"}, {"check.e1": [2]}, None,
-     {"unrest": 2, "ruin": {"strife": 1}, "pending": {"penalty_dice": 4}, "gm": ["halved"],
+     {"unrest": 2, "ruin": {"strife": 1}, "pending": {"penalty_dice": 4, "halve_dice": 1},
       "ongoing": ["bandit-activity"]}),
     # Cult Activity (+1, continuous), stage 1 (Intrigue, to find the cult): cs found, Folklore DC -5 (kept as
     # +5 to the event's checks); s found, +1 Unrest; f +1 Unrest; cf +1d4 Unrest, +1 Corruption. A success or
@@ -615,3 +615,32 @@ def test_festive_invitation_names_no_more_gift_commodities_than_gifts() -> None:
     """A Commodity for a die not brought is refused, naming the choice; nothing is resolved."""
     with pytest.raises(AssertionError, match="gift_commodities"):
         play_event("festive-invitation", CS, choices={"gifts": 1, "gift_commodities": ["ore", "stone"]})
+
+
+@pytest.mark.parametrize(("level", "bonus", "want"), [(1, 0, 1), (4, 0, 4), (9, 0, 6), (9, 3, 8)])
+def test_bandit_halved_or_four_fewer(level: int, bonus: int, want: int) -> None:
+    """Bandit Activity cf (KMT data/events/Bandit Activity.json): "at the start of your next Kingdom turn your
+    Resource Dice are halved or lose 4 Resource Dice next turn, whichever results in a lower total" (halves
+    round down, CRB). Dice = level + 4 + bonus (§2.11.3): level 1, 5 dice: 4 fewer = 1, halved 2 -> 1; level 4,
+    8 dice: 4 either way; level 9, 13 dice: 4 fewer = 9, halved 6 -> 6; with 3 bonus dice, 16: 12 or 8 -> 8.
+    Next turn's U3 rolls that many dice."""
+    from kingdomlog.rulesets.pf2e import events as E
+    from kingdomlog.rulesets.pf2e.state import resource_dice
+
+    from .helpers import events_of, step_state
+    from .outcome_play import kingdom
+
+    def setup(s: KingdomState) -> KingdomState:
+        return s.model_copy(update={"level": level, "max_level": max(level, s.max_level)})
+
+    g = kingdom(setup)
+    g.play({"event.resolve": {"choices": {"event": "bandit-activity", "ruin": "strife"},
+                              "rolls": {"check": [1], "check.e1": [2]}}})
+    assert (g.state.pending.penalty_dice, g.state.pending.halve_dice) == (4, 1)
+    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"bonus_dice": bonus})})
+    assert int(resource_dice(g.state).total) == want
+    pv = g.play({})
+    rolled = next(e for e in events_of(pv, "upkeep.resources") if isinstance(e, E.ResourceDiceRolled))
+    assert len(rolled.faces) == want
+    after = step_state(pv, "upkeep.resources").pending  # used up (the continuing event is checked again in E2)
+    assert (after.penalty_dice, after.halve_dice) == (0, 0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import Field, computed_field, model_validator
+from pydantic import Field, computed_field, model_serializer, model_validator
 
 from kingdomlog.core.effects import combine, holds
 from kingdomlog.core.hexes import Axial, distance, touches
@@ -309,6 +309,18 @@ class Pending(Frozen):
     fame: int = 0
     consumption: int = 0
     commodities: dict[str, int] = Field(default_factory=dict)
+    halve_dice: int = 0
+    """Next turn's Resource Dice are halved (rounded down) if that is fewer than the 4 fewer already pending
+    (Bandit Activity's critical failure, KMT data/events/Bandit Activity.json: "your Resource Dice are halved or
+    lose 4 Resource Dice next turn, whichever results in a lower total"). Left out of the state document while
+    0, so documents of logs without it are unchanged."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unused(self, handler: Any) -> Any:
+        out = handler(self)
+        if isinstance(out, dict) and not self.halve_dice:
+            out.pop("halve_dice", None)
+        return out
 
 
 class UsedActivity(Frozen):
@@ -568,6 +580,11 @@ def resource_dice(state: KingdomState) -> Breakdown:
         terms.append(Term("bonus dice (pending)", state.pending.bonus_dice))
     if state.pending.penalty_dice:
         terms.append(Term("penalty dice (pending)", -state.pending.penalty_dice))
+    if state.pending.halve_dice and state.pending.penalty_dice >= 4:
+        fewer = max(0, sum(int(t.value) for t in terms))
+        halved = (fewer + 4) // 2  # the dice without the 4 fewer, halved (rounded down, CRB)
+        if halved < fewer:
+            terms.append(Term("halved instead of 4 fewer (pending)", halved - fewer))
     total = max(0, sum(int(t.value) for t in terms))
     return Breakdown(f"Resource Dice (d{size_band(size_of(state)).die})", total, tuple(terms))
 
