@@ -78,7 +78,8 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
     unrest, rp, ruin, goods, pending (dice, rp, fame, consumption, commodities), fame, mods (selector, type,
     value, expires), boons (kind, value, xp), relations, agreements, cooldowns, flags, ongoing (names after),
     watch (events due later), claimed (hex ids newly claimed), features (hex: features gained or lost),
-    xp_pending, extra_region, unlocked (activities newly unlocked), gm (the outcome's GM-ruling notes), other (any other state field that changed)."""
+    xp_pending, extra_region, unlocked (activities newly unlocked), gm (the outcome's GM-ruling notes),
+    other (any other state field that changed)."""
     out: dict[str, Any] = {}
     if b.unrest != a.unrest:
         out["unrest"] = b.unrest - a.unrest

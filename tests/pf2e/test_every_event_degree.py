@@ -606,7 +606,8 @@ def test_plague_penalises_civic_checks_in_its_settlement_while_it_lasts() -> Non
     assert civic(s, sick, "region")[1] == []  # not a Civic check
     # a Sewer System in the settlement keeps the penalty away
     st = next(x for x in s.settlements if x.id == sick)
-    sewer = st.model_copy(update={"structures": (*st.structures, BuiltStructure(name="sewer-system", block=-1, lots=()))})
+    pipes = BuiltStructure(name="sewer-system", block=-1, lots=())
+    sewer = st.model_copy(update={"structures": (*st.structures, pipes)})
     with_sewer = s.model_copy(update={"settlements": tuple(sewer if x.id == sick else x for x in s.settlements)})
     assert civic(with_sewer, sick)[1] == []
 
