@@ -24,7 +24,8 @@ DEGREES = ("critical_success", "success", "failure", "critical_failure")
 _NOISE = {"step", "used_this_turn", "rp_spent_this_turn", "event_this_turn", "random_event_this_turn",
           "structures_built_this_turn", "counters", "modifiers", "pending", "boons", "cooldowns", "flags", "unrest",
           "rp", "ruin", "commodities", "fame", "diplomatic_relations", "trade_agreements", "ongoing_events",
-          "event_watch", "xp_pending", "hexes", "extra_region", "events_due", "army_units", "leaders", "turn"}
+          "event_watch", "xp_pending", "hexes", "extra_region", "events_due", "army_units", "leaders", "turn",
+          "unlocked_activities"}
 
 
 @functools.lru_cache(maxsize=8)
@@ -77,7 +78,8 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
     unrest, rp, ruin, goods, pending (dice, rp, fame, consumption, commodities), fame, mods (selector, type,
     value, expires), boons (kind, value, xp), relations, agreements, cooldowns, flags, ongoing (names after),
     watch (events due later), claimed (hex ids newly claimed), features (hex: features gained or lost),
-    xp_pending, extra_region, gm (the outcome's GM-ruling notes), other (any other state field that changed)."""
+    xp_pending, extra_region, unlocked (activities newly unlocked), gm (the outcome's GM-ruling notes),
+    other (any other state field that changed)."""
     out: dict[str, Any] = {}
     if b.unrest != a.unrest:
         out["unrest"] = b.unrest - a.unrest
@@ -90,7 +92,7 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
     if goods:
         out["goods"] = goods
     pend: dict[str, Any] = {k: getattr(b.pending, k) - getattr(a.pending, k)
-                            for k in ("bonus_dice", "penalty_dice", "rp", "fame", "consumption")
+                            for k in ("bonus_dice", "penalty_dice", "rp", "fame", "consumption", "halve_dice")
                             if getattr(b.pending, k) != getattr(a.pending, k)}
     pc = {c: b.pending.commodities.get(c, 0) - a.pending.commodities.get(c, 0)
           for c in set(b.pending.commodities) | set(a.pending.commodities)
@@ -198,6 +200,9 @@ def changes(a: KingdomState, b: KingdomState, drafts: list[Any], source: str) ->
         for gone in olda:
             armies[gone] = "gone"
         out["armies"] = armies
+    unlocked = [x for x in b.unlocked_activities if x not in a.unlocked_activities]
+    if unlocked:
+        out["unlocked"] = unlocked
     for k in ("xp_pending", "extra_region"):
         if getattr(b, k) != getattr(a, k):
             out[k] = getattr(b, k) - getattr(a, k)

@@ -24,7 +24,7 @@ from kingdomlog.rulesets.pf2e.state import check_modifier
 from .helpers import Game
 
 SKILLS = set(T.core().skills)
-PENDING_TARGETS = {"bonus_dice", "penalty_dice", "rp", "fame", "consumption",
+PENDING_TARGETS = {"bonus_dice", "penalty_dice", "rp", "fame", "consumption", "halve_dice",
                    *(f"commodity:{c}" for c in T.COMMODITIES)}
 
 

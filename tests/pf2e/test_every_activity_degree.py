@@ -310,6 +310,11 @@ ROWS: list[Row] = [
     # Fortify Hex (KMT, hills H1: 2 RP): f nothing built. Clear Hex (KMT, hills H1: 2 RP): s the hex is cleared
     # (what it clears is the GM's); f nothing
     ("fortify-hex", F, {"hex": "H1"}, {}, None, {}, {"rp": -2}),
+    # Clear Hex cs (KMT data/kingdom-activities/Clear Hex.json): half the 2 RP back (1), and "if you were
+    # removing dangerous creatures (but not hazards) ... recover 2 Luxury Commodities": option 1 says creatures
+    # were cleared (+2 Luxuries), option 0 (the default) a site, an improvement or a hazard (none)
+    ("clear-hex", CS, {"hex": "H1", "option": 1}, {}, None, {}, {"rp": -1, "goods": {"luxuries": 2}}),
+    ("clear-hex", CS, {"hex": "H1", "option": 0}, {}, None, {}, {"rp": -1}),
     ("clear-hex", S, {"hex": "H1"}, {}, None, {}, {"rp": -2, "gm": ["cleared"]}),
     ("clear-hex", F, {"hex": "H1"}, {}, None, {}, {"rp": -2}),
     # Evangelize the End (KMT, Folklore): cs lose 1d4 Unrest and either Crime -2, Corruption -1 or Strife -1; f

@@ -40,6 +40,12 @@ def _mansion(s: KingdomState) -> KingdomState:
     return s.model_copy(update={"settlements": (st, *s.settlements[1:])})
 
 
+def _capital_full(s: KingdomState) -> KingdomState:
+    """Oakhold's one block full (Houses and three lots of rubble)."""
+    st = s.settlements[0].model_copy(update={"blocks": (("houses", "rubble", "rubble", "rubble"),)})
+    return s.model_copy(update={"settlements": (st, *s.settlements[1:])})
+
+
 def _trial_skills(s: KingdomState) -> KingdomState:
     """The Trial's DC 27 is out of a level-1 kingdom's critical reach: a level-9 kingdom, Politics master."""
     return s.model_copy(update={"level": 9, "max_level": 9, "skills": {**s.skills, "politics": "master"}})
@@ -129,14 +135,23 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
                                            "ongoing": ["expansion-demand"]}),
     ("expansion-demand", CF, {}, {}, None, {"unrest": 2, "gm": ["unless a hex is claimed"],
                                             "ongoing": ["expansion-demand"]}),
-    # Festive Invitation (Arts; up to 4 Resource Dice as gifts = that many fewer next turn): cs for each gift die
-    # roll it for a Commodity of your choice (the GM's), and a DC 11 flat check: on a success a Diplomatic
-    # Overture or a Visiting Celebrity next turn; s as many of a Commodity as gift dice; f nothing back; cf DC 11
-    # flat check, on a failure the host cuts ties and +1 Unrest
-    ("festive-invitation", CS, {"gifts": 2, "option": 1}, {"check.e3.flat": [15]}, None,
-     {"pending": {"penalty_dice": 2}, "watch": [("visiting-celebrity", 3, 0)], "gm": ["roll it"]}),
-    ("festive-invitation", CS, {"gifts": 1}, {"check.e3.flat": [4]}, None,
-     {"pending": {"penalty_dice": 1}, "gm": ["roll it"]}),
+    # Festive Invitation (Arts; up to 4 Resource Dice as gifts = that many fewer next turn; KMT data/events/
+    # Festive Invitiation.json): cs "For each Resource Die you brought as a gift, choose a type of Commodity. Then
+    # roll the die; you gain that amount of that Commodity" (the kingdom's die: d4 at Size 4, storage 4 each;
+    # Food 3, Lumber 2, the rest 0 before), and a DC 11 flat check: on a success a Diplomatic Overture or a
+    # Visiting Celebrity next turn; s as many of a Commodity as gift dice; f nothing back; cf DC 11 flat check, on
+    # a failure the host cuts ties and +1 Unrest
+    ("festive-invitation", CS, {"gifts": 2, "gift_commodities": ["ore", "stone"], "option": 1},
+     {"check.e2.1": [3], "check.e2.2": [4], "check.e3.flat": [15]}, None,
+     {"pending": {"penalty_dice": 2}, "goods": {"ore": 3, "stone": 4}, "watch": [("visiting-celebrity", 3, 0)]}),
+    ("festive-invitation", CS, {"gifts": 1, "commodity": "luxuries"}, {"check.e2.1": [2], "check.e3.flat": [4]},
+     None, {"pending": {"penalty_dice": 1}, "goods": {"luxuries": 2}}),
+    # three dice, two of them Ore (1 + 2) and one Food (3 + 1 = 4, the storage)
+    ("festive-invitation", CS, {"gifts": 3, "gift_commodities": ["ore", "ore", "food"]},
+     {"check.e2.1": [1], "check.e2.2": [2], "check.e2.3": [1], "check.e3.flat": [4]}, None,
+     {"pending": {"penalty_dice": 3}, "goods": {"ore": 3, "food": 1}}),
+    # no gifts brought: nothing back, no fewer dice
+    ("festive-invitation", CS, {}, {"check.e3.flat": [4]}, None, {}),
     ("festive-invitation", S, {"gifts": 3, "commodity": "lumber"}, {}, province,
      {"pending": {"penalty_dice": 3}, "goods": {"lumber": 3}}),
     ("festive-invitation", F, {"gifts": 2}, {}, None, {"pending": {"penalty_dice": 2}}),
@@ -209,12 +224,13 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
     ("the-founding-of-a-village", F, {}, {}, None, {"gm": ["Freehold"], "pending": {"penalty_dice": 2}}),
     ("the-founding-of-a-village", CF, {}, {}, None, {"unrest": 1, "ruin": {"decay": 1},
                                                      "pending": {"penalty_dice": 4}}),
-    # The Local Paper (Industry; Read All About It comes with the printing house): cs lose 1d4 Unrest, +1 Fame
-    # next turn; s lose 1 Unrest; f +1 Unrest; cf +1d4 Unrest and +1 Strife (no paper)
+    # The Local Paper (Industry; KMT data/events/The Local Paper.json): cs "You gain access to the Read All About
+    # It leadership activity", lose 1d4 Unrest, +1 Fame next turn; s access and lose 1 Unrest; f access and +1
+    # Unrest; cf +1d4 Unrest and +1 Strife (no paper, no access)
     ("the-local-paper", CS, {}, {"check.e2": [3]}, None,
-     {"unrest": -3, "pending": {"fame": 1}, "gm": ["Read All About It"]}),
-    ("the-local-paper", S, {}, {}, None, {"unrest": -1, "gm": ["Read All About It"]}),
-    ("the-local-paper", F, {}, {}, None, {"unrest": 1, "gm": ["Read All About It"]}),
+     {"unrest": -3, "pending": {"fame": 1}, "unlocked": ["read-all-about-it"]}),
+    ("the-local-paper", S, {}, {}, None, {"unrest": -1, "unlocked": ["read-all-about-it"]}),
+    ("the-local-paper", F, {}, {}, None, {"unrest": 1, "unlocked": ["read-all-about-it"]}),
     ("the-local-paper", CF, {}, {"check.e1": [2]}, None, {"unrest": 2, "ruin": {"strife": 1}}),
     # The Trial (DC 27, Intrigue/Politics/Statecraft, continuous, ends on a success, critical success or critical
     # failure): cs lose 1d6 Unrest and a sentence: execution +1 Decay -2 Crime, exile -1 Strife, imprisonment
@@ -269,15 +285,15 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
       "ongoing": ["a-devil-comes-calling"]}),
     # Bandit Activity (+1, Defense, continuous, ends on a critical success; text in KMT lang/en.json): cs lose
     # 1d4 Unrest and +1 circumstance to Economy checks during the next turn; s 1 fewer Resource Die next turn; f
-    # +1 Unrest, 4 fewer; cf +1d4 Unrest, a Ruin +1, next turn's dice halved or 4 fewer, whichever is lower
-    # (4 fewer applied; the halving left to the GM's note)
+    # +1 Unrest, 4 fewer; cf +1d4 Unrest, a Ruin +1, next turn's dice halved or 4 fewer, whichever is lower (4
+    # fewer pending, and the halving that applies when it is lower: test_bandit_halved_or_four_fewer)
     ("bandit-activity", CS, {}, {"check.e1": [3]}, None,
      {"unrest": -3, "mods": [("ability == economy", "circumstance", 1, "end_of_next_turn")]}),
     ("bandit-activity", S, {}, {}, None, {"pending": {"penalty_dice": 1}, "ongoing": ["bandit-activity"]}),
     ("bandit-activity", F, {}, {}, None, {"unrest": 1, "pending": {"penalty_dice": 4},
                                           "ongoing": ["bandit-activity"]}),
     ("bandit-activity", CF, {"ruin": "strife"}, {"check.e1": [2]}, None,
-     {"unrest": 2, "ruin": {"strife": 1}, "pending": {"penalty_dice": 4}, "gm": ["halved"],
+     {"unrest": 2, "ruin": {"strife": 1}, "pending": {"penalty_dice": 4, "halve_dice": 1},
       "ongoing": ["bandit-activity"]}),
     # Cult Activity (+1, continuous), stage 1 (Intrigue, to find the cult): cs found, Folklore DC -5 (kept as
     # +5 to the event's checks); s found, +1 Unrest; f +1 Unrest; cf +1d4 Unrest, +1 Corruption. A success or
@@ -358,9 +374,23 @@ ROWS: list[tuple[str, str, dict[str, Any], dict[str, list[int]], Any, dict[str, 
     ("trouble-with-a-weird-gnome", CF, {"ruins": ["crime", "strife"]}, {}, None,
      {"unrest": 2, "ruin": {"crime": 1, "strife": 1}}),
     # Wealthy Immigrant (+2, Industry, the capital, continuous; ends on a success, critical success or critical
-    # failure): cs a noble villa built free (the GM places it); s a mansion; f they keep looking; cf +1 Unrest
-    ("wealthy-immigrant", CS, {}, {}, None, {"gm": ["Noble Villa"]}),
-    ("wealthy-immigrant", S, {}, {}, None, {"gm": ["Mansion"]}),
+    # failure; KMT data/events/Wealthy Immigrant.json): cs a noble villa (2 lots) built free "in an available spot
+    # in the capital", else in the largest settlement with room; s a mansion (1 lot); f they keep looking; cf +1
+    # Unrest. Oakhold's block 0 holds Houses in lot 0, so the first spot is lots 1-2 (a villa) or lot 1 (a mansion;
+    # an available spot, so it does not replace the Houses it could upgrade); the players may name the lots
+    ("wealthy-immigrant", CS, {}, {}, None,
+     {"structures": {"oakhold": ["+noble-villa"]},
+      "lots": {"oakhold": ["0.1: '' -> 'noble-villa'", "0.2: '' -> 'noble-villa'"]}, "other": ["settlements"]}),
+    ("wealthy-immigrant", S, {}, {}, None,
+     {"structures": {"oakhold": ["+mansion"]}, "lots": {"oakhold": ["0.1: '' -> 'mansion'"]},
+      "other": ["settlements"]}),
+    ("wealthy-immigrant", S, {"lots": [(0, 3)]}, {}, None,
+     {"structures": {"oakhold": ["+mansion"]}, "lots": {"oakhold": ["0.3: '' -> 'mansion'"]},
+      "other": ["settlements"]}),
+    # the capital's only block full (and a level-1 kingdom cannot grow it, §5.10): the mansion goes to Far, the
+    # largest settlement with room (its block 0: Town Hall in lot 0, so lot 1)
+    ("wealthy-immigrant", S, {}, {}, _capital_full,
+     {"structures": {"far": ["+mansion"]}, "lots": {"far": ["0.1: '' -> 'mansion'"]}, "other": ["settlements"]}),
     ("wealthy-immigrant", F, {}, {}, None, {"ongoing": ["wealthy-immigrant"]}),
     ("wealthy-immigrant", CF, {}, {}, None, {"unrest": 1}),
     # Crop Failure (a Farmland hex; text in KMT lang/en.json): cs contained, no effect; s +1 Consumption next
@@ -490,3 +520,128 @@ def test_food_surplus_critical_success_skips_next_turns_consumption() -> None:
     paid = next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid))
     assert (paid.consumption, paid.food, paid.rp) == (0, 0, 0)
     assert [(t.label, t.value) for t in paid.terms][:2] == [("Oakhold (village)", 1), ("Far (village)", 1)]
+
+
+def test_local_paper_unlocks_read_all_about_it() -> None:
+    """The Local Paper at a success gives access to Read All About It (published: "You gain access to the Read All
+    About It leadership activity"): without the option unlock_all_activities and without a Printing House, the
+    activity is refused before the event and taken the turn after it."""
+    from .outcome_play import kingdom
+
+    row = {"activity.leadership": {"choices": {"activities": [{"activity": "read-all-about-it", "role": "ruler"}]},
+                                   "rolls": {"a1": [10]}}}
+    g = kingdom(unlock_all_activities=False)
+    with pytest.raises(AssertionError, match="read-all-about-it is not unlocked"):
+        g.play(row)
+    g = kingdom(unlock_all_activities=False)
+    g.play({"event.resolve": {"choices": {"event": "the-local-paper"}, "rolls": {"check": [15]}}})
+    assert "read-all-about-it" in g.state.unlocked_activities
+    g.play(row)
+
+
+# The Rampage of the Owlbear with only Water borders (KMT data/events/The Rampage of the Owlbear.json: "If the
+# settlement has only Water borders ... increase the rolled result by one degree of success"; its upgrades:
+# critical failure -> failure, failure -> success, success -> critical success). The GM states the map's fact
+# (E2 choice water_borders, 0-4); the rolled degree is raw, the outcome is the next degree's row above.
+OWLBEAR_WATER = [
+    (4, CF, F, {"check.e1": [5], "check.e2.0": [2]}, {"unrest": 5, "ruin": {"decay": 2}, "gm": ["two lots"]}),
+    (4, F, S, {"check.e1": [2]}, {"unrest": 2, "ruin": {"decay": 1}, "gm": ["one lot"]}),
+    (4, S, CS, {}, {"unrest": 1}),
+    (3, F, F, {"check.e1": [5], "check.e2.0": [2]}, {"unrest": 5, "ruin": {"decay": 2}, "gm": ["two lots"]}),
+]
+
+
+@pytest.mark.parametrize(("water", "rolled", "degree", "rolls", "want"), OWLBEAR_WATER,
+                         ids=[f"water{r[0]}-{r[1]}" for r in OWLBEAR_WATER])
+def test_owlbear_only_water_borders_raise_the_degree(water: int, rolled: str, degree: str,
+                                                     rolls: dict[str, list[int]], want: dict[str, Any]) -> None:
+    from kingdomlog.rulesets.pf2e import events as E
+    from kingdomlog.rulesets.pf2e import tables as T
+
+    from .helpers import events_of, step_state
+    from .outcome_play import _before, _check, changes, degree_die, kingdom
+
+    name = "the-rampage-of-the-owlbear"
+    choices = {"event": name, "water_borders": water}
+    first = _check(kingdom().play({"event.resolve": {"choices": choices, "rolls": {"check": [10]}}}), name)
+    die = degree_die(first.modifier, first.dc, rolled)
+    pv = kingdom().play({"event.resolve": {"choices": choices, "rolls": {"check": [die], **rolls}}})
+    chk = _check(pv, name)
+    assert (chk.base_degree, chk.degree) == (rolled, degree)
+    ev = T.base_events()[name]
+    drafts = [d for d in events_of(pv, "event.resolve") if not (isinstance(d, E.GMRuling) and d.note == ev.gm_note)]
+    got = changes(_before(pv, "event.resolve"), step_state(pv, "event.resolve"), drafts, name)
+    _compare(got, want, degree)
+
+
+def test_plague_penalises_civic_checks_in_its_settlement_while_it_lasts() -> None:
+    """Plague (KMT data/events/Plague.json): "You take a -2 status penalty to all Civic activities made in a
+    settlement suffering from a plague unless the settlement has a sewer system", while the event goes on. Unrest
+    is set to 0 after the event, so no other status penalty hides it: an Industry check's modifier is 2 lower in
+    the struck settlement's Civic checks, and unchanged in the other settlement, in a Region check, with a Sewer
+    System, or once the plague has ended."""
+    from kingdomlog.rulesets.pf2e.state import check_modifier
+
+    from .outcome_play import kingdom
+
+    g = kingdom()
+    g.state = g.state.model_copy(update={"unrest": 0})
+    # the plague strikes the largest settlement and goes on after a failure (row above: 1d6 Unrest, every Ruin +1)
+    g.play({"event.resolve": {"choices": {"event": "plague"}, "rolls": {"check": [1], "check.e1": [1]}}})
+    (plague,) = g.state.ongoing_events
+    sick = plague.settlement
+    assert sick
+    other = next(x.id for x in g.state.settlements if x.id != sick)
+    s = g.state.model_copy(update={"unrest": 0})
+
+    def civic(state: Any, where: str, category: str = "civic") -> tuple[int, list[tuple[str, int]]]:
+        b = check_modifier(state, "industry", category=category, settlement=where)
+        return int(b.total), [(t.label, int(t.value)) for t in b.terms if "Plague" in t.label]
+
+    healthy = s.model_copy(update={"ongoing_events": ()})
+    base, none = civic(healthy, sick)
+    assert none == []
+    assert civic(s, sick) == (base - 2, [("Plague in the settlement", -2)])
+    assert civic(s, other) == civic(healthy, other)  # another settlement
+    assert civic(s, sick, "region")[1] == []  # not a Civic check
+    # a Sewer System in the settlement keeps the penalty away
+    st = next(x for x in s.settlements if x.id == sick)
+    pipes = BuiltStructure(name="sewer-system", block=-1, lots=())
+    sewer = st.model_copy(update={"structures": (*st.structures, pipes)})
+    with_sewer = s.model_copy(update={"settlements": tuple(sewer if x.id == sick else x for x in s.settlements)})
+    assert civic(with_sewer, sick)[1] == []
+
+
+def test_festive_invitation_names_no_more_gift_commodities_than_gifts() -> None:
+    """A Commodity for a die not brought is refused, naming the choice; nothing is resolved."""
+    with pytest.raises(AssertionError, match="gift_commodities"):
+        play_event("festive-invitation", CS, choices={"gifts": 1, "gift_commodities": ["ore", "stone"]})
+
+
+@pytest.mark.parametrize(("level", "bonus", "want"), [(1, 0, 1), (4, 0, 4), (9, 0, 6), (9, 3, 8)])
+def test_bandit_halved_or_four_fewer(level: int, bonus: int, want: int) -> None:
+    """Bandit Activity cf (KMT data/events/Bandit Activity.json): "at the start of your next Kingdom turn your
+    Resource Dice are halved or lose 4 Resource Dice next turn, whichever results in a lower total" (halves
+    round down, CRB). Dice = level + 4 + bonus (§2.11.3): level 1, 5 dice: 4 fewer = 1, halved 2 -> 1; level 4,
+    8 dice: 4 either way; level 9, 13 dice: 4 fewer = 9, halved 6 -> 6; with 3 bonus dice, 16: 12 or 8 -> 8.
+    Next turn's U3 rolls that many dice."""
+    from kingdomlog.rulesets.pf2e import events as E
+    from kingdomlog.rulesets.pf2e.state import resource_dice
+
+    from .helpers import events_of, step_state
+    from .outcome_play import kingdom
+
+    def setup(s: KingdomState) -> KingdomState:
+        return s.model_copy(update={"level": level, "max_level": max(level, s.max_level)})
+
+    g = kingdom(setup)
+    g.play({"event.resolve": {"choices": {"event": "bandit-activity", "ruin": "strife"},
+                              "rolls": {"check": [1], "check.e1": [2]}}})
+    assert (g.state.pending.penalty_dice, g.state.pending.halve_dice) == (4, 1)
+    g.state = g.state.model_copy(update={"pending": g.state.pending.model_copy(update={"bonus_dice": bonus})})
+    assert int(resource_dice(g.state).total) == want
+    pv = g.play({})
+    rolled = next(e for e in events_of(pv, "upkeep.resources") if isinstance(e, E.ResourceDiceRolled))
+    assert len(rolled.faces) == want
+    after = step_state(pv, "upkeep.resources").pending  # used up (the continuing event is checked again in E2)
+    assert (after.penalty_dice, after.halve_dice) == (0, 0)

@@ -533,6 +533,12 @@ class EventRow(Choices):
     lots: list[tuple[int, int]] | None = Field(default=None, description="(block, lot) pairs an outcome's rubble"
                                                                          " falls on, as the players choose")
     gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
+    gift_commodities: list[Commodity] = Field(default_factory=list, max_length=4, description="Festive"
+                                              " Invitation, critical success: the Commodity chosen for each gift"
+                                              " die in order (default: 'commodity' for each)")
+    water_borders: int = Field(default=0, ge=0, le=4, description="The Rampage of the Owlbear: how many of the"
+                               " struck settlement's four borders are Water (a fact of the map; all four raise the"
+                               " result one degree)")
     group: str | None = Field(default=None, description="the group an outcome deals with, as the GM names it")
     gm_effects: GMEffects
     skip: bool = Field(default=False, description="a continuing event's check is not attempted this turn (the"
@@ -572,6 +578,12 @@ class EventResolveChoices(Choices):
     assurance: bool = False
     lots: list[tuple[int, int]] | None = None
     gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
+    gift_commodities: list[Commodity] = Field(default_factory=list, max_length=4, description="Festive"
+                                              " Invitation, critical success: the Commodity chosen for each gift"
+                                              " die in order (default: 'commodity' for each)")
+    water_borders: int = Field(default=0, ge=0, le=4, description="The Rampage of the Owlbear: how many of the"
+                               " struck settlement's four borders are Water (a fact of the map; all four raise the"
+                               " result one degree)")
     group: str | None = Field(default=None, description="the group an outcome deals with, as the GM names it")
     table_pick: Literal[0, 1] = Field(default=0, description="which of two table rolls occurs (Prognostication)")
     events: list[EventRow] = Field(default_factory=list, description="continuing and scheduled events resolved"

@@ -731,6 +731,7 @@ def resolve_event(ctx: Ctx, asked: Asked, name: str, row: Any, *, key: str, sele
     picks = Picks.of(row)
     prep: dict[str, Any] = {"event": name, "settlement": sid, "lots_hit": list(getattr(row, "lots", None) or []),
                             "symbols": {"gifts": int(getattr(row, "gifts", 0) or 0)},
+                            "gift_commodities": list(getattr(row, "gift_commodities", None) or []),
                             "group": getattr(row, "group", None) or ""}
     if hid:
         h = hex_of(s, hid)
@@ -739,6 +740,7 @@ def resolve_event(ctx: Ctx, asked: Asked, name: str, row: Any, *, key: str, sele
     run = Run(ctx, asked, picks, name, prep)
     facts = run.facts()
     facts.update(settlement_facts(s, next(x for x in s.settlements if x.id == sid)) if sid else {})
+    facts["water_borders"] = int(getattr(row, "water_borders", 0) or 0)
     stage = old.stage if old else 0
     degree = None
     skill = getattr(row, "skill", None)

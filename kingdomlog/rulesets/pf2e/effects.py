@@ -89,7 +89,8 @@ class Run:
             "settlement": self._settlement, "crop_failure_watch": self._crop_watch, "build": self._build,
             "demolish": self._demolish, "rubble": self._rubble, "damage": self._damage,
             "relocate_capital": self._relocate, "relations": self._relations, "end_event": self._end_event,
-            "event_watch": self._event_watch, "flag": self._flag,
+            "event_watch": self._event_watch, "flag": self._flag, "unlock": self._unlock,
+            "gift_structure": self._gift_structure, "commodity_per_die": self._commodity_per_die,
             "army_recruit": self._army_recruit, "army_condition": self._army_condition, "army_hp": self._army_hp,
             "army_move": self._army_move, "army_tactic": self._army_tactic, "army_gear": self._army_gear,
             "army_disband": self._army_disband, "army_consumption": self._army_consumption,
@@ -237,6 +238,23 @@ class Run:
         if val < 0:
             val = -min(-val, self.ctx.state.commodities[c])
         gain_commodity(self.ctx, c, val, self.name, faces)
+
+    def _commodity_per_die(self, eff: Any, key: str) -> None:
+        """For each of ``amount`` dice (Festive Invitation: the gifts), one Resource Die of the Commodity chosen
+        for it (the row's ``gift_commodities`` in order, else ``commodity``), rolled under ``key.1``, ``key.2`` ...
+        (KMT data/events/Festive Invitiation.json: "For each Resource Die you brought as a gift, choose a type of
+        Commodity. Then roll the die; you gain that amount of that Commodity")."""
+        n, _ = self.value(eff, key)
+        chosen = list(self.prep.get("gift_commodities") or [])
+        if len(chosen) > n:
+            raise InputError(f"{self.name}: 'gift_commodities' names {len(chosen)} Commodities for {n} gift dice")
+        for i in range(n):
+            c = chosen[i] if i < len(chosen) else self.picks.commodity
+            if c not in T.COMMODITIES:
+                raise InputError(f"{self.name}: choose the Commodity of gift die {i + 1} ('gift_commodities' or"
+                                 " 'commodity')")
+            val, faces = amount(self.ctx, "rd", f"{key}.{i + 1}")
+            gain_commodity(self.ctx, c, val, f"{self.name}: gift die {i + 1}", faces)
 
     def _food_loss(self, eff: Any, key: str) -> None:
         if self.ctx.state.commodities["food"] == 0:
@@ -387,6 +405,16 @@ class Run:
 
         build_outcome(self.ctx, self, self.prep, int(eff.amount), self.name)
 
+    def _gift_structure(self, eff: Any, key: str) -> None:
+        """A structure built free for the kingdom (``target``: its name) in the event's settlement, else the
+        largest with room (Wealthy Immigrant)."""
+        from kingdomlog.rulesets.pf2e.structures import gift_structure
+
+        if eff.target not in T.catalog(self.ctx.state.homebrew).structures:
+            raise InputError(f"{self.name}: 'gift_structure' names {eff.target!r}, not a structure")
+        gift_structure(self.ctx, eff.target, str(self.prep.get("settlement") or ""),
+                       list(self.prep.get("lots_hit", [])), self.name)
+
     def _demolish(self, eff: Any, key: str) -> None:
         from kingdomlog.rulesets.pf2e.structures import demolish_outcome
 
@@ -437,6 +465,14 @@ class Run:
     def _flag(self, eff: Any, key: str) -> None:
         """A mark for the rest of the turn that a later rule reads (``flags has <name>``)."""
         self.ctx.emit(E.FlagSet(flag=eff.target, cause=self.name))
+
+    def _unlock(self, eff: Any, key: str) -> None:
+        """An outcome that gives access to an activity (The Local Paper: Read All About It), recorded as the
+        same ``pf2e.activity_unlocked`` fact a story unlock is; an activity already unlocked stays so."""
+        if eff.target not in T.catalog(self.ctx.state.homebrew).activities:
+            raise InputError(f"{self.name}: 'unlock' names {eff.target!r}, not an activity")
+        if eff.target not in self.ctx.state.unlocked_activities:
+            self.ctx.emit(E.ActivityUnlocked(activity=eff.target, cause=self.name))
 
     def _event_watch(self, eff: Any, key: str) -> None:
         """A kingdom event due later: ``target`` the event, ``value`` the flat-check DC (0: it simply occurs),

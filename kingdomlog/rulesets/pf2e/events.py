@@ -312,7 +312,7 @@ class ModifierRemoved(EventModel):
 @register_event
 class PendingAdded(EventModel):
     type = "pf2e.pending_added"
-    kind: Literal["bonus_dice", "penalty_dice", "rp", "fame", "consumption", "commodity"]
+    kind: Literal["bonus_dice", "penalty_dice", "rp", "fame", "consumption", "commodity", "halve_dice"]
     amount: int
     commodity: str = ""
     cause: str = ""

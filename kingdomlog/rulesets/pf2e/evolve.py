@@ -248,7 +248,7 @@ def _flat(s: KingdomState, p: E.FlatCheckResolved, turn: int) -> KingdomState:
 
 @on(E.ResourceDiceRolled)
 def _resource(s: KingdomState, p: E.ResourceDiceRolled, turn: int) -> KingdomState:
-    pend = s.pending.model_copy(update={"bonus_dice": 0, "penalty_dice": 0, "rp": 0})
+    pend = s.pending.model_copy(update={"bonus_dice": 0, "penalty_dice": 0, "rp": 0, "halve_dice": 0})
     return _up(s, rp=p.total + p.pending_rp, pending=pend)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import Field, computed_field, model_validator
+from pydantic import Field, computed_field, model_serializer, model_validator
 
 from kingdomlog.core.effects import combine, holds
 from kingdomlog.core.hexes import Axial, distance, touches
@@ -309,6 +309,18 @@ class Pending(Frozen):
     fame: int = 0
     consumption: int = 0
     commodities: dict[str, int] = Field(default_factory=dict)
+    halve_dice: int = 0
+    """Next turn's Resource Dice are halved (rounded down) if that is fewer than the 4 fewer already pending
+    (Bandit Activity's critical failure, KMT data/events/Bandit Activity.json: "your Resource Dice are halved or
+    lose 4 Resource Dice next turn, whichever results in a lower total"). Left out of the state document while
+    0, so documents of logs without it are unchanged."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unused(self, handler: Any) -> Any:
+        out = handler(self)
+        if isinstance(out, dict) and not self.halve_dice:
+            out.pop("halve_dice", None)
+        return out
 
 
 class UsedActivity(Frozen):
@@ -568,6 +580,11 @@ def resource_dice(state: KingdomState) -> Breakdown:
         terms.append(Term("bonus dice (pending)", state.pending.bonus_dice))
     if state.pending.penalty_dice:
         terms.append(Term("penalty dice (pending)", -state.pending.penalty_dice))
+    if state.pending.halve_dice and state.pending.penalty_dice >= 4:
+        fewer = max(0, sum(int(t.value) for t in terms))
+        halved = (fewer + 4) // 2  # the dice without the 4 fewer, halved (rounded down, CRB)
+        if halved < fewer:
+            terms.append(Term("halved instead of 4 fewer (pending)", halved - fewer))
     total = max(0, sum(int(t.value) for t in terms))
     return Breakdown(f"Resource Dice (d{size_band(size_of(state)).die})", total, tuple(terms))
 
@@ -962,6 +979,26 @@ def structure_bonuses(state: KingdomState, facts: Mapping[str, Any], settlement:
     return out
 
 
+def ongoing_event_modifiers(state: KingdomState, facts: Mapping[str, Any], settlement: str) -> list[StackMod]:
+    """The modifiers ongoing events give a check (an event's ``while_ongoing``; Plague, KMT data/events/Plague.json:
+    "a -2 status penalty to all Civic activities made in a settlement suffering from a plague unless the
+    settlement has a sewer system"), for as long as the event goes on."""
+    events = T.catalog(state.homebrew).events
+    here = next((x for x in state.settlements if x.id == settlement), None) if settlement else None
+    built = [b.name for b in here.structures if not b.damaged] if here is not None else []
+    out: list[StackMod] = []
+    for ev in state.ongoing_events:
+        ed = events.get(ev.name)
+        if ed is None or not ed.while_ongoing:
+            continue
+        seen = {**facts, "struck": bool(settlement) and ev.settlement == settlement, "settlement_structures": built}
+        for m in ed.while_ongoing:
+            if m.kind == "modifier" and selector_matches(m.selector, seen):
+                out.append(StackMod(m.note or f"event {ed.title or ed.name}", m.value, m.type,
+                                    f"event:{ev.name}:{ev.settlement}"))
+    return out
+
+
 def check_modifier(state: KingdomState, skill: str, *, activity: str = "", category: str = "",
                    warfare: bool = False, role: str = "", extra: list[StackMod] | None = None,
                    target: str = "", settlement: str = "", hex: str = "", traits: Sequence[str] = (),
@@ -1001,6 +1038,7 @@ def check_modifier(state: KingdomState, skill: str, *, activity: str = "", categ
         if selector_matches(m.selector, facts):
             mods.append(StackMod(m.source, m.value, m.type, m.id))
     mods.extend(feat_modifiers(state, facts))
+    mods.extend(ongoing_event_modifiers(state, facts, settlement))
     if role and state.leaders.get(role) and state.leaders[role].leadership_modifier:
         ld = state.leaders[role]
         if (ld.leadership_modifier < 0 and category in ("leadership", "region", "civic", "army")) or (

@@ -257,6 +257,36 @@ def free_structures(ctx: Ctx, settlement_id: str, hex_id: str) -> None:
                    cause=f"free: founded on hex {hx.id}'s {struct.name}")
 
 
+def gift_structure(ctx: Ctx, name: str, first: str, picks: list[tuple[int, int]], cause: str) -> None:
+    """A structure someone else builds for the kingdom, free and without Build Structure (Wealthy Immigrant, KMT
+    data/events/Wealthy Immigrant.json: "in an available spot in the capital. If there isn't enough room in the
+    capital, the immigrant builds in the largest settlement that has enough room"). ``first`` is the settlement
+    tried first; the spot is the players' ``lots`` ((block, lot) pairs in it) or the first that fits. No kingdom
+    level, cost or check applies, and, as for a settlement's free structure, nothing of "the first time you build"
+    (the kingdom did not Build it); where no settlement has room, nothing is built and the note says so."""
+    from kingdomlog.core.errors import RuleError
+
+    struct = catalog(ctx).structures[name]
+    spot = struct.model_copy(update={"upgrade_from": ""})  # an available spot: it replaces nothing standing
+    order = [x for x in ctx.state.settlements if x.id == first]
+    order += sorted((x for x in ctx.state.settlements if x.id != first), key=lambda x: -x.blocks_used)
+    for st in order:
+        row = ActivityRow(activity="build-structure", gm_effects=[])
+        if picks and st.id == first:
+            row = ActivityRow(activity="build-structure", gm_effects=[], block=picks[0][0],
+                              lots=[lot for b, lot in picks if b == picks[0][0]])
+        try:
+            block, lots, replaces, border = place(ctx, st, spot, row)
+        except RuleError:
+            if picks and st.id == first:
+                raise
+            continue
+        emit_built(ctx, st, struct, block=block, lots=lots, border=border, replaces=replaces, cause=cause)
+        return
+    ctx.emit(E.GMRuling(source=cause, note=f"no settlement has room for a {struct.title or struct.name}: nothing"
+                                           " is built"))
+
+
 def rubble_lots(ctx: Ctx, settlement_id: str, picks: list[tuple[int, int]], count: int, cause: str, *,
                 structures_first: bool = False, residential: bool = False) -> None:
     """Reduce ``count`` lots of a settlement to rubble (an event's damage): the lots the players chose, else

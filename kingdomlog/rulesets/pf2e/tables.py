@@ -47,16 +47,16 @@ FEATURES: tuple[str, ...] = get_args(Feature)
 EffectKind = Literal[
     # resources and figures
     "rp", "spend_rp", "refund_rp", "rp_no_xp", "unrest", "fame", "xp", "ruin", "ruin_penalty", "ruin_threshold",
-    "commodity", "food_loss", "pending", "trade_goods",
+    "commodity", "commodity_per_die", "food_loss", "pending", "trade_goods",
     # modifiers and bookkeeping
     "modifier", "cooldown", "treasury_debt", "boon", "extra_region", "flat_check", "gm", "choose",
     # the map
     "claim_hex", "work_site", "farmland", "roads", "fortify", "irrigate", "abandon_hex", "destroy_feature",
     "settlement", "crop_failure_watch",
     # settlements
-    "build", "demolish", "rubble", "damage", "relocate_capital",
+    "build", "demolish", "rubble", "damage", "relocate_capital", "gift_structure",
     # relations and events
-    "relations", "end_event", "event_watch", "flag",
+    "relations", "end_event", "event_watch", "flag", "unlock",
     # armies
     "army_recruit", "army_condition", "army_hp", "army_move", "army_tactic", "army_gear", "army_disband",
     "army_consumption",
@@ -457,6 +457,11 @@ class KingdomEventDef(Frozen):
     degree_adjust: list[DcAdjust] = Field(default_factory=list)
     modifiers: list[Effect] = Field(default_factory=list)
     """Bonuses or penalties the event's own rules give its checks (a Sewer System, a dump ...)."""
+    while_ongoing: list[Effect] = Field(default_factory=list)
+    """Modifiers (kind ``modifier``) the event gives other checks while it is ongoing (Plague: -2 status to Civic
+    activities in its settlement). Their selectors read the check's facts and ``struck`` (the check is made in
+    the settlement the event strikes) and ``settlement_structures`` (what stands, undamaged, in the check's
+    settlement)."""
     stage_outcomes: list[Outcomes] = Field(default_factory=list)
     """For staged events (Cult Activity): the outcomes of each stage after the first (``outcomes``)."""
     advance_on: list[Literal["critical_success", "success", "failure", "critical_failure"]] = Field(
