@@ -408,12 +408,14 @@ def bench_historian(data: Path, sizes: list[int], played: int, turns: int, round
     for n in sizes:
         for f in folders[:n]:
             shutil.rmtree(f / ".cache" / "catalog", ignore_errors=True)
+        shutil.rmtree(root / ".cache" / "catalog-root", ignore_errors=True)  # the root records too
         say(f"catalog {n}: first open (every campaign folded; load {load()})")
         first = worker("catalog", str(root), str(n))
         say(f"catalog {n}: {rounds} interleaved rounds of an unchanged open vs DuckDB on the files (load {load()})")
         res = interleaved({"open": partial(worker, "catalog", str(root), str(n)),
                            "floor": partial(worker, "catalog_floor", str(root), str(n))}, rounds)
         assert res["open"]["folded"] == [], res["open"]["folded"]
+        assert res["open"]["from_root"] == n, res["open"]["from_root"]  # the unchanged open used the root record
         changed = folders[n // 2]
         added = _play_one_turn(changed)
         after = worker("catalog", str(root), str(n))
@@ -448,7 +450,7 @@ def bench_historian(data: Path, sizes: list[int], played: int, turns: int, round
             "first_open": first, "open": res["open"], "floor": res["floor"],
             "open_vs_floor": res["open"]["seconds"] / res["floor"]["seconds"],
             "after_one_turn": {"seconds": after["seconds"], "folded": after["folded"], "events_added": added,
-                               "changed": changed.name},
+                               "changed": changed.name, "from_root": after["from_root"]},
             "query_ours_ms": om * 1e3, "query_peer_ms": pm * 1e3, "query_ratio": pm / om, "load": load(),
         }
     s = out["sizes"]
