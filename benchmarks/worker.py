@@ -145,7 +145,7 @@ def catalog_open(root: str, limit: str = "0") -> dict[str, Any]:
     n = cat.con.execute("SELECT count(*) FROM campaigns").fetchone()
     rows = cat.con.execute("SELECT count(*) FROM states").fetchone()
     return dict(m.doc(), campaigns=n[0] if n else 0, state_rows=rows[0] if rows else 0, folded=cat.folded,
-                warnings=len(cat.warnings))
+                from_root=cat.from_root, warnings=len(cat.warnings))
 
 
 def catalog_floor(root: str, limit: str = "0") -> dict[str, Any]:

@@ -69,9 +69,12 @@ class Choices(BaseModel):
 
     Use ``list[...]`` (not tuples) and ``Literal`` (not enums) so JSON plans validate
     in strict mode; give every field a default unless the step cannot play without it.
+
+    ``defer_build``: a class's validator is built on its first use, not at import, so a command
+    that plays no step (``kingdomlog state``) does not build those of every step of its ruleset.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
 
 class NoChoices(Choices):

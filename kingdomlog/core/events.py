@@ -34,9 +34,13 @@ VISIBILITY_GM = "gm"
 
 
 class EventModel(BaseModel):
-    """Base class of every event payload: frozen, no unknown fields."""
+    """Base class of every event payload: frozen, no unknown fields.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    ``defer_build``: a payload class's validator is built when its first event is decoded or
+    drafted, not at import (a warm ``kingdomlog state`` decodes no event).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     type: ClassVar[str]
     version: ClassVar[int] = 1

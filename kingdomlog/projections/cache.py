@@ -221,5 +221,184 @@ def descriptor(ruleset: str, build: Callable[[], dict[str, Any]]) -> dict[str, A
     return doc
 
 
-__all__ = ["Projection", "catalog_code_digest", "descriptor", "fingerprint", "load", "path_for", "ruleset_digest",
-           "save"]
+
+
+# ---- the root record: one signed file per campaigns root and viewer --------------------------------------
+
+ROOT_FORMAT = 1
+ROOT_DIR = "catalog-root"
+CONFIG_NAME = "campaign.toml"
+
+
+def root_path(root: Path, viewer: str, folders: list[Path] | None) -> Path:
+    """Where the root record of ``root`` for ``viewer`` lives (``<root>/.cache/catalog-root/``).
+
+    A catalog over an explicit list of folders keeps its own record (named by the list's digest),
+    so opening a subset does not replace the record of the whole root.
+    """
+    name = viewer_slug(viewer)
+    if folders is not None:
+        name += "-" + hashlib.sha256("\0".join(map(str, folders)).encode()).hexdigest()[:16]
+    return root / ".cache" / ROOT_DIR / f"{name}.arrow"
+
+
+def folder_identity(folder: Path) -> list[Any] | None:
+    """The identity on disk of everything a campaign's projection derives from, or None.
+
+    ``campaign.toml``, the recorded head (``.cache/head.json``), every entry of ``log/`` and of the
+    homebrew ``data/`` folder, each as (name, device, inode, size, mtime, ctime) — the identity the
+    store already uses to trust an unchanged batch file (``store.log.ident``). Any write to one
+    of them sets its ctime, and adding, removing or renaming an entry changes the listing, so an
+    equal identity means nothing was written since. None when something cannot be read or changed
+    less than ``RACY_SECONDS`` ago (its identity is then not yet trusted).
+    """
+    from kingdomlog.store.log import ident, settled
+
+    out: list[Any] = []
+    try:
+        for rel in (CONFIG_NAME, ".cache/head.json"):
+            try:
+                st = os.stat(folder / rel)
+            except FileNotFoundError:
+                out.append([rel, None])
+                continue
+            if not settled(st):
+                return None
+            out.append([rel, *ident(st)])
+        for sub in ("log", "data"):
+            d = folder / sub
+            if not d.is_dir():
+                out.append([sub, None])
+                continue
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+            out.append([sub, len(entries)])
+            for e in entries:
+                st = e.stat(follow_symlinks=False)
+                if not settled(st):
+                    return None
+                out.append([f"{sub}/{e.name}", *ident(st)])
+    except OSError:
+        return None
+    return out
+
+
+@dataclass
+class RootEntry:
+    """One campaign's part of a root record: where its rows sit in the record's tables."""
+
+    campaign: str
+    ruleset: str
+    identity: list[Any]
+    row: dict[str, Any]
+    events: pa.Table
+    states: pa.Table | None
+
+
+def save_root(path: Path, viewer: str, entries: dict[str, RootEntry]) -> bool:
+    """Write the root record (signed) of ``entries`` (by folder); False if it could not be written."""
+    import pyarrow as pa
+
+    rulesets = sorted({e.ruleset for e in entries.values()})
+    digests = {rid: ruleset_digest(rid) for rid in rulesets}
+    if any(d is None for d in digests.values()):
+        return False
+    folders: list[dict[str, Any]] = []
+    ev_parts: list[pa.Table] = []
+    st_parts: dict[str, list[pa.Table]] = {rid: [] for rid in rulesets}
+    ev_off = 0
+    st_off = dict.fromkeys(rulesets, 0)
+    for folder, e in sorted(entries.items(), key=lambda kv: (kv[1].campaign, kv[0])):  # the tables in catalog order
+        n_st = e.states.num_rows if e.states is not None else 0
+        folders.append({"folder": folder, "campaign": e.campaign, "ruleset": e.ruleset, "identity": e.identity,
+                        "row": e.row, "ev": [ev_off, e.events.num_rows], "st": [st_off[e.ruleset], n_st]})
+        ev_parts.append(e.events.sort_by("seq"))  # so the whole table is in (campaign, seq) order
+        ev_off += e.events.num_rows
+        if e.states is not None and n_st:
+            st_parts[e.ruleset].append(e.states)
+            st_off[e.ruleset] += n_st
+    try:
+        # one record batch per table (not one per batch file), so reading it back is a zero-copy view
+        ev = _ipc(pa.concat_tables(ev_parts).combine_chunks()) if ev_parts else b""
+        sts = {rid: _ipc(pa.concat_tables(t, promote_options="default").combine_chunks()) if t else b""
+               for rid, t in st_parts.items()}
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return False  # states of one ruleset with mixed column types: the per-campaign projections serve
+    head = {"format": ROOT_FORMAT, "viewer": viewer, "code": catalog_code_digest(), "rulesets": digests,
+            "folders": folders, "events_len": len(ev), "states_len": [[rid, len(sts[rid])] for rid in rulesets]}
+    try:
+        body = json.dumps(head, separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n" + ev \
+            + b"".join(sts[rid] for rid in rulesets)
+    except ValueError:
+        return False
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(keys.sign(body).encode("ascii") + b"\n" + body)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        return False
+
+
+@dataclass
+class RootRecord:
+    """A loaded root record: its entries by folder and its whole tables (``events`` in (campaign, seq) order)."""
+
+    entries: dict[str, RootEntry]
+    events: pa.Table | None
+    states: dict[str, pa.Table | None]
+
+
+def load_root(path: Path, viewer: str) -> RootRecord | None:
+    """The entries (by folder) of the root record at ``path``, if this machine signed it for this code and viewer.
+
+    A record of other catalog code, or holding a ruleset whose package changed since, is not used.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    # offsets, not bytes.partition: the record is tens of MB and each partition would copy it
+    i = data.find(b"\n")
+    j = data.find(b"\n", i + 1)
+    if i != 64 or j < 0 or not keys.verify(memoryview(data)[i + 1:], data[:i]):
+        return None
+    try:
+        head = json.loads(data[i + 1:j])
+        if not isinstance(head, dict) or head.get("format") != ROOT_FORMAT or head.get("viewer") != viewer \
+                or head.get("code") != catalog_code_digest():
+            return None
+        digests = head["rulesets"]
+        if any(ruleset_digest(rid) != d for rid, d in digests.items()):
+            return None
+        n_ev = int(head["events_len"])
+        sizes = [(str(rid), int(n)) for rid, n in head["states_len"]]
+        if n_ev + sum(n for _r, n in sizes) != len(data) - j - 1:
+            return None
+        import pyarrow as pa
+
+        buf = pa.py_buffer(data).slice(j + 1)  # the tables are views of the bytes read, not copies
+        events = pa.ipc.open_stream(buf.slice(0, n_ev)).read_all() if n_ev else None
+        states: dict[str, pa.Table | None] = {}
+        off = n_ev
+        for rid, n in sizes:
+            states[rid] = pa.ipc.open_stream(buf.slice(off, n)).read_all() if n else None
+            off += n
+        out: dict[str, RootEntry] = {}
+        for f in head["folders"]:
+            e0, en = (int(x) for x in f["ev"])
+            s0, sn = (int(x) for x in f["st"])
+            rid = str(f["ruleset"])
+            st = states.get(rid)
+            if events is None or e0 + en > events.num_rows or (sn and (st is None or s0 + sn > st.num_rows)):
+                return None
+            out[str(f["folder"])] = RootEntry(str(f["campaign"]), rid, list(f["identity"]), dict(f["row"]),
+                                              events.slice(e0, en), st.slice(s0, sn) if st is not None and sn
+                                              else None)
+        return RootRecord(out, events, states)
+    except Exception:  # not a record of this format: rebuilt (it is only a cache)
+        return None
+
+
+__all__ = ["Projection", "RootEntry", "RootRecord", "catalog_code_digest", "descriptor", "fingerprint",
+           "folder_identity", "load", "load_root", "path_for", "root_path", "ruleset_digest", "save", "save_root"]

@@ -216,32 +216,65 @@ class Catalog:
         self.progress = progress
         self.folded: list[str] = []
         self.extended: list[str] = []
-        self._load(list(campaigns) if campaigns is not None else find_campaigns(self.root))
+        self.from_root: int = 0
+        """How many campaigns this open took from the root record (checked by their files' identities only)."""
+        explicit = [Path(c) for c in campaigns] if campaigns is not None else None
+        self._record_path = pcache.root_path(self.root, viewer, explicit)
+        self._load(explicit if explicit is not None else find_campaigns(self.root))
 
     def _load(self, folders: list[Path]) -> None:
+        """Fill the tables: each campaign from the root record when its files are exactly as recorded, else
+        through its own projection (``_project``: its whole log checked); then keep a new root record if
+        anything was not taken from it."""
         con = self.con
         event_tables: list[pa.Table] = []
         camp_rows: list[dict[str, Any]] = []
         states_by_rs: dict[str, list[pa.Table]] = {}
         seen: dict[str, Path] = {}
+        record = pcache.load_root(self._record_path, self.viewer)
+        kept: dict[str, pcache.RootEntry] = {}
+        presorted = False
         for i, folder in enumerate(folders, start=1):
             if self.progress is not None:
                 self.progress(i, len(folders), folder.name)
-            try:
-                proj = self._project(folder, seen)
-            except KingdomlogError as exc:
-                self.warnings.append(f"{folder}: skipped: {exc}")
-                continue
-            if proj is None:
-                continue
-            seen[proj.campaign] = folder
-            event_tables.append(proj.events)
-            if proj.states is not None and proj.states.num_rows:
-                states_by_rs.setdefault(proj.ruleset, []).append(proj.states)
-            camp_rows.append(proj.row)
+            key = str(folder)
+            entry = record.entries.get(key) if record is not None else None
+            if entry is not None and entry.campaign not in seen \
+                    and pcache.folder_identity(folder) == entry.identity:
+                self.from_root += 1
+            else:
+                entry = None
+                before = pcache.folder_identity(folder)
+                try:
+                    proj = self._project(folder, seen)
+                except KingdomlogError as exc:
+                    self.warnings.append(f"{folder}: skipped: {exc}")
+                    continue
+                if proj is None:
+                    continue
+                after = pcache.folder_identity(folder)
+                if before is not None and after is not None and _same_log(before, after):
+                    entry = pcache.RootEntry(proj.campaign, proj.ruleset, after, proj.row, proj.events, proj.states)
+                else:  # changed while it was checked, or too recently to trust its identity: not kept
+                    entry = pcache.RootEntry(proj.campaign, proj.ruleset, [], proj.row, proj.events, proj.states)
+            kept[key] = entry
+            seen[entry.campaign] = folder
+            event_tables.append(entry.events)
+            if entry.states is not None and entry.states.num_rows:
+                states_by_rs.setdefault(entry.ruleset, []).append(entry.states)
+            camp_rows.append(entry.row)
+        if record is not None and self.from_root == len(kept) and kept.keys() == record.entries.keys():
+            # all of it, as recorded: the record's own tables, not a thousand slices of them
+            event_tables = [record.events] if record.events is not None else []
+            states_by_rs = {rid: [t] for rid, t in record.states.items() if t is not None and t.num_rows}
+            presorted = True
+        elif kept:
+            pcache.save_root(self._record_path, self.viewer,
+                             {k: e for k, e in kept.items() if e.identity})
         events = pa.concat_tables(event_tables) if event_tables else codec.schema().empty_table()
         con.register("_events", events)
-        con.execute("CREATE TABLE events AS SELECT * FROM _events ORDER BY campaign, seq")
+        con.execute("CREATE TABLE events AS SELECT * FROM _events"
+                    + ("" if presorted else " ORDER BY campaign, seq"))  # the record's table is in this order
         con.unregister("_events")
         if camp_rows:
             con.register("_c", pa.Table.from_pylist(camp_rows))
@@ -446,6 +479,15 @@ class Catalog:
                         " state_json VARCHAR)")
         for i in range(len(parts)):
             con.unregister(f"_s{i}")
+
+
+def _same_log(before: list[Any], after: list[Any]) -> bool:
+    """Whether two ``folder_identity`` readings agree on everything but the recorded head (which a check may
+    move forward)."""
+    def strip(x: list[Any]) -> list[Any]:
+        return [e for e in x if e[0] != ".cache/head.json"]
+
+    return strip(before) == strip(after)
 
 
 def _dump(state: State) -> dict[str, Any] | None:

@@ -74,12 +74,12 @@ def _read_key(path: Path) -> bytes:
     return key
 
 
-def sign(data: bytes) -> str:
+def sign(data: bytes | memoryview) -> str:
     """The hex HMAC-SHA256 of ``data`` under this machine's key."""
     return hmac.new(local_key(), data, hashlib.sha256).hexdigest()
 
 
-def verify(data: bytes, mac: bytes) -> bool:
+def verify(data: bytes | memoryview, mac: bytes) -> bool:
     """Whether ``mac`` (hex ASCII) is this machine's HMAC of ``data``."""
     return hmac.compare_digest(mac, sign(data).encode("ascii"))
 

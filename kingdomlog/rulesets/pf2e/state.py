@@ -885,7 +885,7 @@ def state_facts(state: KingdomState) -> dict[str, Any]:
 
 def _feat_effects(state: KingdomState) -> list[tuple[str, T.FeatEffect]]:
     """(feat title, effect) for every feat the kingdom has, from the campaign's catalogue (feats.toml)."""
-    cat = T.catalog(state.homebrew).feats
+    cat = T.catalog_feats(state.homebrew)  # only feats.toml: no activities or events parsed to render a state
     out: list[tuple[str, T.FeatEffect]] = []
     for name in dict.fromkeys(state.feats):  # a repeatable feat's effects count once
         fd = cat.get(name)

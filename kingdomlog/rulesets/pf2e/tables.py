@@ -821,6 +821,29 @@ def catalog(homebrew: Mapping[str, Any] | None = None) -> Catalog:
     return _catalog(json.dumps(homebrew or {}, sort_keys=True))
 
 
+@functools.lru_cache(maxsize=32)
+def _section(section: str, homebrew_json: str) -> dict[str, Any]:
+    loaders: dict[str, Any] = {"activity": base_activities, "structure": base_structures, "feat": base_feats,
+                               "event": base_events}
+    out = dict(loaders[section]())
+    homebrew = json.loads(homebrew_json)
+    model = HOMEBREW_KEYS[section][1]
+    for fname in sorted(homebrew):
+        for item in homebrew[fname].get(section, []):
+            row = model.model_validate(item)
+            out[row.name] = row
+    return out
+
+
+def catalog_feats(homebrew: Mapping[str, Any] | None = None) -> dict[str, Feat]:
+    """``catalog(homebrew).feats`` (merged the same way) without parsing the other tables' data files.
+
+    Rendering a state needs the kingdom's feats (their effects on the Control DC and checks), not
+    the activities, structures and events, whose files are most of the bundled data.
+    """
+    return _section("feat", json.dumps(homebrew or {}, sort_keys=True))
+
+
 def data_tables() -> dict[str, Any]:
     """Loader per table, for the conformance suite."""
     return {
