@@ -19,7 +19,6 @@ never hold a hex the choice refuses. The widget is an anywidget (marimo renders 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
 
 import anywidget
 import traitlets
@@ -72,11 +71,6 @@ class HexPicker(anywidget.AnyWidget):
     svg = traitlets.Unicode("").tag(sync=True)
     value = traitlets.Unicode("").tag(sync=True)
     prompt = traitlets.Unicode("Click a hex on the map.").tag(sync=True)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> HexPicker:
-        """A new picker with the same map and value: marimo copies the elements a ``mo.ui.dictionary`` wraps,
-        and ipywidgets refuse a plain deep copy."""
-        return HexPicker(svg=self.svg, value=self.value, prompt=self.prompt)
 
     @classmethod
     def of(cls, m: MapData, *, allowed: Collection[str], value: str | None = None,

@@ -44,7 +44,6 @@ from kingdomlog.core.events import Draft
 from kingdomlog.core.fold import last_live_turn, live_commits_of_turn
 from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
 from kingdomlog.core.turn import Plan, StepPlan, TurnPreview
-from kingdomlog.core.viewers import GM_VIEWER
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import KeyedRoller, Roll, new_seed
 from kingdomlog.views import sheet_form as sf
@@ -396,22 +395,7 @@ class SheetSession:
                  for k in {*shown.rolls, *shown.rerolls} if k not in rolled and shown.rolls.get(k)}
         mode = self.json_mode.get(card.id, False)
         return StepForm(card.id, specs, dict(shown.choices), slots, mode, sf.step_json(shown) if mode else "",
-                        extra, self._hexmap(card, specs))
-
-    def _hexmap(self, card: Card, specs: tuple[FieldSpec, ...]) -> Any:
-        """The GM's map at the step's start when one of its choices names a hex (kept per state)."""
-        def hexes(fs: tuple[FieldSpec, ...]) -> bool:
-            return any(sf.is_hex_choice(f) or hexes(f.fields) or any(hexes(e) for e in f.entries)
-                       or any(hexes(v.fields) for v in f.variants) for f in fs)
-        if card.before is None or not hexes(specs):
-            return None
-        cache: dict[int, Any] = self.__dict__.setdefault("_hexmaps", {})
-        key = id(card.before)
-        if key not in cache:
-            if len(cache) > 32:
-                cache.clear()
-            cache[key] = (card.before, self.start.ruleset.map(card.before, GM_VIEWER))
-        return cache[key][1]
+                        extra)
 
     def refresh_forms(self, draft: SheetDraft | None = None) -> bool:
         """Recompute every step's form from ``draft`` (default: the latest); True when the widgets must be rebuilt.

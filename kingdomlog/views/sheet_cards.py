@@ -296,8 +296,7 @@ def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given:
     main = sf.primary(spec, fields, given)
     shown = [f for f in fields if f.name in main and f.name in elems]
     folded = [f for f in fields if f.name not in main and f.name in elems]
-    cells = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state,
-                         picker=elems.get(f.name + sf.MAP)) for f in shown]
+    cells = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in shown]
     line = _grid([*cells, *extra])
     parts: list[Any] = [line]
     names_ = {f.name for f in fields}
@@ -306,8 +305,7 @@ def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given:
         if hint:
             parts.append(mo.Html(hint))
     if folded:
-        inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state,
-                             picker=elems.get(f.name + sf.MAP)) for f in folded]
+        inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in folded]
         names = ", ".join(sf.lower_label(f.label) for f in folded[:6]) + (", …" if len(folded) > 6 else "")
         parts.append(mo.accordion({f"More: {names}": _grid(inner)}))
     mine = errors.take(path)
@@ -371,7 +369,7 @@ def _variant_label(spec: FieldSpec, given: Mapping[str, Any]) -> str:
 
 
 def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Errors, value: Any = None,
-                state: Any = None, *, picker: Any = None) -> Any:
+                state: Any = None) -> Any:
     """A widget with its help, its option browser and its errors beneath it."""
     items: list[Any] = []
     if spec.kind == "rows" and (spec.fields or spec.variants):
@@ -402,8 +400,6 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
             items.append(_entry_view(spec, spec.fields, elem, given, path, errors, state=state))
     else:
         items = [elem]
-        if picker is not None:  # a hex choice: the map to click, folded so the card stays short
-            items.append(mo.accordion({"🗺 Pick on the map": picker}))
         if spec.help:
             items.append(mo.Html(sf.help_html(spec)))
         browser = sf.browser_html(spec)
@@ -467,7 +463,7 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
             if spec.name not in choice_elems:
                 continue
             view = _field_view(spec, choice_elems[spec.name], (spec.name,), errors, form.values.get(spec.name),
-                               card.before, picker=choice_elems.get(spec.name + sf.MAP))
+                               card.before)
             (items if spec.name in main else folded).append(view)
         if folded:
             names = [sf.lower_label(s.label) for s in form.specs if s.name not in main and s.name in choice_elems]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Hashable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -27,7 +26,6 @@ import marimo as mo
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
-from kingdomlog.views import hexpick
 from kingdomlog.views.html import esc
 
 Path_ = tuple[str | int, ...]
@@ -74,9 +72,6 @@ class StepForm:
     json_text: str = ""
     extra_dice: Mapping[str, Any] = field(default_factory=dict)
     """Typed faces/re-rolls of keys the step did not roll last time (kept in the plan, flagged)."""
-    hexmap: Any = None
-    """The GM's map at the step's start (``core.mapdata.MapData``): hex choices get a map to click beside their
-    select (``MAP``); None when the ruleset draws no hex map."""
 
 
 # ---- the key that decides a rebuild ----------------------------------------------------------
@@ -221,43 +216,10 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
 
 
-MAP = "~map"
-"""Key suffix of a hex choice's map picker, beside the choice's own widget (``hex`` and ``hex~map``)."""
-
-_HEXMAP: ContextVar[Any] = ContextVar("kl_sheet_hexmap", default=None)
-
-
-def is_hex_choice(spec: FieldSpec) -> bool:
-    """A choice that names a hex of the map, with the hexes it allows listed (pf2e, pf1: ``Pick("hexes")``,
-    ``Pick("region_hexes")``, ``Pick("claim_hexes")`` …: a pick source named for hexes)."""
-    src = spec.source or ""
-    return (src == "hexes" or src.endswith("_hexes")) and spec.kind == "select" and bool(spec.options)
-
-
-def map_picker(spec: FieldSpec, value: Any) -> Any:
-    """The map to click for ``spec`` (only its allowed hexes can be picked), or None without a map."""
-    m = _HEXMAP.get()
-    if m is None or not is_hex_choice(spec) or not m.placed_hexes():
-        return None
-    allowed = [str(o.value) for o in spec.options or () if not o.disabled]
-    return mo.ui.anywidget(hexpick.HexPicker.of(m, allowed=allowed, value=value if isinstance(value, str) else None,
-                                                prompt=f"Click a hex on the map for {lower_label(spec.label)}."))
-
-
-def with_pickers(fields: Sequence[FieldSpec], given: Mapping[str, Any], elems: dict[str, Any]) -> dict[str, Any]:
-    """``elems`` with a map picker beside each hex choice that has a map."""
-    for f in fields:
-        if f.name in elems:
-            picker = map_picker(f, given.get(f.name))
-            if picker is not None:
-                elems[f.name + MAP] = picker
-    return elems
-
-
 def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> dict[str, Any]:
     """The widgets of one entry (its discriminator left out: the entry's kind shows in its heading)."""
-    return with_pickers(fields, given, {f.name: widget(f, given.get(f.name), entries=f.entries or None)
-                                        for f in fields if f.name != spec.discriminator})
+    return {f.name: widget(f, given.get(f.name), entries=f.entries or None)
+            for f in fields if f.name != spec.discriminator}
 
 
 def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
@@ -391,12 +353,7 @@ def step_widgets(form: StepForm) -> dict[str, Any]:
         parts["t"] = mo.ui.text_area(value=form.json_text, rows=8, full_width=True,
                                      label="This step's plan (choices, rolls, rerolls)")
     else:
-        token = _HEXMAP.set(form.hexmap)
-        try:
-            parts["c"] = with_pickers(form.specs, form.values, {
-                s.name: widget(s, form.values.get(s.name), entries=s.entries or None) for s in form.specs})
-        finally:
-            _HEXMAP.reset(token)
+        parts["c"] = {s.name: widget(s, form.values.get(s.name), entries=s.entries or None) for s in form.specs}
         if form.dice:
             parts["d"] = dice_widgets(form.dice)
     return parts
@@ -634,9 +591,6 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             chosen[s.name] = entry
             continue
         ok, v = _scalar(s, r, here, out)
-        clicked = hexpick.picked(raw.get(s.name + MAP)) if is_hex_choice(s) else None
-        if clicked is not None and clicked != given.get(s.name) and (not ok or v == given.get(s.name)):
-            ok, v = True, clicked  # a hex clicked on the map, the select left as it was
         if ok and (v != s.default or s.name in given or s.required):
             chosen[s.name] = v  # a value left at its default stays out of the plan (the step's default applies)
     return chosen
