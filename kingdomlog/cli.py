@@ -521,7 +521,11 @@ def cmd_session(args: argparse.Namespace) -> int:
     from kingdomlog.views import session as S
 
     if args.serve:
-        return int(S.serve(Path(args.dir), port=args.port, password=args.password))
+        from kingdomlog.notebook_server import _run_for_viewer
+
+        start = S.open_session(Path(args.dir))  # a clear error before the server starts
+        return int(_run_for_viewer("session", Path(args.dir), "gm", args.port, args.password,
+                                   f"Session planner of {start.name!r}"))
     start = S.open_session(args.dir)
     overrides = _overrides(args.override) if args.override else None
     sp = S.plan(start, policy=parse_policy(args.policy or []), overrides=overrides, years=args.years, seed=args.seed)

@@ -95,8 +95,8 @@ def test_main_job_command_serves_the_gm_turn_sheet() -> None:
 def sheet_problem(url: str, shot: str, timeout: float = FIRST_RENDER) -> str | None:
     """None when the GM turn sheet at ``url`` renders in chromium; else what is wrong (a screenshot is kept).
 
-    Rendered: at least one step (``[data-step]``) and the "Commit turn" button are visible, and
-    no cell's output shows an error or a stop by one.
+    Rendered: at least one step card (``[data-card]``) and the Commit button ("✔ Commit month 14") are visible,
+    and no cell's output shows an error or a stop by one.
     """
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
@@ -110,9 +110,13 @@ def sheet_problem(url: str, shot: str, timeout: float = FIRST_RENDER) -> str | N
             page = browser.new_page(viewport={"width": 1400, "height": 1200})
             page.goto(url)
             deadline = time.monotonic() + timeout
-            problem: str | None = "the sheet did not render within the time limit (no step, no Commit turn button)"
-            def outputs() -> str:  # the cells' outputs only (the editor shows their code too)
-                return "\n".join(page.locator("[data-cell-role=output]").all_inner_texts())
+            problem: str | None = "the sheet did not render within the time limit (no step card, no Commit button)"
+            def outputs() -> str:  # the cells' outputs only (the editor shows their code too; an app hides it)
+                cells = page.locator("[data-cell-role=output]").all_inner_texts()
+                if cells:
+                    return "\n".join(cells)
+                # an app: the outputs sit in shadow roots, which get_by_text reads and inner_text does not
+                return "\n".join(f for f in FAILED_CELL if page.get_by_text(f).count())
 
             while time.monotonic() < deadline:
                 text = outputs()
@@ -120,8 +124,8 @@ def sheet_problem(url: str, shot: str, timeout: float = FIRST_RENDER) -> str | N
                 if failed:
                     problem = f"the sheet shows {failed[0]!r}: " + " ".join(text.split())[:300]
                     break
-                if page.locator("[data-step]:visible").count() and \
-                        page.get_by_role("button", name="Commit turn").count():
+                if page.locator("[data-card]:visible").count() and \
+                        page.get_by_role("button", name=re.compile(r"^✔ Commit ")).count():
                     time.sleep(0.5)  # let later cells finish: an error in them must show too
                     text = outputs()
                     failed = [f for f in FAILED_CELL if f in text]

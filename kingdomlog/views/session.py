@@ -506,15 +506,6 @@ def page_args(args: Mapping[str, Any], env: Mapping[str, str] | None = None) -> 
     return Path(folder).expanduser()
 
 
-def serve(folder: str | Path, *, port: int = 2721, password: str | None = None) -> int:
-    """``marimo run notebooks/session.py`` on ``folder`` for the GM, behind a password token (as ``share``)."""
-    from kingdomlog.notebook_server import _run_for_viewer
-
-    start = open_session(folder)
-    return _run_for_viewer("session", Path(folder), "gm", port, password,
-                           f"Session planner of {start.name!r}")
-
-
 __all__ = ["Committed", "SessionStart", "action_options", "action_slots", "chart", "commit", "event_faces",
-           "event_options", "figures", "json_doc", "open_session", "page_args", "panel_html", "plan", "rows", "serve",
+           "event_options", "figures", "json_doc", "open_session", "page_args", "panel_html", "plan", "rows",
            "summary", "table_html", "text_table", "year_override"]
