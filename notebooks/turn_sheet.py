@@ -70,6 +70,13 @@ def _(session):
 
 
 @app.cell(hide_code=True)
+def _(session):
+    # Play by post: who has submitted, is ready, is missing; open questions (as the sheet opened).
+    table_status = sheet_panel.table_status_html(session.start.camp)
+    return (table_status,)
+
+
+@app.cell(hide_code=True)
 def _(get_ready, session):
     # Made again for each session and whenever the draft turns committable or not: disabled while a
     # step is refused. A session commits at most once, however often its button is clicked.
@@ -141,9 +148,9 @@ def _(get_outcome, session):
 
 
 @app.cell(hide_code=True)
-def _(commit_button, draft, forms, session, undo_button):
+def _(commit_button, draft, forms, session, table_status, undo_button):
     mo.Html(sheet_cards.commit_bar_html(session, draft, commit_button, undo_button)
-            + sheet_cards.page_html(session, forms, draft, sheet_panel.panel_html(
+            + sheet_cards.page_html(session, forms, draft, table_status + sheet_panel.panel_html(
                 session.start.ruleset, session.start.state, after=sheet.end_state(draft))))
     return
 

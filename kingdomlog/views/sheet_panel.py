@@ -181,6 +181,7 @@ def _collections_html(state: State, summary: Mapping[str, Any]) -> str:
 
 CSS = """
 .kl-panel { font-size: .92em; }
+.kl-pbp .kl-table { font-size: .85em; width: 100%; }
 .kl-stats { display: flex; flex-wrap: wrap; gap: .4em; margin: .3em 0; }
 .kl-stats { display: grid; grid-template-columns: repeat(auto-fill, minmax(6.5em, 1fr)); gap: .3em; }
 .kl-stat { border: 1px solid #ddd; border-radius: 6px; padding: .15em .45em; background: #fff; }
@@ -229,3 +230,43 @@ def session_html(folder: str | Any, *, seed: str | None = None) -> str:
     from kingdomlog.views import session
 
     return session.panel_html(folder, seed=seed)
+
+
+# ---- play by post: where the turn stands (issue 14) --------------------------------------------------------------
+
+
+def table_status_html(camp: Any) -> str:
+    """For a campaign with players' orders (Signoria): who has submitted, who is ready, who is missing, the
+    questions still open with whom they wait for, and the time left (``app.pbp.status``, as the sheet opened).
+    Empty for a campaign without player steps."""
+    from kingdomlog.app import pbp
+
+    st = pbp.status(camp)
+    if not any(p.steps for p in st.players):
+        return ""
+    due = f"{st.orders_due:%Y-%m-%d %H:%M} UTC, {st.time_left()}" if st.orders_due else "no deadline set"
+    head = (f'<div class="kl-help">Now: {esc(st.stage)} · orders due {esc(due)}'
+            + (" · resolves itself when everything is in" if st.auto_resolve else "")
+            + ("" if st.published else " · the opening is not published yet") + "</div>")
+
+    def steps(p: Any, names: Sequence[str]) -> str:  # "command.fabian" -> "command": the row names the player
+        return ", ".join(words(re.sub(rf"[._-]{re.escape(p.id)}$", "", n)).lower() for n in names) or "—"
+
+    rows = []
+    for p in st.players:
+        rows.append(f"<tr><th>{esc(words(p.id))}</th><td>{esc(steps(p, p.submitted))}</td>"
+                    f"<td>{esc(steps(p, p.missing))}</td>"
+                    f"<td>{'yes' if p.ready else 'no'}</td><td>{len(p.questions_open) or '—'}</td></tr>")
+    table = ('<table class="kl-table kl-small"><tr><th>Player</th><th>Sent</th><th>Missing</th><th>Ready</th>'
+             f'<th>Asked</th></tr>{"".join(rows)}</table>')
+    extra = []
+    for q in (q for q in st.questions if not q.answered):
+        left = pbp.time_words((q.deadline - st.now).total_seconds()) if q.deadline else "no deadline"
+        extra.append(f"<li>waiting for {esc(words(q.to))}: {esc(words(q.kind))} ({esc(left)})</li>")
+    if st.problem:
+        extra.append(f'<li class="kl-bad">the resolution is refused: {esc(st.problem)}</li>')
+    if st.waiting_on:
+        extra.append(f"<li>waiting on: {esc(', '.join(words(w) for w in st.waiting_on))}</li>")
+    more = f'<ul class="kl-list">{"".join(extra)}</ul>' if extra else ""
+    return ('<details class="kl-panel-sec kl-pbp" open><summary>The players this turn</summary>'
+            f"{head}{table}{more}</details>")

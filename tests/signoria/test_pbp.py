@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -474,3 +475,20 @@ def test_letters_are_told_in_the_reports_of_those_who_may_read_them(camp: Campai
                                   "From Fabian, an open letter. OPEN-WORD-1180 to all the valley."]
     public = player.render_static(camp.folder, "public")
     assert "OPEN-WORD-1180" in public and "SECRET-PACT-3391" not in public
+
+
+def test_the_gm_sheet_shows_who_submitted_is_ready_and_is_awaited(camp: Campaign) -> None:
+    """The GM sheet's panel (views.sheet_panel.table_status_html): fabian ready, marburg not; the deadline with the
+    time left; no such section for a campaign without player steps."""
+    from kingdomlog.views.sheet_panel import table_status_html
+
+    opened(camp)
+    pbp.mark_ready(camp, "fabian")
+    html = table_status_html(camp)
+    assert "The players this turn" in html and "orders due 2026-12-03 12:00 UTC" in html
+    assert "<td>command, orders</td>" in html  # what each has still to send, without its own name repeated
+    rows = dict(re.findall(r"<tr><th>([^<]+)</th><td>[^<]*</td><td>[^<]*</td><td>(yes|no)</td>", html))
+    assert rows == {"Fabian": "yes", "Marburg": "no"}, html
+    assert "waiting on: Marburg" in html and "waiting for Fabian: Dilemma" in html
+    toy = Campaign.create(camp.folder.parent / "farm", "toy-farm", name="Farm")
+    assert table_status_html(toy) == ""
