@@ -36,8 +36,9 @@ from kingdomlog.dice.roller import KeyedRoller
 TRIES = 6
 
 
-def random_choice_value(c: FieldSpec, rng: random.Random) -> Any:
-    """A random value for one choice, within what the choice itself declares."""
+def random_choice_value(c: FieldSpec, rng: random.Random, *, entries: bool = False) -> Any:
+    """A random value for one choice, within what the choice itself declares (``entries``: a list of entries,
+    such as a step's activities, gets one entry of random field values most of the time)."""
     values = [o.value for o in c.options or () if not o.disabled]
     if c.kind == "select" and values:
         return rng.choice(values)
@@ -45,18 +46,23 @@ def random_choice_value(c: FieldSpec, rng: random.Random) -> Any:
         return rng.sample(values, rng.randint(0, min(3, len(values))))
     if c.kind == "bool":
         return rng.random() < 0.5
+    if entries and c.kind == "rows" and c.fields and not c.variants and rng.random() < 0.7:
+        # one entry (an activity, say) of random field values: what the rules refuse is retried
+        entry = {f.name: v for f in c.fields if (v := random_choice_value(f, rng)) is not None}
+        return [entry] if entry else c.default
     if c.kind == "int":
         lo = c.minimum if c.minimum is not None else 0
         base = c.default if isinstance(c.default, int) and not isinstance(c.default, bool) else lo
         hi = c.maximum if c.maximum is not None else max(lo, base) + 3
-        return rng.randint(min(lo, hi), max(lo, hi))
+        return rng.randint(int(min(lo, hi)), int(max(lo, hi)))  # bounds may be floats (a FieldSpec's)
     return c.default
 
 
-def random_choices(rs: Ruleset, state: Any, turn: int, step: str, rng: random.Random) -> dict[str, Any]:
+def random_choices(rs: Ruleset, state: Any, turn: int, step: str, rng: random.Random, *,
+                   entries: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for c in rs.choices(state, turn, step):
-        v = random_choice_value(c, rng)
+        v = random_choice_value(c, rng, entries=entries)
         if v is not None:
             out[c.name] = v
     return out
@@ -74,7 +80,7 @@ class TurnStats:
 
 
 def plan_turn(rs: Ruleset, state: Any, *, campaign: str, turn: int, seed: str, rng: random.Random,
-              stats: TurnStats, start_seq: int = 0) -> tuple[Plan, list[Draft], Any]:
+              stats: TurnStats, start_seq: int = 0, entries: bool = False) -> tuple[Plan, list[Draft], Any]:
     """Choose every step's choices, step by step (each step sees the state the earlier ones made).
 
     Returns the plan, the drafts it produces and the state after them: exactly what
@@ -87,7 +93,7 @@ def plan_turn(rs: Ruleset, state: Any, *, campaign: str, turn: int, seed: str, r
     current = state
     seq = start_seq
     for phase in rs.phases_for(state, turn):
-        candidates = [random_choices(rs, current, turn, phase.id, rng) for _ in range(TRIES)]
+        candidates = [random_choices(rs, current, turn, phase.id, rng, entries=entries) for _ in range(TRIES)]
         candidates += [default_choices(rs, current, turn, phase.id), {}]
         for i, choices in enumerate(candidates):
             dice = roller.for_step(phase.id)
@@ -125,9 +131,13 @@ def play_campaign(folder: Path, ruleset: str, turns: int, seed: int, *, campaign
     errors: list[str] = []
     for turn in range(turns):
         tseed = f"{seed}-{turn}"
-        try:
-            plan, drafts, after = plan_turn(rs, state, campaign=camp.id, turn=turn, seed=tseed, rng=rng,
-                                            stats=stats, start_seq=head)
+        try:  # with random entries (activities, orders) first; a turn they leave unplayable, without
+            try:
+                plan, drafts, after = plan_turn(rs, state, campaign=camp.id, turn=turn, seed=tseed, rng=rng,
+                                                stats=stats, start_seq=head, entries=True)
+            except RuleError:
+                plan, drafts, after = plan_turn(rs, state, campaign=camp.id, turn=turn, seed=tseed, rng=rng,
+                                                stats=stats, start_seq=head)
         except RuleError as exc:
             errors.append(str(exc))
             break

@@ -120,3 +120,14 @@ def test_a_tampered_check_replays_as_recorded_and_the_audit_names_it() -> None:
     RS.apply(state, ev)
     assert any(f"total {chk.payload.total + 1} is not d20" in w for w in RS.audit(state, ev))
     assert RS.audit(state, provisional("test", 99, chk, turn=1)) == []
+
+
+@pytest.mark.parametrize("kind", ["demolish", "build"])
+def test_a_gm_effect_that_finishes_an_activitys_work_is_refused_not_a_crash(kind: str) -> None:
+    """A GM effect of an event that only Build Structure or Demolish can carry out (it needs their settlement,
+    block and lots) is refused naming what is missing — found by the archive generator as an internal error."""
+    pv = Game().found().play({"event.resolve": {"choices": {"gm_effects": [{"kind": kind, "amount": 1}]}}},
+                             check=False)
+    assert not pv.ok
+    assert f"a {kind!r} effect finishes Build Structure or Demolish" in (pv.error or ""), pv.error
+    assert "internal error" not in (pv.error or "")

@@ -400,9 +400,19 @@ class Run:
 
     # ---------------------------------------------------------------- settlements
 
+    def _needs(self, kind: str, *keys: str) -> None:
+        """An effect that finishes an activity's own work (Build Structure, Demolish) needs what that activity
+        prepared; given elsewhere (a GM effect of an event, say) it is refused, naming what is missing."""
+        missing = [k for k in keys if k not in self.prep]
+        if missing:
+            raise InputError(f"{self.name}: a {kind!r} effect finishes Build Structure or Demolish and needs its "
+                             f"{', '.join(missing)}; it cannot be given here")
+
     def _build(self, eff: Any, key: str) -> None:
         from kingdomlog.rulesets.pf2e.structures import build_outcome
 
+        self._needs("build", "structure", "settlement", "block", "lots", "border", "replaces", "key",
+                    "paid_commodities")
         build_outcome(self.ctx, self, self.prep, int(eff.amount), self.name)
 
     def _gift_structure(self, eff: Any, key: str) -> None:
@@ -418,6 +428,7 @@ class Run:
     def _demolish(self, eff: Any, key: str) -> None:
         from kingdomlog.rulesets.pf2e.structures import demolish_outcome
 
+        self._needs("demolish", "settlement", "block", "lot")
         demolish_outcome(self.ctx, self.prep, int(eff.amount), key, self.picks.recover)
 
     def _rubble(self, eff: Any, key: str) -> None:
