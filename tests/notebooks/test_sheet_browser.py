@@ -90,6 +90,11 @@ class Sheet:
         """Pick the option of a select whose text starts with ``text`` (one interaction)."""
         loc = self.page.locator(selector).first
         try:
+            try:
+                loc.wait_for(state="attached", timeout=30_000)
+            except Exception:  # a card caught mid-rebuild: let the page settle, then look once more
+                self.quiet(timeout=60.0, still=1.5)
+                loc.wait_for(state="attached", timeout=60_000)
             texts = loc.evaluate("e => Array.from(e.options).map(o => o.text)")
         except Exception:  # what the page showed instead, for whoever reads the failure
             ARTIFACTS.mkdir(exist_ok=True)
