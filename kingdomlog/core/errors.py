@@ -24,6 +24,7 @@ class RuleError(KingdomlogError, ValueError):
     def __init__(self, message: str, *, rule: str | None = None, step: str | None = None) -> None:
         self.rule = rule
         self.step = step
+        self.detail = message  # the message without its step and rule, for a wrapper that adds its own
         parts = [message]
         if rule:
             parts.append(f"(rule: {rule})")

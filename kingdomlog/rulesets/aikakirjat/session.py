@@ -193,7 +193,8 @@ def _run(s: KingdomState, step: str, choices: Mapping[str, Any], o: StepPlan, ro
     try:
         res = run_step(RULESET, s, step, choices, dice, campaign=campaign, turn=turn, start_seq=seq)
     except (RuleError, InputError) as exc:
-        raise YearRefused(f"year {turn}: {exc}", turn=turn, step=step,
+        detail = exc.detail if isinstance(exc, RuleError) else str(exc)
+        raise YearRefused(f"year {turn}: {detail}", turn=turn, step=step,
                           rule=exc.rule if isinstance(exc, RuleError) else None) from None
     used = {r.key for r in dice.rolls}
     unused = sorted((set(o.rolls) | set(o.rerolls)) - used)
