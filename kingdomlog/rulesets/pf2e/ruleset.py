@@ -17,15 +17,12 @@ from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Rule
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.audit import audit
-from kingdomlog.rulesets.pf2e.choices import vocabulary
-from kingdomlog.rulesets.pf2e.chronicle import chronicle as _chronicle
-from kingdomlog.rulesets.pf2e.decide import ALL_STEPS, FOUNDING, PHASES
 from kingdomlog.rulesets.pf2e.evolve import evolve
-from kingdomlog.rulesets.pf2e.mapview import kingdom_map
-from kingdomlog.rulesets.pf2e.mapview import portrait as _portrait
-from kingdomlog.rulesets.pf2e.samples import sample_events, sample_plans
 from kingdomlog.rulesets.pf2e.state import KingdomState, capital, explain_all, size_of
+
+# What only playing, auditing, narrating or drawing a turn needs (the steps, their typed choices, the audit, the
+# chronicle, the map) is imported where it is used: `kingdomlog state` folds and prints, and these modules are
+# about a third of the ruleset's import time (issue 18).
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("ruin_overflow_mode", "choice", "subtract_threshold",
@@ -137,13 +134,19 @@ class Pf2eKingmaker(Ruleset):
 
     @property
     def phases(self) -> Sequence[Step]:
+        from kingdomlog.rulesets.pf2e.decide import PHASES
+
         return PHASES
 
     @property
     def all_steps(self) -> Sequence[Step]:
+        from kingdomlog.rulesets.pf2e.decide import ALL_STEPS
+
         return ALL_STEPS
 
     def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
+        from kingdomlog.rulesets.pf2e.decide import FOUNDING, PHASES
+
         return PHASES if state.founded else (FOUNDING,)
 
     def initial_state(self, context: CampaignContext) -> KingdomState:
@@ -156,9 +159,13 @@ class Pf2eKingmaker(Ruleset):
         return evolve(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
+        from kingdomlog.rulesets.pf2e.audit import audit
+
         return audit(state, event)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+        from kingdomlog.rulesets.pf2e.choices import vocabulary
+
         return vocabulary(state, source, within)
 
     def redact(self, state: Any, viewer: Viewer) -> Any:
@@ -204,18 +211,28 @@ class Pf2eKingmaker(Ruleset):
                 f" | cap={cap.name if cap else '-'}")
 
     def map(self, state: Any, viewer: Viewer) -> Any:
+        from kingdomlog.rulesets.pf2e.mapview import kingdom_map
+
         return kingdom_map(state, viewer)
 
     def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
-        return _chronicle(before, event, after, viewer)
+        from kingdomlog.rulesets.pf2e.chronicle import chronicle
+
+        return chronicle(before, event, after, viewer)
 
     def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
-        return _portrait(state, previous, viewer)
+        from kingdomlog.rulesets.pf2e.mapview import portrait
+
+        return portrait(state, previous, viewer)
 
     def sample_events(self) -> list[Draft]:
+        from kingdomlog.rulesets.pf2e.samples import sample_events
+
         return sample_events()
 
     def sample_plans(self) -> list[dict[str, Any]]:
+        from kingdomlog.rulesets.pf2e.samples import sample_plans
+
         return sample_plans()
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:

@@ -983,7 +983,9 @@ def ongoing_event_modifiers(state: KingdomState, facts: Mapping[str, Any], settl
     """The modifiers ongoing events give a check (an event's ``while_ongoing``; Plague, KMT data/events/Plague.json:
     "a -2 status penalty to all Civic activities made in a settlement suffering from a plague unless the
     settlement has a sewer system"), for as long as the event goes on."""
-    events = T.catalog(state.homebrew).events
+    if not state.ongoing_events:
+        return []  # (no data file is read for a kingdom without ongoing events: `kingdomlog state` renders 16 checks)
+    events = T.catalog_events(state.homebrew)
     here = next((x for x in state.settlements if x.id == settlement), None) if settlement else None
     built = [b.name for b in here.structures if not b.damaged] if here is not None else []
     out: list[StackMod] = []

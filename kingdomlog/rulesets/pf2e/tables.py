@@ -844,6 +844,11 @@ def catalog_feats(homebrew: Mapping[str, Any] | None = None) -> dict[str, Feat]:
     return _section("feat", json.dumps(homebrew or {}, sort_keys=True))
 
 
+def catalog_events(homebrew: Mapping[str, Any] | None = None) -> dict[str, KingdomEventDef]:
+    """``catalog(homebrew).events`` without parsing the activities, structures and feats files."""
+    return _section("event", json.dumps(homebrew or {}, sort_keys=True))
+
+
 def data_tables() -> dict[str, Any]:
     """Loader per table, for the conformance suite."""
     return {
