@@ -15,17 +15,13 @@ from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.audit import audit as _audit
-from kingdomlog.rulesets.pf1.choices import MODULE_FIELDS
-from kingdomlog.rulesets.pf1.chronicle import chronicle as _chronicle
-from kingdomlog.rulesets.pf1.decide import ALL_STEPS, FOUNDING, PHASES
 from kingdomlog.rulesets.pf1.events import EVENT_TYPES
 from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
-from kingdomlog.rulesets.pf1.mapview import kingdom_map, portrait
-from kingdomlog.rulesets.pf1.samples import sample_events, sample_plans
 from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
-from kingdomlog.rulesets.pf1.vocabulary import SOURCES
-from kingdomlog.rulesets.pf1.vocabulary import vocabulary as _vocabulary
+
+# The steps, their typed choices and vocabularies, the chronicle, the map and the samples are imported where they
+# are used: `kingdomlog state` only folds and prints (issue 18).
 
 _O = OptionSpec
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -148,13 +144,19 @@ class Pf1Kingmaker(Ruleset):
 
     @property
     def phases(self) -> Sequence[Step]:
+        from kingdomlog.rulesets.pf1.decide import PHASES
+
         return PHASES
 
     @property
     def all_steps(self) -> Sequence[Step]:
+        from kingdomlog.rulesets.pf1.decide import ALL_STEPS
+
         return ALL_STEPS
 
     def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
+        from kingdomlog.rulesets.pf1.decide import FOUNDING, PHASES
+
         return (FOUNDING,) if turn == 0 else PHASES
 
     def initial_state(self, context: CampaignContext) -> Pf1State:
@@ -184,6 +186,8 @@ class Pf1Kingmaker(Ruleset):
                 ) -> tuple[FieldSpec, ...]:
         """The step's form, without the choices of optional modules that are off (and ``end_anarchy`` unless in
         anarchy); a plan may still give them, and the step refuses them with the rule."""
+        from kingdomlog.rulesets.pf1.choices import MODULE_FIELDS
+
         s: Pf1State = state
         gated = MODULE_FIELDS.get(step, {})
         out = []
@@ -196,6 +200,9 @@ class Pf1Kingmaker(Ruleset):
         return tuple(out)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+        from kingdomlog.rulesets.pf1.vocabulary import SOURCES
+        from kingdomlog.rulesets.pf1.vocabulary import vocabulary as _vocabulary
+
         if source not in SOURCES:
             return super().vocabulary(state, source, within)
         return _vocabulary(state, source, within)
@@ -279,18 +286,28 @@ class Pf1Kingmaker(Ruleset):
                 f"Pop{x['population']}{' ANARCHY' if s.anarchy else ''}{extra}")
 
     def map(self, state: Any, viewer: Viewer) -> Any:
+        from kingdomlog.rulesets.pf1.mapview import kingdom_map
+
         return kingdom_map(state, viewer)
 
     def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
-        return _chronicle(before, event, after, viewer)
+        from kingdomlog.rulesets.pf1.chronicle import chronicle
+
+        return chronicle(before, event, after, viewer)
 
     def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
+        from kingdomlog.rulesets.pf1.mapview import portrait
+
         return portrait(state, previous, viewer)
 
     def sample_events(self) -> list[Draft]:
+        from kingdomlog.rulesets.pf1.samples import sample_events
+
         return sample_events()
 
     def sample_plans(self) -> list[dict[str, Any]]:
+        from kingdomlog.rulesets.pf1.samples import sample_plans
+
         return sample_plans()
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
