@@ -19,17 +19,18 @@ No step branches on an activity's name: what differs between activities is data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from kingdomlog.core.choices import Option
 from kingdomlog.core.effects import holds
-from kingdomlog.core.errors import InputError
+from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.modifiers import Modifier as StackMod
 from kingdomlog.dice.checks import Degree
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.choices import ActivityRow, HexEntry
+from kingdomlog.rulesets.pf2e.choices import ActivityRow, HexEntry, structure_detail
 from kingdomlog.rulesets.pf2e.effects import Redirect, Run
 from kingdomlog.rulesets.pf2e.engine import (
     Asked,
@@ -54,6 +55,7 @@ from kingdomlog.rulesets.pf2e.hexmap import (
     target_hex,
 )
 from kingdomlog.rulesets.pf2e.state import (
+    KingdomState,
     activity_lock,
     civic_slots,
     claim_limit,
@@ -61,6 +63,7 @@ from kingdomlog.rulesets.pf2e.state import (
     leadership_slots,
     rank_at_least,
     region_slots,
+    skill_rank_needed,
 )
 from kingdomlog.rulesets.pf2e.structures import cap_id, place, settlement_of, surroundings_refusal
 
@@ -645,14 +648,9 @@ def _skill(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> str:
         return skill
     if act.skills and skill not in act.skills and "structure" not in prep:
         raise ctx.fail(f"{act.name} uses {', '.join(act.skills)}, not {skill!r}", "§4 activity skills")
-    needed = act.proficiency
-    if act.proficiency_option and s.options.get(act.proficiency_option, False):
-        needed = "trained"
-    per_skill = act.skill_proficiency.get(skill)
-    if per_skill and T.RANKS.index(per_skill) > T.RANKS.index(needed):
-        needed = per_skill
-    if act.skills and not rank_at_least(s.skills.get(skill, "untrained"), needed):
-        raise ctx.fail(f"{act.name} needs {needed} proficiency in {skill}", "§4 proficiency requirement")
+    needed_rank = skill_rank_needed(s, act, skill)
+    if act.skills and not rank_at_least(s.skills.get(skill, "untrained"), needed_rank):
+        raise ctx.fail(f"{act.name} needs {needed_rank} proficiency in {skill}", "§4 proficiency requirement")
     return skill
 
 
@@ -846,3 +844,54 @@ def _favored_land(ctx: Ctx, choices: ActivityRow, extra_mods: list[StackMod]) ->
     extra_mods.append(StackMod("Favored Land", -2, "untyped"))
     if s.favored_land_uses == 0:
         ctx.emit(E.ExtraActivityGranted(category="region", cause="favored-land"))
+
+
+# ------------------------------------------------------------------ what the sheet offers
+
+
+class _NoDice:
+    """The dice of a dry run that must roll nothing (paying for and placing a structure)."""
+
+    def roll(self, key: str, notation: str) -> Any:
+        raise AssertionError(f"a dry run of Build Structure rolled {key} ({notation})")
+
+
+def build_refusal(ruleset: Any, state: KingdomState, struct: T.Structure, within: Mapping[str, Any]) -> str:
+    """Why Build Structure of ``struct`` with the row's other values (settlement, block, lots, border, Ruins) would
+    be refused now, in the step's own words and rule ("" when it would not).
+
+    A dry run of the step's own target rule (``_target_structure``: level, skill rank, repair, surroundings, the
+    place on the urban grid, RP and commodities) on a throwaway context; nothing reaches a log. The skill is the
+    first of the structure's skills the kingdom has at the rank it needs (the GM picks the skill after it).
+    """
+    from kingdomlog.core.ruleset import StepContext
+
+    act = T.catalog(state.homebrew).activities.get("build-structure")
+    if act is None:
+        return ""
+    skill = next((sk for sk in struct.skills if rank_at_least(state.skills.get(sk, "untrained"), struct.proficiency)),
+                 None)
+    try:
+        row = ActivityRow.model_validate({
+            "activity": act.name, "gm_effects": [], "structure": struct.name, "skill": skill,
+            **{k: within[k] for k in ("settlement", "block", "lots", "border", "use_ruins")
+               if within.get(k) is not None}})
+    except ValueError:
+        return ""  # a value the row's own widget reports
+    ctx: Ctx = StepContext(ruleset, state, "activity.civic", _NoDice(), campaign=state.campaign, turn=state.turn)
+    try:
+        _target_structure(ctx, act, row, Prep(Asked()))
+    except RuleError as exc:
+        return f"{exc.detail} ({exc.rule})" if exc.rule else exc.detail
+    except InputError as exc:
+        return str(exc)
+    return ""
+
+
+def buildable_options(ruleset: Any, state: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """The structures of a Civic row: every structure of the catalogue; for Build Structure those the step would
+    refuse now marked with its reason, so the sheet's structure browser shows what can be afforded and placed."""
+    building = str(within.get("activity") or "") == "build-structure"
+    return [Option(s.name, s.title or s.name, structure_detail(s), build_refusal(ruleset, state, s, within)
+                   if building else "")
+            for s in sorted(T.catalog(state.homebrew).structures.values(), key=lambda s: (s.level, s.name))]

@@ -26,7 +26,14 @@ from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.rules import check_amount
-from kingdomlog.rulesets.pf2e.state import KingdomState, activity_lock, adjacent_to_kingdom, check_modifier
+from kingdomlog.rulesets.pf2e.state import (
+    KingdomState,
+    activity_lock,
+    adjacent_to_kingdom,
+    check_modifier,
+    rank_at_least,
+    skill_rank_needed,
+)
 
 Ability = T.Ability
 Commodity = T.Commodity
@@ -367,7 +374,7 @@ class ActivityRow(Choices):
     activity: str
     role: Annotated[RoleName | None, Pick("roles", what="a leadership role")] = Field(
         default=None, description="who acts (Leadership: a PC holding the role)")
-    skill: Annotated[str | None, _skill("activity_skills", depends=("activity",))] = Field(
+    skill: Annotated[str | None, _skill("activity_skills", depends=("activity", "structure"))] = Field(
         default=None, description="one of the activity's skills (default: its first)")
     hex: Annotated[str | HexEntry | None, Pick("hexes", what="a hex of the map", depends=("activity",))] = Field(
         default=None, description="a known hex by id, or a new hex described in full")
@@ -432,6 +439,9 @@ class RegionRow(ActivityRow):
 
 class CivicRow(ActivityRow):
     activity: Annotated[str, Pick("civic_activities", what="a Civic activity")]
+    structure: Annotated[str | None, Pick("buildable_structures", what="a structure",
+                                          depends=("activity", "settlement", "use_ruins"))] = Field(
+        default=None, description="Build Structure: the structure (those the rules refuse now are marked why)")
 
 
 class ArmyRow(ActivityRow):
@@ -638,6 +648,45 @@ def _skills(state: KingdomState, first: Sequence[str] = (), note: str = "") -> l
     return out
 
 
+def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Structure | None = None) -> list[Option]:
+    """The skills of an activity row: the activity's (or, for Build Structure, the chosen structure's) first, and
+    each skill the rules refuse for it marked with the reason, as the step would refuse it (§4, §4.9.4, §5.15).
+
+    Only refusals that no earlier row of the step can lift are marked: a skill outside the activity's skills, a
+    rank below what the activity (or structure) needs, the skill used last turn where a new one is needed. A
+    target that decides the skill itself (Repair Reputation's Ruin, Recover Army's condition) leaves every skill
+    open: the step picks or checks it.
+    """
+    if act.target == "structure":
+        if struct is None:
+            return _skills(state)
+        first: Sequence[str] = struct.skills
+
+        def why(skill: str) -> str:  # the step's words (activities._target_structure)
+            if skill not in struct.skills:
+                return f"{struct.name} is built with {', '.join(struct.skills)}, not {skill} (§4.9.4)"
+            if not rank_at_least(state.skills.get(skill, "untrained"), struct.proficiency):
+                return f"{struct.name} needs {struct.proficiency} {skill} (§5.15 structure check)"
+            return ""
+    elif act.skills and not act.skill_by_target and not act.skills_by_target:
+        first = act.skills
+        last = next((u.skill for u in state.used_last_turn if u.name == act.name), "") \
+            if act.new_skill_each_turn else ""
+
+        def why(skill: str) -> str:  # the step's words (activities._skill)
+            if skill == last:
+                return f"{act.title or act.name} cannot use {skill} two turns in a row (§4.4)"
+            if skill not in act.skills:
+                return f"{act.name} uses {', '.join(act.skills)}, not {skill!r} (§4 activity skills)"
+            needed = skill_rank_needed(state, act, skill)
+            if not rank_at_least(state.skills.get(skill, "untrained"), needed):
+                return f"{act.name} needs {needed} proficiency in {skill} (§4 proficiency requirement)"
+            return ""
+    else:
+        return _skills(state, act.skills, f"not a skill of {act.name}")
+    return [Option(o.value, o.label, o.detail, why(str(o.value))) for o in _skills(state, first)]
+
+
 def _activity_detail(state: KingdomState, act: T.Activity) -> str:
     parts = [", ".join(act.skills) or "no skill", f"DC {act.dc}"]
     if act.cost_rp:
@@ -650,7 +699,7 @@ def _activity_detail(state: KingdomState, act: T.Activity) -> str:
     return "; ".join(parts)
 
 
-def _structure_detail(st: T.Structure) -> str:
+def structure_detail(st: T.Structure) -> str:
     cost = " + ".join([f"{st.cost_rp} RP", *(f"{n} {c}" for c, n in sorted(st.cost.items()))])
     where = f"{st.lots} lot{'s' if st.lots != 1 else ''}" if st.lots else f"infrastructure ({st.scope})"
     return f"level {st.level}, {where}, {cost}, DC {st.dc} ({', '.join(st.skills)})"
@@ -702,7 +751,7 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         act = cat.activities.get(str(within.get("activity") or ""))
         if act is None:
             return _skills(state)
-        return _skills(state, act.skills, f"not a skill of {act.name}")
+        return activity_skill_options(state, act, cat.structures.get(str(within.get("structure") or "")))
     if source == "event_skills":
         ev = cat.events.get(str(within.get("event") or ""))
         first = list(ev.skills) if ev is not None else []
@@ -740,7 +789,7 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         return [Option(a.name, a.title or a.name, f"{a.category}; {activity_lock(state, a) or 'unlocked'}")
                 for a in sorted(cat.activities.values(), key=lambda a: a.name)]
     if source == "structures":
-        return [Option(s.name, s.title or s.name, _structure_detail(s))
+        return [Option(s.name, s.title or s.name, structure_detail(s))
                 for s in sorted(cat.structures.values(), key=lambda s: (s.level, s.name))]
     if source == "events":
         return [Option("", "no event", ""),

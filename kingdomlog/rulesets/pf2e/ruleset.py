@@ -166,6 +166,10 @@ class Pf2eKingmaker(Ruleset):
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         from kingdomlog.rulesets.pf2e.choices import vocabulary
 
+        if source == "buildable_structures":
+            from kingdomlog.rulesets.pf2e.activities import buildable_options
+
+            return buildable_options(self, state, within)
         return vocabulary(state, source, within)
 
     def redact(self, state: Any, viewer: Viewer) -> Any:

@@ -793,6 +793,18 @@ def rank_at_least(rank: str, needed: str) -> bool:
     return T.RANKS.index(rank) >= T.RANKS.index(needed)
 
 
+def skill_rank_needed(state: KingdomState, act: T.Activity, skill: str) -> str:
+    """The proficiency ``skill`` needs for ``act`` (§4): the activity's own, trained where its campaign option
+    says so, and the skill's own minimum where the data gives one."""
+    needed = act.proficiency
+    if act.proficiency_option and state.options.get(act.proficiency_option, False):
+        needed = "trained"
+    per_skill = act.skill_proficiency.get(skill)
+    if per_skill and T.RANKS.index(per_skill) > T.RANKS.index(needed):
+        needed = per_skill
+    return needed
+
+
 def _norm(name: str) -> str:
     return "-".join(name.lower().replace("_", " ").split())
 
