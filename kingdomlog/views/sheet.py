@@ -435,15 +435,16 @@ class SheetSession:
 
         Read it back with ``update(forms.value)``; lay it out through ``sf.View(forms)``.
         """
-        tree = {}
-        for p in self.start.phases:
-            form = self.forms.get(p.id)
-            if form is None:
-                continue
-            tree[p.id] = sf.step_widgets(form)
-        self.built = dict(self.forms)
-        self._fresh = True  # the next update() reads the values these widgets start with
-        return mo.ui.dictionary(sf.flatten(tree))
+        with sf.fresh_ui_ids():  # never an id an earlier build gave another widget
+            tree = {}
+            for p in self.start.phases:
+                form = self.forms.get(p.id)
+                if form is None:
+                    continue
+                tree[p.id] = sf.step_widgets(form)
+            self.built = dict(self.forms)
+            self._fresh = True  # the next update() reads the values these widgets start with
+            return mo.ui.dictionary(sf.flatten(tree))
 
     # ---- reading the widgets ----------------------------------------------------------------
 

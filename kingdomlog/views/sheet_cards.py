@@ -417,16 +417,19 @@ def _cached_widgets_view(session: SheetSession, card: Card, elems: Any, draft: S
     """``widgets_view``, remembered per session while the widgets, the errors and the submitted flag are the same."""
     form = session.built.get(card.id)
     errs = tuple((e.path, e.message) for e in draft.field_errors.get(card.id, ()))
-    key = (card.id, id(form), id(elems.forms) if isinstance(elems, sf.View) else id(elems), errs, card.error,
-           card.form_problem, card.id in session.plan.steps)
+    widgets = elems.forms if isinstance(elems, sf.View) else elems
+    key = (card.id, id(form), id(widgets), errs, card.error, card.form_problem, card.id in session.plan.steps)
     cache: dict[Any, Any] = session.__dict__.setdefault("_left_cache", {})
     hit = cache.get(key)
-    if hit is None:
+    # The entry keeps the form and the widgets it was drawn from, and is used only for those very objects: keyed by
+    # id() alone, a view of widgets rebuilt and freed was found again for new widgets that took the same id, and
+    # the page showed the old, dead widgets (a '+ Activity' picker missing after a choice rebuilt the card).
+    if hit is None or hit[0] is not form or hit[1] is not widgets:
         if len(cache) > 200:
             cache.clear()
-        hit = widgets_view(session, card, elems, draft)
+        hit = (form, widgets, widgets_view(session, card, elems, draft))
         cache[key] = hit
-    return hit
+    return hit[2]
 
 
 def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:

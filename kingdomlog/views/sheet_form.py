@@ -16,7 +16,9 @@ cannot be read becomes a ``FieldError`` at its path, shown beside its widget.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping, Sequence
+import uuid
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -357,6 +359,31 @@ def step_widgets(form: StepForm) -> dict[str, Any]:
         if form.dice:
             parts["d"] = dice_widgets(form.dice)
     return parts
+
+
+# ---- ids of rebuilt widgets ------------------------------------------------------------------------
+
+
+@contextmanager
+def fresh_ui_ids() -> Iterator[None]:
+    """Give the widgets made inside ids no earlier build of this session used.
+
+    marimo numbers a cell's widgets ``<cell>-0``, ``<cell>-1`` … on every run, and its page keeps one value per
+    id. When the sheet rebuilds its widgets after a row was added, the same id then names another widget
+    (``-294`` a checkbox before, the '+ Activity' dropdown after); while the old card and the new one are both
+    on the page, the new dropdown took the checkbox's ``false`` as its value and failed to draw (``i.includes
+    is not a function`` in the browser) — the picker missing in about 1 run of 3. Under a prefix of its own per
+    build no id is ever reused. Outside a marimo kernel (app.run, scripts, tests) widgets get random ids anyway.
+    """
+    try:
+        from marimo._runtime.context import get_context
+
+        provide = get_context().provide_ui_ids  # a kernel's context (marimo 0.25)
+    except Exception:  # no kernel, or a marimo without it: the ids are marimo's own
+        yield
+        return
+    with provide(f"kl-{uuid.uuid4().hex[:12]}"):
+        yield
 
 
 # ---- one flat dictionary of widgets ---------------------------------------------------------------
