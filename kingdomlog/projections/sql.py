@@ -634,7 +634,11 @@ class SafeConsole:
     def arrow(self, sql: str) -> pa.Table:
         """A read-only query's result as an Arrow table."""
         self.check(sql)
-        table: pa.Table = self._guard(lambda: self.con.execute(sql).to_arrow_table())
+        def run() -> pa.Table:
+            rel = self.con.sql(sql)  # a relation straight to Arrow (a DB-API result would copy the rows once more)
+            return rel.to_arrow_table() if rel is not None else pa.table({})
+
+        table: pa.Table = self._guard(run)
         return table
 
     def _guard(self, fn: Any) -> Any:
