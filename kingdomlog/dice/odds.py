@@ -30,6 +30,7 @@ each one gives, so the odds cannot drift from the rules. Probabilities are
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -154,6 +155,9 @@ def _odds(spec: CheckSpec, top: int | None) -> Odds:
     elif spec.kind == "flat":
         outs = _tally(((Fraction(1, 20), "success" if flat_check(f, spec.dc) else "failure") for f in range(1, 21)),
                       ("failure", "success"))
+    elif spec.kind in ("d20", "5e") and spec.bands:  # a result table read by the total (aikakirjat §3.5)
+        order = [band_label(b) for b in sorted(spec.bands, key=_band_low)]
+        outs = _tally(((p, _band_of(f + spec.modifier, spec.bands)) for p, f in _d20_faces(spec.mode)), order)
     elif spec.kind == "d20":
         outs = _tally(((p, "success" if d20_check(f, spec.modifier, spec.dc, nat1_fails=spec.nat1_fails,
                                                   nat20_succeeds=spec.nat20_succeeds) else "failure")
@@ -170,6 +174,24 @@ def _odds(spec: CheckSpec, top: int | None) -> Odds:
     else:  # pragma: no cover - CheckKind is a closed Literal
         raise InputError(f"unknown check kind {spec.kind!r}")
     return Odds(spec, _notation(spec), outs, note)
+
+
+def _band_low(band: tuple[int | None, int | None, str]) -> int:
+    return -10**9 if band[0] is None else band[0]
+
+
+def band_label(band: tuple[int | None, int | None, str]) -> str:
+    """A d20 table's row in words with its totals: ``year advantage (5–14)``, ``tyranny (≤4)``, ``25+``."""
+    low, high, key = band
+    span = f"≤{high}" if low is None else f"{low}+" if high is None else f"{low}–{high}"
+    if re.fullmatch(r"[0-9+<>≤–-]+", key):
+        return key.replace("-", "–")
+    return f"{key.replace('_', ' ')} ({span})"
+
+
+def _band_of(total: int, bands: Sequence[tuple[int | None, int | None, str]]) -> str:
+    key = two_d6_band(total, bands)
+    return band_label(next(b for b in bands if b[2] == key))
 
 
 def _two_d6(spec: CheckSpec) -> tuple[Outcome, ...]:
@@ -274,6 +296,8 @@ def resolve(spec: CheckSpec, roll: Roll) -> Outcome | None:
             label = two_d6_band(t, spec.bands) if spec.bands else ("success" if t >= spec.dc else "failure")
             return table.get(label)
         die = d20_adv(roll.faces, spec.mode) if spec.kind in ("d20", "5e") and len(roll.faces) == 2 else dice
+        if spec.kind in ("d20", "5e") and spec.bands:
+            return table.get(_band_of(die + spec.modifier, spec.bands))
         if spec.kind == "pf2e":
             return table.get(degree_of_success(die, spec.modifier, spec.dc).shift(spec.shift).label.replace("_", " "))
         if spec.kind == "flat":

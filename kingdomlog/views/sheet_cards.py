@@ -98,7 +98,8 @@ def check_title(key: str, spec: CheckSpec) -> str:
         else _unsnake(spec.label) if spec.label else words(key)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
-        return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}{mode}"
+        against = "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"  # a table: read by the total
+        return f"{name}: d20 {spec.modifier:+d}{against}{mode}"
     if spec.kind == "flat":
         return f"{name}: DC {spec.dc} flat check"
     if spec.kind == "2d6":
@@ -128,7 +129,8 @@ def roll_result_html(roll: Roll, spec: CheckSpec | None) -> str:
     if spec.kind in ("pf2e", "d20", "5e"):
         die = sum(roll.kept)
         total = die + spec.modifier
-        return (f'<div class="kl-roll">Rolled {dice}: {die} {spec.modifier:+d} = <b>{total}</b> vs DC {spec.dc}'
+        against = "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"
+        return (f'<div class="kl-roll">Rolled {dice}: {die} {spec.modifier:+d} = <b>{total}</b>{against}'
                 f'{said}{mark}</div>')
     if spec.kind == "2d6":
         total = sum(roll.kept) + spec.modifier

@@ -88,6 +88,22 @@ def test_two_d6_bands_and_threshold() -> None:
         odds(CheckSpec("2d6", bands=((None, 7, "a"), (7, None, "b"))))
 
 
+def test_d20_result_table_by_hand() -> None:
+    """A 5e check read on a result table (aikakirjat §3.5 tax collection): d20 -1, so faces 1-5 give a total of
+    4 or less, 6-15 give 5-14, 16-20 give 15-19; no face reaches 25. With advantage, 4 or less needs both dice at
+    5 or less: (5/20)^2."""
+    bands = ((None, 4, "tyranny"), (5, 14, "year_advantage"), (15, 24, "store_one"), (25, None, "store_two"))
+    got = chances(CheckSpec("5e", modifier=-1, bands=bands))
+    assert got == {"tyranny (≤4)": Fraction(5, 20), "year advantage (5–14)": Fraction(10, 20),
+                   "store one (15–24)": Fraction(5, 20), "store two (25+)": 0}
+    assert chances(CheckSpec("5e", modifier=-1, mode="advantage", bands=bands))["tyranny (≤4)"] == Fraction(25, 400)
+    ranged = ((None, 9, "nothing"), (10, 19, "10-19"), (20, None, "20+"))
+    assert list(chances(CheckSpec("5e", modifier=0, bands=ranged))) == ["nothing (≤9)", "10–19", "20+"]
+    spec = CheckSpec("5e", modifier=-1, bands=bands)
+    assert resolve(spec, Roll("a1", "1d20", (8,), (8,), 8)).label == "year advantage (5–14)"  # type: ignore[union-attr]
+    assert resolve(spec, Roll("a1", "1d20", (5,), (5,), 5)).label == "tyranny (≤4)"  # type: ignore[union-attr]
+
+
 @pytest.mark.parametrize(("count", "th"), [(1, 4), (4, 4), (5, 5), (6, 6)])
 def test_plain_pool_is_binomial(count: int, th: int) -> None:
     p = Fraction(7 - th, 6)
