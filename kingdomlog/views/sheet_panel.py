@@ -109,7 +109,7 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> str:
     used: set[str] = set()
     tiles = []
     for k, v in summary.items():
-        if k in used:
+        if k in used or k == "viewer":  # whose view a summary is (signoria's): on the GM's own panel, always the GM
             continue
         cap_key = next((k + s for s in CAP_SUFFIXES if k + s in summary), None)
         side = [k + s for s in SIDE_SUFFIXES if k + s in summary and summary[k + s]]
