@@ -343,6 +343,37 @@ def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tu
         return (), f"the choices of this step cannot be listed now ({type(exc).__name__}: {exc})"
 
 
+_MAPS: dict[int, tuple[Any, Any, str]] = {}
+
+
+def _hex_map(rs: Ruleset, state: State, specs: tuple[FieldSpec, ...]) -> tuple[Any, str]:
+    """The GM's map of ``state`` and a digest of its drawing when a field of ``specs`` picks hexes, else ``(None, "")``.
+
+    A ruleset without a hex map (or whose map cannot be drawn from a provisional state) gives none: the fields
+    stay plain selects. Remembered per state (steps that do not change the map share it).
+    """
+    if not sf.contains_hex_field(specs):
+        return None, ""
+    hit = _MAPS.get(id(state))
+    if hit is None or hit[0] is not state:
+        import hashlib
+
+        from kingdomlog.core.viewers import GM_VIEWER
+        from kingdomlog.views.maps import hex_map_svg
+
+        try:
+            m = rs.map(state, GM_VIEWER)
+        except Exception:  # a map hook that cannot read a provisional state: no map, the selects stay
+            m = None
+        placed = m is not None and bool(m.placed_hexes())
+        key = hashlib.sha1(hex_map_svg(m).encode()).hexdigest()[:16] if placed and m is not None else ""
+        if len(_MAPS) > 64:
+            _MAPS.clear()
+        hit = (state, m if placed else None, key)
+        _MAPS[id(state)] = hit
+    return hit[1], hit[2]
+
+
 class SheetSession:
     """One GM's sheet on one turn: the draft plan, the widgets' forms, the latest preview. Not shared.
 
@@ -394,8 +425,9 @@ class SheetSession:
         extra = {k: {"faces": shown.rolls.get(k), "nonce": shown.rerolls.get(k, 0)}
                  for k in {*shown.rolls, *shown.rerolls} if k not in rolled and shown.rolls.get(k)}
         mode = self.json_mode.get(card.id, False)
+        hexmap, map_key = _hex_map(self.start.ruleset, card.before, specs)
         return StepForm(card.id, specs, dict(shown.choices), slots, mode, sf.step_json(shown) if mode else "",
-                        extra)
+                        extra, hexmap, map_key)
 
     def refresh_forms(self, draft: SheetDraft | None = None) -> bool:
         """Recompute every step's form from ``draft`` (default: the latest); True when the widgets must be rebuilt.
@@ -443,7 +475,14 @@ class SheetSession:
             tree[p.id] = sf.step_widgets(form)
         self.built = dict(self.forms)
         self._fresh = True  # the next update() reads the values these widgets start with
-        return mo.ui.dictionary(sf.flatten(tree))
+        flat = sf.flatten(tree)
+        for key, elem in flat.items():
+            if getattr(elem, "widget", None) is not None:  # a hex picker: its map stays open or folded by key
+                from kingdomlog.views.sheet_hexmap import is_picker
+
+                if is_picker(elem):
+                    elem.widget.fold_key = key
+        return mo.ui.dictionary(flat)
 
     # ---- reading the widgets ----------------------------------------------------------------
 

@@ -409,8 +409,18 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
     if mine:
         items.append(_error_box(mine))
     cls = "kl-field kl-field-bad" if mine else "kl-field"
+    if _is_hex_picker(elem):
+        cls += " kl-field-map"  # the map takes the entry's whole line
     return mo.Html(f'<div class="{cls}" data-field="{esc(".".join(str(p) for p in path))}">'
                    + mo.vstack(items, gap=0.25).text + "</div>")
+
+
+def _is_hex_picker(elem: Any) -> bool:
+    if getattr(elem, "widget", None) is None:
+        return False
+    from kingdomlog.views.sheet_hexmap import is_picker
+
+    return is_picker(elem)
 
 
 def _cached_widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:
@@ -657,6 +667,8 @@ CSS = """
 .kl-lotpick { font-size: .85em; margin: .2em 0; } .kl-lotpick > summary { cursor: pointer; color: #5b4a2f; }
 .kl-lot-pick { background: #ffe066 !important; border-color: #b7950b !important; color: #333 !important; }
 .kl-block-pick { border-color: #b7950b; }
+.kl-entry-grid > div:has(> .kl-field-map) { grid-column: 1 / -1; }
+.kl-field-map { max-width: 32em; }
 .kl-entry-kind { font-weight: 600; font-size: .9em; color: #5b4a2f; }
 .kl-submitted { background: #eaf2fb; border-radius: 4px; padding: .2em .5em; font-size: .9em; }
 .kl-details summary { cursor: pointer; color: #5b4a2f; }
