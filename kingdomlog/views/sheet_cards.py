@@ -93,8 +93,14 @@ def _unsnake(text: str) -> str:
 
 
 def check_title(key: str, spec: CheckSpec) -> str:
-    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice)."""
+    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice).
+
+    >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
+    'Claim hex on A5: d20 +3 vs DC 15'
+    """
+    target = re.fullmatch(r"([a-z0-9]+(?:[-_][a-z0-9]+)+) (on \S+)", spec.label or "")  # an activity id, its target
     name = words(spec.label.replace("-", "_")) if spec.label and re.fullmatch(r"[a-z0-9_.-]+", spec.label) \
+        else f"{words(target.group(1).replace('-', '_'))} {target.group(2)}" if target \
         else _unsnake(spec.label) if spec.label else words(key)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
