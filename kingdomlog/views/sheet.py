@@ -23,6 +23,7 @@ plays when no plan is given.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
@@ -343,6 +344,30 @@ def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tu
         return (), f"the choices of this step cannot be listed now ({type(exc).__name__}: {exc})"
 
 
+_BUILDS = itertools.count(1)
+UI_ID_STRIDE = 100_000
+"""Each build of the widgets takes its marimo ids from a range of its own, this many ids wide."""
+
+
+def _fresh_ui_ids() -> None:
+    """Start the ids of the widgets about to be built past those of every earlier build.
+
+    marimo names an element by its cell and its rank among the elements the cell made (``bkHC-261``), the same
+    on every run of the cell, and the page keeps each element's value by that name. A rebuild that makes one
+    element more or fewer before a widget (a dice slot, a new entry) would give that widget the name, and so the
+    value shown, of another: a row's activity select showed the skill's empty value, and a select that took a map
+    picker's name showed nothing. Outside a marimo kernel (tests, scripts) there is nothing to do.
+    """
+    try:
+        from marimo._runtime.context import get_context
+
+        provider = getattr(get_context(), "_id_provider", None)
+    except Exception:  # no runtime context: the elements get random ids
+        return
+    if provider is not None and isinstance(getattr(provider, "_counter", None), int):
+        provider._counter += next(_BUILDS) * UI_ID_STRIDE
+
+
 _MAPS: dict[int, tuple[Any, Any, str]] = {}
 
 
@@ -467,6 +492,7 @@ class SheetSession:
 
         Read it back with ``update(forms.value)``; lay it out through ``sf.View(forms)``.
         """
+        _fresh_ui_ids()
         tree = {}
         for p in self.start.phases:
             form = self.forms.get(p.id)
