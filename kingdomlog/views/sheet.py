@@ -368,6 +368,12 @@ def _fresh_ui_ids() -> None:
         provider._counter += next(_BUILDS) * UI_ID_STRIDE
 
 
+def _is_picker(elem: Any) -> bool:
+    from kingdomlog.views.sheet_hexmap import is_picker
+
+    return is_picker(elem)
+
+
 _MAPS: dict[int, tuple[Any, Any, str]] = {}
 
 
@@ -430,6 +436,7 @@ class SheetSession:
         self.last_raw: dict[str, Any] = {}
         self._cache: dict[str, SheetDraft] = {}
         self._forms_cache: dict[Any, tuple[StepForm, str | None]] = {}
+        self._shown_pickers: list[Any] = []
         self.draft = self._compute(plan)
         self.refresh_forms(self.draft)
 
@@ -502,13 +509,17 @@ class SheetSession:
         self.built = dict(self.forms)
         self._fresh = True  # the next update() reads the values these widgets start with
         flat = sf.flatten(tree)
-        for key, elem in flat.items():
-            if getattr(elem, "widget", None) is not None:  # a hex picker: its map stays open or folded by key
-                from kingdomlog.views.sheet_hexmap import is_picker
-
-                if is_picker(elem):
-                    elem.widget.fold_key = key
-        return mo.ui.dictionary(flat)
+        pickers = [(key, e) for key, e in flat.items() if getattr(e, "widget", None) is not None and _is_picker(e)]
+        for key, elem in pickers:  # a hex picker: its map stays open or folded by its key
+            elem.widget.fold_key = key
+        forms = mo.ui.dictionary(flat)
+        # A widget lives until it is closed (ipywidgets keeps every one): close the ones the dictionary copied
+        # (never shown) and those of the build before (no longer shown once the cards show these).
+        for old in [*(e for _, e in pickers), *self._shown_pickers]:
+            old.widget.close()
+        self._shown_pickers = [e for e in forms.elements.values()
+                               if getattr(e, "widget", None) is not None and _is_picker(e)]
+        return forms
 
     # ---- reading the widgets ----------------------------------------------------------------
 
