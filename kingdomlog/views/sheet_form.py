@@ -630,7 +630,7 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
         if is_hex_field(s) and isinstance(r, Mapping):  # a hex picker: {} until the page sent {"value": ...}
             from kingdomlog.views.sheet_hexmap import read_picker
 
-            ok, v, problem = read_picker(s, r, given, here)
+            ok, v, problem = read_picker(s, r, given)
             if problem:
                 out.errors.append(FieldError(here, problem))
         else:

@@ -1,4 +1,4 @@
-"""The turn sheet's hex picker: a hex target field as one widget, a map to click and a select beside it.
+"""The turn sheet's hex picker: a hex target field as one widget, a select and a map to click under it.
 
 A choice whose ``Pick`` source names hexes (``…_hexes``: pf2e ``region_hexes``, pf1 ``claim_hexes``, …)
 is a target on the map. On the sheet it is one anywidget (``HexPicker``) whose single synced
@@ -6,8 +6,8 @@ is a target on the map. On the sheet it is one anywidget (``HexPicker``) whose s
 the GM's map (``views.maps.hex_map_svg`` of ``ruleset.map(state_before_the_step, GM)``, sent as
 a string) and a native ``<select>`` of the field's options; a click on an allowed hex or a change
 of the select updates both at once in the page, then sends ``value`` once. So there is one source
-of truth, the hex need not be part of ``sheet_form.form_key`` (nothing is rebuilt on a pick),
-and a click is never lost to a rebuild of the widgets.
+of truth and the hex need not be part of ``sheet_form.form_key``: a pick rebuilds no widget unless it
+changes the form itself (the first pick on a new Claim Hex row brings the check's dice slot).
 
 - allowed hexes are the field's options that are not disabled; the others are faded, and a click
   on one only says why it cannot be picked;
@@ -34,6 +34,7 @@ from kingdomlog.core.mapdata import MapData
 from kingdomlog.views.sheet_form import is_hex_field, option_text
 
 __all__ = ["CSS", "ESM", "HexPicker", "can_pick", "hex_picker", "is_picker", "picker_options", "read_picker"]
+
 
 def picker_options(spec: FieldSpec, current: Any) -> list[dict[str, Any]]:
     """The select's entries: ``{"v": value, "t": text, "d": why it cannot be picked ("" if it can)}``.
@@ -259,12 +260,12 @@ def is_picker(elem: Any) -> bool:
 _MISSING: Any = object()
 
 
-def read_picker(spec: FieldSpec, raw: Mapping[str, Any], given: Mapping[str, Any],
-                path: tuple[Any, ...]) -> tuple[bool, Any, str | None]:
+def read_picker(spec: FieldSpec, raw: Mapping[str, Any], given: Mapping[str, Any]) -> tuple[bool, Any, str | None]:
     """A picker's value as ``(given, plan value, problem)``; ``raw`` is its element's value in the dictionary.
 
     marimo gives ``{}`` until the page sent a value (the widget still holds the value it was built with,
-    ``given``), then ``{"value": …}``. An id the field does not offer is a problem, never an exception.
+    ``given``), then ``{"value": …}``. An id the field does not offer is a problem (the caller puts it at the
+    field's path), never an exception.
     """
     got = raw.get("value", _MISSING) if isinstance(raw, Mapping) else _MISSING
     if got is _MISSING:
