@@ -156,7 +156,7 @@ def marimo_main() -> None:
     import runpy
 
     from kingdomlog.core.ruleset import discover
-    from kingdomlog.views import sheet, sheet_cards, sheet_panel  # noqa: F401  (imported for the sessions)
+    from kingdomlog.views import sheet, sheet_cards, sheet_hexmap, sheet_panel  # noqa: F401  (for the sessions)
 
     discover()
     sys.argv = ["marimo", *sys.argv[1:]]

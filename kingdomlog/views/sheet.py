@@ -343,6 +343,43 @@ def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tu
         return (), f"the choices of this step cannot be listed now ({type(exc).__name__}: {exc})"
 
 
+def _is_picker(elem: Any) -> bool:
+    from kingdomlog.views.sheet_hexmap import is_picker
+
+    return is_picker(elem)
+
+
+_MAPS: dict[int, tuple[Any, Any, str]] = {}
+
+
+def _hex_map(rs: Ruleset, state: State, specs: tuple[FieldSpec, ...]) -> tuple[Any, str]:
+    """The GM's map of ``state`` and a digest of its drawing when a field of ``specs`` picks hexes, else ``(None, "")``.
+
+    A ruleset without a hex map (or whose map cannot be drawn from a provisional state) gives none: the fields
+    stay plain selects. Remembered per state (steps that do not change the map share it).
+    """
+    if not sf.contains_hex_field(specs):
+        return None, ""
+    hit = _MAPS.get(id(state))
+    if hit is None or hit[0] is not state:
+        import hashlib
+
+        from kingdomlog.core.viewers import GM_VIEWER
+        from kingdomlog.views.maps import hex_map_svg
+
+        try:
+            m = rs.map(state, GM_VIEWER)
+        except Exception:  # a map hook that cannot read a provisional state: no map, the selects stay
+            m = None
+        placed = m is not None and bool(m.placed_hexes())
+        key = hashlib.sha1(hex_map_svg(m).encode()).hexdigest()[:16] if placed and m is not None else ""
+        if len(_MAPS) > 64:
+            _MAPS.clear()
+        hit = (state, m if placed else None, key)
+        _MAPS[id(state)] = hit
+    return hit[1], hit[2]
+
+
 class SheetSession:
     """One GM's sheet on one turn: the draft plan, the widgets' forms, the latest preview. Not shared.
 
@@ -374,6 +411,7 @@ class SheetSession:
         self.last_raw: dict[str, Any] = {}
         self._cache: dict[str, SheetDraft] = {}
         self._forms_cache: dict[Any, tuple[StepForm, str | None]] = {}
+        self._shown_pickers: list[Any] = []
         self.draft = self._compute(plan)
         self.refresh_forms(self.draft)
 
@@ -394,8 +432,9 @@ class SheetSession:
         extra = {k: {"faces": shown.rolls.get(k), "nonce": shown.rerolls.get(k, 0)}
                  for k in {*shown.rolls, *shown.rerolls} if k not in rolled and shown.rolls.get(k)}
         mode = self.json_mode.get(card.id, False)
+        hexmap, map_key = _hex_map(self.start.ruleset, card.before, specs)
         return StepForm(card.id, specs, dict(shown.choices), slots, mode, sf.step_json(shown) if mode else "",
-                        extra)
+                        extra, hexmap, map_key)
 
     def refresh_forms(self, draft: SheetDraft | None = None) -> bool:
         """Recompute every step's form from ``draft`` (default: the latest); True when the widgets must be rebuilt.
@@ -436,15 +475,29 @@ class SheetSession:
         Read it back with ``update(forms.value)``; lay it out through ``sf.View(forms)``.
         """
         with sf.fresh_ui_ids():  # never an id an earlier build gave another widget
-            tree = {}
-            for p in self.start.phases:
-                form = self.forms.get(p.id)
-                if form is None:
-                    continue
-                tree[p.id] = sf.step_widgets(form)
-            self.built = dict(self.forms)
-            self._fresh = True  # the next update() reads the values these widgets start with
-            return mo.ui.dictionary(sf.flatten(tree))
+            return self._build_widgets()
+
+    def _build_widgets(self) -> Any:
+        tree = {}
+        for p in self.start.phases:
+            form = self.forms.get(p.id)
+            if form is None:
+                continue
+            tree[p.id] = sf.step_widgets(form)
+        self.built = dict(self.forms)
+        self._fresh = True  # the next update() reads the values these widgets start with
+        flat = sf.flatten(tree)
+        pickers = [(key, e) for key, e in flat.items() if getattr(e, "widget", None) is not None and _is_picker(e)]
+        for key, elem in pickers:  # a hex picker: its map stays open or folded by its key
+            elem.widget.fold_key = key
+        forms = mo.ui.dictionary(flat)
+        # A widget lives until it is closed (ipywidgets keeps every one): close the ones the dictionary copied
+        # (never shown) and those of the build before (no longer shown once the cards show these).
+        for old in [*(e for _, e in pickers), *self._shown_pickers]:
+            old.widget.close()
+        self._shown_pickers = [e for e in forms.elements.values()
+                               if getattr(e, "widget", None) is not None and _is_picker(e)]
+        return forms
 
     # ---- reading the widgets ----------------------------------------------------------------
 

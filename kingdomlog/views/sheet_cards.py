@@ -93,8 +93,14 @@ def _unsnake(text: str) -> str:
 
 
 def check_title(key: str, spec: CheckSpec) -> str:
-    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice)."""
+    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice).
+
+    >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
+    'Claim hex on A5: d20 +3 vs DC 15'
+    """
+    target = re.fullmatch(r"([a-z0-9]+(?:[-_][a-z0-9]+)+) (on \S+)", spec.label or "")  # an activity id, its target
     name = words(spec.label.replace("-", "_")) if spec.label and re.fullmatch(r"[a-z0-9_.-]+", spec.label) \
+        else f"{words(target.group(1).replace('-', '_'))} {target.group(2)}" if target \
         else _unsnake(spec.label) if spec.label else words(key)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
@@ -411,8 +417,18 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
     if mine:
         items.append(_error_box(mine))
     cls = "kl-field kl-field-bad" if mine else "kl-field"
+    if _is_hex_picker(elem):
+        cls += " kl-field-map"  # the map takes the entry's whole line
     return mo.Html(f'<div class="{cls}" data-field="{esc(".".join(str(p) for p in path))}">'
                    + mo.vstack(items, gap=0.25).text + "</div>")
+
+
+def _is_hex_picker(elem: Any) -> bool:
+    if getattr(elem, "widget", None) is None:
+        return False
+    from kingdomlog.views.sheet_hexmap import is_picker
+
+    return is_picker(elem)
 
 
 def _cached_widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:
@@ -662,6 +678,8 @@ CSS = """
 .kl-lotpick { font-size: .85em; margin: .2em 0; } .kl-lotpick > summary { cursor: pointer; color: #5b4a2f; }
 .kl-lot-pick { background: #ffe066 !important; border-color: #b7950b !important; color: #333 !important; }
 .kl-block-pick { border-color: #b7950b; }
+.kl-entry-grid > div:has(> .kl-field-map) { grid-column: 1 / -1; }
+.kl-field-map { max-width: 32em; }
 .kl-entry-kind { font-weight: 600; font-size: .9em; color: #5b4a2f; }
 .kl-submitted { background: #eaf2fb; border-radius: 4px; padding: .2em .5em; font-size: .9em; }
 .kl-details summary { cursor: pointer; color: #5b4a2f; }

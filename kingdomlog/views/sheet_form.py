@@ -74,6 +74,10 @@ class StepForm:
     json_text: str = ""
     extra_dice: Mapping[str, Any] = field(default_factory=dict)
     """Typed faces/re-rolls of keys the step did not roll last time (kept in the plan, flagged)."""
+    hex_map: Any = field(default=None, compare=False)
+    """The GM's map of the state before the step (``core.mapdata.MapData``) when a field picks hexes, else None."""
+    map_key: str = ""
+    """What that map looks like (a digest of its drawing): a new map means new hex pickers."""
 
 
 # ---- the key that decides a rebuild ----------------------------------------------------------
@@ -96,7 +100,29 @@ def spec_key(spec: FieldSpec) -> Hashable:
 def form_key(form: StepForm) -> Hashable:
     """Two forms with the same key need no new widgets (their values may differ)."""
     return (form.step, tuple(spec_key(s) for s in form.specs), tuple(d.key for d in form.dice),
-            tuple(sorted(form.extra_dice)), form.json_mode, _rows_shape(form.specs, form.values))
+            tuple(sorted(form.extra_dice)), form.json_mode, _rows_shape(form.specs, form.values), form.map_key)
+
+
+def is_hex_field(spec: FieldSpec) -> bool:
+    """Whether ``spec`` picks hexes of the state: a select or multiselect whose ``Pick`` source ends in ``_hexes``.
+
+    >>> is_hex_field(FieldSpec("hex", "Hex", "select", options=(), source="region_hexes"))
+    True
+    >>> is_hex_field(FieldSpec("leader", "Leader", "select", options=(), source="leaders"))
+    False
+    """
+    return (spec.kind in ("select", "multiselect") and spec.options is not None
+            and bool(spec.source) and str(spec.source).endswith("_hexes"))
+
+
+def contains_hex_field(specs: Sequence[FieldSpec]) -> bool:
+    """Whether a field of ``specs`` (or of their entries, groups and variants) picks hexes."""
+    for s in specs:
+        if is_hex_field(s) or contains_hex_field(s.fields):
+            return True
+        if any(contains_hex_field(e) for e in s.entries) or any(contains_hex_field(v.fields) for v in s.variants):
+            return True
+    return False
 
 
 def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashable:
@@ -156,13 +182,21 @@ def _number(spec: FieldSpec, value: Any) -> Any:
     return mo.ui.number(start=spec.minimum, stop=spec.maximum, step=step, value=v, label=spec.label)
 
 
-def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None) -> Any:
+def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None,
+           hexmap: Any = None, in_entry: bool = False) -> Any:
     """The ``mo.ui`` element for ``spec`` holding ``value`` (a plan value; None = the default).
 
     ``rows``, ``group`` and ``variant`` give a tree (dicts, lists) of their fields' widgets;
     ``entries`` are the per-entry specs of a ``rows`` field (``FieldSpec.entries``), one per value.
+    With ``hexmap`` (the map of the state before the step), a field that picks hexes is a hex picker
+    (``views.sheet_hexmap``: the map to click and the select in one widget), its map open in an entry.
     """
     v = spec.default if value is None else value
+    if hexmap is not None and is_hex_field(spec):
+        from kingdomlog.views import sheet_hexmap
+
+        if sheet_hexmap.can_pick(spec, v, hexmap):
+            return sheet_hexmap.hex_picker(spec, v, hexmap, expanded=in_entry or v not in (None, "", [], ()))
     if spec.kind == "select" and spec.options is not None:
         opts, chosen = _choices_map(spec.options, v, show_disabled=len(spec.options) <= LIST_DISABLED)
         return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label,
@@ -197,10 +231,11 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.text(value=sep.join(str(x) for x in items), label=spec.label, placeholder=hint)
     if spec.kind == "group" and spec.fields:
         given = v if isinstance(v, Mapping) else {}
-        return {f.name: widget(f, given.get(f.name), entries=f.entries or None) for f in spec.fields}
+        return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True)
+                for f in spec.fields}
     if spec.kind == "variant" and spec.variants:
         given = v if isinstance(v, Mapping) else {}
-        return {VARIANT: variant_picker(spec, given), **entry_widgets(spec, spec.fields, given)}
+        return {VARIANT: variant_picker(spec, given), **entry_widgets(spec, spec.fields, given, hexmap=hexmap)}
     if spec.kind == "rows" and (spec.fields or spec.variants):
         rows = list(v) if isinstance(v, list) else []
         per = list(entries or spec.entries or ())
@@ -208,7 +243,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         for i, row in enumerate(rows):
             fields = per[i] if i < len(per) else spec.fields
             given = row if isinstance(row, Mapping) else {}
-            elems = entry_widgets(spec, fields, given)
+            elems = entry_widgets(spec, fields, given, hexmap=hexmap)
             elems[REMOVE] = mo.ui.button(value=0, on_click=lambda n: n + 1, label="✕ remove", kind="neutral")
             items.append(elems)
         return {"rows": items, ADD: add_widget(spec)}
@@ -218,9 +253,10 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
 
 
-def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> dict[str, Any]:
+def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any], *,
+                  hexmap: Any = None) -> dict[str, Any]:
     """The widgets of one entry (its discriminator left out: the entry's kind shows in its heading)."""
-    return {f.name: widget(f, given.get(f.name), entries=f.entries or None)
+    return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True)
             for f in fields if f.name != spec.discriminator}
 
 
@@ -355,7 +391,8 @@ def step_widgets(form: StepForm) -> dict[str, Any]:
         parts["t"] = mo.ui.text_area(value=form.json_text, rows=8, full_width=True,
                                      label="This step's plan (choices, rolls, rerolls)")
     else:
-        parts["c"] = {s.name: widget(s, form.values.get(s.name), entries=s.entries or None) for s in form.specs}
+        parts["c"] = {s.name: widget(s, form.values.get(s.name), entries=s.entries or None, hexmap=form.hex_map)
+                      for s in form.specs}
         if form.dice:
             parts["d"] = dice_widgets(form.dice)
     return parts
@@ -617,7 +654,14 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
                 entry[s.discriminator] = tag
             chosen[s.name] = entry
             continue
-        ok, v = _scalar(s, r, here, out)
+        if is_hex_field(s) and isinstance(r, Mapping):  # a hex picker: {} until the page sent {"value": ...}
+            from kingdomlog.views.sheet_hexmap import read_picker
+
+            ok, v, problem = read_picker(s, r, given)
+            if problem:
+                out.errors.append(FieldError(here, problem))
+        else:
+            ok, v = _scalar(s, r, here, out)
         if ok and (v != s.default or s.name in given or s.required):
             chosen[s.name] = v  # a value left at its default stays out of the plan (the step's default applies)
     return chosen

@@ -454,3 +454,154 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
         page.close()
     camp = Campaign.open(toy)
     assert camp.events()[-1].type == "core.turn_retracted" and camp.next_turn() == 2 and camp.verify().ok
+
+
+# ---- a hex target picked on the map (pf2e, pf1) ------------------------------------------------------
+
+
+def hex_select(ui: Sheet, step: str, path: str) -> Any:
+    return ui.card(step).locator(f'[data-field="{path}"] select.klhp-select').first
+
+
+def shown_hexes(ui: Sheet, step: str, path: str) -> list[str]:
+    """The options the hex picker's select shows as chosen (their texts)."""
+    return hex_select(ui, step, path).evaluate("e => Array.from(e.selectedOptions).map(o => o.text)")
+
+
+def click_hex(ui: Sheet, step: str, path: str, hex_id: str) -> None:
+    """Click a hex on the field's map (opened first if it is folded): one interaction."""
+    field = ui.card(step).locator(f'[data-field="{path}"]')
+    fold = field.locator("details.klhp-fold").first
+    fold.wait_for(state="attached", timeout=60_000)
+    if not fold.evaluate("e => e.open"):
+        ui.actions += 1
+        fold.locator("summary").first.click()
+    ui.actions += 1
+    field.locator(f'g.kl-hex[data-hex="{hex_id}"] > polygon').first.click()
+
+
+def saved_choices(folder: Path, turn: int, step: str) -> dict[str, Any]:
+    saved = Drafts(folder).load(turn)
+    assert saved is not None
+    sp = saved.plan.steps.get(step)
+    return dict(sp.choices) if sp is not None else {}
+
+
+def wait_saved(folder: Path, turn: int, step: str, check: Callable[[dict[str, Any]], bool],
+               timeout: float = 30.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    got: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        got = saved_choices(folder, turn, step)
+        if check(got):
+            return got
+        time.sleep(0.2)
+    raise AssertionError(f"the draft of {step} never showed the pick: {got}")
+
+
+HEX_SCENARIOS: dict[str, dict[str, Any]] = {
+    # pf2e: a Claim Hex row; A5 is next to the kingdom (claimable), A1 is the capital's hex (already claimed)
+    "pf2e": {"demo": "stolen-lands", "step": "activity.region", "add": ("activities", "Claim Hex"),
+             "path": "activities.0.hex", "allowed": "A5", "refused": "A1", "why": "already claimed",
+             "multi": False},
+    # pf1: claim a hex in the Improvement phase; h11 is explored, cleared and adjacent, h3 is the kingdom's already
+    "pf1": {"demo": "river-kingdom", "step": "improvement", "add": None, "path": "claim", "allowed": "h11",
+            "refused": "h3", "why": "already claimed", "multi": True},
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(HEX_SCENARIOS))
+def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess_env: dict[str, str],
+                                        ruleset: str) -> None:
+    sc = HEX_SCENARIOS[ruleset]
+    step, path, good, bad = sc["step"], sc["path"], sc["allowed"], sc["refused"]
+    folder = tmp_path / sc["demo"]
+    shutil.copytree(REPO / "campaigns" / sc["demo"], folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    start = Campaign.open(folder)
+    turn, head = start.next_turn(), start.head_seq
+    Drafts(folder).save(SavedDraft(turn, head, Plan(turn=turn, seed=f"browser-hexmap-{ruleset}")))
+    when = sheet.load_start(folder).when
+    with gm_server(folder, subprocess_env) as gm:
+        page, ui, _frames = open_sheet(browser, gm)
+        if sc["add"]:
+            ui.add(step, *sc["add"])
+        field = ui.card(step).locator(f'[data-field="{path}"]')
+        assert field.locator("g.kl-hex").count() >= 10, "no map at the field"
+        assert field.locator(f'g.kl-hex[data-hex="{good}"]').get_attribute("data-allowed") == "true"
+        assert field.locator(f'g.kl-hex[data-hex="{bad}"]').get_attribute("data-allowed") == "false"
+        assert good in (field.locator(f'g.kl-hex[data-hex="{good}"] > title').first.text_content() or "")
+        # an allowed hex: the select follows at once, the step is computed again, the draft is saved
+        before = ui.tag()
+        click_hex(ui, step, path, good)
+        ui.settled(before)
+        assert [t for t in shown_hexes(ui, step, path) if t.startswith(good)], shown_hexes(ui, step, path)
+        assert field.locator(f'[data-outline="{good}"]').count() == 1
+        result = ui.card(step).locator(".kl-result").first
+        if ruleset == "pf2e":
+            title = result.locator(".kl-check-title").first.inner_text()
+            assert f"on {good}" in title, title
+        assert good in (result.text_content() or ""), "the step's outcome does not name the hex"
+        if ruleset == "pf2e":
+            # the pick rebuilt the widgets once (the check's dice appeared): every widget of the row kept its value
+            row = ui.card(step).locator('[data-field="activities.0.activity"] select').first
+            assert row.evaluate("e => e.options[e.selectedIndex].text").startswith("Claim Hex")
+            for other in ("role", "skill"):
+                assert ui.card(step).locator(f'[data-field="activities.0.{other}"] select').count() == 1, other
+            # two quick clicks (no wait between them): the last one holds, in the select, the card and the draft
+            before = ui.tag()
+            click_hex(ui, step, path, "B6")
+            click_hex(ui, step, path, "B3")
+            ui.settled(before)
+            assert shown_hexes(ui, step, path)[0].startswith("B3")
+            wait_saved(folder, turn, step, lambda c: c["activities"][0].get("hex") == "B3")
+            assert "on B3" in result.locator(".kl-check-title").first.inner_text()
+            # the select, as a keyboard user would: the map's outline follows it
+            before = ui.tag()
+            ui.actions += 1
+            hex_select(ui, step, path).select_option(label=next(
+                t for t in hex_select(ui, step, path).evaluate("e => Array.from(e.options).map(o => o.text)")
+                if t.startswith(good + " ")))
+            ui.settled(before)
+            assert field.locator(f'[data-outline="{good}"]').count() == 1
+            assert field.locator('[data-outline="B3"]').count() == 0
+            assert f"on {good}" in result.locator(".kl-check-title").first.inner_text()
+        else:
+            # a second click on a picked hex takes it out of the list, a third puts it back
+            for now in ([], [good]):
+                before = ui.tag()
+                click_hex(ui, step, path, good)
+                ui.settled(before)
+                picked = [t for t in shown_hexes(ui, step, path) if t.startswith(good + " ")]
+                assert bool(picked) == bool(now), picked
+                wait_saved(folder, turn, step, lambda c, now=now: c.get("claim", []) == now)
+        saved = wait_saved(folder, turn, step, lambda c: bool(c) and (
+            c["activities"][0].get("hex") == good if ruleset == "pf2e" else c.get("claim") == [good]))
+        # a hex the rules refuse: nothing changes, the picker says why
+        tag = ui.tag()
+        click_hex(ui, step, path, bad)
+        msg = field.locator(".klhp-msg").first
+        msg.wait_for(timeout=10_000)
+        assert sc["why"] in msg.inner_text() and bad in msg.inner_text()
+        time.sleep(1.5)
+        assert ui.tag() == tag
+        assert not [t for t in shown_hexes(ui, step, path) if t.startswith(bad + " ")]
+        assert saved_choices(folder, turn, step) == saved
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+            ui.quiet(still=0.4)
+            shot(page, f"sheet-{ruleset}-{width}-hexmap", f'[data-card="{step}"]')
+            scroll = page.evaluate("() => document.scrollingElement.scrollWidth - window.innerWidth")
+            assert scroll <= 0, f"horizontal scroll of {scroll}px at {width}px"
+        page.set_viewport_size({"width": 1280, "height": 900})
+        ui.quiet(still=0.4)
+        # the saved draft holds the hex; the committed events name it
+        row = saved[path.split(".")[0]]
+        value = row[int(path.split(".")[1])][path.split(".")[2]] if "." in path else row
+        assert value == ([good] if sc["multi"] else good), saved
+        assert page.get_by_text("An internal error occurred").count() == 0
+        commit(ui, when)
+        page.close()
+    new = [e for e in Campaign.open(folder).events() if e.seq > head]
+    named = [e for e in new if e.type.endswith("hex_claimed") or e.type.endswith("check_resolved")]
+    assert any(good in e.payload.model_dump_json() for e in named), [e.type for e in new]
+    record(f"{ruleset}-hexmap", ui.actions)

@@ -80,16 +80,17 @@ def _hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 def _claim_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for h in s.hexes.values():
+        refused = ""  # what the claim (base §4.3 I2) refuses whatever else the step does; adjacency may change
         if h.claimed:
-            why = "already claimed"
+            why = refused = "already claimed"
         elif not (h.explored and h.cleared):
-            why = "explore and clear it first"
+            why = refused = "explore and clear it first"
         elif dv.size(s) > 0 and not dv.adjacent_to_kingdom(s, h):
             why = "not adjacent to the kingdom"
         else:
             town = next((f.split(":", 1)[1] for f in h.features if f.startswith("TOWN:")), None)
             why = "claimable, 1 BP" + (f"; annexing {town}: Stability check" if town else "")
-        out.append(Option(h.id, _hex_label(h), why))
+        out.append(Option(h.id, _hex_label(h), why, refused))
     return out
 
 

@@ -11,7 +11,9 @@ naming the rule, so a vocabulary lists every known name and says why one would b
 
 Validation sees the state at the start of a step. In the Region step a row may name a hex or a
 settlement created by an earlier row of the same step (claim a hex, then put a work site on it), so
-those fields are open there (``region_hexes``, ``region_settlements``); the activity checks them.
+those fields are open there (``region_hexes``, ``region_second_hexes``, ``region_settlements``); the activity
+checks them. A hex the row's activity would refuse whatever the earlier rows do (Claim Hex on a hex the kingdom
+already holds, when no Abandon Hex row of the step names it) is listed as disabled, so the sheet's map fades it.
 """
 
 from __future__ import annotations
@@ -430,7 +432,7 @@ class RegionRow(ActivityRow):
                                               open=True)] = Field(
         default=None, description="a hex of the map by id (it may be claimed by an earlier row of this step), or"
                                   " a new hex described in full with its coordinates")
-    second_hex: Annotated[str | None, Pick("region_hexes", what="a hex", open=True)] = Field(
+    second_hex: Annotated[str | None, Pick("region_second_hexes", what="a hex", open=True)] = Field(
         default=None, description="the second hex of a critical success (roads, farmland), next to the first"
                                   " (default: the first that fits)")
     settlement: Annotated[str | None, Pick("region_settlements", what="a settlement")] = Field(
@@ -705,6 +707,19 @@ def structure_detail(st: T.Structure) -> str:
     return f"level {st.level}, {where}, {cost}, DC {st.dc} ({', '.join(st.skills)})"
 
 
+def _abandoned_in_step(within: Mapping[str, Any]) -> set[str]:
+    """The hexes an Abandon Hex row of the same step names (a later row may claim them again)."""
+    from kingdomlog.core.choices import PARENT
+
+    parent = within.get(PARENT)
+    rows = parent.get("activities") if isinstance(parent, Mapping) else None
+    out: set[str] = set()
+    for row in rows if isinstance(rows, list) else ():
+        if isinstance(row, Mapping) and row.get("activity") == "abandon-hex" and isinstance(row.get("hex"), str):
+            out.add(row["hex"])
+    return out
+
+
 def _region_hex_detail(state: KingdomState, h: Any) -> str:
     """A hex as the Region step sees it: where it is and whether the kingdom can claim it now."""
     where = f"({h.q}, {h.r})" if h.at is not None else "unplaced"
@@ -777,8 +792,15 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         if isinstance(within.get("hex"), HexEntry):
             return None  # a hex described in full may be new to the map
         return [Option(h.id, h.id, _hex_detail(h)) for h in state.hexes]
-    if source == "region_hexes":
-        return [Option(h.id, h.id, _region_hex_detail(state, h)) for h in state.hexes]  # open: the step checks
+    if source == "region_second_hexes":  # the second hex of a critical success (open: the step checks)
+        return [Option(h.id, h.id, _region_hex_detail(state, h)) for h in state.hexes]
+    if source == "region_hexes":  # open: the step checks; only what it would surely refuse is marked
+        act = cat.activities.get(str(within.get("activity") or ""))
+        unclaimed_only = act is not None and act.hex_state == "unclaimed"
+        freed = _abandoned_in_step(within) if unclaimed_only else set()
+        return [Option(h.id, h.id, _region_hex_detail(state, h),
+                       "already claimed" if unclaimed_only and h.claimed and h.id not in freed else "")
+                for h in state.hexes]
     if source == "region_settlements":
         return None  # an earlier row of the Region step may found it; the activity checks it
     if source in ("leadership_activities", "region_activities", "civic_activities", "army_activities"):

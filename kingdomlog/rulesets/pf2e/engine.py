@@ -173,6 +173,11 @@ class CheckAt:
     traits: tuple[str, ...] = ()
     event: str = ""
 
+    @property
+    def label(self) -> str:
+        """What the check is called where it is shown: the activity, and the hex it targets (``claim-hex on A5``)."""
+        return f"{self.activity} on {self.hex}" if self.hex else self.activity
+
 
 def _boon(ctx: Ctx, boon_id: str, facts: Mapping[str, Any]) -> Boon:
     b = next((x for x in ctx.state.boons if x.id == boon_id), None)
@@ -225,11 +230,11 @@ def resolve_check(ctx: Ctx, *, key: str, at: CheckAt, skill: str, dc: Breakdown,
         die = 10
         ctx.explain(mod, dc)
         ctx.roll(key, "1d20", check=CheckSpec("pf2e", modifier=prof, dc=int(dc.total),
-                                              shift=-(1 if anarchy else 0) - worsen, label=at.activity))
+                                              shift=-(1 if anarchy else 0) - worsen, label=at.label))
     else:
         ctx.explain(mod, dc)
         spec = CheckSpec("pf2e", modifier=int(mod.total), dc=int(dc.total), shift=-(1 if anarchy else 0) - worsen,
-                         label=at.activity)
+                         label=at.label)
         die, _ = roll(ctx, key, "1d20", check=spec)
         if held is not None and held.kind == "roll_twice":
             other, _ = roll(ctx, f"{key}.boon", "1d20", check=spec)
