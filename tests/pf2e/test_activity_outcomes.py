@@ -14,42 +14,12 @@ import pytest
 
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.state import BuiltStructure, Hex, KingdomState, Settlement
+from kingdomlog.rulesets.pf2e.state import KingdomState
 
-from .helpers import Game, events_of, step_state
+from .helpers import events_of, step_state
+from .outcome_play import degree_die, kingdom
 
 STEP = {"leadership": "activity.leadership", "region": "activity.region", "civic": "activity.civic"}
-
-
-def _fresh(setup: Any = None) -> Game:
-    g = Game(options={"unlock_all_activities": True}).found()
-    skills = {**g.state.skills, "magic": "trained", "statecraft": "trained", "scholarship": "trained",
-              "defense": "trained", "folklore": "trained", "exploration": "trained", "engineering": "trained",
-              "industry": "trained", "warfare": "trained"}
-    st = g.state.settlements[0]
-    st = st.model_copy(update={"structures": (*st.structures, BuiltStructure(name="bank", block=0, lots=(1,)))})
-    far = Settlement(id="far", name="Far", hex="H2", structures=(BuiltStructure(name="town-hall", block=0,
-                                                                               lots=(0,)),),
-                     blocks=(("town-hall", "", "", ""),))
-    hexes = (*g.state.hexes, Hex(id="H1", terrain="hills", q=1, r=0), Hex(id="H2", terrain="plains", q=0, r=1,
-                                                                           features=("settlement",)),
-             Hex(id="H3", terrain="forest", q=-1, r=1, river=True))
-    g.state = g.state.model_copy(update={"unrest": 8, "skills": skills, "settlements": (st, far), "hexes": hexes,
-                                         "diplomatic_relations": ("mivon",)})
-    if setup is not None:
-        g.state = setup(g.state)
-    return g
-
-
-def _degree_die(mod: int, dc: int, degree: str) -> int:
-    want = {"critical_success": dc + 10 - mod, "success": dc - mod, "failure": dc - 1 - mod,
-            "critical_failure": dc - 10 - mod}[degree]
-    if degree == "critical_failure" and want < 2:
-        return 1
-    if degree == "critical_success" and want > 19:
-        return 20
-    assert 2 <= want <= 19, (degree, want)
-    return want
 
 
 def play(name: str, degree: str, row: dict[str, Any] | None = None, rolls: dict[str, list[int]] | None = None,
@@ -65,11 +35,11 @@ def play(name: str, degree: str, row: dict[str, Any] | None = None, rolls: dict[
         return out
 
     # a first pass (d20 10, the other dice from the seed) tells the check's modifier and DC
-    first = _fresh(setup).play(steps(10, None))
+    first = kingdom(setup).play(steps(10, None))
     chk = next(d.payload for d in first.drafts if isinstance(d.payload, E.CheckResolved)
                and d.payload.activity == name)
-    die = _degree_die(chk.modifier, chk.dc, degree)
-    pv = _fresh(setup).play(steps(die, rolls))
+    die = degree_die(chk.modifier, chk.dc, degree)
+    pv = kingdom(setup).play(steps(die, rolls))
     got = next(d.payload for d in pv.drafts if isinstance(d.payload, E.CheckResolved) and d.payload.activity == name)
     assert got.degree == degree or any(isinstance(e, E.DegreeChanged) for e in events_of(pv, step)), got
     ids = [s.phase.id for s in pv.steps]
@@ -266,7 +236,7 @@ def test_celebrate_holiday_unpayable_is_a_critical_failure() -> None:
 
 
 def test_celebrate_holiday_redirect_when_the_treasury_is_empty() -> None:
-    g = _fresh()
+    g = kingdom()
     pv = g.play({"upkeep.resources": {"rolls": {"resource": [1, 1, 1, 1, 1]}},
                  "activity.leadership": {"choices": {"activities": [
                      {"activity": "purchase-commodities", "role": "ruler", "commodity": "ore"},
@@ -283,7 +253,7 @@ def test_celebrate_holiday_redirect_when_the_treasury_is_empty() -> None:
 
 def test_clandestine_business_dc_grows_each_turn_in_a_row() -> None:
     """+2 DC per consecutive turn, -1 per turn without (a counter recorded as pf2e.counter_set)."""
-    g = _fresh(lambda s: s.model_copy(update={"unrest": 0}))
+    g = kingdom(lambda s: s.model_copy(update={"unrest": 0}))
     row = {"activity.leadership": {"choices": {"activities": [{"activity": "clandestine-business",
                                                                 "role": "ruler"}]}, "rolls": {"a1": [10]}}}
     dcs = []
@@ -298,7 +268,7 @@ def test_clandestine_business_dc_grows_each_turn_in_a_row() -> None:
 
 
 def test_an_unused_creative_solution_gives_10_xp_at_the_end_of_the_turn() -> None:
-    g = _fresh()
+    g = kingdom()
     pv = g.play({"activity.leadership": {"choices": {"activities": [
         {"activity": "creative-solution", "role": "ruler"}]}, "rolls": {"a1": [20]}}})
     lapsed = [e for e in events_of(pv, "event.level") if isinstance(e, E.BoonLapsed)]
@@ -307,12 +277,12 @@ def test_an_unused_creative_solution_gives_10_xp_at_the_end_of_the_turn() -> Non
 
 
 def test_a_creative_solution_rerolls_a_later_check_with_plus_2() -> None:
-    g = _fresh()
+    g = kingdom()
     pv = g.play({"activity.leadership": {"choices": {"activities": [
         {"activity": "creative-solution", "role": "ruler"}]}, "rolls": {"a1": [20]}}})
     boon = step_state(pv, "activity.leadership").boons
     del boon
-    g2 = _fresh()
+    g2 = kingdom()
     pv2 = g2.play({"activity.leadership": {"choices": {"activities": [
         {"activity": "creative-solution", "role": "ruler"}]}, "rolls": {"a1": [20]}},
         "activity.region": {"choices": {"activities": [{"activity": "harvest-crops",
