@@ -11,9 +11,9 @@ import functools
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from kingdomlog.core.data import package_document, rows
 from kingdomlog.core.effects import Effect as CoreEffect
@@ -102,6 +102,16 @@ class Outcomes(CoreOutcomes):
         return [e for e in super().for_degree(degree) if isinstance(e, Effect)]
 
 
+def _predicate(v: str) -> str:
+    try:
+        return check_predicate(v)
+    except InputError as exc:
+        raise ValueError(str(exc)) from None
+
+
+Predicate = Annotated[str, AfterValidator(_predicate)]
+"""A condition over a check's or a settlement's facts (``core.effects`` predicates), checked when the data loads."""
+
 _DC_RULE = re.compile(r"^(control(\+\d+)?|structure|negotiation(\+\d+)?|negotiation_or_control|terrain_farmland"
                       r"|event|gm|none|army_recruitment|tactic|enemy_scouting|\d+)$")
 
@@ -110,16 +120,8 @@ class DcAdjust(Frozen):
     """A change to an activity's DC (or, for ``degree_adjust``, to its degree) when a condition holds."""
 
     value: int
-    when: str = ""
+    when: Predicate = ""
     label: str = ""
-
-    @field_validator("when")
-    @classmethod
-    def _when(cls, v: str) -> str:
-        try:
-            return check_predicate(v)
-        except InputError as exc:
-            raise ValueError(str(exc)) from None
 
 
 class CostRow(Frozen):
@@ -128,17 +130,9 @@ class CostRow(Frozen):
     paid even beyond the treasury (§3.0.3: all RP, and a Ruin +1)."""
 
     rp: int | str = 0
-    when: str = ""
+    when: Predicate = ""
     forced: bool = False
     label: str = ""
-
-    @field_validator("when")
-    @classmethod
-    def _when(cls, v: str) -> str:
-        try:
-            return check_predicate(v)
-        except InputError as exc:
-            raise ValueError(str(exc)) from None
 
 
 class Streak(Frozen):
@@ -316,20 +310,12 @@ class Structure(Frozen):
     item_bonus_stacks: bool = True
     """§5.10 Max Item Bonus: identical structures' item bonuses in one settlement add up to the settlement's
     maximum item bonus (published default: yes; an edifice never stacks)."""
-    reduction_when: str = ""
+    reduction_when: Predicate = ""
     """The surroundings a structure's consumption reduction needs, as a condition over the settlement's facts
     (``water``: its hex has a river or lake; ``farmland``: Farmland in its influence)."""
-    requires_surroundings: str = ""
+    requires_surroundings: Predicate = ""
     """A condition over the settlement's facts the structure needs to be built at all (``water`` ...)."""
     source: str = "spec"
-
-    @field_validator("reduction_when", "requires_surroundings")
-    @classmethod
-    def _surroundings(cls, v: str) -> str:
-        try:
-            return check_predicate(v)
-        except InputError as exc:
-            raise ValueError(str(exc)) from None
 
     @property
     def edifice(self) -> bool:
@@ -450,7 +436,7 @@ class KingdomEventDef(Frozen):
                       "farmland", "unclaimed_adjacent", "two_settlements", "most_cemeteries"] = ""
     """Where the event strikes (its rule's Location entry): checks to resolve a settlement or hex event take item
     bonuses only from structures of that settlement or that reach that hex (AoN 1840)."""
-    requires: str = ""
+    requires: Predicate = ""
     """A condition over the kingdom's facts without which the event does not occur (Pilgrimage: a shrine,
     temple or cathedral; Noblesse Oblige: a mansion or noble villa; Festive Invitation: diplomatic relations)."""
     dc_adjust: list[DcAdjust] = Field(default_factory=list)
@@ -478,14 +464,6 @@ class KingdomEventDef(Frozen):
     rules_in_spec: bool = True
     outcomes: Outcomes = Field(default_factory=Outcomes)
     source: str = "spec"
-
-    @field_validator("requires")
-    @classmethod
-    def _requires(cls, v: str) -> str:
-        try:
-            return check_predicate(v)
-        except InputError as exc:
-            raise ValueError(str(exc)) from None
 
     @model_validator(mode="after")
     def _consistent(self) -> KingdomEventDef:
