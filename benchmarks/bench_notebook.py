@@ -309,6 +309,57 @@ def verdicts(r: dict[str, Any], interactions: int | None) -> list[tuple[str, str
     return rows
 
 
+ANATOMY = BARE.replace('''@app.cell(hide_code=True)
+def _(choice):
+    mo.Html(f'<div class="kl-bare" data-value="{choice.value}">Taxes: {choice.value}</div>')
+    return
+''', '''@app.cell(hide_code=True)
+def _():
+    static = mo.ui.dictionary({f"w{i}": mo.ui.dropdown(options=[f"o{j}" for j in range(12)], value="o1",
+                                                       label=f"W{i}") for i in range(WIDGETS)})
+    return (static,)
+
+
+@app.cell(hide_code=True)
+def _(choice, static):
+    mo.Html("".join(f"<div>{e.text}</div>" for e in static.elements.values()) + "<p>" + "x" * PAD + "</p>"
+            + f'<div class="kl-bare" data-value="{choice.value}">Taxes: {choice.value}</div>')
+    return
+''')
+
+
+def anatomy(changes: int) -> list[dict[str, Any]]:
+    """What makes a changed output slow to show: the bare app, then the same with 140 unchanged dropdowns in the
+    output that changes (the sheet's page holds about that many), then with 190 KB of unchanged text (its size)."""
+    from playwright.sync_api import sync_playwright
+
+    out = []
+    tmp = Path(tempfile.mkdtemp(prefix="kl-anatomy-"))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        for widgets, pad in ((0, 0), (140, 0), (0, 190_000)):
+            (tmp / "app.py").write_text(ANATOMY.replace("WIDGETS", str(widgets)).replace("PAD", str(pad)))
+            pw = secrets.token_urlsafe(12)
+            (tmp / "token.txt").write_text(pw)
+            port = free_port()
+            srv = Served([sys.executable, "-m", "marimo", "run", str(tmp / "app.py"), "--host", "127.0.0.1", "--port",
+                          str(port), "--no-sandbox", "--headless", "--token-password-file", str(tmp / "token.txt")],
+                         r"(URL|http://)", url=f"http://127.0.0.1:{port}/?access_token={pw}")
+            try:
+                page, _ = open_bare(browser, srv.url)
+                xs = [change_bare(page, i) for i in range(changes)]
+                out.append({"widgets": widgets, "pad_chars": pad, "p50_ms": statistics.median(xs) * 1e3,
+                            "p95_ms": percentile(xs, 95) * 1e3, "load": round(os.getloadavg()[0], 2)})
+                print(f"| {widgets:>3} unchanged dropdowns, {pad:>7,} chars of text | p50 {out[-1]['p50_ms']:6.1f} ms"
+                      f" | p95 {out[-1]['p95_ms']:6.1f} ms |", flush=True)
+                page.close()
+            finally:
+                srv.stop()
+        browser.close()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--campaign", action="append", choices=sorted(DEMOS), help="demo(s) to run (default: all)")
@@ -316,7 +367,15 @@ def main() -> int:
     ap.add_argument("--loads", type=int, default=5)
     ap.add_argument("--commits", type=int, default=3)
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--anatomy", action="store_true",
+                    help="only time a bare app with 140 unchanged dropdowns, or 190 KB of text, in its changed output")
     args = ap.parse_args()
+    if args.anatomy:
+        rows = anatomy(args.changes)
+        out_file = args.out.with_name("notebook-anatomy.json")
+        out_file.write_text(json.dumps(rows, indent=1))
+        print(f"JSON: {out_file}")
+        return 0
     counts = json.loads(COUNTS.read_text()) if COUNTS.exists() else {}
     out: dict[str, Any] = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),

@@ -29,6 +29,7 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
 from kingdomlog.views.html import esc
+from kingdomlog.views.sheet_words import is_hex_field, option_text
 
 Path_ = tuple[str | int, ...]
 """Where a value sits in a step's choices: ``("activities", 1, "leader")``."""
@@ -103,18 +104,6 @@ def form_key(form: StepForm) -> Hashable:
             tuple(sorted(form.extra_dice)), form.json_mode, _rows_shape(form.specs, form.values), form.map_key)
 
 
-def is_hex_field(spec: FieldSpec) -> bool:
-    """Whether ``spec`` picks hexes of the state: a select or multiselect whose ``Pick`` source ends in ``_hexes``.
-
-    >>> is_hex_field(FieldSpec("hex", "Hex", "select", options=(), source="region_hexes"))
-    True
-    >>> is_hex_field(FieldSpec("leader", "Leader", "select", options=(), source="leaders"))
-    False
-    """
-    return (spec.kind in ("select", "multiselect") and spec.options is not None
-            and bool(spec.source) and str(spec.source).endswith("_hexes"))
-
-
 def contains_hex_field(specs: Sequence[FieldSpec]) -> bool:
     """Whether a field of ``specs`` (or of their entries, groups and variants) picks hexes."""
     for s in specs:
@@ -137,18 +126,6 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
 
 
 # ---- option labels ---------------------------------------------------------------------------
-
-
-def option_text(o: Option) -> str:
-    """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``.
-
-    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``).
-    """
-    text = o.label or (str(o.value).replace("_", " ").replace("-", " ") if isinstance(o.value, str) and
-                       o.value.strip() else str(o.value) if o.value != "" else "(none)")
-    if o.disabled:
-        return f"✗ {text} — {o.disabled}"
-    return f"{text} — {o.detail}" if o.detail else text
 
 
 def _choices_map(options: Sequence[Option], current: Any, *, show_disabled: bool) -> tuple[dict[str, Any], str | None]:

@@ -31,7 +31,7 @@ import traitlets
 
 from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.mapdata import MapData
-from kingdomlog.views.sheet_form import is_hex_field, option_text
+from kingdomlog.views.sheet_words import is_hex_field, option_text
 
 __all__ = ["CSS", "ESM", "HexPicker", "can_pick", "hex_picker", "is_picker", "picker_options", "read_picker"]
 

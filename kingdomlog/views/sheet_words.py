@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["ACRONYMS", "summary_of", "words"]
+from kingdomlog.core.choices import FieldSpec, Option
+
+__all__ = ["ACRONYMS", "is_hex_field", "option_text", "summary_of", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -41,3 +43,30 @@ def summary_of(ruleset: Any, state: Any) -> dict[str, Any]:
     out = dict(ruleset.summary(state))
     _SUMMARIES[id(state)] = (state, out)
     return out
+
+
+# ---- options and fields in words (shared by the widgets and the hex picker) ----------------------------
+
+
+def option_text(o: Option) -> str:
+    """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``.
+
+    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``).
+    """
+    text = o.label or (str(o.value).replace("_", " ").replace("-", " ") if isinstance(o.value, str) and
+                       o.value.strip() else str(o.value) if o.value != "" else "(none)")
+    if o.disabled:
+        return f"✗ {text} — {o.disabled}"
+    return f"{text} — {o.detail}" if o.detail else text
+
+
+def is_hex_field(spec: FieldSpec) -> bool:
+    """Whether ``spec`` picks hexes of the state: a select or multiselect whose ``Pick`` source ends in ``_hexes``.
+
+    >>> is_hex_field(FieldSpec("hex", "Hex", "select", options=(), source="region_hexes"))
+    True
+    >>> is_hex_field(FieldSpec("leader", "Leader", "select", options=(), source="leaders"))
+    False
+    """
+    return (spec.kind in ("select", "multiselect") and spec.options is not None
+            and bool(spec.source) and str(spec.source).endswith("_hexes"))
