@@ -59,7 +59,7 @@ def test_a_hex_field_is_one_picker_carrying_its_hexes_and_its_value(pf2e: tuple[
     assert w.value == "A5" and not w.multiple and w.label == "Hex" and w.fold_key == HEX
     opts = {o["v"]: o["d"] for o in w.options}
     assert set(opts) == {h.id for h in s.start.state.hexes}  # every hex of the kingdom, in the ruleset's order
-    assert opts["A5"] == "" and opts["A1"] == "already claimed"  # Claim Hex: the kingdom's own hexes are refused
+    assert opts["A5"] == "" and opts["A1"] == "already claimed (§4.8 Claim Hex)"  # Claim Hex: the kingdom's own hexes are refused
     # the map: every hex a <g data-hex>, with its tooltip; what the rules refuse is marked (faded)
     for hid, why in opts.items():
         m = re.search(rf'<g class="kl-hex[^"]*" data-hex="{hid}" data-allowed="(true|false)"[^>]*><title>([^<]*)',
@@ -123,7 +123,7 @@ def test_a_pf1_multiselect_of_hexes_toggles_a_list(tmp_path: Path) -> None:
     w = elem.widget
     assert w.multiple and w.value == []
     opts = {o["v"]: o["d"] for o in w.options}
-    assert opts["h11"] == "" and opts["h3"] == "already claimed"
+    assert opts["h11"] == "" and opts["h3"] == "already claimed (base §4.3 I2)"
     assert not w.expanded  # a step-level field: the map is folded until the GM opens it
     flat = dict(forms.value)
     flat[CLAIM] = {"value": ["h11"]}

@@ -92,7 +92,7 @@ def test_vocabularies_carry_what_a_gm_weighs() -> None:
     s, _ = _demo_state_before(3)
     form = {f.name: f for f in RULESET.choices(s, 3, "improvement")}
     claim = {o.value: o for o in form["claim"].options or ()}
-    assert claim["h2"].detail == "claimable, 1 BP" and claim["h0"].detail == "already claimed"
+    assert claim["h2"].detail == "claimable, 1 BP" and claim["h0"].detail == "already claimed (base §4.3 I2)"
     assert "not adjacent" in claim["h10"].detail
     assert form["buildings"].kind == "rows" and form["special_edict"].kind == "variant"
     nested = {f.name: f for f in form["buildings"].fields}

@@ -82,9 +82,9 @@ def _claim_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     for h in s.hexes.values():
         refused = ""  # what the claim (base §4.3 I2) refuses whatever else the step does; adjacency may change
         if h.claimed:
-            why = refused = "already claimed"
+            why = refused = "already claimed (base §4.3 I2)"
         elif not (h.explored and h.cleared):
-            why = refused = "explore and clear it first"
+            why = refused = "explore and clear it first (base §4.3 I2)"
         elif dv.size(s) > 0 and not dv.adjacent_to_kingdom(s, h):
             why = "not adjacent to the kingdom"
         else:

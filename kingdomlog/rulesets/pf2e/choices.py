@@ -799,7 +799,8 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         unclaimed_only = act is not None and act.hex_state == "unclaimed"
         freed = _abandoned_in_step(within) if unclaimed_only else set()
         return [Option(h.id, h.id, _region_hex_detail(state, h),
-                       "already claimed" if unclaimed_only and h.claimed and h.id not in freed else "")
+                       f"already claimed ({act.section} {act.title or act.name})"
+                       if act is not None and unclaimed_only and h.claimed and h.id not in freed else "")
                 for h in state.hexes]
     if source == "region_settlements":
         return None  # an earlier row of the Region step may found it; the activity checks it
