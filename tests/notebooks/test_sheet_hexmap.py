@@ -59,7 +59,8 @@ def test_a_hex_field_is_one_picker_carrying_its_hexes_and_its_value(pf2e: tuple[
     assert w.value == "A5" and not w.multiple and w.label == "Hex" and w.fold_key == HEX
     opts = {o["v"]: o["d"] for o in w.options}
     assert set(opts) == {h.id for h in s.start.state.hexes}  # every hex of the kingdom, in the ruleset's order
-    assert opts["A5"] == "" and opts["A1"] == "already claimed (§4.8 Claim Hex)"  # Claim Hex: the kingdom's own hexes are refused
+    # Claim Hex: the kingdom's own hexes are refused, naming the rule
+    assert opts["A5"] == "" and opts["A1"] == "already claimed (§4.8 Claim Hex)"
     # the map: every hex a <g data-hex>, with its tooltip; what the rules refuse is marked (faded)
     for hid, why in opts.items():
         m = re.search(rf'<g class="kl-hex[^"]*" data-hex="{hid}" data-allowed="(true|false)"[^>]*><title>([^<]*)',
