@@ -487,7 +487,7 @@ class SheetSession:
         self.built = dict(self.forms)
         self._fresh = True  # the next update() reads the values these widgets start with
         flat = sf.flatten(tree)
-        pickers = [(key, e) for key, e in flat.items() if getattr(e, "widget", None) is not None and _is_picker(e)]
+        pickers = [(key, e) for key, e in flat.items() if _is_picker(e)]
         for key, elem in pickers:  # a hex picker: its map stays open or folded by its key
             elem.widget.fold_key = key
         forms = mo.ui.dictionary(flat)
@@ -495,8 +495,7 @@ class SheetSession:
         # (never shown) and those of the build before (no longer shown once the cards show these).
         for old in [*(e for _, e in pickers), *self._shown_pickers]:
             old.widget.close()
-        self._shown_pickers = [e for e in forms.elements.values()
-                               if getattr(e, "widget", None) is not None and _is_picker(e)]
+        self._shown_pickers = [e for e in forms.elements.values() if _is_picker(e)]
         return forms
 
     # ---- reading the widgets ----------------------------------------------------------------

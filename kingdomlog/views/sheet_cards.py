@@ -92,6 +92,11 @@ def _unsnake(text: str) -> str:
     return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", lambda m: m.group(0).replace("_", " "), text)
 
 
+def _against(spec: CheckSpec) -> str:
+    """`` vs DC 15`` for a d20 check; nothing for one read on a result table (its rows are the outcomes)."""
+    return "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"
+
+
 def check_title(key: str, spec: CheckSpec) -> str:
     """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice).
 
@@ -104,8 +109,7 @@ def check_title(key: str, spec: CheckSpec) -> str:
         else _unsnake(spec.label) if spec.label else words(key)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
-        against = "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"  # a table: read by the total
-        return f"{name}: d20 {spec.modifier:+d}{against}{mode}"
+        return f"{name}: d20 {spec.modifier:+d}{_against(spec)}{mode}"
     if spec.kind == "flat":
         return f"{name}: DC {spec.dc} flat check"
     if spec.kind == "2d6":
@@ -135,8 +139,7 @@ def roll_result_html(roll: Roll, spec: CheckSpec | None) -> str:
     if spec.kind in ("pf2e", "d20", "5e"):
         die = sum(roll.kept)
         total = die + spec.modifier
-        against = "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"
-        return (f'<div class="kl-roll">Rolled {dice}: {die} {spec.modifier:+d} = <b>{total}</b>{against}'
+        return (f'<div class="kl-roll">Rolled {dice}: {die} {spec.modifier:+d} = <b>{total}</b>{_against(spec)}'
                 f'{said}{mark}</div>')
     if spec.kind == "2d6":
         total = sum(roll.kept) + spec.modifier
