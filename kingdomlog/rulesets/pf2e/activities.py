@@ -57,13 +57,14 @@ from kingdomlog.rulesets.pf2e.hexmap import (
 from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
     activity_lock,
+    activity_skill_refusal,
     civic_slots,
     claim_limit,
     in_anarchy,
     leadership_slots,
     rank_at_least,
     region_slots,
-    skill_rank_needed,
+    structure_skill_refusal,
 )
 from kingdomlog.rulesets.pf2e.structures import cap_id, place, settlement_of, surroundings_refusal
 
@@ -462,10 +463,9 @@ def _target_structure(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -
                        "§4.9.1 structure level")
     st = settlement_of(ctx, row.settlement or cap_id(s))
     skill = row.skill or struct.skills[0]
-    if skill not in struct.skills:
-        raise ctx.fail(f"{struct.name} is built with {', '.join(struct.skills)}, not {skill}", "§4.9.4")
-    if not rank_at_least(s.skills.get(skill, "untrained"), struct.proficiency):
-        raise ctx.fail(f"{struct.name} needs {struct.proficiency} {skill}", "§5.15 structure check")
+    refused = structure_skill_refusal(s, struct, skill)
+    if refused is not None:
+        raise ctx.fail(*refused)
     prep.update(structure=struct, settlement=st.id, target=struct.name, skill=skill, dc_rule=str(struct.dc),
                 paid_commodities={})
     damaged = next((b for b in st.structures if b.name == struct.name and b.damaged), None)
@@ -646,11 +646,9 @@ def _skill(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> str:
             raise ctx.fail(f"{act.name} on {prep.get('target')} needs {needed} proficiency in {skill}",
                            "§4 proficiency requirement")
         return skill
-    if act.skills and skill not in act.skills and "structure" not in prep:
-        raise ctx.fail(f"{act.name} uses {', '.join(act.skills)}, not {skill!r}", "§4 activity skills")
-    needed_rank = skill_rank_needed(s, act, skill)
-    if act.skills and not rank_at_least(s.skills.get(skill, "untrained"), needed_rank):
-        raise ctx.fail(f"{act.name} needs {needed_rank} proficiency in {skill}", "§4 proficiency requirement")
+    why = activity_skill_refusal(s, act, skill, membership="structure" not in prep)
+    if why is not None:
+        raise ctx.fail(*why)
     return skill
 
 

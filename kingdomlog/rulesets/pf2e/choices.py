@@ -31,10 +31,10 @@ from kingdomlog.rulesets.pf2e.rules import check_amount
 from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
     activity_lock,
+    activity_skill_refusal,
     adjacent_to_kingdom,
     check_modifier,
-    rank_at_least,
-    skill_rank_needed,
+    structure_skill_refusal,
 )
 
 Ability = T.Ability
@@ -650,6 +650,10 @@ def _skills(state: KingdomState, first: Sequence[str] = (), note: str = "") -> l
     return out
 
 
+def _with_rule(refusal: tuple[str, str] | None) -> str:
+    return "" if refusal is None else f"{refusal[0]} ({refusal[1]})"
+
+
 def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Structure | None = None) -> list[Option]:
     """The skills of an activity row: the activity's (or, for Build Structure, the chosen structure's) first, and
     each skill the rules refuse for it marked with the reason, as the step would refuse it (§4, §4.9.4, §5.15).
@@ -664,26 +668,17 @@ def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Struc
             return _skills(state)
         first: Sequence[str] = struct.skills
 
-        def why(skill: str) -> str:  # the step's words (activities._target_structure)
-            if skill not in struct.skills:
-                return f"{struct.name} is built with {', '.join(struct.skills)}, not {skill} (§4.9.4)"
-            if not rank_at_least(state.skills.get(skill, "untrained"), struct.proficiency):
-                return f"{struct.name} needs {struct.proficiency} {skill} (§5.15 structure check)"
-            return ""
+        def why(skill: str) -> str:  # the step's own words (activities._target_structure)
+            return _with_rule(structure_skill_refusal(state, struct, skill))
     elif act.skills and not act.skill_by_target and not act.skills_by_target:
         first = act.skills
         last = next((u.skill for u in state.used_last_turn if u.name == act.name), "") \
             if act.new_skill_each_turn else ""
 
-        def why(skill: str) -> str:  # the step's words (activities._skill)
+        def why(skill: str) -> str:  # the step's own words (activities._skill)
             if skill == last:
                 return f"{act.title or act.name} cannot use {skill} two turns in a row (§4.4)"
-            if skill not in act.skills:
-                return f"{act.name} uses {', '.join(act.skills)}, not {skill!r} (§4 activity skills)"
-            needed = skill_rank_needed(state, act, skill)
-            if not rank_at_least(state.skills.get(skill, "untrained"), needed):
-                return f"{act.name} needs {needed} proficiency in {skill} (§4 proficiency requirement)"
-            return ""
+            return _with_rule(activity_skill_refusal(state, act, skill))
     else:
         return _skills(state, act.skills, f"not a skill of {act.name}")
     return [Option(o.value, o.label, o.detail, why(str(o.value))) for o in _skills(state, first)]

@@ -805,6 +805,30 @@ def skill_rank_needed(state: KingdomState, act: T.Activity, skill: str) -> str:
     return needed
 
 
+def activity_skill_refusal(state: KingdomState, act: T.Activity, skill: str, *,
+                           membership: bool = True) -> tuple[str, str] | None:
+    """Why ``act`` cannot be made with ``skill`` now, as ``(message, rule)``, or None (§4): a skill outside the
+    activity's skills (unless ``membership`` is False: the target decides the skill), or below the rank it needs.
+    The step refuses with these words and the sheet's skill picker marks them."""
+    if not act.skills:
+        return None
+    if membership and skill not in act.skills:
+        return f"{act.name} uses {', '.join(act.skills)}, not {skill!r}", "§4 activity skills"
+    needed = skill_rank_needed(state, act, skill)
+    if not rank_at_least(state.skills.get(skill, "untrained"), needed):
+        return f"{act.name} needs {needed} proficiency in {skill}", "§4 proficiency requirement"
+    return None
+
+
+def structure_skill_refusal(state: KingdomState, struct: T.Structure, skill: str) -> tuple[str, str] | None:
+    """Why ``struct`` cannot be built with ``skill`` now, as ``(message, rule)``, or None (§4.9.4, §5.15)."""
+    if skill not in struct.skills:
+        return f"{struct.name} is built with {', '.join(struct.skills)}, not {skill}", "§4.9.4"
+    if not rank_at_least(state.skills.get(skill, "untrained"), struct.proficiency):
+        return f"{struct.name} needs {struct.proficiency} {skill}", "§5.15 structure check"
+    return None
+
+
 def _norm(name: str) -> str:
     return "-".join(name.lower().replace("_", " ").split())
 
