@@ -41,6 +41,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results" / "notebook.json"
+DRAWN = '.kl-page:not([data-plan=""])'  # the sheet once its live parts are filled (views.sheet_live)
 COUNTS = REPO / "test-artifacts" / "sheet-interactions.json"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-dev-shm-usage"]
@@ -146,7 +147,7 @@ def serve_sheet(folder: Path) -> Served:
 
 
 def sheet_ready(page: Any, turn: int | None = None, timeout: float = 180) -> None:
-    sel = ".kl-page" if turn is None else f'.kl-page[data-turn="{turn}"]'
+    sel = DRAWN if turn is None else f'{DRAWN}[data-turn="{turn}"]'
     page.locator(sel).first.wait_for(timeout=timeout * 1000)
 
 
@@ -204,8 +205,8 @@ def commit_and_wait(page: Any, turn: int, unit: str) -> float:
 
 
 def in_process(folder: Path, demo: dict[str, Any], n: int) -> list[float]:
-    """Seconds per change without the browser: read the widgets, preview, build every card's HTML."""
-    from kingdomlog.views import sheet, sheet_cards, sheet_panel
+    """Seconds per change without the browser: read the widgets, preview, build the parts of the page it changes."""
+    from kingdomlog.views import sheet, sheet_cards
 
     s, _ = sheet.open_session(folder)
     assert s is not None
@@ -222,8 +223,7 @@ def in_process(folder: Path, demo: dict[str, Any], n: int) -> list[float]:
         values[key] = options[i % 2]
         t = time.perf_counter()
         draft = s.update(dict(values))
-        sheet_cards.page_html(s, forms, draft, sheet_panel.panel_html(s.start.ruleset, s.start.state,
-                                                                      after=sheet.end_state(draft)))
+        sheet_cards.page_slots(s, draft)  # what an edit sends to the page (views.sheet_live)
         out.append(time.perf_counter() - t)
         s.refresh_forms(draft)
     return out

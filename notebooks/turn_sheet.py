@@ -7,10 +7,10 @@ with app.setup:
     # The GM's turn sheet (design §6), served as an app by `kingdomlog gm DIR` (`--edit` opens
     # this notebook in marimo's editor). Every rule lives in the campaign's ruleset; the cells
     # below only call kingdomlog.views.sheet (the draft), sheet_cards (the steps) and
-    # sheet_panel (the kingdom).
+    # sheet_panel (the kingdom); sheet_live redraws the parts of the page an edit changes.
     import marimo as mo
 
-    from kingdomlog.views import sheet, sheet_cards, sheet_panel
+    from kingdomlog.views import sheet, sheet_cards, sheet_live, sheet_panel
 
 
 @app.cell(hide_code=True)
@@ -24,17 +24,21 @@ def _():
     # get_reload: (count, why) bumped after a commit or an undo; get_outcome: what the last one did;
     # get_layout: bumped when the widgets must be rebuilt (options, rows or dice keys changed).
     # get_ready: whether the draft can be committed (the Commit button is made again when it flips).
+    # get_page: bumped when the page must be drawn again with the same widgets (an error moved).
     get_reload, set_reload = mo.state((0, ""))
     get_outcome, set_outcome = mo.state(None)
     get_layout, set_layout = mo.state(0)
     get_ready, set_ready = mo.state(None)
+    get_page, set_page = mo.state(0)
     return (
         get_layout,
         get_outcome,
+        get_page,
         get_ready,
         get_reload,
         set_layout,
         set_outcome,
+        set_page,
         set_ready,
         set_reload,
     )
@@ -51,15 +55,19 @@ def _(folder, get_reload):
 def _(get_layout, session):
     get_layout()
     forms = session.widgets()
-    return (forms,)
+    live = sheet_live.live_parts(session, forms)
+    return forms, live
 
 
 @app.cell(hide_code=True)
-def _(forms, session, set_ready):
-    # Every change of a widget: read the plan back and preview it (saved just after the cards show).
+def _(forms, live, session, set_page, set_ready):
+    # Every change of a widget: read the plan back, preview it and send the parts of the page it changes
+    # (`live`; saved just after). Only this cell names `forms`, so only this cell runs on an edit.
     draft = session.update(forms.value, save=False)
     if session.ready_changed():
         set_ready(draft.committable)
+    if sheet_live.show(live, session, draft):
+        set_page(lambda n: n + 1)
     return (draft,)
 
 
@@ -148,10 +156,11 @@ def _(get_outcome, session):
 
 
 @app.cell(hide_code=True)
-def _(commit_button, draft, forms, session, table_status, undo_button):
-    mo.Html(sheet_cards.commit_bar_html(session, draft, commit_button, undo_button)
-            + sheet_cards.page_html(session, forms, draft, table_status + sheet_panel.panel_html(
-                session.start.ruleset, session.start.state, after=sheet.end_state(draft))))
+def _(commit_button, get_page, live, session, table_status, undo_button):
+    # The page, drawn when the widgets are built (or an error moved to another widget, or Commit
+    # turned on or off); every other edit redraws only its live parts, in place.
+    get_page()
+    mo.Html(sheet_live.page(live, session, commit_button, undo_button, table_status))
     return
 
 

@@ -412,6 +412,12 @@ class SheetSession:
         self._cache: dict[str, SheetDraft] = {}
         self._forms_cache: dict[Any, tuple[StepForm, str | None]] = {}
         self._shown_pickers: list[Any] = []
+        self.problems: dict[str, str | None] = {}
+        """Each step's form problem as its widgets were last made (a card shows it beside them)."""
+        self.live: Any = None
+        """The live parts of the page now drawn (views.sheet_live)."""
+        self.page_key: tuple[Any, ...] | None = None
+        """What the page now drawn shows besides its widgets and live parts (``sheet_cards.page_key``)."""
         self.draft = self._compute(plan)
         self.refresh_forms(self.draft)
 
@@ -459,6 +465,7 @@ class SheetSession:
                 hit = (self._form(card, shown), card.form_problem)
                 self._forms_cache[key] = hit
             form, card.form_problem = hit
+            self.problems[card.id] = card.form_problem
             card.form = form
             prefix.append(own)
             built = self.built.get(card.id)
@@ -551,6 +558,7 @@ class SheetSession:
             draft.changed_steps = previous.changed_steps
         for card in draft.cards:  # until refresh_forms runs, a card shows the widgets it has
             card.form = self.built.get(card.id) or card.form
+            card.form_problem = self.problems.get(card.id, card.form_problem)
         self.plan = plan
         self.draft = draft
         if save:

@@ -437,9 +437,8 @@ def _is_hex_picker(elem: Any) -> bool:
 def _cached_widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:
     """``widgets_view``, remembered per session while the widgets, the errors and the submitted flag are the same."""
     form = session.built.get(card.id)
-    errs = tuple((e.path, e.message) for e in draft.field_errors.get(card.id, ()))
     widgets = elems.forms if isinstance(elems, sf.View) else elems
-    key = (card.id, id(form), id(widgets), errs, card.error, card.form_problem, card.id in session.plan.steps)
+    key = (id(form), id(widgets), left_key(session, card, draft))
     cache: dict[Any, Any] = session.__dict__.setdefault("_left_cache", {})
     hit = cache.get(key)
     # The entry keeps the form and the widgets it was drawn from, and is used only for those very objects: keyed by
@@ -451,6 +450,12 @@ def _cached_widgets_view(session: SheetSession, card: Card, elems: Any, draft: S
         hit = (form, widgets, widgets_view(session, card, elems, draft))
         cache[key] = hit
     return hit[2]
+
+
+def left_key(session: SheetSession, card: Card, draft: SheetDraft) -> tuple[Any, ...]:
+    """What the left side of a card shows besides its widgets: the errors at them, the refusal, whose orders."""
+    errs = tuple((e.path, e.message) for e in draft.field_errors.get(card.id, ()))
+    return (card.id, errs, card.error, card.form_problem, card.id in session.plan.steps)
 
 
 def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraft) -> Any:
@@ -508,53 +513,81 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
     return mo.vstack(items, gap=0.5)
 
 
-def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft) -> Any:
-    """One step: a header in words, the widgets on the left and what the step does on the right."""
+def _changed(card: Card, draft: SheetDraft) -> bool:
+    return card.id in draft.changed_steps and bool(draft.previous)
+
+
+def badges_html(card: Card, draft: SheetDraft) -> str:
+    """The card header's badges: refused, provisional, changed by the last edit."""
     badges = []
     if card.error and not card.provisional:
         badges.append('<span class="kl-badge kl-badge-bad">refused</span>')
     if card.provisional:
         badges.append('<span class="kl-badge kl-badge-prov">provisional</span>')
-    changed = card.id in draft.changed_steps and bool(draft.previous)
-    if changed:
+    if _changed(card, draft):
         badges.append('<span class="kl-badge kl-badge-new">changed by your last edit</span>')
-    help_ = f'<div class="kl-step-help">{esc(card.step.help)}</div>' if card.step.help else ""
-    head = mo.Html(f'<div class="kl-card-head" id="step-{esc(card.id)}"><span class="kl-num">{card.index + 1}</span>'
-                   f'<span class="kl-title">{esc(card.step.title)}</span>{"".join(badges)}</div>{help_}')
-    view = forms if isinstance(forms, sf.View) else sf.View(forms)
-    elems = view.get(card.id, None)
-    left = _cached_widgets_view(session, card, elems, draft)
-    cls = ["kl-result"]
-    if card.error and not card.provisional:
-        cls.append("kl-result-bad")
-    right = mo.Html(f'<div class="{" ".join(cls)}" data-step="{esc(card.id)}">'
-                    f'{result_html(session, card, draft)}</div>')
-    body = mo.Html(f'<div class="kl-card-body"><div class="kl-left">{left.text}</div>'
-                   f'<div class="kl-right">{right.text}</div></div>')
+    return "".join(badges)
+
+
+def card_class(card: Card, draft: SheetDraft) -> str:
     outer = ["kl-card"]
-    if changed:
+    if _changed(card, draft):
         outer.append("kl-card-changed")
     if card.error and not card.provisional:
         outer.append("kl-card-refused")
     if card.provisional:
         outer.append("kl-card-prov")
-    return mo.Html(f'<section class="{" ".join(outer)}" data-card="{esc(card.id)}">'
+    return " ".join(outer)
+
+
+def result_class(card: Card) -> str:
+    return "kl-result kl-result-bad" if card.error and not card.provisional else "kl-result"
+
+
+def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, *, live: bool = False) -> Any:
+    """One step: a header in words, the widgets on the left and what the step does on the right.
+
+    The parts an edit changes carry ``data-kl-slot`` (their content) or ``data-kl-at`` (their
+    attributes), keyed as in ``page_slots``. ``live``: the slots are left empty, for views.sheet_live
+    to fill (the page's script must own what it rewrites).
+    """
+    cid = esc(card.id)
+    help_ = f'<div class="kl-step-help">{esc(card.step.help)}</div>' if card.step.help else ""
+    head = mo.Html(f'<div class="kl-card-head" id="step-{cid}"><span class="kl-num">{card.index + 1}</span>'
+                   f'<span class="kl-title">{esc(card.step.title)}</span><span class="kl-badges" '
+                   f'data-kl-slot="badges:{cid}">{"" if live else badges_html(card, draft)}</span></div>{help_}')
+    view = forms if isinstance(forms, sf.View) else sf.View(forms)
+    elems = view.get(card.id, None)
+    left = _cached_widgets_view(session, card, elems, draft)
+    right = mo.Html(f'<div class="{result_class(card)}" data-step="{cid}" data-kl-slot="res:{cid}" '
+                    f'data-kl-at="res:{cid}">{"" if live else result_html(session, card, draft)}</div>')
+    body = mo.Html(f'<div class="kl-card-body"><div class="kl-left">{left.text}</div>'
+                   f'<div class="kl-right">{right.text}</div></div>')
+    return mo.Html(f'<section class="{card_class(card, draft)}" data-card="{cid}" data-kl-at="card:{cid}">'
                    + mo.vstack([head, body]).text + "</section>")
 
 
-def cards_view(session: SheetSession, forms: Any, draft: SheetDraft) -> Any:
+def cards_view(session: SheetSession, forms: Any, draft: SheetDraft, *, live: bool = False) -> Any:
     """Every step's card, in order (``forms``: the flat dictionary of widgets)."""
     view = sf.View(forms)
-    return mo.vstack([card_view(session, c, view, draft) for c in draft.cards], gap=0.75)
+    return mo.vstack([card_view(session, c, view, draft, live=live) for c in draft.cards], gap=0.75)
 
 
-def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: str) -> str:
-    """The cards, and the kingdom panel beside them (it stays in view while the cards scroll)."""
+def plan_tag(draft: SheetDraft) -> str:
+    """A short digest of the draft's plan (``data-plan`` of the page: it changes once the page shows a new draft)."""
     import hashlib
 
-    tag = hashlib.sha1(draft.plan.model_dump_json().encode()).hexdigest()[:12]
-    return (f'<div class="kl-page" data-turn="{session.start.turn}" data-plan="{tag}">'
-            f'<div class="kl-cards">{cards_view(session, forms, draft).text}</div>'
+    return hashlib.sha1(draft.plan.model_dump_json().encode()).hexdigest()[:12]
+
+
+def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: str, *, live: bool = False) -> str:
+    """The cards, and the kingdom panel beside them (it stays in view while the cards scroll).
+
+    ``live``: the cards' live parts are left empty and so is ``data-plan``, until views.sheet_live
+    has filled them (``data-plan`` is set last).
+    """
+    return (f'<div class="kl-page" data-turn="{session.start.turn}" data-plan="{"" if live else plan_tag(draft)}"'
+            f' data-kl-at="page"><div class="kl-cards">{cards_view(session, forms, draft, live=live).text}</div>'
             f'<aside class="kl-aside"><div class="kl-aside-title">The kingdom at the start of '
             f'{esc(session.start.when)}</div>{panel}</aside></div>')
 
@@ -600,10 +633,38 @@ def status_html(session: SheetSession, draft: SheetDraft) -> str:
     return f'<span class="kl-status kl-status-ok">Ready: {n} event{"s" if n != 1 else ""} will be appended.</span>'
 
 
-def commit_bar_html(session: SheetSession, draft: SheetDraft, commit_button: Any, undo_button: Any) -> str:
+def commit_bar_html(session: SheetSession, draft: SheetDraft, commit_button: Any, undo_button: Any, *,
+                    live: bool = False) -> str:
     """The bar at the top: Commit (this draft), Undo (asks first) and the status line."""
-    return (f'<div class="kl-commit-bar">{_html_of(commit_button)} {status_html(session, draft)}'
+    return (f'<div class="kl-commit-bar">{_html_of(commit_button)} <span class="kl-status-slot" data-kl-slot="status">'
+            f'{"" if live else status_html(session, draft)}</span>'
             f'<span class="kl-spacer"></span>{_html_of(undo_button)}</div>')
+
+
+def page_slots(session: SheetSession, draft: SheetDraft) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """The parts of the page an edit changes, as drawn by ``page_html`` and ``commit_bar_html``.
+
+    ``(slots, attrs)``: slots maps a ``data-kl-slot`` key to its inner HTML, attrs a ``data-kl-at``
+    key to its attributes; the page's ``data-plan`` comes last (it says the rest is drawn).
+    """
+    from kingdomlog.views.sheet import end_state
+    from kingdomlog.views.sheet_panel import panel_tiles_html
+
+    slots = {"status": status_html(session, draft),
+             "tiles": panel_tiles_html(session.start.ruleset, session.start.state, after=end_state(draft))}
+    attrs: dict[str, dict[str, str]] = {}
+    for card in draft.cards:
+        slots[f"badges:{card.id}"] = badges_html(card, draft)
+        slots[f"res:{card.id}"] = result_html(session, card, draft)
+        attrs[f"card:{card.id}"] = {"class": card_class(card, draft)}
+        attrs[f"res:{card.id}"] = {"class": result_class(card)}
+    attrs["page"] = {"data-plan": plan_tag(draft)}
+    return slots, attrs
+
+
+def page_key(session: SheetSession, draft: SheetDraft) -> tuple[Any, ...]:
+    """What only a whole new drawing of the page shows: each card's ``left_key`` (errors at widgets, refusals)."""
+    return tuple(left_key(session, c, draft) for c in draft.cards)
 
 
 def _html_of(elem: Any) -> str:
@@ -643,6 +704,7 @@ CSS = """
 .kl-card-refused { border-color: #c0392b; box-shadow: 0 0 0 2px #f3c1bb; }
 .kl-card-prov { background: #f7f7f5; }
 .kl-card-head { display: flex; align-items: baseline; gap: .5em; margin-bottom: .3em; }
+.kl-badges, .kl-status-slot { display: contents; }  /* live parts (views.sheet_live): laid out as their children */
 .kl-num { background: #5b4a2f; color: #fff; border-radius: 50%; min-width: 1.6em; height: 1.6em; display: inline-flex;
   align-items: center; justify-content: center; font-size: .85em; }
 .kl-title { font-size: 1.15em; font-weight: 650; }

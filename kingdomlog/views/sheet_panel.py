@@ -132,13 +132,23 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> str:
 _STATIC: dict[int, tuple[Any, str]] = {}
 
 
-def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> str:
-    """The kingdom panel of ``state`` (the start of the turn); ``after``: the draft's end (figures it moves)."""
-    summary = summary_of(ruleset, state)
+def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> str:
+    """The panel's main figures of ``state``, with what the draft (ending at ``after``) does to them."""
     later = summary_of(ruleset, after) if after is not None else {}
-    parts = [stat_tiles(summary, later)]
-    if later:
-        parts.append('<div class="kl-help">→ what the draft turn ends with</div>')
+    tiles = stat_tiles(summary_of(ruleset, state), later)
+    return tiles + ('<div class="kl-help">→ what the draft turn ends with</div>' if later else "")
+
+
+def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, live: bool = False) -> str:
+    """The kingdom panel of ``state`` (the start of the turn); ``after``: the draft's end (figures it moves).
+
+    The figures are a live part of the page (``data-kl-slot="tiles"``, views.sheet_live): an edit
+    redraws them alone (``live``: left empty for it to fill); the records below them are those of the
+    start of the turn.
+    """
+    summary = summary_of(ruleset, state)
+    tiles = "" if live else panel_tiles_html(ruleset, state, after=after)
+    parts = [f'<div data-kl-slot="tiles">{tiles}</div>']
     hit = _STATIC.get(id(state))
     if hit is None or hit[0] is not state:
         _STATIC.clear()

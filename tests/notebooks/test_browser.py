@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import REPO, SECRET, Server, free_port
+from nb_support import DRAWN, REPO, SECRET, Server, free_port
 
 from kingdomlog.app import Campaign
 from kingdomlog.views import sheet
@@ -87,7 +87,7 @@ def test_gm_sheet_recomputes_commits_and_the_player_view_shows_it(
                 env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as gm:
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         page.goto(gm.url)
-        page.locator(".kl-page").first.wait_for(timeout=FIRST_RENDER)
+        page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
         shot(page, f"gm-{kind}-1-loaded")
         later = "harvest" if kind == "toy" else "commerce.taxes"
         before = step_text(page, later)
@@ -103,7 +103,7 @@ def test_gm_sheet_recomputes_commits_and_the_player_view_shows_it(
         commit.and_(page.locator(":enabled")).wait_for(timeout=30_000)
         commit.click()
         page.get_by_text(re.compile(rf"Committed {re.escape(start.when)}")).first.wait_for(timeout=60_000)
-        page.locator(f'.kl-page[data-turn="{start.turn + 1}"]').wait_for(timeout=60_000)
+        page.locator(f'{DRAWN}[data-turn="{start.turn + 1}"]').wait_for(timeout=60_000)
         shot(page, f"gm-{kind}-3-committed")
         time.sleep(1.0)  # a second batch would show up here if the button fired twice
         page.close()

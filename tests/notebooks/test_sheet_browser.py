@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import REPO, Server, free_port
+from nb_support import DRAWN, REPO, Server, free_port
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft
@@ -163,7 +163,7 @@ def open_sheet(browser: Any, server: Server, width: int = 1280, height: int = 90
     page = browser.new_page(viewport={"width": width, "height": height})
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
     page.goto(server.url)
-    page.locator(".kl-page").first.wait_for(timeout=FIRST_RENDER)
+    page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
     ui = Sheet(page)
     ui.quiet()
     return page, ui, frames
@@ -342,7 +342,7 @@ def test_a_whole_demo_month_through_the_widgets(browser: Any, tmp_path: Path, su
         ui.actions += 0
         record(ruleset, ui.actions)
         assert ui.actions <= MAX_INTERACTIONS
-        page.locator(f'.kl-page[data-turn="{turn + 1}"]').wait_for(timeout=60_000)
+        page.locator(f'{DRAWN}[data-turn="{turn + 1}"]').wait_for(timeout=60_000)
         page.close()
     camp = Campaign.open(folder)
     assert camp.next_turn() == turn + 1
@@ -412,7 +412,7 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
         shown = values_shown(ui)
         assert shown["crop"].startswith("Barley") and shown["faces"] == "5 6" and shown["sell"] == "2"
         page.reload()
-        page.locator(".kl-page").first.wait_for(timeout=FIRST_RENDER)
+        page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
         ui.quiet()
         page.get_by_text("Restored your draft").first.wait_for(timeout=10_000)
         open_dice(ui)
@@ -432,7 +432,7 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
             with contextlib.suppress(Exception):  # the button may be gone already: the sheet reloaded
                 button.click(timeout=2_000)
         page.get_by_text(re.compile("Committed season 2")).first.wait_for(timeout=30_000)
-        page.locator('.kl-page[data-turn="3"]').wait_for(timeout=30_000)
+        page.locator(f'{DRAWN}[data-turn="3"]').wait_for(timeout=30_000)
         time.sleep(2.0)
         camp = Campaign.open(toy)
         assert len({e.commit_id for e in camp.events() if e.seq > head}) == 1 and camp.next_turn() == 3
@@ -447,13 +447,55 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
         ui.click("↶ Undo season 2")
         ui.click("Yes, undo it")
         page.get_by_text(re.compile("Undid season 2")).first.wait_for(timeout=30_000)
-        page.locator('.kl-page[data-turn="2"]').wait_for(timeout=30_000)
+        page.locator(f'{DRAWN}[data-turn="2"]').wait_for(timeout=30_000)
         ui.quiet()
         open_dice(ui)
         assert values_shown(ui) == shown
         page.close()
     camp = Campaign.open(toy)
     assert camp.events()[-1].type == "core.turn_retracted" and camp.next_turn() == 2 and camp.verify().ok
+
+
+def figures(result: Any) -> list[str]:
+    """A result's figures as moved: ``Gold 7 → 11``, each (what the last edit changed aside)."""
+    return [t.split(" was ")[0] for t in result.locator(".kl-fig").all_inner_texts()]
+
+
+def test_an_edit_redraws_its_results_not_the_widgets(browser: Any, toy: Path, subprocess_env: dict[str, str]) -> None:
+    """views.sheet_live: an edit sends the parts it changes, never the page with its widgets again."""
+    with gm_server(toy, subprocess_env) as gm:
+        page, ui, frames = open_sheet(browser, gm)
+        ui.type("market", "sell", "1")
+        marked = "e => { e.dataset.klMark = 'kept'; return e.dataset.klMark }"
+        crop = ui.card("harvest").locator('[data-field="crop"] select').first
+        sell = ui.card("market").locator('[data-field="sell"] input').first
+        assert crop.evaluate(marked) == "kept" and sell.evaluate(marked) == "kept"
+        result = ui.card("market").locator(".kl-result").first
+        before_text = result.inner_text()
+        assert any("kl-cards" in f for f in frames)  # the page, as drawn when the widgets were built
+        sent = len(frames)
+        ui.type("market", "sell", "2")
+        assert not any("kl-cards" in f for f in frames[sent:]), "an edit sent the whole page again"
+        assert any("kl-fig" in f for f in frames[sent:])  # the card's new result, as a live part
+        after_text = result.inner_text()
+        assert after_text != before_text
+        figures_after = figures(result)
+        assert figures_after
+        assert "changed by your last edit" in ui.card("market").locator(".kl-badges").inner_text()
+        assert "kl-card-changed" in (ui.card("market").get_attribute("class") or "")
+        # the same nodes: an attribute set on them before the edit is still there
+        assert crop.evaluate("e => e.dataset.klMark || ''") == "kept"
+        assert sell.evaluate("e => e.dataset.klMark || ''") == "kept"
+        # an error moves to a widget: the page is drawn again, the error beside the field, the results live
+        ui.type("market", "sell", "999")
+        assert "cannot sell 999" in ui.card("market").locator(".kl-field-error").first.inner_text()
+        assert "Refused by the rules" in result.inner_text()
+        ui.type("market", "sell", "2")
+        assert ui.card("market").locator(".kl-field-error").count() == 0
+        assert "Refused" not in result.inner_text()
+        assert figures(result) == figures_after
+        assert page.get_by_text("Something went wrong").count() == 0
+        page.close()
 
 
 # ---- a hex target picked on the map (pf2e, pf1) ------------------------------------------------------

@@ -8,6 +8,7 @@ writes unless a test says a button was clicked.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -18,7 +19,7 @@ from nb_support import load_notebook
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts
 from kingdomlog.core.turn import Plan, StepPlan
-from kingdomlog.views import sheet, sheet_cards
+from kingdomlog.views import sheet, sheet_cards, sheet_live
 from kingdomlog.views import sheet_form as sf
 
 NB = load_notebook("turn_sheet")
@@ -175,6 +176,47 @@ def test_what_the_last_edit_changed_is_marked(toy: Path) -> None:
     assert draft.changed_steps == {"market"}
     html = sheet_cards.card_view(s, draft.card("market"), sf.View({}), draft).text  # type: ignore[arg-type]
     assert "changed by your last edit" in html and "kl-hot" in html
+
+
+# ---- the live parts of the page (views.sheet_live) ------------------------------------------------
+
+
+def test_the_live_parts_are_the_slots_the_page_leaves_empty(toy: Path) -> None:
+    s, values = opened(toy)
+    draft = edit(s, values, market__c__sell=1)
+    forms = s.widgets()
+    live = sheet_live.live_parts(s, forms)
+    button = SimpleNamespace(text="<button>b</button>")
+    page = sheet_live.page(live, s, button, button, "")
+    slots, attrs = sheet_cards.page_slots(s, draft)
+    drawn = re.findall(r'data-kl-slot="([^"]+)"[^>]*>([^<]*)<', page)
+    assert {k for k, _ in drawn} == set(slots)  # every live part has its slot, every slot its part
+    assert all(inner == "" for _, inner in drawn)  # the page's script fills them, nobody else
+    assert set(re.findall(r'data-kl-at="([^"]+)"', page)) == set(attrs) and list(attrs)[-1] == "page"
+    assert 'data-plan=""' in page
+    market = draft.card("market")
+    assert market is not None
+    assert slots["res:market"] == sheet_cards.result_html(s, market, draft)
+    assert "changed by your last edit" in slots["badges:market"] and "kl-card-changed" in attrs["card:market"]["class"]
+    assert attrs["page"]["data-plan"] == sheet_cards.plan_tag(draft)
+    assert live.widget.slots == slots and live.widget.forms is forms
+
+
+def test_an_edit_is_sent_as_live_parts_and_an_error_redraws_the_page(toy: Path) -> None:
+    s, values = opened(toy)
+    edit(s, values, market__c__sell=1)
+    live = sheet_live.live_parts(s, s.widgets())
+    values = dict(live.widget.forms.value)
+    sheet_live.page(live, s, SimpleNamespace(text=""), SimpleNamespace(text=""), "")
+    draft = s.update({**values, "market/c/sell": 2})
+    assert sheet_live.show(live, s, draft) is False  # the results change, the widgets do not
+    assert live.widget.attrs["page"]["data-plan"] == sheet_cards.plan_tag(draft)
+    assert "2" in live.widget.slots["res:market"]
+    draft = s.update({**values, "market/c/sell": 999})  # refused: the error sits at the field
+    assert draft.refused is not None
+    assert sheet_live.show(live, s, draft) is True
+    assert "Refused by the rules" in live.widget.slots["res:market"]
+    assert sheet_live.show(live, s, draft) is False  # once
 
 
 # ---- committing and undoing through the notebook -------------------------------------------------

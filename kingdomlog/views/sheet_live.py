@@ -1,0 +1,159 @@
+"""The turn sheet's live parts: an edit redraws what it changed, never the widgets around it.
+
+The page (``sheet_cards.page_html``: every card with its widgets, the kingdom panel, the
+commit bar) is drawn when the widgets are built. An edit then changes the cards' results,
+badges and classes, the panel's figures and the status line, but not the widgets, and
+drawing the whole page again (its hundred and more widgets re-created by the browser) was
+most of what an edit cost in the browser (``benchmarks/bench_notebook.py --anatomy``).
+
+So those parts are marked in the page (``data-kl-slot="key"``: its content; ``data-kl-at="key"``:
+its attributes) and one anywidget, ``LiveParts``, holds their current HTML (``slots``) and
+attributes (``attrs``), computed by ``sheet_cards.page_slots``. Setting them from Python sends one
+message; the widget's script writes only the parts whose HTML changed, keeps a folded or opened
+``<details>`` as the GM left it, and sets the page's ``data-plan`` last (the rest is drawn then).
+Nothing is sent back: the widget has no value.
+
+The page is drawn with its slots empty (``live=True``) and ``data-plan`` blank: marimo draws an
+output through React, which owns the nodes it made; a script that rewrote them made React's next
+drawing of the page fail ("removeChild: the node is not a child", seen after a commit). So only
+the script fills a slot, on its first appearance (a ``MutationObserver``, once a frame) and on
+every message.
+
+An edit that moves an error to or from a widget, or changes a refusal, changes the left side
+of a card (``sheet_cards.page_key``): ``show`` then says the page must be drawn again.
+The script is inline (no request leaves the page); the parts hold the page's own escaped HTML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anywidget
+import traitlets
+
+from kingdomlog.views.sheet import SheetDraft, SheetSession
+
+__all__ = ["ESM", "LiveParts", "live_parts", "page", "show"]
+
+ESM = r"""
+function summaryOf(d) {
+  const s = d.querySelector(":scope > summary");
+  return s ? s.textContent : "";
+}
+
+function apply(model) {
+  const slots = model.get("slots") || {};
+  for (const node of document.querySelectorAll("[data-kl-slot]")) {
+    const html = slots[node.dataset.klSlot];
+    if (html === undefined || node.__klHtml === html) continue;
+    const open = new Map();  // a <details> the GM opened or folded stays so
+    node.querySelectorAll("details").forEach((d) => open.set(summaryOf(d), d.open));
+    node.innerHTML = html;
+    node.__klHtml = html;
+    if (open.size) node.querySelectorAll("details").forEach((d) => {
+      const k = summaryOf(d);
+      if (open.has(k)) d.open = open.get(k);
+    });
+  }
+  const attrs = model.get("attrs") || {};
+  const set = (node, values) => {
+    for (const [name, value] of Object.entries(values || {})) {
+      if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+    }
+  };
+  const pages = [];
+  for (const node of document.querySelectorAll("[data-kl-at]")) {
+    if (node.dataset.klAt === "page") pages.push(node);
+    else set(node, attrs[node.dataset.klAt]);
+  }
+  pages.forEach((node) => set(node, attrs.page));  // last: the page's data-plan says the rest is drawn
+}
+
+function render({ model, el }) {
+  el.style.display = "none";
+  const again = () => apply(model);
+  model.on("change:slots", again);
+  model.on("change:attrs", again);
+  again();
+  // The page around this widget may be put in the document after it, or drawn again without it
+  // being made again: fill the slots that appear (once a frame at most).
+  let queued = false;
+  const watch = new MutationObserver((records) => {
+    if (queued) return;
+    const outside = records.some((r) => r.type === "childList" && r.addedNodes.length
+      && !(r.target.closest && r.target.closest("[data-kl-slot]")));
+    if (!outside) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; again(); });
+  });
+  watch.observe(document.body, { childList: true, subtree: true });
+  return () => {
+    watch.disconnect();
+    model.off("change:slots", again);
+    model.off("change:attrs", again);
+  };
+}
+
+export default { render };
+"""
+
+
+class LiveParts(anywidget.AnyWidget):
+    """The live parts of one drawing of the sheet: ``slots`` (key → inner HTML), ``attrs`` (key → attributes)."""
+
+    _esm = ESM
+    slots = traitlets.Dict({}).tag(sync=True)
+    attrs = traitlets.Dict({}).tag(sync=True)
+
+    def __init__(self, forms: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.forms = forms
+        """The widgets this drawing lays out (``SheetSession.widgets()``)."""
+
+
+def live_parts(session: SheetSession, forms: Any) -> Any:
+    """The ``mo.ui.anywidget`` holding the live parts of the page that lays out ``forms`` (bind it to a global).
+
+    The one made for the widgets before is closed (ipywidgets keeps a widget until then).
+    """
+    import marimo as mo
+
+    old = getattr(session, "live", None)
+    if old is not None:
+        old.widget.close()
+    from kingdomlog.views import sheet_cards
+
+    slots, attrs = sheet_cards.page_slots(session, session.draft) if session.draft is not None else ({}, {})
+    session.live = mo.ui.anywidget(LiveParts(forms, slots=slots, attrs=attrs))
+    session.page_key = None
+    return session.live
+
+
+def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any, aside: str) -> str:
+    """The whole page as drawn now: the commit bar, the cards with ``live``'s widgets, ``aside`` and the panel."""
+    from kingdomlog.views import sheet_cards, sheet_panel
+    from kingdomlog.views.sheet import end_state
+
+    draft = session.draft
+    assert draft is not None
+    session.page_key = sheet_cards.page_key(session, draft)
+    panel = sheet_panel.panel_html(session.start.ruleset, session.start.state, after=end_state(draft), live=True)
+    return (sheet_cards.commit_bar_html(session, draft, commit_button, undo_button, live=True)
+            + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True)
+            + f'<div class="kl-live" hidden>{live.text}</div>')
+
+
+def show(live: Any, session: SheetSession, draft: SheetDraft) -> bool:
+    """Send ``draft``'s live parts to the page; True when the page must be drawn again (see the module's text)."""
+    from kingdomlog.views import sheet_cards
+
+    slots, attrs = sheet_cards.page_slots(session, draft)
+    w = live.widget
+    with w.hold_sync():  # one message
+        w.slots = slots
+        w.attrs = attrs
+    key = sheet_cards.page_key(session, draft)
+    if session.page_key is None or key == session.page_key:
+        return False  # not drawn yet (it will be, from this draft), or drawn with these left sides
+    session.page_key = key
+    return True
