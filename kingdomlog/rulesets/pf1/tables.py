@@ -385,6 +385,28 @@ class GovernmentForm(Frozen):
     society: int = 0
 
 
+_NAMES: dict[int, tuple[Mapping[str, BuildingType], dict[str, BuildingType]]] = {}
+
+
+def _building_names(buildings: Mapping[str, BuildingType]) -> dict[str, BuildingType]:
+    """Every building of ``buildings`` by its name and its aliases in lower case (the first that answers wins).
+
+    Kept per buildings table (a catalog's is never changed; a campaign's homebrew makes a new one), checked
+    by identity: a lookup by name was a scan of every building, some 20,000 of them per turn-sheet edit.
+    """
+    hit = _NAMES.get(id(buildings))
+    if hit is None or hit[0] is not buildings:
+        if len(_NAMES) > 64:
+            _NAMES.clear()
+        out: dict[str, BuildingType] = {}
+        for b in buildings.values():
+            for key in (b.name, *b.aliases):
+                out.setdefault(key.lower(), b)
+        hit = (buildings, out)
+        _NAMES[id(buildings)] = hit
+    return hit[1]
+
+
 class Catalog(Frozen):
     """Every rules table of one campaign (shipped data plus its homebrew)."""
 
@@ -403,11 +425,10 @@ class Catalog(Frozen):
 
     def building(self, name: str) -> BuildingType:
         """The building called ``name`` (or an alias, any case); ``InputError`` lists the known ones."""
-        key = name.strip().lower()
-        for b in self.buildings.values():
-            if b.name.lower() == key or key in (a.lower() for a in b.aliases):
-                return b
-        raise InputError(f"unknown building {name!r}; known: {', '.join(sorted(self.buildings))}")
+        hit = _building_names(self.buildings).get(name.strip().lower())
+        if hit is None:
+            raise InputError(f"unknown building {name!r}; known: {', '.join(sorted(self.buildings))}")
+        return hit
 
     def event_for(self, d100: int) -> KingdomEventType:
         for e in self.events:
