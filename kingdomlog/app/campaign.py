@@ -363,6 +363,12 @@ class Campaign:
         is folded again with those (a log whose record is missing or out of date). ``save`` keeps
         the result as the snapshot at the head (only for the latest state).
         """
+        from kingdomlog.store.codec import collector_paused
+
+        with collector_paused():  # each table's events are dropped as soon as they are folded
+            return self._stream_tables(until_turn, save=save)
+
+    def _stream_tables(self, until_turn: int | None, *, save: bool) -> Latest:
         from kingdomlog.core.fold import is_live
         from kingdomlog.store.codec import decode_table
 

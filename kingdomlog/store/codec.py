@@ -18,9 +18,11 @@ types, invalid payloads) goes through ``decode_payload``, whose errors name the 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from json.encoder import encode_basestring as _json_str  # the C escaper json.dumps(ensure_ascii=False) uses
@@ -183,14 +185,41 @@ def _payloads(types: list[str], versions: list[int], texts: list[str], seqs: lis
     return out
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off for the block (as it was, after it).
+
+    Decoding a table makes a few objects per row (lists of column values, the payload, the event)
+    that hold no reference cycle, so reference counting frees them all; but their number starts a
+    collection every few hundred rows, each going over every object alive (a 16,384-row table of the
+    compacted segment: 100,000 events decoded in 0.58 s with the collector, 0.28 s without). A reader
+    that decodes, folds and drops table after table (``Campaign.stream_state``) holds it off for the
+    whole read, so the events of a table are freed before the collector could look at them at all.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def decode_table(table: pyarrow.Table) -> list[RecordedEvent]:
     """Decode an events table into ``RecordedEvent`` (payloads validated and upcast).
 
     Column-wise (one ``to_pylist`` per column); a batch shares one timestamp, converted once.
+    The cyclic garbage collector is held off meanwhile (``collector_paused``).
     """
     n = table.num_rows
     if n == 0:
         return []
+    with collector_paused():
+        return _decode(table, n)
+
+
+def _decode(table: pyarrow.Table, n: int) -> list[RecordedEvent]:
     col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
     seqs = col["seq"]
     i64 = pa().int64()
@@ -228,4 +257,5 @@ def table_of(events: Sequence[RecordedEvent]) -> pyarrow.Table:
     return pa().Table.from_pylist([ev.envelope() for ev in events], schema=schema())
 
 
-__all__ = ["COLUMNS", "decode_rows", "decode_table", "encode", "hash_text", "new_ids", "pa", "schema", "table_of"]
+__all__ = ["COLUMNS", "collector_paused", "decode_rows", "decode_table", "encode", "hash_text", "new_ids", "pa",
+           "schema", "table_of"]
