@@ -216,10 +216,10 @@ def decode_table(table: pyarrow.Table) -> list[RecordedEvent]:
     if n == 0:
         return []
     with collector_paused():
-        return _decode(table, n)
+        return _decode(table)
 
 
-def _decode(table: pyarrow.Table, n: int) -> list[RecordedEvent]:
+def _decode(table: pyarrow.Table) -> list[RecordedEvent]:
     col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
     seqs = col["seq"]
     i64 = pa().int64()
@@ -229,19 +229,20 @@ def _decode(table: pyarrow.Table, n: int) -> list[RecordedEvent]:
     stamps = [seen.get(m) or seen.setdefault(m, _EPOCH + timedelta(microseconds=m)) for m in micros]
     versions = [int(v) for v in col["version"]]
     payloads = _payloads(col["type"], versions, col["payload"], seqs)
-    campaign, turn, phase, types, actor = col["campaign"], col["turn"], col["phase"], col["type"], col["actor"]
-    vis, texts, eids, cids, prevs, hashes = (col["visibility"], col["payload"], col["event_id"], col["commit_id"],
-                                             col["prev_hash"], col["hash"])
-    out = []
-    for i in range(n):
+    out: list[RecordedEvent] = []
+    add = out.append
+    # one row at a time as a tuple of its columns' values (zip, unpacked: no index into 15 lists per row)
+    for (campaign, seq, turn, phase, type_, version, actor, vis, payload, text, stamp, eid, cid, prev,
+         hash_) in zip(col["campaign"], seqs, col["turn"], col["phase"], col["type"], versions, col["actor"],
+                       col["visibility"], payloads, col["payload"], stamps, col["event_id"], col["commit_id"],
+                       col["prev_hash"], col["hash"], strict=True):
         ev = _new(RecordedEvent)
         # RecordedEvent is a frozen dataclass: its fields are set directly (what its __init__ does, without
         # one object.__setattr__ call per field); tests/core/test_perf_codec.py checks both build equal events
-        ev.__dict__.update(campaign=campaign[i], seq=seqs[i], turn=turn[i], phase=phase[i], type=types[i],
-                           version=versions[i], actor=actor[i], visibility=vis[i], payload=payloads[i],
-                           payload_text=texts[i], recorded_at=stamps[i], event_id=eids[i], commit_id=cids[i],
-                           prev_hash=prevs[i], hash=hashes[i], extra={})
-        out.append(ev)
+        ev.__dict__.update(campaign=campaign, seq=seq, turn=turn, phase=phase, type=type_, version=version,
+                           actor=actor, visibility=vis, payload=payload, payload_text=text, recorded_at=stamp,
+                           event_id=eid, commit_id=cid, prev_hash=prev, hash=hash_, extra={})
+        add(ev)
     return out
 
 

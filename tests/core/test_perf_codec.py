@@ -152,9 +152,9 @@ def test_decoding_holds_off_the_collector_and_gives_it_back_as_it_was() -> None:
     seen: list[bool] = []
     real = codec._decode
 
-    def spy(t: pa.Table, n: int) -> list[RecordedEvent]:
+    def spy(t: pa.Table) -> list[RecordedEvent]:
         seen.append(gc.isenabled())
-        return real(t, n)
+        return real(t)
 
     rows = table.to_pylist()
     bad = next(i for i, r in enumerate(rows) if r["type"] == "toy.sold")
