@@ -410,8 +410,9 @@ class Ruleset:
     # whose ``evolve`` copies a frozen state per event may fold them instead into a *working state* of
     # its own: ``thaw`` makes one from a frozen state, ``evolve_working`` applies one event to it (in
     # place, if it likes: no one but the fold holds it) and ``freeze`` gives back a frozen state. The
-    # three must fold to a state equal to ``evolve``'s, event for event (the conformance tests fold
-    # every sample both ways). The defaults are ``evolve`` itself: the working state is the state.
+    # three must fold to a state equal to ``evolve``'s, event for event (tests/test_working_fold.py folds
+    # every registered ruleset's samples both ways). The defaults are ``evolve`` itself: the working state
+    # is the state. ``core.working.CopyOnWriteRuleset`` is the three for a frozen pydantic state.
 
     def thaw(self, state: Any) -> Any:
         """A working state equal to ``state`` that ``evolve_working`` may change; ``state`` itself never changes."""
