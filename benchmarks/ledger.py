@@ -2,8 +2,10 @@
 
 Both fold the same events (``food``, ``gold``, ``unrest`` deltas and a short note)
 into the same final figures, the idiomatic way for each library: a frozen pydantic
-state and ``evolve`` returning ``model_copy(update=...)`` for kingdomlog, an
-``Aggregate`` with ``@event`` methods mutating attributes for ``eventsourcing``.
+state for kingdomlog, with ``evolve`` returning ``model_copy(update=...)`` for one event
+and a fold of many (a replay) adding into a private mutable tally frozen at the end
+(``Ruleset.thaw``, ``evolve_working``, ``freeze``); an ``Aggregate`` with ``@event``
+methods mutating attributes for ``eventsourcing``.
 So a replay measures each store's path from disk to typed events to state, with
 equal domain work.
 """
@@ -11,6 +13,7 @@ equal domain work.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,6 +40,16 @@ class LedgerState(BaseModel):
     gold: int = 0
     unrest: int = 0
     events: int = 0
+
+
+@dataclass(slots=True)
+class Tally:
+    """The ledger's working state during a fold of many events (mutable, held by that fold only)."""
+
+    food: int
+    gold: int
+    unrest: int
+    events: int
 
 
 class LedgerChoices(Choices):
@@ -73,6 +86,22 @@ class LedgerRuleset(Ruleset):
             return state.model_copy(update={"food": state.food + p.food, "gold": state.gold + p.gold,
                                             "unrest": state.unrest + p.unrest, "events": state.events + 1})
         raise CorruptLogError(f"bench-ledger cannot apply {event.type!r}", seq=event.seq)
+
+    def thaw(self, state: Any) -> Tally:
+        return Tally(food=state.food, gold=state.gold, unrest=state.unrest, events=state.events)
+
+    def evolve_working(self, work: Any, event: RecordedEvent) -> Any:
+        p = event.payload
+        if isinstance(p, Changed):
+            work.food += p.food
+            work.gold += p.gold
+            work.unrest += p.unrest
+            work.events += 1
+            return work
+        raise CorruptLogError(f"bench-ledger cannot apply {event.type!r}", seq=event.seq)
+
+    def freeze(self, work: Any) -> LedgerState:
+        return LedgerState(food=work.food, gold=work.gold, unrest=work.unrest, events=work.events)
 
     def summary(self, state: Any) -> dict[str, Any]:
         return {"food": state.food, "gold": state.gold, "unrest": state.unrest}

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,7 @@ from kingdomlog.store.config import CONFIG_FILE, CampaignConfig, ViewerEntry, lo
 from kingdomlog.store.log import AppendResult, EventLog
 
 RAW_FIELDS = frozenset({"turn", "phase", "type", "version", "actor", "visibility", "payload"})
+_commit_of = attrgetter("commit_id")
 
 
 SHORT_HASH = 16
@@ -363,6 +365,12 @@ class Campaign:
         is folded again with those (a log whose record is missing or out of date). ``save`` keeps
         the result as the snapshot at the head (only for the latest state).
         """
+        from kingdomlog.store.codec import collector_paused
+
+        with collector_paused():  # each table's events are dropped as soon as they are folded
+            return self._stream_tables(until_turn, save=save)
+
+    def _stream_tables(self, until_turn: int | None, *, save: bool) -> Latest:
         from kingdomlog.core.fold import is_live
         from kingdomlog.store.codec import decode_table
 
@@ -378,15 +386,15 @@ class Campaign:
                 events = decode_table(table)
                 if not events:
                     continue
-                commits.update(ev.commit_id for ev in events)
+                commits.update(map(_commit_of, events))
                 if state is None:
                     first = events[0].payload
                     ctx = self.context_for(first if isinstance(first, CampaignConfigured) else None)
                     state = rs.initial_state(ctx)
                 state = fold(rs, state, events, until=until_turn, retracted=hint)
-                for ev in events:
-                    if is_live(ev, hint, until_turn) and (top is None or ev.turn > top):
-                        top = ev.turn
+                here = max((ev.turn for ev in events if is_live(ev, hint, until_turn)), default=None)
+                if here is not None and (top is None or here > top):
+                    top = here
                 last = events[-1]
             walked = self.log.walked
             if walked is None or walked.retracted == hint:

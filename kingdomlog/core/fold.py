@@ -7,6 +7,12 @@ turn's end), raw appends (checking the new events fold), previews (their start) 
 ruleset helpers. The rules that decide which events count live here once
 (``is_live``): ``core.*`` events never reach a ruleset, events of retracted batches
 are skipped, and ``until`` stops after a turn.
+
+The events are folded into the ruleset's working state (``Ruleset.thaw``, ``evolve_working``,
+``freeze``): by default the state itself and ``evolve``; a ruleset may fold into a private
+mutable one instead of copying a frozen state per event. Either way the states ``fold`` hands
+out (the result, ``on_turn``'s) are frozen and equal to ``reduce(apply, ...)``'s, and the start
+state is never changed.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kingdomlog.core.core_events import NoteAdded, TurnRetracted
+from kingdomlog.core.errors import KingdomlogError
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State
 from kingdomlog.core.viewers import Viewer, visible_to
@@ -74,28 +81,34 @@ def fold(
     if retracted is None:
         events = events if isinstance(events, Sequence) else list(events)
         retracted = retracted_commits(events)
-    state = start.state
     after = start.after_seq
-    apply = ruleset.apply
-    # ``is_live`` written out in the loops (the same three tests), with nothing looked up per event
-    if on_turn is None:
-        for ev in events:
-            if ev.seq <= after or ev.commit_id in retracted or ev.type.startswith(CORE_PREFIX) or (
-                    until is not None and ev.turn > until):
-                continue
-            state = apply(state, ev)
-        return state
+    # The events go into the ruleset's working state (``Ruleset.thaw``: a private copy, or the state itself),
+    # which only this call holds; every state handed out (``on_turn``'s, the result) is a frozen one.
+    work = ruleset.thaw(start.state)
+    step = ruleset.evolve_working
+    types: set[str] = set()  # event types whose namespace was checked (``Ruleset.apply``'s check, once a type)
     turn: int | None = None
     last_seq = 0
+    # ``is_live`` written out in the loop (the same three tests), with nothing looked up per event
     for ev in events:
         if ev.seq <= after or ev.commit_id in retracted or ev.type.startswith(CORE_PREFIX) or (
                 until is not None and ev.turn > until):
             continue
-        if turn is not None and ev.turn != turn:
-            on_turn(turn, last_seq, state)
-        state = apply(state, ev)
-        turn, last_seq = ev.turn, ev.seq
-    if turn is not None:
+        if ev.type not in types:
+            ruleset.check_namespace(ev)
+            types.add(ev.type)
+        if on_turn is not None:
+            if turn is not None and ev.turn != turn:
+                on_turn(turn, last_seq, ruleset.freeze(work))
+            turn, last_seq = ev.turn, ev.seq
+        try:
+            work = step(work, ev)
+        except KingdomlogError:
+            raise
+        except Exception as exc:  # a bug in the ruleset's fold, as ``Ruleset.apply`` says it
+            raise ruleset.evolve_failed(ev, exc) from exc
+    state: State = ruleset.freeze(work)
+    if on_turn is not None and turn is not None:
         on_turn(turn, last_seq, state)
     return state
 

@@ -142,3 +142,38 @@ def test_decoding_does_not_import_pyarrow_compute(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                          cwd=Path(__file__).resolve().parents[2])
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_decoding_holds_off_the_collector_and_gives_it_back_as_it_was() -> None:
+    """``decode_table`` runs with the cyclic collector off, and leaves it as it found it, also on an error."""
+    import gc
+
+    table = EventLog(FIXTURE / "log", "toy-v1").read_table()
+    seen: list[bool] = []
+    real = codec._decode
+
+    def spy(t: pa.Table) -> list[RecordedEvent]:
+        seen.append(gc.isenabled())
+        return real(t)
+
+    rows = table.to_pylist()
+    bad = next(i for i, r in enumerate(rows) if r["type"] == "toy.sold")
+    rows[bad]["payload"] = '{"food": -1, "gold": "many"}'
+    broken = pa.Table.from_pylist(rows, schema=codec.schema())
+    was = gc.isenabled()
+    try:
+        codec._decode = spy  # type: ignore[assignment]
+        gc.enable()
+        assert codec.decode_table(table) == slow_decode(table)
+        assert gc.isenabled()
+        with pytest.raises(InputError):
+            codec.decode_table(broken)
+        assert gc.isenabled()
+        gc.disable()
+        codec.decode_table(table)
+        assert not gc.isenabled()  # a caller that had it off keeps it off
+    finally:
+        codec._decode = real  # type: ignore[assignment]
+        if was:
+            gc.enable()
+    assert seen == [False, False, False]

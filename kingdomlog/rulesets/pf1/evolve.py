@@ -3,6 +3,10 @@
 Handlers are registered per payload class in a ``core.dispatch.Handlers``; each applies the
 recorded facts of its event. Comparing them with today's rules is ``audit`` (module
 :mod:`~kingdomlog.rulesets.pf1.audit`), never a reason to refuse a log.
+
+The state's fields are set through ``_u`` (``core.working.update``): a new state, or in a fold of
+many events the fold's private working copy set in place; so a handler goes on with the state ``_u``
+returned, never with the one it passed in (``tests/test_working_fold.py`` folds every stream both ways).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 from kingdomlog.core.dispatch import Handlers
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import EventModel, RecordedEvent
+from kingdomlog.core.working import update
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1.state import (
     Building,
@@ -64,9 +69,9 @@ def evolve(state: Pf1State, event: RecordedEvent) -> Pf1State:
                                   seq=event.seq)
     out = fn(state, event.payload, event)
     if order is not None and out.phase != "TURN_ENDED":
-        out = out.model_copy(update={"phase": event.phase.upper() if event.phase else out.phase})
+        out = update(out, phase=event.phase.upper() if event.phase else out.phase)
     if out.unrest >= 20 and not out.anarchy:
-        out = out.model_copy(update={"anarchy": True})  # base §4.0: anarchy at once
+        out = update(out, anarchy=True)  # base §4.0: anarchy at once
     return out
 
 
@@ -113,7 +118,7 @@ def bad_faces(p: EventModel) -> str | None:
 
 
 def _u(s: Pf1State, **kw: Any) -> Pf1State:
-    return s.model_copy(update=kw)
+    return update(s, **kw)
 
 
 def _serial(s: Pf1State, ident: str) -> dict[str, int]:

@@ -10,8 +10,9 @@ from pydantic import ValidationError
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step, validate_options
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step, validate_options
 from kingdomlog.core.viewers import Viewer
+from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.audit import audit as _audit
@@ -122,7 +123,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
 
 
 
-class Pf1Kingmaker(Ruleset):
+class Pf1Kingmaker(CopyOnWriteRuleset):
     """Pathfinder 1e Kingmaker kingdom building with the Ultimate Campaign optional modules (``modules``)."""
 
     id = "pf1-kingmaker"

@@ -1,6 +1,9 @@
 """The fold: ``evolve(state, event) -> state`` for every pf2e event type. Pure; never rolls.
 
-Each handler returns a new state (``model_copy(update=...)``); the input is never mutated.
+Each handler returns a new state (``model_copy(update=...)``, through ``_up``); the input is never
+mutated, except in a fold of many events, where ``_up`` (``core.working.update``) sets the fields of
+the fold's private working copy in place: so a handler goes on with the state ``_up`` returned, never
+with the one it passed in (``tests/test_working_fold.py`` folds every stream both ways).
 Handlers apply what the event recorded (degrees, totals, amounts lost to storage, RP paid):
 they never re-run a check or re-derive a recorded number, and never refuse an event because
 today's rules would compute it differently; ``audit.py`` compares instead. What stays a fault
@@ -17,6 +20,7 @@ from typing import Any
 from kingdomlog.core.dispatch import Handlers
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.working import update
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import rules as R
 from kingdomlog.rulesets.pf2e import tables as T
@@ -75,7 +79,7 @@ def faces_fault(p: Any) -> str:
 
 
 def _up(state: KingdomState, **kw: Any) -> KingdomState:
-    return state.model_copy(update=kw)
+    return update(state, **kw)
 
 
 def _hex_map(state: KingdomState) -> dict[str, Hex]:

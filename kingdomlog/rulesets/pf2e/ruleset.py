@@ -13,8 +13,9 @@ from typing import Any
 
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step
 from kingdomlog.core.viewers import Viewer
+from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.evolve import evolve
@@ -111,7 +112,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-class Pf2eKingmaker(Ruleset):
+class Pf2eKingmaker(CopyOnWriteRuleset):
     """Pathfinder 2e Kingmaker kingdom turns (spec rulesets/pf2e-kingmaker.md)."""
 
     id = "pf2e-kingmaker"

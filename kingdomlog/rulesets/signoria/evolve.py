@@ -1,5 +1,9 @@
 """Applying Signoria events to the state (pure; never rolls, never mutates its input).
 
+The state's fields are set through ``core.working.update``: a new state, or in a fold of many
+events the fold's private working copy set in place; so a handler goes on with the state ``update``
+returned, never with the one it passed in (``tests/test_working_fold.py`` folds every stream both ways).
+
 ``evolve`` applies what an event recorded (faces, totals, outcomes, who gained what) through a
 ``core.dispatch.Handlers`` registry, one handler per payload class. It never re-runs the rules
 to re-derive or re-check a recorded number: comparing a log with today's rules is ``audit``.
@@ -15,6 +19,7 @@ from typing import Any
 from kingdomlog.core.dispatch import Handlers
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import EventModel, RecordedEvent
+from kingdomlog.core.working import update
 from kingdomlog.rulesets.signoria import events as ev
 from kingdomlog.rulesets.signoria.state import (
     BattleSummary,
@@ -43,15 +48,15 @@ on = HANDLERS.on
 
 
 def _fac(s: SignoriaState, fid: str, **upd: Any) -> SignoriaState:
-    return s.model_copy(update={"factions": {**s.factions, fid: s.factions[fid].model_copy(update=upd)}})
+    return update(s, {"factions": {**s.factions, fid: s.factions[fid].model_copy(update=upd)}})
 
 
 def _char(s: SignoriaState, cid: str, **upd: Any) -> SignoriaState:
-    return s.model_copy(update={"characters": {**s.characters, cid: s.characters[cid].model_copy(update=upd)}})
+    return update(s, {"characters": {**s.characters, cid: s.characters[cid].model_copy(update=upd)}})
 
 
 def _prov(s: SignoriaState, pid: str, **upd: Any) -> SignoriaState:
-    return s.model_copy(update={"provinces": {**s.provinces, pid: s.provinces[pid].model_copy(update=upd)}})
+    return update(s, {"provinces": {**s.provinces, pid: s.provinces[pid].model_copy(update=upd)}})
 
 
 def _adjust(s: SignoriaState, fid: str, resource: str, delta: int) -> SignoriaState:
@@ -66,12 +71,12 @@ def _intel(s: SignoriaState, observer: str, subject: str, fields: dict[str, Any]
     for k, v in fields.items():
         about[k] = IntelRecord(value=v, turn=turn, phase=phase, source=source, believed=believed)
     mine[subject] = about
-    return s.model_copy(update={"intel": {**s.intel, observer: mine}})
+    return update(s, {"intel": {**s.intel, observer: mine}})
 
 
 def _notice(s: SignoriaState, fid: str, kind: str, text: str, data: dict[str, Any]) -> SignoriaState:
     cur = s.notices.get(fid, ())
-    return s.model_copy(update={"notices": {**s.notices, fid: (*cur, Notice(turn=s.turn, kind=kind, text=text,
+    return update(s, {"notices": {**s.notices, fid: (*cur, Notice(turn=s.turn, kind=kind, text=text,
                                                                                data=data))}})
 
 
@@ -102,7 +107,7 @@ def apply_effect(s: SignoriaState, eff: dict[str, Any], phase: str) -> SignoriaS
         t = Treaty(id=tid, type=eff["type"], parties=tuple(eff["parties"]), neutral=eff.get("neutral"),
                    stake=eff.get("stake", "low"), concluded_turn=int(eff.get("turn", s.turn)),
                    aid_units=int(eff.get("aid_units", 0)))
-        return s.model_copy(update={"treaties": {**s.treaties, tid: t}})
+        return update(s, {"treaties": {**s.treaties, tid: t}})
     if kind == "intel":
         return _intel(s, eff["observer"], eff["subject"], dict(eff["fields"]), int(eff.get("turn", s.turn)),
                       str(eff.get("phase", phase)), eff.get("source", "ruling"), bool(eff.get("believed", False)))
@@ -117,13 +122,13 @@ def apply_effect(s: SignoriaState, eff: dict[str, Any], phase: str) -> SignoriaS
             cr = CommandRoll(stake="low")
         field = "special" if eff.get("slot") == "special" else "ordinary"
         cr = cr.model_copy(update={field: max(0, getattr(cr, field) + int(eff["delta"]))})
-        return s.model_copy(update={"command": {**s.command, eff["faction"]: cr}})
+        return update(s, {"command": {**s.command, eff["faction"]: cr}})
     if kind == "character":
         return _char(s, eff["character"], condition=eff["condition"])
     if kind == "loyalty":
         return _char(s, eff["character"], loyalty=int(eff["value"]))
     if kind == "flag":
-        return s.model_copy(update={"flags": (*s.flags, str(eff.get("text", "")))})
+        return update(s, {"flags": (*s.flags, str(eff.get("text", "")))})
     return s  # "text": flavour only
 
 
@@ -163,7 +168,7 @@ def evolve(s: SignoriaState, event: RecordedEvent) -> SignoriaState:
     phase = event.phase
     ph = phase or s.phase
     if phase:
-        s = s.model_copy(update={"phase": phase})
+        s = update(s, {"phase": phase})
     return handler(s, e, ph)
 
 
@@ -179,21 +184,21 @@ for _cls in (ev.OrdersLocked, ev.PhaseStarted, ev.NeutralReaction, ev.BattleOpen
 
 @on(ev.GameCreated)
 def _game_created(s: SignoriaState, e: ev.GameCreated, ph: str) -> SignoriaState:
-    return s.model_copy(update={"config": dict(e.config), "initiative": e.initiative, "turn": e.resume_turn,
+    return update(s, {"config": dict(e.config), "initiative": e.initiative, "turn": e.resume_turn,
                                 "season": season_of(e.resume_turn).name if e.resume_turn else "setup"})
 
 
 @on(ev.ProvinceDefined)
 def _province_defined(s: SignoriaState, e: ev.ProvinceDefined, ph: str) -> SignoriaState:
     p = Province(id=e.province, name=e.name, owner=e.owner, income=e.income)
-    return s.model_copy(update={"provinces": {**s.provinces, e.province: p}})
+    return update(s, {"provinces": {**s.provinces, e.province: p}})
 
 
 @on(ev.FactionCreated)
 def _faction_created(s: SignoriaState, e: ev.FactionCreated, ph: str) -> SignoriaState:
     f = Faction(id=e.faction, name=e.name, kind=e.kind, traits=e.traits, keys=e.keys, leader_name=e.leader_name,
                 may_name_heir=e.may_name_heir)
-    return s.model_copy(update={"factions": {**s.factions, e.faction: f}})
+    return update(s, {"factions": {**s.factions, e.faction: f}})
 
 
 @on(ev.ResourcesInitialized)
@@ -206,7 +211,7 @@ def _character_created(s: SignoriaState, e: ev.CharacterCreated, ph: str) -> Sig
     c = Character(id=e.character, name=e.name, employer=e.faction, role=e.role, traits=e.traits,
                   trait_source=e.trait_source, is_heir=e.is_heir, hired_turn=s.turn,
                   loyalty=e.loyalty if e.loyalty is not None else int(s.config.get("statesman_loyalty_default", 2)))
-    s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
+    s = update(s, {"characters": {**s.characters, e.character: c}})
     if e.role == "leader":
         return _fac(s, e.faction, leader=e.character, leader_name=e.name)
     return _add_statesman(s, e.faction, e.character)
@@ -220,7 +225,7 @@ def _intel_recorded(s: SignoriaState, e: ev.IntelRecorded, ph: str) -> SignoriaS
 @on(ev.TurnOpened)
 def _turn_opened(s: SignoriaState, e: ev.TurnOpened, ph: str) -> SignoriaState:
     chars = {k: (c.model_copy(update={"activity": None}) if c.activity else c) for k, c in s.characters.items()}
-    return s.model_copy(update={
+    return update(s, {
         "turn": e.turn, "season": e.season, "command": {}, "orders": {}, "dilemmas": {}, "candidates": {},
         "felmonte_offers": {}, "characters": chars, "global_event": None})
 
@@ -232,7 +237,7 @@ def _income_credited(s: SignoriaState, e: ev.IncomeCredited, ph: str) -> Signori
 
 @on(ev.GlobalEventAnnounced)
 def _global_event(s: SignoriaState, e: ev.GlobalEventAnnounced, ph: str) -> SignoriaState:
-    s = s.model_copy(update={"global_event": e.title})
+    s = update(s, {"global_event": e.title})
     for eff in e.effects:
         s = apply_effect(s, dict(eff), ph)
     return s
@@ -241,13 +246,13 @@ def _global_event(s: SignoriaState, e: ev.GlobalEventAnnounced, ph: str) -> Sign
 @on(ev.DilemmaPresented)
 def _dilemma_presented(s: SignoriaState, e: ev.DilemmaPresented, ph: str) -> SignoriaState:
     d = Dilemma(id=e.dilemma, text=e.text, options=tuple(DilemmaOption.model_validate(o) for o in e.options))
-    return s.model_copy(update={"dilemmas": {**s.dilemmas, e.faction: (*s.dilemmas.get(e.faction, ()), d)}})
+    return update(s, {"dilemmas": {**s.dilemmas, e.faction: (*s.dilemmas.get(e.faction, ()), d)}})
 
 
 @on(ev.CandidateOffered)
 def _candidate_offered(s: SignoriaState, e: ev.CandidateOffered, ph: str) -> SignoriaState:
     c2 = Candidate(id=e.candidate, name=e.name, trait=e.trait, cost=e.cost)
-    return s.model_copy(update={"candidates": {**s.candidates, e.faction: (*s.candidates.get(e.faction, ()), c2)}})
+    return update(s, {"candidates": {**s.candidates, e.faction: (*s.candidates.get(e.faction, ()), c2)}})
 
 
 @on(ev.CommandRollMade)
@@ -259,14 +264,14 @@ def _command_roll(s: SignoriaState, e: ev.CommandRollMade, ph: str) -> SignoriaS
     cr = CommandRoll(stake=e.stake, attempts=(*(prev.attempts if prev else ()), e.dice),
                      paid=(*(prev.paid if prev else ()), *([e.paid_with] if e.paid_with else [])),
                      success=ok, special=sp, ordinary=od)
-    return s.model_copy(update={"command": {**s.command, e.faction: cr}})
+    return update(s, {"command": {**s.command, e.faction: cr}})
 
 
 @on(ev.OrdersSubmitted)
 def _orders_submitted(s: SignoriaState, e: ev.OrdersSubmitted, ph: str) -> SignoriaState:
     o = Orders(orders=tuple(Order.model_validate(x) for x in e.orders), dilemmas=dict(e.dilemmas),
                standing=dict(e.standing))
-    s = s.model_copy(update={"orders": {**s.orders, e.faction: o}})
+    s = update(s, {"orders": {**s.orders, e.faction: o}})
     for od2 in o.orders:
         if od2.leader and od2.leader in s.characters:
             s = _char(s, od2.leader, activity=od2.id)
@@ -281,7 +286,7 @@ def _order_voided(s: SignoriaState, e: ev.OrderVoided, ph: str) -> SignoriaState
     """The void order goes out of the turn's orders and into the faction's notices (its report)."""
     if e.faction in s.orders:
         od = s.orders[e.faction]
-        s = s.model_copy(update={"orders": {**s.orders, e.faction: od.model_copy(
+        s = update(s, {"orders": {**s.orders, e.faction: od.model_copy(
             update={"orders": tuple(o for o in od.orders if o.id != e.order)})}})
     text = f"order {e.order} ({e.action}) is void: {e.reason}" + (f" ({e.rule})" if e.rule else "")
     return _notice(s, e.faction, "order_void", text, {"order": e.order, "action": e.action, "rule": e.rule})
@@ -292,9 +297,9 @@ def _action_resolved(s: SignoriaState, e: ev.ActionResolved, ph: str) -> Signori
     if e.action == "dilemma":
         ds = tuple(d.model_copy(update={"choice": e.detail.get("option")}) if d.id == e.target else d
                    for d in s.dilemmas.get(e.faction, ()))
-        s = s.model_copy(update={"dilemmas": {**s.dilemmas, e.faction: ds}})
+        s = update(s, {"dilemmas": {**s.dilemmas, e.faction: ds}})
     if e.action == "felmonte_offer":
-        s = s.model_copy(update={"felmonte_offers": {**s.felmonte_offers, e.faction: int(e.detail.get("amount", 0))}})
+        s = update(s, {"felmonte_offers": {**s.felmonte_offers, e.faction: int(e.detail.get("amount", 0))}})
     return s
 
 
@@ -302,7 +307,7 @@ def _action_resolved(s: SignoriaState, e: ev.ActionResolved, ph: str) -> Signori
 def _resource_adjusted(s: SignoriaState, e: ev.ResourceAdjusted, ph: str) -> SignoriaState:
     s = _adjust(s, e.faction, e.resource, e.delta)
     if e.shortfall:
-        s = s.model_copy(update={"shortfalls": (*s.shortfalls, f"t{s.turn} {e.faction} {e.resource} "
+        s = update(s, {"shortfalls": (*s.shortfalls, f"t{s.turn} {e.faction} {e.resource} "
                                                                   f"short by {e.shortfall}")})
     return s
 
@@ -313,13 +318,13 @@ def _faction_notified(s: SignoriaState, e: ev.FactionNotified, ph: str) -> Signo
     if e.kind == "bribe_result" and e.data.get("outcome") == "success" and e.data.get("mode") == "spy":
         mine = dict(s.believed_spies.get(e.faction, {}))
         mine[str(e.data["character"])] = str(e.data["host"])
-        s = s.model_copy(update={"believed_spies": {**s.believed_spies, e.faction: mine}})
+        s = update(s, {"believed_spies": {**s.believed_spies, e.faction: mine}})
     return s
 
 
 @on(ev.GMRulingRecorded)
 def _gm_ruling(s: SignoriaState, e: ev.GMRulingRecorded, ph: str) -> SignoriaState:
-    s = s.model_copy(update={"rulings": (*s.rulings, f"{e.gap}: {e.text}")})
+    s = update(s, {"rulings": (*s.rulings, f"{e.gap}: {e.text}")})
     for eff in e.effects:
         s = apply_effect(s, dict(eff), ph)
     return s
@@ -335,7 +340,7 @@ def _character_status(s: SignoriaState, e: ev.CharacterStatusChanged, ph: str) -
         if emp is not None and emp.leader == e.character:
             s = _fac(s, c.employer, leader=None)
         spies = {k: v for k, v in s.spies.items() if k != e.character}
-        s = s.model_copy(update={"spies": spies})
+        s = update(s, {"spies": spies})
     return s
 
 
@@ -348,13 +353,13 @@ def _leader_succeeded(s: SignoriaState, e: ev.LeaderSucceeded, ph: str) -> Signo
     else:
         c = Character(id=e.character, name=e.name, employer=e.faction, role="leader", traits=e.traits,
                       trait_source="random", hired_turn=s.turn)
-        s = s.model_copy(update={"characters": {**s.characters, e.character: c}})
+        s = update(s, {"characters": {**s.characters, e.character: c}})
     return _fac(s, e.faction, leader=e.character, leader_name=e.name)
 
 
 @on(ev.CandidateAlias)
 def _candidate_alias(s: SignoriaState, e: ev.CandidateAlias, ph: str) -> SignoriaState:
-    return s.model_copy(update={"aliases": {**s.aliases, e.candidate: e.agent}})
+    return update(s, {"aliases": {**s.aliases, e.candidate: e.agent}})
 
 
 @on(ev.StatesmanHired)
@@ -366,7 +371,7 @@ def _statesman_hired(s: SignoriaState, e: ev.StatesmanHired, ph: str) -> Signori
     else:
         c = Character(id=e.candidate, name=e.name, employer=e.faction, role="statesman", traits=(e.trait,),
                       loyalty=int(s.config.get("statesman_loyalty_default", 2)), hired_turn=s.turn)
-        s = s.model_copy(update={"characters": {**s.characters, e.candidate: c}})
+        s = update(s, {"characters": {**s.characters, e.candidate: c}})
         s = _add_statesman(s, e.faction, e.candidate)
     return _adjust(s, e.faction, "wealth", -e.cost)
 
@@ -387,7 +392,7 @@ def _statesman_defected(s: SignoriaState, e: ev.StatesmanDefected, ph: str) -> S
 @on(ev.SpyPlanted)
 def _spy_planted(s: SignoriaState, e: ev.SpyPlanted, ph: str) -> SignoriaState:
     s = _remove_statesman(s, e.agent)
-    s = s.model_copy(update={"plants": {**s.plants, e.agent: (e.host, s.turn)}})
+    s = update(s, {"plants": {**s.plants, e.agent: (e.host, s.turn)}})
     return _char(s, e.agent, true_master=e.master, agent_kind="spy", condition="departed", is_heir=False)
 
 
@@ -395,13 +400,13 @@ def _spy_planted(s: SignoriaState, e: ev.SpyPlanted, ph: str) -> SignoriaState:
 def _spy_placed(s: SignoriaState, e: ev.SpyPlaced, ph: str) -> SignoriaState:
     s = _char(s, e.agent, true_master=e.master, agent_kind="double_agent" if e.double else "spy")
     if not e.double:
-        s = s.model_copy(update={"spies": {**s.spies, e.agent: e.host}})
+        s = update(s, {"spies": {**s.spies, e.agent: e.host}})
     return s
 
 
 @on(ev.SpyExposed)
 def _spy_exposed(s: SignoriaState, e: ev.SpyExposed, ph: str) -> SignoriaState:
-    s = s.model_copy(update={"spies": {k: v for k, v in s.spies.items() if k != e.agent}})
+    s = update(s, {"spies": {k: v for k, v in s.spies.items() if k != e.agent}})
     return _char(s, e.agent, true_master=None, agent_kind="none")
 
 
@@ -412,20 +417,20 @@ def _double_agent(s: SignoriaState, e: ev.DoubleAgentChosen, ph: str) -> Signori
     s = _remove_statesman(s, e.character)
     s = _add_statesman(s, e.briber, e.character)
     s = _char(s, e.character, true_master=e.owner, agent_kind="spy", is_heir=False)
-    return s.model_copy(update={"spies": {**s.spies, e.character: e.briber}})
+    return update(s, {"spies": {**s.spies, e.character: e.briber}})
 
 
 @on(ev.TreatyConcluded)
 def _treaty_concluded(s: SignoriaState, e: ev.TreatyConcluded, ph: str) -> SignoriaState:
     t = Treaty(id=e.treaty, type=e.kind, parties=e.parties, neutral=e.neutral, stake=e.stake,
                concluded_turn=s.turn, aid_units=e.aid_units, expires_turn=e.expires_turn)
-    return s.model_copy(update={"treaties": {**s.treaties, e.treaty: t}})
+    return update(s, {"treaties": {**s.treaties, e.treaty: t}})
 
 
 @on(ev.TreatyEnded)
 def _treaty_ended(s: SignoriaState, e: ev.TreatyEnded, ph: str) -> SignoriaState:
     t2 = s.treaties[e.treaty].model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": e.reason})
-    return s.model_copy(update={"treaties": {**s.treaties, e.treaty: t2}})
+    return update(s, {"treaties": {**s.treaties, e.treaty: t2}})
 
 
 @on(ev.StandingChanged)
@@ -450,13 +455,13 @@ def _campaign_launched(s: SignoriaState, e: ev.CampaignLaunched, ph: str) -> Sig
     cp = Campaign(id=e.campaign, faction=e.faction, target=e.target, units=e.units, characters=e.characters,
                   commander=e.commander, route=e.route, tactic=e.tactic, conditional=e.conditional,
                   status="in_transit", reserve=e.reserve)
-    return s.model_copy(update={"campaigns": {**s.campaigns, e.campaign: cp}})
+    return update(s, {"campaigns": {**s.campaigns, e.campaign: cp}})
 
 
 @on(ev.CampaignArrived)
 def _campaign_arrived(s: SignoriaState, e: ev.CampaignArrived, ph: str) -> SignoriaState:
     cp = s.campaigns[e.campaign].model_copy(update={"status": "arrived"})
-    return s.model_copy(update={"campaigns": {**s.campaigns, e.campaign: cp}})
+    return update(s, {"campaigns": {**s.campaigns, e.campaign: cp}})
 
 
 @on(ev.DefenderResponded)
@@ -473,11 +478,11 @@ def _battle_ended(s: SignoriaState, e: ev.BattleEnded, ph: str) -> SignoriaState
             s = _adjust(s, fid, "army", -k)
     for cq in list(s.campaigns.values()):
         if cq.status in ("arrived", "occupying", "besieging") and cq.faction in e.killed and cq.target == e.province:
-            s = s.model_copy(update={"campaigns": {**s.campaigns, cq.id: cq.model_copy(
+            s = update(s, {"campaigns": {**s.campaigns, cq.id: cq.model_copy(
                 update={"units": max(0, (cq.units or 0) - e.killed[cq.faction])})}})
     b = BattleSummary(id=e.battle, turn=s.turn, province=e.province, attacker=e.attacker, defender=e.defender,
                       winner=e.winner, killed=dict(e.killed))
-    return s.model_copy(update={"battles": (*s.battles, b)})
+    return update(s, {"battles": (*s.battles, b)})
 
 
 @on(ev.BattleReported)
@@ -486,7 +491,7 @@ def _battle_reported(s: SignoriaState, e: ev.BattleReported, ph: str) -> Signori
         return s
     b = BattleSummary(id=e.battle, turn=s.turn, province=e.province, attacker=e.attacker, defender=e.defender,
                       winner=e.winner)
-    return s.model_copy(update={"battles": (*s.battles, b)})
+    return update(s, {"battles": (*s.battles, b)})
 
 
 @on(ev.ProvinceStatusChanged)
@@ -495,7 +500,7 @@ def _province_status(s: SignoriaState, e: ev.ProvinceStatusChanged, ph: str) -> 
         s = _prov(s, e.province, occupier=e.by)
         if e.campaign and e.campaign in s.campaigns:
             cp = s.campaigns[e.campaign].model_copy(update={"status": "occupying"})
-            s = s.model_copy(update={"campaigns": {**s.campaigns, cp.id: cp}})
+            s = update(s, {"campaigns": {**s.campaigns, cp.id: cp}})
         return s
     if e.change == "siege_started":
         s = _prov(s, e.province, occupier=e.by, siege_since=s.turn)
@@ -503,11 +508,11 @@ def _province_status(s: SignoriaState, e: ev.ProvinceStatusChanged, ph: str) -> 
         s = _fac(s, owner, besieged=True)
         if e.campaign and e.campaign in s.campaigns:
             cp = s.campaigns[e.campaign].model_copy(update={"status": "besieging"})
-            s = s.model_copy(update={"campaigns": {**s.campaigns, cp.id: cp}})
+            s = update(s, {"campaigns": {**s.campaigns, cp.id: cp}})
         return s
     if e.change in ("siege_ended", "freed"):
         owner = s.provinces[e.province].owner
-        s = s.model_copy(update={"starving": tuple(x for x in s.starving if x != e.province)})
+        s = update(s, {"starving": tuple(x for x in s.starving if x != e.province)})
         s = _prov(s, e.province, occupier=None, siege_since=None)
         return _fac(s, owner, besieged=False)
     if e.change == "captured":
@@ -517,7 +522,7 @@ def _province_status(s: SignoriaState, e: ev.ProvinceStatusChanged, ph: str) -> 
 
 @on(ev.CampaignReturned)
 def _campaign_returned(s: SignoriaState, e: ev.CampaignReturned, ph: str) -> SignoriaState:
-    return s.model_copy(update={"campaigns": {k: v for k, v in s.campaigns.items() if k != e.campaign}})
+    return update(s, {"campaigns": {k: v for k, v in s.campaigns.items() if k != e.campaign}})
 
 
 @on(ev.TroopsHired)
@@ -532,14 +537,14 @@ def _heir_designated(s: SignoriaState, e: ev.HeirDesignated, ph: str) -> Signori
     for cid in s.factions[e.faction].statesmen:
         if cid in chars:
             chars[cid] = chars[cid].model_copy(update={"is_heir": cid == e.character})
-    return s.model_copy(update={"characters": chars})
+    return update(s, {"characters": chars})
 
 
 @on(ev.UpkeepFlagged)
 def _upkeep_flagged(s: SignoriaState, e: ev.UpkeepFlagged, ph: str) -> SignoriaState:
     if e.kind == "starving":
-        s = s.model_copy(update={"starving": (*s.starving, e.detail)})
-    return s.model_copy(update={"flags": (*s.flags, f"t{s.turn} {e.faction} {e.kind}: {e.detail}")})
+        s = update(s, {"starving": (*s.starving, e.detail)})
+    return update(s, {"flags": (*s.flags, f"t{s.turn} {e.faction} {e.kind}: {e.detail}")})
 
 
 @on(ev.FactionEliminated)
@@ -552,7 +557,7 @@ def _faction_eliminated(s: SignoriaState, e: ev.FactionEliminated, ph: str) -> S
         if c.true_master == e.faction:
             c = c.model_copy(update={"true_master": None, "agent_kind": "none"})
         chars[cid] = c
-    s = s.model_copy(update={
+    s = update(s, {
         "characters": chars,
         "spies": {a: h for a, h in s.spies.items() if chars[a].true_master is not None},
         "believed_spies": {k: v for k, v in s.believed_spies.items() if k != e.faction},
@@ -560,18 +565,18 @@ def _faction_eliminated(s: SignoriaState, e: ev.FactionEliminated, ph: str) -> S
     s = _fac(s, e.faction, status="eliminated", statesmen=(), leader=None)
     treaties = {k: (t.model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": "elimination"})
                     if e.faction in t.parties and t.active else t) for k, t in s.treaties.items()}
-    return s.model_copy(update={"treaties": treaties})
+    return update(s, {"treaties": treaties})
 
 
 @on(ev.FinalTallyRecorded)
 def _final_tally(s: SignoriaState, e: ev.FinalTallyRecorded, ph: str) -> SignoriaState:
-    return s.model_copy(update={"scores": {k: int(v.get("total", 0)) for k, v in e.scores.items()},
+    return update(s, {"scores": {k: int(v.get("total", 0)) for k, v in e.scores.items()},
                                 "winner": e.winner})
 
 
 @on(ev.GameEnded)
 def _game_ended(s: SignoriaState, e: ev.GameEnded, ph: str) -> SignoriaState:
-    return s.model_copy(update={"finished": True, "winner": e.winner})
+    return update(s, {"finished": True, "winner": e.winner})
 
 
 def _capture(s: SignoriaState, province: str, by: str) -> SignoriaState:
@@ -584,13 +589,13 @@ def _capture(s: SignoriaState, province: str, by: str) -> SignoriaState:
         s = _fac(s, old, captured_by=by)
         treaties = {k: (t.model_copy(update={"active": False, "ended_turn": s.turn, "end_reason": "capture"})
                         if t.neutral == old and t.active else t) for k, t in s.treaties.items()}
-        s = s.model_copy(update={"treaties": treaties})
+        s = update(s, {"treaties": treaties})
     s = _prov(s, province, owner=by, occupier=None, siege_since=None, income=income)
     if s.factions[old].kind == "player" and not any(p.owner == old for p in s.provinces.values()):
         s = _fac(s, old, army=0)  # no province to retreat to: the survivors disband (§5.13)
-    s = s.model_copy(update={"starving": tuple(x for x in s.starving if x != province)})
+    s = update(s, {"starving": tuple(x for x in s.starving if x != province)})
     s = _fac(s, old, besieged=False)
     camps = {k: v for k, v in s.campaigns.items() if not (v.target == province and v.faction == by)}
     # the captor's campaign garrisons the province: its units simply come home (they remain in Army)
-    return s.model_copy(update={"campaigns": camps})
+    return update(s, {"campaigns": camps})
 

@@ -14,8 +14,9 @@ from typing import Any
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.modifiers import Modifier, stack
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step
 from kingdomlog.core.viewers import Viewer
+from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.signoria import tables as data
 from kingdomlog.rulesets.signoria.audit import audit as _audit
 from kingdomlog.rulesets.signoria.chronicle import chronicle as _chronicle
@@ -43,7 +44,7 @@ from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
 __all__ = ["OPTIONS", "RULESET", "SignoriaRuleset"]
 
 
-class SignoriaRuleset(Ruleset):
+class SignoriaRuleset(CopyOnWriteRuleset):
     """Signoria: several factions, sealed orders, a fixed resolution order, fog of war."""
 
     id = "signoria"
