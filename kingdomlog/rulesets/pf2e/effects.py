@@ -62,6 +62,12 @@ class Redirect(Exception):
         self.why = why
 
 
+_NEEDS = {"ruin": "a Ruin targeted", "hex": "a hex", "commodity": "a commodity", "settlement": "a settlement",
+          "settlement_id": "a settlement to found", "settlement_name": "a settlement to found",
+          "army_new": "an army to recruit", "tactic": "a tactic", "gear": "army gear"}
+"""What an effect's ``need`` is, in words."""
+
+
 class Run:
     """One list of effects applied for one check or rule (see the module doc)."""
 
@@ -132,6 +138,19 @@ class Run:
             return self.picks.options[i]
         return self.picks.option
 
+    def need(self, name: str) -> Any:
+        """What the check prepared for an effect (its hex, settlement, ...); a clear refusal when it has none.
+
+        A GM-ruled effect may be of a kind the check never prepares for (a settlement founded by an
+        event's ruling, a Ruin "targeted" by Collect Taxes): that is the GM's input to change, not a bug.
+        """
+        value = self.prep.get(name)
+        if value is None or value == "":
+            what = _NEEDS.get(name, name.replace("_", " "))
+            raise InputError(f"{self.name}: this effect needs {what}, which this check does not have; change the"
+                             " effect or pick it in the activity that provides it")
+        return value
+
     def value(self, eff: Any, key: str, default: int | str = 0) -> tuple[int, list[int]]:
         """An effect's amount (dice rolled under ``key``), with the activity's symbols."""
         expr = eff.amount if eff.amount not in (0, "") else default
@@ -200,7 +219,7 @@ class Run:
         target = str(eff.target)
         count = int(eff.count)
         if target == "target":
-            return [str(self.prep["ruin"])] * count
+            return [str(self.need("ruin"))] * count
         if target == "all":
             return list(T.RUINS) * count
         if target == "choice":
@@ -215,7 +234,11 @@ class Run:
         return [target] * count
 
     def _ruin(self, eff: Any, key: str) -> None:
-        for i, r in enumerate(self._ruins(eff)):
+        ruins = self._ruins(eff)
+        bad = [r for r in ruins if r not in T.RUINS]
+        if bad:
+            raise InputError(f"{self.name}: {bad[0]!r} is not a Ruin (one of {', '.join(T.RUINS)})")
+        for i, r in enumerate(ruins):
             val, faces = self.value(eff, f"{key}.{i}")
             if eff.kind == "ruin":
                 add_ruin(self.ctx, self.asked, r, val, self.name, key=f"{key}.{i}.flat", faces=faces)
@@ -332,11 +355,11 @@ class Run:
     def _claim_hex(self, eff: Any, key: str) -> None:
         if "hex" not in self.prep:  # Pledge of Fealty claims the group's hex only when one is named
             return
-        claim(self.ctx, self.asked, self.prep["hex"], self.name, key=key, picks=self.picks)
+        claim(self.ctx, self.asked, self.need("hex"), self.name, key=key, picks=self.picks)
 
     def _work_site(self, eff: Any, key: str) -> None:
         hx = self._hex()
-        self.ctx.emit(E.WorkSiteEstablished(hex_id=hx.id, commodity=self.prep["commodity"],
+        self.ctx.emit(E.WorkSiteEstablished(hex_id=hx.id, commodity=self.need("commodity"),
                                             double_until_turn=self.ctx.state.turn + 1 if int(eff.amount) == 2
                                             else 0))
 
@@ -350,7 +373,7 @@ class Run:
             if second:
                 ids.append(second)
         if eff.kind == "farmland":
-            self.ctx.emit(E.FarmlandEstablished(hex_ids=ids, settlement=self.prep["settlement"],
+            self.ctx.emit(E.FarmlandEstablished(hex_ids=ids, settlement=self.need("settlement"),
                                                 distance=self.prep.get("distance", 0)))
         else:
             self.ctx.emit(E.RoadsBuilt(hex_ids=ids, bridge_added=bool(hx.river)))
@@ -389,11 +412,11 @@ class Run:
             ctx.emit(E.FlatCheckResolved(purpose="establish_settlement_unpayable", dc=0, die=1, success=False))
             return
         spend_rp(ctx, self.asked, val, self.name, faces=faces)
-        ctx.emit(E.SettlementFounded(id=self.prep["settlement_id"], name=self.prep["settlement_name"],
-                                     hex_id=self.prep["hex"].id))
+        ctx.emit(E.SettlementFounded(id=self.need("settlement_id"), name=self.need("settlement_name"),
+                                     hex_id=self.need("hex").id))
         from kingdomlog.rulesets.pf2e.structures import free_structures
 
-        free_structures(ctx, self.prep["settlement_id"], self.prep["hex"].id)
+        free_structures(ctx, self.need("settlement_id"), self.need("hex").id)
 
     def _crop_watch(self, eff: Any, key: str) -> None:
         self.ctx.emit(E.CropFailureWatch(hex_id=self._hex().id, turns=eff.turns or 2))
@@ -456,7 +479,7 @@ class Run:
                                          cause=self.name))
 
     def _relocate(self, eff: Any, key: str) -> None:
-        self.ctx.emit(E.CapitalMoved(settlement=str(self.prep["settlement"])))
+        self.ctx.emit(E.CapitalMoved(settlement=str(self.need("settlement"))))
 
     # ---------------------------------------------------------------- relations and events
 
@@ -505,7 +528,7 @@ class Run:
         return army_of(self.ctx, aid)
 
     def _army_recruit(self, eff: Any, key: str) -> None:
-        self.ctx.emit(E.ArmyRecruited(army=self.prep["army_new"], cause=self.name))
+        self.ctx.emit(E.ArmyRecruited(army=self.need("army_new"), cause=self.name))
 
     def _army_condition(self, eff: Any, key: str) -> None:
         """A condition of the acting army (``target`` its name; "enemy:<name>" the enemy army's; "{condition}" the
@@ -544,7 +567,7 @@ class Run:
 
     def _army_tactic(self, eff: Any, key: str) -> None:
         a = self._unit()
-        tactic = str(self.prep["tactic"])
+        tactic = str(self.need("tactic"))
         learned = [t for t in a.tactics if not T.tactic_defs().get(t, T.TacticDef(name=t, level=1, types=[])).innate]
         cap = T.army_statistics()[a.level].max_tactics
         tactics = list(a.tactics)
@@ -555,7 +578,7 @@ class Run:
 
     def _army_gear(self, eff: Any, key: str) -> None:
         a = self._unit()
-        gd = T.gear_defs()[str(self.prep["gear"])]
+        gd = T.gear_defs()[str(self.need("gear"))]
         gear = dict(a.gear)
         if gd.kind == "potion":
             gear[gd.name] = min(3, gear.get(gd.name, 0) + 1)
