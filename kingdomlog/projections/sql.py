@@ -60,6 +60,10 @@ ALLOWED = {"SELECT"}
 MEMORY_LIMIT = "1GB"
 """The console's own memory limit (DuckDB's default is 80% of the machine)."""
 THREADS = 2
+ROW_GROUP = 122_880
+"""DuckDB's row group: a scan is split across threads by row groups, so a table smaller than one is read by
+one thread whatever ``threads`` says, and more threads only add scheduling (0.15-0.2 ms a small grouped query,
+measured here)."""
 ANALYZE_WORDS = frozenset({"ANALYZE", "ANALYSE"})
 FORMAT_CHECK_EVERY = 1000
 
@@ -221,6 +225,14 @@ class Catalog:
         explicit = [Path(c) for c in campaigns] if campaigns is not None else None
         self._record_path = pcache.root_path(self.root, viewer, explicit)
         self._load(explicit if explicit is not None else find_campaigns(self.root))
+        self.threads = self._useful_threads()
+        """How many threads a query can use here: one while every table fits in one row group (``ROW_GROUP``)."""
+        self.con.execute(f"SET threads = {self.threads}")
+
+    def _useful_threads(self) -> int:
+        biggest = max((int(n) for (n,) in self.con.execute(
+            "SELECT estimated_size FROM duckdb_tables()").fetchall()), default=0)
+        return 1 if biggest < ROW_GROUP else max(1, os.cpu_count() or 1)
 
     def _load(self, folders: list[Path]) -> None:
         """Fill the tables: each campaign from the root record when its files are exactly as recorded, else
@@ -519,7 +531,7 @@ class SafeConsole:
             con.execute("SET temp_directory = ''")
             con.execute("SET max_temp_directory_size = '0B'")
             con.execute("SET memory_limit = ?", [memory_limit])
-            con.execute(f"SET threads = {max(1, min(int(threads), os.cpu_count() or 1))}")
+            con.execute(f"SET threads = {max(1, min(int(threads), self.catalog.threads))}")
         except duckdb.Error as exc:
             raise InputError(f"SQL console settings: {_first_line(exc)}") from None
         con.execute("SET autoinstall_known_extensions = false")

@@ -89,3 +89,21 @@ def test_catalog_reports_progress_per_campaign(toy_campaign: Campaign, tmp_path:
     calls: list[tuple[int, int, str]] = []
     SafeConsole(toy_campaign.folder.parent, progress=lambda d, t, n: calls.append((d, t, n)))
     assert calls == [(1, 2, "farm"), (2, 2, "second")]
+
+
+def test_a_catalog_smaller_than_a_row_group_queries_on_one_thread(toy_campaign: Campaign,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from kingdomlog.projections import sql
+
+    def threads(con: SafeConsole) -> int:
+        return int(con.con.execute("SELECT current_setting('threads')").fetchone()[0])  # type: ignore[index]
+
+    small = SafeConsole(toy_campaign.folder.parent, threads=8)
+    assert small.catalog.threads == 1 and threads(small) == 1  # 5 events: one row group, one thread
+    monkeypatch.setattr(sql, "ROW_GROUP", 5)  # now the events table fills a row group
+    big = SafeConsole(toy_campaign.folder.parent, threads=8)
+    assert big.catalog.threads == (os.cpu_count() or 1)
+    assert threads(big) == min(8, os.cpu_count() or 1)
+    assert threads(SafeConsole(toy_campaign.folder.parent, threads=1)) == 1  # the caller's cap still holds
