@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -130,4 +131,22 @@ def test_a_gm_effect_that_finishes_an_activitys_work_is_refused_not_a_crash(kind
                              check=False)
     assert not pv.ok
     assert f"a {kind!r} effect finishes Build Structure or Demolish" in (pv.error or ""), pv.error
+    assert "internal error" not in (pv.error or "")
+
+
+@pytest.mark.parametrize(("effect", "words"), [
+    ({"kind": "ruin_threshold", "amount": 1}, "'ruin_threshold' names no Ruin"),
+    ({"kind": "ruin", "target": "gloom", "amount": 1}, "'gloom' is not a Ruin (one of corruption, crime"),
+    ({"kind": "ruin_penalty", "target": "", "amount": 1}, "'ruin_penalty' names no Ruin"),
+    ({"kind": "ruin", "target": "target", "amount": 1}, "this effect needs a Ruin targeted, which this check does not"),
+    ({"kind": "settlement", "amount": 1}, "this effect needs a settlement to found"),
+    ({"kind": "flag", "amount": 1}, "a 'flag' effect needs its flag's name as its target"),
+])
+def test_a_gm_ruling_missing_what_its_effect_needs_is_refused_naming_it(effect: dict[str, Any], words: str) -> None:
+    """A GM ruling's effect that names no Ruin, an unknown one, or needs what the event's check did not prepare
+    (a settlement to found, a Ruin targeted, a flag's name) is the GM's input to change — found by random turns
+    as a KeyError (seed 15) and a validation error (seed 33) inside the step, reported as internal errors."""
+    pv = Game().found().play({"event.resolve": {"choices": {"gm_effects": [effect]}}}, check=False)
+    assert not pv.ok
+    assert words in (pv.error or ""), pv.error
     assert "internal error" not in (pv.error or "")

@@ -216,6 +216,15 @@ class Run:
         self.ctx.emit(E.XPAwarded(amount=val, source=self.name, to_pending=True))
 
     def _ruins(self, eff: Any) -> list[str]:
+        """The Ruins ``eff`` acts on, each one of ``T.RUINS`` (else an InputError naming the effect)."""
+        ruins = self._ruin_names(eff)
+        bad = [r for r in ruins if r not in T.RUINS]
+        if bad:
+            what = f"{bad[0]!r} is not a Ruin" if bad[0] else f"'{eff.kind}' names no Ruin"
+            raise InputError(f"{self.name}: {what} (one of {', '.join(T.RUINS)})")
+        return ruins
+
+    def _ruin_names(self, eff: Any) -> list[str]:
         target = str(eff.target)
         count = int(eff.count)
         if target == "target":
@@ -234,11 +243,7 @@ class Run:
         return [target] * count
 
     def _ruin(self, eff: Any, key: str) -> None:
-        ruins = self._ruins(eff)
-        bad = [r for r in ruins if r not in T.RUINS]
-        if bad:
-            raise InputError(f"{self.name}: {bad[0]!r} is not a Ruin (one of {', '.join(T.RUINS)})")
-        for i, r in enumerate(ruins):
+        for i, r in enumerate(self._ruins(eff)):
             val, faces = self.value(eff, f"{key}.{i}")
             if eff.kind == "ruin":
                 add_ruin(self.ctx, self.asked, r, val, self.name, key=f"{key}.{i}.flat", faces=faces)
@@ -498,6 +503,8 @@ class Run:
 
     def _flag(self, eff: Any, key: str) -> None:
         """A mark for the rest of the turn that a later rule reads (``flags has <name>``)."""
+        if not str(eff.target).strip():
+            raise InputError(f"{self.name}: a 'flag' effect needs its flag's name as its target")
         self.ctx.emit(E.FlagSet(flag=eff.target, cause=self.name))
 
     def _unlock(self, eff: Any, key: str) -> None:
