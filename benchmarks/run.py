@@ -428,17 +428,11 @@ def bench_historian(data: Path, sizes: list[int], played: int, turns: int, round
         added = _play_one_turn(changed)
         after = worker("catalog", str(root), str(n))
         say(f"catalog {n}: query vs SQLite-JSON, {q_reps} interleaved repetitions")
-        cat = Catalog(root, campaigns=folders[:n])
         db = data / f"historian-{n}.sqlite"
-        if db.exists():
-            db.unlink()
+        peer = worker("sqlite_peer", str(root), str(n), str(db))  # the documents never enter this process
+        state_rows, doc_bytes = peer["state_rows"], peer["doc_bytes_mean"]
+        cat = Catalog(root, campaigns=folders[:n])
         sq = sqlite3.connect(db)
-        sq.execute("CREATE TABLE kingdoms (campaign TEXT, turn INTEGER, doc TEXT, PRIMARY KEY (campaign, turn))")
-        rows = cat.con.execute("SELECT campaign, turn, state_json FROM states").fetchall()
-        sq.executemany("INSERT INTO kingdoms VALUES (?, ?, ?)", rows)
-        sq.commit()
-        state_rows, doc_bytes = len(rows), sum(len(r[2]) for r in rows) / max(1, len(rows))
-        del rows  # the peer's setup: its 5 MB-50 MB of documents are not kept alive while either side is timed
         ours_t: list[float] = []
         peer_t: list[float] = []
         ours_rows: Any = None

@@ -164,9 +164,31 @@ def catalog_floor(root: str, limit: str = "0") -> dict[str, Any]:
     return dict(m.doc(), events=n[0] if n else 0)
 
 
+def sqlite_peer(root: str, limit: str, db: str) -> dict[str, Any]:
+    """Fill the SQLite-JSON peer of the historian query: one row per campaign and turn, the state as a JSON document,
+    from the catalog of the first ``limit`` campaigns (in its own process, so that the timed side's process never
+    holds the documents)."""
+    import sqlite3
+
+    from kingdomlog.projections import sql
+
+    folders = sql.find_campaigns(Path(root))
+    folders = folders[:int(limit)] if int(limit) else folders
+    cat = sql.Catalog(Path(root), campaigns=folders)
+    rows = cat.con.execute("SELECT campaign, turn, state_json FROM states").fetchall()
+    Path(db).unlink(missing_ok=True)
+    sq = sqlite3.connect(db)
+    sq.execute("CREATE TABLE kingdoms (campaign TEXT, turn INTEGER, doc TEXT, PRIMARY KEY (campaign, turn))")
+    sq.executemany("INSERT INTO kingdoms VALUES (?, ?, ?)", rows)
+    sq.commit()
+    sq.close()
+    return {"state_rows": len(rows), "doc_bytes_mean": sum(len(r[2]) for r in rows) / max(1, len(rows))}
+
+
 COMMANDS: dict[str, Callable[..., dict[str, Any]]] = {
     "ours": replay_ours, "es": replay_es, "floor_files": floor_files, "floor_segment": floor_segment,
     "floor_warm": floor_warm, "catalog": catalog_open, "catalog_floor": catalog_floor,
+    "sqlite_peer": sqlite_peer,
 }
 
 
