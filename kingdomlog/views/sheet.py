@@ -42,6 +42,7 @@ from kingdomlog.core.core_events import PlanSubmitted
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.fold import last_live_turn, live_commits_of_turn
+from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
 from kingdomlog.core.turn import Plan, StepPlan, TurnPreview
 from kingdomlog.dice.checks import CheckSpec
@@ -298,7 +299,7 @@ def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
 # ---- the session --------------------------------------------------------------------------------
 
 
-_GRID_DUMPS: dict[int, tuple[Any, dict[str, Any] | None]] = {}
+_GRID_DUMPS: ByIdentity[Any, dict[str, Any] | None] = ByIdentity(limit=65)
 
 
 _GRID_TYPES: dict[type, bool] = {}
@@ -324,14 +325,11 @@ def _grid_dump(state: Any) -> dict[str, Any] | None:
     """The state as JSON when it holds an urban grid (for the block and lot pickers), else None; remembered."""
     if not _holds_grid(type(state)):
         return None
-    hit = _GRID_DUMPS.get(id(state))
-    if hit is None or hit[0] is not state:
-        if len(_GRID_DUMPS) > 64:
-            _GRID_DUMPS.clear()
+    def make(state: Any) -> dict[str, Any] | None:
         dump = state.model_dump(mode="json") if hasattr(state, "model_dump") else None
-        hit = (state, dump if dump is not None and sheet_grid.grids(dump) else None)
-        _GRID_DUMPS[id(state)] = hit
-    return hit[1]
+        return dump if dump is not None and sheet_grid.grids(dump) else None
+
+    return _GRID_DUMPS.get(state, make)
 
 
 def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tuple[FieldSpec, ...], str | None]:

@@ -19,6 +19,7 @@ import marimo as mo
 
 from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.events import Draft
+from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Breakdown
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.odds import Odds, odds, resolve
@@ -325,16 +326,11 @@ def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given:
     return mo.vstack(parts, gap=0.2)
 
 
-_DUMPS: dict[int, tuple[Any, dict[str, Any]]] = {}
+_DUMPS: ByIdentity[Any, dict[str, Any]] = ByIdentity(limit=1)
 
 
 def _dump(state: Any) -> dict[str, Any]:
-    hit = _DUMPS.get(id(state))
-    if hit is None or hit[0] is not state:
-        _DUMPS.clear()
-        hit = (state, state.model_dump(mode="json"))
-        _DUMPS[id(state)] = hit
-    return hit[1]
+    return _DUMPS.get(state, lambda s: dict(s.model_dump(mode="json")))
 
 
 def lot_picker_html(state: Any, given: Mapping[str, Any]) -> str:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Ruleset, State
 from kingdomlog.views.html import esc, scalar
 from kingdomlog.views.sheet_words import summary_of, words
@@ -129,7 +130,7 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> str:
     return f'<div class="kl-stats">{"".join(tiles)}</div>'
 
 
-_STATIC: dict[int, tuple[Any, str]] = {}
+_STATIC: ByIdentity[State, str] = ByIdentity(limit=1)
 
 
 def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> str:
@@ -149,12 +150,7 @@ def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, li
     summary = summary_of(ruleset, state)
     tiles = "" if live else panel_tiles_html(ruleset, state, after=after)
     parts = [f'<div data-kl-slot="tiles">{tiles}</div>']
-    hit = _STATIC.get(id(state))
-    if hit is None or hit[0] is not state:
-        _STATIC.clear()
-        hit = (state, _collections_html(state, summary))
-        _STATIC[id(state)] = hit
-    parts.append(hit[1])
+    parts.append(_STATIC.get(state, lambda s: _collections_html(s, summary)))
     return f'<div class="kl-panel">{"".join(parts)}</div>'
 
 

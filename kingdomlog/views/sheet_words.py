@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from kingdomlog.core.choices import FieldSpec, Option
+from kingdomlog.core.memo import ByIdentity
 
 __all__ = ["ACRONYMS", "is_hex_field", "option_text", "summary_of", "words"]
 
@@ -30,19 +31,12 @@ def words(name: str) -> str:
     return " ".join(out)
 
 
-_SUMMARIES: dict[int, tuple[Any, dict[str, Any]]] = {}
+_SUMMARIES: ByIdentity[Any, dict[str, Any]] = ByIdentity(limit=257)
 
 
 def summary_of(ruleset: Any, state: Any) -> dict[str, Any]:
     """``ruleset.summary(state)``, remembered for the states of the latest drafts (states are never changed)."""
-    hit = _SUMMARIES.get(id(state))
-    if hit is not None and hit[0] is state:
-        return hit[1]
-    if len(_SUMMARIES) > 256:
-        _SUMMARIES.clear()
-    out = dict(ruleset.summary(state))
-    _SUMMARIES[id(state)] = (state, out)
-    return out
+    return _SUMMARIES.get(state, lambda s: dict(ruleset.summary(s)))
 
 
 # ---- options and fields in words (shared by the widgets and the hex picker) ----------------------------

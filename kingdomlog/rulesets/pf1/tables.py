@@ -17,6 +17,7 @@ from pydantic import Field
 
 from kingdomlog.core.data import package_document, rows
 from kingdomlog.core.errors import InputError
+from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.model import Frozen
 
 PKG = "kingdomlog.rulesets.pf1.data"
@@ -385,7 +386,7 @@ class GovernmentForm(Frozen):
     society: int = 0
 
 
-_NAMES: dict[int, tuple[Mapping[str, BuildingType], dict[str, BuildingType]]] = {}
+_NAMES: ByIdentity[Mapping[str, BuildingType], dict[str, BuildingType]] = ByIdentity(limit=65)
 
 
 def _building_names(buildings: Mapping[str, BuildingType]) -> dict[str, BuildingType]:
@@ -394,17 +395,14 @@ def _building_names(buildings: Mapping[str, BuildingType]) -> dict[str, Building
     Kept per buildings table (a catalog's is never changed; a campaign's homebrew makes a new one), checked
     by identity: a lookup by name was a scan of every building, some 20,000 of them per turn-sheet edit.
     """
-    hit = _NAMES.get(id(buildings))
-    if hit is None or hit[0] is not buildings:
-        if len(_NAMES) > 64:
-            _NAMES.clear()
+    def index(buildings: Mapping[str, BuildingType]) -> dict[str, BuildingType]:
         out: dict[str, BuildingType] = {}
         for b in buildings.values():
             for key in (b.name, *b.aliases):
                 out.setdefault(key.lower(), b)
-        hit = (buildings, out)
-        _NAMES[id(buildings)] = hit
-    return hit[1]
+        return out
+
+    return _NAMES.get(buildings, index)
 
 
 class Catalog(Frozen):
