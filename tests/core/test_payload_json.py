@@ -117,7 +117,7 @@ def test_text_that_is_not_unicode_is_refused() -> None:
 
 def test_every_stored_event_of_the_sample_campaigns() -> None:
     seen = 0
-    for folder in sorted(p for p in CAMPAIGNS.iterdir() if p.is_dir()):
+    for folder in sorted(p for p in CAMPAIGNS.iterdir() if (p / "campaign.toml").is_file()):
         for ev in Campaign.open(folder).log.read():
             assert payload_json(ev.payload) == general(ev.payload), (folder.name, ev.seq)
             seen += 1
