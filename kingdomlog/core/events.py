@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import json.encoder as _json_encoder
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -216,14 +217,103 @@ def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
     return None
 
 
+_PLAIN_SCHEMA_TYPES = frozenset({
+    "model", "model-fields", "model-field", "str", "int", "bool", "float", "none", "nullable", "default",
+    "list", "tuple", "dict", "literal", "union", "tagged-union", "definitions", "definition-ref",
+})
+"""Core-schema types whose Python-mode dump is JSON's own values (``dict`` only with ``str`` keys)."""
+
+_PLAIN_CLASSES: dict[type, bool] = {}
+
+
+def _plain_schema(node: Any) -> bool:
+    """Whether a pydantic core schema is built only of ``_PLAIN_SCHEMA_TYPES`` with no custom serializer."""
+    if isinstance(node, list):
+        return all(_plain_schema(x) for x in node)
+    if not isinstance(node, dict):
+        return True
+    if "serialization" in node or node.get("computed_fields"):
+        return False
+    t = node.get("type")
+    if isinstance(t, str):
+        if t not in _PLAIN_SCHEMA_TYPES:
+            return False
+        if t == "dict" and (node.get("keys_schema") or {}).get("type") != "str":
+            return False
+        if t == "model" and (node.get("config") or {}).get("extra_fields_behavior") == "allow":
+            return False
+        if t == "model-fields" and node.get("extras_schema") is not None:
+            return False
+    for k, v in node.items():
+        if k in ("fields", "choices") and isinstance(v, dict):  # name (or tag) -> sub-schema
+            if not all(_plain_schema(x) for x in v.values()):
+                return False
+            continue
+        if k in ("type", "cls", "ref", "metadata", "config", "expected", "custom_error_type", "default",
+                 "default_factory", "discriminator", "model_name", "title"):
+            continue  # not sub-schemas (``literal``'s values are checked by the encoder: not JSON, not fast)
+        if isinstance(v, (dict, list)) and not _plain_schema(v):
+            return False
+    return True
+
+
+def _plain_class(cls: type[EventModel]) -> bool:
+    """Whether ``cls``'s Python-mode dump is already what its JSON-mode dump is (cached per class).
+
+    True only for payloads of strings, integers, floats, booleans, nulls, lists, tuples, ``str``-keyed
+    dicts and nested such models, with no custom serializer, computed field or extra fields: their
+    JSON-mode dump differs from the Python-mode one only in tuples becoming lists, which JSON writes
+    alike. Anything else (datetimes, enums, sets, ``Any``, validators that may store other values...)
+    is not, and takes the JSON-mode dump.
+    """
+    hit = _PLAIN_CLASSES.get(cls)
+    if hit is None:
+        try:
+            hit = _plain_schema(cls.__pydantic_core_schema__)
+        except Exception:  # a schema not built, or not of the shape expected: the general path
+            hit = False
+        _PLAIN_CLASSES[cls] = hit
+    return hit
+
+
+_c_make_encoder: Any = getattr(_json_encoder, "c_make_encoder", None)  # None only without the C accelerator
+_encode_str = _json_encoder.encode_basestring  # json.dumps(ensure_ascii=False)'s string escaper
+
+
+def _no_default(o: Any) -> Any:
+    raise TypeError(f"not JSON: {type(o).__name__}")
+
+
+def _plain_json(value: Any) -> str:
+    """``value`` as canonical JSON by the C encoder (sorted keys, UTF-8 kept, NaN refused: ``ValueError``),
+    ``TypeError`` for anything that is not JSON's own; what ``canonical_json`` writes for the same value."""
+    if _c_make_encoder is None:  # pragma: no cover
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    enc = _c_make_encoder({}, _no_default, _encode_str, None, ":", ",", True, False, False)
+    return "".join(enc(value, 0))
+
+
 def payload_json(payload: EventModel) -> str:
     """The canonical JSON text of a payload (what the log stores); ``InputError`` naming the event type.
 
     Non-finite numbers are refused wherever they sit: pydantic's JSON mode would write a
     NaN inside an ``Any`` field as ``null`` (silently altered), and one in a ``float`` field
     as ``NaN`` (not JSON).
+
+    A payload of a plain class (``_plain_class``) is written from its Python-mode dump in one
+    pass of the C encoder, which refuses a non-finite number itself; any refusal (or a value the
+    encoder does not take) goes the general way below, which names where it sits. The text is
+    the same either way (``tests/core/test_payload_json.py``).
     """
-    where = _non_finite(payload.model_dump(), "")
+    dump = payload.model_dump()
+    if _plain_class(type(payload)):
+        try:
+            text = _plain_json(dump)
+            text.encode("utf-8")
+            return text
+        except (ValueError, TypeError, UnicodeEncodeError):
+            pass
+    where = _non_finite(dump, "")
     if where is not None:
         raise InputError(f"event {payload.type!r}: payload: {where[0]} is {where[1]}; events carry only finite"
                          " numbers (JSON has no NaN or Infinity)")

@@ -119,8 +119,21 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
     """
     n = len(drafts)
     ids = new_ids(n) if stamps is None else [s[0] for s in stamps]
-    cols: dict[str, list[Any]] = {c: [] for c in COLUMNS}
     when_text = recorded_at.isoformat()
+    turns: list[int] = []
+    phases: list[str | None] = []
+    types: list[str] = []
+    versions: list[int] = []
+    actors: list[str] = []
+    vis: list[str] = []
+    texts: list[str] = []
+    prevs: list[str] = []
+    hashes: list[str] = []
+    seqs = list(range(first_seq, first_seq + n))
+    whens = [recorded_at] * n if stamps is None else [s[1] for s in stamps]
+    # the members every event of the batch shares, escaped once
+    common = f'"campaign":{_json_str(campaign)},"commit_id":{_json_str(commit_id)},'
+    sha256 = hashlib.sha256
     prev = prev_hash
     for i, d in enumerate(drafts):
         t = d.turn
@@ -130,25 +143,33 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
             raise InputError(f"event {d.type!r}: turn {t} is out of range (0 to {MAX_TURN})")
         p = d.payload
         text = payload_json(p)
-        seq = first_seq + i
-        when = recorded_at if stamps is None else stamps[i][1]
-        stamp_text = when_text if stamps is None else when.isoformat()
-        doc = hash_text(d.actor, campaign, commit_id, ids[i], text, d.phase, prev, stamp_text, seq, t, p.type,
-                        p.version, d.visibility)
+        type_, version, phase = p.type, p.version, d.phase
+        stamp_text = when_text if stamps is None else whens[i].isoformat()
+        # hash_text's members, in the same order (tests/core/test_perf_codec.py checks both against record)
+        doc = (f'{{"actor":{_json_str(d.actor)},{common}"event_id":{_json_str(ids[i])},"payload":{_json_str(text)},'
+               f'"phase":{"null" if phase is None else _json_str(phase)},"prev_hash":{_json_str(prev)},'
+               f'"recorded_at":{_json_str(stamp_text)},"seq":{int(seqs[i])},"turn":{int(t)},'
+               f'"type":{_json_str(type_)},"version":{int(version)},"visibility":{_json_str(d.visibility)}}}')
         try:
-            h = hashlib.sha256(doc.encode("utf-8")).hexdigest()
+            h = sha256(doc.encode("utf-8")).hexdigest()
         except UnicodeEncodeError:  # text that is not Unicode (a lone surrogate): the canonical writer's own error
-            event_hash({"campaign": campaign, "seq": seq, "turn": t, "phase": d.phase, "type": p.type,
-                        "version": p.version, "actor": d.actor, "visibility": d.visibility, "payload": text,
-                        "recorded_at": when, "event_id": ids[i], "commit_id": commit_id, "prev_hash": prev})
+            event_hash({"campaign": campaign, "seq": seqs[i], "turn": t, "phase": phase, "type": type_,
+                        "version": version, "actor": d.actor, "visibility": d.visibility, "payload": text,
+                        "recorded_at": whens[i], "event_id": ids[i], "commit_id": commit_id, "prev_hash": prev})
             raise
-        for c, v in (("campaign", campaign), ("seq", seq), ("turn", t), ("phase", d.phase), ("type", p.type),
-                     ("version", p.version), ("actor", d.actor), ("visibility", d.visibility), ("payload", text),
-                     ("recorded_at", when), ("event_id", ids[i]), ("commit_id", commit_id), ("prev_hash", prev),
-                     ("hash", h)):
-            cols[c].append(v)
+        turns.append(t)
+        phases.append(phase)
+        types.append(type_)
+        versions.append(version)
+        actors.append(d.actor)
+        vis.append(d.visibility)
+        texts.append(text)
+        prevs.append(prev)
+        hashes.append(h)
         prev = h
-    return cols
+    return {"campaign": [campaign] * n, "seq": seqs, "turn": turns, "phase": phases, "type": types,
+            "version": versions, "actor": actors, "visibility": vis, "payload": texts, "recorded_at": whens,
+            "event_id": ids, "commit_id": [commit_id] * n, "prev_hash": prevs, "hash": hashes}
 
 
 # ---- reading ----------------------------------------------------------------------------

@@ -118,14 +118,18 @@ def write_signed(path: Path, doc: Any) -> bool:
     """
     try:
         data = dumps_signed(doc)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
         try:
-            tmp.write_bytes(data)
+            try:
+                tmp.write_bytes(data)
+            except FileNotFoundError:  # the folder is made only when missing (not a mkdir call per write)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp.write_bytes(data)
             os.replace(tmp, path)
-        finally:
+        except BaseException:
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
+            raise
         return True
     except (OSError, ValueError):
         return False

@@ -93,9 +93,17 @@ SEGMENT_MIN_FILES = 32
 """A compacted segment is built once at least this many batch files (and a quarter of those covered) are not in one."""
 SEGMENT_ROWS = 16384
 """Rows per row group of a segment (what a streaming read holds in memory at once)."""
-WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "use_dictionary": False, "write_statistics": False,
-                                 "write_page_checksum": True}
-"""How a batch file is written (no dictionaries: on a batch this small they only cost time and bytes)."""
+_ZSTD_COLUMNS = frozenset({"payload", "event_id", "prev_hash", "hash"})
+WRITE_OPTIONS: dict[str, Any] = {
+    "compression": {c: "zstd" if c in _ZSTD_COLUMNS else "snappy" for c in COLUMNS},
+    "use_dictionary": False, "write_statistics": False, "write_page_checksum": True,
+}
+"""How a batch file is written (no dictionaries: on a batch this small they only cost time and bytes).
+
+zstd only where its entropy coding pays (the payload texts and the hex of ids and hashes, which
+snappy cannot shrink), snappy elsewhere: each zstd column chunk costs ~23 us to set up whatever
+its size, and the other ten columns (repeated or small values) come out as small with snappy.
+A 50-event batch: 0.49 -> 0.30 ms to write, 8,337 -> 8,539 bytes."""
 INFLIGHT = "inflight"
 """The folder under the cache folder holding the temp files of appends in flight."""
 

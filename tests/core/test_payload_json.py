@@ -1,0 +1,125 @@
+"""``payload_json``'s one-pass path for plain payload classes writes what the general (JSON-mode) path writes."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import Field, field_serializer, model_serializer
+
+from kingdomlog.app.campaign import Campaign
+from kingdomlog.core import events
+from kingdomlog.core.errors import InputError
+from kingdomlog.core.events import EventModel, _plain_class, canonical_json, payload_json
+
+CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
+
+
+def general(p: EventModel) -> str:
+    """The general path (what every payload took before the one-pass path)."""
+    return canonical_json(p.model_dump(mode="json"))
+
+
+class Inner(EventModel):
+    type = "test.inner"
+    x: float
+    tags: tuple[str, ...] = ()
+
+
+class Plain(EventModel):
+    type = "test.plain"
+    n: int
+    f: float = 1.5
+    s: str = "é\u2028\"\\"
+    b: bool | None = None
+    xs: list[int] = Field(default_factory=list)
+    t: tuple[int, str] = (1, "a")
+    m: dict[str, float] = Field(default_factory=dict)
+    inner: Inner | None = None
+    many: list[Inner] = Field(default_factory=list)
+
+
+class IntKeys(EventModel):
+    type = "test.int_keys"
+    m: dict[int, int]
+
+
+class Anything(EventModel):
+    type = "test.anything"
+    v: Any
+
+
+class Colour(StrEnum):
+    RED = "red"
+
+
+class WithEnum(EventModel):
+    type = "test.enum"
+    c: Colour
+    at: datetime
+
+
+class Custom(EventModel):
+    type = "test.custom"
+    n: int
+
+    @field_serializer("n", when_used="json")
+    def _n(self, n: int) -> str:
+        return f"n{n}"
+
+
+class Whole(EventModel):
+    type = "test.whole"
+    n: int
+
+    @model_serializer(mode="plain")
+    def _all(self) -> dict[str, Any]:
+        return {"N": self.n}
+
+
+def test_which_classes_take_the_one_pass_path() -> None:
+    assert _plain_class(Plain) and _plain_class(Inner)
+    for cls in (IntKeys, Anything, WithEnum, Custom, Whole):
+        assert not _plain_class(cls), cls
+
+
+@pytest.mark.parametrize("p", [
+    Plain(n=1),
+    Plain(n=-(10**20), f=0.1, s="", b=True, xs=[3, 1, 2], t=(9, "z"), m={"b": 2.0, "a": -0.0, "10": 1e300, "9": 5e-324},
+          inner=Inner(x=2.5, tags=("q", "p")), many=[Inner(x=1), Inner(x=-3.25)]),
+    IntKeys(m={10: 1, 9: 2}),
+    Anything(v={"k": [1, (2, 3), {"z": None, "a": "b"}]}),
+    WithEnum(c=Colour.RED, at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC)),
+    Custom(n=3),
+    Whole(n=4),
+])
+def test_the_same_text_either_way(p: EventModel) -> None:
+    assert payload_json(p) == general(p)
+
+
+@pytest.mark.parametrize("p", [
+    Plain(n=1, f=math.nan), Plain(n=1, m={"a": math.inf}), Plain(n=1, inner=Inner(x=-math.inf)),
+    Plain(n=1, many=[Inner(x=0), Inner(x=math.nan)]), Anything(v=[1.0, math.nan]),
+])
+def test_non_finite_numbers_are_refused_naming_where(p: EventModel) -> None:
+    with pytest.raises(InputError, match=r"payload: .* is (nan|inf|-inf); events carry only finite numbers"):
+        payload_json(p)
+
+
+def test_text_that_is_not_unicode_is_refused() -> None:
+    with pytest.raises(InputError, match="not a Unicode character"):
+        payload_json(Plain(n=1, s="a\ud800"))
+
+
+def test_every_stored_event_of_the_sample_campaigns() -> None:
+    seen = 0
+    for folder in sorted(p for p in CAMPAIGNS.iterdir() if (p / "campaign.toml").is_file()):
+        for ev in Campaign.open(folder).log.read():
+            assert payload_json(ev.payload) == general(ev.payload), (folder.name, ev.seq)
+            seen += 1
+    assert seen > 1000
+    assert events._PLAIN_CLASSES  # the one-pass path was looked at
