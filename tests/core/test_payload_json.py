@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import Field, field_serializer, model_serializer
 
 from kingdomlog.app.campaign import Campaign
@@ -123,3 +125,19 @@ def test_every_stored_event_of_the_sample_campaigns() -> None:
             seen += 1
     assert seen > 1000
     assert events._PLAIN_CLASSES  # the one-pass path was looked at
+
+
+_finite = st.floats(allow_nan=False, allow_infinity=False)
+_text = st.text(max_size=12)  # any code point but lone surrogates (refused either way, tested above)
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(-(10**30), 10**30), f=_finite, s=_text, b=st.none() | st.booleans(),
+       xs=st.lists(st.integers(-(2**70), 2**70), max_size=5), t=st.tuples(st.integers(), _text),
+       m=st.dictionaries(_text, _finite, max_size=5),
+       many=st.lists(st.builds(Inner, x=_finite, tags=st.tuples(_text) | st.just(())), max_size=3))
+def test_any_plain_payload_has_the_same_text_either_way(n: int, f: float, s: str, b: bool | None, xs: list[int],
+                                                        t: tuple[int, str], m: dict[str, float],
+                                                        many: list[Inner]) -> None:
+    p = Plain(n=n, f=f, s=s, b=b, xs=xs, t=t, m=m, inner=many[0] if many else None, many=many)
+    assert payload_json(p) == general(p)
