@@ -137,3 +137,22 @@ def test_endure_anarchy_raises_the_anarchy_threshold_by_4() -> None:
     base = Game().found().state
     assert anarchy_threshold(base) == 20
     assert anarchy_threshold(base.model_copy(update={"feats": (*base.feats, "endure-anarchy")})) == 24
+
+
+def test_a_feats_opt_in_is_offered_only_to_a_kingdom_with_the_feat() -> None:
+    """Crush Dissent and Liquidate Resources are step choices the rules ignore without the feat: the form leaves
+    them out (fewer widgets on the sheet), shows them once the kingdom has the feat, and keeps one a plan sets."""
+    from .helpers import RS
+
+    g = Game().found()
+
+    def names(state: KingdomState, step: str, values: dict[str, Any] | None = None) -> set[str]:
+        return {s.name for s in RS.choices(state, g.turn, step, values)}
+
+    for step in ("upkeep.unrest", "commerce.taxes", "activity.leadership", "event.resolve"):
+        plain = names(g.state, step)
+        assert "crush_dissent" not in plain and "liquidate_resources" not in plain, step
+        assert "avert_ruin_penalty_with_fame" in plain, step  # not a feat's: always offered
+        assert {"crush_dissent"} <= names(g.state, step, {"crush_dissent": True}), step
+    with_feats = _with(Game().found(), "crush-dissent", "liquidate-resources").state
+    assert {"crush_dissent", "liquidate_resources"} <= names(with_feats, "commerce.taxes")

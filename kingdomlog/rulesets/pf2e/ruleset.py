@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kingdomlog.core.choices import Option
+from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step
 from kingdomlog.core.viewers import Viewer
@@ -112,6 +112,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
+FEAT_OPT_INS = {"crush_dissent": "crush_dissent", "liquidate_resources": "liquidate_resources"}
+"""A step's choice that opts into a feat's reaction -> the feat effect it needs (``feat_effects``)."""
+
+
 class Pf2eKingmaker(CopyOnWriteRuleset):
     """Pathfinder 2e Kingmaker kingdom turns (spec rulesets/pf2e-kingmaker.md)."""
 
@@ -172,6 +176,17 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
 
             return buildable_options(self, state, within)
         return vocabulary(state, source, within)
+
+    def choices(self, state: Any, turn: int, step: str, values: Mapping[str, Any] | None = None
+                ) -> tuple[FieldSpec, ...]:
+        """The step's form, without the opt-ins of feats the kingdom does not have (Crush Dissent, Liquidate
+        Resources: without the feat the rules ignore them) unless the plan already sets one."""
+        from kingdomlog.rulesets.pf2e.state import feat_effects
+
+        specs = super().choices(state, turn, step, values)
+        given = values or {}
+        return tuple(s for s in specs if s.name not in FEAT_OPT_INS or given.get(s.name)
+                     or feat_effects(state, FEAT_OPT_INS[s.name]))
 
     def redact(self, state: Any, viewer: Viewer) -> Any:
         """A kingdom keeps no secrets from its players but the GM's: enemy armies the GM has not revealed
