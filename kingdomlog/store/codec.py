@@ -131,8 +131,6 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
     hashes: list[str] = []
     seqs = list(range(first_seq, first_seq + n))
     whens = [recorded_at] * n if stamps is None else [s[1] for s in stamps]
-    # the members every event of the batch shares, escaped once
-    common = f'"campaign":{_json_str(campaign)},"commit_id":{_json_str(commit_id)},'
     sha256 = hashlib.sha256
     prev = prev_hash
     for i, d in enumerate(drafts):
@@ -145,11 +143,8 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
         text = payload_json(p)
         type_, version, phase = p.type, p.version, d.phase
         stamp_text = when_text if stamps is None else whens[i].isoformat()
-        # hash_text's members, in the same order (tests/core/test_perf_codec.py checks both against record)
-        doc = (f'{{"actor":{_json_str(d.actor)},{common}"event_id":{_json_str(ids[i])},"payload":{_json_str(text)},'
-               f'"phase":{"null" if phase is None else _json_str(phase)},"prev_hash":{_json_str(prev)},'
-               f'"recorded_at":{_json_str(stamp_text)},"seq":{int(seqs[i])},"turn":{int(t)},'
-               f'"type":{_json_str(type_)},"version":{int(version)},"visibility":{_json_str(d.visibility)}}}')
+        doc = hash_text(d.actor, campaign, commit_id, ids[i], text, phase, prev, stamp_text, seqs[i], t, type_,
+                        version, d.visibility)
         try:
             h = sha256(doc.encode("utf-8")).hexdigest()
         except UnicodeEncodeError:  # text that is not Unicode (a lone surrogate): the canonical writer's own error

@@ -330,7 +330,7 @@ _DUMPS: ByIdentity[Any, dict[str, Any]] = ByIdentity(limit=1)
 
 
 def _dump(state: Any) -> dict[str, Any]:
-    return _DUMPS.get(state, lambda s: dict(s.model_dump(mode="json")))
+    return _DUMPS.get(state, lambda s: s.model_dump(mode="json"))
 
 
 def lot_picker_html(state: Any, given: Mapping[str, Any]) -> str:

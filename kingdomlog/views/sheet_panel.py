@@ -147,10 +147,9 @@ def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, li
     redraws them alone (``live``: left empty for it to fill); the records below them are those of the
     start of the turn.
     """
-    summary = summary_of(ruleset, state)
     tiles = "" if live else panel_tiles_html(ruleset, state, after=after)
     parts = [f'<div data-kl-slot="tiles">{tiles}</div>']
-    parts.append(_STATIC.get(state, lambda s: _collections_html(s, summary)))
+    parts.append(_STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s))))
     return f'<div class="kl-panel">{"".join(parts)}</div>'
 
 

@@ -112,8 +112,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-FEAT_OPT_INS = {"crush_dissent": "crush_dissent", "liquidate_resources": "liquidate_resources"}
-"""A step's choice that opts into a feat's reaction -> the feat effect it needs (``feat_effects``)."""
+FEAT_OPT_INS = frozenset({"crush_dissent", "liquidate_resources"})
+"""A step's choices that opt into a feat's reaction, each named after the feat effect it needs (``feat_effects``)."""
 
 
 class Pf2eKingmaker(CopyOnWriteRuleset):
@@ -186,7 +186,7 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         specs = super().choices(state, turn, step, values)
         given = values or {}
         return tuple(s for s in specs if s.name not in FEAT_OPT_INS or given.get(s.name)
-                     or feat_effects(state, FEAT_OPT_INS[s.name]))
+                     or feat_effects(state, s.name))
 
     def redact(self, state: Any, viewer: Viewer) -> Any:
         """A kingdom keeps no secrets from its players but the GM's: enemy armies the GM has not revealed
