@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from kingdomlog.store import keys
 from kingdomlog.store.cache import _package_files, _tree_digest, code_digest
+from kingdomlog.store.log import HEAD_NAME
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -228,6 +229,7 @@ def descriptor(ruleset: str, build: Callable[[], dict[str, Any]]) -> dict[str, A
 ROOT_FORMAT = 1
 ROOT_DIR = "catalog-root"
 CONFIG_NAME = "campaign.toml"
+HEAD_REL = f".cache/{HEAD_NAME}"
 
 
 def root_path(root: Path, viewer: str, folders: list[Path] | None) -> Path:
@@ -245,7 +247,7 @@ def root_path(root: Path, viewer: str, folders: list[Path] | None) -> Path:
 def folder_identity(folder: Path) -> list[Any] | None:
     """The identity on disk of everything a campaign's projection derives from, or None.
 
-    ``campaign.toml``, the recorded head (``.cache/head.json``), every entry of ``log/`` and of the
+    ``campaign.toml``, the recorded head (``.cache/head.rec``), every entry of ``log/`` and of the
     homebrew ``data/`` folder, each as (name, device, inode, size, mtime, ctime) — the identity the
     store already uses to trust an unchanged batch file (``store.log.ident``). Any write to one
     of them sets its ctime, and adding, removing or renaming an entry changes the listing, so an
@@ -256,7 +258,7 @@ def folder_identity(folder: Path) -> list[Any] | None:
 
     out: list[Any] = []
     try:
-        for rel in (CONFIG_NAME, ".cache/head.json"):
+        for rel in (CONFIG_NAME, HEAD_REL):
             try:
                 st = os.stat(folder / rel)
             except FileNotFoundError:

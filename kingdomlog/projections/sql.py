@@ -51,6 +51,7 @@ from kingdomlog.core.fold import default_context, filter_visible, fold
 from kingdomlog.core.ruleset import Ruleset, State, find_ruleset, registered_rulesets
 from kingdomlog.core.viewers import Viewer, parse_viewer, visible_to
 from kingdomlog.projections import cache as pcache
+from kingdomlog.projections.cache import HEAD_REL
 from kingdomlog.store import codec
 from kingdomlog.store.config import CONFIG_FILE
 from kingdomlog.store.log import EventLog, TailRead
@@ -497,7 +498,7 @@ def _same_log(before: list[Any], after: list[Any]) -> bool:
     """Whether two ``folder_identity`` readings agree on everything but the recorded head (which a check may
     move forward)."""
     def strip(x: list[Any]) -> list[Any]:
-        return [e for e in x if e[0] != ".cache/head.json"]
+        return [e for e in x if e[0] != HEAD_REL]
 
     return strip(before) == strip(after)
 

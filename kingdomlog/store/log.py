@@ -37,7 +37,8 @@ immutable; a covered file that changed is checked in full (and refused if damage
 the segment is rebuilt by a later read.
 
 The log's head (last seq and hash, the newest file and its digest) is also recorded in
-``.cache/head.json`` (signed) after each append and each full read. The record only moves
+``.cache/head.rec`` (two signed slots, rewritten in turn, see ``store.keys``) after each append
+and each full read. The record only moves
 forward along the chain, so a deleted newest batch shows as a log that ends before its
 recorded head: ``verify`` reports it and appends are refused (see docs/log-format.md for
 what can and cannot be detected). An append starts from the record (one footer-free read
@@ -94,6 +95,14 @@ SEGMENT_MIN_FILES = 32
 SEGMENT_ROWS = 16384
 """Rows per row group of a segment (what a streaming read holds in memory at once)."""
 _ZSTD_COLUMNS = frozenset({"payload", "event_id", "prev_hash", "hash"})
+HEAD_NAME = "head.rec"
+"""The recorded head in the campaign's cache folder: two signed slots (``store.keys.write_signed_slot``)."""
+LEGACY_HEAD_NAME = "head.json"
+"""Where versions before ``head.rec`` recorded the head (one signed file, replaced on every append): read
+while the cache has no ``head.rec``, removed once one is written."""
+HEAD_SLOT = 1024
+"""Bytes per slot of ``head.rec``: a record is about 400 bytes with a campaign id of the longest (64)."""
+
 WRITE_OPTIONS: dict[str, Any] = {
     "compression": {c: "zstd" if c in _ZSTD_COLUMNS else "snappy" for c in COLUMNS},
     "use_dictionary": False, "write_statistics": False, "write_page_checksum": True,
@@ -136,11 +145,12 @@ class Head:
 
 @dataclass(frozen=True)
 class HeadRecord:
-    """The head this folder's cache last saw (``.cache/head.json``): seq, hash, and when (ISO time, UTC).
+    """The head this folder's cache last saw (``.cache/head.rec``): seq, hash, and when (ISO time, UTC).
 
     ``file`` and ``file_sha`` name the newest batch file and its digest then; ``dir_mtime`` is the
     log folder's mtime (ns) right after the append that wrote the record (None after a read), so
-    the next append can tell whether anyone else added a file to ``log/`` since.
+    the next append can tell whether anyone else added a file to ``log/`` since. ``slot`` is the
+    slot of ``head.rec`` it was read from (None: from the ``head.json`` of an older version).
     """
 
     seq: int
@@ -149,6 +159,7 @@ class HeadRecord:
     file: str | None = None
     file_sha: str | None = None
     dir_mtime: int | None = None
+    slot: int | None = None
 
 
 @dataclass(frozen=True)
@@ -975,13 +986,24 @@ class EventLog:
 
     # ---- the recorded head ---------------------------------------------------------------
 
-    def _head_path(self) -> Path | None:
-        return self.cache_dir / "head.json" if self.cache_dir else None
-
     def recorded_head(self) -> HeadRecord | None:
-        """The head this folder's cache recorded (signed by this machine), or None."""
-        p = self._head_path()
-        doc = keys.read_signed(p) if p is not None else None
+        """The head this folder's cache recorded (signed by this machine), or None.
+
+        Of the two slots of ``head.rec`` the valid one further along; a folder whose cache has no
+        ``head.rec`` yet is read from the ``head.json`` an older version wrote.
+        """
+        if self.cache_dir is None:
+            return None
+        best: HeadRecord | None = None
+        for i, doc in enumerate(keys.read_signed_slots(self.cache_dir / HEAD_NAME, HEAD_SLOT)):
+            rec = self._head_from(doc, i)
+            if rec is not None and (best is None or rec.seq > best.seq):
+                best = rec
+        if best is None:
+            best = self._head_from(keys.read_signed(self.cache_dir / LEGACY_HEAD_NAME), None)
+        return best
+
+    def _head_from(self, doc: Any, slot: int | None) -> HeadRecord | None:
         if not isinstance(doc, dict) or doc.get("campaign") != self.campaign:
             return None
         try:
@@ -989,19 +1011,27 @@ class EventLog:
             return HeadRecord(int(doc["seq"]), str(doc["hash"]), str(doc.get("at", "")),
                               doc.get("file") if isinstance(doc.get("file"), str) else None,
                               doc.get("file_sha") if isinstance(doc.get("file_sha"), str) else None,
-                              dm if isinstance(dm, int) else None)
+                              dm if isinstance(dm, int) else None, slot)
         except (KeyError, TypeError, ValueError):
             return None
 
     def _record_head(self, seq: int, hash_: str, recorded: HeadRecord | None, *, file: str | None = None,
                      file_sha: str | None = None, dir_mtime: int | None = None) -> None:
-        """Move the recorded head forward to ``seq`` (only forward: the caller checked it continues the record)."""
-        p = self._head_path()
-        if p is None or seq <= 0 or (recorded is not None and recorded.seq >= seq):
+        """Move the recorded head forward to ``seq`` (only forward: the caller checked it continues the record).
+
+        Written into the slot ``recorded`` was not read from, so the record before it stays whole
+        until the next one: a crash mid-write leaves the previous head, never none.
+        """
+        if self.cache_dir is None or seq <= 0 or (recorded is not None and recorded.seq >= seq):
             return
-        keys.write_signed(p, {"campaign": self.campaign, "seq": seq, "hash": hash_,
-                              "at": datetime.now(UTC).isoformat(timespec="seconds"), "file": file,
-                              "file_sha": file_sha, "dir_mtime": dir_mtime})
+        slot = 0 if recorded is None or recorded.slot is None else 1 - recorded.slot
+        keys.write_signed_slot(self.cache_dir / HEAD_NAME, slot, {
+            "campaign": self.campaign, "seq": seq, "hash": hash_,
+            "at": datetime.now(UTC).isoformat(timespec="seconds"), "file": file, "file_sha": file_sha,
+            "dir_mtime": dir_mtime}, HEAD_SLOT)
+        if recorded is not None and recorded.slot is None:  # the older version's record is superseded
+            with contextlib.suppress(OSError):
+                (self.cache_dir / LEGACY_HEAD_NAME).unlink()
 
     def head_problem(self, hash_at: Callable[[int], str | None]) -> str | None:
         """What the recorded head says about the log, given ``hash_at(seq)`` (None past the end), or None if fine."""
@@ -1013,7 +1043,7 @@ class EventLog:
         if have is None:
             return (f"the log ends before seq {rec.seq}, which this folder's cache recorded as its head{when}"
                     f" (hash {rec.hash[:16]}): events were removed (a deleted batch?). Restore the missing batch"
-                    " files; if you restored an older copy of this campaign on purpose, delete .cache/head.json")
+                    " files; if you restored an older copy of this campaign on purpose, delete .cache/head.rec")
         if have != rec.hash:
             return (f"seq {rec.seq} is not the event this folder's cache recorded as its head{when} (hash"
                     f" {rec.hash[:16]}, now {have[:16]}): the log was replaced or rewritten from there on")
