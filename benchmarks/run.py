@@ -404,7 +404,7 @@ def _play_one_turn(folder: Path) -> int:
 
 def bench_historian(data: Path, sizes: list[int], played: int, turns: int, rounds: int,
                     q_reps: int) -> dict[str, Any]:
-    from kingdomlog.projections.sql import Catalog, find_campaigns
+    from kingdomlog.projections.sql import SafeConsole, find_campaigns
 
     root = build_archive(data, played, max(sizes), turns)
     folders = find_campaigns(root)
@@ -431,7 +431,9 @@ def bench_historian(data: Path, sizes: list[int], played: int, turns: int, round
         db = data / f"historian-{n}.sqlite"
         peer = worker("sqlite_peer", str(root), str(n), str(db))  # the documents never enter this process
         state_rows, doc_bytes = peer["state_rows"], peer["doc_bytes_mean"]
-        cat = Catalog(root, campaigns=folders[:n])
+        # what `kingdomlog sql` and the history notebook query through (checked, under a time limit);
+        # Python's sqlite3 keeps 128 compiled statements per connection, the console 128 checked ones
+        console = SafeConsole(root, campaigns=folders[:n])
         sq = sqlite3.connect(db)
         ours_t: list[float] = []
         peer_t: list[float] = []
@@ -441,7 +443,7 @@ def bench_historian(data: Path, sizes: list[int], played: int, turns: int, round
             for side in ("ours", "peer") if r % 2 == 0 else ("peer", "ours"):
                 t = time.perf_counter()
                 if side == "ours":
-                    ours_rows = cat.con.execute(q_ours).fetchall()
+                    ours_rows = console.query(q_ours).rows
                     ours_t.append(time.perf_counter() - t)
                 else:
                     peer_rows = sq.execute(q_peer).fetchall()

@@ -107,3 +107,76 @@ def test_a_catalog_smaller_than_a_row_group_queries_on_one_thread(toy_campaign: 
     assert big.catalog.threads == (os.cpu_count() or 1)
     assert threads(big) == min(8, os.cpu_count() or 1)
     assert threads(SafeConsole(toy_campaign.folder.parent, threads=1)) == 1  # the caller's cap still holds
+
+
+def _watch_threads() -> list[object]:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "kingdomlog-sql-time-limit"]
+
+
+def test_the_time_limit_holds_query_after_query_and_does_not_reach_the_next(console: SafeConsole) -> None:
+    """One thread keeps the limit for every query of a console (not a timer thread per query)."""
+    console.timeout = 0.4
+    for _ in range(2):
+        with pytest.raises(SqlRefusedError, match=r"interrupted after 0\.4 s"):
+            console.query("select count(*) from range(100000000000) a")
+        # a fast query right after an interrupted one answers: the interrupt was for that query only
+        assert console.query("select count(*) from events").rows == [(6,)]
+    for _ in range(200):  # many fast queries, then a slow one: still stopped on time
+        console.query("select count(*) from events")
+    assert len([t for t in _watch_threads() if t.is_alive()]) >= 1
+    with pytest.raises(SqlRefusedError, match="interrupted"):
+        console.query("select count(*) from range(100000000000) a")
+
+
+def test_the_time_limit_thread_ends_when_idle_and_with_its_console(toy_campaign: Campaign,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+    import time
+    import weakref
+
+    from kingdomlog.projections import sql
+
+    monkeypatch.setattr(sql, "WATCHDOG_IDLE", 0.2)
+    before = set(map(id, _watch_threads()))
+    console = SafeConsole(toy_campaign.folder.parent, timeout=0.4)
+    console.query("select 1")
+    mine = [t for t in _watch_threads() if id(t) not in before]
+    assert len(mine) == 1
+    mine[0].join(3)  # type: ignore[attr-defined]
+    assert not mine[0].is_alive()  # type: ignore[attr-defined]
+    with pytest.raises(SqlRefusedError, match="interrupted"):  # started again for the next query
+        console.query("select count(*) from range(100000000000) a")
+    again = [t for t in _watch_threads() if id(t) not in before and t is not mine[0]]
+    assert len(again) == 1
+    con_ref = weakref.ref(console.con)
+    del console
+    gc.collect()
+    deadline = time.monotonic() + 3
+    while (again[0].is_alive() or con_ref() is not None) and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        gc.collect()
+        time.sleep(0.05)
+    assert not again[0].is_alive() and con_ref() is None  # type: ignore[attr-defined]
+
+
+def test_a_query_text_is_parsed_and_checked_once(console: SafeConsole, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kingdomlog.projections import sql
+
+    parsed: list[str] = []
+    real = console._statements
+    monkeypatch.setattr(console, "_statements", lambda text: parsed.append(text) or real(text))
+    for _ in range(5):
+        assert console.query("select count(*) from events").rows == [(6,)]
+        assert console.arrow("select count(*) AS n from events").to_pylist() == [{"n": 6}]
+    assert parsed == ["select count(*) from events", "select count(*) AS n from events"]
+    for _ in range(2):  # a refused text is refused every time, never kept
+        with pytest.raises(SqlRefusedError, match="read-only"):
+            console.query("DROP TABLE events")
+    assert parsed.count("DROP TABLE events") == 2
+    monkeypatch.setattr(sql, "CHECKED_STATEMENTS", 3)
+    for i in range(10):
+        console.query(f"select {i}")
+    assert len(console._checked) == 3 and list(console._checked) == ["select 7", "select 8", "select 9"]
+    # several statements in one text still run as DuckDB runs them (the last one's result)
+    assert console.query("select 1; select 2").rows == [(2,)]
