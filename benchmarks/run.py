@@ -473,7 +473,9 @@ def bench_turn_sheet(root: Path, samples: int) -> dict[str, Any]:
     from benchmarks.generate import TurnStats, plan_turn, random_choices
     from kingdomlog.core.turn import Plan, preview_turn
 
-    folder = sorted(p for p in root.iterdir() if p.is_dir())[0]
+    from kingdomlog.projections.sql import find_campaigns
+
+    folder = find_campaigns(root)[0]  # not the root's own .cache/ (the catalog's root record)
     camp = Campaign.open(folder)
     rs = camp.ruleset
     state = camp.state()
@@ -662,6 +664,8 @@ def main(argv: list[str] | None = None) -> int:
         root = args.data / f"archive-{max(camps)}-from-{played}x{turns}"
         if root.is_dir():
             step("turn_sheet", bench_turn_sheet, root, 20 if quick else 60)
+        else:
+            say(f"turn_sheet: skipped: no archive at {root} (the historian benchmark builds it; run it first)")
     res["total_s"] = time.perf_counter() - t0
     res["load_avg_at_end"] = os.getloadavg()
     print(targets(res))
