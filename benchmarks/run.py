@@ -472,7 +472,6 @@ def bench_historian(data: Path, sizes: list[int], played: int, turns: int, round
 def bench_turn_sheet(root: Path, samples: int) -> dict[str, Any]:
     from benchmarks.generate import TurnStats, plan_turn, random_choices
     from kingdomlog.core.turn import Plan, preview_turn
-
     from kingdomlog.projections.sql import find_campaigns
 
     folder = find_campaigns(root)[0]  # not the root's own .cache/ (the catalog's root record)
