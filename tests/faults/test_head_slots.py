@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import StoreError
@@ -149,3 +151,53 @@ def test_the_longest_campaign_id_fits_a_slot(tmp_path: Path) -> None:
     assert rec is not None and rec.seq == camp.log.head().seq and rec.slot is not None
     doc = next(d for d in slots(camp) if isinstance(d, dict))
     assert len(keys.dumps_signed(doc)) <= HEAD_SLOT
+
+
+OPS = st.lists(st.sampled_from(["append", "append", "append", "tear0", "tear1", "drop", "legacy", "rollback",
+                                "read"]), min_size=1, max_size=14)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS)
+def test_whatever_befalls_the_record_it_only_ever_names_a_true_head(tmp_path_factory: pytest.TempPathFactory,
+                                                                   ops: list[str]) -> None:
+    """Appends, torn slots, a deleted record, an older version's record, an older copy of the record put back,
+    full reads, in any order: the record never names a head the log does not have, no append is refused, and
+    the log verifies."""
+    folder = tmp_path_factory.mktemp("slots") / "farm"
+    camp = Campaign.create(folder, "toy-farm", name="Farm")
+    camp.play(Plan.parse({"seed": "s0", "steps": {"found": {"choices": {"name": "Dale", "gold": 5}}}}))
+    cache = folder / ".cache"
+    path = cache / HEAD_NAME
+    saved: list[bytes] = []
+    for i, op in enumerate(ops):
+        if op == "append":
+            Campaign.open(folder).note(f"n{i}")
+            if path.exists():
+                saved.append(path.read_bytes())
+        elif op in ("tear0", "tear1") and path.exists():
+            data = bytearray(path.read_bytes())
+            base = 0 if op == "tear0" else HEAD_SLOT
+            at = data.find(b'"hash":"', base, base + HEAD_SLOT)  # a torn write that still parses: a wrong hash
+            if at >= 0:
+                at += len(b'"hash":"')
+                data[at] = ord("0") if data[at] != ord("0") else ord("1")
+                path.write_bytes(bytes(data))
+        elif op == "drop":
+            path.unlink(missing_ok=True)
+        elif op == "legacy":
+            events = Campaign.open(folder).events()
+            path.unlink(missing_ok=True)
+            keys.write_signed(cache / LEGACY_HEAD_NAME, {"campaign": camp.id, "seq": events[-1].seq,
+                                                         "hash": events[-1].hash, "at": ""})
+        elif op == "rollback" and saved:
+            path.write_bytes(saved[0])  # an older copy of the record: older, but of the same chain
+        elif op == "read":
+            Campaign.open(folder).state(use_cache=False)
+        now = Campaign.open(folder)
+        events = now.events()
+        rec = now.log.recorded_head()
+        if rec is not None:
+            assert 1 <= rec.seq <= events[-1].seq, (op, rec, events[-1].seq)
+            assert events[rec.seq - 1].hash == rec.hash, (op, rec)
+        assert now.verify().problems == [], op
