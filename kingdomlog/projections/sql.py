@@ -647,8 +647,7 @@ class SafeConsole:
 
     def query(self, sql: str) -> QueryResult:
         """Run a read-only query with a time limit; ``SqlRefusedError`` when refused or interrupted."""
-        stmts = self.check(sql)
-        what = stmts[0] if len(stmts) == 1 else sql  # one statement runs as parsed; several, as DuckDB runs them
+        what = self._runnable(sql)
 
         def run() -> QueryResult:
             cur = self.con.execute(what)
@@ -668,8 +667,7 @@ class SafeConsole:
 
     def arrow(self, sql: str) -> pa.Table:
         """A read-only query's result as an Arrow table."""
-        stmts = self.check(sql)
-        what = stmts[0] if len(stmts) == 1 else sql
+        what = self._runnable(sql)
 
         def run() -> pa.Table:
             rel = self.con.sql(what)  # a relation straight to Arrow (a DB-API result would copy the rows once more)
@@ -677,6 +675,12 @@ class SafeConsole:
 
         table: pa.Table = self._guard(run)
         return table
+
+    def _runnable(self, sql: str) -> Any:
+        """What to run for ``sql`` once checked: its one statement as parsed, or the text (several statements run
+        as DuckDB runs them)."""
+        stmts = self.check(sql)
+        return stmts[0] if len(stmts) == 1 else sql
 
     def _guard(self, fn: Any) -> Any:
         self._watchdog.arm(self.timeout)
@@ -730,8 +734,7 @@ class _Watchdog:
         """Called by the thread with the lock held: interrupt if due; how long to sleep (None: end)."""
         now = time.monotonic()
         if self._deadline is None:
-            if self._sleeping_until is None and self._idle_since is not None and now - self._idle_since \
-                    >= WATCHDOG_IDLE:
+            if self._idle_since is not None and now - self._idle_since >= WATCHDOG_IDLE:
                 self._running = False
                 return None
             if self._idle_since is None:
