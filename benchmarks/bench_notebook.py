@@ -41,7 +41,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results" / "notebook.json"
-DRAWN = '.kl-page:not([data-plan=""])'  # the sheet once its live parts are filled (views.sheet_live)
+DRAWN = '.kl-page:not([data-plan=""])'  # the sheet once its live parts are filled (views.sheet.live)
 COUNTS = REPO / "test-artifacts" / "sheet-interactions.json"
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-dev-shm-usage"]
@@ -206,7 +206,8 @@ def commit_and_wait(page: Any, turn: int, unit: str) -> float:
 
 def in_process(folder: Path, demo: dict[str, Any], n: int) -> list[float]:
     """Seconds per change without the browser: read the widgets, preview, build the parts of the page it changes."""
-    from kingdomlog.views import sheet, sheet_cards
+    from kingdomlog.views.sheet import cards as sheet_cards
+    from kingdomlog.views.sheet import draft as sheet
 
     s, _ = sheet.open_session(folder)
     assert s is not None
@@ -223,7 +224,7 @@ def in_process(folder: Path, demo: dict[str, Any], n: int) -> list[float]:
         values[key] = options[i % 2]
         t = time.perf_counter()
         draft = s.update(dict(values))
-        sheet_cards.page_slots(s, draft)  # what an edit sends to the page (views.sheet_live)
+        sheet_cards.page_slots(s, draft)  # what an edit sends to the page (views.sheet.live)
         out.append(time.perf_counter() - t)
         s.refresh_forms(draft)
     return out

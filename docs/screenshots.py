@@ -11,8 +11,8 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from kingdomlog.views import player
-from kingdomlog.views.report import write_report
+from kingdomlog.views.player import page as player
+from kingdomlog.views.player.report import write_report
 
 ROOT = Path(__file__).resolve().parents[1]
 IMG = ROOT / "docs" / "img"

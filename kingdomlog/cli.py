@@ -500,7 +500,7 @@ def cmd_share(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from kingdomlog.notebook_server import resolve_viewer
-    from kingdomlog.views.report import write_report
+    from kingdomlog.views.player.report import write_report
 
     folder = Path(args.dir)
     who = resolve_viewer(_campaign(args.dir), args.as_)
@@ -518,7 +518,7 @@ def cmd_orders(args: argparse.Namespace) -> int:
 
 def cmd_session(args: argparse.Namespace) -> int:
     from kingdomlog.rulesets.aikakirjat.policy import parse_policy
-    from kingdomlog.views import session as S
+    from kingdomlog.views.extras import aikakirjat as S
 
     if args.serve:
         from kingdomlog.notebook_server import _run_for_viewer

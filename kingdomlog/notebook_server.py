@@ -156,7 +156,7 @@ def marimo_main() -> None:
     import runpy
 
     from kingdomlog.core.ruleset import discover
-    from kingdomlog.views import sheet, sheet_cards, sheet_hexmap, sheet_panel  # noqa: F401  (for the sessions)
+    from kingdomlog.views.sheet import draft as sheet  # noqa: F401  (for the sessions)
 
     discover()
     sys.argv = ["marimo", *sys.argv[1:]]
@@ -205,7 +205,7 @@ def share(folder: Path, viewer: str, output: str | Path | None = None, port: int
     camp = Campaign.open(folder)
     who = resolve_viewer(camp, viewer)
     if output is not None:
-        from kingdomlog.views.player import render_static
+        from kingdomlog.views.player.page import render_static
 
         out = Path(output)
         try:

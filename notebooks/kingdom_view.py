@@ -6,11 +6,12 @@ app = marimo.App(width="medium", app_title="kingdomlog: kingdom view")
 with app.setup:
     # A player's read-only view of a campaign (design §7). Served by
     # `kingdomlog share DIR --as VIEWER`, which fixes the viewer on the server side.
-    # This notebook only reads: every value comes through kingdomlog.views.player,
+    # This notebook only reads: every value comes through kingdomlog.views.player.page,
     # which narrates only the events the viewer may see and redacts every state for them.
     import marimo as mo
 
-    from kingdomlog.views import maps, player
+    from kingdomlog.views.player import maps
+    from kingdomlog.views.player import page as player
 
 
 @app.cell(hide_code=True)

@@ -20,8 +20,8 @@ with app.setup:
     from kingdomlog.app import submissions as subs
     from kingdomlog.core.choices import FieldSpec
     from kingdomlog.core.errors import InputError, KingdomlogError
-    from kingdomlog.views import player
     from kingdomlog.views.html import STYLE, draft_items, esc
+    from kingdomlog.views.player import page as player
 
     NONE = "—"
     # Fields the sheet leaves out: a row's faction (always the viewer) and the choices the rules ask as

@@ -7,7 +7,7 @@ with app.setup:
     # The GM's growth session planner for an aikakirjat campaign (spec §4.0). Open it with
     # `kingdomlog session DIR --serve` (marimo run, password token), or
     # `marimo edit notebooks/session.py -- --campaign DIR`. The rules and the policy live in
-    # kingdomlog.rulesets.aikakirjat; the cells call kingdomlog.views.session. The only writes are the
+    # kingdomlog.rulesets.aikakirjat; the cells call kingdomlog.views.extras.aikakirjat. The only writes are the
     # two commit buttons (Campaign.commit, one turn per year), each click used once.
     import marimo as mo
 
@@ -16,7 +16,7 @@ with app.setup:
     from kingdomlog.dice.roller import new_seed
     from kingdomlog.rulesets.aikakirjat.policy import STEWARD_ACTIONS, Policy
     from kingdomlog.rulesets.aikakirjat.session import YearRefused
-    from kingdomlog.views import session as S
+    from kingdomlog.views.extras import aikakirjat as S
 
 
 @app.cell(hide_code=True)

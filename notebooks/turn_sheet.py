@@ -6,11 +6,14 @@ app = marimo.App(width="full", app_title="kingdomlog: GM turn sheet", css_file="
 with app.setup:
     # The GM's turn sheet (design §6), served as an app by `kingdomlog gm DIR` (`--edit` opens
     # this notebook in marimo's editor). Every rule lives in the campaign's ruleset; the cells
-    # below only call kingdomlog.views.sheet (the draft), sheet_cards (the steps) and
+    # below only call kingdomlog.views.sheet.draft (the draft), sheet_cards (the steps) and
     # sheet_panel (the kingdom); sheet_live redraws the parts of the page an edit changes.
     import marimo as mo
 
-    from kingdomlog.views import sheet, sheet_cards, sheet_live, sheet_panel
+    from kingdomlog.views.sheet import cards as sheet_cards
+    from kingdomlog.views.sheet import draft as sheet
+    from kingdomlog.views.sheet import live as sheet_live
+    from kingdomlog.views.sheet import panel as sheet_panel
 
 
 @app.cell(hide_code=True)
@@ -176,7 +179,7 @@ def _(draft, session, set_layout):
 
 @app.cell(hide_code=True)
 def _(session):
-    # Aikakirjat only: the rest of the growth session (views.session), planned when the GM opens it.
+    # Aikakirjat only: the rest of the growth session (views.extras.aikakirjat), planned when the GM opens it.
     _title = sheet_panel.session_title(session.start.camp.config.ruleset)
     mo.stop(_title is None)
     mo.accordion({_title: lambda: mo.Html(sheet_panel.session_html(session.start.folder, seed=session.plan.seed))},

@@ -1,4 +1,4 @@
-"""Neutral map data: what a ruleset's ``map(state, viewer)`` hook returns and ``views.maps`` draws.
+"""Neutral map data: what a ruleset's ``map(state, viewer)`` hook returns and ``views.player.maps`` draws.
 
 A ruleset turns its own state into these plain values; the library draws them as
 inline SVG (hex maps, region maps, settlement grids). Nothing here knows a ruleset,

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from kingdomlog.core.errors import KingdomlogError
 from kingdomlog.projections.sql import SafeConsole
-from kingdomlog.views.charts import inline_data
+from kingdomlog.views.player.charts import inline_data
 
 ENV_ROOT = "KINGDOMLOG_ROOT"
 

@@ -20,7 +20,7 @@ from kingdomlog.core.errors import RuleError
 from kingdomlog.core.turn import Plan
 from kingdomlog.core.viewers import parse_viewer
 from kingdomlog.projections.sql import state_rows
-from kingdomlog.views.player import player_view
+from kingdomlog.views.player.page import player_view
 
 OPS = st.lists(
     st.one_of(

@@ -26,7 +26,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.errors import StoreError
 from kingdomlog.core.events import GENESIS_HASH, event_hash
 from kingdomlog.core.turn import Plan
-from kingdomlog.views.player import render_static
+from kingdomlog.views.player.page import render_static
 
 
 def run(*argv: str) -> tuple[int, str, str]:

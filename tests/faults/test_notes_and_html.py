@@ -21,7 +21,7 @@ from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
 from kingdomlog.views import html as kl_html
-from kingdomlog.views.player import chronicle_html, player_view, render_static, title_html
+from kingdomlog.views.player.page import chronicle_html, player_view, render_static, title_html
 
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 

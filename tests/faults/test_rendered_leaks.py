@@ -18,7 +18,7 @@ import toyrules
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
-from kingdomlog.views.player import render_static
+from kingdomlog.views.player.page import render_static
 
 STASH = 7331  # a GM-only amount no other figure of the campaign can equal
 

@@ -22,7 +22,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
 from kingdomlog.projections.sql import state_rows
 from kingdomlog.store import cache, keys
-from kingdomlog.views.player import player_view, render_static
+from kingdomlog.views.player.page import player_view, render_static
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ TESTS = REPO / "tests"
 DEMO = REPO / "campaigns" / "stolen-lands"
 SECRET = "SECRET-PLUM-7731"
 DRAWN = '.kl-page:not([data-plan=""])'
-"""The GM sheet's page once its live parts are filled (views.sheet_live sets ``data-plan`` last)."""
+"""The GM sheet's page once its live parts are filled (views.sheet.live sets ``data-plan`` last)."""
 """Text of a GM-only note planted in every test campaign; no player view may contain it."""
 
 

@@ -20,7 +20,7 @@ import pytest
 from nb_support import DRAWN, REPO, SECRET, Server, free_port
 
 from kingdomlog.app import Campaign
-from kingdomlog.views import sheet
+from kingdomlog.views.sheet import draft as sheet
 
 pytestmark = pytest.mark.browser
 

@@ -1,4 +1,4 @@
-"""The map drawing (views.maps) and the rulesets' map data: geometry by hand, what each map shows, the files."""
+"""The map drawing (views.player.maps) and the rulesets' map data: geometry by hand, what each map shows, the files."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.mapdata import GridStructure, MapData, MapHex, MapLink, MapParty, MapRegion, SettlementGrid
 from kingdomlog.core.viewers import parse_viewer
 from kingdomlog.rulesets.pf1.mapview import district_grid, pf1_lot
-from kingdomlog.views import maps, player
+from kingdomlog.views.player import maps
+from kingdomlog.views.player import page as player
 
 PUBLIC = parse_viewer("public", ())
 GM = parse_viewer("gm", ())

@@ -16,8 +16,9 @@ import pytest
 from nb_support import REPO
 
 from kingdomlog.app import Campaign
-from kingdomlog.views import maps, player
-from kingdomlog.views.report import write_report
+from kingdomlog.views.player import maps
+from kingdomlog.views.player import page as player
+from kingdomlog.views.player.report import write_report
 
 LAIR = "WYRM-LAIR-4417"
 NEW_HEX = "h-secret-5521"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from nb_support import REPO, Server, free_port
 
-from kingdomlog.views import player
+from kingdomlog.views.player import page as player
 
 pytestmark = pytest.mark.browser
 

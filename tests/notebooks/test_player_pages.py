@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from nb_support import REPO
 
-from kingdomlog.views import player
-from kingdomlog.views.charts import moving_figures
+from kingdomlog.views.player import page as player
+from kingdomlog.views.player.charts import moving_figures
 
 DEMOS = {"river-kingdom": "public", "aikakirjat-demo": "public", "felmonte": "fabian", "stolen-lands": "public"}
 EVENT_TYPE = re.compile(r"\b(pf1|pf2e|aikakirjat|signoria|core|toy)\.[a-z_]+\b")

@@ -12,7 +12,8 @@ from nb_support import NOTEBOOKS, SECRET, load_notebook
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
-from kingdomlog.views import player, sheet
+from kingdomlog.views.player import page as player
+from kingdomlog.views.sheet import draft as sheet
 
 WRITE_CALLS = re.compile(
     r"\.(commit|append|append_raw|retract|note|play|import_lines|create|write_text|write_bytes|unlink|rmtree"
@@ -108,7 +109,7 @@ def test_view_args_need_a_campaign(args: dict[str, str]) -> None:
 
 def test_ruleset_chart_figures_pick_the_charted_columns() -> None:
     """A ruleset's ``chart_figures`` choose what the player view charts (aikakirjat: abilities, population, fame)."""
-    from kingdomlog.views.charts import figures_chart, numeric_figures
+    from kingdomlog.views.player.charts import figures_chart, numeric_figures
 
     rows = [{"turn": t, "a": t, "b": 2 * t, "culture_score": 10 + t, "population": 5 * t, "name": "x"}
             for t in range(3)]

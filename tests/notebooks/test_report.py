@@ -12,7 +12,7 @@ import pytest
 from nb_support import REPO
 
 from kingdomlog.core.errors import InputError
-from kingdomlog.views.report import to_bbcode, to_markdown, turn_report, write_report
+from kingdomlog.views.player.report import to_bbcode, to_markdown, turn_report, write_report
 
 RIVER = REPO / "campaigns" / "river-kingdom"
 

@@ -21,7 +21,7 @@ import pytest
 from nb_support import NOTEBOOKS, REPO, Server, free_port, load_notebook
 
 from kingdomlog.app import Campaign
-from kingdomlog.views import session as S
+from kingdomlog.views.extras import aikakirjat as S
 
 NB = load_notebook("session")
 DEMO = REPO / "campaigns" / "aikakirjat-demo"

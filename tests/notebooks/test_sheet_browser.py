@@ -31,7 +31,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.core.turn import Plan
 from kingdomlog.dice.odds import odds
-from kingdomlog.views import sheet
+from kingdomlog.views.sheet import draft as sheet
 
 pytestmark = pytest.mark.browser
 
@@ -214,7 +214,7 @@ def assert_odds_are_the_kernels(page: Any, folder: Path) -> int:
 
 
 def assert_years_ahead(page: Any) -> None:
-    """Aikakirjat: the years-ahead panel (views.session) is planned when opened: a chart and a row per year."""
+    """Aikakirjat: the years-ahead panel is planned when opened: a chart and a row per year."""
     page.get_by_text(re.compile("^The years ahead")).first.click()
     rows = page.locator(".kl-sess-years tr[data-year]")
     rows.first.wait_for(timeout=60_000)
@@ -462,7 +462,7 @@ def figures(result: Any) -> list[str]:
 
 
 def test_an_edit_redraws_its_results_not_the_widgets(browser: Any, toy: Path, subprocess_env: dict[str, str]) -> None:
-    """views.sheet_live: an edit sends the parts it changes, never the page with its widgets again."""
+    """views.sheet.live: an edit sends the parts it changes, never the page with its widgets again."""
     with gm_server(toy, subprocess_env) as gm:
         page, ui, frames = open_sheet(browser, gm)
         ui.type("market", "sell", "1")

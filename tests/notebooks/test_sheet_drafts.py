@@ -12,7 +12,7 @@ from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.cli import main as cli
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import Plan, StepPlan
-from kingdomlog.views import sheet
+from kingdomlog.views.sheet import draft as sheet
 
 PLAN = Plan(turn=2, seed="draft-seed", steps={"harvest": StepPlan(choices={"crop": "barley"}, rerolls={"harvest": 2}),
                                               "market": StepPlan(choices={"sell": 1})})

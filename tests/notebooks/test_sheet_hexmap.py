@@ -1,4 +1,4 @@
-"""The sheet's hex picker (views.sheet_hexmap) without a browser: what the widget carries, what it reads back.
+"""The sheet's hex picker (views.hexpicker) without a browser: what the widget carries, what it reads back.
 
 A hex target field (a Pick whose source ends in ``_hexes``) is one anywidget whose ``value`` is the plan's
 value; marimo hands its element's value to the sheet as ``{}`` until the page sends ``{"value": ...}``.
@@ -20,8 +20,9 @@ from nb_support import REPO
 from kingdomlog.app.campaign import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.core.turn import Plan, StepPlan
-from kingdomlog.views import sheet, sheet_hexmap
-from kingdomlog.views import sheet_form as sf
+from kingdomlog.views import forms as sf
+from kingdomlog.views import hexpicker as sheet_hexmap
+from kingdomlog.views.sheet import draft as sheet
 
 HEX = "activity.region/c/activities/rows/#0/hex"
 CLAIM = "improvement/c/claim"

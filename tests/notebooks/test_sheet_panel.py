@@ -10,9 +10,11 @@
 from __future__ import annotations
 
 from kingdomlog.core.choices import FieldSpec
-from kingdomlog.views import sheet_cards, sheet_grid, sheet_panel
-from kingdomlog.views import sheet_form as sf
-from kingdomlog.views.sheet_form import Read
+from kingdomlog.views import forms as sf
+from kingdomlog.views.forms import Read
+from kingdomlog.views.sheet import cards as sheet_cards
+from kingdomlog.views.sheet import grid as sheet_grid
+from kingdomlog.views.sheet import panel as sheet_panel
 
 BLOCKS = [["houses", "houses", "granary", "houses"], ["houses", "", "", "mill"]]
 DUMP = {"settlements": [{"id": "s1", "name": "Brightwater", "blocks": BLOCKS},

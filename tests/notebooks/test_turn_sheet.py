@@ -19,8 +19,10 @@ from nb_support import load_notebook
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts
 from kingdomlog.core.turn import Plan, StepPlan
-from kingdomlog.views import sheet, sheet_cards, sheet_live
-from kingdomlog.views import sheet_form as sf
+from kingdomlog.views import forms as sf
+from kingdomlog.views.sheet import cards as sheet_cards
+from kingdomlog.views.sheet import draft as sheet
+from kingdomlog.views.sheet import live as sheet_live
 
 NB = load_notebook("turn_sheet")
 
@@ -178,7 +180,7 @@ def test_what_the_last_edit_changed_is_marked(toy: Path) -> None:
     assert "changed by your last edit" in html and "kl-hot" in html
 
 
-# ---- the live parts of the page (views.sheet_live) ------------------------------------------------
+# ---- the live parts of the page (views.sheet.live) ------------------------------------------------
 
 
 def test_the_live_parts_are_the_slots_the_page_leaves_empty(toy: Path) -> None:

@@ -87,7 +87,7 @@ def test_v1_diplomatic_payloads_in_the_demo_are_upcast() -> None:
 
 def test_turn_sheet_previews_a_pf1_month_with_defaults(tmp_path: Path) -> None:
     """design §6: the generic sheet builds the next month from ``choices()`` defaults and previews it."""
-    from kingdomlog.views import sheet
+    from kingdomlog.views.sheet import draft as sheet
 
     folder = tmp_path / "river-kingdom"
     shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
@@ -103,7 +103,7 @@ def test_turn_sheet_previews_a_pf1_month_with_defaults(tmp_path: Path) -> None:
 
 def test_player_view_hides_the_gms_foreign_figures(tmp_path: Path) -> None:
     """design §7: a player never sees the GM's Economy of a foreign kingdom (redact)."""
-    from kingdomlog.views.player import render_static
+    from kingdomlog.views.player.page import render_static
 
     folder = tmp_path / "river-kingdom"
     shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))

@@ -442,7 +442,7 @@ def test_the_command_roll_is_told_in_words(camp: Campaign) -> None:
     """The sheet and the report tell a command roll as recorded (faces, success, the slots it gave), to its
     own faction; the rival's chronicle has no such line. Demo month 7: Fabian rolled [3, 3] at low stake (a
     success, §3.1: 1 special + 2 ordinary)."""
-    from kingdomlog.views import player
+    from kingdomlog.views.player import page as player
 
     mine = player.player_view(camp.folder, "fabian").history
     theirs = player.player_view(camp.folder, "marburg").history
@@ -457,7 +457,7 @@ def test_the_command_roll_is_told_in_words(camp: Campaign) -> None:
 def test_letters_are_told_in_the_reports_of_those_who_may_read_them(camp: Campaign) -> None:
     """A private letter shows under 'Letters' in its sender's and recipient's reports only; an open letter in
     every faction's."""
-    from kingdomlog.views import player
+    from kingdomlog.views.player import page as player
 
     turn = camp.next_turn()
     pbp.send_message(camp, "marburg", ["fabian"], "SECRET-PACT-3391 at the ford", subject="a pact")
@@ -478,9 +478,9 @@ def test_letters_are_told_in_the_reports_of_those_who_may_read_them(camp: Campai
 
 
 def test_the_gm_sheet_shows_who_submitted_is_ready_and_is_awaited(camp: Campaign) -> None:
-    """The GM sheet's panel (views.sheet_panel.table_status_html): fabian ready, marburg not; the deadline with the
+    """The GM sheet's panel (views.sheet.panel.table_status_html): fabian ready, marburg not; the deadline with the
     time left; no such section for a campaign without player steps."""
-    from kingdomlog.views.sheet_panel import table_status_html
+    from kingdomlog.views.sheet.panel import table_status_html
 
     opened(camp)
     pbp.mark_ready(camp, "fabian")

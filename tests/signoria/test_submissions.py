@@ -211,7 +211,7 @@ def test_headless_submit_refusals(camp: Campaign, tmp_path: Path) -> None:
 
 def test_the_gm_turn_sheet_opens_with_the_submission_filled_in(camp: Campaign) -> None:
     """The GM's sheet pre-fills a faction's submitted steps (choices and the dice rolled at submission)."""
-    from kingdomlog.views.sheet import load_start
+    from kingdomlog.views.sheet.draft import load_start
 
     before = load_start(camp.folder)
     assert before.plan is None or "orders_fabian" not in before.plan.steps

@@ -3,7 +3,7 @@
 A choice whose ``Pick`` source names hexes (``…_hexes``: pf2e ``region_hexes``, pf1 ``claim_hexes``, …)
 is a target on the map. On the sheet it is one anywidget (``HexPicker``) whose single synced
 ``value`` is the plan's value (a hex id, or a list of ids for a multiselect). Its script draws
-the GM's map (``views.maps.hex_map_svg`` of ``ruleset.map(state_before_the_step, GM)``, sent as
+the GM's map (``views.player.maps.hex_map_svg`` of ``ruleset.map(state_before_the_step, GM)``, sent as
 a string) and a native ``<select>`` of the field's options; a click on an allowed hex or a change
 of the select updates both at once in the page, then sends ``value`` once. So there is one source
 of truth and the hex need not be part of ``sheet_form.form_key``: a pick rebuilds no widget unless it
@@ -31,7 +31,7 @@ import traitlets
 
 from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.mapdata import MapData
-from kingdomlog.views.sheet_words import is_hex_field, option_text
+from kingdomlog.views.words import is_hex_field, option_text
 
 __all__ = ["CSS", "ESM", "HexPicker", "can_pick", "hex_picker", "is_picker", "picker_options", "read_picker"]
 
@@ -223,7 +223,7 @@ def hex_picker(spec: FieldSpec, value: Any, hexmap: MapData, *, expanded: bool =
     """The ``mo.ui.anywidget`` of a hex target field holding ``value`` (a plan value; None: none picked)."""
     import marimo as mo
 
-    from kingdomlog.views.maps import hex_map_svg
+    from kingdomlog.views.player.maps import hex_map_svg
 
     multi = spec.kind == "multiselect"
     current: Any

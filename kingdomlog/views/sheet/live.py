@@ -31,7 +31,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from kingdomlog.views.sheet import SheetDraft, SheetSession
+from kingdomlog.views.sheet.draft import SheetDraft, SheetSession
 
 __all__ = ["ESM", "LiveParts", "live_parts", "page", "show"]
 
@@ -121,7 +121,7 @@ def live_parts(session: SheetSession, forms: Any) -> Any:
     old = getattr(session, "live", None)
     if old is not None:
         old.widget.close()
-    from kingdomlog.views import sheet_cards
+    from kingdomlog.views.sheet import cards as sheet_cards
 
     slots, attrs = sheet_cards.page_slots(session, session.draft) if session.draft is not None else ({}, {})
     session.live = mo.ui.anywidget(LiveParts(forms, slots=slots, attrs=attrs))
@@ -131,8 +131,9 @@ def live_parts(session: SheetSession, forms: Any) -> Any:
 
 def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any, aside: str) -> str:
     """The whole page as drawn now: the commit bar, the cards with ``live``'s widgets, ``aside`` and the panel."""
-    from kingdomlog.views import sheet_cards, sheet_panel
-    from kingdomlog.views.sheet import end_state
+    from kingdomlog.views.sheet import cards as sheet_cards
+    from kingdomlog.views.sheet import panel as sheet_panel
+    from kingdomlog.views.sheet.draft import end_state
 
     draft = session.draft
     assert draft is not None
@@ -145,7 +146,7 @@ def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any,
 
 def show(live: Any, session: SheetSession, draft: SheetDraft) -> bool:
     """Send ``draft``'s live parts to the page; True when the page must be drawn again (see the module's text)."""
-    from kingdomlog.views import sheet_cards
+    from kingdomlog.views.sheet import cards as sheet_cards
 
     slots, attrs = sheet_cards.page_slots(session, draft)
     w = live.widget

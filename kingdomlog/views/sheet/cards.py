@@ -24,11 +24,11 @@ from kingdomlog.core.ruleset import Breakdown
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.odds import Odds, odds, resolve
 from kingdomlog.dice.roller import Roll
-from kingdomlog.views import sheet_form as sf
+from kingdomlog.views import forms as sf
+from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import esc, scalar
-from kingdomlog.views.sheet import Card, SheetDraft, SheetSession
-from kingdomlog.views.sheet_form import FieldError
-from kingdomlog.views.sheet_words import summary_of, words
+from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
+from kingdomlog.views.words import summary_of, words
 
 
 def _num(v: Any) -> float | None:
@@ -425,7 +425,7 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
 def _is_hex_picker(elem: Any) -> bool:
     if getattr(elem, "widget", None) is None:
         return False
-    from kingdomlog.views.sheet_hexmap import is_picker
+    from kingdomlog.views.hexpicker import is_picker
 
     return is_picker(elem)
 
@@ -544,7 +544,7 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, 
     """One step: a header in words, the widgets on the left and what the step does on the right.
 
     The parts an edit changes carry ``data-kl-slot`` (their content) or ``data-kl-at`` (their
-    attributes), keyed as in ``page_slots``. ``live``: the slots are left empty, for views.sheet_live
+    attributes), keyed as in ``page_slots``. ``live``: the slots are left empty, for views.sheet.live
     to fill (the page's script must own what it rewrites).
     """
     cid = esc(card.id)
@@ -579,7 +579,7 @@ def plan_tag(draft: SheetDraft) -> str:
 def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: str, *, live: bool = False) -> str:
     """The cards, and the kingdom panel beside them (it stays in view while the cards scroll).
 
-    ``live``: the cards' live parts are left empty and so is ``data-plan``, until views.sheet_live
+    ``live``: the cards' live parts are left empty and so is ``data-plan``, until views.sheet.live
     has filled them (``data-plan`` is set last).
     """
     return (f'<div class="kl-page" data-turn="{session.start.turn}" data-plan="{"" if live else plan_tag(draft)}"'
@@ -593,7 +593,7 @@ def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: str, 
 
 def header_html(session: SheetSession) -> str:
     """Campaign, turn, ruleset and where the draft is saved (with the sheet's CSS)."""
-    from kingdomlog.views.sheet_panel import CSS as PANEL_CSS
+    from kingdomlog.views.sheet.panel import CSS as PANEL_CSS
 
     st = session.start
     saved = session.drafts.path(st.turn)
@@ -643,8 +643,8 @@ def page_slots(session: SheetSession, draft: SheetDraft) -> tuple[dict[str, str]
     ``(slots, attrs)``: slots maps a ``data-kl-slot`` key to its inner HTML, attrs a ``data-kl-at``
     key to its attributes; the page's ``data-plan`` comes last (it says the rest is drawn).
     """
-    from kingdomlog.views.sheet import end_state
-    from kingdomlog.views.sheet_panel import panel_tiles_html
+    from kingdomlog.views.sheet.draft import end_state
+    from kingdomlog.views.sheet.panel import panel_tiles_html
 
     slots = {"status": status_html(session, draft),
              "tiles": panel_tiles_html(session.start.ruleset, session.start.state, after=end_state(draft))}
@@ -669,7 +669,7 @@ def _html_of(elem: Any) -> str:
 
 def undo_question(session: SheetSession) -> str:
     """The confirmation text of Undo (markdown)."""
-    from kingdomlog.views.sheet import last_turn_label
+    from kingdomlog.views.sheet.draft import last_turn_label
 
     what = last_turn_label(session) or "the last turn"
     return (f"**Undo {esc(what)}?** A retraction is appended to the log (nothing is deleted; the turn stays on"
@@ -700,7 +700,7 @@ CSS = """
 .kl-card-refused { border-color: #c0392b; box-shadow: 0 0 0 2px #f3c1bb; }
 .kl-card-prov { background: #f7f7f5; }
 .kl-card-head { display: flex; align-items: baseline; gap: .5em; margin-bottom: .3em; }
-.kl-badges, .kl-status-slot { display: contents; }  /* live parts (views.sheet_live): laid out as their children */
+.kl-badges, .kl-status-slot { display: contents; }  /* live parts (views.sheet.live): laid out as their children */
 .kl-num { background: #5b4a2f; color: #fff; border-radius: 50%; min-width: 1.6em; height: 1.6em; display: inline-flex;
   align-items: center; justify-content: center; font-size: .85em; }
 .kl-title { font-size: 1.15em; font-weight: 650; }

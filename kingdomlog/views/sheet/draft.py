@@ -47,9 +47,9 @@ from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
 from kingdomlog.core.turn import Plan, StepPlan, TurnPreview
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import KeyedRoller, Roll, new_seed
-from kingdomlog.views import sheet_form as sf
-from kingdomlog.views import sheet_grid
-from kingdomlog.views.sheet_form import DiceSlot, FieldError, StepForm
+from kingdomlog.views import forms as sf
+from kingdomlog.views.forms import DiceSlot, FieldError, StepForm
+from kingdomlog.views.sheet import grid as sheet_grid
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 RELOAD_GUARD_S = 1.0
@@ -342,7 +342,7 @@ def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tu
 
 
 def _is_picker(elem: Any) -> bool:
-    from kingdomlog.views.sheet_hexmap import is_picker
+    from kingdomlog.views.hexpicker import is_picker
 
     return is_picker(elem)
 
@@ -363,7 +363,7 @@ def _hex_map(rs: Ruleset, state: State, specs: tuple[FieldSpec, ...]) -> tuple[A
         import hashlib
 
         from kingdomlog.core.viewers import GM_VIEWER
-        from kingdomlog.views.maps import hex_map_svg
+        from kingdomlog.views.player.maps import hex_map_svg
 
         try:
             m = rs.map(state, GM_VIEWER)
@@ -413,7 +413,7 @@ class SheetSession:
         self.problems: dict[str, str | None] = {}
         """Each step's form problem as its widgets were last made (a card shows it beside them)."""
         self.live: Any = None
-        """The live parts of the page now drawn (views.sheet_live)."""
+        """The live parts of the page now drawn (views.sheet.live)."""
         self.page_key: tuple[Any, ...] | None = None
         """What the page now drawn shows besides its widgets and live parts (``sheet_cards.page_key``)."""
         self.draft = self._compute(plan)
@@ -765,7 +765,7 @@ def end_state(draft: SheetDraft) -> State | None:
 
 
 # ---- one widget for one choice, JSON for nested entries (the players' orders sheet builds its small forms
-# with these; the GM sheet uses views.sheet_form) ----
+# with these; the GM sheet uses views.forms) ----
 
 _UNSET: Any = object()
 

@@ -29,7 +29,7 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
 from kingdomlog.views.html import esc
-from kingdomlog.views.sheet_words import is_hex_field, option_text
+from kingdomlog.views.words import is_hex_field, option_text
 
 Path_ = tuple[str | int, ...]
 """Where a value sits in a step's choices: ``("activities", 1, "leader")``."""
@@ -166,11 +166,11 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     ``rows``, ``group`` and ``variant`` give a tree (dicts, lists) of their fields' widgets;
     ``entries`` are the per-entry specs of a ``rows`` field (``FieldSpec.entries``), one per value.
     With ``hexmap`` (the map of the state before the step), a field that picks hexes is a hex picker
-    (``views.sheet_hexmap``: the map to click and the select in one widget), its map open in an entry.
+    (``views.hexpicker``: the map to click and the select in one widget), its map open in an entry.
     """
     v = spec.default if value is None else value
     if hexmap is not None and is_hex_field(spec):
-        from kingdomlog.views import sheet_hexmap
+        from kingdomlog.views import hexpicker as sheet_hexmap
 
         if sheet_hexmap.can_pick(spec, v, hexmap):
             return sheet_hexmap.hex_picker(spec, v, hexmap, expanded=in_entry or v not in (None, "", [], ()))
@@ -632,7 +632,7 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             chosen[s.name] = entry
             continue
         if is_hex_field(s) and isinstance(r, Mapping):  # a hex picker: {} until the page sent {"value": ...}
-            from kingdomlog.views.sheet_hexmap import read_picker
+            from kingdomlog.views.hexpicker import read_picker
 
             ok, v, problem = read_picker(s, r, given)
             if problem:

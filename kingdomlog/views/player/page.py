@@ -2,8 +2,8 @@
 
 Every value here comes through the viewer-filtered read paths: states are folded from
 the log and passed through the ruleset's ``redact``; the chronicle narrates only events
-the viewer may see (``views.chronicle``); maps come from the ruleset's ``map`` hook for
-that viewer (``views.maps`` draws them). Nothing here writes. The served player notebook
+the viewer may see (``views.player.chronicle``); maps come from the ruleset's ``map`` hook for
+that viewer (``views.player.maps`` draws them). Nothing here writes. The served player notebook
 (``notebooks/kingdom_view.py``), ``kingdomlog share -o`` and ``kingdomlog report`` use it.
 
 A player page holds no raw event, no JSON and no ``snake_case`` label: figures carry the
@@ -29,10 +29,10 @@ from kingdomlog.core.mapdata import MapData
 from kingdomlog.core.portrait import Figure, Portrait
 from kingdomlog.core.ruleset import Breakdown, Ruleset, State
 from kingdomlog.core.viewers import Viewer
-from kingdomlog.views.chronicle import History, TurnStory, humanize, read_history, turn_title
 from kingdomlog.views.html import STYLE as BASE_STYLE
 from kingdomlog.views.html import clean, esc, scalar
-from kingdomlog.views.maps import MAP_STYLE, map_html, settlement_html, turn_picker_html
+from kingdomlog.views.player.chronicle import History, TurnStory, humanize, read_history, turn_title
+from kingdomlog.views.player.maps import MAP_STYLE, map_html, settlement_html, turn_picker_html
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 ENV_VIEWER = "KINGDOMLOG_VIEWER"
@@ -364,7 +364,7 @@ def leaders_html(v: PlayerView) -> str:
 
 def charts_html(v: PlayerView) -> str:
     """A small chart for each figure that moved over the turns (flat ones left out)."""
-    from kingdomlog.views.charts import line_chart_svg, moving_figures
+    from kingdomlog.views.player.charts import line_chart_svg, moving_figures
 
     keys = moving_figures(v.per_turn, v.chart_figures)
     if not keys or len(v.per_turn) < 2:
@@ -469,6 +469,6 @@ PAGE_CSS = STYLE_ALL + PAGE_STYLE
 
 def figure_names(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """The chartable figures of ``rows`` (for the notebook's figure picker)."""
-    from kingdomlog.views.charts import numeric_figures
+    from kingdomlog.views.player.charts import numeric_figures
 
     return numeric_figures(rows)

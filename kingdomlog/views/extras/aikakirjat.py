@@ -33,8 +33,8 @@ from kingdomlog.rulesets.aikakirjat.session import (
 )
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
-from kingdomlog.views.charts import chart_svg, inline_data
 from kingdomlog.views.html import esc
+from kingdomlog.views.player.charts import chart_svg, inline_data
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 RULESET_ID = "aikakirjat"

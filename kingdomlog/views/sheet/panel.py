@@ -16,7 +16,7 @@ from typing import Any
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Ruleset, State
 from kingdomlog.views.html import esc, scalar
-from kingdomlog.views.sheet_words import summary_of, words
+from kingdomlog.views.words import summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -143,7 +143,7 @@ def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = No
 def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, live: bool = False) -> str:
     """The kingdom panel of ``state`` (the start of the turn); ``after``: the draft's end (figures it moves).
 
-    The figures are a live part of the page (``data-kl-slot="tiles"``, views.sheet_live): an edit
+    The figures are a live part of the page (``data-kl-slot="tiles"``, views.sheet.live): an edit
     redraws them alone (``live``: left empty for it to fill); the records below them are those of the
     start of the turn.
     """
@@ -213,7 +213,7 @@ CSS = """
 # ---- the years ahead (aikakirjat's growth sessions) -----------------------------------------------------------------
 
 SESSION_RULESET = "aikakirjat"
-"""The one ruleset whose turns come in growth sessions planned ahead (aikakirjat §4.0, views.session)."""
+"""The one ruleset whose turns come in growth sessions planned ahead (aikakirjat §4.0, views.extras.aikakirjat)."""
 
 
 def plans_sessions(ruleset_id: str) -> bool:
@@ -232,7 +232,7 @@ def session_html(folder: str | Any, *, seed: str | None = None) -> str:
     """The session planner's preview (status, chart, one row per year) of an aikakirjat campaign, for the
     sheet's years-ahead panel; shown only when opened (planning a session takes seconds). ``seed``: the
     draft's, so the panel is the same on every open of the same draft."""
-    from kingdomlog.views import session
+    from kingdomlog.views.extras import aikakirjat as session
 
     return session.panel_html(folder, seed=seed)
 

@@ -1,9 +1,9 @@
 """One turn's report for play-by-post: the kingdom in words, the turn's chronicle, the leaders and the map,
 as Markdown, BBCode or HTML, with the map written beside it as an image (SVG and PNG).
 
-The report is the player view of one turn (``views.player``): the same portrait (figures and
+The report is the player view of one turn (``views.player.page``): the same portrait (figures and
 their change since the turn before), the same chronicle sentences, the same viewer's map
-(``views.maps``), so it holds only what that viewer may see. ``write_report`` writes the
+(``views.player.maps``), so it holds only what that viewer may see. ``write_report`` writes the
 report file and ``<stem>-map.svg`` / ``<stem>-map.png`` next to it (PNG by vl-convert's SVG
 renderer, already a dependency of the charts) and returns the paths written.
 """
@@ -18,10 +18,10 @@ from typing import Literal
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.mapdata import MapData
 from kingdomlog.core.portrait import Portrait
-from kingdomlog.views.chronicle import TurnStory
 from kingdomlog.views.html import esc
-from kingdomlog.views.maps import map_html, settlement_html, standalone_svg, svg_to_png
-from kingdomlog.views.player import PAGE_CSS, PlayerView, change_sentence, generic_portrait, player_view
+from kingdomlog.views.player.chronicle import TurnStory
+from kingdomlog.views.player.maps import map_html, settlement_html, standalone_svg, svg_to_png
+from kingdomlog.views.player.page import PAGE_CSS, PlayerView, change_sentence, generic_portrait, player_view
 
 Format = Literal["md", "bbcode", "html"]
 FORMATS: tuple[str, ...] = ("md", "bbcode", "html")

@@ -1,0 +1,1 @@
+"""Pages only some rulesets have."""
