@@ -517,41 +517,23 @@ def cmd_orders(args: argparse.Namespace) -> int:
 
 
 def cmd_session(args: argparse.Namespace) -> int:
-    from kingdomlog.rulesets.aikakirjat.policy import parse_policy
-    from kingdomlog.views.extras import aikakirjat as S
+    """A ruleset's ``session`` command and page (aikakirjat's growth-session planner), found in its extras."""
+    from kingdomlog.core.errors import InputError
+    from kingdomlog.views.extras import extras_for, offering
 
+    camp = _campaign(args.dir)
+    extras = extras_for(camp.config.ruleset)
+    command, page = extras.command("session"), extras.page("session")
+    if command is None or page is None:
+        which = ", ".join(offering("command", "session")) or "none"
+        raise InputError(f"{camp.folder}: {camp.ruleset.name} plans no growth sessions (rulesets that do: {which})")
     if args.serve:
         from kingdomlog.notebook_server import _run_for_viewer
 
-        start = S.open_session(Path(args.dir))  # a clear error before the server starts
-        return int(_run_for_viewer("session", Path(args.dir), "gm", args.port, args.password,
-                                   f"Session planner of {start.name!r}"))
-    start = S.open_session(args.dir)
-    overrides = _overrides(args.override) if args.override else None
-    sp = S.plan(start, policy=parse_policy(args.policy or []), overrides=overrides, years=args.years, seed=args.seed)
-    done = S.commit(args.dir, sp) if args.commit else []
-    if args.json:
-        _out({**S.json_doc(start, sp), "committed": [c.__dict__ for c in done]})
-        return 0
-    print(f"{start.name}: {start.status.describe()}; policy {sp.policy.name}, dice seed {sp.seed}")
-    print(S.text_table(sp))
-    print(S.summary(sp))
-    if done:
-        print(f"committed {len(done)} year(s): turns {done[0].turn}-{done[-1].turn}, seq {done[0].first_seq}.."
-              f"{done[-1].last_seq}")
-    else:
-        print(f"not committed: add --commit (with --seed {sp.seed} to commit these dice)")
-    return 0
-
-
-def _overrides(path: str) -> dict[int, Any]:
-    from kingdomlog.core.errors import InputError
-
-    try:
-        doc = json.loads(_load_text(path))
-        return {int(k): v for k, v in doc.items()}
-    except (json.JSONDecodeError, AttributeError, ValueError) as exc:
-        raise InputError(f'{path}: changed years must be JSON {{"YEAR": {{"STEP": {{...}}}}}}: {exc}') from None
+        page.check(camp.folder)  # a clear error before the server starts
+        return int(_run_for_viewer(page.notebook, Path(args.dir), "gm", args.port, args.password,
+                                   f"{page.title} of {camp.config.name!r}"))
+    return command.run(args)
 
 
 def _load_text(path: str) -> str:

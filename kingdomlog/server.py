@@ -5,6 +5,7 @@ One process serves, each behind its own credential:
 | path | page | who |
 |---|---|---|
 | ``/gm/`` | the GM's turn sheet (``notebooks/turn_sheet.py``) | the GM |
+| ``/gm-<name>/`` | a GM page of the ruleset's extras (``views.extras``: aikakirjat's ``/gm-session/``) | the GM |
 | ``/f/<faction>/orders/`` | that faction's orders sheet (``notebooks/orders_sheet.py``) | that faction |
 | ``/f/<faction>/report/`` | that faction's report (``notebooks/kingdom_view.py``, as it is) | that faction |
 | ``/public/`` | the public view (``notebooks/kingdom_view.py``) | the public link |
@@ -205,11 +206,16 @@ class Page:
 
 
 def pages(folder: Path, camp: Campaign, *, gm_sheet: bool = True) -> list[Page]:
-    """Every page of the table: the GM sheet, each faction's orders sheet and report, the public view."""
+    """Every page of the table: the GM sheet and the GM's pages of the ruleset's extras (``/gm-<name>``, e.g.
+    aikakirjat's session planner), each faction's orders sheet and report, the public view."""
+    from kingdomlog.views.extras import extras_for
+
     absolute = str(folder.resolve())
     out = []
     if gm_sheet:
         out.append(Page("/gm", "turn_sheet", GM, {"campaign": absolute}, "GM turn sheet"))
+        for extra in extras_for(camp.config.ruleset).pages:
+            out.append(Page(f"/gm-{extra.name}", extra.notebook, GM, {"campaign": absolute}, extra.title))
     for fid in camp.players():
         args = {"campaign": absolute, "viewer": fid}
         out.append(Page(f"/f/{fid}/orders", "orders_sheet", fid, {**args, "report": f"/f/{fid}/report/"},

@@ -10,6 +10,7 @@ with app.setup:
     # sheet_panel (the kingdom); sheet_live redraws the parts of the page an edit changes.
     import marimo as mo
 
+    from kingdomlog.views import extras as sheet_extras
     from kingdomlog.views.sheet import cards as sheet_cards
     from kingdomlog.views.sheet import draft as sheet
     from kingdomlog.views.sheet import live as sheet_live
@@ -179,11 +180,11 @@ def _(draft, session, set_layout):
 
 @app.cell(hide_code=True)
 def _(session):
-    # Aikakirjat only: the rest of the growth session (views.extras.aikakirjat), planned when the GM opens it.
-    _title = sheet_panel.session_title(session.start.camp.config.ruleset)
-    mo.stop(_title is None)
-    mo.accordion({_title: lambda: mo.Html(sheet_panel.session_html(session.start.folder, seed=session.plan.seed))},
-                 lazy=True)
+    # The ruleset's own panels (views.extras: aikakirjat's years ahead), each drawn only when opened.
+    _panels = sheet_extras.extras_for(session.start.camp.config.ruleset).panels
+    mo.stop(not _panels)
+    mo.accordion({_p.title: (lambda _p=_p: mo.Html(_p.html(session.start.folder, session.plan.seed)))
+                  for _p in _panels}, lazy=True)
     return
 
 

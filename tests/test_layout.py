@@ -144,3 +144,75 @@ def test_no_hook_is_looked_up_with_getattr() -> None:
                 if "ruleset" in target or target in ("rs", "camp.ruleset", "start.ruleset"):
                     offenders.append(f"{name}: {ast.unparse(node)}")
     assert offenders == []
+
+
+# ---- the edge: views by what a person looks at (docs/architecture.md) ------------------------------------------
+
+VIEWS = ROOT / "views"
+EDGE = ("kingdomlog.cli", "kingdomlog.pbp_cli", "kingdomlog.server", "kingdomlog.notebook_server")
+RULESET_IDS = ("pf2e-kingmaker", "pf1-kingmaker", "aikakirjat", "signoria")
+
+
+def test_views_are_laid_out_by_what_a_person_looks_at() -> None:
+    packages = sorted(p.name for p in VIEWS.iterdir() if (p / "__init__.py").exists())
+    assert packages == ["extras", "player", "sheet"]
+    loose = sorted(p.stem for p in VIEWS.glob("*.py") if p.stem != "__init__")
+    assert loose == ["forms", "hexpicker", "history", "html", "orders", "words"]
+
+
+def _ruleset_names(path: Path) -> list[str]:
+    """The bundled rulesets a module imports by name, and the ruleset ids it spells out as code (not prose)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                  if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.body
+                  and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+    found = []
+    for node in ast.walk(tree):
+        mods = []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            mods = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        found += [m for m in mods if any(m.startswith(f"kingdomlog.rulesets.{b}") for b in BUNDLED)]
+        if isinstance(node, ast.Constant) and node.value in RULESET_IDS and id(node) not in docstrings:
+            found.append(repr(node.value))
+    return found
+
+
+def test_no_view_or_edge_names_a_ruleset_but_its_extras() -> None:
+    """The sheet, the pages, the CLI and the servers ask ``views.extras`` what a ruleset adds; only the extras
+    modules (and the manifest that names them) know a ruleset by name."""
+    offenders = {}
+    for name, path in modules().items():
+        if name.startswith("kingdomlog.views.extras") or not (name.startswith("kingdomlog.views") or name in EDGE):
+            continue
+        if found := _ruleset_names(path):
+            offenders[name] = found
+    assert offenders == {}
+
+
+def test_every_extras_module_in_the_manifest_declares_its_extras() -> None:
+    from kingdomlog.views.extras import MANIFEST, Extras, extras_for
+
+    assert set(MANIFEST) <= set(RULESET_IDS)
+    on_disk = sorted(p.stem for p in (VIEWS / "extras").glob("*.py") if p.stem != "__init__")
+    assert sorted(m.rpartition(".")[2] for m in MANIFEST.values()) == on_disk
+    for rid in MANIFEST:
+        assert isinstance(extras_for(rid), Extras)
+
+
+def test_the_ruleset_name_finder_finds_one(tmp_path: Path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text('"""About aikakirjat."""\nfrom kingdomlog.rulesets.signoria import rules\nX = "pf1-kingmaker"\n')
+    assert _ruleset_names(f) == ["kingdomlog.rulesets.signoria", "kingdomlog.rulesets.signoria.rules",
+                                 "'pf1-kingmaker'"]
+
+
+NOTEBOOK_LINES = 350
+
+
+@pytest.mark.parametrize("path", sorted((ROOT.parent / "notebooks").glob("*.py")), ids=lambda p: p.name)
+def test_notebooks_are_pages_of_calls(path: Path) -> None:
+    """A notebook holds layout and calls; what it computes lives in ``kingdomlog.views``."""
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines < NOTEBOOK_LINES, f"{path.name}: {lines} lines"

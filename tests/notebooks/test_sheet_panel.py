@@ -111,9 +111,11 @@ def test_check_titles_and_labels_read_as_words() -> None:
 
 
 def test_the_years_ahead_panel_is_aikakirjats() -> None:
-    assert sheet_panel.session_title("aikakirjat") is not None
+    from kingdomlog.views.extras import extras_for
+
+    assert [p.title.split(":")[0] for p in extras_for("aikakirjat").panels] == ["The years ahead"]
     for other in ("pf2e-kingmaker", "pf1-kingmaker", "signoria", "toy-farm"):
-        assert sheet_panel.session_title(other) is None
+        assert extras_for(other).panels == ()
 
 
 def test_an_empty_pick_folds_away_like_an_unset_field() -> None:

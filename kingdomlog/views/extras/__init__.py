@@ -1,1 +1,121 @@
-"""Pages only some rulesets have."""
+"""Pages only some rulesets have, found by ruleset id: the GM sheet, the CLI and the server ask here.
+
+Most of what a person sees is the same for every ruleset: the GM sheet (``views.sheet``) is built from the
+steps' typed choices, a player's page from the same form codec, the player view from the ruleset's hooks. A
+few things exist for one ruleset only, such as aikakirjat's growth-session planner (a panel on the GM sheet,
+a page of its own and the ``kingdomlog session`` command) or the fields signoria's orders sheet leaves out.
+Those live in ``views/extras/<module>.py``, one module per ruleset, each declaring one ``EXTRAS``; the
+``MANIFEST`` below names the module of each ruleset id, as ``rulesets/__init__.py`` names the rulesets. No
+other module under ``views/`` imports a ruleset by name (``tests/test_layout.py`` holds that), and nothing
+outside this package names a ruleset to decide what to show.
+
+A ruleset's extras module is imported only when its ruleset is asked about, so ``kingdomlog --help`` and
+the pages of other rulesets load none of it.
+
+>>> extras_for("toy").panels, extras_for("toy").pages
+((), ())
+>>> [p.name for p in extras_for("aikakirjat").pages]
+['session']
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST: Mapping[str, str] = {
+    "aikakirjat": "kingdomlog.views.extras.aikakirjat",
+    "signoria": "kingdomlog.views.extras.signoria",
+}
+"""Ruleset id -> the module that declares its ``EXTRAS``. A fifth ruleset with pages of its own adds one line."""
+
+
+@dataclass(frozen=True)
+class Panel:
+    """A section of the GM sheet, drawn only when the GM opens it (it may take seconds).
+
+    ``html(folder, seed)`` returns one HTML fragment for the campaign in ``folder``; ``seed`` is the sheet's
+    draft seed, so the panel shows the same dice on every open of one draft. It never raises for a
+    campaign it cannot plan: the fragment says why.
+    """
+
+    title: str
+    html: Callable[[Path, str | None], str]
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page of the GM's own: ``notebooks/<notebook>.py``, served by ``kingdomlog serve`` at ``/gm/<name>/``
+    and by its command's ``--serve``. ``check(folder)`` raises a clear ``InputError`` when the page cannot
+    open that campaign (an unfounded kingdom, say), so a server never starts on a page that would only say so."""
+
+    name: str
+    notebook: str
+    title: str
+    check: Callable[[Path], object]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``kingdomlog`` subcommand for campaigns of this ruleset only: ``run(args)`` returns the exit code.
+
+    The CLI declares the command's arguments (so ``--help`` loads no extras); it finds ``run`` here
+    by the campaign's ruleset.
+    """
+
+    name: str
+    run: Callable[[argparse.Namespace], int]
+
+
+@dataclass(frozen=True)
+class Extras:
+    """What one ruleset adds to the pages every ruleset has.
+
+    - ``panels``: sections of the GM sheet;
+    - ``pages``: pages of their own;
+    - ``commands``: CLI subcommands that act on a campaign of this ruleset;
+    - ``orders_hidden``: the fields of a player's step the orders sheet leaves out (a row's owner, always the
+      player; choices the rules ask as questions of their own).
+    """
+
+    panels: tuple[Panel, ...] = ()
+    pages: tuple[Page, ...] = ()
+    commands: tuple[Command, ...] = ()
+    orders_hidden: tuple[str, ...] = ()
+
+    def command(self, name: str) -> Command | None:
+        """The command called ``name``, or None."""
+        return next((c for c in self.commands if c.name == name), None)
+
+    def page(self, name: str) -> Page | None:
+        """The page called ``name``, or None."""
+        return next((p for p in self.pages if p.name == name), None)
+
+
+NONE = Extras()
+"""The extras of a ruleset that has none."""
+
+
+def extras_for(ruleset_id: str) -> Extras:
+    """The extras of ``ruleset_id`` (``NONE`` for a ruleset without a module in ``MANIFEST``)."""
+    module = MANIFEST.get(ruleset_id)
+    if module is None:
+        return NONE
+    extras = importlib.import_module(module).EXTRAS
+    if not isinstance(extras, Extras):
+        raise TypeError(f"{module}.EXTRAS is a {type(extras).__name__}, not an Extras")
+    return extras
+
+
+def offering(kind: str, name: str) -> list[str]:
+    """The ruleset ids whose extras have a ``kind`` (``"command"`` or ``"page"``) called ``name``: for the
+    message that refuses it to a campaign of another ruleset."""
+    found = []
+    for rid in MANIFEST:
+        ex = extras_for(rid)
+        if (ex.command(name) if kind == "command" else ex.page(name)) is not None:
+            found.append(rid)
+    return found

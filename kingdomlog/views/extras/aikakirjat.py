@@ -1,5 +1,5 @@
-"""The session planner's library (notebooks/session.py and ``kingdomlog session``): an aikakirjat growth session
-planned year by year, its figures as rows, charts and a table, and its commit.
+"""Aikakirjat's extras: the session planner (its GM sheet panel, notebooks/session.py and ``kingdomlog session``), an
+aikakirjat growth session planned year by year, its figures as rows, charts and a table, and its commit.
 
 No rule lives here. The planning is ``rulesets.aikakirjat.session.plan_session`` with the GM's policy
 (``rulesets.aikakirjat.policy``); this module opens the campaign, turns a plan into words and figures, and
@@ -9,7 +9,10 @@ commits its years through ``Campaign`` (one turn per year, each checked against 
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,7 @@ from kingdomlog.rulesets.aikakirjat.session import (
 )
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
+from kingdomlog.views.extras import Command, Extras, Page, Panel
 from kingdomlog.views.html import esc
 from kingdomlog.views.player.charts import chart_svg, inline_data
 
@@ -506,6 +510,80 @@ def page_args(args: Mapping[str, Any], env: Mapping[str, str] | None = None) -> 
     return Path(folder).expanduser()
 
 
-__all__ = ["Committed", "SessionStart", "action_options", "action_slots", "chart", "commit", "event_faces",
-           "event_options", "figures", "json_doc", "open_session", "page_args", "panel_html", "plan", "rows",
-           "summary", "table_html", "text_table", "year_override"]
+# --- the command and the registry entry (views.extras) ------------------------------------------------------------
+
+
+def _overrides(path: str) -> dict[int, Any]:
+    """The changed years of ``--override FILE`` (``-`` for stdin): JSON ``{"YEAR": {"STEP": {...}}}``."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        doc = json.loads(text)
+        return {int(k): v for k, v in doc.items()}
+    except (json.JSONDecodeError, AttributeError, ValueError) as exc:
+        raise InputError(f'{path}: changed years must be JSON {{"YEAR": {{"STEP": {{...}}}}}}: {exc}') from None
+
+
+def session_command(args: argparse.Namespace) -> int:
+    """``kingdomlog session DIR``: plan the rest of the growth session, print it (``--json``: as one document),
+    commit it with ``--commit``. The arguments are declared by the CLI; ``--serve`` is the CLI's (it serves
+    the ``session`` page)."""
+    from kingdomlog.rulesets.aikakirjat.policy import parse_policy
+
+    start = open_session(args.dir)
+    overrides = _overrides(args.override) if args.override else None
+    sp = plan(start, policy=parse_policy(args.policy or []), overrides=overrides, years=args.years, seed=args.seed)
+    done = commit(args.dir, sp) if args.commit else []
+    if args.json:
+        doc = {**json_doc(start, sp), "committed": [c.__dict__ for c in done]}
+        sys.stdout.write(json.dumps(doc, indent=2, default=str, ensure_ascii=False) + "\n")
+        return 0
+    print(f"{start.name}: {start.status.describe()}; policy {sp.policy.name}, dice seed {sp.seed}")
+    print(text_table(sp))
+    print(summary(sp))
+    if done:
+        print(f"committed {len(done)} year(s): turns {done[0].turn}-{done[-1].turn}, seq {done[0].first_seq}.."
+              f"{done[-1].last_seq}")
+    else:
+        print(f"not committed: add --commit (with --seed {sp.seed} to commit these dice)")
+    return 0
+
+
+def _panel(folder: Path, seed: str | None) -> str:
+    return panel_html(folder, seed=seed)
+
+
+EXTRAS = Extras(
+    panels=(Panel("The years ahead: this growth session planned by the steward policy"
+                  " (change them with kingdomlog session)", _panel),),
+    pages=(Page("session", "session", "Session planner", open_session),),
+    commands=(Command("session", session_command),),
+)
+"""Aikakirjat's turns come in growth sessions planned ahead (§4.0): the sheet's years-ahead panel, the planner's
+page and ``kingdomlog session``."""
+
+__all__ = [
+    "EXTRAS",
+    "Committed",
+    "SessionStart",
+    "action_options",
+    "action_slots",
+    "chart",
+    "commit",
+    "event_faces",
+    "event_options",
+    "figures",
+    "json_doc",
+    "open_session",
+    "page_args",
+    "panel_html",
+    "plan",
+    "rows",
+    "session_command",
+    "summary",
+    "table_html",
+    "text_table",
+    "year_override",
+]

@@ -210,33 +210,6 @@ CSS = """
 """The panel's CSS."""
 
 
-# ---- the years ahead (aikakirjat's growth sessions) -----------------------------------------------------------------
-
-SESSION_RULESET = "aikakirjat"
-"""The one ruleset whose turns come in growth sessions planned ahead (aikakirjat §4.0, views.extras.aikakirjat)."""
-
-
-def plans_sessions(ruleset_id: str) -> bool:
-    """Whether the sheet offers the session planner's panel: the years ahead, planned by the GM's policy."""
-    return ruleset_id == SESSION_RULESET
-
-
-def session_title(ruleset_id: str) -> str | None:
-    """The accordion title of the years-ahead panel, or None when the ruleset plans no sessions."""
-    if not plans_sessions(ruleset_id):
-        return None
-    return "The years ahead: this growth session planned by the steward policy (change them with kingdomlog session)"
-
-
-def session_html(folder: str | Any, *, seed: str | None = None) -> str:
-    """The session planner's preview (status, chart, one row per year) of an aikakirjat campaign, for the
-    sheet's years-ahead panel; shown only when opened (planning a session takes seconds). ``seed``: the
-    draft's, so the panel is the same on every open of the same draft."""
-    from kingdomlog.views.extras import aikakirjat as session
-
-    return session.panel_html(folder, seed=seed)
-
-
 # ---- play by post: where the turn stands (issue 14) --------------------------------------------------------------
 
 
