@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "kingdomlog"
-RULESET_FILES = ("events.py", "state.py", "evolve.py", "decide.py", "rules.py", "tables.py", "ruleset.py",
-                 "samples.py", "views.sql", "data")
+RULESET_FILES = ("events.py", "state.py", "evolve.py", "decide.py", "rules.py", "tables.py", "data", "views.sql",
+                 "ruleset.py", "samples.py", "chronicle.py", "mapview.py", "audit.py", "__init__.py")
+"""docs/rulesets.md's table of files, in its order."""
 
 
 def module_name(path: Path) -> str:
@@ -129,6 +131,18 @@ def test_every_ruleset_has_the_same_layout(name: str) -> None:
     folder = ROOT / "rulesets" / name
     missing = [f for f in RULESET_FILES if not (folder / f).exists()]
     assert missing == [], f"rulesets/{name} lacks {missing}"
+
+
+def test_the_docs_list_the_files_every_ruleset_has() -> None:
+    """docs/rulesets.md's table of files is what every bundled ruleset has, no more, no less."""
+    doc = (ROOT.parent / "docs" / "rulesets.md").read_text(encoding="utf-8")
+    section = doc.split("## Files", 1)[1].split("\n## ", 1)[0]
+    listed = [n.rstrip("/") for row in section.splitlines() if row.startswith("| `")
+              for n in re.findall(r"`([^`]+)`", row.split("|")[1])]
+    shared = set.intersection(*({p.name for p in (ROOT / "rulesets" / b).iterdir() if p.name != "__pycache__"}
+                                for b in BUNDLED))
+    assert listed == list(RULESET_FILES)
+    assert set(listed) == shared
 
 
 def test_no_hook_is_looked_up_with_getattr() -> None:
