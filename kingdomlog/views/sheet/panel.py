@@ -237,7 +237,7 @@ def session_html(folder: str | Any, *, seed: str | None = None) -> str:
     return session.panel_html(folder, seed=seed)
 
 
-# ---- play by post: where the turn stands (issue 14) --------------------------------------------------------------
+# ---- play by post: where the turn stands -------------------------------------------------------------------------
 
 
 def table_status_html(camp: Any) -> str:
