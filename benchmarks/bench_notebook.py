@@ -1,6 +1,6 @@
 """The GM turn sheet in a real browser against a bare two-cell marimo app served the same way, in the same run.
 
-Targets (issue 12), every one measured here against the bare app, interleaved, medians:
+The turn sheet's targets, every one measured here against the bare app, interleaved, medians:
 
 - first render of the demo <= 3 s (page opened to every step's card shown);
 - a changed upstream choice to every downstream step updated: p95 <= 300 ms and <= 2x the bare app's

@@ -1,4 +1,4 @@
-"""Synthetic archives: N campaigns x M turns played through the real rulesets (issue 8).
+"""Synthetic archives: N campaigns x M turns played through the real rulesets (benchmark data sets).
 
     python -m benchmarks.generate --campaigns 20 --turns 12 --out /tmp/archive [--ruleset pf2e-kingmaker]
 

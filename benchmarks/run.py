@@ -1,4 +1,4 @@
-"""The benchmark suite (issues 8 and 18): ``python -m benchmarks [--large] [--quick] [--only NAME]``.
+"""The benchmark suite: ``python -m benchmarks [--large] [--quick] [--only NAME]``.
 
 Every target is a ratio against a baseline or a floor measured in the same run. The sides of
 one comparison are run **interleaved** (round by round, the order reversed every other round)
@@ -616,7 +616,9 @@ def curves(res: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks", description="kingdomlog benchmarks (issues 8, 18)")
+    ap = argparse.ArgumentParser(prog="python -m benchmarks",
+                                 description="kingdomlog benchmarks: each target against a baseline measured in"
+                                             " the same run")
     ap.add_argument("--data", type=Path, default=Path("/tmp/kingdomlog-bench"))
     ap.add_argument("--large", action="store_true", help="also replay 1,000,000 events (<= 500 MB)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")

@@ -69,7 +69,9 @@ def test_a_structure_recorded_before_stacking_facts_is_named() -> None:
                                                      "block": 0, "lots": [1], "consumption_reduction": 1,
                                                      "item_bonuses": {"activity:harvest-crops": 1}})
     out = audit(s, _rec(v1))
-    assert len(out) == 1 and "recorded before stacking facts" in out[0] and "'reduction_when': 'water'" in out[0]
+    assert len(out) == 1
+    assert "recorded by an older version, before structures recorded their stacking facts" in out[0]
+    assert "'reduction_when': 'water'" in out[0]
     after = evolve(s, _rec(v1))
     mill = next(b for b in after.settlements[0].structures if b.name == "mill")
     assert mill.reduction_stacks is None and mill.reduction_when == ""

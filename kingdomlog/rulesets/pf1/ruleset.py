@@ -22,7 +22,7 @@ from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
 
 # The steps, their typed choices and vocabularies, the chronicle, the map and the samples are imported where they
-# are used: `kingdomlog state` only folds and prints (issue 18).
+# are used: `kingdomlog state` only folds and prints, and should import no more than that needs.
 
 _O = OptionSpec
 OPTIONS: tuple[OptionSpec, ...] = (

@@ -108,7 +108,7 @@ def req_water_hex(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> No
 
 
 def req_adjacent(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
-    """The hex exists on the map and borders the kingdom (§4.8 Claim Hex, issue 13)."""
+    """The hex exists on the map and borders the kingdom (§4.8 Claim Hex; adjacency by axial coordinates)."""
     why = claim_refusal(ctx.state, prep["hex"])
     if why:
         raise ctx.fail(why, f"§4.8 {_title(act)}: adjacent to the kingdom")
@@ -157,7 +157,7 @@ def req_no_roads(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> Non
 
 
 def req_farmland_site(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
-    """Plains or hills, no Farmland yet, inside a settlement's influence (computed, issue 13)."""
+    """Plains or hills, no Farmland yet, inside a settlement's influence (computed from the hexes' coordinates)."""
     s = ctx.state
     known = _known(ctx, prep)
     if known.terrain not in ("plains", "hills"):
@@ -702,7 +702,7 @@ def _dc(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep, facts: dict[str
         dc = dc_breakdown(s, "control")
     else:
         dc = dc_breakdown(s, rule, label=f"{act.name} DC")
-    # one combined term per DC (as before issue 15), so a recorded DC reads the same
+    # one combined term per DC (as older versions recorded it), so a recorded DC reads the same
     extra = sum(v for _, v in adjust)
     if not extra:
         return dc
@@ -719,7 +719,7 @@ def _modifiers(act: T.Activity, facts: dict[str, Any]) -> list[StackMod]:
 
 
 def location(act: T.Activity, row: ActivityRow, prep: Prep, state: Any) -> tuple[str, str]:
-    """Where the check happens (§5.10; issue 15): (settlement id, hex id) by the activity's ``place``."""
+    """Where the check happens (§5.10 structure bonus reach): (settlement id, hex id) by the activity's ``place``."""
     place_ = act.place
     hx = prep.get("hex")
     sid = str(prep.get("settlement") or row.settlement or "")

@@ -284,8 +284,9 @@ def _founded(s: KingdomState, p: E.KingdomFounded) -> list[str]:
             # v1/v2: the numbers were looked up at replay; say where today's stacking facts would differ
             flags = stacking_from(today)
             if flags.reduction_when or (today.consumption_reduction and not flags.reduction_stacks):
-                out.append(f"founding structure {name}: recorded before stacking facts (issue 15); it replays with"
-                           f" today's numbers, its reduction adding up with identical ones; today's rules record"
+                out.append(f"founding structure {name}: recorded by an older version, before structures recorded"
+                           f" their stacking facts; it replays with today's numbers, its reduction adding up with"
+                           f" identical ones; today's rules record"
                            f" {flags.model_dump()}")
             continue
         diff = _structure_numbers(name, rec, today)
@@ -318,8 +319,9 @@ def _built_common(s: KingdomState, p: Any) -> list[str]:
     want = stacking_from(today)
     if p.stacking is None:
         if want.reduction_when or (today.consumption_reduction and not want.reduction_stacks) or want.edifice:
-            out.append(f"{p.structure} in {p.settlement}: recorded before stacking facts (issue 15); it replays as"
-                       f" then (its reduction and item bonus add up with identical ones); today's rules record"
+            out.append(f"{p.structure} in {p.settlement}: recorded by an older version, before structures"
+                       f" recorded their stacking facts; it replays as then (its reduction and item bonus add up"
+                       f" with identical ones); today's rules record"
                        f" {want.model_dump()}")
     elif p.stacking != want:
         out.append(f"{p.structure} in {p.settlement}: stacking {p.stacking.model_dump()} recorded, today's data"

@@ -268,7 +268,7 @@ class LeadershipUpkeepChoices(Choices):
     map: list[MapEntry] = Field(
         default_factory=list, title="Hexes placed on the map",
         description="hexes the GM places (or moves) at axial coordinates: the kingdom's own hexes of a log from"
-                    " before coordinates, or new hexes of the map around it (issue 13)")
+                    " before coordinates, or new hexes of the map around it")
 
 
 class UnrestChoices(Choices):

@@ -372,7 +372,7 @@ def upkeep_leadership(ctx: Ctx, c: LeadershipUpkeepChoices) -> None:
 
 
 def place_hexes(ctx: Ctx, entries: list[MapEntry]) -> None:
-    """The GM places hexes on the map (issue 13): each at axial (q, r), no two hexes on one place (§2.7)."""
+    """The GM places hexes on the map (choice ``map``): each at axial (q, r), no two hexes on one place (§2.7)."""
     ids = [e.id for e in entries]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

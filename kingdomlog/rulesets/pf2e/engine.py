@@ -5,7 +5,7 @@ event at once, so later choices of the same step are validated against the updat
 spent, activities already used). A ``RuleError`` (``raise ctx.fail(...)``) leaves nothing of the step.
 Each check passes its ``CheckSpec`` to ``ctx.roll`` and its modifier and DC to ``ctx.explain``.
 
-Numbers the fold would otherwise derive are recorded in the events (issue 15): a Ruin change records the
+Numbers the fold would otherwise derive are recorded in the events: a Ruin change records the
 points and penalty after it, an Unrest or Fame change the value after it (caps applied), so a later rules
 fix changes what ``audit`` says, never what an old log replays to.
 
@@ -403,7 +403,7 @@ def gain_commodity(ctx: Ctx, commodity: str, amount: int, cause: str, faces: lis
 
 
 def ruin_options(state: KingdomState) -> dict[str, Any]:
-    """The campaign options a Ruin increase follows (§3.0.5, §5.3, §5.17; issue 15 variants)."""
+    """The campaign options a Ruin increase follows (§3.0.5, §5.3, §5.17; Ruin variants the rules leave to the GM)."""
     return {"mode": str(state.options.get("ruin_overflow_mode", "subtract_threshold")),
             "penalty_cap": int(state.options.get("ruin_penalty_cap", 0)),
             "at": str(state.options.get("ruin_overflow_at", "exceeds"))}

@@ -338,7 +338,7 @@ class HexClaimed(EventModel):
 
 @register_event
 class HexPlaced(EventModel):
-    """The GM puts a hex on the map at axial ``(q, r)`` (issue 13): a hex the kingdom already knows gets its
+    """The GM puts a hex on the map at axial ``(q, r)`` (choice ``map``): a hex the kingdom already knows gets its
     coordinates (and any facts given here), a new one enters the map unclaimed. Facts left ``None`` keep
     what the hex had (a new hex: plains, no river, lake, features or resource)."""
 

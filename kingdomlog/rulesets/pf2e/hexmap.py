@@ -1,5 +1,5 @@
 """Where things go on the kingdom's hex map: Claim Hex adjacency, roads and farmland next to each other,
-farmland inside a settlement's influence (spec §4.8, §2.8, §2.11.8; issue 13 item 1).
+farmland inside a settlement's influence (spec §4.8, §2.8, §2.11.8).
 
 Hexes sit at axial coordinates (``core.hexes``). A hex of a log written before coordinates is *unplaced*:
 it replays as recorded, and the GM places it with ``upkeep.leadership`` choice ``map`` (a ``HexPlaced``
@@ -28,7 +28,7 @@ from kingdomlog.rulesets.pf2e.state import (
 
 Ctx = StepContext[KingdomState]
 
-PLACE_RULE = "issue 13: hexes on axial coordinates (upkeep.leadership choice map places them)"
+PLACE_RULE = "hexes on axial coordinates (the GM places them with upkeep.leadership choice map)"
 
 
 def hex_in(h: Hex) -> E.HexIn:

@@ -23,7 +23,7 @@ from kingdomlog.rulesets.pf2e.state import KingdomState, capital, explain_all, s
 
 # What only playing, auditing, narrating or drawing a turn needs (the steps, their typed choices, the audit, the
 # chronicle, the map) is imported where it is used: `kingdomlog state` folds and prints, and these modules are
-# about a third of the ruleset's import time (issue 18).
+# about a third of the ruleset's import time.
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("ruin_overflow_mode", "choice", "subtract_threshold",
@@ -59,7 +59,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("require_four_invested", "bool", True, "§2.3: exactly four invested roles at founding"),
     OptionSpec("unlock_all_activities", "bool", False, "§5.15/§5.17: every activity is available without the"
                " structure, companion or story unlock its data names (house rule)"),
-    # issue 15 variants
+    # readings the rules leave to the GM, house rules and homebrew
     OptionSpec("ruin_overflow_at", "choice", "exceeds",
                "§3.0.5: a Ruin overflows when its points exceed the threshold (published) or already reach it",
                choices=("exceeds", "reaches")),
@@ -71,7 +71,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
                " (default) or lowers Unrest to one below the anarchy threshold", choices=("this_turn", "unrest_below")),
     OptionSpec("structure_bonus_scope", "choice", "location",
                "§5.10: a structure's item bonus reaches checks made in its settlement or in hexes of its influence"
-               " (published) or every check of the kingdom (the reading before issue 15)",
+               " (published) or every check of the kingdom (how older versions of kingdomlog read it)",
                choices=("location", "kingdom")),
     OptionSpec("capital_structures_everywhere", "bool", False,
                "house rule: the capital's structures' item bonuses reach every check of the kingdom"),

@@ -966,7 +966,7 @@ def bonus_settlements(state: KingdomState, settlement: str = "", hex: str = "") 
 
     A check in a settlement: that settlement's structures; in a hex: those of every settlement whose influence
     covers the hex (the best single settlement counts when identical structures overlap, AoN 1829); nowhere
-    named: the capital's. Campaign option ``structure_bonus_scope = "kingdom"`` restores the pre-issue reading
+    named: the capital's. Campaign option ``structure_bonus_scope = "kingdom"`` restores older versions' reading
     (every settlement's structures, kingdom-wide); ``capital_structures_everywhere`` adds the capital's
     structures to every check (a common house rule).
     """

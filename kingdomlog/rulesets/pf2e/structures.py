@@ -1,9 +1,9 @@
 """Structures in settlements: placing one on the urban grid, building, repairing, demolishing, rubble, and the
 free structure of a settlement founded on a Bridge or Structure hex (spec §4.9, §4.11, §5.15; AoN 1791).
 
-A structure's numbers are copied into the event that builds it (storage, reductions, item bonuses, and since
-issue 15 the edifice trait, its stacking flags and the surroundings its reduction needs), so later data never
-changes what an old log replays to.
+A structure's numbers are copied into the event that builds it (storage, reductions, item bonuses, and in the
+newer event versions the edifice trait, its stacking flags and the surroundings its reduction needs), so later
+data never changes what an old log replays to.
 """
 
 from __future__ import annotations

@@ -467,8 +467,8 @@ def decide_command(ctx: Ctx, c: CommandChoices) -> None:
 
     Every planned reroll must be payable before anything is rolled (each resource named at most as
     many times as the faction holds of it), so a refusal never depends on the dice and a player cannot
-    learn the roll from it (no fishing, issue 14). The slots the GM granted this turn before the roll
-    stay on top of the stake's row (§3.2); each attempt records the slots it gives.
+    learn the roll from it (no fishing for the dice with refused plans). The slots the GM granted this turn
+    before the roll stay on top of the stake's row (§3.2); each attempt records the slots it gives.
     """
     fid = _own_faction(ctx, "command_")
     stake = c.stake

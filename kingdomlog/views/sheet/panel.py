@@ -210,7 +210,7 @@ CSS = """
 """The panel's CSS."""
 
 
-# ---- play by post: where the turn stands (issue 14) --------------------------------------------------------------
+# ---- play by post: where the turn stands -------------------------------------------------------------------------
 
 
 def table_status_html(camp: Any) -> str:
