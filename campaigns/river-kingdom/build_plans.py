@@ -122,7 +122,7 @@ plans = {
     13: {"improvement": {"choices": {"buildings": [{"type": "House", "city": "Oleg's Trading Post"}]}},
          "income": {"choices": {"deposit_gp": 40000, "withdrawals": [1]}}},
     14: {"improvement": {"choices": {"claim": ["h8"], "buildings": [{"type": "Brewery"}], "roads": ["h5"]}}},
-    # Months 15-17 (issue 16): the Ultimate Campaign catalogue, a UC terrain improvement, mass combat and the UC
+    # Months 15-17: the Ultimate Campaign catalogue, a UC terrain improvement, mass combat and the UC
     # event tables. Brevoy sends a war chest; the Stag Lord's bandits gather in the hills of h11.
     15: {"gm": {"choices": {
             "adjustments": [{"field": "treasury", "delta": 80, "reason": "Brevoy's war chest against the bandits"}],
