@@ -101,3 +101,14 @@ def test_a_command_of_another_ruleset_is_refused_in_words(tmp_path: Path, capsys
     assert main(["session", str(folder), "--json"]) == 1
     err = capsys.readouterr().err
     assert "plans no growth sessions" in err and "aikakirjat" in err and "Traceback" not in err
+
+
+def test_the_server_mounts_each_gm_page_of_the_extras(demo: tuple[str, Path]) -> None:
+    from kingdomlog.server import pages
+
+    rid, folder = demo
+    served = {p.path: p for p in pages(folder, Campaign.open(folder))}
+    for page in extras_for(rid).pages:
+        mounted = served[f"/gm-{page.name}"]
+        assert (mounted.notebook, mounted.owner, mounted.title) == (page.notebook, "gm", page.title)
+    assert sorted(p for p in served if p.startswith("/gm-")) == sorted(f"/gm-{p.name}" for p in extras_for(rid).pages)
