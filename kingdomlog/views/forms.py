@@ -11,6 +11,10 @@ toggle): the step's plan as text, read back into the same plan the widgets make.
 The widgets are rebuilt only when the *form* changes (options, entries, dice keys):
 ``form_key`` is what decides that. Reading widget values never raises: a value that
 cannot be read becomes a ``FieldError`` at its path, shown beside its widget.
+
+A player's page (the orders sheet) uses the same codec with an ``Offer``: some fields hidden,
+suggestions for open picks, blank entries to fill instead of add and remove buttons, and values
+read as the player gave them (``choice_widgets`` and ``read_fields`` with ``offer=``).
 """
 
 from __future__ import annotations
@@ -79,6 +83,34 @@ class StepForm:
     """The GM's map of the state before the step (``core.mapdata.MapData``) when a field picks hexes, else None."""
     map_key: str = ""
     """What that map looks like (a digest of its drawing): a new map means new hex pickers."""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """How a player's page offers a form where it differs from the GM sheet (no ``Offer``: the GM sheet).
+
+    - ``hidden``: names of fields neither shown nor read, at any depth (asked elsewhere, or fixed).
+    - ``hints``: suggestions for an open pick (a ``select`` whose options the state does not list), by
+      field name: it becomes a dropdown of them beside a box for any other value (``OPEN_PICK``).
+    - ``spare_rows``, ``min_rows``: a ``rows`` field shows its entries, then ``spare_rows`` blank ones
+      (at least ``min_rows`` in all), instead of remove and add buttons.
+    - ``other_example``: the placeholder of an open pick's box ("e.g. a rival's character id").
+
+    Values are read as the person gave them: a value left at its default stays in (the GM sees what
+    was asked for); an empty input (no pick, no text, an empty list, a box left unticked) stays out;
+    an entry or group holding nothing but defaults is not read; one holding a value but missing a
+    required one is a ``FieldError`` (never silently dropped).
+    """
+
+    hidden: frozenset[str] = frozenset()
+    hints: Mapping[str, tuple[Option, ...]] = field(default_factory=dict)
+    spare_rows: int = 2
+    min_rows: int = 4
+    other_example: str = ""
+
+
+OPEN_PICK = ("pick", "other")
+"""The two widgets of an open pick with hints: a dropdown of the suggestions and a box for any other value."""
 
 
 # ---- the key that decides a rebuild ----------------------------------------------------------
@@ -160,15 +192,18 @@ def _number(spec: FieldSpec, value: Any) -> Any:
 
 
 def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None,
-           hexmap: Any = None, in_entry: bool = False) -> Any:
+           hexmap: Any = None, in_entry: bool = False, offer: Offer | None = None) -> Any:
     """The ``mo.ui`` element for ``spec`` holding ``value`` (a plan value; None = the default).
 
     ``rows``, ``group`` and ``variant`` give a tree (dicts, lists) of their fields' widgets;
     ``entries`` are the per-entry specs of a ``rows`` field (``FieldSpec.entries``), one per value.
     With ``hexmap`` (the map of the state before the step), a field that picks hexes is a hex picker
     (``views.hexpicker``: the map to click and the select in one widget), its map open in an entry.
+    With ``offer`` (a player's page), fields are offered as ``Offer`` says.
     """
     v = spec.default if value is None else value
+    if offer is not None and spec.kind == "select" and spec.options is None and offer.hints.get(spec.name):
+        return open_pick(spec, v, offer.hints[spec.name], example=offer.other_example)
     if hexmap is not None and is_hex_field(spec):
         from kingdomlog.views import hexpicker as sheet_hexmap
 
@@ -208,33 +243,63 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.text(value=sep.join(str(x) for x in items), label=spec.label, placeholder=hint)
     if spec.kind == "group" and spec.fields:
         given = v if isinstance(v, Mapping) else {}
-        return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True)
-                for f in spec.fields}
+        return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True,
+                               offer=offer)
+                for f in spec.fields if offer is None or f.name not in offer.hidden}
     if spec.kind == "variant" and spec.variants:
         given = v if isinstance(v, Mapping) else {}
-        return {VARIANT: variant_picker(spec, given), **entry_widgets(spec, spec.fields, given, hexmap=hexmap)}
+        return {VARIANT: variant_picker(spec, given),
+                **entry_widgets(spec, spec.fields, given, hexmap=hexmap, offer=offer)}
     if spec.kind == "rows" and (spec.fields or spec.variants):
         rows = list(v) if isinstance(v, list) else []
         per = list(entries or spec.entries or ())
+        if offer is not None:  # a player's page: the entries, then blank ones to fill
+            rows += [{}] * (max(len(rows) + offer.spare_rows, offer.min_rows) - len(rows))
         items = []
         for i, row in enumerate(rows):
             fields = per[i] if i < len(per) else spec.fields
             given = row if isinstance(row, Mapping) else {}
-            elems = entry_widgets(spec, fields, given, hexmap=hexmap)
-            elems[REMOVE] = mo.ui.button(value=0, on_click=lambda n: n + 1, label="✕ remove", kind="neutral")
+            elems = entry_widgets(spec, fields, given, hexmap=hexmap, offer=offer)
+            if offer is None:
+                elems[REMOVE] = mo.ui.button(value=0, on_click=lambda n: n + 1, label="✕ remove", kind="neutral")
             items.append(elems)
-        return {"rows": items, ADD: add_widget(spec)}
+        return {"rows": items} if offer is not None else {"rows": items, ADD: add_widget(spec)}
     if spec.kind in ("text", "select"):  # a select with no list of options takes any value
         return mo.ui.text(value="" if v is None else str(v), label=spec.label, full_width=True)
     text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=list)
     return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
 
 
+def choice_widgets(specs: Sequence[FieldSpec], values: Mapping[str, Any], *, hexmap: Any = None,
+                   offer: Offer | None = None) -> dict[str, Any]:
+    """The widgets of a step's choices ``specs`` holding ``values`` (its plan's choices): ``{name: widget tree}``.
+
+    Read them back with ``read_fields`` (given the same ``offer``); fields ``offer`` hides get none.
+    """
+    return {s.name: widget(s, values.get(s.name), entries=s.entries or None, hexmap=hexmap, offer=offer)
+            for s in specs if offer is None or s.name not in offer.hidden}
+
+
+def open_pick(spec: FieldSpec, value: Any, hints: Sequence[Option], *, example: str = "") -> dict[str, Any]:
+    """An open pick with suggestions: ``{"pick": dropdown of hints, "other": box for any other value}``.
+
+    A ``value`` among the hints is picked; any other value stands in the box. ``read_fields`` reads the
+    box when it holds text, else the pick.
+    """
+    opts = {f"{o.text} [{o.value}]" if o.text != str(o.value) else str(o.value): o.value for o in hints}
+    chosen = next((k for k, x in opts.items() if x == value), None)
+    return {
+        "pick": mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label),
+        "other": mo.ui.text(value="" if value is None or chosen else str(value), label="or another",
+                            placeholder=example),
+    }
+
+
 def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any], *,
-                  hexmap: Any = None) -> dict[str, Any]:
+                  hexmap: Any = None, offer: Offer | None = None) -> dict[str, Any]:
     """The widgets of one entry (its discriminator left out: the entry's kind shows in its heading)."""
-    return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True)
-            for f in fields if f.name != spec.discriminator}
+    return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True, offer=offer)
+            for f in fields if f.name != spec.discriminator and (offer is None or f.name not in offer.hidden)}
 
 
 def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
@@ -368,8 +433,7 @@ def step_widgets(form: StepForm) -> dict[str, Any]:
         parts["t"] = mo.ui.text_area(value=form.json_text, rows=8, full_width=True,
                                      label="This step's plan (choices, rolls, rerolls)")
     else:
-        parts["c"] = {s.name: widget(s, form.values.get(s.name), entries=s.entries or None, hexmap=form.hex_map)
-                      for s in form.specs}
+        parts["c"] = choice_widgets(form.specs, form.values, hexmap=form.hex_map)
         if form.dice:
             parts["d"] = dice_widgets(form.dice)
     return parts
@@ -593,9 +657,12 @@ def _list(spec: FieldSpec, text: str, path: Path_, out: Read) -> tuple[bool, Any
 
 
 def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mapping[str, Any], path: Path_,
-                out: Read, *, entries_of: Mapping[str, Sequence[tuple[FieldSpec, ...]]] | None = None
-                ) -> dict[str, Any]:
-    """The plan values of ``specs`` from their widget values ``raw`` (``given``: the values they were built with)."""
+                out: Read, *, entries_of: Mapping[str, Sequence[tuple[FieldSpec, ...]]] | None = None,
+                offer: Offer | None = None) -> dict[str, Any]:
+    """The plan values of ``specs`` from their widget values ``raw`` (``given``: the values they were built with).
+
+    With ``offer`` (a player's page) values are read as ``Offer`` says: as given, defaults included.
+    """
     chosen: dict[str, Any] = {}
     for s in specs:
         if s.name not in raw:
@@ -606,7 +673,11 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
         here = (*path, s.name)
         if s.kind == "group" and s.fields and isinstance(r, Mapping):
             sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
-            got = read_fields(s.fields, r, sub or {}, here, out)
+            got = read_fields(s.fields, r, sub or {}, here, out, offer=offer)
+            if offer is not None:
+                if _filled(s.fields, got, here, out, offer):
+                    chosen[s.name] = got
+                continue
             named = [f for f in s.fields if f.required and f.kind in ("text", "select")]
             empty = not got or (named and not any(got.get(f.name) not in (None, "") for f in named))
             if not empty or s.name in given or s.default is not None:
@@ -614,7 +685,7 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             continue
         if s.kind == "rows" and (s.fields or s.variants) and isinstance(r, Mapping):
             old = given.get(s.name) if isinstance(given.get(s.name), list) else []
-            chosen[s.name] = _read_rows(s, r, old or [], here, out)
+            chosen[s.name] = _read_rows(s, r, old or [], here, out, offer)
             continue
         if s.kind == "variant" and s.variants and isinstance(r, Mapping):
             sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
@@ -626,12 +697,16 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
                 chosen[s.name] = {s.discriminator: tag} if s.discriminator else {}
                 out.restructure = True
                 continue
-            entry = read_fields(s.fields, {k: x for k, x in r.items() if k != VARIANT}, sub or {}, here, out)
+            entry = read_fields(s.fields, {k: x for k, x in r.items() if k != VARIANT}, sub or {}, here, out,
+                                offer=offer)
             if s.discriminator:
                 entry[s.discriminator] = tag
             chosen[s.name] = entry
             continue
-        if is_hex_field(s) and isinstance(r, Mapping):  # a hex picker: {} until the page sent {"value": ...}
+        if offer is not None and isinstance(r, Mapping) and set(r) == set(OPEN_PICK):
+            other = str(r["other"] or "").strip()
+            ok, v = (True, other) if other else (r["pick"] is not None, r["pick"])
+        elif is_hex_field(s) and isinstance(r, Mapping):  # a hex picker: {} until the page sent {"value": ...}
             from kingdomlog.views.hexpicker import read_picker
 
             ok, v, problem = read_picker(s, r, given)
@@ -639,12 +714,33 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
                 out.errors.append(FieldError(here, problem))
         else:
             ok, v = _scalar(s, r, here, out)
-        if ok and (v != s.default or s.name in given or s.required):
+        if offer is not None:
+            if ok and not _empty(s, v):
+                chosen[s.name] = v  # as given, a default too; an empty input stays out
+        elif ok and (v != s.default or s.name in given or s.required):
             chosen[s.name] = v  # a value left at its default stays out of the plan (the step's default applies)
     return chosen
 
 
-def _read_rows(spec: FieldSpec, raw: Mapping[str, Any], old: list[Any], path: Path_, out: Read) -> list[Any]:
+def _empty(spec: FieldSpec, value: Any) -> bool:
+    """Whether a player's input holds nothing: no pick, no text, an empty list, a box left unticked."""
+    return value is None or value == "" or value == [] or value == {} or (value is False and not spec.default)
+
+
+def _filled(fields: Sequence[FieldSpec], got: Mapping[str, Any], path: Path_, out: Read, offer: Offer) -> bool:
+    """Whether a player's entry or group holds a value of its own (not only defaults); one that does but lacks a
+    required value gets a ``FieldError`` at that value."""
+    by_name = {f.name: f for f in fields}
+    if all(k in by_name and v == by_name[k].default for k, v in got.items()):
+        return False
+    for f in fields:
+        if f.required and f.name not in got and f.name not in offer.hidden:
+            out.errors.append(FieldError((*path, f.name), "needed: choose one, or clear the whole entry"))
+    return True
+
+
+def _read_rows(spec: FieldSpec, raw: Mapping[str, Any], old: list[Any], path: Path_, out: Read,
+               offer: Offer | None = None) -> list[Any]:
     rows = list(raw.get("rows") or [])
     per = list(spec.entries)
     result: list[Any] = []
@@ -657,7 +753,10 @@ def _read_rows(spec: FieldSpec, raw: Mapping[str, Any], old: list[Any], path: Pa
         fields = per[i] if i < len(per) else spec.fields
         given = old[i] if i < len(old) and isinstance(old[i], Mapping) else {}
         values = {k: v for k, v in r.items() if k != REMOVE}
-        entry = read_fields([f for f in fields if f.name != spec.discriminator], values, given, (*path, i), out)
+        entry = read_fields([f for f in fields if f.name != spec.discriminator], values, given, (*path, i), out,
+                            offer=offer)
+        if offer is not None and not _filled(fields, entry, (*path, i), out, offer):
+            continue  # a blank entry (nothing but its defaults) is not an entry
         if spec.discriminator and spec.discriminator in given:
             entry = {spec.discriminator: given[spec.discriminator], **entry}
         result.append(entry)
@@ -805,6 +904,29 @@ def error_path(message: str) -> Path_ | None:
     if m:
         return ("dice", m.group(1))
     return None
+
+
+def path_label(specs: Sequence[FieldSpec], path: Path_) -> str:
+    """Where ``path`` points among ``specs``, in the fields' labels (an entry by its number, from 1).
+
+    >>> row = FieldSpec("orders", "Orders", "rows", fields=(FieldSpec("units", "Units", "int"),))
+    >>> path_label([row], ("orders", 1, "units"))
+    'Order 2 › Units'
+    >>> path_label([row], ("notes",))
+    'notes'
+    """
+    words: list[str] = []
+    fields: Sequence[FieldSpec] = specs
+    here: FieldSpec | None = None
+    for p in path:
+        if isinstance(p, int):
+            if here is not None and words:
+                words[-1] = f"{singular(words[-1])} {p + 1}"
+            continue
+        here = next((f for f in fields if f.name == p), None)
+        words.append(here.label or here.name if here is not None else str(p))
+        fields = here.fields if here is not None else ()
+    return " › ".join(words)
 
 
 def help_html(spec: FieldSpec) -> str:

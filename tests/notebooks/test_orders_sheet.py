@@ -22,8 +22,10 @@ import pytest
 from nb_support import NOTEBOOKS, REPO, Server, free_port, load_notebook, number_shown
 
 from kingdomlog.app import Campaign, pbp
+from kingdomlog.app import submissions as subs
 from kingdomlog.core.core_events import MessageSent, PlanSubmitted, QuestionAnswered, ReadyMarked
 from kingdomlog.core.turn import Plan
+from kingdomlog.views import orders
 
 NB = load_notebook("orders_sheet")
 FELMONTE = REPO / "campaigns" / "felmonte"
@@ -63,10 +65,10 @@ def run(folder: Path, viewer: str = "fabian", **overrides: Any) -> Any:
 
 
 def roll_cell(folder: Path, clicks: int, stake: str = "low") -> dict[str, Any]:
-    start = NB.open_orders(folder, "fabian")
+    start = orders.open_orders(folder, "fabian")
     button, done, set_done = counter(clicks)
     return {"roll_forms": Fake({"command_fabian": {"stake": stake, "pay": ""}}), "roll_button": button,
-            "get_rolls_done": done, "set_rolls_done": set_done, "sealed": NB.sealed_steps(start),
+            "get_rolls_done": done, "set_rolls_done": set_done, "sealed": orders.sealed_steps(start),
             "dice_steps": ["command_fabian"]}
 
 
@@ -78,7 +80,7 @@ def order_rows(*rows: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def orders_cell(rows: list[dict[str, Any]], note: str = "") -> dict[str, Any]:
-    return {"forms": Fake({"orders_fabian": {"orders": rows, "standing": {"response": {}, "losses": []}}}),
+    return {"forms": Fake({"orders_fabian": {"orders": {"rows": rows}, "standing": {"response": {}, "losses": []}}}),
             "note": Fake(note), "order_steps": ["orders_fabian"]}
 
 
@@ -179,14 +181,14 @@ def test_a_sheet_left_open_from_an_earlier_month_files_nothing(fel: Path) -> Non
     """Issue 14 item 4: the sheet was opened for month 8; the month resolved meanwhile. Its submit is refused
     with the month it was written for, and nothing is filed under month 9 (with other dice)."""
     run(fel, **roll_cell(fel, 1))
-    stale = NB.open_orders(fel, "fabian")
+    stale = orders.open_orders(fel, "fabian")
     camp = Campaign.open(fel)
     camp.play(Plan(turn=8, seed="gm"))
     head = Campaign.open(fel).head_seq
     steps = {"orders_fabian": {"choices": {"actor": "fabian", "orders": []}}}
-    kind, text = NB.run_write(stale, "Orders submitted", lambda c: NB.subs.submit(c, "fabian", steps, turn=8))
+    kind, text = orders.run_write(stale, "Orders submitted", lambda c: subs.submit(c, "fabian", steps, turn=8))
     assert kind == "danger" and "written for month 8, but the campaign is now at month 9" in text
-    kind, text = NB.run_write(stale, "Ready", lambda c: pbp.mark_ready(c, "fabian", True, turn=8))
+    kind, text = orders.run_write(stale, "Ready", lambda c: pbp.mark_ready(c, "fabian", True, turn=8))
     assert kind == "danger" and "month 8" in text
     assert Campaign.open(fel).head_seq == head
 
@@ -198,9 +200,10 @@ def test_the_gm_and_the_public_get_no_sheet(fel: Path) -> None:
 
 
 def test_the_only_writes_are_the_viewers_own_words() -> None:
-    """The sheet calls the library's writes only for its viewer's own words (and moves the turn on after
-    them); it never commits, appends, notes, publishes, sets deadlines or touches files."""
-    src = (NOTEBOOKS / "orders_sheet.py").read_text()
+    """The sheet (the notebook and its library, views/orders.py) calls the library's writes only for its viewer's
+    own words (and moves the turn on after them); it never commits, appends, notes, publishes, sets deadlines or
+    touches files."""
+    src = (NOTEBOOKS / "orders_sheet.py").read_text() + "\n" + Path(orders.__file__).read_text()
     code = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith("#"))
     called = set(re.findall(r"\b(?:subs|pbp|camp|c|Campaign\.open\([^()]*\))\.(\w+)\s*\(", code))
     writes = called & {"commit", "append", "_append", "append_raw", "retract", "note", "play", "import_lines", "create",
@@ -296,3 +299,69 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         assert number_shown(text, wealth) is None, number_shown(text, wealth)
     assert "Submit orders" in content and "marburg" in content  # the page did render the rivals' side
     assert "Submit orders" not in anon_content
+
+
+# ---- the library (views/orders.py) ------------------------------------------------------------------------
+
+FIRST = orders.FirstRoll("command_", heading="", intro="", button="", made="", waiting="", unchecked="ROLL FIRST")
+
+
+def test_open_orders_reads_the_viewers_own_turn(fel: Path) -> None:
+    start = orders.open_orders(fel, "fabian")
+    assert (start["viewer"], start["turn"], start["turn_unit"]) == ("fabian", 8, "month")
+    assert start["answered_in"] == {"orders_fabian": {"dilemmas"}} and start["submitted"] is None
+    hints = start["hints"]["orders_fabian"]["target"]  # the targets of every action fabian may take, each once
+    assert hints and len({o.value for o in hints}) == len(hints)
+    with pytest.raises(Exception, match="not a player"):
+        orders.open_orders(fel, "gm")
+
+
+def test_the_form_of_a_step_round_trips_through_the_form_codec(fel: Path) -> None:
+    start = orders.open_orders(fel, "fabian")
+    hidden = ("faction", "dilemmas", "candidates")
+    assert orders.first_steps(start, FIRST) == ["command_fabian"]
+    assert orders.first_steps(start, None) == []
+    assert orders.fixed_choices(start, "orders_fabian") == {"actor": "fabian"}
+    offer = orders.step_offer(start, "orders_fabian", hidden, "e.g. x")
+    assert {"actor", "faction", "dilemmas", "candidates"} <= offer.hidden and "target" in offer.hints
+    form = orders.orders_form(start, ["orders_fabian"], hidden, "e.g. x")
+    assert not any("/actor" in k or "faction" in k or "dilemmas" in k for k in form.value)
+    steps, problem = orders.read_orders(start, form.value, ["orders_fabian"], hidden)
+    assert problem is None and steps == {"orders_fabian": {"choices": {"actor": "fabian", "orders": []}}}
+    flat = dict(form.value)
+    flat["orders_fabian/orders/rows/#0/action"] = "liberties"
+    flat["orders_fabian/orders/rows/#1/params/units"] = "many"
+    steps, problem = orders.read_orders(start, flat, ["orders_fabian"], hidden)
+    assert steps is None and problem == "Order 2 › Params › Units: 'many' is not a number"
+    del flat["orders_fabian/orders/rows/#1/params/units"]
+    steps, _ = orders.read_orders(start, flat, ["orders_fabian"], hidden)
+    assert steps is not None and steps["orders_fabian"]["choices"]["orders"] == [
+        {"action": "liberties", "slots": ["ordinary"], "stake": "low"}]
+    laid = mo.as_html(orders.form_layout(start, form, "orders_fabian")).text
+    assert "Order 1" in laid and "Order 4" in laid and "Params: details" in laid
+    assert "Orders" in orders.help_html(start, "orders_fabian")
+
+
+def test_the_sheets_words(fel: Path) -> None:
+    start = orders.open_orders(fel, "fabian")
+    assert "Month 8" in orders.header_html(start) and "not ready" in orders.header_html(start)
+    assert orders.submission_md(start) == "_Nothing submitted yet this month._"
+    assert orders.check_html(start, None, "Units: bad", [], None) == (
+        "<p class='kl-error'><b>Cannot read the form.</b> Units: bad</p>", False)
+    assert orders.check_html(start, {}, None) == ("<p>Nothing to submit.</p>", False)
+    assert orders.check_html(start, {"x": {}}, None, ["command_fabian"], FIRST) == (
+        "<p><i>ROLL FIRST</i></p>", False)
+    [q] = orders.open_questions(start)
+    assert q.id == "dilemma:winter_relief" and "The poor ask for bread" in orders.question_html(q)
+    assert list(orders.questions_form(start).value) == [q.id]
+    assert orders.questions_html(start) == "" and orders.messages_html(start) == "<p><i>No messages yet.</i></p>"
+    run(fel, **roll_cell(fel, 1))
+    start = orders.open_orders(fel, "fabian")
+    sealed = orders.sealed_steps(start)
+    assert list(sealed) == ["command_fabian"]
+    said = orders.sealed_html(start, sealed, "command_fabian")
+    assert "Rolled and sealed" in said and "cmd.1: 3 4" in said and "1 special and 2 ordinary" in said
+    assert orders.dice_words(Campaign.open(fel), start, {"command_fabian": {}}) == "Dice: cmd.1 3 4."
+    assert "seq" in orders.submission_md(start)
+    head = orders.head_html(start, orders.player.player_view(fel, "fabian"), "/f/fabian/report/")
+    assert head.startswith("<style>") and "href='/f/fabian/report/'" in head

@@ -291,12 +291,12 @@ def test_undo_asks_then_reopens_the_retracted_plan_with_its_dice(toy: Path) -> N
     assert again.draft.card("harvest").rolls[0].faces == faces  # type: ignore[union-attr]
 
 
-def test_the_headless_helpers_play_plain_values(toy: Path) -> None:
-    start = sheet.load_start(toy, seed="fixed")
-    draft = sheet.draft_turn(start, {"harvest": {"crop": "barley"}, "market": {"sell": 0}},
-                             {"harvest": {"rolls": {"harvest": "3 4"}}})
-    assert draft.committable and draft.preview.steps[1].state_after.food == start.state.food + 7  # type: ignore
-    assert sheet.draft_turn(start, {}, {"harvest": {"rolls": {"harvest": "x"}}}).problem
+def test_plain_values_typed_into_the_widgets_play_the_turn(toy: Path) -> None:
+    s, values = opened(toy)
+    draft = edit(s, values, harvest__c__crop="barley", market__c__sell=0, harvest__d__harvest__faces="3 4")
+    assert draft.committable and draft.preview.steps[1].state_after.food == s.start.state.food + 7  # type: ignore
+    bad = edit(s, values, harvest__d__harvest__faces="x")
+    assert not bad.committable and "typed dice 'x'" in bad.field_errors["harvest"][0].message
     with pytest.raises(Exception, match="turn 1"):
         sheet.load_start(toy, Plan(turn=1, seed="s"))
 

@@ -94,10 +94,12 @@ def test_turn_sheet_previews_a_pf1_month_with_defaults(tmp_path: Path) -> None:
     start = sheet.load_start(folder, seed="sheet-test")
     assert start.turn == 18 and not start.problems
     assert [p.id for p in start.phases] == ["gm", "upkeep", "improvement", "war", "income", "event"]
-    draft = sheet.draft_turn(start, {})
+    session, _ = sheet.open_session(folder)
+    assert session is not None
+    draft = session.replace_plan(Plan(turn=18, seed="sheet-test"))  # the defaults, with the seed above
     assert draft.problem is None and draft.preview is not None and draft.preview.ok, draft.problem
     assert draft.committable
-    out = sheet.commit_draft(start, draft)
+    out = sheet.commit(session, draft)
     assert Campaign.open(folder).state().turn == 18, out
 
 

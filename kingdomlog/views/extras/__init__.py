@@ -25,6 +25,10 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kingdomlog.views.orders import FirstRoll
 
 MANIFEST: Mapping[str, str] = {
     "aikakirjat": "kingdomlog.views.extras.aikakirjat",
@@ -78,13 +82,18 @@ class Extras:
     - ``pages``: pages of their own;
     - ``commands``: CLI subcommands that act on a campaign of this ruleset;
     - ``orders_hidden``: the fields of a player's step the orders sheet leaves out (a row's owner, always the
-      player; choices the rules ask as questions of their own).
+      player; choices the rules ask as questions of their own);
+    - ``orders_first_roll``: the player's steps rolled and sealed before the others, and the words for them
+      (signoria's command roll, whose outcome the orders are checked against); None when there are none;
+    - ``orders_other_example``: the placeholder of an open pick (a value no list of the player's view holds).
     """
 
     panels: tuple[Panel, ...] = ()
     pages: tuple[Page, ...] = ()
     commands: tuple[Command, ...] = ()
     orders_hidden: tuple[str, ...] = ()
+    orders_first_roll: FirstRoll | None = None
+    orders_other_example: str = ""
 
     def command(self, name: str) -> Command | None:
         """The command called ``name``, or None."""

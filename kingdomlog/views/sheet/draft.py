@@ -23,7 +23,6 @@ plays when no plan is given.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import typing
@@ -92,9 +91,9 @@ class SheetStart:
     """Step id -> the player whose submitted orders fill it."""
     submitted_steps: Mapping[str, StepPlan] = field(default_factory=dict)
     seed: str = ""
-    """For headless use (``draft_turn``): the dice seed of the draft."""
+    """The dice seed ``load_start`` settled on (the loaded plan's, the one given, else a new one)."""
     plan: Plan | None = None
-    """For headless use: the loaded plan with the players' submitted steps filled in (None: nothing loaded)."""
+    """The loaded plan with the players' submitted steps filled in (None: nothing loaded)."""
     problems: Mapping[str, str] = field(default_factory=dict)
     """Steps whose choices could not be listed in the start state, with the reason."""
 
@@ -764,171 +763,6 @@ def end_state(draft: SheetDraft) -> State | None:
     return draft.preview.state_after
 
 
-# ---- one widget for one choice, JSON for nested entries (the players' orders sheet builds its small forms
-# with these; the GM sheet uses views.forms) ----
-
-_UNSET: Any = object()
-
-
-def _jsonable(value: Any) -> Any:
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json")
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
-def _option_values(choice: FieldSpec) -> list[Any]:
-    return [o.value for o in choice.options or () if not o.disabled]
-
-
-def choice_widget(choice: FieldSpec, value: Any = _UNSET) -> Any:
-    """One ``mo.ui`` element for ``choice`` set to ``value``: a select, multiselect, number, checkbox or text.
-
-    Nested entries (``rows``, ``group``) and free-form values are edited as JSON here.
-    """
-    v = choice.default if value is _UNSET else value
-    label = choice.label or choice.name
-    if choice.kind == "select" and choice.options is not None:
-        opts = _option_values(choice)
-        return mo.ui.dropdown(options=[str(o) for o in opts], value=str(v) if v in opts else None,
-                              allow_select_none=True, label=label)
-    if choice.kind == "multiselect" and choice.options is not None:
-        opts = _option_values(choice)
-        return mo.ui.multiselect(options=[str(o) for o in opts], value=[str(x) for x in (v or []) if x in opts],
-                                 label=label)
-    if choice.kind in ("int", "float"):
-        if v is None:  # "unset" (the step's default applies) must stay expressible: a number box cannot be empty
-            return mo.ui.text(value="", placeholder="default", label=label)
-        return mo.ui.number(start=choice.minimum, stop=choice.maximum, step=1 if choice.kind == "int" else 0.1,
-                            value=v, label=label)
-    if choice.kind == "bool":
-        return mo.ui.checkbox(value=bool(v), label=label)
-    if choice.kind in ("json", "rows", "group", "variant", "list", "multiselect"):
-        text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=_jsonable)
-        return mo.ui.text_area(value=text, label=label, rows=3, full_width=True)
-    return mo.ui.text(value="" if v is None else str(v), label=label)
-
-
-def choice_value(choice: FieldSpec, raw: Any, *, step: str = "") -> tuple[bool, Any]:
-    """Turn a UI element's raw value into the plan's value: ``(include, value)``.
-
-    Empty inputs (no selection, empty text or JSON) are left out of the plan, so the
-    step's default applies. Raises ``InputError`` for JSON that does not parse or a
-    number that is not whole.
-
-    >>> choice_value(FieldSpec("n", "N", "int"), 3.0)
-    (True, 3)
-    >>> choice_value(FieldSpec("t", "T", "text"), "")
-    (False, None)
-    >>> choice_value(FieldSpec("j", "J", "rows"), '[{"a": 1}]')
-    (True, [{'a': 1}])
-    """
-    where = f"step {step!r}, choice {choice.name!r}" if step else f"choice {choice.name!r}"
-    if raw is None:
-        return False, None
-    if choice.kind in ("int", "float") and isinstance(raw, str):
-        text = raw.strip()
-        if not text:
-            return False, None
-        try:
-            num = float(text)
-        except ValueError:
-            raise InputError(f"{where}: {raw!r} is not a number") from None
-        raw = num
-    if choice.kind == "int":
-        if isinstance(raw, float):
-            if raw != int(raw):
-                raise InputError(f"{where}: {raw} is not a whole number")
-            raw = int(raw)
-        return True, int(raw)
-    if choice.kind == "float":
-        return True, float(raw)
-    if choice.kind == "bool":
-        return True, bool(raw)
-    if choice.kind in ("select", "multiselect") and choice.options is not None:
-        by_text = {str(o.value): o.value for o in choice.options}
-        if choice.kind == "select":
-            return True, by_text.get(str(raw), raw)
-        return True, [by_text.get(str(x), x) for x in raw]
-    if choice.kind in ("json", "rows", "group", "variant", "list", "multiselect"):
-        text = str(raw).strip()
-        if not text:
-            return False, None
-        try:
-            return True, json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    if choice.kind == "text" and raw == "":
-        return False, None
-    return True, raw
-
-
-# ---- headless helpers (tests, scripts): a plan from plain choice values -------------------------
-
-
-@dataclass
-class DraftTurn:
-    """A plan built from plain values and its preview, or the problem that stopped it."""
-
-    plan: Plan | None
-    preview: TurnPreview | None
-    problem: str | None = None
-
-    @property
-    def committable(self) -> bool:
-        return self.preview is not None and self.preview.ok and bool(self.preview.drafts)
-
-
-def draft_turn(start: SheetStart, values: Mapping[str, Mapping[str, Any]],
-               dice: Mapping[str, Mapping[str, Any]] | None = None) -> DraftTurn:
-    """Preview the plan of ``values`` (``{step: {choice: value}}``) and ``dice`` (``{step: {"rolls", "rerolls"}}``).
-
-    Steps of ``start.plan`` (a loaded plan, submitted orders) that ``values`` leaves out
-    keep their plan. Never raises for a rule or input problem: it is the draft's ``problem``.
-    """
-    steps = dict(start.plan.steps) if start.plan is not None else {}
-    try:
-        for sid, chosen in values.items():
-            d = (dice or {}).get(sid, {})
-            steps[sid] = StepPlan(choices=dict(chosen), rolls={k: sf.parse_faces(v) if isinstance(v, str) else list(v)
-                                                              for k, v in (d.get("rolls") or {}).items()},
-                                  rerolls=dict(d.get("rerolls") or {}))
-        for sid, d in (dice or {}).items():
-            if sid not in values:
-                base = steps.get(sid, StepPlan())
-                steps[sid] = base.model_copy(update={
-                    "rolls": {k: sf.parse_faces(v) if isinstance(v, str) else list(v)
-                              for k, v in (d.get("rolls") or {}).items()},
-                    "rerolls": dict(d.get("rerolls") or {})})
-        plan = Plan(turn=start.turn, seed=start.seed, steps=steps)
-    except (KingdomlogError, ValueError) as exc:
-        return DraftTurn(None, None, str(exc))
-    try:
-        return DraftTurn(plan, start.camp.preview(plan, seed=start.seed, start=start.begin))
-    except KingdomlogError as exc:
-        return DraftTurn(plan, None, str(exc))
-
-
-def commit_draft(start: SheetStart, draft: DraftTurn) -> Outcome:
-    """Append a headless draft's events (``expect_seq`` = where it started); an ``Outcome``, never a raise."""
-    if draft.preview is None:
-        return Outcome("warn", f"Nothing committed: {draft.problem or 'no preview'}")
-    if not draft.preview.ok:
-        return Outcome("warn", f"Nothing committed: a step was refused: {draft.preview.error}")
-    if not draft.preview.drafts:
-        return Outcome("warn", "Nothing committed: the turn produced no events")
-    try:
-        res = Campaign.open(start.folder).commit(draft.preview)
-    except ConflictError as exc:
-        return Outcome("danger", f"Not committed: someone else committed to this campaign first (the log now ends"
-                                 f" at seq {exc.actual}, this draft started at seq {exc.expected}).")
-    except KingdomlogError as exc:
-        return Outcome("danger", f"Not committed: {exc}")
-    if draft.plan is not None:
-        Drafts(start.folder).record_commit(res.commit_id, start.turn, draft.plan)
-    return Outcome("success", f"Committed {start.when}: seq {res.first_seq}–{res.last_seq}.")
-
-
 def last_turn_label(session: SheetSession) -> str | None:
     """``month 13`` for the last live turn (what Undo would retract), or None."""
     last = last_live_turn(session.start.camp.events())
@@ -939,17 +773,12 @@ def last_turn_label(session: SheetSession) -> str | None:
 
 __all__ = [
     "Card",
-    "DraftTurn",
     "Outcome",
     "SheetDraft",
     "SheetSession",
     "SheetStart",
     "campaign_folder",
-    "choice_value",
-    "choice_widget",
     "commit",
-    "commit_draft",
-    "draft_turn",
     "end_state",
     "last_turn_label",
     "load_plan_file",
