@@ -156,6 +156,7 @@ class Campaign:
         self.cache = SnapshotCache(folder / ".cache" / "snapshots")
         self._events: list[RecordedEvent] | None = None
         self._events_key: tuple[str, ...] | None = None
+        self._players: tuple[str, ...] | None = None
         self.id_problem: str | None = None
         """Set when campaign.toml's id is not the log's: reads use the log's id, every write is refused."""
         if log_id is not None and log_id != config.id:
@@ -293,12 +294,23 @@ class Campaign:
 
     # ---- viewers ------------------------------------------------------------------------
 
-    def players(self, state: State | None = None) -> tuple[str, ...]:
-        """Declared player/faction ids: campaign.toml's, then those the ruleset finds in the state."""
-        out = list(self.config.player_ids)
-        extra = self.ruleset.viewers(self.state() if state is None else state)
-        out += [v for v in extra if v not in out]
-        return tuple(out)
+    def players(self) -> tuple[str, ...]:
+        """Declared player/faction ids: campaign.toml's viewers, then those the ruleset reads in its options.
+
+        From the config alone: nothing of the log is read or folded, so parsing a viewer or checking
+        a visibility never waits on a replay. The options are campaign.toml's (the copy of those the
+        log recorded at seq 1); only when they no longer validate are the log's read instead.
+        """
+        if self._players is None:
+            rs = self.ruleset
+            try:
+                options = validate_options(rs.options, self.config.options)
+            except InputError:  # campaign.toml's options were edited into something invalid: the log's apply
+                options = dict(self.context.options)
+            out = list(self.config.player_ids)
+            out += [p for p in rs.option_players(options) if p not in out]
+            self._players = tuple(out)
+        return self._players
 
     def known_viewers(self) -> list[str]:
         """The player/faction ids a view may be opened for (``players`` as a list)."""
@@ -469,7 +481,7 @@ class Campaign:
         """The one write path of a campaign: check each draft's turn and visibility, then append."""
         if self.id_problem:
             raise StoreError(f"{self.id_problem}; nothing was written")
-        declared = self.players(state)
+        declared = self.players()
         for d in drafts:
             if d.turn is None:
                 raise InputError(f"event {d.type!r} has no turn")
@@ -485,7 +497,7 @@ class Campaign:
         """The next turn's start (read from the log now)."""
         events = self.events()
         state = self.state()
-        return TurnStart(next_turn(events), events[-1].seq if events else 0, state, self.players(state))
+        return TurnStart(next_turn(events), events[-1].seq if events else 0, state, self.players())
 
     def preview(self, plan: Plan, *, seed: str | None = None, start: TurnStart | None = None) -> TurnPreview:
         """A draft of the next turn from ``plan`` (nothing written): the one route to a preview.
@@ -498,7 +510,7 @@ class Campaign:
         plan = self.with_submissions(plan, state=begin.state)
         return preview_turn(self.ruleset, begin.state, plan, campaign=self.id, turn=begin.turn,
                             start_seq=begin.start_seq, seed=seed or plan.seed or new_seed(),
-                            players=self.config.player_ids)
+                            players=self.players())
 
     def commit(self, preview: TurnPreview, *, commit_id: str | None = None) -> AppendResult:
         """Append a preview's events with ``expect_seq`` = the seq it started from."""

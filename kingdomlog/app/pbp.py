@@ -307,7 +307,7 @@ def status(camp: Campaign, *, now: datetime | None = None, preview: TurnPreview 
     subm = camp.submissions(t)
     asked = posted(events, t)
     players = []
-    for pid in camp.players(state):
+    for pid in camp.players():
         steps = camp.player_steps(pid, state=state, turn=t)
         if not steps:
             continue
@@ -369,7 +369,7 @@ def publish(camp: Campaign, plan: Plan, *, now: datetime | None = None) -> Appen
         raise RuleError(f"the orders of {camp.ruleset.turn_unit} {t} are closed: the opening cannot change now")
     rs = camp.ruleset
     state = camp.state()
-    opening = subs.opening_steps(rs, state, t, [camp.viewer(p) for p in camp.players(state)])
+    opening = subs.opening_steps(rs, state, t, [Viewer("player", p) for p in camp.players()])
     if not opening:
         raise RuleError(f"{camp.ruleset.turn_unit} {t} has no opening before the players' steps")
     ids = [s.id for s in opening]

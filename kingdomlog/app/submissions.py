@@ -153,7 +153,7 @@ def opened(camp: Campaign, state: State, turn: int, *, events: Sequence[Recorded
     evs = camp.events() if events is None else events
     rs = camp.ruleset
     pub = published(evs, turn)
-    players = [camp.viewer(p) for p in camp.players(state)]
+    players = [Viewer("player", p) for p in camp.players()]
     dice = roller.KeyedRoller("opening", campaign=camp.id, turn=turn)
     for step in opening_steps(rs, state, turn, players):
         sp = pub.steps.get(step.id) if pub is not None else None

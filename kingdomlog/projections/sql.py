@@ -51,7 +51,7 @@ from kingdomlog.core.errors import InputError, KingdomlogError, SqlRefusedError
 from kingdomlog.core.events import GENESIS_HASH, RecordedEvent, renumber
 from kingdomlog.core.fold import default_context, filter_visible, fold
 from kingdomlog.core.ruleset import Ruleset, State, find_ruleset, registered_rulesets
-from kingdomlog.core.viewers import Viewer, parse_viewer, visible_to
+from kingdomlog.core.viewers import Viewer, visible_to
 from kingdomlog.projections import cache as pcache
 from kingdomlog.projections.cache import HEAD_REL
 from kingdomlog.store import codec
@@ -403,7 +403,7 @@ class Catalog:
             return None
         try:
             start: State = type(rs.initial_state(camp.context)).model_validate(proj.state)
-            v = parse_viewer(self.viewer, camp.players(start))
+            v = camp.viewer(self.viewer)
         except (KingdomlogError, ValueError):
             return None
         rows, final = _rows(proj.campaign, rs, v, start, events, frozenset(proj.retracted), proj.viewer_seq)
