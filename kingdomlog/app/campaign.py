@@ -476,9 +476,24 @@ class Campaign:
 
     # ---- writing -------------------------------------------------------------------------
 
-    def _append(self, drafts: Sequence[Draft], *, expect_seq: int, commit_id: str | None = None,
-                state: State | None = None) -> AppendResult:
-        """The one write path of a campaign: check each draft's turn and visibility, then append."""
+    def append(self, drafts: Sequence[Draft], *, expect_seq: int, commit_id: str | None = None) -> AppendResult:
+        """Append ``drafts`` to the log as one batch: the one write path of a campaign (and of the app layer).
+
+        ``drafts`` are events not yet in the log, each with its ``turn``, ``actor`` and
+        ``visibility`` (every player a visibility names must be one of ``players()``); the store
+        gives them their seqs, times, ids and hashes. ``expect_seq`` is the log's last seq when the
+        caller decided what to write: if the log has moved on since, nothing is written and
+        ``ConflictError`` (expected, actual) is raised, unless the batch right after
+        ``expect_seq`` is this ``commit_id`` already, a retry of a commit that landed: nothing is
+        written again and that batch is returned with ``idempotent`` set. ``commit_id`` names the
+        batch (default: a new uuid, which no retry can recognise); pass the same one on every retry
+        of one commit.
+
+        Returns the ``AppendResult`` (first and last seq, file, commit id, idempotent). Raises
+        ``StoreError`` when campaign.toml's id is not the log's (``id_problem``), ``InputError`` for
+        a draft without a turn or with a visibility naming someone undeclared, and
+        ``ConflictError``; nothing is written then.
+        """
         if self.id_problem:
             raise StoreError(f"{self.id_problem}; nothing was written")
         declared = self.players()
@@ -517,8 +532,8 @@ class Campaign:
         require_ok(preview)
         if not preview.step_drafts:
             raise RuleError("the turn produced no events; nothing to commit")
-        return self._append([d.at_turn(preview.turn) for d in preview.drafts], expect_seq=preview.start_seq,
-                            commit_id=commit_id, state=preview.state_after)
+        return self.append([d.at_turn(preview.turn) for d in preview.drafts], expect_seq=preview.start_seq,
+                           commit_id=commit_id)
 
     def play(self, plan: Plan, *, seed: str | None = None, commit_id: str | None = None) -> AppendResult:
         """Preview ``plan`` and commit it (refused whole if any step breaks a rule)."""
@@ -536,7 +551,7 @@ class Campaign:
         draft = Draft(TurnRetracted(turn=turn, commit_ids=tuple(live_commits_of_turn(events, turn)), reason=reason),
                       actor="gm", turn=turn)
         head = events[-1].seq if events else 0
-        return self._append([draft], expect_seq=head if expect_seq is None else expect_seq)
+        return self.append([draft], expect_seq=head if expect_seq is None else expect_seq)
 
     def note(self, text: str, *, turn: int | None = None, visibility: str = "public", title: str = "") -> AppendResult:
         """Append a journal entry (``core.note_added``) visible as ``visibility`` says."""
@@ -551,8 +566,8 @@ class Campaign:
             payload = NoteAdded(text=text, title=title)
         except ValidationError as exc:
             raise InputError(f"note: {exc.errors()[0]['msg']}") from None
-        return self._append([Draft(payload, actor="gm", visibility=vis, turn=turn)],
-                            expect_seq=events[-1].seq if events else 0)
+        return self.append([Draft(payload, actor="gm", visibility=vis, turn=turn)],
+                           expect_seq=events[-1].seq if events else 0)
 
     def parse_jsonl(self, lines: Iterable[str], *, source: str = "input") -> list[Draft]:
         """Parse raw event lines (``{"turn", "type", "payload", ...}``); errors name the line."""
@@ -625,7 +640,7 @@ class Campaign:
                 raise  # a bug in the ruleset's evolve, not the user's event
             except KingdomlogError as exc:
                 raise InputError(f"event {i} ({d.type}) cannot be applied: {exc}") from None
-        return self._append(drafts, expect_seq=head, state=state)
+        return self.append(drafts, expect_seq=head)
 
     # ---- player submissions (kingdomlog.app.submissions) ---------------------------------
 

@@ -350,7 +350,7 @@ def set_deadline(camp: Campaign, *, orders_due: datetime | None = None, answer_h
                                                                                           else False))
     except ValidationError as exc:
         raise InputError(f"deadline: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from None
-    return camp._append([Draft(payload, actor="gm", visibility="public", turn=t)], expect_seq=_head(events))
+    return camp.append([Draft(payload, actor="gm", visibility="public", turn=t)], expect_seq=_head(events))
 
 
 def publish(camp: Campaign, plan: Plan, *, now: datetime | None = None) -> AppendResult:
@@ -397,7 +397,7 @@ def publish(camp: Campaign, plan: Plan, *, now: datetime | None = None) -> Appen
     dl = deadline_of(events, t)
     drafts = [Draft(StepsPublished(turn=t, steps=stored), actor="gm", visibility="gm", turn=t)]
     drafts += [_posting(q, t, dl.orders_due if dl else None) for q in asked]
-    return camp._append(drafts, expect_seq=_head(events))
+    return camp.append(drafts, expect_seq=_head(events))
 
 
 def _posting(q: Question, turn: int, deadline: datetime | None) -> Draft:
@@ -432,8 +432,8 @@ def mark_ready(camp: Campaign, viewer: str | Viewer, ready: bool = True, *, turn
     closed = subs.orders_closed(events, t)
     if closed is not None:
         raise RuleError(f"the orders for {unit} {t} are closed ({closed.reason}); readiness no longer matters")
-    return camp._append([Draft(ReadyMarked(turn=t, ready=ready), actor=v.id, visibility=f"faction:{v.id}",
-                               turn=t)], expect_seq=_head(events))
+    return camp.append([Draft(ReadyMarked(turn=t, ready=ready), actor=v.id, visibility=f"faction:{v.id}",
+                              turn=t)], expect_seq=_head(events))
 
 
 def send_message(camp: Campaign, sender: str | Viewer, to: Sequence[str], text: str, *,
@@ -468,7 +468,7 @@ def send_message(camp: Campaign, sender: str | Viewer, to: Sequence[str], text: 
     else:
         parties = ([v.id] if v.is_player else []) + names
         vis = ",".join(f"faction:{p}" for p in parties)
-    return camp._append([Draft(payload, actor=v.id, visibility=vis, turn=t)], expect_seq=_head(events))
+    return camp.append([Draft(payload, actor=v.id, visibility=vis, turn=t)], expect_seq=_head(events))
 
 
 def _allowed(q: Posted, value: Any) -> Any:
@@ -519,7 +519,7 @@ def answer(camp: Campaign, viewer: str | Viewer, question: str, value: Any, *,
                   visibility=f"faction:{v.id}", turn=t)
     if not q.opening:
         _try_answer(camp, q, value)
-    return camp._append([draft], expect_seq=_head(events))
+    return camp.append([draft], expect_seq=_head(events))
 
 
 def _try_answer(camp: Campaign, q: Posted, value: Any) -> None:
@@ -650,7 +650,7 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             drafts = [_posting(q, t, None) for q in shut if q.id not in asked]
             drafts += [Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
                              visibility=f"faction:{q.to}", turn=t) for q in shut]
-            camp._append(drafts, expect_seq=_head(events))
+            camp.append(drafts, expect_seq=_head(events))
             done.append(f"defaults stood for {', '.join(q.id for q in shut)} (the orders are closed)")
             told.extend((q.to, f"the default stood for {q.id} (the orders are closed)") for q in shut)
             continue
@@ -658,15 +658,15 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
         if new:
             hours = dl.answer_hours if dl is not None else 24.0
             due_at = t_now + timedelta(hours=hours)
-            camp._append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
+            camp.append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
             done.append(f"asked {', '.join(sorted({q.to for q in new}))}: {', '.join(q.id for q in new)}")
             told.extend((q.to, f"a question for you: {q.id}") for q in new)
             return result(status(camp, now=t_now))
         late = [p for p in (asked[q.id] for q in todo) if p.deadline is not None and t_now >= p.deadline]
         if not late:
             return result(status(camp, now=t_now))
-        camp._append([Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
-                            visibility=f"faction:{q.to}", turn=t) for q in late], expect_seq=_head(events))
+        camp.append([Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
+                           visibility=f"faction:{q.to}", turn=t) for q in late], expect_seq=_head(events))
         done.append(f"defaults stood for {', '.join(q.id for q in late)}")
         told.extend((q.to, f"the default stood for {q.id} (its time ran out)") for q in late)
     raise KingdomlogError("the turn did not settle after 50 steps; this is a bug")  # pragma: no cover
@@ -684,7 +684,7 @@ def _close(camp: Campaign, events: Sequence[RecordedEvent], turn: int, reason: s
         if q.opening and not q.answered and not (sp is not None and subs._has(sp.choices, q.path)):
             drafts.append(Draft(QuestionAnswered(turn=turn, question=q.id, answer=q.default, by_default=True),
                                 actor=SYSTEM, visibility=f"faction:{q.to}", turn=turn))
-    return camp._append(drafts, expect_seq=_head(events))
+    return camp.append(drafts, expect_seq=_head(events))
 
 
 def close_orders(camp: Campaign, *, reason: str = "closed by the GM") -> AppendResult | None:

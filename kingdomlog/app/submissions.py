@@ -264,18 +264,18 @@ def submit(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any], *, no
         try:
             check = check_submission(camp, viewer, steps, turn=check.turn, sealed=keep)
         except (RuleError, InputError):
-            _append(camp, check, keep, note)  # refused: the dice just rolled stay, sealed
+            _store(camp, check, keep, note)  # refused: the dice just rolled stay, sealed
             raise
-    return _append(camp, check, check.steps, note)
+    return _store(camp, check, check.steps, note)
 
 
-def _append(camp: Campaign, check: SubmissionCheck, steps: Mapping[str, SubmittedStep], note: str) -> AppendResult:
+def _store(camp: Campaign, check: SubmissionCheck, steps: Mapping[str, SubmittedStep], note: str) -> AppendResult:
     try:
         payload = PlanSubmitted(turn=check.turn, steps=dict(steps), note=note)
     except ValidationError as exc:
         raise InputError(f"submission: {exc.errors()[0]['msg']}") from None
-    return camp._append([Draft(payload, actor=check.viewer, visibility=f"faction:{check.viewer}",
-                               turn=check.turn)], expect_seq=check.expect_seq)
+    return camp.append([Draft(payload, actor=check.viewer, visibility=f"faction:{check.viewer}",
+                              turn=check.turn)], expect_seq=check.expect_seq)
 
 
 def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any], *,

@@ -10,7 +10,9 @@ import pytest
 import toyrules
 
 from kingdomlog.app import Campaign
-from kingdomlog.core.errors import InputError
+from kingdomlog.core.core_events import NoteAdded
+from kingdomlog.core.errors import ConflictError, InputError
+from kingdomlog.core.events import Draft
 from kingdomlog.core.turn import Plan
 from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer
 from kingdomlog.store.log import EventLog
@@ -69,3 +71,46 @@ def test_a_rulesets_own_players_come_from_its_options_not_a_fold(tmp_path: Path,
     assert camp.viewer("marburg") == Viewer("player", "marburg")
     with pytest.raises(InputError, match="unknown viewer 'felmonte'"):  # a neutral is the GM's
         camp.viewer("felmonte")
+
+
+# ---- the public append --------------------------------------------------------------------------------------------
+
+
+def note(text: str, *, turn: int = 1, visibility: str = "public") -> Draft:
+    return Draft(NoteAdded(text=text), actor="gm", visibility=visibility, turn=turn)
+
+
+def batches(camp: Campaign) -> list[str]:
+    return sorted(p.name for p in (camp.folder / "log").glob("*.parquet"))
+
+
+def test_a_retry_of_one_commit_id_appends_once_and_says_so(farm: Campaign) -> None:
+    head = farm.head_seq
+    first = farm.append([note("one"), note("two")], expect_seq=head, commit_id="commit-1")
+    assert not first.idempotent and (first.first_seq, first.last_seq) == (head + 1, head + 2)
+    files = batches(farm)
+    again = farm.append([note("one"), note("two")], expect_seq=head, commit_id="commit-1")
+    assert again.idempotent and (again.first_seq, again.last_seq, again.commit_id) == (head + 1, head + 2, "commit-1")
+    assert batches(farm) == files and farm.head_seq == head + 2
+    assert [e.payload.text for e in farm.events()[-2:]] == ["one", "two"]  # type: ignore[attr-defined]
+
+
+def test_a_stale_expect_seq_is_a_conflict_and_writes_nothing(farm: Campaign) -> None:
+    head = farm.head_seq
+    farm.append([note("someone else")], expect_seq=head)
+    files = batches(farm)
+    with pytest.raises(ConflictError) as exc:
+        farm.append([note("mine")], expect_seq=head, commit_id="commit-2")
+    assert (exc.value.expected, exc.value.actual) == (head, head + 1)
+    assert batches(farm) == files
+
+
+@pytest.mark.parametrize(("draft", "needle"), [
+    (note("x", visibility="faction:zed"), "names 'zed', not a player or faction of this campaign"),
+    (Draft(NoteAdded(text="x"), actor="gm"), "has no turn"),
+])
+def test_append_refuses_a_draft_it_cannot_place(farm: Campaign, draft: Draft, needle: str) -> None:
+    files = batches(farm)
+    with pytest.raises(InputError, match=needle):
+        farm.append([draft], expect_seq=farm.head_seq)
+    assert batches(farm) == files
