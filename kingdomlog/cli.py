@@ -427,7 +427,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     text = _read_text(args.file, "the export")
     camp, warnings = Campaign.import_checked(text.splitlines(), args.dir, source=args.file)
-    head = camp.head_for("gm")
+    head = camp.head_for()
     print(f"imported {head.seq} event(s) into {camp.folder}; verify: ok; {head.text}")
     for w in warnings:
         print(f"kingdomlog: warning: {w}", file=sys.stderr)

@@ -79,7 +79,7 @@ def open_orders(folder: Path, viewer: str) -> dict[str, Any]:
     st = pbp.status(camp)
     me = next((p for p in st.players if p.id == who), None)
     asked = pbp.questions(camp, v, turn)
-    return {"folder": Path(folder), "viewer": who, "turn": turn, "name": camp.config.name, "turn_unit": rs.turn_unit,
+    return {"folder": Path(folder), "viewer": who, "as_viewer": v, "turn": turn, "name": camp.config.name, "turn_unit": rs.turn_unit,
             "steps": steps, "choices": choices, "submitted": submitted,
             "submitted_seq": pbp.own_seq(camp, v, mine.seq) if mine is not None else None,
             "questions": asked, "answered_in": {q.step: {q.path[0] for q in asked} for q in asked},
@@ -283,7 +283,7 @@ def check_html(start: dict[str, Any], steps: dict[str, Any] | None, problem: str
         return ("<p><i>Your orders are checked once your command roll is made (above): the slots you have "
                 "depend on it.</i></p>"), False
     try:
-        check = subs.check_submission(Campaign.open(start["folder"]), start["viewer"], steps, turn=start["turn"])
+        check = subs.check_submission(Campaign.open(start["folder"]), start["as_viewer"], steps, turn=start["turn"])
     except KingdomlogError as exc:
         return f"<p class='kl-error'><b>These orders would be refused.</b> {esc(exc)}</p>", False
     parts = ["<p class='kl-ok'><b>These orders pass the checks of what you know.</b> What only the whole game can"
@@ -382,7 +382,7 @@ def run_write(start: dict[str, Any], what: str, fn: Any) -> tuple[str, str]:
         return "danger", f"**{what}: not done.** {exc}"
     try:
         _camp = Campaign.open(start["folder"])
-        moved = pbp.advance(_camp).for_viewer(_camp.viewer(start["viewer"]))
+        moved = pbp.advance(_camp).for_viewer(start["as_viewer"])
     except KingdomlogError:
         moved = []
     return "success", f"**{what}.** {said}" + (" " + " ".join(f"Then: {m}." for m in moved) if moved else "")
@@ -456,7 +456,7 @@ def _(answer_button, answers, get_answers_done, set_answers_done, set_outcome, s
         for qid, raw in answers.value.items():
             if raw is None:
                 continue  # a dropdown left empty; a list left empty is the answer "none"
-            pbp.answer(camp, start["viewer"], qid, question_value(raw))
+            pbp.answer(camp, start["as_viewer"], qid, question_value(raw))
             sent.append(qid)
         return f"Answered {', '.join(sent) or 'nothing (choose an answer first)'}."
 
@@ -498,7 +498,7 @@ def _(get_rolls_done, roll_button, roll_forms, set_outcome, set_rolls_done, set_
 
     def _roll(camp: Any) -> str:
         steps = {sid: {"choices": form_choices(start, sid, raw)} for sid, raw in roll_forms.value.items()}
-        subs.submit(camp, start["viewer"], steps, turn=start["turn"])
+        subs.submit(camp, start["as_viewer"], steps, turn=start["turn"])
         got = camp.submissions(start["turn"])[start["viewer"]].payload.steps
         return "Dice: " + "; ".join(f"{k} {' '.join(str(x) for x in v)}" for sid in steps
                                     for k, v in got[sid].rolls.items()) + "."
@@ -571,7 +571,7 @@ def _(
     set_submits_done(submit_button.value)
     if submittable and steps is not None:
         set_outcome(run_write(start, "Orders submitted", lambda camp: subs.submit(
-            camp, start["viewer"], steps, note=note.value, turn=start["turn"]) and
+            camp, start["as_viewer"], steps, note=note.value, turn=start["turn"]) and
             f"For {start['turn_unit']} {start['turn']}."))
     else:
         set_outcome(("danger", "**Not submitted.** Fix the orders first (see the check above)."))
@@ -586,7 +586,7 @@ def _(get_ready_done, ready_button, set_outcome, set_ready_done, set_version, st
     set_ready_done(ready_button.value)
     _now_ready = not start["ready"]
     set_outcome(run_write(start, "Ready" if _now_ready else "Not ready", lambda camp: pbp.mark_ready(
-        camp, start["viewer"], _now_ready, turn=start["turn"]) and (
+        camp, start["as_viewer"], _now_ready, turn=start["turn"]) and (
         "The GM and the turn know you are done." if _now_ready else "You may change your orders.")))
     set_version(lambda v: v + 1)
     return
@@ -612,7 +612,7 @@ def _(body, get_sent_done, send_button, set_outcome, set_sent_done, set_version,
     set_sent_done(send_button.value)
     _to = [p for p, ticked in to.value.items() if ticked]
     set_outcome(run_write(start, "Message sent", lambda camp: pbp.send_message(
-        camp, start["viewer"], _to, body.value, subject=subject.value) and f"To {', '.join(_to) or 'everyone'}."))
+        camp, start["as_viewer"], _to, body.value, subject=subject.value) and f"To {', '.join(_to) or 'everyone'}."))
     set_version(lambda v: v + 1)
     return
 

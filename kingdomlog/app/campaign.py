@@ -316,22 +316,25 @@ class Campaign:
         """The player/faction ids a view may be opened for (``players`` as a list)."""
         return list(self.players())
 
-    def viewer(self, text: str | Viewer | None) -> Viewer:
-        """Parse ``text`` (``gm``, ``public``, a player id, ``faction:<id>``; None = gm); unknown ones refused."""
-        if text is None or text in ("gm", "public") or (isinstance(text, Viewer) and not text.is_player):
-            return parse_viewer(text, ())
-        return parse_viewer(text, self.players())
+    def viewer(self, name: str | None) -> Viewer:
+        """The viewer ``name`` names (``gm``, ``public``, a player id or ``faction:<id>``; None: the GM).
+
+        The one parser of a viewer's name for a campaign, called where a name comes in (the
+        command line, a server, a notebook's arguments); everything behind it takes the parsed
+        ``Viewer``. Needs the config only (``players``). Raises ``InputError`` for a name the
+        campaign does not know, listing its viewers.
+        """
+        return parse_viewer(name, self.players())
 
     # ---- state ---------------------------------------------------------------------------
 
-    def state(self, until_turn: int | None = None, *, viewer: str | Viewer = GM_VIEWER,
+    def state(self, until_turn: int | None = None, *, viewer: Viewer = GM_VIEWER,
               use_cache: bool = True) -> State:
         """The folded state (through the snapshot cache), redacted for ``viewer``.
 
         Without a usable snapshot (or with ``use_cache=False``) the log is folded as it is read,
         one table at a time (``stream_state``), unless its events are already in memory.
         """
-        v = viewer if isinstance(viewer, Viewer) else self.viewer(viewer)
         rs = self.ruleset
         state: State | None = None
         if use_cache and until_turn is None and self._events is None:
@@ -346,7 +349,7 @@ class Campaign:
                     state = self.cache.replay(rs, ctx, events, until_turn)
                 else:
                     state = fold(rs, rs.initial_state(ctx), events, until=until_turn)
-        out: State = state if v.is_gm else rs.redact(state, v)
+        out: State = state if viewer.is_gm else rs.redact(state, viewer)
         return out
 
     def latest(self) -> Latest:
@@ -422,24 +425,22 @@ class Campaign:
     def next_turn(self) -> int:
         return next_turn(self.events())
 
-    def visible_events(self, viewer: str | Viewer) -> list[RecordedEvent]:
+    def visible_events(self, viewer: Viewer) -> list[RecordedEvent]:
         """The events ``viewer`` may see, numbered as that viewer's log (``core.events.renumber``).
 
         For the GM these are the log's events as they are; for anyone else seq, prev_hash and
         hash are those of the viewer's own numbering, so nothing shows where hidden events sit.
         """
-        v = self.viewer(viewer) if isinstance(viewer, str) else viewer
         events = self.events()
-        return events if v.is_gm else renumber(filter_visible(events, v))
+        return events if viewer.is_gm else renumber(filter_visible(events, viewer))
 
-    def head_for(self, viewer: str | Viewer = GM_VIEWER) -> Witness:
+    def head_for(self, viewer: Viewer = GM_VIEWER) -> Witness:
         """The head ``viewer`` is shown (see ``Witness``): seq 0 and the genesis hash for an empty view."""
-        v = self.viewer(viewer) if isinstance(viewer, str) else viewer
-        if v.is_gm:
+        if viewer.is_gm:
             head = self.log.head()
-            return Witness(v.id, head.seq, head.hash)
-        mine = self.visible_events(v)
-        return Witness(v.id, mine[-1].seq, mine[-1].hash) if mine else Witness(v.id, 0, GENESIS_HASH)
+            return Witness(viewer.id, head.seq, head.hash)
+        mine = self.visible_events(viewer)
+        return Witness(viewer.id, mine[-1].seq, mine[-1].hash) if mine else Witness(viewer.id, 0, GENESIS_HASH)
 
     def check_witness(self, expected: str) -> WitnessCheck:
         """Where the head ``expected`` (``HASH``, a prefix of 12+ hex digits, or ``SEQ:HASH``) is in the log.
@@ -644,7 +645,7 @@ class Campaign:
 
     # ---- player submissions (kingdomlog.app.submissions) ---------------------------------
 
-    def player_steps(self, viewer: str | Viewer, *, state: State | None = None,
+    def player_steps(self, viewer: Viewer, *, state: State | None = None,
                      turn: int | None = None) -> list[str]:
         """The steps of ``turn`` (default: the next) that ``viewer`` may submit."""
         return subs.player_steps(self, viewer, state=state, turn=turn)
@@ -657,17 +658,17 @@ class Campaign:
         """``plan`` with the players' latest submissions in the steps it leaves out."""
         return subs.with_submissions(self, plan, state=state)
 
-    def check_submission(self, viewer: str | Viewer, steps: Mapping[str, Any]) -> SubmissionCheck:
+    def check_submission(self, viewer: Viewer, steps: Mapping[str, Any]) -> SubmissionCheck:
         """What ``submit`` would store (checked and rolled), without writing."""
         return subs.check_submission(self, viewer, steps)
 
-    def submit(self, viewer: str | Viewer, steps: Mapping[str, Any], *, note: str = "") -> AppendResult:
+    def submit(self, viewer: Viewer, steps: Mapping[str, Any], *, note: str = "") -> AppendResult:
         """Append a player's submission for the next turn."""
         return subs.submit(self, viewer, steps, note=note)
 
     # ---- export and import (kingdomlog.app.exchange) -------------------------------------
 
-    def export_lines(self, viewer: str | Viewer = GM_VIEWER) -> list[str]:
+    def export_lines(self, viewer: Viewer = GM_VIEWER) -> list[str]:
         """JSONL of the events ``viewer`` may see, after a header with the config."""
         return exchange.export_lines(self, viewer)
 

@@ -249,13 +249,13 @@ def posted(events: Sequence[RecordedEvent], turn: int) -> dict[str, Posted]:
     return out
 
 
-def questions(camp: Campaign, viewer: str | Viewer, turn: int | None = None) -> list[Posted]:
+def questions(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[Posted]:
     """The questions posted to ``viewer`` (every question for the GM) for ``turn`` (default: the next).
 
     ``posted_seq`` is in the viewer's own numbering (``Campaign.visible_events``): a player is never
     shown where hidden events sit.
     """
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
+    v = viewer
     events = camp.events()
     t = next_turn(events) if turn is None else turn
     if v.is_gm:
@@ -265,23 +265,22 @@ def questions(camp: Campaign, viewer: str | Viewer, turn: int | None = None) -> 
     return [q for q in posted(camp.visible_events(v), t).values() if q.to == v.id]
 
 
-def messages(camp: Campaign, viewer: str | Viewer, turn: int | None = None) -> list[Message]:
+def messages(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[Message]:
     """The messages ``viewer`` may read (all turns, or ``turn``), oldest first; ``seq`` in the viewer's
     own numbering."""
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
     out: list[Message] = []
-    for ev in camp.visible_events(v):
+    for ev in camp.visible_events(viewer):
         m = ev.payload
         if isinstance(m, MessageSent) and (turn is None or m.turn == turn):
             out.append(Message(ev.seq, m.turn, m.sender, tuple(m.to), m.subject, m.text, ev.recorded_at))
     return out
 
 
-def own_seq(camp: Campaign, viewer: str | Viewer, seq: int) -> int | None:
+def own_seq(camp: Campaign, viewer: Viewer, seq: int) -> int | None:
     """The GM's ``seq`` of an event as ``viewer`` numbers it (``Campaign.visible_events``); None when
     the viewer may not see that event. What a page or a command shows a player (its submission, the
     message it just sent) is numbered this way, never by the log's own seq."""
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
+    v = viewer
     if v.is_gm:
         return seq
     n = 0
@@ -308,7 +307,7 @@ def status(camp: Campaign, *, now: datetime | None = None, preview: TurnPreview 
     asked = posted(events, t)
     players = []
     for pid in camp.players():
-        steps = camp.player_steps(pid, state=state, turn=t)
+        steps = camp.player_steps(Viewer("player", pid), state=state, turn=t)
         if not steps:
             continue
         sub = subm.get(pid)
@@ -411,17 +410,17 @@ def _posting(q: Question, turn: int, deadline: datetime | None) -> Draft:
 # ---- the players' inputs ------------------------------------------------------------------------------------
 
 
-def _player(camp: Campaign, viewer: str | Viewer) -> Viewer:
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
-    if not v.is_player:
+def _player(viewer: Viewer) -> Viewer:
+    """``viewer`` when it is a player or faction; ``InputError`` for the GM and the public."""
+    if not viewer.is_player:
         raise InputError("only a player or faction does this; the GM has `kingdomlog deadline`, `publish` and "
                          "`resolve`")
-    return v
+    return viewer
 
 
-def mark_ready(camp: Campaign, viewer: str | Viewer, ready: bool = True, *, turn: int | None = None) -> AppendResult:
+def mark_ready(camp: Campaign, viewer: Viewer, ready: bool = True, *, turn: int | None = None) -> AppendResult:
     """A player says it is done with the next turn (or takes it back) until the orders close."""
-    v = _player(camp, viewer)
+    v = _player(viewer)
     events = camp.events()
     t = next_turn(events)
     unit = camp.ruleset.turn_unit
@@ -436,13 +435,13 @@ def mark_ready(camp: Campaign, viewer: str | Viewer, ready: bool = True, *, turn
                               turn=t)], expect_seq=_head(events))
 
 
-def send_message(camp: Campaign, sender: str | Viewer, to: Sequence[str], text: str, *,
+def send_message(camp: Campaign, sender: Viewer, to: Sequence[str], text: str, *,
                  subject: str = "") -> AppendResult:
     """A message from ``sender`` (a player or the GM) to players ``to`` (empty: an open letter to all).
 
     Its visibility is its sender and recipients (the GM reads every message); an open letter is public.
     """
-    v = sender if isinstance(sender, Viewer) else camp.viewer(sender)
+    v = sender
     if v.is_public:
         raise InputError("a message has a sender: a player, a faction or the GM")
     declared = camp.players()
@@ -486,7 +485,7 @@ def _allowed(q: Posted, value: Any) -> Any:
     raise InputError(f"question {q.id}: {json.dumps(value, ensure_ascii=False)} is not one of its answers: {labels}")
 
 
-def answer(camp: Campaign, viewer: str | Viewer, question: str, value: Any, *,
+def answer(camp: Campaign, viewer: Viewer, question: str, value: Any, *,
            now: datetime | None = None) -> AppendResult:
     """A player answers a question posted to it (``value`` one of its answers, as JSON).
 
@@ -494,7 +493,7 @@ def answer(camp: Campaign, viewer: str | Viewer, question: str, value: Any, *,
     resolution question already answered (answers are final), and when the answer would make the step
     that receives it refuse (the step's own message says why).
     """
-    v = _player(camp, viewer)
+    v = _player(viewer)
     t_now = _now(now)
     events = camp.events()
     t = next_turn(events)

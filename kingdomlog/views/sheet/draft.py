@@ -135,7 +135,7 @@ def _submitted(camp: Campaign, begin: TurnStart) -> tuple[dict[str, str], dict[s
         if not isinstance(ev.payload, PlanSubmitted):
             continue
         try:
-            allowed = set(camp.player_steps(who, state=begin.state, turn=begin.turn))
+            allowed = set(camp.player_steps(camp.viewer(who), state=begin.state, turn=begin.turn))
         except InputError:
             continue
         for sid, sub in ev.payload.steps.items():
