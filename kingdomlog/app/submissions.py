@@ -201,6 +201,28 @@ def put_answer(choices: dict[str, Any], path: Sequence[str], value: Any) -> bool
     return True
 
 
+def submitted_steps(camp: Campaign, turn: int, state: State) -> dict[str, tuple[str, StepPlan]]:
+    """Step id -> (the player who submitted it, the step's plan), from each player's latest submission for ``turn``.
+
+    The one reading of the players' submitted steps (the GM's preview merges them, the GM sheet
+    shows whose they are). A step's dice become typed dice: the faces rolled at submission.
+    Left out: a step its submitter may no longer submit in ``state`` (the state ``turn`` starts
+    from) and a submitter the campaign no longer declares.
+    """
+    declared = camp.players()
+    out: dict[str, tuple[str, StepPlan]] = {}
+    for who, ev in submissions(camp, turn).items():
+        payload = ev.payload
+        if who not in declared or not isinstance(payload, PlanSubmitted):
+            continue
+        allowed = set(player_steps(camp, Viewer("player", who), state=state, turn=turn))
+        for sid, sub in payload.steps.items():
+            if sid in allowed and sid not in out:
+                out[sid] = (who, StepPlan(choices=json.loads(json.dumps(sub.choices)),
+                                          rolls={k: list(v) for k, v in sub.rolls.items()}))
+    return out
+
+
 def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) -> Plan:
     """``plan`` with every input of the table for the next turn filled into the steps it leaves out.
 
@@ -220,16 +242,8 @@ def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) 
             if sid not in steps:
                 steps[sid] = StepPlan(choices=json.loads(json.dumps(sub.choices)),
                                       rolls={k: list(v) for k, v in sub.rolls.items()})
-    declared = camp.players()
-    for who, ev in submissions(camp, turn).items():
-        assert isinstance(ev.payload, PlanSubmitted)
-        if who not in declared:
-            continue  # a submitter the campaign no longer declares
-        allowed = set(player_steps(camp, Viewer("player", who), state=st, turn=turn))
-        for sid, sub in ev.payload.steps.items():
-            if sid in allowed and sid not in steps:
-                steps[sid] = StepPlan(choices=json.loads(json.dumps(sub.choices)),
-                                      rolls={k: list(v) for k, v in sub.rolls.items()})
+    for sid, (_who, sp) in submitted_steps(camp, turn, st).items():
+        steps.setdefault(sid, sp)
     known = {s.id for s in camp.ruleset.phases_for(st, turn)}
     for q, a in answers(events, turn).values():
         if q.step not in known or a.by_default:

@@ -224,3 +224,24 @@ def test_the_gm_turn_sheet_opens_with_the_submission_filled_in(camp: Campaign) -
     assert start.plan.steps["orders_fabian"].choices == ORDERS["choices"]
     sealed = {k: list(v) for k, v in sub.steps["command_fabian"].rolls.items()}
     assert start.plan.steps["command_fabian"].rolls == sealed
+
+
+def test_one_merge_of_the_submissions_feeds_the_preview_and_the_gm_sheet(camp: Campaign) -> None:
+    """``submissions.submitted_steps`` is the one reading of the submitted steps: the GM's preview merges exactly
+    those (a step the GM names wins), and the GM sheet shows the same steps and whose they are."""
+    from kingdomlog.app.submissions import submitted_steps
+    from kingdomlog.views.sheet.draft import load_start
+
+    submit_fabian(camp)
+    turn = camp.next_turn()
+    got = submitted_steps(camp, turn, camp.state())
+    assert set(got) == {"command_fabian", "orders_fabian"} and {who for who, _ in got.values()} == {"fabian"}
+    assert got["command_fabian"][1].rolls == {"cmd.1": [3, 4]} and got["orders_fabian"][1].choices == ORDERS["choices"]
+    merged = camp.with_submissions(Plan(turn=turn))
+    assert {sid: sp for sid, sp in merged.steps.items() if sid in got} == {sid: sp for sid, (_, sp) in got.items()}
+    ruled = camp.with_submissions(Plan(turn=turn, steps={"orders_fabian": StepPlan(choices={"orders": []})}))
+    assert ruled.steps["orders_fabian"].choices == {"orders": []} and ruled.steps["command_fabian"] == got[
+        "command_fabian"][1]
+    start = load_start(camp.folder)
+    assert start.submitted == {sid: who for sid, (who, _) in got.items()}
+    assert start.submitted_steps == {sid: sp for sid, (_, sp) in got.items()}

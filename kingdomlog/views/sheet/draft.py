@@ -37,8 +37,8 @@ import marimo as mo
 from kingdomlog.app import Campaign
 from kingdomlog.app.campaign import TurnStart
 from kingdomlog.app.drafts import Drafts, SavedDraft
+from kingdomlog.app.submissions import submitted_steps
 from kingdomlog.core.choices import FieldSpec
-from kingdomlog.core.core_events import PlanSubmitted
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.fold import last_live_turn, live_commits_of_turn
@@ -129,20 +129,9 @@ class SheetStart:
 
 
 def _submitted(camp: Campaign, begin: TurnStart) -> tuple[dict[str, str], dict[str, StepPlan]]:
-    owners: dict[str, str] = {}
-    steps: dict[str, StepPlan] = {}
-    for who, ev in camp.submissions(begin.turn).items():
-        if not isinstance(ev.payload, PlanSubmitted):
-            continue
-        try:
-            allowed = set(camp.player_steps(camp.viewer(who), state=begin.state, turn=begin.turn))
-        except InputError:
-            continue
-        for sid, sub in ev.payload.steps.items():
-            if sid in allowed:
-                owners[sid] = who
-                steps[sid] = StepPlan(choices=dict(sub.choices), rolls={k: list(v) for k, v in sub.rolls.items()})
-    return owners, steps
+    """Step id -> the player whose submitted orders fill it, and step id -> those orders (``submitted_steps``)."""
+    got = submitted_steps(camp, begin.turn, begin.state)
+    return {sid: who for sid, (who, _) in got.items()}, {sid: sp for sid, (_, sp) in got.items()}
 
 
 def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = None,
