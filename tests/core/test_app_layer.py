@@ -114,3 +114,37 @@ def test_append_refuses_a_draft_it_cannot_place(farm: Campaign, draft: Draft, ne
     with pytest.raises(InputError, match=needle):
         farm.append([draft], expect_seq=farm.head_seq)
     assert batches(farm) == files
+
+
+# ---- a player's seen states: the one fold --------------------------------------------------------------------
+
+
+def test_a_players_seen_states_are_the_fold_of_what_they_may_see(farm: Campaign) -> None:
+    """``History.seen()`` folds the live events a player may see with ``core.fold.fold``: the same states, turn by
+    turn, as applying those events one by one (the hand-written loop it replaced), and the same refusal when they
+    do not fold without the hidden ones (Signoria's, whose pages then withhold their maps)."""
+    from kingdomlog.core.fold import is_live, retracted_commits
+    from kingdomlog.core.viewers import visible_to
+    from kingdomlog.views.player.chronicle import read_history
+
+    def by_hand(camp: Campaign, v: Viewer) -> dict[int, object] | None:
+        rs, events = camp.ruleset, camp.events()
+        gone, state, out = retracted_commits(events), rs.initial_state(camp.context), {}
+        try:
+            for ev in events:
+                if is_live(ev, gone) and visible_to(ev.visibility, v):
+                    state = rs.apply(state, ev)
+                    out[ev.turn] = rs.redact(state, v)
+        except Exception:
+            return None
+        return out
+
+    farm.play(Plan.parse({"seed": "s", "steps": {"harvest": {"choices": {"crop": "barley", "stash": 2}}}}))
+    felmonte = Campaign.open(FELMONTE)
+    for camp, name, folds in ((farm, "alice", True), (felmonte, "fabian", False), (felmonte, "marburg", False)):
+        v = camp.viewer(name)
+        hist = read_history(camp.ruleset, camp.context, camp.events(), v, narrate=False)
+        assert hist.hidden_live
+        seen, failed = hist.seen()
+        assert (seen, failed) == (by_hand(camp, v), not folds)
+        assert not folds or len(seen or {}) >= 2
