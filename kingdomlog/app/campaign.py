@@ -24,6 +24,8 @@ from pydantic import ValidationError
 
 from kingdomlog.app import exchange
 from kingdomlog.app import submissions as subs
+from kingdomlog.app.drafts import Drafts
+from kingdomlog.app.drafts import commit_id as draft_commit_id
 from kingdomlog.app.submissions import SubmissionCheck
 from kingdomlog.core.core_events import CampaignConfigured, NoteAdded, TurnRetracted
 from kingdomlog.core.data import file_document
@@ -528,13 +530,42 @@ class Campaign:
                             start_seq=begin.start_seq, seed=seed or plan.seed or new_seed(),
                             players=self.players())
 
-    def commit(self, preview: TurnPreview, *, commit_id: str | None = None) -> AppendResult:
-        """Append a preview's events with ``expect_seq`` = the seq it started from."""
+    def commit(self, preview: TurnPreview, *, plan: Plan | None = None, from_draft: bool = False,
+               commit_id: str | None = None) -> AppendResult:
+        """Append a preview's events with ``expect_seq`` = the seq it started from; with ``plan``, record the draft.
+
+        ``plan`` is the plan the preview played (choices, seed, re-rolls, typed faces): the turn
+        sheet's draft or ``kingdomlog turn``'s plan. It names the commit (``drafts.commit_id``,
+        unless ``commit_id`` is given), so a second click, tab or retry of the same draft commits
+        nothing and says so (the result's ``idempotent``); and it is kept as the commit's plan
+        (``Drafts.record_commit``, what an Undo reopens) before anything is appended, so no
+        committed turn is without it. ``from_draft``: ``plan`` is the turn's saved draft, removed
+        once the turn is in the log. Without ``plan`` only the events are appended.
+
+        Refused (``RuleError`` for a refused or empty preview, ``ConflictError`` when the log moved
+        on, ``InputError``/``StoreError`` as ``append`` says) with nothing appended, no plan kept
+        and the saved draft as it was.
+        """
         require_ok(preview)
         if not preview.step_drafts:
             raise RuleError("the turn produced no events; nothing to commit")
-        return self.append([d.at_turn(preview.turn) for d in preview.drafts], expect_seq=preview.start_seq,
-                           commit_id=commit_id)
+        events = [d.at_turn(preview.turn) for d in preview.drafts]
+        if plan is None:
+            return self.append(events, expect_seq=preview.start_seq, commit_id=commit_id)
+        played = plan.model_copy(update={"turn": preview.turn, "seed": preview.seed})
+        cid = commit_id or draft_commit_id(self.id, preview.start_seq, played)
+        drafts = Drafts(self.folder)
+        kept_before = drafts.committed_path(cid).exists()
+        kept = drafts.record_commit(cid, preview.turn, played)
+        try:
+            res = self.append(events, expect_seq=preview.start_seq, commit_id=cid)
+        except BaseException:
+            if not kept_before:
+                kept.unlink(missing_ok=True)
+            raise
+        if from_draft:
+            drafts.discard(preview.turn)
+        return res
 
     def play(self, plan: Plan, *, seed: str | None = None, commit_id: str | None = None) -> AppendResult:
         """Preview ``plan`` and commit it (refused whole if any step breaks a rule)."""

@@ -10,10 +10,11 @@ import pytest
 import toyrules
 
 from kingdomlog.app import Campaign
+from kingdomlog.app.drafts import Drafts, SavedDraft, commit_id
 from kingdomlog.core.core_events import NoteAdded
 from kingdomlog.core.errors import ConflictError, InputError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.turn import Plan
+from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer
 from kingdomlog.store.log import EventLog
 
@@ -148,3 +149,44 @@ def test_a_players_seen_states_are_the_fold_of_what_they_may_see(farm: Campaign)
         seen, failed = hist.seen()
         assert (seen, failed) == (by_hand(camp, v), not folds)
         assert not folds or len(seen or {}) >= 2
+
+
+# ---- a commit records its draft ------------------------------------------------------------------------------
+
+
+PLAN = Plan(seed="draft-seed", steps={"harvest": StepPlan(choices={"crop": "barley"}), "market": StepPlan(
+    choices={"sell": 1})})
+
+
+def test_a_commit_keeps_its_plan_for_undo_and_removes_the_saved_draft(farm: Campaign) -> None:
+    turn = farm.next_turn()
+    drafts = Drafts(farm.folder)
+    drafts.save(SavedDraft(turn, farm.head_seq, PLAN))
+    preview = farm.preview(PLAN)
+    res = farm.commit(preview, plan=PLAN, from_draft=True)
+    assert not res.idempotent and res.commit_id == commit_id(farm.id, preview.start_seq,
+                                                            PLAN.model_copy(update={"turn": turn}))
+    assert drafts.load(turn) is None  # the draft is in the log now
+    assert drafts.committed_plan([res.commit_id]) == PLAN.model_copy(update={"turn": turn})  # Undo reopens it
+    files = batches(farm)
+    again = Campaign.open(farm.folder).commit(preview, plan=PLAN, from_draft=True)  # a retry of the same draft
+    assert again.idempotent and (again.commit_id, again.first_seq, again.last_seq) == (
+        res.commit_id, res.first_seq, res.last_seq)
+    assert batches(farm) == files and farm.next_turn() == turn + 1
+
+
+def test_a_refused_commit_keeps_the_draft_and_keeps_no_plan(farm: Campaign) -> None:
+    turn = farm.next_turn()
+    drafts = Drafts(farm.folder)
+    drafts.save(SavedDraft(turn, farm.head_seq, PLAN))
+    preview = farm.preview(PLAN)
+    farm.note("someone wrote first")
+    files = batches(farm)
+    with pytest.raises(ConflictError):
+        farm.commit(preview, plan=PLAN, from_draft=True)
+    assert batches(farm) == files
+    saved = drafts.load(turn)
+    assert saved is not None and saved.plan == PLAN  # every choice and die kept
+    assert not (drafts.dir / "committed").exists() or not any((drafts.dir / "committed").iterdir())
+    res = farm.commit(farm.preview(PLAN), plan=PLAN)  # a plan that is not the saved draft leaves the draft alone
+    assert drafts.load(turn) is not None and drafts.committed_plan([res.commit_id]) is not None

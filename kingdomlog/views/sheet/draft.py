@@ -686,8 +686,8 @@ def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
     if not draft.preview.drafts:
         return Outcome("warn", "Nothing committed: the turn produced no events")
     session.done = True
-    try:
-        res = start.camp.commit(draft.preview)
+    try:  # the plan is the saved draft: the commit keeps it for Undo and removes the draft
+        res = start.camp.commit(draft.preview, plan=draft.plan, from_draft=True)
     except ConflictError as exc:
         session.done = False
         return Outcome("danger", f"Not committed: the log changed since this draft was opened (it now ends at seq"
@@ -699,8 +699,9 @@ def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
     except KingdomlogError as exc:
         session.done = False
         return Outcome("danger", f"Not committed: {exc}. Your choices and dice are kept.")
-    session.drafts.record_commit(res.commit_id, start.turn, draft.plan)
-    session.drafts.discard(start.turn)
+    if res.idempotent:  # the turn is in the log all the same: the sheet moves on to the next
+        return Outcome("success", f"Nothing committed again: this draft of {start.when} is in the log already"
+                                  f" (seq {res.first_seq}–{res.last_seq}, from another tab or an earlier click).")
     return Outcome("success", f"Committed {start.when}: {len(draft.preview.drafts)} events, seq"
                               f" {res.first_seq}–{res.last_seq}.")
 
