@@ -11,6 +11,7 @@ players) before the store builds its envelope.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -556,12 +557,16 @@ class Campaign:
         cid = commit_id or draft_commit_id(self.id, preview.start_seq, played)
         drafts = Drafts(self.folder)
         kept_before = drafts.committed_path(cid).exists()
-        kept = drafts.record_commit(cid, preview.turn, played)
+        try:
+            kept = drafts.record_commit(cid, preview.turn, played)
+        except StoreError as exc:
+            raise StoreError(f"{exc}; nothing appended") from None
         try:
             res = self.append(events, expect_seq=preview.start_seq, commit_id=cid)
         except BaseException:
             if not kept_before:
-                kept.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # a plan kept for a commit that never was: never read
+                    kept.unlink(missing_ok=True)
             raise
         if from_draft:
             drafts.discard(preview.turn)

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from kingdomlog.core.errors import InputError, StoreError
 from kingdomlog.core.turn import Plan
+from kingdomlog.store.errors import describe_os_error
 
 DRAFTS_DIR = "drafts"
 FORMAT = 1
@@ -199,7 +200,7 @@ class Drafts:
         try:
             _write(p, doc)
         except OSError as exc:
-            raise StoreError(f"{p}: cannot keep the committed plan: {exc.strerror}") from None
+            raise StoreError(f"{p}: cannot keep the committed plan: {describe_os_error(exc)}") from None
         return p
 
     def committed_plan(self, commit_ids: Iterable[str]) -> Plan | None:
