@@ -4,9 +4,10 @@
 snapshots, ``store.config`` for ``campaign.toml``) and the pure core (``core.fold`` for
 every state, ``core.turn`` for previews). There is one route to each thing a person
 does: one to a state (``state``), one to a preview (``preview``, with the players'
-submissions merged in), one to a commit (``commit``, with ``expect_seq``), and every
-draft is placed in its turn and checked (visibility against the campaign's declared
-players) before the store builds its envelope.
+submissions merged in), one to a commit (``commit``, with ``expect_seq``, recording its
+draft), and one write path under every write (``append``), where each draft is placed in
+its turn and checked (visibility against the campaign's declared players) before the store
+builds its envelope. Viewers come in parsed (``viewer`` parses a name from the config).
 """
 
 from __future__ import annotations
