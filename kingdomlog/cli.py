@@ -191,18 +191,12 @@ def _turn_plan(camp: Any, args: argparse.Namespace) -> tuple[Plan, str, str, boo
 
 
 def cmd_turn(args: argparse.Namespace) -> int:
-    from kingdomlog.app.drafts import Drafts
-
     camp = _campaign(args.dir)
     plan, source, seed_from, from_draft = _turn_plan(camp, args)
     preview = camp.preview(plan)
     result = None
     if preview.ok and not args.dry_run:
-        result = camp.commit(preview)
-        drafts = Drafts(camp.folder)
-        drafts.record_commit(result.commit_id, preview.turn, plan)
-        if from_draft:
-            drafts.discard(preview.turn)
+        result = camp.commit(preview, plan=plan, from_draft=from_draft)
     if args.json:
         doc = _preview_json(preview)
         doc["plan_source"] = source
@@ -228,7 +222,8 @@ def cmd_turn(args: argparse.Namespace) -> int:
             print(f"[note] the plan's note: {d.type} <{d.visibility}> {text[:120]}")
         if result is not None:
             span = f"seq {result.first_seq}..{result.last_seq}"
-            print(f"committed turn {preview.turn}: {span} ({Path(result.file).name})")
+            again = "; it was already in the log: nothing written again" if result.idempotent else ""
+            print(f"committed turn {preview.turn}: {span} ({Path(result.file).name}){again}")
         elif args.dry_run and preview.ok:
             print(f"dry run: turn {preview.turn} not committed (committing this plan plays seed {preview.seed})")
     if not preview.ok:
@@ -427,7 +422,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     text = _read_text(args.file, "the export")
     camp, warnings = Campaign.import_checked(text.splitlines(), args.dir, source=args.file)
-    head = camp.head_for("gm")
+    head = camp.head_for()
     print(f"imported {head.seq} event(s) into {camp.folder}; verify: ok; {head.text}")
     for w in warnings:
         print(f"kingdomlog: warning: {w}", file=sys.stderr)

@@ -386,10 +386,11 @@ def serve_orders(folder: Path, viewer: str, port: int = 2720, password: str | No
     GM, the public and a viewer with no steps to submit in this campaign's ruleset.
     """
     camp = Campaign.open(folder)
-    who = resolve_viewer(camp, viewer)
-    if who in ("gm", "public"):
+    v = camp.viewer(viewer)
+    who = v.id
+    if not v.is_player:
         raise InputError("the orders sheet is for a player or faction; the GM uses `kingdomlog gm`")
-    if not camp.player_steps(who):
+    if not camp.player_steps(v):
         raise InputError(f"{who} has no steps to submit for {camp.ruleset.turn_unit} {camp.next_turn()} of this"
                          f" campaign ({camp.ruleset.name}); there are no orders to give now")
     return _run_for_viewer("orders_sheet", folder, who, port, password,

@@ -63,12 +63,13 @@ def _advance(camp: Any, viewer: Any = None) -> Any:
     told nothing of another's questions nor the log's seqs)."""
     from kingdomlog.app import pbp
     from kingdomlog.core.errors import ConflictError
+    from kingdomlog.core.viewers import GM_VIEWER
 
     try:
         res = pbp.advance(camp)
     except ConflictError:
         return None  # someone else moved it meanwhile
-    for line in res.for_viewer(viewer if viewer is not None else camp.viewer("gm")):
+    for line in res.for_viewer(viewer if viewer is not None else GM_VIEWER):
         print(f"  then: {line}")
     return res
 
@@ -160,10 +161,11 @@ def cmd_deadline(args: argparse.Namespace) -> int:
 def cmd_publish(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
     from kingdomlog.cli_input import load_plan as _load_plan
+    from kingdomlog.core.viewers import GM_VIEWER
 
     camp = _campaign(args.dir)
     res = pbp.publish(camp, _load_plan(args.plan))
-    asked = pbp.questions(camp, "gm")
+    asked = pbp.questions(camp, GM_VIEWER)
     print(f"published the opening of {camp.ruleset.turn_unit} {camp.next_turn()} (seq {res.first_seq}); "
           f"{len(asked)} question(s) to the players: {', '.join(q.id for q in asked) or 'none'}")
     return 0

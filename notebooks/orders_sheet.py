@@ -85,7 +85,7 @@ def _(answer_button, answers, get_answers_done, set_answers_done, set_outcome, s
         for qid, raw in answers.value.items():
             if raw is None:
                 continue  # a dropdown left empty; a list left empty is the answer "none"
-            pbp.answer(camp, start["viewer"], qid, orders.question_value(raw))
+            pbp.answer(camp, start["as_viewer"], qid, orders.question_value(raw))
             sent.append(qid)
         return f"Answered {', '.join(sent) or 'nothing (choose an answer first)'}."
 
@@ -135,7 +135,7 @@ def _(dice_steps, extras, first, get_rolls_done, roll_button, roll_forms, sealed
     def _roll(camp: Any) -> str:
         if _steps is None:
             raise InputError(_problem)
-        subs.submit(camp, start["viewer"], _steps, turn=start["turn"])
+        subs.submit(camp, start["as_viewer"], _steps, turn=start["turn"])
         return orders.dice_words(camp, start, _steps)
 
     set_outcome(orders.run_write(start, first.made if first else "Roll", _roll))
@@ -198,7 +198,7 @@ def _(
     set_submits_done(submit_button.value)
     if submittable and steps is not None:
         set_outcome(orders.run_write(start, "Orders submitted", lambda camp: subs.submit(
-            camp, start["viewer"], steps, note=note.value, turn=start["turn"]) and
+            camp, start["as_viewer"], steps, note=note.value, turn=start["turn"]) and
             f"For {start['turn_unit']} {start['turn']}."))
     else:
         set_outcome(("danger", "**Not submitted.** Fix the orders first (see the check above)."))
@@ -213,7 +213,7 @@ def _(get_ready_done, ready_button, set_outcome, set_ready_done, set_version, st
     set_ready_done(ready_button.value)
     _now_ready = not start["ready"]
     set_outcome(orders.run_write(start, "Ready" if _now_ready else "Not ready", lambda camp: pbp.mark_ready(
-        camp, start["viewer"], _now_ready, turn=start["turn"]) and (
+        camp, start["as_viewer"], _now_ready, turn=start["turn"]) and (
         "The GM and the turn know you are done." if _now_ready else "You may change your orders.")))
     set_version(lambda v: v + 1)
     return
@@ -239,7 +239,7 @@ def _(body, get_sent_done, send_button, set_outcome, set_sent_done, set_version,
     set_sent_done(send_button.value)
     _to = [p for p, ticked in to.value.items() if ticked]
     set_outcome(orders.run_write(start, "Message sent", lambda camp: pbp.send_message(
-        camp, start["viewer"], _to, body.value, subject=subject.value) and f"To {', '.join(_to) or 'everyone'}."))
+        camp, start["as_viewer"], _to, body.value, subject=subject.value) and f"To {', '.join(_to) or 'everyone'}."))
     set_version(lambda v: v + 1)
     return
 

@@ -4,13 +4,15 @@
 snapshots, ``store.config`` for ``campaign.toml``) and the pure core (``core.fold`` for
 every state, ``core.turn`` for previews). There is one route to each thing a person
 does: one to a state (``state``), one to a preview (``preview``, with the players'
-submissions merged in), one to a commit (``commit``, with ``expect_seq``), and every
-draft is placed in its turn and checked (visibility against the campaign's declared
-players) before the store builds its envelope.
+submissions merged in), one to a commit (``commit``, with ``expect_seq``, recording its
+draft), and one write path under every write (``append``), where each draft is placed in
+its turn and checked (visibility against the campaign's declared players) before the store
+builds its envelope. Viewers come in parsed (``viewer`` parses a name from the config).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,6 +26,8 @@ from pydantic import ValidationError
 
 from kingdomlog.app import exchange
 from kingdomlog.app import submissions as subs
+from kingdomlog.app.drafts import Drafts
+from kingdomlog.app.drafts import commit_id as draft_commit_id
 from kingdomlog.app.submissions import SubmissionCheck
 from kingdomlog.core.core_events import CampaignConfigured, NoteAdded, TurnRetracted
 from kingdomlog.core.data import file_document
@@ -156,6 +160,7 @@ class Campaign:
         self.cache = SnapshotCache(folder / ".cache" / "snapshots")
         self._events: list[RecordedEvent] | None = None
         self._events_key: tuple[str, ...] | None = None
+        self._players: tuple[str, ...] | None = None
         self.id_problem: str | None = None
         """Set when campaign.toml's id is not the log's: reads use the log's id, every write is refused."""
         if log_id is not None and log_id != config.id:
@@ -293,33 +298,47 @@ class Campaign:
 
     # ---- viewers ------------------------------------------------------------------------
 
-    def players(self, state: State | None = None) -> tuple[str, ...]:
-        """Declared player/faction ids: campaign.toml's, then those the ruleset finds in the state."""
-        out = list(self.config.player_ids)
-        extra = self.ruleset.viewers(self.state() if state is None else state)
-        out += [v for v in extra if v not in out]
-        return tuple(out)
+    def players(self) -> tuple[str, ...]:
+        """Declared player/faction ids: campaign.toml's viewers, then those the ruleset reads in its options.
+
+        From the config alone: nothing of the log is read or folded, so parsing a viewer or checking
+        a visibility never waits on a replay. The options are campaign.toml's (the copy of those the
+        log recorded at seq 1); only when they no longer validate are the log's read instead.
+        """
+        if self._players is None:
+            rs = self.ruleset
+            try:
+                options = validate_options(rs.options, self.config.options)
+            except InputError:  # campaign.toml's options were edited into something invalid: the log's apply
+                options = dict(self.context.options)
+            out = list(self.config.player_ids)
+            out += [p for p in rs.option_players(options) if p not in out]
+            self._players = tuple(out)
+        return self._players
 
     def known_viewers(self) -> list[str]:
         """The player/faction ids a view may be opened for (``players`` as a list)."""
         return list(self.players())
 
-    def viewer(self, text: str | Viewer | None) -> Viewer:
-        """Parse ``text`` (``gm``, ``public``, a player id, ``faction:<id>``; None = gm); unknown ones refused."""
-        if text is None or text in ("gm", "public") or (isinstance(text, Viewer) and not text.is_player):
-            return parse_viewer(text, ())
-        return parse_viewer(text, self.players())
+    def viewer(self, name: str | None) -> Viewer:
+        """The viewer ``name`` names (``gm``, ``public``, a player id or ``faction:<id>``; None: the GM).
+
+        The one parser of a viewer's name for a campaign, called where a name comes in (the
+        command line, a server, a notebook's arguments); everything behind it takes the parsed
+        ``Viewer``. Needs the config only (``players``). Raises ``InputError`` for a name the
+        campaign does not know, listing its viewers.
+        """
+        return parse_viewer(name, self.players())
 
     # ---- state ---------------------------------------------------------------------------
 
-    def state(self, until_turn: int | None = None, *, viewer: str | Viewer = GM_VIEWER,
+    def state(self, until_turn: int | None = None, *, viewer: Viewer = GM_VIEWER,
               use_cache: bool = True) -> State:
         """The folded state (through the snapshot cache), redacted for ``viewer``.
 
         Without a usable snapshot (or with ``use_cache=False``) the log is folded as it is read,
         one table at a time (``stream_state``), unless its events are already in memory.
         """
-        v = viewer if isinstance(viewer, Viewer) else self.viewer(viewer)
         rs = self.ruleset
         state: State | None = None
         if use_cache and until_turn is None and self._events is None:
@@ -334,7 +353,7 @@ class Campaign:
                     state = self.cache.replay(rs, ctx, events, until_turn)
                 else:
                     state = fold(rs, rs.initial_state(ctx), events, until=until_turn)
-        out: State = state if v.is_gm else rs.redact(state, v)
+        out: State = state if viewer.is_gm else rs.redact(state, viewer)
         return out
 
     def latest(self) -> Latest:
@@ -410,24 +429,22 @@ class Campaign:
     def next_turn(self) -> int:
         return next_turn(self.events())
 
-    def visible_events(self, viewer: str | Viewer) -> list[RecordedEvent]:
+    def visible_events(self, viewer: Viewer) -> list[RecordedEvent]:
         """The events ``viewer`` may see, numbered as that viewer's log (``core.events.renumber``).
 
         For the GM these are the log's events as they are; for anyone else seq, prev_hash and
         hash are those of the viewer's own numbering, so nothing shows where hidden events sit.
         """
-        v = self.viewer(viewer) if isinstance(viewer, str) else viewer
         events = self.events()
-        return events if v.is_gm else renumber(filter_visible(events, v))
+        return events if viewer.is_gm else renumber(filter_visible(events, viewer))
 
-    def head_for(self, viewer: str | Viewer = GM_VIEWER) -> Witness:
+    def head_for(self, viewer: Viewer = GM_VIEWER) -> Witness:
         """The head ``viewer`` is shown (see ``Witness``): seq 0 and the genesis hash for an empty view."""
-        v = self.viewer(viewer) if isinstance(viewer, str) else viewer
-        if v.is_gm:
+        if viewer.is_gm:
             head = self.log.head()
-            return Witness(v.id, head.seq, head.hash)
-        mine = self.visible_events(v)
-        return Witness(v.id, mine[-1].seq, mine[-1].hash) if mine else Witness(v.id, 0, GENESIS_HASH)
+            return Witness(viewer.id, head.seq, head.hash)
+        mine = self.visible_events(viewer)
+        return Witness(viewer.id, mine[-1].seq, mine[-1].hash) if mine else Witness(viewer.id, 0, GENESIS_HASH)
 
     def check_witness(self, expected: str) -> WitnessCheck:
         """Where the head ``expected`` (``HASH``, a prefix of 12+ hex digits, or ``SEQ:HASH``) is in the log.
@@ -464,12 +481,27 @@ class Campaign:
 
     # ---- writing -------------------------------------------------------------------------
 
-    def _append(self, drafts: Sequence[Draft], *, expect_seq: int, commit_id: str | None = None,
-                state: State | None = None) -> AppendResult:
-        """The one write path of a campaign: check each draft's turn and visibility, then append."""
+    def append(self, drafts: Sequence[Draft], *, expect_seq: int, commit_id: str | None = None) -> AppendResult:
+        """Append ``drafts`` to the log as one batch: the one write path of a campaign (and of the app layer).
+
+        ``drafts`` are events not yet in the log, each with its ``turn``, ``actor`` and
+        ``visibility`` (every player a visibility names must be one of ``players()``); the store
+        gives them their seqs, times, ids and hashes. ``expect_seq`` is the log's last seq when the
+        caller decided what to write: if the log has moved on since, nothing is written and
+        ``ConflictError`` (expected, actual) is raised, unless the batch right after
+        ``expect_seq`` is this ``commit_id`` already, a retry of a commit that landed: nothing is
+        written again and that batch is returned with ``idempotent`` set. ``commit_id`` names the
+        batch (default: a new uuid, which no retry can recognise); pass the same one on every retry
+        of one commit.
+
+        Returns the ``AppendResult`` (first and last seq, file, commit id, idempotent). Raises
+        ``StoreError`` when campaign.toml's id is not the log's (``id_problem``), ``InputError`` for
+        a draft without a turn or with a visibility naming someone undeclared, and
+        ``ConflictError``; nothing is written then.
+        """
         if self.id_problem:
             raise StoreError(f"{self.id_problem}; nothing was written")
-        declared = self.players(state)
+        declared = self.players()
         for d in drafts:
             if d.turn is None:
                 raise InputError(f"event {d.type!r} has no turn")
@@ -485,7 +517,7 @@ class Campaign:
         """The next turn's start (read from the log now)."""
         events = self.events()
         state = self.state()
-        return TurnStart(next_turn(events), events[-1].seq if events else 0, state, self.players(state))
+        return TurnStart(next_turn(events), events[-1].seq if events else 0, state, self.players())
 
     def preview(self, plan: Plan, *, seed: str | None = None, start: TurnStart | None = None) -> TurnPreview:
         """A draft of the next turn from ``plan`` (nothing written): the one route to a preview.
@@ -498,15 +530,48 @@ class Campaign:
         plan = self.with_submissions(plan, state=begin.state)
         return preview_turn(self.ruleset, begin.state, plan, campaign=self.id, turn=begin.turn,
                             start_seq=begin.start_seq, seed=seed or plan.seed or new_seed(),
-                            players=self.config.player_ids)
+                            players=self.players())
 
-    def commit(self, preview: TurnPreview, *, commit_id: str | None = None) -> AppendResult:
-        """Append a preview's events with ``expect_seq`` = the seq it started from."""
+    def commit(self, preview: TurnPreview, *, plan: Plan | None = None, from_draft: bool = False,
+               commit_id: str | None = None) -> AppendResult:
+        """Append a preview's events with ``expect_seq`` = the seq it started from; with ``plan``, record the draft.
+
+        ``plan`` is the plan the preview played (choices, seed, re-rolls, typed faces): the turn
+        sheet's draft or ``kingdomlog turn``'s plan. It names the commit (``drafts.commit_id``,
+        unless ``commit_id`` is given), so a second click, tab or retry of the same draft commits
+        nothing and says so (the result's ``idempotent``); and it is kept as the commit's plan
+        (``Drafts.record_commit``, what an Undo reopens) before anything is appended, so no
+        committed turn is without it. ``from_draft``: ``plan`` is the turn's saved draft, removed
+        once the turn is in the log. Without ``plan`` only the events are appended.
+
+        Refused (``RuleError`` for a refused or empty preview, ``ConflictError`` when the log moved
+        on, ``InputError``/``StoreError`` as ``append`` says) with nothing appended, no plan kept
+        and the saved draft as it was.
+        """
         require_ok(preview)
         if not preview.step_drafts:
             raise RuleError("the turn produced no events; nothing to commit")
-        return self._append([d.at_turn(preview.turn) for d in preview.drafts], expect_seq=preview.start_seq,
-                            commit_id=commit_id, state=preview.state_after)
+        events = [d.at_turn(preview.turn) for d in preview.drafts]
+        if plan is None:
+            return self.append(events, expect_seq=preview.start_seq, commit_id=commit_id)
+        played = plan.model_copy(update={"turn": preview.turn, "seed": preview.seed})
+        cid = commit_id or draft_commit_id(self.id, preview.start_seq, played)
+        drafts = Drafts(self.folder)
+        kept_before = drafts.committed_path(cid).exists()
+        try:
+            kept = drafts.record_commit(cid, preview.turn, played)
+        except StoreError as exc:
+            raise StoreError(f"{exc}; nothing appended") from None
+        try:
+            res = self.append(events, expect_seq=preview.start_seq, commit_id=cid)
+        except BaseException:
+            if not kept_before:
+                with contextlib.suppress(OSError):  # a plan kept for a commit that never was: never read
+                    kept.unlink(missing_ok=True)
+            raise
+        if from_draft:
+            drafts.discard(preview.turn)
+        return res
 
     def play(self, plan: Plan, *, seed: str | None = None, commit_id: str | None = None) -> AppendResult:
         """Preview ``plan`` and commit it (refused whole if any step breaks a rule)."""
@@ -524,7 +589,7 @@ class Campaign:
         draft = Draft(TurnRetracted(turn=turn, commit_ids=tuple(live_commits_of_turn(events, turn)), reason=reason),
                       actor="gm", turn=turn)
         head = events[-1].seq if events else 0
-        return self._append([draft], expect_seq=head if expect_seq is None else expect_seq)
+        return self.append([draft], expect_seq=head if expect_seq is None else expect_seq)
 
     def note(self, text: str, *, turn: int | None = None, visibility: str = "public", title: str = "") -> AppendResult:
         """Append a journal entry (``core.note_added``) visible as ``visibility`` says."""
@@ -539,8 +604,8 @@ class Campaign:
             payload = NoteAdded(text=text, title=title)
         except ValidationError as exc:
             raise InputError(f"note: {exc.errors()[0]['msg']}") from None
-        return self._append([Draft(payload, actor="gm", visibility=vis, turn=turn)],
-                            expect_seq=events[-1].seq if events else 0)
+        return self.append([Draft(payload, actor="gm", visibility=vis, turn=turn)],
+                           expect_seq=events[-1].seq if events else 0)
 
     def parse_jsonl(self, lines: Iterable[str], *, source: str = "input") -> list[Draft]:
         """Parse raw event lines (``{"turn", "type", "payload", ...}``); errors name the line."""
@@ -613,11 +678,11 @@ class Campaign:
                 raise  # a bug in the ruleset's evolve, not the user's event
             except KingdomlogError as exc:
                 raise InputError(f"event {i} ({d.type}) cannot be applied: {exc}") from None
-        return self._append(drafts, expect_seq=head, state=state)
+        return self.append(drafts, expect_seq=head)
 
     # ---- player submissions (kingdomlog.app.submissions) ---------------------------------
 
-    def player_steps(self, viewer: str | Viewer, *, state: State | None = None,
+    def player_steps(self, viewer: Viewer, *, state: State | None = None,
                      turn: int | None = None) -> list[str]:
         """The steps of ``turn`` (default: the next) that ``viewer`` may submit."""
         return subs.player_steps(self, viewer, state=state, turn=turn)
@@ -630,17 +695,17 @@ class Campaign:
         """``plan`` with the players' latest submissions in the steps it leaves out."""
         return subs.with_submissions(self, plan, state=state)
 
-    def check_submission(self, viewer: str | Viewer, steps: Mapping[str, Any]) -> SubmissionCheck:
+    def check_submission(self, viewer: Viewer, steps: Mapping[str, Any]) -> SubmissionCheck:
         """What ``submit`` would store (checked and rolled), without writing."""
         return subs.check_submission(self, viewer, steps)
 
-    def submit(self, viewer: str | Viewer, steps: Mapping[str, Any], *, note: str = "") -> AppendResult:
+    def submit(self, viewer: Viewer, steps: Mapping[str, Any], *, note: str = "") -> AppendResult:
         """Append a player's submission for the next turn."""
         return subs.submit(self, viewer, steps, note=note)
 
     # ---- export and import (kingdomlog.app.exchange) -------------------------------------
 
-    def export_lines(self, viewer: str | Viewer = GM_VIEWER) -> list[str]:
+    def export_lines(self, viewer: Viewer = GM_VIEWER) -> list[str]:
         """JSONL of the events ``viewer`` may see, after a header with the config."""
         return exchange.export_lines(self, viewer)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +27,11 @@ from typing import Any, Literal
 
 from kingdomlog.core.errors import InputError, StoreError
 from kingdomlog.core.turn import Plan
+from kingdomlog.store.errors import describe_os_error
 
 DRAFTS_DIR = "drafts"
 FORMAT = 1
+_COMMIT_IDS = uuid.UUID("6f1c2b0e-5a55-4c4e-9a7e-6b0c1d2e3f40")
 
 Origin = Literal["sheet", "retracted", "cli"]
 
@@ -53,6 +56,22 @@ class SavedDraft:
                                "origin": self.origin, "commit_ids": list(self.commit_ids),
                                "plan": self.plan.model_dump(mode="json")}
         return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def commit_id(campaign: str, start_seq: int, plan: Plan) -> str:
+    """The commit id of playing ``plan`` (with its seed) on ``campaign`` from ``start_seq``.
+
+    The same draft always commits under the same id, so a second click, tab or retry of it
+    finds its own batch in the log and writes nothing (``Campaign.append``); any change of a
+    choice, a die or the seq it starts from is another commit.
+
+    >>> a = commit_id("farm", 7, Plan(turn=2, seed="s"))
+    >>> a == commit_id("farm", 7, Plan(turn=2, seed="s")), a == commit_id("farm", 8, Plan(turn=2, seed="s"))
+    (True, False)
+    """
+    key = json.dumps({"campaign": campaign, "start_seq": start_seq, "plan": plan.model_dump(mode="json")},
+                     sort_keys=True, ensure_ascii=False)
+    return str(uuid.uuid5(_COMMIT_IDS, key))
 
 
 def _write(path: Path, text: str) -> None:
@@ -181,7 +200,7 @@ class Drafts:
         try:
             _write(p, doc)
         except OSError as exc:
-            raise StoreError(f"{p}: cannot keep the committed plan: {exc.strerror}") from None
+            raise StoreError(f"{p}: cannot keep the committed plan: {describe_os_error(exc)}") from None
         return p
 
     def committed_plan(self, commit_ids: Iterable[str]) -> Plan | None:
@@ -215,4 +234,4 @@ class Drafts:
         return draft
 
 
-__all__ = ["DRAFTS_DIR", "Drafts", "SavedDraft"]
+__all__ = ["DRAFTS_DIR", "Drafts", "SavedDraft", "commit_id"]

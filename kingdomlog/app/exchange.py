@@ -57,18 +57,17 @@ class Imported:
     hash: str | None = None
 
 
-def export_lines(camp: Campaign, viewer: str | Viewer = GM_VIEWER) -> list[str]:
+def export_lines(camp: Campaign, viewer: Viewer = GM_VIEWER) -> list[str]:
     """JSONL: a header line (config, viewer, head), then one line per event visible to ``viewer``.
 
     A viewer other than the GM gets its own numbering (seq, prev_hash and hash of its own log).
     """
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
-    events = camp.visible_events(v)
+    events = camp.visible_events(viewer)
     config = camp.config.model_dump(mode="json")
     config["id"] = camp.id
-    head = camp.head_for(v)
-    header = {"kingdomlog_export": EXPORT_FORMAT, "campaign": config, "viewer": v.id,
-              "numbering": "log" if v.is_gm else "viewer", "head": head.as_dict()}
+    head = camp.head_for(viewer)
+    header = {"kingdomlog_export": EXPORT_FORMAT, "campaign": config, "viewer": viewer.id,
+              "numbering": "log" if viewer.is_gm else "viewer", "head": head.as_dict()}
     out = [json.dumps(header, sort_keys=True)]
     for ev in events:
         env = ev.envelope()

@@ -249,13 +249,13 @@ def posted(events: Sequence[RecordedEvent], turn: int) -> dict[str, Posted]:
     return out
 
 
-def questions(camp: Campaign, viewer: str | Viewer, turn: int | None = None) -> list[Posted]:
+def questions(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[Posted]:
     """The questions posted to ``viewer`` (every question for the GM) for ``turn`` (default: the next).
 
     ``posted_seq`` is in the viewer's own numbering (``Campaign.visible_events``): a player is never
     shown where hidden events sit.
     """
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
+    v = viewer
     events = camp.events()
     t = next_turn(events) if turn is None else turn
     if v.is_gm:
@@ -265,23 +265,22 @@ def questions(camp: Campaign, viewer: str | Viewer, turn: int | None = None) -> 
     return [q for q in posted(camp.visible_events(v), t).values() if q.to == v.id]
 
 
-def messages(camp: Campaign, viewer: str | Viewer, turn: int | None = None) -> list[Message]:
+def messages(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[Message]:
     """The messages ``viewer`` may read (all turns, or ``turn``), oldest first; ``seq`` in the viewer's
     own numbering."""
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
     out: list[Message] = []
-    for ev in camp.visible_events(v):
+    for ev in camp.visible_events(viewer):
         m = ev.payload
         if isinstance(m, MessageSent) and (turn is None or m.turn == turn):
             out.append(Message(ev.seq, m.turn, m.sender, tuple(m.to), m.subject, m.text, ev.recorded_at))
     return out
 
 
-def own_seq(camp: Campaign, viewer: str | Viewer, seq: int) -> int | None:
+def own_seq(camp: Campaign, viewer: Viewer, seq: int) -> int | None:
     """The GM's ``seq`` of an event as ``viewer`` numbers it (``Campaign.visible_events``); None when
     the viewer may not see that event. What a page or a command shows a player (its submission, the
     message it just sent) is numbered this way, never by the log's own seq."""
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
+    v = viewer
     if v.is_gm:
         return seq
     n = 0
@@ -307,8 +306,8 @@ def status(camp: Campaign, *, now: datetime | None = None, preview: TurnPreview 
     subm = camp.submissions(t)
     asked = posted(events, t)
     players = []
-    for pid in camp.players(state):
-        steps = camp.player_steps(pid, state=state, turn=t)
+    for pid in camp.players():
+        steps = camp.player_steps(Viewer("player", pid), state=state, turn=t)
         if not steps:
             continue
         sub = subm.get(pid)
@@ -350,7 +349,7 @@ def set_deadline(camp: Campaign, *, orders_due: datetime | None = None, answer_h
                                                                                           else False))
     except ValidationError as exc:
         raise InputError(f"deadline: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from None
-    return camp._append([Draft(payload, actor="gm", visibility="public", turn=t)], expect_seq=_head(events))
+    return camp.append([Draft(payload, actor="gm", visibility="public", turn=t)], expect_seq=_head(events))
 
 
 def publish(camp: Campaign, plan: Plan, *, now: datetime | None = None) -> AppendResult:
@@ -369,7 +368,7 @@ def publish(camp: Campaign, plan: Plan, *, now: datetime | None = None) -> Appen
         raise RuleError(f"the orders of {camp.ruleset.turn_unit} {t} are closed: the opening cannot change now")
     rs = camp.ruleset
     state = camp.state()
-    opening = subs.opening_steps(rs, state, t, [camp.viewer(p) for p in camp.players(state)])
+    opening = subs.opening_steps(rs, state, t, [Viewer("player", p) for p in camp.players()])
     if not opening:
         raise RuleError(f"{camp.ruleset.turn_unit} {t} has no opening before the players' steps")
     ids = [s.id for s in opening]
@@ -397,7 +396,7 @@ def publish(camp: Campaign, plan: Plan, *, now: datetime | None = None) -> Appen
     dl = deadline_of(events, t)
     drafts = [Draft(StepsPublished(turn=t, steps=stored), actor="gm", visibility="gm", turn=t)]
     drafts += [_posting(q, t, dl.orders_due if dl else None) for q in asked]
-    return camp._append(drafts, expect_seq=_head(events))
+    return camp.append(drafts, expect_seq=_head(events))
 
 
 def _posting(q: Question, turn: int, deadline: datetime | None) -> Draft:
@@ -411,17 +410,17 @@ def _posting(q: Question, turn: int, deadline: datetime | None) -> Draft:
 # ---- the players' inputs ------------------------------------------------------------------------------------
 
 
-def _player(camp: Campaign, viewer: str | Viewer) -> Viewer:
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
-    if not v.is_player:
+def _player(viewer: Viewer) -> Viewer:
+    """``viewer`` when it is a player or faction; ``InputError`` for the GM and the public."""
+    if not viewer.is_player:
         raise InputError("only a player or faction does this; the GM has `kingdomlog deadline`, `publish` and "
                          "`resolve`")
-    return v
+    return viewer
 
 
-def mark_ready(camp: Campaign, viewer: str | Viewer, ready: bool = True, *, turn: int | None = None) -> AppendResult:
+def mark_ready(camp: Campaign, viewer: Viewer, ready: bool = True, *, turn: int | None = None) -> AppendResult:
     """A player says it is done with the next turn (or takes it back) until the orders close."""
-    v = _player(camp, viewer)
+    v = _player(viewer)
     events = camp.events()
     t = next_turn(events)
     unit = camp.ruleset.turn_unit
@@ -432,17 +431,17 @@ def mark_ready(camp: Campaign, viewer: str | Viewer, ready: bool = True, *, turn
     closed = subs.orders_closed(events, t)
     if closed is not None:
         raise RuleError(f"the orders for {unit} {t} are closed ({closed.reason}); readiness no longer matters")
-    return camp._append([Draft(ReadyMarked(turn=t, ready=ready), actor=v.id, visibility=f"faction:{v.id}",
-                               turn=t)], expect_seq=_head(events))
+    return camp.append([Draft(ReadyMarked(turn=t, ready=ready), actor=v.id, visibility=f"faction:{v.id}",
+                              turn=t)], expect_seq=_head(events))
 
 
-def send_message(camp: Campaign, sender: str | Viewer, to: Sequence[str], text: str, *,
+def send_message(camp: Campaign, sender: Viewer, to: Sequence[str], text: str, *,
                  subject: str = "") -> AppendResult:
     """A message from ``sender`` (a player or the GM) to players ``to`` (empty: an open letter to all).
 
     Its visibility is its sender and recipients (the GM reads every message); an open letter is public.
     """
-    v = sender if isinstance(sender, Viewer) else camp.viewer(sender)
+    v = sender
     if v.is_public:
         raise InputError("a message has a sender: a player, a faction or the GM")
     declared = camp.players()
@@ -468,7 +467,7 @@ def send_message(camp: Campaign, sender: str | Viewer, to: Sequence[str], text: 
     else:
         parties = ([v.id] if v.is_player else []) + names
         vis = ",".join(f"faction:{p}" for p in parties)
-    return camp._append([Draft(payload, actor=v.id, visibility=vis, turn=t)], expect_seq=_head(events))
+    return camp.append([Draft(payload, actor=v.id, visibility=vis, turn=t)], expect_seq=_head(events))
 
 
 def _allowed(q: Posted, value: Any) -> Any:
@@ -486,7 +485,7 @@ def _allowed(q: Posted, value: Any) -> Any:
     raise InputError(f"question {q.id}: {json.dumps(value, ensure_ascii=False)} is not one of its answers: {labels}")
 
 
-def answer(camp: Campaign, viewer: str | Viewer, question: str, value: Any, *,
+def answer(camp: Campaign, viewer: Viewer, question: str, value: Any, *,
            now: datetime | None = None) -> AppendResult:
     """A player answers a question posted to it (``value`` one of its answers, as JSON).
 
@@ -494,7 +493,7 @@ def answer(camp: Campaign, viewer: str | Viewer, question: str, value: Any, *,
     resolution question already answered (answers are final), and when the answer would make the step
     that receives it refuse (the step's own message says why).
     """
-    v = _player(camp, viewer)
+    v = _player(viewer)
     t_now = _now(now)
     events = camp.events()
     t = next_turn(events)
@@ -519,7 +518,7 @@ def answer(camp: Campaign, viewer: str | Viewer, question: str, value: Any, *,
                   visibility=f"faction:{v.id}", turn=t)
     if not q.opening:
         _try_answer(camp, q, value)
-    return camp._append([draft], expect_seq=_head(events))
+    return camp.append([draft], expect_seq=_head(events))
 
 
 def _try_answer(camp: Campaign, q: Posted, value: Any) -> None:
@@ -650,7 +649,7 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             drafts = [_posting(q, t, None) for q in shut if q.id not in asked]
             drafts += [Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
                              visibility=f"faction:{q.to}", turn=t) for q in shut]
-            camp._append(drafts, expect_seq=_head(events))
+            camp.append(drafts, expect_seq=_head(events))
             done.append(f"defaults stood for {', '.join(q.id for q in shut)} (the orders are closed)")
             told.extend((q.to, f"the default stood for {q.id} (the orders are closed)") for q in shut)
             continue
@@ -658,15 +657,15 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
         if new:
             hours = dl.answer_hours if dl is not None else 24.0
             due_at = t_now + timedelta(hours=hours)
-            camp._append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
+            camp.append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
             done.append(f"asked {', '.join(sorted({q.to for q in new}))}: {', '.join(q.id for q in new)}")
             told.extend((q.to, f"a question for you: {q.id}") for q in new)
             return result(status(camp, now=t_now))
         late = [p for p in (asked[q.id] for q in todo) if p.deadline is not None and t_now >= p.deadline]
         if not late:
             return result(status(camp, now=t_now))
-        camp._append([Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
-                            visibility=f"faction:{q.to}", turn=t) for q in late], expect_seq=_head(events))
+        camp.append([Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
+                           visibility=f"faction:{q.to}", turn=t) for q in late], expect_seq=_head(events))
         done.append(f"defaults stood for {', '.join(q.id for q in late)}")
         told.extend((q.to, f"the default stood for {q.id} (its time ran out)") for q in late)
     raise KingdomlogError("the turn did not settle after 50 steps; this is a bug")  # pragma: no cover
@@ -684,7 +683,7 @@ def _close(camp: Campaign, events: Sequence[RecordedEvent], turn: int, reason: s
         if q.opening and not q.answered and not (sp is not None and subs._has(sp.choices, q.path)):
             drafts.append(Draft(QuestionAnswered(turn=turn, question=q.id, answer=q.default, by_default=True),
                                 actor=SYSTEM, visibility=f"faction:{q.to}", turn=turn))
-    return camp._append(drafts, expect_seq=_head(events))
+    return camp.append(drafts, expect_seq=_head(events))
 
 
 def close_orders(camp: Campaign, *, reason: str = "closed by the GM") -> AppendResult | None:

@@ -72,20 +72,14 @@ class SubmissionCheck:
     """Steps whose dice were sealed by an earlier submission this turn."""
 
 
-def _player(camp: Campaign, viewer: str | Viewer) -> Viewer | None:
-    v = viewer if isinstance(viewer, Viewer) else camp.viewer(viewer)
-    return v if v.is_player else None
-
-
-def player_steps(camp: Campaign, viewer: str | Viewer, *, state: State | None = None,
+def player_steps(camp: Campaign, viewer: Viewer, *, state: State | None = None,
                  turn: int | None = None) -> list[str]:
     """The steps of ``turn`` (default: the next) that ``viewer`` may submit; [] for the GM and the public."""
-    v = _player(camp, viewer)
-    if v is None:
+    if not viewer.is_player:
         return []
     st = camp.state() if state is None else state
     t = camp.next_turn() if turn is None else turn
-    return [str(x) for x in camp.ruleset.player_steps(st, t, v)]
+    return [str(x) for x in camp.ruleset.player_steps(st, t, viewer)]
 
 
 def turn_events(events: Sequence[RecordedEvent], turn: int, cls: type[Any]) -> list[RecordedEvent]:
@@ -153,7 +147,7 @@ def opened(camp: Campaign, state: State, turn: int, *, events: Sequence[Recorded
     evs = camp.events() if events is None else events
     rs = camp.ruleset
     pub = published(evs, turn)
-    players = [camp.viewer(p) for p in camp.players(state)]
+    players = [Viewer("player", p) for p in camp.players()]
     dice = roller.KeyedRoller("opening", campaign=camp.id, turn=turn)
     for step in opening_steps(rs, state, turn, players):
         sp = pub.steps.get(step.id) if pub is not None else None
@@ -207,6 +201,28 @@ def put_answer(choices: dict[str, Any], path: Sequence[str], value: Any) -> bool
     return True
 
 
+def submitted_steps(camp: Campaign, turn: int, state: State) -> dict[str, tuple[str, StepPlan]]:
+    """Step id -> (the player who submitted it, the step's plan), from each player's latest submission for ``turn``.
+
+    The one reading of the players' submitted steps (the GM's preview merges them, the GM sheet
+    shows whose they are). A step's dice become typed dice: the faces rolled at submission.
+    Left out: a step its submitter may no longer submit in ``state`` (the state ``turn`` starts
+    from) and a submitter the campaign no longer declares.
+    """
+    declared = camp.players()
+    out: dict[str, tuple[str, StepPlan]] = {}
+    for who, ev in submissions(camp, turn).items():
+        payload = ev.payload
+        if who not in declared or not isinstance(payload, PlanSubmitted):
+            continue
+        allowed = set(player_steps(camp, Viewer("player", who), state=state, turn=turn))
+        for sid, sub in payload.steps.items():
+            if sid in allowed and sid not in out:
+                out[sid] = (who, StepPlan(choices=json.loads(json.dumps(sub.choices)),
+                                          rolls={k: list(v) for k, v in sub.rolls.items()}))
+    return out
+
+
 def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) -> Plan:
     """``plan`` with every input of the table for the next turn filled into the steps it leaves out.
 
@@ -226,16 +242,8 @@ def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) 
             if sid not in steps:
                 steps[sid] = StepPlan(choices=json.loads(json.dumps(sub.choices)),
                                       rolls={k: list(v) for k, v in sub.rolls.items()})
-    for who, ev in camp.submissions(turn).items():
-        assert isinstance(ev.payload, PlanSubmitted)
-        try:
-            allowed = set(camp.player_steps(who, state=st, turn=turn))
-        except InputError:
-            continue  # a submitter the campaign no longer declares
-        for sid, sub in ev.payload.steps.items():
-            if sid in allowed and sid not in steps:
-                steps[sid] = StepPlan(choices=json.loads(json.dumps(sub.choices)),
-                                      rolls={k: list(v) for k, v in sub.rolls.items()})
+    for sid, (_who, sp) in submitted_steps(camp, turn, st).items():
+        steps.setdefault(sid, sp)
     known = {s.id for s in camp.ruleset.phases_for(st, turn)}
     for q, a in answers(events, turn).values():
         if q.step not in known or a.by_default:
@@ -249,7 +257,7 @@ def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) 
     return plan.model_copy(update=update)
 
 
-def submit(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any], *, note: str = "",
+def submit(camp: Campaign, viewer: Viewer, steps: Mapping[str, Any], *, note: str = "",
            turn: int | None = None) -> AppendResult:
     """Append a player's submission for the next turn (``core.plan_submitted``, visible to it and the GM).
 
@@ -264,21 +272,21 @@ def submit(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any], *, no
         try:
             check = check_submission(camp, viewer, steps, turn=check.turn, sealed=keep)
         except (RuleError, InputError):
-            _append(camp, check, keep, note)  # refused: the dice just rolled stay, sealed
+            _store(camp, check, keep, note)  # refused: the dice just rolled stay, sealed
             raise
-    return _append(camp, check, check.steps, note)
+    return _store(camp, check, check.steps, note)
 
 
-def _append(camp: Campaign, check: SubmissionCheck, steps: Mapping[str, SubmittedStep], note: str) -> AppendResult:
+def _store(camp: Campaign, check: SubmissionCheck, steps: Mapping[str, SubmittedStep], note: str) -> AppendResult:
     try:
         payload = PlanSubmitted(turn=check.turn, steps=dict(steps), note=note)
     except ValidationError as exc:
         raise InputError(f"submission: {exc.errors()[0]['msg']}") from None
-    return camp._append([Draft(payload, actor=check.viewer, visibility=f"faction:{check.viewer}",
-                               turn=check.turn)], expect_seq=check.expect_seq)
+    return camp.append([Draft(payload, actor=check.viewer, visibility=f"faction:{check.viewer}",
+                              turn=check.turn)], expect_seq=check.expect_seq)
 
 
-def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, Any], *,
+def check_submission(camp: Campaign, viewer: Viewer, steps: Mapping[str, Any], *,
                      turn: int | None = None, sealed: Mapping[str, SubmittedStep] | None = None) -> SubmissionCheck:
     """Everything ``submit`` checks and rolls, without writing: the steps as they would be stored.
 
@@ -290,8 +298,8 @@ def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, A
     this turn and does not name again are carried over. ``sealed``: steps to treat as sealed by an
     earlier submission (``submit`` checks the rest against the dice it has just rolled).
     """
-    v = _player(camp, viewer)
-    if v is None:
+    v = viewer
+    if not v.is_player:
         raise InputError("a submission is made by a player or faction, not by the GM or the public;"
                          " the GM plays the turn with `kingdomlog turn`")
     who = v.id
@@ -308,7 +316,7 @@ def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, A
         raise RuleError(f"the orders for {unit} {t} are closed ({closed.reason or 'by the GM'}); nothing more can"
                         " be submitted this turn")
     state = camp.state()
-    allowed = camp.player_steps(v, state=state, turn=t)
+    allowed = player_steps(camp, v, state=state, turn=t)
     if not steps:
         raise InputError(f"nothing to submit: name one of your steps for {unit} {t} ({', '.join(allowed) or 'none'})")
     given: dict[str, StepPlan] = {}
@@ -325,7 +333,7 @@ def check_submission(camp: Campaign, viewer: str | Viewer, steps: Mapping[str, A
             raise RuleError("a submission's dice are rolled by the server; leave out \"rolls\" and \"rerolls\"",
                             step=str(sid))
         given[sid] = sp
-    previous = camp.submissions(t).get(who)
+    previous = submissions(camp, t).get(who)
     before: dict[str, SubmittedStep] = {}
     if previous is not None and isinstance(previous.payload, PlanSubmitted):
         before = {k: s for k, s in previous.payload.steps.items() if k in allowed}

@@ -455,8 +455,12 @@ class Ruleset:
 
     # ---- players -----------------------------------------------------------------------
 
-    def viewers(self, state: Any) -> Sequence[str]:
-        """Player/faction ids the state itself names (beside those of ``campaign.toml``)."""
+    def option_players(self, options: Mapping[str, Any]) -> Sequence[str]:
+        """Player/faction ids the campaign's validated ``options`` declare (beside ``campaign.toml``'s viewers).
+
+        Read from the options alone, never from a state: a viewer's name is parsed from the
+        campaign's config, with nothing of the log folded (Signoria: its ``players`` option).
+        """
         return ()
 
     def player_steps(self, state: Any, turn: int, viewer: Viewer) -> Sequence[str]:

@@ -210,7 +210,7 @@ def preview_turn(
     steps: list[StepPreview] = []
     current = state
     seq = start_seq
-    declared = None if players is None else (*players, *ruleset.viewers(state))
+    declared = None if players is None else tuple(players)
     for phase in phases:
         sp = plan.steps.get(phase.id, StepPlan())
         dice = roller.for_step(phase.id, manual=sp.rolls, nonces=sp.rerolls)

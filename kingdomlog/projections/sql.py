@@ -51,7 +51,7 @@ from kingdomlog.core.errors import InputError, KingdomlogError, SqlRefusedError
 from kingdomlog.core.events import GENESIS_HASH, RecordedEvent, renumber
 from kingdomlog.core.fold import default_context, filter_visible, fold
 from kingdomlog.core.ruleset import Ruleset, State, find_ruleset, registered_rulesets
-from kingdomlog.core.viewers import Viewer, parse_viewer, visible_to
+from kingdomlog.core.viewers import GM_VIEWER, Viewer, visible_to
 from kingdomlog.projections import cache as pcache
 from kingdomlog.projections.cache import HEAD_REL
 from kingdomlog.store import codec
@@ -101,11 +101,10 @@ def find_campaigns(root: Path, max_depth: int = 3) -> list[Path]:
     return found
 
 
-def state_rows(camp: Campaign, viewer: str | Viewer = "gm") -> list[dict[str, Any]]:
+def state_rows(camp: Campaign, viewer: Viewer = GM_VIEWER) -> list[dict[str, Any]]:
     """One row per live turn of ``camp``: summary figures plus ``state_json`` (redacted for ``viewer``)."""
     rs = camp.ruleset
-    v = camp.viewer(viewer) if isinstance(viewer, str) else viewer
-    return _rows(camp.id, rs, v, rs.initial_state(camp.context), camp.events(), None, 0)[0]
+    return _rows(camp.id, rs, viewer, rs.initial_state(camp.context), camp.events(), None, 0)[0]
 
 
 def _rows(campaign: str, rs: Ruleset, v: Viewer, start: State, events: Sequence[RecordedEvent],
@@ -403,7 +402,7 @@ class Catalog:
             return None
         try:
             start: State = type(rs.initial_state(camp.context)).model_validate(proj.state)
-            v = parse_viewer(self.viewer, camp.players(start))
+            v = camp.viewer(self.viewer)
         except (KingdomlogError, ValueError):
             return None
         rows, final = _rows(proj.campaign, rs, v, start, events, frozenset(proj.retracted), proj.viewer_seq)

@@ -71,6 +71,7 @@ class OrdersStart(TypedDict):
 
     folder: Path
     viewer: str
+    as_viewer: Viewer
     turn: int
     name: str
     turn_unit: str
@@ -127,7 +128,8 @@ def open_orders(folder: Path, viewer: str) -> OrdersStart:
     st = pbp.status(camp)
     me = next((p for p in st.players if p.id == v.id), None)
     asked = pbp.questions(camp, v, turn)
-    return {"folder": Path(folder), "viewer": v.id, "turn": turn, "name": camp.config.name, "turn_unit": rs.turn_unit,
+    return {"folder": Path(folder), "viewer": v.id, "as_viewer": v, "turn": turn, "name": camp.config.name,
+            "turn_unit": rs.turn_unit,
             "steps": list(steps), "choices": choices, "submitted": submitted,
             "submitted_seq": pbp.own_seq(camp, v, mine.seq) if mine is not None else None,
             "questions": asked, "answered_in": {q.step: {a.path[0] for a in asked if a.step == q.step} for q in asked},
@@ -319,7 +321,7 @@ def check_html(start: OrdersStart, steps: Mapping[str, Any] | None, problem: str
         words = first.unchecked if first is not None else "Your orders are checked once your dice are rolled."
         return f"<p><i>{esc(words)}</i></p>", False
     try:
-        check = subs.check_submission(Campaign.open(start["folder"]), start["viewer"], steps, turn=start["turn"])
+        check = subs.check_submission(Campaign.open(start["folder"]), start["as_viewer"], steps, turn=start["turn"])
     except KingdomlogError as exc:
         return f"<p class='kl-error'><b>These orders would be refused.</b> {esc(exc)}</p>", False
     unit = esc(start["turn_unit"])
@@ -418,7 +420,7 @@ def run_write(start: OrdersStart, what: str, fn: Callable[[Campaign], Any]) -> t
         return "danger", f"**{what}: not done.** {exc}"
     try:
         camp = Campaign.open(start["folder"])
-        moved = pbp.advance(camp).for_viewer(camp.viewer(start["viewer"]))
+        moved = pbp.advance(camp).for_viewer(start["as_viewer"])
     except KingdomlogError:
         moved = []
     return "success", f"**{what}.** {said}" + (" " + " ".join(f"Then: {m}." for m in moved) if moved else "")

@@ -90,7 +90,7 @@ def test_every_read_path_gives_the_same_state(ops: list[tuple[object, ...]]) -> 
         # a player's view is the redacted state, by every path
         alice = parse_viewer("alice", ("alice", "bob"))
         mine = rs.redact(cold, alice).model_dump(mode="json")
-        assert Campaign.open(folder).state(viewer="alice").model_dump(mode="json") == mine
+        assert Campaign.open(folder).state(viewer=alice).model_dump(mode="json") == mine
         assert cli_state(folder, "--as", "alice") == mine
-        assert json.loads(state_rows(camp, "alice")[-1]["state_json"]) == mine
+        assert json.loads(state_rows(camp, alice)[-1]["state_json"]) == mine
         assert player_view(folder, "alice").summary == rs.summary(rs.redact(cold, alice))

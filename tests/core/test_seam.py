@@ -165,7 +165,7 @@ def test_a_bad_visibility_is_refused_before_anything_is_written(
         farm.parse_jsonl([line])
     assert files(farm) == before
     # and every reader still works
-    assert farm.state(viewer="alice") is not None
+    assert farm.state(viewer=farm.viewer("alice")) is not None
 
 
 def test_note_visibility_accepts_a_bare_player_id(farm: Campaign, capsys: pytest.CaptureFixture[str]) -> None:

@@ -258,7 +258,7 @@ def test_export_import_reproduces_state_and_chain(toy_campaign: Campaign, tmp_pa
     assert copy.state() == toy_campaign.state()
     assert [e.hash for e in copy.events()] == [e.hash for e in toy_campaign.events()]
     # a player's export holds no GM-only event
-    text = "\n".join(toy_campaign.export_lines("alice"))
+    text = "\n".join(toy_campaign.export_lines(toy_campaign.viewer("alice")))
     assert "secret" not in text and "toy.secret_stash" not in text
 
 

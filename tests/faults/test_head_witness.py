@@ -26,7 +26,10 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.errors import StoreError
 from kingdomlog.core.events import GENESIS_HASH, event_hash
 from kingdomlog.core.turn import Plan
+from kingdomlog.core.viewers import GM_VIEWER, Viewer
 from kingdomlog.views.player.page import render_static
+
+ALICE = Viewer("player", "alice")
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -125,7 +128,7 @@ def test_a_player_s_printed_head_catches_the_deletion_of_what_they_saw(tmp_path:
 
 def test_every_player_facing_output_carries_the_viewer_s_head(tmp_path: Path) -> None:
     camp = build(tmp_path / "farm")
-    head = camp.head_for("alice")
+    head = camp.head_for(ALICE)
     assert head.seq == len([e for e in camp.events() if e.visibility in ("public", "faction:alice")])
     rc, out, _ = run("state", str(camp.folder), "--as", "alice", "--json")
     assert json.loads(out)["kingdomlog"]["head"] == head.as_dict()
@@ -138,7 +141,7 @@ def test_every_player_facing_output_carries_the_viewer_s_head(tmp_path: Path) ->
     rc, out, _err = run("export", str(camp.folder), "--as", "alice", "-o", "-")
     assert json.loads(out.splitlines()[0])["head"] == head.as_dict()
     assert head.short in render_static(camp.folder, "alice")
-    gm = camp.head_for("gm")
+    gm = camp.head_for(GM_VIEWER)
     rc, out, _ = run("verify", str(camp.folder))
     assert rc == 0 and gm.text in out
 
@@ -148,7 +151,7 @@ def test_malformed_expected_heads_are_input_errors(tmp_path: Path) -> None:
     for bad in ("abc", "zz" * 10, "12:", ""):
         rc, _, err = run("verify", str(camp.folder), "--expect-head", bad)
         assert rc == 1 and "--expect-head" in err and "internal error" not in err, (bad, err)
-    h = camp.head_for("gm")
+    h = camp.head_for(GM_VIEWER)
     assert run("verify", str(camp.folder), "--expect-head", f"{h.seq}:{h.short}")[0] == 0
     assert run("verify", str(camp.folder), "--expect-head", f"{h.seq + 1}:{h.short}")[0] == 1
 
@@ -191,9 +194,9 @@ def test_the_static_page_numbers_batches_in_the_viewer_s_numbering(tmp_path: Pat
     camp = build(tmp_path / "farm")
     page = render_static(camp.folder, "alice")
     shown = sorted({int(n) for span in re.findall(r"seq (\d+(?:–\d+)?)", page) for n in span.split("–")})
-    n = camp.head_for("alice").seq
+    n = camp.head_for(ALICE).seq
     assert shown and max(shown) == n  # the highest number is the player's own count, not the log's
-    assert n < camp.head_for("gm").seq
+    assert n < camp.head_for(GM_VIEWER).seq
 
 
 def test_an_imported_player_export_has_the_head_the_player_was_shown(tmp_path: Path) -> None:
@@ -202,6 +205,6 @@ def test_an_imported_player_export_has_the_head_the_player_was_shown(tmp_path: P
     assert run("export", str(camp.folder), "--as", "alice", "-o", str(exp))[0] == 0
     rc, _out, err = run("import", str(exp), str(tmp_path / "copy"))
     assert rc == 0, err
-    assert Campaign.open(tmp_path / "copy").head_for("gm") == camp.head_for("alice").__class__(
-        "gm", camp.head_for("alice").seq, camp.head_for("alice").hash)
+    assert Campaign.open(tmp_path / "copy").head_for(GM_VIEWER) == camp.head_for(ALICE).__class__(
+        "gm", camp.head_for(ALICE).seq, camp.head_for(ALICE).hash)
     assert "warning" not in err

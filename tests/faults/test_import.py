@@ -24,6 +24,7 @@ from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.events import EventModel, register_event
 from kingdomlog.core.turn import Plan
+from kingdomlog.core.viewers import GM_VIEWER
 from kingdomlog.projections.sql import find_campaigns
 
 
@@ -52,7 +53,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         camp.play(Plan.parse({"seed": f"s{t}", "steps": {"harvest": {"choices": {"stash": t % 2}},
                                                          "market": {"choices": {"sell": 1}}}}))
         camp.note(f"note {t}", visibility="faction:alice" if t % 2 else "public")
-    return camp.export_lines("gm")
+    return camp.export_lines(GM_VIEWER)
 
 
 def write(path: Path, lines: list[str]) -> Path:

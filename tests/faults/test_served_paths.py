@@ -26,6 +26,7 @@ import pytest
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
+from kingdomlog.core.viewers import Viewer
 
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"
@@ -35,6 +36,7 @@ FILE_ROUTES = ["/api/home/workspace_files", "/api/home/recent_files", "/api/home
                "/api/files/list_files", "/api/files/file_details", "/api/files/file_details?path=/etc/passwd",
                "/api/kernel/read_code", "/api/storage/list_entries", "/api/documentation/snippets",
                "/api/export/html", "/api/packages/list", "/api/status", "/api/usage", "/lsp/health"]
+ALICE = Viewer("player", "alice")
 
 
 def free_port() -> int:
@@ -76,7 +78,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     secret_paths = [str(REPO), str(REPO / "notebooks"), str(camp.folder), str(root), sys.prefix, str(Path.home())]
     try:
         yield {"url": url, "base": url.split("?")[0].rstrip("/"), "folder": camp.folder, "paths": secret_paths,
-               "head": camp.head_for("alice")}
+               "head": camp.head_for(ALICE)}
     finally:
         proc.terminate()
         try:

@@ -20,9 +20,12 @@ import pytest
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
+from kingdomlog.core.viewers import Viewer
 from kingdomlog.projections.sql import state_rows
 from kingdomlog.store import cache, keys
 from kingdomlog.views.player.page import player_view, render_static
+
+ALICE = Viewer("player", "alice")
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -63,7 +66,7 @@ def test_an_edited_snapshot_never_changes_what_is_shown(tmp_path: Path) -> None:
         assert read() == truth
     assert player_view(camp.folder, "alice").summary["gold"] == truth.gold
     assert render_static(camp.folder, "alice").split("<footer>")[0] == alice_page
-    assert all(r["gold"] < 10_000 for r in state_rows(Campaign.open(camp.folder), "alice"))
+    assert all(r["gold"] < 10_000 for r in state_rows(Campaign.open(camp.folder), ALICE))
     # the edited files were deleted and rebuilt; verify finds none left to sweep
     for snap in snapshots(camp.folder):
         assert keys.read_signed(snap) is not None

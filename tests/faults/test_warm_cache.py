@@ -16,6 +16,9 @@ import pytest
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import CorruptLogError, RuleError
 from kingdomlog.core.turn import Plan
+from kingdomlog.core.viewers import Viewer
+
+ALICE = Viewer("player", "alice")
 
 
 def test_warm_path_equals_cold_replay(tmp_path: Path) -> None:
@@ -40,8 +43,8 @@ def test_warm_path_equals_cold_replay(tmp_path: Path) -> None:
         got = warm.state()
         warm_hits += warm.cache.hits
         assert got == Campaign.open(camp.folder).state(use_cache=False), i
-        assert Campaign.open(camp.folder).state(viewer="alice") == Campaign.open(camp.folder).state(
-            use_cache=False, viewer="alice")
+        assert Campaign.open(camp.folder).state(viewer=ALICE) == Campaign.open(camp.folder).state(
+            use_cache=False, viewer=ALICE)
     assert warm_hits >= 30  # the warm path was really taken
 
 

@@ -11,7 +11,7 @@ from nb_support import REPO
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.mapdata import GridStructure, MapData, MapHex, MapLink, MapParty, MapRegion, SettlementGrid
-from kingdomlog.core.viewers import parse_viewer
+from kingdomlog.core.viewers import PUBLIC_VIEWER, parse_viewer
 from kingdomlog.rulesets.pf1.mapview import district_grid, pf1_lot
 from kingdomlog.views.player import maps
 from kingdomlog.views.player import page as player
@@ -129,7 +129,7 @@ def test_pf1_players_see_unexplored_hexes_as_fog(tmp_path: Path) -> None:
     camp.append_raw(camp.parse_jsonl([json.dumps(mapped)]))
     from kingdomlog.rulesets.pf1.mapview import kingdom_map
 
-    mine = {h.id: h for h in kingdom_map(camp.state(viewer="public"), PUBLIC).hexes}  # type: ignore[arg-type]
+    mine = {h.id: h for h in kingdom_map(camp.state(viewer=PUBLIC_VIEWER), PUBLIC).hexes}  # type: ignore[arg-type]
     gms = {h.id: h for h in kingdom_map(camp.state(), GM).hexes}  # type: ignore[arg-type]
     assert mine["h20"].terrain == "unknown" and mine["h20"].features == () and not mine["h20"].explored
     assert gms["h20"].terrain == "hills" and gms["h20"].features == ("lair",)

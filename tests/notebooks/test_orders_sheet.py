@@ -186,9 +186,10 @@ def test_a_sheet_left_open_from_an_earlier_month_files_nothing(fel: Path) -> Non
     camp.play(Plan(turn=8, seed="gm"))
     head = Campaign.open(fel).head_seq
     steps = {"orders_fabian": {"choices": {"actor": "fabian", "orders": []}}}
-    kind, text = orders.run_write(stale, "Orders submitted", lambda c: subs.submit(c, "fabian", steps, turn=8))
+    me = stale["as_viewer"]
+    kind, text = orders.run_write(stale, "Orders submitted", lambda c: subs.submit(c, me, steps, turn=8))
     assert kind == "danger" and "written for month 8, but the campaign is now at month 9" in text
-    kind, text = orders.run_write(stale, "Ready", lambda c: pbp.mark_ready(c, "fabian", True, turn=8))
+    kind, text = orders.run_write(stale, "Ready", lambda c: pbp.mark_ready(c, me, True, turn=8))
     assert kind == "danger" and "month 8" in text
     assert Campaign.open(fel).head_seq == head
 
@@ -211,8 +212,9 @@ def test_the_only_writes_are_the_viewers_own_words() -> None:
                        "close_orders"}
     assert writes == {"advance", "answer", "mark_ready", "send_message", "submit"}
     assert not re.search(r"write_text|write_bytes|unlink|rmtree|mkdir|\bsubprocess\b|os\.system", code)
-    for call in ('subs.submit(camp, start["viewer"]', 'pbp.answer(camp, start["viewer"]',
-                 'pbp.mark_ready(\n        camp, start["viewer"]', 'pbp.send_message(\n        camp, start["viewer"]'):
+    for call in ('subs.submit(camp, start["as_viewer"]', 'pbp.answer(camp, start["as_viewer"]',
+                 'pbp.mark_ready(\n        camp, start["as_viewer"]',
+                 'pbp.send_message(\n        camp, start["as_viewer"]'):
         assert call in code, call
 
 
@@ -291,7 +293,7 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
     sub = new[-1].payload
     assert isinstance(sub, PlanSubmitted) and sub.steps["orders_fabian"].choices["orders"][0]["action"] == "liberties"
     assert [len(f) for f in sub.steps["command_fabian"].rolls.values()] == [2]
-    assert not {e.seq for e in new} & {e.seq for e in camp.visible_events("marburg")}
+    assert not {e.seq for e in new} & {e.seq for e in camp.visible_events(camp.viewer("marburg"))}
     assert camp.verify().ok
     assert frames, "no websocket frames captured"
     for text in [content, *frames]:

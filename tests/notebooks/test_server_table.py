@@ -24,6 +24,7 @@ from nb_support import REPO, Server, free_port
 
 from kingdomlog.app import Campaign, pbp
 from kingdomlog.core.turn import Plan
+from kingdomlog.core.viewers import GM_VIEWER, Viewer
 from kingdomlog.server import COOKIE, Credentials
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -181,7 +182,7 @@ def test_a_whole_month_through_the_one_server(table: Any) -> None:
         while _month(folder) == 8 and time.monotonic() < deadline:
             moved = False
             for pl in (fab, mar):
-                if not [q for q in pbp.questions(Campaign.open(folder), pl.who) if not q.answered]:
+                if not [q for q in pbp.questions(Campaign.open(folder), Viewer("player", pl.who)) if not q.answered]:
                     continue  # (the test reads the log to know whom to look at; the player sees it on reload)
                 pl.reload()
                 if pl.answer_first_open(pick=1):
@@ -193,7 +194,7 @@ def test_a_whole_month_through_the_one_server(table: Any) -> None:
                 pbp.advance(Campaign.open(folder))
         assert _month(folder) == 9, pbp.status(Campaign.open(folder)).as_dict()
         camp = Campaign.open(folder)
-        kinds = {q.kind for q in pbp.questions(camp, "gm", 8)}
+        kinds = {q.kind for q in pbp.questions(camp, GM_VIEWER, 8)}
         assert {"dilemma", "candidate", "defender_response", "battle_declaration"} <= kinds, kinds
         assert asked["fabian"] >= 2  # its army's answer and at least one round of declarations
         month = [e for e in camp.events() if e.turn == 8]

@@ -281,10 +281,10 @@ def play_aikakirjat(ui: Sheet) -> None:
 def prepare_signoria(folder: Path) -> None:
     """Both factions hand in their orders (as their orders sheets do) before the GM opens the sheet."""
     camp = Campaign.open(folder)
-    camp.submit("fabian", {"command_fabian": {"choices": {"stake": "low"}},
+    camp.submit(camp.viewer("fabian"), {"command_fabian": {"choices": {"stake": "low"}},
                            "orders_fabian": {"choices": {"actor": "fabian", "orders": [
                                {"id": "O1", "action": "hire_troops", "slots": ["ordinary"], "params": {"units": 1}}]}}})
-    camp.submit("marburg", {"command_marburg": {"choices": {"stake": "low"}},
+    camp.submit(camp.viewer("marburg"), {"command_marburg": {"choices": {"stake": "low"}},
                             "orders_marburg": {"choices": {"actor": "marburg", "orders": [
                                 {"id": "O1", "action": "donation", "slots": ["ordinary"], "stake": "elementary",
                                  "params": {"piety": 1}}]}}})

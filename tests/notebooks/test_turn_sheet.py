@@ -261,6 +261,23 @@ def test_a_session_commits_at_most_once(toy: Path) -> None:
     assert nxt is not None and sheet.commit(nxt, nxt.draft) is None  # a click landing right after the reload
 
 
+def test_a_second_tab_of_the_same_draft_commits_nothing_and_says_so(toy: Path) -> None:
+    """Two tabs on one draft: the first commits it; the second finds the same draft in the log (its commit id is
+    the draft's) and writes nothing, saying so, and both move on to the next turn."""
+    first, values = opened(toy)
+    edit(first, values, harvest__c__crop="barley", harvest__d__harvest__faces="4 4", market__c__sell=1)
+    second, _ = opened(toy)  # restores the saved draft: the same plan, the same dice
+    assert second.plan == first.plan
+    before = log_files(toy)
+    done = sheet.commit(first, first.draft)
+    assert done is not None and done.kind == "success" and "Committed" in done.text
+    again = sheet.commit(second, second.draft)
+    assert again is not None and again.kind == "success" and "Nothing committed again" in again.text
+    assert "in the log already" in again.text
+    assert len(log_files(toy)) == len(before) + 1 and Campaign.open(toy).next_turn() == 3
+    assert Drafts(toy).load(2) is None
+
+
 def test_a_refused_commit_keeps_every_choice_and_die(toy: Path) -> None:
     s, values = opened(toy)
     edit(s, values, harvest__c__crop="barley", harvest__d__harvest__faces="4 4", market__c__sell=2)

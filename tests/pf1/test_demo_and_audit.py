@@ -15,6 +15,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.fold import fold, replay
 from kingdomlog.core.turn import Plan
+from kingdomlog.core.viewers import PUBLIC_VIEWER
 from kingdomlog.rulesets.pf1 import RULESET
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
@@ -111,7 +112,7 @@ def test_player_view_hides_the_gms_foreign_figures(tmp_path: Path) -> None:
     shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
     camp = Campaign.open(folder)
     assert camp.state().foreign["mivon"].economy == 30
-    assert camp.state(viewer="public").foreign["mivon"].economy is None
+    assert camp.state(viewer=PUBLIC_VIEWER).foreign["mivon"].economy is None
     html = render_static(folder, "public")
     assert "River Kingdom" in html
 

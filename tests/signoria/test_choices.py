@@ -131,7 +131,7 @@ def test_every_step_describes_its_form_on_the_gm_state_and_on_a_view() -> None:
     for step in RULESET.phases_for(state, turn):
         fields = RULESET.choices(state, turn, step.id)
         assert fields and all(f.label for f in fields), step.id
-    mine = camp.state(viewer="fabian")
+    mine = camp.state(viewer=camp.viewer("fabian"))
     fields = {f.name: f for f in RULESET.choices(mine, turn, "orders_fabian")}
     assert fields["actor"].default == "fabian" and fields["orders"].kind == "rows"
     order = {f.name: f for f in fields["orders"].fields}

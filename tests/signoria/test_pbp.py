@@ -31,13 +31,14 @@ from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft, provisional
 from kingdomlog.core.fold import fold, is_live, live_events
 from kingdomlog.core.turn import Plan
-from kingdomlog.core.viewers import Viewer
+from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer
 from kingdomlog.rulesets.signoria import RULESET
 from kingdomlog.rulesets.signoria.state import SignoriaState
 
 from .make_demo import DEMO
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+FABIAN, MARBURG = Viewer("player", "fabian"), Viewer("player", "marburg")
 OPENING = {"steps": {"turn_open": {"choices": {
     "dilemmas": [{"faction": "fabian", "id": "winter_relief", "text": "The poor ask for bread",
                   "options": [{"id": "give", "text": "open the granaries", "effects": [
@@ -83,7 +84,7 @@ def test_twenty_refused_submissions_keep_the_same_dice(camp: Campaign) -> None:
     faces: list[list[int]] = []
     for _ in range(20):
         with pytest.raises(RuleError) as err:
-            subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "high"}}, "orders_fabian": greedy})
+            subs.submit(camp, FABIAN, {"command_fabian": {"choices": {"stake": "high"}}, "orders_fabian": greedy})
         assert "special slots used" in str(err.value)
         sub = camp.submissions()["fabian"].payload
         assert isinstance(sub, PlanSubmitted) and list(sub.steps) == ["command_fabian"]
@@ -94,8 +95,8 @@ def test_twenty_refused_submissions_keep_the_same_dice(camp: Campaign) -> None:
     sealing = [e for e in camp.events() if isinstance(e.payload, PlanSubmitted)]
     assert len(sealing) == 1  # the dice were sealed once; the other nineteen refusals wrote nothing
     with pytest.raises(RuleError, match="sealed"):
-        subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "low"}}})
-    subs.submit(camp, "fabian", {"orders_fabian": {"choices": {"actor": "fabian", "orders": []}}})
+        subs.submit(camp, FABIAN, {"command_fabian": {"choices": {"stake": "low"}}})
+    subs.submit(camp, FABIAN, {"orders_fabian": {"choices": {"actor": "fabian", "orders": []}}})
     final = camp.submissions()["fabian"].payload
     assert isinstance(final, PlanSubmitted) and final.steps["command_fabian"].rolls["cmd.1"] == faces[0]
 
@@ -107,7 +108,7 @@ def test_a_check_never_rolls_real_dice_nor_checks_orders_against_them(camp: Camp
         {"id": f"S{i}", "action": "intrigue_self", "slots": ["special"], "stake": "low"} for i in range(5)]}}
     head = camp.head_seq
     for _ in range(5):
-        chk = subs.check_submission(camp, "fabian", {"command_fabian": {"choices": {"stake": "high"}},
+        chk = subs.check_submission(camp, FABIAN, {"command_fabian": {"choices": {"stake": "high"}},
                                                      "orders_fabian": greedy})
         assert chk.fresh == ("command_fabian",) and chk.unchecked == ("orders_fabian",)
     assert camp.head_seq == head
@@ -184,7 +185,7 @@ class _Fixed:
 @pytest.fixture(scope="module")
 def sealed_demo(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
     camp = copy(tmp_path_factory.mktemp("prop"))
-    subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "low"}}})
+    subs.submit(camp, FABIAN, {"command_fabian": {"choices": {"stake": "low"}}})
     return camp
 
 
@@ -204,7 +205,7 @@ def test_the_submission_check_depends_only_on_the_factions_view(sealed_demo: Cam
 
     def answer(truth: SignoriaState) -> str:
         try:
-            chk = subs.check_submission(_Fixed(camp, truth), "fabian", given_orders)  # type: ignore[arg-type]
+            chk = subs.check_submission(_Fixed(camp, truth), FABIAN, given_orders)  # type: ignore[arg-type]
         except KingdomlogError as exc:
             return f"refused: {exc}"
         return "accepted: " + json.dumps({k: [d.payload.model_dump(mode="json") for d in v]
@@ -221,12 +222,12 @@ def test_a_refusal_names_only_what_the_faction_knows(camp: Campaign) -> None:
               "payload": {"gap": "test", "text": "Bianca dies of fever", "effects": [
                   {"kind": "character", "character": "bianca", "condition": "dead"}]}}
     camp.append_raw(camp.parse_jsonl([json.dumps(ruling)]))
-    subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "low"}}})
+    subs.submit(camp, FABIAN, {"command_fabian": {"choices": {"stake": "low"}}})
     bribe = {"choices": {"actor": "fabian", "orders": [{"id": "B", "action": "bribery", "slots": ["ordinary"],
                                                         "stake": "low", "target": "bianca", "params": {"wealth": 1}}]}}
-    chk = subs.check_submission(camp, "fabian", {"orders_fabian": bribe})
+    chk = subs.check_submission(camp, FABIAN, {"orders_fabian": bribe})
     assert "dead" not in json.dumps([d.payload.model_dump(mode="json") for d in chk.events["orders_fabian"]])
-    subs.submit(camp, "fabian", {"orders_fabian": bribe})
+    subs.submit(camp, FABIAN, {"orders_fabian": bribe})
     camp.play(Plan(turn=8, seed="gm"))
     void = [e for e in camp.events() if e.type == "signoria.order_voided"]
     assert [(e.visibility, e.payload.order, e.payload.reason) for e in void] == [  # type: ignore[attr-defined]
@@ -241,9 +242,9 @@ def test_the_core_events_of_the_table_change_no_state(camp: Campaign) -> None:
     them, so a month's table talk changes nothing until the month commits."""
     before = camp.state().model_dump(mode="json")
     opened(camp)
-    pbp.mark_ready(camp, "fabian")
-    pbp.send_message(camp, "marburg", ["fabian"], "a word")
-    pbp.answer(camp, "fabian", "dilemma:winter_relief", "give", now=NOW)
+    pbp.mark_ready(camp, FABIAN)
+    pbp.send_message(camp, MARBURG, ["fabian"], "a word")
+    pbp.answer(camp, FABIAN, "dilemma:winter_relief", "give", now=NOW)
     evs = camp.events()
     table = [e for e in evs if e.seq > 261]
     assert {e.type for e in table} == {"core.deadline_set", "core.steps_published", "core.question_posed",
@@ -277,29 +278,29 @@ def test_a_month_runs_itself(camp: Campaign) -> None:
     st0 = pbp.status(camp, now=NOW)
     assert (st0.stage, st0.time_left(), [p.missing for p in st0.players]) == (
         "orders", "2 d 0 h", [["command_fabian", "orders_fabian"], ["command_marburg", "orders_marburg"]])
-    pbp.answer(camp, "fabian", "dilemma:winter_relief", "give", now=NOW)
-    pbp.answer(camp, "marburg", "candidate:t8.c1", "hire", now=NOW)
-    subs.submit(camp, "marburg", {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
-    pbp.mark_ready(camp, "fabian")
+    pbp.answer(camp, FABIAN, "dilemma:winter_relief", "give", now=NOW)
+    pbp.answer(camp, MARBURG, "candidate:t8.c1", "hire", now=NOW)
+    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
+    pbp.mark_ready(camp, FABIAN)
     assert pbp.advance(camp, now=NOW).done == []  # Marburg is not ready yet
-    pbp.mark_ready(camp, "marburg")
+    pbp.mark_ready(camp, MARBURG)
     res = pbp.advance(camp, now=NOW)
     assert res.done[0] == "closed the orders of month 8: every player is ready"
     assert res.done[1] == "asked fabian: response:8.marburg.W"
     sealed = subs.sealed_seed(camp.events(), 8)
     assert sealed and "dice_sealed" not in json.dumps(run("log", str(camp.folder), "--as", "fabian", "--json"))
     with pytest.raises(RuleError, match="closed"):
-        subs.submit(camp, "fabian", {"command_fabian": {"choices": {"stake": "low"}}})
-    q = pbp.questions(camp, "fabian")[-1]
+        subs.submit(camp, FABIAN, {"command_fabian": {"choices": {"stake": "low"}}})
+    q = pbp.questions(camp, FABIAN)[-1]
     assert q.kind == "defender_response" and "marburg's army has arrived at Fabia" in q.prompt
     assert "4 units" not in q.prompt  # the defender does not know the attacker's forces yet
     with pytest.raises(InputError, match="is not one of its answers"):
-        pbp.answer(camp, "fabian", q.id, {"response": "battle", "tactic": "banana"}, now=NOW)
+        pbp.answer(camp, FABIAN, q.id, {"response": "battle", "tactic": "banana"}, now=NOW)
     with pytest.raises(InputError, match="no question"):
-        pbp.answer(camp, "marburg", q.id, q.options[0].value, now=NOW)
-    pbp.answer(camp, "fabian", q.id, q.options[-1].value, now=NOW)  # defence: shut the gates
+        pbp.answer(camp, MARBURG, q.id, q.options[0].value, now=NOW)
+    pbp.answer(camp, FABIAN, q.id, q.options[-1].value, now=NOW)  # defence: shut the gates
     with pytest.raises(RuleError, match="final"):
-        pbp.answer(camp, "fabian", q.id, q.options[0].value, now=NOW)
+        pbp.answer(camp, FABIAN, q.id, q.options[0].value, now=NOW)
     res = pbp.advance(camp, now=NOW)
     assert any(line.startswith("committed month 8") for line in res.done), res.done
     month = [e for e in camp.events() if e.turn == 8]
@@ -317,15 +318,15 @@ def test_the_default_stands_when_the_deadline_passes(camp: Campaign) -> None:
     abstain); Fabian's answer window (12 h) passes: its default response (a battle holding position) stands,
     then each round's declarations take theirs (none), and the month commits by itself."""
     opened(camp)
-    subs.submit(camp, "marburg", {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
+    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
     assert pbp.advance(camp, now=NOW + timedelta(days=1)).done == []
     later = NOW + timedelta(days=2, minutes=1)
     res = pbp.advance(camp, now=later)
     assert res.done[0].startswith("closed the orders of month 8: the deadline passed")
-    dilemma = next(q for q in pbp.questions(camp, "fabian") if q.kind == "dilemma")
+    dilemma = next(q for q in pbp.questions(camp, FABIAN) if q.kind == "dilemma")
     assert dilemma.by_default and dilemma.answer == "abstain"
     with pytest.raises(RuleError, match="deadline"):
-        pbp.answer(camp, "fabian", "response:8.marburg.W", {"response": "defence"}, now=later + timedelta(hours=13))
+        pbp.answer(camp, FABIAN, "response:8.marburg.W", {"response": "defence"}, now=later + timedelta(hours=13))
     for _ in range(6):
         later += timedelta(hours=13)
         res = pbp.advance(camp, now=later)
@@ -342,8 +343,8 @@ def test_the_default_stands_when_the_deadline_passes(camp: Campaign) -> None:
 
 def test_the_gm_commits_when_the_month_does_not_resolve_itself(camp: Campaign) -> None:
     opened(camp, auto=False)
-    pbp.mark_ready(camp, "fabian")
-    pbp.mark_ready(camp, "marburg")
+    pbp.mark_ready(camp, FABIAN)
+    pbp.mark_ready(camp, MARBURG)
     res = pbp.advance(camp, now=NOW)
     assert res.committed is None and res.status.stage == "to resolve"
     out = run("resolve", str(camp.folder), "--commit")
@@ -353,11 +354,11 @@ def test_the_gm_commits_when_the_month_does_not_resolve_itself(camp: Campaign) -
 def test_ready_and_answers_are_for_the_month_open(camp: Campaign) -> None:
     opened(camp)
     with pytest.raises(InputError):
-        pbp.mark_ready(camp, "gm")
+        pbp.mark_ready(camp, GM_VIEWER)
     with pytest.raises(RuleError, match="written for month 7"):
-        pbp.mark_ready(camp, "fabian", turn=7)
-    pbp.mark_ready(camp, "fabian")
-    pbp.mark_ready(camp, "fabian", False)
+        pbp.mark_ready(camp, FABIAN, turn=7)
+    pbp.mark_ready(camp, FABIAN)
+    pbp.mark_ready(camp, FABIAN, False)
     st_ = pbp.status(camp, now=NOW)
     assert [p.ready for p in st_.players] == [False, False]
 
@@ -365,18 +366,18 @@ def test_ready_and_answers_are_for_the_month_open(camp: Campaign) -> None:
 def test_messages_are_seen_by_their_sender_recipients_and_the_gm(camp: Campaign) -> None:
     """Private messages carry their sender and recipients as visibility; an open letter is public; the GM
     reads all; bad recipients and empty texts are refused."""
-    pbp.send_message(camp, "marburg", ["fabian"], "SECRET-TRUCE-1", subject="truce")
-    pbp.send_message(camp, "fabian", [], "OPEN-LETTER-2")
-    pbp.send_message(camp, "gm", ["marburg"], "GM-WORD-3")
-    assert [m.text for m in pbp.messages(camp, "fabian")] == ["SECRET-TRUCE-1", "OPEN-LETTER-2"]
-    assert [m.text for m in pbp.messages(camp, "marburg")] == ["SECRET-TRUCE-1", "OPEN-LETTER-2", "GM-WORD-3"]
-    assert [m.text for m in pbp.messages(camp, "public")] == ["OPEN-LETTER-2"]
-    assert len(pbp.messages(camp, "gm")) == 3
+    pbp.send_message(camp, MARBURG, ["fabian"], "SECRET-TRUCE-1", subject="truce")
+    pbp.send_message(camp, FABIAN, [], "OPEN-LETTER-2")
+    pbp.send_message(camp, GM_VIEWER, ["marburg"], "GM-WORD-3")
+    assert [m.text for m in pbp.messages(camp, FABIAN)] == ["SECRET-TRUCE-1", "OPEN-LETTER-2"]
+    assert [m.text for m in pbp.messages(camp, MARBURG)] == ["SECRET-TRUCE-1", "OPEN-LETTER-2", "GM-WORD-3"]
+    assert [m.text for m in pbp.messages(camp, PUBLIC_VIEWER)] == ["OPEN-LETTER-2"]
+    assert len(pbp.messages(camp, GM_VIEWER)) == 3
     vis = [e.visibility for e in camp.events() if e.type == "core.message_sent"]
     assert vis == ["faction:marburg,faction:fabian", "public", "faction:marburg"]
     for to, text, err in ((["venezia"], "x", "no player"), (["fabian"], "  ", "empty"), (["marburg"], "x", "else")):
         with pytest.raises(InputError, match=err):
-            pbp.send_message(camp, "marburg", to, text)
+            pbp.send_message(camp, MARBURG, to, text)
     assert "GM-WORD-3" not in run("log", str(camp.folder), "--as", "fabian")
 
 
@@ -410,25 +411,25 @@ def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
     log's, so nothing shows where the GM's hidden events sit; an advance tells a player only its own part."""
     opened(camp)  # the GM's published opening is a GM-only event
     camp.note("the GM's secret", visibility="gm", title="gm only")
-    pbp.send_message(camp, "marburg", ["fabian"], "a word")
-    subs.submit(camp, "marburg", {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
-    mine = camp.visible_events("fabian")
+    pbp.send_message(camp, MARBURG, ["fabian"], "a word")
+    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
+    mine = camp.visible_events(FABIAN)
     gm = camp.events()
     assert len(mine) < len(gm)  # there are hidden events before the letter
-    letter = pbp.messages(camp, "fabian")[-1]
+    letter = pbp.messages(camp, FABIAN)[-1]
     assert letter.seq == next(e.seq for e in mine if e.type == "core.message_sent")
     assert letter.seq != next(e.seq for e in gm if e.type == "core.message_sent")
-    assert pbp.messages(camp, "gm")[-1].seq == next(e.seq for e in gm if e.type == "core.message_sent")
-    q = pbp.questions(camp, "fabian")[0]
+    assert pbp.messages(camp, GM_VIEWER)[-1].seq == next(e.seq for e in gm if e.type == "core.message_sent")
+    q = pbp.questions(camp, FABIAN)[0]
     assert q.posted_seq == next(e.seq for e in mine if e.type == "core.question_posed")
     sub = camp.submissions()["marburg"]
-    assert pbp.own_seq(camp, "fabian", sub.seq) is None  # marburg's orders: not fabian's to number
-    assert pbp.own_seq(camp, "marburg", sub.seq) == len(camp.visible_events("marburg"))
-    assert pbp.own_seq(camp, "gm", sub.seq) == sub.seq
+    assert pbp.own_seq(camp, FABIAN, sub.seq) is None  # marburg's orders: not fabian's to number
+    assert pbp.own_seq(camp, MARBURG, sub.seq) == len(camp.visible_events(MARBURG))
+    assert pbp.own_seq(camp, GM_VIEWER, sub.seq) == sub.seq
     out = run("message", str(camp.folder), "hello", "--as", "fabian", "--to", "marburg")
-    assert f"sent (seq {len(camp.visible_events('fabian'))})" in out
-    pbp.mark_ready(camp, "fabian")
-    pbp.mark_ready(camp, "marburg")
+    assert f"sent (seq {len(camp.visible_events(FABIAN))})" in out
+    pbp.mark_ready(camp, FABIAN)
+    pbp.mark_ready(camp, MARBURG)
     res = pbp.advance(camp, now=NOW)
     gm_words = " ".join(res.for_viewer(camp.viewer("gm")))
     assert "asked fabian: response:8.marburg.W" in gm_words
@@ -460,8 +461,8 @@ def test_letters_are_told_in_the_reports_of_those_who_may_read_them(camp: Campai
     from kingdomlog.views.player import page as player
 
     turn = camp.next_turn()
-    pbp.send_message(camp, "marburg", ["fabian"], "SECRET-PACT-3391 at the ford", subject="a pact")
-    pbp.send_message(camp, "fabian", [], "OPEN-WORD-1180 to all the valley")
+    pbp.send_message(camp, MARBURG, ["fabian"], "SECRET-PACT-3391 at the ford", subject="a pact")
+    pbp.send_message(camp, FABIAN, [], "OPEN-WORD-1180 to all the valley")
 
     def letters(viewer: str) -> list[str]:
         v = player.player_view(camp.folder, viewer)
@@ -483,7 +484,7 @@ def test_the_gm_sheet_shows_who_submitted_is_ready_and_is_awaited(camp: Campaign
     from kingdomlog.views.sheet.panel import table_status_html
 
     opened(camp)
-    pbp.mark_ready(camp, "fabian")
+    pbp.mark_ready(camp, FABIAN)
     html = table_status_html(camp)
     assert "The players this turn" in html and "orders due 2026-12-03 12:00 UTC" in html
     assert "<td>command, orders</td>" in html  # what each has still to send, without its own name repeated

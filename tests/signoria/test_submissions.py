@@ -17,12 +17,13 @@ from kingdomlog.cli import main as cli
 from kingdomlog.core.core_events import PlanSubmitted
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.turn import Plan, StepPlan
-from kingdomlog.core.viewers import Viewer
+from kingdomlog.core.viewers import GM_VIEWER, Viewer
 from kingdomlog.dice.roller import KeyedRoller
 
 from .make_demo import DEMO
 
 MARK = "SEALED-NOTE-4417"
+FABIAN = Viewer("player", "fabian")
 SEED = "t-seed-1"  # fabian's cmd.1 in turn 8 of the demo under this seed: (3, 4) = 7, a low-stake success
 COMMAND = {"choices": {"stake": "low", "pay": []}}
 ORDERS = {"choices": {"orders": [{"id": "Q7", "action": "hire_troops", "slots": ["ordinary"],
@@ -45,18 +46,18 @@ def run(*args: str) -> str:
 
 
 def submit_fabian(camp: Campaign) -> None:
-    camp.submit("fabian", {"command_fabian": COMMAND, "orders_fabian": ORDERS}, note=MARK)
+    camp.submit(FABIAN, {"command_fabian": COMMAND, "orders_fabian": ORDERS}, note=MARK)
 
 
 def test_player_steps_are_the_factions_own() -> None:
     """§1.3: a player faction submits its own command roll and orders; the GM and the public nothing."""
     c = Campaign.open(DEMO)
     turn = c.next_turn()
-    assert c.player_steps("fabian") == ["command_fabian", "orders_fabian"]
-    assert c.player_steps("faction:marburg") == ["command_marburg", "orders_marburg"]
-    assert c.player_steps("gm") == [] and c.player_steps("public") == []
+    assert c.player_steps(c.viewer("fabian")) == ["command_fabian", "orders_fabian"]
+    assert c.player_steps(c.viewer("faction:marburg")) == ["command_marburg", "orders_marburg"]
+    assert c.player_steps(c.viewer("gm")) == [] and c.player_steps(c.viewer("public")) == []
     with pytest.raises(InputError, match="unknown viewer 'felmonte'"):  # a neutral is the GM's, not a viewer
-        c.player_steps("felmonte")
+        c.player_steps(c.viewer("felmonte"))
     assert c.ruleset.player_steps(c.state(), turn, Viewer("player", "gusso")) == []
 
 
@@ -95,7 +96,7 @@ def test_rivals_cannot_see_a_submission(camp: Campaign, tmp_path: Path) -> None:
     own = run("log", d, "--as", "fabian", "--json")
     assert MARK in own and "core.plan_submitted" in own
     assert MARK in run("log", d, "--json")  # the GM sees everything
-    view = camp.state(viewer="marburg")
+    view = camp.state(viewer=Viewer("player", "marburg"))
     assert "fabian" not in view.orders  # type: ignore[attr-defined]
 
 
@@ -136,14 +137,14 @@ def test_another_factions_steps_are_refused(camp: Campaign) -> None:
     rolled before the rest was refused (they stay sealed: no fishing)."""
     head = camp.head_seq
     with pytest.raises(RuleError, match=r"orders_marburg.*not fabian's to submit"):
-        camp.submit("fabian", {"orders_marburg": {"choices": {"orders": []}}})
+        camp.submit(FABIAN, {"orders_marburg": {"choices": {"orders": []}}})
     with pytest.raises(RuleError, match="not fabian's"):
-        camp.submit("fabian", {"p3_war": {"choices": {}}})
+        camp.submit(FABIAN, {"p3_war": {"choices": {}}})
     with pytest.raises(InputError):
-        camp.submit("gm", {"orders_fabian": ORDERS})
+        camp.submit(GM_VIEWER, {"orders_fabian": ORDERS})
     assert camp.head_seq == head
     with pytest.raises(RuleError, match="a faction orders only itself"):
-        camp.submit("fabian", {"command_fabian": COMMAND,
+        camp.submit(FABIAN, {"command_fabian": COMMAND,
                                "orders_fabian": {"choices": {"actor": "marburg", "orders": []}}})
     kept = [e for e in camp.events() if e.seq > head]
     assert [(e.type, list(e.payload.steps)) for e in kept] == [  # type: ignore[attr-defined]
@@ -154,12 +155,12 @@ def test_a_bad_order_is_refused_with_the_rules_message(camp: Campaign) -> None:
     """§3.1: more special slots than the command roll gave is refused, naming the rule; nothing appended."""
     head = camp.head_seq
     with pytest.raises(RuleError, match="rolled by the server"):
-        camp.submit("fabian", {"command_fabian": {"choices": {"stake": "high"}, "rolls": {"cmd.1": [6, 6]}}})
+        camp.submit(FABIAN, {"command_fabian": {"choices": {"stake": "high"}, "rolls": {"cmd.1": [6, 6]}}})
     assert camp.head_seq == head
     bad = {"choices": {"orders": [{"id": "Q1", "action": "hire_troops", "slots": ["special"] * 5,
                                    "params": {"units": 1}}]}}
     with pytest.raises(RuleError, match=r"\[orders_fabian\].*special slots.*§3\.1") as err:
-        camp.submit("fabian", {"command_fabian": COMMAND, "orders_fabian": bad})
+        camp.submit(FABIAN, {"command_fabian": COMMAND, "orders_fabian": bad})
     assert "3, 4" not in str(err.value) and "[3" not in str(err.value)  # no refusal states a die
     assert camp.head_seq == head + 1  # only the command roll's sealed dice
 
@@ -167,13 +168,13 @@ def test_a_bad_order_is_refused_with_the_rules_message(camp: Campaign) -> None:
 def test_a_rolled_step_is_sealed_and_later_submissions_carry_it(camp: Campaign) -> None:
     """No fishing for dice: once the command roll is submitted its choices and faces stay for the turn;
     orders may still change, and the latest submission holds both steps."""
-    camp.submit("fabian", {"command_fabian": COMMAND})
+    camp.submit(FABIAN, {"command_fabian": COMMAND})
     head = camp.head_seq
     with pytest.raises(RuleError, match="sealed"):
-        camp.submit("fabian", {"command_fabian": {"choices": {"stake": "high", "pay": []}}})
+        camp.submit(FABIAN, {"command_fabian": {"choices": {"stake": "high", "pay": []}}})
     assert camp.head_seq == head
-    camp.submit("fabian", {"orders_fabian": ORDERS})
-    camp.submit("fabian", {"command_fabian": COMMAND, "orders_fabian": ORDERS})  # same choices: same faces
+    camp.submit(FABIAN, {"orders_fabian": ORDERS})
+    camp.submit(FABIAN, {"command_fabian": COMMAND, "orders_fabian": ORDERS})  # same choices: same faces
     latest = camp.submissions()["fabian"].payload
     assert isinstance(latest, PlanSubmitted)
     assert latest.steps["command_fabian"].rolls == {"cmd.1": [3, 4]}
@@ -223,3 +224,24 @@ def test_the_gm_turn_sheet_opens_with_the_submission_filled_in(camp: Campaign) -
     assert start.plan.steps["orders_fabian"].choices == ORDERS["choices"]
     sealed = {k: list(v) for k, v in sub.steps["command_fabian"].rolls.items()}
     assert start.plan.steps["command_fabian"].rolls == sealed
+
+
+def test_one_merge_of_the_submissions_feeds_the_preview_and_the_gm_sheet(camp: Campaign) -> None:
+    """``submissions.submitted_steps`` is the one reading of the submitted steps: the GM's preview merges exactly
+    those (a step the GM names wins), and the GM sheet shows the same steps and whose they are."""
+    from kingdomlog.app.submissions import submitted_steps
+    from kingdomlog.views.sheet.draft import load_start
+
+    submit_fabian(camp)
+    turn = camp.next_turn()
+    got = submitted_steps(camp, turn, camp.state())
+    assert set(got) == {"command_fabian", "orders_fabian"} and {who for who, _ in got.values()} == {"fabian"}
+    assert got["command_fabian"][1].rolls == {"cmd.1": [3, 4]} and got["orders_fabian"][1].choices == ORDERS["choices"]
+    merged = camp.with_submissions(Plan(turn=turn))
+    assert {sid: sp for sid, sp in merged.steps.items() if sid in got} == {sid: sp for sid, (_, sp) in got.items()}
+    ruled = camp.with_submissions(Plan(turn=turn, steps={"orders_fabian": StepPlan(choices={"orders": []})}))
+    assert ruled.steps["orders_fabian"].choices == {"orders": []} and ruled.steps["command_fabian"] == got[
+        "command_fabian"][1]
+    start = load_start(camp.folder)
+    assert start.submitted == {sid: who for sid, (who, _) in got.items()}
+    assert start.submitted_steps == {sid: sp for sid, (_, sp) in got.items()}

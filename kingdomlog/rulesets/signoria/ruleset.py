@@ -105,12 +105,10 @@ class SignoriaRuleset(CopyOnWriteRuleset):
             return super().vocabulary(state, source, within)
 
     # -- players ------------------------------------------------------------------------------------------------
-    def viewers(self, state: Any) -> list[str]:
-        """Faction viewers: every player faction (neutrals are the GM's); before setup, the options' players."""
-        s: SignoriaState = state
-        if not s.initiative:
-            return [str(p) for p in s.config.get("players") or []]
-        return [f for f in s.initiative if s.factions[f].kind == "player"]
+    def option_players(self, options: Mapping[str, Any]) -> list[str]:
+        """Faction viewers: the player factions of the ``players`` option (§1.2; setup creates exactly these,
+        neutrals are the GM's)."""
+        return [str(p) for p in options.get("players") or []]
 
     def player_steps(self, state: Any, turn: int, viewer: Viewer) -> list[str]:
         """The steps ``viewer`` may submit for ``turn``: its own command roll and sealed orders (§1.3, §4.3).

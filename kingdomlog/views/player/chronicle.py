@@ -23,7 +23,7 @@ from typing import Any
 
 from kingdomlog.core.core_events import NoteAdded, TurnRetracted
 from kingdomlog.core.events import RecordedEvent
-from kingdomlog.core.fold import is_live, retracted_commits
+from kingdomlog.core.fold import filter_visible, fold, is_live, retracted_commits
 from kingdomlog.core.portrait import Portrait
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State
 from kingdomlog.core.viewers import Viewer, visible_to
@@ -282,15 +282,15 @@ def _figure_fallback(rs: Ruleset, states: Mapping[int, State], turns: Sequence[i
 
 def _seen_states(rs: Ruleset, context: CampaignContext, events: Sequence[RecordedEvent], gone: frozenset[str],
                  viewer: Viewer) -> tuple[dict[int, State] | None, bool]:
-    """End-of-turn states folded from the live events ``viewer`` may see, redacted; (None, True) if they do not
-    fold without the hidden ones."""
-    state: State = rs.initial_state(context)
+    """End-of-turn states folded (``core.fold.fold``) from the live events ``viewer`` may see, redacted;
+    (None, True) if they do not fold without the hidden ones."""
     out: dict[int, State] = {}
+
+    def keep(turn: int, _last_seq: int, state: State) -> None:
+        out[turn] = state
+
     try:
-        for ev in events:
-            if is_live(ev, gone) and visible_to(ev.visibility, viewer):
-                state = rs.apply(state, ev)
-                out[ev.turn] = state
+        fold(rs, rs.initial_state(context), filter_visible(events, viewer), retracted=gone, on_turn=keep)
         return {t: rs.redact(s, viewer) for t, s in out.items()}, False
     except Exception:  # whatever stops the visible events folding alone, the answer is the same: withhold
         return None, True

@@ -36,8 +36,8 @@ import marimo as mo
 from kingdomlog.app import Campaign
 from kingdomlog.app.campaign import TurnStart
 from kingdomlog.app.drafts import Drafts, SavedDraft
+from kingdomlog.app.submissions import submitted_steps
 from kingdomlog.core.choices import FieldSpec
-from kingdomlog.core.core_events import PlanSubmitted
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.fold import last_live_turn, live_commits_of_turn
@@ -128,20 +128,9 @@ class SheetStart:
 
 
 def _submitted(camp: Campaign, begin: TurnStart) -> tuple[dict[str, str], dict[str, StepPlan]]:
-    owners: dict[str, str] = {}
-    steps: dict[str, StepPlan] = {}
-    for who, ev in camp.submissions(begin.turn).items():
-        if not isinstance(ev.payload, PlanSubmitted):
-            continue
-        try:
-            allowed = set(camp.player_steps(who, state=begin.state, turn=begin.turn))
-        except InputError:
-            continue
-        for sid, sub in ev.payload.steps.items():
-            if sid in allowed:
-                owners[sid] = who
-                steps[sid] = StepPlan(choices=dict(sub.choices), rolls={k: list(v) for k, v in sub.rolls.items()})
-    return owners, steps
+    """Step id -> the player whose submitted orders fill it, and step id -> those orders (``submitted_steps``)."""
+    got = submitted_steps(camp, begin.turn, begin.state)
+    return {sid: who for sid, (who, _) in got.items()}, {sid: sp for sid, (_, sp) in got.items()}
 
 
 def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = None,
@@ -696,8 +685,8 @@ def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
     if not draft.preview.drafts:
         return Outcome("warn", "Nothing committed: the turn produced no events")
     session.done = True
-    try:
-        res = start.camp.commit(draft.preview)
+    try:  # the plan is the saved draft: the commit keeps it for Undo and removes the draft
+        res = start.camp.commit(draft.preview, plan=draft.plan, from_draft=True)
     except ConflictError as exc:
         session.done = False
         return Outcome("danger", f"Not committed: the log changed since this draft was opened (it now ends at seq"
@@ -709,8 +698,9 @@ def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
     except KingdomlogError as exc:
         session.done = False
         return Outcome("danger", f"Not committed: {exc}. Your choices and dice are kept.")
-    session.drafts.record_commit(res.commit_id, start.turn, draft.plan)
-    session.drafts.discard(start.turn)
+    if res.idempotent:  # the turn is in the log all the same: the sheet moves on to the next
+        return Outcome("success", f"Nothing committed again: this draft of {start.when} is in the log already"
+                                  f" (seq {res.first_seq}–{res.last_seq}, from another tab or an earlier click).")
     return Outcome("success", f"Committed {start.when}: {len(draft.preview.drafts)} events, seq"
                               f" {res.first_seq}–{res.last_seq}.")
 
