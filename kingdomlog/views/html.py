@@ -121,12 +121,13 @@ def h(tag: str, *children: Any, **attrs: Any) -> Html:
 
 
 def join(items: Iterable[Any], sep: Any = "") -> Html:
-    """``items`` one after another (text escaped), ``sep`` (text, or ``Html`` such as ``h("br")``) between them.
+    """``items`` one after another (text escaped, None left out), ``sep`` (text, or ``Html`` such as ``h("br")``)
+    between them.
 
-    >>> join(["a&b", h("i", "c")], " · ")
+    >>> join(["a&b", None, h("i", "c")], " · ")
     Html('a&amp;b · <i>c</i>')
     """
-    return Html.escape(sep).join(items)
+    return Html.escape(sep).join(x for x in items if x is not None)
 
 
 def style(css: str) -> Html:

@@ -7,10 +7,12 @@ vl-convert (no browser, no network) for the self-contained HTML player view.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, cast
 
 import altair as alt
+
+from kingdomlog.views.html import Html, h
 
 SKIP_COLUMNS = {"campaign", "ruleset", "turn", "last_seq", "state_json"}
 MAX_FIGURES = 12
@@ -108,57 +110,65 @@ def _tick(v: float) -> str:
 
 
 def line_chart_svg(title: str, points: Sequence[tuple[int, float]], *, turn_unit: str = "turn", unit: str = "",
-                   width: float = 300, height: float = 150) -> str:
+                   width: float = 300, height: float = 150, rule: tuple[float, str] | None = None,
+                   marked: Collection[int] = (), marked_as: str = "") -> Html:
     """A small line chart of one figure over turns as inline SVG (no script): title, the last value, min and
     max on the y axis, first and last turn on the x axis, a point per turn with its value as a tooltip.
 
-    >>> svg = line_chart_svg("Unrest", [(1, 2), (2, 5), (3, 4)])
-    >>> svg.startswith("<svg") and "Unrest" in svg and "<title>" in svg
+    ``rule``: ``(value, words)``, a dashed line across at ``value`` (a threshold), its words as its tooltip;
+    ``marked``: the turns whose point is drawn as a triangle, ``marked_as`` saying why in their tooltips.
+
+    >>> svg = line_chart_svg("Unrest", [(1, 2), (2, 5), (3, 4)], rule=(20, "revolution at 20"), marked={2})
+    >>> svg.startswith("<svg") and "Unrest" in svg and "<title>revolution at 20</title>" in svg
     True
     """
-    from kingdomlog.views.html import esc
-
     pts = sorted(points)
     left, right, top, bottom = 42.0, 12.0, 30.0, 24.0
-    w, h = width - left - right, height - top - bottom
+    pw, ph = width - left - right, height - top - bottom
     xs = [p[0] for p in pts]
     ys = [float(p[1]) for p in pts]
     x0, x1 = min(xs), max(xs)
-    y0, y1 = min(ys), max(ys)
+    y0, y1 = min(ys + ([rule[0]] if rule else [])), max(ys + ([rule[0]] if rule else []))
     if y0 == y1:
         y0, y1 = y0 - 1, y1 + 1
     pad = (y1 - y0) * 0.08
     y0, y1 = y0 - pad, y1 + pad
 
     def px(x: float) -> float:
-        return left + (0.5 if x1 == x0 else (x - x0) / (x1 - x0)) * w
+        return left + (0.5 if x1 == x0 else (x - x0) / (x1 - x0)) * pw
 
     def py(y: float) -> float:
-        return top + (1 - (y - y0) / (y1 - y0)) * h
+        return top + (1 - (y - y0) / (y1 - y0)) * ph
 
-    line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys, strict=True))
-    last = ys[-1]
-    dots = "".join(
-        f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="#3b2f63"><title>{esc(turn_unit)} {x}: '
-        f"{esc(_tick(y))}{(' ' + esc(unit)) if unit else ''}</title></circle>" for x, y in zip(xs, ys, strict=True))
+    def value(y: float) -> str:
+        return _tick(y) + (f" {unit}" if unit else "")
+
+    def dot(x: int, y: float) -> Html:
+        tip = h("title", f"{turn_unit} {x}: {value(y)}" + (f" ({marked_as})" if x in marked and marked_as else ""))
+        if x in marked:
+            cx, cy = px(x), py(y)
+            return h("polygon", tip, points=f"{cx:.1f},{cy - 6:.1f} {cx + 5.5:.1f},{cy + 4:.1f} {cx - 5.5:.1f},"
+                                            f"{cy + 4:.1f}", fill="#111")
+        return h("circle", tip, cx=f"{px(x):.1f}", cy=f"{py(y):.1f}", r="3", fill="#3b2f63")
+
     lo, hi = min(ys), max(ys)
-    axis = (f'<line x1="{left}" y1="{top + h}" x2="{left + w}" y2="{top + h}" stroke="#bbb"/>'
-            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + h}" stroke="#bbb"/>'
-            f'<text x="{left - 5}" y="{py(hi) + 4:.1f}" font-size="11" text-anchor="end" '
-            f'fill="#555">{esc(_tick(hi))}</text>'
-            f'<text x="{left - 5}" y="{py(lo) + 4:.1f}" font-size="11" text-anchor="end" '
-            f'fill="#555">{esc(_tick(lo))}</text>'
-            f'<text x="{px(x0):.1f}" y="{height - 6}" font-size="11" text-anchor="middle" fill="#555">{x0}</text>'
-            + (f'<text x="{px(x1):.1f}" y="{height - 6}" font-size="11" text-anchor="middle" fill="#555">{x1}</text>'
-               if x1 != x0 else "")
-            + f'<text x="{left + w / 2:.1f}" y="{height - 6}" font-size="10" text-anchor="middle" fill="#888">'
-              f"{esc(turn_unit)}</text>")
-    head = (f'<text x="4" y="17" font-size="14" font-weight="600" fill="#222">{esc(title)}</text>'
-            f'<text x="{width - 6}" y="17" font-size="14" font-weight="700" text-anchor="end" fill="#3b2f63">'
-            f"{esc(_tick(last))}{(' ' + esc(unit)) if unit else ''}</text>")
-    return (f'<svg class="kl-line-chart" viewBox="0 0 {width:g} {height:g}" role="img" '
-            f'aria-label="{esc(title)} by {esc(turn_unit)}, now {esc(_tick(last))}" font-family="system-ui, '
-            f'sans-serif">'
-            f"<title>{esc(title)} by {esc(turn_unit)}</title>{head}{axis}"
-            f'<polyline points="{line}" fill="none" stroke="#3b2f63" stroke-width="2.2" stroke-linejoin="round"/>'
-            f"{dots}</svg>")
+    axis = [h("line", x1=left, y1=top + ph, x2=left + pw, y2=top + ph, stroke="#bbb"),
+            h("line", x1=left, y1=top, x2=left, y2=top + ph, stroke="#bbb"),
+            h("text", _tick(hi), x=left - 5, y=f"{py(hi) + 4:.1f}", font_size="11", text_anchor="end", fill="#555"),
+            h("text", _tick(lo), x=left - 5, y=f"{py(lo) + 4:.1f}", font_size="11", text_anchor="end", fill="#555"),
+            *(h("text", x, x=f"{px(x):.1f}", y=height - 6, font_size="11", text_anchor="middle", fill="#555")
+              for x in sorted({x0, x1})),
+            h("text", turn_unit, x=f"{left + pw / 2:.1f}", y=height - 6, font_size="10", text_anchor="middle",
+              fill="#888")]
+    if rule is not None:
+        axis.append(h("line", h("title", rule[1]), x1=left, y1=f"{py(rule[0]):.1f}", x2=left + pw,
+                      y2=f"{py(rule[0]):.1f}", stroke="#555", stroke_dasharray="4 3"))
+    head = [h("text", title, x="4", y="17", font_size="14", font_weight="600", fill="#222"),
+            h("text", value(ys[-1]), x=width - 6, y="17", font_size="14", font_weight="700", text_anchor="end",
+              fill="#3b2f63")]
+    line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys, strict=True))
+    return h("svg", h("title", f"{title} by {turn_unit}"), head, axis,
+             h("polyline", points=line, fill="none", stroke="#3b2f63", stroke_width="2.2", stroke_linejoin="round"),
+             (dot(x, y) for x, y in zip(xs, ys, strict=True)),
+             class_="kl-line-chart", viewBox=f"0 0 {width:g} {height:g}", role="img",
+             aria_label=f"{title} by {turn_unit}, now {_tick(ys[-1])}", font_family="system-ui, sans-serif")
