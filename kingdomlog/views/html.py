@@ -130,6 +130,11 @@ def join(items: Iterable[Any], sep: Any = "") -> Html:
     return Html.escape(sep).join(x for x in items if x is not None)
 
 
+def marimo_html(elem: Any) -> Html:
+    """What marimo draws for a widget or an ``mo.Html`` (its ``.text``: marimo's own HTML); nothing without one."""
+    return Html(getattr(elem, "text", ""))
+
+
 def style(css: str) -> Html:
     """``<style>css</style>`` for the library's own CSS (a constant of a module, never data: CSS is not escaped)."""
     return Html(f"<style>{css}</style>")
