@@ -109,12 +109,12 @@ def test_view_args_need_a_campaign(args: dict[str, str]) -> None:
 
 def test_ruleset_chart_figures_pick_the_charted_columns() -> None:
     """A ruleset's ``chart_figures`` choose what the player view charts (aikakirjat: abilities, population, fame)."""
-    from kingdomlog.views.player.charts import figures_chart, numeric_figures
+    from kingdomlog.views.player.charts import chart_grid, line_chart_svg, moving_figures, numeric_figures, series
 
     rows = [{"turn": t, "a": t, "b": 2 * t, "culture_score": 10 + t, "population": 5 * t, "name": "x"}
             for t in range(3)]
-    chart = figures_chart(rows, figures=("culture_score", "population", "missing"), turn_unit="year")
-    assert chart is not None
-    spec = chart.to_dict()
-    assert spec["facet"]["sort"] == ["culture_score", "population"]
-    assert figures_chart(rows) is not None and numeric_figures(rows) == ["a", "b", "culture_score", "population"]
+    keys = moving_figures(rows, ("culture_score", "population", "missing"))
+    assert keys == ["culture_score", "population"]
+    charts = chart_grid(line_chart_svg(k, series(rows, k), turn_unit="year") for k in keys)
+    assert re.findall(r"<title>(\w+) by year</title>", charts) == ["culture_score", "population"]
+    assert moving_figures(rows) == numeric_figures(rows) == ["a", "b", "culture_score", "population"]

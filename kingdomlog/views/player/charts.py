@@ -1,26 +1,21 @@
-"""Charts of a campaign's main figures over turns (altair), and the same charts as inline SVG.
+"""Charts of figures over turns, drawn by the library as inline SVG: the one chart route of every page.
 
-The figures are the ruleset's ``summary()`` columns (the ``states`` rows of design §9).
-``figures_chart`` is what the notebooks show; ``chart_svg`` renders it with
-vl-convert (no browser, no network) for the self-contained HTML player view.
+The player page, the report, the session planner's panel (in the GM sheet) and its page draw each figure
+with ``line_chart_svg`` (no script, no URL, text escaped by construction), laid out by ``chart_grid``.
+For a player view the figures are the ruleset's ``summary()`` columns (the ``states`` rows of design
+§9): ``moving_figures`` picks those a ruleset charts (``chart_figures``) that moved at all.
+The historian notebook alone draws with altair (``views.history`` says why).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any, cast
-
-import altair as alt
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 from kingdomlog.views.html import Html, h
 
 SKIP_COLUMNS = {"campaign", "ruleset", "turn", "last_seq", "state_json"}
 MAX_FIGURES = 12
-
-
-def inline_data(rows: Sequence[Mapping[str, Any]]) -> Any:
-    """Rows as altair inline data (the values are embedded in the chart spec)."""
-    return alt.Data(values=list(rows))  # type: ignore[no-untyped-call]
 
 
 def numeric_figures(rows: Sequence[Mapping[str, Any]], limit: int = MAX_FIGURES) -> list[str]:
@@ -42,51 +37,6 @@ def numeric_figures(rows: Sequence[Mapping[str, Any]], limit: int = MAX_FIGURES)
     return out[:limit]
 
 
-def long_rows(rows: Sequence[Mapping[str, Any]], figures: Sequence[str]) -> list[dict[str, Any]]:
-    """``[{turn, figure, value}]`` for the chart (rows without a value are left out).
-
-    >>> long_rows([{"turn": 1, "gold": 3, "food": None}], ["gold", "food"])
-    [{'turn': 1, 'figure': 'gold', 'value': 3}]
-    """
-    return [{"turn": r["turn"], "figure": f, "value": r[f]}
-            for r in rows for f in figures if r.get(f) is not None]
-
-
-def figures_chart(rows: Sequence[Mapping[str, Any]], *, title: str = "",
-                  columns: int = 3, figures: Sequence[str] = (), turn_unit: str = "turn") -> alt.FacetChart | None:
-    """Small multiples, one line per figure over turns (independent y scales); None without data.
-
-    ``figures`` (a ruleset's ``chart_figures``) picks and orders the columns; those that hold
-    no numbers are skipped. Without it, the first numeric summary columns are charted.
-    """
-    numeric = numeric_figures(rows, limit=10_000)
-    figures = [f for f in figures if f in numeric][:MAX_FIGURES] or numeric[:MAX_FIGURES]
-    data = long_rows(rows, figures)
-    if not data:
-        return None
-    base = alt.Chart(inline_data(data)).mark_line(point=True).encode(
-        x=alt.X("turn:O", title=turn_unit),
-        y=alt.Y("value:Q", title=None),
-        tooltip=["figure:N", "turn:O", "value:Q"],
-    ).properties(width=190, height=110)
-    chart = base.facet(
-        facet=alt.Facet("figure:N", title=None, sort=list(figures)), columns=columns
-    ).resolve_scale(y="independent").properties(title=title or f"Main figures by {turn_unit}")
-    return cast(alt.FacetChart, chart)
-
-
-def chart_svg(chart: alt.TopLevelMixin) -> str:
-    """The chart as one ``<svg>`` element (text as SVG text; no scripts, no external references)."""
-    import vl_convert as vlc
-
-    svg: str = vlc.vegalite_to_svg(chart.to_json())
-    start = svg.find("<svg")
-    svg = svg[start:] if start >= 0 else svg
-    # Inline SVG in HTML needs no namespace declarations; dropping them leaves no URL-like text in the page.
-    return svg.replace(' xmlns="http://www.w3.org/2000/svg"', "").replace(
-        ' xmlns:xlink="http://www.w3.org/1999/xlink"', "")
-
-
 def moving_figures(rows: Sequence[Mapping[str, Any]], figures: Sequence[str] = ()) -> list[str]:
     """The figures among ``figures`` (or every numeric column) whose value changed at least once over ``rows``.
 
@@ -103,6 +53,28 @@ def moving_figures(rows: Sequence[Mapping[str, Any]], figures: Sequence[str] = (
         if len(values) > 1:
             out.append(k)
     return out
+
+
+def series(rows: Sequence[Mapping[str, Any]], key: str, *, x: str = "turn") -> list[tuple[int, float]]:
+    """``(turn, value)`` of ``key`` in every row that has a number for it.
+
+    >>> series([{"turn": 1, "gold": 3}, {"turn": 2, "gold": None}, {"turn": 3, "gold": 4.5}], "gold")
+    [(1, 3.0), (3, 4.5)]
+    """
+    return [(int(r[x]), float(r[key])) for r in rows if isinstance(r.get(key), (int, float))]
+
+
+def chart_grid(charts: Iterable[Html]) -> Html:
+    """Charts side by side, as many to a line as fit (``CHART_STYLE``)."""
+    return h("div", (h("div", c, class_="kl-chart") for c in charts), class_="kl-charts")
+
+
+CHART_STYLE = """
+.kl-charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); gap: .6em; }
+.kl-chart { border: 1px solid #e5e5e5; border-radius: .5em; background: #fff; padding: .2em; }
+.kl-chart svg { width: 100%; height: auto; display: block; }
+"""
+"""CSS for ``chart_grid`` (pages inline it with their own)."""
 
 
 def _tick(v: float) -> str:

@@ -9,7 +9,8 @@ in the GM sheet reads), and the legend lists only the symbols the map uses.
 ``turn_picker_html`` shows one map per turn under a row of turn buttons that work with
 CSS alone (radio inputs), so the offline player file has a turn slider without script.
 ``standalone_svg`` and ``svg_to_png`` make image files for play-by-post reports
-(PNG through vl-convert's SVG renderer, a dependency the charts already use).
+(PNG through vl-convert's SVG renderer). Every element is made by ``views.html.h``, so names and
+notes in text and attributes are escaped by construction.
 """
 
 from __future__ import annotations

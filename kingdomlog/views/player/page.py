@@ -31,6 +31,14 @@ from kingdomlog.core.ruleset import Breakdown, Ruleset, State
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.views.html import EMPTY, Html, clean, document, h, join, scalar
 from kingdomlog.views.html import STYLE as BASE_STYLE
+from kingdomlog.views.player.charts import (
+    CHART_STYLE,
+    chart_grid,
+    line_chart_svg,
+    moving_figures,
+    numeric_figures,
+    series,
+)
 from kingdomlog.views.player.chronicle import History, TurnStory, humanize, read_history, turn_title
 from kingdomlog.views.player.maps import MAP_STYLE, map_html, settlement_html, turn_picker_html
 
@@ -353,19 +361,13 @@ def leaders_html(v: PlayerView) -> Html:
 
 def charts_html(v: PlayerView) -> Html:
     """A small chart for each figure that moved over the turns (flat ones left out)."""
-    from kingdomlog.views.player.charts import line_chart_svg, moving_figures
-
     keys = moving_figures(v.per_turn, v.chart_figures)
     if not keys or len(v.per_turn) < 2:
         return EMPTY
     units = {f.key: f.unit for f in (v.portrait.figures if v.portrait else ())}
-    charts = []
-    for k in keys:
-        pts = [(int(r["turn"]), float(r[k])) for r in v.per_turn if isinstance(r.get(k), (int, float))]
-        charts.append(h("div", line_chart_svg(v.label(k), pts, turn_unit=v.turn_unit, unit=units.get(k, "")),
-                        class_="kl-chart"))
-    return h("section", h("h2", "How the kingdom has changed", class_="kl-h2"), h("div", charts, class_="kl-charts"),
-             id="charts")
+    charts = (line_chart_svg(v.label(k), series(v.per_turn, k), turn_unit=v.turn_unit, unit=units.get(k, ""))
+              for k in keys)
+    return h("section", h("h2", "How the kingdom has changed", class_="kl-h2"), chart_grid(charts), id="charts")
 
 
 def readable(text: str) -> str:
@@ -429,9 +431,6 @@ VIEW_STYLE = """
 .kl-leaders { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(14em, 1fr));
   gap: .2em .8em; }
 .kl-role { color: #555; font-size: .9em; display: block; }
-.kl-charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); gap: .6em; }
-.kl-chart { border: 1px solid #e5e5e5; border-radius: .5em; background: #fff; padding: .2em; }
-.kl-chart svg { width: 100%; height: auto; display: block; }
 .kl-breakdowns li { margin: .2em 0; }
 """
 
@@ -445,13 +444,11 @@ blockquote { margin: .3em 0 .3em 1em; padding-left: .6em; border-left: 3px solid
 footer { color: #777; font-size: .85em; margin-top: 2em; }
 """
 
-STYLE = STYLE_ALL = BASE_STYLE + MAP_STYLE + VIEW_STYLE
+STYLE = STYLE_ALL = BASE_STYLE + MAP_STYLE + CHART_STYLE + VIEW_STYLE
 """Every CSS rule a player view fragment needs (the notebook and the orders sheet inline it once)."""
 PAGE_CSS = STYLE_ALL + PAGE_STYLE
 
 
 def figure_names(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """The chartable figures of ``rows`` (for the notebook's figure picker)."""
-    from kingdomlog.views.player.charts import numeric_figures
-
     return numeric_figures(rows)

@@ -5,7 +5,7 @@ The report is the player view of one turn (``views.player.page``): the same port
 their change since the turn before), the same chronicle sentences, the same viewer's map
 (``views.player.maps``), so it holds only what that viewer may see. ``write_report`` writes the
 report file and ``<stem>-map.svg`` / ``<stem>-map.png`` next to it (PNG by vl-convert's SVG
-renderer, already a dependency of the charts) and returns the paths written.
+renderer) and returns the paths written.
 """
 
 from __future__ import annotations
