@@ -43,12 +43,19 @@ def clean(text: str) -> str:
     return _FORBIDDEN.sub("\ufffd", text)
 
 
+_SPECIAL = re.compile(r"[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""What ``esc`` changes: the characters HTML gives a meaning to, and those it forbids."""
+
+
 def esc(value: Any) -> str:
     """HTML-escape ``str(value)`` (quotes too), with characters HTML forbids (NUL, …) as U+FFFD.
 
     The builders' own escaping: call sites pass text to ``h`` instead of calling this.
     """
-    return html.escape(clean(str(value)), quote=True)
+    text = value if type(value) is str else str(value)
+    if _SPECIAL.search(text) is None:  # most text: nothing to change (the turn sheet escapes thousands per edit)
+        return text
+    return html.escape(clean(text), quote=True)
 
 
 class Html(Markup):
@@ -77,15 +84,27 @@ SVG_EMPTY = frozenset({"circle", "ellipse", "line", "path", "polygon", "polyline
 
 def _text(child: Any) -> str:
     """A child as HTML: ``Html`` as it is, None as nothing, a list or generator each of its items, else escaped text."""
+    kind = type(child)
+    if kind is str:
+        return esc(child)
+    if kind is Html:
+        return str(child)
     if hasattr(child, "__html__"):
         return str(child.__html__())
     if child is None:
         return ""
-    if isinstance(child, str):
-        return esc(child)
     if isinstance(child, (list, tuple)) or hasattr(child, "__next__"):
-        return "".join(_text(c) for c in child)
+        return "".join([_text(c) for c in child])
     return esc(child)
+
+
+def _new_html(text: str) -> Html:
+    """``Html(text)`` for text this module has just built (markupsafe's constructor, without its checks)."""
+    return str.__new__(Html, text)
+
+
+_NAMES: dict[str, str] = {}
+"""Attribute names by keyword (``class_`` → ``class``), made once each."""
 
 
 def _attrs(attrs: Mapping[str, Any]) -> str:
@@ -93,7 +112,7 @@ def _attrs(attrs: Mapping[str, Any]) -> str:
     for name, value in attrs.items():
         if value is None or value is False:
             continue
-        key = name.rstrip("_").replace("_", "-")
+        key = _NAMES.get(name) or _NAMES.setdefault(name, name.rstrip("_").replace("_", "-"))
         out.append(f" {key}" if value is True else f' {key}="{esc(value)}"')
     return "".join(out)
 
@@ -113,11 +132,11 @@ def h(tag: str, *children: Any, **attrs: Any) -> Html:
     """
     start = tag + _attrs(attrs) if attrs else tag
     if tag in VOID:
-        return Html(f"<{start}>")
-    inner = "".join(_text(c) for c in children)
+        return _new_html(f"<{start}>")
+    inner = "".join([_text(c) for c in children])
     if not inner and tag in SVG_EMPTY:
-        return Html(f"<{start}/>")
-    return Html(f"<{start}>{inner}</{tag}>")
+        return _new_html(f"<{start}/>")
+    return _new_html(f"<{start}>{inner}</{tag}>")
 
 
 def join(items: Iterable[Any], sep: Any = "") -> Html:
