@@ -73,6 +73,15 @@ class Html(Markup):
             return cls(s.__html__())
         return cls(esc(s))
 
+    def _marimo_serialize_(self) -> str:
+        """The text itself, when marimo sends an output or a widget's value to the browser.
+
+        marimo encodes messages with msgspec, which refuses subclasses of ``str``; its encoder asks an object
+        for this method first (marimo 0.25, ``_messaging.msgspec_encoder.enc_hook``). Without it an ``Html``
+        in ``mo.Html`` reached the browser as ``{}`` ("Expected string data for mime=text/html").
+        """
+        return str(self)
+
 
 EMPTY = Html()
 

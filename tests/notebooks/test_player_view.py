@@ -82,6 +82,23 @@ def test_player_notebook_runs_for_a_viewer_and_shows_no_gm_note(campaign: Path) 
     assert any(SECRET in str(n["text"]) for n in gm["view"].notes)
 
 
+def test_html_reaches_the_browser_as_its_text() -> None:
+    """What the views build is ``views.html.Html`` (a subclass of ``str``), which msgspec, marimo's encoder, refuses:
+    it says what it is (its text), so an ``mo.Html`` of it, or a widget's value holding it, reaches the page."""
+    import json
+
+    import marimo as mo
+    import msgspec
+    from marimo._messaging.msgspec_encoder import enc_hook
+
+    from kingdomlog.views.html import h
+
+    bundle = msgspec.json.encode(mo.Html(h("p", "a < b"))._serialized_mime_bundle, enc_hook=enc_hook)
+    assert json.loads(bundle) == {"mimetype": "text/html", "data": "<p>a &lt; b</p>"}
+    slots = msgspec.json.encode({"slots": {"x": h("b", 1)}}, enc_hook=enc_hook)  # views.sheet.live's widget
+    assert json.loads(slots) == {"slots": {"x": "<b>1</b>"}}
+
+
 def test_share_writes_one_html_file(toy: Path, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
     out = tmp_path / "view.html"
     res = subprocess.run([sys.executable, "-m", "kingdomlog", "share", str(toy), "--as", "alice", "-o", str(out)],
