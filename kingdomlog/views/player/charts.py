@@ -123,18 +123,21 @@ def line_chart_svg(title: str, points: Sequence[tuple[int, float]], *, turn_unit
                                             f"{cy + 4:.1f}", fill="#111")
         return h("circle", tip, cx=f"{px(x):.1f}", cy=f"{py(y):.1f}", r="3", fill="#3b2f63")
 
-    lo, hi = min(ys), max(ys)
+    def tick(y: float) -> Html | None:  # a value on the y axis, unless the rule's own label is there
+        if rule is not None and y != rule[0] and abs(py(y) - py(rule[0])) < 12:
+            return None
+        return h("text", _tick(y), x=left - 5, y=f"{py(y) + 4:.1f}", font_size="11", text_anchor="end", fill="#555")
+
     axis = [h("line", x1=left, y1=top + ph, x2=left + pw, y2=top + ph, stroke="#bbb"),
             h("line", x1=left, y1=top, x2=left, y2=top + ph, stroke="#bbb"),
-            h("text", _tick(hi), x=left - 5, y=f"{py(hi) + 4:.1f}", font_size="11", text_anchor="end", fill="#555"),
-            h("text", _tick(lo), x=left - 5, y=f"{py(lo) + 4:.1f}", font_size="11", text_anchor="end", fill="#555"),
+            tick(max(ys)), tick(min(ys)),
             *(h("text", x, x=f"{px(x):.1f}", y=height - 6, font_size="11", text_anchor="middle", fill="#555")
               for x in sorted({x0, x1})),
             h("text", turn_unit, x=f"{left + pw / 2:.1f}", y=height - 6, font_size="10", text_anchor="middle",
               fill="#888")]
     if rule is not None:
-        axis.append(h("line", h("title", rule[1]), x1=left, y1=f"{py(rule[0]):.1f}", x2=left + pw,
-                      y2=f"{py(rule[0]):.1f}", stroke="#555", stroke_dasharray="4 3"))
+        axis += [h("line", h("title", rule[1]), x1=left, y1=f"{py(rule[0]):.1f}", x2=left + pw,
+                   y2=f"{py(rule[0]):.1f}", stroke="#555", stroke_dasharray="4 3"), tick(rule[0])]
     head = [h("text", title, x="4", y="17", font_size="14", font_weight="600", fill="#222"),
             h("text", value(ys[-1]), x=width - 6, y="17", font_size="14", font_weight="700", text_anchor="end",
               fill="#3b2f63")]
