@@ -61,11 +61,20 @@ def esc(value: Any) -> str:
 class Html(Markup):
     """A piece of HTML safe to put in a page: text added to it (``+``, ``join``, ``format``) is escaped by ``esc``.
 
+    A string on the left of ``+`` is not escaped: ``"<style>…</style>" + html`` is plain string concatenation,
+    as it was before the views returned ``Html`` (notebooks still build pages so), and its result is a ``str``,
+    not ``Html``: nothing says it is safe. HTML that holds text is built with ``h`` and ``join``.
+
     >>> Html("<b>") + "Tom & Jerry" + Html("</b>")
     Html('<b>Tom &amp; Jerry</b>')
+    >>> "<p>" + Html("<i>x</i>")
+    '<p><i>x</i>'
     """
 
     __slots__ = ()
+
+    def __radd__(self, value: Any, /) -> str:  # type: ignore[override]  # a str, not an Html: see above
+        return NotImplemented  # str + Html: str's own concatenation (see above)
 
     @classmethod
     def escape(cls, s: Any, /) -> Html:
