@@ -10,6 +10,7 @@ with app.setup:
     # which narrates only the events the viewer may see and redacts every state for them.
     import marimo as mo
 
+    from kingdomlog.views.html import h, style
     from kingdomlog.views.player import maps
     from kingdomlog.views.player import page as player
 
@@ -23,7 +24,7 @@ def _():
 @app.cell(hide_code=True)
 def _(folder, viewer):
     view = player.player_view(folder, viewer)
-    mo.Html(f"<style>{player.STYLE_ALL}</style>" + player.title_html(view) + player.summary_html(view))
+    mo.Html(style(player.STYLE_ALL) + player.title_html(view) + player.summary_html(view))
     return (view,)
 
 
@@ -39,7 +40,7 @@ def _(view):
 def _(turn_slider, view):
     shown_map = dict(view.maps).get(turn_slider.value) if turn_slider is not None else view.map
     mo.vstack([
-        mo.Html("<h2 class='kl-h2' id='map'>The map</h2>"),
+        mo.Html(h("h2", "The map", class_="kl-h2", id="map")),
         turn_slider if turn_slider is not None else mo.md(""),
         mo.Html(maps.map_html(shown_map)) if shown_map is not None else mo.md("_No map for this campaign._"),
     ]) if view.maps else None

@@ -52,7 +52,7 @@ def _(folder, get_version):
         start, _problem = None, str(exc)
     mo.stop(start is None, mo.callout(mo.md(f"**Cannot open the campaign.** {_problem}"), kind="danger"))
     mo.vstack([mo.md(f"# Growth session: {start.name}"),
-               mo.Html(f"<style>{S.STYLE}</style><div class='kl-sess'>{S.status_html(start)}</div>")])
+               mo.Html(S.framed(S.status_html(start)))])
     return (start,)
 
 
@@ -201,12 +201,12 @@ def _(apply_button, clear_all_button, clear_button, event_pick, get_handled, pla
 
 @app.cell(hide_code=True)
 def _(plan, start):
-    _chart = S.chart(plan, start)
+    _charts = S.charts_html(plan, start)
     mo.vstack([
         mo.md("## The session, year by year"),
         mo.md(f"**{S.summary(plan)}** Dice seed `{plan.seed}`; changed years are marked ✎."),
-        _chart if _chart is not None else mo.md("_Nothing to plan._"),
-        mo.Html(f"<style>{S.STYLE}</style><div class='kl-sess'>{S.table_html(plan)}</div>"),
+        mo.Html(S.framed(_charts)) if _charts else mo.md("_Nothing to plan._"),
+        mo.Html(S.framed(S.table_html(plan))),
     ])
     return
 

@@ -6,13 +6,18 @@ event-based queries read payload fields by name (``activity``, ``degree``,
 ``delta``, ``cause``) from whichever ruleset's events carry them, skipping
 retracted batches. Every query goes through ``SafeConsole`` (read-only): the notebook's cells
 call ``run``, never the DuckDB connection itself.
+
+Its charts stay altair (Vega-Lite), unlike every page (``views.player.charts`` draws those as inline
+SVG): the historian notebook is the one place for exploring, live in marimo, the result of any query,
+so its charts take whatever columns a query returns, put many campaigns on one chart (a colour each)
+or draw bars, and answer the pointer (tooltips, zoom); nothing of it is a page a player is given,
+a file written or HTML built by hand.
 """
 
 from __future__ import annotations
 
-import html
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -22,7 +27,7 @@ import pyarrow as pa
 
 from kingdomlog.core.errors import KingdomlogError
 from kingdomlog.projections.sql import SafeConsole
-from kingdomlog.views.player.charts import inline_data
+from kingdomlog.views.html import h
 
 ENV_ROOT = "KINGDOMLOG_ROOT"
 
@@ -145,8 +150,13 @@ def table_or_problem(mo: Any, table: pa.Table | None, problem: str | None) -> An
     ``mo`` is the ``marimo`` module (passed in, so this library does not import it).
     """
     if problem or table is None:
-        return mo.callout(mo.md(f"**Refused or failed:** {html.escape(problem or 'no result')}"), kind="warn")
+        return mo.callout(mo.md(h("strong", "Refused or failed:") + " " + (problem or "no result")), kind="warn")
     return mo.ui.table(table, selection=None)
+
+
+def inline_data(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """Rows as altair inline data (the values are embedded in the chart spec)."""
+    return alt.Data(values=list(rows))  # type: ignore[no-untyped-call]
 
 
 def line_chart(table: pa.Table, *, title: str, y: str = "value") -> alt.Chart | None:

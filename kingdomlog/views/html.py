@@ -1,4 +1,20 @@
-"""Small HTML builders shared by the turn sheet and the player views (escaped, no scripts, no URLs)."""
+"""HTML for people, built so that text is escaped by construction (no scripts, no URLs).
+
+Every piece of HTML the views make is an ``Html`` (markupsafe's ``Markup``, escaping with ``esc``):
+``h(tag, *children, **attributes)`` makes one element, in which a child that is ``Html`` is kept as it
+is and anything else (a name, a note, a number) is text, escaped; attribute values are always text.
+So a call site never escapes by hand, and what reaches a page twice-escaped or unescaped is a type
+error waiting to be seen, not a leak. ``join`` joins pieces, ``style`` inlines the library's own CSS,
+``document`` makes a whole self-contained page. ``Html(...)`` of a string is a promise that the string
+is already HTML: it is written only where the HTML comes from marimo's widgets or the library's CSS.
+
+Why builders and not templates: most of this HTML is small fragments chosen by conditions in loops
+(cards, tiles, check lines), which a template would split across two files without making shorter;
+the turn sheet redraws them on every edit (builders are plain function calls, nothing to parse);
+and the escaping stays the one ``esc`` of this module (quotes too, U+FFFD for the characters HTML
+forbids), so pages are the same bytes as before and a leak test that looks for ``&quot;`` still means
+what it says.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +23,8 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from markupsafe import Markup
 
 from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown
@@ -25,9 +43,150 @@ def clean(text: str) -> str:
     return _FORBIDDEN.sub("\ufffd", text)
 
 
+_SPECIAL = re.compile(r"[&<>\"'\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""What ``esc`` changes: the characters HTML gives a meaning to, and those it forbids."""
+
+
 def esc(value: Any) -> str:
-    """HTML-escape ``str(value)`` (quotes too), with characters HTML forbids (NUL, …) as U+FFFD."""
-    return html.escape(clean(str(value)), quote=True)
+    """HTML-escape ``str(value)`` (quotes too), with characters HTML forbids (NUL, …) as U+FFFD.
+
+    The builders' own escaping: call sites pass text to ``h`` instead of calling this.
+    """
+    text = value if type(value) is str else str(value)
+    if _SPECIAL.search(text) is None:  # most text: nothing to change (the turn sheet escapes thousands per edit)
+        return text
+    return html.escape(clean(text), quote=True)
+
+
+class Html(Markup):
+    """A piece of HTML safe to put in a page: text added to it (``+``, ``join``, ``format``) is escaped by ``esc``.
+
+    A string on the left of ``+`` is not escaped: ``"<style>…</style>" + html`` is plain string concatenation,
+    as it was before the views returned ``Html`` (notebooks still build pages so), and its result is a ``str``,
+    not ``Html``: nothing says it is safe. HTML that holds text is built with ``h`` and ``join``.
+
+    >>> Html("<b>") + "Tom & Jerry" + Html("</b>")
+    Html('<b>Tom &amp; Jerry</b>')
+    >>> "<p>" + Html("<i>x</i>")
+    '<p><i>x</i>'
+    """
+
+    __slots__ = ()
+
+    def __radd__(self, value: Any, /) -> str:  # type: ignore[override]  # a str, not an Html: see above
+        return NotImplemented  # str + Html: str's own concatenation (see above)
+
+    @classmethod
+    def escape(cls, s: Any, /) -> Html:
+        if hasattr(s, "__html__"):
+            return cls(s.__html__())
+        return cls(esc(s))
+
+    def _marimo_serialize_(self) -> str:
+        """The text itself, when marimo sends an output or a widget's value to the browser.
+
+        marimo encodes messages with msgspec, which refuses subclasses of ``str``; its encoder asks an object
+        for this method first (marimo 0.25, ``_messaging.msgspec_encoder.enc_hook``). Without it an ``Html``
+        in ``mo.Html`` reached the browser as ``{}`` ("Expected string data for mime=text/html").
+        """
+        return str(self)
+
+
+EMPTY = Html()
+
+VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "col", "source"})
+"""HTML elements without content or end tag (``<br>``)."""
+SVG_EMPTY = frozenset({"circle", "ellipse", "line", "path", "polygon", "polyline", "rect"})
+"""SVG shapes written as ``<line .../>`` when they have no children."""
+
+
+def _text(child: Any) -> str:
+    """A child as HTML: ``Html`` as it is, None as nothing, a list or generator each of its items, else escaped text."""
+    kind = type(child)
+    if kind is str:
+        return esc(child)
+    if kind is Html:
+        return str(child)
+    if hasattr(child, "__html__"):
+        return str(child.__html__())
+    if child is None:
+        return ""
+    if isinstance(child, (list, tuple)) or hasattr(child, "__next__"):
+        return "".join([_text(c) for c in child])
+    return esc(child)
+
+
+def _new_html(text: str) -> Html:
+    """``Html(text)`` for text this module has just built (markupsafe's constructor, without its checks)."""
+    return str.__new__(Html, text)
+
+
+_NAMES: dict[str, str] = {}
+"""Attribute names by keyword (``class_`` → ``class``), made once each."""
+
+
+def _attrs(attrs: Mapping[str, Any]) -> str:
+    out = []
+    for name, value in attrs.items():
+        if value is None or value is False:
+            continue
+        key = _NAMES.get(name) or _NAMES.setdefault(name, name.rstrip("_").replace("_", "-"))
+        out.append(f" {key}" if value is True else f' {key}="{esc(value)}"')
+    return "".join(out)
+
+
+def h(tag: str, *children: Any, **attrs: Any) -> Html:
+    """``<tag attrs>children</tag>``, text escaped.
+
+    A child is ``Html`` (kept), text or a number (escaped), None (left out) or a list or generator of
+    children. An attribute's name is its keyword with a trailing ``_`` dropped and ``_`` as ``-``
+    (``class_`` → ``class``, ``data_kl_slot`` → ``data-kl-slot``); pass other names as ``**{"name": v}``.
+    Its value is text (escaped); None or False leaves it out, True writes it bare (``open``).
+
+    >>> h("p", "a < b", h("b", 3), class_="kl-note", data_step='x"y', hidden=None)
+    Html('<p class="kl-note" data-step="x&quot;y">a &lt; b<b>3</b></p>')
+    >>> h("details", h("summary", "More"), open=True) + h("br") + h("line", x1=0, stroke="#bbb")
+    Html('<details open><summary>More</summary></details><br><line x1="0" stroke="#bbb"/>')
+    """
+    start = tag + _attrs(attrs) if attrs else tag
+    if tag in VOID:
+        return _new_html(f"<{start}>")
+    inner = "".join([_text(c) for c in children])
+    if not inner and tag in SVG_EMPTY:
+        return _new_html(f"<{start}/>")
+    return _new_html(f"<{start}>{inner}</{tag}>")
+
+
+def join(items: Iterable[Any], sep: Any = "") -> Html:
+    """``items`` one after another (text escaped, None left out), ``sep`` (text, or ``Html`` such as ``h("br")``)
+    between them.
+
+    >>> join(["a&b", None, h("i", "c")], " · ")
+    Html('a&amp;b · <i>c</i>')
+    """
+    return Html.escape(sep).join(x for x in items if x is not None)
+
+
+def marimo_html(elem: Any) -> Html:
+    """What marimo draws for a widget or an ``mo.Html`` (its ``.text``: marimo's own HTML); nothing without one."""
+    return Html(getattr(elem, "text", ""))
+
+
+def style(css: str) -> Html:
+    """``<style>css</style>`` for the library's own CSS (a constant of a module, never data: CSS is not escaped)."""
+    return Html(f"<style>{css}</style>")
+
+
+def document(title: str, css: str, *body: Any) -> Html:
+    """A whole page that needs nothing else: charset, viewport, ``title``, the CSS inline, ``body`` in ``<main>``.
+
+    >>> page = document("A & B", "p > b {}", h("p", "hi"))
+    >>> "<title>A &amp; B</title><style>p > b {}</style></head><body><main><p>hi</p></main>" in page
+    True
+    """
+    head = h("head", h("meta", charset="utf-8"),
+             h("meta", name="viewport", content="width=device-width, initial-scale=1"), h("title", title), style(css))
+    return Html("<!DOCTYPE html>\n") + h("html", head, h("body", h("main", *body)), lang="en") + Html("\n")
 
 
 def scalar(value: Any) -> str:
@@ -43,38 +202,35 @@ def scalar(value: Any) -> str:
     return str(value)
 
 
-def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None, *, cls: str = "kl-table") -> str:
+def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None, *, cls: str = "kl-table") -> Html:
     """An HTML table of ``rows`` (dicts); columns default to the union of keys in order."""
     if not rows:
-        return '<p class="kl-empty">(none)</p>'
+        return h("p", "(none)", class_="kl-empty")
     cols: list[str] = list(columns) if columns is not None else []
     if columns is None:
         for r in rows:
             for k in r:
                 if k not in cols:
                     cols.append(k)
-    head = "".join(f"<th>{esc(c)}</th>" for c in cols)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{esc(scalar(r.get(c)))}</td>" for c in cols) + "</tr>" for r in rows
-    )
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    head = h("thead", h("tr", (h("th", c) for c in cols)))
+    body = h("tbody", (h("tr", (h("td", scalar(r.get(c))) for c in cols)) for r in rows))
+    return h("table", head, body, class_=cls)
 
 
-def key_values(values: Mapping[str, Any], *, before: Mapping[str, Any] | None = None) -> str:
+def key_values(values: Mapping[str, Any], *, before: Mapping[str, Any] | None = None) -> Html:
     """A two-column table of figures; with ``before``, changed ones show ``old → new``."""
     rows = []
     for k, v in values.items():
+        cell: str = scalar(v)
         if before is not None and k in before and before[k] != v:
-            cell = f'<span class="kl-old">{esc(scalar(before[k]))}</span> → <b class="kl-changed">{esc(scalar(v))}</b>'
-        else:
-            cell = esc(scalar(v))
-        rows.append(f"<tr><th>{esc(k)}</th><td>{cell}</td></tr>")
+            cell = join([h("span", scalar(before[k]), class_="kl-old"), h("b", cell, class_="kl-changed")], " → ")
+        rows.append(h("tr", h("th", k), h("td", cell)))
     if not rows:
-        return '<p class="kl-empty">(no figures)</p>'
-    return '<table class="kl-kv">' + "".join(rows) + "</table>"
+        return h("p", "(no figures)", class_="kl-empty")
+    return h("table", rows, class_="kl-kv")
 
 
-def roll_line(roll: Roll) -> str:
+def roll_line(roll: Roll) -> Html:
     """``harvest: 2d6 → [3, 5] = 8`` (typed dice and re-rolls marked)."""
     faces = ", ".join(str(f) for f in roll.faces)
     kept = "" if tuple(roll.kept) == tuple(roll.faces) else f" kept [{', '.join(str(k) for k in roll.kept)}]"
@@ -83,70 +239,69 @@ def roll_line(roll: Roll) -> str:
         marks.append("typed")
     if roll.nonce:
         marks.append(f"re-roll #{roll.nonce}")
-    mark = f' <span class="kl-mark">({", ".join(marks)})</span>' if marks else ""
-    return (f'<span class="kl-roll"><b>{esc(roll.key)}</b>: {esc(roll.notation)} → '
-            f'<span class="kl-faces">[{esc(faces)}]</span>{esc(kept)} = <b>{roll.total}</b>{mark}</span>')
+    mark = [" ", h("span", f"({', '.join(marks)})", class_="kl-mark")] if marks else None
+    return h("span", h("b", roll.key), f": {roll.notation} → ", h("span", f"[{faces}]", class_="kl-faces"), kept,
+             " = ", h("b", roll.total), mark, class_="kl-roll")
 
 
 CHECK_KEYS = ("die", "modifier", "total")
 
 
-def check_line(payload: Mapping[str, Any]) -> str | None:
+def check_line(payload: Mapping[str, Any]) -> Html | None:
     """A check's arithmetic if the payload carries one (die + modifier = total vs DC → degree), else None.
 
-    >>> check_line({"die": 17, "modifier": 9, "total": 26, "dc": 22, "degree": "success"})
-    'die 17 +9 = <b>26</b> vs DC 22 → <b class="kl-degree">success</b>'
-
+    >>> print(check_line({"die": 17, "modifier": 9, "total": 26, "dc": 22, "degree": "success"}))
+    die 17 +9 = <b>26</b> vs DC 22 → <b class="kl-degree">success</b>
 
     Works on any ruleset whose check events name ``die``, ``modifier`` and ``total``
     (optionally ``dc``, ``degree`` and a list of ``terms`` with label/value).
     """
     if not all(k in payload for k in CHECK_KEYS):
         return None
-    parts = [f"die {esc(payload['die'])} {int(payload['modifier']):+d} = <b>{esc(payload['total'])}</b>"]
+    parts: list[Any] = [f"die {payload['die']} {int(payload['modifier']):+d} = ", h("b", payload["total"])]
     if "dc" in payload:
-        parts.append(f" vs DC {esc(payload['dc'])}")
+        parts.append(f" vs DC {payload['dc']}")
     if payload.get("degree"):
-        parts.append(f' → <b class="kl-degree">{esc(str(payload["degree"]).replace("_", " "))}</b>')
+        parts += [" → ", h("b", str(payload["degree"]).replace("_", " "), class_="kl-degree")]
     terms = payload.get("terms") or []
     if terms:
-        inner = ", ".join(f"{esc(t.get('label', '?'))} {int(t.get('value', 0)):+d}" for t in terms
-                          if isinstance(t, Mapping))
-        parts.append(f' <span class="kl-terms">(modifier: {inner})</span>')
-    return "".join(parts)
+        inner = ", ".join(f"{t.get('label', '?')} {int(t.get('value', 0)):+d}" for t in terms if isinstance(t, Mapping))
+        parts += [" ", h("span", f"(modifier: {inner})", class_="kl-terms")]
+    return join(parts)
 
 
-def event_item(type_name: str, payload: Mapping[str, Any], visibility: str, phase: str | None = None) -> str:
+def event_item(type_name: str, payload: Mapping[str, Any], visibility: str, phase: str | None = None) -> Html:
     """One event as a list item: type, visibility badge, check arithmetic, compact fields."""
-    vis = "" if visibility == "public" else f' <span class="kl-vis">[{esc(visibility)}]</span>'
+    vis = None if visibility == "public" else [" ", h("span", f"[{visibility}]", class_="kl-vis")]
     check = check_line(payload)
-    fields = ", ".join(f"{esc(k)}={esc(scalar(v))}" for k, v in payload.items() if k not in ("terms", "dc_terms"))
-    head = f"<code>{esc(type_name)}</code>{vis}"
-    body = f"<div>{check}</div>" if check else ""
-    return f'<li class="kl-event">{head} <span class="kl-fields">{fields}</span>{body}</li>'
+    fields = ", ".join(f"{k}={scalar(v)}" for k, v in payload.items() if k not in ("terms", "dc_terms"))
+    return h("li", h("code", type_name), vis, " ", h("span", fields, class_="kl-fields"),
+             h("div", check) if check else None, class_="kl-event")
 
 
-def draft_items(drafts: Iterable[Draft]) -> str:
+def _event_list(items: list[Html]) -> Html:
+    return h("ul", items, class_="kl-events") if items else h("p", "(no events)", class_="kl-empty")
+
+
+def draft_items(drafts: Iterable[Draft]) -> Html:
     """The events a draft turn will append, as a list."""
-    items = [event_item(d.type, d.payload.model_dump(mode="json"), d.visibility, d.phase) for d in drafts]
-    return "<ul class=\"kl-events\">" + "".join(items) + "</ul>" if items else '<p class="kl-empty">(no events)</p>'
+    return _event_list([event_item(d.type, d.payload.model_dump(mode="json"), d.visibility, d.phase) for d in drafts])
 
 
-def recorded_items(events: Iterable[RecordedEvent]) -> str:
+def recorded_items(events: Iterable[RecordedEvent]) -> Html:
     """Recorded events as a list."""
-    items = [event_item(e.type, e.payload.model_dump(mode="json"), e.visibility, e.phase) for e in events]
-    return "<ul class=\"kl-events\">" + "".join(items) + "</ul>" if items else '<p class="kl-empty">(no events)</p>'
+    return _event_list([event_item(e.type, e.payload.model_dump(mode="json"), e.visibility, e.phase) for e in events])
 
 
-def breakdown_items(breakdowns: Iterable[Breakdown]) -> str:
+def breakdown_items(breakdowns: Iterable[Breakdown]) -> Html:
     """Each derived number with its terms."""
     items = []
     for b in breakdowns:
-        terms = ", ".join(f"{esc(t.label)} {t.value:+g}" + (f" <i>{esc(t.kind)}</i>" if t.kind != "untyped" else "")
-                          for t in b.terms)
-        note = f' <span class="kl-note">{esc(b.note)}</span>' if b.note else ""
-        items.append(f"<li><b>{esc(b.name)}</b> = {b.total:g}" + (f" ({terms})" if terms else "") + f"{note}</li>")
-    return '<ul class="kl-breakdowns">' + "".join(items) + "</ul>" if items else '<p class="kl-empty">(none)</p>'
+        terms = join((join([f"{t.label} {t.value:+g}", *([" ", h("i", t.kind)] if t.kind != "untyped" else [])])
+                      for t in b.terms), ", ")
+        note = [" ", h("span", b.note, class_="kl-note")] if b.note else None
+        items.append(h("li", h("b", b.name), f" = {b.total:g}", [" (", terms, ")"] if terms else None, note))
+    return h("ul", items, class_="kl-breakdowns") if items else h("p", "(none)", class_="kl-empty")
 
 
 STYLE = """

@@ -82,6 +82,23 @@ def test_player_notebook_runs_for_a_viewer_and_shows_no_gm_note(campaign: Path) 
     assert any(SECRET in str(n["text"]) for n in gm["view"].notes)
 
 
+def test_html_reaches_the_browser_as_its_text() -> None:
+    """What the views build is ``views.html.Html`` (a subclass of ``str``), which msgspec, marimo's encoder, refuses:
+    it says what it is (its text), so an ``mo.Html`` of it, or a widget's value holding it, reaches the page."""
+    import json
+
+    import marimo as mo
+    import msgspec
+    from marimo._messaging.msgspec_encoder import enc_hook
+
+    from kingdomlog.views.html import h
+
+    bundle = msgspec.json.encode(mo.Html(h("p", "a < b"))._serialized_mime_bundle, enc_hook=enc_hook)
+    assert json.loads(bundle) == {"mimetype": "text/html", "data": "<p>a &lt; b</p>"}
+    slots = msgspec.json.encode({"slots": {"x": h("b", 1)}}, enc_hook=enc_hook)  # views.sheet.live's widget
+    assert json.loads(slots) == {"slots": {"x": "<b>1</b>"}}
+
+
 def test_share_writes_one_html_file(toy: Path, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
     out = tmp_path / "view.html"
     res = subprocess.run([sys.executable, "-m", "kingdomlog", "share", str(toy), "--as", "alice", "-o", str(out)],
@@ -109,12 +126,12 @@ def test_view_args_need_a_campaign(args: dict[str, str]) -> None:
 
 def test_ruleset_chart_figures_pick_the_charted_columns() -> None:
     """A ruleset's ``chart_figures`` choose what the player view charts (aikakirjat: abilities, population, fame)."""
-    from kingdomlog.views.player.charts import figures_chart, numeric_figures
+    from kingdomlog.views.player.charts import chart_grid, line_chart_svg, moving_figures, numeric_figures, series
 
     rows = [{"turn": t, "a": t, "b": 2 * t, "culture_score": 10 + t, "population": 5 * t, "name": "x"}
             for t in range(3)]
-    chart = figures_chart(rows, figures=("culture_score", "population", "missing"), turn_unit="year")
-    assert chart is not None
-    spec = chart.to_dict()
-    assert spec["facet"]["sort"] == ["culture_score", "population"]
-    assert figures_chart(rows) is not None and numeric_figures(rows) == ["a", "b", "culture_score", "population"]
+    keys = moving_figures(rows, ("culture_score", "population", "missing"))
+    assert keys == ["culture_score", "population"]
+    charts = chart_grid(line_chart_svg(k, series(rows, k), turn_unit="year") for k in keys)
+    assert re.findall(r"<title>(\w+) by year</title>", charts) == ["culture_score", "population"]
+    assert moving_figures(rows) == numeric_figures(rows) == ["a", "b", "culture_score", "population"]

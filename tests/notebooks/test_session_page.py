@@ -150,6 +150,9 @@ def test_the_turn_sheets_panel(under_way: Path, tmp_path: Path) -> None:
     script, no URL) and one table row per planned year; an error is a message in the fragment."""
     html = S.panel_html(under_way, years=3, seed=SEED)
     assert "session 2 under way" in html and "<svg" in html and html.count("data-year=") == 3
+    charted = re.findall(r'<svg class="kl-line-chart"[^>]*><title>([^<]+) by year</title>', html)
+    assert charted == ["Unrest", "Population", "Fame", "Level", "Militia", "Stored advantages", "Worst corruption"]
+    assert "<title>revolution at 20</title>" in html  # Unrest against the revolution threshold
     assert "<script" not in html and "http" not in html
     from kingdomlog.cli import main
 
@@ -221,7 +224,7 @@ def test_plan_preview_change_and_commit_in_a_browser(under_way: Path, subprocess
         page.get_by_label("Dice seed").press("Tab")
         page.get_by_text(f"Dice seed {SEED}").first.wait_for(timeout=60_000)
         before = wait_rows(page, lambda r: len(r) == remaining)
-        page.locator(".vega-embed").first.wait_for(timeout=60_000)  # the chart has rendered
+        page.locator(".kl-sess .kl-line-chart").first.wait_for(timeout=60_000)  # the charts have rendered
         assert Campaign.open(under_way).head_seq == start.start_seq  # the page wrote nothing
         shot(page, "session-1-planned")
 

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import altair as alt
-
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import ConflictError, InputError, RuleError
 from kingdomlog.dice.roller import new_seed
@@ -37,8 +35,8 @@ from kingdomlog.rulesets.aikakirjat.session import (
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 from kingdomlog.views.extras import Command, Extras, Page, Panel
-from kingdomlog.views.html import esc
-from kingdomlog.views.player.charts import chart_svg, inline_data
+from kingdomlog.views.html import EMPTY, Html, h, join, style
+from kingdomlog.views.player.charts import CHART_STYLE, chart_grid, line_chart_svg, series
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 RULESET_ID = "aikakirjat"
@@ -332,37 +330,23 @@ def json_doc(start: SessionStart, sp: SessionPlan) -> dict[str, Any]:
 CHART_FIGURES = ("unrest", "population", "fame", "level", "militia", "stored advantages", "worst corruption")
 
 
-def chart(sp: SessionPlan, start: SessionStart | None = None) -> alt.TopLevelMixin | None:
-    """Small multiples of the figures year by year; Unrest with the revolution threshold (20) and the
-    revolution years marked. None when nothing is planned."""
-    base_rows = ([start_row(start)] if start is not None else []) + rows(sp)
+def charts_html(sp: SessionPlan, start: SessionStart | None = None) -> Html:
+    """A small chart of each figure year by year (from the year the session starts in); Unrest against the
+    revolution threshold (20, dashed), its revolution years marked ▲. Empty when nothing is planned."""
     if not sp.years:
-        return None
-    long = [{"year": r["year"], "figure": f, "value": r[f], "changed": bool(r.get("changed")),
-             "revolution": bool(r.get("revolution"))} for r in base_rows for f in CHART_FIGURES]
-    unrest = [d for d in long if d["figure"] == "unrest"]
-    others = [d for d in long if d["figure"] != "unrest"]
-    u_base = alt.Chart(inline_data(unrest))
-    years = alt.X("year:Q", title="year", axis=alt.Axis(format="d", tickMinStep=1),
-                  scale=alt.Scale(zero=False, nice=False))
-    u_line = u_base.mark_line(point=True, color="#b03a2e").encode(
-        x=years, y=alt.Y("value:Q", title="unrest", scale=alt.Scale(domain=[0, 22])),
-        tooltip=["year:Q", "value:Q"])
-    threshold = alt.Chart(inline_data([{"y": 20, "label": "revolution at 20"}])).mark_rule(
-        strokeDash=[4, 3], color="#555").encode(y="y:Q")
-    marks = u_base.transform_filter("datum.revolution").mark_point(
-        shape="triangle-up", size=140, filled=True, color="black").encode(x=years, y="value:Q")
-    unrest_chart = alt.layer(u_line, threshold, marks).properties(
-        width=620, height=150, title="Unrest (dashed: the revolution threshold; ▲ a revolution roll)")
-    small = alt.Chart(inline_data(others)).mark_line(point=True).encode(
-        x=alt.X("year:Q", title=None, axis=alt.Axis(format="d", tickMinStep=1, tickCount=6),
-                scale=alt.Scale(zero=False, nice=False)),
-        y=alt.Y("value:Q", title=None, axis=alt.Axis(format="d", tickMinStep=1)),
-        tooltip=["figure:N", "year:Q", "value:Q"]
-    ).properties(width=190, height=100).facet(
-        facet=alt.Facet("figure:N", title=None, sort=[f for f in CHART_FIGURES if f != "unrest"]), columns=3
-    ).resolve_scale(y="independent")
-    return alt.vconcat(unrest_chart, small).properties(title="The session year by year")
+        return EMPTY
+    rows_ = ([start_row(start)] if start is not None else []) + rows(sp)
+    revolts = {r["year"] for r in rows_ if r.get("revolution")}
+    charts = []
+    for f in CHART_FIGURES:
+        pts = series(rows_, f, x="year")
+        if f == "unrest":
+            charts.append(line_chart_svg("Unrest", pts, turn_unit="year", rule=(20, "revolution at 20"),
+                                         marked=revolts, marked_as="a revolution roll"))
+        else:
+            charts.append(line_chart_svg(f.capitalize(), pts, turn_unit="year"))
+    return join([h("p", "The session year by year (Unrest: dashed, the revolution threshold; ▲ a revolution roll).",
+                   class_="status"), chart_grid(charts)])
 
 
 STYLE = """
@@ -374,50 +358,50 @@ STYLE = """
 .kl-sess tr.revolution td {background: #fde2e0}
 .kl-sess .why {color: #555; font-size: 12px; margin: 0; padding-left: 1em}
 .kl-sess .status {font-weight: 600}
-"""
+.kl-sess .kl-charts {margin: .4em 0 .8em}
+""" + CHART_STYLE
 
 
-def table_html(sp: SessionPlan) -> str:
+def framed(*parts: Any) -> Html:
+    """``parts`` in the planner's frame (``kl-sess``, with its CSS): how the sheet and the page show them."""
+    return h("div", style(STYLE), parts, class_="kl-sess")
+
+
+def table_html(sp: SessionPlan) -> Html:
     """The years as an HTML table (changed years and revolution years highlighted), reasons under the actions."""
-    head = ("<tr><th>year</th><th>random event</th><th>growth</th><th>actions, and why</th><th>unrest</th>"
-            "<th>pop.</th><th>fame</th><th>level</th><th>militia</th><th>adv.</th><th>corr.</th><th>notes</th></tr>")
+    head = h("tr", (h("th", x) for x in ("year", "random event", "growth", "actions, and why", "unrest", "pop.", "fame",
+                                          "level", "militia", "adv.", "corr.", "notes")))
     body = []
     for r in rows(sp):
         cls = " ".join(c for c, on in (("changed", r["changed"]), ("revolution", r["revolution"])) if on)
-        why = "".join(f"<p class='why'>{esc(w)}</p>" for w in r["why"])
-        acts = "<br>".join(esc(a) for a in r["actions"]) or "—"
-        mark = " ✎" if r["changed"] else ""
-        body.append(
-            f"<tr class='{cls}' data-year='{r['year']}'><td class='n'>{r['year']}{mark}</td><td>{esc(r['event'])}</td>"
-            f"<td>{esc(r['growth'])}</td><td>{acts}{why}</td><td class='n'>{r['unrest']}</td>"
-            f"<td class='n'>{r['population']}</td><td class='n'>{r['fame']}</td><td class='n'>{r['level']}</td>"
-            f"<td class='n'>{r['militia']}</td><td class='n'>{r['stored advantages']}</td>"
-            f"<td class='n'>{r['worst corruption']}</td><td>{esc('; '.join(r['notes']))}</td></tr>")
-    return f"<table class='kl-sess-years'><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+        numbers = (h("td", r[k], class_="n") for k in ("population", "fame", "level", "militia", "stored advantages",
+                                                       "worst corruption"))
+        body.append(h("tr", h("td", r["year"], " ✎" if r["changed"] else None, class_="n"), h("td", r["event"]),
+                      h("td", r["growth"]),
+                      h("td", join(r["actions"], h("br")) or "—", (h("p", w, class_="why") for w in r["why"])),
+                      h("td", r["unrest"], class_="n"), numbers, h("td", "; ".join(r["notes"])),
+                      class_=cls, data_year=r["year"]))
+    return h("table", h("thead", head), h("tbody", body), class_="kl-sess-years")
 
 
-def status_html(start: SessionStart) -> str:
+def status_html(start: SessionStart) -> Html:
     s = start.state
-    return (f"<p class='status'>{esc(start.name)} — {esc(start.status.describe())}.</p>"
-            f"<p>After year {s.year}: level {s.level} ({esc(R.title(s))}), population {s.population}, fame {s.fame},"
-            f" unrest {s.unrest}, {esc(s.government)}; next turn {start.turn}.</p>")
+    return join([h("p", f"{start.name} — {start.status.describe()}.", class_="status"),
+                 h("p", f"After year {s.year}: level {s.level} ({R.title(s)}), population {s.population}, fame"
+                        f" {s.fame}, unrest {s.unrest}, {s.government}; next turn {start.turn}.")])
 
 
 def panel_html(folder: str | Path, *, policy: Policy = STEWARD, overrides: Overrides | None = None,
-               years: int | None = None, seed: str | None = None, charts: bool = True) -> str:
-    """The whole session preview as one HTML fragment (status, chart as inline SVG, table): the turn sheet's
+               years: int | None = None, seed: str | None = None, charts: bool = True) -> Html:
+    """The whole session preview as one HTML fragment (status, charts as inline SVG, table): the turn sheet's
     "plan the session" panel. Errors become a message in the fragment, never an exception."""
     try:
         start = open_session(folder)
         sp = plan(start, policy=policy, overrides=overrides, years=years, seed=seed)
     except (InputError, RuleError) as exc:
-        return f"<div class='kl-sess'><style>{STYLE}</style><p class='kl-error'>{esc(exc)}</p></div>"
-    svg = ""
-    if charts:
-        c = chart(sp, start)
-        svg = chart_svg(c) if c is not None else ""
-    return (f"<div class='kl-sess'><style>{STYLE}</style>{status_html(start)}<p>{esc(summary(sp))}"
-            f" Dice seed <code>{esc(sp.seed)}</code>.</p>{svg}{table_html(sp)}</div>")
+        return framed(h("p", exc, class_="kl-error"))
+    return framed(status_html(start), h("p", f"{summary(sp)} Dice seed ", h("code", sp.seed), "."),
+                  charts_html(sp, start) if charts else None, table_html(sp))
 
 
 # --- changing a year (the page's widgets) ----------------------------------------------------------------------------
@@ -570,11 +554,12 @@ __all__ = [
     "SessionStart",
     "action_options",
     "action_slots",
-    "chart",
+    "charts_html",
     "commit",
     "event_faces",
     "event_options",
     "figures",
+    "framed",
     "json_doc",
     "open_session",
     "page_args",

@@ -9,7 +9,8 @@ in the GM sheet reads), and the legend lists only the symbols the map uses.
 ``turn_picker_html`` shows one map per turn under a row of turn buttons that work with
 CSS alone (radio inputs), so the offline player file has a turn slider without script.
 ``standalone_svg`` and ``svg_to_png`` make image files for play-by-post reports
-(PNG through vl-convert's SVG renderer, a dependency the charts already use).
+(PNG through vl-convert's SVG renderer). Every element is made by ``views.html.h``, so names and
+notes in text and attributes are escaped by construction.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from kingdomlog.core.mapdata import AXIAL_DIRECTIONS, MapData, MapHex, SettlementGrid
-from kingdomlog.views.html import esc
+from kingdomlog.views.html import EMPTY, Html, h, join, style
 
 HEX_SIZE = 30.0
 SQRT3 = math.sqrt(3.0)
@@ -104,13 +105,13 @@ def _points(pts: Iterable[tuple[float, float]]) -> str:
     return " ".join(f"{_num(x)},{_num(y)}" for x, y in pts)
 
 
-def _star(x: float, y: float, r: float, fill: str, stroke: str = "#333") -> str:
+def _star(x: float, y: float, r: float, fill: str, stroke: str = "#333") -> Html:
     pts = []
     for k in range(10):
         rad = r if k % 2 == 0 else r * 0.45
         a = math.radians(-90 + 36 * k)
         pts.append((x + rad * math.cos(a), y + rad * math.sin(a)))
-    return f'<polygon points="{_points(pts)}" fill="{fill}" stroke="{stroke}" stroke-width="0.8"/>'
+    return h("polygon", points=_points(pts), fill=fill, stroke=stroke, stroke_width="0.8")
 
 
 @dataclass(frozen=True)
@@ -144,55 +145,54 @@ def glyph_kind(word: str) -> str:
     return "dot"
 
 
-def glyph_svg(kind: str, x: float, y: float, s: float = 6.0) -> str:
+def glyph_svg(kind: str, x: float, y: float, s: float = 6.0) -> Html:
     """A symbol of ``kind`` centred on ``(x, y)``, about ``2 s`` wide."""
     if kind == "farm":
-        return (f'<rect x="{_num(x - s)}" y="{_num(y - s * .7)}" width="{_num(2 * s)}" height="{_num(1.4 * s)}" '
-                f'fill="#f3d36b" stroke="#8a6d1f" stroke-width="0.7"/>'
-                + "".join(f'<line x1="{_num(x - s + 1)}" x2="{_num(x + s - 1)}" y1="{_num(y - s * .7 + i * s * .45)}" '
-                          f'y2="{_num(y - s * .7 + i * s * .45)}" stroke="#8a6d1f" stroke-width="0.6"/>'
-                          for i in (1, 2)))
+        return join([h("rect", x=_num(x - s), y=_num(y - s * .7), width=_num(2 * s), height=_num(1.4 * s),
+                       fill="#f3d36b", stroke="#8a6d1f", stroke_width="0.7"),
+                     *(h("line", x1=_num(x - s + 1), x2=_num(x + s - 1), y1=_num(y - s * .7 + i * s * .45),
+                         y2=_num(y - s * .7 + i * s * .45), stroke="#8a6d1f", stroke_width="0.6") for i in (1, 2))])
     if kind == "lumber":
-        return (f'<polygon points="{_points([(x, y - s), (x + s * .8, y + s * .6), (x - s * .8, y + s * .6)])}" '
-                f'fill="#2f6b2f" stroke="#173d17" stroke-width="0.7"/><rect x="{_num(x - 1)}" y="{_num(y + s * .6)}" '
-                f'width="2" height="{_num(s * .4)}" fill="#5a3a1a"/>')
+        return join([h("polygon", points=_points([(x, y - s), (x + s * .8, y + s * .6), (x - s * .8, y + s * .6)]),
+                       fill="#2f6b2f", stroke="#173d17", stroke_width="0.7"),
+                     h("rect", x=_num(x - 1), y=_num(y + s * .6), width="2", height=_num(s * .4), fill="#5a3a1a")])
     if kind in ("mine", "quarry"):
-        fill = "#555" if kind == "mine" else "#9a9a9a"
-        return (f'<polygon points="{_points([(x - s, y + s * .7), (x, y - s * .8), (x + s, y + s * .7)])}" '
-                f'fill="{fill}" stroke="#222" stroke-width="0.7"/>')
+        return h("polygon", points=_points([(x - s, y + s * .7), (x, y - s * .8), (x + s, y + s * .7)]),
+                 fill="#555" if kind == "mine" else "#9a9a9a", stroke="#222", stroke_width="0.7")
     if kind == "fort":
-        return (f'<rect x="{_num(x - s * .7)}" y="{_num(y - s * .8)}" width="{_num(1.4 * s)}" height="{_num(1.6 * s)}" '
-                f'fill="#777" stroke="#222" stroke-width="0.7"/><rect x="{_num(x - s * .7)}" y="{_num(y - s)}" '
-                f'width="{_num(s * .4)}" height="{_num(s * .4)}" fill="#777"/><rect x="{_num(x + s * .3)}" '
-                f'y="{_num(y - s)}" width="{_num(s * .4)}" height="{_num(s * .4)}" fill="#777"/>')
+        return join([h("rect", x=_num(x - s * .7), y=_num(y - s * .8), width=_num(1.4 * s), height=_num(1.6 * s),
+                       fill="#777", stroke="#222", stroke_width="0.7"),
+                     h("rect", x=_num(x - s * .7), y=_num(y - s), width=_num(s * .4), height=_num(s * .4), fill="#777"),
+                     h("rect", x=_num(x + s * .3), y=_num(y - s), width=_num(s * .4), height=_num(s * .4),
+                       fill="#777")])
     if kind == "landmark":
         return _star(x, y, s, "#f5c542")
     if kind == "ruins":
-        return (f'<rect x="{_num(x - s * .8)}" y="{_num(y - s * .6)}" width="{_num(s * .5)}" height="{_num(s * 1.4)}" '
-                f'fill="#bbb" stroke="#444" stroke-width="0.6"/><rect x="{_num(x + s * .2)}" y="{_num(y)}" '
-                f'width="{_num(s * .5)}" height="{_num(s * .8)}" fill="#bbb" stroke="#444" stroke-width="0.6"/>')
+        return join([h("rect", x=_num(x - s * .8), y=_num(y - s * .6), width=_num(s * .5), height=_num(s * 1.4),
+                       fill="#bbb", stroke="#444", stroke_width="0.6"),
+                     h("rect", x=_num(x + s * .2), y=_num(y), width=_num(s * .5), height=_num(s * .8), fill="#bbb",
+                       stroke="#444", stroke_width="0.6")])
     if kind == "cave":
-        return (f'<path d="M{_num(x - s)},{_num(y + s * .6)} A{_num(s)},{_num(s)} 0 0 1 '
-                f'{_num(x + s)},{_num(y + s * .6)} Z" '
-                f'fill="#4a4a4a" stroke="#222" stroke-width="0.6"/>')
+        return h("path", d=f"M{_num(x - s)},{_num(y + s * .6)} A{_num(s)},{_num(s)} 0 0 1 "
+                           f"{_num(x + s)},{_num(y + s * .6)} Z", fill="#4a4a4a", stroke="#222", stroke_width="0.6")
     if kind == "lair":
-        return (f'<polygon points="{_points([(x - s, y - s * .6), (x + s, y - s * .6), (x, y + s)])}" fill="#b03030" '
-                f'stroke="#501010" stroke-width="0.7"/>')
+        return h("polygon", points=_points([(x - s, y - s * .6), (x + s, y - s * .6), (x, y + s)]), fill="#b03030",
+                 stroke="#501010", stroke_width="0.7")
     if kind == "resource":
-        return (f'<polygon points="{_points([(x, y - s), (x + s * .7, y), (x, y + s), (x - s * .7, y)])}" '
-                f'fill="#3aa6a0" stroke="#1c5552" stroke-width="0.7"/>')
+        return h("polygon", points=_points([(x, y - s), (x + s * .7, y), (x, y + s), (x - s * .7, y)]),
+                 fill="#3aa6a0", stroke="#1c5552", stroke_width="0.7")
     if kind == "lake":
-        return (f'<ellipse cx="{_num(x)}" cy="{_num(y)}" rx="{_num(s)}" ry="{_num(s * .6)}" fill="{RIVER_COLOUR}" '
-                'stroke="#1f5a8c" stroke-width="0.7"/>')
+        return h("ellipse", cx=_num(x), cy=_num(y), rx=_num(s), ry=_num(s * .6), fill=RIVER_COLOUR, stroke="#1f5a8c",
+                 stroke_width="0.7")
     if kind == "bridge":
-        return (f'<rect x="{_num(x - s)}" y="{_num(y - s * .35)}" width="{_num(2 * s)}" height="{_num(s * .7)}" '
-                f'fill="#a0703a" stroke="#4a3010" stroke-width="0.7"/>')
+        return h("rect", x=_num(x - s), y=_num(y - s * .35), width=_num(2 * s), height=_num(s * .7), fill="#a0703a",
+                 stroke="#4a3010", stroke_width="0.7")
     if kind in ("refuge", "freehold", "town", "site", "fishing"):
         fill = {"refuge": "#6aa0d8", "freehold": "#d89a6a", "town": "#e0e0e0", "site": "#c9b38f",
                 "fishing": "#5fa8d3"}[kind]
-        return (f'<rect x="{_num(x - s * .7)}" y="{_num(y - s * .7)}" width="{_num(1.4 * s)}" height="{_num(1.4 * s)}" '
-                f'rx="1.5" fill="{fill}" stroke="#333" stroke-width="0.7"/>')
-    return f'<circle cx="{_num(x)}" cy="{_num(y)}" r="{_num(s * .55)}" fill="#444"/>'
+        return h("rect", x=_num(x - s * .7), y=_num(y - s * .7), width=_num(1.4 * s), height=_num(1.4 * s), rx="1.5",
+                 fill=fill, stroke="#333", stroke_width="0.7")
+    return h("circle", cx=_num(x), cy=_num(y), r=_num(s * .55), fill="#444")
 
 
 GLYPH_LEGEND = {"farm": "farm or farmland", "lumber": "lumber camp or sawmill", "mine": "mine", "quarry": "quarry",
@@ -226,61 +226,67 @@ def _hex_title(h: MapHex) -> str:
 
 
 def _label(x: float, y: float, text: str, *, size: float = 10, weight: str = "600", fill: str = "#111",
-           anchor: str = "middle") -> str:
-    return (f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" font-weight="{weight}" text-anchor="{anchor}" '
-            f'fill="{fill}" stroke="#fff" stroke-width="2.6" stroke-linejoin="round" paint-order="stroke">'
-            f"{esc(text)}</text>")
+           anchor: str = "middle") -> Html:
+    return h("text", text, x=_num(x), y=_num(y), font_size=_num(size), font_weight=weight, text_anchor=anchor,
+             fill=fill, stroke="#fff", stroke_width="2.6", stroke_linejoin="round", paint_order="stroke")
+
+
+Box = tuple[float, float, float, float]
+"""``(x, y, width, height)`` of a drawing: its SVG viewBox."""
 
 
 def hex_map_svg(m: MapData, *, selected: str | None = None, allowed: Collection[str] | None = None,
-                standalone: bool = False) -> str:
+                standalone: bool = False) -> Html:
     """The placed hexes of ``m`` as one ``<svg>``: terrain, the kingdom's border, rivers, roads, settlements,
-    work sites and features; each hex a ``<g data-hex=ID>`` with a tooltip. Empty string when nothing is placed.
+    work sites and features; each hex a ``<g data-hex=ID>`` with a tooltip. Empty when nothing is placed.
 
     For a picker (the GM sheet's activity target): ``selected`` is outlined, and with ``allowed`` the hexes not in
     it are faded and marked ``data-allowed="false"``.
     """
+    drawn = _hex_map(m, selected=selected, allowed=allowed)
+    return EMPTY if drawn is None else _svg(*drawn[0], drawn[1], m.title, standalone=standalone, cls="kl-map-hex")
+
+
+def _hex_map(m: MapData, *, selected: str | None = None,
+             allowed: Collection[str] | None = None) -> tuple[Box, Html] | None:
+    """The hex map's box and drawing (``hex_map_svg`` without its ``<svg>``); None when nothing is placed."""
     hexes = m.placed_hexes()
     if not hexes:
-        return ""
+        return None
     s = HEX_SIZE
-    by_pos: dict[tuple[int, int], MapHex] = {(h.q, h.r): h for h in hexes if h.q is not None and h.r is not None}
+    by_pos: dict[tuple[int, int], MapHex] = {(hx.q, hx.r): hx for hx in hexes if hx.q is not None and hx.r is not None}
     centres = {k: hex_centre(k[0], k[1], s) for k in by_pos}
     xs = [c[0] for c in centres.values()]
     ys = [c[1] for c in centres.values()]
     pad = s * 1.2
     minx, maxx = min(xs) - pad, max(xs) + pad
     miny, maxy = min(ys) - pad, max(ys) + pad + 8
-    for (q, r), h in by_pos.items():  # room for the settlements' names
-        if h.settlement and h.explored:
-            half = len(h.settlement) * 3.3 + 4
+    for (q, r), hx in by_pos.items():  # room for the settlements' names
+        if hx.settlement and hx.explored:
+            half = len(hx.settlement) * 3.3 + 4
             cx = centres[(q, r)][0]
             minx, maxx = min(minx, cx - half), max(maxx, cx + half)
     colours = party_colours(m)
     own = next((p.id for p in m.parties if p.own), "")
-    body: list[str] = []
+    body: list[Html] = []
     # terrain
-    for (q, r), h in by_pos.items():
+    for (q, r), hx in by_pos.items():
         x, y = centres[(q, r)]
-        fill = terrain_colour(h.terrain) if h.terrain != "unknown" else FOG
-        hatch = ""
-        cls = "kl-hex" + (" kl-hex-claimed" if h.claimed else "") + (" kl-hex-selected" if h.id == selected else "")
-        pick = ""
-        if allowed is not None:
-            ok = h.id in allowed
-            pick = f' data-allowed="{"true" if ok else "false"}"' + ("" if ok else ' opacity="0.35"')
-        body.append(
-            f'<g class="{cls}" data-hex="{esc(h.id)}"{pick}><title>{esc(_hex_title(h))}</title>'
-            f'<polygon points="{_points(hex_corners(x, y, s))}" fill="{fill}"{hatch} stroke="#ffffff" '
-            f'stroke-width="1.2"/>'
-            + ("" if h.explored else _hatch(x, y, s))
-            + "</g>")
+        fill = terrain_colour(hx.terrain) if hx.terrain != "unknown" else FOG
+        cls = "kl-hex" + (" kl-hex-claimed" if hx.claimed else "") + (" kl-hex-selected" if hx.id == selected else "")
+        ok = None if allowed is None else hx.id in allowed
+        body.append(h("g", h("title", _hex_title(hx)),
+                      h("polygon", points=_points(hex_corners(x, y, s)), fill=fill, stroke="#ffffff",
+                        stroke_width="1.2"),
+                      None if hx.explored else _hatch(x, y, s),
+                      class_=cls, data_hex=hx.id, data_allowed=None if ok is None else "true" if ok else "false",
+                      opacity="0.35" if ok is False else None))
     # rivers and roads: centre to centre between neighbours, a stub when alone
-    lines = (("river", RIVER_COLOUR, 3.2, ""), ("road", ROAD_COLOUR, 2.4, ' stroke-dasharray="5 3"'))
+    lines = (("river", RIVER_COLOUR, 3.2, None), ("road", ROAD_COLOUR, 2.4, "5 3"))
     for attr, colour, width, dash in lines:
         drawn: set[frozenset[tuple[int, int]]] = set()
-        for (q, r), h in by_pos.items():
-            if not getattr(h, attr):
+        for (q, r), hx in by_pos.items():
+            if not getattr(hx, attr):
                 continue
             x, y = centres[(q, r)]
             linked = False
@@ -295,21 +301,21 @@ def hex_map_svg(m: MapData, *, selected: str | None = None, allowed: Collection[
                     continue
                 drawn.add(pair)
                 nx, ny = centres[n]
-                body.append(f'<line x1="{_num(x)}" y1="{_num(y)}" x2="{_num(nx)}" y2="{_num(ny)}" stroke="{colour}" '
-                            f'stroke-width="{width}" stroke-linecap="round"{dash}/>')
+                body.append(h("line", x1=_num(x), y1=_num(y), x2=_num(nx), y2=_num(ny), stroke=colour,
+                              stroke_width=width, stroke_linecap="round", stroke_dasharray=dash))
             if not linked:
                 if attr == "river":
-                    body.append(f'<path d="M{_num(x - s * .8)},{_num(y + s * .25)} q{_num(s * .4)},{_num(-s * .5)} '
-                                f'{_num(s * .8)},{_num(-s * .1)} t{_num(s * .8)},{_num(-s * .1)}" fill="none" '
-                                f'stroke="{colour}" stroke-width="{width}" stroke-linecap="round"/>')
+                    body.append(h("path", d=f"M{_num(x - s * .8)},{_num(y + s * .25)} q{_num(s * .4)},{_num(-s * .5)} "
+                                            f"{_num(s * .8)},{_num(-s * .1)} t{_num(s * .8)},{_num(-s * .1)}",
+                                  fill="none", stroke=colour, stroke_width=width, stroke_linecap="round"))
                 else:
-                    body.append(f'<line x1="{_num(x - s * .6)}" y1="{_num(y + s * .45)}" x2="{_num(x + s * .6)}" '
-                                f'y2="{_num(y + s * .45)}" stroke="{colour}" stroke-width="{width}"{dash}/>')
+                    body.append(h("line", x1=_num(x - s * .6), y1=_num(y + s * .45), x2=_num(x + s * .6),
+                                  y2=_num(y + s * .45), stroke=colour, stroke_width=width, stroke_dasharray=dash))
     # the border of each holder's land: edges of claimed hexes that face a hex not claimed by the same holder
-    for (q, r), h in by_pos.items():
-        if not h.claimed:
+    for (q, r), hx in by_pos.items():
+        if not hx.claimed:
             continue
-        holder = h.owner or own
+        holder = hx.owner or own
         colour = colours.get(holder, KINGDOM_COLOUR)
         x, y = centres[(q, r)]
         corners = hex_corners(x, y, s)
@@ -319,123 +325,132 @@ def hex_map_svg(m: MapData, *, selected: str | None = None, allowed: Collection[
             if nb is not None and nb.claimed and (nb.owner or own) == holder:
                 continue
             (x1, y1), (x2, y2) = corners[k], corners[(k + 1) % 6]
-            body.append(f'<line x1="{_num(x1)}" y1="{_num(y1)}" x2="{_num(x2)}" y2="{_num(y2)}" stroke="{colour}" '
-                        'stroke-width="3.4" stroke-linecap="round"/>')
-        body.append(f'<polygon points="{_points(hex_corners(x, y, s * .9))}" fill="{colour}" fill-opacity="0.10" '
-                    'stroke="none" pointer-events="none"/>')
+            body.append(h("line", x1=_num(x1), y1=_num(y1), x2=_num(x2), y2=_num(y2), stroke=colour,
+                          stroke_width="3.4", stroke_linecap="round"))
+        body.append(h("polygon", points=_points(hex_corners(x, y, s * .9)), fill=colour, fill_opacity="0.10",
+                      stroke="none", pointer_events="none"))
     # symbols and labels
-    for (q, r), h in by_pos.items():
+    for (q, r), hx in by_pos.items():
         x, y = centres[(q, r)]
-        body.append(_label(x, y - s * .62, h.id, size=7.5, weight="400", fill="#555"))
-        marks = ([h.work_site] if h.work_site else []) + list(h.features)
+        body.append(_label(x, y - s * .62, hx.id, size=7.5, weight="400", fill="#555"))
+        marks = ([hx.work_site] if hx.work_site else []) + list(hx.features)
         kinds: list[str] = []
         for word in marks:
             gk = glyph_kind(word)
-            if gk not in kinds and not (h.settlement and gk == "town"):
+            if gk not in kinds and not (hx.settlement and gk == "town"):
                 kinds.append(gk)
         kinds = kinds[:4]
         if kinds:
             span = 13.0
             x0 = x - span * (len(kinds) - 1) / 2
             for i, gk in enumerate(kinds):
-                body.append(glyph_svg(gk, x0 + i * span, y + (s * .42 if h.settlement else 0), 5.2))
-        if h.settlement:
-            if h.capital:
+                body.append(glyph_svg(gk, x0 + i * span, y + (s * .42 if hx.settlement else 0), 5.2))
+        if hx.settlement:
+            if hx.capital:
                 body.append(_star(x, y - 4, 8.5, "#ffffff", "#222"))
             else:
-                body.append(f'<rect x="{_num(x - 5.5)}" y="{_num(y - 9.5)}" width="11" height="11" fill="#fff" '
-                            'stroke="#222" stroke-width="1.4"/>')
-    for (q, r), h in by_pos.items():
-        if h.armies and h.explored:
+                body.append(h("rect", x=_num(x - 5.5), y=_num(y - 9.5), width="11", height="11", fill="#fff",
+                              stroke="#222", stroke_width="1.4"))
+    for (q, r), hx in by_pos.items():
+        if hx.armies and hx.explored:
             x, y = centres[(q, r)]
-            body.append(_flag(x + s * .42, y - s * .30, len(h.armies)))
-    for (q, r), h in by_pos.items():
-        if h.settlement and h.explored:
+            body.append(_flag(x + s * .42, y - s * .30, len(hx.armies)))
+    for (q, r), hx in by_pos.items():
+        if hx.settlement and hx.explored:
             x, y = centres[(q, r)]
-            body.append(_label(x, y + s * .95 + 2, h.settlement, size=10.5))
-    if selected and any(h.id == selected for h in hexes):
-        h = next(h for h in hexes if h.id == selected)
-        x, y = hex_centre(h.q or 0, h.r or 0, s)
-        body.append(f'<polygon points="{_points(hex_corners(x, y, s * .95))}" fill="none" stroke="#e8590c" '
-                    'stroke-width="3" stroke-dasharray="4 2"/>')
-    w, hgt = maxx - minx, maxy - miny
-    return _svg(minx, miny, w, hgt, "".join(body), m.title, standalone=standalone, cls="kl-map-hex")
+            body.append(_label(x, y + s * .95 + 2, hx.settlement, size=10.5))
+    if selected and any(hx.id == selected for hx in hexes):
+        hx = next(hx for hx in hexes if hx.id == selected)
+        x, y = hex_centre(hx.q or 0, hx.r or 0, s)
+        body.append(h("polygon", points=_points(hex_corners(x, y, s * .95)), fill="none", stroke="#e8590c",
+                      stroke_width="3", stroke_dasharray="4 2"))
+    return (minx, miny, maxx - minx, maxy - miny), join(body)
 
 
-def _flag(x: float, y: float, count: int) -> str:
+def _flag(x: float, y: float, count: int) -> Html:
     """An army's flag at ``(x, y)`` (the pole's foot), with the number of armies when more than one."""
-    out = (f'<line x1="{_num(x)}" y1="{_num(y)}" x2="{_num(x)}" y2="{_num(y - 13)}" stroke="#222" stroke-width="1.3"/>'
-           f'<path d="M{_num(x)},{_num(y - 13)} l9,3 l-9,3 z" fill="#c0392b" stroke="#222" stroke-width="0.8"/>')
-    if count > 1:
-        out += _label(x + 6, y - 1, str(count), size=8, fill="#222")
-    return f'<g class="kl-army" pointer-events="none">{out}</g>'
+    return h("g", h("line", x1=_num(x), y1=_num(y), x2=_num(x), y2=_num(y - 13), stroke="#222", stroke_width="1.3"),
+             h("path", d=f"M{_num(x)},{_num(y - 13)} l9,3 l-9,3 z", fill="#c0392b", stroke="#222", stroke_width="0.8"),
+             _label(x + 6, y - 1, str(count), size=8, fill="#222") if count > 1 else None,
+             class_="kl-army", pointer_events="none")
 
 
-def _hatch(x: float, y: float, s: float) -> str:
+def _hatch(x: float, y: float, s: float) -> Html:
     """Diagonal strokes over a hex not yet explored (drawn lines: no pattern, so no ``url(...)`` reference)."""
     out = []
     for k in range(-2, 3):
         d = k * s * 0.32
         half = s * 0.62 * (1 - abs(k) * 0.16)
-        out.append(f'<line x1="{_num(x + d - half * .6)}" y1="{_num(y + half * .8)}" x2="{_num(x + d + half * .6)}" '
-                   f'y2="{_num(y - half * .8)}" stroke="#b8b8b8" stroke-width="2" stroke-linecap="round"/>')
-    return "".join(out)
+        out.append(h("line", x1=_num(x + d - half * .6), y1=_num(y + half * .8), x2=_num(x + d + half * .6),
+                     y2=_num(y - half * .8), stroke="#b8b8b8", stroke_width="2", stroke_linecap="round"))
+    return join(out)
 
 
-def _svg(x: float, y: float, w: float, h: float, body: str, title: str, *, standalone: bool, cls: str,
-         max_scale: float = 1.7) -> str:
-    ns = ' xmlns="http://www.w3.org/2000/svg"' if standalone else ""
-    size = (f' width="{_num(w * 2)}" height="{_num(h * 2)}"' if standalone
-            else f' style="max-width:{_num(w * max_scale)}px"')
-    bg = (f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}" fill="#fbfaf6"/>'
-          if standalone else "")
-    return (f'<svg{ns} class="{cls}" viewBox="{_num(x)} {_num(y)} {_num(w)} {_num(h)}"{size} role="img" '
-            f'aria-label="{esc(title)}" font-family="system-ui, '
-            f'sans-serif"><title>{esc(title)}</title>{bg}{body}</svg>')
+def _svg(x: float, y: float, w: float, ht: float, body: Html, title: str, *, standalone: bool, cls: str,
+         max_scale: float = 1.7) -> Html:
+    return h("svg", h("title", title),
+             h("rect", x=_num(x), y=_num(y), width=_num(w), height=_num(ht), fill="#fbfaf6") if standalone else None,
+             body,
+             xmlns="http://www.w3.org/2000/svg" if standalone else None, class_=cls,
+             viewBox=f"{_num(x)} {_num(y)} {_num(w)} {_num(ht)}",
+             width=_num(w * 2) if standalone else None, height=_num(ht * 2) if standalone else None,
+             style=None if standalone else f"max-width:{_num(w * max_scale)}px",
+             role="img", aria_label=title, font_family="system-ui, sans-serif")
 
 
-def hex_legend(m: MapData) -> list[tuple[str, str]]:
+def _swatch(shapes: Html) -> Html:
+    """A 16 px legend swatch of ``shapes``."""
+    return h("svg", shapes, viewBox="0 0 16 16", width="16", height="16")
+
+
+def _party_shape(colour: str) -> Html:
+    return h("rect", x="1", y="1", width="14", height="14", rx="3", fill=colour)
+
+
+def hex_legend(m: MapData) -> list[tuple[Html, str]]:
     """``(swatch svg, words)`` for every terrain, line and symbol the hex map of ``m`` uses."""
-    out: list[tuple[str, str]] = []
+    return [(_swatch(shapes), words) for shapes, words in _legend_shapes(m)]
+
+
+def _legend_shapes(m: MapData) -> list[tuple[Html, str]]:
+    """``hex_legend`` with each swatch's shapes alone (drawn at 16 × 16)."""
+    out: list[tuple[Html, str]] = []
     seen: list[str] = []
-    for h in m.placed_hexes():
-        t = h.terrain.lower() if h.terrain != "unknown" else "unexplored"
+    for hx in m.placed_hexes():
+        t = hx.terrain.lower() if hx.terrain != "unknown" else "unexplored"
         if t not in seen:
             seen.append(t)
-    if any(not h.explored for h in m.placed_hexes()) and "unexplored" not in seen:
+    if any(not hx.explored for hx in m.placed_hexes()) and "unexplored" not in seen:
         seen.append("unexplored")
     for t in seen:
         fill = FOG if t == "unexplored" else terrain_colour(t)
-        out.append((f'<svg viewBox="0 0 16 16" width="16" height="16"><polygon '
-                    f'points="{_points(hex_corners(8, 8, 7.5))}" '
-                    f'fill="{fill}" stroke="#999" stroke-width="0.6"/></svg>', t))
+        out.append((h("polygon", points=_points(hex_corners(8, 8, 7.5)), fill=fill, stroke="#999", stroke_width="0.6"),
+                    t))
     hexes = m.placed_hexes()
-    if any(h.claimed for h in hexes):
+    if any(hx.claimed for hx in hexes):
         names = [p.name for p in m.parties if p.own] or ["the kingdom"]
-        out.append(('<svg viewBox="0 0 16 16" width="16" height="16"><line x1="1" y1="13" x2="15" y2="3" '
-                    f'stroke="{KINGDOM_COLOUR}" stroke-width="3"/></svg>', f"border of {names[0]}"))
-    if any(h.river for h in hexes):
-        out.append(('<svg viewBox="0 0 16 16" width="16" height="16"><line x1="1" y1="8" x2="15" y2="8" '
-                    f'stroke="{RIVER_COLOUR}" stroke-width="3"/></svg>', "river"))
-    if any(h.road for h in hexes):
-        out.append(('<svg viewBox="0 0 16 16" width="16" height="16"><line x1="1" y1="8" x2="15" y2="8" '
-                    f'stroke="{ROAD_COLOUR}" stroke-width="2.4" stroke-dasharray="4 2"/></svg>', "road"))
-    if any(h.settlement and h.capital for h in hexes):
-        out.append((f'<svg viewBox="0 0 16 16" width="16" '
-                    f'height="16">{_star(8, 8, 7, "#fff", "#222")}</svg>', "capital"))
-    if any(h.settlement and not h.capital for h in hexes):
-        out.append(('<svg viewBox="0 0 16 16" width="16" height="16"><rect x="3" y="3" width="10" height="10" '
-                    'fill="#fff" stroke="#222" stroke-width="1.4"/></svg>', "settlement"))
-    if any(h.armies and h.explored for h in hexes):
-        out.append((f'<svg viewBox="0 0 16 16" width="16" height="16">{_flag(5, 15, 1)}</svg>', "army"))
+        out.append((h("line", x1="1", y1="13", x2="15", y2="3", stroke=KINGDOM_COLOUR, stroke_width="3"),
+                    f"border of {names[0]}"))
+    if any(hx.river for hx in hexes):
+        out.append((h("line", x1="1", y1="8", x2="15", y2="8", stroke=RIVER_COLOUR, stroke_width="3"), "river"))
+    if any(hx.road for hx in hexes):
+        out.append((h("line", x1="1", y1="8", x2="15", y2="8", stroke=ROAD_COLOUR, stroke_width="2.4",
+                      stroke_dasharray="4 2"), "road"))
+    if any(hx.settlement and hx.capital for hx in hexes):
+        out.append((_star(8, 8, 7, "#fff", "#222"), "capital"))
+    if any(hx.settlement and not hx.capital for hx in hexes):
+        out.append((h("rect", x="3", y="3", width="10", height="10", fill="#fff", stroke="#222", stroke_width="1.4"),
+                    "settlement"))
+    if any(hx.armies and hx.explored for hx in hexes):
+        out.append((_flag(5, 15, 1), "army"))
     kinds: list[str] = []
-    for h in hexes:
-        for w in ([h.work_site] if h.work_site else []) + list(h.features):
+    for hx in hexes:
+        for w in ([hx.work_site] if hx.work_site else []) + list(hx.features):
             k = glyph_kind(w)
-            if k not in kinds and not (h.settlement and k == "town"):
+            if k not in kinds and not (hx.settlement and k == "town"):
                 kinds.append(k)
     for k in kinds:
-        out.append((f'<svg viewBox="0 0 16 16" width="16" height="16">{glyph_svg(k, 8, 8, 6)}</svg>', GLYPH_LEGEND[k]))
+        out.append((glyph_svg(k, 8, 8, 6), GLYPH_LEGEND[k]))
     return out
 
 
@@ -510,57 +525,64 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-def region_map_svg(m: MapData, *, standalone: bool = False) -> str:
+def region_map_svg(m: MapData, *, standalone: bool = False) -> Html:
     """The regions of ``m`` as boxes coloured by holder, linked where they border (roads brown, sea dashed)."""
+    drawn = _region_map(m)
+    return EMPTY if drawn is None else _svg(*drawn[0], drawn[1], m.title, standalone=standalone, cls="kl-map-regions")
+
+
+LINK_STYLES: dict[str, dict[str, str]] = {
+    "sea": {"stroke": RIVER_COLOUR, "stroke-width": "2.5", "stroke-dasharray": "6 4"},
+    "road": {"stroke": ROAD_COLOUR, "stroke-width": "4"},
+    "highway": {"stroke": ROAD_COLOUR, "stroke-width": "7"},
+}
+"""How a link between two regions is drawn, by its kind (others: a grey line)."""
+
+
+def _region_map(m: MapData) -> tuple[Box, Html] | None:
+    """The region map's box and drawing (``region_map_svg`` without its ``<svg>``); None without regions."""
     if not m.regions:
-        return ""
+        return None
     pos = region_layout(m)
     colours = party_colours(m)
-    body: list[str] = []
+    body: list[Html] = []
     for link in m.links:
         if link.a not in pos or link.b not in pos:
             continue
         (x1, y1), (x2, y2) = pos[link.a], pos[link.b]
-        style = {"sea": f'stroke="{RIVER_COLOUR}" stroke-width="2.5" stroke-dasharray="6 4"',
-                 "road": f'stroke="{ROAD_COLOUR}" stroke-width="4"',
-                 "highway": f'stroke="{ROAD_COLOUR}" stroke-width="7"'}.get(
-                     link.kind, 'stroke="#999" stroke-width="2.5"')
+        style = LINK_STYLES.get(link.kind, {"stroke": "#999", "stroke-width": "2.5"})
         if abs(y1 - y2) < 1 or abs(x1 - x2) < 1:
-            body.append(f'<line x1="{_num(x1)}" y1="{_num(y1)}" x2="{_num(x2)}" y2="{_num(y2)}" {style}/>')
+            body.append(h("line", x1=_num(x1), y1=_num(y1), x2=_num(x2), y2=_num(y2), **style))
         else:  # rows apart: a gentle curve keeps the line off the boxes between them
             my = (y1 + y2) / 2
-            body.append(f'<path d="M{_num(x1)},{_num(y1)} C{_num(x1)},{_num(my)} {_num(x2)},{_num(my)} '
-                        f'{_num(x2)},{_num(y2)}" '
-                        f'fill="none" {style}/>')
+            body.append(h("path", d=f"M{_num(x1)},{_num(y1)} C{_num(x1)},{_num(my)} {_num(x2)},{_num(my)} "
+                                    f"{_num(x2)},{_num(y2)}", fill="none", **style))
     for r in m.regions:
         x, y = pos[r.id]
         party = m.party(r.owner)
         colour = colours.get(r.owner, "#9a9a9a")
         own = party is not None and party.own
         title = " · ".join([r.name, *([f"held by {party.name}"] if party else ["unclaimed"]), *r.status, *r.detail])
-        body.append(
-            f'<g class="kl-region" data-region="{esc(r.id)}"><title>{esc(title)}</title>'
-            f'<rect x="{_num(x - NODE_W / 2)}" y="{_num(y - NODE_H / 2)}" width="{_num(NODE_W)}" '
-            f'height="{_num(NODE_H)}" '
-            f'rx="10" fill="{terrain_colour(r.terrain) if r.terrain else "#f4f1e8"}" stroke="{colour}" '
-            f'stroke-width="{4 if own else 2.5}"/>'
-            f'<rect x="{_num(x - NODE_W / 2)}" y="{_num(y - NODE_H / 2)}" width="{_num(NODE_W)}" height="20" rx="10" '
-            f'fill="{colour}"/><rect x="{_num(x - NODE_W / 2)}" y="{_num(y - NODE_H / 2 + 10)}" width="{_num(NODE_W)}" '
-            f'height="10" fill="{colour}"/>'
-            f'<text x="{_num(x)}" y="{_num(y - NODE_H / 2 + 14.5)}" font-size="11.5" font-weight="700" fill="#fff" '
-            f'text-anchor="middle">{esc(r.name)}</text>')
+        left, top = _num(x - NODE_W / 2), y - NODE_H / 2
         lines = [party.name if party else "unclaimed", *r.status][:3]
-        for i, line in enumerate(lines):
-            weight = "600" if i == 0 else "400"
-            body.append(f'<text x="{_num(x)}" y="{_num(y - 4 + i * 14)}" font-size="11" font-weight="{weight}" '
-                        f'fill="#222" text-anchor="middle">{esc(line[:30])}</text>')
-        body.append("</g>")
+        body.append(h(
+            "g", h("title", title),
+            h("rect", x=left, y=_num(top), width=_num(NODE_W), height=_num(NODE_H), rx="10",
+              fill=terrain_colour(r.terrain) if r.terrain else "#f4f1e8", stroke=colour,
+              stroke_width=4 if own else 2.5),
+            h("rect", x=left, y=_num(top), width=_num(NODE_W), height="20", rx="10", fill=colour),
+            h("rect", x=left, y=_num(top + 10), width=_num(NODE_W), height="10", fill=colour),
+            h("text", r.name, x=_num(x), y=_num(top + 14.5), font_size="11.5", font_weight="700", fill="#fff",
+              text_anchor="middle"),
+            (h("text", line[:30], x=_num(x), y=_num(y - 4 + i * 14), font_size="11",
+               font_weight="600" if i == 0 else "400", fill="#222", text_anchor="middle")
+             for i, line in enumerate(lines)),
+            class_="kl-region", data_region=r.id))
     xs = [p[0] for p in pos.values()]
     ys = [p[1] for p in pos.values()]
     minx, maxx = min(xs) - NODE_W / 2 - 6, max(xs) + NODE_W / 2 + 6
     miny, maxy = min(ys) - NODE_H / 2 - 6, max(ys) + NODE_H / 2 + 6
-    return _svg(minx, miny, maxx - minx, maxy - miny, "".join(body), m.title, standalone=standalone,
-                cls="kl-map-regions")
+    return (minx, miny, maxx - minx, maxy - miny), join(body)
 
 
 # ---- settlement grids --------------------------------------------------------------------------
@@ -585,11 +607,11 @@ def structure_colour(name: str) -> str:
     >>> structure_colour("Houses") == structure_colour("Houses")
     True
     """
-    h = sum((i + 1) * ord(c) for i, c in enumerate(name.lower()))
-    return STRUCTURE_COLOURS[h % len(STRUCTURE_COLOURS)]
+    code = sum((i + 1) * ord(c) for i, c in enumerate(name.lower()))
+    return STRUCTURE_COLOURS[code % len(STRUCTURE_COLOURS)]
 
 
-def settlement_svg(g: SettlementGrid, *, standalone: bool = False) -> str:
+def settlement_svg(g: SettlementGrid, *, standalone: bool = False) -> Html:
     """A settlement's blocks and lots: each structure drawn over the lots it fills (one box when they form a
     rectangle), rubble hatched, borders drawn as water (blue), walls (dark) or open land."""
     per = g.lots_per_block
@@ -597,114 +619,108 @@ def settlement_svg(g: SettlementGrid, *, standalone: bool = False) -> str:
     rows = max(1, math.ceil(g.blocks / g.columns))
     cols = min(g.columns, max(1, g.blocks))
     w = 2 * BORDER + STREET + cols * (side * LOT + STREET)
-    h = 2 * BORDER + STREET + rows * (side * LOT + STREET)
-    body: list[str] = [f'<rect x="{_num(BORDER)}" y="{_num(BORDER)}" width="{_num(w - 2 * BORDER)}" '
-                       f'height="{_num(h - 2 * BORDER)}" fill="#d9d4c7"/>']
+    ht = 2 * BORDER + STREET + rows * (side * LOT + STREET)
+    body: list[Html] = [h("rect", x=_num(BORDER), y=_num(BORDER), width=_num(w - 2 * BORDER),
+                          height=_num(ht - 2 * BORDER), fill="#d9d4c7")]
     for b in range(g.blocks):
         x, y = _lot_xy(g, b * per)
-        body.append(f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(side * LOT)}" height="{_num(side * LOT)}" '
-                    'fill="#fbfaf5" stroke="#b8b2a2" stroke-width="0.8"/>')
+        body.append(h("rect", x=_num(x), y=_num(y), width=_num(side * LOT), height=_num(side * LOT), fill="#fbfaf5",
+                      stroke="#b8b2a2", stroke_width="0.8"))
         for k in range(per):
             lx, ly = _lot_xy(g, b * per + k)
-            body.append(f'<rect x="{_num(lx)}" y="{_num(ly)}" width="{_num(LOT)}" height="{_num(LOT)}" fill="none" '
-                        'stroke="#d8d2c2" stroke-width="0.6" stroke-dasharray="2 2"/>')
+            body.append(h("rect", x=_num(lx), y=_num(ly), width=_num(LOT), height=_num(LOT), fill="none",
+                          stroke="#d8d2c2", stroke_width="0.6", stroke_dasharray="2 2"))
     for lot in g.rubble:
         lx, ly = _lot_xy(g, lot)
-        body.append(f'<g><title>rubble</title><rect x="{_num(lx + 1)}" y="{_num(ly + 1)}" width="{_num(LOT - 2)}" '
-                    f'height="{_num(LOT - 2)}" fill="#ccc" stroke="#777" stroke-width="0.8"/>'
-                    f'<path d="M{_num(lx + 6)},{_num(ly + 6)} L{_num(lx + LOT - 6)},{_num(ly + LOT - 6)} '
-                    f'M{_num(lx + LOT - 6)},{_num(ly + 6)} L{_num(lx + 6)},{_num(ly + LOT - 6)}" stroke="#777" '
-                    'stroke-width="2"/></g>')
+        body.append(h("g", h("title", "rubble"),
+                      h("rect", x=_num(lx + 1), y=_num(ly + 1), width=_num(LOT - 2), height=_num(LOT - 2), fill="#ccc",
+                        stroke="#777", stroke_width="0.8"),
+                      h("path", d=f"M{_num(lx + 6)},{_num(ly + 6)} L{_num(lx + LOT - 6)},{_num(ly + LOT - 6)} "
+                                  f"M{_num(lx + LOT - 6)},{_num(ly + 6)} L{_num(lx + 6)},{_num(ly + LOT - 6)}",
+                        stroke="#777", stroke_width="2")))
     for st in g.structures:
         cells = [_lot_xy(g, lot) for lot in st.lots if 0 <= lot < g.lots]
         if not cells:
             continue
         fill = structure_colour(st.name)
-        tip = esc(st.name + (f" · {st.note}" if st.note else "") + f" · lot{'s' if len(st.lots) > 1 else ''} "
-                  + ", ".join(str(lot + 1) for lot in st.lots))
+        tip = (st.name + (f" · {st.note}" if st.note else "") + f" · lot{'s' if len(st.lots) > 1 else ''} "
+               + ", ".join(str(lot + 1) for lot in st.lots))
         xs = sorted({c[0] for c in cells})
         ys = sorted({c[1] for c in cells})
         rect = len(xs) * len(ys) == len(cells) and all(
             abs(b - a - LOT) < .5 for seq in (xs, ys) for a, b in itertools.pairwise(seq))
         boxes = [(xs[0], ys[0], len(xs) * LOT, len(ys) * LOT)] if rect else [(cx, cy, LOT, LOT) for cx, cy in cells]
-        body.append(f'<g class="kl-structure"><title>{tip}</title>')
-        for bx, by, bw, bh in boxes:
-            body.append(f'<rect x="{_num(bx + 2)}" y="{_num(by + 2)}" width="{_num(bw - 4)}" height="{_num(bh - 4)}" '
-                        f'rx="3" fill="{fill}" stroke="#6b5e45" stroke-width="1"/>')
         bx, by, bw, bh = boxes[0]
         chars = max(4, int(bw / 6.2))
         lines = _wrap(st.name, chars)[:3] or [st.name[:chars]]
         lines = [ln if len(ln) <= chars else ln[:chars - 1] + "…" for ln in lines]
         top = by + bh / 2 - (len(lines) - 1) * 5.5 + 3
-        for i, ln in enumerate(lines):
-            body.append(f'<text x="{_num(bx + bw / 2)}" y="{_num(top + i * 11)}" font-size="9.5" text-anchor="middle" '
-                        f'fill="#2b2418">{esc(ln)}</text>')
-        body.append("</g>")
-    sides = {"N": (0, 0, w, BORDER), "S": (0, h - BORDER, w, BORDER), "W": (0, 0, BORDER, h),
-             "E": (w - BORDER, 0, BORDER, h)}
+        body.append(h("g", h("title", tip),
+                      (h("rect", x=_num(x + 2), y=_num(y + 2), width=_num(wd - 4), height=_num(hd - 4), rx="3",
+                         fill=fill, stroke="#6b5e45", stroke_width="1") for x, y, wd, hd in boxes),
+                      (h("text", ln, x=_num(bx + bw / 2), y=_num(top + i * 11), font_size="9.5", text_anchor="middle",
+                         fill="#2b2418") for i, ln in enumerate(lines)),
+                      class_="kl-structure"))
+    sides = {"N": (0, 0, w, BORDER), "S": (0, ht - BORDER, w, BORDER), "W": (0, 0, BORDER, ht),
+             "E": (w - BORDER, 0, BORDER, ht)}
     for side_name, kind in g.borders.items():
         if side_name not in sides:
             continue
         x, y, bw, bh = sides[side_name]
         kk = kind.lower()
         if kk == "water":
-            body.append(f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(bw)}" height="{_num(bh)}" '
-                        f'fill="{RIVER_COLOUR}">'
-                        f"<title>{side_name}: water</title></rect>")
+            body.append(h("rect", h("title", f"{side_name}: water"), x=_num(x), y=_num(y), width=_num(bw),
+                          height=_num(bh), fill=RIVER_COLOUR))
         elif kk == "wall":
-            body.append(f'<rect x="{_num(x + 2)}" y="{_num(y + 2)}" width="{_num(bw - 4)}" height="{_num(bh - 4)}" '
-                        f'fill="#5b5248" stroke="#2d2822" stroke-width="1" stroke-dasharray="6 3">'
-                        f"<title>{side_name}: city wall</title></rect>")
-    return _svg(0, 0, w, h, "".join(body), g.name, standalone=standalone, cls="kl-grid")
+            body.append(h("rect", h("title", f"{side_name}: city wall"), x=_num(x + 2), y=_num(y + 2),
+                          width=_num(bw - 4), height=_num(bh - 4), fill="#5b5248", stroke="#2d2822",
+                          stroke_width="1", stroke_dasharray="6 3"))
+    return _svg(0, 0, w, ht, join(body), g.name, standalone=standalone, cls="kl-grid")
 
 
 # ---- HTML around the maps ----------------------------------------------------------------------
 
 
-def legend_html(items: Sequence[tuple[str, str]]) -> str:
+def legend_html(items: Sequence[tuple[Html, str]]) -> Html:
     """A wrapping legend: swatch and words per item."""
     if not items:
-        return ""
-    return ('<ul class="kl-legend">' + "".join(f"<li>{sw}<span>{esc(words)}</span></li>" for sw, words in items)
-            + "</ul>")
+        return EMPTY
+    return h("ul", (h("li", sw, h("span", words)) for sw, words in items), class_="kl-legend")
 
 
-def map_html(m: MapData, *, selected: str | None = None, allowed: Collection[str] | None = None) -> str:
+def map_html(m: MapData, *, selected: str | None = None, allowed: Collection[str] | None = None) -> Html:
     """One map as HTML: the SVG, its legend, hexes not yet placed, and the regions in words."""
-    parts: list[str] = []
+    parts: list[Html] = []
     svg = hex_map_svg(m, selected=selected, allowed=allowed)
     if svg:
-        parts.append(f'<div class="kl-map">{svg}</div>' + legend_html(hex_legend(m)))
+        parts += [h("div", svg, class_="kl-map"), legend_html(hex_legend(m))]
     unplaced = m.unplaced_hexes()
     if unplaced:
-        parts.append('<p class="kl-unplaced"><b>Not yet placed on the map:</b> '
-                     + esc(", ".join(_hex_title(h) for h in unplaced)) + "</p>")
+        parts.append(h("p", h("b", "Not yet placed on the map:"), " ", ", ".join(_hex_title(hx) for hx in unplaced),
+                       class_="kl-unplaced"))
     rsvg = region_map_svg(m)
     if rsvg:
         colours = party_colours(m)
-        parts.append(f'<div class="kl-map kl-map-narrow">{rsvg}</div>')
+        parts.append(h("div", rsvg, class_="kl-map kl-map-narrow"))
         items = []
         for p in [p for p in m.parties if p.own] + [p for p in m.parties if not p.own]:
             held = [r.name for r in m.regions if r.owner == p.id]
-            sw = (f'<svg viewBox="0 0 16 16" width="16" height="16"><rect x="1" y="1" width="14" height="14" rx="3" '
-                  f'fill="{colours[p.id]}"/></svg>')
             words = p.name + (" (you)" if p.own else "") + (f": {', '.join(held)}" if held else "")
-            items.append((sw, words + (f" — {p.note}" if p.note else "")))
+            items.append((_swatch(_party_shape(colours[p.id])), words + (f" — {p.note}" if p.note else "")))
         parts.append(legend_html(items))
         rows = []
         for r in m.regions:
             party = m.party(r.owner)
             bits = [f"held by {party.name}" if party else "unclaimed", *r.status]
-            extra = "".join(f"<li>{esc(d)}</li>" for d in r.detail)
-            rows.append(f"<li><b>{esc(r.name)}</b> — {esc(', '.join(bits))}"
-                        + (f'<ul class="kl-region-detail">{extra}</ul>' if extra else "") + "</li>")
-        parts.append('<ul class="kl-regions">' + "".join(rows) + "</ul>")
+            rows.append(h("li", h("b", r.name), f" — {', '.join(bits)}",
+                          h("ul", (h("li", d) for d in r.detail), class_="kl-region-detail") if r.detail else None))
+        parts.append(h("ul", rows, class_="kl-regions"))
     if m.caption:
-        parts.append(f'<p class="kl-caption">{esc(m.caption)}</p>')
-    return "".join(parts) or '<p class="kl-empty">Nothing on the map yet.</p>'
+        parts.append(h("p", m.caption, class_="kl-caption"))
+    return join(parts) or h("p", "Nothing on the map yet.", class_="kl-empty")
 
 
-def settlement_html(g: SettlementGrid) -> str:
+def settlement_html(g: SettlementGrid) -> Html:
     """A settlement grid with the list of its structures in words (readable on a phone)."""
     names: dict[str, int] = {}
     for st in g.structures:
@@ -715,74 +731,66 @@ def settlement_html(g: SettlementGrid) -> str:
     facts = [f"{used} of {g.lots} lots built", *([f"borders: {borders}"] if borders else [])]
     if g.rubble:
         facts.append(f"{len(g.rubble)} lot{'s' if len(g.rubble) > 1 else ''} of rubble")
-    head = esc(g.name) + (f' <span class="kl-muted">{esc(g.kind)}</span>' if g.kind else "")
-    return (f'<figure class="kl-grid-card"><figcaption><b>{head}</b></figcaption>'
-            f'<div class="kl-grid-svg">{settlement_svg(g)}</div>'
-            f'<p class="kl-muted">{esc(" · ".join(facts))}</p><p>{esc(listing)}</p>'
-            + (f'<p class="kl-muted">{esc(g.note)}</p>' if g.note else "") + "</figure>")
+    kind = [" ", h("span", g.kind, class_="kl-muted")] if g.kind else None
+    return h("figure", h("figcaption", h("b", g.name, kind)), h("div", settlement_svg(g), class_="kl-grid-svg"),
+             h("p", " · ".join(facts), class_="kl-muted"), h("p", listing),
+             h("p", g.note, class_="kl-muted") if g.note else None, class_="kl-grid-card")
 
 
-def turn_picker_html(frames: Sequence[tuple[int, str, str]], *, name: str = "map", legend: str = "Turn") -> str:
+def turn_picker_html(frames: Sequence[tuple[int, str, Html]], *, name: str = "map", legend: str = "Turn") -> Html:
     """One frame per turn under a row of turn buttons that work without script (radio inputs and CSS).
 
     ``frames`` are ``(turn, button label, html)``; the last one is shown first.
     """
     if not frames:
-        return ""
+        return EMPTY
     key = slug(name)
     if len(frames) == 1:
-        return f'<div class="kl-frames">{frames[0][2]}</div>'
+        return h("div", frames[0][2], class_="kl-frames")
     radios, labels, panes, rules = [], [], [], []
     last = frames[-1][0]
     for turn, label, html in frames:
-        rid = f"kl-{key}-t{turn}"
-        radios.append(f'<input class="kl-turn-radio" type="radio" name="kl-{key}" id="{rid}"'
-                      f'{" checked" if turn == last else ""}>')
-        labels.append(f'<label for="{rid}" title="{esc(label)}">{esc(str(turn))}</label>')
-        panes.append(f'<div class="kl-frame kl-{key}-f{turn}">{html}</div>')
+        rid = f"kl-{key}-t{turn}"  # a slug and a number: safe in an id and in the CSS below
+        radios.append(h("input", class_="kl-turn-radio", type="radio", name=f"kl-{key}", id=rid, checked=turn == last))
+        labels.append(h("label", str(turn), for_=rid, title=label))
+        panes.append(h("div", html, class_=f"kl-frame kl-{key}-f{turn}"))
         rules.append(f"#{rid}:checked~.kl-frames .kl-{key}-f{turn}{{display:block}}"
                      f"#{rid}:checked~.kl-turn-row "
                      f"label[for={rid}]{{background:#3b2f63;color:#fff;border-color:#3b2f63}}"
                      f"#{rid}:focus-visible~.kl-turn-row label[for={rid}]{{outline:2px solid #e8590c}}")
-    return (f'<div class="kl-picker"><style>{"".join(rules)}</style>' + "".join(radios)
-            + f'<div class="kl-turn-row" role="group" aria-label="{esc(legend)}"><span>{esc(legend)}:</span>'
-            + "".join(labels) + "</div>" + '<div class="kl-frames">' + "".join(panes) + "</div></div>")
+    return h("div", style("".join(rules)), radios,
+             h("div", h("span", f"{legend}:"), labels, class_="kl-turn-row", role="group", aria_label=legend),
+             h("div", panes, class_="kl-frames"), class_="kl-picker")
 
 
-def standalone_svg(m: MapData, *, with_legend: bool = True) -> str:
+def standalone_svg(m: MapData, *, with_legend: bool = True) -> Html:
     """``m`` as an SVG file of its own (namespace, size and a light background): the hex map if it has one,
     else the region map; with its legend drawn under it."""
-    inner = hex_map_svg(m) or region_map_svg(m)
-    if not inner:
-        inner = _svg(0, 0, 200, 40, _label(100, 24, "Nothing on the map yet", size=12), m.title, standalone=False,
-                     cls="kl-map-empty")
-    vb = re.search(r'viewBox="([-\d.]+) ([-\d.]+) ([-\d.]+) ([-\d.]+)"', inner)
-    assert vb is not None
-    x, y, w, h = (float(v) for v in vb.groups())
-    items = hex_legend(m) if m.placed_hexes() else []
+    drawn = _hex_map(m) or _region_map(m)
+    if drawn is None:
+        drawn = (0, 0, 200, 40), _label(100, 24, "Nothing on the map yet", size=12)
+    x, y, w, ht = (float(_num(v)) for v in drawn[0])  # as the map's viewBox writes them
+    items = _legend_shapes(m) if m.placed_hexes() else []
     if m.regions:
         colours = party_colours(m)
-        items += [(f'<svg viewBox="0 0 16 16" width="16" height="16"><rect x="1" y="1" width="14" height="14" rx="3" '
-                   f'fill="{colours[p.id]}"/></svg>', p.name) for p in m.parties]
+        items += [(_party_shape(colours[p.id]), p.name) for p in m.parties]
     rows = []
     if with_legend and items:
         col = max(110.0, 24 + 5.2 * max(len(words) for _, words in items))  # 9 px text: about 5 px a letter
         if w < col + 12:
             x, w = x - (col + 12 - w) / 2, col + 12
         per_row = max(1, int((w - 6) // col))
-        for i, (sw, words) in enumerate(items):
+        for i, (shapes, words) in enumerate(items):
             cx = x + 6 + (i % per_row) * col
-            cy = y + h + 8 + (i // per_row) * 18
-            inner_sw = re.sub(r"^<svg[^>]*>|</svg>$", "", sw)
-            rows.append(f'<g transform="translate({_num(cx)},{_num(cy)}) scale(0.8)">{inner_sw}</g>'
-                        + f'<text x="{_num(cx + 16)}" y="{_num(cy + 10)}" font-size="9" '
-                          f'fill="#222">{esc(words)}</text>')
-        h2 = h + 14 + (len(items) + per_row - 1) // per_row * 18
+            cy = y + ht + 8 + (i // per_row) * 18
+            rows += [h("g", shapes, transform=f"translate({_num(cx)},{_num(cy)}) scale(0.8)"),
+                     h("text", words, x=_num(cx + 16), y=_num(cy + 10), font_size="9", fill="#222")]
+        h2 = ht + 14 + (len(items) + per_row - 1) // per_row * 18
     else:
-        h2 = h
-    body = re.sub(r"^<svg[^>]*>|</svg>$", "", inner)
+        h2 = ht
     title = _label(x + 6, y - 8, m.title, size=11, anchor="start")
-    return _svg(x, y - 24, w, h2 + 24, body + "".join(rows) + title, m.title, standalone=True, cls="kl-map-file")
+    body = join([h("title", m.title), drawn[1], *rows, title])
+    return _svg(x, y - 24, w, h2 + 24, body, m.title, standalone=True, cls="kl-map-file")
 
 
 def svg_to_png(svg: str, *, scale: float = 1.0) -> bytes:

@@ -25,12 +25,20 @@ from kingdomlog.app.campaign import Witness
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.fold import Batch, notes, timeline
-from kingdomlog.core.mapdata import MapData
+from kingdomlog.core.mapdata import MapData, SettlementGrid
 from kingdomlog.core.portrait import Figure, Portrait
 from kingdomlog.core.ruleset import Breakdown, Ruleset, State
 from kingdomlog.core.viewers import Viewer
+from kingdomlog.views.html import EMPTY, Html, clean, document, h, join, scalar
 from kingdomlog.views.html import STYLE as BASE_STYLE
-from kingdomlog.views.html import clean, esc, scalar
+from kingdomlog.views.player.charts import (
+    CHART_STYLE,
+    chart_grid,
+    line_chart_svg,
+    moving_figures,
+    numeric_figures,
+    series,
+)
 from kingdomlog.views.player.chronicle import History, TurnStory, humanize, read_history, turn_title
 from kingdomlog.views.player.maps import MAP_STYLE, map_html, settlement_html, turn_picker_html
 
@@ -211,21 +219,21 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
 # ---- HTML fragments ----------------------------------------------------------------------------
 
 
-def title_html(v: PlayerView) -> str:
+def title_html(v: PlayerView) -> Html:
     when = "not founded yet" if v.last_turn is None else (
-        "at its founding" if v.last_turn == 0 else f"after {esc(v.turn_unit)} {v.last_turn}")
+        "at its founding" if v.last_turn == 0 else f"after {v.turn_unit} {v.last_turn}")
     who = "the GM" if v.viewer == "gm" else "everyone" if v.viewer == "public" else v.viewer
-    return (f"<header class='kl-top'><h1 class='kl-h1'>{esc(v.name)}</h1>"
-            f"<p class='kl-sub'>{esc(v.ruleset)} · {when} · as {esc(who)} sees it</p></header>")
+    return h("header", h("h1", v.name, class_="kl-h1"),
+             h("p", f"{v.ruleset} · {when} · as {who} sees it", class_="kl-sub"), class_="kl-top")
 
 
-def head_html(v: PlayerView) -> str:
+def head_html(v: PlayerView) -> Html:
     """The witness of what this page shows: the head of the viewer's log, and how to check it later."""
     if v.head is None:
-        return ""
-    return (f"<p class='kl-head'>Log head of this view: <code>{esc(v.head.text)}</code>. Keep"
-            f" it: the GM's <code>kingdomlog verify --expect-head {esc(v.head.short)}</code> shows later whether"
-            " anything shown here was removed from the log.</p>")
+        return EMPTY
+    return h("p", "Log head of this view: ", h("code", v.head.text), ". Keep it: the GM's ",
+             h("code", f"kingdomlog verify --expect-head {v.head.short}"),
+             " shows later whether anything shown here was removed from the log.", class_="kl-head")
 
 
 def _value(f: Figure) -> str:
@@ -255,128 +263,111 @@ def change_sentence(figures: Sequence[Figure], since: str) -> str:
     return f"Since {since}: " + "; ".join(parts) + "."
 
 
-def summary_html(v: PlayerView) -> str:
+def summary_html(v: PlayerView) -> Html:
     """The kingdom in words: the portrait's headline and sentences, what changed since the turn before, and the
     main figures as cards with their change."""
     p = v.portrait
     if p is None:
-        return ""
+        return EMPTY
     hist = v.history
     prev_turn = None
     if hist and v.last_turn is not None:
         earlier = [t for t in hist.turns if t < v.last_turn]
         prev_turn = earlier[-1] if earlier else None
-    text = [f"<p class='kl-lead'>{esc(p.headline)}</p>"] + [f"<p>{esc(s)}</p>" for s in p.sentences]
+    text = [h("p", p.headline, class_="kl-lead"), *(h("p", s) for s in p.sentences)]
     if prev_turn is not None and p.figures:
         since = v.turn_name(prev_turn).lower() if prev_turn else "the founding"
-        text.append(f"<p class='kl-change'>{esc(change_sentence(p.figures, since))}</p>")
+        text.append(h("p", change_sentence(p.figures, since), class_="kl-change"))
     cards = []
     for f in p.figures:
         d = f.change
-        badge = ""
-        if d not in (None, 0):
-            arrow = "▲" if d > 0 else "▼"
-            badge = (f"<span class='kl-delta kl-{f.trend}' title='change since the {esc(v.turn_unit)} before'>"
-                     f"{arrow} {abs(d):,g}</span>")
-        cards.append(f"<div class='kl-card'><div class='kl-card-label'>{esc(f.label)}</div>"
-                     f"<div class='kl-card-value'>{esc(_value(f))}{badge}</div></div>")
-    grid = f"<div class='kl-cards'>{''.join(cards)}</div>" if cards else ""
+        badge = None
+        if d is not None and d != 0:
+            badge = h("span", f"{'▲' if d > 0 else '▼'} {abs(d):,g}", class_=f"kl-delta kl-{f.trend}",
+                      title=f"change since the {v.turn_unit} before")
+        cards.append(h("div", h("div", f.label, class_="kl-card-label"),
+                       h("div", _value(f), badge, class_="kl-card-value"), class_="kl-card"))
     for sec in p.sections:
-        text.append(f"<h3 class='kl-h3'>{esc(sec.title)}</h3><ul>" + "".join(f"<li>{esc(x)}</li>" for x in sec.lines)
-                    + "</ul>")
-    return f"<section class='kl-summary' id='summary'><h2 class='kl-h2'>The kingdom</h2>{''.join(text)}{grid}</section>"
+        text += [h("h3", sec.title, class_="kl-h3"), h("ul", (h("li", x) for x in sec.lines))]
+    grid = h("div", cards, class_="kl-cards") if cards else None
+    return h("section", h("h2", "The kingdom", class_="kl-h2"), text, grid, class_="kl-summary", id="summary")
 
 
-def overview_html(v: PlayerView) -> str:
+def overview_html(v: PlayerView) -> Html:
     """The summary in words with its figures (the orders sheet shows this above a player's orders)."""
     return summary_html(v)
 
 
-def map_section_html(v: PlayerView) -> str:
+def map_section_html(v: PlayerView) -> Html:
     """The viewer's map with a turn picker over every turn (CSS only: works in the offline file)."""
     if not v.maps:
-        return ""
+        return EMPTY
     frames = [(t, v.turn_name(t), map_html(m)) for t, m in v.maps]
-    title = "The map"
-    return (f"<section class='kl-map-section' id='map'><h2 class='kl-h2'>{title}</h2>"
-            + turn_picker_html(frames, name="map", legend=v.turn_unit.capitalize()) + "</section>")
+    return h("section", h("h2", "The map", class_="kl-h2"),
+             turn_picker_html(frames, name="map", legend=v.turn_unit.capitalize()), class_="kl-map-section", id="map")
 
 
-def _lines_html(lines: Sequence[str]) -> str:
+def _lines_html(lines: Sequence[str]) -> Html:
     shown, more = lines[:8], lines[8:]
-    out = ""
-    if shown:
-        out += "<ul class='kl-story'>" + "".join(f"<li>{esc(x)}</li>" for x in shown) + "</ul>"
-    if more:
-        out += (f"<details><summary>{len(more)} more</summary><ul class='kl-story'>"
-                + "".join(f"<li>{esc(x)}</li>" for x in more) + "</ul></details>")
-    return out
+    return join([h("ul", (h("li", x) for x in shown), class_="kl-story") if shown else None,
+                 h("details", h("summary", f"{len(more)} more"), h("ul", (h("li", x) for x in more), class_="kl-story"))
+                 if more else None])
 
 
-def story_html(s: TurnStory, *, open_: bool = True) -> str:
-    body = []
+def story_html(s: TurnStory, *, open_: bool = True) -> Html:
+    body: list[Html] = []
     for title, lines in s.sections.items():
-        body.append(f"<h4 class='kl-h4'>{esc(title)}</h4>{_lines_html(lines)}")
+        body += [h("h4", title, class_="kl-h4"), _lines_html(lines)]
     if s.lines:
         if s.sections:
-            body.append("<h4 class='kl-h4'>What happened</h4>")
+            body.append(h("h4", "What happened", class_="kl-h4"))
         body.append(_lines_html(s.lines))
-    for title, text in s.notes:
-        body.append(f"<blockquote><b>{esc(title or 'Note')}</b>: {esc(text)}</blockquote>")
-    for u in s.undone:
-        body.append(f"<p class='kl-undone'>{esc(u)}</p>")
+    body += [h("blockquote", h("b", title or "Note"), ": ", text) for title, text in s.notes]
+    body += [h("p", u, class_="kl-undone") for u in s.undone]
     if not body:
-        body.append("<p class='kl-muted'>A quiet time.</p>")
-    return (f"<details class='kl-turn'{' open' if open_ else ''}><summary><b>{esc(s.title)}</b></summary>"
-            + "".join(body) + "</details>")
+        body.append(h("p", "A quiet time.", class_="kl-muted"))
+    return h("details", h("summary", h("b", s.title)), body, class_="kl-turn", open=open_)
 
 
-def chronicle_html(v: PlayerView, *, open_turns: int = 3) -> str:
+def chronicle_html(v: PlayerView, *, open_turns: int = 3) -> Html:
     """The chronicle, newest turn first; the latest ``open_turns`` turns open."""
     stories = [s for s in (v.history.stories if v.history else []) if not s.empty]
-    if not stories:
-        return ("<section class='kl-chronicle' id='chronicle'><h2 class='kl-h2'>Chronicle</h2>"
-                "<p class='kl-muted'>Nothing has happened yet.</p></section>")
     items = [story_html(s, open_=i < open_turns) for i, s in enumerate(reversed(stories))]
-    return ("<section class='kl-chronicle' id='chronicle'><h2 class='kl-h2'>Chronicle</h2>" + "".join(items)
-            + "</section>")
+    return h("section", h("h2", "Chronicle", class_="kl-h2"),
+             items or h("p", "Nothing has happened yet.", class_="kl-muted"), class_="kl-chronicle", id="chronicle")
 
 
-def settlements_html(v: PlayerView) -> str:
+def settlement_cards(grids: Sequence[SettlementGrid]) -> Html:
+    """Each settlement (district) as a card with its grid."""
+    return h("div", (h("div", settlement_html(g), class_="kl-settlement") for g in grids), class_="kl-settlements")
+
+
+def settlements_html(v: PlayerView) -> Html:
     """Each settlement (district) as a card with its grid."""
     m = v.map
     if m is None or not m.settlements:
-        return ""
-    cards = "".join(f"<div class='kl-settlement'>{settlement_html(g)}</div>" for g in m.settlements)
-    return (f"<section id='settlements'><h2 class='kl-h2'>Settlements</h2><div class='kl-settlements'>{cards}</div>"
-            "</section>")
+        return EMPTY
+    return h("section", h("h2", "Settlements", class_="kl-h2"), settlement_cards(m.settlements), id="settlements")
 
 
-def leaders_html(v: PlayerView) -> str:
+def leaders_html(v: PlayerView) -> Html:
     p = v.portrait
     if p is None or not p.leaders:
-        return ""
-    items = "".join(f"<li><span class='kl-role'>{esc(x.role)}</span> <b>{esc(x.name)}</b>"
-                    + (f" <span class='kl-muted'>({esc(x.note)})</span>" if x.note else "") + "</li>"
-                    for x in p.leaders)
-    return f"<section id='leaders'><h2 class='kl-h2'>Leaders</h2><ul class='kl-leaders'>{items}</ul></section>"
+        return EMPTY
+    items = (h("li", h("span", x.role, class_="kl-role"), " ", h("b", x.name),
+               [" ", h("span", f"({x.note})", class_="kl-muted")] if x.note else None) for x in p.leaders)
+    return h("section", h("h2", "Leaders", class_="kl-h2"), h("ul", items, class_="kl-leaders"), id="leaders")
 
 
-def charts_html(v: PlayerView) -> str:
+def charts_html(v: PlayerView) -> Html:
     """A small chart for each figure that moved over the turns (flat ones left out)."""
-    from kingdomlog.views.player.charts import line_chart_svg, moving_figures
-
     keys = moving_figures(v.per_turn, v.chart_figures)
     if not keys or len(v.per_turn) < 2:
-        return ""
+        return EMPTY
     units = {f.key: f.unit for f in (v.portrait.figures if v.portrait else ())}
-    charts = []
-    for k in keys:
-        pts = [(int(r["turn"]), float(r[k])) for r in v.per_turn if isinstance(r.get(k), (int, float))]
-        svg = line_chart_svg(v.label(k), pts, turn_unit=v.turn_unit, unit=units.get(k, ""))
-        charts.append(f"<div class='kl-chart'>{svg}</div>")
-    return (f"<section id='charts'><h2 class='kl-h2'>How the kingdom has changed</h2>"
-            f"<div class='kl-charts'>{''.join(charts)}</div></section>")
+    charts = (line_chart_svg(v.label(k), series(v.per_turn, k), turn_unit=v.turn_unit, unit=units.get(k, ""))
+              for k in keys)
+    return h("section", h("h2", "How the kingdom has changed", class_="kl-h2"), chart_grid(charts), id="charts")
 
 
 def readable(text: str) -> str:
@@ -389,39 +380,33 @@ def readable(text: str) -> str:
     return text.replace("=True", ": yes").replace("=False", ": no")
 
 
-def numbers_html(v: PlayerView) -> str:
+def numbers_html(v: PlayerView) -> Html:
     """How each derived number is made, folded away."""
     if not v.breakdowns:
-        return ""
+        return EMPTY
     items = []
     for b in v.breakdowns:
-        terms = ", ".join(f"{esc(readable(t.label))} {t.value:+g}" for t in b.terms)
-        note = f" <span class='kl-muted'>{esc(readable(b.note))}</span>" if b.note else ""
-        items.append(f"<li><b>{esc(readable(b.name))}</b> {b.total:g}" + (f": {terms}" if terms else "")
-                     + f"{note}</li>")
-    return ("<section id='numbers'><details><summary><b>How each number is made</b></summary>"
-            f"<ul class='kl-breakdowns'>{''.join(items)}</ul></details></section>")
+        terms = ", ".join(f"{readable(t.label)} {t.value:+g}" for t in b.terms)
+        items.append(h("li", h("b", readable(b.name)), f" {b.total:g}", f": {terms}" if terms else None,
+                       [" ", h("span", readable(b.note), class_="kl-muted")] if b.note else None))
+    return h("section", h("details", h("summary", h("b", "How each number is made")),
+                          h("ul", items, class_="kl-breakdowns")), id="numbers")
 
 
-def page_body(v: PlayerView) -> str:
+def page_body(v: PlayerView) -> Html:
     """Every section of the player page, in reading order."""
-    return (title_html(v) + summary_html(v) + map_section_html(v) + chronicle_html(v) + settlements_html(v)
-            + leaders_html(v) + charts_html(v) + numbers_html(v))
+    return join([title_html(v), summary_html(v), map_section_html(v), chronicle_html(v), settlements_html(v),
+                 leaders_html(v), charts_html(v), numbers_html(v)])
 
 
 def render_static(folder: Path, viewer: str, *, generated_at: datetime | None = None) -> str:
     """One self-contained HTML page of the view for ``viewer``: inline CSS and SVG, no script, no URL."""
     v = player_view(folder, viewer)
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    return clean(  # a last guard: no NUL or other forbidden character reaches the page, whatever a builder did
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{esc(v.name)} — view for {esc(v.viewer)}</title>"
-        f"<style>{PAGE_CSS}</style></head><body><main>"
-        f"{page_body(v)}"
-        f"<footer><p>Written by kingdomlog on {esc(when)} from the campaign log, as {esc(scalar(v.viewer))}"
-        f" may see it.</p>{head_html(v)}</footer></main></body></html>\n"
-    )
+    footer = h("footer", h("p", f"Written by kingdomlog on {when} from the campaign log, as {scalar(v.viewer)}"
+                                " may see it."), head_html(v))
+    # a last guard: no NUL or other forbidden character reaches the page, whatever a builder did
+    return clean(document(f"{v.name} — view for {v.viewer}", PAGE_CSS, page_body(v), footer))
 
 
 VIEW_STYLE = """
@@ -446,9 +431,6 @@ VIEW_STYLE = """
 .kl-leaders { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(14em, 1fr));
   gap: .2em .8em; }
 .kl-role { color: #555; font-size: .9em; display: block; }
-.kl-charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(15em, 1fr)); gap: .6em; }
-.kl-chart { border: 1px solid #e5e5e5; border-radius: .5em; background: #fff; padding: .2em; }
-.kl-chart svg { width: 100%; height: auto; display: block; }
 .kl-breakdowns li { margin: .2em 0; }
 """
 
@@ -462,13 +444,11 @@ blockquote { margin: .3em 0 .3em 1em; padding-left: .6em; border-left: 3px solid
 footer { color: #777; font-size: .85em; margin-top: 2em; }
 """
 
-STYLE = STYLE_ALL = BASE_STYLE + MAP_STYLE + VIEW_STYLE
+STYLE = STYLE_ALL = BASE_STYLE + MAP_STYLE + CHART_STYLE + VIEW_STYLE
 """Every CSS rule a player view fragment needs (the notebook and the orders sheet inline it once)."""
 PAGE_CSS = STYLE_ALL + PAGE_STYLE
 
 
 def figure_names(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """The chartable figures of ``rows`` (for the notebook's figure picker)."""
-    from kingdomlog.views.player.charts import numeric_figures
-
     return numeric_figures(rows)

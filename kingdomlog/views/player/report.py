@@ -5,7 +5,7 @@ The report is the player view of one turn (``views.player.page``): the same port
 their change since the turn before), the same chronicle sentences, the same viewer's map
 (``views.player.maps``), so it holds only what that viewer may see. ``write_report`` writes the
 report file and ``<stem>-map.svg`` / ``<stem>-map.png`` next to it (PNG by vl-convert's SVG
-renderer, already a dependency of the charts) and returns the paths written.
+renderer) and returns the paths written.
 """
 
 from __future__ import annotations
@@ -18,10 +18,17 @@ from typing import Literal
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.mapdata import MapData
 from kingdomlog.core.portrait import Portrait
-from kingdomlog.views.html import esc
+from kingdomlog.views.html import Html, document, h
 from kingdomlog.views.player.chronicle import TurnStory
-from kingdomlog.views.player.maps import map_html, settlement_html, standalone_svg, svg_to_png
-from kingdomlog.views.player.page import PAGE_CSS, PlayerView, change_sentence, generic_portrait, player_view
+from kingdomlog.views.player.maps import map_html, standalone_svg, svg_to_png
+from kingdomlog.views.player.page import (
+    PAGE_CSS,
+    PlayerView,
+    change_sentence,
+    generic_portrait,
+    player_view,
+    settlement_cards,
+)
 
 Format = Literal["md", "bbcode", "html"]
 FORMATS: tuple[str, ...] = ("md", "bbcode", "html")
@@ -161,39 +168,34 @@ def to_bbcode(r: TurnReport, image: str | None) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def to_html(r: TurnReport, image: str | None) -> str:
+def to_html(r: TurnReport, image: str | None) -> Html:
     """The report as one self-contained HTML page (the map inline; no script, no URL)."""
     p = r.portrait
-    parts = [f"<h1 class='kl-h1'>{esc(r.title)}</h1><p class='kl-sub'>{esc(r.ruleset)} · as {esc(r.who)} sees it</p>",
-             f"<p class='kl-lead'>{esc(p.headline)}</p>", *(f"<p>{esc(s)}</p>" for s in p.sentences)]
+    parts = [h("h1", r.title, class_="kl-h1"), h("p", f"{r.ruleset} · as {r.who} sees it", class_="kl-sub"),
+             h("p", p.headline, class_="kl-lead"), *(h("p", s) for s in p.sentences)]
     if r.previous_name and p.figures:
-        parts.append(f"<p class='kl-change'>{esc(change_sentence(p.figures, r.previous_name))}</p>")
+        parts.append(h("p", change_sentence(p.figures, r.previous_name), class_="kl-change"))
     if p.figures:
-        parts.append("<div class='kl-cards'>" + "".join(
-            f"<div class='kl-card'><div class='kl-card-label'>{esc(a)}</div><div class='kl-card-value'>{esc(b)}"
-            + (f"<span class='kl-delta kl-changed'>{esc(c)}</span>" if c else "") + "</div></div>"
-            for a, b, c in _figure_lines(r)) + "</div>")
+        parts.append(h("div", (h("div", h("div", label, class_="kl-card-label"),
+                                  h("div", value, h("span", change, class_="kl-delta kl-changed") if change else None,
+                                    class_="kl-card-value"), class_="kl-card")
+                               for label, value, change in _figure_lines(r)), class_="kl-cards"))
     for sec in p.sections:
-        parts.append(f"<h2 class='kl-h2'>{esc(sec.title)}</h2><ul>" + "".join(f"<li>{esc(x)}</li>" for x in sec.lines)
-                     + "</ul>")
-    parts.append(f"<h2 class='kl-h2'>{esc(r.turn_name)}</h2>")
+        parts += [h("h2", sec.title, class_="kl-h2"), h("ul", (h("li", x) for x in sec.lines))]
+    parts.append(h("h2", r.turn_name, class_="kl-h2"))
     for title, lines in _story_blocks(r.story):
-        parts.append(f"<h4 class='kl-h4'>{esc(title)}</h4><ul class='kl-story'>"
-                     + "".join(f"<li>{esc(x)}</li>" for x in lines) + "</ul>")
+        parts += [h("h4", title, class_="kl-h4"), h("ul", (h("li", x) for x in lines), class_="kl-story")]
     if r.story:
-        parts += [f"<blockquote><b>{esc(t or 'Note')}</b>: {esc(x)}</blockquote>" for t, x in r.story.notes]
+        parts += [h("blockquote", h("b", t or "Note"), ": ", x) for t, x in r.story.notes]
     if r.map is not None:
-        parts.append(f"<h2 class='kl-h2'>The map</h2>{map_html(r.map)}")
+        parts += [h("h2", "The map", class_="kl-h2"), map_html(r.map)]
         if r.map.settlements:
-            parts.append("<div class='kl-settlements'>" + "".join(
-                f"<div class='kl-settlement'>{settlement_html(g)}</div>" for g in r.map.settlements) + "</div>")
+            parts.append(settlement_cards(r.map.settlements))
     if p.leaders:
-        parts.append("<h2 class='kl-h2'>Leaders</h2><ul class='kl-leaders'>" + "".join(
-            f"<li><span class='kl-role'>{esc(x.role)}</span> <b>{esc(x.name)}</b></li>" for x in p.leaders) + "</ul>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{esc(r.title)}</title><style>{PAGE_CSS}</style></head><body><main>{''.join(parts)}"
-            "</main></body></html>\n")
+        parts += [h("h2", "Leaders", class_="kl-h2"),
+                  h("ul", (h("li", h("span", x.role, class_="kl-role"), " ", h("b", x.name)) for x in p.leaders),
+                    class_="kl-leaders")]
+    return document(r.title, PAGE_CSS, parts)
 
 
 RENDERERS = {"md": to_markdown, "bbcode": to_bbcode, "html": to_html}

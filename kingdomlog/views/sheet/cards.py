@@ -22,11 +22,11 @@ from kingdomlog.core.events import Draft
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Breakdown
 from kingdomlog.dice.checks import CheckSpec
-from kingdomlog.dice.odds import Odds, odds, resolve
+from kingdomlog.dice.odds import Odds, Outcome, odds, resolve
 from kingdomlog.dice.roller import Roll
 from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import FieldError
-from kingdomlog.views.html import esc, scalar
+from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, scalar, style
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
 from kingdomlog.views.words import summary_of, words
 
@@ -64,19 +64,19 @@ def change_words(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
 _GOOD = ["kl-o0", "kl-o1", "kl-o2", "kl-o3", "kl-o4"]
 
 
-def odds_html(o: Odds) -> str:
+def odds_html(o: Odds) -> Html:
     """The chance of each outcome as a bar and a list (``critical success 5.0%``)."""
-    shown = [x for x in o.outcomes if x.chance > 0]
     n = len(o.outcomes)
-    bar = "".join(
-        f'<span class="kl-seg {_GOOD[min(4, round(x.good * 4 / max(1, n - 1)))]}" '
-        f'style="width:{float(x.chance) * 100:.2f}%" title="{esc(x.label)} {esc(x.percent)}"></span>'
-        for x in shown)
-    items = "".join(f'<li data-outcome="{esc(x.label)}"><span class="kl-dot '
-                    f'{_GOOD[min(4, round(x.good * 4 / max(1, n - 1)))]}"></span>{esc(x.label)}'
-                    f' <b>{esc(x.percent)}</b></li>' for x in _compact(list(o.outcomes)))
-    note = f'<div class="kl-help">{esc(o.note)}</div>' if o.note else ""
-    return f'<div class="kl-odds"><div class="kl-bar">{bar}</div><ul class="kl-chances">{items}</ul>{note}</div>'
+
+    def tone(x: Outcome) -> str:
+        return _GOOD[min(4, round(x.good * 4 / max(1, n - 1)))]
+
+    bar = (h("span", class_=f"kl-seg {tone(x)}", style=f"width:{float(x.chance) * 100:.2f}%",
+             title=f"{x.label} {x.percent}") for x in o.outcomes if x.chance > 0)
+    items = (h("li", h("span", class_=f"kl-dot {tone(x)}"), x.label, " ", h("b", x.percent), data_outcome=x.label)
+             for x in _compact(list(o.outcomes)))
+    return h("div", h("div", bar, class_="kl-bar"), h("ul", items, class_="kl-chances"),
+             h("div", o.note, class_="kl-help") if o.note else None, class_="kl-odds")
 
 
 def _compact(outcomes: list[Any]) -> list[Any]:
@@ -121,7 +121,7 @@ def check_title(key: str, spec: CheckSpec) -> str:
     return name
 
 
-def roll_result_html(roll: Roll, spec: CheckSpec | None) -> str:
+def roll_result_html(roll: Roll, spec: CheckSpec | None) -> Html:
     """The roll: faces, total (against the DC) and the outcome the kernel reads from it."""
     faces = ", ".join(str(f) for f in roll.faces)
     kept = "" if tuple(roll.kept) == tuple(roll.faces) else f" kept {', '.join(str(k) for k in roll.kept)}"
@@ -130,25 +130,23 @@ def roll_result_html(roll: Roll, spec: CheckSpec | None) -> str:
         marks.append("typed")
     if roll.nonce:
         marks.append(f"re-roll {roll.nonce}")
-    mark = f' <span class="kl-mark">({", ".join(marks)})</span>' if marks else ""
-    dice = f'<span class="kl-faces">⚄ {esc(faces)}</span>{esc(kept)}'
+    mark = [" ", h("span", f"({', '.join(marks)})", class_="kl-mark")] if marks else None
+    dice = [h("span", f"⚄ {faces}", class_="kl-faces"), kept]
     if spec is None:
-        return (f'<div class="kl-roll">{esc(words(roll.key))} {esc(roll.notation)}: {dice} = <b>{roll.total}</b>'
-                f'{mark}</div>')
+        return h("div", f"{words(roll.key)} {roll.notation}: ", dice, " = ", h("b", roll.total), mark, class_="kl-roll")
     out = resolve(spec, roll)
-    said = f' → <b class="kl-degree" data-degree="{esc(out.label)}">{esc(out.label)}</b>' if out else ""
+    said = [" → ", h("b", out.label, class_="kl-degree", data_degree=out.label)] if out else None
     if spec.kind in ("pf2e", "d20", "5e"):
         die = sum(roll.kept)
-        total = die + spec.modifier
-        return (f'<div class="kl-roll">Rolled {dice}: {die} {spec.modifier:+d} = <b>{total}</b>{_against(spec)}'
-                f'{said}{mark}</div>')
+        return h("div", "Rolled ", dice, f": {die} {spec.modifier:+d} = ", h("b", die + spec.modifier), _against(spec),
+                 said, mark, class_="kl-roll")
     if spec.kind == "2d6":
-        total = sum(roll.kept) + spec.modifier
-        return f'<div class="kl-roll">Rolled {dice}: total <b>{total}</b>{said}{mark}</div>'
-    return f'<div class="kl-roll">Rolled {dice}{said}{mark}</div>'
+        return h("div", "Rolled ", dice, ": total ", h("b", sum(roll.kept) + spec.modifier), said, mark,
+                 class_="kl-roll")
+    return h("div", "Rolled ", dice, said, mark, class_="kl-roll")
 
 
-def dice_html(card: Card) -> str:
+def dice_html(card: Card) -> Html:
     """Every roll of the step: checks with their odds first, then the other dice."""
     parts = []
     for r in card.rolls:
@@ -159,16 +157,16 @@ def dice_html(card: Card) -> str:
         try:
             table = odds_html(odds(spec))
         except Exception as exc:  # a spec the kernels refuse: say so, keep the card
-            table = f'<div class="kl-error">odds not available: {esc(exc)}</div>'
-        parts.append(f'<div class="kl-check" data-roll="{esc(r.key)}"><div class="kl-check-title">'
-                     f'{esc(check_title(r.key, spec))}</div>{table}{roll_result_html(r, spec)}</div>')
-    return "".join(parts)
+            table = h("div", f"odds not available: {exc}", class_="kl-error")
+        parts.append(h("div", h("div", check_title(r.key, spec), class_="kl-check-title"), table,
+                       roll_result_html(r, spec), class_="kl-check", data_roll=r.key))
+    return join(parts)
 
 
 # ---- the outcome ------------------------------------------------------------------------------
 
 
-def event_words(d: Draft) -> str:
+def event_words(d: Draft) -> Html:
     """One event as a short line: its type in words and its main fields."""
     name = words(d.type.split(".", 1)[-1])
     payload = d.payload.model_dump(mode="json")
@@ -182,47 +180,42 @@ def event_words(d: Draft) -> str:
         bits.append(f"{words(k).lower()} {text}")
         if len(bits) >= 6:
             break
-    vis = "" if d.visibility == "public" else f' <span class="kl-vis">[{esc(d.visibility)}]</span>'
-    return f"<li><b>{esc(name)}</b>{vis}: {esc(', '.join(bits))}</li>"
+    vis = None if d.visibility == "public" else [" ", h("span", f"[{d.visibility}]", class_="kl-vis")]
+    return h("li", h("b", name), vis, ": ", ", ".join(bits))
 
 
-def breakdown_html(items: Sequence[Breakdown]) -> str:
+def breakdown_html(items: Sequence[Breakdown]) -> Html:
     """The numbers this step used, term by term."""
-    rows = []
-    for b in items:
-        terms = "".join(f"<li>{esc(t.label)} <b>{t.value:+g}</b>"
-                        + (f" <i>{esc(t.kind)}</i>" if t.kind != "untyped" else "") + "</li>" for t in b.terms)
-        note = f'<div class="kl-help">{esc(b.note)}</div>' if b.note else ""
-        rows.append(f'<div class="kl-bd"><b>{esc(b.name)}</b> = {b.total:g}<ul>{terms}</ul>{note}</div>')
-    return "".join(rows)
+    return join(h("div", h("b", b.name), f" = {b.total:g}",
+                  h("ul", (h("li", t.label, " ", h("b", f"{t.value:+g}"),
+                             [" ", h("i", t.kind)] if t.kind != "untyped" else None) for t in b.terms)),
+                  h("div", b.note, class_="kl-help") if b.note else None, class_="kl-bd") for b in items)
 
 
-def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> str:
+def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
     """What the step changes, in words, the figures the last edit moved highlighted."""
     rs = session.start.ruleset
     if card.after is None:
-        return ""
+        return EMPTY
     before, after = summary_of(rs, card.before), summary_of(rs, card.after)
     moved = changes(before, after)
     prev = draft.previous.get(card.id)
     prev_after = summary_of(rs, prev.after) if prev is not None and prev.after is not None else None
     if not moved:
-        text = '<span class="kl-empty">no figure changes</span>' if card.drafts else \
-            '<span class="kl-empty">nothing happens in this step</span>'
-        return f'<div class="kl-outcome">{text}</div>'
+        text = "no figure changes" if card.drafts else "nothing happens in this step"
+        return h("div", h("span", text, class_="kl-empty"), class_="kl-outcome")
     parts = []
     for k, old, new in moved:
         a, b = _num(old), _num(new)
-        delta = ""
+        delta = None
         if a is not None and b is not None:
             d = b - a
-            delta = f' <span class="kl-delta">({"+" if d > 0 else "−"}{abs(d):g})</span>'
+            delta = [" ", h("span", f"({'+' if d > 0 else '−'}{abs(d):g})", class_="kl-delta")]
         hot = prev_after is not None and card.id in draft.changed_steps and prev_after.get(k) != new
-        was = f' <span class="kl-was">was {esc(scalar(prev_after.get(k)))}</span>' if hot and prev_after else ""
-        cls = "kl-fig kl-hot" if hot else "kl-fig"
-        parts.append(f'<span class="{cls}" data-figure="{esc(k)}">{esc(words(k))} {esc(scalar(old))} → '
-                     f'<b>{esc(scalar(new))}</b>{delta}{was}</span>')
-    return f'<div class="kl-outcome">{" · ".join(parts)}</div>'
+        was = [" ", h("span", f"was {scalar(prev_after.get(k))}", class_="kl-was")] if hot and prev_after else None
+        parts.append(h("span", f"{words(k)} {scalar(old)} → ", h("b", scalar(new)), delta, was,
+                       class_="kl-fig kl-hot" if hot else "kl-fig", data_figure=k))
+    return h("div", join(parts, " · "), class_="kl-outcome")
 
 
 def _hint(session: SheetSession, card: Card) -> str:
@@ -236,33 +229,32 @@ def _hint(session: SheetSession, card: Card) -> str:
     return "Change this step's choices on the left, or an earlier step whose result it depends on."
 
 
-def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> str:
+def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
     """The right side of a card: dice and odds, outcome, breakdown, events; or the refusal."""
     parts = []
     if card.provisional:
         ref = draft.refused
         which = f"step {ref.index + 1} ({ref.step.title})" if ref else "an earlier step"
-        parts.append(f'<div class="kl-provisional">Provisional: {esc(which)} is refused, so this is what this step'
-                     ' would do from the state before it. It is not committed until that step is fixed.</div>')
+        parts.append(h("div", f"Provisional: {which} is refused, so this is what this step would do from the state"
+                              " before it. It is not committed until that step is fixed.", class_="kl-provisional"))
     if card.not_computed:
-        parts.append(f'<div class="kl-empty">Not computed: {esc(card.not_computed)}</div>')
+        parts.append(h("div", f"Not computed: {card.not_computed}", class_="kl-empty"))
     parts.append(dice_html(card))
     if card.error:
-        rule = f'<div>Rule: <b>{esc(card.rule)}</b></div>' if card.rule else ""
         msg = re.sub(r"^\[[^\]]+\]\s*", "", card.error)
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
-        parts.append(f'<div class="kl-refused"><b>Refused by the rules.</b> {esc(msg)}{rule}'
-                     f'<div class="kl-hint">{esc(_hint(session, card))}</div></div>')
-        return "".join(parts)
+        parts.append(h("div", h("b", "Refused by the rules."), " ", msg,
+                       h("div", "Rule: ", h("b", card.rule)) if card.rule else None,
+                       h("div", _hint(session, card), class_="kl-hint"), class_="kl-refused"))
+        return join(parts)
     parts.append(outcome_html(session, card, draft))
     if card.breakdowns:
-        parts.append('<details class="kl-details" open><summary>How the numbers are made</summary>'
-                     + breakdown_html(card.breakdowns) + "</details>")
+        parts.append(h("details", h("summary", "How the numbers are made"), breakdown_html(card.breakdowns),
+                       class_="kl-details", open=True))
     if card.drafts:
-        items = "".join(event_words(d) for d in card.drafts)
-        parts.append(f'<details class="kl-details"><summary>{len(card.drafts)} event(s) this step records'
-                     f'</summary><ul class="kl-evlist">{items}</ul></details>')
-    return "".join(parts)
+        parts.append(h("details", h("summary", f"{len(card.drafts)} event(s) this step records"),
+                       h("ul", (event_words(d) for d in card.drafts), class_="kl-evlist"), class_="kl-details"))
+    return join(parts)
 
 
 # ---- the card with its widgets ------------------------------------------------------------------
@@ -282,7 +274,7 @@ def _spec_at(specs: Sequence[FieldSpec], path: tuple[Any, ...]) -> FieldSpec | N
 
 
 def _error_box(messages: Sequence[str]) -> Any:
-    return mo.Html("".join(f'<div class="kl-field-error" role="alert">⚠ {esc(m)}</div>' for m in messages))
+    return mo.Html(join(h("div", f"⚠ {m}", class_="kl-field-error", role="alert") for m in messages))
 
 
 class _Errors:
@@ -333,7 +325,7 @@ def _dump(state: Any) -> dict[str, Any]:
     return _DUMPS.get(state, lambda s: s.model_dump(mode="json"))
 
 
-def lot_picker_html(state: Any, given: Mapping[str, Any]) -> str:
+def lot_picker_html(state: Any, given: Mapping[str, Any]) -> Html:
     """The urban grid of the entry's settlement (a record of the state with ``blocks``), the chosen block
     and lots marked, each lot labelled with the numbers the ``block`` and ``lots`` fields take."""
     grids: list[Mapping[str, Any]] = []
@@ -341,7 +333,7 @@ def lot_picker_html(state: Any, given: Mapping[str, Any]) -> str:
         rows = value if isinstance(value, list) else list(value.values()) if isinstance(value, dict) else []
         grids += [r for r in rows if isinstance(r, Mapping) and isinstance(r.get("blocks"), list)]
     if not grids:
-        return ""
+        return EMPTY
     want = given.get("settlement")
     rec = next((r for r in grids if want is not None and want in (r.get("id"), r.get("name"))), grids[0])
     block, lots = given.get("block"), set(given.get("lots") or [])
@@ -349,25 +341,20 @@ def lot_picker_html(state: Any, given: Mapping[str, Any]) -> str:
     for b, lots_of in enumerate(rec["blocks"]):
         if not isinstance(lots_of, list):
             continue
-        inner = "".join(
-            f'<div class="kl-lot{" kl-lot-used" if lot else ""}{" kl-lot-pick" if b == block and j in lots else ""}"'
-            f' title="block {b}, lot {j}: {esc(lot or "empty")}">{esc(str(lot)[:12]) if lot else f"lot {j}"}</div>'
-            for j, lot in enumerate(lots_of))
-        cls = " kl-block-pick" if b == block else ""
-        cells.append(f'<div class="kl-block{cls}"><div class="kl-block-n">block {b}</div>'
-                     f'<div class="kl-lots">{inner}</div></div>')
+        inner = (h("div", str(lot)[:12] if lot else f"lot {j}",
+                   class_="kl-lot" + (" kl-lot-used" if lot else "") + (" kl-lot-pick" if b == block and j in lots
+                                                                        else ""),
+                   title=f"block {b}, lot {j}: {lot or 'empty'}") for j, lot in enumerate(lots_of))
+        cells.append(h("div", h("div", f"block {b}", class_="kl-block-n"), h("div", inner, class_="kl-lots"),
+                       class_="kl-block kl-block-pick" if b == block else "kl-block"))
     name = rec.get("name") or rec.get("id") or ""
-    return (f'<details class="kl-lotpick" open><summary>Urban grid of {esc(name)} (the block and lots picked are'
-            f' marked)</summary><div class="kl-grid">{"".join(cells)}</div></details>')
+    return h("details", h("summary", f"Urban grid of {name} (the block and lots picked are marked)"),
+             h("div", cells, class_="kl-grid"), class_="kl-lotpick", open=True)
 
 
 def _grid(items: Sequence[Any]) -> Any:
     """Fields side by side, as many per line as fit, each at least a dropdown wide."""
-    return mo.Html('<div class="kl-entry-grid">' + "".join(f"<div>{_text(x)}</div>" for x in items) + "</div>")
-
-
-def _text(x: Any) -> str:
-    return str(x.text if hasattr(x, "text") else x)
+    return mo.Html(h("div", (h("div", marimo_html(x)) for x in items), class_="kl-entry-grid"))
 
 
 def _variant_label(spec: FieldSpec, given: Mapping[str, Any]) -> str:
@@ -388,17 +375,17 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
             given = given_rows[i] if i < len(given_rows) and isinstance(given_rows[i], Mapping) else {}
             head = []
             if spec.variants:
-                head = [mo.Html(f'<span class="kl-entry-kind">{esc(_variant_label(spec, given))}</span>')]
-            remove = mo.Html(f'<span class="kl-remove" data-remove="{esc(".".join(str(p) for p in (*path, i)))}">'
-                             f'{row[sf.REMOVE].text}</span>')
+                head = [mo.Html(h("span", _variant_label(spec, given), class_="kl-entry-kind"))]
+            remove = mo.Html(h("span", marimo_html(row[sf.REMOVE]), class_="kl-remove",
+                               data_remove=".".join(str(p) for p in (*path, i))))
             body = _entry_view(spec, fields, row, given, (*path, i), errors, extra=[remove], state=state)
-            rows.append(mo.Html('<div class="kl-entry">' + mo.vstack([*head, body], gap=0.1).text + "</div>"))
-        head_html = mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>{sf.help_html(spec)}')
-        add = mo.Html(f'<div class="kl-add" data-add="{esc(".".join(str(p) for p in path))}">{elem[sf.ADD].text}</div>')
+            rows.append(mo.Html(h("div", marimo_html(mo.vstack([*head, body], gap=0.1)), class_="kl-entry")))
+        head_html = mo.Html(h("div", spec.label, class_="kl-rows-label") + _forms_html(sf.help_html(spec)))
+        add = mo.Html(h("div", marimo_html(elem[sf.ADD]), class_="kl-add", data_add=".".join(str(p) for p in path)))
         items = [head_html, *rows, add]
     elif spec.kind == "group" and spec.fields:
         given = value if isinstance(value, Mapping) else {}
-        items = [mo.Html(f'<div class="kl-rows-label">{esc(spec.label)}</div>'),
+        items = [mo.Html(h("div", spec.label, class_="kl-rows-label")),
                  _entry_view(spec, spec.fields, elem, given, path, errors, state=state)]
     elif spec.kind == "variant" and spec.variants:
         given = value if isinstance(value, Mapping) else {}
@@ -408,18 +395,18 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
     else:
         items = [elem]
         if spec.help:
-            items.append(mo.Html(sf.help_html(spec)))
+            items.append(mo.Html(_forms_html(sf.help_html(spec))))
         browser = sf.browser_html(spec)
         if browser:
-            items.append(mo.Html(browser))
+            items.append(mo.Html(_forms_html(browser)))
     mine = errors.take(path)
     if mine:
         items.append(_error_box(mine))
     cls = "kl-field kl-field-bad" if mine else "kl-field"
     if _is_hex_picker(elem):
         cls += " kl-field-map"  # the map takes the entry's whole line
-    return mo.Html(f'<div class="{cls}" data-field="{esc(".".join(str(p) for p in path))}">'
-                   + mo.vstack(items, gap=0.25).text + "</div>")
+    return mo.Html(h("div", marimo_html(mo.vstack(items, gap=0.25)), class_=cls,
+                     data_field=".".join(str(p) for p in path)))
 
 
 def _is_hex_picker(elem: Any) -> bool:
@@ -467,13 +454,13 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
     items: list[Any] = []
     owner = session.start.submitted.get(card.id)
     if owner and card.id not in session.plan.steps:
-        items.append(mo.Html(f'<div class="kl-submitted">Orders submitted by <b>{esc(owner)}</b>'
-                             ' (change them here to overrule)</div>'))
+        items.append(mo.Html(h("div", "Orders submitted by ", h("b", owner), " (change them here to overrule)",
+                               class_="kl-submitted")))
     elif owner:
-        items.append(mo.Html(f'<div class="kl-submitted">Submitted by <b>{esc(owner)}</b>; overruled by your'
-                             ' draft</div>'))
+        items.append(mo.Html(h("div", "Submitted by ", h("b", owner), "; overruled by your draft",
+                               class_="kl-submitted")))
     if card.form_problem:
-        items.append(mo.callout(mo.md(esc(card.form_problem)), kind="warn"))
+        items.append(mo.callout(card.form_problem, kind="warn"))  # text: marimo escapes it
     if form is None or elems is None:
         return mo.vstack(items)
     if form.json_mode:
@@ -513,16 +500,12 @@ def _changed(card: Card, draft: SheetDraft) -> bool:
     return card.id in draft.changed_steps and bool(draft.previous)
 
 
-def badges_html(card: Card, draft: SheetDraft) -> str:
+def badges_html(card: Card, draft: SheetDraft) -> Html:
     """The card header's badges: refused, provisional, changed by the last edit."""
-    badges = []
-    if card.error and not card.provisional:
-        badges.append('<span class="kl-badge kl-badge-bad">refused</span>')
-    if card.provisional:
-        badges.append('<span class="kl-badge kl-badge-prov">provisional</span>')
-    if _changed(card, draft):
-        badges.append('<span class="kl-badge kl-badge-new">changed by your last edit</span>')
-    return "".join(badges)
+    return join([h("span", "refused", class_="kl-badge kl-badge-bad") if card.error and not card.provisional else None,
+                 h("span", "provisional", class_="kl-badge kl-badge-prov") if card.provisional else None,
+                 h("span", "changed by your last edit", class_="kl-badge kl-badge-new") if _changed(card, draft)
+                 else None])
 
 
 def card_class(card: Card, draft: SheetDraft) -> str:
@@ -547,20 +530,21 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, 
     attributes), keyed as in ``page_slots``. ``live``: the slots are left empty, for views.sheet.live
     to fill (the page's script must own what it rewrites).
     """
-    cid = esc(card.id)
-    help_ = f'<div class="kl-step-help">{esc(card.step.help)}</div>' if card.step.help else ""
-    head = mo.Html(f'<div class="kl-card-head" id="step-{cid}"><span class="kl-num">{card.index + 1}</span>'
-                   f'<span class="kl-title">{esc(card.step.title)}</span><span class="kl-badges" '
-                   f'data-kl-slot="badges:{cid}">{"" if live else badges_html(card, draft)}</span></div>{help_}')
+    cid = card.id
+    head = mo.Html(join([
+        h("div", h("span", card.index + 1, class_="kl-num"), h("span", card.step.title, class_="kl-title"),
+          h("span", None if live else badges_html(card, draft), class_="kl-badges", data_kl_slot=f"badges:{cid}"),
+          class_="kl-card-head", id=f"step-{cid}"),
+        h("div", card.step.help, class_="kl-step-help") if card.step.help else None]))
     view = forms if isinstance(forms, sf.View) else sf.View(forms)
     elems = view.get(card.id, None)
     left = _cached_widgets_view(session, card, elems, draft)
-    right = mo.Html(f'<div class="{result_class(card)}" data-step="{cid}" data-kl-slot="res:{cid}" '
-                    f'data-kl-at="res:{cid}">{"" if live else result_html(session, card, draft)}</div>')
-    body = mo.Html(f'<div class="kl-card-body"><div class="kl-left">{left.text}</div>'
-                   f'<div class="kl-right">{right.text}</div></div>')
-    return mo.Html(f'<section class="{card_class(card, draft)}" data-card="{cid}" data-kl-at="card:{cid}">'
-                   + mo.vstack([head, body]).text + "</section>")
+    right = h("div", None if live else result_html(session, card, draft), class_=result_class(card), data_step=cid,
+              data_kl_slot=f"res:{cid}", data_kl_at=f"res:{cid}")
+    body = mo.Html(h("div", h("div", marimo_html(left), class_="kl-left"), h("div", right, class_="kl-right"),
+                     class_="kl-card-body"))
+    return mo.Html(h("section", marimo_html(mo.vstack([head, body])), class_=card_class(card, draft), data_card=cid,
+                     data_kl_at=f"card:{cid}"))
 
 
 def cards_view(session: SheetSession, forms: Any, draft: SheetDraft, *, live: bool = False) -> Any:
@@ -576,22 +560,23 @@ def plan_tag(draft: SheetDraft) -> str:
     return hashlib.sha1(draft.plan.model_dump_json().encode()).hexdigest()[:12]
 
 
-def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: str, *, live: bool = False) -> str:
+def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: Html, *, live: bool = False) -> Html:
     """The cards, and the kingdom panel beside them (it stays in view while the cards scroll).
 
     ``live``: the cards' live parts are left empty and so is ``data-plan``, until views.sheet.live
     has filled them (``data-plan`` is set last).
     """
-    return (f'<div class="kl-page" data-turn="{session.start.turn}" data-plan="{"" if live else plan_tag(draft)}"'
-            f' data-kl-at="page"><div class="kl-cards">{cards_view(session, forms, draft, live=live).text}</div>'
-            f'<aside class="kl-aside"><div class="kl-aside-title">The kingdom at the start of '
-            f'{esc(session.start.when)}</div>{panel}</aside></div>')
+    return h("div", h("div", marimo_html(cards_view(session, forms, draft, live=live)), class_="kl-cards"),
+             h("aside", h("div", f"The kingdom at the start of {session.start.when}", class_="kl-aside-title"), panel,
+               class_="kl-aside"),
+             class_="kl-page", data_turn=session.start.turn, data_plan="" if live else plan_tag(draft),
+             data_kl_at="page")
 
 
 # ---- header, commit bar, messages ---------------------------------------------------------------
 
 
-def header_html(session: SheetSession) -> str:
+def header_html(session: SheetSession) -> Html:
     """Campaign, turn, ruleset and where the draft is saved (with the sheet's CSS)."""
     from kingdomlog.views.sheet.panel import CSS as PANEL_CSS
 
@@ -601,40 +586,39 @@ def header_html(session: SheetSession) -> str:
         shown = saved.relative_to(st.folder.parent)
     except ValueError:
         shown = saved
-    msg = f'<div class="kl-note">{esc(session.message)}</div>' if session.message else ""
-    return (f"<style>{CSS}{PANEL_CSS}</style>"
-            f'<div class="kl-header"><h1 class="kl-h1">{esc(st.name)} — {esc(st.when)}</h1>'
-            f'<div class="kl-sub">{esc(st.ruleset.name)} · {len(st.phases)} steps · the log ends at seq'
-            f' {st.start_seq} · dice seed <code>{esc(session.plan.seed or "")}</code> · draft saved on every change'
-            f' in <code>{esc(shown)}</code></div>{msg}</div>')
+    return style(CSS + PANEL_CSS) + h(
+        "div", h("h1", f"{st.name} — {st.when}", class_="kl-h1"),
+        h("div", f"{st.ruleset.name} · {len(st.phases)} steps · the log ends at seq {st.start_seq} · dice seed ",
+          h("code", session.plan.seed or ""), " · draft saved on every change in ", h("code", shown), class_="kl-sub"),
+        h("div", session.message, class_="kl-note") if session.message else None, class_="kl-header")
 
 
-def status_html(session: SheetSession, draft: SheetDraft) -> str:
+def status_html(session: SheetSession, draft: SheetDraft) -> Html:
     """One line: ready to commit (how many events), or which step stops the commit (a link to it)."""
+    bad_ = "kl-status kl-status-bad"
     ref = draft.refused
     if ref is not None:
-        return (f'<span class="kl-status kl-status-bad">Step {ref.index + 1} (<a href="#step-{esc(ref.id)}">'
-                f'{esc(ref.step.title)}</a>) is refused: fix it to commit.</span>')
+        return h("span", f"Step {ref.index + 1} (", h("a", ref.step.title, href=f"#step-{ref.id}"),
+                 ") is refused: fix it to commit.", class_=bad_)
     if draft.problem:
-        return f'<span class="kl-status kl-status-bad">{esc(draft.problem)}</span>'
+        return h("span", draft.problem, class_=bad_)
     bad = [s for s, e in draft.field_errors.items() if e]
     if bad:
         c = draft.card(bad[0])
         title = c.step.title if c is not None else bad[0]
-        return (f'<span class="kl-status kl-status-bad">A value in <a href="#step-{esc(bad[0])}">{esc(title)}</a>'
-                " cannot be read.</span>")
+        return h("span", "A value in ", h("a", title, href=f"#step-{bad[0]}"), " cannot be read.", class_=bad_)
     n = len(draft.preview.drafts) if draft.preview is not None else 0
     if not n:
-        return '<span class="kl-status">This turn records nothing yet.</span>'
-    return f'<span class="kl-status kl-status-ok">Ready: {n} event{"s" if n != 1 else ""} will be appended.</span>'
+        return h("span", "This turn records nothing yet.", class_="kl-status")
+    return h("span", f"Ready: {n} event{'s' if n != 1 else ''} will be appended.", class_="kl-status kl-status-ok")
 
 
 def commit_bar_html(session: SheetSession, draft: SheetDraft, commit_button: Any, undo_button: Any, *,
-                    live: bool = False) -> str:
+                    live: bool = False) -> Html:
     """The bar at the top: Commit (this draft), Undo (asks first) and the status line."""
-    return (f'<div class="kl-commit-bar">{_html_of(commit_button)} <span class="kl-status-slot" data-kl-slot="status">'
-            f'{"" if live else status_html(session, draft)}</span>'
-            f'<span class="kl-spacer"></span>{_html_of(undo_button)}</div>')
+    return h("div", marimo_html(commit_button), " ",
+             h("span", None if live else status_html(session, draft), class_="kl-status-slot", data_kl_slot="status"),
+             h("span", class_="kl-spacer"), marimo_html(undo_button), class_="kl-commit-bar")
 
 
 def page_slots(session: SheetSession, draft: SheetDraft) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
@@ -646,7 +630,7 @@ def page_slots(session: SheetSession, draft: SheetDraft) -> tuple[dict[str, str]
     from kingdomlog.views.sheet.draft import end_state
     from kingdomlog.views.sheet.panel import panel_tiles_html
 
-    slots = {"status": status_html(session, draft),
+    slots: dict[str, str] = {"status": status_html(session, draft),
              "tiles": panel_tiles_html(session.start.ruleset, session.start.state, after=end_state(draft))}
     attrs: dict[str, dict[str, str]] = {}
     for card in draft.cards:
@@ -663,28 +647,28 @@ def page_key(session: SheetSession, draft: SheetDraft) -> tuple[Any, ...]:
     return tuple(left_key(session, c, draft) for c in draft.cards)
 
 
-def _html_of(elem: Any) -> str:
-    return str(getattr(elem, "text", ""))
-
-
-def undo_question(session: SheetSession) -> str:
-    """The confirmation text of Undo (markdown)."""
+def undo_question(session: SheetSession) -> Html:
+    """The confirmation text of Undo (for ``mo.md``)."""
     from kingdomlog.views.sheet.draft import last_turn_label
 
     what = last_turn_label(session) or "the last turn"
-    return (f"**Undo {esc(what)}?** A retraction is appended to the log (nothing is deleted; the turn stays on"
-            f" the timeline, struck through), and {esc(what)}'s plan opens again as the draft with the same dice."
-            " Your current draft is kept aside.")
+    return h("strong", f"Undo {what}?") + (
+        " A retraction is appended to the log (nothing is deleted; the turn stays on the timeline, struck through),"
+        f" and {what}'s plan opens again as the draft with the same dice. Your current draft is kept aside.")
 
 
-def outcome_html_box(outcome: Any, session: SheetSession) -> str:
+def outcome_html_box(outcome: Any, session: SheetSession) -> Html:
     """The last commit or undo, as a coloured box (a refused step linked)."""
     if outcome is None:
-        return ""
-    link = ""
-    if getattr(outcome, "step", None):
-        link = f' <a href="#step-{esc(outcome.step)}">Go to the step.</a>'
-    return f'<div class="kl-outcome-box kl-outcome-{esc(outcome.kind)}" role="status">{esc(outcome.text)}{link}</div>'
+        return EMPTY
+    step = getattr(outcome, "step", None)
+    return h("div", outcome.text, [" ", h("a", "Go to the step.", href=f"#step-{step}")] if step else None,
+             class_=f"kl-outcome-box kl-outcome-{outcome.kind}", role="status")
+
+
+def _forms_html(text: str) -> Html:
+    """The help and option browser ``views.forms`` draws as HTML text (escaped there)."""
+    return Html(text)
 
 
 def plan_file_help(session: SheetSession) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from kingdomlog.views.html import Html, h, marimo_html
 from kingdomlog.views.sheet.draft import SheetDraft, SheetSession
 
 __all__ = ["ESM", "LiveParts", "live_parts", "page", "show"]
@@ -129,7 +130,7 @@ def live_parts(session: SheetSession, forms: Any) -> Any:
     return session.live
 
 
-def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any, aside: str) -> str:
+def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any, aside: Html) -> Html:
     """The whole page as drawn now: the commit bar, the cards with ``live``'s widgets, ``aside`` and the panel."""
     from kingdomlog.views.sheet import cards as sheet_cards
     from kingdomlog.views.sheet import panel as sheet_panel
@@ -141,7 +142,7 @@ def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any,
     panel = sheet_panel.panel_html(session.start.ruleset, session.start.state, after=end_state(draft), live=True)
     return (sheet_cards.commit_bar_html(session, draft, commit_button, undo_button, live=True)
             + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True)
-            + f'<div class="kl-live" hidden>{live.text}</div>')
+            + h("div", marimo_html(live), class_="kl-live", hidden=True))
 
 
 def show(live: Any, session: SheetSession, draft: SheetDraft) -> bool:

@@ -15,11 +15,12 @@ from typing import Any
 
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Ruleset, State
-from kingdomlog.views.html import esc, scalar
+from kingdomlog.views.html import EMPTY, Html, h, join, scalar
 from kingdomlog.views.words import summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
+VACANT = h("span", "—", class_="kl-vacant")
 
 
 def _records(value: Any) -> list[dict[str, Any]] | None:
@@ -38,22 +39,22 @@ def _spaced(text: str) -> str:
 
 
 def _cell(value: Any) -> str:
+    """A value in a table cell: text, or ``Html`` (a dash for an empty one)."""
     if value is None or value == "":
-        return '<span class="kl-vacant">—</span>'
+        return VACANT
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         return f"{len(value)} item(s)"
     if isinstance(value, dict) and value and all(isinstance(v, (int, float)) for v in value.values()):
-        return esc(", ".join(f"{k} {v:g}" for k, v in value.items()))
+        return ", ".join(f"{k} {v:g}" for k, v in value.items())
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
-        text = ", ".join(_spaced(str(v)) for v in value) if value else ""
-        return esc(text) if text else '<span class="kl-vacant">—</span>'
+        return ", ".join(_spaced(str(v)) for v in value) or VACANT
     if isinstance(value, str):
-        return esc(_spaced(value) if len(value) <= 80 else value[:77] + "…")
+        return _spaced(value) if len(value) <= 80 else value[:77] + "…"
     text = scalar(value)
-    return esc(text if len(text) <= 80 else text[:77] + "…")
+    return text if len(text) <= 80 else text[:77] + "…"
 
 
-def records_table(rows: Sequence[Mapping[str, Any]]) -> str:
+def records_table(rows: Sequence[Mapping[str, Any]]) -> Html:
     """A table of records; identifying columns first, grid fields left to the grid drawing."""
     cols: list[str] = []
     for r in rows:
@@ -62,29 +63,28 @@ def records_table(rows: Sequence[Mapping[str, Any]]) -> str:
                 cols.append(k)
     order = {c: i for i, c in enumerate(cols)}
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
-    head = "".join(f"<th>{esc(words(c))}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in cols) + "</tr>" for r in rows)
-    return f'<table class="kl-table kl-panel-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    return h("table", h("thead", h("tr", (h("th", words(c)) for c in cols))),
+             h("tbody", (h("tr", (h("td", _cell(r.get(c))) for c in cols)) for r in rows)),
+             class_="kl-table kl-panel-table")
 
 
-def grid_html(record: Mapping[str, Any]) -> str:
+def grid_html(record: Mapping[str, Any]) -> Html:
     """A settlement's urban grid: each block a square of its lots, a lot showing what stands on it (numbered as
     the sheet's block and lot pickers number them, from 0)."""
     blocks = record.get("blocks")
     if not isinstance(blocks, list) or not all(isinstance(b, list) for b in blocks):
-        return ""
+        return EMPTY
     cells = []
     for i, block in enumerate(blocks):
-        lots = "".join(
-            f'<div class="kl-lot{" kl-lot-used" if lot else ""}" title="block {i}, lot {j}: '
-            f'{esc(lot or "empty")}">{esc(str(lot)[:14]) if lot else f"lot {j}"}</div>' for j, lot in enumerate(block))
-        cells.append(f'<div class="kl-block"><div class="kl-block-n">block {i}</div>'
-                     f'<div class="kl-lots">{lots}</div></div>')
+        lots = [h("div", str(lot)[:14] if lot else f"lot {j}", class_="kl-lot kl-lot-used" if lot else "kl-lot",
+                  title=f"block {i}, lot {j}: {lot or 'empty'}") for j, lot in enumerate(block)]
+        cells.append(h("div", h("div", f"block {i}", class_="kl-block-n"), h("div", lots, class_="kl-lots"),
+                       class_="kl-block"))
     name = record.get("name") or record.get("id") or ""
     used = sum(1 for b in blocks for lot in b if lot)
     total = sum(len(b) for b in blocks)
-    return (f'<div class="kl-grid-wrap"><div class="kl-grid-title">{esc(name)}: {used} of {total} lots built</div>'
-            f'<div class="kl-grid">{"".join(cells)}</div></div>')
+    return h("div", h("div", f"{name}: {used} of {total} lots built", class_="kl-grid-title"),
+             h("div", cells, class_="kl-grid"), class_="kl-grid-wrap")
 
 
 def _against(dump: Mapping[str, Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
@@ -105,7 +105,7 @@ CAP_SUFFIXES = ("_storage", "_threshold", "_capacity", "_max", "_limit")
 SIDE_SUFFIXES = ("_penalty", "_modifier")
 
 
-def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> str:
+def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> Html:
     """The main figures as tiles; ``x`` with ``x_storage``/``x_threshold`` as ``4 / 8``, its penalty beside it."""
     used: set[str] = set()
     tiles = []
@@ -115,45 +115,43 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> str:
         cap_key = next((k + s for s in CAP_SUFFIXES if k + s in summary), None)
         side = [k + s for s in SIDE_SUFFIXES if k + s in summary and summary[k + s]]
         used.update([k, *(x for x in [cap_key] if x), *(k + s for s in SIDE_SUFFIXES)])
-        value = esc(_spaced(scalar(v)))
-        if cap_key is not None:
-            value += f' <span class="kl-cap">/ {esc(scalar(summary[cap_key]))}</span>'
+        cap = [" ", h("span", f"/ {scalar(summary[cap_key])}", class_="kl-cap")] if cap_key is not None else None
         moved = k in later and later[k] != v
-        tail = f' <span class="kl-then">→ {esc(_spaced(scalar(later[k])))}</span>' if moved else ""
-        extra = "".join(f'<div class="kl-stat-side">{esc(words(x.removeprefix(k + "_")))} {esc(scalar(summary[x]))}'
-                        "</div>" for x in side)
+        tail = [" ", h("span", f"→ {_spaced(scalar(later[k]))}", class_="kl-then")] if moved else None
+        extra = [h("div", f"{words(x.removeprefix(k + '_'))} {scalar(summary[x])}", class_="kl-stat-side")
+                 for x in side]
         full = " kl-stat-full" if cap_key is not None and isinstance(v, (int, float)) and not isinstance(v, bool) \
             and isinstance(summary[cap_key], (int, float)) and v >= summary[cap_key] else ""
         full += " kl-stat-wide" if len(scalar(v)) > 28 else ""
-        tiles.append(f'<div class="kl-stat{full}" data-figure="{esc(k)}"><div class="kl-stat-name">{esc(words(k))}'
-                     f'</div><div class="kl-stat-value">{value}{tail}</div>{extra}</div>')
-    return f'<div class="kl-stats">{"".join(tiles)}</div>'
+        tiles.append(h("div", h("div", words(k), class_="kl-stat-name"),
+                       h("div", _spaced(scalar(v)), cap, tail, class_="kl-stat-value"), extra,
+                       class_=f"kl-stat{full}", data_figure=k))
+    return h("div", tiles, class_="kl-stats")
 
 
-_STATIC: ByIdentity[State, str] = ByIdentity(limit=1)
+_STATIC: ByIdentity[State, Html] = ByIdentity(limit=1)
 
 
-def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> str:
+def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> Html:
     """The panel's main figures of ``state``, with what the draft (ending at ``after``) does to them."""
     later = summary_of(ruleset, after) if after is not None else {}
     tiles = stat_tiles(summary_of(ruleset, state), later)
-    return tiles + ('<div class="kl-help">→ what the draft turn ends with</div>' if later else "")
+    return tiles + (h("div", "→ what the draft turn ends with", class_="kl-help") if later else EMPTY)
 
 
-def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, live: bool = False) -> str:
+def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, live: bool = False) -> Html:
     """The kingdom panel of ``state`` (the start of the turn); ``after``: the draft's end (figures it moves).
 
     The figures are a live part of the page (``data-kl-slot="tiles"``, views.sheet.live): an edit
     redraws them alone (``live``: left empty for it to fill); the records below them are those of the
     start of the turn.
     """
-    tiles = "" if live else panel_tiles_html(ruleset, state, after=after)
-    parts = [f'<div data-kl-slot="tiles">{tiles}</div>']
-    parts.append(_STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s))))
-    return f'<div class="kl-panel">{"".join(parts)}</div>'
+    tiles = None if live else panel_tiles_html(ruleset, state, after=after)
+    return h("div", h("div", tiles, data_kl_slot="tiles"),
+             _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s))), class_="kl-panel")
 
 
-def _collections_html(state: State, summary: Mapping[str, Any]) -> str:
+def _collections_html(state: State, summary: Mapping[str, Any]) -> Html:
     parts = []
     dump = state.model_dump(mode="json")
     paired = _against(dump)
@@ -165,23 +163,22 @@ def _collections_html(state: State, summary: Mapping[str, Any]) -> str:
             for k in cap:
                 v = have.get(k, 0)
                 full = " kl-full" if isinstance(v, (int, float)) and v >= cap[k] else ""
-                rows.append(f'<tr><th>{esc(words(k))}</th><td class="kl-num-cell{full}">{v:g} / {cap[k]:g}</td></tr>')
-        parts.append('<details class="kl-panel-sec" open><summary>Stock against storage</summary>'
-                     f'<table class="kl-table">{"".join(rows)}</table></details>')
+                rows.append(h("tr", h("th", words(k)), h("td", f"{v:g} / {cap[k]:g}", class_=f"kl-num-cell{full}")))
+        parts.append(h("details", h("summary", "Stock against storage"), h("table", rows, class_="kl-table"),
+                       class_="kl-panel-sec", open=True))
     other: dict[str, Any] = {}
     for k, v in dump.items():
         rows_ = _records(v)
         if rows_ is not None:
-            grids = "".join(grid_html(r) for r in rows_)
-            parts.append(f'<details class="kl-panel-sec" open><summary>{esc(words(k))} ({len(rows_)})</summary>'
-                         f"{records_table(rows_)}{grids}</details>")
+            parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"), records_table(rows_),
+                           (grid_html(r) for r in rows_), class_="kl-panel-sec", open=True))
         elif k not in summary and k not in used:
             other[k] = v
     if other:
-        cells = "".join(f"<tr><th>{esc(words(k))}</th><td>{_cell(v)}</td></tr>" for k, v in other.items())
-        parts.append(f'<details class="kl-panel-sec"><summary>Everything else</summary>'
-                     f'<table class="kl-table">{cells}</table></details>')
-    return "".join(parts)
+        parts.append(h("details", h("summary", "Everything else"),
+                       h("table", (h("tr", h("th", words(k)), h("td", _cell(v))) for k, v in other.items()),
+                         class_="kl-table"), class_="kl-panel-sec"))
+    return join(parts)
 
 
 CSS = """
@@ -213,7 +210,7 @@ CSS = """
 # ---- play by post: where the turn stands -------------------------------------------------------------------------
 
 
-def table_status_html(camp: Any) -> str:
+def table_status_html(camp: Any) -> Html:
     """For a campaign with players' orders (Signoria): who has submitted, who is ready, who is missing, the
     questions still open with whom they wait for, and the time left (``app.pbp.status``, as the sheet opened).
     Empty for a campaign without player steps."""
@@ -221,30 +218,26 @@ def table_status_html(camp: Any) -> str:
 
     st = pbp.status(camp)
     if not any(p.steps for p in st.players):
-        return ""
+        return EMPTY
     due = f"{st.orders_due:%Y-%m-%d %H:%M} UTC, {st.time_left()}" if st.orders_due else "no deadline set"
-    head = (f'<div class="kl-help">Now: {esc(st.stage)} · orders due {esc(due)}'
-            + (" · resolves itself when everything is in" if st.auto_resolve else "")
-            + ("" if st.published else " · the opening is not published yet") + "</div>")
+    head = h("div", f"Now: {st.stage} · orders due {due}"
+             + (" · resolves itself when everything is in" if st.auto_resolve else "")
+             + ("" if st.published else " · the opening is not published yet"), class_="kl-help")
 
     def steps(p: Any, names: Sequence[str]) -> str:  # "command.fabian" -> "command": the row names the player
         return ", ".join(words(re.sub(rf"[._-]{re.escape(p.id)}$", "", n)).lower() for n in names) or "—"
 
-    rows = []
-    for p in st.players:
-        rows.append(f"<tr><th>{esc(words(p.id))}</th><td>{esc(steps(p, p.submitted))}</td>"
-                    f"<td>{esc(steps(p, p.missing))}</td>"
-                    f"<td>{'yes' if p.ready else 'no'}</td><td>{len(p.questions_open) or '—'}</td></tr>")
-    table = ('<table class="kl-table kl-small"><tr><th>Player</th><th>Sent</th><th>Missing</th><th>Ready</th>'
-             f'<th>Asked</th></tr>{"".join(rows)}</table>')
+    rows = [h("tr", h("th", words(p.id)), h("td", steps(p, p.submitted)), h("td", steps(p, p.missing)),
+              h("td", "yes" if p.ready else "no"), h("td", len(p.questions_open) or "—")) for p in st.players]
+    table = h("table", h("tr", (h("th", x) for x in ("Player", "Sent", "Missing", "Ready", "Asked"))), rows,
+              class_="kl-table kl-small")
     extra = []
     for q in (q for q in st.questions if not q.answered):
         left = pbp.time_words((q.deadline - st.now).total_seconds()) if q.deadline else "no deadline"
-        extra.append(f"<li>waiting for {esc(words(q.to))}: {esc(words(q.kind))} ({esc(left)})</li>")
+        extra.append(h("li", f"waiting for {words(q.to)}: {words(q.kind)} ({left})"))
     if st.problem:
-        extra.append(f'<li class="kl-bad">the resolution is refused: {esc(st.problem)}</li>')
+        extra.append(h("li", f"the resolution is refused: {st.problem}", class_="kl-bad"))
     if st.waiting_on:
-        extra.append(f"<li>waiting on: {esc(', '.join(words(w) for w in st.waiting_on))}</li>")
-    more = f'<ul class="kl-list">{"".join(extra)}</ul>' if extra else ""
-    return ('<details class="kl-panel-sec kl-pbp" open><summary>The players this turn</summary>'
-            f"{head}{table}{more}</details>")
+        extra.append(h("li", f"waiting on: {', '.join(words(w) for w in st.waiting_on)}"))
+    return h("details", h("summary", "The players this turn"), head, table,
+             h("ul", extra, class_="kl-list") if extra else None, class_="kl-panel-sec kl-pbp", open=True)
