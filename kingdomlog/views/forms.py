@@ -32,7 +32,7 @@ import marimo as mo
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
-from kingdomlog.views.html import esc
+from kingdomlog.views.html import EMPTY, Html, h
 from kingdomlog.views.words import is_hex_field, option_text
 
 Path_ = tuple[str | int, ...]
@@ -929,22 +929,20 @@ def path_label(specs: Sequence[FieldSpec], path: Path_) -> str:
     return " › ".join(words)
 
 
-def help_html(spec: FieldSpec) -> str:
+def help_html(spec: FieldSpec) -> Html:
     """The help line under a widget (empty when the choice has none)."""
-    return f'<div class="kl-help">{esc(spec.help)}</div>' if spec.help else ""
+    return h("div", spec.help, class_="kl-help") if spec.help else EMPTY
 
 
-def browser_html(spec: FieldSpec) -> str:
+def browser_html(spec: FieldSpec) -> Html:
     """Every option of a long select as a table (name, detail, why not now), allowed ones first."""
     if spec.options is None or len(spec.options) <= BROWSE_OVER or not any(o.detail for o in spec.options):
-        return ""
+        return EMPTY
     allowed = [o for o in spec.options if not o.disabled]
     blocked = [o for o in spec.options if o.disabled]
-    rows = "".join(f"<tr><td>{esc(o.text)}</td><td>{esc(o.detail)}</td><td class='kl-ok'>now</td></tr>"
-                   for o in allowed)
-    rows += "".join(f"<tr class='kl-blocked'><td>{esc(o.text)}</td><td>{esc(o.detail)}</td>"
-                    f"<td>{esc(o.disabled)}</td></tr>" for o in blocked)
+    rows = [h("tr", h("td", o.text), h("td", o.detail), h("td", "now", class_="kl-ok")) for o in allowed]
+    rows += [h("tr", h("td", o.text), h("td", o.detail), h("td", o.disabled), class_="kl-blocked") for o in blocked]
     now = "all possible now" if not blocked else f"{len(allowed)} possible now"
-    return (f"<details class='kl-browser'><summary>Browse all {len(spec.options)} options ({now})</summary>"
-            "<table class='kl-table'><thead><tr><th>name</th>"
-            f"<th>what</th><th>now?</th></tr></thead><tbody>{rows}</tbody></table></details>")
+    head = h("thead", h("tr", h("th", "name"), h("th", "what"), h("th", "now?")))
+    return h("details", h("summary", f"Browse all {len(spec.options)} options ({now})"),
+             h("table", head, h("tbody", rows), class_="kl-table"), class_="kl-browser")

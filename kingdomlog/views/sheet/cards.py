@@ -380,7 +380,7 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
                                data_remove=".".join(str(p) for p in (*path, i))))
             body = _entry_view(spec, fields, row, given, (*path, i), errors, extra=[remove], state=state)
             rows.append(mo.Html(h("div", marimo_html(mo.vstack([*head, body], gap=0.1)), class_="kl-entry")))
-        head_html = mo.Html(h("div", spec.label, class_="kl-rows-label") + _forms_html(sf.help_html(spec)))
+        head_html = mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec))
         add = mo.Html(h("div", marimo_html(elem[sf.ADD]), class_="kl-add", data_add=".".join(str(p) for p in path)))
         items = [head_html, *rows, add]
     elif spec.kind == "group" and spec.fields:
@@ -395,10 +395,10 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
     else:
         items = [elem]
         if spec.help:
-            items.append(mo.Html(_forms_html(sf.help_html(spec))))
+            items.append(mo.Html(sf.help_html(spec)))
         browser = sf.browser_html(spec)
         if browser:
-            items.append(mo.Html(_forms_html(browser)))
+            items.append(mo.Html(browser))
     mine = errors.take(path)
     if mine:
         items.append(_error_box(mine))
@@ -664,11 +664,6 @@ def outcome_html_box(outcome: Any, session: SheetSession) -> Html:
     step = getattr(outcome, "step", None)
     return h("div", outcome.text, [" ", h("a", "Go to the step.", href=f"#step-{step}")] if step else None,
              class_=f"kl-outcome-box kl-outcome-{outcome.kind}", role="status")
-
-
-def _forms_html(text: str) -> Html:
-    """The help and option browser ``views.forms`` draws as HTML text (escaped there)."""
-    return Html(text)
 
 
 def plan_file_help(session: SheetSession) -> str:
