@@ -31,7 +31,7 @@ from kingdomlog.core.errors import InputError, KingdomlogError
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
-from kingdomlog.views.html import STYLE, draft_items, esc
+from kingdomlog.views.html import EMPTY, STYLE, Html, draft_items, h, join, style
 from kingdomlog.views.player import page as player
 
 CSS = """
@@ -90,7 +90,7 @@ class OrdersStart(TypedDict):
     ready: bool
     published: bool
     hints: dict[str, dict[str, tuple[Option, ...]]]
-    rolled: dict[str, str]
+    rolled: dict[str, Html]
     extras: Extras
 
 
@@ -117,7 +117,7 @@ def open_orders(folder: Path, viewer: str) -> OrdersStart:
     mine = camp.submissions(turn).get(v.id)
     submitted = mine.payload.model_dump(mode="json") if mine is not None else None
     closed = subs.orders_closed(events, turn) is not None
-    rolled: dict[str, str] = {}
+    rolled: dict[str, Html] = {}
     for sid, sub in ((submitted or {}).get("steps") or {}).items():
         if sub.get("rolls") and not closed:
             try:
@@ -162,7 +162,7 @@ def open_pick_hints(rs: Any, view: Any, choices: Mapping[str, Sequence[FieldSpec
     return hints
 
 
-def in_words(rs: Any, view: Any, viewer: Viewer, drafts: Sequence[Any]) -> str:
+def in_words(rs: Any, view: Any, viewer: Viewer, drafts: Sequence[Any]) -> Html:
     """What a step recorded (``drafts``), as HTML: the ruleset's chronicle lines for ``viewer``, else a list of
     the events."""
     from kingdomlog.core.events import provisional
@@ -170,7 +170,7 @@ def in_words(rs: Any, view: Any, viewer: Viewer, drafts: Sequence[Any]) -> str:
     lines = [rs.chronicle(view, provisional("sheet", i + 1, d), view, viewer) for i, d in enumerate(drafts)]
     if not lines or not all(lines):
         return draft_items(drafts)
-    return "<ul>" + "".join(f"<li>{esc(x[:1].upper() + x[1:])}.</li>" for x in lines if x) + "</ul>"
+    return h("ul", (h("li", f"{x[:1].upper() + x[1:]}.") for x in lines if x))
 
 
 def sealed_steps(start: OrdersStart) -> dict[str, dict[str, Any]]:
@@ -258,37 +258,41 @@ def _group(spec: FieldSpec, node: Any, depth: int) -> Any:
     return mo.hstack(parts, wrap=True, justify="start", gap=0.5, align="end")
 
 
-def help_html(start: OrdersStart, sid: str) -> str:
+def help_html(start: OrdersStart, sid: str) -> Html:
     """The help of step ``sid``'s fields, one line each."""
-    return "<br>".join(f"<b>{esc(c.label or c.name)}</b>: {esc(c.help)}" for c in start["choices"][sid] if c.help)
+    return join((join([h("b", c.label or c.name), f": {c.help}"]) for c in start["choices"][sid] if c.help), h("br"))
 
 
 # ---- words ----------------------------------------------------------------------------------------------
 
 
-def head_html(start: OrdersStart, view: player.PlayerView, report_link: Any = None) -> str:
+def head_html(start: OrdersStart, view: player.PlayerView, report_link: Any = None) -> Html:
     """The top of the page: its CSS, the view's title and where the turn stands (with the report's link)."""
-    link = f" · <a href='{esc(report_link)}'>your report</a>" if isinstance(report_link, str) else ""
-    return (f"<style>{STYLE}{player.STYLE}{CSS}</style>" + player.title_html(view)
-            + header_html(start).replace("</div>", f"{link}</div>", 1))
+    return join([style(STYLE + player.STYLE + CSS), player.title_html(view), header_html(start, report_link)])
 
 
-def header_html(start: OrdersStart) -> str:
-    """Where the turn stands for this player: deadline, time left, ready or not, orders closed."""
-    due = (f"orders due <b>{start['orders_due']:%Y-%m-%d %H:%M} UTC</b> ({esc(start['time_left'])} left)"
-           if start["orders_due"] else f"no deadline set: the {esc(start['turn_unit'])} waits until everyone is ready")
+def header_html(start: OrdersStart, report_link: Any = None) -> Html:
+    """Where the turn stands for this player: deadline, time left, ready or not, orders closed (and, when
+    ``report_link`` is a URL, a link to the player's report)."""
+    unit = start["turn_unit"]
+    due: Any
     if start["closed"]:
-        due = f"<b>orders closed</b> ({esc(start['closed'])})"
-    ready = "<b class='kl-ok'>you are ready</b>" if start["ready"] else "you are <b>not ready</b> yet"
-    return f"<div class='kl-bar'>{esc(start['turn_unit']).capitalize()} {start['turn']} · {due} · {ready}</div>"
+        due = [h("b", "orders closed"), f" ({start['closed']})"]
+    elif start["orders_due"]:
+        due = ["orders due ", h("b", f"{start['orders_due']:%Y-%m-%d %H:%M} UTC"), f" ({start['time_left']} left)"]
+    else:
+        due = f"no deadline set: the {unit} waits until everyone is ready"
+    ready = h("b", "you are ready", class_="kl-ok") if start["ready"] else ["you are ", h("b", "not ready"), " yet"]
+    link = [" · ", h("a", "your report", href=report_link)] if isinstance(report_link, str) else None
+    return h("div", f"{unit.capitalize()} {start['turn']} · ", due, " · ", ready, link, class_="kl-bar")
 
 
-def sealed_html(start: OrdersStart, sealed: Mapping[str, Mapping[str, Any]], sid: str) -> str:
+def sealed_html(start: OrdersStart, sealed: Mapping[str, Mapping[str, Any]], sid: str) -> Html:
     """A rolled step: its faces and choices, sealed, and what it recorded in words."""
     faces = "; ".join(f"{k}: {' '.join(str(x) for x in v)}" for k, v in sealed[sid]["rolls"].items())
     chosen = ", ".join(f"{k} {json.dumps(v)}" for k, v in sealed[sid]["choices"].items())
-    return (f"<p>Rolled and sealed: <span class='kl-faces'>{esc(faces)}</span> ({esc(chosen)})</p>"
-            + start["rolled"].get(sid, ""))
+    return join([h("p", "Rolled and sealed: ", h("span", faces, class_="kl-faces"), f" ({chosen})"),
+                 start["rolled"].get(sid, EMPTY)])
 
 
 def dice_words(camp: Campaign, start: OrdersStart, steps: Mapping[str, Any]) -> str:
@@ -307,33 +311,32 @@ def submission_md(start: OrdersStart) -> str:
 
 
 def check_html(start: OrdersStart, steps: Mapping[str, Any] | None, problem: str | None,
-               waiting: Sequence[str] = (), first: FirstRoll | None = None) -> tuple[str, bool]:
+               waiting: Sequence[str] = (), first: FirstRoll | None = None) -> tuple[Html, bool]:
     """What the submission check says about the form, in words, and whether it can be submitted.
 
     ``problem``: why the form cannot be read; ``waiting``: own steps whose dice are not rolled yet (the
     orders are checked once they are, in ``first``'s words).
     """
     if problem:
-        return f"<p class='kl-error'><b>Cannot read the form.</b> {esc(problem)}</p>", False
+        return h("p", h("b", "Cannot read the form."), f" {problem}", class_="kl-error"), False
     if not steps:
-        return "<p>Nothing to submit.</p>", False
+        return h("p", "Nothing to submit."), False
     if waiting:
         words = first.unchecked if first is not None else "Your orders are checked once your dice are rolled."
-        return f"<p><i>{esc(words)}</i></p>", False
+        return h("p", h("i", words)), False
     try:
         check = subs.check_submission(Campaign.open(start["folder"]), start["as_viewer"], steps, turn=start["turn"])
     except KingdomlogError as exc:
-        return f"<p class='kl-error'><b>These orders would be refused.</b> {esc(exc)}</p>", False
-    unit = esc(start["turn_unit"])
-    parts = ["<p class='kl-ok'><b>These orders pass the checks of what you know.</b> What only the whole game can"
-             f" settle is settled when the {unit} resolves; an order that cannot be carried out then is void on"
-             " its own and your report says why.</p>"]
+        return h("p", h("b", "These orders would be refused."), f" {exc}", class_="kl-error"), False
+    parts = [h("p", h("b", "These orders pass the checks of what you know."),
+               f" What only the whole game can settle is settled when the {start['turn_unit']} resolves; an order"
+               " that cannot be carried out then is void on its own and your report says why.", class_="kl-ok")]
     for sid in check.unchecked:
-        parts.append(f"<p><i>{esc(sid)} is checked once your dice are rolled (on submit).</i></p>")
+        parts.append(h("p", h("i", f"{sid} is checked once your dice are rolled (on submit).")))
     for sid, drafts in check.events.items():
         if sid not in check.fresh and drafts:
-            parts += [f"<details><summary>What {esc(sid)} records</summary>{draft_items(drafts)}</details>"]
-    return "".join(parts), True
+            parts.append(h("details", h("summary", f"What {sid} records"), draft_items(drafts)))
+    return join(parts), True
 
 
 def open_questions(start: OrdersStart) -> list[pbp.Posted]:
@@ -342,11 +345,11 @@ def open_questions(start: OrdersStart) -> list[pbp.Posted]:
             if not q.answered or (q.opening and not start["closed"] and not q.by_default)]
 
 
-def question_html(q: pbp.Posted) -> str:
+def question_html(q: pbp.Posted) -> Html:
     """An open question: its kind, its prompt, by when and what stands if it is not answered."""
     due = (f" (answer by {q.deadline:%Y-%m-%d %H:%M} UTC; else: {q.label_of(q.default)})" if q.deadline
            else f" (else: {q.label_of(q.default)})")
-    return f"<div class='kl-q'><b>{esc(q.kind.replace('_', ' '))}</b>: {esc(q.prompt)}<br><i>{esc(due)}</i></div>"
+    return h("div", h("b", q.kind.replace("_", " ")), f": {q.prompt}", h("br"), h("i", due), class_="kl-q")
 
 
 def questions_form(start: OrdersStart) -> Any:
@@ -381,28 +384,28 @@ def question_value(raw: Any) -> Any:
     return json.loads(raw) if isinstance(raw, str) else raw
 
 
-def questions_html(start: OrdersStart) -> str:
+def questions_html(start: OrdersStart) -> Html:
     """The questions already answered (and how), in words."""
     done = [q for q in start["questions"] if q.answered]
     if not done:
-        return ""
-    items = "".join(f"<div class='kl-q kl-done'><b>{esc(q.kind.replace('_', ' '))}</b>: {esc(q.prompt)}<br>"
-                    f"answered: <b>{esc(q.label_of(q.answer))}</b>{' (the default stood)' if q.by_default else ''}"
-                    "</div>" for q in done)
-    return "<h3 class='kl-h3'>Answered</h3>" + items
+        return EMPTY
+    return join([h("h3", "Answered", class_="kl-h3"),
+                 *(h("div", h("b", q.kind.replace("_", " ")), f": {q.prompt}", h("br"), "answered: ",
+                     h("b", q.label_of(q.answer)), " (the default stood)" if q.by_default else None,
+                     class_="kl-q kl-done") for q in done)])
 
 
-def messages_html(start: OrdersStart) -> str:
+def messages_html(start: OrdersStart) -> Html:
     """The messages this player may read, newest first."""
     if not start["messages"]:
-        return "<p><i>No messages yet.</i></p>"
+        return h("p", h("i", "No messages yet."))
     out = []
     for m in reversed(start["messages"]):
         to = ", ".join(m.to) if m.to else "everyone (open letter)"
-        out.append(f"<div class='kl-msg'><div class='kl-meta'>{esc(start['turn_unit'])} {m.turn} · from "
-                   f"<b>{esc(m.sender)}</b> to {esc(to)}{' · ' + esc(m.subject) if m.subject else ''}</div>"
-                   f"<div>{esc(m.text)}</div></div>")
-    return "".join(out)
+        meta = h("div", f"{start['turn_unit']} {m.turn} · from ", h("b", m.sender), f" to {to}",
+                 f" · {m.subject}" if m.subject else None, class_="kl-meta")
+        out.append(h("div", meta, h("div", m.text), class_="kl-msg"))
+    return join(out)
 
 
 # ---- a write ----------------------------------------------------------------------------------------------

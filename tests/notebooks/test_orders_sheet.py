@@ -349,7 +349,7 @@ def test_the_sheets_words(fel: Path) -> None:
     assert "Month 8" in orders.header_html(start) and "not ready" in orders.header_html(start)
     assert orders.submission_md(start) == "_Nothing submitted yet this month._"
     assert orders.check_html(start, None, "Units: bad", [], None) == (
-        "<p class='kl-error'><b>Cannot read the form.</b> Units: bad</p>", False)
+        '<p class="kl-error"><b>Cannot read the form.</b> Units: bad</p>', False)
     assert orders.check_html(start, {}, None) == ("<p>Nothing to submit.</p>", False)
     assert orders.check_html(start, {"x": {}}, None, ["command_fabian"], FIRST) == (
         "<p><i>ROLL FIRST</i></p>", False)
@@ -366,4 +366,4 @@ def test_the_sheets_words(fel: Path) -> None:
     assert orders.dice_words(Campaign.open(fel), start, {"command_fabian": {}}) == "Dice: cmd.1 3 4."
     assert "seq" in orders.submission_md(start)
     head = orders.head_html(start, orders.player.player_view(fel, "fabian"), "/f/fabian/report/")
-    assert head.startswith("<style>") and "href='/f/fabian/report/'" in head
+    assert head.startswith("<style>") and 'href="/f/fabian/report/"' in head
