@@ -174,6 +174,30 @@ def test_views_are_laid_out_by_what_a_person_looks_at() -> None:
     assert loose == ["forms", "hexpicker", "history", "html", "orders", "words"]
 
 
+def _escapes_by_hand(path: Path) -> list[str]:
+    """The calls of ``esc`` in a module (``esc(x)``, ``html.esc(x)``), as written."""
+    calls = [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)]
+    return [ast.unparse(n) for n in calls
+            if (n.func.id if isinstance(n.func, ast.Name) else n.func.attr if isinstance(n.func, ast.Attribute)
+                else None) == "esc"]
+
+
+def test_no_view_escapes_html_by_hand() -> None:
+    """HTML is built by ``views.html``'s builders (``h``, ``join``), which escape text by construction (issue 26):
+    no view but ``views.html`` itself calls ``esc``."""
+    offenders = {name: calls for name, path in modules().items()
+                 if name.startswith("kingdomlog.views.") and name != "kingdomlog.views.html"
+                 and (calls := _escapes_by_hand(path))}
+    assert offenders == {}
+
+
+def test_the_escape_finder_finds_one(tmp_path: Path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text('from kingdomlog.views import html\nfrom kingdomlog.views.html import esc\n'
+                 'A = f"<b>{esc(name)}</b>"\nB = html.esc(1)\nC = escape(2)\n')
+    assert sorted(_escapes_by_hand(f)) == ["esc(name)", "html.esc(1)"]
+
+
 def _ruleset_names(path: Path) -> list[str]:
     """The bundled rulesets a module imports by name, and the ruleset ids it spells out as code (not prose)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
