@@ -12,18 +12,22 @@ player page, the report's HTML and the GM sheet's panel and header then hold eac
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import tomllib
 from html.parser import HTMLParser
 from pathlib import Path
 
+import marimo as mo
 import pytest
 import tomli_w
 
-from kingdomlog.app import Campaign
+from kingdomlog.app import Campaign, pbp
 from kingdomlog.core.events import Draft
+from kingdomlog.core.turn import Plan
 from kingdomlog.rulesets.pf2e.events import LeaderChanged
 from kingdomlog.rulesets.signoria import events as sev
+from kingdomlog.views import orders
 from kingdomlog.views.html import esc
 from kingdomlog.views.player.page import render_static
 from kingdomlog.views.player.report import to_html, turn_report
@@ -117,3 +121,50 @@ def test_the_sheets_panel_and_header_show_them_as_text(kingdom: Path, signoria: 
         session, problem = sheet.open_session(folder)
         assert session is not None, problem
         escaped_once(sheet_cards.header_html(session), NAME)
+
+
+# ---- the orders sheet -------------------------------------------------------------------------------------
+
+PROMPT, OPTION, SUBJECT, BODY = (f"{what} {HOSTILE}" for what in ("Ask", "Opt", "Subj", "Body"))
+
+
+@pytest.fixture(scope="module")
+def orders_turn(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Signoria demo named ``NAME``, Fabian's leader ``LEADER``, the GM's opening published with a dilemma
+    for Fabian asking ``PROMPT`` (its option ``OPTION``), and a letter from Marburg to Fabian (``SUBJECT``,
+    ``BODY``)."""
+    folder = _copy(tmp_path_factory.mktemp("hostile"), "felmonte")
+    camp = Campaign.open(folder)
+    camp.append_raw([Draft(sev.LeaderSucceeded(faction="fabian", character="c-hostile", name=LEADER, traits=()),
+                           turn=camp.next_turn() - 1)])
+    pbp.publish(camp, Plan.parse({"steps": {"turn_open": {"choices": {"dilemmas": [
+        {"faction": "fabian", "id": "hostile", "text": PROMPT, "options": [{"id": "give", "text": OPTION}]}]}}}}))
+    pbp.send_message(camp, camp.viewer("marburg"), ["fabian"], BODY, subject=SUBJECT)
+    return folder
+
+
+def _orders_page(folder: Path) -> str:
+    """The orders sheet as Fabian's browser gets it: the notebook run in process, every cell's HTML."""
+    path = REPO / "notebooks" / "orders_sheet.py"
+    spec = importlib.util.spec_from_file_location("kl_orders_sheet_hostile", path)
+    assert spec is not None and spec.loader is not None
+    nb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nb)
+    outputs, _ = nb.app.run(defs={"folder": folder, "viewer": "fabian", "report_link": None})
+    return "".join(mo.as_html(o).text for o in outputs if o is not None)
+
+
+def test_the_orders_sheet_shows_a_letter_a_question_and_a_leader_as_text(orders_turn: Path) -> None:
+    escaped_once(_orders_page(orders_turn), NAME, LEADER, PROMPT, SUBJECT, BODY)
+
+
+def test_an_answered_question_shows_its_prompt_and_answer_as_text(orders_turn: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "felmonte"
+    shutil.copytree(orders_turn, folder)
+    camp = Campaign.open(folder)
+    [q] = [q for q in orders.open_orders(folder, "fabian")["questions"] if HOSTILE in q.prompt]
+    pbp.answer(camp, camp.viewer("fabian"), q.id, "give")
+    answered = orders.questions_html(orders.open_orders(folder, "fabian"))
+    assert "Answered" in answered
+    escaped_once(answered, PROMPT, OPTION)
+    escaped_once(_orders_page(folder), PROMPT, OPTION, SUBJECT, BODY)
