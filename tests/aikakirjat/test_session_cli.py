@@ -112,4 +112,4 @@ def test_policies_and_refusals(demo: Path, capsys: pytest.CaptureFixture[str], t
     main(["new", str(other), "--ruleset", "pf2e-kingmaker"])
     capsys.readouterr()
     rc, _, err = run(capsys, str(other))
-    assert rc == 1 and "growth sessions are aikakirjat's" in err
+    assert rc == 1 and "plans no growth sessions (rulesets that do: aikakirjat)" in err
