@@ -20,6 +20,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts
 from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.views import forms as sf
+from kingdomlog.views.html import EMPTY
 from kingdomlog.views.sheet import cards as sheet_cards
 from kingdomlog.views.sheet import draft as sheet
 from kingdomlog.views.sheet import live as sheet_live
@@ -189,7 +190,7 @@ def test_the_live_parts_are_the_slots_the_page_leaves_empty(toy: Path) -> None:
     forms = s.widgets()
     live = sheet_live.live_parts(s, forms)
     button = SimpleNamespace(text="<button>b</button>")
-    page = sheet_live.page(live, s, button, button, "")
+    page = sheet_live.page(live, s, button, button, EMPTY)  # the aside is Html (a str would be text)
     slots, attrs = sheet_cards.page_slots(s, draft)
     drawn = re.findall(r'data-kl-slot="([^"]+)"[^>]*>([^<]*)<', page)
     assert {k for k, _ in drawn} == set(slots)  # every live part has its slot, every slot its part
@@ -209,7 +210,7 @@ def test_an_edit_is_sent_as_live_parts_and_an_error_redraws_the_page(toy: Path) 
     edit(s, values, market__c__sell=1)
     live = sheet_live.live_parts(s, s.widgets())
     values = dict(live.widget.forms.value)
-    sheet_live.page(live, s, SimpleNamespace(text=""), SimpleNamespace(text=""), "")
+    sheet_live.page(live, s, SimpleNamespace(text=""), SimpleNamespace(text=""), EMPTY)
     draft = s.update({**values, "market/c/sell": 2})
     assert sheet_live.show(live, s, draft) is False  # the results change, the widgets do not
     assert live.widget.attrs["page"]["data-plan"] == sheet_cards.plan_tag(draft)
