@@ -49,7 +49,7 @@ def files(camp: Campaign) -> list[str]:
     ({"harvest": {"choices": {"crop": "rye"}}},
      "choice crop: 'rye' is not a crop of this farm; allowed: wheat, barley"),
     ({"harvest": {"choices": {"stash": "3"}}}, "choice stash: input should be a valid integer"),
-    ({"market": {"choices": {"sell": -1}}}, "choice sell: input should be greater than or equal to 0"),
+    ({"market": {"choices": {"sell": -1}}}, "choice sell: -1 is below the smallest allowed, 0"),
     ({"harvest": {"rolls": {"harvset": [3]}}}, "typed faces under roll key(s) 'harvset' that this step does not roll"),
     ({"harvest": {"rerolls": {"harvset": 1}}}, "re-rolls of key(s) 'harvset'"),
 ])
