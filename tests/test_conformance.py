@@ -8,6 +8,7 @@ JSON snapshot, as the cache does), every data table loads.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -246,6 +247,21 @@ def test_a_typo_in_a_choice_key_is_refused_naming_it(played: tuple[Ruleset, list
     plan = Plan.parse({"seed": "x", "steps": {first.id: {"choices": {"no_such_choice_xyz": 1}}}})
     p = preview_turn(rs, state, plan, campaign="conf", turn=0, start_seq=0)
     assert not p.ok and "no_such_choice_xyz" in (p.error or "") and first.id in (p.error or "")
+
+
+def test_a_misspelt_step_key_is_refused_naming_it(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    """The README: a misspelt key is refused naming the step and the key, "choice" for "choices" too (issue 28: a
+    step that ignored unknown keys dropped the GM's choices silently and passed the suite)."""
+    from kingdomlog.core.errors import InputError
+
+    rs, _ = played
+    state = rs.initial_state(default_context(rs, "conf"))
+    raw = dict(rs.sample_plans()[0])
+    first = rs.phases_for(state, 0)[0].id
+    entry = dict(raw["steps"].get(first, {}))
+    entry["choice"] = entry.pop("choices", {})
+    with pytest.raises(InputError, match=rf"steps\.{re.escape(first)}: unknown key 'choice'; a step takes: choices"):
+        Plan.parse({**raw, "steps": {**raw["steps"], first: entry}})
 
 
 def test_typed_dice_under_a_key_the_step_does_not_roll_are_refused(
