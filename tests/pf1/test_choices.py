@@ -112,7 +112,7 @@ def test_an_ability_choice_depends_on_the_role_beside_it() -> None:
     entry = {f.name: f for f in form["leaders"].entries[0]}
     details = {o.value: o.detail for o in entry["ability"].options or ()}
     assert details["INT"] == "TREASURER's ability" and "not used by TREASURER" in details["STR"]
-    with pytest.raises(Exception, match="TREASURER uses INT or WIS, not STR"):
+    with pytest.raises(RuleError, match="TREASURER uses INT or WIS, not STR"):
         step(s, "improvement", {"leaders": [{"role": "TREASURER", "name": "X", "ability": "STR"}]})
 
 
