@@ -42,7 +42,10 @@ def hours(text: str) -> float:
         raise InputError(f"{text!r} is not a duration (e.g. 48h, 2d, 90m)")
     n = float(m.group(1))
     unit = m.group(2) or "h"
-    return n * {"m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0}[unit]
+    h = n * {"m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0}[unit]
+    if h > 24 * 366:
+        raise InputError(f"{text!r} is more than a year; a deadline is due at most 366d from now")
+    return h
 
 
 def when(text: str) -> datetime:

@@ -8,6 +8,7 @@ JSON snapshot, as the cache does), every data table loads.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -248,6 +249,21 @@ def test_a_typo_in_a_choice_key_is_refused_naming_it(played: tuple[Ruleset, list
     assert not p.ok and "no_such_choice_xyz" in (p.error or "") and first.id in (p.error or "")
 
 
+def test_a_misspelt_step_key_is_refused_naming_it(played: tuple[Ruleset, list[RecordedEvent]]) -> None:
+    """The README: a misspelt key is refused naming the step and the key, "choice" for "choices" too (issue 28: a
+    step that ignored unknown keys dropped the GM's choices silently and passed the suite)."""
+    from kingdomlog.core.errors import InputError
+
+    rs, _ = played
+    state = rs.initial_state(default_context(rs, "conf"))
+    raw = dict(rs.sample_plans()[0])
+    first = rs.phases_for(state, 0)[0].id
+    entry = dict(raw["steps"].get(first, {}))
+    entry["choice"] = entry.pop("choices", {})
+    with pytest.raises(InputError, match=rf"steps\.{re.escape(first)}: unknown key 'choice'; a step takes: choices"):
+        Plan.parse({**raw, "steps": {**raw["steps"], first: entry}})
+
+
 def test_typed_dice_under_a_key_the_step_does_not_roll_are_refused(
         played: tuple[Ruleset, list[RecordedEvent]]) -> None:
     rs, _ = played
@@ -261,3 +277,50 @@ def test_typed_dice_under_a_key_the_step_does_not_roll_are_refused(
     p = preview_turn(rs, state, Plan.parse({**raw, "steps": steps}), campaign="conf", turn=0, start_seq=0,
                      seed="x")
     assert not p.ok and "no_such_roll_xyz" in (p.error or "")
+
+
+def _unbounded(tp: object, meta: tuple[object, ...], path: str, seen: set[type]) -> list[str]:
+    """The numbers under ``tp`` (a field's declared type) a person could type without a bound on either side, and
+    the free-form values not checked by ``bounded_json`` (issue 28)."""
+    import types
+    import typing
+
+    from pydantic.fields import FieldInfo
+
+    from kingdomlog.core.choices import Choices, _bounds, bounded_json
+
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        inner, *more = typing.get_args(tp)
+        return _unbounded(inner, (*meta, *more), path, seen)
+    if origin in (typing.Union, types.UnionType):
+        return [x for a in typing.get_args(tp) if a is not type(None) for x in _unbounded(a, meta, path, seen)]
+    if origin in (list, tuple, set, frozenset):
+        return [x for i, a in enumerate(typing.get_args(tp)) if a is not Ellipsis
+                for x in _unbounded(a, (), f"{path}[{i if origin is tuple else ''}]", seen)]
+    if origin is dict:
+        k, v = typing.get_args(tp)
+        return _unbounded(k, (), f"{path} key", seen) + _unbounded(v, (), f"{path}{{}}", seen)
+    if isinstance(tp, type) and issubclass(tp, Choices):
+        if tp in seen:
+            return []
+        seen.add(tp)
+        return [x for name, info in tp.model_fields.items()
+                for x in _unbounded(info.annotation, tuple(info.metadata), f"{tp.__name__}.{name}", seen)]
+    if tp in (int, float):
+        lo, hi = _bounds(meta)
+        return [] if lo is not None and hi is not None else [f"{path} ({tp.__name__} [{lo}, {hi}])"]
+    if tp is typing.Any or tp in (dict, list, object):
+        checked = any(getattr(m, "func", None) is bounded_json for m in meta) or any(
+            getattr(x, "func", None) is bounded_json for m in meta if isinstance(m, FieldInfo) for x in m.metadata)
+        return [] if checked else [f"{path} (free-form, not bounded_json)"]
+    return []
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_every_number_a_step_takes_is_bounded(rs: Ruleset) -> None:
+    """Every number a GM or player types has a bound on both sides at the schema, and a free-form value is
+    checked (issue 28: a GM effect of 10**30 committed, then every SQL query broke; a Ruin of 2**63 hung)."""
+    seen: set[type] = set()
+    loose = [x for step in rs.all_steps for x in _unbounded(step.choices, (), step.choices.__name__, seen)]
+    assert loose == [], f"{rs.id}: {len(loose)} unbounded:\n" + "\n".join(loose)

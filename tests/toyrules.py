@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kingdomlog.core.choices import Choices, Option, Pick
+from kingdomlog.core.choices import Choices, Count, Option, Pick
 from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent, register_event, register_upcaster
 from kingdomlog.core.modifiers import Modifier, stack
@@ -85,16 +85,16 @@ CROPS = ("wheat", "barley")
 
 class FoundChoices(Choices):
     name: str = Field(default="Greenacre", title="Farm name")
-    gold: int = Field(default=10, ge=0, title="Starting gold")
+    gold: Count = Field(default=10, title="Starting gold")
 
 
 class HarvestChoices(Choices):
     crop: Annotated[str, Pick("crops", what="a crop of this farm")] = "wheat"
-    stash: int = Field(default=0, ge=0, title="Gold hidden by the GM")
+    stash: Count = Field(default=0, title="Gold hidden by the GM")
 
 
 class MarketChoices(Choices):
-    sell: int = Field(default=0, ge=0, title="Food to sell")
+    sell: Count = Field(default=0, title="Food to sell")
 
 
 def found(ctx: StepContext[ToyState], c: FoundChoices) -> None:

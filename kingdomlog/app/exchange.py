@@ -255,6 +255,9 @@ def import_campaign(cls: type[Campaign], lines: Sequence[str], folder: str | Pat
                 parse_visibility(ev.visibility, declared)
             except InputError as exc:
                 raise InputError(f"{source}: event {n}: {exc}; nothing was imported") from None
+            if ev.actor not in ("gm", "system", *declared):
+                raise InputError(f"{source}: event {n}: actor {ev.actor!r} is not gm, system or a player or faction"
+                                 f" of this campaign (declared: {', '.join(declared) or 'none'}); nothing was imported")
         warnings: list[str] = []
         differ = [r for r, ev in zip(rows, camp.events(), strict=True) if r.hash != ev.hash]
         if differ:

@@ -32,36 +32,121 @@ Traceback (most recent call last):
 kingdomlog.core.errors.InputError: step 'harvest': unknown choice 'hand'; this step takes: crop, hands
 >>> [(f.name, f.kind, f.label) for f in describe(Harvest, state=None, vocabulary=vocab)]
 [('crop', 'select', 'Crop'), ('hands', 'int', 'Farm hands')]
+
+Every number a person types is bounded where it enters (issue 28): ``Amount`` (a signed number: a delta, a
+modifier, a GM's ruling) and ``Count`` (a number that cannot be negative) stop at ``LIMIT`` unless a field
+declares its own ``Field(ge=..., le=...)``, and a free-form value (``FreeJson``) holds only JSON's own values
+with numbers in the same bounds. The bounds are in the ``FieldSpec`` (``minimum``, ``maximum``) and the JSON
+Schema; a value past them is refused naming the field:
+
+>>> class Ruling(Choices):
+...     amount: Amount = 0
+>>> validate_choices(Ruling, {"amount": 10**9}, state=None, vocabulary=vocab, step="gm.adjust")
+Traceback (most recent call last):
+...
+kingdomlog.core.errors.InputError: step 'gm.adjust': choice amount: 1000000000 is above the largest allowed, 10000
+>>> [(f.minimum, f.maximum) for f in describe(Ruling, state=None, vocabulary=vocab)]
+[(-10000.0, 10000.0)]
 """
 
 from __future__ import annotations
 
+import math
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 import annotated_types
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
 
 from kingdomlog.core.errors import InputError
 
 __all__ = [
+    "LIMIT",
     "PARENT",
+    "Amount",
     "Choices",
+    "Count",
     "Field",
     "FieldSpec",
+    "FreeJson",
     "NoChoices",
     "Option",
     "Pick",
     "Variant",
     "Vocabulary",
+    "bounded_json",
     "describe",
     "field_options",
     "validate_choices",
 ]
+
+
+LIMIT = 10_000
+"""The largest number a person types into a choice unless its field declares its own bounds (issue 28).
+
+No rule of the bundled rulesets comes near it, and under it nothing a choice feeds (a loop per threshold, a sum
+folded over a campaign, a column a historian's query reads) can hang or overflow.
+"""
+
+Amount = Annotated[int, Field(ge=-LIMIT, le=LIMIT)]
+"""A signed number typed in: a delta, a modifier, an amount of a GM's ruling (``-LIMIT`` to ``LIMIT``)."""
+
+Count = Annotated[int, Field(ge=0, le=LIMIT)]
+"""A number typed in that cannot be negative: a count, a quantity, a price, a score (0 to ``LIMIT``)."""
+
+_JSON_DEPTH = 20
+_JSON_ITEMS = 10_000
+
+
+def bounded_json(value: Any) -> Any:
+    """``value`` if it is JSON's own (objects with text keys, lists, text, booleans, null, finite numbers) with
+    every number within ``±LIMIT``, at most 20 levels deep and 10,000 items; a ``ValueError`` naming where not.
+
+    The check of a free-form choice (``FreeJson``: a GM's escape hatch), so it carries no number a later read
+    cannot take.
+
+    >>> bounded_json({"a": [1, -2.5, "x", None, True]})
+    {'a': [1, -2.5, 'x', None, True]}
+    >>> bounded_json({"a": [1, 10**30]})
+    Traceback (most recent call last):
+    ...
+    ValueError: a[1]: 1000000000000000000000000000000 is outside -10000 to 10000
+    """
+    seen = 0
+
+    def walk(v: Any, where: str, depth: int) -> None:
+        nonlocal seen
+        seen += 1
+        if seen > _JSON_ITEMS or depth > _JSON_DEPTH:
+            raise ValueError(f"{where or 'the value'}: more than {_JSON_ITEMS} items or {_JSON_DEPTH} levels")
+        if v is None or isinstance(v, (bool, str)):
+            return
+        if isinstance(v, (int, float)):
+            if not (isinstance(v, int) or math.isfinite(v)) or not -LIMIT <= v <= LIMIT:
+                raise ValueError(f"{where or 'the value'}: {v!r} is outside {-LIMIT} to {LIMIT}")
+            return
+        if isinstance(v, Mapping):
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise ValueError(f"{where or 'the value'}: key {k!r} is not text")
+                walk(x, f"{where}.{k}" if where else k, depth + 1)
+            return
+        if isinstance(v, (list, tuple)):
+            for i, x in enumerate(v):
+                walk(x, f"{where}[{i}]", depth + 1)
+            return
+        raise ValueError(f"{where or 'the value'}: a {type(v).__name__} is not a JSON value")
+
+    walk(value, "", 0)
+    return value
+
+
+FreeJson = Annotated[Any, AfterValidator(bounded_json)]
+"""A free-form value typed in (a GM's escape hatch): JSON's own values, numbers within ``±LIMIT``."""
 
 
 class Choices(BaseModel):
@@ -248,7 +333,10 @@ def _literal_values(tp: Any) -> tuple[Any, ...] | None:
 def _bounds(meta: Sequence[Any]) -> tuple[float | None, float | None]:
     lo: float | None = None
     hi: float | None = None
+    flat: list[Any] = []
     for m in meta:
+        flat.extend(m.metadata if isinstance(m, FieldInfo) else [m])  # Annotated[int, Field(ge=..)] in a list
+    for m in flat:
         if isinstance(m, annotated_types.Ge):
             lo = float(m.ge)  # type: ignore[arg-type]
         elif isinstance(m, annotated_types.Gt):
@@ -366,9 +454,39 @@ def _allowed_text(options: Sequence[Option], limit: int = 15) -> str:
     return f"allowed: {shown}" + (f", … ({len(names)} in all)" if len(names) > limit else "")
 
 
+_UNION_TAGS = frozenset({"int", "constrained-int", "float", "constrained-float", "str", "constrained-str", "bool",
+                         "list[int]", "list[str]", "dict[str,any]", "none"})
+"""The tags pydantic puts in an error's location for a member of a union of scalars (``int | str``)."""
+
+_BOUNDS = {"less_than_equal": ("above the largest allowed", "le"), "less_than": ("not below", "lt"),
+           "greater_than_equal": ("below the smallest allowed", "ge"), "greater_than": ("not above", "gt")}
+
+
+def _errors(exc: ValidationError) -> list[Any]:
+    """The errors of ``exc``, those of a union of scalars (``int | str``) kept only for the member the input is:
+    a number past its bounds is one error, not one per member."""
+    errs = list(exc.errors())
+    out = []
+    for err in errs:
+        loc = tuple(err["loc"])
+        if loc and loc[-1] in _UNION_TAGS:
+            others = [e for e in errs if e is not err and tuple(e["loc"])[:-1] == loc[:-1]]
+            if err["type"].endswith("_type") and any(not e["type"].endswith("_type") for e in others):
+                continue  # a member the input is not (a string member's "not a string" beside an int's bound)
+            err = {**err, "loc": loc[:-1]}
+        out.append(err)
+    return out
+
+
+def _shown(got: Any) -> str:
+    text = repr(got)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _pydantic_message(exc: ValidationError, model: type[Choices], step: str) -> str:
     parts = []
-    for err in exc.errors()[:3]:
+    errs = _errors(exc)
+    for err in errs[:3]:
         loc = tuple(err["loc"])
         if err["type"] == "extra_forbidden":
             owner = _owner(model, loc[:-1])
@@ -382,11 +500,14 @@ def _pydantic_message(exc: ValidationError, model: type[Choices], step: str) -> 
                 parts.append(f"unknown choice {loc[-1]!r}{where}; {what}: {', '.join(owner.model_fields)}")
         elif err["type"] == "missing":
             parts.append(f"choice {_loc(loc)} is required")
+        elif err["type"] in _BOUNDS:
+            words, key = _BOUNDS[err["type"]]
+            parts.append(f"choice {_loc(loc)}: {_shown(err.get('input'))} is {words}, {err['ctx'][key]}")
+        elif err["type"] == "value_error":
+            parts.append(f"choice {_loc(loc)}: {err['ctx']['error']}")
         else:
-            got = err.get("input")
-            shown = repr(got) if len(repr(got)) <= 60 else repr(got)[:57] + "..."
-            parts.append(f"choice {_loc(loc)}: {err['msg'].lower()} (got {shown})")
-    more = exc.error_count() - 3
+            parts.append(f"choice {_loc(loc)}: {err['msg'].lower()} (got {_shown(err.get('input'))})")
+    more = len(errs) - 3
     if more > 0:
         parts.append(f"and {more} more")
     return f"step {step!r}: " + "; ".join(parts)

@@ -17,6 +17,7 @@ import hashlib
 import json
 import json.encoder as _json_encoder
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -29,6 +30,9 @@ from kingdomlog.core.errors import EventTypeError, InputError
 GENESIS_HASH = "0" * 64
 MAX_TURN = 2**31 - 1
 """The highest turn number the log stores (its ``turn`` column is a 32-bit integer)."""
+MAX_PAYLOAD_INT = 2**53 - 1
+"""The largest integer (either sign) a new event's payload may carry: every JSON reader (DuckDB's, a browser's,
+a 64-bit column) reads it exactly. A log is never refused for what it holds; only new events are checked."""
 
 VISIBILITY_PUBLIC = "public"
 VISIBILITY_GM = "gm"
@@ -200,6 +204,27 @@ def canonical_json(value: Any) -> str:
     return text
 
 
+_LONG_NUMBER = re.compile(r"\d{16}")
+"""A run of 16 digits: the only way a number past ``MAX_PAYLOAD_INT`` can be written (cheap to look for)."""
+
+
+def _too_large(value: Any, path: str) -> tuple[str, int] | None:
+    """Where the first integer of ``value`` past ``MAX_PAYLOAD_INT`` sits (``a.b[2]``) and what it is, or None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (path, value) if abs(value) > MAX_PAYLOAD_INT else None
+    if isinstance(value, Mapping):
+        for k in sorted(value, key=str):
+            found = _too_large(value[k], f"{path}.{k}" if path else str(k))
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _too_large(v, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
+
+
 def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
     """Where the first non-finite float of ``value`` sits (``a.b[2]``) and what it is, or None."""
     if isinstance(value, float):
@@ -304,23 +329,33 @@ def payload_json(payload: EventModel) -> str:
     pass of the C encoder, which refuses a non-finite number itself; any refusal (or a value the
     encoder does not take) goes the general way below, which names where it sits. The text is
     the same either way (``tests/core/test_payload_json.py``).
+
+    An integer past ``MAX_PAYLOAD_INT`` is refused too (issue 28: a GM's 10**30 was written, and
+    every later SQL query over the log broke); only a text with 16 digits in a row is searched.
     """
     dump = payload.model_dump()
+    text = None
     if _plain_class(type(payload)):
         try:
             text = _plain_json(dump)
             text.encode("utf-8")
-            return text
         except (ValueError, TypeError, UnicodeEncodeError):
-            pass
-    where = _non_finite(dump, "")
-    if where is not None:
-        raise InputError(f"event {payload.type!r}: payload: {where[0]} is {where[1]}; events carry only finite"
-                         " numbers (JSON has no NaN or Infinity)")
-    try:
-        return canonical_json(payload.model_dump(mode="json"))
-    except InputError as exc:
-        raise InputError(f"event {payload.type!r}: payload: {exc}") from None
+            text = None
+    if text is None:
+        where = _non_finite(dump, "")
+        if where is not None:
+            raise InputError(f"event {payload.type!r}: payload: {where[0]} is {where[1]}; events carry only finite"
+                             " numbers (JSON has no NaN or Infinity)")
+        try:
+            text = canonical_json(payload.model_dump(mode="json"))
+        except InputError as exc:
+            raise InputError(f"event {payload.type!r}: payload: {exc}") from None
+    if _LONG_NUMBER.search(text):
+        big = _too_large(dump, "")
+        if big is not None:
+            raise InputError(f"event {payload.type!r}: payload: {big[0] or '(value)'} is {big[1]}, past the largest"
+                             f" integer an event carries ({MAX_PAYLOAD_INT}, either sign)")
+    return text
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ event type needs it) and the ``kingdomlog.rulesets`` entry-point group.
 from __future__ import annotations
 
 import importlib
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,7 +30,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, Protocol, Typ
 
 from pydantic import BaseModel
 
-from kingdomlog.core.choices import Choices, FieldSpec, NoChoices, Option, describe, validate_choices
+from kingdomlog.core.choices import (
+    LIMIT,
+    Choices,
+    FieldSpec,
+    NoChoices,
+    Option,
+    bounded_json,
+    describe,
+    validate_choices,
+)
 from kingdomlog.core.errors import (
     CorruptLogError,
     InputError,
@@ -66,7 +76,25 @@ OptionType = Literal["bool", "int", "float", "str", "choice", "list", "table"]
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """A campaign option a ruleset declares: type, default, help and allowed values."""
+    """A campaign option a ruleset declares: type, default, help and allowed values.
+
+    A number is finite and within ``minimum``..``maximum``, each ``±LIMIT`` when not declared (issue 28: ``inf``
+    in ``campaign.toml`` was an internal error, and a number no rule means can drive a loop without end); a table
+    holds JSON's own values, its numbers within ``±LIMIT`` (``core.choices.bounded_json``).
+
+    >>> OptionSpec("rounds", "int", 3, "battle rounds").validate(float("inf"))
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: option 'rounds' must be an integer, got inf
+    >>> OptionSpec("weight", "float", 1.0, "a weight").validate(float("nan"))
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: option 'weight' must be a finite number, got nan
+    >>> OptionSpec("rounds", "int", 3, "battle rounds").validate(10**6)
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: option 'rounds' must be at most 10000, got 1000000
+    """
 
     name: str
     type: OptionType
@@ -92,13 +120,17 @@ class OptionSpec:
                 num: float | int = int(value) if self.type == "int" else float(value)
                 if self.type == "int" and isinstance(value, float) and value != int(value):
                     raise ValueError
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # OverflowError: int(inf)
                 kind = "an integer" if self.type == "int" else "a number"
                 raise InputError(f"{label} must be {kind}, got {value!r}") from None
-            if self.minimum is not None and num < self.minimum:
-                raise InputError(f"{label} must be at least {self.minimum:g}, got {num}")
-            if self.maximum is not None and num > self.maximum:
-                raise InputError(f"{label} must be at most {self.maximum:g}, got {num}")
+            if not math.isfinite(num):
+                raise InputError(f"{label} must be a finite number, got {value!r}")
+            lo = -LIMIT if self.minimum is None else self.minimum
+            hi = LIMIT if self.maximum is None else self.maximum
+            if num < lo:
+                raise InputError(f"{label} must be at least {lo:g}, got {num}")
+            if num > hi:
+                raise InputError(f"{label} must be at most {hi:g}, got {num}")
             return num
         if self.type == "choice":
             if value not in self.choices:
@@ -121,6 +153,10 @@ class OptionSpec:
         if self.type == "table":
             if not isinstance(value, dict):
                 raise InputError(f"{label} must be a table, got {value!r}")
+            try:
+                bounded_json(value)
+            except ValueError as exc:
+                raise InputError(f"{label}: {exc}") from None
             return dict(value)
         raise InputError(f"{label} has unknown type {self.type!r}")  # pragma: no cover
 

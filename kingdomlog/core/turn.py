@@ -15,29 +15,46 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
-from kingdomlog.core.choices import Choices
+from kingdomlog.core.choices import LIMIT, Choices
 from kingdomlog.core.errors import InputError, InternalError, RuleError
-from kingdomlog.core.events import Draft, RecordedEvent
+from kingdomlog.core.events import MAX_TURN, Draft, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown, Question, Ruleset, State, Step, run_step
 from kingdomlog.core.viewers import parse_visibility
+from kingdomlog.dice.notation import MAX_SIDES
 from kingdomlog.dice.roller import KeyedRoller, Roll
 
 if TYPE_CHECKING:
     from kingdomlog.dice.checks import CheckSpec
 
 
+Face = Annotated[StrictInt, Field(ge=1, le=MAX_SIDES)]
+"""A face of a physical die typed in (the notation checks it against its die)."""
+
+
 class StepPlan(BaseModel):
-    """The GM's input for one step."""
+    """The GM's input for one step: a key other than these three (``"choice"``) is refused, naming it."""
 
     model_config = ConfigDict(extra="forbid")
 
     choices: dict[str, Any] = Field(default_factory=dict)
-    rolls: dict[str, list[int]] = Field(default_factory=dict)
-    rerolls: dict[str, int] = Field(default_factory=dict)
+    rolls: dict[str, list[Face]] = Field(default_factory=dict)
+    rerolls: dict[str, Annotated[StrictInt, Field(ge=0, le=LIMIT)]] = Field(default_factory=dict)
+
+
+def _plan_error(err: Any) -> str:
+    """One error of a plan in words: where (``steps.upkeep``), what, and the value given."""
+    loc = [str(x) for x in err["loc"]]
+    if err["type"] == "extra_forbidden":
+        owner = StepPlan if len(loc) == 3 and loc[0] == "steps" else Plan if len(loc) == 1 else None
+        takes = f"; {'a step' if owner is StepPlan else 'a plan'} takes: {', '.join(owner.model_fields)}" if owner \
+            else ""
+        return f"{'.'.join(loc[:-1]) or '(top)'}: unknown key {loc[-1]!r}{takes}"
+    got = repr(err.get("input"))
+    return f"{'.'.join(loc) or '(top)'}: {err['msg'][:1].lower()}{err['msg'][1:]} (got {got[:40]})"
 
 
 PLAN_NOTE_TITLE = "Turn note"
@@ -54,7 +71,8 @@ class Plan(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    turn: int | None = None
+    turn: Annotated[StrictInt, Field(ge=0, le=MAX_TURN)] | None = None
+    """Strict: ``"8"`` is refused, not read as 8 (a plan says what it means)."""
     seed: str | None = None
     steps: dict[str, StepPlan] = Field(default_factory=dict)
     note: str = ""
@@ -64,16 +82,22 @@ class Plan(BaseModel):
 
     @classmethod
     def parse(cls, data: str | bytes | Mapping[str, Any], *, source: str = "plan") -> Plan:
-        """Parse plan JSON (text or dict); raises ``InputError`` naming ``source`` and the field."""
+        """Parse plan JSON (text or dict); raises ``InputError`` naming ``source`` and the field.
+
+        >>> for bad in ({"steps": {"upkeep": {"choice": {"food": 2}}}}, {"turn": "8"}):
+        ...     try:
+        ...         Plan.parse(bad)
+        ...     except InputError as exc:
+        ...         print(exc)
+        plan: invalid plan: steps.upkeep: unknown key 'choice'; a step takes: choices, rolls, rerolls
+        plan: invalid plan: turn: input should be a valid integer (got '8')
+        """
         try:
             if isinstance(data, (str, bytes)):
                 return cls.model_validate_json(data)
             return cls.model_validate(dict(data))
         except ValidationError as exc:
-            errs = "; ".join(
-                f"{'.'.join(str(x) for x in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors()[:5]
-            )
-            raise InputError(f"{source}: invalid plan: {errs}") from None
+            raise InputError(f"{source}: invalid plan: {'; '.join(_plan_error(e) for e in exc.errors()[:5])}") from None
 
     def to_json(self) -> str:
         """Pretty JSON, the format ``kingdomlog turn --plan`` reads (``note_visibility`` only when not ``gm``)."""

@@ -162,12 +162,30 @@ GM_VISIBILITY = Visibility((GM,))
 
 @lru_cache(maxsize=4096)
 def _syntax(text: str) -> Visibility:
+    """The parts of a visibility string, or an ``InputError`` saying which part is wrong and why.
+
+    >>> _syntax("faction:a,faction:b").parts
+    ('faction:a', 'faction:b')
+    >>> _syntax("public,faction:a")
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: visibility 'public,faction:a': 'public' stands alone, not in a list
+    >>> _syntax("faction:gm")
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: visibility 'faction:gm': 'gm' is reserved, not a player or faction id
+    """
     if text in (PUBLIC, GM):
         return Visibility((text,))
     parts = tuple(p.strip() for p in text.split(","))
     for p in parts:
         pid = p[len(PLAYER_PREFIX):] if p.startswith(PLAYER_PREFIX) else None
-        if pid is None or not _ID_RE.match(pid) or pid in RESERVED:
+        if p in (PUBLIC, GM):  # a reserved name beside others: it is one of the names, in the wrong place
+            raise InputError(f"visibility {text!r}: {p!r} stands alone, not in a list"
+                             + (" (the GM reads every event)" if p == GM else ""))
+        if pid in RESERVED:
+            raise InputError(f"visibility {text!r}: {pid!r} is reserved, not a player or faction id")
+        if pid is None or not _ID_RE.match(pid):
             hint = ""
             if p.lower().startswith(PLAYER_PREFIX) and not p.startswith(PLAYER_PREFIX):
                 hint = f" (write {PLAYER_PREFIX}{p[len(PLAYER_PREFIX):]} in lower case)"

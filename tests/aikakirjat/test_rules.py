@@ -105,6 +105,35 @@ def test_removing_points_wraps_up_and_clamps() -> None:
     assert R.remove_points(Track(points=2, modifier=0), 5, 13) == Track(points=0, modifier=0)
 
 
+def _wrap_by_loop(track: Track, n: int, score: int, overflow: str = "carry") -> Track:
+    """§2.2 A5 / A6 as written: "while the points exceed the score, wrap" (and back up while under zero)."""
+    p, m, s = track.points + n, track.modifier, max(1, score)
+    if n >= 0:
+        while p > s:
+            p, m = (p - s if overflow == "carry" else 0), m - 1
+        return Track(points=p, modifier=m)
+    while p < 0 and m < 0:
+        p, m = p + s, m + 1
+    return Track(points=max(0, p), modifier=m)
+
+
+def test_corruption_wraps_are_counted_as_the_loop_would_count_them() -> None:
+    """Issue 28: the wrap is arithmetic, not a loop per score, so a GM's 10,000 steps are as quick as one; on every
+    small case it gives what the loop of A5/A6 gives."""
+    for pts in range(0, 9):
+        for mod in range(-4, 1):
+            for n in range(-20, 30):
+                for score in range(0, 9):
+                    t = Track(points=pts, modifier=mod)
+                    got = R.add_points(t, n, score) if n >= 0 else R.remove_points(t, -n, score)
+                    assert got == _wrap_by_loop(t, n, score), (pts, mod, n, score)
+                    if n >= 0:
+                        assert R.add_points(t, n, score, "reset") == _wrap_by_loop(t, n, score, "reset")
+    # 10**6 points on score 7: 142,857 wraps down to 1 point
+    assert R.add_points(Track(), 10**6, 7) == Track(points=1, modifier=-142857)
+    assert R.remove_points(Track(points=0, modifier=-142857), 10**6 - 1, 7) == Track(points=0, modifier=0)
+
+
 def test_corruption_modifier_applies_to_checks_of_its_ability() -> None:
     """§2.16 / A9: a Decay modifier of −1 lowers Construction (Stability) checks, not Religion (Culture)."""
     g = Game()

@@ -16,7 +16,7 @@ from pydantic import Field, field_serializer, model_serializer
 from kingdomlog.app.campaign import Campaign
 from kingdomlog.core import events
 from kingdomlog.core.errors import InputError
-from kingdomlog.core.events import EventModel, _plain_class, canonical_json, payload_json
+from kingdomlog.core.events import MAX_PAYLOAD_INT, EventModel, _plain_class, canonical_json, payload_json
 
 CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
 
@@ -91,7 +91,8 @@ def test_which_classes_take_the_one_pass_path() -> None:
 
 @pytest.mark.parametrize("p", [
     Plain(n=1),
-    Plain(n=-(10**20), f=0.1, s="", b=True, xs=[3, 1, 2], t=(9, "z"), m={"b": 2.0, "a": -0.0, "10": 1e300, "9": 5e-324},
+    Plain(n=-MAX_PAYLOAD_INT, f=0.1, s="", b=True, xs=[3, 1, 2], t=(9, "z"),
+          m={"b": 2.0, "a": -0.0, "10": 1e300, "9": 5e-324},
           inner=Inner(x=2.5, tags=("q", "p")), many=[Inner(x=1), Inner(x=-3.25)]),
     IntKeys(m={10: 1, 9: 2}),
     Anything(v={"k": [1, (2, 3), {"z": None, "a": "b"}]}),
@@ -112,6 +113,18 @@ def test_non_finite_numbers_are_refused_naming_where(p: EventModel) -> None:
         payload_json(p)
 
 
+@pytest.mark.parametrize("p", [
+    Plain(n=MAX_PAYLOAD_INT + 1), Plain(n=-(10**30)), Plain(n=1, xs=[1, 2**63]), Plain(n=1, t=(10**20, "x")),
+    Anything(v={"k": [1, {"z": 10**30}]}), IntKeys(m={1: 2**64}),
+])
+def test_an_integer_no_json_reader_reads_exactly_is_refused_naming_where(p: EventModel) -> None:
+    """Issue 28: a GM effect of 10**30 was committed and verified; then every SQL query over the root broke."""
+    with pytest.raises(InputError, match=r"payload: .+ is -?\d+, past the largest integer an event carries"):
+        payload_json(p)
+    assert payload_json(Plain(n=MAX_PAYLOAD_INT, s="1234567890123456789")) == general(
+        Plain(n=MAX_PAYLOAD_INT, s="1234567890123456789"))  # 16 digits in a text are only text
+
+
 def test_text_that_is_not_unicode_is_refused() -> None:
     with pytest.raises(InputError, match="not a Unicode character"):
         payload_json(Plain(n=1, s="a\ud800"))
@@ -129,11 +142,12 @@ def test_every_stored_event_of_the_sample_campaigns() -> None:
 
 _finite = st.floats(allow_nan=False, allow_infinity=False)
 _text = st.text(max_size=12)  # any code point but lone surrogates (refused either way, tested above)
+_int = st.integers(-MAX_PAYLOAD_INT, MAX_PAYLOAD_INT)  # past it: refused either way, tested above
 
 
 @settings(max_examples=300, deadline=None)
-@given(n=st.integers(-(10**30), 10**30), f=_finite, s=_text, b=st.none() | st.booleans(),
-       xs=st.lists(st.integers(-(2**70), 2**70), max_size=5), t=st.tuples(st.integers(), _text),
+@given(n=_int, f=_finite, s=_text, b=st.none() | st.booleans(),
+       xs=st.lists(_int, max_size=5), t=st.tuples(_int, _text),
        m=st.dictionaries(_text, _finite, max_size=5),
        many=st.lists(st.builds(Inner, x=_finite, tags=st.tuples(_text) | st.just(())), max_size=3))
 def test_any_plain_payload_has_the_same_text_either_way(n: int, f: float, s: str, b: bool | None, xs: list[int],

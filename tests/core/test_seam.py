@@ -49,7 +49,7 @@ def files(camp: Campaign) -> list[str]:
     ({"harvest": {"choices": {"crop": "rye"}}},
      "choice crop: 'rye' is not a crop of this farm; allowed: wheat, barley"),
     ({"harvest": {"choices": {"stash": "3"}}}, "choice stash: input should be a valid integer"),
-    ({"market": {"choices": {"sell": -1}}}, "choice sell: input should be greater than or equal to 0"),
+    ({"market": {"choices": {"sell": -1}}}, "choice sell: -1 is below the smallest allowed, 0"),
     ({"harvest": {"rolls": {"harvset": [3]}}}, "typed faces under roll key(s) 'harvset' that this step does not roll"),
     ({"harvest": {"rerolls": {"harvset": 1}}}, "re-rolls of key(s) 'harvset'"),
 ])
@@ -153,7 +153,10 @@ def test_campaign_toml_declaring_a_reserved_viewer_is_refused(farm: Campaign) ->
     ("FACTION:alice", "in lower case"),
     ("faction:zed", "names 'zed', not a player or faction of this campaign"),
     ("faction:alice,faction:alice", "names a player twice"),
-    ("faction:gm", "is not 'public', 'gm' or 'faction:<player id>'"),
+    ("faction:gm", "'gm' is reserved, not a player or faction id"),
+    ("public,faction:alice", "'public' stands alone, not in a list"),
+    ("faction:alice,gm", "'gm' stands alone, not in a list (the GM reads every event)"),
+    ("faction:alice,faction:public", "'public' is reserved, not a player or faction id"),
 ])
 def test_a_bad_visibility_is_refused_before_anything_is_written(
         farm: Campaign, capsys: pytest.CaptureFixture[str], vis: str, needle: str) -> None:

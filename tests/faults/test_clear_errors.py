@@ -252,7 +252,8 @@ def test_out_of_range_turns_in_events_and_plans(tmp_path: Path) -> None:
     (tmp_path / "e.jsonl").write_text(line + "\n")
     clear(*run("append", str(farm), str(tmp_path / "e.jsonl"))[::2], "turn 99999999999 is out of range")
     (tmp_path / "plan.json").write_text(json.dumps(dict(PLAN, turn=99999999999)))
-    clear(*run("turn", str(farm), "--plan", str(tmp_path / "plan.json"))[::2], "plan is for turn 99999999999")
+    clear(*run("turn", str(farm), "--plan", str(tmp_path / "plan.json"))[::2],
+          "invalid plan: turn: input should be less than or equal to 2147483647 (got 99999999999)")
     assert log_hash(farm) == before
 
 

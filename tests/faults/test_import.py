@@ -153,6 +153,8 @@ BAD_FIELDS: list[tuple[str, dict[str, Any], str]] = [
     ("visibility junk", {"visibility": "everyone"}, "visibility 'everyone'"),
     ("visibility empty id", {"visibility": "faction:"}, "visibility 'faction:'"),
     ("visibility undeclared", {"visibility": "faction:zed"}, "'zed', not a player or faction of this campaign"),
+    ("actor undeclared", {"actor": "zed"}, "actor 'zed' is not gm, system or a player or faction of this campaign"
+                                           " (declared: alice); nothing was imported"),
     ("foreign type", {"type": "elsewhere.thing", "payload": {"n": 1}}, "does not belong to ruleset 'toy-farm'"),
     ("config again", {"type": "core.campaign_configured", "payload": {"ruleset": "toy-farm"}},
      "must be the first event, and only the first"),
@@ -175,7 +177,7 @@ def test_every_envelope_field_is_checked(tmp_path: Path, export: list[str], name
     assert rc == 1, (name, out)
     assert message in err, (name, err)
     assert "internal error" not in err and err.count("\n") == 1
-    if name != "visibility undeclared":  # that one is checked against the built campaign's players
+    if name not in ("visibility undeclared", "actor undeclared"):  # checked against the built campaign's players
         assert f"line {at + 1}" in err, err
     nothing_at(target)
 

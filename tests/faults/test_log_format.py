@@ -180,7 +180,7 @@ def test_the_fixture_log_verifies_with_the_page_alone() -> None:
 def test_floats_escapes_and_unicode_verify_with_the_page_alone(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "log", "fmt-camp")
     log.dir.mkdir()
-    big = {"z": 1, "a": [True, False, None], "é": 2, "\U0001f600": 3, "\uffff": 4, "Z": -(10**30)}
+    big = {"z": 1, "a": [True, False, None], "é": 2, "\U0001f600": 3, "\uffff": 4, "Z": -(2**53 - 1)}
     log.append([Draft(Measured(values=FLOATS, label=LABEL, extra=big), turn=0, phase=None)], expect_seq=0,
                recorded_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
     log.append([Draft(Measured(values=[-x for x in FLOATS], label="two"), turn=1, phase="p", actor="alice",
@@ -205,4 +205,14 @@ def test_non_finite_numbers_are_refused_with_nothing_written(tmp_path: Path, bad
         log.append([Draft(Measured(values=[1.0, bad], label="x"), turn=0)], expect_seq=0)
     with pytest.raises(InputError, match=r"extra\.deep\[0\] is"):
         log.append([Draft(Measured(values=[], label="x", extra={"deep": [bad]}), turn=0)], expect_seq=0)
+    assert list(log.dir.iterdir()) == []
+
+
+def test_an_integer_past_2_53_is_refused_with_nothing_written(tmp_path: Path) -> None:
+    """The page: a new payload carries integers up to 2^53 - 1 either way (issue 28: 10**30 broke every query)."""
+    log = EventLog(tmp_path / "log", "fmt-camp")
+    log.dir.mkdir()
+    with pytest.raises(InputError, match=r"event 'fmt.measured': payload: extra\.Z is -9007199254740992, past the"
+                                         r" largest integer an event carries"):
+        log.append([Draft(Measured(values=[], label="x", extra={"Z": -(2**53)}), turn=0)], expect_seq=0)
     assert list(log.dir.iterdir()) == []

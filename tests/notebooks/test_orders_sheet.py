@@ -24,6 +24,7 @@ from nb_support import NOTEBOOKS, REPO, Server, free_port, load_notebook, number
 from kingdomlog.app import Campaign, pbp
 from kingdomlog.app import submissions as subs
 from kingdomlog.core.core_events import MessageSent, PlanSubmitted, QuestionAnswered, ReadyMarked
+from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import Plan
 from kingdomlog.views import orders
 
@@ -314,7 +315,7 @@ def test_open_orders_reads_the_viewers_own_turn(fel: Path) -> None:
     assert start["answered_in"] == {"orders_fabian": {"dilemmas"}} and start["submitted"] is None
     hints = start["hints"]["orders_fabian"]["target"]  # the targets of every action fabian may take, each once
     assert hints and len({o.value for o in hints}) == len(hints)
-    with pytest.raises(Exception, match="not a player"):
+    with pytest.raises(InputError, match="not a player"):
         orders.open_orders(fel, "gm")
 
 

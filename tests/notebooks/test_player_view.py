@@ -11,6 +11,7 @@ import pytest
 from nb_support import NOTEBOOKS, SECRET, load_notebook
 
 from kingdomlog.app import Campaign
+from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import Plan
 from kingdomlog.views.player import page as player
 from kingdomlog.views.sheet import draft as sheet
@@ -120,7 +121,7 @@ def test_share_refuses_an_unknown_viewer(toy: Path, tmp_path: Path, subprocess_e
 
 @pytest.mark.parametrize("args", [{}, {"campaign": ""}])
 def test_view_args_need_a_campaign(args: dict[str, str]) -> None:
-    with pytest.raises(Exception, match="no campaign folder"):
+    with pytest.raises(InputError, match="no campaign folder"):
         player.view_args(args, env={})
 
 

@@ -18,6 +18,7 @@ from nb_support import load_notebook
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts
+from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.views import forms as sf
 from kingdomlog.views.html import EMPTY
@@ -315,7 +316,7 @@ def test_plain_values_typed_into_the_widgets_play_the_turn(toy: Path) -> None:
     assert draft.committable and draft.preview.steps[1].state_after.food == s.start.state.food + 7  # type: ignore
     bad = edit(s, values, harvest__d__harvest__faces="x")
     assert not bad.committable and "typed dice 'x'" in bad.field_errors["harvest"][0].message
-    with pytest.raises(Exception, match="turn 1"):
+    with pytest.raises(InputError, match="turn 1"):
         sheet.load_start(toy, Plan(turn=1, seed="s"))
 
 

@@ -115,6 +115,14 @@ def test_player_view_hides_the_gms_foreign_figures(tmp_path: Path) -> None:
     assert camp.state(viewer=PUBLIC_VIEWER).foreign["mivon"].economy is None
     html = render_static(folder, "public")
     assert "River Kingdom" in html
+    # issue 28: Stability too (the test above checked Economy only, and a redact that kept Stability passed it)
+    camp.play(Plan.parse({"turn": 18, "seed": "foreign", "steps": {"gm": {"choices": {"foreign_kingdoms": [
+        {"id": "iobaria", "economy": 7331, "stability": 6173}]}}}}))
+    assert (camp.state().foreign["iobaria"].economy, camp.state().foreign["iobaria"].stability) == (7331, 6173)
+    seen = camp.state(viewer=PUBLIC_VIEWER).foreign["iobaria"]
+    assert (seen.economy, seen.stability) == (None, None)
+    html = render_static(folder, "public")
+    assert "iobaria" in html.lower() and "7331" not in html and "6173" not in html
 
 
 def _before(evs: list[Any], i: int) -> Any:

@@ -124,6 +124,18 @@ def test_hex_loss_at_unrest_11() -> None:
     assert not [x for x in p if isinstance(x, ev.HexLostToUnrest)]
 
 
+@pytest.mark.parametrize(("unrest", "after", "lost"), [(6, 11, ["H2"]), (5, 10, [])])
+def test_hex_loss_starts_at_exactly_unrest_11(unrest: int, after: int, lost: list[str]) -> None:
+    """§4.2 U4(b): a hex is lost at Unrest 11 or more, so exactly 11 loses one and 10 does not (issue 28: the test
+    above plays 12 and 10, and "> 11" passed it). Stability natural 1: +2; Councilor, High Priest, Spymaster
+    vacant: +3."""
+    s = kingdom(3, unrest=unrest)
+    state, p = step(s, "upkeep", {"lose_hex": "H2"}, rolls={"stability": [1]})
+    assert state.unrest == after
+    assert [x.hex for x in p if isinstance(x, ev.HexLostToUnrest)] == lost
+    assert dv.size(state) == 3 - len(lost)
+
+
 def test_anarchy_at_20_freezes_the_kingdom() -> None:
     """§4.7: Unrest ≥ 20 → anarchy: effective attributes 0, later phases skipped, actions refused."""
     s = kingdom(3, unrest=16, options={"modules": ["fame_infamy", "abandoned_buildings"]})

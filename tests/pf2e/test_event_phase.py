@@ -158,3 +158,22 @@ def test_option_cult_events() -> None:
     assert [(m.milestone, m.xp) for m in ms] == [("cult-event:too-close-to-home", 80)]
     off = Game().found().play({})
     assert [c.table for c in events_of(off, "event.check") if isinstance(c, E.RandomEventChecked)] == ["kingdom"]
+
+
+@pytest.mark.parametrize(("start", "die", "new_dc"), [(6, 5, 1), (3, 2, 1), (7, 6, 2)])
+def test_the_event_dc_falls_by_its_step_down_to_1(start: int, die: int, new_dc: int) -> None:
+    """§3.4 E1: no event (the d20 under the DC) lowers the DC by 5, to 1 at the lowest (issue 28: a floor of 2
+    passed the suite). From 6 a 5 fails: 1; from 3 a 2 fails: 1 (not -2); from 7: 2."""
+    g = Game().found(resume={"turn": 1, "event_dc": start})
+    pv = g.play({"event.check": {"rolls": {"event": [die]}}})
+    check = next(e for e in events_of(pv, "event.check") if isinstance(e, E.RandomEventChecked))
+    assert (check.dc, check.die, check.occurred, check.new_dc) == (start, die, False, new_dc)
+    assert step_state(pv, "event.check").event_dc == new_dc
+
+
+def test_the_cult_event_dc_falls_by_its_step_down_to_1() -> None:
+    """cult_events: a failed Cult check lowers its DC by cult_event_dc_step, to 1 at the lowest (from 2 by 2: 1)."""
+    g = Game(options={"cult_events": True, "cult_event_dc_start": 2}).found()
+    pv = g.play({"event.check": {"rolls": {"cult": [1]}}})
+    cult = next(e for e in events_of(pv, "event.check") if isinstance(e, E.RandomEventChecked) and e.table == "cult")
+    assert (cult.dc, cult.die, cult.occurred, cult.new_dc) == (2, 1, False, 1)

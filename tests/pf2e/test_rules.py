@@ -95,6 +95,43 @@ def test_ruin_overflow_more_than_once_in_one_step() -> None:
     assert ("crime penalty", -2, "item") in [(t.label, t.value, t.kind) for t in taxes.terms]
 
 
+def _overflow_by_loop(points: int, threshold: int, penalty: int, delta: int, mode: str, cap: int, averted: bool,
+                      at: str) -> tuple[int, int]:
+    """§3.0.5 as written: "while value > threshold: subtract the threshold, penalty + 1" (Fame averts the first)."""
+    points += delta
+    if delta < 0:
+        return max(0, points), penalty
+    first = True
+    while threshold > 0 and (points >= threshold if at == "reaches" else points > threshold):
+        points = 0 if mode == "reset_to_zero" else points - threshold
+        penalty += 0 if first and averted else 1
+        first = False
+    return points, min(cap, penalty) if cap else penalty
+
+
+def test_ruin_overflows_are_counted_as_the_loop_would_count_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: a GM's Ruin of 10**9 took 21 s (one iteration per threshold) and 2**63 never ended. The overflows
+    are counted: one comparison for any amount, and on every small case what the loop of §3.0.5 gives."""
+    from kingdomlog.rulesets.pf2e import rules as R
+
+    for points in range(0, 13):
+        for threshold in range(0, 7):
+            for delta in range(-3, 40):
+                for mode in ("subtract_threshold", "reset_to_zero"):
+                    for cap, averted, at in ((0, False, "exceeds"), (3, True, "reaches"), (0, True, "exceeds")):
+                        got = R.ruin_after(points, threshold, 1, delta, mode=mode, penalty_cap=cap, averted=averted,
+                                           at=at)
+                        assert got == _overflow_by_loop(points, threshold, 1, delta, mode, cap, averted, at)
+    calls = []
+    real = R.ruin_overflows
+    monkeypatch.setattr(R, "ruin_overflows", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert R.ruin_after(8, 10, 0, 10_000, mode="subtract_threshold", penalty_cap=0, averted=False) == (8, 1000)
+    assert len(calls) <= 1  # a loop would compare 1,001 times
+    # 8 + 2**63 = 922,337,203,685,477,581 × 10 + 6: that many overflows, 6 points left (a loop would never end)
+    assert R.ruin_after(8, 10, 0, 2**63, mode="subtract_threshold", penalty_cap=0, averted=False) == (
+        6, 922337203685477581)
+
+
 def test_ruin_overflow_reset_option() -> None:
     """§5.3 option ruin_overflow_mode = reset_to_zero: 2 + 25 -> 0 with one penalty."""
     g = Game(options={"ruin_overflow_mode": "reset_to_zero"}).found()

@@ -264,3 +264,24 @@ def test_a_candidates_cost_is_validated(game: Game) -> None:
     """The GM's candidate costs -1,000 wealth: refused naming the key (before, it committed)."""
     err = refused(game, turn_plan(1, opening={"candidates": [{"faction": "fabian", "name": "X", "cost": -1000}]}))
     assert "turn_open" in err and "candidates[0].cost" in err
+
+
+@pytest.mark.parametrize(("reserve", "refusal"), [(3, None), (4, "the reserve may be at most a third of the units")])
+def test_a_war_reserve_is_at_most_a_third_of_the_units(reserve: int, refusal: str | None) -> None:
+    """§5.4: an Ambush holds at most a third of the units sent in reserve: of 9 units, 3 at the limit, 4 one over
+    (issue 28: the limit was never tested; "a half" or "under a third" passed the suite)."""
+    g = Game()
+    g.play(setup_plan(resources={"fabian": {"army": 9}}))
+    order = {"id": "S1", "action": "war", "slots": ["special"], "target": "marburg",
+             "params": {"units": 9, "reserve": reserve, "tactic": "ambush"}}
+    err = check(g, "fabian", 1, command=("high", [6, 6]), orders=[order])
+    if refusal is None:
+        assert err is None
+        new = g.play(turn_plan(1, command={"fabian": ("high", [6, 6])}, orders={"fabian": [order]}))
+        sealed = next(e.payload for e in new if e.type == "signoria.orders_submitted" and e.payload.faction == "fabian")
+        assert [(o["id"], o["params"]["reserve"]) for o in sealed.orders] == [("S1", 3)]
+        assert not any(e.type == "signoria.order_voided" for e in new)
+    else:
+        assert err is not None and refusal in err and "§5.4" in err
+        out = voided(g, turn_plan(1, command={"fabian": ("high", [6, 6])}, orders={"fabian": [order]}))
+        assert out == {"S1": (refusal, "§5.4")}

@@ -21,11 +21,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, Strict, ValidationError
 
-from kingdomlog.core.choices import Choices, Pick
+from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, FreeJson, Pick
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.events import EventModel
 from kingdomlog.core.patch import diff
 from kingdomlog.core.ruleset import Step, StepContext
+from kingdomlog.dice.notation import MAX_DICE, MAX_SIDES
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import war
 from kingdomlog.rulesets.aikakirjat.events import (
@@ -123,9 +124,9 @@ class BenefitChoice(Choices):
     level: int = Field(ge=1, le=20, title="Level", description="the level that granted the benefit")
     benefit: Benefit = Field(title="Benefit")
     feat: Annotated[str | None, Pick("feats", what="a feat (§3.6)")] = None
-    abilities: dict[Ability, int] = Field(default_factory=dict, title="Ability increases",
+    abilities: dict[Ability, Amount] = Field(default_factory=dict, title="Ability increases",
                                           description="+2 to one ability or +1 to two (ASI)")
-    corruption_steps: dict[TrackName, int] = Field(default_factory=dict, title="Corruption steps",
+    corruption_steps: dict[TrackName, Amount] = Field(default_factory=dict, title="Corruption steps",
                                                    description="instead of abilities: 4 steps among the tracks (A76)")
     skills: list[Skill] = Field(default_factory=list, title="New skills")
     expertise: list[Skill] = Field(default_factory=list, title="Expertise")
@@ -138,10 +139,10 @@ class BenefitChoice(Choices):
 class AbilityScores(Choices):
     """Base ability scores (§2.1, A3); the government's +2 comes on top."""
 
-    culture: int = Field(ge=1)
-    economy: int = Field(ge=1)
-    loyalty: int = Field(ge=1)
-    stability: int = Field(ge=1)
+    culture: int = Field(ge=1, le=LIMIT)
+    economy: int = Field(ge=1, le=LIMIT)
+    loyalty: int = Field(ge=1, le=LIMIT)
+    stability: int = Field(ge=1, le=LIMIT)
 
 
 class TerritoryChoice(Choices):
@@ -149,7 +150,7 @@ class TerritoryChoice(Choices):
 
     area_id: str = Field(title="Area")
     unit: Literal["hex", "province", "phex", "triangle", "planet"] = "hex"
-    amount: float = Field(1, ge=0)
+    amount: float = Field(1, ge=0, le=LIMIT)
     quality: float = Field(1.0, ge=0, le=1, description="1, 0.5 or 0.25 (§3.9)")
 
 
@@ -157,22 +158,22 @@ class ProfileChoice(Choices):
     """A neighbour's GM-maintained numbers (A39), used by events and war."""
 
     government: Annotated[str | None, Pick("governments", what="a form of government")] = None
-    stability_score: int = 10
-    trade_bonus: int = 0
-    crime_modifier: int = 0
-    unrest: int = Field(0, ge=0)
-    technology_level: int = Field(1, ge=0)
-    militia: int = Field(0, ge=0)
-    mobility: int = 0
+    stability_score: Amount = 10
+    trade_bonus: Amount = 0
+    crime_modifier: Amount = 0
+    unrest: Count = 0
+    technology_level: Count = 1
+    militia: Count = 0
+    mobility: Amount = 0
     fire_capable: bool = False
-    warfare_bonus: int = 0
-    defence: int = 10
-    bureaucracy_bonus: int = 0
-    seafaring_bonus: int = 0
-    damage_die: int = Field(6, ge=1)
-    levy_die: int = Field(6, ge=1)
-    naval_dice: int = Field(0, ge=0)
-    armies_max: int = Field(1, ge=0)
+    warfare_bonus: Amount = 0
+    defence: Amount = 10
+    bureaucracy_bonus: Amount = 0
+    seafaring_bonus: Amount = 0
+    damage_die: int = Field(6, ge=1, le=MAX_SIDES)
+    levy_die: int = Field(6, ge=1, le=MAX_SIDES)
+    naval_dice: int = Field(0, ge=0, le=MAX_DICE)
+    armies_max: int = Field(1, ge=0, le=100, description="each army is a record of every war year it fights")
     feats: list[Annotated[str, Pick("feats", what="a feat (§3.6)")]] = Field(
         default_factory=list, description="the neighbour's feats that change war: advanced_logistics,"
                                           " fortified_land, naval_traditions, general_staff (§3.6)")
@@ -184,7 +185,7 @@ class NeighbourChoice(Choices):
     id: str
     name: str
     diplomacy: int = Field(0, ge=-10, le=11, description="−10..10; 11 is annexed (A41)")
-    population: int = Field(3, ge=0)
+    population: Count = 3
     status: Literal["independent", "at_war_with_players", "annexed", "split"] = "independent"
     profile: ProfileChoice = Field(default_factory=ProfileChoice)
 
@@ -215,7 +216,7 @@ class SpecialUnitChoice(Choices):
 
     id: str
     name: str
-    damage_die: int = Field(10, ge=1)
+    damage_die: int = Field(10, ge=1, le=MAX_SIDES)
 
 
 def _home() -> list[TerritoryChoice]:
@@ -234,16 +235,16 @@ class FoundingChoices(Choices):
     extra_proficiency: Annotated[str, Pick("founding_skills", what="a skill the government does not already give",
                                            depends=("government",))] = Field("construction",
                                                                              title="Level-1 extra skill")
-    population: int = Field(3, ge=0)
+    population: Count = 3
     territory: list[TerritoryChoice] = Field(default_factory=_home)
     neighbours: list[NeighbourChoice] = Field(default_factory=list)
     provinces: list[ProvinceChoice] = Field(default_factory=list, title="Provinces (for war)")
     pcs: dict[str, PCChoice] = Field(default_factory=dict, title="Player characters", description="by PC id")
     special_units: list[SpecialUnitChoice] = Field(default_factory=list)
-    militia: int = Field(0, ge=0)
-    levy_dice: int = Field(0, ge=0)
-    technology_level: int = Field(1, ge=0)
-    mobility: int = 0
+    militia: Count = 0
+    levy_dice: int = Field(0, ge=0, le=MAX_DICE)
+    technology_level: Count = 1
+    mobility: Amount = 0
     fire_capable: bool = Field(False, title="Fire-capable (magic/technology)")
 
 
@@ -255,7 +256,7 @@ class InstitutionFoundedEntry(Choices):
     institution_id: str
     kind: str = Field(description="academy, university, temple, ... (an opaque record, A48)")
     founder: Literal["pc", "court", "event"] = "pc"
-    cost_multiplier: float = Field(1.0, description="×1.1 when the Court founds it (§3.2)")
+    cost_multiplier: float = Field(1.0, ge=0, le=LIMIT, description="×1.1 when the Court founds it (§3.2)")
 
 
 class PcLevelReachedEntry(Choices):
@@ -276,8 +277,8 @@ GmField = Literal[
 class GmAdjustmentEntry(Choices):
     event: Literal["gm_adjustment"]
     field: GmField
-    delta: int | None = None
-    value: Any = Field(None, description="free-form, as the field needs: a number, a status, a list of territory"
+    delta: Amount | None = None
+    value: FreeJson = Field(None, description="free-form, as the field needs: a number, a status, a list of territory"
                                          " areas, or a province, neighbour, special unit or PC record (the GM's"
                                          " escape hatch, §8.3, leaves the shape to the GM)")
     target: str | None = Field(None, description="the neighbour or PC adjusted")
@@ -300,7 +301,7 @@ class GovernmentChangedEntry(Choices):
 
 class FameGainedEntry(Choices):
     event: Literal["fame_gained"]
-    amount: int = Field(ge=0)
+    amount: Count
     source: Literal["survived_year", "war_begun", "war_won", "pc_level", "institution", "gm"] = "gm"
 
 
@@ -380,7 +381,7 @@ class NewProjectChoice(Choices):
 
     id: str
     name: str
-    points_required: int = Field(ge=1)
+    points_required: int = Field(ge=1, le=LIMIT)
     kind: Literal["road", "highway", "other"] = "other"
     province_id: ProvinceId | None = None
 
@@ -391,7 +392,7 @@ class ActionChoice(Choices):
     action: Annotated[str, Pick("actions", what="an action (§3.10)")]
     performer: Literal["kingdom", "pc", "court"] = "kingdom"
     pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = Field(None, title="PC")
-    pc_bonus: int = Field(0, title="PC's bonus", description="the PC's own skill bonus")
+    pc_bonus: Amount = Field(0, title="PC's bonus", description="the PC's own skill bonus")
     skill: Annotated[str | None, Pick("action_skills", what="a skill this action allows",
                                       depends=("action", "performer"))] = None
     target_track: Annotated[str | None, Pick("tracks", what="a corruption track")] = None
@@ -401,9 +402,9 @@ class ActionChoice(Choices):
     project_id: Annotated[str | None, Pick("open_projects", what="an open building project")] = None
     new_project: NewProjectChoice | None = None
     take_advantage: bool = Field(False, description="Tax Collection 5–14: take this year's advantage (A50)")
-    naval: int = Field(0, ge=0, description="Equip: dice taken as naval dice (A53)")
+    naval: int = Field(0, ge=0, le=MAX_DICE, description="Equip: dice taken as naval dice (A53)")
     casus_belli: bool = Field(False, description="Declare War: advantage")
-    situational: list[Annotated[tuple[str, int], Strict(False)]] = Field(
+    situational: list[Annotated[tuple[str, Amount], Strict(False)]] = Field(
         default_factory=list, description="[label, value] pairs the GM adds to the check")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
@@ -426,7 +427,7 @@ class AllocationChoice(Choices):
 
     army_id: str
     province_id: ProvinceId
-    militia: int = Field(ge=0)
+    militia: Count
 
 
 class OrderChoice(Choices):
@@ -437,8 +438,8 @@ class OrderChoice(Choices):
     path: list[ProvinceId] = Field(default_factory=list, description="one province, or two through a road")
     target: str | None = Field(None, description="the enemy army attacked")
     special_unit: Annotated[str | None, Pick("special_units", what="a special unit")] = None
-    naval_dice: int = Field(0, ge=0)
-    oppose_naval_dice: int = Field(0, ge=0)
+    naval_dice: int = Field(0, ge=0, le=MAX_DICE)
+    oppose_naval_dice: int = Field(0, ge=0, le=MAX_DICE)
     spend_stored: bool = Field(False, title="Spend a stored advantage",
                                description="on this army's first check of the war turn: hit or naval roll (§4.5.3)")
     spend_year: bool = Field(False, title="Spend this year's tax advantage", description="likewise (A50)")
@@ -449,7 +450,7 @@ class PeaceChoice(Choices):
     """A peace attempt in a war turn (§3.11)."""
 
     performer: Literal["kingdom", "pc", "court"] = "kingdom"
-    pc_bonus: int = 0
+    pc_bonus: Amount = 0
     provinces_demanded: list[ProvinceId] = Field(default_factory=list)
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
@@ -459,9 +460,9 @@ class PeaceChoice(Choices):
 class TechnologyChoice(Choices):
     """The GM's ruling on the players' technology bonuses this war year (§4.5.3, §4.5.4; A48)."""
 
-    hit: int = Field(0, title="Technology bonus to our hit rolls")
-    defence: int = Field(0, title="Technology bonus to our defence value")
-    naval: int = Field(0, title="Technology bonus to our naval supremacy rolls")
+    hit: Amount = Field(0, title="Technology bonus to our hit rolls")
+    defence: Amount = Field(0, title="Technology bonus to our defence value")
+    naval: Amount = Field(0, title="Technology bonus to our naval supremacy rolls")
 
 
 class FrontChoices(Choices):
@@ -512,7 +513,7 @@ class EndChoices(Choices):
                                                        " not used it this year, else none")
     tribe_revolution: bool = Field(False, title="Tribe: revolt to reach level 5")
     benefits: list[BenefitChoice] = Field(default_factory=list, title="Level benefits chosen")
-    technology_reduction: int = Field(0, ge=0, title="Attrition reduction from technology")
+    technology_reduction: int = Field(0, ge=0, le=LIMIT, title="Attrition reduction from technology")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
     take_10: bool = _take_10()

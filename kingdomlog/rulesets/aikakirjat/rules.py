@@ -59,9 +59,9 @@ def add_points(track: Track, n: int, ability_score: int, overflow: str = "carry"
     """Add ``n`` corruption points (§2.2, A5): while points exceed the score, wrap and lower the modifier."""
     p, m = track.points + n, track.modifier
     s = max(1, ability_score)
-    while p > s:
-        p = p - s if overflow == "carry" else 0
-        m -= 1
+    if p > s:  # "while over: wrap", counted rather than looped (a GM's thousand points are as quick as one)
+        wraps = -(-(p - s) // s) if overflow == "carry" else 1
+        p, m = (p - wraps * s if overflow == "carry" else 0), m - wraps
     return Track(points=p, modifier=m)
 
 
@@ -69,9 +69,9 @@ def remove_points(track: Track, n: int, ability_score: int) -> Track:
     """Remove ``n`` points (§2.2, A6, A7): below zero with a negative modifier, wrap up; else clamp at 0."""
     p, m = track.points - n, track.modifier
     s = max(1, ability_score)
-    while p < 0 and m < 0:
-        p += s
-        m += 1
+    if p < 0 and m < 0:  # "while under zero with a modifier below zero: wrap up", counted
+        wraps = min(-m, (-p + s - 1) // s)
+        p, m = p + wraps * s, m + wraps
     return Track(points=max(0, p), modifier=m)
 
 

@@ -20,7 +20,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from kingdomlog.core.choices import Choices, Pick
+from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, Pick
+
+GP_LIMIT = 4_000 * LIMIT
+"""The most gold pieces a choice takes: the worth of ``LIMIT`` BP (a deposit buys 1 BP per 4,000 gp, base §4.4)."""
 
 Alignment = Literal["LG", "NG", "CG", "LN", "N", "CN", "LE", "NE", "CE"]
 TerrainName = Literal["GRASSLAND", "HILLS", "FOREST", "MARSH", "MOUNTAINS"]
@@ -75,8 +78,8 @@ class HexEntry(Choices):
 
     id: str = Field(title="Hex id", description="the hex's id (new; an id already on the map is re-mapped: "
                     "terrain, river and features change)")
-    q: int = Field(title="q", description="axial column (neighbours differ by one step in q, r or q−r)")
-    r: int = Field(title="r", description="axial row")
+    q: Amount = Field(title="q", description="axial column (neighbours differ by one step in q, r or q−r)")
+    r: Amount = Field(title="r", description="axial row")
     terrain: TerrainName = "GRASSLAND"
     river: bool = False
     features: list[str] = Field(default_factory=list, description="free-form map notes the rules read: BRIDGE, "
@@ -92,9 +95,9 @@ class ForeignKingdomEntry(Choices):
     id: str = Field(title="Kingdom id", description="a new id for the kingdom (e.g. mivon)")
     name: str | None = Field(default=None, description="its name (default: the id)")
     alignment: Alignment = "N"
-    size: int = Field(default=1, ge=1)
-    economy: int | None = Field(default=None, description="the GM's figure (hidden from players)")
-    stability: int | None = Field(default=None, description="the GM's figure (hidden from players)")
+    size: int = Field(default=1, ge=1, le=LIMIT)
+    economy: Amount | None = Field(default=None, description="the GM's figure (hidden from players)")
+    stability: Amount | None = Field(default=None, description="the GM's figure (hidden from players)")
     is_npc: bool = True
     is_sponsor: bool = Field(default=False, description="the sponsor kingdom starts with an embassy")
     attitude: Attitude = "indifferent"
@@ -117,9 +120,9 @@ class CommanderEntry(Choices):
     Cha, +3 with the Leadership feat), boons; ``role`` names a kingdom leader commanding in person."""
 
     name: str = Field(min_length=1)
-    cha: int = 0
-    ranks: int = Field(default=0, ge=0, title="Profession (soldier) ranks")
-    level: int = Field(default=1, ge=0, description="character level (a monster: its HD)")
+    cha: Amount = 0
+    ranks: int = Field(default=0, ge=0, le=LIMIT, title="Profession (soldier) ranks")
+    level: int = Field(default=1, ge=0, le=LIMIT, description="character level (a monster: its HD)")
     leadership_feat: bool = False
     role: RoleId | None = Field(default=None, description="a kingdom leader commanding (knows a boon of the role)")
     boons: list[BoonName] = Field(default_factory=list)
@@ -134,12 +137,12 @@ class ArmyEntry(Choices):
     unit: str = Field(default="", description="the units (e.g. humans (warrior 1))")
     unit_cr: CrName = Field(default="1", title="CR of one unit (cavalry: the higher of rider and mount)")
     hd: Literal[6, 8, 10, 12] = Field(default=10, title="Hit Die of the units")
-    speed: int = Field(default=1, ge=0, description="12-mile hexes a day (from the units' speed)")
+    speed: int = Field(default=1, ge=0, le=LIMIT, description="12-mile hexes a day (from the units' speed)")
     ranged: bool = Field(default=False, description="the units make ranged attacks")
     specials: list[SpecialName] = Field(default_factory=list)
     tactics: list[TacticName] = Field(default_factory=list, description="tactics known (half the ACR at most)")
-    om_bonus: int = Field(default=0, description="the GM's custom OM (spell-like abilities, feats)")
-    dv_bonus: int = Field(default=0, description="the GM's custom DV (damage reduction, …)")
+    om_bonus: Amount = Field(default=0, description="the GM's custom OM (spell-like abilities, feats)")
+    dv_bonus: Amount = Field(default=0, description="the GM's custom DV (damage reduction, …)")
     hex: str | None = Field(default=None, description="where it stands (a hex id)")
     commander: CommanderEntry | None = None
     side: str = Field(default="enemy", description="gm step: whose army (a foreign kingdom's id, or enemy)")
@@ -153,11 +156,11 @@ class ArmyActionEntry(Choices):
     action: Literal["equip", "full_strength", "reserve", "activate", "move", "disband", "commander", "morale",
                     "reform", "split", "combine"]
     resource: ResourceName | None = Field(default=None, description="equip: the resource")
-    count: int = Field(default=1, ge=1, description="equip: siege engines bought")
-    mount_acr: int = Field(default=1, ge=1, description="equip Mounts: the mount's ACR (its BP)")
+    count: int = Field(default=1, ge=1, le=LIMIT, description="equip: siege engines bought")
+    mount_acr: int = Field(default=1, ge=1, le=LIMIT, description="equip Mounts: the mount's ACR (its BP)")
     hex: str | None = Field(default=None, description="move: the hex")
     commander: CommanderEntry | None = None
-    morale: int = Field(default=0, description="morale: the GM's change (a week without a commander: -1)")
+    morale: Amount = Field(default=0, description="morale: the GM's change (a week without a commander: -1)")
     other: OurArmy | None = Field(default=None, description="combine: the second army (same units, same size)")
     name: str | None = Field(default=None, description="split: the new army's name")
     reason: str = ""
@@ -190,9 +193,9 @@ class BattleEntry(Choices):
     enemies: list[ArmyId] = Field(default_factory=list, description="more armies against us")
     hex: str | None = None
     conditions: list[ConditionEntry] = Field(default_factory=list)
-    fortification: int | None = Field(default=None, ge=0, description="the Defense of a fortification held by "
-                                      "the side named in conditions' Fortifications (default: its settlement's "
-                                      "Defense, 8 outside one)")
+    fortification: int | None = Field(default=None, ge=0, le=LIMIT, description="the Defense of a fortification held by"
+                                      " the side named in conditions' Fortifications (default: its settlement's"
+                                      " Defense, 8 outside one)")
     ours_tactic: TacticName = "Standard"
     enemy_tactic: TacticName = "Standard"
     ambush: Literal["none", "ours", "enemy"] = "none"
@@ -211,7 +214,7 @@ class LineageChoices(Choices):
     kind: Literal["split_from", "merged_from"] = "split_from"
     campaigns: list[str] = Field(default_factory=list, description="the other campaigns' ids (the parent, or the "
                                  "union's members): campaigns outside this one, named by the GM")
-    unrest_added: int = Field(default=0, ge=0, title="Unrest brought along")
+    unrest_added: int = Field(default=0, ge=0, le=LIMIT, title="Unrest brought along")
 
 
 class FoundingChoices(Choices):
@@ -234,13 +237,13 @@ class FoundingChoices(Choices):
 
 class AdjustmentEntry(Choices):
     field: Literal["treasury", "unrest"]
-    delta: int = 0
+    delta: Amount = 0
     reason: str = ""
 
 
 class EndAnarchyChoices(Choices):
     reason: str = "order restored"
-    unrest_after: int = Field(default=19, ge=0, title="Unrest after anarchy")
+    unrest_after: int = Field(default=19, ge=0, le=LIMIT, title="Unrest after anarchy")
 
 
 class AttitudeEntry(Choices):
@@ -249,19 +252,19 @@ class AttitudeEntry(Choices):
 
 
 class RenownChoices(Choices):
-    fame: int = 0
-    infamy: int = 0
+    fame: Amount = 0
+    infamy: Amount = 0
     source: str = "gm"
 
 
 class KingdomModifierEntry(Choices):
     modifier: SettlementModifier
-    delta: int
+    delta: Amount
 
 
 class BaseDangerEntry(Choices):
     city: CityRef
-    base_danger: int
+    base_danger: Amount
 
 
 class DestroyLotsEntry(Choices):
@@ -313,7 +316,7 @@ class SlotItemEntry(Choices):
 
     building: SlotBuilding
     item: str | None = Field(default=None, description="the item (default: an unnamed item of the slot's size)")
-    price_gp: int | None = Field(default=None, ge=0)
+    price_gp: int | None = Field(default=None, ge=0, le=GP_LIMIT)
 
 
 class UpkeepChoices(Choices):
@@ -333,12 +336,12 @@ class LeaderEntry(Choices):
     role: RoleId
     name: str = ""
     ability: Ability | None = Field(default=None, description="the ability used (default: the role's first)")
-    modifier: int = 0
+    modifier: Amount = 0
     attributes: list[AttributeName] = Field(default_factory=list, description="Ruler: one per 20/80 Size; "
                                             "Spymaster: one; other roles: their own")
     present: bool = True
     co_ruler: bool = Field(default=False, description="a second (married) Ruler")
-    skill_ranks: int = Field(default=0, ge=0, description="leadership_skills")
+    skill_ranks: int = Field(default=0, ge=0, le=LIMIT, description="leadership_skills")
     leadership_feat: bool = Field(default=False, description="leadership_skills")
 
 
@@ -359,7 +362,7 @@ class PresenceEntry(Choices):
 class SkillRanksEntry(Choices):
     role: RoleId
     name: LeaderName
-    ranks: int = Field(default=0, ge=0)
+    ranks: Count = 0
     leadership_feat: bool = False
 
 
@@ -380,9 +383,9 @@ class DistrictEntry(Choices):
 class Portfolio(Choices):
     """holy_sites portfolio bonuses (at most 1/4/8 in all for a Shrine/Temple/Cathedral)."""
 
-    ECONOMY: int | None = None
-    LOYALTY: int | None = None
-    STABILITY: int | None = None
+    ECONOMY: Amount | None = None
+    LOYALTY: Amount | None = None
+    STABILITY: Amount | None = None
 
 
 BonusMode = Literal["standard", "alignment", "portfolio"]
@@ -432,24 +435,24 @@ class EmbassyBuilding(Choices):
 
 class OpposedEntry(Choices):
     skill: str = "Diplomacy"
-    our_modifier: int
+    our_modifier: Amount
     their_skill: str | None = None
-    their_modifier: int
+    their_modifier: Amount
 
 
 class DiplomaticEdict(Choices):
     kind: Literal["diplomatic"]
     purpose: Literal["embassy", "threat", "treaty", "alliance", "rebalance", "renegotiate", "independence"] = "embassy"
     target: ForeignId
-    envoy_modifier: int = 0
-    bribe_bp: int = 0
+    envoy_modifier: Amount = 0
+    bribe_bp: Amount = 0
     embassy_building: EmbassyBuilding | None = None
     opposed: list[OpposedEntry] = Field(default_factory=list, description="the opposed checks (5 for a treaty, "
                                         "3 for an alliance); ties are rerolled")
     choose: Literal["balanced", "unbalanced"] = Field(default="balanced", description="our choice if we win")
     partner_choice: Literal["balanced", "unbalanced"] = "unbalanced"
-    x_partner: int | None = Field(default=None, description="the partner's Economy/Stability if known to the GM")
-    armies: int = Field(default=0, ge=0, description="threat: armies shown")
+    x_partner: Amount | None = Field(default=None, description="the partner's Economy/Stability if known to the GM")
+    armies: int = Field(default=0, ge=0, le=LIMIT, description="threat: armies shown")
     skill: str = "Diplomacy"
 
 
@@ -472,19 +475,19 @@ class TradeEdict(Choices):
     origin: CityRef | None = Field(default=None, description="default: the capital")
     destination: str = Field(default="", description="the partner's settlement")
     path: list[PathHex] = Field(default_factory=list, description="the hexes from the origin to the destination")
-    invested_bp: int = 5
+    invested_bp: Amount = 5
 
 
 class ExplorationEdict(Choices):
     kind: Literal["exploration"]
-    months: int = Field(default=1, ge=1)
+    months: int = Field(default=1, ge=1, le=LIMIT)
     route: list[str] = Field(default_factory=list, description="hex ids of the route (on or beyond the map)")
 
 
 class Viceroy(Choices):
     name: str = Field(min_length=1)
     ability: str = "INT"
-    modifier: int = 0
+    modifier: Amount = 0
 
 
 class VassalageEdict(Choices):
@@ -492,13 +495,13 @@ class VassalageEdict(Choices):
     vassal: str = Field(default="", description="the vassal's campaign or kingdom id")
     mode: Literal["new_colony", "subjugation"] = "new_colony"
     viceroy: Viceroy | None = None
-    grant_bp: int | None = Field(default=None, description="1..floor(treasury / 4) BP (vassal_grant_rule)")
+    grant_bp: Amount | None = Field(default=None, description="1..floor(treasury / 4) BP (vassal_grant_rule)")
     ceded_hexes: list[ClaimedHex] = Field(default_factory=list)
     initial_level: Literal["embassy", "treaty", "alliance"] | None = None
     balanced: bool = True
-    x_partner: int | None = Field(default=None, description="new colony treaty: the colony's Economy")
-    x_partner_stability: int | None = Field(default=None, description="new colony alliance: the colony's Stability")
-    size: int = Field(default=0, ge=0, description="subjugation: the vassal's Size")
+    x_partner: Amount | None = Field(default=None, description="new colony treaty: the colony's Economy")
+    x_partner_stability: Amount | None = Field(default=None, description="new colony alliance: the colony's Stability")
+    size: int = Field(default=0, ge=0, le=LIMIT, description="subjugation: the vassal's Size")
 
 
 SpecialEdict = Annotated[DiplomaticEdict | TradeEdict | ExplorationEdict | VassalageEdict,
@@ -542,21 +545,21 @@ class ImprovementChoices(Choices):
 
 class SaleEntry(Choices):
     item: str = "item"
-    value_gp: int = Field(default=0, ge=0)
+    value_gp: int = Field(default=0, ge=0, le=GP_LIMIT)
     category: Literal["minor", "medium", "major"] = "minor"
     building: SlotBuilding | None = Field(default=None, description="sold from this building's slot (else a PC's)")
-    slot: int | None = Field(default=None, ge=0)
+    slot: int | None = Field(default=None, ge=0, le=LIMIT)
     city: CityRef | None = Field(default=None, description="item_sale_mode uc: where it is sold")
 
 
 class PurchaseEntry(Choices):
     building: SlotBuilding
-    slot: int = Field(default=0, ge=0)
+    slot: Count = 0
 
 
 class IncomeChoices(Choices):
-    deposit_gp: int = Field(default=0, ge=0, title="Deposit (gp)")
-    withdrawals: list[int] = Field(default_factory=list, title="Withdrawals (BP each)")
+    deposit_gp: int = Field(default=0, ge=0, le=GP_LIMIT, title="Deposit (gp)")
+    withdrawals: list[Count] = Field(default_factory=list, title="Withdrawals (BP each)")
     sales: list[SaleEntry] = Field(default_factory=list, title="Item sales")
     purchases: list[PurchaseEntry] = Field(default_factory=list, title="PCs buy slot items")
 
@@ -567,17 +570,18 @@ class IncomeChoices(Choices):
 class EffectEntry(Choices):
     kind: EffectKind
     attribute: AttributeName | None = None
-    value: int = 0
-    turns: int | None = Field(default=None, ge=1, description="months an ATTRIBUTE effect lasts (default: for good)")
+    value: Amount = 0
+    turns: int | None = Field(default=None, ge=1, le=LIMIT,
+                              description="months an ATTRIBUTE effect lasts (default: for good)")
 
 
 class SearchEntry(Choices):
     """A day's search of a hex for hidden features (opt §2.6 rule 3): Knowledge (geography) or Survival."""
 
     hex: str = Field(description="a hex of the expedition's route")
-    day: int = Field(default=1, ge=1, description="the day in the hex (obvious features are noted on day 1)")
+    day: int = Field(default=1, ge=1, le=LIMIT, description="the day in the hex (obvious features are noted on day 1)")
     skill: Literal["Knowledge (geography)", "Survival"] = "Survival"
-    modifier: int = Field(default=0, description="the explorers' skill modifier")
+    modifier: Amount = Field(default=0, description="the explorers' skill modifier")
     dc: int = Field(default=15, ge=15, le=30, description="the GM's DC for the hidden feature: 15 (easy, known in "
                     "local lore) to 30 (well hidden)")
     feature: str = Field(default="LANDMARK", description="what is there if found: LAIR, LANDMARK, RESOURCE (added "
@@ -586,8 +590,8 @@ class SearchEntry(Choices):
 
 class ExpeditionReport(Choices):
     expedition: ExpeditionId
-    cr: float | None = Field(default=None, ge=0, description="an encounter's CR")
-    stealth_modifier: int | None = None
+    cr: float | None = Field(default=None, ge=0, le=LIMIT, description="an encounter's CR")
+    stealth_modifier: Amount | None = None
     discoveries: list[str] = Field(default_factory=list, description="what the explorers found (the GM's words)")
     searches: list[SearchEntry] = Field(default_factory=list, description="skill checks for hidden features")
 
@@ -595,18 +599,18 @@ class ExpeditionReport(Choices):
 class DaughterEntry(Choices):
     campaign: str = Field(description="the daughter's campaign id")
     hexes: list[ClaimedHex] = Field(default_factory=list)
-    treasury_bp: int
+    treasury_bp: Amount
 
 
 class IndependenceChoices(Choices):
     daughters: list[DaughterEntry] = Field(default_factory=list)
-    non_structural_unrest: int = 0
+    non_structural_unrest: Amount = 0
     kept_by: str | None = Field(default=None, description="the daughter campaign that keeps this log")
 
 
 class MemberUnrest(Choices):
     campaign: str
-    unrest: int
+    unrest: Amount
 
 
 class UnionChoices(Choices):

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kingdomlog.core.choices import FieldSpec, Option
+from kingdomlog.core.choices import LIMIT, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step, validate_options
@@ -49,7 +49,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
        "floor(price / 2 / 4000) BP, price ≤ the settlement's base value (base §6.4)", choices=("rrr", "uc")),
     _O("vacancy_table", "choice", "rrr", "vacancy penalties: rrr (base §6.3) or uc (General Loyalty -4; "
        "Warden Loyalty -2, Stability -2)", choices=("rrr", "uc")),
-    _O("item_sale_min_value_gp", "int", 4000, "minimum item value for a sale (base §4.4 N3)", minimum=0),
+    _O("item_sale_min_value_gp", "int", 4000, "minimum item value for a sale (base §4.4 N3)", minimum=0,
+       maximum=4_000 * LIMIT),
     _O("income_mode", "choice", "rrr", "taxes: rrr = Economy vs Control DC, result/5; uc = no DC, result/3",
       choices=("rrr", "uc")),
     _O("withdrawal_mode", "choice", "RRR", "RRR: +1 Unrest and a Loyalty check; UC: +1 Unrest per BP",

@@ -18,12 +18,13 @@ already holds, when no Abandon Hex row of the step names it) is listed as disabl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from kingdomlog.core.choices import Choices, Option, Pick
+from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
@@ -64,17 +65,17 @@ class HexEntry(Choices):
     lake: bool = False
     features: list[T.Feature] = Field(default_factory=list)
     resource: Literal["", "lumber", "ore", "stone"] = ""
-    q: int | None = Field(default=None, title="q", description="axial column (a hex new to the map needs q and r)")
-    r: int | None = Field(default=None, title="r", description="axial row")
+    q: Amount | None = Field(default=None, title="q", description="axial column (a hex new to the map needs q and r)")
+    r: Amount | None = Field(default=None, title="r", description="axial row")
 
 
 class MapEntry(Choices):
     """A hex the GM puts on the map (or moves on it): axial coordinates, and any facts to set."""
 
     id: str = Field(min_length=1, title="Hex id", description="a hex of the kingdom, or a new hex of the map")
-    q: int = Field(title="q", description="axial column (neighbours differ by one step in q, in r, or in q and -r"
+    q: Amount = Field(title="q", description="axial column (neighbours differ by one step in q, in r, or in q and -r"
                                           " together)")
-    r: int = Field(title="r", description="axial row")
+    r: Amount = Field(title="r", description="axial row")
     terrain: T.Terrain | None = Field(default=None, description="default: as it is (a new hex: plains)")
     river: bool | None = None
     lake: bool | None = None
@@ -86,15 +87,15 @@ class EffectEntry(Choices):
     """One effect of the GM's ruling, shaped like the outcome effects of the data (data/activities.toml)."""
 
     kind: T.EffectKind
-    amount: int | str = Field(default=0, description="an integer, dice (\"1d4\", \"-1d6\") or Resource Dice"
+    amount: Amount | str = Field(default=0, description="an integer, dice (\"1d4\", \"-1d6\") or Resource Dice"
                                                      " (\"rd\", \"2rd\")")
     target: str = ""
-    count: int = Field(default=1, ge=0)
+    count: int = Field(default=1, ge=0, le=100)
     selector: str = ""
-    value: int = 0
+    value: Amount = 0
     type: T.BonusType = "circumstance"
     expires: T.Expiry = "end_of_this_turn"
-    turns: int = 0
+    turns: Count = 0
     when: str = Field(default="", description="a condition (core.effects.Predicate): the effect applies only then")
     options: list[list[EffectEntry]] = Field(default_factory=list)
     note: str = ""
@@ -107,6 +108,9 @@ class EffectEntry(Choices):
                 check_amount(v)
             except InputError as exc:
                 raise ValueError(str(exc)) from None
+            big = next((int(n) for n in re.findall(r"\d+", v) if int(n) > LIMIT), None)
+            if big is not None:
+                raise ValueError(f"amount {v!r}: {big} is above the largest allowed, {LIMIT}")
         return v
 
     @field_validator("when", "selector")
@@ -118,9 +122,12 @@ class EffectEntry(Choices):
             raise ValueError(str(exc)) from None
 
 
+Lot = Annotated[int, Field(ge=0, le=3, description="a lot of a block (0-3, §4.9.2)")]
+
 # What the outcome effects of a check may ask (a branch, the Ruins "of your choice", the GM's ruling),
 # declared once and used by every step and row that resolves a check.
-BranchOption = Annotated[int | None, Field(ge=0, description="which branch of an either/or outcome (0, 1, ...)")]
+BranchOption = Annotated[int | None, Field(ge=0, le=LIMIT,
+                                           description="which branch of an either/or outcome (0, 1, ...)")]
 RuinChoice = Annotated[RuinName | None, Field(description="the Ruin targeted, or \"a Ruin of your choice\"")]
 RuinsChoice = Annotated[list[RuinName] | None, Field(description="the Ruins \"of your choice\" when several")]
 GMEffects = Annotated[list[EffectEntry], Field(
@@ -155,11 +162,11 @@ class CapitalEntry(Choices):
 class ResumeEntry(Choices):
     """A running kingdom imported mid-campaign."""
 
-    turn: int = Field(default=0, ge=0, description="kingdom turns already played")
-    xp: int = Field(default=0, ge=0)
-    unrest: int = Field(default=0, ge=0)
-    ruin_points: dict[RuinName, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
-    event_dc: int = Field(default=16, ge=1)
+    turn: Count = Field(default=0, description="kingdom turns already played")
+    xp: Count = 0
+    unrest: Count = 0
+    ruin_points: dict[RuinName, Count] = Field(default_factory=dict)
+    event_dc: int = Field(default=16, ge=1, le=LIMIT)
     milestones: list[Annotated[str, Pick("milestones", what="a milestone")]] | None = Field(
         default=None, description="milestones already earned (default: those the imported state shows)")
 
@@ -202,8 +209,8 @@ class FoundingChoices(Choices):
     capital: CapitalEntry = Field(default_factory=CapitalEntry, description="the first settlement (a village)")
     hexes: list[HexEntry] | None = Field(default=None, description="the founding hexes (default: the capital's)")
     fame_type: Literal["fame", "infamy"] = "fame"
-    commodities: dict[Commodity, int] = Field(default_factory=dict, description="starting commodities (0-4 each)")
-    starting_rp: int = Field(default=0, ge=0, description="RP added at the first Resource Collection")
+    commodities: dict[Commodity, Count] = Field(default_factory=dict, description="starting commodities (0-4 each)")
+    starting_rp: Count = Field(default=0, description="RP added at the first Resource Collection")
     party_level: int = Field(default=1, ge=1, le=20)
     structures: list[Annotated[str, Pick("structures", what="a structure")]] = Field(
         default_factory=list, description="1-lot level-1 structures already standing in the capital (setup)")
@@ -260,7 +267,7 @@ class LeadershipUpkeepChoices(Choices):
     enemy_armies: list[EnemyArmyEntry] = Field(default_factory=list, description="the GM's enemy armies entering"
                                                                               " the map")
     reveal_armies: list[str] = Field(default_factory=list, description="enemy armies the players now see")
-    armies: dict[str, Annotated[int, Field(ge=0)] | None] = Field(
+    armies: dict[str, Count | None] = Field(
         default_factory=dict, description="army -> its Consumption; null removes it (armies are named by the GM)")
     relations: list[RelationEntry] = Field(default_factory=list)
     unlock_activities: list[Annotated[str, Pick("all_activities", what="an activity")]] = Field(
@@ -277,7 +284,7 @@ class UnrestChoices(Choices):
     warfare_last_turn: bool = Field(default=False, description="option warfare_mode = abstract: warfare took place"
                                                                " last turn (1d6 Unrest and a Ruin +1)")
 
-    ruin_split: RuinName | dict[RuinName, Annotated[int, Field(ge=0)]] = Field(
+    ruin_split: RuinName | dict[RuinName, Count] = Field(
         default_factory=dict, description="the 1d10 Ruin points at Unrest 10+: {ruin: n}, or one Ruin for all"
                                           " (default: spread to the Ruins furthest from overflowing)")
     lost_hex: Annotated[str | None, Pick("claimed_hexes", what="a claimed hex")] = Field(
@@ -292,7 +299,7 @@ class UnrestChoices(Choices):
 class ConsumptionChoices(Choices):
     """U4 Pay Consumption (§3.1 U4)."""
 
-    food: int | None = Field(default=None, ge=0, description="Food paid (default: as much as possible)")
+    food: Count | None = Field(default=None, description="Food paid (default: as much as possible)")
     remainder: Literal["rp", "unrest"] | None = Field(
         default=None, description="the rest: 5 RP each, or 1d4 Unrest (default: RP when affordable)")
 
@@ -336,7 +343,7 @@ class TradeChoices(Choices):
         default=None, description="default: trade-commodities when a commodity is named")
     commodity: Commodity | Literal[""] | None = Field(default=None, description="the commodity traded"
                                                                                " (empty: no trade)")
-    quantity: int | None = Field(default=None, description="1-4, at most the stock (default 1)")
+    quantity: Count | None = Field(default=None, description="1-4, at most the stock (default 1)")
     group: str | None = Field(default=None, description="the trading partner, as the GM names it (diplomatic"
                                                         " relations with it give +1)")
     skill: Annotated[str | None, _skill()] = None
@@ -353,9 +360,9 @@ class AgreementsChoices(Choices):
     """C4 (§3.2): Manage Trade Agreements."""
 
     activity: Literal["none", "manage-trade-agreements"] = "none"
-    agreements: int | None = Field(default=None, description="agreements managed (default: all)")
+    agreements: Count | None = Field(default=None, description="agreements managed (default: all)")
     option: BranchOption = None
-    goods: dict[Commodity, Annotated[int, Field(ge=0)]] | None = Field(
+    goods: dict[Commodity, Count] | None = Field(
         default=None, description="commodities chosen as the reward (at most m, at most half Luxuries)")
     skill: Annotated[str | None, _skill()] = None
     fame_reroll: FameReroll = False
@@ -389,28 +396,28 @@ class ActivityRow(Choices):
     ruin: RuinChoice = None
     ruins: RuinsChoice = None
     structure: Annotated[str | None, Pick("structures", what="a structure")] = None
-    block: int | None = Field(default=None, description="Build Structure / Demolish: the block")
-    lots: list[int] | None = Field(default=None, description="Build Structure: the lots (contiguous, empty)")
+    block: Count | None = Field(default=None, description="Build Structure / Demolish: the block")
+    lots: list[Lot] | None = Field(default=None, description="Build Structure: the lots (contiguous, empty)")
     border: T.Border | None = Field(default=None, description="infrastructure on a border of the urban grid")
     use_ruins: bool = Field(default=False, description="build on the Ruins of the settlement's hex (half cost)")
-    lot: int | None = Field(default=None, description="Demolish: the lot")
+    lot: Lot | None = Field(default=None, description="Demolish: the lot")
     recover: Literal["lumber", "stone", "ore"] | None = Field(
         default=None, description="Demolish critical success: the commodity recovered (1d6)")
     id: str | None = Field(default=None, description="Establish Settlement: the new settlement's id")
     name: str | None = Field(default=None, description="Establish Settlement: its name")
-    quantity: int | None = Field(default=None, description="Trade Commodities: how many")
+    quantity: Count | None = Field(default=None, description="Trade Commodities: how many")
     group: str | None = Field(default=None, description="the group dealt with, as the GM names it")
-    agreements: int | None = Field(default=None, description="Manage Trade Agreements: how many")
-    goods: dict[Commodity, Annotated[int, Field(ge=0)]] | None = Field(
+    agreements: Count | None = Field(default=None, description="Manage Trade Agreements: how many")
+    goods: dict[Commodity, Count] | None = Field(
         default=None, description="Manage Trade Agreements: the commodities chosen")
-    dc: int | None = Field(default=None, ge=0, description="a group's Negotiation DC, or the DC the GM rules")
+    dc: Count | None = Field(default=None, description="a group's Negotiation DC, or the DC the GM rules")
     event: Annotated[str | None, Pick("ongoing_events", what="an ongoing event")] = Field(
         default=None, description="the ongoing event an event-DC activity targets")
     refuge_ruin: RuinChoice = Field(default=None, description="the Ruin a claimed Refuge lowers")
     favored_land: bool = Field(default=False, description="pair two Region activities in one heartland hex (§5.9)")
     reconnoitered: bool = Field(default=True, description="Claim Hex: the hex was Reconnoitered and cleared")
     option: BranchOption = None
-    options: list[Annotated[int, Field(ge=0)]] | None = Field(
+    options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = Field(
         default=None, description="the branch of each either/or outcome in order, when an outcome has several")
     boon: str | None = Field(default=None, description="a held boon used on this check (its id)")
     army_type: str | None = Field(default=None, description="Recruit Army: the army (data/armies.toml)")
@@ -536,13 +543,13 @@ class EventRow(Choices):
         default=None, description="the hex it strikes, when its rule leaves the place to the GM")
     fame_reroll: FameReroll = False
     option: BranchOption = None
-    options: list[Annotated[int, Field(ge=0)]] | None = None
+    options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = None
     commodity: Commodity | None = None
     ruin: RuinChoice = None
     ruins: RuinsChoice = None
     boon: str | None = None
     assurance: bool = False
-    lots: list[tuple[int, int]] | None = Field(default=None, description="(block, lot) pairs an outcome's rubble"
+    lots: list[tuple[Count, Lot]] | None = Field(default=None, description="(block, lot) pairs an outcome's rubble"
                                                                          " falls on, as the players choose")
     gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
     gift_commodities: list[Commodity] = Field(default_factory=list, max_length=4, description="Festive"
@@ -574,8 +581,8 @@ class EventResolveChoices(Choices):
     gm_effects: GMEffects
     continues: bool | None = Field(default=None, description="the event continues next turn (default: a"
                                                             " continuous event not overcome)")
-    unrest_per_turn: int = Field(default=0, description="Unrest each turn while it continues")
-    consumption_delta: int = Field(default=0, description="Consumption change while it continues")
+    unrest_per_turn: Amount = Field(default=0, description="Unrest each turn while it continues")
+    consumption_delta: Amount = Field(default=0, description="Consumption change while it continues")
     end_events: list[Annotated[str, Pick("ongoing_events", what="an ongoing event")]] = Field(
         default_factory=list, description="ongoing events that end now")
     avert_ruin_penalty_with_fame: AvertRuin = False
@@ -585,10 +592,10 @@ class EventResolveChoices(Choices):
         default=None, description="where the event strikes, when its rule leaves the place to the GM")
     hex: Annotated[str | None, Pick("hexes", what="a hex of the map")] = Field(
         default=None, description="the hex it strikes, when its rule leaves the place to the GM")
-    options: list[Annotated[int, Field(ge=0)]] | None = None
+    options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = None
     boon: str | None = None
     assurance: bool = False
-    lots: list[tuple[int, int]] | None = None
+    lots: list[tuple[Count, Lot]] | None = None
     gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
     gift_commodities: list[Commodity] = Field(default_factory=list, max_length=4, description="Festive"
                                               " Invitation, critical success: the Commodity chosen for each gift"
@@ -606,8 +613,8 @@ class EventResolveChoices(Choices):
 class EventXPChoices(Choices):
     """E3 (§3.4): the GM's awards."""
 
-    gm_xp: int = Field(default=0, ge=0, title="GM XP award")
-    gm_fame_next_turn: int = Field(default=0, ge=0, title="GM Fame award (next turn)")
+    gm_xp: Count = Field(default=0, title="GM XP award")
+    gm_fame_next_turn: Count = Field(default=0, title="GM Fame award (next turn)")
 
 
 class LevelChoices(Choices):

@@ -19,9 +19,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated, Any, Literal, Optional, cast
 
-from pydantic import Field, create_model
+from pydantic import Field, create_model, model_validator
 
-from kingdomlog.core.choices import Choices, Pick
+from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, FreeJson, Pick
 from kingdomlog.rulesets.signoria.rules import Action
 
 Resource = Literal["power", "piety", "wealth", "army"]
@@ -64,19 +64,20 @@ class Effect(Choices):
                   "text"]
     faction: FactionId | None = None
     resource: Resource | None = None
-    delta: int | None = None
-    value: int | None = None
+    delta: Amount | None = None
+    value: Amount | None = None
     id: str | None = Field(None, description="treaty: its id (default t<n>)")
     type: TreatyKind | None = Field(None, description="treaty: its kind")
     parties: list[FactionId] | None = None
     neutral: NeutralId | None = None
     stake: Stake | None = None
-    turn: int | None = Field(None, ge=0)
-    aid_units: int | None = Field(None, ge=0)
+    turn: Count | None = None
+    aid_units: Count | None = None
     observer: FactionId | None = None
     subject: FactionId | None = None
-    fields: dict[str, Any] | None = Field(None, description="intel: what was learned, as the GM words it (resource "
-                                          "values, a roster, anything); the rules leave its shape to the GM")
+    fields: dict[str, FreeJson] | None = Field(None, description="intel: what was learned, as the GM words it"
+                                               " (resource values, a roster, anything); the rules leave its shape to"
+                                               " the GM")
     phase: str | None = None
     source: IntelSource | None = None
     believed: bool | None = None
@@ -84,6 +85,23 @@ class Effect(Choices):
     character: CharacterId | None = None
     condition: Condition | None = None
     text: str | None = None
+
+    @model_validator(mode="after")
+    def _fields_of_its_kind(self) -> Effect:
+        missing = [f for f in EFFECT_NEEDS[self.kind] if getattr(self, f) is None]
+        if missing:
+            raise ValueError(f"a {self.kind!r} effect needs {' and '.join(missing)} (null or left out)")
+        return self
+
+
+EFFECT_NEEDS: dict[str, tuple[str, ...]] = {
+    "resource": ("faction", "resource", "delta"), "set_resource": ("faction", "resource", "value"),
+    "treaty": ("type", "parties"), "intel": ("observer", "subject", "fields"),
+    "standing": ("faction", "neutral", "delta"), "slots": ("faction", "delta"),
+    "character": ("character", "condition"), "loyalty": ("character", "value"), "flag": (), "text": (),
+}
+"""The fields each kind of effect reads (``evolve.apply_effect``): refused where the GM types the effect, not when
+the fold applies it."""
 
 
 class Ruling(Choices):
@@ -119,10 +137,10 @@ class StatesmanEntry(Choices):
 class ResourceValues(Choices):
     """Secret starting values of one faction (unset ones keep the setting's or the options')."""
 
-    power: int | None = Field(None, ge=0)
-    piety: int | None = Field(None, ge=0)
-    wealth: int | None = Field(None, ge=0)
-    army: int | None = Field(None, ge=0)
+    power: Count | None = None
+    piety: Count | None = None
+    wealth: Count | None = None
+    army: Count | None = None
 
 
 def _default_leader_traits() -> dict[str, list[str]]:
@@ -142,7 +160,7 @@ class SetupChoices(Choices):
     resources: dict[FactionId, ResourceValues] = Field(
         default_factory=dict, title="Secret starting resources",
         description="faction -> {power, piety, wealth, army}; recorded only in that faction's events")
-    resume_turn: int = Field(0, ge=0, title="Resume a game after this turn (0 = new game)")
+    resume_turn: int = Field(0, ge=0, le=LIMIT, title="Resume a game after this turn (0 = new game)")
     rulings: list[Ruling] = RULINGS_FIELD
 
 
@@ -187,7 +205,7 @@ class CandidateEntry(Choices):
     faction: FactionId
     name: str
     id: str | None = Field(None, description="candidate id (default t<turn>.c<n>)")
-    cost: int | None = Field(None, ge=0, description="wealth to hire (default statesman_hire_cost)")
+    cost: Count | None = Field(None, description="wealth to hire (default statesman_hire_cost)")
 
 
 class TurnOpenChoices(Choices):
@@ -222,7 +240,7 @@ class DefenderResponse(Choices):
     characters: list[CharacterId] | Literal["all"] | None = Field(
         None, description='the characters who fight ("all": every unwounded one at home); checked by the rules')
     commander: CharacterId | None = None
-    reserve: int | None = Field(None, ge=0)
+    reserve: Count | None = None
     losses: list[LossEntry] | None = Field(None, description=LOSSES_HELP)
 
 
@@ -333,20 +351,21 @@ def orders_choices(fid: str) -> type[Choices]:
     candidate: Any = Annotated[str, Pick(f"candidates:{fid}", what=f"a statesman offered to {fid} this month")]
     opt: Any = Optional
     params = _model(f"{name}OrderParams", f"Parameters of one of {fid}'s orders (by action).", {
-        "units": (opt[int], Field(None, ge=1, description="war: units sent; hire_troops: units hired")),
+        "units": (opt[int], Field(None, ge=1, le=LIMIT, description="war: units sent; hire_troops: units hired")),
         "characters": (opt[list[own]], Field(None, description="war, sally: characters who go")),
         "commander": (opt[own], Field(None, description="war: the commander")),
         "tactic": (opt[Tactic], Field(None, description="war, sally: the tactic (§5.4; default hold)")),
-        "reserve": (opt[int], Field(None, ge=0, description="war, sally: units held in reserve (§5.4)")),
+        "reserve": (opt[Count], Field(None, description="war, sally: units held in reserve (§5.4)")),
         "if_defence": (opt[Literal["storm", "siege"]],
                        Field(None, description="war: if the defender shuts the gates (§5.2)")),
         "field": (opt[Resource], Field(None, description="scouts at low stake: the resource learned (§6.1)")),
         "agent": (opt[agent], Field(None, description="spy: the statesman sent (§6.2)")),
-        "wealth": (opt[int], Field(None, ge=1, description="bribery, felmonte_offer, support: wealth invested")),
+        "wealth": (opt[int], Field(None, ge=1, le=LIMIT,
+                                   description="bribery, felmonte_offer, support: wealth invested")),
         "on_success": (opt[Literal["spy", "defect"]], Field(None, description="bribery: what a success makes (§6.3)")),
         "kill_leader": (opt[bool], Field(None, description="assassination: aim to kill the leader (10+, §6.5)")),
         "against": (opt[FactionId], Field(None, description="turn_against, military_aid: the faction aimed at")),
-        "piety": (opt[int], Field(None, ge=1, description="donation: piety bought (§4.1 A5b)")),
+        "piety": (opt[int], Field(None, ge=1, le=LIMIT, description="donation: piety bought (§4.1 A5b)")),
         "order": (opt[str], Field(None, description="support: the id of the supported order of these orders")),
         "option": (opt[str], Field(None, description="dilemma: the option chosen")),
         "terms": (opt[str], Field(None, description="player_treaty: the terms, in the players' words (both sides "
@@ -370,7 +389,7 @@ def orders_choices(fid: str) -> type[Choices]:
         "tactic": (opt[Tactic], None),
         "characters": (opt[list[own] | Literal["all"]], None),
         "commander": (opt[own], None),
-        "reserve": (opt[int], Field(None, ge=0)),
+        "reserve": (opt[Count], None),
         "losses": (opt[list[LossEntry]], Field(None, description=LOSSES_HELP)),
     })
     standing = _model(f"{name}Standing", f"{fid}'s standing instructions.", {

@@ -13,7 +13,7 @@ A faction's own steps (``command_<f>``, ``orders_<f>``) are built per faction (`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache, wraps
 from typing import Any, TypeVar
 
@@ -239,7 +239,7 @@ def rulings(ctx: Ctx, given: list[Ruling]) -> None:
         except InputError as exc:
             raise InputError(f"step {ctx.step!r}: choice rulings[{i}].visibility: {exc}") from None
         ctx.emit(ev.GMRulingRecorded(gap=r.gap, text=r.text,
-                                     effects=tuple(e.model_dump(exclude_unset=True) for e in r.effects)),
+                                     effects=as_given(r.effects)),
                  visibility=r.visibility)
 
 
@@ -365,15 +365,15 @@ def decide_turn_open(ctx: Ctx, c: TurnOpenChoices) -> None:
     ge = c.global_event
     if ge is not None and ge.model_fields_set:
         ctx.emit(ev.GlobalEventAnnounced(key=ge.key, title=ge.title,
-                                         effects=tuple(e.model_dump(exclude_unset=True) for e in ge.effects)),
+                                         effects=as_given(ge.effects)),
                  visibility="public")
     for fe in c.faction_events:
         ctx.emit(ev.GMRulingRecorded(gap="§4.2", text=fe.text,
-                                     effects=tuple(e.model_dump(exclude_unset=True) for e in fe.effects)),
+                                     effects=as_given(fe.effects)),
                  visibility=vis(ctx.state, fe.faction))
     for d in c.dilemmas:
         ctx.emit(ev.DilemmaPresented(faction=d.faction, dilemma=d.id, text=d.text,
-                                     options=tuple(o.model_dump(exclude_unset=True) for o in d.options)),
+                                     options=as_given(d.options)),
                  visibility=vis(ctx.state, d.faction))
         if d.faction in ctx.state.players():  # the faction answers in its orders (§4.1 A7); G-34: abstain
             ctx.ask(Question(
@@ -540,6 +540,8 @@ def decide_orders(ctx: Ctx, c: Choices) -> None:
         body = o.model_dump(exclude_unset=True, exclude={"faction"})
         if body.get("id") is None:
             body["id"] = f"O{i + 1}"
+        # a parameter given as null is a parameter not given (the rules read each with its default)
+        body["params"] = {k: v for k, v in (body.get("params") or {}).items() if v is not None}
         try:
             orders.append(Order.model_validate(body))
         except ValidationError as exc:  # pragma: no cover - the typed entry fits Order
@@ -548,9 +550,15 @@ def decide_orders(ctx: Ctx, c: Choices) -> None:
     if len(set(ids)) != len(ids):
         raise ctx.fail("order ids must be unique", "§11.2")
     kept, dilemmas = validate_orders(ctx, fid, orders, dict(choices.dilemmas), dict(choices.candidates))
-    standing = choices.standing.model_dump(exclude_unset=True) if choices.standing is not None else {}
+    standing = as_given([choices.standing])[0] if choices.standing is not None else {}
     ctx.emit(ev.OrdersSubmitted(faction=fid, orders=tuple(o.model_dump(mode="json") for o in kept),
                                 dilemmas=dilemmas, standing=standing), visibility=vis(ctx.state, fid), actor=fid)
+
+
+def as_given(entries: Sequence[Choices]) -> tuple[dict[str, Any], ...]:
+    """Typed entries (effects, dilemma options, standing instructions) as recorded: the fields given, a null left
+    out, so what reads them takes each one's default rather than a null (issue 28)."""
+    return tuple(e.model_dump(exclude_unset=True, exclude_none=True) for e in entries)
 
 
 class _Sealing:
@@ -1204,7 +1212,7 @@ def _commander(chars: tuple[Fighter, ...], named: str | None) -> str | None:
 def decide_p3(ctx: Ctx, c: WarChoices) -> None:
     """§5: campaigns launch and arrive, defenders respond, battles are fought round by round, sieges, storms."""
     war: WarInput = (
-        {k: v.model_dump(exclude_unset=True) for k, v in c.responses.items()},
+        {k: v.model_dump(exclude_unset=True, exclude_none=True) for k, v in c.responses.items()},
         {k: {rk: [d.model_dump(exclude_unset=True) for d in ds] for rk, ds in rounds.items()}
          for k, rounds in c.declarations.items()},
         set(),
@@ -1298,7 +1306,7 @@ def _arrive(ctx: Ctx, cid: str, war: WarInput) -> None:
                 ctx.ask(_response_question(s, cid, defender, camp.faction, tgt.name, camp.route, resp))
     if resp.get("response") not in ("battle", "defence"):
         raise ctx.fail(f"defender response must be battle or defence, got {resp.get('response')!r}", "§5.2")
-    chars = resp.get("characters", [])
+    chars = resp.get("characters") or []  # null in a response recorded before nulls were dropped: none
     if chars == "all":
         chars = [c for c in ([dfac.leader] if dfac.leader else []) + list(dfac.statesmen)
                  if s.characters[c].condition == "active"]
@@ -1309,7 +1317,7 @@ def _arrive(ctx: Ctx, cid: str, war: WarInput) -> None:
     ctx.emit(ev.DefenderResponded(campaign=cid, defender=defender, response=resp["response"],
                                   tactic=resp.get("tactic") if resp["response"] == "battle" else None,
                                   characters=tuple(chars), commander=resp.get("commander"),
-                                  reserve=int(resp.get("reserve", 0))), visibility=vis(s, defender, camp.faction),
+                                  reserve=int(resp.get("reserve") or 0)), visibility=vis(s, defender, camp.faction),
              actor=defender if dfac.kind == "player" else "gm")
     if resp["response"] == "battle":
         _battle(ctx, cid, "field", camp.faction, defender, war, defence=resp)
@@ -1500,9 +1508,10 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
         o = sally_order
         assert o is not None
         a_units = home_force(s, attacker)
-        a_chars = _fighters(ctx, o.params.get("characters", []), attacker)
-        a_tactic: str | None = str(o.params.get("tactic", "hold"))
-        a_res = int(o.params.get("reserve", 0))
+        # a null (in orders sealed before nulls were dropped) is the default
+        a_chars = _fighters(ctx, o.params.get("characters") or [], attacker)
+        a_tactic: str | None = str(o.params.get("tactic") or "hold")
+        a_res = int(o.params.get("reserve") or 0)
         d_units = camp.units or 0
         d_chars = _fighters(ctx, camp.characters, defender)
         d_tactic: str | None = camp.tactic
@@ -1877,7 +1886,7 @@ def decide_upkeep(ctx: Ctx, c: UpkeepChoices) -> None:
             raise ctx.fail(f"question {q.id}: {picked!r} is not one of its options ({', '.join(ids)})", "§11.1")
         opt = next(o for o in q.options if o.id == picked)
         ctx.emit(ev.GMRulingRecorded(gap=q.kind, text=f"{q.text} Answer: {opt.text or opt.id}",
-                                     effects=tuple(e.model_dump(exclude_unset=True) for e in opt.effects)),
+                                     effects=as_given(opt.effects)),
                  visibility=vis(ctx.state, q.faction))
     stray = sorted(set(c.answers) - {q.id for q in c.questions})
     if stray:

@@ -275,7 +275,7 @@ def _orders_submitted(s: SignoriaState, e: ev.OrdersSubmitted, ph: str) -> Signo
     for od2 in o.orders:
         if od2.leader and od2.leader in s.characters:
             s = _char(s, od2.leader, activity=od2.id)
-        for cid in od2.params.get("characters", []) if od2.action == "war" else []:
+        for cid in (od2.params.get("characters") or []) if od2.action == "war" else []:
             if cid in s.characters:
                 s = _char(s, cid, activity=od2.id)
     return s

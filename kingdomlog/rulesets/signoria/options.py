@@ -15,7 +15,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("initial_resources", "table", {}, "Override starting Power/Piety/Wealth/Army per faction id; key "
                "'_other' for extra factions (default 4/5/3/4) (§2.9 initial_resources). Campaign options are "
                "public: for secret starting values use the setup step's 'resources' choice."),
-    OptionSpec("statesmen_per_faction", "int", 2, "Starting statesmen per player faction (§2.9, G-41).", minimum=0),
+    OptionSpec("statesmen_per_faction", "int", 2, "Starting statesmen per player faction (§2.9, G-41).", minimum=0,
+               maximum=20),
     OptionSpec("statesman_loyalty_default", "int", 2, "Loyalty of a statesman, used against bribes (§2.4, G-24)."),
     OptionSpec("command_reroll_limit", "int", -1, "Bought command rerolls per turn; -1 = no limit (§3.1).",
                minimum=-1),
