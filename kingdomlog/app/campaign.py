@@ -220,7 +220,7 @@ class Campaign:
             if (path / CONFIG_FILE).exists():
                 raise StoreError(f"{path}: a campaign already exists here")
             raise StoreError(f"{path}: folder is not empty; choose a new folder for the campaign")
-        opts = validate_options(rs.options, dict(options or {}))
+        opts = validate_options(rs.options, dict(options or {}), entering=True)
         seen: list[str] = []
         for v in viewers:
             if v not in seen:
@@ -275,7 +275,8 @@ class Campaign:
         opts = conf.options if conf is not None else self.config.options
         return CampaignContext(
             campaign=self.id,
-            options=validate_options(self.ruleset.options, opts, where=f"{self.folder / CONFIG_FILE} option"),
+            options=validate_options(self.ruleset.options, opts, where=f"{self.folder / CONFIG_FILE} option",
+                                     entering=conf is None),
             data=self.homebrew(),
             viewers=self.config.player_ids,
         )
@@ -308,7 +309,7 @@ class Campaign:
         if self._players is None:
             rs = self.ruleset
             try:
-                options = validate_options(rs.options, self.config.options)
+                options = validate_options(rs.options, self.config.options, entering=True)
             except InputError:  # campaign.toml's options were edited into something invalid: the log's apply
                 options = dict(self.context.options)
             out = list(self.config.player_ids)
@@ -788,7 +789,8 @@ class Campaign:
         """How campaign.toml's options differ from the ones the log recorded at seq 1 (which are the ones used)."""
         where = f"{self.folder / CONFIG_FILE}"
         try:
-            toml_opts = validate_options(self.ruleset.options, self.config.options, where=f"{where} option")
+            toml_opts = validate_options(self.ruleset.options, self.config.options, where=f"{where} option",
+                                         entering=True)
         except InputError as exc:
             return [f"{exc} (ignored: the options recorded in the log at seq 1 apply)"]
         log_opts = validate_options(self.ruleset.options, logged)

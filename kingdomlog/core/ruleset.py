@@ -104,8 +104,14 @@ class OptionSpec:
     minimum: float | None = None
     maximum: float | None = None
 
-    def validate(self, value: Any, *, where: str = "option") -> Any:
-        """Check and coerce ``value``; raises ``InputError`` naming the option."""
+    def validate(self, value: Any, *, where: str = "option", entering: bool = False) -> Any:
+        """Check and coerce ``value``; raises ``InputError`` naming the option.
+
+        A number must lie within the option's declared ``minimum``/``maximum``. ``entering``: the value is
+        being given now (``kingdomlog new --set``, campaign.toml), so a number with no declared range must also
+        lie within ``core.choices.LIMIT``; a value a log recorded is only held to its declared range, so a
+        campaign made before that limit existed still folds.
+        """
         label = f"{where} {self.name!r}"
         if self.type == "bool":
             if isinstance(value, bool):
@@ -125,8 +131,8 @@ class OptionSpec:
                 raise InputError(f"{label} must be {kind}, got {value!r}") from None
             if not math.isfinite(num):
                 raise InputError(f"{label} must be a finite number, got {value!r}")
-            lo = -LIMIT if self.minimum is None else self.minimum
-            hi = LIMIT if self.maximum is None else self.maximum
+            lo = (-LIMIT if entering else -math.inf) if self.minimum is None else self.minimum
+            hi = (LIMIT if entering else math.inf) if self.maximum is None else self.maximum
             if num < lo:
                 raise InputError(f"{label} must be at least {lo:g}, got {num}")
             if num > hi:
@@ -161,8 +167,10 @@ class OptionSpec:
         raise InputError(f"{label} has unknown type {self.type!r}")  # pragma: no cover
 
 
-def validate_options(specs: Sequence[OptionSpec], raw: Mapping[str, Any], *, where: str = "option") -> dict[str, Any]:
-    """Fill defaults and validate ``raw`` against ``specs``; unknown keys are an error."""
+def validate_options(specs: Sequence[OptionSpec], raw: Mapping[str, Any], *, where: str = "option",
+                     entering: bool = False) -> dict[str, Any]:
+    """Fill defaults and validate ``raw`` against ``specs``; unknown keys are an error. ``entering``: the options
+    are being given now, not read from a log (see ``OptionSpec.validate``)."""
     by_name = {s.name: s for s in specs}
     unknown = sorted(set(raw) - set(by_name))
     if unknown:
@@ -170,7 +178,8 @@ def validate_options(specs: Sequence[OptionSpec], raw: Mapping[str, Any], *, whe
         raise InputError(f"unknown {where}(s) {', '.join(unknown)}; this ruleset knows: {known}")
     out: dict[str, Any] = {}
     for spec in specs:
-        out[spec.name] = spec.validate(raw[spec.name], where=where) if spec.name in raw else spec.default
+        out[spec.name] = spec.validate(raw[spec.name], where=where, entering=entering) if spec.name in raw \
+            else spec.default
     return out
 
 

@@ -202,3 +202,22 @@ def test_a_plan_turn_given_as_text_is_refused(demos: dict[str, Path], tmp_path: 
     """``"turn": "8"`` was read as 8: a plan says what it means."""
     err = refused(demos["felmonte"], tmp_path, {"turn": "8", "seed": "x", "steps": {}})
     assert "invalid plan: turn: input should be a valid integer (got '8')" in err
+
+
+def test_an_option_beyond_the_entry_limit_is_refused_when_given_but_a_log_that_recorded_one_still_folds() -> None:
+    """The default range of an option with none declared (``core.choices.LIMIT``) holds where options enter
+    (``new --set``, campaign.toml); a log made before that limit existed recorded its options as facts, and the
+    fold reads them as they are (only the declared ``minimum``/``maximum`` hold there, as they always did)."""
+    from kingdomlog.core.choices import LIMIT
+    from kingdomlog.core.errors import InputError
+    from kingdomlog.core.ruleset import CampaignContext, find_ruleset, validate_options
+
+    rs = find_ruleset("pf2e-kingmaker")
+    big = {"rp_to_xp_limit": LIMIT * 3}
+    with pytest.raises(InputError, match="rp_to_xp_limit"):
+        validate_options(rs.options, big, entering=True)
+    assert validate_options(rs.options, big)["rp_to_xp_limit"] == LIMIT * 3
+    state = rs.initial_state(CampaignContext(campaign="old", options=big))
+    assert state is not None
+    with pytest.raises(InputError, match="at least 0"):  # a declared range holds everywhere, as before
+        validate_options(rs.options, {"rp_to_xp_limit": -1})
