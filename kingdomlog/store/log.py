@@ -56,6 +56,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -300,16 +301,45 @@ def settled(st: os.stat_result) -> bool:
     return time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_SECONDS * 1e9
 
 
-def read_pinned(path: Path) -> tuple[bytes, Ident | None]:
-    """A batch file's bytes and, if it did not change while being read and has settled, its identity."""
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+"""A batch file is opened without blocking: a FIFO (or device) named like a batch must not hang a reader."""
+
+
+def _open_batch(path: Path) -> tuple[int, os.stat_result]:
+    """An open descriptor of the batch file ``path`` and its stat; ``CorruptLogError`` unless it is a regular file."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         raise _bad(path, "batch file vanished while reading") from None
     except OSError as exc:
         raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
     try:
-        before = os.fstat(fd)
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else \
+            "a socket or device"
+        raise _bad(path, f"not a batch file: {kind} named like one (remove it)")
+    return fd, st
+
+
+def read_batch(path: Path) -> bytes:
+    """A batch file's bytes (``CorruptLogError`` naming it when it cannot be read or is not a regular file)."""
+    fd, _st = _open_batch(path)
+    try:
+        with os.fdopen(fd, "rb", closefd=True) as fh:
+            return fh.read()
+    except OSError as exc:
+        raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+
+
+def read_pinned(path: Path) -> tuple[bytes, Ident | None]:
+    """A batch file's bytes and, if it did not change while being read and has settled, its identity."""
+    fd, before = _open_batch(path)
+    try:
         chunks = []
         while True:
             chunk = os.read(fd, max(before.st_size + 1, 1 << 16))
@@ -466,12 +496,7 @@ class EventLog:
 
     @staticmethod
     def _bytes(path: Path) -> bytes:
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            raise _bad(path, "batch file vanished while reading") from None
-        except OSError as exc:
-            raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+        return read_batch(path)
 
     @staticmethod
     def _check_digest(path: Path, data: bytes) -> None:
@@ -511,8 +536,8 @@ class EventLog:
             return None
         path = self.dir / rec.file
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_batch(path)
+        except CorruptLogError:
             return None
         stored, actual = file_digest(data)
         if stored != actual or stored != rec.file_sha:
@@ -1386,4 +1411,5 @@ def _entry(table: pa.Table, meta: dict[bytes, bytes]) -> dict[str, Any]:
 
 
 __all__ = ["COLUMNS", "AppendResult", "EventLog", "Head", "HeadRecord", "Stamp", "TailRead", "batch_name",
-           "decode_rows", "decode_table", "describe_os_error", "file_digest", "footer_value", "seal", "write_error"]
+           "decode_rows", "decode_table", "describe_os_error", "file_digest", "footer_value", "read_batch", "seal",
+           "write_error"]
