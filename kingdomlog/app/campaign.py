@@ -160,6 +160,7 @@ class Campaign:
         self.cache = SnapshotCache(folder / ".cache" / "snapshots")
         self._events: list[RecordedEvent] | None = None
         self._events_key: tuple[str, ...] | None = None
+        self._head_problems: tuple[str, ...] = ()
         self._players: tuple[str, ...] | None = None
         self.id_problem: str | None = None
         """Set when campaign.toml's id is not the log's: reads use the log's id, every write is refused."""
@@ -250,11 +251,23 @@ class Campaign:
         return find_ruleset(self.config.ruleset)
 
     def events(self, *, full_verify: bool = False) -> list[RecordedEvent]:
-        """Every event of the log, checked and decoded (re-read when the log changed)."""
+        """Every event of the log, checked and decoded (re-read when the log changed).
+
+        Raises ``CorruptLogError`` for a damaged log, and for one that ends before (or differs from) the
+        head it recorded (``store.witness``): a log that lost its newest batches is not served.
+        """
+        return self._read(full_verify=full_verify, check_head=True)
+
+    def _read(self, *, full_verify: bool, check_head: bool) -> list[RecordedEvent]:
         files = tuple(f.name for f in self.log.files())
         if self._events is None or self._events_key != files or full_verify:
-            self._events = self.log.read(full_verify=full_verify)
+            self._events = None
+            self._events = self.log.read(full_verify=full_verify, check_head=check_head)
             self._events_key = files
+            walked = self.log.walked
+            self._head_problems = walked.head_problems if walked is not None else ()
+        if check_head and self._head_problems:
+            raise CorruptLogError(self._head_problems[0])
         return self._events
 
     def _changed(self) -> None:
@@ -446,13 +459,13 @@ class Campaign:
         mine = self.visible_events(viewer)
         return Witness(viewer.id, mine[-1].seq, mine[-1].hash) if mine else Witness(viewer.id, 0, GENESIS_HASH)
 
-    def check_witness(self, expected: str) -> WitnessCheck:
+    def check_witness(self, expected: str, *, events: Sequence[RecordedEvent] | None = None) -> WitnessCheck:
         """Where the head ``expected`` (``HASH``, a prefix of 12+ hex digits, or ``SEQ:HASH``) is in the log.
 
         It is looked for in the GM's numbering and in each viewer's (public and every player),
         so a head printed on any page a person was given can be checked. Found as a head, or
         with events appended after it, is fine; not found means events that were in the log
-        when it was printed were removed or altered.
+        when it was printed were removed or altered. ``events``: the log as already read (``verify``).
         """
         m = WITNESS_RE.match(expected)
         if m is None:
@@ -460,9 +473,11 @@ class Campaign:
                              " printed on a view), optionally after its seq (`42:3f9c1a2b4d5e6f70`)")
         want_seq = int(m.group(1)) if m.group(1) else None
         prefix = m.group(2).lower()
-        events = self.events()
+        if events is None:
+            events = self.events()
         viewers = [GM_VIEWER, PUBLIC_VIEWER, *(Viewer("player", p) for p in self.players())]
-        head = self.head_for(GM_VIEWER)
+        head = Witness(GM_VIEWER.id, events[-1].seq, events[-1].hash) if events else Witness(GM_VIEWER.id, 0,
+                                                                                             GENESIS_HASH)
         for v in viewers:
             mine = events if v.is_gm else renumber(filter_visible(events, v))
             for ev in mine:
@@ -751,25 +766,31 @@ class Campaign:
         witness: WitnessCheck | None = None
         try:
             files = len(self.log.files())
-            events = self.events(full_verify=True)
+            events = self._read(full_verify=True, check_head=False)
             n = len(events)
             head = Witness(GM_VIEWER.id, events[-1].seq, events[-1].hash) if events else None
+
             def hash_at(s: int) -> str | None:
                 return events[s - 1].hash if 0 < s <= len(events) else None
 
-            recorded = self.log.head_problem(hash_at)
-            if recorded:
-                problems.append(recorded)
+            walked = self.log.walked
+            problems.extend(walked.head_problems if walked is not None else ())
+            if events and not self.log.keeps_witness() and not problems:
+                warnings.append(f"{self.log.dir}/.heads is missing (a log written before kingdomlog kept it, or"
+                                " deleted): a deleted newest batch can now be told only from this machine's"
+                                " .cache/head.rec or a head kept outside the folder (--expect-head); the next"
+                                " append starts it again")
             swept = self.cache.sweep(hash_at)
             if swept:
                 warnings.append(f"deleted {swept} snapshot(s) in {self.cache.dir} that did not match the log, this"
                                 " code or this machine's key (edited, or written elsewhere); the next read rebuilds"
                                 " them")
             if expect_head is not None:
-                witness = self.check_witness(expect_head)
+                witness = self.check_witness(expect_head, events=events)
                 if not witness.ok:
                     problems.append(witness.message)
-            conf = self.configured()
+            first = events[0].payload if events else None
+            conf = first if isinstance(first, CampaignConfigured) else None
             if conf is None:
                 problems.append("seq 1: the log does not start with core.campaign_configured")
             elif conf.ruleset != self.config.ruleset:
@@ -778,11 +799,32 @@ class Campaign:
             else:
                 warnings.extend(self._config_drift(conf.options))
             rs = self.ruleset
-            fold(rs, rs.initial_state(self.context), events)
+            fold(rs, rs.initial_state(self.context_for(conf)), events)
         except KingdomlogError as exc:
             problems.append(str(exc))
         return VerifyReport(self.id, files, n, problems, [str(p) for p in self.log.temp_files()], warnings, head,
                             witness)
+
+    def accept_head(self) -> tuple[Witness, list[str]]:
+        """Take the log's present head as its head (``kingdomlog verify --accept-head``): the GM's explicit word.
+
+        For a log the records of its head say once reached further (a batch deleted, an older copy
+        restored on purpose) or whose records cannot be read: after checking the whole log (every
+        hash recomputed; a log damaged otherwise is refused, nothing recorded), its head is recorded
+        anew in ``log/.heads`` (an ``accept`` line) and this machine's cache, so reads and appends go
+        on from it and the next append reuses the seqs it lost. Returns the head and what the records
+        said before (empty when they held). A head printed earlier (``verify --expect-head``) still
+        tells what was lost.
+        """
+        if self.id_problem:
+            raise StoreError(f"{self.id_problem}; nothing recorded")
+        scanned = self.log.scan()
+        if scanned:
+            raise StoreError(f"the log is damaged, not only shorter: {scanned[0]}; nothing recorded (restore the"
+                             " damaged files first)")
+        walked = self.log.accept_head()
+        self._changed()
+        return Witness(GM_VIEWER.id, walked.seq, walked.hash), list(walked.head_problems)
 
     def _config_drift(self, logged: Mapping[str, Any]) -> list[str]:
         """How campaign.toml's options differ from the ones the log recorded at seq 1 (which are the ones used)."""
