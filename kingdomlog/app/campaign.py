@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import shutil
+import time
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -64,12 +68,15 @@ from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer, parse_view
 from kingdomlog.dice.roller import new_seed
 from kingdomlog.store.cache import Latest, SnapshotCache
 from kingdomlog.store.config import CONFIG_FILE, CampaignConfig, ViewerEntry, load_config, slug_ok, write_config
-from kingdomlog.store.log import AppendResult, EventLog
+from kingdomlog.store.errors import describe_os_error
+from kingdomlog.store.log import AppendResult, EventLog, batch_name, footer_value, read_batch
 
 RAW_FIELDS = frozenset({"turn", "phase", "type", "version", "actor", "visibility", "payload"})
 _commit_of = attrgetter("commit_id")
 
 
+NOTE_ATTEMPTS = 8
+"""How many times a note is placed after a head that moved on before it gives up (``Campaign.note``)."""
 SHORT_HASH = 16
 """Hex digits of a head hash shown on views (64 bits: enough that nobody can make another log end on them)."""
 MIN_WITNESS = 12
@@ -208,6 +215,8 @@ class Campaign:
 
         Refuses a folder that already holds a campaign or any other files, an id that is
         not a slug, and a player named like a reserved viewer (``gm``, ``public``, ``system``).
+        When it fails part way (a full disk), what it made is removed again, so the same command
+        can simply be run again; a log that holds a batch is never removed.
         """
         path = Path(folder)
         rs = find_ruleset(ruleset)
@@ -232,11 +241,20 @@ class Campaign:
         except ValidationError as exc:
             err = exc.errors()[0]
             raise InputError(f"player {err.get('input')!r}: {err['msg']}") from None
-        (path / "log").mkdir(parents=True, exist_ok=True)
-        write_config(path, cfg)
-        camp = cls(path, cfg)
-        camp.log.append([Draft(CampaignConfigured(ruleset=rs.id, options=opts, name=cfg.name), actor="gm", turn=0)],
-                        expect_seq=0, recorded_at=recorded_at)
+        existed = path.exists()
+        cid = str(uuid.uuid4())
+        try:
+            (path / "log").mkdir(parents=True, exist_ok=True)
+            write_config(path, cfg)
+            camp = cls(path, cfg)
+            camp.log.append([Draft(CampaignConfigured(ruleset=rs.id, options=opts, name=cfg.name), actor="gm",
+                                   turn=0)], expect_seq=0, commit_id=cid, recorded_at=recorded_at)
+        except OSError as exc:
+            _undo_create(path, existed, cid)
+            raise StoreError(f"{path}: the campaign was not created: {describe_os_error(exc)}") from None
+        except BaseException:
+            _undo_create(path, existed, cid)
+            raise
         return camp
 
     # ---- reading -------------------------------------------------------------------------
@@ -607,20 +625,41 @@ class Campaign:
         return self.append([draft], expect_seq=head if expect_seq is None else expect_seq)
 
     def note(self, text: str, *, turn: int | None = None, visibility: str = "public", title: str = "") -> AppendResult:
-        """Append a journal entry (``core.note_added``) visible as ``visibility`` says."""
+        """Append a journal entry (``core.note_added``) visible as ``visibility`` says.
+
+        ``turn`` (default: the last live turn) may be any turn played so far or the next one, not later.
+        A note decides nothing from the state, so when another writer appends first (``ConflictError``)
+        it is placed again after the new head (read from the head record, not the whole log), up to
+        ``NOTE_ATTEMPTS`` times, under one commit id: a retry never writes it twice.
+        """
         vis = parse_visibility(visibility, self.players()).text
+        try:
+            payload = NoteAdded(text=text, title=title)
+        except ValidationError as exc:
+            raise InputError(f"note: {exc.errors()[0]['msg']}") from None
         events = self.events()
         if turn is None:
             last = last_live_turn(events)
             turn = 0 if last is None else last
         if turn < 0:
-            raise InputError("turn must be 0 or more")
-        try:
-            payload = NoteAdded(text=text, title=title)
-        except ValidationError as exc:
-            raise InputError(f"note: {exc.errors()[0]['msg']}") from None
-        return self.append([Draft(payload, actor="gm", visibility=vis, turn=turn)],
-                           expect_seq=events[-1].seq if events else 0)
+            raise InputError("note: turn must be 0 or more")
+        nxt = next_turn(events)
+        if turn > nxt:
+            raise InputError(f"note: turn {turn} has not begun: the log's next turn is {nxt} (a note belongs to a turn"
+                             f" played so far or the next one, 0..{nxt})")
+        cid = str(uuid.uuid4())
+        spread = 0.5 + int(cid[:4], 16) / 0x10000  # writers that collided wait different times before the next try
+        expect = events[-1].seq if events else 0
+        for attempt in range(1, NOTE_ATTEMPTS + 1):
+            try:
+                return self.append([Draft(payload, actor="gm", visibility=vis, turn=turn)], expect_seq=expect,
+                                   commit_id=cid)
+            except ConflictError:
+                if attempt == NOTE_ATTEMPTS:
+                    raise
+            time.sleep(0.001 * attempt * spread)
+            expect = self.log.head().seq  # later turns only raise the next turn: ``turn`` stays in bounds
+        raise AssertionError("unreachable")
 
     def parse_jsonl(self, lines: Iterable[str], *, source: str = "input") -> list[Draft]:
         """Parse raw event lines (``{"turn", "type", "payload", ...}``); errors name the line."""
@@ -837,6 +876,26 @@ class Campaign:
         return [f"{where}: option {k!r} is {toml_opts[k]!r} but the log recorded {log_opts[k]!r} at seq 1;"
                 " the log's value applies (options are fixed when the campaign is created)"
                 for k in sorted(log_opts) if toml_opts.get(k) != log_opts[k]]
+
+
+def _undo_create(path: Path, existed: bool, commit_id: str) -> None:
+    """Remove what a ``Campaign.create`` that failed made in ``path``: its ``campaign.toml``, ``log/`` and ``.cache/``,
+    and the folder itself if it made it. Nothing is removed when ``log/`` holds a batch other than this creation's
+    own (``commit_id``; one linked before a later step failed): that is someone else's campaign."""
+    log = path / "log"
+    try:
+        batches = [n for n in os.listdir(log) if not n.startswith(".") and n.endswith(".parquet")] \
+            if log.is_dir() else []
+        if batches and (batches != [batch_name(1)] or footer_value(read_batch(log / batches[0]),
+                                                                    b"kingdomlog.commit_id") != commit_id.encode()):
+            return
+        for name in ("log", ".cache"):
+            shutil.rmtree(path / name, ignore_errors=True)
+        (path / CONFIG_FILE).unlink(missing_ok=True)
+        if not existed:
+            path.rmdir()  # only if empty: anything someone else put there stays
+    except (OSError, KingdomlogError):  # what cannot be told to be this creation's own stays
+        pass
 
 
 __all__ = ["Campaign", "TurnStart", "VerifyReport", "Witness", "WitnessCheck"]
