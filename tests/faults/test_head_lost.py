@@ -307,3 +307,12 @@ def test_lines_of_racing_appends_may_land_out_of_order_and_an_accept_line_ends_w
     add(3)
     mark = witness.read(log_dir, "farm")
     assert (mark.seq, mark.hash, mark.damaged) == (3, f"{3:064x}", False)
+
+
+def test_verify_help_says_what_it_promises_and_what_only_expect_head_catches() -> None:
+    rc, out, _ = run("verify", "--help")
+    assert rc == 0
+    promises = out[out.index("what verify promises:"):out.index("what only --expect-head catches:")]
+    assert "log/.heads" in promises and ".cache/head.rec" in promises and "--accept-head" in promises
+    limit = out[out.index("what only --expect-head catches:"):]
+    assert "cut their lines from log/.heads" in limit and "replace the whole folder" in limit
