@@ -361,6 +361,12 @@ def cmd_state(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
+    if args.accept_head:
+        head, said = camp.accept_head()
+        for p in said:
+            print(f"kingdomlog: verify: before --accept-head: {p}", file=sys.stderr)
+        print(f"accepted: the log's head is now {head.text}"
+              + ("" if said else " (it already was: the records of the head held)"), file=sys.stderr)
     rep = camp.verify(expect_head=args.expect_head)
     if args.json:
         _out({"campaign": rep.campaign, "ok": rep.ok, "files": rep.files, "events": rep.events,
@@ -660,11 +666,39 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_audit)
 
-    s = sub.add_parser("verify", help="check the log: chain, gaps, files; exit 1 on any fault")
+    s = sub.add_parser(
+        "verify", help="check the log: chain, gaps, files; exit 1 on any fault",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Check every batch file and event of a campaign's log; exit 1 on any fault, naming the file"
+                    " and seq.",
+        epilog="""what verify promises:
+  every byte of every batch file (its sha256), every event's hash and its link to the one before,
+  gapless seqs, each file's link to the one before, and that the log folds. A batch removed,
+  swapped or reordered anywhere but at the end is a gap or a broken link.
+
+  A log cut short at its end is itself a sound, shorter log. Two records of its head say how
+  far it reached: log/.heads (a line added by every append, beside the batches; each batch
+  appended since says it is kept) and this machine's signed .cache/head.rec. verify fails,
+  naming the missing seqs, when the log ends before either record or differs from it at its
+  seq, when log/.heads holds no readable head, has a damaged newest line while the log ends at
+  the line before, or is missing though the newest batch says it was kept. Reads (state, log,
+  head, share, export) refuse such a log and appends append nothing until the batches are
+  restored or the GM runs verify --accept-head.
+
+what only --expect-head catches:
+  whoever can write the folder can delete the newest batches, cut their lines from log/.heads
+  (or write one: it is not signed) and delete or roll back .cache/, or replace the whole folder
+  with a sound older or rewritten copy. Nothing inside the folder tells then; a head printed
+  before (`kingdomlog head`, any view's footer, a player's page), given as --expect-head,
+  does: it is no longer in the log.""")
     s.add_argument("dir")
     s.add_argument("--expect-head", metavar="HASH",
                    help="a head printed earlier (`kingdomlog head`, a view's footer): fail unless it is still in the"
                         " log (as its head, or with events appended after it)")
+    s.add_argument("--accept-head", action="store_true",
+                   help="the log's newest batches are gone for good (or an older copy was restored on purpose):"
+                        " after checking the whole log, record its present head as its head, so reads and appends"
+                        " go on from it (the next append reuses the lost seqs)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_verify)
 

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
+import shutil
+import time
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -64,12 +68,15 @@ from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer, parse_view
 from kingdomlog.dice.roller import new_seed
 from kingdomlog.store.cache import Latest, SnapshotCache
 from kingdomlog.store.config import CONFIG_FILE, CampaignConfig, ViewerEntry, load_config, slug_ok, write_config
-from kingdomlog.store.log import AppendResult, EventLog
+from kingdomlog.store.errors import describe_os_error
+from kingdomlog.store.log import AppendResult, EventLog, batch_name, footer_value, read_batch
 
 RAW_FIELDS = frozenset({"turn", "phase", "type", "version", "actor", "visibility", "payload"})
 _commit_of = attrgetter("commit_id")
 
 
+NOTE_ATTEMPTS = 8
+"""How many times a note is placed after a head that moved on before it gives up (``Campaign.note``)."""
 SHORT_HASH = 16
 """Hex digits of a head hash shown on views (64 bits: enough that nobody can make another log end on them)."""
 MIN_WITNESS = 12
@@ -160,6 +167,7 @@ class Campaign:
         self.cache = SnapshotCache(folder / ".cache" / "snapshots")
         self._events: list[RecordedEvent] | None = None
         self._events_key: tuple[str, ...] | None = None
+        self._head_problems: tuple[str, ...] = ()
         self._players: tuple[str, ...] | None = None
         self.id_problem: str | None = None
         """Set when campaign.toml's id is not the log's: reads use the log's id, every write is refused."""
@@ -207,6 +215,8 @@ class Campaign:
 
         Refuses a folder that already holds a campaign or any other files, an id that is
         not a slug, and a player named like a reserved viewer (``gm``, ``public``, ``system``).
+        When it fails part way (a full disk), what it made is removed again, so the same command
+        can simply be run again; a log that holds a batch is never removed.
         """
         path = Path(folder)
         rs = find_ruleset(ruleset)
@@ -231,11 +241,20 @@ class Campaign:
         except ValidationError as exc:
             err = exc.errors()[0]
             raise InputError(f"player {err.get('input')!r}: {err['msg']}") from None
-        (path / "log").mkdir(parents=True, exist_ok=True)
-        write_config(path, cfg)
-        camp = cls(path, cfg)
-        camp.log.append([Draft(CampaignConfigured(ruleset=rs.id, options=opts, name=cfg.name), actor="gm", turn=0)],
-                        expect_seq=0, recorded_at=recorded_at)
+        existed = path.exists()
+        cid = str(uuid.uuid4())
+        try:
+            (path / "log").mkdir(parents=True, exist_ok=True)
+            write_config(path, cfg)
+            camp = cls(path, cfg)
+            camp.log.append([Draft(CampaignConfigured(ruleset=rs.id, options=opts, name=cfg.name), actor="gm",
+                                   turn=0)], expect_seq=0, commit_id=cid, recorded_at=recorded_at)
+        except OSError as exc:
+            _undo_create(path, existed, cid)
+            raise StoreError(f"{path}: the campaign was not created: {describe_os_error(exc)}") from None
+        except BaseException:
+            _undo_create(path, existed, cid)
+            raise
         return camp
 
     # ---- reading -------------------------------------------------------------------------
@@ -250,11 +269,23 @@ class Campaign:
         return find_ruleset(self.config.ruleset)
 
     def events(self, *, full_verify: bool = False) -> list[RecordedEvent]:
-        """Every event of the log, checked and decoded (re-read when the log changed)."""
+        """Every event of the log, checked and decoded (re-read when the log changed).
+
+        Raises ``CorruptLogError`` for a damaged log, and for one that ends before (or differs from) the
+        head it recorded (``store.witness``): a log that lost its newest batches is not served.
+        """
+        return self._read(full_verify=full_verify, check_head=True)
+
+    def _read(self, *, full_verify: bool, check_head: bool) -> list[RecordedEvent]:
         files = tuple(f.name for f in self.log.files())
         if self._events is None or self._events_key != files or full_verify:
-            self._events = self.log.read(full_verify=full_verify)
+            self._events = None
+            self._events = self.log.read(full_verify=full_verify, check_head=check_head)
             self._events_key = files
+            walked = self.log.walked
+            self._head_problems = walked.head_problems if walked is not None else ()
+        if check_head and self._head_problems:
+            raise CorruptLogError(self._head_problems[0])
         return self._events
 
     def _changed(self) -> None:
@@ -447,13 +478,13 @@ class Campaign:
         mine = self.visible_events(viewer)
         return Witness(viewer.id, mine[-1].seq, mine[-1].hash) if mine else Witness(viewer.id, 0, GENESIS_HASH)
 
-    def check_witness(self, expected: str) -> WitnessCheck:
+    def check_witness(self, expected: str, *, events: Sequence[RecordedEvent] | None = None) -> WitnessCheck:
         """Where the head ``expected`` (``HASH``, a prefix of 12+ hex digits, or ``SEQ:HASH``) is in the log.
 
         It is looked for in the GM's numbering and in each viewer's (public and every player),
         so a head printed on any page a person was given can be checked. Found as a head, or
         with events appended after it, is fine; not found means events that were in the log
-        when it was printed were removed or altered.
+        when it was printed were removed or altered. ``events``: the log as already read (``verify``).
         """
         m = WITNESS_RE.match(expected)
         if m is None:
@@ -461,9 +492,11 @@ class Campaign:
                              " printed on a view), optionally after its seq (`42:3f9c1a2b4d5e6f70`)")
         want_seq = int(m.group(1)) if m.group(1) else None
         prefix = m.group(2).lower()
-        events = self.events()
+        if events is None:
+            events = self.events()
         viewers = [GM_VIEWER, PUBLIC_VIEWER, *(Viewer("player", p) for p in self.players())]
-        head = self.head_for(GM_VIEWER)
+        head = Witness(GM_VIEWER.id, events[-1].seq, events[-1].hash) if events else Witness(GM_VIEWER.id, 0,
+                                                                                             GENESIS_HASH)
         for v in viewers:
             mine = events if v.is_gm else renumber(filter_visible(events, v))
             for ev in mine:
@@ -593,20 +626,41 @@ class Campaign:
         return self.append([draft], expect_seq=head if expect_seq is None else expect_seq)
 
     def note(self, text: str, *, turn: int | None = None, visibility: str = "public", title: str = "") -> AppendResult:
-        """Append a journal entry (``core.note_added``) visible as ``visibility`` says."""
+        """Append a journal entry (``core.note_added``) visible as ``visibility`` says.
+
+        ``turn`` (default: the last live turn) may be any turn played so far or the next one, not later.
+        A note decides nothing from the state, so when another writer appends first (``ConflictError``)
+        it is placed again after the new head (read from the head record, not the whole log), up to
+        ``NOTE_ATTEMPTS`` times, under one commit id: a retry never writes it twice.
+        """
         vis = parse_visibility(visibility, self.players()).text
+        try:
+            payload = NoteAdded(text=text, title=title)
+        except ValidationError as exc:
+            raise InputError(f"note: {exc.errors()[0]['msg']}") from None
         events = self.events()
         if turn is None:
             last = last_live_turn(events)
             turn = 0 if last is None else last
         if turn < 0:
-            raise InputError("turn must be 0 or more")
-        try:
-            payload = NoteAdded(text=text, title=title)
-        except ValidationError as exc:
-            raise InputError(f"note: {exc.errors()[0]['msg']}") from None
-        return self.append([Draft(payload, actor="gm", visibility=vis, turn=turn)],
-                           expect_seq=events[-1].seq if events else 0)
+            raise InputError("note: turn must be 0 or more")
+        nxt = next_turn(events)
+        if turn > nxt:
+            raise InputError(f"note: turn {turn} has not begun: the log's next turn is {nxt} (a note belongs to a turn"
+                             f" played so far or the next one, 0..{nxt})")
+        cid = str(uuid.uuid4())
+        spread = 0.5 + int(cid[:4], 16) / 0x10000  # writers that collided wait different times before the next try
+        expect = events[-1].seq if events else 0
+        for attempt in range(1, NOTE_ATTEMPTS + 1):
+            try:
+                return self.append([Draft(payload, actor="gm", visibility=vis, turn=turn)], expect_seq=expect,
+                                   commit_id=cid)
+            except ConflictError:
+                if attempt == NOTE_ATTEMPTS:
+                    raise
+            time.sleep(0.001 * attempt * spread)
+            expect = self.log.head().seq  # later turns only raise the next turn: ``turn`` stays in bounds
+        raise AssertionError("unreachable")
 
     def parse_jsonl(self, lines: Iterable[str], *, source: str = "input") -> list[Draft]:
         """Parse raw event lines (``{"turn", "type", "payload", ...}``); errors name the line."""
@@ -752,25 +806,31 @@ class Campaign:
         witness: WitnessCheck | None = None
         try:
             files = len(self.log.files())
-            events = self.events(full_verify=True)
+            events = self._read(full_verify=True, check_head=False)
             n = len(events)
             head = Witness(GM_VIEWER.id, events[-1].seq, events[-1].hash) if events else None
+
             def hash_at(s: int) -> str | None:
                 return events[s - 1].hash if 0 < s <= len(events) else None
 
-            recorded = self.log.head_problem(hash_at)
-            if recorded:
-                problems.append(recorded)
+            walked = self.log.walked
+            problems.extend(walked.head_problems if walked is not None else ())
+            if events and not self.log.keeps_witness() and not problems:
+                warnings.append(f"{self.log.dir}/.heads is missing (a log written before kingdomlog kept it, or"
+                                " deleted): a deleted newest batch can now be told only from this machine's"
+                                " .cache/head.rec or a head kept outside the folder (--expect-head); the next"
+                                " append starts it again")
             swept = self.cache.sweep(hash_at)
             if swept:
                 warnings.append(f"deleted {swept} snapshot(s) in {self.cache.dir} that did not match the log, this"
                                 " code or this machine's key (edited, or written elsewhere); the next read rebuilds"
                                 " them")
             if expect_head is not None:
-                witness = self.check_witness(expect_head)
+                witness = self.check_witness(expect_head, events=events)
                 if not witness.ok:
                     problems.append(witness.message)
-            conf = self.configured()
+            first = events[0].payload if events else None
+            conf = first if isinstance(first, CampaignConfigured) else None
             if conf is None:
                 problems.append("seq 1: the log does not start with core.campaign_configured")
             elif conf.ruleset != self.config.ruleset:
@@ -779,11 +839,32 @@ class Campaign:
             else:
                 warnings.extend(self._config_drift(conf.options))
             rs = self.ruleset
-            fold(rs, rs.initial_state(self.context), events)
+            fold(rs, rs.initial_state(self.context_for(conf)), events)
         except KingdomlogError as exc:
             problems.append(str(exc))
         return VerifyReport(self.id, files, n, problems, [str(p) for p in self.log.temp_files()], warnings, head,
                             witness)
+
+    def accept_head(self) -> tuple[Witness, list[str]]:
+        """Take the log's present head as its head (``kingdomlog verify --accept-head``): the GM's explicit word.
+
+        For a log the records of its head say once reached further (a batch deleted, an older copy
+        restored on purpose) or whose records cannot be read: after checking the whole log (every
+        hash recomputed; a log damaged otherwise is refused, nothing recorded), its head is recorded
+        anew in ``log/.heads`` (an ``accept`` line) and this machine's cache, so reads and appends go
+        on from it and the next append reuses the seqs it lost. Returns the head and what the records
+        said before (empty when they held). A head printed earlier (``verify --expect-head``) still
+        tells what was lost.
+        """
+        if self.id_problem:
+            raise StoreError(f"{self.id_problem}; nothing recorded")
+        scanned = self.log.scan()
+        if scanned:
+            raise StoreError(f"the log is damaged, not only shorter: {scanned[0]}; nothing recorded (restore the"
+                             " damaged files first)")
+        walked = self.log.accept_head()
+        self._changed()
+        return Witness(GM_VIEWER.id, walked.seq, walked.hash), list(walked.head_problems)
 
     def _config_drift(self, logged: Mapping[str, Any]) -> list[str]:
         """How campaign.toml's options differ from the ones the log recorded at seq 1 (which are the ones used)."""
@@ -797,6 +878,26 @@ class Campaign:
         return [f"{where}: option {k!r} is {toml_opts[k]!r} but the log recorded {log_opts[k]!r} at seq 1;"
                 " the log's value applies (options are fixed when the campaign is created)"
                 for k in sorted(log_opts) if toml_opts.get(k) != log_opts[k]]
+
+
+def _undo_create(path: Path, existed: bool, commit_id: str) -> None:
+    """Remove what a ``Campaign.create`` that failed made in ``path``: its ``campaign.toml``, ``log/`` and ``.cache/``,
+    and the folder itself if it made it. Nothing is removed when ``log/`` holds a batch other than this creation's
+    own (``commit_id``; one linked before a later step failed): that is someone else's campaign."""
+    log = path / "log"
+    try:
+        batches = [n for n in os.listdir(log) if not n.startswith(".") and n.endswith(".parquet")] \
+            if log.is_dir() else []
+        if batches and (batches != [batch_name(1)] or footer_value(read_batch(log / batches[0]),
+                                                                    b"kingdomlog.commit_id") != commit_id.encode()):
+            return
+        for name in ("log", ".cache"):
+            shutil.rmtree(path / name, ignore_errors=True)
+        (path / CONFIG_FILE).unlink(missing_ok=True)
+        if not existed:
+            path.rmdir()  # only if empty: anything someone else put there stays
+    except (OSError, KingdomlogError):  # what cannot be told to be this creation's own stays
+        pass
 
 
 __all__ = ["Campaign", "TurnStart", "VerifyReport", "Witness", "WitnessCheck"]

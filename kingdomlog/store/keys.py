@@ -147,35 +147,66 @@ _SAFE_OPEN = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 the file it points to) and without blocking (a planted FIFO must not hang it)."""
 
 
-def read_signed_slots(path: Path, size: int, count: int = 2) -> list[Any | None]:
-    """The JSON of each of the ``count`` signed slots of ``size`` bytes in ``path`` (None for a slot that is
-    empty, torn or not signed by this machine; all None when the file is missing or not a regular file)."""
+def read_slots(path: Path, size: int, count: int = 2) -> list[bytes] | None:
+    """The raw bytes of each of the ``count`` slots of ``size`` bytes in ``path``, padding stripped (``b""`` for an
+    empty slot); None when the file is missing, unreadable or not a regular file (never waits on a FIFO)."""
     try:
         fd = os.open(path, os.O_RDONLY | _SAFE_OPEN)
     except OSError:
-        return [None] * count
+        return None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return [None] * count
+            return None
         data = os.pread(fd, size * count, 0)
     except OSError:
-        return [None] * count
+        return None
     finally:
         os.close(fd)
-    out: list[Any | None] = []
-    for i in range(count):
-        chunk = data[i * size:(i + 1) * size].rstrip(b" \0")
-        out.append(loads_signed(chunk) if chunk else None)
-    return out
+    return [data[i * size:(i + 1) * size].rstrip(b" \0") for i in range(count)]
+
+
+def read_signed_slots(path: Path, size: int, count: int = 2) -> list[Any | None]:
+    """The JSON of each of the ``count`` signed slots of ``size`` bytes in ``path`` (None for a slot that is
+    empty, torn or not signed by this machine; all None when the file is missing or not a regular file)."""
+    chunks = read_slots(path, size, count)
+    if chunks is None:
+        return [None] * count
+    return [loads_signed(chunk) if chunk else None for chunk in chunks]
+
+
+def signed_elsewhere(chunk: bytes) -> bool:
+    r"""Whether ``chunk`` is a whole signed record (an HMAC line, then a JSON object) whose HMAC is not this
+    machine's: written on another machine or under another key, not torn. ``loads_signed`` returns None for both.
+
+    >>> signed_elsewhere(b"ab" * 32 + b'\n{"seq":3}')
+    True
+    >>> signed_elsewhere(b"xb" * 32 + b'\n{"seq":3}'), signed_elsewhere(b"ab" * 32 + b'\n{"seq":3')
+    (False, False)
+    """
+    mac, sep, body = chunk.partition(b"\n")
+    if not sep or len(mac) != 64 or not all(c in b"0123456789abcdef" for c in mac):
+        return False
+    try:
+        return isinstance(json.loads(body), dict)
+    except ValueError:
+        return False
 
 
 def write_signed_slot(path: Path, index: int, doc: Any, size: int) -> bool:
     """Write ``doc`` signed into slot ``index`` (``size`` bytes each) of ``path``, in place; False (nothing
     raised) if it cannot be written or does not fit. Not fsynced: like every cache file, a lost write only
-    costs speed. A path that is not a regular file of one link (a planted symlink, FIFO or hard link) is
-    removed and made anew rather than written through."""
+    costs speed. See ``write_slot``."""
     try:
-        data = dumps_signed(doc)
+        return write_slot(path, index, dumps_signed(doc), size)
+    except ValueError:
+        return False
+
+
+def write_slot(path: Path, index: int, data: bytes, size: int) -> bool:
+    """Write ``data`` into slot ``index`` (``size`` bytes each) of ``path``, in place, padded with spaces; False
+    (nothing raised) if it cannot be written or does not fit. A path that is not a regular file of one link (a
+    planted symlink, FIFO or hard link) is removed and made anew rather than written through."""
+    try:
         if len(data) > size:
             return False
         data = data.ljust(size, b" ")
@@ -202,9 +233,9 @@ def write_signed_slot(path: Path, index: int, doc: Any, size: int) -> bool:
             finally:
                 os.close(fd)
         return False
-    except (OSError, ValueError):
+    except OSError:
         return False
 
 
-__all__ = ["ENV_KEY_FILE", "dumps_signed", "key_path", "loads_signed", "local_key", "read_signed",
-           "read_signed_slots", "sign", "verify", "write_signed", "write_signed_slot"]
+__all__ = ["ENV_KEY_FILE", "dumps_signed", "key_path", "loads_signed", "local_key", "read_signed", "read_signed_slots",
+           "read_slots", "sign", "signed_elsewhere", "verify", "write_signed", "write_signed_slot", "write_slot"]

@@ -36,14 +36,17 @@ batch file as above, and never writes ``log/``: the batch files stay the truth a
 immutable; a covered file that changed is checked in full (and refused if damaged), and
 the segment is rebuilt by a later read.
 
-The log's head (last seq and hash, the newest file and its digest) is also recorded in
-``.cache/head.rec`` (two signed slots, rewritten in turn, see ``store.keys``) after each append
-and each full read. The record only moves
-forward along the chain, so a deleted newest batch shows as a log that ends before its
-recorded head: ``verify`` reports it and appends are refused (see docs/log-format.md for
-what can and cannot be detected). An append starts from the record (one footer-free read
-of the newest file, to confirm its digest): it never lists ``log/``, so it costs the same at
-ten files or twenty thousand.
+The log's head (last seq and hash, the newest file and its digest) is recorded twice: in the
+log's own ``log/.heads`` after each append (``store.witness``: one checksummed line per append,
+append-only like the batches beside it), and in this machine's ``.cache/head.rec`` (two signed
+slots, see ``store.keys``) after each append and each full read. Both only move forward, so a deleted
+newest batch shows as a log that ends before a recorded head: every read refuses it
+(``CorruptLogError``), ``verify`` names the missing seqs, appends append nothing, until the
+batches are restored or ``accept_head`` records the present head (see ``store.witness`` for
+what a torn record means, and docs/scale.md for what cannot be detected). Both records are
+read before ``log/`` is listed. An append starts from this machine's record (one footer-free
+read of the newest file, to confirm its digest): it never lists ``log/``, so it costs the same
+at ten files or twenty thousand.
 
 pyarrow is imported only when something must be decoded or written (``store.codec``).
 """
@@ -56,6 +59,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -66,9 +70,10 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from kingdomlog.core.errors import ConflictError, CorruptLogError, KingdomlogError, StoreError
 from kingdomlog.core.events import GENESIS_HASH, Draft, RecordedEvent, event_hash
-from kingdomlog.store import codec, keys
+from kingdomlog.store import codec, keys, witness
 from kingdomlog.store.codec import COLUMNS, decode_rows, decode_table
 from kingdomlog.store.errors import describe_os_error, write_error
+from kingdomlog.store.witness import WITNESS_KEY, Mark
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -141,6 +146,8 @@ class Head:
     hash: str
     file: str | None = None
     file_sha: str = GENESIS_FILE_SHA
+    witnessed: bool = False
+    """The newest batch was appended while the log kept its own record of its heads (``log/.heads``)."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +196,10 @@ class Walked:
     hash: str
     retracted: frozenset[str]
     files: int
+    head_problems: tuple[str, ...] = ()
+    """What the records of the head say against the log (``store.witness.judge``); empty when they hold."""
+    last_file: str | None = None
+    last_file_sha: str = GENESIS_FILE_SHA
 
 
 # Test hook for the fault-injection suite (tests/faults/): when set, ``append`` calls it with the
@@ -300,16 +311,45 @@ def settled(st: os.stat_result) -> bool:
     return time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_SECONDS * 1e9
 
 
-def read_pinned(path: Path) -> tuple[bytes, Ident | None]:
-    """A batch file's bytes and, if it did not change while being read and has settled, its identity."""
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+"""A batch file is opened without blocking: a FIFO (or device) named like a batch must not hang a reader."""
+
+
+def _open_batch(path: Path) -> tuple[int, os.stat_result]:
+    """An open descriptor of the batch file ``path`` and its stat; ``CorruptLogError`` unless it is a regular file."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         raise _bad(path, "batch file vanished while reading") from None
     except OSError as exc:
         raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
     try:
-        before = os.fstat(fd)
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode) else \
+            "a socket or device"
+        raise _bad(path, f"not a batch file: {kind} named like one (remove it)")
+    return fd, st
+
+
+def read_batch(path: Path) -> bytes:
+    """A batch file's bytes (``CorruptLogError`` naming it when it cannot be read or is not a regular file)."""
+    fd, _st = _open_batch(path)
+    try:
+        with os.fdopen(fd, "rb", closefd=True) as fh:
+            return fh.read()
+    except OSError as exc:
+        raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+
+
+def read_pinned(path: Path) -> tuple[bytes, Ident | None]:
+    """A batch file's bytes and, if it did not change while being read and has settled, its identity."""
+    fd, before = _open_batch(path)
+    try:
         chunks = []
         while True:
             chunk = os.read(fd, max(before.st_size + 1, 1 << 16))
@@ -466,12 +506,7 @@ class EventLog:
 
     @staticmethod
     def _bytes(path: Path) -> bytes:
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            raise _bad(path, "batch file vanished while reading") from None
-        except OSError as exc:
-            raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+        return read_batch(path)
 
     @staticmethod
     def _check_digest(path: Path, data: bytes) -> None:
@@ -494,11 +529,22 @@ class EventLog:
         self._check_digest(path, data)
         return meta
 
-    def head(self) -> Head:
+    def head(self, *, check: bool = True) -> Head:
         """The last seq and hash: from the recorded head when its file is still the newest and unchanged, else
-        from the newest batch's metadata (one footer)."""
-        tip = self._recorded_tip(self.recorded_head())
-        return tip if tip is not None else self._scan_head()
+        from the newest batch's metadata (one footer).
+
+        ``check``: raise ``CorruptLogError`` when a record of the head says the log once reached further, or
+        was another log there (``store.witness``).
+        """
+        wm = witness.read(self.dir, self.campaign) if check else witness.ABSENT
+        recorded, rm = self._cache_record()
+        tip = self._recorded_tip(recorded)
+        head = tip if tip is not None else self._scan_head()
+        if check:
+            problems = self._judge(wm, rm, head)
+            if problems:
+                raise CorruptLogError(problems[0])
+        return head
 
     def _recorded_tip(self, rec: HeadRecord | None) -> Head | None:
         """The head the record names, if no batch follows it and its file still has the recorded digest.
@@ -511,13 +557,13 @@ class EventLog:
             return None
         path = self.dir / rec.file
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_batch(path)
+        except CorruptLogError:
             return None
         stored, actual = file_digest(data)
         if stored != actual or stored != rec.file_sha:
             return None
-        return Head(rec.seq, rec.hash, str(path), rec.file_sha)
+        return Head(rec.seq, rec.hash, str(path), rec.file_sha, footer_value(data, WITNESS_KEY) is not None)
 
     def _scan_head(self) -> Head:
         last = self._last_file()
@@ -533,7 +579,7 @@ class EventLog:
             file_sha = meta[FILE_SHA_KEY].decode()
         except (KeyError, ValueError):
             raise CorruptLogError("batch metadata is missing or damaged", file=str(last)) from None
-        return Head(first + count - 1, last_hash, str(last), file_sha)
+        return Head(first + count - 1, last_hash, str(last), file_sha, WITNESS_KEY in meta)
 
     def owner(self) -> str | None:
         """The campaign id the log's first batch was written for, or None for an empty log.
@@ -628,7 +674,7 @@ class EventLog:
             raise _bad(path, "batch file holds another number of events than when it was checked")
         return table.select(list(COLUMNS))
 
-    def iter_tables(self, *, full_verify: bool = False) -> Iterator[pa.Table]:
+    def iter_tables(self, *, full_verify: bool = False, check_head: bool = True) -> Iterator[pa.Table]:
         """Events in seq order as Arrow tables (one per batch file, or one per row group of the compacted
         segment), each checked before it is yielded.
 
@@ -636,13 +682,16 @@ class EventLog:
         later file is raised when the iteration reaches it). Without ``full_verify`` files are
         confirmed by the verified record where they can be and a compacted segment is used (and
         built, once the log has ``SEGMENT_MIN_FILES`` files it does not cover).
+
+        At the end the records of the head are judged against the log (``store.witness.judge``): a log
+        that ends before one of them, or differs from it, raises ``CorruptLogError`` unless
+        ``check_head`` is False (``verify`` reports them itself); either way they are in ``walked``.
         """
         doc = {} if full_verify else self._verified_doc()
         verified: dict[str, Any] = dict(doc.get("files") or {})
         segment = doc.get("segment") if isinstance(doc.get("segment"), dict) else None
+        state = self._walk_state()  # the records first: a concurrent append only moves the listing further
         files = self.files()
-        recorded = self.recorded_head()
-        state = _WalkState(recorded)
         builder: _SegmentBuilder | None = None
         start = 0
         if segment is not None and not full_verify:
@@ -688,7 +737,7 @@ class EventLog:
             if not full_verify and (state.newly or seg_record is not None):
                 verified.update(state.newly)
                 self._save_verified(verified, seg_record if seg_record is not None else segment)
-            self._finish_walk(state, len(files))
+            self._finish_walk(state, len(files), check_head=check_head)
         finally:
             if builder is not None:
                 builder.abandon()
@@ -708,7 +757,7 @@ class EventLog:
             return None
         if [p.name for p in files[:len(names)]] != names:
             return None
-        probe = _WalkState(state.recorded)
+        probe = _WalkState(state.recorded, state.marks)
         for path, digest in zip(files[:len(names)], digests, strict=True):
             ent = verified.get(path.name)
             # pinned by the digest each covered file had when the segment was built
@@ -746,8 +795,8 @@ class EventLog:
         commits_upto: set[str] = set()
         hash_at: str | None = GENESIS_HASH if seq == 0 else None
         config: list[Any] | None = None
+        state = self._walk_state()
         files = self.files()
-        state = _WalkState(self.recorded_head())
         for path in files:
             ent = verified.get(path.name)
             data = None
@@ -790,9 +839,28 @@ class EventLog:
         return TailRead(tail, state.expect_seq - 1, frozenset(gone), frozenset(commits_upto), hash_at, config,
                         state.prev_hash)
 
-    def _finish_walk(self, state: _WalkState, n_files: int) -> None:
-        self.walked = Walked(state.expect_seq - 1, state.prev_hash, frozenset(state.retracted), n_files)
-        if state.on_chain and state.last_file is not None:
+    def _walk_state(self) -> _WalkState:
+        """A walk's start, with the records of the head it will be judged against (read before ``log/`` is listed)."""
+        wm = witness.read(self.dir, self.campaign)
+        recorded, rm = self._cache_record()
+        return _WalkState(recorded, (wm, rm))
+
+    def _finish_walk(self, state: _WalkState, n_files: int, *, check_head: bool = True) -> None:
+        end = state.expect_seq - 1
+        last = self.dir / state.last_file if state.last_file else None
+
+        def witnessed() -> bool:
+            if state.last_witnessed is not None or last is None:
+                return bool(state.last_witnessed)
+            return footer_value(self._bytes(last), WITNESS_KEY) is not None  # a record of an older version
+
+        head = Head(end, state.prev_hash, str(last) if last else None, state.prev_file_sha, False)
+        problems = self._judge(state.marks[0], state.marks[1], head, state.seen.get, witnessed)
+        self.walked = Walked(end, state.prev_hash, frozenset(state.retracted), n_files, tuple(problems),
+                             state.last_file, state.prev_file_sha)
+        if problems and check_head:
+            raise CorruptLogError(problems[0])
+        if not problems and state.on_chain and state.last_file is not None:  # never record a head the records deny
             self._record_head(state.expect_seq - 1, state.prev_hash, state.recorded, file=state.last_file,
                               file_sha=state.prev_file_sha)
 
@@ -992,16 +1060,39 @@ class EventLog:
         Of the two slots of ``head.rec`` the valid one further along; a folder whose cache has no
         ``head.rec`` yet is read from the ``head.json`` an older version wrote.
         """
+        return self._cache_record()[0]
+
+    def _cache_record(self) -> tuple[HeadRecord | None, Mark]:
+        """The recorded head, and what the record says as a ``witness.Mark`` (one read of ``head.rec``).
+
+        A slot signed under another key (the folder was copied from another machine) counts as
+        empty, not damaged: that record is simply not this machine's.
+        """
+        where = f".cache/{HEAD_NAME}"
         if self.cache_dir is None:
-            return None
+            return None, Mark(where)
         best: HeadRecord | None = None
-        for i, doc in enumerate(keys.read_signed_slots(self.cache_dir / HEAD_NAME, HEAD_SLOT)):
-            rec = self._head_from(doc, i)
-            if rec is not None and (best is None or rec.seq > best.seq):
+        chunks = keys.read_slots(self.cache_dir / HEAD_NAME, HEAD_SLOT)
+        damaged = False
+        for i, chunk in enumerate(chunks or ()):
+            if not chunk:
+                continue
+            rec = self._head_from(keys.loads_signed(chunk), i)
+            if rec is None:
+                damaged = damaged or not keys.signed_elsewhere(chunk)
+            elif best is None or rec.seq > best.seq:
                 best = rec
-        if best is None:
+        if best is None and not damaged and chunks is None:
             best = self._head_from(keys.read_signed(self.cache_dir / LEGACY_HEAD_NAME), None)
-        return best
+        if best is None:
+            return None, Mark(where, damaged, None, damaged=damaged)
+        if best.slot is None:
+            where = f".cache/{LEGACY_HEAD_NAME}"
+        return best, Mark(where, True, best.seq, best.hash, best.at, damaged, best.slot)
+
+    def keeps_witness(self) -> bool:
+        """Whether ``log/.heads`` exists (a log written before it was kept has none until its next append)."""
+        return os.path.lexists(self.dir / witness.WITNESS_NAME)
 
     def _head_from(self, doc: Any, slot: int | None) -> HeadRecord | None:
         if not isinstance(doc, dict) or doc.get("campaign") != self.campaign:
@@ -1033,26 +1124,64 @@ class EventLog:
             with contextlib.suppress(OSError):
                 (self.cache_dir / LEGACY_HEAD_NAME).unlink()
 
-    def head_problem(self, hash_at: Callable[[int], str | None]) -> str | None:
-        """What the recorded head says about the log, given ``hash_at(seq)`` (None past the end), or None if fine."""
-        rec = self.recorded_head()
-        if rec is None:
-            return None
-        have = hash_at(rec.seq)
-        when = f" on {rec.at}" if rec.at else ""
-        if have is None:
-            return (f"the log ends before seq {rec.seq}, which this folder's cache recorded as its head{when}"
-                    f" (hash {rec.hash[:16]}): events were removed (a deleted batch?). Restore the missing batch"
-                    " files; if you restored an older copy of this campaign on purpose, delete .cache/head.rec")
-        if have != rec.hash:
-            return (f"seq {rec.seq} is not the event this folder's cache recorded as its head{when} (hash"
-                    f" {rec.hash[:16]}, now {have[:16]}): the log was replaced or rewritten from there on")
-        return None
+    def _judge(self, wm: Mark, rm: Mark, head: Head, hash_at: Callable[[int], str | None] | None = None,
+               witnessed: Callable[[], bool] | None = None) -> list[str]:
+        """What ``log/.heads`` (``wm``) and ``.cache/head.rec`` (``rm``) say against a log ending at ``head``.
 
-    def read(self, *, full_verify: bool = False) -> list[RecordedEvent]:
-        """Every event, decoded and upcast (see ``decode_rows``)."""
+        ``hash_at`` (default: ``head``'s hash at its seq only) gives the log's hash at a seq, None where it
+        is not known. The log's own record is judged strictly (``witness.judge``); this machine's record
+        too when the log has none (a log written before it had one). A log without ``log/.heads`` whose
+        newest batch says it kept one (``witnessed``, default ``head.witnessed``) lost it, and with it
+        perhaps the batches after: that is a fault too, unless this machine's record names exactly the
+        log's head (then the next append starts ``log/.heads`` again).
+        """
+        def at_head(s: int) -> str | None:
+            return head.hash if s == head.seq else None
+
+        look = hash_at or at_head
+        out = [p for p in (witness.judge(wm, head.seq, look), witness.judge(rm, head.seq, look, strict=not wm.present))
+               if p]
+        if not out and not wm.present and head.seq > 0 and (witnessed or (lambda: head.witnessed))():
+            vouched = rm.present and rm.seq == head.seq and rm.hash == look(head.seq)
+            if not vouched:
+                name = Path(head.file).name if head.file else "?"
+                out.append(f"{witness.WHERE} is missing, but the newest batch ({name}) was appended while the log"
+                           f" kept it: it was removed, and whether batches after seq {head.seq} were removed"
+                           " with it cannot be told; restore the missing files from a copy; only if the log is as"
+                           " it should be, record its present head with `kingdomlog verify DIR --accept-head`")
+        return out
+
+    def accept_head(self) -> Walked:
+        """Record the log's present head as its head, in ``log/.heads`` and this machine's ``.cache/head.rec``.
+
+        The GM's explicit word (``kingdomlog verify --accept-head``) after the records said the log once
+        reached further (or cannot be read): from now on the log is taken to end where it ends, and
+        its next append reuses the seqs it lost. Reads and checks the whole log first (every hash
+        recomputed); returns that walk, whose ``head_problems`` are what the records said before.
+        Raises ``CorruptLogError`` when the log itself is damaged and ``StoreError`` when a record
+        cannot be written.
+        """
+        for _ in self.iter_tables(full_verify=True, check_head=False):
+            pass
+        walked = self.walked
+        assert walked is not None
+        if walked.seq == 0:
+            return walked
+        doc = {"campaign": self.campaign, "seq": walked.seq, "hash": walked.hash, "file": walked.last_file,
+               "file_sha": walked.last_file_sha, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+        if not witness.accept(self.dir, doc):
+            raise StoreError(f"{self.dir}: cannot write {witness.WITNESS_NAME}; nothing recorded")
+        if self.cache_dir is not None:
+            for name in (HEAD_NAME, LEGACY_HEAD_NAME):
+                with contextlib.suppress(OSError):
+                    (self.cache_dir / name).unlink()
+            self._record_head(walked.seq, walked.hash, None, file=walked.last_file, file_sha=walked.last_file_sha)
+        return walked
+
+    def read(self, *, full_verify: bool = False, check_head: bool = True) -> list[RecordedEvent]:
+        """Every event, decoded and upcast (see ``decode_rows``); ``check_head`` as ``iter_tables``."""
         out: list[RecordedEvent] = []
-        for table in self.iter_tables(full_verify=full_verify):
+        for table in self.iter_tables(full_verify=full_verify, check_head=check_head):
             out += decode_table(table)
         return out
 
@@ -1097,23 +1226,24 @@ class EventLog:
 
     def _append(self, drafts: Sequence[Draft], expect_seq: int | None, commit_id: str, when: datetime,
                 stamps: Sequence[Stamp] | None, *, fast: bool) -> AppendResult:
-        recorded = self.recorded_head()  # read before the head: a concurrent append only moves both forward
+        # the records of the head are read before the head: a concurrent append only moves the log further
+        wm = witness.read(self.dir, self.campaign)
+        recorded, rm = self._cache_record()
         head = self._recorded_tip(recorded) if fast else None
         if head is not None and expect_seq is not None and head.seq != expect_seq:
             head = None  # the writer saw another head: decide on the log itself
         if head is None:
             self.clean_temps()
             head = self._scan_head()
-            if recorded is not None and (recorded.seq > head.seq or (recorded.seq == head.seq
-                                                                     and recorded.hash != head.hash)):
-                problem = self.head_problem(lambda s: head.hash if s == head.seq else None)
-                raise StoreError(f"{self.dir}: nothing appended: {problem}")
         else:
             try:
                 moved = recorded is None or recorded.dir_mtime != os.stat(self.dir).st_mtime_ns
             except OSError:
                 moved = True
             self.clean_temps(in_log=moved)
+        problems = self._judge(wm, rm, head)
+        if problems:  # never append over a hole: the next seq would reuse one the log once had
+            raise StoreError(f"{self.dir}: nothing appended: {problems[0]}")
         if expect_seq is not None and head.seq != expect_seq:
             done = self._find_commit_at(expect_seq + 1, commit_id)
             if done is not None:
@@ -1139,6 +1269,8 @@ class EventLog:
         }
         meta[FILE_SHA_KEY] = _SHA_PLACEHOLDER
         meta[PREV_FILE_SHA_KEY] = head.file_sha.encode()
+        if wm.present:  # the log keeps log/.heads: from now on its absence means it was removed
+            meta[WITNESS_KEY] = witness.WITNESS_NAME.encode()
         p = codec.pa()
         import pyarrow.parquet as pq
 
@@ -1200,6 +1332,10 @@ class EventLog:
         finally:
             with contextlib.suppress(OSError):
                 tmp.unlink()
+        last = first + len(drafts) - 1
+        when_text = datetime.now(UTC).isoformat(timespec="seconds")
+        witness.write(self.dir, wm, {"campaign": self.campaign, "seq": last, "hash": prev, "file": final.name,
+                                     "file_sha": digest, "at": when_text})
         if recorded is None or (recorded.seq == head.seq and recorded.hash == head.hash):
             try:
                 dir_mtime: int | None = os.stat(self.dir).st_mtime_ns
@@ -1242,14 +1378,26 @@ class EventLog:
         return AppendResult(commit_id, first, first + count - 1, file, idempotent=True)
 
 
-class _WalkState:
-    """Where a walk over the files is: the next seq, the links to continue, what it recorded and saw."""
+_NOT_A_BATCH_END = "not a batch end"
+"""What a walk saw at a recorded head's seq that no batch ends at (a record only names batch ends)."""
 
-    def __init__(self, recorded: HeadRecord | None) -> None:
+
+class _WalkState:
+    """Where a walk over the files is: the next seq, the links to continue, what it recorded and saw.
+
+    ``marks`` are the records of the head (``log/.heads``, then ``.cache/head.rec``) the walk is judged
+    against; ``seen`` holds the log's hash at each seq they name, as the walk passes it.
+    """
+
+    def __init__(self, recorded: HeadRecord | None, marks: tuple[Mark, Mark]) -> None:
         self.expect_seq = 1
         self.prev_hash = GENESIS_HASH
         self.prev_file_sha = GENESIS_FILE_SHA
         self.recorded = recorded
+        self.marks = marks
+        self.watch = sorted({m.seq for m in marks if m.seq})
+        self.seen: dict[int, str] = {}
+        self.last_witnessed: bool | None = None
         self.on_chain = recorded is None or recorded.seq == 0
         self.newly: dict[str, Any] = {}
         self.retracted: set[str] = set()
@@ -1258,8 +1406,14 @@ class _WalkState:
         self.digests: list[str] = []
 
     def advance(self, name: str, ent: dict[str, Any]) -> None:
+        start = self.expect_seq
         self.expect_seq += int(ent["count"])
         self.prev_hash = str(ent["last_hash"])
+        for s in self.watch:
+            if start <= s < self.expect_seq:
+                self.seen[s] = self.prev_hash if s == self.expect_seq - 1 else _NOT_A_BATCH_END
+        flag = ent.get("witness")
+        self.last_witnessed = flag if isinstance(flag, bool) else None
         self.prev_file_sha = str(ent["digest"])
         self.retracted.update(ent.get("retracts") or ())
         self.last_file = name
@@ -1378,7 +1532,7 @@ def _entry(table: pa.Table, meta: dict[bytes, bytes]) -> dict[str, Any]:
         "last_hash": table.column("hash")[table.num_rows - 1].as_py(),
         "prev_hash": table.column("prev_hash")[0].as_py(),
         "prev_file": meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace"),
-        "commit": meta[b"kingdomlog.commit_id"].decode(), "retracts": retracts,
+        "commit": meta[b"kingdomlog.commit_id"].decode(), "retracts": retracts, "witness": WITNESS_KEY in meta,
     }
     if first == 1:
         entry["config"] = [types[0], int(table.column("version")[0].as_py()), table.column("payload")[0].as_py()]
@@ -1386,4 +1540,5 @@ def _entry(table: pa.Table, meta: dict[bytes, bytes]) -> dict[str, Any]:
 
 
 __all__ = ["COLUMNS", "AppendResult", "EventLog", "Head", "HeadRecord", "Stamp", "TailRead", "batch_name",
-           "decode_rows", "decode_table", "describe_os_error", "file_digest", "footer_value", "seal", "write_error"]
+           "decode_rows", "decode_table", "describe_os_error", "file_digest", "footer_value", "read_batch", "seal",
+           "write_error"]

@@ -223,7 +223,7 @@ def test_injected_file_system_errors_on_append(tmp_path: Path, monkeypatch: pyte
         clear(*run(*argv)[::2], what, "nothing appended")
         assert log_hash(farm) == before
     monkeypatch.undo()
-    assert [p.name for p in (farm / "log").iterdir() if p.name.startswith(".")] == []  # no temp file left
+    assert [p.name for p in (farm / "log").iterdir() if p.name.startswith(".tmp-")] == []  # no temp file left
     assert Campaign.open(farm).verify().ok
     assert run("note", str(farm), "a note")[0] == 0
 

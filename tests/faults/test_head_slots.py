@@ -20,7 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kingdomlog.app import Campaign
+from kingdomlog.core.core_events import NoteAdded
 from kingdomlog.core.errors import StoreError
+from kingdomlog.core.events import Draft
 from kingdomlog.core.turn import Plan
 from kingdomlog.store import keys
 from kingdomlog.store.log import HEAD_NAME, HEAD_SLOT, LEGACY_HEAD_NAME
@@ -71,9 +73,13 @@ def test_a_deleted_newest_batch_is_still_refused(toy_campaign: Campaign) -> None
     toy_campaign.note("one")
     toy_campaign.note("two")
     toy_campaign.log.files()[-1].unlink()
-    with pytest.raises(StoreError, match="nothing appended: the log ends before seq"):
+    with pytest.raises(StoreError, match=r"the log ends at seq \d+, but log/.heads recorded seq"):
         Campaign.open(toy_campaign.folder).note("on top of the hole")
-    assert any("cache recorded as its head" in p for p in Campaign.open(toy_campaign.folder).verify().problems)
+    log = Campaign.open(toy_campaign.folder).log
+    with pytest.raises(StoreError, match="nothing appended: the log ends at seq"):
+        log.append([Draft(NoteAdded(text="on top of the hole"), turn=0)], expect_seq=log.head(check=False).seq)
+    problems = Campaign.open(toy_campaign.folder).verify().problems
+    assert any(".cache/head.rec recorded seq" in p for p in problems), problems
 
 
 def test_a_planted_symlink_is_replaced_not_written_through(toy_campaign: Campaign, tmp_path: Path) -> None:
@@ -128,11 +134,12 @@ def test_an_older_version_s_head_json_is_read_then_superseded(toy_campaign: Camp
         "file_sha": rec.file_sha, "dir_mtime": rec.dir_mtime})
     legacy = Campaign.open(camp.folder).log.recorded_head()
     assert legacy is not None and (legacy.seq, legacy.hash, legacy.slot) == (rec.seq, rec.hash, None)
-    # its witness still holds: the newest batch deleted is refused
+    # its witness still holds: the newest batch deleted is refused (log/.heads removed too: head.json alone tells)
+    (camp.folder / "log" / ".heads").unlink()
     newest = camp.log.files()[-1]
     data = newest.read_bytes()
     newest.unlink()
-    with pytest.raises(StoreError, match="nothing appended"):
+    with pytest.raises(StoreError, match=r"head.json recorded seq \d+ as its head"):
         Campaign.open(camp.folder).note("on top of the hole")
     newest.write_bytes(data)
     # the next append writes head.rec and removes head.json

@@ -81,23 +81,30 @@ def test_a_deleted_newest_batch_is_caught_by_the_recorded_head(tmp_path: Path) -
     newest.unlink()
     rc, out, err = run("verify", str(camp.folder))
     assert rc == 1 and "ok:" not in out
-    assert "cache recorded as its head" in err and "events were removed" in err, err
+    gone = int(newest.stem)
+    assert f".cache/head.rec recorded seq {gone} as its head" in err and f"seq {gone} is missing" in err, err
     # and nothing is appended on top of the hole
-    with pytest.raises(StoreError, match="nothing appended: the log ends before seq"):
+    with pytest.raises(StoreError, match=f"the log ends at seq {gone - 1}, but log/.heads recorded seq {gone}"):
         Campaign.open(camp.folder).note("on top of the hole")
     rc, _, err = run("note", str(camp.folder), "on top of the hole")
-    assert rc == 1 and "nothing appended" in err and "internal error" not in err
+    assert rc == 1 and f"seq {gone} is missing" in err and "internal error" not in err
+    assert not newest.exists()
 
 
-def test_a_deleted_newest_batch_is_caught_by_a_printed_head_when_the_cache_is_gone(tmp_path: Path) -> None:
+def test_a_deleted_newest_batch_is_caught_by_a_printed_head_when_both_records_are_rolled_back(tmp_path: Path
+                                                                                              ) -> None:
     camp = build(tmp_path / "farm")
+    older_record = (camp.folder / "log" / ".heads").read_bytes()  # log/.heads before the last append
+    Campaign.open(camp.folder).note("the last batch")
     rc, out, _ = run("state", str(camp.folder))
     printed = re.search(r"head ([0-9a-f]{16})", out)
     assert rc == 0 and printed is not None
     assert run("verify", str(camp.folder), "--expect-head", printed.group(1))[0] == 0
     camp.log.files()[-1].unlink()
     shutil.rmtree(camp.folder / ".cache")
-    # what cannot be detected without a witness: the shorter log is itself sound
+    assert run("verify", str(camp.folder))[0] == 1  # log/.heads still tells
+    (camp.folder / "log" / ".heads").write_bytes(older_record)
+    # what cannot be detected from inside the folder: the shorter log is itself sound, and so is its record
     rc, out, _ = run("verify", str(camp.folder))
     assert rc == 0 and out.startswith("ok:")
     rc, out, err = run("verify", str(camp.folder), "--expect-head", printed.group(1))

@@ -144,6 +144,26 @@ def check_log(log_dir: Path) -> int:
     return expect - 1
 
 
+def check_head(log_dir: Path) -> tuple[int, str]:
+    """The page's record of the heads (``log/.heads``): its newest head, checked against the log."""
+    data = (log_dir / ".heads").read_bytes()
+    assert data.endswith(b"\n")
+    heads = []
+    for text in data[:-1].split(b"\n"):
+        digest, space, body = text.partition(b" ")
+        assert space and hashlib.sha256(body).hexdigest().encode() == digest
+        assert body.isascii() and b", " not in body
+        doc = json.loads(body)
+        assert list(doc) == sorted(doc)
+        heads.append(doc)
+    head = max(heads, key=lambda d: d["seq"])
+    assert head is heads[-1]  # one writer: in order
+    rows = pq.read_table(log_dir / head["file"]).to_pylist()
+    assert rows[-1]["seq"] == head["seq"] and rows[-1]["hash"] == head["hash"]
+    assert file_digest((log_dir / head["file"]).read_bytes())[0] == head["file_sha"]
+    return head["seq"], head["hash"]
+
+
 # ---- the checks ------------------------------------------------------------------------------
 
 
@@ -187,6 +207,8 @@ def test_floats_escapes_and_unicode_verify_with_the_page_alone(tmp_path: Path) -
                       visibility="faction:alice")] * 3, expect_seq=1,
                recorded_at=datetime(2026, 1, 2, 3, 4, 5, 250_000, tzinfo=UTC))
     assert check_log(log.dir) == 4
+    assert check_head(log.dir)[0] == 4
+    assert pq.ParquetFile(log.files()[-1]).metadata.metadata[b"kingdomlog.head_witness"] == b".heads"
     rows = pq.read_table(log.files()[0]).to_pylist()
     assert '"values":[0.0,-0.0,0.1,0.5,1.0,100.0,123.5,1000000000000000.0,1e+16,1.5e+300,0.0001,1e-05,' \
            '2.5e-07,5e-324,1.7976931348623157e+308,123456789.125,-3.25,9007199254740992.0,0.3333333333333333]' \
