@@ -10,6 +10,7 @@ with app.setup:
     # which narrates only the events the viewer may see and redacts every state for them.
     import marimo as mo
 
+    from kingdomlog.core.errors import KingdomlogError
     from kingdomlog.views.html import h, style
     from kingdomlog.views.player import maps
     from kingdomlog.views.player import page as player
@@ -23,7 +24,12 @@ def _():
 
 @app.cell(hide_code=True)
 def _(folder, viewer):
-    view = player.player_view(folder, viewer)
+    try:
+        view = player.player_view(folder, viewer)
+        _problem = None
+    except KingdomlogError as exc:
+        view, _problem = None, player.said_to_player(exc)
+    mo.stop(view is None, mo.callout(mo.md(f"**Cannot show the campaign.** {_problem}"), kind="danger"))
     mo.Html(style(player.STYLE_ALL) + player.title_html(view) + player.summary_html(view))
     return (view,)
 

@@ -46,7 +46,7 @@ def _(folder, get_version, report_link, viewer):
         view = player.player_view(folder, start["viewer"])
         _problem = None
     except KingdomlogError as exc:
-        start, view, _problem = None, None, str(exc)
+        start, view, _problem = None, None, player.said_to_player(exc)
     mo.stop(start is None, mo.callout(mo.md(f"**Cannot open the orders sheet.** {_problem}"), kind="danger"))
     mo.Html(orders.head_html(start, view, report_link))
     return start, view

@@ -420,7 +420,7 @@ def run_write(start: OrdersStart, what: str, fn: Callable[[Campaign], Any]) -> t
     try:
         said = fn(Campaign.open(start["folder"]))
     except KingdomlogError as exc:
-        return "danger", f"**{what}: not done.** {exc}"
+        return "danger", f"**{what}: not done.** {player.said_to_player(exc)}"
     try:
         camp = Campaign.open(start["folder"])
         moved = pbp.advance(camp).for_viewer(start["as_viewer"])

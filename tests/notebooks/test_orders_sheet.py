@@ -368,3 +368,30 @@ def test_the_sheets_words(fel: Path) -> None:
     assert "seq" in orders.submission_md(start)
     head = orders.head_html(start, orders.player.player_view(fel, "fabian"), "/f/fabian/report/")
     assert head.startswith("<style>") and 'href="/f/fabian/report/"' in head
+
+
+def test_a_fault_of_the_log_reaches_a_players_pages_in_words_naming_no_seq_or_hash(fel: Path) -> None:
+    """With the newest batch gone, the GM's tools name the missing seqs and the head hash; a player's orders sheet
+    and report say only that the log needs the GM (those numbers tell how many events the player may not see)."""
+    import html
+    import io
+    from contextlib import redirect_stderr
+
+    from kingdomlog import cli
+
+    newest = sorted((fel / "log").glob("*.parquet"))[-1]
+    newest.unlink()
+    err = io.StringIO()
+    with redirect_stderr(err):
+        assert cli.main(["state", str(fel)]) == 1
+    gm_said = err.getvalue()
+    assert re.search(r"seq \d+", gm_said), gm_said  # the GM is told which
+    outputs = []
+    for nb, defs in ((NB, {"folder": fel, "viewer": "fabian", "report_link": None}),
+                     (load_notebook("kingdom_view"), {"folder": fel, "viewer": "fabian"})):
+        app_outputs, _ = nb.app.run(defs=defs)
+        raw = " ".join(str(getattr(o, "text", o)) for o in app_outputs if o is not None)
+        outputs.append(html.unescape(html.unescape(raw)).encode().decode("unicode_escape"))
+    for text in outputs:
+        assert "cannot be read as it stands" in text and "the GM has been told" in text, text
+        assert not re.search(r"seq \d+|[0-9a-f]{12}", text), text

@@ -22,7 +22,7 @@ from typing import Any
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.campaign import Witness
-from kingdomlog.core.errors import InputError
+from kingdomlog.core.errors import CampaignNotFoundError, ConflictError, InputError, KingdomlogError, StoreError
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.fold import Batch, notes, timeline
 from kingdomlog.core.mapdata import MapData, SettlementGrid
@@ -44,6 +44,32 @@ from kingdomlog.views.player.maps import MAP_STYLE, map_html, settlement_html, t
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 ENV_VIEWER = "KINGDOMLOG_VIEWER"
+
+
+LOG_NEEDS_THE_GM = ("The campaign's log cannot be read as it stands, so nothing is shown or written; the GM has been"
+                    " told what to look at (kingdomlog verify).")
+"""What a player's page says of a fault of the log (the GM's own tools say which batch and seq)."""
+RACED = "Someone wrote to the campaign at the same moment; nothing of yours was written. Try again."
+"""What a player's page says of a write that lost a race."""
+
+
+def said_to_player(exc: KingdomlogError) -> str:
+    """What a page a player (or the public) reads says of a refusal.
+
+    A refusal of what the player typed or may know is said as it is. A fault of the store is not: its
+    text names seqs, batch files and head hashes of the whole log, which tell how many events the
+    player may not see exist (a corruption, a missing batch, a lost race for the log's next seq).
+
+    >>> said_to_player(InputError("choose a hex"))
+    'choose a hex'
+    >>> said_to_player(ConflictError("log is at seq 41, expected 40")) == RACED
+    True
+    """
+    if isinstance(exc, ConflictError):
+        return RACED
+    if isinstance(exc, StoreError) and not isinstance(exc, CampaignNotFoundError):
+        return LOG_NEEDS_THE_GM
+    return str(exc)
 
 
 def view_args(args: Mapping[str, Any], env: Mapping[str, str] | None = None) -> tuple[Path, str]:
