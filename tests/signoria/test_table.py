@@ -34,9 +34,9 @@ from hypothesis import strategies as st
 from kingdomlog.app import Campaign, pbp
 from kingdomlog.app import submissions as subs
 from kingdomlog.cli import main as cli
-from kingdomlog.core.core_events import PlanSubmitted
+from kingdomlog.core.core_events import PlanSubmitted, QuestionPosed
 from kingdomlog.core.errors import KingdomlogError, RuleError
-from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.fold import next_turn
 from kingdomlog.core.turn import Plan
 from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer
@@ -150,15 +150,18 @@ def test_status_shows_a_player_and_the_public_only_their_own(camp: Campaign, mon
     assert json.loads(run("status", d, "--as", "public", "--json")[0])["stage"] == "resolving"
 
 
-def test_status_for_reads_only_the_viewers_events(camp: Campaign, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``pbp.status_for`` never reads the GM's whole log: with ``Campaign.events`` returning nothing but what
-    ``visible_events`` hands out, the player's status is the same."""
-    pbp.set_deadline(camp, orders_due=NOW + timedelta(days=2))
-    pbp.publish(camp, Plan.parse(SECRET_OPENING))
-    subs.submit(camp, MARBURG, MARBURG_STEPS, now=NOW)
-    subs.submit(camp, FABIAN, {"command_fabian": {"choices": {"stake": "low"}}}, now=NOW)
-    before = pbp.status_for(camp, FABIAN, now=NOW).as_dict()
-    assert before["submitted"] == ["command_fabian"] and before["stage"] == "orders"
+def test_status_for_goes_by_each_events_visibility(camp: Campaign) -> None:
+    """A player's status is read from the events it may see: a question addressed to Fabian that the log keeps
+    for the GM's eyes only (a GM's own write) is not Fabian's to see, and its status does not show it; the
+    GM's does. The GM has no ``status_for``; the public has no part of its own."""
+    hidden = QuestionPosed(turn=8, question=Q_MARK, to="fabian", kind="dilemma", prompt=PROMPT_MARK,
+                           step="orders_fabian", path=("dilemmas", "x"))
+    camp.append([Draft(hidden, actor="gm", visibility="gm", turn=8)], expect_seq=camp.head_seq)
+    assert [q.id for q in pbp.status(camp, now=NOW).questions] == [Q_MARK]
+    mine = pbp.status_for(camp, FABIAN, now=NOW)
+    assert mine.questions == () and mine.me is not None and mine.me.questions_open == []
+    assert Q_MARK not in json.dumps(mine.as_dict()) and Q_MARK not in run("status", str(camp.folder), "--as",
+                                                                            "fabian")[0]
     with pytest.raises(KingdomlogError, match="GM"):
         pbp.status_for(camp, GM_VIEWER)
     assert pbp.status_for(camp, PUBLIC_VIEWER, now=NOW).me is None
@@ -369,11 +372,11 @@ PLAYER = st.sampled_from(sorted(PLAYERS))
 INNER = st.one_of(st.just(("commit",)), st.tuples(st.just("submit"), PLAYER, st.integers(0, 2)),
                   st.tuples(st.just("deadline_now"),))
 SUBMIT = st.tuples(st.just("submit"), PLAYER, st.integers(0, 2))
+RACE = st.tuples(st.just("race"), PLAYER, st.integers(0, 2), INNER, st.sampled_from(["roll", "append"]))
 OPS = st.one_of(
     st.tuples(st.just("look"), PLAYER),
     SUBMIT, SUBMIT, SUBMIT,  # the writes under test, more often than the rest
-    st.tuples(st.just("race"), PLAYER, st.integers(0, 2), INNER),
-    st.tuples(st.just("race"), PLAYER, st.integers(0, 2), INNER),
+    RACE, RACE,
     st.tuples(st.just("ready"), PLAYER, st.booleans()),
     st.tuples(st.just("deadline"), st.integers(-2, 30), st.sampled_from([0, 1, 999_999])),
     st.tuples(st.just("tick"), st.sampled_from(["1us", "1min", "10min", "due-1us", "due"])),
@@ -393,37 +396,59 @@ class Table:
     def open_for(self, who: str, choices: dict[str, Any], events: list[RecordedEvent]) -> bool:
         """Whether ``who``'s command roll with ``choices`` must be accepted now (the model)."""
         t = next_turn(events)
-        due = subs.orders_due(events, t)
-        if self.seen[who] != t or subs.orders_closed(events, t) is not None or (due is not None and self.now >= due):
+        if not self.open(who, events):
             return False
         mine = [e.payload for e in subs.turn_events(events, t, PlanSubmitted) if e.actor == who]
         sealed = mine[-1].steps.get(f"command_{who}") if mine else None  # type: ignore[attr-defined]
         return sealed is None or not sealed.rolls or sealed.choices == choices
 
+    def open(self, who: str, events: list[RecordedEvent]) -> bool:
+        """Whether ``who`` may still give its orders for the turn it read (the model of a refusal)."""
+        t = next_turn(events)
+        due = subs.orders_due(events, t)
+        return (self.seen[who] == t and subs.orders_closed(events, t) is None and (due is None or self.now < due)
+                and f"command_{who}" in self.camp.player_steps(PLAYERS[who], turn=t))
+
+    def play(self, camp: Campaign) -> None:
+        """The GM plays the next month (a month with nothing to do, the game over, commits nothing)."""
+        with contextlib.suppress(RuleError):
+            camp.play(Plan())
+
     def inner(self, op: tuple[Any, ...]) -> None:
         other = Campaign.open(self.camp.folder)
         if op[0] == "commit":
-            other.play(Plan())
+            self.play(other)
         elif op[0] == "submit":
             with contextlib.suppress(KingdomlogError):
                 subs.submit(other, PLAYERS[op[1]], {f"command_{op[1]}": {"choices": STAKES[op[2]]}}, now=self.now)
         else:
             pbp.set_deadline(other, orders_due=self.now)
 
-    def submit(self, who: str, stake: int, inner: tuple[Any, ...] | None = None) -> None:
+    def submit(self, who: str, stake: int, inner: tuple[Any, ...] | None = None, where: str = "append") -> None:
         """``who`` submits its command roll at ``STAKES[stake]``; with ``inner``, that happens first between the
-        submission's reading of the log and its write (the first ``append`` it tries)."""
+        submission's reading of the log and its write: when it rolls its dice (``where="roll"``) or when it
+        appends (``"append"``)."""
+        from kingdomlog.dice import roller
+
         choices = STAKES[stake]
         ran: list[bool] = []
-        if inner is not None:
-            real = self.camp.append
+        real_seed, real_append = roller.new_seed, self.camp.append
 
-            def racing(*a: Any, **kw: Any) -> Any:
-                if not ran:
-                    ran.append(True)
-                    self.inner(inner)
-                return real(*a, **kw)
+        def seed() -> str:
+            if not ran:
+                ran.append(True)
+                self.inner(inner or ())
+            return real_seed()
 
+        def racing(*a: Any, **kw: Any) -> Any:
+            if not ran:
+                ran.append(True)
+                self.inner(inner or ())
+            return real_append(*a, **kw)
+
+        if inner is not None and where == "roll":
+            roller.new_seed = seed  # type: ignore[assignment]
+        elif inner is not None:
             self.camp.append = racing  # type: ignore[method-assign]
         before = list(self.camp.events())
         try:
@@ -435,6 +460,7 @@ class Table:
                                              if w in str(exc)), str(exc)))
         finally:
             self.camp.__dict__.pop("append", None)
+            roller.new_seed = real_seed  # type: ignore[assignment]
         if res is not None:
             event("submit accepted" + (" after a race" if ran else ""))
         # the submission must be decided on the log as it was when it was written: after the inner write, if any
@@ -458,9 +484,9 @@ class Table:
         elif kind == "submit":
             self.submit(op[1], op[2])
         elif kind == "race":
-            self.submit(op[1], op[2], op[3])
+            self.submit(op[1], op[2], op[3], op[4])
         elif kind == "ready":
-            ok = self.seen[op[1]] == t and subs.orders_closed(events, t) is None and (due is None or self.now < due)
+            ok = self.open(op[1], events)
             try:
                 pbp.mark_ready(self.camp, PLAYERS[op[1]], op[2], turn=self.seen[op[1]], now=self.now)
                 assert ok, ("ready accepted", op, self.now, due)
@@ -478,7 +504,7 @@ class Table:
             with contextlib.suppress(KingdomlogError):
                 pbp.advance(self.camp, now=self.now, commit=True)
         else:
-            self.camp.play(Plan())
+            self.play(self.camp)
 
     def check_log(self) -> None:
         """Whatever happened: every submission was filed while its turn was the next, and no stake of a player's
@@ -506,11 +532,11 @@ def demo_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[],
 @given(ops=st.lists(OPS, min_size=3, max_size=16))
 def test_random_interleavings_at_the_table(demo_copy: Callable[[], Path], ops: list[tuple[Any, ...]]) -> None:
     """Random interleavings of look (a player reads the turn), submit, a submit raced by a commit, another
-    submission or a deadline between its reading and its write, ready, deadline, clock ticks (to the deadline's
-    instant and a microsecond before), resolve and commit, for both factions, with a fake clock: a submission
-    is accepted exactly when its player read the next turn, the orders are open and before their deadline, and
-    its stake is not sealed otherwise; it is filed under the turn its player read; no stake is ever sealed
-    with two rolls."""
+    submission or a deadline between its reading and its write (as it rolls its dice, or as it appends),
+    ready, deadline, clock ticks (to the deadline's instant and a microsecond before), resolve and commit, for
+    both factions, with a fake clock: a submission is accepted exactly when its player read the next turn, the
+    orders are open and before their deadline, and its stake is not sealed otherwise; it is filed under the
+    turn its player read; no stake is ever sealed with two rolls."""
     table = Table(demo_copy())
     for op in ops:
         table.step(op)
