@@ -230,6 +230,17 @@ def test_a_submit_that_loses_the_race_inside_the_write_is_refused(camp: Campaign
     assert calls and submissions_of(Campaign.open(camp.folder)) == []
 
 
+def test_an_answer_names_the_turn_it_was_read_for(camp: Campaign, tmp_path: Path) -> None:
+    """An answer carries the turn of the question its player read (``kingdomlog answer`` passes it): once the
+    campaign has moved on it is refused, even for a question of the same id in the new month."""
+    pbp.set_deadline(camp, orders_due=DUE)
+    pbp.publish(camp, Plan.parse(SECRET_OPENING))
+    with pytest.raises(RuleError, match="written for month 7"):
+        pbp.answer(camp, FABIAN, "candidate:t8.c1", "hire", now=NOW, turn=7)
+    assert not [e for e in camp.events() if e.type == "core.question_answered"]
+    pbp.answer(camp, FABIAN, "candidate:t8.c1", "hire", now=NOW, turn=8)
+
+
 def test_submit_races_with_the_gms_commit_in_real_processes(tmp_path: Path) -> None:
     """Six rounds of two processes started together: one reads month 8 and submits (the CLI; it waits at the
     write for the other), one commits month 8. A submission is filed only for the month its process read and
