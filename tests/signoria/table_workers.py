@@ -5,8 +5,8 @@
 
 - ``("cli_submit", folder, faction, plan)``: ``kingdomlog submit`` as that faction; the command reads its turn,
   then waits at the barrier before its write (``Campaign.submit``); result ``(exit code, stdout, stderr)``;
-- ``("gm_play", folder)``: waits at the barrier, then the GM plays the next turn (and again on a conflict, as a
-  GM whose commit was refused because a submission landed first does); result ``"ok"``;
+- ``("gm_play", folder)``: previews the next turn, waits at the barrier, then the GM commits it (and plays it
+  again on a conflict, as a GM whose commit was refused because a submission landed first does); ``"ok"``;
 - ``("submit", folder, faction, choices JSON)``: opens the campaign, waits at the barrier, then submits the
   faction's command roll with those choices; result ``"ok"`` or the refusal's words.
 """
@@ -32,13 +32,15 @@ def _do(job: tuple[Any, ...], barrier: Any) -> Any:
     kind = job[0]
     if kind == "gm_play":
         camp = Campaign.open(job[1])
+        preview = camp.preview(Plan())  # the GM's month is ready before the race: its write comes first
         barrier.wait(ROUND_TIMEOUT)
         for _ in range(5):
             try:
-                camp.play(Plan())
+                camp.commit(preview)
                 return "ok"
             except ConflictError:
                 camp = Campaign.open(job[1])
+                preview = camp.preview(Plan())
         return "the GM's commit conflicted five times"
     if kind == "submit":
         camp = Campaign.open(job[1])
