@@ -547,6 +547,7 @@ def _load_text(path: str) -> str:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    from kingdomlog.app import pbp
     from kingdomlog.core.errors import InputError
 
     camp = _campaign(args.dir)
@@ -559,14 +560,17 @@ def cmd_submit(args: argparse.Namespace) -> int:
         raise InputError(f"{args.plan}: the plan is for turn {plan.turn} but the campaign's next turn is {turn}")
     if plan.seed:
         raise InputError(f"{args.plan}: a submission has no seed; the server rolls its dice")
-    res = camp.submit(viewer, {sid: sp.model_dump() for sid, sp in plan.steps.items()}, note=plan.note)
-    sub = camp.submissions(turn)[viewer.id].payload
-    head = camp.head_for(viewer)  # the submission is the newest event this player sees: its seq in their log
+    # the write carries the turn read here: refused (nothing filed, no dice sealed) if the campaign moved on
+    res = camp.submit(viewer, {sid: sp.model_dump() for sid, sp in plan.steps.items()}, note=plan.note, turn=turn)
+    ev = next(e for e in camp.events() if e.seq == res.first_seq)
+    sub = ev.payload
+    seq = pbp.own_seq(camp, viewer, res.first_seq)  # its seq in this player's own numbering
+    head = camp.head_for(viewer)
     if args.json:
-        _out({"turn": turn, "viewer": viewer.id, "seq": head.seq, "commit_id": res.commit_id, "head": head.as_dict(),
+        _out({"turn": ev.turn, "viewer": viewer.id, "seq": seq, "commit_id": res.commit_id, "head": head.as_dict(),
               "steps": sub.model_dump(mode="json")["steps"]})
     else:
-        print(f"submitted {', '.join(sub.steps)} for turn {turn} as {viewer} (core.plan_submitted, seq {head.seq}"
+        print(f"submitted {', '.join(sub.steps)} for turn {ev.turn} as {viewer} (core.plan_submitted, seq {seq}"
               f" of your log; visible to {viewer} and the GM); {head.text}")
         for sid, st in sub.steps.items():
             for key, faces in st.rolls.items():

@@ -61,6 +61,18 @@ def when(text: str) -> datetime:
     return t.astimezone(UTC)
 
 
+def whole_minute(t: datetime) -> datetime:
+    """``t`` rounded up to its next whole minute (a deadline ``--in`` a duration is then the minute it prints).
+
+    >>> whole_minute(datetime(2026, 12, 8, 8, 6, 41, 630978, tzinfo=UTC)).isoformat()
+    '2026-12-08T08:07:00+00:00'
+    >>> whole_minute(datetime(2026, 12, 8, 8, 7, tzinfo=UTC)).isoformat()
+    '2026-12-08T08:07:00+00:00'
+    """
+    floor = t.replace(second=0, microsecond=0)
+    return floor if floor == t else floor + timedelta(minutes=1)
+
+
 def _advance(camp: Any, viewer: Any = None) -> Any:
     """Move the turn on and say what that did, as ``viewer`` may hear it (default: the GM; a player is
     told nothing of another's questions nor the log's seqs)."""
@@ -91,33 +103,35 @@ def _viewer(camp: Any, who: str | None, *, player: bool = False) -> Any:
 
 def cmd_status(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
+    from kingdomlog.app import submissions as subs
+    from kingdomlog.core.turn import Plan
 
     camp = _campaign(args.dir)
     v = _viewer(camp, args.as_)
-    st = pbp.status(camp)
-    if v.is_player:  # a player sees its own part and the deadline, nothing of the others
-        me = next((p for p in st.players if p.id == v.id), None)
-        doc: dict[str, Any] = {
-            "turn": st.turn, "stage": st.stage, "time_left": st.time_left(),
-            "orders_due": st.orders_due.isoformat() if st.orders_due else None,
-            "submitted": me.submitted if me else [], "missing": me.missing if me else [],
-            "ready": me.ready if me else False,
-            "questions": [{"id": q.id, "kind": q.kind, "answered": q.answered, "prompt": q.prompt,
-                           "deadline": q.deadline.isoformat() if q.deadline else None}
-                          for q in pbp.questions(camp, v)]}
+    if not v.is_gm:  # a player sees its own part, the public the deadline: nothing of the others
+        seen = pbp.status_for(camp, v)
         if args.json:
-            _out(doc)
+            _out(seen.as_dict())
             return 0
-        print(f"{camp.config.name}: {st.turn_unit} {st.turn} for {v.id}: {st.stage}; orders due "
-              f"{doc['orders_due'] or '(no deadline)'} ({doc['time_left']})")
-        print(f"  submitted: {', '.join(doc['submitted']) or 'nothing'}; ready: {'yes' if doc['ready'] else 'no'}")
-        for q in doc["questions"]:
-            print(f"  question {q['id']}: {'answered' if q['answered'] else 'OPEN'}")
+        due = (f"{subs.minute_words(seen.orders_due)} ({seen.time_left()})" if seen.orders_due
+               else "(no deadline)")
+        print(f"{camp.config.name}: {seen.turn_unit} {seen.turn} for {v.id}: {seen.stage}"
+              + (f" (orders closed: {seen.closed})" if seen.closed else "") + f"; orders due {due}")
+        if seen.missing:
+            print(f"  gave no orders: {', '.join(seen.missing)}")
+        if seen.me is not None:
+            print(f"  submitted: {', '.join(seen.me.submitted) or 'nothing'}; "
+                  f"ready: {'yes' if seen.me.ready else 'no'}")
+        for q in seen.questions:
+            print(f"  question {q.id}: {'answered' if q.answered else 'OPEN'}")
         return 0
+    st = pbp.status(camp)
+    if st.closed is not None:  # the GM sees whether (and why) the resolution refuses
+        st = pbp.status(camp, now=st.now, preview=camp.preview(Plan(turn=st.turn)))
     if args.json:
         _out(st.as_dict())
         return 0
-    due = f"{st.orders_due:%Y-%m-%d %H:%M} UTC ({st.time_left()})" if st.orders_due else "no deadline"
+    due = f"{subs.minute_words(st.orders_due)} ({st.time_left()})" if st.orders_due else "no deadline"
     print(f"{camp.config.name}: {st.turn_unit} {st.turn}: {st.stage}"
           + (f" (orders closed: {st.closed})" if st.closed else "") + f"; orders due {due}"
           + ("; resolves itself when everything is in" if st.auto_resolve else ""))
@@ -140,12 +154,14 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_deadline(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
+    from kingdomlog.app import submissions as subs
     from kingdomlog.core.errors import InputError
 
     camp = _campaign(args.dir)
     if args.at and args.in_:
         raise InputError("give --at or --in, not both")
-    due = when(args.at) if args.at else (datetime.now(UTC) + timedelta(hours=hours(args.in_)) if args.in_ else None)
+    due = when(args.at) if args.at else (whole_minute(datetime.now(UTC) + timedelta(hours=hours(args.in_)))
+                                         if args.in_ else None)
     if args.close:
         pbp.close_orders(camp)
         print(f"closed the orders of {camp.ruleset.turn_unit} {camp.next_turn()}")
@@ -154,7 +170,7 @@ def cmd_deadline(args: argparse.Namespace) -> int:
                          auto_resolve=args.auto_resolve, clear=args.clear)
         st = pbp.status(camp)
         print(f"{st.turn_unit} {st.turn}: orders due "
-              + (f"{st.orders_due:%Y-%m-%d %H:%M} UTC ({st.time_left()})" if st.orders_due else "when all are ready")
+              + (f"{subs.minute_words(st.orders_due)} ({st.time_left()})" if st.orders_due else "when all are ready")
               + f"; {st.answer_hours:g} h per question; "
               + ("resolves itself" if st.auto_resolve else "the GM commits the turn"))
     _advance(camp)
@@ -229,7 +245,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if args.value is None:
         raise InputError("give the answer: an option's number, its label, or JSON")
     value = _answer_value(q, args.value)
-    pbp.answer(camp, v, q.id, value)
+    pbp.answer(camp, v, q.id, value, turn=q.turn)  # the turn whose question this is: refused if it moved on
     print(f"{v.id} answered {q.id}: {q.label_of(value)}")
     _advance(camp, v)
     return 0

@@ -750,13 +750,16 @@ class Campaign:
         """``plan`` with the players' latest submissions in the steps it leaves out."""
         return subs.with_submissions(self, plan, state=state)
 
-    def check_submission(self, viewer: Viewer, steps: Mapping[str, Any]) -> SubmissionCheck:
+    def check_submission(self, viewer: Viewer, steps: Mapping[str, Any], *, turn: int | None = None,
+                         now: datetime | None = None) -> SubmissionCheck:
         """What ``submit`` would store (checked and rolled), without writing."""
-        return subs.check_submission(self, viewer, steps)
+        return subs.check_submission(self, viewer, steps, turn=turn, now=now)
 
-    def submit(self, viewer: Viewer, steps: Mapping[str, Any], *, note: str = "") -> AppendResult:
-        """Append a player's submission for the next turn."""
-        return subs.submit(self, viewer, steps, note=note)
+    def submit(self, viewer: Viewer, steps: Mapping[str, Any], *, note: str = "", turn: int | None = None,
+               now: datetime | None = None) -> AppendResult:
+        """Append a player's submission for ``turn`` (the turn the caller read; refused once the campaign
+        has moved on) at ``now`` (refused from the orders deadline on); see ``submissions.submit``."""
+        return subs.submit(self, viewer, steps, note=note, turn=turn, now=now)
 
     # ---- export and import (kingdomlog.app.exchange) -------------------------------------
 

@@ -39,6 +39,7 @@ from kingdomlog.core.core_events import (
     DiceSealed,
     MessageSent,
     OrdersClosed,
+    PlanSubmitted,
     QuestionAnswered,
     QuestionOption,
     QuestionPosed,
@@ -67,10 +68,7 @@ def utcnow() -> datetime:
 
 
 def _now(now: datetime | None) -> datetime:
-    t = utcnow() if now is None else now
-    if t.tzinfo is None:
-        raise InputError("a time must say its time zone (e.g. 2026-12-05T18:00+00:00)")
-    return t.astimezone(UTC)
+    return subs.now_utc(utcnow() if now is None else now)
 
 
 def _head(events: Sequence[RecordedEvent]) -> int:
@@ -213,15 +211,9 @@ def time_words(seconds: float | None) -> str:
     return f"{m} min"
 
 
-def _latest(events: Sequence[RecordedEvent], turn: int, cls: type[Any]) -> Any:
-    found = subs.turn_events(events, turn, cls)
-    return found[-1].payload if found else None
-
-
 def deadline_of(events: Sequence[RecordedEvent], turn: int) -> DeadlineSet | None:
     """The GM's latest deadline settings for ``turn``."""
-    d = _latest(events, turn, DeadlineSet)
-    return d if isinstance(d, DeadlineSet) else None
+    return subs.deadline_set(events, turn)
 
 
 def ready_flags(events: Sequence[RecordedEvent], turn: int) -> dict[str, bool]:
@@ -326,6 +318,91 @@ def status(camp: Campaign, *, now: datetime | None = None, preview: TurnPreview 
                       closed.reason if closed else None, players, list(asked.values()), t_now, problem)
 
 
+@dataclass(frozen=True)
+class SeenStatus:
+    """Where the next turn stands as one player or the public may know it (``status_for``).
+
+    Only what the viewer may see (docs/play-by-post.md; signoria §11.3): the turn, the deadline and
+    whether the orders are closed (public), who was missing when they closed (public, names only), and
+    for a player its own part: its steps, what it has submitted, its own ready flag and its own
+    questions. No other player's steps, readiness or questions, no question's id but the viewer's own,
+    no refusal of the resolution (the GM's), nothing of whom the turn waits for.
+
+    ``stage``: ``idle`` (nothing announced), ``orders`` (the orders are open), ``answers`` (the orders are
+    closed and a question to this player waits for its answer) or ``resolving`` (closed; the rest is the
+    GM's and the other players').
+    """
+
+    viewer: str
+    turn: int
+    turn_unit: str
+    stage: str
+    orders_due: datetime | None
+    closed: str | None
+    missing: tuple[str, ...]
+    me: PlayerStatus | None
+    questions: tuple[Posted, ...]
+    now: datetime
+
+    @property
+    def seconds_left(self) -> float | None:
+        """Seconds until the orders are due (negative once passed); None without a deadline."""
+        return None if self.orders_due is None else (self.orders_due - self.now).total_seconds()
+
+    def time_left(self) -> str:
+        """The time left in words (``2 d 3 h``, ``45 min``, ``passed``, ``no deadline``)."""
+        return time_words(self.seconds_left)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The status as JSON-able data (``kingdomlog status --as VIEWER --json``)."""
+        doc: dict[str, Any] = {
+            "turn": self.turn, "viewer": self.viewer, "stage": self.stage,
+            "orders_due": self.orders_due.isoformat() if self.orders_due else None,
+            "seconds_left": self.seconds_left, "time_left": self.time_left(), "closed": self.closed,
+            "missing_orders": list(self.missing)}
+        if self.me is not None:
+            doc.update({"steps": self.me.steps, "submitted": self.me.submitted, "missing": self.me.missing,
+                        "ready": self.me.ready,
+                        "questions": [{"id": q.id, "kind": q.kind, "prompt": q.prompt, "answered": q.answered,
+                                       "deadline": q.deadline.isoformat() if q.deadline else None}
+                                      for q in self.questions]})
+        return doc
+
+
+def status_for(camp: Campaign, viewer: Viewer, *, now: datetime | None = None) -> SeenStatus:
+    """Where the next turn stands for ``viewer`` (a player or the public; the GM has ``status``).
+
+    Read from the events ``viewer`` may see only (``Campaign.visible_events``): the GM's deadline and the
+    closing of the orders are public, a player's submissions, ready flags and questions its own. Raises
+    ``InputError`` for the GM (whose status is ``status``).
+    """
+    if viewer.is_gm:
+        raise InputError("the GM's status is pbp.status (every player, every question)")
+    t_now = _now(now)
+    t = camp.next_turn()
+    seen = camp.visible_events(viewer)
+    dl = deadline_of(seen, t)
+    closed = subs.orders_closed(seen, t)
+    me: PlayerStatus | None = None
+    mine: list[Posted] = []
+    if viewer.is_player:
+        steps = camp.player_steps(viewer, turn=t)
+        subm = [ev for ev in subs.turn_events(seen, t, PlanSubmitted) if ev.actor == viewer.id]
+        done = list(subm[-1].payload.steps) if subm and isinstance(subm[-1].payload, PlanSubmitted) else []
+        mine = [q for q in posted(seen, t).values() if q.to == viewer.id]
+        me = PlayerStatus(viewer.id, steps, [s for s in steps if s in done], ready_flags(seen, t).get(viewer.id, False),
+                          [q.id for q in mine if not q.answered])
+    if closed is not None:
+        stage = "answers" if me is not None and me.questions_open else "resolving"
+    elif dl is not None or mine or (me is not None and me.submitted):
+        stage = "orders"
+    else:
+        stage = "idle"
+    return SeenStatus(viewer.id, t, camp.ruleset.turn_unit, stage, dl.orders_due if dl else None,
+                      closed.reason if closed else None, tuple(closed.missing) if closed else (), me, tuple(mine),
+                      t_now)
+
+
 # ---- the GM's inputs --------------------------------------------------------------------------------------
 
 
@@ -418,9 +495,13 @@ def _player(viewer: Viewer) -> Viewer:
     return viewer
 
 
-def mark_ready(camp: Campaign, viewer: Viewer, ready: bool = True, *, turn: int | None = None) -> AppendResult:
-    """A player says it is done with the next turn (or takes it back) until the orders close."""
+def mark_ready(camp: Campaign, viewer: Viewer, ready: bool = True, *, turn: int | None = None,
+               now: datetime | None = None) -> AppendResult:
+    """A player says it is done with the next turn (or takes it back) until the orders close: refused once
+    they are closed or ``now`` (default: the clock now) is at or past their deadline, and when ``turn`` (the
+    turn the caller read) is no longer the next."""
     v = _player(viewer)
+    t_now = _now(now)
     events = camp.events()
     t = next_turn(events)
     unit = camp.ruleset.turn_unit
@@ -431,6 +512,9 @@ def mark_ready(camp: Campaign, viewer: Viewer, ready: bool = True, *, turn: int 
     closed = subs.orders_closed(events, t)
     if closed is not None:
         raise RuleError(f"the orders for {unit} {t} are closed ({closed.reason}); readiness no longer matters")
+    due = subs.orders_due(events, t)
+    if due is not None and t_now >= due:
+        raise RuleError(f"the orders for {unit} {t} were due {subs.minute_words(due)}; readiness no longer matters")
     return camp.append([Draft(ReadyMarked(turn=t, ready=ready), actor=v.id, visibility=f"faction:{v.id}",
                               turn=t)], expect_seq=_head(events))
 
@@ -486,17 +570,22 @@ def _allowed(q: Posted, value: Any) -> Any:
 
 
 def answer(camp: Campaign, viewer: Viewer, question: str, value: Any, *,
-           now: datetime | None = None) -> AppendResult:
+           now: datetime | None = None, turn: int | None = None) -> AppendResult:
     """A player answers a question posted to it (``value`` one of its answers, as JSON).
 
-    Refused after the question's deadline (its default stood), for a question of another player, for a
-    resolution question already answered (answers are final), and when the answer would make the step
-    that receives it refuse (the step's own message says why).
+    Refused after the question's deadline (its default stood; a question into the player's orders is
+    open until the orders deadline in force, even when the GM moved it after the question was posted),
+    for a question of another player, for a resolution question already answered (answers are final),
+    when ``turn`` (the turn the caller read) is no longer the next, and when the answer would make the
+    step that receives it refuse (the step's own message says why).
     """
     v = _player(viewer)
     t_now = _now(now)
     events = camp.events()
     t = next_turn(events)
+    if turn is not None and turn != t:
+        unit = camp.ruleset.turn_unit
+        raise RuleError(f"this was written for {unit} {turn}, but the campaign is now at {unit} {t}: reload")
     q = posted(events, t).get(question)
     if q is None or q.to != v.id:
         mine = [p.id for p in posted(events, t).values() if p.to == v.id and not p.answered]
@@ -511,8 +600,12 @@ def answer(camp: Campaign, viewer: Viewer, question: str, value: Any, *,
         raise RuleError(f"question {question}: the orders are closed; the answer given (or the default) stands")
     if q.answered and (q.by_default or not q.opening):
         raise RuleError(f"question {question} is answered ({q.label_of(q.answer)}); answers are final")
-    if q.deadline is not None and t_now >= q.deadline:
-        raise RuleError(f"question {question}: its deadline ({q.deadline:%Y-%m-%d %H:%M} UTC) has passed; the "
+    due = q.deadline
+    if q.opening:  # into the orders: open until the orders deadline in force now
+        dl = deadline_of(events, t)
+        due = subs.orders_due(events, t) if dl is not None else q.deadline
+    if due is not None and t_now >= due:
+        raise RuleError(f"question {question}: its deadline ({subs.minute_words(due)}) has passed; the "
                         "default stands")
     draft = Draft(QuestionAnswered(turn=t, question=question, answer=value), actor=v.id,
                   visibility=f"faction:{v.id}", turn=t)
@@ -701,6 +794,7 @@ __all__ = [
     "Message",
     "PlayerStatus",
     "Posted",
+    "SeenStatus",
     "TurnStatus",
     "advance",
     "answer",
@@ -715,5 +809,6 @@ __all__ = [
     "send_message",
     "set_deadline",
     "status",
+    "status_for",
     "time_words",
 ]

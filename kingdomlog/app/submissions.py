@@ -25,11 +25,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from kingdomlog.core.core_events import (
+    DeadlineSet,
     DiceSealed,
     OrdersClosed,
     PlanSubmitted,
@@ -38,7 +40,7 @@ from kingdomlog.core.core_events import (
     StepsPublished,
     SubmittedStep,
 )
-from kingdomlog.core.errors import InputError, RuleError
+from kingdomlog.core.errors import ConflictError, InputError, RuleError
 from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.fold import next_turn
 from kingdomlog.core.ruleset import Ruleset, State, Step, run_step
@@ -110,6 +112,42 @@ def orders_closed(events: Sequence[RecordedEvent], turn: int) -> OrdersClosed | 
     found = turn_events(events, turn, OrdersClosed)
     payload = found[0].payload if found else None
     return payload if isinstance(payload, OrdersClosed) else None
+
+
+def deadline_set(events: Sequence[RecordedEvent], turn: int) -> DeadlineSet | None:
+    """The GM's latest deadline settings for ``turn`` (``core.deadline_set``, public)."""
+    found = turn_events(events, turn, DeadlineSet)
+    payload = found[-1].payload if found else None
+    return payload if isinstance(payload, DeadlineSet) else None
+
+
+def orders_due(events: Sequence[RecordedEvent], turn: int) -> datetime | None:
+    """When ``turn``'s orders are due (the GM's latest deadline); None without one.
+
+    The orders close *at* this instant: a submission, a ready flag or an answer into the orders
+    made at ``orders_due`` or later is refused, whether or not anything has closed them in the log yet.
+    """
+    dl = deadline_set(events, turn)
+    return dl.orders_due.astimezone(UTC) if dl is not None and dl.orders_due is not None else None
+
+
+def now_utc(now: datetime | None = None) -> datetime:
+    """``now`` in UTC (default: the clock now; the edges pass theirs, tests fix it); ``InputError`` without
+    a time zone."""
+    t = datetime.now(UTC) if now is None else now
+    if t.tzinfo is None:
+        raise InputError("a time must say its time zone (e.g. 2026-12-05T18:00+00:00)")
+    return t.astimezone(UTC)
+
+
+def minute_words(t: datetime) -> str:
+    """A time as a person reads a deadline: to the minute, in UTC.
+
+    >>> from datetime import timedelta, timezone
+    >>> minute_words(datetime(2026, 12, 8, 9, 6, 41, 630978, tzinfo=timezone(timedelta(hours=1))))
+    '2026-12-08 08:06 UTC'
+    """
+    return f"{t.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
 def sealed_seed(events: Sequence[RecordedEvent], turn: int) -> str | None:
@@ -257,24 +295,48 @@ def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) 
     return plan.model_copy(update=update)
 
 
+SUBMIT_ATTEMPTS = 8
+"""How often ``submit`` decides again when the log moved between its reading and its write."""
+
+
 def submit(camp: Campaign, viewer: Viewer, steps: Mapping[str, Any], *, note: str = "",
-           turn: int | None = None) -> AppendResult:
+           turn: int | None = None, now: datetime | None = None) -> AppendResult:
     """Append a player's submission for the next turn (``core.plan_submitted``, visible to it and the GM).
 
     Checked first by ``check_submission`` (its refusals are this method's). When the submission holds
     a step whose dice have not been rolled yet, those dice are rolled and sealed in a submission of
     their own *before* the rest is checked: if the rest is then refused, the dice stay (no fishing).
-    ``turn``: the turn the caller's sheet shows; refused if the campaign has moved on.
+
+    ``turn``: the turn the caller read (its sheet, its command); refused if the campaign has moved on.
+    Without it, the turn of this call's own first reading: a retry never files under another turn.
+    ``now``: the time of the submission (aware; default: the clock now); refused from the orders
+    deadline on. Every write is the check's own reading of the log (``expect_seq``): when the log
+    moved in between (another submission of the same player, the GM's commit, a new deadline), the
+    whole submission is checked again on the new log, so a stake rolled by a concurrent submission
+    is seen (the same choices keep its faces, other choices are refused as sealed) and a turn that
+    moved on refuses it. ``RuleError`` when the log kept moving ``SUBMIT_ATTEMPTS`` times.
     """
-    check = check_submission(camp, viewer, steps, turn=turn)
-    if check.fresh:
-        keep = {sid: check.steps[sid] for sid in (*check.sealed, *check.fresh)}
+    t_now = now_utc(now)
+    seen = turn
+    for _ in range(SUBMIT_ATTEMPTS):
+        events = camp.events()
+        check = _check(camp, viewer, steps, events, turn=seen, sealed=None, now=t_now)
+        seen = check.turn
         try:
-            check = check_submission(camp, viewer, steps, turn=check.turn, sealed=keep)
-        except (RuleError, InputError):
-            _store(camp, check, keep, note)  # refused: the dice just rolled stay, sealed
-            raise
-    return _store(camp, check, check.steps, note)
+            if not check.fresh:
+                return _store(camp, check, check.steps, note)
+            keep = {sid: check.steps[sid] for sid in (*check.sealed, *check.fresh)}
+            try:
+                final = _check(camp, viewer, steps, events, turn=seen, sealed=keep, now=t_now)
+            except (RuleError, InputError):
+                _store(camp, check, keep, note)  # refused: the dice just rolled stay, sealed
+                raise
+            return _store(camp, final, final.steps, note)
+        except ConflictError:
+            continue  # the log moved since this reading: decide again on the new log
+    unit = camp.ruleset.turn_unit
+    raise RuleError(f"the {unit} kept changing while this submission was being filed ({SUBMIT_ATTEMPTS} tries);"
+                    " nothing was filed: reload and submit again")
 
 
 def _store(camp: Campaign, check: SubmissionCheck, steps: Mapping[str, SubmittedStep], note: str) -> AppendResult:
@@ -287,23 +349,30 @@ def _store(camp: Campaign, check: SubmissionCheck, steps: Mapping[str, Submitted
 
 
 def check_submission(camp: Campaign, viewer: Viewer, steps: Mapping[str, Any], *,
-                     turn: int | None = None, sealed: Mapping[str, SubmittedStep] | None = None) -> SubmissionCheck:
+                     turn: int | None = None, sealed: Mapping[str, SubmittedStep] | None = None,
+                     now: datetime | None = None) -> SubmissionCheck:
     """Everything ``submit`` checks and rolls, without writing: the steps as they would be stored.
 
     ``steps`` is ``{step id: {"choices": {...}}}`` (a ``StepPlan`` or its JSON). Refused (``RuleError``
     or ``InputError``, nothing appended) when ``turn`` is not the campaign's next turn, when the turn's
-    orders are closed, when a step is not the viewer's, when dice are given (the server rolls them),
-    when a step whose dice were sealed this turn is changed, or when the viewer's steps, run on the
-    viewer's own redacted view after the GM's opening, refuse. Steps the viewer submitted earlier
-    this turn and does not name again are carried over. ``sealed``: steps to treat as sealed by an
-    earlier submission (``submit`` checks the rest against the dice it has just rolled).
+    orders are closed or ``now`` (default: the clock now) is at or past the orders deadline, when a step
+    is not the viewer's, when dice are given (the server rolls them), when a step whose dice were sealed
+    this turn is changed, or when the viewer's steps, run on the viewer's own redacted view after the
+    GM's opening, refuse. Steps the viewer submitted earlier this turn and does not name again are
+    carried over. ``sealed``: steps to treat as sealed by an earlier submission (``submit`` checks the
+    rest against the dice it has just rolled).
     """
+    return _check(camp, viewer, steps, camp.events(), turn=turn, sealed=sealed, now=now_utc(now))
+
+
+def _check(camp: Campaign, viewer: Viewer, steps: Mapping[str, Any], events: Sequence[RecordedEvent], *,
+           turn: int | None, sealed: Mapping[str, SubmittedStep] | None, now: datetime) -> SubmissionCheck:
+    """``check_submission`` on the log as ``events`` (one reading: the check's ``expect_seq`` is its head)."""
     v = viewer
     if not v.is_player:
         raise InputError("a submission is made by a player or faction, not by the GM or the public;"
                          " the GM plays the turn with `kingdomlog turn`")
     who = v.id
-    events = camp.events()
     head = events[-1].seq if events else 0
     t = next_turn(events)
     rs = camp.ruleset
@@ -315,6 +384,10 @@ def check_submission(camp: Campaign, viewer: Viewer, steps: Mapping[str, Any], *
     if closed is not None:
         raise RuleError(f"the orders for {unit} {t} are closed ({closed.reason or 'by the GM'}); nothing more can"
                         " be submitted this turn")
+    due = orders_due(events, t)
+    if due is not None and now >= due:
+        raise RuleError(f"the orders for {unit} {t} were due {minute_words(due)}; nothing more can be submitted"
+                        " this turn")
     state = camp.state()
     allowed = player_steps(camp, v, state=state, turn=t)
     if not steps:
@@ -333,10 +406,11 @@ def check_submission(camp: Campaign, viewer: Viewer, steps: Mapping[str, Any], *
             raise RuleError("a submission's dice are rolled by the server; leave out \"rolls\" and \"rerolls\"",
                             step=str(sid))
         given[sid] = sp
-    previous = submissions(camp, t).get(who)
+    mine = [ev for ev in turn_events(events, t, PlanSubmitted) if ev.actor == who]
+    previous = mine[-1].payload if mine else None
     before: dict[str, SubmittedStep] = {}
-    if previous is not None and isinstance(previous.payload, PlanSubmitted):
-        before = {k: s for k, s in previous.payload.steps.items() if k in allowed}
+    if isinstance(previous, PlanSubmitted):
+        before = {k: s for k, s in previous.steps.items() if k in allowed}
     before.update({k: s for k, s in (sealed or {}).items() if k in allowed})
     merged: dict[str, StepPlan] = {
         sid: StepPlan(choices=dict(st.choices), rolls={k: list(f) for k, f in st.rolls.items()})

@@ -74,13 +74,17 @@ def test_sigkill_during_appends_loses_nothing_acknowledged(tmp_path: Path, fork_
     acked: dict[str, dict] = {}
     hit: Counter[str] = Counter()
     for i, (stage, where, code) in enumerate(rounds):
-        assert code == -signal.SIGKILL, (i, stage, code, _acks(tmp_path / f"acks-{i}.jsonl"))
+        acks = _acks(tmp_path / f"acks-{i}.jsonl")
+        assert code == -signal.SIGKILL, (i, stage, code, acks)
         if stage is None:
             hit["random: " + ("before first append" if where == -1 else "between appends" if where == 0
                               else "returned, not acked" if where == 6 else fw.STAGES[where - 1])] += 1
         else:
+            # killed inside its (kill_on+1)-th append, at that very step: the kill_on appends before it acked
+            assert where == fw.STAGE_CODE[stage], (i, stage, where)
+            assert len(acks) == plan[i][1], (i, stage, plan[i], len(acks))
             hit["hooked: " + stage] += 1
-        for a in _acks(tmp_path / f"acks-{i}.jsonl"):
+        for a in acks:
             assert a["commit_id"] not in acked
             acked[a["commit_id"]] = a
     n = _check_log(folder, acked)
@@ -91,8 +95,9 @@ def test_sigkill_during_appends_loses_nothing_acknowledged(tmp_path: Path, fork_
     assert res.first_seq == n + 1
     assert reopened.log.temp_files() == []
     assert Campaign.open(folder).verify().ok
-    assert len(plan) >= 200 and len(acked) >= 40, (len(plan), len(acked))
-    # random kills did land inside appends too, not only the hooked ones
-    inside = sum(v for k, v in hit.items() if k.startswith("random: ") and k[8:] in fw.STAGES)
-    assert inside >= 20, hit
+    # every step of an append was killed at, STAGE_KILLS_EACH times (where the random kills land depends on the
+    # machine's speed: they are counted in the printout below, never asserted on)
+    assert {k: v for k, v in hit.items() if k.startswith("hooked: ")} == {
+        f"hooked: {stage}": STAGE_KILLS_EACH for stage in fw.STAGES}
+    assert len(acked) >= sum(kill_on for stage, kill_on in plan if stage is not None) > 0
     print(f"\ncrash: {len(plan)} kills, {len(acked)} acked batches, {n} events; where: {dict(hit)}")

@@ -7,6 +7,7 @@ import re
 import shutil
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -127,6 +128,70 @@ class Server:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class Kernel:
+    """A page's marimo kernel as its websocket tells it: each cell's last status (``cell-op`` frames).
+
+    Attach before the page opens (``Kernel(page)``, then ``page.goto``). A write behind a button runs in a
+    cell; ``settled`` waits, instead of sleeping, until no cell is queued or running and none has changed
+    for ``still`` seconds, so a second run of a write cell (a click that fired twice, a run button that
+    stayed true through the reload after the write) has had its chance to show in the log before the
+    test counts the log's batches.
+    """
+
+    BUSY = ("queued", "running")
+
+    def __init__(self, page: Any) -> None:
+        import time
+
+        self.page = page
+        self.status: dict[str, str] = {}
+        self.changed = time.monotonic()
+        self.frames = 0
+        page.on("websocket", self._socket)
+
+    def _socket(self, ws: Any) -> None:
+        ws.on("framereceived", self._frame)
+
+    def _frame(self, payload: Any) -> None:
+        import json
+        import time
+
+        try:
+            msg = json.loads(payload)
+        except (TypeError, ValueError):
+            return
+        data = msg.get("data") if isinstance(msg, dict) and msg.get("op") == "cell-op" else None
+        if isinstance(data, dict) and data.get("status") and data.get("cell_id"):
+            self.status[str(data["cell_id"])] = str(data["status"])
+            self.changed = time.monotonic()
+            self.frames += 1
+
+    def busy(self) -> list[str]:
+        return [cid for cid, st in self.status.items() if st in self.BUSY]
+
+    def settled(self, still: float = 1.5, timeout: float = 90.0) -> None:
+        """Wait until every cell of the page's kernel is idle and has been for ``still`` seconds."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.page.wait_for_timeout(100)  # lets Playwright deliver the frames meanwhile
+            if self.frames and not self.busy() and time.monotonic() - self.changed >= still:
+                return
+        raise AssertionError(f"the page's kernel never settled: busy {self.busy()} after {timeout} s")
+
+
+def batches_since(folder: Path, seq: int) -> list[str]:
+    """The commit ids of the batches appended to ``folder``'s log after ``seq``, in order (one per write)."""
+    from kingdomlog.app import Campaign
+
+    out: list[str] = []
+    for e in Campaign.open(folder).events():
+        if e.seq > seq and e.commit_id not in out:
+            out.append(e.commit_id)
+    return out
 
 
 def number_shown(text: str, n: int) -> str | None:

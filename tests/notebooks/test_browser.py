@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, SECRET, Server, free_port
+from nb_support import DRAWN, REPO, SECRET, Kernel, Server, batches_since, free_port
 
 from kingdomlog.app import Campaign
 from kingdomlog.views.sheet import draft as sheet
@@ -86,6 +86,7 @@ def test_gm_sheet_recomputes_commits_and_the_player_view_shows_it(
     with Server([sys.executable, "-m", "kingdomlog", "gm", str(campaign), "--headless", "--port", str(port)],
                 env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as gm:
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        kernel = Kernel(page)
         page.goto(gm.url)
         page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
         shot(page, f"gm-{kind}-1-loaded")
@@ -105,11 +106,12 @@ def test_gm_sheet_recomputes_commits_and_the_player_view_shows_it(
         page.get_by_text(re.compile(rf"Committed {re.escape(start.when)}")).first.wait_for(timeout=60_000)
         page.locator(f'{DRAWN}[data-turn="{start.turn + 1}"]').wait_for(timeout=60_000)
         shot(page, f"gm-{kind}-3-committed")
-        time.sleep(1.0)  # a second batch would show up here if the button fired twice
+        kernel.settled()  # a second run of the commit cell (the button fired twice) would have written by now
         page.close()
 
     files_after = sorted((campaign / "log").glob("*.parquet"))
     assert len(files_after) == len(files_before) + 1
+    assert len(batches_since(campaign, head_before)) == 1  # one click, one batch
     camp = Campaign.open(campaign)
     new = [e for e in camp.events() if e.seq > head_before]
     assert new and {e.turn for e in new} == {start.turn}

@@ -12,14 +12,13 @@ import json
 import re
 import shutil
 import sys
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import marimo as mo
 import pytest
-from nb_support import NOTEBOOKS, REPO, Server, free_port, load_notebook, number_shown
+from nb_support import NOTEBOOKS, REPO, Kernel, Server, batches_since, free_port, load_notebook, number_shown
 
 from kingdomlog.app import Campaign, pbp
 from kingdomlog.app import submissions as subs
@@ -259,6 +258,7 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         page = b.new_page(viewport={"width": 1000, "height": 2200})
         page.on("websocket", lambda ws: (ws.on("framereceived", lambda f: frames.append(str(f))),
                                          ws.on("framesent", lambda f: frames.append(str(f)))))
+        kernel = Kernel(page)
         page.goto(srv.url)
         page.get_by_role("button", name="Make the command roll").wait_for(timeout=FIRST_RENDER)
         page.wait_for_timeout(1500)
@@ -279,7 +279,8 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         assert Campaign.open(folder).head_seq == head + 1  # the roll; typing orders writes nothing
         page.get_by_role("button", name="Submit orders").click()
         page.get_by_text(re.compile(r"Orders submitted")).first.wait_for(timeout=60_000)
-        time.sleep(1.0)  # a second submission would show up here if the click fired twice
+        kernel.settled()  # a second run of the submit cell (the click fired twice) would have written by now
+        assert len(batches_since(folder, head)) == 2  # the roll's click and the submission's: one batch each
         shot(page, "orders-fabian-2-submitted")
         content = page.content()
         anon = b.new_page()

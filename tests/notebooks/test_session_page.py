@@ -18,7 +18,7 @@ from typing import Any
 
 import marimo as mo
 import pytest
-from nb_support import NOTEBOOKS, REPO, Server, free_port, load_notebook
+from nb_support import NOTEBOOKS, REPO, Kernel, Server, batches_since, free_port, load_notebook
 
 from kingdomlog.app import Campaign
 from kingdomlog.views.extras import aikakirjat as S
@@ -216,6 +216,7 @@ def test_plan_preview_change_and_commit_in_a_browser(under_way: Path, subprocess
         b = p.chromium.launch(executable_path=str(CHROMIUM),
                               args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage"])
         page = b.new_page(viewport={"width": 1400, "height": 1600})
+        kernel = Kernel(page)
         page.goto(srv.url)
         page.get_by_role("heading", name="The session, year by year").wait_for(timeout=FIRST_RENDER)
         # The page draws a new seed each time it opens; this one is known to make the change below reach the
@@ -244,14 +245,16 @@ def test_plan_preview_change_and_commit_in_a_browser(under_way: Path, subprocess
         page.get_by_role("button", name="Commit the next year").click()
         page.get_by_text(re.compile(r"Committed 1 year\(s\)")).wait_for(timeout=60_000)
         wait_rows(page, lambda r: len(r) == remaining - 1)
+        kernel.settled()  # a second run of the commit cell would have written by now
         camp = Campaign.open(under_way)
         assert camp.next_turn() == start.turn + 1
+        assert len(batches_since(under_way, start.start_seq)) == 1  # one click, one year's batch
         shot(page, "session-3-one-year-committed")
 
         page.get_by_role("button", name="Commit the whole session").click()
         page.get_by_text(re.compile(rf"Committed {remaining - 1} year\(s\)")).wait_for(timeout=120_000)
         page.get_by_text(re.compile(r"played out")).first.wait_for(timeout=60_000)
-        time.sleep(1.0)  # a second commit would show up here if a click fired twice
+        kernel.settled()  # a second run of the commit cell would have written by now
         shot(page, "session-4-committed")
         b.close()
 
@@ -259,6 +262,7 @@ def test_plan_preview_change_and_commit_in_a_browser(under_way: Path, subprocess
     s = camp.state()
     assert s.session.years_played == s.session.years_total == start.status.years_total
     assert camp.next_turn() == start.turn + remaining
+    assert len(batches_since(under_way, start.start_seq)) == remaining  # one batch per year, each once
     assert camp.verify().ok
     turns = [e.turn for e in camp.events() if e.type == "aikakirjat.year_ended"]
     assert turns[-remaining:] == list(range(start.turn, start.turn + remaining))

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, Server, free_port
+from nb_support import DRAWN, REPO, Kernel, Server, batches_since, free_port
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft
@@ -59,8 +59,9 @@ def browser() -> Iterator[Any]:
 class Sheet:
     """One open GM sheet page: every action a GM takes goes through here and is counted."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, kernel: Kernel) -> None:
         self.page = page
+        self.kernel = kernel
         self.actions = 0
 
     def tag(self) -> str | None:
@@ -162,9 +163,10 @@ def open_sheet(browser: Any, server: Server, width: int = 1280, height: int = 90
     frames: list[str] = []
     page = browser.new_page(viewport={"width": width, "height": height})
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    kernel = Kernel(page)
     page.goto(server.url)
     page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
-    ui = Sheet(page)
+    ui = Sheet(page, kernel)
     ui.quiet()
     return page, ui, frames
 
@@ -433,17 +435,16 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
                 button.click(timeout=2_000)
         page.get_by_text(re.compile("Committed season 2")).first.wait_for(timeout=30_000)
         page.locator(f'{DRAWN}[data-turn="3"]').wait_for(timeout=30_000)
-        time.sleep(2.0)
-        camp = Campaign.open(toy)
-        assert len({e.commit_id for e in camp.events() if e.seq > head}) == 1 and camp.next_turn() == 3
+        ui.kernel.settled()  # a second run of the commit cell (a click that fired again) would have written by now
+        assert len(batches_since(toy, head)) == 1 and Campaign.open(toy).next_turn() == 3
         # undo asks first, then reopens season 2's plan with its dice
         ui.click("↶ Undo season 2")
         page.get_by_text("Undo season 2?").first.wait_for(timeout=10_000)
         shot(page, "sheet-toy-undo-asks")
         assert Campaign.open(toy).next_turn() == 3  # asking wrote nothing
         ui.click("No, keep it")
-        time.sleep(1.0)
-        assert Campaign.open(toy).next_turn() == 3
+        ui.kernel.settled()
+        assert Campaign.open(toy).next_turn() == 3 and batches_since(toy, head)[1:] == []  # "no" wrote nothing
         ui.click("↶ Undo season 2")
         ui.click("Yes, undo it")
         page.get_by_text(re.compile("Undid season 2")).first.wait_for(timeout=30_000)

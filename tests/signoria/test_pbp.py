@@ -242,7 +242,7 @@ def test_the_core_events_of_the_table_change_no_state(camp: Campaign) -> None:
     them, so a month's table talk changes nothing until the month commits."""
     before = camp.state().model_dump(mode="json")
     opened(camp)
-    pbp.mark_ready(camp, FABIAN)
+    pbp.mark_ready(camp, FABIAN, now=NOW)
     pbp.send_message(camp, MARBURG, ["fabian"], "a word")
     pbp.answer(camp, FABIAN, "dilemma:winter_relief", "give", now=NOW)
     evs = camp.events()
@@ -280,10 +280,10 @@ def test_a_month_runs_itself(camp: Campaign) -> None:
         "orders", "2 d 0 h", [["command_fabian", "orders_fabian"], ["command_marburg", "orders_marburg"]])
     pbp.answer(camp, FABIAN, "dilemma:winter_relief", "give", now=NOW)
     pbp.answer(camp, MARBURG, "candidate:t8.c1", "hire", now=NOW)
-    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
-    pbp.mark_ready(camp, FABIAN)
+    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR}, now=NOW)
+    pbp.mark_ready(camp, FABIAN, now=NOW)
     assert pbp.advance(camp, now=NOW).done == []  # Marburg is not ready yet
-    pbp.mark_ready(camp, MARBURG)
+    pbp.mark_ready(camp, MARBURG, now=NOW)
     res = pbp.advance(camp, now=NOW)
     assert res.done[0] == "closed the orders of month 8: every player is ready"
     assert res.done[1] == "asked fabian: response:8.marburg.W"
@@ -318,7 +318,7 @@ def test_the_default_stands_when_the_deadline_passes(camp: Campaign) -> None:
     abstain); Fabian's answer window (12 h) passes: its default response (a battle holding position) stands,
     then each round's declarations take theirs (none), and the month commits by itself."""
     opened(camp)
-    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
+    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR}, now=NOW)
     assert pbp.advance(camp, now=NOW + timedelta(days=1)).done == []
     later = NOW + timedelta(days=2, minutes=1)
     res = pbp.advance(camp, now=later)
@@ -343,8 +343,8 @@ def test_the_default_stands_when_the_deadline_passes(camp: Campaign) -> None:
 
 def test_the_gm_commits_when_the_month_does_not_resolve_itself(camp: Campaign) -> None:
     opened(camp, auto=False)
-    pbp.mark_ready(camp, FABIAN)
-    pbp.mark_ready(camp, MARBURG)
+    pbp.mark_ready(camp, FABIAN, now=NOW)
+    pbp.mark_ready(camp, MARBURG, now=NOW)
     res = pbp.advance(camp, now=NOW)
     assert res.committed is None and res.status.stage == "to resolve"
     out = run("resolve", str(camp.folder), "--commit")
@@ -356,9 +356,9 @@ def test_ready_and_answers_are_for_the_month_open(camp: Campaign) -> None:
     with pytest.raises(InputError):
         pbp.mark_ready(camp, GM_VIEWER)
     with pytest.raises(RuleError, match="written for month 7"):
-        pbp.mark_ready(camp, FABIAN, turn=7)
-    pbp.mark_ready(camp, FABIAN)
-    pbp.mark_ready(camp, FABIAN, False)
+        pbp.mark_ready(camp, FABIAN, turn=7, now=NOW)
+    pbp.mark_ready(camp, FABIAN, now=NOW)
+    pbp.mark_ready(camp, FABIAN, False, now=NOW)
     st_ = pbp.status(camp, now=NOW)
     assert [p.ready for p in st_.players] == [False, False]
 
@@ -412,7 +412,7 @@ def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
     opened(camp)  # the GM's published opening is a GM-only event
     camp.note("the GM's secret", visibility="gm", title="gm only")
     pbp.send_message(camp, MARBURG, ["fabian"], "a word")
-    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR})
+    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR}, now=NOW)
     mine = camp.visible_events(FABIAN)
     gm = camp.events()
     assert len(mine) < len(gm)  # there are hidden events before the letter
@@ -428,8 +428,8 @@ def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
     assert pbp.own_seq(camp, GM_VIEWER, sub.seq) == sub.seq
     out = run("message", str(camp.folder), "hello", "--as", "fabian", "--to", "marburg")
     assert f"sent (seq {len(camp.visible_events(FABIAN))})" in out
-    pbp.mark_ready(camp, FABIAN)
-    pbp.mark_ready(camp, MARBURG)
+    pbp.mark_ready(camp, FABIAN, now=NOW)
+    pbp.mark_ready(camp, MARBURG, now=NOW)
     res = pbp.advance(camp, now=NOW)
     gm_words = " ".join(res.for_viewer(camp.viewer("gm")))
     assert "asked fabian: response:8.marburg.W" in gm_words
@@ -484,7 +484,7 @@ def test_the_gm_sheet_shows_who_submitted_is_ready_and_is_awaited(camp: Campaign
     from kingdomlog.views.sheet.panel import table_status_html
 
     opened(camp)
-    pbp.mark_ready(camp, FABIAN)
+    pbp.mark_ready(camp, FABIAN, now=NOW)
     html = table_status_html(camp)
     assert "The players this turn" in html and "orders due 2026-12-03 12:00 UTC" in html
     assert "<td>command, orders</td>" in html  # what each has still to send, without its own name repeated
