@@ -85,7 +85,7 @@ def _(answer_button, answers, get_answers_done, set_answers_done, set_outcome, s
         for qid, raw in answers.value.items():
             if raw is None:
                 continue  # a dropdown left empty; a list left empty is the answer "none"
-            pbp.answer(camp, start["as_viewer"], qid, orders.question_value(raw))
+            pbp.answer(camp, start["as_viewer"], qid, orders.question_value(raw), turn=start["turn"])
             sent.append(qid)
         return f"Answered {', '.join(sent) or 'nothing (choose an answer first)'}."
 
