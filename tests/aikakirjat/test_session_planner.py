@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from aik_helpers import RS, Game
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kingdomlog.core.errors import InputError, RuleError
@@ -137,9 +137,11 @@ def test_every_planned_year_replays_through_preview_turn() -> None:
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.text(min_size=1, max_size=6), played=st.integers(min_value=0, max_value=6))
+@example(seed='&f"\x8eU/', played=0)  # the kingdom falls in year 15 of a 33-year session
 def test_any_session_ends_at_its_rolled_length(seed: str, played: int) -> None:
     """Property (§4.0): whatever the dice and however many years were already played, the planned years and the
-    played ones add up to the rolled 5d10, and only the last planned year ends the session."""
+    played ones add up to the rolled 5d10, and only the last planned year ends the session; unless the kingdom
+    falls in a war, which ends the session in the year it falls."""
     g = founded()
     head = plan_session(g.state, campaign="test", first_turn=1, seed=seed, years=played, verify=False) if played \
         else None
@@ -149,6 +151,10 @@ def test_any_session_ends_at_its_rolled_length(seed: str, played: int) -> None:
         return
     rest = plan_session(g.state, campaign="test", first_turn=g.turn, seed=seed, verify=False)
     total = rest.state_after.session.years_total
+    if rest.state_after.fallen:  # the kingdom fell in a war (§4.8): the session ends with it, short of its length
+        assert rest.complete and 5 <= total <= 50 and played + len(rest.years) < total
+        assert "war_ended" in types(rest.years[-1]) and not any(y.state_after.fallen for y in rest.years[:-1])
+        return
     assert 5 <= total <= 50 and played + len(rest.years) == total
     ends = [i for i, y in enumerate(rest.years) if "session_ended" in types(y)]
     assert ends == [len(rest.years) - 1]
