@@ -180,3 +180,31 @@ def test_a_query_text_is_parsed_and_checked_once(console: SafeConsole, monkeypat
     assert len(console._checked) == 3 and list(console._checked) == ["select 7", "select 8", "select 9"]
     # several statements in one text still run as DuckDB runs them (the last one's result)
     assert console.query("select 1; select 2").rows == [(2,)]
+
+
+def test_a_figure_outside_bigint_is_null_in_states_and_nothing_else_breaks(toy_campaign: Campaign) -> None:
+    """Issue 28, item 8: a logged amount of 10**30 made every query over the root an internal error (OverflowError
+    building ``states``). The figure is NULL in its column, ``state_json`` and the event keep it, the rest stands;
+    both when the campaign is folded in full and when the catalog extends a kept projection."""
+    import toyrules
+
+    from kingdomlog.core.events import Draft
+    from kingdomlog.projections.sql import Catalog
+
+    root = toy_campaign.folder.parent
+    before = Catalog(root).con.execute("select turn, gold, food, stash from states order by turn").fetchall()
+    assert before == [(0, 5, 0, 0), (1, 7, 4, 3)]  # kept: the next open extends this projection with the new event
+    toy_campaign.append_raw([Draft(toyrules.Sold(food=0, gold=10**30), turn=1)])
+    for fresh in (False, True):
+        if fresh:
+            import shutil
+
+            shutil.rmtree(toy_campaign.folder / ".cache", ignore_errors=True)
+            shutil.rmtree(root / ".cache", ignore_errors=True)
+        console = SafeConsole(root, timeout=2)
+        assert console.query("select turn, gold, food, stash from states order by turn").rows == [
+            (0, 5, 0, 0), (1, None, 4, 3)]
+        assert console.query("select state_json->>'$.gold' from states where turn = 1").rows == [(str(10**30 + 7),)]
+        assert console.query("select payload->>'$.gold' from events where type = 'toy.sold' order by seq desc"
+                             " limit 1").rows == [(str(10**30),)]
+        assert console.query("select count(*) from events").rows == [(6,)]
