@@ -13,32 +13,37 @@ Each campaign's part is kept in its cache (``projections.cache``) and checked li
 so opening the catalog folds only the campaigns whose log (or code, or data) changed, and of
 those only the events appended since, when that is all that changed (``Catalog.folded``).
 
-The console (``SafeConsole``) then gives queries no directory at all: DuckDB's temporary
-directory (by default ``.tmp`` under the working directory, which stays readable and
-writable even with external access disabled) is switched off, external access is
-disabled, extensions cannot be installed or loaded, and the configuration is locked with
-the console's own memory limit and thread count. It decides by the parsed type of every
-statement (``extract_statements``): only SELECT (DESCRIBE, SUMMARIZE, SHOW, FROM, VALUES, WITH
-count as SELECT) and EXPLAIN of a single SELECT; EXPLAIN ANALYZE in any spelling is refused,
-since it runs the statement it explains. A time limit covers running the query, fetching
-and formatting its result.
+The console (``SafeConsole``) hands the catalog to a process of its own (``projections.sqlworker``),
+where every query is checked (by statement type and by DuckDB's own parse tree: a WITH clause
+holding a DELETE, UPDATE, INSERT, TRUNCATE or COPY is refused) and run in a read-only transaction
+rolled back after it, with no directory, no file access, no extensions and a locked
+configuration. The limits hold there whatever DuckDB does: the process's address space is capped
+at the loaded catalog plus the memory limit (and ``sqlworker.HEADROOM``), and a query still
+running ``GRACE`` seconds past its time limit ends with its process. See ``sqlworker`` for the
+checks and why each is needed.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
 import csv
 import hashlib
 import io
 import json
 import os
+import pickle
+import re
+import socket
+import subprocess
+import sys
 import threading
 import time
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +52,7 @@ import pyarrow as pa
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.core_events import TurnRetracted
-from kingdomlog.core.errors import InputError, KingdomlogError, SqlRefusedError
+from kingdomlog.core.errors import InputError, InternalError, KingdomlogError, SqlRefusedError
 from kingdomlog.core.events import GENESIS_HASH, RecordedEvent, renumber
 from kingdomlog.core.fold import default_context, filter_visible, fold
 from kingdomlog.core.ruleset import Ruleset, State, find_ruleset, registered_rulesets
@@ -58,8 +63,6 @@ from kingdomlog.store import codec
 from kingdomlog.store.config import CONFIG_FILE
 from kingdomlog.store.log import EventLog, TailRead
 
-ALLOWED = {"SELECT"}
-"""Statement types the console runs (besides EXPLAIN of one SELECT, checked apart)."""
 MEMORY_LIMIT = "1GB"
 """The console's own memory limit (DuckDB's default is 80% of the machine)."""
 THREADS = 2
@@ -67,15 +70,8 @@ ROW_GROUP = 122_880
 """DuckDB's row group: a scan is split across threads by row groups, so a table smaller than one is read by
 one thread whatever ``threads`` says, and more threads only add scheduling (0.15-0.2 ms a small grouped query,
 measured here)."""
-ANALYZE_WORDS = frozenset({"ANALYZE", "ANALYSE"})
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 FORMAT_CHECK_EVERY = 1000
-CHECKED_STATEMENTS = 128
-"""How many distinct query texts a console keeps parsed and checked (as Python's sqlite3 keeps 128 compiled
-statements per connection): a query run again, as a notebook cell re-running does, is neither parsed nor
-checked again. The check depends on the text alone, and the catalog never changes under a console."""
-WATCHDOG_IDLE = 5.0
-"""Seconds the time-limit thread of a console waits with no query running before it ends (the next query
-starts it again)."""
 
 
 def find_campaigns(root: Path, max_depth: int = 3) -> list[Path]:
@@ -142,7 +138,40 @@ def _renumber_from(events: Sequence[RecordedEvent], seq: int, prev: str) -> list
 
 
 def _table(rows: list[dict[str, Any]]) -> pa.Table | None:
-    return pa.Table.from_pylist(rows) if rows else None
+    """The ``states`` rows as an Arrow table, whatever values a log holds.
+
+    A figure no Arrow column holds whole, an integer outside BIGINT (an absurd amount an old log
+    may carry), is NULL in its column (``state_json`` keeps it); a column whose values are of
+    mixed kinds holds them as text. The other figures and rows stay as they are.
+
+    >>> _table([{"turn": 1, "gold": 10**30}, {"turn": 2, "gold": 7}]).to_pylist()
+    [{'turn': 1, 'gold': None}, {'turn': 2, 'gold': 7}]
+    """
+    if not rows:
+        return None
+    try:
+        return pa.Table.from_pylist(rows)
+    except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    columns: dict[str, pa.Array] = {}
+    for name in dict.fromkeys(k for r in rows for k in r):
+        values = [_fit(r.get(name)) for r in rows]
+        try:
+            columns[name] = pa.array(values)
+        except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError):
+            columns[name] = pa.array([None if v is None else str(v) for v in values], pa.string())
+    return pa.table(columns)
+
+
+def _fit(value: Any) -> Any:
+    """``value`` with every integer outside BIGINT's range (inside lists and mappings too) made None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if INT64_MIN <= value <= INT64_MAX else None
+    if isinstance(value, (list, tuple)):
+        return [_fit(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _fit(v) for k, v in value.items()}
+    return value
 
 
 def _summary_columns(rs: Ruleset) -> dict[str, Any]:
@@ -231,6 +260,9 @@ class Catalog:
         self.extended: list[str] = []
         self.from_root: int = 0
         """How many campaigns this open took from the root record (checked by their files' identities only)."""
+        self.ddl: list[str] = []
+        """The statements that made the views (and whatever else) over the tables, in order: the console makes the
+        same catalog again in its query process from the tables and these."""
         explicit = [Path(c) for c in campaigns] if campaigns is not None else None
         self._record_path = pcache.root_path(self.root, viewer, explicit)
         self._load(explicit if explicit is not None else find_campaigns(self.root))
@@ -306,17 +338,19 @@ class Catalog:
                         " options VARCHAR, events BIGINT, head_seq BIGINT, last_turn INTEGER)")
         known = list(self._rulesets())
         self._load_states(states_by_rs, known)
-        con.execute(resources.files("kingdomlog.projections").joinpath("sql/turns.sql").read_text())
+        turns = resources.files("kingdomlog.projections").joinpath("sql/turns.sql").read_text()
+        con.execute(turns)
+        self.ddl.append(turns)
         for rid, views, _proto in known:
             for name, sql in views.items():
+                body = sql.strip().rstrip(";")
+                statement = body if body.upper().startswith("CREATE") else f"CREATE VIEW {name} AS {body}"
                 try:
-                    body = sql.strip().rstrip(";")
-                    if body.upper().startswith("CREATE"):
-                        con.execute(body)
-                    else:
-                        con.execute(f"CREATE VIEW {name} AS {body}")
+                    con.execute(statement)
                 except duckdb.Error as exc:
                     self.warnings.append(f"view {name} ({rid}) not created: {exc}")
+                else:
+                    self.ddl.append(statement)
 
     # ---- one campaign --------------------------------------------------------------------
 
@@ -522,139 +556,89 @@ def _dump(state: State) -> dict[str, Any] | None:
 class SafeConsole:
     """Read-only SQL over a campaigns root: cannot write, read any file, attach, install, load or set.
 
-    ``memory_limit`` and ``threads`` are the console's own (DuckDB would take 80% of the
-    machine and every core); ``timeout`` bounds each query, its fetch and its formatting.
+    The catalog is built here (``Catalog``) and handed to a process of its own
+    (``projections.sqlworker``), which checks every query and runs it in a read-only transaction
+    under the console's limits: ``memory_limit`` is DuckDB's, and that process's address space
+    may grow past the loaded catalog by no more than it plus ``sqlworker.HEADROOM``; ``threads``
+    is DuckDB's thread count (DuckDB would take 80% of the machine and every core); ``timeout``
+    bounds each query, its fetch and its formatting: DuckDB is interrupted at the limit, and a
+    query still running ``GRACE`` seconds past it ends with its process (the next query starts a
+    new one over the catalog as it is then). Errors: ``SqlRefusedError`` for a refused or stopped
+    query, ``InputError`` for a SQL error, each one line. ``close()`` ends the process (so does
+    dropping the console, and the interpreter's exit).
     """
 
     def __init__(self, root: Path, *, viewer: str = "gm", timeout: float = 30.0,
                  campaigns: Sequence[Path] | None = None, progress: Progress | None = None,
                  memory_limit: str = MEMORY_LIMIT, threads: int = THREADS) -> None:
-        self.catalog = Catalog(root, viewer=viewer, campaigns=campaigns, progress=progress)
         self.timeout = timeout
         self.memory_limit = memory_limit
-        self.con = self.catalog.con
-        con = self.con
+        self._limit_bytes = memory_bytes(memory_limit)
+        self._threads = int(threads)
+        self._open = (Path(root), viewer, list(campaigns) if campaigns is not None else None)
+        self._lock = threading.Lock()
+        self._local: duckdb.DuckDBPyConnection | None = None
+        self._worker: _Worker | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+        self.warnings: list[str] = []
+        self.threads = 1
+        """The threads a query uses: the caller's, at most one while every table fits in one row group."""
+        self._start(progress)
+
+    def _start(self, progress: Progress | None) -> None:
+        """Build the catalog and start a query process over it (the catalog's own connection is closed after)."""
+        worker = _Worker.spawn()  # it starts Python while the catalog is built
         try:
-            # no directory at all: DuckDB's temp directory ('.tmp' under the cwd) would stay readable and
-            # writable (COPY TO, read_text, glob) even with external access disabled
-            con.execute("SET temp_directory = ''")
-            con.execute("SET max_temp_directory_size = '0B'")
-            con.execute("SET memory_limit = ?", [memory_limit])
-            con.execute(f"SET threads = {max(1, min(int(threads), self.catalog.threads))}")
-        except duckdb.Error as exc:
-            raise InputError(f"SQL console settings: {_first_line(exc)}") from None
-        con.execute("SET autoinstall_known_extensions = false")
-        con.execute("SET autoload_known_extensions = false")
-        con.execute("SET allow_community_extensions = false")
-        con.execute("SET enable_external_access = false")
-        con.execute("SET lock_configuration = true")
-        self._checked: OrderedDict[str, list[Any]] = OrderedDict()
-        self._watchdog = _Watchdog(con)
+            root, viewer, campaigns = self._open
+            catalog = Catalog(root, viewer=viewer, campaigns=campaigns, progress=progress)
+            try:
+                self.warnings[:] = catalog.warnings
+                self.threads = max(1, min(self._threads, catalog.threads))
+                worker.load(catalog, {"memory_limit": self.memory_limit, "threads": self.threads,
+                                      "limit_bytes": self._limit_bytes})
+            finally:
+                catalog.con.close()
+        except BaseException:
+            worker.stop()
+            raise
+        self._worker = worker
+        self._finalizer = weakref.finalize(self, worker.stop)  # dropped, or the interpreter exits: it ends
+
+    def close(self) -> None:
+        """End the query process (a later query starts a new one)."""
+        with self._lock:
+            self._drop()
+
+    def _drop(self) -> str:
+        """End the query process, if one runs; how it ended."""
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return "not running"
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        return worker.stop()
+
+    def __enter__(self) -> SafeConsole:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
-    def warnings(self) -> list[str]:
-        return self.catalog.warnings
+    def pid(self) -> int | None:
+        """The query process's id (None when none runs: the next query starts one)."""
+        w = self._worker
+        return w.proc.pid if w is not None and w.proc.poll() is None else None
 
-    def check(self, sql: str) -> list[Any]:
-        """Refuse every statement but SELECT and EXPLAIN of one SELECT, by each statement's parsed type;
-        the parsed statements when admitted (kept for the next run of the same text).
-
-        DESCRIBE, SUMMARIZE, SHOW, FROM-first, VALUES and WITH queries parse as SELECT.
-        EXPLAIN ANALYZE (``ANALYSE``, ``(ANALYZE)``, ``(FORMAT json, ANALYZE)``, with comments
-        between the words) is refused: it runs the statement.
-        """
-        if not isinstance(sql, str) or not sql.strip():
-            raise SqlRefusedError("empty query")
-        done = self._checked.get(sql)
-        if done is not None:
-            self._checked.move_to_end(sql)
-            return done
-        stmts = self._statements(sql)
-        for st in stmts:
-            kind = self._kind(st)
-            if kind == "EXPLAIN":
-                self._check_explain(st.query)
-            elif kind not in ALLOWED:
-                raise SqlRefusedError(f"the SQL console is read-only: {kind} statements are refused (only SELECT,"
-                                      " EXPLAIN of a SELECT, DESCRIBE, SUMMARIZE)")
-        self._checked[sql] = stmts
-        if len(self._checked) > CHECKED_STATEMENTS:
-            self._checked.popitem(last=False)
-        return stmts
-
-    def _statements(self, sql: str) -> list[Any]:
-        try:
-            stmts = self.con.extract_statements(sql)
-        except duckdb.Error as exc:
-            raise SqlRefusedError(f"cannot parse the query: {_first_line(exc)}") from None
-        except ValueError as exc:  # a statement type this DuckDB's Python enum does not name
-            raise SqlRefusedError(f"the SQL console is read-only: a statement of unknown type is refused ({exc})") \
-                from None
-        if not stmts:
-            raise SqlRefusedError("empty query")
-        return list(stmts)
-
-    @staticmethod
-    def _kind(st: Any) -> str:
-        try:
-            return str(st.type).rsplit(".", 1)[-1]
-        except ValueError:  # a statement type this DuckDB's Python enum does not name (UPDATE EXTENSIONS)
-            return "UNKNOWN"
-
-    def _check_explain(self, text: str) -> None:
-        """An EXPLAIN: no ANALYZE anywhere among its keywords, and what it explains is one SELECT."""
-        try:
-            tokens = [(pos, str(kind).rsplit(".", 1)[-1]) for pos, kind in duckdb.tokenize(text)]
-        except duckdb.Error as exc:
-            raise SqlRefusedError(f"cannot parse the query: {_first_line(exc)}") from None
-        words = []
-        for i, (pos, kind) in enumerate(tokens):
-            end = tokens[i + 1][0] if i + 1 < len(tokens) else len(text)
-            words.append((pos, kind, text[pos:end].strip()))
-        if any(kind == "keyword" and word.upper() in ANALYZE_WORDS for _, kind, word in words):
-            raise SqlRefusedError("EXPLAIN ANALYZE runs the statement it explains: refused (plain EXPLAIN of a"
-                                  " SELECT shows the plan)")
-        code = [(pos, kind, word) for pos, kind, word in words if kind != "comment"]
-        if not code or code[0][2].upper() != "EXPLAIN":
-            raise SqlRefusedError("cannot read this EXPLAIN statement")
-        at = 1
-        if at < len(code) and code[at][2] == "(":  # EXPLAIN (option, ...) statement
-            depth = 0
-            while at < len(code):
-                depth += code[at][2].count("(") - code[at][2].count(")")
-                at += 1
-                if depth <= 0:
-                    break
-        if at >= len(code):
-            raise SqlRefusedError("EXPLAIN of nothing")
-        inner = self._statements(text[code[at][0]:])
-        if len(inner) != 1 or self._kind(inner[0]) not in ALLOWED:
-            kinds = ", ".join(self._kind(st) for st in inner)
-            raise SqlRefusedError(f"the SQL console is read-only: EXPLAIN of a {kinds} statement is refused (only"
-                                  " EXPLAIN of a SELECT)")
-
-    def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
-        """The query's result as a DuckDB relation (checked first); for notebooks.
-
-        The query runs here, under the time limit and error mapping, and the relation is
-        over its materialised result: a lazy ``con.sql`` relation would run later, outside
-        the guard (no time limit, raw DuckDB errors).
-        """
-        table = self.arrow(sql)
-        rel: duckdb.DuckDBPyRelation = self._guard(lambda: self.con.from_arrow(table))
-        return rel
+    def check(self, sql: str) -> None:
+        """Refuse ``sql`` (``SqlRefusedError``) unless every statement in it is a SELECT, or an EXPLAIN of one, with
+        nothing but reading anywhere in its parse tree (``sqlworker.Engine.check``); runs nothing."""
+        self._ask("check", sql)
 
     def query(self, sql: str) -> QueryResult:
         """Run a read-only query with a time limit; ``SqlRefusedError`` when refused or interrupted."""
-        what = self._runnable(sql)
-
-        def run() -> QueryResult:
-            cur = self.con.execute(what)
-            cols = [d[0] for d in (cur.description or [])]
-            return QueryResult(cols, [tuple(r) for r in cur.fetchall()])
-
-        result: QueryResult = self._guard(run)
-        return result
+        cols, rows = self._ask("rows", sql)
+        return QueryResult(cols, rows)
 
     def run(self, sql: str, fmt: str = "table") -> str:
         """The query's result as text (``table``, ``csv``, ``json``), query and formatting within one time limit."""
@@ -666,104 +650,156 @@ class SafeConsole:
 
     def arrow(self, sql: str) -> pa.Table:
         """A read-only query's result as an Arrow table."""
-        what = self._runnable(sql)
-
-        def run() -> pa.Table:
-            rel = self.con.sql(what)  # a relation straight to Arrow (a DB-API result would copy the rows once more)
-            return rel.to_arrow_table() if rel is not None else pa.table({})
-
-        table: pa.Table = self._guard(run)
+        table: pa.Table = self._ask("arrow", sql)
         return table
 
-    def _runnable(self, sql: str) -> Any:
-        """What to run for ``sql`` once checked: its one statement as parsed, or the text (several statements run
-        as DuckDB runs them)."""
-        stmts = self.check(sql)
-        return stmts[0] if len(stmts) == 1 else sql
+    def relation(self, sql: str) -> duckdb.DuckDBPyRelation:
+        """The query's result as a DuckDB relation (checked first); for notebooks.
 
-    def _guard(self, fn: Any) -> Any:
-        self._watchdog.arm(self.timeout)
+        The query runs in the console's process, under its limits, and the relation is over its
+        materialised result, in a connection of its own here (locked like the console's, and
+        holding nothing else): a lazy relation would run later, outside every limit.
+        """
+        table = self.arrow(sql)
+        if self._local is None:
+            local = duckdb.connect(":memory:")
+            for setting in ("temp_directory = ''", "enable_external_access = false", "lock_configuration = true"):
+                local.execute(f"SET {setting}")
+            self._local = local
+        return self._local.from_arrow(table)
+
+    def _ask(self, op: str, sql: str) -> Any:
+        """One request to the query process, answered within the time limit (plus ``GRACE``); the process is
+        ended when it is not, or when it failed, and started again for the next request."""
+        with self._lock:
+            if self._worker is None or self._worker.proc.poll() is not None:
+                self._drop()
+                self._start(None)
+            worker = self._worker
+            assert worker is not None
+            try:
+                reply = worker.ask(op, sql, self.timeout, self.timeout + GRACE)
+            except TimeoutError:
+                self._drop()
+                raise SqlRefusedError(f"query interrupted after {self.timeout:g} s (time limit)") from None
+            except (EOFError, OSError, pickle.UnpicklingError):
+                how = self._drop()
+                raise SqlRefusedError(f"the query ended the console's query process ({how}); it may need more memory"
+                                      f" than the console's limit ({self.memory_limit})") from None
+        kind, value = reply
+        if kind == "ok":
+            return value
+        if kind == "refused":
+            raise SqlRefusedError(value)
+        if kind == "failed":
+            raise InputError(value)
+        raise InternalError(f"the SQL console's query process failed: {value}; this is a bug")
+
+
+GRACE = 0.5
+"""Seconds a query may run past its time limit (DuckDB interrupted at the limit) before the console ends its process:
+an interrupt does not reach inside one function call (``list(range(100000000))``, ``list_sort`` of a huge list)."""
+LOAD_TIMEOUT = 600.0
+"""Seconds the console waits for its query process to load the catalog before it gives up."""
+
+
+class _Worker:
+    """A query process (``sqlworker.main``) and the console's end of the socket it answers on."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], conn: Connection) -> None:
+        self.proc = proc
+        self.conn = conn
+
+    @classmethod
+    def spawn(cls) -> _Worker:
+        """Start a query process: the same interpreter and import path as this one, in ``/`` (it opens nothing in
+        the working directory), isolated from ``PYTHON*`` variables."""
+        ours, theirs = socket.socketpair()
+        here = str(Path(__file__).resolve().parents[2])  # the folder holding this kingdomlog package
+        paths = [here, *(p for p in sys.path if p and os.path.isabs(p))]
+        code = (f"import sys; sys.path[:0] = {paths!r}; from kingdomlog.projections.sqlworker import main;"
+                f" main({theirs.fileno()})")
+        env = dict(os.environ, MALLOC_ARENA_MAX="2")  # glibc's arenas, reserved per thread, count in the address space
         try:
-            return fn()
-        except duckdb.InterruptException:
-            raise SqlRefusedError(f"query interrupted after {self.timeout:g} s (time limit)") from None
-        except duckdb.OutOfMemoryException:
-            raise SqlRefusedError(f"the query needs more memory than the console's limit ({self.memory_limit});"
-                                  " narrow it (WHERE, LIMIT, fewer columns) or raise --memory-limit") from None
-        except duckdb.PermissionException as exc:
-            raise SqlRefusedError(f"refused: the console cannot read or write files: {_first_line(exc)}") from None
-        except duckdb.Error as exc:
-            raise InputError(f"SQL error: {_first_line(exc)}") from None
+            proc = subprocess.Popen([sys.executable, "-I", "-c", code], pass_fds=(theirs.fileno(),), cwd="/",
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env)
+        except OSError as exc:
+            ours.close()
+            raise InputError(f"SQL console: cannot start its query process: {exc}") from None
         finally:
-            self._watchdog.disarm()
+            theirs.close()
+        return cls(proc, Connection(ours.detach()))
+
+    def load(self, catalog: Catalog, settings: dict[str, Any]) -> None:
+        """Send the catalog's tables (as Arrow) and view statements; wait until the process has them and is locked."""
+        con = catalog.con
+        names = [str(r[0]) for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE NOT internal"
+                                                 " ORDER BY table_name").fetchall()]
+        try:
+            self.conn.send(("load", settings, names, catalog.ddl))
+            for name in names:
+                table = con.sql(f'SELECT * FROM "{name}"').to_arrow_table()
+                sink = pa.BufferOutputStream()
+                with pa.ipc.new_stream(sink, table.schema) as writer:
+                    writer.write_table(table)
+                del table
+                self.conn.send_bytes(sink.getvalue())
+                del sink
+            if not self.conn.poll(LOAD_TIMEOUT):
+                raise TimeoutError
+            kind, value = self.conn.recv()
+        except (EOFError, OSError) as exc:  # TimeoutError too
+            raise InputError(f"SQL console: its query process did not load the catalog ({self.stop()})") from exc
+        if kind == "failed":
+            raise InputError(value)
+        if kind != "ready":
+            raise InternalError(f"the SQL console's query process failed loading the catalog: {value}")
+
+    def ask(self, op: str, sql: str, timeout: float, wait: float) -> tuple[str, Any]:
+        """Send one request; its reply within ``wait`` seconds (``TimeoutError`` if none)."""
+        self.conn.send((op, sql, timeout))
+        if not self.conn.poll(wait):
+            raise TimeoutError
+        reply: tuple[str, Any] = pickle.loads(self.conn.recv_bytes())
+        return reply
+
+    def stop(self) -> str:
+        """End the process (it holds nothing to keep: killed, not asked) and reap it; how it ended."""
+        with contextlib.suppress(OSError):
+            self.conn.close()
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.kill()
+        code = self.proc.wait()
+        return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
 
-class _Watchdog:
-    """Interrupts the connection's query once it runs past its deadline: one thread per console.
+def memory_bytes(text: str) -> int:
+    """The bytes a memory limit such as ``512MB``, ``4 GB``, ``1GiB`` or ``25%`` (of this machine's memory) means,
+    read as DuckDB reads it (KB, MB, GB, TB are powers of 1000; KiB, MiB, GiB, TiB of 1024); ``InputError`` if none.
 
-    A ``threading.Timer`` per query started a thread each time (~0.2 ms, a third of DuckDB's whole
-    answer on a small catalog). This thread sleeps until the armed deadline (a later deadline armed
-    meanwhile only moves it on), ends after ``WATCHDOG_IDLE`` seconds with nothing armed, and holds
-    the connection weakly, so a console that is dropped is not kept alive by it.
+    >>> memory_bytes("256MB"), memory_bytes("1 GiB"), memory_bytes("1.5gb")
+    (256000000, 1073741824, 1500000000)
+    >>> memory_bytes("lots")
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: memory limit 'lots': not a size (give one such as 512MB, 4GB or 25%)
     """
-
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self._con = weakref.ref(con)
-        self._cond = threading.Condition()
-        self._deadline: float | None = None
-        self._running = False
-        self._sleeping_until: float | None = None  # what the thread waits for (None: nothing armed)
-        self._idle_since: float | None = None
-
-    def arm(self, seconds: float) -> None:
-        with self._cond:
-            self._deadline = time.monotonic() + seconds
-            if not self._running:
-                self._running = True
-                threading.Thread(target=_watch, args=(weakref.ref(self), self._cond), daemon=True,
-                                 name="kingdomlog-sql-time-limit").start()
-            elif self._sleeping_until is None or self._deadline < self._sleeping_until:
-                self._cond.notify()
-
-    def disarm(self) -> None:
-        with self._cond:
-            self._deadline = None
-
-    def _step(self) -> float | None:
-        """Called by the thread with the lock held: interrupt if due; how long to sleep (None: end)."""
-        now = time.monotonic()
-        if self._deadline is None:
-            if self._idle_since is not None and now - self._idle_since >= WATCHDOG_IDLE:
-                self._running = False
-                return None
-            if self._idle_since is None:
-                self._idle_since = now
-            self._sleeping_until = None
-            return WATCHDOG_IDLE
-        self._idle_since = None
-        if now >= self._deadline:
-            self._deadline = None
-            con = self._con()
-            if con is not None:
-                con.interrupt()
-            self._sleeping_until = None
-            return WATCHDOG_IDLE
-        self._sleeping_until = self._deadline
-        return self._deadline - now
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*([A-Za-z%]*)\s*", str(text))
+    unit = m.group(2).lower() if m else ""
+    scale = _UNITS.get(unit.removesuffix("s") if unit.endswith("bytes") else unit)
+    if m is None or (scale is None and unit != "%"):
+        raise InputError(f"memory limit {text!r}: not a size (give one such as 512MB, 4GB or 25%)")
+    number = float(m.group(1))
+    if unit == "%":
+        try:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            raise InputError(f"memory limit {text!r}: this system does not say how much memory it has") from None
+        return int(total * number / 100)
+    assert scale is not None
+    return int(number * scale)
 
 
-def _watch(ref: weakref.ref[_Watchdog], cond: threading.Condition) -> None:
-    with cond:
-        while True:
-            dog = ref()
-            if dog is None:
-                return
-            wait = dog._step()
-            del dog
-            if wait is None:
-                return
-            cond.wait(wait)
-
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+_UNITS = {"b": 1, "byte": 1, "k": 10**3, "kb": 10**3, "kib": 2**10, "m": 10**6, "mb": 10**6, "mib": 2**20,
+          "g": 10**9, "gb": 10**9, "gib": 2**30, "t": 10**12, "tb": 10**12, "tib": 2**40}
