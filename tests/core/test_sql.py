@@ -267,7 +267,8 @@ def test_a_query_text_is_parsed_and_checked_once(toy_campaign: Campaign, monkeyp
     assert engine.rows("select 1; select 2", 2)[1] == [(2,)]
 
 
-def test_a_figure_outside_bigint_is_null_in_states_and_nothing_else_breaks(toy_campaign: Campaign) -> None:
+def test_a_figure_outside_bigint_is_null_in_states_and_nothing_else_breaks(toy_campaign: Campaign,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 28, item 8: a logged amount of 10**30 made every query over the root an internal error (OverflowError
     building ``states``). The figure is NULL in its column, ``state_json`` and the event keep it, the rest stands;
     both when the campaign is folded in full and when the catalog extends a kept projection."""
@@ -278,7 +279,9 @@ def test_a_figure_outside_bigint_is_null_in_states_and_nothing_else_breaks(toy_c
     root = toy_campaign.folder.parent
     before = Catalog(root).con.execute("select turn, gold, food, stash from states order by turn").fetchall()
     assert before == [(0, 5, 0, 0), (1, 7, 4, 3)]  # kept: the next open extends this projection with the new event
-    toy_campaign.append_raw([Draft(toyrules.Sold(food=0, gold=10**30), turn=1)])
+    with monkeypatch.context() as m:  # an older version wrote it: new events refuse integers past 2**53 - 1
+        m.setattr("kingdomlog.core.events.MAX_PAYLOAD_INT", 10**40)
+        toy_campaign.append_raw([Draft(toyrules.Sold(food=0, gold=10**30), turn=1)])
     for fresh in (False, True):
         if fresh:
             import shutil
