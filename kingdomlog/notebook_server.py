@@ -284,7 +284,9 @@ class PrivateApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            if not ALLOWED_ROUTES.match(scope.get("path", "")):
+            path, root = scope.get("path", ""), scope.get("root_path", "")
+            route = path[len(root):] if root and path.startswith(root) else path  # mounted (kingdomlog serve): below it
+            if not ALLOWED_ROUTES.match(route or "/"):
                 body = b'{"detail":"Not Found"}'
                 await send({"type": "http.response.start", "status": 404,
                             "headers": [(b"content-type", b"application/json"),

@@ -43,7 +43,7 @@ from urllib.parse import parse_qs, quote, urlencode
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
-from kingdomlog.notebook_server import notebook
+from kingdomlog.notebook_server import PrivateApp, notebook, path_scrubber
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -316,6 +316,13 @@ class Front:
         return "; ".join(parts).encode("latin-1")
 
 
+def _server_paths(folder: Path, notebooks: Sequence[Path]) -> list[Path]:
+    """The server's own paths a page could show (the notebooks, the install, the campaign, the working folder):
+    each page's HTML, JSON and websocket frames pass through ``path_scrubber`` of these."""
+    out = [*notebooks, *{nb.parent for nb in notebooks}, *{nb.parent.parent for nb in notebooks}]
+    return [*out, folder.resolve(), folder.resolve().parent, Path.cwd(), Path(sys.prefix), Path.home()]
+
+
 def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_sheet: bool = True,
           tick: float | None = TICK_SECONDS, creds: Credentials | None = None) -> tuple[ASGIApp, list[Page]]:
     """The table's ASGI app and its pages (credentials from ``DIR/.secrets`` unless given)."""
@@ -327,8 +334,9 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
     creds = Credentials.load(folder) if creds is None else creds
     served = pages(folder, camp, gm_sheet=gm_sheet)
     routes = []
+    scrub = path_scrubber(_server_paths(folder, [notebook(p.notebook) for p in served]))
     for p in served:
-        app = marimo_app(notebook(p.notebook), p.path, p.cli_args)
+        app = PrivateApp(marimo_app(notebook(p.notebook), p.path, p.cli_args), scrub)
         routes.append(Mount(p.path, app=Gate(app, p.owner, creds, p.path, open_door=open_public)))
 
     @contextlib.asynccontextmanager
@@ -399,7 +407,7 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bo
     if host not in ("127.0.0.1", "localhost", "::1") and not secure:
         print("warning: listening beyond this machine without TLS: put a reverse proxy with TLS in front and pass "
               "--secure (docs/play-by-post.md)", file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws="websockets", lifespan="on",
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws="websockets-sansio", lifespan="on",
                             proxy_headers=True, forwarded_allow_ips="127.0.0.1")
     server = uvicorn.Server(config)
     print(f"Serving on {base}/  (stop with Ctrl-C)", flush=True)
