@@ -712,6 +712,9 @@ class Campaign:
                 parse_visibility(vis, declared)
             except InputError as exc:
                 raise InputError(f"{where}: {exc}") from None
+            if actor not in ("gm", "system", *declared):
+                raise InputError(f"{where}: actor {actor!r} is not gm, system or a player or faction of this campaign"
+                                 f" (declared: {', '.join(declared) or 'none'})")
             out.append(Draft(model, phase=phase, actor=actor, visibility=vis, turn=turn))
         if not out:
             raise InputError(f"{source}: no events")

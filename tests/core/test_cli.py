@@ -106,6 +106,8 @@ def test_turn_dry_run_and_json(farm: Path, tmp_path: Path, capsys: pytest.Captur
         (["append", "{farm}", "{tmp}/bad.jsonl"], 1, "bad.jsonl line 1: not valid JSON"),
         (["append", "{farm}", "{tmp}/good.jsonl", "--expect-seq", "2"], 1,
          "conflict: expected the log to end at seq 2"),
+        (["append", "{farm}", "{tmp}/stranger.jsonl"], 1,
+         "stranger.jsonl line 1: actor 'zed' is not gm, system or a player or faction of this campaign"),
         (["frobnicate"], 2, "invalid choice"),
     ],
 )
@@ -114,6 +116,8 @@ def test_errors_are_one_line_with_exit_codes(
 ) -> None:
     (tmp_path / "bad.jsonl").write_text("{nope\n")
     (tmp_path / "good.jsonl").write_text('{"turn": 2, "type": "toy.sold", "payload": {"food": 0, "gold": 1}}\n')
+    (tmp_path / "stranger.jsonl").write_text(
+        '{"turn": 2, "type": "toy.sold", "payload": {"food": 0, "gold": 1}, "actor": "zed"}\n')
     args = [a.format(tmp=tmp_path, farm=farm) for a in argv]
     got_rc, _, err = run(capsys, *args)
     assert got_rc == rc
