@@ -184,11 +184,14 @@ def _choices_map(options: Sequence[Option], current: Any, *, show_disabled: bool
 
 
 def _number(spec: FieldSpec, value: Any) -> Any:
+    """A number box. Its bounds are not the widget's: marimo's box would clamp a typed -5 to 0 in the browser,
+    silently; the value reaches the step as typed and the step's schema refuses it, naming the field and the
+    bound, where the GM typed it."""
     step = 1 if spec.kind == "int" else 0.1
     v = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     if v is None:
         v = spec.default if isinstance(spec.default, (int, float)) else spec.minimum if spec.minimum is not None else 0
-    return mo.ui.number(start=spec.minimum, stop=spec.maximum, step=step, value=v, label=spec.label)
+    return mo.ui.number(step=step, value=v, label=spec.label)
 
 
 def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None,

@@ -336,3 +336,18 @@ def test_a_rebuilt_card_shows_its_new_widgets_never_freed_ones(toy: Path, monkey
         shown = set(re.findall(r"object-id='([^']+)'", sheet_cards.page_html(s, forms, draft, "")))
         assert shown & live, "the page shows the widgets just built"
         assert shown <= live, f"{len(shown - live)} widget(s) on the page are not among those just built"
+
+
+def test_a_number_below_its_bound_is_refused_in_words_not_clamped(toy: Path) -> None:
+    """A typed -5 in a count that starts at 0 reaches the step as typed and is refused naming the field and the
+    bound (the number box does not clamp it to 0 behind the GM's back)."""
+    s, values = opened(toy)
+    spec = next(f for f in s.start.ruleset.choices(s.start.state, s.start.turn, "market") if f.name == "sell")
+    assert spec.minimum == 0
+    box = sf.widget(spec, None)
+    assert (box.start, box.stop) == (None, None)  # the browser's box would clamp to them
+    draft = edit(s, values, market__c__sell=-5)
+    market = draft.card("market")
+    assert market is not None and market.error is not None
+    assert "sell" in market.error and "-5" in market.error, market.error
+    assert not draft.committable
