@@ -13,7 +13,6 @@ builds its envelope. Viewers come in parsed (``viewer`` parses a name from the c
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -668,16 +667,7 @@ class Campaign:
         allowed = {t.type for t in rs.event_types} | {NoteAdded.type, TurnRetracted.type}
         declared = self.players()
         out: list[Draft] = []
-        for n, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            where = f"{source} line {n}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{where}: expected a JSON object")
+        for where, obj in exchange.json_objects(lines, source=source):
             extra = set(obj) - RAW_FIELDS
             if extra:
                 raise InputError(f"{where}: unknown field(s) {sorted(extra)}")

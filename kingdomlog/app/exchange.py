@@ -19,7 +19,7 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -93,6 +93,23 @@ def _integer(obj: dict[str, Any], key: str, where: str, low: int, high: int) -> 
     return value
 
 
+def json_objects(lines: Iterable[str], *, source: str, what: str = "a JSON object",
+                 start: int = 1) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each non-blank line of ``lines`` as ``(where, object)``, ``where`` naming ``source`` and the line number
+    (counted from ``start``); an ``InputError`` naming the line for one that is not JSON or not an object."""
+    for n, line in enumerate(lines, start=start):
+        if not line.strip():
+            continue
+        where = f"{source} line {n}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: {'expected' if what == 'a JSON object' else 'not'} {what}")
+        yield where, obj
+
+
 def read_export(lines: Sequence[str], *, source: str = "import") -> tuple[CampaignConfig, list[Imported]]:
     """The config and the events of an export, every field of every line checked.
 
@@ -123,16 +140,7 @@ def read_export(lines: Sequence[str], *, source: str = "import") -> tuple[Campai
     rows: list[Imported] = []
     seen_ids: set[str] = set()
     done_commits: set[str] = set()
-    for n, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        where = f"{source} line {n}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}: not an exported event (a JSON object)")
+    for where, obj in json_objects(lines[1:], source=source, what="an exported event (a JSON object)", start=2):
         missing = [k for k in EVENT_FIELDS if k not in obj]
         extra = sorted(set(obj) - set(EVENT_FIELDS))
         if missing or extra:
