@@ -90,10 +90,12 @@ class OptionSpec:
     Traceback (most recent call last):
     ...
     kingdomlog.core.errors.InputError: option 'weight' must be a finite number, got nan
-    >>> OptionSpec("rounds", "int", 3, "battle rounds").validate(10**6)
+    >>> OptionSpec("rounds", "int", 3, "battle rounds").validate(10**6, entering=True)
     Traceback (most recent call last):
     ...
     kingdomlog.core.errors.InputError: option 'rounds' must be at most 10000, got 1000000
+    >>> OptionSpec("rounds", "int", 3, "battle rounds").validate(10**6)  # as a log recorded it
+    1000000
     """
 
     name: str

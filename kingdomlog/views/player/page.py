@@ -62,7 +62,7 @@ def said_to_player(exc: KingdomlogError) -> str:
 
     >>> said_to_player(InputError("choose a hex"))
     'choose a hex'
-    >>> said_to_player(ConflictError("log is at seq 41, expected 40")) == RACED
+    >>> said_to_player(ConflictError(40, 41)) == RACED
     True
     """
     if isinstance(exc, ConflictError):
