@@ -88,6 +88,8 @@ class RollLock(BaseModel):
 
     check: dict[str, Any]
     choices: dict[str, Any] = Field(default_factory=dict)
+    typed: list[int] | None = None
+    """The faces typed when it was rolled (None: the keyed roller's): other faces need a re-roll too."""
 
 
 class Reroll(BaseModel):
@@ -329,6 +331,14 @@ class LockBroken(RuleError):
         self.key, self.lock, self.now, self.roll = key, lock, now, roll
 
 
+class FacesChanged(RuleError):
+    """A rolled check's faces typed, changed or cleared after it was rolled (only a re-roll changes them)."""
+
+    def __init__(self, step: str, key: str, lock: RollLock) -> None:
+        super().__init__(f"roll {key!r}: its faces were changed after it was rolled", step=step)
+        self.key, self.lock = key, lock
+
+
 class StepGate:
     """The ``RollGate`` of one step: a roll is drawn only once released, and a re-roll only for a reason allowed.
 
@@ -353,13 +363,17 @@ class StepGate:
             raise RollPending(PendingRoll(key, notation, check))
         now = check_print(check, notation)
         lock = self.plan.rolled.get(key)
+        typed = self.plan.rolls.get(key)
         if lock is not None:
             if lock.check != now:  # the face is released: drawing it (for the refusal's words) reveals nothing new
                 raise LockBroken(self.step, key, lock, now, dice.roll(key, notation))
-        elif key in self.plan.rolls or self.release is True or (
+            if lock.typed != (list(typed) if typed is not None else None):
+                raise FacesChanged(self.step, key, lock)
+        elif typed is not None or self.release is True or (
                 not isinstance(self.release, bool) and key in self.release):
             if self.keep:
-                self.made[key] = RollLock(check=now, choices=copy.deepcopy(self.plan.choices))
+                self.made[key] = RollLock(check=now, choices=copy.deepcopy(self.plan.choices),
+                                          typed=list(typed) if typed is not None else None)
         else:
             raise RollPending(PendingRoll(key, notation, check))
         if key in self.plan.reroll_reasons:
@@ -656,6 +670,18 @@ def preview_turn(
             steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(RuleError(
                 words, step=phase.id))))
             break
+        except FacesChanged as exc:
+            lock = exc.lock
+            faces = lock.typed if lock.typed is not None else list(dice.faces_at(
+                exc.key, str(lock.check.get("notation")), sp.rerolls.get(exc.key, 0)))
+            was = Roll(exc.key, str(lock.check.get("notation")), tuple(faces), tuple(faces), sum(faces))
+            name = _spoken(str(lock.check.get("label") or "")) or "It"
+            offer = reroll_offer(ruleset, current, phase.id, exc.key, check_of(lock.check))
+            words = (f"roll {exc.key!r}: {name} was rolled ({roll_words(lock.check, was)}); its faces change only"
+                     f" by a re-roll: {offer}")
+            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(RuleError(
+                words, step=phase.id))))
+            break
         except (RuleError, InputError, InternalError) as exc:
             steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc),
                                      internal=isinstance(exc, InternalError)))
@@ -676,6 +702,46 @@ def step_gate(ruleset: Ruleset, state: State, plan: Plan, step: str, sp: StepPla
     now: Collection[str] | bool = True if release == "all" else () if release is None or isinstance(release, str) \
         else release.get(step, ())
     return StepGate(ruleset, state, step, sp, now)
+
+
+def keep_released(plan: Plan, preview: TurnPreview, *, only: Collection[str] | None = None) -> Plan:
+    """``plan`` with the rolls ``preview`` released kept in each step's ``rolled`` (a step not in it is added).
+
+    ``only``: keep those of these steps alone (a step filled by a player's submission keeps its typed faces).
+    The same plan previewed again gives the same turn, without releasing anything.
+    """
+    released = preview.released
+    if only is not None:
+        released = {k: v for k, v in released.items() if k in only}
+    if not released:
+        return plan
+    steps = dict(plan.steps)
+    for sid, locks in released.items():
+        sp = steps.get(sid, StepPlan())
+        steps[sid] = sp.model_copy(update={"rolled": {**sp.rolled, **locks}})
+    return plan.model_copy(update={"steps": steps})
+
+
+def with_reroll(plan: Plan, step: str, key: str, reason: str, *, note: str = "", before: Sequence[int] = (),
+                faces: Sequence[int] | None = None, base: StepPlan | None = None) -> Plan:
+    """``plan`` with roll ``key`` of ``step`` re-rolled: a new nonce, its reason, the faces it showed, no lock.
+
+    ``faces``: physical dice typed for the new roll (None: the keyed roller's). The roll is then
+    pending again; preview it with ``release`` to roll it (nothing is drawn here). ``base``: the step's
+    plan when ``plan`` leaves the step out (its defaults or a player's submission).
+    """
+    sp = plan.steps.get(step) or base or StepPlan()
+    rolls = {k: v for k, v in sp.rolls.items() if k != key}
+    if faces is not None:
+        rolls[key] = list(faces)
+    sp = sp.model_copy(update={
+        "rolls": rolls,
+        "rerolls": {**sp.rerolls, key: sp.rerolls.get(key, 0) + 1},
+        "reroll_reasons": {**sp.reroll_reasons, key: [*sp.reroll_reasons.get(key, []),
+                                                      Reroll(reason=reason, note=note, before=list(before))]},
+        "rolled": {k: v for k, v in sp.rolled.items() if k != key},
+    })
+    return plan.model_copy(update={"steps": {**plan.steps, step: sp}})
 
 
 def note_drafts(plan: Plan, turn: int, declared: Sequence[str] | None) -> list[Draft]:

@@ -21,7 +21,7 @@ from kingdomlog.core.choices import Choices
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.events import EventModel, RecordedEvent, register_event
 from kingdomlog.core.ruleset import CampaignContext, RerollReason, Ruleset, Step, StepContext
-from kingdomlog.core.turn import Plan, Reroll, StepPlan, preview_turn, require_ok
+from kingdomlog.core.turn import Plan, Reroll, StepPlan, keep_released, preview_turn, require_ok, with_reroll
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import StepRoller
 
@@ -154,13 +154,7 @@ def preview(plan: Plan | dict[str, Any], **kw: Any) -> Any:
     return preview_turn(RS, S(), p, campaign="c", turn=1, start_seq=0, **kw)
 
 
-def keep(plan: Plan, tp: Any) -> Plan:
-    """``plan`` with the rolls ``tp`` released kept in each step's ``rolled`` (what the sheet saves)."""
-    steps = dict(plan.steps)
-    for sid, locks in tp.released.items():
-        sp = steps.get(sid, StepPlan())
-        steps[sid] = sp.model_copy(update={"rolled": {**sp.rolled, **locks}})
-    return plan.model_copy(update={"steps": steps})
+keep = keep_released
 
 
 def roll_in_order(plan: Plan) -> tuple[Plan, Any]:
@@ -225,14 +219,14 @@ def test_once_every_roll_is_released_the_turn_equals_the_auto_plan() -> None:
 
 
 def test_the_face_is_the_keyed_one_whenever_it_is_rolled() -> None:
-    """Keyed dice: releasing later, or after another step changed, gives the same face."""
+    """Keyed dice: released late, or after another step rolled something else, the face is the same."""
     auto = preview({"steps": {"quell": {"choices": {"acts": [{"skill": "trade"}]}}}})
     face = auto.steps[1].rolls[0].faces
-    plan, _tp = roll_in_order(Plan.parse({"seed": "s", "dice": "on_roll"}))
-    plan = plan.model_copy(update={"steps": {**plan.steps, "upkeep": plan.steps["upkeep"].model_copy(
-        update={"rolls": {"resource": [1, 1]}})}})
-    again = preview(plan)
-    assert again.steps[1].rolls[0].faces == face
+    _, keyed = roll_in_order(Plan.parse({"seed": "s", "dice": "on_roll"}))
+    _, typed = roll_in_order(Plan.parse({"seed": "s", "dice": "on_roll",
+                                         "steps": {"upkeep": {"rolls": {"resource": [1, 1]}}}}))
+    assert keyed.steps[1].rolls[0].faces == typed.steps[1].rolls[0].faces == face
+    assert keyed.steps[0].state_after != typed.steps[0].state_after
 
 
 # ---- once rolled, the check is locked ---------------------------------------------------------------
@@ -297,17 +291,13 @@ def test_a_row_taken_away_after_its_roll_is_refused() -> None:
 # ---- re-rolls are explicit -------------------------------------------------------------------------
 
 
-def rerolled(plan: Plan, key: str, reason: str, note: str = "", skill: str | None = None) -> tuple[Plan, Any]:
+def rerolled(plan: Plan, key: str, reason: str, note: str = "", skill: str | None = None,
+             faces: list[int] | None = None) -> tuple[Plan, Any]:
     """What the sheet's Re-roll does: a new nonce with its reason and the faces it replaces, the roll released."""
     before = next(r for r in preview(plan).steps[1].rolls if r.key == key)
-    sp = plan.steps["quell"]
-    choices = {"acts": [{"skill": skill}]} if skill else sp.choices
-    sp = sp.model_copy(update={
-        "choices": choices, "rerolls": {**sp.rerolls, key: sp.rerolls.get(key, 0) + 1},
-        "reroll_reasons": {**sp.reroll_reasons, key: [*sp.reroll_reasons.get(key, []),
-                                                      Reroll(reason=reason, note=note, before=list(before.faces))]},
-        "rolled": {k: v for k, v in sp.rolled.items() if k != key}})
-    plan = plan.model_copy(update={"steps": {**plan.steps, "quell": sp}})
+    plan = with_reroll(plan, "quell", key, reason, note=note, before=before.faces, faces=faces)
+    if skill:
+        plan = with_choices(plan, "quell", {"acts": [{"skill": skill}]})
     tp = preview(plan, release={"quell": [key]})
     return keep(plan, tp), tp
 
@@ -344,6 +334,24 @@ def test_a_re_roll_the_rules_give_is_charged_by_the_rules_and_a_gm_ruling_needs_
     sp = plan.steps["quell"].model_copy(update={"rerolls": {"a1": 1}})  # a nonce bumped without a reason
     bare = plan.model_copy(update={"steps": {**plan.steps, "quell": sp}})
     assert "re-rolled 1 time(s) with 0 reason(s)" in (preview(bare).steps[1].error or "")
+
+
+def test_typed_faces_count_as_rolled_and_change_only_by_a_re_roll(spy: list[tuple[str, str]]) -> None:
+    plan = Plan.parse({"seed": "s", "dice": "on_roll", "steps": {"upkeep": {"rolls": {"resource": [1, 1]}},
+                                                                   "quell": {"rolls": {"a1": [3]}}}})
+    tp = preview(plan)
+    assert tp.steps[1].released["a1"].typed == [3] and tp.steps[2].pending is not None
+    plan = keep(plan, tp)
+    assert ("quell", "a1") in spy and not any(k == ("event", "event") for k in spy)
+    sp = plan.steps["quell"]
+    for other in ({"a1": [17]}, {}):  # typed again after seeing the outcome, or cleared for the keyed face
+        moved = plan.model_copy(update={"steps": {**plan.steps, "quell": sp.model_copy(update={"rolls": other})}})
+        err = preview(moved).steps[1].error or ""
+        assert "roll 'a1': Quell unrest was rolled (d20 = 3: failure); its faces change only by a re-roll" in err
+    again, tp = rerolled(plan, "a1", "gm", note="the die fell off the table", faces=[17])
+    tp = preview(again, release="all")
+    rr = next(d.payload for d in tp.steps[1].drafts if d.type == "core.dice_rerolled")
+    assert (rr.faces_before, rr.faces_after) == ((3,), (17,))  # type: ignore[attr-defined]
 
 
 def test_auto_plans_are_unchanged_by_the_new_fields() -> None:
