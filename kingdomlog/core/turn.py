@@ -31,6 +31,7 @@ GM ruling with a note), recorded in the turn's batch as a ``core.dice_rerolled``
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import json
@@ -47,7 +48,7 @@ from pydantic import (
     model_serializer,
 )
 
-from kingdomlog.core.choices import Choices
+from kingdomlog.core.choices import Choices, validate_choices
 from kingdomlog.core.errors import InputError, InternalError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.ruleset import (
@@ -324,11 +325,14 @@ def check_of(print_: Mapping[str, Any]) -> CheckSpec | None:
 
 
 class LockBroken(RuleError):
-    """A rolled check computed differently than when it was rolled (``preview_turn`` words it with the choice)."""
+    """A rolled check computed differently than when it was rolled (``preview_turn`` words it with the choice).
 
-    def __init__(self, step: str, key: str, lock: RollLock, now: dict[str, Any], roll: Roll) -> None:
+    Nothing is drawn for the check computed now: it is not the one released.
+    """
+
+    def __init__(self, step: str, key: str, lock: RollLock, now: dict[str, Any]) -> None:
         super().__init__(f"roll {key!r} was rolled as another check", step=step)
-        self.key, self.lock, self.now, self.roll = key, lock, now, roll
+        self.key, self.lock, self.now = key, lock, now
 
 
 class FacesChanged(RuleError):
@@ -365,8 +369,8 @@ class StepGate:
         lock = self.plan.rolled.get(key)
         typed = self.plan.rolls.get(key)
         if lock is not None:
-            if lock.check != now:  # the face is released: drawing it (for the refusal's words) reveals nothing new
-                raise LockBroken(self.step, key, lock, now, dice.roll(key, notation))
+            if lock.check != now:
+                raise LockBroken(self.step, key, lock, now)
             if lock.typed != (list(typed) if typed is not None else None):
                 raise FacesChanged(self.step, key, lock)
         elif typed is not None or self.release is True or (
@@ -488,8 +492,18 @@ def reroll_offer(ruleset: Ruleset, state: State, step: str, key: str, check: Che
     return f"a re-roll the rules give ({', '.join(given)}) or a GM ruling (with a note)"
 
 
-def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc: LockBroken, dice: StepRoller,
-                  *, campaign: str, turn: int, start_seq: int) -> str:
+def rolled_as(dice: StepRoller, key: str, lock: RollLock, nonce: int) -> Roll:
+    """The roll ``key`` showed when it was rolled (its typed faces, else the keyed ones at ``nonce``)."""
+    from kingdomlog.dice.notation import parse
+
+    notation = str(lock.check.get("notation"))
+    faces = list(lock.typed) if lock.typed is not None else list(dice.faces_at(key, notation, nonce))
+    ev = parse(notation).evaluate(faces)
+    return Roll(key, notation, ev.faces, ev.kept, ev.total, manual=lock.typed is not None, nonce=nonce)
+
+
+def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc: LockBroken, was: Roll,
+                  dice: StepRoller, *, campaign: str, turn: int, start_seq: int) -> str:
     """The words of a refused change to a rolled check, at the choice that changed it when one single choice did.
 
     The choices that differ from those the roll was made with are put back one at a time (each a dry
@@ -497,8 +511,9 @@ def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc
     is the one named.
     """
     lock, key = exc.lock, exc.key
-    name = _spoken(str(lock.check.get("label") or "")) or f"Roll {key!r}"
-    rolled = roll_words(lock.check, exc.roll)
+    label = _spoken(str(lock.check.get("label") or ""))
+    name = f"{label} (roll {key!r})" if label else f"Roll {key!r}"
+    rolled = roll_words(lock.check, was)
     offer = reroll_offer(ruleset, state, phase.id, key, check_of(exc.now))
     for path in _diff(lock.choices, sp.choices)[:12]:
         trial = _with(sp.choices, path, _at(lock.choices, path))
@@ -515,10 +530,14 @@ def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc
         named = [p for p in path if isinstance(p, str)]
         what = named[-1].replace("_", " ") if named else "choice"
         old = _at(lock.choices, path)
-        was = "its default" if old is _MISSING else (old if isinstance(old, str) else json.dumps(old))
-        return (f"choice {_path_text(path)}: {name} (roll {key!r}) was rolled with {what} {was} ({rolled});"
+        if old is _MISSING:  # left at its default when it was rolled: say which
+            with contextlib.suppress(KingdomlogError):
+                old = _at(validate_choices(phase.choices, lock.choices, state=state, vocabulary=ruleset.vocabulary,
+                                           step=phase.id).model_dump(mode="json"), path)
+        value = "its default" if old is _MISSING else (old if isinstance(old, str) else json.dumps(old))
+        return (f"choice {_path_text(path)}: {name} was rolled with {what} {value} ({rolled});"
                 f" to change the {what}, re-roll it: {offer}")
-    return (f"roll {key!r}: {name} was rolled as {check_words(lock.check)} ({rolled}) and is now"
+    return (f"roll {key!r}: {label or 'It'} was rolled as {check_words(lock.check)} ({rolled}) and is now"
             f" {check_words(exc.now)}; put back what changed it, or re-roll it: {offer}")
 
 
@@ -664,23 +683,21 @@ def preview_turn(
                         raise InputError(f"step {phase.id!r}: event {d.type}: {exc}") from None
             drafts = [*res.drafts, *_reroll_drafts(ruleset, current, phase.id, sp, dice, res.checks, res.drafts,
                                                    turn)]
-        except LockBroken as exc:
-            words = _lock_refusal(ruleset, current, phase, sp, exc, dice, campaign=campaign, turn=turn,
-                                  start_seq=seq)
-            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(RuleError(
-                words, step=phase.id))))
-            break
-        except FacesChanged as exc:
+        except (LockBroken, FacesChanged) as exc:  # shown with the roll as it was rolled, and its Re-roll
             lock = exc.lock
-            faces = lock.typed if lock.typed is not None else list(dice.faces_at(
-                exc.key, str(lock.check.get("notation")), sp.rerolls.get(exc.key, 0)))
-            was = Roll(exc.key, str(lock.check.get("notation")), tuple(faces), tuple(faces), sum(faces))
-            name = _spoken(str(lock.check.get("label") or "")) or "It"
-            offer = reroll_offer(ruleset, current, phase.id, exc.key, check_of(lock.check))
-            words = (f"roll {exc.key!r}: {name} was rolled ({roll_words(lock.check, was)}); its faces change only"
-                     f" by a re-roll: {offer}")
-            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(RuleError(
-                words, step=phase.id))))
+            was = rolled_as(dice, exc.key, lock, sp.rerolls.get(exc.key, 0))
+            if isinstance(exc, LockBroken):
+                words = _lock_refusal(ruleset, current, phase, sp, exc, was, dice, campaign=campaign, turn=turn,
+                                      start_seq=seq)
+            else:
+                name = _spoken(str(lock.check.get("label") or "")) or "It"
+                offer = reroll_offer(ruleset, current, phase.id, exc.key, check_of(lock.check))
+                words = (f"roll {exc.key!r}: {name} was rolled ({roll_words(lock.check, was)}); its faces change"
+                         f" only by a re-roll: {offer}")
+            spec = check_of(lock.check)
+            steps.append(StepPreview(phase, dict(sp.choices), [], [*dice.rolls, was], None,
+                                     checks={exc.key: spec} if spec is not None else {},
+                                     error=str(RuleError(words, step=phase.id))))
             break
         except (RuleError, InputError, InternalError) as exc:
             steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc),
@@ -767,10 +784,18 @@ def require_ok(preview: TurnPreview) -> TurnPreview:
         if s.error:
             raise InternalError(s.error, step=s.phase.id, formatted=True) if s.internal else RuleError(s.error)
         if s.pending is not None:
-            what = check_words(check_print(s.pending.check, s.pending.notation))
-            raise RuleError(f"step {s.phase.id!r} waits for its roll {s.pending.key!r} ({what}), not rolled yet: roll"
-                            " it on the turn sheet, or play the plan with \"dice\": \"auto\"", step=s.phase.id)
+            raise RuleError(waiting_words(s), step=s.phase.id)
     return preview
+
+
+def waiting_words(step: StepPreview) -> str:
+    """Why a step of an ``on_roll`` plan stopped: the roll it waits for, and how to roll it."""
+    p = step.pending
+    if p is None:
+        return ""
+    what = check_words(check_print(p.check, p.notation))
+    return (f"step {step.phase.id!r} waits for its roll {p.key!r} ({what}), not rolled yet: roll it on the turn"
+            " sheet, or play the plan with \"dice\": \"auto\"")
 
 
 def plan_schema(ruleset: Ruleset, extra_steps: Sequence[Step] = ()) -> dict[str, Any]:
