@@ -512,7 +512,7 @@ def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc
     """
     lock, key = exc.lock, exc.key
     label = _spoken(str(lock.check.get("label") or ""))
-    name = f"{label} (roll {key!r})" if label else f"Roll {key!r}"
+    name = label or f"Roll {key!r}"
     rolled = roll_words(lock.check, was)
     offer = reroll_offer(ruleset, state, phase.id, key, check_of(exc.now))
     for path in _diff(lock.choices, sp.choices)[:12]:

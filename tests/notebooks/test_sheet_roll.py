@@ -69,7 +69,7 @@ def test_the_sheet_opens_with_the_check_declared_and_its_die_not_drawn(toy: Path
     assert harvest.pending is not None and harvest.pending.notation == "1d6" and not harvest.rolls
     assert ("harvest", "harvest") not in spy  # the server never asked for the face
     text = page_text(defs)
-    assert 'data-kl-act="roll" data-step="harvest" data-key="harvest"' in text and "⚄ Roll d6" in text
+    assert 'data-kl-act="roll" data-kl-step="harvest" data-kl-key="harvest"' in text and "⚄ Roll d6" in text
     assert "⚄ " + str(would_be(toy, "harvest", "harvest", "1d6")[0]) not in text  # no roll line anywhere
     assert s.plan.seed not in text  # nor the seed that would tell it
     assert "After the roll" in sheet_cards.result_html(s, draft.card("market"), draft)

@@ -154,8 +154,8 @@ def roll_result_html(roll: Roll, spec: CheckSpec | None) -> Html:
 
 def _act(label: str, act: str, card: Card, key: str = "", **attrs: Any) -> Html:
     """A button of the page's dice (``data-kl-act``; ``views.sheet.live.RollPad`` sends its click)."""
-    return h("button", label, type="button", class_=f"kl-act kl-act-{act}", data_kl_act=act, data_step=card.id,
-             data_key=key, **attrs)
+    return h("button", label, type="button", class_=f"kl-act kl-act-{act}", data_kl_act=act, data_kl_step=card.id,
+             data_kl_key=key, **attrs)
 
 
 def roll_button_html(card: Card, key: str, notation: str) -> Html:
@@ -342,7 +342,11 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
     if card.error:
         msg = re.sub(r"^\[[^\]]+\]\s*", "", card.error)
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
-        parts.append(h("div", h("b", "Refused by the rules."), " ", msg,
+        path = sf.error_path(msg)
+        if path and path[0] != "dice" and msg.startswith("choice "):  # the field in words, not as a path
+            msg = f"{sf.path_label(card.form.specs if card.form else (), path)}: {msg.split(': ', 1)[-1]}"
+        head = "Rolled already." if "was rolled" in msg else "Refused by the rules."
+        parts.append(h("div", h("b", head), " ", msg,
                        h("div", "Rule: ", h("b", card.rule)) if card.rule else None,
                        h("div", _hint(session, card), class_="kl-hint"), class_="kl-refused"))
         return join(parts)
@@ -548,6 +552,8 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
         path = sf.error_path(card.error)
         msg = re.sub(r"^\[[^\]]+\]\s*|^step '[^']+':\s*", "", card.error)
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
+        if path and path[0] != "dice":  # it sits at the field: the path is said by where it is
+            msg = re.sub(r"^choice [\w.\[\]]+:\s*", "", msg)
         errs.append(FieldError(path or (), msg))
     errors = _Errors(errs)
     items: list[Any] = []
@@ -740,7 +746,7 @@ def roll_all_html(draft: SheetDraft) -> Html:
     if wait is None:
         return EMPTY
     return h("button", "⚄ Roll all", type="button", class_="kl-act kl-act-roll_all", data_kl_act="roll_all",
-             data_step="", data_key="", title="Roll every check now, as the choices stand (each is then locked)")
+             title="Roll every check now, as the choices stand (each is then locked)")
 
 
 def page_slots(session: SheetSession, draft: SheetDraft) -> tuple[dict[str, str], dict[str, dict[str, str]]]:

@@ -222,7 +222,7 @@ class Card:
         """What changes when this step's outcome changes (for highlighting the last edit)."""
         return (self.error, tuple((r.key, r.faces) for r in self.rolls),
                 tuple((d.type, d.payload.model_dump_json()) for d in self.drafts), self.provisional,
-                self.pending.key if self.pending is not None else None, self.waiting)
+                self.pending.key if self.pending is not None else None, self.waiting is not None)
 
 
 @dataclass

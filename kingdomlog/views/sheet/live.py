@@ -123,7 +123,7 @@ PAD_ESM = r"""
 function pressOf(btn) {
   const scope = btn.closest(".kl-reroll-form, .kl-rollbar") || btn.parentElement || document;
   const val = (sel) => { const e = scope.querySelector(sel); return e ? e.value : ""; };
-  return { act: btn.dataset.klAct, step: btn.dataset.step || "", key: btn.dataset.key || "",
+  return { act: btn.dataset.klAct, step: btn.dataset.klStep || "", key: btn.dataset.klKey || "",
            nonce: btn.dataset.nonce || "", faces: val("[data-kl-faces]"), reason: val("[data-kl-reason]"),
            note: val("[data-kl-note]") };
 }
