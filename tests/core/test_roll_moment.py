@@ -413,3 +413,27 @@ def test_a_re_roll_of_a_secret_step_is_as_secret_as_its_events() -> None:
 def test_the_toy_sample_plans_play_the_same_in_auto_mode() -> None:
     rs = toyrules.TOY
     assert all(Plan.parse(p).dice == "auto" for p in rs.sample_plans())
+
+
+def test_pf2e_charges_a_fame_re_roll_before_the_die_and_offers_fame_for_checks_only() -> None:
+    """pf2e (§3.0.8): a kingdom check re-rolled for Fame spends the point; more re-rolls than points are refused
+    before the new die is drawn; resource dice (no check) offer no Fame re-roll."""
+    from kingdomlog.core.ruleset import find_ruleset
+
+    camp = Campaign.open(Path(__file__).resolve().parents[2] / "campaigns" / "stolen-lands")
+    turn = camp.next_turn()
+
+    def taxes(n: int) -> Any:
+        plan = Plan.parse({"turn": turn, "seed": "s", "steps": {"commerce.taxes": {
+            "rerolls": {"check": n}, "reroll_reasons": {"check": [{"reason": "fame"}] * n}}}})
+        return next(s for s in camp.preview(plan).steps if s.phase.id == "commerce.taxes")
+
+    once = taxes(1)
+    assert once.error is None and [d.payload.points for d in once.drafts  # type: ignore[attr-defined]
+                                   if d.type == "pf2e.fame_spent"] == [1]
+    twice = taxes(2)
+    assert "a Fame re-roll needs 2 Fame point(s)" in (twice.error or "") and twice.rolls == []
+    rs = find_ruleset("pf2e")
+    state = camp.state()
+    assert [r.id for r in rs.reroll_reasons(state, "commerce.taxes", "check", CheckSpec("pf2e", 3, 16))] == ["fame"]
+    assert rs.reroll_reasons(state, "upkeep.resources", "resource", None) == ()

@@ -101,7 +101,7 @@ def test_a_press_is_taken_once(toy: Path) -> None:
                                   "note": "cocked die", "nonce": "0"}})
     plan = s.plan
     assert plan.steps["harvest"].rerolls == {"harvest": 1}
-    for n, nonce in ((2, "0"), (3, "0")):  # the same press again; a second click on the button drawn for nonce 0
+    for n, nonce in ((2, ""), (3, "0")):  # the same press again (its count); a second click on the button of nonce 0
         s.update({}, press={"press": {"n": n, "act": "reroll", "step": "harvest", "key": "harvest", "reason": "gm",
                                       "note": "cocked die", "nonce": nonce}})
         assert s.plan == plan

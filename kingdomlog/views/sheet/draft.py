@@ -788,7 +788,9 @@ class SheetSession:
         """Take ``plan`` (an uploaded plan file) as the draft; the widgets must be rebuilt."""
         if plan.turn is not None and plan.turn != self.start.turn:
             raise InputError(f"the plan is for turn {plan.turn}, but the campaign's next turn is {self.start.turn}")
-        self.plan = plan.model_copy(update={"turn": self.start.turn, "seed": plan.seed or self.plan.seed})
+        # a plan file declares its steps; on the sheet its dice still wait for Roll (faces it types count as rolled)
+        self.plan = plan.model_copy(update={"turn": self.start.turn, "seed": plan.seed or self.plan.seed,
+                                            "dice": "on_roll"})
         self.json_mode.clear()
         draft = self._compute(self.plan)
         self.draft = draft
