@@ -365,10 +365,10 @@ class StepGate:
     def admit(self, key: str, notation: str, check: CheckSpec | None, dice: Dice) -> None:
         if key == self.probe:
             raise RollPending(PendingRoll(key, notation, check))
-        now = check_print(check, notation)
         lock = self.plan.rolled.get(key)
         typed = self.plan.rolls.get(key)
         if lock is not None:
+            now = check_print(check, notation)
             if lock.check != now:
                 raise LockBroken(self.step, key, lock, now)
             if lock.typed != (list(typed) if typed is not None else None):
@@ -376,7 +376,7 @@ class StepGate:
         elif typed is not None or self.release is True or (
                 not isinstance(self.release, bool) and key in self.release):
             if self.keep:
-                self.made[key] = RollLock(check=now, choices=copy.deepcopy(self.plan.choices),
+                self.made[key] = RollLock(check=check_print(check, notation), choices=copy.deepcopy(self.plan.choices),
                                           typed=list(typed) if typed is not None else None)
         else:
             raise RollPending(PendingRoll(key, notation, check))
@@ -670,7 +670,7 @@ def preview_turn(
             if res.pending is not None:
                 steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, list(res.breakdowns),
                                          checks=dict(res.checks), typed=res.choices, pending=res.pending,
-                                         released=dict(gate.made)))
+                                         released=dict(gate.made) if gate is not None else {}))
                 break
             problem = _unused_dice(phase.id, sp, dice.rolls) or _stale_locks(phase, sp, dice.rolls)
             if problem:
@@ -706,16 +706,18 @@ def preview_turn(
         seq += len(drafts)
         steps.append(StepPreview(phase, dict(sp.choices), drafts, list(dice.rolls), res.state,
                                  list(res.breakdowns), checks=dict(res.checks), typed=res.choices,
-                                 questions=list(res.questions), released=dict(gate.made)))
+                                 questions=list(res.questions),
+                                 released=dict(gate.made) if gate is not None else {}))
         current = res.state
     return TurnPreview(turn, use_seed, start_seq, steps, state, current, note_drafts(plan, turn, declared))
 
 
 def step_gate(ruleset: Ruleset, state: State, plan: Plan, step: str, sp: StepPlan,
-              release: Release = None) -> StepGate:
-    """The gate of ``step``'s rolls in ``plan`` (``state``: before the step); in an ``auto`` plan every roll passes."""
+              release: Release = None) -> StepGate | None:
+    """The gate of ``step``'s rolls in ``plan`` (``state``: before the step); in an ``auto`` plan every roll passes
+    (None: no gate at all, unless the step has rolls locked or re-rolls with reasons to check)."""
     if plan.dice != "on_roll":
-        return StepGate(ruleset, state, step, sp, True, keep=False)
+        return StepGate(ruleset, state, step, sp, True, keep=False) if sp.rolled or sp.reroll_reasons else None
     now: Collection[str] | bool = True if release == "all" else () if release is None or isinstance(release, str) \
         else release.get(step, ())
     return StepGate(ruleset, state, step, sp, now)
