@@ -6,8 +6,15 @@ The turn sheet's targets, every one measured here against the bare app, interlea
 - a changed upstream choice to every downstream step updated: p95 <= 300 ms and <= 2x the bare app's
   p95 (the bare app: a dropdown and one cell that shows its value);
 - commit to the next month's draft ready <= 1 s (click on Commit to every card of the next month shown);
+- a roll feels instant: a click on Re-roll (a GM ruling) of the month's first roll to every step after it
+  updated (the face drawn on the server, every later step computed again), against the bare app's change;
 - a whole demo month through the widgets in <= 25 interactions: counted by the browser test
   (tests/notebooks/test_sheet_browser.py writes test-artifacts/sheet-interactions.json), read here.
+
+A roll has its moment (design §5): a step waits at its first check until its Roll is pressed, and the steps
+after it wait too. So the upstream choice is changed with the checks before its step rolled (as a GM declares
+a check, then rolls it): the steps after it wait, and the change redraws what a declaration changes. The roll
+samples press Roll all once, then re-roll the month's first roll each time, which recomputes every later step.
 
 Both apps are served by `marimo run` with a token password (the sheet through `kingdomlog gm`, which runs
 exactly that), opened in Debian's chromium (Playwright). The campaign is a COPY of a bundled demo.
@@ -192,7 +199,55 @@ def change_sheet(page: Any, demo: dict[str, Any], i: int) -> float:
     return took
 
 
+def plan_of(page: Any) -> str:
+    return str(page.evaluate("() => document.querySelector('.kl-page').dataset.plan"))
+
+
+def drawn_after(page: Any, before: str) -> None:
+    page.wait_for_function("(b) => { const e = document.querySelector('.kl-page'); return e && e.dataset.plan"
+                           " !== b }", arg=before, polling="raf", timeout=60_000)
+
+
+def roll_before(page: Any, step: str) -> None:
+    """Press Roll on each check the turn waits for before ``step`` (the table rolls as it comes to them)."""
+    order = page.evaluate("() => Array.from(document.querySelectorAll('[data-card]')).map(c => c.dataset.card)")
+    for _ in range(40):
+        at = page.evaluate("""() => { const c = document.querySelector('.kl-card-pending');
+            return c ? c.dataset.card : null; }""")
+        if at is None or order.index(at) >= order.index(step):
+            return
+        before = plan_of(page)
+        page.locator(f'[data-card="{at}"] [data-kl-act="roll"]').first.click()
+        drawn_after(page, before)
+        time.sleep(0.3)
+
+
+def roll_all(page: Any) -> None:
+    if page.locator('[data-kl-act="roll_all"]').count():
+        before = plan_of(page)
+        page.locator('[data-kl-act="roll_all"]').first.click()
+        drawn_after(page, before)
+        time.sleep(0.5)
+
+
+def reroll_sheet(page: Any, i: int) -> float:
+    """Re-roll the month's first roll by a GM ruling: seconds from the click on Re-roll to the new draft drawn."""
+    box = page.locator("details.kl-reroll").first
+    if not box.evaluate("e => e.open"):
+        box.locator("summary").click()
+    box.locator("select[data-kl-reason]").select_option("gm")
+    box.locator("input[data-kl-note]").fill(f"bench {i}")
+    before = plan_of(page)
+    t = time.perf_counter()
+    box.locator('[data-kl-act="reroll"]').click()
+    drawn_after(page, before)
+    took = time.perf_counter() - t
+    time.sleep(0.3)
+    return took
+
+
 def commit_and_wait(page: Any, turn: int, unit: str) -> float:
+    roll_all(page)
     button = page.get_by_role("button", name=f"✔ Commit {unit} {turn}")
     button.and_(page.locator(":enabled")).wait_for(timeout=60_000)
     t = time.perf_counter()
@@ -204,8 +259,9 @@ def commit_and_wait(page: Any, turn: int, unit: str) -> float:
 # ---- in process ---------------------------------------------------------------------------------
 
 
-def in_process(folder: Path, demo: dict[str, Any], n: int) -> list[float]:
-    """Seconds per change without the browser: read the widgets, preview, build the parts of the page it changes."""
+def in_process(folder: Path, demo: dict[str, Any], n: int) -> tuple[list[float], list[float]]:
+    """Seconds per change and per re-roll without the browser: read the widgets (or take the press), preview, build
+    the parts of the page it changes."""
     from kingdomlog.views.sheet import cards as sheet_cards
     from kingdomlog.views.sheet import draft as sheet
 
@@ -213,7 +269,11 @@ def in_process(folder: Path, demo: dict[str, Any], n: int) -> list[float]:
     assert s is not None
     forms = s.widgets()
     values = dict(forms.value)
-    s.update(values)
+    draft = s.update(values)
+    order = [p.id for p in s.start.phases]
+    while draft.waiting is not None and order.index(draft.waiting.id) < order.index(demo["step"]):
+        assert draft.waiting.pending is not None
+        draft = s.roll(draft.waiting.id, draft.waiting.pending.key)
     key = f'{demo["step"]}/c/{demo["field"]}'
     form = s.built[demo["step"]]
     spec = next(x for x in form.specs if x.name == demo["field"])
@@ -227,7 +287,16 @@ def in_process(folder: Path, demo: dict[str, Any], n: int) -> list[float]:
         sheet_cards.page_slots(s, draft)  # what an edit sends to the page (views.sheet.live)
         out.append(time.perf_counter() - t)
         s.refresh_forms(draft)
-    return out
+    draft = s.roll_all()
+    first = next(c for c in draft.cards if c.rolls)
+    rolls = []
+    for i in range(n):
+        t = time.perf_counter()
+        draft = s.reroll(first.id, first.rolls[0].key, "gm", note=f"bench {i}")
+        sheet_cards.page_slots(s, draft)
+        rolls.append(time.perf_counter() - t)
+        s.refresh_forms(draft)
+    return out, rolls
 
 
 def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any]:
@@ -243,7 +312,7 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
         shutil.copytree(REPO / "campaigns" / demo["folder"], folder, ignore=shutil.ignore_patterns(".cache"))
         camp = Campaign.open(folder)
         turn, unit = camp.next_turn(), find_ruleset(camp.config.ruleset).turn_unit
-        local = in_process(folder, demo, changes)
+        local, local_rolls = in_process(folder, demo, changes)
         shutil.rmtree(folder / "drafts", ignore_errors=True)
         bare = serve_bare(tmp)
         sheet = serve_sheet(folder)
@@ -261,10 +330,14 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
                 bare_page, _ = open_bare(browser, bare.url)
                 sheet_page, _ = open_sheet(browser, sheet.url)
                 time.sleep(1.0)
-                t_bare, t_sheet = [], []
+                roll_before(sheet_page, demo["step"])
+                t_bare, t_sheet, t_roll = [], [], []
                 for i in range(changes):
                     t_bare.append(change_bare(bare_page, i))
                     t_sheet.append(change_sheet(sheet_page, demo, i))
+                roll_all(sheet_page)
+                for i in range(changes):
+                    t_roll.append(reroll_sheet(sheet_page, i))
                 commit_times = []
                 for k in range(commits):
                     commit_times.append(commit_and_wait(sheet_page, turn + k, unit))
@@ -286,7 +359,11 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
                                                                                      statistics.median(t_bare), 2),
                       "sheet_each": ms(t_sheet), "bare_each": ms(t_bare)},
         "in_process_ms": {"p50": round(statistics.median(local) * 1000, 1), "p95": round(percentile(local, 95) * 1000,
-                                                                                          1)},
+                                                                                          1),
+                          "reroll_p50": round(statistics.median(local_rolls) * 1000, 1),
+                          "reroll_p95": round(percentile(local_rolls, 95) * 1000, 1)},
+        "reroll_ms": {"sheet_p50": round(statistics.median(t_roll) * 1000, 1),
+                      "sheet_p95": round(percentile(t_roll, 95) * 1000, 1), "sheet_each": ms(t_roll)},
         "commit_to_next_s": {"each": [round(x, 2) for x in commit_times],
                              "median": round(statistics.median(commit_times), 2) if commit_times else None},
     }
@@ -302,6 +379,10 @@ def verdicts(r: dict[str, Any], interactions: int | None) -> list[tuple[str, str
         ("change (p50)", f"{ch['sheet_p50']} ms", f"bare {ch['bare_p50']} ms = {ch['ratio_p50']}x", None),
         ("same change in process (p50 / p95)", f"{r['in_process_ms']['p50']} / {r['in_process_ms']['p95']} ms", "",
          None),
+        ("re-roll to every step (p95)", f"{r['reroll_ms']['sheet_p95']} ms", f"bare {ch['bare_p95']} ms",
+         r["reroll_ms"]["sheet_p95"] <= 300),
+        ("re-roll in process (p50 / p95)", f"{r['in_process_ms']['reroll_p50']} / {r['in_process_ms']['reroll_p95']}"
+         " ms", "", None),
         ("commit to next draft ready (median)", f"{cm['median']} s", "",
          cm["median"] is not None and cm["median"] <= 1.0),
         ("interactions for the month (browser test)", "—" if interactions is None else str(interactions), "",

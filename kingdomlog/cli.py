@@ -145,6 +145,7 @@ def _preview_json(p: TurnPreview) -> dict[str, Any]:
         "steps": [
             {"step": s.phase.id, "title": s.phase.title, "choices": s.choices, "error": s.error,
              "rolls": [r.as_dict() for r in s.rolls],
+             **({"waits_for_roll": {"key": s.pending.key, "notation": s.pending.notation}} if s.pending else {}),
              "events": [{"type": d.type, "phase": d.phase, "actor": d.actor, "visibility": d.visibility,
                          "payload": d.payload.model_dump(mode="json")} for d in s.drafts]}
             for s in p.steps
@@ -209,7 +210,8 @@ def cmd_turn(args: argparse.Namespace) -> int:
         origin = "a new seed" if seed_from == "new" else f"from {seed_from}"
         print(f"turn {preview.turn} from {source}; dice seed {preview.seed} ({origin})")
         for s in preview.steps:
-            mark = "refused" if s.error else f"{len(s.drafts)} event(s)"
+            mark = "refused" if s.error else f"waits for its roll {s.pending.key}" if s.pending \
+                else f"{len(s.drafts)} event(s)"
             print(f"[{s.phase.id}] {s.phase.title}: {mark}")
             for r in s.rolls:
                 print(f"    roll {r.key}: {r.notation} -> {list(r.faces)} = {r.total}{' (typed)' if r.manual else ''}")
@@ -227,8 +229,13 @@ def cmd_turn(args: argparse.Namespace) -> int:
         elif args.dry_run and preview.ok:
             print(f"dry run: turn {preview.turn} not committed (committing this plan plays seed {preview.seed})")
     if not preview.ok:
+        from kingdomlog.core.turn import waiting_words
+
+        waiting = preview.pending
         if any(s.internal for s in preview.steps):
             print(f"kingdomlog: turn {preview.turn}: {preview.error}", file=sys.stderr)
+        elif preview.error is None and waiting is not None:
+            print(f"kingdomlog: error: turn {preview.turn} not played: {waiting_words(waiting)}", file=sys.stderr)
         else:
             print(f"kingdomlog: error: turn {preview.turn} refused: {preview.error}", file=sys.stderr)
         return 1

@@ -64,10 +64,20 @@ def _(get_layout, session):
 
 
 @app.cell(hide_code=True)
-def _(forms, live, session, set_page, set_ready):
-    # Every change of a widget: read the plan back, preview it and send the parts of the page it changes
-    # (`live`; saved just after). Only this cell names `forms`, so only this cell runs on an edit.
-    draft = session.update(forms.value, save=False)
+def _(session):
+    # The dice buttons of the page (Roll, your dice, Re-roll…, Roll all) reach the session through `pad`:
+    # a check's die is drawn on the server when its Roll is pressed, never before (design §5).
+    pad = sheet_live.roll_pad(session)
+    mo.Html(sheet_live.hidden(pad))
+    return (pad,)
+
+
+@app.cell(hide_code=True)
+def _(forms, live, pad, session, set_page, set_ready):
+    # Every change of a widget or press of a dice button: read the plan back, preview it and send the parts
+    # of the page it changes (`live`; saved just after). Only this cell names `forms` and `pad`, so only this
+    # cell runs on an edit or a Roll; each press is taken once.
+    draft = session.update(forms.value, save=False, press=pad.value)
     if session.ready_changed():
         set_ready(draft.committable)
     if sheet_live.show(live, session, draft):
@@ -183,7 +193,7 @@ def _(session):
     # The ruleset's own panels (views.extras: aikakirjat's years ahead), each drawn only when opened.
     _panels = sheet_extras.extras_for(session.start.camp.config.ruleset).panels
     mo.stop(not _panels)
-    mo.accordion({_p.title: (lambda _p=_p: mo.Html(_p.html(session.start.folder, session.plan.seed)))
+    mo.accordion({_p.title: (lambda _p=_p: mo.Html(_p.html(session.start.folder, sheet.panel_seed(session))))
                   for _p in _panels}, lazy=True)
     return
 

@@ -62,7 +62,7 @@ from kingdomlog.core.fold import (
     retracted_commits,
 )
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State, find_ruleset, validate_options
-from kingdomlog.core.turn import Plan, TurnPreview, preview_turn, require_ok
+from kingdomlog.core.turn import Plan, Release, TurnPreview, preview_turn, require_ok
 from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer, parse_viewer, parse_visibility
 from kingdomlog.dice.roller import new_seed
 from kingdomlog.store.cache import Latest, SnapshotCache
@@ -552,18 +552,20 @@ class Campaign:
         state = self.state()
         return TurnStart(next_turn(events), events[-1].seq if events else 0, state, self.players())
 
-    def preview(self, plan: Plan, *, seed: str | None = None, start: TurnStart | None = None) -> TurnPreview:
+    def preview(self, plan: Plan, *, seed: str | None = None, start: TurnStart | None = None,
+                release: Release = None) -> TurnPreview:
         """A draft of the next turn from ``plan`` (nothing written): the one route to a preview.
 
         The players' latest submissions fill the steps ``plan`` leaves out (``with_submissions``).
         ``start`` (from ``turn_start``) saves reading the log again; a commit of the preview
-        is refused if the log moved past it meanwhile.
+        is refused if the log moved past it meanwhile. ``release``: the rolls of an ``on_roll``
+        plan to roll now (Roll pressed; ``core.turn.preview_turn``).
         """
         begin = self.turn_start() if start is None else start
         plan = self.with_submissions(plan, state=begin.state)
         return preview_turn(self.ruleset, begin.state, plan, campaign=self.id, turn=begin.turn,
                             start_seq=begin.start_seq, seed=seed or plan.seed or new_seed(),
-                            players=self.players())
+                            players=self.players(), release=release)
 
     def commit(self, preview: TurnPreview, *, plan: Plan | None = None, from_draft: bool = False,
                commit_id: str | None = None) -> AppendResult:

@@ -206,7 +206,32 @@ class QuestionAnswered(EventModel):
     by_default: bool = False
 
 
+@register_event
+class DiceRerolled(EventModel):
+    """A rolled check of a turn's step was explicitly rolled again (design §5): why, and the faces before and after.
+
+    Recorded in the turn's batch after the step's own events, with the visibility all of them
+    share (whoever may see the step's events may see its re-rolls). ``reason`` is a re-roll the
+    rules give (``Ruleset.reroll_reasons``, e.g. pf2e ``fame``, whose cost the step's own events
+    record) or ``gm`` (a GM ruling, ``note`` says why). ``faces_after`` empty: the roll was taken
+    back and not made again. Like every ``core.*`` event it never changes a state.
+    """
+
+    type = "core.dice_rerolled"
+    version = 1
+
+    step: str = Field(min_length=1)
+    key: str = Field(min_length=1)
+    nonce: int = Field(ge=1)
+    reason: str = Field(min_length=1, max_length=64)
+    reason_label: str = ""
+    note: str = Field(default="", max_length=2000)
+    check: str = ""
+    faces_before: tuple[int, ...] = ()
+    faces_after: tuple[int, ...] = ()
+
+
 CORE_EVENT_TYPES: tuple[type[EventModel], ...] = (
     CampaignConfigured, TurnRetracted, NoteAdded, PlanSubmitted, StepsPublished, DeadlineSet, ReadyMarked,
-    MessageSent, OrdersClosed, DiceSealed, QuestionPosed, QuestionAnswered,
+    MessageSent, OrdersClosed, DiceSealed, QuestionPosed, QuestionAnswered, DiceRerolled,
 )

@@ -10,7 +10,9 @@ A ruleset declares its turn as ``Step`` s (id, title, typed ``Choices``, ``decid
 ``run_step`` validates a step's choices against the state, gives its ``decide`` a
 ``StepContext`` (``emit``, ``roll``, ``fail``, ``explain``) and returns a
 ``StepResult``: the drafts, the state after the step (each draft folded once, through
-``Ruleset.apply``) and the step's own breakdowns.
+``Ruleset.apply``) and the step's own breakdowns. With a ``RollGate`` (a plan whose dice
+are rolled when someone presses Roll, design §5) a roll not yet released stops the step
+there, before any die is drawn: the result is then ``pending`` on that roll, with no drafts.
 
 Core code never names a ruleset: they are found through the ``kingdomlog.rulesets``
 package (a manifest of its sub-packages, imported one at a time as a campaign or an
@@ -69,6 +71,53 @@ class Dice(Protocol):
     def roll(self, key: str, notation: str) -> Roll:
         """Roll ``notation`` under ``key`` (unique within the step); the faces are in the result."""
         ...
+
+
+@dataclass(frozen=True)
+class PendingRoll:
+    """A roll a step reached whose dice are not released yet: what will be rolled, and the check it resolves.
+
+    No face exists for it anywhere (``StepContext.roll`` stopped before the dice were asked).
+    """
+
+    key: str
+    notation: str
+    check: CheckSpec | None = None
+
+
+class RollPending(BaseException):
+    """Control flow, not an error: ``StepContext.roll`` reached a roll that is not released.
+
+    Raised by a ``RollGate`` and caught by ``run_step`` alone (a ``BaseException``, so no
+    ``except Exception`` in a ruleset's rules can swallow it); the step stops there.
+    """
+
+    def __init__(self, pending: PendingRoll) -> None:
+        super().__init__(pending.key)
+        self.pending = pending
+
+
+class RollGate(Protocol):
+    """Decides, before any die is drawn, whether a roll of a step may be drawn now (design §5: a roll has its moment).
+
+    ``admit`` returns to let the roll be drawn, raises ``RollPending`` to stop the step before it,
+    or raises a ``RuleError`` (a rolled check that changed since it was rolled).
+    """
+
+    def admit(self, key: str, notation: str, check: CheckSpec | None, dice: Dice) -> None: ...
+
+
+@dataclass(frozen=True)
+class RerollReason:
+    """A re-roll the rules give (pf2e: spend a Fame point), offered beside "GM ruling" when a rolled check is re-rolled.
+
+    ``id`` is what a plan records (``StepPlan.reroll_reasons``) and what ``StepContext.rerolled``
+    returns to the step's rules, which charge its cost; ``label`` and ``detail`` are its words.
+    """
+
+    id: str
+    label: str
+    detail: str = ""
 
 
 OptionType = Literal["bool", "int", "float", "str", "choice", "list", "table"]
@@ -295,6 +344,8 @@ class StepResult:
     rolls: tuple[Roll, ...] = ()
     checks: Mapping[str, CheckSpec] = field(default_factory=dict)
     questions: tuple[Question, ...] = ()
+    pending: PendingRoll | None = None
+    """The roll the step stopped at, not released yet (then ``drafts`` is empty and ``state`` the state before)."""
 
 
 class StepContext(Generic[S]):
@@ -306,8 +357,11 @@ class StepContext(Generic[S]):
     """
 
     def __init__(self, ruleset: Ruleset, state: S, step: str, dice: Dice, *, campaign: str, turn: int,
-                 start_seq: int = 0) -> None:
+                 start_seq: int = 0, gate: RollGate | None = None,
+                 rerolled: Mapping[str, Sequence[str]] | None = None) -> None:
         self.ruleset = ruleset
+        self.gate = gate
+        self.reroll_reasons: Mapping[str, tuple[str, ...]] = {k: tuple(v) for k, v in (rerolled or {}).items()}
         self.start: S = state
         self.state: S = state
         self.step = step
@@ -331,12 +385,30 @@ class StepContext(Generic[S]):
         return self.state
 
     def roll(self, key: str, notation: str, *, check: CheckSpec | None = None) -> Roll:
-        """Roll ``notation`` under ``key``; ``check`` describes the check it resolves (for its odds)."""
+        """Roll ``notation`` under ``key``; ``check`` describes the check it resolves (for its odds).
+
+        Under a ``RollGate`` a roll not released yet stops the step here (``RollPending``): nothing
+        after this line of the rules runs, and no die is drawn.
+        """
+        if self.gate is not None:
+            try:
+                self.gate.admit(key, notation, check, self.dice)
+            except RollPending:
+                if check is not None:
+                    self.checks[key] = check
+                raise
         r = self.dice.roll(key, notation)
         self.rolls.append(r)
         if check is not None:
             self.checks[key] = check
         return r
+
+    def rerolled(self, key: str) -> tuple[str, ...]:
+        """The reasons (``RerollReason.id`` or ``gm``) of each explicit re-roll of ``key``, oldest first.
+
+        A step whose rules give a re-roll at a cost (pf2e: a Fame point) charges it here, once per reason.
+        """
+        return self.reroll_reasons.get(key, ())
 
     def fail(self, message: str, rule: str | None = None) -> RuleError:
         """A ``RuleError`` naming this step and ``rule`` (raise it)."""
@@ -357,6 +429,11 @@ class StepContext(Generic[S]):
     def result(self, choices: Choices) -> StepResult:
         return StepResult(self.step, choices, tuple(self.drafts), self.state, tuple(self.breakdowns),
                           tuple(self.rolls), dict(self.checks), tuple(self.questions))
+
+    def stopped(self, choices: Choices, pending: PendingRoll) -> StepResult:
+        """A step stopped at ``pending``: no drafts, the state before, what it explained and rolled so far."""
+        return StepResult(self.step, choices, (), self.start, tuple(self.breakdowns), tuple(self.rolls),
+                          dict(self.checks), tuple(self.questions), pending)
 
 
 class Ruleset:
@@ -514,6 +591,18 @@ class Ruleset:
         """The steps of ``turn`` that ``viewer`` (a player) may submit; none by default."""
         return ()
 
+    # ---- dice --------------------------------------------------------------------------
+
+    def reroll_reasons(self, state: Any, step: str, key: str, check: CheckSpec | None) -> Sequence[RerollReason]:
+        """The re-rolls the rules give for roll ``key`` of ``step`` (``check``: what it resolves, None for plain dice).
+
+        ``state`` is the state before the step. A rolled check may always be re-rolled by a GM ruling
+        (``gm``, with a note); these are the others. The step's rules see each re-roll's reason through
+        ``StepContext.rerolled`` and charge its cost there, before the die is drawn (refusing it when
+        the kingdom cannot pay). None by default.
+        """
+        return ()
+
     def redact(self, state: Any, viewer: Viewer) -> Any:
         """What ``viewer`` may see of ``state`` (everything, for rulesets without secrets)."""
         return state
@@ -622,18 +711,25 @@ def run_step(
     campaign: str = "campaign",
     turn: int = 0,
     start_seq: int = 0,
+    gate: RollGate | None = None,
+    rerolled: Mapping[str, Sequence[str]] | None = None,
 ) -> StepResult:
     """Decide one step: validate ``choices`` against the step's schema and ``state``, run its ``decide``.
 
     Raises ``InputError`` for choices that do not fit the schema (naming the step and
     key) and whatever ``RuleError`` the step's rules raise; nothing is returned then.
+    ``gate`` (a plan whose dice wait for Roll) may stop the step at a roll not released:
+    the result is then ``pending`` on it, with no drafts. ``rerolled``: the reasons of each
+    explicit re-roll by roll key (``StepContext.rerolled``).
     """
     spec = step if isinstance(step, Step) else ruleset.find_step(state, turn, step)
     model = validate_choices(spec.choices, choices, state=state, vocabulary=ruleset.vocabulary, step=spec.id)
     ctx: StepContext[Any] = StepContext(ruleset, state, spec.id, dice, campaign=campaign, turn=turn,
-                                        start_seq=start_seq)
+                                        start_seq=start_seq, gate=gate, rerolled=rerolled)
     try:
         spec.decide(ctx, model)
+    except RollPending as stop:
+        return ctx.stopped(model, stop.pending)
     except InternalError as exc:
         if exc.step is None:
             exc.step = spec.id

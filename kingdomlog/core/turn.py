@@ -8,27 +8,114 @@ A plan is JSON the GM's turn sheet produces and ``kingdomlog turn --plan`` reads
 ``choices`` are the step's inputs (see ``Ruleset.choices``); ``rolls`` are faces of
 physical dice typed in by the GM, by roll key; ``rerolls`` bump a key's nonce so
 only that roll changes. Steps left out use their defaults.
+
+**When the dice are drawn** (design §5, a roll has its moment). A plan's ``dice`` is ``auto``
+(the default: every roll is drawn as the step reaches it; a plan file played headless declares
+everything, so ``kingdomlog turn --plan`` rolls all its dice when it is played) or ``on_roll``
+(the turn sheet): a roll is drawn only once it is *released*, when someone presses Roll
+(``preview_turn(..., release=...)``) or types its faces. A step that reaches a roll not
+released stops there, before any die is drawn (``StepPreview.pending``: the check and its
+odds, no events), and the preview stops with it. A released roll is kept in the step's
+``rolled`` with the check it was rolled as (``RollLock``); a later preview that computes
+another check under that key (the GM changed the skill) is refused at the choice that changed
+it, never silently re-rolled or kept. Changing it is an explicit re-roll: a new nonce with
+its reason in ``reroll_reasons`` (a re-roll the rules give, ``Ruleset.reroll_reasons``, or a
+GM ruling with a note), recorded in the turn's batch as a ``core.dice_rerolled``::
+
+    {"turn": 3, "seed": "9f2c...", "dice": "on_roll",
+     "steps": {"activity.leadership": {"choices": {...}, "rerolls": {"a1": 1},
+       "rolled": {"a1": {"check": {"notation": "1d20", "kind": "pf2e", "modifier": 6, "dc": 16, ...},
+                         "choices": {...}}},
+       "reroll_reasons": {"a1": [{"reason": "gm", "note": "the wrong skill was picked", "before": [3]}]}}}}
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    StrictInt,
+    ValidationError,
+    model_serializer,
+)
 
-from kingdomlog.core.choices import LIMIT, Choices
-from kingdomlog.core.errors import InputError, InternalError, RuleError
+from kingdomlog.core.choices import LIMIT, Choices, validate_choices
+from kingdomlog.core.errors import InputError, InternalError, KingdomlogError, RuleError
 from kingdomlog.core.events import MAX_TURN, Draft, RecordedEvent
-from kingdomlog.core.ruleset import Breakdown, Question, Ruleset, State, Step, run_step
-from kingdomlog.core.viewers import parse_visibility
+from kingdomlog.core.ruleset import (
+    Breakdown,
+    Dice,
+    PendingRoll,
+    Question,
+    RerollReason,
+    RollPending,
+    Ruleset,
+    State,
+    Step,
+    run_step,
+)
+from kingdomlog.core.viewers import GM, PUBLIC, parse_visibility
+from kingdomlog.dice.checks import CheckSpec, PoolSpec
 from kingdomlog.dice.notation import MAX_SIDES
-from kingdomlog.dice.roller import KeyedRoller, Roll
+from kingdomlog.dice.roller import KeyedRoller, Roll, StepRoller
 
-if TYPE_CHECKING:
-    from kingdomlog.dice.checks import CheckSpec
+DiceMode = Literal["auto", "on_roll"]
+"""When a plan's dice are drawn: ``auto`` as each step reaches them; ``on_roll`` once released (Roll pressed)."""
+
+Release = Mapping[str, Collection[str]] | Literal["all"] | None
+"""What a preview rolls now: roll keys by step (Roll pressed on them), ``"all"`` (Roll all) or nothing."""
+
+GM_RULING = RerollReason("gm", "GM ruling", "the GM rules that the check is rolled again (the note says why)")
+"""The re-roll every rolled check may have, beside those its ruleset gives (``Ruleset.reroll_reasons``)."""
+
+
+class RollLock(BaseModel):
+    """A roll released in an ``on_roll`` plan: the check it was rolled as, and the step's choices then.
+
+    ``check`` is the check's fingerprint (``check_print``: notation, kind, modifier, DC, label, ...).
+    A later preview that computes another check under the key is refused until the roll is
+    re-rolled; ``choices`` (the step's choices when it was rolled) say which choice changed it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    check: dict[str, Any]
+    choices: dict[str, Any] = Field(default_factory=dict)
+    typed: list[int] | None = None
+    """The faces typed when it was rolled (None: the keyed roller's): other faces need a re-roll too."""
+
+
+class Reroll(BaseModel):
+    """One explicit re-roll of a rolled check: its reason (a ``RerollReason`` id or ``gm``), a note, the faces replaced.
+
+    ``before`` is what the roll showed when it was re-rolled (typed faces included); left empty in a
+    hand-written plan, it is the keyed roller's faces at the nonce before.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=64)
+    note: str = Field(default="", max_length=2000)
+    before: list[int] = Field(default_factory=list)
+
+
+def _drop_empty(data: Any, keys: Sequence[str], defaults: Mapping[str, Any] | None = None) -> Any:
+    """A dump without ``keys`` left empty (or at ``defaults``): plans written before they existed dump unchanged."""
+    if isinstance(data, dict):
+        for k in keys:
+            if k in data and (not data[k] or (defaults is not None and data[k] == defaults.get(k))):
+                del data[k]
+    return data
 
 
 Face = Annotated[StrictInt, Field(ge=1, le=MAX_SIDES)]
@@ -36,13 +123,23 @@ Face = Annotated[StrictInt, Field(ge=1, le=MAX_SIDES)]
 
 
 class StepPlan(BaseModel):
-    """The GM's input for one step: a key other than these three (``"choice"``) is refused, naming it."""
+    """The GM's input for one step: choices, typed faces, re-roll nonces; in an ``on_roll`` plan, rolls released.
+    A key other than these (``"choice"``) is refused, naming it."""
 
     model_config = ConfigDict(extra="forbid")
 
     choices: dict[str, Any] = Field(default_factory=dict)
     rolls: dict[str, list[Face]] = Field(default_factory=dict)
     rerolls: dict[str, Annotated[StrictInt, Field(ge=0, le=LIMIT)]] = Field(default_factory=dict)
+    rolled: dict[str, RollLock] = Field(default_factory=dict)
+    """Rolls released (Roll pressed, or faces typed) by key, with the check each was rolled as."""
+    reroll_reasons: dict[str, list[Reroll]] = Field(default_factory=dict)
+    """Why each re-roll of a key was made, one per nonce (``rerolls``), oldest first."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # a plan without rolls released or reasons dumps as before they existed (commit ids stay the same)
+        return _drop_empty(handler(self), ("rolled", "reroll_reasons"))
 
 
 def _plan_error(err: Any) -> str:
@@ -79,6 +176,12 @@ class Plan(BaseModel):
     """Recorded with the turn as a ``core.note_added`` in the same batch (nothing is silently dropped)."""
     note_visibility: str = "gm"
     """Who may read the plan's note: ``gm`` (the default), ``public`` or ``faction:<id>[,…]``."""
+    dice: DiceMode = "auto"
+    """``auto``: every roll is drawn when its step reaches it; ``on_roll``: only rolls released (module text)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_empty(handler(self), ("dice",), {"dice": "auto"})
 
     @classmethod
     def parse(cls, data: str | bytes | Mapping[str, Any], *, source: str = "plan") -> Plan:
@@ -128,6 +231,10 @@ class StepPreview:
     """What the step asked and went on without (``StepContext.ask``)."""
     internal: bool = False
     """True when ``error`` is an internal error (a bug in the ruleset or kingdomlog), not a refusal."""
+    pending: PendingRoll | None = None
+    """The roll this step waits for (``on_roll``): no face drawn, no events, no state after; the turn stops here."""
+    released: dict[str, RollLock] = field(default_factory=dict)
+    """Rolls this preview released (Roll pressed, faces typed): to keep in the step's ``rolled``."""
 
     @property
     def step(self) -> Step:
@@ -149,7 +256,18 @@ class TurnPreview:
 
     @property
     def ok(self) -> bool:
-        return all(s.error is None for s in self.steps)
+        """No step refused and none waiting for a roll: the turn can be committed."""
+        return all(s.error is None and s.pending is None for s in self.steps)
+
+    @property
+    def pending(self) -> StepPreview | None:
+        """The step waiting for a roll not released yet (the preview stopped there), if any."""
+        return next((s for s in self.steps if s.pending is not None), None)
+
+    @property
+    def released(self) -> dict[str, dict[str, RollLock]]:
+        """The rolls this preview released, by step and key (to keep in the plan's ``rolled``)."""
+        return {s.phase.id: dict(s.released) for s in self.steps if s.released}
 
     @property
     def drafts(self) -> list[Draft]:
@@ -183,10 +301,14 @@ class TurnPreview:
 
 
 def _unused_dice(step: str, plan: StepPlan, rolls: Sequence[Roll]) -> str | None:
-    """An error when the plan types faces or re-rolls for keys this step never rolled."""
+    """An error when the plan types faces or re-rolls for keys this step never rolled.
+
+    A re-roll with its reasons recorded is not an error (an explicit re-roll of a roll the step
+    no longer makes: it was taken back, and is rolled afresh if the step makes it again).
+    """
     used = {r.key for r in rolls}
     bad_rolls = sorted(set(plan.rolls) - used)
-    bad_rerolls = sorted(set(plan.rerolls) - used)
+    bad_rerolls = sorted(k for k in set(plan.rerolls) - used if k not in plan.reroll_reasons)
     if not bad_rolls and not bad_rerolls:
         return None
     rolled = ", ".join(r.key for r in rolls) or "no dice"
@@ -196,6 +318,328 @@ def _unused_dice(step: str, plan: StepPlan, rolls: Sequence[Roll]) -> str | None
     if bad_rerolls:
         parts.append(f"re-rolls of key(s) {', '.join(repr(k) for k in bad_rerolls)}")
     return f"step {step!r}: {' and '.join(parts)} that this step does not roll (it rolled: {rolled})"
+
+
+# ---- when a roll is drawn (design §5: a roll has its moment) -------------------------------------
+
+
+def check_print(check: CheckSpec | None, notation: str) -> dict[str, Any]:
+    """The fingerprint of a check about to be rolled: its notation and every number of its ``CheckSpec``.
+
+    Two previews compute the same check under a key exactly when their prints are equal (as JSON).
+
+    >>> check_print(CheckSpec("pf2e", modifier=6, dc=16, label="quell-unrest"), "1d20")["modifier"]
+    6
+    >>> check_print(None, "2d4")
+    {'notation': '2d4'}
+    """
+    out: dict[str, Any] = {"notation": notation}
+    if check is not None:
+        out.update(json.loads(json.dumps(dataclasses.asdict(check))))
+    return out
+
+
+def check_of(print_: Mapping[str, Any]) -> CheckSpec | None:
+    """The ``CheckSpec`` a ``check_print`` was taken from (None for a roll without a check)."""
+    if "kind" not in print_:
+        return None
+    fields = {k: v for k, v in print_.items() if k in {f.name for f in dataclasses.fields(CheckSpec)}}
+    if fields.get("pool") is not None:
+        fields["pool"] = PoolSpec(**fields["pool"])
+    fields["bands"] = tuple(tuple(b) for b in fields.get("bands") or ())
+    return CheckSpec(**fields)
+
+
+class LockBroken(RuleError):
+    """A rolled check computed differently than when it was rolled (``preview_turn`` words it with the choice).
+
+    Nothing is drawn for the check computed now: it is not the one released.
+    """
+
+    def __init__(self, step: str, key: str, lock: RollLock, now: dict[str, Any]) -> None:
+        super().__init__(f"roll {key!r} was rolled as another check", step=step)
+        self.key, self.lock, self.now = key, lock, now
+
+
+class FacesChanged(RuleError):
+    """A rolled check's faces typed, changed or cleared after it was rolled (only a re-roll changes them)."""
+
+    def __init__(self, step: str, key: str, lock: RollLock) -> None:
+        super().__init__(f"roll {key!r}: its faces were changed after it was rolled", step=step)
+        self.key, self.lock = key, lock
+
+
+class StepGate:
+    """The ``RollGate`` of one step: a roll is drawn only once released, and a re-roll only for a reason allowed.
+
+    Released: every roll in an ``auto`` plan (``release=True``); in an ``on_roll`` plan, a roll in the
+    step's ``rolled`` (then its check must be the one it was rolled as, else ``LockBroken``), with
+    typed faces, or named in ``release`` (``True``: every roll reached). A roll released now is kept
+    in ``made`` with its check and the step's choices (``keep``). ``probe``: stop at that key even if
+    released (to read the check a changed choice computes there, nothing drawn). Before a re-rolled
+    roll is drawn, its reasons must be ones the rules give for that check or a GM ruling with a note.
+    """
+
+    def __init__(self, ruleset: Ruleset, state: State, step: str, sp: StepPlan, release: Collection[str] | bool = (),
+                 *, keep: bool = True, probe: str | None = None) -> None:
+        self.ruleset, self.state, self.step, self.plan = ruleset, state, step, sp
+        self.release = release
+        self.keep = keep
+        self.probe = probe
+        self.made: dict[str, RollLock] = {}
+
+    def admit(self, key: str, notation: str, check: CheckSpec | None, dice: Dice) -> None:
+        if key == self.probe:
+            raise RollPending(PendingRoll(key, notation, check))
+        lock = self.plan.rolled.get(key)
+        typed = self.plan.rolls.get(key)
+        if lock is not None:
+            now = check_print(check, notation)
+            if lock.check != now:
+                raise LockBroken(self.step, key, lock, now)
+            if lock.typed != (list(typed) if typed is not None else None):
+                raise FacesChanged(self.step, key, lock)
+        elif typed is not None or self.release is True or (
+                not isinstance(self.release, bool) and key in self.release):
+            if self.keep:
+                self.made[key] = RollLock(check=check_print(check, notation), choices=copy.deepcopy(self.plan.choices),
+                                          typed=list(typed) if typed is not None else None)
+        else:
+            raise RollPending(PendingRoll(key, notation, check))
+        if key in self.plan.reroll_reasons:
+            self._check_reasons(key, check)
+
+    def _check_reasons(self, key: str, check: CheckSpec | None) -> None:
+        allowed = {GM_RULING.id: GM_RULING,
+                   **{r.id: r for r in self.ruleset.reroll_reasons(self.state, self.step, key, check)}}
+        for r in self.plan.reroll_reasons[key]:
+            if r.reason not in allowed:
+                raise InputError(f"step {self.step!r}, roll {key!r}: re-roll reason {r.reason!r} is not one this roll"
+                                 f" may have ({', '.join(sorted(allowed))})")
+            if r.reason == GM_RULING.id and not r.note.strip():
+                raise InputError(f"step {self.step!r}, roll {key!r}: a re-roll by GM ruling needs a note saying why")
+
+
+_MISSING = object()
+
+
+def _diff(a: Any, b: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """The paths where two choice documents differ (a list of another length differs as a whole)."""
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[tuple[str | int, ...]] = []
+        for k in [*a, *(k for k in b if k not in a)]:
+            out += _diff(a.get(k, _MISSING), b.get(k, _MISSING), (*path, k))
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [p for i, (x, y) in enumerate(zip(a, b, strict=True)) for p in _diff(x, y, (*path, i))]
+    return [path]
+
+
+def _at(doc: Any, path: Sequence[str | int]) -> Any:
+    """The value at ``path`` in a choices document (``_MISSING`` where there is none)."""
+    for p in path:
+        if isinstance(doc, dict):
+            if p not in doc:
+                return _MISSING
+            doc = doc[p]
+        elif isinstance(doc, list) and isinstance(p, int) and p < len(doc):
+            doc = doc[p]
+        else:
+            return _MISSING
+    return doc
+
+
+def _with(doc: dict[str, Any], path: Sequence[str | int], value: Any) -> dict[str, Any]:
+    """A copy of ``doc`` with ``value`` at ``path`` (``_MISSING``: the key removed)."""
+    out = copy.deepcopy(doc)
+    cur: Any = out
+    for p in path[:-1]:
+        cur = cur[p]
+    if value is _MISSING:
+        cur.pop(path[-1], None)
+    else:
+        cur[path[-1]] = copy.deepcopy(value)
+    return out
+
+
+def _path_text(path: Sequence[str | int]) -> str:
+    """``activities[0].skill`` (the form ``views.forms.error_path`` reads back)."""
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else p)
+    return out
+
+
+def _spoken(label: str) -> str:
+    """A check's label in words: ``quell-unrest`` → ``Quell unrest``."""
+    text = label.replace("_", " ").replace("-", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def check_words(print_: Mapping[str, Any]) -> str:
+    """``d20 +6 vs DC 16`` (what a check is, before its dice), from its ``check_print``.
+
+    >>> check_words({"notation": "1d20", "kind": "pf2e", "modifier": 6, "dc": 16})
+    'd20 +6 vs DC 16'
+    >>> check_words({"notation": "2d4"})
+    '2d4'
+    """
+    kind, notation = print_.get("kind"), str(print_.get("notation", ""))
+    die = notation[1:] if notation.startswith("1d") else notation
+    if kind in ("pf2e", "d20", "5e"):
+        mode = f" with {print_['mode']}" if print_.get("mode", "normal") != "normal" else ""
+        return f"{die} {int(print_.get('modifier', 0)):+d} vs DC {print_.get('dc')}{mode}"
+    if kind == "flat":
+        return f"DC {print_.get('dc')} flat check"
+    if kind == "2d6" and print_.get("modifier"):
+        return f"{die} {int(print_['modifier']):+d}"
+    return die
+
+
+def roll_words(print_: Mapping[str, Any], roll: Roll) -> str:
+    """``d20 = 3: failure``: a rolled check's faces and what they gave under it."""
+    from kingdomlog.dice.odds import resolve
+
+    notation = str(print_.get("notation", roll.notation))
+    die = notation[1:] if notation.startswith("1d") else notation
+    text = f"{die} = {', '.join(str(f) for f in roll.faces)}"
+    spec = check_of(print_)
+    got = resolve(spec, roll) if spec is not None else None
+    return f"{text}: {got.label}" if got is not None else text
+
+
+def reroll_offer(ruleset: Ruleset, state: State, step: str, key: str, check: CheckSpec | None) -> str:
+    """How a rolled check may be rolled again, in words: the re-rolls the rules give, then a GM ruling."""
+    given = [r.label for r in ruleset.reroll_reasons(state, step, key, check)]
+    if not given:
+        return "a GM ruling (with a note)"
+    return f"a re-roll the rules give ({', '.join(given)}) or a GM ruling (with a note)"
+
+
+def rolled_as(dice: StepRoller, key: str, lock: RollLock, nonce: int) -> Roll:
+    """The roll ``key`` showed when it was rolled (its typed faces, else the keyed ones at ``nonce``)."""
+    from kingdomlog.dice.notation import parse
+
+    notation = str(lock.check.get("notation"))
+    faces = list(lock.typed) if lock.typed is not None else list(dice.faces_at(key, notation, nonce))
+    ev = parse(notation).evaluate(faces)
+    return Roll(key, notation, ev.faces, ev.kept, ev.total, manual=lock.typed is not None, nonce=nonce)
+
+
+def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc: LockBroken, was: Roll,
+                  dice: StepRoller, *, campaign: str, turn: int, start_seq: int) -> str:
+    """The words of a refused change to a rolled check, at the choice that changed it when one single choice did.
+
+    The choices that differ from those the roll was made with are put back one at a time (each a dry
+    run of the step up to that roll, nothing drawn there); the first that gives the rolled check back
+    is the one named.
+    """
+    lock, key = exc.lock, exc.key
+    label = _spoken(str(lock.check.get("label") or ""))
+    name = label or f"Roll {key!r}"
+    rolled = roll_words(lock.check, was)
+    offer = reroll_offer(ruleset, state, phase.id, key, check_of(exc.now))
+    for path in _diff(lock.choices, sp.choices)[:12]:
+        trial = _with(sp.choices, path, _at(lock.choices, path))
+        gate = StepGate(ruleset, state, phase.id, sp, keep=False, probe=key)
+        probe = StepRoller(dice.seed, dice.campaign, dice.turn, dice.step, dict(sp.rolls), dict(sp.rerolls))
+        try:
+            res = run_step(ruleset, state, phase, trial, probe, campaign=campaign, turn=turn, start_seq=start_seq,
+                           gate=gate)
+        except KingdomlogError:
+            continue
+        got = res.pending
+        if got is None or got.key != key or check_print(got.check, got.notation) != lock.check:
+            continue
+        named = [p for p in path if isinstance(p, str)]
+        what = named[-1].replace("_", " ") if named else "choice"
+        old = _at(lock.choices, path)
+        if old is _MISSING:  # left at its default when it was rolled: say which
+            with contextlib.suppress(KingdomlogError):
+                old = _at(validate_choices(phase.choices, lock.choices, state=state, vocabulary=ruleset.vocabulary,
+                                           step=phase.id).model_dump(mode="json"), path)
+        value = "its default" if old is _MISSING else (old if isinstance(old, str) else json.dumps(old))
+        return (f"choice {_path_text(path)}: {name} was rolled with {what} {value} ({rolled});"
+                f" to change the {what}, re-roll it: {offer}")
+    return (f"roll {key!r}: {label or 'It'} was rolled as {check_words(lock.check)} ({rolled}) and is now"
+            f" {check_words(exc.now)}; put back what changed it, or re-roll it: {offer}")
+
+
+def _stale_locks(phase: Step, sp: StepPlan, rolls: Sequence[Roll]) -> str | None:
+    """A refusal when the step no longer makes a roll it made (a row taken away after its roll was seen)."""
+    used = {r.key for r in rolls}
+    gone = [k for k in sp.rolled if k not in used]
+    if not gone:
+        return None
+    k = gone[0]
+    name = _spoken(str(sp.rolled[k].check.get("label") or "")) or f"roll {k!r}"
+    return (f"roll {k!r}: {name} was rolled ({check_words(sp.rolled[k].check)}) and this step no longer makes it;"
+            f" put back what took it away, or take the roll back by a re-roll with its reason")
+
+
+def _check_rerolls(step: str, sp: StepPlan, mode: DiceMode) -> None:
+    """``InputError`` unless each re-roll has one reason (in an ``on_roll`` plan every re-roll must have one)."""
+    keys = set(sp.reroll_reasons) | (set(sp.rerolls) if mode == "on_roll" else set())
+    for key in sorted(keys):
+        reasons = sp.reroll_reasons.get(key, [])
+        nonce = sp.rerolls.get(key, 0)
+        if len(reasons) == nonce:
+            continue
+        if mode == "on_roll" and len(reasons) < nonce:
+            raise InputError(f"step {step!r}, roll {key!r}: re-rolled {nonce} time(s) with {len(reasons)} reason(s);"
+                             " re-roll a rolled check from its card, with its reason")
+        raise InputError(f"step {step!r}, roll {key!r}: {len(reasons)} re-roll reason(s) for re-roll nonce {nonce}"
+                         " (one reason per re-roll)")
+
+
+def common_visibility(visibilities: Sequence[str]) -> str:
+    """Who may read all of ``visibilities``: ``public`` only if all are, else the players every one allows, else ``gm``.
+
+    >>> common_visibility(["public", "faction:a,faction:b", "faction:b"])
+    'faction:b'
+    >>> common_visibility(["public", "gm"]), common_visibility([]), common_visibility(["public"])
+    ('gm', 'gm', 'public')
+    """
+    if not visibilities:
+        return GM
+    parsed = [parse_visibility(v) for v in visibilities]
+    if any(v.is_gm_only for v in parsed):
+        return GM
+    narrow = [set(v.parts) for v in parsed if not v.is_public]
+    if not narrow:
+        return PUBLIC
+    both = set.intersection(*narrow)
+    first = next(v for v in parsed if not v.is_public)
+    return ",".join(p for p in first.parts if p in both) or GM
+
+
+def _reroll_drafts(ruleset: Ruleset, state: State, step: str, sp: StepPlan, dice: StepRoller,
+                   checks: Mapping[str, CheckSpec], drafts: Sequence[Draft], turn: int) -> list[Draft]:
+    """One ``core.dice_rerolled`` per explicit re-roll of the step, for whoever may see all the step's events."""
+    from kingdomlog.core.core_events import DiceRerolled
+
+    if not sp.reroll_reasons:
+        return []
+    by_key = {r.key: r for r in dice.rolls}
+    vis = common_visibility([d.visibility for d in drafts])
+    out: list[Draft] = []
+    for key, reasons in sp.reroll_reasons.items():
+        now = by_key.get(key)
+        labels = {GM_RULING.id: GM_RULING.label,
+                  **{r.id: r.label for r in ruleset.reroll_reasons(state, step, key, checks.get(key))}}
+        check = sp.rolled.get(key)
+        for i, r in enumerate(reasons):
+            before = list(r.before) or (list(dice.faces_at(key, now.notation, i)) if now is not None else [])
+            after = (reasons[i + 1].before or (list(dice.faces_at(key, now.notation, i + 1)) if now else [])) \
+                if i + 1 < len(reasons) else (list(now.faces) if now is not None else [])
+            out.append(Draft(DiceRerolled(step=step, key=key, nonce=i + 1, reason=r.reason,
+                                          reason_label=labels.get(r.reason, r.reason), note=r.note,
+                                          check=_spoken(str(check.check.get("label") or "")) if check else "",
+                                          faces_before=tuple(before), faces_after=tuple(after)),
+                             phase=step, actor="gm", visibility=vis, turn=turn))
+    return out
 
 
 def preview_turn(
@@ -208,6 +652,7 @@ def preview_turn(
     start_seq: int,
     seed: str | None = None,
     players: Sequence[str] | None = None,
+    release: Release = None,
 ) -> TurnPreview:
     """Play ``plan`` on ``state`` step by step, purely, and return the preview.
 
@@ -217,6 +662,11 @@ def preview_turn(
     faces or re-rolls under a key the step does not roll are refused; with ``players``
     (the campaign's declared players) every draft's visibility must name only them. A
     refusal is recorded on its step and stops the preview there.
+
+    In an ``on_roll`` plan a roll is drawn only once released (the module's text): ``release``
+    names the rolls to release now (Roll pressed: keys by step; ``"all"``: Roll all), which the
+    preview reports in ``released``. A step reaching a roll not released stops there, pending,
+    and so does the preview. Each step's explicit re-rolls are recorded after its events.
     """
     if plan.turn is not None and plan.turn != turn:
         raise InputError(f"plan is for turn {plan.turn} but the campaign's next turn is {turn}")
@@ -238,9 +688,17 @@ def preview_turn(
     for phase in phases:
         sp = plan.steps.get(phase.id, StepPlan())
         dice = roller.for_step(phase.id, manual=sp.rolls, nonces=sp.rerolls)
+        gate = step_gate(ruleset, current, plan, phase.id, sp, release)
         try:
-            res = run_step(ruleset, current, phase, sp.choices, dice, campaign=campaign, turn=turn, start_seq=seq)
-            problem = _unused_dice(phase.id, sp, dice.rolls)
+            _check_rerolls(phase.id, sp, plan.dice)
+            res = run_step(ruleset, current, phase, sp.choices, dice, campaign=campaign, turn=turn, start_seq=seq,
+                           gate=gate, rerolled={k: [r.reason for r in v] for k, v in sp.reroll_reasons.items()})
+            if res.pending is not None:
+                steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, list(res.breakdowns),
+                                         checks=dict(res.checks), typed=res.choices, pending=res.pending,
+                                         released=dict(gate.made) if gate is not None else {}))
+                break
+            problem = _unused_dice(phase.id, sp, dice.rolls) or _stale_locks(phase, sp, dice.rolls)
             if problem:
                 raise InputError(problem)
             if declared is not None:
@@ -249,16 +707,86 @@ def preview_turn(
                         parse_visibility(d.visibility, declared)
                     except InputError as exc:
                         raise InputError(f"step {phase.id!r}: event {d.type}: {exc}") from None
+            drafts = [*res.drafts, *_reroll_drafts(ruleset, current, phase.id, sp, dice, res.checks, res.drafts,
+                                                   turn)]
+        except (LockBroken, FacesChanged) as exc:  # shown with the roll as it was rolled, and its Re-roll
+            lock = exc.lock
+            was = rolled_as(dice, exc.key, lock, sp.rerolls.get(exc.key, 0))
+            if isinstance(exc, LockBroken):
+                words = _lock_refusal(ruleset, current, phase, sp, exc, was, dice, campaign=campaign, turn=turn,
+                                      start_seq=seq)
+            else:
+                name = _spoken(str(lock.check.get("label") or "")) or "It"
+                offer = reroll_offer(ruleset, current, phase.id, exc.key, check_of(lock.check))
+                words = (f"roll {exc.key!r}: {name} was rolled ({roll_words(lock.check, was)}); its faces change"
+                         f" only by a re-roll: {offer}")
+            spec = check_of(lock.check)
+            steps.append(StepPreview(phase, dict(sp.choices), [], [*dice.rolls, was], None,
+                                     checks={exc.key: spec} if spec is not None else {},
+                                     error=str(RuleError(words, step=phase.id))))
+            break
         except (RuleError, InputError, InternalError) as exc:
             steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, error=str(exc),
                                      internal=isinstance(exc, InternalError)))
             break
-        seq += len(res.drafts)
-        steps.append(StepPreview(phase, dict(sp.choices), list(res.drafts), list(dice.rolls), res.state,
+        seq += len(drafts)
+        steps.append(StepPreview(phase, dict(sp.choices), drafts, list(dice.rolls), res.state,
                                  list(res.breakdowns), checks=dict(res.checks), typed=res.choices,
-                                 questions=list(res.questions)))
+                                 questions=list(res.questions),
+                                 released=dict(gate.made) if gate is not None else {}))
         current = res.state
     return TurnPreview(turn, use_seed, start_seq, steps, state, current, note_drafts(plan, turn, declared))
+
+
+def step_gate(ruleset: Ruleset, state: State, plan: Plan, step: str, sp: StepPlan,
+              release: Release = None) -> StepGate | None:
+    """The gate of ``step``'s rolls in ``plan`` (``state``: before the step); in an ``auto`` plan every roll passes
+    (None: no gate at all, unless the step has rolls locked or re-rolls with reasons to check)."""
+    if plan.dice != "on_roll":
+        return StepGate(ruleset, state, step, sp, True, keep=False) if sp.rolled or sp.reroll_reasons else None
+    now: Collection[str] | bool = True if release == "all" else () if release is None or isinstance(release, str) \
+        else release.get(step, ())
+    return StepGate(ruleset, state, step, sp, now)
+
+
+def keep_released(plan: Plan, preview: TurnPreview, *, only: Collection[str] | None = None) -> Plan:
+    """``plan`` with the rolls ``preview`` released kept in each step's ``rolled`` (a step not in it is added).
+
+    ``only``: keep those of these steps alone (a step filled by a player's submission keeps its typed faces).
+    The same plan previewed again gives the same turn, without releasing anything.
+    """
+    released = preview.released
+    if only is not None:
+        released = {k: v for k, v in released.items() if k in only}
+    if not released:
+        return plan
+    steps = dict(plan.steps)
+    for sid, locks in released.items():
+        sp = steps.get(sid, StepPlan())
+        steps[sid] = sp.model_copy(update={"rolled": {**sp.rolled, **locks}})
+    return plan.model_copy(update={"steps": steps})
+
+
+def with_reroll(plan: Plan, step: str, key: str, reason: str, *, note: str = "", before: Sequence[int] = (),
+                faces: Sequence[int] | None = None, base: StepPlan | None = None) -> Plan:
+    """``plan`` with roll ``key`` of ``step`` re-rolled: a new nonce, its reason, the faces it showed, no lock.
+
+    ``faces``: physical dice typed for the new roll (None: the keyed roller's). The roll is then
+    pending again; preview it with ``release`` to roll it (nothing is drawn here). ``base``: the step's
+    plan when ``plan`` leaves the step out (its defaults or a player's submission).
+    """
+    sp = plan.steps.get(step) or base or StepPlan()
+    rolls = {k: v for k, v in sp.rolls.items() if k != key}
+    if faces is not None:
+        rolls[key] = list(faces)
+    sp = sp.model_copy(update={
+        "rolls": rolls,
+        "rerolls": {**sp.rerolls, key: sp.rerolls.get(key, 0) + 1},
+        "reroll_reasons": {**sp.reroll_reasons, key: [*sp.reroll_reasons.get(key, []),
+                                                      Reroll(reason=reason, note=note, before=list(before))]},
+        "rolled": {k: v for k, v in sp.rolled.items() if k != key},
+    })
+    return plan.model_copy(update={"steps": {**plan.steps, step: sp}})
 
 
 def note_drafts(plan: Plan, turn: int, declared: Sequence[str] | None) -> list[Draft]:
@@ -279,11 +807,23 @@ def note_drafts(plan: Plan, turn: int, declared: Sequence[str] | None) -> list[D
 
 
 def require_ok(preview: TurnPreview) -> TurnPreview:
-    """Raise the first step's rule error, if any (for headless play)."""
+    """Raise the first step's rule error, or say which roll a step still waits for (for headless play)."""
     for s in preview.steps:
         if s.error:
             raise InternalError(s.error, step=s.phase.id, formatted=True) if s.internal else RuleError(s.error)
+        if s.pending is not None:
+            raise RuleError(waiting_words(s), step=s.phase.id)
     return preview
+
+
+def waiting_words(step: StepPreview) -> str:
+    """Why a step of an ``on_roll`` plan stopped: the roll it waits for, and how to roll it."""
+    p = step.pending
+    if p is None:
+        return ""
+    what = check_words(check_print(p.check, p.notation))
+    return (f"step {step.phase.id!r} waits for its roll {p.key!r} ({what}), not rolled yet: roll it on the turn"
+            " sheet, or play the plan with \"dice\": \"auto\"")
 
 
 def plan_schema(ruleset: Ruleset, extra_steps: Sequence[Step] = ()) -> dict[str, Any]:
@@ -312,8 +852,16 @@ def plan_schema(ruleset: Ruleset, extra_steps: Sequence[Step] = ()) -> dict[str,
                           "additionalProperties": {"type": "array", "items": {"type": "integer", "minimum": 1}}},
                 "rerolls": {"type": "object", "description": "re-roll nonces by roll key",
                             "additionalProperties": {"type": "integer", "minimum": 0}},
+                "rolled": {"type": "object", "description": "rolls released in an on_roll plan, by roll key: the"
+                           " check each was rolled as and the step's choices then",
+                           "additionalProperties": {"$ref": "#/$defs/RollLock"}},
+                "reroll_reasons": {"type": "object", "description": "why each re-roll of a key was made, one per"
+                                   " nonce (a re-roll the rules give, or gm: a GM ruling with a note)",
+                                   "additionalProperties": {"type": "array", "items": {"$ref": "#/$defs/Reroll"}}},
             },
         }
+    defs["RollLock"] = RollLock.model_json_schema()
+    defs["Reroll"] = Reroll.model_json_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"kingdomlog plan for {ruleset.name} ({ruleset.id})",
@@ -326,6 +874,9 @@ def plan_schema(ruleset: Ruleset, extra_steps: Sequence[Step] = ()) -> dict[str,
                      "description": "recorded with the turn as a core.note_added in the same batch"},
             "note_visibility": {"type": "string", "default": "gm",
                                 "description": "who may read the note: gm, public or faction:<id>[,...]"},
+            "dice": {"enum": ["auto", "on_roll"], "default": "auto",
+                     "description": "auto: every roll is drawn when its step reaches it (a plan played headless);"
+                                    " on_roll: only rolls released (rolled, faces typed), the turn sheet's mode"},
             "steps": {"type": "object", "additionalProperties": False, "properties": steps},
         },
         "$defs": defs,

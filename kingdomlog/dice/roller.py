@@ -122,6 +122,14 @@ class StepRoller:
         self.rolls.append(result)
         return result
 
+    def faces_at(self, key: str, notation: str, nonce: int) -> tuple[int, ...]:
+        """The keyed faces of ``key`` at re-roll ``nonce`` (typed faces aside), not remembered as a roll.
+
+        For the faces a re-roll replaced: ask only for a roll that was released at that nonce.
+        """
+        material = key_material(self.seed, self.campaign, self.turn, self.step, key, nonce)
+        return tuple(parse(notation).roll(_FaceStream(material)).faces)
+
     def unused_manual(self) -> list[str]:
         """Keys the GM typed faces for that no roll of this step used (likely a typo in the plan)."""
         used = {r.key for r in self.rolls}

@@ -245,39 +245,99 @@ def record(name: str, n: int) -> None:
     COUNTS.write_text(json.dumps(got, indent=1, sort_keys=True))
 
 
+# ---- the dice: Roll as the table comes to a check ---------------------------------------------------
+
+
+def press_roll(ui: Sheet, step: str, key: str) -> float:
+    """Press Roll on ``key`` of ``step``: the seconds from the click to the card showing the face."""
+    card = ui.card(step)
+    button = card.locator(f'[data-kl-act="roll"][data-kl-key="{key}"]').first
+    before = ui.tag()
+    ui.actions += 1
+    t0 = time.perf_counter()
+    button.click()
+    card.locator(f'.kl-check[data-roll="{key}"] .kl-roll, .kl-dice[data-roll="{key}"] .kl-roll').first.wait_for(
+        timeout=30_000)
+    took = time.perf_counter() - t0
+    ui.settled(before)
+    return took
+
+
+def waiting_step(page: Any) -> tuple[str, str] | None:
+    """The card waiting for its roll and that roll's key, as the page shows them."""
+    got = page.evaluate("""() => { const c = document.querySelector('.kl-card-pending');
+        if (!c) return null; const k = c.querySelector('[data-pending]');
+        return k ? [c.dataset.card, k.dataset.pending] : null; }""")
+    return (got[0], got[1]) if got else None
+
+
+def roll_until(ui: Sheet, step: str) -> list[float]:
+    """Press Roll on each check the turn reaches before ``step`` (the table rolls them in order, as it comes to
+    them): the seconds each took from the click to its face shown."""
+    order = ui.page.evaluate("() => Array.from(document.querySelectorAll('[data-card]')).map(c => c.dataset.card)")
+    took = []
+    for _ in range(40):
+        at = waiting_step(ui.page)
+        if at is None or order.index(at[0]) >= order.index(step):
+            return took
+        took.append(press_roll(ui, *at))
+    raise AssertionError("the checks before the step never stopped waiting")
+
+
+def roll_all(ui: Sheet) -> None:
+    """Roll all: every check the turn still waits for, as the choices stand (one interaction)."""
+    if ui.page.locator('[data-kl-act="roll_all"]').count() == 0:
+        return
+    before = ui.tag()
+    ui.actions += 1
+    ui.page.locator('[data-kl-act="roll_all"]').first.click()
+    ui.settled(before)
+
+
 # ---- a month of each demo, widgets only ----------------------------------------------------------
 
 
 def play_pf2e(ui: Sheet) -> None:
     # a row, its leader and skill, then the next row (the '+ Activity' picker after a chosen skill went missing
     # in about 1 run of 3 while the page's widget cache was keyed by id() alone: test_turn_sheet.py)
+    roll_until(ui, "activity.leadership")  # the resource dice and the taxes, as the table comes to them
     ui.add("activity.leadership", "activities", "Quell Unrest")
     ui.select("activity.leadership", "activities.0.role", "Ruler")
     ui.select("activity.leadership", "activities.0.skill", "Folklore")  # not politics again (§4.4)
     ui.add("activity.leadership", "activities", "Celebrate Holiday")
     ui.select("activity.leadership", "activities.1.role", "Counselor")
+    roll_until(ui, "activity.region")  # both leaders roll: the RP and Unrest the region's activities see
     ui.add("activity.region", "activities", "Harvest Crops")
+    roll_until(ui, "activity.civic")
     ui.add("activity.civic", "activities", "Build Structure")
     ui.select("activity.civic", "activities.0.structure", "Houses")
     # where it stands, on Brightwater's urban grid: block 1 has lots 2 and 3 empty
     ui.select("activity.civic", "activities.0.block", "block 1")
     ui.pick("activity.civic", "activities.0.lots", "lot 2")
     ui.type("event.xp", "gm_xp", "40")
+    roll_all(ui)  # the Build Structure check and the month's event check
 
 
 def play_pf1(ui: Sheet) -> None:
     # the treasury is nearly empty this month: the party explores a hex, the council sets the edicts and banks gold
     ui.pick("gm", "explore", "h11")
+    roll_until(ui, "improvement")
     ui.select("improvement", "taxation", "Light")
     ui.select("improvement", "promotion", "Token")
+    roll_until(ui, "income")
     ui.type("income", "deposit_gp", "500")
+    roll_all(ui)
 
 
 def play_aikakirjat(ui: Sheet) -> None:
     # one action a year at level 2
+    roll_until(ui, "actions")
     ui.add("actions", "actions", "Tax collection")
+    roll_until(ui, "events")
     ui.select("events", "god", "resist")
+    roll_until(ui, "end")
     ui.select("end", "law_and_order", "crime")
+    roll_all(ui)
 
 
 def prepare_signoria(folder: Path) -> None:
@@ -296,7 +356,9 @@ def play_signoria(ui: Sheet) -> None:
     for faction in ("fabian", "marburg"):
         box = ui.card(f"orders_{faction}").locator(".kl-submitted")
         assert f"Orders submitted by {faction}" in box.first.inner_text()
+    roll_until(ui, "turn_open")
     ui.type("turn_open", "global_event.title", "Spring fair in Felmonte")
+    roll_all(ui)
 
 
 SCENARIOS: dict[str, tuple[str, Callable[[Sheet], None], Callable[[Path], None] | None, str]] = {
@@ -372,29 +434,27 @@ def test_a_whole_demo_month_through_the_widgets(browser: Any, tmp_path: Path, su
 def values_shown(ui: Sheet) -> dict[str, str]:
     card = ui.card("harvest")
     return {"crop": card.locator('[data-field="crop"] select').first.evaluate("e => e.options[e.selectedIndex].text"),
-            "faces": card.locator("input[placeholder^='type faces']").first.input_value(),
             "sell": ui.card("market").locator('[data-field="sell"] input').first.input_value(),
             "dice": card.locator(".kl-roll").first.inner_text()}
 
 
-def open_dice(ui: Sheet) -> None:
-    """Open the harvest card's "Type physical dice or re-roll" fold (again, if a rebuild closed it meanwhile)."""
-    faces = ui.card("harvest").locator("input[placeholder^='type faces']").first
-    for _ in range(4):
-        if faces.count() and faces.is_visible():
-            return
-        ui.card("harvest").get_by_text("Type physical dice or re-roll").first.click()
-        with contextlib.suppress(Exception):
-            faces.wait_for(state="visible", timeout=5_000)
-            return
-        ui.quiet()
-    raise AssertionError("the harvest card's dice fields do not open")
+def type_faces(ui: Sheet, step: str, key: str, faces: str) -> None:
+    """The faces of physical dice, typed beside the check's Roll and taken (two interactions)."""
+    bar = ui.card(step).locator(f'[data-pending="{key}"] .kl-rollbar').first
+    before = ui.tag()
+    ui.actions += 2
+    bar.locator("input[data-kl-faces]").fill(faces)
+    bar.locator('[data-kl-act="faces"]').click()
+    ui.settled(before)
 
 
 def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_env: dict[str, str]) -> None:
     with gm_server(toy, subprocess_env) as gm:
         page, ui, frames = open_sheet(browser, gm)
         assert_no_editor(page, frames)
+        # the crop, then the harvest's dice: physical ones, typed (they count as rolled)
+        ui.select("harvest", "crop", "Barley")
+        type_faces(ui, "harvest", "harvest", "5 6")
         # a refused step: Commit is disabled, the refusal names the rule, the error sits at the field
         ui.type("market", "sell", "999")
         assert page.get_by_role("button", name="✔ Commit season 2").is_disabled()
@@ -404,27 +464,18 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
         shot(page, "sheet-toy-refused", '[data-card="market"]')
         # choices and typed dice, then a reload: the draft is restored
         ui.type("market", "sell", "2")
-        ui.select("harvest", "crop", "Barley")
-        open_dice(ui)
-        faces = ui.card("harvest").locator("input[placeholder^='type faces']").first
-        before = ui.tag()
-        faces.fill("5 6")
-        faces.press("Tab")
-        ui.settled(before)
         shown = values_shown(ui)
-        assert shown["crop"].startswith("Barley") and shown["faces"] == "5 6" and shown["sell"] == "2"
+        assert shown["crop"].startswith("Barley") and "5, 6" in shown["dice"] and shown["sell"] == "2"
         page.reload()
         page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
         ui.quiet()
         page.get_by_text("Restored your draft").first.wait_for(timeout=10_000)
-        open_dice(ui)
         assert values_shown(ui) == shown
         # someone else writes: the commit is refused, every choice and die stays as it was
         Campaign.open(toy).note("the steward wrote first")
         ui.click("✔ Commit season 2")
         page.get_by_text("the log changed since this draft was opened").first.wait_for(timeout=30_000)
         ui.quiet()
-        open_dice(ui)
         assert values_shown(ui) == shown
         assert Campaign.open(toy).next_turn() == 2
         # three quick clicks commit once
@@ -450,7 +501,6 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
         page.get_by_text(re.compile("Undid season 2")).first.wait_for(timeout=30_000)
         page.locator(f'{DRAWN}[data-turn="2"]').wait_for(timeout=30_000)
         ui.quiet()
-        open_dice(ui)
         assert values_shown(ui) == shown
         page.close()
     camp = Campaign.open(toy)
@@ -466,6 +516,7 @@ def test_an_edit_redraws_its_results_not_the_widgets(browser: Any, toy: Path, su
     """views.sheet.live: an edit sends the parts it changes, never the page with its widgets again."""
     with gm_server(toy, subprocess_env) as gm:
         page, ui, frames = open_sheet(browser, gm)
+        press_roll(ui, "harvest", "harvest")
         ui.type("market", "sell", "1")
         marked = "e => { e.dataset.klMark = 'kept'; return e.dataset.klMark }"
         crop = ui.card("harvest").locator('[data-field="crop"] select').first
@@ -566,6 +617,7 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
     when = sheet.load_start(folder).when
     with gm_server(folder, subprocess_env) as gm:
         page, ui, _frames = open_sheet(browser, gm)
+        roll_until(ui, step)
         if sc["add"]:
             ui.add(step, *sc["add"])
         field = ui.card(step).locator(f'[data-field="{path}"]')
@@ -642,9 +694,101 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
         value = row[int(path.split(".")[1])][path.split(".")[2]] if "." in path else row
         assert value == ([good] if sc["multi"] else good), saved
         assert page.get_by_text("An internal error occurred").count() == 0
+        roll_all(ui)
         commit(ui, when)
         page.close()
     new = [e for e in Campaign.open(folder).events() if e.seq > head]
     named = [e for e in new if e.type.endswith("hex_claimed") or e.type.endswith("check_resolved")]
     assert any(good in e.payload.model_dump_json() for e in named), [e.type for e in new]
     record(f"{ruleset}-hexmap", ui.actions)
+
+
+# ---- a roll has its moment (design §5) -------------------------------------------------------------
+
+
+def test_a_roll_has_its_moment(browser: Any, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    """pf2e: Quell Unrest is declared with Politics; its d20 is in no page and no frame until Roll is pressed, then
+    it is; a change to Folklore is refused at the skill; a re-roll by GM ruling takes it and the log keeps it."""
+    from kingdomlog.core.turn import StepPlan
+    from kingdomlog.dice.roller import KeyedRoller
+
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(REPO / "campaigns" / "stolen-lands", folder,
+                    ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    camp = Campaign.open(folder)
+    turn, head = camp.next_turn(), camp.head_seq
+    quell = {"activities": [{"activity": "quell-unrest", "role": "ruler", "skill": "politics"}]}
+    Drafts(folder).save(SavedDraft(turn, head, Plan(turn=turn, seed="browser-roll", dice="on_roll",
+                                                    steps={"activity.leadership": StepPlan(choices=quell)})))
+    die = KeyedRoller("browser-roll", campaign=camp.id, turn=turn).for_step("activity.leadership").faces_at(
+        "a1", "1d20", 0)[0]  # what Roll will show: the test knows it, the page must not
+    when = sheet.load_start(folder).when
+    step, sel = "activity.leadership", '[data-card="activity.leadership"]'
+    with gm_server(folder, subprocess_env) as gm:
+        page, ui, frames = open_sheet(browser, gm)
+        timings = roll_until(ui, step)  # the resource dice, the taxes: rolled as the table comes to them
+        assert waiting_step(page) == (step, "a1")
+        card = ui.card(step)
+        title = card.locator('[data-pending="a1"] .kl-check-title').first.inner_text()
+        m = re.search(r"d20 ([+-]\d+) vs DC (\d+)", title)
+        assert m is not None, title
+        line = f": {die} {int(m.group(1)):+d} = {die + int(m.group(1))}"  # the roll line, as the card writes it
+        assert "%" in card.inner_text() and card.locator('[data-kl-act="roll"]').count() == 1  # odds and Roll
+        body = page.locator("body").inner_text()
+        assert line not in body and f"⚄ {die}\n" not in body
+        assert not [f for f in frames if line.replace(" = ", " = <b>") in f or line in f]
+        assert not [f for f in frames if "browser-roll" in f]  # nor the seed that would tell it
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+            ui.quiet(still=0.4)
+            shot(page, f"sheet-roll-{width}-before", sel)
+        page.set_viewport_size({"width": 1280, "height": 900})
+        ui.quiet(still=0.4)
+        sent = len(frames)
+        timings.append(press_roll(ui, step, "a1"))
+        text = card.inner_text()
+        assert line.replace(" = ", " = ") in text.replace("\n", " ") or line in text, text
+        assert any(str(die) in f and "kl-faces" in f for f in frames[sent:])
+        assert "Rolled" in text and card.locator('.kl-check-rolled[data-roll="a1"]').count() == 1
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+            ui.quiet(still=0.4)
+            shot(page, f"sheet-roll-{width}-rolled", sel)
+        page.set_viewport_size({"width": 1280, "height": 900})
+        ui.quiet(still=0.4)
+        # the skill changed after the roll: refused at the skill, in words; Commit stays off
+        ui.select(step, "activities.0.skill", "Folklore")
+        err = card.locator('[data-field="activities.0.skill"] .kl-field-error').first
+        err.wait_for(timeout=30_000)
+        assert "was rolled with skill politics" in err.inner_text() and f"d20 = {die}" in err.inner_text()
+        assert page.get_by_role("button", name=f"✔ Commit {when}").is_disabled()
+        for width in (1280, 390):
+            page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+            ui.quiet(still=0.4)
+            shot(page, f"sheet-roll-{width}-refused", sel)
+        page.set_viewport_size({"width": 1280, "height": 900})
+        ui.quiet(still=0.4)
+        # a re-roll by GM ruling, with its note: the skill is taken, the card says so
+        reroll = card.locator('details.kl-reroll[data-reroll="a1"]').first
+        reroll.locator("summary").click()
+        reroll.locator("select[data-kl-reason]").select_option("gm")
+        reroll.locator("input[data-kl-note]").fill("the ruler meant Folklore")
+        before = ui.tag()
+        ui.actions += 3
+        reroll.locator('[data-kl-act="reroll"]').click()
+        ui.settled(before)
+        card.get_by_text("Re-rolled (GM ruling: the ruler meant Folklore)").first.wait_for(timeout=30_000)
+        assert card.locator(".kl-field-error").count() == 0
+        shot(page, "sheet-roll-1280-rerolled", sel)
+        roll_all(ui)  # the rest of the month at once
+        status = page.locator(".kl-status").first.inner_text()
+        assert status.startswith("Ready"), status
+        assert page.get_by_text("An internal error occurred").count() == 0
+        commit(ui, when)
+        page.close()
+    log = cli(subprocess_env, "log", str(folder), "--turn", str(turn))
+    assert log.returncode == 0, log.stderr
+    assert "core.dice_rerolled" in log.stdout and "the ruler meant Folklore" in log.stdout, log.stdout[-2000:]
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "sheet-roll-latency.json").write_text(json.dumps({"roll_click_to_face_s": timings}, indent=1))
+    assert max(timings) < 5.0, timings

@@ -77,8 +77,11 @@ def test_turn_dry_run_plays_the_saved_draft_with_its_seed(toy: Path, capsys: pyt
     values = dict(forms.value)
     s.update(values)
     values["harvest/c/crop"] = "barley"
-    values["harvest/d/harvest/faces"] = "2 3"
-    draft = s.update(values)
+    s.update(values)
+    rc, out, err = run_cli(capsys, "turn", str(toy), "--dry-run")  # the harvest is not rolled yet
+    assert rc == 1 and "[harvest] Harvest: waits for its roll harvest" in out
+    assert "step 'harvest' waits for its roll 'harvest' (2d6), not rolled yet" in err
+    draft = s.type_faces("harvest", "harvest", "2 3")
     seed = draft.plan.seed
     head = Campaign.open(toy).head_seq
     rc, out, _ = run_cli(capsys, "turn", str(toy), "--dry-run", "--json")

@@ -38,18 +38,27 @@ def _copy(tmp_path: Path, demo: str, steps: dict[str, dict[str, Any]] | None = N
     return folder
 
 
-def _open(folder: Path) -> tuple[sheet.SheetSession, Any]:
+def _open(folder: Path, *, roll_before: str | None = None) -> tuple[sheet.SheetSession, Any]:
+    """The sheet on ``folder``; ``roll_before``: Roll pressed on each check of the steps before that one."""
     s, _ = sheet.open_session(folder)
     assert s is not None
     forms = s.widgets()
-    s.update(forms.value)
+    draft = s.update(forms.value)
+    order = [p.id for p in s.start.phases]
+    while roll_before and draft.waiting is not None and order.index(draft.waiting.id) < order.index(roll_before):
+        assert draft.waiting.pending is not None
+        draft = s.roll(draft.waiting.id, draft.waiting.pending.key)
+    if s.refresh_forms(draft):
+        forms = s.widgets()
+        s.update(forms.value)
     return s, forms
 
 
 @pytest.fixture
 def pf2e(tmp_path: Path) -> tuple[sheet.SheetSession, Any]:
     return _open(_copy(tmp_path, "stolen-lands",
-                       {"activity.region": {"activities": [{"activity": "claim-hex", "hex": "A5"}]}}))
+                       {"activity.region": {"activities": [{"activity": "claim-hex", "hex": "A5"}]}}),
+                 roll_before="activity.region")
 
 
 def test_a_hex_field_is_one_picker_carrying_its_hexes_and_its_value(pf2e: tuple[sheet.SheetSession, Any]) -> None:
@@ -119,7 +128,7 @@ def test_the_widget_survives_marimos_deep_copy(pf2e: tuple[sheet.SheetSession, A
 
 
 def test_a_pf1_multiselect_of_hexes_toggles_a_list(tmp_path: Path) -> None:
-    s, forms = _open(_copy(tmp_path, "river-kingdom"))
+    s, forms = _open(_copy(tmp_path, "river-kingdom"), roll_before="improvement")
     elem = forms[CLAIM]
     assert sheet_hexmap.is_picker(elem)
     w = elem.widget

@@ -19,7 +19,7 @@ from nb_support import load_notebook
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts
 from kingdomlog.core.errors import InputError
-from kingdomlog.core.turn import Plan, StepPlan
+from kingdomlog.core.turn import Plan
 from kingdomlog.views import forms as sf
 from kingdomlog.views.html import EMPTY
 from kingdomlog.views.sheet import cards as sheet_cards
@@ -38,13 +38,18 @@ def log_files(folder: Path) -> list[str]:
     return sorted(p.name for p in (folder / "log").glob("*.parquet"))
 
 
-def opened(folder: Path) -> tuple[sheet.SheetSession, dict[str, Any]]:
-    """A session with its widgets built and read once (as the notebook does): ``(session, values)``."""
+def opened(folder: Path, *, roll: bool = False) -> tuple[sheet.SheetSession, dict[str, Any]]:
+    """A session with its widgets built and read once (as the notebook does): ``(session, values)``.
+
+    ``roll``: press Roll all (every check the turn reaches, as the choices stand, then locked).
+    """
     s, _ = sheet.open_session(folder)
     assert s is not None
     forms = s.widgets()
     values = dict(forms.value)
     s.update(values)
+    if roll:
+        s.roll_all()
     return s, values
 
 
@@ -73,7 +78,10 @@ def test_opening_writes_nothing_to_the_log_and_saves_the_draft(campaign: Path) -
     before = log_files(campaign)
     defs = run(campaign)
     session, draft = defs["session"], defs["draft"]
-    assert draft.preview is not None and draft.ok, draft.problem
+    assert draft.preview is not None and draft.problem is None and draft.refused is None
+    wait = draft.waiting  # the first check waits for its Roll: nothing drawn, nothing after it computed
+    assert wait is not None and wait.pending is not None and not wait.rolls and not draft.committable
+    assert all(c.waiting == wait.index for c in draft.cards[wait.index + 1:])
     assert log_files(campaign) == before
     saved = Drafts(campaign).load(session.start.turn)
     assert saved is not None and saved.plan.seed == draft.plan.seed and saved.start_seq == session.start.start_seq
@@ -88,16 +96,19 @@ def test_not_a_campaign_is_a_message_not_a_traceback(tmp_path: Path) -> None:
 
 def test_a_reopened_sheet_restores_the_draft_choices_seed_and_dice(toy: Path) -> None:
     s, values = opened(toy)
-    edit(s, values, **{"harvest__c__crop": "barley", "harvest__d__harvest__faces": "6 5", "market__c__sell": 3})
+    edit(s, values, **{"harvest__c__crop": "barley", "market__c__sell": 3})
+    s.type_faces("harvest", "harvest", "6 5")  # physical dice count as rolled
     plan = s.plan
-    assert plan.steps["harvest"] == StepPlan(choices={"crop": "barley"}, rolls={"harvest": [6, 5]})
+    got = plan.steps["harvest"]
+    assert (got.choices, got.rolls) == ({"crop": "barley"}, {"harvest": [6, 5]})
+    assert got.rolled["harvest"].check == {"notation": "2d6"} and got.rolled["harvest"].typed == [6, 5]
     again, message = sheet.open_session(toy)
     assert again is not None and "Restored your draft" in (message or "")
     assert again.plan == plan
     roll = again.draft.card("harvest").rolls[0]  # type: ignore[union-attr]
     assert (roll.faces, roll.manual) == ((6, 5), True)
     forms = again.widgets()
-    assert forms.value["harvest/c/crop"] == "barley" and forms.value["harvest/d/harvest/faces"] == "6 5"
+    assert forms.value["harvest/c/crop"] == "barley" and again.draft.committable
 
 
 def test_untouched_steps_stay_out_of_the_plan(toy: Path) -> None:
@@ -112,14 +123,15 @@ def test_untouched_steps_stay_out_of_the_plan(toy: Path) -> None:
 
 def test_the_widgets_plan_is_what_kingdomlog_turn_plays(toy: Path) -> None:
     s, values = opened(toy)
-    draft = edit(s, values, harvest__c__crop="barley", harvest__c__stash=1, market__c__sell=3.0)
-    assert draft.plan.steps["market"].choices == {"sell": 3}
+    edit(s, values, harvest__c__crop="barley", harvest__c__stash=1, market__c__sell=3.0)
+    draft = s.roll("harvest", "harvest")
+    assert draft.plan.steps["market"].choices == {"sell": 3} and draft.ok
     again = Campaign.open(toy).preview(Plan.parse(draft.plan.to_json()))
     assert [d.payload for d in again.drafts] == [d.payload for d in draft.preview.drafts]  # type: ignore[union-attr]
 
 
 def test_a_rule_refusal_names_the_rule_disables_commit_and_later_steps_still_show(toy: Path) -> None:
-    s, values = opened(toy)
+    s, values = opened(toy, roll=True)
     draft = edit(s, values, market__c__sell=999)
     card = draft.refused
     assert card is not None and card.id == "market" and card.rule == "toy §2"
@@ -145,17 +157,21 @@ def test_the_json_toggle_round_trips_with_the_widgets(toy: Path) -> None:
     edit(s, values, harvest__t=json.dumps({"choices": {"crop": "wheat", "stash": 4}, "rolls": {"harvest": [3]}}))
     edit(s, values, harvest__j=False)
     assert values["harvest/c/crop"] == "wheat" and values["harvest/c/stash"] == 4
-    assert values["harvest/d/harvest/faces"] == "3"
-    assert s.plan.steps["harvest"] == StepPlan(choices={"crop": "wheat", "stash": 4}, rolls={"harvest": [3]})
+    got = s.plan.steps["harvest"]  # faces typed in the JSON count as rolled, like those typed on the card
+    assert (got.choices, got.rolls, got.rerolls) == ({"crop": "wheat", "stash": 4}, {"harvest": [3]}, {})
+    assert got.rolled["harvest"].typed == [3]
 
 
 def test_bad_json_and_bad_dice_are_errors_at_their_widget(toy: Path) -> None:
     s, values = opened(toy)
-    draft = edit(s, values, harvest__d__harvest__faces="four")
-    errs = draft.field_errors["harvest"]
-    assert [e.path for e in errs] == [("dice", "harvest")] and "write the faces as numbers" in errs[0].message
+    draft = s.type_faces("harvest", "harvest", "four")
+    assert "write the faces as numbers" in s.notices["harvest"] and "harvest" not in s.plan.steps
     assert not draft.committable
-    edit(s, values, harvest__d__harvest__faces="")
+    card = draft.card("harvest")
+    assert card is not None and "write the faces as numbers" in sheet_cards.result_html(s, card, draft)
+    draft = s.type_faces("harvest", "harvest", "9")  # not a d6 face: refused at the roll, nothing rolled
+    assert draft.refused is not None and "roll 'harvest'" in (draft.refused.error or "")
+    assert sf.error_path(draft.refused.error or "") == ("dice", "harvest")
     edit(s, values, market__j=True)
     draft = edit(s, values, market__t="{oops")
     assert [e.path for e in draft.field_errors["market"]] == [("json",)]
@@ -163,19 +179,20 @@ def test_bad_json_and_bad_dice_are_errors_at_their_widget(toy: Path) -> None:
 
 
 def test_a_reroll_changes_only_that_roll_and_is_saved(toy: Path) -> None:
-    s, values = opened(toy)
+    s, _values = opened(toy, roll=True)
     first = s.draft.card("harvest").rolls[0]  # type: ignore[union-attr]
-    market = s.draft.card("market")  # type: ignore[union-attr]
-    draft = edit(s, values, harvest__d__harvest__reroll=1)
+    draft = s.reroll("harvest", "harvest", "gm", note="the die rolled off the table")
     assert s.plan.steps["harvest"].rerolls == {"harvest": 1}
     again = draft.card("harvest").rolls[0]  # type: ignore[union-attr]
     assert again.nonce == 1 and again.key == first.key
-    assert Drafts(toy).load(2).plan.steps["harvest"].rerolls == {"harvest": 1}  # type: ignore[union-attr]
-    assert market is not None
+    saved = Drafts(toy).load(2).plan.steps["harvest"]  # type: ignore[union-attr]
+    assert saved.rerolls == {"harvest": 1} and saved.reroll_reasons["harvest"][0].before == list(first.faces)
+    rr = [d for d in draft.card("harvest").drafts if d.type == "core.dice_rerolled"]  # type: ignore[union-attr]
+    assert len(rr) == 1 and rr[0].payload.faces_after == again.faces  # type: ignore[attr-defined]
 
 
 def test_what_the_last_edit_changed_is_marked(toy: Path) -> None:
-    s, values = opened(toy)
+    s, values = opened(toy, roll=True)
     draft = edit(s, values, market__c__sell=1)
     assert draft.changed_steps == {"market"}
     html = sheet_cards.card_view(s, draft.card("market"), sf.View({}), draft).text  # type: ignore[arg-type]
@@ -186,7 +203,7 @@ def test_what_the_last_edit_changed_is_marked(toy: Path) -> None:
 
 
 def test_the_live_parts_are_the_slots_the_page_leaves_empty(toy: Path) -> None:
-    s, values = opened(toy)
+    s, values = opened(toy, roll=True)
     draft = edit(s, values, market__c__sell=1)
     forms = s.widgets()
     live = sheet_live.live_parts(s, forms)
@@ -207,7 +224,7 @@ def test_the_live_parts_are_the_slots_the_page_leaves_empty(toy: Path) -> None:
 
 
 def test_an_edit_is_sent_as_live_parts_and_an_error_redraws_the_page(toy: Path) -> None:
-    s, values = opened(toy)
+    s, values = opened(toy, roll=True)
     edit(s, values, market__c__sell=1)
     live = sheet_live.live_parts(s, s.widgets())
     values = dict(live.widget.forms.value)
@@ -242,6 +259,9 @@ def test_no_write_without_a_click(campaign: Path) -> None:
 
 def test_a_commit_click_appends_the_previewed_turn_once_and_opens_the_next(toy: Path) -> None:
     before = log_files(toy)
+    defs = run(toy, **clicked(1))  # the harvest waits for its roll: nothing committed
+    assert log_files(toy) == before and defs["draft"].waiting.id == "harvest"
+    opened(toy, roll=True)  # rolled (the draft is saved with its rolls)
     defs = run(toy, **clicked(1))
     assert len(log_files(toy)) == len(before) + 1
     camp = Campaign.open(toy)
@@ -254,7 +274,7 @@ def test_a_commit_click_appends_the_previewed_turn_once_and_opens_the_next(toy: 
 
 
 def test_a_session_commits_at_most_once(toy: Path) -> None:
-    s, _ = opened(toy)
+    s, _ = opened(toy, roll=True)
     first = sheet.commit(s, s.draft)
     assert first is not None and first.kind == "success"
     assert sheet.commit(s, s.draft) is None  # a second click on the same session is not taken
@@ -267,7 +287,8 @@ def test_a_second_tab_of_the_same_draft_commits_nothing_and_says_so(toy: Path) -
     """Two tabs on one draft: the first commits it; the second finds the same draft in the log (its commit id is
     the draft's) and writes nothing, saying so, and both move on to the next turn."""
     first, values = opened(toy)
-    edit(first, values, harvest__c__crop="barley", harvest__d__harvest__faces="4 4", market__c__sell=1)
+    edit(first, values, harvest__c__crop="barley", market__c__sell=1)
+    first.type_faces("harvest", "harvest", "4 4")
     second, _ = opened(toy)  # restores the saved draft: the same plan, the same dice
     assert second.plan == first.plan
     before = log_files(toy)
@@ -282,7 +303,8 @@ def test_a_second_tab_of_the_same_draft_commits_nothing_and_says_so(toy: Path) -
 
 def test_a_refused_commit_keeps_every_choice_and_die(toy: Path) -> None:
     s, values = opened(toy)
-    edit(s, values, harvest__c__crop="barley", harvest__d__harvest__faces="4 4", market__c__sell=2)
+    edit(s, values, harvest__c__crop="barley", market__c__sell=2)
+    s.type_faces("harvest", "harvest", "4 4")
     plan = s.plan
     Campaign.open(toy).note("the steward wrote first")  # someone else appends meanwhile
     out = sheet.commit(s, s.draft)
@@ -295,8 +317,12 @@ def test_a_refused_commit_keeps_every_choice_and_die(toy: Path) -> None:
 
 def test_undo_asks_then_reopens_the_retracted_plan_with_its_dice(toy: Path) -> None:
     s, values = opened(toy)
-    edit(s, values, harvest__c__crop="barley", harvest__d__harvest__reroll=2, market__c__sell=1)
+    edit(s, values, harvest__c__crop="barley", market__c__sell=1)
+    s.roll("harvest", "harvest")
+    s.reroll("harvest", "harvest", "gm", note="cocked die")
+    s.reroll("harvest", "harvest", "gm", note="cocked again")
     committed = s.plan
+    assert committed.steps["harvest"].rerolls == {"harvest": 2}
     faces = s.draft.card("harvest").rolls[0].faces  # type: ignore[union-attr]
     assert sheet.commit(s, s.draft).kind == "success"  # type: ignore[union-attr]
     run(toy, **confirmed(yes=0, no=1))  # asked, and kept
@@ -312,10 +338,13 @@ def test_undo_asks_then_reopens_the_retracted_plan_with_its_dice(toy: Path) -> N
 
 def test_plain_values_typed_into_the_widgets_play_the_turn(toy: Path) -> None:
     s, values = opened(toy)
-    draft = edit(s, values, harvest__c__crop="barley", market__c__sell=0, harvest__d__harvest__faces="3 4")
+    edit(s, values, harvest__c__crop="barley", market__c__sell=0)
+    bad = s.type_faces("harvest", "harvest", "x")
+    assert not bad.committable and "typed dice 'x'" in s.notices["harvest"]
+    draft = s.type_faces("harvest", "harvest", "3 4")
     assert draft.committable and draft.preview.steps[1].state_after.food == s.start.state.food + 7  # type: ignore
-    bad = edit(s, values, harvest__d__harvest__faces="x")
-    assert not bad.committable and "typed dice 'x'" in bad.field_errors["harvest"][0].message
+    again = s.type_faces("harvest", "harvest", "6 6")  # rolled: other faces are a re-roll, not a retype
+    assert again.preview.steps[0].rolls[0].faces == (3, 4) and not s.notices  # type: ignore[union-attr]
     with pytest.raises(InputError, match="turn 1"):
         sheet.load_start(toy, Plan(turn=1, seed="s"))
 
@@ -341,7 +370,7 @@ def test_a_rebuilt_card_shows_its_new_widgets_never_freed_ones(toy: Path, monkey
 def test_a_number_below_its_bound_is_refused_in_words_not_clamped(toy: Path) -> None:
     """A typed -5 in a count that starts at 0 reaches the step as typed and is refused naming the field and the
     bound (the number box does not clamp it to 0 behind the GM's back)."""
-    s, values = opened(toy)
+    s, values = opened(toy, roll=True)  # the harvest before the market waits for its roll until then
     spec = next(f for f in s.start.ruleset.choices(s.start.state, s.start.turn, "market") if f.name == "sell")
     assert spec.minimum == 0
     box = sf.widget(spec, None)

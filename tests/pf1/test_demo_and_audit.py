@@ -98,6 +98,8 @@ def test_turn_sheet_previews_a_pf1_month_with_defaults(tmp_path: Path) -> None:
     session, _ = sheet.open_session(folder)
     assert session is not None
     draft = session.replace_plan(Plan(turn=18, seed="sheet-test"))  # the defaults, with the seed above
+    assert draft.problem is None and draft.waiting is not None  # its dice wait for Roll
+    draft = session.roll_all()
     assert draft.problem is None and draft.preview is not None and draft.preview.ok, draft.problem
     assert draft.committable
     out = sheet.commit(session, draft)

@@ -265,7 +265,9 @@ def _sample(cls: type[Any]) -> Any:
                ce.OrdersClosed: ce.OrdersClosed(turn=8), ce.DiceSealed: ce.DiceSealed(turn=8, seed="s"),
                ce.QuestionPosed: ce.QuestionPosed(turn=8, question="q", to="fabian", kind="k", prompt="p",
                                                   step="p3_war", path=("responses", "c")),
-               ce.QuestionAnswered: ce.QuestionAnswered(turn=8, question="q")}
+               ce.QuestionAnswered: ce.QuestionAnswered(turn=8, question="q"),
+               ce.DiceRerolled: ce.DiceRerolled(step="p3_war", key="k", nonce=1, reason="gm", note="n",
+                                                faces_before=(1,), faces_after=(6,))}
     return samples[cls]
 
 

@@ -235,7 +235,12 @@ def resolve_check(ctx: Ctx, *, key: str, at: CheckAt, skill: str, dc: Breakdown,
         ctx.explain(mod, dc)
         spec = CheckSpec("pf2e", modifier=int(mod.total), dc=int(dc.total), shift=-(1 if anarchy else 0) - worsen,
                          label=at.label)
+        spent = ctx.rerolled(key).count("fame")  # re-rolled on the sheet for Fame: paid before the die is drawn
+        if spent > ctx.state.fame:
+            raise ctx.fail(f"a Fame re-roll needs {spent} Fame point(s); the kingdom has {ctx.state.fame}", "§3.0.8")
         die, _ = roll(ctx, key, "1d20", check=spec)
+        if spent:
+            ctx.emit(E.FameSpent(kind="reroll", points=spent))
         if held is not None and held.kind == "roll_twice":
             other, _ = roll(ctx, f"{key}.boon", "1d20", check=spec)
             first, die = die, max(die, other)

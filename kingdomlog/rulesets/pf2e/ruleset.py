@@ -13,9 +13,10 @@ from typing import Any
 
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, RerollReason, Step
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
+from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.evolve import evolve
@@ -187,6 +188,14 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         given = values or {}
         return tuple(s for s in specs if s.name not in FEAT_OPT_INS or given.get(s.name)
                      or feat_effects(state, s.name))
+
+    def reroll_reasons(self, state: Any, step: str, key: str, check: CheckSpec | None) -> Sequence[RerollReason]:
+        """A kingdom check may be re-rolled for a Fame (or Infamy) point (§3.0.8); the check charges it."""
+        if check is None or check.kind != "pf2e":
+            return ()
+        name = "Infamy" if state.fame_type == "infamy" else "Fame"
+        return (RerollReason("fame", name, f"spend 1 {name} point to re-roll the check (§3.0.8); you have"
+                                           f" {state.fame}"),)
 
     def redact(self, state: Any, viewer: Viewer) -> Any:
         """A kingdom keeps no secrets from its players but the GM's: enemy armies the GM has not revealed

@@ -7,6 +7,12 @@ figures the step changes, ``Unrest 3 → 2``); the step's own breakdown; the eve
 will record (folded away). A refused step says so in a box naming the rule and what to
 change, and its error also sits at the widget that caused it. Steps after a refused
 one are marked provisional. What the last edit changed is highlighted.
+
+A roll has its moment (design §5): a check not rolled yet shows its odds and a **Roll**
+button (or a box for the faces of physical dice); once rolled, the faces, the total against
+the DC and the outcome, a lock saying its choices are fixed, and **Re-roll…** (why: a re-roll
+the rules give, or a GM ruling with a note). The buttons are plain HTML marked ``data-kl-act``;
+``views.sheet.live``'s ``RollPad`` sends each click to ``SheetSession.update(press=...)``.
 """
 
 from __future__ import annotations
@@ -146,20 +152,94 @@ def roll_result_html(roll: Roll, spec: CheckSpec | None) -> Html:
     return h("div", "Rolled ", dice, said, mark, class_="kl-roll")
 
 
-def dice_html(card: Card) -> Html:
-    """Every roll of the step: checks with their odds first, then the other dice."""
+def _act(label: str, act: str, card: Card, key: str = "", **attrs: Any) -> Html:
+    """A button of the page's dice (``data-kl-act``; ``views.sheet.live.RollPad`` sends its click)."""
+    return h("button", label, type="button", class_=f"kl-act kl-act-{act}", data_kl_act=act, data_kl_step=card.id,
+             data_kl_key=key, **attrs)
+
+
+def roll_button_html(card: Card, key: str, notation: str) -> Html:
+    """Roll (drawn on the server when pressed), or the faces of physical dice typed instead."""
+    die = notation[1:] if notation.startswith("1d") else notation
+    return h("div", _act(f"⚄ Roll {die}", "roll", card, key, title="Roll this check now"),
+             h("span", "or your dice:", class_="kl-or"),
+             h("input", type="text", class_="kl-faces-in", data_kl_faces=True, size=7, placeholder="e.g. 14",
+               aria_label=f"faces of your {die} for {words(key)}", inputmode="numeric"),
+             _act("Use these", "faces", card, key, title="Take the faces of your physical dice as the roll"),
+             class_="kl-rollbar")
+
+
+def reroll_html(session: SheetSession, card: Card, key: str) -> Html:
+    """Re-roll…: why (the re-rolls the rules give, a GM ruling with a note), optional physical dice, the button."""
+    reasons = session.reroll_reasons(card, key)
+    options = [h("option", f"{r.label}" + (f" — {r.detail}" if r.detail else ""), value=r.id) for r in reasons]
+    sp = session.plan.steps.get(card.id)
+    nonce = sp.rerolls.get(key, 0) if sp is not None else 0  # a second click on the same button re-rolls nothing
+    return h("details", h("summary", "Re-roll…"),
+             h("div", h("label", "Why: ", h("select", options, data_kl_reason=True, class_="kl-reason")),
+               h("input", type="text", data_kl_note=True, class_="kl-note-in", maxlength=300,
+                 placeholder="note (a GM ruling says why)", aria_label="why it is rolled again"),
+               h("input", type="text", data_kl_faces=True, class_="kl-faces-in", size=7,
+                 placeholder="your dice (optional)", aria_label="faces of physical dice for the re-roll"),
+               _act("⚄ Re-roll", "reroll", card, key, data_nonce=nonce), class_="kl-reroll-form"),
+             class_="kl-reroll", data_reroll=key)
+
+
+def _history(session: SheetSession, card: Card, key: str) -> Html:
+    """The re-rolls already made of ``key``: why, and the faces each replaced."""
+    sp = session.plan.steps.get(card.id)
+    done = sp.reroll_reasons.get(key, []) if sp is not None else []
+    if not done:
+        return EMPTY
+    labels = {r.id: r.label for r in session.reroll_reasons(card, key)}
+    items = (h("li", f"Re-rolled ({labels.get(r.reason, r.reason)}{': ' + r.note if r.note else ''})",
+               f" — it showed {', '.join(str(f) for f in r.before)}" if r.before else "") for r in done)
+    return h("ul", items, class_="kl-rerolls")
+
+
+def _locked(session: SheetSession, card: Card, key: str) -> bool:
+    sp = session.plan.steps.get(card.id)
+    return sp is not None and key in sp.rolled and not card.provisional
+
+
+def _odds(spec: CheckSpec) -> Html:
+    try:
+        return odds_html(odds(spec))
+    except Exception as exc:  # a spec the kernels refuse: say so, keep the card
+        return h("div", f"odds not available: {exc}", class_="kl-error")
+
+
+def dice_html(card: Card, session: SheetSession | None = None) -> Html:
+    """Every roll of the step: checks with their odds first, then the other dice; the roll it waits for last.
+
+    With ``session`` (the sheet), a rolled check is marked locked with its Re-roll…, and the roll the
+    step waits for has its Roll button; its face does not exist yet.
+    """
     parts = []
     for r in card.rolls:
         spec = card.checks.get(r.key)
+        lock = session is not None and _locked(session, card, r.key)
+        extra = [h("div", "🔒 Rolled: the choices it was rolled with are locked; changing one needs a re-roll.",
+                   class_="kl-locked"), _history(session, card, r.key), reroll_html(session, card, r.key)] \
+            if lock and session is not None else None
         if spec is None:
-            parts.append(roll_result_html(r, None))
+            parts.append(h("div", roll_result_html(r, None), extra, class_="kl-dice", data_roll=r.key))
             continue
-        try:
-            table = odds_html(odds(spec))
-        except Exception as exc:  # a spec the kernels refuse: say so, keep the card
-            table = h("div", f"odds not available: {exc}", class_="kl-error")
-        parts.append(h("div", h("div", check_title(r.key, spec), class_="kl-check-title"), table,
-                       roll_result_html(r, spec), class_="kl-check", data_roll=r.key))
+        parts.append(h("div", h("div", check_title(r.key, spec), class_="kl-check-title"), _odds(spec),
+                       roll_result_html(r, spec), extra, class_="kl-check kl-check-rolled" if lock else "kl-check",
+                       data_roll=r.key))
+    pending = card.pending
+    if pending is not None:
+        key, spec = pending.key, card.checks.get(pending.key)
+        title = check_title(key, spec) if spec is not None else f"{words(key)}: {pending.notation}"
+        if card.provisional:
+            act: Html = h("div", "Rolled once the refused step above is fixed.", class_="kl-empty")
+        elif card.waiting is None and session is not None:
+            act = roll_button_html(card, key, pending.notation)
+        else:
+            act = EMPTY
+        parts.append(h("div", h("div", title, class_="kl-check-title"), _odds(spec) if spec is not None else None,
+                       act, class_="kl-check kl-check-pending", data_roll=key, data_pending=key))
     return join(parts)
 
 
@@ -219,6 +299,8 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
 
 
 def _hint(session: SheetSession, card: Card) -> str:
+    if "was rolled" in (card.error or ""):
+        return "Put it back as it was rolled, or roll the check again: Re-roll… beside its roll, with why."
     path = sf.error_path(card.error or "")
     if path and path[0] == "dice":
         return f"Change or clear the typed dice of roll {path[1]!r}, or re-roll it."
@@ -239,11 +321,32 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
                               " before it. It is not committed until that step is fixed.", class_="kl-provisional"))
     if card.not_computed:
         parts.append(h("div", f"Not computed: {card.not_computed}", class_="kl-empty"))
-    parts.append(dice_html(card))
+    notice = session.notices.get(card.id)
+    if notice:
+        parts.append(h("div", notice, class_="kl-notice", role="status"))
+    if card.waiting is not None:
+        at = draft.cards[card.waiting] if card.waiting < len(draft.cards) else None
+        which = f"step {at.index + 1} ({at.step.title})" if at is not None else "an earlier step"
+        parts.append(h("div", f"After the roll: {which} waits for its roll, and this step comes after it.",
+                       class_="kl-waiting"))
+        return join(parts)
+    parts.append(dice_html(card, session))
+    if card.pending is not None:
+        if not card.provisional:
+            parts.append(h("div", "Declared, not rolled: nothing of this step is recorded until it is rolled, and the"
+                                  " steps after it wait.", class_="kl-waiting"))
+        if card.breakdowns:
+            parts.append(h("details", h("summary", "How the numbers are made"), breakdown_html(card.breakdowns),
+                           class_="kl-details", open=True))
+        return join(parts)
     if card.error:
         msg = re.sub(r"^\[[^\]]+\]\s*", "", card.error)
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
-        parts.append(h("div", h("b", "Refused by the rules."), " ", msg,
+        path = sf.error_path(msg)
+        if path and path[0] != "dice" and msg.startswith("choice "):  # the field in words, not as a path
+            msg = f"{sf.path_label(card.form.specs if card.form else (), path)}: {msg.split(': ', 1)[-1]}"
+        head = "Rolled already." if "was rolled" in msg else "Refused by the rules."
+        parts.append(h("div", h("b", head), " ", msg,
                        h("div", "Rule: ", h("b", card.rule)) if card.rule else None,
                        h("div", _hint(session, card), class_="kl-hint"), class_="kl-refused"))
         return join(parts)
@@ -449,6 +552,8 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
         path = sf.error_path(card.error)
         msg = re.sub(r"^\[[^\]]+\]\s*|^step '[^']+':\s*", "", card.error)
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
+        if path and path[0] != "dice":  # it sits at the field: the path is said by where it is
+            msg = re.sub(r"^choice [\w.\[\]]+:\s*", "", msg)
         errs.append(FieldError(path or (), msg))
     errors = _Errors(errs)
     items: list[Any] = []
@@ -501,8 +606,11 @@ def _changed(card: Card, draft: SheetDraft) -> bool:
 
 
 def badges_html(card: Card, draft: SheetDraft) -> Html:
-    """The card header's badges: refused, provisional, changed by the last edit."""
+    """The card header's badges: refused, to roll, after a roll, provisional, changed by the last edit."""
     return join([h("span", "refused", class_="kl-badge kl-badge-bad") if card.error and not card.provisional else None,
+                 h("span", "⚄ to roll", class_="kl-badge kl-badge-roll") if card.pending is not None
+                 and not card.provisional else None,
+                 h("span", "after the roll", class_="kl-badge kl-badge-prov") if card.waiting is not None else None,
                  h("span", "provisional", class_="kl-badge kl-badge-prov") if card.provisional else None,
                  h("span", "changed by your last edit", class_="kl-badge kl-badge-new") if _changed(card, draft)
                  else None])
@@ -512,6 +620,10 @@ def card_class(card: Card, draft: SheetDraft) -> str:
     outer = ["kl-card"]
     if _changed(card, draft):
         outer.append("kl-card-changed")
+    if card.pending is not None and not card.provisional:
+        outer.append("kl-card-pending")
+    if card.waiting is not None:
+        outer.append("kl-card-wait")
     if card.error and not card.provisional:
         outer.append("kl-card-refused")
     if card.provisional:
@@ -588,8 +700,10 @@ def header_html(session: SheetSession) -> Html:
         shown = saved
     return style(CSS + PANEL_CSS) + h(
         "div", h("h1", f"{st.name} — {st.when}", class_="kl-h1"),
-        h("div", f"{st.ruleset.name} · {len(st.phases)} steps · the log ends at seq {st.start_seq} · dice seed ",
-          h("code", session.plan.seed or ""), " · draft saved on every change in ", h("code", shown), class_="kl-sub"),
+        h("div", f"{st.ruleset.name} · {len(st.phases)} steps · the log ends at seq {st.start_seq} · ",
+          # the seed would tell every face before its Roll: it stays on the server (design §5)
+          "dice rolled when you press Roll" if session.on_roll else ["dice seed ", h("code", session.plan.seed or "")],
+          " · draft saved on every change in ", h("code", shown), class_="kl-sub"),
         h("div", session.message, class_="kl-note") if session.message else None, class_="kl-header")
 
 
@@ -607,6 +721,10 @@ def status_html(session: SheetSession, draft: SheetDraft) -> Html:
         c = draft.card(bad[0])
         title = c.step.title if c is not None else bad[0]
         return h("span", "A value in ", h("a", title, href=f"#step-{bad[0]}"), " cannot be read.", class_=bad_)
+    wait = draft.waiting
+    if wait is not None:
+        return h("span", f"Step {wait.index + 1} (", h("a", wait.step.title, href=f"#step-{wait.id}"),
+                 ") waits for its roll.", class_="kl-status kl-status-roll")
     n = len(draft.preview.drafts) if draft.preview is not None else 0
     if not n:
         return h("span", "This turn records nothing yet.", class_="kl-status")
@@ -618,7 +736,17 @@ def commit_bar_html(session: SheetSession, draft: SheetDraft, commit_button: Any
     """The bar at the top: Commit (this draft), Undo (asks first) and the status line."""
     return h("div", marimo_html(commit_button), " ",
              h("span", None if live else status_html(session, draft), class_="kl-status-slot", data_kl_slot="status"),
+             h("span", None if live else roll_all_html(draft), class_="kl-status-slot", data_kl_slot="rollall"),
              h("span", class_="kl-spacer"), marimo_html(undo_button), class_="kl-commit-bar")
+
+
+def roll_all_html(draft: SheetDraft) -> Html:
+    """Roll all (every check the turn reaches, in order), while a step waits for its roll."""
+    wait = draft.waiting
+    if wait is None:
+        return EMPTY
+    return h("button", "⚄ Roll all", type="button", class_="kl-act kl-act-roll_all", data_kl_act="roll_all",
+             title="Roll every check now, as the choices stand (each is then locked)")
 
 
 def page_slots(session: SheetSession, draft: SheetDraft) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
@@ -630,7 +758,7 @@ def page_slots(session: SheetSession, draft: SheetDraft) -> tuple[dict[str, str]
     from kingdomlog.views.sheet.draft import end_state
     from kingdomlog.views.sheet.panel import panel_tiles_html
 
-    slots: dict[str, str] = {"status": status_html(session, draft),
+    slots: dict[str, str] = {"status": status_html(session, draft), "rollall": roll_all_html(draft),
              "tiles": panel_tiles_html(session.start.ruleset, session.start.state, after=end_state(draft))}
     attrs: dict[str, dict[str, str]] = {}
     for card in draft.cards:
@@ -678,6 +806,26 @@ CSS = """
 .kl-card-changed { border-color: #d6a800; box-shadow: 0 0 0 2px #f7e08a; }
 .kl-card-refused { border-color: #c0392b; box-shadow: 0 0 0 2px #f3c1bb; }
 .kl-card-prov { background: #f7f7f5; }
+.kl-card-pending { border-color: #2e6da4; box-shadow: 0 0 0 2px #c9dcf0; }
+.kl-card-wait { background: #f7f7f5; }
+.kl-badge-roll { background: #2e6da4; color: #fff; }
+.kl-check-pending { border-left-color: #2e6da4; background: #eef4fb; }
+.kl-rollbar { display: flex; flex-wrap: wrap; align-items: center; gap: .3em .5em; margin: .35em 0 .1em; }
+.kl-act { font: inherit; border: 1px solid #8a7a55; background: #fff; border-radius: 6px; padding: .15em .7em;
+  cursor: pointer; }
+.kl-act-roll, .kl-act-roll_all { background: #2e6da4; border-color: #245a88; color: #fff; font-weight: 650;
+  padding: .3em 1em; }
+.kl-act[disabled] { opacity: .6; cursor: progress; }
+.kl-faces-in, .kl-note-in { font: inherit; border: 1px solid #bbb; border-radius: 4px; padding: .1em .35em; }
+.kl-note-in { min-width: 14em; flex: 1; }
+.kl-or { color: #666; font-size: .9em; }
+.kl-locked { color: #5b4a2f; font-size: .88em; margin: .15em 0; }
+.kl-reroll > summary { cursor: pointer; color: #5b4a2f; font-size: .9em; }
+.kl-reroll-form { display: flex; flex-wrap: wrap; gap: .3em .5em; align-items: center; margin: .3em 0; }
+.kl-rerolls { margin: .1em 0 .2em 1.1em; padding: 0; font-size: .88em; color: #444; }
+.kl-waiting { background: #eef4fb; border-radius: 4px; padding: .3em .5em; font-size: .9em; margin: .3em 0; }
+.kl-notice { background: #fdf3d8; border: 1px solid #d6a800; border-radius: 4px; padding: .3em .5em; margin: .3em 0; }
+.kl-status-roll { color: #245a88; font-weight: 600; }
 .kl-card-head { display: flex; align-items: baseline; gap: .5em; margin-bottom: .3em; }
 .kl-badges, .kl-status-slot { display: contents; }  /* live parts (views.sheet.live): laid out as their children */
 .kl-num { background: #5b4a2f; color: #fff; border-radius: 50%; min-width: 1.6em; height: 1.6em; display: inline-flex;

@@ -16,6 +16,13 @@ The notebook ``notebooks/turn_sheet.py`` only calls this module; it holds no rul
 - ``commit(session, draft)`` appends the previewed turn once; ``undo(session)`` retracts
   the last turn and reopens its plan, with its dice, as the draft.
 
+The sheet's dice have their moment (design §5; the draft's plan is ``dice = "on_roll"``): a
+check's die is drawn when the GM presses its Roll (``session.roll``; ``roll_all``) or types the
+faces of physical dice (``type_faces``), never when the page opens. A step waits at its first
+check not rolled, showing the odds, and the steps after it wait too. A rolled check is locked to
+the choices it was rolled with; ``reroll`` rolls it again for a reason the rules give or a GM
+ruling (recorded in the log on commit). The page's buttons reach these through ``press``.
+
 What a draft is made of (choices, seed, re-rolls, typed faces) is the same JSON plan
 ``kingdomlog turn --plan`` reads; the saved draft is what ``kingdomlog turn --dry-run``
 plays when no plan is given.
@@ -42,8 +49,17 @@ from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, R
 from kingdomlog.core.events import Draft
 from kingdomlog.core.fold import last_live_turn, live_commits_of_turn
 from kingdomlog.core.memo import ByIdentity
-from kingdomlog.core.ruleset import Breakdown, Ruleset, State, Step, run_step
-from kingdomlog.core.turn import Plan, StepPlan, TurnPreview
+from kingdomlog.core.ruleset import Breakdown, PendingRoll, RerollReason, Ruleset, State, Step, run_step
+from kingdomlog.core.turn import (
+    GM_RULING,
+    Plan,
+    Release,
+    StepPlan,
+    TurnPreview,
+    keep_released,
+    step_gate,
+    with_reroll,
+)
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import KeyedRoller, Roll, new_seed
 from kingdomlog.views import forms as sf
@@ -185,6 +201,10 @@ class Card:
     not_computed: str | None = None
     form: StepForm | None = None
     form_problem: str | None = None
+    pending: PendingRoll | None = None
+    """The roll this step waits for (not drawn): its check's odds and a Roll button are shown."""
+    waiting: int | None = None
+    """The index of the earlier step whose roll this one waits for (nothing of it is computed yet)."""
 
     @property
     def id(self) -> str:
@@ -201,7 +221,8 @@ class Card:
     def signature(self) -> tuple[Any, ...]:
         """What changes when this step's outcome changes (for highlighting the last edit)."""
         return (self.error, tuple((r.key, r.faces) for r in self.rolls),
-                tuple((d.type, d.payload.model_dump_json()) for d in self.drafts), self.provisional)
+                tuple((d.type, d.payload.model_dump_json()) for d in self.drafts), self.provisional,
+                self.pending.key if self.pending is not None else None, self.waiting is not None)
 
 
 @dataclass
@@ -229,6 +250,11 @@ class SheetDraft:
         return self.ok and has_events and not any(self.field_errors.values())
 
     @property
+    def waiting(self) -> Card | None:
+        """The step waiting for its roll (the turn stops there), if any."""
+        return next((c for c in self.cards if c.pending is not None and not c.provisional), None)
+
+    @property
     def refused(self) -> Card | None:
         for c in self.cards:
             if c.error and not c.provisional:
@@ -243,14 +269,19 @@ class SheetDraft:
 
 
 def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
-    """One card per step: the preview's steps, then the steps after a refusal computed provisionally."""
+    """One card per step: the preview's steps, then the later ones.
+
+    After a step waiting for its roll, the later steps wait too (nothing of them is computed: their
+    rolls would come before it). After a refused step they are computed provisionally from the state
+    before it, their dice as the plan has them (in an ``on_roll`` plan a roll not rolled stays so).
+    """
     rs = start.ruleset
     cards: list[Card] = []
     before = start.state
     seq = tp.start_seq
     for i, sp in enumerate(tp.steps):
         cards.append(Card(i, sp.phase, before, sp.state_after, dict(sp.choices), list(sp.rolls), dict(sp.checks),
-                          list(sp.drafts), list(sp.breakdown), sp.error))
+                          list(sp.drafts), list(sp.breakdown), sp.error, pending=sp.pending))
         seq += len(sp.drafts)
         if sp.state_after is not None:
             before = sp.state_after
@@ -258,16 +289,24 @@ def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
     rest = [p for p in start.phases if p.id not in done]
     if not rest:
         return cards
+    merged = start.camp.with_submissions(plan, state=start.state)
+    if tp.pending is not None:
+        at = len(tp.steps) - 1
+        for p in rest:
+            sp_plan = merged.steps.get(p.id, StepPlan())
+            cards.append(Card(len(cards), p, before, None, dict(sp_plan.choices), [], {}, [], [], waiting=at))
+        return cards
     # A step was refused: show what the later steps would do from the state before it (skipping it).
     roller = KeyedRoller(plan.seed or tp.seed, campaign=start.campaign, turn=start.turn)
-    merged = start.camp.with_submissions(plan, state=start.state)
     for p in rest:
         sp_plan = merged.steps.get(p.id, StepPlan())
         dice = roller.for_step(p.id, manual=sp_plan.rolls, nonces=sp_plan.rerolls)
+        gate = step_gate(rs, before, plan, p.id, sp_plan)
         i = len(cards)
         try:
             res = run_step(rs, before, p, sp_plan.choices, dice, campaign=start.campaign, turn=start.turn,
-                           start_seq=seq)
+                           start_seq=seq, gate=gate,
+                           rerolled={k: [r.reason for r in v] for k, v in sp_plan.reroll_reasons.items()})
         except (RuleError, InputError) as exc:
             cards.append(Card(i, p, before, None, dict(sp_plan.choices), list(dice.rolls), {}, [], [], str(exc),
                               provisional=True))
@@ -276,6 +315,10 @@ def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
             cards.append(Card(i, p, before, None, dict(sp_plan.choices), list(dice.rolls), {}, [], [],
                               provisional=True, not_computed=f"cannot be shown before the refused step is fixed"
                                                              f" ({type(exc).__name__})"))
+            continue
+        if res.pending is not None:  # it waits for a roll, which waits for the refused step
+            cards.append(Card(i, p, before, None, dict(sp_plan.choices), list(dice.rolls), dict(res.checks), [],
+                              list(res.breakdowns), provisional=True, pending=res.pending))
             continue
         cards.append(Card(i, p, before, res.state, dict(sp_plan.choices), list(dice.rolls), dict(res.checks),
                           list(res.drafts), list(res.breakdowns), provisional=True))
@@ -404,7 +447,12 @@ class SheetSession:
         """The live parts of the page now drawn (views.sheet.live)."""
         self.page_key: tuple[Any, ...] | None = None
         """What the page now drawn shows besides its widgets and live parts (``sheet_cards.page_key``)."""
+        self.pressed = 0
+        """The count of the last button press on the page taken (``press``): each is taken once."""
+        self.notices: dict[str, str] = {}
+        """What the last press said about a step (a re-roll not made, faces that do not read), by step."""
         self.draft = self._compute(plan)
+        self.plan = self.draft.plan
         self.refresh_forms(self.draft)
 
     # ---- what the widgets show ------------------------------------------------------------
@@ -418,15 +466,23 @@ class SheetSession:
         specs = sheet_grid.with_grid_pickers(specs, shown.choices, _grid_dump(card.before))
         card.form_problem = problem
         rolled = {r.key: r for r in card.rolls}
-        slots = tuple(DiceSlot(k, r.notation, shown.rerolls.get(k, 0),
-                               " ".join(str(f) for f in shown.rolls[k]) if k in shown.rolls else "")
-                      for k, r in rolled.items())
-        extra = {k: {"faces": shown.rolls.get(k), "nonce": shown.rerolls.get(k, 0)}
-                 for k in {*shown.rolls, *shown.rerolls} if k not in rolled and shown.rolls.get(k)}
+        slots: tuple[DiceSlot, ...] = ()
+        extra: dict[str, Any] = {}
+        if not self.on_roll:  # else the dice are rolled and typed on the card's right side (``press``)
+            slots = tuple(DiceSlot(k, r.notation, shown.rerolls.get(k, 0),
+                                   " ".join(str(f) for f in shown.rolls[k]) if k in shown.rolls else "")
+                          for k, r in rolled.items())
+            extra = {k: {"faces": shown.rolls.get(k), "nonce": shown.rerolls.get(k, 0)}
+                     for k in {*shown.rolls, *shown.rerolls} if k not in rolled and shown.rolls.get(k)}
         mode = self.json_mode.get(card.id, False)
         hexmap, map_key = _hex_map(self.start.ruleset, card.before, specs)
-        return StepForm(card.id, specs, dict(shown.choices), slots, mode, sf.step_json(shown) if mode else "",
-                        extra, hexmap, map_key)
+        text = sf.step_json(shown.model_copy(update={"rolled": {}, "reroll_reasons": {}})) if mode else ""
+        return StepForm(card.id, specs, dict(shown.choices), slots, mode, text, extra, hexmap, map_key)
+
+    @property
+    def on_roll(self) -> bool:
+        """Whether the draft's dice wait for Roll (the sheet's own drafts do; design §5)."""
+        return self.plan.dice == "on_roll"
 
     def refresh_forms(self, draft: SheetDraft | None = None) -> bool:
         """Recompute every step's form from ``draft`` (default: the latest); True when the widgets must be rebuilt.
@@ -444,8 +500,8 @@ class SheetSession:
         for card in draft.cards:
             shown = self.display(card.id)
             own = shown.model_dump_json()
-            key = (card.id, tuple(prefix), own, self.json_mode.get(card.id, False),
-                   tuple((r.key, r.notation) for r in card.rolls), card.provisional)
+            dice = () if self.on_roll else tuple((r.key, r.notation) for r in card.rolls)
+            key = (card.id, tuple(prefix), own, self.json_mode.get(card.id, False), dice, card.provisional)
             hit = self._forms_cache.get(key)
             if hit is None:
                 hit = (self._form(card, shown), card.form_problem)
@@ -493,16 +549,17 @@ class SheetSession:
 
     # ---- reading the widgets ----------------------------------------------------------------
 
-    def update(self, flat: Mapping[str, Any], *, save: bool = True) -> SheetDraft:
-        """Read the widgets' values (``forms.value``), preview the new plan, save it (unless ``save`` is False:
-        the notebook saves after the cards are shown, ``save()``).
+    def update(self, flat: Mapping[str, Any], *, save: bool = True, press: Mapping[str, Any] | None = None
+               ) -> SheetDraft:
+        """Read the widgets' values (``forms.value``), take a button press of the page (``press``, once), preview
+        the new plan, save it (unless ``save`` is False: the notebook saves after the cards are shown, ``save()``).
 
         Only the steps whose widgets changed since the last call are read again. Whether
         the widgets must then be rebuilt (options, rows, dice keys changed) is
         ``refresh_forms``'s answer.
         """
         values = sf.unflatten(flat)
-        if self._fresh:
+        if self._fresh and flat:  # (a press alone, from code, reads no widget)
             self.initial = dict(values)
             self.last_raw = dict(values)
             self._fresh = False
@@ -528,11 +585,22 @@ class SheetSession:
                 settled = sf.settle(specs or form.specs, sp.choices, shown.choices)
                 if settled != sp.choices:
                     sp = sp.model_copy(update={"choices": settled})
+            if self.on_roll:  # the dice are the card's (rolled, typed, re-rolled there): the widgets keep them
+                keep = {"rolled": shown.rolled, "reroll_reasons": shown.reroll_reasons}
+                if not form.json_mode:
+                    keep.update(rolls=shown.rolls, rerolls=shown.rerolls)
+                sp = sp.model_copy(update=keep)
             if sp != shown or p.id in steps:
                 steps[p.id] = sp
         plan = self.plan.model_copy(update={"steps": steps})
         previous = self.draft
-        draft = self._compute(plan)
+        taken = self._take(press)
+        if taken is not None:
+            self.notices.clear()
+            draft = self._pressed(plan, taken)
+        else:
+            draft = self._compute(plan)
+        plan = draft.plan
         draft.field_errors = errors
         if previous is not None and plan != previous.plan:
             draft.previous = {c.id: c for c in previous.cards}
@@ -565,21 +633,145 @@ class SheetSession:
         assert card is not None
         return card
 
-    def _compute(self, plan: Plan) -> SheetDraft:
+    def _compute(self, plan: Plan, release: Release = None) -> SheetDraft:
+        """Preview ``plan`` (rolling ``release`` now); the draft's plan keeps the rolls released (typed faces too)."""
         key = plan.model_dump_json()
-        hit = self._cache.get(key)
+        hit = self._cache.get(key) if release is None else None
         if hit is not None:
             return SheetDraft(hit.plan, hit.preview, hit.cards, hit.problem)
         try:
-            tp = self.start.camp.preview(plan, start=self.start.begin)
+            tp = self.start.camp.preview(plan, start=self.start.begin, release=release)
         except KingdomlogError as exc:
             cards = [Card(i, p, self.start.state, None, {}, [], {}, [], [], not_computed=str(exc))
                      for i, p in enumerate(self.start.phases)]
             return SheetDraft(plan, None, cards, str(exc))
-        out = SheetDraft(plan, tp, _cards(self.start, plan, tp))
+        mine = set(plan.steps) | {s for s in tp.released if s not in self.start.submitted_steps}
+        kept = keep_released(plan, tp, only=mine)  # a player's submitted step keeps its typed faces instead
+        out = SheetDraft(kept, tp, _cards(self.start, kept, tp))
         self._cache.clear()  # only the latest plan: a rebuild of the widgets reads it back unchanged
-        self._cache[key] = out
+        self._cache[kept.model_dump_json()] = out
         return out
+
+    # ---- the dice: Roll, Roll all, typed faces, Re-roll ------------------------------------------
+
+    def roll(self, step: str, key: str) -> SheetDraft:
+        """Press Roll on ``key`` of ``step`` (the roll it waits for): drawn now, the preview goes on."""
+        return self.update({}, press={"n": self.pressed + 1, "act": "roll", "step": step, "key": key})
+
+    def roll_all(self) -> SheetDraft:
+        """Roll every check the turn reaches, in order (the GM who wants every die at once)."""
+        return self.update({}, press={"n": self.pressed + 1, "act": "roll_all"})
+
+    def type_faces(self, step: str, key: str, faces: str) -> SheetDraft:
+        """The faces of physical dice for the roll ``step`` waits for (``"14"``, ``"4 2"``): they count as rolled."""
+        return self.update({}, press={"n": self.pressed + 1, "act": "faces", "step": step, "key": key,
+                                      "faces": faces})
+
+    def reroll(self, step: str, key: str, reason: str, note: str = "", faces: str = "") -> SheetDraft:
+        """Roll ``key`` of ``step`` again for ``reason`` (a ``RerollReason`` id or ``gm`` with ``note``)."""
+        return self.update({}, press={"n": self.pressed + 1, "act": "reroll", "step": step, "key": key,
+                                      "reason": reason, "note": note, "faces": faces})
+
+    def _take(self, press: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """The press to act on: the page's ``{"press": {...}}`` (or the press itself) when its count is new."""
+        if not press:
+            return None
+        got = press.get("press", press)
+        if not isinstance(got, Mapping):
+            return None
+        n = got.get("n")
+        if not isinstance(n, int) or isinstance(n, bool) or n <= self.pressed or self.done:
+            return None
+        self.pressed = n
+        return dict(got)
+
+    def _pressed(self, plan: Plan, got: Mapping[str, Any]) -> SheetDraft:
+        """Act on one press of a dice button of the page (``act``: roll, roll_all, faces, reroll)."""
+        act, step, key = got.get("act"), str(got.get("step") or ""), str(got.get("key") or "")
+        if act == "roll_all":
+            return self._compute(plan, "all")
+        card = self.draft.card(step) if self.draft is not None else None
+        if card is None:
+            return self._compute(plan)
+        if act == "roll":
+            if card.pending is None or card.pending.key != key or card.provisional:
+                return self._compute(plan)  # a second click, or on a card that no longer waits for it
+            return self._compute(plan, {step: [key]})
+        if act == "faces":
+            return self._faces(plan, card, key, str(got.get("faces") or ""))
+        if act == "reroll":
+            sp = plan.steps.get(step)
+            if str(got.get("nonce", "")) not in ("", str(sp.rerolls.get(key, 0) if sp is not None else 0)):
+                return self._compute(plan)  # pressed on a roll that was re-rolled since: once is enough
+            return self._reroll(plan, card, key, str(got.get("reason") or ""), str(got.get("note") or ""),
+                                str(got.get("faces") or ""))
+        return self._compute(plan)
+
+    def _faces(self, plan: Plan, card: Card, key: str, text: str) -> SheetDraft:
+        """Physical dice typed for the roll ``card`` waits for: they count as rolled."""
+        if card.pending is None or card.pending.key != key or card.provisional:
+            return self._compute(plan)
+        try:
+            faces = sf.parse_faces(text)
+        except InputError as exc:
+            self.notices[card.id] = str(exc)
+            return self._compute(plan)
+        if not faces:
+            self.notices[card.id] = "Type the faces of your dice (e.g. 14), or press Roll."
+            return self._compute(plan)
+        sp = plan.steps.get(card.id) or self.display(card.id)
+        sp = sp.model_copy(update={"rolls": {**sp.rolls, key: faces}})
+        return self._compute(plan.model_copy(update={"steps": {**plan.steps, card.id: sp}}))
+
+    def reroll_reasons(self, card: Card, key: str) -> list[RerollReason]:
+        """The re-rolls ``key`` of ``card`` may have: those its rules give, then a GM ruling."""
+        try:
+            given = list(self.start.ruleset.reroll_reasons(card.before, card.id, key, card.checks.get(key)))
+        except Exception:  # a hook that cannot read this state: the GM ruling stays
+            given = []
+        return [*given, GM_RULING]
+
+    def _reroll(self, plan: Plan, card: Card, key: str, reason: str, note: str, text: str) -> SheetDraft:
+        """Roll ``key`` of ``card`` again for ``reason``: a new nonce recorded with its reason, rolled now.
+
+        Not made (the plan unchanged, the card says why) for a reason not offered, a GM ruling without a
+        note, or when the step's rules refuse it before the new die is drawn (pf2e: no Fame point left).
+        """
+        sp = plan.steps.get(card.id) or self.display(card.id)
+        if key not in sp.rolled:
+            return self._compute(plan)
+        offered = {r.id for r in self.reroll_reasons(card, key)}
+        if reason not in offered:
+            self.notices[card.id] = f"Not re-rolled: choose why it is rolled again ({', '.join(sorted(offered))})."
+            return self._compute(plan)
+        if reason == GM_RULING.id and not note.strip():
+            self.notices[card.id] = "Not re-rolled: a GM ruling needs a note saying why."
+            return self._compute(plan)
+        try:
+            faces = sf.parse_faces(text) or None
+        except InputError as exc:
+            self.notices[card.id] = f"Not re-rolled: {exc}"
+            return self._compute(plan)
+        shown = next((r for r in card.rolls if r.key == key), None)
+        lock = sp.rolled[key]
+        if shown is not None:
+            before = list(shown.faces)
+        elif lock.typed is not None:
+            before = list(lock.typed)
+        else:  # a roll the step no longer makes (taken back): the faces it showed, released when it was rolled
+            roller = KeyedRoller(plan.seed or "", campaign=self.start.campaign, turn=self.start.turn)
+            before = list(roller.for_step(card.id).faces_at(key, str(lock.check.get("notation")),
+                                                            sp.rerolls.get(key, 0)))
+        again = with_reroll(plan, card.id, key, reason, note=note.strip(), before=before, faces=faces, base=sp)
+        draft = self._compute(again, {card.id: [key]})
+        new = draft.card(card.id)
+        nonce = again.steps[card.id].rerolls[key]
+        drawn = new is not None and any(r.key == key and r.nonce == nonce for r in new.rolls)
+        if new is not None and new.error and not drawn:
+            self.notices[card.id] = f"Not re-rolled: {new.error}"
+            return self._compute(plan)
+        return draft
+
 
     # ---- saving ---------------------------------------------------------------------------
 
@@ -596,7 +788,9 @@ class SheetSession:
         """Take ``plan`` (an uploaded plan file) as the draft; the widgets must be rebuilt."""
         if plan.turn is not None and plan.turn != self.start.turn:
             raise InputError(f"the plan is for turn {plan.turn}, but the campaign's next turn is {self.start.turn}")
-        self.plan = plan.model_copy(update={"turn": self.start.turn, "seed": plan.seed or self.plan.seed})
+        # a plan file declares its steps; on the sheet its dice still wait for Roll (faces it types count as rolled)
+        self.plan = plan.model_copy(update={"turn": self.start.turn, "seed": plan.seed or self.plan.seed,
+                                            "dice": "on_roll"})
         self.json_mode.clear()
         draft = self._compute(self.plan)
         self.draft = draft
@@ -631,9 +825,14 @@ def open_session(folder: Path, *, after_commit: bool = False) -> tuple[SheetSess
     except KingdomlogError as exc:
         notes.append(f"The saved draft could not be read: {exc}")
     origin = "new"
+    roll_all = False
     if saved is not None:
         plan = saved.plan.model_copy(update={"turn": start.turn, "seed": saved.plan.seed or new_seed()})
         origin = saved.origin
+        if plan.dice == "auto":  # a plan played with every die drawn (kingdomlog turn, or a sheet before rolls
+            # had their moment): its dice were seen, so an undone turn's come back rolled; a draft's wait for Roll
+            roll_all = saved.origin == "retracted"
+            plan = plan.model_copy(update={"dice": "on_roll"})
         if saved.origin == "retracted":
             notes.append(f"Reopened the plan of {start.when} that was undone, with its dice.")
         elif not after_commit:
@@ -642,8 +841,10 @@ def open_session(folder: Path, *, after_commit: bool = False) -> tuple[SheetSess
             notes.append(f"The log moved on since this draft was saved (seq {saved.start_seq} → {start.start_seq});"
                          " check the steps below.")
     else:
-        plan = Plan(turn=start.turn, seed=new_seed())
+        plan = Plan(turn=start.turn, seed=new_seed(), dice="on_roll")
     session = SheetSession(start, plan, message=" ".join(notes) or None, after_commit=after_commit, origin=origin)
+    if roll_all:
+        session.roll_all()
     session.save()
     return session, session.message
 
@@ -679,6 +880,10 @@ def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
     if refused is not None:
         return Outcome("warn", f"Nothing committed: step {refused.index + 1} ({refused.step.title}) is refused:"
                                f" {refused.error}", step=refused.id)
+    waiting = draft.waiting
+    if waiting is not None:
+        return Outcome("warn", f"Nothing committed: step {waiting.index + 1} ({waiting.step.title}) waits for its"
+                               " roll: press its Roll (or Roll all).", step=waiting.id)
     if any(draft.field_errors.values()):
         step = next(s for s, errs in draft.field_errors.items() if errs)
         return Outcome("warn", "Nothing committed: a value on the sheet cannot be read (see the step).", step=step)
@@ -746,6 +951,17 @@ def load_plan_file(session: SheetSession, name: str | None, data: bytes | None) 
     return Outcome("success", f"Loaded {name or 'the plan'} as the draft of {session.start.when}.")
 
 
+def panel_seed(session: SheetSession) -> str:
+    """The dice seed a ruleset's panel plays years ahead with (``views.extras``): the draft's own seed would
+    show this turn's faces before their Roll, so a panel gets another seed, fixed for the draft."""
+    import hashlib
+
+    seed = session.plan.seed or ""
+    if not session.on_roll:
+        return seed
+    return hashlib.sha256(f"panel|{seed}".encode()).hexdigest()[:16]
+
+
 def end_state(draft: SheetDraft) -> State | None:
     """The state at the end of the draft turn (None when a step was refused)."""
     if draft.preview is None or not draft.preview.ok:
@@ -774,6 +990,7 @@ __all__ = [
     "load_plan_file",
     "load_start",
     "open_session",
+    "panel_seed",
     "undo",
 ]
 

@@ -22,6 +22,13 @@ every message.
 An edit that moves an error to or from a widget, or changes a refusal, changes the left side
 of a card (``sheet_cards.page_key``): ``show`` then says the page must be drawn again.
 The script is inline (no request leaves the page); the parts hold the page's own escaped HTML.
+
+The dice buttons the live parts draw (Roll, the faces of physical dice, Re-roll…, Roll all: plain
+HTML marked ``data-kl-act``) reach the server through a second anywidget, ``RollPad``: its script
+listens for their clicks on the page and sets its one value, ``press`` (what was pressed, on which
+step and roll, the reason and faces typed beside it, and a count ``n``); the notebook hands the value
+to ``SheetSession.update(press=...)``, which takes each count once. The button says "Rolling…" until
+its part is drawn again. The face is drawn on the server when the press arrives, never before.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import traitlets
 from kingdomlog.views.html import Html, h, marimo_html
 from kingdomlog.views.sheet.draft import SheetDraft, SheetSession
 
-__all__ = ["ESM", "LiveParts", "live_parts", "page", "show"]
+__all__ = ["ESM", "PAD_ESM", "LiveParts", "RollPad", "hidden", "live_parts", "page", "roll_pad", "show"]
 
 ESM = r"""
 function summaryOf(d) {
@@ -110,6 +117,72 @@ class LiveParts(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self.forms = forms
         """The widgets this drawing lays out (``SheetSession.widgets()``)."""
+
+
+PAD_ESM = r"""
+function pressOf(btn) {
+  const scope = btn.closest(".kl-reroll-form, .kl-rollbar") || btn.parentElement || document;
+  const val = (sel) => { const e = scope.querySelector(sel); return e ? e.value : ""; };
+  return { act: btn.dataset.klAct, step: btn.dataset.klStep || "", key: btn.dataset.klKey || "",
+           nonce: btn.dataset.nonce || "", faces: val("[data-kl-faces]"), reason: val("[data-kl-reason]"),
+           note: val("[data-kl-note]") };
+}
+
+function render({ model, el }) {
+  el.style.display = "none";
+  const send = (btn, ev) => {
+    if (ev.__klTaken || btn.disabled) return;  // one press per click, however many pads listen
+    ev.__klTaken = true;
+    ev.preventDefault();
+    const last = model.get("press") || {};
+    const press = Object.assign(pressOf(btn), { n: (last.n || 0) + 1 });
+    btn.disabled = true;  // busy until its part is drawn again (the server drew the face)
+    btn.textContent = btn.dataset.klAct === "faces" ? "Taking your dice…" : "⚄ Rolling…";
+    model.set("press", press);
+    model.save_changes();
+  };
+  const onClick = (ev) => {
+    const btn = ev.target && ev.target.closest ? ev.target.closest("[data-kl-act]") : null;
+    if (btn) send(btn, ev);
+  };
+  const onKey = (ev) => {  // Enter in a box beside a button presses it
+    if (ev.key !== "Enter" || !ev.target || !ev.target.closest) return;
+    const scope = ev.target.closest(".kl-reroll-form, .kl-rollbar");
+    if (!scope) return;
+    const btn = scope.querySelector("[data-kl-act='faces'], [data-kl-act='reroll']");
+    if (btn) send(btn, ev);
+  };
+  document.addEventListener("click", onClick, true);
+  document.addEventListener("keydown", onKey, true);
+  return () => {
+    document.removeEventListener("click", onClick, true);
+    document.removeEventListener("keydown", onKey, true);
+  };
+}
+
+export default { render };
+"""
+
+
+class RollPad(anywidget.AnyWidget):
+    """Sends the page's dice buttons to the server: ``press`` is the last one pressed (``n`` counts them)."""
+
+    _esm = PAD_ESM
+    press = traitlets.Dict({}).tag(sync=True)
+
+
+def roll_pad(session: SheetSession) -> Any:
+    """The ``mo.ui.anywidget`` that brings the dice buttons' presses to ``session`` (bind it to a global; pass its
+    ``value`` to ``session.update(press=...)``). One per session: its count starts at 0 as the session's does."""
+    import marimo as mo
+
+    session.pressed = 0
+    return mo.ui.anywidget(RollPad())
+
+
+def hidden(widget: Any) -> Html:
+    """A widget that draws nothing itself, in the page (its script runs there)."""
+    return h("div", marimo_html(widget), class_="kl-live", hidden=True)
 
 
 def live_parts(session: SheetSession, forms: Any) -> Any:
