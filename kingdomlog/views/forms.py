@@ -208,10 +208,10 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     if offer is not None and spec.kind == "select" and spec.options is None and offer.hints.get(spec.name):
         return open_pick(spec, v, offer.hints[spec.name], example=offer.other_example)
     if hexmap is not None and is_hex_field(spec):
-        from kingdomlog.views import hexpicker as sheet_hexmap
+        from kingdomlog.views import hexpicker
 
-        if sheet_hexmap.can_pick(spec, v, hexmap):
-            return sheet_hexmap.hex_picker(spec, v, hexmap, expanded=in_entry or v not in (None, "", [], ()))
+        if hexpicker.can_pick(spec, v, hexmap):
+            return hexpicker.hex_picker(spec, v, hexmap, expanded=in_entry or v not in (None, "", [], ()))
     if spec.kind == "select" and spec.options is not None:
         opts, chosen = _choices_map(spec.options, v, show_disabled=len(spec.options) <= LIST_DISABLED)
         return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label,

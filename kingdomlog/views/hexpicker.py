@@ -6,7 +6,7 @@ is a target on the map. On the sheet it is one anywidget (``HexPicker``) whose s
 the GM's map (``views.player.maps.hex_map_svg`` of ``ruleset.map(state_before_the_step, GM)``, sent as
 a string) and a native ``<select>`` of the field's options; a click on an allowed hex or a change
 of the select updates both at once in the page, then sends ``value`` once. So there is one source
-of truth and the hex need not be part of ``sheet_form.form_key``: a pick rebuilds no widget unless it
+of truth and the hex need not be part of ``forms.form_key``: a pick rebuilds no widget unless it
 changes the form itself (the first pick on a new Claim Hex row brings the check's dice slot).
 
 - allowed hexes are the field's options that are not disabled; the others are faded, and a click

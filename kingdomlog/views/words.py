@@ -1,6 +1,6 @@
 """Words for the turn sheet: names as words (``control_dc`` → ``Control DC``), and the states' summaries.
 
-Shared by the step cards (``sheet_cards``) and the kingdom panel (``sheet_panel``).
+Shared by the form codec (``views.forms``), the step cards (``sheet.cards``) and the kingdom panel (``sheet.panel``).
 """
 
 from __future__ import annotations
