@@ -588,8 +588,44 @@ def cmd_submit(args: argparse.Namespace) -> int:
 # ---- parser -----------------------------------------------------------------------------
 
 
+class Parser(argparse.ArgumentParser):
+    """``argparse`` that suggests the nearest word for a misspelt subcommand, choice or option (Python 3.12's
+    ``suggest_on_error``, which 3.11 lacks); its subcommands' parsers (``pbp_cli``'s too) are of this class.
+
+    >>> p = Parser(prog="k"); sub = p.add_subparsers(dest="c"); st = sub.add_parser("state")
+    >>> _ = st.add_argument("--json", action="store_true")
+    >>> p.near("stat", ["state", "log"]), p.near("zzz", ["state"])
+    (" (did you mean 'state'?)", '')
+    """
+
+    @staticmethod
+    def near(word: str, known: Sequence[str]) -> str:
+        """`` (did you mean 'x'?)`` for the known word nearest ``word``, or "" when none is near."""
+        import difflib
+
+        match = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+        return f" (did you mean {match[0]!r}?)" if match else ""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is not None and value not in action.choices:
+            hint = self.near(str(value), [str(c) for c in action.choices])
+            if hint:
+                raise argparse.ArgumentError(action, f"invalid choice: {value!r}{hint}")
+        super()._check_value(action, value)
+
+    def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        ns, extras = super().parse_known_args(args, namespace)
+        for extra in extras:
+            if extra.startswith("-") and extra != "-":
+                hint = self.near(extra.split("=", 1)[0], list(self._option_string_actions))
+                if hint:
+                    self.error(f"unrecognized argument: {extra}{hint}")
+        return ns, extras
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="kingdomlog",
         description="Event-sourced kingdom turns: an append-only log per campaign, state derived by replay.",
         epilog=EPILOG,

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 Value = int | float | str | bool | None
+Better = Literal["up", "down", ""]
+"""Which way a figure is good for the kingdom: ``up`` (more is better), ``down`` (less is), ``""`` (neither)."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class Figure:
     value: Value
     previous: Value = None
     unit: str = ""
-    better: Literal["up", "down", ""] = "up"
+    better: Better = "up"
 
     @property
     def change(self) -> int | float | None:
@@ -89,4 +91,4 @@ class Portrait:
         return next((f.label for f in self.figures if f.key == key), None)
 
 
-__all__ = ["Figure", "Leader", "Portrait", "Section"]
+__all__ = ["Better", "Figure", "Leader", "Portrait", "Section"]

@@ -55,7 +55,7 @@ from kingdomlog.core.viewers import Viewer
 
 if TYPE_CHECKING:
     from kingdomlog.core.mapdata import MapData
-    from kingdomlog.core.portrait import Portrait
+    from kingdomlog.core.portrait import Better, Portrait
     from kingdomlog.dice.checks import CheckSpec
     from kingdomlog.dice.roller import Roll
 
@@ -452,6 +452,10 @@ class Ruleset:
     """The version of this ruleset's rules code and data (bump it when they change what a fold gives)."""
     chart_figures: ClassVar[tuple[str, ...]] = ()
     """The ``summary`` columns a player view charts over turns, in order."""
+    better_figures: ClassVar[Mapping[str, Literal["up", "down"]]] = {}
+    """Which way each ``summary`` column is good for the kingdom: ``up`` (more is better: Treasury,
+    Stability) or ``down`` (less is better: Unrest, Ruin). A column not named is neither (a name, a count, a
+    flag): its change is shown uncoloured. Read through ``better``."""
     redacts_hidden_events: ClassVar[bool] = False
     """True when ``redact(state, viewer)`` itself removes all that events hidden from the viewer put in the
     state (Signoria's faction views are built that way). Otherwise a player's page shows the state folded from
@@ -612,6 +616,12 @@ class Ruleset:
     def summary(self, state: Any) -> dict[str, Any]:
         """Main figures as flat scalars (the columns of the ``states`` SQL view)."""
         return {}
+
+    def better(self, key: str) -> Better:
+        """Which way ``summary`` column ``key`` is good for the kingdom: ``better_figures[key]``, or ``""``
+        (neither) for a column it does not name. A ruleset whose columns are named per campaign (a faction's
+        ``<id>_power``) overrides this."""
+        return self.better_figures.get(key, "")
 
     def explain(self, state: Any) -> list[Breakdown]:
         """Every derived number of ``state``, term by term."""

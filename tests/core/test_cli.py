@@ -138,3 +138,18 @@ def test_rule_error_in_turn_exits_1_and_appends_nothing(farm: Path, tmp_path: Pa
 def test_python_dash_m_is_the_same_program() -> None:
     r = subprocess.run([sys.executable, "-m", "kingdomlog", "--help"], capture_output=True, text=True, check=False)
     assert r.returncode == 0 and "kingdomlog" in r.stdout and "verify" in r.stdout
+
+
+def test_a_misspelt_subcommand_choice_or_option_suggests_the_nearest(capsys: pytest.CaptureFixture[str],
+                                                                    farm: Path) -> None:
+    """Issue 29 item 6: a typo printed the top-level usage with no suggestion (Python 3.11's argparse has no
+    ``suggest_on_error``). Usage errors still exit 2."""
+    cases = [(("stat", str(farm)), "invalid choice: 'stat' (did you mean 'state'?)"),
+             (("state", str(farm), "--jsn"), "unrecognized argument: --jsn (did you mean '--json'?)"),
+             (("report", str(farm), "--as", "gm", "--format", "mdd"), "invalid choice: 'mdd' (did you mean 'md'?)"),
+             (("deadlin", str(farm)), "(did you mean 'deadline'?)")]  # a play-by-post command (pbp_cli)
+    for argv, want in cases:
+        rc, _, err = run(capsys, *argv)
+        assert rc == 2 and want in err, (argv, err)
+    rc, _, err = run(capsys, "state", str(farm), "--zzzz")
+    assert rc == 2 and "unrecognized arguments: --zzzz" in err and "did you mean" not in err  # nothing near

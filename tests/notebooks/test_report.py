@@ -64,3 +64,56 @@ def test_signoria_report_is_the_factions_month(tmp_path: Path) -> None:
         assert heading in page
     assert "<script" not in page and "http" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
     assert [p.name for p in paths] == ["r.html", "r-map.svg"]
+
+
+def _lines(folder: str, viewer: str, turn: int) -> list[str]:
+    md = to_markdown(turn_report(REPO / "campaigns" / folder, viewer, turn), None)
+    return [ln[2:] for ln in md.splitlines() if ln.startswith("- ")]
+
+
+RAW = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[a-z]\d+\.\d+\b")
+"""A word a person would not write: a snake_case id (``hire_troops``) or a battle's id (``b7.1``)."""
+
+
+def test_pf2e_report_names_events_and_structures_as_the_rules_data_spells_them() -> None:
+    """Issue 29 item 5: "The kingdom tried to natures blessing: a success." An event's check is met, by the
+    event's name with its apostrophe; a structure whose name is a plural "were" built."""
+    from kingdomlog.core.ruleset import CampaignContext, find_ruleset
+    from kingdomlog.rulesets.pf2e import chronicle
+    from kingdomlog.rulesets.pf2e import events as E
+
+    month3 = _lines("stolen-lands", "public", 3)
+    assert "The kingdom met Good Weather: a success." in month3
+    assert "An event befell the kingdom: Good Weather." in month3
+    assert not [ln for ln in month3 if "tried to good weather" in ln.lower() or RAW.search(ln)]
+    assert "In Brightwater, the Houses were built." in _lines("stolen-lands", "public", 1)
+    state = find_ruleset("pf2e").initial_state(CampaignContext(campaign="x", options={}))
+    narrate = chronicle._N.get("pf2e.check_resolved")
+    assert narrate is not None
+    check = E.CheckResolved(check_id="1:event:e1", activity="natures-blessing", category="event", skill="arts",
+                            ability="culture", dc=16, die=15, modifier=4, total=19, base_degree="success",
+                            degree="success")
+    assert narrate(state, check, state) == "the kingdom met Nature's Blessing: a success"
+    leader = check.model_copy(update={"activity": "new-leadership", "category": "upkeep", "role": "ruler"})
+    assert narrate(state, leader, state) == "the Ruler took up the reins: a success"
+
+
+def test_signoria_report_names_battles_by_place_and_orders_in_agreeing_words() -> None:
+    """Issue 29 item 5: "Our power rose by 1 (won b7.1)." and "Our order to hire troops hired." A battle is
+    named by its place, an order's outcome agrees with "our order to ...", and no id is left in a sentence."""
+    month7 = _lines("felmonte", "fabian", 7)
+    assert "Our power rose by 1 (battle won at Fabia)." in month7
+    assert "Our order to hire troops was carried out." in month7
+    assert not [ln for ln in month7 if "b7.1" in ln or "troops hired" in ln]
+    month2 = _lines("felmonte", "fabian", 2)
+    assert "We ordered: make a pact with Signor Gusso (led by Orsino); bribe Lorenzo (high stake, led by Duke " \
+           "Fabian); hire Bianca." in month2
+    assert "Our order to hire Bianca was carried out." in month2
+    assert "Our wealth rose by 1 (plunder of Marburg)." in _lines("felmonte", "fabian", 3)
+    for turn in (2, 3, 7):
+        assert not [ln for ln in _lines("felmonte", "fabian", turn) if RAW.search(ln)], turn
+
+
+def test_pf1_and_aikakirjat_reports_leave_no_id_in_a_sentence() -> None:
+    for folder, turn in (("river-kingdom", 2), ("river-kingdom", 13), ("aikakirjat-demo", 3)):
+        assert not [ln for ln in _lines(folder, "public", turn) if RAW.search(ln)], (folder, turn)

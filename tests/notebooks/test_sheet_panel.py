@@ -149,3 +149,45 @@ def test_the_pickers_show_only_in_the_entries_that_build() -> None:
     build = sheet_grid.grid_fields(fields, {"activity": "build_structure", "block": 1}, records)
     assert "block" not in sf.primary(spec, quell, {"activity": "quell_unrest"})
     assert {"block", "lots"} <= sf.primary(spec, build, {"activity": "build_structure", "block": 1})
+
+
+def _tile_trends(html: str) -> dict[str, str]:
+    """Per figure the draft moves, how its "→ ..." is drawn: better, worse or plain."""
+    import re
+
+    out = {}
+    for fig, tile in re.findall(r'data-figure="([^"]+)"(.*?)(?=data-figure=|$)', html):
+        then = re.search(r'<span class="(kl-then[^"]*)"', tile)
+        if then:
+            out[fig] = {"kl-then": "plain", "kl-then kl-then-better": "better",
+                        "kl-then kl-then-worse": "worse"}[then.group(1)]
+    return out
+
+
+def test_what_the_draft_ends_with_is_coloured_by_whether_it_is_good_for_the_kingdom() -> None:
+    """Issue 29 item 4: Unrest rising 3 → 5 was drawn green like everything else. Which way is good is the
+    ruleset's (``Ruleset.better``); a figure it does not name (a name, the event DC, Infamy) stays plain."""
+    from kingdomlog.core.ruleset import CampaignContext, find_ruleset
+
+    cases = {  # state fields before, after; how each summary figure's change is drawn
+        "pf2e": ({"unrest": 3, "rp": 2, "name": "Aldori", "event_dc": 16},
+                 {"unrest": 5, "rp": 6, "name": "Brevoy", "event_dc": 11},
+                 {"unrest": "worse", "rp": "better", "kingdom": "plain", "event_dc": "plain"}),
+        "pf1": ({"unrest": 3, "treasury": 50, "name": "Aldori", "government": "feudal_monarchy"},
+                {"unrest": 5, "treasury": 60, "name": "Brevoy", "government": "republic"},
+                {"unrest": "worse", "treasury_bp": "better", "name": "plain", "government": "plain"}),
+    }
+    for name, (before, after, want) in cases.items():
+        rs = find_ruleset(name)
+        start = rs.initial_state(CampaignContext(campaign="x", options={})).model_copy(update=before)
+        got = _tile_trends(sheet_panel.panel_tiles_html(rs, start, after=start.model_copy(update=after)))
+        assert got == want, name
+        assert [rs.better(k) for k in ("unrest", "consumption", "no_such_figure")] == ["down", "down", ""]
+    # the seam: declared once per ruleset, neutral by default
+    assert [find_ruleset("aikakirjat").better(k) for k in ("unrest", "fame", "corruption_points", "name")] == [
+        "down", "up", "down", ""]
+    signoria = find_ruleset("signoria")
+    assert [signoria.better(k) for k in ("fabian_power", "fabian_provinces", "turn", "battles")] == [
+        "up", "up", "", ""]
+    # a figure without a ruleset's word is plain
+    assert _tile_trends(sheet_panel.stat_tiles({"unrest": 3}, {"unrest": 5})) == {"unrest": "plain"}

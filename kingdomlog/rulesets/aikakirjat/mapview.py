@@ -14,7 +14,7 @@ from kingdomlog.core.portrait import Figure, Leader, Portrait
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
-from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, TRACKS
+from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, BETTER, TRACKS
 
 PLAYERS = "players"
 UNIT_WORDS = {"hex": "hex", "province": "province", "phex": "planetary hex", "triangle": "triangle",
@@ -131,17 +131,11 @@ def portrait(s: KingdomState, prev: KingdomState | None, viewer: Viewer) -> Port
         sentences.append("It has mastered " + ", ".join(words(f.feat) for f in s.feats) + ".")
     if s.pending_revolution:
         sentences.append("Revolution is brewing.")
-    f = [Figure("population", "Population", x["population"], p.get("population")),
-         Figure("unrest", "Unrest", x["unrest"], p.get("unrest"), better="down"),
-         Figure("fame", "Fame", x["fame"], p.get("fame")),
-         Figure("level", "Level", x["level"], p.get("level")),
-         Figure("militia", "Militia", x["militia"], p.get("militia"))]
-    for a in ("culture", "economy", "loyalty", "stability"):
-        f.append(Figure(f"{a}_score", a.capitalize(), x[f"{a}_score"], p.get(f"{a}_score")))
-    for t in ("corruption", "crime", "decadence", "decay"):
-        f.append(Figure(f"{t}_points", t.capitalize(), x[f"{t}_points"], p.get(f"{t}_points"), better="down"))
-    f += [Figure("research_points", "Research", x["research_points"], p.get("research_points")),
-          Figure("technology_level", "Technology", x["technology_level"], p.get("technology_level"))]
+    labels = [("population", "Population"), ("unrest", "Unrest"), ("fame", "Fame"), ("level", "Level"),
+              ("militia", "Militia"), *((f"{a}_score", a.capitalize()) for a in ABILITIES),
+              *((f"{t}_points", t.capitalize()) for t in ("corruption", "crime", "decadence", "decay")),
+              ("research_points", "Research"), ("technology_level", "Technology")]
+    f = [Figure(k, lab, x[k], p.get(k), better=BETTER.get(k, "")) for k, lab in labels]
     leaders = tuple(Leader("Hero", pc.name, f"level {pc.level}" + ("" if pc.resident else ", abroad"))
                     for pc in s.pcs.values())
     return Portrait(headline=headline, sentences=tuple(sentences), figures=tuple(f), leaders=leaders)

@@ -43,6 +43,7 @@ class Aikakirjat(Ruleset):
         "culture_score", "economy_score", "loyalty_score", "stability_score", "population", "fame", "level",
         "unrest", "militia", "corruption_points", "research_points", "technology_level",
     )
+    better_figures = tables.BETTER
 
     @property
     def options(self) -> Sequence[OptionSpec]:

@@ -20,6 +20,16 @@ ABILITIES = ("culture", "economy", "loyalty", "stability")
 TRACKS = ("decadence", "crime", "corruption", "decay")
 TRACK_ABILITY = {"decadence": "culture", "crime": "economy", "corruption": "loyalty", "decay": "stability"}
 ABILITY_TRACK = {v: k for k, v in TRACK_ABILITY.items()}
+BETTER: dict[str, Literal["up", "down"]] = {
+    "population": "up", "fame": "up", "level": "up", "militia": "up", "levy_dice": "up", "naval_dice": "up",
+    "research_points": "up", "technology_level": "up", "stored_advantages": "up", "actions_per_year": "up",
+    "armies_max": "up", "proficiency_bonus": "up", "institutions": "up",
+    "unrest": "down", "growth_dc": "down",
+    **{f"{a}_score": "up" for a in ABILITIES}, **{f"{t}_points": "down" for t in TRACKS},
+}
+"""Which way each ``summary`` figure is good for the realm (``Ruleset.better_figures``): more population, fame
+and ability scores, less Unrest and fewer points on the decadence, crime, corruption and decay tracks. The panel
+colours a change by it, the portrait its trend."""
 GOVERNMENTS = ("feudalism", "oligarchy", "tribe", "republic", "theocracy", "thaumocracy", "autocracy")
 Unit = Literal["hex", "province", "phex", "triangle", "planet"]
 UNITS: tuple[str, ...] = ("hex", "province", "phex", "triangle", "planet")

@@ -13,6 +13,7 @@ from kingdomlog.core.portrait import Figure, Leader, Portrait
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1.state import Hex, Pf1State
+from kingdomlog.rulesets.pf1.tables import BETTER
 
 ALIGNMENT_WORDS = {"LG": "lawful good", "NG": "neutral good", "CG": "chaotic good", "LN": "lawful neutral",
                    "N": "neutral", "CN": "chaotic neutral", "LE": "lawful evil", "NE": "neutral evil",
@@ -142,21 +143,13 @@ def portrait(s: Pf1State, prev: Pf1State | None, viewer: Viewer) -> Portrait:
     allies = [f.name for k, f in s.foreign.items() if s.relations.get(k) and s.relations[k].level != "none"]
     if allies:
         sentences.append("It has relations with " + ", ".join(allies) + ".")
-    figs = [
-        Figure("treasury_bp", "Treasury", x["treasury_bp"], p.get("treasury_bp"), unit="BP"),
-        Figure("unrest", "Unrest", x["unrest"], p.get("unrest"), better="down"),
-        Figure("economy", "Economy", x["economy"], p.get("economy")),
-        Figure("loyalty", "Loyalty", x["loyalty"], p.get("loyalty")),
-        Figure("stability", "Stability", x["stability"], p.get("stability")),
-        Figure("size", "Size", x["size"], p.get("size"), unit="hexes"),
-        Figure("control_dc", "Control DC", x["control_dc"], p.get("control_dc"), better="down"),
-        Figure("consumption", "Consumption", x["consumption"], p.get("consumption"), unit="BP", better="down"),
-        Figure("population", "Population", x["population"], p.get("population")),
-        Figure("buildings", "Buildings", x["buildings"], p.get("buildings")),
-    ]
+    labels = [("treasury_bp", "Treasury", "BP"), ("unrest", "Unrest", ""), ("economy", "Economy", ""),
+              ("loyalty", "Loyalty", ""), ("stability", "Stability", ""), ("size", "Size", "hexes"),
+              ("control_dc", "Control DC", ""), ("consumption", "Consumption", "BP"),
+              ("population", "Population", ""), ("buildings", "Buildings", "")]
     if s.module_on("fame_infamy"):
-        figs += [Figure("fame", "Fame", x["fame"], p.get("fame")),
-                 Figure("infamy", "Infamy", x["infamy"], p.get("infamy"), better="")]
+        labels += [("fame", "Fame", ""), ("infamy", "Infamy", "")]
+    figs = [Figure(k, lab, x[k], p.get(k), unit=unit, better=BETTER.get(k, "")) for k, lab, unit in labels]
     leaders = []
     for role, occ in s.leaders.items():
         for o in occ:

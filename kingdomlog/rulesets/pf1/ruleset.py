@@ -135,6 +135,7 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         "treasury_bp", "unrest", "economy", "loyalty", "stability", "size", "control_dc", "population",
         "consumption", "fame", "infamy", "buildings",
     )
+    better_figures = tb.BETTER
 
     @property
     def options(self) -> Sequence[OptionSpec]:

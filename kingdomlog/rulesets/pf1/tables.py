@@ -26,6 +26,15 @@ Attribute = Literal["ECONOMY", "LOYALTY", "STABILITY"]
 ATTRIBUTES: tuple[Attribute, ...] = ("ECONOMY", "LOYALTY", "STABILITY")
 TERRAINS: tuple[str, ...] = ("GRASSLAND", "HILLS", "FOREST", "MARSH", "MOUNTAINS")
 SETTLEMENT_MODIFIERS = ("corruption", "crime", "law", "lore", "productivity", "society")
+BETTER: dict[str, Literal["up", "down"]] = {
+    "treasury_bp": "up", "economy": "up", "loyalty": "up", "stability": "up", "size": "up", "population": "up",
+    "cities": "up", "districts": "up", "buildings": "up", "farms": "up", "road_hexes": "up", "fame": "up",
+    "trade_routes": "up", "embassies": "up",
+    "unrest": "down", "control_dc": "down", "consumption": "down",
+}
+"""Which way each ``summary`` figure is good for the kingdom (``Ruleset.better_figures``): more BP, Economy,
+Loyalty and Stability, less Unrest, Control DC and Consumption; Infamy is neither. The panel colours a change by
+it, the portrait its trend."""
 
 
 class Slots(Frozen):

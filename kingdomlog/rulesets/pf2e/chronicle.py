@@ -13,6 +13,7 @@ from typing import Any
 from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
+from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.mapview import WORK_SITES, title, words
 from kingdomlog.rulesets.pf2e.state import KingdomState
 
@@ -32,6 +33,28 @@ def chronicle(before: KingdomState, event: RecordedEvent, after: KingdomState, v
 def _settlement(s: KingdomState, sid: str) -> str:
     st = next((x for x in s.settlements if x.id == sid), None)
     return st.name if st else title(sid)
+
+
+def _named(s: KingdomState, table: str, tag: str) -> str:
+    """An activity, structure, feat or event by its name in the rules data (``natures-blessing`` → "Nature's
+    Blessing", a campaign's homebrew included), or its id in words when the data has no title for it."""
+    row = getattr(T.catalog(s.homebrew), table).get(tag)
+    return row.title if row is not None and row.title else title(tag)
+
+
+CHECKS_NOT_ACTIVITIES = {"new-leadership": "took up the reins", "new-leadership-recheck": "held on to the reins"}
+"""Checks the rules call for that are not activities a leader tries (§3.1 new leadership): what their
+sentence says the leader did."""
+
+
+def _a(name: str) -> str:
+    """``Arcanist's Tower`` → ``an Arcanist's Tower``."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def _was(structure: str) -> str:
+    """A structure whose name is a plural (Houses, Tenements, Mills) "were" built."""
+    return "were" if structure.endswith("s") and not structure.endswith(("ss", "us")) else "was"
 
 
 def _cause(cause: str) -> str:
@@ -69,7 +92,11 @@ def _check(b: KingdomState, p: Any, a: KingdomState) -> str:
     target = "" if not p.target or p.settlement else (
         f" {p.target}" if p.activity.endswith("hex") else f" ({p.target})")
     who = f"the {title(p.role)}" if p.role else "the kingdom"
-    return f"{who} tried to {words(p.activity)}{where}{target}: {DEGREES.get(p.degree, words(p.degree))}"
+    if p.category == "event":
+        did = f"met {_named(a, 'events', p.activity)}"
+    else:
+        did = CHECKS_NOT_ACTIVITIES.get(p.activity) or f"tried to {words(p.activity)}"
+    return f"{who} {did}{where}{target}: {DEGREES.get(p.degree, words(p.degree))}"
 
 
 @narrates("pf2e.resource_dice_rolled")
@@ -150,16 +177,16 @@ def _settlement_founded(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 @narrates("pf2e.structure_built", "pf2e.infrastructure_built")
 def _built(b: KingdomState, p: Any, a: KingdomState) -> str:
-    verb = "replaced by" if p.replaces else "built:"
-    text = f"in {_settlement(a, p.settlement)}, " + (
-        f"the {title(p.replaces)} was {verb} a {title(p.structure)}" if p.replaces
-        else f"the {title(p.structure)} was built")
-    return text
+    if p.replaces:
+        return (f"in {_settlement(a, p.settlement)}, the {_named(a, 'structures', p.replaces)} {_was(p.replaces)} "
+                f"replaced by {_a(_named(a, 'structures', p.structure))}")
+    return f"in {_settlement(a, p.settlement)}, the {_named(a, 'structures', p.structure)} {_was(p.structure)} built"
 
 
 @narrates("pf2e.structure_not_built")
 def _not_built(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return f"the {title(p.structure)} of {_settlement(a, p.settlement)} was not built" + (
+    return (f"the {_named(a, 'structures', p.structure)} of {_settlement(a, p.settlement)} {_was(p.structure)} "
+            "not built") + (
         ", leaving rubble" if p.rubble else "")
 
 
@@ -170,13 +197,14 @@ def _cleared(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 @narrates("pf2e.kingdom_event_occurred")
 def _event(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return f"an event befell the kingdom: {title(p.name)}" + (f" ({p.target})" if p.target else "")
+    where = f" ({p.target})" if p.target and p.target != "kingdom" else ""
+    return f"an event befell the kingdom: {_named(a, 'events', p.name)}{where}"
 
 
 @narrates("pf2e.kingdom_event_resolved")
 def _event_done(b: KingdomState, p: Any, a: KingdomState) -> str:
     how = DEGREES.get(p.degree or "", "")
-    text = f"{title(p.name)} was met" + (f" with {how}" if how else "")
+    text = f"{_named(a, 'events', p.name)} was met" + (f" with {how}" if how else "")
     return text + ("; it goes on" if p.continues else "")
 
 
@@ -187,7 +215,8 @@ def _milestone(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 @narrates("pf2e.leveled_up")
 def _level(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return f"the kingdom rose to level {p.level_to}" + (f" and took the feat {title(p.feat)}" if p.feat else "")
+    feat = f" and took the feat {_named(a, 'feats', p.feat)}" if p.feat else ""
+    return f"the kingdom rose to level {p.level_to}{feat}"
 
 
 @narrates("pf2e.rp_converted")

@@ -13,6 +13,7 @@ from kingdomlog.core.mapdata import GridStructure, MapData, MapHex, MapParty, Se
 from kingdomlog.core.portrait import Figure, Leader, Portrait
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf2e import state as S
+from kingdomlog.rulesets.pf2e import tables as T
 
 WORK_SITES = {"lumber": "lumber camp", "ore": "mine", "stone": "quarry"}
 SILENT_FEATURES = {"settlement", "work_site", "resource"}
@@ -122,16 +123,12 @@ def portrait(s: S.KingdomState, prev: S.KingdomState | None, viewer: Viewer) -> 
     ongoing = [title(e.name) for e in s.ongoing_events]
     if ongoing:
         sentences.append("Still unfolding: " + ", ".join(ongoing) + ".")
-    labels = [("level", "Level", "up", ""), ("xp", "XP", "up", ""), ("unrest", "Unrest", "down", ""),
-              ("rp", "Resource Points", "up", "RP"), ("fame", "Fame", "up", ""), ("size", "Size", "up", "hexes"),
-              ("control_dc", "Control DC", "down", ""), ("consumption", "Consumption", "down", ""),
-              ("culture", "Culture", "up", ""), ("economy", "Economy", "up", ""), ("loyalty", "Loyalty", "up", ""),
-              ("stability", "Stability", "up", ""), ("corruption", "Corruption", "down", ""),
-              ("crime", "Crime", "down", ""), ("decay", "Decay", "down", ""), ("strife", "Strife", "down", ""),
-              ("food", "Food", "up", ""), ("lumber", "Lumber", "up", ""), ("luxuries", "Luxuries", "up", ""),
-              ("ore", "Ore", "up", ""), ("stone", "Stone", "up", "")]
-    figs = tuple(Figure(k, lab, x.get(k), p.get(k), unit=unit, better=better)  # type: ignore[arg-type]
-                 for k, lab, better, unit in labels if k in x)
+    labels = [("level", "Level", ""), ("xp", "XP", ""), ("unrest", "Unrest", ""), ("rp", "Resource Points", "RP"),
+              ("fame", "Fame", ""), ("size", "Size", "hexes"), ("control_dc", "Control DC", ""),
+              ("consumption", "Consumption", ""), *((a, a.capitalize(), "") for a in T.ABILITIES),
+              *((r, r.capitalize(), "") for r in T.RUINS), *((c, c.capitalize(), "") for c in T.COMMODITIES)]
+    figs = tuple(Figure(k, lab, x.get(k), p.get(k), unit=unit, better=T.BETTER.get(k, ""))
+                 for k, lab, unit in labels if k in x)
     leaders = []
     for role, ld in s.leaders.items():
         if ld.holder:

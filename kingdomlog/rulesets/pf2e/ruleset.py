@@ -129,6 +129,7 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         "food",
     )
     """The summary columns the player view charts over turns, in order."""
+    better_figures = T.BETTER
 
     @property
     def options(self) -> Sequence[OptionSpec]:

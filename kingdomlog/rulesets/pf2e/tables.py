@@ -31,6 +31,13 @@ RUINS = ("corruption", "crime", "decay", "strife")
 RANKS = ("untrained", "trained", "expert", "master", "legendary")
 TERRAINS = ("plains", "hills", "forest", "swamp", "mountains")
 DEGREES = ("critical_failure", "failure", "success", "critical_success")
+BETTER: dict[str, Literal["up", "down"]] = {
+    "level": "up", "xp": "up", "size": "up", "rp": "up", "resource_dice": "up", "fame": "up", "settlements": "up",
+    "unrest": "down", "control_dc": "down", "consumption": "down",
+    **dict.fromkeys(ABILITIES, "up"), **dict.fromkeys(COMMODITIES, "up"), **dict.fromkeys(RUINS, "down"),
+}
+"""Which way each ``summary`` figure is good for the kingdom (``Ruleset.better_figures``): more Resource Points,
+Fame and commodities, less Unrest, Ruin and Consumption. The panel colours a change by it, the portrait its trend."""
 
 Ability = Literal["culture", "economy", "loyalty", "stability"]
 Commodity = Literal["food", "lumber", "luxuries", "ore", "stone"]

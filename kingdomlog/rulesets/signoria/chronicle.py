@@ -8,6 +8,7 @@ them; intelligence and private notices to the faction that received them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -25,14 +26,29 @@ _N: ByName[Narrator] = ByName()
 narrates = _N.on
 
 ACTION_WORDS = {
-    "scouts": "send scouts to", "spy": "place a spy with", "bribe": "bribe a statesman of", "assassinate":
-    "have a statesman of", "hire_troops": "hire troops", "intrigue_self": "intrigue at home", "trade":
-    "seek a trade agreement with", "passage": "ask right of passage through", "improve_relations":
-    "improve relations with", "campaign": "march on", "war": "march on", "hire_statesman": "hire a statesman",
-    "donate": "donate to the Church", "alliance": "seek an alliance with", "non_aggression":
-    "seek a non-aggression pact with", "military_aid": "seek military aid from", "legitimacy":
-    "seek a letter of legitimacy from", "buy_felmonte": "bid for Felmonte",
+    "dilemma": "answer {t}", "liberties": "grant liberties", "intrigue_self": "intrigue at home",
+    "donation": "donate to the Church", "scouts": "send scouts to {t}", "spy": "place a spy with {t}",
+    "bribery": "bribe {t}", "felmonte_offer": "bid for Felmonte", "assassination": "strike at {t}",
+    "intrigue_foreign": "intrigue against {t}", "war": "march on {t}", "storm": "storm {t}", "sally": "sally out",
+    "pact": "make a pact with {t}", "improve_relations": "improve relations with {t}",
+    "turn_against": "turn {t} against a rival", "passage": "ask right of passage through {t}",
+    "trade": "seek a trade agreement with {t}", "military_aid": "seek military aid from {t}",
+    "military_alliance": "seek a military alliance with {t}", "legitimacy": "seek a letter of legitimacy from {t}",
+    "player_treaty": "make a treaty with {t}", "hire_troops": "hire troops", "hire_statesman": "hire {t}",
+    "designate_heir": "name {t} heir", "dismiss": "dismiss {t}", "support": "support an order",
 }
+"""Each action (``rules.ACTIONS``) as the verb of "our order to ...", ``{t}`` its target by name."""
+OUTCOME_WORDS = {
+    "success": "succeeded", "failure": "failed", "critical": "succeeded brilliantly",
+    "hired": "was carried out", "elementary": "was carried out", "resolved": "was carried out",
+    "offered": "was delivered", "reported": "was carried out",
+    "killed": "succeeded: the target was killed", "wounded": "succeeded: the target was wounded",
+    "concluded": "succeeded: the treaty was concluded", "no_match": "came to nothing: the terms did not match",
+    "no_target": "came to nothing: the target was beyond reach",
+    "refused_cap": "was refused: no more statesmen than Power allows",
+    "refused_wealth": "was refused: not enough wealth", "refused_prerequisite": "was refused: two treaties come first",
+}
+"""How each recorded outcome of an order ends the sentence "our order to ... {outcome}" (§4–§7)."""
 
 
 def chronicle(before: SignoriaState, event: RecordedEvent, after: SignoriaState, viewer: Viewer) -> str | None:
@@ -58,16 +74,35 @@ def _our(s: SignoriaState, fid: str, me: str) -> str:
     return "our" if fid == me else f"{fname(s, fid)}'s"
 
 
+def thing_name(s: SignoriaState, tag: str) -> str:
+    """Whatever an order or a reason names, by its name: a faction, a province, a character, a candidate, a
+    dilemma ("the dilemma of ..."); the id itself if the viewer's state knows nothing of it."""
+    if tag in s.factions:
+        return fname(s, tag)
+    if tag in s.provinces:
+        return s.provinces[tag].name
+    if tag in s.characters:
+        return s.characters[tag].name
+    cand = next((c for cs in s.candidates.values() for c in cs if c.id == tag), None)
+    if cand is not None:
+        return cand.name
+    if any(d.id == tag for ds in s.dilemmas.values() for d in ds):
+        return "the dilemma of the month"
+    return tag.replace("_", " ").capitalize()
+
+
+def _province_name(s: SignoriaState, pid: str) -> str:
+    """A province by its name (``marburg`` is the province, not the house that holds it)."""
+    return s.provinces[pid].name if pid in s.provinces else thing_name(s, pid)
+
+
 def order_words(s: SignoriaState, o: dict[str, Any]) -> str:
     """One order in words: ``send scouts to Marburg (high stake, led by Duke Fabian)``."""
     action = str(o.get("action", "act"))
-    verb = ACTION_WORDS.get(action, action.replace("_", " "))
     target = o.get("target")
-    text = verb + (f" {fname(s, str(target)) if str(target) in s.factions else s.provinces[str(target)].name}"
-                   if target and (str(target) in s.factions or str(target) in s.provinces) else
-                   (f" {target}" if target else ""))
-    if action == "assassinate":
-        text += " killed"
+    t = thing_name(s, str(target)) if target else "them"
+    verb = ACTION_WORDS.get(action, action.replace("_", " ") + (" {t}" if target else ""))
+    text = verb.format(t=t)
     extra = []
     if o.get("stake") == "high":
         extra.append("high stake")
@@ -75,6 +110,22 @@ def order_words(s: SignoriaState, o: dict[str, Any]) -> str:
     if leader and leader in s.characters:
         extra.append(f"led by {s.characters[leader].name}")
     return text + (f" ({', '.join(extra)})" if extra else "")
+
+
+def _reason(s: SignoriaState, reason: str) -> str:
+    """Why a resource moved, in words: ``won b7.1`` → ``battle won at Valdoro``, ``plunder of marburg`` →
+    ``plunder of Marburg``."""
+    m = re.fullmatch(r"(won|lost) (\S+)", reason)
+    if m:
+        battle = next((x for x in s.battles if x.id == m.group(2)), None)
+        where = f" at {_province_name(s, battle.province)}" if battle is not None else ""
+        return f"battle {m.group(1)}{where}"
+    m = re.fullmatch(r"plunder of (\S+)", reason)
+    if m:
+        return f"plunder of {_province_name(s, m.group(1))}"
+    if reason.startswith("support of "):
+        return "support given"
+    return reason.replace("_", " ")
 
 
 @narrates("signoria.game_created")
@@ -113,8 +164,7 @@ def _orders(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
 @narrates("signoria.action_resolved")
 def _action(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
     what = order_words(a, {"action": p.action, "target": p.target})
-    how = {"success": "succeeded", "failure": "failed", "critical": "succeeded brilliantly"}.get(
-        p.outcome, p.outcome.replace("_", " "))
+    how = OUTCOME_WORDS.get(p.outcome, f"ended: {p.outcome.replace('_', ' ')}")
     return f"{_our(a, p.faction, me)} order to {what} {how}"
 
 
@@ -123,7 +173,7 @@ def _resource(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None
     if not p.delta:
         return None
     verb = "rose" if p.delta > 0 else "fell"
-    why = f" ({p.reason.replace('_', ' ')})" if p.reason else ""
+    why = f" ({_reason(a, p.reason)})" if p.reason else ""
     short = f"; {p.shortfall} short" if p.shortfall else ""
     return f"{_our(a, p.faction, me)} {p.resource} {verb} by {abs(p.delta)}{why}{short}"
 

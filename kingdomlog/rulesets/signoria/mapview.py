@@ -12,7 +12,7 @@ from __future__ import annotations
 from kingdomlog.core.mapdata import MapData, MapLink, MapParty, MapRegion
 from kingdomlog.core.portrait import Figure, Leader, Portrait, Section
 from kingdomlog.core.viewers import Viewer
-from kingdomlog.rulesets.signoria.state import RESOURCES, Faction, IntelRecord, SignoriaState, Treaty
+from kingdomlog.rulesets.signoria.state import FACTION_BETTER, RESOURCES, Faction, IntelRecord, SignoriaState, Treaty
 from kingdomlog.rulesets.signoria.tables import adjacency
 
 SOURCE_WORDS = {"scouts": "our scouts", "spy": "our spy", "battle": "the battlefield", "notice": "a report",
@@ -133,7 +133,8 @@ def portrait(s: SignoriaState, prev: SignoriaState | None, viewer: Viewer) -> Po
     for n, v in f.standing.items():
         if v:
             sentences.append(f"Our standing with {fname(s, n)} is {v:+d}.")
-    figs = tuple(Figure(r, r.capitalize(), getattr(f, r), getattr(pf, r) if pf else None) for r in RESOURCES)
+    figs = tuple(Figure(r, r.capitalize(), getattr(f, r), getattr(pf, r) if pf else None, better=FACTION_BETTER[r])
+                 for r in RESOURCES)
     leaders = []
     for c in s.characters.values():
         if c.employer != me:

@@ -9,7 +9,7 @@ the last turn (12 by default) is ``final_tally``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
@@ -38,7 +38,13 @@ from kingdomlog.rulesets.signoria.options import OPTIONS
 from kingdomlog.rulesets.signoria.redact import redact as _redact
 from kingdomlog.rulesets.signoria.rules import COUNTED_TREATIES, ELEMENTARY_ONLY, FREE_ACTIONS, command_slots
 from kingdomlog.rulesets.signoria.samples import sample_events, sample_plans
-from kingdomlog.rulesets.signoria.state import RESOURCES, SignoriaState, home_force_breakdown, reroll_allowance
+from kingdomlog.rulesets.signoria.state import (
+    FACTION_BETTER,
+    RESOURCES,
+    SignoriaState,
+    home_force_breakdown,
+    reroll_allowance,
+)
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
 
 __all__ = ["OPTIONS", "RULESET", "SignoriaRuleset"]
@@ -135,6 +141,12 @@ class SignoriaRuleset(CopyOnWriteRuleset):
                 out[f"{fid}_{r}"] = getattr(f, r)
             out[f"{fid}_provinces"] = sum(1 for p in s.provinces.values() if p.owner == fid)
         return out
+
+    def better(self, key: str) -> Literal["up", "down", ""]:
+        """A faction's figure (``<faction>_power``, ``<faction>_provinces``) by ``FACTION_BETTER``: more is
+        better for that faction; the month, the season, the battles are neither."""
+        faction, _, figure = key.rpartition("_")
+        return FACTION_BETTER.get(figure, "") if faction else ""
 
     def explain(self, state: Any) -> list[Breakdown]:
         s: SignoriaState = state

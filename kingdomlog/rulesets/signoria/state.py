@@ -18,6 +18,9 @@ from kingdomlog.rulesets.signoria.rules import character_rerolls, slot_rerolls
 from kingdomlog.rulesets.signoria.tables import season_of, traits
 
 RESOURCES = ("power", "piety", "wealth", "army")
+FACTION_BETTER: dict[str, Literal["up", "down"]] = {**{r: "up" for r in RESOURCES}, "provinces": "up"}
+"""Which way each of a faction's figures is good for it (``summary`` column ``<faction>_<figure>``): more of every
+resource and more provinces (``Ruleset.better``)."""
 
 
 class Character(Frozen):

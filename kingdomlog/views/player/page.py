@@ -138,7 +138,7 @@ def generic_portrait(rs: Ruleset, state: State, previous: State | None, name: st
     before = rs.summary(previous) if previous is not None else {}
     keys = list(rs.chart_figures) or [k for k, v in now.items() if isinstance(v, (int, float))
                                       and not isinstance(v, bool)]
-    figs = tuple(Figure(k, humanize(k), now.get(k), before.get(k), better="") for k in keys if k in now)
+    figs = tuple(Figure(k, humanize(k), now.get(k), before.get(k), better=rs.better(k)) for k in keys if k in now)
     return Portrait(headline=f"{name}.", figures=figs)
 
 

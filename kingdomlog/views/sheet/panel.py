@@ -10,10 +10,11 @@ as ``4 / 8`` (``commodities`` against ``storage``), and the remaining fields fol
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kingdomlog.core.memo import ByIdentity
+from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
 from kingdomlog.views.words import summary_of, words
@@ -105,8 +106,20 @@ CAP_SUFFIXES = ("_storage", "_threshold", "_capacity", "_max", "_limit")
 SIDE_SUFFIXES = ("_penalty", "_modifier")
 
 
-def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> Html:
-    """The main figures as tiles; ``x`` with ``x_storage``/``x_threshold`` as ``4 / 8``, its penalty beside it."""
+TREND_CLASS = {"better": "kl-then kl-then-better", "worse": "kl-then kl-then-worse"}
+
+
+def _neither(key: str) -> Better:
+    return ""
+
+
+def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
+               better: Callable[[str], Better] = _neither) -> Html:
+    """The main figures as tiles; ``x`` with ``x_storage``/``x_threshold`` as ``4 / 8``, its penalty beside it.
+
+    A figure the draft moves shows what it ends with (``later``), coloured by whether that is good for the
+    kingdom (``better``: the ruleset's ``Ruleset.better``; a figure it calls neither is left uncoloured).
+    """
     used: set[str] = set()
     tiles = []
     for k, v in summary.items():
@@ -117,7 +130,10 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any]) -> Html:
         used.update([k, *(x for x in [cap_key] if x), *(k + s for s in SIDE_SUFFIXES)])
         cap = [" ", h("span", f"/ {scalar(summary[cap_key])}", class_="kl-cap")] if cap_key is not None else None
         moved = k in later and later[k] != v
-        tail = [" ", h("span", f"→ {_spaced(scalar(later[k]))}", class_="kl-then")] if moved else None
+        trend = Figure(k, k, later.get(k), v, better=better(k)).trend if moved else ""
+        tail = [" ", h("span", f"→ {_spaced(scalar(later[k]))}", class_=TREND_CLASS.get(trend, "kl-then"),
+                       title={"better": "better for the kingdom", "worse": "worse for the kingdom"}.get(trend))
+                ] if moved else None
         extra = [h("div", f"{words(x.removeprefix(k + '_'))} {scalar(summary[x])}", class_="kl-stat-side")
                  for x in side]
         full = " kl-stat-full" if cap_key is not None and isinstance(v, (int, float)) and not isinstance(v, bool) \
@@ -135,7 +151,7 @@ _STATIC: ByIdentity[State, Html] = ByIdentity(limit=1)
 def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> Html:
     """The panel's main figures of ``state``, with what the draft (ending at ``after``) does to them."""
     later = summary_of(ruleset, after) if after is not None else {}
-    tiles = stat_tiles(summary_of(ruleset, state), later)
+    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better)
     return tiles + (h("div", "→ what the draft turn ends with", class_="kl-help") if later else EMPTY)
 
 
@@ -191,7 +207,8 @@ CSS = """
 .kl-stat-value { font-weight: 650; font-size: 1.02em; overflow-wrap: anywhere; }
 .kl-stat-side { color: #a04000; font-size: .72em; } .kl-cap { color: #888; font-weight: 400; font-size: .85em; }
 .kl-stat-full { border-color: #d68910; } .kl-stat-wide { grid-column: 1 / -1; }
-.kl-then { color: #1e6f3e; font-weight: 600; font-size: .9em; }
+.kl-then { color: #555; font-weight: 600; font-size: .9em; }
+.kl-then-better { color: #1e6f3e; } .kl-then-worse { color: #b03a2e; }
 .kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
 .kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
 .kl-grid-wrap { margin: .4em 0; } .kl-grid-title { font-weight: 600; font-size: .9em; }
