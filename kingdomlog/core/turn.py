@@ -192,7 +192,7 @@ class Plan(BaseModel):
         ...         Plan.parse(bad)
         ...     except InputError as exc:
         ...         print(exc)
-        plan: invalid plan: steps.upkeep: unknown key 'choice'; a step takes: choices, rolls, rerolls
+        plan: invalid plan: steps.upkeep: unknown key 'choice'; a step takes: choices, rolls, rerolls, rolled, reroll_reasons
         plan: invalid plan: turn: input should be a valid integer (got '8')
         """
         try:
