@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+sys.path.insert(0, str(Path(__file__).parent))
+
+import toyrules
+
 # In CI (CI=true, as .ci/run is run) the property tests draw the same examples on every run, so a submission's
 # result does not depend on the luck of the draw; a developer's run explores new examples (and the database
 # keeps any failure found, to be turned into an @example).
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import toyrules
 
 REPO = Path(__file__).resolve().parents[1]
 
