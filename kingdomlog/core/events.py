@@ -208,38 +208,31 @@ _LONG_NUMBER = re.compile(r"\d{16}")
 """A run of 16 digits: the only way a number past ``MAX_PAYLOAD_INT`` can be written (cheap to look for)."""
 
 
-def _too_large(value: Any, path: str) -> tuple[str, int] | None:
-    """Where the first integer of ``value`` past ``MAX_PAYLOAD_INT`` sits (``a.b[2]``) and what it is, or None."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return (path, value) if abs(value) > MAX_PAYLOAD_INT else None
+def _first(value: Any, path: str, bad: Callable[[Any], bool]) -> tuple[str, Any] | None:
+    """Where the first leaf of ``value`` that is ``bad`` sits (``a.b[2]``, keys in sorted order) and what it is."""
     if isinstance(value, Mapping):
         for k in sorted(value, key=str):
-            found = _too_large(value[k], f"{path}.{k}" if path else str(k))
+            found = _first(value[k], f"{path}.{k}" if path else str(k), bad)
             if found is not None:
                 return found
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
-            found = _too_large(v, f"{path}[{i}]")
+            found = _first(v, f"{path}[{i}]", bad)
             if found is not None:
                 return found
+    elif bad(value):
+        return path, value
     return None
+
+
+def _too_large(value: Any, path: str) -> tuple[str, int] | None:
+    """Where the first integer of ``value`` past ``MAX_PAYLOAD_INT`` sits (``a.b[2]``) and what it is, or None."""
+    return _first(value, path, lambda v: isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_PAYLOAD_INT)
 
 
 def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
     """Where the first non-finite float of ``value`` sits (``a.b[2]``) and what it is, or None."""
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (path, value)
-    if isinstance(value, Mapping):
-        for k in sorted(value, key=str):
-            found = _non_finite(value[k], f"{path}.{k}" if path else str(k))
-            if found is not None:
-                return found
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            found = _non_finite(v, f"{path}[{i}]")
-            if found is not None:
-                return found
-    return None
+    return _first(value, path, lambda v: isinstance(v, float) and not math.isfinite(v))
 
 
 _PLAIN_SCHEMA_TYPES = frozenset({

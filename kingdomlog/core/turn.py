@@ -185,14 +185,15 @@ class Plan(BaseModel):
 
     @classmethod
     def parse(cls, data: str | bytes | Mapping[str, Any], *, source: str = "plan") -> Plan:
-        """Parse plan JSON (text or dict); raises ``InputError`` naming ``source`` and the field.
+        r"""Parse plan JSON (text or dict); raises ``InputError`` naming ``source`` and the field.
 
         >>> for bad in ({"steps": {"upkeep": {"choice": {"food": 2}}}}, {"turn": "8"}):
         ...     try:
         ...         Plan.parse(bad)
         ...     except InputError as exc:
-        ...         print(exc)
-        plan: invalid plan: steps.upkeep: unknown key 'choice'; a step takes: choices, rolls, rerolls, rolled, reroll_reasons
+        ...         print(str(exc).replace("; a step", ";\n  a step"))
+        plan: invalid plan: steps.upkeep: unknown key 'choice';
+          a step takes: choices, rolls, rerolls, rolled, reroll_reasons
         plan: invalid plan: turn: input should be a valid integer (got '8')
         """
         try:

@@ -230,16 +230,18 @@ def key_values(values: Mapping[str, Any], *, before: Mapping[str, Any] | None = 
     return h("table", rows, class_="kl-kv")
 
 
+def roll_mark(roll: Roll, *, reroll: str = "re-roll #{}") -> list[Any] | None:
+    """`` (typed, re-roll #1)`` after a roll whose faces were typed or re-rolled (``reroll``: how a nonce reads);
+    None for a plain keyed roll."""
+    marks = (["typed"] if roll.manual else []) + ([reroll.format(roll.nonce)] if roll.nonce else [])
+    return [" ", h("span", f"({', '.join(marks)})", class_="kl-mark")] if marks else None
+
+
 def roll_line(roll: Roll) -> Html:
     """``harvest: 2d6 → [3, 5] = 8`` (typed dice and re-rolls marked)."""
     faces = ", ".join(str(f) for f in roll.faces)
     kept = "" if tuple(roll.kept) == tuple(roll.faces) else f" kept [{', '.join(str(k) for k in roll.kept)}]"
-    marks = []
-    if roll.manual:
-        marks.append("typed")
-    if roll.nonce:
-        marks.append(f"re-roll #{roll.nonce}")
-    mark = [" ", h("span", f"({', '.join(marks)})", class_="kl-mark")] if marks else None
+    mark = roll_mark(roll)
     return h("span", h("b", roll.key), f": {roll.notation} → ", h("span", f"[{faces}]", class_="kl-faces"), kept,
              " = ", h("b", roll.total), mark, class_="kl-roll")
 

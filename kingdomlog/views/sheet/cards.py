@@ -32,7 +32,7 @@ from kingdomlog.dice.odds import Odds, Outcome, odds, resolve
 from kingdomlog.dice.roller import Roll
 from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import FieldError
-from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, scalar, style
+from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
 from kingdomlog.views.words import summary_of, words
 
@@ -131,12 +131,7 @@ def roll_result_html(roll: Roll, spec: CheckSpec | None) -> Html:
     """The roll: faces, total (against the DC) and the outcome the kernel reads from it."""
     faces = ", ".join(str(f) for f in roll.faces)
     kept = "" if tuple(roll.kept) == tuple(roll.faces) else f" kept {', '.join(str(k) for k in roll.kept)}"
-    marks = []
-    if roll.manual:
-        marks.append("typed")
-    if roll.nonce:
-        marks.append(f"re-roll {roll.nonce}")
-    mark = [" ", h("span", f"({', '.join(marks)})", class_="kl-mark")] if marks else None
+    mark = roll_mark(roll, reroll="re-roll {}")
     dice = [h("span", f"⚄ {faces}", class_="kl-faces"), kept]
     if spec is None:
         return h("div", f"{words(roll.key)} {roll.notation}: ", dice, " = ", h("b", roll.total), mark, class_="kl-roll")
