@@ -341,7 +341,6 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
                 commit_times = []
                 for k in range(commits):
                     commit_times.append(commit_and_wait(sheet_page, turn + k, unit))
-                    time.sleep(1.5)  # the reload guard: a click this soon after a commit is not taken
                 browser.close()
         finally:
             bare.stop()

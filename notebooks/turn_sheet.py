@@ -12,6 +12,7 @@ with app.setup:
 
     from kingdomlog.views import extras as sheet_extras
     from kingdomlog.views.sheet import cards as sheet_cards
+    from kingdomlog.views.sheet import commit as sheet_commit
     from kingdomlog.views.sheet import draft as sheet
     from kingdomlog.views.sheet import live as sheet_live
     from kingdomlog.views.sheet import panel as sheet_panel
@@ -101,13 +102,9 @@ def _(session):
 @app.cell(hide_code=True)
 def _(get_ready, session):
     # Made again for each session and whenever the draft turns committable or not: disabled while a
-    # step is refused. A session commits at most once, however often its button is clicked.
+    # step is refused. A click names the draft the button was drawn for (views.sheet.commit).
     get_ready()
-    commit_button = mo.ui.button(
-        value=0, on_click=lambda n: n + 1, kind="success", disabled=not session.draft.committable,
-        label=f"✔ Commit {session.start.when}",
-        tooltip="Append this turn to the log" if session.draft.committable else "Fix the refused step first",
-    )
+    commit_button = sheet_commit.control(session)
     return (commit_button,)
 
 
@@ -141,21 +138,21 @@ def _(cancel_undo, confirm_undo, session):
 
 @app.cell(hide_code=True)
 def _(commit_button, session, set_outcome, set_reload):
-    # The only write of a turn: on a click of Commit, at most once per session; never on load, on a
-    # change or a re-run, under `python turn_sheet.py` or under app.run().
-    mo.stop(not commit_button.value)
-    _done = sheet.commit(session, session.draft)
+    # The only write of a turn: a click of Commit naming this session's draft, taken once; never on load,
+    # on a change or a re-run, under `python turn_sheet.py` or under app.run().
+    _done = sheet_commit.take(commit_button, session)
     mo.stop(_done is None)
-    set_outcome(_done)
-    if _done.kind != "warn":
+    set_outcome(lambda _before: sheet_commit.shown(_before, _done))
+    if _done.kind in ("success", "danger"):
         set_reload(lambda r: (r[0] + 1, "commit" if _done.kind == "success" else "refused"))
     return
 
 
 @app.cell(hide_code=True)
 def _(confirm_undo, session, set_outcome, set_reload):
-    # Undo appends core.turn_retracted: once per confirmed click.
+    # Undo appends core.turn_retracted: once per confirmed click. The page is disabled until the sheet reopens.
     mo.stop(not confirm_undo.value)
+    sheet_live.rebuilding(session)
     _done = sheet.undo(session)
     mo.stop(_done is None)
     set_outcome(_done)
@@ -184,6 +181,7 @@ def _(draft, session, set_layout):
     # draft changed what they offer (options, entries, dice keys, a step switched to JSON).
     session.save()
     if session.refresh_forms(draft):
+        sheet_live.rebuilding(session)
         set_layout(lambda n: n + 1)
     return
 
@@ -208,6 +206,7 @@ def _():
 def _(plan_file, session, set_layout):
     mo.stop(not plan_file.value)
     _msg = sheet.load_plan_file(session, plan_file.name(), plan_file.contents())
+    sheet_live.rebuilding(session)
     set_layout(lambda n: n + 1)
     mo.callout(mo.md(_msg.text), kind=_msg.kind)
     return

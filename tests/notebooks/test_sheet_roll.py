@@ -26,8 +26,11 @@ NB = load_notebook("turn_sheet")
 
 
 def run(folder: Path, *, press: dict[str, Any] | None = None, commit: int = 0) -> Any:
+    """The notebook run with ``press`` on the pad; ``commit``: Commit clicked on the draft the sheet opens at."""
+    camp = Campaign.open(folder)
+    click = {"click": {"draft": f"{camp.next_turn()}@{camp.head_seq}", "n": "click-1"}} if commit else {}
     _, defs = NB.app.run(defs={"folder": folder, "pad": SimpleNamespace(value={"press": press or {}}),
-                               "commit_button": SimpleNamespace(value=commit)})
+                               "commit_button": SimpleNamespace(value=click)})
     return defs
 
 

@@ -67,8 +67,6 @@ from kingdomlog.views.forms import DiceSlot, FieldError, StepForm
 from kingdomlog.views.sheet import grid as sheet_grid
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
-RELOAD_GUARD_S = 1.0
-"""A Commit click this soon after the sheet reloaded from a commit is not taken (it was meant for the old draft)."""
 
 
 def campaign_folder(args: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Path:
@@ -423,7 +421,6 @@ class SheetSession:
         self.plan = plan
         self.message = message
         self.origin = origin
-        self.opened_at = time.monotonic()
         self.after_commit = after_commit
         self.forms: dict[str, StepForm] = {}
         self.built: dict[str, StepForm] = {}
@@ -864,15 +861,13 @@ class Outcome:
 def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
     """Append the draft's events once (``expect_seq`` = the seq the draft started from).
 
-    Returns None when the click is not taken (this session already committed or undid,
-    or the sheet reloaded from a commit less than a second ago); never raises for a rule,
+    Returns None when the click is not taken (this session already committed or undid; which
+    draft a click was for is ``views.sheet.commit``'s question); never raises for a rule,
     input or conflict problem (an ``Outcome`` says what happened, and the draft with its
     dice stays saved either way). Called only from the cell gated by the Commit button.
     """
     if session.done:
         return None
-    if session.after_commit and time.monotonic() - session.opened_at < RELOAD_GUARD_S:
-        return None  # a click meant for the turn just committed, landing on the next turn's fresh button
     start = session.start
     if draft is None or draft.preview is None:
         return Outcome("warn", f"Nothing committed: {draft.problem if draft else 'no preview'}")

@@ -29,6 +29,15 @@ listens for their clicks on the page and sets its one value, ``press`` (what was
 step and roll, the reason and faces typed beside it, and a count ``n``); the notebook hands the value
 to ``SheetSession.update(press=...)``, which takes each count once. The button says "Rolling…" until
 its part is drawn again. The face is drawn on the server when the press arrives, never before.
+
+**Busy.** While the kernel rebuilds the widgets (a row added: a second or more on a loaded machine), the
+widgets on the page are the old ones, and what is done to them arrives for widgets the rebuild replaced
+(``views.sheet.late`` places it on the new ones). So ``rebuilding(session)`` sets ``busy`` on the parts
+now drawn: the page's cards are disabled (``inert``) and dimmed until the next drawing, whose parts are
+not busy, replaces them. The page's root carries what is going on (``BUSY_JS``): ``data-kl-rebuild``,
+``data-kl-committing`` (``views.sheet.commit``) and ``data-kl-running`` (marimo is running a cell: its
+own indicator is in the page), and a pill at the foot of the window says "Updating…" once one of them has
+lasted 300 ms.
 """
 
 from __future__ import annotations
@@ -38,12 +47,95 @@ from typing import Any
 import anywidget
 import traitlets
 
-from kingdomlog.views.html import Html, h, marimo_html
+from kingdomlog.views.html import Html, h, marimo_html, style
 from kingdomlog.views.sheet.draft import SheetDraft, SheetSession
 
-__all__ = ["ESM", "PAD_ESM", "LiveParts", "RollPad", "hidden", "live_parts", "page", "roll_pad", "show"]
+__all__ = ["BUSY_CSS", "BUSY_JS", "ESM", "PAD_ESM", "LiveParts", "RollPad", "hidden", "live_parts", "page",
+           "rebuilding", "roll_pad", "show"]
 
-ESM = r"""
+BUSY_JS = r"""
+// The page's busy state, on the document's root (no node React draws): flags set by the sheet's widgets.
+// "Updating…" (or "Committing…") shows in a pill of its own at the foot of the window once the page has been
+// busy for 300 ms: outside marimo's outputs, which it fades while their cells run.
+function klPill() {
+  let pill = document.getElementById("kl-busy");
+  if (!pill) {
+    pill = document.createElement("div");
+    pill.id = "kl-busy";
+    pill.setAttribute("role", "status");
+    pill.setAttribute("aria-live", "polite");
+    Object.assign(pill.style, {
+      position: "fixed", bottom: "18px", left: "50%", transform: "translateX(-50%)", zIndex: "2147483000",
+      background: "#2b2215", color: "#fff", borderRadius: "999px", padding: "6px 20px", fontSize: "15px",
+      fontWeight: "700", letterSpacing: ".02em", boxShadow: "0 2px 12px rgba(0, 0, 0, .4)",
+      pointerEvents: "none", display: "none" });
+    document.body.appendChild(pill);
+  }
+  return pill;
+}
+
+function klFlag(name, on) {
+  const root = document.documentElement;
+  if (on !== root.hasAttribute(name)) {
+    if (on) root.setAttribute(name, "");
+    else root.removeAttribute(name);
+  }
+  const block = root.hasAttribute("data-kl-rebuild") || root.hasAttribute("data-kl-committing");
+  document.querySelectorAll(".kl-cards").forEach((c) => {
+    if (block !== c.hasAttribute("inert")) {
+      if (block) c.setAttribute("inert", "");
+      else c.removeAttribute("inert");
+    }
+  });
+  const what = root.hasAttribute("data-kl-committing") ? "↻ Committing…"
+    : block || root.hasAttribute("data-kl-running") ? "↻ Updating…" : "";
+  const pill = klPill();
+  pill.dataset.what = what;
+  if (!what) {
+    clearTimeout(window.__klPillTimer);
+    window.__klPillTimer = 0;
+    pill.style.display = "none";
+    return;
+  }
+  pill.textContent = what;
+  if (pill.style.display === "none" && !window.__klPillTimer) {
+    window.__klPillTimer = setTimeout(() => {
+      window.__klPillTimer = 0;
+      if (pill.dataset.what) pill.style.display = "block";
+    }, 300);
+  }
+}
+
+// marimo's own indicator is in the page while a cell runs: data-kl-running follows it; when the kernel
+// falls idle, nothing is being rebuilt or committed any more (a drawing that failed leaves no flag behind).
+// One watcher for the page, whichever widget starts it (a widget's view comes and goes with its drawing).
+function klWatchRunning() {
+  if (window.__klWatchingRunning) return;
+  window.__klWatchingRunning = true;
+  let queued = false;
+  let was = false;
+  const look = () => {
+    queued = false;
+    const now = !!document.querySelector('[data-testid="loading-indicator"]');
+    if (now === was) return;
+    was = now;
+    klFlag("data-kl-running", now);
+    if (!now) {
+      klFlag("data-kl-rebuild", false);
+      klFlag("data-kl-committing", false);
+    }
+  };
+  new MutationObserver(() => {
+    if (!queued) {
+      queued = true;
+      requestAnimationFrame(look);
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+  look();
+}
+"""
+
+ESM = BUSY_JS + r"""
 function summaryOf(d) {
   const s = d.querySelector(":scope > summary");
   return s ? s.textContent : "";
@@ -80,9 +172,13 @@ function apply(model) {
 function render({ model, el }) {
   el.style.display = "none";
   const again = () => apply(model);
+  const busy = () => klFlag("data-kl-rebuild", !!model.get("busy"));
   model.on("change:slots", again);
   model.on("change:attrs", again);
+  model.on("change:busy", busy);
   again();
+  busy();  // a new drawing's parts are not busy: the rebuild that made them is over
+  klWatchRunning();
   // The page around this widget may be put in the document after it, or drawn again without it
   // being made again: fill the slots that appear (once a frame at most).
   let queued = false;
@@ -99,6 +195,7 @@ function render({ model, el }) {
     watch.disconnect();
     model.off("change:slots", again);
     model.off("change:attrs", again);
+    model.off("change:busy", busy);
   };
 }
 
@@ -112,6 +209,8 @@ class LiveParts(anywidget.AnyWidget):
     _esm = ESM
     slots = traitlets.Dict({}).tag(sync=True)
     attrs = traitlets.Dict({}).tag(sync=True)
+    busy = traitlets.Unicode("").tag(sync=True)
+    """Not empty while the kernel rebuilds the widgets this drawing lays out (its cards are disabled)."""
 
     def __init__(self, forms: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -203,6 +302,19 @@ def live_parts(session: SheetSession, forms: Any) -> Any:
     return session.live
 
 
+BUSY_CSS = """
+html[data-kl-rebuild] .kl-cards { cursor: progress; opacity: .5; filter: grayscale(.5); transition: opacity .1s .15s; }
+"""
+"""The cards dimmed while they are rebuilt (``BUSY_JS``: disabled, and "Updating…" after 300 ms)."""
+
+
+def rebuilding(session: SheetSession, why: str = "Updating the steps…") -> None:
+    """Say, before the widgets are rebuilt, that the page now drawn is being replaced (its cards are disabled)."""
+    live = getattr(session, "live", None)
+    if live is not None:
+        live.widget.busy = why
+
+
 def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any, aside: Html) -> Html:
     """The whole page as drawn now: the commit bar, the cards with ``live``'s widgets, ``aside`` and the panel."""
     from kingdomlog.views.sheet import cards as sheet_cards
@@ -213,7 +325,7 @@ def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any,
     assert draft is not None
     session.page_key = sheet_cards.page_key(session, draft)
     panel = sheet_panel.panel_html(session.start.ruleset, session.start.state, after=end_state(draft), live=True)
-    return (sheet_cards.commit_bar_html(session, draft, commit_button, undo_button, live=True)
+    return (style(BUSY_CSS) + sheet_cards.commit_bar_html(session, draft, commit_button, undo_button, live=True)
             + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True)
             + h("div", marimo_html(live), class_="kl-live", hidden=True))
 
