@@ -14,6 +14,7 @@ with app.setup:
     from kingdomlog.views.sheet import cards as sheet_cards
     from kingdomlog.views.sheet import commit as sheet_commit
     from kingdomlog.views.sheet import draft as sheet
+    from kingdomlog.views.sheet import late as sheet_late
     from kingdomlog.views.sheet import live as sheet_live
     from kingdomlog.views.sheet import panel as sheet_panel
 
@@ -27,12 +28,13 @@ def _():
 @app.cell(hide_code=True)
 def _():
     # get_reload: (count, why) bumped after a commit or an undo; get_outcome: what the last one did;
-    # get_layout: bumped when the widgets must be rebuilt (options, rows or dice keys changed).
+    # get_layout: bumped when the widgets must be rebuilt (options, rows or dice keys changed; also by a change
+    # that came for widgets already rebuilt, which marimo credits to the cell that made them: self loops).
     # get_ready: whether the draft can be committed (the Commit button is made again when it flips).
     # get_page: bumped when the page must be drawn again with the same widgets (an error moved).
     get_reload, set_reload = mo.state((0, ""))
     get_outcome, set_outcome = mo.state(None)
-    get_layout, set_layout = mo.state(0)
+    get_layout, set_layout = mo.state(0, allow_self_loops=True)
     get_ready, set_ready = mo.state(None)
     get_page, set_page = mo.state(0)
     return (
@@ -57,9 +59,9 @@ def _(folder, get_reload):
 
 
 @app.cell(hide_code=True)
-def _(get_layout, session):
+def _(get_layout, session, set_layout, set_outcome):
     get_layout()
-    forms = session.widgets()
+    forms = sheet_late.widgets(session, set_layout, set_outcome)
     live = sheet_live.live_parts(session, forms)
     return forms, live
 

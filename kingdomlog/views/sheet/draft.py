@@ -442,6 +442,8 @@ class SheetSession:
         """Each step's form problem as its widgets were last made (a card shows it beside them)."""
         self.live: Any = None
         """The live parts of the page now drawn (views.sheet.live)."""
+        self.late: Any = None
+        """The builds of widgets a late change may still arrive for (views.sheet.late)."""
         self.page_key: tuple[Any, ...] | None = None
         """What the page now drawn shows besides its widgets and live parts (``sheet_cards.page_key``)."""
         self.pressed = 0
@@ -515,15 +517,16 @@ class SheetSession:
             self._forms_cache.clear()
         return changed
 
-    def widgets(self) -> Any:
+    def widgets(self, on_change: Any = None) -> Any:
         """One flat ``mo.ui.dictionary`` of every step's widgets, keyed by path (bind it to a global).
 
-        Read it back with ``update(forms.value)``; lay it out through ``sf.View(forms)``.
+        Read it back with ``update(forms.value)``; lay it out through ``sf.View(forms)``. ``on_change`` is
+        the dictionary's (views.sheet.late: a change that arrives after the widgets were rebuilt).
         """
         with sf.fresh_ui_ids():  # never an id an earlier build gave another widget
-            return self._build_widgets()
+            return self._build_widgets(on_change)
 
-    def _build_widgets(self) -> Any:
+    def _build_widgets(self, on_change: Any = None) -> Any:
         tree = {}
         for p in self.start.phases:
             form = self.forms.get(p.id)
@@ -536,7 +539,7 @@ class SheetSession:
         pickers = [(key, e) for key, e in flat.items() if _is_picker(e)]
         for key, elem in pickers:  # a hex picker: its map stays open or folded by its key
             elem.widget.fold_key = key
-        forms = mo.ui.dictionary(flat)
+        forms = mo.ui.dictionary(flat, on_change=on_change)
         # A widget lives until it is closed (ipywidgets keeps every one): close the ones the dictionary copied
         # (never shown) and those of the build before (no longer shown once the cards show these).
         for old in [*(e for _, e in pickers), *self._shown_pickers]:
