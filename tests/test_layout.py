@@ -169,7 +169,7 @@ RULESET_IDS = ("pf2e-kingmaker", "pf1-kingmaker", "aikakirjat", "signoria")
 
 def test_views_are_laid_out_by_what_a_person_looks_at() -> None:
     packages = sorted(p.name for p in VIEWS.iterdir() if (p / "__init__.py").exists())
-    assert packages == ["extras", "player", "sheet"]
+    assert packages == ["extras", "player", "sheet", "table"]
     loose = sorted(p.stem for p in VIEWS.glob("*.py") if p.stem != "__init__")
     assert loose == ["forms", "hexpicker", "history", "html", "orders", "words"]
 

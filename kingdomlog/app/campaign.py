@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from kingdomlog.app import exchange
 from kingdomlog.app import submissions as subs
+from kingdomlog.app import table
 from kingdomlog.app.drafts import Drafts
 from kingdomlog.app.drafts import commit_id as draft_commit_id
 from kingdomlog.app.submissions import SubmissionCheck
@@ -347,6 +348,21 @@ class Campaign:
             self._players = tuple(out)
         return self._players
 
+    def player_name(self, pid: str) -> str:
+        """A player's name as the table reads it (``campaign.toml``'s ``name``, else the id)."""
+        for v in self.config.viewers:
+            if v.id == pid:
+                return v.name or v.id
+        return pid
+
+    def character(self, pid: str) -> str:
+        """The character player ``pid`` plays, as the state names it (``campaign.toml``'s ``character``, else
+        its ``name``, else the id): where the ruleset seats that player (``Ruleset.seats``)."""
+        for v in self.config.viewers:
+            if v.id == pid:
+                return v.character or v.name or v.id
+        return pid
+
     def known_viewers(self) -> list[str]:
         """The player/faction ids a view may be opened for (``players`` as a list)."""
         return list(self.players())
@@ -606,6 +622,8 @@ class Campaign:
             raise
         if from_draft:
             drafts.discard(preview.turn)
+        if not res.idempotent:
+            table.committed_if_played(self, preview.turn)
         return res
 
     def play(self, plan: Plan, *, seed: str | None = None, commit_id: str | None = None) -> AppendResult:

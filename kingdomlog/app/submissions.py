@@ -268,7 +268,8 @@ def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) 
     dice, so the resolution uses exactly the faces rolled at submission; steps the submitter may no
     longer submit are ignored); the answers to the turn's questions, each at the place in its step's
     choices the question named (a value already there wins); and the turn's sealed seed, once the
-    first question was posted. A step the GM's plan names wins (the GM's ruling).
+    first question was posted. A step the GM's plan names wins (the GM's ruling). Last, the rows the
+    GM accepted at the table (``app.table.merge``), after the plan's own rows of their steps.
     """
     events = camp.events()
     turn = next_turn(events)
@@ -292,7 +293,9 @@ def with_submissions(camp: Campaign, plan: Plan, *, state: State | None = None) 
     seed = sealed_seed(events, turn)
     if seed is not None:
         update["seed"] = seed
-    return plan.model_copy(update=update)
+    from kingdomlog.app import table
+
+    return table.merge(camp, plan.model_copy(update=update), turn)
 
 
 SUBMIT_ATTEMPTS = 8

@@ -21,10 +21,11 @@ event type needs it) and the ``kingdomlog.rulesets`` entry-point group.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -269,6 +270,33 @@ class CampaignContext:
     viewers: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class Seat:
+    """Where a player acts in a turn: the rows they propose into one list of a step's choices.
+
+    ``step`` and ``rows`` name the list (pf2e: ``activity.leadership``, ``activities``); ``fixed`` are the
+    keys of each row the seat sets itself (``{"role": "ruler"}``: the player acts as the Ruler), neither
+    shown nor changeable; ``limit`` is how many rows the seat may propose (None: as many as the step takes);
+    ``label`` says in words who acts ("Ruler (Ysolde)"). A row's dice are rolled as the list's first row
+    (roll keys ``Ruleset.row_key``); the GM's sheet places it where it goes.
+    """
+
+    step: str
+    rows: str
+    label: str
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    limit: int | None = None
+    help: str = ""
+
+    @property
+    def id(self) -> str:
+        """``activity.leadership/activities/role=ruler``: the seat's name in the table's records."""
+        parts = "&".join(f"{k}={self.fixed[k]}" for k in sorted(self.fixed))
+        return f"{self.step}/{self.rows}/{parts}"
+
+
+_ROW_KEY = re.compile(r"^([a-z]+)1((?:\.[^.]+)*)$")
+
 DecideFn = Callable[["StepContext[Any]", Any], None]
 
 
@@ -358,8 +386,11 @@ class StepContext(Generic[S]):
 
     def __init__(self, ruleset: Ruleset, state: S, step: str, dice: Dice, *, campaign: str, turn: int,
                  start_seq: int = 0, gate: RollGate | None = None,
-                 rerolled: Mapping[str, Sequence[str]] | None = None) -> None:
+                 rerolled: Mapping[str, Sequence[str]] | None = None,
+                 actors: Mapping[str, str] | None = None) -> None:
         self.ruleset = ruleset
+        self.actors: Mapping[str, str] = dict(actors or {})
+        self.actor = "gm"
         self.gate = gate
         self.reroll_reasons: Mapping[str, tuple[str, ...]] = {k: tuple(v) for k, v in (rerolled or {}).items()}
         self.start: S = state
@@ -375,9 +406,12 @@ class StepContext(Generic[S]):
         self.checks: dict[str, CheckSpec] = {}
         self.questions: list[Question] = []
 
-    def emit(self, payload: EventModel, *, actor: str = "gm", visibility: str = "public") -> S:
-        """Record ``payload`` as an event of this step and fold it; returns the new running state."""
-        draft = Draft(payload, phase=self.step, actor=actor, visibility=visibility, turn=self.turn)
+    def emit(self, payload: EventModel, *, actor: str | None = None, visibility: str = "public") -> S:
+        """Record ``payload`` as an event of this step and fold it; returns the new running state.
+
+        ``actor``: who acted (default: the player acting in this part of the step, ``acting``, else the GM).
+        """
+        draft = Draft(payload, phase=self.step, actor=actor or self.actor, visibility=visibility, turn=self.turn)
         self.seq += 1
         new = self.ruleset.apply(self.state, provisional(self.campaign, self.seq, draft))
         self.state = new
@@ -402,6 +436,26 @@ class StepContext(Generic[S]):
         if check is not None:
             self.checks[key] = check
         return r
+
+    @contextlib.contextmanager
+    def acting(self, part: str) -> Iterator[None]:
+        """The events emitted inside are the acts of whoever the plan names for ``part`` (a row's roll key, ``a3``;
+        ``StepPlan.actors``), the GM's when it names no one. Rulesets wrap each row a player may propose.
+
+        >>> from kingdomlog.dice.roller import KeyedRoller
+        >>> ctx = StepContext(Ruleset(), None, "s", KeyedRoller("x", "c", 1).for_step("s"), campaign="c", turn=1,
+        ...                   actors={"a2": "ysolde"})
+        >>> with ctx.acting("a2"):
+        ...     inside = ctx.actor
+        >>> inside, ctx.actor
+        ('ysolde', 'gm')
+        """
+        before = self.actor
+        self.actor = self.actors.get(part, before)
+        try:
+            yield
+        finally:
+            self.actor = before
 
     def rerolled(self, key: str) -> tuple[str, ...]:
         """The reasons (``RerollReason.id`` or ``gm``) of each explicit re-roll of ``key``, oldest first.
@@ -595,6 +649,29 @@ class Ruleset:
         """The steps of ``turn`` that ``viewer`` (a player) may submit; none by default."""
         return ()
 
+    def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
+        """Where ``player`` (whose character in the state is named ``character``) acts in ``turn``: the rows
+        they may propose at the table (``app.table``). ``state`` is the player's own view at the turn's start.
+        None by default (a ruleset whose players only watch, or submit whole steps: ``player_steps``)."""
+        return ()
+
+    def row_part(self, step: str, index: int) -> str:
+        """The name of row ``index`` (1-based) of a seat's list in ``step``, as its rules name it in
+        ``StepContext.acting`` (``a3``: the third activity). Default ``a<index>``."""
+        return f"a{index}"
+
+    def row_key(self, step: str, key: str, index: int) -> str:
+        """Roll ``key`` of a row rolled as its list's first row, for the same row at ``index`` (1-based).
+
+        By default the number right after the key's leading letters is the row's: ``a1`` → ``a3``,
+        ``a1.check`` → ``a3.check``, ``rev1.d`` → ``rev3.d``; other keys are the step's own and stay.
+
+        >>> Ruleset().row_key("s", "a1.check", 3), Ruleset().row_key("s", "resource", 3)
+        ('a3.check', 'resource')
+        """
+        m = _ROW_KEY.match(key)
+        return f"{m.group(1)}{index}{m.group(2)}" if m else key
+
     # ---- dice --------------------------------------------------------------------------
 
     def reroll_reasons(self, state: Any, step: str, key: str, check: CheckSpec | None) -> Sequence[RerollReason]:
@@ -723,6 +800,7 @@ def run_step(
     start_seq: int = 0,
     gate: RollGate | None = None,
     rerolled: Mapping[str, Sequence[str]] | None = None,
+    actors: Mapping[str, str] | None = None,
 ) -> StepResult:
     """Decide one step: validate ``choices`` against the step's schema and ``state``, run its ``decide``.
 
@@ -730,12 +808,13 @@ def run_step(
     key) and whatever ``RuleError`` the step's rules raise; nothing is returned then.
     ``gate`` (a plan whose dice wait for Roll) may stop the step at a roll not released:
     the result is then ``pending`` on it, with no drafts. ``rerolled``: the reasons of each
-    explicit re-roll by roll key (``StepContext.rerolled``).
+    explicit re-roll by roll key (``StepContext.rerolled``). ``actors``: who acted in a part of
+    the step, by the part's roll key (``StepContext.acting``).
     """
     spec = step if isinstance(step, Step) else ruleset.find_step(state, turn, step)
     model = validate_choices(spec.choices, choices, state=state, vocabulary=ruleset.vocabulary, step=spec.id)
     ctx: StepContext[Any] = StepContext(ruleset, state, spec.id, dice, campaign=campaign, turn=turn,
-                                        start_seq=start_seq, gate=gate, rerolled=rerolled)
+                                        start_seq=start_seq, gate=gate, rerolled=rerolled, actors=actors)
     try:
         spec.decide(ctx, model)
     except RollPending as stop:

@@ -135,11 +135,14 @@ class StepPlan(BaseModel):
     """Rolls released (Roll pressed, or faces typed) by key, with the check each was rolled as."""
     reroll_reasons: dict[str, list[Reroll]] = Field(default_factory=dict)
     """Why each re-roll of a key was made, one per nonce (``rerolls``), oldest first."""
+    actors: dict[str, Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$")]] = Field(default_factory=dict)
+    """Who acted in a part of the step, by the part's roll key (``a3``: the third activity): the player whose
+    proposal it was (``app.table``). The events of that part are recorded with that actor; the rest, the GM's."""
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # a plan without rolls released or reasons dumps as before they existed (commit ids stay the same)
-        return _drop_empty(handler(self), ("rolled", "reroll_reasons"))
+        # a plan without rolls released, reasons or actors dumps as before they existed (commit ids stay the same)
+        return _drop_empty(handler(self), ("rolled", "reroll_reasons", "actors"))
 
 
 def _plan_error(err: Any) -> str:
@@ -193,7 +196,7 @@ class Plan(BaseModel):
         ...     except InputError as exc:
         ...         print(str(exc).replace("; a step", ";\n  a step"))
         plan: invalid plan: steps.upkeep: unknown key 'choice';
-          a step takes: choices, rolls, rerolls, rolled, reroll_reasons
+          a step takes: choices, rolls, rerolls, rolled, reroll_reasons, actors
         plan: invalid plan: turn: input should be a valid integer (got '8')
         """
         try:
@@ -580,6 +583,16 @@ def _stale_locks(phase: Step, sp: StepPlan, rolls: Sequence[Roll]) -> str | None
             f" put back what took it away, or take the roll back by a re-roll with its reason")
 
 
+def _check_actors(step: str, sp: StepPlan, declared: Sequence[str] | None) -> None:
+    """An ``InputError`` when a step names an actor the campaign does not declare as a player."""
+    if declared is None:
+        return
+    for part, who in sp.actors.items():
+        if who not in declared:
+            known = ", ".join(declared) or "none"
+            raise InputError(f"step {step!r}, actors.{part}: {who!r} is not a player of this campaign ({known})")
+
+
 def _check_rerolls(step: str, sp: StepPlan, mode: DiceMode) -> None:
     """``InputError`` unless each re-roll has one reason (in an ``on_roll`` plan every re-roll must have one)."""
     keys = set(sp.reroll_reasons) | (set(sp.rerolls) if mode == "on_roll" else set())
@@ -639,7 +652,8 @@ def _reroll_drafts(ruleset: Ruleset, state: State, step: str, sp: StepPlan, dice
                                           reason_label=labels.get(r.reason, r.reason), note=r.note,
                                           check=_spoken(str(check.check.get("label") or "")) if check else "",
                                           faces_before=tuple(before), faces_after=tuple(after)),
-                             phase=step, actor="gm", visibility=vis, turn=turn))
+                             phase=step, actor=sp.actors.get(key.split(".")[0], "gm"), visibility=vis,
+                             turn=turn))
     return out
 
 
@@ -692,8 +706,10 @@ def preview_turn(
         gate = step_gate(ruleset, current, plan, phase.id, sp, release)
         try:
             _check_rerolls(phase.id, sp, plan.dice)
+            _check_actors(phase.id, sp, declared)
             res = run_step(ruleset, current, phase, sp.choices, dice, campaign=campaign, turn=turn, start_seq=seq,
-                           gate=gate, rerolled={k: [r.reason for r in v] for k, v in sp.reroll_reasons.items()})
+                           gate=gate, rerolled={k: [r.reason for r in v] for k, v in sp.reroll_reasons.items()},
+                           actors=sp.actors)
             if res.pending is not None:
                 steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None, list(res.breakdowns),
                                          checks=dict(res.checks), typed=res.choices, pending=res.pending,

@@ -30,6 +30,9 @@ class ViewerEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$")
     name: str = ""
+    character: str = ""
+    """The player's character as the kingdom's state names it (a pf2e leader's holder, an aikakirjat PC's id
+    or name): the seats the ruleset gives that character are this player's (default: ``name``)."""
 
     @field_validator("id")
     @classmethod

@@ -769,8 +769,9 @@ def decide_actions(ctx: Ctx, c: ActionsChoices) -> None:
         if ctx.state.actions_forfeited:
             raise ctx.fail(f"action {i}: no actions remain this year (war declared or revolution)",
                            "§4.4.3 (A51, A25)")
-        record(ctx, p, f"a{i}.")
-        after_change(ctx, str(i))
+        with ctx.acting(f"a{i}"):  # an action a player proposed is that player's act (StepPlan.actors)
+            record(ctx, p, f"a{i}.")
+            after_change(ctx, str(i))
 
 
 def _ids(ctx: Ctx, where: str, values: Sequence[str | None], source: str, what: str) -> None:

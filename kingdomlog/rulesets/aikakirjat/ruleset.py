@@ -8,7 +8,7 @@ from typing import Any
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.modifiers import Modifier, stack
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Step, validate_options
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Seat, Step, validate_options
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.aikakirjat import decide as D
 from kingdomlog.rulesets.aikakirjat import rules as R
@@ -76,6 +76,15 @@ class Aikakirjat(Ruleset):
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         return vocabulary(state, source, within)
+
+    def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
+        """A PC acts in the year's actions (§4.4): the actions that PC performs (the kingdom has a number a year,
+        §2.9, shared by the PCs and the court). ``character`` is the PC's id or name."""
+        s: KingdomState = state
+        who = character.strip().casefold()
+        return [Seat("actions", "actions", f"{pc.name}'s actions", {"performer": "pc", "pc_id": pid}, None,
+                     "the kingdom's actions this year are shared by the PCs and the court")
+                for pid, pc in s.pcs.items() if who in (pid.casefold(), pc.name.strip().casefold())]
 
     def summary(self, state: Any) -> dict[str, Any]:
         return summary(state)

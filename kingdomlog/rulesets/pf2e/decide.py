@@ -563,7 +563,8 @@ def activity_rows(ctx: Ctx, category: str, rows: list[Any], avert: bool, crush: 
                            "§5.9 Favored Land")
     asked = Asked(avert_ruin_penalty=avert, crush_dissent=crush, liquidate_resources=liquidate)
     for i, row in enumerate(rows):
-        perform(ctx, asked, row, key=f"a{i + 1}", category=category)
+        with ctx.acting(f"a{i + 1}"):  # a row a player proposed is that player's act (StepPlan.actors)
+            perform(ctx, asked, row, key=f"a{i + 1}", category=category)
 
 
 @turn_step

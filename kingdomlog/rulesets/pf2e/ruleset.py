@@ -13,7 +13,7 @@ from typing import Any
 
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, RerollReason, Step
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, RerollReason, Seat, Step
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.dice.checks import CheckSpec
@@ -189,6 +189,27 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         given = values or {}
         return tuple(s for s in specs if s.name not in FEAT_OPT_INS or given.get(s.name)
                      or feat_effects(state, s.name))
+
+    def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
+        """A PC leader acts in the Activity phase (§3.3): for each role ``character`` holds as a PC, that role's
+        Leadership activities (2, 3 with a seat of government) and Region activities taken as that role."""
+        from kingdomlog.rulesets.pf2e.state import leadership_slots
+
+        s: KingdomState = state
+        who = character.strip().casefold()
+        out: list[Seat] = []
+        for role, ld in s.leaders.items():
+            if ld.holder is None or ld.kind != "pc" or ld.holder.strip().casefold() != who:
+                continue
+            name = role.replace("_", " ").title()
+            slots = leadership_slots(s, role)
+            if slots:
+                out.append(Seat("activity.leadership", "activities", f"{name}: Leadership activities",
+                                {"role": role}, slots, f"{slots} this month, as the {name} ({ld.holder})"))
+            out.append(Seat("activity.region", "activities", f"{name}: Region activities", {"role": role}, None,
+                            "the kingdom takes three a month (more after critical Claim Hex successes), shared by"
+                            " the leaders"))
+        return out
 
     def reroll_reasons(self, state: Any, step: str, key: str, check: CheckSpec | None) -> Sequence[RerollReason]:
         """A kingdom check may be re-rolled for a Fame (or Infamy) point (§3.0.8); the check charges it."""

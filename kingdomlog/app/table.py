@@ -1,0 +1,713 @@
+"""The table: players propose their own acts of the turn and roll them; the GM accepts or sends them back.
+
+In every rule system the kingdom turn is played by a table. A player acts from a **seat** the ruleset
+gives them (``Ruleset.seats``: pf2e's Ruler takes the Ruler's Leadership activities, an aikakirjat PC
+its actions): they pick a row of that step (activity, skill, target), see the check's odds, press Roll,
+and the GM accepts the row into the month (or sends it back with a note). Players never write the log:
+what they do is kept beside it, in ``DIR/table/t<turn>.jsonl``, one JSON line per thing that happened
+(declared, rolled, re-rolled, accepted, sent back, withdrawn, said, committed). The GM's preview merges
+the accepted rows into their steps (``merge``) with their faces typed and the player as each row's actor,
+so the committed month records who did what and the faces that were rolled at the table.
+
+Four rules hold the table honest:
+
+- **A face is never shown before the choice it decides.** Declaring a row computes its check and odds
+  with nothing drawn; the die is drawn by the server when Roll is pressed, written to the table file,
+  and only then shown. A second press of Roll (a double click, a retry) shows the same faces.
+- **A rolled row is locked.** Changing it means a re-roll with a reason the rules give (pf2e: a Fame
+  point) or, by the GM only, a GM ruling with a note; the re-roll is a line the table sees and the
+  month's log records (``core.dice_rerolled``). A rolled row cannot be withdrawn (no fishing for faces).
+- **Checked against what the player knows.** A row is checked on the player's own view of the kingdom
+  as the turn starts (``Campaign.state(viewer=...)``); its odds are those of that view. The GM's sheet
+  resolves it in the month as played, with the same faces.
+- **What a viewer may not see never reaches them.** Each line has a visibility: a player's own lines are
+  theirs and the GM's; the GM's decision on a row is shared with the whole table. ``feed`` returns only
+  the lines a viewer may read, and a refusal never names another player's row.
+
+The file is append-only; writers hold an exclusive ``flock`` while they read the last number and append
+one line, so two players pressing Roll at once both land, numbered in order. A line cut short by a crash
+is ignored on reading (it never completed, so nothing was shown from it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import fcntl
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kingdomlog.core.choices import _shape_of, field_options
+from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
+from kingdomlog.core.ruleset import Seat, Step, run_step
+from kingdomlog.core.turn import GM_RULING, Plan, Reroll, StepGate, StepPlan, check_of, check_print, check_words
+from kingdomlog.core.viewers import GM_VIEWER, PLAYER_PREFIX, Viewer, parse_visibility
+from kingdomlog.dice import roller
+from kingdomlog.dice.odds import odds, resolve
+
+if TYPE_CHECKING:
+    from kingdomlog.app.campaign import Campaign
+    from kingdomlog.core.ruleset import State
+
+TABLE_DIR = "table"
+Kind = Literal["declared", "rolled", "rerolled", "accepted", "returned", "withdrawn", "said", "committed"]
+Status = Literal["declared", "rolled", "accepted", "returned", "withdrawn"]
+
+
+class Line(BaseModel):
+    """One thing that happened at the table, as written to ``table/t<turn>.jsonl``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int = Field(ge=1)
+    at: str
+    turn: int = Field(ge=0)
+    kind: Kind
+    by: str
+    visibility: str
+    text: str = Field(max_length=4000)
+    proposal: str = ""
+    seat: str = ""
+    row: dict[str, Any] = Field(default_factory=dict)
+    faces: dict[str, list[int]] = Field(default_factory=dict)
+    checks: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    reason: str = ""
+    note: str = Field(default="", max_length=2000)
+
+
+@dataclass
+class Proposal:
+    """One row a player proposed, as its lines fold: what, whose, its faces and where it stands."""
+
+    id: str
+    turn: int
+    player: str
+    seat: str
+    step: str
+    rows: str
+    row: dict[str, Any]
+    status: Status = "declared"
+    faces: dict[str, list[int]] = field(default_factory=dict)
+    """The faces by roll key as the list's first row (``a1``); ``Ruleset.row_key`` places them."""
+    checks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    rerolls: list[tuple[str, str, str, list[int]]] = field(default_factory=list)
+    """Each re-roll: (roll key, reason, note, the faces it replaced), oldest first."""
+    outcome: str = ""
+    note: str = ""
+    """The GM's note when the row was sent back."""
+    accepted_at: int = 0
+    """The number of the line that accepted it (the order of the month's rows)."""
+    title: str = ""
+
+    @property
+    def rolled(self) -> bool:
+        return bool(self.faces)
+
+    @property
+    def open(self) -> bool:
+        """Still counts against its seat (not withdrawn)."""
+        return self.status != "withdrawn"
+
+
+# ---- the file ----------------------------------------------------------------------------------
+
+
+class TableFile:
+    """``DIR/table/t<turn>.jsonl``: the table's lines of one turn (append-only, flock-serialised)."""
+
+    def __init__(self, campaign_folder: Path, turn: int) -> None:
+        self.path = campaign_folder / TABLE_DIR / f"t{turn}.jsonl"
+        self.turn = turn
+
+    def lines(self) -> list[Line]:
+        """Every complete line, in order (a last line cut short by a crash is left out)."""
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return []
+        out: list[Line] = []
+        for text in raw.split(b"\n"):
+            if not text.strip():
+                continue
+            try:
+                out.append(Line.model_validate_json(text))
+            except ValidationError:
+                continue  # a line cut short (it was never complete, so nothing was shown from it)
+        return out
+
+    def version(self) -> tuple[int, int]:
+        """A cheap mark that changes with every line written (size and modification time)."""
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            return (0, 0)
+        return (st.st_size, st.st_mtime_ns)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[list[Line]]:
+        """The lines as they stand, with the file held exclusively until the block ends (append inside)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield self.lines()
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def append(self, line: Line) -> None:
+        """Write ``line`` at the end and make it durable (call inside ``locked``)."""
+        data = line.model_dump_json().encode("utf-8") + b"\n"
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _write(camp: Campaign, turn: int, make: Any) -> Line:
+    """Append the line ``make(lines so far, next number)`` returns, under the file's lock."""
+    tf = TableFile(camp.folder, turn)
+    with tf.locked() as lines:
+        line = make(lines, (lines[-1].n if lines else 0) + 1)
+        if line is None:
+            raise RuleError("nothing to record")
+        tf.append(line)
+        return line  # type: ignore[no-any-return]
+
+
+# ---- who sits where ----------------------------------------------------------------------------
+
+
+def table_viewers(camp: Campaign) -> str:
+    """The visibility of a line the whole table reads: every declared player (the GM always reads)."""
+    players = camp.players()
+    return ",".join(f"{PLAYER_PREFIX}{p}" for p in players) if players else "gm"
+
+
+def own(viewer: Viewer) -> str:
+    """The visibility of a line only ``viewer`` and the GM read."""
+    return viewer.token if viewer.is_player else "gm"
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A player's place at the table this turn: the turn, the player's view of the kingdom, their seats."""
+
+    turn: int
+    view: Any
+    seats: tuple[Seat, ...]
+    unit: str
+    viewer: Viewer = GM_VIEWER
+
+
+def opening(camp: Campaign, viewer: Viewer) -> Opening:
+    """Where ``viewer`` acts in the next turn (no seats for the GM and the public)."""
+    turn = camp.next_turn()
+    view = camp.state(viewer=viewer)
+    seats: tuple[Seat, ...] = ()
+    if viewer.is_player:
+        rs = camp.ruleset
+        known = {s.id for s in rs.phases_for(view, turn)}
+        seats = tuple(s for s in rs.seats(view, turn, viewer.id, camp.character(viewer.id)) if s.step in known)
+    return Opening(turn, view, seats, camp.ruleset.turn_unit, viewer)
+
+
+def _seat(op: Opening, seat_id: str) -> Seat:
+    for s in op.seats:
+        if s.id == seat_id:
+            return s
+    raise InputError(f"seat {seat_id!r} is not yours this {op.unit}; yours: "
+                     f"{', '.join(s.label for s in op.seats) or 'none'}")
+
+
+# ---- folding the lines -------------------------------------------------------------------------
+
+
+def proposals(lines: Sequence[Line]) -> dict[str, Proposal]:
+    """Each proposal as its lines fold, by id, in the order they were first declared."""
+    out: dict[str, Proposal] = {}
+    for ln in lines:
+        if not ln.proposal:
+            continue
+        p = out.get(ln.proposal)
+        if ln.kind == "declared":
+            step, fld, _ = ln.seat.split("/", 2)
+            if p is None:
+                out[ln.proposal] = Proposal(ln.proposal, ln.turn, ln.by, ln.seat, step, fld, dict(ln.row),
+                                            title=ln.text)
+            else:
+                p.row, p.status, p.note = dict(ln.row), ("rolled" if p.faces else "declared"), ""
+            continue
+        if p is None:
+            continue
+        if ln.kind == "rolled":
+            p.faces, p.checks, p.status, p.outcome = dict(ln.faces), dict(ln.checks), "rolled", ln.note
+        elif ln.kind == "rerolled":
+            for key in ln.faces:
+                p.rerolls.append((key, ln.reason, ln.note, list(p.faces.get(key, []))))
+            p.faces.update(ln.faces)
+            p.checks.update(ln.checks)
+            if ln.row:
+                p.row = dict(ln.row)
+            p.status, p.outcome = "rolled", ln.text
+        elif ln.kind == "accepted":
+            p.status, p.accepted_at = "accepted", ln.n
+        elif ln.kind == "returned":
+            p.status, p.note = "returned", ln.note
+        elif ln.kind == "withdrawn":
+            p.status = "withdrawn"
+    return out
+
+
+def visible(camp: Campaign, lines: Sequence[Line], viewer: Viewer) -> list[Line]:
+    """The lines ``viewer`` may read."""
+    declared = camp.players()
+    return [ln for ln in lines if parse_visibility(ln.visibility, declared).allows(viewer)]
+
+
+def feed(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[Line]:
+    """What ``viewer`` may read of the table this turn (default: the next turn), oldest first."""
+    t = camp.next_turn() if turn is None else turn
+    return visible(camp, TableFile(camp.folder, t).lines(), viewer)
+
+
+def mine(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[Proposal]:
+    """``viewer``'s own proposals of the turn (every proposal for the GM)."""
+    t = camp.next_turn() if turn is None else turn
+    got = proposals(TableFile(camp.folder, t).lines()).values()
+    return [p for p in got if viewer.is_gm or p.player == viewer.id]
+
+
+# ---- a row, checked and rolled -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Trial:
+    """A row run as its list's only row on the player's view: the check it makes (odds), or its outcome."""
+
+    checks: dict[str, dict[str, Any]]
+    faces: dict[str, list[int]]
+    outcome: str
+    pending: str = ""
+    """The roll key the row stopped at (its check not rolled yet)."""
+
+
+def _step(camp: Campaign, op: Opening, seat: Seat) -> Step:
+    return camp.ruleset.find_step(op.view, op.turn, seat.step)
+
+
+def full_row(seat: Seat, row: Mapping[str, Any]) -> dict[str, Any]:
+    """``row`` with the seat's fixed keys set (a player cannot act as another role or PC)."""
+    if not isinstance(row, Mapping):
+        raise InputError(f"a row is an object of choices, got {type(row).__name__}")
+    out = copy.deepcopy(dict(row))
+    for k, v in seat.fixed.items():
+        if k in out and out[k] != v:
+            raise InputError(f"{k}: this seat acts as {v!r}, not {out[k]!r}")
+        out[k] = v
+    return out
+
+
+_BEFORE: dict[tuple[Any, ...], Any] = {}
+"""The month as the GM has played it up to a step, for a viewer, by what it was computed from (a few kept)."""
+
+
+def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str) -> Any:
+    """``viewer``'s view of the month as the GM has played it up to ``step`` (the GM's saved draft, its rolls
+    and the rows accepted so far), redacted for ``viewer``: the state a row of ``step`` is checked on.
+
+    Refused (``RuleError``, in words) while the GM's month has not reached ``step``: a step before it waits
+    for a roll or is refused. Kept per log head, draft, table file and viewer (a few at a time).
+    """
+    from kingdomlog.app.drafts import Drafts
+
+    drafts = Drafts(camp.folder)
+    path = drafts.path(turn)
+    try:
+        st = path.stat()
+        mark: tuple[int, int] = (st.st_size, st.st_mtime_ns)
+    except FileNotFoundError:
+        mark = (0, 0)
+    key = (str(camp.folder), camp.head_seq, mark, TableFile(camp.folder, turn).version(), viewer.token, step)
+    hit = _BEFORE.get(key)
+    if hit is not None:
+        return hit
+    saved = drafts.load(turn)
+    plan = saved.plan if saved is not None else Plan(dice="on_roll")
+    tp = camp.preview(plan, seed=plan.seed or f"table-{turn}")
+    state = tp.state_before
+    for sp in tp.steps:
+        if sp.phase.id == step:
+            break
+        if sp.pending is not None or sp.error is not None or sp.state_after is None:
+            raise RuleError(f"the GM is still at {sp.phase.title}; your part opens when the"
+                            f" {camp.ruleset.turn_unit} reaches it")
+        state = sp.state_after
+    view = camp.ruleset.redact(state, viewer)
+    if len(_BEFORE) > 64:
+        _BEFORE.clear()
+    _BEFORE[key] = view
+    return view
+
+
+def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
+          faces: Mapping[str, Sequence[int]] | None = None, draw: bool = False, viewer: Viewer | None = None) -> Trial:
+    """Run ``row`` on the player's view of the month up to its step (``before_step``): with ``draw`` (Roll
+    pressed) its dice are drawn now, with ``faces`` they are those; else it stops at its first check (odds,
+    nothing drawn). ``InputError``/``RuleError`` when the rules refuse the row (its message names the field)."""
+    step = _step(camp, op, seat)
+    who = viewer if viewer is not None else op.viewer
+    view = before_step(camp, who, op.turn, step.id)
+    sp = StepPlan(choices={seat.rows: [full_row(seat, row)]}, rolls={k: list(v) for k, v in (faces or {}).items()})
+    gate = StepGate(camp.ruleset, view, step.id, sp, release=draw or bool(faces))
+    dice = roller.KeyedRoller(roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id, manual=sp.rolls)
+    try:
+        res = run_step(camp.ruleset, view, step, sp.choices, dice, campaign=camp.id, turn=op.turn, gate=gate)
+    except KingdomlogError as exc:
+        raise type(exc)(_unstep(str(exc), step.id)) from None
+    checks = {k: check_print(c, _notation(res, k)) for k, c in res.checks.items()}
+    if res.pending is not None:
+        checks.setdefault(res.pending.key, check_print(res.pending.check, res.pending.notation))
+        return Trial(checks, {}, "", pending=res.pending.key)
+    got = {r.key: list(r.faces) for r in res.rolls}
+    words = [f"{check_words(checks[r.key])}: {_resolved(checks[r.key], r)}" for r in res.rolls if r.key in checks]
+    return Trial(checks, got, "; ".join(words))
+
+
+def _notation(res: Any, key: str) -> str:
+    for r in res.rolls:
+        if r.key == key:
+            return str(r.notation)
+    pending = res.pending
+    return str(pending.notation) if pending is not None and pending.key == key else "1d20"
+
+
+def _resolved(print_: Mapping[str, Any], roll: Any) -> str:
+    spec = check_of(print_)
+    got = resolve(spec, roll) if spec is not None else None
+    faces = ", ".join(str(f) for f in roll.faces)
+    return f"rolled {faces}" + (f", {got.label}" if got is not None else "")
+
+
+def _unstep(message: str, step: str) -> str:
+    """A refusal without the machine's step id in front (the page shows it at the row)."""
+    for head in (f"[{step}] ", f"step {step!r}: "):
+        message = message.replace(head, "")
+    return message
+
+
+def odds_text(t: Trial) -> str:
+    """``d20 +6 vs DC 16: critical failure 5%, failure 25%, success 50%, critical success 20%``."""
+    if not t.pending:
+        return ""
+    print_ = t.checks[t.pending]
+    spec = check_of(print_)
+    if spec is None:
+        return check_words(print_)
+    got = odds(spec)
+    return f"{check_words(print_)}: " + ", ".join(f"{o.label} {o.percent}" for o in got.outcomes)
+
+
+def _title(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any]) -> str:
+    """The row in words: its first picked value's label (``Quell Unrest``) and the seat (``as Ruler``)."""
+    step = _step(camp, op, seat)
+    info = step.choices.model_fields.get(seat.rows)
+    label = ""
+    if info is not None:
+        item = _shape_of(info).item
+        model = item.base if item is not None else None
+        if model is not None and hasattr(model, "model_fields"):
+            for name in model.model_fields:
+                if name in seat.fixed or name not in row:
+                    continue
+                opts = field_options(model, name, state=op.view, vocabulary=camp.ruleset.vocabulary, within=row)
+                hit = next((o for o in opts or () if o.value == row[name]), None)
+                label = hit.label if hit is not None and hit.label else str(row[name]).replace("-", " ").title()
+                break
+    return f"{label or 'An act'} ({seat.label.split(':')[0]})"
+
+
+# ---- what a player does ------------------------------------------------------------------------
+
+
+def declare(camp: Campaign, viewer: Viewer, seat_id: str, row: Mapping[str, Any], *,
+            proposal: str | None = None) -> tuple[Proposal, Trial]:
+    """Propose ``row`` from one of ``viewer``'s seats (or change proposal ``proposal`` before it is rolled).
+
+    Returns the proposal and its trial (the check and its odds; nothing drawn). Refused when the seat is
+    not the viewer's, its rows are used up, the rules refuse the row on the viewer's view, or the proposal
+    was rolled (change it with ``reroll``) or accepted.
+    """
+    if not viewer.is_player:
+        raise InputError("rows are proposed by players; the GM plays the turn on the sheet")
+    op = opening(camp, viewer)
+    seat = _seat(op, seat_id)
+    full = full_row(seat, row)
+    t = trial(camp, op, seat, full)
+    title = _title(camp, op, seat, full)
+
+    def make(lines: list[Line], n: int) -> Line:
+        props = proposals(lines)
+        pid = proposal
+        if pid is not None:
+            p = props.get(pid)
+            if p is None or p.player != viewer.id:
+                raise InputError(f"no proposal {pid!r} of yours this {op.unit}")
+            if p.status == "accepted":
+                raise RuleError("the GM has accepted it; ask the GM to send it back to change it")
+            if p.rolled:
+                raise RuleError("its die was rolled, so it is locked; change it with a re-roll (its reason is"
+                                " recorded and the table sees it)")
+        else:
+            used = [p for p in props.values() if p.seat == seat.id and p.open]
+            if seat.limit is not None and len(used) >= seat.limit:
+                raise RuleError(f"{seat.label}: {seat.limit} this {op.unit}, all proposed; withdraw one first")
+            pid = f"p{sum(1 for _ in props) + 1}"
+        return Line(n=n, at=_now(), turn=op.turn, kind="declared", by=viewer.id, visibility=own(viewer),
+                    text=title, proposal=pid, seat=seat.id, row=full, checks=t.checks)
+
+    line = _write(camp, op.turn, make)
+    return _fold_one(camp, op.turn, line.proposal), t
+
+
+def roll(camp: Campaign, viewer: Viewer, proposal: str) -> Proposal:
+    """Draw the dice of ``viewer``'s proposal now (Roll pressed) and record them; shown to the table once
+    the GM shares the row. Pressing Roll again on a rolled proposal draws nothing and returns it as it is."""
+    op = opening(camp, viewer)
+
+    def make(lines: list[Line], n: int) -> Any:
+        p = proposals(lines).get(proposal)
+        if p is None or p.player != viewer.id:
+            raise InputError(f"no proposal {proposal!r} of yours this {op.unit}")
+        if p.rolled:
+            return _NOTHING
+        if p.status == "withdrawn":
+            raise RuleError("it was withdrawn; propose it again")
+        seat = _seat(op, p.seat)
+        t = trial(camp, op, seat, p.row, draw=True)
+        if not t.faces:
+            raise RuleError(f"{p.title}: it rolls no dice; the GM resolves it as it is")
+        return Line(n=n, at=_now(), turn=op.turn, kind="rolled", by=viewer.id, visibility=own(viewer),
+                    text=f"{p.title}: {t.outcome}", proposal=p.id, seat=p.seat, faces=t.faces, checks=t.checks,
+                    note=t.outcome)
+
+    with contextlib.suppress(_Nothing):
+        _write(camp, op.turn, _raising(make))
+    return _fold_one(camp, op.turn, proposal)
+
+
+def reroll(camp: Campaign, viewer: Viewer, proposal: str, reason: str, *, note: str = "",
+           row: Mapping[str, Any] | None = None) -> Proposal:
+    """Roll a rolled proposal again for ``reason`` (one the rules give for its check; the GM may also rule
+    ``gm`` with a note), optionally with its row changed; the new faces replace the old, both recorded."""
+    op_viewer = viewer
+    turn = camp.next_turn()
+    tf = TableFile(camp.folder, turn)
+    p0 = proposals(tf.lines()).get(proposal)
+    if p0 is None or (viewer.is_player and p0.player != viewer.id):
+        raise InputError(f"no proposal {proposal!r} of yours this {camp.ruleset.turn_unit}")
+    player = camp.viewer(p0.player)
+    op = opening(camp, player)
+    seat = _seat(op, p0.seat)
+    first = sorted(p0.checks)[0] if p0.checks else ""
+    allowed = {r.id: r for r in camp.ruleset.reroll_reasons(op.view, seat.step, first, check_of(p0.checks[first]))
+               } if first else {}
+    if op_viewer.is_gm:
+        allowed[GM_RULING.id] = GM_RULING
+    if reason not in allowed:
+        names = ", ".join(f"{r.id} ({r.label})" for r in allowed.values()) or "none the rules give"
+        raise InputError(f"re-roll reason {reason!r}: not one this check may have; it may have: {names}")
+    if reason == GM_RULING.id and not note.strip():
+        raise InputError("a re-roll by GM ruling needs a note saying why")
+    full = full_row(seat, row if row is not None else p0.row)
+
+    def make(lines: list[Line], n: int) -> Line:
+        p = proposals(lines).get(proposal)
+        if p is None or not p.rolled:
+            raise RuleError("it was not rolled; press Roll")
+        if p.status == "accepted" and not op_viewer.is_gm:
+            raise RuleError("the GM has accepted it; ask the GM to send it back first")
+        t = trial(camp, op, seat, full, draw=True)
+        why = allowed[reason].label
+        return Line(n=n, at=_now(), turn=turn, kind="rerolled", by=op_viewer.id, visibility=table_viewers(camp),
+                    text=f"{p.title} rolled again ({why}{': ' + note if note else ''}): {t.outcome}",
+                    proposal=p.id, seat=p.seat, row=full if full != p.row else {}, faces=t.faces,
+                    checks=t.checks, reason=reason, note=note)
+
+    _write(camp, turn, make)
+    return _fold_one(camp, turn, proposal)
+
+
+def withdraw(camp: Campaign, viewer: Viewer, proposal: str) -> Proposal:
+    """Take back a proposal not rolled yet (a rolled one stays: its face was seen)."""
+    turn = camp.next_turn()
+
+    def make(lines: list[Line], n: int) -> Line:
+        p = proposals(lines).get(proposal)
+        if p is None or p.player != viewer.id:
+            raise InputError(f"no proposal {proposal!r} of yours this {camp.ruleset.turn_unit}")
+        if p.rolled:
+            raise RuleError("its die was rolled, so it stays; the GM decides on it")
+        return Line(n=n, at=_now(), turn=turn, kind="withdrawn", by=viewer.id, visibility=own(viewer),
+                    text=f"{p.title}: withdrawn", proposal=p.id, seat=p.seat)
+
+    _write(camp, turn, make)
+    return _fold_one(camp, turn, proposal)
+
+
+def say(camp: Campaign, viewer: Viewer, text: str, *, to: str = "table") -> Line:
+    """A line of talk in the feed: to the whole table (``table``) or to the GM only (``gm``)."""
+    words = text.strip()
+    if not words:
+        raise InputError("say something")
+    if len(words) > 2000:
+        raise InputError(f"a line of talk is at most 2000 characters (this one {len(words)})")
+    if to not in ("table", "gm"):
+        raise InputError(f"to {to!r}: say it to the table or to the gm")
+    turn = camp.next_turn()
+    vis = table_viewers(camp) if to == "table" else own(viewer)
+    who = "GM" if viewer.is_gm else viewer.id
+    return _write(camp, turn, lambda lines, n: Line(n=n, at=_now(), turn=turn, kind="said", by=viewer.id,
+                                                     visibility=vis, text=f"{who}: {words}"))
+
+
+# ---- what the GM does --------------------------------------------------------------------------
+
+
+def accept(camp: Campaign, proposal: str) -> Proposal:
+    """The GM takes a proposal into the month (shared with the table); refused before it is rolled when
+    it rolls dice."""
+    turn = camp.next_turn()
+
+    def make(lines: list[Line], n: int) -> Any:
+        p = proposals(lines).get(proposal)
+        if p is None:
+            raise InputError(f"no proposal {proposal!r} this {camp.ruleset.turn_unit}")
+        if p.status == "accepted":
+            return _NOTHING
+        if p.status == "withdrawn":
+            raise RuleError("it was withdrawn")
+        if not p.rolled and p.checks:
+            raise RuleError(f"{p.title}: not rolled yet; the player rolls it first")
+        result = f": {p.outcome}" if p.outcome else ""
+        return Line(n=n, at=_now(), turn=turn, kind="accepted", by="gm", visibility=table_viewers(camp),
+                    text=f"{_player_name(camp, p.player)}'s {p.title}{result} — accepted", proposal=p.id,
+                    seat=p.seat)
+
+    with contextlib.suppress(_Nothing):
+        _write(camp, turn, _raising(make))
+    return _fold_one(camp, turn, proposal)
+
+
+def send_back(camp: Campaign, proposal: str, note: str) -> Proposal:
+    """The GM sends a proposal back to its player with ``note`` (the player sees it; its faces stay)."""
+    if not note.strip():
+        raise InputError("say why it goes back (the player reads it)")
+    turn = camp.next_turn()
+
+    def make(lines: list[Line], n: int) -> Line:
+        p = proposals(lines).get(proposal)
+        if p is None:
+            raise InputError(f"no proposal {proposal!r} this {camp.ruleset.turn_unit}")
+        return Line(n=n, at=_now(), turn=turn, kind="returned", by="gm", visibility=f"{PLAYER_PREFIX}{p.player}",
+                    text=f"{p.title}: sent back by the GM: {note.strip()}", proposal=p.id, seat=p.seat,
+                    note=note.strip())
+
+    _write(camp, turn, make)
+    return _fold_one(camp, turn, proposal)
+
+
+def committed(camp: Campaign, turn: int) -> None:
+    """Say in ``turn``'s feed that the GM committed it (the table's next turn opens)."""
+    unit = camp.ruleset.turn_unit
+    _write(camp, turn, lambda lines, n: Line(n=n, at=_now(), turn=turn, kind="committed", by="gm",
+                                             visibility=table_viewers(camp) if camp.players() else "public",
+                                             text=f"The GM committed {unit} {turn}."))
+
+
+def committed_if_played(camp: Campaign, turn: int) -> None:
+    """``committed`` when ``turn`` was played at the table (its file exists); a failure to say so is not the
+    commit's (the month is in the log): the feed then lacks the line, nothing else."""
+    if TableFile(camp.folder, turn).path.exists():
+        with contextlib.suppress(OSError, KingdomlogError):
+            committed(camp, turn)
+
+
+def _player_name(camp: Campaign, pid: str) -> str:
+    return camp.player_name(pid)
+
+
+def _fold_one(camp: Campaign, turn: int, pid: str) -> Proposal:
+    got = proposals(TableFile(camp.folder, turn).lines()).get(pid)
+    if got is None:
+        raise InputError(f"no proposal {pid!r}")
+    return got
+
+
+class _Nothing(Exception):
+    """Nothing to write (a second Roll, a second Accept): the call returns the proposal as it stands."""
+
+
+_NOTHING: Any = object()
+
+
+def _raising(make: Any) -> Any:
+    def inner(lines: list[Line], n: int) -> Line:
+        got = make(lines, n)
+        if got is _NOTHING:
+            raise _Nothing
+        return got  # type: ignore[no-any-return]
+    return inner
+
+
+# ---- into the month ----------------------------------------------------------------------------
+
+
+def accepted(camp: Campaign, turn: int) -> list[Proposal]:
+    """The turn's accepted proposals, in the order the GM accepted them."""
+    got = [p for p in proposals(TableFile(camp.folder, turn).lines()).values() if p.status == "accepted"]
+    return sorted(got, key=lambda p: p.accepted_at)
+
+
+def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> Plan:
+    """``plan`` with the turn's accepted proposals added to their steps, after the rows the GM's plan has.
+
+    Each row's faces are typed under its place in the list (``Ruleset.row_key``), its re-rolls carried
+    with their reasons and the faces they replaced, and the player recorded as the row's actor.
+    """
+    rows = accepted(camp, turn)
+    if not rows:
+        return plan
+    rs = camp.ruleset
+    steps = {k: v.model_copy(deep=True) for k, v in plan.steps.items()}
+    for p in rows:
+        sp = steps.setdefault(p.step, StepPlan())
+        have = sp.choices.get(p.rows)
+        listed = list(have) if isinstance(have, list) else []
+        index = len(listed) + 1
+        sp.choices[p.rows] = [*listed, copy.deepcopy(p.row)]
+        for key, faces in p.faces.items():
+            sp.rolls[rs.row_key(p.step, key, index)] = list(faces)
+        for key, reason, note, before in p.rerolls:
+            k = rs.row_key(p.step, key, index)
+            sp.rerolls[k] = sp.rerolls.get(k, 0) + 1
+            sp.reroll_reasons.setdefault(k, []).append(Reroll(reason=reason, note=note or "at the table",
+                                                              before=before))
+        sp.actors[rs.row_part(p.step, index)] = p.player
+    return plan.model_copy(update={"steps": steps})
+
+
+__all__ = ["TABLE_DIR", "Line", "Opening", "Proposal", "TableFile", "Trial", "accept", "accepted", "committed",
+           "declare", "feed", "merge", "mine", "odds_text", "opening", "proposals", "reroll", "roll", "say",
+           "send_back", "table_viewers", "trial", "visible", "withdraw"]
