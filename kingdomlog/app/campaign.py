@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from kingdomlog.app import exchange
 from kingdomlog.app import submissions as subs
-from kingdomlog.app import table
+from kingdomlog.app import table as table_
 from kingdomlog.app.drafts import Drafts
 from kingdomlog.app.drafts import commit_id as draft_commit_id
 from kingdomlog.app.submissions import SubmissionCheck
@@ -623,7 +623,7 @@ class Campaign:
         if from_draft:
             drafts.discard(preview.turn)
         if not res.idempotent:
-            table.committed_if_played(self, preview.turn)
+            table_.committed_if_played(self, preview.turn)
         return res
 
     def play(self, plan: Plan, *, seed: str | None = None, commit_id: str | None = None) -> AppendResult:

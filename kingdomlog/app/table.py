@@ -163,8 +163,11 @@ class TableFile:
     def append(self, line: Line) -> None:
         """Write ``line`` at the end and make it durable (call inside ``locked``)."""
         data = line.model_dump_json().encode("utf-8") + b"\n"
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
         try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # a line cut short by a crash stays alone on its line (and is skipped)
             os.write(fd, data)
             os.fsync(fd)
         finally:
@@ -253,11 +256,11 @@ def proposals(lines: Sequence[Line]) -> dict[str, Proposal]:
             continue
         if ln.kind == "rolled":
             p.faces, p.checks, p.status, p.outcome = dict(ln.faces), dict(ln.checks), "rolled", ln.note
-        elif ln.kind == "rerolled":
-            for key in ln.faces:
-                p.rerolls.append((key, ln.reason, ln.note, list(p.faces.get(key, []))))
-            p.faces.update(ln.faces)
-            p.checks.update(ln.checks)
+        elif ln.kind == "rerolled":  # the row's check rolled again (its first key); what follows it is new
+            key = first_check(p.checks) or next(iter(ln.faces), "")
+            p.rerolls.append((key, ln.reason, ln.note, list(p.faces.get(key, []))))
+            p.faces = dict(ln.faces)
+            p.checks = dict(ln.checks)
             if ln.row:
                 p.row = dict(ln.row)
             p.status, p.outcome = "rolled", ln.text
@@ -268,6 +271,11 @@ def proposals(lines: Sequence[Line]) -> dict[str, Proposal]:
         elif ln.kind == "withdrawn":
             p.status = "withdrawn"
     return out
+
+
+def first_check(checks: Mapping[str, Any]) -> str:
+    """The key of a row's own check (its first roll: ``a1`` before ``a1.pull``), "" when it has none."""
+    return min(checks, key=lambda k: (k.count("."), k)) if checks else ""
 
 
 def visible(camp: Campaign, lines: Sequence[Line], viewer: Viewer) -> list[Line]:
@@ -309,6 +317,10 @@ def _step(camp: Campaign, op: Opening, seat: Seat) -> Step:
 
 def full_row(seat: Seat, row: Mapping[str, Any]) -> dict[str, Any]:
     """``row`` with the seat's fixed keys set (a player cannot act as another role or PC)."""
+    if seat.roll:
+        if row:
+            raise InputError(f"{seat.label}: this seat rolls a check of the GM's step; it takes no choices")
+        return {}
     if not isinstance(row, Mapping):
         raise InputError(f"a row is an object of choices, got {type(row).__name__}")
     out = copy.deepcopy(dict(row))
@@ -323,12 +335,24 @@ _BEFORE: dict[tuple[Any, ...], Any] = {}
 """The month as the GM has played it up to a step, for a viewer, by what it was computed from (a few kept)."""
 
 
-def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str) -> Any:
+@dataclass(frozen=True)
+class Before:
+    """The month up to a step as ``viewer`` may see it: the state, and the step's rows so far (the GM's own and
+    those accepted) with their faces, which a proposed row follows."""
+
+    view: Any
+    choices: dict[str, Any]
+    rolls: dict[str, list[int]]
+
+
+def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str) -> Before:
     """``viewer``'s view of the month as the GM has played it up to ``step`` (the GM's saved draft, its rolls
-    and the rows accepted so far), redacted for ``viewer``: the state a row of ``step`` is checked on.
+    and the rows accepted so far), redacted for ``viewer``: the state a row of ``step`` is checked on, and the
+    step's choices and faces so far (a new row goes after them: a once-a-turn activity taken is seen).
 
     Refused (``RuleError``, in words) while the GM's month has not reached ``step``: a step before it waits
-    for a roll or is refused. Kept per log head, draft, table file and viewer (a few at a time).
+    for a roll or is refused, or a roll of the step itself waits for the GM. Kept per log head, draft, table
+    file and viewer (a few at a time).
     """
     from kingdomlog.app.drafts import Drafts
 
@@ -342,23 +366,29 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str) -> Any:
     key = (str(camp.folder), camp.head_seq, mark, TableFile(camp.folder, turn).version(), viewer.token, step)
     hit = _BEFORE.get(key)
     if hit is not None:
-        return hit
+        return hit  # type: ignore[no-any-return]
     saved = drafts.load(turn)
     plan = saved.plan if saved is not None else Plan(dice="on_roll")
     tp = camp.preview(plan, seed=plan.seed or f"table-{turn}")
     state = tp.state_before
+    unit = camp.ruleset.turn_unit
+    choices: dict[str, Any] = {}
+    rolls: dict[str, list[int]] = {}
     for sp in tp.steps:
         if sp.phase.id == step:
+            if sp.pending is not None:
+                raise RuleError(f"the GM is rolling in {sp.phase.title}; your part opens once the GM's roll is made")
+            choices = copy.deepcopy(dict(sp.choices))
+            rolls = {r.key: list(r.faces) for r in sp.rolls}
             break
         if sp.pending is not None or sp.error is not None or sp.state_after is None:
-            raise RuleError(f"the GM is still at {sp.phase.title}; your part opens when the"
-                            f" {camp.ruleset.turn_unit} reaches it")
+            raise RuleError(f"the GM is still at {sp.phase.title}; your part opens when the {unit} reaches it")
         state = sp.state_after
-    view = camp.ruleset.redact(state, viewer)
+    got = Before(camp.ruleset.redact(state, viewer), choices, rolls)
     if len(_BEFORE) > 64:
         _BEFORE.clear()
-    _BEFORE[key] = view
-    return view
+    _BEFORE[key] = got
+    return got
 
 
 def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
@@ -368,21 +398,102 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
     nothing drawn). ``InputError``/``RuleError`` when the rules refuse the row (its message names the field)."""
     step = _step(camp, op, seat)
     who = viewer if viewer is not None else op.viewer
-    view = before_step(camp, who, op.turn, step.id)
-    sp = StepPlan(choices={seat.rows: [full_row(seat, row)]}, rolls={k: list(v) for k, v in (faces or {}).items()})
-    gate = StepGate(camp.ruleset, view, step.id, sp, release=draw or bool(faces))
+    before = before_step(camp, who, op.turn, step.id)
+    view = before.view
+    if seat.roll:
+        return _check_trial(camp, op, seat, step, view, faces=faces, draw=draw)
+    rs = camp.ruleset
+    prior = before.choices.get(seat.rows)
+    rows = list(prior) if isinstance(prior, list) else []
+    index = len(rows) + 1
+    ours = {rs.row_key(step.id, k, index): list(v) for k, v in (faces or {}).items()}
+    choices = {**before.choices, seat.rows: [*rows, full_row(seat, row)]}
+    earlier = {k: v for k, v in before.rolls.items() if _row_of(rs, step.id, k) < index}
+    sp = StepPlan(choices=choices, rolls={**earlier, **ours})
+    mine = _row_keys(rs, step.id, index)
+    gate = StepGate(rs, view, step.id, sp, release=True if draw or faces else list(earlier))
     dice = roller.KeyedRoller(roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id, manual=sp.rolls)
+    try:
+        res = run_step(rs, view, step, sp.choices, dice, campaign=camp.id, turn=op.turn, gate=gate)
+    except KingdomlogError as exc:
+        raise type(exc)(_unstep(_row_path(str(exc), seat.rows, index), step.id)) from None
+    checks = {mine(k): check_print(c, _notation(res, k)) for k, c in res.checks.items() if mine(k)}
+    if res.pending is not None:
+        if not mine(res.pending.key):
+            raise RuleError(f"the GM is rolling in {step.title}; your part opens once the GM's roll is made")
+        checks.setdefault(mine(res.pending.key), check_print(res.pending.check, res.pending.notation))
+        return Trial(checks, {}, "", pending=mine(res.pending.key))
+    got = {mine(r.key): list(r.faces) for r in res.rolls if mine(r.key)}
+    words = [_resolved(checks[mine(r.key)], r) for r in res.rolls if mine(r.key) in checks]
+    return Trial(checks, got, "; ".join(words))
+
+
+def _row_of(rs: Any, step: str, key: str) -> int:
+    """The row (1-based) a roll key belongs to (``a3.check`` → 3), 0 for a key of the step itself."""
+    import re
+
+    for m in re.finditer(r"\d+", key):
+        first = key[:m.start()] + "1" + key[m.end():]
+        if rs.row_key(step, first, 2) != first and rs.row_key(step, first, int(m.group())) == key:
+            return int(m.group())
+    return 0
+
+
+def _row_keys(rs: Any, step: str, index: int) -> Any:
+    """A function: a roll key of row ``index`` → the same key of the list's first row ("" for other keys)."""
+    import re
+
+    def mine(key: str) -> str:
+        if _row_of(rs, step, key) != index:
+            return ""
+        for m in re.finditer(r"\d+", key):
+            first = key[:m.start()] + "1" + key[m.end():]
+            if rs.row_key(step, first, index) == key:
+                return first
+        return ""
+    return mine
+
+
+def _row_path(message: str, rows: str, index: int) -> str:
+    """A refusal of row ``index`` worded as of the player's only row (``activities[2]`` → ``activities[0]``)."""
+    return message.replace(f"{rows}[{index - 1}]", f"{rows}[0]")
+
+
+def _gm_step(camp: Campaign, turn: int, step: str) -> StepPlan:
+    """The GM's saved plan of ``step`` (its choices, what was rolled), or an empty one."""
+    from kingdomlog.app.drafts import Drafts
+
+    saved = Drafts(camp.folder).load(turn)
+    got = saved.plan.steps.get(step) if saved is not None else None
+    return got if got is not None else StepPlan()
+
+
+def _check_trial(camp: Campaign, op: Opening, seat: Seat, step: Step, view: Any, *,
+                 faces: Mapping[str, Sequence[int]] | None, draw: bool) -> Trial:
+    """A seat that rolls one check of the GM's step: the check as the GM's choices of the step compute it on
+    the player's view (stopped at it, nothing drawn), then its dice drawn (``draw``) or typed (``faces``)."""
+    key = seat.roll
+    gm = _gm_step(camp, op.turn, step.id)
+    if key in gm.rolled or key in gm.rolls:
+        raise RuleError(f"{seat.label.split(': ')[-1]}: the GM has rolled it already this {op.unit}")
+    sp = StepPlan(choices=copy.deepcopy(gm.choices))
+    gate = StepGate(camp.ruleset, view, step.id, sp, keep=False, probe=key)
+    dice = roller.KeyedRoller(roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id)
     try:
         res = run_step(camp.ruleset, view, step, sp.choices, dice, campaign=camp.id, turn=op.turn, gate=gate)
     except KingdomlogError as exc:
         raise type(exc)(_unstep(str(exc), step.id)) from None
-    checks = {k: check_print(c, _notation(res, k)) for k, c in res.checks.items()}
-    if res.pending is not None:
-        checks.setdefault(res.pending.key, check_print(res.pending.check, res.pending.notation))
-        return Trial(checks, {}, "", pending=res.pending.key)
-    got = {r.key: list(r.faces) for r in res.rolls}
-    words = [f"{check_words(checks[r.key])}: {_resolved(checks[r.key], r)}" for r in res.rolls if r.key in checks]
-    return Trial(checks, got, "; ".join(words))
+    pending = res.pending
+    if pending is None or pending.key != key:
+        raise RuleError(f"{seat.label.split(': ')[-1]}: not this {op.unit} (the GM's choices do not roll it)"
+                        if pending is None else "the GM rolls another check of this step first")
+    checks = {key: check_print(pending.check, pending.notation)}
+    if not draw and not faces:
+        return Trial(checks, {}, "", pending=key)
+    manual = {key: list(faces[key])} if faces and key in faces else {}
+    got = roller.KeyedRoller(roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id, manual=manual)
+    r = got.roll(key, pending.notation)
+    return Trial(checks, {key: list(r.faces)}, _resolved(checks[key], r))
 
 
 def _notation(res: Any, key: str) -> str:
@@ -394,10 +505,24 @@ def _notation(res: Any, key: str) -> str:
 
 
 def _resolved(print_: Mapping[str, Any], roll: Any) -> str:
+    """``d20 = 16 +17 = 33 vs DC 31: success`` (a roll in words: the face, the total, the degree).
+
+    >>> from kingdomlog.dice.roller import Roll
+    >>> _resolved({"notation": "1d20", "kind": "pf2e", "modifier": 6, "dc": 16}, Roll("a1", "1d20", (13,), (13,), 13))
+    'd20 = 13 +6 = 19 vs DC 16: success'
+    """
     spec = check_of(print_)
     got = resolve(spec, roll) if spec is not None else None
+    notation = str(print_.get("notation", roll.notation))
+    die = notation[1:] if notation.startswith("1d") else notation
     faces = ", ".join(str(f) for f in roll.faces)
-    return f"rolled {faces}" + (f", {got.label}" if got is not None else "")
+    text = f"{die} = {faces}"
+    mod = print_.get("modifier")
+    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e"):
+        text += f" {mod:+d} = {roll.faces[0] + mod}"
+    if print_.get("dc") is not None:
+        text += f" vs DC {print_['dc']}"
+    return text + (f": {got.label}" if got is not None else "")
 
 
 def _unstep(message: str, step: str) -> str:
@@ -421,6 +546,8 @@ def odds_text(t: Trial) -> str:
 
 def _title(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any]) -> str:
     """The row in words: its first picked value's label (``Quell Unrest``) and the seat (``as Ruler``)."""
+    if seat.roll:
+        return seat.label.split(": ", 1)[-1][:1].upper() + seat.label.split(": ", 1)[-1][1:]
     step = _step(camp, op, seat)
     info = step.choices.model_fields.get(seat.rows)
     label = ""
@@ -471,6 +598,8 @@ def declare(camp: Campaign, viewer: Viewer, seat_id: str, row: Mapping[str, Any]
                                 " recorded and the table sees it)")
         else:
             used = [p for p in props.values() if p.seat == seat.id and p.open]
+            if seat.roll and used:  # one roll of a kingdom check: the first leader to take it rolls it
+                raise RuleError(f"{_title(camp, op, seat, {})}: another leader has taken it this {op.unit}")
             if seat.limit is not None and len(used) >= seat.limit:
                 raise RuleError(f"{seat.label}: {seat.limit} this {op.unit}, all proposed; withdraw one first")
             pid = f"p{sum(1 for _ in props) + 1}"
@@ -520,7 +649,7 @@ def reroll(camp: Campaign, viewer: Viewer, proposal: str, reason: str, *, note: 
     player = camp.viewer(p0.player)
     op = opening(camp, player)
     seat = _seat(op, p0.seat)
-    first = sorted(p0.checks)[0] if p0.checks else ""
+    first = first_check(p0.checks)
     allowed = {r.id: r for r in camp.ruleset.reroll_reasons(op.view, seat.step, first, check_of(p0.checks[first]))
                } if first else {}
     if op_viewer.is_gm:
@@ -536,8 +665,9 @@ def reroll(camp: Campaign, viewer: Viewer, proposal: str, reason: str, *, note: 
         p = proposals(lines).get(proposal)
         if p is None or not p.rolled:
             raise RuleError("it was not rolled; press Roll")
-        if p.status == "accepted" and not op_viewer.is_gm:
-            raise RuleError("the GM has accepted it; ask the GM to send it back first")
+        if p.status == "accepted":  # it is in the month: taken out (sent back) before it is rolled again
+            raise RuleError("it is accepted into the month; send it back first" if op_viewer.is_gm else
+                            "the GM has accepted it; ask the GM to send it back first")
         t = trial(camp, op, seat, full, draw=True)
         why = allowed[reason].label
         return Line(n=n, at=_now(), turn=turn, kind="rerolled", by=op_viewer.id, visibility=table_viewers(camp),
@@ -600,6 +730,10 @@ def accept(camp: Campaign, proposal: str) -> Proposal:
             raise RuleError("it was withdrawn")
         if not p.rolled and p.checks:
             raise RuleError(f"{p.title}: not rolled yet; the player rolls it first")
+        if p.rows.startswith("@"):
+            gm = _gm_step(camp, turn, p.step)
+            if p.rows[1:] in gm.rolled or p.rows[1:] in gm.rolls:
+                raise RuleError(f"{p.title}: the month already has the GM's roll of it; send this one back")
         result = f": {p.outcome}" if p.outcome else ""
         return Line(n=n, at=_now(), turn=turn, kind="accepted", by="gm", visibility=table_viewers(camp),
                     text=f"{_player_name(camp, p.player)}'s {p.title}{result} — accepted", proposal=p.id,
@@ -693,6 +827,16 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
     steps = {k: v.model_copy(deep=True) for k, v in plan.steps.items()}
     for p in rows:
         sp = steps.setdefault(p.step, StepPlan())
+        if p.rows.startswith("@"):  # a seat that rolled one check of the GM's step: its faces, unless the GM's
+            key = p.rows[1:]        # plan has rolled that check itself (accept refuses that; the GM's stands)
+            if key not in sp.rolls and key not in sp.rolled and p.faces.get(key):
+                sp.rolls[key] = list(p.faces[key])
+                for k, reason, note, before in p.rerolls:
+                    sp.rerolls[k] = sp.rerolls.get(k, 0) + 1
+                    sp.reroll_reasons.setdefault(k, []).append(Reroll(reason=reason, note=note or "at the table",
+                                                                      before=before))
+                sp.actors[key] = p.player
+            continue
         have = sp.choices.get(p.rows)
         listed = list(have) if isinstance(have, list) else []
         index = len(listed) + 1

@@ -287,12 +287,15 @@ class Seat:
     fixed: Mapping[str, Any] = field(default_factory=dict)
     limit: int | None = None
     help: str = ""
+    roll: str = ""
+    """A seat that rolls one check of a GM step instead of proposing rows (pf1: the General rolls the upkeep's
+    Stability check): the roll key. ``rows`` is then empty; the check is the one the GM's month computes."""
 
     @property
     def id(self) -> str:
         """``activity.leadership/activities/role=ruler``: the seat's name in the table's records."""
         parts = "&".join(f"{k}={self.fixed[k]}" for k in sorted(self.fixed))
-        return f"{self.step}/{self.rows}/{parts}"
+        return f"{self.step}/{self.rows or '@' + self.roll}/{parts}"
 
 
 _ROW_KEY = re.compile(r"^([a-z]+)1((?:\.[^.]+)*)$")

@@ -213,22 +213,23 @@ def decide_upkeep(ctx: Ctx, c: ch.UpkeepChoices) -> None:
     # U1 stability (base §4.2, §6.1)
     dc_b = dv.control_dc(s)
     dc = int(dc_b.total)
-    chk = kcheck(ctx, "stability", "STABILITY", dc, dc_note=dc_b)
-    extra: tuple[int, ...] = ()
-    if chk.success:
-        outcome, du, dt = ("UNREST_DOWN", -1, 0) if s.unrest >= 1 else ("BP_GAINED", 0, 1)
-    else:
-        margin = max(0, dc - chk.total)
-        if margin < 5:
-            du = int(s.opt("stability_minor_failure_unrest"))
-        elif s.opt("stability_major_failure_unrest") == "1d4":
-            extra = faces(ctx, "stability_unrest", "1d4")
-            du = extra[0]
+    with ctx.acting("stability"):  # rolled at the table by a leader (Pf1.seats): that leader's act
+        chk = kcheck(ctx, "stability", "STABILITY", dc, dc_note=dc_b)
+        extra: tuple[int, ...] = ()
+        if chk.success:
+            outcome, du, dt = ("UNREST_DOWN", -1, 0) if s.unrest >= 1 else ("BP_GAINED", 0, 1)
         else:
-            du = 2
-        outcome, dt = ("UNREST_UP" if du else "NO_EFFECT"), 0
-    ctx.emit(ev.StabilityCheckRolled(check=chk, outcome=outcome, extra_dice=extra, unrest_delta=du,
-                                     treasury_delta=dt))
+            margin = max(0, dc - chk.total)
+            if margin < 5:
+                du = int(s.opt("stability_minor_failure_unrest"))
+            elif s.opt("stability_major_failure_unrest") == "1d4":
+                extra = faces(ctx, "stability_unrest", "1d4")
+                du = extra[0]
+            else:
+                du = 2
+            outcome, dt = ("UNREST_UP" if du else "NO_EFFECT"), 0
+        ctx.emit(ev.StabilityCheckRolled(check=chk, outcome=outcome, extra_dice=extra, unrest_delta=du,
+                                         treasury_delta=dt))
     # U2 consumption
     cons_b = dv.consumption(ctx.state)
     ctx.explain(cons_b)
@@ -899,14 +900,14 @@ def decide_income(ctx: Ctx, c: ch.IncomeChoices) -> None:
     if not dv.role_effective(ctx.state, "TREASURER"):
         ctx.emit(ev.IncomeSkipped(reason="TREASURER_NOT_EFFECTIVE"))
         return
-    if s.opt("income_mode") == "uc":
-        chk = kcheck(ctx, "income", "ECONOMY", 0)
-        chk = chk.model_copy(update={"success": True, "margin": chk.total})
-        ctx.emit(ev.IncomeCheckRolled(check=chk, bp_gained=max(0, chk.total) // 3))
-        terrain_income(ctx)
-        return
-    chk = control_check(ctx, "income", "ECONOMY")
-    ctx.emit(ev.IncomeCheckRolled(check=chk, bp_gained=max(0, chk.total) // 5 if chk.success else 0))
+    with ctx.acting("income"):  # rolled at the table by a leader (Pf1.seats): that leader's act
+        if s.opt("income_mode") == "uc":
+            chk = kcheck(ctx, "income", "ECONOMY", 0)
+            chk = chk.model_copy(update={"success": True, "margin": chk.total})
+            ctx.emit(ev.IncomeCheckRolled(check=chk, bp_gained=max(0, chk.total) // 3))
+        else:
+            chk = control_check(ctx, "income", "ECONOMY")
+            ctx.emit(ev.IncomeCheckRolled(check=chk, bp_gained=max(0, chk.total) // 5 if chk.success else 0))
     terrain_income(ctx)
 
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from kingdomlog.core.choices import LIMIT, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step, validate_options
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Seat, Step, validate_options
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.pf1 import derive as dv
@@ -209,6 +209,35 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         if source not in SOURCES:
             return super().vocabulary(state, source, within)
         return _vocabulary(state, source, within)
+
+    def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
+        """A leader rolls the kingdom check their role supports (base §4.2, §4.4, §6.3): a leader whose role (or
+        Ruler's choice) adds to Stability rolls the upkeep's Stability check, one adding to Economy the taxes'
+        Economy check. Any such leader may roll it; the first roll stands."""
+        from kingdomlog.rulesets.pf1.tables import load_roles
+
+        s: Pf1State = state
+        who = character.strip().casefold()
+        attrs: set[str] = set()
+        roles = {r.name: r for r in load_roles()}
+        held: list[str] = []
+        for role, entries in s.leaders.items():
+            for e in entries:
+                if e.name.strip().casefold() == who:
+                    held.append(role.replace("_", " ").title())
+                    attrs.update(roles[role].attributes if role in roles else ())
+                    attrs.update(e.attributes)
+        if not held:
+            return []
+        as_ = ", ".join(held)
+        out = []
+        if "STABILITY" in attrs:
+            out.append(Seat("upkeep", "", f"{as_}: the Stability check of the upkeep", roll="stability",
+                            help="rolled for the whole kingdom; the first leader to roll it rolls it"))
+        if "ECONOMY" in attrs:
+            out.append(Seat("income", "", f"{as_}: the Economy check of the taxes", roll="income",
+                            help="rolled for the whole kingdom; the first leader to roll it rolls it"))
+        return out
 
     def redact(self, state: Any, viewer: Viewer) -> Pf1State:
         """Players and the public do not see the GM's figures for foreign kingdoms."""
