@@ -21,7 +21,8 @@ Four rules hold the table honest:
   as the turn starts (``Campaign.state(viewer=...)``); its odds are those of that view. The GM's sheet
   resolves it in the month as played, with the same faces.
 - **What a viewer may not see never reaches them.** Each line has a visibility: a player's own lines are
-  theirs and the GM's; the GM's decision on a row is shared with the whole table. ``feed`` returns only
+  theirs and the GM's; the GM's decision on a row is shared with the whole table (and a roll at once, when
+  ``campaign.toml`` says ``[table] rolls = "at_once"``: dice rolled on a real table). ``feed`` returns only
   the lines a viewer may read, and a refusal never names another player's row.
 
 The file is append-only; writers hold an exclusive ``flock`` while they read the last number and append
@@ -611,8 +612,9 @@ def declare(camp: Campaign, viewer: Viewer, seat_id: str, row: Mapping[str, Any]
 
 
 def roll(camp: Campaign, viewer: Viewer, proposal: str) -> Proposal:
-    """Draw the dice of ``viewer``'s proposal now (Roll pressed) and record them; shown to the table once
-    the GM shares the row. Pressing Roll again on a rolled proposal draws nothing and returns it as it is."""
+    """Draw the dice of ``viewer``'s proposal now (Roll pressed) and record them; seen by the player and the GM,
+    and by the whole table once the GM accepts the row (or at once, with ``[table] rolls = "at_once"`` in
+    ``campaign.toml``). Pressing Roll again on a rolled proposal draws nothing and returns it as it is."""
     op = opening(camp, viewer)
 
     def make(lines: list[Line], n: int) -> Any:
@@ -627,7 +629,8 @@ def roll(camp: Campaign, viewer: Viewer, proposal: str) -> Proposal:
         t = trial(camp, op, seat, p.row, draw=True)
         if not t.faces:
             raise RuleError(f"{p.title}: it rolls no dice; the GM resolves it as it is")
-        return Line(n=n, at=_now(), turn=op.turn, kind="rolled", by=viewer.id, visibility=own(viewer),
+        seen = table_viewers(camp) if camp.config.table.rolls == "at_once" else own(viewer)
+        return Line(n=n, at=_now(), turn=op.turn, kind="rolled", by=viewer.id, visibility=seen,
                     text=f"{p.title}: {t.outcome}", proposal=p.id, seat=p.seat, faces=t.faces, checks=t.checks,
                     note=t.outcome)
 

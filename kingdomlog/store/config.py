@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -42,6 +42,18 @@ class ViewerEntry(BaseModel):
         return v
 
 
+class TableSettings(BaseModel):
+    """How the table plays (``[table]`` in ``campaign.toml``; ``app.table``).
+
+    ``rolls``: who sees a player's roll when it is made: ``when_accepted`` (the default: the player and the
+    GM, and the whole table once the GM accepts the row) or ``at_once`` (the whole table at once, like dice
+    rolled on a real table; a row only declared stays the player's and the GM's either way).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    rolls: Literal["when_accepted", "at_once"] = "when_accepted"
+
+
 class CampaignConfig(BaseModel):
     """The contents of ``campaign.toml``."""
 
@@ -53,6 +65,7 @@ class CampaignConfig(BaseModel):
     ruleset: str
     options: dict[str, Any] = Field(default_factory=dict)
     viewers: list[ViewerEntry] = Field(default_factory=list)
+    table: TableSettings = Field(default_factory=TableSettings)
 
     @property
     def player_ids(self) -> tuple[str, ...]:
@@ -94,6 +107,8 @@ def dump_config(cfg: CampaignConfig) -> str:
     data["options"] = {k: v for k, v in data["options"].items() if v is not None}
     if not data["viewers"]:
         del data["viewers"]
+    if data["table"] == TableSettings().model_dump(mode="json"):
+        del data["table"]
     head = ("# kingdomlog campaign. The log (log/*.parquet) is the truth; options here are a readable copy of the\n"
             "# options recorded in the log's first event. Homebrew data goes in data/*.toml.\n")
     return head + tomli_w.dumps(data)

@@ -241,3 +241,14 @@ def test_an_aikakirjat_pc_proposes_an_action(tmp_path: Path) -> None:
     acts = next(s for s in tp.steps if s.phase.id == "actions")
     assert acts.error is None
     assert {d.actor for d in acts.drafts if d.type == "aikakirjat.action_taken"} == {"aino"}
+
+
+def test_an_open_table_sees_a_roll_at_once_but_never_a_row_only_declared(pf2e: Campaign) -> None:
+    toml = pf2e.folder / "campaign.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '\n[table]\nrolls = "at_once"\n', encoding="utf-8")
+    camp = Campaign.open(pf2e.folder)
+    v, other = camp.viewer("ysolde"), camp.viewer("kesh")
+    prop, _ = table.declare(camp, v, _leadership(camp, "ysolde"), {"activity": "quell-unrest", "skill": "intrigue"})
+    assert table.feed(camp, other) == []
+    rolled = table.roll(camp, v, prop.id)
+    assert [ln.text for ln in table.feed(camp, other)] == [f"{rolled.title}: {rolled.outcome}"]
