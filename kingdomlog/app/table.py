@@ -249,9 +249,11 @@ def proposals(lines: Sequence[Line]) -> dict[str, Proposal]:
             step, fld, _ = ln.seat.split("/", 2)
             if p is None:
                 out[ln.proposal] = Proposal(ln.proposal, ln.turn, ln.by, ln.seat, step, fld, dict(ln.row),
-                                            title=ln.text)
+                                            checks=dict(ln.checks), title=ln.text)
             else:
-                p.row, p.status, p.note = dict(ln.row), ("rolled" if p.faces else "declared"), ""
+                p.row, p.status, p.note, p.title = dict(ln.row), ("rolled" if p.faces else "declared"), "", ln.text
+                if not p.faces:
+                    p.checks = dict(ln.checks)
             continue
         if p is None:
             continue
@@ -747,6 +749,22 @@ def accept(camp: Campaign, proposal: str) -> Proposal:
     return _fold_one(camp, turn, proposal)
 
 
+def accept_all(camp: Campaign) -> tuple[list[Proposal], list[tuple[Proposal, str]]]:
+    """The GM accepts every proposal ready for it (rolled, or rolling no dice), in the order they were declared:
+    (accepted, [(proposal, why not)] for those refused). One click for a table's worth of rows."""
+    turn = camp.next_turn()
+    done: list[Proposal] = []
+    refused: list[tuple[Proposal, str]] = []
+    for p in proposals(TableFile(camp.folder, turn).lines()).values():
+        if p.status not in ("declared", "rolled") or (p.checks and not p.rolled):
+            continue
+        try:
+            done.append(accept(camp, p.id))
+        except KingdomlogError as exc:
+            refused.append((p, str(exc)))
+    return done, refused
+
+
 def send_back(camp: Campaign, proposal: str, note: str) -> Proposal:
     """The GM sends a proposal back to its player with ``note`` (the player sees it; its faces stay)."""
     if not note.strip():
@@ -855,6 +873,7 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
     return plan.model_copy(update={"steps": steps})
 
 
-__all__ = ["TABLE_DIR", "Line", "Opening", "Proposal", "TableFile", "Trial", "accept", "accepted", "committed",
-           "declare", "feed", "merge", "mine", "odds_text", "opening", "proposals", "reroll", "roll", "say",
-           "send_back", "table_viewers", "trial", "visible", "withdraw"]
+__all__ = ["TABLE_DIR", "Before", "Line", "Opening", "Proposal", "TableFile", "Trial", "accept", "accept_all",
+           "accepted", "before_step", "committed", "declare", "feed", "first_check", "merge", "mine", "odds_text",
+           "opening", "proposals", "reroll", "roll", "say", "send_back", "table_viewers", "trial", "visible",
+           "withdraw"]

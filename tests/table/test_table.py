@@ -252,3 +252,18 @@ def test_an_open_table_sees_a_roll_at_once_but_never_a_row_only_declared(pf2e: C
     assert table.feed(camp, other) == []
     rolled = table.roll(camp, v, prop.id)
     assert [ln.text for ln in table.feed(camp, other)] == [f"{rolled.title}: {rolled.outcome}"]
+
+
+def test_accept_all_takes_every_rolled_row_and_leaves_the_rest(pf2e: Campaign) -> None:
+    rolled = []
+    for pid, row in (("ysolde", {"activity": "quell-unrest", "skill": "intrigue"}),
+                     ("maelis", {"activity": "provide-care", "skill": "defense"})):
+        prop, _ = table.declare(pf2e, pf2e.viewer(pid), _leadership(pf2e, pid), row)
+        rolled.append(table.roll(pf2e, pf2e.viewer(pid), prop.id).id)
+    waiting, _ = table.declare(pf2e, pf2e.viewer("kesh"), _leadership(pf2e, "kesh"),
+                               {"activity": "celebrate-holiday", "skill": "folklore"})
+    done, refused = table.accept_all(pf2e)
+    assert [p.id for p in done] == rolled and refused == []
+    assert {p.id: p.status for p in table.mine(pf2e, GM_VIEWER)}[waiting.id] == "declared"
+    with pytest.raises(RuleError, match="not rolled yet"):
+        table.accept(pf2e, waiting.id)
