@@ -431,3 +431,76 @@ def test_what_the_engine_cannot_decide_is_a_gm_ruling() -> None:
     assert [p.ability for p in ps if isinstance(p, ev.ArmyRulingNeeded)] == ["Armor Training"]
     us, _ = melee1(field({"specials": ["Mobility (swamp)"]}), terrain="SWAMP")
     assert us.om == 4
+
+
+def test_more_conditional_numbers() -> None:
+    """Sneak Attack: OM +1 with Expert Flankers (3 + 2 + 1 = 6; DV 13 − 2 = 11) and when ambushing (d20 10 + 4 =
+    14 recorded in the Tactics phase). Trip: the army it attacks has DV −1 in Melee (orcs 11). Rock Catching: DV +1
+    against ranged attacks (orcs 13 in the Ranged phase), +2 against rock throwers (14). Hunter's Bond
+    (companions), ordered: OM +1 for the rest of the battle. Judgment (defense): DV +1 that phase."""
+    us, _ = melee1(field({"specials": ["Sneak Attack"], "tactics": ["Expert Flankers"]}),
+                   ours_tactic="Expert Flankers")
+    assert (us.om, us.dv) == (6, 11)
+    phases, _, _ = fight(field({"specials": ["Sneak Attack"]}), {"w1_ambush": [10]}, ambush="ours", max_rounds=1)
+    assert phases[0].kind == "tactics" and phases[0].sides[0].om == 4
+    assert melee1(field({"specials": ["Trip"]}))[1].dv == 11
+    for ours, want in ((["Breath Weapon"], 13), (["Rock Throwing"], 14)):
+        phases, _, _ = fight(field({"specials": ours}, {"specials": ["Rock Catching"]}), {}, max_rounds=1)
+        assert phases[0].kind == "ranged" and phases[0].sides[1].dv == want
+    s = field({"specials": ["Hunter's Bond (companions)", "Judgment"]})
+    phases, _, _ = fight(s, {"w1_r1_enemy": [2], "w1_r2_enemy": [2]}, max_rounds=2,
+                         rounds=[{"ours_use": ["Hunter's Bond", "Judgment (defense)"]}, {}])
+    assert [(p.sides[0].om, p.sides[0].dv) for p in phases] == [(4, 14), (4, 13)]
+
+
+def test_magic_attacks_and_afflictions_by_place_and_immunity() -> None:
+    """Ki Pool makes attacks magic: against incorporeal orcs d20 14 + 3 = 17 vs 12: 5, halved: 2 (none without).
+    Judgment (magic) the same. Vortex works as paralysis only on armies in the water: the orcs' DV 12 in Melee 2
+    on land, 11 in the water (12 + 0, the Water condition changes no DV by itself). Immunity (Poison): no bleed
+    from Poison. Poison Resistance +2: the poison's 1d6 (4) less half of 2: 3 (orcs 11 − 5 − 3 = 3)."""
+    rolls = {"w1_r1_ours": [14], "w1_r1_enemy": [2], "w1_r2_ours": [1], "w1_r2_enemy": [2],
+             "w1_r2_enemy_bleed": [4]}
+    phases, _, _ = fight(field({"specials": ["Ki Pool"]}, {"specials": ["Incorporeal"]}), rolls, max_rounds=1)
+    assert phases[0].sides[0].offense.damage == 2
+    phases, _, _ = fight(field({"specials": ["Judgment"]}, {"specials": ["Incorporeal"]}), rolls, max_rounds=1,
+                         ours_use=["Judgment (magic)"])
+    assert phases[0].sides[0].offense.damage == 2
+
+    def melee2(ours: list[str], foe: list[str], **kw: Any) -> Any:
+        phases, _, _ = fight(field({"specials": ours}, {"specials": foe}), rolls, max_rounds=2, **kw)
+        return phases[1].sides[1]
+    assert melee2(["Vortex"], []).dv == 12
+    assert melee2(["Vortex"], [], conditions=[{"name": "Water", "side": "enemy"}]).dv == 11
+    assert melee2(["Poison"], ["Immunity (Poison)"]).hp_after == 6
+    assert melee2(["Poison"], ["Poison Resistance +2"]).hp_after == 3
+    assert melee2(["Bleed"], ["Poison Resistance +2"]).hp_after == 2  # a bleed that is not poison: 4
+
+
+def test_channel_negative_energy_and_flight_out_of_reach() -> None:
+    """Channel Negative Energy: +1d4 (3) in Melee against the living orcs (17 vs 12: 5 + 3 = 8), none against a
+    construct (5). Flight ordered in Melee: no attack, and the orcs (no flight) cannot reach it."""
+    rolls = {"w1_r1_ours": [14], "w1_r1_enemy": [14], "w1_r1_ours_channel": [3]}
+    phases, _, _ = fight(field({"specials": ["Channel Negative Energy"]}), rolls, max_rounds=1)
+    assert phases[0].sides[0].offense.damage == 8
+    phases, _, _ = fight(field({"specials": ["Channel Negative Energy"]}, {"specials": ["Construct"]}), rolls,
+                         max_rounds=1)
+    assert phases[0].sides[0].offense.damage == 5
+    phases, _, _ = fight(field({"specials": ["Flight"]}), rolls, max_rounds=1, rounds=[{"ours_use": ["Flight"]}])
+    us, them = phases[0].sides
+    assert us.offense is None and them.offense is None and "out of reach in melee" in " ".join(them.notes)
+
+
+def test_brew_potion_buys_healing_potions_without_the_buildings() -> None:
+    """Healing Potions need an Alchemist, Temple, … (none here): refused; with an army of ours that Brews Potions
+    (or has Hex (cauldron)) they are bought, 10 BP × 2 for a Large army."""
+    s = field()
+    s = s.model_copy(update={"counters": s.counters.model_copy(update={"districts": 0})})
+    act = {"army_actions": [{"army": "A1", "action": "equip", "resource": "Healing Potions"}]}
+    with pytest.raises(RuleError, match="needs a settlement with one of"):
+        step(s, "improvement", act)
+    for brewer in ("Brew Potion", "Hex (cauldron)"):
+        b = field({"specials": [brewer]})
+        b = b.model_copy(update={"counters": b.counters.model_copy(update={"districts": 0})})
+        _, ps = step(b, "improvement", act)
+        eq = ps[-1]
+        assert isinstance(eq, ev.ArmyEquipped) and eq.cost_bp == 20

@@ -1007,6 +1007,11 @@ def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
     # 2 Ranged phase
     if any(ranged(s, f.army) for f in fighters):
         index = _round(ctx, bid, index, key, "ranged", 0, fighters, None, {})
+    else:
+        for f in fighters:
+            if any(sx.split(u)[1] == "ranged" for u in f.pending):
+                raise ctx.fail(f"{f.army.name}: no army in this battle has ranged attacks, so there is no Ranged "
+                               f"phase for {', '.join(f.pending)}", R_SPECIAL)
     # 3 Melee phases
     last: ch.RoundEntry | None = None
     for r in range(1, b.max_rounds + 1):
@@ -1017,9 +1022,6 @@ def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
         uses = {"ours": list(fresh.ours_use), "enemy": list(fresh.enemy_use)} if fresh is not None else {}
         index = _round(ctx, bid, index, key, "melee", r, fighters, orders or last, uses)
         last = orders or last
-    for f in fighters:
-        if f.pending and f.status == "fighting":
-            raise ctx.fail(f"{f.army.name}: {', '.join(f.pending)} found no phase to be used in", R_SPECIAL)
     half = frozenset(facts.half)
     # parting shots at a routed army (UC Rout: every army in the battle may take one)
     for f in fighters:
