@@ -143,10 +143,13 @@ class ArmyEntry(Choices):
     hd: Literal[6, 8, 10, 12] = Field(default=10, title="Hit Die of the units")
     speed: int = Field(default=1, ge=0, le=LIMIT, description="12-mile hexes a day (from the units' speed)")
     ranged: bool = Field(default=False, description="the units make ranged attacks")
-    specials: list[SpecialName] = Field(default_factory=list)
+    specials: list[SpecialName] = Field(default_factory=list, description="special abilities, with the army's "
+                                        "number or choice where one is needed: Bravery +1, Spellcasting 2, "
+                                        "Favored Enemy (orc)")
     tactics: list[TacticName] = Field(default_factory=list, description="tactics known (half the ACR at most)")
-    om_bonus: Amount = Field(default=0, description="the GM's custom OM (spell-like abilities, feats)")
-    dv_bonus: Amount = Field(default=0, description="the GM's custom DV (damage reduction, …)")
+    om_bonus: Amount = Field(default=0, description="the GM's custom OM (feats, a unit's strength the abilities "
+                             "do not model)")
+    dv_bonus: Amount = Field(default=0, description="the GM's custom DV (what the abilities do not model)")
     hex: str | None = Field(default=None, description="where it stands (a hex id)")
     commander: CommanderEntry | None = None
     side: str = Field(default="enemy", description="gm step: whose army (a foreign kingdom's id, or enemy)")

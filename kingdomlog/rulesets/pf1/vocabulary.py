@@ -378,10 +378,17 @@ def _resources(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 
 @source("army_specials")
 def _specials(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    def how(x: Any) -> str:
+        if x.param == "number":
+            return f"written with its number: {x.name} {x.default if x.default is not None else 5}"
+        if x.param == "choice":
+            return f"written with its choice: {x.name} ({x.choices[0] if x.choices else '…'})"
+        return ""
     return [Option(x.name, x.name, ", ".join(p for p in (f"OM {x.om:+d}" if x.om else "",
                                                          f"DV {x.dv:+d}" if x.dv else "",
                                                          f"damage +{x.damage}" if x.damage else "",
-                                                         "ranged" if x.ranged else "", x.note) if p)
+                                                         "ranged" if x.ranged else "", x.note, how(x),
+                                                         "GM ruling: " + x.ruling if x.ruling else "") if p)
                    or (x.kind or ""))
             for x in s.catalog.mass_combat.specials.values()]
 
