@@ -504,3 +504,21 @@ def test_brew_potion_buys_healing_potions_without_the_buildings() -> None:
         _, ps = step(b, "improvement", act)
         eq = ps[-1]
         assert isinstance(eq, ev.ArmyEquipped) and eq.cost_bp == 20
+
+
+def test_the_specials_pick_offers_what_can_be_written() -> None:
+    """The form's options: each is raisable as offered, or the step says what it needs written with it; the
+    abilities chosen from a list are offered with each choice."""
+    from kingdomlog.rulesets.pf1.vocabulary import _specials
+    s = kingdom(1)
+    mc = s.catalog.mass_combat
+    opts = [str(o.value) for o in _specials(s, {})]
+    assert {"Hex (healing)", "Hex (cauldron)", "Immunity (Poison)"} <= set(opts) and "Hex" not in opts
+    needs = []
+    for o in opts:
+        try:
+            assert sx.check(mc, o, "t") == o
+        except InputError as e:
+            needs.append(o)
+            assert "needs its" in str(e)
+    assert sorted(needs) == ["Fast Healing", "Favored Enemy", "Mobility", "Regeneration"]
