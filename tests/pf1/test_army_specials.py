@@ -522,3 +522,42 @@ def test_the_specials_pick_offers_what_can_be_written() -> None:
             needs.append(o)
             assert "needs its" in str(e)
     assert sorted(needs) == ["Fast Healing", "Favored Enemy", "Mobility", "Regeneration"]
+
+
+def test_a_flier_ignores_only_the_city_wall() -> None:
+    """Our Guard holds a settlement whose only defence is a City Wall (Defense 4): DV 13 + 4 = 17 against the orcs;
+    against flying orcs the wall counts for nothing: 13."""
+    walls = [ev.CityFounded(city="C1", name="Keep", hex="H0", capital=True),
+             ev.DistrictPreparationStarted(city="C1", district="D1", hex="H0", terrain="GRASSLAND", cost_bp=0,
+                                           months=0, ready_on_turn=1), ev.DistrictReady(district="D1"),
+             ev.BuildingConstructed(building="B1", city="C1", district="D1", building_type="City Wall", lots=(),
+                                    base_cost_bp=0, cost_bp=0, unrest_delta=0)]
+    held = {"hex": "H0", "conditions": [{"name": "Fortifications", "side": "ours"}]}
+    assert melee1(field(extra=walls), **held)[0].dv == 17
+    assert melee1(field(None, {"specials": ["Flight"]}, extra=walls), **held)[0].dv == 13
+
+
+def test_trap_sense_and_rage_without_hold_the_line() -> None:
+    """Siegebreaker against orcs with siege engines: the check d20 9 + OM 3 = 12 must beat the orcs' DV 12, and
+    fails; with Trap Sense (+ half its ACR 3: 1) 13 beats it and an engine is destroyed. A raging army gets no Hold
+    the Line reroll of a failed rout check (the orcs' 22 vs DV 13 or 12 leaves us at 3 or 2 of 12, ≤ ACR 3)."""
+    s = field({"specials": [], "tactics": ["Siegebreaker"]})
+    s = s.model_copy(update={"armies": {**s.armies, "A2": s.armies["A2"].model_copy(
+        update={"resources": {"Siege Engines": 1}})}})
+    rolls = {"w1_r1_ours": [14], "w1_r1_enemy": [2], "w1_r1_ours_siegebreaker": [9]}
+
+    def broke(state: Any) -> bool:
+        phases, _, _ = fight(state, rolls, max_rounds=1, ours_tactic="Siegebreaker")
+        return "a siege engine destroyed (GM removes it)" in phases[0].sides[1].notes
+    assert not broke(s)
+    trap = s.model_copy(update={"armies": {**s.armies, "A1": s.armies["A1"].model_copy(
+        update={"specials": ("Trap Sense",)})}})
+    assert broke(trap)
+    cmd = {"name": "Valeros", "level": 1, "boons": ["Hold the Line"]}
+    rout = {"w1_r1_ours": [2], "w1_r1_enemy": [20], "w1_r1_ours_rout": [1], "w1_r1_ours_rout_reroll": [20]}
+    for use, reroll in (([], True), (["Rage"], False)):
+        s2 = field({"specials": ["Rage"], "commander": cmd})
+        s2 = s2.model_copy(update={"armies": {**s2.armies, "A1": s2.armies["A1"].model_copy(update={"hp": 12})}})
+        phases, _, _ = fight(s2, rout, max_rounds=1, ours_use=use)
+        purposes = [c.purpose for c in phases[0].sides[0].morale_checks]
+        assert ("rout (Hold the Line reroll)" in purposes) == reroll, use

@@ -815,7 +815,7 @@ def _rout(ctx: Ctx, key: str, f: Fighter, checks: dict[str, list[ev.MoraleCheck]
     extra = _courage(s, f) + _grabbed(s, f, fighters)
     c = morale(ctx, key, f, 15, "rout", extra)
     checks[f.label].append(c)
-    if not c.success and _boon(f, "Hold the Line"):
+    if not c.success and _boon(f, "Hold the Line") and "Rage" not in f.lasting:  # UC Rage: no hold the line
         c = morale(ctx, f"{key}_reroll", f, 15, "rout (Hold the Line reroll)", extra)
         checks[f.label].append(c)
     if not c.success:
