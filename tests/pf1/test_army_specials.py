@@ -561,3 +561,26 @@ def test_trap_sense_and_rage_without_hold_the_line() -> None:
         phases, _, _ = fight(s2, rout, max_rounds=1, ours_use=use)
         purposes = [c.purpose for c in phases[0].sides[0].morale_checks]
         assert ("rout (Hold the Line reroll)" in purposes) == reroll, use
+
+
+def test_inspire_courage_and_hunters_bond_given_to_an_ally() -> None:
+    """Inspire Courage may go to an allied army instead: our Guard's OM 3 + 1 = 4 falls back to 3, the Militia
+    (Medium warriors CR 1/3: OM 0) gets 0 + 1 = 1. Hunter's Bond (companions) ordered for the Militia: its OM
+    +1 (1), ours unchanged (3)."""
+    def with_militia(specials: list[str]) -> Any:
+        s = field({"specials": specials})
+        s = s.model_copy(update={"counters": s.counters.model_copy(update={"districts": 0})})
+        s, _ = step(s, "improvement", {"armies": [{"name": "Militia", "unit_cr": "1/3", "hd": 10}]})
+        return s
+    rolls = {"w1_r1_ours": [2], "w1_r1_A3": [2], "w1_r1_enemy": [2]}
+    s = with_militia(["Inspire Courage"])
+    assert s.armies["A1"].om == 4
+    phases, _, _ = fight(s, rolls, allies=["A3"], ours_use=["Inspire Courage (A3)"], max_rounds=1)
+    oms = {x.army: x.om for x in phases[0].sides}
+    assert (oms["A1"], oms["A3"]) == (3, 1)
+    phases, _, _ = fight(with_militia(["Hunter's Bond (companions)"]), rolls, allies=["A3"],
+                         ours_use=["Hunter's Bond (A3)"], max_rounds=1)
+    oms = {x.army: x.om for x in phases[0].sides}
+    assert (oms["A1"], oms["A3"]) == (3, 1)
+    with pytest.raises(InputError, match="not an allied army"):
+        fight(s, rolls, ours_use=["Inspire Courage (A2)"], max_rounds=1)

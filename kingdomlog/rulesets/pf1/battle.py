@@ -553,10 +553,12 @@ def _courage(s: Pf1State, f: Fighter) -> int:
     """The bonus on Morale checks against fear and routs: Bravery, Inspire Courage, Rage while raging."""
     out = 0
     for sp, v in _specs(s, f).values():
-        if sp.kind == "courage":
+        if sp.kind == "courage" and sp.name not in f.lasting:  # not given to an ally
             out += int(v) if v is not None else sp.default if sp.default is not None else sp.morale
         if sp.kind == "rage" and sp.name in f.lasting:
             out += sp.morale
+    if "inspired" in f.lasting:
+        out += mc(s).specials["Inspire Courage"].morale
     return out
 
 
@@ -696,8 +698,14 @@ def _abilities(s: Pf1State, f: Fighter, phase: str, other: Fighter) -> tuple[int
         om += mc(s).specials["Combat Style"].amount
     if "Weapon Specialization" in f.now:
         om += mc(s).specials["Weapon Specialization"].amount
-    if "Hunter's Bond" in f.lasting:
+    if "Hunter's Bond" in f.lasting and f.lasting["Hunter's Bond"] in ("", f.army.id):
         om += mc(s).specials["Hunter's Bond"].amount
+    if "bonded" in f.lasting:
+        om += mc(s).specials["Hunter's Bond"].amount
+    if "Inspire Courage" in f.lasting:  # given to an ally: its OM +1 goes with it
+        om -= mc(s).specials["Inspire Courage"].om
+    if "inspired" in f.lasting:
+        om += mc(s).specials["Inspire Courage"].om
     if "Smite Evil" in f.now:
         sm = mc(s).specials["Smite Evil"]
         if "undead" in ok or other.army.id in f.facts.outsiders:
@@ -843,6 +851,13 @@ def _spawn(s: Pf1State, f: Fighter, other: Fighter) -> None:
             _rule(f, sp, f" ({other.army.name} destroyed)")
 
 
+def _ally(ctx: Ctx, f: Fighter, aid: str, fighters: list[Fighter], what: str) -> Fighter:
+    ally = next((x for x in fighters if x.army.id == aid and x.side == f.side and x is not f), None)
+    if ally is None:
+        raise InputError(f"[{ctx.step}] {what} ({aid}): {aid!r} is not an allied army in this battle")
+    return ally
+
+
 def _use(ctx: Ctx, f: Fighter, text: str, phase: str, target: Fighter | None, fighters: list[Fighter]) -> bool:
     """An activated special ability ordered for ``f`` (UC Special Abilities): applied now, or False when it waits
     for a phase of its kind (Smite Evil and Flight: Melee; Weapon Specialization: its melee or ranged phase)."""
@@ -911,7 +926,17 @@ def _use(ctx: Ctx, f: Fighter, text: str, phase: str, target: Fighter | None, fi
         if kind == "hex":
             _heal(f, acr // 2, "hex (healing)")
         else:
-            f.lasting[sp.name] = ""
+            ally = _ally(ctx, f, v, fighters, sp.name) if v not in (None, own) else f
+            f.lasting[sp.name] = ally.army.id
+            if ally is not f:
+                ally.lasting["bonded"] = f.army.id
+    elif kind == "courage":
+        if sp.name != "Inspire Courage" or v is None:
+            raise InputError(f"[{ctx.step}] only Inspire Courage is ordered, to give its bonuses to an allied army: "
+                             "'Inspire Courage (A3)'")
+        ally = _ally(ctx, f, v, fighters, sp.name)
+        f.lasting[sp.name] = ally.army.id
+        ally.lasting["inspired"] = f.army.id
     elif kind == "rage":
         f.lasting[sp.name] = ""
         if f.tactic in RAGE_BARS:
