@@ -584,3 +584,13 @@ def test_inspire_courage_and_hunters_bond_given_to_an_ally() -> None:
     assert (oms["A1"], oms["A3"]) == (3, 1)
     with pytest.raises(InputError, match="not an allied army"):
         fight(s, rolls, ours_use=["Inspire Courage (A2)"], max_rounds=1)
+
+
+def test_rage_switches_a_running_defensive_strategy_to_standard() -> None:
+    """Round 1 orders the Defensive strategy (OM 3 − 4 = −1, DV 13 + 4 = 17); Rage in round 2 switches it to the
+    standard strategy (UC Rage): OM 3 + 2 = 5, DV 13 − 1 = 12, and so it stays in round 3."""
+    rolls = {f"w1_r{i}_{x}": [2] for i in (1, 2, 3) for x in ("ours", "enemy")}
+    phases, _, _ = fight(field({"specials": ["Rage"]}), rolls, max_rounds=3,
+                         rounds=[{"ours_strategy": "Defensive"}, {"ours_use": ["Rage"]}])
+    assert [(p.sides[0].om, p.sides[0].dv, p.sides[0].strategy) for p in phases] == [
+        (-1, 17, "Defensive"), (5, 12, "Standard"), (5, 12, "Standard")]

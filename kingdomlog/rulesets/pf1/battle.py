@@ -1100,7 +1100,8 @@ def _emit(ctx: Ctx, bid: str, index: int, kind: str,
 
 def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighters: list[Fighter],
            orders: ch.RoundEntry | None, uses: dict[str, list[str]]) -> int:
-    """One Ranged or Melee phase, every army at once; returns the next phase index."""
+    """One Ranged or Melee phase, every army at once; returns the next phase index. ``uses`` are the abilities
+    ordered this phase (empty when the phase repeats the last round's orders)."""
     s = ctx.state
     k = f"{key}_{'ranged' if phase == 'ranged' else f'r{r}'}"
     many = len(fighters) > 2
