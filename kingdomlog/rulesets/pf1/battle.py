@@ -20,6 +20,7 @@ from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.rulesets.pf1 import choices as ch
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import events as ev
+from kingdomlog.rulesets.pf1 import specials as sx
 from kingdomlog.rulesets.pf1.helpers import Ctx, control_check, faces, new_id
 from kingdomlog.rulesets.pf1.rules import (
     army_acr,
@@ -33,7 +34,7 @@ from kingdomlog.rulesets.pf1.rules import (
     tactics_known_max,
 )
 from kingdomlog.rulesets.pf1.state import Army, Commander, Pf1State
-from kingdomlog.rulesets.pf1.tables import MassCombat
+from kingdomlog.rulesets.pf1.tables import ArmySpecial, MassCombat
 
 R_ARMY = "UC Mass Combat: Army Statistics"
 R_TACTICS = "UC Mass Combat: Army Tactics"
@@ -56,17 +57,33 @@ def acr_int(a: Army) -> int:
 
 
 def kinds(s: Pf1State, a: Army) -> set[str]:
-    """The engine's kinds of an army's special abilities (bleed, fear, undead, …)."""
-    out = set()
-    for name in a.specials:
-        sp = mc(s).specials.get(name)
-        if sp is not None and sp.kind:
-            out.add(sp.kind)
-    return out
+    """The engine's kinds of an army's special abilities (bleed, fear, undead, …: specials.KINDS)."""
+    return {sp.kind for sp, _ in sx.of(s, a).values() if sp.kind}
 
 
 def ranged(s: Pf1State, a: Army) -> bool:
-    return a.ranged or any((sp := mc(s).specials.get(n)) is not None and sp.ranged for n in a.specials)
+    return a.ranged or any(sp.ranged for sp, _ in sx.of(s, a).values())
+
+
+def spell_level(s: Pf1State, a: Army) -> int:
+    """UC Spellcasting: the OM and DV the army's spells add (the highest spell level its units cast)."""
+    return sx.number(s, a, "Spellcasting") or 0
+
+
+def build_bonus(s: Pf1State, specials: tuple[str, ...]) -> tuple[int, int, int]:
+    """What an army's special abilities add to OM and DV when it is raised, and the tactics known beyond half its
+    ACR: constant numbers, Spellcasting's level, Hunter's Bond (animal) as an animal companion, Tactician."""
+    om = dv_ = extra = 0
+    for sp, v in sx.held(mc(s), specials).values():
+        om, dv_ = om + sp.om, dv_ + sp.dv
+        if sp.kind == "spellcasting":
+            lvl = int(v) if v is not None else sp.default or 0
+            om, dv_ = om + lvl, dv_ + lvl
+        if sp.kind == "hunters_bond" and v == "animal":
+            om += mc(s).specials["Animal Companion"].om
+        if sp.kind == "tactician":
+            extra += 1
+    return om, dv_, extra
 
 
 # ------------------------------------------------------------------ commanders
@@ -111,22 +128,21 @@ def build_army(ctx: Ctx, e: ch.ArmyEntry, aid: str, side: str) -> Army:
     if acr is None:
         raise ctx.fail(f"{e.size} army of CR {e.unit_cr} units is below ACR 1/8: not an army (add troops)", R_ARMY)
     om, dv_, cons = army_base(acr)
-    rng = e.ranged
-    for n in e.specials:
-        sp = mc(s).specials.get(n)
-        if sp is None:
-            raise InputError(f"[{ctx.step}] unknown army special ability {n!r}")
-        om, dv_, rng = om + sp.om, dv_ + sp.dv, rng or sp.ranged
-    om, dv_ = om + e.om_bonus, dv_ + e.dv_bonus
+    specials = tuple(sx.check(mc(s), n, ctx.step) for n in e.specials)
+    if len({sx.split(n)[0] for n in specials}) < len(specials):
+        raise InputError(f"[{ctx.step}] an army special ability is named twice: {', '.join(specials)}")
+    rng = e.ranged or any(sp.ranged for sp, _ in sx.held(mc(s), specials).values())
+    som, sdv, tactician = build_bonus(s, specials)
+    om, dv_ = om + som + e.om_bonus, dv_ + sdv + e.dv_bonus
     hp = army_hp(acr, e.hd)
     army = Army(id=aid, name=e.name, side=side, size=e.size, unit=e.unit, unit_cr=e.unit_cr, hd=e.hd, acr=acr,
                 hp=hp, max_hp=hp, om=om, dv=dv_, consumption=cons, speed=e.speed, ranged=rng,
-                tactics=tuple(e.tactics), specials=tuple(e.specials), hex=e.hex)
-    extra = 1 if side == "kingdom" and dv.has_building(s, "Military Academy") else 0
+                tactics=tuple(e.tactics), specials=specials, hex=e.hex)
+    extra = (1 if side == "kingdom" and dv.has_building(s, "Military Academy") else 0) + tactician
     known = [t for t in e.tactics if not mc(s).tactics[t].default]
     if len(known) > tactics_known_max(acr) + extra:
         raise ctx.fail(f"an ACR {acr} army knows {tactics_known_max(acr) + extra} tactic(s) (half its ACR"
-                       f"{', +1 for a Military Academy' if extra else ''}), not {len(known)}", R_TACTICS)
+                       f"{', + Military Academy or Tactician' if extra else ''}), not {len(known)}", R_TACTICS)
     for t in e.tactics:
         tactic_usable(ctx, army, t, learned=True)
     if e.commander is not None:
@@ -143,13 +159,30 @@ def recruit(ctx: Ctx, e: ch.ArmyEntry, limit: int) -> None:
         raise ctx.fail(f"the month's {limit} new settlement(s)/army action(s) for Size {dv.size(s)} are used up",
                        R_LIMIT)
     aid = new_id(ctx, "A")
-    ctx.emit(ev.ArmyRecruited(army=build_army(ctx, e, aid, "kingdom")))
+    army = build_army(ctx, e, aid, "kingdom")
+    ctx.emit(ev.ArmyRecruited(army=army))
+    raise_rulings(ctx, army)
+
+
+def raise_rulings(ctx: Ctx, a: Army) -> None:
+    """Abilities whose only effect is for the GM to set when the army is raised (Armor Training: its speed)."""
+    for sp, _ in sx.of(ctx.state, a).values():
+        if sp.kind == "armor_training":
+            ctx.emit(ev.ArmyRulingNeeded(army=a.id, ability=sp.name, ruling=sp.ruling))
 
 
 def place_enemy(ctx: Ctx, e: ch.ArmyEntry) -> None:
     """The GM puts an army of another power on the map (no limit, no cost for us)."""
     aid = new_id(ctx, "A")
-    ctx.emit(ev.ArmyRecruited(army=build_army(ctx, e, aid, e.side or "enemy"), counts_against_limit=False))
+    army = build_army(ctx, e, aid, e.side or "enemy")
+    ctx.emit(ev.ArmyRecruited(army=army, counts_against_limit=False))
+    raise_rulings(ctx, army)
+
+
+def brewers(s: Pf1State) -> list[str]:
+    """Our armies that brew healing potions for themselves or another army (UC Brew Potion, Hex (cauldron))."""
+    return [a.name for a in s.armies.values() if a.side == "kingdom" and a.status in ("active", "routed")
+            and ("brew_potion" in kinds(s, a) or sx.choice(s, a, "Hex") == "cauldron")]
 
 
 def our_army(ctx: Ctx, aid: str) -> Army:
@@ -174,7 +207,8 @@ def army_action(ctx: Ctx, x: ch.ArmyActionEntry, limit: int) -> None:
         r = mc(s).resources.get(x.resource or "")
         if r is None:
             raise InputError(f"[{ctx.step}] equip needs a resource; known: {', '.join(mc(s).resources)}")
-        if r.requires_any and not any(dv.has_building(s, b) for b in r.requires_any):
+        if r.requires_any and not any(dv.has_building(s, b) for b in r.requires_any) and not (
+                r.name == "Healing Potions" and brewers(s)):
             raise ctx.fail(f"{r.name} needs a settlement with one of {', '.join(r.requires_any)}", R_RESOURCES)
         pairs = {"Improved Armor": "Magic Armor", "Magic Armor": "Improved Armor",
                  "Improved Weapons": "Magic Weapons", "Magic Weapons": "Improved Weapons"}
@@ -334,7 +368,19 @@ def upkeep(ctx: Ctx, forage: list[str] | None = None) -> None:
 # ------------------------------------------------------------------ battles
 
 
-def tactic_usable(ctx: Ctx, a: Army, tactic: str, *, learned: bool = False) -> None:
+R_SPECIAL = "UC Mass Combat: Special Abilities"
+RAGE_BARS = ("Cautious Combat", "Defensive Wall", "Expert Flankers", "Sniper Support", "Withdraw", "Defensive",
+             "Cautious")
+"""Tactics and strategies a raging army cannot use (UC Rage)."""
+LIGHT = ("Darkness", "Dim Light")
+WEATHER = ("Rain", "Snow", "Wind", "Fog", "Sandstorm")
+TERRAIN_BONUS = ("Advantageous Terrain", "Battlefield Advantage")
+ARMOR = ("Improved Armor", "Magic Armor")
+HOLDS = ("Alchemy", "Burrow", "Earth Glide", "Flight")
+"""Abilities used instead of attacking in that phase."""
+
+
+def tactic_usable(ctx: Ctx, a: Army, tactic: str, *, learned: bool = False, raging: bool = False) -> None:
     s = ctx.state
     t = mc(s).tactics.get(tactic)
     if t is None:
@@ -345,10 +391,25 @@ def tactic_usable(ctx: Ctx, a: Army, tactic: str, *, learned: bool = False) -> N
                        R_TACTICS)
     if "mindless" in kinds(s, a) and tactic != "Standard":
         raise ctx.fail(f"{a.name} is mindless: standard tactics only", "UC Special Abilities: Mindless")
+    if raging and tactic in RAGE_BARS:
+        raise ctx.fail(f"{a.name} is raging: no {tactic}", "UC Special Abilities: Rage")
     if t.requires == "ranged" and not ranged(s, a):
         raise ctx.fail(f"{tactic} needs ranged attacks", R_TACTICS)
     if t.requires and t.requires != "ranged" and t.requires not in a.resources and "Mount" not in a.specials:
         raise ctx.fail(f"{tactic} needs the {t.requires} resource", R_TACTICS)
+
+
+@dataclass
+class Facts:
+    """What the GM states about a battle for the special abilities: its terrain, who is evil (Smite Evil), an
+    evil outsider, an animal (Unnatural Aura), who overcomes a Significant Defense; the half-damage conditions."""
+
+    terrain: str = ""
+    evil: frozenset[str] = frozenset()
+    outsiders: frozenset[str] = frozenset()
+    animals: frozenset[str] = frozenset()
+    overcome: frozenset[str] = frozenset()
+    half: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -364,18 +425,115 @@ class Fighter:
     no_attack: bool = False
     afraid: bool = False
     false_retreat: int = 0
-    bleed: bool = False
+    bleed: set[str] = field(default_factory=set)
+    """The abilities (Bleed, Poison, …) whose 1d6 it takes at the start of the next phase."""
     paralysed: int = 0
+    drained: int = 0
     potions: int = 0
     taunt_immune: int = 0
     taunted: bool = False
     fort: int = 0
-    cond_om: int = 0
-    cond_dv: int = 0
-    ranged_om: int = 0
+    walls: int | None = 0
+    """What City Walls add to ``fort`` (None: a fortification given as a number, its walls unknown)."""
+    conds: list[str] = field(default_factory=list)
+    facts: Facts = field(default_factory=Facts)
+    used: set[str] = field(default_factory=set)
+    """Once-a-battle abilities used."""
+    lasting: dict[str, str] = field(default_factory=dict)
+    """Abilities in effect for the rest of the battle (Rage, Challenge, Wild Shape: its form, …)."""
+    now: dict[str, str] = field(default_factory=dict)
+    """Abilities in effect this phase only (Smite Evil, Judgment, a heal, ``hold``: no attack)."""
+    pending: list[str] = field(default_factory=list)
+    challenged: str = ""
+    dug_in: bool = False
+    ambushing: bool = False
+    ambushed: bool = False
+    stand: str = ""
+    """Ferocity: the status it takes after its one more Melee phase."""
+    stand_phase: int = 0
+    """Ferocity: 1 = granted, fights the next Melee phase; 2 = fighting it now."""
+    ferocity_used: bool = False
+    regen_hold: bool = False
+    diseased: bool = False
+    rulings: list[tuple[str, str]] = field(default_factory=list)
+    ruled: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     label: str = ""
     """The key its dice are rolled under: ``ours`` / ``enemy`` for the lead armies, the army id for others."""
+
+
+def _specs(s: Pf1State, f: Fighter) -> dict[str, tuple[ArmySpecial, str | None]]:
+    """The fighter's abilities now: its own, with a Wild Shape form gained and Spellcasting lost."""
+    h = dict(sx.of(s, f.army))
+    form = f.lasting.get("Wild Shape")
+    if form:
+        h.pop("Spellcasting", None)
+        h.setdefault(form, (mc(s).specials[form], None))
+    return h
+
+
+def fkinds(s: Pf1State, f: Fighter) -> set[str]:
+    return {sp.kind for sp, _ in _specs(s, f).values() if sp.kind}
+
+
+def _kind(s: Pf1State, f: Fighter, kind: str) -> tuple[ArmySpecial, str | None] | None:
+    return next((h for h in _specs(s, f).values() if h[0].kind == kind), None)
+
+
+def _living(s: Pf1State, f: Fighter) -> bool:
+    return not fkinds(s, f) & sx.NOT_LIVING
+
+
+def _works(s: Pf1State, f: Fighter, kind: str, target: Fighter) -> list[ArmySpecial]:
+    """``f``'s abilities of ``kind`` that work on ``target``: not against its immunities (UC Immunity), and only
+    against animals or armies in the water where the ability says so."""
+    out = []
+    for sp, _ in _specs(s, f).values():
+        if sp.kind != kind or sx.immune(s, target.army, sp.name):
+            continue
+        if sp.vs == "water" and "Water" not in target.conds:
+            continue
+        if sp.vs == "animal" and not ("Mounts" in target.army.resources or "Mount" in target.army.specials
+                                      or target.army.id in target.facts.animals):
+            continue
+        out.append(sp)
+    return out
+
+
+def _rule(f: Fighter, sp: ArmySpecial, extra: str = "") -> None:
+    """Queue a GM ruling for ``f``'s ability (once a battle)."""
+    if sp.name not in f.ruled:
+        f.ruled.add(sp.name)
+        f.rulings.append((sp.name, sp.ruling + extra))
+
+
+def _flush(ctx: Ctx, bid: str, fighters: list[Fighter]) -> None:
+    for f in fighters:
+        for name, text in f.rulings:
+            ctx.emit(ev.ArmyRulingNeeded(army=f.army.id, ability=name, ruling=text, battle=bid))
+        f.rulings.clear()
+
+
+def _heal(f: Fighter, n: int, why: str) -> None:
+    gain = max(0, min(f.army.max_hp - f.hp, n))
+    f.hp += gain
+    f.notes.append(f"{why} +{gain} hp")
+
+
+def _magic(s: Pf1State, f: Fighter) -> bool:
+    """Its attacks count as magic: Magic Weapons, Ki Pool, Spellcasting (not while wild-shaped), Judgment (magic)."""
+    return ("Magic Weapons" in f.army.resources or any(sp.magic for sp, _ in _specs(s, f).values())
+            or f.now.get("Judgment") == "magic")
+
+
+def _pen(kinds_: set[str], v: int) -> int:
+    """A penalty from darkness, invisibility or weather as the army's senses leave it (UC Blindsense, Blindsight,
+    Scent, Tremorsense: halved, rounded down, or none)."""
+    if v >= 0:
+        return v
+    if "senses_none" in kinds_:
+        return 0
+    return -((-v) // 2) if "senses_half" in kinds_ else v
 
 
 def _boon(f: Fighter, name: str) -> bool:
@@ -389,6 +547,25 @@ def _boon_value(s: Pf1State, f: Fighter, name: str, field_: str) -> int:
     v = int(getattr(b, field_))
     lead = f.army.commander.leadership if f.army.commander else 0
     return v * 2 if b.improves_at is not None and lead >= b.improves_at else v
+
+
+def _courage(s: Pf1State, f: Fighter) -> int:
+    """The bonus on Morale checks against fear and routs: Bravery, Inspire Courage, Rage while raging."""
+    out = 0
+    for sp, v in _specs(s, f).values():
+        if sp.kind == "courage" and sp.name not in f.lasting:  # not given to an ally
+            out += int(v) if v is not None else sp.default if sp.default is not None else sp.morale
+        if sp.kind == "rage" and sp.name in f.lasting:
+            out += sp.morale
+    if "inspired" in f.lasting:
+        out += mc(s).specials["Inspire Courage"].morale
+    return out
+
+
+def _grabbed(s: Pf1State, f: Fighter, fighters: list[Fighter]) -> int:
+    """UC Grab: the army a grabbing army attacks takes its penalty on Morale checks against routs and to withdraw."""
+    return min((sp.amount for o in _opponents(f, fighters) if o.status == "fighting" and _target(o, fighters) is f
+                 for sp in _works(s, o, "grab", f)), default=0)
 
 
 def morale_mod(s: Pf1State, f: Fighter) -> int:
@@ -409,15 +586,164 @@ def morale(ctx: Ctx, key: str, f: Fighter, dc: int, purpose: str, extra: int = 0
     return ev.MoraleCheck(purpose=purpose, d20=d, modifier=mod, dc=dc, success=ok)
 
 
+def _conditions(s: Pf1State, f: Fighter, other: Fighter) -> tuple[int, int, int]:
+    """The battlefield conditions' OM, DV and ranged OM for ``f`` facing ``other``: darkvision and low-light vision
+    see in the dark, senses halve or ignore darkness and weather, the enemy's Favored Terrain halves terrain
+    bonuses, Light Blindness and Light Sensitivity suffer in bright light."""
+    fk, ok = fkinds(s, f), fkinds(s, other)
+    om = d = rom = 0
+    for name in f.conds:
+        cd = mc(s).conditions[name]
+        if (name == "Darkness" and "darkvision" in fk) or (name == "Dim Light" and fk & {"darkvision", "lowlight"}):
+            continue
+        c = [cd.om, cd.dv, cd.ranged_om]
+        if name in LIGHT + WEATHER:
+            c = [_pen(fk, x) for x in c]
+        if name in TERRAIN_BONUS and "favored_terrain" in ok:
+            c = [x // 2 if x > 0 else x for x in c]
+        om, d, rom = om + c[0], d + c[1], rom + c[2]
+    if "Bright Light" in f.conds:
+        worst = min((sp.amount for sp, _ in _specs(s, f).values() if sp.kind == "bright_light"), default=0)
+        om, d = om + worst, d + worst
+    return om, d, rom
+
+
+def _fort(s: Pf1State, f: Fighter, other: Fighter) -> int:
+    """The fortification's Defense for ``f`` against ``other``: none against teleporters or an army that burrowed
+    under it; City Walls' part none against fliers; a quarter less (rounded down) against climbers."""
+    if not f.fort:
+        return 0
+    ok = _specs(s, other)
+    kinds_ = {sp.kind for sp, _ in ok.values()}
+    if "teleportation" in kinds_ or other.dug_in:
+        return 0
+    v = f.fort
+    for sp, _ in ok.values():
+        if sp.kind == "flight":
+            if f.walls is None:
+                _rule(other, sp)
+            else:
+                v -= f.walls
+        elif sp.kind in ("amphibious", "earth_glide"):
+            _rule(other, sp, f" (against {f.army.name}'s fortification)")
+    if "climb" in kinds_:
+        v -= v // 4
+    return max(0, v)
+
+
+def _mobile(s: Pf1State, f: Fighter) -> bool:
+    """A mobility advantage on this battlefield: Incorporeal anywhere, Mobility in its terrain (UC Mobility)."""
+    h = _kind(s, f, "mobility")
+    if "incorporeal" in fkinds(s, f):
+        return True
+    if h is None:
+        return False
+    terrain = f.facts.terrain.lower()
+    if not terrain:
+        _rule(f, h[0])
+        return False
+    want = (h[1] or "").lower().rstrip("s")
+    return bool(want) and (want in terrain or terrain.rstrip("s") in want)
+
+
+def _abilities(s: Pf1State, f: Fighter, phase: str, other: Fighter) -> tuple[int, int]:
+    """What ``f``'s and ``other``'s special abilities change in ``f``'s OM and DV this phase (UC Special
+    Abilities; constant numbers are already in the army's OM and DV)."""
+    specs = _specs(s, f)
+    fk, ok = fkinds(s, f), fkinds(s, other)
+    acr = acr_int(f.army)
+    om = d = 0
+    if (h := _kind(s, f, "aquatic")) is not None:
+        if "Water" in other.conds:
+            om, d = om + h[0].om_if, d + h[0].dv_if
+        elif "amphibious" not in fk:
+            om += h[0].amount
+    if (h := _kind(s, f, "favored_enemy")) is not None:
+        unit = other.army.unit.lower()
+        want = (h[1] or "").lower().rstrip("s")
+        if not unit:
+            _rule(f, h[0], f" ({other.army.name})")
+        elif want and want in unit:
+            om += h[0].om_if
+    if _mobile(s, f) and not _mobile(s, other):
+        om += mc(s).specials["Mobility"].om_if
+    if "Challenge" in f.lasting:
+        ch_ = mc(s).specials["Challenge"]
+        if other.label == f.challenged:
+            om += ch_.om_if
+            d += sum(sp.dv_if for sp, _ in specs.values() if sp.kind == "order")
+        else:
+            d += ch_.dv_if
+    if "invisibility" in ok:
+        p = _pen(fk, mc(s).specials["Invisibility"].amount)
+        om, d = om + p, d + p
+    if "spell_resistance" in fk and "spellcasting" in ok:
+        d += sum(sp.dv_if for sp, _ in specs.values() if sp.kind == "spell_resistance")
+    if (h := _kind(s, f, "significant_defense")) is not None and other.army.id not in f.facts.overcome:
+        d += h[0].amount
+        _rule(f, h[0], f" ({h[0].name}: DV +{h[0].amount} against {other.army.name})")
+    if "rock_catching" in fk and phase == "ranged":
+        d += mc(s).specials["Rock Catching"].dv_if + (1 if "rock_throwing" in ok
+                                                      or "Siege Engines" in other.army.resources else 0)
+    if "evasion" in ok and "spellcasting" in fk:
+        lvl = spell_level(s, f.army)
+        om -= lvl - lvl // 2
+    if ok & {"incorporeal", "swarm"}:
+        d -= sum(mc(s).resources[r].dv for r in f.army.resources if r in ARMOR and r in mc(s).resources)
+    if "Rage" in f.lasting:
+        rage = mc(s).specials["Rage"]
+        om, d = om + rage.om_if, d + rage.dv_if
+    style = f.lasting.get("Combat Style")
+    if style and style == ("ranged" if phase == "ranged" else "melee"):
+        om += mc(s).specials["Combat Style"].amount
+    if "Weapon Specialization" in f.now:
+        om += mc(s).specials["Weapon Specialization"].amount
+    if "Hunter's Bond" in f.lasting and f.lasting["Hunter's Bond"] in ("", f.army.id):
+        om += mc(s).specials["Hunter's Bond"].amount
+    if "bonded" in f.lasting:
+        om += mc(s).specials["Hunter's Bond"].amount
+    if "Inspire Courage" in f.lasting:  # given to an ally: its OM +1 goes with it
+        om -= mc(s).specials["Inspire Courage"].om
+    if "inspired" in f.lasting:
+        om += mc(s).specials["Inspire Courage"].om
+    if "Smite Evil" in f.now:
+        sm = mc(s).specials["Smite Evil"]
+        if "undead" in ok or other.army.id in f.facts.outsiders:
+            om += sm.amount
+        elif other.army.id in f.facts.evil:
+            om += sm.om_if
+        else:
+            _rule(f, sm, f" ({other.army.name} is not listed as evil: no bonus)")
+    if f.now.get("Judgment") == "defense":
+        d += 1
+    if "heal" in f.now:
+        om -= acr // 2
+    if f.stand_phase == 2:
+        fe = mc(s).specials["Ferocity"].amount
+        om, d = om + fe, d + fe
+    if "sneak_attack" in fk and ((f.ambushing and phase == "tactics") or f.tactic == "Expert Flankers"
+                                 or f.false_retreat == 2):
+        om += mc(s).specials["Sneak Attack"].om_if
+    if "track" in fk and f.ambushed and phase == "tactics":
+        d += acr
+    if "trip" in ok and phase == "melee" and _works(s, other, "trip", f):
+        d -= 1
+    if "Wild Shape" in f.lasting:
+        lvl = spell_level(s, f.army)
+        om, d = om - lvl, d - lvl
+    return om - f.drained, d - f.drained
+
+
 def om_dv(s: Pf1State, f: Fighter, phase: str, melee_round: int, other: Fighter) -> tuple[int, int]:
-    """The OM and DV of ``f`` this phase: recorded army numbers + tactic + strategy + conditions + boons."""
+    """The OM and DV of ``f`` this phase facing ``other``: recorded army numbers + tactic + strategy + conditions +
+    fortification + boons + special abilities."""
     t = mc(s).tactics[f.tactic]
     st = mc(s).strategies[f.strategy] if phase == "melee" else None
     om, d = f.army.om, f.army.dv
     once_off = t.once and not (t.special == "first_melee" and phase == "melee" and melee_round == 1)
     if not once_off and t.special not in ("false_retreat", "taunt", "vs_spellcasting", "vs_unmounted"):
         om, d = om + t.om, d + t.dv
-    if t.special == "vs_spellcasting" and "spellcasting" in kinds(s, other.army):
+    if t.special == "vs_spellcasting" and "spellcasting" in fkinds(s, other):
         d += t.dv
     if t.special == "vs_unmounted" and "Mounts" not in other.army.resources and "Mount" not in other.army.specials:
         om += t.om
@@ -425,21 +751,24 @@ def om_dv(s: Pf1State, f: Fighter, phase: str, melee_round: int, other: Fighter)
         om, d = om + 6, d + 6
     if st is not None:
         om, d = om + st.om, d + st.dv
-    om += f.cond_om + (f.ranged_om if phase == "ranged" else 0)
-    d += f.cond_dv + f.fort - f.paralysed
+    com, cdv, crom = _conditions(s, f, other)
+    om += com + (crom if phase == "ranged" else 0)
+    d += cdv + _fort(s, f, other) - f.paralysed
     d += _boon_value(s, f, "Defensive Tactics", "dv")
     if f.hp * 2 <= f.army.max_hp:
         om += _boon_value(s, f, "Bloodied but Unbroken", "om")
     if f.taunted:
         om, d = om - 2, d - 2
-    if "flurry" in kinds(s, f.army) and phase == "melee":
+    if "flurry" in fkinds(s, f) and phase == "melee":
         om += 1 if melee_round == 1 else 2
-    return om, d
+    aom, adv = _abilities(s, f, phase, other)
+    return om + aom, d + adv
 
 
 def strike(ctx: Ctx, key: str, f: Fighter, target: Fighter, om: int, dv_: int, phase: str,
-           half: bool) -> ev.Offense:
-    """One Offense check: d20 + OM vs DV; damage = the excess (+ strategy, tactic and ability damage)."""
+           half: frozenset[str]) -> ev.Offense:
+    """One Offense check: d20 + OM vs DV; damage = the excess (+ strategy, tactic and ability damage), then what
+    the target's nature lets through (incorporeal, swarm)."""
     s = ctx.state
     # an Offense check "succeeds" when it deals damage: above the DV, or a natural 20 (UC Attacking)
     spec = CheckSpec("d20", modifier=om, dc=dv_ + 1, label=f"{f.army.name} Offense vs {target.army.name}",
@@ -449,35 +778,53 @@ def strike(ctx: Ctx, key: str, f: Fighter, target: Fighter, om: int, dv_: int, p
     dmg = offense_damage(d, total, dv_)
     extra: tuple[int, ...] = ()
     if dmg > 0:
+        k, tk = fkinds(s, f), fkinds(s, target)
         if phase == "melee":
             dmg += mc(s).strategies[f.strategy].damage + mc(s).tactics[f.tactic].damage
-            dmg += sum(mc(s).specials[n].damage for n in f.army.specials if n in mc(s).specials)
-        k = kinds(s, f.army)
+            dmg += sum(sp.damage for sp, _ in _specs(s, f).values())
+            if "heal" not in f.now and ((_works(s, f, "channel_negative", target) and _living(s, target))
+                                        or (_works(s, f, "channel_positive", target) and "undead" in tk)):
+                extra += tuple(faces(ctx, f"{key}_channel", "1d4"))
+                dmg += extra[-1]
+        if f.now.get("Judgment") == "damage" and phase in ("ranged", "melee"):
+            dmg += 1
         if "breath" in k:
-            extra = tuple(faces(ctx, f"{key}_breath", "1d4"))
-            dmg += sum(extra)
+            b = tuple(faces(ctx, f"{key}_breath", "1d4"))
+            extra = b + extra
+            dmg += sum(b) // 2 if "evasion" in tk else sum(b)
         if "rock_throwing" in k and phase == "ranged":
             dmg += 4
         dmg = max(1 if total > dv_ or d == 20 else 0, dmg)
         if half:
-            dmg = max(1, dmg // 2)
+            dmg = max(1, dmg - dmg // 4) if half == {"Fog"} and "track" in k else max(1, dmg // 2)
+        magic = _magic(s, f)
+        if "swarm" in k and tk & {"incorporeal", "significant_defense"}:
+            dmg = 0
+            f.notes.append(f"a swarm cannot harm {target.army.name}")
+        elif "incorporeal" in tk:
+            dmg = max(1, dmg // 2) if magic else 0
+            f.notes.append(f"{target.army.name} is incorporeal: {'half' if magic else 'no'} damage")
+        elif "swarm" in tk:
+            dmg = dmg * 3 // 2 if magic else max(1, dmg // 2)
+            f.notes.append(f"{target.army.name} is a swarm: {'×1.5' if magic else 'half'} damage")
     if d == 1:
         f.no_attack = True
     return ev.Offense(d20=d, om=om, total=total, target_dv=dv_, damage=dmg, extra_dice=extra)
 
 
-def _rout(ctx: Ctx, key: str, f: Fighter, checks: dict[str, list[ev.MoraleCheck]]) -> None:
+def _rout(ctx: Ctx, key: str, f: Fighter, checks: dict[str, list[ev.MoraleCheck]], fighters: list[Fighter]) -> None:
     """hp at or below the ACR: a DC 15 Morale check or the army routs (Hold the Line rerolls once)."""
     s = ctx.state
-    if f.status != "fighting" or f.hp <= 0 or f.hp > max(0, acr_int(f.army)):
+    if f.status != "fighting" or f.hp <= 0 or f.hp > max(0, acr_int(f.army)) or f.stand_phase:
         return
-    if "no_rout" in kinds(s, f.army):
+    if "no_rout" in fkinds(s, f):
         f.notes.append("aura of courage: no rout")
         return
-    c = morale(ctx, key, f, 15, "rout")
+    extra = _courage(s, f) + _grabbed(s, f, fighters)
+    c = morale(ctx, key, f, 15, "rout", extra)
     checks[f.label].append(c)
-    if not c.success and _boon(f, "Hold the Line"):
-        c = morale(ctx, f"{key}_reroll", f, 15, "rout (Hold the Line reroll)")
+    if not c.success and _boon(f, "Hold the Line") and "Rage" not in f.lasting:  # UC Rage: no hold the line
+        c = morale(ctx, f"{key}_reroll", f, 15, "rout (Hold the Line reroll)", extra)
         checks[f.label].append(c)
     if not c.success:
         f.status = "routed"
@@ -495,6 +842,123 @@ def _target(f: Fighter, fighters: list[Fighter]) -> Fighter | None:
 
 def _side_fighting(side: str, fighters: list[Fighter]) -> bool:
     return any(f.side == side and f.status == "fighting" for f in fighters)
+
+
+def _spawn(s: Pf1State, f: Fighter, other: Fighter) -> None:
+    """UC Create Spawn: ``f`` destroyed a living army its size or larger: the GM's ruling (heal or spawn)."""
+    if other.hp <= 0 and SIZES.index(other.army.size) >= SIZES.index(f.army.size) and _living(s, other):
+        for sp in _works(s, f, "create_spawn", other):
+            _rule(f, sp, f" ({other.army.name} destroyed)")
+
+
+def _ally(ctx: Ctx, f: Fighter, aid: str, fighters: list[Fighter], what: str) -> Fighter:
+    ally = next((x for x in fighters if x.army.id == aid and x.side == f.side and x is not f), None)
+    if ally is None:
+        raise InputError(f"[{ctx.step}] {what} ({aid}): {aid!r} is not an allied army in this battle")
+    return ally
+
+
+def _use(ctx: Ctx, f: Fighter, text: str, phase: str, target: Fighter | None, fighters: list[Fighter]) -> bool:
+    """An activated special ability ordered for ``f`` (UC Special Abilities): applied now, or False when it waits
+    for a phase of its kind (Smite Evil and Flight: Melee; Weapon Specialization: its melee or ranged phase)."""
+    s = ctx.state
+    name, v = sx.split(text)
+    specs = _specs(s, f)
+    h = specs.get(name) or specs.get(text.strip())
+    if h is None or not h[0].use:
+        usable = [n for n, (sp, _) in specs.items() if sp.use]
+        raise InputError(f"[{ctx.step}] {f.army.name} has no special ability {text!r} to use (usable: "
+                         f"{', '.join(usable) or 'none'})")
+    sp, own = h
+    if h is specs.get(text.strip()):
+        v = None
+    if sp.once and sp.name in f.used:
+        raise ctx.fail(f"{f.army.name} has used {sp.name} already (once a battle)", R_SPECIAL)
+    acr = acr_int(f.army)
+    kind = sp.kind
+    attack = "ranged" if phase == "ranged" else "melee"
+    if kind in ("combat_style", "weapon_specialization", "judgment", "wild_shape") and v not in (
+            *sp.choices, *(("end",) if kind == "wild_shape" else ())):
+        raise InputError(f"[{ctx.step}] {sp.name}: say which, e.g. '{sp.name} ({sp.choices[0]})' (one of "
+                         f"{', '.join(sp.choices)})")
+    if kind in ("channel_negative", "channel_positive"):
+        if v != "heal":
+            raise InputError(f"[{ctx.step}] {sp.name} is ordered only to heal: '{sp.name} (heal)' (its extra "
+                             "damage needs no order)")
+        if kind == "channel_negative" and "undead" not in fkinds(s, f):
+            raise ctx.fail(f"{f.army.name} is not undead: negative energy does not heal it", R_SPECIAL)
+        f.now["heal"] = sp.name
+        _heal(f, acr, f"{sp.name}: OM −{acr // 2} this phase,")
+    elif kind == "judgment":
+        if f.afraid:
+            f.notes.append("afraid: judgment suspended")
+            return True
+        f.now["Judgment"] = str(v)
+        if v == "healing":
+            _heal(f, acr // 2, "judgment (healing)")
+    elif kind == "weapon_specialization":
+        if v != attack:
+            return False
+        f.now[sp.name] = str(v)
+    elif kind == "combat_style":
+        f.lasting[sp.name] = str(v)
+    elif kind == "wild_shape":
+        if v == "end":
+            if sp.name not in f.lasting:
+                raise ctx.fail(f"{f.army.name} is not wild-shaped", R_SPECIAL)
+            del f.lasting[sp.name]
+            f.notes.append("wild shape ends")
+            return True
+        f.lasting[sp.name] = str(v)
+    elif kind in ("smite", "flight"):
+        if phase != "melee":
+            return False
+        f.now["hold" if kind == "flight" else sp.name] = sp.name
+    elif kind in ("burrow", "earth_glide", "alchemy"):
+        f.now["hold"] = sp.name
+        if kind == "alchemy":
+            _heal(f, 2 * acr, "alchemy")
+    elif kind in ("hex", "hunters_bond"):
+        want = "healing" if kind == "hex" else "companions"
+        if own != want:
+            raise ctx.fail(f"{f.army.name}'s {sp.name} is {own or 'unchosen'}: only {sp.name} ({want}) is used in "
+                           "battle", R_SPECIAL)
+        if kind == "hex":
+            _heal(f, acr // 2, "hex (healing)")
+        else:
+            ally = _ally(ctx, f, v, fighters, sp.name) if v not in (None, own) else f
+            f.lasting[sp.name] = ally.army.id
+            if ally is not f:
+                ally.lasting["bonded"] = f.army.id
+    elif kind == "courage":
+        if sp.name != "Inspire Courage" or v is None:
+            raise InputError(f"[{ctx.step}] only Inspire Courage is ordered, to give its bonuses to an allied army: "
+                             "'Inspire Courage (A3)'")
+        ally = _ally(ctx, f, v, fighters, sp.name)
+        f.lasting[sp.name] = ally.army.id
+        ally.lasting["inspired"] = f.army.id
+    elif kind == "rage":
+        f.lasting[sp.name] = ""
+        if f.tactic in RAGE_BARS:
+            f.tactic = "Standard"
+        if f.strategy in RAGE_BARS:
+            f.strategy = "Standard"
+    elif kind == "challenge":
+        if target is None:
+            return False
+        f.lasting[sp.name] = target.label
+        f.challenged = target.label
+    elif kind == "create_sandstorm":
+        for x in fighters:
+            if "Sandstorm" not in x.conds:
+                x.conds.append("Sandstorm")
+        f.facts.half.add("Sandstorm")
+    else:  # pragma: no cover - every use = true kind is handled above (tests/pf1/test_army_specials.py)
+        raise InputError(f"[{ctx.step}] {sp.name} cannot be ordered")
+    if sp.once:
+        f.used.add(sp.name)
+    f.notes.append(f"uses {text.strip()}")
+    return True
 
 
 def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
@@ -523,11 +987,14 @@ def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
     tactic_usable(ctx, mine[0], b.ours_tactic)
     tactic_usable(ctx, theirs[0], b.enemy_tactic)
     bid = f"W{s.battles + 1}"
-    us = Fighter(mine[0], "ours", mine[0].hp, b.ours_tactic, label="ours")
-    them = Fighter(theirs[0], "enemy", theirs[0].hp, b.enemy_tactic, label="enemy")
-    fighters = [us, them, *(Fighter(a, "ours", a.hp, "Standard", label=a.id) for a in mine[1:]),
-                *(Fighter(a, "enemy", a.hp, "Standard", label=a.id) for a in theirs[1:])]
-    half = False
+    h = s.hexes.get(b.hex or "")
+    facts = Facts(terrain=b.terrain or (h.terrain if h is not None else ""), evil=frozenset(b.evil),
+                  outsiders=frozenset(b.evil_outsiders), animals=frozenset(b.animals), overcome=frozenset(b.overcome))
+    us = Fighter(mine[0], "ours", mine[0].hp, b.ours_tactic, label="ours", facts=facts, pending=list(b.ours_use))
+    them = Fighter(theirs[0], "enemy", theirs[0].hp, b.enemy_tactic, label="enemy", facts=facts,
+                   pending=list(b.enemy_use))
+    fighters = [us, them, *(Fighter(a, "ours", a.hp, "Standard", label=a.id, facts=facts) for a in mine[1:]),
+                *(Fighter(a, "enemy", a.hp, "Standard", label=a.id, facts=facts) for a in theirs[1:])]
     for cond in b.conditions:
         cd = mc(s).conditions.get(cond.name)
         if cd is None:
@@ -535,16 +1002,12 @@ def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
         for f in fighters:
             if not (cd.all or cond.side in ("both", f.side)):
                 continue
-            k = kinds(s, f.army)
-            if (cd.name == "Darkness" and "darkvision" in k) or (cd.name == "Dim Light"
-                                                                  and k & {"darkvision", "lowlight"}):
-                continue
-            f.cond_om += cd.om
-            f.cond_dv += cd.dv
-            f.ranged_om += cd.ranged_om
+            f.conds.append(cd.name)
             if cd.fortification:
                 f.fort = b.fortification if b.fortification is not None else fortification(s, b.hex, f)
-        half = half or cd.half_damage
+                f.walls = None if b.fortification is not None else city_walls(s, b.hex)
+        if cd.half_damage:
+            facts.half.add(cd.name)
     ctx.explain(Breakdown(f"Battle {bid}: {' + '.join(a.name for a in mine)} vs {' + '.join(a.name for a in theirs)}",
                           us.hp, note="; ".join(f"{f.army.name} hp {f.hp}, OM {f.army.om:+d}, DV {f.army.dv}"
                                                 for f in fighters) + f"; tactics {b.ours_tactic} / {b.enemy_tactic}"))
@@ -553,26 +1016,38 @@ def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
     # 1 Tactics phase: an ambush (the lead army ambushes the other side's lead)
     if b.ambush != "none":
         amb, tgt = (us, them) if b.ambush == "ours" else (them, us)
+        amb.ambushing = tgt.ambushed = True
         aom, adv = om_dv(s, amb, "tactics", 0, tgt)
         tom, tdv = om_dv(s, tgt, "tactics", 0, amb)
-        off = strike(ctx, f"{key}_ambush", amb, tgt, aom, tdv, "tactics", False).model_copy(update={"damage": 0})
+        amb.ambushing = tgt.ambushed = False
+        off = strike(ctx, f"{key}_ambush", amb, tgt, aom, tdv, "tactics", frozenset()).model_copy(
+            update={"damage": 0})
         amb.no_attack = False
         if off.total >= tdv:
             tgt.tactic = "Standard"
             tgt.notes.append("ambushed: no tactic this battle")
         _emit(ctx, bid, index, "tactics", [(amb, aom, adv, off, [], amb.hp), (tgt, tom, tdv, None, [], tgt.hp)])
+        _flush(ctx, bid, fighters)
         index += 1
     # 2 Ranged phase
     if any(ranged(s, f.army) for f in fighters):
-        index = _round(ctx, bid, index, key, "ranged", 0, fighters, None, half)
+        index = _round(ctx, bid, index, key, "ranged", 0, fighters, None, {})
+    else:
+        for f in fighters:
+            if any(sx.split(u)[1] == "ranged" for u in f.pending):
+                raise ctx.fail(f"{f.army.name}: no army in this battle has ranged attacks, so there is no Ranged "
+                               f"phase for {', '.join(f.pending)}", R_SPECIAL)
     # 3 Melee phases
     last: ch.RoundEntry | None = None
     for r in range(1, b.max_rounds + 1):
         if not (_side_fighting("ours", fighters) and _side_fighting("enemy", fighters)):
             break
         orders = b.rounds[min(r - 1, len(b.rounds) - 1)] if b.rounds else None
-        index = _round(ctx, bid, index, key, "melee", r, fighters, orders or last, half)
+        fresh = b.rounds[r - 1] if r <= len(b.rounds) else None
+        uses = {"ours": list(fresh.ours_use), "enemy": list(fresh.enemy_use)} if fresh is not None else {}
+        index = _round(ctx, bid, index, key, "melee", r, fighters, orders or last, uses)
         last = orders or last
+    half = frozenset(facts.half)
     # parting shots at a routed army (UC Rout: every army in the battle may take one)
     for f in fighters:
         shooters = [x for x in _opponents(f, fighters) if x.status == "fighting"]
@@ -586,8 +1061,10 @@ def battle(ctx: Ctx, b: ch.BattleEntry, n: int) -> None:
             oom += _boon_value(s, sh, "Merciless", "withdraw")
             off = strike(ctx, f"{key}_parting" + (f"_{sh.label}" if i else ""), sh, f, oom, fdv, "parting", half)
             f.hp = max(0, f.hp - off.damage)
+            _spawn(s, sh, f)
             rows.append((sh, oom, odv, off, [], sh.hp))
         _emit(ctx, bid, index, "parting_shot", [*rows, (f, fom, fdv, None, [], hp0)])
+        _flush(ctx, bid, fighters)
         index += 1
     aftermath(ctx, b, bid, n, fighters)
 
@@ -598,6 +1075,15 @@ def fortification(s: Pf1State, hex_id: str | None, f: Fighter) -> int:
     if h is not None and h.city and h.city in s.cities:
         return dv.defense(s, s.cities[h.city])
     return 8
+
+
+def city_walls(s: Pf1State, hex_id: str | None) -> int:
+    """What the settlement's City Walls add to its Defense (a flying army ignores it: UC Flight)."""
+    h = s.hexes.get(hex_id or "")
+    if h is None or not h.city:
+        return 0
+    return sum(dv.btype(s, b).defense for b in dv.live_buildings(s)
+               if b.city == h.city and dv.btype(s, b).name == "City Wall")
 
 
 def _emit(ctx: Ctx, bid: str, index: int, kind: str,
@@ -613,29 +1099,46 @@ def _emit(ctx: Ctx, bid: str, index: int, kind: str,
 
 
 def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighters: list[Fighter],
-           orders: ch.RoundEntry | None, half: bool) -> int:
-    """One Ranged or Melee phase, every army at once; returns the next phase index."""
+           orders: ch.RoundEntry | None, uses: dict[str, list[str]]) -> int:
+    """One Ranged or Melee phase, every army at once; returns the next phase index. ``uses`` are the abilities
+    ordered this phase (empty when the phase repeats the last round's orders)."""
     s = ctx.state
     k = f"{key}_{'ranged' if phase == 'ranged' else f'r{r}'}"
     many = len(fighters) > 2
     checks: dict[str, list[ev.MoraleCheck]] = {f.label: [] for f in fighters}
     before = {f.label: f.hp for f in fighters}
     active = [f for f in fighters if f.status == "fighting"]
-    for f in active:  # bleed from the last phase
+    for f in active:  # healing each phase (fast healing, regeneration), then bleed from the last phase
+        f.now.clear()
+        if f.stand_phase == 1 and phase == "melee":
+            f.stand_phase = 2
+        h = _kind(s, f, "regeneration") or _kind(s, f, "fast_healing")
+        if h is not None:
+            val = int(h[1]) if h[1] is not None else h[0].default
+            if val is None:
+                _rule(f, h[0])
+            elif val // 2 and f.hp < f.army.max_hp:
+                _heal(f, val // 2, h[0].name.lower())
         if f.bleed:
             bd = faces(ctx, f"{k}_{f.label}_bleed", "1d6")[0]
-            f.hp -= bd
-            f.notes.append(f"bleed {bd}")
-            f.bleed = False
+            pr = _kind(s, f, "poison_resistance")
+            res = (int(pr[1]) if pr[1] is not None else pr[0].default or 0) if pr is not None else 0
+            cut = res // 2 if all(n == "Poison" or mc(s).specials[n].like == "Poison" for n in f.bleed) else 0
+            f.hp -= max(0, bd - cut)
+            f.notes.append(f"bleed {bd}" + (f" − {cut} (poison resistance)" if cut else ""))
+            f.bleed = set()
     targets = {f.label: _target(f, fighters) for f in active}
     potions: dict[str, bool] = {}
-    for f in active:  # orders: tactic (DC 15), strategy (more than one step: DC 20), taunt, potions
+    for f in active:  # orders: tactic (DC 15), strategy (more than one step: DC 20), taunt, potions, abilities
         who = "ours" if f.side == "ours" else "enemy"
+        todo = [*f.pending, *uses.get(f.label, [])]
+        f.pending = [u for u in todo if not _use(ctx, f, u, phase, targets[f.label], fighters)]
+        raging = "Rage" in f.lasting
         want_t = getattr(orders, f"{who}_tactic", None) if orders else None
         want_s = getattr(orders, f"{who}_strategy", None) if orders else None
         potions[f.label] = bool(getattr(orders, f"{who}_potions", False)) if orders else False
         if want_t and want_t != f.tactic:
-            tactic_usable(ctx, f.army, want_t)
+            tactic_usable(ctx, f.army, want_t, raging=raging)
             if want_t == "Withdraw":
                 f.tactic = want_t
             else:
@@ -647,6 +1150,8 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighter
         if phase == "melee" and want_s and want_s != f.strategy:
             if "mindless" in kinds(s, f.army) and want_s != "Standard":
                 raise ctx.fail(f"{f.army.name} is mindless: standard strategy only", "UC Special Abilities: Mindless")
+            if raging and want_s in RAGE_BARS:
+                raise ctx.fail(f"{f.army.name} is raging: no {want_s} strategy", "UC Special Abilities: Rage")
             steps = abs(STRATEGIES.index(want_s) - STRATEGIES.index(f.strategy))
             if r == 1 or steps == 1:
                 f.strategy = want_s
@@ -661,6 +1166,7 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighter
             checks[other.label].append(c)
             other.taunted = not c.success
             other.taunt_immune += 1 if c.success else 0
+    half = frozenset(fighters[0].facts.half)  # after the orders: Create Sandstorm covers this phase
     offs: dict[str, ev.Offense | None] = {}
     nums: dict[str, tuple[int, int]] = {}
     for f in fighters:
@@ -674,13 +1180,19 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighter
             offs[f.label] = None
             continue
         if t.special == "withdraw" and phase == "melee":
+            fk, ok_ = fkinds(s, f), fkinds(s, other)
+            free = bool(fk & {"teleportation", "incorporeal", "swarm"}) or (
+                "invisibility" in fk and not ok_ & {"senses_half", "senses_none"})
             c1 = morale(ctx, f"{k}_{f.label}_withdraw", f, 0, "withdraw (opposed)",
-                        _boon_value(s, f, "Hit and Run", "withdraw"))
+                        _boon_value(s, f, "Hit and Run", "withdraw") + _grabbed(s, f, fighters))
             c2 = morale(ctx, f"{k}_{f.label}_withdraw_vs", other, 0, "hold the withdrawing army (opposed)",
-                        _boon_value(s, other, "Merciless", "withdraw"))
-            ok = c1.d20 + c1.modifier > c2.d20 + c2.modifier
+                        _boon_value(s, other, "Merciless", "withdraw") + (acr_int(other.army) if "track" in ok_
+                                                                            else 0))
+            ok = free or c1.d20 + c1.modifier > c2.d20 + c2.modifier
             checks[f.label].append(c1.model_copy(update={"dc": c2.d20 + c2.modifier + 1, "success": ok}))
             checks[other.label].append(c2.model_copy(update={"dc": c1.d20 + c1.modifier, "success": not ok}))
+            if free:
+                f.notes.append("withdraws at will (teleportation, incorporeal, swarm or unseen)")
             if ok:
                 withdrew.append(f)
         can = phase == "melee" or ranged(s, f.army)
@@ -701,28 +1213,43 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighter
             f.no_attack = False
             f.afraid = False
             can = False
+        if "hold" in f.now:
+            f.notes.append(f"{f.now['hold'].lower()}: no attack this phase")
+            can = False
+        reach = other.now.get("hold")
+        if can and reach in ("Burrow", "Earth Glide") and not fkinds(s, f) & {"burrow", "earth_glide"}:
+            f.notes.append(f"{other.army.name} is underground: out of reach")
+            can = False
+        if can and reach == "Flight" and phase == "melee" and "flight" not in fkinds(s, f):
+            f.notes.append(f"{other.army.name} is aloft: out of reach in melee")
+            can = False
         om, _ = nums[f.label]
-        tdv = nums[other.label][1]
+        tdv = om_dv(s, other, phase, r, f)[1]
         offs[f.label] = strike(ctx, f"{k}_{f.label}", f, other, om, tdv, phase, half) if can else None
     for f in active:  # damage at once
         off = offs.get(f.label)
         other = targets[f.label]
         if off is not None and off.damage and other is not None:
             other.hp -= off.damage
-            ks = kinds(s, f.army)
-            if "bleed" in ks and phase == "melee":
-                other.bleed = True
-            if ks & {"paralysis"}:
+            if phase == "melee":
+                other.bleed |= {sp.name for sp in _works(s, f, "bleed", other)}
+            if _works(s, f, "paralysis", other):
                 other.paralysed += 1
+            if _works(s, f, "energy_drain", other):
+                other.drained += 1
+            for sp in _works(s, f, "disease", other):
+                other.diseased = True
+                _rule(f, sp, f" ({other.army.name})")
+            _spawn(s, f, other)
             if mc(s).tactics[f.tactic].special == "siegebreaker" and "Siege Engines" in other.army.resources:
-                om2, _ = nums[f.label]
+                om2 = nums[f.label][0] + (acr_int(f.army) // 2 if "trap_sense" in fkinds(s, f) else 0)
                 d2 = ctx.roll(f"{k}_{f.label}_siegebreaker", "1d20", check=CheckSpec(
                     "d20", modifier=om2, dc=nums[other.label][1] + 1, label="siegebreaker", nat1_fails=False,
                     nat20_succeeds=False)).faces[0]
                 if d2 + om2 > nums[other.label][1]:
                     other.notes.append("a siege engine destroyed (GM removes it)")
-            if "fear" in ks and other.status == "fighting" and "undead" not in kinds(s, other.army):
-                c = morale(ctx, f"{k}_{other.label}_fear", other, 10 + acr_int(f.army), "fear")
+            if _works(s, f, "fear", other) and other.status == "fighting":
+                c = morale(ctx, f"{k}_{other.label}_fear", other, 10 + acr_int(f.army), "fear", _courage(s, other))
                 checks[other.label].append(c)
                 if not c.success:
                     if other.afraid:
@@ -734,13 +1261,31 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighter
         elif f.false_retreat == 2:
             f.false_retreat = 3
         f.taunted = False
+        if f.now.get("hold") in ("Burrow", "Earth Glide"):
+            f.dug_in = True
     for f in withdrew:
         f.status = "withdrew"
     shown = [f for f in fighters if f in active or f.label in ("ours", "enemy")]
     for f in shown:
-        if f.hp <= 0:
+        if f.stand_phase == 2:  # ferocity: its one more phase is over
+            f.status = "defeated" if f.hp <= 0 else f.stand
+            f.stand_phase = 0
+            f.notes.append(f"ferocity spent: {f.status}")
+            continue
+        if f.hp <= 0 and f.status == "fighting" and _kind(s, f, "regeneration") is not None and not any(
+                o.status == "fighting" and o.hp > 0 for o in _opponents(f, fighters)):
+            f.regen_hold = True
+            f.notes.append("regeneration: no enemy left standing to finish it")
+        elif f.hp <= 0:
             f.status = "defeated"
-        _rout(ctx, f"{k}_{f.label}_rout", f, checks)
+        else:
+            f.regen_hold = False
+        _rout(ctx, f"{k}_{f.label}_rout", f, checks, fighters)
+        if (phase == "melee" and f.status in ("defeated", "routed") and not f.ferocity_used
+                and "ferocity" in fkinds(s, f) and before[f.label] > 0 and f in active):
+            f.ferocity_used = True
+            f.stand, f.status, f.stand_phase = f.status, "fighting", 1
+            f.notes.append(f"ferocity: fights one more Melee phase at OM and DV {mc(s).specials['Ferocity'].amount}")
     sides = tuple(ev.PhaseSide(army=f.army.id, tactic=f.tactic, strategy=f.strategy if phase == "melee" else None,
                                om=nums[f.label][0], dv=nums[f.label][1], offense=offs.get(f.label),
                                morale_checks=tuple(checks[f.label]), hp_before=before[f.label],
@@ -751,6 +1296,7 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighter
     for f in fighters:
         f.notes.clear()
     ctx.emit(ev.BattlePhaseResolved(battle=bid, index=index, kind=phase, sides=sides))
+    _flush(ctx, bid, fighters)
     return index + 1
 
 
@@ -758,7 +1304,8 @@ def aftermath(ctx: Ctx, b: ch.BattleEntry, bid: str, n: int, fighters: list[Figh
     """UC Victory, Rout, or Defeat: a victor's Loyalty checks (a tactic and Morale +1; a boon), a routed army's
     Morale −1, hp raised to the ACR; a defeated army of ours costs Economy, Loyalty, Stability by its size and its
     NPC commander is killed (01-20), captured (21-70) or escapes (71-00). An army is victorious when all its
-    enemies fled or were defeated."""
+    enemies fled or were defeated. A regenerating army left with no enemy standing is not defeated; a ferocious
+    army cut short takes the status it was fighting on from."""
     s = ctx.state
     outs: list[ev.ArmyOutcome] = []
     losses: dict[str, int] = {}
@@ -767,7 +1314,9 @@ def aftermath(ctx: Ctx, b: ch.BattleEntry, bid: str, n: int, fighters: list[Figh
         acr = acr_int(a)
         lead = f.label in ("ours", "enemy")
         tag = "" if lead else f"{a.id}_"
-        if f.hp <= 0 or f.status == "defeated":
+        if f.stand_phase and f.status == "fighting":
+            f.status = "defeated" if f.hp <= 0 else f.stand
+        if (f.hp <= 0 and not (f.regen_hold and f.status == "fighting")) or f.status == "defeated":
             result = "defeated"
         elif f.status in ("routed", "withdrew"):
             result = f.status
@@ -784,6 +1333,12 @@ def aftermath(ctx: Ctx, b: ch.BattleEntry, bid: str, n: int, fighters: list[Figh
             hp = acr
         if result == "routed":
             md = -1
+        if result == "victorious":
+            if (h := _kind(s, f, "cannibalize")) is not None:
+                _rule(f, h[0])
+            if (h := _kind(s, f, "mercy")) is not None and any(x.diseased for x in fighters if x.side == f.side):
+                _rule(f, h[0], " (" + ", ".join(x.army.name for x in fighters
+                                                if x.side == f.side and x.diseased) + ")")
         if result == "victorious" and f.side == "ours":
             c1 = control_check(ctx, f"w{n}_{tag}victory_1", "LOYALTY")
             c2 = control_check(ctx, f"w{n}_{tag}victory_2", "LOYALTY")
@@ -813,6 +1368,7 @@ def aftermath(ctx: Ctx, b: ch.BattleEntry, bid: str, n: int, fighters: list[Figh
                                    tactic_learned=tactic, boon_learned=boon, loyalty_checks=checks,
                                    commander_fate=fate, fate_roll=fate_roll))
     ctx.emit(ev.BattleEnded(battle=bid, hex=b.hex, outcomes=tuple(outs), kingdom_losses=losses))
+    _flush(ctx, bid, fighters)
     desertion(ctx)
 
 

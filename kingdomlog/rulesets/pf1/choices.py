@@ -61,7 +61,11 @@ OurArmy = Annotated[str, Pick("our_armies", what="an army of the kingdom")]
 TacticName = Annotated[str, Pick("tactics", what="an army tactic")]
 StrategyName = Literal["Defensive", "Cautious", "Standard", "Aggressive", "Reckless"]
 ResourceName = Annotated[str, Pick("army_resources", what="an army resource")]
-SpecialName = Annotated[str, Pick("army_specials", what="an army special ability")]
+SpecialName = Annotated[str, Pick("army_specials", what="an army special ability", open=True)]
+"""Open: an ability may carry the army's number or choice (``Bravery +1``, ``Favored Enemy (orc)``), checked when the
+army is raised (specials.check)."""
+AbilityUse = Annotated[str, Field(min_length=1, max_length=80)]
+"""An activated special ability ordered for a phase: ``Rage``, ``Judgment (damage)``, ``Wild Shape (Flight)``."""
 BoonName = Annotated[str, Pick("boons", what="a commander's boon")]
 ConditionName = Annotated[str, Pick("battle_conditions", what="a battlefield condition")]
 ArmySizeName = Literal["Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"]
@@ -139,10 +143,13 @@ class ArmyEntry(Choices):
     hd: Literal[6, 8, 10, 12] = Field(default=10, title="Hit Die of the units")
     speed: int = Field(default=1, ge=0, le=LIMIT, description="12-mile hexes a day (from the units' speed)")
     ranged: bool = Field(default=False, description="the units make ranged attacks")
-    specials: list[SpecialName] = Field(default_factory=list)
+    specials: list[SpecialName] = Field(default_factory=list, description="special abilities, with the army's "
+                                        "number or choice where one is needed: Bravery +1, Spellcasting 2, "
+                                        "Favored Enemy (orc)")
     tactics: list[TacticName] = Field(default_factory=list, description="tactics known (half the ACR at most)")
-    om_bonus: Amount = Field(default=0, description="the GM's custom OM (spell-like abilities, feats)")
-    dv_bonus: Amount = Field(default=0, description="the GM's custom DV (damage reduction, …)")
+    om_bonus: Amount = Field(default=0, description="the GM's custom OM (feats, a unit's strength the abilities "
+                             "do not model)")
+    dv_bonus: Amount = Field(default=0, description="the GM's custom DV (what the abilities do not model)")
     hex: str | None = Field(default=None, description="where it stands (a hex id)")
     commander: CommanderEntry | None = None
     side: str = Field(default="enemy", description="gm step: whose army (a foreign kingdom's id, or enemy)")
@@ -176,6 +183,9 @@ class RoundEntry(Choices):
     enemy_tactic: TacticName | None = None
     ours_potions: bool = False
     enemy_potions: bool = False
+    ours_use: list[AbilityUse] = Field(default_factory=list, description="special abilities the lead army uses this "
+                                       "phase (Rage, Smite Evil, Judgment (damage), Flight, Burrow, …)")
+    enemy_use: list[AbilityUse] = Field(default_factory=list)
 
 
 class ConditionEntry(Choices):
@@ -203,6 +213,17 @@ class BattleEntry(Choices):
     max_rounds: int = Field(default=10, ge=1, le=50, description="Melee phases fought at most (then it breaks off)")
     learn_tactic: TacticName | None = Field(default=None, description="a victory's Loyalty check teaches this")
     learn_boon: BoonName | None = Field(default=None, description="a victory's second Loyalty check teaches this")
+    ours_use: list[AbilityUse] = Field(default_factory=list, description="special abilities the lead army uses from "
+                                       "its first phase (Rage, Challenge, Combat Style (ranged), Create Sandstorm, …)")
+    enemy_use: list[AbilityUse] = Field(default_factory=list)
+    terrain: str | None = Field(default=None, description="the battlefield's terrain (default: the hex's), for "
+                                "Mobility")
+    evil: list[ArmyId] = Field(default_factory=list, description="armies the GM rules evil (Smite Evil)")
+    evil_outsiders: list[ArmyId] = Field(default_factory=list, description="armies of evil outsiders (Smite Evil +4)")
+    animals: list[ArmyId] = Field(default_factory=list, description="armies of animals (Unnatural Aura; an army "
+                                  "with Mounts counts anyway)")
+    overcome: list[ArmyId] = Field(default_factory=list, description="armies able to overcome a Significant Defense, "
+                                   "Damage Reduction or Resistance (the GM's ruling)")
 
 
 # ------------------------------------------------------------------ founding (turn 0)

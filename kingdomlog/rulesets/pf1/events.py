@@ -1125,6 +1125,19 @@ class BattleEnded(EventModel):
     kingdom_losses: dict[str, int] = Field(default_factory=dict)
 
 
+@register_event
+class ArmyRulingNeeded(EventModel):
+    """An army special ability whose effect the rules cannot decide by themselves (UC Mass Combat: Special
+    Abilities; the data says why): the GM rules on it. Recorded when it matters, in a battle or when the army is
+    raised; it changes nothing by itself."""
+
+    type = "pf1.army_ruling_needed"
+    army: str
+    ability: str
+    ruling: str
+    battle: str | None = None
+
+
 EVENT_TYPES: tuple[type[EventModel], ...] = tuple(
     cls for cls in list(globals().values())
     if isinstance(cls, type) and issubclass(cls, EventModel) and cls is not EventModel

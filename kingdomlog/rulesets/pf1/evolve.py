@@ -982,6 +982,11 @@ def _battle_ended(s: Pf1State, p: ev.BattleEnded, e: RecordedEvent) -> Pf1State:
     return _u(s, modifiers=tuple(mods), battles=s.battles + 1, serials=_serial(s, p.battle))
 
 
+@on(ev.ArmyRulingNeeded)
+def _ruling_needed(s: Pf1State, p: ev.ArmyRulingNeeded, e: RecordedEvent) -> Pf1State:
+    return s  # a note for the GM: the ruling itself is recorded by the GM's own step (army_actions, gm)
+
+
 missing = [c.__name__ for c in ev.EVENT_TYPES if c not in _HANDLERS]
 if missing:  # pragma: no cover - a programming error caught at import
     raise RuntimeError(f"pf1 evolve has no handler for {missing}")

@@ -131,6 +131,7 @@ def sample_events() -> list[Draft]:
         ev.BattleEnded(battle="W1", outcomes=(ev.ArmyOutcome(army="A1", result="victorious", hp_after=13,
                                                              morale_delta=1),
                                               ev.ArmyOutcome(army="A2", result="defeated", hp_after=0))),
+        ev.ArmyRulingNeeded(army="A2", ability="Disease", battle="W1", ruling="the GM applies the disease"),
         ev.ActingRulerNamed(role="CONSORT"),
         ev.ActingRulerCheckRolled(role="CONSORT", check=_K.model_copy(update={"attribute": "LOYALTY"}), unrest_delta=1),
         ev.RoyalEnforcerActed(unrest_delta=-1, check=_K.model_copy(update={"attribute": "LOYALTY"}), loyalty_delta=-1),

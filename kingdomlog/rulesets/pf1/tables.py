@@ -319,12 +319,28 @@ class ArmyResource(Frozen):
 
 
 class ArmySpecial(Frozen):
+    """An army special ability (UC Mass Combat: Special Abilities); the fields are described in mass_combat.toml."""
+
     name: str
     om: int = 0
     dv: int = 0
     damage: int = 0
     ranged: bool = False
     kind: str | None = None
+    like: str | None = None
+    immune: tuple[str, ...] = ()
+    param: Literal["number", "choice"] | None = None
+    default: int | None = None
+    choices: tuple[str, ...] = ()
+    om_if: int = 0
+    dv_if: int = 0
+    amount: int = 0
+    morale: int = 0
+    vs: Literal["animal", "water"] | None = None
+    magic: bool = False
+    use: bool = False
+    once: bool = False
+    ruling: str = ""
     note: str = ""
 
 

@@ -378,12 +378,27 @@ def _resources(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 
 @source("army_specials")
 def _specials(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
-    return [Option(x.name, x.name, ", ".join(p for p in (f"OM {x.om:+d}" if x.om else "",
-                                                         f"DV {x.dv:+d}" if x.dv else "",
-                                                         f"damage +{x.damage}" if x.damage else "",
-                                                         "ranged" if x.ranged else "", x.note) if p)
-                   or (x.kind or ""))
-            for x in s.catalog.mass_combat.specials.values()]
+    def how(x: Any) -> str:
+        if x.param == "number":
+            return f"written with its number: {x.name} {x.default if x.default is not None else 5}"
+        if x.param == "choice":
+            return f"written with its choice: {x.name} ({x.choices[0] if x.choices else '…'})"
+        return ""
+    def detail(x: Any) -> str:
+        return ", ".join(p for p in (f"OM {x.om:+d}" if x.om else "", f"DV {x.dv:+d}" if x.dv else "",
+                                     f"damage +{x.damage}" if x.damage else "", "ranged" if x.ranged else "",
+                                     x.note, how(x), "GM ruling: " + x.ruling if x.ruling else "") if p) or (x.kind
+                                                                                                          or "")
+    mc = s.catalog.mass_combat
+    immunities = sorted({i for x in mc.specials.values() for i in x.immune})
+    out: list[Option] = []
+    for x in mc.specials.values():
+        # an ability chosen from a list is offered with each choice (Hex (healing), Immunity (Poison)); one
+        # taking a free number or creature is offered bare and written with it (the step says how)
+        variants = (x.choices or (immunities if x.kind == "immunity" else ())) if x.param == "choice" else ()
+        out += [Option(f"{x.name} ({v})", f"{x.name} ({v})", detail(x)) for v in variants] or [
+            Option(x.name, x.name, detail(x))]
+    return out
 
 
 @source("boons")
