@@ -476,11 +476,37 @@ class ArmyActivities(Choices):
     liquidate_resources: Liquidate = False
 
 
+WarActionName = Literal[
+    "advance", "battle", "guard", "rally", "retreat", "disengage",
+    "all-out-assault", "battlefield-medicine", "counterattack", "covering-fire", "defensive-stance",
+    "dirty-fighting", "false-retreat", "feint", "outflank", "taunt",
+    "trampling-charge", "trample", "swift-recovery", "furious-charge", "reactive-rally",
+    "battlefield-adaptability", "primal-magic"]
+"""The war actions a battle plays (data/armies.toml [[action]]; Overwhelming Bombardment needs fortifications,
+which battles do not model yet; Accustomed to Panic and Revel in Battle apply by themselves)."""
+
+
 class WarOrder(Choices):
-    """One war action of an army in a round (AoN 1869): advance, battle, guard, rally, retreat, disengage."""
+    """One war action of an army in a round (AoN 1869, Appendix 3 war actions): a basic one, or a tactical or
+    unique one its tactics grant; a reaction (Counterattack, False Retreat) waits for what triggers it."""
 
     army: str
-    action: Literal["advance", "battle", "guard", "rally", "retreat", "disengage"]
+    action: WarActionName
+    target: str = ""
+    ally: str = Field(default="", description="Defensive Stance, Battlefield Medicine: the allied army")
+    engage: bool = Field(default=True, description="Outflank, critical success: become engaged with the target")
+    reckless: bool = Field(default=False, description="Advance with Reckless Flankers: -2 AC, +1 to attacks"
+                                                      " while engaged")
+    choice: str = Field(default="", description="Swift Recovery: hp or weary; Battlefield Adaptability:"
+                                                " mobility, unmire or conceal")
+    potion: bool = Field(default=False, description="a maneuver war action with a dose of healing potion (+1 HP)")
+
+
+class Opening(Choices):
+    """A tactic used before the first round (Ambush, Opening Salvo, Swamp Charge)."""
+
+    army: str
+    tactic: Literal["ambush", "opening-salvo", "swamp-charge"]
     target: str = ""
 
 
@@ -492,6 +518,8 @@ class BattleRow(Choices):
     kingdom: list[str]
     enemy: list[str]
     rounds: list[list[WarOrder]] = Field(default_factory=list)
+    openings: list[Opening] = Field(default_factory=list)
+    water: bool = Field(default=False, description="the battlefield has swamp or water terrain")
     unfinished: bool = Field(default=False, description="the GM stops the encounter after these rounds")
 
 

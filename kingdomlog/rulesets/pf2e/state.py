@@ -275,6 +275,10 @@ class Army(Frozen):
     morale: int
     scouting: int
     attack: int
+    """Its melee Strike's modifier (its ranged one when it has no melee Strike)."""
+    ranged_attack: int | None = None
+    """Its ranged Strike's modifier, each Strike with its own (None: recorded before it was; see
+    ``warfare.strike_modifiers``)."""
     melee: bool = True
     ranged: bool = False
     consumption: int = 1
