@@ -147,3 +147,20 @@ def test_a_guard_critical_failure_leaves_mired_1_not_one_more() -> None:
     _, s = fight([army("infantry", "a", conditions={"mired": 2}), army("infantry", "x", side="enemy")],
                  [[{"army": "a", "action": "guard", "target": "x"}]], {**INIT, "b1.r1.a.1": [1]})
     assert s.army_units[0].conditions["mired"] == 2
+
+
+# ------------------------------------------------------------------ readings as campaign options
+
+
+def test_option_sharpshooter_reading() -> None:
+    """Sharpshooter (trained): the rules text: "-2 status [penalty] on attacks with melee Strikes. At 9th level
+    ... reduced to -1, and at 15th level ... removed"; the published tool's numbers remove it at 17th. Skirmishers
+    at level 15 (attack +30): melee +30 by the text (default), +29 by the tool's reading; ranged +31 either way."""
+    from kingdomlog.rulesets.pf2e.warfare import army_numbers
+
+    d = T.army_defs()["skirmishers"]
+    text = army_numbers(d, 15, ["sharpshooter"])
+    tool = army_numbers(d, 15, ["sharpshooter"], options={"sharpshooter_reading": "tool"})
+    assert (text["melee_attack"], text["ranged_attack"]) == (30, 31)
+    assert (tool["melee_attack"], tool["ranged_attack"]) == (29, 31)
+    assert army_numbers(d, 9, ["sharpshooter"])["melee_attack"] == 21 - 1
