@@ -265,5 +265,6 @@ def test_a_mill_built_without_water_reduces_nothing_at_upkeep() -> None:
         g.play({"activity.civic": {"choices": {"activities": [{"activity": "build-structure", "structure": "mill"}]},
                                    "rolls": {"a1": [19]}}})
         pv = g.play({"upkeep.consumption": {"choices": {}}})
-        paid.append(next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid)).consumption)
+        pay = next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid))
+        paid.append(pay.consumption)
     assert paid == [1, 0]
