@@ -164,3 +164,201 @@ def test_option_sharpshooter_reading() -> None:
     assert (text["melee_attack"], text["ranged_attack"]) == (30, 31)
     assert (tool["melee_attack"], tool["ranged_attack"]) == (29, 31)
     assert army_numbers(d, 9, ["sharpshooter"])["melee_attack"] == 21 - 1
+
+
+# ------------------------------------------------------------------ every published army
+
+
+STAT_BLOCKS = {  # AC, Maneuver, Morale, melee, ranged, Scouting at the army's level (the Adventure Path's stat
+    # blocks as the published tool's stat-block table gives them)
+    "tatzlford-town-guard": (25, 12, 18, 18, None, 15), "narlmarch-hunters": (24, 17, 11, 15, 18, 14),
+    "drelev-irregulars": (25, 19, 11, 18, None, 15), "troll-marauders": (28, 13, 19, 20, None, 14),
+    "pitaxian-raiders": (33, 25, 19, 26, 24, 22), "tusker-riders": (35, 22, 28, 30, 28, 24),
+    "wyvern-flight": (33, 25, 17, 18, None, 23), "pitax-horde": (30, 22, 16, 25, None, 19),
+    "pitax-war-machines": (36, 22, 28, None, 29, 25), "first-world-army": (38, 30, 25, 33, 33, 28),
+    "greengripe-bombardiers": (23, 12, 18, 19, 18, 13), "lizardfolk-defenders": (23, 9, 15, 12, 12, 14),
+    "mbotuu-frog-riders": (27, 22, 18, 25, 23, 19), "nomen-scouts": (27, 14, 19, 20, 20, 18),
+    "sootscale-warriors": (20, 14, 5, 12, 12, 9), "tiger-lord-berserkers": (32, 19, 25, 28, None, 23),
+    "tok-nikrat-scouts": (31, 22, 18, 23, 23, 20),
+    # the basic armies at the level they may first be recruited (the army statistics table and their type)
+    "infantry": (16, 4, 10, 9, None, 7), "cavalry": (19, 12, 6, 12, None, 9), "skirmishers": (20, 17, 11, 15, None, 12),
+    "siege-engines": (25, 12, 18, None, 15, 15),
+}
+
+
+def test_every_published_army_matches_its_stat_block() -> None:
+    """All 21 armies of Appendix 3 and the Adventure Path, raised at their own level, have their stat block's
+    numbers, each Strike its own."""
+    assert set(STAT_BLOCKS) == set(T.army_defs())
+    for name, want in STAT_BLOCKS.items():
+        d = T.army_defs()[name]
+        a = army(name, "a", d.level)
+        melee, ranged = strike_modifiers(a)
+        assert (a.ac, a.maneuver, a.morale, melee, ranged, a.scouting) == want, name
+
+
+# ------------------------------------------------------------------ tactical war actions (AoN/KMT Appendix 3)
+# Army statistics used below (data/armies.toml [[statistic]]): level 3: AC 19, high save 12, low save 6, attack
+# 12, Scouting 9; level 5: AC 22, high 15, low 9, attack 15, Scouting 12; level 6: AC 24, high 17, low 11, attack
+# 17, Scouting 14. Infantry's high save is Morale; cavalry's and skirmishers' Maneuver. A DC is 10 + the number.
+
+
+def trained(defn: str, aid: str, level: int, *tactics: str, side: str = "kingdom", **upd: Any) -> Army:
+    a = army(defn, aid, level, side=side, **upd)
+    return a.model_copy(update={"tactics": (*a.tactics, *tactics)})
+
+
+def test_all_out_assault() -> None:
+    """All-Out Assault (Merciless grants it; 2 actions): a melee Strike, 3 / 2 / 1 / 0 damage by degree, a
+    critical failure outflanks the army until the start of its next turn. Infantry level 5 (Maneuver +9, attack
+    +15) Advances (d20 15 + 9 = 24 >= DC 19: engaged), then assaults: d20 5 + 15 = 20 < AC 22: a failure still
+    deals 1 damage (HP 4 -> 3). With d20 1: no damage, and the raiders' Battle meets AC 22 - 2 = 20. Without a
+    tactic that grants it, the order is refused."""
+    rounds = [[{"army": "a", "action": "advance", "target": "x"},
+               {"army": "a", "action": "all-out-assault", "target": "x"},
+               {"army": "x", "action": "battle", "target": "a"}]]
+    for die, hp, ac in ((5, 3, 22), (1, 4, 20)):
+        flat = {"b1.r1.a.2.s0": [15]} if hp < 4 else {}
+        ev, s = fight([trained("infantry", "a", 5, "merciless"), army("infantry", "x", 5, side="enemy")], rounds,
+                      {**INIT, "b1.r1.a.1": [15], "b1.r1.a.2": [die], **flat, "b1.r1.x.1": [2]})
+        aoa = acts(ev, "all-out-assault")[0]
+        assert (aoa.modifier, aoa.dc) == (15, 22)
+        assert next(a for a in s.army_units if a.id == "x").hp == hp
+        assert acts(ev, "battle")[0].dc == ac
+    g = Game().found()
+    g.state = g.state.model_copy(update={"army_units": (army("infantry", "a", 5), army("infantry", "x", 5,
+                                                                                       side="enemy"))})
+    pv = g.play({"activity.battle": {"choices": {"battles": [{"kingdom": ["a"], "enemy": ["x"], "rounds": rounds,
+                                                              "unfinished": True}]}, "rolls": INIT}}, check=False)
+    assert not pv.ok and "no tactic that grants All-Out Assault" in str(pv.error)
+
+
+def test_taunt_shakes_until_the_start_of_the_armys_next_turn() -> None:
+    """Taunt (Focused Devotion grants it): Morale against the target's Morale DC; success: shaken 1 until the
+    start of the taunting army's next turn. Infantry level 3 (Morale +12) taunts: d20 12 + 12 = 24 >= DC 22. The
+    raiders' Rally that turn is at +12 - 1 = +11; in round 2 (the taunt ended when the militia's turn began) at
+    +12. Focused Devotion's +1 status counts on the militia's own Rally (+13), not on the Taunt."""
+    ev, _ = fight([trained("infantry", "a", 3, "focused-devotion"), army("infantry", "x", 3, side="enemy")],
+                  [[{"army": "a", "action": "taunt", "target": "x"}, {"army": "x", "action": "rally", "target": "a"}],
+                   [{"army": "a", "action": "rally", "target": "x"}, {"army": "x", "action": "rally", "target": "a"}]],
+                  {**INIT, "b1.r1.a.1": [12], "b1.r1.x.1": [5], "b1.r2.a.1": [5], "b1.r2.x.1": [5]})
+    assert [(e.army, e.action, e.modifier) for e in acts(ev) if e.action in ("taunt", "rally")] == [
+        ("a", "taunt", 12), ("x", "rally", 11), ("a", "rally", 13), ("x", "rally", 12)]
+
+
+def test_defensive_stance_and_defensive_tactics() -> None:
+    """Defensive Stance (Defensive Tactics grants it): a critical success and the allied army is no longer
+    outflanked by any army. The militia (infantry level 3, Maneuver +6) d20 20 against the raiders' DC 16; the
+    outflanked ally then has AC 19, not 17, against the raiders' Battle. Defensive Tactics: +1 status to Guard
+    at level 3 (+6 + 1 = +7)."""
+    ev, s = fight([trained("infantry", "a", 3, "defensive-tactics"), army("infantry", "b", 3,
+                                                                           conditions={"outflanked": 1}),
+                   army("infantry", "x", 3, side="enemy")],
+                  [[{"army": "a", "action": "defensive-stance", "target": "x", "ally": "b"},
+                    {"army": "a", "action": "guard", "target": "x"},
+                    {"army": "x", "action": "advance", "target": "b"},
+                    {"army": "x", "action": "battle", "target": "b"}]],
+                  {**INIT, "b1.init.b": [19], "b1.r1.a.1": [20], "b1.r1.a.2": [5], "b1.r1.x.1": [15],
+                   "b1.r1.x.2": [2]})
+    assert acts(ev, "defensive-stance")[0].degree == "critical_success"
+    assert acts(ev, "guard")[0].modifier == 7
+    assert acts(ev, "battle")[0].dc == 19
+    assert "outflanked" not in next(a for a in s.army_units if a.id == "b").conditions
+
+
+def test_outflank_and_reckless_flankers() -> None:
+    """Outflank (Reckless Flankers grants it; 2 actions): the target is outflanked until the start of the army's
+    next turn and engaged with it. Cavalry level 5 (Maneuver +15, attack +15, Overrun +1 status against
+    infantry): d20 10 + 15 = 25 >= DC 19; its Battle is at +16 against AC 22 - 2 = 20; in round 2 against 22."""
+    ev, _ = fight([trained("cavalry", "a", 5, "reckless-flankers"), army("infantry", "x", 5, side="enemy")],
+                  [[{"army": "a", "action": "outflank", "target": "x"},
+                    {"army": "a", "action": "battle", "target": "x"}],
+                   [{"army": "a", "action": "battle", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [10], "b1.r1.a.2": [2], "b1.r2.a.1": [2]})
+    assert acts(ev, "outflank")[0].degree == "success"
+    assert [(e.modifier, e.dc) for e in acts(ev, "battle")] == [(16, 20), (16, 22)]
+
+
+def test_feint_outflanks_for_the_next_melee_strike() -> None:
+    """Feint (Flexible Tactics grants it): a success and the target is outflanked against the army's next melee
+    Strike this turn. Infantry level 5: Advance (d20 15: engaged), Feint +15 (d20 10 -> 25 >= AC 22), then Battle
+    at +15 - 5 (the Feint was an attack) = +10 against AC 22 - 2 = 20."""
+    ev, _ = fight([trained("infantry", "a", 5, "flexible-tactics"), army("infantry", "x", 5, side="enemy")],
+                  [[{"army": "a", "action": "advance", "target": "x"}, {"army": "a", "action": "feint", "target": "x"},
+                    {"army": "a", "action": "battle", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r1.a.2": [10], "b1.r1.a.3": [2]})
+    assert (acts(ev, "feint")[0].modifier, acts(ev, "feint")[0].degree) == (15, "success")
+    assert (acts(ev, "battle")[0].modifier, acts(ev, "battle")[0].dc) == (10, 20)
+
+
+def test_dirty_fighting_wearies_until_the_armys_next_turn() -> None:
+    """Dirty Fighting (Flexible Tactics grants it) on an outflanked army: a hit makes it weary 1 until the start
+    of the attacker's next turn (and deals the Strike's damage, our reading). Skirmishers level 5 (Maneuver +17,
+    attack +15): Advance (d20 10: 27 >= 19), Dirty Fighting d20 10 + 15 = 25 >= AC 22 - 2 = 20. The raiders'
+    Guard that turn is at +9 - 1 = +8 (d20 15: a failure against the skirmishers' DC 27); in round 2 at +9."""
+    ev, s = fight([trained("skirmishers", "a", 5, "flexible-tactics"),
+                   army("infantry", "x", 5, side="enemy", conditions={"outflanked": 1})],
+                  [[{"army": "a", "action": "advance", "target": "x"},
+                    {"army": "a", "action": "dirty-fighting", "target": "x"},
+                    {"army": "x", "action": "guard", "target": "a"}],
+                   [{"army": "x", "action": "guard", "target": "a"}]],
+                  {**INIT, "b1.r1.a.1": [10], "b1.r1.a.2": [10], "b1.r1.a.2.s0": [15], "b1.r1.x.1": [15],
+                   "b1.r2.x.1": [15]})
+    assert acts(ev, "dirty-fighting")[0].dc == 20
+    assert [e.modifier for e in acts(ev, "guard")] == [8, 9]
+    assert next(a for a in s.army_units if a.id == "x").hp == 3
+
+
+def test_counterattack_and_covering_fire() -> None:
+    """Counterattack (the Drelev Irregulars' Tactical Training; a reaction): as an engaged army attempts a
+    maneuver, a melee Strike outside the multiple attack penalty. The infantry (level 6, Maneuver +11, AC 24)
+    Advances on the Irregulars (level 7, Maneuver DC 29; d20 20: engaged) and then Guards: the Irregulars strike
+    at +18 (d20 10 -> 28 >= 24): 1 damage. When the Narlmarch Hunters' Covering Fire hit them first (ranged +18,
+    -2 circumstance for the Irregulars' Unpredictable Movement = +16, d20 10 -> 26 >= AC 25: 1 damage), they take
+    no reaction to a maneuver until the Hunters' next turn: no Counterattack."""
+    base = {"b1.init.a": [20], "b1.init.b": [18], "b1.init.x": [1], "b1.r1.b.1": [20], "b1.r1.b.2": [5]}
+    react = {"b1.r1.b.2.react.x": [10], "b1.r1.b.2.react.x.s0": [15]}
+    shot = {"b1.r1.a.1": [10], "b1.r1.a.1.s0": [15]}
+    orders = [{"army": "b", "action": "advance", "target": "x"}, {"army": "b", "action": "guard", "target": "x"},
+              {"army": "x", "action": "counterattack", "target": "b"}]
+    for cover in (False, True):
+        ev, s = fight([army("narlmarch-hunters", "a", 6), army("infantry", "b", 6),
+                       army("drelev-irregulars", "x", 7, side="enemy")],
+                      [[*([{"army": "a", "action": "covering-fire", "target": "x"}] if cover else []), *orders]],
+                      {**base, **(shot if cover else react)})
+        counter = acts(ev, "counterattack")
+        b = next(u for u in s.army_units if u.id == "b")
+        if cover:
+            assert (acts(ev, "covering-fire")[0].modifier, acts(ev, "covering-fire")[0].dc) == (16, 25)
+            assert counter == [] and b.hp == 4
+        else:
+            assert [(e.modifier, e.dc, e.degree) for e in counter] == [(18, 24, "success")]
+            assert b.hp == 3
+
+
+def test_false_retreat_after_a_successful_rally() -> None:
+    """False Retreat (Flexible Tactics; a reaction to the army's own successful Morale check): Morale against the
+    target's Morale DC; success: the target is outflanked until the start of its next turn. Infantry level 5,
+    shaken 1, Rallies (+15 - 1 = +14, d20 15 -> 29 >= DC 25), then feigns (+15, d20 12 -> 27 >= 25); the Narlmarch
+    Hunters (level 5: ranged +16) then shoot the raiders at AC 22 - 2 = 20."""
+    ev, _ = fight([trained("infantry", "a", 5, "flexible-tactics", conditions={"shaken": 1}),
+                   army("narlmarch-hunters", "b", 5), army("infantry", "x", 5, side="enemy")],
+                  [[{"army": "a", "action": "rally", "target": "x"},
+                    {"army": "a", "action": "false-retreat", "target": "x"},
+                    {"army": "b", "action": "battle", "target": "x"}]],
+                  {**INIT, "b1.init.b": [18], "b1.r1.a.1": [15], "b1.r1.a.1.false-retreat": [12], "b1.r1.b.1": [2]})
+    assert [(e.action, e.modifier, e.degree) for e in acts(ev) if e.action in ("rally", "false-retreat")] == [
+        ("rally", 14, "success"), ("false-retreat", 15, "success")]
+    assert (acts(ev, "battle")[0].modifier, acts(ev, "battle")[0].dc) == (16, 20)
+
+
+def test_battlefield_medicine() -> None:
+    """Battlefield Medicine (Field Triage grants it; 3 actions): DC 25 Scouting; success: the allied army regains
+    1 HP; once per army a battle. Infantry level 6 (Scouting +14): d20 11 -> 25: the ally at 2 HP has 3."""
+    ev, s = fight([trained("infantry", "a", 6, "field-triage"), army("infantry", "b", 6, hp=2),
+                   army("infantry", "x", 6, side="enemy")],
+                  [[{"army": "a", "action": "battlefield-medicine", "ally": "b"}]],
+                  {**INIT, "b1.init.b": [2], "b1.r1.a.1": [11]})
+    med = acts(ev, "battlefield-medicine")[0]
+    assert (med.modifier, med.dc, med.degree) == (14, 25, "success")
+    assert next(u for u in s.army_units if u.id == "b").hp == 3

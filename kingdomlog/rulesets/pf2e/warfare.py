@@ -531,11 +531,13 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
                       stack("Maneuver", _mods(s, "maneuver", action=stat_action, options=options),
                             base=s.army.maneuver), int(_dc(target, "maneuver", stat_action).total), target.army.id)
 
+    morale_degrees: list[str] = []
+
     def morale(stat_action: str, target: Side, extra: list[Modifier] | None = None) -> str:
         deg = _check(ctx, key, battle, rnd, s, stat_action,
                      stack("Morale", [*_mods(s, "morale", action=stat_action, options=options), *(extra or [])],
                            base=s.army.morale), int(_dc(target, "morale", stat_action).total), target.army.id)
-        _false_retreat(ctx, key, battle, rnd, s, deg, armies, pending)
+        morale_degrees.append(deg)
         return deg
 
     if action in ("advance", "furious-charge"):
@@ -801,6 +803,8 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
         s.distant = True
     else:
         raise ctx.fail(f"{s.army.name}: {action} is not a war action this battle plays", "Appendix 3 war actions")
+    for deg in morale_degrees:  # once the war action's own effect is applied
+        _false_retreat(ctx, key, battle, rnd, s, deg, armies, pending)
 
 
 def _turn_starts(ctx: Ctx, battle: str, rnd: int, s: Side, armies: dict[str, Side]) -> None:
