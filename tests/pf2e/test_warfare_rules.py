@@ -362,3 +362,145 @@ def test_battlefield_medicine() -> None:
     med = acts(ev, "battlefield-medicine")[0]
     assert (med.modifier, med.dc, med.degree) == (14, 25, "success")
     assert next(u for u in s.army_units if u.id == "b").hp == 3
+
+
+# ------------------------------------------------------------------ trained tactics in battle
+
+
+def test_keen_eyed_and_the_offensive_gambit() -> None:
+    """Keen Eyed: +2 status to initiative (a Scouting check). Infantry level 1 (Scouting +7): +9."""
+    ev, _ = fight([trained("infantry", "a", 1, "keen-eyed"), army("infantry", "x", side="enemy")], [[]], INIT)
+    assert [(e.army, e.modifier) for e in acts(ev, "initiative")] == [("a", 9), ("x", 7)]
+
+
+def test_keep_up_the_pressure() -> None:
+    """Keep Up The Pressure: attacking the same army again in a round, the multiple attack penalty is -4 (and -8
+    the third time) instead of -5 / -10. Infantry level 3 (+12): Advance, then Battle +12 and Battle +8."""
+    ev, _ = fight([trained("infantry", "a", 3, "keep-up-the-pressure"), army("infantry", "x", 3, side="enemy")],
+                  [[{"army": "a", "action": "advance", "target": "x"}, {"army": "a", "action": "battle", "target": "x"},
+                    {"army": "a", "action": "battle", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r1.a.2": [2], "b1.r1.a.3": [2]})
+    assert [e.modifier for e in acts(ev, "battle")] == [12, 8]
+
+
+def test_merciless_raises_the_dc_to_disengage() -> None:
+    """Merciless: +2 status to the army's Maneuver DC against an army that Disengages from it. Infantry level 5
+    (Maneuver +9): DC 19 + 2 = 21."""
+    ev, _ = fight([army("infantry", "a", 5), trained("infantry", "x", 5, "merciless", side="enemy")],
+                  [[{"army": "a", "action": "advance", "target": "x"},
+                    {"army": "a", "action": "disengage", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r1.a.2": [5]})
+    assert acts(ev, "disengage")[0].dc == 21
+
+
+def test_cavalry_experts_and_overrun_are_both_status_bonuses() -> None:
+    """Overrun: +1 status to Strikes against infantry and skirmishers; Cavalry Experts raises it to +2 (status
+    bonuses: the best counts, +2 not +3). Cavalry level 6 (+17) against infantry: +19; against cavalry: +17."""
+    for target, want in (("infantry", 19), ("cavalry", 17)):
+        ev, _ = fight([trained("cavalry", "a", 6, "cavalry-experts"), army(target, "x", 6, side="enemy")],
+                      [[{"army": "a", "action": "advance", "target": "x"},
+                        {"army": "a", "action": "battle", "target": "x"}]],
+                      {**INIT, "b1.r1.a.1": [15], "b1.r1.a.2": [2]})
+        assert acts(ev, "battle")[0].modifier == want
+
+
+def test_hold_the_line_on_a_rout_check() -> None:
+    """Hold the Line: +1 status to Morale checks to resist rout. Infantry level 1 (Morale +10) at HP 2 (its Rout
+    Threshold 2) checks rout at +11 against the raiders' Morale DC 20."""
+    ev, _ = fight([trained("infantry", "a", 1, "hold-the-line", hp=2), army("infantry", "x", side="enemy")],
+                  [[]], {**INIT, "b1.r1.rout.a": [15]})
+    assert (acts(ev, "rout")[0].modifier, acts(ev, "rout")[0].dc) == (11, 20)
+
+
+def test_opening_salvo_starts_the_army_distant() -> None:
+    """Opening Salvo: acting before every enemy, the army may start distant from all of them; ranged Strikes
+    against a distant army take -5. Siege engines level 8 (ranged +20 - 3 = +17) shoot at the distant cavalry:
+    +17 - 5 = +12."""
+    ev, _ = fight([trained("cavalry", "a", 8, "opening-salvo"), army("siege-engines", "x", 8, side="enemy")],
+                  [[{"army": "x", "action": "battle", "target": "a"}]], {**INIT, "b1.r1.x.1": [2]},
+                  openings=[{"army": "a", "tactic": "opening-salvo"}])
+    assert acts(ev, "battle")[0].modifier == 12
+
+
+def test_ambush_starts_engaged_with_a_bonus() -> None:
+    """Ambush: acting before every enemy, the skirmishers start engaged with a slower army and take +2 status
+    on their first attack against it. Skirmishers level 8 (+20): a melee Battle at once, at +22."""
+    ev, _ = fight([trained("skirmishers", "a", 8, "ambush"), army("infantry", "x", 8, side="enemy")],
+                  [[{"army": "a", "action": "battle", "target": "x"},
+                    {"army": "a", "action": "battle", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [2], "b1.r1.a.2": [2]},
+                  openings=[{"army": "a", "tactic": "ambush", "target": "x"}])
+    assert [(e.note, e.modifier) for e in acts(ev, "battle")] == [("melee", 22), ("melee", 15)]
+
+
+def test_trained_static_tactics_change_the_record() -> None:
+    """Train Army with Toughened Soldiers: +1 maximum HP (and HP); Increased Ammunition: +2 ranged Strikes. The
+    record changes when the tactic is learned (Infantry level 1: HP 4 -> 5)."""
+    g = Game().found()
+    g.state = g.state.model_copy(update={"army_units": (army("infantry", "militia"),),
+                                         "skills": {**g.state.skills, "warfare": "trained"}})
+    pv = g.play({"activity.army": {"choices": {"activities": [
+        {"activity": "train", "army": "militia", "tactic": "toughened-soldiers", "skill": "warfare"}]},
+        "rolls": {"a1": [19]}}})
+    a = step_state(pv, "activity.army").army_units[0]
+    assert (a.tactics, a.hp_max, a.hp) == (("toughened-soldiers",), 5, 5)
+
+
+# ------------------------------------------------------------------ armies' unique tactics in battle
+
+
+def test_regeneration_restores_a_hit_point_each_turn() -> None:
+    """Troll Marauders, Regeneration: 1 HP back at the start of each of their turns (HP 3 of 5 -> 4)."""
+    ev, s = fight([army("infantry", "a", 8), army("troll-marauders", "x", 8, side="enemy", hp=3)], [[]], INIT)
+    assert [e.action for e in acts(ev, "regeneration")] == ["regeneration"]
+    assert next(u for u in s.army_units if u.id == "x").hp == 4
+
+
+def test_brave_armies_make_no_rout_checks() -> None:
+    """Nomen Scouts, Brave: no Rout Threshold: at HP 1 (below their threshold 2) no rout check."""
+    ev, _ = fight([army("nomen-scouts", "a", 8, hp=1), army("infantry", "x", 8, side="enemy")], [[]], INIT)
+    assert acts(ev, "rout") == []
+
+
+def test_chorus_of_croaks_lowers_engaged_enemies_morale() -> None:
+    """M'botuu Frog Riders, Chorus of Croaks: every enemy army engaged with them takes -2 status to Morale
+    checks. Engaged infantry level 10 (Morale +22) Rallies at +20."""
+    ev, _ = fight([army("mbotuu-frog-riders", "a", 10), army("infantry", "x", 10, side="enemy")],
+                  [[{"army": "a", "action": "advance", "target": "x"},
+                    {"army": "x", "action": "rally", "target": "a"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r1.x.1": [5]})
+    assert acts(ev, "rally")[0].modifier == 20
+
+
+def test_hurled_nets_mire_instead_of_damaging() -> None:
+    """Tok-Nikrat Scouts, Hurl Nets: a net hit deals no damage and raises mired by 1 (2 on a critical hit).
+    Ranged +23 at level 10 against infantry AC 30: d20 10 -> 33: mired 1, HP 4."""
+    _, s = fight([army("tok-nikrat-scouts", "a", 10), army("infantry", "x", 10, side="enemy")],
+                 [[{"army": "a", "action": "battle", "target": "x"}]], {**INIT, "b1.r1.a.1": [10]})
+    x = next(u for u in s.army_units if u.id == "x")
+    assert (x.hp, x.conditions.get("mired")) == (4, 1)
+
+
+def test_wyvern_venom_wearies_what_it_bites() -> None:
+    """Wyvern Flight, Wyvern Venom: an army damaged by its melee Strike becomes weary +1. Melee +18 at level 12
+    (-8 for the stat block) against infantry AC 33: d20 20 (natural 20 -> a critical hit): 2 damage, weary 1."""
+    _, s = fight([army("wyvern-flight", "a", 12), army("infantry", "x", 12, side="enemy")],
+                 [[{"army": "a", "action": "advance", "target": "x"},
+                   {"army": "a", "action": "battle", "target": "x"}]],
+                 {**INIT, "b1.r1.a.1": [15], "b1.r1.a.2": [20], "b1.r1.a.2.s0": [15], "b1.r1.a.2.s1": [15]})
+    x = next(u for u in s.army_units if u.id == "x")
+    assert (x.hp, x.conditions.get("weary")) == (2, 1)
+
+
+def test_swift_recovery_and_furious_charge() -> None:
+    """First World Army, Swift Recovery (once a battle): 2 HP back (HP 2 of 6 -> 4). Tiger Lord Berserkers,
+    Furious Charge: an Advance that engages is followed by a melee Strike (+28 at level 12, against AC 33)."""
+    _, s = fight([army("first-world-army", "a", 16, hp=2), army("infantry", "x", 16, side="enemy")],
+                 [[{"army": "a", "action": "swift-recovery"}]], INIT)
+    assert next(u for u in s.army_units if u.id == "a").hp == 4
+    ev, _ = fight([army("tiger-lord-berserkers", "a", 12), army("infantry", "x", 12, side="enemy")],
+                  [[{"army": "a", "action": "furious-charge", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r1.a.1.charge": [2]})
+    charge = acts(ev, "furious-charge")
+    assert [(e.modifier, e.dc) for e in charge] == [(28, 33)]
+    assert acts(ev, "advance")[0].degree == "success"

@@ -217,6 +217,8 @@ class Side:
     def cond(self, name: str) -> int:
         """A condition's value now: the lasting one or a timed one, whichever is higher (a condition gained again
         takes the higher value)."""
+        if name == "distant" and self.distant:
+            return 1
         return max([self.conditions.get(name, 0), *(t.value for t in self.timed if t.name == name)])
 
     def has(self, tactic: str) -> bool:
@@ -263,7 +265,7 @@ def _mods(s: Side, stat: str, *, action: str = "", target: Side | None = None,
     if stat in _ATTACKS and gear_bonus(s.army, stat):
         out.append(Modifier(f"magic weapons ({stat})", gear_bonus(s.army, stat), "item"))
     if stat in _ATTACKS and target is not None:
-        for name in sorted({*target.conditions, *(t.name for t in target.timed)}):
+        for name in sorted({*target.conditions, *(t.name for t in target.timed), *(["distant"] * target.distant)}):
             cd, v = cdefs.get(name), target.cond(name)
             if cd is None or not v:
                 continue
