@@ -504,3 +504,35 @@ def test_swift_recovery_and_furious_charge() -> None:
     charge = acts(ev, "furious-charge")
     assert [(e.modifier, e.dc) for e in charge] == [(28, 33)]
     assert acts(ev, "advance")[0].degree == "success"
+
+
+def test_water_terrain_tactics() -> None:
+    """On a battlefield with swamp or water: Tok-Nikrat Scouts' Water Stride, +4 circumstance to initiative
+    (Scouting +20 at level 10 -> +24); M'botuu Frog Riders' Amphibious, +2 circumstance to Maneuver checks
+    (Maneuver +22 -> +24 on an Advance). On dry ground, neither."""
+    for water, init, adv in ((True, 24, 24), (False, 20, 22)):
+        ev, _ = fight([army("tok-nikrat-scouts", "a", 10), army("mbotuu-frog-riders", "x", 10, side="enemy")],
+                      [[{"army": "x", "action": "advance", "target": "a"}]], {**INIT, "b1.r1.x.1": [2]}, water=water)
+        assert (acts(ev, "initiative")[0].modifier, acts(ev, "advance")[0].modifier) == (init, adv)
+
+
+def test_concealed() -> None:
+    """Concealed: +2 circumstance to the army's Maneuver checks; attacks against it take -2 circumstance. A
+    concealed infantry (level 1, Maneuver +4) Advances at +6; the raiders' Battle on it is at +9 - 2 = +7."""
+    ev, _ = fight([army("infantry", "a", conditions={"concealed": 1}), army("infantry", "x", side="enemy")],
+                  [[{"army": "a", "action": "advance", "target": "x"},
+                    {"army": "x", "action": "battle", "target": "a"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r1.x.1": [2]})
+    assert (acts(ev, "advance")[0].modifier, acts(ev, "battle")[0].modifier) == (6, 7)
+
+
+def test_live_off_the_land_at_upkeep() -> None:
+    """Live Off The Land: at Upkeep, an army in a hex without a settlement and not garrisoned costs 1 less
+    Consumption. Oakhold (village, 1) and an infantry (1) in a wild hex W1: 1 + 0 = 1; in Oakhold's hex: 2."""
+    from kingdomlog.rulesets.pf2e.state import Hex, consumption
+
+    g = Game().found()
+    s = g.state.model_copy(update={"hexes": (*g.state.hexes, Hex(id="W1", terrain="forest", claimed=True))})
+    wild = s.model_copy(update={"army_units": (trained("infantry", "a", 1, "live-off-the-land", hex="W1"),)})
+    home = s.model_copy(update={"army_units": (trained("infantry", "a", 1, "live-off-the-land"),)})
+    assert (int(consumption(wild).total), int(consumption(home).total)) == (1, 2)

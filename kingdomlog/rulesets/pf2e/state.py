@@ -706,7 +706,7 @@ def consumption(state: KingdomState) -> Breakdown:
         terms.append(Term(f"army {army}", value, "army"))
     for unit in state.army_units:
         if unit.side == "kingdom" and "destroyed" not in unit.conditions:
-            terms.append(Term(f"army {unit.name}", unit.upkeep, "army"))
+            terms.append(Term(f"army {unit.name}", army_upkeep(state, unit), "army"))
     farms = farmland_count(state)
     if farms:
         terms.append(Term("farmland in influence", -farms, "farmland"))
@@ -717,6 +717,20 @@ def consumption(state: KingdomState) -> Breakdown:
         terms.append(Term("pending", state.pending.consumption, "event"))
     total = max(0, sum(int(t.value) for t in terms))
     return Breakdown("Consumption", total, tuple(terms))
+
+
+def army_upkeep(state: KingdomState, unit: Army) -> int:
+    """What an army costs at Upkeep (Appendix 3): its Consumption after a garrison's reduction; Live Off The
+    Land: 1 less (not below 0) in a hex without a settlement while not garrisoned; Self-Sufficient (Nomen
+    Scouts, Consumption -1): nothing while defeated."""
+    if unit.consumption < 0 and "defeated" in unit.conditions:
+        return 0
+    cost = unit.upkeep
+    if "live-off-the-land" in unit.tactics and not unit.garrison_consumption and "fortified" not in unit.conditions:
+        home = hex_by_id(state, unit.hex)
+        if home is not None and "settlement" not in home.features and cost > 0:
+            cost -= 1
+    return cost
 
 
 def hex_by_id(state: KingdomState, hid: str) -> Hex | None:

@@ -207,6 +207,8 @@ class Side:
     used: set[str] = field(default_factory=set)
     """Once-a-battle things it has used (Swift Recovery, Furious Charge, Battlefield Medicine on an army)."""
     regenerated: bool = False
+    wet: bool = False
+    """The battlefield has swamp or water terrain (Amphibious, Swamp Dwellers, Water Retreat, Water Stride)."""
     foes: dict[str, Side] = field(default_factory=dict, repr=False)
     """The enemy armies of the battle by id (Chorus of Croaks reads who is engaged with it)."""
 
@@ -257,7 +259,12 @@ def _mods(s: Side, stat: str, *, action: str = "", target: Side | None = None,
         if td is None:
             continue
         for m in td.modifiers:
-            if m.static or not fits(m.on) or (m.action and m.action != action) or not option_holds(m.option, options):
+            if m.static or not fits(m.on) or not option_holds(m.option, options):
+                continue
+            if (m.action == "wet" and not s.wet) or (m.action == "disengage-wet"
+                                                     and not (s.wet and action == "disengage")):
+                continue
+            if m.action not in ("", "wet", "disengage-wet") and m.action != action:
                 continue
             if m.target_types and (target is None or target.army.type not in m.target_types):
                 continue
@@ -884,8 +891,8 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
     gambit = any(f in ctx.state.flags for f in ("offensive-gambit", "offensive-gambit-critical"))
     wet = bool(getattr(row, "water", False))
     for aid, s in armies.items():
+        s.wet = wet
         mods = [*_mods(s, "initiative", options=options), *_mods(s, "scouting", options=options)]
-        mods += [*_mods(s, "initiative", action="wet"), *_mods(s, "scouting", action="wet")] if wet else []
         if gambit and s.side == "kingdom":
             mods.append(Modifier("Offensive Gambit", 2, "circumstance"))
         bd = stack("initiative", mods, base=s.army.scouting)
