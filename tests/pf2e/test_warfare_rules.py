@@ -536,3 +536,19 @@ def test_live_off_the_land_at_upkeep() -> None:
     wild = s.model_copy(update={"army_units": (trained("infantry", "a", 1, "live-off-the-land", hex="W1"),)})
     home = s.model_copy(update={"army_units": (trained("infantry", "a", 1, "live-off-the-land"),)})
     assert (int(consumption(wild).total), int(consumption(home).total)) == (1, 2)
+
+
+def test_overwhelming_bombardment_on_a_fortification() -> None:
+    """Overwhelming Bombardment (Explosive Shot grants it; two shots): a ranged Strike at a fortification;
+    critical success: 2 damage to it and 1 to up to two armies inside. Pitax War Machines (level 14, ranged +29)
+    at a Keep (AC 25, HP 5) holding the raiders: d20 10 -> 39 >= 35: the Keep 5 -> 3, the raiders 4 -> 3. A
+    Battle after it (+29 - 5 = +24, d20 2 -> 26 >= 25): 1 more, the Keep at 2. Three of its 7 shots used."""
+    ev, s = fight([army("pitax-war-machines", "a", 14), army("infantry", "x", 14, side="enemy")],
+                  [[{"army": "a", "action": "overwhelming-bombardment", "target": "keep", "within": ["x"]},
+                    {"army": "a", "action": "battle", "target": "keep"}]],
+                  {**INIT, "b1.r1.a.1": [10], "b1.r1.a.1.in0.s0": [15], "b1.r1.a.2": [2]},
+                  fortifications=[{"id": "keep", "kind": "keep", "side": "enemy", "armies": ["x"]}])
+    assert [(e.action, e.modifier, e.dc, e.degree) for e in acts(ev) if e.target == "keep" and e.die] == [
+        ("overwhelming-bombardment", 29, 25, "critical_success"), ("battle", 24, 25, "success")]
+    assert [e.total for e in acts(ev, "fortification")] == [3, 2]
+    assert next(u for u in s.army_units if u.id == "x").hp == 3

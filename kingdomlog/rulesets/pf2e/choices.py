@@ -480,10 +480,10 @@ WarActionName = Literal[
     "advance", "battle", "guard", "rally", "retreat", "disengage",
     "all-out-assault", "battlefield-medicine", "counterattack", "covering-fire", "defensive-stance",
     "dirty-fighting", "false-retreat", "feint", "outflank", "taunt",
-    "trampling-charge", "trample", "swift-recovery", "furious-charge", "reactive-rally",
+    "overwhelming-bombardment", "trampling-charge", "trample", "swift-recovery", "furious-charge", "reactive-rally",
     "battlefield-adaptability", "primal-magic"]
-"""The war actions a battle plays (data/armies.toml [[action]]; Overwhelming Bombardment needs fortifications,
-which battles do not model yet; Accustomed to Panic and Revel in Battle apply by themselves)."""
+"""The war actions a battle plays (data/armies.toml [[action]]; Accustomed to Panic and Revel in Battle apply by
+themselves)."""
 
 
 class WarOrder(Choices):
@@ -500,6 +500,17 @@ class WarOrder(Choices):
     choice: str = Field(default="", description="Swift Recovery: hp or weary; Battlefield Adaptability:"
                                                 " mobility, unmire or conceal")
     potion: bool = Field(default=False, description="a maneuver war action with a dose of healing potion (+1 HP)")
+    within: list[str] = Field(default_factory=list, description="Overwhelming Bombardment: the armies inside the"
+                                                                " fortification it also damages")
+
+
+class FortificationIn(Choices):
+    """A fortification on the battlefield (a siege engine's target) and the armies inside it."""
+
+    id: str
+    kind: Literal["castle", "keep", "tower", "trench", "wall-stone", "wall-wooden"]
+    side: Literal["kingdom", "enemy"] = "enemy"
+    armies: list[str] = Field(default_factory=list)
 
 
 class Opening(Choices):
@@ -519,6 +530,7 @@ class BattleRow(Choices):
     enemy: list[str]
     rounds: list[list[WarOrder]] = Field(default_factory=list)
     openings: list[Opening] = Field(default_factory=list)
+    fortifications: list[FortificationIn] = Field(default_factory=list)
     water: bool = Field(default=False, description="the battlefield has swamp or water terrain")
     unfinished: bool = Field(default=False, description="the GM stops the encounter after these rounds")
 

@@ -767,6 +767,18 @@ class WarActionDef(Frozen):
         return 0 if self.actions == "r" else int(self.actions)
 
 
+class FortificationDef(Frozen):
+    """A fortification on a battlefield (Appendix 3; KMT data.ts): its AC and HP against siege engines, and how
+    many armies it holds."""
+
+    name: str
+    title: str = ""
+    ac: int
+    hp: int = Field(ge=1)
+    max_armies: int = Field(ge=1)
+    source: str = "KMT data.ts"
+
+
 class GearDef(Frozen):
     name: str
     title: str = ""
@@ -800,6 +812,11 @@ def gear_defs() -> dict[str, GearDef]:
 @functools.cache
 def condition_defs() -> dict[str, ConditionDef]:
     return {a.name: a for a in _load(ConditionDef, "armies.toml", "condition")}
+
+
+@functools.cache
+def fortification_defs() -> dict[str, FortificationDef]:
+    return {a.name: a for a in _load(FortificationDef, "armies.toml", "fortification")}
 
 
 @functools.cache

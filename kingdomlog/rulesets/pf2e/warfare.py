@@ -234,6 +234,18 @@ class Side:
 _ATTACKS = {"melee", "ranged"}
 
 
+@dataclass
+class Fort:
+    """A fortification in a battle (a siege engine's target): its AC, its HP left, the armies inside."""
+
+    id: str
+    title: str
+    side: str
+    ac: int
+    hp: int
+    armies: list[str]
+
+
 def _mods(s: Side, stat: str, *, action: str = "", target: Side | None = None,
           options: Mapping[str, Any] | None = None) -> list[Modifier]:
     """The typed modifiers on one of ``s``'s checks (Appendix 3): its conditions, its tactics' (not static)
@@ -518,9 +530,58 @@ def _needs_enemy(ctx: Ctx, s: Side, action: str, t: Side | None) -> Side:
     return t
 
 
-def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies: dict[str, Side],
-         pending: dict[str, Any], options: Mapping[str, Any] | None) -> None:
+def _bombard(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, fort: Fort, armies: dict[str, Side],
+             options: Mapping[str, Any] | None) -> None:
+    """A siege engine's ranged Strike at a fortification (Battle: 1 damage, 2 on a critical hit; Overwhelming
+    Bombardment, two shots: critical success 2 to it and 1 to up to two armies inside, success 1 to it and 1
+    more to it or an army inside, failure 1 to it, critical failure outflanked until its next turn)."""
     action = order.action
+    if s.army.type != "siege" and not s.has("engines-of-war"):
+        raise ctx.fail(f"{s.army.name}: only siege engines damage fortifications", "Appendix 3 Engines of War")
+    if fort.side == s.side:
+        raise ctx.fail(f"{fort.title} is its own side's", "Appendix 3 fortifications")
+    _, ranged = strike_modifiers(s.army, options)
+    shots = 2 if action == "overwhelming-bombardment" else 1
+    if ranged is None or s.shots + shots > s.army.ammunition:
+        raise ctx.fail(f"{s.army.name} has no ranged Strike left", "AoN 1869 Battle")
+    s.shots += shots
+    mods = _mods(s, "ranged", action=action, options=options)
+    n = min(2, len(s.attacks))
+    if n:
+        mods.append(Modifier("multiple attack penalty", -5 * n, "untyped"))
+    s.attacks.append(fort.id)
+    deg = _check(ctx, key, battle, rnd, s, action, stack("ranged Strike", mods, base=ranged), fort.ac, fort.id,
+                 "ranged")
+    inside = [armies[a] for a in order.within if a in armies and a in fort.armies][:2]
+    if action == "battle":
+        to_fort, to_armies = {"critical_success": 2, "success": 1}.get(deg, 0), []
+    elif deg == "critical_success":
+        to_fort, to_armies = 2, inside
+    elif deg == "success":
+        to_fort, to_armies = (1, inside[:1]) if inside else (2, [])
+    elif deg == "failure":
+        to_fort, to_armies = 1, []
+    else:
+        to_fort, to_armies = 0, []
+        s.timed.append(Timed("outflanked", 1, f"start:{s.army.id}"))
+    fort.hp = max(0, fort.hp - to_fort)
+    ctx.emit(E.WarActionTaken(battle=battle, round=rnd, army=s.army.id, action="fortification", target=fort.id,
+                              total=fort.hp, note=f"{fort.title}: {to_fort} damage, {fort.hp} HP left"
+                                                  + (" (destroyed)" if not fort.hp else "")))
+    for i, a in enumerate(to_armies):
+        _damage(ctx, f"{key}.in{i}", battle, rnd, a, 1)
+
+
+def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies: dict[str, Side],
+         pending: dict[str, Any], options: Mapping[str, Any] | None, forts: Mapping[str, Fort] | None = None) -> None:
+    action = order.action
+    fort = (forts or {}).get(order.target)
+    if fort is not None and action in ("battle", "overwhelming-bombardment"):
+        _bombard(ctx, key, battle, rnd, s, order, fort, armies, options)
+        return
+    if action == "overwhelming-bombardment":
+        raise ctx.fail(f"{s.army.name}: Overwhelming Bombardment targets a fortification (the battle's"
+                       " 'fortifications')", "Appendix 3 Overwhelming Bombardment")
     t = armies.get(order.target) if order.target else None
     if action in _MANEUVERS and "pinned" in s.conditions:
         raise ctx.fail(f"{s.army.name} is pinned: no maneuver war actions", "Appendix 3 pinned")
@@ -904,6 +965,15 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
                                   modifier=int(bd.total), total=s.initiative))
     order = sorted(armies.values(), key=lambda x: (-x.initiative, x.side != "kingdom", x.army.id))
     _openings(ctx, bid, row, armies, order)
+    fdefs = T.fortification_defs()
+    forts: dict[str, Fort] = {}
+    for f in getattr(row, "fortifications", []) or []:
+        fd = fdefs[f.kind]
+        if f.id in armies or f.id in forts:
+            raise ctx.fail(f"fortification id {f.id!r} is taken", "Appendix 3 fortifications")
+        if len(f.armies) > fd.max_armies or any(a not in armies or armies[a].side != f.side for a in f.armies):
+            raise ctx.fail(f"{fd.title} holds at most {fd.max_armies} armies of its side", "Appendix 3 fortifications")
+        forts[f.id] = Fort(f.id, fd.title, f.side, fd.ac, fd.hp, list(f.armies))
     adefs = T.war_action_defs()
     winner = "none"
     rounds = 0
@@ -936,7 +1006,7 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
             for j, o in enumerate(mine):
                 if s.out:
                     break
-                _act(ctx, f"{key}.r{r}.{s.army.id}.{j + 1}", bid, r, s, o, armies, pending, options)
+                _act(ctx, f"{key}.r{r}.{s.army.id}.{j + 1}", bid, r, s, o, armies, pending, options, forts)
             _turn_ends(s, armies)
         # 3 rout checks
         for s in order:
