@@ -552,3 +552,16 @@ def test_overwhelming_bombardment_on_a_fortification() -> None:
         ("overwhelming-bombardment", 29, 25, "critical_success"), ("battle", 24, 25, "success")]
     assert [e.total for e in acts(ev, "fortification")] == [3, 2]
     assert next(u for u in s.army_units if u.id == "x").hp == 3
+
+
+def test_the_readme_lists_every_army_tactic_and_war_action_with_its_source() -> None:
+    """Issue 30: the armies, tactics and war actions are listed with their source in the ruleset's README."""
+    from pathlib import Path
+
+    import kingdomlog.rulesets.pf2e as pkg
+
+    text = (Path(pkg.__file__).parent / "README.md").read_text()
+    for rows in (T.army_defs(), T.tactic_defs(), T.war_action_defs()):
+        for name, row in rows.items():
+            assert f"(`{name}`)" in text, name
+            assert row.source and row.source in text, name
