@@ -565,3 +565,79 @@ def test_the_readme_lists_every_army_tactic_and_war_action_with_its_source() -> 
         for name, row in rows.items():
             assert f"(`{name}`)" in text, name
             assert row.source and row.source in text, name
+
+
+def test_trampling_charge_and_trample() -> None:
+    """Tusker Riders, Trampling Charge (3 actions): Maneuver against a non-engaged army's Maneuver DC; success:
+    1 damage. Level 14 (Maneuver +22 low save) against infantry (DC 10 + 22 = 32): d20 15 -> 37: HP 4 -> 3.
+    Nomen Scouts, Trample (3 actions): a +20 melee Strike on an engaged army; a hit: 1 damage and no longer
+    engaged."""
+    _, s = fight([army("tusker-riders", "a", 14), army("infantry", "x", 14, side="enemy")],
+                 [[{"army": "a", "action": "trampling-charge", "target": "x"}]],
+                 {**INIT, "b1.r1.a.1": [15], "b1.r1.a.1.s0": [15]})
+    assert next(u for u in s.army_units if u.id == "x").hp == 3
+    ev, s = fight([army("nomen-scouts", "a", 8), army("infantry", "x", 8, side="enemy")],
+                  [[{"army": "a", "action": "advance", "target": "x"}],
+                   [{"army": "a", "action": "trample", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r2.a.1": [10], "b1.r2.a.1.s0": [15]})
+    tr = acts(ev, "trample")[0]
+    assert (tr.modifier, tr.dc, tr.degree) == (20, 27, "success")
+    assert next(u for u in s.army_units if u.id == "x").hp == 3
+
+
+def test_accustomed_to_panic_and_reactive_rally() -> None:
+    """Sootscale Warriors, Accustomed to Panic: when their shaken would rise (not routed), weary -1 instead: a
+    failed DC 11 flat check after damage leaves them weary 0 from weary 1, not shaken. Tiger Lord Berserkers,
+    Reactive Rally: routed, they may Rally instead of Retreating."""
+    _, s = fight([army("infantry", "a", 3), army("sootscale-warriors", "x", 3, side="enemy",
+                                                  conditions={"weary": 1})],
+                 [[{"army": "a", "action": "advance", "target": "x"},
+                   {"army": "a", "action": "battle", "target": "x"}]],
+                 {**INIT, "b1.r1.a.1": [19], "b1.r1.a.2": [15], "b1.r1.a.2.s0": [2]})
+    x = next(u for u in s.army_units if u.id == "x")
+    assert (x.hp, x.conditions) == (3, {})
+    ev, _ = fight([army("infantry", "a", 12), army("tiger-lord-berserkers", "x", 12, side="enemy",
+                                                   conditions={"routed": 1, "shaken": 1})],
+                  [[{"army": "x", "action": "reactive-rally", "target": "a"}]], {**INIT, "b1.r1.x.1": [10]})
+    assert [(e.action, e.modifier) for e in acts(ev, "rally")] == [("rally", 25 - 2)]
+
+
+def test_a_routed_army_takes_its_turn_to_retreat() -> None:
+    """Routed: "on its turn, a routed army must use the Retreat war action": it becomes distant, and a distant
+    army that Retreats flees the battlefield (the bug: a routed army took no turn at all). Its side fights on
+    with a second army."""
+    ev, _ = fight([army("infantry", "a"), army("infantry", "x", side="enemy", conditions={"routed": 1}),
+                   army("infantry", "y", side="enemy")],
+                  [[{"army": "x", "action": "retreat"}], [{"army": "x", "action": "retreat"}]],
+                  {**INIT, "b1.init.y": [2]})
+    assert [e.note for e in acts(ev, "retreat")] == ["becomes distant", "flees"]
+
+
+def test_brutal_assault_shakes_what_it_damages() -> None:
+    """Troll Marauders, Brutal Assault: an army their All-Out Assault damages rolls Morale against DC 24 or is
+    shaken 1 (2 on a critical failure). Trolls level 8 (melee +20) against infantry level 8 (AC 27, Morale +19):
+    Advance d20 15, assault d20 10 -> 30 >= 27: 2 damage; Morale d20 2 -> 21 < 24: shaken 1."""
+    ev, s = fight([army("troll-marauders", "a", 8), army("infantry", "x", 8, side="enemy")],
+                  [[{"army": "a", "action": "advance", "target": "x"},
+                    {"army": "a", "action": "all-out-assault", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r1.a.2": [10], "b1.r1.a.2.s0": [15], "b1.r1.a.2.s1": [15],
+                   "b1.r1.a.2.brutal": [2]})
+    assert (acts(ev, "brutal-assault")[0].modifier, acts(ev, "brutal-assault")[0].dc) == (19, 24)
+    x = next(u for u in s.army_units if u.id == "x")
+    assert (x.hp, x.conditions.get("shaken")) == (2, 1)
+
+
+def test_battlefield_adaptability_and_primal_magic() -> None:
+    """First World Army: Battlefield Adaptability (mobility): +2 circumstance to Advance until its next turn
+    (Maneuver +30 at level 16 -> +32). Primal Magic, not engaged: Morale +25 against the target's Morale DC;
+    d10 3 (Horrific Visions) and a success: the target's shaken +1."""
+    ev, s = fight([army("first-world-army", "a", 16), army("infantry", "x", 16, side="enemy")],
+                  [[{"army": "a", "action": "primal-magic", "target": "x"},
+                    {"army": "a", "action": "battlefield-adaptability", "choice": "mobility"}],
+                   [{"army": "a", "action": "advance", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1.d10": [3], "b1.r1.a.1": [15], "b1.r2.a.1": [2]})
+    pm = acts(ev, "primal-magic")[0]
+    assert (pm.modifier, pm.dc, pm.degree) == (25, 10 + 30, "success")
+    assert next(u for u in s.army_units if u.id == "x").conditions.get("shaken") == 1
+    # round 2: the adaptability ended when the army's turn began
+    assert acts(ev, "advance")[0].modifier == 30

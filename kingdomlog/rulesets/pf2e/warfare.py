@@ -214,7 +214,13 @@ class Side:
 
     @property
     def out(self) -> bool:
+        """Out of the fight for its side (a side all out has lost): fled, routed, destroyed or at 0 HP."""
         return self.fled or "routed" in self.conditions or "destroyed" in self.conditions or self.hp <= 0
+
+    @property
+    def gone(self) -> bool:
+        """Takes no more turns: fled, destroyed or at 0 HP (a routed army still takes its turn, to Retreat)."""
+        return self.fled or "destroyed" in self.conditions or self.hp <= 0
 
     def cond(self, name: str) -> int:
         """A condition's value now: the lasting one or a timed one, whichever is higher (a condition gained again
@@ -646,6 +652,8 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
         if s.army.type == "siege" and s.has("engines-of-war") and t.engaged and action == "battle":
             raise ctx.fail(f"{s.army.name} cannot attack an engaged army", "Appendix 3 Engines of War")
         if action == "trample":
+            if t.army.id not in s.engaged:
+                raise ctx.fail(f"{s.army.name} tramples an army it is engaged with", "Appendix 3 Trample")
             deg = _check(ctx, key, battle, rnd, s, "trample", stack("melee Strike", [], base=20),
                          int(_ac(t, s).total), t.army.id, "melee")
         else:
@@ -988,7 +996,7 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
                 pending[o.army] = o
         for s in order:
             _turn_starts(ctx, bid, r, s, armies)
-            if s.out or "defeated" in s.conditions:
+            if s.gone or "defeated" in s.conditions:
                 _turn_ends(s, armies)
                 continue
             mine = [o for o in orders if o.army == s.army.id and adefs[o.action].actions != "r"]
@@ -1004,8 +1012,8 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
                     raise ctx.fail(f"{s.army.name} has no tactic that grants {ad.title or o.action}",
                                    "Appendix 3 tactical war actions")
             for j, o in enumerate(mine):
-                if s.out:
-                    break
+                if s.gone or ("routed" in s.conditions and o.action not in ("retreat", "reactive-rally")):
+                    break  # routed during its turn: only a Retreat is left to it
                 _act(ctx, f"{key}.r{r}.{s.army.id}.{j + 1}", bid, r, s, o, armies, pending, options, forts)
             _turn_ends(s, armies)
         # 3 rout checks
