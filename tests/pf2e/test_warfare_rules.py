@@ -641,3 +641,26 @@ def test_battlefield_adaptability_and_primal_magic() -> None:
     assert next(u for u in s.army_units if u.id == "x").conditions.get("shaken") == 1
     # round 2: the adaptability ended when the army's turn began
     assert acts(ev, "advance")[0].modifier == 30
+
+
+def test_explosive_defeat_and_shaking_off_nets() -> None:
+    """Greengripe Bombardiers, Explosive Defeat: defeated, every army engaged with them rolls Maneuver against
+    their Maneuver DC (level 7, low save 12: DC 22) or takes 1 damage. Infantry level 7 (Maneuver +12) engaged,
+    hits the Bombardiers at 1 HP (+18, d20 5 -> 23 >= AC 23), and rolls d20 2 -> 14 against the explosion: 1
+    damage. Hurl Nets: the netted infantry's Battle against the
+    Tok-Nikrat Scouts' Maneuver DC (level 10: 22 + 10 = 32) at +23 (level 10 attack), d20 15 -> 38: mired 1 -> 0."""
+    ev, s = fight([army("infantry", "a", 7), army("greengripe-bombardiers", "x", 7, side="enemy", hp=1)],
+                  [[{"army": "a", "action": "advance", "target": "x"},
+                    {"army": "a", "action": "battle", "target": "x"}]],
+                  {**INIT, "b1.r1.a.1": [15], "b1.r1.a.2": [5], "b1.r1.a.2.boom0.a": [2],
+                   "b1.r1.a.2.boom0.a.s0": [15]})
+    boom = acts(ev, "explosive-defeat")[0]
+    assert (boom.army, boom.modifier, boom.dc, boom.degree) == ("a", 12, 22, "failure")
+    assert next(u for u in s.army_units if u.id == "a").hp == 3
+    ev, s = fight([army("infantry", "a", 10), army("tok-nikrat-scouts", "x", 10, side="enemy")],
+                  [[{"army": "x", "action": "battle", "target": "a"}],
+                   [{"army": "a", "action": "battle", "target": "x", "choice": "nets"}]],
+                  {**INIT, "b1.r1.x.1": [10], "b1.r2.a.1": [15]})
+    nets = next(e for e in acts(ev, "battle") if e.note == "nets")
+    assert (nets.modifier, nets.dc, nets.degree) == (23, 32, "success")
+    assert "mired" not in next(u for u in s.army_units if u.id == "a").conditions

@@ -498,7 +498,8 @@ class WarOrder(Choices):
     reckless: bool = Field(default=False, description="Advance with Reckless Flankers: -2 AC, +1 to attacks"
                                                       " while engaged")
     choice: str = Field(default="", description="Swift Recovery: hp or weary; Battlefield Adaptability:"
-                                                " mobility, unmire or conceal")
+                                                " mobility, unmire or conceal; Battle: nets (shake off Hurl"
+                                                " Nets)")
     potion: bool = Field(default=False, description="a maneuver war action with a dose of healing potion (+1 HP)")
     within: list[str] = Field(default_factory=list, description="Overwhelming Bombardment: the armies inside the"
                                                                 " fortification it also damages")

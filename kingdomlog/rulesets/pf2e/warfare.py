@@ -207,6 +207,8 @@ class Side:
     used: set[str] = field(default_factory=set)
     """Once-a-battle things it has used (Swift Recovery, Furious Charge, Battlefield Medicine on an army)."""
     regenerated: bool = False
+    netted: int = 0
+    """Mired value from Hurl Nets (what a Battle against the netters' Maneuver DC may shake off)."""
     wet: bool = False
     """The battlefield has swamp or water terrain (Amphibious, Swamp Dwellers, Water Retreat, Water Stride)."""
     foes: dict[str, Side] = field(default_factory=dict, repr=False)
@@ -397,9 +399,25 @@ def _damage(ctx: Ctx, key: str, battle: str, rnd: int, t: Side, n: int) -> None:
         t.hp -= 1
         if t.hp == 0:
             t.conditions["defeated"] = 1
+            if t.has("explosive-defeat"):
+                _explodes(ctx, f"{key}.boom{i}", battle, rnd, t)
             continue
         if not _flat(ctx, f"{key}.s{i}", battle, rnd, t, 11, "damaged: DC 11 or shaken +1"):
             _shake(t)
+
+
+def _explodes(ctx: Ctx, key: str, battle: str, rnd: int, t: Side) -> None:
+    """Explosive Defeat (Greengripe Bombardiers): defeated, their engine explodes: every army engaged with them
+    rolls Maneuver against their Maneuver DC or takes 1 damage (2 on a critical failure)."""
+    for fid in sorted(t.engaged):
+        f = t.foes.get(fid)
+        if f is None or f.gone:
+            continue
+        deg = _check(ctx, f"{key}.{fid}", battle, rnd, f, "explosive-defeat",
+                     stack("Maneuver", _mods(f, "maneuver"), base=f.army.maneuver), 10 + t.army.maneuver, t.army.id)
+        hurt = {"failure": 1, "critical_failure": 2}.get(deg, 0)
+        if hurt:
+            _damage(ctx, f"{key}.{fid}", battle, rnd, f, hurt)
 
 
 def _heal(s: Side, n: int) -> None:
@@ -640,6 +658,24 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
         elif deg == "critical_failure":
             # mired 1 until the start of its next turn (Advance, critical failure)
             s.timed.append(Timed("mired", 1, f"start:{s.army.id}"))
+    elif action == "battle" and getattr(order, "choice", "") == "nets":
+        # Hurl Nets: a netted army's Battle against the netters' Maneuver DC lowers the nets' mire by 1 (2 on a
+        # critical success); a critical failure raises it by 1
+        t = _needs_enemy(ctx, s, action, t)
+        if not s.netted or not t.has("hurl-nets"):
+            raise ctx.fail(f"{s.army.name} is not held by {t.army.name}'s nets", "Appendix 3 Hurl Nets")
+        melee_mod, ranged_mod = strike_modifiers(s.army, options)
+        base = melee_mod if melee_mod is not None else ranged_mod
+        deg = _check(ctx, key, battle, rnd, s, "battle", stack("Strike", _mods(s, "melee", action="nets"),
+                                                                base=int(base or 0)),
+                     int(_dc(t, "maneuver", "nets").total), t.army.id, "nets")
+        change = {"critical_success": -2, "success": -1, "critical_failure": 1}.get(deg, 0)
+        change = max(change, -s.netted)
+        s.netted += change
+        mired = s.conditions.get("mired", 0) + change
+        s.conditions.pop("mired", None)
+        if mired > 0:
+            s.conditions["mired"] = mired
     elif action in ("battle", "all-out-assault", "covering-fire", "dirty-fighting", "trample"):
         t = _needs_enemy(ctx, s, action, t)
         melee: bool | None = None
@@ -668,6 +704,7 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
         if hurled:  # a net deals no damage: mired +1 (+2 on a critical hit)
             if dmg:
                 t.conditions["mired"] = t.conditions.get("mired", 0) + dmg
+                t.netted += dmg
             dmg = 0
         hp_before = t.hp
         if dmg:
