@@ -664,3 +664,28 @@ def test_explosive_defeat_and_shaking_off_nets() -> None:
     nets = next(e for e in acts(ev, "battle") if e.note == "nets")
     assert (nets.modifier, nets.dc, nets.degree) == (23, 32, "success")
     assert "mired" not in next(u for u in s.army_units if u.id == "a").conditions
+
+
+def test_deploy_army_takes_the_worst_of_weary_and_mired() -> None:
+    """Deploy Army: weary counts twice ("double this circumstance penalty on Deploy Army checks") and mired once
+    ("a circumstance penalty ... to Deploy Army checks"): weary 1 and mired 1 give -2, the worst, not -3."""
+    from kingdomlog.rulesets.pf2e.state import Hex
+
+    g = Game().found()
+    g.state = g.state.model_copy(update={
+        "hexes": (*g.state.hexes, Hex(id="H1", terrain="forest", q=1, r=0)),
+        "skills": {**g.state.skills, "exploration": "trained"},
+        "army_units": (army("infantry", "militia", conditions={"weary": 1, "mired": 1}),)})
+    pv = g.play({"activity.army": {"choices": {"activities": [
+        {"activity": "deploy", "army": "militia", "hex": "H1", "skill": "exploration"}]}, "rolls": {"a1": [15]}}})
+    chk = next(e for e in events_of(pv, "activity.army") if isinstance(e, E.CheckResolved))
+    assert [t.value for t in chk.terms if t.kind == "circumstance" and "Infantry" in t.label] == [-2]
+
+
+def test_a_healing_potion_with_a_maneuver() -> None:
+    """Healing Potion (gear): a dose used with a maneuver war action restores 1 HP; doses are not replenished
+    after the battle. Infantry at HP 2 with 2 doses Guards with one: HP 3, one dose left."""
+    _, s = fight([army("infantry", "a", hp=2, gear={"healing-potions": 2}), army("infantry", "x", side="enemy")],
+                 [[{"army": "a", "action": "guard", "target": "x", "potion": True}]], {**INIT, "b1.r1.a.1": [10]})
+    a = next(u for u in s.army_units if u.id == "a")
+    assert (a.hp, a.gear) == (3, {"healing-potions": 1})

@@ -1098,6 +1098,11 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
         upd: dict[str, Any] = {"acted_turn": ctx.state.turn}
         if s.hp != s.army.hp:
             upd["hp"] = max(0, s.hp)
+        doses = sum(1 for u in s.used if u.startswith("potion"))
+        if doses:  # healing potion doses are not replenished after a battle
+            gear = {k: v for k, v in s.army.gear.items() if k != "healing-potions"}
+            left = s.army.gear.get("healing-potions", 0) - doses
+            upd["gear"] = {**gear, **({"healing-potions": left} if left > 0 else {})}
         ctx.emit(E.ArmyUpdated(army=aid, set=upd, conditions={**changes, **gone}, cause=f"battle {bid}"))
         if "destroyed" in s.conditions:
             ctx.emit(E.ArmyRemoved(army=aid, cause="destroyed"))
