@@ -689,3 +689,32 @@ def test_a_healing_potion_with_a_maneuver() -> None:
                  [[{"army": "a", "action": "guard", "target": "x", "potion": True}]], {**INIT, "b1.r1.a.1": [10]})
     a = next(u for u in s.army_units if u.id == "a")
     assert (a.hp, a.gear) == (3, {"healing-potions": 1})
+
+
+def test_what_a_hit_brings_by_tactic() -> None:
+    """Flaming Shot: after a ranged hit the target rolls Maneuver against the attacker's attack DC (Narlmarch
+    Hunters level 9: ranged +22, DC 32) or takes 1 more: infantry level 9 (Maneuver +15) d20 5 -> 20: HP 4 -> 2.
+    Explosive Shot: a critical ranged hit on an army that is not distant deals 1 more to another one (Pitax War
+    Machines, +29, d20 20: the first raiders 4 -> 2, the second 4 -> 3). Revel in Battle: a critical melee hit
+    restores 1 HP (Tiger Lord Berserkers at 4 of 6 -> 5). Supernatural Attacks: a critical hit makes the target
+    weary +1 (First World Army)."""
+    _, s = fight([trained("narlmarch-hunters", "a", 9, "flaming-shot"), army("infantry", "x", 9, side="enemy")],
+                 [[{"army": "a", "action": "battle", "target": "x"}]],
+                 {**INIT, "b1.r1.a.1": [10], "b1.r1.a.1.s0": [15], "b1.r1.a.1.flame": [5], "b1.r1.a.1.flamed.s0": [15]})
+    assert next(u for u in s.army_units if u.id == "x").hp == 2
+    _, s = fight([army("pitax-war-machines", "a", 14), army("infantry", "x", 14, side="enemy"),
+                  army("infantry", "y", 14, side="enemy")],
+                 [[{"army": "a", "action": "battle", "target": "x"}]],
+                 {**INIT, "b1.init.y": [2], "b1.r1.a.1": [20], "b1.r1.a.1.s0": [15], "b1.r1.a.1.s1": [15],
+                  "b1.r1.a.1.blast.s0": [15]})
+    assert [(u.id, u.hp) for u in s.army_units if u.side == "enemy"] == [("x", 2), ("y", 3)]
+    for name, hp_then, level in (("tiger-lord-berserkers", 4, 12), ("first-world-army", 6, 16)):
+        _, s = fight([army(name, "a", level, hp=hp_then), army("infantry", "x", level, side="enemy")],
+                     [[{"army": "a", "action": "advance", "target": "x"},
+                       {"army": "a", "action": "battle", "target": "x"}]],
+                     {**INIT, "b1.r1.a.1": [19], "b1.r1.a.2": [20], "b1.r1.a.2.s0": [15], "b1.r1.a.2.s1": [15]})
+        a, x = (next(u for u in s.army_units if u.id == i) for i in ("a", "x"))
+        if name == "tiger-lord-berserkers":
+            assert (a.hp, x.hp) == (5, 2)
+        else:
+            assert x.conditions.get("weary") == 1
