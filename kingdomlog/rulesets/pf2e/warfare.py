@@ -5,12 +5,18 @@ statistics by level) when it is recruited and again when it levels with the king
 (``pf2e.army_recruited``, ``pf2e.army_updated``), so the fold never looks a number up.
 
 War encounters (AoN 1869) run round by round from the plan's orders: initiative (a Scouting check for every
-army), three war actions per army in initiative order (Advance, Battle, Guard, Rally, Retreat, Disengage),
+army), three actions' worth of war actions per army in initiative order (the basic Advance, Battle, Guard,
+Rally, Retreat, Disengage; the tactical and unique ones its tactics grant; reactions when their trigger comes),
 then rout checks (HP at or below the Rout Threshold: a Morale check against the highest Morale DC among the
 enemies; critical success: no more rout checks; failure: shaken +1; critical failure: routed). Damage asks
 a DC 11 flat check against shaken +1; shaken 4 routs; a defeated army (0 HP) that takes damage is destroyed
 on a failed DC 16 flat check; a side whose armies are all defeated is destroyed. Every roll is a
 ``pf2e.war_action`` event; what it changes follows as ``pf2e.army_updated``.
+
+Every check and AC stacks its typed modifiers (``core.modifiers.stack``: of one type the best bonus and the
+worst penalty), drawn from the data: conditions, tactics, gear (``_mods``, ``_ac``, ``_dc``). Effects with a
+duration are ``Timed`` and end at the moment the rules name; the army's lasting conditions leave the battle
+with it. The ruleset's README lists what the data holds and what a battle does not apply.
 """
 
 from __future__ import annotations
