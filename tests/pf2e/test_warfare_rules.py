@@ -718,3 +718,18 @@ def test_what_a_hit_brings_by_tactic() -> None:
             assert (a.hp, x.hp) == (5, 2)
         else:
             assert x.conditions.get("weary") == 1
+
+
+def test_disengage_rolls_against_each_engaged_army() -> None:
+    """Disengage (2 actions): "attempt a Maneuver check against each army your army is engaged with"; a success
+    frees it from that army. The militia (Maneuver +4) engaged with two raider armies (DC 14): d20 15 -> 19 frees
+    it from the first, d20 2 -> 6 keeps it with the second; in the same round the second still strikes in melee."""
+    ev, _ = fight([army("infantry", "a"), army("infantry", "x", side="enemy"), army("infantry", "y", side="enemy")],
+                  [[{"army": "x", "action": "advance", "target": "a"},
+                    {"army": "y", "action": "advance", "target": "a"}],
+                   [{"army": "a", "action": "disengage", "target": "x"},
+                    {"army": "y", "action": "battle", "target": "a"}]],
+                  {**INIT, "b1.init.y": [2], "b1.r1.x.1": [15], "b1.r1.y.1": [15], "b1.r2.a.1": [15],
+                   "b1.r2.a.1.y": [2], "b1.r2.y.1": [2]})
+    assert [(e.target, e.degree) for e in acts(ev, "disengage")] == [("x", "success"), ("y", "failure")]
+    assert acts(ev, "battle")[0].note == "melee"

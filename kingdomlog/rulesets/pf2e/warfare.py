@@ -233,7 +233,7 @@ class Side:
     def cond(self, name: str) -> int:
         """A condition's value now: the lasting one or a timed one, whichever is higher (a condition gained again
         takes the higher value)."""
-        if name == "distant" and self.distant:
+        if (name == "distant" and self.distant) or (name == "outflanked" and "pinned" in self.conditions):
             return 1
         return max([self.conditions.get(name, 0), *(t.value for t in self.timed if t.name == name)])
 
@@ -330,7 +330,7 @@ def _mods(s: Side, stat: str, *, action: str = "", target: Side | None = None,
     return out
 
 
-def _ac(t: Side, attacker: Side | None) -> Breakdown:
+def _ac(t: Side, attacker: Side | None, melee: bool = True) -> Breakdown:
     """The AC a Strike rolls against: the target's AC with its conditions (the worst circumstance penalty of
     outflanked and weary), its armor and Guard (item bonuses: the best counts), Reckless Flankers."""
     mods = _mods(t, "ac")
@@ -339,7 +339,7 @@ def _ac(t: Side, attacker: Side | None) -> Breakdown:
     for x in t.timed:
         if x.name == "guard" and (not x.by or (attacker is not None and x.by == attacker.army.id)):
             mods.append(Modifier("Guard", 2, "item"))
-        if x.name == "feint" and attacker is not None and x.by == attacker.army.id:
+        if x.name == "feint" and melee and attacker is not None and x.by == attacker.army.id:
             mods.append(Modifier("Feint: outflanked", -2, "circumstance"))
     if t.reckless:
         mods.append(Modifier("Reckless Flankers", -2, "circumstance"))
@@ -387,6 +387,13 @@ def _shake(s: Side, n: int = 1) -> None:
     s.conditions["shaken"] = s.conditions.get("shaken", 0) + n
     if s.conditions["shaken"] >= 4:
         s.conditions["routed"] = 1
+
+
+def _mire(s: Side, n: int) -> None:
+    """Mired +n; mired 4 pins the army (Appendix 3 mired)."""
+    s.conditions["mired"] = s.conditions.get("mired", 0) + n
+    if s.conditions["mired"] >= 4:
+        s.conditions["pinned"] = 1
 
 
 def _become(s: Side, name: str, value: int) -> None:
@@ -470,8 +477,8 @@ def _strike(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, t: Side, action:
     for x in [x for x in s.timed if x.name in ("next-attack", "ambush") and (x.name != "ambush" or x.by == t.army.id)]:
         s.timed.remove(x)  # spent on this attack
     bd = stack("melee Strike" if melee else "ranged Strike", mods, base=base)
-    deg = _check(ctx, key, battle, rnd, s, action, bd, int(_ac(t, s).total), t.army.id, "melee" if melee else "ranged")
-    s.timed = [x for x in s.timed if not (x.name == "feint-spent" and x.by == t.army.id)]
+    deg = _check(ctx, key, battle, rnd, s, action, bd, int(_ac(t, s, melee).total), t.army.id,
+                 "melee" if melee else "ranged")
     if melee:  # Feint (success): outflanked against this army's next melee Strike only
         t.timed = [x for x in t.timed if not (x.name == "feint" and x.by == s.army.id)]
     return deg
@@ -626,8 +633,8 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
             s.used.add(f"potion{doses + 1}")
             _heal(s, 1)
 
-    def maneuver(stat_action: str, target: Side) -> str:
-        return _check(ctx, key, battle, rnd, s, stat_action,
+    def maneuver(stat_action: str, target: Side, k: str = key) -> str:
+        return _check(ctx, k, battle, rnd, s, stat_action,
                       stack("Maneuver", _mods(s, "maneuver", action=stat_action, options=options),
                             base=s.army.maneuver), int(_dc(target, "maneuver", stat_action).total), target.army.id)
 
@@ -709,7 +716,7 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
         hurled = s.has("hurl-nets") and not was_melee and action == "battle"
         if hurled:  # a net deals no damage: mired +1 (+2 on a critical hit)
             if dmg:
-                t.conditions["mired"] = t.conditions.get("mired", 0) + dmg
+                _mire(t, dmg)
                 t.netted += dmg
             dmg = 0
         hp_before = t.hp
@@ -796,19 +803,26 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
             if not t.conditions["shaken"]:
                 del t.conditions["shaken"]
     elif action == "disengage":
+        # a Maneuver check against each army it is engaged with (the named one first): a critical success frees
+        # it from the rest unrolled, a critical failure keeps it engaged with the rest this turn
         t = _needs_enemy(ctx, s, action, t)
-        deg = maneuver("disengage", t)
-        if s.has("accustomed-to-panic") or (s.has("flight") and not t.has("flight")):
-            deg = {"critical_failure": "failure", "failure": "success"}.get(deg, "critical_success")
-        if deg == "critical_success":
-            for x in list(s.engaged):
-                armies[x].engaged.discard(s.army.id)
-            s.engaged.clear()
-            s.reckless = False
-        elif deg == "success":
-            s.engaged.discard(t.army.id)
-            t.engaged.discard(s.army.id)
-            s.reckless = s.reckless and bool(s.engaged)
+        if t.army.id not in s.engaged:
+            raise ctx.fail(f"{s.army.name} is not engaged with {t.army.name}", "Appendix 3 Disengage")
+        foes = [t, *(armies[x] for x in sorted(s.engaged) if x != t.army.id)]
+        for i, f in enumerate(foes):
+            deg = maneuver("disengage", f, key if i == 0 else f"{key}.{f.army.id}")
+            if s.has("accustomed-to-panic") or (s.has("flight") and not f.has("flight")):
+                deg = {"critical_failure": "failure", "failure": "success"}.get(deg, "critical_success")
+            if deg in ("success", "critical_success"):
+                s.engaged.discard(f.army.id)
+                f.engaged.discard(s.army.id)
+            if deg in ("critical_success", "critical_failure"):
+                if deg == "critical_success":
+                    for x in list(s.engaged):
+                        armies[x].engaged.discard(s.army.id)
+                    s.engaged.clear()
+                break
+        s.reckless = s.reckless and bool(s.engaged)
     elif action == "outflank":
         t = _needs_enemy(ctx, s, action, t)
         if s.engaged:
@@ -906,7 +920,7 @@ def _act(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, order: Any, armies:
             n = 2 if deg == "critical_success" else 1
             for e in effects:
                 if e <= 2:
-                    t.conditions["mired"] = t.conditions.get("mired", 0) + n
+                    _mire(t, n)
                 elif e <= 4:
                     _shake(t, n)
                 elif e <= 6:
