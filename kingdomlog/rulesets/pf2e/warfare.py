@@ -1047,6 +1047,11 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
         pending: dict[str, Any] = {}
         for o in orders:
             ad = adefs[o.action]
+            if o.army not in armies:
+                raise ctx.fail(f"round {r}: {o.army!r} is not an army of this battle", "AoN 1869")
+            if ad.kind != "basic" and not armies[o.army].grants(o.action):
+                raise ctx.fail(f"{armies[o.army].army.name} has no tactic that grants {ad.title or o.action}",
+                               "Appendix 3 tactical war actions")
             if ad.actions == "r":
                 if o.army in pending:
                     raise ctx.fail(f"{o.army} takes one reaction a round", "Appendix 3 reactions")
@@ -1063,11 +1068,6 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
                                f" ({', '.join(o.action for o in mine)})", "AoN 1869")
             if "routed" in s.conditions and any(o.action not in ("retreat", "reactive-rally") for o in mine):
                 raise ctx.fail(f"{s.army.name} is routed: it must Retreat", "AoN 1869 routed")
-            for o in [*mine, *(o for o in orders if o.army == s.army.id and adefs[o.action].actions == "r")]:
-                ad = adefs[o.action]
-                if ad.kind != "basic" and not s.grants(o.action):
-                    raise ctx.fail(f"{s.army.name} has no tactic that grants {ad.title or o.action}",
-                                   "Appendix 3 tactical war actions")
             for j, o in enumerate(mine):
                 if s.gone or ("routed" in s.conditions and o.action not in ("retreat", "reactive-rally")):
                     break  # routed during its turn: only a Retreat is left to it
