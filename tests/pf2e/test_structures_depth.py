@@ -268,3 +268,13 @@ def test_a_mill_built_without_water_reduces_nothing_at_upkeep() -> None:
         pay = next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid))
         paid.append(pay.consumption)
     assert paid == [1, 0]
+
+
+def test_option_structure_reduction_conditions() -> None:
+    """Where the rules text (a Mill reduces Consumption only with water) and the published tool (KMT's Mill has
+    no such condition) differ, the text is the default: a dry town with a Mill, 2; with the option `ignore`, 1."""
+    s = Game().found().state
+    dry = _town(s, BuiltStructure(block=0, lots=(1,), **MILL))
+    tool = dry.model_copy(update={"options": {**dry.options, "structure_reduction_conditions": "ignore"}})
+    assert settlement_consumption(dry, dry.settlements[0]) == 2
+    assert settlement_consumption(tool, tool.settlements[0]) == 1

@@ -108,6 +108,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("warfare_mode", "choice", "battles",
                "Appendix 3: war encounters played as battles (default) or left in the narrative, costing 1d6 Unrest"
                " and a Ruin +1 at the start of a turn after warfare", choices=("battles", "abstract")),
+    OptionSpec("structure_reduction_conditions", "choice", "apply",
+               "§5.15: a structure's Consumption reduction needs its surroundings (a Mill: water in its settlement's"
+               " hex; the rules text, default) or counts wherever it stands (the published tool, KMT, has no such"
+               " condition)", choices=("apply", "ignore")),
     OptionSpec("sharpshooter_reading", "choice", "text",
                "Appendix 3 Sharpshooter: the rules text (+1 status to ranged Strikes; the melee penalty -2, -1 from"
                " 9th level, none from 15th; default) or the published tool's numbers (KMT: +1 circumstance; none"

@@ -686,10 +686,13 @@ def settlement_consumption(state: KingdomState, st: Settlement) -> int:
     """
     base = settlement_type_for(max(1, st.blocks_used)).consumption
     facts = settlement_facts(state, st)
+    # option structure_reduction_conditions: the rules text's surroundings (a Mill's water; default) or the
+    # published tool's reading, which counts every reduction wherever the structure stands
+    surroundings = state.options.get("structure_reduction_conditions", "apply") == "apply"
     seen: set[str] = set()
     total = 0
     for b in st.structures:
-        if not b.consumption_reduction or b.damaged or not holds(b.reduction_when, facts):
+        if not b.consumption_reduction or b.damaged or (surroundings and not holds(b.reduction_when, facts)):
             continue
         stacks = True if b.reduction_stacks is None else b.reduction_stacks and not b.edifice
         if not stacks and b.name in seen:
