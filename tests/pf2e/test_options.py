@@ -107,14 +107,17 @@ def _averted(option: str) -> tuple[Ruin, list[Any]]:
 
 
 def test_option_fame_averts_ruin() -> None:
-    """§3.0.5 Fame spent on a Ruin overflow: Crime 2 + 9 = 11. Default overflow_without_penalty: 1, penalty 0
-    (the points overflow, the penalty does not rise); no_gain: the 9 are not added (2, penalty 0). Fame is spent
-    either way."""
+    """§3.0.5 Fame spent on a Ruin overflow: Crime 2 + 9 = 11 against its threshold 10. Default
+    overflow_without_penalty: 1, penalty 0 (the points overflow, the penalty does not rise); no_gain: the 9 are
+    not added (2, penalty 0); stop_at_threshold (issue 30: the reading in which the averted Ruin stops at its
+    threshold): 10, penalty 0. Fame is spent either way."""
     a, ev_a = _averted("overflow_without_penalty")
     b, ev_b = _averted("no_gain")
+    c, ev_c = _averted("stop_at_threshold")
     assert (a.points, a.penalty) == (1, 0)
     assert (b.points, b.penalty) == (2, 0)
-    for ev in (ev_a, ev_b):
+    assert (c.points, c.penalty) == (10, 0)
+    for ev in (ev_a, ev_b, ev_c):
         assert any(isinstance(e, E.FameSpent) and e.kind == "ruin_penalty" for e in ev)
 
 
@@ -276,3 +279,20 @@ def test_every_issue15_option_is_declared() -> None:
             "capital_structures_everywhere", "untrained_proficiency", "xp_per_hex_mode", "rp_to_xp_mode",
             "resource_dice_per_village", "resource_dice_per_town", "resource_dice_per_city",
             "resource_dice_per_metropolis", "cult_events", "army_visibility"} <= names
+
+
+@pytest.mark.parametrize("at", ["exceeds", "reaches"])
+def test_fame_stopping_a_ruin_at_its_threshold_audits_clean(at: str) -> None:
+    """The stop_at_threshold reading records Crime 2 -> 10 (penalty 0), whether a Ruin overflows when it exceeds
+    or reaches its threshold; the audit under that option finds nothing to warn about."""
+    from kingdomlog.rulesets.pf2e.audit import AUDITS
+
+    g = Game(options={"fame_averts_ruin": "stop_at_threshold", "ruin_overflow_at": at}).found()
+    g.state = g.state.model_copy(update={"fame": 1})
+    before = g.state
+    pv = g.play({"event.resolve": {"choices": {"gm_effects": [{"kind": "ruin", "target": "crime", "amount": 9}],
+                                               "avert_ruin_penalty_with_fame": True}}})
+    ch = next(e for e in events_of(pv, "event.resolve") if isinstance(e, E.RuinChanged))
+    assert (ch.delta, ch.points_after, ch.penalty_after, ch.penalty_averted) == (8, 10, 0, True)
+    check = AUDITS.get(ch)
+    assert check is not None and check(before, ch) == []

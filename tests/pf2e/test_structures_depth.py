@@ -218,3 +218,63 @@ def test_settlement_type_and_consumption_of_a_new_settlement_unchanged() -> None
     """Nothing of this module changes a plain village: Consumption 1."""
     s = Game().found().state
     assert settlement_consumption(s, s.settlements[0]) == 1 == Settlement(id="x", name="x", hex="H0").consumption
+
+
+def _two_house_town(g: Game) -> Game:
+    """Oakhold with three Houses in block 0 (residential lots enough to grow) and a free lot."""
+    st = g.state.settlements[0]
+    h = st.structures[0]
+    st = st.model_copy(update={"blocks": (("houses", "houses", "houses", "x"),),
+                               "structures": (h, h.model_copy(update={"lots": (1,)}),
+                                              h.model_copy(update={"lots": (2,)}))})
+    g.state = g.state.model_copy(update={"settlements": (st,), "level": 3, "max_level": 3})
+    return g
+
+
+def test_two_stockyards_built_by_the_kingdom_count_once() -> None:
+    """Issue 30 (the audit's "two Stockyards count twice"): §5.15 stacking, a Stockyard reduces its settlement's
+    Consumption by 1 and identical structures' reductions count once per settlement. Oakhold builds a Stockyard
+    (Industry DC 18, d20 19 + 1 = 20: success) in each of two turns, growing to a town (Consumption 2):
+    2 - 1 = 1 after the first and still 1 after the second (not 2 - 2 = 0). Played through Build Structure, so
+    the stacking facts come from the data into the built event and out of the fold."""
+    from kingdomlog.rulesets.pf2e.state import consumption
+
+    g = _two_house_town(Game().found(resume={"turn": 1, "xp": 52}))
+    after = []
+    for _ in range(2):
+        _rich(g)
+        pv = g.play({"activity.civic": {"choices": {"activities": [
+            {"activity": "build-structure", "structure": "stockyard"}]}, "rolls": {"a1": [19]}}})
+        built = next(e for e in events_of(pv, "activity.civic") if isinstance(e, E.StructureBuilt))
+        assert built.stacking is not None and built.stacking.reduction_stacks is False
+        s = step_state(pv, "activity.civic")
+        after.append((s.settlements[0].type, int(consumption(s).total)))
+    assert after == [("town", 1), ("town", 1)]
+
+
+def test_a_mill_built_without_water_reduces_nothing_at_upkeep() -> None:
+    """Issue 30 ("a Mill counts without water"): a Mill reduces Consumption by 1 only with water (a river or lake
+    in its settlement's hex). Oakhold (village, Consumption 1, plains without a river) builds a Mill: the next
+    Upkeep pays Consumption 1; the same kingdom with a river in H0 pays 0."""
+    paid = []
+    for river in (False, True):
+        g = _rich(Game().found(resume={"turn": 1, "xp": 52}))
+        hexes = tuple(h.model_copy(update={"river": river}) for h in g.state.hexes)
+        g.state = g.state.model_copy(update={"level": 2, "max_level": 2, "hexes": hexes,
+                                             "skills": {**g.state.skills, "industry": "trained"}})
+        g.play({"activity.civic": {"choices": {"activities": [{"activity": "build-structure", "structure": "mill"}]},
+                                   "rolls": {"a1": [19]}}})
+        pv = g.play({"upkeep.consumption": {"choices": {}}})
+        pay = next(e for e in events_of(pv, "upkeep.consumption") if isinstance(e, E.ConsumptionPaid))
+        paid.append(pay.consumption)
+    assert paid == [1, 0]
+
+
+def test_option_structure_reduction_conditions() -> None:
+    """Where the rules text (a Mill reduces Consumption only with water) and the published tool (KMT's Mill has
+    no such condition) differ, the text is the default: a dry town with a Mill, 2; with the option `ignore`, 1."""
+    s = Game().found().state
+    dry = _town(s, BuiltStructure(block=0, lots=(1,), **MILL))
+    tool = dry.model_copy(update={"options": {**dry.options, "structure_reduction_conditions": "ignore"}})
+    assert settlement_consumption(dry, dry.settlements[0]) == 2
+    assert settlement_consumption(tool, tool.settlements[0]) == 1

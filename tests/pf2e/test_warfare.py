@@ -29,7 +29,9 @@ def _with_armies(g: Game, *armies: Army) -> Game:
 def test_army_statistics_from_the_tables() -> None:
     """Infantry at level 1: AC 16, Morale (its high save) 10, Maneuver 4, Scouting 7, attack +9, HP 4, RT 2,
     Recruitment DC 15. Skirmishers at 5: AC 22 - 2 = 20, Maneuver 15 + 2 = 17, Morale 9 + 2 = 11. Siege engines at
-    7: ranged attack 18 - 3 = 15. Hold the Line makes the Rout Threshold a quarter of the HP (5 -> 2)."""
+    7: ranged attack 18 - 3 = 15. The Tatzlford Town Guard's stat block (HP 5) already holds its Toughened Soldiers
+    (infantry 4 + 1); a second one trained makes it 6, and Hold the Line keeps the Rout Threshold a quarter of
+    the HP (6 -> 2)."""
     inf = army_numbers(T.army_defs()["infantry"], 1)
     assert (inf["ac"], inf["morale"], inf["maneuver"], inf["scouting"], inf["attack"], inf["hp"],
             inf["rout_threshold"], inf["recruitment_dc"]) == (16, 10, 4, 7, 9, 4, 2, 15)
@@ -37,6 +39,9 @@ def test_army_statistics_from_the_tables() -> None:
     assert (sk["ac"], sk["maneuver"], sk["morale"]) == (20, 17, 11)
     assert army_numbers(T.army_defs()["siege-engines"], 7)["attack"] == 15
     town = army_numbers(T.army_defs()["tatzlford-town-guard"], 7, ["hold-the-line", "toughened-soldiers"])
+    assert (town["hp"], town["rout_threshold"]) == (5, 2)
+    town = army_numbers(T.army_defs()["tatzlford-town-guard"], 7,
+                        ["hold-the-line", "toughened-soldiers", "toughened-soldiers"])
     assert (town["hp"], town["rout_threshold"]) == (6, 2)
 
 

@@ -302,7 +302,8 @@ def req_army_type(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> No
         raise ctx.fail(f"army id {aid!r} is taken", "Appendix 3 Recruit Army")
     cap = cap_id(s)
     home = next((st.hex for st in s.settlements if st.id == (row.settlement or cap)), "")
-    army = new_army(defn, s.level, aid, row.army_name or "", hex_id=home)  # raised in the settlement (the capital)
+    # raised in the settlement (the capital)
+    army = new_army(defn, s.level, aid, row.army_name or "", hex_id=home, options=s.options)
     prep.update(army_new=army, army=aid, target=name, dc_rule=str(army.recruitment_dc),
                 skill="warfare" if defn.basic else "statecraft")
 

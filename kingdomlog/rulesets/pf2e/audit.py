@@ -340,6 +340,9 @@ def _ruin(s: KingdomState, p: E.RuinChanged) -> list[str]:
             "at": str(s.options.get("ruin_overflow_at", "exceeds"))}
     if p.penalty_averted and p.delta == 0:
         return []
+    if p.penalty_averted and s.options.get("fame_averts_ruin") == "stop_at_threshold" and (
+            p.points_after, p.penalty_after) == (max(r.points, r.threshold), r.penalty):
+        return []
     pts, pen = R.ruin_after(r.points, r.threshold, r.penalty, p.delta, averted=p.penalty_averted, **opts)
     if p.points_after is None:
         legacy = R.ruin_after(r.points, r.threshold, r.penalty, p.delta, averted=p.penalty_averted,

@@ -476,11 +476,49 @@ class ArmyActivities(Choices):
     liquidate_resources: Liquidate = False
 
 
+WarActionName = Literal[
+    "advance", "battle", "guard", "rally", "retreat", "disengage",
+    "all-out-assault", "battlefield-medicine", "counterattack", "covering-fire", "defensive-stance",
+    "dirty-fighting", "false-retreat", "feint", "outflank", "taunt",
+    "overwhelming-bombardment", "trampling-charge", "trample", "swift-recovery", "furious-charge", "reactive-rally",
+    "battlefield-adaptability", "primal-magic"]
+"""The war actions a battle plays (data/armies.toml [[action]]; Accustomed to Panic and Revel in Battle apply by
+themselves)."""
+
+
 class WarOrder(Choices):
-    """One war action of an army in a round (AoN 1869): advance, battle, guard, rally, retreat, disengage."""
+    """One war action of an army in a round (AoN 1869, Appendix 3 war actions): a basic one, or a tactical or
+    unique one its tactics grant; a reaction (Counterattack, False Retreat) waits for what triggers it."""
 
     army: str
-    action: Literal["advance", "battle", "guard", "rally", "retreat", "disengage"]
+    action: WarActionName
+    target: str = ""
+    ally: str = Field(default="", description="Defensive Stance, Battlefield Medicine: the allied army")
+    engage: bool = Field(default=True, description="Outflank, critical success: become engaged with the target")
+    reckless: bool = Field(default=False, description="Advance with Reckless Flankers: -2 AC, +1 to attacks"
+                                                      " while engaged")
+    choice: str = Field(default="", description="Swift Recovery: hp or weary; Battlefield Adaptability:"
+                                                " mobility, unmire or conceal; Battle: nets (shake off Hurl"
+                                                " Nets)")
+    potion: bool = Field(default=False, description="a maneuver war action with a dose of healing potion (+1 HP)")
+    within: list[str] = Field(default_factory=list, description="Overwhelming Bombardment: the armies inside the"
+                                                                " fortification it also damages")
+
+
+class FortificationIn(Choices):
+    """A fortification on the battlefield (a siege engine's target) and the armies inside it."""
+
+    id: str
+    kind: Literal["castle", "keep", "tower", "trench", "wall-stone", "wall-wooden"]
+    side: Literal["kingdom", "enemy"] = "enemy"
+    armies: list[str] = Field(default_factory=list)
+
+
+class Opening(Choices):
+    """A tactic used before the first round (Ambush, Opening Salvo, Swamp Charge)."""
+
+    army: str
+    tactic: Literal["ambush", "opening-salvo", "swamp-charge"]
     target: str = ""
 
 
@@ -492,6 +530,9 @@ class BattleRow(Choices):
     kingdom: list[str]
     enemy: list[str]
     rounds: list[list[WarOrder]] = Field(default_factory=list)
+    openings: list[Opening] = Field(default_factory=list)
+    fortifications: list[FortificationIn] = Field(default_factory=list)
+    water: bool = Field(default=False, description="the battlefield has swamp or water terrain")
     unfinished: bool = Field(default=False, description="the GM stops the encounter after these rounds")
 
 

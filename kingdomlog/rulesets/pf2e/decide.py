@@ -316,7 +316,8 @@ def upkeep_leadership(ctx: Ctx, c: LeadershipUpkeepChoices) -> None:
         if any(a.id == entry.id for a in ctx.state.army_units):
             raise ctx.fail(f"army id {entry.id!r} is taken", "Appendix 3 armies")
         ctx.emit(E.ArmyRecruited(army=new_army(defn, entry.level or defn.level, entry.id, entry.name, side="enemy",
-                                               hex_id=entry.hex, revealed=entry.revealed), cause="the GM"))
+                                               hex_id=entry.hex, revealed=entry.revealed, options=s.options),
+                                 cause="the GM"))
     for aid in c.reveal_armies:
         a = next((x for x in ctx.state.army_units if x.id == aid), None)
         if a is None:
@@ -1000,7 +1001,7 @@ def event_level(ctx: Ctx, c: LevelChoices) -> None:
         for a in s.army_units:
             if a.side == "kingdom":
                 # armies gain a level whenever the kingdom does (spec §2.9, §3.4 E4)
-                ctx.emit(E.ArmyUpdated(army=a.id, set=level_up(a, to), cause=f"kingdom level {to}"))
+                ctx.emit(E.ArmyUpdated(army=a.id, set=level_up(a, to, s.options), cause=f"kingdom level {to}"))
         ctx.emit(E.LeveledUp(level_from=s.level, level_to=to, features=list(feats.features), ruin_resistance=rr,
                              skill_increase=skill, feat=feat, feat_skill=feat_skill, boosts=boosts,
                              feat_choice=choice, scores_after=scores_now,

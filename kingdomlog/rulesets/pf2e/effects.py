@@ -581,7 +581,22 @@ class Run:
         if len(learned) >= cap:
             tactics.remove(learned[0])  # the oldest learned tactic is replaced (the players' choice: GM note)
         tactics.append(tactic)
-        self.ctx.emit(E.ArmyUpdated(army=a.id, set={"tactics": tactics}, cause=self.name))
+        # a tactic's stat-block numbers (Toughened Soldiers' HP, Increased Ammunition's shots, Sharpshooter's
+        # Strikes, Hold the Line's Rout Threshold) change the record from now on; only what changes is set
+        from kingdomlog.rulesets.pf2e.warfare import army_def, army_numbers
+
+        defn, opts = army_def(a), self.ctx.state.options
+        old, new = army_numbers(defn, a.level, a.tactics, options=opts), army_numbers(defn, a.level, tactics,
+                                                                                     options=opts)
+        now = {"hp_max": (a.hp_max, "hp"), "rout_threshold": (a.rout_threshold, "rout_threshold"),
+               "ammunition": (a.ammunition, "ammunition"), "attack": (a.attack, "attack")}
+        if a.ranged and a.ranged_attack is not None:
+            now["ranged_attack"] = (a.ranged_attack, "ranged_attack")
+        upd: dict[str, Any] = {"tactics": tactics}
+        upd |= {k: v + new[n] - old[n] for k, (v, n) in now.items() if new[n] != old[n]}
+        if "hp_max" in upd:
+            upd["hp"] = max(0, a.hp + upd["hp_max"] - a.hp_max)
+        self.ctx.emit(E.ArmyUpdated(army=a.id, set=upd, cause=self.name))
 
     def _army_gear(self, eff: Any, key: str) -> None:
         a = self._unit()

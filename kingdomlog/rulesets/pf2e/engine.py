@@ -420,7 +420,8 @@ def add_ruin(ctx: Ctx, asked: Asked, ruin: str, amount: int, cause: str, key: st
 
     The event records the points and penalty after the change (v2). Fame spent to avert a penalty leaves
     what option ``fame_averts_ruin`` says: ``overflow_without_penalty`` (the points overflow, the penalty does
-    not rise) or ``no_gain`` (the Ruin gain that would raise the penalty is not added at all).
+    not rise), ``no_gain`` (the Ruin gain that would raise the penalty is not added at all) or
+    ``stop_at_threshold`` (the Ruin rises to its threshold and stops there, the penalty unchanged).
     """
     r = ctx.state.ruin[ruin]
     opts = ruin_options(ctx.state)
@@ -445,10 +446,17 @@ def add_ruin(ctx: Ctx, asked: Asked, ruin: str, amount: int, cause: str, key: st
             and ctx.state.fame >= 1:
         ctx.emit(E.FameSpent(kind="ruin_penalty", points=ctx.state.fame))
         averted = True
-        if ctx.state.options.get("fame_averts_ruin", "overflow_without_penalty") == "no_gain":
+        reading = ctx.state.options.get("fame_averts_ruin", "overflow_without_penalty")
+        if reading == "no_gain":
             ctx.emit(E.RuinChanged(ruin=ruin, delta=0, cause=f"{cause} (averted with Fame: no gain)",
                                    penalty_averted=True, faces=faces or [], points_after=r.points,
                                    penalty_after=r.penalty))
+            return
+        if reading == "stop_at_threshold":
+            top = max(r.points, r.threshold)
+            ctx.emit(E.RuinChanged(ruin=ruin, delta=top - r.points, cause=f"{cause} (averted with Fame: stops at"
+                                   f" the threshold {r.threshold})", penalty_averted=True, faces=faces or [],
+                                   points_after=top, penalty_after=r.penalty))
             return
     pts, pen = R.ruin_after(r.points, r.threshold, r.penalty, amount, averted=averted, **opts)
     ctx.emit(E.RuinChanged(ruin=ruin, delta=amount, cause=cause, penalty_averted=averted, faces=faces or [],

@@ -822,6 +822,9 @@ class ArmyIn(Frozen):
     morale: int
     scouting: int
     attack: int
+    ranged_attack: int | None = None
+    """Its ranged Strike's modifier when it has melee and ranged Strikes (None: recorded before each Strike was
+    recorded, or the same as ``attack``)."""
     melee: bool = True
     ranged: bool = False
     consumption: int = 1

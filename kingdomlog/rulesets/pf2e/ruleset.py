@@ -65,8 +65,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
                "§3.0.5: a Ruin overflows when its points exceed the threshold (published) or already reach it",
                choices=("exceeds", "reaches")),
     OptionSpec("fame_averts_ruin", "choice", "overflow_without_penalty",
-               "§3.0.5: Fame spent to avert a Ruin penalty lets the points overflow without the penalty (default)"
-               " or keeps the Ruin gain from being added at all", choices=("overflow_without_penalty", "no_gain")),
+               "§3.0.5: Fame spent to avert a Ruin penalty lets the points overflow without the penalty (default),"
+               " keeps the Ruin gain from being added at all, or stops the Ruin at its threshold",
+               choices=("overflow_without_penalty", "no_gain", "stop_at_threshold")),
     OptionSpec("fame_averts_anarchy", "choice", "this_turn",
                "§3.0.7: Fame spent to avert anarchy keeps the kingdom out of anarchy this turn with its Unrest"
                " (default) or lowers Unrest to one below the anarchy threshold", choices=("this_turn", "unrest_below")),
@@ -107,6 +108,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("warfare_mode", "choice", "battles",
                "Appendix 3: war encounters played as battles (default) or left in the narrative, costing 1d6 Unrest"
                " and a Ruin +1 at the start of a turn after warfare", choices=("battles", "abstract")),
+    OptionSpec("structure_reduction_conditions", "choice", "apply",
+               "§5.15: a structure's Consumption reduction needs its surroundings (a Mill: water in its settlement's"
+               " hex; the rules text, default) or counts wherever it stands (the published tool, KMT, has no such"
+               " condition)", choices=("apply", "ignore")),
+    OptionSpec("sharpshooter_reading", "choice", "text",
+               "Appendix 3 Sharpshooter: the rules text (+1 status to ranged Strikes; the melee penalty -2, -1 from"
+               " 9th level, none from 15th; default) or the published tool's numbers (KMT: +1 circumstance; none"
+               " from 17th)", choices=("text", "tool")),
     OptionSpec("army_visibility", "choice", "revealed",
                "what player views show of enemy armies: those the GM revealed (default), all, or none",
                choices=("revealed", "all", "none")),

@@ -275,6 +275,10 @@ class Army(Frozen):
     morale: int
     scouting: int
     attack: int
+    """Its melee Strike's modifier (its ranged one when it has no melee Strike)."""
+    ranged_attack: int | None = None
+    """Its ranged Strike's modifier, each Strike with its own (None: recorded before it was; see
+    ``warfare.strike_modifiers``)."""
     melee: bool = True
     ranged: bool = False
     consumption: int = 1
@@ -682,10 +686,13 @@ def settlement_consumption(state: KingdomState, st: Settlement) -> int:
     """
     base = settlement_type_for(max(1, st.blocks_used)).consumption
     facts = settlement_facts(state, st)
+    # option structure_reduction_conditions: the rules text's surroundings (a Mill's water; default) or the
+    # published tool's reading, which counts every reduction wherever the structure stands
+    surroundings = state.options.get("structure_reduction_conditions", "apply") == "apply"
     seen: set[str] = set()
     total = 0
     for b in st.structures:
-        if not b.consumption_reduction or b.damaged or not holds(b.reduction_when, facts):
+        if not b.consumption_reduction or b.damaged or (surroundings and not holds(b.reduction_when, facts)):
             continue
         stacks = True if b.reduction_stacks is None else b.reduction_stacks and not b.edifice
         if not stacks and b.name in seen:
@@ -702,7 +709,7 @@ def consumption(state: KingdomState) -> Breakdown:
         terms.append(Term(f"army {army}", value, "army"))
     for unit in state.army_units:
         if unit.side == "kingdom" and "destroyed" not in unit.conditions:
-            terms.append(Term(f"army {unit.name}", unit.upkeep, "army"))
+            terms.append(Term(f"army {unit.name}", army_upkeep(state, unit), "army"))
     farms = farmland_count(state)
     if farms:
         terms.append(Term("farmland in influence", -farms, "farmland"))
@@ -713,6 +720,20 @@ def consumption(state: KingdomState) -> Breakdown:
         terms.append(Term("pending", state.pending.consumption, "event"))
     total = max(0, sum(int(t.value) for t in terms))
     return Breakdown("Consumption", total, tuple(terms))
+
+
+def army_upkeep(state: KingdomState, unit: Army) -> int:
+    """What an army costs at Upkeep (Appendix 3): its Consumption after a garrison's reduction; Live Off The
+    Land: 1 less (not below 0) in a hex without a settlement while not garrisoned; Self-Sufficient (Nomen
+    Scouts, Consumption -1): nothing while defeated."""
+    if unit.consumption < 0 and "defeated" in unit.conditions:
+        return 0
+    cost = unit.upkeep
+    if "live-off-the-land" in unit.tactics and not unit.garrison_consumption and "fortified" not in unit.conditions:
+        home = hex_by_id(state, unit.hex)
+        if home is not None and "settlement" not in home.features and cost > 0:
+            cost -= 1
+    return cost
 
 
 def hex_by_id(state: KingdomState, hid: str) -> Hex | None:

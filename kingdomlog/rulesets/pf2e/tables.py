@@ -654,41 +654,129 @@ class ArmyStatistic(Frozen):
 
 
 ArmyKind = Literal["infantry", "cavalry", "skirmisher", "siege"]
+ARMY_KINDS: tuple[ArmyKind, ...] = ("cavalry", "infantry", "siege", "skirmisher")
+
+
+WarStat = Literal["ac", "maneuver", "morale", "scouting", "initiative", "attack", "melee", "ranged", "hp",
+                  "ammunition", "rout_threshold", "attack_against", "ranged_against", "melee_against",
+                  "maneuver_dc", "consumption"]
+"""What a battle modifier changes: an army's own statistic (attack: both Strikes; melee / ranged: one), a
+number its stat block carries (hp, ammunition, rout_threshold, consumption), or what armies attacking it take
+(``*_against``) or roll against it (``maneuver_dc``: its Maneuver DC when another army acts against it)."""
+
+
+class WarModifier(Frozen):
+    """One modifier of a condition, tactic or gear (Appendix 3): the statistic, its value and bonus type, and
+    when it applies (a war action, target army types, a level bracket)."""
+
+    on: WarStat
+    value: int = 0
+    per_value: bool = False
+    """A valued condition: the value times ``value`` (mired 2: -2)."""
+    kind: Literal["circumstance", "status", "item", "untyped"] = "untyped"
+    action: str = ""
+    """Only on this war action (guard, rally, disengage, taunt, rout: a rout check)."""
+    target_types: list[Literal["infantry", "cavalry", "skirmisher", "siege"]] = Field(default_factory=list)
+    at_level: dict[int, int] = Field(default_factory=dict)
+    """Level -> value from that army level on (Defensive Tactics: +2 at 9th, +3 at 17th)."""
+    static: bool = False
+    """A number of the army's stat block (its HP, attack, ammunition): recorded when the army is raised or
+    levels, not applied again in a battle. A catalogue army's own tactics are already in its numbers."""
+    option: str = ""
+    """``option=value``: only when the campaign option has that value (a reading of the rules)."""
+
+    def at(self, level: int) -> int:
+        """The value at an army level (the last bracket at or below it)."""
+        v = self.value
+        for lv in sorted(self.at_level):
+            if level >= lv:
+                v = self.at_level[lv]
+        return v
 
 
 class ArmyDef(Frozen):
-    """An army a kingdom can raise: a basic army (Warfare to recruit) or a specialized one (Statecraft)."""
+    """An army a kingdom can raise: a basic army (Warfare to recruit) or a specialized one (Statecraft), or an
+    army of the adventure the GM brings on the map. Its adjustments are its stat block's differences from the
+    army statistics of its level (its own tactics' static numbers included)."""
 
     name: str
     title: str = ""
     type: ArmyKind
     level: int = Field(ge=1, le=20)
     basic: bool = False
+    rarity: Literal["common", "uncommon", "rare", "unique"] = "common"
     high_save: Literal["maneuver", "morale"]
     hp: int = Field(ge=1)
     rout_threshold: int = Field(ge=0)
-    consumption: int = Field(ge=0)
+    consumption: int = Field(ge=-1)
     melee: bool = True
     ranged: bool = False
     ammunition: int = 5
     adjust: dict[Literal["ac", "maneuver", "morale", "scouting", "melee", "ranged", "recruitment_dc"], int] = Field(
         default_factory=dict)
     tactics: list[str] = Field(default_factory=list)
+    source: str = ""
 
 
 class TacticDef(Frozen):
+    """A tactic (Appendix 3 Army Tactics): trainable ones by level and army type, an army type's innate one
+    (Overrun, Engines of War), or an army's unique one (its stat block)."""
+
     name: str
     title: str = ""
-    level: int = Field(ge=1, le=20)
-    types: list[ArmyKind]
+    level: int = Field(default=1, ge=1, le=20)
+    types: list[ArmyKind] = Field(default_factory=lambda: list(ARMY_KINDS))
     innate: bool = False
     """Part of an army type (Overrun, Engines of War), not trained."""
+    unique: bool = False
+    """An army's own tactic from its stat block: never trained, never counted against the army's maximum."""
     note: str = ""
-    initiative: int = 0
-    rally: int = 0
-    guard: int = 0
-    hp: int = 0
-    ammunition: int = 0
+    modifiers: list[WarModifier] = Field(default_factory=list)
+    grants: list[str] = Field(default_factory=list)
+    """War actions the tactic lets the army take (tactical or unique war actions)."""
+    source: str = ""
+
+
+class ConditionDef(Frozen):
+    """An army condition (Appendix 3 Army Conditions) and the modifiers it brings."""
+
+    name: str
+    title: str = ""
+    valued: bool = False
+    note: str = ""
+    modifiers: list[WarModifier] = Field(default_factory=list)
+    source: str = ""
+
+
+class WarActionDef(Frozen):
+    """A war action (Appendix 3 War Actions): basic (every army), tactical (granted by a tactic) or unique (an
+    army's own); its cost in actions (r: a reaction), the check it rolls, the army types that may learn it."""
+
+    name: str
+    title: str = ""
+    kind: Literal["basic", "tactical", "unique"]
+    actions: Literal["1", "2", "3", "r"]
+    check: Literal["attack", "maneuver", "morale", "scouting", "none"] = "none"
+    types: list[ArmyKind] = Field(default_factory=list)
+    note: str = ""
+    source: str = ""
+
+    @property
+    def cost(self) -> int:
+        """War actions it takes of an army's three a round (a reaction: none)."""
+        return 0 if self.actions == "r" else int(self.actions)
+
+
+class FortificationDef(Frozen):
+    """A fortification on a battlefield (Appendix 3; KMT data.ts): its AC and HP against siege engines, and how
+    many armies it holds."""
+
+    name: str
+    title: str = ""
+    ac: int
+    hp: int = Field(ge=1)
+    max_armies: int = Field(ge=1)
+    source: str = "KMT data.ts"
 
 
 class GearDef(Frozen):
@@ -698,6 +786,7 @@ class GearDef(Frozen):
     price: int = Field(ge=0)
     kind: Literal["armor", "melee", "ranged", "potion", "weapon"]
     bonus: int = 0
+    note: str = ""
 
 
 @functools.cache
@@ -718,6 +807,21 @@ def tactic_defs() -> dict[str, TacticDef]:
 @functools.cache
 def gear_defs() -> dict[str, GearDef]:
     return {a.name: a for a in _load(GearDef, "armies.toml", "gear")}
+
+
+@functools.cache
+def condition_defs() -> dict[str, ConditionDef]:
+    return {a.name: a for a in _load(ConditionDef, "armies.toml", "condition")}
+
+
+@functools.cache
+def fortification_defs() -> dict[str, FortificationDef]:
+    return {a.name: a for a in _load(FortificationDef, "armies.toml", "fortification")}
+
+
+@functools.cache
+def war_action_defs() -> dict[str, WarActionDef]:
+    return {a.name: a for a in _load(WarActionDef, "armies.toml", "action")}
 
 
 class Catalog(Frozen):
