@@ -90,8 +90,16 @@ class ForeignFormat:
 
 
 def holds_nothing(value: Any) -> bool:
-    """A value that carries no information (null, empty text or list or table, false, zero)."""
-    return value is None or value is False or value == 0 or value == "" or value == [] or value == {}
+    """A value that carries no information: null, false, zero, empty text, or a list or table of only those.
+
+    >>> holds_nothing({"a": [], "b": {"c": 0, "d": False}}), holds_nothing({"a": [0, 1]})
+    (True, False)
+    """
+    if isinstance(value, Mapping):
+        return all(holds_nothing(v) for v in value.values())
+    if isinstance(value, list):
+        return all(holds_nothing(v) for v in value)
+    return value is None or value is False or value == 0 or value == ""
 
 
 def _show(value: Any) -> str:

@@ -674,7 +674,13 @@ def _kmt_modifiers(root: Doc, b: Builder) -> None:
         enabled = m.flag("enabled", True)
         turns = m.raw("turns", None)
         once = m.flag("isConsumedAfterRoll", False)
-        conds = m.items("applyIf", [])
+        conds = list(m.items("applyIf", []))
+        for key, field in (("skills", "@skill"), ("activities", "@activity"), ("abilities", "@ability"),
+                           ("phases", "@phase")):  # before the module's migration 13: restrictions as lists
+            if m.has(key) and m.data[key] is not None:
+                conds.append({"in": [field, m.strs(key)]})
+        if m.has("consumeId"):  # before migration 13: an empty consumeId was a modifier used up by one roll
+            once = once or m.opt_str("consumeId") == ""
         mid = m.opt_str("id") or f"imported-{i + 1}"
         selector = _selector(conds)
         expires = ("once" if once else "permanent" if turns is None else
@@ -912,8 +918,9 @@ def read_system(doc: Any) -> ForeignKingdom:
         one.skip("sort", "consumption", "storage", "overcrowded")
         one.unmapped("description", NOT_HELD)
         lv = one.integer("level", 0, 100, 1)
-        if lv > 1 or one.text("type", "village") != "village":
-            one.note("level", {"level": lv, "type": one.data.get("type")},
+        kind = one.text("type", "village", max_len=50)
+        if lv > 1 or kind != "village":
+            one.note("level", {"level": lv, "type": kind},
                      "derived in kingdomlog from the structures built (the structures are not in the export)")
     if towns and not any(t["capital"] for t in towns):
         towns[0]["capital"] = True
