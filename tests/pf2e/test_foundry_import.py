@@ -35,7 +35,8 @@ def state_json(capsys: pytest.CaptureFixture[str], folder: Path) -> dict[str, An
     code, out, err = run(capsys, "state", str(folder), "--json")
     assert code == 0, err
     doc: dict[str, Any] = json.loads(out)
-    return doc["state"] if "state" in doc else doc
+    state: dict[str, Any] = doc.get("state", doc)
+    return state
 
 
 def imported(capsys: pytest.CaptureFixture[str], tmp_path: Path, fixture: str,
@@ -269,7 +270,7 @@ def test_a_malformed_or_unknown_export_is_refused_naming_the_field(doc: Any, nee
     src.write_text(value if isinstance(value, str) else json.dumps(value))
     root = tmp_path / "campaigns"
     root.mkdir()
-    code, out, err = run(capsys, "import-kingdom", str(root / "realm"), "--from", str(src))
+    code, _, err = run(capsys, "import-kingdom", str(root / "realm"), "--from", str(src))
     assert code == 1
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert err.startswith(f"kingdomlog: error: {src}: ") and needle in err, err
