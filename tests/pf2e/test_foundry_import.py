@@ -259,7 +259,7 @@ _DELETE = object()
     (lambda: _mutate("settlements.0.type", "metropolis"), "field kingdom-sheet.settlements[0].type must be one of"),
     (lambda: _mutate("workSites.mines.resources", 3), "field kingdom-sheet.workSites.mines.resources (3) is more"),
     (lambda: _mutate("commodities", [1, 2]), "field kingdom-sheet.commodities must be an object"),
-    (lambda: {"name": "A journal", "pages": []}, "not a kingdom export kingdomlog reads; looked for flags."),
+    (lambda: {"name": "A journal", "pages": []}, "flags.pf2e-kingmaker-tools.kingdom-sheet (pf2e-kingmaker-tools"),
     (lambda: [1, 2, 3], "not a kingdom export kingdomlog reads"),
     (lambda: "{not json", "not JSON"),
 ])
