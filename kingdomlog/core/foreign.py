@@ -89,6 +89,20 @@ class ForeignFormat:
     write: Callable[[Any], Any] | None = None
 
 
+def note_drafts(text: str, title: str, *, visibility: str, turn: int) -> list[Draft]:
+    """Journal entries (``core.note_added``) holding ``text`` whole: one entry per 20,000 characters.
+
+    >>> [d.payload.title for d in note_drafts("x" * 20_001, "Notes", visibility="gm", turn=0)]
+    ['Notes', 'Notes (part 2)']
+    """
+    from kingdomlog.core.core_events import NoteAdded
+
+    size = 20_000
+    parts = [text[i:i + size] for i in range(0, len(text), size)] if text.strip() else []
+    return [Draft(NoteAdded(text=part, title=title if i == 0 else f"{title} (part {i + 1})"), turn=turn,
+                  visibility=visibility) for i, part in enumerate(parts)]
+
+
 def holds_nothing(value: Any) -> bool:
     """A value that carries no information: null, false, zero, empty text, or a list or table of only those.
 

@@ -333,3 +333,32 @@ def test_a_failure_after_the_campaign_was_begun_leaves_nothing(tmp_path: Path, c
     code, _, err = run(capsys, "import-kingdom", str(root / "realm"), "--from", str(FIXTURES / "kmt-kingdom.json"))
     assert code == 1 and "simulated" in err
     assert list(root.iterdir()) == []
+
+
+def test_the_gm_sheet_opens_an_imported_kingdom_on_its_first_month(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from kingdomlog.views.sheet import draft as sheet
+
+    folder, _ = imported(capsys, tmp_path, "kmt-kingdom.json")
+    session, message = sheet.open_session(folder)
+    assert session is not None, message
+    forms = session.widgets()
+    draft = session.update(dict(forms.value))
+    assert draft.plan.turn == 1 and draft.problem is None
+    session.roll_all()
+    draft = session.update(dict(session.widgets().value))
+    assert draft.ok and draft.committable, draft.problem or (draft.refused and draft.refused.error)
+
+
+def test_a_long_note_is_kept_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((FIXTURES / "kmt-kingdom.json").read_text())
+    long = "".join(f"Month {i}: the barons argued again. " for i in range(900))
+    assert len(long) > 20_000
+    doc["flags"][KMT]["kingdom-sheet"]["notes"]["gm"] = long
+    src = tmp_path / "kingdom.json"
+    src.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "import-kingdom", str(tmp_path / "realm"), "--from", str(src))
+    assert code == 0, err
+    gm = [e.payload.text for e in Campaign.open(tmp_path / "realm").events()
+          if e.type == "core.note_added" and e.visibility == "gm"]
+    assert len(gm) == 2 and "".join(gm) == long

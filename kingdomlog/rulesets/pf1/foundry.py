@@ -19,7 +19,7 @@ from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped
+from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped, note_drafts
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.rules import lot_shapes
@@ -121,14 +121,10 @@ def read(doc: Any) -> ForeignKingdom:
     root.unmapped("settlementProxies", "settlements of version 4 and later are actors of their own, not in the"
                                        " kingdom's export: found them again in kingdomlog")
     root.unmapped("armies", "armies are actors of their own, not in the kingdom's export")
-    notes: list[Draft] = []
-    text = root.obj("notes", {}).text("value", "") if isinstance(root.data.get("notes"), Mapping) else \
-        root.text("notes", "")
-    if text.strip():
-        from kingdomlog.core.core_events import NoteAdded
-
-        notes.append(Draft(NoteAdded(text=text[:20_000], title="Notes from the Foundry kingdom sheet"), turn=turn,
-                           visibility="gm"))
+    big = 10_000_000
+    text = root.obj("notes", {}).text("value", "", max_len=big) if isinstance(root.data.get("notes"), Mapping) \
+        else root.text("notes", "", max_len=big)
+    notes = note_drafts(text, "Notes from the Foundry kingdom sheet", visibility="gm", turn=turn)
     try:
         state = Pf1State.model_validate({**k, "campaign": "-", "options": {}, "catalog": catalog})
     except ValueError as exc:

@@ -26,7 +26,7 @@ from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped, holds_nothing
+from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped, holds_nothing, note_drafts
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.state import (
@@ -265,9 +265,8 @@ def read_kmt(doc: Any) -> ForeignKingdom:
     _kmt_modifiers(root, b)
     notes = root.obj("notes", {})
     for vis in ("public", "gm"):
-        text = notes.text(vis, "")
-        if text.strip():
-            b.notes.append(Draft(_note(text, vis), turn=0, visibility=vis))
+        title = "Notes from the Foundry kingdom sheet" + (" (GM)" if vis == "gm" else "")
+        b.notes += note_drafts(notes.text(vis, "", max_len=10_000_000), title, visibility=vis, turn=0)
     for key in ("activeSettlement", "realmSceneId"):
         root.unmapped(key, SHEET_ONLY)
     for key in ("activityBlacklist", "featBlacklist", "heartlandBlacklist", "charterBlacklist",
@@ -279,13 +278,6 @@ def read_kmt(doc: Any) -> ForeignKingdom:
                                        " in; one kept between turns is not held")
     version = "before migration 13 (charter, government and feats as names)" if legacy else "migration 13 or later"
     return _finish(b, root, fmt=KMT, title="pf2e-kingmaker-tools kingdom sheet", version=version)
-
-
-def _note(text: str, vis: str) -> Any:
-    from kingdomlog.core.core_events import NoteAdded
-
-    title = "Notes from the Foundry kingdom sheet" + (" (GM)" if vis == "gm" else "")
-    return NoteAdded(text=text[:20_000], title=title)
 
 
 def _our_flags(doc: Any) -> Doc | None:
@@ -644,15 +636,16 @@ def _selector(conds: list[Any]) -> str | None:
 
     >>> _selector([]), _selector([{"eq": ["@skill", "trade"]}]), _selector([{"in": ["@activity", ["a"]]}])
     ('all', 'skill:trade', 'activity:a')
-    >>> _selector([{"gte": ["@unrest", 5]}]) is None
-    True
+    >>> _selector([{"gte": ["@unrest", 5]}]) is None, _selector([{"eq": [{"a": 1}, "x"]}]) is None
+    (True, True)
     """
     parts = []
     for c in conds:
         if not isinstance(c, Mapping) or len(c) != 1:
             return None
         (op, args), = c.items()
-        if op not in ("eq", "in") or not isinstance(args, list) or len(args) != 2 or args[0] not in _KEYS:
+        if op not in ("eq", "in") or not isinstance(args, list) or len(args) != 2 or not isinstance(args[0], str) \
+                or args[0] not in _KEYS:
             return None
         value = args[1]
         if op == "in":
