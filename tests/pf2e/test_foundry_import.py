@@ -362,3 +362,22 @@ def test_a_long_note_is_kept_whole(tmp_path: Path, capsys: pytest.CaptureFixture
     gm = [e.payload.text for e in Campaign.open(tmp_path / "realm").events()
           if e.type == "core.note_added" and e.visibility == "gm"]
     assert len(gm) == 2 and "".join(gm) == long
+
+
+def test_the_demo_kingdom_founded_here_round_trips_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A kingdom founded and played in kingdomlog (18 months of the stolen-lands demo) exports and imports to the
+    same figures: a modifier whose selector the module cannot say travels in flags.kingdomlog."""
+    import shutil
+
+    demo = tmp_path / "stolen-lands"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "campaigns" / "stolen-lands", demo,
+                    ignore=shutil.ignore_patterns(".cache", "drafts"))
+    out = tmp_path / "back.json"
+    code, _, err = run(capsys, "export-kingdom", str(demo), "--to", str(out))
+    assert code == 0, err
+    sheet_mods = json.loads(out.read_text())["flags"][KMT]["kingdom-sheet"]["modifiers"]
+    assert all(c[next(iter(c))][0].startswith("@") for m in sheet_mods for c in m["applyIf"])
+    code, report, err = run(capsys, "import-kingdom", str(tmp_path / "again"), "--from", str(out), "--json")
+    assert code == 0, err
+    assert json.loads(report)["unmapped"] == []
+    assert mapped_view(Campaign.open(tmp_path / "again").state()) == mapped_view(Campaign.open(demo).state())

@@ -73,6 +73,7 @@ def mapped_view(state: KingdomState) -> dict[str, Any]:
                       "consumption": p.consumption, "commodities": {c: v for c, v in p.commodities.items() if v}}
     out["armies"] = sum(s.armies.values())
     out["feats"] = sorted(s.feats)
+    out["milestones"] = sorted(s.milestones)
     return out
 KMT_MILESTONES: dict[str, str] = {
     "claim-your-first-landmark": "first-landmark",
@@ -262,7 +263,7 @@ def read_kmt(doc: Any) -> ForeignKingdom:
     _kmt_groups(root, k)
     _kmt_milestones(root, k)
     _kmt_events(root, b, ours)
-    _kmt_modifiers(root, b)
+    _kmt_modifiers(root, b, ours)
     notes = root.obj("notes", {})
     for vis in ("public", "gm"):
         title = "Notes from the Foundry kingdom sheet" + (" (GM)" if vis == "gm" else "")
@@ -628,6 +629,9 @@ def _kmt_events(root: Doc, b: Builder, ours: Doc | None) -> None:
 
 
 _KEYS = {"@skill": "skill", "@activity": "activity", "@ability": "ability"}
+SIMPLE_SELECTOR = re.compile(r"all|(skill|activity|ability):[a-z][a-z-]*(\+(skill|activity|ability):[a-z][a-z-]*)*")
+"""A selector the module's ``applyIf`` can say (each term one skill, activity or ability); a modifier with any
+other selector is written under ``flags.kingdomlog`` instead."""
 
 
 def _selector(conds: list[Any]) -> str | None:
@@ -658,7 +662,9 @@ def _selector(conds: list[Any]) -> str | None:
     return "+".join(parts) if parts else "all"
 
 
-def _kmt_modifiers(root: Doc, b: Builder) -> None:
+def _kmt_modifiers(root: Doc, b: Builder, ours: Doc | None) -> None:
+    """The module's modifiers, then those ``flags.kingdomlog`` kept because the module cannot say their
+    selector."""
     out: list[KingdomModifier] = []
     for i, m in enumerate(root.objs("modifiers", [])):
         name = m.text("name", "modifier", max_len=500)
@@ -694,6 +700,13 @@ def _kmt_modifiers(root: Doc, b: Builder) -> None:
         assert selector is not None and expires is not None
         out.append(KingdomModifier(id=mid, source=name, type=kind, value=value, selector=selector,
                                    expires=expires))
+    if ours is not None:
+        try:
+            kept = [KingdomModifier.model_validate(x) for x in ours.items("modifiers", [])]
+        except ValueError as exc:
+            raise InputError(f"field flags.{OURS}.modifiers: {str(exc).splitlines()[0]}") from None
+        have = {m.id for m in out}
+        out += [m for m in kept if m.id not in have]
     b.k["modifiers"] = tuple(out)
 
 
@@ -756,7 +769,7 @@ def write_kmt(state: KingdomState) -> dict[str, Any]:
         "milestones": [{"id": kid, "completed": ours in s.milestones, "enabled": True}
                        for kid, ours in KMT_MILESTONES.items()],
         "ongoingEvents": [{"name": e.name} for e in s.ongoing_events],
-        "modifiers": [_kmt_modifier(m) for m in s.modifiers],
+        "modifiers": [_kmt_modifier(m) for m in s.modifiers if SIMPLE_SELECTOR.fullmatch(m.selector)],
         "settlements": [{"sceneId": st.id, "lots": sum(len(b.lots) for b in st.structures), "level": st.level,
                          "type": "capital" if st is cap else "settlement", "secondaryTerritory": False,
                          "manualSettlementLevel": False, "waterBorders": 0} for st in s.settlements],
@@ -773,6 +786,8 @@ def write_kmt(state: KingdomState) -> dict[str, Any]:
     }
     extras = {"version": 1, "hexes": [h.model_dump(mode="json") for h in s.hexes],
               "ongoing_events": [e.model_dump(mode="json") for e in s.ongoing_events],
+              "modifiers": [m.model_dump(mode="json") for m in s.modifiers
+                            if not SIMPLE_SELECTOR.fullmatch(m.selector)],
               "settlements": [st.model_dump(mode="json", exclude_computed_fields=True) for st in s.settlements]}
     return {"name": s.name, "type": "party", "flags": {KMT: {KMT_FLAG: data}, OURS: extras}}
 
