@@ -381,3 +381,22 @@ def test_the_demo_kingdom_founded_here_round_trips_too(tmp_path: Path, capsys: p
     assert code == 0, err
     assert json.loads(report)["unmapped"] == []
     assert mapped_view(Campaign.open(tmp_path / "again").state()) == mapped_view(Campaign.open(demo).state())
+
+
+def test_commodities_beyond_kingdomlogs_storage_are_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _mutate("commodities.now.food", 20)
+    src = tmp_path / "kingdom.json"
+    src.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "import-kingdom", str(tmp_path / "realm"), "--from", str(src), "--json")
+    assert code == 0, err
+    got = {u["field"]: u for u in json.loads(out)["unmapped"]}
+    assert got["kingdom-sheet.commodities.now.food"]["value"] == 20
+    assert "storage (8" in got["kingdom-sheet.commodities.now.food"]["why"]
+    assert Campaign.open(tmp_path / "realm").state().commodities["food"] == 20  # kept as the sheet had it
+    party = json.loads((FIXTURES / "pf2e-party-kingdom.json").read_text())
+    party["system"]["campaign"]["resources"]["commodities"]["ore"]["max"] = 12
+    src.write_text(json.dumps(party))
+    code, out, err = run(capsys, "import-kingdom", str(tmp_path / "party"), "--from", str(src), "--json")
+    assert code == 0, err
+    got = {u["field"]: u for u in json.loads(out)["unmapped"]}
+    assert got["system.campaign.resources.commodities.ore.max"]["value"] == 12

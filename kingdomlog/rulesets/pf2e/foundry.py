@@ -191,8 +191,21 @@ def stored(state: KingdomState) -> dict[str, Any]:
     return state.model_dump(mode="json", exclude_computed_fields=True, exclude=set(E.KINGDOM_NOT_IMPORTED))
 
 
-def _finish(b: Builder, root: Doc, *, fmt: str, title: str, version: str) -> ForeignKingdom:
+def _finish(b: Builder, root: Doc, *, fmt: str, title: str, version: str, stock: str,
+            storage: Mapping[str, int] | None = None) -> ForeignKingdom:
+    """The kingdom as a ``ForeignKingdom``. ``stock``: where a commodity's amount was (``{c}`` for the
+    commodity), to list an amount above what kingdomlog can store; ``storage``: the source's own storage, listed
+    where it differs from kingdomlog's (which follows the structures built)."""
     state = _state(b)
+    for c in T.COMMODITIES:
+        cap = state.storage[c]
+        if storage is not None and storage.get(c, cap) != cap:
+            b.extra.append(Unmapped(stock.format(c=c).rsplit(".", 1)[0] + ".max", storage[c],
+                                    f"kingdomlog's {c} storage is {cap}, from the structures it knows"))
+        if state.commodities[c] > cap:
+            b.extra.append(Unmapped(stock.format(c=c), state.commodities[c],
+                                    f"more than kingdomlog's {c} storage ({cap}, from the structures it knows): the"
+                                    " amount is kept and falls to the storage when the kingdom next gains some"))
     unmapped = [*b.extra, *root.leftovers(NOT_HELD)]
     homebrew = {fmt: {k: v for k, v in b.homebrew.items() if v}} if any(b.homebrew.values()) else {}
     event = E.KingdomImported(source=fmt, source_title=title, source_version=version, kingdom=stored(state),
@@ -278,7 +291,8 @@ def read_kmt(doc: Any) -> ForeignKingdom:
     root.unmapped("creativeSolutions", "kingdomlog records a Creative Solution as a boon of the turn it is gained"
                                        " in; one kept between turns is not held")
     version = "before migration 13 (charter, government and feats as names)" if legacy else "migration 13 or later"
-    return _finish(b, root, fmt=KMT, title="pf2e-kingmaker-tools kingdom sheet", version=version)
+    return _finish(b, root, fmt=KMT, title="pf2e-kingmaker-tools kingdom sheet", version=version,
+                   stock=f"{KMT_FLAG}.commodities.now.{{c}}")
 
 
 def _our_flags(doc: Any) -> Doc | None:
@@ -901,13 +915,15 @@ def read_system(doc: Any) -> ForeignKingdom:
     k["rp"] = res.integer("points", 0, BIG, 0)
     com = res.obj("commodities", {})
     k["commodities"] = {}
+    storage: dict[str, int] = {}
     sites: list[tuple[str, str, bool]] = []
     farmland = 0
     old_sites = False
     for c in T.COMMODITIES:
         one = com.obj(c, {})
         k["commodities"][c] = one.integer("value", 0, BIG, 0)
-        one.skip("max")
+        if one.data.get("max") is not None:
+            storage[c] = one.integer("max", 0, BIG)
         if one.has("sites") or one.has("resourceSites"):
             old_sites = True
             sites_n, res_n = one.integer("sites", 0, 10_000, 0), one.integer("resourceSites", 0, 10_000, 0)
@@ -989,7 +1005,8 @@ def read_system(doc: Any) -> ForeignKingdom:
     k["feats"] = tuple(dict.fromkeys(feats))
     version = "older schema (work sites on the commodities)" if old_sites or not isinstance(unrest, Mapping) else \
         "current schema"
-    return _finish(b, root, fmt=SYSTEM, title="PF2e system kingdom (party actor)", version=version)
+    return _finish(b, root, fmt=SYSTEM, title="PF2e system kingdom (party actor)", version=version,
+                   stock=f"{root.path}.resources.commodities.{{c}}.value", storage=storage)
 
 
 def _system_sites(w: Doc, commodity: str, n: int, res_n: int, farmland: int,
