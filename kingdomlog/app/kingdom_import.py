@@ -89,6 +89,7 @@ def import_kingdom(text: str, folder: str | Path, *, source: str = "import", nam
     ``InputError`` for a document that is malformed or no ruleset reads (naming the field) and ``StoreError``
     when the folder is not new and empty or the file system refuses; nothing is left behind then.
     """
+    source = "standard input" if source in ("-", "") else source
     rs, fmt, kingdom = read_kingdom(text, source)
     target = Path(folder)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
@@ -97,7 +98,7 @@ def import_kingdom(text: str, folder: str | Path, *, source: str = "import", nam
         raise InputError(f"campaign id {target.name!r} must be lower case letters, digits, - or _, starting with a"
                          " letter (name the folder so)")
     tmp = target.parent / f".{target.name}.import-{uuid.uuid4().hex[:12]}"
-    label = Path(source).name if source not in ("-", "") else "standard input"
+    label = source if source == "standard input" else Path(source).name
     events = [_with_file(d, label) for d in kingdom.events]
     try:
         try:
