@@ -400,3 +400,16 @@ def test_commodities_beyond_kingdomlogs_storage_are_listed(tmp_path: Path, capsy
     assert code == 0, err
     got = {u["field"]: u for u in json.loads(out)["unmapped"]}
     assert got["system.campaign.resources.commodities.ore.max"]["value"] == 12
+
+
+def test_a_party_holding_both_kingdoms_reads_the_modules_and_lists_the_systems(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((FIXTURES / "kmt-kingdom.json").read_text())
+    doc["system"] = json.loads((FIXTURES / "pf2e-party-kingdom.json").read_text())["system"]
+    src = tmp_path / "party.json"
+    src.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "import-kingdom", str(tmp_path / "realm"), "--from", str(src), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["format"] == KMT
+    assert unmapped_fields(report)["system.campaign"] == {"name": "Varnhold Reach", "level": 3}

@@ -290,6 +290,10 @@ def read_kmt(doc: Any) -> ForeignKingdom:
                                            " gained in; one kept between turns is not held")
     root.unmapped("creativeSolutions", "kingdomlog records a Creative Solution as a boon of the turn it is gained"
                                        " in; one kept between turns is not held")
+    if data is not doc and detect_system(doc):
+        other = system_data(doc)
+        b.extra.append(Unmapped("system.campaign", {"name": other.get("name"), "level": other.get("level")},
+                                "the PF2e system's own kingdom on the same actor is not read: the module's is"))
     version = "before migration 13 (charter, government and feats as names)" if legacy else "migration 13 or later"
     return _finish(b, root, fmt=KMT, title="pf2e-kingmaker-tools kingdom sheet", version=version,
                    stock=f"{KMT_FLAG}.commodities.now.{{c}}")
@@ -325,7 +329,7 @@ def _kmt_build(root: Doc, b: Builder, legacy: bool) -> None:
     known: dict[str, Mapping[str, Any]] = {"charter": T.charters(), "heartland": T.heartlands(),
                                            "government": T.governments()}
     for part in ("charter", "heartland", "government"):
-        if legacy or isinstance(root.data.get(part), str) or root.data.get(part) is None:
+        if not isinstance(root.data.get(part), Mapping):  # a name (before migration 13), or none
             name = root.opt_str(part) or ""
         else:
             choice = root.obj(part)
