@@ -53,7 +53,12 @@ def test_a_sheet_of_the_schema_before_version_4_imports(tmp_path: Path, capsys: 
     d1 = s.districts[s.cities["C1"].districts[0]]
     assert d1.borders == {"N": "WATER", "E": "CLIFF", "S": "LAND", "W": "LAND"}
     built = sorted((b.type, b.city) for b in s.buildings.values())
-    assert built == [("House", "C1"), ("House", "C1"), ("House", "C1"), ("Shrine", "C2"), ("Town Hall", "C1")]
+    assert built == [("House", "C1"), ("House", "C1"), ("House", "C1"), ("Shrine", "C2"), ("Sky Citadel", "C1"),
+                     ("Town Hall", "C1")]
+    # a building kingdomlog's data does not have became a homebrew building the campaign loads
+    assert report["data_files"] == ["data/buildings.toml"]
+    citadel = s.catalog.building("Sky Citadel")
+    assert (citadel.lots, citadel.economy, citadel.cost) == (4, 2, 0)
     lots = [x for b in s.buildings.values() if b.district == d1.id for x in b.lots]
     assert len(lots) == len(set(lots))  # no two buildings on one lot
     terrains = sorted(h.terrain for h in s.hexes.values() if h.claimed)
@@ -61,8 +66,10 @@ def test_a_sheet_of_the_schema_before_version_4_imports(tmp_path: Path, capsys: 
     assert len(terrains) == 2 + 3 + 2 + 1 + 4  # two settlements, then the counted terrain (coast listed)
     got = {u["field"]: u["value"] for u in report["unmapped"]}
     assert got["system.terrain.coast"] == 1
-    assert got["items[3].name"] == "Sky Citadel"
-    assert got["items[4]"] == {"name": "Bandit Activity", "type": "pf1-kingdom-sheet.event"}
+    assert got["items[3].name"] == "Sky Citadel"  # written with cost 0: listed
+    assert got["items[3].system.changes[1]"]["target"] == "fame"
+    assert got["items[4].name"] == "Wizard Spire"  # 3 lots: no shape kingdomlog holds
+    assert got["items[5]"] == {"name": "Bandit Activity", "type": "pf1-kingdom-sheet.event"}
     assert got["system.bpStorage.current"] == 4
     assert got["system.settlements[0].districts[0].name"] == "Old Town"
     notes = [(e.visibility, e.payload.text) for e in camp.events() if e.type == "core.note_added"]

@@ -115,7 +115,8 @@ def read(doc: Any) -> ForeignKingdom:
                                      " feudal monarchy until the government_forms module is switched on")
     k["leaders"] = _leaders(root.obj("leadership", {}))
     catalog = tb.base_catalog()
-    hexes, cities, districts, buildings = _settlements(root, top, catalog, extra)
+    homebrew: list[dict[str, Any]] = []
+    hexes, cities, districts, buildings = _settlements(root, top, catalog, extra, homebrew)
     k.update(hexes=hexes, cities=cities, districts=districts, buildings=buildings)
     k["serials"] = {"C": len(cities), "D": len(districts), "B": len(buildings), "X": 0}
     root.unmapped("settlementProxies", "settlements of version 4 and later are actors of their own, not in the"
@@ -138,7 +139,8 @@ def read(doc: Any) -> ForeignKingdom:
                                unmapped=[ev.UnmappedField(field=u.field[:500] or "(document)", value=u.value,
                                                           why=u.why[:500]) for u in unmapped])
     return ForeignKingdom(format=SHEET, version=version, name=name, options=options,
-                          events=[Draft(event, turn=turn), *notes], unmapped=tuple(unmapped))
+                          events=[Draft(event, turn=turn), *notes], unmapped=tuple(unmapped),
+                          homebrew={"buildings": {"building": homebrew}} if homebrew else {})
 
 
 def _leaders(lead: Doc) -> dict[str, tuple[Occupant, ...]]:
@@ -170,7 +172,7 @@ def _leaders(lead: Doc) -> dict[str, tuple[Occupant, ...]]:
     return out
 
 
-def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
+def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped], homebrew: list[dict[str, Any]]
                  ) -> tuple[dict[str, Hex], dict[str, City], dict[str, District], dict[str, Building]]:
     """Cities, districts and buildings of the schema before version 4, and hexes counted by terrain before
     version 5: each on an invented place of the map (a row of hexes), since the sheet keeps no coordinates."""
@@ -247,7 +249,8 @@ def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
             amount = system.integer("amount", 0, 1000, 1)
             settlement = system.text("settlementId", "", max_len=200)
             system.skip("lots", "lotSize")
-            system.unmapped("changes", "a building's effects are kingdomlog's data for its type")
+            if _known(catalog, kind, label):
+                system.unmapped("changes", "a building's effects are kingdomlog's data for its type")
             system.unmapped("description", NOT_HELD)
             try:
                 bt = catalog.building(kind.replace("_", " ")) if kind else catalog.building(label)
@@ -255,8 +258,10 @@ def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
                 try:
                     bt = catalog.building(label)
                 except InputError:
-                    it.note("name", label, "not a building of kingdomlog's data")
-                    continue
+                    made = _homebrew_building(it, system, label, homebrew)
+                    if made is None:
+                        continue
+                    bt = made
             city = by_sheet.get(settlement)
             if city is None:
                 it.note("system.settlementId", system.data.get("settlementId"),
@@ -274,6 +279,51 @@ def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
                 buildings[bid] = Building(id=bid, type=bt.name, city=city, district=did, lots=lots,
                                           border="N" if bt.lots == 0 else None)
     return hexes, cities, districts, buildings
+
+
+def _known(catalog: tb.Catalog, kind: str, label: str) -> bool:
+    for name in (kind.replace("_", " "), label):
+        try:
+            if name:
+                catalog.building(name)
+                return True
+        except InputError:
+            pass
+    return False
+
+
+CHANGE_TARGETS = ("economy", "loyalty", "stability", "unrest", "defense")
+"""The sheet's change targets a homebrew building of kingdomlog's data holds (its other lines stay listed)."""
+
+
+def _homebrew_building(it: Doc, system: Doc, label: str, homebrew: list[dict[str, Any]]) -> tb.BuildingType | None:
+    """A building the sheet has and kingdomlog's data has not, as a homebrew entry (``data/buildings.toml``):
+    its lots and its changes to Economy, Loyalty, Stability, Unrest and Defense; None when it cannot be one."""
+    lots = system.integer("lots", 0, 4, 1) if system.has("lots") else system.integer("lotSize", 0, 4, 1)
+    if lots not in (0, 1, 2, 4):
+        it.note("name", label, f"not a building of kingdomlog's data, and its {lots} lots are not a shape it holds")
+        return None
+    entry: dict[str, Any] = {"name": label, "cost": 0, "lots": lots,
+                             "special": "brought in from the PF1 kingdom sheet; its cost was not in the export"}
+    for j, ch in enumerate(system.objs("changes", [])):
+        target = ch.text("target", "", max_len=100)
+        bonus = ch.integer("bonus", -1000, 1000, 0)
+        ch.skip("id", "target", "bonus")
+        if target in CHANGE_TARGETS and ch.data.get("scope") in (None, "", "kingdom", "settlement"):
+            entry[target] = entry.get(target, 0) + bonus
+            ch.skip("scope")
+        else:
+            ch.note("", dict(ch.data), f"building {label!r}: change {j + 1} is not a line of kingdomlog's buildings")
+    try:
+        bt = tb.BuildingType.model_validate(entry)
+    except ValueError as exc:
+        it.note("name", label, f"not a building of kingdomlog's data ({str(exc).splitlines()[0]})")
+        return None
+    if all(e["name"] != label for e in homebrew):
+        homebrew.append(entry)
+        it.note("name", label, "not in kingdomlog's data: written to data/buildings.toml with cost 0 (the export has"
+                               " no cost); set its cost there")
+    return bt
 
 
 def _place(city: City, districts: dict[str, District], used: dict[str, set[int]],
