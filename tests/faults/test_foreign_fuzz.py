@@ -2,8 +2,8 @@
 
 Every fixture of tests/fixtures/foundry with one to three values replaced by another JSON value (or removed):
 the format's reader either reads it or raises ``InputError``; nothing else escapes (an exception of another kind
-would be an internal error of ``import-kingdom``). A fast guard: run once with 16,000 documents, this found an ``applyIf``
-whose first operand was an object raising ``TypeError``.
+would be an internal error of ``import-kingdom``). A fast guard; run once with 16,000 documents, this found an
+``applyIf`` whose first operand was an object raising ``TypeError`` (held by ``foundry._selector``'s doctest).
 """
 
 from __future__ import annotations
