@@ -194,7 +194,7 @@ def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
         by_sheet[sid] = cid
         home = new_hex("GRASSLAND", city=cid)
         dids = []
-        for j, d in enumerate(s.objs("districts", [])):
+        for d in s.objs("districts", []):
             did = f"D{len(districts) + 1}"
             d.skip("id")
             d.unmapped("name", NOT_HELD)
@@ -204,7 +204,6 @@ def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
             districts[did] = District(id=did, city=cid, hex=home.id, status="READY", ready_on_turn=0,
                                       borders={b: sides.get(b, "LAND") for b in ("N", "E", "S", "W")})
             dids.append(did)
-            del j
         count = s.integer("districtCount", 0, 1000, len(dids))
         while len(dids) < count:  # districts the sheet counts but did not describe
             did = f"D{len(districts) + 1}"
@@ -269,7 +268,7 @@ def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
                         " settlement's own actor)")
                 continue
             for _ in range(amount):
-                placed = _place(cities[city], districts, used, bt.lots)
+                placed = _place(cities[city], used, bt.lots)
                 if placed is None:
                     it.note("system.amount", amount, f"{cities[city].name}'s districts have no room left for"
                                                      f" another {bt.name}")
@@ -326,8 +325,7 @@ def _homebrew_building(it: Doc, system: Doc, label: str, homebrew: list[dict[str
     return bt
 
 
-def _place(city: City, districts: dict[str, District], used: dict[str, set[int]],
-           n: int) -> tuple[str, tuple[int, ...]] | None:
+def _place(city: City, used: dict[str, set[int]], n: int) -> tuple[str, tuple[int, ...]] | None:
     """The first district of ``city`` and lots in it that fit an ``n``-lot building (None: no room)."""
     for did in city.districts:
         if n == 0:
@@ -336,7 +334,6 @@ def _place(city: City, districts: dict[str, District], used: dict[str, set[int]]
             if not set(cand) & used[did]:
                 used[did].update(cand)
                 return did, cand
-    del districts
     return None
 
 

@@ -381,11 +381,12 @@ def _kmt_build(root: Doc, b: Builder, legacy: bool) -> None:
     if gov is not None and gov.feat and gov.feat not in feats:
         feats.insert(0, gov.feat)
     k["feats"] = tuple(dict.fromkeys(feats))
-    _kmt_homebrew(root, b, set(feats))
+    _kmt_homebrew(root, b)
 
 
-def _kmt_homebrew(root: Doc, b: Builder, used_feats: set[str]) -> None:
-    """Homebrew activities and feats as a campaign data file; what that file cannot hold is listed."""
+def _kmt_homebrew(root: Doc, b: Builder) -> None:
+    """Homebrew activities and feats as a campaign data file (every one, taken or not); what that file cannot
+    hold is listed."""
     b.homebrew = {"activity": [], "feat": []}
     bundled_acts, bundled_feats = T.base_activities(), T.base_feats()
     skills = set(T.core().skills)
@@ -440,8 +441,6 @@ def _kmt_homebrew(root: Doc, b: Builder, used_feats: set[str]) -> None:
                     "increaseUsableSkills", "flags", "rollOptions", "increaseAnarchyLimit",
                     "ruinThresholdIncreases"):
             f.unmapped(key, "not applied automatically: the feat is kept for the GM to apply (gm_ruling)")
-        if ident not in used_feats:
-            pass  # a homebrew feat the kingdom does not have is kept in the data file all the same
         b.homebrew["feat"].append(entry)
     try:
         T.validate_homebrew({KMT: b.homebrew})
