@@ -413,3 +413,14 @@ def test_a_party_holding_both_kingdoms_reads_the_modules_and_lists_the_systems(
     report = json.loads(out)
     assert report["format"] == KMT
     assert unmapped_fields(report)["system.campaign"] == {"name": "Varnhold Reach", "level": 3}
+
+
+def test_the_players_page_tells_where_the_kingdom_came_from(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder, _ = imported(capsys, tmp_path, "kmt-kingdom.json")
+    page = tmp_path / "public.html"
+    code, _, err = run(capsys, "share", str(folder), "--as", "public", "-o", str(page))
+    assert code == 0, err
+    html = page.read_text()
+    assert "Tatzlford came from pf2e-kingmaker-tools kingdom sheet (kmt-kingdom.json)" in html
+    assert "The mayor of Tuskwater is a spy" not in html  # the GM's note stays the GM's
+    assert "The river freezes early this year" in html
