@@ -259,6 +259,8 @@ _DELETE = object()
     (lambda: _mutate("settlements.0.type", "metropolis"), "field kingdom-sheet.settlements[0].type must be one of"),
     (lambda: _mutate("workSites.mines.resources", 3), "field kingdom-sheet.workSites.mines.resources (3) is more"),
     (lambda: _mutate("commodities", [1, 2]), "field kingdom-sheet.commodities must be an object"),
+    (lambda: _mutate("settlements.1.sceneId", "SceneTatzl000001"),
+     "field kingdom-sheet.settlements[1].sceneId must name a scene no other settlement names"),
     (lambda: {"name": "A journal", "pages": []}, "flags.pf2e-kingmaker-tools.kingdom-sheet (pf2e-kingmaker-tools"),
     (lambda: [1, 2, 3], "not a kingdom export kingdomlog reads"),
     (lambda: "{not json", "not JSON"),
@@ -424,3 +426,16 @@ def test_the_players_page_tells_where_the_kingdom_came_from(tmp_path: Path, caps
     assert "Tatzlford came from pf2e-kingmaker-tools kingdom sheet (kmt-kingdom.json)" in html
     assert "The mayor of Tuskwater is a spy" not in html  # the GM's note stays the GM's
     assert "The river freezes early this year" in html
+
+
+def test_an_edited_kingdomlog_flag_is_refused_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder, _ = imported(capsys, tmp_path, "kmt-kingdom.json")
+    out = tmp_path / "back.json"
+    assert run(capsys, "export-kingdom", str(folder), "--to", str(out))[0] == 0
+    doc = json.loads(out.read_text())
+    doc["flags"]["kingdomlog"]["settlements"][0]["hex"] = "nowhere"
+    out.write_text(json.dumps(doc))
+    code, _, err = run(capsys, "import-kingdom", str(tmp_path / "again"), "--from", str(out))
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "field flags.kingdomlog.settlements: SceneTatzl000001 stands on hex 'nowhere'" in err
+    assert not (tmp_path / "again").exists()

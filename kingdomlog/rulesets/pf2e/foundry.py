@@ -526,6 +526,8 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
     found: list[dict[str, Any]] = []
     for s in root.objs("settlements", []):
         sid = s.text("sceneId", max_len=200)
+        if not sid or any(f["id"] == sid for f in found):
+            raise InputError(f"field {s.at('sceneId')} must name a scene no other settlement names, got {sid!r}")
         kind = s.text("type", "settlement", choices=("capital", "settlement"))
         lots = s.integer("lots", 0, 4000, 0)
         level = s.integer("level", 0, 100, 1)
@@ -564,6 +566,10 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
         hexes = mine_hexes
         have = {c: sum(1 for h in hexes if h.claimed and h.work_site and h.work_site.commodity == c)
                 for c in counts}
+        claimed = sum(1 for h in hexes if h.claimed)
+        if claimed != size:
+            b.extra.append(Unmapped(f"{KMT_FLAG}.size", size, f"differs from the hexes kingdomlog exported ({claimed}"
+                                                              " claimed); the hexes are kept"))
         for c, n in counts.items():
             if have[c] != n:
                 b.extra.append(Unmapped(f"{KMT_FLAG}.workSites", n, f"{c} work sites differ from the hexes"
@@ -577,6 +583,9 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
     for f in found:
         mine = f["mine"]
         if mine is not None:
+            if mine.hex not in {h.id for h in hexes}:
+                raise InputError(f"field flags.{OURS}.settlements: {mine.id} stands on hex {mine.hex!r}, which"
+                                 f" flags.{OURS}.hexes does not hold")
             settlements.append(mine.model_copy(update={"capital": f["capital"]}))
             continue
         if f["id"] not in homes:  # a settlement added in Foundry after kingdomlog wrote the hexes
