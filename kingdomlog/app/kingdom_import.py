@@ -162,4 +162,7 @@ def export_kingdom(camp: Campaign, fmt: str | None = None) -> tuple[ForeignForma
         raise InputError(f"{camp.id}: a {rs.name} campaign cannot be exported{which} (formats written: {names})")
     chosen = writable[0]
     assert chosen.write is not None
-    return chosen, chosen.write(camp.state())
+    try:
+        return chosen, chosen.write(camp.state())
+    except InputError as exc:
+        raise InputError(f"{camp.id}: {exc}") from None

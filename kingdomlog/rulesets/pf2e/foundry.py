@@ -743,6 +743,8 @@ def write_kmt(state: KingdomState) -> dict[str, Any]:
     """The state as a Foundry actor export holding the module's kingdom data (``flags.pf2e-kingmaker-tools``)
     and, under ``flags.kingdomlog``, the hexes and settlements the module has no field for."""
     s = state
+    if not s.founded:
+        raise InputError("the kingdom is not founded yet: play turn 0 (the founding) before exporting it")
     sites = {c: [h for h in s.hexes if h.claimed and h.work_site and h.work_site.commodity == c]
              for c in KMT_WORK_SITES.values()}
     farms = [h for h in s.hexes if h.claimed and "farmland" in h.features]
