@@ -31,6 +31,8 @@ EPILOG = """examples:
   kingdomlog state campaigns/stolen-lands --json
   kingdomlog sql "select campaign, turn, unrest from states order by 1, 2" --root campaigns
   kingdomlog gm campaigns/stolen-lands
+  kingdomlog import-kingdom campaigns/from-foundry --from fvtt-Actor-kingdom.json
+  kingdomlog export-kingdom campaigns/from-foundry --to kingdom-for-foundry.json
 """
 
 
@@ -442,6 +444,44 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_kingdom(args: argparse.Namespace) -> int:
+    from kingdomlog.app.kingdom_import import import_kingdom
+
+    done = import_kingdom(_read_text(args.source, "the kingdom export"), args.dir, source=args.source,
+                          name=args.name)
+    if args.json:
+        _out(done.as_dict())
+        return 0
+    camp = done.campaign
+    print(f"imported {done.format.title} ({done.version}) into {camp.folder} as a {camp.ruleset.name} campaign;"
+          f" {camp.head_for().text}")
+    for f in done.data_files:
+        print(f"homebrew written to {camp.folder / f}")
+    if done.unmapped:
+        print(f"not mapped ({len(done.unmapped)} field(s); kept in the import event):")
+        for u in done.unmapped:
+            print(f"  {u.line()}")
+    return 0
+
+
+def cmd_export_kingdom(args: argparse.Namespace) -> int:
+    from kingdomlog.app.kingdom_import import export_kingdom
+    from kingdomlog.core.errors import InputError
+    from kingdomlog.store.errors import describe_os_error
+
+    fmt, doc = export_kingdom(_campaign(args.dir), args.format)
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    if args.to == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.to).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{args.to}: cannot write the kingdom: {describe_os_error(exc)}") from None
+    print(f"exported the kingdom as {fmt.title} to {args.to}", file=sys.stderr)
+    return 0
+
+
 def cmd_plan_schema(args: argparse.Namespace) -> int:
     from kingdomlog.core.errors import InputError
     from kingdomlog.core.ruleset import find_ruleset
@@ -765,6 +805,19 @@ what only --expect-head catches:
     s.add_argument("file")
     s.add_argument("dir")
     s.set_defaults(fn=cmd_import)
+
+    s = sub.add_parser("import-kingdom", help="create a campaign from a kingdom another tool exported (Foundry VTT)")
+    s.add_argument("dir")
+    s.add_argument("--from", dest="source", required=True, metavar="FILE", help="the exported JSON (- for stdin)")
+    s.add_argument("--name", help="the campaign's name (default: the kingdom's)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_import_kingdom)
+
+    s = sub.add_parser("export-kingdom", help="write the kingdom now in another tool's format (pf2e-kingmaker-tools)")
+    s.add_argument("dir")
+    s.add_argument("--to", required=True, metavar="FILE", help="file, or - for stdout")
+    s.add_argument("--format", help="the format's id (default: the first its ruleset writes)")
+    s.set_defaults(fn=cmd_export_kingdom)
 
     s = sub.add_parser("gm", help="serve the GM turn sheet on a campaign (an app; --edit for marimo's editor)")
     s.add_argument("dir")

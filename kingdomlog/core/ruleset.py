@@ -55,6 +55,7 @@ from kingdomlog.core.events import Draft, EventModel, RecordedEvent, add_type_lo
 from kingdomlog.core.viewers import Viewer
 
 if TYPE_CHECKING:
+    from kingdomlog.core.foreign import ForeignFormat
     from kingdomlog.core.mapdata import MapData
     from kingdomlog.core.portrait import Better, Portrait
     from kingdomlog.dice.checks import CheckSpec
@@ -754,6 +755,16 @@ class Ruleset:
         except (FileNotFoundError, ModuleNotFoundError, TypeError):
             return {}
         return parse_views(text)
+
+    # ---- other tools -------------------------------------------------------------------
+
+    def foreign_formats(self) -> Sequence[ForeignFormat]:
+        """Kingdoms other tools export that this ruleset imports (and writes back): ``core.foreign`` (issue 32).
+
+        ``kingdomlog import-kingdom`` asks every ruleset; the first format whose ``detect`` accepts a document
+        reads it. None by default.
+        """
+        return ()
 
     # ---- conformance -------------------------------------------------------------------
 

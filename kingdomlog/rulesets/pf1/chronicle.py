@@ -72,6 +72,18 @@ def _hex(s: Pf1State, hid: str) -> str:
     return f"the {h.terrain.lower()} hex {hid}" + (f" of {city.name}" if city else "")
 
 
+@narrates("pf1.kingdom_imported")
+def _imported(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
+    where = (p.source_title or p.source) + (f" ({p.file})" if p.file else "")
+    hexes = sum(1 for h in a.hexes.values() if h.claimed)
+    told = (f"{a.name or 'The kingdom'} came from {where}: {a.treasury} BP in its treasury, {hexes} claimed"
+            f" hex{'' if hexes == 1 else 'es'}, {len(a.cities)} settlement{'' if len(a.cities) == 1 else 's'}")
+    if p.unmapped:
+        n = len(p.unmapped)
+        told += f"; {n} field{'' if n == 1 else 's'} of the source stayed behind (the import's report)"
+    return told
+
+
 @narrates("pf1.kingdom_founded")
 def _founded(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
     return (f"{p.name} was founded, a {ALIGNMENT_WORDS.get(p.alignment, p.alignment)} kingdom with "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
 from kingdomlog.core.model import Frozen
@@ -64,6 +64,47 @@ class KingdomFounded(EventModel):
     starting_treasury_bp: int
     government: str = "feudal_monarchy"
     starting_renown: Literal["fame", "infamy"] | None = None
+
+
+class UnmappedField(Frozen):
+    """A field of an imported kingdom that kingdomlog does not hold: where it was, its value, and why."""
+
+    field: str = Field(min_length=1, max_length=500)
+    value: Any = None
+    why: str = Field(min_length=1, max_length=500)
+
+
+KINGDOM_NOT_IMPORTED = frozenset({"campaign", "options", "catalog", "modules"})
+"""State fields an import never carries: the campaign's own (id, options, rules catalogue, modules)."""
+
+
+@register_event
+class KingdomImported(EventModel):
+    """A kingdom kept by another tool (the PF1 kingdom sheet), recorded as it stood when it was imported (issue 32).
+
+    ``kingdom``: the state's fields but the campaign's own; the fold takes them as they are. ``unmapped``: what the
+    source held that kingdomlog does not (the import's report), kept with the fact.
+    """
+
+    type = "pf1.kingdom_imported"
+    source: str = Field(min_length=1, max_length=100)
+    source_title: str = Field(default="", max_length=200)
+    source_version: str = Field(default="", max_length=200)
+    file: str = Field(default="", max_length=500)
+    kingdom: dict[str, Any]
+    unmapped: list[UnmappedField] = Field(default_factory=list)
+
+    @field_validator("kingdom")
+    @classmethod
+    def _a_kingdom(cls, v: dict[str, Any]) -> dict[str, Any]:
+        from kingdomlog.rulesets.pf1.state import Pf1State
+        from kingdomlog.rulesets.pf1.tables import base_catalog
+
+        bad = sorted(KINGDOM_NOT_IMPORTED & set(v))
+        if bad:
+            raise ValueError(f"kingdom may not carry {', '.join(bad)} (the campaign's own)")
+        Pf1State.model_validate({**v, "campaign": "-", "options": {}, "catalog": base_catalog()})
+        return v
 
 
 @register_event

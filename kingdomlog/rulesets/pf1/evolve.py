@@ -147,6 +147,15 @@ def _bld(s: Pf1State, bid: str, **kw: Any) -> Pf1State:
 # ------------------------------------------------------------------ setup
 
 
+@on(ev.KingdomImported)
+def _imported(s: Pf1State, p: ev.KingdomImported, e: RecordedEvent) -> Pf1State:
+    """The imported kingdom as recorded: its fields replace the state's, the campaign's own stay."""
+    k = Pf1State.model_validate({**p.kingdom, "campaign": s.campaign, "options": s.options, "catalog": s.catalog,
+                                 "modules": s.modules})
+    kept = {name: getattr(k, name) for name in Pf1State.model_fields if name not in ev.KINGDOM_NOT_IMPORTED}
+    return _u(s, **{**kept, "founded": True})
+
+
 @on(ev.KingdomFounded)
 def _founded(s: Pf1State, p: ev.KingdomFounded, e: RecordedEvent) -> Pf1State:
     return _u(s, founded=True, name=p.name, alignment=p.alignment, treasury=p.starting_treasury_bp,

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from kingdomlog.core.choices import LIMIT, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
+from kingdomlog.core.foreign import ForeignFormat
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Seat, Step, validate_options
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
@@ -331,6 +332,12 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         from kingdomlog.rulesets.pf1.mapview import portrait
 
         return portrait(state, previous, viewer)
+
+    def foreign_formats(self) -> Sequence[ForeignFormat]:
+        """The PF1 kingdom sheet's kingdom actor (read)."""
+        from kingdomlog.rulesets.pf1.foundry import FORMATS
+
+        return FORMATS
 
     def sample_events(self) -> list[Draft]:
         from kingdomlog.rulesets.pf1.samples import sample_events

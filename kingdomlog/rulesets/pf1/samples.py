@@ -16,6 +16,9 @@ def sample_events() -> list[Draft]:
     """At least one valid payload of every pf1 event type."""
     p: list[Any] = [
         ev.KingdomFounded(name="Greenbelt Barony", alignment="LG", starting_treasury_bp=50),
+        ev.KingdomImported(source="pf1-kingdom-sheet", source_title="PF1 kingdom sheet", file="kingdom.json",
+                           kingdom={"name": "Imported Barony", "treasury": 12, "founded": True},
+                           unmapped=[ev.UnmappedField(field="system.bpStorage.current", value=3, why="sample")]),
         ev.HexMapped(hex="H1", q=0, r=0, terrain="GRASSLAND"),
         ev.HexExplored(hex="H1"),
         ev.HexCleared(hex="H1"),

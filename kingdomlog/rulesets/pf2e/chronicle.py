@@ -67,6 +67,21 @@ def _founded(b: KingdomState, p: Any, a: KingdomState) -> str:
             f"settlement")
 
 
+@narrates("pf2e.kingdom_imported")
+def _imported(b: KingdomState, p: Any, a: KingdomState) -> str:
+    where = p.source_title or p.source
+    if p.file:
+        where += f" ({p.file})"
+    size = sum(1 for h in a.hexes if h.claimed)
+    towns = len(a.settlements)
+    told = (f"{a.name or 'The kingdom'} came from {where}: level {a.level}, {size} claimed hex"
+            f"{'' if size == 1 else 'es'}, {towns} settlement{'' if towns == 1 else 's'}")
+    if p.unmapped:
+        n = len(p.unmapped)
+        told += f"; {n} field{'' if n == 1 else 's'} of the source stayed behind (the import's report)"
+    return told
+
+
 @narrates("pf2e.leader_changed")
 def _leader(b: KingdomState, p: Any, a: KingdomState) -> str:
     if not p.holder:

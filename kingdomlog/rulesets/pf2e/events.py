@@ -6,9 +6,9 @@ d20, the DC and every modifier term, so a replay shows exactly why state changed
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
 from kingdomlog.core.model import Frozen
@@ -110,6 +110,49 @@ class KingdomFounded(EventModel):
     """v3: what the kingdom chose for its government's feat (Muddle Through's Ruins ...)."""
     thresholds: dict[str, int] | None = None
     """v3: the Ruin thresholds the founding sets (Muddle Through), recorded."""
+
+
+class UnmappedField(Frozen):
+    """A field of an imported kingdom that kingdomlog does not hold: where it was, its value, and why."""
+
+    field: str = Field(min_length=1, max_length=500)
+    value: Any = None
+    why: str = Field(min_length=1, max_length=500)
+
+
+KINGDOM_NOT_IMPORTED = frozenset({"campaign", "options", "homebrew"})
+"""State fields an import never carries: the campaign's own (its id, its options, its data files)."""
+
+
+@register_event
+class KingdomImported(EventModel):
+    """A kingdom kept by another tool, recorded as it stood when it was imported (issue 32).
+
+    ``kingdom``: the state's stored fields (a ``KingdomState`` without its campaign, options and homebrew, which
+    are the campaign's); the fold takes them as they are. ``source``: the format it came from
+    (``pf2e-kingmaker-tools``, ``pf2e-system``), ``source_version`` the schema it was written in, ``file`` the
+    file's name. ``unmapped``: what the source held that kingdomlog does not (the import's report), kept with the
+    fact so it is never lost.
+    """
+
+    type = "pf2e.kingdom_imported"
+    source: str = Field(min_length=1, max_length=100)
+    source_title: str = Field(default="", max_length=200)
+    source_version: str = Field(default="", max_length=200)
+    file: str = Field(default="", max_length=500)
+    kingdom: dict[str, Any]
+    unmapped: list[UnmappedField] = Field(default_factory=list)
+
+    @field_validator("kingdom")
+    @classmethod
+    def _a_kingdom(cls, v: dict[str, Any]) -> dict[str, Any]:
+        from kingdomlog.rulesets.pf2e.state import KingdomState
+
+        bad = sorted(KINGDOM_NOT_IMPORTED & set(v))
+        if bad:
+            raise ValueError(f"kingdom may not carry {', '.join(bad)} (the campaign's own)")
+        KingdomState.model_validate(v)
+        return v
 
 
 @register_event
@@ -941,6 +984,7 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     StructureRepaired, DegreeChanged, FlagSet, CounterSet, GMRuling, FeatChoiceMade, BoonGained, BoonLapsed,
     HexChanged, CapitalMoved, EventScheduled, EventWatchCleared, ArmyRecruited, ArmyUpdated, ArmyRemoved,
     WarDeclared, WarEnded, BattleStarted, WarActionTaken, BattleEnded, LotsRubbled, RuinThresholdChanged,
+    KingdomImported,
 )
 
 

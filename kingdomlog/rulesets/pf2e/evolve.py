@@ -169,6 +169,14 @@ def _founded(s: KingdomState, p: E.KingdomFounded, turn: int) -> KingdomState:
                feat_choices={k: tuple(v) for k, v in p.feat_choices.items()})
 
 
+@on(E.KingdomImported)
+def _imported(s: KingdomState, p: E.KingdomImported, turn: int) -> KingdomState:
+    """The imported kingdom as recorded: its stored fields replace the state's, the campaign's own stay."""
+    k = KingdomState.model_validate(p.kingdom)
+    kept = {name: getattr(k, name) for name in KingdomState.model_fields if name not in E.KINGDOM_NOT_IMPORTED}
+    return _up(s, **{**kept, "founded": True})
+
+
 @on(E.ConsumptionPaid)
 def _consumption(s: KingdomState, p: E.ConsumptionPaid, turn: int) -> KingdomState:
     food = max(0, s.commodities["food"] - p.food)

@@ -13,6 +13,7 @@ from typing import Any
 
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
+from kingdomlog.core.foreign import ForeignFormat
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, RerollReason, Seat, Step
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
@@ -284,6 +285,12 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         from kingdomlog.rulesets.pf2e.mapview import portrait
 
         return portrait(state, previous, viewer)
+
+    def foreign_formats(self) -> Sequence[ForeignFormat]:
+        """The pf2e-kingmaker-tools kingdom sheet (read and written) and the PF2e system's kingdom (read)."""
+        from kingdomlog.rulesets.pf2e.foundry import FORMATS
+
+        return FORMATS
 
     def sample_events(self) -> list[Draft]:
         from kingdomlog.rulesets.pf2e.samples import sample_events

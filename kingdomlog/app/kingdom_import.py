@@ -1,0 +1,168 @@
+"""A kingdom kept by another tool, brought in as a new campaign, and written back (issue 32).
+
+``import_kingdom`` reads a JSON document another kingdom tool exported (pf2e-kingmaker-tools, the PF2e system's
+party kingdom, the PF1 kingdom sheet: whichever ruleset's ``foreign_formats`` recognises it), and creates a
+campaign of that ruleset whose first batch after its configuration records the imported kingdom as a fact.
+Homebrew the source holds becomes the campaign's data files; every field kingdomlog cannot hold is returned as
+the import's report (and kept in the import event).
+
+Like the log import (``exchange``), the campaign is built in a hidden folder beside the target and moved into
+place only once it is complete and verifies: a refused document or a failure half way leaves nothing behind.
+
+``export_kingdom`` writes a campaign's state back in the first format its ruleset can write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from kingdomlog.app.campaign import Campaign
+from kingdomlog.core.errors import InputError, StoreError
+from kingdomlog.core.foreign import ForeignFormat, ForeignKingdom, Unmapped
+from kingdomlog.core.ruleset import Ruleset, all_rulesets
+from kingdomlog.store.config import slug_ok
+from kingdomlog.store.log import describe_os_error
+
+
+@dataclass(frozen=True)
+class KingdomImport:
+    """What ``import_kingdom`` made: the campaign, the format it read, the data files written, the report."""
+
+    campaign: Campaign
+    format: ForeignFormat
+    version: str
+    data_files: tuple[str, ...]
+    unmapped: tuple[Unmapped, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"campaign": self.campaign.id, "folder": str(self.campaign.folder),
+                "ruleset": self.campaign.config.ruleset, "format": self.format.id, "format_title": self.format.title,
+                "schema": self.version, "data_files": list(self.data_files),
+                "unmapped": [u.as_dict() for u in self.unmapped]}
+
+
+def parse_document(text: str, source: str) -> Any:
+    """The JSON document of a kingdom export; ``InputError`` naming the line and column when it does not parse."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+
+
+def recognise(doc: Any, source: str, rulesets: Sequence[Ruleset] | None = None) -> tuple[Ruleset, ForeignFormat]:
+    """The ruleset and format that read ``doc``; ``InputError`` naming the fields looked for when none does."""
+    known: list[str] = []
+    for rs in rulesets if rulesets is not None else all_rulesets():
+        for fmt in rs.foreign_formats():
+            if fmt.detect(doc):
+                return rs, fmt
+            known.append(f"{fmt.marker} ({fmt.title})")
+    raise InputError(f"{source}: not a kingdom export kingdomlog reads; looked for "
+                     + ("; ".join(known) if known else "nothing: no ruleset reads other tools' kingdoms"))
+
+
+def read_kingdom(text: str, source: str) -> tuple[Ruleset, ForeignFormat, ForeignKingdom]:
+    """Parse, recognise and read an export; every refusal is one ``InputError`` line starting with ``source``."""
+    doc = parse_document(text, source)
+    rs, fmt = recognise(doc, source)
+    try:
+        return rs, fmt, fmt.read(doc)
+    except InputError as exc:
+        raise InputError(f"{source}: {fmt.title}: {exc}") from None
+
+
+def import_kingdom(text: str, folder: str | Path, *, source: str = "import", name: str | None = None,
+                   recorded_at: datetime | None = None) -> KingdomImport:
+    """Create the campaign folder ``folder`` from the kingdom export ``text`` (see the module docstring).
+
+    The campaign's id is the folder's name; ``name`` (default: the kingdom's) its display name. Raises
+    ``InputError`` for a document that is malformed or no ruleset reads (naming the field) and ``StoreError``
+    when the folder is not new and empty or the file system refuses; nothing is left behind then.
+    """
+    source = "standard input" if source in ("-", "") else source
+    rs, fmt, kingdom = read_kingdom(text, source)
+    target = Path(folder)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise StoreError(f"{target}: folder is not empty; import into a new folder")
+    if not slug_ok(target.name):
+        raise InputError(f"campaign id {target.name!r} must be lower case letters, digits, - or _, starting with a"
+                         " letter (name the folder so)")
+    tmp = target.parent / f".{target.name}.import-{uuid.uuid4().hex[:12]}"
+    label = source if source == "standard input" else Path(source).name
+    events = [_with_file(d, label) for d in kingdom.events]
+    try:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{target}: cannot import here: {describe_os_error(exc)}") from None
+        camp = Campaign.create(tmp, rs.id, name=name or kingdom.name, options=kingdom.options,
+                               campaign_id=target.name, recorded_at=recorded_at)
+        files = _write_data(tmp, kingdom.homebrew)
+        camp = Campaign.open(tmp)
+        camp.append(events, expect_seq=camp.head_seq)
+        rep = camp.verify()
+        if not rep.ok:
+            raise StoreError(f"{source}: the imported campaign does not verify ({rep.problems[0]}); nothing was"
+                             " imported")
+        try:
+            os.rename(tmp, target)  # replaces an empty target folder; atomic on one file system
+        except OSError as exc:
+            raise StoreError(f"{target}: cannot move the import into place: {describe_os_error(exc)}") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return KingdomImport(Campaign.open(target), fmt, kingdom.version, files, kingdom.unmapped)
+
+
+def _with_file(draft: Any, label: str) -> Any:
+    """The import event names the file it came from (its name only, never a path)."""
+    payload = draft.payload
+    if "file" in type(payload).model_fields and not getattr(payload, "file", ""):
+        from dataclasses import replace
+
+        return replace(draft, payload=payload.model_copy(update={"file": label[:500]}))
+    return draft
+
+
+def _write_data(folder: Path, homebrew: dict[str, Any]) -> tuple[str, ...]:
+    """The homebrew documents as ``data/<stem>.toml`` (how a campaign's homebrew is loaded)."""
+    if not homebrew:
+        return ()
+    out = []
+    data = folder / "data"
+    data.mkdir(exist_ok=True)
+    for stem, doc in sorted(homebrew.items()):
+        path = data / f"{stem}.toml"
+        path.write_text("# Homebrew brought in by kingdomlog import-kingdom (issue 32).\n" + tomli_w.dumps(doc),
+                        encoding="utf-8")
+        out.append(f"data/{path.name}")
+    return tuple(out)
+
+
+def export_kingdom(camp: Campaign, fmt: str | None = None) -> tuple[ForeignFormat, Any]:
+    """The campaign's current state (the GM's) as a document of ``fmt`` (default: the first format its ruleset
+    writes); ``InputError`` when the ruleset writes none, or not that one."""
+    rs = camp.ruleset
+    writable = [f for f in rs.foreign_formats() if f.write is not None]
+    if fmt is not None:
+        writable = [f for f in writable if f.id == fmt]
+    if not writable:
+        which = f" as {fmt}" if fmt else ""
+        names = ", ".join(f.id for f in rs.foreign_formats() if f.write is not None) or "none"
+        raise InputError(f"{camp.id}: a {rs.name} campaign cannot be exported{which} (formats written: {names})")
+    chosen = writable[0]
+    assert chosen.write is not None
+    try:
+        return chosen, chosen.write(camp.state())
+    except InputError as exc:
+        raise InputError(f"{camp.id}: {exc}") from None

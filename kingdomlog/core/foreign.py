@@ -1,0 +1,235 @@
+"""Kingdoms kept by other tools (issue 32): the seam a ruleset implements to import one and to export it back.
+
+A ruleset lists the documents it reads in ``Ruleset.foreign_formats()``: each ``ForeignFormat`` says how to
+recognise one (``detect``), how to turn it into the first batch of a new campaign (``read`` ->
+``ForeignKingdom``: options, the events that record the kingdom as a fact, homebrew data files, and every field
+that could not be mapped), and, when the format can be written, how to write a state back (``write``).
+
+``Doc`` is how a reader walks a foreign document: every value is read through it with its type and bounds, so a
+malformed document is refused with one line naming the field (``kingdom-sheet.leaders.ruler.invested must be
+true or false, got 'yes'``), and every key the reader never touched is listed as unmapped by ``Doc.leftovers``:
+nothing the source holds is dropped silently.
+
+>>> d = Doc({"level": 3, "notes": "x", "empty": []}, "k")
+>>> d.integer("level", 1, 20)
+3
+>>> [(u.field, u.value) for u in d.leftovers("not read")]
+[('k.notes', 'x')]
+>>> Doc({"level": "3"}, "k").integer("level", 1, 20)
+Traceback (most recent call last):
+...
+kingdomlog.core.errors.InputError: field k.level must be a whole number from 1 to 20, got '3'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kingdomlog.core.errors import InputError
+from kingdomlog.core.events import Draft
+
+MISSING: Any = object()
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """A field of the source kingdomlog does not hold: where it was, its value (JSON), and why."""
+
+    field: str
+    value: Any
+    why: str
+
+    def line(self) -> str:
+        """``field = value: why`` with the value as compact JSON (long values cut at 120 characters)."""
+        text = json.dumps(self.value, ensure_ascii=False, sort_keys=True)
+        if len(text) > 120:
+            text = text[:117] + "..."
+        return f"{self.field} = {text}: {self.why}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "value": self.value, "why": self.why}
+
+
+@dataclass(frozen=True)
+class ForeignKingdom:
+    """A foreign kingdom read for a new campaign: everything the campaign is created with.
+
+    ``events`` are the first batch (turn 0) after the campaign's configuration; ``homebrew`` maps a data file's
+    stem to its document (written to the campaign's ``data/`` as TOML before the batch is appended);
+    ``unmapped`` is the report of what the source holds that kingdomlog does not.
+    """
+
+    format: str
+    version: str
+    name: str
+    options: dict[str, Any]
+    events: list[Draft]
+    homebrew: dict[str, Any] = field(default_factory=dict)
+    unmapped: tuple[Unmapped, ...] = ()
+
+
+@dataclass(frozen=True)
+class ForeignFormat:
+    """A kind of document another kingdom tool exports.
+
+    ``marker`` names the field that tells this format apart (shown when a document is not recognised);
+    ``detect(doc)`` says whether a parsed JSON document is one; ``read(doc)`` maps it (raising ``InputError``
+    naming the field for a malformed one); ``write(state)`` gives the document back for a state (None: this
+    format is read only).
+    """
+
+    id: str
+    title: str
+    marker: str
+    detect: Callable[[Any], bool]
+    read: Callable[[Any], ForeignKingdom]
+    write: Callable[[Any], Any] | None = None
+
+
+def note_drafts(text: str, title: str, *, visibility: str, turn: int) -> list[Draft]:
+    """Journal entries (``core.note_added``) holding ``text`` whole: one entry per 20,000 characters.
+
+    >>> [d.payload.title for d in note_drafts("x" * 20_001, "Notes", visibility="gm", turn=0)]
+    ['Notes', 'Notes (part 2)']
+    """
+    from kingdomlog.core.core_events import NoteAdded
+
+    size = 20_000
+    parts = [text[i:i + size] for i in range(0, len(text), size)] if text.strip() else []
+    return [Draft(NoteAdded(text=part, title=title if i == 0 else f"{title} (part {i + 1})"), turn=turn,
+                  visibility=visibility) for i, part in enumerate(parts)]
+
+
+def holds_nothing(value: Any) -> bool:
+    """A value that carries no information: null, false, zero, empty text, or a list or table of only those.
+
+    >>> holds_nothing({"a": [], "b": {"c": 0, "d": False}}), holds_nothing({"a": [0, 1]})
+    (True, False)
+    """
+    if isinstance(value, Mapping):
+        return all(holds_nothing(v) for v in value.values())
+    if isinstance(value, list):
+        return all(holds_nothing(v) for v in value)
+    return value is None or value is False or value == 0 or value == ""
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class Doc:
+    """One JSON object of a foreign document, read field by field with its path (see the module's doctest).
+
+    Every typed read marks its key as read; ``unmapped`` records a key read but not held; ``leftovers``
+    walks this object and every child read through ``obj``/``objs`` and lists each key nobody read.
+    """
+
+    def __init__(self, data: Any, path: str) -> None:
+        if not isinstance(data, Mapping):
+            raise InputError(f"field {path} must be an object, got {_show(data)}")
+        self.data: Mapping[str, Any] = data
+        self.path = path
+        self.read: set[str] = set()
+        self.children: list[Doc] = []
+        self.notes: list[Unmapped] = []
+
+    def at(self, key: str) -> str:
+        """The dotted path of ``key`` below this object ("" is the object itself)."""
+        if not key:
+            return self.path
+        return f"{self.path}.{key}" if self.path else key
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def raw(self, key: str, default: Any = MISSING) -> Any:
+        """The value at ``key`` as it is (marked read); ``default`` when absent, else the field is required."""
+        self.read.add(key)
+        if key not in self.data or (self.data[key] is None and default is not MISSING):
+            if default is MISSING:
+                raise InputError(f"field {self.at(key)} is missing")
+            return default
+        return self.data[key]
+
+    def integer(self, key: str, lo: int, hi: int, default: Any = MISSING) -> int:
+        v = self.raw(key, default)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise InputError(f"field {self.at(key)} must be a whole number from {lo} to {hi}, got {_show(v)}")
+        return v
+
+    def flag(self, key: str, default: Any = MISSING) -> bool:
+        v = self.raw(key, default)
+        if not isinstance(v, bool):
+            raise InputError(f"field {self.at(key)} must be true or false, got {_show(v)}")
+        return v
+
+    def text(self, key: str, default: Any = MISSING, *, choices: Sequence[str] = (), max_len: int = 20_000) -> str:
+        v = self.raw(key, default)
+        if not isinstance(v, str) or len(v) > max_len:
+            raise InputError(f"field {self.at(key)} must be text (at most {max_len} characters), got {_show(v)}")
+        if choices and v not in choices:
+            raise InputError(f"field {self.at(key)} must be one of {', '.join(choices)}; got {v!r}")
+        return v
+
+    def opt_str(self, key: str) -> str | None:
+        """Text or null (absent = null)."""
+        v = self.raw(key, None)
+        return None if v is None else self.text(key)
+
+    def obj(self, key: str, default: Any = MISSING) -> Doc:
+        v = self.raw(key, {} if default is not MISSING else MISSING)
+        child = Doc(v, self.at(key))
+        self.children.append(child)
+        return child
+
+    def items(self, key: str, default: Any = MISSING, *, max_len: int = 10_000) -> list[Any]:
+        v = self.raw(key, [] if default is not MISSING else MISSING)
+        if not isinstance(v, list) or len(v) > max_len:
+            raise InputError(f"field {self.at(key)} must be a list (at most {max_len} entries), got {_show(v)}")
+        return v
+
+    def objs(self, key: str, default: Any = MISSING) -> Iterator[Doc]:
+        """The objects of the list at ``key``, each a child ``Doc`` (``key[0]``, ``key[1]`` ...)."""
+        for i, item in enumerate(self.items(key, default)):
+            child = Doc(item, f"{self.at(key)}[{i}]")
+            self.children.append(child)
+            yield child
+
+    def strs(self, key: str, default: Any = MISSING) -> list[str]:
+        out = self.items(key, default)
+        for i, v in enumerate(out):
+            if not isinstance(v, str):
+                raise InputError(f"field {self.at(key)}[{i}] must be text, got {_show(v)}")
+        return out
+
+    def unmapped(self, key: str, why: str, value: Any = MISSING) -> None:
+        """Record ``key`` (read, or its given ``value``) as a field kingdomlog does not hold, unless it holds
+        nothing."""
+        v = self.raw(key, None) if value is MISSING else value
+        if not holds_nothing(v):
+            self.notes.append(Unmapped(self.at(key), v, why))
+
+    def note(self, where: str, value: Any, why: str) -> None:
+        """Record a value found under this object (``where`` relative to it) that was not mapped."""
+        if not holds_nothing(value):
+            self.notes.append(Unmapped(self.at(where), value, why))
+
+    def skip(self, *keys: str) -> None:
+        """Mark keys read that carry nothing to map by their nature (derived figures the fold recomputes)."""
+        self.read.update(keys)
+
+    def leftovers(self, why: str) -> list[Unmapped]:
+        """What was recorded as unmapped here and below, then every key nobody read (``why``), in order."""
+        out: list[Unmapped] = list(self.notes)
+        for child in self.children:
+            out.extend(child.leftovers(why))
+        for key in self.data:
+            if key not in self.read and not holds_nothing(self.data[key]):
+                out.append(Unmapped(self.at(key), self.data[key], why))
+        return out

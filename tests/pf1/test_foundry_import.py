@@ -1,0 +1,124 @@
+"""A kingdom kept by the PF1 kingdom sheet (Foundry VTT) brought in as a pf1 campaign (issue 32).
+
+Fixtures from the module's declarations (its ``KingdomModel`` and building items): today's schema, where
+settlements and hexes live in other documents, and the schema before its version 4 (settlements with districts
+inside the kingdom, buildings as the kingdom's items) and 5 (hexes counted by terrain).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kingdomlog.app import Campaign
+from kingdomlog.cli import main
+from kingdomlog.core.viewers import GM_VIEWER
+from kingdomlog.rulesets.pf1.ruleset import RULESET
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "foundry"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def imported(capsys: pytest.CaptureFixture[str], tmp_path: Path, fixture: str) -> tuple[Path, dict[str, Any]]:
+    folder = tmp_path / "barony"
+    code, out, err = run(capsys, "import-kingdom", str(folder), "--from", str(FIXTURES / fixture), "--json")
+    assert code == 0, err
+    return folder, json.loads(out)
+
+
+def test_a_sheet_of_the_schema_before_version_4_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder, report = imported(capsys, tmp_path, "pf1-kingdom-v3.json")
+    assert (report["ruleset"], report["format"]) == ("pf1-kingmaker", "pf1-kingdom-sheet")
+    assert report["schema"].startswith("before version 4")
+    camp = Campaign.open(folder)
+    s = camp.state()
+    assert (s.name, s.alignment, s.government, s.turn, s.treasury, s.unrest) == (
+        "Greenbelt Barony", "NG", "republic", 7, 23, 2)
+    assert (s.fame_ledger, s.infamy_ledger, s.event_last_turn) == (3, 1, True)
+    assert (s.edicts.festivals, s.edicts.promotion, s.edicts.taxation) == ("6", "TOKEN", "HEAVY")
+    assert set(s.modules) == {"fame_infamy", "government_forms"}
+    assert s.leaders["RULER"][0].name == "ActorRuler000001"
+    assert s.leaders["RULER"][0].attributes == ("ECONOMY", "LOYALTY")
+    assert "CONSORT" not in s.leaders and "GRAND_DIPLOMAT" not in s.leaders  # vacant seats
+    assert [(c.name, c.capital, len(c.districts)) for c in s.cities.values()] == [("Tatzlford", True, 1),
+                                                                                   ("Oleg's", False, 1)]
+    d1 = s.districts[s.cities["C1"].districts[0]]
+    assert d1.borders == {"N": "WATER", "E": "CLIFF", "S": "LAND", "W": "LAND"}
+    built = sorted((b.type, b.city) for b in s.buildings.values())
+    assert built == [("House", "C1"), ("House", "C1"), ("House", "C1"), ("Shrine", "C2"), ("Sky Citadel", "C1"),
+                     ("Town Hall", "C1")]
+    # a building kingdomlog's data does not have became a homebrew building the campaign loads
+    assert report["data_files"] == ["data/buildings.toml"]
+    citadel = s.catalog.building("Sky Citadel")
+    assert (citadel.lots, citadel.economy, citadel.cost) == (4, 2, 0)
+    lots = [x for b in s.buildings.values() if b.district == d1.id for x in b.lots]
+    assert len(lots) == len(set(lots))  # no two buildings on one lot
+    terrains = sorted(h.terrain for h in s.hexes.values() if h.claimed)
+    assert terrains.count("FOREST") == 3 and terrains.count("HILLS") == 2 and terrains.count("MARSH") == 1
+    assert len(terrains) == 2 + 3 + 2 + 1 + 4  # two settlements, then the counted terrain (coast listed)
+    got = {u["field"]: u["value"] for u in report["unmapped"]}
+    assert got["system.terrain.coast"] == 1
+    assert got["items[3].name"] == "Sky Citadel"  # written with cost 0: listed
+    assert got["items[3].system.changes[1]"]["target"] == "fame"
+    assert got["items[4].name"] == "Wizard Spire"  # 3 lots: no shape kingdomlog holds
+    assert got["items[5]"] == {"name": "Bandit Activity", "type": "pf1-kingdom-sheet.event"}
+    assert got["system.bpStorage.current"] == 4
+    assert got["system.settlements[0].districts[0].name"] == "Old Town"
+    notes = [(e.visibility, e.payload.text) for e in camp.events() if e.type == "core.note_added"]
+    assert notes == [("gm", "<p>The Stag Lord's fort was razed in month 5.</p>")]
+
+
+def test_it_plays_on_from_the_month_it_was_imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder, _ = imported(capsys, tmp_path, "pf1-kingdom-v3.json")
+    assert Campaign.open(folder).next_turn() == 8
+    plan = tmp_path / "month-8.json"
+    plan.write_text(json.dumps({"turn": 8, "seed": "gb-8", "steps": {}}))
+    code, _, err = run(capsys, "turn", str(folder), "--plan", str(plan))
+    assert code == 0, err
+    assert Campaign.open(folder).state().turn == 8
+    camp = Campaign.open(folder)
+    ev = next(e for e in camp.events() if e.type == "pf1.kingdom_imported")
+    before = RULESET.initial_state(camp.context)
+    line = RULESET.chronicle(before, ev, RULESET.evolve(before, ev), GM_VIEWER)
+    assert line is not None and line.startswith("Greenbelt Barony came from PF1 kingdom sheet (pf1-kingdom-v3.json)")
+
+
+def test_a_sheet_of_today_imports_and_lists_what_lives_elsewhere(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    folder, report = imported(capsys, tmp_path, "pf1-kingdom.json")
+    assert report["schema"] == "version 5 or later"
+    s = Campaign.open(folder).state()
+    assert (s.alignment, s.government, s.treasury, s.edicts.taxation, s.edicts.festivals) == (
+        "LN", "feudal_monarchy", 40, "NORMAL", "0")
+    assert [o.name for o in s.leaders["VICEROY"]] == ["ActorViceroy0001"]
+    assert s.modules == ("leadership_skills",)
+    got = {u["field"]: u["value"] for u in report["unmapped"]}
+    assert got["system.settlementProxies"] == [{"id": "SettleProxy00001", "actor": "ActorSettlement1"}]
+    assert got["system.settings.optionalRules.kingdomModifiers"] is True
+
+
+@pytest.mark.parametrize(("change", "needle"), [
+    ({"alignment": "good"}, "field system.alignment must be one of"),
+    ({"treasury": "lots"}, "field system.treasury must be a whole number"),
+    ({"edicts": {"taxation": "9"}}, "field system.edicts.taxation must be one of 0-4"),
+    ({"leadership": {"ruler": {"actor": 5}}}, "field system.leadership.ruler.actor must be text"),
+])
+def test_a_malformed_sheet_is_refused_naming_the_field(change: dict[str, Any], needle: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((FIXTURES / "pf1-kingdom.json").read_text())
+    doc["system"].update(change)
+    src = tmp_path / "in.json"
+    src.write_text(json.dumps(doc))
+    root = tmp_path / "campaigns"
+    root.mkdir()
+    code, _, err = run(capsys, "import-kingdom", str(root / "barony"), "--from", str(src))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and needle in err, err
+    assert list(root.iterdir()) == []
