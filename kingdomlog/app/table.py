@@ -245,9 +245,11 @@ def proposals(lines: Sequence[Line]) -> dict[str, Proposal]:
             step, fld, _ = ln.seat.split("/", 2)
             if p is None:
                 out[ln.proposal] = Proposal(ln.proposal, ln.turn, ln.by, ln.seat, step, fld, dict(ln.row),
-                                            title=ln.text)
+                                            checks=dict(ln.checks), title=ln.text)
             else:
                 p.row, p.status, p.note = dict(ln.row), ("rolled" if p.faces else "declared"), ""
+                if not p.faces:
+                    p.checks = dict(ln.checks)  # the check the row makes (its odds), until it is rolled
             continue
         if p is None:
             continue

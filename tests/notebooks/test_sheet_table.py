@@ -1,0 +1,194 @@
+"""The Table on the GM sheet (issue 27, item 4; ``views.sheet.table``), without a browser.
+
+A copy of the pf2e demo with three players declared (Ysolde the Ruler, Maelis the Counselor, Kesh the General):
+the GM's draft rolled up to the Activity phase, the players propose and roll through ``app.table`` (as their
+pages do), and the GM decides through the panel's presses (``act``), as the page's buttons send them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nb_support import DEMO
+
+from kingdomlog.app import Campaign, table
+from kingdomlog.app.table import TableFile
+from kingdomlog.store.config import ViewerEntry, load_config, write_config
+from kingdomlog.views.sheet import cards as sheet_cards
+from kingdomlog.views.sheet import draft as sheet
+from kingdomlog.views.sheet import table as sheet_table
+
+STEP = "activity.leadership"
+PLAYERS = {"ysolde": "Ysolde", "maelis": "Maelis", "kesh": "Kesh"}
+
+
+def table_demo(folder: Path) -> Path:
+    """The pf2e demo with its three PC leaders declared as the table's players."""
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache", "plans"))
+    cfg = load_config(folder)
+    write_config(folder, cfg.model_copy(update={"viewers": [ViewerEntry(id=k, name=v) for k, v in PLAYERS.items()]}))
+    return folder
+
+
+def opened(folder: Path) -> sheet.SheetSession:
+    """The GM's sheet with every check of the month rolled (the players' part of the month is open)."""
+    s, _ = sheet.open_session(folder)
+    assert s is not None
+    s.roll_all()
+    s.save()
+    return s
+
+
+ACTS = {"ysolde": ("quell-unrest", "intrigue"), "kesh": ("rest-and-relax", "wilderness"),
+        "maelis": ("celebrate-holiday", "folklore")}
+"""What each player proposes from their Leadership seat (each activity once a month: §3.3)."""
+
+
+def propose(folder: Path, pid: str, *, roll: bool = True) -> table.Proposal:
+    """``pid`` proposes their activity (``ACTS``) from their Leadership seat, and presses Roll."""
+    camp = Campaign.open(folder)
+    v = camp.viewer(pid)
+    seat = next(s for s in table.opening(camp, v).seats if s.step == STEP)
+    activity, skill = ACTS[pid]
+    p, _ = table.declare(camp, v, seat.id, {"activity": activity, "skill": skill})
+    return table.roll(camp, v, p.id) if roll else p
+
+
+class Presses:
+    """The panel's presses as the page sends them: each with the next count."""
+
+    def __init__(self, session: sheet.SheetSession) -> None:
+        self.session, self.n = session, 0
+
+    def __call__(self, act: str, proposal: str, note: str = "", *, n: int | None = None) -> bool:
+        self.n = self.n + 1 if n is None else n
+        return sheet_table.act(self.session, {"press": {"act": act, "proposal": proposal, "note": note, "n": self.n}})
+
+
+def said(session: sheet.SheetSession, pid: str) -> tuple[str, str]:
+    return sheet_table.desk(session).said[pid]
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    return table_demo(tmp_path / "stolen-lands")
+
+
+def test_a_proposal_shows_its_face_only_once_rolled(demo: Path) -> None:
+    s = opened(demo)
+    p = propose(demo, "ysolde", roll=False)
+    # the GM cannot take a row with dice into the month before its player rolled it (app.table)
+    assert not Presses(s)("accept", p.id)
+    assert said(s, p.id)[0] == "error" and "not rolled yet" in said(s, p.id)[1]
+    before = sheet_table.panel_html(s)
+    assert "Not rolled yet: d20 +1 vs DC 16: critical failure 25.0%" in before
+    assert 'data-outcome="p1"' not in before
+    rolled = table.roll(Campaign.open(demo), Campaign.open(demo).viewer("ysolde"), p.id)
+    after = sheet_table.panel_html(s)
+    assert f'data-outcome="{p.id}"' in after and rolled.outcome in after
+    assert "Ysolde" in after and "Maelis" in after and "nothing proposed yet" in after
+
+
+def test_an_accepted_row_is_the_players_in_the_draft_and_in_the_log(demo: Path) -> None:
+    s = opened(demo)
+    p1, p2 = propose(demo, "ysolde"), propose(demo, "kesh")
+    press = Presses(s)
+    assert press("accept", p1.id) and press("accept", p2.id)
+    assert said(s, p1.id)[0] == "ok"
+    draft = s.update({})  # the next preview holds them, without a reload or a cleared cache
+    card = draft.card(STEP)
+    assert card is not None and [(pl.name, pl.index, pl.part) for pl in card.placed] == [
+        ("Ysolde", 1, "a1"), ("Kesh", 2, "a2")]
+    assert {d.actor for d in card.drafts} == {"ysolde", "kesh"}
+    assert {r.key: list(r.faces) for r in card.rolls if r.key in ("a1", "a2")} == {
+        "a1": p1.faces["a1"], "a2": p2.faces["a1"]}
+    shown = sheet_cards.result_html(s, card, draft)
+    assert "proposed by Ysolde" in shown and "proposed by Kesh" in shown and "Rolled at the table by Kesh" in shown
+    assert "kl-reroll" not in shown  # the card offers no re-roll of a player's row (the panel's GM ruling does)
+    # the faces the players rolled are theirs: never kept in the GM's plan
+    assert STEP not in s.plan.steps or not s.plan.steps[STEP].rolled
+    start = s.start.start_seq
+    done = sheet.commit(s, draft)
+    assert done is not None and done.kind == "success", done
+    camp = Campaign.open(demo)
+    got = [e for e in camp.events() if e.seq > start and e.type == "pf2e.check_resolved" and e.phase == STEP]
+    assert [(e.actor, e.payload.model_dump().get("die")) for e in got] == [
+        ("ysolde", p1.faces["a1"][0]), ("kesh", p2.faces["a1"][0])]
+    # the next month's table is empty
+    after, _ = sheet.open_session(demo, after_commit=True)
+    assert after is not None and after.start.turn == s.start.turn + 1
+    assert table.mine(Campaign.open(demo), table.GM_VIEWER, after.start.turn) == []
+    assert sheet_table.panel_html(after).count("nothing proposed yet") == 3
+
+
+def test_a_row_of_the_gms_added_after_an_accept_waits_for_its_own_roll(demo: Path) -> None:
+    """The faces a player rolled belong to their row: when the GM adds a row before it in the list, the GM's row is
+    not rolled with the player's face (nor refused as re-rolled), and the player's row moves with its faces."""
+    s = opened(demo)
+    p = propose(demo, "ysolde")
+    assert Presses(s)("accept", p.id)
+    s.update({})
+    mine = {"activity": "quell-unrest", "skill": "politics", "role": "ruler"}
+    plan = s.plan.model_copy(deep=True)
+    steps = dict(plan.steps)
+    sp = steps.get(STEP) or s.display(STEP)
+    steps[STEP] = sp.model_copy(update={"choices": {**sp.choices, "activities": [mine]}})
+    draft = s.replace_plan(plan.model_copy(update={"steps": steps}))
+    card = draft.card(STEP)
+    assert card is not None and card.error is None, card and card.error
+    assert card.pending is not None and card.pending.key == "a1"  # the GM's own row waits for its Roll
+    assert "a1" not in {r.key for r in card.rolls}
+    assert [(pl.name, pl.index) for pl in card.placed] == [("Ysolde", 2)]
+
+
+def test_send_back_and_a_gm_ruling_need_a_note(demo: Path) -> None:
+    s = opened(demo)
+    p = propose(demo, "maelis")
+    tf = TableFile(demo, s.start.turn)
+    press = Presses(s)
+    v0 = tf.version()
+    assert not press("send_back", p.id, "   ")
+    assert said(s, p.id)[0] == "error" and "write a note first" in said(s, p.id)[1]
+    assert not press("reroll", p.id, "")
+    assert "write a note first" in said(s, p.id)[1]
+    assert not press("send_back", p.id, "x" * (sheet_table.NOTE_MAX + 1))
+    assert "at most" in said(s, p.id)[1]
+    assert not press("accept", "p99")
+    assert said(s, "p99")[0] == "error"
+    assert tf.version() == v0  # nothing written by a refusal
+    assert sheet_table.desk(s).epochs.get(p.id, 0) == 0  # the box keeps what the GM typed
+    assert press("reroll", p.id, "the die fell off the table")
+    again = table.mine(Campaign.open(demo), table.GM_VIEWER)[0]
+    assert again.rerolls and again.rerolls[0][1:3] == ("gm", "the die fell off the table")
+    assert press("send_back", p.id, "Not during the siege; try it next month")
+    assert sheet_table.desk(s).epochs[p.id] == 2  # the box is emptied once its note was used
+    camp = Campaign.open(demo)
+    theirs = [ln.text for ln in table.feed(camp, camp.viewer("maelis"))]
+    assert any("Not during the siege" in t for t in theirs)
+    assert not any("Not during the siege" in ln.text for ln in table.feed(camp, camp.viewer("kesh")))
+    # a press is taken once: the same count again does nothing
+    v1 = tf.version()
+    assert not press("reroll", p.id, "again", n=press.n)
+    assert tf.version() == v1
+
+
+def test_the_poll_looks_at_the_file_and_says_only_when_it_moved(demo: Path) -> None:
+    s = opened(demo)
+    bumps: list[Any] = []
+    sheet_table.panel_html(s)
+    sheet_table.desk(s).seen = TableFile(demo, s.start.turn).version()
+    assert not sheet_table.poll(s, bumps.append)
+    propose(demo, "kesh", roll=False)
+    assert sheet_table.poll(s, bumps.append) and len(bumps) == 1
+    assert not sheet_table.poll(s, bumps.append) and len(bumps) == 1
+
+
+def test_no_players_no_table(tmp_path: Path) -> None:
+    shutil.copytree(DEMO, tmp_path / "d", ignore=shutil.ignore_patterns(".cache", "plans"))
+    s, _ = sheet.open_session(tmp_path / "d")
+    assert s is not None
+    assert not sheet_table.poll(s, lambda _: None)
+    assert sheet_table.shown(s, object(), object()) == ""
