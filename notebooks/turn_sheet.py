@@ -33,22 +33,25 @@ def _():
     # that came for widgets already rebuilt, which marimo credits to the cell that made them: self loops).
     # get_ready: whether the draft can be committed (the Commit button is made again when it flips).
     # get_page: bumped when the page must be drawn again with the same widgets (an error moved).
-    # get_table: bumped when the table's file moved (a proposal, a roll, a decision): the Table panel and the
-    # draft (the rows accepted at the table are in it) are drawn again.
+    # get_table: bumped when the table's file moved (a proposal, a roll, a decision): the Table panel is drawn
+    # again. get_merge: bumped when the rows accepted at the table moved: the draft is previewed again.
     get_reload, set_reload = mo.state((0, ""))
     get_outcome, set_outcome = mo.state(None)
     get_layout, set_layout = mo.state(0, allow_self_loops=True)
     get_ready, set_ready = mo.state(None)
     get_page, set_page = mo.state(0)
     get_table, set_table = mo.state(0)
+    get_merge, set_merge = mo.state(0)
     return (
         get_layout,
+        get_merge,
         get_outcome,
         get_page,
         get_ready,
         get_reload,
         get_table,
         set_layout,
+        set_merge,
         set_outcome,
         set_page,
         set_ready,
@@ -82,12 +85,12 @@ def _(session):
 
 
 @app.cell(hide_code=True)
-def _(forms, get_table, live, pad, session, set_page, set_ready):
+def _(forms, get_merge, live, pad, session, set_page, set_ready):
     # Every change of a widget or press of a dice button: read the plan back, preview it and send the parts
     # of the page it changes (`live`; saved just after). Only this cell names `forms` and `pad`, so only this
-    # cell runs on an edit or a Roll; each press is taken once. A move of the table previews again (a row
-    # accepted at the table is in the month; the preview is kept while the accepted rows stay the same).
-    get_table()
+    # cell runs on an edit or a Roll; each press is taken once. A row accepted at the table (or sent back, or
+    # re-rolled once accepted) previews again: the accepted rows are in the month.
+    get_merge()
     draft = session.update(forms.value, save=False, press=pad.value)
     if session.ready_changed():
         set_ready(draft.committable)
@@ -194,13 +197,14 @@ def _(session, set_table, table_tick):
 
 
 @app.cell(hide_code=True)
-def _(get_table, session, set_table, table_panel):
+def _(get_table, session, set_merge, table_panel):
     # A press in the Table panel, taken once (what it did is said beside the proposal); then the panel is
-    # drawn as the table stands.
+    # drawn as the table stands, and the draft told when the rows accepted at the table moved.
     get_table()
-    if sheet_table.act(session, table_panel.value):
-        set_table(lambda n: n + 1)
+    sheet_table.act(session, table_panel.value)
     sheet_table.draw(session, table_panel)
+    if sheet_table.merge_moved(session):
+        set_merge(lambda n: n + 1)
     return
 
 

@@ -85,10 +85,10 @@ def test_a_proposal_shows_its_face_only_once_rolled(demo: Path) -> None:
     assert said(s, p.id)[0] == "error" and "not rolled yet" in said(s, p.id)[1]
     before = sheet_table.panel_html(s)
     assert "Not rolled yet: d20 +1 vs DC 16: critical failure 25.0%" in before
-    assert 'data-outcome="p1"' not in before
+    assert 'data-tp-outcome="p1"' not in before
     rolled = table.roll(Campaign.open(demo), Campaign.open(demo).viewer("ysolde"), p.id)
     after = sheet_table.panel_html(s)
-    assert f'data-outcome="{p.id}"' in after and rolled.outcome in after
+    assert f'data-tp-outcome="{p.id}"' in after and rolled.outcome in after
     assert "Ysolde" in after and "Maelis" in after and "nothing proposed yet" in after
 
 
@@ -175,15 +175,19 @@ def test_send_back_and_a_gm_ruling_need_a_note(demo: Path) -> None:
     assert tf.version() == v1
 
 
-def test_the_poll_looks_at_the_file_and_says_only_when_it_moved(demo: Path) -> None:
+def test_the_poll_looks_at_the_file_and_the_draft_follows_only_the_accepted_rows(demo: Path) -> None:
     s = opened(demo)
     bumps: list[Any] = []
-    sheet_table.panel_html(s)
-    sheet_table.desk(s).seen = TableFile(demo, s.start.turn).version()
+    sheet_table.panel(s)
     assert not sheet_table.poll(s, bumps.append)
-    propose(demo, "kesh", roll=False)
+    p = propose(demo, "kesh", roll=False)
     assert sheet_table.poll(s, bumps.append) and len(bumps) == 1
     assert not sheet_table.poll(s, bumps.append) and len(bumps) == 1
+    table.roll(Campaign.open(demo), Campaign.open(demo).viewer("kesh"), p.id)
+    assert sheet_table.poll(s, bumps.append) and len(bumps) == 2
+    assert not sheet_table.merge_moved(s)  # declared and rolled: nothing in the month changed
+    assert Presses(s)("accept", p.id)
+    assert sheet_table.merge_moved(s) and not sheet_table.merge_moved(s)
 
 
 def test_no_players_no_table(tmp_path: Path) -> None:

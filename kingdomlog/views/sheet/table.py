@@ -12,11 +12,11 @@ change it there, only re-roll it or send it back here (``Placed``: which rows of
 
 Live without a reload: ``poll`` is all the sheet's refresh (twice a second) runs; it looks at the table
 file's size and time (``TableFile.version``) and only when they moved says so (the notebook's table state),
-and then the panel is drawn again (``draw``) and the draft previewed again (``SheetSession`` keys its preview
-by the accepted rows, ``accepted_mark``). The panel is one anywidget (``TablePanel``) whose HTML is set from
-Python: its script swaps the HTML and keeps what the GM was typing in a note box (and the cursor) unless
-that box's note was just used (its ``epoch`` moved). A click sends ``press`` (what, which proposal, the
-note), which ``act`` takes once.
+and then the panel is drawn again (``draw``); when the accepted rows moved (``merge_moved``), the draft is
+previewed again (``SheetSession`` keys its preview by the accepted rows, ``accepted_mark``). The panel is one
+anywidget (``TablePanel``) whose HTML is set from Python: its script swaps the HTML and keeps what the GM was
+typing in a note box (and the cursor) unless that box's note was just used (its ``epoch`` moved). A click
+sends ``press`` (what, which proposal, the note), which ``act`` takes once.
 """
 
 from __future__ import annotations
@@ -41,8 +41,24 @@ if TYPE_CHECKING:
     from kingdomlog.app.campaign import Campaign
     from kingdomlog.views.sheet.draft import SheetSession
 
-__all__ = ["ESM", "NOTE_MAX", "Desk", "Placed", "TablePanel", "accepted_mark", "act", "desk", "draw", "panel",
-           "panel_html", "placed", "poll", "proposal_html", "shown"]
+__all__ = [
+    "ESM",
+    "NOTE_MAX",
+    "Desk",
+    "Placed",
+    "TablePanel",
+    "accepted_mark",
+    "act",
+    "desk",
+    "draw",
+    "merge_moved",
+    "panel",
+    "panel_html",
+    "placed",
+    "poll",
+    "proposal_html",
+    "shown",
+]
 
 NOTE_MAX = 500
 """The longest note the GM may give with a decision (the box says so; longer is refused)."""
@@ -129,6 +145,8 @@ class Desk:
     seen: tuple[int, int] | None = None
     """The table file's ``version`` the panel was last drawn from."""
     drawn: int = 0
+    merged: str = ""
+    """The accepted rows the draft was last told of (``accepted_mark``)."""
 
 
 def desk(session: SheetSession) -> Desk:
@@ -168,7 +186,7 @@ def proposal_html(p: Proposal, *, said: tuple[str, str] | None = None, epoch: in
     False
     """
     if p.rolled:
-        roll: Html = h("div", "⚄ ", p.outcome or "rolled", class_="kl-tp-roll", data_outcome=p.id)
+        roll: Html = h("div", "⚄ ", p.outcome or "rolled", class_="kl-tp-roll", data_tp_outcome=p.id)
     else:
         roll = h("div", "Not rolled yet: ", _odds(p), class_="kl-tp-odds")
     rerolls = [h("li", f"rolled again ({'GM ruling' if r == 'gm' else r}{': ' + n if n else ''})",
@@ -218,7 +236,8 @@ CSS = """
   background: #f4efe2; padding: .15em .6em; cursor: pointer; }
 .kl-tp-acts button.kl-tp-accept { background: #1e8449; border-color: #196f3d; color: #fff; }
 .kl-tp-acts button:disabled { opacity: .45; cursor: not-allowed; }
-.kl-tp-note { font: inherit; font-size: .92em; min-width: 14em; flex: 1; padding: .15em .4em; }
+.kl-tp-note { font: inherit; font-size: .92em; min-width: 14em; flex: 1; padding: .15em .4em;
+  border: 1px solid #b5ab94; border-radius: 5px; background: #fff; }
 .kl-tp-said { margin-top: .25em; font-size: .92em; }
 .kl-tp-error { color: #a93226; font-weight: 600; }
 .kl-tp-ok { color: #1b5e20; }
@@ -315,12 +334,23 @@ def draw(session: SheetSession, widget: Any) -> None:
     widget.widget.html = str(panel_html(session))
 
 
+def merge_moved(session: SheetSession) -> bool:
+    """Whether the rows accepted at the table changed since the draft was last told (then remembered): the draft
+    must be previewed again. A proposal declared or rolled, a line of talk, changes nothing in the month."""
+    d = desk(session)
+    mark, _ = accepted_mark(session.start.camp, session.start.turn)
+    if mark == d.merged:
+        return False
+    d.merged = mark
+    return True
+
+
 def poll(session: SheetSession, changed: Callable[[Any], None], tick: Any = None) -> bool:
     """What the sheet's refresh runs: whether the table's file moved since the panel was drawn (one ``stat``).
 
     When it did, ``changed`` (the notebook's table state setter) is called with a counter bump; the
-    panel and the draft depend on that state. True then. ``tick``: the refresh's value (unused: the
-    notebook's cell names it so that each tick runs it).
+    panel depends on that state (the draft follows when the accepted rows moved: ``merge_moved``). True
+    then. ``tick``: the refresh's value (unused: the notebook's cell names it so that each tick runs it).
     """
     d = desk(session)
     if not session.start.camp.players():
@@ -398,6 +428,7 @@ def panel(session: SheetSession) -> Any:
     d = desk(session)
     d.pressed = 0
     d.seen = _file(session).version()
+    d.merged = accepted_mark(session.start.camp, session.start.turn)[0]
     d.widget = mo.ui.anywidget(TablePanel(html=str(panel_html(session))))
     return d.widget
 
