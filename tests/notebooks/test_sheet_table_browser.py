@@ -128,7 +128,14 @@ def test_the_table_plays_a_month_on_the_gms_sheet(browser: Any, tmp_path: Path,
         m = props["maelis"].id
         assert "write a note first" in decide(ui, m, "send_back")
         assert page.locator(f'[data-proposal="{m}"]').get_attribute("data-status") == "rolled"
-        assert "Sent back to Maelis" in decide(ui, m, "send_back", "Not during the siege; try it next month")
+        # what the GM types survives the panel drawn again meanwhile (a player declares another row)
+        box = page.locator(f'[data-proposal="{m}"] [data-kl-note]')
+        box.fill("Not during the siege; try it next month")
+        extra = declare(folder, "kesh", "activity.region", {"activity": "go-fishing", "skill": "boating"})
+        shown(ui, extra.id, "kesh")
+        assert box.input_value() == "Not during the siege; try it next month"
+        assert box.evaluate("e => e.getRootNode().activeElement === e")  # and it still has the focus
+        assert "Sent back to Maelis" in decide(ui, m, "send_back")
         assert page.locator(f'[data-proposal="{m}"]').get_attribute("data-status") == "returned"
         page.locator(".kl-feed li.returned").first.wait_for(timeout=10_000)
 
