@@ -262,7 +262,9 @@ def proposals(lines: Sequence[Line]) -> dict[str, Proposal]:
             p.checks.update(ln.checks)
             if ln.row:
                 p.row = dict(ln.row)
-            p.status, p.outcome = "rolled", ln.text
+            # the GM's ruling on a row in the month keeps it there (a player's re-roll waits for the GM again)
+            kept = p.status == "accepted" and ln.by == GM_VIEWER.id
+            p.status, p.outcome = ("accepted" if kept else "rolled"), ln.text
         elif ln.kind == "accepted":
             p.status, p.accepted_at = "accepted", ln.n
         elif ln.kind == "returned":

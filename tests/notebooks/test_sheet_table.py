@@ -196,3 +196,27 @@ def test_no_players_no_table(tmp_path: Path) -> None:
     assert s is not None
     assert not sheet_table.poll(s, lambda _: None)
     assert sheet_table.shown(s, object(), object()) == ""
+
+
+def test_a_gm_ruling_on_an_accepted_row_reaches_the_draft_and_the_log(demo: Path) -> None:
+    s = opened(demo)
+    p = propose(demo, "ysolde")
+    press = Presses(s)
+    assert press("accept", p.id)
+    first = s.update({}).card(STEP)
+    assert first is not None and [list(r.faces) for r in first.rolls if r.key == "a1"] == [p.faces["a1"]]
+    assert press("reroll", p.id, "the die rolled off the table")
+    assert sheet_table.merge_moved(s)
+    again = table.mine(Campaign.open(demo), table.GM_VIEWER)[0]
+    assert again.status == "accepted" and again.rerolls[0][3] == p.faces["a1"]
+    draft = s.update({})
+    card = draft.card(STEP)
+    assert card is not None and [list(r.faces) for r in card.rolls if r.key == "a1"] == [again.faces["a1"]]
+    start = s.start.start_seq
+    done = sheet.commit(s, draft)
+    assert done is not None and done.kind == "success", done
+    rerolled = [e for e in Campaign.open(demo).events() if e.seq > start and e.type == "core.dice_rerolled"]
+    assert len(rerolled) == 1 and rerolled[0].actor == "ysolde"
+    got = rerolled[0].payload.model_dump()
+    assert got["note"] == "the die rolled off the table"
+    assert list(got["faces_before"]) == p.faces["a1"] and list(got["faces_after"]) == again.faces["a1"]
