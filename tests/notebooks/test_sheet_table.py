@@ -220,3 +220,24 @@ def test_a_gm_ruling_on_an_accepted_row_reaches_the_draft_and_the_log(demo: Path
     got = rerolled[0].payload.model_dump()
     assert got["note"] == "the die rolled off the table"
     assert list(got["faces_before"]) == p.faces["a1"] and list(got["faces_after"]) == again.faces["a1"]
+
+
+def test_a_refused_accepted_row_says_where_it_is_decided(demo: Path) -> None:
+    """Two leaders' Quell Unrest, both accepted: the rules take it once a month, and the card says the row is sent
+    back in the Table panel (the card's widgets do not hold it)."""
+    s = opened(demo)
+    p1 = propose(demo, "ysolde")
+    camp = Campaign.open(demo)
+    v = camp.viewer("maelis")
+    seat = next(x for x in table.opening(camp, v).seats if x.step == STEP)
+    p2 = table.roll(camp, v, table.declare(camp, v, seat.id, {"activity": "quell-unrest", "skill": "folklore"})[0].id)
+    press = Presses(s)
+    assert press("accept", p1.id) and press("accept", p2.id)
+    draft = s.update({})
+    card = draft.card(STEP)
+    assert card is not None and card.error and "once per turn" in card.error and not draft.committable
+    assert "send it back (or re-roll it by your ruling) in the Table panel" in sheet_cards.result_html(s, card, draft)
+    assert press("send_back", p2.id, "Ysolde quells it this month")
+    assert sheet_table.merge_moved(s)
+    again = s.update({})
+    assert again.committable and [pl.name for pl in again.card(STEP).placed] == ["Ysolde"]  # type: ignore[union-attr]

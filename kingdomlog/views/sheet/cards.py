@@ -313,6 +313,10 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
 
 
 def _hint(session: SheetSession, card: Card) -> str:
+    if card.placed:  # the rows the rules refuse may be the table's, which the card cannot change
+        names = ", ".join(dict.fromkeys(pl.name for pl in card.placed))
+        return (f"This step holds rows accepted at the table ({names}): if the rules refuse one of them, send it back"
+                " (or re-roll it by your ruling) in the Table panel; change your own rows on the left.")
     if "was rolled" in (card.error or ""):
         return "Put it back as it was rolled, or roll the check again: Re-roll… beside its roll, with why."
     path = sf.error_path(card.error or "")
