@@ -7,7 +7,7 @@ then with one), commits; ``kingdomlog log --json`` shows each accepted activity'
 actor and the faces they rolled, and the sheet opens on the next month with an empty table.
 
 Measured, printed (not asserted): the time from ``table.roll`` returning to the outcome shown on the GM's sheet.
-The screenshot of the sheet with proposals is docs/images/sheet-table.png.
+The screenshots of the sheet with proposals (test-artifacts/sheet-table*.png) are those in docs/notebooks.md.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from test_sheet_browser import Sheet, cli, commit, gm_server, open_sheet, roll_all
+from test_sheet_browser import ARTIFACTS, Sheet, cli, commit, gm_server, open_sheet, roll_all
 from test_sheet_browser import browser as browser  # the module's browser fixture
 from test_sheet_table import ACTS, STEP, table_demo
 
@@ -30,7 +30,8 @@ from kingdomlog.core.errors import RuleError
 
 pytestmark = pytest.mark.browser
 
-DOCS_SHOT = Path(__file__).resolve().parents[2] / "docs" / "images" / "sheet-table.png"
+SHOT = ARTIFACTS / "sheet-table.png"
+"""The sheet with proposals (copied to docs/images/ for docs/notebooks.md, with ``sheet-table-card.png``)."""
 
 
 def declare(folder: Path, pid: str, step: str = STEP, row: dict[str, Any] | None = None) -> table.Proposal:
@@ -139,15 +140,15 @@ def test_the_table_plays_a_month_on_the_gms_sheet(browser: Any, tmp_path: Path,
         assert page.locator(f'[data-proposal="{m}"]').get_attribute("data-status") == "returned"
         page.locator(".kl-feed li.returned").first.wait_for(timeout=10_000)
 
-        DOCS_SHOT.parent.mkdir(parents=True, exist_ok=True)
+        SHOT.parent.mkdir(parents=True, exist_ok=True)
         page.locator(".kl-table-panel").first.evaluate("e => e.scrollIntoView({block: 'start'})")
         page.mouse.wheel(0, -40)
         time.sleep(0.4)
-        page.screenshot(path=str(DOCS_SHOT))
+        page.screenshot(path=str(SHOT))
         card.evaluate("e => e.scrollIntoView({block: 'start'})")
         page.mouse.wheel(0, -60)
         time.sleep(0.4)
-        page.screenshot(path=str(DOCS_SHOT.with_name("sheet-table-card.png")))
+        page.screenshot(path=str(SHOT.with_name("sheet-table-card.png")))
 
         # the time from a player's Roll to its outcome on the GM's sheet, over more rolls (not accepted)
         for _ in range(8):
