@@ -16,14 +16,18 @@ import json
 import re
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
-from test_sheet_browser import ARTIFACTS, Sheet, cli, commit, gm_server, open_sheet, roll_all
+from test_sheet_browser import ARTIFACTS, Sheet, cli, commit, gm_server, open_sheet, roll_all, wait_saved
 from test_sheet_browser import browser as browser  # the module's browser fixture
 from test_sheet_table import ACTS, STEP, table_demo
+from test_sheet_trust_browser import option_index
+from test_sheet_trust_browser import slow_env as slow_env  # the module's fixtures: a server slow at one point
+from test_sheet_trust_browser import slow_site as slow_site
 
 from kingdomlog.app import Campaign, table
 from kingdomlog.core.errors import RuleError
@@ -181,3 +185,36 @@ def test_the_table_plays_a_month_on_the_gms_sheet(browser: Any, tmp_path: Path,
         assert mine and checks[0] in mine
     assert not [e for e in events if e["payload"].get("activity") == ACTS["maelis"][0]]  # sent back: not played
     assert {e["actor"] for e in events if e["phase"] == STEP} == {"ysolde", "kesh"}
+
+
+REGION = "activity.region"
+
+
+def test_the_gms_edits_and_an_accept_made_during_a_rebuild_are_all_kept(
+        browser: Any, tmp_path: Path, slow_env: Callable[[str, float], dict[str, str]]) -> None:
+    """The GM adds an activity (the widgets are rebuilt, and the sheet is slow to say so, as on a loaded machine),
+    accepts a player's row 200 ms later (the draft is previewed again with it) and adds a second activity 200 ms after
+    that, on the widgets still on the page: the two activities, the accepted row and the panel all come through."""
+    folder = table_demo(tmp_path / "stolen-lands")
+    turn = Campaign.open(folder).next_turn()
+    with gm_server(folder, slow_env("refresh", 1.5)) as gm:
+        page, ui, _frames = open_sheet(browser, gm)
+        roll_all(ui)
+        p = declare(folder, "ysolde")
+        shown(ui, p.id, "ysolde")
+        roll_seen(ui, folder, p.id, "ysolde")
+        add = ui.card(REGION).locator('[data-add="activities"] select').first
+        add.select_option(index=option_index(add, "Claim Hex"))
+        page.wait_for_timeout(200)
+        page.locator(f'[data-proposal="{p.id}"] [data-kl-table="accept"]').click()
+        page.wait_for_timeout(200)
+        assert ui.card(REGION).locator('[data-field$=".activity"] select').count() == 0  # not rebuilt yet
+        add.select_option(index=option_index(add, "Build Roads"), timeout=5_000, force=True)
+        expect(ui.card(REGION).locator('[data-field$=".activity"] select')).to_have_count(2, timeout=120_000)
+        ui.card(STEP).get_by_text("proposed by Ysolde").first.wait_for(timeout=60_000)
+        ui.kernel.settled()
+        saved = wait_saved(folder, turn, REGION, lambda c: len(c.get("activities", [])) == 2)
+        assert [r["activity"] for r in saved["activities"]] == ["claim-hex", "build-roads"]
+        assert page.locator(f'[data-proposal="{p.id}"]').get_attribute("data-status") == "accepted"
+        assert page.get_by_text("was not applied").count() == 0
+        page.close()

@@ -272,7 +272,7 @@ def table_rows_html(card: Card) -> Html:
     if not card.placed:
         return EMPTY
     items = (h("li", h("b", pl.proposal.title or pl.proposal.id), f" — proposed by {pl.name}",
-               [": ", pl.proposal.outcome] if pl.proposal.outcome else None, data_proposal=pl.proposal.id)
+               [": ", pl.proposal.outcome] if pl.proposal.outcome else None, data_table_row=pl.proposal.id)
              for pl in card.placed)
     return h("div", h("div", "From the table (accepted; the players' own rows, as they rolled them):",
                       class_="kl-table-rows-title"), h("ul", items), class_="kl-table-rows")
