@@ -241,3 +241,23 @@ def test_a_refused_accepted_row_says_where_it_is_decided(demo: Path) -> None:
     assert sheet_table.merge_moved(s)
     again = s.update({})
     assert again.committable and [pl.name for pl in again.card(STEP).placed] == ["Ysolde"]  # type: ignore[union-attr]
+
+
+def test_a_check_that_moved_since_the_player_rolled_it_is_said_on_the_card() -> None:
+    """A player rolls on their view as the month reached them; an earlier row accepted since (Quell Unrest) may move a
+    figure: the card resolves the same face against the month as played and says the numbers moved."""
+    from kingdomlog.core.turn import check_print
+    from kingdomlog.dice.checks import CheckSpec
+
+    theirs = check_print(CheckSpec("pf2e", modifier=6, dc=16, label="rest-and-relax"), "1d20")
+    p = table.Proposal("p2", 19, "kesh", "s/acts/role=general", STEP, "activities", {}, status="accepted",
+                       faces={"a1": [9]}, checks={"a1": theirs}, outcome="d20 +6 vs DC 16: rolled 9, failure",
+                       title="Rest and Relax (General)")
+    placed = sheet_table.Placed(p, "Kesh", 2, "a2", {"a1": "a2"})
+    card = sheet.Card(0, None, None, None, {}, [], {"a2": CheckSpec("pf2e", modifier=7, dc=16)}, [], [],  # type: ignore[arg-type]
+                      placed=[placed])
+    assert sheet_cards.moved_checks(card, placed) == [
+        "rolled at the table as d20 +6 vs DC 16, resolved in the month as played as d20 +7 vs DC 16"]
+    assert "⚠ rolled at the table as d20 +6" in sheet_cards.table_rows_html(card)
+    card.checks["a2"] = CheckSpec("pf2e", modifier=6, dc=16)
+    assert sheet_cards.moved_checks(card, placed) == [] and "⚠" not in sheet_cards.table_rows_html(card)

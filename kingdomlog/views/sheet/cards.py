@@ -27,6 +27,7 @@ from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.events import Draft
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.core.turn import check_of, check_print, check_words
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.odds import Odds, Outcome, odds, resolve
 from kingdomlog.dice.roller import Roll
@@ -267,12 +268,30 @@ def event_words(d: Draft, names: Mapping[str, str] | None = None) -> Html:
     return h("li", h("b", name), by, vis, ": ", ", ".join(bits))
 
 
+def moved_checks(card: Card, placed: Any) -> list[str]:
+    """The checks of an accepted row whose numbers differ in the month as played from those its player rolled
+    against (their own view of the kingdom; an earlier row of the month may have moved a figure), in words."""
+    out = []
+    for theirs_key, key in placed.keys.items():
+        theirs = placed.proposal.checks.get(theirs_key)
+        ours = card.checks.get(key)
+        spec = check_of(theirs) if theirs else None
+        if spec is None or ours is None or (spec.modifier, spec.dc) == (ours.modifier, ours.dc):
+            continue
+        now = check_words(check_print(ours, str(theirs.get("notation", "1d20")))) if theirs else ""
+        out.append(f"rolled at the table as {check_words(theirs or {})}, resolved in the month as played as {now}")
+    return out
+
+
 def table_rows_html(card: Card) -> Html:
-    """The rows of the step the GM accepted at the table: each in words, its player, its roll and outcome."""
+    """The rows of the step the GM accepted at the table: each in words, its player, its roll and outcome (and
+    where a check's numbers moved since the player rolled it: the same faces, resolved in the month as played)."""
     if not card.placed:
         return EMPTY
     items = (h("li", h("b", pl.proposal.title or pl.proposal.id), f" — proposed by {pl.name}",
-               [": ", pl.proposal.outcome] if pl.proposal.outcome else None, data_table_row=pl.proposal.id)
+               [": ", pl.proposal.outcome] if pl.proposal.outcome else None,
+               [h("div", f"⚠ {w}", class_="kl-moved") for w in moved_checks(card, pl)] or None,
+               data_table_row=pl.proposal.id)
              for pl in card.placed)
     return h("div", h("div", "From the table (accepted; the players' own rows, as they rolled them):",
                       class_="kl-table-rows-title"), h("ul", items), class_="kl-table-rows")
@@ -895,6 +914,7 @@ CSS = """
 .kl-table-rows ul { margin: .15em 0 0 1.1em; padding: 0; }
 .kl-table-rows-title { font-weight: 600; color: #1b5e20; }
 .kl-by { color: #1b5e20; font-weight: 600; }
+.kl-moved { color: #8a4b00; font-size: .95em; }
 .kl-details summary { cursor: pointer; color: #5b4a2f; }
 .kl-bd ul { margin: .1em 0 .3em 1em; padding: 0; }
 .kl-evlist { margin: .2em 0; padding-left: 1.2em; font-size: .88em; }

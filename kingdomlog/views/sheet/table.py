@@ -78,8 +78,13 @@ class Placed:
     """Its row in its list (1-based), after the rows of the GM's own plan."""
     part: str
     """The row's name in its step's rules (``Ruleset.row_part``: ``a3``): its roll keys start with it."""
-    typed: frozenset[str] = frozenset()
-    """The roll keys whose faces were rolled at the table (typed into the draft by ``app.table.merge``)."""
+    keys: Mapping[str, str] = field(default_factory=dict)
+    """Each roll key as rolled at the table (``a1``: as its list's first row) -> its key in the step (``a3``)."""
+
+    @property
+    def typed(self) -> frozenset[str]:
+        """The roll keys of the step whose faces were rolled at the table (typed by ``app.table.merge``)."""
+        return frozenset(self.keys.values())
 
     def owns(self, key: str) -> bool:
         """Whether roll ``key`` of the step is this row's (``a3``, ``a3.pull``; not ``a30``)."""
@@ -125,7 +130,7 @@ def placed(camp: Campaign, accepted: Sequence[Proposal], choices: Mapping[str, M
             index = first + i
             out.setdefault(step, []).append(Placed(
                 p, camp.player_name(p.player), index, rs.row_part(step, index),
-                frozenset(rs.row_key(step, k, index) for k in p.faces)))
+                {k: rs.row_key(step, k, index) for k in p.faces}))
     return out
 
 
