@@ -17,6 +17,7 @@ with app.setup:
     from kingdomlog.views.sheet import late as sheet_late
     from kingdomlog.views.sheet import live as sheet_live
     from kingdomlog.views.sheet import panel as sheet_panel
+    from kingdomlog.views.sheet import table as sheet_table
 
 
 @app.cell(hide_code=True)
@@ -32,22 +33,30 @@ def _():
     # that came for widgets already rebuilt, which marimo credits to the cell that made them: self loops).
     # get_ready: whether the draft can be committed (the Commit button is made again when it flips).
     # get_page: bumped when the page must be drawn again with the same widgets (an error moved).
+    # get_table: bumped when the table's file moved (a proposal, a roll, a decision): the Table panel is drawn
+    # again. get_merge: bumped when the rows accepted at the table moved: the draft is previewed again.
     get_reload, set_reload = mo.state((0, ""))
     get_outcome, set_outcome = mo.state(None)
     get_layout, set_layout = mo.state(0, allow_self_loops=True)
     get_ready, set_ready = mo.state(None)
     get_page, set_page = mo.state(0)
+    get_table, set_table = mo.state(0)
+    get_merge, set_merge = mo.state(0)
     return (
         get_layout,
+        get_merge,
         get_outcome,
         get_page,
         get_ready,
         get_reload,
+        get_table,
         set_layout,
+        set_merge,
         set_outcome,
         set_page,
         set_ready,
         set_reload,
+        set_table,
     )
 
 
@@ -76,10 +85,12 @@ def _(session):
 
 
 @app.cell(hide_code=True)
-def _(forms, live, pad, session, set_page, set_ready):
+def _(forms, get_merge, live, pad, session, set_page, set_ready):
     # Every change of a widget or press of a dice button: read the plan back, preview it and send the parts
     # of the page it changes (`live`; saved just after). Only this cell names `forms` and `pad`, so only this
-    # cell runs on an edit or a Roll; each press is taken once.
+    # cell runs on an edit or a Roll; each press is taken once. A row accepted at the table (or sent back, or
+    # re-rolled once accepted) previews again: the accepted rows are in the month.
+    get_merge()
     draft = session.update(forms.value, save=False, press=pad.value)
     if session.ready_changed():
         set_ready(draft.committable)
@@ -165,6 +176,35 @@ def _(confirm_undo, session, set_outcome, set_reload):
 @app.cell(hide_code=True)
 def _(get_outcome, session):
     mo.Html(sheet_cards.outcome_html_box(get_outcome(), session))
+    return
+
+
+@app.cell(hide_code=True)
+def _(session):
+    # The Table (views.sheet.table): each player's proposals with Accept, Send back and Re-roll by GM ruling,
+    # and the feed. `table_tick` (hidden) looks at the table's file twice a second.
+    table_panel = sheet_table.panel(session)
+    table_tick = mo.ui.refresh(options=[0.5], default_interval=0.5)
+    mo.Html(sheet_table.shown(session, table_panel, table_tick))
+    return table_panel, table_tick
+
+
+@app.cell(hide_code=True)
+def _(session, set_table, table_tick):
+    # All a tick runs: has the table's file moved? (one stat; the panel and the draft follow only when it has)
+    _moved = sheet_table.poll(session, set_table, table_tick.value)
+    return
+
+
+@app.cell(hide_code=True)
+def _(get_table, session, set_merge, table_panel):
+    # A press in the Table panel, taken once (what it did is said beside the proposal); then the panel is
+    # drawn as the table stands, and the draft told when the rows accepted at the table moved.
+    get_table()
+    sheet_table.act(session, table_panel.value)
+    sheet_table.draw(session, table_panel)
+    if sheet_table.merge_moved(session):
+        set_merge(lambda n: n + 1)
     return
 
 

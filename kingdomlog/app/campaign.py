@@ -27,9 +27,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kingdomlog.app import exchange
+from kingdomlog.app import exchange, table
 from kingdomlog.app import submissions as subs
-from kingdomlog.app import table as table_
 from kingdomlog.app.drafts import Drafts
 from kingdomlog.app.drafts import commit_id as draft_commit_id
 from kingdomlog.app.submissions import SubmissionCheck
@@ -448,8 +447,8 @@ class Campaign:
             last: RecordedEvent | None = None
             top: int | None = None
             commits: set[str] = set()
-            for table in self.log.iter_tables():
-                events = decode_table(table)
+            for batch in self.log.iter_tables():
+                events = decode_table(batch)
                 if not events:
                     continue
                 commits.update(map(_commit_of, events))
@@ -623,7 +622,7 @@ class Campaign:
         if from_draft:
             drafts.discard(preview.turn)
         if not res.idempotent:
-            table_.committed_if_played(self, preview.turn)
+            table.committed_if_played(self, preview.turn)
         return res
 
     def play(self, plan: Plan, *, seed: str | None = None, commit_id: str | None = None) -> AppendResult:

@@ -37,6 +37,7 @@ import copy
 import fcntl
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -253,7 +254,7 @@ def proposals(lines: Sequence[Line]) -> dict[str, Proposal]:
             else:
                 p.row, p.status, p.note, p.title = dict(ln.row), ("rolled" if p.faces else "declared"), "", ln.text
                 if not p.faces:
-                    p.checks = dict(ln.checks)
+                    p.checks = dict(ln.checks)  # the check the row makes (its odds), until it is rolled
             continue
         if p is None:
             continue
@@ -266,7 +267,9 @@ def proposals(lines: Sequence[Line]) -> dict[str, Proposal]:
             p.checks = dict(ln.checks)
             if ln.row:
                 p.row = dict(ln.row)
-            p.status, p.outcome = "rolled", ln.text
+            # the GM's ruling on a row in the month keeps it there (a player's re-roll waits for the GM again)
+            kept = p.status == "accepted" and ln.by == GM_VIEWER.id
+            p.status, p.outcome = ("accepted" if kept else "rolled"), ln.text
         elif ln.kind == "accepted":
             p.status, p.accepted_at = "accepted", ln.n
         elif ln.kind == "returned":
@@ -348,14 +351,19 @@ class Before:
     rolls: dict[str, list[int]]
 
 
-def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str) -> Before:
+_LEAVING_OUT: ContextVar[str] = ContextVar("kingdomlog_table_leaving_out", default="")
+"""An accepted proposal ``accepted`` leaves out while it is rolled again (it is not its own earlier row)."""
+
+
+def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str, *, leave_out: str = "") -> Before:
     """``viewer``'s view of the month as the GM has played it up to ``step`` (the GM's saved draft, its rolls
     and the rows accepted so far), redacted for ``viewer``: the state a row of ``step`` is checked on, and the
     step's choices and faces so far (a new row goes after them: a once-a-turn activity taken is seen).
 
     Refused (``RuleError``, in words) while the GM's month has not reached ``step``: a step before it waits
     for a roll or is refused, or a roll of the step itself waits for the GM. Kept per log head, draft, table
-    file and viewer (a few at a time).
+    file and viewer (a few at a time). ``leave_out``: an accepted proposal the month is played without (the
+    GM's re-roll of it: its row comes after the others).
     """
     from kingdomlog.app.drafts import Drafts
 
@@ -366,13 +374,18 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str) -> Before:
         mark: tuple[int, int] = (st.st_size, st.st_mtime_ns)
     except FileNotFoundError:
         mark = (0, 0)
-    key = (str(camp.folder), camp.head_seq, mark, TableFile(camp.folder, turn).version(), viewer.token, step)
+    key = (str(camp.folder), camp.head_seq, mark, TableFile(camp.folder, turn).version(), viewer.token, step,
+           leave_out)
     hit = _BEFORE.get(key)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
     saved = drafts.load(turn)
     plan = saved.plan if saved is not None else Plan(dice="on_roll")
-    tp = camp.preview(plan, seed=plan.seed or f"table-{turn}")
+    token = _LEAVING_OUT.set(leave_out)
+    try:
+        tp = camp.preview(plan, seed=plan.seed or f"table-{turn}")
+    finally:
+        _LEAVING_OUT.reset(token)
     state = tp.state_before
     unit = camp.ruleset.turn_unit
     choices: dict[str, Any] = {}
@@ -395,13 +408,14 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str) -> Before:
 
 
 def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
-          faces: Mapping[str, Sequence[int]] | None = None, draw: bool = False, viewer: Viewer | None = None) -> Trial:
+          faces: Mapping[str, Sequence[int]] | None = None, draw: bool = False, viewer: Viewer | None = None,
+          leave_out: str = "") -> Trial:
     """Run ``row`` on the player's view of the month up to its step (``before_step``): with ``draw`` (Roll
     pressed) its dice are drawn now, with ``faces`` they are those; else it stops at its first check (odds,
     nothing drawn). ``InputError``/``RuleError`` when the rules refuse the row (its message names the field)."""
     step = _step(camp, op, seat)
     who = viewer if viewer is not None else op.viewer
-    before = before_step(camp, who, op.turn, step.id)
+    before = before_step(camp, who, op.turn, step.id, leave_out=leave_out)
     view = before.view
     if seat.roll:
         return _check_trial(camp, op, seat, step, view, faces=faces, draw=draw)
@@ -670,10 +684,9 @@ def reroll(camp: Campaign, viewer: Viewer, proposal: str, reason: str, *, note: 
         p = proposals(lines).get(proposal)
         if p is None or not p.rolled:
             raise RuleError("it was not rolled; press Roll")
-        if p.status == "accepted":  # it is in the month: taken out (sent back) before it is rolled again
-            raise RuleError("it is accepted into the month; send it back first" if op_viewer.is_gm else
-                            "the GM has accepted it; ask the GM to send it back first")
-        t = trial(camp, op, seat, full, draw=True)
+        if p.status == "accepted" and not op_viewer.is_gm:  # the GM's ruling keeps it in the month
+            raise RuleError("the GM has accepted it; ask the GM to send it back first")
+        t = trial(camp, op, seat, full, draw=True, leave_out=p.id)
         why = allowed[reason].label
         return Line(n=n, at=_now(), turn=turn, kind="rerolled", by=op_viewer.id, visibility=table_viewers(camp),
                     text=f"{p.title} rolled again ({why}{': ' + note if note else ''}): {t.outcome}",
@@ -831,7 +844,9 @@ def _raising(make: Any) -> Any:
 
 def accepted(camp: Campaign, turn: int) -> list[Proposal]:
     """The turn's accepted proposals, in the order the GM accepted them."""
-    got = [p for p in proposals(TableFile(camp.folder, turn).lines()).values() if p.status == "accepted"]
+    gone = _LEAVING_OUT.get()
+    got = [p for p in proposals(TableFile(camp.folder, turn).lines()).values()
+           if p.status == "accepted" and p.id != gone]
     return sorted(got, key=lambda p: p.accepted_at)
 
 

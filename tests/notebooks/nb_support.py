@@ -142,10 +142,12 @@ class Kernel:
 
     BUSY = ("queued", "running")
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, *, ticking: frozenset[str] = frozenset()) -> None:
         import time
 
         self.page = page
+        self.ticking = ticking
+        """Cells that run on a timer (``ticking_cells``): never waited for, their runs are no change."""
         self.status: dict[str, str] = {}
         self.changed = time.monotonic()
         self.frames = 0
@@ -163,7 +165,8 @@ class Kernel:
         except (TypeError, ValueError):
             return
         data = msg.get("data") if isinstance(msg, dict) and msg.get("op") == "cell-op" else None
-        if isinstance(data, dict) and data.get("status") and data.get("cell_id"):
+        if isinstance(data, dict) and data.get("status") and data.get("cell_id") \
+                and data["cell_id"] not in self.ticking:
             self.status[str(data["cell_id"])] = str(data["status"])
             self.changed = time.monotonic()
             self.frames += 1
@@ -181,6 +184,13 @@ class Kernel:
             if self.frames and not self.busy() and time.monotonic() - self.changed >= still:
                 return
         raise AssertionError(f"the page's kernel never settled: busy {self.busy()} after {timeout} s")
+
+
+def ticking_cells(name: str) -> frozenset[str]:
+    """The ids of ``notebooks/<name>.py``'s cells that a ``mo.ui.refresh`` runs on its timer (the GM sheet's look at
+    the table file, twice a second): marimo numbers a notebook's cells the same way in every process."""
+    cells = load_notebook(name).app._cell_manager
+    return frozenset(cid for cid, code in zip(cells.cell_ids(), cells.codes(), strict=True) if "_tick.value" in code)
 
 
 def batches_since(folder: Path, seq: int) -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, SECRET, Kernel, Server, batches_since, free_port
+from nb_support import DRAWN, REPO, SECRET, Kernel, Server, batches_since, free_port, ticking_cells
 
 from kingdomlog.app import Campaign
 from kingdomlog.views.sheet import draft as sheet
@@ -94,7 +94,7 @@ def test_gm_sheet_recomputes_commits_and_the_player_view_shows_it(
     with Server([sys.executable, "-m", "kingdomlog", "gm", str(campaign), "--headless", "--port", str(port)],
                 env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as gm:
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
-        kernel = Kernel(page)
+        kernel = Kernel(page, ticking=ticking_cells("turn_sheet"))
         page.goto(gm.url)
         page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
         shot(page, f"gm-{kind}-1-loaded")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, Kernel, Server, batches_since, free_port
+from nb_support import DRAWN, REPO, Kernel, Server, batches_since, free_port, ticking_cells
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft
@@ -163,7 +163,7 @@ def open_sheet(browser: Any, server: Server, width: int = 1280, height: int = 90
     frames: list[str] = []
     page = browser.new_page(viewport={"width": width, "height": height})
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
-    kernel = Kernel(page)
+    kernel = Kernel(page, ticking=ticking_cells("turn_sheet"))
     page.goto(server.url)
     page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
     ui = Sheet(page, kernel)

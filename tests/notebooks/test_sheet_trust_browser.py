@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, TESTS, Kernel, batches_since
+from nb_support import DRAWN, REPO, TESTS, Kernel, batches_since, ticking_cells
 from playwright.sync_api import expect
 from test_sheet_browser import Sheet, gm_server, open_sheet, roll_all, shot, wait_saved
 from test_sheet_browser import browser as browser  # the module's browser fixture
@@ -160,7 +160,7 @@ def test_commit_from_two_tabs_at_once_commits_one_month(browser: Any, toy: Path,
         tabs: list[Sheet] = []
         for _ in range(2):  # two tabs of one GM (the second restores the draft the first saved, rolled)
             page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-            kernel = Kernel(page)
+            kernel = Kernel(page, ticking=ticking_cells("turn_sheet"))
             page.goto(gm.url)
             page.locator(DRAWN).first.wait_for(timeout=120_000)
             tab = Sheet(page, kernel)

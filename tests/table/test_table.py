@@ -267,3 +267,18 @@ def test_accept_all_takes_every_rolled_row_and_leaves_the_rest(pf2e: Campaign) -
     assert {p.id: p.status for p in table.mine(pf2e, GM_VIEWER)}[waiting.id] == "declared"
     with pytest.raises(RuleError, match="not rolled yet"):
         table.accept(pf2e, waiting.id)
+
+
+def test_the_gm_may_rule_a_reroll_of_an_accepted_row_which_stays_in_the_month(pf2e: Campaign) -> None:
+    v = pf2e.viewer("ysolde")
+    prop, _ = table.declare(pf2e, v, _leadership(pf2e, "ysolde"), {"activity": "quell-unrest", "skill": "intrigue"})
+    first = table.roll(pf2e, v, prop.id).faces["a1"]
+    table.accept(pf2e, prop.id)
+    with pytest.raises(RuleError, match="send it back"):
+        table.reroll(pf2e, v, prop.id, "fame")
+    again = table.reroll(pf2e, GM_VIEWER, prop.id, "gm", note="the die fell off the table")
+    assert again.status == "accepted" and again.rerolls == [("a1", "gm", "the die fell off the table", first)]
+    draft = Drafts(pf2e.folder).load(pf2e.next_turn())
+    assert draft is not None
+    lead = next(s for s in pf2e.preview(draft.plan).steps if s.phase.id == "activity.leadership")
+    assert lead.error is None and [r.faces for r in lead.rolls if r.key == "a1"] == [tuple(again.faces["a1"])]

@@ -6,4 +6,6 @@
 - ``panel``: the kingdom's figures beside the cards, before and after the draft.
 - ``live``: the parts of the page that change with the draft, sent without rebuilding the cards.
 - ``grid``: a settlement's lots picked on its grid.
+- ``table``: the players' proposals of the turn, the GM's decisions on them (Accept, Send back, Re-roll by GM
+  ruling) and the table's feed, kept live.
 """

@@ -27,6 +27,7 @@ from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.events import Draft
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Breakdown
+from kingdomlog.core.turn import check_of, check_print, check_words
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.odds import Odds, Outcome, odds, resolve
 from kingdomlog.dice.roller import Roll
@@ -213,14 +214,20 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
     parts = []
     for r in card.rolls:
         spec = card.checks.get(r.key)
+        by = next((pl for pl in card.placed if pl.owns(r.key)), None)
         lock = session is not None and _locked(session, card, r.key)
-        extra = [h("div", "🔒 Rolled: the choices it was rolled with are locked; changing one needs a re-roll.",
-                   class_="kl-locked"), _history(session, card, r.key), reroll_html(session, card, r.key)] \
+        extra: Any = [h("div", "🔒 Rolled: the choices it was rolled with are locked; changing one needs a re-roll.",
+                        class_="kl-locked"), _history(session, card, r.key), reroll_html(session, card, r.key)] \
             if lock and session is not None else None
+        if by is not None and r.key in by.typed:  # a player's row: theirs as rolled, decided in the Table panel
+            lock, extra = True, h("div", f"🔒 Rolled at the table by {by.name}: their row as they rolled it. Re-roll it"
+                                         " by your ruling, or send it back, in the Table panel.", class_="kl-locked")
+        who = h("span", f" · proposed by {by.name}", class_="kl-by", data_by=by.proposal.player) \
+            if by is not None else None
         if spec is None:
-            parts.append(h("div", roll_result_html(r, None), extra, class_="kl-dice", data_roll=r.key))
+            parts.append(h("div", roll_result_html(r, None), who, extra, class_="kl-dice", data_roll=r.key))
             continue
-        parts.append(h("div", h("div", check_title(r.key, spec), class_="kl-check-title"), _odds(spec),
+        parts.append(h("div", h("div", check_title(r.key, spec), who, class_="kl-check-title"), _odds(spec),
                        roll_result_html(r, spec), extra, class_="kl-check kl-check-rolled" if lock else "kl-check",
                        data_roll=r.key))
     pending = card.pending
@@ -241,8 +248,9 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
 # ---- the outcome ------------------------------------------------------------------------------
 
 
-def event_words(d: Draft) -> Html:
-    """One event as a short line: its type in words and its main fields."""
+def event_words(d: Draft, names: Mapping[str, str] | None = None) -> Html:
+    """One event as a short line: its type in words and its main fields (``names``: a player's, by actor id, for
+    the acts of a row the table proposed)."""
     name = words(d.type.split(".", 1)[-1])
     payload = d.payload.model_dump(mode="json")
     bits = []
@@ -256,7 +264,37 @@ def event_words(d: Draft) -> Html:
         if len(bits) >= 6:
             break
     vis = None if d.visibility == "public" else [" ", h("span", f"[{d.visibility}]", class_="kl-vis")]
-    return h("li", h("b", name), vis, ": ", ", ".join(bits))
+    by = [" ", h("span", f"by {names[d.actor]}", class_="kl-by")] if names and d.actor in names else None
+    return h("li", h("b", name), by, vis, ": ", ", ".join(bits))
+
+
+def moved_checks(card: Card, placed: Any) -> list[str]:
+    """The checks of an accepted row whose numbers differ in the month as played from those its player rolled
+    against (their own view of the kingdom; an earlier row of the month may have moved a figure), in words."""
+    out = []
+    for theirs_key, key in placed.keys.items():
+        theirs = placed.proposal.checks.get(theirs_key)
+        ours = card.checks.get(key)
+        spec = check_of(theirs) if theirs else None
+        if spec is None or ours is None or (spec.modifier, spec.dc) == (ours.modifier, ours.dc):
+            continue
+        now = check_words(check_print(ours, str(theirs.get("notation", "1d20")))) if theirs else ""
+        out.append(f"rolled at the table as {check_words(theirs or {})}, resolved in the month as played as {now}")
+    return out
+
+
+def table_rows_html(card: Card) -> Html:
+    """The rows of the step the GM accepted at the table: each in words, its player, its roll and outcome (and
+    where a check's numbers moved since the player rolled it: the same faces, resolved in the month as played)."""
+    if not card.placed:
+        return EMPTY
+    items = (h("li", h("b", pl.proposal.title or pl.proposal.id), f" — proposed by {pl.name}",
+               [": ", pl.proposal.outcome] if pl.proposal.outcome else None,
+               [h("div", f"⚠ {w}", class_="kl-moved") for w in moved_checks(card, pl)] or None,
+               data_table_row=pl.proposal.id)
+             for pl in card.placed)
+    return h("div", h("div", "From the table (accepted; the players' own rows, as they rolled them):",
+                      class_="kl-table-rows-title"), h("ul", items), class_="kl-table-rows")
 
 
 def breakdown_html(items: Sequence[Breakdown]) -> Html:
@@ -294,6 +332,10 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
 
 
 def _hint(session: SheetSession, card: Card) -> str:
+    if card.placed:  # the rows the rules refuse may be the table's, which the card cannot change
+        names = ", ".join(dict.fromkeys(pl.name for pl in card.placed))
+        return (f"This step holds rows accepted at the table ({names}): if the rules refuse one of them, send it back"
+                " (or re-roll it by your ruling) in the Table panel; change your own rows on the left.")
     if "was rolled" in (card.error or ""):
         return "Put it back as it was rolled, or roll the check again: Re-roll… beside its roll, with why."
     path = sf.error_path(card.error or "")
@@ -319,6 +361,7 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
     notice = session.notices.get(card.id)
     if notice:
         parts.append(h("div", notice, class_="kl-notice", role="status"))
+    parts.append(table_rows_html(card))
     if card.waiting is not None:
         at = draft.cards[card.waiting] if card.waiting < len(draft.cards) else None
         which = f"step {at.index + 1} ({at.step.title})" if at is not None else "an earlier step"
@@ -350,8 +393,9 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         parts.append(h("details", h("summary", "How the numbers are made"), breakdown_html(card.breakdowns),
                        class_="kl-details", open=True))
     if card.drafts:
+        names = {pl.proposal.player: pl.name for pl in card.placed}
         parts.append(h("details", h("summary", f"{len(card.drafts)} event(s) this step records"),
-                       h("ul", (event_words(d) for d in card.drafts), class_="kl-evlist"), class_="kl-details"))
+                       h("ul", (event_words(d, names) for d in card.drafts), class_="kl-evlist"), class_="kl-details"))
     return join(parts)
 
 
@@ -865,6 +909,12 @@ CSS = """
 .kl-field-map { max-width: 32em; }
 .kl-entry-kind { font-weight: 600; font-size: .9em; color: #5b4a2f; }
 .kl-submitted { background: #eaf2fb; border-radius: 4px; padding: .2em .5em; font-size: .9em; }
+.kl-table-rows { background: #eef6ee; border-left: 3px solid #1e8449; border-radius: 4px; padding: .25em .6em;
+  margin: .2em 0 .4em; font-size: .92em; }
+.kl-table-rows ul { margin: .15em 0 0 1.1em; padding: 0; }
+.kl-table-rows-title { font-weight: 600; color: #1b5e20; }
+.kl-by { color: #1b5e20; font-weight: 600; }
+.kl-moved { color: #8a4b00; font-size: .95em; }
 .kl-details summary { cursor: pointer; color: #5b4a2f; }
 .kl-bd ul { margin: .1em 0 .3em 1em; padding: 0; }
 .kl-evlist { margin: .2em 0; padding-left: 1.2em; font-size: .88em; }

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import time
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.app.campaign import TurnStart
 from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.app.submissions import submitted_steps
+from kingdomlog.app.table import Proposal, TableFile
 from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft
@@ -56,7 +57,6 @@ from kingdomlog.core.turn import (
     Release,
     StepPlan,
     TurnPreview,
-    keep_released,
     step_gate,
     with_reroll,
 )
@@ -65,6 +65,7 @@ from kingdomlog.dice.roller import KeyedRoller, Roll, new_seed
 from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import DiceSlot, FieldError, StepForm
 from kingdomlog.views.sheet import grid as sheet_grid
+from kingdomlog.views.sheet import table as sheet_table
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 
@@ -203,6 +204,8 @@ class Card:
     """The roll this step waits for (not drawn): its check's odds and a Roll button are shown."""
     waiting: int | None = None
     """The index of the earlier step whose roll this one waits for (nothing of it is computed yet)."""
+    placed: list[sheet_table.Placed] = field(default_factory=list)
+    """The rows of this step the GM accepted at the table (the players' own: shown as theirs, not in the widgets)."""
 
     @property
     def id(self) -> str:
@@ -266,7 +269,7 @@ class SheetDraft:
         return None
 
 
-def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
+def _cards(start: SheetStart, plan: Plan, tp: TurnPreview, accepted: Sequence[Proposal] = ()) -> list[Card]:
     """One card per step: the preview's steps, then the later ones.
 
     After a step waiting for its roll, the later steps wait too (nothing of them is computed: their
@@ -286,14 +289,14 @@ def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
     done = {sp.phase.id for sp in tp.steps}
     rest = [p for p in start.phases if p.id not in done]
     if not rest:
-        return cards
+        return _place(start, cards, accepted)
     merged = start.camp.with_submissions(plan, state=start.state)
     if tp.pending is not None:
         at = len(tp.steps) - 1
         for p in rest:
             sp_plan = merged.steps.get(p.id, StepPlan())
             cards.append(Card(len(cards), p, before, None, dict(sp_plan.choices), [], {}, [], [], waiting=at))
-        return cards
+        return _place(start, cards, accepted)
     # A step was refused: show what the later steps would do from the state before it (skipping it).
     roller = KeyedRoller(plan.seed or tp.seed, campaign=start.campaign, turn=start.turn)
     for p in rest:
@@ -322,7 +325,29 @@ def _cards(start: SheetStart, plan: Plan, tp: TurnPreview) -> list[Card]:
                           list(res.drafts), list(res.breakdowns), provisional=True))
         seq += len(res.drafts)
         before = res.state
+    return _place(start, cards, accepted)
+
+
+def _place(start: SheetStart, cards: list[Card], accepted: Sequence[Proposal]) -> list[Card]:
+    """``cards`` with the rows accepted at the table marked on their steps' cards (``Card.placed``)."""
+    if accepted:
+        where = sheet_table.placed(start.camp, accepted, {c.id: c.choices for c in cards})
+        for c in cards:
+            c.placed = where.get(c.id, [])
     return cards
+
+
+def _keep(plan: Plan, tp: TurnPreview, only: set[str], skip: Mapping[str, frozenset[str]]) -> Plan:
+    """``keep_released(plan, tp, only=only)`` without the rolls in ``skip`` (by step: the table's rows, whose
+    faces the players rolled: they are theirs, placed by the merge on every preview, never the GM's plan's)."""
+    steps = dict(plan.steps)
+    for sid, locks in tp.released.items():
+        mine = {k: v for k, v in locks.items() if k not in skip.get(sid, frozenset())}
+        if sid not in only or not mine:
+            continue
+        sp = steps.get(sid, StepPlan())
+        steps[sid] = sp.model_copy(update={"rolled": {**sp.rolled, **mine}})
+    return plan.model_copy(update={"steps": steps}) if steps != plan.steps else plan
 
 
 # ---- the session --------------------------------------------------------------------------------
@@ -450,6 +475,8 @@ class SheetSession:
         """The count of the last button press on the page taken (``press``): each is taken once."""
         self.notices: dict[str, str] = {}
         """What the last press said about a step (a re-roll not made, faces that do not read), by step."""
+        self.table: Any = None
+        """The Table panel: the players' proposals and the GM's decisions on them (views.sheet.table)."""
         self.draft = self._compute(plan)
         self.plan = self.draft.plan
         self.refresh_forms(self.draft)
@@ -634,22 +661,35 @@ class SheetSession:
         return card
 
     def _compute(self, plan: Plan, release: Release = None) -> SheetDraft:
-        """Preview ``plan`` (rolling ``release`` now); the draft's plan keeps the rolls released (typed faces too)."""
-        key = plan.model_dump_json()
-        hit = self._cache.get(key) if release is None else None
-        if hit is not None:
-            return SheetDraft(hit.plan, hit.preview, hit.cards, hit.problem)
-        try:
-            tp = self.start.camp.preview(plan, start=self.start.begin, release=release)
-        except KingdomlogError as exc:
-            cards = [Card(i, p, self.start.state, None, {}, [], {}, [], [], not_computed=str(exc))
-                     for i, p in enumerate(self.start.phases)]
-            return SheetDraft(plan, None, cards, str(exc))
+        """Preview ``plan`` (rolling ``release`` now); the draft's plan keeps the rolls released (typed faces too).
+
+        The preview holds the rows accepted at the table (``Campaign.preview`` merges them): it is kept by
+        the plan and those rows (``views.sheet.table.accepted_mark``), and the faces the players rolled
+        stay theirs (never kept in the GM's plan, where a row of the GM's would take them once rows move).
+        """
+        camp, tf = self.start.camp, TableFile(self.start.folder, self.start.turn)
+        for _ in range(3):  # the table's file read once for the mark and once by the merge: the same file
+            seen = tf.version()
+            mark, accepted = sheet_table.accepted_mark(camp, self.start.turn)
+            key = f"{mark}|{plan.model_dump_json()}"
+            hit = self._cache.get(key) if release is None else None
+            if hit is not None:
+                return SheetDraft(hit.plan, hit.preview, hit.cards, hit.problem)
+            try:
+                tp = camp.preview(plan, start=self.start.begin, release=release)
+            except KingdomlogError as exc:
+                cards = [Card(i, p, self.start.state, None, {}, [], {}, [], [], not_computed=str(exc))
+                         for i, p in enumerate(self.start.phases)]
+                return SheetDraft(plan, None, cards, str(exc))
+            if tf.version() == seen:
+                break
+        where = sheet_table.placed(camp, accepted, {sp.phase.id: sp.choices for sp in tp.steps})
+        skip = {sid: frozenset().union(*(pl.typed for pl in rows)) for sid, rows in where.items()}
         mine = set(plan.steps) | {s for s in tp.released if s not in self.start.submitted_steps}
-        kept = keep_released(plan, tp, only=mine)  # a player's submitted step keeps its typed faces instead
-        out = SheetDraft(kept, tp, _cards(self.start, kept, tp))
+        kept = _keep(plan, tp, mine, skip)  # a player's submitted step keeps its typed faces instead
+        out = SheetDraft(kept, tp, _cards(self.start, kept, tp, accepted))
         self._cache.clear()  # only the latest plan: a rebuild of the widgets reads it back unchanged
-        self._cache[kept.model_dump_json()] = out
+        self._cache[f"{mark}|{kept.model_dump_json()}"] = out
         return out
 
     # ---- the dice: Roll, Roll all, typed faces, Re-roll ------------------------------------------
