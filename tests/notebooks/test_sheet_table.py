@@ -261,3 +261,15 @@ def test_a_check_that_moved_since_the_player_rolled_it_is_said_on_the_card() -> 
     assert "⚠ rolled at the table as d20 +6" in sheet_cards.table_rows_html(card)
     card.checks["a2"] = CheckSpec("pf2e", modifier=6, dc=16)
     assert sheet_cards.moved_checks(card, placed) == [] and "⚠" not in sheet_cards.table_rows_html(card)
+
+
+def test_accept_all_takes_every_rolled_row_in_one_press(demo: Path) -> None:
+    s = opened(demo)
+    rolled = [propose(demo, pid) for pid in ("ysolde", "maelis")]
+    waiting = propose(demo, "kesh", roll=False)
+    assert 'data-kl-table="accept_all"' in str(sheet_table.panel_html(s))
+    press = Presses(s)
+    assert press("accept_all", sheet_table.ALL)
+    assert said(s, sheet_table.ALL) == ("ok", "Accepted 2 rows into the draft.")
+    status = {p.id: p.status for p in table.mine(Campaign.open(demo), table.GM_VIEWER)}
+    assert [status[p.id] for p in rolled] == ["accepted", "accepted"] and status[waiting.id] == "declared"

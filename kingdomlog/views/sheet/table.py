@@ -174,6 +174,9 @@ def _odds(p: Proposal) -> str:
     return table.odds_text(Trial(p.checks, {}, "", pending=sorted(p.checks)[0]))
 
 
+ALL = "all"
+"""The panel's Accept all: its press names this instead of a proposal (its words are shown beside it)."""
+
 STATUS = {"declared": "declared, not rolled yet", "rolled": "rolled: accept it or send it back",
           "accepted": "accepted: in the draft", "returned": "sent back", "withdrawn": "withdrawn"}
 
@@ -239,6 +242,9 @@ CSS = """
 .kl-tp-acts { display: flex; flex-wrap: wrap; gap: .4em; align-items: center; margin-top: .3em; }
 .kl-tp-acts button { font: inherit; font-size: .92em; border-radius: 5px; border: 1px solid #b5ab94;
   background: #f4efe2; padding: .15em .6em; cursor: pointer; }
+.kl-tp-all { margin-left: .8em; font-size: .8em; font-weight: 400; }
+.kl-tp-all button { padding: .15em .6em; border-radius: 4px; border: 1px solid #196f3d; background: #1e8449;
+  color: #fff; cursor: pointer; }
 .kl-tp-acts button.kl-tp-accept { background: #1e8449; border-color: #196f3d; color: #fff; }
 .kl-tp-acts button:disabled { opacity: .45; cursor: not-allowed; }
 .kl-tp-note { font: inherit; font-size: .92em; min-width: 14em; flex: 1; padding: .15em .4em;
@@ -267,8 +273,13 @@ def panel_html(session: SheetSession) -> Html:
             [h("div", "nothing proposed yet", class_="kl-tp-nothing")]
         groups.append(h("section", h("h3", names[pid]), items, class_="kl-tp-player", data_player=pid))
     waiting = sum(1 for p in props if p.status == "rolled")
+    ready = sum(1 for p in props if p.status == "rolled" or (p.status == "declared" and not p.checks))
     head = h("h2", f"The table — {session.start.when}: ", f"{len(props)} proposal{'s' if len(props) != 1 else ''}",
-             f", {waiting} waiting for you" if waiting else "")
+             f", {waiting} waiting for you" if waiting else "",
+             h("span", h("button", f"✔ Accept all {ready} rolled", type="button", class_="kl-tp-accept",
+                         data_kl_table="accept_all", title="Take every rolled row into the month, as rolled"),
+               h("span", d.said.get(ALL, ("", ""))[1], class_=f"kl-tp-said kl-tp-{d.said.get(ALL, ('', ''))[0]}"),
+               class_="kl-tp-all", data_proposal=ALL) if ready or ALL in d.said else None)
     feed = h("div", h("h3", "Feed"), h("div", feed_html(table.feed(camp, GM_VIEWER, turn), names),
                                        class_="kl-feed-box"), class_="kl-feed-col")
     return h("div", style(CSS), head, h("div", h("div", groups, class_="kl-tp-list"), feed,
@@ -283,6 +294,12 @@ def _decide(session: SheetSession, what: str, pid: str, note: str) -> tuple[str,
         raise InputError(f"the note is {len(note)} characters; at most {NOTE_MAX}")
     if camp.next_turn() != session.start.turn:
         raise InputError(f"the log moved on past {session.start.when}: reload the sheet")
+    if what == "accept_all":
+        done, refused = table.accept_all(camp)
+        words = f"Accepted {len(done)} row{'s' if len(done) != 1 else ''} into the draft."
+        if refused:
+            words += " Not taken: " + "; ".join(f"{p.title} ({why})" for p, why in refused)
+        return words, False
     if what == "accept":
         p = table.accept(camp, pid)
         return f"Accepted: it is in the draft as {camp.player_name(p.player)} rolled it.", False
@@ -314,7 +331,8 @@ def act(session: SheetSession, value: Any) -> bool:
     d.pressed = n
     d.drawn += 1
     what, pid, note = press.get("act"), press.get("proposal"), press.get("note", "")
-    if what not in ("accept", "send_back", "reroll") or not isinstance(pid, str) or not isinstance(note, str):
+    if what not in ("accept", "accept_all", "send_back", "reroll") or not isinstance(pid, str) \
+            or not isinstance(note, str):
         return False
     if session.done:
         d.said[pid] = ("error", "This sheet has committed its month; nothing more is decided on it.")
