@@ -33,14 +33,12 @@ def _():
     # that came for widgets already rebuilt, which marimo credits to the cell that made them: self loops).
     # get_ready: whether the draft can be committed (the Commit button is made again when it flips).
     # get_page: bumped when the page must be drawn again with the same widgets (an error moved).
-    # get_table: bumped when the table's file moved (a proposal, a roll, a decision): the Table panel is drawn
-    # again. get_merge: bumped when the rows accepted at the table moved: the draft is previewed again.
+    # get_merge: bumped when the rows accepted at the table moved: the draft is previewed again.
     get_reload, set_reload = mo.state((0, ""))
     get_outcome, set_outcome = mo.state(None)
     get_layout, set_layout = mo.state(0, allow_self_loops=True)
     get_ready, set_ready = mo.state(None)
     get_page, set_page = mo.state(0)
-    get_table, set_table = mo.state(0)
     get_merge, set_merge = mo.state(0)
     return (
         get_layout,
@@ -49,14 +47,12 @@ def _():
         get_page,
         get_ready,
         get_reload,
-        get_table,
         set_layout,
         set_merge,
         set_outcome,
         set_page,
         set_ready,
         set_reload,
-        set_table,
     )
 
 
@@ -181,30 +177,20 @@ def _(get_outcome, session):
 
 @app.cell(hide_code=True)
 def _(session):
-    # The Table (views.sheet.table): each player's proposals with Accept, Send back and Re-roll by GM ruling,
-    # and the feed. `table_tick` (hidden) looks at the table's file twice a second.
+    # The Table (views.sheet.table): each player's proposals with Accept, Accept all, Send back and Re-roll by
+    # GM ruling, and the feed. A watcher (a mo.Thread) looks at the table's file ten times a second and draws
+    # the panel in place when it moved; the draft follows when the rows accepted at the table moved.
     table_panel = sheet_table.panel(session)
-    table_tick = mo.ui.refresh(options=[0.5], default_interval=0.5)
-    mo.Html(sheet_table.shown(session, table_panel, table_tick))
-    return table_panel, table_tick
+    sheet_table.watch(session, table_panel, set_merge)
+    mo.Html(sheet_table.shown(session, table_panel))
+    return (table_panel,)
 
 
 @app.cell(hide_code=True)
-def _(session, set_table, table_tick):
-    # All a tick runs: has the table's file moved? (one stat; the panel and the draft follow only when it has)
-    _moved = sheet_table.poll(session, set_table, table_tick.value)
-    return
-
-
-@app.cell(hide_code=True)
-def _(get_table, session, set_merge, table_panel):
+def _(session, set_merge, table_panel):
     # A press in the Table panel, taken once (what it did is said beside the proposal); then the panel is
     # drawn as the table stands, and the draft told when the rows accepted at the table moved.
-    get_table()
-    sheet_table.act(session, table_panel.value)
-    sheet_table.draw(session, table_panel)
-    if sheet_table.merge_moved(session):
-        set_merge(lambda n: n + 1)
+    sheet_table.pressed(session, table_panel, set_merge)
     return
 
 

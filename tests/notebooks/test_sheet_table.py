@@ -175,27 +175,27 @@ def test_send_back_and_a_gm_ruling_need_a_note(demo: Path) -> None:
     assert tf.version() == v1
 
 
-def test_the_poll_looks_at_the_file_and_the_draft_follows_only_the_accepted_rows(demo: Path) -> None:
+def test_the_watcher_draws_the_panel_when_the_file_moved_and_the_draft_follows_only_accepts(demo: Path) -> None:
     s = opened(demo)
     bumps: list[Any] = []
-    sheet_table.panel(s)
-    assert not sheet_table.poll(s, bumps.append)
+    widget = sheet_table.panel(s)
+    assert not sheet_table.follow(s, widget, bumps.append)
     p = propose(demo, "kesh", roll=False)
-    assert sheet_table.poll(s, bumps.append) and len(bumps) == 1
-    assert not sheet_table.poll(s, bumps.append) and len(bumps) == 1
+    assert sheet_table.follow(s, widget, bumps.append) and "Rest and Relax" in widget.widget.html
+    assert not sheet_table.follow(s, widget, bumps.append)
     table.roll(Campaign.open(demo), Campaign.open(demo).viewer("kesh"), p.id)
-    assert sheet_table.poll(s, bumps.append) and len(bumps) == 2
-    assert not sheet_table.merge_moved(s)  # declared and rolled: nothing in the month changed
-    assert Presses(s)("accept", p.id)
-    assert sheet_table.merge_moved(s) and not sheet_table.merge_moved(s)
+    assert sheet_table.follow(s, widget, bumps.append) and bumps == []  # drawn; nothing in the month changed
+    table.accept(Campaign.open(demo), p.id)
+    assert sheet_table.follow(s, widget, bumps.append) and len(bumps) == 1  # the draft follows an accept
+    assert not sheet_table.follow(s, widget, bumps.append) and len(bumps) == 1
 
 
 def test_no_players_no_table(tmp_path: Path) -> None:
     shutil.copytree(DEMO, tmp_path / "d", ignore=shutil.ignore_patterns(".cache", "plans"))
     s, _ = sheet.open_session(tmp_path / "d")
     assert s is not None
-    assert not sheet_table.poll(s, lambda _: None)
-    assert sheet_table.shown(s, object(), object()) == ""
+    sheet_table.watch(s, object(), lambda _: None)  # no players: no watcher started (none needed)
+    assert sheet_table.shown(s, object()) == ""
 
 
 def test_a_gm_ruling_on_an_accepted_row_reaches_the_draft_and_the_log(demo: Path) -> None:

@@ -10,19 +10,23 @@ player's (its faces, its outcome, "proposed by"). **Send back** returns it with 
 table's feed and, once committed, in the log. An accepted row is never in the card's widgets: the GM cannot
 change it there, only re-roll it or send it back here (``Placed``: which rows of a step are the table's).
 
-Live without a reload: ``poll`` is all the sheet's refresh (twice a second) runs; it looks at the table
-file's size and time (``TableFile.version``) and only when they moved says so (the notebook's table state),
-and then the panel is drawn again (``draw``); when the accepted rows moved (``merge_moved``), the draft is
-previewed again (``SheetSession`` keys its preview by the accepted rows, ``accepted_mark``). The panel is one
-anywidget (``TablePanel``) whose HTML is set from Python: its script swaps the HTML and keeps what the GM was
-typing in a note box (and the cursor) unless that box's note was just used (its ``epoch`` moved). A click
-sends ``press`` (what, which proposal, the note), which ``act`` takes once.
+Live without a reload: a watcher (``watch``, a ``mo.Thread``) looks at the table file's size and time
+(``TableFile.version``) ten times a second and only when they moved draws the panel again in place (``draw``: its
+HTML pushed to the page, no cell run, so a quiet table costs the page nothing); when the accepted rows moved
+(``merge_moved``), it bumps the notebook's state the draft depends on and the draft is previewed again
+(``SheetSession`` keys its preview by the accepted rows, ``accepted_mark``). The panel is one anywidget
+(``TablePanel``) whose HTML is set from Python: its script swaps the HTML and keeps what the GM was typing in a
+note box (and the cursor) unless that box's note was just used (its ``epoch`` moved). A click sends ``press``
+(what, which proposal, the note), which ``act`` takes once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -34,7 +38,7 @@ from kingdomlog.app import table
 from kingdomlog.app.table import Proposal, TableFile, Trial
 from kingdomlog.core.errors import InputError, KingdomlogError
 from kingdomlog.core.viewers import GM_VIEWER
-from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, style
+from kingdomlog.views.html import EMPTY, Html, h, marimo_html, style
 from kingdomlog.views.table.feed import feed_html
 
 if TYPE_CHECKING:
@@ -51,13 +55,15 @@ __all__ = [
     "act",
     "desk",
     "draw",
+    "follow",
     "merge_moved",
     "panel",
     "panel_html",
     "placed",
-    "poll",
+    "pressed",
     "proposal_html",
     "shown",
+    "watch",
 ]
 
 NOTE_MAX = 500
@@ -152,6 +158,8 @@ class Desk:
     drawn: int = 0
     merged: str = ""
     """The accepted rows the draft was last told of (``accepted_mark``)."""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held while the panel is drawn or a press taken: the page's cell and the watcher (``watch``) share the desk."""
 
 
 def desk(session: SheetSession) -> Desk:
@@ -346,7 +354,7 @@ def act(session: SheetSession, value: Any) -> bool:
     d.said[pid] = ("ok", words)
     if used:
         d.epochs[pid] = d.epochs.get(pid, 0) + 1
-    d.seen = None  # the poll draws the panel again from the file as it now stands
+    d.seen = None  # the next look (``follow``) draws the panel again from the file as it now stands
     return True
 
 
@@ -368,22 +376,52 @@ def merge_moved(session: SheetSession) -> bool:
     return True
 
 
-def poll(session: SheetSession, changed: Callable[[Any], None], tick: Any = None) -> bool:
-    """What the sheet's refresh runs: whether the table's file moved since the panel was drawn (one ``stat``).
+WATCH_EVERY = 0.1
+"""How often the watcher looks at the table's file (one ``stat``), in seconds."""
 
-    When it did, ``changed`` (the notebook's table state setter) is called with a counter bump; the
-    panel depends on that state (the draft follows when the accepted rows moved: ``merge_moved``). True
-    then. ``tick``: the refresh's value (unused: the notebook's cell names it so that each tick runs it).
-    """
+
+def follow(session: SheetSession, widget: Any, moved: Callable[[Any], None]) -> bool:
+    """One look of the watcher: when the table's file moved since the panel was drawn, the panel is drawn again
+    in place (its HTML pushed to the page, no cell run) and, when the rows accepted at the table moved, ``moved``
+    (the notebook's state setter the draft depends on) is bumped: the draft is previewed again. True when drawn."""
     d = desk(session)
+    with d.lock:
+        if _file(session).version() == d.seen:
+            return False
+        draw(session, widget)
+        if merge_moved(session):
+            moved(lambda n: n + 1)
+        return True
+
+
+def watch(session: SheetSession, widget: Any, moved: Callable[[Any], None]) -> None:
+    """Keep the panel live: a ``mo.Thread`` looks at the table's file every ``WATCH_EVERY`` s (``follow``) until
+    the cell that started it runs again or the session commits. A proposal, a roll or a line of talk reaches the
+    page in about a tenth of a second, and nothing runs on the page while the table is quiet (no refresh cell,
+    no running indicator). Nothing when the campaign declares no players."""
     if not session.start.camp.players():
-        return False
-    now = _file(session).version()
-    if now == d.seen:
-        return False
-    d.seen = now
-    changed(lambda n: n + 1)
-    return True
+        return
+    import marimo as mo
+
+    def run() -> None:
+        me = mo.current_thread()
+        while not me.should_exit and not session.done:
+            time.sleep(WATCH_EVERY)
+            with contextlib.suppress(OSError, KingdomlogError):  # a file mid-write: the next look reads it
+                follow(session, widget, moved)
+
+    mo.Thread(target=run, daemon=True, name="kingdomlog-table-watch").start()
+
+
+def pressed(session: SheetSession, widget: Any, moved: Callable[[Any], None]) -> None:
+    """The panel's cell: its last press taken once (``act``), the panel drawn as the table stands, and ``moved``
+    bumped when the rows accepted at the table moved."""
+    d = desk(session)
+    with d.lock:
+        act(session, widget.value)
+        draw(session, widget)
+        if merge_moved(session):
+            moved(lambda n: n + 1)
 
 
 ESM = r"""
@@ -456,8 +494,8 @@ def panel(session: SheetSession) -> Any:
     return d.widget
 
 
-def shown(session: SheetSession, widget: Any, tick: Any) -> Html:
-    """The panel on the page with the refresh that keeps it live (hidden), when the campaign declares players."""
+def shown(session: SheetSession, widget: Any) -> Html:
+    """The panel on the page, when the campaign declares players (``watch`` keeps it live)."""
     if not session.start.camp.players():
         return EMPTY
-    return join([marimo_html(widget), h("div", marimo_html(tick), class_="kl-live", hidden=True)])
+    return marimo_html(widget)
