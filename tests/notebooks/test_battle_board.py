@@ -1,0 +1,172 @@
+"""The battle board's library code (issue 30): a battle's rounds of orders drawn by the form codec (the ``rounds``
+kind of ``core.choices``: a list of lists of entries) and read back into the same plan; the orders' picks filled
+from the battle (armies of this battle, targets on the other side, the war actions the army's tactics grant); the
+pf2e battle as a board (``Ruleset.boards``: sides, a line per roll in round order with its odds, what each round
+and the battle did) and its HTML.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import marimo as mo
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pf2e.helpers import RS, Game  # noqa: E402
+
+from kingdomlog.core.choices import validate_choices  # noqa: E402
+from kingdomlog.core.turn import Plan, preview_turn  # noqa: E402
+from kingdomlog.rulesets.pf2e import tables as T  # noqa: E402
+from kingdomlog.rulesets.pf2e.choices import BattleChoices  # noqa: E402
+from kingdomlog.rulesets.pf2e.state import Army  # noqa: E402
+from kingdomlog.rulesets.pf2e.warfare import new_army  # noqa: E402
+from kingdomlog.views import forms as sf  # noqa: E402
+from kingdomlog.views.sheet.board import board_html, odds_words  # noqa: E402
+
+STEP = "activity.battle"
+
+
+def army(defn: str, aid: str, name: str, side: str = "kingdom", *tactics: str) -> Army:
+    a = new_army(T.army_defs()[defn], 5, aid, name, side=side, hex_id="H0")
+    return Army(**{**a.model_dump(), "tactics": (*a.tactics, *tactics)})
+
+
+def game() -> Game:
+    g = Game().found()
+    g.state = g.state.model_copy(update={"army_units": (
+        army("infantry", "militia", "Oakhold Militia", "kingdom", "merciless"),
+        army("infantry", "raiders", "Stag Raiders", "enemy"))})
+    return g
+
+
+ROUNDS = [
+    [{"army": "militia", "action": "advance", "target": "raiders"},
+     {"army": "militia", "action": "all-out-assault", "target": "raiders"},
+     {"army": "raiders", "action": "advance", "target": "militia"}],
+    [{"army": "militia", "action": "battle", "target": "raiders"},
+     {"army": "raiders", "action": "battle", "target": "militia"}],
+    [{"army": "militia", "action": "battle", "target": "raiders"},
+     {"army": "raiders", "action": "guard", "target": "militia"}],
+]
+CHOICES = {"battles": [{"id": "ford", "hex": "H0", "kingdom": ["militia"], "enemy": ["raiders"], "rounds": ROUNDS,
+                        "unfinished": True}]}
+
+
+def values(tree: Any) -> dict[str, Any]:
+    return dict(mo.ui.dictionary(sf.flatten(tree)).value)
+
+
+def test_rounds_of_orders_are_widgets_read_back_into_the_same_plan() -> None:
+    """The battle's rounds are a ``rounds`` field: one ``rows`` field per round (Round 1..3), one entry per order
+    with a dropdown per pick; read back untouched, the widgets give the plan they were built from."""
+    g = game()
+    specs = RS.choices(g.state, g.turn, STEP, CHOICES)
+    battle = specs[0].entries[0]
+    rounds = next(f for f in battle if f.name == "rounds")
+    assert rounds.kind == "rounds"
+    assert [e[0].label for e in rounds.entries] == ["Round 1", "Round 2", "Round 3"]
+    assert [len(e[0].entries) for e in rounds.entries] == [3, 2, 2]
+    tree = sf.choice_widgets(specs, CHOICES)
+    flat = values(tree)
+    assert not any(isinstance(w, mo.ui.text_area) for w in sf.flatten(tree).values())  # no JSON text field
+    out = sf.Read()
+    got = sf.read_fields(specs, sf.unflatten(flat), CHOICES, (), out)
+    assert out.errors == []
+    assert got["battles"][0]["rounds"] == ROUNDS
+
+
+def test_a_round_and_an_order_are_added_and_a_round_removed() -> None:
+    g = game()
+    specs = RS.choices(g.state, g.turn, STEP, CHOICES)
+    flat = values(sf.choice_widgets(specs, CHOICES))
+    base = "battles/rows/#0/rounds"
+    flat[f"{base}/rounds/#1/_add"] = "raiders"  # "+ Order" of round 2: the raiders' order
+    flat[f"{base}/_add"] = 1  # "+ Round"
+    flat[f"{base}/rounds/#0/_remove"] = 1  # round 1 removed
+    out = sf.Read()
+    got = sf.read_fields(specs, sf.unflatten(flat), CHOICES, (), out)["battles"][0]["rounds"]
+    assert out.restructure
+    assert got == [[*ROUNDS[1], {"army": "raiders"}], ROUNDS[2], []]
+
+
+def test_the_orders_picks_come_from_the_battle() -> None:
+    """An order's army is one of the battle's; its targets are the other side's; its war actions are the basic
+    ones and those its tactics grant (Merciless: All-Out Assault), the others marked why not."""
+    g = game()
+    specs = RS.choices(g.state, g.turn, STEP, CHOICES)
+    rounds = next(f for f in specs[0].entries[0] if f.name == "rounds")
+    order = {f.name: f for f in rounds.entries[0][0].entries[1]}  # the militia's All-Out Assault
+    assert [o.value for o in order["army"].options or ()] == ["militia", "raiders"]
+    assert [o.value for o in order["target"].options or ()] == ["", "raiders"]
+    acts = {o.value: o for o in order["action"].options or ()}
+    assert acts["all-out-assault"].disabled == "" and "Merciless" in acts["all-out-assault"].detail
+    assert acts["taunt"].disabled == "no tactic of Oakhold Militia grants it"
+    raiders = {f.name: f for f in rounds.entries[0][0].entries[2]}
+    assert {o.value: o.disabled for o in raiders["action"].options or ()}["all-out-assault"]
+    assert [o.value for o in raiders["target"].options or ()] == ["", "militia"]
+    # the picks are open: the battle's own rules refuse an army not in it, naming the rule
+    validate_choices(BattleChoices, CHOICES, state=g.state, vocabulary=RS.vocabulary, step=STEP)
+
+
+def _played(g: Game, choices: dict[str, Any], **rolls: list[int]) -> Any:
+    plan = Plan.parse({"turn": g.turn, "seed": "board", "steps": {STEP: {"choices": choices, "rolls": rolls}}})
+    pv = preview_turn(RS, g.state, plan, campaign="test", turn=g.turn, start_seq=0)
+    return next(s for s in pv.steps if s.phase.id == STEP)
+
+
+def test_the_battle_as_a_board() -> None:
+    """Initiative, three rounds and the outcome in words, each check with its odds by the kernels. Infantry level 5
+    (Maneuver +9, attack +15, AC 22, Maneuver DC 19): the militia acts first (d20 20), Advances (15 + 9 = 24 vs 19:
+    success), All-Out Assault (d20 5 + 15 = 20 vs AC 22: failure, still 1 damage; the raiders' DC 11 flat check
+    d20 3 fails: shaken +1)."""
+    g = game()
+    st = _played(g, CHOICES, **{"b1.init.militia": [20], "b1.init.raiders": [1], "b1.r1.militia.1": [15],
+                                "b1.r1.militia.2": [5], "b1.r1.militia.2.s0": [3]})
+    assert st.error is None, st.error
+    (board,) = RS.boards(g.state, STEP, st.choices, st.rolls, st.checks, st.drafts)
+    assert [s.label for s in board.sides] == ["The kingdom", "The enemy"]
+    assert [u.name for s in board.sides for u in s.units] == ["Oakhold Militia", "Stag Raiders"]
+    militia = board.sides[0].units[0]
+    assert militia.stats[:3] == ("HP 4 of 4", "AC 22", "melee +15") and "Merciless (All-Out Assault)" in militia.note
+    assert board.rounds == (0, 1, 2, 3)
+    r1 = [x.text for x in board.lines if x.round == 1]
+    assert r1[0] == "Oakhold Militia: Advance → Stag Raiders: d20 15 +9 = 24 vs 19, success"
+    assert r1[1] == ("Oakhold Militia: All-Out Assault → Stag Raiders (melee Strike): d20 5 +15 = 20 vs 22,"
+                     " failure")
+    assert r1[2] == "Stag Raiders: damaged: DC 11 or shaken +1 → failed (d20 3)"
+    assert r1[-1] == "After round 1: Stag Raiders: 1 damage, shaken +1."
+    keyed = [x for x in board.lines if x.key]
+    assert len(keyed) == len([r for r in st.rolls if r.key in st.checks])  # every check rolled has its line
+    ended = next(d.payload for d in st.drafts if d.type == "pf2e.battle_ended")
+    who = {"kingdom": "The kingdom wins", "enemy": "The enemy wins", "none": "The GM stops the battle"}[ended.winner]
+    assert board.outcome[-1].startswith(f"{who} after {ended.rounds} round")
+    assert any(t.startswith("Stag Raiders: HP 4 → ") for t in board.outcome)
+    html = str(board_html(board, st.checks, st.rolls))
+    assert "Round 3" in html and "Before the first round" in html
+    assert odds_words(st.checks["b1.r1.militia.1"]) in html  # the kernels' chances, beside the Advance
+    # d20 +9 vs 19: success on 10-19 (50%), a critical success needs 29 (a natural 20 only: 5%), failure on 2-9
+    # (40%), a natural 1 is a critical failure (5%)
+    assert odds_words(st.checks["b1.r1.militia.1"]) == ("critical failure 5.0% · failure 40.0% · success 50.0% ·"
+                                                        " critical success 5.0%")
+
+
+def test_a_board_while_the_battle_waits_for_a_roll() -> None:
+    """In the sheet's ``on_roll`` plan the step stops at the first check not rolled: no events yet, the lines are
+    the checks rolled so far, and the board says which check comes next, with its odds."""
+    g = game()
+    plan = Plan.parse({"turn": g.turn, "seed": "board", "dice": "on_roll",
+                       "steps": {STEP: {"choices": CHOICES, "rolls": {"b1.init.militia": [20]}}}})
+    pv = preview_turn(RS, g.state, plan, campaign="test", turn=g.turn, start_seq=0, release="all")
+    pv2 = preview_turn(RS, g.state, plan, campaign="test", turn=g.turn, start_seq=0)
+    waiting = next(s for s in pv2.steps if s.phase.id == STEP) if any(s.phase.id == STEP for s in pv2.steps) else None
+    assert pv.ok or pv.error is None
+    st = next((s for s in pv2.steps if s.pending is not None), None)
+    assert st is not None  # an earlier step's roll, or the battle's own
+    if waiting is not None and waiting.pending is not None:
+        (board,) = RS.boards(g.state, STEP, waiting.choices, waiting.rolls, waiting.checks, waiting.drafts)
+        assert board.outcome == ()
+        html = str(board_html(board, waiting.checks, waiting.rolls, waiting.pending))
+        assert "Next to roll" in html
