@@ -676,6 +676,9 @@ def describe(
     for name, info in model.model_fields.items():
         shape = _shape_of(info)
         kind = _kind(shape)
+        if kind == "rounds" and shape.item is not None and shape.item.item is not None \
+                and shape.item.item.base is model:
+            kind = "json"  # lists of lists of the entry itself (a choice among effects): no form of its own
         pick = _pick(shape)
         lo, hi = _bounds([*shape.meta, *(shape.item.meta if shape.item is not None else ())])
         nested: tuple[FieldSpec, ...] = ()

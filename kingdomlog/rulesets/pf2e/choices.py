@@ -901,9 +901,7 @@ def army_detail(a: Any) -> str:
     >>> army_detail(new_army(T.army_defs()["infantry"], 1, "m"))
     'HP 4/4, AC 16, melee +9, Maneuver +4, Morale +10'
     """
-    from kingdomlog.rulesets.pf2e.warfare import strike_modifiers
-
-    melee, ranged = strike_modifiers(a) if hasattr(a, "gear") else (a.attack if a.melee else None, a.ranged_attack)
+    melee, ranged = a.attack if a.melee else None, a.ranged_attack if a.ranged else None
     parts = [f"HP {a.hp}/{a.hp_max}", f"AC {a.ac}"]
     if melee is not None:
         parts.append(f"melee {melee:+d}")
