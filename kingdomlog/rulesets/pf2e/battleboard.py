@@ -173,9 +173,11 @@ def boards(before: KingdomState, choices: Mapping[str, Any], rolls: Sequence[Rol
                 key = ""
                 if ev.die is not None and queue and queue[0].total == ev.die:
                     key = queue.pop(0).key
+                    if ev.action == "initiative":
+                        key = ""  # a Scouting total, no degree: its chances say nothing
                 lines.append(Line(ev.round, ev.army, _event_text(ev, names), key))
-            hp_after = {e.army: e.set["hp"] for e in events if isinstance(e, E.ArmyUpdated)
-                        and e.cause == f"battle {bid}" and isinstance(e.set.get("hp"), int)}
+            hp_after = {e.army: hp for e in events if isinstance(e, E.ArmyUpdated) and e.cause == f"battle {bid}"
+                        and isinstance(hp := e.set.get("hp"), int)}
             for rnd, text in _after_rounds(evs, names, armies, hp_after).items():
                 lines.append(Line(rnd, "", text))
             lines.sort(key=lambda x: x.round)  # stable: each round's lines in order, its summary last

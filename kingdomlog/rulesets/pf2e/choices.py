@@ -498,13 +498,12 @@ class WarOrder(Choices):
     action: Annotated[WarActionName, Pick("war_actions", what="a war action", depends=("army",), open=True)]
     target: Annotated[str, Pick("battle_targets", what="an enemy army", depends=("army",), open=True)] = Field(
         default="", description="the enemy army (or fortification) it acts against")
-    ally: Annotated[str, Pick("battle_allies", what="an allied army", depends=("army",), open=True)] = Field(
+    ally: Annotated[str, Pick("battle_allies", what="an allied army", open=True)] = Field(
         default="", description="Defensive Stance, Battlefield Medicine: the allied army")
     engage: bool = Field(default=True, description="Outflank, critical success: become engaged with the target")
     reckless: bool = Field(default=False, description="Advance with Reckless Flankers: -2 AC, +1 to attacks"
                                                       " while engaged")
-    choice: Annotated[str, Pick("war_action_choices", what="a choice of this war action", depends=("action",),
-                                open=True)] = Field(
+    choice: Annotated[str, Pick("war_action_choices", what="a choice of this war action", open=True)] = Field(
         default="", description="Swift Recovery: hp or weary; Battlefield Adaptability: mobility, unmire or"
                                 " conceal; Battle: nets (shake off Hurl Nets)")
     potion: bool = Field(default=False, description="a maneuver war action with a dose of healing potion (+1 HP)")
