@@ -61,6 +61,20 @@ class Board:
     sides: tuple[Side, ...] = ()
     lines: tuple[Line, ...] = ()
     outcome: tuple[str, ...] = ()
+    titles: tuple[tuple[int, str], ...] = ()
+    """What a round number is called where the rules name their phases (pf1: ``(1, "Ranged phase")``); a round
+    not named is ``Round n`` (0: before the first round)."""
+
+    def round_title(self, n: int) -> str:
+        """``Round 2``; ``Before the first round`` for 0; a phase's own name where ``titles`` gives one.
+
+        >>> Board("w1", "", titles=((1, "Ranged phase"),)).round_title(1), Board("b1", "").round_title(0)
+        ('Ranged phase', 'Before the first round')
+        """
+        named = dict(self.titles)
+        if n in named:
+            return named[n]
+        return "Before the first round" if n == 0 else f"Round {n}"
 
     @property
     def rounds(self) -> tuple[int, ...]:

@@ -378,7 +378,7 @@ def _mentions(text: str, name: str, label: str) -> bool:
 def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
     """The fields of an entry shown at once; the others fold under "more" (shown once one holds a value).
 
-    Shown: the entry's first field (its kind: an activity, an action), required fields,
+    Shown: the entry's first field (its kind: an activity, an action), required fields, a battle's rounds,
     those whose options depend on a sibling, any field already set, a field whose
     description names the chosen kind ("Build Structure: the lots") or that the kind's
     name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
@@ -401,8 +401,8 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
             (bool(f.help) and _mentions(f.help.split(":")[0] if ":" in f.help else "", kind_text, "")
              and kind_text.lower() in f.help.lower())
             or _mentions(kind_text, f.name, ""))
-        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(fields) <= FOLD_AFTER \
-                or f.kind == "rounds":
+        rounds = f.kind == "rounds" or (f.kind == "rows" and f.name == "rounds")  # a battle's orders: its board
+        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(fields) <= FOLD_AFTER or rounds:
             out.add(f.name)
     return out
 

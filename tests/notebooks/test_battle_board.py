@@ -170,3 +170,39 @@ def test_a_board_while_the_battle_waits_for_a_roll() -> None:
         assert board.outcome == ()
         html = str(board_html(board, waiting.checks, waiting.rolls, waiting.pending))
         assert "Next to roll" in html
+
+
+def test_a_pf1_mass_combat_as_a_board() -> None:
+    """UC Mass Combat, the battle worked by hand in tests/pf1/test_mass_combat.py: Melee phase 1, the Guard
+    Aggressive (OM 3 + 2 = 5) d20 14 = 19 vs DV 12: 10 damage, the orcs 11 → 1 and routed (Morale d20 9 vs 15);
+    their parting shot d20 10: defeated. The board: both armies, the Melee phase and the parting shots in words,
+    each Offense and Morale check with its chances by the kernels, the aftermath."""
+    from pf1.kit import RULESET
+    from pf1.test_mass_combat import armed
+
+    from kingdomlog.core.ruleset import run_step
+    from kingdomlog.dice.roller import KeyedRoller
+
+    s = armed()
+    battle = {"ours": "A1", "enemy": "A2", "rounds": [{"ours_strategy": "Aggressive"}],
+              "learn_tactic": "Defensive Wall", "learn_boon": "Loyalty"}
+    rolls = {"w1_r1_ours": [14], "w1_r1_enemy": [12], "w1_r1_enemy_rout": [9], "w1_parting": [10],
+             "w1_victory_1": [20], "w1_victory_2": [1]}
+    dice = KeyedRoller("t", campaign="test", turn=s.turn).for_step("war", manual=rolls)
+    spec = next(x for x in RULESET.all_steps if x.id == "war")
+    res = run_step(RULESET, s, spec, {"battles": [battle]}, dice, campaign=s.campaign, turn=s.turn)
+    (board,) = RULESET.boards(s, "war", {"battles": [battle]}, dice.rolls, res.checks, res.drafts)
+    assert [u.stats[:3] for side in board.sides for u in side.units] == [("HP 16 of 16", "OM +3", "DV 13"),
+                                                                         ("HP 11 of 11", "OM +2", "DV 12")]
+    melee = [x.text for x in board.lines if board.round_title(x.round) == "Melee phase 1"]
+    assert melee == ["Guard Offense vs Orcs: d20 14 +5 = 19, success", "Orcs Offense vs Guard: d20 12 +2 = 14, success",
+                     "Orcs Morale (rout): d20 9 +0 = 9, failure",
+                     "After the melee phase 1: Guard: deals 10 damage, HP 16 → 13; Orcs: deals 3 damage, HP 11 → 1,"
+                     " routed, Morale (rout) failed."]
+    after = "Aftermath (the victor's Loyalty checks, a commander's fate)"
+    assert [board.round_title(n) for n in board.rounds] == ["Melee phase 1", "Parting shots", after]
+    assert board.outcome[0] == "Guard: victorious, HP 13, Morale +1, learns Defensive Wall"
+    html = str(board_html(board, res.checks, dice.rolls))
+    # d20 +5 against DV 12 deals damage above 12 or on a natural 20: 8-20, 65%
+    assert odds_words(res.checks["w1_r1_ours"]) == "failure 35.0% · success 65.0%"
+    assert odds_words(res.checks["w1_r1_ours"]) in html

@@ -93,7 +93,7 @@ class Board:
         self.ui.settled(before)
 
 
-def no_json_field(page: Any) -> None:
+def no_json_field(page: Any, step: str = STEP) -> None:
     """No field of the battle step is a JSON text field: no text area, no input whose label or placeholder says JSON."""
     got = page.evaluate("""(step) => {
         const card = document.querySelector(`[data-card="${step}"]`);
@@ -110,7 +110,7 @@ def no_json_field(page: Any) -> None:
         };
         walk(card);
         return out;
-    }""", STEP)
+    }""", step)
     assert got == [], got
 
 
@@ -209,3 +209,76 @@ def test_a_pf2e_battle_played_on_the_board(browser: Any, tmp_path: Path, subproc
     assert battle_facts(played) == battle_facts(twin_battle.drafts)
     assert any(f[0] == "war" and f[3] == "all-out-assault" for f in battle_facts(played))
     assert any(f[0] == "war" and f[3] == "taunt" for f in battle_facts(played))
+
+
+# ---- pf1: a mass combat (UC Mass Combat) ----------------------------------------------------------------------
+
+ORCS = {"name": "Tusk Raiders", "size": "Medium", "unit": "orcs (fighter 3)", "unit_cr": "2", "hd": 10, "side": "enemy"}
+STRATEGIES = ["Aggressive", "Standard", "Defensive"]
+
+
+def prepare_pf1(folder: Path) -> str:
+    """The GM's orcs enter the map (as the gm step places an enemy army), appended before the month: their id."""
+    from kingdomlog.core.ruleset import run_step
+    from kingdomlog.dice.roller import KeyedRoller
+
+    camp = Campaign.open(folder)
+    turn = camp.next_turn()
+    spec = next(x for x in camp.ruleset.all_steps if x.id == "gm")
+    res = run_step(camp.ruleset, camp.state(), spec, {"enemy_armies": [ORCS]},
+                   KeyedRoller("prepare", campaign="x", turn=turn).for_step("gm"), campaign="x", turn=turn)
+    placed = [d for d in res.drafts if d.type == "pf1.army_recruited"]
+    camp.append([Draft(d.payload, actor="gm", visibility="gm", turn=turn - 1) for d in placed],
+                expect_seq=camp.head_seq)
+    return str(placed[0].payload.army.id)  # type: ignore[attr-defined]
+
+
+def test_a_pf1_mass_combat_played_on_the_board(browser: Any, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    """Tatzlford Guard against the GM's orcs, three Melee phases' strategies picked on the board (Aggressive,
+    Standard, Defensive; the last repeats until the battle ends), rolled, committed: the same numbers as the same
+    battle from a plan written by hand."""
+    folder = tmp_path / "river-kingdom"
+    shutil.copytree(REPO / "campaigns" / "river-kingdom", folder,
+                    ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    orcs = prepare_pf1(folder)
+    start = Campaign.open(folder)
+    turn, head = start.next_turn(), start.head_seq
+    Drafts(folder).save(SavedDraft(turn, head, Plan(turn=turn, seed=SEED)))
+    twin = tmp_path / "twin"
+    shutil.copytree(folder, twin, ignore=shutil.ignore_patterns("drafts"))
+    when = sheet.load_start(folder).when
+    with gm_server(folder, subprocess_env) as gm:
+        page, ui, _ = open_sheet(browser, gm, height=1000)
+        roll_until(ui, "war")
+        ui.add("war", "battles", "Tatzlford Guard")
+        ui.select("war", "battles.0.enemy", ORCS["name"])
+        for strategy in STRATEGIES:
+            ui.add("war", "battles.0.rounds", strategy)
+        no_json_field(page, "war")
+        roll_all(ui)
+        page.locator('[data-card="war"] .kl-board-outcome').first.wait_for(timeout=60_000)
+        text = page.locator('[data-card="war"] .kl-board').first.inner_text()
+        assert "Tatzlford Guard" in text and ORCS["name"] in text and "Melee phase 1" in text
+        s, _ = sheet.open_session(folder)
+        assert s is not None and s.draft is not None
+        card = next(c for c in s.draft.cards if c.id == "war")
+        chances = shown_chances(page)
+        assert chances
+        for key, shown in chances.items():
+            want = " · ".join(f"{o.label} {o.percent}" for o in odds(card.checks[key]).outcomes if o.chance > 0)
+            assert shown == want, (key, shown, want)
+        shot(page, "battle-board-pf1", '[data-card="war"] .kl-board')
+        status = page.locator(".kl-status").first.inner_text()
+        assert status.startswith("Ready"), status
+        commit(ui, when)
+        page.locator(f'{DRAWN}[data-turn="{turn + 1}"]').wait_for(timeout=60_000)
+        page.close()
+    played = [e for e in Campaign.open(folder).events() if e.seq > head and e.phase == "war"]
+    plan = Plan.parse({"turn": turn, "seed": SEED, "steps": {"war": {"choices": {"battles": [
+        {"ours": "A2", "enemy": orcs, "rounds": [{"ours_strategy": x} for x in STRATEGIES]}]}}}})
+    pv = Campaign.open(twin).preview(plan)
+    assert pv.ok, pv.error
+    twin_war = next(s for s in pv.steps if s.phase.id == "war")
+    mine = [(e.type, e.payload.model_dump_json()) for e in played]
+    assert mine and mine == [(d.type, d.payload.model_dump_json()) for d in twin_war.drafts]
+    assert any(t == "pf1.battle_phase_resolved" for t, _ in mine)

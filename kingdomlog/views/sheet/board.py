@@ -59,14 +59,9 @@ def _line(x: Line, checks: Mapping[str, CheckSpec], rolls: Mapping[str, Roll]) -
     chance = None
     if spec is not None:
         chance = h("div", "chances: ", odds_words(spec), class_="kl-board-odds")
-    if not x.army:  # what the round did
+    if not x.army and not x.key:  # what the round did
         return h("div", x.text, class_="kl-board-after")
     return h("div", x.text, chance, class_="kl-board-line", data_army=x.army, data_roll=x.key or None)
-
-
-def round_title(n: int) -> str:
-    """``Before the first round`` (initiative, openings) or ``Round 2``."""
-    return "Before the first round" if n == 0 else f"Round {n}"
 
 
 def board_html(board: Board, checks: Mapping[str, CheckSpec], rolls: Sequence[Roll], pending: Any = None) -> Html:
@@ -74,7 +69,7 @@ def board_html(board: Board, checks: Mapping[str, CheckSpec], rolls: Sequence[Ro
     by_key = {r.key: r for r in rolls}
     sides = h("div", (h("div", h("h4", s.label), (_unit(u) for u in s.units), class_="kl-board-side")
                       for s in board.sides), class_="kl-board-sides")
-    rounds = [h("div", h("h4", round_title(n)), (_line(x, checks, by_key) for x in board.lines if x.round == n),
+    rounds = [h("div", h("h4", board.round_title(n)), (_line(x, checks, by_key) for x in board.lines if x.round == n),
                 class_="kl-board-round", data_round=n) for n in board.rounds]
     nxt = None
     if pending is not None and pending.key in checks:
