@@ -154,22 +154,27 @@ def test_the_battle_as_a_board() -> None:
 
 
 def test_a_board_while_the_battle_waits_for_a_roll() -> None:
-    """In the sheet's ``on_roll`` plan the step stops at the first check not rolled: no events yet, the lines are
-    the checks rolled so far, and the board says which check comes next, with its odds."""
+    """On the sheet a check is rolled when Roll is pressed: the battle stops at the first check not rolled, with no
+    events yet. Its board then has the armies, the checks rolled so far (from their checks and faces: the Advance
+    d20 15 + 9 = 24 vs 19, a success), no outcome, and says which check comes next with its chances."""
     g = game()
-    plan = Plan.parse({"turn": g.turn, "seed": "board", "dice": "on_roll",
-                       "steps": {STEP: {"choices": CHOICES, "rolls": {"b1.init.militia": [20]}}}})
-    pv = preview_turn(RS, g.state, plan, campaign="test", turn=g.turn, start_seq=0, release="all")
-    pv2 = preview_turn(RS, g.state, plan, campaign="test", turn=g.turn, start_seq=0)
-    waiting = next(s for s in pv2.steps if s.phase.id == STEP) if any(s.phase.id == STEP for s in pv2.steps) else None
-    assert pv.ok or pv.error is None
-    st = next((s for s in pv2.steps if s.pending is not None), None)
-    assert st is not None  # an earlier step's roll, or the battle's own
-    if waiting is not None and waiting.pending is not None:
-        (board,) = RS.boards(g.state, STEP, waiting.choices, waiting.rolls, waiting.checks, waiting.drafts)
-        assert board.outcome == ()
-        html = str(board_html(board, waiting.checks, waiting.rolls, waiting.pending))
-        assert "Next to roll" in html
+    faces = {"b1.init.militia": [20], "b1.init.raiders": [1], "b1.r1.militia.1": [15]}
+    steps = {STEP: {"choices": CHOICES, "rolls": faces}}
+    auto = preview_turn(RS, g.state, Plan.parse({"turn": g.turn, "seed": "board", "steps": steps}),
+                        campaign="test", turn=g.turn, start_seq=0)
+    earlier = {s.phase.id: [r.key for r in s.rolls] for s in auto.steps if s.phase.id != STEP}  # rolled on the sheet
+    plan = Plan.parse({"turn": g.turn, "seed": "board", "dice": "on_roll", "steps": steps})
+    pv = preview_turn(RS, g.state, plan, campaign="test", turn=g.turn, start_seq=0, release=earlier)
+    res = pv.steps[-1]
+    assert res.phase.id == STEP and res.pending is not None and res.pending.key == "b1.r1.militia.2"
+    assert res.drafts == []
+    (board,) = RS.boards(g.state, STEP, CHOICES, res.rolls, res.checks, res.drafts)
+    assert board.outcome == () and [u.name for s in board.sides for u in s.units] == ["Oakhold Militia",
+                                                                                      "Stag Raiders"]
+    assert [x.text for x in board.lines if x.round == 1] == ["Oakhold Militia advance: d20 15 +9 = 24 vs 19, success"]
+    html = str(board_html(board, res.checks, res.rolls, res.pending))
+    assert "Next to roll" in html and "Oakhold Militia all-out-assault" in html
+    assert odds_words(res.checks["b1.r1.militia.2"]) in html
 
 
 def test_a_pf1_mass_combat_as_a_board() -> None:

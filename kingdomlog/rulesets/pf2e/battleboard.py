@@ -98,7 +98,10 @@ def _event_text(ev: E.WarActionTaken, names: Mapping[str, str]) -> str:
 
 def _check_text(roll: Roll, spec: CheckSpec) -> str:
     got = resolve(spec, roll)
-    return f"{spec.label}: {got.label if got is not None else 'rolled'} (d20 {roll.total})"
+    if spec.kind == "flat":
+        return f"{spec.label}: d20 {roll.total}, {got.label if got is not None else 'rolled'}"
+    return (f"{spec.label}: d20 {roll.total} {spec.modifier:+d} = {roll.total + spec.modifier} vs {spec.dc},"
+            f" {got.label if got is not None else 'rolled'}")
 
 
 def _after_rounds(evs: Sequence[E.WarActionTaken], names: Mapping[str, str], armies: Mapping[str, Army],
