@@ -211,3 +211,35 @@ def test_a_pf1_mass_combat_as_a_board() -> None:
     # d20 +5 against DV 12 deals damage above 12 or on a natural 20: 8-20, 65%
     assert odds_words(res.checks["w1_r1_ours"]) == "failure 35.0% · success 65.0%"
     assert odds_words(res.checks["w1_r1_ours"]) in html
+
+
+def test_an_aikakirjat_war_year_as_a_board() -> None:
+    """§4.5, the war turn worked by hand in tests/aikakirjat/test_war.py: our 8 militia in p-march attack
+    Tuonela's 20 in t-border; we hit (d20 10 + Loyalty 2 = 12 vs defence 11) for 3d4 = 9, they hit back
+    (8 + 3 = 11 vs 11) for 1d6 = 4: militia left 4 and 11. The board: both sides' armies, the initiative, each
+    war turn's rolls (the hit rolls with their chances) and what it left, the war going on."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "aikakirjat"))
+    from test_war import at_war
+
+    from kingdomlog.core.ruleset import find_ruleset
+
+    rs = find_ruleset("aikakirjat")
+    _, p = at_war()
+    i = [s.phase.id for s in p.steps].index("war")
+    st, before = p.steps[i], p.steps[i - 1].state_after
+    (board,) = rs.boards(before, "war", st.choices, st.rolls, st.checks, st.drafts)
+    assert board.title == "War against Tuonela"
+    assert [(s.label, [u.stats for u in s.units]) for s in board.sides] == [
+        ("Our kingdom", [("militia 8", "in p-march")]), ("Tuonela", [("militia 20", "in t-border")])]
+    first = [x.text for x in board.lines if x.round == 1]
+    assert first == ["Our kingdom: warfare vs DC 11: d20 10 +2 = 12, success",
+                     "Our kingdom damage: 3d4 = 4, 3, 2 (9)",
+                     "Tuonela: Tuonela hit vs 11: d20 8 +3 = 11, success",
+                     "Tuonela damage: 1d6 = 4 (4)",
+                     "After war turn 1: orders: p-army1 attacks t-army1; t-army1 holds; militia left: our kingdom 4,"
+                     " Tuonela 11."]
+    assert [board.round_title(n) for n in board.rounds] == ["The year's set-up (initiative)", "War turn 1",
+                                                            "War turn 2", "War turn 3", "War turn 4"]
+    assert board.outcome == ("The war goes on next year.",)
+    html = str(board_html(board, st.checks, st.rolls))
+    assert odds_words(st.checks["w.t1.p1.eng.melee.players.hit"]) in html
