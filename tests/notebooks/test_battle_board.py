@@ -243,3 +243,34 @@ def test_an_aikakirjat_war_year_as_a_board() -> None:
     assert board.outcome == ("The war goes on next year.",)
     html = str(board_html(board, st.checks, st.rolls))
     assert odds_words(st.checks["w.t1.p1.eng.melee.players.hit"]) in html
+
+
+def test_a_signoria_battle_as_a_board() -> None:
+    """§10.7, the battle worked by hand in tests/signoria/test_worked_turn.py: Fabian (8 units, Breakthrough)
+    storms Marburg's field army (6 units, Hold); round 1 Fabian's main group 8 dice at 5+ (6 5 2 3 6 1 4 5: four
+    successes, the sixes explode), Marburg 6 dice at 4+ (4 6 2 5 1 3: three); Fabian 1 kill 4 routs, Marburg 1 kill
+    2 routs; round 2 Marburg broken: Fabian wins."""
+    from signoria.play import Game as SGame
+    from signoria.test_worked_turn import SETUP, START, TURN5
+
+    from kingdomlog.rulesets.signoria import RULESET as SIG
+
+    g = SGame(initial_resources=START)
+    g.play(SETUP)
+    plan = Plan.parse(dict(TURN5))
+    pv = preview_turn(SIG, g.state, plan, campaign="test", turn=plan.turn or g.state.turn + 1,
+                      start_seq=len(g.events), seed="test-seed")
+    i = [s.phase.id for s in pv.steps].index("p3_war")
+    st, before = pv.steps[i], pv.steps[i - 1].state_after
+    (board,) = SIG.boards(before, "p3_war", st.choices, st.rolls, st.checks, st.drafts)
+    assert [s.label for s in board.sides] == ["Attacker: fabian", "Defender: marburg"]
+    assert board.sides[0].units[0].stats == ("8 units", "reserve 0", "tactic breakthrough")
+    r1 = [x.text for x in board.lines if x.round == 1]
+    assert r1[0] == "fabian, main group: 8 dice at 5+: 6 5 2 3 6 1 4 5 → 4 successes"
+    assert r1[3] == "marburg, main group: 6 dice at 4+: 4 6 2 5 1 3 → 3 successes"
+    assert r1[-1] == ("After round 1: marburg.leader: hospital; fabian: kills 1, routs 4, hospital 2, 5 units still"
+                      " engaged; marburg: kills 1, routs 2, 1 units still engaged.")
+    assert board.outcome[0] == "fabian wins (broken)."
+    html = str(board_html(board, st.checks, st.rolls))
+    chances = odds_words(st.checks["b5.1.r1.attacker.main"])  # 8 dice at 5+: 3 successes 27.3%, ...
+    assert "3 successes 27.3%" in chances and chances.replace("<", "&lt;") in html
