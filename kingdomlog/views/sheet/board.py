@@ -32,6 +32,7 @@ CSS = """
 .kl-board-odds{font-size:.78rem;color:#555;margin-left:.6rem}
 .kl-board-after{font-size:.86rem;font-style:italic;margin:.15rem 0 0 .4rem}
 .kl-board-outcome{margin-top:.45rem;font-size:.9rem}.kl-board-next{font-size:.88rem;margin-top:.4rem}
+@media (max-width:600px){.kl-board-sides{grid-template-columns:1fr}}
 """
 
 
