@@ -518,7 +518,8 @@ class FortificationIn(Choices):
     id: str
     kind: Literal["castle", "keep", "tower", "trench", "wall-stone", "wall-wooden"]
     side: Literal["kingdom", "enemy"] = "enemy"
-    armies: list[str] = Field(default_factory=list)
+    armies: list[Annotated[str, Pick("battle_armies", what="an army of this battle", open=True)]] = Field(
+        default_factory=list, description="the armies of its side inside it")
 
 
 class Opening(Choices):
