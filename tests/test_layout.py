@@ -10,7 +10,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "kingdomlog"
 RULESET_FILES = ("events.py", "state.py", "evolve.py", "decide.py", "rules.py", "tables.py", "data", "views.sql",
-                 "ruleset.py", "samples.py", "chronicle.py", "mapview.py", "audit.py", "__init__.py", "README.md")
+                 "ruleset.py", "samples.py", "chronicle.py", "mapview.py", "audit.py", "battleboard.py", "__init__.py",
+                 "README.md")
 """docs/rulesets.md's table of files, in its order."""
 
 

@@ -213,7 +213,7 @@ class Pick:
 
 
 FieldKind = Literal["select", "multiselect", "int", "float", "bool", "text", "list", "rows", "group", "variant",
-                    "json"]
+                    "rounds", "json"]
 
 
 @dataclass(frozen=True)
@@ -235,7 +235,9 @@ class FieldSpec:
     fields: tuple[FieldSpec, ...] = ()
     """For ``rows`` and ``group``: the fields of one entry (options computed with no sibling values)."""
     entries: tuple[tuple[FieldSpec, ...], ...] = ()
-    """For ``rows``: the fields of each given entry, options computed from that entry's values."""
+    """For ``rows``: the fields of each given entry, options computed from that entry's values.
+    For ``rounds`` (a list of lists of entries: a battle's rounds of orders): one ``rows`` field per given list
+    (named by its index, ``Round 1``...), its entries computed from their values."""
     model: type[Choices] | None = None
     """For ``rows`` and ``group``: the entry's model."""
     variants: tuple[Variant, ...] = ()
@@ -365,6 +367,8 @@ def _kind(shape: _Shape) -> FieldKind:
     if shape.item is not None:
         if _is_choices(shape.item.base) or shape.item.members:
             return "rows"
+        if shape.item.item is not None and _is_choices(shape.item.item.base):
+            return "rounds"
         if _pick(shape) is not None or _literal_values(shape.item.base) is not None:
             return "multiselect"
         if shape.item.base in _SCALAR_KIND:
@@ -530,7 +534,7 @@ def _owner(model: type[Choices], loc: Sequence[Any]) -> type[Choices] | None:
         if shape.value is not None:
             i += 1  # the mapping's key
             shape = shape.value
-        if shape.item is not None:
+        while shape.item is not None:  # a list (of lists: a battle's rounds) of entries
             if i < len(parts) and isinstance(parts[i], int):
                 i += 1
             shape = shape.item
@@ -672,6 +676,9 @@ def describe(
     for name, info in model.model_fields.items():
         shape = _shape_of(info)
         kind = _kind(shape)
+        if kind == "rounds" and shape.item is not None and shape.item.item is not None \
+                and shape.item.item.base is model:
+            kind = "json"  # lists of lists of the entry itself (a choice among effects): no form of its own
         pick = _pick(shape)
         lo, hi = _bounds([*shape.meta, *(shape.item.meta if shape.item is not None else ())])
         nested: tuple[FieldSpec, ...] = ()
@@ -710,6 +717,17 @@ def describe(
                                          values=e if isinstance(e, Mapping) else None, parent=within)
                                 if m is not None else ())
                 entries = tuple(rows)
+        elif kind == "rounds":
+            assert shape.item is not None and shape.item.item is not None
+            sub = shape.item.item.base
+            nested = describe(sub, state=state, vocabulary=vocabulary, parent=within)
+            lists = given if isinstance(given, list) else []
+            entries = tuple((FieldSpec(
+                name=str(i), label=f"{_label(name, info).rstrip('s')} {i + 1}", kind="rows", fields=nested, model=sub,
+                entries=tuple(describe(sub, state=state, vocabulary=vocabulary,
+                                       values=e if isinstance(e, Mapping) else None, parent=within)
+                              for e in (one if isinstance(one, list) else []))),)
+                for i, one in enumerate(lists))
         options = None
         if kind in ("select", "multiselect"):
             options = field_options(model, name, state=state, vocabulary=vocabulary, within=within)

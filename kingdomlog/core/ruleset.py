@@ -55,6 +55,7 @@ from kingdomlog.core.events import Draft, EventModel, RecordedEvent, add_type_lo
 from kingdomlog.core.viewers import Viewer
 
 if TYPE_CHECKING:
+    from kingdomlog.core.board import Board
     from kingdomlog.core.foreign import ForeignFormat
     from kingdomlog.core.mapdata import MapData
     from kingdomlog.core.portrait import Better, Portrait
@@ -638,6 +639,14 @@ class Ruleset:
     def choice_widget(self, state: Any, step: str, field: FieldSpec, value: Any) -> Any:
         """A custom form widget for one choice, or None for the one built from ``field``."""
         return None
+
+    def boards(self, before: Any, step: str, choices: Mapping[str, Any], rolls: Sequence[Roll],
+               checks: Mapping[str, CheckSpec], drafts: Sequence[Draft]) -> Sequence[Board]:
+        """The battles ``step`` plays, as boards (``core.board``): the armies of each side from ``before`` (the
+        state before the step), a line per roll made so far (``rolls``, their ``checks``), and once the step has
+        run (``drafts``: its events; none while it waits for a roll) what came of each battle. ``()``: the step
+        plays no battle (the default)."""
+        return ()
 
     # ---- players -----------------------------------------------------------------------
 

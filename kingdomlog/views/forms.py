@@ -253,6 +253,8 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         given = v if isinstance(v, Mapping) else {}
         return {VARIANT: variant_picker(spec, given),
                 **entry_widgets(spec, spec.fields, given, hexmap=hexmap, offer=offer)}
+    if spec.kind == "rounds" and spec.fields:
+        return rounds_widget(spec, v, entries=entries, hexmap=hexmap, offer=offer)
     if spec.kind == "rows" and (spec.fields or spec.variants):
         rows = list(v) if isinstance(v, list) else []
         per = list(entries or spec.entries or ())
@@ -271,6 +273,36 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.text(value="" if v is None else str(v), label=spec.label, full_width=True)
     text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=list)
     return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
+
+
+def round_spec(spec: FieldSpec, i: int, entries: Sequence[tuple[FieldSpec, ...]] | None = None) -> FieldSpec:
+    """The ``rows`` field of list ``i`` of a ``rounds`` field (its orders), from its ``entries`` when given."""
+    per = list(entries or spec.entries or ())
+    if i < len(per) and per[i]:
+        return per[i][0]
+    return FieldSpec(str(i), f"{singular(spec.label)} {i + 1}", "rows", fields=spec.fields, model=spec.model)
+
+
+def rounds_widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None,
+                  hexmap: Any = None, offer: Offer | None = None) -> dict[str, Any]:
+    """A ``rounds`` field (a battle's rounds, each a list of orders): ``{"rounds": [the rows widget of each round,
+    with a remove button], "_add": a "+ Round" button}``; each round's own "+ Order" picker adds an order."""
+    lists = list(value) if isinstance(value, list) else []
+    items = []
+    for i, one in enumerate(lists):
+        rs = round_spec(spec, i, entries)
+        w = widget(rs, one if isinstance(one, list) else [], entries=rs.entries or None, hexmap=hexmap,
+                   in_entry=True, offer=offer)
+        if offer is None:
+            w[ADD] = add_widget(FieldSpec(rs.name, "orders", "rows", fields=rs.fields))
+            w[REMOVE] = mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"✕ remove {lower_label(rs.label)}",
+                                     kind="neutral")
+        items.append(w)
+    if offer is not None:
+        return {"rounds": items}
+    noun = singular(spec.label) or "Round"
+    return {"rounds": items, ADD: mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"\\+ {noun}",
+                                               kind="neutral")}
 
 
 def choice_widgets(specs: Sequence[FieldSpec], values: Mapping[str, Any], *, hexmap: Any = None,
@@ -346,7 +378,7 @@ def _mentions(text: str, name: str, label: str) -> bool:
 def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
     """The fields of an entry shown at once; the others fold under "more" (shown once one holds a value).
 
-    Shown: the entry's first field (its kind: an activity, an action), required fields,
+    Shown: the entry's first field (its kind: an activity, an action), required fields, a battle's rounds,
     those whose options depend on a sibling, any field already set, a field whose
     description names the chosen kind ("Build Structure: the lots") or that the kind's
     name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
@@ -369,7 +401,8 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
             (bool(f.help) and _mentions(f.help.split(":")[0] if ":" in f.help else "", kind_text, "")
              and kind_text.lower() in f.help.lower())
             or _mentions(kind_text, f.name, ""))
-        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(fields) <= FOLD_AFTER:
+        rounds = f.kind == "rounds" or (f.kind == "rows" and f.name == "rounds")  # a battle's orders: its board
+        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(fields) <= FOLD_AFTER or rounds:
             out.add(f.name)
     return out
 
@@ -690,6 +723,10 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             old = given.get(s.name) if isinstance(given.get(s.name), list) else []
             chosen[s.name] = _read_rows(s, r, old or [], here, out, offer)
             continue
+        if s.kind == "rounds" and s.fields and isinstance(r, Mapping):
+            old = given.get(s.name) if isinstance(given.get(s.name), list) else []
+            chosen[s.name] = _read_rounds(s, r, old or [], here, out, offer)
+            continue
         if s.kind == "variant" and s.variants and isinstance(r, Mapping):
             sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
             tag = r.get(VARIANT)
@@ -770,6 +807,25 @@ def _read_rows(spec: FieldSpec, raw: Mapping[str, Any], old: list[Any], path: Pa
         else:
             first = spec.fields[0]
             result.append({first.name: add} if first.kind == "select" else {})
+        out.restructure = True
+    return result
+
+
+def _read_rounds(spec: FieldSpec, raw: Mapping[str, Any], old: list[Any], path: Path_, out: Read,
+                 offer: Offer | None = None) -> list[Any]:
+    """A ``rounds`` field's lists of entries from its widgets (a round removed, a round added: rebuilt)."""
+    result: list[Any] = []
+    for i, one in enumerate(raw.get("rounds") or []):
+        if not isinstance(one, Mapping):
+            continue
+        if one.get(REMOVE):
+            out.restructure = True
+            continue
+        prev = old[i] if i < len(old) and isinstance(old[i], list) else []
+        result.append(_read_rows(round_spec(spec, i), {k: x for k, x in one.items() if k != REMOVE}, prev,
+                                 (*path, i), out, offer))
+    if raw.get(ADD) not in (None, 0, False):
+        result.append([])
         out.restructure = True
     return result
 

@@ -433,10 +433,12 @@ class AllocationChoice(Choices):
 class OrderChoice(Choices):
     """One army's order in a war turn (A58)."""
 
-    army_id: str = Field(description="an army of this war year (as allocated)")
+    army_id: Annotated[str, Pick("war_armies", what="an army of this war year", open=True)] = Field(
+        description="an army of this war year (as allocated)")
     kind: Literal["move", "attack", "hold"] = "hold"
     path: list[ProvinceId] = Field(default_factory=list, description="one province, or two through a road")
-    target: str | None = Field(None, description="the enemy army attacked")
+    target: Annotated[str | None, Pick("war_armies", what="an army of this war year", open=True)] = Field(
+        None, description="the enemy army attacked")
     special_unit: Annotated[str | None, Pick("special_units", what="a special unit")] = None
     naval_dice: int = Field(0, ge=0, le=MAX_DICE)
     oppose_naval_dice: int = Field(0, ge=0, le=MAX_DICE)

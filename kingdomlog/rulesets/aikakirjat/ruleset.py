@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
@@ -23,6 +23,11 @@ from kingdomlog.rulesets.aikakirjat.options import OPTIONS
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, ABILITY_TRACK, TRACKS
 from kingdomlog.rulesets.aikakirjat.vocabulary import vocabulary
+
+if TYPE_CHECKING:
+    from kingdomlog.core.board import Board
+    from kingdomlog.dice.checks import CheckSpec
+    from kingdomlog.dice.roller import Roll
 
 
 class Aikakirjat(Ruleset):
@@ -73,6 +78,15 @@ class Aikakirjat(Ruleset):
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         return audit(state, event)
+
+    def boards(self, before: Any, step: str, choices: Mapping[str, Any], rolls: Sequence[Roll],
+               checks: Mapping[str, CheckSpec], drafts: Sequence[Draft]) -> Sequence[Board]:
+        """The war step: each war's year as a board (``battleboard``)."""
+        if step != "war":
+            return ()
+        from kingdomlog.rulesets.aikakirjat.battleboard import boards
+
+        return boards(before, choices, rolls, checks, drafts)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         return vocabulary(state, source, within)

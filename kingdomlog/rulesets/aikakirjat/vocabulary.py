@@ -156,12 +156,29 @@ def _wars(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     return out
 
 
+def _war_armies(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """The armies of a war year (open: this year's allocations, made in the same step, may add others): those in the
+    field, and those allocated in the war's entry (``within[PARENT]``)."""
+    from kingdomlog.core.choices import PARENT
+
+    out = {a.army_id: Option(a.army_id, a.army_id, f"{'ours' if a.owner == 'players' else a.owner}, militia"
+                                                   f" {a.militia} in {a.province_id}") for a in s.armies}
+    parent = within.get(PARENT)
+    for key in ("allocations", "enemy_allocations"):
+        for a in (parent.get(key) or []) if isinstance(parent, Mapping) else []:
+            if isinstance(a, Mapping) and a.get("army_id") and a["army_id"] not in out:
+                out[str(a["army_id"])] = Option(str(a["army_id"]), str(a["army_id"]),
+                                                f"allocated: militia {a.get('militia')} in {a.get('province_id')}")
+    return list(out.values())
+
+
 SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] | None]] = {
     "governments": _governments, "founding_skills": _founding_skills, "skills": _skills,
     "neighbours": _neighbours, "event_neighbours": _event_neighbours, "tracks": _tracks,
     "law_and_order": _law_and_order, "pcs": _pcs, "institutions": _institutions,
     "open_projects": _open_projects, "provinces": _provinces, "special_units": _special_units,
     "feats": _feats, "actions": _actions, "action_skills": _action_skills, "wars": _wars,
+    "war_armies": _war_armies,
 }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -21,6 +21,11 @@ from kingdomlog.rulesets.pf1.events import EVENT_TYPES
 from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
 from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
+
+if TYPE_CHECKING:
+    from kingdomlog.core.board import Board
+    from kingdomlog.dice.checks import CheckSpec
+    from kingdomlog.dice.roller import Roll
 
 # The steps, their typed choices and vocabularies, the chronicle, the map and the samples are imported where they
 # are used: `kingdomlog state` only folds and prints, and should import no more than that needs.
@@ -202,6 +207,15 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
                 continue
             out.append(f)
         return tuple(out)
+
+    def boards(self, before: Any, step: str, choices: Mapping[str, Any], rolls: Sequence[Roll],
+               checks: Mapping[str, CheckSpec], drafts: Sequence[Draft]) -> Sequence[Board]:
+        """The war step: each battle as a board (``battleboard``)."""
+        if step != "war":
+            return ()
+        from kingdomlog.rulesets.pf1.battleboard import boards
+
+        return boards(before, choices, rolls, checks, drafts)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         from kingdomlog.rulesets.pf1.vocabulary import SOURCES

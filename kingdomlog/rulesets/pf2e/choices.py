@@ -19,12 +19,13 @@ already holds, when no Abandon Hex row of the step names it) is listed as disabl
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 
-from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, Option, Pick
+from kingdomlog.core.choices import LIMIT, PARENT, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
@@ -488,21 +489,27 @@ themselves)."""
 
 class WarOrder(Choices):
     """One war action of an army in a round (AoN 1869, Appendix 3 war actions): a basic one, or a tactical or
-    unique one its tactics grant; a reaction (Counterattack, False Retreat) waits for what triggers it."""
+    unique one its tactics grant; a reaction (Counterattack, False Retreat) waits for what triggers it.
 
-    army: str
-    action: WarActionName
-    target: str = ""
-    ally: str = Field(default="", description="Defensive Stance, Battlefield Medicine: the allied army")
+    The armies, actions and targets are offered from the battle (its ``kingdom`` and ``enemy`` armies, the army's
+    tactics); the battle itself checks them when the round begins, so its refusals name the rule."""
+
+    army: Annotated[str, Pick("battle_armies", what="an army of this battle", open=True)]
+    action: Annotated[WarActionName, Pick("war_actions", what="a war action", depends=("army",), open=True)]
+    target: Annotated[str, Pick("battle_targets", what="an enemy army", depends=("army",), open=True)] = Field(
+        default="", description="the enemy army (or fortification) it acts against")
+    ally: Annotated[str, Pick("battle_allies", what="an allied army", open=True)] = Field(
+        default="", description="Defensive Stance, Battlefield Medicine: the allied army")
     engage: bool = Field(default=True, description="Outflank, critical success: become engaged with the target")
     reckless: bool = Field(default=False, description="Advance with Reckless Flankers: -2 AC, +1 to attacks"
                                                       " while engaged")
-    choice: str = Field(default="", description="Swift Recovery: hp or weary; Battlefield Adaptability:"
-                                                " mobility, unmire or conceal; Battle: nets (shake off Hurl"
-                                                " Nets)")
+    choice: Annotated[str, Pick("war_action_choices", what="a choice of this war action", open=True)] = Field(
+        default="", description="Swift Recovery: hp or weary; Battlefield Adaptability: mobility, unmire or"
+                                " conceal; Battle: nets (shake off Hurl Nets)")
     potion: bool = Field(default=False, description="a maneuver war action with a dose of healing potion (+1 HP)")
-    within: list[str] = Field(default_factory=list, description="Overwhelming Bombardment: the armies inside the"
-                                                                " fortification it also damages")
+    within: list[Annotated[str, Pick("battle_armies", what="an army of this battle", open=True)]] = Field(
+        default_factory=list, description="Overwhelming Bombardment: the armies inside the fortification it also"
+                                          " damages")
 
 
 class FortificationIn(Choices):
@@ -511,25 +518,26 @@ class FortificationIn(Choices):
     id: str
     kind: Literal["castle", "keep", "tower", "trench", "wall-stone", "wall-wooden"]
     side: Literal["kingdom", "enemy"] = "enemy"
-    armies: list[str] = Field(default_factory=list)
+    armies: list[Annotated[str, Pick("battle_armies", what="an army of this battle", open=True)]] = Field(
+        default_factory=list, description="the armies of its side inside it")
 
 
 class Opening(Choices):
     """A tactic used before the first round (Ambush, Opening Salvo, Swamp Charge)."""
 
-    army: str
+    army: Annotated[str, Pick("battle_armies", what="an army of this battle", open=True)]
     tactic: Literal["ambush", "opening-salvo", "swamp-charge"]
-    target: str = ""
+    target: Annotated[str, Pick("battle_targets", what="an enemy army", depends=("army",), open=True)] = ""
 
 
 class BattleRow(Choices):
     """A war encounter: the armies of each side in a hex and each round's orders (three per army)."""
 
     id: str = ""
-    hex: str | None = None
-    kingdom: list[str]
-    enemy: list[str]
-    rounds: list[list[WarOrder]] = Field(default_factory=list)
+    hex: Annotated[str | None, Pick("hexes", what="a hex of the map", open=True)] = None
+    kingdom: list[Annotated[str, Pick("kingdom_armies", what="an army of the kingdom", open=True)]]
+    enemy: list[Annotated[str, Pick("enemy_armies", what="an enemy army", open=True)]]
+    rounds: list[list[WarOrder]] = Field(default_factory=list, description="each round's war actions, per army")
     openings: list[Opening] = Field(default_factory=list)
     fortifications: list[FortificationIn] = Field(default_factory=list)
     water: bool = Field(default=False, description="the battlefield has swamp or water terrain")
@@ -870,4 +878,99 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
                 *(Option(f.name, f.title or f.name, f"level {f.level}{'; repeatable' if f.repeatable else ''}"
                                                     f"{'; taken' if f.name in state.feats else ''}")
                   for f in sorted(cat.feats.values(), key=lambda f: (f.level, f.name)))]
+    if source in _BATTLE_SOURCES:
+        return battle_options(state, source, within)
     raise InputError(f"pf2e-kingmaker has no list of {source!r} to choose from")
+
+
+# ---- a battle's armies and war actions (the battle board's picks) ----------------------------------------------
+
+_BATTLE_SOURCES = frozenset({"kingdom_armies", "enemy_armies", "battle_armies", "battle_targets", "battle_allies",
+                             "war_actions", "war_action_choices"})
+
+_WAR_ACTIONS = frozenset(typing.get_args(WarActionName))
+
+_ACTION_CHOICES = {"swift-recovery": ("hp", "weary"), "battlefield-adaptability": ("mobility", "unmire", "conceal"),
+                   "battle": ("nets",)}
+
+
+def army_detail(a: Any) -> str:
+    """An army in a few words: HP, AC, its Strikes, Maneuver, Morale and conditions.
+
+    >>> from kingdomlog.rulesets.pf2e.warfare import new_army
+    >>> army_detail(new_army(T.army_defs()["infantry"], 1, "m"))
+    'HP 4/4, AC 16, melee +9, Maneuver +4, Morale +10'
+    """
+    melee, ranged = a.attack if a.melee else None, a.ranged_attack if a.ranged else None
+    parts = [f"HP {a.hp}/{a.hp_max}", f"AC {a.ac}"]
+    if melee is not None:
+        parts.append(f"melee {melee:+d}")
+    if ranged is not None:
+        parts.append(f"ranged {ranged:+d}")
+    parts += [f"Maneuver {a.maneuver:+d}", f"Morale {a.morale:+d}"]
+    conds = [f"{k} {v}" if v > 1 else k for k, v in sorted(getattr(a, "conditions", {}).items()) if v]
+    if conds:
+        parts.append(", ".join(conds))
+    return ", ".join(parts)
+
+
+def _sides(within: Mapping[str, Any]) -> tuple[list[str], list[str]] | None:
+    """The kingdom's and the enemy's armies of the battle an order belongs to (None outside a battle)."""
+    row = within.get(PARENT)
+    if not isinstance(row, Mapping):
+        return None
+    return [str(x) for x in row.get("kingdom") or []], [str(x) for x in row.get("enemy") or []]
+
+
+def battle_options(state: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
+    """The options of a battle's picks: the armies of each side, an order's army, targets, allies and war actions.
+
+    An order's army is one of the battle's (``within[PARENT]``: the battle's values); its targets are the armies of
+    the other side and the battle's fortifications, its allies those of its own side; its war actions the basic
+    ones and those its tactics grant (the others listed, marked why not).
+    """
+    armies = {a.id: a for a in state.army_units}
+
+    def opt(aid: str) -> Option:
+        a = armies.get(aid)
+        if a is None:
+            return Option(aid, aid, "", "not an army of the kingdom's map now")
+        gone = "defeated" if "defeated" in a.conditions else "destroyed" if "destroyed" in a.conditions else ""
+        return Option(aid, a.name, army_detail(a), f"{a.name} is {gone}" if gone else "")
+
+    if source in ("kingdom_armies", "enemy_armies"):
+        side = source.split("_")[0]
+        return [opt(a.id) for a in state.army_units if a.side == side]
+    sides = _sides(within)
+    if source == "battle_armies":
+        ids = [*sides[0], *sides[1]] if sides is not None else list(armies)
+        return [opt(a) for a in ids]
+    if source == "war_action_choices":
+        return [Option(""), *(Option(c) for c in _ACTION_CHOICES.get(str(within.get("action") or ""), ()))]
+    me = str(within.get("army") or "")
+    mine = armies.get(me)
+    if source == "war_actions":
+        tdefs = T.tactic_defs()
+        granted = {g: tdefs[t].title or t for t in (mine.tactics if mine is not None else ()) if t in tdefs
+                   for g in tdefs[t].grants}
+        out = []
+        for ad in T.war_action_defs().values():
+            if ad.name not in _WAR_ACTIONS:
+                continue  # applies by itself (Accustomed to Panic, Revel in Battle)
+            cost = "a reaction" if ad.actions == "r" else f"{ad.actions} action{'s' if ad.actions != '1' else ''}"
+            how = "basic" if ad.kind == "basic" else f"{ad.kind}, from {granted[ad.name]}" if ad.name in granted \
+                else ad.kind
+            why = "" if ad.kind == "basic" or ad.name in granted or mine is None else \
+                f"no tactic of {mine.name} grants it"
+            out.append(Option(ad.name, ad.title or ad.name, f"{cost}; {how}; {ad.check}" if ad.check != "none"
+                              else f"{cost}; {how}", why))
+        return sorted(out, key=lambda o: (bool(o.disabled), o.value != "battle", str(o.value)))
+    if sides is None or me not in (*sides[0], *sides[1]):
+        return [Option(""), *(opt(a) for a in armies)]
+    ours, theirs = (sides[0], sides[1]) if me in sides[0] else (sides[1], sides[0])
+    if source == "battle_allies":
+        return [Option("", "none"), *(opt(a) for a in ours if a != me)]
+    row = within.get(PARENT) or {}
+    forts = [Option(str(f.get("id")), f"{f.get('kind')} {f.get('id')}", "a fortification")
+             for f in row.get("fortifications") or [] if isinstance(f, Mapping) and f.get("id")]
+    return [Option("", "none"), *(opt(a) for a in theirs), *forts]

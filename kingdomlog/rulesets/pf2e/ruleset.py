@@ -9,7 +9,7 @@ steps do), ``rules`` (kernels of plain numbers), ``audit`` (today's rules agains
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
@@ -22,6 +22,10 @@ from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.evolve import evolve
 from kingdomlog.rulesets.pf2e.state import KingdomState, capital, explain_all, size_of
+
+if TYPE_CHECKING:
+    from kingdomlog.core.board import Board
+    from kingdomlog.dice.roller import Roll
 
 # What only playing, auditing, narrating or drawing a turn needs (the steps, their typed choices, the audit, the
 # chronicle, the map) is imported where it is used: `kingdomlog state` folds and prints, and these modules are
@@ -179,6 +183,15 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         from kingdomlog.rulesets.pf2e.audit import audit
 
         return audit(state, event)
+
+    def boards(self, before: Any, step: str, choices: Mapping[str, Any], rolls: Sequence[Roll],
+               checks: Mapping[str, CheckSpec], drafts: Sequence[Draft]) -> Sequence[Board]:
+        """A5 War encounters: each battle as a board (``battleboard``)."""
+        if step != "activity.battle":
+            return ()
+        from kingdomlog.rulesets.pf2e.battleboard import boards
+
+        return boards(before, choices, rolls, checks, drafts)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         from kingdomlog.rulesets.pf2e.choices import vocabulary

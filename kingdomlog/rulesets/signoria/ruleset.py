@@ -9,7 +9,7 @@ the last turn (12 by default) is ``final_tally``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
@@ -46,6 +46,11 @@ from kingdomlog.rulesets.signoria.state import (
     reroll_allowance,
 )
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
+
+if TYPE_CHECKING:
+    from kingdomlog.core.board import Board
+    from kingdomlog.dice.checks import CheckSpec
+    from kingdomlog.dice.roller import Roll
 
 __all__ = ["OPTIONS", "RULESET", "SignoriaRuleset"]
 
@@ -103,6 +108,15 @@ class SignoriaRuleset(CopyOnWriteRuleset):
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         return _audit(state, event)
+
+    def boards(self, before: Any, step: str, choices: Mapping[str, Any], rolls: Sequence[Roll],
+               checks: Mapping[str, CheckSpec], drafts: Sequence[Draft]) -> Sequence[Board]:
+        """Phase 3: each battle as a board (``battleboard``)."""
+        if step != "p3_war":
+            return ()
+        from kingdomlog.rulesets.signoria.battleboard import boards
+
+        return boards(before, choices, rolls, checks, drafts)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         try:

@@ -34,6 +34,7 @@ from kingdomlog.dice.roller import Roll
 from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
+from kingdomlog.views.sheet.board import step_boards_html
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
 from kingdomlog.views.words import summary_of, words
 
@@ -368,6 +369,7 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         parts.append(h("div", f"After the roll: {which} waits for its roll, and this step comes after it.",
                        class_="kl-waiting"))
         return join(parts)
+    parts.append(step_boards_html(session.start.ruleset, card))  # a step that plays battles: its battle board
     parts.append(dice_html(card, session))
     if card.pending is not None:
         if not card.provisional:
@@ -525,6 +527,17 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
         head_html = mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec))
         add = mo.Html(h("div", marimo_html(elem[sf.ADD]), class_="kl-add", data_add=".".join(str(p) for p in path)))
         items = [head_html, *rows, add]
+    elif spec.kind == "rounds" and spec.fields:
+        lists = value if isinstance(value, list) else []
+        rounds = []
+        for i, one in enumerate(elem["rounds"].items()):
+            given_round = lists[i] if i < len(lists) and isinstance(lists[i], list) else []
+            remove = mo.Html(h("span", marimo_html(one[sf.REMOVE]), class_="kl-remove",
+                               data_remove=".".join(str(p) for p in (*path, i))))
+            body = _field_view(sf.round_spec(spec, i), one, (*path, i), errors, given_round, state)
+            rounds.append(mo.Html(h("div", marimo_html(mo.vstack([body, remove], gap=0.1)), class_="kl-entry")))
+        add = mo.Html(h("div", marimo_html(elem[sf.ADD]), class_="kl-add", data_add=".".join(str(p) for p in path)))
+        items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)), *rounds, add]
     elif spec.kind == "group" and spec.fields:
         given = value if isinstance(value, Mapping) else {}
         items = [mo.Html(h("div", spec.label, class_="kl-rows-label")),
