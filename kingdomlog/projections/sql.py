@@ -564,15 +564,18 @@ class SafeConsole:
     is DuckDB's thread count (DuckDB would take 80% of the machine and every core); ``timeout``
     bounds each query, its fetch and its formatting: DuckDB is interrupted at the limit, and a
     query still running ``GRACE`` seconds past it ends with its process (the next query starts a
-    new one over the catalog as it is then). Errors: ``SqlRefusedError`` for a refused or stopped
-    query, ``InputError`` for a SQL error, each one line. ``close()`` ends the process (so does
-    dropping the console, and the interpreter's exit).
+    new one over the catalog as it is then). ``keep``: ``query`` serves the result of a text it ran before
+    on the same catalog again when that is the same answer (``KEPT_RESULTS``). Errors: ``SqlRefusedError`` for a
+    refused or stopped query, ``InputError`` for a SQL error, each one line. ``close()`` ends the process (so
+    does dropping the console, and the interpreter's exit).
     """
 
     def __init__(self, root: Path, *, viewer: str = "gm", timeout: float = 30.0,
                  campaigns: Sequence[Path] | None = None, progress: Progress | None = None,
-                 memory_limit: str = MEMORY_LIMIT, threads: int = THREADS) -> None:
+                 memory_limit: str = MEMORY_LIMIT, threads: int = THREADS, keep: bool = True) -> None:
         self.timeout = timeout
+        self.keep = keep
+        """Whether results are kept and served again (``KEPT_RESULTS``); False runs every query."""
         self.memory_limit = memory_limit
         self._limit_bytes = memory_bytes(memory_limit)
         self._threads = int(threads)
@@ -701,7 +704,7 @@ class SafeConsole:
                 how = self._drop()
                 raise SqlRefusedError(f"the query ended the console's query process ({how}); it may need more memory"
                                       f" than the console's limit ({self.memory_limit})") from None
-            if op == "rows" and reply[0] == "ok" and reply[2] and len(raw) <= KEPT_BYTES:
+            if op == "rows" and self.keep and reply[0] == "ok" and reply[2] and len(raw) <= KEPT_BYTES:
                 self._kept[sql] = raw
                 if len(self._kept) > KEPT_RESULTS:
                     self._kept.popitem(last=False)

@@ -104,8 +104,7 @@ def check_run(campaign: str, items: Sequence[tuple[Path, bytes, Any]], expect_se
 def _rows_hold(table: pa.Table, campaign: str, expect_seq: int, prev_hash: str, files: list[dict[str, Any]]) -> bool:
     """Whether the events of the run (``table``, its files' entries ``files``) pass every check of their rows."""
     p = codec.pa()
-    import pyarrow.compute as pc
-
+    pc = _Compute()
     n = table.num_rows
     col = {c: table.column(c).chunk(0) if table.column(c).num_chunks == 1 else table.column(c).combine_chunks()
            for c in COLUMNS}
@@ -176,11 +175,63 @@ def _rows_hold(table: pa.Table, campaign: str, expect_seq: int, prev_hash: str, 
     return True
 
 
+class _Compute:
+    """The few Arrow compute functions the check uses, called through ``pyarrow._compute`` (what
+    ``pyarrow.compute`` wraps): importing ``pyarrow.compute`` itself costs 35-100 ms (it writes the docstrings
+    of its 280 wrappers), more than a first read of a few hundred files saves."""
+
+    def __init__(self) -> None:
+        import pyarrow._compute as c
+
+        self.c = c
+        self.p = codec.pa()
+
+    def _call(self, name: str, args: Sequence[Any], options: Any = None) -> Any:
+        p = self.p
+        return self.c.call_function(name, [p.scalar(a, p.string()) if isinstance(a, str) else a for a in args],
+                                    options)
+
+    def all(self, mask: Any, skip_nulls: bool = True) -> Any:
+        return self._call("all", [mask], self.c.ScalarAggregateOptions(skip_nulls=skip_nulls))
+
+    def any(self, mask: Any) -> Any:
+        return self._call("any", [mask])
+
+    def equal(self, a: Any, b: Any) -> Any:
+        return self._call("equal", [a, b])
+
+    def take(self, values: Any, indices: Any) -> Any:
+        return self._call("take", [values, indices])
+
+    def unique(self, values: Any) -> Any:
+        return self._call("unique", [values])
+
+    def index_in(self, values: Any, value_set: Any) -> Any:
+        return self._call("index_in", [values], self.c.SetLookupOptions(value_set))
+
+    def cast(self, values: Any, to: Any) -> Any:
+        return self._call("cast", [values], self.c.CastOptions.safe(to))
+
+    def fill_null(self, values: Any, fill: str) -> Any:
+        return self._call("coalesce", [values, fill])
+
+    def binary_join_element_wise(self, *args: Any) -> Any:
+        return self._call("binary_join_element_wise", args)
+
+    def indices_nonzero(self, values: Any) -> Any:
+        return self._call("indices_nonzero", [values])
+
+    def match_substring_regex(self, values: Any, pattern: str) -> Any:
+        return self._call("match_substring_regex", [values], self.c.MatchSubstringOptions(pattern))
+
+    def replace_substring(self, values: Any, pattern: str, replacement: str) -> Any:
+        return self._call("replace_substring", [values], self.c.ReplaceSubstringOptions(pattern, replacement))
+
+
 def _escaped(values: Any) -> Any:
     """Each text as the inside of a JSON string (``"`` and ``\\`` escaped), or None when one holds a character
     ``json.dumps`` escapes otherwise (``\\n``, ``\\u0001``, ...; such a run is left to the file-by-file check)."""
-    import pyarrow.compute as pc
-
+    pc = _Compute()
     if not pc.any(pc.match_substring_regex(values, _SPECIAL)).as_py():
         return values
     if pc.any(pc.match_substring_regex(values, _CONTROL)).as_py():
