@@ -764,17 +764,16 @@ class EventLog:
         from kingdomlog.store.bulk import check_run
 
         items: list[tuple[Path, bytes, Ident | None]] = []
-        rows = 0
-        for path in files[i:]:
+        rows = 0  # the events of the run so far, as the files' names tell (the check itself counts them)
+        for k, path in enumerate(files[i:], start=i):
             if items and (rows >= SEGMENT_ROWS or path.name in verified):
                 break
-            first = _first_seq(path)
-            if first is None or first != state.expect_seq + rows:
+            try:
+                data, pinned = read_pinned(path)
+            except CorruptLogError:  # a file that cannot be read ends the run: faults before it are named first
                 break
-            data, pinned = read_pinned(path)
             items.append((path, data, pinned))
-            nxt = files[i + len(items)] if i + len(items) < len(files) else None
-            rows = (_first_seq(nxt) or first) - state.expect_seq if nxt is not None else rows + 1
+            rows = (_first_seq(files[k + 1]) or 0) - state.expect_seq if k + 1 < len(files) else rows
         if len(items) < 2:
             return None
         got = check_run(self.campaign, items, state.expect_seq, state.prev_hash, state.prev_file_sha,

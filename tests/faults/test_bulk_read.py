@@ -9,6 +9,7 @@ writer does (a character ``json.dumps`` escapes as ``\\n`` or ``\\u0001``) is ne
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -177,3 +178,20 @@ def test_a_batch_rewritten_with_the_same_events_breaks_the_file_chain_in_bulk_to
     with pytest.raises(CorruptLogError, match="file chain broken") as err:
         Campaign.open(camp.folder).state(use_cache=False)
     assert files[files.index(victim) + 1].name in str(err.value)
+
+
+def test_a_fault_before_an_unreadable_file_is_named_first(tmp_path: Path) -> None:
+    """A forged file, then a FIFO named like a batch further on in the same run: the forged file is named, as
+    the file-by-file read names it (the run ends before the file it cannot read)."""
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()
+    sold = [f for f in files if "toy.sold" in pq.read_table(f, columns=["type"]).column("type").to_pylist()]
+    victim = sold[1]
+    reseal(victim, alter_gold)
+    fifo = files[files.index(victim) + 3]
+    fifo.unlink()
+    os.mkfifo(fifo)
+    shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
+    with pytest.raises(CorruptLogError, match="event altered") as err:
+        Campaign.open(camp.folder).state(use_cache=False)
+    assert victim.name in str(err.value)
