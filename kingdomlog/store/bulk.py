@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kingdomlog.store import codec
-from kingdomlog.store.codec import COLUMNS
+from kingdomlog.store.codec import CAMPAIGN_KEY, COLUMNS, FILE_SHA_KEY, FORMAT_KEY, PREV_FILE_SHA_KEY, file_digest
 from kingdomlog.store.witness import WITNESS_KEY
 
 if TYPE_CHECKING:
@@ -50,8 +50,6 @@ def check_run(campaign: str, items: Sequence[tuple[Path, bytes, Any]], expect_se
     one campaign and one commit id per batch, the hash chain across events and files, each event's hash
     recomputed, and the file chain (``prev_file_sha256``).
     """
-    from kingdomlog.store.log import CAMPAIGN_KEY, FILE_SHA_KEY, FORMAT_KEY, PREV_FILE_SHA_KEY, file_digest
-
     p = codec.pa()
     import pyarrow.parquet as pq
 

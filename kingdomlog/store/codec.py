@@ -85,6 +85,40 @@ def column_types() -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, f.type) for f in schema())
 
 
+# ---- the footer of a batch file ---------------------------------------------------------
+
+FORMAT_KEY = b"kingdomlog.format"
+FILE_SHA_KEY = b"kingdomlog.file_sha256"
+PREV_FILE_SHA_KEY = b"kingdomlog.prev_file_sha256"
+CAMPAIGN_KEY = b"kingdomlog.campaign"
+_SHA_PLACEHOLDER = b"0" * 64
+# Thrift compact encoding of a KeyValue's ``value`` field header (field 2, binary) and its length (64).
+_SHA_LEAD = b"\x18\x40"
+
+
+def file_digest(data: bytes) -> tuple[str | None, str]:
+    """(digest stored in the file, digest computed over it); stored is None when absent.
+
+    The computed digest is sha256 of ``data`` with the stored digest's 64 bytes
+    replaced by ``0`` characters.
+    """
+    i = data.rfind(FILE_SHA_KEY)
+    if i < 0:
+        return None, hashlib.sha256(data).hexdigest()
+    at = i + len(FILE_SHA_KEY) + len(_SHA_LEAD)
+    if data[at - len(_SHA_LEAD):at] != _SHA_LEAD or at + 64 > len(data):
+        return None, hashlib.sha256(data).hexdigest()
+    stored = data[at:at + 64]
+    h = hashlib.sha256()
+    h.update(memoryview(data)[:at])
+    h.update(_SHA_PLACEHOLDER)
+    h.update(memoryview(data)[at + 64:])
+    try:
+        return stored.decode("ascii"), h.hexdigest()
+    except UnicodeDecodeError:
+        return stored.hex(), h.hexdigest()
+
+
 # ---- writing ----------------------------------------------------------------------------
 
 
@@ -291,5 +325,5 @@ def table_of(events: Sequence[RecordedEvent]) -> pyarrow.Table:
     return pa().Table.from_pylist([ev.envelope() for ev in events], schema=schema())
 
 
-__all__ = ["COLUMNS", "collector_paused", "decode_rows", "decode_table", "encode", "hash_text", "new_ids", "pa",
-           "schema", "table_of"]
+__all__ = ["CAMPAIGN_KEY", "COLUMNS", "FILE_SHA_KEY", "FORMAT_KEY", "PREV_FILE_SHA_KEY", "collector_paused",
+           "decode_rows", "decode_table", "encode", "file_digest", "hash_text", "new_ids", "pa", "schema", "table_of"]

@@ -71,7 +71,18 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 from kingdomlog.core.errors import ConflictError, CorruptLogError, KingdomlogError, StoreError
 from kingdomlog.core.events import GENESIS_HASH, Draft, RecordedEvent, event_hash
 from kingdomlog.store import codec, keys, witness
-from kingdomlog.store.codec import COLUMNS, decode_rows, decode_table
+from kingdomlog.store.codec import (
+    _SHA_LEAD,
+    _SHA_PLACEHOLDER,
+    CAMPAIGN_KEY,
+    COLUMNS,
+    FILE_SHA_KEY,
+    FORMAT_KEY,
+    PREV_FILE_SHA_KEY,
+    decode_rows,
+    decode_table,
+    file_digest,
+)
 from kingdomlog.store.errors import describe_os_error, write_error
 from kingdomlog.store.witness import WITNESS_KEY, Mark
 
@@ -79,13 +90,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 FORMAT_VERSION = 1
-FORMAT_KEY = b"kingdomlog.format"
-FILE_SHA_KEY = b"kingdomlog.file_sha256"
-PREV_FILE_SHA_KEY = b"kingdomlog.prev_file_sha256"
-CAMPAIGN_KEY = b"kingdomlog.campaign"
-_SHA_PLACEHOLDER = b"0" * 64
-# Thrift compact encoding of a KeyValue's ``value`` field header (field 2, binary) and its length (64).
-_SHA_LEAD = b"\x18\x40"
 GENESIS_FILE_SHA = "0" * 64
 FILE_RE = re.compile(r"\A([0-9]{12})\.parquet\Z")
 TEMP_PREFIX = ".tmp-"
@@ -213,29 +217,6 @@ FAULT_HOOK: Callable[[str], None] | None = None
 # throwaway bulk archives (benchmarks/generate.py --no-sync) turn this off; appends stay atomic and
 # exclusive (temp file + link), but a power cut may then lose recent batches.
 SYNC = True
-
-
-def file_digest(data: bytes) -> tuple[str | None, str]:
-    """(digest stored in the file, digest computed over it); stored is None when absent.
-
-    The computed digest is sha256 of ``data`` with the stored digest's 64 bytes
-    replaced by ``0`` characters.
-    """
-    i = data.rfind(FILE_SHA_KEY)
-    if i < 0:
-        return None, hashlib.sha256(data).hexdigest()
-    at = i + len(FILE_SHA_KEY) + len(_SHA_LEAD)
-    if data[at - len(_SHA_LEAD):at] != _SHA_LEAD or at + 64 > len(data):
-        return None, hashlib.sha256(data).hexdigest()
-    stored = data[at:at + 64]
-    h = hashlib.sha256()
-    h.update(memoryview(data)[:at])
-    h.update(_SHA_PLACEHOLDER)
-    h.update(memoryview(data)[at + 64:])
-    try:
-        return stored.decode("ascii"), h.hexdigest()
-    except UnicodeDecodeError:
-        return stored.hex(), h.hexdigest()
 
 
 def seal(data: bytes) -> tuple[bytes, str]:
