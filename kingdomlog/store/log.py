@@ -105,6 +105,8 @@ SEGMENT_ROWS = 16384
 """Rows per row group of a segment (what a streaming read holds in memory at once)."""
 BULK_MIN_FILES = 8
 """A read checks at least this many files it has no record of together (``store.bulk``); fewer, one by one."""
+BULK_YIELD_ROWS = 2048
+"""Rows per table a bulk-checked run is yielded in (what a streaming reader decodes at once)."""
 HEAD_NAME = "head.rec"
 """The recorded head in the campaign's cache folder: two signed slots (``store.keys.write_signed_slot``)."""
 LEGACY_HEAD_NAME = "head.json"
@@ -715,7 +717,9 @@ class EventLog:
                         table, taken = run
                         if builder is not None:
                             builder.add(table)
-                        yield table
+                        # in slices, so that a reader decodes a few thousand events at a time, not the run's all
+                        for at in range(0, table.num_rows, BULK_YIELD_ROWS):
+                            yield table.slice(at, BULK_YIELD_ROWS)
                         i += taken
                         continue
                 table, entry = self._full(path, data, state.expect_seq, state.prev_hash, state.prev_file_sha)
