@@ -1459,7 +1459,9 @@ def _segment_tables(data: bytes) -> Iterator[pa.Table]:
 
     pf = pq.ParquetFile(codec.pa().BufferReader(data))
     for i in range(pf.num_row_groups):
-        yield pf.read_row_group(i, use_threads=False).select(list(COLUMNS))
+        group = pf.read_row_group(i, use_threads=False).select(list(COLUMNS))
+        for at in range(0, group.num_rows, BULK_YIELD_ROWS):  # decoded a few thousand events at a time
+            yield group.slice(at, BULK_YIELD_ROWS)
 
 
 class _SegmentBuilder:
