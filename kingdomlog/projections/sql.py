@@ -40,6 +40,7 @@ import sys
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -563,15 +564,18 @@ class SafeConsole:
     is DuckDB's thread count (DuckDB would take 80% of the machine and every core); ``timeout``
     bounds each query, its fetch and its formatting: DuckDB is interrupted at the limit, and a
     query still running ``GRACE`` seconds past it ends with its process (the next query starts a
-    new one over the catalog as it is then). Errors: ``SqlRefusedError`` for a refused or stopped
-    query, ``InputError`` for a SQL error, each one line. ``close()`` ends the process (so does
-    dropping the console, and the interpreter's exit).
+    new one over the catalog as it is then). ``keep``: ``query`` serves the result of a text it ran before
+    on the same catalog again when that is the same answer (``KEPT_RESULTS``). Errors: ``SqlRefusedError`` for a
+    refused or stopped query, ``InputError`` for a SQL error, each one line. ``close()`` ends the process (so
+    does dropping the console, and the interpreter's exit).
     """
 
     def __init__(self, root: Path, *, viewer: str = "gm", timeout: float = 30.0,
                  campaigns: Sequence[Path] | None = None, progress: Progress | None = None,
-                 memory_limit: str = MEMORY_LIMIT, threads: int = THREADS) -> None:
+                 memory_limit: str = MEMORY_LIMIT, threads: int = THREADS, keep: bool = True) -> None:
         self.timeout = timeout
+        self.keep = keep
+        """Whether results are kept and served again (``KEPT_RESULTS``); False runs every query."""
         self.memory_limit = memory_limit
         self._limit_bytes = memory_bytes(memory_limit)
         self._threads = int(threads)
@@ -583,6 +587,9 @@ class SafeConsole:
         self.warnings: list[str] = []
         self.threads = 1
         """The threads a query uses: the caller's, at most one while every table fits in one row group."""
+        self._kept: OrderedDict[str, bytes] = OrderedDict()
+        self.kept_served = 0
+        """How many ``query`` calls were answered from a kept result (``KEPT_RESULTS``)."""
         self._start(progress)
 
     def _start(self, progress: Progress | None) -> None:
@@ -610,7 +617,8 @@ class SafeConsole:
             self._drop()
 
     def _drop(self) -> str:
-        """End the query process, if one runs; how it ended."""
+        """End the query process, if one runs, and the results kept of its catalog; how it ended."""
+        self._kept.clear()
         worker, self._worker = self._worker, None
         if worker is None:
             return "not running"
@@ -636,7 +644,17 @@ class SafeConsole:
         self._ask("check", sql)
 
     def query(self, sql: str) -> QueryResult:
-        """Run a read-only query with a time limit; ``SqlRefusedError`` when refused or interrupted."""
+        """Run a read-only query with a time limit; ``SqlRefusedError`` when refused or interrupted.
+
+        The result of a text already run on this catalog is served again when it may be kept (``KEPT_RESULTS``).
+        """
+        with self._lock:
+            kept = self._kept.get(sql)
+            if kept is not None and self._worker is not None and self._worker.proc.poll() is None:
+                self._kept.move_to_end(sql)
+                self.kept_served += 1
+                cols, rows = pickle.loads(kept)[1]  # new objects each time: a caller's change reaches no other
+                return QueryResult(cols, rows)
         cols, rows = self._ask("rows", sql)
         return QueryResult(cols, rows)
 
@@ -678,7 +696,7 @@ class SafeConsole:
             worker = self._worker
             assert worker is not None
             try:
-                reply = worker.ask(op, sql, self.timeout, self.timeout + GRACE)
+                reply, raw = worker.ask(op, sql, self.timeout, self.timeout + GRACE)
             except TimeoutError:
                 self._drop()
                 raise SqlRefusedError(f"query interrupted after {self.timeout:g} s (time limit)") from None
@@ -686,7 +704,11 @@ class SafeConsole:
                 how = self._drop()
                 raise SqlRefusedError(f"the query ended the console's query process ({how}); it may need more memory"
                                       f" than the console's limit ({self.memory_limit})") from None
-        kind, value = reply
+            if op == "rows" and self.keep and reply[0] == "ok" and reply[2] and len(raw) <= KEPT_BYTES:
+                self._kept[sql] = raw
+                if len(self._kept) > KEPT_RESULTS:
+                    self._kept.popitem(last=False)
+        kind, value = reply[:2]
         if kind == "ok":
             return value
         if kind == "refused":
@@ -696,6 +718,17 @@ class SafeConsole:
         raise InternalError(f"the SQL console's query process failed: {value}; this is a bug")
 
 
+KEPT_RESULTS = 128
+"""How many query results a console keeps, each served again for the same text while its catalog is open.
+
+The catalog is made once, when the console starts its query process, and never changes under it (a log appended
+to since is read by the next console, or by this one once its process is started again, which drops every kept
+result): so while a query calls only functions that give the same result for the same arguments
+(``sqlworker.Engine.keeps``: no clock, random draw or query id), running its text again would give the same rows.
+A notebook re-running the same cell then costs an unpickling instead of DuckDB's fixed ~1 ms per statement. Only
+``query`` keeps results (``arrow`` and ``relation`` run every time)."""
+KEPT_BYTES = 256 * 1024
+"""A result larger than this (pickled) is not kept."""
 GRACE = 0.5
 """Seconds a query may run past its time limit (DuckDB interrupted at the limit) before the console ends its process:
 an interrupt does not reach inside one function call (``list(range(100000000))``, ``list_sort`` of a huge list)."""
@@ -755,13 +788,14 @@ class _Worker:
         if kind != "ready":
             raise InternalError(f"the SQL console's query process failed loading the catalog: {value}")
 
-    def ask(self, op: str, sql: str, timeout: float, wait: float) -> tuple[str, Any]:
-        """Send one request; its reply within ``wait`` seconds (``TimeoutError`` if none)."""
+    def ask(self, op: str, sql: str, timeout: float, wait: float) -> tuple[tuple[Any, ...], bytes]:
+        """Send one request; its reply within ``wait`` seconds (``TimeoutError`` if none), and its bytes."""
         self.conn.send((op, sql, timeout))
         if not self.conn.poll(wait):
             raise TimeoutError
-        reply: tuple[str, Any] = pickle.loads(self.conn.recv_bytes())
-        return reply
+        raw = self.conn.recv_bytes()
+        reply: tuple[Any, ...] = pickle.loads(raw)
+        return reply, raw
 
     def stop(self) -> str:
         """End the process (it holds nothing to keep: killed, not asked) and reap it; how it ended."""

@@ -54,6 +54,13 @@ checked again. The check depends on the text alone, and the catalog never change
 WATCHDOG_IDLE = 5.0
 """Seconds the time-limit thread of an engine waits with no query running before it ends (the next query
 starts it again)."""
+KEEP_ALSO = frozenset({"+", "-"})
+"""Functions a kept result may use besides those DuckDB calls consistent: ``+`` and ``-`` are consistent but for a
+timestamp with time zone and an interval, which depend only on the time zone setting, locked in the console."""
+BARE_CALLS = frozenset({"current_timestamp", "current_date", "current_time", "localtime", "localtimestamp",
+                        "current_user", "session_user", "user", "current_role", "current_catalog", "current_schema"})
+"""The SQL words DuckDB parses as a column and binds to a function call (``current_timestamp``): a kept result
+may hold none of them."""
 HEADROOM = 128 * 2**20
 """Bytes the query process may grow by beyond its memory limit (its address space, once the catalog is loaded):
 what DuckDB's threads, the allocator and Python's result rows take around a query that keeps to the limit."""
@@ -90,7 +97,8 @@ class Engine:
         con.execute("SET allow_community_extensions = false")
         con.execute("SET enable_external_access = false")
         con.execute("SET lock_configuration = true")
-        self._checked: OrderedDict[str, list[Any]] = OrderedDict()
+        self._checked: OrderedDict[str, tuple[list[Any], bool]] = OrderedDict()
+        self._consistent, self._named = _function_names(con)
         # parsed once: the pair costs ~0.07 ms a query (0.12 ms from their text)
         self._begin, self._rollback = con.extract_statements("BEGIN TRANSACTION READ ONLY; ROLLBACK")
         self._watchdog = _Watchdog(con)
@@ -106,6 +114,16 @@ class Engine:
         refused too. EXPLAIN ANALYZE (``ANALYSE``, ``(ANALYZE)``, ``(FORMAT json, ANALYZE)``, with comments
         between the words) is refused: it runs the statement.
         """
+        return self._checked_text(sql)[0]
+
+    def keeps(self, sql: str) -> bool:
+        """Whether the result of the checked ``sql`` may be kept and served again while the catalog is the same:
+        each function it calls is one DuckDB calls consistent (the same arguments give the same result: no clock,
+        no random draw, no query id; ``KEEP_ALSO``), it reads no table function, and no bare name in it is a
+        function's (``current_timestamp`` parses as a column)."""
+        return self._checked_text(sql)[1]
+
+    def _checked_text(self, sql: str) -> tuple[list[Any], bool]:
         if not isinstance(sql, str) or not sql.strip():
             raise Refused("empty query")
         done = self._checked.get(sql)
@@ -113,19 +131,20 @@ class Engine:
             self._checked.move_to_end(sql)
             return done
         stmts = self._statements(sql)
+        keep = True
         for st in stmts:
             kind = self._kind(st)
             if kind == "EXPLAIN":
-                self._check_explain(st.query)
+                keep = self._check_explain(st.query) and keep
             elif kind not in ALLOWED:
                 raise Refused(f"the SQL console is read-only: {kind} statements are refused (only SELECT,"
                               " EXPLAIN of a SELECT, DESCRIBE, SUMMARIZE)")
             else:
-                self._check_tree(st.query)
-        self._checked[sql] = stmts
+                keep = self._check_tree(st.query) and keep
+        self._checked[sql] = (stmts, keep)
         if len(self._checked) > CHECKED_STATEMENTS:
             self._checked.popitem(last=False)
-        return stmts
+        return stmts, keep
 
     def _statements(self, sql: str) -> list[Any]:
         try:
@@ -145,8 +164,9 @@ class Engine:
         except ValueError:  # a statement type this DuckDB's Python enum does not name (UPDATE EXTENSIONS)
             return "UNKNOWN"
 
-    def _check_explain(self, text: str) -> None:
-        """An EXPLAIN: no ANALYZE anywhere among its keywords, and what it explains is one SELECT."""
+    def _check_explain(self, text: str) -> bool:
+        """An EXPLAIN: no ANALYZE anywhere among its keywords, and what it explains is one SELECT (whose result may
+        be kept: ``keeps``)."""
         try:
             tokens = [(pos, str(kind).rsplit(".", 1)[-1]) for pos, kind in duckdb.tokenize(text)]
         except duckdb.Error as exc:
@@ -176,11 +196,12 @@ class Engine:
             kinds = ", ".join(self._kind(st) for st in inner)
             raise Refused(f"the SQL console is read-only: EXPLAIN of a {kinds} statement is refused (only EXPLAIN"
                           " of a SELECT)")
-        self._check_tree(inner[0].query)
+        return self._check_tree(inner[0].query)
 
-    def _check_tree(self, text: str) -> None:
+    def _check_tree(self, text: str) -> bool:
         """Refuse a SELECT statement that holds anything but reading anywhere in its parse tree (a DELETE, UPDATE,
         INSERT, TRUNCATE or COPY in a WITH clause, however deep): every query node must be one of ``READ_NODES``.
+        Returns whether its result may be kept (``keeps``).
 
         The tree is DuckDB's own parse of ``text`` (``json_serialize_sql``); a statement DuckDB cannot serialize
         cannot be checked and is refused.
@@ -198,6 +219,7 @@ class Engine:
             what = " and ".join(n.removesuffix("_NODE").removesuffix("_QUERY").replace("_", " ") for n in bad)
             raise Refused(f"the SQL console is read-only: {what} inside a query is refused (a WITH clause may hold"
                           " only SELECTs)")
+        return _consistent_tree(tree, self._consistent, self._named)
 
     # ---- running -----------------------------------------------------------------------------
 
@@ -334,6 +356,36 @@ def _watch(ref: weakref.ref[_Watchdog], cond: threading.Condition) -> None:
             cond.wait(wait)
 
 
+def _function_names(con: duckdb.DuckDBPyConnection) -> tuple[frozenset[str], frozenset[str]]:
+    """(the functions whose every form DuckDB calls consistent, with ``KEEP_ALSO``; every function's name)."""
+    rows = con.execute("SELECT lower(function_name), bool_and(function_type IN ('scalar', 'aggregate', 'window')"
+                       " AND stability = 'CONSISTENT') FROM duckdb_functions() GROUP BY 1").fetchall()
+    return frozenset({n for n, ok in rows if ok} - BARE_CALLS | KEEP_ALSO), frozenset({n for n, _ in rows} | BARE_CALLS)
+
+
+def _consistent_tree(tree: Any, consistent: frozenset[str], named: frozenset[str]) -> bool:
+    """Whether a ``json_serialize_sql`` tree calls only ``consistent`` functions, reads no table function and has no
+    column reference named like a function that is not consistent (``current_timestamp``)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            name = node.get("function_name")
+            if isinstance(name, str) and name.lower() not in consistent:
+                return False
+            if node.get("type") == "TABLE_FUNCTION":
+                return False
+            if node.get("class") == "COLUMN_REF":
+                parts = node.get("column_names")
+                if not isinstance(parts, list) or any(
+                        not isinstance(p, str) or (p.lower() in named and p.lower() not in consistent) for p in parts):
+                    return False
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
+
+
 def _query_nodes(tree: Any) -> set[str]:
     """Every query node type (``..._NODE``) anywhere in a ``json_serialize_sql`` tree.
 
@@ -397,7 +449,8 @@ def main(fd: int) -> None:
 
     Messages in (pickled): ``("load", settings, table names, view statements)`` followed by one Arrow IPC
     stream per table; then ``(op, sql, timeout)`` with ``op`` one of ``check``, ``rows``, ``arrow``.
-    Messages out: ``("ready", info)``, then per query ``("ok", result)``, ``("refused", message)``,
+    Messages out: ``("ready", info)``, then per query ``("ok", result, keep)`` (``keep``: a ``rows`` result the
+    console may serve again while this catalog is open, ``Engine.keeps``), ``("refused", message)``,
     ``("failed", message)`` or ``("internal", message)``. The process ends when the console closes its end.
     """
     from multiprocessing.connection import Connection
@@ -435,17 +488,19 @@ def _serve(conn: Any) -> None:
     conn.send(("ready", {"cap": cap, "pid": os.getpid()}))
     while True:
         op, sql, timeout = conn.recv()
+        keep = False
         try:
             if op == "check":
                 engine.check(sql)
                 result: Any = None
             elif op == "rows":
                 result = engine.rows(sql, timeout)
+                keep = engine.keeps(sql)
             elif op == "arrow":
                 result = engine.arrow(sql, timeout)
             else:
                 raise Failed(f"unknown request {op!r}")
-            data = pickle.dumps(("ok", result), protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(("ok", result, keep), protocol=pickle.HIGHEST_PROTOCOL)
             del result
             if len(data) > limit:
                 raise Refused(f"the result is larger than the console's memory limit ({settings['memory_limit']});"

@@ -85,6 +85,40 @@ def column_types() -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, f.type) for f in schema())
 
 
+# ---- the footer of a batch file ---------------------------------------------------------
+
+FORMAT_KEY = b"kingdomlog.format"
+FILE_SHA_KEY = b"kingdomlog.file_sha256"
+PREV_FILE_SHA_KEY = b"kingdomlog.prev_file_sha256"
+CAMPAIGN_KEY = b"kingdomlog.campaign"
+_SHA_PLACEHOLDER = b"0" * 64
+# Thrift compact encoding of a KeyValue's ``value`` field header (field 2, binary) and its length (64).
+_SHA_LEAD = b"\x18\x40"
+
+
+def file_digest(data: bytes) -> tuple[str | None, str]:
+    """(digest stored in the file, digest computed over it); stored is None when absent.
+
+    The computed digest is sha256 of ``data`` with the stored digest's 64 bytes
+    replaced by ``0`` characters.
+    """
+    i = data.rfind(FILE_SHA_KEY)
+    if i < 0:
+        return None, hashlib.sha256(data).hexdigest()
+    at = i + len(FILE_SHA_KEY) + len(_SHA_LEAD)
+    if data[at - len(_SHA_LEAD):at] != _SHA_LEAD or at + 64 > len(data):
+        return None, hashlib.sha256(data).hexdigest()
+    stored = data[at:at + 64]
+    h = hashlib.sha256()
+    h.update(memoryview(data)[:at])
+    h.update(_SHA_PLACEHOLDER)
+    h.update(memoryview(data)[at + 64:])
+    try:
+        return stored.decode("ascii"), h.hexdigest()
+    except UnicodeDecodeError:
+        return stored.hex(), h.hexdigest()
+
+
 # ---- writing ----------------------------------------------------------------------------
 
 
@@ -127,11 +161,23 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
     actors: list[str] = []
     vis: list[str] = []
     texts: list[str] = []
-    prevs: list[str] = []
     hashes: list[str] = []
     seqs = list(range(first_seq, first_seq + n))
     whens = [recorded_at] * n if stamps is None else [s[1] for s in stamps]
     sha256 = hashlib.sha256
+    # the canonical text of each envelope (hash_text) in one f-string per event: the members a batch shares are
+    # escaped once, the repeated short ones (actor, visibility, type, phase, time) once per distinct value, the
+    # ids made here and the hashes taken here need none (hex and dashes)
+    escaped: dict[str, str] = {}
+
+    def esc(value: str) -> str:
+        out = escaped.get(value)
+        if out is None:
+            out = escaped[value] = _json_str(value)
+        return out
+
+    shared = f'"campaign":{_json_str(campaign)},"commit_id":{_json_str(commit_id)},"event_id":'
+    prev_text = _json_str(prev_hash)
     prev = prev_hash
     for i, d in enumerate(drafts):
         t = d.turn
@@ -142,15 +188,19 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
         p = d.payload
         text = payload_json(p)
         type_, version, phase = p.type, p.version, d.phase
-        stamp_text = when_text if stamps is None else whens[i].isoformat()
-        doc = hash_text(d.actor, campaign, commit_id, ids[i], text, phase, prev, stamp_text, seqs[i], t, type_,
-                        version, d.visibility)
+        eid = ids[i]
+        eid_text = '"' + eid + '"' if stamps is None else _json_str(eid)
+        doc = (f'{{"actor":{esc(d.actor)},{shared}{eid_text},'
+               f'"payload":{_json_str(text)},"phase":{"null" if phase is None else esc(phase)},'
+               f'"prev_hash":{prev_text},"recorded_at":{esc(when_text if stamps is None else whens[i].isoformat())},'
+               f'"seq":{seqs[i]},"turn":{int(t)},"type":{esc(type_)},"version":{int(version)},'
+               f'"visibility":{esc(d.visibility)}}}')
         try:
             h = sha256(doc.encode("utf-8")).hexdigest()
         except UnicodeEncodeError:  # text that is not Unicode (a lone surrogate): the canonical writer's own error
             event_hash({"campaign": campaign, "seq": seqs[i], "turn": t, "phase": phase, "type": type_,
                         "version": version, "actor": d.actor, "visibility": d.visibility, "payload": text,
-                        "recorded_at": whens[i], "event_id": ids[i], "commit_id": commit_id, "prev_hash": prev})
+                        "recorded_at": whens[i], "event_id": eid, "commit_id": commit_id, "prev_hash": prev})
             raise
         turns.append(t)
         phases.append(phase)
@@ -159,12 +209,12 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
         actors.append(d.actor)
         vis.append(d.visibility)
         texts.append(text)
-        prevs.append(prev)
         hashes.append(h)
         prev = h
+        prev_text = '"' + h + '"'
     return {"campaign": [campaign] * n, "seq": seqs, "turn": turns, "phase": phases, "type": types,
             "version": versions, "actor": actors, "visibility": vis, "payload": texts, "recorded_at": whens,
-            "event_id": ids, "commit_id": [commit_id] * n, "prev_hash": prevs, "hash": hashes}
+            "event_id": ids, "commit_id": [commit_id] * n, "prev_hash": [prev_hash, *hashes[:-1]], "hash": hashes}
 
 
 # ---- reading ----------------------------------------------------------------------------
@@ -275,5 +325,5 @@ def table_of(events: Sequence[RecordedEvent]) -> pyarrow.Table:
     return pa().Table.from_pylist([ev.envelope() for ev in events], schema=schema())
 
 
-__all__ = ["COLUMNS", "collector_paused", "decode_rows", "decode_table", "encode", "hash_text", "new_ids", "pa",
-           "schema", "table_of"]
+__all__ = ["CAMPAIGN_KEY", "COLUMNS", "FILE_SHA_KEY", "FORMAT_KEY", "PREV_FILE_SHA_KEY", "collector_paused",
+           "decode_rows", "decode_table", "encode", "file_digest", "hash_text", "new_ids", "pa", "schema", "table_of"]

@@ -146,7 +146,7 @@ def test_a_file_forged_in_place_with_its_size_and_mtime_kept_is_still_checked(tm
     Campaign.open(camp.folder).state()
     last = camp.log.files()[-1]
     size = last.stat().st_size
-    for delta in range(1, 10):  # find a digit change that zstd compresses to the same size
+    for delta in range(1, 10):  # find a digit change that compresses to the same size
         def change(rows: list[dict[str, Any]], delta: int = delta) -> None:
             for r in rows:
                 if r["type"] == "toy.sold":

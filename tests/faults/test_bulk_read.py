@@ -1,0 +1,197 @@
+"""The verifying first read in bulk (``store.bulk``, issue 31): it accepts only what the file-by-file read accepts.
+
+A log read with no record of its files (no ``.cache/``) checks runs of ``BULK_MIN_FILES`` or more files at once.
+These tests hold that it records exactly what the file-by-file read records, that every forgery inside a run is
+refused with the file-by-file read's own message, and that a text it could not build exactly as the canonical
+writer does (a character ``json.dumps`` escapes as ``\\n`` or ``\\u0001``) is never taken on its word.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from test_forgery import alter_gold, relink, reseal
+
+from kingdomlog.app import Campaign
+from kingdomlog.core.errors import CorruptLogError
+from kingdomlog.core.events import GENESIS_HASH, event_hash
+from kingdomlog.core.turn import Plan
+from kingdomlog.store import bulk, codec, keys
+from kingdomlog.store import log as logmod
+from kingdomlog.store.log import _SHA_PLACEHOLDER, FILE_SHA_KEY, WRITE_OPTIONS, seal
+
+NOTE = 'a "quoted" word, a back\\slash, a tab\tand a new\nline, é and 𝄞'
+
+
+def build(folder: Path, turns: int = 10) -> Campaign:
+    """A toy-farm log of ``turns`` + 1 played batches and as many notes between them (2 * turns + 1 files)."""
+    camp = Campaign.create(folder, "toy-farm", name="Farm")
+    camp.play(Plan.parse({"seed": "f0", "steps": {"found": {"choices": {"name": "Dale", "gold": 5}}}}))
+    for t in range(1, turns + 1):
+        camp.note(f"{NOTE} {t}", turn=t)
+        camp.play(Plan.parse({"seed": f"f{t}", "steps": {"harvest": {"choices": {"crop": "barley"}},
+                                                         "market": {"choices": {"sell": 1}}}}))
+    return camp
+
+
+def first_read(folder: Path) -> tuple[Any, dict[str, Any]]:
+    """The state of a read with no ``.cache/``, and the verified record it left."""
+    shutil.rmtree(folder / ".cache", ignore_errors=True)
+    state = Campaign.open(folder).state(use_cache=False)
+    doc = keys.read_signed(folder / ".cache" / "verified.json")
+    assert isinstance(doc, dict)
+    return state, doc
+
+
+@pytest.fixture
+def runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many files each run the bulk check accepted held."""
+    taken: list[int] = []
+    check = bulk.check_run
+
+    def counted(*a: Any, **k: Any) -> Any:
+        got = check(*a, **k)
+        if got is not None:
+            taken.append(len(got[1]))
+        return got
+
+    monkeypatch.setattr(bulk, "check_run", counted)
+    return taken
+
+
+def test_a_bulk_first_read_records_what_the_file_by_file_read_records(tmp_path: Path, runs: list[int],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    camp = build(tmp_path / "farm")
+    n = len(camp.log.files())
+    assert n >= 2 * logmod.BULK_MIN_FILES
+    state, doc = first_read(camp.folder)
+    assert sum(runs) == n, runs  # every file was checked in bulk, the note texts' quotes and backslashes too
+    monkeypatch.setattr(logmod, "BULK_MIN_FILES", 10**9)
+    runs.clear()
+    state_one_by_one, doc_one_by_one = first_read(camp.folder)
+    assert runs == []
+    assert state == state_one_by_one
+    strip = {name: {k: v for k, v in ent.items() if k != "stat"} for name, ent in doc["files"].items()}
+    assert strip == {name: {k: v for k, v in ent.items() if k != "stat"}
+                     for name, ent in doc_one_by_one["files"].items()}
+    assert [e.hash for e in Campaign.open(camp.folder).events()] == [e.hash for e in camp.log.read(full_verify=True)]
+
+
+@pytest.mark.parametrize("where", ["middle", "newest"])
+@pytest.mark.parametrize(("change", "message"), [(alter_gold, "event altered"),
+                                                   (relink, "prev_hash does not match the previous event")])
+def test_a_forgery_inside_a_bulk_run_is_refused_with_the_file_by_file_message(
+        tmp_path: Path, runs: list[int], change: Any, message: str, where: str) -> None:
+    """In the middle of a run the next file's link to it breaks too; the newest file has no next file (and
+    ``alter_gold`` keeps its hashes, so the records of the head still agree): only the bulk check's own
+    comparison of hashes and links can refuse it there."""
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()
+    sold = [f for f in files if "toy.sold" in pq.read_table(f, columns=["type"]).column("type").to_pylist()]
+    victim = sold[-1] if where == "newest" else sold[len(sold) // 2]
+    assert victim != files[0]
+    reseal(victim, change)
+    shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
+    with pytest.raises(CorruptLogError, match=message) as err:
+        Campaign.open(camp.folder).state(use_cache=False)
+    assert victim.name in str(err.value)
+    # the files before the forged one were still checked in bulk: the run that held it was refused whole
+    assert sum(runs) < files.index(victim) + 1
+
+
+def test_a_missing_file_inside_a_bulk_run_is_named_as_a_gap(tmp_path: Path) -> None:
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()
+    files[len(files) // 2].unlink()
+    shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
+    with pytest.raises(CorruptLogError, match="gap in the log"):
+        Campaign.open(camp.folder).state(use_cache=False)
+
+
+def _control_char_actor(rows: list[dict[str, Any]], *, canonical: bool) -> None:
+    """Give the batch's events an actor holding a control character, every hash recomputed over either the
+    canonical text (where the character is escaped as \\u0001) or the text with the character left raw."""
+    prev = rows[0]["prev_hash"]
+    for r in rows:
+        r["actor"] = "g\x01m"
+        r["prev_hash"] = prev
+        text = codec.hash_text(r["actor"], r["campaign"], r["commit_id"], r["event_id"], r["payload"], r["phase"],
+                               prev, r["recorded_at"].isoformat(), r["seq"], r["turn"], r["type"], r["version"],
+                               r["visibility"])
+        assert "\\u0001" in text
+        r["hash"] = event_hash(r) if canonical else hashlib.sha256(text.replace("\\u0001", "\x01").encode()).hexdigest()
+        prev = r["hash"]
+
+
+@pytest.mark.parametrize("canonical", [True, False])
+def test_a_text_json_escapes_otherwise_is_never_taken_on_the_bulk_check_s_word(tmp_path: Path,
+                                                                              canonical: bool) -> None:
+    """The bulk check escapes only ``"`` and ``\\``: a run with a character ``json.dumps`` escapes otherwise is
+    never accepted in bulk, neither when its hash is over the canonical text (the file-by-file check accepts it)
+    nor when it is over the text with the character raw (which a bulk check escaping too little would accept)."""
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()[:logmod.BULK_MIN_FILES]
+    victim = files[-1]
+
+    def items() -> list[tuple[Path, bytes, None]]:
+        return [(f, f.read_bytes(), None) for f in files]
+
+    assert bulk.check_run(camp.id, items(), 1, GENESIS_HASH, logmod.GENESIS_FILE_SHA, format_version=1) is not None
+    reseal(victim, lambda rows: _control_char_actor(rows, canonical=canonical))
+    assert bulk.check_run(camp.id, items(), 1, GENESIS_HASH, logmod.GENESIS_FILE_SHA, format_version=1) is None
+    log = camp.log
+    walk = logmod._WalkState(None, (logmod.witness.ABSENT, logmod.witness.ABSENT))
+    for f in files[:-1]:
+        _table, ent = log._full(f, None, walk.expect_seq, walk.prev_hash, walk.prev_file_sha)
+        walk.advance(f.name, ent)
+    if canonical:
+        table, _ent = log._full(victim, None, walk.expect_seq, walk.prev_hash, walk.prev_file_sha)
+        assert set(table.column("actor").to_pylist()) == {"g\x01m"}
+    else:
+        with pytest.raises(CorruptLogError, match="event altered"):
+            log._full(victim, None, walk.expect_seq, walk.prev_hash, walk.prev_file_sha)
+
+
+def test_a_batch_rewritten_with_the_same_events_breaks_the_file_chain_in_bulk_too(tmp_path: Path) -> None:
+    """The same events in other bytes (another codec), sealed with a valid digest: only the next file's
+    ``prev_file_sha256`` tells (the file chain)."""
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()
+    victim = files[len(files) // 2]
+    pf = pq.ParquetFile(victim)
+    meta = dict(pf.schema_arrow.metadata or {})
+    meta[FILE_SHA_KEY] = _SHA_PLACEHOLDER
+    table = pf.read().replace_schema_metadata(meta)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **dict(WRITE_OPTIONS, compression="zstd"))
+    data, _ = seal(sink.getvalue().to_pybytes())
+    assert data != victim.read_bytes()
+    victim.write_bytes(data)
+    shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
+    with pytest.raises(CorruptLogError, match="file chain broken") as err:
+        Campaign.open(camp.folder).state(use_cache=False)
+    assert files[files.index(victim) + 1].name in str(err.value)
+
+
+def test_a_fault_before_an_unreadable_file_is_named_first(tmp_path: Path) -> None:
+    """A forged file, then a FIFO named like a batch further on in the same run: the forged file is named, as
+    the file-by-file read names it (the run ends before the file it cannot read)."""
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()
+    sold = [f for f in files if "toy.sold" in pq.read_table(f, columns=["type"]).column("type").to_pylist()]
+    victim = sold[1]
+    reseal(victim, alter_gold)
+    fifo = files[files.index(victim) + 3]
+    fifo.unlink()
+    os.mkfifo(fifo)
+    shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
+    with pytest.raises(CorruptLogError, match="event altered") as err:
+        Campaign.open(camp.folder).state(use_cache=False)
+    assert victim.name in str(err.value)
