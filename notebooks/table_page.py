@@ -98,6 +98,46 @@ def _(get_said):
 
 
 @app.cell(hide_code=True)
+def _(get_listed):
+    listed = get_listed()
+    mo.stop(listed is None)
+    with sf.fresh_ui_ids():
+        act_buttons = mo.ui.dictionary({_k: table.counter(*listed.labels[_k]) for _k in listed.acts})
+    acts_build = table.page_token()
+    return act_buttons, acts_build, listed
+
+
+@app.cell(hide_code=True)
+def _(act_buttons, listed, page):
+    _parts = [mo.md("## Your proposals")]
+    for _p in listed.proposals:
+        _btns = [act_buttons[_k] for _k, _a in listed.acts.items() if _a.proposal == _p.id]
+        _parts.append(mo.vstack([mo.Html(table.proposal_html(_p, page.unit)),
+                                 mo.hstack(_btns, justify="start", wrap=True) if _btns else None], gap=0.2))
+    if not listed.proposals:
+        _parts.append(mo.md(f"_Nothing proposed yet this {page.unit}._"))
+    mo.vstack(_parts)
+    return
+
+
+@app.cell(hide_code=True)
+def _(act_buttons, acts_build, get_taken, listed, page, set_mark, set_said, set_taken):
+    # Write: Roll, Withdraw, a re-roll, once per click taken, each only if its proposal stands as drawn.
+    _new = table.new_clicks(act_buttons.value, get_taken(), acts_build)
+    mo.stop(not _new)
+    set_taken(lambda t: table.took(t, acts_build, _new))
+    _said = []
+    for _k in _new:
+        try:
+            _said.append(("success", table.run_act(page, listed.acts[_k])))
+        except KingdomlogError as exc:
+            _said.append(("danger", f"**Not done.** {player.said_to_player(exc)}"))
+    set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
+    set_mark(table.mark(page))
+    return
+
+
+@app.cell(hide_code=True)
 def _(get_rows, get_waits, page):
     # The seats' forms: made again only when a seat opens or a choice changes what the others offer.
     _waits = get_waits()
@@ -118,9 +158,9 @@ def _(declare_buttons, get_errors, page, row_forms, seat_forms):
     _cards = [mo.vstack([mo.Html(table.seat_head_html(_f.seat)),
                          table.row_layout(_f, _view.get(str(_i), {}), _errors.get(_i, {})),
                          declare_buttons[str(_i)]], gap=0.4) for _i, _f in enumerate(seat_forms)]
-    _none = mo.md(f"_No seat is yours this {page.unit}: you watch the table._") if not seat_forms else None
-    mo.vstack([mo.md("## Your seats"), _none, *[mo.Html(f"<div class='kl-seat'>{mo.as_html(_c).text}</div>")
-                                              for _c in _cards]])
+    _none = [mo.md(f"_No seat is yours this {page.unit}: you watch the table._")] if not seat_forms else []
+    mo.vstack([mo.md("## Your seats"), *_none,
+               *[mo.Html(f"<div class='kl-seat'>{mo.as_html(_c).text}</div>") for _c in _cards]])
     return
 
 
@@ -166,46 +206,6 @@ def _(declare_buttons, forms_build, get_taken, page, row_forms, seat_forms, set_
             _errs[_i] = {_field: _words}
             _said.append(("danger", f"**{_f.seat.label}: not declared.** {_words}"))
     set_errors(lambda e: {**e, **_errs})
-    set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
-    set_mark(table.mark(page))
-    return
-
-
-@app.cell(hide_code=True)
-def _(get_listed):
-    listed = get_listed()
-    mo.stop(listed is None)
-    with sf.fresh_ui_ids():
-        act_buttons = mo.ui.dictionary({_k: table.counter(*listed.labels[_k]) for _k in listed.acts})
-    acts_build = table.page_token()
-    return act_buttons, acts_build, listed
-
-
-@app.cell(hide_code=True)
-def _(act_buttons, listed, page):
-    _parts = [mo.md("## Your proposals")]
-    for _p in listed.proposals:
-        _btns = [act_buttons[_k] for _k, _a in listed.acts.items() if _a.proposal == _p.id]
-        _parts.append(mo.vstack([mo.Html(table.proposal_html(_p, page.unit)),
-                                 mo.hstack(_btns, justify="start", wrap=True) if _btns else None], gap=0.2))
-    if not listed.proposals:
-        _parts.append(mo.md(f"_Nothing proposed yet this {page.unit}._"))
-    mo.vstack(_parts)
-    return
-
-
-@app.cell(hide_code=True)
-def _(act_buttons, acts_build, get_taken, listed, page, set_mark, set_said, set_taken):
-    # Write: Roll, Withdraw, a re-roll, once per click taken, each only if its proposal stands as drawn.
-    _new = table.new_clicks(act_buttons.value, get_taken(), acts_build)
-    mo.stop(not _new)
-    set_taken(lambda t: table.took(t, acts_build, _new))
-    _said = []
-    for _k in _new:
-        try:
-            _said.append(("success", table.run_act(page, listed.acts[_k])))
-        except KingdomlogError as exc:
-            _said.append(("danger", f"**Not done.** {player.said_to_player(exc)}"))
     set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
     set_mark(table.mark(page))
     return

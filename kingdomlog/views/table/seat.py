@@ -74,6 +74,7 @@ CSS = """
 .kl-o0 { background: #b03a2e; } .kl-o1 { background: #e59866; } .kl-o2 { background: #d4ac0d; }
 .kl-o3 { background: #58d68d; } .kl-o4 { background: #1e8449; }
 .kl-outcome { font-weight: 600; }
+.kl-face { font-size: 1.6em; font-weight: 700; margin: .1em 0; }
 """
 
 
@@ -296,9 +297,10 @@ def took(taken: Mapping[str, int], build: str, clicks: Mapping[str, int]) -> dic
     return {**taken, **{f"{build}/{k}": n for k, n in clicks.items()}}
 
 
-def counter(label: str, kind: Any = "neutral", *, disabled: bool = False) -> Any:
+def counter(label: str, kind: Any = "neutral", tooltip: str = "", *, disabled: bool = False) -> Any:
     """A click counter button (its value counts the presses; ``new_clicks`` takes each new one once)."""
-    return mo.ui.button(value=0, on_click=lambda n: n + 1, label=label, kind=kind, disabled=disabled)
+    return mo.ui.button(value=0, on_click=lambda n: n + 1, label=label, kind=kind, disabled=disabled,
+                        tooltip=tooltip or None)
 
 
 def declare_once(page: TablePage, index: int, row: Mapping[str, Any]) -> tuple[tbl.Proposal | None, str]:
@@ -312,7 +314,10 @@ def declare_once(page: TablePage, index: int, row: Mapping[str, Any]) -> tuple[t
         if p.seat == seat.id and p.status == "declared" and p.row == full:
             return p, f"{p.title} is declared already; press Roll when you are ready."
     p, t = tbl.declare(camp, page.viewer, seat.id, row)
-    return p, f"{p.title}: declared. {tbl.odds_text(t) or 'It rolls no dice: the GM resolves it as it is.'}"
+    odds_words = tbl.odds_text(t)
+    if not odds_words:
+        return p, f"{p.title}: declared. It rolls no dice: the GM resolves it as it is."
+    return p, f"{p.title}: declared. {odds_words}. Press Roll when you are ready."
 
 
 def run_act(page: TablePage, act: Act) -> str:
@@ -346,8 +351,8 @@ class Listed:
 
     proposals: tuple[tbl.Proposal, ...]
     acts: Mapping[str, Act] = field(default_factory=dict)
-    labels: Mapping[str, tuple[str, str]] = field(default_factory=dict)
-    """Act key → (button label, button kind)."""
+    labels: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
+    """Act key → (button label, button kind, tooltip)."""
 
     @property
     def key(self) -> Hashable:
@@ -361,30 +366,30 @@ def listing(page: TablePage) -> Listed:
     camp = Campaign.open(page.folder)
     props = tuple(tbl.mine(camp, page.viewer, page.turn))
     acts: dict[str, Act] = {}
-    labels: dict[str, tuple[str, str]] = {}
+    labels: dict[str, tuple[str, str, str]] = {}
     for p in props:
         drawn = {"proposal": p.id, "status": p.status, "rerolls": len(p.rerolls)}
         if p.status == "declared" and p.checks:
             acts[f"{p.id}/roll"] = Act("roll", **drawn)  # type: ignore[arg-type]
-            labels[f"{p.id}/roll"] = ("🎲 Roll", "success")
+            labels[f"{p.id}/roll"] = ("🎲 Roll", "success", "the server draws the dice now; the table sees the roll")
         if p.status in ("declared", "returned") and not p.rolled:
             acts[f"{p.id}/withdraw"] = Act("withdraw", **drawn)  # type: ignore[arg-type]
-            labels[f"{p.id}/withdraw"] = ("Withdraw", "neutral")
+            labels[f"{p.id}/withdraw"] = ("Withdraw", "neutral", "take it back (before its roll only)")
         if p.rolled and p.status in ("rolled", "returned"):
             for r in reroll_reasons(camp, page, p):
                 acts[f"{p.id}/reroll/{r[0]}"] = Act("reroll", reason=r[0], **drawn)  # type: ignore[arg-type]
-                labels[f"{p.id}/reroll/{r[0]}"] = (f"Re-roll ({r[1]})", "warn")
+                labels[f"{p.id}/reroll/{r[0]}"] = (f"Re-roll ({r[1]})", "warn", r[2])
     return Listed(props, acts, labels)
 
 
-def reroll_reasons(camp: Campaign, page: TablePage, p: tbl.Proposal) -> list[tuple[str, str]]:
-    """The re-rolls the rules give ``p``'s first check: ``[(reason id, words)]`` (pf2e: a Fame point)."""
+def reroll_reasons(camp: Campaign, page: TablePage, p: tbl.Proposal) -> list[tuple[str, str, str]]:
+    """The re-rolls the rules give ``p``'s first check: ``[(reason id, label, detail)]`` (pf2e: a Fame point)."""
     if not p.checks:
         return []
     key = sorted(p.checks)[0]
     view = camp.state(viewer=page.viewer)
     got = camp.ruleset.reroll_reasons(view, p.step, key, check_of(p.checks[key]))
-    return [(r.id, r.label) for r in got]
+    return [(r.id, r.label, r.detail) for r in got]
 
 
 def status_words(p: tbl.Proposal, unit: str = "turn") -> str:
@@ -429,8 +434,10 @@ def proposal_html(p: tbl.Proposal, unit: str) -> Html:
     """One proposal: its title, where it stands, its check and odds before the roll, its re-rolls."""
     rerolled = [h("li", f"re-rolled ({reason}{': ' + note if note else ''}); it had rolled "
                        f"{', '.join(str(f) for f in before)}") for _k, reason, note, before in p.rerolls]
-    return h("div", h("b", p.title), h("div", status_words(p, unit), class_="kl-status kl-outcome" if p.rolled
-                                       else "kl-status"),
+    faces = " · ".join(", ".join(str(f) for f in fs) for _k, fs in sorted(p.faces.items()))
+    return h("div", h("b", p.title),
+             h("div", "🎲 ", faces, class_="kl-face", aria_label=f"rolled {faces}") if p.rolled else None,
+             h("div", status_words(p, unit), class_="kl-status kl-outcome" if p.rolled else "kl-status"),
              check_html(p), h("ul", rerolled, class_="kl-help") if rerolled else None,
              class_=f"kl-prop {p.status}", data_proposal=p.id, data_status=p.status)
 
