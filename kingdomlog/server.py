@@ -6,7 +6,7 @@ One process serves, each behind its own credential:
 |---|---|---|
 | ``/gm/`` | the GM's turn sheet (``notebooks/turn_sheet.py``) | the GM |
 | ``/gm-<name>/`` | a GM page of the ruleset's extras (``views.extras``: aikakirjat's ``/gm-session/``) | the GM |
-| ``/p/<player>/`` | that player's page at the table (``notebooks/table_page.py``): their seats, proposals, rolls, the feed | that player |
+| ``/p/<player>/`` | that player's page at the table (``notebooks/table_page.py``) | that player |
 | ``/p/<player>/report/`` | that player's report (``notebooks/kingdom_view.py``, as it is) | that player |
 | ``/f/<faction>/orders/`` | that faction's orders sheet (``notebooks/orders_sheet.py``) | that faction |
 | ``/f/<faction>/report/`` | that faction's report (``notebooks/kingdom_view.py``, as it is) | that faction |

@@ -95,6 +95,8 @@ class TablePage:
     names: Mapping[str, str]
     hidden: frozenset[str]
     report: str = ""
+    head: int = 0
+    """The log's head seq when the page was opened (a commit moves it)."""
 
 
 def open_page(folder: Path, viewer: str, report: str = "") -> TablePage:
@@ -107,7 +109,8 @@ def open_page(folder: Path, viewer: str, report: str = "") -> TablePage:
     op = tbl.opening(camp, v)
     ex = extras_for(camp.config.ruleset)
     return TablePage(Path(folder), v, camp.config.name or camp.id, camp.player_name(v.id), op.turn, op.unit,
-                     op.seats, {p: camp.player_name(p) for p in camp.players()}, frozenset(ex.seat_hidden), report)
+                     op.seats, {p: camp.player_name(p) for p in camp.players()}, frozenset(ex.seat_hidden), report,
+                     camp.head_seq)
 
 
 def mark(page: TablePage) -> tuple[Any, ...]:
@@ -125,8 +128,10 @@ def mark(page: TablePage) -> tuple[Any, ...]:
 
 
 def moved_on(page: TablePage) -> bool:
-    """Whether the turn the page was opened for is committed (the page opens the next one)."""
-    return Campaign.open(page.folder).next_turn() != page.turn
+    """Whether the turn the page was opened for is committed (the page opens the next one); the log's
+    head is looked at first (a fold only once it moved)."""
+    camp = Campaign.open(page.folder)
+    return camp.head_seq != page.head and camp.next_turn() != page.turn
 
 
 def waits(page: TablePage) -> tuple[str, ...]:
