@@ -88,6 +88,14 @@ def test_an_aikakirjat_pc_acts_as_itself(tmp_path: Path) -> None:
     assert [s.label for s in page.seats] == ["Aino's actions"]
     names = set(seat.row_widgets(seat.seat_form(page, 0)))
     assert "action" in names and not names & {"performer", "pc_id", "situational"}
+    form = seat.seat_form(page, 0, {"action": "reduce_unrest"})
+    raw = {k: (w.value if hasattr(w, "value") else {n: x.value for n, x in w.items()})
+           for k, w in seat.row_widgets(form).items()}
+    row, errors = seat.read_row(form, raw)  # the form as it starts: a new project's boxes left alone
+    assert (row["action"], "new_project" in row, errors) == ("reduce_unrest", False, [])
+    raw["new_project"]["id"] = "mill"  # begun: then it is read, and what it still needs is said
+    row, errors = seat.read_row(form, raw)
+    assert row["new_project"]["id"] == "mill" and [e.path for e in errors] == [("new_project", "name")]
 
 
 def test_declare_once_however_many_times_its_count_is_seen(sl: Path) -> None:
@@ -174,3 +182,20 @@ def test_a_seated_campaigns_players_get_table_pages(sl: Path) -> None:
     assert call(app, "/p/ysolde/", key=keys["maelis"])["status"] == 403
     assert call(app, "/p/ysolde/ws", key=keys["maelis"], kind="websocket")["close"] == 4403
     assert call(app, "/p/ysolde/report/", key=keys["ysolde"])["status"] == 200
+
+
+def test_a_player_at_the_table_from_the_command_line(sl: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kingdomlog.cli import main
+
+    row = '{"activity": "quell-unrest", "skill": "intrigue"}'
+    assert main(["table", str(sl), "--as", "ysolde", "--declare", "1", row]) == 0
+    assert "p1: Quell Unrest (Ruler) declared. d20" in capsys.readouterr().out
+    assert main(["table", str(sl), "--as", "ysolde", "--roll", "p1"]) == 0
+    rolled = capsys.readouterr().out
+    assert re.match(r"p1: Quell Unrest \(Ruler\): d20 \+\d+ vs DC 16: rolled \d+", rolled)
+    assert main(["table", str(sl), "--as", "kesh"]) == 0  # Kesh reads his seats; nothing of Ysolde's row
+    shown = capsys.readouterr().out
+    assert "General: Leadership activities" in shown and "Quell Unrest" not in shown
+    assert main(["table", str(sl), "--as", "ysolde", "--declare", "1", '{"activity": "nope"}']) == 1
+    assert "'nope' is not a Leadership activity" in capsys.readouterr().err
+    assert main(["table", str(sl), "--as", "gm"]) == 1

@@ -74,7 +74,7 @@ CSS = """
 .kl-o0 { background: #b03a2e; } .kl-o1 { background: #e59866; } .kl-o2 { background: #d4ac0d; }
 .kl-o3 { background: #58d68d; } .kl-o4 { background: #1e8449; }
 .kl-outcome { font-weight: 600; }
-.kl-face { font-size: 1.6em; font-weight: 700; margin: .1em 0; }
+.kl-face { font-size: 1.6em; font-weight: 700; margin: .1em 0; } .kl-face small { font-size: .55em; color: #555; }
 """
 
 
@@ -200,8 +200,20 @@ def row_widgets(form: SeatForm) -> dict[str, Any]:
 def read_row(form: SeatForm, raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[sf.FieldError]]:
     """The row the widgets' values ``raw`` give (without the seat's fixed keys), and what cannot be read."""
     out = sf.Read()
-    got = sf.read_fields(form.specs, raw, {}, (), out, offer=form.offer)
+    given = {k: v for k, v in raw.items() if not _blank_group(form, k, v)}
+    got = sf.read_fields(form.specs, given, {}, (), out, offer=form.offer)
     return got, list(out.errors)
+
+
+def _blank_group(form: SeatForm, name: str, value: Any) -> bool:
+    """Whether ``value`` is an optional group left as its widgets start: no pick made, no text typed (its number
+    boxes always hold a number, so they alone do not give it). A Building Project's new project is not asked
+    of a row that reduces Unrest."""
+    spec = next((s for s in form.specs if s.name == name), None)
+    if spec is None or spec.kind != "group" or spec.required or not isinstance(value, Mapping):
+        return False
+    picks = [f for f in spec.fields if f.kind in ("text", "select", "multiselect") and f.name in value]
+    return all(value[f.name] in (None, "", [], f.default) for f in picks)
 
 
 def settled(form: SeatForm, row: Mapping[str, Any]) -> dict[str, Any]:
@@ -376,7 +388,7 @@ def listing(page: TablePage) -> Listed:
         drawn = {"proposal": p.id, "status": p.status, "rerolls": len(p.rerolls)}
         if p.status == "declared" and p.checks:
             acts[f"{p.id}/roll"] = Act("roll", **drawn)  # type: ignore[arg-type]
-            labels[f"{p.id}/roll"] = ("🎲 Roll", "success", "the server draws the dice now; the table sees the roll")
+            labels[f"{p.id}/roll"] = ("Roll", "success", "the server draws the dice now; the table sees the roll")
         if p.status in ("declared", "returned") and not p.rolled:
             acts[f"{p.id}/withdraw"] = Act("withdraw", **drawn)  # type: ignore[arg-type]
             labels[f"{p.id}/withdraw"] = ("Withdraw", "neutral", "take it back (before its roll only)")
@@ -441,7 +453,7 @@ def proposal_html(p: tbl.Proposal, unit: str) -> Html:
                        f"{', '.join(str(f) for f in before)}") for _k, reason, note, before in p.rerolls]
     faces = " · ".join(", ".join(str(f) for f in fs) for _k, fs in sorted(p.faces.items()))
     return h("div", h("b", p.title),
-             h("div", "🎲 ", faces, class_="kl-face", aria_label=f"rolled {faces}") if p.rolled else None,
+             h("div", h("small", "rolled "), faces, class_="kl-face") if p.rolled else None,
              h("div", status_words(p, unit), class_="kl-status kl-outcome" if p.rolled else "kl-status"),
              check_html(p), h("ul", rerolled, class_="kl-help") if rerolled else None,
              class_=f"kl-prop {p.status}", data_proposal=p.id, data_status=p.status)
