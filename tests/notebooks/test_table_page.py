@@ -199,3 +199,19 @@ def test_a_player_at_the_table_from_the_command_line(sl: Path, capsys: pytest.Ca
     assert main(["table", str(sl), "--as", "ysolde", "--declare", "1", '{"activity": "nope"}']) == 1
     assert "'nope' is not a Leadership activity" in capsys.readouterr().err
     assert main(["table", str(sl), "--as", "gm"]) == 1
+
+
+def test_new_takes_the_tables_players(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kingdomlog.cli import main
+
+    folder = tmp_path / "new"
+    assert main(["new", str(folder), "--ruleset", "pf2e", "--player", "ysolde:Ysolde",
+                 "--player", "kesh:Kesh:Kesh the Bold", "--viewer", "tavi"]) == 0
+    camp = Campaign.open(folder)
+    assert camp.players() == ("tavi", "ysolde", "kesh")
+    assert (camp.player_name("ysolde"), camp.character("ysolde"), camp.character("kesh")) == (
+        "Ysolde", "Ysolde", "Kesh the Bold")
+    capsys.readouterr()
+    assert main(["new", str(tmp_path / "bad"), "--ruleset", "pf2e", "--player", "public:Pub"]) == 1
+    assert "--player 'public:Pub': Value error, 'public' is reserved" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
