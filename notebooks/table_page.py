@@ -113,7 +113,7 @@ def _(act_buttons, listed, page):
     for _p in listed.proposals:
         _btns = [act_buttons[_k] for _k, _a in listed.acts.items() if _a.proposal == _p.id]
         _parts.append(mo.vstack([mo.Html(table.proposal_html(_p, page.unit)),
-                                 mo.hstack(_btns, justify="start", wrap=True) if _btns else None], gap=0.2))
+                                 *([mo.hstack(_btns, justify="start", wrap=True)] if _btns else [])], gap=0.2))
     if not listed.proposals:
         _parts.append(mo.md(f"_Nothing proposed yet this {page.unit}._"))
     mo.vstack(_parts)
@@ -145,10 +145,18 @@ def _(get_rows, get_waits, page):
     seat_forms = [table.seat_form(page, _i, get_rows().get(_i), _waits[_i]) for _i in range(len(page.seats))]
     with sf.fresh_ui_ids():
         row_forms = mo.ui.dictionary(sf.flatten({str(_i): table.row_widgets(_f) for _i, _f in enumerate(seat_forms)}))
-        declare_buttons = mo.ui.dictionary({str(_i): table.counter("Declare", "success", disabled=bool(_f.wait))
-                                            for _i, _f in enumerate(seat_forms)})
+    return row_forms, seat_forms
+
+
+@app.cell(hide_code=True)
+def _(get_waits):
+    # The Declare buttons: not made again when a form is (a press while the form rebuilds is not lost).
+    mo.stop(get_waits() is None)
+    with sf.fresh_ui_ids():
+        declare_buttons = mo.ui.dictionary({str(_i): table.counter("Declare", "success", disabled=bool(_w))
+                                            for _i, _w in enumerate(get_waits())})
     forms_build = table.page_token()
-    return declare_buttons, forms_build, row_forms, seat_forms
+    return declare_buttons, forms_build
 
 
 @app.cell(hide_code=True)

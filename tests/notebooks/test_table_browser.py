@@ -74,7 +74,10 @@ class Seat:
 
     def shot(self, name: str) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SHOTS / f"table-player-{name}.png"), full_page=True)
+        feed = self.page.locator(".kl-feed, .kl-feed-empty").last.bounding_box()
+        bottom = min(2400, int(feed["y"] + feed["height"] + 24)) if feed else 2400
+        self.page.screenshot(path=str(SHOTS / f"table-player-{name}.png"),
+                             clip={"x": 0, "y": 0, "width": 390, "height": bottom})
 
 
 def _browser(p: Any) -> Any:

@@ -215,3 +215,14 @@ def test_new_takes_the_tables_players(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["new", str(tmp_path / "bad"), "--ruleset", "pf2e", "--player", "public:Pub"]) == 1
     assert "--player 'public:Pub': Value error, 'public' is reserved" in capsys.readouterr().err
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_seat_waits_for_the_gm_until_the_month_reaches_its_step(tmp_path: Path) -> None:
+    folder = copy_demo(tmp_path / "stolen-lands")  # no draft of the GM's: the month waits at its first roll
+    text, defs = run(folder, "ysolde")
+    assert all(f.wait.startswith("the GM is still at") for f in defs["seat_forms"])
+    assert "the GM is still at" in text and "your part opens when the month reaches it" in text
+    assert defs["row_forms"].value == {}
+    gm_draft(folder)
+    _, defs = run(folder, "ysolde")
+    assert [f.wait for f in defs["seat_forms"]] == ["", ""]

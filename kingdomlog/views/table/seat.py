@@ -451,7 +451,8 @@ def proposal_html(p: tbl.Proposal, unit: str) -> Html:
     """One proposal: its title, where it stands, its check and odds before the roll, its re-rolls."""
     rerolled = [h("li", f"re-rolled ({reason}{': ' + note if note else ''}); it had rolled "
                        f"{', '.join(str(f) for f in before)}") for _k, reason, note, before in p.rerolls]
-    faces = " · ".join(", ".join(str(f) for f in fs) for _k, fs in sorted(p.faces.items()))
+    keys = sorted(k for k in p.faces if k in p.checks) or sorted(p.faces)  # the checks' dice first: what decides
+    faces = " · ".join(", ".join(str(f) for f in p.faces[k]) for k in keys)
     return h("div", h("b", p.title),
              h("div", h("small", "rolled "), faces, class_="kl-face") if p.rolled else None,
              h("div", status_words(p, unit), class_="kl-status kl-outcome" if p.rolled else "kl-status"),
