@@ -1,10 +1,13 @@
 """Players at the table in a real browser, one browser context per person, through ``kingdomlog serve``.
 
 On a copy of the pf2e demo whose GM has a draft that reached the Activity phase, Ysolde (the Ruler) and Kesh
-(the General) each open their own ``/p/<id>/`` link on a phone-sized page, declare Quell Unrest, see the
+(the General) each open their own ``/p/<id>/`` link on a phone-sized page, declare Quell Unrest (with
+Politics +6 and Warfare +1, so that their outcomes' words cannot be the same), see the
 odds, press Roll and see the outcome. Every websocket frame each page receives is recorded: before Roll, no
 frame and no page holds the face the roll then shows; Kesh's page and frames never hold Ysolde's proposal or
 its outcome until the GM accepts it (``app.table.accept``), and then its feed shows it without a reload.
+Kesh double-clicks Declare and Roll: one of each is recorded. The GM commits the month: the log records
+Ysolde's activity as hers, and Kesh's page opens the next month by itself.
 An aikakirjat PC proposes an action the same way. Screenshots at 390 px go to docs/images/table-player-*.png.
 """
 
@@ -67,8 +70,9 @@ class Seat:
         box.select_option(label=next(o for o in box.locator("option").all_inner_texts() if o.startswith(starts)))
         self.page.wait_for_timeout(1800)  # the form rebuilds with the options the choice opens
 
-    def click(self, name: str, then: str) -> None:
-        self.page.get_by_role("button", name=name).first.click()
+    def click(self, name: str, then: str, *, double: bool = False) -> None:
+        button = self.page.get_by_role("button", name=name).first
+        button.dblclick() if double else button.click()
         self.page.get_by_text(re.compile(then)).first.wait_for(timeout=60_000)
         self.page.wait_for_timeout(800)
 
@@ -99,16 +103,16 @@ def test_two_leaders_declare_and_roll_and_see_only_their_own(tmp_path: Path, pyt
         assert ysolde.page.url.endswith("/p/ysolde/") and kesh.page.url.endswith("/p/kesh/")
         ysolde.shot("1-opens")
 
-        for who, skill in ((ysolde, "Intrigue"), (kesh, "Warfare")):
+        for who, skill in ((ysolde, "Politics"), (kesh, "Warfare")):  # +6 and +1: their outcomes' words differ
             who.pick("Activity", "Quell Unrest")
             who.pick("Skill", skill)
-            who.click("Declare", r"declared: not rolled yet")
+            who.click("Declare", r"declared: not rolled yet", double=who is kesh)  # Kesh double-clicks
         ysolde.page.get_by_text("critical success").first.wait_for()
         ysolde.shot("2-declared")
         before = {"ysolde": ysolde.seen(), "kesh": kesh.seen()}
 
         ysolde.click("Roll", r"^rolled: ")
-        kesh.click("Roll", r"^rolled: ")
+        kesh.click("Roll", r"^rolled: ", double=True)
         ysolde.shot("3-rolled")
         camp = Campaign.open(folder)
         mine = {who: tbl.mine(camp, camp.viewer(who))[0] for who in ("ysolde", "kesh")}
@@ -129,6 +133,19 @@ def test_two_leaders_declare_and_roll_and_see_only_their_own(tmp_path: Path, pyt
         assert outcome in kesh.page.inner_text("body")
         assert mine["kesh"].title not in ysolde.seen()  # Kesh's own row is still his and the GM's
         kesh.shot("4-accepted-in-the-feed")
+        kesh_lines = [ln.kind for ln in tbl.TableFile(folder, 19).lines() if ln.by == "kesh"]
+        assert kesh_lines == ["declared", "rolled"]  # a double click on Declare and on Roll: one of each
+
+        # the GM commits the month: the accepted row is Ysolde's act in the log; the pages open month 20
+        gm = Drafts(folder).load(19)
+        assert gm is not None
+        camp = Campaign.open(folder)
+        camp.commit(camp.preview(gm.plan), plan=gm.plan)
+        acts = [e for e in Campaign.open(folder).events() if e.turn == 19 and e.actor == "ysolde"]
+        assert "pf2e.check_resolved" in [e.type for e in acts]
+        assert {e.phase for e in acts} == {"activity.leadership"}
+        kesh.page.get_by_text(re.compile(r"Month 20 · your seats")).wait_for(timeout=20_000)
+        kesh.page.get_by_text(re.compile(r"the GM is still at")).first.wait_for(timeout=20_000)
         browser.close()
 
 
