@@ -226,3 +226,15 @@ def test_a_seat_waits_for_the_gm_until_the_month_reaches_its_step(tmp_path: Path
     gm_draft(folder)
     _, defs = run(folder, "ysolde")
     assert [f.wait for f in defs["seat_forms"]] == ["", ""]
+
+
+def test_a_row_sent_back_shows_the_gms_note_to_its_player_only(sl: Path) -> None:
+    camp = Campaign.open(sl)
+    ysolde = camp.viewer("ysolde")
+    p, _ = tbl.declare(camp, ysolde, seat.open_page(sl, "ysolde").seats[0].id, QUELL)
+    tbl.send_back(camp, p.id, "NOTE-4471: the crowd is not here this month")
+    text, defs = run(sl, "ysolde")
+    assert "sent back by the GM: NOTE-4471: the crowd is not here this month" in text
+    assert [a.kind for a in defs["listed"].acts.values()] == ["withdraw"]  # not rolled: it may be taken back
+    text, _ = run(sl, "kesh")
+    assert "NOTE-4471" not in text and "Quell Unrest (Ruler)" not in text
