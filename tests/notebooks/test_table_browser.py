@@ -119,7 +119,7 @@ def test_two_leaders_declare_and_roll_and_see_only_their_own(tmp_path: Path, pyt
         for who, prop in mine.items():
             assert prop.status == "rolled" and prop.outcome
             face = prop.faces["a1"][0]
-            assert f"rolled {face}" in (ysolde if who == "ysolde" else kesh).page.inner_text("body")
+            assert f"d20 = {face} " in (ysolde if who == "ysolde" else kesh).page.inner_text("body")
             # the face the roll shows was in no page and no frame before Roll was pressed
             assert prop.outcome not in before[who] and 'class="kl-face"' not in before[who]
 

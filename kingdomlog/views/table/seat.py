@@ -177,9 +177,11 @@ def seat_form(page: TablePage, index: int, row: Mapping[str, Any] | None = None,
     camp = Campaign.open(page.folder)
     given = {k: v for k, v in (row or {}).items() if k not in seat.fixed}
     view: Any = None
+    if seat.roll:  # a seat that rolls one check of the GM's step: nothing to choose
+        return SeatForm(seat, (), {}, sf.Offer(), None, wait)
     if not wait:
         with contextlib.suppress(KingdomlogError):
-            view = tbl.before_step(camp, page.viewer, page.turn, seat.step)
+            view = tbl.before_step(camp, page.viewer, page.turn, seat.step).view
     if view is None:
         view = camp.state(viewer=page.viewer)
     specs = camp.ruleset.choices(view, page.turn, seat.step, {seat.rows: [{**given, **seat.fixed}]})
@@ -246,6 +248,9 @@ def row_layout(form: SeatForm, widgets: Any, errors: Mapping[str, str]) -> Any:
     the rest folded under "More choices" (opened when one of them has an error)."""
     if form.wait:
         return mo.Html(h("p", form.wait, class_="kl-wait"))
+    if form.seat.roll:
+        return mo.Html(h("p", "Nothing to choose: this is the kingdom's check as the GM's month computes it. Declare"
+                              " it to see its odds, then roll it.", class_="kl-help"))
     view = widgets
     spec = form.rows_spec or FieldSpec(form.seat.rows, form.seat.rows, "rows", fields=form.specs)
     shown = sf.primary(spec, form.specs, form.row)
