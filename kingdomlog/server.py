@@ -11,8 +11,8 @@ One process serves, each behind its own credential:
 | ``/f/<faction>/orders/`` | that faction's orders sheet (``notebooks/orders_sheet.py``) | that faction |
 | ``/f/<faction>/report/`` | that faction's report (``notebooks/kingdom_view.py``, as it is) | that faction |
 
-A campaign whose ruleset seats its players at the table (``Ruleset.seats``: pf2e's PC leaders, aikakirjat's
-PCs) gives each player a ``/p/`` page; one whose players give orders for whole steps (signoria's factions)
+A campaign whose ruleset seats its players at the table (``Ruleset.seats``: pf2e's PC leaders, pf1's leaders,
+aikakirjat's PCs) gives each player a ``/p/`` page; one whose players give orders for whole steps (signoria's factions)
 an ``/f/`` orders sheet.
 | ``/public/`` | the public view (``notebooks/kingdom_view.py``) | the public link |
 

@@ -9,7 +9,7 @@ with app.setup:
     # never the browser. For each seat the ruleset gives the player this turn: a form of one row (the GM
     # sheet's form codec), Declare (the check and its odds, nothing drawn), Roll (the server draws the dice).
     # The player's proposals with where they stand, and the table's feed, follow the table without a
-    # reload: a cheap cell looks at the files every second and the page re-reads only when they changed.
+    # reload: a cheap cell looks at the files twice a second and the page re-reads only when they changed.
     # Every write is behind a click counter taken once (views.table.seat); the library is views.table.seat.
     import marimo as mo
 
@@ -59,13 +59,13 @@ def _(folder, get_opened, report_link, viewer):
 
 @app.cell(hide_code=True)
 def _():
-    tick = mo.ui.refresh(options=["1s"], default_interval="1s", label="live")
+    tick = mo.ui.refresh(options=[0.5], default_interval=0.5, label="live")
     return (tick,)
 
 
 @app.cell(hide_code=True)
 def _(get_mark, page, set_mark, tick):
-    # The cheap cell, every second: a look at the files (no fold); the page re-reads only when they changed.
+    # The cheap cell, twice a second: a look at the files (no fold); the page re-reads only when they changed.
     _ = tick.value
     _now = table.mark(page)
     if _now != get_mark():
@@ -74,20 +74,27 @@ def _(get_mark, page, set_mark, tick):
 
 
 @app.cell(hide_code=True)
-def _(get_listed, get_mark, get_waits, page, set_listed, set_opened, set_waits):
-    # What changed: the turn (the GM committed it: the page opens the next), the player's proposals,
-    # whether each seat's step is reached; and the feed, read for this viewer.
+def _(get_listed, get_mark, page, set_listed, set_opened):
+    # What changed: the turn (the GM committed it: the page opens the next), the player's proposals, and the
+    # feed, read for this viewer (cheap: first, so the feed is drawn before the seats are looked at).
     mo.stop(get_mark() is None)
     if table.moved_on(page):
         set_opened(lambda n: n + 1)
     _listed = table.listing(page)
     if get_listed() is None or _listed.key != get_listed().key:
         set_listed(_listed)
+    feed = table.feed_of(page)
+    return (feed,)
+
+
+@app.cell(hide_code=True)
+def _(get_mark, get_waits, page, set_waits):
+    # Whether each seat's step is reached in the GM's month (a preview of the GM's draft, when it moved).
+    mo.stop(get_mark() is None)
     _waits = table.waits(page)
     if _waits != get_waits():
         set_waits(_waits)
-    feed = table.feed_of(page)
-    return (feed,)
+    return
 
 
 @app.cell(hide_code=True)

@@ -238,3 +238,20 @@ def test_a_row_sent_back_shows_the_gms_note_to_its_player_only(sl: Path) -> None
     assert [a.kind for a in defs["listed"].acts.values()] == ["withdraw"]  # not rolled: it may be taken back
     text, _ = run(sl, "kesh")
     assert "NOTE-4471" not in text and "Quell Unrest (Ruler)" not in text
+
+
+def test_a_pf1_leader_rolls_the_check_their_role_supports(tmp_path: Path) -> None:
+    folder = tmp_path / "river"
+    shutil.copytree(REPO / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache"))
+    toml = folder / "campaign.toml"
+    toml.write_text(toml.read_text().replace("\n[options]", '\nviewers = [{ id = "amiri", name = "Amiri" }]\n'
+                                                           "\n[options]", 1))
+    gm_draft(folder)
+    text, defs = run(folder, "amiri")
+    assert [f.seat.label for f in defs["seat_forms"]] == ["General: the Stability check of the upkeep"]
+    assert "Nothing to choose" in text and defs["row_forms"].value == {}
+    page = seat.open_page(folder, "amiri")
+    p, words = seat.declare_once(page, 0, {})
+    assert words.startswith("The Stability check of the upkeep: declared. d20 +")
+    assert seat.run_act(page, seat.listing(page).acts[f"{p.id}/roll"]).startswith(
+        "The Stability check of the upkeep: d20 = ")
