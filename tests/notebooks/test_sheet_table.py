@@ -192,6 +192,10 @@ def test_the_poll_looks_at_the_file_and_the_draft_follows_only_the_accepted_rows
 
 def test_no_players_no_table(tmp_path: Path) -> None:
     shutil.copytree(DEMO, tmp_path / "d", ignore=shutil.ignore_patterns(".cache", "plans"))
+    toml = tmp_path / "d" / "campaign.toml"  # the demo declares its PC leaders: a copy without them
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text[:text.index("viewers = [")] + text[text.index("[options]"):], encoding="utf-8")
+    assert Campaign.open(tmp_path / "d").players() == ()
     s, _ = sheet.open_session(tmp_path / "d")
     assert s is not None
     assert not sheet_table.poll(s, lambda _: None)
