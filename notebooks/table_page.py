@@ -40,8 +40,9 @@ def _():
     get_errors, set_errors = mo.state({})
     get_said, set_said = mo.state(None)
     get_taken, set_taken = mo.state({})
-    return (get_errors, get_listed, get_mark, get_opened, get_rows, get_said, get_taken, get_waits, set_errors,
-            set_listed, set_mark, set_opened, set_rows, set_said, set_taken, set_waits)
+    get_spoken, set_spoken = mo.state(0)
+    return (get_errors, get_listed, get_mark, get_opened, get_rows, get_said, get_spoken, get_taken, get_waits,
+            set_errors, set_listed, set_mark, set_opened, set_rows, set_said, set_spoken, set_taken, set_waits)
 
 
 @app.cell(hide_code=True)
@@ -227,7 +228,8 @@ def _(declare_buttons, forms_build, get_taken, page, row_forms, seat_forms, set_
 
 
 @app.cell(hide_code=True)
-def _():
+def _(get_spoken):
+    get_spoken()  # made again (empty) after each line said
     say_text = mo.ui.text(value="", placeholder="say something to the table", full_width=True)
     say_button = table.counter("Say")
     say_build = table.page_token()
@@ -242,7 +244,7 @@ def _(feed, say_button, say_text, tick):
 
 
 @app.cell(hide_code=True)
-def _(get_taken, page, say_build, say_button, say_text, set_mark, set_said, set_taken):
+def _(get_taken, page, say_build, say_button, say_text, set_mark, set_said, set_spoken, set_taken):
     # Write: a line of talk to the table, once per click.
     _new = table.new_clicks({"say": say_button.value}, get_taken(), say_build)
     mo.stop(not _new)
@@ -250,6 +252,7 @@ def _(get_taken, page, say_build, say_button, say_text, set_mark, set_said, set_
     try:
         table.say(page, say_text.value)
         set_said(None)
+        set_spoken(lambda n: n + 1)
     except KingdomlogError as exc:
         set_said(("danger", f"**Not said.** {player.said_to_player(exc)}"))
     set_mark(table.mark(page))

@@ -255,3 +255,15 @@ def test_a_pf1_leader_rolls_the_check_their_role_supports(tmp_path: Path) -> Non
     assert words.startswith("The Stability check of the upkeep: declared. d20 +")
     assert seat.run_act(page, seat.listing(page).acts[f"{p.id}/roll"]).startswith(
         "The Stability check of the upkeep: d20 = ")
+
+
+def test_a_line_said_to_the_table_reaches_every_player(sl: Path) -> None:
+    from types import SimpleNamespace
+
+    press = {"say_build": "b1", "say_button": SimpleNamespace(value=1),
+             "say_text": SimpleNamespace(value="SAY-5512: to the river!")}
+    run(sl, "ysolde", **press)
+    text, _ = run(sl, "kesh")
+    assert text.count("SAY-5512: to the river!") == 1 and SECRET not in text
+    _, defs = run(sl, "ysolde", **{**press, "say_text": SimpleNamespace(value="  ")})
+    assert defs["get_said"]() == ("danger", "**Not said.** say something")
