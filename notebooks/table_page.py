@@ -41,8 +41,10 @@ def _():
     get_said, set_said = mo.state(None)
     get_taken, set_taken = mo.state({})
     get_spoken, set_spoken = mo.state(0)
-    return (get_errors, get_listed, get_mark, get_opened, get_rows, get_said, get_spoken, get_taken, get_waits,
-            set_errors, set_listed, set_mark, set_opened, set_rows, set_said, set_spoken, set_taken, set_waits)
+    get_look, set_look = mo.state(None)
+    return (get_errors, get_listed, get_look, get_mark, get_opened, get_rows, get_said, get_spoken, get_taken,
+            get_waits, set_errors, set_listed, set_look, set_mark, set_opened, set_rows, set_said, set_spoken,
+            set_taken, set_waits)
 
 
 @app.cell(hide_code=True)
@@ -75,9 +77,9 @@ def _(get_mark, page, set_mark, tick):
 
 
 @app.cell(hide_code=True)
-def _(get_listed, get_mark, page, set_listed, set_opened):
+def _(get_listed, get_mark, page, set_listed, set_look, set_opened):
     # What changed: the turn (the GM committed it: the page opens the next), the player's proposals, and the
-    # feed, read for this viewer (cheap: first, so the feed is drawn before the seats are looked at).
+    # feed, read for this viewer (cheap; the seats' waits, a preview, are looked at after it is drawn).
     mo.stop(get_mark() is None)
     if table.moved_on(page):
         set_opened(lambda n: n + 1)
@@ -85,13 +87,15 @@ def _(get_listed, get_mark, page, set_listed, set_opened):
     if get_listed() is None or _listed.key != get_listed().key:
         set_listed(_listed)
     feed = table.feed_of(page)
+    set_look(get_mark())  # the seats are looked at in the run after this one: the feed is drawn first
     return (feed,)
 
 
 @app.cell(hide_code=True)
-def _(get_mark, get_waits, page, set_waits):
-    # Whether each seat's step is reached in the GM's month (a preview of the GM's draft, when it moved).
-    mo.stop(get_mark() is None)
+def _(get_look, get_waits, page, set_waits):
+    # Whether each seat's step is reached in the GM's month (a preview of the GM's draft, when it moved): run
+    # after the feed is drawn (its state is set by the feed's cell).
+    mo.stop(get_look() is None)
     _waits = table.waits(page)
     if _waits != get_waits():
         set_waits(_waits)
