@@ -126,11 +126,27 @@ def cmd_rulesets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _player(text: str) -> Any:
+    """``--player ID[:NAME[:CHARACTER]]`` as a player's entry (``ysolde:Ysolde``, ``aino:Aino:aino``)."""
+    from pydantic import ValidationError
+
+    from kingdomlog.core.errors import InputError
+    from kingdomlog.store.config import ViewerEntry
+
+    pid, _, rest = text.partition(":")
+    name, _, character = rest.partition(":")
+    try:
+        return ViewerEntry(id=pid.strip(), name=name.strip(), character=character.strip())
+    except ValidationError as exc:
+        raise InputError(f"--player {text!r}: {exc.errors()[0]['msg']} (give ID[:NAME[:CHARACTER]], the id lower"
+                         " case)") from None
+
+
 def cmd_new(args: argparse.Namespace) -> int:
     from kingdomlog.app import Campaign
 
     camp = Campaign.create(args.dir, args.ruleset, name=args.name, options=_parse_set(args.set or []),
-                           viewers=args.viewer or [], campaign_id=args.id)
+                           viewers=[*(args.viewer or []), *map(_player, args.player or [])], campaign_id=args.id)
     if args.json:
         _out({"campaign": camp.id, "ruleset": camp.config.ruleset, "folder": str(camp.folder),
               "options": camp.config.options})
@@ -686,6 +702,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="campaign option (value read as JSON if it parses)")
     s.add_argument("--viewer", action="append", metavar="ID", help="a player or faction who may get a view")
+    s.add_argument("--player", action="append", metavar="ID[:NAME[:CHARACTER]]",
+                   help="a player at the table: their id, name, and the character they play as the kingdom names"
+                        " it (default: the name), e.g. ysolde:Ysolde")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_new)
 

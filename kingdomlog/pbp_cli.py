@@ -1,7 +1,8 @@
 """The play-by-post commands of ``kingdomlog`` (registered by ``cli.build_parser``).
 
 ``serve`` (the one server of the table), ``status``, ``publish`` (the GM's opening), ``deadline``,
-``ready``, ``answer``, ``message`` and ``resolve`` (move the turn on; commit when everything is in).
+``ready``, ``answer``, ``message`` and ``resolve`` (move the turn on; commit when everything is in); ``table``
+(a player at the table: their seats, declare, roll, withdraw, say).
 Every command that records a player's or the GM's word then moves the turn on (``pbp.advance``) and
 says what that did, so a game runs from the command line alone as well as from the server.
 """
@@ -302,6 +303,46 @@ def cmd_serve(args: argparse.Namespace) -> int:
 # ---- parser ------------------------------------------------------------------------------------------------
 
 
+def cmd_table(args: argparse.Namespace) -> int:
+    """A player at the table from the command line: their seats and proposals and the feed (no act given), or
+    ``--declare SEAT ROW`` (SEAT: its number or id; ROW: the row's choices as JSON), ``--roll``/``--withdraw
+    ID``, ``--say TEXT``. What it prints is what that player may read."""
+    from kingdomlog.app import table as tbl
+    from kingdomlog.core.errors import InputError
+
+    camp = _campaign(args.dir)
+    v = _viewer(camp, args.as_)
+    if not v.is_player:
+        raise InputError("--as must name a player; the GM plays the turn on the sheet or with `kingdomlog turn`")
+    op = tbl.opening(camp, v)
+    if args.declare:
+        which, text = args.declare
+        seat = op.seats[int(which) - 1].id if which.isdigit() and 0 < int(which) <= len(op.seats) else which
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"--declare: the row {text!r} is not JSON ({exc.msg})") from None
+        p, trial = tbl.declare(camp, v, seat, row)
+        print(f"{p.id}: {p.title} declared. {tbl.odds_text(trial) or 'It rolls no dice.'}")
+        return 0
+    if args.roll or args.withdraw:
+        p = tbl.roll(camp, v, args.roll) if args.roll else tbl.withdraw(camp, v, args.withdraw)
+        print(f"{p.id}: {p.title}: {p.outcome if args.roll else 'withdrawn'}")
+        return 0
+    if args.say is not None:
+        tbl.say(camp, v, args.say)
+        return 0
+    print(f"{camp.config.name}: {op.unit} {op.turn}, {camp.player_name(v.id)} at the table")
+    for i, s in enumerate(op.seats, 1):
+        print(f"  seat {i}: {s.label} ({s.id}){': ' + s.help if s.help else ''}")
+    for p in tbl.mine(camp, v, op.turn):
+        print(f"  {p.id}: {p.title}: {p.status}{': ' + p.outcome if p.outcome else ''}"
+              f"{': ' + p.note if p.note else ''}")
+    for ln in tbl.feed(camp, v, op.turn):
+        print(f"  {ln.at[11:16]} {ln.text}")
+    return 0
+
+
 def add_commands(sub: Any) -> None:
     """Add the play-by-post commands to ``kingdomlog``'s subparsers."""
     s = sub.add_parser("serve", help="serve the whole table (GM sheet, each faction's orders and report, the public "
@@ -317,6 +358,18 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--new-credentials", action="store_true", help="make new links for everyone (old ones stop)")
     s.add_argument("--no-gm-sheet", action="store_true", help="do not serve the GM sheet (the GM plays by CLI)")
     s.set_defaults(fn=cmd_serve)
+
+    s = sub.add_parser("table", help="a player at the table: their seats, proposals and the feed; declare a row, "
+                                      "roll it, withdraw it, say something")
+    s.add_argument("dir")
+    s.add_argument("--as", dest="as_", metavar="PLAYER", required=True)
+    acts = s.add_mutually_exclusive_group()
+    acts.add_argument("--declare", nargs=2, metavar=("SEAT", "ROW"),
+                      help="propose a row from a seat (its number or id); ROW: its choices as JSON")
+    acts.add_argument("--roll", metavar="ID", help="roll a declared proposal (p1, p2, ...)")
+    acts.add_argument("--withdraw", metavar="ID", help="take back a proposal before its roll")
+    acts.add_argument("--say", metavar="TEXT", help="a line of talk to the whole table")
+    s.set_defaults(fn=cmd_table)
 
     s = sub.add_parser("status", help="where the next turn stands: submitted, ready, missing, questions, time left")
     s.add_argument("dir")

@@ -6,8 +6,14 @@ One process serves, each behind its own credential:
 |---|---|---|
 | ``/gm/`` | the GM's turn sheet (``notebooks/turn_sheet.py``) | the GM |
 | ``/gm-<name>/`` | a GM page of the ruleset's extras (``views.extras``: aikakirjat's ``/gm-session/``) | the GM |
+| ``/p/<player>/`` | that player's page at the table (``notebooks/table_page.py``) | that player |
+| ``/p/<player>/report/`` | that player's report (``notebooks/kingdom_view.py``, as it is) | that player |
 | ``/f/<faction>/orders/`` | that faction's orders sheet (``notebooks/orders_sheet.py``) | that faction |
 | ``/f/<faction>/report/`` | that faction's report (``notebooks/kingdom_view.py``, as it is) | that faction |
+
+A campaign whose ruleset seats its players at the table (``Ruleset.seats``: pf2e's PC leaders, pf1's leaders,
+aikakirjat's PCs) gives each player a ``/p/`` page; one whose players give orders for whole steps (signoria's factions)
+an ``/f/`` orders sheet.
 | ``/public/`` | the public view (``notebooks/kingdom_view.py``) | the public link |
 
 Why this way: marimo's run mode serves several notebooks from one Starlette app (``marimo.create_asgi_app``
@@ -205,9 +211,18 @@ class Page:
     title: str
 
 
+def seated(camp: Campaign) -> bool:
+    """Whether ``camp``'s ruleset seats its players at the table (it gives ``Ruleset.seats``): its players get
+    a table page (``/p/``); else they give orders for whole steps (``/f/``), as signoria's factions do."""
+    from kingdomlog.core.ruleset import Ruleset
+
+    return type(camp.ruleset).seats is not Ruleset.seats
+
+
 def pages(folder: Path, camp: Campaign, *, gm_sheet: bool = True) -> list[Page]:
     """Every page of the table: the GM sheet and the GM's pages of the ruleset's extras (``/gm-<name>``, e.g.
-    aikakirjat's session planner), each faction's orders sheet and report, the public view."""
+    aikakirjat's session planner), each player's table page (``seated``) or orders sheet, and report, the
+    public view."""
     from kingdomlog.views.extras import extras_for
 
     absolute = str(folder.resolve())
@@ -216,8 +231,14 @@ def pages(folder: Path, camp: Campaign, *, gm_sheet: bool = True) -> list[Page]:
         out.append(Page("/gm", "turn_sheet", GM, {"campaign": absolute}, "GM turn sheet"))
         for extra in extras_for(camp.config.ruleset).pages:
             out.append(Page(f"/gm-{extra.name}", extra.notebook, GM, {"campaign": absolute}, extra.title))
+    at_table = seated(camp)
     for fid in camp.players():
         args = {"campaign": absolute, "viewer": fid}
+        if at_table:  # the report first: its mount lies under the table page's
+            out.append(Page(f"/p/{fid}/report", "kingdom_view", fid, args, f"report of {fid}"))
+            out.append(Page(f"/p/{fid}", "table_page", fid, {**args, "report": f"/p/{fid}/report/"},
+                            f"table of {fid}"))
+            continue
         out.append(Page(f"/f/{fid}/orders", "orders_sheet", fid, {**args, "report": f"/f/{fid}/report/"},
                         f"orders of {fid}"))
         out.append(Page(f"/f/{fid}/report", "kingdom_view", fid, args, f"report of {fid}"))
@@ -225,13 +246,17 @@ def pages(folder: Path, camp: Campaign, *, gm_sheet: bool = True) -> list[Page]:
     return out
 
 
-def home_of(owner: str) -> str:
-    """Where a credential's browser goes after logging in."""
+def home_of(owner: str, *, at_table: bool = False) -> str:
+    """Where a credential's browser goes after logging in (``at_table``: the campaign is ``seated``).
+
+    >>> home_of("gm"), home_of("fabian"), home_of("ysolde", at_table=True)
+    ('/gm/', '/f/fabian/orders/', '/p/ysolde/')
+    """
     if owner == GM:
         return "/gm/"
     if owner == PUBLIC:
         return "/public/"
-    return f"/f/{owner}/orders/"
+    return f"/p/{owner}/" if at_table else f"/f/{owner}/orders/"
 
 
 def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool = True) -> ASGIApp:
@@ -274,8 +299,11 @@ def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool
 class Front:
     """The server's own routes (``/``, ``/login``, ``/logout``) in front of the pages."""
 
-    def __init__(self, app: ASGIApp, creds: Credentials, name: str, secure: bool) -> None:
-        self.app, self.creds, self.name, self.secure = app, creds, name, secure
+    def __init__(self, app: ASGIApp, creds: Credentials, name: str, secure: bool, *, at_table: bool = False) -> None:
+        self.app, self.creds, self.name, self.secure, self.at_table = app, creds, name, secure, at_table
+
+    def home(self, who: str) -> str:
+        return home_of(who, at_table=self.at_table)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("path") not in ("/", "/login", "/logout"):
@@ -294,13 +322,14 @@ class Front:
                                                            "yours.</p><p><a href='/'>Back</a></p>"))
                 return
             nxt = (query.get("next") or [""])[0]
-            dest = nxt if nxt.startswith(home_of(who).rstrip("/")) and not nxt.startswith("//") else home_of(who)
+            home = self.home(who)
+            dest = nxt if nxt.startswith(home.rstrip("/") + "/") and not nxt.startswith("//") else home
             await _respond(send, 303, "", headers=[(b"location", dest.encode()),
                                                    (b"set-cookie", self._cookie(token, 60 * 60 * 24 * 90))])
             return
         who = self.creds.who(_cookie(scope))
         if who is not None:
-            await _respond(send, 303, "", headers=[(b"location", home_of(who).encode())])
+            await _respond(send, 303, "", headers=[(b"location", self.home(who).encode())])
             return
         nxt = escape((query.get("next") or [""])[0])
         body = (f"<p>The table of <b>{escape(self.name)}</b>. Open the link the GM gave you, or paste its key:</p>"
@@ -351,7 +380,7 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
                     await task
 
     root = Starlette(routes=routes, lifespan=lifespan)
-    return Front(root, creds, camp.config.name, secure), served
+    return Front(root, creds, camp.config.name, secure, at_table=seated(camp)), served
 
 
 async def _ticker(folder: Path, every: float) -> None:
@@ -415,4 +444,4 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bo
     return 0
 
 
-__all__ = ["Credentials", "Gate", "Page", "build", "home_of", "marimo_app", "pages", "serve"]
+__all__ = ["Credentials", "Gate", "Page", "build", "home_of", "marimo_app", "pages", "seated", "serve"]

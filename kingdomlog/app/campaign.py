@@ -206,7 +206,7 @@ class Campaign:
         *,
         name: str | None = None,
         options: Mapping[str, Any] | None = None,
-        viewers: Iterable[str] = (),
+        viewers: Iterable[str | ViewerEntry] = (),
         campaign_id: str | None = None,
         recorded_at: datetime | None = None,
     ) -> Campaign:
@@ -230,13 +230,13 @@ class Campaign:
                 raise StoreError(f"{path}: a campaign already exists here")
             raise StoreError(f"{path}: folder is not empty; choose a new folder for the campaign")
         opts = validate_options(rs.options, dict(options or {}), entering=True)
-        seen: list[str] = []
-        for v in viewers:
-            if v not in seen:
-                seen.append(v)
+        seen: dict[str, str | ViewerEntry] = {}
+        for v in viewers:  # a player's id, or their entry (name, character)
+            seen.setdefault(v.id if isinstance(v, ViewerEntry) else v, v)
         try:
             cfg = CampaignConfig(id=cid, name=name or cid, ruleset=rs.id, options=opts,
-                                 viewers=[ViewerEntry(id=v) for v in seen])
+                                 viewers=[v if isinstance(v, ViewerEntry) else ViewerEntry(id=v)
+                                          for v in seen.values()])
         except ValidationError as exc:
             err = exc.errors()[0]
             raise InputError(f"player {err.get('input')!r}: {err['msg']}") from None

@@ -41,7 +41,7 @@ def test_every_bundled_ruleset_has_a_demo() -> None:
 
 
 def test_a_ruleset_without_extras_gets_none() -> None:
-    assert extras_for("pf2e-kingmaker") is NONE and extras_for("no-such-ruleset") is NONE
+    assert extras_for("pf1-kingmaker") is NONE and extras_for("no-such-ruleset") is NONE
 
 
 def test_each_panel_draws_for_the_demo(demo: tuple[str, Path]) -> None:

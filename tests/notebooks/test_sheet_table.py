@@ -192,6 +192,10 @@ def test_the_watcher_draws_the_panel_when_the_file_moved_and_the_draft_follows_o
 
 def test_no_players_no_table(tmp_path: Path) -> None:
     shutil.copytree(DEMO, tmp_path / "d", ignore=shutil.ignore_patterns(".cache", "plans"))
+    toml = tmp_path / "d" / "campaign.toml"  # the demo declares its PC leaders: a copy without them
+    text = toml.read_text(encoding="utf-8")
+    toml.write_text(text[:text.index("viewers = [")] + text[text.index("[options]"):], encoding="utf-8")
+    assert Campaign.open(tmp_path / "d").players() == ()
     s, _ = sheet.open_session(tmp_path / "d")
     assert s is not None
     sheet_table.watch(s, object(), lambda _: None)  # no players: no watcher started (none needed)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 MANIFEST: Mapping[str, str] = {
     "aikakirjat": "kingdomlog.views.extras.aikakirjat",
+    "pf2e-kingmaker": "kingdomlog.views.extras.pf2e",
     "signoria": "kingdomlog.views.extras.signoria",
 }
 """Ruleset id -> the module that declares its ``EXTRAS``. A fifth ruleset with pages of its own adds one line."""
@@ -85,7 +86,10 @@ class Extras:
       player; choices the rules ask as questions of their own);
     - ``orders_first_roll``: the player's steps rolled and sealed before the others, and the words for them
       (signoria's command roll, whose outcome the orders are checked against); None when there are none;
-    - ``orders_other_example``: the placeholder of an open pick (a value no list of the player's view holds).
+    - ``orders_other_example``: the placeholder of an open pick (a value no list of the player's view holds);
+    - ``seat_hidden``: the fields of a row a player proposes at the table (``views.table.seat``) that the page
+      does not offer: the GM's to rule (a DC the GM sets, modifiers the GM adds), or a re-roll the page asks
+      for after the roll (fields named ``gm_*`` are never offered, whatever the ruleset).
     """
 
     panels: tuple[Panel, ...] = ()
@@ -94,6 +98,7 @@ class Extras:
     orders_hidden: tuple[str, ...] = ()
     orders_first_roll: FirstRoll | None = None
     orders_other_example: str = ""
+    seat_hidden: tuple[str, ...] = ()
 
     def command(self, name: str) -> Command | None:
         """The command called ``name``, or None."""

@@ -544,6 +544,7 @@ EXTRAS = Extras(
                   " (change them with kingdomlog session)", _panel),),
     pages=(Page("session", "session", "Session planner", open_session),),
     commands=(Command("session", session_command),),
+    seat_hidden=("situational",),
 )
 """Aikakirjat's turns come in growth sessions planned ahead (§4.0): the sheet's years-ahead panel, the planner's
 page and ``kingdomlog session``."""

@@ -1,0 +1,530 @@
+"""A player's page at the table (``notebooks/table_page.py``): their seats, their proposals, the feed.
+
+The page is one viewer's, fixed by the server (``kingdomlog serve``'s ``/p/<player>/``). For each seat the
+ruleset gives that player this turn (``app.table.opening``: pf2e's Ruler takes the Ruler's Leadership
+activities, an aikakirjat PC its actions) it shows a form for ONE row of the seat's list, built with the
+GM sheet's form codec (``views.forms``) from the step's row model, its options those of the player's own
+view of the month as the GM has played it up to that step (``app.table.before_step``); the seat's fixed
+keys (the role, the PC) and the fields the GM rules (``gm_*``, the ruleset's ``Extras.seat_hidden``) are
+not offered. **Declare** proposes the row: the page shows the check in words and the odds of each degree
+(the GM sheet's ``odds_html``), nothing drawn; **Roll** has the server draw the dice and shows the
+outcome. The player's proposals are listed with where they stand (declared, rolled, accepted, sent back
+with the GM's note) and what may still be done (Withdraw before the roll, a re-roll for a reason the rules
+give). The feed (``views.table.feed``) shows what this viewer may read of the table.
+
+What keeps it honest:
+
+- **No face before Roll.** A declared proposal holds its checks, never faces (``app.table``); the page
+  shows faces only of the viewer's own rolled proposals and of the lines the feed lets them read.
+- **One press, one act.** Every button of the page is a click counter whose new counts are taken once
+  (``Clicks``); an act names what it was drawn for (``Act``: the proposal's status and re-rolls then), so a
+  second press that reaches the kernel after the first one's write finds the proposal moved on and does
+  nothing. Declare on a row that is already declared and not rolled yet does nothing and says so (a double
+  click declares once). Roll is idempotent in ``app.table``.
+- **Live without a reload.** ``mark`` is a cheap look at the files (the log's head, the GM's draft, the
+  table file); the page re-reads its proposals and the feed only when it changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import marimo as mo
+
+from kingdomlog.app import Campaign
+from kingdomlog.app import table as tbl
+from kingdomlog.core.choices import FieldSpec
+from kingdomlog.core.errors import InputError, KingdomlogError
+from kingdomlog.core.ruleset import Seat
+from kingdomlog.core.turn import check_of, check_words
+from kingdomlog.core.viewers import Viewer
+from kingdomlog.dice.odds import odds
+from kingdomlog.views import forms as sf
+from kingdomlog.views.extras import extras_for
+from kingdomlog.views.html import EMPTY, Html, h, join, style
+from kingdomlog.views.player import page as player
+from kingdomlog.views.sheet.cards import odds_html
+from kingdomlog.views.table.feed import STYLE as FEED_STYLE
+from kingdomlog.views.table.feed import feed_html
+
+GM_FIELD_PREFIX = "gm_"
+"""Fields named so are the GM's to rule (``gm_effects``): never offered to a player."""
+
+CSS = """
+.kl-seat { border: 1px solid #d5dbe6; border-radius: 8px; padding: .6em .8em; margin: .6em 0; background: #fbfcfe; }
+.kl-seat h3 { margin: 0 0 .2em 0; font-size: 1.05em; }
+.kl-help { color: #555; font-size: .9em; }
+.kl-wait { color: #5b4a2f; background: #fdf6e3; border-radius: 6px; padding: .4em .6em; }
+.kl-err { color: #a51d2d; font-size: .9em; margin: .1em 0 .3em 0; }
+.kl-prop { border-left: 4px solid #8a94a6; padding: .35em .7em; margin: .5em 0; background: #fafbfd; }
+.kl-prop.rolled { border-left-color: #1a5fb4; } .kl-prop.accepted { border-left-color: #1e8449; }
+.kl-prop.returned { border-left-color: #b9770e; } .kl-prop.withdrawn { opacity: .6; }
+.kl-prop .kl-status { font-size: .9em; color: #333; }
+.kl-odds { margin: .25em 0; }
+.kl-bar { display: flex; height: 10px; border-radius: 5px; overflow: hidden; background: #eee; max-width: 28em; }
+.kl-seg { display: block; height: 100%; }
+.kl-chances { list-style: none; padding: 0; margin: .2em 0; display: flex; flex-wrap: wrap; gap: .2em 1em;
+  font-size: .92em; }
+.kl-dot { display: inline-block; width: .7em; height: .7em; border-radius: 50%; margin-right: .3em; }
+.kl-o0 { background: #b03a2e; } .kl-o1 { background: #e59866; } .kl-o2 { background: #d4ac0d; }
+.kl-o3 { background: #58d68d; } .kl-o4 { background: #1e8449; }
+.kl-outcome { font-weight: 600; }
+.kl-face { font-size: 1.6em; font-weight: 700; margin: .1em 0; } .kl-face small { font-size: .55em; color: #555; }
+"""
+
+
+# ---- the page's viewer and their seats ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TablePage:
+    """What the page shows of its viewer's place at the table this turn (``open_page``)."""
+
+    folder: Path
+    viewer: Viewer
+    campaign: str
+    player: str
+    turn: int
+    unit: str
+    seats: tuple[Seat, ...]
+    names: Mapping[str, str]
+    hidden: frozenset[str]
+    report: str = ""
+    head: int = 0
+    """The log's head seq when the page was opened (a commit moves it)."""
+
+
+def open_page(folder: Path, viewer: str, report: str = "") -> TablePage:
+    """``viewer``'s place at the table in ``folder``'s next turn. ``InputError`` for the GM, the public or an
+    unknown viewer (the page is a player's)."""
+    camp = Campaign.open(folder)
+    v = camp.viewer(viewer)
+    if not v.is_player:
+        raise InputError(f"{viewer!r} is not a player of this campaign; the table page is a player's")
+    op = tbl.opening(camp, v)
+    ex = extras_for(camp.config.ruleset)
+    return TablePage(Path(folder), v, camp.config.name or camp.id, camp.player_name(v.id), op.turn, op.unit,
+                     op.seats, {p: camp.player_name(p) for p in camp.players()}, frozenset(ex.seat_hidden), report,
+                     camp.head_seq)
+
+
+def mark(page: TablePage) -> tuple[Any, ...]:
+    """A cheap look at what the page depends on: the log's head, the GM's saved draft, the table file. It
+    changes when anything the page shows may have (a few ``stat`` calls; no fold, no read of the log)."""
+    from kingdomlog.app.drafts import Drafts
+
+    camp = Campaign.open(page.folder)
+    try:
+        st = Drafts(page.folder).path(page.turn).stat()
+        draft: tuple[int, int] = (st.st_size, st.st_mtime_ns)
+    except FileNotFoundError:
+        draft = (0, 0)
+    return (camp.head_seq, draft, tbl.TableFile(page.folder, page.turn).version())
+
+
+def moved_on(page: TablePage) -> bool:
+    """Whether the turn the page was opened for is committed (the page opens the next one); the log's
+    head is looked at first (a fold only once it moved)."""
+    camp = Campaign.open(page.folder)
+    return camp.head_seq != page.head and camp.next_turn() != page.turn
+
+
+def waits(page: TablePage) -> tuple[str, ...]:
+    """Per seat, why it waits ("the GM is still at …"), or "" when the month has reached its step."""
+    camp = Campaign.open(page.folder)
+    out = []
+    for seat in page.seats:
+        try:
+            tbl.before_step(camp, page.viewer, page.turn, seat.step)
+            out.append("")
+        except KingdomlogError as exc:
+            out.append(player.said_to_player(exc))
+    return tuple(out)
+
+
+# ---- one row of a seat, as a form ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatForm:
+    """The form of one seat: the row's fields (options from ``row``), the row it holds, what it hides."""
+
+    seat: Seat
+    specs: tuple[FieldSpec, ...]
+    row: Mapping[str, Any]
+    offer: sf.Offer
+    rows_spec: FieldSpec | None = None
+    wait: str = ""
+
+    @property
+    def key(self) -> Hashable:
+        """Two forms with the same key need no new widgets (``views.forms.spec_key``)."""
+        return (self.seat.id, self.wait, tuple(sf.spec_key(s) for s in self.specs if s.name not in self.offer.hidden))
+
+
+def seat_form(page: TablePage, index: int, row: Mapping[str, Any] | None = None, wait: str = "") -> SeatForm:
+    """Seat ``index``'s form holding ``row`` (the player's values, without the seat's fixed keys).
+
+    Options come from the player's view of the month up to the seat's step (the view at the turn's start
+    while the seat ``wait``s). Hidden: the seat's fixed keys, ``gm_*`` fields, the ruleset's ``seat_hidden``.
+    """
+    seat = page.seats[index]
+    camp = Campaign.open(page.folder)
+    given = {k: v for k, v in (row or {}).items() if k not in seat.fixed}
+    view: Any = None
+    if seat.roll:  # a seat that rolls one check of the GM's step: nothing to choose
+        return SeatForm(seat, (), {}, sf.Offer(), None, wait)
+    if not wait:
+        with contextlib.suppress(KingdomlogError):
+            view = tbl.before_step(camp, page.viewer, page.turn, seat.step).view
+    if view is None:
+        view = camp.state(viewer=page.viewer)
+    specs = camp.ruleset.choices(view, page.turn, seat.step, {seat.rows: [{**given, **seat.fixed}]})
+    rows_spec = next((s for s in specs if s.name == seat.rows), None)
+    fields = (rows_spec.entries[0] if rows_spec is not None and rows_spec.entries else
+              rows_spec.fields if rows_spec is not None else ())
+    hidden = frozenset({*seat.fixed, *page.hidden, *(f.name for f in fields if f.name.startswith(GM_FIELD_PREFIX))})
+    return SeatForm(seat, tuple(fields), given, sf.Offer(hidden=hidden), rows_spec, wait)
+
+
+def row_widgets(form: SeatForm) -> dict[str, Any]:
+    """The widgets of the form's one row (``views.forms.choice_widgets``, as a player's page offers them)."""
+    if form.wait:
+        return {}
+    return sf.choice_widgets(form.specs, form.row, offer=form.offer)
+
+
+def read_row(form: SeatForm, raw: Mapping[str, Any]) -> tuple[dict[str, Any], list[sf.FieldError]]:
+    """The row the widgets' values ``raw`` give (without the seat's fixed keys), and what cannot be read."""
+    out = sf.Read()
+    given = {k: v for k, v in raw.items() if not _blank_group(form, k, v)}
+    got = sf.read_fields(form.specs, given, {}, (), out, offer=form.offer)
+    return got, list(out.errors)
+
+
+def _blank_group(form: SeatForm, name: str, value: Any) -> bool:
+    """Whether ``value`` is an optional group left as its widgets start: no pick made, no text typed (its number
+    boxes always hold a number, so they alone do not give it). A Building Project's new project is not asked
+    of a row that reduces Unrest."""
+    spec = next((s for s in form.specs if s.name == name), None)
+    if spec is None or spec.kind != "group" or spec.required or not isinstance(value, Mapping):
+        return False
+    picks = [f for f in spec.fields if f.kind in ("text", "select", "multiselect") and f.name in value]
+    return all(value[f.name] in (None, "", [], f.default) for f in picks)
+
+
+def settled(form: SeatForm, row: Mapping[str, Any]) -> dict[str, Any]:
+    """``row`` with choices the new options no longer allow cleared (activity changed: its old skill goes)."""
+    return sf.settle(form.specs, row, form.row)
+
+
+def error_at(form: SeatForm, message: str) -> tuple[str, str]:
+    """Where a refusal of the row belongs: ``(field name, words)``; ``("", words)`` for the whole row.
+
+    >>> f = SeatForm(Seat("s", "activities", "Ruler"), (), {}, sf.Offer())
+    >>> error_at(f, "choice activities[0].skill: 'x' cannot be chosen now")
+    ('skill', "'x' cannot be chosen now")
+    >>> error_at(f, "choice activities[0].activity is required")
+    ('activity', 'needed: choose one')
+    >>> error_at(f, "the GM is still at Upkeep")
+    ('', 'the GM is still at Upkeep')
+    """
+    path = sf.error_path(message)
+    if path is None or len(path) < 3 or path[0] != form.seat.rows or not isinstance(path[2], str):
+        return "", message
+    words = message.split(": ", 1)[1] if ": " in message else "needed: choose one"
+    if message.rstrip().endswith("is required"):
+        words = "needed: choose one"
+    return path[2], words
+
+
+def row_layout(form: SeatForm, widgets: Any, errors: Mapping[str, str]) -> Any:
+    """The form laid out for a phone: the main fields one under another, each with its error beside it;
+    the rest folded under "More choices" (opened when one of them has an error)."""
+    if form.wait:
+        return mo.Html(h("p", form.wait, class_="kl-wait"))
+    if form.seat.roll:
+        return mo.Html(h("p", "Nothing to choose: this is the kingdom's check as the GM's month computes it. Declare"
+                              " it to see its odds, then roll it.", class_="kl-help"))
+    view = widgets
+    spec = form.rows_spec or FieldSpec(form.seat.rows, form.seat.rows, "rows", fields=form.specs)
+    shown = sf.primary(spec, form.specs, form.row)
+    main: list[Any] = []
+    more: list[Any] = []
+    for s in form.specs:
+        if s.name not in view:
+            continue
+        part = _field(s, view[s.name], errors.get(s.name, ""))
+        (main if s.name in shown or s.name in errors else more).append(part)
+    if more:
+        main.append(mo.accordion({"More choices": mo.vstack(more, gap=0.4)}))
+    if errors.get(""):
+        main.insert(0, mo.Html(h("p", errors[""], class_="kl-err")))
+    return mo.vstack(main, gap=0.4)
+
+
+def _field(spec: FieldSpec, node: Any, error: str) -> Any:
+    parts: list[Any] = []
+    if isinstance(node, sf.View):
+        if all(k in node for k in sf.OPEN_PICK):
+            parts.append(mo.hstack([node[k] for k in sf.OPEN_PICK], justify="start", wrap=True))
+        else:
+            parts.append(mo.md(f"**{spec.label or spec.name}**"))
+            parts += [_field(f, node[f.name], "") for f in spec.fields if f.name in node]
+    else:
+        parts.append(node)
+    if spec.help and spec.kind not in ("bool",):
+        parts.append(mo.Html(h("div", spec.help, class_="kl-help")))
+    if error:
+        parts.append(mo.Html(h("div", f"⚠ {spec.label or spec.name}: {error}", class_="kl-err", role="alert")))
+    return mo.vstack(parts, gap=0.1)
+
+
+# ---- acts, once per press -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Act:
+    """What a button does and what it was drawn for: ``kind`` (roll, withdraw, reroll), the proposal, a
+    re-roll's reason, and the proposal's status and re-roll count when the button was drawn."""
+
+    kind: str
+    proposal: str
+    reason: str = ""
+    status: str = ""
+    rerolls: int = 0
+
+
+def new_clicks(values: Mapping[str, Any], taken: Mapping[str, int], build: str) -> dict[str, int]:
+    """The buttons of build ``build`` (keys of a dictionary of click counters) pressed since the counts
+    ``taken`` (by ``<build>/<key>``): ``{key: its count now}``. Merge the answer into ``taken`` with ``took``.
+
+    >>> new_clicks({"a": 2, "b": 0, "c": 1}, {"x/a": 1, "x/c": 1}, "x")
+    {'a': 2}
+    """
+    return {k: n for k, n in values.items() if isinstance(n, int) and n > int(taken.get(f"{build}/{k}", 0))}
+
+
+def took(taken: Mapping[str, int], build: str, clicks: Mapping[str, int]) -> dict[str, int]:
+    """``taken`` with ``clicks`` of build ``build`` taken (each count is taken once).
+
+    >>> took({"x/a": 1}, "x", {"a": 2})
+    {'x/a': 2}
+    """
+    return {**taken, **{f"{build}/{k}": n for k, n in clicks.items()}}
+
+
+def counter(label: str, kind: Any = "neutral", tooltip: str = "", *, disabled: bool = False) -> Any:
+    """A click counter button (its value counts the presses; ``new_clicks`` takes each new one once)."""
+    return mo.ui.button(value=0, on_click=lambda n: n + 1, label=label, kind=kind, disabled=disabled,
+                        tooltip=tooltip or None)
+
+
+def declare_once(page: TablePage, index: int, row: Mapping[str, Any]) -> tuple[tbl.Proposal | None, str]:
+    """Declare ``row`` from seat ``index``, unless this seat already has it declared and not rolled (a second
+    press, a double click): then nothing is written. Returns the proposal (None when refused) and the
+    words. Raises ``KingdomlogError`` when the table refuses the row."""
+    seat = page.seats[index]
+    camp = Campaign.open(page.folder)
+    full = tbl.full_row(seat, row)
+    for p in tbl.mine(camp, page.viewer, page.turn):
+        if p.seat == seat.id and p.status == "declared" and p.row == full:
+            return p, f"{p.title} is declared already; press Roll when you are ready."
+    p, t = tbl.declare(camp, page.viewer, seat.id, row)
+    odds_words = tbl.odds_text(t)
+    if not odds_words:
+        return p, f"{p.title}: declared. It rolls no dice: the GM resolves it as it is."
+    return p, f"{p.title}: declared. {odds_words}. Press Roll when you are ready."
+
+
+def run_act(page: TablePage, act: Act) -> str:
+    """Do ``act`` if its proposal still stands as the button was drawn for; the words of what happened.
+
+    Raises ``KingdomlogError`` when the table refuses it."""
+    camp = Campaign.open(page.folder)
+    now = next((p for p in tbl.mine(camp, page.viewer, page.turn) if p.id == act.proposal), None)
+    if now is None:
+        raise InputError(f"no proposal {act.proposal!r} of yours this {page.unit}")
+    if now.status != act.status or len(now.rerolls) != act.rerolls:
+        return f"{now.title}: {status_words(now, page.unit)} (that press came after it moved on; nothing done)."
+    if act.kind == "roll":
+        p = tbl.roll(camp, page.viewer, act.proposal)
+        return f"{p.title}: {p.outcome or 'rolled'}."
+    if act.kind == "withdraw":
+        p = tbl.withdraw(camp, page.viewer, act.proposal)
+        return f"{p.title}: withdrawn."
+    if act.kind == "reroll":
+        p = tbl.reroll(camp, page.viewer, act.proposal, act.reason)
+        return f"{p.title} rolled again: {p.outcome}."
+    raise InputError(f"unknown act {act.kind!r}")
+
+
+# ---- the proposals -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listed:
+    """The viewer's proposals as the page lists them, with the acts each offers (``listing``)."""
+
+    proposals: tuple[tbl.Proposal, ...]
+    acts: Mapping[str, Act] = field(default_factory=dict)
+    labels: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
+    """Act key → (button label, button kind, tooltip)."""
+
+    @property
+    def key(self) -> Hashable:
+        """What the list shows: a new one only when a proposal moved (not on every line of the table)."""
+        return tuple((p.id, p.status, len(p.rerolls), p.outcome, p.note, p.title) for p in self.proposals)
+
+
+def listing(page: TablePage) -> Listed:
+    """The viewer's proposals this turn and the acts each offers: Roll and Withdraw before the roll, a
+    re-roll for each reason the rules give once rolled (not after the GM accepted it)."""
+    camp = Campaign.open(page.folder)
+    props = tuple(tbl.mine(camp, page.viewer, page.turn))
+    acts: dict[str, Act] = {}
+    labels: dict[str, tuple[str, str, str]] = {}
+    for p in props:
+        drawn = {"proposal": p.id, "status": p.status, "rerolls": len(p.rerolls)}
+        if p.status == "declared" and p.checks:
+            acts[f"{p.id}/roll"] = Act("roll", **drawn)  # type: ignore[arg-type]
+            labels[f"{p.id}/roll"] = ("Roll", "success", "the server draws the dice now; the table sees the roll")
+        if p.status in ("declared", "returned") and not p.rolled:
+            acts[f"{p.id}/withdraw"] = Act("withdraw", **drawn)  # type: ignore[arg-type]
+            labels[f"{p.id}/withdraw"] = ("Withdraw", "neutral", "take it back (before its roll only)")
+        if p.rolled and p.status in ("rolled", "returned"):
+            for r in reroll_reasons(camp, page, p):
+                acts[f"{p.id}/reroll/{r[0]}"] = Act("reroll", reason=r[0], **drawn)  # type: ignore[arg-type]
+                labels[f"{p.id}/reroll/{r[0]}"] = (f"Re-roll ({r[1]})", "warn", r[2])
+    return Listed(props, acts, labels)
+
+
+def reroll_reasons(camp: Campaign, page: TablePage, p: tbl.Proposal) -> list[tuple[str, str, str]]:
+    """The re-rolls the rules give ``p``'s first check: ``[(reason id, label, detail)]`` (pf2e: a Fame point)."""
+    if not p.checks:
+        return []
+    key = sorted(p.checks)[0]
+    view = camp.state(viewer=page.viewer)
+    got = camp.ruleset.reroll_reasons(view, p.step, key, check_of(p.checks[key]))
+    return [(r.id, r.label, r.detail) for r in got]
+
+
+def status_words(p: tbl.Proposal, unit: str = "turn") -> str:
+    """Where a proposal stands, in words.
+
+    >>> p = tbl.Proposal("p1", 3, "ysolde", "s", "st", "activities", {}, title="Quell Unrest (Ruler)")
+    >>> status_words(p)
+    'declared: not rolled yet'
+    >>> p.status, p.note = "returned", "not this month"
+    >>> status_words(p)
+    'sent back by the GM: not this month'
+    """
+    if p.status == "declared":
+        return "declared: not rolled yet" if p.checks else "declared: it rolls no dice; the GM resolves it"
+    if p.status == "rolled":
+        return f"rolled: {p.outcome}" if p.outcome else "rolled"
+    if p.status == "accepted":
+        return f"accepted by the GM{': ' + p.outcome if p.outcome else ''}"
+    if p.status == "returned":
+        return f"sent back by the GM: {p.note}"
+    return "withdrawn"
+
+
+def check_html(p: tbl.Proposal) -> Html:
+    """A proposal's check before its roll: the check in words and the odds of each degree (no face)."""
+    if p.rolled or not p.checks:
+        return EMPTY
+    parts = []
+    for key in sorted(p.checks):
+        print_ = p.checks[key]
+        spec = check_of(print_)
+        parts.append(h("div", h("b", check_words(print_))))
+        if spec is not None:
+            try:
+                parts.append(odds_html(odds(spec)))
+            except (ValueError, KingdomlogError) as exc:
+                parts.append(h("div", f"odds not available: {exc}", class_="kl-help"))
+    return join(parts)
+
+
+def proposal_html(p: tbl.Proposal, unit: str) -> Html:
+    """One proposal: its title, where it stands, its check and odds before the roll, its re-rolls."""
+    rerolled = [h("li", f"re-rolled ({reason}{': ' + note if note else ''}); it had rolled "
+                       f"{', '.join(str(f) for f in before)}") for _k, reason, note, before in p.rerolls]
+    keys = sorted(k for k in p.faces if k in p.checks) or sorted(p.faces)  # the checks' dice first: what decides
+    faces = " · ".join(", ".join(str(f) for f in p.faces[k]) for k in keys)
+    return h("div", h("b", p.title),
+             h("div", h("small", "rolled "), faces, class_="kl-face") if p.rolled else None,
+             h("div", status_words(p, unit), class_="kl-status kl-outcome" if p.rolled else "kl-status"),
+             check_html(p), h("ul", rerolled, class_="kl-help") if rerolled else None,
+             class_=f"kl-prop {p.status}", data_proposal=p.id, data_status=p.status)
+
+
+def feed_of(page: TablePage) -> Html:
+    """The table's feed as this viewer may read it (newest first)."""
+    lines = tbl.feed(Campaign.open(page.folder), page.viewer, page.turn)
+    return feed_html(lines, page.names)
+
+
+def head_html(page: TablePage) -> Html:
+    """The top of the page: the CSS, who and when, a link to the player's report."""
+    link = [" · ", h("a", "your kingdom's report", href=page.report)] if page.report else None
+    seats = ", ".join(s.label for s in page.seats) or "none this " + page.unit
+    return join([style(player.STYLE + CSS + FEED_STYLE.removeprefix("<style>").removesuffix("</style>")),
+                 h("h1", f"{page.campaign}: {page.player}'s table", class_="kl-h1"),
+                 h("p", f"{page.unit.capitalize()} {page.turn} · your seats: {seats}", link, class_="kl-help")])
+
+
+def seat_head_html(seat: Seat) -> Html:
+    """A seat's heading and help."""
+    return join([h("h3", seat.label), h("div", seat.help, class_="kl-help") if seat.help else None])
+
+
+def say(page: TablePage, text: str) -> None:
+    """A line of talk from the page's player to the whole table (``app.table.say``)."""
+    tbl.say(Campaign.open(page.folder), page.viewer, text)
+
+
+def page_token() -> str:
+    """A fresh id for a build of the page's buttons (clicks are counted per build)."""
+    return uuid.uuid4().hex[:10]
+
+
+__all__ = [
+    "CSS",
+    "Act",
+    "Listed",
+    "SeatForm",
+    "TablePage",
+    "check_html",
+    "counter",
+    "declare_once",
+    "error_at",
+    "feed_of",
+    "head_html",
+    "listing",
+    "mark",
+    "moved_on",
+    "new_clicks",
+    "open_page",
+    "page_token",
+    "proposal_html",
+    "read_row",
+    "reroll_reasons",
+    "row_layout",
+    "row_widgets",
+    "run_act",
+    "say",
+    "seat_form",
+    "seat_head_html",
+    "settled",
+    "status_words",
+    "took",
+    "waits",
+]
+

@@ -1,0 +1,267 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="compact", app_title="kingdomlog: at the table")
+
+with app.setup:
+    # One player's page at the table (design §7a). Served by `kingdomlog serve DIR` at /p/<player>/, behind
+    # that player's own link; the server fixes the viewer (`mo.cli_args()`: --campaign DIR --viewer PLAYER),
+    # never the browser. For each seat the ruleset gives the player this turn: a form of one row (the GM
+    # sheet's form codec), Declare (the check and its odds, nothing drawn), Roll (the server draws the dice).
+    # The player's proposals with where they stand, and the table's feed, follow the table without a
+    # reload: a cheap cell looks at the files twice a second and the page re-reads only when they changed.
+    # Every write is behind a click counter taken once (views.table.seat); the library is views.table.seat.
+    import marimo as mo
+
+    from kingdomlog.core.errors import KingdomlogError
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.player import page as player
+    from kingdomlog.views.table import seat as table
+
+
+@app.cell(hide_code=True)
+def _():
+    folder, viewer = player.view_args(mo.cli_args())
+    report_link = str(mo.cli_args().get("report") or "")  # set by `kingdomlog serve`: this player's report
+    return folder, report_link, viewer
+
+
+@app.cell(hide_code=True)
+def _():
+    # The page's states: the turn it was opened for (bumped when the GM commits it), the last look at the
+    # files, the player's proposals (set only when one moved), why each seat waits, the rows of the seats'
+    # forms (set when a form must be rebuilt), errors by seat and field, the last act's words, the counts
+    # of clicks taken.
+    get_opened, set_opened = mo.state(0)
+    get_mark, set_mark = mo.state(None)
+    get_listed, set_listed = mo.state(None)
+    get_waits, set_waits = mo.state(None)
+    get_rows, set_rows = mo.state({})
+    get_errors, set_errors = mo.state({})
+    get_said, set_said = mo.state(None)
+    get_taken, set_taken = mo.state({})
+    get_spoken, set_spoken = mo.state(0)
+    get_look, set_look = mo.state(None)
+    return (get_errors, get_listed, get_look, get_mark, get_opened, get_rows, get_said, get_spoken, get_taken,
+            get_waits, set_errors, set_listed, set_look, set_mark, set_opened, set_rows, set_said, set_spoken,
+            set_taken, set_waits)
+
+
+@app.cell(hide_code=True)
+def _(folder, get_opened, report_link, viewer):
+    get_opened()
+    try:
+        page = table.open_page(folder, viewer, report_link)
+        _problem = None
+    except KingdomlogError as exc:
+        page, _problem = None, player.said_to_player(exc)
+    mo.stop(page is None, mo.callout(mo.md(f"**Cannot open your table.** {_problem}"), kind="danger"))
+    mo.Html(table.head_html(page))
+    return (page,)
+
+
+@app.cell(hide_code=True)
+def _():
+    tick = mo.ui.refresh(options=[0.5], default_interval=0.5, label="live")
+    return (tick,)
+
+
+@app.cell(hide_code=True)
+def _(get_mark, page, set_mark, tick):
+    # The cheap cell, twice a second: a look at the files (no fold); the page re-reads only when they changed.
+    _ = tick.value
+    _now = table.mark(page)
+    if _now != get_mark():
+        set_mark(_now)
+    return
+
+
+@app.cell(hide_code=True)
+def _(get_listed, get_mark, page, set_listed, set_look, set_opened):
+    # What changed: the turn (the GM committed it: the page opens the next), the player's proposals, and the
+    # feed, read for this viewer (cheap; the seats' waits, a preview, are looked at after it is drawn).
+    mo.stop(get_mark() is None)
+    if table.moved_on(page):
+        set_opened(lambda n: n + 1)
+    _listed = table.listing(page)
+    if get_listed() is None or _listed.key != get_listed().key:
+        set_listed(_listed)
+    feed = table.feed_of(page)
+    set_look(get_mark())  # the seats are looked at in the run after this one: the feed is drawn first
+    return (feed,)
+
+
+@app.cell(hide_code=True)
+def _(get_look, get_waits, page, set_waits):
+    # Whether each seat's step is reached in the GM's month (a preview of the GM's draft, when it moved): run
+    # after the feed is drawn (its state is set by the feed's cell).
+    mo.stop(get_look() is None)
+    _waits = table.waits(page)
+    if _waits != get_waits():
+        set_waits(_waits)
+    return
+
+
+@app.cell(hide_code=True)
+def _(get_said):
+    _said = get_said()
+    mo.callout(mo.md(_said[1]), kind=_said[0]) if _said is not None else None
+    return
+
+
+@app.cell(hide_code=True)
+def _(get_listed):
+    listed = get_listed()
+    mo.stop(listed is None)
+    with sf.fresh_ui_ids():
+        act_buttons = mo.ui.dictionary({_k: table.counter(*listed.labels[_k]) for _k in listed.acts})
+    acts_build = table.page_token()
+    return act_buttons, acts_build, listed
+
+
+@app.cell(hide_code=True)
+def _(act_buttons, listed, page):
+    _parts = [mo.md("## Your proposals")]
+    for _p in listed.proposals:
+        _btns = [act_buttons[_k] for _k, _a in listed.acts.items() if _a.proposal == _p.id]
+        _parts.append(mo.vstack([mo.Html(table.proposal_html(_p, page.unit)),
+                                 *([mo.hstack(_btns, justify="start", wrap=True)] if _btns else [])], gap=0.2))
+    if not listed.proposals:
+        _parts.append(mo.md(f"_Nothing proposed yet this {page.unit}._"))
+    mo.vstack(_parts)
+    return
+
+
+@app.cell(hide_code=True)
+def _(act_buttons, acts_build, get_taken, listed, page, set_mark, set_said, set_taken):
+    # Write: Roll, Withdraw, a re-roll, once per click taken, each only if its proposal stands as drawn.
+    _new = table.new_clicks(act_buttons.value, get_taken(), acts_build)
+    mo.stop(not _new)
+    set_taken(lambda t: table.took(t, acts_build, _new))
+    _said = []
+    for _k in _new:
+        try:
+            _said.append(("success", table.run_act(page, listed.acts[_k])))
+        except KingdomlogError as exc:
+            _said.append(("danger", f"**Not done.** {player.said_to_player(exc)}"))
+    set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
+    set_mark(table.mark(page))
+    return
+
+
+@app.cell(hide_code=True)
+def _(get_rows, get_waits, page):
+    # The seats' forms: made again only when a seat opens or a choice changes what the others offer.
+    _waits = get_waits()
+    mo.stop(_waits is None)
+    seat_forms = [table.seat_form(page, _i, get_rows().get(_i), _waits[_i]) for _i in range(len(page.seats))]
+    with sf.fresh_ui_ids():
+        row_forms = mo.ui.dictionary(sf.flatten({str(_i): table.row_widgets(_f) for _i, _f in enumerate(seat_forms)}))
+    return row_forms, seat_forms
+
+
+@app.cell(hide_code=True)
+def _(get_waits):
+    # The Declare buttons: not made again when a form is (a press while the form rebuilds is not lost).
+    mo.stop(get_waits() is None)
+    with sf.fresh_ui_ids():
+        declare_buttons = mo.ui.dictionary({str(_i): table.counter("Declare", "success", disabled=bool(_w))
+                                            for _i, _w in enumerate(get_waits())})
+    forms_build = table.page_token()
+    return declare_buttons, forms_build
+
+
+@app.cell(hide_code=True)
+def _(declare_buttons, get_errors, page, row_forms, seat_forms):
+    _view = sf.View(row_forms)
+    _errors = get_errors()
+    _cards = [mo.vstack([mo.Html(table.seat_head_html(_f.seat)),
+                         table.row_layout(_f, _view.get(str(_i), {}), _errors.get(_i, {})),
+                         declare_buttons[str(_i)]], gap=0.4) for _i, _f in enumerate(seat_forms)]
+    _none = [mo.md(f"_No seat is yours this {page.unit}: you watch the table._")] if not seat_forms else []
+    mo.vstack([mo.md("## Your seats"), *_none,
+               *[mo.Html(f"<div class='kl-seat'>{mo.as_html(_c).text}</div>") for _c in _cards]])
+    return
+
+
+@app.cell(hide_code=True)
+def _(page, row_forms, seat_forms, set_rows):
+    # A choice that changes what the row offers (another activity: its skills) rebuilds the form, values kept.
+    _tree = sf.unflatten(row_forms.value)
+    _rows, _rebuild = {}, False
+    for _i, _f in enumerate(seat_forms):
+        if _f.wait:
+            continue
+        _row = table.settled(_f, table.read_row(_f, _tree.get(str(_i)) or {})[0])
+        _rows[_i] = _row
+        _rebuild = _rebuild or table.seat_form(page, _i, _row, _f.wait).key != _f.key
+    if _rebuild:
+        set_rows(_rows)
+    return
+
+
+@app.cell(hide_code=True)
+def _(declare_buttons, forms_build, get_taken, page, row_forms, seat_forms, set_errors, set_mark, set_said,
+      set_taken):
+    # Write: Declare, once per click taken; a second press on a row already declared writes nothing.
+    _new = table.new_clicks(declare_buttons.value, get_taken(), forms_build)
+    mo.stop(not _new)
+    set_taken(lambda t: table.took(t, forms_build, _new))
+    _tree = sf.unflatten(row_forms.value)
+    _errs, _said = {}, []
+    for _k in _new:
+        _i = int(_k)
+        _f = seat_forms[_i]
+        _row, _bad = table.read_row(_f, _tree.get(_k) or {})
+        if _bad:
+            _errs[_i] = {str(e.path[0]): e.message for e in _bad}
+            _said.append(("danger", f"**{_f.seat.label}: not declared.** Fix the marked choices."))
+            continue
+        try:
+            _p, _words = table.declare_once(page, _i, _row)
+            _errs[_i] = {}
+            _said.append(("success", f"**{_words}**"))
+        except KingdomlogError as exc:
+            _field, _words = table.error_at(_f, player.said_to_player(exc))
+            _errs[_i] = {_field: _words}
+            _said.append(("danger", f"**{_f.seat.label}: not declared.** {_words}"))
+    set_errors(lambda e: {**e, **_errs})
+    set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
+    set_mark(table.mark(page))
+    return
+
+
+@app.cell(hide_code=True)
+def _(get_spoken):
+    get_spoken()  # made again (empty) after each line said
+    say_text = mo.ui.text(value="", placeholder="say something to the table", full_width=True)
+    say_button = table.counter("Say")
+    say_build = table.page_token()
+    return say_build, say_button, say_text
+
+
+@app.cell(hide_code=True)
+def _(feed, say_button, say_text, tick):
+    mo.vstack([mo.hstack([mo.md("## The table"), tick], justify="space-between", align="center"),
+               mo.hstack([say_text, say_button], widths=[4, 1]), mo.Html(feed)], gap=0.4)
+    return
+
+
+@app.cell(hide_code=True)
+def _(get_taken, page, say_build, say_button, say_text, set_mark, set_said, set_spoken, set_taken):
+    # Write: a line of talk to the table, once per click.
+    _new = table.new_clicks({"say": say_button.value}, get_taken(), say_build)
+    mo.stop(not _new)
+    set_taken(lambda t: table.took(t, say_build, _new))
+    try:
+        table.say(page, say_text.value)
+        set_said(None)
+        set_spoken(lambda n: n + 1)
+    except KingdomlogError as exc:
+        set_said(("danger", f"**Not said.** {player.said_to_player(exc)}"))
+    set_mark(table.mark(page))
+    return
+
+
+if __name__ == "__main__":
+    app.run()

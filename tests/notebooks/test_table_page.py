@@ -1,0 +1,269 @@
+"""A player's page at the table (notebooks/table_page.py, views/table/seat.py) without a browser.
+
+On a copy of the pf2e demo whose GM has a draft that reached the Activity phase: the seat's form offers
+one row without the seat's fixed role nor the GM's fields; Declare through the notebook's own cell
+declares once however many times its count is seen; the page shows the check and its odds and no face
+before Roll; a press that reaches the kernel after its proposal moved on does nothing; another player's
+page shows none of it until the GM accepts it. The server gives a seated campaign's players ``/p/`` pages.
+The browser test is test_table_browser.py.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nb_support import REPO, SECRET, copy_demo, load_notebook
+
+from kingdomlog.app import Campaign
+from kingdomlog.app import table as tbl
+from kingdomlog.app.drafts import Drafts, SavedDraft
+from kingdomlog.core.errors import RuleError
+from kingdomlog.core.turn import Plan
+from kingdomlog.views.table import seat
+
+NB = load_notebook("table_page")
+QUELL = {"activity": "quell-unrest", "skill": "intrigue"}
+
+
+def gm_draft(folder: Path) -> Path:
+    """The GM's saved draft with every die drawn (the month reaches the Activity phase)."""
+    camp = Campaign.open(folder)
+    Drafts(folder).save(SavedDraft(camp.next_turn(), camp.head_seq,
+                                   Plan(dice="auto", seed="gm-seed", turn=camp.next_turn())))
+    return folder
+
+
+@pytest.fixture
+def sl(tmp_path: Path) -> Path:
+    return gm_draft(copy_demo(tmp_path / "stolen-lands"))
+
+
+class Fake(dict[str, Any]):
+    """A ``mo.ui.dictionary`` stand-in: its value, and its items in place of its widgets."""
+
+    @property
+    def value(self) -> dict[str, Any]:
+        return dict(self)
+
+
+def run(folder: Path, viewer: str, **overrides: Any) -> tuple[str, dict[str, Any]]:
+    """The page run once as ``viewer``: its outputs as one text, and its definitions."""
+    import marimo as mo
+
+    outs, defs = NB.app.run(defs={"folder": folder, "viewer": viewer, "report_link": "", **overrides})
+    return "\n".join(mo.as_html(o).text for o in outs if o is not None), defs
+
+
+def declare_cell(folder: Path, viewer: str, clicks: int, row: dict[str, Any]) -> dict[str, Any]:
+    """The forms cell's names, as if seat 0's Declare had been pressed ``clicks`` times on ``row``."""
+    page = seat.open_page(folder, viewer)
+    forms = [seat.seat_form(page, i) for i in range(len(page.seats))]
+    return {"seat_forms": forms, "forms_build": "build-1", "declare_buttons": Fake({"0": clicks, "1": 0}),
+            "row_forms": Fake({f"0/{k}": v for k, v in row.items()})}
+
+
+def test_a_seat_offers_one_row_without_its_role_or_the_gms_fields(sl: Path) -> None:
+    page = seat.open_page(sl, "ysolde")
+    assert [s.label for s in page.seats] == ["Ruler: Leadership activities", "Ruler: Region activities"]
+    form = seat.seat_form(page, 0)
+    names = set(seat.row_widgets(form))
+    assert {"activity", "skill", "hex"} <= names
+    assert not names & {"role", "gm_effects", "dc", "fame_reroll", "reroll_for_rp"}
+    activity = next(s for s in form.specs if s.name == "activity")
+    assert "quell-unrest" in {o.value for o in activity.options or ()}
+    assert "claim-hex" not in {o.value for o in activity.options or ()}  # a Region activity, not this seat's
+    skills = seat.seat_form(page, 0, QUELL)
+    assert {o.value for o in next(s for s in skills.specs if s.name == "skill").options or ()} >= {
+        "intrigue", "politics"}
+
+
+def test_an_aikakirjat_pc_acts_as_itself(tmp_path: Path) -> None:
+    folder = tmp_path / "aikakirjat"
+    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder, ignore=shutil.ignore_patterns(".cache"))
+    page = seat.open_page(folder, "aino")
+    assert [s.label for s in page.seats] == ["Aino's actions"]
+    names = set(seat.row_widgets(seat.seat_form(page, 0)))
+    assert "action" in names and not names & {"performer", "pc_id", "situational"}
+    form = seat.seat_form(page, 0, {"action": "reduce_unrest"})
+    raw = {k: (w.value if hasattr(w, "value") else {n: x.value for n, x in w.items()})
+           for k, w in seat.row_widgets(form).items()}
+    row, errors = seat.read_row(form, raw)  # the form as it starts: a new project's boxes left alone
+    assert (row["action"], "new_project" in row, errors) == ("reduce_unrest", False, [])
+    raw["new_project"]["id"] = "mill"  # begun: then it is read, and what it still needs is said
+    row, errors = seat.read_row(form, raw)
+    assert row["new_project"]["id"] == "mill" and [e.path for e in errors] == [("new_project", "name")]
+
+
+def test_declare_once_however_many_times_its_count_is_seen(sl: Path) -> None:
+    run(sl, "ysolde", **declare_cell(sl, "ysolde", 1, QUELL))
+    run(sl, "ysolde", **declare_cell(sl, "ysolde", 1, QUELL))  # the same click seen by a new session
+    _, defs = run(sl, "ysolde", **declare_cell(sl, "ysolde", 2, QUELL))  # a double click
+    camp = Campaign.open(sl)
+    mine = tbl.mine(camp, camp.viewer("ysolde"))
+    assert [(p.title, p.status) for p in mine] == [("Quell Unrest (Ruler)", "declared")]
+    assert "is declared already" in defs["get_said"]()[1]
+
+
+def test_a_refused_row_is_said_beside_its_field(sl: Path) -> None:
+    import marimo as mo
+
+    _, defs = run(sl, "ysolde", **declare_cell(sl, "ysolde", 1, {"activity": "quell-unrest",
+                                                                   "skill": "agriculture"}))
+    assert tbl.mine(Campaign.open(sl), Campaign.open(sl).viewer("ysolde")) == []
+    errors = defs["get_errors"]()[0]
+    assert list(errors) == ["skill"] and errors["skill"].startswith("'agriculture' cannot be chosen now")
+    form = seat.seat_form(seat.open_page(sl, "ysolde"), 0, {"activity": "quell-unrest"})
+    shown = mo.as_html(seat.row_layout(form, seat.row_widgets(form), errors)).text
+    assert "⚠ Skill: " in shown and "agriculture" in shown.split("⚠ Skill: ")[1][:40]
+
+
+def test_the_page_shows_the_odds_and_no_face_before_roll(sl: Path) -> None:
+    camp = Campaign.open(sl)
+    ysolde = camp.viewer("ysolde")
+    p, _ = tbl.declare(camp, ysolde, seat.open_page(sl, "ysolde").seats[0].id, QUELL)
+    text, defs = run(sl, "ysolde")
+    assert "d20 +1 vs DC 16" in text and "critical success" in text and "declared: not rolled yet" in text
+    assert 'class="kl-face"' not in text and re.search(r"d20 = \d", text) is None
+    assert list(defs["listed"].acts) == [f"{p.id}/roll", f"{p.id}/withdraw"]
+    rolled = tbl.roll(camp, ysolde, p.id)
+    text, defs = run(sl, "ysolde")
+    face = str(rolled.faces["a1"][0])
+    assert 'class="kl-face"' in text and f"d20 = {face} " in text
+    assert [a.kind for a in defs["listed"].acts.values()] == ["reroll"]  # a Fame point; no withdraw now
+
+
+def test_a_press_after_its_proposal_moved_on_does_nothing(sl: Path) -> None:
+    camp = Campaign.open(sl)
+    ysolde = camp.viewer("ysolde")
+    page = seat.open_page(sl, "ysolde")
+    p, _ = tbl.declare(camp, ysolde, page.seats[0].id, QUELL)
+    roll, withdraw = (seat.listing(page).acts[f"{p.id}/{k}"] for k in ("roll", "withdraw"))
+    said = seat.run_act(page, roll)
+    assert said.startswith("Quell Unrest (Ruler): d20 = ")
+    assert "nothing done" in seat.run_act(page, roll)  # Roll pressed twice: the same faces, one line
+    assert "nothing done" in seat.run_act(page, withdraw)  # drawn before the roll: it stays
+    fame = seat.listing(page).acts[f"{p.id}/reroll/fame"]
+    seat.run_act(page, fame)
+    assert "nothing done" in seat.run_act(page, fame)  # a double click on Re-roll: one re-roll
+    kinds = [ln.kind for ln in tbl.TableFile(sl, page.turn).lines()]
+    assert kinds == ["declared", "rolled", "rerolled"]
+
+
+def test_another_player_sees_nothing_of_it_until_the_gm_accepts(sl: Path) -> None:
+    camp = Campaign.open(sl)
+    ysolde = camp.viewer("ysolde")
+    p, _ = tbl.declare(camp, ysolde, seat.open_page(sl, "ysolde").seats[0].id, QUELL)
+    with pytest.raises(RuleError, match="not rolled yet"):
+        tbl.accept(camp, p.id)  # a check is rolled by its player before the GM takes it
+    rolled = tbl.roll(camp, ysolde, p.id)
+    text, _ = run(sl, "maelis")
+    assert "Quell Unrest (Ruler)" not in text and rolled.outcome not in text and SECRET not in text
+    tbl.accept(camp, p.id)
+    text, _ = run(sl, "maelis")
+    assert "Quell Unrest (Ruler)" in text and rolled.outcome in text and SECRET not in text
+
+
+def test_a_seated_campaigns_players_get_table_pages(sl: Path) -> None:
+    from test_server_gate import call
+
+    from kingdomlog.server import Credentials, build, home_of, pages
+
+    got = {p.path: (p.notebook, p.owner) for p in pages(sl, Campaign.open(sl))}
+    assert got["/p/ysolde"] == ("table_page", "ysolde") and got["/p/ysolde/report"] == ("kingdom_view", "ysolde")
+    assert not [p for p in got if p.startswith("/f/")]
+    assert home_of("ysolde", at_table=True) == "/p/ysolde/"
+    keys = Credentials.load(sl).issue(["gm", "ysolde", "maelis", "public"])
+    app, _ = build(sl, tick=None)
+    assert call(app, "/login", query=f"key={keys['ysolde']}")["headers"]["location"] == "/p/ysolde/"
+    assert call(app, "/p/ysolde/", key=keys["maelis"])["status"] == 403
+    assert call(app, "/p/ysolde/ws", key=keys["maelis"], kind="websocket")["close"] == 4403
+    assert call(app, "/p/ysolde/report/", key=keys["ysolde"])["status"] == 200
+
+
+def test_a_player_at_the_table_from_the_command_line(sl: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kingdomlog.cli import main
+
+    row = '{"activity": "quell-unrest", "skill": "intrigue"}'
+    assert main(["table", str(sl), "--as", "ysolde", "--declare", "1", row]) == 0
+    assert "p1: Quell Unrest (Ruler) declared. d20" in capsys.readouterr().out
+    assert main(["table", str(sl), "--as", "ysolde", "--roll", "p1"]) == 0
+    rolled = capsys.readouterr().out
+    assert re.match(r"p1: Quell Unrest \(Ruler\): d20 = \d+ \+\d+ = \d+ vs DC 16", rolled)
+    assert main(["table", str(sl), "--as", "kesh"]) == 0  # Kesh reads his seats; nothing of Ysolde's row
+    shown = capsys.readouterr().out
+    assert "General: Leadership activities" in shown and "Quell Unrest" not in shown
+    assert main(["table", str(sl), "--as", "ysolde", "--declare", "1", '{"activity": "nope"}']) == 1
+    assert "'nope' is not a Leadership activity" in capsys.readouterr().err
+    assert main(["table", str(sl), "--as", "gm"]) == 1
+
+
+def test_new_takes_the_tables_players(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kingdomlog.cli import main
+
+    folder = tmp_path / "new"
+    assert main(["new", str(folder), "--ruleset", "pf2e", "--player", "ysolde:Ysolde",
+                 "--player", "kesh:Kesh:Kesh the Bold", "--viewer", "tavi"]) == 0
+    camp = Campaign.open(folder)
+    assert camp.players() == ("tavi", "ysolde", "kesh")
+    assert (camp.player_name("ysolde"), camp.character("ysolde"), camp.character("kesh")) == (
+        "Ysolde", "Ysolde", "Kesh the Bold")
+    capsys.readouterr()
+    assert main(["new", str(tmp_path / "bad"), "--ruleset", "pf2e", "--player", "public:Pub"]) == 1
+    assert "--player 'public:Pub': Value error, 'public' is reserved" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
+def test_a_seat_waits_for_the_gm_until_the_month_reaches_its_step(tmp_path: Path) -> None:
+    folder = copy_demo(tmp_path / "stolen-lands")  # no draft of the GM's: the month waits at its first roll
+    text, defs = run(folder, "ysolde")
+    assert all(f.wait.startswith("the GM is still at") for f in defs["seat_forms"])
+    assert "the GM is still at" in text and "your part opens when the month reaches it" in text
+    assert defs["row_forms"].value == {}
+    gm_draft(folder)
+    _, defs = run(folder, "ysolde")
+    assert [f.wait for f in defs["seat_forms"]] == ["", ""]
+
+
+def test_a_row_sent_back_shows_the_gms_note_to_its_player_only(sl: Path) -> None:
+    camp = Campaign.open(sl)
+    ysolde = camp.viewer("ysolde")
+    p, _ = tbl.declare(camp, ysolde, seat.open_page(sl, "ysolde").seats[0].id, QUELL)
+    tbl.send_back(camp, p.id, "NOTE-4471: the crowd is not here this month")
+    text, defs = run(sl, "ysolde")
+    assert "sent back by the GM: NOTE-4471: the crowd is not here this month" in text
+    assert [a.kind for a in defs["listed"].acts.values()] == ["withdraw"]  # not rolled: it may be taken back
+    text, _ = run(sl, "kesh")
+    assert "NOTE-4471" not in text and "Quell Unrest (Ruler)" not in text
+
+
+def test_a_pf1_leader_rolls_the_check_their_role_supports(tmp_path: Path) -> None:
+    folder = tmp_path / "river"
+    shutil.copytree(REPO / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache"))
+    toml = folder / "campaign.toml"
+    toml.write_text(toml.read_text().replace("\n[options]", '\nviewers = [{ id = "amiri", name = "Amiri" }]\n'
+                                                           "\n[options]", 1))
+    gm_draft(folder)
+    text, defs = run(folder, "amiri")
+    assert [f.seat.label for f in defs["seat_forms"]] == ["General: the Stability check of the upkeep"]
+    assert "Nothing to choose" in text and defs["row_forms"].value == {}
+    page = seat.open_page(folder, "amiri")
+    p, words = seat.declare_once(page, 0, {})
+    assert words.startswith("The Stability check of the upkeep: declared. d20 +")
+    assert seat.run_act(page, seat.listing(page).acts[f"{p.id}/roll"]).startswith(
+        "The Stability check of the upkeep: d20 = ")
+
+
+def test_a_line_said_to_the_table_reaches_every_player(sl: Path) -> None:
+    from types import SimpleNamespace
+
+    press = {"say_build": "b1", "say_button": SimpleNamespace(value=1),
+             "say_text": SimpleNamespace(value="SAY-5512: to the river!")}
+    run(sl, "ysolde", **press)
+    text, _ = run(sl, "kesh")
+    assert text.count("SAY-5512: to the river!") == 1 and SECRET not in text
+    _, defs = run(sl, "ysolde", **{**press, "say_text": SimpleNamespace(value="  ")})
+    assert defs["get_said"]() == ("danger", "**Not said.** say something")
