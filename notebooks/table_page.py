@@ -9,7 +9,7 @@ with app.setup:
     # never the browser. For each seat the ruleset gives the player this turn: a form of one row (the GM
     # sheet's form codec), Declare (the check and its odds, nothing drawn), Roll (the server draws the dice).
     # The player's proposals with where they stand, and the table's feed, follow the table without a
-    # reload: a cheap cell looks at the files twice a second and the page re-reads only when they changed.
+    # reload: a watcher looks at the files ten times a second and the page re-reads only when they changed.
     # Every write is behind a click counter taken once (views.table.seat); the library is views.table.seat.
     import marimo as mo
 
@@ -61,18 +61,10 @@ def _(folder, get_opened, report_link, viewer):
 
 
 @app.cell(hide_code=True)
-def _():
-    tick = mo.ui.refresh(options=[0.5], default_interval=0.5, label="live")
-    return (tick,)
-
-
-@app.cell(hide_code=True)
-def _(get_mark, page, set_mark, tick):
-    # The cheap cell, twice a second: a look at the files (no fold); the page re-reads only when they changed.
-    _ = tick.value
-    _now = table.mark(page)
-    if _now != get_mark():
-        set_mark(_now)
+def _(page, set_mark):
+    # A watcher (a mo.Thread) looks at the files ten times a second (a few stats, no fold) and sets the mark
+    # only when they changed: the page re-reads then, and nothing runs while the table is quiet.
+    table.watch(page, set_mark)
     return
 
 
@@ -241,8 +233,8 @@ def _(get_spoken):
 
 
 @app.cell(hide_code=True)
-def _(feed, say_button, say_text, tick):
-    mo.vstack([mo.hstack([mo.md("## The table"), tick], justify="space-between", align="center"),
+def _(feed, say_button, say_text):
+    mo.vstack([mo.md("## The table"),
                mo.hstack([say_text, say_button], widths=[4, 1]), mo.Html(feed)], gap=0.4)
     return
 

@@ -176,7 +176,7 @@ def _(get_outcome, session):
 
 
 @app.cell(hide_code=True)
-def _(session):
+def _(session, set_merge):
     # The Table (views.sheet.table): each player's proposals with Accept, Accept all, Send back and Re-roll by
     # GM ruling, and the feed. A watcher (a mo.Thread) looks at the table's file ten times a second and draws
     # the panel in place when it moved; the draft follows when the rows accepted at the table moved.

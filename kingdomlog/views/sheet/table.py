@@ -399,9 +399,10 @@ def watch(session: SheetSession, widget: Any, moved: Callable[[Any], None]) -> N
     the cell that started it runs again or the session commits. A proposal, a roll or a line of talk reaches the
     page in about a tenth of a second, and nothing runs on the page while the table is quiet (no refresh cell,
     no running indicator). Nothing when the campaign declares no players."""
-    if not session.start.camp.players():
-        return
     import marimo as mo
+
+    if not session.start.camp.players() or not mo.running_in_notebook():
+        return  # no table, or a run as a script (tests, an export): nothing to keep live
 
     def run() -> None:
         me = mo.current_thread()
