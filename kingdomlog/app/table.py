@@ -349,6 +349,9 @@ class Before:
     view: Any
     choices: dict[str, Any]
     rolls: dict[str, list[int]]
+    waiting: str = ""
+    """Set when the step itself waits for a roll of the GM's (its words); a row still goes after rows the GM
+    did not give (a step that falls back to default rows, aikakirjat's actions, plays the table's instead)."""
 
 
 _LEAVING_OUT: ContextVar[str] = ContextVar("kingdomlog_table_leaving_out", default="")
@@ -390,17 +393,18 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str, *, leave_o
     unit = camp.ruleset.turn_unit
     choices: dict[str, Any] = {}
     rolls: dict[str, list[int]] = {}
+    waiting = ""
     for sp in tp.steps:
         if sp.phase.id == step:
             if sp.pending is not None:
-                raise RuleError(f"the GM is rolling in {sp.phase.title}; your part opens once the GM's roll is made")
+                waiting = f"the GM is rolling in {sp.phase.title}; your part opens once the GM's roll is made"
             choices = copy.deepcopy(dict(sp.choices))
             rolls = {r.key: list(r.faces) for r in sp.rolls}
             break
         if sp.pending is not None or sp.error is not None or sp.state_after is None:
             raise RuleError(f"the GM is still at {sp.phase.title}; your part opens when the {unit} reaches it")
         state = sp.state_after
-    got = Before(camp.ruleset.redact(state, viewer), choices, rolls)
+    got = Before(camp.ruleset.redact(state, viewer), choices, rolls, waiting)
     if len(_BEFORE) > 64:
         _BEFORE.clear()
     _BEFORE[key] = got
@@ -421,6 +425,8 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
         return _check_trial(camp, op, seat, step, view, faces=faces, draw=draw)
     rs = camp.ruleset
     prior = before.choices.get(seat.rows)
+    if before.waiting and isinstance(prior, list) and prior:  # the GM's own rows of the step wait for a roll
+        raise RuleError(before.waiting)
     rows = list(prior) if isinstance(prior, list) else []
     index = len(rows) + 1
     ours = {rs.row_key(step.id, k, index): list(v) for k, v in (faces or {}).items()}
