@@ -43,6 +43,8 @@ LIST_DISABLED = 12
 REMOVE = "_remove"
 ADD = "_add"
 VARIANT = "_kind"
+ALONE = "_alone"
+"""A mapping's dropdown of the plain values that stand for the whole field (all the Ruin points to one Ruin)."""
 BROWSE_OVER = 20
 """Selects with more options than this (with details) get a browser table of every option."""
 FOLD_AFTER = 6
@@ -127,7 +129,7 @@ def spec_key(spec: FieldSpec) -> Hashable:
     return (spec.name, spec.kind, spec.label, spec.help, spec.required, spec.minimum, spec.maximum,
             None if spec.options is None else tuple(_option_key(o) for o in spec.options),
             tuple(spec_key(f) for f in spec.fields),
-            tuple(tuple(spec_key(f) for f in e) for e in spec.entries))
+            tuple(tuple(spec_key(f) for f in e) for e in spec.entries), tuple(_option_key(o) for o in spec.alone))
 
 
 def form_key(form: StepForm) -> Hashable:
@@ -150,9 +152,9 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
     out: list[tuple[str, Hashable]] = []
     for s in specs:
         v = values.get(s.name)
-        if s.kind == "rows":
+        if s.kind == "rows" or (s.kind == "list" and s.item_kind == "select"):
             out.append((s.name, len(v) if isinstance(v, list) else 0))
-        elif s.kind == "group" and isinstance(v, Mapping):
+        elif s.kind in ("group", "mapping") and isinstance(v, Mapping):
             out.append((s.name, _rows_shape(s.fields, v)))
     return tuple(out)
 
@@ -217,10 +219,11 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label,
                               full_width=True)
     if spec.kind == "multiselect" and spec.options is not None:
-        current = list(v) if isinstance(v, (list, tuple)) else []
+        current = list(v) if isinstance(v, (list, tuple)) else [] if v is None else [v]
+        current = [tuple(x) if isinstance(x, list) else x for x in current]  # a pair read back from JSON
         multi: dict[str, Any] = {}
         chosen_texts = []
-        for o in spec.options:
+        for o in (*spec.alone, *spec.options):
             if o.disabled and o.value not in current:
                 continue
             text = option_text(o)
@@ -249,6 +252,10 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True,
                                offer=offer)
                 for f in spec.fields if offer is None or f.name not in offer.hidden}
+    if spec.kind == "mapping":
+        return mapping_widgets(spec, v, hexmap=hexmap, offer=offer)
+    if spec.kind == "list" and spec.item_kind == "select" and spec.options is not None:
+        return in_order_widgets(spec, v)
     if spec.kind == "variant" and spec.variants:
         given = v if isinstance(v, Mapping) else {}
         return {VARIANT: variant_picker(spec, given),
@@ -271,6 +278,48 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.text(value="" if v is None else str(v), label=spec.label, full_width=True)
     text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=list)
     return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
+
+
+def mapping_widgets(spec: FieldSpec, value: Any, *, hexmap: Any = None, offer: Offer | None = None) -> dict[str, Any]:
+    """A ``mapping`` (a value per key: a role's downtime, a Ruin's points, a faction's answer): one widget per key,
+    labelled with the key's name, and, when the field also takes a plain value standing for all of it (all the
+    Ruin points to one Ruin), a dropdown of those under ``ALONE`` (picking one there sets the whole field)."""
+    given = value if isinstance(value, Mapping) else {}
+    out: dict[str, Any] = {f.name: widget(f, _key_value(given, f.name), entries=f.entries or None, hexmap=hexmap,
+                                          in_entry=True, offer=offer)
+                           for f in spec.fields}
+    if spec.alone:
+        opts = {option_text(o) if o.label else f"all to {option_text(_key_option(spec, o.value))}": o.value
+                for o in spec.alone}
+        chosen = next((t for t, x in opts.items() if x == value), None)
+        out[ALONE] = mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label="or all at once",
+                                    full_width=True)
+    return out
+
+
+def _key_value(given: Mapping[Any, Any], name: str) -> Any:
+    """The value of a mapping's key ``name`` (a key is a field's name as text; the mapping's keys may be numbers)."""
+    if name in given:
+        return given[name]
+    return next((v for k, v in given.items() if str(k) == name), None)
+
+
+def _key_option(spec: FieldSpec, value: Any) -> Option:
+    return next((o for o in spec.options or () if o.value == value), Option(value))
+
+
+def in_order_widgets(spec: FieldSpec, value: Any) -> dict[str, Any]:
+    """A list picked in order, an item may repeat (the rerolls paid, one resource each): a dropdown per item
+    given, then one more left empty to add the next."""
+    items = list(value) if isinstance(value, (list, tuple)) else []
+    limit = int(spec.maximum) if spec.maximum is not None else len(items) + 1
+    opts = {option_text(o): o.value for o in spec.options or () if not o.disabled}
+    rows = []
+    for i, x in enumerate([*items, None][:max(limit, len(items))]):
+        chosen = next((t for t, y in opts.items() if y == x), None)
+        rows.append(mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, full_width=True,
+                                   label=f"{spec.label} {i + 1}" if i else spec.label))
+    return {"rows": rows}
 
 
 def choice_widgets(specs: Sequence[FieldSpec], values: Mapping[str, Any], *, hexmap: Any = None,
@@ -352,6 +401,8 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
     name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
     (2 to 8 leaders, roles). Empty or single-option lists and the rest fold.
     """
+    if spec.kind == "mapping":  # a value per key: every key at once (a role's downtime, a Ruin's points)
+        return {f.name for f in fields}
     out: set[str] = set()
     kind_text = ""
     if fields:
@@ -627,7 +678,11 @@ def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, An
     if spec.kind == "multiselect":
         if not raw and spec.item_kind is not None:  # a list field offered as a picker: none picked is not given
             return False, None
-        return True, list(raw)
+        picked = list(raw)
+        alone = [x for x in picked if any(o.value == x for o in spec.alone)]
+        if alone:  # "all" picked: it stands for the whole field, whatever else is picked beside it
+            return True, alone[0]
+        return True, picked
     if spec.kind == "list" and spec.item_kind in ("int", "float", "text"):
         return _list(spec, str(raw), path, out)
     if spec.kind in ("text", "select"):
@@ -686,6 +741,19 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             if not empty or s.name in given or s.default is not None:
                 chosen[s.name] = got  # an optional group left empty stays out (None: "not given")
             continue
+        if s.kind == "mapping" and isinstance(r, Mapping):
+            ok, got = _read_mapping(s, r, given.get(s.name), here, out, offer)
+            if ok:
+                chosen[s.name] = got
+            continue
+        if s.kind == "list" and s.item_kind == "select" and isinstance(r, Mapping):
+            items = [x for x in r.get("rows") or [] if x is not None]
+            old_items = given.get(s.name) if isinstance(given.get(s.name), list) else []
+            if len(items) != len(old_items or []):
+                out.restructure = True  # one more empty dropdown, or one fewer
+            if items or s.name in given:
+                chosen[s.name] = items
+            continue
         if s.kind == "rows" and (s.fields or s.variants) and isinstance(r, Mapping):
             old = given.get(s.name) if isinstance(given.get(s.name), list) else []
             chosen[s.name] = _read_rows(s, r, old or [], here, out, offer)
@@ -717,12 +785,41 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
                 out.errors.append(FieldError(here, problem))
         else:
             ok, v = _scalar(s, r, here, out)
+            if ok and s.kind == "multiselect" and isinstance(v, list) and isinstance(given.get(s.name), list) \
+                    and sorted(map(str, v)) == sorted(str(tuple(x) if isinstance(x, list) else x)
+                                                      for x in given[s.name]):
+                v = list(given[s.name])  # the same picks: in the order they were given
+            elif ok and s.kind == "multiselect" and v == [given.get(s.name)]:
+                v = given[s.name]  # one value given alone (a union's plain value), picked alone again
+            if ok and s.default is None and s.name not in given and (
+                    (s.kind == "bool" and v is False) or (s.kind == "multiselect" and v == [])):
+                ok = False  # an optional switch left off, nothing picked: the rules' default, as before
         if offer is not None:
             if ok and not _empty(s, v):
                 chosen[s.name] = v  # as given, a default too; an empty input stays out
         elif ok and (v != s.default or s.name in given or s.required):
             chosen[s.name] = v  # a value left at its default stays out of the plan (the step's default applies)
     return chosen
+
+
+def _read_mapping(spec: FieldSpec, raw: Mapping[str, Any], given: Any, path: Path_, out: Read,
+                  offer: Offer | None) -> tuple[bool, Any]:
+    """A mapping's value from its widgets: the keys given a value (a plain value picked under ``ALONE`` instead
+    stands for all of it); ``(False, None)`` when nothing is given and nothing was."""
+    alone = raw.get(ALONE)
+    if alone is not None:
+        return True, alone
+    old = given if isinstance(given, Mapping) else {}
+    was = {str(k): v for k, v in old.items()}
+    got = read_fields(spec.fields, {k: v for k, v in raw.items() if k != ALONE}, was, path, out, offer=offer)
+    if offer is not None:
+        got = {k: v for k, v in got.items() if not _empty(next(f for f in spec.fields if f.name == k), v)}
+    keys = {str(o.value): o.value for o in spec.options or ()}
+    # a key left empty (no entries, nothing in its group) is not given, unless it was
+    value = {keys.get(k, k): v for k, v in got.items() if k in was or v not in ([], {}, None)}
+    if value or isinstance(given, Mapping):
+        return True, value
+    return (given is not None and not isinstance(given, Mapping)), value
 
 
 def _empty(spec: FieldSpec, value: Any) -> bool:
@@ -797,7 +894,7 @@ def settle(specs: Sequence[FieldSpec], values: Mapping[str, Any], before: Mappin
                 rows.append(settle(fields, entry, prev) if isinstance(entry, Mapping) else entry)
             out[s.name] = rows
             continue
-        if s.kind == "group" and isinstance(v, Mapping):
+        if s.kind in ("group", "mapping") and isinstance(v, Mapping):
             prev = before.get(s.name) if isinstance(before.get(s.name), Mapping) else {}
             out[s.name] = settle(s.fields, v, prev or {})
             continue

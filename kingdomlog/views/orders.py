@@ -241,6 +241,8 @@ def _layout(spec: FieldSpec, node: Any, depth: int) -> Any:
         return node
     if all(k in node for k in sf.OPEN_PICK):
         return mo.hstack([node[k] for k in sf.OPEN_PICK], justify="start", gap=0.5, wrap=True)
+    if spec.kind == "list" and "rows" in node:  # a list picked in order: a dropdown per item
+        return mo.hstack(node["rows"].items(), justify="start", gap=0.5, wrap=True)
     if spec.kind == "rows":
         word = sf.singular(sf.lower_label(spec.label or spec.name)).capitalize()
         return mo.vstack([mo.vstack([mo.md(f"**{word} {i + 1}**"), _group(spec, e, depth + 1)])
@@ -252,6 +254,8 @@ def _group(spec: FieldSpec, node: Any, depth: int) -> Any:
     """A group's (or an entry's) fields side by side; deep in an entry, more than four fold away."""
     parts = [node[sf.VARIANT]] if sf.VARIANT in node else []
     parts += [_layout(f, node[f.name], depth + 1) for f in spec.fields if f.name in node]
+    if sf.ALONE in node:  # a mapping's "all at once"
+        parts.append(node[sf.ALONE])
     if depth >= 3 and len(parts) > 4:
         return mo.accordion({f"{spec.label or spec.name}: details": mo.hstack(parts, wrap=True, justify="start",
                                                                              gap=0.5)})

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, Strict, field_validator
 
 from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
@@ -123,6 +123,10 @@ class EffectEntry(Choices):
 
 
 Lot = Annotated[int, Field(ge=0, le=3, description="a lot of a block (0-3, §4.9.2)")]
+LotPair = Annotated[tuple[Count, Lot], Strict(False), Pick("lots", what="a lot of the settlement's grid",
+                                                           depends=("settlement",), open=True)]
+"""A (block, lot) pair: offered from the grid of the entry's settlement (the capital when none is named); any pair
+goes (the event's rule checks it). Not strict: a plan read back from JSON gives the pair as a list."""
 
 # What the outcome effects of a check may ask (a branch, the Ruins "of your choice", the GM's ruling),
 # declared once and used by every step and row that resolves a check.
@@ -549,8 +553,8 @@ class EventRow(Choices):
     ruins: RuinsChoice = None
     boon: str | None = None
     assurance: bool = False
-    lots: list[tuple[Count, Lot]] | None = Field(default=None, description="(block, lot) pairs an outcome's rubble"
-                                                                         " falls on, as the players choose")
+    lots: list[LotPair] | None = Field(default=None, description="the lots an outcome's rubble falls on, as the"
+                                                               " players choose")
     gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
     gift_commodities: list[Commodity] = Field(default_factory=list, max_length=4, description="Festive"
                                               " Invitation, critical success: the Commodity chosen for each gift"
@@ -595,7 +599,8 @@ class EventResolveChoices(Choices):
     options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = None
     boon: str | None = None
     assurance: bool = False
-    lots: list[tuple[Count, Lot]] | None = None
+    lots: list[LotPair] | None = Field(default=None, description="the lots an outcome's rubble falls on, as the"
+                                                               " players choose")
     gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
     gift_commodities: list[Commodity] = Field(default_factory=list, max_length=4, description="Festive"
                                               " Invitation, critical success: the Commodity chosen for each gift"
@@ -748,6 +753,17 @@ def _hex_detail(h: Any) -> str:
     return ", ".join(parts)
 
 
+def _lots(state: KingdomState, settlement: Any) -> list[Option]:
+    """Every lot of the grid of ``settlement`` (the capital when none is named), each with what stands on it."""
+    sts = state.settlements
+    st = next((x for x in sts if settlement in (x.id, x.name)), None) if settlement else None
+    st = st or next((x for x in sts if x.capital), sts[0] if sts else None)
+    if st is None:
+        return []
+    return [Option((b, i), f"{st.name}: block {b}, lot {i}", lot or "empty")
+            for b, lots in enumerate(st.blocks) for i, lot in enumerate(lots)]
+
+
 def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
     """The allowed values of ``Pick(source)`` in ``state``; ``within``: the sibling values of the entry."""
     cat = T.catalog(state.homebrew)
@@ -764,6 +780,8 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         return [Option(m.name, m.name, f"{m.xp} XP") for m in T.milestones().values()]
     if source == "skills":
         return _skills(state)
+    if source == "lots":
+        return _lots(state, within.get("settlement"))
     if source == "activity_skills":
         act = cat.activities.get(str(within.get("activity") or ""))
         if act is None:

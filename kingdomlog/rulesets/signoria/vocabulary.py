@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kingdomlog.core.choices import Option
+from kingdomlog.core.choices import KEY, Option
 from kingdomlog.rulesets.signoria.rules import NEUTRAL_GOALS
 from kingdomlog.rulesets.signoria.state import Character, SignoriaState
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
@@ -117,6 +117,31 @@ def _battles(s: SignoriaState) -> list[Option]:
     return camps + battles
 
 
+def _dilemma_options(s: SignoriaState, fid: str, dilemma: Any) -> list[Option] | None:
+    """The options of ``fid``'s dilemma ``dilemma``, then abstaining (§4.1 A7); None (any, the rules check it) for a
+    dilemma the state does not deal to ``fid``."""
+    d = next((d for d in s.dilemmas.get(fid, ()) if d.id == dilemma), None)
+    if d is None:
+        return None
+    return [*(Option(o.id, o.text or o.id, "takes one action slot") for o in d.options),
+            Option("abstain", "abstain", "no slot spent")]
+
+
+def _field(x: Any, name: str) -> Any:
+    return x.get(name) if isinstance(x, Mapping) else getattr(x, name, None)
+
+
+def _questions(s: SignoriaState, source: str, within: Mapping[str, Any]) -> list[Option]:
+    """The questions the GM puts in this step (``questions``), or the answers the question ``within[KEY]`` offers."""
+    asked = [q for q in within.get("questions") or () if _field(q, "id")]
+    if source == "questions":
+        return [Option(str(_field(q, "id")), str(_field(q, "text") or _field(q, "id")),
+                       f"to {_field(q, 'faction')}") for q in asked]
+    q = next((q for q in asked if _field(q, "id") == within.get(KEY)), None)
+    return [Option(str(_field(o, "id")), str(_field(o, "text") or _field(o, "id")))
+            for o in (_field(q, "options") or ()) if _field(o, "id")] if q is not None else []
+
+
 def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
     """The options of ``Pick(source)`` in ``state``; ``within`` holds the sibling values of the entry.
 
@@ -147,6 +172,8 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
         return _war_campaigns(s)
     if source == "p3_battles":
         return _battles(s)
+    if source in ("questions", "answers"):
+        return _questions(s, source, within)
     kind, _, fid = source.partition(":")
     if not fid:
         raise KeyError(source)
@@ -170,7 +197,9 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
     if kind == "targets":
         return _targets(s, fid, within.get("action"))
     if kind == "dilemmas":
-        return [Option(d.id, d.id, d.text) for d in s.dilemmas.get(fid, ())]
+        return [Option(d.id, d.text or d.id, "a dilemma") for d in s.dilemmas.get(fid, ())]
+    if kind == "dilemma_options":
+        return _dilemma_options(s, fid, within.get(KEY))
     if kind == "candidates":
         return [Option(c.id, c.name, f"{c.trait}, costs {c.cost} wealth") for c in s.candidates.get(fid, ())]
     raise KeyError(source)

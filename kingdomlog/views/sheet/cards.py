@@ -481,10 +481,14 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
         head_html = mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec))
         add = mo.Html(h("div", marimo_html(elem[sf.ADD]), class_="kl-add", data_add=".".join(str(p) for p in path)))
         items = [head_html, *rows, add]
-    elif spec.kind == "group" and spec.fields:
-        given = value if isinstance(value, Mapping) else {}
-        items = [mo.Html(h("div", spec.label, class_="kl-rows-label")),
-                 _entry_view(spec, spec.fields, elem, given, path, errors, state=state)]
+    elif spec.kind in ("group", "mapping") and spec.fields:
+        given = {str(k): x for k, x in value.items()} if isinstance(value, Mapping) else {}
+        alone = [elem[sf.ALONE]] if sf.ALONE in elem else []  # a mapping's "all at once"
+        items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)),
+                 _entry_view(spec, spec.fields, elem, given, path, errors, extra=alone, state=state)]
+    elif isinstance(elem, sf.View) and "rows" in elem:  # a list picked in order: a dropdown per item
+        items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)),
+                 mo.hstack(elem["rows"].items(), justify="start", wrap=True)]
     elif spec.kind == "variant" and spec.variants:
         given = value if isinstance(value, Mapping) else {}
         items = [elem[sf.VARIANT]]
