@@ -475,9 +475,11 @@ def _model_label(model: type[Choices], tag: str) -> str:
 
 
 def _label(name: str, info: FieldInfo) -> str:
-    if info.title:
-        return info.title
-    words = name.replace("_", " ").strip()
+    return info.title or _words(name)
+
+
+def _words(name: str) -> str:
+    words = name.replace("_", " ").replace("-", " ").strip()
     return words[:1].upper() + words[1:]
 
 
@@ -833,5 +835,6 @@ def _key_spec(shape: _Shape, key: Option, given: Any, within: Mapping[str, Any],
     kind = _kind(shape)
     # a number of a key left out is 0, a switch off, a pick none: the value of a key not given
     default = 0 if kind in ("int", "float") else False if kind == "bool" else None
-    return _spec(str(key.value), key.text, key.detail, shape, required=False, default=default, given=given,
+    label = key.label or (_words(key.value) if isinstance(key.value, str) else str(key.value))
+    return _spec(str(key.value), label, key.detail, shape, required=False, default=default, given=given,
                  within={**within, KEY: key.value}, state=state, vocabulary=vocabulary)

@@ -70,6 +70,7 @@ def test_no_field_of_the_example_falls_back_to_json() -> None:
     s = specs()
     assert [(f.name, f.kind) for f in s["downtime"].fields] == [("ruler", "select"), ("counselor", "select"),
                                                                  ("warden", "select")]
+    assert [f.label for f in s["downtime"].fields] == ["Ruler", "Counselor", "Warden"]  # the key in words
     assert [o.value for o in s["commodity"].options or ()] == ["food", "ore"]
     assert [o.value for o in s["characters"].alone] == ["all"] and s["characters"].alone[0].text == "all of them"
     assert [o.value for o in s["ruin_split"].alone] == ["crime", "decay"]

@@ -747,7 +747,7 @@ def _hex_detail(h: Any) -> str:
         parts.append("river")
     if h.lake:
         parts.append("lake")
-    parts.extend(h.features)
+    parts.extend(f.replace("_", " ") for f in h.features)
     if h.work_site is not None:
         parts.append(f"{h.work_site.commodity} work site")
     return ", ".join(parts)
