@@ -34,7 +34,8 @@ WORDS_JS = r"""() => {
       if (e.matches('option, [role=option]')) out.options.push(e.textContent.trim());
       if (e.matches('.kl-roll, .kl-faces, .kl-dice, .kl-outcome')) out.rolls.push(e.textContent.trim());
       if (e.matches('textarea')) {
-        const label = (e.getAttribute('aria-label') || '') + ' ' + (e.closest('label') ? e.closest('label').textContent : '');
+        const around = e.closest('label');
+        const label = (e.getAttribute('aria-label') || '') + ' ' + (around ? around.textContent : '');
         if (/JSON/.test(label) || e.closest('[data-field]')) out.json_fields.push(label.trim());
       }
     }
