@@ -848,3 +848,49 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
                                                     f"{'; taken' if f.name in state.feats else ''}")
                   for f in sorted(cat.feats.values(), key=lambda f: (f.level, f.name)))]
     raise InputError(f"pf2e-kingmaker has no list of {source!r} to choose from")
+
+
+# ------------------------------------------------------------------ names in words (Ruleset.name_of)
+
+PURPOSES = {"hex_loss": "losing a hex (U2)", "unrest_reduction": "lowering Unrest (C1, no taxes)",
+            "crop_failure": "crop failure", "failed_irrigation": "after a failed Irrigation",
+            "ruin_penalty_reduction": "easing a Ruin's penalty", "pull-together": "Pull Together",
+            "scheduled": "a scheduled event"}
+"""What a flat check is for (its recorded ``purpose``, ``<what>[:<detail>]``), in words."""
+
+
+def _title(table: str, tag: str) -> str | None:
+    row = getattr(T.catalog(None), table).get(tag)
+    return row.title if row is not None and bool(getattr(row, "title", "")) else None
+
+
+def name_of(id: str, kind: str = "") -> str | None:
+    """pf2e's names of its ids in words (activities, events, structures, feats, roles, skills, what a flat check
+    is for), or None for one it does not name.
+
+    >>> name_of("natures-blessing"), name_of("ruler", "role"), name_of("pull-together:claim-hex", "check")
+    ("Nature's Blessing", 'Ruler', 'Pull Together for Claim Hex')
+    >>> name_of("crop_failure:A2", "check"), name_of("scheduled:squatters", "check")
+    ('crop failure on A2', 'Squatters (a scheduled event)')
+    """
+    what, _, detail = id.partition(":")
+    if kind == "check" or (detail and what in PURPOSES):
+        said = PURPOSES.get(what)
+        if said is None:
+            return None
+        if not detail:
+            return said
+        named = name_of(detail)
+        if what == "pull-together":
+            return f"{said} for {named or detail}"
+        if what == "scheduled":
+            return f"{named or detail} ({said})"
+        return f"{said} on {detail}" if what == "crop_failure" else f"{detail}: {said}" \
+            if what == "failed_irrigation" else f"{said} ({named or detail})"
+    for table in ("activities", "events", "structures", "feats"):
+        got = _title(table, id)
+        if got:
+            return got
+    if id in T.ROLES or id in T.core().skills:
+        return id.capitalize()
+    return None

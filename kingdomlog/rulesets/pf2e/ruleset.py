@@ -170,6 +170,11 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
 
         return audit(state, event)
 
+    def name_of(self, id: str, kind: str = "") -> str:
+        from kingdomlog.rulesets.pf2e.choices import name_of
+
+        return name_of(id, kind) or super().name_of(id, kind)
+
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         from kingdomlog.rulesets.pf2e.choices import vocabulary
 

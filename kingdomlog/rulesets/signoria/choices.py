@@ -380,7 +380,7 @@ def orders_choices(fid: str) -> type[Choices]:
     order: Any = _model(f"{name}Order", f"One of {fid}'s sealed orders (§11.2 OrdersSubmitted.orders[]).", {
         "id": (opt[str], Field(None, description="order id (default O<n>)")),
         "faction": (opt[PlayerId], Field(None, description=f"the faction giving it ({fid}; §1.3)")),
-        "action": (Action, ...),
+        "action": (Annotated[Action, Pick("actions", what="an action (§4.1)")], ...),
         "slots": (list[slot], Field(default_factory=lambda: ["ordinary"],
                                     description="the action slots committed (§3.2)")),
         "stake": (Stake, "low"),

@@ -45,6 +45,7 @@ from kingdomlog.rulesets.signoria.state import (
     home_force_breakdown,
     reroll_allowance,
 )
+from kingdomlog.rulesets.signoria.vocabulary import name_of as _name_of
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
 
 __all__ = ["OPTIONS", "RULESET", "SignoriaRuleset"]
@@ -103,6 +104,9 @@ class SignoriaRuleset(CopyOnWriteRuleset):
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         return _audit(state, event)
+
+    def name_of(self, id: str, kind: str = "") -> str:
+        return _name_of(id, kind) or super().name_of(id, kind)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         try:

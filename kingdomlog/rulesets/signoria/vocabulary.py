@@ -12,11 +12,12 @@ At setup (no initiative yet) the factions are the campaign options' players and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kingdomlog.core.choices import KEY, Option
-from kingdomlog.rulesets.signoria.rules import NEUTRAL_GOALS
+from kingdomlog.rulesets.signoria.rules import ACTIONS, NEUTRAL_GOALS, PHASE_OF_ACTION
 from kingdomlog.rulesets.signoria.state import Character, SignoriaState
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import traits
@@ -172,6 +173,10 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
         return _war_campaigns(s)
     if source == "p3_battles":
         return _battles(s)
+    if source == "actions":
+        return [Option(a, ACTION_NAMES.get(a, a.replace("_", " ")), PHASE_WORDS.get(PHASE_OF_ACTION[a], "with the "
+                                                                                    "order it supports"))
+                for a in ACTIONS]
     if source in ("questions", "answers"):
         return _questions(s, source, within)
     kind, _, fid = source.partition(":")
@@ -203,3 +208,46 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
     if kind == "candidates":
         return [Option(c.id, c.name, f"{c.trait}, costs {c.cost} wealth") for c in s.candidates.get(fid, ())]
     raise KeyError(source)
+
+
+# ---- names in words (Ruleset.name_of) ------------------------------------------------------------------------
+
+ACTION_NAMES = {
+    "dilemma": "resolve a dilemma", "liberties": "grant liberties", "intrigue_self": "intrigue at home",
+    "donation": "donate to the Church", "scouts": "send scouts", "spy": "plant a spy", "bribery": "bribe",
+    "felmonte_offer": "make Felmonte an offer", "assassination": "assassinate", "intrigue_foreign": "intrigue abroad",
+    "war": "march to war", "storm": "storm a city", "sally": "sally out", "pact": "seek a pact",
+    "improve_relations": "improve relations", "turn_against": "turn a neutral against a rival",
+    "passage": "seek right of passage", "trade": "seek a trade treaty", "military_aid": "seek military aid",
+    "military_alliance": "seek a military alliance", "legitimacy": "seek legitimacy",
+    "player_treaty": "treaty with a player", "hire_troops": "hire troops", "hire_statesman": "hire a statesman",
+    "designate_heir": "designate an heir", "dismiss": "dismiss a statesman", "support": "support another order",
+}
+"""Each order's action as a person says it (§4.1): an order "to hire troops", the option "hire troops"."""
+PHASE_WORDS = {"p1_internal": "internal affairs", "p2_espionage": "espionage", "p3_war": "war",
+               "p4_diplomacy": "diplomacy", "p5_hiring": "hiring"}
+"""The phase an action is resolved in (§4.3), as its option's detail."""
+
+
+def name_of(id: str, kind: str = "") -> str | None:
+    """Signoria's names of its ids in words, or None for one it does not name (the ruleset's default then).
+
+    >>> name_of("cmd.1", "roll"), name_of("cmd.3", "roll"), name_of("hire_troops", "action")
+    ('the command roll', 'reroll 2', 'hire troops')
+    >>> name_of("b7.1"), name_of("fabian.leader")
+    ('battle 1 of month 7', "fabian's leader")
+    """
+    if kind in ("roll", ""):
+        m = re.fullmatch(r"cmd\.(\d+)", id)
+        if m:
+            n = int(m.group(1))
+            return "the command roll" if n == 1 else f"reroll {n - 1}"
+    if kind in ("action", "option", "") and id in ACTION_NAMES:
+        return ACTION_NAMES[id]
+    m = re.fullmatch(r"b(\d+)\.(\d+)", id)
+    if m:
+        return f"battle {m.group(2)} of month {m.group(1)}"
+    m = re.fullmatch(r"([a-z]+)\.leader", id)
+    if m:
+        return f"{m.group(1)}'s leader"
+    return None

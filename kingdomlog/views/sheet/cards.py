@@ -18,7 +18,7 @@ the rules give, or a GM ruling with a note). The buttons are plain HTML marked `
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import marimo as mo
@@ -34,7 +34,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
-from kingdomlog.views.words import summary_of, words
+from kingdomlog.views.words import check_name, roll_name, summary_of, words
 
 
 def _num(v: Any) -> float | None:
@@ -94,9 +94,9 @@ def _compact(outcomes: list[Any]) -> list[Any]:
     return outcomes
 
 
-def _unsnake(text: str) -> str:
-    """Ids inside a ruleset's label in words: ``the tax_collection table`` → ``the tax collection table``."""
-    return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", lambda m: m.group(0).replace("_", " "), text)
+def _name_of(session: SheetSession | None) -> Callable[[str, str], str] | None:
+    """The ruleset's names in words (``Ruleset.name_of``), when the card is drawn for a sheet."""
+    return session.start.camp.ruleset.name_of if session is not None else None
 
 
 def _against(spec: CheckSpec) -> str:
@@ -110,10 +110,7 @@ def check_title(key: str, spec: CheckSpec) -> str:
     >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
     'Claim hex on A5: d20 +3 vs DC 15'
     """
-    target = re.fullmatch(r"([a-z0-9]+(?:[-_][a-z0-9]+)+) (on \S+)", spec.label or "")  # an activity id, its target
-    name = words(spec.label.replace("-", "_")) if spec.label and re.fullmatch(r"[a-z0-9_.-]+", spec.label) \
-        else f"{words(target.group(1).replace('-', '_'))} {target.group(2)}" if target \
-        else _unsnake(spec.label) if spec.label else words(key)
+    name = check_name(key, spec)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
         return f"{name}: d20 {spec.modifier:+d}{_against(spec)}{mode}"
@@ -127,14 +124,16 @@ def check_title(key: str, spec: CheckSpec) -> str:
     return name
 
 
-def roll_result_html(roll: Roll, spec: CheckSpec | None) -> Html:
-    """The roll: faces, total (against the DC) and the outcome the kernel reads from it."""
+def roll_result_html(roll: Roll, spec: CheckSpec | None, name: str = "") -> Html:
+    """The roll: faces, total (against the DC) and the outcome the kernel reads from it; ``name``: what a roll
+    that is no check rolls (``views.words.roll_name``)."""
     faces = ", ".join(str(f) for f in roll.faces)
     kept = "" if tuple(roll.kept) == tuple(roll.faces) else f" kept {', '.join(str(k) for k in roll.kept)}"
     mark = roll_mark(roll, reroll="re-roll {}")
     dice = [h("span", f"⚄ {faces}", class_="kl-faces"), kept]
     if spec is None:
-        return h("div", f"{words(roll.key)} {roll.notation}: ", dice, " = ", h("b", roll.total), mark, class_="kl-roll")
+        return h("div", f"{name or words(roll.key)}, {roll.notation}: ", dice, " = ", h("b", roll.total), mark,
+                 class_="kl-roll")
     out = resolve(spec, roll)
     said = [" → ", h("b", out.label, class_="kl-degree", data_degree=out.label)] if out else None
     if spec.kind in ("pf2e", "d20", "5e"):
@@ -218,7 +217,8 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
                    class_="kl-locked"), _history(session, card, r.key), reroll_html(session, card, r.key)] \
             if lock and session is not None else None
         if spec is None:
-            parts.append(h("div", roll_result_html(r, None), extra, class_="kl-dice", data_roll=r.key))
+            named = roll_name(r.key, card.checks, _name_of(session))
+            parts.append(h("div", roll_result_html(r, None, named), extra, class_="kl-dice", data_roll=r.key))
             continue
         parts.append(h("div", h("div", check_title(r.key, spec), class_="kl-check-title"), _odds(spec),
                        roll_result_html(r, spec), extra, class_="kl-check kl-check-rolled" if lock else "kl-check",
@@ -226,7 +226,8 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
     pending = card.pending
     if pending is not None:
         key, spec = pending.key, card.checks.get(pending.key)
-        title = check_title(key, spec) if spec is not None else f"{words(key)}: {pending.notation}"
+        title = check_title(key, spec) if spec is not None \
+            else f"{roll_name(key, card.checks, _name_of(session))}: {pending.notation}"
         if card.provisional:
             act: Html = h("div", "Rolled once the refused step above is fixed.", class_="kl-empty")
         elif card.waiting is None and session is not None:
