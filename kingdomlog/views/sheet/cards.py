@@ -554,6 +554,7 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
         if path and path[0] != "dice":  # it sits at the field: the path is said by where it is
             msg = re.sub(r"^choice [\w.\[\]]+:\s*", "", msg)
+            msg = msg[:1].upper() + msg[1:]
         errs.append(FieldError(path or (), msg))
     errors = _Errors(errs)
     items: list[Any] = []
