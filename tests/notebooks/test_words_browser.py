@@ -111,3 +111,50 @@ def test_the_orders_sheet_asks_nothing_as_json(browser: Any, tmp_path: Path, sub
     assert got["json_fields"] == []
     assert not [x for x in got["labels"] if "JSON" in x]  # "Rerolls paid — JSON" is a dropdown per reroll
     assert raw_ids(got["options"]) == []
+
+
+def test_a_signoria_month_opened_answered_and_resolved_in_the_browser(browser: Any, tmp_path: Path,
+                                                                      subprocess_env: dict[str, str]) -> None:
+    """The GM poses a statesman on offer to Marburg on the sheet and publishes the opening with a deadline (no
+    opening.json); Marburg answers on its orders sheet; the GM closes the orders and moves the month on: it is
+    committed. No file is written by hand."""
+    from test_sheet_browser import gm_server, open_sheet, shot
+
+    from kingdomlog.app import Campaign
+
+    folder = copy("felmonte", tmp_path)
+    month = Campaign.open(folder).next_turn()
+    with gm_server(folder, subprocess_env) as gm:
+        page, ui, _ = open_sheet(browser, gm)
+        ui.add("turn_open", "candidates", "Doge of Marburg")
+        ui.type("turn_open", "candidates.0.name", "Ottavio")
+        page.get_by_label("Orders due in").first.fill("2d")
+        page.get_by_role("button", name="Publish the opening to the players").first.click()
+        page.get_by_text(re.compile(r"Published the opening of month \d+")).first.wait_for(timeout=120_000)
+        page.locator(DRAWN).first.wait_for(timeout=120_000)
+        shot(page, "words-signoria-published", ".kl-outcome-box")
+        page.close()
+        with Server([sys.executable, "-m", "kingdomlog", "orders", str(folder), "--as", "marburg", "--port",
+                     str(free_port())], env=subprocess_env, ready=r"Orders sheet of .*: (http://\S+)") as srv:
+            mar = browser.new_page(viewport={"width": 1280, "height": 1600})
+            mar.goto(srv.url)
+            box = mar.get_by_label("Your answer", exact=True).first
+            box.wait_for(timeout=120_000)
+            box.select_option(label=next(t for t in box.locator("option").all_inner_texts() if t.startswith("pass")))
+            mar.wait_for_timeout(300)
+            mar.get_by_role("button", name="Send these answers").click()
+            mar.get_by_text(re.compile(r"Answers\.")).first.wait_for(timeout=60_000)
+            ARTIFACTS.mkdir(exist_ok=True)
+            mar.screenshot(path=str(ARTIFACTS / "words-signoria-answered.png"))
+            mar.close()
+        page, ui, _ = open_sheet(browser, gm)
+        page.get_by_role("button", name="Close the orders and move the month on").first.click()
+        page.get_by_text(re.compile(r"committed month \d+")).first.wait_for(timeout=180_000)
+        shot(page, "words-signoria-resolved", ".kl-outcome-box")
+        page.close()
+    camp = Campaign.open(folder)
+    assert camp.next_turn() == month + 1
+    month_events = [e for e in camp.events() if e.turn == month]
+    assert any(e.type == "core.steps_published" for e in month_events)
+    assert any(e.type == "core.question_answered" and e.actor == "marburg" for e in month_events)
+    assert not list(folder.glob("*.json")) and camp.verify().ok
