@@ -13,7 +13,7 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "check_name", "is_hex_field", "option_text", "roll_name", "summary_of", "words"]
+__all__ = ["ACRONYMS", "check_name", "id_words", "is_hex_field", "option_text", "roll_name", "summary_of", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -110,3 +110,20 @@ def roll_name(key: str, checks: Mapping[str, CheckSpec], name_of: Callable[[str,
         if named:
             return named[:1].upper() + named[1:] if named == named.lower() else named
     return words(key)
+
+
+_ID = re.compile(r"[a-z0-9]+(?:[_.:-][a-z0-9]+)+")
+
+
+def id_words(value: Any, name_of: Callable[[str, str], str] | None = None) -> Any:
+    """A value shown in a sentence: an id (``between_years``, ``natures-blessing``) by the ruleset's name for it
+    (``Ruleset.name_of``, else its separators as spaces); any other value as it is.
+
+    >>> id_words("between_years"), id_words("Greenbelt March"), id_words(3)
+    ('between years', 'Greenbelt March', 3)
+    """
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        return value
+    if name_of is not None:
+        return name_of(value, "")
+    return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", value)).strip()

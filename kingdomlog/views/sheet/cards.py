@@ -34,7 +34,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
-from kingdomlog.views.words import check_name, roll_name, summary_of, words
+from kingdomlog.views.words import check_name, id_words, roll_name, summary_of, words
 
 
 def _num(v: Any) -> float | None:
@@ -242,15 +242,15 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
 # ---- the outcome ------------------------------------------------------------------------------
 
 
-def event_words(d: Draft) -> Html:
-    """One event as a short line: its type in words and its main fields."""
+def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None) -> Html:
+    """One event as a short line: its type in words and its main fields (ids by the ruleset's names)."""
     name = words(d.type.split(".", 1)[-1])
     payload = d.payload.model_dump(mode="json")
     bits = []
     for k, v in payload.items():
         if k in ("terms", "dc_terms") or v in (None, "", [], {}):
             continue
-        text = scalar(v)
+        text = scalar(id_words(v, name_of))
         if len(text) > 60:
             text = text[:57] + "…"
         bits.append(f"{words(k).lower()} {text}")
@@ -288,8 +288,10 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
             d = b - a
             delta = [" ", h("span", f"({'+' if d > 0 else '−'}{abs(d):g})", class_="kl-delta")]
         hot = prev_after is not None and card.id in draft.changed_steps and prev_after.get(k) != new
-        was = [" ", h("span", f"was {scalar(prev_after.get(k))}", class_="kl-was")] if hot and prev_after else None
-        parts.append(h("span", f"{words(k)} {scalar(old)} → ", h("b", scalar(new)), delta, was,
+        was = [" ", h("span", f"was {scalar(id_words(prev_after.get(k), rs.name_of))}", class_="kl-was")] \
+            if hot and prev_after else None
+        parts.append(h("span", f"{words(k)} {scalar(id_words(old, rs.name_of))} → ",
+                       h("b", scalar(id_words(new, rs.name_of))), delta, was,
                        class_="kl-fig kl-hot" if hot else "kl-fig", data_figure=k))
     return h("div", join(parts, " · "), class_="kl-outcome")
 
@@ -352,7 +354,8 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
                        class_="kl-details", open=True))
     if card.drafts:
         parts.append(h("details", h("summary", f"{len(card.drafts)} event(s) this step records"),
-                       h("ul", (event_words(d) for d in card.drafts), class_="kl-evlist"), class_="kl-details"))
+                       h("ul", (event_words(d, _name_of(session)) for d in card.drafts), class_="kl-evlist"),
+                       class_="kl-details"))
     return join(parts)
 
 
