@@ -53,6 +53,18 @@ def raw_ids(texts: list[str]) -> list[str]:
     return [t for t in texts if RAW_ID.search(t.replace("e.g.", "").replace("i.e.", ""))]
 
 
+MARIMO_NUMBER = re.compile(r'^(Increase |Decrease )?<span class="markdown prose dark:prose-invert contents"><span '
+                           r'class="paragraph">[^<>]*</span></span>$')
+"""marimo's number box names itself (and its two buttons) by its label's rendered HTML: marimo's front end sets
+the aria-label to the label's markup, whatever the label says. Not fixed here (a number box without a label would
+be named "Number input"); every other aria-label and label is held to words."""
+
+
+def labels_in_words(labels: list[str]) -> list[str]:
+    """The labels and aria-labels that name a raw id, marimo's number boxes aside (``MARIMO_NUMBER``)."""
+    return raw_ids([x for x in labels if not MARIMO_NUMBER.match(x)])
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
@@ -76,7 +88,7 @@ def words_of(page: Any) -> dict[str, list[str]]:
     return dict(page.evaluate(WORDS_JS))
 
 
-@pytest.mark.parametrize("demo", ["stolen-lands", "aikakirjat-demo", "felmonte"])
+@pytest.mark.parametrize("demo", ["stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte"])
 def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Path,
                                            subprocess_env: dict[str, str]) -> None:
     folder = copy(demo, tmp_path)
@@ -93,6 +105,7 @@ def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Pa
     assert got["options"] and got["labels"]
     assert got["json_fields"] == []
     assert raw_ids(got["options"]) == []
+    assert labels_in_words(got["labels"]) == [] and raw_ids(got["rolls"]) == []
 
 
 def test_the_orders_sheet_asks_nothing_as_json(browser: Any, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
@@ -110,7 +123,7 @@ def test_the_orders_sheet_asks_nothing_as_json(browser: Any, tmp_path: Path, sub
     assert got["options"] and got["labels"]
     assert got["json_fields"] == []
     assert not [x for x in got["labels"] if "JSON" in x]  # "Rerolls paid — JSON" is a dropdown per reroll
-    assert raw_ids(got["options"]) == []
+    assert raw_ids(got["options"]) == [] and labels_in_words(got["labels"]) == []
 
 
 def test_a_signoria_month_opened_answered_and_resolved_in_the_browser(browser: Any, tmp_path: Path,
