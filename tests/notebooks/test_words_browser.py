@@ -44,8 +44,10 @@ WORDS_JS = r"""() => {
   for (const k of Object.keys(out)) out[k] = Array.from(new Set(out[k])).filter(x => x);
   return out; }"""
 
-RAW_ID = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+\d*\.[a-z0-9_]+\b|\(issue \d+\)|<span class=")
-"""A machine's name on a page: ``hire_troops``, ``cmd.1``, ``b7.1``, "(issue 13)", a label's raw markup."""
+RAW_ID = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+\d*\.[a-z0-9_]+\b|\(issue \d+\)|<span class="
+                    r"|\b[A-Za-z]\d+ [a-z]\d+\b")
+"""A machine's name on a page: ``hire_troops``, ``cmd.1``, ``b7.1``, "(issue 13)", a label's raw markup, a key said
+as words ("A1 e1 o0", "Candidate t8 c1")."""
 
 
 def raw_ids(texts: list[str]) -> list[str]:
@@ -146,6 +148,8 @@ def test_a_signoria_month_opened_answered_and_resolved_in_the_browser(browser: A
         page.get_by_text(re.compile(r"Published the opening of month \d+")).first.wait_for(timeout=120_000)
         page.locator(DRAWN).first.wait_for(timeout=120_000)
         shot(page, "words-signoria-published", ".kl-outcome-box")
+        rolls = words_of(page)["rolls"]
+        assert any("a candidate's trait" in r.lower() for r in rolls) and raw_ids(rolls) == [], rolls
         page.close()
         with Server([sys.executable, "-m", "kingdomlog", "orders", str(folder), "--as", "marburg", "--port",
                      str(free_port())], env=subprocess_env, ready=r"Orders sheet of .*: (http://\S+)") as srv:

@@ -234,6 +234,8 @@ def name_of(id: str, kind: str = "") -> str | None:
 
     >>> name_of("cmd.1", "roll"), name_of("cmd.3", "roll"), name_of("hire_troops", "action")
     ('the command roll', 'reroll 2', 'hire troops')
+    >>> name_of("candidate.t8.c1.2", "roll"), name_of("b7.1.r2.defender.main", "roll")
+    ("a candidate's trait, die 2", "battle 1 of month 7, round 2: the defender's main")
     >>> name_of("b7.1"), name_of("fabian.leader")
     ('battle 1 of month 7', "fabian's leader")
     """
@@ -242,6 +244,14 @@ def name_of(id: str, kind: str = "") -> str | None:
         if m:
             n = int(m.group(1))
             return "the command roll" if n == 1 else f"reroll {n - 1}"
+        m = re.fullmatch(r"(candidate|trait)\.(.+)\.(\d+)", id)
+        if m:  # a statesman's trait, rolled on a d6 until it names one (§4.6, §2.9)
+            who = "a candidate's" if m.group(1) == "candidate" else f"{m.group(2)}'s"
+            return f"{who} trait, die {m.group(3)}"
+        m = re.fullmatch(r"b(\d+)\.(\d+)\.r(\d+)\.(attacker|defender)\.(main|reserve)(.*)", id)
+        if m:  # a battle round's dice (§5.5)
+            return f"battle {m.group(2)} of month {m.group(1)}, round {m.group(3)}: the {m.group(4)}'s {m.group(5)}" \
+                   + (" (re-roll)" if m.group(6) else "")
     if kind in ("action", "option", "") and id in ACTION_NAMES:
         return ACTION_NAMES[id]
     m = re.fullmatch(r"b(\d+)\.(\d+)", id)
