@@ -33,7 +33,7 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
 from kingdomlog.views.html import EMPTY, Html, h
-from kingdomlog.views.words import is_hex_field, option_text
+from kingdomlog.views.words import help_words, is_hex_field, option_text
 
 Path_ = tuple[str | int, ...]
 """Where a value sits in a step's choices: ``("activities", 1, "leader")``."""
@@ -363,13 +363,13 @@ def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
 
 
 def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
-    """A step's choices shown at once; JSON-only values and, on a long form, the plain switches and
-    texts fold under "more" (opened by default when one already holds a value)."""
+    """A step's choices shown at once; JSON-only values and, on a long form, the plain switches, texts and values
+    per key (a role's downtime) fold under "more" (opened by default when one already holds a value)."""
     out = set()
     long = len(specs) > FOLD_AFTER
     for s in specs:
         set_ = s.name in given and given[s.name] not in (None, s.default)
-        plain = s.kind == "json" or (long and s.kind in ("bool", "text") and not s.required)
+        plain = s.kind == "json" or (long and s.kind in ("bool", "text", "mapping") and not s.required)
         if set_ or not plain:
             out.add(s.name)
     return out
@@ -1031,7 +1031,7 @@ def path_label(specs: Sequence[FieldSpec], path: Path_) -> str:
 
 def help_html(spec: FieldSpec) -> Html:
     """The help line under a widget (empty when the choice has none)."""
-    return h("div", spec.help, class_="kl-help") if spec.help else EMPTY
+    return h("div", help_words(spec.help), class_="kl-help") if spec.help else EMPTY
 
 
 def browser_html(spec: FieldSpec) -> Html:

@@ -33,7 +33,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
 from kingdomlog.views.html import EMPTY, STYLE, Html, draft_items, h, join, style
 from kingdomlog.views.player import page as player
-from kingdomlog.views.words import words
+from kingdomlog.views.words import help_words, words
 
 CSS = """
 .kl-bar { background: #f4f6fa; border: 1px solid #d5dbe6; border-radius: 6px; padding: .5em .8em; margin: .4em 0; }
@@ -267,7 +267,8 @@ def _group(spec: FieldSpec, node: Any, depth: int) -> Any:
 
 def help_html(start: OrdersStart, sid: str) -> Html:
     """The help of step ``sid``'s fields, one line each."""
-    return join((join([h("b", c.label or c.name), f": {c.help}"]) for c in start["choices"][sid] if c.help), h("br"))
+    return join((join([h("b", c.label or c.name), f": {help_words(c.help)}"]) for c in start["choices"][sid] if c.help),
+                h("br"))
 
 
 # ---- words ----------------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "check_name", "id_words", "is_hex_field", "option_text", "roll_name", "summary_of", "words"]
+__all__ = ["ACRONYMS", "check_name", "help_words", "id_words", "is_hex_field", "option_text", "roll_name", "summary_of",
+           "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -69,6 +70,16 @@ def is_hex_field(spec: FieldSpec) -> bool:
 
 
 # ---- what a check or a roll is for ------------------------------------------------------------------------
+
+
+def help_words(text: str) -> str:
+    """A help text in words: the ids a ruleset's description names (``hire_troops: units hired``, ``default: option
+    event_table``) with their underscores as spaces.
+
+    >>> help_words("war: units sent; hire_troops: units hired")
+    'war: units sent; hire troops: units hired'
+    """
+    return _unsnake(text)
 
 
 def _unsnake(text: str) -> str:

@@ -24,7 +24,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 
 WORDS_JS = r"""() => {
-  const out = {labels: [], options: [], rolls: [], json_fields: []};
+  const out = {labels: [], options: [], rolls: [], help: [], json_fields: []};
   const walk = (root) => {
     for (const e of root.querySelectorAll('*')) {
       if (e.shadowRoot) walk(e.shadowRoot);
@@ -33,6 +33,7 @@ WORDS_JS = r"""() => {
       if (e.matches('label, .kl-rows-label, .kl-check-title, .kl-title')) out.labels.push(e.textContent.trim());
       if (e.matches('option, [role=option]')) out.options.push(e.textContent.trim());
       if (e.matches('.kl-roll, .kl-faces, .kl-dice, .kl-outcome')) out.rolls.push(e.textContent.trim());
+      if (e.matches('.kl-help, .kl-step-help')) out.help.push(e.textContent.trim());
       if (e.matches('textarea')) {
         const around = e.closest('label');
         const label = (e.getAttribute('aria-label') || '') + ' ' + (around ? around.textContent : '');
@@ -107,7 +108,7 @@ def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Pa
     assert got["options"] and got["labels"]
     assert got["json_fields"] == []
     assert raw_ids(got["options"]) == []
-    assert labels_in_words(got["labels"]) == [] and raw_ids(got["rolls"]) == []
+    assert labels_in_words(got["labels"]) == [] and raw_ids(got["rolls"]) == [] and raw_ids(got["help"]) == []
 
 
 def test_the_orders_sheet_asks_nothing_as_json(browser: Any, tmp_path: Path, subprocess_env: dict[str, str]) -> None:

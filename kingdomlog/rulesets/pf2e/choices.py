@@ -285,11 +285,12 @@ class LeadershipUpkeepChoices(Choices):
 class UnrestChoices(Choices):
     """U2 Adjust Unrest (§3.1 U2)."""
 
-    warfare_last_turn: bool = Field(default=False, description="option warfare_mode = abstract: warfare took place"
-                                                               " last turn (1d6 Unrest and a Ruin +1)")
+    warfare_last_turn: bool = Field(default=False, description="with abstract warfare (the campaign's warfare mode):"
+                                                               " warfare took place last turn (1d6 Unrest and a Ruin"
+                                                               " +1)")
 
     ruin_split: RuinName | dict[RuinName, Count] = Field(
-        default_factory=dict, description="the 1d10 Ruin points at Unrest 10+: {ruin: n}, or one Ruin for all"
+        default_factory=dict, description="the 1d10 Ruin points at Unrest 10+, shared among the Ruins or all to one"
                                           " (default: spread to the Ruins furthest from overflowing)")
     lost_hex: Annotated[str | None, Pick("claimed_hexes", what="a claimed hex")] = Field(
         default=None, description="the hex lost on a failed DC 11 flat check (default, or empty: the last"

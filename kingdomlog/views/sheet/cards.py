@@ -34,7 +34,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
-from kingdomlog.views.words import check_name, id_words, roll_name, summary_of, words
+from kingdomlog.views.words import check_name, help_words, id_words, roll_name, summary_of, words
 
 
 def _num(v: Any) -> float | None:
@@ -651,7 +651,7 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, 
         h("div", h("span", card.index + 1, class_="kl-num"), h("span", card.step.title, class_="kl-title"),
           h("span", None if live else badges_html(card, draft), class_="kl-badges", data_kl_slot=f"badges:{cid}"),
           class_="kl-card-head", id=f"step-{cid}"),
-        h("div", card.step.help, class_="kl-step-help") if card.step.help else None]))
+        h("div", help_words(card.step.help), class_="kl-step-help") if card.step.help else None]))
     view = forms if isinstance(forms, sf.View) else sf.View(forms)
     elems = view.get(card.id, None)
     left = _cached_widgets_view(session, card, elems, draft)
