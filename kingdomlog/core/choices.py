@@ -41,10 +41,10 @@ Schema; a value past them is refused naming the field:
 
 >>> class Ruling(Choices):
 ...     amount: Amount = 0
->>> validate_choices(Ruling, {"amount": 10**9}, state=None, vocabulary=vocab, step="gm.adjust")
+>>> validate_choices(Ruling, {"amount": 10**9}, state=None, vocabulary=vocab, step="gm.adjust")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-kingdomlog.core.errors.InputError: step 'gm.adjust': choice amount: 1000000000 is above the largest allowed, 10000
+kingdomlog.core.errors.InputError: step 'gm.adjust': choice amount: 1000000000 is above the largest allowed, 10000; ...
 >>> [(f.minimum, f.maximum) for f in describe(Ruling, state=None, vocabulary=vocab)]
 [(-10000.0, 10000.0)]
 """
@@ -562,7 +562,10 @@ def _pydantic_message(exc: ValidationError, model: type[Choices], step: str) -> 
             parts.append(f"choice {_loc(loc)} is required")
         elif err["type"] in _BOUNDS:
             words, key = _BOUNDS[err["type"]]
-            parts.append(f"choice {_loc(loc)}: {_shown(err.get('input'))} is {words}, {err['ctx'][key]}")
+            bound = err["ctx"][key]
+            change = {"ge": f"give {bound} or more", "le": f"give {bound} or less", "gt": f"give more than {bound}",
+                      "lt": f"give less than {bound}"}[key]
+            parts.append(f"choice {_loc(loc)}: {_shown(err.get('input'))} is {words}, {bound}; {change}")
         elif err["type"] == "value_error":
             parts.append(f"choice {_loc(loc)}: {err['ctx']['error']}")
         else:

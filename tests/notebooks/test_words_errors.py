@@ -25,11 +25,13 @@ def demo(tmp_path: Path) -> Path:
     return folder
 
 
-def with_rows(folder: Path, step: str, rows: list[dict[str, Any]]) -> tuple[sheet.SheetSession, sheet.SheetDraft]:
-    """The sheet opened on a draft whose ``step`` has ``rows`` (every check before it rolled)."""
+def with_rows(folder: Path, step: str, rows: list[dict[str, Any]] | None) -> tuple[sheet.SheetSession,
+                                                                                 sheet.SheetDraft]:
+    """The sheet opened on a draft whose ``step`` has activity ``rows`` (None: no choices), every check before it
+    rolled."""
     s, _ = sheet.open_session(folder)
     assert s is not None
-    plan = Plan.parse({"steps": {step: {"choices": {"activities": rows}}}})
+    plan = Plan.parse({"steps": {step: {"choices": {"activities": rows} if rows is not None else {}}}})
     s.plan = plan
     draft = s.update(dict(s.widgets().value))
     for _ in range(12):
@@ -91,3 +93,17 @@ def test_the_default_skill_is_one_the_rules_allow(demo: Path) -> None:
     first_allowed = next(o.value for o in skill.options or () if not o.disabled)
     assert first_allowed == "folklore"
     assert any(e.type == "pf2e.check_resolved" and e.payload.skill == "folklore" for e in card.drafts)
+
+
+def test_a_gm_xp_below_zero_is_refused_at_its_box_saying_what_to_give(demo: Path) -> None:
+    """A GM XP of -5 is neither clamped to 0 nor refused at the top of the card: at GM XP award, in words, with
+    what to give instead."""
+    s, draft = with_rows(demo, "event.xp", None)
+    values = dict(s.widgets().value)
+    s.update(values)  # the widgets as built: what the GM's edit is read against
+    draft = s.update({**values, "event.xp/c/gm_xp": -5})
+    card = draft.card("event.xp")
+    assert card is not None and card.error is not None and sf.error_path(card.error) == ("gm_xp",)
+    s.refresh_forms(draft)
+    draft = s.update(dict(s.widgets().value))
+    assert shown_at(s, draft, "event.xp") == {"gm_xp": "⚠ -5 is below the smallest allowed, 0; give 0 or more"}
