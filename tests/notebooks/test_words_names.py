@@ -52,5 +52,6 @@ def test_a_pf2e_check_is_titled_with_its_activity_and_leader() -> None:
 
     assert CheckAt("quell-unrest", "leadership", role="ruler").label == "Quell Unrest, Ruler"
     assert CheckAt("claim-hex", "region", role="warden", hex="A5").label == "Claim Hex, Warden, on A5"
+    assert CheckAt("claim-hex", "region", hex="B3").label == "Claim Hex on B3"
     spec = CheckSpec("flat", dc=11, label=_purpose_words("pull-together:claim-hex"))
     assert cards.check_title("a1.pull", spec) == "Pull Together for Claim Hex: DC 11 flat check"

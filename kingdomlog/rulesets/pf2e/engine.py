@@ -179,10 +179,10 @@ class CheckAt:
         (``Claim Hex, Warden, on A5``)."""
         from kingdomlog.rulesets.pf2e.choices import name_of
 
-        parts = [name_of(self.activity) or self.activity]
+        said = name_of(self.activity) or self.activity
         if self.role:
-            parts.append(name_of(self.role) or self.role)
-        return ", ".join(parts) + (f", on {self.hex}" if self.hex else "")
+            said += f", {name_of(self.role) or self.role}" + ("," if self.hex else "")
+        return said + (f" on {self.hex}" if self.hex else "")
 
 
 def _boon(ctx: Ctx, boon_id: str, facts: Mapping[str, Any]) -> Boon:
