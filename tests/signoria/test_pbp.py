@@ -504,3 +504,12 @@ def test_a_players_status_says_the_deadline_to_the_minute(camp: Campaign) -> Non
     for who in ("fabian", "marburg"):
         out = run("status", d, "--as", who)
         assert "orders due 2027-12-08 10:00 UTC" in out and ".123456" not in out and ":30" not in out, out
+
+
+def test_status_names_the_steps_in_words(camp: Campaign) -> None:
+    """Issue 29: the CLI's status listed `command_fabian, orders_fabian`; the line names the player, the steps are
+    said in words."""
+    d = str(camp.folder)
+    out = run("status", d)
+    assert "command, orders" in out and "command_fabian" not in out and "orders_marburg" not in out, out
+    assert "publish it from the GM sheet" in out
