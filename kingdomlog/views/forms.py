@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from html import escape as html_escape
 from itertools import pairwise
 from typing import Any
 
@@ -185,6 +186,32 @@ def _choices_map(options: Sequence[Option], current: Any, *, show_disabled: bool
 # ---- building widgets ------------------------------------------------------------------------
 
 
+class PlainNumber(mo.ui.number):
+    """marimo's number box with its label given as plain words to the page.
+
+    marimo fills a number box's label attribute with the label's markdown rendered to HTML, and its front end
+    names the box and its two buttons by that attribute: a screen reader (and any aria-label) read
+    ``<span class="markdown prose …"><span class="paragraph">Food</span></span>``. Here the attribute holds the
+    label's words (escaped), which the front end shows the same. On a marimo whose page differs the box is left as
+    marimo makes it.
+    """
+
+    def _initialize(self, initialization_args: Any) -> None:
+        super()._initialize(initialization_args)
+        label = getattr(initialization_args, "label", None)
+        if not label:
+            return
+        try:
+            from marimo._output.md import _md
+            from marimo._plugins.core.web_component import _build_attr
+        except ImportError:  # another marimo: its own label
+            return
+        rendered, plain = _build_attr("label", _md(label).text), _build_attr("label", html_escape(label))
+        if rendered in self._inner_text:
+            self._inner_text = self._inner_text.replace(rendered, plain)
+            self._text = self._text.replace(rendered, plain)
+
+
 def _number(spec: FieldSpec, value: Any) -> Any:
     """A number box. Its bounds are not the widget's: marimo's box would clamp a typed -5 to 0 in the browser,
     silently; the value reaches the step as typed and the step's schema refuses it, naming the field and the
@@ -193,7 +220,7 @@ def _number(spec: FieldSpec, value: Any) -> Any:
     v = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     if v is None:
         v = spec.default if isinstance(spec.default, (int, float)) else spec.minimum if spec.minimum is not None else 0
-    return mo.ui.number(step=step, value=v, label=spec.label)
+    return PlainNumber(step=step, value=v, label=spec.label)
 
 
 def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None,
