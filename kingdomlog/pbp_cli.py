@@ -13,6 +13,7 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,16 @@ def _viewer(camp: Any, who: str | None, *, player: bool = False) -> Any:
 # ---- commands --------------------------------------------------------------------------------------------
 
 
+def steps_words(player: str, names: Sequence[str]) -> str:
+    """A player's steps in words, the player's own name left out (the line names the player): ``command_fabian,
+    orders_fabian`` → ``command, orders``.
+
+    >>> steps_words("fabian", ["command_fabian", "orders_fabian"]), steps_words("x", [])
+    ('command, orders', '')
+    """
+    return ", ".join(re.sub(rf"[._-]?{re.escape(player)}$", "", n).replace("_", " ") or n for n in names)
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
     from kingdomlog.app import submissions as subs
@@ -121,7 +132,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         if seen.missing:
             print(f"  gave no orders: {', '.join(seen.missing)}")
         if seen.me is not None:
-            print(f"  submitted: {', '.join(seen.me.submitted) or 'nothing'}; "
+            print(f"  submitted: {steps_words(v.id, seen.me.submitted) or 'nothing'}; "
                   f"ready: {'yes' if seen.me.ready else 'no'}")
         for q in seen.questions:
             print(f"  question {q.id}: {'answered' if q.answered else 'OPEN'}")
@@ -137,10 +148,11 @@ def cmd_status(args: argparse.Namespace) -> int:
           + (f" (orders closed: {st.closed})" if st.closed else "") + f"; orders due {due}"
           + ("; resolves itself when everything is in" if st.auto_resolve else ""))
     if not st.published:
-        print("  the opening is not published yet (kingdomlog publish DIR --plan OPENING.json)")
+        print("  the opening is not published yet (publish it from the GM sheet, or kingdomlog publish DIR --plan"
+              " OPENING.json)")
     print(f"  {'player':<12} {'submitted':<32} {'missing':<30} ready  questions open")
     for p in st.players:
-        print(f"  {p.id:<12} {', '.join(p.submitted) or '-':<32} {', '.join(p.missing) or '-':<30} "
+        print(f"  {p.id:<12} {steps_words(p.id, p.submitted) or '-':<32} {steps_words(p.id, p.missing) or '-':<30} "
               f"{'yes' if p.ready else 'no':<6} {', '.join(p.questions_open) or '-'}")
     open_q = [q for q in st.questions if not q.answered]
     for q in open_q:

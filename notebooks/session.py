@@ -67,8 +67,8 @@ def _(folder):
                                label="Who reduces Unrest")
     pc_bonus = mo.ui.number(-5, 30, value=0, label="Their Persuasion / Intimidation bonus")
     unrest_skill = mo.ui.dropdown(["auto", "persuasion", "intimidation"], value="auto", label="Reduce Unrest with")
-    allowed = mo.ui.multiselect(list(STEWARD_ACTIONS), value=list(STEWARD_ACTIONS),
-                                label="Actions the policy may take (in this priority)")
+    _actions = S.in_words(STEWARD_ACTIONS)
+    allowed = mo.ui.multiselect(_actions, value=list(_actions), label="Actions the policy may take (in this priority)")
     spend_on = mo.ui.multiselect(["hold", "growth", "actions", "war"], value=["hold", "growth", "actions", "war"],
                                  label="Spend stored advantages on")
     spend_below = mo.ui.slider(0, 1, 0.05, value=0.75, label="…when the chance is below", show_value=True)

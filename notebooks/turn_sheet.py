@@ -225,6 +225,27 @@ def _(session):
 
 
 @app.cell(hide_code=True)
+def _(session):
+    # The ruleset's own actions on the draft (views.extras: signoria's Publish the opening), a form each.
+    sheet_actions = sheet_extras.action_forms(sheet_extras.extras_for(session.start.camp.config.ruleset))
+    mo.stop(sheet_actions is None)
+    mo.vstack([sheet_actions[_name] for _name in sheet_actions.elements])
+    return (sheet_actions,)
+
+
+@app.cell(hide_code=True)
+def _(session, set_outcome, set_reload, sheet_actions):
+    # One submission, one run; the sheet then reopens on the log it wrote to.
+    _done = sheet_extras.take_action(sheet_extras.extras_for(session.start.camp.config.ruleset), sheet_actions,
+                                     session)
+    mo.stop(_done is None)
+    set_outcome(_done)
+    if _done.kind == "success":
+        set_reload(lambda r: (r[0] + 1, "action"))
+    return
+
+
+@app.cell(hide_code=True)
 def _():
     plan_file = mo.ui.file(filetypes=[".json"], label="Load a plan file (JSON) as the draft")
     return (plan_file,)

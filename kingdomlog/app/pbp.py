@@ -617,6 +617,10 @@ def answer(camp: Campaign, viewer: Viewer, question: str, value: Any, *,
 def _try_answer(camp: Campaign, q: Posted, value: Any) -> None:
     """Refuse an answer the step receiving it would refuse (nothing written)."""
     plan = camp.with_submissions(Plan())
+    if not any(x.id == q.id for x in camp.preview(plan).questions):
+        # asked from the GM's own plan (a council vote, elections among the GM's rulings, §8.2): the log does not
+        # hold the choices it was asked from, so its options alone check the answer (``_allowed``)
+        return
     target = plan.steps.get(q.step)
     choices = json.loads(json.dumps(target.choices)) if target is not None else {}
     subs.put_answer(choices, q.path, value)

@@ -41,10 +41,10 @@ Schema; a value past them is refused naming the field:
 
 >>> class Ruling(Choices):
 ...     amount: Amount = 0
->>> validate_choices(Ruling, {"amount": 10**9}, state=None, vocabulary=vocab, step="gm.adjust")
+>>> validate_choices(Ruling, {"amount": 10**9}, state=None, vocabulary=vocab, step="gm.adjust")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-kingdomlog.core.errors.InputError: step 'gm.adjust': choice amount: 1000000000 is above the largest allowed, 10000
+kingdomlog.core.errors.InputError: step 'gm.adjust': choice amount: 1000000000 is above the largest allowed, 10000; ...
 >>> [(f.minimum, f.maximum) for f in describe(Ruling, state=None, vocabulary=vocab)]
 [(-10000.0, 10000.0)]
 """
@@ -65,6 +65,7 @@ from pydantic.fields import FieldInfo
 from kingdomlog.core.errors import InputError
 
 __all__ = [
+    "KEY",
     "LIMIT",
     "PARENT",
     "Amount",
@@ -73,6 +74,7 @@ __all__ = [
     "Field",
     "FieldSpec",
     "FreeJson",
+    "InOrder",
     "NoChoices",
     "Option",
     "Pick",
@@ -174,7 +176,8 @@ class Option:
     ``disabled`` is a reason the value cannot be chosen now (kept visible, refused).
     """
 
-    value: str | int
+    value: str | int | tuple[int, ...]
+    """The value stored in the plan: a name, a number, or a pair of numbers (a block and a lot of a grid)."""
     label: str = ""
     detail: str = ""
     disabled: str = ""
@@ -212,8 +215,16 @@ class Pick:
         return js
 
 
+@dataclass(frozen=True)
+class InOrder:
+    """Field metadata of a list picked in order whose items may repeat (the rerolls paid, one resource each): a
+    form offers a dropdown per item, not a multiselect. ``most``: how many items at most."""
+
+    most: int = 10
+
+
 FieldKind = Literal["select", "multiselect", "int", "float", "bool", "text", "list", "rows", "group", "variant",
-                    "rounds", "json"]
+                    "rounds", "mapping", "json"]
 
 
 @dataclass(frozen=True)
@@ -237,7 +248,9 @@ class FieldSpec:
     entries: tuple[tuple[FieldSpec, ...], ...] = ()
     """For ``rows``: the fields of each given entry, options computed from that entry's values.
     For ``rounds`` (a list of lists of entries: a battle's rounds of orders): one ``rows`` field per given list
-    (named by its index, ``Round 1``...), its entries computed from their values."""
+    (named by its index, ``Round 1``...), its entries computed from their values.
+    For ``mapping`` (a ``dict`` keyed by a ``Literal`` or a ``Pick``): ``fields`` holds one field per key that
+    can be chosen now (its ``name`` the key as text, its label the key's name in words), ``options`` the keys."""
     model: type[Choices] | None = None
     """For ``rows`` and ``group``: the entry's model."""
     variants: tuple[Variant, ...] = ()
@@ -245,6 +258,9 @@ class FieldSpec:
     discriminator: str | None = None
     item_kind: str | None = None
     """For ``list``: the kind of one item (``int``, ``float``, ``text``, ``bool``)."""
+    alone: tuple[Option, ...] = ()
+    """For a ``multiselect`` or ``mapping`` typed as a union with plain values: each plain value, which stands
+    for the whole field (``all`` the characters; all the Ruin points to one Ruin)."""
 
 
 @dataclass(frozen=True)
@@ -269,6 +285,7 @@ class _Shape:
     members: tuple[Any, ...] = ()  # for a union of several Choices models: the models
     value: _Shape | None = None  # for dict[str, ...]: the shape of one value
     key: _Shape | None = None  # for dict[...]: the shape of one key
+    alone: tuple[Any, ...] = ()  # for a union of a list or a mapping with plain values: those values
 
 
 def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
@@ -286,6 +303,14 @@ def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
                 optional = True
             if len(members) == 1:
                 tp = members[0]
+                continue
+            plain = _plain_union(members)
+            if plain is not None:
+                tp, alone = plain
+                if alone:
+                    shown = _unwrap(tp, tuple(extra))
+                    return _Shape(shown.base, optional or shown.optional, shown.meta, shown.item, shown.members,
+                                  shown.value, shown.key, alone)
                 continue
         break
     item = None
@@ -305,6 +330,34 @@ def _unwrap(tp: Any, meta: tuple[Any, ...] = ()) -> _Shape:
         if models and all(_is_choices(m) for m in models):
             union = models
     return _Shape(tp, optional, tuple(extra), item, union, value, key)
+
+
+def _plain_union(members: Sequence[Any]) -> tuple[Any, tuple[Any, ...]] | None:
+    """A union a form can show as one field: ``(the type it is shown as, the plain values beside it)``, or None.
+
+    Literals only (``Commodity | Literal[""]``): one ``Literal`` of their values (the empty text left out: the field
+    left empty says it). Literals beside one list or one mapping (``RuinName | dict[RuinName, Count]``, ``list[...]
+    | Literal["all"]``): the list or mapping, with the literals' values as ``alone`` (a value that stands for the
+    whole field: "all", or "all to one Ruin").
+    """
+    literals: list[Any] = []
+    rest: list[Any] = []
+    for m in members:
+        inner = m
+        while typing.get_origin(inner) is typing.Annotated:
+            inner = typing.get_args(inner)[0]
+        vals = _literal_values(inner)
+        if vals is not None:
+            literals += [v for v in vals if v != "" and v not in literals]
+        else:
+            rest.append(m)
+    if not literals:
+        return None
+    if not rest:
+        return Literal.__getitem__(tuple(literals)), ()
+    if len(rest) == 1 and typing.get_origin(_unwrap(rest[0]).base) in (list, dict):
+        return rest[0], tuple(literals)
+    return None
 
 
 def _shape_of(info: FieldInfo) -> _Shape:
@@ -369,11 +422,16 @@ def _kind(shape: _Shape) -> FieldKind:
             return "rows"
         if shape.item.item is not None and _is_choices(shape.item.item.base):
             return "rounds"
+        if any(isinstance(m, InOrder) for m in shape.meta):
+            return "list"
         if _pick(shape) is not None or _literal_values(shape.item.base) is not None:
             return "multiselect"
         if shape.item.base in _SCALAR_KIND:
             return "list"
         return "json"
+    if shape.value is not None and shape.key is not None:
+        keyed = _pick(shape.key) is not None or _literal_values(shape.key.base) is not None
+        return "mapping" if keyed and _kind(shape.value) != "json" else "json"
     if _pick(shape) is not None or _literal_values(base) is not None:
         return "select"
     if base is bool:
@@ -421,9 +479,11 @@ def _model_label(model: type[Choices], tag: str) -> str:
 
 
 def _label(name: str, info: FieldInfo) -> str:
-    if info.title:
-        return info.title
-    words = name.replace("_", " ").strip()
+    return info.title or _words(name)
+
+
+def _words(name: str) -> str:
+    words = name.replace("_", " ").replace("-", " ").strip()
     return words[:1].upper() + words[1:]
 
 
@@ -506,7 +566,10 @@ def _pydantic_message(exc: ValidationError, model: type[Choices], step: str) -> 
             parts.append(f"choice {_loc(loc)} is required")
         elif err["type"] in _BOUNDS:
             words, key = _BOUNDS[err["type"]]
-            parts.append(f"choice {_loc(loc)}: {_shown(err.get('input'))} is {words}, {err['ctx'][key]}")
+            bound = err["ctx"][key]
+            change = {"ge": f"give {bound} or more", "le": f"give {bound} or less", "gt": f"give more than {bound}",
+                      "lt": f"give less than {bound}"}[key]
+            parts.append(f"choice {_loc(loc)}: {_shown(err.get('input'))} is {words}, {bound}; {change}")
         elif err["type"] == "value_error":
             parts.append(f"choice {_loc(loc)}: {err['ctx']['error']}")
         else:
@@ -633,7 +696,8 @@ class _Walk:
             for k, v in value.items():
                 if key_pick is not None:
                     self.one(k, key_pick, (*path, k))
-                self.value(v, shape.value, (*path, k))
+                _Walk(self.state, self.vocabulary, self.step, {**self.within, KEY: k}).value(
+                    v, shape.value, (*path, k))
         elif own or inherited:
             self.one(value, own or inherited, path)  # type: ignore[arg-type]
 
@@ -641,11 +705,13 @@ class _Walk:
 # ---- describing for forms ------------------------------------------------------------------------
 
 
-def field_options(model: type[Choices], name: str, *, state: Any, vocabulary: Vocabulary,
-                  within: Mapping[str, Any] | None = None) -> tuple[Option, ...] | None:
-    """The allowed options of field ``name`` of ``model`` given sibling values ``within`` (None: open)."""
-    info = model.model_fields[name]
-    shape = _shape_of(info)
+KEY = "__key__"
+"""Key of ``within`` holding the key of a mapping's entry (``dict[Pick(...), ...]``) whose value a Pick lists the
+options of: the options of a dilemma, for the dilemma named by the key."""
+
+
+def _options(shape: _Shape, *, state: Any, vocabulary: Vocabulary, within: Mapping[str, Any] | None
+             ) -> tuple[Option, ...] | None:
     pick = _pick(shape)
     if pick is not None:
         got = vocabulary(state, pick.source, dict(within or {}))
@@ -654,6 +720,12 @@ def field_options(model: type[Choices], name: str, *, state: Any, vocabulary: Vo
     if lit is not None:
         return tuple(Option(v) for v in lit)
     return None
+
+
+def field_options(model: type[Choices], name: str, *, state: Any, vocabulary: Vocabulary,
+                  within: Mapping[str, Any] | None = None) -> tuple[Option, ...] | None:
+    """The allowed options of field ``name`` of ``model`` given sibling values ``within`` (None: open)."""
+    return _options(_shape_of(model.model_fields[name]), state=state, vocabulary=vocabulary, within=within)
 
 
 def describe(
@@ -672,70 +744,119 @@ def describe(
     within = dict(vals)
     if parent is not None:
         within[PARENT] = parent
-    out: list[FieldSpec] = []
-    for name, info in model.model_fields.items():
-        shape = _shape_of(info)
-        kind = _kind(shape)
-        if kind == "rounds" and shape.item is not None and shape.item.item is not None \
-                and shape.item.item.base is model:
-            kind = "json"  # lists of lists of the entry itself (a choice among effects): no form of its own
-        pick = _pick(shape)
-        lo, hi = _bounds([*shape.meta, *(shape.item.meta if shape.item is not None else ())])
-        nested: tuple[FieldSpec, ...] = ()
-        entries: tuple[tuple[FieldSpec, ...], ...] = ()
-        variants: tuple[Variant, ...] = ()
-        disc: str | None = None
-        sub: type[Choices] | None = None
-        given = vals.get(name)
-        target = shape.item if kind == "rows" and shape.item is not None else shape
-        if target.members:
-            disc = _tag_field(target.members, target.meta)
-            variants = tuple(
-                Variant(tag, _model_label(m, tag), m, describe(m, state=state, vocabulary=vocabulary, parent=within))
-                for m in target.members for tag in [_single_literal(m, disc) if disc else m.__name__] if tag)
-        if kind == "group":
-            sub = shape.base
-            nested = describe(sub, state=state, vocabulary=vocabulary,
-                              values=given if isinstance(given, Mapping) else None, parent=within)
-        elif kind == "variant" and isinstance(given, Mapping):
-            found = _variant_of(target.members, disc, given.get(disc)) if disc else None
-            if found is not None:
-                sub = found
-                nested = describe(found, state=state, vocabulary=vocabulary, values=given, parent=within)
-        elif kind == "rows":
-            assert shape.item is not None
-            if not shape.item.members:
-                sub = shape.item.base
-                nested = describe(sub, state=state, vocabulary=vocabulary, parent=within)
-            if isinstance(given, list):
-                rows = []
-                for e in given:
-                    m = sub
-                    if shape.item.members and isinstance(e, Mapping):
-                        m = _variant_of(shape.item.members, disc, e.get(disc)) if disc else None
-                    rows.append(describe(m, state=state, vocabulary=vocabulary,
-                                         values=e if isinstance(e, Mapping) else None, parent=within)
-                                if m is not None else ())
-                entries = tuple(rows)
-        elif kind == "rounds":
-            assert shape.item is not None and shape.item.item is not None
-            sub = shape.item.item.base
+    return tuple(_spec(name, _label(name, info), info.description or "", _shape_of(info),
+                       required=info.is_required(), default=_default(info), given=vals.get(name), within=within,
+                       state=state, vocabulary=vocabulary, owner=model)
+                 for name, info in model.model_fields.items())
+
+
+def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, default: Any, given: Any,
+          within: Mapping[str, Any], state: Any, vocabulary: Vocabulary, owner: Any = None) -> FieldSpec:
+    """The ``FieldSpec`` of one value of ``shape`` (a model's field, or the value of one key of a mapping);
+    ``owner``: the model whose field it is."""
+    kind = _kind(shape)
+    if kind == "rounds" and shape.item is not None and shape.item.item is not None \
+            and shape.item.item.base is owner:
+        kind = "json"  # lists of lists of the entry itself (a choice among effects): no form of its own
+    pick = _pick(shape)
+    lo, hi = _bounds([*shape.meta, *(shape.item.meta if shape.item is not None else ())])
+    nested: tuple[FieldSpec, ...] = ()
+    entries: tuple[tuple[FieldSpec, ...], ...] = ()
+    variants: tuple[Variant, ...] = ()
+    disc: str | None = None
+    sub: type[Choices] | None = None
+    target = shape.item if kind == "rows" and shape.item is not None else shape
+    if target.members:
+        disc = _tag_field(target.members, target.meta)
+        variants = tuple(
+            Variant(tag, _model_label(m, tag), m, describe(m, state=state, vocabulary=vocabulary, parent=within))
+            for m in target.members for tag in [_single_literal(m, disc) if disc else m.__name__] if tag)
+    options = None
+    if kind == "group":
+        sub = shape.base
+        nested = describe(sub, state=state, vocabulary=vocabulary,
+                          values=given if isinstance(given, Mapping) else None, parent=within)
+    elif kind == "variant" and isinstance(given, Mapping):
+        found = _variant_of(target.members, disc, given.get(disc)) if disc else None
+        if found is not None:
+            sub = found
+            nested = describe(found, state=state, vocabulary=vocabulary, values=given, parent=within)
+    elif kind == "rows":
+        assert shape.item is not None
+        if not shape.item.members:
+            sub = shape.item.base
             nested = describe(sub, state=state, vocabulary=vocabulary, parent=within)
-            lists = given if isinstance(given, list) else []
-            entries = tuple((FieldSpec(
-                name=str(i), label=f"{_label(name, info).rstrip('s')} {i + 1}", kind="rows", fields=nested, model=sub,
-                entries=tuple(describe(sub, state=state, vocabulary=vocabulary,
-                                       values=e if isinstance(e, Mapping) else None, parent=within)
-                              for e in (one if isinstance(one, list) else []))),)
-                for i, one in enumerate(lists))
-        options = None
-        if kind in ("select", "multiselect"):
-            options = field_options(model, name, state=state, vocabulary=vocabulary, within=within)
-        out.append(FieldSpec(
-            name=name, label=_label(name, info), kind=kind, help=info.description or "",
-            required=info.is_required() and not shape.optional, default=_default(info), options=options,
-            source=pick.source if pick else None, depends=pick.depends if pick else (),
-            minimum=lo, maximum=hi, fields=nested, entries=entries, model=sub, variants=variants,
-            discriminator=disc, item_kind=_SCALAR_KIND.get(shape.item.base) if kind == "list" and shape.item else None,
-        ))
+        if isinstance(given, list):
+            rows = []
+            for e in given:
+                m = sub
+                if shape.item.members and isinstance(e, Mapping):
+                    m = _variant_of(shape.item.members, disc, e.get(disc)) if disc else None
+                rows.append(describe(m, state=state, vocabulary=vocabulary,
+                                     values=e if isinstance(e, Mapping) else None, parent=within)
+                            if m is not None else ())
+            entries = tuple(rows)
+    elif kind == "rounds":
+        assert shape.item is not None and shape.item.item is not None
+        sub = shape.item.item.base
+        nested = describe(sub, state=state, vocabulary=vocabulary, parent=within)
+        lists = given if isinstance(given, list) else []
+        entries = tuple((FieldSpec(
+            name=str(i), label=f"{label.rstrip('s')} {i + 1}", kind="rows", fields=nested, model=sub,
+            entries=tuple(describe(sub, state=state, vocabulary=vocabulary,
+                                   values=e if isinstance(e, Mapping) else None, parent=within)
+                          for e in (one if isinstance(one, list) else []))),)
+            for i, one in enumerate(lists))
+    elif kind == "mapping":
+        assert shape.key is not None and shape.value is not None
+        options = _options(shape.key, state=state, vocabulary=vocabulary, within=within) or ()
+        nested = _mapping_fields(shape, options, given if isinstance(given, Mapping) else {}, within=within,
+                                 state=state, vocabulary=vocabulary)
+    item_kind = _SCALAR_KIND.get(shape.item.base) if kind == "list" and shape.item else None
+    in_order = next((m for m in shape.meta if isinstance(m, InOrder)), None)
+    if kind in ("select", "multiselect") or in_order is not None:
+        options = _options(shape, state=state, vocabulary=vocabulary, within=within)
+    if in_order is not None and options is not None:
+        item_kind, hi = "select", in_order.most
+    alone: tuple[Option, ...] = ()
+    if shape.alone and kind in ("multiselect", "mapping"):
+        listed = {o.value for o in options or ()} if kind == "multiselect" else set()
+        alone = tuple(Option(v, _ALONE_WORDS.get(str(v), "")) for v in shape.alone if v not in listed)
+    return FieldSpec(
+        name=name, label=label, kind=kind, help=help,
+        required=required and not shape.optional, default=default, options=options,
+        source=pick.source if pick else None, depends=pick.depends if pick else (),
+        minimum=lo, maximum=hi, fields=nested, entries=entries, model=sub, variants=variants,
+        discriminator=disc, item_kind=item_kind, alone=alone,
+    )
+
+
+_ALONE_WORDS = {"all": "all of them"}
+
+
+def _mapping_fields(shape: _Shape, keys: Sequence[Option], given: Mapping[Any, Any], *, within: Mapping[str, Any],
+                    state: Any, vocabulary: Vocabulary) -> tuple[FieldSpec, ...]:
+    """One field per key of a mapping: the keys that can be chosen now, and any key ``given`` holds."""
+    assert shape.value is not None
+    out = []
+    listed = set()
+    for o in keys:
+        listed.add(o.value)
+        if o.disabled and o.value not in given:
+            continue
+        out.append(_key_spec(shape.value, o, given.get(o.value), within, state, vocabulary))
+    for k, v in given.items():
+        if k not in listed:
+            out.append(_key_spec(shape.value, Option(k, disabled="not one of these now"), v, within, state,
+                                 vocabulary))
     return tuple(out)
+
+
+def _key_spec(shape: _Shape, key: Option, given: Any, within: Mapping[str, Any], state: Any,
+              vocabulary: Vocabulary) -> FieldSpec:
+    kind = _kind(shape)
+    # a number of a key left out is 0, a switch off, a pick none: the value of a key not given
+    default = 0 if kind in ("int", "float") else False if kind == "bool" else None
+    label = key.label or (_words(key.value) if isinstance(key.value, str) else str(key.value))
+    return _spec(str(key.value), label, key.detail, shape, required=False, default=default, given=given,
+                 within={**within, KEY: key.value}, state=state, vocabulary=vocabulary)

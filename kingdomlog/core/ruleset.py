@@ -495,6 +495,16 @@ class StepContext(Generic[S]):
                           dict(self.checks), tuple(self.questions), pending)
 
 
+def plain_words(id: str) -> str:
+    """An id with its separators as spaces: ``hire_troops`` → ``hire troops``, ``claim-hex`` → ``claim hex``,
+    ``a1.e1`` → ``a1 e1`` (a ruleset's ``name_of`` says better where it knows the id).
+
+    >>> plain_words("pull-together:claim-hex"), plain_words("between_years")
+    ('pull together: claim hex', 'between years')
+    """
+    return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", id)).strip()
+
+
 class Ruleset:
     """The base of every ruleset (design §4). Subclasses set the class attributes and the hooks they need.
 
@@ -635,6 +645,24 @@ class Ruleset:
         """The form of ``step``: one ``FieldSpec`` per choice, options from ``state`` (and ``values``)."""
         spec = self.find_step(state, turn, step)
         return describe(spec.choices, state=state, vocabulary=self.vocabulary, values=values)
+
+    def name_of(self, id: str, kind: str = "") -> str:
+        """What a person reads for ``id``, an id of this ruleset (issue 29): the one place its names in words come
+        from, for the GM sheet, the player pages, the orders sheet, reports and the CLI alike.
+
+        ``kind`` says what ``id`` names: ``step`` (a step of the turn: its title), ``roll`` (a roll key: what is
+        rolled), ``check`` (what a check or flat check is for), ``action``, ``activity``, ``role``, ``event``,
+        ``option``, ``phase``; ``""`` when unknown. A ruleset names what it knows (its ``vocabulary.py``) and
+        leaves the rest to this default: a step's title, else the id with its separators as spaces.
+
+        >>> Ruleset().name_of("hire_troops"), Ruleset().name_of("natures-blessing", "event")
+        ('hire troops', 'natures blessing')
+        """
+        if kind == "step":
+            found = next((s for s in self.all_steps if s.id == id), None)
+            if found is not None and found.title:
+                return found.title
+        return plain_words(id)
 
     def choice_widget(self, state: Any, step: str, field: FieldSpec, value: Any) -> Any:
         """A custom form widget for one choice, or None for the one built from ``field``."""

@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from html import escape as html_escape
 from itertools import pairwise
 from typing import Any
 
@@ -33,7 +34,7 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
 from kingdomlog.views.html import EMPTY, Html, h
-from kingdomlog.views.words import is_hex_field, option_text
+from kingdomlog.views.words import help_words, is_hex_field, option_text
 
 Path_ = tuple[str | int, ...]
 """Where a value sits in a step's choices: ``("activities", 1, "leader")``."""
@@ -43,6 +44,8 @@ LIST_DISABLED = 12
 REMOVE = "_remove"
 ADD = "_add"
 VARIANT = "_kind"
+ALONE = "_alone"
+"""A mapping's dropdown of the plain values that stand for the whole field (all the Ruin points to one Ruin)."""
 BROWSE_OVER = 20
 """Selects with more options than this (with details) get a browser table of every option."""
 FOLD_AFTER = 6
@@ -127,7 +130,7 @@ def spec_key(spec: FieldSpec) -> Hashable:
     return (spec.name, spec.kind, spec.label, spec.help, spec.required, spec.minimum, spec.maximum,
             None if spec.options is None else tuple(_option_key(o) for o in spec.options),
             tuple(spec_key(f) for f in spec.fields),
-            tuple(tuple(spec_key(f) for f in e) for e in spec.entries))
+            tuple(tuple(spec_key(f) for f in e) for e in spec.entries), tuple(_option_key(o) for o in spec.alone))
 
 
 def form_key(form: StepForm) -> Hashable:
@@ -150,9 +153,9 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
     out: list[tuple[str, Hashable]] = []
     for s in specs:
         v = values.get(s.name)
-        if s.kind == "rows":
+        if s.kind == "rows" or (s.kind == "list" and s.item_kind == "select"):
             out.append((s.name, len(v) if isinstance(v, list) else 0))
-        elif s.kind == "group" and isinstance(v, Mapping):
+        elif s.kind in ("group", "mapping") and isinstance(v, Mapping):
             out.append((s.name, _rows_shape(s.fields, v)))
     return tuple(out)
 
@@ -183,6 +186,32 @@ def _choices_map(options: Sequence[Option], current: Any, *, show_disabled: bool
 # ---- building widgets ------------------------------------------------------------------------
 
 
+class PlainNumber(mo.ui.number):
+    """marimo's number box with its label given as plain words to the page.
+
+    marimo fills a number box's label attribute with the label's markdown rendered to HTML, and its front end
+    names the box and its two buttons by that attribute: a screen reader (and any aria-label) read
+    ``<span class="markdown prose …"><span class="paragraph">Food</span></span>``. Here the attribute holds the
+    label's words (escaped), which the front end shows the same. On a marimo whose page differs the box is left as
+    marimo makes it.
+    """
+
+    def _initialize(self, initialization_args: Any) -> None:
+        super()._initialize(initialization_args)
+        label = getattr(initialization_args, "label", None)
+        if not label:
+            return
+        try:
+            from marimo._output.md import _md
+            from marimo._plugins.core.web_component import _build_attr
+        except ImportError:  # another marimo: its own label
+            return
+        rendered, plain = _build_attr("label", _md(label).text), _build_attr("label", html_escape(label))
+        if rendered in self._inner_text:
+            self._inner_text = self._inner_text.replace(rendered, plain)
+            self._text = self._text.replace(rendered, plain)
+
+
 def _number(spec: FieldSpec, value: Any) -> Any:
     """A number box. Its bounds are not the widget's: marimo's box would clamp a typed -5 to 0 in the browser,
     silently; the value reaches the step as typed and the step's schema refuses it, naming the field and the
@@ -191,7 +220,7 @@ def _number(spec: FieldSpec, value: Any) -> Any:
     v = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     if v is None:
         v = spec.default if isinstance(spec.default, (int, float)) else spec.minimum if spec.minimum is not None else 0
-    return mo.ui.number(step=step, value=v, label=spec.label)
+    return PlainNumber(step=step, value=v, label=spec.label)
 
 
 def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ...]] | None = None,
@@ -217,10 +246,11 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label,
                               full_width=True)
     if spec.kind == "multiselect" and spec.options is not None:
-        current = list(v) if isinstance(v, (list, tuple)) else []
+        current = list(v) if isinstance(v, (list, tuple)) else [] if v is None else [v]
+        current = [tuple(x) if isinstance(x, list) else x for x in current]  # a pair read back from JSON
         multi: dict[str, Any] = {}
         chosen_texts = []
-        for o in spec.options:
+        for o in (*spec.alone, *spec.options):
             if o.disabled and o.value not in current:
                 continue
             text = option_text(o)
@@ -249,6 +279,10 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True,
                                offer=offer)
                 for f in spec.fields if offer is None or f.name not in offer.hidden}
+    if spec.kind == "mapping":
+        return mapping_widgets(spec, v, hexmap=hexmap, offer=offer)
+    if spec.kind == "list" and spec.item_kind == "select" and spec.options is not None:
+        return in_order_widgets(spec, v)
     if spec.kind == "variant" and spec.variants:
         given = v if isinstance(v, Mapping) else {}
         return {VARIANT: variant_picker(spec, given),
@@ -305,6 +339,48 @@ def rounds_widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldS
                                                kind="neutral")}
 
 
+def mapping_widgets(spec: FieldSpec, value: Any, *, hexmap: Any = None, offer: Offer | None = None) -> dict[str, Any]:
+    """A ``mapping`` (a value per key: a role's downtime, a Ruin's points, a faction's answer): one widget per key,
+    labelled with the key's name, and, when the field also takes a plain value standing for all of it (all the
+    Ruin points to one Ruin), a dropdown of those under ``ALONE`` (picking one there sets the whole field)."""
+    given = value if isinstance(value, Mapping) else {}
+    out: dict[str, Any] = {f.name: widget(f, _key_value(given, f.name), entries=f.entries or None, hexmap=hexmap,
+                                          in_entry=True, offer=offer)
+                           for f in spec.fields}
+    if spec.alone:
+        opts = {option_text(o) if o.label else f"all to {option_text(_key_option(spec, o.value))}": o.value
+                for o in spec.alone}
+        chosen = next((t for t, x in opts.items() if x == value), None)
+        out[ALONE] = mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label="or all at once",
+                                    full_width=True)
+    return out
+
+
+def _key_value(given: Mapping[Any, Any], name: str) -> Any:
+    """The value of a mapping's key ``name`` (a key is a field's name as text; the mapping's keys may be numbers)."""
+    if name in given:
+        return given[name]
+    return next((v for k, v in given.items() if str(k) == name), None)
+
+
+def _key_option(spec: FieldSpec, value: Any) -> Option:
+    return next((o for o in spec.options or () if o.value == value), Option(value))
+
+
+def in_order_widgets(spec: FieldSpec, value: Any) -> dict[str, Any]:
+    """A list picked in order, an item may repeat (the rerolls paid, one resource each): a dropdown per item
+    given, then one more left empty to add the next."""
+    items = list(value) if isinstance(value, (list, tuple)) else []
+    limit = int(spec.maximum) if spec.maximum is not None else len(items) + 1
+    opts = {option_text(o): o.value for o in spec.options or () if not o.disabled}
+    rows = []
+    for i, x in enumerate([*items, None][:max(limit, len(items))]):
+        chosen = next((t for t, y in opts.items() if y == x), None)
+        rows.append(mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, full_width=True,
+                                   label=f"{spec.label} {i + 1}" if i else spec.label))
+    return {"rows": rows}
+
+
 def choice_widgets(specs: Sequence[FieldSpec], values: Mapping[str, Any], *, hexmap: Any = None,
                    offer: Offer | None = None) -> dict[str, Any]:
     """The widgets of a step's choices ``specs`` holding ``values`` (its plan's choices): ``{name: widget tree}``.
@@ -346,13 +422,13 @@ def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
 
 
 def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
-    """A step's choices shown at once; JSON-only values and, on a long form, the plain switches and
-    texts fold under "more" (opened by default when one already holds a value)."""
+    """A step's choices shown at once; JSON-only values and, on a long form, the plain switches, texts and values
+    per key (a role's downtime) fold under "more" (opened by default when one already holds a value)."""
     out = set()
     long = len(specs) > FOLD_AFTER
     for s in specs:
         set_ = s.name in given and given[s.name] not in (None, s.default)
-        plain = s.kind == "json" or (long and s.kind in ("bool", "text") and not s.required)
+        plain = s.kind == "json" or (long and s.kind in ("bool", "text", "mapping") and not s.required)
         if set_ or not plain:
             out.add(s.name)
     return out
@@ -384,6 +460,8 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
     name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
     (2 to 8 leaders, roles). Empty or single-option lists and the rest fold.
     """
+    if spec.kind == "mapping":  # a value per key: every key at once (a role's downtime, a Ruin's points)
+        return {f.name for f in fields}
     out: set[str] = set()
     kind_text = ""
     if fields:
@@ -660,7 +738,11 @@ def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, An
     if spec.kind == "multiselect":
         if not raw and spec.item_kind is not None:  # a list field offered as a picker: none picked is not given
             return False, None
-        return True, list(raw)
+        picked = list(raw)
+        alone = [x for x in picked if any(o.value == x for o in spec.alone)]
+        if alone:  # "all" picked: it stands for the whole field, whatever else is picked beside it
+            return True, alone[0]
+        return True, picked
     if spec.kind == "list" and spec.item_kind in ("int", "float", "text"):
         return _list(spec, str(raw), path, out)
     if spec.kind in ("text", "select"):
@@ -719,6 +801,19 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             if not empty or s.name in given or s.default is not None:
                 chosen[s.name] = got  # an optional group left empty stays out (None: "not given")
             continue
+        if s.kind == "mapping" and isinstance(r, Mapping):
+            ok, got = _read_mapping(s, r, given.get(s.name), here, out, offer)
+            if ok:
+                chosen[s.name] = got
+            continue
+        if s.kind == "list" and s.item_kind == "select" and isinstance(r, Mapping):
+            items = [x for x in r.get("rows") or [] if x is not None]
+            old_items = given.get(s.name) if isinstance(given.get(s.name), list) else []
+            if len(items) != len(old_items or []):
+                out.restructure = True  # one more empty dropdown, or one fewer
+            if items or s.name in given:
+                chosen[s.name] = items
+            continue
         if s.kind == "rows" and (s.fields or s.variants) and isinstance(r, Mapping):
             old = given.get(s.name) if isinstance(given.get(s.name), list) else []
             chosen[s.name] = _read_rows(s, r, old or [], here, out, offer)
@@ -754,12 +849,41 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
                 out.errors.append(FieldError(here, problem))
         else:
             ok, v = _scalar(s, r, here, out)
+            if ok and s.kind == "multiselect" and isinstance(v, list) and isinstance(given.get(s.name), list) \
+                    and sorted(map(str, v)) == sorted(str(tuple(x) if isinstance(x, list) else x)
+                                                      for x in given[s.name]):
+                v = list(given[s.name])  # the same picks: in the order they were given
+            elif ok and s.kind == "multiselect" and v == [given.get(s.name)]:
+                v = given[s.name]  # one value given alone (a union's plain value), picked alone again
+            if ok and s.default is None and s.name not in given and (
+                    (s.kind == "bool" and v is False) or (s.kind == "multiselect" and v == [])):
+                ok = False  # an optional switch left off, nothing picked: the rules' default, as before
         if offer is not None:
             if ok and not _empty(s, v):
                 chosen[s.name] = v  # as given, a default too; an empty input stays out
         elif ok and (v != s.default or s.name in given or s.required):
             chosen[s.name] = v  # a value left at its default stays out of the plan (the step's default applies)
     return chosen
+
+
+def _read_mapping(spec: FieldSpec, raw: Mapping[str, Any], given: Any, path: Path_, out: Read,
+                  offer: Offer | None) -> tuple[bool, Any]:
+    """A mapping's value from its widgets: the keys given a value (a plain value picked under ``ALONE`` instead
+    stands for all of it); ``(False, None)`` when nothing is given and nothing was."""
+    alone = raw.get(ALONE)
+    if alone is not None:
+        return True, alone
+    old = given if isinstance(given, Mapping) else {}
+    was = {str(k): v for k, v in old.items()}
+    got = read_fields(spec.fields, {k: v for k, v in raw.items() if k != ALONE}, was, path, out, offer=offer)
+    if offer is not None:
+        got = {k: v for k, v in got.items() if not _empty(next(f for f in spec.fields if f.name == k), v)}
+    keys = {str(o.value): o.value for o in spec.options or ()}
+    # a key left empty (no entries, nothing in its group) is not given, unless it was
+    value = {keys.get(k, k): v for k, v in got.items() if k in was or v not in ([], {}, None)}
+    if value or isinstance(given, Mapping):
+        return True, value
+    return (given is not None and not isinstance(given, Mapping)), value
 
 
 def _empty(spec: FieldSpec, value: Any) -> bool:
@@ -853,7 +977,7 @@ def settle(specs: Sequence[FieldSpec], values: Mapping[str, Any], before: Mappin
                 rows.append(settle(fields, entry, prev) if isinstance(entry, Mapping) else entry)
             out[s.name] = rows
             continue
-        if s.kind == "group" and isinstance(v, Mapping):
+        if s.kind in ("group", "mapping") and isinstance(v, Mapping):
             prev = before.get(s.name) if isinstance(before.get(s.name), Mapping) else {}
             out[s.name] = settle(s.fields, v, prev or {})
             continue
@@ -990,7 +1114,7 @@ def path_label(specs: Sequence[FieldSpec], path: Path_) -> str:
 
 def help_html(spec: FieldSpec) -> Html:
     """The help line under a widget (empty when the choice has none)."""
-    return h("div", spec.help, class_="kl-help") if spec.help else EMPTY
+    return h("div", help_words(spec.help), class_="kl-help") if spec.help else EMPTY
 
 
 def browser_html(spec: FieldSpec) -> Html:

@@ -151,7 +151,9 @@ def table_or_problem(mo: Any, table: pa.Table | None, problem: str | None) -> An
     """
     if problem or table is None:
         return mo.callout(mo.md(h("strong", "Refused or failed:") + " " + (problem or "no result")), kind="warn")
-    return mo.ui.table(table, selection=None)
+    # column stats but no histograms: marimo bins a column with numpy, which kingdomlog does not need (a warning per
+    # numeric column otherwise, issue 29)
+    return mo.ui.table(table, selection=None, show_column_summaries="stats")
 
 
 def inline_data(rows: Sequence[Mapping[str, Any]]) -> Any:

@@ -33,6 +33,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
 from kingdomlog.views.html import EMPTY, STYLE, Html, draft_items, h, join, style
 from kingdomlog.views.player import page as player
+from kingdomlog.views.words import help_words, words
 
 CSS = """
 .kl-bar { background: #f4f6fa; border: 1px solid #d5dbe6; border-radius: 6px; padding: .5em .8em; margin: .4em 0; }
@@ -92,6 +93,8 @@ class OrdersStart(TypedDict):
     hints: dict[str, dict[str, tuple[Option, ...]]]
     rolled: dict[str, Html]
     extras: Extras
+    name_of: Callable[[str, str], str]
+    """The ruleset's names in words (``Ruleset.name_of``): a step's title, what a roll key rolls."""
 
 
 # ---- reading --------------------------------------------------------------------------------------------
@@ -136,7 +139,7 @@ def open_orders(folder: Path, viewer: str) -> OrdersStart:
             "messages": pbp.messages(camp, v), "others": [p for p in camp.players() if p != v.id],
             "stage": st.stage, "closed": st.closed, "orders_due": st.orders_due, "time_left": st.time_left(),
             "ready": bool(me and me.ready), "published": st.published, "hints": open_pick_hints(rs, view, choices),
-            "rolled": rolled, "extras": extras_for(camp.config.ruleset)}
+            "rolled": rolled, "extras": extras_for(camp.config.ruleset), "name_of": rs.name_of}
 
 
 def open_pick_hints(rs: Any, view: Any, choices: Mapping[str, Sequence[FieldSpec]]
@@ -241,6 +244,8 @@ def _layout(spec: FieldSpec, node: Any, depth: int) -> Any:
         return node
     if all(k in node for k in sf.OPEN_PICK):
         return mo.hstack([node[k] for k in sf.OPEN_PICK], justify="start", gap=0.5, wrap=True)
+    if spec.kind == "list" and "rows" in node:  # a list picked in order: a dropdown per item
+        return mo.hstack(node["rows"].items(), justify="start", gap=0.5, wrap=True)
     if spec.kind == "rows":
         word = sf.singular(sf.lower_label(spec.label or spec.name)).capitalize()
         return mo.vstack([mo.vstack([mo.md(f"**{word} {i + 1}**"), _group(spec, e, depth + 1)])
@@ -252,6 +257,8 @@ def _group(spec: FieldSpec, node: Any, depth: int) -> Any:
     """A group's (or an entry's) fields side by side; deep in an entry, more than four fold away."""
     parts = [node[sf.VARIANT]] if sf.VARIANT in node else []
     parts += [_layout(f, node[f.name], depth + 1) for f in spec.fields if f.name in node]
+    if sf.ALONE in node:  # a mapping's "all at once"
+        parts.append(node[sf.ALONE])
     if depth >= 3 and len(parts) > 4:
         return mo.accordion({f"{spec.label or spec.name}: details": mo.hstack(parts, wrap=True, justify="start",
                                                                              gap=0.5)})
@@ -260,7 +267,8 @@ def _group(spec: FieldSpec, node: Any, depth: int) -> Any:
 
 def help_html(start: OrdersStart, sid: str) -> Html:
     """The help of step ``sid``'s fields, one line each."""
-    return join((join([h("b", c.label or c.name), f": {c.help}"]) for c in start["choices"][sid] if c.help), h("br"))
+    return join((join([h("b", c.label or c.name), f": {help_words(c.help)}"]) for c in start["choices"][sid] if c.help),
+                h("br"))
 
 
 # ---- words ----------------------------------------------------------------------------------------------
@@ -289,17 +297,38 @@ def header_html(start: OrdersStart, report_link: Any = None) -> Html:
 
 def sealed_html(start: OrdersStart, sealed: Mapping[str, Mapping[str, Any]], sid: str) -> Html:
     """A rolled step: its faces and choices, sealed, and what it recorded in words."""
-    faces = "; ".join(f"{k}: {' '.join(str(x) for x in v)}" for k, v in sealed[sid]["rolls"].items())
-    chosen = ", ".join(f"{k} {json.dumps(v)}" for k, v in sealed[sid]["choices"].items())
-    return join([h("p", "Rolled and sealed: ", h("span", faces, class_="kl-faces"), f" ({chosen})"),
+    name = start["name_of"]
+    faces = "; ".join(f"{name(k, 'roll')}: {' '.join(str(x) for x in v)}" for k, v in sealed[sid]["rolls"].items())
+    chosen = chosen_words(start["choices"].get(sid, []), sealed[sid]["choices"])
+    return join([h("p", "Rolled and sealed: ", h("span", faces, class_="kl-faces"), f" ({chosen})" if chosen else ""),
                  start["rolled"].get(sid, EMPTY)])
+
+
+def chosen_words(specs: Sequence[FieldSpec], choices: Mapping[str, Any]) -> str:
+    """A step's choices as a person reads them: each field's label and its value's option text.
+
+    >>> from kingdomlog.core.choices import Option
+    >>> stake = FieldSpec("stake", "Stake", "select", options=(Option("low", "low stake"),))
+    >>> chosen_words([stake], {"stake": "low", "pay": ["power", "wealth"]})
+    'Stake: low stake; Pay: power, wealth'
+    """
+    by = {f.name: f for f in specs}
+    out = []
+    for k, v in choices.items():
+        f = by.get(k)
+        texts = {o.value: o.text for o in (f.options or ()) if isinstance(o.value, str)} if f is not None else {}
+        items = v if isinstance(v, list) else [v]
+        said = ", ".join(texts.get(x, str(x)) if isinstance(x, str) else str(x) for x in items)
+        out.append(f"{f.label if f is not None else words(k)}: {said}")
+    return "; ".join(out)
 
 
 def dice_words(camp: Campaign, start: OrdersStart, steps: Mapping[str, Any]) -> str:
     """The faces the latest submission rolled for ``steps`` (said after a roll)."""
     payload = camp.submissions(start["turn"])[start["viewer"]].payload
     got = payload.steps if isinstance(payload, PlanSubmitted) else {}
-    return "Dice: " + "; ".join(f"{k} {' '.join(str(x) for x in v)}" for sid in steps
+    name = start["name_of"]
+    return "Dice: " + "; ".join(f"{name(k, 'roll')}: {' '.join(str(x) for x in v)}" for sid in steps
                                 if sid in got for k, v in got[sid].rolls.items()) + "."
 
 
@@ -331,11 +360,12 @@ def check_html(start: OrdersStart, steps: Mapping[str, Any] | None, problem: str
     parts = [h("p", h("b", "These orders pass the checks of what you know."),
                f" What only the whole game can settle is settled when the {start['turn_unit']} resolves; an order"
                " that cannot be carried out then is void on its own and your report says why.", class_="kl-ok")]
+    name = start["name_of"]
     for sid in check.unchecked:
-        parts.append(h("p", h("i", f"{sid} is checked once your dice are rolled (on submit).")))
+        parts.append(h("p", h("i", f"{name(sid, 'step')} is checked once your dice are rolled (on submit).")))
     for sid, drafts in check.events.items():
         if sid not in check.fresh and drafts:
-            parts.append(h("details", h("summary", f"What {sid} records"), draft_items(drafts)))
+            parts.append(h("details", h("summary", f"What {name(sid, 'step')} records"), draft_items(drafts)))
     return join(parts), True
 
 

@@ -6,12 +6,15 @@ Shared by the form codec (``views.forms``), the step cards (``sheet.cards``) and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.memo import ByIdentity
+from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "is_hex_field", "option_text", "summary_of", "words"]
+__all__ = ["ACRONYMS", "check_name", "help_words", "id_words", "is_hex_field", "option_text", "roll_name", "summary_of",
+           "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -64,3 +67,74 @@ def is_hex_field(spec: FieldSpec) -> bool:
     """
     return (spec.kind in ("select", "multiselect") and spec.options is not None
             and bool(spec.source) and str(spec.source).endswith("_hexes"))
+
+
+# ---- what a check or a roll is for ------------------------------------------------------------------------
+
+
+def help_words(text: str) -> str:
+    """A help text in words: the ids a ruleset's description names (``hire_troops: units hired``, ``default: option
+    event_table``) with their underscores as spaces.
+
+    >>> help_words("war: units sent; hire_troops: units hired")
+    'war: units sent; hire troops: units hired'
+    """
+    return _unsnake(text)
+
+
+def _unsnake(text: str) -> str:
+    """Ids inside a ruleset's label in words: ``the tax_collection table`` → ``the tax collection table``."""
+    return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", lambda m: m.group(0).replace("_", " "), text)
+
+
+def check_name(key: str, spec: CheckSpec) -> str:
+    """What a check is for, in words: its label (an activity id and its target said as words), else its key's.
+
+    >>> check_name("a1", CheckSpec("pf2e", label="claim-hex on A5")), check_name("k", CheckSpec("flat"))
+    ('Claim hex on A5', 'K')
+    """
+    target = re.fullmatch(r"([a-z0-9]+(?:[-_][a-z0-9]+)+) (on \S+)", spec.label or "")  # an activity id, its target
+    if spec.label and re.fullmatch(r"[a-z0-9_.-]+", spec.label):
+        return words(spec.label.replace("-", "_"))
+    if target:
+        return f"{words(target.group(1).replace('-', '_'))} {target.group(2)}"
+    return _unsnake(spec.label) if spec.label else words(key)
+
+
+def roll_name(key: str, checks: Mapping[str, CheckSpec], name_of: Callable[[str, str], str] | None = None) -> str:
+    """What a roll that is no check rolls, in words: the dice of a check's outcome (keyed under the check's key:
+    ``a1.e1.o0.e1``) are that check's ("Quell unrest: outcome dice"); any other roll is named by the ruleset
+    (``Ruleset.name_of(key, "roll")``), else its key in words.
+
+    >>> roll_name("a1.e1.o0.e1", {"a1": CheckSpec("pf2e", label="quell-unrest")})
+    'Quell unrest: outcome dice'
+    >>> roll_name("cmd.2", {}, lambda k, kind: "reroll 1"), roll_name("ruin", {})
+    ('Reroll 1', 'Ruin')
+    """
+    parts = key.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        spec = checks.get(".".join(parts[:i]))
+        if spec is not None:
+            return f"{check_name('.'.join(parts[:i]), spec)}: outcome dice"
+    if name_of is not None:
+        named = name_of(key, "roll")
+        if named:
+            return named[:1].upper() + named[1:] if named == named.lower() else named
+    return words(key)
+
+
+_ID = re.compile(r"[a-z0-9]+(?:[_.:-][a-z0-9]+)+")
+
+
+def id_words(value: Any, name_of: Callable[[str, str], str] | None = None) -> Any:
+    """A value shown in a sentence: an id (``between_years``, ``natures-blessing``) by the ruleset's name for it
+    (``Ruleset.name_of``, else its separators as spaces); any other value as it is.
+
+    >>> id_words("between_years"), id_words("Greenbelt March"), id_words(3)
+    ('between years', 'Greenbelt March', 3)
+    """
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        return value
+    if name_of is not None:
+        return name_of(value, "")
+    return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", value)).strip()

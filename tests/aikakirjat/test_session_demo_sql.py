@@ -59,7 +59,7 @@ def test_choices_describe_every_step_with_defaults() -> None:
     from kingdomlog.rulesets.aikakirjat.decide import default_choices
 
     g = founded()
-    kinds = {"select", "multiselect", "int", "float", "bool", "text", "rows", "group", "json"}
+    kinds = {"select", "multiselect", "int", "float", "bool", "text", "rows", "group", "mapping", "json"}
     for phase in RS.phases_for(g.state, 1):
         for c in RS.choices(g.state, 1, phase.id):
             assert c.kind in kinds, (phase.id, c.name)

@@ -103,7 +103,9 @@ def test_empty_inputs_stay_out_and_a_default_given_stays_in() -> None:
     got, _ = read({"stake": "low", "pay": "a, b", "flag": True, "note": "x"}, specs=specs)
     assert got == {"stake": "low", "pay": ["a", "b"], "flag": True, "note": "x"}
     gm, _ = read({"stake": "low", "pay": "", "flag": False, "note": ""}, offer=None, specs=specs)
-    assert gm == {"flag": False}  # the GM sheet: a value at its default stays out (unchanged)
+    # the GM sheet: a value at its default stays out; an optional switch (default None: the rules decide) left off
+    # stays out too, so touching a step never turns the rules' default into False (issue 29: pf2e's 'continues')
+    assert gm == {}
 
 
 def test_path_label_names_a_place_in_words() -> None:

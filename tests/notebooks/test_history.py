@@ -56,3 +56,27 @@ def test_example_queries_on_the_demo_when_present(tmp_path: Path) -> None:
         assert t is not None
     figure, _ = history.run(console, ex["figure"].sql)
     assert figure.num_rows >= 1
+
+
+def test_a_result_table_draws_no_histogram_that_needs_numpy(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 29: under each chart the notebook printed "Failed to get bin values for column turn: No module named
+    'numpy'" (marimo bins a table's numeric columns with numpy, which kingdomlog does not install): its tables
+    show each column's stats, no histogram."""
+    import logging
+
+    import marimo as mo
+    import pyarrow as pa
+
+    from kingdomlog.views import history
+
+    rows = range(60)  # enough rows for marimo to draw a histogram per column by default
+    table = history.table_or_problem(mo, pa.table({"turn": list(rows), "value": [n / 2 for n in rows]}), None)
+    marimo_log = logging.getLogger("marimo")
+    marimo_log.addHandler(caplog.handler)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="marimo"):
+            got = table._get_column_summaries(type("Args", (), {"precompute": False})())
+    finally:
+        marimo_log.removeHandler(caplog.handler)
+    assert not [r for r in caplog.records if "numpy" in r.getMessage()]
+    assert got.bin_values == {} and set(got.stats) == {"turn", "value"}

@@ -266,7 +266,7 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         page.get_by_role("button", name="Make the command roll").click()
         page.get_by_text("Rolled and sealed").wait_for(timeout=60_000)
         page.wait_for_timeout(3000)  # the sheet reloads after the write: let its new form settle
-        page.get_by_label("Action", exact=True).first.select_option(label="liberties")
+        page.get_by_label("Action", exact=True).first.select_option(label="grant liberties — internal affairs")
         page.wait_for_timeout(400)
         page.get_by_label("Stake", exact=True).nth(0).select_option(label="elementary")
         for _ in range(60):  # the check re-runs on the new row: its record names the order
@@ -364,8 +364,9 @@ def test_the_sheets_words(fel: Path) -> None:
     sealed = orders.sealed_steps(start)
     assert list(sealed) == ["command_fabian"]
     said = orders.sealed_html(start, sealed, "command_fabian")
-    assert "Rolled and sealed" in said and "cmd.1: 3 4" in said and "1 special and 2 ordinary" in said
-    assert orders.dice_words(Campaign.open(fel), start, {"command_fabian": {}}) == "Dice: cmd.1 3 4."
+    assert "Rolled and sealed" in said and "the command roll: 3 4" in said and "1 special and 2 ordinary" in said
+    assert "cmd.1" not in said and "(Stake: low)" in said  # what is rolled and chosen, in words (issue 29)
+    assert orders.dice_words(Campaign.open(fel), start, {"command_fabian": {}}) == "Dice: the command roll: 3 4."
     assert "seq" in orders.submission_md(start)
     head = orders.head_html(start, orders.player.player_view(fel, "fabian"), "/f/fabian/report/")
     assert head.startswith("<style>") and 'href="/f/fabian/report/"' in head

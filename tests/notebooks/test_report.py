@@ -117,3 +117,12 @@ def test_signoria_report_names_battles_by_place_and_orders_in_agreeing_words() -
 def test_pf1_and_aikakirjat_reports_leave_no_id_in_a_sentence() -> None:
     for folder, turn in (("river-kingdom", 2), ("river-kingdom", 13), ("aikakirjat-demo", 3)):
         assert not [ln for ln in _lines(folder, "public", turn) if RAW.search(ln)], (folder, turn)
+
+
+def test_an_ongoing_event_and_a_dilemma_are_named_in_words() -> None:
+    """An ongoing event raises Unrest by its name ("Event bandit activity raised Unrest by 1." before), and a
+    resolved dilemma is told by its words and its option's ("By the GM's ruling: dilemma guild_feast: fund.")."""
+    assert "Bandit Activity raised Unrest by 1." in _lines("stolen-lands", "public", 6)
+    month2 = _lines("felmonte", "marburg", 2)
+    assert "To the dilemma “The guilds ask for a feast” the answer was: pay for it." in month2
+    assert not [ln for ln in month2 if RAW.search(ln) or "guild_feast" in ln]

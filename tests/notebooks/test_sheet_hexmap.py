@@ -96,7 +96,7 @@ def test_reading_the_picker_back_gives_the_plan_value(pf2e: tuple[sheet.SheetSes
     assert not draft.field_errors.get("activity.region")
     card = draft.card("activity.region")
     assert card is not None and card.error is None
-    assert card.checks["a1"].label == "claim-hex on B3"  # the card's check names the hex
+    assert card.checks["a1"].label == "Claim Hex on B3"  # the card's check names the hex, in words
     assert not s.refresh_forms(draft)  # a pick is no new form: no widget is rebuilt
     flat[HEX] = {"value": None}  # "--" in the select: none picked, the row has no hex
     s.update(flat)

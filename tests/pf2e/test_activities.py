@@ -134,8 +134,8 @@ def test_choices_describe_every_step_and_defaults_play() -> None:
     g.play({"founding": {"choices": found}})
     for step in STEP_IDS:
         for c in RS.choices(g.state, g.turn, step):
-            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json", "rows", "group", "list"), (
-                step, c)
+            assert c.kind in ("select", "multiselect", "int", "text", "bool", "json", "rows", "group", "list",
+                              "mapping"), (step, c)
             if c.kind == "select" and c.default not in (None, "") and c.options is not None:
                 assert c.default in [o.value for o in c.options], (step, c.name)
     pv = g.play({s: {"choices": _defaults(s, g)} for s in STEP_IDS})

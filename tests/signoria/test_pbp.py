@@ -495,3 +495,21 @@ def test_the_gm_sheet_shows_who_submitted_is_ready_and_is_awaited(camp: Campaign
     assert "waiting on: Marburg" in html and "waiting for Fabian: Dilemma" in html
     toy = Campaign.create(camp.folder.parent / "farm", "toy-farm", name="Farm")
     assert table_status_html(toy) == ""
+
+
+def test_a_players_status_says_the_deadline_to_the_minute(camp: Campaign) -> None:
+    """Issue 29: `status --as fabian` printed the deadline with its seconds and microseconds."""
+    d = str(camp.folder)
+    run("deadline", d, "--at", "2027-12-08T10:00:30.123456Z")
+    for who in ("fabian", "marburg"):
+        out = run("status", d, "--as", who)
+        assert "orders due 2027-12-08 10:00 UTC" in out and ".123456" not in out and ":30" not in out, out
+
+
+def test_status_names_the_steps_in_words(camp: Campaign) -> None:
+    """Issue 29: the CLI's status listed `command_fabian, orders_fabian`; the line names the player, the steps are
+    said in words."""
+    d = str(camp.folder)
+    out = run("status", d)
+    assert "command, orders" in out and "command_fabian" not in out and "orders_marburg" not in out, out
+    assert "publish it from the GM sheet" in out

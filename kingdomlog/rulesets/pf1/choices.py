@@ -242,14 +242,16 @@ class FoundingChoices(Choices):
     name: str = Field(default="New Kingdom", title="Kingdom name")
     alignment: Alignment = "N"
     hexes: list[HexEntry] = Field(default_factory=list, title="Map hexes")
-    government: GovernmentId | None = Field(default=None, description="government_forms: the form of government "
+    government: GovernmentId | None = Field(default=None, description="the form of government, with the Government "
+                                                                      "forms rule "
                                             "(default feudal monarchy)")
-    starting_renown: Renown | None = Field(default=None, description="fame_infamy: the Ruler starts with Fame 1 "
+    starting_renown: Renown | None = Field(default=None, description="with the Fame and Infamy rule, the Ruler "
+                                                                     "starts with Fame 1 "
                                            "or Infamy 1 (default Fame)")
     foreign_kingdoms: list[ForeignKingdomEntry] = Field(default_factory=list, description="diplomatic, trade or "
                                                         "vassalage edicts: the known foreign kingdoms")
     third_party: list[ThirdPartyEntry] = Field(default_factory=list, description="relations among foreign kingdoms")
-    lineage: LineageChoices | None = Field(default=None, description="independence_unification: born of a split "
+    lineage: LineageChoices | None = Field(default=None, description="Independence unification rule: born of a split "
                                            "or a union")
 
 
@@ -297,12 +299,12 @@ class DestroyLotsEntry(Choices):
 class RelationActionEntry(Choices):
     action: Literal["close_embassy", "withdraw_treaty", "attack", "ally_stationed", "aid_refused", "foreign_embassy"]
     target: ForeignId
-    aid_requested: bool = Field(default=False, description="ally_stationed: the ally's army was asked for (no "
+    aid_requested: bool = Field(default=False, description="Ally stationed rule: the ally's army was asked for (no "
                                 "Loyalty check)")
-    gm_applies: bool = Field(default=True, description="aid_refused: the GM applies the ally's Infamy +1d4")
-    city: CityRef | None = Field(default=None, description="foreign_embassy: the settlement of ours they build in "
+    gm_applies: bool = Field(default=True, description="Aid refused rule: the GM applies the ally's Infamy +1d4")
+    city: CityRef | None = Field(default=None, description="Foreign embassy rule: the settlement of ours they build in "
                                  "(default: the capital)")
-    building: Literal["Mansion", "Noble Villa"] = Field(default="Mansion", description="foreign_embassy: their "
+    building: Literal["Mansion", "Noble Villa"] = Field(default="Mansion", description="Foreign embassy rule: their "
                                                         "embassy building")
 
 
@@ -316,16 +318,20 @@ class GmChoices(Choices):
     foreign_kingdoms: list[ForeignKingdomEntry] = Field(default_factory=list, title="Register foreign kingdoms")
     third_party: list[ThirdPartyEntry] = Field(default_factory=list)
     attitudes: list[AttitudeEntry] = Field(default_factory=list, title="Attitude changes")
-    government: GovernmentId | None = Field(default=None, description="government_forms: a GM ruling")
-    renown: RenownChoices | None = Field(default=None, description="fame_infamy: a Fame/Infamy change")
-    kingdom_modifier_adjustments: list[KingdomModifierEntry] = Field(default_factory=list, description=""
-                                                                     "expanded_settlement_modifiers")
-    base_danger: list[BaseDangerEntry] = Field(default_factory=list, description="settlement_sizes")
+    government: GovernmentId | None = Field(default=None, description="a new form of government, the GM's ruling "
+                                                                      "(the Government forms rule)")
+    renown: RenownChoices | None = Field(default=None, description="a change of Fame or Infamy (the Fame and "
+                                                                   "Infamy rule)")
+    kingdom_modifier_adjustments: list[KingdomModifierEntry] = Field(
+        default_factory=list, description="the Expanded settlement modifiers rule")
+    base_danger: list[BaseDangerEntry] = Field(default_factory=list, description="a settlement's base danger (the "
+                                                                                 "Settlement sizes rule)")
     destroy_lots: list[DestroyLotsEntry] = Field(default_factory=list, title="Lots destroyed")
-    relation_actions: list[RelationActionEntry] = Field(default_factory=list, description="diplomatic_edicts")
+    relation_actions: list[RelationActionEntry] = Field(default_factory=list, description="diplomatic actions (the "
+                                                                                          "Diplomatic edicts rule)")
     enemy_armies: list[ArmyEntry] = Field(default_factory=list, description="the GM's armies (a foreign kingdom's, "
                                           "monsters, bandits) put on the map")
-    union_stability_roll: bool = Field(default=False, description="independence_unification: the GM's 1d4 − 2 "
+    union_stability_roll: bool = Field(default=False, description="Independence unification rule: the GM's 1d4 − 2 "
                                        "Stability in the 6 months after a union")
 
 
@@ -362,8 +368,8 @@ class LeaderEntry(Choices):
                                             "Spymaster: one; other roles: their own")
     present: bool = True
     co_ruler: bool = Field(default=False, description="a second (married) Ruler")
-    skill_ranks: int = Field(default=0, ge=0, le=LIMIT, description="leadership_skills")
-    leadership_feat: bool = Field(default=False, description="leadership_skills")
+    skill_ranks: int = Field(default=0, ge=0, le=LIMIT, description="the Leadership skills rule")
+    leadership_feat: bool = Field(default=False, description="the Leadership skills rule")
 
 
 class UnassignEntry(Choices):
@@ -423,7 +429,7 @@ class BuildingEntry(Choices):
     deity_alignment: Alignment | None = Field(default=None, description="Temple, Cathedral; with holy_sites "
                                               "it dedicates the building at once")
     magical_assistance: bool = Field(default=False, description="2 BP off")
-    supports: BuildingId | None = Field(default=None, description="abandoned_buildings: the dependent a new house "
+    supports: BuildingId | None = Field(default=None, description="Abandoned buildings rule: the dependent a new house "
                                         "supports")
     bonus_mode: BonusMode = Field(default="alignment", description="holy_sites dedication")
     shrine_attribute: AttributeName | None = None
@@ -533,7 +539,7 @@ class ImprovementChoices(Choices):
     leaders: list[LeaderEntry] = Field(default_factory=list, title="Assign leaders")
     unassign: list[UnassignEntry] = Field(default_factory=list, title="Remove leaders")
     presence: list[PresenceEntry] = Field(default_factory=list, title="Presence this month")
-    skill_ranks: list[SkillRanksEntry] = Field(default_factory=list, description="leadership_skills")
+    skill_ranks: list[SkillRanksEntry] = Field(default_factory=list, description="the Leadership skills rule")
     acting_ruler: Literal["CONSORT", "HEIR", "none"] | None = Field(
         default=None, description="UC: the Consort or Heir acts as the Ruler while the Ruler is unavailable (none: "
         "no longer)")
@@ -542,7 +548,7 @@ class ImprovementChoices(Choices):
     districts: list[DistrictEntry] = Field(default_factory=list, title="Prepare districts")
     buildings: list[BuildingEntry] = Field(default_factory=list, title="Construct")
     demolish: list[BuildingId] = Field(default_factory=list)
-    dedications: list[DedicationEntry] = Field(default_factory=list, description="holy_sites")
+    dedications: list[DedicationEntry] = Field(default_factory=list, description="the Holy sites rule")
     roads: list[RoadHex] = Field(default_factory=list)
     improvements: list[ImprovementEntry] = Field(default_factory=list, title="Hex improvements")
     promotion: Annotated[str, Pick("promotion_levels", what="a promotion edict")] | None = Field(
@@ -556,8 +562,8 @@ class ImprovementChoices(Choices):
     army_actions: list[ArmyActionEntry] = Field(default_factory=list, title="Army orders")
     special_edict: SpecialEdict | None = Field(default=None, description="diplomatic, exploration, trade or "
                                                "vassalage edicts: one special edict, by its kind")
-    milestone_choice: Renown | None = Field(default=None, description="fame_infamy: Size milestone (default Fame)")
-    abandon_dependents: bool = Field(default=True, description="abandoned_buildings: dependents of a demolished "
+    milestone_choice: Renown | None = Field(default=None, description="Fame infamy rule: Size milestone (default Fame)")
+    abandon_dependents: bool = Field(default=True, description="Abandoned buildings rule: dependents of a demolished "
                                      "house shut down (GM)")
 
 
@@ -658,9 +664,9 @@ class EventChoices(Choices):
     hire_adventurers: Literal[0, 2, 5, 10] = Field(default=0, description="uc: +2/+5/+10 on one event check for "
                                                    "4/8/16 BP (UC Hiring Adventurers)")
     effects: list[EffectEntry] = Field(default_factory=list)
-    expeditions: list[ExpeditionReport] = Field(default_factory=list, description="exploration_edicts")
-    independence: IndependenceChoices | None = Field(default=None, description="independence_unification")
-    union: UnionChoices | None = Field(default=None, description="independence_unification")
+    expeditions: list[ExpeditionReport] = Field(default_factory=list, description="the Exploration edicts rule")
+    independence: IndependenceChoices | None = Field(default=None, description="the Independence unification rule")
+    union: UnionChoices | None = Field(default=None, description="the Independence unification rule")
 
 
 _FOREIGN = ("diplomatic_edicts", "trade_edicts", "vassalage_edicts")

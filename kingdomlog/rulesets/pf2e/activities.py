@@ -189,7 +189,7 @@ def req_trade_quantity(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) 
     s = ctx.state
     com = row.commodity or ""
     if com not in T.COMMODITIES:
-        raise InputError(f"{act.name}: choose a 'commodity'")
+        raise InputError(f"choice commodity: choose the commodity {_title(act)} trades")
     qty = row.quantity if row.quantity is not None else 1
     if not 1 <= qty <= min(4, s.commodities[com]):
         raise ctx.fail(f"trade 1..{min(4, s.commodities[com])} {com} (have {s.commodities[com]})", "§4.3")
@@ -344,7 +344,7 @@ def req_enemy_here(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> N
 
     a = _army(ctx, prep)
     if not getattr(row, "enemy", None):
-        raise InputError(f"{act.name}: name the 'enemy' army")
+        raise InputError(f"choice enemy: name the enemy army {_title(act)} acts against")
     e = army_of(ctx, str(row.enemy))  # type: ignore[attr-defined]
     if e.side != "enemy" or e.hex != a.hex:
         raise ctx.fail(f"{e.name} is not an enemy army in {a.name}'s hex", "Appendix 3 Offensive Gambit")
@@ -357,7 +357,7 @@ def req_gear(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
     a = _army(ctx, prep)
     gd = T.gear_defs().get(str(getattr(row, "gear", "") or ""))
     if gd is None:
-        raise InputError(f"{act.name}: name the 'gear' ({', '.join(T.gear_defs())})")
+        raise InputError(f"choice gear: choose the gear {_title(act)} gives ({', '.join(T.gear_defs())})")
     spoils = bool(getattr(row, "spoils", False))
     if gd.level > a.level or (not spoils and gd.level > ctx.state.level):
         raise ctx.fail(f"{gd.title} is level {gd.level}: above the army's or the kingdom's level",
@@ -376,7 +376,7 @@ def req_tactic(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
     a = _army(ctx, prep)
     td = T.tactic_defs().get(str(getattr(row, "tactic", "") or ""))
     if td is None or td.innate:
-        raise InputError(f"{act.name}: name a 'tactic' that can be trained")
+        raise InputError(f"choice tactic: choose a tactic {_title(act)} can train")
     if a.type not in td.types or td.level > a.level:
         raise ctx.fail(f"{a.name} ({a.type}, level {a.level}) cannot learn {td.title}", "Appendix 3 Train Army")
     prep.update(tactic=td.name, dc_rule=str(T.army_statistics()[td.level].standard_dc))
@@ -437,7 +437,7 @@ def _target_hex(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None
     if row.hex is None:
         if act.target_optional:
             return
-        raise InputError(f"{act.name}: choose a 'hex'")
+        raise InputError(f"choice hex: choose the hex for {_title(act)}")
     rule = f"{act.section} {_title(act)}"
     hx = target_hex(ctx, row.hex, rule)
     prep["hex"] = hx
@@ -517,7 +517,7 @@ def _target_commodity(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -
 
 def _target_group(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> None:
     if not row.group:
-        raise InputError(f"{act.name}: name the 'group' (as the GM names it)")
+        raise InputError(f"choice group: name the group {_title(act)} deals with (as the GM names it)")
     prep["group"] = prep["target"] = row.group
 
 
@@ -557,7 +557,7 @@ def _who(ctx: Ctx, act: T.Activity, row: ActivityRow, category: str, role: str, 
     if category == "leadership":
         role = row.role or role
         if role not in T.ROLES:
-            raise InputError(f"{act.name}: role must be one of {', '.join(T.ROLES)}")
+            raise InputError(f"choice role: choose the leader who does {_title(act)}")
         ld = s.leaders[role]
         if ld.holder is None:
             raise ctx.fail(f"the {role} role is vacant", "§3.3 A1.1")
@@ -624,16 +624,25 @@ def _cooldowns(ctx: Ctx, act: T.Activity, prep: Prep) -> None:
             raise ctx.fail(f"{act.name} is blocked through turn {s.cooldowns[ck]} ({ck})", "§2.10 cooldowns")
 
 
+def _default_skill(s: Any, act: T.Activity, last: str, membership: bool) -> str:
+    """The skill an activity is tried with when the row names none: its first skill the rules allow now (not last
+    turn's where a new one is needed, §4.4; one of high enough rank, §4), else its first (refused, saying why). A
+    default is never one the rules refuse while another would do."""
+    for sk in act.skills:
+        if sk != last and activity_skill_refusal(s, act, sk, membership=membership) is None:
+            return sk
+    return act.skills[0] if act.skills else ""
+
+
 def _skill(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep) -> str:
     s = ctx.state
-    skill = str(prep.get("skill") or row.skill or (act.skills[0] if act.skills else ""))
+    last = next((u.skill for u in s.used_last_turn if u.name == act.name), "") if act.new_skill_each_turn else ""
+    skill = str(prep.get("skill") or row.skill or _default_skill(s, act, last, "structure" not in prep))
     by_target = act.skill_by_target.get(str(prep.get("site", prep.get("target", ""))))
     if by_target:
         skill = by_target
-    if act.new_skill_each_turn:
-        last = next((u.skill for u in s.used_last_turn if u.name == act.name), "")
-        if skill == last:
-            raise ctx.fail(f"{_title(act)} cannot use {skill} two turns in a row", "§4.4")
+    if act.new_skill_each_turn and skill == last:
+        raise ctx.fail(f"{_title(act)} cannot use {skill} two turns in a row", "§4.4")
     allowed = act.skills_by_target.get(str(prep.get("target", "")))
     if allowed is not None:
         # the target's own skills (Recover Army: Shaken with Arts or, at expert, Warfare ...)
@@ -688,7 +697,7 @@ def _dc(ctx: Ctx, act: T.Activity, row: ActivityRow, prep: Prep, facts: dict[str
     elif rule.startswith("negotiation"):
         if row.dc is None:
             if rule != "negotiation_or_control":
-                raise InputError(f"{act.name}: give the group's Negotiation DC as 'dc'")
+                raise InputError(f"choice dc: give the group's Negotiation DC for {_title(act)}")
             dc = dc_breakdown(s, "control")
         elif rule == "negotiation_or_control" and int(dc_breakdown(s, "control").total) >= row.dc:
             dc = dc_breakdown(s, "control")  # the higher of the group's Negotiation DC and the Control DC
@@ -788,7 +797,7 @@ def perform(ctx: Ctx, asked: Asked, choices: ActivityRow, *, key: str, category:
     mods.extend(_modifiers(act, facts))
     worsen = -sum(a.value for a in act.degree_adjust if holds(a.when, facts))
     if not skill:
-        raise InputError(f"{act.name}: choose a 'skill'")
+        raise InputError(f"choice skill: choose the skill {_title(act)} is tried with")
     target = str(prep.get("army") if category == "army" else
                  prep.get("ruin") or (prep["hex"].id if prep.get("hex") is not None else ""))
     selector_target = str(prep.get("ruin") or prep.get("commodity") or (

@@ -23,7 +23,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, Strict, field_validator
 
 from kingdomlog.core.choices import LIMIT, PARENT, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
@@ -124,6 +124,10 @@ class EffectEntry(Choices):
 
 
 Lot = Annotated[int, Field(ge=0, le=3, description="a lot of a block (0-3, §4.9.2)")]
+LotPair = Annotated[tuple[Count, Lot], Strict(False), Pick("lots", what="a lot of the settlement's grid",
+                                                           depends=("settlement",), open=True)]
+"""A (block, lot) pair: offered from the grid of the entry's settlement (the capital when none is named); any pair
+goes (the event's rule checks it). Not strict: a plan read back from JSON gives the pair as a list."""
 
 # What the outcome effects of a check may ask (a branch, the Ruins "of your choice", the GM's ruling),
 # declared once and used by every step and row that resolves a check.
@@ -282,11 +286,12 @@ class LeadershipUpkeepChoices(Choices):
 class UnrestChoices(Choices):
     """U2 Adjust Unrest (§3.1 U2)."""
 
-    warfare_last_turn: bool = Field(default=False, description="option warfare_mode = abstract: warfare took place"
-                                                               " last turn (1d6 Unrest and a Ruin +1)")
+    warfare_last_turn: bool = Field(default=False, description="with abstract warfare (the campaign's warfare mode):"
+                                                               " warfare took place last turn (1d6 Unrest and a Ruin"
+                                                               " +1)")
 
     ruin_split: RuinName | dict[RuinName, Count] = Field(
-        default_factory=dict, description="the 1d10 Ruin points at Unrest 10+: {ruin: n}, or one Ruin for all"
+        default_factory=dict, description="the 1d10 Ruin points at Unrest 10+, shared among the Ruins or all to one"
                                           " (default: spread to the Ruins furthest from overflowing)")
     lost_hex: Annotated[str | None, Pick("claimed_hexes", what="a claimed hex")] = Field(
         default=None, description="the hex lost on a failed DC 11 flat check (default, or empty: the last"
@@ -598,8 +603,8 @@ class EventRow(Choices):
     ruins: RuinsChoice = None
     boon: str | None = None
     assurance: bool = False
-    lots: list[tuple[Count, Lot]] | None = Field(default=None, description="(block, lot) pairs an outcome's rubble"
-                                                                         " falls on, as the players choose")
+    lots: list[LotPair] | None = Field(default=None, description="the lots an outcome's rubble falls on, as the"
+                                                               " players choose")
     gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
     gift_commodities: list[Commodity] = Field(default_factory=list, max_length=4, description="Festive"
                                               " Invitation, critical success: the Commodity chosen for each gift"
@@ -644,7 +649,8 @@ class EventResolveChoices(Choices):
     options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = None
     boon: str | None = None
     assurance: bool = False
-    lots: list[tuple[Count, Lot]] | None = None
+    lots: list[LotPair] | None = Field(default=None, description="the lots an outcome's rubble falls on, as the"
+                                                               " players choose")
     gifts: int = Field(default=0, ge=0, le=4, description="Festive Invitation: Resource Dice brought as gifts")
     gift_commodities: list[Commodity] = Field(default_factory=list, max_length=4, description="Festive"
                                               " Invitation, critical success: the Commodity chosen for each gift"
@@ -791,10 +797,21 @@ def _hex_detail(h: Any) -> str:
         parts.append("river")
     if h.lake:
         parts.append("lake")
-    parts.extend(h.features)
+    parts.extend(f.replace("_", " ") for f in h.features)
     if h.work_site is not None:
         parts.append(f"{h.work_site.commodity} work site")
     return ", ".join(parts)
+
+
+def _lots(state: KingdomState, settlement: Any) -> list[Option]:
+    """Every lot of the grid of ``settlement`` (the capital when none is named), each with what stands on it."""
+    sts = state.settlements
+    st = next((x for x in sts if settlement in (x.id, x.name)), None) if settlement else None
+    st = st or next((x for x in sts if x.capital), sts[0] if sts else None)
+    if st is None:
+        return []
+    return [Option((b, i), f"{st.name}: block {b}, lot {i}", lot or "empty")
+            for b, lots in enumerate(st.blocks) for i, lot in enumerate(lots)]
 
 
 def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
@@ -813,6 +830,8 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         return [Option(m.name, m.name, f"{m.xp} XP") for m in T.milestones().values()]
     if source == "skills":
         return _skills(state)
+    if source == "lots":
+        return _lots(state, within.get("settlement"))
     if source == "activity_skills":
         act = cat.activities.get(str(within.get("activity") or ""))
         if act is None:
@@ -974,3 +993,49 @@ def battle_options(state: KingdomState, source: str, within: Mapping[str, Any]) 
     forts = [Option(str(f.get("id")), f"{f.get('kind')} {f.get('id')}", "a fortification")
              for f in row.get("fortifications") or [] if isinstance(f, Mapping) and f.get("id")]
     return [Option("", "none"), *(opt(a) for a in theirs), *forts]
+
+
+# ------------------------------------------------------------------ names in words (Ruleset.name_of)
+
+PURPOSES = {"hex_loss": "losing a hex (U2)", "unrest_reduction": "lowering Unrest (C1, no taxes)",
+            "crop_failure": "crop failure", "failed_irrigation": "after a failed Irrigation",
+            "ruin_penalty_reduction": "easing a Ruin's penalty", "pull-together": "Pull Together",
+            "scheduled": "a scheduled event"}
+"""What a flat check is for (its recorded ``purpose``, ``<what>[:<detail>]``), in words."""
+
+
+def _title(table: str, tag: str) -> str | None:
+    row = getattr(T.catalog(None), table).get(tag)
+    return row.title if row is not None and bool(getattr(row, "title", "")) else None
+
+
+def name_of(id: str, kind: str = "") -> str | None:
+    """pf2e's names of its ids in words (activities, events, structures, feats, roles, skills, what a flat check
+    is for), or None for one it does not name.
+
+    >>> name_of("natures-blessing"), name_of("ruler", "role"), name_of("pull-together:claim-hex", "check")
+    ("Nature's Blessing", 'Ruler', 'Pull Together for Claim Hex')
+    >>> name_of("crop_failure:A2", "check"), name_of("scheduled:squatters", "check")
+    ('crop failure on A2', 'Squatters (a scheduled event)')
+    """
+    what, _, detail = id.partition(":")
+    if kind == "check" or (detail and what in PURPOSES):
+        said = PURPOSES.get(what)
+        if said is None:
+            return None
+        if not detail:
+            return said
+        named = name_of(detail)
+        if what == "pull-together":
+            return f"{said} for {named or detail}"
+        if what == "scheduled":
+            return f"{named or detail} ({said})"
+        return f"{said} on {detail}" if what == "crop_failure" else f"{detail}: {said}" \
+            if what == "failed_irrigation" else f"{said} ({named or detail})"
+    for table in ("activities", "events", "structures", "feats"):
+        got = _title(table, id)
+        if got:
+            return got
+    if id in T.ROLES or id in T.core().skills:
+        return id.capitalize()
+    return None

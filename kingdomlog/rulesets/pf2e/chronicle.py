@@ -132,8 +132,17 @@ def _commodity(b: KingdomState, p: Any, a: KingdomState) -> str | None:
 def _unrest(b: KingdomState, p: Any, a: KingdomState) -> str | None:
     if not p.delta:
         return None
-    return f"{words(p.cause).capitalize() if p.cause else 'Events'} {'raised' if p.delta > 0 else 'lowered'} " \
+    return f"{_cause_name(a, p.cause) if p.cause else 'Events'} {'raised' if p.delta > 0 else 'lowered'} " \
            f"Unrest by {abs(p.delta)}"
+
+
+def _cause_name(s: KingdomState, cause: str) -> str:
+    """What raised or lowered a figure, as the sentence's subject: an ongoing event by its name in the rules data
+    (``event bandit-activity`` → "Bandit Activity"), else the cause in words."""
+    if cause.startswith("event "):
+        return _named(s, "events", cause[len("event "):])
+    said = words(cause)
+    return said[:1].upper() + said[1:]
 
 
 @narrates("pf2e.ruin_changed")

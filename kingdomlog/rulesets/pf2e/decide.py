@@ -552,6 +552,15 @@ def commerce_agreements(ctx: Ctx, c: AgreementsChoices) -> None:
 # ------------------------------------------------------------------ activity phase
 
 
+def in_row(exc: InputError, field: str, i: int) -> InputError:
+    """``exc`` naming the choice of entry ``i`` of ``field`` it is about (``choice hex: ...`` of the second row
+    is ``choice activities[1].hex: ...``), so the sheet shows it at that entry's field."""
+    msg = str(exc)
+    if msg.startswith("choice "):
+        return InputError(f"choice {field}[{i}].{msg[len('choice '):]}")
+    return exc
+
+
 def activity_rows(ctx: Ctx, category: str, rows: list[Any], avert: bool, crush: bool = False,
                   liquidate: bool = False) -> None:
     """An Activity-phase step: each row in order (roll keys a1, a2, ...); Favored Land pairs (§5.9)."""
@@ -565,7 +574,10 @@ def activity_rows(ctx: Ctx, category: str, rows: list[Any], avert: bool, crush: 
     asked = Asked(avert_ruin_penalty=avert, crush_dissent=crush, liquidate_resources=liquidate)
     for i, row in enumerate(rows):
         with ctx.acting(f"a{i + 1}"):  # a row a player proposed is that player's act (StepPlan.actors)
-            perform(ctx, asked, row, key=f"a{i + 1}", category=category)
+            try:
+                perform(ctx, asked, row, key=f"a{i + 1}", category=category)
+            except InputError as exc:
+                raise in_row(exc, "activities", i) from None
 
 
 @turn_step

@@ -175,8 +175,14 @@ class CheckAt:
 
     @property
     def label(self) -> str:
-        """What the check is called where it is shown: the activity, and the hex it targets (``claim-hex on A5``)."""
-        return f"{self.activity} on {self.hex}" if self.hex else self.activity
+        """What the check is called where it is shown, in words: the activity, who tries it and the hex it targets
+        (``Claim Hex, Warden, on A5``)."""
+        from kingdomlog.rulesets.pf2e.choices import name_of
+
+        said = name_of(self.activity) or self.activity
+        if self.role:
+            said += f", {name_of(self.role) or self.role}" + ("," if self.hex else "")
+        return said + (f" on {self.hex}" if self.hex else "")
 
 
 def _boon(ctx: Ctx, boon_id: str, facts: Mapping[str, Any]) -> Boon:
@@ -338,9 +344,15 @@ def _pull_together(ctx: Ctx, key: str, at: CheckAt, degree: Degree) -> Degree:
     return Degree.FAILURE
 
 
+def _purpose_words(purpose: str) -> str:
+    from kingdomlog.rulesets.pf2e.choices import name_of
+
+    return name_of(purpose, "check") or purpose.replace("_", " ")
+
+
 def flat(ctx: Ctx, key: str, dc: int, purpose: str) -> bool:
     """A flat check (§3.0.2), recorded."""
-    die, _ = roll(ctx, key, "1d20", check=CheckSpec("flat", dc=dc, label=purpose))
+    die, _ = roll(ctx, key, "1d20", check=CheckSpec("flat", dc=dc, label=_purpose_words(purpose)))
     ok = R.flat_succeeds(die, dc)
     ctx.emit(E.FlatCheckResolved(purpose=purpose, dc=dc, die=die, success=ok))
     return ok

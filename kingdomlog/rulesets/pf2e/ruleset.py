@@ -193,6 +193,11 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
 
         return boards(before, choices, rolls, checks, drafts)
 
+    def name_of(self, id: str, kind: str = "") -> str:
+        from kingdomlog.rulesets.pf2e.choices import name_of
+
+        return name_of(id, kind) or super().name_of(id, kind)
+
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         from kingdomlog.rulesets.pf2e.choices import vocabulary
 

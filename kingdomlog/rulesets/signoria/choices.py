@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal, Optional, cast
 
 from pydantic import Field, create_model, model_validator
 
-from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, FreeJson, Pick
+from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, FreeJson, InOrder, Pick
 from kingdomlog.rulesets.signoria.rules import Action
 
 Resource = Literal["power", "piety", "wealth", "army"]
@@ -220,16 +220,16 @@ class TurnOpenChoices(Choices):
 
 # ---------------------------------------------------------------------------------------------- a faction's own steps
 
-PayResource = Annotated[str, Field(pattern=r"^(power|wealth)$")]
+PayResource = Literal["power", "wealth"]
 
 
 class CommandChoices(Choices):
     """The command roll (§3.1): a stake and the rerolls bought, in order, while the roll fails."""
 
     stake: Literal["low", "high"] = Field("low", title="Stake", description="low 5+, high 8+ (§3.1)")
-    pay: list[PayResource] = Field(
+    pay: Annotated[list[PayResource], InOrder()] = Field(
         default_factory=list, title="Rerolls paid, in order, while failing",
-        description='power or wealth, 1 of that resource per reroll (§3.1), e.g. ["wealth", "power"]')
+        description="power or wealth, 1 of that resource per reroll (§3.1)")
 
 
 class DefenderResponse(Choices):
@@ -307,6 +307,10 @@ class GMQuestion(Choices):
     default: str = Field(description="the option that stands if the faction does not answer")
 
 
+QuestionKey = Annotated[str, Pick("questions", what="a question of this step")]
+AnswerKey = Annotated[str, Pick("answers", what="an answer the question offers")]
+
+
 class UpkeepChoices(Choices):
     """Upkeep (§4.3): whom the statesman cap dismisses first, the GM's questions and their answers, rulings."""
 
@@ -316,8 +320,9 @@ class UpkeepChoices(Choices):
     questions: list[GMQuestion] = Field(
         default_factory=list, title="Questions to a faction (council votes, elections, ...)",
         description="each faction answers with one of the options; the chosen option's effects are the ruling")
-    answers: dict[str, str] = Field(default_factory=dict, title="Answers to the questions",
-                                    description="question id -> option id (the factions' answers)")
+    answers: dict[QuestionKey, AnswerKey] = Field(
+        default_factory=dict, title="Answers to the questions",
+        description="each question's answer, as the faction gave it (a question left out: its default)")
     rulings: list[Ruling] = RULINGS_FIELD
 
 
@@ -348,6 +353,7 @@ def orders_choices(fid: str) -> type[Choices]:
     leader: Any = Annotated[str, Pick(f"leaders:{fid}", what=f"a character who may lead {fid}'s action")]
     target: Any = Annotated[str, Pick(f"targets:{fid}", what="a target of this action", depends=("action",))]
     dilemma: Any = Annotated[str, Pick(f"dilemmas:{fid}", what=f"a dilemma dealt to {fid}")]
+    dilemma_option: Any = Annotated[str, Pick(f"dilemma_options:{fid}", what="an option of the dilemma, or abstain")]
     candidate: Any = Annotated[str, Pick(f"candidates:{fid}", what=f"a statesman offered to {fid} this month")]
     opt: Any = Optional
     params = _model(f"{name}OrderParams", f"Parameters of one of {fid}'s orders (by action).", {
@@ -374,7 +380,7 @@ def orders_choices(fid: str) -> type[Choices]:
     order: Any = _model(f"{name}Order", f"One of {fid}'s sealed orders (§11.2 OrdersSubmitted.orders[]).", {
         "id": (opt[str], Field(None, description="order id (default O<n>)")),
         "faction": (opt[PlayerId], Field(None, description=f"the faction giving it ({fid}; §1.3)")),
-        "action": (Action, ...),
+        "action": (Annotated[Action, Pick("actions", what="an action (§4.1)")], ...),
         "slots": (list[slot], Field(default_factory=lambda: ["ordinary"],
                                     description="the action slots committed (§3.2)")),
         "stake": (Stake, "low"),
@@ -401,9 +407,10 @@ def orders_choices(fid: str) -> type[Choices]:
         "orders": (list[order], Field(default_factory=list, title="Orders",
                                       description="the sealed orders, each with its action, slots, stake, leader, "
                                                   "target and params")),
-        "dilemmas": (dict[dilemma, str], Field(default_factory=dict, title="Dilemma choices",
-                                               description='dilemma id -> option id or "abstain" (§4.1 A7); an '
-                                               "option chosen without a dilemma order takes one slot")),
+        "dilemmas": (dict[dilemma, dilemma_option], Field(
+            default_factory=dict, title="Dilemma choices",
+            description="the option chosen for each dilemma, or abstain (§4.1 A7); an option chosen without a "
+                        "dilemma order takes one slot")),
         "candidates": (dict[candidate, Literal["hire", "pass"]], Field(
             default_factory=dict, title="Statesmen on offer",
             description='candidate id -> "hire" (a hire_statesman order, one slot and his cost in wealth, '

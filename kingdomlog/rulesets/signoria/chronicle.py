@@ -339,6 +339,13 @@ def _reaction(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
 
 @narrates("signoria.gm_ruling")
 def _ruling(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
+    m = re.fullmatch(r"dilemma (\S+): (\S+)", p.text or "") if p.gap == "G-29" else None
+    if m:  # a dilemma resolved (§4.1 A7): its option in the words it was offered in
+        for dealt in b.dilemmas.values():
+            d = next((d for d in dealt if d.id == m.group(1)), None)
+            opt = next((o for o in d.options if o.id == m.group(2)), None) if d is not None else None
+            if d is not None and opt is not None:
+                return f"to the dilemma “{d.text or d.id}” the answer was: {opt.text or opt.id}"
     return f"by the GM's ruling: {p.text}"
 
 

@@ -1946,10 +1946,10 @@ TITLES = {
 ACTION_DICE = ("<faction>.<order id>.<attempt>",)
 
 SETUP = Step("setup", TITLES["setup"], help="Turn 0: every faction, leader, statesman and province; the "
-             "statesmen's traits are rolled on a d6 (trait.<id>.<n>: 1 Steward, 2 Intriguer, 3 General, 4 Devout, "
-             "5-6 again).", dice=("trait.<id>.<n>",), choices=SetupChoices, decide=guarded(decide_setup))
+             "statesmen's traits are rolled on a d6 (1 Steward, 2 Intriguer, 3 General, 4 Devout, 5-6 again).",
+             dice=("trait.<id>.<n>",), choices=SetupChoices, decide=guarded(decide_setup))
 TURN_OPEN = Step("turn_open", TITLES["turn_open"], help="The season and income, the GM's events, dilemmas and "
-                 "candidates (each candidate's trait rolled: candidate.<id>.<n>).", dice=("candidate.<id>.<n>",),
+                 "candidates (each candidate's trait rolled on a d6).", dice=("candidate.<id>.<n>",),
                  choices=TurnOpenChoices, decide=guarded(decide_turn_open))
 P1 = Step("p1_internal", TITLES["p1_internal"], help="Dilemmas, liberties, own intrigue, support, donations.",
           dice=ACTION_DICE, choices=RulingsChoices, decide=guarded(decide_p1))
@@ -1957,7 +1957,7 @@ P2 = Step("p2_espionage", TITLES["p2_espionage"], help="Scouts, spies, bribery a
           "assassination, foreign intrigue; the owners' answers to failed bribes.",
           dice=(*ACTION_DICE, "succession.<faction>.<heir>.<n>"), choices=EspionageChoices, decide=guarded(decide_p2))
 P3 = Step("p3_war", TITLES["p3_war"], help="Sallies and storms, campaigns, defenders' answers, battles round by "
-          "round (dice b<turn>.<n>.r<round>.<attacker|defender>.<main|reserve>, .reroll, .x1, .x2).",
+          "round (each side's main body and reserve roll their dice).",
           dice=("b<turn>.<n>.r<round>.<side>.<group>",), choices=WarChoices, decide=guarded(decide_p3))
 P4 = Step("p4_diplomacy", TITLES["p4_diplomacy"], help="Diplomacy with the neutrals by neutral, then treaties "
           "between players.", dice=ACTION_DICE, choices=RulingsChoices, decide=guarded(decide_p4))

@@ -45,6 +45,7 @@ from kingdomlog.rulesets.signoria.state import (
     home_force_breakdown,
     reroll_allowance,
 )
+from kingdomlog.rulesets.signoria.vocabulary import name_of as _name_of
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
 
 if TYPE_CHECKING:
@@ -117,6 +118,9 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         from kingdomlog.rulesets.signoria.battleboard import boards
 
         return boards(before, choices, rolls, checks, drafts)
+
+    def name_of(self, id: str, kind: str = "") -> str:
+        return _name_of(id, kind) or super().name_of(id, kind)
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         try:

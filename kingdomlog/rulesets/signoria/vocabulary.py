@@ -12,11 +12,12 @@ At setup (no initiative yet) the factions are the campaign options' players and 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kingdomlog.core.choices import Option
-from kingdomlog.rulesets.signoria.rules import NEUTRAL_GOALS
+from kingdomlog.core.choices import KEY, Option
+from kingdomlog.rulesets.signoria.rules import ACTIONS, NEUTRAL_GOALS, PHASE_OF_ACTION
 from kingdomlog.rulesets.signoria.state import Character, SignoriaState
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import traits
@@ -117,6 +118,31 @@ def _battles(s: SignoriaState) -> list[Option]:
     return camps + battles
 
 
+def _dilemma_options(s: SignoriaState, fid: str, dilemma: Any) -> list[Option] | None:
+    """The options of ``fid``'s dilemma ``dilemma``, then abstaining (§4.1 A7); None (any, the rules check it) for a
+    dilemma the state does not deal to ``fid``."""
+    d = next((d for d in s.dilemmas.get(fid, ()) if d.id == dilemma), None)
+    if d is None:
+        return None
+    return [*(Option(o.id, o.text or o.id, "takes one action slot") for o in d.options),
+            Option("abstain", "abstain", "no slot spent")]
+
+
+def _field(x: Any, name: str) -> Any:
+    return x.get(name) if isinstance(x, Mapping) else getattr(x, name, None)
+
+
+def _questions(s: SignoriaState, source: str, within: Mapping[str, Any]) -> list[Option]:
+    """The questions the GM puts in this step (``questions``), or the answers the question ``within[KEY]`` offers."""
+    asked = [q for q in within.get("questions") or () if _field(q, "id")]
+    if source == "questions":
+        return [Option(str(_field(q, "id")), str(_field(q, "text") or _field(q, "id")),
+                       f"to {_field(q, 'faction')}") for q in asked]
+    q = next((q for q in asked if _field(q, "id") == within.get(KEY)), None)
+    return [Option(str(_field(o, "id")), str(_field(o, "text") or _field(o, "id")))
+            for o in (_field(q, "options") or ()) if _field(o, "id")] if q is not None else []
+
+
 def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
     """The options of ``Pick(source)`` in ``state``; ``within`` holds the sibling values of the entry.
 
@@ -147,6 +173,12 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
         return _war_campaigns(s)
     if source == "p3_battles":
         return _battles(s)
+    if source == "actions":
+        return [Option(a, ACTION_NAMES.get(a, a.replace("_", " ")), PHASE_WORDS.get(PHASE_OF_ACTION[a], "with the "
+                                                                                    "order it supports"))
+                for a in ACTIONS]
+    if source in ("questions", "answers"):
+        return _questions(s, source, within)
     kind, _, fid = source.partition(":")
     if not fid:
         raise KeyError(source)
@@ -170,7 +202,62 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
     if kind == "targets":
         return _targets(s, fid, within.get("action"))
     if kind == "dilemmas":
-        return [Option(d.id, d.id, d.text) for d in s.dilemmas.get(fid, ())]
+        return [Option(d.id, d.text or d.id, "a dilemma") for d in s.dilemmas.get(fid, ())]
+    if kind == "dilemma_options":
+        return _dilemma_options(s, fid, within.get(KEY))
     if kind == "candidates":
         return [Option(c.id, c.name, f"{c.trait}, costs {c.cost} wealth") for c in s.candidates.get(fid, ())]
     raise KeyError(source)
+
+
+# ---- names in words (Ruleset.name_of) ------------------------------------------------------------------------
+
+ACTION_NAMES = {
+    "dilemma": "resolve a dilemma", "liberties": "grant liberties", "intrigue_self": "intrigue at home",
+    "donation": "donate to the Church", "scouts": "send scouts", "spy": "plant a spy", "bribery": "bribe",
+    "felmonte_offer": "make Felmonte an offer", "assassination": "assassinate", "intrigue_foreign": "intrigue abroad",
+    "war": "march to war", "storm": "storm a city", "sally": "sally out", "pact": "seek a pact",
+    "improve_relations": "improve relations", "turn_against": "turn a neutral against a rival",
+    "passage": "seek right of passage", "trade": "seek a trade treaty", "military_aid": "seek military aid",
+    "military_alliance": "seek a military alliance", "legitimacy": "seek legitimacy",
+    "player_treaty": "treaty with a player", "hire_troops": "hire troops", "hire_statesman": "hire a statesman",
+    "designate_heir": "designate an heir", "dismiss": "dismiss a statesman", "support": "support another order",
+}
+"""Each order's action as a person says it (§4.1): an order "to hire troops", the option "hire troops"."""
+PHASE_WORDS = {"p1_internal": "internal affairs", "p2_espionage": "espionage", "p3_war": "war",
+               "p4_diplomacy": "diplomacy", "p5_hiring": "hiring"}
+"""The phase an action is resolved in (§4.3), as its option's detail."""
+
+
+def name_of(id: str, kind: str = "") -> str | None:
+    """Signoria's names of its ids in words, or None for one it does not name (the ruleset's default then).
+
+    >>> name_of("cmd.1", "roll"), name_of("cmd.3", "roll"), name_of("hire_troops", "action")
+    ('the command roll', 'reroll 2', 'hire troops')
+    >>> name_of("candidate.t8.c1.2", "roll"), name_of("b7.1.r2.defender.main", "roll")
+    ("a candidate's trait, die 2", "battle 1 of month 7, round 2: the defender's main")
+    >>> name_of("b7.1"), name_of("fabian.leader")
+    ('battle 1 of month 7', "fabian's leader")
+    """
+    if kind in ("roll", ""):
+        m = re.fullmatch(r"cmd\.(\d+)", id)
+        if m:
+            n = int(m.group(1))
+            return "the command roll" if n == 1 else f"reroll {n - 1}"
+        m = re.fullmatch(r"(candidate|trait)\.(.+)\.(\d+)", id)
+        if m:  # a statesman's trait, rolled on a d6 until it names one (§4.6, §2.9)
+            who = "a candidate's" if m.group(1) == "candidate" else f"{m.group(2)}'s"
+            return f"{who} trait, die {m.group(3)}"
+        m = re.fullmatch(r"b(\d+)\.(\d+)\.r(\d+)\.(attacker|defender)\.(main|reserve)(.*)", id)
+        if m:  # a battle round's dice (§5.5)
+            return f"battle {m.group(2)} of month {m.group(1)}, round {m.group(3)}: the {m.group(4)}'s {m.group(5)}" \
+                   + (" (re-roll)" if m.group(6) else "")
+    if kind in ("action", "option", "") and id in ACTION_NAMES:
+        return ACTION_NAMES[id]
+    m = re.fullmatch(r"b(\d+)\.(\d+)", id)
+    if m:
+        return f"battle {m.group(2)} of month {m.group(1)}"
+    m = re.fullmatch(r"([a-z]+)\.leader", id)
+    if m:
+        return f"{m.group(1)}'s leader"
+    return None

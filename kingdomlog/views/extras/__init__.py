@@ -25,9 +25,10 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kingdomlog.core.turn import Plan
     from kingdomlog.views.orders import FirstRoll
 
 MANIFEST: Mapping[str, str] = {
@@ -76,6 +77,33 @@ class Command:
 
 
 @dataclass(frozen=True)
+class Done:
+    """What an ``Action`` did: ``kind`` (success, warn or danger) and ``text`` for the sheet's box, and the draft plan
+    to keep from now on (None: the draft as it was)."""
+
+    kind: str
+    text: str
+    plan: Plan | None = None
+
+
+@dataclass(frozen=True)
+class Action:
+    """A button of the GM sheet that acts on the draft beyond committing it (signoria: publish the month's opening
+    to the players), one click at a time.
+
+    ``fields``: the boxes asked beside the button, each ``(name, label, placeholder)``; ``run(folder, plan,
+    values)`` does it with the sheet's draft ``plan`` and the boxes' ``values``, and says what it did. It raises
+    nothing a person caused: a refusal is a ``Done("danger", ...)`` in words.
+    """
+
+    name: str
+    label: str
+    help: str
+    run: Callable[[Path, Plan, Mapping[str, str]], Done]
+    fields: tuple[tuple[str, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Extras:
     """What one ruleset adds to the pages every ruleset has.
 
@@ -90,6 +118,7 @@ class Extras:
     - ``seat_hidden``: the fields of a row a player proposes at the table (``views.table.seat``) that the page
       does not offer: the GM's to rule (a DC the GM sets, modifiers the GM adds), or a re-roll the page asks
       for after the roll (fields named ``gm_*`` are never offered, whatever the ruleset).
+    - ``actions``: buttons of the GM sheet that act on the draft (``Action``).
     """
 
     panels: tuple[Panel, ...] = ()
@@ -99,6 +128,7 @@ class Extras:
     orders_first_roll: FirstRoll | None = None
     orders_other_example: str = ""
     seat_hidden: tuple[str, ...] = ()
+    actions: tuple[Action, ...] = ()
 
     def command(self, name: str) -> Command | None:
         """The command called ``name``, or None."""
@@ -133,3 +163,47 @@ def offering(kind: str, name: str) -> list[str]:
         if (ex.command(name) if kind == "command" else ex.page(name)) is not None:
             found.append(rid)
     return found
+
+
+# ---- the GM sheet's actions ---------------------------------------------------------------------------------
+
+
+def action_forms(extras: Extras) -> Any:
+    """The sheet's forms of ``extras.actions`` (``{name: mo.ui.form}``, a submit button each, with its boxes), or
+    None when the ruleset has none. Read a submission with ``take_action``."""
+    if not extras.actions:
+        return None
+    import marimo as mo
+
+    forms = {}
+    for a in extras.actions:
+        boxes = {name: mo.ui.text(label=label, placeholder=hint, full_width=True) for name, label, hint in a.fields}
+        template = mo.md(a.help + "".join(f"\n\n{{{name}}}" for name in boxes))
+        forms[a.name] = template.batch(**boxes).form(submit_button_label=a.label, bordered=True,
+                                                     show_clear_button=False)
+    return mo.ui.dictionary(forms)
+
+
+_TAKEN: dict[int, set[int]] = {}
+"""The submissions already run, per sheet's forms (by id: a marimo element is not hashable)."""
+
+
+def take_action(extras: Extras, forms: Any, session: Any) -> Done | None:
+    """Run the action whose form was just submitted, once per submission, with the sheet ``session``'s draft; keep
+    the plan it returns as the draft (saved). None when no form holds a submission not yet taken."""
+    if forms is None:
+        return None
+    if len(_TAKEN) > 64:
+        _TAKEN.clear()
+    seen = _TAKEN.setdefault(id(forms), set())
+    for a in extras.actions:
+        values = forms.value.get(a.name)
+        if values is None or id(values) in seen:
+            continue
+        seen.add(id(values))
+        done = a.run(session.start.folder, session.plan, {k: str(v or "") for k, v in values.items()})
+        if done.plan is not None:
+            session.replace_plan(done.plan)
+            session.save()
+        return done
+    return None

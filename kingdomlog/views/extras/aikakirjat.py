@@ -50,6 +50,16 @@ EVENT_WORDS = {
 """The random events (§3.7) in words."""
 
 
+def in_words(ids: Sequence[str]) -> dict[str, str]:
+    """Options of a page's dropdown or multiselect by their names in words, each giving its id back:
+    ``reduce_unrest`` → "reduce unrest" (the planner's policy actions, the advantages' uses).
+
+    >>> in_words(["reduce_unrest", "hold"])
+    {'reduce unrest': 'reduce_unrest', 'hold': 'hold'}
+    """
+    return {i.replace("_", " "): i for i in ids}
+
+
 
 def event_faces(s: KingdomState, key: str) -> tuple[int, int] | None:
     """Two d6 faces that give random event ``key`` (§3.7) this year, the omen modifier counted (2d6 + omen,

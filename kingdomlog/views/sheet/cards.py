@@ -18,7 +18,7 @@ the rules give, or a GM ruling with a note). The buttons are plain HTML marked `
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import marimo as mo
@@ -36,7 +36,7 @@ from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
 from kingdomlog.views.sheet.board import step_boards_html
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
-from kingdomlog.views.words import summary_of, words
+from kingdomlog.views.words import check_name, help_words, id_words, roll_name, summary_of, words
 
 
 def _num(v: Any) -> float | None:
@@ -96,9 +96,9 @@ def _compact(outcomes: list[Any]) -> list[Any]:
     return outcomes
 
 
-def _unsnake(text: str) -> str:
-    """Ids inside a ruleset's label in words: ``the tax_collection table`` → ``the tax collection table``."""
-    return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", lambda m: m.group(0).replace("_", " "), text)
+def _name_of(session: SheetSession | None) -> Callable[[str, str], str] | None:
+    """The ruleset's names in words (``Ruleset.name_of``), when the card is drawn for a sheet."""
+    return session.start.camp.ruleset.name_of if session is not None else None
 
 
 def _against(spec: CheckSpec) -> str:
@@ -112,10 +112,7 @@ def check_title(key: str, spec: CheckSpec) -> str:
     >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
     'Claim hex on A5: d20 +3 vs DC 15'
     """
-    target = re.fullmatch(r"([a-z0-9]+(?:[-_][a-z0-9]+)+) (on \S+)", spec.label or "")  # an activity id, its target
-    name = words(spec.label.replace("-", "_")) if spec.label and re.fullmatch(r"[a-z0-9_.-]+", spec.label) \
-        else f"{words(target.group(1).replace('-', '_'))} {target.group(2)}" if target \
-        else _unsnake(spec.label) if spec.label else words(key)
+    name = check_name(key, spec)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
         return f"{name}: d20 {spec.modifier:+d}{_against(spec)}{mode}"
@@ -129,14 +126,16 @@ def check_title(key: str, spec: CheckSpec) -> str:
     return name
 
 
-def roll_result_html(roll: Roll, spec: CheckSpec | None) -> Html:
-    """The roll: faces, total (against the DC) and the outcome the kernel reads from it."""
+def roll_result_html(roll: Roll, spec: CheckSpec | None, name: str = "") -> Html:
+    """The roll: faces, total (against the DC) and the outcome the kernel reads from it; ``name``: what a roll
+    that is no check rolls (``views.words.roll_name``)."""
     faces = ", ".join(str(f) for f in roll.faces)
     kept = "" if tuple(roll.kept) == tuple(roll.faces) else f" kept {', '.join(str(k) for k in roll.kept)}"
     mark = roll_mark(roll, reroll="re-roll {}")
     dice = [h("span", f"⚄ {faces}", class_="kl-faces"), kept]
     if spec is None:
-        return h("div", f"{words(roll.key)} {roll.notation}: ", dice, " = ", h("b", roll.total), mark, class_="kl-roll")
+        return h("div", f"{name or words(roll.key)}, {roll.notation}: ", dice, " = ", h("b", roll.total), mark,
+                 class_="kl-roll")
     out = resolve(spec, roll)
     said = [" → ", h("b", out.label, class_="kl-degree", data_degree=out.label)] if out else None
     if spec.kind in ("pf2e", "d20", "5e"):
@@ -226,7 +225,8 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
         who = h("span", f" · proposed by {by.name}", class_="kl-by", data_by=by.proposal.player) \
             if by is not None else None
         if spec is None:
-            parts.append(h("div", roll_result_html(r, None), who, extra, class_="kl-dice", data_roll=r.key))
+            named = roll_name(r.key, card.checks, _name_of(session))
+            parts.append(h("div", roll_result_html(r, None, named), who, extra, class_="kl-dice", data_roll=r.key))
             continue
         parts.append(h("div", h("div", check_title(r.key, spec), who, class_="kl-check-title"), _odds(spec),
                        roll_result_html(r, spec), extra, class_="kl-check kl-check-rolled" if lock else "kl-check",
@@ -234,7 +234,8 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
     pending = card.pending
     if pending is not None:
         key, spec = pending.key, card.checks.get(pending.key)
-        title = check_title(key, spec) if spec is not None else f"{words(key)}: {pending.notation}"
+        title = check_title(key, spec) if spec is not None \
+            else f"{roll_name(key, card.checks, _name_of(session))}: {pending.notation}"
         if card.provisional:
             act: Html = h("div", "Rolled once the refused step above is fixed.", class_="kl-empty")
         elif card.waiting is None and session is not None:
@@ -249,16 +250,17 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
 # ---- the outcome ------------------------------------------------------------------------------
 
 
-def event_words(d: Draft, names: Mapping[str, str] | None = None) -> Html:
-    """One event as a short line: its type in words and its main fields (``names``: a player's, by actor id, for
-    the acts of a row the table proposed)."""
+def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None,
+                names: Mapping[str, str] | None = None) -> Html:
+    """One event as a short line: its type in words and its main fields (ids by the ruleset's names; ``names``: a
+    player's, by actor id, for the acts of a row the table proposed)."""
     name = words(d.type.split(".", 1)[-1])
     payload = d.payload.model_dump(mode="json")
     bits = []
     for k, v in payload.items():
         if k in ("terms", "dc_terms") or v in (None, "", [], {}):
             continue
-        text = scalar(v)
+        text = scalar(id_words(v, name_of))
         if len(text) > 60:
             text = text[:57] + "…"
         bits.append(f"{words(k).lower()} {text}")
@@ -326,8 +328,10 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
             d = b - a
             delta = [" ", h("span", f"({'+' if d > 0 else '−'}{abs(d):g})", class_="kl-delta")]
         hot = prev_after is not None and card.id in draft.changed_steps and prev_after.get(k) != new
-        was = [" ", h("span", f"was {scalar(prev_after.get(k))}", class_="kl-was")] if hot and prev_after else None
-        parts.append(h("span", f"{words(k)} {scalar(old)} → ", h("b", scalar(new)), delta, was,
+        was = [" ", h("span", f"was {scalar(id_words(prev_after.get(k), rs.name_of))}", class_="kl-was")] \
+            if hot and prev_after else None
+        parts.append(h("span", f"{words(k)} {scalar(id_words(old, rs.name_of))} → ",
+                       h("b", scalar(id_words(new, rs.name_of))), delta, was,
                        class_="kl-fig kl-hot" if hot else "kl-fig", data_figure=k))
     return h("div", join(parts, " · "), class_="kl-outcome")
 
@@ -397,7 +401,8 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
     if card.drafts:
         names = {pl.proposal.player: pl.name for pl in card.placed}
         parts.append(h("details", h("summary", f"{len(card.drafts)} event(s) this step records"),
-                       h("ul", (event_words(d, names) for d in card.drafts), class_="kl-evlist"), class_="kl-details"))
+                       h("ul", (event_words(d, _name_of(session), names) for d in card.drafts),
+                         class_="kl-evlist"), class_="kl-details"))
     return join(parts)
 
 
@@ -538,10 +543,14 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
             rounds.append(mo.Html(h("div", marimo_html(mo.vstack([body, remove], gap=0.1)), class_="kl-entry")))
         add = mo.Html(h("div", marimo_html(elem[sf.ADD]), class_="kl-add", data_add=".".join(str(p) for p in path)))
         items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)), *rounds, add]
-    elif spec.kind == "group" and spec.fields:
-        given = value if isinstance(value, Mapping) else {}
-        items = [mo.Html(h("div", spec.label, class_="kl-rows-label")),
-                 _entry_view(spec, spec.fields, elem, given, path, errors, state=state)]
+    elif spec.kind in ("group", "mapping") and spec.fields:
+        given = {str(k): x for k, x in value.items()} if isinstance(value, Mapping) else {}
+        alone = [elem[sf.ALONE]] if sf.ALONE in elem else []  # a mapping's "all at once"
+        items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)),
+                 _entry_view(spec, spec.fields, elem, given, path, errors, extra=alone, state=state)]
+    elif isinstance(elem, sf.View) and "rows" in elem:  # a list picked in order: a dropdown per item
+        items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)),
+                 mo.hstack(elem["rows"].items(), justify="start", wrap=True)]
     elif spec.kind == "variant" and spec.variants:
         given = value if isinstance(value, Mapping) else {}
         items = [elem[sf.VARIANT]]
@@ -606,6 +615,7 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
         if path and path[0] != "dice":  # it sits at the field: the path is said by where it is
             msg = re.sub(r"^choice [\w.\[\]]+:\s*", "", msg)
+            msg = msg[:1].upper() + msg[1:]
         errs.append(FieldError(path or (), msg))
     errors = _Errors(errs)
     items: list[Any] = []
@@ -699,7 +709,7 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, 
         h("div", h("span", card.index + 1, class_="kl-num"), h("span", card.step.title, class_="kl-title"),
           h("span", None if live else badges_html(card, draft), class_="kl-badges", data_kl_slot=f"badges:{cid}"),
           class_="kl-card-head", id=f"step-{cid}"),
-        h("div", card.step.help, class_="kl-step-help") if card.step.help else None]))
+        h("div", help_words(card.step.help), class_="kl-step-help") if card.step.help else None]))
     view = forms if isinstance(forms, sf.View) else sf.View(forms)
     elems = view.get(card.id, None)
     left = _cached_widgets_view(session, card, elems, draft)

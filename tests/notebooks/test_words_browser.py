@@ -1,0 +1,172 @@
+"""Every page a person plays speaks in words (issue 29), in a real browser: the GM sheet of each bundled demo and
+a player's orders sheet ask nothing as a JSON text field, and their labels, options and roll lines name no raw id
+(a snake_case name, a dotted key, an issue number), read over the page text and the aria-labels, shadow roots
+included.
+
+Screenshots go to test-artifacts/ (words-*.png).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nb_support import DRAWN, REPO, Server, free_port
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = REPO / "test-artifacts"
+
+WORDS_JS = r"""() => {
+  const out = {labels: [], options: [], rolls: [], help: [], json_fields: []};
+  const walk = (root) => {
+    for (const e of root.querySelectorAll('*')) {
+      if (e.shadowRoot) walk(e.shadowRoot);
+      const a = e.getAttribute('aria-label');
+      if (a) out.labels.push(a);
+      if (e.matches('label, .kl-rows-label, .kl-check-title, .kl-title')) out.labels.push(e.textContent.trim());
+      if (e.matches('option, [role=option]')) out.options.push(e.textContent.trim());
+      if (e.matches('.kl-roll, .kl-faces, .kl-dice, .kl-outcome')) out.rolls.push(e.textContent.trim());
+      if (e.matches('.kl-help, .kl-step-help')) out.help.push(e.textContent.trim());
+      if (e.matches('textarea')) {
+        const around = e.closest('label');
+        const label = (e.getAttribute('aria-label') || '') + ' ' + (around ? around.textContent : '');
+        if (/JSON/.test(label) || e.closest('[data-field]')) out.json_fields.push(label.trim());
+      }
+    }
+  };
+  walk(document);
+  for (const k of Object.keys(out)) out[k] = Array.from(new Set(out[k])).filter(x => x);
+  return out; }"""
+
+RAW_ID = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+\d*\.[a-z0-9_]+\b|\(issue \d+\)|<span class="
+                    r"|\b[A-Za-z]\d+ [a-z]\d+\b")
+"""A machine's name on a page: ``hire_troops``, ``cmd.1``, ``b7.1``, "(issue 13)", a label's raw markup, a key said
+as words ("A1 e1 o0", "Candidate t8 c1")."""
+
+
+def raw_ids(texts: list[str]) -> list[str]:
+    """The texts that name a raw id ("e.g." is words)."""
+    return [t for t in texts if RAW_ID.search(t.replace("e.g.", "").replace("i.e.", ""))]
+
+
+def labels_in_words(labels: list[str]) -> list[str]:
+    """The labels and aria-labels that name a raw id, or hold a label's raw markup (marimo names a number box by its
+    label's rendered HTML unless the codec gives it words: ``views.forms.PlainNumber``)."""
+    return raw_ids(labels)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage"])
+        yield b
+        b.close()
+
+
+def copy(demo: str, tmp_path: Path) -> Path:
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache"))
+    return folder
+
+
+def words_of(page: Any) -> dict[str, list[str]]:
+    return dict(page.evaluate(WORDS_JS))
+
+
+@pytest.mark.parametrize("demo", ["stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte"])
+def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Path,
+                                           subprocess_env: dict[str, str]) -> None:
+    folder = copy(demo, tmp_path)
+    with Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
+                env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as srv:
+        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        page.goto(srv.url)
+        page.locator(DRAWN).first.wait_for(timeout=180_000)
+        page.wait_for_timeout(2000)
+        got = words_of(page)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"words-gm-{demo}.png"))
+        page.close()
+    assert got["options"] and got["labels"]
+    assert got["json_fields"] == []
+    assert raw_ids(got["options"]) == []
+    assert labels_in_words(got["labels"]) == [] and raw_ids(got["rolls"]) == [] and raw_ids(got["help"]) == []
+
+
+def test_the_orders_sheet_asks_nothing_as_json(browser: Any, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    folder = copy("felmonte", tmp_path)
+    with Server([sys.executable, "-m", "kingdomlog", "orders", str(folder), "--as", "fabian", "--port",
+                 str(free_port())], env=subprocess_env, ready=r"Orders sheet of .*: (http://\S+)") as srv:
+        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        page.goto(srv.url)
+        page.get_by_role("button", name="Make the command roll").wait_for(timeout=180_000)
+        page.wait_for_timeout(1500)
+        got = words_of(page)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "words-orders-fabian.png"))
+        page.close()
+    assert got["options"] and got["labels"]
+    assert got["json_fields"] == []
+    assert not [x for x in got["labels"] if "JSON" in x]  # "Rerolls paid — JSON" is a dropdown per reroll
+    assert raw_ids(got["options"]) == [] and labels_in_words(got["labels"]) == []
+
+
+def test_a_signoria_month_opened_answered_and_resolved_in_the_browser(browser: Any, tmp_path: Path,
+                                                                      subprocess_env: dict[str, str]) -> None:
+    """The GM poses a statesman on offer to Marburg on the sheet and publishes the opening with a deadline (no
+    opening.json); Marburg answers on its orders sheet; the GM closes the orders and moves the month on: it is
+    committed. No file is written by hand."""
+    from test_sheet_browser import gm_server, open_sheet, shot
+
+    from kingdomlog.app import Campaign
+
+    folder = copy("felmonte", tmp_path)
+    month = Campaign.open(folder).next_turn()
+    with gm_server(folder, subprocess_env) as gm:
+        page, ui, _ = open_sheet(browser, gm)
+        ui.add("turn_open", "candidates", "Doge of Marburg")
+        ui.type("turn_open", "candidates.0.name", "Ottavio")
+        page.get_by_label("Orders due in").first.fill("2d")
+        page.get_by_role("button", name="Publish the opening to the players").first.click()
+        page.get_by_text(re.compile(r"Published the opening of month \d+")).first.wait_for(timeout=120_000)
+        page.locator(DRAWN).first.wait_for(timeout=120_000)
+        shot(page, "words-signoria-published", ".kl-outcome-box")
+        rolls = words_of(page)["rolls"]
+        assert any("a candidate's trait" in r.lower() for r in rolls) and raw_ids(rolls) == [], rolls
+        page.close()
+        with Server([sys.executable, "-m", "kingdomlog", "orders", str(folder), "--as", "marburg", "--port",
+                     str(free_port())], env=subprocess_env, ready=r"Orders sheet of .*: (http://\S+)") as srv:
+            mar = browser.new_page(viewport={"width": 1280, "height": 1600})
+            mar.goto(srv.url)
+            box = mar.get_by_label("Your answer", exact=True).first
+            box.wait_for(timeout=120_000)
+            box.select_option(label=next(t for t in box.locator("option").all_inner_texts() if t.startswith("pass")))
+            mar.wait_for_timeout(300)
+            mar.get_by_role("button", name="Send these answers").click()
+            mar.get_by_text(re.compile(r"Answers\.")).first.wait_for(timeout=60_000)
+            ARTIFACTS.mkdir(exist_ok=True)
+            mar.screenshot(path=str(ARTIFACTS / "words-signoria-answered.png"))
+            mar.close()
+        page, ui, _ = open_sheet(browser, gm)
+        page.get_by_role("button", name="Close the orders and move the month on").first.click()
+        page.get_by_text(re.compile(r"committed month \d+")).first.wait_for(timeout=180_000)
+        shot(page, "words-signoria-resolved", ".kl-outcome-box")
+        page.close()
+    camp = Campaign.open(folder)
+    assert camp.next_turn() == month + 1
+    month_events = [e for e in camp.events() if e.turn == month]
+    assert any(e.type == "core.steps_published" for e in month_events)
+    assert any(e.type == "core.question_answered" and e.actor == "marburg" for e in month_events)
+    assert not list(folder.glob("*.json")) and camp.verify().ok

@@ -1,0 +1,109 @@
+"""An error appears at the widget that caused it, in words, saying what to change (issue 29); a default is never one
+the rules refuse. Driven through the GM sheet's session on a copy of the pf2e demo (no browser)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import marimo as mo
+import pytest
+from nb_support import DEMO
+
+from kingdomlog.core.turn import Plan
+from kingdomlog.views import forms as sf
+from kingdomlog.views.sheet import cards as sheet_cards
+from kingdomlog.views.sheet import draft as sheet
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(DEMO, folder, ignore=shutil.ignore_patterns(".cache"))
+    return folder
+
+
+def with_rows(folder: Path, step: str, rows: list[dict[str, Any]] | None) -> tuple[sheet.SheetSession,
+                                                                                 sheet.SheetDraft]:
+    """The sheet opened on a draft whose ``step`` has activity ``rows`` (None: no choices), every check before it
+    rolled."""
+    s, _ = sheet.open_session(folder)
+    assert s is not None
+    plan = Plan.parse({"steps": {step: {"choices": {"activities": rows} if rows is not None else {}}}})
+    s.plan = plan
+    draft = s.update(dict(s.widgets().value))
+    for _ in range(12):
+        card = draft.card(step)
+        if card is None or (card.pending is None and card.waiting is None):
+            break
+        draft = s.roll_all()
+    s.refresh_forms(draft)
+    return s, s.update(dict(s.widgets().value))
+
+
+def shown_at(s: sheet.SheetSession, draft: sheet.SheetDraft, step: str) -> dict[str, str]:
+    """The card's left side as drawn: each field's path (``data-field``) and the error text beside it."""
+    card = draft.card(step)
+    assert card is not None
+    view = sheet_cards.widgets_view(s, card, sf.View(s.widgets())[step], draft)
+    html = mo.as_html(view).text
+    out = {}
+    for m in re.finditer(r'data-field="([^"]+)"', html):
+        rest = html[m.end():]
+        nxt = rest.find('data-field="')
+        box = re.search(r'class="kl-field-error[^"]*"[^>]*>(.*?)</', rest[: nxt if nxt > 0 else len(rest)], re.S)
+        if box:
+            out[m.group(1)] = re.sub(r"<[^>]+>", "", box.group(1)).strip()
+    return out
+
+
+def test_a_claim_hex_without_its_hex_is_refused_at_hex_in_words(demo: Path) -> None:
+    s, draft = with_rows(demo, "activity.region", [{"activity": "claim-hex", "role": "warden", "skill": "exploration"}])
+    card = draft.card("activity.region")
+    assert card is not None and card.error is not None
+    assert sf.error_path(card.error) == ("activities", 0, "hex")
+    errors = shown_at(s, draft, "activity.region")
+    assert errors.get("activities.0.hex") == "⚠ Choose the hex for Claim Hex", errors
+    assert "claim-hex" not in " ".join(errors.values()) and "'hex'" not in " ".join(errors.values())
+
+
+def test_a_leadership_activity_without_a_leader_is_refused_at_role(demo: Path) -> None:
+    _s, draft = with_rows(demo, "activity.leadership", [{"activity": "hire-adventurers"}])
+    card = draft.card("activity.leadership")
+    assert card is not None and card.error is not None
+    assert sf.error_path(card.error) == ("activities", 0, "role"), card.error
+    assert "choose the leader who does Hire Adventurers" in card.error
+    assert "ruler, counselor" not in card.error
+
+
+def test_the_default_skill_is_one_the_rules_allow(demo: Path) -> None:
+    """Last month Quell Unrest was made with Arts (§4.4: not twice in a row): left at "--", the skill is the first
+    one the picker offers, not Arts."""
+    s, draft = with_rows(demo, "activity.leadership", [{"activity": "quell-unrest", "role": "ruler"}])
+    card = draft.card("activity.leadership")
+    assert card is not None and card.error is None, card.error
+    spec = next(iter(card.checks.values()))
+    assert spec.label == "Quell Unrest, Ruler"
+    offered = next(f for f in s.start.ruleset.choices(s.start.state, s.start.turn, "activity.leadership",
+                                                  {"activities": [{"activity": "quell-unrest"}]})
+               if f.name == "activities").entries[0]
+    skill = next(f for f in offered if f.name == "skill")
+    first_allowed = next(o.value for o in skill.options or () if not o.disabled)
+    assert first_allowed == "folklore"
+    assert any(e.type == "pf2e.check_resolved" and e.payload.skill == "folklore" for e in card.drafts)
+
+
+def test_a_gm_xp_below_zero_is_refused_at_its_box_saying_what_to_give(demo: Path) -> None:
+    """A GM XP of -5 is neither clamped to 0 nor refused at the top of the card: at GM XP award, in words, with
+    what to give instead."""
+    s, draft = with_rows(demo, "event.xp", None)
+    values = dict(s.widgets().value)
+    s.update(values)  # the widgets as built: what the GM's edit is read against
+    draft = s.update({**values, "event.xp/c/gm_xp": -5})
+    card = draft.card("event.xp")
+    assert card is not None and card.error is not None and sf.error_path(card.error) == ("gm_xp",)
+    s.refresh_forms(draft)
+    draft = s.update(dict(s.widgets().value))
+    assert shown_at(s, draft, "event.xp") == {"gm_xp": "⚠ -5 is below the smallest allowed, 0; give 0 or more"}

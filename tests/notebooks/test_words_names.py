@@ -1,0 +1,57 @@
+"""One vocabulary layer (issue 29): every id a person sees is named in words by its ruleset's ``name_of``, and the
+sheet's roll lines and check titles say what is rolled, not the roll's key."""
+
+from __future__ import annotations
+
+from kingdomlog.core.choices import describe
+from kingdomlog.core.ruleset import Ruleset, find_ruleset
+from kingdomlog.dice.checks import CheckSpec
+from kingdomlog.dice.roller import Roll
+from kingdomlog.views.sheet import cards
+from kingdomlog.views.words import roll_name
+
+
+def test_each_ruleset_names_its_ids_in_words() -> None:
+    pf2e, sig = find_ruleset("pf2e-kingmaker"), find_ruleset("signoria")
+    assert pf2e.name_of("natures-blessing", "event") == "Nature's Blessing"
+    assert pf2e.name_of("quell-unrest", "activity") == "Quell Unrest"
+    assert pf2e.name_of("pull-together:claim-hex", "check") == "Pull Together for Claim Hex"
+    assert pf2e.name_of("upkeep.leadership", "step") == "U0-U1 Start of turn, assign leadership"
+    assert sig.name_of("cmd.1", "roll") == "the command roll" and sig.name_of("cmd.2", "roll") == "reroll 1"
+    assert sig.name_of("hire_troops", "action") == "hire troops" and sig.name_of("b7.1") == "battle 1 of month 7"
+    assert sig.name_of("command_fabian", "step") == "Command roll: Duke Fabian (§3.1)"
+    assert find_ruleset("aikakirjat").name_of("between_years", "phase") == "between years"
+    assert Ruleset().name_of("felmonte_offer") == "felmonte offer"
+
+
+def test_signorias_actions_are_offered_by_their_names() -> None:
+    from kingdomlog.rulesets.signoria.choices import orders_choices
+    from kingdomlog.rulesets.signoria.state import SignoriaState
+
+    sig = find_ruleset("signoria")
+    order = next(f for f in describe(orders_choices("fabian"), state=SignoriaState(), vocabulary=sig.vocabulary)
+                 if f.name == "orders").fields
+    action = next(f for f in order if f.name == "action")
+    texts = {o.value: o.text for o in action.options or ()}
+    assert texts["hire_troops"] == "hire troops" and texts["intrigue_self"] == "intrigue at home"
+    assert texts["felmonte_offer"] == "make Felmonte an offer"
+
+
+def test_a_roll_line_says_what_is_rolled_not_its_key() -> None:
+    checks = {"a1": CheckSpec("pf2e", modifier=9, dc=16, label="Quell Unrest, Ruler")}
+    line = cards.roll_result_html(Roll("a1.e1.o0.e1", "1d4", (2,), (2,), 2), None,
+                                  roll_name("a1.e1.o0.e1", checks))
+    assert "Quell Unrest, Ruler: outcome dice, 1d4" in line and "A1 e1" not in line
+    assert cards.check_title("a1", checks["a1"]) == "Quell Unrest, Ruler: d20 +9 vs DC 16"
+    sig = find_ruleset("signoria")
+    assert roll_name("cmd.1", {}, sig.name_of) == "The command roll"
+
+
+def test_a_pf2e_check_is_titled_with_its_activity_and_leader() -> None:
+    from kingdomlog.rulesets.pf2e.engine import CheckAt, _purpose_words
+
+    assert CheckAt("quell-unrest", "leadership", role="ruler").label == "Quell Unrest, Ruler"
+    assert CheckAt("claim-hex", "region", role="warden", hex="A5").label == "Claim Hex, Warden, on A5"
+    assert CheckAt("claim-hex", "region", hex="B3").label == "Claim Hex on B3"
+    spec = CheckSpec("flat", dc=11, label=_purpose_words("pull-together:claim-hex"))
+    assert cards.check_title("a1.pull", spec) == "Pull Together for Claim Hex: DC 11 flat check"
