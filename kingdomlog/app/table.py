@@ -758,6 +758,12 @@ def accept(camp: Campaign, proposal: str) -> Proposal:
             gm = _gm_step(camp, turn, p.step)
             if p.rows[1:] in gm.rolled or p.rows[1:] in gm.rolls:
                 raise RuleError(f"{p.title}: the month already has the GM's roll of it; send this one back")
+        else:  # the row must still fit after the rows the month has now (two Quell Unrests do not)
+            op = opening(camp, camp.viewer(p.player))
+            try:
+                trial(camp, op, _seat(op, p.seat), p.row, faces=p.faces or None, leave_out=p.id)
+            except KingdomlogError as exc:
+                raise type(exc)(f"{p.title} does not fit the month as it stands: {exc}") from None
         result = f": {p.outcome}" if p.outcome else ""
         return Line(n=n, at=_now(), turn=turn, kind="accepted", by="gm", visibility=table_viewers(camp),
                     text=f"{_player_name(camp, p.player)}'s {p.title}{result} — accepted", proposal=p.id,

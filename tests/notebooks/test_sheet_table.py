@@ -227,8 +227,9 @@ def test_a_gm_ruling_on_an_accepted_row_reaches_the_draft_and_the_log(demo: Path
 
 
 def test_a_refused_accepted_row_says_where_it_is_decided(demo: Path) -> None:
-    """Two leaders' Quell Unrest, both accepted: the rules take it once a month, and the card says the row is sent
-    back in the Table panel (the card's widgets do not hold it)."""
+    """Two leaders' Quell Unrest: the rules take it once a month. The second is not accepted (it does not fit the
+    month as it stands, said beside it); and when the GM's own edit after an accept makes an accepted row refused,
+    the card says the row is sent back in the Table panel (the card's widgets do not hold it)."""
     s = opened(demo)
     p1 = propose(demo, "ysolde")
     camp = Campaign.open(demo)
@@ -236,15 +237,19 @@ def test_a_refused_accepted_row_says_where_it_is_decided(demo: Path) -> None:
     seat = next(x for x in table.opening(camp, v).seats if x.step == STEP)
     p2 = table.roll(camp, v, table.declare(camp, v, seat.id, {"activity": "quell-unrest", "skill": "folklore"})[0].id)
     press = Presses(s)
-    assert press("accept", p1.id) and press("accept", p2.id)
-    draft = s.update({})
+    assert press("accept", p1.id) and not press("accept", p2.id)
+    assert said(s, p2.id)[0] == "error" and "does not fit the month as it stands" in said(s, p2.id)[1]
+    assert "once per turn" in said(s, p2.id)[1]
+    s.update({})
+    plan = s.plan.model_copy(deep=True)  # the GM then takes Quell Unrest too, on the card
+    steps = dict(plan.steps)
+    sp = steps.get(STEP) or s.display(STEP)
+    steps[STEP] = sp.model_copy(update={"choices": {**sp.choices, "activities": [
+        {"activity": "quell-unrest", "skill": "politics", "role": "ruler"}]}, "rolls": {**sp.rolls, "a1": [10]}})
+    draft = s.replace_plan(plan.model_copy(update={"steps": steps}))  # its die typed: the month reaches Ysolde's
     card = draft.card(STEP)
     assert card is not None and card.error and "once per turn" in card.error and not draft.committable
     assert "send it back (or re-roll it by your ruling) in the Table panel" in sheet_cards.result_html(s, card, draft)
-    assert press("send_back", p2.id, "Ysolde quells it this month")
-    assert sheet_table.merge_moved(s)
-    again = s.update({})
-    assert again.committable and [pl.name for pl in again.card(STEP).placed] == ["Ysolde"]  # type: ignore[union-attr]
 
 
 def test_a_check_that_moved_since_the_player_rolled_it_is_said_on_the_card() -> None:

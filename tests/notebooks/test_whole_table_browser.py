@@ -172,15 +172,17 @@ def test_the_whole_table_plays_a_turn(kind: str, tmp_path: Path, python: str,
         panel = gm.page.locator(".kl-table-panel")
         accept_all = panel.locator('[data-kl-table="accept_all"]')
         accept_all.wait_for(timeout=30_000)
-        gm.page.wait_for_function("(n) => (document.querySelector('.kl-table-panel').innerText.match(/d20 =|rolled/g)"
-                                  " || []).length >= n", arg=len(people), timeout=30_000)
+        for _ in range(60):  # every rolled row on the GM's panel (the panel lives in a widget's shadow root)
+            if len(re.findall(r"d20 = ", panel.inner_text())) >= len(people):
+                break
+            gm.page.wait_for_timeout(500)
         if kind == "pf2e":
             SHOTS.mkdir(parents=True, exist_ok=True)
             panel.screenshot(path=str(SHOTS / "table-gm-proposals.png"))
-        before_plan = plan_of(gm.page)
         gm.press(accept_all)
         panel.get_by_text(re.compile(rf"Accepted {len(people)} rows? into the draft")).wait_for(timeout=30_000)
-        redrawn(gm.page, before_plan)
+        gm.page.get_by_text(re.compile("proposed by")).first.wait_for(timeout=60_000)  # the rows on their card
+        gm.page.wait_for_timeout(1000)
         for q in watchers.values():  # shared now: the table's feed shows it, without a reload
             q.page.get_by_text(re.compile("accepted")).first.wait_for(timeout=15_000)
         for _ in range(6):

@@ -282,3 +282,16 @@ def test_the_gm_may_rule_a_reroll_of_an_accepted_row_which_stays_in_the_month(pf
     assert draft is not None
     lead = next(s for s in pf2e.preview(draft.plan).steps if s.phase.id == "activity.leadership")
     assert lead.error is None and [r.faces for r in lead.rolls if r.key == "a1"] == [tuple(again.faces["a1"])]
+
+
+def test_a_row_that_no_longer_fits_the_month_is_not_accepted(pf2e: Campaign) -> None:
+    rows = {}
+    for pid in ("ysolde", "maelis"):  # both declare and roll Quell Unrest before either is accepted
+        prop, _ = table.declare(pf2e, pf2e.viewer(pid), _leadership(pf2e, pid),
+                                {"activity": "quell-unrest", "skill": "intrigue" if pid == "ysolde" else "politics"})
+        rows[pid] = table.roll(pf2e, pf2e.viewer(pid), prop.id)
+    done, refused = table.accept_all(pf2e)
+    assert [p.player for p in done] == ["ysolde"]
+    assert [(p.player, "once per turn" in why) for p, why in refused] == [("maelis", True)]
+    draft = Drafts(pf2e.folder).load(pf2e.next_turn())
+    assert draft is not None and pf2e.preview(draft.plan).ok
