@@ -41,6 +41,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -81,9 +82,14 @@ DEEP = """(sel) => { const out = [];
   const walk = (root) => { root.querySelectorAll(sel).forEach(e => out.push(e));
     root.querySelectorAll('*').forEach(e => { if (e.shadowRoot) walk(e.shadowRoot); }); };
   walk(document); return out; }"""
-WATCH = """([cond, arg]) => { const deep = DEEP; window.__klSeen = null;
-  const test = cond === 'gm' ? () => deep(`[data-proposal="${arg}"]`).some(e => e.textContent.includes('d20 ='))
-    : cond === 'feed' ? () => deep('ul.kl-feed li.rolled').length > arg
+WATCH = """([cond, arg]) => { const deep = DEEP; window.__klSeen = null; let root = null;
+  const panel = () => {  // the Table panel's shadow root, found once (again only if its widget was replaced)
+    if (!(root instanceof ShadowRoot && root.host.isConnected)) {
+      const p = deep('.kl-table-panel')[0]; root = p ? p.getRootNode() : null; }
+    return root; };
+  const test = cond === 'gm' ? () => { const r = panel(); return !!r && Array.from(
+      r.querySelectorAll(`[data-proposal="${arg}"]`)).some(e => e.textContent.includes('d20 =')); }
+    : cond === 'feed' ? () => document.querySelectorAll('ul.kl-feed li.rolled').length > arg
     : () => { const e = document.querySelector('.kl-bare'); return !!e && e.dataset.value === arg; };
   const poll = () => { if (test()) { window.__klSeen = Date.now(); } else { requestAnimationFrame(poll); } };
   requestAnimationFrame(poll); }""".replace("DEEP", DEEP)
@@ -216,7 +222,14 @@ def propose(folder: Path, pid: str, *, roll: bool = False, wait: float = 0.0,
 def person(browser: Any, base: str, key: str, ready: Callable[[Any], None]) -> Any:
     ctx = browser.new_context(viewport={"width": 1400 if ready is sheet_ready else 390, "height": 1600})
     page = ctx.new_page()
-    page.goto(f"{base}/login?key={key}")
+    for wait in (1, 2, 4, 8, 0):  # a server that said it serves may take a moment to take connections
+        try:
+            page.goto(f"{base}/login?key={key}")
+            break
+        except Exception:
+            if not wait:
+                raise
+            time.sleep(wait)
     ready(page)
     return page
 
@@ -227,7 +240,7 @@ def player_ready(page: Any) -> None:
 
 
 def feed_rolled(page: Any) -> int:
-    return int(page.evaluate(f"() => ({DEEP})('ul.kl-feed li.rolled').length"))
+    return int(page.evaluate("() => document.querySelectorAll('ul.kl-feed li.rolled').length"))
 
 
 def seen(page: Any, timeout: float = 60) -> float:
@@ -385,7 +398,10 @@ def gm_month(browser: Any, tmp: Path) -> dict[str, Any]:
 def rows(r: dict[str, Any]) -> list[tuple[str, ...]]:
     """The table's rows for the report: target, ours, the bare app, ratio (p95s), target, met, load; misses too."""
     out: list[tuple[str, ...]] = []
-    if "roll" in r:
+    for key in ("roll", "month"):
+        if "error" in r.get(key, {}):
+            out.append((f"table {key}: FAILED", r[key]["error"][:80], "", "", "", "NO", ""))
+    if "roll" in r and "error" not in r["roll"]:
         x = r["roll"]
         loads = [s["load"] for s in x["rolls"]]
         bare = x["bare_ms"]
@@ -395,7 +411,7 @@ def rows(r: dict[str, Any]) -> list[tuple[str, ...]]:
             out.append((what, f"{got['p50']} / {got['p95']} ms", f"bare app's change {bare['p50']} / {bare['p95']} ms",
                         f"{got['p95'] / bare['p95']:.1f}x", f"p95 <= {ROLL_P95_MS:.0f} ms",
                         "yes" if got["p95"] <= ROLL_P95_MS else "NO", f"{min(loads)}-{max(loads)}"))
-    if "month" in r:
+    if "month" in r and "error" not in r["month"]:
         m = r["month"]
         out.append(("the GM's clicks in a pf2e month with 4 players", f"{m['gm_clicks']} ({', '.join(m['clicks'])})",
                     "", "", f"<= {GM_CLICKS}", "yes" if m["met"] else "NO", str(m["load"])))
@@ -417,10 +433,17 @@ def run(samples: int, *, month: bool = True) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kl-bench-table-") as tmpdir, sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:
-            if samples:
-                out["roll"] = roll_timing(browser, Path(tmpdir), samples)
+            parts: list[tuple[str, Callable[[], dict[str, Any]]]] = []
+            if samples > 0:
+                parts.append(("roll", partial(roll_timing, browser, Path(tmpdir), samples)))
             if month:
-                out["month"] = gm_month(browser, Path(tmpdir))
+                parts.append(("month", partial(gm_month, browser, Path(tmpdir))))
+            for key, fn in parts:
+                try:
+                    out[key] = fn()
+                except Exception as exc:  # one failing part must not lose the other's figures
+                    out[key] = {"error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+                    print(f"{key}: FAILED: {exc}", file=sys.stderr, flush=True)
         finally:
             browser.close()
     out["load_average_1m_end"] = round(os.getloadavg()[0], 2)
