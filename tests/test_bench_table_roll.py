@@ -12,6 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root: benchmarks/ is not installed
 
 from benchmarks.bench_table import latencies, summary, table_toml
+from benchmarks.run import targets
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -31,3 +32,14 @@ def test_a_roll_is_read_from_the_click_and_each_page_and_a_page_that_never_saw_i
     with pytest.raises(ValueError, match="never seen by: kesh"):
         latencies(5_000.0, {"gm": 5_210.0, "kesh": None})
     assert summary([300.0, 100.0, 200.0]) == {"p50": 200.0, "p95": 300.0, "max": 300.0}
+
+
+def test_the_suites_table_shows_the_tables_rows_the_misses_and_a_failed_part() -> None:
+    ms = {"p50": 400.0, "p95": 1100.0, "max": 1100.0}
+    roll = {"samples": 2, "gm_ms": ms, "slowest_player_ms": {"p50": 300.0, "p95": 450.0, "max": 450.0},
+            "bare_ms": {"p50": 40.0, "p95": 100.0, "max": 100.0}, "rolls": [{"load": 3.5}, {"load": 4.0}]}
+    out = targets({"table": {"roll": roll, "month": {"error": "TimeoutError: no Commit"}}})
+    gm, player = (next(ln for ln in out.splitlines() if what in ln) for what in ("GM's Table panel", "slowest other"))
+    assert "400.0 / 1100.0 ms" in gm and "11.0x" in gm and "| NO " in gm and "3.5-4.0" in gm
+    assert "300.0 / 450.0 ms" in player and "| yes " in player
+    assert "table month: FAILED" in out and "TimeoutError: no Commit" in out
