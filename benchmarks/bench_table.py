@@ -374,7 +374,7 @@ def gm_month(browser: Any, tmp: Path) -> dict[str, Any]:
         try:
             commit.and_(gm.locator(":enabled")).wait_for(timeout=60_000)
         except Exception:
-            gm.screenshot(path="/tmp/kl-bt-gm.png", full_page=True)
+            gm.screenshot(path=str(RESULTS.with_name("table-gm-stuck.png")), full_page=True)
             print(gm.evaluate("() => Array.from(document.querySelectorAll('.kl-status-slot, .kl-card-pending,"
                               " .kl-err, [role=alert]')).map(e => e.className + ': ' + e.textContent.slice(0, 300))"),
                   file=sys.stderr)
