@@ -652,6 +652,10 @@ def targets(res: dict[str, Any]) -> str:
                          _yes(h["query_ratio"] >= want) if want else "", str(h["load"])))
             rows.append((f"  the same, every query run by DuckDB, {int(n):,} campaigns", f"{h['query_run_ms']:.3f} ms",
                          f"SQLite-JSON {h['query_peer_ms']:.3f} ms", f"{h['query_run_ratio']:.1f}x", "", "", ""))
+    if "table" in res and "error" not in res["table"]:
+        from benchmarks.bench_table import rows as table_rows
+
+        rows.extend(table_rows(res["table"]))
     if "turn_sheet" in res and "error" not in res["turn_sheet"]:
         r = res["turn_sheet"]
         rows.append((f"turn sheet: changed first choice, {r['phases']} phases (p50 / p95)",
@@ -705,7 +709,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=Path("/tmp/kingdomlog-bench"))
     ap.add_argument("--large", action="store_true", help="also replay 1,000,000 events (<= 500 MB)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
-    ap.add_argument("--only", action="append", help="run only these (cli, replay, append, historian, turn_sheet)")
+    ap.add_argument("--only", action="append",
+                    help="run only these (cli, replay, append, historian, turn_sheet, table)")
     ap.add_argument("--rounds", type=int, default=None, help="interleaved rounds per comparison")
     ap.add_argument("--sizes", type=int, action="append", help="replay only these numbers of events (repeatable)")
     ap.add_argument("--files", type=int, action="append", help="append only on logs of these numbers of files")
@@ -721,7 +726,7 @@ def main(argv: list[str] | None = None) -> int:
     files = args.files or files
     camps = [10, 30] if quick else [10, 100, 1_000]
     played, turns = (10, 3) if quick else (100, 5)
-    want = set(args.only or ["cli", "replay", "append", "historian", "turn_sheet"])
+    want = set(args.only or ["cli", "replay", "append", "historian", "turn_sheet", "table"])
     res: dict[str, Any] = {"machine": machine(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                            "quick": quick, "rounds": rounds, "long_rounds": long_rounds}
     t0 = time.perf_counter()
@@ -751,6 +756,10 @@ def main(argv: list[str] | None = None) -> int:
             step("turn_sheet", bench_turn_sheet, root, 20 if quick else 60)
         else:
             say(f"turn_sheet: skipped: no archive at {root} (the historian benchmark builds it; run it first)")
+    if "table" in want:  # the table in browsers (benchmarks/bench_table.py): 12 rolls and a month
+        from benchmarks.bench_table import run as table_run
+
+        step("table", table_run, 6 if quick else 12)
     res["total_s"] = time.perf_counter() - t0
     res["load_avg_at_end"] = os.getloadavg()
     print(targets(res))
