@@ -213,6 +213,10 @@ def _page(title: str, body: str) -> str:
 
 RELOAD_SECONDS = 15
 """How often an open read-only page asks whether what it shows has changed (``StaticView``'s ``_view``)."""
+WARM_EVERY = 1.0
+"""How often the server looks whether the log's head moved, to render the read-only pages ahead."""
+WARM_SETTLE = 2.0
+"""How long the head must stay put before they are rendered ahead (a commit, then its next draft, come first)."""
 STALE = "1970-01-01 00:00 UTC"  # the footer's time while a page is kept: the tag must not move without the view
 
 
@@ -228,6 +232,7 @@ class ViewCache:
         self.folder, self.scrub = folder, scrub
         self.kept: dict[tuple[tuple[object, ...], str], tuple[str, str]] = {}
         self.renders = 0
+        self.warmed: tuple[object, ...] | None = None
         self._locks: dict[str, asyncio.Lock] = {}
 
     def key(self) -> tuple[object, ...]:
@@ -262,6 +267,37 @@ class ViewCache:
                 self.kept = {k: v for k, v in self.kept.items() if k[0] == key}
                 self.kept[(key, viewer)] = found
             return found
+
+
+    async def warm(self, viewers: Sequence[str]) -> None:
+        """Render every one of ``viewers``' pages at the log's head now, one after the other (kept ones are skipped)."""
+        for viewer in viewers:
+            with contextlib.suppress(KingdomlogError):
+                await self.page(viewer)
+
+    async def keep_warm(self, viewers: Sequence[str], *, every: float = WARM_EVERY,
+                        settle: float = WARM_SETTLE) -> None:
+        """Render ``viewers``' pages ahead: at the start, and each time the head has moved and then stayed put
+        for ``settle`` seconds (a GM's commit is followed by its next draft, which should not wait for this).
+
+        A turn is announced after its commit: the players who open their pages then find them kept. The key is
+        read every ``every`` seconds (a head read: well under a millisecond).
+        """
+        last: tuple[object, ...] | None = None
+        moved_at = 0.0
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                key: tuple[object, ...] | None = await asyncio.to_thread(self.key)
+            except KingdomlogError:
+                key = None
+            if key is not None and key != self.warmed:
+                if key != last:
+                    last, moved_at = key, loop.time()
+                if self.warmed is None or loop.time() - moved_at >= settle:
+                    await self.warm(viewers)
+                    self.warmed = key
+            await asyncio.sleep(every)
 
 
 def _reload_script(mount: str, tag: str) -> str:
@@ -474,8 +510,10 @@ def _server_paths(folder: Path, notebooks: Sequence[Path]) -> list[Path]:
 
 
 def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_sheet: bool = True,
-          tick: float | None = TICK_SECONDS, creds: Credentials | None = None) -> tuple[ASGIApp, list[Page]]:
-    """The table's ASGI app and its pages (credentials from ``DIR/.secrets`` unless given)."""
+          tick: float | None = TICK_SECONDS, creds: Credentials | None = None,
+          warm: bool = True) -> tuple[ASGIApp, list[Page]]:
+    """The table's ASGI app and its pages (credentials from ``DIR/.secrets`` unless given; ``warm``: render the
+    read-only pages ahead when the log's head moves, ``ViewCache.keep_warm``)."""
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
@@ -494,13 +532,17 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
             app = PrivateApp(marimo_app(notebook(p.notebook), p.path, p.cli_args), scrub)
         routes.append(Mount(p.path, app=Gate(app, p.owner, creds, p.path, open_door=open_public)))
 
+    kept_viewers = [p.owner for p in served if p.notebook == STATIC_NOTEBOOK]
+
     @contextlib.asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
-        task = asyncio.create_task(_ticker(folder, tick)) if tick else None
+        tasks = [asyncio.create_task(_ticker(folder, tick))] if tick else []
+        if warm and kept_viewers:
+            tasks.append(asyncio.create_task(views.keep_warm(kept_viewers)))
         try:
             yield
         finally:
-            if task is not None:
+            for task in tasks:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

@@ -6,6 +6,7 @@ markers in what is kept and show that a kept page never reaches another viewer, 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -95,3 +96,25 @@ def test_the_page_reloads_itself_only_through_its_own_gate(table: Any) -> None:
     assert call(app, "/f/fabian/report/", kind="websocket", key=keys["fabian"])["close"] == 4404
     assert call(app, "/f/fabian/report/anything", key=keys["fabian"])["status"] == 404
     assert call(app, "/f/fabian/report/_view")["status"] in (303, 403)  # no credential: nothing
+
+
+def test_the_pages_are_rendered_ahead_once_the_head_has_settled(table: Any) -> None:
+    folder, keys, app, cache = table
+    viewers = ["fabian", "marburg", "public"]
+
+    async def watch(seconds: float) -> None:
+        task = asyncio.create_task(cache.keep_warm(viewers, every=0.01, settle=0.2))
+        await asyncio.sleep(seconds)
+        task.cancel()
+
+    asyncio.run(watch(0.6))  # at the start: at once
+    assert {v for (k, v) in cache.kept if k == cache.key()} == set(viewers)
+    renders = cache.renders
+    plant(cache, "fabian", "MARK-BEFORE-THE-NOTE")
+    Campaign.open(folder).note("MARK-WARM-NOTE", visibility="faction:fabian")
+    asyncio.run(watch(0.6))
+    assert cache.renders == renders + 3  # each page once, at the new head
+    page = call(app, "/f/fabian/report/", key=keys["fabian"])["body"]
+    assert "MARK-BEFORE-THE-NOTE" not in page and "MARK-WARM-NOTE" in page
+    assert "MARK-WARM-NOTE" not in call(app, "/f/marburg/report/", key=keys["marburg"])["body"]
+    assert cache.renders == renders + 3  # the opens found them kept
