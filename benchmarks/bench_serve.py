@@ -84,6 +84,21 @@ async def open_all(browser: Any, base: str, who: list[tuple[str, str, str]], kin
             "cpu_per_open_s": cpu / len(who)}
 
 
+def wait_port(port: int, timeout: float = 120) -> None:
+    """Until the server accepts connections ("Serving on" is printed before it binds)."""
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 def kept_html(base: str, key: str, path: str) -> bool:
     """Whether the served report is the kept HTML page (whole in one GET) rather than a marimo app."""
     import urllib.request
@@ -155,17 +170,17 @@ async def run(opens: int, rounds: int, code: Path | None, kinds: list[str]) -> d
     report = [(v, keys[v], "/public/" if v == "public" else f"/p/{v}/report/") for v in viewers]
     table = [(v, keys[v], f"/p/{v}/") for v in players]
 
-    static = kept_html(base, keys[players[0]], f"/p/{players[0]}/report/")
-    out_static = {"report_is_kept_html": static}
 
     def spread(pages: list[tuple[str, str, str]], n: int) -> list[tuple[str, str, str]]:
         return [pages[i % len(pages)] for i in range(n)]
 
     out: dict[str, Any] = {"campaign": "stolen-lands", "players": len(players), "opens": opens, "rounds": rounds,
-                           "code": str(code or REPO), "load_start": round(os.getloadavg()[0], 2), "rows": {},
-                           **out_static}
+                           "code": str(code or REPO), "load_start": round(os.getloadavg()[0], 2), "rows": {}}
     rows: dict[str, list[dict[str, float]]] = {}
     try:
+        wait_port(int(base.rsplit(":", 1)[1]))
+        static = kept_html(base, keys[players[0]], f"/p/{players[0]}/report/")
+        out["report_is_kept_html"] = static
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             await open_all(browser, base, report[:1], "report", pid)  # warm: the server's imports, chromium
