@@ -656,6 +656,13 @@ def targets(res: dict[str, Any]) -> str:
         from benchmarks.bench_table import rows as table_rows
 
         rows.extend(table_rows(res["table"]))
+    if "serve" in res and "error" not in res["serve"] and "rows" in res["serve"]:
+        from benchmarks.bench_serve import verdicts
+
+        r = res["serve"]
+        load = f"{r['load_start']}-{r['load_end']}"
+        for what, got, target, met in verdicts(r):
+            rows.append((f"serve: {what.strip()}", got, "", "", target, met, load))
     if "turn_sheet" in res and "error" not in res["turn_sheet"]:
         r = res["turn_sheet"]
         rows.append((f"turn sheet: changed first choice, {r['phases']} phases (p50 / p95)",
@@ -710,7 +717,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--large", action="store_true", help="also replay 1,000,000 events (<= 500 MB)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     ap.add_argument("--only", action="append",
-                    help="run only these (cli, replay, append, historian, turn_sheet, table)")
+                    help="run only these (cli, replay, append, historian, turn_sheet, table, serve)")
     ap.add_argument("--rounds", type=int, default=None, help="interleaved rounds per comparison")
     ap.add_argument("--sizes", type=int, action="append", help="replay only these numbers of events (repeatable)")
     ap.add_argument("--files", type=int, action="append", help="append only on logs of these numbers of files")
@@ -726,7 +733,7 @@ def main(argv: list[str] | None = None) -> int:
     files = args.files or files
     camps = [10, 30] if quick else [10, 100, 1_000]
     played, turns = (10, 3) if quick else (100, 5)
-    want = set(args.only or ["cli", "replay", "append", "historian", "turn_sheet", "table"])
+    want = set(args.only or ["cli", "replay", "append", "historian", "turn_sheet", "table", "serve"])
     res: dict[str, Any] = {"machine": machine(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                            "quick": quick, "rounds": rounds, "long_rounds": long_rounds}
     t0 = time.perf_counter()
@@ -750,6 +757,12 @@ def main(argv: list[str] | None = None) -> int:
         step("append", bench_append, args.data, files, 15 if quick else 41)
     if "historian" in want:
         step("historian", bench_historian, args.data, camps, played, turns, long_rounds, 41)
+    if "serve" in want:
+        from benchmarks.bench_serve import bench_serve
+
+        # --quick: 4 report pages at once, one round; else 8 of every kind (reports, table pages, the GM sheet)
+        step("serve", bench_serve, 4 if quick else 8, 1 if quick else rounds, None,
+             ["report"] if quick else ["report", "table", "gm"])
     if "turn_sheet" in want:
         root = args.data / f"archive-{max(camps)}-from-{played}x{turns}"
         if root.is_dir():

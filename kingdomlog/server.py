@@ -7,14 +7,14 @@ One process serves, each behind its own credential:
 | ``/gm/`` | the GM's turn sheet (``notebooks/turn_sheet.py``) | the GM |
 | ``/gm-<name>/`` | a GM page of the ruleset's extras (``views.extras``: aikakirjat's ``/gm-session/``) | the GM |
 | ``/p/<player>/`` | that player's page at the table (``notebooks/table_page.py``) | that player |
-| ``/p/<player>/report/`` | that player's report (``notebooks/kingdom_view.py``, as it is) | that player |
+| ``/p/<player>/report/`` | that player's report (as ``kingdomlog share -o`` writes it; kept) | that player |
 | ``/f/<faction>/orders/`` | that faction's orders sheet (``notebooks/orders_sheet.py``) | that faction |
-| ``/f/<faction>/report/`` | that faction's report (``notebooks/kingdom_view.py``, as it is) | that faction |
+| ``/f/<faction>/report/`` | that faction's report (as ``kingdomlog share -o`` writes it; kept) | that faction |
 
 A campaign whose ruleset seats its players at the table (``Ruleset.seats``: pf2e's PC leaders, pf1's leaders,
 aikakirjat's PCs) gives each player a ``/p/`` page; one whose players give orders for whole steps (signoria's factions)
 an ``/f/`` orders sheet.
-| ``/public/`` | the public view (``notebooks/kingdom_view.py``) | the public link |
+| ``/public/`` | the public view (as ``kingdomlog share -o`` writes it; kept) | the public link |
 
 Why this way: marimo's run mode serves several notebooks from one Starlette app (``marimo.create_asgi_app``
 builds exactly that); here each page is its own marimo app whose command-line arguments (``mo.cli_args()``:
@@ -28,11 +28,19 @@ are random tokens; the server keeps only their SHA-256 (``DIR/.secrets/credentia
 and compares with ``hmac.compare_digest``; a browser logs in once with its link (``/login?key=...``) and
 then holds an HttpOnly, SameSite=Strict cookie. A background task moves the turn on every minute
 (``pbp.advance``: deadlines, questions whose time ran out).
+
+The read-only pages (reports, the public view) are no marimo apps: a marimo page open cost the server about
+1.2 s of CPU (its kernel, the notebook's cells), so a thread's worth of players opening at once queued. Each is
+the self-contained HTML ``kingdomlog share -o`` writes for its viewer, rendered once per log head and viewer and
+kept (``ViewCache``; ~0.06 s of CPU per render, a kept page costs a head read), with a small script that reloads
+it when what its viewer would be shown changes (``/_view``, behind the same gate). The interactive pages (the
+table page, the orders sheet, the GM's pages) stay marimo apps.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import hashlib
 import hmac
@@ -42,6 +50,7 @@ import secrets
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -67,6 +76,8 @@ BLOCKED = ("/api/home", "/api/files", "/api/secrets", "/api/cache", "/api/docume
            "/openapi")
 """marimo endpoints a run-mode page does not need (some show server paths or files): refused."""
 TICK_SECONDS = 60.0
+STATIC_NOTEBOOK = "kingdom_view"
+"""The read-only pages' notebook: served as kept HTML (``StaticView``), not as a marimo app."""
 
 
 def _digest(token: str) -> str:
@@ -198,6 +209,152 @@ def _page(title: str, body: str) -> str:
             "a{color:#1a5fb4} input{font-size:1em;padding:.3em;width:100%;box-sizing:border-box}"
             "button{font-size:1em;padding:.4em 1em;margin-top:.5em}</style></head><body><h1>" + escape(title)
             + "</h1>" + body + "</body></html>")
+
+
+RELOAD_SECONDS = 15
+"""How often an open read-only page asks whether what it shows has changed (``StaticView``'s ``_view``)."""
+WARM_EVERY = 1.0
+"""How often the server looks whether the log's head moved, to render the read-only pages ahead."""
+WARM_SETTLE = 2.0
+"""How long the head must stay put before they are rendered ahead (a commit, then its next draft, come first)."""
+STALE = "1970-01-01 00:00 UTC"  # the footer's time while a page is kept: the tag must not move without the view
+
+
+class ViewCache:
+    """Read-only pages kept per (log head, viewer): rendered once, served until the log's head moves.
+
+    ``key`` is read on every open (the head record and ``campaign.toml``'s mtime: well under a
+    millisecond), so a new commit is reflected on the next open; only the newest head's pages are kept.
+    A kept page is found only under its own viewer: each page's app asks for its own (fixed) viewer.
+    """
+
+    def __init__(self, folder: Path, scrub: Callable[[str], str]) -> None:
+        self.folder, self.scrub = folder, scrub
+        self.kept: dict[tuple[tuple[object, ...], str], tuple[str, str]] = {}
+        self.renders = 0
+        self.warmed: tuple[object, ...] | None = None
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def key(self) -> tuple[object, ...]:
+        """What a kept page depends on: the log's head (seq and hash) and the campaign's configuration."""
+        head = Campaign.open(self.folder).log.head()
+        try:
+            conf = (self.folder / "campaign.toml").stat().st_mtime_ns
+        except OSError:
+            conf = 0
+        return head.seq, head.hash, conf
+
+    def render(self, viewer: str) -> tuple[str, str]:
+        """``viewer``'s page (what ``kingdomlog share -o`` writes) and its tag: a digest of what it shows."""
+        from kingdomlog.views.player.page import render_static
+
+        stale = datetime(1970, 1, 1, tzinfo=UTC)
+        page = self.scrub(render_static(self.folder, viewer, generated_at=stale))
+        self.renders += 1
+        return page, hashlib.sha256(page.encode("utf-8")).hexdigest()[:24]
+
+    async def page(self, viewer: str) -> tuple[str, str]:
+        """``viewer``'s page at the log's head now: kept, or rendered (once, however many ask at the same time)."""
+        key = await asyncio.to_thread(self.key)
+        found = self.kept.get((key, viewer))
+        if found is not None:
+            return found
+        async with self._locks.setdefault(viewer, asyncio.Lock()):
+            key = await asyncio.to_thread(self.key)
+            found = self.kept.get((key, viewer))
+            if found is None:
+                found = await asyncio.to_thread(self.render, viewer)
+                self.kept = {k: v for k, v in self.kept.items() if k[0] == key}
+                self.kept[(key, viewer)] = found
+            return found
+
+
+    async def warm(self, viewers: Sequence[str]) -> None:
+        """Render every one of ``viewers``' pages at the log's head now, one after the other (kept ones are skipped)."""
+        for viewer in viewers:
+            with contextlib.suppress(KingdomlogError):
+                await self.page(viewer)
+
+    async def keep_warm(self, viewers: Sequence[str], *, every: float = WARM_EVERY,
+                        settle: float = WARM_SETTLE) -> None:
+        """Render ``viewers``' pages ahead: at the start, and each time the head has moved and then stayed put
+        for ``settle`` seconds (a GM's commit is followed by its next draft, which should not wait for this).
+
+        A turn is announced after its commit: the players who open their pages then find them kept. The key is
+        read every ``every`` seconds (a head read: well under a millisecond).
+        """
+        last: tuple[object, ...] | None = None
+        moved_at = 0.0
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                key: tuple[object, ...] | None = await asyncio.to_thread(self.key)
+            except KingdomlogError:
+                key = None
+            if key is not None and key != self.warmed:
+                if key != last:
+                    last, moved_at = key, loop.time()
+                if self.warmed is None or loop.time() - moved_at >= settle:
+                    await self.warm(viewers)
+                    self.warmed = key
+            await asyncio.sleep(every)
+
+
+def _reload_script(mount: str, tag: str) -> str:
+    return ("(function(){var tag=" + json.dumps(tag) + ",url=" + json.dumps(mount + "/_view") + ";"
+            "function look(){fetch(url,{credentials:'same-origin',cache:'no-store'}).then(function(r){"
+            "return r.ok?r.json():null}).then(function(d){if(d&&d.view!==tag){location.reload()}})"
+            ".catch(function(){})}"
+            "setInterval(look," + str(RELOAD_SECONDS * 1000) + ");"
+            "document.addEventListener('visibilitychange',function(){if(!document.hidden){look()}})})();")
+
+
+class StaticView:
+    """A read-only page (a player's or faction's report, the public view) as one self-contained HTML page.
+
+    What ``kingdomlog share -o`` writes for the page's viewer, kept in ``ViewCache`` per log head and viewer,
+    with a small script that reloads the page when ``_view`` (the tag of what the viewer would be shown now)
+    changes. The viewer is fixed when the server is built, never taken from the request; the ``Gate`` in
+    front lets only its credential through. Answers: ``/`` (the page) and ``/_view`` (JSON); anything else
+    404, a websocket is closed.
+    """
+
+    def __init__(self, cache: ViewCache, viewer: str, mount: str) -> None:
+        self.cache, self.viewer, self.mount = cache, viewer, mount
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 4404, "reason": "no live page here"})
+            return
+        if scope["type"] != "http":
+            return
+        path = str(scope.get("path", ""))
+        rel = path[len(self.mount):] if path.startswith(self.mount) else path
+        if rel == "":
+            await _respond(send, 307, "", headers=[(b"location", (quote(self.mount) + "/").encode())])
+            return
+        if rel not in ("/", "/_view"):
+            await _respond(send, 404, "<p>Not here.</p>")
+            return
+        try:
+            page, tag = await self.cache.page(self.viewer)
+        except KingdomlogError as exc:
+            from kingdomlog.views.player.page import said_to_player
+
+            await _respond(send, 500, _page("Cannot show the campaign", f"<p>{escape(said_to_player(exc))}</p>"))
+            return
+        if rel == "/_view":
+            await _respond(send, 200, json.dumps({"view": tag}), content_type=b"application/json")
+            return
+        script = _reload_script(self.mount, tag)
+        when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+        head, sep, tail = page.rpartition(STALE)  # the footer's time: the last one in the page
+        shown = (head + when + tail) if sep else page
+        shown = shown.replace("</body>", f"<script>{script}</script></body>", 1)
+        digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+        policy = (f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-{digest}'; "
+                  "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+        await _respond(send, 200, shown, headers=[(b"content-security-policy", policy.encode())])
 
 
 @dataclass(frozen=True)
@@ -353,8 +510,10 @@ def _server_paths(folder: Path, notebooks: Sequence[Path]) -> list[Path]:
 
 
 def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_sheet: bool = True,
-          tick: float | None = TICK_SECONDS, creds: Credentials | None = None) -> tuple[ASGIApp, list[Page]]:
-    """The table's ASGI app and its pages (credentials from ``DIR/.secrets`` unless given)."""
+          tick: float | None = TICK_SECONDS, creds: Credentials | None = None,
+          warm: bool = True) -> tuple[ASGIApp, list[Page]]:
+    """The table's ASGI app and its pages (credentials from ``DIR/.secrets`` unless given; ``warm``: render the
+    read-only pages ahead when the log's head moves, ``ViewCache.keep_warm``)."""
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
@@ -364,17 +523,26 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
     served = pages(folder, camp, gm_sheet=gm_sheet)
     routes = []
     scrub = path_scrubber(_server_paths(folder, [notebook(p.notebook) for p in served]))
+    views = ViewCache(folder, scrub)
     for p in served:
-        app = PrivateApp(marimo_app(notebook(p.notebook), p.path, p.cli_args), scrub)
+        app: ASGIApp
+        if p.notebook == STATIC_NOTEBOOK:
+            app = StaticView(views, p.owner, p.path)
+        else:
+            app = PrivateApp(marimo_app(notebook(p.notebook), p.path, p.cli_args), scrub)
         routes.append(Mount(p.path, app=Gate(app, p.owner, creds, p.path, open_door=open_public)))
+
+    kept_viewers = [p.owner for p in served if p.notebook == STATIC_NOTEBOOK]
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
-        task = asyncio.create_task(_ticker(folder, tick)) if tick else None
+        tasks = [asyncio.create_task(_ticker(folder, tick))] if tick else []
+        if warm and kept_viewers:
+            tasks.append(asyncio.create_task(views.keep_warm(kept_viewers)))
         try:
             yield
         finally:
-            if task is not None:
+            for task in tasks:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -444,4 +612,5 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bo
     return 0
 
 
-__all__ = ["Credentials", "Gate", "Page", "build", "home_of", "marimo_app", "pages", "seated", "serve"]
+__all__ = ["Credentials", "Gate", "Page", "StaticView", "ViewCache", "build", "home_of", "marimo_app", "pages",
+           "seated", "serve"]

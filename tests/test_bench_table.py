@@ -55,3 +55,16 @@ def test_every_target_row_is_shown_with_its_verdict_and_load() -> None:
 def test_a_benchmark_that_failed_is_a_row_too() -> None:
     table = targets({"append": {"error": "OSError: disk full", "trace": ""}})
     assert "append: FAILED" in table and "NO" in table
+
+
+def test_the_serve_rows_are_shown_with_their_verdicts_and_load() -> None:
+    row = {"wall_s": 0.5, "cpu_per_open_s": 0.05, "runs": []}
+    serve = {"opens": 8, "load_start": 2.5, "load_end": 3.0,
+             "rows": {"report one, new head": {**row, "wall_s": 0.2}, "report 8 at once, new head": row,
+                      "table one": {**row, "wall_s": 3.0, "cpu_per_open_s": 1.1},
+                      "table 8 at once": {**row, "wall_s": 20.0, "cpu_per_open_s": 1.0}}}
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in targets({"serve": serve}).splitlines()[2:]}
+    assert rows["serve: 8 report pages at once (new head) vs one alone"][3:] == ["<= 2x", "NO", "2.5-3.0"]
+    assert rows["serve: server CPU per report open (new head, 8 at once)"][3:5] == ["<= 0.3 s", "yes"]
+    assert rows["serve: 8 table pages (marimo) at once vs one alone"][3:5] == ["<= 2x", "NO"]
