@@ -877,7 +877,9 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
         sp = steps.setdefault(p.step, StepPlan())
         if p.rows.startswith("@"):  # a seat that rolled one check of the GM's step: its faces, unless the GM's
             key = p.rows[1:]        # plan has rolled that check itself (accept refuses that; the GM's stands)
-            if key not in sp.rolls and key not in sp.rolled and p.faces.get(key):
+            lock = sp.rolled.get(key)  # a sheet may keep the lock of the faces it was given: the same roll
+            ours = lock is None or lock.typed == p.faces.get(key)
+            if key not in sp.rolls and ours and p.faces.get(key):
                 sp.rolls[key] = list(p.faces[key])
                 for k, reason, note, before in p.rerolls:
                     sp.rerolls[k] = sp.rerolls.get(k, 0) + 1

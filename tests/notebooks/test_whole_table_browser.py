@@ -131,7 +131,12 @@ def act(person: Person, picks: dict[str, str]) -> None:
     """A player declares their act on their page (picking ``picks``), then presses Roll."""
     page = person.page
     page.get_by_role("button", name="Declare").first.wait_for(timeout=90_000)
-    page.wait_for_function("() => !document.body.innerText.includes('the GM is still at')", timeout=90_000)
+    for _ in range(90):
+        if "the GM is still at" not in page.inner_text("body"):
+            break
+        page.wait_for_timeout(1000)
+    else:
+        raise AssertionError(f"the player's seat never opened: {page.inner_text('body')[:1200]}")
     page.wait_for_timeout(1000)
     for label, starts in picks.items():
         box = page.get_by_label(label, exact=True).first
@@ -213,7 +218,11 @@ def test_the_whole_table_plays_a_turn(kind: str, tmp_path: Path, python: str,
                 break
             before_plan = plan_of(gm.page)
             gm.press(roll.first)
-            redrawn(gm.page, before_plan)
+            try:
+                redrawn(gm.page, before_plan)
+            except Exception:
+                gm.page.screenshot(path=str(tmp_path / "gm-stuck.png"), full_page=True)
+                raise AssertionError(f"Roll all did nothing: {gm.page.inner_text('body')[:3000]}") from None
         unit = camp.ruleset.turn_unit
         commit = gm.page.get_by_role("button", name=re.compile(rf"Commit {unit} {turn}"))
         commit.and_(gm.page.locator(":enabled")).wait_for(timeout=60_000)

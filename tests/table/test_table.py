@@ -13,7 +13,7 @@ import pytest
 from kingdomlog.app import Campaign, table
 from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.core.errors import InputError, RuleError
-from kingdomlog.core.turn import Plan
+from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.core.viewers import GM_VIEWER
 
 ROOT = Path(__file__).resolve().parents[2] / "campaigns"
@@ -295,3 +295,22 @@ def test_a_row_that_no_longer_fits_the_month_is_not_accepted(pf2e: Campaign) -> 
     assert [(p.player, "once per turn" in why) for p, why in refused] == [("maelis", True)]
     draft = Drafts(pf2e.folder).load(pf2e.next_turn())
     assert draft is not None and pf2e.preview(draft.plan).ok
+
+
+def test_a_checks_faces_stay_the_players_when_the_sheet_kept_their_lock(tmp_path: Path) -> None:
+    camp = table_copy(tmp_path, "river-kingdom", dice="on_roll")
+    v = camp.viewer("amiri")
+    prop, _ = table.declare(camp, v, table.opening(camp, v).seats[0].id, {})
+    faces = table.roll(camp, v, prop.id).faces["stability"]
+    table.accept(camp, prop.id)
+    draft = Drafts(camp.folder).load(camp.next_turn())
+    assert draft is not None
+    tp = camp.preview(draft.plan, release={"upkeep": ["stability"]})
+    kept = tp.released["upkeep"]["stability"]  # what the GM's sheet keeps in its plan once the month shows it
+    assert kept.typed == faces
+    sp = draft.plan.steps.get("upkeep") or StepPlan()
+    plan = draft.plan.model_copy(update={"steps": {**draft.plan.steps,
+                                                   "upkeep": sp.model_copy(update={"rolled": {"stability": kept}})}})
+    upkeep = next(s for s in camp.preview(plan).steps if s.phase.id == "upkeep")
+    assert upkeep.error is None, upkeep.error
+    assert [r.faces for r in upkeep.rolls if r.key == "stability"] == [tuple(faces)]
