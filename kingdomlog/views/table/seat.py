@@ -447,9 +447,12 @@ def reroll_reasons(camp: Campaign, page: TablePage, p: tbl.Proposal) -> list[tup
 def status_words(p: tbl.Proposal, unit: str = "turn") -> str:
     """Where a proposal stands, in words.
 
-    >>> p = tbl.Proposal("p1", 3, "ysolde", "s", "st", "activities", {}, title="Quell Unrest (Ruler)")
+    >>> p = tbl.Proposal("p1", 3, "ysolde", "s", "st", "activities", {}, title="Quell Unrest (Ruler)",
+    ...                  checks={"a1": {"notation": "1d20", "kind": "pf2e", "modifier": 6, "dc": 16}})
     >>> status_words(p)
     'declared: not rolled yet'
+    >>> status_words(tbl.Proposal("p2", 3, "ysolde", "s", "st", "activities", {}))
+    'declared: it rolls no dice; the GM resolves it'
     >>> p.status, p.note = "returned", "not this month"
     >>> status_words(p)
     'sent back by the GM: not this month'
