@@ -272,11 +272,17 @@ def import_campaign(cls: type[Campaign], lines: Sequence[str], folder: str | Pat
             warnings.append(f"{len(differ)} of {len(rows)} event hashes differ from the export's (first at seq"
                             f" {rows.index(differ[0]) + 1}): payloads upcast to their current version, or the export"
                             " was edited after it was written")
-        try:
-            os.rename(tmp, target)  # replaces an empty target folder; atomic on one file system
-        except OSError as exc:
-            raise StoreError(f"{target}: cannot move the import into place: {describe_os_error(exc)}") from None
+        move_into_place(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return cls.open(target), warnings
+
+
+def move_into_place(tmp: Path, target: Path) -> None:
+    """Move a campaign built in the hidden folder ``tmp`` to ``target`` (an empty target folder is replaced;
+    atomic on one file system); ``StoreError`` naming ``target`` when it cannot."""
+    try:
+        os.rename(tmp, target)
+    except OSError as exc:
+        raise StoreError(f"{target}: cannot move the import into place: {describe_os_error(exc)}") from None

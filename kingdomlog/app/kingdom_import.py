@@ -15,7 +15,6 @@ place only once it is complete and verifies: a refused document or a failure hal
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import uuid
 from collections.abc import Sequence
@@ -27,6 +26,7 @@ from typing import Any
 import tomli_w
 
 from kingdomlog.app.campaign import Campaign
+from kingdomlog.app.exchange import move_into_place
 from kingdomlog.core.errors import InputError, StoreError
 from kingdomlog.core.foreign import ForeignFormat, ForeignKingdom, Unmapped
 from kingdomlog.core.ruleset import Ruleset, all_rulesets
@@ -114,10 +114,7 @@ def import_kingdom(text: str, folder: str | Path, *, source: str = "import", nam
         if not rep.ok:
             raise StoreError(f"{source}: the imported campaign does not verify ({rep.problems[0]}); nothing was"
                              " imported")
-        try:
-            os.rename(tmp, target)  # replaces an empty target folder; atomic on one file system
-        except OSError as exc:
-            raise StoreError(f"{target}: cannot move the import into place: {describe_os_error(exc)}") from None
+        move_into_place(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
