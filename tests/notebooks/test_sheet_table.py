@@ -34,9 +34,15 @@ def table_demo(folder: Path) -> Path:
 
 
 def opened(folder: Path) -> sheet.SheetSession:
-    """The GM's sheet with every check of the month rolled (the players' part of the month is open)."""
+    """The GM's sheet with every check of the month rolled (the players' part of the month is open).
+
+    The random event check is typed as a 1 (no event this month): an event's check rolled before the players'
+    rows are accepted may change with them (its modifier follows Unrest), and the GM would then re-roll it; that
+    case has its own tests (``test_sheet_roll.py``), here it would only make the commit depend on the dice.
+    """
     s, _ = sheet.open_session(folder)
     assert s is not None
+    s.type_faces("event.check", "event", "1")
     s.roll_all()
     s.save()
     return s
