@@ -26,12 +26,56 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator
 
 from kingdomlog.core.errors import InputError
-from kingdomlog.core.events import Draft
+from kingdomlog.core.events import Draft, EventModel
+from kingdomlog.core.model import Frozen
 
 MISSING: Any = object()
+
+
+class UnmappedField(Frozen):
+    """A field of an imported kingdom that kingdomlog does not hold: where it was, its value, and why."""
+
+    field: str = Field(min_length=1, max_length=500)
+    value: Any = None
+    why: str = Field(min_length=1, max_length=500)
+
+
+class ImportedKingdom(EventModel):
+    """The fields of a ruleset's ``kingdom_imported`` event: a kingdom kept by another tool, as it stood.
+
+    A ruleset subclasses it with its ``type``, the state fields an import never carries (``not_imported``: the
+    campaign's own) and ``check_state`` (the ``kingdom`` must make a state of that ruleset). ``kingdom``: the
+    state's stored fields, taken by the fold as they are; ``source`` the format it came from, ``source_version``
+    the schema it was written in, ``file`` the file's name; ``unmapped`` what the source held that kingdomlog does
+    not (the import's report), kept with the fact so it is never lost.
+    """
+
+    not_imported: ClassVar[frozenset[str]] = frozenset()
+    source: str = Field(min_length=1, max_length=100)
+    source_title: str = Field(default="", max_length=200)
+    source_version: str = Field(default="", max_length=200)
+    file: str = Field(default="", max_length=500)
+    kingdom: dict[str, Any]
+    unmapped: list[UnmappedField] = Field(default_factory=list)
+
+    @classmethod
+    def check_state(cls, kingdom: dict[str, Any]) -> None:
+        """Raise if ``kingdom`` does not make a state of the ruleset (the subclass says how)."""
+        raise NotImplementedError
+
+    @field_validator("kingdom")
+    @classmethod
+    def _a_kingdom(cls, v: dict[str, Any]) -> dict[str, Any]:
+        bad = sorted(cls.not_imported & set(v))
+        if bad:
+            raise ValueError(f"kingdom may not carry {', '.join(bad)} (the campaign's own)")
+        cls.check_state(v)
+        return v
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
+from kingdomlog.core.foreign import ImportedKingdom
 from kingdomlog.core.model import Frozen
 from kingdomlog.rulesets.pf1.state import Army, Commander, Terms
 
@@ -66,20 +67,12 @@ class KingdomFounded(EventModel):
     starting_renown: Literal["fame", "infamy"] | None = None
 
 
-class UnmappedField(Frozen):
-    """A field of an imported kingdom that kingdomlog does not hold: where it was, its value, and why."""
-
-    field: str = Field(min_length=1, max_length=500)
-    value: Any = None
-    why: str = Field(min_length=1, max_length=500)
-
-
 KINGDOM_NOT_IMPORTED = frozenset({"campaign", "options", "catalog", "modules"})
 """State fields an import never carries: the campaign's own (id, options, rules catalogue, modules)."""
 
 
 @register_event
-class KingdomImported(EventModel):
+class KingdomImported(ImportedKingdom):
     """A kingdom kept by another tool (the PF1 kingdom sheet), recorded as it stood when it was imported (issue 32).
 
     ``kingdom``: the state's fields but the campaign's own; the fold takes them as they are. ``unmapped``: what the
@@ -87,24 +80,14 @@ class KingdomImported(EventModel):
     """
 
     type = "pf1.kingdom_imported"
-    source: str = Field(min_length=1, max_length=100)
-    source_title: str = Field(default="", max_length=200)
-    source_version: str = Field(default="", max_length=200)
-    file: str = Field(default="", max_length=500)
-    kingdom: dict[str, Any]
-    unmapped: list[UnmappedField] = Field(default_factory=list)
+    not_imported = KINGDOM_NOT_IMPORTED
 
-    @field_validator("kingdom")
     @classmethod
-    def _a_kingdom(cls, v: dict[str, Any]) -> dict[str, Any]:
+    def check_state(cls, kingdom: dict[str, Any]) -> None:
         from kingdomlog.rulesets.pf1.state import Pf1State
         from kingdomlog.rulesets.pf1.tables import base_catalog
 
-        bad = sorted(KINGDOM_NOT_IMPORTED & set(v))
-        if bad:
-            raise ValueError(f"kingdom may not carry {', '.join(bad)} (the campaign's own)")
-        Pf1State.model_validate({**v, "campaign": "-", "options": {}, "catalog": base_catalog()})
-        return v
+        Pf1State.model_validate({**kingdom, "campaign": "-", "options": {}, "catalog": base_catalog()})
 
 
 @register_event
@@ -1181,5 +1164,5 @@ class ArmyRulingNeeded(EventModel):
 
 EVENT_TYPES: tuple[type[EventModel], ...] = tuple(
     cls for cls in list(globals().values())
-    if isinstance(cls, type) and issubclass(cls, EventModel) and cls is not EventModel
+    if isinstance(cls, type) and issubclass(cls, EventModel) and cls not in (EventModel, ImportedKingdom)
 )

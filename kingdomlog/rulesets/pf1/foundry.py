@@ -19,7 +19,7 @@ from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped, note_drafts
+from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped, UnmappedField, note_drafts
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.rules import lot_shapes
@@ -136,7 +136,7 @@ def read(doc: Any) -> ForeignKingdom:
                and any(root.data["terrain"].values()) else "version 5 or later")
     event = ev.KingdomImported(source=SHEET, source_title="PF1 kingdom sheet", source_version=version,
                                kingdom=stored(state),
-                               unmapped=[ev.UnmappedField(field=u.field[:500] or "(document)", value=u.value,
+                               unmapped=[UnmappedField(field=u.field[:500] or "(document)", value=u.value,
                                                           why=u.why[:500]) for u in unmapped])
     return ForeignKingdom(format=SHEET, version=version, name=name, options=options,
                           events=[Draft(event, turn=turn), *notes], unmapped=tuple(unmapped),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kingdomlog.core.events import Draft
+from kingdomlog.core.foreign import UnmappedField
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1.state import Army, Commander, Terms
 
@@ -18,7 +19,7 @@ def sample_events() -> list[Draft]:
         ev.KingdomFounded(name="Greenbelt Barony", alignment="LG", starting_treasury_bp=50),
         ev.KingdomImported(source="pf1-kingdom-sheet", source_title="PF1 kingdom sheet", file="kingdom.json",
                            kingdom={"name": "Imported Barony", "treasury": 12, "founded": True},
-                           unmapped=[ev.UnmappedField(field="system.bpStorage.current", value=3, why="sample")]),
+                           unmapped=[UnmappedField(field="system.bpStorage.current", value=3, why="sample")]),
         ev.HexMapped(hex="H1", q=0, r=0, terrain="GRASSLAND"),
         ev.HexExplored(hex="H1"),
         ev.HexCleared(hex="H1"),

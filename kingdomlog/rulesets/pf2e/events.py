@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
+from kingdomlog.core.foreign import ImportedKingdom
 from kingdomlog.core.model import Frozen
 
 Degree = Literal["critical_failure", "failure", "success", "critical_success"]
@@ -112,47 +113,25 @@ class KingdomFounded(EventModel):
     """v3: the Ruin thresholds the founding sets (Muddle Through), recorded."""
 
 
-class UnmappedField(Frozen):
-    """A field of an imported kingdom that kingdomlog does not hold: where it was, its value, and why."""
-
-    field: str = Field(min_length=1, max_length=500)
-    value: Any = None
-    why: str = Field(min_length=1, max_length=500)
-
-
 KINGDOM_NOT_IMPORTED = frozenset({"campaign", "options", "homebrew"})
 """State fields an import never carries: the campaign's own (its id, its options, its data files)."""
 
 
 @register_event
-class KingdomImported(EventModel):
-    """A kingdom kept by another tool, recorded as it stood when it was imported (issue 32).
+class KingdomImported(ImportedKingdom):
+    """A kingdom kept by another tool (pf2e-kingmaker-tools, the PF2e system), as it stood when imported (issue 32).
 
-    ``kingdom``: the state's stored fields (a ``KingdomState`` without its campaign, options and homebrew, which
-    are the campaign's); the fold takes them as they are. ``source``: the format it came from
-    (``pf2e-kingmaker-tools``, ``pf2e-system``), ``source_version`` the schema it was written in, ``file`` the
-    file's name. ``unmapped``: what the source held that kingdomlog does not (the import's report), kept with the
-    fact so it is never lost.
+    ``kingdom``: a ``KingdomState``'s stored fields without its campaign, options and homebrew (the campaign's).
     """
 
     type = "pf2e.kingdom_imported"
-    source: str = Field(min_length=1, max_length=100)
-    source_title: str = Field(default="", max_length=200)
-    source_version: str = Field(default="", max_length=200)
-    file: str = Field(default="", max_length=500)
-    kingdom: dict[str, Any]
-    unmapped: list[UnmappedField] = Field(default_factory=list)
+    not_imported = KINGDOM_NOT_IMPORTED
 
-    @field_validator("kingdom")
     @classmethod
-    def _a_kingdom(cls, v: dict[str, Any]) -> dict[str, Any]:
+    def check_state(cls, kingdom: dict[str, Any]) -> None:
         from kingdomlog.rulesets.pf2e.state import KingdomState
 
-        bad = sorted(KINGDOM_NOT_IMPORTED & set(v))
-        if bad:
-            raise ValueError(f"kingdom may not carry {', '.join(bad)} (the campaign's own)")
-        KingdomState.model_validate(v)
-        return v
+        KingdomState.model_validate(kingdom)
 
 
 @register_event

@@ -26,7 +26,15 @@ from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped, holds_nothing, note_drafts
+from kingdomlog.core.foreign import (
+    Doc,
+    ForeignFormat,
+    ForeignKingdom,
+    Unmapped,
+    UnmappedField,
+    holds_nothing,
+    note_drafts,
+)
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.state import (
@@ -209,7 +217,7 @@ def _finish(b: Builder, root: Doc, *, fmt: str, title: str, version: str, stock:
     unmapped = [*b.extra, *root.leftovers(NOT_HELD)]
     homebrew = {fmt: {k: v for k, v in b.homebrew.items() if v}} if any(b.homebrew.values()) else {}
     event = E.KingdomImported(source=fmt, source_title=title, source_version=version, kingdom=stored(state),
-                              unmapped=[E.UnmappedField(field=u.field[:500], value=u.value, why=u.why[:500])
+                              unmapped=[UnmappedField(field=u.field[:500], value=u.value, why=u.why[:500])
                                         for u in unmapped])
     return ForeignKingdom(format=fmt, version=version, name=state.name or "Imported kingdom",
                           options=dict(b.options), events=[Draft(event, turn=0), *b.notes],

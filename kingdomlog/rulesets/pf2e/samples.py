@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kingdomlog.core.events import Draft
+from kingdomlog.core.foreign import UnmappedField
 from kingdomlog.rulesets.pf2e import events as E
 
 
@@ -76,7 +77,7 @@ def sample_events() -> list[Draft]:
         E.RuinThresholdChanged(ruin="decay", delta=2, threshold_after=12, cause="muddle-through"),
         E.KingdomImported(source="pf2e-kingmaker-tools", source_title="pf2e-kingmaker-tools kingdom sheet",
                           file="kingdom.json", kingdom={"name": "Imported", "level": 3, "xp": 120, "founded": True},
-                          unmapped=[E.UnmappedField(field="kingdom-sheet.notes.gm", value="secret", why="sample")]),
+                          unmapped=[UnmappedField(field="kingdom-sheet.notes.gm", value="secret", why="sample")]),
         E.DegreeChanged(activity="claim-hex", degree_from="critical_failure", degree_to="failure",
                         cause="feat Pull Together"),
         E.FlagSet(flag="pull-together", cause="feat Pull Together"),
