@@ -7,17 +7,15 @@ Each demo campaign is copied once (its cache left behind); a refused command mus
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import shutil
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
+from clirun import run
 
-from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.choices import LIMIT
 from kingdomlog.core.turn import Plan
@@ -26,11 +24,6 @@ DEMOS = Path(__file__).resolve().parents[2] / "campaigns"
 HUGE = 10**30
 
 
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def log_hash(folder: Path) -> str:

@@ -10,33 +10,18 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from clirun import run
 
-from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import CampaignNotFoundError
 from kingdomlog.core.turn import Plan
 from kingdomlog.projections.sql import Catalog
 from kingdomlog.store.config import CONFIG_FILE
-
-
-def run(*argv: str, stdin: str = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.StringIO(stdin)
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = cli.main(list(argv))
-    finally:
-        sys.stdin = old
-    return code, out.getvalue(), err.getvalue()
 
 
 def log_hash(folder: Path) -> str:

@@ -19,18 +19,16 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import io
 import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator, Sequence
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from clirun import run
 from pydantic import BaseModel, ConfigDict
 
 from kingdomlog import cli
@@ -41,19 +39,6 @@ from kingdomlog.core.events import Draft, EventModel, RecordedEvent, register_ev
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, Step, StepContext, register_ruleset, unregister_ruleset
 from kingdomlog.core.turn import Plan
 from kingdomlog.store import log as logmod
-
-
-def run(*argv: str, stdin: str | bytes = "") -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin if isinstance(stdin, bytes) else stdin.encode()),
-                                 encoding="utf-8")
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = cli.main(list(argv))
-    finally:
-        sys.stdin = old
-    return code, out.getvalue(), err.getvalue()
 
 
 def clear(code: int, err: str, *needles: str, rc: int = 1) -> None:

@@ -14,16 +14,14 @@ record cannot tell is shown too: a torn slot from a crash (the batch is there) s
 
 from __future__ import annotations
 
-import io
 import shutil
 import subprocess
 from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from clirun import run
 
-from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.core_events import NoteAdded
 from kingdomlog.core.errors import CorruptLogError, StoreError
@@ -32,13 +30,6 @@ from kingdomlog.core.turn import Plan
 from kingdomlog.store import log as logmod
 from kingdomlog.store import witness
 from kingdomlog.store.witness import WITNESS_NAME
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def build(folder: Path) -> Campaign:

@@ -11,17 +11,14 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from clirun import run
 
-from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import StoreError
 from kingdomlog.core.events import GENESIS_HASH, event_hash
@@ -32,16 +29,6 @@ from kingdomlog.views.player.page import render_static
 ALICE = Viewer("player", "alice")
 
 
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.StringIO("")
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = cli.main(list(argv))
-    finally:
-        sys.stdin = old
-    return code, out.getvalue(), err.getvalue()
 
 
 def build(folder: Path) -> Campaign:

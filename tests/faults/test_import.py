@@ -8,19 +8,17 @@ line and the field named.
 
 from __future__ import annotations
 
-import io
 import json
 import multiprocessing as mp
 import os
 import signal
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from clirun import run
 
-from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.events import EventModel, register_event
 from kingdomlog.core.turn import Plan
@@ -37,11 +35,6 @@ class Foreign(EventModel):
     n: int = 0
 
 
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(scope="module")

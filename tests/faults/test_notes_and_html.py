@@ -8,16 +8,13 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from clirun import run
 
-from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.turn import Plan
 from kingdomlog.views import html as kl_html
@@ -26,16 +23,6 @@ from kingdomlog.views.player.page import chronicle_html, player_view, render_sta
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin
-    sys.stdin = io.StringIO("")
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            code = cli.main(list(argv))
-    finally:
-        sys.stdin = old
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.fixture

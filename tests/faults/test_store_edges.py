@@ -14,28 +14,19 @@
 from __future__ import annotations
 
 import errno
-import io
 import os
 import threading
 from collections import Counter
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from clirun import run
 
-from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.app import campaign as campmod
 from kingdomlog.core.errors import ConflictError, InputError
 from kingdomlog.core.turn import Plan
 from kingdomlog.store import log as logmod
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(argv))
-    return code, out.getvalue(), err.getvalue()
 
 
 def build(folder: Path) -> Campaign:
