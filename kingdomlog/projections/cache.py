@@ -151,11 +151,15 @@ def save(folder: Path, viewer: str, proj: Projection, toml_sha: str) -> bool:
             "head_hash": proj.head_hash, "viewer_seq": proj.viewer_seq, "viewer_hash": proj.viewer_hash,
             "state": proj.state, "retracted": proj.retracted, "config": proj.config, "events_len": len(ev),
             "states_len": len(st)}
+    return _write_signed(path_for(folder, viewer), head, ev + st)
+
+
+def _write_signed(path: Path, head: dict[str, Any], payload: bytes) -> bool:
+    """Write ``head`` (one JSON line) and ``payload`` to ``path``, signed, whole or not at all; False if it cannot."""
     try:
-        body = json.dumps(head, separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n" + ev + st
+        body = json.dumps(head, separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n" + payload
     except ValueError:
         return False
-    path = path_for(folder, viewer)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -327,19 +331,7 @@ def save_root(path: Path, viewer: str, entries: dict[str, RootEntry]) -> bool:
         return False  # states of one ruleset with mixed column types: the per-campaign projections serve
     head = {"format": ROOT_FORMAT, "viewer": viewer, "code": catalog_code_digest(), "rulesets": digests,
             "folders": folders, "events_len": len(ev), "states_len": [[rid, len(sts[rid])] for rid in rulesets]}
-    try:
-        body = json.dumps(head, separators=(",", ":"), allow_nan=False, default=str).encode() + b"\n" + ev \
-            + b"".join(sts[rid] for rid in rulesets)
-    except ValueError:
-        return False
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(keys.sign(body).encode("ascii") + b"\n" + body)
-        os.replace(tmp, path)
-        return True
-    except OSError:
-        return False
+    return _write_signed(path, head, ev + b"".join(sts[rid] for rid in rulesets))
 
 
 @dataclass
