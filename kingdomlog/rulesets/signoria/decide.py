@@ -169,6 +169,18 @@ def act(ctx: Ctx, fid: str, order: Order, threshold: int, modifier: int = 0,
     return False, rolls, r, sum(rolls[-1]) + modifier
 
 
+def staked(ctx: Ctx, fid: str, order: Order, target: str | None = None) -> bool | None:
+    """An order at its stake (§3.3, §3.5): elementary is recorded as done (None); a low or high stake is rolled against
+    its threshold (with its rerolls) and recorded, and says whether it succeeded."""
+    if order.stake == "elementary":
+        record(ctx, fid, order, "elementary", target=target)
+        return None
+    t = STAKE_THRESHOLD[order.stake]
+    ok, rolls, r, _ = act(ctx, fid, order, t)
+    record(ctx, fid, order, "success" if ok else "failure", threshold=t, r=r, rolls=rolls, target=target)
+    return ok
+
+
 def record(ctx: Ctx, fid: str, order: Order, outcome: str, *, threshold: int | None = None, modifier: int = 0,
            r: int = 0, rolls: list[tuple[int, int]] | None = None, target: str | None = None,
            detail: dict[str, Any] | None = None) -> None:
@@ -945,13 +957,10 @@ def decide_p1(ctx: Ctx, c: RulingsChoices) -> None:
         adjust(ctx, fid, "power", -1, "liberties")
         adjust(ctx, fid, "piety", (2 if o.stake == "low" else 3) if ok else 1, "liberties")
     for fid, o in orders_for(ctx, "intrigue_self"):
-        if o.stake == "elementary":
-            record(ctx, fid, o, "elementary")
+        won = staked(ctx, fid, o)
+        if won is None:
             continue
-        t = STAKE_THRESHOLD[o.stake]
-        ok, rolls, r, _ = act(ctx, fid, o, t)
-        record(ctx, fid, o, "success" if ok else "failure", threshold=t, r=r, rolls=rolls)
-        if ok:
+        if won:
             adjust(ctx, fid, "power", 1 if o.stake == "low" else 2, "intrigue")
             adjust(ctx, fid, "piety", -int(cfg(ctx).get("intrigue_success_piety_cost", 0)), "intrigue")
         else:
@@ -976,13 +985,10 @@ def decide_p2(ctx: Ctx, c: EspionageChoices) -> None:
     doubles = dict(c.double_agents)
     for fid, o in orders_for(ctx, "scouts", run):
         tgt = str(o.target)
-        if o.stake == "elementary":
-            record(ctx, fid, o, "elementary", target=tgt)
+        won = staked(ctx, fid, o, target=tgt)
+        if won is None:
             continue
-        t = STAKE_THRESHOLD[o.stake]
-        ok, rolls, r, _ = act(ctx, fid, o, t)
-        record(ctx, fid, o, "success" if ok else "failure", threshold=t, r=r, rolls=rolls, target=tgt)
-        if ok:
+        if won:
             f = ctx.state.factions[tgt]
             if o.stake == "low":
                 field = str(o.params.get("field", "army"))
@@ -1028,13 +1034,10 @@ def decide_p2(ctx: Ctx, c: EspionageChoices) -> None:
         _assassination(ctx, fid, o, c.successor_traits)
     for fid, o in orders_for(ctx, "intrigue_foreign", run):
         tgt = str(o.target)
-        if o.stake == "elementary":
-            record(ctx, fid, o, "elementary", target=tgt)
+        won = staked(ctx, fid, o, target=tgt)
+        if won is None:
             continue
-        t = STAKE_THRESHOLD[o.stake]
-        ok, rolls, r, _ = act(ctx, fid, o, t)
-        record(ctx, fid, o, "success" if ok else "failure", threshold=t, r=r, rolls=rolls, target=tgt)
-        if ok:
+        if won:
             reason = f"intrigue by {fid}" if cfg(ctx).get("reveal_intrigue_author") else "foreign intrigue"
             adjust(ctx, tgt, "power", -(1 if o.stake == "low" else 2), reason, visible_to=vis(ctx.state, tgt))
         else:
