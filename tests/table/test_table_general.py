@@ -1,0 +1,166 @@
+"""The General at the table (issue 30): where the GM's month has a battle, the player holding the General's role
+gives the kingdom's armies' orders of it, round by round, from their own seat (``Seat.part``: a part of the GM's
+row, here its ``rounds``), checked on their own view, rolled at Roll, accepted by the GM into the GM's battle, with
+the player recorded as the actor of their armies' war actions; the battle's numbers are those of the same battle
+played from a plan."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_table import table_copy
+
+from kingdomlog.app import Campaign, table
+from kingdomlog.app.drafts import Drafts, SavedDraft
+from kingdomlog.core.errors import InputError, RuleError
+from kingdomlog.core.events import Draft
+from kingdomlog.core.turn import Plan
+from kingdomlog.rulesets.pf2e import events as E
+from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.warfare import new_army
+
+STEP = "activity.battle"
+ENEMY = [[{"army": "raiders", "action": "advance", "target": "militia"}],
+         [{"army": "raiders", "action": "guard", "target": "militia"}]]
+"""The GM's orders of the enemy, two rounds (none the dice can make impossible: the dice are the server's)."""
+ORDERS = [[{"army": "militia", "action": "advance", "target": "raiders"}],
+          [{"army": "militia", "action": "guard", "target": "raiders"}]]
+"""The General's orders of the kingdom's militia, two rounds."""
+BATTLE = {"id": "ford", "kingdom": ["militia"], "enemy": ["raiders"], "unfinished": True}
+
+
+def enemy_enters(camp: Campaign, *, revealed: bool = True) -> None:
+    """The Stag Lord's raiders enter the militia's hex (seen by the players unless ``revealed`` is False)."""
+    militia = next(a for a in camp.state().army_units if a.id == "militia")
+    raiders = new_army(T.army_defs()["infantry"], militia.level, "raiders", "Stag Raiders", side="enemy",
+                       hex_id=militia.hex, revealed=revealed)
+    camp.append([Draft(E.ArmyRecruited(army=raiders, cause="enemy"), actor="gm",
+                       visibility="public" if revealed else "gm", turn=camp.next_turn() - 1)],
+                expect_seq=camp.head_seq)
+
+
+def gm_battle(camp: Campaign, battle: dict[str, Any] | None = None, seed: str = "gm-seed") -> None:
+    """The GM's month: the battle set up, with the enemy's orders (dice drawn as the month is played)."""
+    turn = camp.next_turn()
+    row = {**BATTLE, "rounds": ENEMY} if battle is None else battle
+    plan = Plan.parse({"turn": turn, "seed": seed, "dice": "auto", "steps": {STEP: {"choices": {"battles": [row]}}}})
+    Drafts(camp.folder).save(SavedDraft(turn, camp.head_seq, plan))
+
+
+@pytest.fixture
+def war(tmp_path: Path) -> Campaign:
+    camp = table_copy(tmp_path, "stolen-lands")
+    enemy_enters(camp)
+    gm_battle(camp)
+    return camp
+
+
+def general_seat(camp: Campaign, pid: str = "kesh") -> Any:
+    op = table.opening(camp, camp.viewer(pid))
+    return next((s for s in op.seats if s.step == STEP), None)
+
+
+def test_the_general_sits_at_each_battle_the_gm_set_up(war: Campaign, tmp_path: Path) -> None:
+    seat = general_seat(war)
+    assert seat is not None and seat.id == "activity.battle/battles/rounds@1"
+    assert seat.allowed == {"army": ("militia",)} and seat.limit == 1
+    assert general_seat(war, "ysolde") is None  # the Ruler commands no army
+    # no battle in the GM's month: no seat
+    gm_battle(war, {**BATTLE, "rounds": ENEMY})
+    Drafts(war.folder).save(SavedDraft(war.next_turn(), war.head_seq, Plan(turn=war.next_turn(), dice="auto")))
+    assert general_seat(war) is None
+
+
+def test_a_battle_with_an_enemy_the_general_has_not_seen_is_the_gms(tmp_path: Path) -> None:
+    """An unrevealed enemy army keeps the battle the GM's: no seat, and nothing of the army reaches the player."""
+    camp = table_copy(tmp_path, "stolen-lands")
+    enemy_enters(camp, revealed=False)
+    gm_battle(camp)
+    assert general_seat(camp) is None
+    op = table.opening(camp, camp.viewer("kesh"))
+    assert "raiders" not in repr(op.seats) and "Stag" not in repr(op.seats)
+
+
+def test_the_general_gives_their_armies_orders_only(war: Campaign) -> None:
+    v = war.viewer("kesh")
+    seat = general_seat(war)
+    with pytest.raises(InputError, match=r"rounds: 'raiders' is not one of yours to give \(army: militia\)"):
+        table.declare(war, v, seat.id, {"rounds": [[{"army": "raiders", "action": "guard", "target": "militia"}]]})
+    with pytest.raises(InputError, match="kingdom: this seat gives rounds only"):
+        table.declare(war, v, seat.id, {"rounds": ORDERS, "kingdom": ["militia"]})
+    # an order the rules refuse on the General's view is refused by the battle's rule, at the row
+    with pytest.raises(RuleError, match="has no tactic that grants"):
+        table.declare(war, v, seat.id, {"rounds": [[{"army": "militia", "action": "taunt", "target": "raiders"}]]})
+
+
+def test_declare_shows_the_first_check_and_roll_draws_the_whole_battle(war: Campaign) -> None:
+    v = war.viewer("kesh")
+    prop, trial = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
+    assert trial.faces == {} and trial.pending.startswith("b1.init.")
+    assert prop.title == "Battle 1 orders (General)"
+    assert "vs DC" in table.odds_text(trial) or "d20" in table.odds_text(trial)
+    rolled = table.roll(war, v, prop.id)
+    assert {"b1.init.militia", "b1.init.raiders", "b1.r1.militia.1", "b1.r1.raiders.1"} <= set(rolled.faces)
+    assert "Stag" not in prop.title
+
+
+def test_the_gm_accepts_the_orders_into_the_battle_and_the_log_equals_a_plan(war: Campaign, tmp_path: Path) -> None:
+    """Accepted, the General's orders join the GM's battle round by round (the GM's orders of the enemy first), with
+    the faces rolled at the table; the committed battle records the General as the actor of the militia's war
+    actions and the GM of the raiders'; its numbers are those of the same battle played from a plan."""
+    turn, head = war.next_turn(), war.head_seq
+    v = war.viewer("kesh")
+    prop, _ = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
+    faces = table.roll(war, v, prop.id).faces
+    table.accept(war, prop.id)
+    draft = Drafts(war.folder).load(turn)
+    assert draft is not None
+    tp = war.preview(draft.plan)
+    assert tp.ok, tp.error
+    st = next(s for s in tp.steps if s.phase.id == STEP)
+    assert st.choices["battles"][0]["rounds"] == [[*ENEMY[0], *ORDERS[0]], [*ENEMY[1], *ORDERS[1]]]
+    assert {r.key: list(r.faces) for r in st.rolls} == faces
+    war.commit(tp, plan=draft.plan)
+    logged = [e for e in war.events() if e.seq > head and e.phase == STEP]
+    actions = [(e.payload.army, e.payload.action, e.actor) for e in logged if isinstance(e.payload, E.WarActionTaken)
+               and e.payload.action in ("advance", "guard")]
+    assert ("militia", "advance", "kesh") in actions and ("raiders", "advance", "gm") in actions
+    assert all(who == "gm" for army, _, who in actions if army == "raiders")
+    assert any(army == "militia" for army, _, _ in actions)
+    # the same battle from a plan written by hand, with the faces rolled at the table: the same numbers
+    twin = table_copy(tmp_path / "twin", "stolen-lands")
+    enemy_enters(twin)
+    plan = Plan.parse({"turn": turn, "seed": "gm-seed", "dice": "auto", "steps": {STEP: {
+        "choices": {"battles": [{**BATTLE, "rounds": [[*ENEMY[0], *ORDERS[0]], [*ENEMY[1], *ORDERS[1]]]}]},
+        "rolls": faces}}})
+    mine = next(s for s in twin.preview(plan).steps if s.phase.id == STEP)
+    assert facts(logged) == facts(mine.drafts)
+
+
+def facts(events: list[Any]) -> list[tuple[Any, ...]]:
+    """A battle's numbers as the log records them: every war action's roll, the armies after, the end."""
+    out: list[tuple[Any, ...]] = []
+    for e in events:
+        p = e.payload
+        if isinstance(p, E.WarActionTaken):
+            out.append(("war", p.round, p.army, p.action, p.target, p.die, p.modifier, p.dc, p.total, p.degree))
+        elif isinstance(p, (E.ArmyUpdated, E.ArmyRemoved, E.BattleStarted, E.BattleEnded)):
+            out.append((p.type, p.model_dump_json()))
+    return out
+
+
+def test_the_gms_own_roll_of_the_battle_closes_the_seat(war: Campaign) -> None:
+    turn = war.next_turn()
+    saved = Drafts(war.folder).load(turn)
+    assert saved is not None
+    plan = saved.plan.model_copy(deep=True)
+    plan.steps[STEP].rolls["b1.init.militia"] = [12]
+    Drafts(war.folder).save(SavedDraft(turn, war.head_seq, plan))
+    with pytest.raises(RuleError, match="the GM has rolled it already"):
+        table.declare(war, war.viewer("kesh"), general_seat(war).id, {"rounds": ORDERS})
