@@ -512,6 +512,10 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
     try:
         res = run_step(rs, view, step, sp.choices, dice, campaign=camp.id, turn=op.turn, gate=gate)
     except KingdomlogError as exc:
+        if seat.part and isinstance(prior, list) and _gm_part_refused(
+                camp, op, step, view, {**before.choices, seat.rows: [*rows, prior[index - 1]]}, earlier):
+            raise RuleError(f"{seat.label}: the GM's side of it does not play yet; it opens once the GM has"
+                            " set it up") from None  # the GM's orders are the GM's: not named to the player
         raise type(exc)(_unstep(_row_path(str(exc), seat.rows, index), step.id)) from None
     checks = {mine(k): check_print(c, _notation(res, k)) for k, c in res.checks.items() if mine(k)}
     if res.pending is not None:
@@ -521,7 +525,21 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
         return Trial(checks, {}, "", pending=mine(res.pending.key))
     got = {mine(r.key): list(r.faces) for r in res.rolls if mine(r.key)}
     words = [_resolved(checks[mine(r.key)], r) for r in res.rolls if mine(r.key) in checks]
+    if seat.part:  # a row of many checks (a battle): what it did in words, as the GM's board says it
+        words = _board_words(rs, view, step.id, sp.choices, res) or words
     return Trial(checks, got, "; ".join(words))
+
+
+def _board_words(rs: Any, view: Any, step: str, choices: Mapping[str, Any], res: Any) -> list[str]:
+    """The last of a step's boards (``Ruleset.boards``: the row just played) in words, round by round: each war
+    action and what each round did, then the outcome; [] for a step without boards."""
+    boards = rs.boards(view, step, choices, res.rolls, res.checks, res.drafts)
+    if not boards:
+        return []
+    b = boards[-1]
+    rounds = [f"{b.round_title(n)}: " + "; ".join(x.text.rstrip(".") for x in b.lines if x.round == n)
+              for n in b.rounds]
+    return [*rounds, *(["Outcome: " + "; ".join(t.rstrip(".") for t in b.outcome)] if b.outcome else [])]
 
 
 def _with_part(camp: Campaign, op: Opening, seat: Seat, step: Step, rows: list[Any], before: Before,
@@ -571,6 +589,21 @@ def draw_seed(camp: Campaign, proposal: str, nonce: int = 0) -> str:
     return f"{secret}:{proposal}:{nonce}"
 
 
+def _gm_part_refused(camp: Campaign, op: Opening, step: Step, view: Any, choices: Mapping[str, Any],
+                     earlier: Mapping[str, list[int]]) -> bool:
+    """Whether the GM's rows alone (the GM's part of the seat's row, nothing of the player's) are refused on the
+    player's view before a die of the row is drawn: a refusal of the player's row that is then the GM's."""
+    rs = camp.ruleset
+    sp = StepPlan(choices=dict(choices), rolls=dict(earlier))
+    gate = StepGate(rs, view, step.id, sp, release=list(earlier))
+    dice = roller.KeyedRoller(roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id)
+    try:
+        run_step(rs, view, step, sp.choices, dice, campaign=camp.id, turn=op.turn, gate=gate)
+    except KingdomlogError:
+        return True
+    return False
+
+
 def _row_of(rs: Any, step: str, key: str) -> int:
     """The row (1-based) a roll key belongs to (``a3.check`` → 3), 0 for a key of the step itself."""
     import re
@@ -600,6 +633,21 @@ def _row_keys(rs: Any, step: str, index: int) -> Any:
 def _row_path(message: str, rows: str, index: int) -> str:
     """A refusal of row ``index`` worded as of the player's only row (``activities[2]`` → ``activities[0]``)."""
     return message.replace(f"{rows}[{index - 1}]", f"{rows}[0]")
+
+
+def gm_row(camp: Campaign, turn: int, seat: Seat) -> dict[str, Any]:
+    """The GM's row a seat with a ``part`` gives its part of, as the GM's saved month has it, without that part
+    (the GM's own part, the enemy's orders, is the GM's: never offered nor shown to the player); {} when gone."""
+    rows = _gm_step(camp, turn, seat.step).choices.get(seat.rows)
+    if not seat.part or not isinstance(rows, list) or not 0 < seat.fill <= len(rows):
+        return {}
+    row = rows[seat.fill - 1]
+    if not isinstance(row, Mapping):
+        return {}
+    theirs = row.get(seat.part)
+    blank: Any = [[] for _ in theirs] if isinstance(theirs, list) and all(isinstance(x, list) for x in theirs) \
+        else [] if isinstance(theirs, list) else None
+    return {**copy.deepcopy(dict(row)), seat.part: blank}
 
 
 def _gm_step(camp: Campaign, turn: int, step: str) -> StepPlan:
@@ -1035,6 +1083,7 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
 
 
 __all__ = ["TABLE_DIR", "Before", "Line", "Opening", "Proposal", "TableFile", "Trial", "accept", "accept_all",
-           "accepted", "before_step", "committed", "declare", "feed", "first_check", "merge", "mine", "odds_text",
+           "accepted", "before_step", "committed", "declare", "feed", "fill_part", "filled", "first_check", "gm_row",
+           "merge", "mine", "odds_text",
            "opening", "proposals", "reroll", "roll", "say", "send_back", "table_viewers", "trial", "visible",
            "withdraw"]

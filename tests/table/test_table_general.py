@@ -164,3 +164,46 @@ def test_the_gms_own_roll_of_the_battle_closes_the_seat(war: Campaign) -> None:
     Drafts(war.folder).save(SavedDraft(turn, war.head_seq, plan))
     with pytest.raises(RuleError, match="the GM has rolled it already"):
         table.declare(war, war.viewer("kesh"), general_seat(war).id, {"rounds": ORDERS})
+
+
+def test_a_refusal_of_the_gms_orders_does_not_name_them_to_the_general(war: Campaign) -> None:
+    """The GM's orders of the enemy are the GM's: when they are what the rules refuse, the General is told the GM's
+    side does not play yet, not what the GM ordered."""
+    gm_battle(war, {**BATTLE, "rounds": [[{"army": "raiders", "action": "taunt", "target": "militia"}], []]})
+    with pytest.raises(RuleError) as got:
+        table.declare(war, war.viewer("kesh"), general_seat(war).id, {"rounds": ORDERS})
+    assert "the GM's side of it does not play yet" in str(got.value)
+    assert "aunt" not in str(got.value) and "Raiders" not in str(got.value)
+
+
+def test_the_generals_page_offers_the_orders_with_the_gm_boards_form(war: Campaign) -> None:
+    """The seat's form is the battle's ``rounds`` field drawn by the GM sheet's codec (``views.forms``: the same
+    kind, no copy), one round per round of the GM's battle, its army picks cut to the kingdom's armies, no JSON
+    field; the widgets' values read back into the orders, which declare."""
+    import marimo as mo
+
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.table import seat as page_seat
+
+    page = page_seat.open_page(war.folder, "kesh")
+    i = next(n for n, s in enumerate(page.seats) if s.step == STEP)
+    form = page_seat.seat_form(page, i)
+    assert [s.name for s in form.specs] == ["rounds"] and form.specs[0].kind == "rounds"
+    tree = page_seat.row_widgets(form)
+    widgets = sf.flatten(tree)
+    assert not any(isinstance(w, mo.ui.text_area) for w in widgets.values())
+    assert not any("json" in str(getattr(w, "label", "")).lower() for w in widgets.values())
+    rounds = form.specs[0]
+    assert [e[0].label for e in rounds.entries] == ["Round 1", "Round 2"]
+    army = next(f for f in rounds.entries[0][0].fields if f.name == "army")
+    assert [o.value for o in army.options or ()] == ["militia"]
+    flat = dict(mo.ui.dictionary(widgets).value)
+    for r, orders in enumerate(ORDERS):
+        for k, v in orders[0].items():
+            flat[f"rounds/rounds/#{r}/rows/#0/{k}"] = v
+    row, errors = page_seat.read_row(form, sf.unflatten(flat))
+    assert errors == [] and row == {"rounds": [[{**o, "engage": True} for o in r] for r in ORDERS]}  # as ticked
+    html = mo.as_html(page_seat.row_layout(form, sf.View(mo.ui.dictionary(widgets)), {})).text
+    assert "Round 1" in html and "Round 2" in html and "Stag Raiders" in html
+    prop, words = page_seat.declare_once(page, i, row)
+    assert prop is not None and prop.row == row and "Press Roll" in words
