@@ -207,3 +207,15 @@ def test_the_generals_page_offers_the_orders_with_the_gm_boards_form(war: Campai
     assert "Round 1" in html and "Round 2" in html and "Stag Raiders" in html
     prop, words = page_seat.declare_once(page, i, row)
     assert prop is not None and prop.row == row and "Press Roll" in words
+
+
+def test_a_rolled_battle_has_no_fame_reroll(war: Campaign) -> None:
+    """A Fame point re-rolls a kingdom check (§3.0.8); a battle's checks are the armies' (AoN 1869), and the battle
+    charges no Fame: the General's rolled battle offers no re-roll but the GM's ruling."""
+    v = war.viewer("kesh")
+    prop, _ = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
+    table.roll(war, v, prop.id)
+    with pytest.raises(InputError, match="re-roll reason 'fame': not one this check may have; it may have: none"):
+        table.reroll(war, v, prop.id, "fame")
+    ruled = table.reroll(war, war.viewer("gm"), prop.id, "gm", note="the raiders were not there yet")
+    assert ruled.rerolls and ruled.rerolls[0][1] == "gm"

@@ -271,8 +271,9 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         return f"b{index}" if step == "activity.battle" else super().row_part(step, index)
 
     def reroll_reasons(self, state: Any, step: str, key: str, check: CheckSpec | None) -> Sequence[RerollReason]:
-        """A kingdom check may be re-rolled for a Fame (or Infamy) point (§3.0.8); the check charges it."""
-        if check is None or check.kind != "pf2e":
+        """A kingdom check may be re-rolled for a Fame (or Infamy) point (§3.0.8); the check charges it. An army's
+        checks in a battle (A5: initiative, war actions, rout and flat checks) are not kingdom checks: none."""
+        if check is None or check.kind != "pf2e" or step == "activity.battle":
             return ()
         name = "Infamy" if state.fame_type == "infamy" else "Fame"
         return (RerollReason("fame", name, f"spend 1 {name} point to re-roll the check (§3.0.8); you have"
