@@ -219,3 +219,19 @@ def test_a_rolled_battle_has_no_fame_reroll(war: Campaign) -> None:
         table.reroll(war, v, prop.id, "fame")
     ruled = table.reroll(war, war.viewer("gm"), prop.id, "gm", note="the raiders were not there yet")
     assert ruled.rerolls and ruled.rerolls[0][1] == "gm"
+
+
+def test_a_battles_dice_are_keyed_by_the_servers_secret_and_the_proposal(war: Campaign) -> None:
+    """Roll draws the battle's dice keyed by a secret the server keeps (mode 0600) and the proposal: a Roll the rules
+    refuse half-way (an order the dice made impossible) writes nothing, and the row rolled again draws the same
+    faces for the same checks, so no one fishes for faces by pressing Roll again."""
+    v = war.viewer("kesh")
+    seat = general_seat(war)
+    prop, _ = table.declare(war, v, seat.id, {"rounds": ORDERS})
+    op = table.opening(war, v)
+    again = table.trial(war, op, seat, prop.row, draw=True, seed=table.draw_seed(war, prop.id))
+    assert table.roll(war, v, prop.id).faces == again.faces
+    secret = war.folder / ".secrets" / table.SEED_FILE
+    assert secret.stat().st_mode & 0o777 == 0o600
+    assert secret.read_text(encoding="utf-8").strip() not in table.TableFile(war.folder, op.turn).path.read_text(
+        encoding="utf-8")
