@@ -369,6 +369,24 @@ class Trial:
     outcome: str
     pending: str = ""
     """The roll key the row stopped at (its check not rolled yet)."""
+    board: Played | None = None
+    """A row that plays a battle (a seat's ``part``): the battle as the step's board draws it."""
+
+
+@dataclass(frozen=True)
+class Played:
+    """A row's battle as the ruleset's board draws it (``Ruleset.boards``): the board, the step's checks and rolls
+    by their keys in the month, and the roll it waits for (None once rolled)."""
+
+    board: Any
+    checks: Mapping[str, Any]
+    rolls: tuple[Any, ...]
+    pending: Any = None
+
+
+def _played(rs: Any, view: Any, step: str, choices: Mapping[str, Any], res: Any) -> Played | None:
+    boards = rs.boards(view, step, choices, res.rolls, res.checks, res.drafts)
+    return Played(boards[-1], dict(res.checks), tuple(res.rolls), res.pending) if boards else None
 
 
 def _step(camp: Campaign, op: Opening, seat: Seat) -> Step:
@@ -522,12 +540,14 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
         if not mine(res.pending.key):
             raise RuleError(f"the GM is rolling in {step.title}; your part opens once the GM's roll is made")
         checks.setdefault(mine(res.pending.key), check_print(res.pending.check, res.pending.notation))
-        return Trial(checks, {}, "", pending=mine(res.pending.key))
+        return Trial(checks, {}, "", pending=mine(res.pending.key),
+                     board=_played(rs, view, step.id, sp.choices, res) if seat.part else None)
     got = {mine(r.key): list(r.faces) for r in res.rolls if mine(r.key)}
     words = [_resolved(checks[mine(r.key)], r) for r in res.rolls if mine(r.key) in checks]
     if seat.part:  # a row of many checks (a battle): what it did in words, as the GM's board says it
         words = _board_words(rs, view, step.id, sp.choices, res) or words
-    return Trial(checks, got, "; ".join(words))
+    return Trial(checks, got, "; ".join(words), board=_played(rs, view, step.id, sp.choices, res) if seat.part
+                 else None)
 
 
 def _board_words(rs: Any, view: Any, step: str, choices: Mapping[str, Any], res: Any) -> list[str]:

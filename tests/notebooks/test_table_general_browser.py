@@ -5,9 +5,10 @@ On a copy of the pf2e demo the Stag Lord's raiders (revealed) stand in the milit
 battle set up with the raiders' orders for two rounds. Kesh, the General, opens ``/p/kesh/``: the battle is a seat
 of his, its orders the GM board's ``rounds`` form (no JSON field), its army picks the kingdom's militia only. He
 picks the militia's war action and target for both rounds through the dropdowns, declares, and rolls: no frame
-held the faces before Roll. The GM accepts the row and commits the month: the militia's war actions are Kesh's acts
-in the log, the raiders' the GM's, and the battle's numbers equal those of the same battle played from a plan
-written by hand with the faces rolled at the table.
+held the faces before Roll, and his proposal shows the battle as the GM's board draws it (each check's chances).
+The GM accepts the row and commits the month: the militia's war actions are Kesh's acts in the log, the raiders'
+the GM's, and the battle's numbers equal those of the same battle played from a plan written by hand with the faces
+rolled at the table.
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ def test_the_general_gives_two_rounds_of_orders_from_his_page(tmp_path: Path, py
         assert "Round 1:" in prop.outcome and "Round 2:" in prop.outcome
         assert prop.outcome not in before and 'class="kl-face"' not in before
         kesh.page.get_by_text(re.compile("Outcome: ")).first.wait_for(timeout=20_000)
+        board = kesh.page.locator(".kl-board").first.inner_text()  # the battle as the GM's board draws it
+        assert "Round 2" in board and "chances:" in board and "Stag Raiders" in board
         kesh.shot("6-general-rolled")
 
         # the GM accepts the orders into the battle and commits the month

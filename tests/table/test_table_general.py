@@ -235,3 +235,20 @@ def test_a_battles_dice_are_keyed_by_the_servers_secret_and_the_proposal(war: Ca
     assert secret.stat().st_mode & 0o777 == 0o600
     assert secret.read_text(encoding="utf-8").strip() not in table.TableFile(war.folder, op.turn).path.read_text(
         encoding="utf-8")
+
+
+def test_the_generals_proposal_is_drawn_as_the_gm_board_draws_the_battle(war: Campaign) -> None:
+    """Declared, the proposal shows the battle's armies and the check it waits for with its odds (no face);
+    rolled, every round's checks with their chances (those of the kernels), what each round did, the outcome."""
+    from kingdomlog.views.table import seat as page_seat
+
+    page = page_seat.open_page(war.folder, "kesh")
+    v = war.viewer("kesh")
+    prop, _ = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
+    declared = str(page_seat.proposal_board(page, prop))
+    assert 'class="kl-board"' in declared and "Next to roll" in declared and "Stag Raiders" in declared
+    assert "Round 1" not in declared  # nothing rolled, nothing of the rounds yet
+    rolled = table.roll(war, v, prop.id)
+    board = str(page_seat.proposal_board(page, rolled))
+    assert "Round 1" in board and "Round 2" in board and "Outcome" in board and "chances: " in board
+    assert "Next to roll" not in board

@@ -50,6 +50,8 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import extras_for
 from kingdomlog.views.html import EMPTY, Html, h, join, style
 from kingdomlog.views.player import page as player
+from kingdomlog.views.sheet.board import CSS as BOARD_CSS
+from kingdomlog.views.sheet.board import board_html
 from kingdomlog.views.sheet.cards import odds_html
 from kingdomlog.views.table.feed import STYLE as FEED_STYLE
 from kingdomlog.views.table.feed import feed_html
@@ -243,6 +245,27 @@ def _part_form(camp: Campaign, page: TablePage, seat: Seat, view: Any, given: Ma
     fields = rows_spec.entries[0] if rows_spec is not None and rows_spec.entries else ()
     part = tuple(only(f, seat.allowed) for f in fields if f.name == seat.part)
     return SeatForm(seat, part, {seat.part: mine}, sf.Offer(spare_rows=1, min_rows=2), None, wait)
+
+
+def proposal_board(page: TablePage, p: tbl.Proposal) -> Html:
+    """A proposal of a seat that gives a part of a GM's battle, as the GM's board draws the battle
+    (``views.sheet.board``) on the player's view: its armies side by side; declared, the check it waits for and
+    its odds; rolled, every round's checks with their odds and faces, what each round did and the outcome. EMPTY
+    for another proposal, and when the rules refuse it now (the GM changed the battle: Declare says why)."""
+    if tbl.filled(p.seat) is None or p.status == "withdrawn":
+        return EMPTY
+    camp = Campaign.open(page.folder)
+    op = tbl.opening(camp, page.viewer)
+    seat = next((s for s in op.seats if s.id == p.seat), None)
+    if seat is None:
+        return EMPTY
+    try:
+        t = tbl.trial(camp, op, seat, p.row, faces=p.faces or None, leave_out=p.id)
+    except KingdomlogError:
+        return EMPTY
+    if t.board is None:
+        return EMPTY
+    return join([style(BOARD_CSS), board_html(t.board.board, t.board.checks, t.board.rolls, t.board.pending)])
 
 
 def only(spec: FieldSpec, allowed: Mapping[str, tuple[str, ...]]) -> FieldSpec:
@@ -611,6 +634,7 @@ __all__ = [
     "new_clicks",
     "open_page",
     "page_token",
+    "proposal_board",
     "proposal_html",
     "read_row",
     "reroll_reasons",
