@@ -252,3 +252,29 @@ def test_the_generals_proposal_is_drawn_as_the_gm_board_draws_the_battle(war: Ca
     board = str(page_seat.proposal_board(page, rolled))
     assert "Round 1" in board and "Round 2" in board and "Outcome" in board and "chances: " in board
     assert "Next to roll" not in board
+
+
+def test_on_the_gms_sheet_the_battle_waits_for_the_generals_orders(war: Campaign) -> None:
+    """The GM's sheet draws a check only when Roll is pressed (``on_roll``): with the month rolled up to the battle,
+    the GM's battle waits at its first roll; the General's seat is open then, and once his orders are accepted the
+    battle is played with his faces, nothing left to roll in it."""
+    turn = war.next_turn()
+    auto = war.preview(Plan.parse({"turn": turn, "seed": "gm-seed", "dice": "auto"}))
+    steps: dict[str, Any] = {}
+    for sp in auto.steps:
+        if sp.phase.id == STEP:
+            break
+        if sp.rolls:
+            steps[sp.phase.id] = {"rolls": {r.key: list(r.faces) for r in sp.rolls}}
+    steps[STEP] = {"choices": {"battles": [{**BATTLE, "rounds": ENEMY}]}}
+    plan = Plan.parse({"turn": turn, "seed": "gm-seed", "dice": "on_roll", "steps": steps})
+    Drafts(war.folder).save(SavedDraft(turn, war.head_seq, plan))
+    battle = next(s for s in war.preview(plan).steps if s.phase.id == STEP)
+    assert battle.pending is not None and battle.pending.key.startswith("b1.init.")
+    v = war.viewer("kesh")
+    prop, _ = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
+    faces = table.roll(war, v, prop.id).faces
+    table.accept(war, prop.id)
+    played = next(s for s in war.preview(plan).steps if s.phase.id == STEP)
+    assert played.error is None and played.pending is None
+    assert {r.key: list(r.faces) for r in played.rolls} == faces
