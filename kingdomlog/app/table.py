@@ -577,7 +577,11 @@ def _with_part(camp: Campaign, op: Opening, seat: Seat, step: Step, rows: list[A
     if any(_row_of(rs, step.id, k) == n for k in (*gm.rolls, *gm.rolled)):
         raise RuleError(f"{seat.label}: the GM has rolled it already this {op.unit}; the GM plays it")
     mine = dict(rows[n - 1])
-    mine[seat.part] = fill_part(mine.get(seat.part), row.get(seat.part))
+    theirs, given = mine.get(seat.part), row.get(seat.part)
+    if isinstance(theirs, list) and theirs and all(isinstance(x, list) for x in theirs) \
+            and isinstance(given, list) and len(given) > len(theirs):  # the GM sets how many rounds are played
+        raise InputError(f"{seat.part}: the GM's row has {len(theirs)}, not {len(given)}; ask the GM for more")
+    mine[seat.part] = fill_part(theirs, given)
     return rows[:n - 1], mine
 
 

@@ -70,8 +70,8 @@ def test_the_general_gives_two_rounds_of_orders_from_his_page(tmp_path: Path, py
     with srv, sync_playwright() as p:
         browser = _browser(p)
         kesh = Seat(browser, srv.url.rstrip("/"), keys["kesh"])
-        kesh.page.get_by_role("heading", name=re.compile("General: battle 1 orders")).wait_for(timeout=60_000)
-        seat = kesh.page.locator(".kl-seat").filter(has_text="General: battle 1 orders")
+        kesh.page.get_by_role("heading", name=re.compile("General: orders of battle 1")).wait_for(timeout=60_000)
+        seat = kesh.page.locator(".kl-seat").filter(has_text="General: orders of battle 1")
         no_json_field(seat)
         assert "Round 1" in seat.inner_text() and "Round 2" in seat.inner_text()
         armies = seat.get_by_label("Army", exact=True).first.locator("option").all_inner_texts()

@@ -94,6 +94,8 @@ def test_the_general_gives_their_armies_orders_only(war: Campaign) -> None:
         table.declare(war, v, seat.id, {"rounds": [[{"army": "raiders", "action": "guard", "target": "militia"}]]})
     with pytest.raises(InputError, match="kingdom: this seat gives rounds only"):
         table.declare(war, v, seat.id, {"rounds": ORDERS, "kingdom": ["militia"]})
+    with pytest.raises(InputError, match="rounds: the GM's row has 2, not 3"):  # the GM sets how many rounds
+        table.declare(war, v, seat.id, {"rounds": [*ORDERS, ORDERS[1]]})
     # an order the rules refuse on the General's view is refused by the battle's rule, at the row
     with pytest.raises(RuleError, match="has no tactic that grants"):
         table.declare(war, v, seat.id, {"rounds": [[{"army": "militia", "action": "taunt", "target": "raiders"}]]})
@@ -103,7 +105,7 @@ def test_declare_shows_the_first_check_and_roll_draws_the_whole_battle(war: Camp
     v = war.viewer("kesh")
     prop, trial = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
     assert trial.faces == {} and trial.pending.startswith("b1.init.")
-    assert prop.title == "Battle 1 orders (General)"
+    assert prop.title == "Orders of battle 1 (General)"
     assert "vs DC" in table.odds_text(trial) or "d20" in table.odds_text(trial)
     rolled = table.roll(war, v, prop.id)
     assert {"b1.init.militia", "b1.init.raiders", "b1.r1.militia.1", "b1.r1.raiders.1"} <= set(rolled.faces)

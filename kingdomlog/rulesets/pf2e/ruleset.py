@@ -262,7 +262,7 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         where = row.get("hex")
         names = ", ".join(seen[a].name for a in ours)
         return dataclasses.replace(seat, fill=index, allowed={"army": ours},
-                                   label=f"General: battle {index}{f' at {where}' if where else ''} orders",
+                                   label=f"General: orders of battle {index}{f' at {where}' if where else ''}",
                                    help=f"each round's war actions of {names}; the GM gives the enemy's. Declare"
                                         " shows the first check's odds; Roll draws the whole battle's dice")
 
