@@ -1089,9 +1089,9 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
             name, index = part
             if index > len(listed) or not isinstance(listed[index - 1], Mapping):
                 continue  # the GM removed the row: nothing to give a part of (accept refuses it)
-            gm_row = copy.deepcopy(dict(listed[index - 1]))
-            gm_row[name] = fill_part(gm_row.get(name), copy.deepcopy(p.row.get(name)))
-            listed[index - 1] = gm_row
+            target = copy.deepcopy(dict(listed[index - 1]))
+            target[name] = fill_part(target.get(name), copy.deepcopy(p.row.get(name)))
+            listed[index - 1] = target
             sp.choices[p.rows] = listed
         else:
             sp.choices[p.rows] = [*listed, copy.deepcopy(p.row)]
