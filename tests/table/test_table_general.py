@@ -71,6 +71,11 @@ def test_the_general_sits_at_each_battle_the_gm_set_up(war: Campaign, tmp_path: 
     assert seat is not None and seat.id == "activity.battle/battles/rounds@1"
     assert seat.allowed == {"army": ("militia",)} and seat.limit == 1
     assert general_seat(war, "ysolde") is None  # the Ruler commands no army
+    militia = next(a for a in war.state().army_units if a.id == "militia")
+    gm_battle(war, {**BATTLE, "hex": militia.hex, "rounds": ENEMY})  # where the militia stands: named
+    assert general_seat(war).label == f"General: orders of battle 1 at {militia.hex}"
+    gm_battle(war, {**BATTLE, "hex": "Z9", "rounds": ENEMY})  # a hex the General does not know of: not named
+    assert general_seat(war).label == "General: orders of battle 1"
     # no battle in the GM's month: no seat
     gm_battle(war, {**BATTLE, "rounds": ENEMY})
     Drafts(war.folder).save(SavedDraft(war.next_turn(), war.head_seq, Plan(turn=war.next_turn(), dice="auto")))

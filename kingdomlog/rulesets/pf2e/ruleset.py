@@ -259,7 +259,7 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         ours = tuple(a for a in kingdom if seen[a].side == "kingdom")
         if not ours:
             return None
-        where = row.get("hex")
+        where = row.get("hex") if row.get("hex") in {seen[a].hex for a in ours} else ""  # a hex the General knows
         names = ", ".join(seen[a].name for a in ours)
         return dataclasses.replace(seat, fill=index, allowed={"army": ours},
                                    label=f"General: orders of battle {index}{f' at {where}' if where else ''}",
