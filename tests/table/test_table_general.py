@@ -196,6 +196,8 @@ def test_the_generals_page_offers_the_orders_with_the_gm_boards_form(war: Campai
     i = next(n for n, s in enumerate(page.seats) if s.step == STEP)
     form = page_seat.seat_form(page, i)
     assert [s.name for s in form.specs] == ["rounds"] and form.specs[0].kind == "rounds"
+    assert form.row == {"rounds": [[], []]}  # the GM's orders of the enemy are not in the player's form
+    assert table.gm_row(war, page.turn, page.seats[i])["rounds"] == [[], []]
     tree = page_seat.row_widgets(form)
     widgets = sf.flatten(tree)
     assert not any(isinstance(w, mo.ui.text_area) for w in widgets.values())
