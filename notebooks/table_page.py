@@ -116,7 +116,7 @@ def _(act_buttons, listed, page):
     _parts = [mo.md("## Your proposals")]
     for _p in listed.proposals:
         _btns = [act_buttons[_k] for _k, _a in listed.acts.items() if _a.proposal == _p.id]
-        _parts.append(mo.vstack([mo.Html(table.proposal_html(_p, page.unit)),
+        _parts.append(mo.vstack([mo.Html(table.proposal_html(_p, page.unit) + table.proposal_board(page, _p)),
                                  *([mo.hstack(_btns, justify="start", wrap=True)] if _btns else [])], gap=0.2))
     if not listed.proposals:
         _parts.append(mo.md(f"_Nothing proposed yet this {page.unit}._"))

@@ -225,7 +225,61 @@ def opening(camp: Campaign, viewer: Viewer) -> Opening:
         rs = camp.ruleset
         known = {s.id for s in rs.phases_for(view, turn)}
         seats = tuple(s for s in rs.seats(view, turn, viewer.id, camp.character(viewer.id)) if s.step in known)
+        if any(s.part and not s.fill for s in seats):
+            seats = _filled_seats(camp, view, turn, seats)
     return Opening(turn, view, seats, camp.ruleset.turn_unit, viewer)
+
+
+def _filled_seats(camp: Campaign, view: Any, turn: int, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+    """``seats`` with each seat that gives a part of the GM's rows (``Seat.part``) opened once per row of its list in
+    the GM's saved month (``Ruleset.fill_seat``): the General's orders, one seat per battle the GM set up."""
+    out: list[Seat] = []
+    for s in seats:
+        if not s.part or s.fill:
+            out.append(s)
+            continue
+        rows = _gm_step(camp, turn, s.step).choices.get(s.rows)
+        for i, row in enumerate(rows if isinstance(rows, list) else [], start=1):
+            got = camp.ruleset.fill_seat(view, turn, s, i, row) if isinstance(row, Mapping) else None
+            if got is not None:
+                out.append(got)
+    return tuple(out)
+
+
+def filled(seat_id: str) -> tuple[str, int] | None:
+    """The part and the GM's row a seat's id names (``activity.battle/battles/rounds@1`` → ``("rounds", 1)``), None
+    for a seat of rows of its own.
+
+    >>> filled("activity.battle/battles/rounds@2"), filled("activity.leadership/activities/role=ruler")
+    (('rounds', 2), None)
+    """
+    head = seat_id.split("/", 2)[-1].split("&", 1)[0]
+    name, at, n = head.partition("@")
+    return (name, int(n)) if at and n.isdigit() and name else None
+
+
+def fill_part(gm: Any, given: Any) -> Any:
+    """The GM's value of a part with the player's added: lists of lists joined list by list (a battle's rounds: the
+    GM's orders of round 1, then the player's), lists joined, else the player's.
+
+    >>> fill_part([[{"army": "raiders"}], []], [[{"army": "militia"}], [{"army": "militia"}]])
+    [[{'army': 'raiders'}, {'army': 'militia'}], [{'army': 'militia'}]]
+    """
+    if isinstance(gm, list) and isinstance(given, list):
+        if all(isinstance(x, list) for x in (*gm, *given)):
+            n = max(len(gm), len(given))
+            return [[*(gm[i] if i < len(gm) else []), *(given[i] if i < len(given) else [])] for i in range(n)]
+        return [*gm, *given]
+    return given if given is not None else gm
+
+
+def _entries(value: Any) -> Iterator[Mapping[str, Any]]:
+    """Every entry (a mapping) of a part's value, however deep its lists go."""
+    if isinstance(value, Mapping):
+        yield value
+    elif isinstance(value, list):
+        for x in value:
+            yield from _entries(x)
 
 
 def _seat(op: Opening, seat_id: str) -> Seat:
@@ -315,6 +369,24 @@ class Trial:
     outcome: str
     pending: str = ""
     """The roll key the row stopped at (its check not rolled yet)."""
+    board: Played | None = None
+    """A row that plays a battle (a seat's ``part``): the battle as the step's board draws it."""
+
+
+@dataclass(frozen=True)
+class Played:
+    """A row's battle as the ruleset's board draws it (``Ruleset.boards``): the board, the step's checks and rolls
+    by their keys in the month, and the roll it waits for (None once rolled)."""
+
+    board: Any
+    checks: Mapping[str, Any]
+    rolls: tuple[Any, ...]
+    pending: Any = None
+
+
+def _played(rs: Any, view: Any, step: str, choices: Mapping[str, Any], res: Any) -> Played | None:
+    boards = rs.boards(view, step, choices, res.rolls, res.checks, res.drafts)
+    return Played(boards[-1], dict(res.checks), tuple(res.rolls), res.pending) if boards else None
 
 
 def _step(camp: Campaign, op: Opening, seat: Seat) -> Step:
@@ -329,6 +401,16 @@ def full_row(seat: Seat, row: Mapping[str, Any]) -> dict[str, Any]:
         return {}
     if not isinstance(row, Mapping):
         raise InputError(f"a row is an object of choices, got {type(row).__name__}")
+    if seat.part:  # a part of the GM's row: that field only, each entry with a value the seat allows
+        extra = sorted(set(row) - {seat.part})
+        if extra:
+            raise InputError(f"{', '.join(extra)}: this seat gives {seat.part} only; the GM sets the rest")
+        for entry in _entries(row.get(seat.part)):
+            for k, ok in seat.allowed.items():
+                if k in entry and entry[k] not in ok:
+                    raise InputError(f"{seat.part}: {entry[k]!r} is not one of yours to give ({k}: "
+                                     f"{', '.join(ok) or 'none'})")
+        return copy.deepcopy(dict(row))
     out = copy.deepcopy(dict(row))
     for k, v in seat.fixed.items():
         if k in out and out[k] != v:
@@ -352,6 +434,8 @@ class Before:
     waiting: str = ""
     """Set when the step itself waits for a roll of the GM's (its words); a row still goes after rows the GM
     did not give (a step that falls back to default rows, aikakirjat's actions, plays the table's instead)."""
+    pending: str = ""
+    """The roll key the step waits for (with ``waiting``)."""
 
 
 _LEAVING_OUT: ContextVar[str] = ContextVar("kingdomlog_table_leaving_out", default="")
@@ -393,18 +477,19 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str, *, leave_o
     unit = camp.ruleset.turn_unit
     choices: dict[str, Any] = {}
     rolls: dict[str, list[int]] = {}
-    waiting = ""
+    waiting = pending = ""
     for sp in tp.steps:
         if sp.phase.id == step:
             if sp.pending is not None:
                 waiting = f"the GM is rolling in {sp.phase.title}; your part opens once the GM's roll is made"
+                pending = sp.pending.key
             choices = copy.deepcopy(dict(sp.choices))
             rolls = {r.key: list(r.faces) for r in sp.rolls}
             break
         if sp.pending is not None or sp.error is not None or sp.state_after is None:
             raise RuleError(f"the GM is still at {sp.phase.title}; your part opens when the {unit} reaches it")
         state = sp.state_after
-    got = Before(camp.ruleset.redact(state, viewer), choices, rolls, waiting)
+    got = Before(camp.ruleset.redact(state, viewer), choices, rolls, waiting, pending)
     if len(_BEFORE) > 64:
         _BEFORE.clear()
     _BEFORE[key] = got
@@ -413,10 +498,11 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str, *, leave_o
 
 def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
           faces: Mapping[str, Sequence[int]] | None = None, draw: bool = False, viewer: Viewer | None = None,
-          leave_out: str = "") -> Trial:
+          leave_out: str = "", seed: str | None = None) -> Trial:
     """Run ``row`` on the player's view of the month up to its step (``before_step``): with ``draw`` (Roll
-    pressed) its dice are drawn now, with ``faces`` they are those; else it stops at its first check (odds,
-    nothing drawn). ``InputError``/``RuleError`` when the rules refuse the row (its message names the field)."""
+    pressed) its dice are drawn now (keyed by ``seed`` when given, else fresh), with ``faces`` they are those; else
+    it stops at its first check (odds, nothing drawn). ``InputError``/``RuleError`` when the rules refuse the row
+    (its message names the field)."""
     step = _step(camp, op, seat)
     who = viewer if viewer is not None else op.viewer
     before = before_step(camp, who, op.turn, step.id, leave_out=leave_out)
@@ -425,30 +511,121 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
         return _check_trial(camp, op, seat, step, view, faces=faces, draw=draw)
     rs = camp.ruleset
     prior = before.choices.get(seat.rows)
-    if before.waiting and isinstance(prior, list) and prior:  # the GM's own rows of the step wait for a roll
-        raise RuleError(before.waiting)
     rows = list(prior) if isinstance(prior, list) else []
+    if seat.part:  # the GM's row with the player's part added, played after the GM's rows before it
+        rows, new = _with_part(camp, op, seat, step, rows, before, full_row(seat, row))
+    elif before.waiting and rows:  # the GM's own rows of the step wait for a roll
+        raise RuleError(before.waiting)
+    else:
+        new = full_row(seat, row)
     index = len(rows) + 1
     ours = {rs.row_key(step.id, k, index): list(v) for k, v in (faces or {}).items()}
-    choices = {**before.choices, seat.rows: [*rows, full_row(seat, row)]}
+    choices = {**before.choices, seat.rows: [*rows, new]}
     earlier = {k: v for k, v in before.rolls.items() if _row_of(rs, step.id, k) < index}
     sp = StepPlan(choices=choices, rolls={**earlier, **ours})
     mine = _row_keys(rs, step.id, index)
     gate = StepGate(rs, view, step.id, sp, release=True if draw or faces else list(earlier))
-    dice = roller.KeyedRoller(roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id, manual=sp.rolls)
+    dice = roller.KeyedRoller(seed or roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id,
+                                                                                                 manual=sp.rolls)
     try:
         res = run_step(rs, view, step, sp.choices, dice, campaign=camp.id, turn=op.turn, gate=gate)
     except KingdomlogError as exc:
+        if seat.part and isinstance(prior, list) and _gm_part_refused(
+                camp, op, step, view, {**before.choices, seat.rows: [*rows, prior[index - 1]]}, earlier):
+            raise RuleError(f"{seat.label}: the GM's side of it does not play yet; it opens once the GM has"
+                            " set it up") from None  # the GM's orders are the GM's: not named to the player
         raise type(exc)(_unstep(_row_path(str(exc), seat.rows, index), step.id)) from None
     checks = {mine(k): check_print(c, _notation(res, k)) for k, c in res.checks.items() if mine(k)}
     if res.pending is not None:
         if not mine(res.pending.key):
             raise RuleError(f"the GM is rolling in {step.title}; your part opens once the GM's roll is made")
         checks.setdefault(mine(res.pending.key), check_print(res.pending.check, res.pending.notation))
-        return Trial(checks, {}, "", pending=mine(res.pending.key))
+        return Trial(checks, {}, "", pending=mine(res.pending.key),
+                     board=_played(rs, view, step.id, sp.choices, res) if seat.part else None)
     got = {mine(r.key): list(r.faces) for r in res.rolls if mine(r.key)}
     words = [_resolved(checks[mine(r.key)], r) for r in res.rolls if mine(r.key) in checks]
-    return Trial(checks, got, "; ".join(words))
+    if seat.part:  # a row of many checks (a battle): what it did in words, as the GM's board says it
+        words = _board_words(rs, view, step.id, sp.choices, res) or words
+    return Trial(checks, got, "; ".join(words), board=_played(rs, view, step.id, sp.choices, res) if seat.part
+                 else None)
+
+
+def _board_words(rs: Any, view: Any, step: str, choices: Mapping[str, Any], res: Any) -> list[str]:
+    """The last of a step's boards (``Ruleset.boards``: the row just played) in words, round by round: each war
+    action and what each round did, then the outcome; [] for a step without boards."""
+    boards = rs.boards(view, step, choices, res.rolls, res.checks, res.drafts)
+    if not boards:
+        return []
+    b = boards[-1]
+    rounds = [f"{b.round_title(n)}: " + "; ".join(x.text.rstrip(".") for x in b.lines if x.round == n)
+              for n in b.rounds]
+    return [*rounds, *(["Outcome: " + "; ".join(t.rstrip(".") for t in b.outcome)] if b.outcome else [])]
+
+
+def _with_part(camp: Campaign, op: Opening, seat: Seat, step: Step, rows: list[Any], before: Before,
+               row: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The GM's rows before the seat's row, and the seat's row with the player's part added (``fill_part``).
+    Refused while the GM's month waits for a roll of an earlier row, once the GM has rolled a check of the row
+    itself (its dice are the GM's then), and when the GM's month no longer has the row."""
+    rs = camp.ruleset
+    n = seat.fill
+    if n < 1 or n > len(rows) or not isinstance(rows[n - 1], Mapping):
+        raise RuleError(f"{seat.label}: the GM's {op.unit} has no such row now")
+    if before.pending and _row_of(rs, step.id, before.pending) != n:  # an earlier row's roll, or the step's own
+        raise RuleError(before.waiting)
+    gm = _gm_step(camp, op.turn, step.id)
+    if any(_row_of(rs, step.id, k) == n for k in (*gm.rolls, *gm.rolled)):
+        raise RuleError(f"{seat.label}: the GM has rolled it already this {op.unit}; the GM plays it")
+    mine = dict(rows[n - 1])
+    theirs, given = mine.get(seat.part), row.get(seat.part)
+    if isinstance(theirs, list) and theirs and all(isinstance(x, list) for x in theirs) \
+            and isinstance(given, list) and len(given) > len(theirs):  # the GM sets how many rounds are played
+        raise InputError(f"{seat.part}: the GM's row has {len(theirs)}, not {len(given)}; ask the GM for more")
+    mine[seat.part] = fill_part(theirs, given)
+    return rows[:n - 1], mine
+
+
+SEED_FILE = "table-seed"
+"""``DIR/.secrets/table-seed``: the server's secret the dice of a part seat's roll are keyed by (never sent out)."""
+
+
+def draw_seed(camp: Campaign, proposal: str, nonce: int = 0) -> str:
+    """The seed of the dice a proposal's Roll draws when its row plays many checks (a battle of the General's):
+    the server's secret (made once, mode 0600) with the proposal and its re-roll count. A Roll the rules refuse
+    half-way (an order the dice made impossible: an army not engaged cannot Battle) writes nothing, and a changed
+    row rolled again draws the same faces for the same checks: no fishing for faces."""
+    folder = camp.folder / ".secrets"
+    path = folder / SEED_FILE
+    try:
+        secret = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            secret = path.read_text(encoding="utf-8").strip()
+        else:
+            secret = roller.new_seed() + roller.new_seed()
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(secret)
+                f.flush()
+                os.fsync(f.fileno())
+    return f"{secret}:{proposal}:{nonce}"
+
+
+def _gm_part_refused(camp: Campaign, op: Opening, step: Step, view: Any, choices: Mapping[str, Any],
+                     earlier: Mapping[str, list[int]]) -> bool:
+    """Whether the GM's rows alone (the GM's part of the seat's row, nothing of the player's) are refused on the
+    player's view before a die of the row is drawn: a refusal of the player's row that is then the GM's."""
+    rs = camp.ruleset
+    sp = StepPlan(choices=dict(choices), rolls=dict(earlier))
+    gate = StepGate(rs, view, step.id, sp, release=list(earlier))
+    dice = roller.KeyedRoller(roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id)
+    try:
+        run_step(rs, view, step, sp.choices, dice, campaign=camp.id, turn=op.turn, gate=gate)
+    except KingdomlogError:
+        return True
+    return False
 
 
 def _row_of(rs: Any, step: str, key: str) -> int:
@@ -480,6 +657,21 @@ def _row_keys(rs: Any, step: str, index: int) -> Any:
 def _row_path(message: str, rows: str, index: int) -> str:
     """A refusal of row ``index`` worded as of the player's only row (``activities[2]`` → ``activities[0]``)."""
     return message.replace(f"{rows}[{index - 1}]", f"{rows}[0]")
+
+
+def gm_row(camp: Campaign, turn: int, seat: Seat) -> dict[str, Any]:
+    """The GM's row a seat with a ``part`` gives its part of, as the GM's saved month has it, without that part
+    (the GM's own part, the enemy's orders, is the GM's: never offered nor shown to the player); {} when gone."""
+    rows = _gm_step(camp, turn, seat.step).choices.get(seat.rows)
+    if not seat.part or not isinstance(rows, list) or not 0 < seat.fill <= len(rows):
+        return {}
+    row = rows[seat.fill - 1]
+    if not isinstance(row, Mapping):
+        return {}
+    theirs = row.get(seat.part)
+    blank: Any = [[] for _ in theirs] if isinstance(theirs, list) and all(isinstance(x, list) for x in theirs) \
+        else [] if isinstance(theirs, list) else None
+    return {**copy.deepcopy(dict(row)), seat.part: blank}
 
 
 def _gm_step(camp: Campaign, turn: int, step: str) -> StepPlan:
@@ -569,8 +761,9 @@ def odds_text(t: Trial) -> str:
 
 def _title(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any]) -> str:
     """The row in words: its first picked value's label (``Quell Unrest``) and the seat (``as Ruler``)."""
-    if seat.roll:
-        return seat.label.split(": ", 1)[-1][:1].upper() + seat.label.split(": ", 1)[-1][1:]
+    if seat.roll or seat.part:
+        words = seat.label.split(": ", 1)[-1][:1].upper() + seat.label.split(": ", 1)[-1][1:]
+        return f"{words} ({seat.label.split(':')[0]})" if seat.part else words
     step = _step(camp, op, seat)
     info = step.choices.model_fields.get(seat.rows)
     label = ""
@@ -648,7 +841,7 @@ def roll(camp: Campaign, viewer: Viewer, proposal: str) -> Proposal:
         if p.status == "withdrawn":
             raise RuleError("it was withdrawn; propose it again")
         seat = _seat(op, p.seat)
-        t = trial(camp, op, seat, p.row, draw=True)
+        t = trial(camp, op, seat, p.row, draw=True, seed=draw_seed(camp, p.id) if seat.part else None)
         if not t.faces:
             raise RuleError(f"{p.title}: it rolls no dice; the GM resolves it as it is")
         seen = table_viewers(camp) if camp.config.table.rolls == "at_once" else own(viewer)
@@ -692,7 +885,8 @@ def reroll(camp: Campaign, viewer: Viewer, proposal: str, reason: str, *, note: 
             raise RuleError("it was not rolled; press Roll")
         if p.status == "accepted" and not op_viewer.is_gm:  # the GM's ruling keeps it in the month
             raise RuleError("the GM has accepted it; ask the GM to send it back first")
-        t = trial(camp, op, seat, full, draw=True, leave_out=p.id)
+        t = trial(camp, op, seat, full, draw=True, leave_out=p.id,
+                  seed=draw_seed(camp, p.id, len(p.rerolls) + 1) if seat.part else None)
         why = allowed[reason].label
         return Line(n=n, at=_now(), turn=turn, kind="rerolled", by=op_viewer.id, visibility=table_viewers(camp),
                     text=f"{p.title} rolled again ({why}{': ' + note if note else ''}): {t.outcome}",
@@ -890,7 +1084,17 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
         have = sp.choices.get(p.rows)
         listed = list(have) if isinstance(have, list) else []
         index = len(listed) + 1
-        sp.choices[p.rows] = [*listed, copy.deepcopy(p.row)]
+        part = filled(p.seat)
+        if part is not None:  # the player's part of the GM's row (the General's orders of the GM's battle)
+            name, index = part
+            if index > len(listed) or not isinstance(listed[index - 1], Mapping):
+                continue  # the GM removed the row: nothing to give a part of (accept refuses it)
+            target = copy.deepcopy(dict(listed[index - 1]))
+            target[name] = fill_part(target.get(name), copy.deepcopy(p.row.get(name)))
+            listed[index - 1] = target
+            sp.choices[p.rows] = listed
+        else:
+            sp.choices[p.rows] = [*listed, copy.deepcopy(p.row)]
         for key, faces in p.faces.items():
             sp.rolls[rs.row_key(p.step, key, index)] = list(faces)
         for key, reason, note, before in p.rerolls:
@@ -903,6 +1107,7 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
 
 
 __all__ = ["TABLE_DIR", "Before", "Line", "Opening", "Proposal", "TableFile", "Trial", "accept", "accept_all",
-           "accepted", "before_step", "committed", "declare", "feed", "first_check", "merge", "mine", "odds_text",
+           "accepted", "before_step", "committed", "declare", "feed", "fill_part", "filled", "first_check", "gm_row",
+           "merge", "mine", "odds_text",
            "opening", "proposals", "reroll", "roll", "say", "send_back", "table_viewers", "trial", "visible",
            "withdraw"]

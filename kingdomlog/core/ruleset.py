@@ -22,6 +22,7 @@ event type needs it) and the ``kingdomlog.rulesets`` entry-point group.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import math
 import re
@@ -292,11 +293,23 @@ class Seat:
     roll: str = ""
     """A seat that rolls one check of a GM step instead of proposing rows (pf1: the General rolls the upkeep's
     Stability check): the roll key. ``rows`` is then empty; the check is the one the GM's month computes."""
+    part: str = ""
+    """A seat that gives one field of a row the GM's month has, not a row of its own (pf2e: the General gives
+    the kingdom's armies' orders, ``rounds``, of a battle the GM set up): the field's name. Declared with
+    ``fill`` 0, the table opens one such seat per row of ``rows`` in the GM's month (``Ruleset.fill_seat``)."""
+    fill: int = 0
+    """With ``part``: the GM's row (1-based) of ``rows`` the seat gives its part of."""
+    allowed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """With ``part``: the values an entry of the part may hold, by key (``{"army": ("militia",)}``: orders for
+    the kingdom's armies only); an entry with another value is refused by name."""
 
     @property
     def id(self) -> str:
-        """``activity.leadership/activities/role=ruler``: the seat's name in the table's records."""
+        """``activity.leadership/activities/role=ruler``: the seat's name in the table's records
+        (``activity.battle/battles/rounds@1`` for a part of the GM's first row)."""
         parts = "&".join(f"{k}={self.fixed[k]}" for k in sorted(self.fixed))
+        if self.part:
+            parts = f"{self.part}@{self.fill}" + (f"&{parts}" if parts else "")
         return f"{self.step}/{self.rows or '@' + self.roll}/{parts}"
 
 
@@ -695,6 +708,12 @@ class Ruleset:
         they may propose at the table (``app.table``). ``state`` is the player's own view at the turn's start.
         None by default (a ruleset whose players only watch, or submit whole steps: ``player_steps``)."""
         return ()
+
+    def fill_seat(self, state: Any, turn: int, seat: Seat, index: int, row: Mapping[str, Any]) -> Seat | None:
+        """The seat ``seat`` (one with a ``part``) for the GM's row ``index`` (1-based) of its list, or None when
+        the player has no part in it. ``row``: the GM's values of that row, which the player never sees (decide
+        from it only what their own view shows: ``state``). Default: the seat for that row."""
+        return dataclasses.replace(seat, fill=index)
 
     def row_part(self, step: str, index: int) -> str:
         """The name of row ``index`` (1-based) of a seat's list in ``step``, as its rules name it in

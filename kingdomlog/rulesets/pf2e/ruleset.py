@@ -8,6 +8,7 @@ steps do), ``rules`` (kernels of plain numbers), ``audit`` (today's rules agains
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -237,11 +238,42 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
             out.append(Seat("activity.region", "activities", f"{name}: Region activities", {"role": role}, None,
                             "the kingdom takes three a month (more after critical Claim Hex successes), shared by"
                             " the leaders"))
+            if role == "general" and any(a.side == "kingdom" for a in s.army_units):
+                out.append(GENERAL_ORDERS)
         return out
 
+    def fill_seat(self, state: Any, turn: int, seat: Seat, index: int, row: Mapping[str, Any]) -> Seat | None:
+        """The General's orders of the GM's battle ``index`` (A5, AoN 1869): a seat when the battle has one of the
+        kingdom's armies and every army in it is one the General's view shows (an enemy army the GM has not
+        revealed keeps the battle the GM's: the seat is not offered, and nothing of it is said). The orders may
+        name the battle's kingdom armies only; the GM gives the enemy's."""
+        if seat.step != "activity.battle":
+            return super().fill_seat(state, turn, seat, index, row)
+        s: KingdomState = state
+        seen = {a.id: a for a in s.army_units}
+        kingdom, enemy = row.get("kingdom"), row.get("enemy")
+        if not isinstance(kingdom, list) or not isinstance(enemy, list):
+            return None
+        if any(not isinstance(a, str) or a not in seen for a in (*kingdom, *enemy)):
+            return None
+        ours = tuple(a for a in kingdom if seen[a].side == "kingdom")
+        if not ours:
+            return None
+        where = row.get("hex") if row.get("hex") in {seen[a].hex for a in ours} else ""  # a hex the General knows
+        names = ", ".join(seen[a].name for a in ours)
+        return dataclasses.replace(seat, fill=index, allowed={"army": ours},
+                                   label=f"General: orders of battle {index}{f' at {where}' if where else ''}",
+                                   help=f"each round's war actions of {names}; the GM gives the enemy's. Declare"
+                                        " shows the first check's odds; Roll draws the whole battle's dice")
+
+    def row_part(self, step: str, index: int) -> str:
+        """A5's rows are battles (``b2``: the second); the others' activities (``a2``)."""
+        return f"b{index}" if step == "activity.battle" else super().row_part(step, index)
+
     def reroll_reasons(self, state: Any, step: str, key: str, check: CheckSpec | None) -> Sequence[RerollReason]:
-        """A kingdom check may be re-rolled for a Fame (or Infamy) point (§3.0.8); the check charges it."""
-        if check is None or check.kind != "pf2e":
+        """A kingdom check may be re-rolled for a Fame (or Infamy) point (§3.0.8); the check charges it. An army's
+        checks in a battle (A5: initiative, war actions, rout and flat checks) are not kingdom checks: none."""
+        if check is None or check.kind != "pf2e" or step == "activity.battle":
             return ()
         name = "Infamy" if state.fame_type == "infamy" else "Fame"
         return (RerollReason("fame", name, f"spend 1 {name} point to re-roll the check (§3.0.8); you have"
@@ -331,5 +363,9 @@ def redact_armies(s: KingdomState) -> KingdomState:
                                                                                       and a.revealed))
     return s if len(keep) == len(s.army_units) else s.model_copy(update={"army_units": keep})
 
+
+GENERAL_ORDERS = Seat("activity.battle", "battles", "General: battle orders", {}, 1, part="rounds")
+"""The General's seat at a battle (A5): the kingdom's armies' orders, round by round, of a battle the GM set up
+(``Pf2eKingmaker.fill_seat`` opens it per battle)."""
 
 RULESET = Pf2eKingmaker()

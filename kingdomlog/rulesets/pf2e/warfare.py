@@ -21,6 +21,7 @@ with it. The ruleset's README lists what the data holds and what a battle does n
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1008,7 +1009,36 @@ def battle(ctx: Ctx, row: Any, key: str) -> None:
         raise ctx.fail("'kingdom' lists the kingdom's armies and 'enemy' the enemy armies", "AoN 1869")
     for s in armies.values():
         s.foes = {x.army.id: x for x in armies.values() if x.side != s.side}
+    _check_orders(ctx, row, armies)
     _battle(ctx, row, key, bid, armies, options)
+
+
+def _check_orders(ctx: Ctx, row: Any, armies: dict[str, Side]) -> None:
+    """Every round's orders checked before a die is drawn (AoN 1869): each army is one of the battle's, each tactical
+    action one its tactics grant, at most three actions' worth and one reaction per army a round. What the dice
+    decide (a routed army must Retreat) is checked as the round is played."""
+    adefs = T.war_action_defs()
+    for r, orders in enumerate(row.rounds, start=1):
+        cost: Counter[str] = Counter()
+        reactions: set[str] = set()
+        for o in orders:
+            ad = adefs[o.action]
+            if o.army not in armies:
+                raise ctx.fail(f"round {r}: {o.army!r} is not an army of this battle", "AoN 1869")
+            if ad.kind != "basic" and not armies[o.army].grants(o.action):
+                raise ctx.fail(f"{armies[o.army].army.name} has no tactic that grants {ad.title or o.action}",
+                               "Appendix 3 tactical war actions")
+            if ad.actions == "r":
+                if o.army in reactions:
+                    raise ctx.fail(f"{o.army} takes one reaction a round", "Appendix 3 reactions")
+                reactions.add(o.army)
+            else:
+                cost[o.army] += ad.cost
+        for aid, n in cost.items():
+            if n > 3:
+                mine = ", ".join(o.action for o in orders if o.army == aid and adefs[o.action].actions != "r")
+                raise ctx.fail(f"{armies[aid].army.name} takes three war actions a round, not {n} ({mine})",
+                               "AoN 1869")
 
 
 def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], options: Mapping[str, Any]) -> None:
@@ -1068,10 +1098,11 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
                                f" ({', '.join(o.action for o in mine)})", "AoN 1869")
             if "routed" in s.conditions and any(o.action not in ("retreat", "reactive-rally") for o in mine):
                 raise ctx.fail(f"{s.army.name} is routed: it must Retreat", "AoN 1869 routed")
-            for j, o in enumerate(mine):
-                if s.gone or ("routed" in s.conditions and o.action not in ("retreat", "reactive-rally")):
-                    break  # routed during its turn: only a Retreat is left to it
-                _act(ctx, f"{key}.r{r}.{s.army.id}.{j + 1}", bid, r, s, o, armies, pending, options, forts)
+            with ctx.acting(key) if s.side == "kingdom" else contextlib.nullcontext():  # the General's orders
+                for j, o in enumerate(mine):
+                    if s.gone or ("routed" in s.conditions and o.action not in ("retreat", "reactive-rally")):
+                        break  # routed during its turn: only a Retreat is left to it
+                    _act(ctx, f"{key}.r{r}.{s.army.id}.{j + 1}", bid, r, s, o, armies, pending, options, forts)
             _turn_ends(s, armies)
         # 3 rout checks
         for s in order:

@@ -121,12 +121,26 @@ def placed(camp: Campaign, accepted: Sequence[Proposal], choices: Mapping[str, M
     >>> p = Proposal("p1", 19, "ysolde", "s/acts/role=ruler", "s", "acts", {"activity": "x"}, faces={"a1": [11]})
     >>> [(x.name, x.index, x.part, sorted(x.typed)) for x in placed(camp, [p], {"s": {"acts": [{}, {}]}})["s"]]
     [('Ysolde', 2, 'a2', ['a2'])]
+
+    A part of a GM's row (``Seat.part``: the General's orders of the GM's battle 1) sits in that row:
+
+    >>> q = Proposal("p2", 19, "kesh", "s/acts/rounds@1", "s", "acts", {"rounds": []}, faces={"a1.x": [3]})
+    >>> [(x.name, x.index, x.part, sorted(x.typed)) for x in placed(camp, [q], {"s": {"acts": [{}, {}]}})["s"]]
+    [('Kesh', 1, 'a1', ['a1.x'])]
     """
     rs = camp.ruleset
     lists: dict[tuple[str, str], list[Proposal]] = {}
-    for p in accepted:
-        lists.setdefault((p.step, p.rows), []).append(p)
     out: dict[str, list[Placed]] = {}
+    for p in accepted:
+        part = table.filled(p.seat)
+        if part is not None:  # a part of the GM's row (the General's orders of a battle): that row
+            listed = (choices.get(p.step) or {}).get(p.rows)
+            if isinstance(listed, list) and part[1] <= len(listed):
+                out.setdefault(p.step, []).append(Placed(
+                    p, camp.player_name(p.player), part[1], rs.row_part(p.step, part[1]),
+                    {k: rs.row_key(p.step, k, part[1]) for k in p.faces}))
+            continue
+        lists.setdefault((p.step, p.rows), []).append(p)
     for (step, rows), ps in lists.items():
         listed = (choices.get(step) or {}).get(rows)
         first = (len(listed) if isinstance(listed, list) else 0) - len(ps) + 1

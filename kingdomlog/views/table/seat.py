@@ -28,6 +28,7 @@ What keeps it honest:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable, Hashable, Mapping
@@ -49,6 +50,8 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import extras_for
 from kingdomlog.views.html import EMPTY, Html, h, join, style
 from kingdomlog.views.player import page as player
+from kingdomlog.views.sheet.board import CSS as BOARD_CSS
+from kingdomlog.views.sheet.board import board_html
 from kingdomlog.views.sheet.cards import odds_html
 from kingdomlog.views.table.feed import STYLE as FEED_STYLE
 from kingdomlog.views.table.feed import feed_html
@@ -214,12 +217,71 @@ def seat_form(page: TablePage, index: int, row: Mapping[str, Any] | None = None,
             view = tbl.before_step(camp, page.viewer, page.turn, seat.step).view
     if view is None:
         view = camp.state(viewer=page.viewer)
+    if seat.part:
+        return _part_form(camp, page, seat, view, given, wait)
     specs = camp.ruleset.choices(view, page.turn, seat.step, {seat.rows: [{**given, **seat.fixed}]})
     rows_spec = next((s for s in specs if s.name == seat.rows), None)
     fields = (rows_spec.entries[0] if rows_spec is not None and rows_spec.entries else
               rows_spec.fields if rows_spec is not None else ())
     hidden = frozenset({*seat.fixed, *page.hidden, *(f.name for f in fields if f.name.startswith(GM_FIELD_PREFIX))})
     return SeatForm(seat, tuple(fields), given, sf.Offer(hidden=hidden), rows_spec, wait)
+
+
+def _part_form(camp: Campaign, page: TablePage, seat: Seat, view: Any, given: Mapping[str, Any],
+               wait: str) -> SeatForm:
+    """The form of a seat that gives one field of the GM's row (the General's orders of a battle): that field only,
+    as the GM sheet's codec draws it (a battle's ``rounds``: a list of orders per round), its picks filled from
+    the GM's row as the player's view shows it (the battle's armies, targets, what each army may do now), with
+    the player's own values in it (never the GM's part: the enemy's orders stay the GM's) and its picks limited
+    to what the seat allows (the kingdom's armies). As many rounds as the GM's row has."""
+    gm = tbl.gm_row(camp, page.turn, seat)
+    theirs = gm.get(seat.part)
+    mine = given.get(seat.part)
+    if not isinstance(mine, list) or not mine:
+        mine = [[] for _ in theirs] if isinstance(theirs, list) and theirs else [[]]
+    row = {**gm, seat.part: mine}
+    specs = camp.ruleset.choices(view, page.turn, seat.step, {seat.rows: [row]})
+    rows_spec = next((s for s in specs if s.name == seat.rows), None)
+    fields = rows_spec.entries[0] if rows_spec is not None and rows_spec.entries else ()
+    part = tuple(only(f, seat.allowed) for f in fields if f.name == seat.part)
+    return SeatForm(seat, part, {seat.part: mine}, sf.Offer(spare_rows=1, min_rows=2), None, wait)
+
+
+def proposal_board(page: TablePage, p: tbl.Proposal) -> Html:
+    """A proposal of a seat that gives a part of a GM's battle, as the GM's board draws the battle
+    (``views.sheet.board``) on the player's view: its armies side by side; declared, the check it waits for and
+    its odds; rolled, every round's checks with their odds and faces, what each round did and the outcome. EMPTY
+    for another proposal, and when the rules refuse it now (the GM changed the battle: Declare says why)."""
+    if tbl.filled(p.seat) is None or p.status == "withdrawn":
+        return EMPTY
+    camp = Campaign.open(page.folder)
+    op = tbl.opening(camp, page.viewer)
+    seat = next((s for s in op.seats if s.id == p.seat), None)
+    if seat is None:
+        return EMPTY
+    try:
+        t = tbl.trial(camp, op, seat, p.row, faces=p.faces or None, leave_out=p.id)
+    except KingdomlogError:
+        return EMPTY
+    if t.board is None:
+        return EMPTY
+    return join([style(BOARD_CSS), board_html(t.board.board, t.board.checks, t.board.rolls, t.board.pending)])
+
+
+def only(spec: FieldSpec, allowed: Mapping[str, tuple[str, ...]]) -> FieldSpec:
+    """``spec`` with the options of each field named in ``allowed`` cut to those values (and "none"), at any depth:
+    the General's orders offer the kingdom's armies only.
+
+    >>> from kingdomlog.core.choices import Option
+    >>> pick = FieldSpec("army", "Army", "select", options=(Option(""), Option("militia"), Option("raiders")))
+    >>> [o.value for o in only(pick, {"army": ("militia",)}).options or ()]
+    ['', 'militia']
+    """
+    options = spec.options
+    if spec.name in allowed and options is not None:
+        options = tuple(o for o in options if o.value in ("", None) or o.value in allowed[spec.name])
+    return dataclasses.replace(spec, options=options, fields=tuple(only(f, allowed) for f in spec.fields),
+                               entries=tuple(tuple(only(f, allowed) for f in e) for e in spec.entries))
 
 
 def row_widgets(form: SeatForm) -> dict[str, Any]:
@@ -300,7 +362,9 @@ def row_layout(form: SeatForm, widgets: Any, errors: Mapping[str, str]) -> Any:
 
 def _field(spec: FieldSpec, node: Any, error: str) -> Any:
     parts: list[Any] = []
-    if isinstance(node, sf.View):
+    if spec.kind == "rounds" and isinstance(node, sf.View) and "rounds" in node:
+        parts.append(_rounds(spec, node))
+    elif isinstance(node, sf.View):
         if all(k in node for k in sf.OPEN_PICK):
             parts.append(mo.hstack([node[k] for k in sf.OPEN_PICK], justify="start", wrap=True))
         else:
@@ -313,6 +377,30 @@ def _field(spec: FieldSpec, node: Any, error: str) -> Any:
     if error:
         parts.append(mo.Html(h("div", f"⚠ {spec.label or spec.name}: {error}", class_="kl-err", role="alert")))
     return mo.vstack(parts, gap=0.1)
+
+
+ORDER_MAIN = 3
+"""An order's first fields shown in line (a battle's: army, war action, target); the rest fold under "More"."""
+
+
+def _rounds(spec: FieldSpec, node: Any) -> Any:
+    """A ``rounds`` field (a battle's orders) laid out for a phone: each round under its title, each order's first
+    fields in line and the rest folded (the GM sheet's codec made the widgets: ``views.forms.rounds_widget``)."""
+    out: list[Any] = [mo.md(f"**{spec.label or spec.name}**")]
+    for i, one in enumerate(node["rounds"].items()):
+        rs = sf.round_spec(spec, i)
+        per = list(rs.entries)
+        orders = []
+        for j, order in enumerate(one["rows"].items()):
+            fields = [f for f in (per[j] if j < len(per) else rs.fields) if f.name in order]
+            main = [order[f.name] for f in fields[:ORDER_MAIN]]
+            rest = [order[f.name] for f in fields[ORDER_MAIN:]]
+            line: list[Any] = [mo.hstack(main, justify="start", wrap=True)]
+            if rest:
+                line.append(mo.accordion({"More": mo.vstack(rest, gap=0.2)}))
+            orders.append(mo.vstack(line, gap=0.1))
+        out.append(mo.vstack([mo.md(f"*{rs.label}*"), *orders], gap=0.3))
+    return mo.vstack(out, gap=0.4)
 
 
 # ---- acts, once per press -----------------------------------------------------------------------
@@ -546,6 +634,7 @@ __all__ = [
     "new_clicks",
     "open_page",
     "page_token",
+    "proposal_board",
     "proposal_html",
     "read_row",
     "reroll_reasons",
