@@ -9,13 +9,14 @@ with app.setup:
     # never the browser. For each seat the ruleset gives the player this turn: a form of one row (the GM
     # sheet's form codec), Declare (the check and its odds, nothing drawn), Roll (the server draws the dice).
     # The player's proposals with where they stand, and the table's feed, follow the table without a
-    # reload: a watcher looks at the files ten times a second and the page re-reads only when they changed.
-    # Every write is behind a click counter taken once (views.table.seat); the library is views.table.seat.
+    # reload and without a cell run: each is one widget whose HTML a watcher sets in place, computed for this
+    # viewer (views.table.live). Every write is behind a click counter taken once (views.table.seat).
     import marimo as mo
 
     from kingdomlog.core.errors import KingdomlogError
     from kingdomlog.views import forms as sf
     from kingdomlog.views.player import page as player
+    from kingdomlog.views.table import live as table_live
     from kingdomlog.views.table import seat as table
 
 
@@ -28,12 +29,10 @@ def _():
 
 @app.cell(hide_code=True)
 def _():
-    # The page's states: the turn it was opened for (bumped when the GM commits it), the last look at the
-    # files, the player's proposals (set only when one moved), why each seat waits, the rows of the seats'
-    # forms (set when a form must be rebuilt), errors by seat and field, the last act's words, the counts
-    # of clicks taken.
+    # The page's states: the turn it was opened for (bumped when the GM commits it), the player's acts (set
+    # only when one of their proposals moved), why each seat waits, the rows of the seats' forms (set when a
+    # form must be rebuilt), errors by seat and field, the last act's words, the counts of clicks taken.
     get_opened, set_opened = mo.state(0)
-    get_mark, set_mark = mo.state(None)
     get_listed, set_listed = mo.state(None)
     get_waits, set_waits = mo.state(None)
     get_rows, set_rows = mo.state({})
@@ -41,10 +40,8 @@ def _():
     get_said, set_said = mo.state(None)
     get_taken, set_taken = mo.state({})
     get_spoken, set_spoken = mo.state(0)
-    get_look, set_look = mo.state(None)
-    return (get_errors, get_listed, get_look, get_mark, get_opened, get_rows, get_said, get_spoken, get_taken,
-            get_waits, set_errors, set_listed, set_look, set_mark, set_opened, set_rows, set_said, set_spoken,
-            set_taken, set_waits)
+    return (get_errors, get_listed, get_opened, get_rows, get_said, get_spoken, get_taken, get_waits, set_errors,
+            set_listed, set_opened, set_rows, set_said, set_spoken, set_taken, set_waits)
 
 
 @app.cell(hide_code=True)
@@ -61,37 +58,15 @@ def _(folder, get_opened, report_link, viewer):
 
 
 @app.cell(hide_code=True)
-def _(page, set_mark):
-    # A watcher (a mo.Thread) looks at the files ten times a second (a few stats, no fold) and sets the mark
-    # only when they changed: the page re-reads then, and nothing runs while the table is quiet.
-    table.watch(page, set_mark)
-    return
-
-
-@app.cell(hide_code=True)
-def _(get_listed, get_mark, page, set_listed, set_look, set_opened):
-    # What changed: the turn (the GM committed it: the page opens the next), the player's proposals, and the
-    # feed, read for this viewer (cheap; the seats' waits, a preview, are looked at after it is drawn).
-    mo.stop(get_mark() is None)
-    if table.moved_on(page):
-        set_opened(lambda n: n + 1)
-    _listed = table.listing(page)
-    if get_listed() is None or _listed.key != get_listed().key:
-        set_listed(_listed)
-    feed = table.feed_of(page)
-    set_look(get_mark())  # the seats are looked at in the run after this one: the feed is drawn first
-    return (feed,)
-
-
-@app.cell(hide_code=True)
-def _(get_look, get_waits, page, set_waits):
-    # Whether each seat's step is reached in the GM's month (a preview of the GM's draft, when it moved): run
-    # after the feed is drawn (its state is set by the feed's cell).
-    mo.stop(get_look() is None)
-    _waits = table.waits(page)
-    if _waits != get_waits():
-        set_waits(_waits)
-    return
+def _(page, set_listed, set_opened, set_waits):
+    # The live parts: the feed and the player's proposals, each one widget whose HTML a watcher (a mo.Thread,
+    # a few stats ten times a second) sets in place when the files moved, computed for this viewer only. What
+    # others do at the table runs no cell here; a state is set only when this player's acts, the seats' waits
+    # (a preview of the GM's month, looked at only when the month moved) or the turn moved.
+    live = table_live.live(page, listed=set_listed, waited=set_waits, turned=lambda: set_opened(lambda n: n + 1))
+    feed_view, proposals_view = live.feed, live.proposals
+    table_live.watch(live)
+    return feed_view, live, proposals_view
 
 
 @app.cell(hide_code=True)
@@ -112,20 +87,19 @@ def _(get_listed):
 
 
 @app.cell(hide_code=True)
-def _(act_buttons, listed, page):
-    _parts = [mo.md("## Your proposals")]
+def _(act_buttons, listed, proposals_view):
+    # The proposals (live), then what may be done with each: drawn again only when the acts moved.
+    _acts = []
     for _p in listed.proposals:
         _btns = [act_buttons[_k] for _k, _a in listed.acts.items() if _a.proposal == _p.id]
-        _parts.append(mo.vstack([mo.Html(table.proposal_html(_p, page.unit) + table.proposal_board(page, _p)),
-                                 *([mo.hstack(_btns, justify="start", wrap=True)] if _btns else [])], gap=0.2))
-    if not listed.proposals:
-        _parts.append(mo.md(f"_Nothing proposed yet this {page.unit}._"))
-    mo.vstack(_parts)
+        if _btns:
+            _acts.append(mo.hstack([mo.Html(table.act_head_html(_p)), *_btns], justify="start", wrap=True, gap=0.4))
+    mo.vstack([mo.md("## Your proposals"), table_live.shown(proposals_view), *_acts], gap=0.4)
     return
 
 
 @app.cell(hide_code=True)
-def _(act_buttons, acts_build, get_taken, listed, page, set_mark, set_said, set_taken):
+def _(act_buttons, acts_build, get_taken, listed, live, page, set_said, set_taken):
     # Write: Roll, Withdraw, a re-roll, once per click taken, each only if its proposal stands as drawn.
     _new = table.new_clicks(act_buttons.value, get_taken(), acts_build)
     mo.stop(not _new)
@@ -137,7 +111,7 @@ def _(act_buttons, acts_build, get_taken, listed, page, set_mark, set_said, set_
         except KingdomlogError as exc:
             _said.append(("danger", f"**Not done.** {player.said_to_player(exc)}"))
     set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
-    set_mark(table.mark(page))
+    table_live.look(live, force=True)  # this page at once: its proposals, the feed, its acts
     return
 
 
@@ -193,7 +167,7 @@ def _(page, row_forms, seat_forms, set_rows):
 
 
 @app.cell(hide_code=True)
-def _(declare_buttons, forms_build, get_taken, page, row_forms, seat_forms, set_errors, set_mark, set_said,
+def _(declare_buttons, forms_build, get_taken, live, page, row_forms, seat_forms, set_errors, set_said,
       set_taken):
     # Write: Declare, once per click taken; a second press on a row already declared writes nothing.
     _new = table.new_clicks(declare_buttons.value, get_taken(), forms_build)
@@ -219,7 +193,7 @@ def _(declare_buttons, forms_build, get_taken, page, row_forms, seat_forms, set_
             _said.append(("danger", f"**{_f.seat.label}: not declared.** {_words}"))
     set_errors(lambda e: {**e, **_errs})
     set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
-    set_mark(table.mark(page))
+    table_live.look(live, force=True)  # this page at once: its proposals, the feed, its acts
     return
 
 
@@ -233,14 +207,14 @@ def _(get_spoken):
 
 
 @app.cell(hide_code=True)
-def _(feed, say_button, say_text):
+def _(feed_view, say_button, say_text):
     mo.vstack([mo.md("## The table"),
-               mo.hstack([say_text, say_button], widths=[4, 1]), mo.Html(feed)], gap=0.4)
+               mo.hstack([say_text, say_button], widths=[4, 1]), table_live.shown(feed_view)], gap=0.4)
     return
 
 
 @app.cell(hide_code=True)
-def _(get_taken, page, say_build, say_button, say_text, set_mark, set_said, set_spoken, set_taken):
+def _(get_taken, live, page, say_build, say_button, say_text, set_said, set_spoken, set_taken):
     # Write: a line of talk to the table, once per click.
     _new = table.new_clicks({"say": say_button.value}, get_taken(), say_build)
     mo.stop(not _new)
@@ -251,7 +225,7 @@ def _(get_taken, page, say_build, say_button, say_text, set_mark, set_said, set_
         set_spoken(lambda n: n + 1)
     except KingdomlogError as exc:
         set_said(("danger", f"**Not said.** {player.said_to_player(exc)}"))
-    set_mark(table.mark(page))
+    table_live.look(live, force=True)  # this page at once: its proposals, the feed, its acts
     return
 
 

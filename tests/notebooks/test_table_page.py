@@ -267,3 +267,59 @@ def test_a_line_said_to_the_table_reaches_every_player(sl: Path) -> None:
     assert text.count("SAY-5512: to the river!") == 1 and SECRET not in text
     _, defs = run(sl, "ysolde", **{**press, "say_text": SimpleNamespace(value="  ")})
     assert defs["get_said"]() == ("danger", "**Not said.** say something")
+
+
+def _watched(folder: Path, viewer: str) -> tuple[Any, list[str], list[str]]:
+    """``viewer``'s page with its live parts, as the notebook makes them: the ``Live``, the state setters it called
+    (the only cell runs a look can cause: recorded here), and every HTML set on its parts since it was drawn."""
+    from kingdomlog.views.table import live
+
+    calls: list[str] = []
+    lv = live.live(seat.open_page(folder, viewer), listed=lambda _l: calls.append("listed"),
+                   waited=lambda _w: calls.append("waits"), turned=lambda: calls.append("turned"))
+    pushed: list[str] = []
+    for part in (lv.feed, lv.proposals):
+        part.widget.observe(lambda change: pushed.append(str(change["new"])), names="html")
+    live.watch(lv)  # the first look draws the page (not served: no thread; each look below is the watcher's)
+    assert calls == ["listed", "waits"] and len(pushed) == 2
+    calls.clear()
+    return lv, calls, pushed
+
+
+def test_a_change_at_the_table_is_pushed_to_an_open_page_and_runs_none_of_its_cells(sl: Path) -> None:
+    """Another player's roll, the GM's decision on it, a line of talk: each reaches Kesh's open page as the HTML of
+    its live parts, with no state set (no cell of his page runs); Ysolde's proposal, her note from the GM and her
+    word to the GM alone are in nothing pushed to Kesh. His own proposal moving hands his page its new acts."""
+    from kingdomlog.views.table import live
+
+    lv, calls, pushed = _watched(sl, "kesh")
+    mine, _, _ = _watched(sl, "ysolde")
+    assert lv.feed is not mine.feed and lv.proposals is not mine.proposals  # each page its own widgets
+    assert not live.look(lv)  # a quiet table: nothing looked at
+    camp = Campaign.open(sl)
+    ysolde = camp.viewer("ysolde")
+    p, _ = tbl.declare(camp, ysolde, seat.open_page(sl, "ysolde").seats[0].id, QUELL)
+    assert live.look(lv)
+    rolled = tbl.roll(camp, ysolde, p.id)
+    assert live.look(lv)
+    tbl.send_back(camp, p.id, "NOTE-8812: not while the bridge burns")
+    assert live.look(lv)
+    tbl.say(camp, ysolde, "SAY-4410: only the GM may read this", to="gm")
+    assert live.look(lv)
+    tbl.say(camp, camp.viewer("maelis"), "SAY-7301: to the river!")
+    assert live.look(lv) and calls == []  # five changes at the table: not one cell of Kesh's page ran
+    assert "SAY-7301: to the river!" in lv.feed.widget.html  # ...and the table's line is on it
+    seen = "\n".join(pushed)
+    for hidden in ("Quell Unrest", rolled.outcome, "NOTE-8812", "SAY-4410", SECRET, f'data-proposal="{p.id}"'):
+        assert hidden not in seen, hidden
+    assert 'data-viewer="kesh"' in lv.proposals.widget.html
+    live.look(mine)  # Ysolde's own page has all of hers
+    assert "NOTE-8812" in mine.proposals.widget.html and "SAY-4410" in mine.feed.widget.html
+
+    tbl.accept(camp, p.id)  # the GM shares her row: it reaches Kesh's feed, still without a cell run
+    assert live.look(lv) and calls == []
+    assert "Quell Unrest (Ruler)" in lv.feed.widget.html and "NOTE-8812" not in lv.feed.widget.html
+    kp, _ = tbl.declare(camp, camp.viewer("kesh"), seat.open_page(sl, "kesh").seats[0].id,
+                        {"activity": "rest-and-relax", "skill": "wilderness"})
+    assert live.look(lv) and calls == ["listed"]  # his own proposal: his page's acts (Roll) are drawn again
+    assert f'data-proposal="{kp.id}"' in lv.proposals.widget.html

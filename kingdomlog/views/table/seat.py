@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import time
 import uuid
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,46 +117,23 @@ def open_page(folder: Path, viewer: str, report: str = "") -> TablePage:
 
 
 def mark(page: TablePage) -> tuple[Any, ...]:
-    """A cheap look at what the page depends on: the log's head, the GM's saved draft, the table file. It
-    changes when anything the page shows may have (a few ``stat`` calls; no fold, no read of the log)."""
+    """A cheap look at what the page depends on: the log (its folder, whose time a batch added changes, and
+    ``log/.heads``, a line longer per append), the GM's saved draft, the table file. It changes when anything the
+    page shows may have (four ``stat`` calls; no fold, no read of the log: the watcher of every open page takes
+    one ten times a second)."""
     from kingdomlog.app.drafts import Drafts
 
-    camp = Campaign.open(page.folder)
+    log = page.folder / "log"
+    return ((_stat(log), _stat(log / ".heads")), _stat(Drafts(page.folder).path(page.turn)),
+            tbl.TableFile(page.folder, page.turn).version())
+
+
+def _stat(path: Path) -> tuple[int, int]:
     try:
-        st = Drafts(page.folder).path(page.turn).stat()
-        draft: tuple[int, int] = (st.st_size, st.st_mtime_ns)
+        got = path.stat()
     except FileNotFoundError:
-        draft = (0, 0)
-    return (camp.head_seq, draft, tbl.TableFile(page.folder, page.turn).version())
-
-
-WATCH_EVERY = 0.1
-"""How often the page's watcher looks at the files (``mark``), in seconds."""
-
-
-def watch(page: TablePage, moved: Callable[[Any], None]) -> None:
-    """Keep the page live: a ``mo.Thread`` takes a ``mark`` every ``WATCH_EVERY`` s and calls ``moved`` (the
-    notebook's state setter) with it when it changed, until the cell that started it runs again. A roll, a
-    decision or a line of talk reaches the page in about a tenth of a second; a quiet table runs nothing."""
-    first = mark(page)
-    moved(first)  # the first look is the cell's own: the page is read at once
-    if not mo.running_in_notebook():
-        return  # a run as a script (tests, an export): nothing to keep live
-
-    def run() -> None:
-        me = mo.current_thread()
-        last: tuple[Any, ...] | None = first
-        while not me.should_exit:
-            try:
-                now: tuple[Any, ...] | None = mark(page)
-            except (OSError, KingdomlogError):  # a file mid-write: the next look reads it
-                now = last
-            if now is not None and now != last:
-                last = now
-                moved(now)
-            time.sleep(WATCH_EVERY)
-
-    mo.Thread(target=run, daemon=True, name="kingdomlog-table-watch").start()
+        return (0, 0)
+    return (got.st_size, got.st_mtime_ns)
 
 
 def moved_on(page: TablePage) -> bool:
@@ -499,6 +475,11 @@ class Listed:
         """What the list shows: a new one only when a proposal moved (not on every line of the table)."""
         return tuple((p.id, p.status, len(p.rerolls), p.outcome, p.note, p.title) for p in self.proposals)
 
+    @property
+    def acts_key(self) -> Hashable:
+        """What the page's act buttons are drawn from: their acts and labels, and whose proposals they are."""
+        return (tuple(self.acts.items()), tuple(self.labels.items()), tuple((p.id, p.title) for p in self.proposals))
+
 
 def listing(page: TablePage) -> Listed:
     """The viewer's proposals this turn and the acts each offers: Roll and Withdraw before the roll, a
@@ -586,6 +567,11 @@ def proposal_html(p: tbl.Proposal, unit: str) -> Html:
              class_=f"kl-prop {p.status}", data_proposal=p.id, data_status=p.status)
 
 
+def act_head_html(p: tbl.Proposal) -> Html:
+    """What the buttons beside it act on: the proposal's title (its card is in the live list above them)."""
+    return h("span", h("b", p.title), ":", class_="kl-act-head", data_acts=p.id)
+
+
 def feed_of(page: TablePage) -> Html:
     """The table's feed as this viewer may read it (newest first)."""
     lines = tbl.feed(Campaign.open(page.folder), page.viewer, page.turn)
@@ -622,6 +608,7 @@ __all__ = [
     "Listed",
     "SeatForm",
     "TablePage",
+    "act_head_html",
     "check_html",
     "counter",
     "declare_once",
