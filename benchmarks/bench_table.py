@@ -82,14 +82,17 @@ DEEP = """(sel) => { const out = [];
   const walk = (root) => { root.querySelectorAll(sel).forEach(e => out.push(e));
     root.querySelectorAll('*').forEach(e => { if (e.shadowRoot) walk(e.shadowRoot); }); };
   walk(document); return out; }"""
+# The GM's Table panel and a player's feed are anywidgets: each poll finds its part's shadow root once (again only
+# if its widget was replaced), not by walking the page every frame.
 WATCH = """([cond, arg]) => { const deep = DEEP; window.__klSeen = null; let root = null;
-  const panel = () => {  // the Table panel's shadow root, found once (again only if its widget was replaced)
+  const part = (sel) => {
     if (!(root instanceof ShadowRoot && root.host.isConnected)) {
-      const p = deep('.kl-table-panel')[0]; root = p ? p.getRootNode() : null; }
+      const p = deep(sel)[0]; root = p ? p.getRootNode() : null; }
     return root; };
-  const test = cond === 'gm' ? () => { const r = panel(); return !!r && Array.from(
+  const test = cond === 'gm' ? () => { const r = part('.kl-table-panel'); return !!r && Array.from(
       r.querySelectorAll(`[data-proposal="${arg}"]`)).some(e => e.textContent.includes('d20 =')); }
-    : cond === 'feed' ? () => document.querySelectorAll('ul.kl-feed li.rolled').length > arg
+    : cond === 'feed' ? () => { const r = part('.kl-feed, .kl-feed-empty');
+      return !!r && r.querySelectorAll('ul.kl-feed li.rolled').length > arg; }
     : () => { const e = document.querySelector('.kl-bare'); return !!e && e.dataset.value === arg; };
   const poll = () => { if (test()) { window.__klSeen = Date.now(); } else { requestAnimationFrame(poll); } };
   requestAnimationFrame(poll); }""".replace("DEEP", DEEP)
@@ -240,7 +243,8 @@ def player_ready(page: Any) -> None:
 
 
 def feed_rolled(page: Any) -> int:
-    return int(page.evaluate("() => document.querySelectorAll('ul.kl-feed li.rolled').length"))
+    """The rolled lines in a player's feed (in its widget's shadow root)."""
+    return int(page.evaluate(f"() => ({DEEP})('ul.kl-feed li.rolled').length"))
 
 
 def seen(page: Any, timeout: float = 60) -> float:

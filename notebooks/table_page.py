@@ -111,7 +111,7 @@ def _(act_buttons, acts_build, get_taken, listed, live, page, set_said, set_take
         except KingdomlogError as exc:
             _said.append(("danger", f"**Not done.** {player.said_to_player(exc)}"))
     set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
-    table_live.look(live, force=True)  # this page at once: its proposals, the feed, its acts
+    table_live.refresh(live)  # this page at once: its proposals, the feed, its acts
     return
 
 
@@ -193,7 +193,7 @@ def _(declare_buttons, forms_build, get_taken, live, page, row_forms, seat_forms
             _said.append(("danger", f"**{_f.seat.label}: not declared.** {_words}"))
     set_errors(lambda e: {**e, **_errs})
     set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
-    table_live.look(live, force=True)  # this page at once: its proposals, the feed, its acts
+    table_live.refresh(live)  # this page at once: its proposals, the feed, its acts
     return
 
 
@@ -225,7 +225,7 @@ def _(get_taken, live, page, say_build, say_button, say_text, set_said, set_spok
         set_spoken(lambda n: n + 1)
     except KingdomlogError as exc:
         set_said(("danger", f"**Not said.** {player.said_to_player(exc)}"))
-    table_live.look(live, force=True)  # this page at once: its proposals, the feed, its acts
+    table_live.refresh(live)  # this page at once: its proposals, the feed, its acts
     return
 
 

@@ -19,6 +19,24 @@ DRAWN = '.kl-page:not([data-plan=""])'
 """Text of a GM-only note planted in every test campaign; no player view may contain it."""
 
 
+DEEP = """(what) => { const out = [];
+  const walk = (root) => { for (const e of root.querySelectorAll('*')) if (e.shadowRoot) {
+      out.push(what === 'html' ? e.shadowRoot.innerHTML : e.shadowRoot.textContent); walk(e.shadowRoot); } };
+  walk(document); return out.join('\\n'); }"""
+"""What a page holds in its (open) shadow roots: a widget's HTML is in one (``page.content()`` and ``innerText``
+leave them out)."""
+
+
+def page_text(page: Any) -> str:
+    """A browser page's text, with what its widgets' shadow roots hold (a player's live parts are there)."""
+    return str(page.inner_text("body")) + "\n" + str(page.evaluate(DEEP, "text"))
+
+
+def page_html(page: Any) -> str:
+    """A browser page's HTML, with what its widgets' shadow roots hold."""
+    return str(page.content()) + "\n" + str(page.evaluate(DEEP, "html"))
+
+
 def load_notebook(name: str) -> ModuleType:
     """Import ``notebooks/<name>.py`` as a module (its ``app`` is what the tests run)."""
     path = NOTEBOOKS / f"{name}.py"

@@ -101,7 +101,8 @@ def test_an_aikakirjat_pc_acts_as_itself(tmp_path: Path) -> None:
 def test_declare_once_however_many_times_its_count_is_seen(sl: Path) -> None:
     run(sl, "ysolde", **declare_cell(sl, "ysolde", 1, QUELL))
     run(sl, "ysolde", **declare_cell(sl, "ysolde", 1, QUELL))  # the same click seen by a new session
-    _, defs = run(sl, "ysolde", **declare_cell(sl, "ysolde", 2, QUELL))  # a double click
+    text, defs = run(sl, "ysolde", **declare_cell(sl, "ysolde", 2, QUELL))  # a double click
+    assert "<span>True</span>" not in text  # a write cell draws nothing of its own (it once showed its look's bool)
     camp = Campaign.open(sl)
     mine = tbl.mine(camp, camp.viewer("ysolde"))
     assert [(p.title, p.status) for p in mine] == [("Quell Unrest (Ruler)", "declared")]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, Server, free_port
+from nb_support import DRAWN, REPO, Server, free_port, page_html
 
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
@@ -80,7 +80,7 @@ class Person:
         self.presses = 0
 
     def seen(self) -> str:
-        return self.page.content() + "\n".join(self.frames)
+        return page_html(self.page) + "\n".join(self.frames)
 
     def press(self, locator: Any) -> None:
         """A press of the GM's own (counted)."""

@@ -42,7 +42,7 @@ from kingdomlog.core.errors import KingdomlogError
 from kingdomlog.views.html import Html, h, join, style
 from kingdomlog.views.table import seat as st
 
-__all__ = ["ESM", "WATCH_EVERY", "Live", "LivePart", "live", "look", "month_mark", "proposals_html", "shown",
+__all__ = ["ESM", "WATCH_EVERY", "Live", "LivePart", "live", "look", "month_mark", "proposals_html", "refresh", "shown",
            "watch"]
 
 ESM = r"""
@@ -165,6 +165,11 @@ def look(lv: Live, *, force: bool = False) -> bool:
                 lv.waits = w
                 lv.waited(w)
         return True
+
+
+def refresh(lv: Live) -> None:
+    """A look at once, after the page's own press wrote (its proposals, the feed and its acts follow it)."""
+    look(lv, force=True)
 
 
 WATCH_EVERY = 0.1
