@@ -100,6 +100,15 @@ class TablePage:
     report: str = ""
     head: int = 0
     """The log's head seq when the page was opened (a commit moves it)."""
+    camp: Campaign | None = field(default=None, compare=False, repr=False)
+    """The page's own ``Campaign``, kept for its cells' acts (``acting``): its log, read once, is read again only
+    when a batch is added, so a press does not read the whole log. Used by the page's cells alone (one thread);
+    the watcher (``views.table.live``) opens its own."""
+
+
+def acting(page: TablePage) -> Campaign:
+    """The campaign a cell of the page acts on: the page's own (``TablePage.camp``), else one opened now."""
+    return page.camp if page.camp is not None else Campaign.open(page.folder)
 
 
 def open_page(folder: Path, viewer: str, report: str = "") -> TablePage:
@@ -113,7 +122,7 @@ def open_page(folder: Path, viewer: str, report: str = "") -> TablePage:
     ex = extras_for(camp.config.ruleset)
     return TablePage(Path(folder), v, camp.config.name or camp.id, camp.player_name(v.id), op.turn, op.unit,
                      op.seats, {p: camp.player_name(p) for p in camp.players()}, frozenset(ex.seat_hidden), report,
-                     camp.head_seq)
+                     camp.head_seq, camp)
 
 
 def mark(page: TablePage) -> tuple[Any, ...]:
@@ -183,7 +192,7 @@ def seat_form(page: TablePage, index: int, row: Mapping[str, Any] | None = None,
     while the seat ``wait``s). Hidden: the seat's fixed keys, ``gm_*`` fields, the ruleset's ``seat_hidden``.
     """
     seat = page.seats[index]
-    camp = Campaign.open(page.folder)
+    camp = acting(page)
     given = {k: v for k, v in (row or {}).items() if k not in seat.fixed}
     view: Any = None
     if seat.roll:  # a seat that rolls one check of the GM's step: nothing to choose
@@ -424,7 +433,7 @@ def declare_once(page: TablePage, index: int, row: Mapping[str, Any]) -> tuple[t
     press, a double click): then nothing is written. Returns the proposal (None when refused) and the
     words. Raises ``KingdomlogError`` when the table refuses the row."""
     seat = page.seats[index]
-    camp = Campaign.open(page.folder)
+    camp = acting(page)
     full = tbl.full_row(seat, row)
     for p in tbl.mine(camp, page.viewer, page.turn):
         if p.seat == seat.id and p.status == "declared" and p.row == full:
@@ -440,7 +449,7 @@ def run_act(page: TablePage, act: Act) -> str:
     """Do ``act`` if its proposal still stands as the button was drawn for; the words of what happened.
 
     Raises ``KingdomlogError`` when the table refuses it."""
-    camp = Campaign.open(page.folder)
+    camp = acting(page)
     now = next((p for p in tbl.mine(camp, page.viewer, page.turn) if p.id == act.proposal), None)
     if now is None:
         raise InputError(f"no proposal {act.proposal!r} of yours this {page.unit}")
@@ -594,7 +603,7 @@ def seat_head_html(seat: Seat) -> Html:
 
 def say(page: TablePage, text: str) -> None:
     """A line of talk from the page's player to the whole table (``app.table.say``)."""
-    tbl.say(Campaign.open(page.folder), page.viewer, text)
+    tbl.say(acting(page), page.viewer, text)
 
 
 def page_token() -> str:
@@ -609,6 +618,7 @@ __all__ = [
     "SeatForm",
     "TablePage",
     "act_head_html",
+    "acting",
     "check_html",
     "counter",
     "declare_once",
