@@ -278,7 +278,21 @@ def one_roll(folder: Path, pages: dict[str, Any], pc: str) -> dict[str, Any]:
     click = float(me.evaluate("() => window.__klClick"))
     gm_ms, slowest = latencies(click, times)
     return {"player": pc, "proposal": pid, "gm_ms": gm_ms, "slowest_player_ms": slowest,
-            "each_ms": {k: v - click for k, v in times.items()}, "load": round(os.getloadavg()[0], 2)}
+            "each_ms": {k: v - click for k, v in times.items()}, "written_ms": written_ms(folder, pid, click),
+            "load": round(os.getloadavg()[0], 2)}
+
+
+def written_ms(folder: Path, pid: str, click: float) -> float | None:
+    """When the roll's line was written to the table's file (its ``at``, the same machine's clock), in ms after the
+    click: the part of a roll's latency spent before any other page can know of it (the clicking page's kernel)."""
+    from datetime import datetime
+
+    from kingdomlog.app import Campaign, table
+
+    turn = Campaign.open(folder).next_turn()
+    at = next((ln.at for ln in table.TableFile(folder, turn).lines() if ln.kind == "rolled" and ln.proposal == pid),
+              None)
+    return None if at is None else round(datetime.fromisoformat(at).timestamp() * 1000 - click, 1)
 
 
 def roll_timing(browser: Any, tmp: Path, samples: int) -> dict[str, Any]:
@@ -301,7 +315,8 @@ def roll_timing(browser: Any, tmp: Path, samples: int) -> dict[str, Any]:
             bare_ms.append(bare_change(bare_page, i))
             rolls.append(one_roll(folder, pages, PCS[i % len(PCS)]))
             print(f"  roll {i + 1}/{samples} by {rolls[-1]['player']}: GM {rolls[-1]['gm_ms']:.0f} ms, slowest player"
-                  f" {rolls[-1]['slowest_player_ms']:.0f} ms; bare {bare_ms[-1]:.0f} ms", file=sys.stderr, flush=True)
+                  f" {rolls[-1]['slowest_player_ms']:.0f} ms (written at {rolls[-1]['written_ms']} ms); bare"
+                  f" {bare_ms[-1]:.0f} ms", file=sys.stderr, flush=True)
             time.sleep(0.5)
         for p in pages.values():
             p.context.close()
@@ -310,7 +325,9 @@ def roll_timing(browser: Any, tmp: Path, samples: int) -> dict[str, Any]:
         srv.stop()
         bare.stop()
     gm, slow = summary([r["gm_ms"] for r in rolls]), summary([r["slowest_player_ms"] for r in rolls])
+    written = [r["written_ms"] for r in rolls if r.get("written_ms") is not None]
     return {"turn": turn, "samples": samples, "connected": sorted(pages), "gm_ms": gm, "slowest_player_ms": slow,
+            "written_ms": summary(written) if written else None,
             "bare_ms": summary(bare_ms), "bare_each_ms": bare_ms, "rolls": rolls,
             "met": max(gm["p95"], slow["p95"]) <= ROLL_P95_MS}
 
