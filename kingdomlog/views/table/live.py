@@ -2,17 +2,17 @@
 
 The page (``notebooks/table_page.py``) has two live parts, each one anywidget (``LivePart``) whose HTML is
 set from Python: the table's **feed** and the player's **proposals** (where each stands, its odds before
-the roll, its faces once rolled). A watcher (``watch``, a ``mo.Thread``) takes a cheap ``seat.mark`` of the
-files ten times a second; when it moved, ``look`` computes both parts again for the page's own viewer and
-sets their HTML, which marimo sends to that page alone: a roll, a decision or a line of talk elsewhere at the
-table costs the page one message and no cell run. The page's cells run again only when what they draw
-changes:
+the roll, its faces once rolled, a General's battle board). A watcher (``watch``, a ``mo.Thread``) takes a
+cheap ``seat.mark`` of the files ten times a second; when it moved, ``look`` computes both parts again for the
+page's own viewer and sets their HTML, which marimo sends to that page alone: a roll, a decision or a line of
+talk elsewhere at the table costs the page one message and no cell run. The page's cells run again only when
+what they draw changes:
 
 - **the acts** (Roll, Withdraw, a re-roll: marimo buttons, a press taken once) when the player's own
   proposals moved (their own press, or the GM's decision on one of them): ``listed`` is called;
 - **the seats' forms** when whether a seat waits for the GM changed; that needs a preview of the GM's month,
   so it is looked at only when the log's head, the GM's draft or the rows accepted at the table moved
-  (``month_mark``), never for a roll, a declaration or a line of talk: ``waits`` is called;
+  (``month_mark``), never for a roll, a declaration or a line of talk: ``waited`` is called;
 - **the whole page** when the GM committed the turn (the page opens the next): ``turned`` is called.
 
 The viewer rule holds by construction: each page has its own ``Live`` (made in its own session), and every
