@@ -81,6 +81,26 @@ def test_a_seat_offers_one_row_without_its_role_or_the_gms_fields(sl: Path) -> N
         "intrigue", "politics"}
 
 
+def test_a_seat_shows_only_the_fields_its_activity_uses(sl: Path) -> None:
+    """Quell Unrest takes no hex (nor a structure, a group, an army): its row shows none of them, and its form is
+    made again when another activity is chosen; Claim Hex's row shows the hex. The GM sheet's row, through the
+    same codec, folds the hex away for Quell Unrest instead of showing it in the row's line."""
+    from kingdomlog.views import forms as sf
+
+    page = seat.open_page(sl, "ysolde")
+    quell = seat.seat_form(page, 0, QUELL)
+    names = set(seat.row_widgets(quell))
+    assert {"activity", "skill", "ruins", "option"} <= names  # its critical failure asks a branch and two Ruins
+    assert not names & {"hex", "second_hex", "structure", "lots", "group", "army_type", "quantity", "goods", "event"}
+    pledge = seat.seat_form(page, 0, {"activity": "pledge-of-fealty"})
+    assert "hex" in seat.row_widgets(pledge) and pledge.key != quell.key  # a rebuild when the activity changes
+    claim = seat.seat_form(page, 1, {"activity": "claim-hex"})
+    assert {"hex", "reconnoitered"} <= set(seat.row_widgets(claim)) and "ruins" not in seat.row_widgets(claim)
+    rows = next(s for s in quell.specs if s.name == "hex")
+    assert rows.unused and "hex" not in sf.primary(quell.rows_spec or rows, quell.specs, QUELL)
+    assert "hex" in sf.primary(claim.rows_spec or rows, claim.specs, {"activity": "claim-hex"})
+
+
 def test_an_aikakirjat_pc_acts_as_itself(tmp_path: Path) -> None:
     folder = tmp_path / "aikakirjat"
     shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder, ignore=shutil.ignore_patterns(".cache"))

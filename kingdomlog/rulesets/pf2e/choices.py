@@ -434,6 +434,71 @@ class ActivityRow(Choices):
     gm_effects: GMEffects
     fame_reroll: FameReroll = False
 
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """The fields the row's activity does not read (``ONLY_FOR``): a Quell Unrest row takes no hex, no structure,
+        no group. None until an activity known to the rules data is chosen."""
+        act = T.catalog(getattr(state, "homebrew", None)).activities.get(str(values.get("activity")))
+        if act is None:
+            return frozenset()
+        return frozenset(f for f, takes in ONLY_FOR.items() if f in cls.model_fields and not takes(act))
+
+
+def _target(*kinds: str) -> typing.Callable[[T.Activity], bool]:
+    return lambda a: a.target in kinds
+
+
+def _named(*names: str) -> typing.Callable[[T.Activity], bool]:
+    return lambda a: a.name in names
+
+
+ONLY_FOR: dict[str, typing.Callable[[T.Activity], bool]] = {
+    "hex": _target("hex"), "second_hex": _target("hex"), "reconnoitered": _target("hex"),
+    "refuge_ruin": _target("hex"),
+    "structure": _target("structure"), "lots": _target("structure"), "border": _target("structure"),
+    "use_ruins": _target("structure"), "block": _target("structure", "lot"), "lot": _target("lot"),
+    "recover": _target("lot"),
+    "group": _target("group"), "event": lambda a: a.target == "event" or a.dc == "event",
+    "id": _named("establish-settlement"), "name": _named("establish-settlement"),
+    "quantity": _named("trade-commodities"), "agreements": _named("manage-trade-agreements"),
+    "goods": _named("manage-trade-agreements"),
+    "army_type": _named("recruit-army"), "army_id": _named("recruit-army"), "army_name": _named("recruit-army"),
+    "tactic": _named("train"), "gear": _named("outfit"), "spoils": _named("outfit"), "condition": _named("recover"),
+    "favored_land": lambda a: a.category == "region",
+    "option": lambda a: any(e.kind == "choose" for e in _effects(a)),
+    "options": lambda a: any(e.kind == "choose" for e in _effects(a)),
+    "ruin": lambda a: a.target == "ruin" or any(_picks_ruin(e) for e in _effects(a)),
+    "ruins": lambda a: a.target == "ruin" or any(_picks_ruin(e) for e in _effects(a)),
+    "commodity": lambda a: a.target == "commodity" or bool({"work_site", "trade_quantity"} & set(a.requires))
+    or any(_picks_commodity(e) for e in _effects(a)),
+}
+"""The fields of an activity row only some activities read (activities.py: its target, its requirements), and which:
+a form leaves each out of a row whose activity does not (``ActivityRow.unused``): the outcome's picks (a branch, a
+Ruin of your choice, a commodity) only where an outcome asks for them. The others (the role, the skill, a boon,
+Assurance, the settlement where the check happens) any row may use."""
+
+
+def _effects(act: T.Activity) -> list[T.Effect]:
+    """Every effect of ``act``'s outcomes, the branches of a ``choose`` included."""
+    out: list[T.Effect] = []
+    todo = [e for d in ("critical_success", "success", "failure", "critical_failure")
+            for e in getattr(act.outcomes, d) or ()]
+    while todo:
+        e = todo.pop()
+        out.append(e)
+        todo += [x for branch in e.options for x in branch]
+    return out
+
+
+def _picks_ruin(e: T.Effect) -> bool:
+    return e.kind.startswith("ruin") and str(e.target or "").startswith("choice")
+
+
+def _picks_commodity(e: T.Effect) -> bool:
+    target = str(e.target or "")
+    return (e.kind in ("commodity", "commodity_per_die") and target in ("", "choice")) or e.kind == "trade_goods" \
+        or (e.kind == "pending" and target in ("commodity", "commodity:", "commodity:choice"))
+
 
 class LeadershipRow(ActivityRow):
     activity: Annotated[str, Pick("leadership_activities", what="a Leadership activity")]

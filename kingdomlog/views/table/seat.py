@@ -194,7 +194,7 @@ class SeatForm:
     @property
     def key(self) -> Hashable:
         """Two forms with the same key need no new widgets (``views.forms.spec_key``)."""
-        return (self.seat.id, self.wait, tuple(sf.spec_key(s) for s in self.specs if s.name not in self.offer.hidden))
+        return (self.seat.id, self.wait, tuple(sf.spec_key(s) for s in self.specs if self.offer.shows(s)))
 
 
 def seat_form(page: TablePage, index: int, row: Mapping[str, Any] | None = None, wait: str = "") -> SeatForm:
