@@ -21,7 +21,7 @@ from nb_support import REPO, SECRET, copy_demo, load_notebook
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
 from kingdomlog.app.drafts import Drafts, SavedDraft
-from kingdomlog.core.errors import RuleError
+from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.turn import Plan
 from kingdomlog.views.table import seat
 
@@ -116,6 +116,33 @@ def test_an_aikakirjat_pc_acts_as_itself(tmp_path: Path) -> None:
     raw["new_project"]["id"] = "mill"  # begun: then it is read, and what it still needs is said
     row, errors = seat.read_row(form, raw)
     assert row["new_project"]["id"] == "mill" and [e.path for e in errors] == [("new_project", "name")]
+
+
+def test_an_aikakirjat_pc_is_offered_only_what_that_pc_may_do_and_refused_in_words(tmp_path: Path) -> None:
+    """A75: a PC performs one action a year, one that allows a PC (Embassy, Reduce Corruption, Declare War, Reduce
+    Unrest); a refusal names actions, neighbours and fields in words, never by id."""
+    folder = tmp_path / "aikakirjat"
+    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder, ignore=shutil.ignore_patterns(".cache"))
+    gm_draft(folder)
+    page = seat.open_page(folder, "aino")
+    form = seat.seat_form(page, 0)
+    offered = [o.value for o in next(s for s in form.specs if s.name == "action").options or ()]
+    assert offered == ["embassy", "reduce_corruption", "declare_war", "reduce_unrest"]
+    with pytest.raises(InputError) as refused:  # a row sent without the form (a stale page, a script)
+        seat.declare_once(page, 0, {"action": "attract_population"})
+    said = str(refused.value)
+    assert "attract population is not an action" in said and not re.search(r"\w_\w", said.split(": ", 1)[1]), said
+    assert seat.error_at(form, said)[0] == "action"
+    with pytest.raises(InputError) as refused:
+        seat.declare_once(page, 0, {"action": "embassy"})
+    assert seat.error_at(form, str(refused.value)) == ("neighbour_id", "choose the neighbour Embassy is aimed at")
+    seat.declare_once(page, 0, {"action": "embassy", "neighbour_id": "kalevala"})
+    with pytest.raises(RuleError, match="Aino's actions: 1 this year, all proposed"):  # one action a year
+        seat.declare_once(page, 0, {"action": "reduce_unrest"})
+    camp = Campaign.open(folder)
+    acted = camp.state().model_copy(update={"pc_assignments_this_year": ("aino",)})
+    assert camp.ruleset.seats(acted, page.turn, "aino", "aino") == []  # Aino has acted this year: no seat
+    assert [s.fixed["pc_id"] for s in camp.ruleset.seats(acted, page.turn, "ilmari", "ilmari")] == ["ilmari"]
 
 
 def test_declare_once_however_many_times_its_count_is_seen(sl: Path) -> None:

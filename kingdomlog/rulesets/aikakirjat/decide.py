@@ -69,7 +69,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     YearStarted,
 )
 from kingdomlog.rulesets.aikakirjat.outcomes import check, outcome
-from kingdomlog.rulesets.aikakirjat.resolve import PLAYERS, auto_war_due
+from kingdomlog.rulesets.aikakirjat.resolve import AIMED, PLAYERS, action_words, auto_war_due
 from kingdomlog.rulesets.aikakirjat.state import KingdomState, War, WarTechnology
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 from kingdomlog.rulesets.aikakirjat.tape import RecordingTape
@@ -389,7 +389,8 @@ class NewProjectChoice(Choices):
 class ActionChoice(Choices):
     """One action (§3.10): what, who performs it and its target."""
 
-    action: Annotated[str, Pick("actions", what="an action (§3.10)")]
+    action: Annotated[str, Pick("actions", what="an action (§3.10) its performer may take",
+                                depends=("performer",))]
     performer: Literal["kingdom", "pc", "court"] = "kingdom"
     pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = Field(None, title="PC")
     pc_bonus: Amount = Field(0, title="PC's bonus", description="the PC's own skill bonus")
@@ -768,6 +769,9 @@ def decide_actions(ctx: Ctx, c: ActionsChoices) -> None:
                        "§2.9 actions per year")
     for i, body in enumerate(acts, start=1):
         p = _action(i, body)
+        if p.action in AIMED and p.neighbour_id is None:  # said at the row's neighbour, in words
+            raise InputError(f"choice actions[{i - 1}].neighbour_id: choose the neighbour {action_words(p.action)}"
+                             f" is aimed at")
         if ctx.state.actions_forfeited:
             raise ctx.fail(f"action {i}: no actions remain this year (war declared or revolution)",
                            "§4.4.3 (A51, A25)")

@@ -40,7 +40,7 @@ import marimo as mo
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
 from kingdomlog.core.choices import FieldSpec
-from kingdomlog.core.errors import InputError, KingdomlogError
+from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
 from kingdomlog.core.ruleset import Seat
 from kingdomlog.core.turn import check_of, check_words
 from kingdomlog.core.viewers import Viewer
@@ -52,6 +52,7 @@ from kingdomlog.views.player import page as player
 from kingdomlog.views.sheet.cards import odds_html
 from kingdomlog.views.table.feed import STYLE as FEED_STYLE
 from kingdomlog.views.table.feed import feed_html
+from kingdomlog.views.words import refusal_words
 
 GM_FIELD_PREFIX = "gm_"
 """Fields named so are the GM's to rule (``gm_effects``): never offered to a player."""
@@ -365,11 +366,25 @@ def declare_once(page: TablePage, index: int, row: Mapping[str, Any]) -> tuple[t
     for p in tbl.mine(camp, page.viewer, page.turn):
         if p.seat == seat.id and p.status == "declared" and p.row == full:
             return p, f"{p.title} is declared already; press Roll when you are ready."
-    p, t = tbl.declare(camp, page.viewer, seat.id, row)
+    try:
+        p, t = tbl.declare(camp, page.viewer, seat.id, row)
+    except (InputError, RuleError) as exc:
+        raise in_words(exc, camp.ruleset.name_of) from None
     odds_words = tbl.odds_text(t)
     if not odds_words:
         return p, f"{p.title}: declared. It rolls no dice: the GM resolves it as it is."
     return p, f"{p.title}: declared. {odds_words}. Press Roll when you are ready."
+
+
+def in_words(exc: InputError | RuleError, name_of: Callable[[str, str], str]) -> KingdomlogError:
+    """``exc`` (a refusal of what the player chose) with the ids it names said in words (``words.refusal_words``),
+    of the same kind.
+
+    >>> str(in_words(RuleError("a PC cannot perform tax_collection", rule="A75"), lambda i, k: i.replace("_", " ")))
+    'a PC cannot perform tax collection (rule: A75)'
+    """
+    said = refusal_words(str(exc), name_of)
+    return RuleError(said) if isinstance(exc, RuleError) else InputError(said)
 
 
 def run_act(page: TablePage, act: Act) -> str:
@@ -540,6 +555,7 @@ __all__ = [
     "error_at",
     "feed_of",
     "head_html",
+    "in_words",
     "listing",
     "mark",
     "moved_on",
