@@ -62,7 +62,8 @@ def declare_cell(folder: Path, viewer: str, clicks: int, row: dict[str, Any]) ->
     """The forms cell's names, as if seat 0's Declare had been pressed ``clicks`` times on ``row``."""
     page = seat.open_page(folder, viewer)
     forms = [seat.seat_form(page, i) for i in range(len(page.seats))]
-    return {"seat_forms": forms, "forms_build": "build-1", "declare_buttons": Fake({"0": clicks, "1": 0}),
+    return {"seat_forms": forms, "seats_busy": None, "forms_build": "build-1",
+            "declare_buttons": Fake({"0": clicks, "1": 0}),
             "row_forms": Fake({f"0/{k}": v for k, v in row.items()})}
 
 

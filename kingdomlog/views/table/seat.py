@@ -30,12 +30,14 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anywidget
 import marimo as mo
+import traitlets
 
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
@@ -47,9 +49,10 @@ from kingdomlog.core.viewers import Viewer
 from kingdomlog.dice.odds import odds
 from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import extras_for
-from kingdomlog.views.html import EMPTY, Html, h, join, style
+from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, style
 from kingdomlog.views.player import page as player
 from kingdomlog.views.sheet.cards import odds_html
+from kingdomlog.views.sheet.live import BUSY_CSS, BUSY_JS
 from kingdomlog.views.table.feed import STYLE as FEED_STYLE
 from kingdomlog.views.table.feed import feed_html
 from kingdomlog.views.words import refusal_words
@@ -316,6 +319,115 @@ def _field(spec: FieldSpec, node: Any, error: str) -> Any:
     return mo.vstack(parts, gap=0.1)
 
 
+# ---- a choice made while the forms are rebuilt ---------------------------------------------------
+#
+# A choice that changes what a row offers (an activity: its skills, its fields) makes the page build the seats'
+# forms again; the page shows the old widgets until the new ones are drawn (a second or more on a loaded machine).
+# A choice made on them meanwhile (the skill, 200 ms after the activity) reaches the kernel after the rebuild, for
+# a widget no global names any more: marimo sets its value and runs nothing, and the choice was gone. So the page
+# keeps its last few builds alive and each reports its changes (``on_change``): one made on an older build is
+# placed on the build now on the page (same seat, same field) and the forms are made again holding it. And while
+# the kernel rebuilds, the forms on the page are disabled and dimmed at once, "Updating…" once it lasted 300 ms
+# (the GM sheet's busy state, ``views.sheet.live.BUSY_JS``).
+
+KEEP_BUILDS = 4
+"""How many builds of the seats' forms a late choice may still arrive for (the one on the page included)."""
+
+SEATS_CLASS = "kl-seats kl-cards"
+"""The class of the seats' forms on the page: ``kl-cards`` is what the busy state disables and dims."""
+
+
+@dataclass(eq=False)
+class _Build:
+    forms: tuple[SeatForm, ...]
+    widgets: Any = None
+    seen: dict[str, Any] = field(default_factory=dict)
+
+
+class SeatInput:
+    """One page's builds of its seats' forms, and what a choice that arrives for an older one does.
+
+    Made once per session (a cell of its own); ``dictionary`` makes each build's widgets, ``rebuilding`` says the
+    forms on the page are being replaced. ``rebuild`` (the forms' state setter, which must allow self loops: marimo
+    credits a late change to the cell that made the widgets) and ``tell`` (the page's message) are set by the page.
+    """
+
+    def __init__(self) -> None:
+        self.builds: list[_Build] = []
+        self.rebuild: Callable[[dict[int, dict[str, Any]]], None] = lambda rows: None
+        self.tell: Callable[[Any], None] = lambda said: None
+        self.busy: Any = None
+        self.placed = 0
+        """Late choices placed so far."""
+
+    def dictionary(self, forms: Sequence[SeatForm]) -> Any:
+        """The widgets of ``forms`` (one row per seat) as one flat ``mo.ui.dictionary`` keyed ``<seat>/<field>``,
+        kept alive for the choices that arrive late (bind it to a global), and the busy widget of this build."""
+        build = _Build(tuple(forms))
+        flat = sf.flatten({str(i): row_widgets(f) for i, f in enumerate(forms)})
+        build.widgets = mo.ui.dictionary(flat, on_change=lambda value: self.changed(build, value))
+        build.seen = dict(build.widgets._value)  # marimo refuses .value in the cell that made it
+        self.builds = [*self.builds, build][-KEEP_BUILDS:]
+        self.busy = mo.ui.anywidget(SeatsBusy())
+        return build.widgets
+
+    def rebuilding(self) -> None:
+        """The forms on the page are about to be replaced: disable them (the next drawing's are not)."""
+        if self.busy is not None:
+            self.busy.widget.busy = "rebuilding"
+
+    def changed(self, build: _Build, value: Mapping[str, Any]) -> None:
+        """A build's widgets changed to ``value``: nothing more when it is the one on the page, else place it."""
+        before, build.seen = build.seen, dict(value)
+        current = self.builds[-1] if self.builds else None
+        if current is None or build is current or build not in self.builds:
+            return
+        changes = {k: v for k, v in value.items() if before.get(k) != v}
+        now = dict(current.widgets.value)
+        lost = [k for k in changes if k not in now]
+        merged = {**now, **{k: v for k, v in changes.items() if k in now}}
+        if merged != now:
+            tree = sf.unflatten(merged)
+            rows = {i: settled(f, read_row(f, tree.get(str(i)) or {})[0])
+                    for i, f in enumerate(current.forms) if not f.wait and not f.seat.roll}
+            self.placed += 1
+            self.rebuilding()
+            self.rebuild(rows)
+        if lost:
+            self.tell(("warn", "A choice came while your page was redrawing its forms, and the field it was made on"
+                               " is not there any more: it was not applied. Please make it again."))
+
+
+SEATS_BUSY_ESM = BUSY_JS + r"""
+function render({ model, el }) {
+  el.style.display = "none";
+  const busy = () => klFlag("data-kl-rebuild", !!model.get("busy"));
+  model.on("change:busy", busy);
+  busy();  // a new drawing's forms are not busy: the rebuild that made them is over
+  klWatchRunning();
+  return () => model.off("change:busy", busy);
+}
+
+export default { render };
+"""
+
+
+class SeatsBusy(anywidget.AnyWidget):
+    """The busy state of one drawing of the seats' forms (``views.sheet.live.BUSY_JS``): ``busy`` not empty while
+    the kernel rebuilds them (they are disabled and dimmed; "Updating…" once it lasted 300 ms)."""
+
+    _esm = SEATS_BUSY_ESM
+    busy = traitlets.Unicode("").tag(sync=True)
+
+
+def seats_html(cards: Sequence[Any], busy: Any) -> Html:
+    """The seats' forms as the page lays them out, in the block the busy state disables, with ``busy`` (the
+    build's ``SeatsBusy``) beside them."""
+    inner = "".join(f"<div class='kl-seat'>{mo.as_html(c).text}</div>" for c in cards)
+    return join([style(BUSY_CSS), Html(f"<div class='{SEATS_CLASS}'>{inner}</div>"),
+                 h("div", marimo_html(busy), class_="kl-live", hidden=True) if busy is not None else None])
+
+
 # ---- acts, once per press -----------------------------------------------------------------------
 
 
@@ -545,9 +657,13 @@ def page_token() -> str:
 
 __all__ = [
     "CSS",
+    "KEEP_BUILDS",
+    "SEATS_CLASS",
     "Act",
     "Listed",
     "SeatForm",
+    "SeatInput",
+    "SeatsBusy",
     "TablePage",
     "check_html",
     "counter",
@@ -571,6 +687,7 @@ __all__ = [
     "say",
     "seat_form",
     "seat_head_html",
+    "seats_html",
     "settled",
     "status_words",
     "took",
