@@ -71,8 +71,9 @@ def test_a_seat_offers_one_row_without_its_role_or_the_gms_fields(sl: Path) -> N
     page = seat.open_page(sl, "ysolde")
     assert [s.label for s in page.seats] == ["Ruler: Leadership activities", "Ruler: Region activities"]
     form = seat.seat_form(page, 0)
-    names = set(seat.row_widgets(form))
-    assert {"activity", "skill", "hex"} <= names
+    assert set(seat.row_widgets(form)) == {"activity"}  # the rest follows from the activity chosen
+    names = set(seat.row_widgets(seat.seat_form(page, 0, {"activity": "establish-trade-agreement"})))
+    assert {"activity", "skill", "group"} <= names
     assert not names & {"role", "gm_effects", "dc", "fame_reroll", "reroll_for_rp"}
     activity = next(s for s in form.specs if s.name == "activity")
     assert "quell-unrest" in {o.value for o in activity.options or ()}

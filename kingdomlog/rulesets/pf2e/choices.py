@@ -437,11 +437,18 @@ class ActivityRow(Choices):
     @classmethod
     def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
         """The fields the row's activity does not read (``ONLY_FOR``): a Quell Unrest row takes no hex, no structure,
-        no group. None until an activity known to the rules data is chosen."""
+        no group. Before an activity is chosen, all but the activity (and the role): they follow from it."""
+        if values.get("activity") in (None, ""):
+            return frozenset(cls.model_fields) - {"activity", "role"}
         act = T.catalog(getattr(state, "homebrew", None)).activities.get(str(values.get("activity")))
         if act is None:
             return frozenset()
-        return frozenset(f for f, takes in ONLY_FOR.items() if f in cls.model_fields and not takes(act))
+        out = {f for f, takes in ONLY_FOR.items() if f in cls.model_fields and not takes(act)}
+        if not getattr(state, "boons", True):
+            out.add("boon")  # no boon held: nothing to use
+        if "kingdom-assurance" not in getattr(state, "feats", ("kingdom-assurance",)):
+            out.add("assurance")  # Kingdom Assurance is a feat the kingdom does not have
+        return frozenset(out)
 
 
 def _target(*kinds: str) -> typing.Callable[[T.Activity], bool]:
@@ -451,6 +458,8 @@ def _target(*kinds: str) -> typing.Callable[[T.Activity], bool]:
 def _named(*names: str) -> typing.Callable[[T.Activity], bool]:
     return lambda a: a.name in names
 
+
+DEGREES: tuple[str, ...] = ("critical_success", "success", "failure", "critical_failure")
 
 ONLY_FOR: dict[str, typing.Callable[[T.Activity], bool]] = {
     "hex": _target("hex"), "second_hex": _target("hex"), "reconnoitered": _target("hex"),
@@ -466,23 +475,23 @@ ONLY_FOR: dict[str, typing.Callable[[T.Activity], bool]] = {
     "tactic": _named("train"), "gear": _named("outfit"), "spoils": _named("outfit"), "condition": _named("recover"),
     "favored_land": lambda a: a.category == "region",
     "option": lambda a: any(e.kind == "choose" for e in _effects(a)),
-    "options": lambda a: any(e.kind == "choose" for e in _effects(a)),
-    "ruin": lambda a: a.target == "ruin" or any(_picks_ruin(e) for e in _effects(a)),
-    "ruins": lambda a: a.target == "ruin" or any(_picks_ruin(e) for e in _effects(a)),
+    "options": lambda a: any(sum(e.kind == "choose" for e in _effects(a, d)) > 1 for d in DEGREES),
+    "ruin": lambda a: a.target == "ruin" or any(_picks_ruin(e) and (e.count or 1) <= 1 for e in _effects(a)),
+    "ruins": lambda a: a.target == "ruin" or any(_picks_ruin(e) and (e.count or 1) > 1 for e in _effects(a)),
     "commodity": lambda a: a.target == "commodity" or bool({"work_site", "trade_quantity"} & set(a.requires))
     or any(_picks_commodity(e) for e in _effects(a)),
 }
 """The fields of an activity row only some activities read (activities.py: its target, its requirements), and which:
 a form leaves each out of a row whose activity does not (``ActivityRow.unused``): the outcome's picks (a branch, a
-Ruin of your choice, a commodity) only where an outcome asks for them. The others (the role, the skill, a boon,
-Assurance, the settlement where the check happens) any row may use."""
+Ruin of your choice, one or several, a commodity) only where an outcome asks for them. A boon only while the kingdom
+holds one, Assurance only with its feat (``ActivityRow.unused``); the others (the role, the skill, the settlement
+where the check happens) any row may use."""
 
 
-def _effects(act: T.Activity) -> list[T.Effect]:
-    """Every effect of ``act``'s outcomes, the branches of a ``choose`` included."""
+def _effects(act: T.Activity, degree: str = "") -> list[T.Effect]:
+    """Every effect of ``act``'s outcomes (of one ``degree``), the branches of a ``choose`` included."""
     out: list[T.Effect] = []
-    todo = [e for d in ("critical_success", "success", "failure", "critical_failure")
-            for e in getattr(act.outcomes, d) or ()]
+    todo = [e for d in ((degree,) if degree else DEGREES) for e in getattr(act.outcomes, d) or ()]
     while todo:
         e = todo.pop()
         out.append(e)

@@ -61,6 +61,7 @@ GM_FIELD_PREFIX = "gm_"
 """Fields named so are the GM's to rule (``gm_effects``): never offered to a player."""
 
 CSS = """
+.kl-seats.kl-cards { display: block; }
 .kl-seat { border: 1px solid #d5dbe6; border-radius: 8px; padding: .6em .8em; margin: .6em 0; background: #fbfcfe; }
 .kl-seat h3 { margin: 0 0 .2em 0; font-size: 1.05em; }
 .kl-help { color: #555; font-size: .9em; }
