@@ -463,7 +463,8 @@ def _mentions(text: str, name: str, label: str) -> bool:
     return bool(wanted) and all(w in words for w in wanted[:1])
 
 
-def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
+def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any], offer: Offer | None = None
+            ) -> set[str]:
     """The fields of an entry shown at once; the others fold under "more" (shown once one holds a value).
 
     Shown: the entry's first field (its kind: an activity, an action), required fields, a battle's rounds,
@@ -471,12 +472,14 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
     description names the chosen kind ("Build Structure: the lots") or that the kind's
     name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
     (2 to 8 leaders, roles). Empty or single-option lists, fields the chosen kind does not use
-    (``FieldSpec.unused``) and the rest fold.
+    (``FieldSpec.unused``) and the rest fold; an entry with few fields in use (those ``offer`` shows, on a
+    player's page) shows them all.
     """
     if spec.kind == "mapping":  # a value per key: every key at once (a role's downtime, a Ruin's points)
         return {f.name for f in fields}
     out: set[str] = set()
     kind_text = ""
+    in_use = [f for f in fields if not f.unused and (offer is None or offer.shows(f))]
     if fields:
         first = fields[0]
         chosen = given.get(first.name)
@@ -493,7 +496,7 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
              and kind_text.lower() in f.help.lower())
             or _mentions(kind_text, f.name, ""))
         rounds = f.kind == "rounds" or (f.kind == "rows" and f.name == "rounds")  # a battle's orders: its board
-        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(fields) <= FOLD_AFTER or rounds:
+        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(in_use) <= FOLD_AFTER or rounds:
             out.add(f.name)
     return out
 

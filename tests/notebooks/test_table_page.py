@@ -113,11 +113,9 @@ def test_an_aikakirjat_pc_acts_as_itself(tmp_path: Path) -> None:
     form = seat.seat_form(page, 0, {"action": "reduce_unrest"})
     raw = {k: (w.value if hasattr(w, "value") else {n: x.value for n, x in w.items()})
            for k, w in seat.row_widgets(form).items()}
-    row, errors = seat.read_row(form, raw)  # the form as it starts: a new project's boxes left alone
-    assert (row["action"], "new_project" in row, errors) == ("reduce_unrest", False, [])
-    raw["new_project"]["id"] = "mill"  # begun: then it is read, and what it still needs is said
+    assert "new_project" not in raw  # a Building Project's new project is no part of Reduce Unrest
     row, errors = seat.read_row(form, raw)
-    assert row["new_project"]["id"] == "mill" and [e.path for e in errors] == [("new_project", "name")]
+    assert (row["action"], errors) == ("reduce_unrest", [])
 
 
 def test_an_aikakirjat_pc_is_offered_only_what_that_pc_may_do_and_refused_in_words(tmp_path: Path) -> None:
@@ -128,8 +126,14 @@ def test_an_aikakirjat_pc_is_offered_only_what_that_pc_may_do_and_refused_in_wor
     gm_draft(folder)
     page = seat.open_page(folder, "aino")
     form = seat.seat_form(page, 0)
-    offered = [o.value for o in next(s for s in form.specs if s.name == "action").options or ()]
-    assert offered == ["embassy", "reduce_corruption", "declare_war", "reduce_unrest"]
+    action = next(s for s in form.specs if s.name == "action")
+    assert [o.value for o in action.options or ()] == ["embassy", "reduce_corruption", "declare_war", "reduce_unrest"]
+    assert next(o.detail for o in action.options or ()) == "the PC's Persuasion (§3.10.1)"  # not the kingdom's skill
+    assert set(seat.row_widgets(form)) == {"action"}  # the rest follows from the action
+    embassy = seat.seat_form(page, 0, {"action": "embassy"})
+    assert set(seat.row_widgets(embassy)) == {"action", "pc_bonus", "skill", "neighbour_id"}  # her bonus, no track
+    assert [o.value for o in next(s for s in embassy.specs if s.name == "skill").options or ()] == ["persuasion"]
+    assert next(s for s in embassy.specs if s.name == "neighbour_id").label == "Neighbour"
     with pytest.raises(InputError) as refused:  # a row sent without the form (a stale page, a script)
         seat.declare_once(page, 0, {"action": "attract_population"})
     said = str(refused.value)
@@ -304,6 +308,23 @@ def test_a_pf1_leader_rolls_the_check_their_role_supports(tmp_path: Path) -> Non
     assert words.startswith("The Stability check of the upkeep: declared. d20 +")
     assert seat.run_act(page, seat.listing(page).acts[f"{p.id}/roll"]).startswith(
         "The Stability check of the upkeep: d20 = ")
+    # the check is taken: the seat says so, and its Declare is not offered again (it would be refused)
+    assert seat.waits(page) == ("You have taken this check this month: roll it under Your proposals.",)
+    text, defs = run(folder, "amiri")
+    assert "You have taken this check" in text and defs["declare_buttons"]["0"]._component_args["disabled"]
+
+
+def test_a_seat_whose_rows_are_all_proposed_takes_no_more(sl: Path) -> None:
+    page = seat.open_page(sl, "ysolde")
+    assert seat.waits(page) == ("", "")
+    seat.declare_once(page, 0, QUELL)
+    seat.declare_once(page, 0, {"activity": "celebrate-holiday"})
+    said = ("2 proposed this month, all this seat takes: see Your proposals (withdraw one before its roll to propose"
+            " another).")
+    assert seat.waits(page) == (said, "")
+    camp = Campaign.open(sl)
+    tbl.withdraw(camp, camp.viewer("ysolde"), tbl.mine(camp, camp.viewer("ysolde"))[0].id)
+    assert seat.waits(page) == ("", "")
 
 
 def test_a_line_said_to_the_table_reaches_every_player(sl: Path) -> None:

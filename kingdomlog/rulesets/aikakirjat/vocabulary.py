@@ -137,7 +137,10 @@ def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
         if by_pc and a not in PC_ACTIONS:
             continue
         skill, rule = ACTION_SKILL[a]
-        detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
+        if by_pc:  # the PC's own skill, not the kingdom's (A12)
+            detail = f"the PC's {' or '.join(n.capitalize() for n in PC_ACTIONS[a])}"
+        else:
+            detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
         out.append(Option(a, a.replace("_", " "), f"{detail} ({rule})"))
     return out
 
@@ -145,8 +148,8 @@ def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
 def _action_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option] | None:
     action, performer = within.get("action"), within.get("performer", "kingdom")
     names = PC_SKILLS.get(str(action))
-    if names is None and action == "embassy" and performer == "pc":
-        names = ("persuasion",)
+    if performer in ("pc", "court") and str(action) in PC_ACTIONS:
+        names = PC_ACTIONS[str(action)]  # a PC's own skill (A75)
     if names is None:
         return None
     return [Option(n, n, _skill_detail(s, n) if n in R.skill_map(s) else "the PC's own skill") for n in names]

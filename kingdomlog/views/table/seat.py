@@ -170,16 +170,45 @@ def moved_on(page: TablePage) -> bool:
 
 
 def waits(page: TablePage) -> tuple[str, ...]:
-    """Per seat, why it waits ("the GM is still at …"), or "" when the month has reached its step."""
+    """Per seat, why it takes nothing now ("the GM is still at …"; its proposals this turn are all it takes), or ""
+    when the month has reached its step and the seat may propose."""
     camp = Campaign.open(page.folder)
+    props = list(tbl.proposals(tbl.TableFile(page.folder, page.turn).lines()).values())
     out = []
     for seat in page.seats:
+        full = taken(seat, props, page.viewer.id, page.unit)
+        if full:
+            out.append(full)
+            continue
         try:
             tbl.before_step(camp, page.viewer, page.turn, seat.step)
             out.append("")
         except KingdomlogError as exc:
             out.append(player.said_to_player(exc))
     return tuple(out)
+
+
+def taken(seat: Seat, props: Sequence[tbl.Proposal], player: str, unit: str = "turn") -> str:
+    """Why ``seat`` of ``player`` takes no more this ``unit``, in words, or "": its kingdom check taken by a
+    leader, or as many rows proposed as it takes (as ``app.table.declare`` counts them: every one not withdrawn).
+
+    >>> s = Seat("upkeep", "", "General", roll="stab")
+    >>> taken(s, [tbl.Proposal("p1", 3, "ysolde", s.id, "upkeep", "", {})], "kesh", "month")
+    'Another leader has taken this check this month.'
+    >>> taken(Seat("a", "acts", "Ruler", limit=1), [], "kesh")
+    ''
+    """
+    used = [p for p in props if p.seat == seat.id and p.open]
+    mine = [p for p in used if p.player == player]
+    if seat.roll and used:
+        return (f"You have taken this check this {unit}: roll it under Your proposals." if mine else
+                f"Another leader has taken this check this {unit}.")
+    if seat.limit is not None and len(used) >= seat.limit:
+        said = f"{seat.limit} proposed this {unit}, all this seat takes: see Your proposals"
+        if any(p.status in ("declared", "returned") and not p.rolled for p in mine):
+            return said + f" (withdraw {'it' if seat.limit == 1 else 'one'} before its roll to propose another)."
+        return said + "."
+    return ""
 
 
 # ---- one row of a seat, as a form ---------------------------------------------------------------
@@ -288,7 +317,7 @@ def row_layout(form: SeatForm, widgets: Any, errors: Mapping[str, str]) -> Any:
                               " it to see its odds, then roll it.", class_="kl-help"))
     view = widgets
     spec = form.rows_spec or FieldSpec(form.seat.rows, form.seat.rows, "rows", fields=form.specs)
-    shown = sf.primary(spec, form.specs, form.row)
+    shown = sf.primary(spec, form.specs, form.row, form.offer)
     main: list[Any] = []
     more: list[Any] = []
     for s in form.specs:
@@ -691,6 +720,7 @@ __all__ = [
     "seats_html",
     "settled",
     "status_words",
+    "taken",
     "took",
     "waits",
 ]
