@@ -422,7 +422,10 @@ class ActivityRow(Choices):
     refuge_ruin: RuinChoice = Field(default=None, description="the Ruin a claimed Refuge lowers")
     favored_land: bool = Field(default=False, description="pair two Region activities in one heartland hex (§5.9)")
     reconnoitered: bool = Field(default=True, description="Claim Hex: the hex was Reconnoitered and cleared")
-    option: BranchOption = None
+    option: Annotated[BranchOption, Pick("activity_branches", what="a branch of the outcome", depends=("activity",),
+                                         open=True)] = Field(
+        default=None, title="If the outcome asks: which", description="the branch taken when the outcome gives a"
+                                                                       " choice (which degree: see the odds)")
     options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = Field(
         default=None, description="the branch of each either/or outcome in order, when an outcome has several")
     boon: str | None = Field(default=None, description="a held boon used on this check (its id)")
@@ -888,9 +891,53 @@ def _lots(state: KingdomState, settlement: Any) -> list[Option]:
             for b, lots in enumerate(st.blocks) for i, lot in enumerate(lots)]
 
 
+_KIND_WORDS = {"rp": "RP", "spend_rp": "RP spent", "ruin": "Ruin", "pending": "next turn:",
+               "trade_goods": "trade goods"}
+
+
+def _branch_words(branch: Sequence[T.Effect]) -> str:
+    """One branch of an either/or outcome in words.
+
+    >>> _branch_words([T.Effect(kind="unrest", amount="1d4")])
+    'Unrest +1d4'
+    >>> _branch_words([T.Effect(kind="ruin", target="choice", amount=1, count=2)])
+    'a Ruin of your choice +1 (2 Ruins)'
+    >>> _branch_words([T.Effect(kind="spend_rp", amount="2rd")])
+    'RP spent +2 Resource Dice'
+    """
+    parts = []
+    for e in branch:
+        target = str(e.target or "")
+        if e.kind.startswith("ruin") and target.startswith("choice"):
+            what = "a Ruin of your choice"
+        else:
+            kind = _KIND_WORDS.get(e.kind, e.kind.replace("_", " "))
+            what = f"{kind[:1].upper()}{kind[1:]}" + (f" {target.replace('_', ' ')}" if target else "")
+        amount = re.sub(r"^(\d*)rd$", lambda m: f"{m.group(1) or 1} Resource Dice".replace("1 Resource Dice",
+                                                                                         "Resource Dice"),
+                        str(e.amount).lstrip("+-")) if e.amount not in (None, "", 0) else ""
+        sign = "-" if str(e.amount).startswith("-") else "+"
+        count = f" ({e.count} Ruins)" if e.kind == "ruin" and e.count > 1 else ""
+        parts.append(f"{what} {sign + amount if amount else ''}{count}".strip())
+    return "; ".join(parts) or "nothing"
+
+
+def activity_branches(state: KingdomState, activity: str) -> list[Option] | None:
+    """The branches of ``activity``'s first either/or outcome, in words (None when it has none: any number goes)."""
+    act = T.catalog(state.homebrew).activities.get(activity)
+    choose = next((e for e in _effects(act) if e.kind == "choose"), None) if act is not None else None
+    if act is None or choose is None:
+        return None
+    degree = next((d for d in DEGREES if any(x is choose for x in getattr(act.outcomes, d) or ())), "")
+    return [Option(i, _branch_words(b), f"on a {degree.replace('_', ' ')}" if degree else "")
+            for i, b in enumerate(choose.options)]
+
+
 def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
     """The allowed values of ``Pick(source)`` in ``state``; ``within``: the sibling values of the entry."""
     cat = T.catalog(state.homebrew)
+    if source == "activity_branches":
+        return activity_branches(state, str(within.get("activity") or ""))
     if source == "charters":
         return [Option(c.name, c.name, f"boost {c.boost or '-'}, flaw {c.flaw or '-'}, {c.free_boosts} free")
                 for c in T.charters().values()]
