@@ -10,6 +10,7 @@ The browser test is test_table_browser.py.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 from pathlib import Path
@@ -204,8 +205,12 @@ def test_a_press_after_its_proposal_moved_on_does_nothing(sl: Path) -> None:
     assert "nothing done" in seat.run_act(page, roll)  # Roll pressed twice: the same faces, one line
     assert "nothing done" in seat.run_act(page, withdraw)  # drawn before the roll: it stays
     fame = seat.listing(page).acts[f"{p.id}/reroll/fame"]
-    seat.run_act(page, fame)
-    assert "nothing done" in seat.run_act(page, fame)  # a double click on Re-roll: one re-roll
+    # Roll pressed three times: the later presses land on Re-roll, which appears where Roll was: no re-roll
+    assert "nothing was rolled again" in seat.run_act(page, fame)
+    assert [ln.kind for ln in tbl.TableFile(sl, page.turn).lines()] == ["declared", "rolled"]
+    seen = dataclasses.replace(fame, drawn_at=fame.drawn_at - seat.REROLL_AFTER)  # pressed once the roll was seen
+    assert "rolled again" in seat.run_act(page, seen)
+    assert "nothing done" in seat.run_act(page, seen)  # a double click on Re-roll: one re-roll
     kinds = [ln.kind for ln in tbl.TableFile(sl, page.turn).lines()]
     assert kinds == ["declared", "rolled", "rerolled"]
 

@@ -4,7 +4,8 @@ On a copy of the pf2e demo whose GM has a draft that reached the Activity phase,
 ``/p/ysolde/`` link at 390 px:
 
 - Declare pressed three times 100 ms apart declares one row; Roll pressed three times 100 ms apart rolls once (the
-  same faces on the page, one roll in the table's file and one line in her feed);
+  same faces on the page, one roll in the table's file and one line in her feed), and the clicks that land on the
+  Re-roll (Fame) button drawn where Roll was re-roll nothing (they spent a Fame point);
 - a Region activity chosen 200 ms after her Leadership activity, while the page rebuilds the seats' forms for it,
   is there after the rebuild (on the page, and in the rows the table's file records when she declares them);
 - a rebuild that lasts longer than 300 ms shows that the page is busy: the seats' forms disabled and dimmed at once,
@@ -90,8 +91,13 @@ class Ysolde(Seat):
     def select(self, label: str, starts: str, nth: int = 0) -> None:
         """Pick the option of ``label``'s ``nth`` dropdown that starts with ``starts``, without waiting."""
         box = self.page.get_by_label(label, exact=True).nth(nth)
-        box.select_option(label=next(o for o in box.locator("option").all_inner_texts() if o.startswith(starts)),
-                          timeout=5_000)
+        for _ in range(50):  # a dropdown being drawn has its options a moment later
+            pick = next((o for o in box.locator("option").all_inner_texts() if o.startswith(starts)), None)
+            if pick is not None:
+                break
+            self.page.wait_for_timeout(200)
+        assert pick is not None, f"no option of {label!r} starts with {starts!r}"
+        box.select_option(label=pick, timeout=5_000)
 
     def chosen(self, label: str, nth: int = 0) -> str:
         return str(self.page.get_by_label(label, exact=True).nth(nth).evaluate(
@@ -148,11 +154,17 @@ def test_declare_and_roll_pressed_three_times_100ms_apart_act_once(
         assert len(lines_of(folder, "declared")) == 1
         assert y.page.locator(".kl-prop").count() == 1
 
-        assert y.presses("Roll") >= 1
+        roll = y.page.get_by_role("button", name="Roll", exact=True).first
+        roll.scroll_into_view_if_needed()
+        box = roll.bounding_box()
+        assert box is not None
+        for _ in range(3):  # as a person clicks: three times on one spot, on whatever is there then
+            y.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            y.page.wait_for_timeout(100)
         y.kernel.settled()
         y.page.get_by_text(re.compile(r"^rolled: ")).first.wait_for(timeout=30_000)
         rolled = lines_of(folder, "rolled")
-        assert len(rolled) == 1, [ln.faces for ln in rolled]
+        assert len(rolled) == 1 and lines_of(folder, "rerolled") == [], [ln.faces for ln in rolled]
         face = rolled[0].faces["a1"][0]
         body = y.page.inner_text("body")
         assert f"d20 = {face} " in body and y.page.locator(".kl-prop").count() == 1
@@ -160,6 +172,20 @@ def test_declare_and_roll_pressed_three_times_100ms_apart_act_once(
         assert len(re.findall(r"Quell Unrest \(Ruler\): ", feed)) == 1, feed  # one roll in her feed
         proposal = tbl.mine(Campaign.open(folder), Campaign.open(folder).viewer("ysolde"))
         assert [(p.status, p.faces) for p in proposal] == [("rolled", rolled[0].faces)]
+
+        # Re-roll (Fame) is drawn where Roll was: a click that lands on it as it appears re-rolls nothing
+        y.select("Activity", "Harvest Crops", nth=1)
+        y.kernel.settled()
+        y.page.get_by_role("button", name="Declare").nth(1).click()
+        y.kernel.settled()
+        y.page.get_by_role("button", name="Roll", exact=True).first.click()
+        rerolls = y.page.get_by_role("button", name=re.compile(r"^Re-roll"))
+        expect(rerolls).to_have_count(2, timeout=30_000)
+        y.page.wait_for_timeout(100)
+        rerolls.nth(1).click()
+        y.kernel.settled()
+        assert len(lines_of(folder, "rolled")) == 2 and lines_of(folder, "rerolled") == []
+        y.page.get_by_text("nothing was rolled again").first.wait_for(timeout=10_000)
         y.ctx.close()
 
 

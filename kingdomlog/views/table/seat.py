@@ -471,6 +471,14 @@ class Act:
     reason: str = ""
     status: str = ""
     rerolls: int = 0
+    drawn_at: float = 0.0
+    """When the page made the button (``time.monotonic()``): a re-roll pressed sooner than ``REROLL_AFTER`` after
+    it is a click meant for the button it replaced (Roll, pressed twice), and does nothing."""
+
+
+REROLL_AFTER = 1.5
+"""Seconds a re-roll button is on the page before a press of it counts. It appears where Roll was, once the roll is
+drawn: the second and third clicks of Roll pressed three times landed on it and spent a Fame point."""
 
 
 def new_clicks(values: Mapping[str, Any], taken: Mapping[str, int], build: str) -> dict[str, int]:
@@ -546,6 +554,9 @@ def run_act(page: TablePage, act: Act) -> str:
         p = tbl.withdraw(camp, page.viewer, act.proposal)
         return f"{p.title}: withdrawn."
     if act.kind == "reroll":
+        if time.monotonic() - act.drawn_at < REROLL_AFTER:
+            return (f"{now.title}: {status_words(now, page.unit)}. That press came with the one before it, so nothing"
+                    " was rolled again; press Re-roll once more if you mean it.")
         p = tbl.reroll(camp, page.viewer, act.proposal, act.reason)
         return f"{p.title} rolled again: {p.outcome}."
     raise InputError(f"unknown act {act.kind!r}")
@@ -576,8 +587,9 @@ def listing(page: TablePage) -> Listed:
     props = tuple(tbl.mine(camp, page.viewer, page.turn))
     acts: dict[str, Act] = {}
     labels: dict[str, tuple[str, str, str]] = {}
+    now = time.monotonic()
     for p in props:
-        drawn = {"proposal": p.id, "status": p.status, "rerolls": len(p.rerolls)}
+        drawn = {"proposal": p.id, "status": p.status, "rerolls": len(p.rerolls), "drawn_at": now}
         if p.status == "declared" and p.checks:
             acts[f"{p.id}/roll"] = Act("roll", **drawn)  # type: ignore[arg-type]
             labels[f"{p.id}/roll"] = ("Roll", "success", "the server draws the dice now; the table sees the roll")
@@ -688,6 +700,7 @@ def page_token() -> str:
 __all__ = [
     "CSS",
     "KEEP_BUILDS",
+    "REROLL_AFTER",
     "SEATS_CLASS",
     "Act",
     "Listed",
