@@ -35,7 +35,7 @@ def _():
     get_opened, set_opened = mo.state(0)
     get_listed, set_listed = mo.state(None)
     get_waits, set_waits = mo.state(None)
-    get_rows, set_rows = mo.state({})
+    get_rows, set_rows = mo.state({}, allow_self_loops=True)  # a late choice sets it from the forms' own cell
     get_errors, set_errors = mo.state({})
     get_said, set_said = mo.state(None)
     get_taken, set_taken = mo.state({})
@@ -116,14 +116,24 @@ def _(act_buttons, acts_build, get_taken, listed, live, page, set_said, set_take
 
 
 @app.cell(hide_code=True)
-def _(get_rows, get_waits, page):
-    # The seats' forms: made again only when a seat opens or a choice changes what the others offer.
+def _():
+    # The builds of the seats' forms a choice may still arrive for while they are rebuilt (made once a session).
+    seat_input = table.SeatInput()
+    return (seat_input,)
+
+
+@app.cell(hide_code=True)
+def _(get_rows, get_waits, page, seat_input, set_rows, set_said):
+    # The seats' forms: made again only when a seat opens or a choice changes what the others offer. A choice
+    # made on the forms before (while these were built) is placed on these (views.table.seat.SeatInput).
     _waits = get_waits()
     mo.stop(_waits is None)
     seat_forms = [table.seat_form(page, _i, get_rows().get(_i), _waits[_i]) for _i in range(len(page.seats))]
+    seat_input.rebuild, seat_input.tell = set_rows, set_said
     with sf.fresh_ui_ids():
-        row_forms = mo.ui.dictionary(sf.flatten({str(_i): table.row_widgets(_f) for _i, _f in enumerate(seat_forms)}))
-    return row_forms, seat_forms
+        row_forms = seat_input.dictionary(seat_forms)
+    seats_busy = seat_input.busy
+    return row_forms, seat_forms, seats_busy
 
 
 @app.cell(hide_code=True)
@@ -138,20 +148,19 @@ def _(get_waits):
 
 
 @app.cell(hide_code=True)
-def _(declare_buttons, get_errors, page, row_forms, seat_forms):
+def _(declare_buttons, get_errors, page, row_forms, seat_forms, seats_busy):
     _view = sf.View(row_forms)
     _errors = get_errors()
     _cards = [mo.vstack([mo.Html(table.seat_head_html(_f.seat)),
                          table.row_layout(_f, _view.get(str(_i), {}), _errors.get(_i, {})),
                          declare_buttons[str(_i)]], gap=0.4) for _i, _f in enumerate(seat_forms)]
     _none = [mo.md(f"_No seat is yours this {page.unit}: you watch the table._")] if not seat_forms else []
-    mo.vstack([mo.md("## Your seats"), *_none,
-               *[mo.Html(f"<div class='kl-seat'>{mo.as_html(_c).text}</div>") for _c in _cards]])
+    mo.vstack([mo.md("## Your seats"), *_none, mo.Html(table.seats_html(_cards, seats_busy))])
     return
 
 
 @app.cell(hide_code=True)
-def _(page, row_forms, seat_forms, set_rows):
+def _(page, row_forms, seat_forms, seat_input, set_rows):
     # A choice that changes what the row offers (another activity: its skills) rebuilds the form, values kept.
     _tree = sf.unflatten(row_forms.value)
     _rows, _rebuild = {}, False
@@ -162,6 +171,7 @@ def _(page, row_forms, seat_forms, set_rows):
         _rows[_i] = _row
         _rebuild = _rebuild or table.seat_form(page, _i, _row, _f.wait).key != _f.key
     if _rebuild:
+        seat_input.rebuilding()  # the forms on the page are disabled until the new ones are drawn
         set_rows(_rows)
     return
 

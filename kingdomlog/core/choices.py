@@ -163,6 +163,16 @@ class Choices(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """The fields an entry holding ``values`` does not use (a Quell Unrest row takes no hex), for forms to
+        leave out; validation is not changed by it. None by default: every field may matter.
+
+        >>> NoChoices.unused({}, None)
+        frozenset()
+        """
+        return frozenset()
+
 
 class NoChoices(Choices):
     """The choices of a step that takes none (any key given is refused)."""
@@ -261,6 +271,9 @@ class FieldSpec:
     alone: tuple[Option, ...] = ()
     """For a ``multiselect`` or ``mapping`` typed as a union with plain values: each plain value, which stands
     for the whole field (``all`` the characters; all the Ruin points to one Ruin)."""
+    unused: bool = False
+    """The entry as its values make it does not use this field (``Choices.unused``: an activity that takes no hex):
+    the GM sheet folds it away, a player's page leaves it out."""
 
 
 @dataclass(frozen=True)
@@ -744,14 +757,16 @@ def describe(
     within = dict(vals)
     if parent is not None:
         within[PARENT] = parent
+    unused = model.unused(vals, state) if vals else frozenset()
     return tuple(_spec(name, _label(name, info), info.description or "", _shape_of(info),
                        required=info.is_required(), default=_default(info), given=vals.get(name), within=within,
-                       state=state, vocabulary=vocabulary, owner=model)
+                       state=state, vocabulary=vocabulary, owner=model, unused=name in unused)
                  for name, info in model.model_fields.items())
 
 
 def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, default: Any, given: Any,
-          within: Mapping[str, Any], state: Any, vocabulary: Vocabulary, owner: Any = None) -> FieldSpec:
+          within: Mapping[str, Any], state: Any, vocabulary: Vocabulary, owner: Any = None,
+          unused: bool = False) -> FieldSpec:
     """The ``FieldSpec`` of one value of ``shape`` (a model's field, or the value of one key of a mapping);
     ``owner``: the model whose field it is."""
     kind = _kind(shape)
@@ -827,7 +842,7 @@ def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, de
         required=required and not shape.optional, default=default, options=options,
         source=pick.source if pick else None, depends=pick.depends if pick else (),
         minimum=lo, maximum=hi, fields=nested, entries=entries, model=sub, variants=variants,
-        discriminator=disc, item_kind=item_kind, alone=alone,
+        discriminator=disc, item_kind=item_kind, alone=alone, unused=unused,
     )
 
 

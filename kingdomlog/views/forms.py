@@ -111,6 +111,17 @@ class Offer:
     min_rows: int = 4
     other_example: str = ""
 
+    def shows(self, spec: FieldSpec) -> bool:
+        """Whether the page offers ``spec``: not hidden, and used by its entry as chosen (``FieldSpec.unused``: a
+        player's page leaves out what the chosen activity does not take; the GM sheet folds it away instead).
+
+        >>> Offer(hidden=frozenset({"role"})).shows(FieldSpec("role", "Role", "select"))
+        False
+        >>> Offer().shows(FieldSpec("hex", "Hex", "select", unused=True))
+        False
+        """
+        return spec.name not in self.hidden and not spec.unused
+
 
 OPEN_PICK = ("pick", "other")
 """The two widgets of an open pick with hints: a dropdown of the suggestions and a box for any other value."""
@@ -130,7 +141,8 @@ def spec_key(spec: FieldSpec) -> Hashable:
     return (spec.name, spec.kind, spec.label, spec.help, spec.required, spec.minimum, spec.maximum,
             None if spec.options is None else tuple(_option_key(o) for o in spec.options),
             tuple(spec_key(f) for f in spec.fields),
-            tuple(tuple(spec_key(f) for f in e) for e in spec.entries), tuple(_option_key(o) for o in spec.alone))
+            tuple(tuple(spec_key(f) for f in e) for e in spec.entries), tuple(_option_key(o) for o in spec.alone),
+            spec.unused)
 
 
 def form_key(form: StepForm) -> Hashable:
@@ -278,7 +290,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         given = v if isinstance(v, Mapping) else {}
         return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True,
                                offer=offer)
-                for f in spec.fields if offer is None or f.name not in offer.hidden}
+                for f in spec.fields if offer is None or offer.shows(f)}
     if spec.kind == "mapping":
         return mapping_widgets(spec, v, hexmap=hexmap, offer=offer)
     if spec.kind == "list" and spec.item_kind == "select" and spec.options is not None:
@@ -388,7 +400,7 @@ def choice_widgets(specs: Sequence[FieldSpec], values: Mapping[str, Any], *, hex
     Read them back with ``read_fields`` (given the same ``offer``); fields ``offer`` hides get none.
     """
     return {s.name: widget(s, values.get(s.name), entries=s.entries or None, hexmap=hexmap, offer=offer)
-            for s in specs if offer is None or s.name not in offer.hidden}
+            for s in specs if offer is None or offer.shows(s)}
 
 
 def open_pick(spec: FieldSpec, value: Any, hints: Sequence[Option], *, example: str = "") -> dict[str, Any]:
@@ -410,7 +422,7 @@ def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[s
                   hexmap: Any = None, offer: Offer | None = None) -> dict[str, Any]:
     """The widgets of one entry (its discriminator left out: the entry's kind shows in its heading)."""
     return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True, offer=offer)
-            for f in fields if f.name != spec.discriminator and (offer is None or f.name not in offer.hidden)}
+            for f in fields if f.name != spec.discriminator and (offer is None or offer.shows(f))}
 
 
 def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
@@ -451,26 +463,30 @@ def _mentions(text: str, name: str, label: str) -> bool:
     return bool(wanted) and all(w in words for w in wanted[:1])
 
 
-def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
+def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any], offer: Offer | None = None
+            ) -> set[str]:
     """The fields of an entry shown at once; the others fold under "more" (shown once one holds a value).
 
     Shown: the entry's first field (its kind: an activity, an action), required fields, a battle's rounds,
     those whose options depend on a sibling, any field already set, a field whose
     description names the chosen kind ("Build Structure: the lots") or that the kind's
     name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
-    (2 to 8 leaders, roles). Empty or single-option lists and the rest fold.
+    (2 to 8 leaders, roles). Empty or single-option lists, fields the chosen kind does not use
+    (``FieldSpec.unused``) and the rest fold; an entry with few fields in use (those ``offer`` shows, on a
+    player's page) shows them all.
     """
     if spec.kind == "mapping":  # a value per key: every key at once (a role's downtime, a Ruin's points)
         return {f.name for f in fields}
     out: set[str] = set()
     kind_text = ""
+    in_use = [f for f in fields if not f.unused and (offer is None or offer.shows(f))]
     if fields:
         first = fields[0]
         chosen = given.get(first.name)
         opt = next((o for o in first.options or () if o.value == chosen), None)
         kind_text = opt.text if opt is not None else str(chosen or "")
     for i, f in enumerate(fields):
-        if f.name == spec.discriminator:
+        if f.name == spec.discriminator or (f.unused and i > 0):  # a field the chosen kind does not use: folded
             continue
         set_ = f.name in given and given[f.name] not in (None, f.default, [], {})  # an empty pick is not a value
         enabled = [o for o in f.options or () if not o.disabled]
@@ -480,7 +496,7 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
              and kind_text.lower() in f.help.lower())
             or _mentions(kind_text, f.name, ""))
         rounds = f.kind == "rounds" or (f.kind == "rows" and f.name == "rounds")  # a battle's orders: its board
-        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(fields) <= FOLD_AFTER or rounds:
+        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(in_use) <= FOLD_AFTER or rounds:
             out.add(f.name)
     return out
 
@@ -898,7 +914,7 @@ def _filled(fields: Sequence[FieldSpec], got: Mapping[str, Any], path: Path_, ou
     if all(k in by_name and v == by_name[k].default for k, v in got.items()):
         return False
     for f in fields:
-        if f.required and f.name not in got and f.name not in offer.hidden:
+        if f.required and f.name not in got and offer.shows(f):
             out.errors.append(FieldError((*path, f.name), "needed: choose one, or clear the whole entry"))
     return True
 

@@ -13,8 +13,8 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "check_name", "help_words", "id_words", "is_hex_field", "option_text", "roll_name", "summary_of",
-           "words"]
+__all__ = ["ACRONYMS", "check_name", "help_words", "id_words", "is_hex_field", "option_text", "refusal_words",
+           "roll_name", "summary_of", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -138,3 +138,23 @@ def id_words(value: Any, name_of: Callable[[str, str], str] | None = None) -> An
     if name_of is not None:
         return name_of(value, "")
     return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", value)).strip()
+
+
+_PATH = re.compile(r"^(?:step '[^']*':\s*)?(choice [\w.\[\]]+:\s*)?")
+_QUOTED_ID = re.compile(r"'?\b([a-z0-9]+(?:[_-][a-z0-9]+)+)\b'?")
+
+
+def refusal_words(message: str, name_of: Callable[[str, str], str] | None = None) -> str:
+    """A refusal as a person reads it: the ids it quotes or lists said by the ruleset's names for them
+    (``Ruleset.name_of``, else their separators as spaces); the step it names left out, and the choice it is
+    about kept as it is (a page places the refusal at that field by it).
+
+    >>> refusal_words("step 'actions': choice actions[0].action: 'attract_population' is not an action;"
+    ...               " allowed: embassy, reduce_corruption")
+    'choice actions[0].action: attract population is not an action; allowed: embassy, reduce corruption'
+    >>> refusal_words("a PC cannot perform Attract Population (rule: A75)")
+    'a PC cannot perform Attract Population (rule: A75)'
+    """
+    m = _PATH.match(message)
+    head, rest = (m.group(1) or "") if m else "", message[m.end():] if m else message
+    return head + _QUOTED_ID.sub(lambda x: str(id_words(x.group(1), name_of)), rest)

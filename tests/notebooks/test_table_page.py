@@ -10,6 +10,7 @@ The browser test is test_table_browser.py.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 from pathlib import Path
@@ -21,7 +22,7 @@ from nb_support import REPO, SECRET, copy_demo, load_notebook
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
 from kingdomlog.app.drafts import Drafts, SavedDraft
-from kingdomlog.core.errors import RuleError
+from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.turn import Plan
 from kingdomlog.views.table import seat
 
@@ -62,7 +63,8 @@ def declare_cell(folder: Path, viewer: str, clicks: int, row: dict[str, Any]) ->
     """The forms cell's names, as if seat 0's Declare had been pressed ``clicks`` times on ``row``."""
     page = seat.open_page(folder, viewer)
     forms = [seat.seat_form(page, i) for i in range(len(page.seats))]
-    return {"seat_forms": forms, "forms_build": "build-1", "declare_buttons": Fake({"0": clicks, "1": 0}),
+    return {"seat_forms": forms, "seats_busy": None, "forms_build": "build-1",
+            "declare_buttons": Fake({"0": clicks, "1": 0}),
             "row_forms": Fake({f"0/{k}": v for k, v in row.items()})}
 
 
@@ -70,8 +72,9 @@ def test_a_seat_offers_one_row_without_its_role_or_the_gms_fields(sl: Path) -> N
     page = seat.open_page(sl, "ysolde")
     assert [s.label for s in page.seats] == ["Ruler: Leadership activities", "Ruler: Region activities"]
     form = seat.seat_form(page, 0)
-    names = set(seat.row_widgets(form))
-    assert {"activity", "skill", "hex"} <= names
+    assert set(seat.row_widgets(form)) == {"activity"}  # the rest follows from the activity chosen
+    names = set(seat.row_widgets(seat.seat_form(page, 0, {"activity": "establish-trade-agreement"})))
+    assert {"activity", "skill", "group"} <= names
     assert not names & {"role", "gm_effects", "dc", "fame_reroll", "reroll_for_rp"}
     activity = next(s for s in form.specs if s.name == "activity")
     assert "quell-unrest" in {o.value for o in activity.options or ()}
@@ -79,6 +82,30 @@ def test_a_seat_offers_one_row_without_its_role_or_the_gms_fields(sl: Path) -> N
     skills = seat.seat_form(page, 0, QUELL)
     assert {o.value for o in next(s for s in skills.specs if s.name == "skill").options or ()} >= {
         "intrigue", "politics"}
+
+
+def test_a_seat_shows_only_the_fields_its_activity_uses(sl: Path) -> None:
+    """Quell Unrest takes no hex (nor a structure, a group, an army): its row shows none of them, and its form is
+    made again when another activity is chosen; Claim Hex's row shows the hex. The GM sheet's row, through the
+    same codec, folds the hex away for Quell Unrest instead of showing it in the row's line."""
+    from kingdomlog.views import forms as sf
+
+    page = seat.open_page(sl, "ysolde")
+    quell = seat.seat_form(page, 0, QUELL)
+    names = set(seat.row_widgets(quell))
+    assert {"activity", "skill", "ruins", "option"} <= names  # its critical failure asks a branch and two Ruins
+    assert not names & {"hex", "second_hex", "structure", "lots", "group", "army_type", "quantity", "goods", "event"}
+    branch = next(s for s in quell.specs if s.name == "option")  # its branches in words, not a number to type
+    assert (branch.kind, [(o.value, o.label, o.detail) for o in branch.options or ()]) == ("select", [
+        (0, "Unrest +1d4", "on a critical failure"),
+        (1, "a Ruin of your choice +1 (2 Ruins)", "on a critical failure")])
+    pledge = seat.seat_form(page, 0, {"activity": "pledge-of-fealty"})
+    assert "hex" in seat.row_widgets(pledge) and pledge.key != quell.key  # a rebuild when the activity changes
+    claim = seat.seat_form(page, 1, {"activity": "claim-hex"})
+    assert {"hex", "reconnoitered"} <= set(seat.row_widgets(claim)) and "ruins" not in seat.row_widgets(claim)
+    rows = next(s for s in quell.specs if s.name == "hex")
+    assert rows.unused and "hex" not in sf.primary(quell.rows_spec or rows, quell.specs, QUELL)
+    assert "hex" in sf.primary(claim.rows_spec or rows, claim.specs, {"activity": "claim-hex"})
 
 
 def test_an_aikakirjat_pc_acts_as_itself(tmp_path: Path) -> None:
@@ -91,11 +118,42 @@ def test_an_aikakirjat_pc_acts_as_itself(tmp_path: Path) -> None:
     form = seat.seat_form(page, 0, {"action": "reduce_unrest"})
     raw = {k: (w.value if hasattr(w, "value") else {n: x.value for n, x in w.items()})
            for k, w in seat.row_widgets(form).items()}
-    row, errors = seat.read_row(form, raw)  # the form as it starts: a new project's boxes left alone
-    assert (row["action"], "new_project" in row, errors) == ("reduce_unrest", False, [])
-    raw["new_project"]["id"] = "mill"  # begun: then it is read, and what it still needs is said
+    assert "new_project" not in raw  # a Building Project's new project is no part of Reduce Unrest
     row, errors = seat.read_row(form, raw)
-    assert row["new_project"]["id"] == "mill" and [e.path for e in errors] == [("new_project", "name")]
+    assert (row["action"], errors) == ("reduce_unrest", [])
+
+
+def test_an_aikakirjat_pc_is_offered_only_what_that_pc_may_do_and_refused_in_words(tmp_path: Path) -> None:
+    """A75: a PC performs one action a year, one that allows a PC (Embassy, Reduce Corruption, Declare War, Reduce
+    Unrest); a refusal names actions, neighbours and fields in words, never by id."""
+    folder = tmp_path / "aikakirjat"
+    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder, ignore=shutil.ignore_patterns(".cache"))
+    gm_draft(folder)
+    page = seat.open_page(folder, "aino")
+    form = seat.seat_form(page, 0)
+    action = next(s for s in form.specs if s.name == "action")
+    assert [o.value for o in action.options or ()] == ["embassy", "reduce_corruption", "declare_war", "reduce_unrest"]
+    assert next(o.detail for o in action.options or ()) == "the PC's Persuasion (§3.10.1)"  # not the kingdom's skill
+    assert set(seat.row_widgets(form)) == {"action"}  # the rest follows from the action
+    embassy = seat.seat_form(page, 0, {"action": "embassy"})
+    assert set(seat.row_widgets(embassy)) == {"action", "pc_bonus", "skill", "neighbour_id"}  # her bonus, no track
+    assert [o.value for o in next(s for s in embassy.specs if s.name == "skill").options or ()] == ["persuasion"]
+    assert next(s for s in embassy.specs if s.name == "neighbour_id").label == "Neighbour"
+    with pytest.raises(InputError) as refused:  # a row sent without the form (a stale page, a script)
+        seat.declare_once(page, 0, {"action": "attract_population"})
+    said = str(refused.value)
+    assert "attract population is not an action" in said and not re.search(r"\w_\w", said.split(": ", 1)[1]), said
+    assert seat.error_at(form, said)[0] == "action"
+    with pytest.raises(InputError) as refused:
+        seat.declare_once(page, 0, {"action": "embassy"})
+    assert seat.error_at(form, str(refused.value)) == ("neighbour_id", "choose the neighbour Embassy is aimed at")
+    seat.declare_once(page, 0, {"action": "embassy", "neighbour_id": "kalevala"})
+    with pytest.raises(RuleError, match="Aino's actions: 1 this year, all proposed"):  # one action a year
+        seat.declare_once(page, 0, {"action": "reduce_unrest"})
+    camp = Campaign.open(folder)
+    acted = camp.state().model_copy(update={"pc_assignments_this_year": ("aino",)})
+    assert camp.ruleset.seats(acted, page.turn, "aino", "aino") == []  # Aino has acted this year: no seat
+    assert [s.fixed["pc_id"] for s in camp.ruleset.seats(acted, page.turn, "ilmari", "ilmari")] == ["ilmari"]
 
 
 def test_declare_once_however_many_times_its_count_is_seen(sl: Path) -> None:
@@ -148,8 +206,12 @@ def test_a_press_after_its_proposal_moved_on_does_nothing(sl: Path) -> None:
     assert "nothing done" in seat.run_act(page, roll)  # Roll pressed twice: the same faces, one line
     assert "nothing done" in seat.run_act(page, withdraw)  # drawn before the roll: it stays
     fame = seat.listing(page).acts[f"{p.id}/reroll/fame"]
-    seat.run_act(page, fame)
-    assert "nothing done" in seat.run_act(page, fame)  # a double click on Re-roll: one re-roll
+    # Roll pressed three times: the later presses land on Re-roll, which appears where Roll was: no re-roll
+    assert "nothing was rolled again" in seat.run_act(page, fame)
+    assert [ln.kind for ln in tbl.TableFile(sl, page.turn).lines()] == ["declared", "rolled"]
+    seen = dataclasses.replace(fame, drawn_at=fame.drawn_at - seat.REROLL_AFTER)  # pressed once the roll was seen
+    assert "rolled again" in seat.run_act(page, seen)
+    assert "nothing done" in seat.run_act(page, seen)  # a double click on Re-roll: one re-roll
     kinds = [ln.kind for ln in tbl.TableFile(sl, page.turn).lines()]
     assert kinds == ["declared", "rolled", "rerolled"]
 
@@ -256,6 +318,23 @@ def test_a_pf1_leader_rolls_the_check_their_role_supports(tmp_path: Path) -> Non
     assert words.startswith("The Stability check of the upkeep: declared. d20 +")
     assert seat.run_act(page, seat.listing(page).acts[f"{p.id}/roll"]).startswith(
         "The Stability check of the upkeep: d20 = ")
+    # the check is taken: the seat says so, and its Declare is not offered again (it would be refused)
+    assert seat.waits(page) == ("You have taken this check this month: roll it under Your proposals.",)
+    text, defs = run(folder, "amiri")
+    assert "You have taken this check" in text and defs["declare_buttons"]["0"]._component_args["disabled"]
+
+
+def test_a_seat_whose_rows_are_all_proposed_takes_no_more(sl: Path) -> None:
+    page = seat.open_page(sl, "ysolde")
+    assert seat.waits(page) == ("", "")
+    seat.declare_once(page, 0, QUELL)
+    seat.declare_once(page, 0, {"activity": "celebrate-holiday"})
+    said = ("2 proposed this month, all this seat takes: see Your proposals (withdraw one before its roll to propose"
+            " another).")
+    assert seat.waits(page) == (said, "")
+    camp = Campaign.open(sl)
+    tbl.withdraw(camp, camp.viewer("ysolde"), tbl.mine(camp, camp.viewer("ysolde"))[0].id)
+    assert seat.waits(page) == ("", "")
 
 
 def test_a_line_said_to_the_table_reaches_every_player(sl: Path) -> None:

@@ -69,7 +69,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     YearStarted,
 )
 from kingdomlog.rulesets.aikakirjat.outcomes import check, outcome
-from kingdomlog.rulesets.aikakirjat.resolve import PLAYERS, auto_war_due
+from kingdomlog.rulesets.aikakirjat.resolve import AIMED, PLAYERS, action_words, auto_war_due
 from kingdomlog.rulesets.aikakirjat.state import KingdomState, War, WarTechnology
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 from kingdomlog.rulesets.aikakirjat.tape import RecordingTape
@@ -389,17 +389,20 @@ class NewProjectChoice(Choices):
 class ActionChoice(Choices):
     """One action (§3.10): what, who performs it and its target."""
 
-    action: Annotated[str, Pick("actions", what="an action (§3.10)")]
+    action: Annotated[str, Pick("actions", what="an action (§3.10) its performer may take",
+                                depends=("performer",))]
     performer: Literal["kingdom", "pc", "court"] = "kingdom"
     pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = Field(None, title="PC")
-    pc_bonus: Amount = Field(0, title="PC's bonus", description="the PC's own skill bonus")
+    pc_bonus: Amount = Field(0, title="PC's bonus", description="the PC's own bonus in the skill the action uses")
     skill: Annotated[str | None, Pick("action_skills", what="a skill this action allows",
                                       depends=("action", "performer"))] = None
     target_track: Annotated[str | None, Pick("tracks", what="a corruption track")] = None
-    neighbour_id: Annotated[str | None, Pick("neighbours", what="a neighbour")] = None
+    neighbour_id: Annotated[str | None, Pick("neighbours", what="a neighbour")] = Field(None, title="Neighbour")
     use_positive: Literal["crime", "decadence"] | None = Field(None, description="A10, Attract Population")
-    institution_id: Annotated[str | None, Pick("institutions", what="an institution of the kingdom")] = None
-    project_id: Annotated[str | None, Pick("open_projects", what="an open building project")] = None
+    institution_id: Annotated[str | None, Pick("institutions", what="an institution of the kingdom")] = Field(
+        None, title="Institution")
+    project_id: Annotated[str | None, Pick("open_projects", what="an open building project")] = Field(
+        None, title="Project")
     new_project: NewProjectChoice | None = None
     take_advantage: bool = Field(False, description="Tax Collection 5–14: take this year's advantage (A50)")
     naval: int = Field(0, ge=0, le=MAX_DICE, description="Equip: dice taken as naval dice (A53)")
@@ -409,6 +412,34 @@ class ActionChoice(Choices):
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
     take_10: bool = _take_10()
+
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """The fields the action and its performer do not take (``ACTION_FIELDS``; a PC's check takes its bonus, not
+        the kingdom's advantages, A50 and §3.6; the Court notable's bonus is the rules', A74). Before an action is
+        chosen, all but the action and the performer."""
+        action, performer = values.get("action"), values.get("performer") or "kingdom"
+        if action in (None, ""):
+            return frozenset(cls.model_fields) - {"action", "performer"}
+        takes = set(ACTION_FIELDS.get(str(action), ()))
+        if performer == "pc":
+            takes |= {"pc_id", "pc_bonus"}
+        elif performer == "kingdom":
+            takes |= {"spend_stored", "spend_year", "take_10"}
+        return frozenset(ACTION_ONLY - takes)
+
+
+ACTION_FIELDS: dict[str, tuple[str, ...]] = {
+    "embassy": ("neighbour_id",), "attract_population": ("neighbour_id", "use_positive"),
+    "research": ("institution_id",), "reduce_corruption": ("target_track",), "tax_collection": ("take_advantage",),
+    "declare_war": ("neighbour_id", "casus_belli"), "reduce_unrest": (), "equip": ("naval",),
+    "building_project": ("project_id", "new_project"),
+}
+"""The fields of an action row only some actions read (§3.10), by action."""
+
+ACTION_ONLY = frozenset({*(f for fs in ACTION_FIELDS.values() for f in fs), "pc_id", "pc_bonus", "spend_stored",
+                         "spend_year", "take_10"})
+"""The fields an action row uses only for some actions or performers (``ActionChoice.unused``)."""
 
 
 class ActionsChoices(Choices):
@@ -768,6 +799,9 @@ def decide_actions(ctx: Ctx, c: ActionsChoices) -> None:
                        "§2.9 actions per year")
     for i, body in enumerate(acts, start=1):
         p = _action(i, body)
+        if p.action in AIMED and p.neighbour_id is None:  # said at the row's neighbour, in words
+            raise InputError(f"choice actions[{i - 1}].neighbour_id: choose the neighbour {action_words(p.action)}"
+                             f" is aimed at")
         if ctx.state.actions_forfeited:
             raise ctx.fail(f"action {i}: no actions remain this year (war declared or revolution)",
                            "§4.4.3 (A51, A25)")

@@ -282,6 +282,16 @@ def growth_rolled(s: KingdomState, e: GrowthRolled, tape: Tape) -> tuple[Kingdom
 
 PC_ACTIONS = {"embassy": ("persuasion",), "reduce_corruption": ("investigation",), "declare_war": ("persuasion",),
               "reduce_unrest": ("persuasion", "intimidation")}
+"""The actions a PC (or the Court notable) may perform, and the PC's skills for each (A75)."""
+
+
+def action_words(action: str) -> str:
+    """An action's id as words.
+
+    >>> action_words("attract_population")
+    'Attract Population'
+    """
+    return action.replace("_", " ").title()
 
 
 def _check_action_allowed(s: KingdomState, e: ActionTaken) -> None:
@@ -301,14 +311,16 @@ def _check_action_allowed(s: KingdomState, e: ActionTaken) -> None:
             raise RuleError("Reduce Unrest must be given to a PC (or the Court notable)", rule="§3.10.7")
         return
     if e.action not in PC_ACTIONS:
-        raise RuleError(f"a PC cannot perform {e.action}", rule="A75")
+        raise RuleError(f"a PC cannot perform {action_words(e.action)}; a PC may take "
+                        f"{', '.join(action_words(a) for a in PC_ACTIONS)}", rule="A75")
     who = e.pc_id if e.performer == "pc" else "court"
     if e.performer == "pc" and (e.pc_id is None or e.pc_id not in s.pcs):
         raise RuleError(f"unknown PC {e.pc_id!r}", rule="§2.15")
     if e.performer == "court" and s.highest_level_reached < 10:
         raise RuleError("the kingdom has no Court notable before level 10", rule="§3.2 Court")
     if who in s.pc_assignments_this_year:
-        raise RuleError(f"{who} already performed an action this year", rule="A75")
+        name = s.pcs[who].name if who in s.pcs else "the Court notable"
+        raise RuleError(f"{name} already performed an action this year", rule="A75")
 
 
 def _action_spec(s: KingdomState, e: ActionTaken, skill: str, **kw: Any) -> R.CheckSpec:
@@ -324,12 +336,17 @@ def _action_spec(s: KingdomState, e: ActionTaken, skill: str, **kw: Any) -> R.Ch
                        advantage=kw.get("advantage", []))
 
 
+AIMED = ("embassy", "attract_population", "declare_war")
+"""The actions aimed at a neighbour (``neighbour_id``: §3.10.1, §3.10.2, §3.10.6)."""
+
+
 def _neighbour(s: KingdomState, nid: str | None, rule: str) -> Neighbour:
     if nid is None or nid not in s.neighbours:
-        raise RuleError(f"the action needs a neighbour; known: {', '.join(s.neighbours) or '(none)'}", rule=rule)
+        raise RuleError(f"choose the neighbour the action is aimed at: "
+                        f"{', '.join(n.name for n in s.neighbours.values()) or '(none known)'}", rule=rule)
     n = s.neighbours[nid]
     if n.status != "independent":
-        raise RuleError(f"neighbour {nid!r} is {n.status}", rule=rule)
+        raise RuleError(f"{n.name} is {n.status}", rule=rule)
     return n
 
 

@@ -92,13 +92,19 @@ class Aikakirjat(Ruleset):
         return vocabulary(state, source, within)
 
     def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
-        """A PC acts in the year's actions (§4.4): the actions that PC performs (the kingdom has a number a year,
-        §2.9, shared by the PCs and the court). ``character`` is the PC's id or name."""
+        """A PC acts in the year's actions (§4.4): the one action that PC may perform this year (A75: each PC
+        performs at most one, and only an action that allows a PC; the kingdom has a number a year, §2.9, shared
+        by the PCs and the court). None for a PC who has acted this year, nor while a revolution takes the year's
+        actions (§4.4.2). ``character`` is the PC's id or name."""
         s: KingdomState = state
         who = character.strip().casefold()
-        return [Seat("actions", "actions", f"{pc.name}'s actions", {"performer": "pc", "pc_id": pid}, None,
-                     "the kingdom's actions this year are shared by the PCs and the court")
-                for pid, pc in s.pcs.items() if who in (pid.casefold(), pc.name.strip().casefold())]
+        if s.pending_revolution or s.actions_forfeited:
+            return []
+        return [Seat("actions", "actions", f"{pc.name}'s actions", {"performer": "pc", "pc_id": pid}, 1,
+                     "one action a year for each PC, one that allows a PC (Embassy, Reduce Corruption, Declare War,"
+                     " Reduce Unrest); the kingdom's actions this year are shared by the PCs and the court")
+                for pid, pc in s.pcs.items() if who in (pid.casefold(), pc.name.strip().casefold())
+                and pid not in s.pc_assignments_this_year]
 
     def summary(self, state: Any) -> dict[str, Any]:
         return summary(state)

@@ -16,6 +16,7 @@ from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import tables
 from kingdomlog.rulesets.aikakirjat.events import ACTION_TYPES
+from kingdomlog.rulesets.aikakirjat.resolve import PC_ACTIONS
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACK_ABILITY, TRACKS
 
@@ -128,10 +129,18 @@ def _feats(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
 
 
 def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """The actions (§3.10); for a PC or the Court notable (``within``'s performer) only those a PC may perform
+    (A75: Embassy, Reduce Corruption, Declare War, Reduce Unrest)."""
     out = []
+    by_pc = within.get("performer") in ("pc", "court")
     for a in ACTION_TYPES:
+        if by_pc and a not in PC_ACTIONS:
+            continue
         skill, rule = ACTION_SKILL[a]
-        detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
+        if by_pc:  # the PC's own skill, not the kingdom's (A12)
+            detail = f"the PC's {' or '.join(n.capitalize() for n in PC_ACTIONS[a])}"
+        else:
+            detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
         out.append(Option(a, a.replace("_", " "), f"{detail} ({rule})"))
     return out
 
@@ -139,8 +148,8 @@ def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
 def _action_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option] | None:
     action, performer = within.get("action"), within.get("performer", "kingdom")
     names = PC_SKILLS.get(str(action))
-    if names is None and action == "embassy" and performer == "pc":
-        names = ("persuasion",)
+    if performer in ("pc", "court") and str(action) in PC_ACTIONS:
+        names = PC_ACTIONS[str(action)]  # a PC's own skill (A75)
     if names is None:
         return None
     return [Option(n, n, _skill_detail(s, n) if n in R.skill_map(s) else "the PC's own skill") for n in names]

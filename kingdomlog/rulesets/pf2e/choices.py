@@ -422,7 +422,10 @@ class ActivityRow(Choices):
     refuge_ruin: RuinChoice = Field(default=None, description="the Ruin a claimed Refuge lowers")
     favored_land: bool = Field(default=False, description="pair two Region activities in one heartland hex (§5.9)")
     reconnoitered: bool = Field(default=True, description="Claim Hex: the hex was Reconnoitered and cleared")
-    option: BranchOption = None
+    option: Annotated[BranchOption, Pick("activity_branches", what="a branch of the outcome", depends=("activity",),
+                                         open=True)] = Field(
+        default=None, title="If the outcome asks: which", description="the branch taken when the outcome gives a"
+                                                                       " choice (which degree: see the odds)")
     options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = Field(
         default=None, description="the branch of each either/or outcome in order, when an outcome has several")
     boon: str | None = Field(default=None, description="a held boon used on this check (its id)")
@@ -433,6 +436,80 @@ class ActivityRow(Choices):
     reroll_for_rp: bool = Field(default=False, description="Free and Fair: re-roll a failure for 2 RP")
     gm_effects: GMEffects
     fame_reroll: FameReroll = False
+
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """The fields the row's activity does not read (``ONLY_FOR``): a Quell Unrest row takes no hex, no structure,
+        no group. Before an activity is chosen, all but the activity (and the role): they follow from it."""
+        if values.get("activity") in (None, ""):
+            return frozenset(cls.model_fields) - {"activity", "role"}
+        act = T.catalog(getattr(state, "homebrew", None)).activities.get(str(values.get("activity")))
+        if act is None:
+            return frozenset()
+        out = {f for f, takes in ONLY_FOR.items() if f in cls.model_fields and not takes(act)}
+        if not getattr(state, "boons", True):
+            out.add("boon")  # no boon held: nothing to use
+        if "kingdom-assurance" not in getattr(state, "feats", ("kingdom-assurance",)):
+            out.add("assurance")  # Kingdom Assurance is a feat the kingdom does not have
+        return frozenset(out)
+
+
+def _target(*kinds: str) -> typing.Callable[[T.Activity], bool]:
+    return lambda a: a.target in kinds
+
+
+def _named(*names: str) -> typing.Callable[[T.Activity], bool]:
+    return lambda a: a.name in names
+
+
+DEGREES: tuple[str, ...] = ("critical_success", "success", "failure", "critical_failure")
+
+ONLY_FOR: dict[str, typing.Callable[[T.Activity], bool]] = {
+    "hex": _target("hex"), "second_hex": _target("hex"), "reconnoitered": _target("hex"),
+    "refuge_ruin": _target("hex"),
+    "structure": _target("structure"), "lots": _target("structure"), "border": _target("structure"),
+    "use_ruins": _target("structure"), "block": _target("structure", "lot"), "lot": _target("lot"),
+    "recover": _target("lot"),
+    "group": _target("group"), "event": lambda a: a.target == "event" or a.dc == "event",
+    "id": _named("establish-settlement"), "name": _named("establish-settlement"),
+    "quantity": _named("trade-commodities"), "agreements": _named("manage-trade-agreements"),
+    "goods": _named("manage-trade-agreements"),
+    "army_type": _named("recruit-army"), "army_id": _named("recruit-army"), "army_name": _named("recruit-army"),
+    "tactic": _named("train"), "gear": _named("outfit"), "spoils": _named("outfit"), "condition": _named("recover"),
+    "favored_land": lambda a: a.category == "region",
+    "option": lambda a: any(e.kind == "choose" for e in _effects(a)),
+    "options": lambda a: any(sum(e.kind == "choose" for e in _effects(a, d)) > 1 for d in DEGREES),
+    "ruin": lambda a: a.target == "ruin" or any(_picks_ruin(e) and (e.count or 1) <= 1 for e in _effects(a)),
+    "ruins": lambda a: a.target == "ruin" or any(_picks_ruin(e) and (e.count or 1) > 1 for e in _effects(a)),
+    "commodity": lambda a: a.target == "commodity" or bool({"work_site", "trade_quantity"} & set(a.requires))
+    or any(_picks_commodity(e) for e in _effects(a)),
+}
+"""The fields of an activity row only some activities read (activities.py: its target, its requirements), and which:
+a form leaves each out of a row whose activity does not (``ActivityRow.unused``): the outcome's picks (a branch, a
+Ruin of your choice, one or several, a commodity) only where an outcome asks for them. A boon only while the kingdom
+holds one, Assurance only with its feat (``ActivityRow.unused``); the others (the role, the skill, the settlement
+where the check happens) any row may use."""
+
+
+def _effects(act: T.Activity, degree: str = "") -> list[T.Effect]:
+    """Every effect of ``act``'s outcomes (of one ``degree``), the branches of a ``choose`` included."""
+    out: list[T.Effect] = []
+    todo = [e for d in ((degree,) if degree else DEGREES) for e in getattr(act.outcomes, d) or ()]
+    while todo:
+        e = todo.pop()
+        out.append(e)
+        todo += [x for branch in e.options for x in branch]
+    return out
+
+
+def _picks_ruin(e: T.Effect) -> bool:
+    return e.kind.startswith("ruin") and str(e.target or "").startswith("choice")
+
+
+def _picks_commodity(e: T.Effect) -> bool:
+    target = str(e.target or "")
+    return (e.kind in ("commodity", "commodity_per_die") and target in ("", "choice")) or e.kind == "trade_goods" \
+        or (e.kind == "pending" and target in ("commodity", "commodity:", "commodity:choice"))
 
 
 class LeadershipRow(ActivityRow):
@@ -814,9 +891,53 @@ def _lots(state: KingdomState, settlement: Any) -> list[Option]:
             for b, lots in enumerate(st.blocks) for i, lot in enumerate(lots)]
 
 
+_KIND_WORDS = {"rp": "RP", "spend_rp": "RP spent", "ruin": "Ruin", "pending": "next turn:",
+               "trade_goods": "trade goods"}
+
+
+def _branch_words(branch: Sequence[T.Effect]) -> str:
+    """One branch of an either/or outcome in words.
+
+    >>> _branch_words([T.Effect(kind="unrest", amount="1d4")])
+    'Unrest +1d4'
+    >>> _branch_words([T.Effect(kind="ruin", target="choice", amount=1, count=2)])
+    'a Ruin of your choice +1 (2 Ruins)'
+    >>> _branch_words([T.Effect(kind="spend_rp", amount="2rd")])
+    'RP spent +2 Resource Dice'
+    """
+    parts = []
+    for e in branch:
+        target = str(e.target or "")
+        if e.kind.startswith("ruin") and target.startswith("choice"):
+            what = "a Ruin of your choice"
+        else:
+            kind = _KIND_WORDS.get(e.kind, e.kind.replace("_", " "))
+            what = f"{kind[:1].upper()}{kind[1:]}" + (f" {target.replace('_', ' ')}" if target else "")
+        amount = re.sub(r"^(\d*)rd$", lambda m: f"{m.group(1) or 1} Resource Dice".replace("1 Resource Dice",
+                                                                                         "Resource Dice"),
+                        str(e.amount).lstrip("+-")) if e.amount not in (None, "", 0) else ""
+        sign = "-" if str(e.amount).startswith("-") else "+"
+        count = f" ({e.count} Ruins)" if e.kind == "ruin" and e.count > 1 else ""
+        parts.append(f"{what} {sign + amount if amount else ''}{count}".strip())
+    return "; ".join(parts) or "nothing"
+
+
+def activity_branches(state: KingdomState, activity: str) -> list[Option] | None:
+    """The branches of ``activity``'s first either/or outcome, in words (None when it has none: any number goes)."""
+    act = T.catalog(state.homebrew).activities.get(activity)
+    choose = next((e for e in _effects(act) if e.kind == "choose"), None) if act is not None else None
+    if act is None or choose is None:
+        return None
+    degree = next((d for d in DEGREES if any(x is choose for x in getattr(act.outcomes, d) or ())), "")
+    return [Option(i, _branch_words(b), f"on a {degree.replace('_', ' ')}" if degree else "")
+            for i, b in enumerate(choose.options)]
+
+
 def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
     """The allowed values of ``Pick(source)`` in ``state``; ``within``: the sibling values of the entry."""
     cat = T.catalog(state.homebrew)
+    if source == "activity_branches":
+        return activity_branches(state, str(within.get("activity") or ""))
     if source == "charters":
         return [Option(c.name, c.name, f"boost {c.boost or '-'}, flaw {c.flaw or '-'}, {c.free_boosts} free")
                 for c in T.charters().values()]

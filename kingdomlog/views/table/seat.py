@@ -29,36 +29,42 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import time
 import uuid
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anywidget
 import marimo as mo
+import traitlets
 
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
 from kingdomlog.core.choices import FieldSpec
-from kingdomlog.core.errors import InputError, KingdomlogError
+from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
 from kingdomlog.core.ruleset import Seat
 from kingdomlog.core.turn import check_of, check_words
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.dice.odds import odds
 from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import extras_for
-from kingdomlog.views.html import EMPTY, Html, h, join, style
+from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, style
 from kingdomlog.views.player import page as player
 from kingdomlog.views.sheet.board import CSS as BOARD_CSS
 from kingdomlog.views.sheet.board import board_html
 from kingdomlog.views.sheet.cards import odds_html
+from kingdomlog.views.sheet.live import BUSY_CSS, BUSY_JS
 from kingdomlog.views.table.feed import STYLE as FEED_STYLE
 from kingdomlog.views.table.feed import feed_html
+from kingdomlog.views.words import refusal_words
 
 GM_FIELD_PREFIX = "gm_"
 """Fields named so are the GM's to rule (``gm_effects``): never offered to a player."""
 
 CSS = """
+.kl-seats.kl-cards { display: block; }
 .kl-seat { border: 1px solid #d5dbe6; border-radius: 8px; padding: .6em .8em; margin: .6em 0; background: #fbfcfe; }
 .kl-seat h3 { margin: 0 0 .2em 0; font-size: 1.05em; }
 .kl-help { color: #555; font-size: .9em; }
@@ -153,16 +159,45 @@ def moved_on(page: TablePage) -> bool:
 
 
 def waits(page: TablePage) -> tuple[str, ...]:
-    """Per seat, why it waits ("the GM is still at …"), or "" when the month has reached its step."""
+    """Per seat, why it takes nothing now ("the GM is still at …"; its proposals this turn are all it takes), or ""
+    when the month has reached its step and the seat may propose."""
     camp = Campaign.open(page.folder)
+    props = list(tbl.proposals(tbl.TableFile(page.folder, page.turn).lines()).values())
     out = []
     for seat in page.seats:
+        full = taken(seat, props, page.viewer.id, page.unit)
+        if full:
+            out.append(full)
+            continue
         try:
             tbl.before_step(camp, page.viewer, page.turn, seat.step)
             out.append("")
         except KingdomlogError as exc:
             out.append(player.said_to_player(exc))
     return tuple(out)
+
+
+def taken(seat: Seat, props: Sequence[tbl.Proposal], player: str, unit: str = "turn") -> str:
+    """Why ``seat`` of ``player`` takes no more this ``unit``, in words, or "": its kingdom check taken by a
+    leader, or as many rows proposed as it takes (as ``app.table.declare`` counts them: every one not withdrawn).
+
+    >>> s = Seat("upkeep", "", "General", roll="stab")
+    >>> taken(s, [tbl.Proposal("p1", 3, "ysolde", s.id, "upkeep", "", {})], "kesh", "month")
+    'Another leader has taken this check this month.'
+    >>> taken(Seat("a", "acts", "Ruler", limit=1), [], "kesh")
+    ''
+    """
+    used = [p for p in props if p.seat == seat.id and p.open]
+    mine = [p for p in used if p.player == player]
+    if seat.roll and used:
+        return (f"You have taken this check this {unit}: roll it under Your proposals." if mine else
+                f"Another leader has taken this check this {unit}.")
+    if seat.limit is not None and len(used) >= seat.limit:
+        said = f"{seat.limit} proposed this {unit}, all this seat takes: see Your proposals"
+        if any(p.status in ("declared", "returned") and not p.rolled for p in mine):
+            return said + f" (withdraw {'it' if seat.limit == 1 else 'one'} before its roll to propose another)."
+        return said + "."
+    return ""
 
 
 # ---- one row of a seat, as a form ---------------------------------------------------------------
@@ -182,7 +217,7 @@ class SeatForm:
     @property
     def key(self) -> Hashable:
         """Two forms with the same key need no new widgets (``views.forms.spec_key``)."""
-        return (self.seat.id, self.wait, tuple(sf.spec_key(s) for s in self.specs if s.name not in self.offer.hidden))
+        return (self.seat.id, self.wait, tuple(sf.spec_key(s) for s in self.specs if self.offer.shows(s)))
 
 
 def seat_form(page: TablePage, index: int, row: Mapping[str, Any] | None = None, wait: str = "") -> SeatForm:
@@ -330,7 +365,7 @@ def row_layout(form: SeatForm, widgets: Any, errors: Mapping[str, str]) -> Any:
                               " it to see its odds, then roll it.", class_="kl-help"))
     view = widgets
     spec = form.rows_spec or FieldSpec(form.seat.rows, form.seat.rows, "rows", fields=form.specs)
-    shown = sf.primary(spec, form.specs, form.row)
+    shown = sf.primary(spec, form.specs, form.row, form.offer)
     main: list[Any] = []
     more: list[Any] = []
     for s in form.specs:
@@ -388,6 +423,115 @@ def _rounds(spec: FieldSpec, node: Any) -> Any:
     return mo.vstack(out, gap=0.4)
 
 
+# ---- a choice made while the forms are rebuilt ---------------------------------------------------
+#
+# A choice that changes what a row offers (an activity: its skills, its fields) makes the page build the seats'
+# forms again; the page shows the old widgets until the new ones are drawn (a second or more on a loaded machine).
+# A choice made on them meanwhile (the skill, 200 ms after the activity) reaches the kernel after the rebuild, for
+# a widget no global names any more: marimo sets its value and runs nothing, and the choice was gone. So the page
+# keeps its last few builds alive and each reports its changes (``on_change``): one made on an older build is
+# placed on the build now on the page (same seat, same field) and the forms are made again holding it. And while
+# the kernel rebuilds, the forms on the page are disabled and dimmed at once, "Updating…" once it lasted 300 ms
+# (the GM sheet's busy state, ``views.sheet.live.BUSY_JS``).
+
+KEEP_BUILDS = 4
+"""How many builds of the seats' forms a late choice may still arrive for (the one on the page included)."""
+
+SEATS_CLASS = "kl-seats kl-cards"
+"""The class of the seats' forms on the page: ``kl-cards`` is what the busy state disables and dims."""
+
+
+@dataclass(eq=False)
+class _Build:
+    forms: tuple[SeatForm, ...]
+    widgets: Any = None
+    seen: dict[str, Any] = field(default_factory=dict)
+
+
+class SeatInput:
+    """One page's builds of its seats' forms, and what a choice that arrives for an older one does.
+
+    Made once per session (a cell of its own); ``dictionary`` makes each build's widgets, ``rebuilding`` says the
+    forms on the page are being replaced. ``rebuild`` (the forms' state setter, which must allow self loops: marimo
+    credits a late change to the cell that made the widgets) and ``tell`` (the page's message) are set by the page.
+    """
+
+    def __init__(self) -> None:
+        self.builds: list[_Build] = []
+        self.rebuild: Callable[[dict[int, dict[str, Any]]], None] = lambda rows: None
+        self.tell: Callable[[Any], None] = lambda said: None
+        self.busy: Any = None
+        self.placed = 0
+        """Late choices placed so far."""
+
+    def dictionary(self, forms: Sequence[SeatForm]) -> Any:
+        """The widgets of ``forms`` (one row per seat) as one flat ``mo.ui.dictionary`` keyed ``<seat>/<field>``,
+        kept alive for the choices that arrive late (bind it to a global), and the busy widget of this build."""
+        build = _Build(tuple(forms))
+        flat = sf.flatten({str(i): row_widgets(f) for i, f in enumerate(forms)})
+        build.widgets = mo.ui.dictionary(flat, on_change=lambda value: self.changed(build, value))
+        build.seen = dict(build.widgets._value)  # marimo refuses .value in the cell that made it
+        self.builds = [*self.builds, build][-KEEP_BUILDS:]
+        self.busy = mo.ui.anywidget(SeatsBusy())
+        return build.widgets
+
+    def rebuilding(self) -> None:
+        """The forms on the page are about to be replaced: disable them (the next drawing's are not)."""
+        if self.busy is not None:
+            self.busy.widget.busy = "rebuilding"
+
+    def changed(self, build: _Build, value: Mapping[str, Any]) -> None:
+        """A build's widgets changed to ``value``: nothing more when it is the one on the page, else place it."""
+        before, build.seen = build.seen, dict(value)
+        current = self.builds[-1] if self.builds else None
+        if current is None or build is current or build not in self.builds:
+            return
+        changes = {k: v for k, v in value.items() if before.get(k) != v}
+        now = dict(current.widgets.value)
+        lost = [k for k in changes if k not in now]
+        merged = {**now, **{k: v for k, v in changes.items() if k in now}}
+        if merged != now:
+            tree = sf.unflatten(merged)
+            rows = {i: settled(f, read_row(f, tree.get(str(i)) or {})[0])
+                    for i, f in enumerate(current.forms) if not f.wait and not f.seat.roll}
+            self.placed += 1
+            self.rebuilding()
+            self.rebuild(rows)
+        if lost:
+            self.tell(("warn", "A choice came while your page was redrawing its forms, and the field it was made on"
+                               " is not there any more: it was not applied. Please make it again."))
+
+
+SEATS_BUSY_ESM = BUSY_JS + r"""
+function render({ model, el }) {
+  el.style.display = "none";
+  const busy = () => klFlag("data-kl-rebuild", !!model.get("busy"));
+  model.on("change:busy", busy);
+  busy();  // a new drawing's forms are not busy: the rebuild that made them is over
+  klWatchRunning();
+  return () => model.off("change:busy", busy);
+}
+
+export default { render };
+"""
+
+
+class SeatsBusy(anywidget.AnyWidget):
+    """The busy state of one drawing of the seats' forms (``views.sheet.live.BUSY_JS``): ``busy`` not empty while
+    the kernel rebuilds them (they are disabled and dimmed; "Updating…" once it lasted 300 ms)."""
+
+    _esm = SEATS_BUSY_ESM
+    busy = traitlets.Unicode("").tag(sync=True)
+
+
+def seats_html(cards: Sequence[Any], busy: Any) -> Html:
+    """The seats' forms as the page lays them out, in the block the busy state disables, with ``busy`` (the
+    build's ``SeatsBusy``) beside them."""
+    inner = "".join(f"<div class='kl-seat'>{mo.as_html(c).text}</div>" for c in cards)
+    return join([style(BUSY_CSS), Html(f"<div class='{SEATS_CLASS}'>{inner}</div>"),
+                 h("div", marimo_html(busy), class_="kl-live", hidden=True) if busy is not None else None])
+
+
 # ---- acts, once per press -----------------------------------------------------------------------
 
 
@@ -401,6 +545,14 @@ class Act:
     reason: str = ""
     status: str = ""
     rerolls: int = 0
+    drawn_at: float = 0.0
+    """When the page made the button (``time.monotonic()``): a re-roll pressed sooner than ``REROLL_AFTER`` after
+    it is a click meant for the button it replaced (Roll, pressed twice), and does nothing."""
+
+
+REROLL_AFTER = 1.5
+"""Seconds a re-roll button is on the page before a press of it counts. It appears where Roll was, once the roll is
+drawn: the second and third clicks of Roll pressed three times landed on it and spent a Fame point."""
 
 
 def new_clicks(values: Mapping[str, Any], taken: Mapping[str, int], build: str) -> dict[str, int]:
@@ -438,11 +590,25 @@ def declare_once(page: TablePage, index: int, row: Mapping[str, Any]) -> tuple[t
     for p in tbl.mine(camp, page.viewer, page.turn):
         if p.seat == seat.id and p.status == "declared" and p.row == full:
             return p, f"{p.title} is declared already; press Roll when you are ready."
-    p, t = tbl.declare(camp, page.viewer, seat.id, row)
+    try:
+        p, t = tbl.declare(camp, page.viewer, seat.id, row)
+    except (InputError, RuleError) as exc:
+        raise in_words(exc, camp.ruleset.name_of) from None
     odds_words = tbl.odds_text(t)
     if not odds_words:
         return p, f"{p.title}: declared. It rolls no dice: the GM resolves it as it is."
     return p, f"{p.title}: declared. {odds_words}. Press Roll when you are ready."
+
+
+def in_words(exc: InputError | RuleError, name_of: Callable[[str, str], str]) -> KingdomlogError:
+    """``exc`` (a refusal of what the player chose) with the ids it names said in words (``words.refusal_words``),
+    of the same kind.
+
+    >>> str(in_words(RuleError("a PC cannot perform tax_collection", rule="A75"), lambda i, k: i.replace("_", " ")))
+    'a PC cannot perform tax collection (rule: A75)'
+    """
+    said = refusal_words(str(exc), name_of)
+    return RuleError(said) if isinstance(exc, RuleError) else InputError(said)
 
 
 def run_act(page: TablePage, act: Act) -> str:
@@ -462,6 +628,9 @@ def run_act(page: TablePage, act: Act) -> str:
         p = tbl.withdraw(camp, page.viewer, act.proposal)
         return f"{p.title}: withdrawn."
     if act.kind == "reroll":
+        if time.monotonic() - act.drawn_at < REROLL_AFTER:
+            return (f"{now.title}: {status_words(now, page.unit)}. That press came with the one before it, so nothing"
+                    " was rolled again; press Re-roll once more if you mean it.")
         p = tbl.reroll(camp, page.viewer, act.proposal, act.reason)
         return f"{p.title} rolled again: {p.outcome}."
     raise InputError(f"unknown act {act.kind!r}")
@@ -497,8 +666,9 @@ def listing(page: TablePage) -> Listed:
     props = tuple(tbl.mine(camp, page.viewer, page.turn))
     acts: dict[str, Act] = {}
     labels: dict[str, tuple[str, str, str]] = {}
+    now = time.monotonic()
     for p in props:
-        drawn = {"proposal": p.id, "status": p.status, "rerolls": len(p.rerolls)}
+        drawn = {"proposal": p.id, "status": p.status, "rerolls": len(p.rerolls), "drawn_at": now}
         if p.status == "declared" and p.checks:
             acts[f"{p.id}/roll"] = Act("roll", **drawn)  # type: ignore[arg-type]
             labels[f"{p.id}/roll"] = ("Roll", "success", "the server draws the dice now; the table sees the roll")
@@ -613,9 +783,14 @@ def page_token() -> str:
 
 __all__ = [
     "CSS",
+    "KEEP_BUILDS",
+    "REROLL_AFTER",
+    "SEATS_CLASS",
     "Act",
     "Listed",
     "SeatForm",
+    "SeatInput",
+    "SeatsBusy",
     "TablePage",
     "act_head_html",
     "acting",
@@ -625,6 +800,7 @@ __all__ = [
     "error_at",
     "feed_of",
     "head_html",
+    "in_words",
     "listing",
     "mark",
     "moved_on",
@@ -641,8 +817,10 @@ __all__ = [
     "say",
     "seat_form",
     "seat_head_html",
+    "seats_html",
     "settled",
     "status_words",
+    "taken",
     "took",
     "waits",
 ]
