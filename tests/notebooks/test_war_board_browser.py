@@ -1,0 +1,205 @@
+"""The battle board in a real browser for the wars of aikakirjat and signoria (issue 30; Debian chromium,
+Playwright, `kingdomlog gm`): each war played on the GM sheet through its widgets (no JSON typed; no battle field on
+the page is a JSON text field), committed, its numbers equal to the same war played from a hand-written plan
+(``Campaign.preview`` on a twin of the campaign) and the numbers that matter worked out here from the rules text.
+
+Screenshots: docs/images/war-board-*.png.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nb_support import DRAWN, REPO
+from test_battle_board_browser import no_json_field, shot, shown_chances
+from test_sheet_browser import browser as browser  # the module's browser fixture
+from test_sheet_browser import commit, gm_server, open_sheet, roll_all, roll_until
+
+from kingdomlog.app import Campaign
+from kingdomlog.app.drafts import Drafts, SavedDraft
+from kingdomlog.core.events import Draft
+from kingdomlog.core.turn import Plan
+from kingdomlog.dice.odds import odds
+from kingdomlog.views.sheet import draft as sheet
+
+pytestmark = pytest.mark.browser
+
+
+# ---- aikakirjat: a war year (§4.5) ------------------------------------------------------------------------------
+
+AIK_SEED = "board-4"
+"""The year's dice (keyed: the same on the sheet and in the plan): three war turns, the peace of turn 3 made."""
+WAR = "war-tuonela"
+ATTACK = {"army_id": "p-army1", "kind": "attack", "target": "t-army1"}
+HOLD_T = {"army_id": "t-army1", "kind": "hold"}
+AIK_CHOICES: dict[str, Any] = {
+    "allocations": [{"army_id": "p-army1", "province_id": "p-march", "militia": 7}],
+    "enemy_allocations": [{"army_id": "t-army1", "province_id": "t-border", "militia": 10}],
+    "orders": {"1": [ATTACK], "2": [{"army_id": "p-army1", "kind": "hold"}], "3": [ATTACK]},
+    "enemy_orders": {"1": [HOLD_T], "2": [HOLD_T], "3": [HOLD_T]},
+    "enemy_extra_attacks": {"2": {"army_id": "t-army1", "kind": "attack", "target": "p-army1"}},
+    "peace": {"3": {"performer": "kingdom", "provinces_demanded": ["t-border"]}},
+}
+"""The war year as the equivalent plan writes it: our one army (level 2: one army, §2.9) of all 7 militia in the
+march attacks Tuonela's 10 in t-border in turns 1 and 3 and holds in 2; Tuonela holds, but its General Staff makes
+an extra attack in turn 2 (A66); in turn 3 we offer peace demanding t-border (§3.11)."""
+
+
+def prepare_aikakirjat(folder: Path) -> None:
+    """The GM's facts before the year: Tuonela has 10 militia, 12 population and General Staff; we are at war with
+    it (appended as the GM's adjustment and a war begun)."""
+    from kingdomlog.rulesets.aikakirjat import events as E
+
+    camp = Campaign.open(folder)
+    t = camp.state().neighbours["tuonela"].model_dump(mode="json")
+    t["population"] = 12
+    t["profile"] = {**t["profile"], "militia": 10, "feats": ["general_staff"]}
+    turn = camp.next_turn() - 1
+    camp.append([Draft(E.GmAdjustment(field="neighbour", value=t, reason="Tuonela arms"), actor="gm",
+                       visibility="gm", turn=turn),
+                 Draft(E.WarBegun(war_id=WAR, attacker="players", defender="tuonela"), actor="gm",
+                       visibility="public", turn=turn)], expect_seq=camp.head_seq)
+
+
+def test_an_aikakirjat_war_year_played_on_the_board(browser: Any, tmp_path: Path,
+                                                     subprocess_env: dict[str, str]) -> None:
+    folder = tmp_path / "aikakirjat"
+    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder,
+                    ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    prepare_aikakirjat(folder)
+    start = Campaign.open(folder)
+    turn, head = start.next_turn(), start.head_seq
+    Drafts(folder).save(SavedDraft(turn, head, Plan(turn=turn, seed=AIK_SEED)))
+    twin = tmp_path / "twin"
+    shutil.copytree(folder, twin, ignore=shutil.ignore_patterns("drafts"))
+    when = sheet.load_start(folder).when
+    with gm_server(folder, subprocess_env) as gm:
+        page, ui, _ = open_sheet(browser, gm, height=1000)
+        roll_until(ui, "war")
+        play_war_year(ui)
+        no_json_field(page, "war")
+        shot(page, "war-board-aikakirjat-orders", '[data-card="war"]')
+        roll_all(ui)
+        page.locator('[data-card="war"] .kl-board-outcome').first.wait_for(timeout=60_000)
+        no_json_field(page, "war")
+        text = page.locator('[data-card="war"] .kl-board').first.inner_text()
+        assert "War against Tuonela" in text and "p-army1" in text and "t-army1" in text
+        for n in (1, 2, 3):
+            assert f"War turn {n}" in text and f"After war turn {n}:" in text
+        s, _ = sheet.open_session(folder)
+        assert s is not None and s.draft is not None
+        card = next(c for c in s.draft.cards if c.id == "war")
+        chances = shown_chances(page)
+        assert chances
+        for key, shown in chances.items():
+            want = " · ".join(f"{o.label} {o.percent}" for o in odds(card.checks[key]).outcomes if o.chance > 0)
+            assert shown == want, (key, shown, want)
+        shot(page, "war-board-aikakirjat", '[data-card="war"] .kl-board')
+        status = page.locator(".kl-status").first.inner_text()
+        assert status.startswith("Ready"), status
+        commit(ui, when)
+        page.locator(f'{DRAWN}[data-turn="{turn + 1}"]').wait_for(timeout=60_000)
+        page.close()
+    played = [e for e in Campaign.open(folder).events() if e.seq > head and e.phase == "war"]
+    plan = Plan.parse({"turn": turn, "seed": AIK_SEED, "steps": {"war": {"choices": AIK_CHOICES}}})
+    pv = Campaign.open(twin).preview(plan)
+    assert pv.ok, pv.error
+    twin_war = next(x for x in pv.steps if x.phase.id == "war")
+    same_events([(e.type, e.payload) for e in played], [(d.type, d.payload) for d in twin_war.drafts])
+    assert_war_year_by_the_rules([e.payload for e in played])
+
+
+def same_events(played: list[tuple[str, Any]], planned: list[tuple[str, Any]]) -> None:
+    """The events committed from the board are those of the plan, field by field (the first difference named)."""
+    assert played and [t for t, _ in played] == [t for t, _ in planned]
+    for (t, a), (_, b) in zip(played, planned, strict=True):
+        x, y = a.model_dump(mode="json"), b.model_dump(mode="json")
+        for k in x:
+            assert x[k] == y[k], (t, k, x[k], y[k])
+
+
+def play_war_year(ui: Any) -> None:
+    """The war year of ``AIK_CHOICES`` given through the board's widgets."""
+    card = ui.card("war")
+
+    def press(add: str) -> None:
+        before = ui.tag()
+        ui.actions += 1
+        card.locator(f'[data-add="{add}"] button').first.click()
+        ui.settled(before)
+
+    for field, army, where, militia in (("allocations", "p-army1", "p-march", "7"),
+                                        ("enemy_allocations", "t-army1", "t-border", "10")):
+        press(field)  # + Our army / + Enemy army
+        ui.type("war", f"{field}.0.army_id", army)
+        ui.select("war", f"{field}.0.province_id", where)
+        ui.type("war", f"{field}.0.militia", militia)
+    for t, orders in AIK_CHOICES["orders"].items():
+        ui.add("war", f"orders.{t}", "p-army1")  # + Order: the army
+        if orders[0]["kind"] == "attack":
+            ui.select("war", f"orders.{t}.0.kind", "attack")
+            ui.select("war", f"orders.{t}.0.target", "t-army1")
+    for t in AIK_CHOICES["enemy_orders"]:
+        ui.add("war", f"enemy_orders.{t}", "t-army1")  # holds: the order's default
+    def more() -> None:  # "More": the peace attempts and the General Staff's extra attacks (folded until set)
+        ui.actions += 1
+        card.get_by_text(re.compile("^More: .*extra attack")).first.click()
+        time.sleep(0.4)
+
+    more()
+    ui.pick("war", "peace.3.provinces_demanded", "t-border")
+    more()
+    ui.select("war", "enemy_extra_attacks.2.army_id", "t-army1")
+    ui.select("war", "enemy_extra_attacks.2.kind", "attack")
+    ui.select("war", "enemy_extra_attacks.2.target", "p-army1")
+
+
+def assert_war_year_by_the_rules(events: list[Any]) -> None:
+    """The year's numbers, worked from the rules text with the faces the log recorded.
+
+    §4.5.1: 4 war turns (no Advanced Logistics); initiative a Bureaucracy check each side. §4.5.3: a hit roll is
+    a Warfare check (d20 + Loyalty modifier 3 + unrest modifier, §2.16) against the defence value: Tuonela's is its
+    profile's 11 (A39); ours is 8 + Defense proficiency 0 + Stability modifier 1 + Decay modifier 0 = 9; Tuonela's
+    hit is d20 + its warfare bonus 3. Damage: one die (technology 1 against 1) of the attacker's militia die (ours
+    d4 at 2 levy dice... as recorded: 1d4; Tuonela's profile d4), taken off the target's militia. §3.11: the peace
+    DC is 15, +5 for t-border demanded, no captured province, no more armies than Tuonela (one each), Tuonela's
+    unrest modifier −floor(0/5) = 0: DC 20; the kingdom's Diplomacy check d20 + Loyalty 3 + proficiency 2 + unrest
+    modifier; at 20 or more the war ends in peace and t-border changes owner (§4.5.5)."""
+    from kingdomlog.rulesets.aikakirjat import events as E
+
+    started = next(e for e in events if isinstance(e, E.WarYearStarted))
+    assert started.audit["war_turns"] == 4
+    militia = {"p-army1": 7, "t-army1": 10}
+    turns = [e for e in events if isinstance(e, E.WarTurnResolved)]
+    assert [t.war_turn for t in turns] == [1, 2, 3]
+    assert turns[1].enemy_extra_attack is not None and turns[1].enemy_extra_attack.target == "p-army1"
+    for t in turns:
+        for act in t.audit["actions"]:
+            eng = act.get("engagement")
+            if not eng:
+                continue
+            for r in eng["phases"]["melee"]["rolls"]:
+                if militia[r["army"]] == 0:
+                    continue
+                ours = r["army"] == "p-army1"
+                d20 = r["check"]["d20"]
+                total = d20 + 3 + r["check"]["terms"]["unrest modifier"] if ours else d20 + 3
+                assert r["check"]["total"] == total
+                assert r["defence"] == (11 if ours else 8 + 0 + 1 + 0)
+                assert r["hit"] == (total >= r["defence"])
+                if r["hit"]:
+                    assert r["damage_dice"] == "1d4"
+                    militia[r["target"]] = max(0, militia[r["target"]] - r["damage"])
+            assert eng["militia_after"] == militia
+    peace = turns[2].audit["peace"]
+    assert peace["dc"] == 15 + 5 - 0 + 0 == 20
+    terms = peace["check"]["terms"]
+    assert peace["check"]["total"] == peace["check"]["d20"] + 3 + 2 + terms["unrest modifier"]
+    assert peace["success"] == (peace["check"]["total"] >= 20) is True
+    ended = next(e for e in events if isinstance(e, E.WarEnded))
+    assert (ended.reason, ended.provinces_demanded) == ("peace", ("t-border",))
