@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from nb_support import DRAWN, REPO
-from test_battle_board_browser import no_json_field, shot, shown_chances
+from test_battle_board_browser import IMAGES, no_json_field, shot, shown_chances
 from test_sheet_browser import browser as browser  # the module's browser fixture
 from test_sheet_browser import commit, gm_server, open_sheet, roll_all, roll_until
 
@@ -203,3 +203,178 @@ def assert_war_year_by_the_rules(events: list[Any]) -> None:
     assert peace["success"] == (peace["check"]["total"] >= 20) is True
     ended = next(e for e in events if isinstance(e, E.WarEnded))
     assert (ended.reason, ended.provinces_demanded) == ("peace", ("t-border",))
+
+
+# ---- signoria: a battle declared on the board, the defender's response from its own page (§5) ------------------
+
+HIDDEN = "MARBURG-WAR-PLAN-4471"
+"""Planted in Marburg's note to the GM with its war orders: what the attacker keeps from the defender."""
+CAMPAIGN = "8.marburg.W"
+DECLARATIONS = {CAMPAIGN: {"1": [{"side": "defender", "character": "cesare", "option": "join"}],
+                           "2": [{"side": "defender", "character": "fabian.leader", "option": "join"}]}}
+"""The GM's record of each round's declarations, as the equivalent plan writes them: Fabian's statesman Cesare
+joins round 1 (+2d6), Fabian's leader round 2 (+3d6) (§5.5). Marburg sends no character: it declares nothing."""
+ANSWER = "battle: encirclement"
+"""Fabian's answer on its own page (§5.2): a battle now, its tactic Encirclement, every character at home."""
+
+
+def prepare_signoria_war(folder: Path) -> dict[str, str]:
+    """Month 8 of Felmonte, played by post with the GM resolving: the opening published, Marburg's war on Fabia
+    submitted (4 units, Hold position; its note to the GM holds ``HIDDEN``), both factions ready: the orders close
+    and Fabian is asked how to meet the army. The keys of the GM and of Fabian."""
+    from datetime import UTC, datetime, timedelta
+
+    from kingdomlog.app import pbp
+    from kingdomlog.app import submissions as subs
+    from kingdomlog.core.viewers import Viewer
+    from kingdomlog.server import Credentials
+
+    camp = Campaign.open(folder)
+    now = datetime.now(UTC)
+    pbp.set_deadline(camp, orders_due=now + timedelta(days=2), answer_hours=12, auto_resolve=False)
+    pbp.publish(camp, Plan.parse({"steps": {"turn_open": {"choices": {}}}}), now=now)
+    fabian, marburg = Viewer("player", "fabian"), Viewer("player", "marburg")
+    war = {"choices": {"actor": "marburg", "orders": [{"id": "W", "action": "war", "slots": ["ordinary"],
+                                                       "target": "fabia", "params": {"units": 4, "tactic": "hold"}}]}}
+    subs.submit(camp, marburg, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": war},
+                note=f"strike before the thaw {HIDDEN}", now=now)
+    pbp.mark_ready(camp, fabian, now=now)
+    pbp.mark_ready(camp, marburg, now=now)
+    done = pbp.advance(camp, now=now).done
+    assert done[-1] == f"asked fabian: response:{CAMPAIGN}", done
+    keys: dict[str, str] = Credentials.load(folder).issue(["gm", "fabian"])
+    return keys
+
+
+def test_a_signoria_battle_declared_on_the_board_and_answered_from_the_defenders_page(
+        browser: Any, tmp_path: Path, python: str, subprocess_env: dict[str, str]) -> None:
+    from nb_support import Kernel, Server, free_port, ticking_cells
+    from test_sheet_browser import FIRST_RENDER, Sheet
+
+    folder = tmp_path / "felmonte"
+    shutil.copytree(REPO / "campaigns" / "felmonte", folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    keys = prepare_signoria_war(folder)
+    head = Campaign.open(folder).head_seq
+    with Server([python, "-m", "kingdomlog", "serve", str(folder), "--port", str(free_port())], env=subprocess_env,
+                ready=r"Serving on (http://\S+?)/?\s") as srv:
+        base = srv.url.rstrip("/")
+        # the defender, in its own browser: the question in words, answered from its own orders page
+        fab_ctx = browser.new_context(viewport={"width": 1000, "height": 1600})
+        fab = fab_ctx.new_page()
+        frames: list[str] = []
+        fab.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(
+            f if isinstance(f, str) else f.decode("utf-8", "replace"))))
+        fab.goto(f"{base}/login?key={keys['fabian']}")
+        fab.get_by_role("heading", name="Questions for you").wait_for(timeout=90_000)
+        fab.get_by_text("army has arrived at Fabia").first.wait_for(timeout=30_000)
+        texts = [fab.content()]
+        box = fab.get_by_label("Your answer", exact=True).first
+        [label] = [t for t in box.locator("option").all_inner_texts() if t.startswith(ANSWER)]
+        box.select_option(label=label)
+        fab.wait_for_timeout(1500)
+        fab.screenshot(path=str(IMAGES / "war-board-signoria-defender.png"))
+        fab.get_by_role("button", name="Send these answers").click()
+        fab.get_by_text("Answered").first.wait_for(timeout=90_000)
+        texts.append(fab.content())
+        twin = tmp_path / "twin"  # the campaign as the GM finds it: the same battle from a plan, below
+        shutil.copytree(folder, twin, ignore=shutil.ignore_patterns("drafts"))
+
+        # the GM, in another browser: the battle declared on the board, rolled, committed
+        gm_ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
+        page = gm_ctx.new_page()
+        kernel = Kernel(page, ticking=ticking_cells("turn_sheet"))
+        page.goto(f"{base}/login?key={keys['gm']}")
+        page.locator(DRAWN).first.wait_for(timeout=FIRST_RENDER)
+        ui = Sheet(page, kernel)
+        ui.quiet()
+        when = sheet.load_start(folder).when
+        roll_until(ui, "p3_war")
+        names = {c.id: c.name for c in Campaign.open(folder).state().characters.values()}
+        for r, rows in DECLARATIONS[CAMPAIGN].items():
+            for i, d in enumerate(rows):
+                ui.add("p3_war", f"declarations.{CAMPAIGN}.{r}", d["side"])  # + Declaration: the side
+                ui.select("p3_war", f"declarations.{CAMPAIGN}.{r}.{i}.character", names[d["character"]])
+                ui.select("p3_war", f"declarations.{CAMPAIGN}.{r}.{i}.option", "joins the battle")
+        no_json_field(page, "p3_war")
+        roll_all(ui)
+        page.locator('[data-card="p3_war"] .kl-board-outcome').first.wait_for(timeout=60_000)
+        no_json_field(page, "p3_war")
+        board = page.locator('[data-card="p3_war"] .kl-board').first.inner_text()
+        assert "Attacker: marburg" in board and "Defender: fabian" in board and "After round 1:" in board
+        s, _ = sheet.open_session(folder)
+        assert s is not None and s.draft is not None
+        card = next(c for c in s.draft.cards if c.id == "p3_war")
+        chances = shown_chances(page)
+        assert chances
+        for key, shown in chances.items():
+            want = " · ".join(f"{o.label} {o.percent}" for o in odds(card.checks[key]).outcomes if o.chance > 0)
+            assert shown == want, (key, shown, want)
+        shot(page, "war-board-signoria", '[data-card="p3_war"] .kl-board')
+        status = page.locator(".kl-status").first.inner_text()
+        assert status.startswith("Ready"), status
+        commit(ui, when)
+        page.locator(f'{DRAWN}[data-turn="9"]').wait_for(timeout=60_000)
+        # the defender's page after the month: still nothing of what the attacker kept to itself
+        fab.goto(f"{base}/f/fabian/orders/")
+        fab.get_by_role("heading", name="Questions for you").wait_for(timeout=90_000)
+        texts.append(fab.content())
+        seen = "\n".join(texts + frames)
+        assert HIDDEN not in seen
+        assert "strike before the thaw" not in seen
+        gm_ctx.close()
+        fab_ctx.close()
+
+    played = [e for e in Campaign.open(folder).events() if e.seq > head and e.phase == "p3_war"]
+    from kingdomlog.app import submissions as subs
+
+    tw = Campaign.open(twin)
+    answer = {"response": "battle", "tactic": "encirclement", "characters": "all"}
+    plan = subs.with_submissions(tw, Plan.parse({"turn": 8, "steps": {"p3_war": {"choices": {
+        "responses": {CAMPAIGN: answer}, "declarations": DECLARATIONS}}}}))
+    pv = tw.preview(plan)
+    assert pv.ok, pv.error
+    twin_war = next(x for x in pv.steps if x.phase.id == "p3_war")
+    same_events([(e.type, e.payload) for e in played], [(d.type, d.payload) for d in twin_war.drafts])
+    responded = next(e for e in played if e.type == "signoria.defender_responded")
+    assert responded.actor == "fabian" and responded.payload.tactic == "encirclement"  # type: ignore[attr-defined]
+    assert_battle_by_the_rules([e.payload for e in played])
+
+
+def assert_battle_by_the_rules(events: list[Any]) -> None:
+    """Each round's dice, worked from §5.3-5.8 with the faces the log recorded: one die per engaged unit, +2d6 for
+    a statesman and +3d6 for a leader who joins (§5.5); Marburg holds position, so Fabian's dice succeed on 5+
+    (§5.4); Marburg attacks in winter (month 8), so its 4+ becomes 5+ (§5.14); Fabian encircles: each 1 rerolled
+    once, the new face stands (§5.4). A success showing 6 kills, any other routs (§5.3); the hits removed are at
+    most the units engaged (§5.8 step 8)."""
+    from kingdomlog.rulesets.signoria import events as ev
+
+    opened = next(e for e in events if isinstance(e, ev.BattleOpened))
+    engaged = {"attacker": opened.forces["marburg"]["units"], "defender": opened.forces["fabian"]["units"]}
+    assert engaged == {"attacker": 4, "defender": opened.forces["fabian"]["units"]}
+    joins = {1: 2, 2: 3}
+    rounds = [e for e in events if isinstance(e, ev.BattleRound)]
+    assert rounds
+    for r in rounds:
+        got = {}
+        for side in ("attacker", "defender"):
+            (g,) = r.sides[side]["groups"]
+            join = joins.get(r.round, 0) if side == "defender" else 0
+            assert (g["units"], g["join"]) == (engaged[side], join)
+            assert len(g["dice"]) == engaged[side] + join
+            assert g["threshold"] == 5
+            faces = list(g["dice"])
+            if side == "defender":  # the rerolls stand in for the 1s they replaced
+                assert all(faces[i] == new for i, new in g["rerolls"])
+                assert len(g["rerolls"]) == r.sides[side]["rerolls"]
+            kills = sum(1 for f in faces if f == 6)
+            routs = sum(1 for f in faces if 5 <= f < 6)
+            assert (g["kills"], g["routs"]) == (kills, routs)
+            got[side] = kills + routs
+        for side, other in (("attacker", "defender"), ("defender", "attacker")):
+            lost = min(got[other], engaged[side])
+            assert r.sides[side]["lost_killed"] + r.sides[side]["lost_routed"] == lost
+            engaged[side] -= lost
+            assert r.sides[side]["engaged_after"] == engaged[side]
+    ended = next(e for e in events if isinstance(e, ev.BattleEnded))
+    broken = [s for s, n in engaged.items() if n == 0]
+    assert ended.winner == ("marburg" if broken == ["defender"] else "fabian")  # else the defender (§5.8 step 9)
