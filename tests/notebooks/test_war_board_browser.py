@@ -81,6 +81,8 @@ def test_an_aikakirjat_war_year_played_on_the_board(browser: Any, tmp_path: Path
     with gm_server(folder, subprocess_env) as gm:
         page, ui, _ = open_sheet(browser, gm, height=1000)
         roll_until(ui, "war")
+        waits = ui.card("war").inner_text()  # the roll the year waits for, in words
+        assert "Our initiative (d20 + Bureaucracy, §4.5.1): 1d20" in waits, waits
         play_war_year(ui)
         no_json_field(page, "war")
         shot(page, "war-board-aikakirjat-orders", '[data-card="war"]')

@@ -8,6 +8,7 @@ longer independent, a feat whose prerequisite is missing), so those stay listed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -235,3 +236,36 @@ def vocabulary(s: KingdomState, source: str, within: Mapping[str, Any]) -> Seque
         raise InputError(f"aikakirjat has no list of {source!r} to choose from; lists: {', '.join(SOURCES)}")
     return fn(s, within)
 
+
+_WAR_ROLL = re.compile(r"^w(\d*)\.(?:t(\d+)\.)?(.+)$")
+_ATTRITION = {"in_field": "in the field", "hostile": "in a hostile province", "enemy_present": "an enemy army there",
+              "desert_tundra": "desert or tundra"}
+
+
+def roll_words(key: str) -> str | None:
+    """What a roll of the war that is no check rolls, in words (§4.5.1 initiative, §4.5.3 damage, §3.12 attrition);
+    None for any other key.
+
+    >>> roll_words("w.initiative"), roll_words("w2.initiative.enemy")
+    ('Our initiative (d20 + Bureaucracy, §4.5.1)', "The enemy's initiative (war 2; d20 + its Bureaucracy, §4.5.1)")
+    >>> roll_words("w.t1.p1.eng.melee.tuonela.damage"), roll_words("up.attrition.p-army1.desert_tundra")
+    ("War turn 1: the enemy's damage (tuonela)", 'Attrition of p-army1: desert or tundra (§3.12)')
+    >>> roll_words("a1.check") is None
+    True
+    """
+    parts = key.split(".")
+    if parts[:2] == ["up", "attrition"] and len(parts) == 4:
+        return f"Attrition of {parts[2]}: {_ATTRITION.get(parts[3], parts[3].replace('_', ' '))} (§3.12)"
+    m = _WAR_ROLL.match(key)
+    if m is None:
+        return None
+    war, turn, rest = m.group(1), m.group(2), m.group(3).split(".")
+    which = f"war {war}; " if war else ""
+    if rest[0] == "initiative":
+        if rest[1:] == ["enemy"]:
+            return f"The enemy's initiative ({which}d20 + its Bureaucracy, §4.5.1)"
+        return f"Our initiative ({which}d20 + Bureaucracy, §4.5.1)"
+    if rest[-1] == "damage" and len(rest) >= 2 and turn:
+        side = "our damage" if rest[-2] == "players" else f"the enemy's damage ({rest[-2]})"
+        return f"War turn {turn}{' of war ' + war if war else ''}: {side}"
+    return None
