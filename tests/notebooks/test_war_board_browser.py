@@ -209,6 +209,8 @@ def assert_war_year_by_the_rules(events: list[Any]) -> None:
 
 # ---- signoria: a battle declared on the board, the defender's response from its own page (§5) ------------------
 
+SIG_SEED = "war-board-0"
+"""The month's sealed seed: two rounds, both sides broken in the second (the defender wins, §5.8 step 9)."""
 HIDDEN = "MARBURG-WAR-PLAN-4471"
 """Planted in Marburg's note to the GM with its war orders: what the attacker keeps from the defender."""
 CAMPAIGN = "8.marburg.W"
@@ -249,12 +251,15 @@ def prepare_signoria_war(folder: Path) -> dict[str, str]:
 
 
 def test_a_signoria_battle_declared_on_the_board_and_answered_from_the_defenders_page(
-        browser: Any, tmp_path: Path, python: str, subprocess_env: dict[str, str]) -> None:
+        browser: Any, tmp_path: Path, python: str, subprocess_env: dict[str, str], monkeypatch: Any) -> None:
     from nb_support import Kernel, Server, free_port, ticking_cells
     from test_sheet_browser import FIRST_RENDER, Sheet
 
+    from kingdomlog.dice import roller
+
     folder = tmp_path / "felmonte"
     shutil.copytree(REPO / "campaigns" / "felmonte", folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    monkeypatch.setattr(roller, "new_seed", lambda: SIG_SEED)  # the seed the orders' close seals: known dice
     keys = prepare_signoria_war(folder)
     head = Campaign.open(folder).head_seq
     with Server([python, "-m", "kingdomlog", "serve", str(folder), "--port", str(free_port())], env=subprocess_env,
@@ -304,7 +309,9 @@ def test_a_signoria_battle_declared_on_the_board_and_answered_from_the_defenders
         page.locator('[data-card="p3_war"] .kl-board-outcome').first.wait_for(timeout=60_000)
         no_json_field(page, "p3_war")
         board = page.locator('[data-card="p3_war"] .kl-board').first.inner_text()
-        assert "Attacker: marburg" in board and "Defender: fabian" in board and "After round 1:" in board
+        assert "Attacker: Doge of Marburg" in board and "Defender: Duke Fabian" in board
+        assert "After round 1: Cesare: joins the battle;" in board, board  # the declarations, in names and words
+        assert "After round 2: Duke Fabian: joins the battle;" in board, board
         s, _ = sheet.open_session(folder)
         assert s is not None and s.draft is not None
         card = next(c for c in s.draft.cards if c.id == "p3_war")
@@ -382,3 +389,4 @@ def assert_battle_by_the_rules(events: list[Any]) -> None:
     ended = next(e for e in events if isinstance(e, ev.BattleEnded))
     broken = [s for s, n in engaged.items() if n == 0]
     assert ended.winner == ("marburg" if broken == ["defender"] else "fabian")  # else the defender (§5.8 step 9)
+    assert (len(rounds), broken, ended.reason) == (2, ["attacker", "defender"], "both_broken")  # SIG_SEED's dice

@@ -283,10 +283,11 @@ class WarChoices(Choices):
 
     responses: dict[CampaignKey, DefenderResponse] = Field(
         default_factory=dict, title="Defender responses",
-        description="campaign id -> the defender's answer (else its standing instruction, else G-34's default)")
+        description="each army at a defender's gates: the defender's answer (else its answer to the question, its "
+                    "standing instruction, else G-34's default)")
     declarations: dict[BattleKey, dict[RoundKey, list[Declaration]]] = Field(
         default_factory=dict, title="Battle declarations per round",
-        description='campaign or battle id -> {"1": [...], "2": [...]}')
+        description="each campaign's (or battle's) rounds: which characters use which option (§5.5-5.7)")
     rulings: list[Ruling] = RULINGS_FIELD
 
 
