@@ -361,7 +361,7 @@ class EventsChoices(Choices):
 
     neighbour_id: Annotated[str, Pick("event_neighbours", what="'random' or a neighbour")] = Field(
         "random", title="Neighbour for result 10", description="'random' rolls 1dN among independent neighbours"
-                                                                " (roll key 'pick')")
+                                                                " (roll key 'pick'; with one, that one)")
     evil_ability: Ability = Field("stability", title="Ability the evil afflicts (result 1)")
     god: Literal["embrace", "resist"] = Field("embrace", title="New god (result 13)")
     war_target: Literal["other", "players"] = Field("other", title="Neighbour war target (d6 = 2)")
@@ -721,7 +721,9 @@ def decide_events(ctx: Ctx, c: EventsChoices) -> None:
     elif key == "neighbour_event":
         nid = "" if c.neighbour_id == "random" else c.neighbour_id
         candidates = sorted(n.id for n in ctx.state.neighbours.values() if n.status == "independent")
-        if not nid and candidates:
+        if not nid and len(candidates) == 1:  # a random one of one: no die to roll (a 1d1 is no die)
+            nid = candidates[0]
+        elif not nid and candidates:
             nid = candidates[ctx.roll("pick", f"1d{len(candidates)}").total - 1]
         if nid:
             record(ctx, NeighbourEventRolled(neighbour_id=nid, war_target=c.war_target, support=c.support,
