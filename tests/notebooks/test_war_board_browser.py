@@ -43,7 +43,7 @@ AIK_CHOICES: dict[str, Any] = {
     "orders": {"1": [ATTACK], "2": [{"army_id": "p-army1", "kind": "hold"}], "3": [ATTACK]},
     "enemy_orders": {"1": [HOLD_T], "2": [HOLD_T], "3": [HOLD_T]},
     "enemy_extra_attacks": {"2": {"army_id": "t-army1", "kind": "attack", "target": "p-army1"}},
-    "peace": {"3": {"performer": "kingdom", "provinces_demanded": ["t-border"]}},
+    "peace": {"3": {"attempt": True, "provinces_demanded": ["t-border"]}},
 }
 """The war year as the equivalent plan writes it: our one army (level 2: one army, §2.9) of all 7 militia in the
 march attacks Tuonela's 10 in t-border in turns 1 and 3 and holds in 2; Tuonela holds, but its General Staff makes
@@ -154,6 +154,13 @@ def play_war_year(ui: Any) -> None:
         time.sleep(0.4)
 
     more()
+    before = ui.tag()
+    ui.actions += 1  # Offer peace in war turn 3
+    card.locator('[data-field="peace.3.attempt"]').get_by_role("checkbox").first.click()
+    ui.settled(before)
+    ui.actions += 1  # its terms: "More: provinces demanded, ..."
+    card.locator('[data-field="peace.3"]').get_by_text(re.compile("^More: provinces demanded")).first.click()
+    time.sleep(0.4)
     ui.pick("war", "peace.3.provinces_demanded", "t-border")
     more()
     ui.select("war", "enemy_extra_attacks.2.army_id", "t-army1")

@@ -461,6 +461,8 @@ class OrderChoice(Choices):
 class PeaceChoice(Choices):
     """A peace attempt in a war turn (§3.11)."""
 
+    attempt: bool | None = Field(None, title="Offer peace",
+                                 description="this war turn (§4.5.5); any term given offers it too")
     provinces_demanded: list[ProvinceId] = Field(default_factory=list, title="Provinces demanded",
                                                  description="+5 to the DC each (§3.11)")
     performer: Literal["kingdom", "pc", "court"] = Field(
@@ -816,9 +818,9 @@ def _orders(entries: Sequence[OrderChoice] | None) -> tuple[Order, ...] | None:
 
 
 def _peace(p: PeaceChoice | None) -> PeaceTerms | None:
-    if p is None or not p.model_fields_set:
+    if p is None or not p.model_fields_set or p.attempt is False:
         return None
-    data = p.model_dump()
+    data = p.model_dump(exclude={"attempt"})
     opts = {k: data.pop(k) for k in ("spend_stored", "spend_year", "take_10")}
     return PeaceTerms.model_validate({**data, "check": opts})
 
