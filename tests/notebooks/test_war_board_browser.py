@@ -93,6 +93,8 @@ def test_an_aikakirjat_war_year_played_on_the_board(browser: Any, tmp_path: Path
         assert "War against Tuonela" in text and "p-army1" in text and "t-army1" in text
         for n in (1, 2, 3):
             assert f"War turn {n}" in text and f"After war turn {n}:" in text
+        assert "t-army1 attacks p-army1 (General Staff's extra attack)" in text  # turn 2
+        assert "peace offered demanding t-border: made" in text  # turn 3
         s, _ = sheet.open_session(folder)
         assert s is not None and s.draft is not None
         card = next(c for c in s.draft.cards if c.id == "war")

@@ -122,6 +122,8 @@ def boards(before: KingdomState, choices: Mapping[str, Any], rolls: Sequence[Rol
         for e in events:
             if isinstance(e, WarTurnResolved) and e.war_id == w.war_id:
                 orders = [_order_text(o, names) for o in (*e.orders, *e.enemy_orders)]
+                orders += [f"{_order_text(o, names)} (General Staff's extra attack)"
+                           for o in (e.extra_attack, e.enemy_extra_attack) if o is not None]
                 left = e.audit.get("militia") if isinstance(e.audit, Mapping) else None
                 bits = [f"orders: {'; '.join(orders)}"] if orders else []
                 if isinstance(left, Mapping):
@@ -130,6 +132,12 @@ def boards(before: KingdomState, choices: Mapping[str, Any], rolls: Sequence[Rol
                 captured = e.audit.get("captured") if isinstance(e.audit, Mapping) else None
                 if captured:
                     bits.append(f"captured: {', '.join(map(str, captured))}")
+                if e.peace is not None:
+                    asked = e.audit.get("peace") if isinstance(e.audit, Mapping) else None
+                    made = isinstance(asked, Mapping) and asked.get("success")
+                    bits.append("peace offered" + (f" demanding {', '.join(e.peace.provinces_demanded)}"
+                                                   if e.peace.provinces_demanded else "")
+                                + (": made" if made else ": refused" if isinstance(asked, Mapping) else ""))
                 lines.append(Line(e.war_turn, "", f"After war turn {e.war_turn}: {'; '.join(bits) or 'no change'}."))
         lines.sort(key=lambda x: x.round)
         outcome = []
