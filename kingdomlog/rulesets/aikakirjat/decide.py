@@ -85,6 +85,10 @@ WarTurn = Annotated[Literal["1", "2", "3", "4", "5", "6"], Pick("war_turns", wha
                                                               open=True)]
 """A war turn, as the key of the per-turn choices of the war step (six with Advanced Logistics); a form offers the
 turns of the war's year, in words (``War turn 1``)."""
+_TURNS = Literal["1", "2", "3", "4", "5", "6"]
+OurExtraTurn = Annotated[_TURNS, Pick("our_extra_turns", what="a war turn of this war's year", open=True)]
+EnemyExtraTurn = Annotated[_TURNS, Pick("enemy_extra_turns", what="a war turn of this war's year", open=True)]
+"""A war turn as the key of a side's General Staff extra attack: offered only to a side with General Staff."""
 
 ProvinceId = Annotated[str, Pick("provinces", what="a province of the map")]
 Skill = Annotated[str, Pick("skills", what="a kingdom skill")]
@@ -493,9 +497,10 @@ class FrontChoices(Choices):
                                                                          " army, else march")
     enemy_orders: dict[WarTurn, list[OrderChoice]] = Field(default_factory=dict, title="Enemy orders per war turn")
     peace: dict[WarTurn, PeaceChoice] = Field(default_factory=dict, title="Peace attempts per war turn")
-    extra_attacks: dict[WarTurn, OrderChoice] = Field(default_factory=dict, title="General Staff's extra attack")
-    enemy_extra_attacks: dict[WarTurn, OrderChoice] = Field(default_factory=dict,
-                                                            title="The enemy's General Staff extra attack")
+    extra_attacks: dict[OurExtraTurn, OrderChoice] = Field(default_factory=dict,
+                                                           title="General Staff's extra attack")
+    enemy_extra_attacks: dict[EnemyExtraTurn, OrderChoice] = Field(default_factory=dict,
+                                                                   title="The enemy's General Staff extra attack")
     technology: TechnologyChoice = Field(default_factory=TechnologyChoice, title="Technology (GM's ruling)")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()

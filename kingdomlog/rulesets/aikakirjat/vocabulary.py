@@ -198,6 +198,17 @@ def _war_targets(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     return [Option(k, k, what) for k, (owner, what) in armies.items() if mine is None or owner != mine]
 
 
+def _extra_turns(s: KingdomState, within: Mapping[str, Any], ours: bool) -> list[Option]:
+    """The war turns in which a side may make General Staff's extra attack (§3.6, A66): each turn of the war's
+    year, closed to a side without the feat."""
+    from kingdomlog.rulesets.aikakirjat.war import enemy_of, side_has_feat
+
+    w = next((x for x in s.wars if x.war_id == within.get("war_id")), s.wars[0] if s.wars else None)
+    side = "players" if ours or w is None else enemy_of(w)
+    lacks = "" if side_has_feat(s, side, "general_staff") else "needs General Staff (§3.6)"
+    return [Option(o.value, o.label, o.detail, disabled=lacks) for o in _war_turns(s, within)]
+
+
 WAR_ORDERS = (("attack", "attack", "an enemy army, in its province or an adjacent one: an engagement (§4.5.3)"),
               ("move", "march", "into an adjacent province with no army, one more through a road (§4.5.2)"),
               ("hold", "hold", "stay where it is"))
@@ -226,6 +237,8 @@ SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] 
     "open_projects": _open_projects, "provinces": _provinces, "special_units": _special_units,
     "feats": _feats, "actions": _actions, "action_skills": _action_skills, "wars": _wars,
     "war_armies": _war_armies, "war_targets": _war_targets, "war_orders": _war_orders, "war_turns": _war_turns,
+    "our_extra_turns": lambda s, w: _extra_turns(s, w, True),
+    "enemy_extra_turns": lambda s, w: _extra_turns(s, w, False),
 }
 
 
