@@ -117,3 +117,46 @@ def test_another_wars_entry_has_that_wars_turns() -> None:
     assert [x.label for x in turns] == [f"War turn {n}" for n in range(1, 7)]
     assert "only the attacker" in (entry["orders"].options or ())[4].detail
     assert [x.name for x in f["orders"].fields] == ["1", "2", "3", "4"]  # the first war: we attack, no logistics
+
+
+# ---- signoria: the battle's declarations and the defender's answer, on the GM's side ------------------------------
+
+
+def test_a_signoria_battles_declarations_in_words_and_the_defenders_answer_on_the_card(tmp_path: Path) -> None:
+    """Month 8 of Felmonte, Marburg marching on Fabia (§5.1): the GM's card names the campaign ('Doge of Marburg's
+    march on Fabia'), its rounds ('Round 1': the clash) and each option in words (§5.5-5.6); '+ Declaration' adds
+    one; once Fabian answers from its own page, the card says what it answered (its answer fills the plan)."""
+    import shutil
+
+    from nb_support import REPO
+    from test_war_board_browser import CAMPAIGN, prepare_signoria_war
+
+    from kingdomlog.app import Campaign, pbp
+    from kingdomlog.app import submissions as subs
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.core.viewers import Viewer
+    from kingdomlog.views.sheet import draft as sheet
+
+    folder = tmp_path / "felmonte"
+    shutil.copytree(REPO / "campaigns" / "felmonte", folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
+    prepare_signoria_war(folder)
+    camp = Campaign.open(folder)
+    fabian = Viewer("player", "fabian")
+    q = next(x for x in pbp.questions(camp, fabian) if x.kind == "defender_response")
+    pbp.answer(camp, fabian, q.id, next(o.value for o in q.options if o.label.startswith("battle: encirclement")))
+    assert sheet.load_start(folder, check_forms=False).answered["p3_war"] == (
+        ("fabian", "defender response: battle: encirclement"),)
+    camp = Campaign.open(folder)
+    pv = camp.preview(subs.with_submissions(camp, Plan(turn=8)))
+    i = [s.phase.id for s in pv.steps].index("p3_war")
+    before = pv.steps[i - 1].state_after
+    sig = camp.ruleset
+    f = fields(sig.choices(before, 8, "p3_war", {}))
+    rounds = f["declarations"].fields[0]
+    assert (rounds.name, rounds.label) == (CAMPAIGN, "Doge of Marburg's march on Fabia")
+    assert [(x.label, x.help) for x in rounds.fields][:2] == [
+        ("Round 1", "the clash"), ("Round 2", "after casualties and routs (§5.3)")]
+    entry = fields(rounds.fields[0].fields)
+    options = {o.value: o.label for o in entry["option"].options or ()}
+    assert options["join"] == "joins the battle" and options["fight_to_last"] == "fight to the last!"
+    assert "+ Declaration" in sf.add_widget(rounds.fields[0]).text
