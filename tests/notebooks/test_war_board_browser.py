@@ -32,8 +32,9 @@ pytestmark = pytest.mark.browser
 
 # ---- aikakirjat: a war year (§4.5) ------------------------------------------------------------------------------
 
-AIK_SEED = "board-4"
-"""The year's dice (keyed: the same on the sheet and in the plan): three war turns, the peace of turn 3 made."""
+AIK_SEED = "board-5"
+"""The year's dice (keyed: the same on the sheet and in the plan): three war turns, both our attacks hit, the peace
+of turn 3 made."""
 WAR = "war-tuonela"
 ATTACK = {"army_id": "p-army1", "kind": "attack", "target": "t-army1"}
 HOLD_T = {"army_id": "t-army1", "kind": "hold"}
@@ -176,8 +177,9 @@ def assert_war_year_by_the_rules(events: list[Any]) -> None:
     §4.5.1: 4 war turns (no Advanced Logistics); initiative a Bureaucracy check each side. §4.5.3: a hit roll is
     a Warfare check (d20 + Loyalty modifier 3 + unrest modifier, §2.16) against the defence value: Tuonela's is its
     profile's 11 (A39); ours is 8 + Defense proficiency 0 + Stability modifier 1 + Decay modifier 0 = 9; Tuonela's
-    hit is d20 + its warfare bonus 3. Damage: one die (technology 1 against 1) of the attacker's militia die (ours
-    d4 at 2 levy dice... as recorded: 1d4; Tuonela's profile d4), taken off the target's militia. §3.11: the peace
+    hit is d20 + its warfare bonus 3. Damage: one die (1 + technology 1 − 1, A63) of the attacker's militia damage
+    die (ours the Republic's d6, §3.4, no Military Traditions; Tuonela's profile d4), taken off the target's militia
+    (§4.5.3). §3.11: the peace
     DC is 15, +5 for t-border demanded, no captured province, no more armies than Tuonela (one each), Tuonela's
     unrest modifier −floor(0/5) = 0: DC 20; the kingdom's Diplomacy check d20 + Loyalty 3 + proficiency 2 + unrest
     modifier; at 20 or more the war ends in peace and t-border changes owner (§4.5.5)."""
@@ -186,6 +188,7 @@ def assert_war_year_by_the_rules(events: list[Any]) -> None:
     started = next(e for e in events if isinstance(e, E.WarYearStarted))
     assert started.audit["war_turns"] == 4
     militia = {"p-army1": 7, "t-army1": 10}
+    hits: list[str] = []
     turns = [e for e in events if isinstance(e, E.WarTurnResolved)]
     assert [t.war_turn for t in turns] == [1, 2, 3]
     assert turns[1].enemy_extra_attack is not None and turns[1].enemy_extra_attack.target == "p-army1"
@@ -204,9 +207,12 @@ def assert_war_year_by_the_rules(events: list[Any]) -> None:
                 assert r["defence"] == (11 if ours else 8 + 0 + 1 + 0)
                 assert r["hit"] == (total >= r["defence"])
                 if r["hit"]:
-                    assert r["damage_dice"] == "1d4"
+                    assert r["damage_dice"] == ("1d6" if ours else "1d4")
+                    assert 1 <= r["damage"] <= (6 if ours else 4)
                     militia[r["target"]] = max(0, militia[r["target"]] - r["damage"])
+                    hits.append(r["army"])
             assert eng["militia_after"] == militia
+    assert "p-army1" in hits and "t-army1" in hits  # both sides' damage dice were rolled (AIK_SEED)
     peace = turns[2].audit["peace"]
     assert peace["dc"] == 15 + 5 - 0 + 0 == 20
     terms = peace["check"]["terms"]
