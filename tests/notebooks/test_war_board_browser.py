@@ -1,7 +1,9 @@
 """The battle board in a real browser for the wars of aikakirjat and signoria (issue 30; Debian chromium,
-Playwright, `kingdomlog gm`): each war played on the GM sheet through its widgets (no JSON typed; no battle field on
-the page is a JSON text field), committed, its numbers equal to the same war played from a hand-written plan
-(``Campaign.preview`` on a twin of the campaign) and the numbers that matter worked out here from the rules text.
+Playwright): each war played on the GM sheet through its widgets (no JSON typed; no battle field on the page is a
+JSON text field), committed, its numbers equal to the same war played from a hand-written plan (``Campaign.preview``
+on a twin of the campaign) and the numbers that matter worked out here from the rules text. The aikakirjat year on
+`kingdomlog gm`; the signoria battle through `kingdomlog serve`, the defender answering from its own orders page in a
+browser context of its own, the GM in another.
 
 Screenshots: docs/images/war-board-*.png.
 """
