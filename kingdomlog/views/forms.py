@@ -435,12 +435,14 @@ def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
 
 def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
     """A step's choices shown at once; JSON-only values and, on a long form, the plain switches, texts and values
-    per key (a role's downtime) fold under "more" (opened by default when one already holds a value)."""
+    per key (a role's downtime) fold under "more" (opened by default when one already holds a value); entries per
+    key (a war's orders per war turn) are a board's and stay."""
     out = set()
     long = len(specs) > FOLD_AFTER
     for s in specs:
         set_ = s.name in given and given[s.name] not in (None, s.default)
-        plain = s.kind == "json" or (long and s.kind in ("bool", "text", "mapping") and not s.required)
+        orders = s.kind == "mapping" and any(f.kind == "rows" for f in s.fields)  # orders per war turn: the board
+        plain = s.kind == "json" or (long and s.kind in ("bool", "text", "mapping") and not s.required and not orders)
         if set_ or not plain:
             out.add(s.name)
     return out
@@ -502,9 +504,12 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
 
 
 def add_widget(spec: FieldSpec) -> Any:
-    """How a new entry of a ``rows`` field is added: a picker of its first field's options, else a button."""
+    """How a new entry of a ``rows`` field is added: a picker of its first field's options, else a button; named
+    by the entry's model when it has a title (the orders of a war turn: "+ Order"), else by the field."""
     first = spec.fields[0] if spec.fields else None
-    noun = singular(lower_label(spec.label)) if spec.label else "entry"
+    titled = spec.model.model_config.get("title") if spec.model is not None else None
+    noun = (lower_label(titled) if isinstance(titled, str) and titled  # the entry names itself: "+ Order"
+            else singular(lower_label(spec.label)) if spec.label else "entry")
     # "+ Activity", "+ Assign leader": labels are markdown, so the plus is escaped ("+ x" is a list item)
     add_label = f"\\+ {noun[:1].upper()}{noun[1:]}"
     if spec.variants:

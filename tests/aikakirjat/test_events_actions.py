@@ -214,3 +214,16 @@ def test_tax_collection_year_advantage_expires() -> None:
     assert (actions.year_advantages, actions.unrest, actions.tracks["corruption"].points) == (1, 1, 4)
     g.play(steps)
     assert g.state.year_advantages == 0
+
+
+def test_a_random_neighbour_among_one_is_that_one_without_a_die() -> None:
+    """§3.7 result 10 with the neighbour left 'random': "the GM picks a random neighbour"; with one independent
+    neighbour there is nothing to roll (a 1d1 was refused, and the year with it). d6 6: Kalevala 0 + 3 = 3."""
+    from aik_helpers import founding
+
+    g = Game()
+    g.play(founding(neighbours=[{"id": "kalevala", "name": "Kalevala", "diplomacy": 0, "population": 4}]))
+    p = g.play(quiet_year(events={"rolls": {"event": [4, 6], "neighbour": [6], "neighbour.diplomacy": [3]}}))
+    assert drafts(p, "neighbour_event_rolled")[0].neighbour_id == "kalevala"
+    assert "pick" not in {r.key for s in p.steps for r in s.rolls}
+    assert g.state.neighbours["kalevala"].diplomacy == 3

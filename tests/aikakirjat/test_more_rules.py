@@ -95,6 +95,30 @@ def test_peace_with_a_demanded_province() -> None:
     assert g.state.provinces["t-border"].owner == PLAYERS and not g.state.wars and g.state.fame == 6
 
 
+@pytest.mark.parametrize("peace", [{"attempt": True}, {"attempt": True, "performer": "kingdom"}])
+def test_peace_offered_on_plain_terms(peace: dict[str, Any]) -> None:
+    """§3.11 / §4.5.5: peace offered with nothing demanded (the board's "Offer peace"): DC 15, no more armies, no
+    capture, Tuonela's unrest modifier 0; Diplomacy d20 13 + Loyalty 2 = 15: peace, every province back to its
+    owner, no war-won fame."""
+    g = war_game()
+    p = declare(g, {"choices": {**ALLOC, "peace": {"1": peace}},
+                    "rolls": {"w.initiative": [12], "w.initiative.enemy": [5], "w.t1.peace": [13]}})
+    turn = next(d.payload for d in p.drafts if d.type == "aikakirjat.war_turn_resolved")
+    assert turn.peace is not None and turn.peace.performer == "kingdom" and turn.peace.provinces_demanded == ()
+    assert (turn.audit["peace"]["dc"], turn.audit["peace"]["check"]["total"]) == (15, 15)
+    ended = next(d.payload for d in p.drafts if d.type == "aikakirjat.war_ended")
+    assert (ended.reason, ended.winner) == ("peace", None) and not g.state.wars
+
+
+def test_peace_not_offered_when_the_box_is_off() -> None:
+    """``attempt: false`` offers no peace even with terms written beside it: the war turn has no peace."""
+    g = war_game()
+    p = declare(g, {"choices": {**ALLOC, "peace": {"1": {"attempt": False, "provinces_demanded": ["t-border"]}}},
+                    "rolls": {"w.initiative": [12], "w.initiative.enemy": [5]}})
+    turn = next(d.payload for d in p.drafts if d.type == "aikakirjat.war_turn_resolved")
+    assert turn.peace is None and "peace" not in turn.audit
+
+
 def test_fire_phase_and_simultaneous_melee() -> None:
     """§4.5.3 / A60: we are fire-capable, equal mobility: fire phase only we roll (d20 15 + 2 = 17 ≥ 12, 1d4 = 3);
     melee is simultaneous: we hit (d20 10 + 2 = 12, 1d4 = 4) and so do they (d20 9 + 2 = 11 ≥ 11, 1d6 = 5)."""

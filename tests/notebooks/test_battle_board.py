@@ -246,7 +246,8 @@ def test_an_aikakirjat_war_year_as_a_board() -> None:
 
 
 def test_a_signoria_battle_as_a_board() -> None:
-    """§10.7, the battle worked by hand in tests/signoria/test_worked_turn.py: Fabian (8 units, Breakthrough)
+    """§10.7, the battle worked by hand in tests/signoria/test_worked_turn.py, told with names (factions, characters,
+    tactics and options in words): Fabian (8 units, Breakthrough)
     storms Marburg's field army (6 units, Hold); round 1 Fabian's main group 8 dice at 5+ (6 5 2 3 6 1 4 5: four
     successes, the sixes explode), Marburg 6 dice at 4+ (4 6 2 5 1 3: three); Fabian 1 kill 4 routs, Marburg 1 kill
     2 routs; round 2 Marburg broken: Fabian wins."""
@@ -263,14 +264,14 @@ def test_a_signoria_battle_as_a_board() -> None:
     i = [s.phase.id for s in pv.steps].index("p3_war")
     st, before = pv.steps[i], pv.steps[i - 1].state_after
     (board,) = SIG.boards(before, "p3_war", st.choices, st.rolls, st.checks, st.drafts)
-    assert [s.label for s in board.sides] == ["Attacker: fabian", "Defender: marburg"]
-    assert board.sides[0].units[0].stats == ("8 units", "reserve 0", "tactic breakthrough")
+    assert [s.label for s in board.sides] == ["Attacker: Duke Fabian", "Defender: Doge of Marburg"]
+    assert board.sides[0].units[0].stats == ("8 units", "reserve 0", "tactic breakthrough in the centre")
     r1 = [x.text for x in board.lines if x.round == 1]
-    assert r1[0] == "fabian, main group: 8 dice at 5+: 6 5 2 3 6 1 4 5 → 4 successes"
-    assert r1[3] == "marburg, main group: 6 dice at 4+: 4 6 2 5 1 3 → 3 successes"
-    assert r1[-1] == ("After round 1: marburg.leader: hospital; fabian: kills 1, routs 4, hospital 2, 5 units still"
-                      " engaged; marburg: kills 1, routs 2, 1 units still engaged.")
-    assert board.outcome[0] == "fabian wins (broken)."
+    assert r1[0] == "Duke Fabian, main group: 8 dice at 5+: 6 5 2 3 6 1 4 5 → 4 successes"
+    assert r1[3] == "Doge of Marburg, main group: 6 dice at 4+: 4 6 2 5 1 3 → 3 successes"
+    assert r1[-1] == ("After round 1: Doge Andrea: field hospital; Duke Fabian: kills 1, routs 4, hospital 2, 5 units"
+                      " still engaged; Doge of Marburg: kills 1, routs 2, 1 units still engaged.")
+    assert board.outcome[0] == "Duke Fabian wins (broken)."
     html = str(board_html(board, st.checks, st.rolls))
     chances = odds_words(st.checks["b5.1.r1.attacker.main"])  # 8 dice at 5+: 3 successes 27.3%, ...
     assert "3 successes 27.3%" in chances and chances.replace("<", "&lt;") in html

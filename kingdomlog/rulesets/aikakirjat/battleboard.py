@@ -19,7 +19,8 @@ from kingdomlog.dice.odds import resolve
 from kingdomlog.dice.roller import Roll
 from kingdomlog.rulesets.aikakirjat.events import WarEnded, WarTurnResolved, WarYearStarted
 from kingdomlog.rulesets.aikakirjat.resolve import PLAYERS
-from kingdomlog.rulesets.aikakirjat.state import KingdomState
+from kingdomlog.rulesets.aikakirjat.state import KingdomState, War
+from kingdomlog.rulesets.aikakirjat.war import enemy_of, war_defaults
 
 
 def _turn(key: str, prefix: str) -> int | None:
@@ -75,6 +76,24 @@ def _order_text(o: Any, names: Mapping[str, str]) -> str:
     return f"{o.army_id} holds"
 
 
+def _given(before: KingdomState, w: War, choices: Mapping[str, Any], first: bool) -> list[Mapping[str, Any]]:
+    """The armies a war's year is set up with before the step has run: those the choices allocate (the war's entry
+    in ``fronts``, else the top-level fields for the first war), else the rules' defaults (``war.war_defaults``)."""
+    entry = next((f for f in choices.get("fronts") or [] if isinstance(f, Mapping) and f.get("war_id") == w.war_id),
+                 choices if first else {})
+    if w.armies_assigned_year == before.year:  # set up already: its armies are the state's
+        return []
+    ours, theirs = war_defaults(before, w)
+    out: list[Mapping[str, Any]] = []
+    for key, owner, default in (("allocations", PLAYERS, ours), ("enemy_allocations", enemy_of(w), theirs)):
+        given = entry.get(key)
+        rows = [a for a in given if isinstance(a, Mapping)] if isinstance(given, list) else \
+            [a.model_dump() for a in default]
+        out += [{"army_id": a.get("army_id") or "(unnamed)", "militia": a.get("militia", 0),
+                 "province_id": a.get("province_id") or "?", "owner": owner, "war_id": w.war_id} for a in rows]
+    return out
+
+
 def boards(before: KingdomState, choices: Mapping[str, Any], rolls: Sequence[Roll], checks: Mapping[str, CheckSpec],
            drafts: Sequence[Draft]) -> list[Board]:
     """Each war of the war step as a board (see the module)."""
@@ -85,9 +104,9 @@ def boards(before: KingdomState, choices: Mapping[str, Any], rolls: Sequence[Rol
         prefix = "w." if wi == 0 else f"w{wi + 1}."
         enemy = w.defender if w.attacker == PLAYERS else w.attacker
         started = next((e for e in events if isinstance(e, WarYearStarted) and e.war_id == w.war_id), None)
-        armies = _armies_of(started.outcome) if started is not None else None
-        if armies is None:
-            armies = [a.model_dump() for a in before.armies if a.war_id == w.war_id]
+        found = _armies_of(started.outcome) if started is not None else None
+        armies: list[Mapping[str, Any]] = found if found is not None else (
+            [a.model_dump() for a in before.armies if a.war_id == w.war_id] or _given(before, w, choices, wi == 0))
         armies = [a for a in armies if a.get("war_id") in (w.war_id, None)]
         sides = tuple(Side(label, tuple(Unit(str(a["army_id"]), str(a["army_id"]),
                                              (f"militia {a['militia']}", f"in {a['province_id']}"))
@@ -103,6 +122,8 @@ def boards(before: KingdomState, choices: Mapping[str, Any], rolls: Sequence[Rol
         for e in events:
             if isinstance(e, WarTurnResolved) and e.war_id == w.war_id:
                 orders = [_order_text(o, names) for o in (*e.orders, *e.enemy_orders)]
+                orders += [f"{_order_text(o, names)} (General Staff's extra attack)"
+                           for o in (e.extra_attack, e.enemy_extra_attack) if o is not None]
                 left = e.audit.get("militia") if isinstance(e.audit, Mapping) else None
                 bits = [f"orders: {'; '.join(orders)}"] if orders else []
                 if isinstance(left, Mapping):
@@ -111,6 +132,12 @@ def boards(before: KingdomState, choices: Mapping[str, Any], rolls: Sequence[Rol
                 captured = e.audit.get("captured") if isinstance(e.audit, Mapping) else None
                 if captured:
                     bits.append(f"captured: {', '.join(map(str, captured))}")
+                if e.peace is not None:
+                    asked = e.audit.get("peace") if isinstance(e.audit, Mapping) else None
+                    made = isinstance(asked, Mapping) and asked.get("success")
+                    bits.append("peace offered" + (f" demanding {', '.join(e.peace.provinces_demanded)}"
+                                                   if e.peace.provinces_demanded else "")
+                                + (": made" if made else ": refused" if isinstance(asked, Mapping) else ""))
                 lines.append(Line(e.war_turn, "", f"After war turn {e.war_turn}: {'; '.join(bits) or 'no change'}."))
         lines.sort(key=lambda x: x.round)
         outcome = []

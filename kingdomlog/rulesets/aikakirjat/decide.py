@@ -19,9 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, Strict, ValidationError
+from pydantic import ConfigDict, Field, Strict, ValidationError
 
-from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, FreeJson, Pick
+from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, FreeJson, InOrder, Pick
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.events import EventModel
 from kingdomlog.core.patch import diff
@@ -81,8 +81,14 @@ Ability = Literal["culture", "economy", "loyalty", "stability"]
 TrackName = Literal["decadence", "crime", "corruption", "decay"]
 Government = Literal["feudalism", "oligarchy", "tribe", "republic", "theocracy", "thaumocracy", "autocracy"]
 Benefit = Literal["feat", "asi", "three_skills", "two_expertise", "rising_power"]
-WarTurn = Literal["1", "2", "3", "4", "5", "6"]
-"""A war turn, as the key of the per-turn choices of the war step (six with Advanced Logistics)."""
+WarTurn = Annotated[Literal["1", "2", "3", "4", "5", "6"], Pick("war_turns", what="a war turn of this war's year",
+                                                              open=True)]
+"""A war turn, as the key of the per-turn choices of the war step (six with Advanced Logistics); a form offers the
+turns of the war's year, in words (``War turn 1``)."""
+_TURNS = Literal["1", "2", "3", "4", "5", "6"]
+OurExtraTurn = Annotated[_TURNS, Pick("our_extra_turns", what="a war turn of this war's year", open=True)]
+EnemyExtraTurn = Annotated[_TURNS, Pick("enemy_extra_turns", what="a war turn of this war's year", open=True)]
+"""A war turn as the key of a side's General Staff extra attack: offered only to a side with General Staff."""
 
 ProvinceId = Annotated[str, Pick("provinces", what="a province of the map")]
 Skill = Annotated[str, Pick("skills", what="a kingdom skill")]
@@ -359,7 +365,7 @@ class EventsChoices(Choices):
 
     neighbour_id: Annotated[str, Pick("event_neighbours", what="'random' or a neighbour")] = Field(
         "random", title="Neighbour for result 10", description="'random' rolls 1dN among independent neighbours"
-                                                                " (roll key 'pick')")
+                                                                " (roll key 'pick'; with one, that one)")
     evil_ability: Ability = Field("stability", title="Ability the evil afflicts (result 1)")
     god: Literal["embrace", "resist"] = Field("embrace", title="New god (result 13)")
     war_target: Literal["other", "players"] = Field("other", title="Neighbour war target (d6 = 2)")
@@ -456,23 +462,31 @@ class ActionsChoices(Choices):
 class AllocationChoice(Choices):
     """One army at the start of a war year (A55)."""
 
-    army_id: str
-    province_id: ProvinceId
-    militia: Count
+    army_id: str = Field(title="Army", description="its name (an id: p-army1)")
+    province_id: ProvinceId = Field(title="Starts in")
+    militia: Count = Field(title="Militia")
 
 
 class OrderChoice(Choices):
     """One army's order in a war turn (A58)."""
 
+    model_config = ConfigDict(title="Order")
+
     army_id: Annotated[str, Pick("war_armies", what="an army of this war year", open=True)] = Field(
-        description="an army of this war year (as allocated)")
-    kind: Literal["move", "attack", "hold"] = "hold"
-    path: list[ProvinceId] = Field(default_factory=list, description="one province, or two through a road")
-    target: Annotated[str | None, Pick("war_armies", what="an army of this war year", open=True)] = Field(
-        None, description="the enemy army attacked")
-    special_unit: Annotated[str | None, Pick("special_units", what="a special unit")] = None
-    naval_dice: int = Field(0, ge=0, le=MAX_DICE)
-    oppose_naval_dice: int = Field(0, ge=0, le=MAX_DICE)
+        title="Army", description="an army of this war year (as allocated)")
+    kind: Annotated[Literal["move", "attack", "hold"], Pick("war_orders", what="an order", open=True)] = Field(
+        "hold", title="Order")
+    path: Annotated[list[ProvinceId], InOrder(most=2)] = Field(
+        default_factory=list, title="March to", description="one province, or two through a road, in order")
+    target: Annotated[str | None, Pick("war_targets", what="an army of this war year", depends=("army_id",),
+                                       open=True)] = Field(
+        None, title="Army attacked", description="the enemy army attacked")
+    special_unit: Annotated[str | None, Pick("special_units", what="a special unit")] = Field(
+        None, title="Special unit attacking", description="its damage die instead of the militia's, once a year")
+    naval_dice: int = Field(0, ge=0, le=MAX_DICE, title="Naval dice committed",
+                            description="to win the sea crossed (§4.5.4)")
+    oppose_naval_dice: int = Field(0, ge=0, le=MAX_DICE, title="Naval dice against a crossing",
+                                   description="committed against the enemy's crossing (§4.5.4)")
     spend_stored: bool = Field(False, title="Spend a stored advantage",
                                description="on this army's first check of the war turn: hit or naval roll (§4.5.3)")
     spend_year: bool = Field(False, title="Spend this year's tax advantage", description="likewise (A50)")
@@ -482,9 +496,13 @@ class OrderChoice(Choices):
 class PeaceChoice(Choices):
     """A peace attempt in a war turn (§3.11)."""
 
-    performer: Literal["kingdom", "pc", "court"] = "kingdom"
-    pc_bonus: Amount = 0
-    provinces_demanded: list[ProvinceId] = Field(default_factory=list)
+    attempt: bool | None = Field(None, title="Offer peace",
+                                 description="this war turn (§4.5.5); any term given offers it too")
+    provinces_demanded: list[ProvinceId] = Field(default_factory=list, title="Provinces demanded",
+                                                 description="+5 to the DC each (§3.11)")
+    performer: Literal["kingdom", "pc", "court"] = Field(
+        "kingdom", title="Who persuades", description="the kingdom's Diplomacy check, or a PC's Persuasion (§4.5.5)")
+    pc_bonus: Amount = Field(0, title="The PC's Persuasion bonus")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
     take_10: bool = _take_10()
@@ -510,9 +528,10 @@ class FrontChoices(Choices):
                                                                          " army, else march")
     enemy_orders: dict[WarTurn, list[OrderChoice]] = Field(default_factory=dict, title="Enemy orders per war turn")
     peace: dict[WarTurn, PeaceChoice] = Field(default_factory=dict, title="Peace attempts per war turn")
-    extra_attacks: dict[WarTurn, OrderChoice] = Field(default_factory=dict, title="General Staff's extra attack")
-    enemy_extra_attacks: dict[WarTurn, OrderChoice] = Field(default_factory=dict,
-                                                            title="The enemy's General Staff extra attack")
+    extra_attacks: dict[OurExtraTurn, OrderChoice] = Field(default_factory=dict,
+                                                           title="General Staff's extra attack")
+    enemy_extra_attacks: dict[EnemyExtraTurn, OrderChoice] = Field(default_factory=dict,
+                                                                   title="The enemy's General Staff extra attack")
     technology: TechnologyChoice = Field(default_factory=TechnologyChoice, title="Technology (GM's ruling)")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
@@ -641,22 +660,7 @@ def new_session_due(s: KingdomState) -> bool:
     return s.session.session_no == 0 or s.session.years_played >= s.session.years_total
 
 
-def war_defaults(s: KingdomState, w: War) -> tuple[tuple[Allocation, ...], tuple[Allocation, ...]]:
-    """``w``'s default armies, ours and the enemy's, when ``w`` is the next war set up this year.
-
-    Ours: the militia not yet assigned to another war this year, split evenly among the wars still to set up
-    (one army each while armies last), in one army in our first controlled province; the enemy's: all its
-    militia (A55).
-    """
-    enemy = war.enemy_of(w)
-    s2, free, free_armies, after = war.setting_up(s, w)
-    s2 = s2.model_copy(update={"armies": tuple(a for a in s2.armies if a.owner != enemy)})
-    fieldable = min(after + 1, free_armies)
-    ours = (war.default_allocations(s2, PLAYERS, free, free_armies - fieldable + 1, wars_left=fieldable)
-            if fieldable else ())
-    prof = s2.neighbours[enemy].profile
-    theirs = war.default_allocations(s2, enemy, prof.militia, prof.armies_max)
-    return ours, theirs
+war_defaults = war.war_defaults
 
 
 def default_allocations(s: KingdomState) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
@@ -755,7 +759,9 @@ def decide_events(ctx: Ctx, c: EventsChoices) -> None:
     elif key == "neighbour_event":
         nid = "" if c.neighbour_id == "random" else c.neighbour_id
         candidates = sorted(n.id for n in ctx.state.neighbours.values() if n.status == "independent")
-        if not nid and candidates:
+        if not nid and len(candidates) == 1:  # a random one of one: no die to roll (a 1d1 is no die)
+            nid = candidates[0]
+        elif not nid and candidates:
             nid = candidates[ctx.roll("pick", f"1d{len(candidates)}").total - 1]
         if nid:
             record(ctx, NeighbourEventRolled(neighbour_id=nid, war_target=c.war_target, support=c.support,
@@ -851,9 +857,9 @@ def _orders(entries: Sequence[OrderChoice] | None) -> tuple[Order, ...] | None:
 
 
 def _peace(p: PeaceChoice | None) -> PeaceTerms | None:
-    if p is None or not p.model_fields_set:
+    if p is None or not p.model_fields_set or p.attempt is False:
         return None
-    data = p.model_dump()
+    data = p.model_dump(exclude={"attempt"})
     opts = {k: data.pop(k) for k in ("spend_stored", "spend_year", "take_10")}
     return PeaceTerms.model_validate({**data, "check": opts})
 

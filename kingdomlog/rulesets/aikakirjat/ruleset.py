@@ -22,7 +22,7 @@ from kingdomlog.rulesets.aikakirjat.mapview import realm_map
 from kingdomlog.rulesets.aikakirjat.options import OPTIONS
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, ABILITY_TRACK, TRACKS
-from kingdomlog.rulesets.aikakirjat.vocabulary import vocabulary
+from kingdomlog.rulesets.aikakirjat.vocabulary import roll_words, vocabulary
 
 if TYPE_CHECKING:
     from kingdomlog.core.board import Board
@@ -90,6 +90,11 @@ class Aikakirjat(Ruleset):
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         return vocabulary(state, source, within)
+
+    def name_of(self, id: str, kind: str = "") -> str:
+        """The war's rolls in words (``vocabulary.roll_words``), the rest as every ruleset names them."""
+        named = roll_words(id) if kind == "roll" else None
+        return named if named is not None else super().name_of(id, kind)
 
     def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
         """A PC acts in the year's actions (§4.4): the one action that PC may perform this year (A75: each PC

@@ -8,6 +8,7 @@ longer independent, a feat whose prerequisite is missing), so those stay listed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -165,20 +166,77 @@ def _wars(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     return out
 
 
-def _war_armies(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
-    """The armies of a war year (open: this year's allocations, made in the same step, may add others): those in the
-    field, and those allocated in the war's entry (``within[PARENT]``)."""
+def _armies_of_year(s: KingdomState, within: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """The armies of a war year, id -> (owner, what they are in words): those in the field, those allocated in the
+    war's entry (``within[PARENT]``), and the armies the rules field for a side whose allocations are left empty
+    (``war.war_defaults``)."""
     from kingdomlog.core.choices import PARENT
+    from kingdomlog.rulesets.aikakirjat.war import enemy_of, war_defaults
 
-    out = {a.army_id: Option(a.army_id, a.army_id, f"{'ours' if a.owner == 'players' else a.owner}, militia"
-                                                   f" {a.militia} in {a.province_id}") for a in s.armies}
+    def whose(owner: str) -> str:
+        return "ours" if owner == "players" else s.neighbours[owner].name if owner in s.neighbours else owner
+
+    out = {a.army_id: (a.owner, f"{whose(a.owner)}, militia {a.militia} in {a.province_id}") for a in s.armies}
     parent = within.get(PARENT)
-    for key in ("allocations", "enemy_allocations"):
-        for a in (parent.get(key) or []) if isinstance(parent, Mapping) else []:
-            if isinstance(a, Mapping) and a.get("army_id") and a["army_id"] not in out:
-                out[str(a["army_id"])] = Option(str(a["army_id"]), str(a["army_id"]),
-                                                f"allocated: militia {a.get('militia')} in {a.get('province_id')}")
-    return list(out.values())
+    given = parent if isinstance(parent, Mapping) else {}
+    w = next((x for x in s.wars if x.war_id == given.get("war_id")), s.wars[0] if s.wars else None)
+    if w is None:
+        return out
+    defaults = war_defaults(s, w) if w.armies_assigned_year != s.year else ((), ())
+    for key, owner, default in zip(("allocations", "enemy_allocations"), ("players", enemy_of(w)), defaults,
+                                   strict=True):
+        listed = given.get(key)
+        rows = [a.model_dump() for a in default] if listed is None else \
+            [a for a in listed if isinstance(a, Mapping)] if isinstance(listed, list) else []
+        for a in rows:
+            if a.get("army_id") and a["army_id"] not in out:
+                out[str(a["army_id"])] = (owner, f"{whose(owner)}, militia {a.get('militia')} in"
+                                                 f" {a.get('province_id')}")
+    return out
+
+
+def _war_armies(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """The armies of a war year (open: this year's allocations, made in the same step, may add others)."""
+    return [Option(k, k, what) for k, (_, what) in _armies_of_year(s, within).items()]
+
+
+def _war_targets(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """The armies an order's army may attack: the other side's (all of them while no army is chosen)."""
+    armies = _armies_of_year(s, within)
+    mine = armies.get(str(within.get("army_id")), (None, ""))[0]
+    return [Option(k, k, what) for k, (owner, what) in armies.items() if mine is None or owner != mine]
+
+
+def _extra_turns(s: KingdomState, within: Mapping[str, Any], ours: bool) -> list[Option]:
+    """The war turns in which a side may make General Staff's extra attack (§3.6, A66): each turn of the war's
+    year, closed to a side without the feat."""
+    from kingdomlog.rulesets.aikakirjat.war import enemy_of, side_has_feat
+
+    w = next((x for x in s.wars if x.war_id == within.get("war_id")), s.wars[0] if s.wars else None)
+    side = "players" if ours or w is None else enemy_of(w)
+    lacks = "" if side_has_feat(s, side, "general_staff") else "needs General Staff (§3.6)"
+    return [Option(o.value, o.label, o.detail, disabled=lacks) for o in _war_turns(s, within)]
+
+
+WAR_ORDERS = (("attack", "attack", "an enemy army, in its province or an adjacent one: an engagement (§4.5.3)"),
+              ("move", "march", "into an adjacent province with no army, one more through a road (§4.5.2)"),
+              ("hold", "hold", "stay where it is"))
+
+
+def _war_orders(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """The orders an army may take in a war turn, in words (§4.5.2, A58)."""
+    return [Option(v, label, detail) for v, label, detail in WAR_ORDERS]
+
+
+def _war_turns(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """The war turns of a war's year (§4.5.1: 4, 6 when the attacker has Advanced Logistics; A56: in turns 5-6
+    only the attacker moves): the war of the entry (``war_id``), else the first war."""
+    from kingdomlog.rulesets.aikakirjat.war import war_turns
+
+    w = next((x for x in s.wars if x.war_id == within.get("war_id")), s.wars[0] if s.wars else None)
+    n = war_turns(s, w) if w is not None else 4
+    return [Option(str(t), f"War turn {t}", "only the attacker moves and attacks (A56)" if t > 4 else "")
+            for t in range(1, n + 1)]
 
 
 SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] | None]] = {
@@ -187,7 +245,9 @@ SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] 
     "law_and_order": _law_and_order, "pcs": _pcs, "institutions": _institutions,
     "open_projects": _open_projects, "provinces": _provinces, "special_units": _special_units,
     "feats": _feats, "actions": _actions, "action_skills": _action_skills, "wars": _wars,
-    "war_armies": _war_armies,
+    "war_armies": _war_armies, "war_targets": _war_targets, "war_orders": _war_orders, "war_turns": _war_turns,
+    "our_extra_turns": lambda s, w: _extra_turns(s, w, True),
+    "enemy_extra_turns": lambda s, w: _extra_turns(s, w, False),
 }
 
 
@@ -198,3 +258,36 @@ def vocabulary(s: KingdomState, source: str, within: Mapping[str, Any]) -> Seque
         raise InputError(f"aikakirjat has no list of {source!r} to choose from; lists: {', '.join(SOURCES)}")
     return fn(s, within)
 
+
+_WAR_ROLL = re.compile(r"^w(\d*)\.(?:t(\d+)\.)?(.+)$")
+_ATTRITION = {"in_field": "in the field", "hostile": "in a hostile province", "enemy_present": "an enemy army there",
+              "desert_tundra": "desert or tundra"}
+
+
+def roll_words(key: str) -> str | None:
+    """What a roll of the war that is no check rolls, in words (§4.5.1 initiative, §4.5.3 damage, §3.12 attrition);
+    None for any other key.
+
+    >>> roll_words("w.initiative"), roll_words("w2.initiative.enemy")
+    ('Our initiative (d20 + Bureaucracy, §4.5.1)', "The enemy's initiative (war 2; d20 + its Bureaucracy, §4.5.1)")
+    >>> roll_words("w.t1.p1.eng.melee.tuonela.damage"), roll_words("up.attrition.p-army1.desert_tundra")
+    ("War turn 1: the enemy's damage (tuonela)", 'Attrition of p-army1: desert or tundra (§3.12)')
+    >>> roll_words("a1.check") is None
+    True
+    """
+    parts = key.split(".")
+    if parts[:2] == ["up", "attrition"] and len(parts) == 4:
+        return f"Attrition of {parts[2]}: {_ATTRITION.get(parts[3], parts[3].replace('_', ' '))} (§3.12)"
+    m = _WAR_ROLL.match(key)
+    if m is None:
+        return None
+    war, turn, rest = m.group(1), m.group(2), m.group(3).split(".")
+    which = f"war {war}; " if war else ""
+    if rest[0] == "initiative":
+        if rest[1:] == ["enemy"]:
+            return f"The enemy's initiative ({which}d20 + its Bureaucracy, §4.5.1)"
+        return f"Our initiative ({which}d20 + Bureaucracy, §4.5.1)"
+    if rest[-1] == "damage" and len(rest) >= 2 and turn:
+        side = "our damage" if rest[-2] == "players" else f"the enemy's damage ({rest[-2]})"
+        return f"War turn {turn}{' of war ' + war if war else ''}: {side}"
+    return None

@@ -736,3 +736,21 @@ def _path_to_enemy(s: KingdomState, w: War, army: Army, side: str, enemy: str) -
                 prev[nxt] = cur
                 q.append(nxt)
     return []
+
+
+def war_defaults(s: KingdomState, w: War) -> tuple[tuple[Allocation, ...], tuple[Allocation, ...]]:
+    """``w``'s default armies, ours and the enemy's, when ``w`` is the next war set up this year.
+
+    Ours: the militia not yet assigned to another war this year, split evenly among the wars still to set up
+    (one army each while armies last), in one army in our first controlled province; the enemy's: all its
+    militia (A55).
+    """
+    enemy = enemy_of(w)
+    s2, free, free_armies, after = setting_up(s, w)
+    s2 = s2.model_copy(update={"armies": tuple(a for a in s2.armies if a.owner != enemy)})
+    fieldable = min(after + 1, free_armies)
+    ours = (default_allocations(s2, PLAYERS, free, free_armies - fieldable + 1, wars_left=fieldable)
+            if fieldable else ())
+    prof = s2.neighbours[enemy].profile
+    theirs = default_allocations(s2, enemy, prof.militia, prof.armies_max)
+    return ours, theirs

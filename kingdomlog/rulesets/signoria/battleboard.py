@@ -20,6 +20,12 @@ from kingdomlog.dice.odds import resolve
 from kingdomlog.dice.roller import Roll
 from kingdomlog.rulesets.signoria import events as ev
 from kingdomlog.rulesets.signoria.state import SignoriaState
+from kingdomlog.rulesets.signoria.vocabulary import BATTLE_OPTIONS
+
+OPTION_WORDS = {v: label for v, label, _ in BATTLE_OPTIONS}
+TACTIC_WORDS = {"hold": "hold position", "breakthrough": "breakthrough in the centre", "encirclement": "encirclement",
+                "ambush": "ambush", "counterattack": "counterattack against breakthroughs"}
+"""The tactics in words (§5.4)."""
 
 
 def _where(key: str) -> tuple[str, int, str, str] | None:
@@ -43,16 +49,21 @@ def _pool_text(roll: Roll, spec: CheckSpec | None, who: str, group: str) -> str:
             + (f" → {got.label}" if got is not None else ""))
 
 
-def _round_text(r: ev.BattleRound, names: Mapping[str, str]) -> str:
+def _round_text(r: ev.BattleRound, names: Mapping[str, str], who: Mapping[str, str] | None = None) -> str:
+    """What a round did, in words; ``who``: the names of the factions and characters by id."""
+    who = who or {}
     said = []
     for d in r.declarations:
-        said.append(f"{d.get('character') or d.get('side')}: {str(d.get('option', '')).replace('_', ' ')}")
+        actor = d.get("character") or names.get(str(d.get("side")), str(d.get("side")))
+        option = OPTION_WORDS.get(str(d.get("option", "")), str(d.get("option", "")).replace("_", " "))
+        said.append(f"{who.get(str(actor), str(actor))}: {option}")
     for side, got in r.sides.items():
         bits = [f"{k.replace('_', ' ')} {got[k]}" for k in ("kills", "routs", "hospital", "returned")
                 if isinstance(got, Mapping) and got.get(k)]
         if isinstance(got, Mapping) and "engaged_after" in got:
             bits.append(f"{got['engaged_after']} units still engaged")
-        said.append(f"{names.get(side, side)}: {', '.join(bits) or 'no losses inflicted'}")
+        fac = names.get(side, side)
+        said.append(f"{who.get(fac, fac)}: {', '.join(bits) or 'no losses inflicted'}")
     return f"After round {r.round}: " + "; ".join(said) + "."
 
 
@@ -60,6 +71,8 @@ def boards(before: SignoriaState, choices: Mapping[str, Any], rolls: Sequence[Ro
            drafts: Sequence[Draft]) -> list[Board]:
     """The battles of phase 3 as boards (see the module)."""
     events = [d.payload for d in drafts]
+    who = {**{c.id: c.name for c in before.characters.values()}, **{f.id: f.name for f in before.factions.values()}}
+    where = {p.id: p.name for p in before.provinces.values()}
     opened = [e for e in events if isinstance(e, ev.BattleOpened)]
     pooled = [w for r in rolls if (w := _where(r.key)) is not None]
     order = list(dict.fromkeys([*(e.battle for e in opened), *(w[0] for w in pooled)]))
@@ -72,32 +85,35 @@ def boards(before: SignoriaState, choices: Mapping[str, Any], rolls: Sequence[Ro
             for role, fac in (("Attacker", op.attacker), ("Defender", op.defender)):
                 f = op.forces.get(fac) or {}
                 stats = (f"{f.get('units', 0)} units", f"reserve {f.get('reserve', 0)}",
-                         f"tactic {f.get('tactic') or 'none'}")
-                chars = [str(c) for c in f.get("characters") or []]
+                         f"tactic {TACTIC_WORDS.get(str(f.get('tactic')), f.get('tactic') or 'none')}")
+                chars = [who.get(str(c), str(c)) for c in f.get("characters") or []]
+                boss = f.get("commander")
                 note = "; ".join(x for x in (f"characters: {', '.join(chars)}" if chars else "",
-                                             f"commander: {f.get('commander')}" if f.get("commander") else "",
-                                             f"contingents: {', '.join(f.get('contingents') or [])}"
+                                             f"commander: {who.get(str(boss), str(boss))}" if boss else "",
+                                             "contingents: " + ", ".join(who.get(str(c), str(c)) for c in
+                                                                         f.get("contingents") or [])
                                              if f.get("contingents") else "") if x)
-                sides.append(Side(f"{role}: {fac}", (Unit(fac, fac, stats, (), note),)))
+                sides.append(Side(f"{role}: {who.get(fac, fac)}", (Unit(fac, who.get(fac, fac), stats, (), note),)))
         lines: list[Line] = []
         for r in rolls:
             w = _where(r.key)
             if w is None or w[0] != bid:
                 continue
-            who = names.get(w[2], w[2])
-            lines.append(Line(w[1], who, _pool_text(r, checks.get(r.key), who, w[3]),
+            fac = names.get(w[2], w[2])
+            lines.append(Line(w[1], fac, _pool_text(r, checks.get(r.key), who.get(fac, fac), w[3]),
                               r.key if r.key in checks else ""))
         for e in events:
             if isinstance(e, ev.BattleRound) and e.battle == bid:
-                lines.append(Line(e.round, "", _round_text(e, names)))
+                lines.append(Line(e.round, "", _round_text(e, names, who)))
         lines.sort(key=lambda x: x.round)
         outcome = []
         end = next((e for e in events if isinstance(e, ev.BattleEnded) and e.battle == bid), None)
         if end is not None:
-            outcome.append(f"{end.winner} wins ({end.reason.replace('_', ' ')}).")
-            outcome += [f"{f}: {n} units killed" + (f", {end.routed_at_end.get(f, 0)} routed at the end"
-                                                    if end.routed_at_end.get(f) else "")
+            outcome.append(f"{who.get(end.winner, end.winner)} wins ({end.reason.replace('_', ' ')}).")
+            outcome += [f"{who.get(f, f)}: {n} units killed" + (f", {end.routed_at_end.get(f, 0)} routed at the end"
+                                                               if end.routed_at_end.get(f) else "")
                         for f, n in end.killed.items()]
-        title = f"Battle {bid}" + (f" in {op.province} ({op.kind})" if op is not None else "")
+        title = f"Battle {bid}" + (f" in {where.get(op.province, op.province)} ({op.kind})" if op is not None
+                                   else "")
         out.append(Board(bid, title, tuple(sides), tuple(lines), tuple(outcome)))
     return out

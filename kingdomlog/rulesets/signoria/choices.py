@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated, Any, Literal, Optional, cast
 
-from pydantic import Field, create_model, model_validator
+from pydantic import ConfigDict, Field, create_model, model_validator
 
 from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, FreeJson, InOrder, Pick
 from kingdomlog.rulesets.signoria.rules import Action
@@ -33,7 +33,8 @@ Condition = Literal["active", "wounded", "dead", "departed"]
 IntelSource = Literal["scouts", "spy", "battle", "notice", "public", "ruling"]
 BattleOption = Literal["join", "hospital", "no_prisoners", "back_cowards", "regroup", "fight_to_last", "epic_duel",
                        "none", "reserve_first"]
-RoundKey = Literal["1", "2", "3"]
+RoundKey = Annotated[Literal["1", "2", "3"], Pick("battle_rounds", what="a round of the battle", open=True)]
+"""A battle's round, as the key of its declarations; a form offers them in words (``Round 1``)."""
 
 FactionId = Annotated[str, Pick("factions", what="a faction of this game")]
 PlayerId = Annotated[str, Pick("player_factions", what="an active player faction")]
@@ -247,10 +248,12 @@ class DefenderResponse(Choices):
 class Declaration(Choices):
     """One battle declaration of a round (§5.5-5.7): who uses which option, for which side."""
 
+    model_config = ConfigDict(title="Declaration")
+
     side: Literal["attacker", "defender"] = Field(description="the side that uses the option (a defecting spy's "
                                                               "option is used by his master's side)")
     character: CharacterId | None = None
-    option: BattleOption
+    option: Annotated[BattleOption, Pick("battle_options", what="a battle option (§5.5-5.7)", open=True)]
     group: Literal["main", "reserve"] | None = None
     target: CharacterId | None = Field(None, description="epic duel: the enemy leader")
     defect: bool | None = None
@@ -280,10 +283,11 @@ class WarChoices(Choices):
 
     responses: dict[CampaignKey, DefenderResponse] = Field(
         default_factory=dict, title="Defender responses",
-        description="campaign id -> the defender's answer (else its standing instruction, else G-34's default)")
+        description="each army at a defender's gates: the defender's answer (else its answer to the question, its "
+                    "standing instruction, else G-34's default)")
     declarations: dict[BattleKey, dict[RoundKey, list[Declaration]]] = Field(
         default_factory=dict, title="Battle declarations per round",
-        description='campaign or battle id -> {"1": [...], "2": [...]}')
+        description="each campaign's (or battle's) rounds: which characters use which option (§5.5-5.7)")
     rulings: list[Ruling] = RULINGS_FIELD
 
 

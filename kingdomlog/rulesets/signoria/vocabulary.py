@@ -100,12 +100,36 @@ def _turn_orders(s: SignoriaState) -> list[Option]:
 
 
 def _war_campaigns(s: SignoriaState) -> list[Option]:
-    out = [Option(c.id, c.id, f"{c.faction} at {c.target} ({c.status})") for c in s.campaigns.values()]
+    def named(f: str) -> str:
+        return s.factions[f].name if f in s.factions else f
+
+    def where(p: str) -> str:
+        return s.provinces[p].name if p in s.provinces else p
+
+    out = [Option(c.id, f"{named(c.faction)}'s campaign on {where(c.target)}", f"{c.id}, {c.status}")
+           for c in s.campaigns.values()]
     for fid in s.initiative:
         for o in s.orders[fid].orders if fid in s.orders else ():
             if o.action == "war":
-                out.append(Option(f"{s.turn}.{fid}.{o.id}", f"{s.turn}.{fid}.{o.id}", f"{fid} marches on {o.target}"))
+                cid = f"{s.turn}.{fid}.{o.id}"
+                out.append(Option(cid, f"{named(fid)}'s march on {where(str(o.target))}", f"{cid}, this turn"))
     return out
+
+
+BATTLE_ROUNDS = (("1", "Round 1", "the clash"), ("2", "Round 2", "after casualties and routs (§5.3)"),
+                 ("3", "Round 3", "only with Fight to the last! (§5.6)"))
+
+BATTLE_OPTIONS = (
+    ("join", "joins the battle", "+2d6 (a leader +3d6) this round, to the main group or an attacking reserve (§5.5)"),
+    ("hospital", "field hospital", "1 (a leader 2) of the enemy's kills this round become routs (§5.5)"),
+    ("no_prisoners", "take no prisoners!", "1 (a leader 2) of your routs this round become kills (§5.5)"),
+    ("back_cowards", "back, cowards!", "2 (a leader 3) of your routed units return this round (§5.5)"),
+    ("regroup", "regroup", "a general: all routed last round return (§5.6)"),
+    ("fight_to_last", "fight to the last!", "a general: a third round (§5.6)"),
+    ("epic_duel", "epic duel", "a general: blocks the enemy leader for the rest of the battle (§5.6)"),
+    ("none", "no option", "the character does nothing this round"),
+    ("reserve_first", "losses to the reserve first", "the side's losses this round taken by its reserve first"),
+)
 
 
 def _battles(s: SignoriaState) -> list[Option]:
@@ -113,7 +137,7 @@ def _battles(s: SignoriaState) -> list[Option]:
     sieges = sum(1 for fid in s.initiative for o in (s.orders[fid].orders if fid in s.orders else ())
                  if o.action in ("storm", "sally"))
     done = sum(1 for b in s.battles if b.turn == s.turn)
-    battles = [Option(f"b{s.turn}.{n}", f"b{s.turn}.{n}", "a battle of this turn")
+    battles = [Option(f"b{s.turn}.{n}", f"battle {n} of this turn", f"b{s.turn}.{n}")
                for n in range(done + 1, done + len(camps) + sieges + 1)]
     return camps + battles
 
@@ -173,6 +197,10 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
         return _war_campaigns(s)
     if source == "p3_battles":
         return _battles(s)
+    if source == "battle_rounds":
+        return [Option(*r) for r in BATTLE_ROUNDS]
+    if source == "battle_options":
+        return [Option(*o) for o in BATTLE_OPTIONS]
     if source == "actions":
         return [Option(a, ACTION_NAMES.get(a, a.replace("_", " ")), PHASE_WORDS.get(PHASE_OF_ACTION[a], "with the "
                                                                                     "order it supports"))

@@ -626,6 +626,9 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
     elif owner:
         items.append(mo.Html(h("div", "Submitted by ", h("b", owner), "; overruled by your draft",
                                class_="kl-submitted")))
+    for who, said in session.start.answered.get(card.id, ()):  # a player's answer fills what the draft leaves
+        items.append(mo.Html(h("div", "Answered by ", h("b", who), f": {said} (a value you set here overrules it)",
+                               class_="kl-submitted kl-answered")))
     if card.form_problem:
         items.append(mo.callout(card.form_problem, kind="warn"))  # text: marimo escapes it
     if form is None or elems is None:

@@ -40,7 +40,7 @@ from typing import Any
 
 import marimo as mo
 
-from kingdomlog.app import Campaign
+from kingdomlog.app import Campaign, pbp
 from kingdomlog.app.campaign import TurnStart
 from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.app.submissions import submitted_steps
@@ -60,6 +60,7 @@ from kingdomlog.core.turn import (
     step_gate,
     with_reroll,
 )
+from kingdomlog.core.viewers import GM_VIEWER
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import KeyedRoller, Roll, new_seed
 from kingdomlog.views import forms as sf
@@ -111,6 +112,9 @@ class SheetStart:
     """The loaded plan with the players' submitted steps filled in (None: nothing loaded)."""
     problems: Mapping[str, str] = field(default_factory=dict)
     """Steps whose choices could not be listed in the start state, with the reason."""
+    answered: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """Step id -> the players' answers to its questions this turn, in words: (who, what they answered). An answer
+    fills the step's choices where the GM's draft gives no value (``submissions.with_submissions``)."""
 
     @property
     def turn(self) -> int:
@@ -175,7 +179,19 @@ def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = Non
         base = plan if plan is not None else Plan(turn=begin.turn, seed=use_seed)
         merged = camp.with_submissions(base.model_copy(update={"seed": use_seed}), state=begin.state)
     return SheetStart(folder=Path(folder), camp=camp, ruleset=rs, begin=begin, phases=phases, submitted=owners,
-                      submitted_steps=steps, seed=use_seed, plan=merged, problems=problems)
+                      submitted_steps=steps, seed=use_seed, plan=merged, problems=problems,
+                      answered=_answered(camp, begin.turn))
+
+
+def _answered(camp: Campaign, turn: int) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Step id -> each answered question of ``turn`` posed at it: (the player, "<its kind>: <the answer>")."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for q in pbp.questions(camp, GM_VIEWER, turn):
+        if q.answered:
+            words = f"{q.kind.replace('_', ' ')}: {q.label_of(q.answer)}" + (" (the default stood)" if q.by_default
+                                                                              else "")
+            out.setdefault(q.step, []).append((q.to, words))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 # ---- one step of a draft as the sheet shows it ---------------------------------------------------
