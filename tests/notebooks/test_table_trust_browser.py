@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import Kernel, copy_demo
+from nb_support import Kernel, copy_demo, page_text
 from playwright.sync_api import expect
 from test_table_browser import LAUNCH, Seat, gm_draft, serve
 
@@ -166,7 +166,7 @@ def test_declare_and_roll_pressed_three_times_100ms_apart_act_once(
         rolled = lines_of(folder, "rolled")
         assert len(rolled) == 1 and lines_of(folder, "rerolled") == [], [ln.faces for ln in rolled]
         face = rolled[0].faces["a1"][0]
-        body = y.page.inner_text("body")
+        body = page_text(y.page)  # the proposals are in a live widget (its shadow root)
         assert f"d20 = {face} " in body and y.page.locator(".kl-prop").count() == 1
         feed = y.page.locator(".kl-feed").last.inner_text()
         assert len(re.findall(r"Quell Unrest \(Ruler\): ", feed)) == 1, feed  # one roll in her feed
