@@ -42,6 +42,10 @@ def opened(folder: Path) -> sheet.SheetSession:
     """
     s, _ = sheet.open_session(folder)
     assert s is not None
+    while (w := s.draft.preview.pending if s.draft is not None and s.draft.preview is not None else None) \
+            is not None and w.phase.id != "event.check":  # typed only once the month waits for it (else ignored)
+        assert w.pending is not None
+        s.roll(w.phase.id, w.pending.key)
     s.type_faces("event.check", "event", "1")
     s.roll_all()
     s.save()
