@@ -93,6 +93,16 @@ class RollLock(BaseModel):
     choices: dict[str, Any] = Field(default_factory=dict)
     typed: list[int] | None = None
     """The faces typed when it was rolled (None: the keyed roller's): other faces need a re-roll too."""
+    by: str = Field(default="", max_length=200)
+    """Set for a roll made outside this plan and held in it as rolled (a player's row at the table: ``Maelis's
+    Provide Care (Counselor)``): a preview that computes it otherwise, or no longer makes it, is refused in words
+    naming it (``held_words``), never folded with another outcome than was rolled."""
+    way: str = Field(default="", max_length=300)
+    """With ``by``: what the GM may do then, in words (re-roll it by a ruling, send it back)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_empty(handler(self), ("by", "way"))
 
 
 class Reroll(BaseModel):
@@ -239,6 +249,8 @@ class StepPreview:
     """The roll this step waits for (``on_roll``): no face drawn, no events, no state after; the turn stops here."""
     released: dict[str, RollLock] = field(default_factory=dict)
     """Rolls this preview released (Roll pressed, faces typed): to keep in the step's ``rolled``."""
+    held: str = ""
+    """The ``RollLock.by`` of a held roll this step was refused for (it moved in the month as it stands)."""
 
     @property
     def step(self) -> Step:
@@ -571,6 +583,85 @@ def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc
             f" {check_words(exc.now)}; put back what changed it, or re-roll it: {offer}")
 
 
+def outcome_words(print_: Mapping[str, Any], roll: Roll) -> str:
+    """A rolled check in words, its degree first: ``a critical failure (d20 = 5 +1 = 6 vs DC 16)``.
+
+    >>> outcome_words({"notation": "1d20", "kind": "pf2e", "modifier": 1, "dc": 16}, Roll("a1", "1d20", (5,), (5,), 5))
+    'a critical failure (d20 = 5 +1 = 6 vs DC 16)'
+    >>> outcome_words({"notation": "1d20", "kind": "flat", "dc": 11}, Roll("a1", "1d20", (7,), (7,), 7))
+    'a failure (d20 = 7 vs DC 11)'
+    """
+    from kingdomlog.dice.odds import resolve
+
+    notation = str(print_.get("notation", roll.notation))
+    die = notation[1:] if notation.startswith("1d") else notation
+    text = f"{die} = {', '.join(str(f) for f in roll.faces)}"
+    mod = print_.get("modifier")
+    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e"):
+        text += f" {mod:+d} = {roll.faces[0] + mod}"
+    if print_.get("dc") is not None:
+        text += f" vs DC {print_['dc']}"
+    spec = check_of(print_)
+    try:
+        got = resolve(spec, roll) if spec is not None else None
+    except (KingdomlogError, ValueError):
+        got = None
+    if got is None:
+        return text
+    label = str(got.label)
+    return f"{'an' if label[:1] in 'aeiou' else 'a'} {label} ({text})"
+
+
+def faces_as(print_: Mapping[str, Any], key: str, faces: Sequence[int]) -> Roll | None:
+    """``faces`` read under the notation of ``print_`` (None when they do not fit its dice)."""
+    from kingdomlog.dice.notation import parse
+
+    notation = str(print_.get("notation", "1d20"))
+    try:
+        ev = parse(notation).evaluate(list(faces))
+    except (KingdomlogError, ValueError):
+        return None
+    return Roll(key, notation, ev.faces, ev.kept, ev.total, manual=True)
+
+
+def held_words(lock: RollLock, key: str, now: Mapping[str, Any] | None) -> str:
+    """Why a held roll (``RollLock.by``) no longer stands in the month, in words: what it was rolled as, what the same
+    faces give in the month as it stands (``now``: the check computed there; None: the month no longer rolls it), and
+    ``RollLock.way``. Never the roll key.
+
+    >>> lock = RollLock(check={"notation": "1d20", "kind": "pf2e", "modifier": 1, "dc": 16, "label": "Provide Care"},
+    ...                 typed=[5], by="Maelis's Provide Care", way="re-roll it or send it back")
+    >>> for part in held_words(lock, "a2", {**lock.check, "modifier": 2}).split("; "):
+    ...     print(part)
+    Maelis's Provide Care was rolled as a critical failure (d20 = 5 +1 = 6 vs DC 16)
+    in the month as it stands it is a failure (d20 = 5 +2 = 7 vs DC 16): re-roll it or send it back
+    >>> print(held_words(lock, "a2", None).split(";")[1])
+     in the month as it stands it is not rolled: re-roll it or send it back
+    """
+    faces = list(lock.typed or [])
+    was = faces_as(lock.check, key, faces)
+    old = outcome_words(lock.check, was) if was is not None else check_words(lock.check)
+    label = _spoken(str(lock.check.get("label") or ""))
+    title = lock.by.split("'s ", 1)[-1].split(" (", 1)[0].lower()
+    who = lock.by if not label or label.lower().startswith(title) else f"{lock.by}: its {label}"  # a follow-up roll
+    if now is None:
+        what = f"{who} was rolled as {old}; in the month as it stands it is not rolled"
+    else:
+        got = faces_as(now, key, faces)
+        new = outcome_words(now, got) if got is not None else check_words(now)
+        what = f"{who} was rolled as {old}; in the month as it stands it is {new}"
+    return f"{what}: {lock.way}" if lock.way else what
+
+
+def _held_gone(sp: StepPlan, rolls: Sequence[Roll]) -> tuple[str, str] | None:
+    """``(by, words)`` when the step no longer makes a held roll (``RollLock.by``) it was given."""
+    used = {r.key for r in rolls}
+    for k, lock in sp.rolled.items():
+        if lock.by and k not in used:
+            return lock.by, held_words(lock, k, None)
+    return None
+
+
 def _stale_locks(phase: Step, sp: StepPlan, rolls: Sequence[Roll]) -> str | None:
     """A refusal when the step no longer makes a roll it made (a row taken away after its roll was seen)."""
     used = {r.key for r in rolls}
@@ -715,6 +806,11 @@ def preview_turn(
                                          checks=dict(res.checks), typed=res.choices, pending=res.pending,
                                          released=dict(gate.made) if gate is not None else {}))
                 break
+            gone = _held_gone(sp, dice.rolls)
+            if gone is not None:  # a roll made elsewhere (a player's row) the month no longer makes: in words
+                steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None,
+                                         error=str(RuleError(gone[1], step=phase.id)), held=gone[0]))
+                break
             problem = _unused_dice(phase.id, sp, dice.rolls) or _stale_locks(phase, sp, dice.rolls)
             if problem:
                 raise InputError(problem)
@@ -729,6 +825,11 @@ def preview_turn(
         except (LockBroken, FacesChanged) as exc:  # shown with the roll as it was rolled, and its Re-roll
             lock = exc.lock
             was = rolled_as(dice, exc.key, lock, sp.rerolls.get(exc.key, 0))
+            if lock.by:  # a roll made elsewhere (a player's row at the table): in words, never its key
+                steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None,
+                                         error=str(RuleError(held_words(lock, exc.key, exc.now if isinstance(
+                                             exc, LockBroken) else lock.check), step=phase.id)), held=lock.by))
+                break
             if isinstance(exc, LockBroken):
                 words = _lock_refusal(ruleset, current, phase, sp, exc, was, dice, campaign=campaign, turn=turn,
                                       start_seq=seq)
