@@ -95,8 +95,9 @@ class RollLock(BaseModel):
     """The faces typed when it was rolled (None: the keyed roller's): other faces need a re-roll too."""
     by: str = Field(default="", max_length=200)
     """Set for a roll made outside this plan and held in it as rolled (a player's row at the table: ``Maelis's
-    Provide Care (Counselor)``): a preview that computes it otherwise, or no longer makes it, is refused in words
-    naming it (``held_words``), never folded with another outcome than was rolled."""
+    Provide Care (Counselor)``): a preview that computes it as a check its faces give another outcome under, or no
+    longer makes it, is refused in words naming it (``held_words``), never folded with another outcome than was
+    rolled; a check whose numbers moved and whose faces give the same outcome (``same_outcome``) stands."""
     way: str = Field(default="", max_length=300)
     """With ``by``: what the GM may do then, in words (re-roll it by a ruling, send it back)."""
 
@@ -411,7 +412,7 @@ class StepGate:
         typed = self.plan.rolls.get(key)
         if lock is not None:
             now = check_print(check, notation)
-            if lock.check != now:
+            if lock.check != now and not (lock.by and same_outcome(lock.check, now, lock.typed or [])):
                 raise LockBroken(self.step, key, lock, now)
             if lock.typed != (list(typed) if typed is not None else None):
                 raise FacesChanged(self.step, key, lock)
@@ -622,6 +623,29 @@ def faces_as(print_: Mapping[str, Any], key: str, faces: Sequence[int]) -> Roll 
     except (KingdomlogError, ValueError):
         return None
     return Roll(key, notation, ev.faces, ev.kept, ev.total, manual=True)
+
+
+def same_outcome(was: Mapping[str, Any], now: Mapping[str, Any], faces: Sequence[int]) -> bool:
+    """Whether ``faces`` give the same outcome under check ``now`` as under ``was`` (``check_print``s): the same check,
+    or the same dice and the same degree (a modifier moved by one that leaves a success a success).
+
+    >>> was = {"notation": "1d20", "kind": "pf2e", "modifier": 1, "dc": 16}
+    >>> same_outcome(was, {**was, "modifier": 2}, [15]), same_outcome(was, {**was, "modifier": 2}, [5])
+    (True, False)
+    """
+    if was == now:
+        return True
+    from kingdomlog.dice.odds import resolve
+
+    a, b = check_of(was), check_of(now)
+    roll = faces_as(was, "", faces)
+    if a is None or b is None or roll is None or was.get("notation") != now.get("notation"):
+        return False
+    try:
+        x, y = resolve(a, roll), resolve(b, roll)
+    except (KingdomlogError, ValueError):
+        return False
+    return x is not None and y is not None and x.label == y.label
 
 
 def held_words(lock: RollLock, key: str, now: Mapping[str, Any] | None) -> str:
