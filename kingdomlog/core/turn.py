@@ -378,6 +378,19 @@ class LockBroken(RuleError):
         self.key, self.lock, self.now = key, lock, now
 
 
+class HeldNew(RuleError):
+    """A roll a held row (``RollLock.by``: a player's row at the table) makes in the month as it stands and did not
+    make where it was rolled (Pull Together's flat check, once the row that took it was sent back): nothing is drawn
+    for it, the step is refused in words (``words``)."""
+
+    def __init__(self, step: str, key: str, lock: RollLock, now: dict[str, Any]) -> None:
+        label = _spoken(str(now.get("label") or "")) or "another roll"
+        self.words = (f"{lock.by} was rolled without {label}; in the month as it stands it also rolls it"
+                      f" ({check_words(now)}), not rolled where it was rolled" + (f": {lock.way}" if lock.way else ""))
+        super().__init__(self.words, step=step)
+        self.key, self.lock, self.now = key, lock, now
+
+
 class FacesChanged(RuleError):
     """A rolled check's faces typed, changed or cleared after it was rolled (only a re-roll changes them)."""
 
@@ -416,6 +429,8 @@ class StepGate:
                 raise LockBroken(self.step, key, lock, now)
             if lock.typed != (list(typed) if typed is not None else None):
                 raise FacesChanged(self.step, key, lock)
+        elif typed is None and (held := self._held(key)) is not None:  # a held row's roll it did not make: not drawn
+            raise HeldNew(self.step, key, held, check_print(check, notation))
         elif typed is not None or self.release is True or (
                 not isinstance(self.release, bool) and key in self.release):
             if self.keep:
@@ -425,6 +440,11 @@ class StepGate:
             raise RollPending(PendingRoll(key, notation, check))
         if key in self.plan.reroll_reasons:
             self._check_reasons(key, check)
+
+    def _held(self, key: str) -> RollLock | None:
+        """The held lock (``RollLock.by``) of the row ``key`` belongs to (its part: ``a2`` of ``a2.pull``), if any."""
+        part = key.split(".")[0]
+        return next((lk for k, lk in self.plan.rolled.items() if lk.by and k.split(".")[0] == part), None)
 
     def _check_reasons(self, key: str, check: CheckSpec | None) -> None:
         allowed = {GM_RULING.id: GM_RULING,
@@ -846,6 +866,10 @@ def preview_turn(
                         raise InputError(f"step {phase.id!r}: event {d.type}: {exc}") from None
             drafts = [*res.drafts, *_reroll_drafts(ruleset, current, phase.id, sp, dice, res.checks, res.drafts,
                                                    turn)]
+        except HeldNew as exc:  # a player's row makes a roll in the month it did not make at the table: in words
+            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None,
+                                     error=str(RuleError(exc.words, step=phase.id)), held=exc.lock.by))
+            break
         except (LockBroken, FacesChanged) as exc:  # shown with the roll as it was rolled, and its Re-roll
             lock = exc.lock
             was = rolled_as(dice, exc.key, lock, sp.rerolls.get(exc.key, 0))

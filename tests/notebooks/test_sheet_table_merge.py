@@ -215,3 +215,25 @@ def test_a_row_whose_numbers_moved_but_not_its_degree_is_taken_and_folded_as_rol
     got = [e.payload.model_dump() for e in Campaign.open(demo).events()
            if e.seq > start and e.type == "pf2e.check_resolved" and e.actor == "maelis"]
     assert [(g.get("die"), g.get("degree")) for g in got] == [(p2.faces["a1"][0], "success")], got
+
+
+def test_a_roll_the_month_adds_to_an_accepted_row_is_not_drawn_but_said(demo: Path) -> None:
+    """Ysolde's Quell Unrest took the month's one Pull Together (a natural 1, pulled to a failure); Maelis's Provide
+    Care, rolled after it, was a critical failure with none. Once the GM sends Quell Unrest back, the month would give
+    Provide Care a Pull Together of its own: not drawn on the GM's sheet for Maelis's row, said in words."""
+    s = opened(demo)
+    p1 = typed_roll(demo, "ysolde", "quell-unrest", "intrigue", {"a1": [1], "a1.pull": [15]})
+    assert "DC 11" in p1.outcome
+    press = Presses(s)
+    assert press("accept", p1.id), said(s, p1.id)
+    p2 = care(demo, {"a1": [5]})
+    assert "critical failure" in p2.outcome and set(p2.checks) == {"a1"}
+    assert press("accept", p2.id), said(s, p2.id)
+    assert step_error(s) is None
+    assert press("send_back", p1.id, "next month")
+    error = step_error(s)
+    want = ("Maelis's Provide Care (Counselor) was rolled without Pull Together for Provide Care; in the month as it"
+            " stands it also rolls it (DC 11 flat check)")
+    assert error is not None and want in error, error
+    assert not RAW_KEY.search(error.split(":", 1)[1]), error
+    assert "Maelis's Provide Care (Counselor) was rolled without" in html.unescape(str(sheet_table.panel_html(s)))
