@@ -48,7 +48,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kingdomlog.core.choices import _shape_of, field_options
 from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
 from kingdomlog.core.ruleset import Seat, Step, run_step
-from kingdomlog.core.turn import GM_RULING, Plan, Reroll, StepGate, StepPlan, check_of, check_print, check_words
+from kingdomlog.core.turn import (
+    GM_RULING,
+    Plan,
+    Reroll,
+    RollLock,
+    StepGate,
+    StepPlan,
+    check_of,
+    check_print,
+    check_words,
+    faces_as,
+    outcome_words,
+    same_outcome,
+)
 from kingdomlog.core.viewers import GM_VIEWER, PLAYER_PREFIX, Viewer, parse_visibility
 from kingdomlog.dice import roller
 from kingdomlog.dice.odds import odds, resolve
@@ -501,8 +514,9 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
           leave_out: str = "", seed: str | None = None) -> Trial:
     """Run ``row`` on the player's view of the month up to its step (``before_step``): with ``draw`` (Roll
     pressed) its dice are drawn now (keyed by ``seed`` when given, else fresh), with ``faces`` they are those; else
-    it stops at its first check (odds, nothing drawn). ``InputError``/``RuleError`` when the rules refuse the row
-    (its message names the field)."""
+    it stops at its first check (odds, nothing drawn); with ``faces`` and no ``draw``, a check the row makes that has
+    no face typed is not drawn either: the trial stops there (``pending``). ``InputError``/``RuleError`` when the rules
+    refuse the row (its message names the field)."""
     step = _step(camp, op, seat)
     who = viewer if viewer is not None else op.viewer
     before = before_step(camp, who, op.turn, step.id, leave_out=leave_out)
@@ -524,7 +538,7 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
     earlier = {k: v for k, v in before.rolls.items() if _row_of(rs, step.id, k) < index}
     sp = StepPlan(choices=choices, rolls={**earlier, **ours})
     mine = _row_keys(rs, step.id, index)
-    gate = StepGate(rs, view, step.id, sp, release=True if draw or faces else list(earlier))
+    gate = StepGate(rs, view, step.id, sp, release=True if draw else list(earlier))  # typed faces release themselves
     dice = roller.KeyedRoller(seed or roller.new_seed(), campaign=camp.id, turn=op.turn).for_step(step.id,
                                                                                                  manual=sp.rolls)
     try:
@@ -534,7 +548,7 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
                 camp, op, step, view, {**before.choices, seat.rows: [*rows, prior[index - 1]]}, earlier):
             raise RuleError(f"{seat.label}: the GM's side of it does not play yet; it opens once the GM has"
                             " set it up") from None  # the GM's orders are the GM's: not named to the player
-        raise type(exc)(_unstep(_row_path(str(exc), seat.rows, index), step.id)) from None
+        raise type(exc)(unstep(_row_path(str(exc), seat.rows, index), step.id)) from None
     checks = {mine(k): check_print(c, _notation(res, k)) for k, c in res.checks.items() if mine(k)}
     if res.pending is not None:
         if not mine(res.pending.key):
@@ -697,7 +711,7 @@ def _check_trial(camp: Campaign, op: Opening, seat: Seat, step: Step, view: Any,
     try:
         res = run_step(camp.ruleset, view, step, sp.choices, dice, campaign=camp.id, turn=op.turn, gate=gate)
     except KingdomlogError as exc:
-        raise type(exc)(_unstep(str(exc), step.id)) from None
+        raise type(exc)(unstep(str(exc), step.id)) from None
     pending = res.pending
     if pending is None or pending.key != key:
         raise RuleError(f"{seat.label.split(': ')[-1]}: not this {op.unit} (the GM's choices do not roll it)"
@@ -740,7 +754,7 @@ def _resolved(print_: Mapping[str, Any], roll: Any) -> str:
     return text + (f": {got.label}" if got is not None else "")
 
 
-def _unstep(message: str, step: str) -> str:
+def unstep(message: str, step: str) -> str:
     """A refusal without the machine's step id in front (the page shows it at the row)."""
     for head in (f"[{step}] ", f"step {step!r}: "):
         message = message.replace(head, "")
@@ -952,12 +966,15 @@ def accept(camp: Campaign, proposal: str) -> Proposal:
             gm = _gm_step(camp, turn, p.step)
             if p.rows[1:] in gm.rolled or p.rows[1:] in gm.rolls:
                 raise RuleError(f"{p.title}: the month already has the GM's roll of it; send this one back")
-        else:  # the row must still fit after the rows the month has now (two Quell Unrests do not)
-            op = opening(camp, camp.viewer(p.player))
-            try:
-                trial(camp, op, _seat(op, p.seat), p.row, faces=p.faces or None, leave_out=p.id)
+        else:  # the row must still fit after the rows the month has now (two Quell Unrests do not), and be there
+            op = opening(camp, camp.viewer(p.player))  # the degrees it was rolled as (a Quell Unrest accepted
+            try:                                       # before it may move its modifier, and so its degree)
+                t = trial(camp, op, _seat(op, p.seat), p.row, faces=p.faces or None, leave_out=p.id)
             except KingdomlogError as exc:
                 raise type(exc)(f"{p.title} does not fit the month as it stands: {exc}") from None
+            moved = unfit(camp, turn, p, t) if _own_row(p) else ""
+            if moved:
+                raise RuleError(moved)
         result = f": {p.outcome}" if p.outcome else ""
         return Line(n=n, at=_now(), turn=turn, kind="accepted", by="gm", visibility=table_viewers(camp),
                     text=f"{_player_name(camp, p.player)}'s {p.title}{result} — accepted", proposal=p.id,
@@ -1049,18 +1066,85 @@ def _raising(make: Any) -> Any:
 
 
 def accepted(camp: Campaign, turn: int) -> list[Proposal]:
-    """The turn's accepted proposals, in the order the GM accepted them."""
-    gone = _LEAVING_OUT.get()
-    got = [p for p in proposals(TableFile(camp.folder, turn).lines()).values()
-           if p.status == "accepted" and p.id != gone]
+    """The turn's accepted proposals, in the order the GM accepted them.
+
+    While a proposal is checked or rolled again (``before_step``'s ``leave_out``) it is left out, and, when it is an
+    accepted row of a list, so are the rows of that list accepted after it: it is checked at its place in the month
+    (``merge`` puts it there), after the rows before it.
+    """
+    props = proposals(TableFile(camp.folder, turn).lines())
+    gone = props.get(_LEAVING_OUT.get())
+    got = [p for p in props.values() if p.status == "accepted" and (gone is None or p.id != gone.id)]
+    if gone is not None and gone.status == "accepted" and _own_row(gone):
+        got = [p for p in got if not (_own_row(p) and (p.step, p.rows) == (gone.step, gone.rows)
+                                       and p.accepted_at > gone.accepted_at)]
     return sorted(got, key=lambda p: p.accepted_at)
+
+
+def _own_row(p: Proposal) -> bool:
+    """Whether ``p`` is a row of its own in its list (not one check of the GM's step, nor a part of a GM's row)."""
+    return not p.rows.startswith("@") and filled(p.seat) is None
+
+
+HELD_WAY = "re-roll it by GM ruling (with a note saying why) or send it back to its player, in the Table panel"
+"""What the GM may do with a row rolled at the table that no longer stands in the month as it was rolled."""
+
+
+def held_by(camp: Campaign, p: Proposal) -> str:
+    """A proposal in words, as the month names the roll it holds: ``Maelis's Provide Care (Counselor)``."""
+    return f"{_player_name(camp, p.player)}'s {p.title or 'row'}"
+
+
+def unfit(camp: Campaign, turn: int, p: Proposal, t: Trial) -> str:
+    """Why rolled proposal ``p`` does not stand in the month as it stands (``t``: its trial there with its faces
+    typed), in words and never a roll key; "" when it stands as it was rolled: the same rolls, each with the outcome
+    it was rolled as (a modifier moved by a row before it that leaves a success a success stands; the card says the
+    numbers moved, ``views.sheet.cards.moved_checks``).
+
+    The row's own check is said as it was rolled and as the same faces give it now; a follow-up roll (Pull Together)
+    the month no longer makes, or makes anew, is named; so are the rows accepted before it in its list.
+    """
+    if not p.faces or (not t.pending and set(t.checks) == set(p.checks) and set(t.faces) == set(p.faces)
+                       and all(same_outcome(c, t.checks[k], p.faces.get(k, [])) for k, c in p.checks.items())):
+        return ""
+    first = first_check(p.checks)
+    if first not in p.faces:  # rolled without a check of its own (a bare roll): it stands or not as a whole
+        return f"{held_by(camp, p)} does not roll in the month as it stands what it rolled at the table: {HELD_WAY}"
+
+    def said(print_: Mapping[str, Any], key: str) -> str:
+        got = faces_as(print_, key, p.faces.get(key, []))
+        return outcome_words(print_, got) if got is not None else check_words(print_)
+
+    def label(print_: Mapping[str, Any]) -> str:
+        return str(print_.get("label") or "a roll").replace("-", " ")
+
+    now = f"it is {said(t.checks[first], first)}" if first in t.checks else "it is not rolled"
+    more: list[str] = []
+    for k, was in p.checks.items():
+        if k == first:
+            continue
+        if k not in t.checks:
+            more.append(f"its {label(was)} ({said(was, k)}) is not rolled there")
+        elif not same_outcome(was, t.checks[k], p.faces.get(k, [])):
+            more.append(f"its {label(was)} is {said(t.checks[k], k)} there (rolled as {said(was, k)})")
+    more += [f"it rolls {label(c)} there, not rolled at the table" for k, c in t.checks.items() if k not in p.checks]
+    before = [held_by(camp, q) for q in accepted(camp, turn)
+              if q.id != p.id and _own_row(q) and (q.step, q.rows) == (p.step, p.rows)
+              and (p.status != "accepted" or q.accepted_at < p.accepted_at)]
+    where = f" (after {', '.join(before)}, accepted before it)" if before else ""
+    return (f"{held_by(camp, p)} was rolled as {said(p.checks[first], first)}; in the month as it stands{where} {now}"
+            + (", and " + "; ".join(more) if more else "") + f": {HELD_WAY}")
 
 
 def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> Plan:
     """``plan`` with the turn's accepted proposals added to their steps, after the rows the GM's plan has.
 
     Each row's faces are typed under its place in the list (``Ruleset.row_key``), its re-rolls carried
-    with their reasons and the faces they replaced, and the player recorded as the row's actor.
+    with their reasons and the faces they replaced, and the player recorded as the row's actor. A row of its own
+    holds each check as it was rolled (a ``RollLock`` with ``by``): when the month as it stands computes one its
+    faces give another degree under (a row accepted or a GM change before it moved its modifier), or no longer rolls
+    it, the step is refused in words naming the row (``core.turn.held_words``), never folded with another degree
+    than was rolled.
     """
     rows = accepted(camp, turn)
     if not rows:
@@ -1095,8 +1179,12 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
             sp.choices[p.rows] = listed
         else:
             sp.choices[p.rows] = [*listed, copy.deepcopy(p.row)]
+        by = held_by(camp, p) if part is None else ""
         for key, faces in p.faces.items():
-            sp.rolls[rs.row_key(p.step, key, index)] = list(faces)
+            k = rs.row_key(p.step, key, index)
+            sp.rolls[k] = list(faces)
+            if by and key in p.checks:  # held as rolled: the month refuses it in words if it computes it otherwise
+                sp.rolled[k] = RollLock(check=dict(p.checks[key]), typed=list(faces), by=by, way=HELD_WAY)
         for key, reason, note, before in p.rerolls:
             k = rs.row_key(p.step, key, index)
             sp.rerolls[k] = sp.rerolls.get(k, 0) + 1
@@ -1108,6 +1196,5 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
 
 __all__ = ["TABLE_DIR", "Before", "Line", "Opening", "Proposal", "TableFile", "Trial", "accept", "accept_all",
            "accepted", "before_step", "committed", "declare", "feed", "fill_part", "filled", "first_check", "gm_row",
-           "merge", "mine", "odds_text",
-           "opening", "proposals", "reroll", "roll", "say", "send_back", "table_viewers", "trial", "visible",
-           "withdraw"]
+           "held_by", "merge", "mine", "odds_text", "opening", "proposals", "reroll", "roll", "say", "send_back",
+           "table_viewers", "trial", "unfit", "unstep", "visible", "withdraw"]

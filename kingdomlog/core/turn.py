@@ -93,6 +93,17 @@ class RollLock(BaseModel):
     choices: dict[str, Any] = Field(default_factory=dict)
     typed: list[int] | None = None
     """The faces typed when it was rolled (None: the keyed roller's): other faces need a re-roll too."""
+    by: str = Field(default="", max_length=200)
+    """Set for a roll made outside this plan and held in it as rolled (a player's row at the table: ``Maelis's
+    Provide Care (Counselor)``): a preview that computes it as a check its faces give another outcome under, or no
+    longer makes it, is refused in words naming it (``held_words``), never folded with another outcome than was
+    rolled; a check whose numbers moved and whose faces give the same outcome (``same_outcome``) stands."""
+    way: str = Field(default="", max_length=300)
+    """With ``by``: what the GM may do then, in words (re-roll it by a ruling, send it back)."""
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_empty(handler(self), ("by", "way"))
 
 
 class Reroll(BaseModel):
@@ -239,6 +250,8 @@ class StepPreview:
     """The roll this step waits for (``on_roll``): no face drawn, no events, no state after; the turn stops here."""
     released: dict[str, RollLock] = field(default_factory=dict)
     """Rolls this preview released (Roll pressed, faces typed): to keep in the step's ``rolled``."""
+    held: str = ""
+    """The ``RollLock.by`` of a held roll this step was refused for (it moved in the month as it stands)."""
 
     @property
     def step(self) -> Step:
@@ -365,6 +378,19 @@ class LockBroken(RuleError):
         self.key, self.lock, self.now = key, lock, now
 
 
+class HeldNew(RuleError):
+    """A roll a held row (``RollLock.by``: a player's row at the table) makes in the month as it stands and did not
+    make where it was rolled (Pull Together's flat check, once the row that took it was sent back): nothing is drawn
+    for it, the step is refused in words (``words``)."""
+
+    def __init__(self, step: str, key: str, lock: RollLock, now: dict[str, Any]) -> None:
+        label = _spoken(str(now.get("label") or "")) or "another roll"
+        self.words = (f"{lock.by} was rolled without {label}; in the month as it stands it also rolls it"
+                      f" ({check_words(now)}), not rolled where it was rolled" + (f": {lock.way}" if lock.way else ""))
+        super().__init__(self.words, step=step)
+        self.key, self.lock, self.now = key, lock, now
+
+
 class FacesChanged(RuleError):
     """A rolled check's faces typed, changed or cleared after it was rolled (only a re-roll changes them)."""
 
@@ -399,10 +425,12 @@ class StepGate:
         typed = self.plan.rolls.get(key)
         if lock is not None:
             now = check_print(check, notation)
-            if lock.check != now:
+            if lock.check != now and not (lock.by and same_outcome(lock.check, now, lock.typed or [])):
                 raise LockBroken(self.step, key, lock, now)
             if lock.typed != (list(typed) if typed is not None else None):
                 raise FacesChanged(self.step, key, lock)
+        elif typed is None and (held := self._held(key)) is not None:  # a held row's roll it did not make: not drawn
+            raise HeldNew(self.step, key, held, check_print(check, notation))
         elif typed is not None or self.release is True or (
                 not isinstance(self.release, bool) and key in self.release):
             if self.keep:
@@ -412,6 +440,11 @@ class StepGate:
             raise RollPending(PendingRoll(key, notation, check))
         if key in self.plan.reroll_reasons:
             self._check_reasons(key, check)
+
+    def _held(self, key: str) -> RollLock | None:
+        """The held lock (``RollLock.by``) of the row ``key`` belongs to (its part: ``a2`` of ``a2.pull``), if any."""
+        part = key.split(".")[0]
+        return next((lk for k, lk in self.plan.rolled.items() if lk.by and k.split(".")[0] == part), None)
 
     def _check_reasons(self, key: str, check: CheckSpec | None) -> None:
         allowed = {GM_RULING.id: GM_RULING,
@@ -571,6 +604,108 @@ def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc
             f" {check_words(exc.now)}; put back what changed it, or re-roll it: {offer}")
 
 
+def outcome_words(print_: Mapping[str, Any], roll: Roll) -> str:
+    """A rolled check in words, its degree first: ``a critical failure (d20 = 5 +1 = 6 vs DC 16)``.
+
+    >>> outcome_words({"notation": "1d20", "kind": "pf2e", "modifier": 1, "dc": 16}, Roll("a1", "1d20", (5,), (5,), 5))
+    'a critical failure (d20 = 5 +1 = 6 vs DC 16)'
+    >>> outcome_words({"notation": "1d20", "kind": "flat", "dc": 11}, Roll("a1", "1d20", (7,), (7,), 7))
+    'a failure (d20 = 7 vs DC 11)'
+    """
+    from kingdomlog.dice.odds import resolve
+
+    notation = str(print_.get("notation", roll.notation))
+    die = notation[1:] if notation.startswith("1d") else notation
+    text = f"{die} = {', '.join(str(f) for f in roll.faces)}"
+    mod = print_.get("modifier")
+    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e"):
+        text += f" {mod:+d} = {roll.faces[0] + mod}"
+    if print_.get("dc") is not None:
+        text += f" vs DC {print_['dc']}"
+    spec = check_of(print_)
+    try:
+        got = resolve(spec, roll) if spec is not None else None
+    except (KingdomlogError, ValueError):
+        got = None
+    if got is None:
+        return text
+    label = str(got.label)
+    return f"{'an' if label[:1] in 'aeiou' else 'a'} {label} ({text})"
+
+
+def faces_as(print_: Mapping[str, Any], key: str, faces: Sequence[int]) -> Roll | None:
+    """``faces`` read under the notation of ``print_`` (None when they do not fit its dice)."""
+    from kingdomlog.dice.notation import parse
+
+    notation = str(print_.get("notation", "1d20"))
+    try:
+        ev = parse(notation).evaluate(list(faces))
+    except (KingdomlogError, ValueError):
+        return None
+    return Roll(key, notation, ev.faces, ev.kept, ev.total, manual=True)
+
+
+def same_outcome(was: Mapping[str, Any], now: Mapping[str, Any], faces: Sequence[int]) -> bool:
+    """Whether ``faces`` give the same outcome under check ``now`` as under ``was`` (``check_print``s): the same check,
+    or the same dice and the same degree (a modifier moved by one that leaves a success a success).
+
+    >>> was = {"notation": "1d20", "kind": "pf2e", "modifier": 1, "dc": 16}
+    >>> same_outcome(was, {**was, "modifier": 2}, [15]), same_outcome(was, {**was, "modifier": 2}, [5])
+    (True, False)
+    """
+    if was == now:
+        return True
+    from kingdomlog.dice.odds import resolve
+
+    a, b = check_of(was), check_of(now)
+    roll = faces_as(was, "", faces)
+    if a is None or b is None or roll is None or was.get("notation") != now.get("notation"):
+        return False
+    try:
+        x, y = resolve(a, roll), resolve(b, roll)
+    except (KingdomlogError, ValueError):
+        return False
+    return x is not None and y is not None and x.label == y.label
+
+
+def held_words(lock: RollLock, key: str, now: Mapping[str, Any] | None) -> str:
+    """Why a held roll (``RollLock.by``) no longer stands in the month, in words: what it was rolled as, what the same
+    faces give in the month as it stands (``now``: the check computed there; None: the month no longer rolls it), and
+    ``RollLock.way``. Never the roll key.
+
+    >>> lock = RollLock(check={"notation": "1d20", "kind": "pf2e", "modifier": 1, "dc": 16, "label": "Provide Care"},
+    ...                 typed=[5], by="Maelis's Provide Care", way="re-roll it or send it back")
+    >>> for part in held_words(lock, "a2", {**lock.check, "modifier": 2}).split("; "):
+    ...     print(part)
+    Maelis's Provide Care was rolled as a critical failure (d20 = 5 +1 = 6 vs DC 16)
+    in the month as it stands it is a failure (d20 = 5 +2 = 7 vs DC 16): re-roll it or send it back
+    >>> print(held_words(lock, "a2", None).split(";")[1])
+     in the month as it stands it is not rolled: re-roll it or send it back
+    """
+    faces = list(lock.typed or [])
+    was = faces_as(lock.check, key, faces)
+    old = outcome_words(lock.check, was) if was is not None else check_words(lock.check)
+    label = _spoken(str(lock.check.get("label") or ""))
+    title = lock.by.split("'s ", 1)[-1].split(" (", 1)[0].lower()
+    who = lock.by if not label or label.lower().startswith(title) else f"{lock.by}: its {label}"  # a follow-up roll
+    if now is None:
+        what = f"{who} was rolled as {old}; in the month as it stands it is not rolled"
+    else:
+        got = faces_as(now, key, faces)
+        new = outcome_words(now, got) if got is not None else check_words(now)
+        what = f"{who} was rolled as {old}; in the month as it stands it is {new}"
+    return f"{what}: {lock.way}" if lock.way else what
+
+
+def _held_gone(sp: StepPlan, rolls: Sequence[Roll]) -> tuple[str, str] | None:
+    """``(by, words)`` when the step no longer makes a held roll (``RollLock.by``) it was given."""
+    used = {r.key for r in rolls}
+    for k, lock in sp.rolled.items():
+        if lock.by and k not in used:
+            return lock.by, held_words(lock, k, None)
+    return None
+
+
 def _stale_locks(phase: Step, sp: StepPlan, rolls: Sequence[Roll]) -> str | None:
     """A refusal when the step no longer makes a roll it made (a row taken away after its roll was seen)."""
     used = {r.key for r in rolls}
@@ -715,6 +850,11 @@ def preview_turn(
                                          checks=dict(res.checks), typed=res.choices, pending=res.pending,
                                          released=dict(gate.made) if gate is not None else {}))
                 break
+            gone = _held_gone(sp, dice.rolls)
+            if gone is not None:  # a roll made elsewhere (a player's row) the month no longer makes: in words
+                steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None,
+                                         error=str(RuleError(gone[1], step=phase.id)), held=gone[0]))
+                break
             problem = _unused_dice(phase.id, sp, dice.rolls) or _stale_locks(phase, sp, dice.rolls)
             if problem:
                 raise InputError(problem)
@@ -726,9 +866,18 @@ def preview_turn(
                         raise InputError(f"step {phase.id!r}: event {d.type}: {exc}") from None
             drafts = [*res.drafts, *_reroll_drafts(ruleset, current, phase.id, sp, dice, res.checks, res.drafts,
                                                    turn)]
+        except HeldNew as exc:  # a player's row makes a roll in the month it did not make at the table: in words
+            steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None,
+                                     error=str(RuleError(exc.words, step=phase.id)), held=exc.lock.by))
+            break
         except (LockBroken, FacesChanged) as exc:  # shown with the roll as it was rolled, and its Re-roll
             lock = exc.lock
             was = rolled_as(dice, exc.key, lock, sp.rerolls.get(exc.key, 0))
+            if lock.by:  # a roll made elsewhere (a player's row at the table): in words, never its key
+                steps.append(StepPreview(phase, dict(sp.choices), [], list(dice.rolls), None,
+                                         error=str(RuleError(held_words(lock, exc.key, exc.now if isinstance(
+                                             exc, LockBroken) else lock.check), step=phase.id)), held=lock.by))
+                break
             if isinstance(exc, LockBroken):
                 words = _lock_refusal(ruleset, current, phase, sp, exc, was, dice, campaign=campaign, turn=turn,
                                       start_seq=seq)

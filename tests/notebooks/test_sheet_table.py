@@ -16,6 +16,7 @@ from nb_support import DEMO
 
 from kingdomlog.app import Campaign, table
 from kingdomlog.app.table import TableFile
+from kingdomlog.dice import roller
 from kingdomlog.store.config import ViewerEntry, load_config, write_config
 from kingdomlog.views.sheet import cards as sheet_cards
 from kingdomlog.views.sheet import draft as sheet
@@ -42,6 +43,10 @@ def opened(folder: Path) -> sheet.SheetSession:
     """
     s, _ = sheet.open_session(folder)
     assert s is not None
+    while (w := s.draft.preview.pending if s.draft is not None and s.draft.preview is not None else None) \
+            is not None and w.phase.id != "event.check":  # typed only once the month waits for it (else ignored)
+        assert w.pending is not None
+        s.roll(w.phase.id, w.pending.key)
     s.type_faces("event.check", "event", "1")
     s.roll_all()
     s.save()
@@ -98,8 +103,16 @@ def test_a_proposal_shows_its_face_only_once_rolled(demo: Path) -> None:
     assert "Ysolde" in after and "Maelis" in after and "nothing proposed yet" in after
 
 
-def test_an_accepted_row_is_the_players_in_the_draft_and_in_the_log(demo: Path) -> None:
+def keyed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The players' dice keyed: each row's first check a 7 (a failure for every ``ACTS`` row: no figure a later row
+    reads moves, so each row is taken as rolled; a moved degree has its own tests, ``test_sheet_table_merge.py``)."""
+    monkeypatch.setattr(roller, "new_seed", lambda: "seed-4")
+
+
+def test_an_accepted_row_is_the_players_in_the_draft_and_in_the_log(demo: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     s = opened(demo)
+    keyed(monkeypatch)
     p1, p2 = propose(demo, "ysolde"), propose(demo, "kesh")
     press = Presses(s)
     assert press("accept", p1.id) and press("accept", p2.id)
@@ -278,8 +291,9 @@ def test_a_check_that_moved_since_the_player_rolled_it_is_said_on_the_card() -> 
     assert sheet_cards.moved_checks(card, placed) == [] and "⚠" not in sheet_cards.table_rows_html(card)
 
 
-def test_accept_all_takes_every_rolled_row_in_one_press(demo: Path) -> None:
+def test_accept_all_takes_every_rolled_row_in_one_press(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     s = opened(demo)
+    keyed(monkeypatch)
     rolled = [propose(demo, pid) for pid in ("ysolde", "maelis")]
     waiting = propose(demo, "kesh", roll=False)
     assert 'data-kl-table="accept_all"' in str(sheet_table.panel_html(s))

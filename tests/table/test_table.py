@@ -15,6 +15,7 @@ from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.turn import Plan, StepPlan
 from kingdomlog.core.viewers import GM_VIEWER
+from kingdomlog.dice import roller
 
 ROOT = Path(__file__).resolve().parents[2] / "campaigns"
 PLAYERS = {"stolen-lands": [("ysolde", "Ysolde", ""), ("maelis", "Maelis", ""), ("kesh", "Kesh", "")],
@@ -254,12 +255,17 @@ def test_an_open_table_sees_a_roll_at_once_but_never_a_row_only_declared(pf2e: C
     assert [ln.text for ln in table.feed(camp, other)] == [f"{rolled.title}: {rolled.outcome}"]
 
 
-def test_accept_all_takes_every_rolled_row_and_leaves_the_rest(pf2e: Campaign) -> None:
+def test_accept_all_takes_every_rolled_row_and_leaves_the_rest(pf2e: Campaign, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the dice keyed (a 7 each: two failures): a Quell Unrest success would move Provide Care's modifier, and a face
+    # on a degree's edge would then not be taken (tests/notebooks/test_sheet_table_merge.py holds that case)
+    monkeypatch.setattr(roller, "new_seed", lambda: "seed-4")
     rolled = []
     for pid, row in (("ysolde", {"activity": "quell-unrest", "skill": "intrigue"}),
                      ("maelis", {"activity": "provide-care", "skill": "defense"})):
         prop, _ = table.declare(pf2e, pf2e.viewer(pid), _leadership(pf2e, pid), row)
-        rolled.append(table.roll(pf2e, pf2e.viewer(pid), prop.id).id)
+        got = table.roll(pf2e, pf2e.viewer(pid), prop.id)
+        assert got.faces == {"a1": [7]}
+        rolled.append(got.id)
     waiting, _ = table.declare(pf2e, pf2e.viewer("kesh"), _leadership(pf2e, "kesh"),
                                {"activity": "celebrate-holiday", "skill": "folklore"})
     done, refused = table.accept_all(pf2e)

@@ -56,6 +56,7 @@ __all__ = [
     "desk",
     "draw",
     "follow",
+    "held",
     "merge_moved",
     "panel",
     "panel_html",
@@ -203,9 +204,10 @@ STATUS = {"declared": "declared, not rolled yet", "rolled": "rolled: accept it o
           "accepted": "accepted: in the draft", "returned": "sent back", "withdrawn": "withdrawn"}
 
 
-def proposal_html(p: Proposal, *, said: tuple[str, str] | None = None, epoch: int = 0) -> Html:
+def proposal_html(p: Proposal, *, said: tuple[str, str] | None = None, epoch: int = 0, moved: str = "") -> Html:
     """One proposal: the row in words, its roll and outcome (its odds until it is rolled), where it stands,
     and the GM's buttons (those its status allows) with the note box and what the last decision said.
+    ``moved``: why an accepted row does not stand in the month as it was rolled (``held``), shown above its buttons.
 
     >>> p = Proposal("p1", 19, "ysolde", "s/a/r=x", "s", "a", {}, status="rolled", faces={"a1": [11]},
     ...              outcome="d20 +1 vs DC 16: rolled 11, failure", title="Quell Unrest (Ruler)")
@@ -244,6 +246,7 @@ def proposal_html(p: Proposal, *, said: tuple[str, str] | None = None, epoch: in
                class_="kl-tp-head"),
              roll, h("ul", rerolls, class_="kl-tp-rerolls") if rerolls else None,
              h("div", "Your note: ", p.note, class_="kl-tp-note-sent") if p.status == "returned" and p.note else None,
+             h("div", "⚠ ", moved, class_="kl-tp-moved", role="alert") if moved else None,
              acts, message, class_=f"kl-tp kl-tp-{p.status}", data_proposal=p.id, data_status=p.status)
 
 
@@ -273,6 +276,7 @@ CSS = """
   border: 1px solid #b5ab94; border-radius: 5px; background: #fff; }
 .kl-tp-said { margin-top: .25em; font-size: .92em; }
 .kl-tp-error { color: #a93226; font-weight: 600; }
+.kl-tp-moved { color: #a93226; margin: .2em 0; font-size: .94em; }
 .kl-tp-ok { color: #1b5e20; }
 .kl-tp-rerolls { margin: .1em 0 .1em 1.2em; padding: 0; font-size: .9em; color: #555; }
 .kl-tp-nothing { color: #777; font-size: .92em; margin: .1em 0 .3em; }
@@ -288,10 +292,13 @@ def panel_html(session: SheetSession) -> Html:
     players = list(camp.players())
     players += [p.player for p in props if p.player not in players]
     names = {pid: camp.player_name(pid) for pid in players}
+    moved = held(session)
     groups = []
     for pid in players:
         theirs = [p for p in props if p.player == pid]
-        items = [proposal_html(p, said=d.said.get(p.id), epoch=d.epochs.get(p.id, 0)) for p in theirs] or \
+        items = [proposal_html(p, said=d.said.get(p.id), epoch=d.epochs.get(p.id, 0),
+                               moved=moved.get(table.held_by(camp, p), "") if p.status == "accepted" else "")
+                 for p in theirs] or \
             [h("div", "nothing proposed yet", class_="kl-tp-nothing")]
         groups.append(h("section", h("h3", names[pid]), items, class_="kl-tp-player", data_player=pid))
     waiting = sum(1 for p in props if p.status == "rolled")
@@ -307,6 +314,17 @@ def panel_html(session: SheetSession) -> Html:
     return h("div", style(CSS), head, h("div", h("div", groups, class_="kl-tp-list"), feed,
                                                  class_="kl-table-cols"),
              class_="kl-table-panel", data_drawn=d.drawn)
+
+
+def held(session: SheetSession) -> dict[str, str]:
+    """The accepted rows the draft's month refuses as they were rolled (``core.turn.StepPreview.held``: a row or a
+    GM change before one moved its check), by ``app.table.held_by``: what it was rolled as and what it is in the
+    month as it stands, in words; the panel says it at the row, beside its Re-roll by GM ruling and Send back."""
+    draft = session.draft
+    tp = draft.preview if draft is not None else None
+    if tp is None:
+        return {}
+    return {s.held: table.unstep(s.error or "", s.phase.id) for s in tp.steps if s.held}
 
 
 def _decide(session: SheetSession, what: str, pid: str, note: str) -> tuple[str, bool]:
@@ -363,7 +381,7 @@ def act(session: SheetSession, value: Any) -> bool:
         words, used = _decide(session, what, pid, note)
     except KingdomlogError as exc:
         text = str(exc)
-        d.said[pid] = ("error", f"Not done: {text[:1].lower()}{text[1:]}")
+        d.said[pid] = ("error", f"Not done: {text}")  # as said: a refusal may begin with a name (Maelis's …)
         return False
     d.said[pid] = ("ok", words)
     if used:
