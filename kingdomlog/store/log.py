@@ -361,25 +361,31 @@ def _open_batch(path: Path) -> tuple[int, os.stat_result]:
 
 def read_batch(path: Path) -> bytes:
     """A batch file's bytes (``CorruptLogError`` naming it when it cannot be read or is not a regular file)."""
-    fd, _st = _open_batch(path)
+    fd, st = _open_batch(path)
     try:
-        with os.fdopen(fd, "rb", closefd=True) as fh:
-            return fh.read()
+        return _read_all(fd, st.st_size)
     except OSError as exc:
         raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Everything left in ``fd``, read in chunks of at least the size it had (one read and one at the end)."""
+    chunks = []
+    while True:
+        chunk = os.read(fd, max(size + 1, 1 << 16))
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def read_pinned(path: Path) -> tuple[bytes, Ident | None]:
     """A batch file's bytes and, if it did not change while being read and has settled, its identity."""
     fd, before = _open_batch(path)
     try:
-        chunks = []
-        while True:
-            chunk = os.read(fd, max(before.st_size + 1, 1 << 16))
-            if not chunk:
-                break
-            chunks.append(chunk)
-        data = b"".join(chunks)
+        data = _read_all(fd, before.st_size)
         after = os.fstat(fd)
     except OSError as exc:
         raise _bad(path, f"unreadable batch file ({exc.strerror})") from None
