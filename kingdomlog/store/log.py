@@ -293,25 +293,23 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
-_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-
-
 def _write_new(path: Path, data: bytes, hook: Callable[[str], None] | None) -> None:
-    """Write ``data`` to the new file ``path`` (never an existing one) and, with ``SYNC``, fsync it.
+    """Write ``data`` to the new file ``path`` (never an existing one: ``x``) and, with ``SYNC``, fsync it.
 
-    ``hook`` (``FAULT_HOOK``) is called with ``"temp_written"`` once the bytes are written, before the fsync.
+    Unbuffered (no copy of the bytes into a writer's buffer). ``hook`` (``FAULT_HOOK``) is called with
+    ``"temp_written"`` once the bytes are written, before the fsync.
     """
-    fd = os.open(path, _NEW_FLAGS, 0o666)  # as open(path, "wb"): the umask decides
-    try:
+    with open(path, "xb", buffering=0) as fh:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            n = fh.write(view)
+            if not n:  # a regular file takes some bytes or raises; never spin on nothing written
+                raise OSError(errno.EIO, os.strerror(errno.EIO))
+            view = view[n:]
         if hook is not None:
             hook("temp_written")
         if SYNC:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+            os.fsync(fh.fileno())
 
 
 def _pid_alive(pid: int) -> bool:
