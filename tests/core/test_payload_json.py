@@ -164,9 +164,11 @@ def test_text_that_is_not_unicode_is_refused() -> None:
 def test_every_stored_event_of_the_sample_campaigns() -> None:
     seen = 0
     for folder in sorted(p for p in CAMPAIGNS.iterdir() if (p / "campaign.toml").is_file()):
-        for ev in Campaign.open(folder).log.read():
+        evs = Campaign.open(folder).log.read()
+        for ev in evs:
             assert payload_json(ev.payload) == general(ev.payload), (folder.name, ev.seq)
             seen += 1
+        assert payload_texts([ev.payload for ev in evs]) == [payload_json(ev.payload) for ev in evs], folder.name
     assert seen > 1000
     assert events._PLAIN_CLASSES  # the one-pass path was looked at
 
