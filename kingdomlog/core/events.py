@@ -351,6 +351,42 @@ def payload_json(payload: EventModel) -> str:
     return text
 
 
+def payload_texts(payloads: Sequence[EventModel]) -> list[str]:
+    """``payload_json`` of each payload (the same texts, the same refusals), for a batch at once.
+
+    What ``store.codec.encode`` writes: a payload of a plain class is dumped by its class's serializer (what
+    ``model_dump`` calls, without its per-call wrapper) and written by one C encoder made once per batch; the
+    batch's texts are then checked together (valid UTF-8, no run of 16 digits) in one pass each. Anything else,
+    and any batch a check does not pass, goes through ``payload_json`` payload by payload, whose refusals name
+    the event type and where the value sits (``tests/core/test_payload_json.py`` holds the texts equal).
+
+    >>> from kingdomlog.core.core_events import NoteAdded
+    >>> payload_texts([NoteAdded(text="Lost \\"hex\\" B4", title="")])
+    ['{"text":"Lost \\\\"hex\\\\" B4","title":""}']
+    """
+    if _c_make_encoder is None:  # pragma: no cover
+        return [payload_json(p) for p in payloads]
+    enc = _c_make_encoder({}, _no_default, _encode_str, None, ":", ",", True, False, False)
+    out: list[str] = []
+    for p in payloads:
+        cls = type(p)
+        text = None
+        if _plain_class(cls):
+            try:
+                text = "".join(enc(cls.__pydantic_serializer__.to_python(p), 0))
+            except (ValueError, TypeError):
+                text = None
+        out.append(payload_json(p) if text is None else text)
+    joined = "\n".join(out)  # a separator that is no digit: a run of 16 digits cannot span two texts
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        return [payload_json(p) for p in payloads]
+    if _LONG_NUMBER.search(joined):
+        return [payload_json(p) for p in payloads]
+    return out
+
+
 @dataclass(frozen=True)
 class Draft:
     """An event a ruleset decided on, before the store gives it a place in the log.

@@ -32,10 +32,10 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 _STRINGS = ("actor", "campaign", "commit_id", "event_id", "payload", "phase", "prev_hash", "type", "visibility")
-_CONTROL = "[\\x00-\\x1f]"
+_CONTROL_BYTES = bytes(range(0x20))
 """What ``json.dumps`` escapes other than ``"`` and ``\\`` (as ``\\n``, ``\\u0001``, ...): a run holding any of
 these in a hashed text is left to the file-by-file check, which escapes them with the canonical writer itself."""
-_SPECIAL = '["\\\\\\x00-\\x1f]'
+_SPECIAL_BYTES = _CONTROL_BYTES + b'"\\'
 _RETRACTED = "core.turn_retracted"
 
 
@@ -219,21 +219,34 @@ class _Compute:
     def indices_nonzero(self, values: Any) -> Any:
         return self._call("indices_nonzero", [values])
 
-    def match_substring_regex(self, values: Any, pattern: str) -> Any:
-        return self._call("match_substring_regex", [values], self.c.MatchSubstringOptions(pattern))
-
     def replace_substring(self, values: Any, pattern: str, replacement: str) -> Any:
         return self._call("replace_substring", [values], self.c.ReplaceSubstringOptions(pattern, replacement))
 
 
+def _text_bytes(values: Any) -> bytes:
+    """The UTF-8 bytes of every text of a string array, end to end (from its data buffer, without a copy per text)."""
+    if len(values) == 0:
+        return b""
+    _valid, offsets, data = values.buffers()
+    if data is None:
+        return b""
+    at = memoryview(offsets).cast("i")
+    return bytes(memoryview(data)[at[values.offset]:at[values.offset + len(values)]])
+
+
 def _escaped(values: Any) -> Any:
     """Each text as the inside of a JSON string (``"`` and ``\\`` escaped), or None when one holds a character
-    ``json.dumps`` escapes otherwise (``\\n``, ``\\u0001``, ...; such a run is left to the file-by-file check)."""
-    pc = _Compute()
-    if not pc.any(pc.match_substring_regex(values, _SPECIAL)).as_py():
+    ``json.dumps`` escapes otherwise (``\\n``, ``\\u0001``, ...; such a run is left to the file-by-file check).
+
+    Which characters a column holds is read off its bytes in one pass each (``bytes.translate``: UTF-8 writes a
+    character below U+0080 as that byte, and no byte of another character's encoding is below 0x80).
+    """
+    raw = _text_bytes(values)
+    if len(raw.translate(None, _SPECIAL_BYTES)) == len(raw):
         return values
-    if pc.any(pc.match_substring_regex(values, _CONTROL)).as_py():
+    if len(raw.translate(None, _CONTROL_BYTES)) != len(raw):
         return None
+    pc = _Compute()
     return pc.replace_substring(pc.replace_substring(values, "\\", "\\\\"), '"', '\\"')
 
 

@@ -40,6 +40,7 @@ from kingdomlog.core.events import (
     event_class,
     event_hash,
     payload_json,
+    payload_texts,
 )
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ FILE_SHA_KEY = b"kingdomlog.file_sha256"
 PREV_FILE_SHA_KEY = b"kingdomlog.prev_file_sha256"
 CAMPAIGN_KEY = b"kingdomlog.campaign"
 _SHA_PLACEHOLDER = b"0" * 64
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # Thrift compact encoding of a KeyValue's ``value`` field header (field 2, binary) and its length (64).
 _SHA_LEAD = b"\x18\x40"
 
@@ -122,14 +124,16 @@ def file_digest(data: bytes) -> tuple[str | None, str]:
 # ---- writing ----------------------------------------------------------------------------
 
 
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
+"""The variant digit of a version 4 UUID (``10xx``) for a random hex digit (its two low bits kept)."""
+
+
 def new_ids(n: int) -> list[str]:
     """``n`` random (version 4) UUIDs as text, from one read of the system's randomness."""
-    raw = os.urandom(16 * n).hex()
-    out = []
-    for i in range(0, 32 * n, 32):
-        h = raw[i:i + 32]
-        out.append(f"{h[0:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:32]}")
-    return out
+    h = os.urandom(16 * n).hex()
+    v = _VARIANT
+    return [f"{h[i:i + 8]}-{h[i + 8:i + 12]}-4{h[i + 13:i + 16]}-{v[h[i + 16]]}{h[i + 17:i + 20]}-{h[i + 20:i + 32]}"
+            for i in range(0, 32 * n, 32)]
 
 
 def hash_text(actor: str, campaign: str, commit_id: str, event_id: str, payload: str, phase: str | None,
@@ -141,6 +145,16 @@ def hash_text(actor: str, campaign: str, commit_id: str, event_id: str, payload:
             f'"phase":{"null" if phase is None else _json_str(phase)},"prev_hash":{_json_str(prev_hash)},'
             f'"recorded_at":{_json_str(recorded_at)},"seq":{int(seq)},"turn":{int(turn)},"type":{_json_str(type_)},'
             f'"version":{int(version)},"visibility":{_json_str(visibility)}}}')
+
+
+def _check_turn(d: Draft) -> int:
+    """The draft's turn; ``InputError`` when it has none or one out of range (as ``core.events.record``)."""
+    t = d.turn
+    if t is None:
+        raise InputError(f"event {d.type!r} has no turn")
+    if not 0 <= t <= MAX_TURN:
+        raise InputError(f"event {d.type!r}: turn {t} is out of range (0 to {MAX_TURN})")
+    return t
 
 
 def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash: str, commit_id: str,
@@ -160,7 +174,7 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
     versions: list[int] = []
     actors: list[str] = []
     vis: list[str] = []
-    texts: list[str] = []
+    payloads: list[str] = []
     hashes: list[str] = []
     seqs = list(range(first_seq, first_seq + n))
     whens = [recorded_at] * n if stamps is None else [s[1] for s in stamps]
@@ -179,14 +193,15 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
     shared = f'"campaign":{_json_str(campaign)},"commit_id":{_json_str(commit_id)},"event_id":'
     prev_text = _json_str(prev_hash)
     prev = prev_hash
+    texts: list[str] | None
+    try:  # every payload's text in one pass (core.events.payload_texts)
+        texts = payload_texts([d.payload for d in drafts])
+    except InputError:  # a refusal: draft by draft below, so the first fault in the batch's order is the one named
+        texts = None
     for i, d in enumerate(drafts):
-        t = d.turn
-        if t is None:
-            raise InputError(f"event {d.type!r} has no turn")
-        if not 0 <= t <= MAX_TURN:
-            raise InputError(f"event {d.type!r}: turn {t} is out of range (0 to {MAX_TURN})")
+        t = _check_turn(d)
         p = d.payload
-        text = payload_json(p)
+        text = texts[i] if texts is not None else payload_json(p)
         type_, version, phase = p.type, p.version, d.phase
         eid = ids[i]
         eid_text = '"' + eid + '"' if stamps is None else _json_str(eid)
@@ -208,18 +223,35 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
         versions.append(version)
         actors.append(d.actor)
         vis.append(d.visibility)
-        texts.append(text)
+        payloads.append(text)
         hashes.append(h)
         prev = h
         prev_text = '"' + h + '"'
     return {"campaign": [campaign] * n, "seq": seqs, "turn": turns, "phase": phases, "type": types,
-            "version": versions, "actor": actors, "visibility": vis, "payload": texts, "recorded_at": whens,
+            "version": versions, "actor": actors, "visibility": vis, "payload": payloads, "recorded_at": whens,
             "event_id": ids, "commit_id": [commit_id] * n, "prev_hash": [prev_hash, *hashes[:-1]], "hash": hashes}
+
+
+def batch_table(cols: dict[str, list[Any]], metadata: dict[bytes, bytes]) -> pyarrow.Table:
+    """The Arrow table of a batch's columns (``encode``) with its footer's key-value ``metadata``.
+
+    Each column is made from its list at its type (no type inference, no schema check of a dict of columns);
+    the times as their microseconds since the epoch, each distinct time converted once.
+    """
+    p = pa()
+    micros: dict[datetime, int] = {}
+    one = timedelta(microseconds=1)
+    arrays = []
+    for name, type_ in column_types():
+        values = cols[name]
+        if name == "recorded_at":
+            values = [micros.get(w) or micros.setdefault(w, (w - _EPOCH) // one) for w in values]
+        arrays.append(p.array(values, type_))
+    return p.Table.from_arrays(arrays, schema=schema().with_metadata(metadata))
 
 
 # ---- reading ----------------------------------------------------------------------------
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _new = object.__new__
 
 
@@ -325,5 +357,6 @@ def table_of(events: Sequence[RecordedEvent]) -> pyarrow.Table:
     return pa().Table.from_pylist([ev.envelope() for ev in events], schema=schema())
 
 
-__all__ = ["CAMPAIGN_KEY", "COLUMNS", "FILE_SHA_KEY", "FORMAT_KEY", "PREV_FILE_SHA_KEY", "collector_paused",
-           "decode_rows", "decode_table", "encode", "file_digest", "hash_text", "new_ids", "pa", "schema", "table_of"]
+__all__ = ["CAMPAIGN_KEY", "COLUMNS", "FILE_SHA_KEY", "FORMAT_KEY", "PREV_FILE_SHA_KEY", "batch_table",
+           "collector_paused", "decode_rows", "decode_table", "encode", "file_digest", "hash_text", "new_ids", "pa",
+           "schema", "table_of"]

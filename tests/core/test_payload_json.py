@@ -16,7 +16,14 @@ from pydantic import Field, field_serializer, model_serializer
 from kingdomlog.app.campaign import Campaign
 from kingdomlog.core import events
 from kingdomlog.core.errors import InputError
-from kingdomlog.core.events import MAX_PAYLOAD_INT, EventModel, _plain_class, canonical_json, payload_json
+from kingdomlog.core.events import (
+    MAX_PAYLOAD_INT,
+    EventModel,
+    _plain_class,
+    canonical_json,
+    payload_json,
+    payload_texts,
+)
 
 CAMPAIGNS = Path(__file__).resolve().parents[2] / "campaigns"
 
@@ -125,6 +132,30 @@ def test_an_integer_no_json_reader_reads_exactly_is_refused_naming_where(p: Even
         Plain(n=MAX_PAYLOAD_INT, s="1234567890123456789"))  # 16 digits in a text are only text
 
 
+SAME = [
+    Plain(n=1),
+    Plain(n=-MAX_PAYLOAD_INT, f=0.1, s="", b=True, xs=[3, 1, 2], t=(9, "z"), m={"b": 2.0, "a": -0.0},
+          inner=Inner(x=2.5, tags=("q", "p")), many=[Inner(x=1), Inner(x=-3.25)]),
+    IntKeys(m={10: 1, 9: 2}), Anything(v={"k": [1, (2, 3)]}), Custom(n=3), Whole(n=4),
+    Plain(n=MAX_PAYLOAD_INT, s="1234567890123456789"),
+]
+
+
+def test_a_batch_at_once_writes_each_payload_as_payload_json() -> None:
+    """``payload_texts`` (what the store's encode writes) is ``payload_json`` of each, mixed classes included."""
+    assert payload_texts(SAME) == [payload_json(p) for p in SAME] == [general(p) for p in SAME]
+
+
+@pytest.mark.parametrize("bad", [Plain(n=MAX_PAYLOAD_INT + 1), Plain(n=1, f=math.nan), Plain(n=1, s="a\ud800"),
+                                 Plain(n=1, xs=[1, 2**63]), Anything(v=[1.0, math.inf])])
+def test_a_batch_at_once_refuses_as_payload_json_does(bad: EventModel) -> None:
+    with pytest.raises(InputError) as one:
+        payload_json(bad)
+    with pytest.raises(InputError) as batch:
+        payload_texts([*SAME[:2], bad, *SAME[2:]])
+    assert str(batch.value) == str(one.value)
+
+
 def test_text_that_is_not_unicode_is_refused() -> None:
     with pytest.raises(InputError, match="not a Unicode character"):
         payload_json(Plain(n=1, s="a\ud800"))
@@ -133,9 +164,11 @@ def test_text_that_is_not_unicode_is_refused() -> None:
 def test_every_stored_event_of_the_sample_campaigns() -> None:
     seen = 0
     for folder in sorted(p for p in CAMPAIGNS.iterdir() if (p / "campaign.toml").is_file()):
-        for ev in Campaign.open(folder).log.read():
+        evs = Campaign.open(folder).log.read()
+        for ev in evs:
             assert payload_json(ev.payload) == general(ev.payload), (folder.name, ev.seq)
             seen += 1
+        assert payload_texts([ev.payload for ev in evs]) == [payload_json(ev.payload) for ev in evs], folder.name
     assert seen > 1000
     assert events._PLAIN_CLASSES  # the one-pass path was looked at
 
