@@ -4,9 +4,11 @@ Every choice kind gets a widget: ``select`` a dropdown of the options the state 
 (labels and details; native selects, so typing a name jumps to it; a browser table of every option with the
 reason an option cannot be chosen now), ``multiselect`` a multiselect, ``int``/``float``
 a number, ``bool`` a checkbox, ``text`` a text field, ``group`` its fields, ``rows`` one
-line of fields per entry with a remove button and an "add" picker, and ``json`` (a value
-no widget fits) a JSON text area. A step can also be edited as JSON (the advanced
-toggle): the step's plan as text, read back into the same plan the widgets make.
+line of fields per entry with a remove button and an "add" picker (a mapping with keys of the GM's own, an army
+by its name, and a list of pairs are shown as rows too: ``as_entries`` and ``from_entries``), ``scalar`` a box
+for a number or words (an amount or dice, a GM's free-form value), ``kept`` no widget (the value is kept as
+given), and ``json`` (a value no widget fits; no bundled choice is one) a JSON text area. A step can also be
+edited as JSON (the advanced toggle): the step's plan as text, read back into the same plan the widgets make.
 
 The widgets are rebuilt only when the *form* changes (options, entries, dice keys):
 ``form_key`` is what decides that. Reading widget values never raises: a value that
@@ -30,7 +32,7 @@ from typing import Any
 
 import marimo as mo
 
-from kingdomlog.core.choices import FieldSpec, Option
+from kingdomlog.core.choices import KEYED, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
 from kingdomlog.views.html import EMPTY, Html, h
@@ -154,7 +156,7 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
     for s in specs:
         v = values.get(s.name)
         if s.kind == "rows" or (s.kind == "list" and s.item_kind == "select"):
-            out.append((s.name, len(v) if isinstance(v, list) else 0))
+            out.append((s.name, len(v) if isinstance(v, (list, Mapping)) else 0))
         elif s.kind in ("group", "mapping") and isinstance(v, Mapping):
             out.append((s.name, _rows_shape(s.fields, v)))
     return tuple(out)
@@ -234,6 +236,9 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     With ``offer`` (a player's page), fields are offered as ``Offer`` says.
     """
     v = spec.default if value is None else value
+    if spec.kind == "scalar":
+        return mo.ui.text(value=scalar_text(v), label=spec.label, full_width=True,
+                          placeholder="a number or words")
     if offer is not None and spec.kind == "select" and spec.options is None and offer.hints.get(spec.name):
         return open_pick(spec, v, offer.hints[spec.name], example=offer.other_example)
     if hexmap is not None and is_hex_field(spec):
@@ -278,7 +283,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         given = v if isinstance(v, Mapping) else {}
         return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True,
                                offer=offer)
-                for f in spec.fields if offer is None or f.name not in offer.hidden}
+                for f in spec.fields if shown(f, offer)}
     if spec.kind == "mapping":
         return mapping_widgets(spec, v, hexmap=hexmap, offer=offer)
     if spec.kind == "list" and spec.item_kind == "select" and spec.options is not None:
@@ -290,7 +295,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     if spec.kind == "rounds" and spec.fields:
         return rounds_widget(spec, v, entries=entries, hexmap=hexmap, offer=offer)
     if spec.kind == "rows" and (spec.fields or spec.variants):
-        rows = list(v) if isinstance(v, list) else []
+        rows = as_entries(spec, v)
         per = list(entries or spec.entries or ())
         if offer is not None:  # a player's page: the entries, then blank ones to fill
             rows += [{}] * (max(len(rows) + offer.spare_rows, offer.min_rows) - len(rows))
@@ -307,6 +312,93 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.text(value="" if v is None else str(v), label=spec.label, full_width=True)
     text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=list)
     return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
+
+
+def shown(spec: FieldSpec, offer: Offer | None = None) -> bool:
+    """Whether ``spec`` gets a widget: not a ``kept`` value (kept as given), nor one ``offer`` hides."""
+    return spec.kind != "kept" and (offer is None or spec.name not in offer.hidden)
+
+
+def scalar_text(value: Any) -> str:
+    """A ``scalar`` value as its box shows it: a number or words as they are, a list or record (a GM's free-form
+    value that is one) as JSON.
+
+    >>> scalar_text(2), scalar_text("1d4"), scalar_text(None), scalar_text(["a", "b"])
+    ('2', '1d4', '', '["a", "b"]')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=list)
+    return str(value)
+
+
+def read_scalar(text: str) -> tuple[bool, Any, str]:
+    """A ``scalar`` box's text as a value: ``(given, value, problem)``. A whole number or a decimal is a number,
+    ``true``/``false`` a switch, text in brackets or braces a list or record (as JSON), anything else words.
+
+    >>> read_scalar(" 2 "), read_scalar("1d4"), read_scalar(""), read_scalar("-1.5")
+    ((True, 2, ''), (True, '1d4', ''), (False, None, ''), (True, -1.5, ''))
+    >>> read_scalar('["a", "b"]'), read_scalar("[a")[0]
+    ((True, ['a', 'b'], ''), False)
+    """
+    import re
+
+    t = text.strip()
+    if not t:
+        return False, None, ""
+    if re.fullmatch(r"[+-]?\d+", t):
+        return True, int(t), ""
+    if re.fullmatch(r"[+-]?\d*\.\d+", t):
+        return True, float(t), ""
+    if t in ("true", "false"):
+        return True, t == "true", ""
+    if t[0] in "[{":
+        try:
+            return True, json.loads(t), ""
+        except json.JSONDecodeError:
+            return False, None, f"{t!r}: a list is written [\"a\", \"b\"]; or write plain words without brackets"
+    return True, t, ""
+
+
+def as_entries(spec: FieldSpec, value: Any) -> list[Any]:
+    """A ``rows`` field's value as its entries: a mapping with keys of the GM's own (``item_kind`` ``keyed``) as
+    ``{KEYED: key, **value}`` entries, a list of pairs (``tuple``) as ``{"0": .., "1": ..}``, else the list itself.
+
+    >>> keyed = FieldSpec("armies", "Armies", "rows", item_kind="keyed",
+    ...                   fields=(FieldSpec(KEYED, "Army", "text"), FieldSpec("value", "Consumption", "int")))
+    >>> as_entries(keyed, {"Black Hand": 2})
+    [{'key': 'Black Hand', 'value': 2}]
+    >>> from_entries(keyed, [{'key': 'Black Hand', 'value': 2}, {'key': 'Reeds'}])
+    {'Black Hand': 2, 'Reeds': None}
+    >>> pairs = FieldSpec("situational", "Situational", "rows", item_kind="tuple",
+    ...                   fields=(FieldSpec("0", "What", "text"), FieldSpec("1", "Modifier", "int")))
+    >>> as_entries(pairs, [["rain", -1]]), from_entries(pairs, [{"0": "rain", "1": -1}])
+    ([{'0': 'rain', '1': -1}], [['rain', -1]])
+    """
+    if spec.item_kind == "keyed" and isinstance(value, Mapping):
+        return [{KEYED: k, **({"value": v} if spec.model is None else dict(v) if isinstance(v, Mapping) else {})}
+                for k, v in value.items()]
+    if spec.item_kind == "tuple" and isinstance(value, (list, tuple)):
+        return [{str(i): x for i, x in enumerate(p)} if isinstance(p, (list, tuple)) else p for p in value]
+    return list(value) if isinstance(value, list) else []
+
+
+def from_entries(spec: FieldSpec, entries: list[Any]) -> Any:
+    """The inverse of ``as_entries``: the entries read from a ``rows`` field's widgets as the field's value."""
+    if spec.item_kind == "keyed":
+        out: dict[str, Any] = {}
+        for e in entries:
+            if isinstance(e, Mapping):
+                rest = {k: x for k, x in e.items() if k != KEYED}
+                out[str(e.get(KEYED) or "")] = rest if spec.model is not None else rest.get("value")
+        return out
+    if spec.item_kind == "tuple":
+        places = [f.name for f in spec.fields]
+        return [[e.get(p) for p in places] if isinstance(e, Mapping) else e for e in entries]
+    return entries
 
 
 def round_spec(spec: FieldSpec, i: int, entries: Sequence[tuple[FieldSpec, ...]] | None = None) -> FieldSpec:
@@ -346,7 +438,7 @@ def mapping_widgets(spec: FieldSpec, value: Any, *, hexmap: Any = None, offer: O
     given = value if isinstance(value, Mapping) else {}
     out: dict[str, Any] = {f.name: widget(f, _key_value(given, f.name), entries=f.entries or None, hexmap=hexmap,
                                           in_entry=True, offer=offer)
-                           for f in spec.fields}
+                           for f in spec.fields if shown(f)}
     if spec.alone:
         opts = {option_text(o) if o.label else f"all to {option_text(_key_option(spec, o.value))}": o.value
                 for o in spec.alone}
@@ -388,7 +480,7 @@ def choice_widgets(specs: Sequence[FieldSpec], values: Mapping[str, Any], *, hex
     Read them back with ``read_fields`` (given the same ``offer``); fields ``offer`` hides get none.
     """
     return {s.name: widget(s, values.get(s.name), entries=s.entries or None, hexmap=hexmap, offer=offer)
-            for s in specs if offer is None or s.name not in offer.hidden}
+            for s in specs if shown(s, offer)}
 
 
 def open_pick(spec: FieldSpec, value: Any, hints: Sequence[Option], *, example: str = "") -> dict[str, Any]:
@@ -410,7 +502,7 @@ def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[s
                   hexmap: Any = None, offer: Offer | None = None) -> dict[str, Any]:
     """The widgets of one entry (its discriminator left out: the entry's kind shows in its heading)."""
     return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True, offer=offer)
-            for f in fields if f.name != spec.discriminator and (offer is None or f.name not in offer.hidden)}
+            for f in fields if f.name != spec.discriminator and shown(f, offer)}
 
 
 def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
@@ -733,6 +825,11 @@ def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, An
         return True, float(raw)
     if spec.kind == "bool":
         return True, bool(raw)
+    if spec.kind == "scalar":
+        ok, value, problem = read_scalar(str(raw))
+        if problem:
+            out.errors.append(FieldError(path, problem))
+        return ok, value
     if spec.kind == "select" and spec.options is not None:
         return True, raw
     if spec.kind == "multiselect":
@@ -815,12 +912,16 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
                 chosen[s.name] = items
             continue
         if s.kind == "rows" and (s.fields or s.variants) and isinstance(r, Mapping):
-            old = given.get(s.name) if isinstance(given.get(s.name), list) else []
-            chosen[s.name] = _read_rows(s, r, old or [], here, out, offer)
+            rows = _read_rows(s, r, as_entries(s, given.get(s.name)), here, out, offer)
+            if s.item_kind in ("keyed", "tuple") and not rows and s.name not in given:
+                continue  # nothing given, as before: the step's default
+            chosen[s.name] = from_entries(s, rows)
             continue
         if s.kind == "rounds" and s.fields and isinstance(r, Mapping):
             old = given.get(s.name) if isinstance(given.get(s.name), list) else []
-            chosen[s.name] = _read_rounds(s, r, old or [], here, out, offer)
+            lists = _read_rounds(s, r, old or [], here, out, offer)
+            if lists or s.name in given:  # no list given, none added: the default (an effect's either/or)
+                chosen[s.name] = lists
             continue
         if s.kind == "variant" and s.variants and isinstance(r, Mapping):
             sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}

@@ -272,8 +272,11 @@ class LeadershipUpkeepChoices(Choices):
     enemy_armies: list[EnemyArmyEntry] = Field(default_factory=list, description="the GM's enemy armies entering"
                                                                               " the map")
     reveal_armies: list[str] = Field(default_factory=list, description="enemy armies the players now see")
-    armies: dict[str, Count | None] = Field(
-        default_factory=dict, description="army -> its Consumption; null removes it (armies are named by the GM)")
+    armies: dict[Annotated[str, Field(title="Army", description="named by the GM")],
+                 Annotated[Count | None, Field(title="Consumption", description="left empty: the army is removed")]
+                 ] = Field(
+        default_factory=dict, title="Armies' Consumption",
+        description="each army the kingdom keeps and its Consumption; an army left without one is removed")
     relations: list[RelationEntry] = Field(default_factory=list)
     unlock_activities: list[Annotated[str, Pick("all_activities", what="an activity")]] = Field(
         default_factory=list, description="activities the GM unlocks by story")

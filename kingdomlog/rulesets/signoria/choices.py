@@ -75,9 +75,10 @@ class Effect(Choices):
     aid_units: Count | None = None
     observer: FactionId | None = None
     subject: FactionId | None = None
-    fields: dict[str, FreeJson] | None = Field(None, description="intel: what was learned, as the GM words it"
-                                               " (resource values, a roster, anything); the rules leave its shape to"
-                                               " the GM")
+    fields: dict[Annotated[str, Field(title="Learned")], Annotated[FreeJson, Field(title="What it is")]] | None = Field(
+        None, title="What was learned", description="intel: each thing learned and what it is, as the GM words it (a"
+                                                     " resource's value, a roster, anything); the rules leave its"
+                                                     " shape to the GM")
     phase: str | None = None
     source: IntelSource | None = None
     believed: bool | None = None

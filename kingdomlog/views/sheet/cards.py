@@ -517,7 +517,7 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
     items: list[Any] = []
     if spec.kind == "rows" and (spec.fields or spec.variants):
         per = list(spec.entries)
-        given_rows = value if isinstance(value, list) else []
+        given_rows = sf.as_entries(spec, value)
         rows = []
         for i, row in enumerate(elem["rows"].items()):
             fields = per[i] if i < len(per) else spec.fields
