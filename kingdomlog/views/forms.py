@@ -420,7 +420,9 @@ def rounds_widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldS
         w = widget(rs, one if isinstance(one, list) else [], entries=rs.entries or None, hexmap=hexmap,
                    in_entry=True, offer=offer)
         if offer is None:
-            w[ADD] = add_widget(FieldSpec(rs.name, "orders", "rows", fields=rs.fields))
+            title = spec.model.model_config.get("title") if spec.model is not None else None
+            w[ADD] = add_widget(FieldSpec(rs.name, f"{title}s" if isinstance(title, str) and title else "orders",
+                                          "rows", fields=rs.fields))
             w[REMOVE] = mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"✕ remove {lower_label(rs.label)}",
                                      kind="neutral")
         items.append(w)
@@ -581,6 +583,8 @@ def add_widget(spec: FieldSpec) -> Any:
     """How a new entry of a ``rows`` field is added: a picker of its first field's options, else a button."""
     first = spec.fields[0] if spec.fields else None
     noun = singular(lower_label(spec.label)) if spec.label else "entry"
+    if spec.item_kind == "keyed" and first is not None:  # a mapping with the GM's own keys: "+ Army"
+        noun, first = lower_label(first.label), None
     # "+ Activity", "+ Assign leader": labels are markdown, so the plus is escaped ("+ x" is a list item)
     add_label = f"\\+ {noun[:1].upper()}{noun[1:]}"
     if spec.variants:

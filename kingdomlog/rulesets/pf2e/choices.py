@@ -23,7 +23,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, Strict, field_validator
+from pydantic import ConfigDict, Field, Strict, field_validator
 
 from kingdomlog.core.choices import LIMIT, PARENT, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
@@ -86,6 +86,8 @@ class MapEntry(Choices):
 
 class EffectEntry(Choices):
     """One effect of the GM's ruling, shaped like the outcome effects of the data (data/activities.toml)."""
+
+    model_config = ConfigDict(title="Effect")
 
     kind: T.EffectKind
     amount: Amount | str = Field(default=0, description="an integer, dice (\"1d4\", \"-1d6\") or Resource Dice"
