@@ -75,7 +75,8 @@ class Effect(Choices):
     aid_units: Count | None = None
     observer: FactionId | None = None
     subject: FactionId | None = None
-    fields: dict[Annotated[str, Field(title="Thing learned")], Annotated[FreeJson, Field(title="What it is")]] | None = Field(
+    fields: dict[Annotated[str, Field(title="Thing learned")],
+                 Annotated[FreeJson, Field(title="What it is")]] | None = Field(
         None, title="What was learned", description="intel: each thing learned and what it is, as the GM words it (a"
                                                      " resource's value, a roster, anything); the rules leave its"
                                                      " shape to the GM")
