@@ -138,3 +138,69 @@ def id_words(value: Any, name_of: Callable[[str, str], str] | None = None) -> An
     if name_of is not None:
         return name_of(value, "")
     return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", value)).strip()
+
+
+# ---- ids in words for one state ----------------------------------------------------------------------------
+
+ID_TOKEN = re.compile(r"\b[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)+\b")
+"""An id inside a text: ``hire_troops``, ``b4.1``, ``province:fabia``, ``natures-blessing``."""
+ONE_ID = re.compile(r"[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)*")
+"""A value that is an id as a whole (a single lowercase word too: ``ruler``, ``fabian``)."""
+
+
+def names_in(dump: Any, out: dict[str, str] | None = None) -> dict[str, str]:
+    """Every record of a state's dump that has both an ``id`` and a ``name``, as ``{id: name}`` (a faction, a
+    statesman, a settlement, an army), found at any depth; a record keyed by its id counts too.
+
+    >>> names_in({"factions": {"fabian": {"name": "Duke Fabian"}}, "units": [{"id": "m", "name": "Militia"}]})
+    {'fabian': 'Duke Fabian', 'm': 'Militia'}
+    """
+    found: dict[str, str] = {} if out is None else out
+    if isinstance(dump, Mapping):
+        for k, v in dump.items():
+            if isinstance(v, Mapping):
+                name = v.get("name")
+                rid = v.get("id", k)
+                if isinstance(name, str) and name and isinstance(rid, str) and rid and rid not in found:
+                    found[rid] = name
+            names_in(v, found)
+        rid, name = dump.get("id"), dump.get("name")
+        if isinstance(rid, str) and isinstance(name, str) and rid and name and rid not in found:
+            found[rid] = name
+    elif isinstance(dump, (list, tuple)):
+        for v in dump:
+            names_in(v, found)
+    return found
+
+
+class Namer:
+    """The ids a person sees, in words, for one state: a record's id by its name in the state (``fabian`` →
+    ``Duke Fabian``), any other by the ruleset's vocabulary (``Ruleset.name_of``: ``ruler`` → ``Ruler``,
+    ``b4.1`` → ``battle 1 of month 4``)."""
+
+    def __init__(self, ruleset: Any, state: Any) -> None:
+        dump = state.model_dump(mode="json") if hasattr(state, "model_dump") else {}
+        self.names = names_in(dump)
+        self.name_of: Callable[[str, str], str] = ruleset.name_of
+
+    def __call__(self, id: str, kind: str = "") -> str:
+        """``id`` in words (an id the state names by its record's name, else the ruleset's name)."""
+        return self.names.get(id) or self.name_of(id, kind)
+
+    def value(self, text: str) -> str:
+        """A value shown in a table: an id as a whole in words, any other text with the ids in it in words."""
+        return self(text) if ONE_ID.fullmatch(text) else self.text(text)
+
+    def text(self, text: str) -> str:
+        """A text with each id inside it in words: ``o1 (hire_troops)`` → ``o1 (hire troops)``, ``fabian command
+        roll`` → ``Duke Fabian command roll``."""
+        out = ID_TOKEN.sub(lambda m: self(m.group(0)), text)
+        return re.sub(r"\b[a-z][a-z0-9]*\b", lambda m: self.names.get(m.group(0), m.group(0)), out)
+
+
+_NAMERS: ByIdentity[Any, Namer] = ByIdentity(limit=8)
+
+
+def namer(ruleset: Any, state: Any) -> Namer:
+    """The ``Namer`` of ``state`` (remembered for the latest states; states are never changed)."""
+    return _NAMERS.get(state, lambda s: Namer(ruleset, s))

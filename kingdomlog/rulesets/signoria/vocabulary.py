@@ -236,8 +236,8 @@ def name_of(id: str, kind: str = "") -> str | None:
     ('the command roll', 'reroll 2', 'hire troops')
     >>> name_of("candidate.t8.c1.2", "roll"), name_of("b7.1.r2.defender.main", "roll")
     ("a candidate's trait, die 2", "battle 1 of month 7, round 2: the defender's main")
-    >>> name_of("b7.1"), name_of("fabian.leader")
-    ('battle 1 of month 7', "fabian's leader")
+    >>> name_of("b7.1"), name_of("fabian.leader"), name_of("province:fabia")
+    ('battle 1 of month 7', "fabian's leader", 'the province of Fabia')
     """
     if kind in ("roll", ""):
         m = re.fullmatch(r"cmd\.(\d+)", id)
@@ -260,4 +260,7 @@ def name_of(id: str, kind: str = "") -> str | None:
     m = re.fullmatch(r"([a-z]+)\.leader", id)
     if m:
         return f"{m.group(1)}'s leader"
+    m = re.fullmatch(r"province:([a-z_]+)", id)
+    if m:  # where an income line comes from (§4.3)
+        return f"the province of {m.group(1).replace('_', ' ').title()}"
     return None

@@ -36,7 +36,7 @@ from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
 from kingdomlog.views.sheet.board import step_boards_html
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
-from kingdomlog.views.words import check_name, help_words, id_words, roll_name, summary_of, words
+from kingdomlog.views.words import check_name, help_words, id_words, namer, roll_name, summary_of, words
 
 
 def _num(v: Any) -> float | None:
@@ -300,10 +300,17 @@ def table_rows_html(card: Card) -> Html:
                       class_="kl-table-rows-title"), h("ul", items), class_="kl-table-rows")
 
 
-def breakdown_html(items: Sequence[Breakdown]) -> Html:
-    """The numbers this step used, term by term."""
-    return join(h("div", h("b", b.name), f" = {b.total:g}",
-                  h("ul", (h("li", t.label, " ", h("b", f"{t.value:+g}"),
+def _namer(session: SheetSession, card: Card) -> Callable[[str], str]:
+    """The ids of the card's labels in words, named from the state the step starts from."""
+    return namer(session.start.ruleset, card.before).text
+
+
+def breakdown_html(items: Sequence[Breakdown], name: Callable[[str], str] | None = None) -> Html:
+    """The numbers this step used, term by term; ``name`` says the ids in a label in words (a
+    ``views.words.Namer``'s ``text``: ``o1 (hire_troops)`` → ``o1 (hire troops)``)."""
+    say: Callable[[str], str] = name or (lambda x: x)
+    return join(h("div", h("b", say(b.name)), f" = {b.total:g}",
+                  h("ul", (h("li", say(t.label), " ", h("b", f"{t.value:+g}"),
                              [" ", h("i", t.kind)] if t.kind != "untyped" else None) for t in b.terms)),
                   h("div", b.note, class_="kl-help") if b.note else None, class_="kl-bd") for b in items)
 
@@ -380,7 +387,8 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
             parts.append(h("div", "Declared, not rolled: nothing of this step is recorded until it is rolled, and the"
                                   " steps after it wait.", class_="kl-waiting"))
         if card.breakdowns:
-            parts.append(h("details", h("summary", "How the numbers are made"), breakdown_html(card.breakdowns),
+            parts.append(h("details", h("summary", "How the numbers are made"),
+                           breakdown_html(card.breakdowns, _namer(session, card)),
                            class_="kl-details", open=True))
         return join(parts)
     if card.error:
@@ -396,7 +404,8 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         return join(parts)
     parts.append(outcome_html(session, card, draft))
     if card.breakdowns:
-        parts.append(h("details", h("summary", "How the numbers are made"), breakdown_html(card.breakdowns),
+        parts.append(h("details", h("summary", "How the numbers are made"),
+                       breakdown_html(card.breakdowns, _namer(session, card)),
                        class_="kl-details", open=True))
     if card.drafts:
         names = {pl.proposal.player: pl.name for pl in card.placed}
