@@ -170,3 +170,81 @@ def test_a_signoria_month_opened_answered_and_resolved_in_the_browser(browser: A
     assert any(e.type == "core.steps_published" for e in month_events)
     assert any(e.type == "core.question_answered" and e.actor == "marburg" for e in month_events)
     assert not list(folder.glob("*.json")) and camp.verify().ok
+
+
+TEXT_JS = r"""() => { const all = []; const grab = (root) => { all.push(root.innerText || '');
+  for (const e of root.querySelectorAll('*')) if (e.shadowRoot) grab(e.shadowRoot); };
+  grab(document.body); return all.join('\n'); }"""
+"""Every text the page shows, its widgets' shadow roots included."""
+
+PLAYER_PAGES: dict[str, dict[str, Any]] = {
+    # per ruleset demo: the player whose pages are read (and players written into a demo that has none), the
+    # pages (path, what shows the page is drawn)
+    "stolen-lands": {"player": "ysolde", "add": [], "pages": [
+        ("/p/ysolde/", "role=button[name='Declare']"), ("/p/ysolde/report/", "text=as ysolde sees it")]},
+    "river-kingdom": {"player": "amiri", "add": [("amiri", "Amiri", "Amiri")], "pages": [
+        ("/p/amiri/", "role=heading[name='Your seats']"), ("/p/amiri/report/", "text=as amiri sees it")]},
+    "aikakirjat-demo": {"player": "aino", "add": [], "pages": [
+        ("/p/aino/", "role=button[name='Declare']"), ("/p/aino/report/", "text=as aino sees it"),
+        ("/gm-session/", "role=heading[name='The GM\\'s policy']")]},
+    "felmonte": {"player": "fabian", "add": [], "pages": [
+        ("/f/fabian/orders/", "role=button[name='Make the command roll']"), ("/f/fabian/report/",
+                                                                              "text=as fabian sees it")]},
+}
+
+
+def table_demo(demo: str, tmp_path: Path) -> Path:
+    """A copy of ``demo`` with the players of ``PLAYER_PAGES`` and the GM's month played through (a saved draft
+    that rolls every check: each seat is open to its player, as when the GM has rolled up to it)."""
+    from kingdomlog.app import Campaign
+    from kingdomlog.app.drafts import Drafts, SavedDraft
+    from kingdomlog.core.turn import Plan
+
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    add = PLAYER_PAGES[demo]["add"]
+    if add:
+        toml = folder / "campaign.toml"
+        rows = "".join(f'    {{ id = "{i}", name = "{n}", character = "{c}" }},\n' for i, n, c in add)
+        toml.write_text(toml.read_text(encoding="utf-8").replace("\n[options]", f"\nviewers = [\n{rows}]\n\n[options]",
+                                                                  1), encoding="utf-8")
+    camp = Campaign.open(folder)
+    turn = camp.next_turn()
+    Drafts(folder).save(SavedDraft(turn, camp.head_seq, Plan(dice="auto", seed="gm-seed", turn=turn)))
+    return folder
+
+
+@pytest.mark.parametrize("demo", list(PLAYER_PAGES))
+def test_the_player_pages_speak_in_words(demo: str, browser: Any, tmp_path: Path,
+                                         subprocess_env: dict[str, str]) -> None:
+    """A player's pages (the table page with its seat open, the report, the orders sheet) and the GM's session
+    planner, served as ``kingdomlog serve`` serves them: no JSON text field, and no raw id in the page's text, its
+    labels, aria-labels, options, roll lines or help."""
+    from kingdomlog.server import Credentials
+
+    spec = PLAYER_PAGES[demo]
+    folder = table_demo(demo, tmp_path)
+    keys = Credentials.load(folder).issue(["gm", spec["player"]])
+    found: dict[str, dict[str, list[str]]] = {}
+    with Server([sys.executable, "-m", "kingdomlog", "serve", str(folder), "--port", str(free_port())],
+                env=subprocess_env, ready=r"Serving on (http://\S+?)/?\s") as srv:
+        base = srv.url.rstrip("/")
+        for path, ready in spec["pages"]:
+            who = "gm" if path.startswith("/gm") else spec["player"]
+            ctx = browser.new_context(viewport={"width": 1280, "height": 1600})
+            page = ctx.new_page()
+            page.goto(f"{base}/login?key={keys[who]}")
+            page.goto(base + path)
+            page.locator(ready).first.wait_for(timeout=180_000)
+            page.wait_for_timeout(2500)
+            got = words_of(page)
+            lines = [ln.strip() for ln in str(page.evaluate(TEXT_JS)).splitlines() if ln.strip()]
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"words-{demo}-{path.strip('/').replace('/', '-')}.png"),
+                            full_page=True)
+            ctx.close()
+            assert lines, f"{path}: nothing drawn"
+            found[path] = {"json fields": got["json_fields"], "labels": labels_in_words(got["labels"]),
+                           "options": raw_ids(got["options"]), "rolls": raw_ids(got["rolls"]),
+                           "help": raw_ids(got["help"]), "text": raw_ids(lines)}
+    assert {p: {k: v for k, v in f.items() if v} for p, f in found.items()} == {p: {} for p in found}

@@ -253,7 +253,7 @@ class EnemyArmyEntry(Choices):
     """An enemy army the GM puts on the map (data/armies.toml), at a level, hidden from players until revealed."""
 
     id: str
-    army: str = Field(description="the army's data entry (data/armies.toml)")
+    army: str = Field(description="the kind of army, as the rules' army list names it")
     name: str = ""
     level: int | None = Field(default=None, ge=1, le=20, description="default: its data's level")
     hex: str = ""
@@ -431,7 +431,7 @@ class ActivityRow(Choices):
     options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = Field(
         default=None, description="the branch of each either/or outcome in order, when an outcome has several")
     boon: str | None = Field(default=None, description="a held boon used on this check (its id)")
-    army_type: str | None = Field(default=None, description="Recruit Army: the army (data/armies.toml)")
+    army_type: str | None = Field(default=None, description="Recruit Army: the army to recruit")
     army_id: str | None = Field(default=None, description="Recruit Army: the new army's id")
     army_name: str | None = Field(default=None, description="Recruit Army: its name")
     assurance: bool = Field(default=False, description="Kingdom Assurance: take 10 + proficiency instead of rolling")
@@ -751,8 +751,24 @@ def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Struc
     return [Option(o.value, o.label, o.detail, why(str(o.value))) for o in _skills(state, first)]
 
 
+DC_WORDS = {"gm": "DC set by the GM", "control": "the Control DC"}
+"""An activity's DC that is no number (data/activities.toml ``dc``), as its option says it."""
+
+
+def _dc_words(dc: object) -> str:
+    """An activity's DC in words: ``DC 25``, ``the Control DC``, ``DC set by the GM``, ``DC by negotiation or
+    control``.
+
+    >>> _dc_words(25), _dc_words("gm"), _dc_words("negotiation_or_control")
+    ('DC 25', 'DC set by the GM', 'DC by negotiation or control')
+    """
+    if isinstance(dc, int) or str(dc).isdigit():
+        return f"DC {dc}"
+    return DC_WORDS.get(str(dc), f"DC by {str(dc).replace('_', ' ')}")
+
+
 def _activity_detail(state: KingdomState, act: T.Activity) -> str:
-    parts = [", ".join(act.skills) or "no skill", f"DC {act.dc}"]
+    parts = [", ".join(act.skills) or "no skill", _dc_words(act.dc)]
     if act.cost_rp:
         parts.append(f"{act.cost_rp} RP")
     if act.proficiency != "untrained":
