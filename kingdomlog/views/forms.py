@@ -491,7 +491,12 @@ def open_pick(spec: FieldSpec, value: Any, hints: Sequence[Option], *, example: 
     A ``value`` among the hints is picked; any other value stands in the box. ``read_fields`` reads the
     box when it holds text, else the pick.
     """
-    opts = {f"{o.text} [{o.value}]" if o.text != str(o.value) else str(o.value): o.value for o in hints}
+    opts: dict[str, Any] = {}
+    for o in hints:  # by name ("Fabia"); the id beside it only where two names are the same
+        text = o.text
+        while text in opts:
+            text += f" [{o.value}]"
+        opts[text] = o.value
     chosen = next((k for k, x in opts.items() if x == value), None)
     return {
         "pick": mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label),

@@ -13,8 +13,8 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "check_name", "help_words", "id_words", "is_hex_field", "option_text", "roll_name", "summary_of",
-           "words"]
+__all__ = ["ACRONYMS", "Namer", "check_name", "help_words", "id_words", "is_hex_field", "namer", "names_in",
+           "option_text", "refusal_words", "roll_name", "summary_of", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -85,6 +85,22 @@ def help_words(text: str) -> str:
 def _unsnake(text: str) -> str:
     """Ids inside a ruleset's label in words: ``the tax_collection table`` → ``the tax collection table``."""
     return re.sub(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", lambda m: m.group(0).replace("_", " "), text)
+
+
+def refusal_words(message: str) -> str:
+    """A rule's refusal as a player reads it: without the step's tag or key, the rule as its section, no ``None``,
+    ids as words.
+
+    >>> refusal_words("[orders_fabian] order O1: war needs an enemy province as target, got None (rule: §5.1)")
+    'order O1: war needs an enemy province as target, none given (§5.1)'
+    >>> refusal_words("step 'orders_fabian': choice orders[0].units: hire_troops needs units")
+    'choice orders[0].units: hire troops needs units'
+    """
+    m = re.sub(r"^\[[^\]]+\]\s*", "", message.strip())
+    m = re.sub(r"^step '[^']+':\s*", "", m)
+    m = re.sub(r"\(rule: ([^)]+)\)", r"(\1)", m)
+    m = re.sub(r",? got None\b", ", none given", m)
+    return _unsnake(re.sub(r"\bNone\b", "none", m))
 
 
 def check_name(key: str, spec: CheckSpec) -> str:

@@ -46,9 +46,9 @@ WORDS_JS = r"""() => {
   return out; }"""
 
 RAW_ID = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+\d*\.[a-z0-9_]+\b|\(issue \d+\)|<span class="
-                    r"|\b[A-Za-z]\d+ [a-z]\d+\b")
+                    r"|\b[A-Za-z]\d+ [a-z]\d+\b|\[[a-z][a-z0-9_.-]*\]")
 """A machine's name on a page: ``hire_troops``, ``cmd.1``, ``b7.1``, "(issue 13)", a label's raw markup, a key said
-as words ("A1 e1 o0", "Candidate t8 c1")."""
+as words ("A1 e1 o0", "Candidate t8 c1"), an id in brackets beside a name ("Fabia [fabia]")."""
 
 
 def raw_ids(texts: list[str]) -> list[str]:
@@ -179,18 +179,43 @@ TEXT_JS = r"""() => { const all = []; const grab = (root) => { all.push(root.inn
 
 PLAYER_PAGES: dict[str, dict[str, Any]] = {
     # per ruleset demo: the player whose pages are read (and players written into a demo that has none), the
-    # pages (path, what shows the page is drawn)
+    # pages (path, what shows the page is drawn, then what the player does before the page is read again: pick an
+    # option by its label and the start of its text, or press a button)
     "stolen-lands": {"player": "ysolde", "add": [], "pages": [
-        ("/p/ysolde/", "role=button[name='Declare']"), ("/p/ysolde/report/", "text=as ysolde sees it")]},
+        ("/p/ysolde/", "role=button[name='Declare']", [("pick", "Activity", "Quell Unrest")]),
+        ("/p/ysolde/report/", "text=as ysolde sees it", None)]},
     "river-kingdom": {"player": "amiri", "add": [("amiri", "Amiri", "Amiri")], "pages": [
-        ("/p/amiri/", "role=heading[name='Your seats']"), ("/p/amiri/report/", "text=as amiri sees it")]},
+        ("/p/amiri/", "role=heading[name='Your seats']", None),
+        ("/p/amiri/report/", "text=as amiri sees it", None)]},
     "aikakirjat-demo": {"player": "aino", "add": [], "pages": [
-        ("/p/aino/", "role=button[name='Declare']"), ("/p/aino/report/", "text=as aino sees it"),
-        ("/gm-session/", "role=heading[name='The GM\\'s policy']")]},
+        ("/p/aino/", "role=button[name='Declare']", [("pick", "Action", "reduce unrest")]),
+        ("/p/aino/report/", "text=as aino sees it", None),
+        ("/gm-session/", "role=heading[name='The GM\\'s policy']", None)]},
     "felmonte": {"player": "fabian", "add": [], "pages": [
-        ("/f/fabian/orders/", "role=button[name='Make the command roll']"), ("/f/fabian/report/",
-                                                                              "text=as fabian sees it")]},
+        ("/f/fabian/orders/", "role=button[name='Make the command roll']",
+         [("press", "Make the command roll", ""), ("pick", "Action", "march to war")]),
+        ("/f/fabian/report/", "text=as fabian sees it", None)]},
 }
+
+
+def read_page(page: Any) -> dict[str, list[str]]:
+    """What a page says: its words (``WORDS_JS``) and the lines of its text."""
+    got = words_of(page)
+    got["text"] = [ln.strip() for ln in str(page.evaluate(TEXT_JS)).splitlines() if ln.strip()]
+    return got
+
+
+def do(page: Any, act: tuple[str, str, str]) -> None:
+    """The player picks an option (by its label and the start of its text) or presses a button, and the page
+    redraws what that opens."""
+    kind, label, starts = act
+    if kind == "pick":
+        box = page.get_by_label(label, exact=True).first
+        texts = box.locator("option").all_inner_texts()
+        box.select_option(label=next(t for t in texts if t.lower().startswith(starts.lower())))
+    else:
+        page.get_by_role("button", name=label).first.click()
+    page.wait_for_timeout(4000)
 
 
 def table_demo(demo: str, tmp_path: Path) -> Path:
@@ -229,7 +254,7 @@ def test_the_player_pages_speak_in_words(demo: str, browser: Any, tmp_path: Path
     with Server([sys.executable, "-m", "kingdomlog", "serve", str(folder), "--port", str(free_port())],
                 env=subprocess_env, ready=r"Serving on (http://\S+?)/?\s") as srv:
         base = srv.url.rstrip("/")
-        for path, ready in spec["pages"]:
+        for path, ready, act in spec["pages"]:
             who = "gm" if path.startswith("/gm") else spec["player"]
             ctx = browser.new_context(viewport={"width": 1280, "height": 1600})
             page = ctx.new_page()
@@ -237,13 +262,21 @@ def test_the_player_pages_speak_in_words(demo: str, browser: Any, tmp_path: Path
             page.goto(base + path)
             page.locator(ready).first.wait_for(timeout=180_000)
             page.wait_for_timeout(2500)
-            got = words_of(page)
-            lines = [ln.strip() for ln in str(page.evaluate(TEXT_JS)).splitlines() if ln.strip()]
+            got = read_page(page)
+            for one in act or ():
+                do(page, one)
+                for k, v in read_page(page).items():
+                    got[k] = [*got[k], *(x for x in v if x not in got[k])]
+            lines = got["text"]
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"words-{demo}-{path.strip('/').replace('/', '-')}.png"),
                             full_page=True)
             ctx.close()
             assert lines, f"{path}: nothing drawn"
+            # no seq of the log in the page's words (the report's "Log head of this view", kept for `verify
+            # --expect-head`, names its own)
+            assert not [t for t in lines if re.search(r"\bseq \d+", t) and not t.startswith("Log head of this view")
+                        ], f"{path}: a seq of the log shown"
             found[path] = {"json fields": got["json_fields"], "labels": labels_in_words(got["labels"]),
                            "options": raw_ids(got["options"]), "rolls": raw_ids(got["rolls"]),
                            "help": raw_ids(got["help"]), "text": raw_ids(lines)}

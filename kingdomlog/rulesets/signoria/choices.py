@@ -380,7 +380,8 @@ def orders_choices(fid: str) -> type[Choices]:
                                                     "must order the same text; the rules leave them to the players)")),
     })
     order: Any = _model(f"{name}Order", f"One of {fid}'s sealed orders (§11.2 OrdersSubmitted.orders[]).", {
-        "id": (opt[str], Field(None, description="order id (default O<n>)")),
+        "id": (opt[str], Field(None, title="Name", description="what another order calls it (support; default"
+                                                              " O1, O2, ...)")),
         "faction": (opt[PlayerId], Field(None, description=f"the faction giving it ({fid}; §1.3)")),
         "action": (Annotated[Action, Pick("actions", what="an action (§4.1)")], ...),
         "slots": (list[slot], Field(default_factory=lambda: ["ordinary"],
@@ -390,7 +391,7 @@ def orders_choices(fid: str) -> type[Choices]:
         "target": (opt[target], Field(None, description="a faction, province, dilemma or candidate (by action); a "
                                                          "rival character for bribery and assassination (checked "
                                                          "by the rules)")),
-        "params": (opt[params], None),
+        "params": (opt[params], Field(None, title="Details")),
     })
     response = _model(f"{name}Response", f"{fid}'s standing answer to an attack (§5.2, G-34).", {
         "response": (Literal["battle", "defence"], ...),
