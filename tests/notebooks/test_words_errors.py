@@ -107,3 +107,7 @@ def test_a_gm_xp_below_zero_is_refused_at_its_box_saying_what_to_give(demo: Path
     s.refresh_forms(draft)
     draft = s.update(dict(s.widgets().value))
     assert shown_at(s, draft, "event.xp") == {"gm_xp": "⚠ -5 is below the smallest allowed, 0; give 0 or more"}
+    card = draft.card("event.xp")
+    assert card is not None  # the refusal beside the card says the field by its label, not the step's key
+    result = re.sub(r"<[^>]+>", "", str(sheet_cards.result_html(s, card, draft)))
+    assert "Refused by the rules. GM XP award: -5 is below" in result and "step '" not in result, result

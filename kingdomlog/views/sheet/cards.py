@@ -393,6 +393,7 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         return join(parts)
     if card.error:
         msg = re.sub(r"^\[[^\]]+\]\s*", "", card.error)
+        msg = re.sub(r"^step '[^']+':\s*", "", msg)  # the card is the step
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
         path = sf.error_path(msg)
         if path and path[0] != "dice" and msg.startswith("choice "):  # the field in words, not as a path
