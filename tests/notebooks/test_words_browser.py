@@ -95,12 +95,13 @@ def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Pa
         page.goto(srv.url)
         page.locator(DRAWN).first.wait_for(timeout=180_000)
         page.wait_for_timeout(2000)
-        got = words_of(page)
+        got = read_page(page)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"words-gm-{demo}.png"))
         page.close()
     assert got["options"] and got["labels"]
     assert got["json_fields"] == []
+    assert raw_ids(got["text"]) == []  # the page's text too: the panel's tables, the cards, the breakdowns
     assert raw_ids(got["options"]) == []
     assert labels_in_words(got["labels"]) == [] and raw_ids(got["rolls"]) == [] and raw_ids(got["help"]) == []
 
