@@ -536,8 +536,20 @@ def _label(name: str, info: FieldInfo) -> str:
     return info.title or _words(name)
 
 
+_LABEL_ACRONYMS = {"pc": "PC", "pcs": "PCs", "gm": "GM", "rp": "RP", "dc": "DC", "xp": "XP", "bp": "BP", "hp": "HP"}
+
+
 def _words(name: str) -> str:
-    words = name.replace("_", " ").replace("-", " ").strip()
+    """A field's name as its label: ``neighbour_id`` → ``Neighbour`` (what is picked, not that it is an id),
+    ``pc_id`` → ``PC``, ``gm_xp`` → ``GM XP``.
+
+    >>> _words("neighbour_id"), _words("pc_id"), _words("gm_xp"), _words("id"), _words("target_track")
+    ('Neighbour', 'PC', 'GM XP', 'Id', 'Target track')
+    """
+    parts = name.replace("-", "_").strip("_").split("_")
+    if len(parts) > 1 and parts[-1] == "id":
+        parts = parts[:-1]
+    words = " ".join(_LABEL_ACRONYMS.get(p, p) for p in parts if p)
     return words[:1].upper() + words[1:]
 
 
