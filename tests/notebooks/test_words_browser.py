@@ -278,7 +278,9 @@ def test_the_player_pages_speak_in_words(demo: str, browser: Any, tmp_path: Path
             # --expect-head`, names its own)
             assert not [t for t in lines if re.search(r"\bseq \d+", t) and not t.startswith("Log head of this view")
                         ], f"{path}: a seq of the log shown"
-            found[path] = {"json fields": got["json_fields"], "labels": labels_in_words(got["labels"]),
+            found[path] = {"json fields": got["json_fields"],
+                           "labels": [*labels_in_words(got["labels"]),  # a label naming an id ("Neighbour id")
+                                      *(x for x in got["labels"] if re.search(r"(?i)\bid$", x.strip()))],
                            "options": raw_ids(got["options"]), "rolls": raw_ids(got["rolls"]),
                            "help": raw_ids(got["help"]), "text": raw_ids(lines)}
     assert {p: {k: v for k, v in f.items() if v} for p, f in found.items()} == {p: {} for p in found}
