@@ -1199,6 +1199,55 @@ def error_path(message: str) -> Path_ | None:
     return None
 
 
+def placed_path(specs: Sequence[FieldSpec], values: Mapping[str, Any], message: str) -> Path_ | None:
+    """The path of the widget an error message belongs to (``error_path``), through the entries a mapping with the
+    GM's own keys and a list of pairs are shown as: ``choice armies.Black Hand: ...`` is at the Consumption of
+    the army's line (``("armies", 0, "value")``), ``choice situational[1][1]`` at the second pair's value.
+
+    >>> armies = FieldSpec("armies", "Armies", "rows", item_kind="keyed",
+    ...                    fields=(FieldSpec(KEYED, "Army", "text"), FieldSpec("value", "Consumption", "int")))
+    >>> placed_path([armies], {"armies": {"Reeds": 1, "Black Hand": -1}}, "choice armies.Black Hand: -1 is below")
+    ('armies', 1, 'value')
+    """
+    path = error_path(message)
+    if path is None or not path or path[0] == "dice":
+        return path
+    return _through(specs, values, list(path), message, ())
+
+
+def _through(specs: Sequence[FieldSpec], values: Any, rest: list[str | int], message: str, done: Path_) -> Path_:
+    if not rest:
+        return done
+    head, tail = rest[0], rest[1:]
+    spec = next((s for s in specs if s.name == head), None) if isinstance(head, str) else None
+    if spec is None:
+        return (*done, *rest)
+    here = (*done, head)
+    v = values.get(head) if isinstance(values, Mapping) else None
+    if spec.kind == "rows" and spec.item_kind == "keyed" and isinstance(v, Mapping):
+        key = next((k for k in sorted(map(str, v), key=len, reverse=True) if f"{head}.{k}" in message), None)
+        if key is None:
+            return (*here, *tail)
+        i = [str(k) for k in v].index(key)
+        if tail and isinstance(tail[0], str) and key.startswith(tail[0]):
+            tail = tail[1:]  # the key (its first word: a key with a space is not one name to the message's reader)
+        if spec.model is None:
+            return (*here, i, "value")
+        entry = next(x for k, x in v.items() if str(k) == key)
+        return _through(spec.fields, entry if isinstance(entry, Mapping) else {}, tail, message, (*here, i))
+    if spec.kind == "rows" and tail and isinstance(tail[0], int):
+        i = tail[0]
+        if spec.item_kind == "tuple":
+            return (*here, i, *(str(x) for x in tail[1:2]))
+        rows = v if isinstance(v, list) else []
+        entry = rows[i] if i < len(rows) and isinstance(rows[i], Mapping) else {}
+        fields = spec.entries[i] if i < len(spec.entries) else spec.fields
+        return _through(fields, entry, tail[1:], message, (*here, i))
+    if spec.kind in ("group", "mapping", "variant"):
+        return _through(spec.fields, v if isinstance(v, Mapping) else {}, tail, message, here)
+    return (*here, *tail)
+
+
 def path_label(specs: Sequence[FieldSpec], path: Path_) -> str:
     """Where ``path`` points among ``specs``, in the fields' labels (an entry by its number, from 1).
 
@@ -1213,7 +1262,9 @@ def path_label(specs: Sequence[FieldSpec], path: Path_) -> str:
     here: FieldSpec | None = None
     for p in path:
         if isinstance(p, int):
-            if here is not None and words:
+            if here is not None and words and here.item_kind == "keyed" and here.fields:
+                words[-1] = f"{here.fields[0].label} {p + 1}"  # an army's line: "Army 2"
+            elif here is not None and words:
                 words[-1] = f"{singular(words[-1])} {p + 1}"
             continue
         here = next((f for f in fields if f.name == p), None)

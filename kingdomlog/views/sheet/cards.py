@@ -350,7 +350,7 @@ def _hint(session: SheetSession, card: Card) -> str:
                 " (or re-roll it by your ruling) in the Table panel; change your own rows on the left.")
     if "was rolled" in (card.error or ""):
         return "Put it back as it was rolled, or roll the check again: Re-roll… beside its roll, with why."
-    path = sf.error_path(card.error or "")
+    path = _error_at(card)
     if path and path[0] == "dice":
         return f"Change or clear the typed dice of roll {path[1]!r}, or re-roll it."
     if path:
@@ -395,7 +395,7 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         msg = re.sub(r"^\[[^\]]+\]\s*", "", card.error)
         msg = re.sub(r"^step '[^']+':\s*", "", msg)  # the card is the step
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
-        path = sf.error_path(msg)
+        path = _error_at(card)
         if path and path[0] != "dice" and msg.startswith("choice "):  # the field in words, not as a path
             msg = f"{sf.path_label(card.form.specs if card.form else (), path)}: {msg.split(': ', 1)[-1]}"
         head = "Rolled already." if "was rolled" in msg else "Refused by the rules."
@@ -417,6 +417,13 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
 
 
 # ---- the card with its widgets ------------------------------------------------------------------
+
+
+def _error_at(card: Card) -> tuple[Any, ...] | None:
+    """Where the card's refusal belongs among its widgets (an army's line of a mapping shown as rows too)."""
+    if card.form is None:
+        return sf.error_path(card.error or "")
+    return sf.placed_path(card.form.specs, card.form.values, card.error or "")
 
 
 def _spec_at(specs: Sequence[FieldSpec], path: tuple[Any, ...]) -> FieldSpec | None:
@@ -620,11 +627,11 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
     form = session.built.get(card.id)
     errs: list[FieldError] = list(draft.field_errors.get(card.id, []))
     if card.error:
-        path = sf.error_path(card.error)
+        path = _error_at(card)
         msg = re.sub(r"^\[[^\]]+\]\s*|^step '[^']+':\s*", "", card.error)
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
         if path and path[0] != "dice":  # it sits at the field: the path is said by where it is
-            msg = re.sub(r"^choice [\w.\[\]]+:\s*", "", msg)
+            msg = re.sub(r"^choice [^:]+:\s*", "", msg)
             msg = msg[:1].upper() + msg[1:]
         errs.append(FieldError(path or (), msg))
     errors = _Errors(errs)
