@@ -223,3 +223,18 @@ def test_an_amount_is_a_number_or_dice_in_one_box() -> None:
     assert got["gm_effects"][0]["amount"] == "1d6"
     got, _ = _through_widgets(specs_, given, {key: " -3 "})
     assert got["gm_effects"][0]["amount"] == -3
+
+
+def test_who_may_read_a_signoria_ruling_is_picked_by_name() -> None:
+    """A ruling's visibility is a dropdown in words filled from the state (the GM only, everyone, a faction by its
+    name), not a box for ``faction:<id>``."""
+    specs_ = _step_specs("felmonte", "p1_internal", {"rulings": [{"text": "x", "visibility": "faction:fabian"}]})
+    rulings = next(s for s in specs_ if s.name == "rulings")
+    vis = next(f for f in rulings.fields if f.name == "visibility")
+    assert vis.kind == "select" and vis.label == "Who may read it"
+    assert {o.value: o.label for o in vis.options or ()} == {
+        "gm": "the GM only", "public": "everyone", "faction:fabian": "Duke Fabian only",
+        "faction:marburg": "Doge of Marburg only",
+        "faction:fabian,faction:marburg": "the player factions, not the public"}
+    got, out = _through_widgets(specs_, {"rulings": [{"text": "x", "visibility": "faction:fabian"}]})
+    assert got["rulings"][0]["visibility"] == "faction:fabian" and out.errors == []

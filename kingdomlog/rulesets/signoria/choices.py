@@ -111,8 +111,8 @@ class Ruling(Choices):
 
     gap: str = Field("GM", description="the gap or rule it rules on (G-29, §4.2, ...)")
     text: str = ""
-    visibility: str = Field("gm", description="who may read it: public, gm or faction:<id>[,faction:<id>...]"
-                                              " (player factions of this game only)")
+    visibility: Annotated[str, Pick("visibilities", what="who may read it", open=True)] = Field(
+        "gm", title="Who may read it", description="the GM only, everyone, or player factions of this game")
     effects: list[Effect] = Field(default_factory=list)
 
 

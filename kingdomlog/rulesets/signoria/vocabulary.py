@@ -149,6 +149,12 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
     Raises ``KeyError`` for a source Signoria does not know (the ruleset turns it into the base's error).
     """
     s: SignoriaState = state
+    if source == "visibilities":  # who may read a ruling (core.viewers' visibility strings), by name
+        players = player_options(s)
+        both = [Option(",".join(f"faction:{o.value}" for o in players), "the player factions, not the public")] \
+            if len(players) > 1 else []
+        return [Option("gm", "the GM only"), Option("public", "everyone"),
+                *(Option(f"faction:{o.value}", f"{o.label} only") for o in players), *both]
     if source == "factions":
         return faction_options(s)
     if source == "player_factions":
