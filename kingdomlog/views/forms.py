@@ -612,8 +612,16 @@ def lower_label(label: str) -> str:
 
     >>> lower_label("GM adjustments"), lower_label("Map new hexes"), lower_label("RP spent")
     ('GM adjustments', 'map new hexes', 'RP spent')
+    >>> lower_label("GM-ruled effects")
+    'GM-ruled effects'
     """
-    return " ".join(w if len(w) > 1 and w.isupper() else w.lower() for w in label.split(" "))
+    def one(w: str) -> str:
+        head, dash, rest = w.partition("-")
+        if dash and len(head) > 1 and head.isupper():  # "GM-ruled"
+            return f"{head}-{rest.lower()}"
+        return w if len(w) > 1 and w.isupper() else w.lower()
+
+    return " ".join(one(w) for w in label.split(" "))
 
 
 def singular(noun: str) -> str:

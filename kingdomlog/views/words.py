@@ -48,10 +48,14 @@ def summary_of(ruleset: Any, state: Any) -> dict[str, Any]:
 def option_text(o: Option) -> str:
     """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``.
 
-    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``).
+    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``, ``rp`` → ``RP``).
+
+    >>> option_text(Option("rp")), option_text(Option("collect-taxes")), option_text(Option("xp_award"))
+    ('RP', 'collect taxes', 'XP award')
     """
-    text = o.label or (str(o.value).replace("_", " ").replace("-", " ") if isinstance(o.value, str) and
-                       o.value.strip() else str(o.value) if o.value != "" else "(none)")
+    text = o.label or (" ".join(ACRONYMS.get(w, w) for w in str(o.value).replace("_", " ").replace("-", " ").split())
+                       if isinstance(o.value, str) and o.value.strip() else str(o.value) if o.value != "" else
+                       "(none)")
     if o.disabled:
         return f"✗ {text} — {o.disabled}"
     return f"{text} — {o.detail}" if o.detail else text
