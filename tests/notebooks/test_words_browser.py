@@ -219,6 +219,20 @@ def do(page: Any, act: tuple[str, str, str]) -> None:
     page.wait_for_timeout(4000)
 
 
+def login(page: Any, base: str, key: str) -> None:
+    """Open the server's login link, waiting while it is not listening yet (`serve` says "Serving on" before uvicorn
+    binds its port; under load the first request came too early)."""
+    for _ in range(60):
+        try:
+            page.goto(f"{base}/login?key={key}")
+            return
+        except Exception as exc:
+            if "ERR_CONNECTION_REFUSED" not in str(exc):
+                raise
+            page.wait_for_timeout(1000)
+    raise AssertionError(f"{base} never answered")
+
+
 def table_demo(demo: str, tmp_path: Path) -> Path:
     """A copy of ``demo`` with the players of ``PLAYER_PAGES`` and the GM's month played through (a saved draft
     that rolls every check: each seat is open to its player, as when the GM has rolled up to it)."""
@@ -259,7 +273,7 @@ def test_the_player_pages_speak_in_words(demo: str, browser: Any, tmp_path: Path
             who = "gm" if path.startswith("/gm") else spec["player"]
             ctx = browser.new_context(viewport={"width": 1280, "height": 1600})
             page = ctx.new_page()
-            page.goto(f"{base}/login?key={keys[who]}")
+            login(page, base, keys[who])
             page.goto(base + path)
             page.locator(ready).first.wait_for(timeout=180_000)
             page.wait_for_timeout(2500)
