@@ -17,6 +17,7 @@ with app.setup:
     from kingdomlog.rulesets.aikakirjat.policy import STEWARD_ACTIONS, Policy
     from kingdomlog.rulesets.aikakirjat.session import YearRefused
     from kingdomlog.views.extras import aikakirjat as S
+    from kingdomlog.views.forms import PlainNumber
 
 
 @app.cell(hide_code=True)
@@ -65,18 +66,18 @@ def _(folder):
     performer = mo.ui.dropdown({"(highest-level PC, or the Court)": "", **{p.name: pid for pid, p in _pcs.items()},
                                 "the Court notable": "court"}, value="(highest-level PC, or the Court)",
                                label="Who reduces Unrest")
-    pc_bonus = mo.ui.number(-5, 30, value=0, label="Their Persuasion / Intimidation bonus")
+    pc_bonus = PlainNumber(-5, 30, value=0, label="Their Persuasion / Intimidation bonus")
     unrest_skill = mo.ui.dropdown(["auto", "persuasion", "intimidation"], value="auto", label="Reduce Unrest with")
     _actions = S.in_words(STEWARD_ACTIONS)
     allowed = mo.ui.multiselect(_actions, value=list(_actions), label="Actions the policy may take (in this priority)")
     spend_on = mo.ui.multiselect(["hold", "growth", "actions", "war"], value=["hold", "growth", "actions", "war"],
                                  label="Spend stored advantages on")
     spend_below = mo.ui.slider(0, 1, 0.05, value=0.75, label="…when the chance is below", show_value=True)
-    keep = mo.ui.number(0, 10, value=0, label="Advantages kept in reserve")
+    keep = PlainNumber(0, 10, value=0, label="Advantages kept in reserve")
     tax_risk = mo.ui.slider(0, 0.5, 0.05, value=0.15, label="Tax Collection: largest chance of tyranny",
                             show_value=True)
     seed = mo.ui.text(value=new_seed(), label="Dice seed (the same seed, the same dice)")
-    years = mo.ui.number(0, 50, value=0, label="Years to plan (0: the rest of the session)")
+    years = PlainNumber(0, 50, value=0, label="Years to plan (0: the rest of the session)")
     mo.vstack([mo.md("## The GM's policy"),
                mo.hstack([policy_name, alarm, performer, pc_bonus, unrest_skill], wrap=True),
                mo.hstack([allowed, spend_on, spend_below, keep, tax_risk], wrap=True),

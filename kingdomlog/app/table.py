@@ -774,7 +774,8 @@ def odds_text(t: Trial) -> str:
 
 
 def _title(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any]) -> str:
-    """The row in words: its first picked value's label (``Quell Unrest``) and the seat (``as Ruler``)."""
+    """The row in words: its first picked value's name, capitalised (``Quell Unrest``, ``Reduce unrest``), and the
+    seat (``(Ruler)``, ``(Aino's actions)``; a part of the GM's row: ``Orders of battle 1 (General)``)."""
     if seat.roll or seat.part:
         words = seat.label.split(": ", 1)[-1][:1].upper() + seat.label.split(": ", 1)[-1][1:]
         return f"{words} ({seat.label.split(':')[0]})" if seat.part else words
@@ -790,8 +791,9 @@ def _title(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any]) -> s
                     continue
                 opts = field_options(model, name, state=op.view, vocabulary=camp.ruleset.vocabulary, within=row)
                 hit = next((o for o in opts or () if o.value == row[name]), None)
-                label = hit.label if hit is not None and hit.label else str(row[name]).replace("-", " ").title()
+                label = hit.label if hit is not None and hit.label else camp.ruleset.name_of(str(row[name]))
                 break
+    label = label[:1].upper() + label[1:]  # a title: "Reduce unrest (Aino's actions)", as a sentence starts
     return f"{label or 'An act'} ({seat.label.split(':')[0]})"
 
 

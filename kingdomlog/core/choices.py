@@ -51,6 +51,7 @@ kingdomlog.core.errors.InputError: step 'gm.adjust': choice amount: 1000000000 i
 
 from __future__ import annotations
 
+import contextvars
 import math
 import types
 import typing
@@ -70,6 +71,7 @@ __all__ = [
     "PARENT",
     "Amount",
     "Choices",
+    "Columns",
     "Count",
     "Field",
     "FieldSpec",
@@ -233,8 +235,20 @@ class InOrder:
     most: int = 10
 
 
+@dataclass(frozen=True)
+class Columns:
+    """Field metadata of a list of fixed pairs (``list[tuple[str, Amount]]``: a label and a value): what each
+    place of a pair is called on a form, a line of boxes per pair."""
+
+    names: tuple[str, ...]
+
+
+KEYED = "key"
+"""The name of the field that holds an entry's key when a mapping with keys of the GM's own (``dict[str, ...]``: an
+army by its name, a PC by its id) is shown as rows (``FieldSpec.item_kind == "keyed"``)."""
+
 FieldKind = Literal["select", "multiselect", "int", "float", "bool", "text", "list", "rows", "group", "variant",
-                    "rounds", "mapping", "json"]
+                    "rounds", "mapping", "scalar", "kept", "json"]
 
 
 @dataclass(frozen=True)
@@ -260,14 +274,20 @@ class FieldSpec:
     For ``rounds`` (a list of lists of entries: a battle's rounds of orders): one ``rows`` field per given list
     (named by its index, ``Round 1``...), its entries computed from their values.
     For ``mapping`` (a ``dict`` keyed by a ``Literal`` or a ``Pick``): ``fields`` holds one field per key that
-    can be chosen now (its ``name`` the key as text, its label the key's name in words), ``options`` the keys."""
+    can be chosen now (its ``name`` the key as text, its label the key's name in words), ``options`` the keys.
+    A ``rows`` field may stand for a mapping whose keys are the GM's own (``item_kind`` ``keyed``: each entry its
+    key in the field ``KEYED``, then the value's fields, or one field ``value``) or for a list of fixed pairs
+    (``item_kind`` ``tuple``: fields named ``0``, ``1``, ...); ``views.forms`` turns them into entries and back.
+    ``scalar``: a number or words in one box (``int | str``, a GM's free-form value); ``kept``: a value no form
+    shows (an either/or nested in an either/or), kept as given."""
     model: type[Choices] | None = None
     """For ``rows`` and ``group``: the entry's model."""
     variants: tuple[Variant, ...] = ()
     """For ``variant`` (and ``rows`` of variants): each kind of entry, told apart by ``discriminator``."""
     discriminator: str | None = None
     item_kind: str | None = None
-    """For ``list``: the kind of one item (``int``, ``float``, ``text``, ``bool``)."""
+    """For ``list``: the kind of one item (``int``, ``float``, ``text``, ``bool``); for ``rows``: ``keyed`` (a
+    mapping shown as entries) or ``tuple`` (a list of fixed pairs)."""
     alone: tuple[Option, ...] = ()
     """For a ``multiselect`` or ``mapping`` typed as a union with plain values: each plain value, which stands
     for the whole field (``all`` the characters; all the Ruin points to one Ruin)."""
@@ -424,12 +444,46 @@ def _bounds(meta: Sequence[Any]) -> tuple[float | None, float | None]:
 _SCALAR_KIND = {int: "int", float: "float", str: "text", bool: "bool"}
 
 
+def _scalar_union(tp: Any) -> bool:
+    """Whether ``tp`` is a union of plain scalars (``int | str``: an amount or dice), one box's worth."""
+    if typing.get_origin(tp) not in (Union, types.UnionType):
+        return False
+    return all(_unwrap(a).base in (int, float, str) for a in typing.get_args(tp) if a is not type(None))
+
+
+def _free(shape: _Shape) -> bool:
+    """Whether ``shape`` is a free-form value (``FreeJson``)."""
+    return shape.base is Any and any(getattr(m, "func", None) is bounded_json for m in shape.meta)
+
+
+def _pairs(shape: _Shape) -> tuple[Any, ...] | None:
+    """The types of a fixed pair's places when ``shape`` is a list of them (``list[tuple[str, int]]``), else None."""
+    if shape.item is None or typing.get_origin(shape.item.base) is not tuple:
+        return None
+    args = typing.get_args(shape.item.base)
+    if not args or Ellipsis in args or not all(_unwrap(a).base in _SCALAR_KIND for a in args):
+        return None
+    return args
+
+
+def _open_keys(shape: _Shape) -> bool:
+    """Whether ``shape`` is a mapping whose keys are the GM's own words (no ``Pick``, no ``Literal``) and whose
+    values a form can show (an entry, a number, words)."""
+    if shape.key is None or shape.value is None or shape.key.base is not str or _pick(shape.key) is not None:
+        return False
+    return _is_choices(shape.value.base) or _kind(shape.value) in ("int", "float", "text", "bool", "scalar")
+
+
 def _kind(shape: _Shape) -> FieldKind:
     base = shape.base
     if _is_choices(base):
         return "group"
     if shape.members:
         return "variant"
+    if _scalar_union(base) or _free(shape):
+        return "scalar"
+    if _pairs(shape) is not None or _open_keys(shape):
+        return "rows"
     if shape.item is not None:
         if _is_choices(shape.item.base) or shape.item.members:
             return "rows"
@@ -495,8 +549,20 @@ def _label(name: str, info: FieldInfo) -> str:
     return info.title or _words(name)
 
 
+_LABEL_ACRONYMS = {"pc": "PC", "pcs": "PCs", "gm": "GM", "rp": "RP", "dc": "DC", "xp": "XP", "bp": "BP", "hp": "HP"}
+
+
 def _words(name: str) -> str:
-    words = name.replace("_", " ").replace("-", " ").strip()
+    """A field's name as its label: ``neighbour_id`` → ``Neighbour`` (what is picked, not that it is an id),
+    ``pc_id`` → ``PC``, ``gm_xp`` → ``GM XP``.
+
+    >>> _words("neighbour_id"), _words("pc_id"), _words("gm_xp"), _words("id"), _words("target_track")
+    ('Neighbour', 'PC', 'GM XP', 'Id', 'Target track')
+    """
+    parts = name.replace("-", "_").strip("_").split("_")
+    if len(parts) > 1 and parts[-1] == "id":
+        parts = parts[:-1]
+    words = " ".join(_LABEL_ACRONYMS.get(p, p) for p in parts if p)
     return words[:1].upper() + words[1:]
 
 
@@ -772,7 +838,20 @@ def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, de
     kind = _kind(shape)
     if kind == "rounds" and shape.item is not None and shape.item.item is not None \
             and shape.item.item.base is owner:
-        kind = "json"  # lists of lists of the entry itself (a choice among effects): no form of its own
+        # lists of lists of the entry itself (an either/or among effects): a form one level deep; an either/or
+        # inside one of its options is kept as given (the step's JSON toggle edits it)
+        if owner in _NESTING.get():
+            kind = "kept"
+        else:
+            token = _NESTING.set((*_NESTING.get(), owner))
+            try:
+                return _spec(name, label, help, shape, required=required, default=default, given=given,
+                             within=within, state=state, vocabulary=vocabulary, owner=None)
+            finally:
+                _NESTING.reset(token)
+    if kind == "rows" and (_pairs(shape) is not None or _open_keys(shape)):
+        return _entries_spec(name, label, help, shape, default=default, within=within, state=state,
+                             vocabulary=vocabulary)
     pick = _pick(shape)
     lo, hi = _bounds([*shape.meta, *(shape.item.meta if shape.item is not None else ())])
     nested: tuple[FieldSpec, ...] = ()
@@ -847,6 +926,38 @@ def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, de
 
 
 _ALONE_WORDS = {"all": "all of them"}
+
+_NESTING: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar("kl_choices_nesting", default=())
+"""The entries whose either/or is being described (an either/or of an either/or is ``kept``)."""
+
+
+def _entries_spec(name: str, label: str, help: str, shape: _Shape, *, default: Any, within: Mapping[str, Any],
+                  state: Any, vocabulary: Vocabulary) -> FieldSpec:
+    """A mapping with keys of the GM's own, or a list of fixed pairs, as a ``rows`` field: each entry a line of
+    fields (the key, then the value's; or the pair's places, named by their ``Columns``)."""
+    pairs = _pairs(shape)
+    if pairs is not None:
+        cols = next((m.names for m in shape.meta if isinstance(m, Columns)), ())
+        fields = tuple(_spec(str(i), cols[i] if i < len(cols) else f"Item {i + 1}", "", _unwrap(tp), required=True,
+                             default=None, given=None, within=within, state=state, vocabulary=vocabulary)
+                       for i, tp in enumerate(pairs))
+        return FieldSpec(name=name, label=label, kind="rows", help=help, default=default, fields=fields,
+                         item_kind="tuple")
+    assert shape.key is not None and shape.value is not None
+    key_info = next((m for m in shape.key.meta if isinstance(m, FieldInfo)), None)
+    key = FieldSpec(KEYED, key_info.title if key_info is not None and key_info.title else "Name", "text",
+                    help=key_info.description or "" if key_info is not None else "", required=True)
+    if _is_choices(shape.value.base):
+        model = shape.value.base
+        value_fields = describe(model, state=state, vocabulary=vocabulary, parent=within)
+    else:
+        model = None
+        info = next((m for m in shape.value.meta if isinstance(m, FieldInfo)), None)
+        value_fields = (_spec("value", info.title if info is not None and info.title else "Value",
+                              info.description or "" if info is not None else "", shape.value, required=False,
+                              default=None, given=None, within=within, state=state, vocabulary=vocabulary),)
+    return FieldSpec(name=name, label=label, kind="rows", help=help, default=default, fields=(key, *value_fields),
+                     model=model, item_kind="keyed")
 
 
 def _mapping_fields(shape: _Shape, keys: Sequence[Option], given: Mapping[Any, Any], *, within: Mapping[str, Any],

@@ -4,9 +4,11 @@ Every choice kind gets a widget: ``select`` a dropdown of the options the state 
 (labels and details; native selects, so typing a name jumps to it; a browser table of every option with the
 reason an option cannot be chosen now), ``multiselect`` a multiselect, ``int``/``float``
 a number, ``bool`` a checkbox, ``text`` a text field, ``group`` its fields, ``rows`` one
-line of fields per entry with a remove button and an "add" picker, and ``json`` (a value
-no widget fits) a JSON text area. A step can also be edited as JSON (the advanced
-toggle): the step's plan as text, read back into the same plan the widgets make.
+line of fields per entry with a remove button and an "add" picker (a mapping with keys of the GM's own, an army
+by its name, and a list of pairs are shown as rows too: ``as_entries`` and ``from_entries``), ``scalar`` a box
+for a number or words (an amount or dice, a GM's free-form value), ``kept`` no widget (the value is kept as
+given), and ``json`` (a value no widget fits; no bundled choice is one) a JSON text area. A step can also be
+edited as JSON (the advanced toggle): the step's plan as text, read back into the same plan the widgets make.
 
 The widgets are rebuilt only when the *form* changes (options, entries, dice keys):
 ``form_key`` is what decides that. Reading widget values never raises: a value that
@@ -30,7 +32,7 @@ from typing import Any
 
 import marimo as mo
 
-from kingdomlog.core.choices import FieldSpec, Option
+from kingdomlog.core.choices import KEYED, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
 from kingdomlog.views.html import EMPTY, Html, h
@@ -166,7 +168,7 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
     for s in specs:
         v = values.get(s.name)
         if s.kind == "rows" or (s.kind == "list" and s.item_kind == "select"):
-            out.append((s.name, len(v) if isinstance(v, list) else 0))
+            out.append((s.name, len(v) if isinstance(v, (list, Mapping)) else 0))
         elif s.kind in ("group", "mapping") and isinstance(v, Mapping):
             out.append((s.name, _rows_shape(s.fields, v)))
     return tuple(out)
@@ -246,6 +248,9 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     With ``offer`` (a player's page), fields are offered as ``Offer`` says.
     """
     v = spec.default if value is None else value
+    if spec.kind == "scalar":
+        return mo.ui.text(value=scalar_text(v), label=spec.label, full_width=True,
+                          placeholder="a number or words")
     if offer is not None and spec.kind == "select" and spec.options is None and offer.hints.get(spec.name):
         return open_pick(spec, v, offer.hints[spec.name], example=offer.other_example)
     if hexmap is not None and is_hex_field(spec):
@@ -290,7 +295,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         given = v if isinstance(v, Mapping) else {}
         return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True,
                                offer=offer)
-                for f in spec.fields if offer is None or offer.shows(f)}
+                for f in spec.fields if shown(f, offer)}
     if spec.kind == "mapping":
         return mapping_widgets(spec, v, hexmap=hexmap, offer=offer)
     if spec.kind == "list" and spec.item_kind == "select" and spec.options is not None:
@@ -302,7 +307,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     if spec.kind == "rounds" and spec.fields:
         return rounds_widget(spec, v, entries=entries, hexmap=hexmap, offer=offer)
     if spec.kind == "rows" and (spec.fields or spec.variants):
-        rows = list(v) if isinstance(v, list) else []
+        rows = as_entries(spec, v)
         per = list(entries or spec.entries or ())
         if offer is not None:  # a player's page: the entries, then blank ones to fill
             rows += [{}] * (max(len(rows) + offer.spare_rows, offer.min_rows) - len(rows))
@@ -319,6 +324,93 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.text(value="" if v is None else str(v), label=spec.label, full_width=True)
     text = "" if v is None else json.dumps(v, indent=1, ensure_ascii=False, default=list)
     return mo.ui.text_area(value=text, label=f"{spec.label} (JSON)", rows=3, full_width=True)
+
+
+def shown(spec: FieldSpec, offer: Offer | None = None) -> bool:
+    """Whether ``spec`` gets a widget: not a ``kept`` value (kept as given), nor one ``offer`` hides."""
+    return spec.kind != "kept" and (offer is None or offer.shows(spec))
+
+
+def scalar_text(value: Any) -> str:
+    """A ``scalar`` value as its box shows it: a number or words as they are, a list or record (a GM's free-form
+    value that is one) as JSON.
+
+    >>> scalar_text(2), scalar_text("1d4"), scalar_text(None), scalar_text(["a", "b"])
+    ('2', '1d4', '', '["a", "b"]')
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=list)
+    return str(value)
+
+
+def read_scalar(text: str) -> tuple[bool, Any, str]:
+    """A ``scalar`` box's text as a value: ``(given, value, problem)``. A whole number or a decimal is a number,
+    ``true``/``false`` a switch, text in brackets or braces a list or record (as JSON), anything else words.
+
+    >>> read_scalar(" 2 "), read_scalar("1d4"), read_scalar(""), read_scalar("-1.5")
+    ((True, 2, ''), (True, '1d4', ''), (False, None, ''), (True, -1.5, ''))
+    >>> read_scalar('["a", "b"]'), read_scalar("[a")[0]
+    ((True, ['a', 'b'], ''), False)
+    """
+    import re
+
+    t = text.strip()
+    if not t:
+        return False, None, ""
+    if re.fullmatch(r"[+-]?\d+", t):
+        return True, int(t), ""
+    if re.fullmatch(r"[+-]?\d*\.\d+", t):
+        return True, float(t), ""
+    if t in ("true", "false"):
+        return True, t == "true", ""
+    if t[0] in "[{":
+        try:
+            return True, json.loads(t), ""
+        except json.JSONDecodeError:
+            return False, None, f"{t!r}: a list is written [\"a\", \"b\"]; or write plain words without brackets"
+    return True, t, ""
+
+
+def as_entries(spec: FieldSpec, value: Any) -> list[Any]:
+    """A ``rows`` field's value as its entries: a mapping with keys of the GM's own (``item_kind`` ``keyed``) as
+    ``{KEYED: key, **value}`` entries, a list of pairs (``tuple``) as ``{"0": .., "1": ..}``, else the list itself.
+
+    >>> keyed = FieldSpec("armies", "Armies", "rows", item_kind="keyed",
+    ...                   fields=(FieldSpec(KEYED, "Army", "text"), FieldSpec("value", "Consumption", "int")))
+    >>> as_entries(keyed, {"Black Hand": 2})
+    [{'key': 'Black Hand', 'value': 2}]
+    >>> from_entries(keyed, [{'key': 'Black Hand', 'value': 2}, {'key': 'Reeds'}])
+    {'Black Hand': 2, 'Reeds': None}
+    >>> pairs = FieldSpec("situational", "Situational", "rows", item_kind="tuple",
+    ...                   fields=(FieldSpec("0", "What", "text"), FieldSpec("1", "Modifier", "int")))
+    >>> as_entries(pairs, [["rain", -1]]), from_entries(pairs, [{"0": "rain", "1": -1}])
+    ([{'0': 'rain', '1': -1}], [['rain', -1]])
+    """
+    if spec.item_kind == "keyed" and isinstance(value, Mapping):
+        return [{KEYED: k, **({"value": v} if spec.model is None else dict(v) if isinstance(v, Mapping) else {})}
+                for k, v in value.items()]
+    if spec.item_kind == "tuple" and isinstance(value, (list, tuple)):
+        return [{str(i): x for i, x in enumerate(p)} if isinstance(p, (list, tuple)) else p for p in value]
+    return list(value) if isinstance(value, list) else []
+
+
+def from_entries(spec: FieldSpec, entries: list[Any]) -> Any:
+    """The inverse of ``as_entries``: the entries read from a ``rows`` field's widgets as the field's value."""
+    if spec.item_kind == "keyed":
+        out: dict[str, Any] = {}
+        for e in entries:
+            if isinstance(e, Mapping):
+                rest = {k: x for k, x in e.items() if k != KEYED}
+                out[str(e.get(KEYED) or "")] = rest if spec.model is not None else rest.get("value")
+        return out
+    if spec.item_kind == "tuple":
+        places = [f.name for f in spec.fields]
+        return [[e.get(p) for p in places] if isinstance(e, Mapping) else e for e in entries]
+    return entries
 
 
 def round_spec(spec: FieldSpec, i: int, entries: Sequence[tuple[FieldSpec, ...]] | None = None) -> FieldSpec:
@@ -340,7 +432,9 @@ def rounds_widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldS
         w = widget(rs, one if isinstance(one, list) else [], entries=rs.entries or None, hexmap=hexmap,
                    in_entry=True, offer=offer)
         if offer is None:
-            w[ADD] = add_widget(FieldSpec(rs.name, "orders", "rows", fields=rs.fields))
+            title = spec.model.model_config.get("title") if spec.model is not None else None
+            w[ADD] = add_widget(FieldSpec(rs.name, f"{title}s" if isinstance(title, str) and title else "orders",
+                                          "rows", fields=rs.fields))
             w[REMOVE] = mo.ui.button(value=0, on_click=lambda n: n + 1, label=f"✕ remove {lower_label(rs.label)}",
                                      kind="neutral")
         items.append(w)
@@ -358,7 +452,7 @@ def mapping_widgets(spec: FieldSpec, value: Any, *, hexmap: Any = None, offer: O
     given = value if isinstance(value, Mapping) else {}
     out: dict[str, Any] = {f.name: widget(f, _key_value(given, f.name), entries=f.entries or None, hexmap=hexmap,
                                           in_entry=True, offer=offer)
-                           for f in spec.fields}
+                           for f in spec.fields if shown(f)}
     if spec.alone:
         opts = {option_text(o) if o.label else f"all to {option_text(_key_option(spec, o.value))}": o.value
                 for o in spec.alone}
@@ -400,7 +494,7 @@ def choice_widgets(specs: Sequence[FieldSpec], values: Mapping[str, Any], *, hex
     Read them back with ``read_fields`` (given the same ``offer``); fields ``offer`` hides get none.
     """
     return {s.name: widget(s, values.get(s.name), entries=s.entries or None, hexmap=hexmap, offer=offer)
-            for s in specs if offer is None or offer.shows(s)}
+            for s in specs if shown(s, offer)}
 
 
 def open_pick(spec: FieldSpec, value: Any, hints: Sequence[Option], *, example: str = "") -> dict[str, Any]:
@@ -409,7 +503,12 @@ def open_pick(spec: FieldSpec, value: Any, hints: Sequence[Option], *, example: 
     A ``value`` among the hints is picked; any other value stands in the box. ``read_fields`` reads the
     box when it holds text, else the pick.
     """
-    opts = {f"{o.text} [{o.value}]" if o.text != str(o.value) else str(o.value): o.value for o in hints}
+    opts: dict[str, Any] = {}
+    for o in hints:  # by name ("Fabia"); the id beside it only where two names are the same
+        text = o.text
+        while text in opts:
+            text += f" [{o.value}]"
+        opts[text] = o.value
     chosen = next((k for k, x in opts.items() if x == value), None)
     return {
         "pick": mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=spec.label),
@@ -422,7 +521,7 @@ def entry_widgets(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[s
                   hexmap: Any = None, offer: Offer | None = None) -> dict[str, Any]:
     """The widgets of one entry (its discriminator left out: the entry's kind shows in its heading)."""
     return {f.name: widget(f, given.get(f.name), entries=f.entries or None, hexmap=hexmap, in_entry=True, offer=offer)
-            for f in fields if f.name != spec.discriminator and (offer is None or offer.shows(f))}
+            for f in fields if f.name != spec.discriminator and shown(f, offer)}
 
 
 def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
@@ -510,6 +609,8 @@ def add_widget(spec: FieldSpec) -> Any:
     titled = spec.model.model_config.get("title") if spec.model is not None else None
     noun = (lower_label(titled) if isinstance(titled, str) and titled  # the entry names itself: "+ Order"
             else singular(lower_label(spec.label)) if spec.label else "entry")
+    if spec.item_kind == "keyed" and first is not None:  # a mapping with the GM's own keys: "+ Army"
+        noun, first = lower_label(first.label), None
     # "+ Activity", "+ Assign leader": labels are markdown, so the plus is escaped ("+ x" is a list item)
     add_label = f"\\+ {noun[:1].upper()}{noun[1:]}"
     if spec.variants:
@@ -532,8 +633,16 @@ def lower_label(label: str) -> str:
 
     >>> lower_label("GM adjustments"), lower_label("Map new hexes"), lower_label("RP spent")
     ('GM adjustments', 'map new hexes', 'RP spent')
+    >>> lower_label("GM-ruled effects")
+    'GM-ruled effects'
     """
-    return " ".join(w if len(w) > 1 and w.isupper() else w.lower() for w in label.split(" "))
+    def one(w: str) -> str:
+        head, dash, rest = w.partition("-")
+        if dash and len(head) > 1 and head.isupper():  # "GM-ruled"
+            return f"{head}-{rest.lower()}"
+        return w if len(w) > 1 and w.isupper() else w.lower()
+
+    return " ".join(one(w) for w in label.split(" "))
 
 
 def singular(noun: str) -> str:
@@ -754,6 +863,11 @@ def _scalar(spec: FieldSpec, raw: Any, path: Path_, out: Read) -> tuple[bool, An
         return True, float(raw)
     if spec.kind == "bool":
         return True, bool(raw)
+    if spec.kind == "scalar":
+        ok, value, problem = read_scalar(str(raw))
+        if problem:
+            out.errors.append(FieldError(path, problem))
+        return ok, value
     if spec.kind == "select" and spec.options is not None:
         return True, raw
     if spec.kind == "multiselect":
@@ -836,12 +950,16 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
                 chosen[s.name] = items
             continue
         if s.kind == "rows" and (s.fields or s.variants) and isinstance(r, Mapping):
-            old = given.get(s.name) if isinstance(given.get(s.name), list) else []
-            chosen[s.name] = _read_rows(s, r, old or [], here, out, offer)
+            rows = _read_rows(s, r, as_entries(s, given.get(s.name)), here, out, offer)
+            if s.item_kind in ("keyed", "tuple") and not rows and s.name not in given:
+                continue  # nothing given, as before: the step's default
+            chosen[s.name] = from_entries(s, rows)
             continue
         if s.kind == "rounds" and s.fields and isinstance(r, Mapping):
             old = given.get(s.name) if isinstance(given.get(s.name), list) else []
-            chosen[s.name] = _read_rounds(s, r, old or [], here, out, offer)
+            lists = _read_rounds(s, r, old or [], here, out, offer)
+            if lists or s.name in given:  # no list given, none added: the default (an effect's either/or)
+                chosen[s.name] = lists
             continue
         if s.kind == "variant" and s.variants and isinstance(r, Mapping):
             sub = given.get(s.name) if isinstance(given.get(s.name), Mapping) else {}
@@ -1110,6 +1228,55 @@ def error_path(message: str) -> Path_ | None:
     return None
 
 
+def placed_path(specs: Sequence[FieldSpec], values: Mapping[str, Any], message: str) -> Path_ | None:
+    """The path of the widget an error message belongs to (``error_path``), through the entries a mapping with the
+    GM's own keys and a list of pairs are shown as: ``choice armies.Black Hand: ...`` is at the Consumption of
+    the army's line (``("armies", 0, "value")``), ``choice situational[1][1]`` at the second pair's value.
+
+    >>> armies = FieldSpec("armies", "Armies", "rows", item_kind="keyed",
+    ...                    fields=(FieldSpec(KEYED, "Army", "text"), FieldSpec("value", "Consumption", "int")))
+    >>> placed_path([armies], {"armies": {"Reeds": 1, "Black Hand": -1}}, "choice armies.Black Hand: -1 is below")
+    ('armies', 1, 'value')
+    """
+    path = error_path(message)
+    if path is None or not path or path[0] == "dice":
+        return path
+    return _through(specs, values, list(path), message, ())
+
+
+def _through(specs: Sequence[FieldSpec], values: Any, rest: list[str | int], message: str, done: Path_) -> Path_:
+    if not rest:
+        return done
+    head, tail = rest[0], rest[1:]
+    spec = next((s for s in specs if s.name == head), None) if isinstance(head, str) else None
+    if spec is None:
+        return (*done, *rest)
+    here = (*done, head)
+    v = values.get(head) if isinstance(values, Mapping) else None
+    if spec.kind == "rows" and spec.item_kind == "keyed" and isinstance(v, Mapping):
+        key = next((k for k in sorted(map(str, v), key=len, reverse=True) if f"{head}.{k}" in message), None)
+        if key is None:
+            return (*here, *tail)
+        i = [str(k) for k in v].index(key)
+        if tail and isinstance(tail[0], str) and key.startswith(tail[0]):
+            tail = tail[1:]  # the key (its first word: a key with a space is not one name to the message's reader)
+        if spec.model is None:
+            return (*here, i, "value")
+        entry = next(x for k, x in v.items() if str(k) == key)
+        return _through(spec.fields, entry if isinstance(entry, Mapping) else {}, tail, message, (*here, i))
+    if spec.kind == "rows" and tail and isinstance(tail[0], int):
+        i = tail[0]
+        if spec.item_kind == "tuple":
+            return (*here, i, *(str(x) for x in tail[1:2]))
+        rows = v if isinstance(v, list) else []
+        entry = rows[i] if i < len(rows) and isinstance(rows[i], Mapping) else {}
+        fields = spec.entries[i] if i < len(spec.entries) else spec.fields
+        return _through(fields, entry, tail[1:], message, (*here, i))
+    if spec.kind in ("group", "mapping", "variant"):
+        return _through(spec.fields, v if isinstance(v, Mapping) else {}, tail, message, here)
+    return (*here, *tail)
+
+
 def path_label(specs: Sequence[FieldSpec], path: Path_) -> str:
     """Where ``path`` points among ``specs``, in the fields' labels (an entry by its number, from 1).
 
@@ -1124,7 +1291,9 @@ def path_label(specs: Sequence[FieldSpec], path: Path_) -> str:
     here: FieldSpec | None = None
     for p in path:
         if isinstance(p, int):
-            if here is not None and words:
+            if here is not None and words and here.item_kind == "keyed" and here.fields:
+                words[-1] = f"{here.fields[0].label} {p + 1}"  # an army's line: "Army 2"
+            elif here is not None and words:
                 words[-1] = f"{singular(words[-1])} {p + 1}"
             continue
         here = next((f for f in fields if f.name == p), None)

@@ -33,7 +33,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
 from kingdomlog.views.html import EMPTY, STYLE, Html, draft_items, h, join, style
 from kingdomlog.views.player import page as player
-from kingdomlog.views.words import help_words, words
+from kingdomlog.views.words import help_words, refusal_words, words
 
 CSS = """
 .kl-bar { background: #f4f6fa; border: 1px solid #d5dbe6; border-radius: 6px; padding: .5em .8em; margin: .4em 0; }
@@ -260,8 +260,9 @@ def _group(spec: FieldSpec, node: Any, depth: int) -> Any:
     if sf.ALONE in node:  # a mapping's "all at once"
         parts.append(node[sf.ALONE])
     if depth >= 3 and len(parts) > 4:
-        return mo.accordion({f"{spec.label or spec.name}: details": mo.hstack(parts, wrap=True, justify="start",
-                                                                             gap=0.5)})
+        head = spec.label or spec.name
+        head = head if "detail" in head.lower() else f"{head}: details"  # "Details", not "Details: details"
+        return mo.accordion({head: mo.hstack(parts, wrap=True, justify="start", gap=0.5)})
     return mo.hstack(parts, wrap=True, justify="start", gap=0.5, align="end")
 
 
@@ -333,9 +334,10 @@ def dice_words(camp: Campaign, start: OrdersStart, steps: Mapping[str, Any]) -> 
 
 
 def submission_md(start: OrdersStart) -> str:
-    """The latest submission's seq, or that there is none yet (markdown)."""
+    """Whether the faction has submitted this turn (markdown): said without the log's seq, which would tell a player
+    how many events the log holds, those they may not see too."""
     if start["submitted_seq"]:
-        return f"_Your latest submission: seq {start['submitted_seq']}; submitting again replaces your orders._"
+        return f"_Your orders for this {start['turn_unit']} are in; submitting again replaces them._"
     return f"_Nothing submitted yet this {start['turn_unit']}._"
 
 
@@ -356,7 +358,8 @@ def check_html(start: OrdersStart, steps: Mapping[str, Any] | None, problem: str
     try:
         check = subs.check_submission(Campaign.open(start["folder"]), start["as_viewer"], steps, turn=start["turn"])
     except KingdomlogError as exc:
-        return h("p", h("b", "These orders would be refused."), f" {exc}", class_="kl-error"), False
+        return h("p", h("b", "These orders would be refused."), f" {refusal_words(str(exc))}",
+                 class_="kl-error"), False
     parts = [h("p", h("b", "These orders pass the checks of what you know."),
                f" What only the whole game can settle is settled when the {start['turn_unit']} resolves; an order"
                " that cannot be carried out then is void on its own and your report says why.", class_="kl-ok")]

@@ -13,8 +13,8 @@ from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "check_name", "help_words", "id_words", "is_hex_field", "option_text", "refusal_words",
-           "roll_name", "summary_of", "words"]
+__all__ = ["ACRONYMS", "Namer", "check_name", "help_words", "id_words", "is_hex_field", "namer", "names_in",
+           "option_text", "refusal_words", "roll_name", "summary_of", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -48,10 +48,14 @@ def summary_of(ruleset: Any, state: Any) -> dict[str, Any]:
 def option_text(o: Option) -> str:
     """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``.
 
-    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``).
+    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``, ``rp`` → ``RP``).
+
+    >>> option_text(Option("rp")), option_text(Option("collect-taxes")), option_text(Option("xp_award"))
+    ('RP', 'collect taxes', 'XP award')
     """
-    text = o.label or (str(o.value).replace("_", " ").replace("-", " ") if isinstance(o.value, str) and
-                       o.value.strip() else str(o.value) if o.value != "" else "(none)")
+    text = o.label or (" ".join(ACRONYMS.get(w, w) for w in str(o.value).replace("_", " ").replace("-", " ").split())
+                       if isinstance(o.value, str) and o.value.strip() else str(o.value) if o.value != "" else
+                       "(none)")
     if o.disabled:
         return f"✗ {text} — {o.disabled}"
     return f"{text} — {o.detail}" if o.detail else text
@@ -140,21 +144,95 @@ def id_words(value: Any, name_of: Callable[[str, str], str] | None = None) -> An
     return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", value)).strip()
 
 
+_TAG = re.compile(r"^\[[^\]]+\]\s*")
 _PATH = re.compile(r"^(?:step '[^']*':\s*)?(choice [\w.\[\]]+:\s*)?")
 _QUOTED_ID = re.compile(r"'?\b([a-z0-9]+(?:[_-][a-z0-9]+)+)\b'?")
 
 
 def refusal_words(message: str, name_of: Callable[[str, str], str] | None = None) -> str:
-    """A refusal as a person reads it: the ids it quotes or lists said by the ruleset's names for them
-    (``Ruleset.name_of``, else their separators as spaces); the step it names left out, and the choice it is
-    about kept as it is (a page places the refusal at that field by it).
+    """A rule's refusal as a person reads it: without the step's tag or key, the rule as its section, no ``None``,
+    the ids it quotes or lists said by the ruleset's names for them (``Ruleset.name_of``, else their separators as
+    spaces); the choice it is about kept as it is (a page places the refusal at that field by it).
 
     >>> refusal_words("step 'actions': choice actions[0].action: 'attract_population' is not an action;"
     ...               " allowed: embassy, reduce_corruption")
     'choice actions[0].action: attract population is not an action; allowed: embassy, reduce corruption'
+    >>> refusal_words("[orders_fabian] order O1: war needs an enemy province as target, got None (rule: §5.1)")
+    'order O1: war needs an enemy province as target, none given (§5.1)'
+    >>> refusal_words("step 'orders_fabian': choice orders[0].units: hire_troops needs units")
+    'choice orders[0].units: hire troops needs units'
     >>> refusal_words("a PC cannot perform Attract Population (rule: A75)")
-    'a PC cannot perform Attract Population (rule: A75)'
+    'a PC cannot perform Attract Population (A75)'
     """
-    m = _PATH.match(message)
-    head, rest = (m.group(1) or "") if m else "", message[m.end():] if m else message
+    text = _TAG.sub("", message.strip())
+    m = _PATH.match(text)
+    head, rest = (m.group(1) or "") if m else "", text[m.end():] if m else text
+    rest = re.sub(r"\(rule: ([^)]+)\)", r"(\1)", rest)
+    rest = re.sub(r"\bNone\b", "none", re.sub(r",? got None\b", ", none given", rest))
     return head + _QUOTED_ID.sub(lambda x: str(id_words(x.group(1), name_of)), rest)
+
+
+# ---- ids in words for one state ----------------------------------------------------------------------------
+
+ID_TOKEN = re.compile(r"\b[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)+\b")
+"""An id inside a text: ``hire_troops``, ``b4.1``, ``province:fabia``, ``natures-blessing``."""
+ONE_ID = re.compile(r"[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)*")
+"""A value that is an id as a whole (a single lowercase word too: ``ruler``, ``fabian``)."""
+
+
+def names_in(dump: Any, out: dict[str, str] | None = None) -> dict[str, str]:
+    """Every record of a state's dump that has both an ``id`` and a ``name``, as ``{id: name}`` (a faction, a
+    statesman, a settlement, an army), found at any depth; a record keyed by its id counts too.
+
+    >>> names_in({"factions": {"fabian": {"name": "Duke Fabian"}}, "units": [{"id": "m", "name": "Militia"}]})
+    {'fabian': 'Duke Fabian', 'm': 'Militia'}
+    """
+    found: dict[str, str] = {} if out is None else out
+    if isinstance(dump, Mapping):
+        for k, v in dump.items():
+            if isinstance(v, Mapping):
+                name = v.get("name")
+                rid = v.get("id", k)
+                if isinstance(name, str) and name and isinstance(rid, str) and rid and rid not in found:
+                    found[rid] = name
+            names_in(v, found)
+        rid, name = dump.get("id"), dump.get("name")
+        if isinstance(rid, str) and isinstance(name, str) and rid and name and rid not in found:
+            found[rid] = name
+    elif isinstance(dump, (list, tuple)):
+        for v in dump:
+            names_in(v, found)
+    return found
+
+
+class Namer:
+    """The ids a person sees, in words, for one state: a record's id by its name in the state (``fabian`` →
+    ``Duke Fabian``), any other by the ruleset's vocabulary (``Ruleset.name_of``: ``ruler`` → ``Ruler``,
+    ``b4.1`` → ``battle 1 of month 4``)."""
+
+    def __init__(self, ruleset: Any, state: Any) -> None:
+        dump = state.model_dump(mode="json") if hasattr(state, "model_dump") else {}
+        self.names = names_in(dump)
+        self.name_of: Callable[[str, str], str] = ruleset.name_of
+
+    def __call__(self, id: str, kind: str = "") -> str:
+        """``id`` in words (an id the state names by its record's name, else the ruleset's name)."""
+        return self.names.get(id) or self.name_of(id, kind)
+
+    def value(self, text: str) -> str:
+        """A value shown in a table: an id as a whole in words, any other text with the ids in it in words."""
+        return self(text) if ONE_ID.fullmatch(text) else self.text(text)
+
+    def text(self, text: str) -> str:
+        """A text with each id inside it in words: ``o1 (hire_troops)`` → ``o1 (hire troops)``, ``fabian command
+        roll`` → ``Duke Fabian command roll``."""
+        out = ID_TOKEN.sub(lambda m: self(m.group(0)), text)
+        return re.sub(r"\b[a-z][a-z0-9]*\b", lambda m: self.names.get(m.group(0), m.group(0)), out)
+
+
+_NAMERS: ByIdentity[Any, Namer] = ByIdentity(limit=8)
+
+
+def namer(ruleset: Any, state: Any) -> Namer:
+    """The ``Namer`` of ``state`` (remembered for the latest states; states are never changed)."""
+    return _NAMERS.get(state, lambda s: Namer(ruleset, s))

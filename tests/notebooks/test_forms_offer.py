@@ -62,7 +62,7 @@ def test_an_open_pick_offers_its_hints_and_any_other_value() -> None:
     pick = sf.open_pick(TARGET, "fabia", HINTS, example="e.g. an id")
     assert set(pick) == set(sf.OPEN_PICK)
     assert pick["pick"].value == "fabia" and pick["other"].value == ""
-    assert list(pick["pick"].options) == ["Fabia [fabia]", "q7"]
+    assert list(pick["pick"].options) == ["Fabia", "q7"]  # by name, not "Fabia [fabia]" (issue 29)
     other = sf.open_pick(TARGET, "zz", HINTS)
     assert other["pick"].value is None and other["other"].value == "zz"
     assert isinstance(sf.choice_widgets(SPECS, {}, offer=OFFER)["orders"]["rows"][0]["target"], dict)

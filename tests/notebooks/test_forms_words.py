@@ -119,21 +119,15 @@ def _walk(specs_: Any, path: tuple[str, ...] = ()) -> list[str]:
     return out
 
 
-LEFT_AS_JSON = {
-    # a GM's free-form ruling (core.choices.FreeJson: the escape hatch the rules leave to the GM)
-    "value", "fields",
-    # not asked on a month of play: founding values, pf2e GM-ruled effect amounts ("1d4" or 2) and nested options
-    "pcs", "amount", "options", "situational", "rounds", "armies",
-}
-
-
-@pytest.mark.parametrize("demo", DEMOS)
-def test_the_demo_steps_ask_nothing_as_json_but_the_gms_free_rulings(demo: str) -> None:
+@pytest.mark.parametrize("demo", [*DEMOS, "river-kingdom"])
+def test_the_demo_steps_ask_nothing_as_json(demo: str) -> None:
+    """Every choice of every step, the GM's free rulings too (an effect's amount, an either/or, an army's
+    Consumption, the founding PCs, a check's situational modifiers, an intel's facts), is a widget: no field is
+    left to JSON."""
     camp = Campaign.open(REPO / "campaigns" / demo)
     state = camp.turn_start().state
     left = [f"{step.id}/{p}" for step in camp.ruleset.all_steps
-            for p in _walk(describe(step.choices, state=state, vocabulary=camp.ruleset.vocabulary))
-            if p.rsplit("/", 1)[-1] not in LEFT_AS_JSON]
+            for p in _walk(describe(step.choices, state=state, vocabulary=camp.ruleset.vocabulary))]
     assert left == []
 
 
@@ -152,7 +146,95 @@ def test_the_demo_plans_round_trip_through_the_new_widgets(demo: str) -> None:
             out = sf.Read()
             got = sf.read_fields(specs_, sf.unflatten(flat(sf.choice_widgets(specs_, given))), given, (), out)
             for s in specs_:
-                if s.kind in ("mapping", "multiselect", "list") and s.name in given:
+                if (s.kind in ("mapping", "multiselect", "list", "scalar") or s.item_kind in ("keyed", "tuple")
+                        or (s.kind == "rows" and any(f.kind == "scalar" for f in s.fields))) and s.name in given:
                     seen += 1
                     assert got.get(s.name) == given[s.name], (f.name, sid, s.name)
     assert seen
+
+
+# ---- the GM's free rulings as widgets: keyed entries, pairs, a number or words, an either/or one level deep ----
+
+
+def _step_specs(demo: str, step: str, given: dict[str, Any]) -> list[FieldSpec]:
+    camp = Campaign.open(REPO / "campaigns" / demo)
+    model = next(s for s in camp.ruleset.all_steps if s.id == step).choices
+    return list(describe(model, state=camp.turn_start().state, vocabulary=camp.ruleset.vocabulary, values=given))
+
+
+def _through_widgets(specs_: list[FieldSpec], given: dict[str, Any], change: dict[str, Any] | None = None
+                     ) -> tuple[dict[str, Any], sf.Read]:
+    widgets = flat(sf.choice_widgets(specs_, given))
+    assert not [k for k, w in sf.flatten(sf.choice_widgets(specs_, given)).items()
+                if "JSON" in str(getattr(w, "_label", "") or "")], "a field labelled JSON"
+    out = sf.Read()
+    return sf.read_fields(specs_, sf.unflatten({**widgets, **(change or {})}), given, (), out), out
+
+
+GIVEN = [
+    ("stolen-lands", "upkeep.leadership", {"armies": {"Black Hand": 2, "Reed Riders": None}}),
+    ("stolen-lands", "event.resolve", {"event": "bandit-activity", "gm_effects": [
+        {"kind": "ruin", "target": "crime", "amount": 2},
+        {"kind": "resource", "target": "rp", "amount": "1d4", "options": [
+            [{"kind": "unrest", "amount": -1, "options": [[{"kind": "unrest", "amount": 1}]]}],
+            [{"kind": "fame", "amount": 1}]]}]}),
+    ("aikakirjat-demo", "founding", {"pcs": {"aino": {"name": "Aino", "level": 5},
+                                             "ilmari": {"name": "Ilmari", "level": 6}}}),
+    ("aikakirjat-demo", "actions", {"actions": [{"action": "reduce_unrest", "situational": [["rain", -1],
+                                                                                            ["a feast", 2]]}]}),
+    ("felmonte", "turn_open", {"rulings": [{"effects": [{"kind": "intel", "fields": {
+        "wealth": 12, "roster": ["Ottavio", "Bianca"], "mood": "restless"}}]}]}),
+]
+
+
+@pytest.mark.parametrize(("demo", "step", "given"), GIVEN, ids=[g[1] for g in GIVEN])
+def test_a_gms_free_ruling_round_trips_through_its_widgets(demo: str, step: str, given: dict[str, Any]) -> None:
+    specs_ = _step_specs(demo, step, given)
+    got, out = _through_widgets(specs_, given)
+    assert out.errors == [] and not out.restructure
+    for name, value in given.items():
+        assert got[name] == value
+
+
+def test_an_armys_consumption_is_typed_beside_its_name() -> None:
+    given = {"armies": {"Black Hand": 2}}
+    specs_ = _step_specs("stolen-lands", "upkeep.leadership", given)
+    armies = next(s for s in specs_ if s.name == "armies")
+    assert armies.kind == "rows" and [f.label for f in armies.fields] == ["Army", "Consumption"]
+    widgets = flat(sf.choice_widgets(specs_, given))
+    key = next(k for k in widgets if k.startswith("armies") and k.endswith("value"))
+    got, out = _through_widgets(specs_, given, {key: "3"})
+    assert got["armies"] == {"Black Hand": 3} and out.errors == []
+    add = next(k for k in widgets if k.startswith("armies") and k.endswith(sf.ADD))
+    got, out = _through_widgets(specs_, given, {add: 1})
+    assert out.restructure and got["armies"] == {"Black Hand": 2, "": None}  # a new line, its name to fill
+
+
+def test_an_amount_is_a_number_or_dice_in_one_box() -> None:
+    given = {"event": "bandit-activity", "gm_effects": [{"kind": "ruin", "target": "crime", "amount": 2}]}
+    specs_ = _step_specs("stolen-lands", "event.resolve", given)
+    effects = next(s for s in specs_ if s.name == "gm_effects")
+    amount = next(f for f in effects.fields if f.name == "amount")
+    assert amount.kind == "scalar"
+    options = next(f for f in effects.fields if f.name == "options")
+    assert options.kind == "rounds" and next(f for f in options.fields if f.name == "options").kind == "kept"
+    key = next(k for k in flat(sf.choice_widgets(specs_, given)) if k.endswith("amount"))
+    got, _ = _through_widgets(specs_, given, {key: "1d6"})
+    assert got["gm_effects"][0]["amount"] == "1d6"
+    got, _ = _through_widgets(specs_, given, {key: " -3 "})
+    assert got["gm_effects"][0]["amount"] == -3
+
+
+def test_who_may_read_a_signoria_ruling_is_picked_by_name() -> None:
+    """A ruling's visibility is a dropdown in words filled from the state (the GM only, everyone, a faction by its
+    name), not a box for ``faction:<id>``."""
+    specs_ = _step_specs("felmonte", "p1_internal", {"rulings": [{"text": "x", "visibility": "faction:fabian"}]})
+    rulings = next(s for s in specs_ if s.name == "rulings")
+    vis = next(f for f in rulings.fields if f.name == "visibility")
+    assert vis.kind == "select" and vis.label == "Who may read it"
+    assert {o.value: o.label for o in vis.options or ()} == {
+        "gm": "the GM only", "public": "everyone", "faction:fabian": "Duke Fabian only",
+        "faction:marburg": "Doge of Marburg only",
+        "faction:fabian,faction:marburg": "the player factions, not the public"}
+    got, out = _through_widgets(specs_, {"rulings": [{"text": "x", "visibility": "faction:fabian"}]})
+    assert got["rulings"][0]["visibility"] == "faction:fabian" and out.errors == []

@@ -268,3 +268,10 @@ def test_plan_preview_change_and_commit_in_a_browser(under_way: Path, subprocess
     assert turns[-remaining:] == list(range(start.turn, start.turn + remaining))
     plague = next(e for e in camp.events() if e.turn == mid and e.type == "aikakirjat.random_event_rolled")
     assert plague.payload.audit["result_key"] == "plague"
+
+
+def test_a_years_actions_name_the_pc_by_name() -> None:
+    """A planned year's action names who acts by name ("by Ilmari"), not by the PC's id (issue 29)."""
+    rows = S.rows(S.plan(S.open_session(DEMO), seed=SEED, years=3))
+    acts = [a for r in rows for a in r["actions"] if " by " in a]
+    assert acts and all(" by Ilmari" in a or " by Aino" in a or " by the Court" in a for a in acts), acts

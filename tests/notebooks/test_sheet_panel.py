@@ -191,3 +191,42 @@ def test_what_the_draft_ends_with_is_coloured_by_whether_it_is_good_for_the_king
         "up", "up", "", ""]
     # a figure without a ruleset's word is plain
     assert _tile_trends(sheet_panel.stat_tiles({"unrest": 3}, {"unrest": 5})) == {"unrest": "plain"}
+
+
+def _panel_text(demo: str) -> str:
+    import html as html_
+    import re
+    from pathlib import Path
+
+    from kingdomlog.app import Campaign
+
+    camp = Campaign.open(Path(__file__).resolve().parents[2] / "campaigns" / demo)
+    out = str(sheet_panel.panel_html(camp.ruleset, camp.turn_start().state))
+    return html_.unescape(re.sub(r"\s*\|\s*(\|\s*)+", " | ", re.sub(r"<[^>]+>", " | ", out)))
+
+
+def test_the_panels_records_name_their_ids_in_words() -> None:
+    """The panel's tables show what a person reads, not the state's ids (issue 29 item 2): a leader's role by its
+    name, a modifier by its source, a faction, a statesman or a settlement by its name; no JSON in a cell."""
+    pf2e = _panel_text("stolen-lands")
+    assert "| Leader | Holder |" in pf2e and "| Ruler | Ysolde |" in pf2e and "| ruler |" not in pf2e
+    assert "| Nature's Blessing |" in pf2e and "t18.event" not in pf2e and "natures-blessing" not in pf2e
+    assert "| Provide Care |" in pf2e and "provide-care" not in pf2e and '{"' not in pf2e
+    sig = _panel_text("felmonte")
+    assert "| Cesare, Orsino, Lorenzo |" in sig and "Signoria of Felmonte 1, Signor Gusso 1" in sig
+    assert "fabian.leader" not in sig and "| fabian |" not in sig and '{"' not in sig and "[[" not in sig
+
+
+def test_a_breakdowns_labels_name_their_ids_in_words() -> None:
+    from pathlib import Path
+
+    from kingdomlog.app import Campaign
+    from kingdomlog.core.ruleset import Breakdown, Term
+    from kingdomlog.views.words import namer
+
+    camp = Campaign.open(Path(__file__).resolve().parents[2] / "campaigns" / "felmonte")
+    say = namer(camp.ruleset, camp.turn_start().state).text
+    html = sheet_cards.breakdown_html([Breakdown("fabian wealth spent by orders", 2,
+                                                 (Term("o1 (hire_troops)", 2), Term("b7.1 losses", 0)))], say)
+    assert "Duke Fabian wealth spent by orders" in html and "o1 (hire troops)" in html
+    assert "battle 1 of month 7 losses" in html and "hire_troops" not in html and "b7.1" not in html

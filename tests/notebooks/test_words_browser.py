@@ -46,9 +46,9 @@ WORDS_JS = r"""() => {
   return out; }"""
 
 RAW_ID = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+\d*\.[a-z0-9_]+\b|\(issue \d+\)|<span class="
-                    r"|\b[A-Za-z]\d+ [a-z]\d+\b")
+                    r"|\b[A-Za-z]\d+ [a-z]\d+\b|\[[a-z][a-z0-9_.-]*\]")
 """A machine's name on a page: ``hire_troops``, ``cmd.1``, ``b7.1``, "(issue 13)", a label's raw markup, a key said
-as words ("A1 e1 o0", "Candidate t8 c1")."""
+as words ("A1 e1 o0", "Candidate t8 c1"), an id in brackets beside a name ("Fabia [fabia]")."""
 
 
 def raw_ids(texts: list[str]) -> list[str]:
@@ -95,12 +95,13 @@ def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Pa
         page.goto(srv.url)
         page.locator(DRAWN).first.wait_for(timeout=180_000)
         page.wait_for_timeout(2000)
-        got = words_of(page)
+        got = read_page(page)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"words-gm-{demo}.png"))
         page.close()
     assert got["options"] and got["labels"]
     assert got["json_fields"] == []
+    assert raw_ids(got["text"]) == []  # the page's text too: the panel's tables, the cards, the breakdowns
     assert raw_ids(got["options"]) == []
     assert labels_in_words(got["labels"]) == [] and raw_ids(got["rolls"]) == [] and raw_ids(got["help"]) == []
 
@@ -170,3 +171,130 @@ def test_a_signoria_month_opened_answered_and_resolved_in_the_browser(browser: A
     assert any(e.type == "core.steps_published" for e in month_events)
     assert any(e.type == "core.question_answered" and e.actor == "marburg" for e in month_events)
     assert not list(folder.glob("*.json")) and camp.verify().ok
+
+
+TEXT_JS = r"""() => { const all = []; const grab = (root) => { all.push(root.innerText || '');
+  for (const e of root.querySelectorAll('*')) if (e.shadowRoot) grab(e.shadowRoot); };
+  grab(document.body); return all.join('\n'); }"""
+"""Every text the page shows, its widgets' shadow roots included."""
+
+PLAYER_PAGES: dict[str, dict[str, Any]] = {
+    # per ruleset demo: the player whose pages are read (and players written into a demo that has none), the
+    # pages (path, what shows the page is drawn, then what the player does before the page is read again: pick an
+    # option by its label and the start of its text, or press a button)
+    "stolen-lands": {"player": "ysolde", "add": [], "pages": [
+        ("/p/ysolde/", "role=button[name='Declare']", [("pick", "Activity", "Quell Unrest")]),
+        ("/p/ysolde/report/", "text=as ysolde sees it", None)]},
+    "river-kingdom": {"player": "amiri", "add": [("amiri", "Amiri", "Amiri")], "pages": [
+        ("/p/amiri/", "role=heading[name='Your seats']", None),
+        ("/p/amiri/report/", "text=as amiri sees it", None)]},
+    "aikakirjat-demo": {"player": "aino", "add": [], "pages": [
+        ("/p/aino/", "role=button[name='Declare']", [("pick", "Action", "reduce unrest")]),
+        ("/p/aino/report/", "text=as aino sees it", None),
+        ("/gm-session/", "role=heading[name='The GM\\'s policy']", None)]},
+    "felmonte": {"player": "fabian", "add": [], "pages": [
+        ("/f/fabian/orders/", "role=button[name='Make the command roll']",
+         [("press", "Make the command roll", ""), ("pick", "Action", "march to war")]),
+        ("/f/fabian/report/", "text=as fabian sees it", None)]},
+}
+
+
+def read_page(page: Any) -> dict[str, list[str]]:
+    """What a page says: its words (``WORDS_JS``) and the lines of its text."""
+    got = words_of(page)
+    got["text"] = [ln.strip() for ln in str(page.evaluate(TEXT_JS)).splitlines() if ln.strip()]
+    return got
+
+
+def do(page: Any, act: tuple[str, str, str]) -> None:
+    """The player picks an option (by its label and the start of its text) or presses a button, and the page
+    redraws what that opens."""
+    kind, label, starts = act
+    if kind == "pick":
+        box = page.get_by_label(label, exact=True).first
+        texts = box.locator("option").all_inner_texts()
+        box.select_option(label=next(t for t in texts if t.lower().startswith(starts.lower())))
+    else:
+        page.get_by_role("button", name=label).first.click()
+    page.wait_for_timeout(4000)
+
+
+def login(page: Any, base: str, key: str) -> None:
+    """Open the server's login link, waiting while it is not listening yet (`serve` says "Serving on" before uvicorn
+    binds its port; under load the first request came too early)."""
+    for _ in range(60):
+        try:
+            page.goto(f"{base}/login?key={key}")
+            return
+        except Exception as exc:
+            if "ERR_CONNECTION_REFUSED" not in str(exc):
+                raise
+            page.wait_for_timeout(1000)
+    raise AssertionError(f"{base} never answered")
+
+
+def table_demo(demo: str, tmp_path: Path) -> Path:
+    """A copy of ``demo`` with the players of ``PLAYER_PAGES`` and the GM's month played through (a saved draft
+    that rolls every check: each seat is open to its player, as when the GM has rolled up to it)."""
+    from kingdomlog.app import Campaign
+    from kingdomlog.app.drafts import Drafts, SavedDraft
+    from kingdomlog.core.turn import Plan
+
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    add = PLAYER_PAGES[demo]["add"]
+    if add:
+        toml = folder / "campaign.toml"
+        rows = "".join(f'    {{ id = "{i}", name = "{n}", character = "{c}" }},\n' for i, n, c in add)
+        toml.write_text(toml.read_text(encoding="utf-8").replace("\n[options]", f"\nviewers = [\n{rows}]\n\n[options]",
+                                                                  1), encoding="utf-8")
+    camp = Campaign.open(folder)
+    turn = camp.next_turn()
+    Drafts(folder).save(SavedDraft(turn, camp.head_seq, Plan(dice="auto", seed="gm-seed", turn=turn)))
+    return folder
+
+
+@pytest.mark.parametrize("demo", list(PLAYER_PAGES))
+def test_the_player_pages_speak_in_words(demo: str, browser: Any, tmp_path: Path,
+                                         subprocess_env: dict[str, str]) -> None:
+    """A player's pages (the table page with its seat open, the report, the orders sheet) and the GM's session
+    planner, served as ``kingdomlog serve`` serves them: no JSON text field, and no raw id in the page's text, its
+    labels, aria-labels, options, roll lines or help."""
+    from kingdomlog.server import Credentials
+
+    spec = PLAYER_PAGES[demo]
+    folder = table_demo(demo, tmp_path)
+    keys = Credentials.load(folder).issue(["gm", spec["player"]])
+    found: dict[str, dict[str, list[str]]] = {}
+    with Server([sys.executable, "-m", "kingdomlog", "serve", str(folder), "--port", str(free_port())],
+                env=subprocess_env, ready=r"Serving on (http://\S+?)/?\s") as srv:
+        base = srv.url.rstrip("/")
+        for path, ready, act in spec["pages"]:
+            who = "gm" if path.startswith("/gm") else spec["player"]
+            ctx = browser.new_context(viewport={"width": 1280, "height": 1600})
+            page = ctx.new_page()
+            login(page, base, keys[who])
+            page.goto(base + path)
+            page.locator(ready).first.wait_for(timeout=180_000)
+            page.wait_for_timeout(2500)
+            got = read_page(page)
+            for one in act or ():
+                do(page, one)
+                for k, v in read_page(page).items():
+                    got[k] = [*got[k], *(x for x in v if x not in got[k])]
+            lines = got["text"]
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"words-{demo}-{path.strip('/').replace('/', '-')}.png"),
+                            full_page=True)
+            ctx.close()
+            assert lines, f"{path}: nothing drawn"
+            # no seq of the log in the page's words (the report's "Log head of this view", kept for `verify
+            # --expect-head`, names its own)
+            assert not [t for t in lines if re.search(r"\bseq \d+", t) and not t.startswith("Log head of this view")
+                        ], f"{path}: a seq of the log shown"
+            found[path] = {"json fields": got["json_fields"],
+                           "labels": [*labels_in_words(got["labels"]),  # a label naming an id ("Neighbour id")
+                                      *(x for x in got["labels"] if re.search(r"(?i)\bid$", x.strip()))],
+                           "options": raw_ids(got["options"]), "rolls": raw_ids(got["rolls"]),
+                           "help": raw_ids(got["help"]), "text": raw_ids(lines)}
+    assert {p: {k: v for k, v in f.items() if v} for p, f in found.items()} == {p: {} for p in found}

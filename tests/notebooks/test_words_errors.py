@@ -107,3 +107,25 @@ def test_a_gm_xp_below_zero_is_refused_at_its_box_saying_what_to_give(demo: Path
     s.refresh_forms(draft)
     draft = s.update(dict(s.widgets().value))
     assert shown_at(s, draft, "event.xp") == {"gm_xp": "⚠ -5 is below the smallest allowed, 0; give 0 or more"}
+    card = draft.card("event.xp")
+    assert card is not None  # the refusal beside the card says the field by its label, not the step's key
+    result = re.sub(r"<[^>]+>", "", str(sheet_cards.result_html(s, card, draft)))
+    assert "Refused by the rules. GM XP award: -5 is below" in result and "step '" not in result, result
+
+
+def test_an_armys_consumption_below_zero_is_refused_at_its_line(demo: Path) -> None:
+    """An army named by the GM is a line of the Armies' Consumption rows: a Consumption of -1 is refused beside
+    that army's box, not at the top of the card (the message names the army by its key, which has a space)."""
+    s, _ = sheet.open_session(demo)
+    assert s is not None
+    s.plan = Plan.parse({"steps": {"upkeep.leadership": {"choices": {"armies": {"Reed Riders": 1,
+                                                                                "Black Hand": -1}}}}})
+    draft = s.update(dict(s.widgets().value))
+    s.refresh_forms(draft)
+    draft = s.update(dict(s.widgets().value))
+    card = draft.card("upkeep.leadership")
+    assert card is not None and card.error is not None and "Black Hand" in card.error
+    assert shown_at(s, draft, "upkeep.leadership") == {
+        "armies.1.value": "⚠ -1 is below the smallest allowed, 0; give 0 or more"}
+    result = re.sub(r"<[^>]+>", "", str(sheet_cards.result_html(s, card, draft)))
+    assert "Refused by the rules. Army 2 › Consumption: -1 is below" in result, result

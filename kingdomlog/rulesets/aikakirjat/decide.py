@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, Strict, ValidationError
 
-from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, FreeJson, InOrder, Pick
+from kingdomlog.core.choices import LIMIT, Amount, Choices, Columns, Count, FreeJson, InOrder, Pick
 from kingdomlog.core.errors import InputError, RuleError
 from kingdomlog.core.events import EventModel
 from kingdomlog.core.patch import diff
@@ -245,7 +245,8 @@ class FoundingChoices(Choices):
     territory: list[TerritoryChoice] = Field(default_factory=_home)
     neighbours: list[NeighbourChoice] = Field(default_factory=list)
     provinces: list[ProvinceChoice] = Field(default_factory=list, title="Provinces (for war)")
-    pcs: dict[str, PCChoice] = Field(default_factory=dict, title="Player characters", description="by PC id")
+    pcs: dict[Annotated[str, Field(title="Character", description="the PC's id, as players and the log name them")],
+              PCChoice] = Field(default_factory=dict, title="Player characters")
     special_units: list[SpecialUnitChoice] = Field(default_factory=list)
     militia: Count = 0
     levy_dice: int = Field(0, ge=0, le=MAX_DICE)
@@ -413,8 +414,9 @@ class ActionChoice(Choices):
     take_advantage: bool = Field(False, description="Tax Collection 5–14: take this year's advantage (A50)")
     naval: int = Field(0, ge=0, le=MAX_DICE, description="Equip: dice taken as naval dice (A53)")
     casus_belli: bool = Field(False, description="Declare War: advantage")
-    situational: list[Annotated[tuple[str, Amount], Strict(False)]] = Field(
-        default_factory=list, description="[label, value] pairs the GM adds to the check")
+    situational: Annotated[list[Annotated[tuple[str, Amount], Strict(False)]], Columns(("Modifier", "Value"))] = Field(
+        default_factory=list, title="Situational modifiers", description="what the GM adds to the check, each with its"
+                                                                        " value")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
     take_10: bool = _take_10()

@@ -23,7 +23,7 @@ import typing
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, Strict, field_validator
+from pydantic import ConfigDict, Field, Strict, field_validator
 
 from kingdomlog.core.choices import LIMIT, PARENT, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
@@ -86,6 +86,8 @@ class MapEntry(Choices):
 
 class EffectEntry(Choices):
     """One effect of the GM's ruling, shaped like the outcome effects of the data (data/activities.toml)."""
+
+    model_config = ConfigDict(title="Effect")
 
     kind: T.EffectKind
     amount: Amount | str = Field(default=0, description="an integer, dice (\"1d4\", \"-1d6\") or Resource Dice"
@@ -251,7 +253,7 @@ class EnemyArmyEntry(Choices):
     """An enemy army the GM puts on the map (data/armies.toml), at a level, hidden from players until revealed."""
 
     id: str
-    army: str = Field(description="the army's data entry (data/armies.toml)")
+    army: str = Field(description="the kind of army, as the rules' army list names it")
     name: str = ""
     level: int | None = Field(default=None, ge=1, le=20, description="default: its data's level")
     hex: str = ""
@@ -272,8 +274,11 @@ class LeadershipUpkeepChoices(Choices):
     enemy_armies: list[EnemyArmyEntry] = Field(default_factory=list, description="the GM's enemy armies entering"
                                                                               " the map")
     reveal_armies: list[str] = Field(default_factory=list, description="enemy armies the players now see")
-    armies: dict[str, Count | None] = Field(
-        default_factory=dict, description="army -> its Consumption; null removes it (armies are named by the GM)")
+    armies: dict[Annotated[str, Field(title="Army", description="named by the GM")],
+                 Annotated[Count | None, Field(title="Consumption", description="left empty: the army is removed")]
+                 ] = Field(
+        default_factory=dict, title="Armies' Consumption",
+        description="each army the kingdom keeps and its Consumption; an army left without one is removed")
     relations: list[RelationEntry] = Field(default_factory=list)
     unlock_activities: list[Annotated[str, Pick("all_activities", what="an activity")]] = Field(
         default_factory=list, description="activities the GM unlocks by story")
@@ -429,7 +434,7 @@ class ActivityRow(Choices):
     options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = Field(
         default=None, description="the branch of each either/or outcome in order, when an outcome has several")
     boon: str | None = Field(default=None, description="a held boon used on this check (its id)")
-    army_type: str | None = Field(default=None, description="Recruit Army: the army (data/armies.toml)")
+    army_type: str | None = Field(default=None, description="Recruit Army: the army to recruit")
     army_id: str | None = Field(default=None, description="Recruit Army: the new army's id")
     army_name: str | None = Field(default=None, description="Recruit Army: its name")
     assurance: bool = Field(default=False, description="Kingdom Assurance: take 10 + proficiency instead of rolling")
@@ -823,8 +828,24 @@ def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Struc
     return [Option(o.value, o.label, o.detail, why(str(o.value))) for o in _skills(state, first)]
 
 
+DC_WORDS = {"gm": "DC set by the GM", "control": "the Control DC"}
+"""An activity's DC that is no number (data/activities.toml ``dc``), as its option says it."""
+
+
+def _dc_words(dc: object) -> str:
+    """An activity's DC in words: ``DC 25``, ``the Control DC``, ``DC set by the GM``, ``DC by negotiation or
+    control``.
+
+    >>> _dc_words(25), _dc_words("gm"), _dc_words("negotiation_or_control")
+    ('DC 25', 'DC set by the GM', 'DC by negotiation or control')
+    """
+    if isinstance(dc, int) or str(dc).isdigit():
+        return f"DC {dc}"
+    return DC_WORDS.get(str(dc), f"DC by {str(dc).replace('_', ' ')}")
+
+
 def _activity_detail(state: KingdomState, act: T.Activity) -> str:
-    parts = [", ".join(act.skills) or "no skill", f"DC {act.dc}"]
+    parts = [", ".join(act.skills) or "no skill", _dc_words(act.dc)]
     if act.cost_rp:
         parts.append(f"{act.cost_rp} RP")
     if act.proficiency != "untrained":

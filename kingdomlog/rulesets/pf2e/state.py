@@ -876,7 +876,7 @@ def activity_lock(state: KingdomState, act: T.Activity) -> str:
     if kind == "companion":
         holders = {_norm(ld.holder) for ld in state.leaders.values() if ld.holder}
         return "" if _norm(name) in holders else f"the companion {name} in a leadership role"
-    return "the GM's story unlock (upkeep.leadership choice unlock_activities)"
+    return "the GM's story unlock (Unlock activities, at the start of the month)"
 
 
 _LEGACY = {"warfare_activities": "warfare", "region_activities": "category == region", "all": "true"}

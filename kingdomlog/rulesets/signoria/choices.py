@@ -76,9 +76,11 @@ class Effect(Choices):
     aid_units: Count | None = None
     observer: FactionId | None = None
     subject: FactionId | None = None
-    fields: dict[str, FreeJson] | None = Field(None, description="intel: what was learned, as the GM words it"
-                                               " (resource values, a roster, anything); the rules leave its shape to"
-                                               " the GM")
+    fields: dict[Annotated[str, Field(title="Thing learned")],
+                 Annotated[FreeJson, Field(title="What it is")]] | None = Field(
+        None, title="What was learned", description="intel: each thing learned and what it is, as the GM words it (a"
+                                                     " resource's value, a roster, anything); the rules leave its"
+                                                     " shape to the GM")
     phase: str | None = None
     source: IntelSource | None = None
     believed: bool | None = None
@@ -110,8 +112,8 @@ class Ruling(Choices):
 
     gap: str = Field("GM", description="the gap or rule it rules on (G-29, §4.2, ...)")
     text: str = ""
-    visibility: str = Field("gm", description="who may read it: public, gm or faction:<id>[,faction:<id>...]"
-                                              " (player factions of this game only)")
+    visibility: Annotated[str, Pick("visibilities", what="who may read it", open=True)] = Field(
+        "gm", title="Who may read it", description="the GM only, everyone, or player factions of this game")
     effects: list[Effect] = Field(default_factory=list)
 
 
@@ -382,7 +384,8 @@ def orders_choices(fid: str) -> type[Choices]:
                                                     "must order the same text; the rules leave them to the players)")),
     })
     order: Any = _model(f"{name}Order", f"One of {fid}'s sealed orders (§11.2 OrdersSubmitted.orders[]).", {
-        "id": (opt[str], Field(None, description="order id (default O<n>)")),
+        "id": (opt[str], Field(None, title="Name", description="what another order calls it (support; default"
+                                                              " O1, O2, ...)")),
         "faction": (opt[PlayerId], Field(None, description=f"the faction giving it ({fid}; §1.3)")),
         "action": (Annotated[Action, Pick("actions", what="an action (§4.1)")], ...),
         "slots": (list[slot], Field(default_factory=lambda: ["ordinary"],
@@ -392,7 +395,7 @@ def orders_choices(fid: str) -> type[Choices]:
         "target": (opt[target], Field(None, description="a faction, province, dilemma or candidate (by action); a "
                                                          "rival character for bribery and assassination (checked "
                                                          "by the rules)")),
-        "params": (opt[params], None),
+        "params": (opt[params], Field(None, title="Details")),
     })
     response = _model(f"{name}Response", f"{fid}'s standing answer to an attack (§5.2, G-34).", {
         "response": (Literal["battle", "defence"], ...),

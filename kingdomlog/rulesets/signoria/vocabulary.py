@@ -173,6 +173,12 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
     Raises ``KeyError`` for a source Signoria does not know (the ruleset turns it into the base's error).
     """
     s: SignoriaState = state
+    if source == "visibilities":  # who may read a ruling (core.viewers' visibility strings), by name
+        players = player_options(s)
+        both = [Option(",".join(f"faction:{o.value}" for o in players), "the player factions, not the public")] \
+            if len(players) > 1 else []
+        return [Option("gm", "the GM only"), Option("public", "everyone"),
+                *(Option(f"faction:{o.value}", f"{o.label} only") for o in players), *both]
     if source == "factions":
         return faction_options(s)
     if source == "player_factions":
@@ -264,8 +270,8 @@ def name_of(id: str, kind: str = "") -> str | None:
     ('the command roll', 'reroll 2', 'hire troops')
     >>> name_of("candidate.t8.c1.2", "roll"), name_of("b7.1.r2.defender.main", "roll")
     ("a candidate's trait, die 2", "battle 1 of month 7, round 2: the defender's main")
-    >>> name_of("b7.1"), name_of("fabian.leader")
-    ('battle 1 of month 7', "fabian's leader")
+    >>> name_of("b7.1"), name_of("fabian.leader"), name_of("province:fabia")
+    ('battle 1 of month 7', "fabian's leader", 'the province of Fabia')
     """
     if kind in ("roll", ""):
         m = re.fullmatch(r"cmd\.(\d+)", id)
@@ -288,4 +294,7 @@ def name_of(id: str, kind: str = "") -> str | None:
     m = re.fullmatch(r"([a-z]+)\.leader", id)
     if m:
         return f"{m.group(1)}'s leader"
+    m = re.fullmatch(r"province:([a-z_]+)", id)
+    if m:  # where an income line comes from (§4.3)
+        return f"the province of {m.group(1).replace('_', ' ').title()}"
     return None

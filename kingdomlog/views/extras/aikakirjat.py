@@ -225,9 +225,15 @@ def _outcome(p: Any) -> str:
     return str(band)
 
 
-def _action_words(p: Any) -> str:
-    target = p.target_track or p.neighbour_id or p.project_id or p.institution_id or ""
-    who = f" by {p.pc_id}" if p.performer == "pc" else " by the Court" if p.performer == "court" else ""
+def _action_words(p: Any, state: KingdomState | None = None) -> str:
+    """An action of a planned year in words, its PC and neighbour by their names in ``state``: "reduce unrest by
+    Ilmari (persuasion) [11] → no effect"."""
+    names = {**{k: n.name for k, n in state.neighbours.items()}, **{k: c.name for k, c in state.pcs.items()}} \
+        if state is not None else {}
+    target = p.target_track or names.get(p.neighbour_id or "", p.neighbour_id) or p.project_id or p.institution_id \
+        or ""
+    who = f" by {names.get(p.pc_id, p.pc_id)}" if p.performer == "pc" else " by the Court" \
+        if p.performer == "court" else ""
     skill = f" ({p.skill})" if p.action == "reduce_unrest" and p.skill else ""
     total = p.audit.get("check", {}).get("total")
     roll = f" [{total}]" if total is not None else ""
@@ -243,7 +249,9 @@ def year_events(y: SessionYear) -> dict[str, Any]:
         if t == "random_event_rolled":
             event = EVENT_WORDS.get(p.audit.get("result_key", ""), p.audit.get("result_key", ""))
         elif t == "neighbour_event_rolled":
-            event += f": {p.neighbour_id} {str(p.audit.get('result_key', '')).replace('_', ' ')}"
+            who = y.state_after.neighbours.get(p.neighbour_id)
+            event += f": {who.name if who is not None else p.neighbour_id}" \
+                     f" {str(p.audit.get('result_key', '')).replace('_', ' ')}"
         elif t in ("natural_disaster_resolved", "plague_resolved"):
             event += f" (+{p.audit.get('unrest', 0)} unrest" + (f", −{p.audit['loss']} population" if
                                                                  p.audit.get("loss") else "") + ")"
@@ -251,7 +259,7 @@ def year_events(y: SessionYear) -> dict[str, Any]:
             dc = p.audit.get("dc")
             growth = "no room" if dc is None else f"{'+1' if p.audit.get('success') else 'failed'} (DC {dc})"
         elif t == "action_taken":
-            actions.append(_action_words(p))
+            actions.append(_action_words(p, y.state_after))
         elif t == "revolution_rolled":
             gov = p.audit.get("government")
             notes.append(f"REVOLUTION: {str(p.audit.get('result_key', '')).replace('_', ' ')}"

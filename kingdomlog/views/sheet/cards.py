@@ -36,7 +36,7 @@ from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
 from kingdomlog.views.sheet.board import step_boards_html
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
-from kingdomlog.views.words import check_name, help_words, id_words, roll_name, summary_of, words
+from kingdomlog.views.words import check_name, help_words, id_words, namer, roll_name, summary_of, words
 
 
 def _num(v: Any) -> float | None:
@@ -300,10 +300,17 @@ def table_rows_html(card: Card) -> Html:
                       class_="kl-table-rows-title"), h("ul", items), class_="kl-table-rows")
 
 
-def breakdown_html(items: Sequence[Breakdown]) -> Html:
-    """The numbers this step used, term by term."""
-    return join(h("div", h("b", b.name), f" = {b.total:g}",
-                  h("ul", (h("li", t.label, " ", h("b", f"{t.value:+g}"),
+def _namer(session: SheetSession, card: Card) -> Callable[[str], str]:
+    """The ids of the card's labels in words, named from the state the step starts from."""
+    return namer(session.start.ruleset, card.before).text
+
+
+def breakdown_html(items: Sequence[Breakdown], name: Callable[[str], str] | None = None) -> Html:
+    """The numbers this step used, term by term; ``name`` says the ids in a label in words (a
+    ``views.words.Namer``'s ``text``: ``o1 (hire_troops)`` → ``o1 (hire troops)``)."""
+    say: Callable[[str], str] = name or (lambda x: x)
+    return join(h("div", h("b", say(b.name)), f" = {b.total:g}",
+                  h("ul", (h("li", say(t.label), " ", h("b", f"{t.value:+g}"),
                              [" ", h("i", t.kind)] if t.kind != "untyped" else None) for t in b.terms)),
                   h("div", b.note, class_="kl-help") if b.note else None, class_="kl-bd") for b in items)
 
@@ -343,7 +350,7 @@ def _hint(session: SheetSession, card: Card) -> str:
                 " (or re-roll it by your ruling) in the Table panel; change your own rows on the left.")
     if "was rolled" in (card.error or ""):
         return "Put it back as it was rolled, or roll the check again: Re-roll… beside its roll, with why."
-    path = sf.error_path(card.error or "")
+    path = _error_at(card)
     if path and path[0] == "dice":
         return f"Change or clear the typed dice of roll {path[1]!r}, or re-roll it."
     if path:
@@ -380,13 +387,15 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
             parts.append(h("div", "Declared, not rolled: nothing of this step is recorded until it is rolled, and the"
                                   " steps after it wait.", class_="kl-waiting"))
         if card.breakdowns:
-            parts.append(h("details", h("summary", "How the numbers are made"), breakdown_html(card.breakdowns),
+            parts.append(h("details", h("summary", "How the numbers are made"),
+                           breakdown_html(card.breakdowns, _namer(session, card)),
                            class_="kl-details", open=True))
         return join(parts)
     if card.error:
         msg = re.sub(r"^\[[^\]]+\]\s*", "", card.error)
+        msg = re.sub(r"^step '[^']+':\s*", "", msg)  # the card is the step
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
-        path = sf.error_path(msg)
+        path = _error_at(card)
         if path and path[0] != "dice" and msg.startswith("choice "):  # the field in words, not as a path
             msg = f"{sf.path_label(card.form.specs if card.form else (), path)}: {msg.split(': ', 1)[-1]}"
         head = "Rolled already." if "was rolled" in msg else "Refused by the rules."
@@ -396,7 +405,8 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         return join(parts)
     parts.append(outcome_html(session, card, draft))
     if card.breakdowns:
-        parts.append(h("details", h("summary", "How the numbers are made"), breakdown_html(card.breakdowns),
+        parts.append(h("details", h("summary", "How the numbers are made"),
+                       breakdown_html(card.breakdowns, _namer(session, card)),
                        class_="kl-details", open=True))
     if card.drafts:
         names = {pl.proposal.player: pl.name for pl in card.placed}
@@ -407,6 +417,13 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
 
 
 # ---- the card with its widgets ------------------------------------------------------------------
+
+
+def _error_at(card: Card) -> tuple[Any, ...] | None:
+    """Where the card's refusal belongs among its widgets (an army's line of a mapping shown as rows too)."""
+    if card.form is None:
+        return sf.error_path(card.error or "")
+    return sf.placed_path(card.form.specs, card.form.values, card.error or "")
 
 
 def _spec_at(specs: Sequence[FieldSpec], path: tuple[Any, ...]) -> FieldSpec | None:
@@ -517,7 +534,7 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
     items: list[Any] = []
     if spec.kind == "rows" and (spec.fields or spec.variants):
         per = list(spec.entries)
-        given_rows = value if isinstance(value, list) else []
+        given_rows = sf.as_entries(spec, value)
         rows = []
         for i, row in enumerate(elem["rows"].items()):
             fields = per[i] if i < len(per) else spec.fields
@@ -610,11 +627,11 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
     form = session.built.get(card.id)
     errs: list[FieldError] = list(draft.field_errors.get(card.id, []))
     if card.error:
-        path = sf.error_path(card.error)
+        path = _error_at(card)
         msg = re.sub(r"^\[[^\]]+\]\s*|^step '[^']+':\s*", "", card.error)
         msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
         if path and path[0] != "dice":  # it sits at the field: the path is said by where it is
-            msg = re.sub(r"^choice [\w.\[\]]+:\s*", "", msg)
+            msg = re.sub(r"^choice [^:]+:\s*", "", msg)
             msg = msg[:1].upper() + msg[1:]
         errs.append(FieldError(path or (), msg))
     errors = _Errors(errs)

@@ -15,9 +15,10 @@ from typing import Any
 
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.portrait import Better, Figure
-from kingdomlog.core.ruleset import Ruleset, State
+from kingdomlog.core.ruleset import Ruleset, State, plain_words
+from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import summary_of, words
+from kingdomlog.views.words import Namer, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -39,52 +40,98 @@ def _spaced(text: str) -> str:
     return text
 
 
-def _cell(value: Any) -> str:
-    """A value in a table cell: text, or ``Html`` (a dash for an empty one)."""
-    if value is None or value == "":
+def _plain(text: str) -> str:
+    return _spaced(text)
+
+
+def _cell(value: Any, name: Callable[[str], str] = _plain) -> str:
+    """A value in a table cell: text, or ``Html`` (a dash for an empty one); ``name`` says an id in words (a
+    ``views.words.Namer``'s ``value``: ``fabian`` → ``Duke Fabian``)."""
+    if value is None or value == "" or value == {} or value == []:
         return VACANT
-    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+    if isinstance(value, list) and all(isinstance(v, dict) for v in value):
         return f"{len(value)} item(s)"
-    if isinstance(value, dict) and value and all(isinstance(v, (int, float)) for v in value.values()):
-        return ", ".join(f"{k} {v:g}" for k, v in value.items())
+    if isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
+        return ", ".join(f"{name(str(k))} {v:g}" for k, v in value.items())
+    if isinstance(value, dict):  # a record inside a record: its fields in words, a nested one summed up
+        text = "; ".join(f"{words(str(k)).lower()} {_inner(v, name)}" for k, v in value.items())
+        return text if len(text) <= 80 else text[:77] + "…"
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
-        return ", ".join(_spaced(str(v)) for v in value) or VACANT
+        return ", ".join(name(v) if isinstance(v, str) else str(v) for v in value) or VACANT
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):  # pairs: "3 3; 6 5"
+        text = "; ".join(" ".join(_inner(x, name) for x in v) for v in value)
+        return text if len(text) <= 80 else text[:77] + "…"
+    if isinstance(value, bool):
+        return scalar(value)
     if isinstance(value, str):
-        return _spaced(value) if len(value) <= 80 else value[:77] + "…"
+        return name(value) if len(value) <= 80 else value[:77] + "…"
     text = scalar(value)
     return text if len(text) <= 80 else text[:77] + "…"
 
 
-def records_table(rows: Sequence[Mapping[str, Any]]) -> Html:
-    """A table of records; identifying columns first, grid fields left to the grid drawing."""
+def _inner(value: Any, name: Callable[[str], str]) -> str:
+    """A value inside a cell's record, short: a number or words as they are, a list or record by its size."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return name(value) if value else "—"
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
+        return ", ".join(_inner(v, name) for v in value) or "none"
+    if isinstance(value, (list, tuple, dict)):
+        return f"{len(value)} item(s)" if value else "none"
+    return "—" if value is None else str(value)
+
+
+def _machine_ids(rows: Sequence[Mapping[str, Any]], name: Namer | None) -> bool:
+    """Whether the records' ids are keys nobody reads: a ``name`` beside them says the same in words, or each is
+    a dotted key no vocabulary names (a modifier's ``t18.event.resolve.check.e1``)."""
+    if all(isinstance(r.get("name"), str) and r.get("name") for r in rows):
+        return True
+    ids = [r.get("id") for r in rows]
+    return all(isinstance(i, str) and "." in i and (name is None or name(i) == plain_words(i)) for i in ids)
+
+
+def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "") -> Html:
+    """A table of records; identifying columns first, grid fields left to the grid drawing.
+
+    With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
+    ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
+    keys no vocabulary names.
+    """
     cols: list[str] = []
     for r in rows:
         for k in r:
             if k not in cols and k != "blocks":
                 cols.append(k)
+    if name is not None and "id" in cols and _machine_ids(rows, name):
+        cols.remove("id")
     order = {c: i for i, c in enumerate(cols)}
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
-    return h("table", h("thead", h("tr", (h("th", words(c)) for c in cols))),
-             h("tbody", (h("tr", (h("td", _cell(r.get(c))) for c in cols)) for r in rows)),
+    say = name.value if name is not None else _plain
+    heads = [noun if c == "id" and noun else words(c) for c in cols]
+    return h("table", h("thead", h("tr", (h("th", x) for x in heads))),
+             h("tbody", (h("tr", (h("td", _cell(r.get(c), say)) for c in cols)) for r in rows)),
              class_="kl-table kl-panel-table")
 
 
-def grid_html(record: Mapping[str, Any]) -> Html:
+def grid_html(record: Mapping[str, Any], name: Callable[[str], str] = _plain) -> Html:
     """A settlement's urban grid: each block a square of its lots, a lot showing what stands on it (numbered as
-    the sheet's block and lot pickers number them, from 0)."""
+    the sheet's block and lot pickers number them, from 0; ``name``: what stands there in words)."""
     blocks = record.get("blocks")
     if not isinstance(blocks, list) or not all(isinstance(b, list) for b in blocks):
         return EMPTY
     cells = []
     for i, block in enumerate(blocks):
-        lots = [h("div", str(lot)[:14] if lot else f"lot {j}", class_="kl-lot kl-lot-used" if lot else "kl-lot",
+        lots = [h("div", name(str(lot))[:14] if lot else f"lot {j}", class_="kl-lot kl-lot-used" if lot else "kl-lot",
                   title=f"block {i}, lot {j}: {lot or 'empty'}") for j, lot in enumerate(block)]
         cells.append(h("div", h("div", f"block {i}", class_="kl-block-n"), h("div", lots, class_="kl-lots"),
                        class_="kl-block"))
-    name = record.get("name") or record.get("id") or ""
+    title = record.get("name") or record.get("id") or ""
     used = sum(1 for b in blocks for lot in b if lot)
     total = sum(len(b) for b in blocks)
-    return h("div", h("div", f"{name}: {used} of {total} lots built", class_="kl-grid-title"),
+    return h("div", h("div", f"{title}: {used} of {total} lots built", class_="kl-grid-title"),
              h("div", cells, class_="kl-grid"), class_="kl-grid-wrap")
 
 
@@ -164,18 +211,20 @@ def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, li
     """
     tiles = None if live else panel_tiles_html(ruleset, state, after=after)
     return h("div", h("div", tiles, data_kl_slot="tiles"),
-             _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s))), class_="kl-panel")
+             _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s), namer(ruleset, s))),
+             class_="kl-panel")
 
 
-def _collections_html(state: State, summary: Mapping[str, Any]) -> Html:
+def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None) -> Html:
+    say = name.value if name is not None else _plain
     parts = []
     dump = state.model_dump(mode="json")
     paired = _against(dump)
     used: set[str] = set()
     if paired:
         rows = []
-        for name, have, cap in paired:
-            used.add(name)
+        for stock, have, cap in paired:
+            used.add(stock)
             for k in cap:
                 v = have.get(k, 0)
                 full = " kl-full" if isinstance(v, (int, float)) and v >= cap[k] else ""
@@ -186,13 +235,14 @@ def _collections_html(state: State, summary: Mapping[str, Any]) -> Html:
     for k, v in dump.items():
         rows_ = _records(v)
         if rows_ is not None:
-            parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"), records_table(rows_),
-                           (grid_html(r) for r in rows_), class_="kl-panel-sec", open=True))
+            parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
+                           records_table(rows_, name, singular(words(k))), (grid_html(r, say) for r in rows_),
+                           class_="kl-panel-sec", open=True))
         elif k not in summary and k not in used:
             other[k] = v
     if other:
         parts.append(h("details", h("summary", "Everything else"),
-                       h("table", (h("tr", h("th", words(k)), h("td", _cell(v))) for k, v in other.items()),
+                       h("table", (h("tr", h("th", words(k)), h("td", _cell(v, say))) for k, v in other.items()),
                          class_="kl-table"), class_="kl-panel-sec"))
     return join(parts)
 

@@ -605,7 +605,7 @@ def in_words(exc: InputError | RuleError, name_of: Callable[[str, str], str]) ->
     of the same kind.
 
     >>> str(in_words(RuleError("a PC cannot perform tax_collection", rule="A75"), lambda i, k: i.replace("_", " ")))
-    'a PC cannot perform tax collection (rule: A75)'
+    'a PC cannot perform tax collection (A75)'
     """
     said = refusal_words(str(exc), name_of)
     return RuleError(said) if isinstance(exc, RuleError) else InputError(said)
