@@ -31,7 +31,7 @@ from kingdomlog.core.errors import InputError, KingdomlogError
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
-from kingdomlog.views.html import EMPTY, STYLE, Html, draft_items, h, join, style
+from kingdomlog.views.html import EMPTY, STYLE, Html, h, join, style
 from kingdomlog.views.player import page as player
 from kingdomlog.views.words import help_words, refusal_words, words
 
@@ -93,6 +93,8 @@ class OrdersStart(TypedDict):
     hints: dict[str, dict[str, tuple[Option, ...]]]
     rolled: dict[str, Html]
     extras: Extras
+    said: Callable[[Sequence[Any]], Html]
+    """What a step's events record, in words for this player (``in_words`` on their view)."""
     name_of: Callable[[str, str], str]
     """The ruleset's names in words (``Ruleset.name_of``): a step's title, what a roll key rolls."""
 
@@ -139,7 +141,8 @@ def open_orders(folder: Path, viewer: str) -> OrdersStart:
             "messages": pbp.messages(camp, v), "others": [p for p in camp.players() if p != v.id],
             "stage": st.stage, "closed": st.closed, "orders_due": st.orders_due, "time_left": st.time_left(),
             "ready": bool(me and me.ready), "published": st.published, "hints": open_pick_hints(rs, view, choices),
-            "rolled": rolled, "extras": extras_for(camp.config.ruleset), "name_of": rs.name_of}
+            "rolled": rolled, "extras": extras_for(camp.config.ruleset), "name_of": rs.name_of,
+            "said": lambda drafts: in_words(rs, view, v, drafts)}
 
 
 def open_pick_hints(rs: Any, view: Any, choices: Mapping[str, Sequence[FieldSpec]]
@@ -169,10 +172,11 @@ def in_words(rs: Any, view: Any, viewer: Viewer, drafts: Sequence[Any]) -> Html:
     """What a step recorded (``drafts``), as HTML: the ruleset's chronicle lines for ``viewer``, else a list of
     the events."""
     from kingdomlog.core.events import provisional
+    from kingdomlog.views.sheet.cards import event_words
 
     lines = [rs.chronicle(view, provisional("sheet", i + 1, d), view, viewer) for i, d in enumerate(drafts)]
-    if not lines or not all(lines):
-        return draft_items(drafts)
+    if not lines or not all(lines):  # the ruleset has no line for one of them: each event's type and fields in words
+        return h("ul", (event_words(d, rs.name_of) for d in drafts), class_="kl-evlist")
     return h("ul", (h("li", f"{x[:1].upper() + x[1:]}.") for x in lines if x))
 
 
@@ -368,7 +372,7 @@ def check_html(start: OrdersStart, steps: Mapping[str, Any] | None, problem: str
         parts.append(h("p", h("i", f"{name(sid, 'step')} is checked once your dice are rolled (on submit).")))
     for sid, drafts in check.events.items():
         if sid not in check.fresh and drafts:
-            parts.append(h("details", h("summary", f"What {name(sid, 'step')} records"), draft_items(drafts)))
+            parts.append(h("details", h("summary", f"What {name(sid, 'step')} records"), start["said"](drafts)))
     return join(parts), True
 
 

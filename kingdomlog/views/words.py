@@ -10,11 +10,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kingdomlog.core.choices import FieldSpec, Option
+from kingdomlog.core.errors import InputError
 from kingdomlog.core.memo import ByIdentity
+from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
 __all__ = ["ACRONYMS", "Namer", "check_name", "help_words", "id_words", "is_hex_field", "namer", "names_in",
-           "option_text", "refusal_words", "roll_name", "summary_of", "words"]
+           "option_text", "refusal_words", "roll_name", "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -142,6 +144,25 @@ def id_words(value: Any, name_of: Callable[[str, str], str] | None = None) -> An
     if name_of is not None:
         return name_of(value, "")
     return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", value)).strip()
+
+
+def visibility_words(text: str, name_of: Callable[[str, str], str] | None = None) -> str:
+    """Who may read an event, in words: ``gm`` → ``the GM only``, ``faction:fabian,faction:marburg`` → ``seen by
+    Duke Fabian and Marburg`` (each player by ``name_of``, else their id with separators as spaces).
+
+    >>> visibility_words("gm"), visibility_words("public"), visibility_words("faction:a_b,faction:c")
+    ('the GM only', 'everyone', 'seen by a b and c')
+    """
+    try:
+        vis = parse_visibility(text)
+    except InputError:
+        return "who may see it: unreadable"
+    if vis.is_public:
+        return "everyone"
+    if vis.is_gm_only:
+        return "the GM only"
+    who = [str(id_words(p, name_of)) if name_of is None else name_of(p, "player") for p in vis.players]
+    return "seen by " + (" and ".join(who) if len(who) <= 2 else ", ".join(who[:-1]) + " and " + who[-1])
 
 
 _TAG = re.compile(r"^\[[^\]]+\]\s*")

@@ -36,7 +36,16 @@ from kingdomlog.views.forms import FieldError
 from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, scalar, style
 from kingdomlog.views.sheet.board import step_boards_html
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
-from kingdomlog.views.words import check_name, help_words, id_words, namer, roll_name, summary_of, words
+from kingdomlog.views.words import (
+    check_name,
+    help_words,
+    id_words,
+    namer,
+    roll_name,
+    summary_of,
+    visibility_words,
+    words,
+)
 
 
 def _num(v: Any) -> float | None:
@@ -251,9 +260,10 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
 
 
 def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None,
-                names: Mapping[str, str] | None = None) -> Html:
+                names: Mapping[str, str] | None = None, player_name: Callable[[str], str] | None = None) -> Html:
     """One event as a short line: its type in words and its main fields (ids by the ruleset's names; ``names``: a
-    player's, by actor id, for the acts of a row the table proposed)."""
+    player's, by actor id, for the acts of a row the table proposed), and who may read it unless everyone
+    (``player_name``: a player's name by id)."""
     name = words(d.type.split(".", 1)[-1])
     payload = d.payload.model_dump(mode="json")
     bits = []
@@ -266,7 +276,9 @@ def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None,
         bits.append(f"{words(k).lower()} {text}")
         if len(bits) >= 6:
             break
-    vis = None if d.visibility == "public" else [" ", h("span", f"[{d.visibility}]", class_="kl-vis")]
+    who = (lambda pid, _kind: player_name(pid)) if player_name is not None else None
+    vis = None if d.visibility == "public" else [" ", h("span", f"({visibility_words(d.visibility, who)})",
+                                                       class_="kl-vis")]
     by = [" ", h("span", f"by {names[d.actor]}", class_="kl-by")] if names and d.actor in names else None
     return h("li", h("b", name), by, vis, ": ", ", ".join(bits))
 
@@ -411,7 +423,9 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
     if card.drafts:
         names = {pl.proposal.player: pl.name for pl in card.placed}
         parts.append(h("details", h("summary", f"{len(card.drafts)} event(s) this step records"),
-                       h("ul", (event_words(d, _name_of(session), names) for d in card.drafts),
+                       h("ul", (event_words(d, _name_of(session), names,
+                                            session.start.camp.player_name if session is not None else None)
+                                for d in card.drafts),
                          class_="kl-evlist"), class_="kl-details"))
     return join(parts)
 
