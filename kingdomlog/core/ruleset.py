@@ -677,6 +677,14 @@ class Ruleset:
                 return found.title
         return plain_words(id)
 
+    def check_title(self, key: str, spec: CheckSpec) -> str | None:
+        """The title a check's card line reads, in words, when this ruleset says it itself (issue 29: a roll
+        whose label is its key, "b8.1.r1.attacker.main", says what is rolled: "Battle of Fabia, round 1: the
+        attacker's main army, 7 dice at 5+"); None (the default): the sheet's shared title
+        (``views.sheet.cards.check_title``: the check's label, its dice and DC).
+        """
+        return None
+
     def choice_widget(self, state: Any, step: str, field: FieldSpec, value: Any) -> Any:
         """A custom form widget for one choice, or None for the one built from ``field``."""
         return None

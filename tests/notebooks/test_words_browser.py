@@ -46,9 +46,10 @@ WORDS_JS = r"""() => {
   return out; }"""
 
 RAW_ID = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b|\b[a-z]+\d*\.[a-z0-9_]+\b|\(issue \d+\)|<span class="
-                    r"|\b[A-Za-z]\d+ [a-z]\d+\b|\[[a-z][a-z0-9_.-]*\]")
+                    r"|\b[A-Za-z]\d+ (?:\d+ )*[a-z]\d+\b|\[[a-z][a-z0-9_.-]*\]")
 """A machine's name on a page: ``hire_troops``, ``cmd.1``, ``b7.1``, "(issue 13)", a label's raw markup, a key said
-as words ("A1 e1 o0", "Candidate t8 c1"), an id in brackets beside a name ("Fabia [fabia]")."""
+as words ("A1 e1 o0", "Candidate t8 c1", a battle's roll "B8 1 r1 attacker main"), an id in brackets beside a name
+("Fabia [fabia]")."""
 
 
 def raw_ids(texts: list[str]) -> list[str]:

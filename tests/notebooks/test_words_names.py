@@ -3,6 +3,9 @@ sheet's roll lines and check titles say what is rolled, not the roll's key."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from kingdomlog.core.choices import describe
 from kingdomlog.core.ruleset import Ruleset, find_ruleset
 from kingdomlog.dice.checks import CheckSpec
@@ -55,3 +58,50 @@ def test_a_pf2e_check_is_titled_with_its_activity_and_leader() -> None:
     assert CheckAt("claim-hex", "region", hex="B3").label == "Claim Hex on B3"
     spec = CheckSpec("flat", dc=11, label=_purpose_words("pull-together:claim-hex"))
     assert cards.check_title("a1.pull", spec) == "Pull Together for Claim Hex: DC 11 flat check"
+
+
+def _signoria_war() -> tuple[Any, Any, Any]:
+    """§10.7's worked battle (tests/signoria/test_worked_turn.py): the ruleset, the war step and the state before."""
+    from signoria.play import Game as SGame
+    from signoria.test_worked_turn import SETUP, START, TURN5
+
+    from kingdomlog.core.turn import Plan, preview_turn
+
+    sig = find_ruleset("signoria")
+    g = SGame(initial_resources=START)
+    g.play(SETUP)
+    plan = Plan.parse(dict(TURN5))
+    pv = preview_turn(sig, g.state, plan, campaign="test", turn=plan.turn or g.state.turn + 1,
+                      start_seq=len(g.events), seed="test-seed")
+    i = [s.phase.id for s in pv.steps].index("p3_war")
+    return sig, pv.steps[i], pv.steps[i - 1].state_after
+
+
+def test_a_battles_dice_pools_say_what_is_rolled() -> None:
+    """Issue 29: a battle's pool on the war card is titled by its battle's place, round, side and dice ("Battle of
+    Marburg, round 1: the attacker's main army, 8 dice at 5+"), not its roll key ("B8 1 r1 attacker main", which
+    the pages' raw-id pattern refuses); a pool logged with its key as its label reads the key in words."""
+    from test_words_browser import RAW_ID
+
+    from kingdomlog.dice.checks import PoolSpec
+    from kingdomlog.views.sheet.board import board_html
+
+    assert RAW_ID.search("B8 1 r1 attacker main: 7 dice") and RAW_ID.search("A1 e1 o0")
+    sig, st, before = _signoria_war()
+    pools = {k: s for k, s in st.checks.items() if s.pool is not None}
+    titles = [cards.check_title(k, s, sig) for k, s in pools.items()]
+    where = before.provinces[next(e.payload.province for e in st.drafts if e.type == "signoria.battle_opened")].name
+    assert titles[0] == f"Battle of {where}, round 1: the attacker's main army, 8 dice at 5+"
+    assert any("exploding sixes (wave 1)" in t for t in titles)
+    assert [t for t in titles if RAW_ID.search(t)] == []
+    assert [cards.check_title(k, s) for k, s in pools.items() if RAW_ID.search(cards.check_title(k, s))] == []
+    (board,) = sig.boards(before, "p3_war", st.choices, st.rolls, st.checks, st.drafts)
+    assert board.title == f"Battle of {where} (a field battle)"
+    shown = re.sub(r"<[^>]*>", " ", str(board_html(board, st.checks, st.rolls)))  # its text, not its attributes
+    assert "Battle of" in shown and not RAW_ID.search(shown)
+    logged = CheckSpec("pool", pool=PoolSpec(7, 4), label="b8.1.r1.attacker.main")
+    assert cards.check_title("b8.1.r1.attacker.main", logged, sig) == \
+        "Battle 1 of month 8, round 1: the attacker's main army, 7 dice at 4+"
+    pf2e = find_ruleset("pf2e-kingmaker")  # another ruleset's titles are the shared ones
+    flat = CheckSpec("flat", dc=11, label="Pull Together for Claim Hex")
+    assert cards.check_title("a1.pull", flat, pf2e) == cards.check_title("a1.pull", flat)

@@ -21,11 +21,14 @@ from kingdomlog.dice.roller import Roll
 from kingdomlog.rulesets.signoria import events as ev
 from kingdomlog.rulesets.signoria.state import SignoriaState
 from kingdomlog.rulesets.signoria.vocabulary import BATTLE_OPTIONS
+from kingdomlog.rulesets.signoria.vocabulary import name_of as _name_of
 
 OPTION_WORDS = {v: label for v, label, _ in BATTLE_OPTIONS}
 TACTIC_WORDS = {"hold": "hold position", "breakthrough": "breakthrough in the centre", "encirclement": "encirclement",
                 "ambush": "ambush", "counterattack": "counterattack against breakthroughs"}
 """The tactics in words (§5.4)."""
+KIND_WORDS = {"field": "a field battle", "storm": "a city stormed", "sally": "a garrison's sally"}
+"""The kinds of battle in words (§5.2, §5.11)."""
 
 
 def _where(key: str) -> tuple[str, int, str, str] | None:
@@ -113,7 +116,8 @@ def boards(before: SignoriaState, choices: Mapping[str, Any], rolls: Sequence[Ro
             outcome += [f"{who.get(f, f)}: {n} units killed" + (f", {end.routed_at_end.get(f, 0)} routed at the end"
                                                                if end.routed_at_end.get(f) else "")
                         for f, n in end.killed.items()]
-        title = f"Battle {bid}" + (f" in {where.get(op.province, op.province)} ({op.kind})" if op is not None
-                                   else "")
+        title = (f"Battle of {where.get(op.province, op.province)} ({KIND_WORDS.get(op.kind, op.kind)})"
+                 if op is not None else _name_of(bid) or bid)
+        title = title[:1].upper() + title[1:]
         out.append(Board(bid, title, tuple(sides), tuple(lines), tuple(outcome)))
     return out

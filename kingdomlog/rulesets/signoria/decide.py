@@ -71,7 +71,7 @@ from kingdomlog.rulesets.signoria.state import (
 from kingdomlog.rulesets.signoria.tables import adjacency, season_of, trait_from_die, traits
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import provinces as setting_provinces
-from kingdomlog.rulesets.signoria.vocabulary import own_spies
+from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words, own_spies
 
 Ctx = StepContext[SignoriaState]
 C = TypeVar("C", bound=Choices)
@@ -110,11 +110,12 @@ def d6(ctx: Ctx, key: str, n: int = 1) -> list[int]:
     return list(ctx.roll(key, f"{n}d6").faces)
 
 
-def pool(ctx: Ctx, key: str, n: int, threshold: int) -> list[int]:
-    """A battle pool of ``n`` d6 succeeding at ``threshold``+ (§5.3)."""
+def pool(ctx: Ctx, key: str, n: int, threshold: int, place: str | None = None) -> list[int]:
+    """A battle pool of ``n`` d6 succeeding at ``threshold``+ (§5.3), labelled with what it rolls in words (the
+    battle by its ``place``: "Battle of Fabia, round 1: the attacker's main army"; issue 29)."""
     if n <= 0:
         return []
-    spec = CheckSpec("pool", pool=PoolSpec(n, threshold), label=key)
+    spec = CheckSpec("pool", pool=PoolSpec(n, threshold), label=battle_roll_words(key, place) or key)
     return list(ctx.roll(key, f"{n}d6", check=spec).faces)
 
 
@@ -1560,8 +1561,10 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
     raw = declarations.get(key) or {}
     decl = {int(k): list(v) for k, v in dict(raw).items()}
 
+    place = s.provinces[camp.target].name if camp.target in s.provinces else camp.target
+
     def roll(key: str, n: int, threshold: int) -> list[int]:
-        return pool(ctx, key, n, threshold)
+        return pool(ctx, key, n, threshold, place)
 
     result = fight(setup, decl, roll)
     _declaration_questions(ctx, key, bid, camp.target, setup, decl, result.rounds)

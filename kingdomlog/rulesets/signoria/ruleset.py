@@ -45,6 +45,7 @@ from kingdomlog.rulesets.signoria.state import (
     home_force_breakdown,
     reroll_allowance,
 )
+from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words as _battle_roll_words
 from kingdomlog.rulesets.signoria.vocabulary import name_of as _name_of
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
 
@@ -121,6 +122,17 @@ class SignoriaRuleset(CopyOnWriteRuleset):
 
     def name_of(self, id: str, kind: str = "") -> str:
         return _name_of(id, kind) or super().name_of(id, kind)
+
+    def check_title(self, key: str, spec: CheckSpec) -> str | None:
+        """A battle pool (§5.5) by what it rolls and its dice: "Battle of Fabia, round 1: the attacker's main army,
+        7 dice at 5+" (its label; one logged with its key as label, by the key in words); any other check: the
+        sheet's shared title."""
+        said = _battle_roll_words(key)
+        if said is None or spec.pool is None:
+            return None
+        name = spec.label if spec.label and spec.label != key else said[:1].upper() + said[1:]
+        n = spec.pool.count
+        return f"{name}, {n} {'die' if n == 1 else 'dice'} at {spec.pool.threshold}+"
 
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         try:

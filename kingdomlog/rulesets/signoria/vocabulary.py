@@ -263,13 +263,39 @@ PHASE_WORDS = {"p1_internal": "internal affairs", "p2_espionage": "espionage", "
 """The phase an action is resolved in (§4.3), as its option's detail."""
 
 
+BATTLE_ROLL = re.compile(r"b(\d+)\.(\d+)\.r(\d+)\.(attacker|defender)\.(main|reserve)(?:\.(reroll|x(\d+)))?")
+"""A battle pool's roll key (§5.5): ``<battle>.r<round>.<side>.<group>``, its re-rolled ones (``.reroll``,
+Encirclement) or a wave of its exploding sixes (``.x<n>``, Breakthrough)."""
+
+
+def battle_roll_words(key: str, place: str | None = None) -> str | None:
+    """What a battle pool's roll key rolls, in words (the battle by its place when known); None for another key.
+
+    >>> battle_roll_words("b8.1.r1.attacker.main", "Fabia")
+    "Battle of Fabia, round 1: the attacker's main army"
+    >>> battle_roll_words("b7.1.r2.defender.reserve.x2"), battle_roll_words("b7.1.r1.attacker.main.reroll")
+    ("battle 1 of month 7, round 2: the defender's reserve, exploding sixes (wave 2)", \
+"battle 1 of month 7, round 1: the attacker's main army, re-rolled ones")
+    >>> battle_roll_words("cmd.1") is None
+    True
+    """
+    m = BATTLE_ROLL.fullmatch(key)
+    if m is None:
+        return None
+    battle = f"Battle of {place}" if place else f"battle {m.group(2)} of month {m.group(1)}"
+    group = "main army" if m.group(5) == "main" else "reserve"
+    more = ", re-rolled ones" if m.group(6) == "reroll" else f", exploding sixes (wave {m.group(7)})" \
+        if m.group(7) else ""
+    return f"{battle}, round {m.group(3)}: the {m.group(4)}'s {group}{more}"
+
+
 def name_of(id: str, kind: str = "") -> str | None:
     """Signoria's names of its ids in words, or None for one it does not name (the ruleset's default then).
 
     >>> name_of("cmd.1", "roll"), name_of("cmd.3", "roll"), name_of("hire_troops", "action")
     ('the command roll', 'reroll 2', 'hire troops')
     >>> name_of("candidate.t8.c1.2", "roll"), name_of("b7.1.r2.defender.main", "roll")
-    ("a candidate's trait, die 2", "battle 1 of month 7, round 2: the defender's main")
+    ("a candidate's trait, die 2", "battle 1 of month 7, round 2: the defender's main army")
     >>> name_of("b7.1"), name_of("fabian.leader"), name_of("province:fabia")
     ('battle 1 of month 7', "fabian's leader", 'the province of Fabia')
     """
@@ -282,10 +308,9 @@ def name_of(id: str, kind: str = "") -> str | None:
         if m:  # a statesman's trait, rolled on a d6 until it names one (§4.6, §2.9)
             who = "a candidate's" if m.group(1) == "candidate" else f"{m.group(2)}'s"
             return f"{who} trait, die {m.group(3)}"
-        m = re.fullmatch(r"b(\d+)\.(\d+)\.r(\d+)\.(attacker|defender)\.(main|reserve)(.*)", id)
-        if m:  # a battle round's dice (§5.5)
-            return f"battle {m.group(2)} of month {m.group(1)}, round {m.group(3)}: the {m.group(4)}'s {m.group(5)}" \
-                   + (" (re-roll)" if m.group(6) else "")
+        said = battle_roll_words(id)
+        if said:  # a battle round's dice (§5.5)
+            return said
     if kind in ("action", "option", "") and id in ACTION_NAMES:
         return ACTION_NAMES[id]
     m = re.fullmatch(r"b(\d+)\.(\d+)", id)

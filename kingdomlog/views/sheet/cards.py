@@ -110,17 +110,26 @@ def _name_of(session: SheetSession | None) -> Callable[[str, str], str] | None:
     return session.start.camp.ruleset.name_of if session is not None else None
 
 
+def _ruleset(session: SheetSession | None) -> Any:
+    """The sheet's ruleset (its ``check_title``), when the card is drawn for a sheet."""
+    return session.start.camp.ruleset if session is not None else None
+
+
 def _against(spec: CheckSpec) -> str:
     """`` vs DC 15`` for a d20 check; nothing for one read on a result table (its rows are the outcomes)."""
     return "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"
 
 
-def check_title(key: str, spec: CheckSpec) -> str:
-    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice).
+def check_title(key: str, spec: CheckSpec, ruleset: Any = None) -> str:
+    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice); ``ruleset``: the sheet's, whose
+    ``Ruleset.check_title`` titles the checks it words itself (signoria's battle pools).
 
     >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
     'Claim hex on A5: d20 +3 vs DC 15'
     """
+    own = ruleset.check_title(key, spec) if ruleset is not None else None
+    if own:
+        return str(own)
     name = check_name(key, spec)
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
@@ -237,13 +246,14 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
             named = roll_name(r.key, card.checks, _name_of(session))
             parts.append(h("div", roll_result_html(r, None, named), who, extra, class_="kl-dice", data_roll=r.key))
             continue
-        parts.append(h("div", h("div", check_title(r.key, spec), who, class_="kl-check-title"), _odds(spec),
+        parts.append(h("div", h("div", check_title(r.key, spec, _ruleset(session)), who, class_="kl-check-title"),
+                       _odds(spec),
                        roll_result_html(r, spec), extra, class_="kl-check kl-check-rolled" if lock else "kl-check",
                        data_roll=r.key))
     pending = card.pending
     if pending is not None:
         key, spec = pending.key, card.checks.get(pending.key)
-        title = check_title(key, spec) if spec is not None \
+        title = check_title(key, spec, _ruleset(session)) if spec is not None \
             else f"{roll_name(key, card.checks, _name_of(session))}: {pending.notation}"
         if card.provisional:
             act: Html = h("div", "Rolled once the refused step above is fixed.", class_="kl-empty")
