@@ -67,6 +67,7 @@ from kingdomlog.core.errors import InputError
 
 __all__ = [
     "KEY",
+    "KEYS",
     "LIMIT",
     "PARENT",
     "Amount",
@@ -775,7 +776,7 @@ class _Walk:
             for k, v in value.items():
                 if key_pick is not None:
                     self.one(k, key_pick, (*path, k))
-                _Walk(self.state, self.vocabulary, self.step, {**self.within, KEY: k}).value(
+                _Walk(self.state, self.vocabulary, self.step, _keyed(self.within, k)).value(
                     v, shape.value, (*path, k))
         elif own or inherited:
             self.one(value, own or inherited, path)  # type: ignore[arg-type]
@@ -787,6 +788,14 @@ class _Walk:
 KEY = "__key__"
 """Key of ``within`` holding the key of a mapping's entry (``dict[Pick(...), ...]``) whose value a Pick lists the
 options of: the options of a dilemma, for the dilemma named by the key."""
+KEYS = "__keys__"
+"""Key of ``within`` holding the keys of the mappings around a value, the outermost first (a battle's declarations
+``dict[battle, dict[round, ...]]``: ``(battle, round)``; ``KEY`` is the innermost)."""
+
+
+def _keyed(within: Mapping[str, Any], key: Any) -> dict[str, Any]:
+    """``within`` for the value of a mapping's entry ``key``: ``KEY`` it, ``KEYS`` the keys around it and it."""
+    return {**within, KEY: key, KEYS: (*within.get(KEYS, ()), key)}
 
 
 def _options(shape: _Shape, *, state: Any, vocabulary: Vocabulary, within: Mapping[str, Any] | None
@@ -985,4 +994,4 @@ def _key_spec(shape: _Shape, key: Option, given: Any, within: Mapping[str, Any],
     default = 0 if kind in ("int", "float") else False if kind == "bool" else None
     label = key.label or (_words(key.value) if isinstance(key.value, str) else str(key.value))
     return _spec(str(key.value), label, key.detail, shape, required=False, default=default, given=given,
-                 within={**within, KEY: key.value}, state=state, vocabulary=vocabulary)
+                 within=_keyed(within, key.value), state=state, vocabulary=vocabulary)

@@ -160,3 +160,62 @@ def test_a_signoria_battles_declarations_in_words_and_the_defenders_answer_on_th
     options = {o.value: o.label for o in entry["option"].options or ()}
     assert options["join"] == "joins the battle" and options["fight_to_last"] == "fight to the last!"
     assert "+ Declaration" in sf.add_widget(rounds.fields[0]).text
+
+
+def _signoria_war(declarations: dict[str, Any] | None = None) -> tuple[Any, Any, Any, Any]:
+    """§10.7's worked battle (tests/signoria/test_worked_turn.py: Fabian's march on Marburg sends Orsino; Marburg
+    answers with its Doge and Lorenzo), with ``declarations`` in place of its own: the ruleset, the plan, the war
+    step and the state before it."""
+    import copy
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from signoria.play import Game as SGame
+    from signoria.test_worked_turn import SETUP, START, TURN5
+
+    from kingdomlog.core.turn import Plan, preview_turn
+
+    sig = find_ruleset("signoria")
+    g = SGame(initial_resources=START)
+    g.play(SETUP)
+    raw = copy.deepcopy(dict(TURN5))
+    if declarations is not None:
+        raw["steps"]["p3_war"]["choices"]["declarations"] = declarations
+    plan = Plan.parse(raw)
+    pv = preview_turn(sig, g.state, plan, campaign="test", turn=plan.turn or g.state.turn + 1,
+                      start_seq=len(g.events), seed="test-seed")
+    i = [s.phase.id for s in pv.steps].index("p3_war")
+    return sig, plan, pv.steps[i], pv.steps[i - 1].state_after
+
+
+def test_a_signoria_declaration_offers_that_sides_fighters_only() -> None:
+    """§5.5, §5.7: a battle declaration names a character fighting on its side in that battle: the attacker's those
+    its war order sent (Orsino), the defender's those its answer names (Doge Andrea, Lorenzo); the side's others are
+    shown not choosable, in words; no other faction's character is offered."""
+    from signoria.test_worked_turn import CAMPAIGN
+
+    sig, _, st, before = _signoria_war()
+    specs = fields(sig.choices(before, before.turn, "p3_war", st.choices))
+    battle = next(b for b in specs["declarations"].fields if b.name == CAMPAIGN)
+    seen = {}
+    for rnd in battle.fields:
+        for entry, given in zip(rnd.entries, st.choices["declarations"][CAMPAIGN].get(rnd.name, []), strict=True):
+            offered = fields(entry)["character"].options or ()
+            side = given["side"]
+            seen[side] = ([o.label for o in offered if not o.disabled], {o.label: o.disabled for o in offered
+                                                                          if o.disabled})
+    assert seen["defender"] == (["Doge Andrea", "Lorenzo"], {"Bianca": "Bianca is not in Doge of Marburg's army in "
+                                                                       "this battle"})
+    assert seen["attacker"][0] == ["Orsino"] and set(seen["attacker"][1]) == {"Duke Fabian", "Cesare"}
+
+
+def test_a_signoria_declaration_naming_another_character_is_refused_in_words() -> None:
+    """Cesare stayed at home: declaring him for Fabian's army is refused where it enters, naming him; keyed by the
+    battle's own id (which the form cannot place) the rules refuse it naming him, the battle and who fights there."""
+    from signoria.test_worked_turn import CAMPAIGN
+
+    cesare = [{"side": "attacker", "character": "cesare", "option": "hospital"}]
+    *_, st, _ = _signoria_war({CAMPAIGN: {"1": cesare}})
+    assert st.error is not None and "Cesare is not in Duke Fabian's army in this battle" in st.error
+    *_, st, _ = _signoria_war({"b5.1": {"1": cesare}})
+    assert st.error is not None and ("the battle of Marburg, round 1: Cesare does not fight for Duke Fabian (the "
+                                     "attacker) there; its characters in this battle: Orsino") in st.error

@@ -254,7 +254,8 @@ class Declaration(Choices):
 
     side: Literal["attacker", "defender"] = Field(description="the side that uses the option (a defecting spy's "
                                                               "option is used by his master's side)")
-    character: CharacterId | None = None
+    character: Annotated[str, Pick("battle_characters", what="a character fighting on that side in this battle",
+                                   depends=("side",))] | None = None
     option: Annotated[BattleOption, Pick("battle_options", what="a battle option (§5.5-5.7)", open=True)]
     group: Literal["main", "reserve"] | None = None
     target: CharacterId | None = Field(None, description="epic duel: the enemy leader")

@@ -1354,6 +1354,34 @@ def _response_question(s: SignoriaState, cid: str, defender: str, attacker: str,
                            "with every character at home (G-34).")
 
 
+def _check_declared(ctx: Ctx, setup: BattleSetup, decl: Mapping[int, list[Any]], place: str) -> None:
+    """Each declaration names a character who fights on its side in this battle, or (defecting) its side's spy in the
+    enemy's army (§5.5, §5.7): else a refusal naming him and the battle in words, and who may be named."""
+    s = ctx.state
+
+    def name(cid: str) -> str:
+        c = s.characters.get(cid)
+        return c.name if c is not None else cid
+
+    sides = {"attacker": (setup.attacker, setup.defender), "defender": (setup.defender, setup.attacker)}
+    for r, ds in sorted(decl.items()):
+        for d in ds:
+            cid, side = d.get("character"), str(d.get("side"))
+            if not cid or side not in sides:
+                continue
+            me, opp = sides[side]
+            there = opp if d.get("defect") else me
+            if any(f.id == cid for f in there.characters):
+                continue
+            fac = s.factions[me.faction].name if me.faction in s.factions else me.faction
+            may = ", ".join(name(f.id) for f in me.characters) or "nobody"
+            if d.get("defect"):
+                raise ctx.fail(f"the battle of {place}, round {r}: {name(str(cid))} is not in the army {fac} fights, "
+                               f"so cannot defect to it", "§5.7")
+            raise ctx.fail(f"the battle of {place}, round {r}: {name(str(cid))} does not fight for {fac} (the "
+                           f"{side}) there; its characters in this battle: {may}", "§5.5")
+
+
 def _declaration_questions(ctx: Ctx, key: str, bid: str, where: str, setup: BattleSetup,
                            given: Mapping[int, list[Any]], rounds: tuple[dict[str, Any], ...]) -> None:
     """§5.8 step 1: each player side declares its characters' options round by round; a round no one of a
@@ -1566,6 +1594,7 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
     def roll(key: str, n: int, threshold: int) -> list[int]:
         return pool(ctx, key, n, threshold, place)
 
+    _check_declared(ctx, setup, decl, place)
     result = fight(setup, decl, roll)
     _declaration_questions(ctx, key, bid, camp.target, setup, decl, result.rounds)
     both = vis(ctx.state, attacker, defender)

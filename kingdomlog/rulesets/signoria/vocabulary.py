@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kingdomlog.core.choices import KEY, Option
+from kingdomlog.core.choices import KEY, KEYS, PARENT, Option
 from kingdomlog.rulesets.signoria.rules import ACTIONS, NEUTRAL_GOALS, PHASE_OF_ACTION
 from kingdomlog.rulesets.signoria.state import Character, SignoriaState
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
@@ -142,6 +142,78 @@ def _battles(s: SignoriaState) -> list[Option]:
     return camps + battles
 
 
+def battle_sides(s: SignoriaState, key: str, responses: Mapping[str, Any] | None = None
+                 ) -> dict[str, tuple[str, tuple[str, ...]]] | None:
+    """The factions and characters of each side (``attacker``, ``defender``) of the battle a campaign ``key``
+    brings this turn (§5.1-5.2, §5.11: the attacker's characters are those its war or sally order sends; the
+    defender's those its answer names, else every one at home); only those who can fight (active, in the faction's
+    service). None for a key the state cannot place (a battle's own id: the rules check its declarations)."""
+    camp = s.campaigns.get(key)
+    orders = {(fid, o.id): o for fid in s.orders for o in s.orders[fid].orders}
+    if camp is not None:
+        attacker, target, sent = camp.faction, camp.target, tuple(camp.characters)
+    else:
+        m = re.fullmatch(r"(\d+)\.([^.]+)\.(.+)", key)
+        o = orders.get((m.group(2), m.group(3))) if m and int(m.group(1)) == s.turn else None
+        if o is None or o.action != "war" or not o.target:
+            return None
+        attacker, target, sent = m.group(2) if m else "", str(o.target), tuple(o.params.get("characters") or ())
+    province = s.provinces.get(target)
+    defender = province.owner if province is not None else None
+    if defender is None or defender not in s.factions:
+        return None
+
+    def fighting(fid: str, ids: Any) -> tuple[str, ...]:
+        f = s.factions[fid]
+        if ids in (None, "all"):
+            ids = [*([f.leader] if f.leader else []), *f.statesmen]
+        return tuple(str(c) for c in ids if (x := s.characters.get(str(c))) is not None and
+                     x.condition == "active" and x.employer == fid)
+
+    sally = next((o for (fid, _), o in orders.items() if fid == defender and o.action == "sally" and
+                  o.target == target and camp is not None), None)
+    if sally is not None:  # the besieged sally out against the besieger (§5.11)
+        return {"attacker": (defender, fighting(defender, sally.params.get("characters") or [])),
+                "defender": (attacker, fighting(attacker, sent))}
+    answer = (responses or {}).get(key)
+    chosen = _field(answer, "characters") if answer is not None else None
+    return {"attacker": (attacker, fighting(attacker, sent)), "defender": (defender, fighting(defender, chosen))}
+
+
+def _battle_characters(s: SignoriaState, within: Mapping[str, Any]) -> list[Option] | None:
+    """The characters a battle declaration may name (§5.5-5.7): those fighting on its side in that battle, and
+    the side's spies fighting on the other (they may defect); both sides' while no side is chosen. None (any, the
+    rules check it) for a battle the state cannot place."""
+    parent = within.get(PARENT) or {}
+    keys = parent.get(KEYS) or ()
+    sides = battle_sides(s, str(keys[0]), _field_map(parent.get("responses"))) if keys else None
+    if sides is None:
+        return None
+    side = within.get("side")
+    out: dict[str, Option] = {}
+    for name, (fid, ids) in sides.items():
+        other_fid, other_ids = sides["defender" if name == "attacker" else "attacker"]
+        if side in (None, name):
+            for cid in ids:
+                out.setdefault(cid, _character(s.characters[cid]))
+            for cid in other_ids:  # this side's spy in the enemy's army may defect (§5.7)
+                c = s.characters[cid]
+                if c.agent_kind in ("spy", "double_agent") and c.true_master == fid:
+                    out.setdefault(cid, Option(cid, c.name, f"your spy with {s.factions[other_fid].name}: he may "
+                                                            "defect"))
+    for name, (fid, _) in sides.items():  # the side's others: shown why not (a refusal names them in words)
+        if side in (None, name):
+            for c in own_characters(s, fid):
+                if c.id not in out and _in_play(c):
+                    out[c.id] = Option(c.id, c.name, disabled=f"{c.name} is not in {s.factions[fid].name}'s army in "
+                                                               "this battle")
+    return list(out.values())
+
+
+def _field_map(x: Any) -> dict[str, Any]:
+    return dict(x) if isinstance(x, Mapping) else {}
+
+
 def _dilemma_options(s: SignoriaState, fid: str, dilemma: Any) -> list[Option] | None:
     """The options of ``fid``'s dilemma ``dilemma``, then abstaining (§4.1 A7); None (any, the rules check it) for a
     dilemma the state does not deal to ``fid``."""
@@ -205,6 +277,8 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
         return _battles(s)
     if source == "battle_rounds":
         return [Option(*r) for r in BATTLE_ROUNDS]
+    if source == "battle_characters":
+        return _battle_characters(s, within)
     if source == "battle_options":
         return [Option(*o) for o in BATTLE_OPTIONS]
     if source == "actions":
