@@ -325,6 +325,11 @@ def test_a_signoria_battle_declared_on_the_board_and_answered_from_the_defenders
         roll_all(ui)
         page.locator('[data-card="p3_war"] .kl-board-outcome').first.wait_for(timeout=60_000)
         no_json_field(page, "p3_war")
+        from test_words_browser import RAW_ID
+
+        titles = page.locator('[data-card="p3_war"] .kl-check-title').all_inner_texts()  # each pool says in words
+        assert titles and all(t.startswith("Battle of Fabia, round ") for t in titles), titles  # what it rolls
+        assert [t for t in titles if RAW_ID.search(t)] == [], titles
         board = page.locator('[data-card="p3_war"] .kl-board').first.inner_text()
         assert "Attacker: Doge of Marburg" in board and "Defender: Duke Fabian" in board
         assert "After round 1: Cesare: joins the battle;" in board, board  # the declarations, in names and words
