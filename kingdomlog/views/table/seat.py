@@ -387,6 +387,8 @@ def _field(spec: FieldSpec, node: Any, error: str) -> Any:
     parts: list[Any] = []
     if spec.kind == "rounds" and isinstance(node, sf.View) and "rounds" in node:
         parts.append(_rounds(spec, node))
+    elif spec.kind == "rows" and isinstance(node, sf.View) and "rows" in node:
+        parts.append(_rows(spec, node))
     elif isinstance(node, sf.View):
         if all(k in node for k in sf.OPEN_PICK):
             parts.append(mo.hstack([node[k] for k in sf.OPEN_PICK], justify="start", wrap=True))
@@ -423,6 +425,19 @@ def _rounds(spec: FieldSpec, node: Any) -> Any:
                 line.append(mo.accordion({"More": mo.vstack(rest, gap=0.2)}))
             orders.append(mo.vstack(line, gap=0.1))
         out.append(mo.vstack([mo.md(f"*{rs.label}*"), *orders], gap=0.3))
+    return mo.vstack(out, gap=0.4)
+
+
+def _rows(spec: FieldSpec, node: Any) -> Any:
+    """A ``rows`` field inside a seat's row (pf1's battle ``rounds``: one entry of orders per Melee phase) laid out
+    one entry under another, each under its number, its fields one under another (the GM sheet's codec made the
+    widgets)."""
+    out: list[Any] = [mo.md(f"**{spec.label or spec.name}**")]
+    per = list(spec.entries)
+    for j, entry in enumerate(node["rows"].items()):
+        fields = [f for f in (per[j] if j < len(per) else spec.fields) if f.name in entry]
+        out.append(mo.vstack([mo.md(f"*{spec.label or spec.name} · {j + 1}*"),
+                              *(_field(f, entry[f.name], "") for f in fields)], gap=0.2))
     return mo.vstack(out, gap=0.4)
 
 
