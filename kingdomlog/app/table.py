@@ -556,7 +556,7 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
     got = {mine(r.key): list(r.faces) for r in res.rolls if mine(r.key)}
     words = [_resolved(checks[mine(r.key)], r) for r in res.rolls if mine(r.key) in checks]
     if seat.part:  # a row of many checks (a battle): what it did in words, as the GM's board says it
-        words = _board_words(rs, view, step.id, sp.choices, res) or words
+        words = _fit(_board_words(rs, view, step.id, sp.choices, res)) or words
     return Trial(checks, got, "; ".join(words), board=_played(rs, view, step.id, sp.choices, res) if seat.part
                  else None)
 
@@ -571,6 +571,35 @@ def _board_words(rs: Any, view: Any, step: str, choices: Mapping[str, Any], res:
     rounds = [f"{b.round_title(n)}: " + "; ".join(x.text.rstrip(".") for x in b.lines if x.round == n)
               for n in b.rounds]
     return [*rounds, *(["Outcome: " + "; ".join(t.rstrip(".") for t in b.outcome)] if b.outcome else [])]
+
+
+WORDS_MAX = 1800
+"""The most characters a rolled row's words take in its table line (``Line.note`` holds 2000): a long battle (pf1's
+ten Melee phases) is said in its first rounds and its outcome, the rest drawn on its board."""
+
+
+def _fit(words: list[str], limit: int = WORDS_MAX) -> list[str]:
+    """A battle's words (each round's, then the outcome) cut to ``limit`` characters joined: the outcome kept, the
+    first rounds as many as fit, then how many more the board shows.
+
+    >>> _fit(["Round 1: a", "Round 2: b", "Round 3: c", "Outcome: won"], 47)
+    ['Round 1: a', '… 2 more on the board', 'Outcome: won']
+    >>> _fit(["Round 1: a", "Outcome: won"], 40)
+    ['Round 1: a', 'Outcome: won']
+    """
+    if len("; ".join(words)) <= limit:
+        return words
+    tail = [w for w in words[-1:] if w.startswith("Outcome: ")]
+    rounds = words[:len(words) - len(tail)]
+    keep: list[str] = []
+    for w in rounds:
+        more = f"… {len(rounds) - len(keep) - 1} more on the board"
+        if len("; ".join([*keep, w, more, *tail])) > limit:
+            break
+        keep.append(w)
+    left = len(rounds) - len(keep)
+    out = [*keep, *([f"… {left} more on the board"] if left else []), *tail]
+    return out if len("; ".join(out)) <= limit else [w[:limit] for w in (tail or out[:1])]
 
 
 def _with_part(camp: Campaign, op: Opening, seat: Seat, step: Step, rows: list[Any], before: Before,

@@ -190,7 +190,23 @@ def test_the_generals_page_offers_the_orders_with_the_gm_boards_form(war: Campai
     for r, orders in enumerate(ORDERS["rounds"]):
         for k, val in orders.items():
             flat[f"rounds/rows/#{r}/{k}"] = val
+    html = mo.as_html(page_seat.row_layout(form, sf.View(mo.ui.dictionary(widgets)), {})).text
+    assert "Rounds · 1" in html and "Rounds · 2" in html and html.count("Ours strategy") >= 2  # each phase's orders
+    assert "Enemy" not in html
     row, errors = page_seat.read_row(form, sf.unflatten(flat))
     assert errors == [] and row == ORDERS
     prop, words = page_seat.declare_once(page, i, row)
     assert prop is not None and prop.row == row and "Press Roll" in words
+
+
+def test_a_long_battle_is_rolled_and_said_in_its_first_phases_and_outcome(war: Campaign) -> None:
+    """Two Defensive armies fight all ten Melee phases (UC Battle Phases: the battle breaks off, undecided): Roll
+    writes its line (the words of every phase ran past the line's 2000 characters, and Roll refused with a
+    validation error), said in its first phases, how many more the board shows, and the outcome."""
+    gm_battle(war, {**BATTLE, "rounds": [{"enemy_strategy": "Defensive"}]})
+    v = war.viewer("amiri")
+    prop, _ = table.declare(war, v, general_seat(war).id, {"rounds": [{"ours_strategy": "Defensive"}]})
+    rolled = table.roll(war, v, prop.id)
+    assert len(rolled.outcome) <= table.WORDS_MAX
+    assert rolled.outcome.startswith("Melee phase 1: ") and "more on the board" in rolled.outcome
+    assert "Outcome: " in rolled.outcome and "undecided" in rolled.outcome
