@@ -210,3 +210,27 @@ def test_a_long_battle_is_rolled_and_said_in_its_first_phases_and_outcome(war: C
     assert len(rolled.outcome) <= table.WORDS_MAX
     assert rolled.outcome.startswith("Melee phase 1: ") and "more on the board" in rolled.outcome
     assert "Outcome: " in rolled.outcome and "undecided" in rolled.outcome
+
+
+def test_on_the_gms_sheet_the_battle_is_marked_rolled_at_the_table_by_the_general(war: Campaign) -> None:
+    """Accepted, the General's battle sits in the GM's battle it was given for (``views.sheet.table.placed``), and
+    the sheet's dice of it are marked his, rolled at the table (its keys, ``w1_r1_ours``, are the row's ``w1``)."""
+    from kingdomlog.views.sheet import cards as sheet_cards
+    from kingdomlog.views.sheet import draft as sheet
+
+    v = war.viewer("amiri")
+    prop, _ = table.declare(war, v, general_seat(war).id, ORDERS)
+    table.roll(war, v, prop.id)
+    table.accept(war, prop.id)
+    s, _ = sheet.open_session(war.folder)
+    assert s is not None
+    while (w := s.draft.preview.pending if s.draft is not None and s.draft.preview is not None else None) \
+            is not None and w.phase.id != STEP:  # the GM rolls the month up to the battle
+        assert w.pending is not None
+        s.roll(w.phase.id, w.pending.key)
+    draft = s.update({})
+    card = draft.card(STEP)
+    assert card is not None and [(pl.name, pl.index, pl.part) for pl in card.placed] == [("Amiri", 1, "w1")]
+    assert all(card.placed[0].owns(k) for k in card.placed[0].typed) and not card.placed[0].owns("w10_r1_ours")
+    shown = sheet_cards.result_html(s, card, draft)
+    assert "proposed by Amiri" in shown and "Rolled at the table by Amiri" in shown
