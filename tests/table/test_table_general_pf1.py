@@ -234,3 +234,22 @@ def test_on_the_gms_sheet_the_battle_is_marked_rolled_at_the_table_by_the_genera
     assert all(card.placed[0].owns(k) for k in card.placed[0].typed) and not card.placed[0].owns("w10_r1_ours")
     shown = sheet_cards.result_html(s, card, draft)
     assert "proposed by Amiri" in shown and "Rolled at the table by Amiri" in shown
+
+
+def test_the_gms_ruling_rolls_the_battle_again_and_it_is_accepted_as_rolled(war: Campaign) -> None:
+    """pf1 has no re-roll a player may pay for: only the GM's ruling rolls the General's battle again (its dice keyed
+    by the proposal's re-roll count); accepted, the month plays the battle with the faces of the re-roll."""
+    v = war.viewer("amiri")
+    prop, _ = table.declare(war, v, general_seat(war).id, ORDERS)
+    first = table.roll(war, v, prop.id).faces
+    with pytest.raises(InputError, match="re-roll reason 'fame': not one this check may have; it may have: none"):
+        table.reroll(war, v, prop.id, "fame")
+    ruled = table.reroll(war, war.viewer("gm"), prop.id, "gm", note="the raiders had not arrived")
+    assert ruled.rerolls and ruled.rerolls[0][1] == "gm" and ruled.faces != first
+    table.accept(war, prop.id)
+    draft = Drafts(war.folder).load(war.next_turn())
+    assert draft is not None
+    tp = war.preview(draft.plan)
+    assert tp.ok, tp.error
+    st = next(s for s in tp.steps if s.phase.id == STEP)
+    assert {r.key: list(r.faces) for r in st.rolls} == ruled.faces
