@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kingdomlog.core.choices import _shape_of, field_options
 from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
-from kingdomlog.core.ruleset import Seat, Step, run_step
+from kingdomlog.core.ruleset import Seat, Step, join_value, run_step
 from kingdomlog.core.turn import (
     GM_RULING,
     Plan,
@@ -272,18 +272,13 @@ def filled(seat_id: str) -> tuple[str, int] | None:
 
 
 def fill_part(gm: Any, given: Any) -> Any:
-    """The GM's value of a part with the player's added: lists of lists joined list by list (a battle's rounds: the
-    GM's orders of round 1, then the player's), lists joined, else the player's.
+    """The GM's value of a part with the player's added, as ``Ruleset.join_part`` joins it by default
+    (``core.ruleset.join_value``).
 
     >>> fill_part([[{"army": "raiders"}], []], [[{"army": "militia"}], [{"army": "militia"}]])
     [[{'army': 'raiders'}, {'army': 'militia'}], [{'army': 'militia'}]]
     """
-    if isinstance(gm, list) and isinstance(given, list):
-        if all(isinstance(x, list) for x in (*gm, *given)):
-            n = max(len(gm), len(given))
-            return [[*(gm[i] if i < len(gm) else []), *(given[i] if i < len(given) else [])] for i in range(n)]
-        return [*gm, *given]
-    return given if given is not None else gm
+    return join_value(gm, given)
 
 
 def _entries(value: Any) -> Iterator[Mapping[str, Any]]:
@@ -415,14 +410,16 @@ def full_row(seat: Seat, row: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(row, Mapping):
         raise InputError(f"a row is an object of choices, got {type(row).__name__}")
     if seat.part:  # a part of the GM's row: that field only, each entry with a value the seat allows
-        extra = sorted(set(row) - {seat.part})
+        extra = sorted(set(row) - set(seat.parts))
         if extra:
-            raise InputError(f"{', '.join(extra)}: this seat gives {seat.part} only; the GM sets the rest")
-        for entry in _entries(row.get(seat.part)):
-            for k, ok in seat.allowed.items():
-                if k in entry and entry[k] not in ok:
-                    raise InputError(f"{seat.part}: {entry[k]!r} is not one of yours to give ({k}: "
-                                     f"{', '.join(ok) or 'none'})")
+            raise InputError(f"{', '.join(extra)}: this seat gives {', '.join(seat.parts)} only; the GM sets the"
+                             " rest")
+        for name in seat.parts:
+            for entry in _entries(row.get(name)):
+                for k, ok in seat.allowed.items():
+                    if k in entry and entry[k] not in ok:
+                        raise InputError(f"{name}: {entry[k]!r} is not one of yours to give ({k}: "
+                                         f"{', '.join(ok) or 'none'})")
         return copy.deepcopy(dict(row))
     out = copy.deepcopy(dict(row))
     for k, v in seat.fixed.items():
@@ -559,7 +556,7 @@ def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,
     got = {mine(r.key): list(r.faces) for r in res.rolls if mine(r.key)}
     words = [_resolved(checks[mine(r.key)], r) for r in res.rolls if mine(r.key) in checks]
     if seat.part:  # a row of many checks (a battle): what it did in words, as the GM's board says it
-        words = _board_words(rs, view, step.id, sp.choices, res) or words
+        words = _fit(_board_words(rs, view, step.id, sp.choices, res)) or words
     return Trial(checks, got, "; ".join(words), board=_played(rs, view, step.id, sp.choices, res) if seat.part
                  else None)
 
@@ -576,6 +573,35 @@ def _board_words(rs: Any, view: Any, step: str, choices: Mapping[str, Any], res:
     return [*rounds, *(["Outcome: " + "; ".join(t.rstrip(".") for t in b.outcome)] if b.outcome else [])]
 
 
+WORDS_MAX = 1800
+"""The most characters a rolled row's words take in its table line (``Line.note`` holds 2000): a long battle (pf1's
+ten Melee phases) is said in its first rounds and its outcome, the rest drawn on its board."""
+
+
+def _fit(words: list[str], limit: int = WORDS_MAX) -> list[str]:
+    """A battle's words (each round's, then the outcome) cut to ``limit`` characters joined: the outcome kept, the
+    first rounds as many as fit, then how many more the board shows.
+
+    >>> _fit(["Round 1: a", "Round 2: b", "Round 3: c", "Outcome: won"], 47)
+    ['Round 1: a', '… 2 more on the board', 'Outcome: won']
+    >>> _fit(["Round 1: a", "Outcome: won"], 40)
+    ['Round 1: a', 'Outcome: won']
+    """
+    if len("; ".join(words)) <= limit:
+        return words
+    tail = [w for w in words[-1:] if w.startswith("Outcome: ")]
+    rounds = words[:len(words) - len(tail)]
+    keep: list[str] = []
+    for w in rounds:
+        more = f"… {len(rounds) - len(keep) - 1} more on the board"
+        if len("; ".join([*keep, w, more, *tail])) > limit:
+            break
+        keep.append(w)
+    left = len(rounds) - len(keep)
+    out = [*keep, *([f"… {left} more on the board"] if left else []), *tail]
+    return out if len("; ".join(out)) <= limit else [w[:limit] for w in (tail or out[:1])]
+
+
 def _with_part(camp: Campaign, op: Opening, seat: Seat, step: Step, rows: list[Any], before: Before,
                row: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """The GM's rows before the seat's row, and the seat's row with the player's part added (``fill_part``).
@@ -590,13 +616,12 @@ def _with_part(camp: Campaign, op: Opening, seat: Seat, step: Step, rows: list[A
     gm = _gm_step(camp, op.turn, step.id)
     if any(_row_of(rs, step.id, k) == n for k in (*gm.rolls, *gm.rolled)):
         raise RuleError(f"{seat.label}: the GM has rolled it already this {op.unit}; the GM plays it")
-    mine = dict(rows[n - 1])
-    theirs, given = mine.get(seat.part), row.get(seat.part)
-    if isinstance(theirs, list) and theirs and all(isinstance(x, list) for x in theirs) \
-            and isinstance(given, list) and len(given) > len(theirs):  # the GM sets how many rounds are played
-        raise InputError(f"{seat.part}: the GM's row has {len(theirs)}, not {len(given)}; ask the GM for more")
-    mine[seat.part] = fill_part(theirs, given)
-    return rows[:n - 1], mine
+    gm_row_ = dict(rows[n - 1])
+    for name in seat.parts:
+        theirs, given = gm_row_.get(name), row.get(name)
+        if isinstance(theirs, list) and theirs and isinstance(given, list) and len(given) > len(theirs):
+            raise InputError(f"{name}: the GM's row has {len(theirs)}, not {len(given)}; ask the GM for more")
+    return rows[:n - 1], rs.join_part(step.id, seat.parts, gm_row_, row)  # the GM sets how many rounds are played
 
 
 SEED_FILE = "table-seed"
@@ -682,10 +707,7 @@ def gm_row(camp: Campaign, turn: int, seat: Seat) -> dict[str, Any]:
     row = rows[seat.fill - 1]
     if not isinstance(row, Mapping):
         return {}
-    theirs = row.get(seat.part)
-    blank: Any = [[] for _ in theirs] if isinstance(theirs, list) and all(isinstance(x, list) for x in theirs) \
-        else [] if isinstance(theirs, list) else None
-    return {**copy.deepcopy(dict(row)), seat.part: blank}
+    return camp.ruleset.blank_part(seat.step, seat.parts, copy.deepcopy(dict(row)))
 
 
 def _gm_step(camp: Campaign, turn: int, step: str) -> StepPlan:
@@ -1175,9 +1197,8 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
             name, index = part
             if index > len(listed) or not isinstance(listed[index - 1], Mapping):
                 continue  # the GM removed the row: nothing to give a part of (accept refuses it)
-            target = copy.deepcopy(dict(listed[index - 1]))
-            target[name] = fill_part(target.get(name), copy.deepcopy(p.row.get(name)))
-            listed[index - 1] = target
+            listed[index - 1] = rs.join_part(p.step, name.split("+"), copy.deepcopy(dict(listed[index - 1])),
+                                             copy.deepcopy(p.row))
             sp.choices[p.rows] = listed
         else:
             sp.choices[p.rows] = [*listed, copy.deepcopy(p.row)]

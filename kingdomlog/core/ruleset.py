@@ -304,6 +304,12 @@ class Seat:
     the kingdom's armies only); an entry with another value is refused by name."""
 
     @property
+    def parts(self) -> tuple[str, ...]:
+        """The fields of the GM's row a part seat gives (``part`` names several joined by ``+``: pf1's General gives
+        ``ours_tactic+ours_use+rounds``); () for a seat of rows of its own."""
+        return tuple(self.part.split("+")) if self.part else ()
+
+    @property
     def id(self) -> str:
         """``activity.leadership/activities/role=ruler``: the seat's name in the table's records
         (``activity.battle/battles/rounds@1`` for a part of the GM's first row)."""
@@ -311,6 +317,33 @@ class Seat:
         if self.part:
             parts = f"{self.part}@{self.fill}" + (f"&{parts}" if parts else "")
         return f"{self.step}/{self.rows or '@' + self.roll}/{parts}"
+
+
+def join_value(gm: Any, given: Any) -> Any:
+    """The GM's value of a part with the player's added: lists of lists joined list by list (a battle's rounds: the
+    GM's orders of round 1, then the player's), lists joined, else the player's.
+
+    >>> join_value([[{"army": "raiders"}], []], [[{"army": "militia"}], [{"army": "militia"}]])
+    [[{'army': 'raiders'}, {'army': 'militia'}], [{'army': 'militia'}]]
+    """
+    if isinstance(gm, list) and isinstance(given, list):
+        if all(isinstance(x, list) for x in (*gm, *given)):
+            n = max(len(gm), len(given))
+            return [[*(gm[i] if i < len(gm) else []), *(given[i] if i < len(given) else [])] for i in range(n)]
+        return [*gm, *given]
+    return given if given is not None else gm
+
+
+def blank_value(gm: Any) -> Any:
+    """A part's value with nothing of the GM's in it: as many empty lists as the GM's list of lists has (a battle's
+    rounds), an empty list, else None.
+
+    >>> blank_value([[{"army": "raiders"}], []]), blank_value([{"a": 1}]), blank_value("Standard")
+    ([[], []], [], None)
+    """
+    if isinstance(gm, list):
+        return [[] for _ in gm] if all(isinstance(x, list) for x in gm) else []
+    return None
 
 
 _ROW_KEY = re.compile(r"^([a-z]+)1((?:\.[^.]+)*)$")
@@ -722,6 +755,27 @@ class Ruleset:
         the player has no part in it. ``row``: the GM's values of that row, which the player never sees (decide
         from it only what their own view shows: ``state``). Default: the seat for that row."""
         return dataclasses.replace(seat, fill=index)
+
+    def join_part(self, step: str, parts: Sequence[str], gm: Mapping[str, Any], given: Mapping[str, Any]
+                  ) -> dict[str, Any]:
+        """The GM's row ``gm`` with a part seat's values ``given`` (its ``parts``, ``Seat.parts``) added: by default
+        each part's value joined as ``join_value`` joins it (pf2e's rounds: the GM's orders of round 1, then the
+        player's). A ruleset whose part lies inside the GM's entries (pf1: a round's ``ours_*`` orders beside the GM's
+        ``enemy_*``) joins it there, and refuses (``InputError``) what the player may not give."""
+        out = dict(gm)
+        for name in parts:
+            out[name] = join_value(gm.get(name), given.get(name))
+        return out
+
+    def blank_part(self, step: str, parts: Sequence[str], gm: Mapping[str, Any]) -> dict[str, Any]:
+        """The GM's row ``gm`` as a part seat's player may hold it: each part emptied (``blank_value``), so nothing of
+        the GM's own part (the enemy's orders) is offered or shown."""
+        return {**gm, **{name: blank_value(gm.get(name)) for name in parts}}
+
+    def part_hidden(self, step: str, parts: Sequence[str]) -> frozenset[str]:
+        """Names of fields inside a part that are the GM's (pf1: a round's ``enemy_*``): the player's form leaves them
+        out at any depth. None by default."""
+        return frozenset()
 
     def row_part(self, step: str, index: int) -> str:
         """The name of row ``index`` (1-based) of a seat's list in ``step``, as its rules name it in

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -228,7 +230,9 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
     def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
         """A leader rolls the kingdom check their role supports (base §4.2, §4.4, §6.3): a leader whose role (or
         Ruler's choice) adds to Stability rolls the upkeep's Stability check, one adding to Economy the taxes'
-        Economy check. Any such leader may roll it; the first roll stands."""
+        Economy check. Any such leader may roll it; the first roll stands. The General gives the orders of the
+        kingdom's lead army in each battle the GM set up (UC Mass Combat: Army Tactics, Battle Phases;
+        ``fill_seat``)."""
         from kingdomlog.rulesets.pf1.tables import load_roles
 
         s: Pf1State = state
@@ -252,7 +256,85 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         if "ECONOMY" in attrs:
             out.append(Seat("income", "", f"{as_}: the Economy check of the taxes", roll="income",
                             help="rolled for the whole kingdom; the first leader to roll it rolls it"))
+        if "General" in held and any(a.side == "kingdom" and a.status in ("active", "routed")
+                                     for a in s.armies.values()):
+            out.append(GENERAL_ORDERS)
         return out
+
+    def fill_seat(self, state: Any, turn: int, seat: Seat, index: int, row: Mapping[str, Any]) -> Seat | None:
+        """The General's orders of the GM's battle ``index`` (UC Battle Phases): a seat when the battle's armies are
+        all in the General's view (an army the GM has not shown the players keeps the battle the GM's: no seat, and
+        nothing of it said) and ours and its allies are the kingdom's. The orders are the lead army's (``ours``):
+        its tactic, the special abilities it uses, each Melee phase's strategy, tactic change and potions."""
+        if seat.step != "war":
+            return super().fill_seat(state, turn, seat, index, row)
+        s: Pf1State = state
+        ours = [row.get("ours"), *(row.get("allies") or [])]
+        theirs = [row.get("enemy"), *(row.get("enemies") or [])]
+        if any(not isinstance(a, str) or a not in s.armies for a in (*ours, *theirs)):
+            return None
+        if any(s.armies[a].side != "kingdom" for a in ours):
+            return None
+        lead = s.armies[str(ours[0])]
+        where = row.get("hex") if row.get("hex") in {s.armies[str(a)].hex for a in ours} else ""
+        return dataclasses.replace(seat, fill=index,
+                                   label=f"General: orders of battle {index}{f' at {where}' if where else ''}",
+                                   help=f"the tactic, special abilities and each Melee phase's strategy of"
+                                        f" {lead.name}; the GM gives the enemy's. Declare shows the first check's"
+                                        " odds; Roll draws the whole battle's dice")
+
+    def join_part(self, step: str, parts: Sequence[str], gm: Mapping[str, Any], given: Mapping[str, Any]
+                  ) -> dict[str, Any]:
+        """The GM's battle with the General's orders: the lead army's ``ours_*`` orders are the General's (the GM's
+        own ``ours_*``, if any, give way), each Melee phase's joined to the GM's ``enemy_*`` orders of that phase.
+        A round entry naming another key (the enemy's orders) is refused by name."""
+        if step != "war":
+            return super().join_part(step, parts, gm, given)
+        out = {k: v for k, v in gm.items() if not (k in parts and k != "rounds")}
+        out.update({k: given[k] for k in parts if k != "rounds" and given.get(k) is not None})
+        if "rounds" not in parts:
+            return out
+        mine = given.get("rounds") or []
+        theirs = [r for r in gm.get("rounds") or [] if isinstance(r, Mapping)]
+        if not isinstance(mine, list) or not all(isinstance(r, Mapping) for r in mine):
+            raise InputError("rounds: a list of Melee phases' orders (objects)")
+        for i, r in enumerate(mine):
+            bad = sorted(k for k in r if k not in ROUND_ORDERS)
+            if bad:
+                raise InputError(f"rounds[{i}]: {', '.join(bad)}: the GM gives the enemy's orders; this seat gives"
+                                 f" {', '.join(ROUND_ORDERS)}")
+        n = max(len(theirs), len(mine))
+        out["rounds"] = [{**{k: v for k, v in (theirs[i] if i < len(theirs) else {}).items()
+                             if k not in ROUND_ORDERS}, **(mine[i] if i < len(mine) else {})} for i in range(n)]
+        return out
+
+    def blank_part(self, step: str, parts: Sequence[str], gm: Mapping[str, Any]) -> dict[str, Any]:
+        """The GM's battle as the General's form holds it: neither side's orders (the enemy's are the GM's), as many
+        Melee phases as the GM's battle orders (one at least)."""
+        if step != "war":
+            return super().blank_part(step, parts, gm)
+        out = {k: v for k, v in gm.items() if not k.startswith(("ours_", "enemy_"))}
+        rounds = gm.get("rounds")
+        out["rounds"] = [{} for _ in rounds] if isinstance(rounds, list) and rounds else [{}]
+        return out
+
+    def part_hidden(self, step: str, parts: Sequence[str]) -> frozenset[str]:
+        """A Melee phase's orders of the enemy (``enemy_*``) are the GM's: the General's form leaves them out."""
+        return ENEMY_ORDERS if step == "war" else super().part_hidden(step, parts)
+
+    def row_part(self, step: str, index: int) -> str:
+        """The war step's rows are battles, their dice keyed ``w<n>_…`` (``w2``: the second)."""
+        return f"w{index}" if step == "war" else super().row_part(step, index)
+
+    def row_key(self, step: str, key: str, index: int) -> str:
+        """A battle's roll key rolled as the first battle (``w1_r2_ours``) for battle ``index`` (``w3_r2_ours``).
+
+        >>> RULESET.row_key("war", "w1_r2_ours", 3), RULESET.row_key("war", "w10_fate", 3)
+        ('w3_r2_ours', 'w10_fate')
+        """
+        if step == "war":
+            return re.sub(r"^w1(?=_|$)", f"w{index}", key)
+        return super().row_key(step, key, index)
 
     def redact(self, state: Any, viewer: Viewer) -> Pf1State:
         """Players and the public do not see the GM's figures for foreign kingdoms."""
@@ -381,3 +463,11 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
 
 RULESET = Pf1Kingmaker()
+
+
+ROUND_ORDERS = ("ours_strategy", "ours_tactic", "ours_potions", "ours_use")
+"""A Melee phase's orders the General gives (``choices.RoundEntry``); the ``enemy_*`` ones are the GM's."""
+ENEMY_ORDERS = frozenset({"enemy_strategy", "enemy_tactic", "enemy_potions", "enemy_use"})
+GENERAL_ORDERS = Seat("war", "battles", "General: battle orders", {}, 1, part="ours_tactic+ours_use+rounds")
+"""The General's seat at a battle (UC Mass Combat): the lead army's tactic, special abilities and each Melee phase's
+orders, of a battle the GM set up (``Pf1Kingmaker.fill_seat`` opens it per battle)."""

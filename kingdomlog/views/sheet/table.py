@@ -94,8 +94,13 @@ class Placed:
         return frozenset(self.keys.values())
 
     def owns(self, key: str) -> bool:
-        """Whether roll ``key`` of the step is this row's (``a3``, ``a3.pull``; not ``a30``)."""
-        return key == self.part or key.startswith(self.part + ".")
+        """Whether roll ``key`` of the step is this row's (``a3``, ``a3.pull``, pf1's ``w3_r1_ours``; not ``a30``).
+
+        >>> pl = Placed(Proposal("p", 1, "x", "s/r/", "s", "r", {}), "X", 3, "w3")
+        >>> pl.owns("w3_r1_ours"), pl.owns("w3.check"), pl.owns("w30_r1_ours")
+        (True, True, False)
+        """
+        return key == self.part or key.startswith((self.part + ".", self.part + "_"))
 
 
 def accepted_mark(camp: Campaign, turn: int) -> tuple[str, list[Proposal]]:

@@ -249,22 +249,25 @@ def seat_form(page: TablePage, index: int, row: Mapping[str, Any] | None = None,
 
 def _part_form(camp: Campaign, page: TablePage, seat: Seat, view: Any, given: Mapping[str, Any],
                wait: str) -> SeatForm:
-    """The form of a seat that gives one field of the GM's row (the General's orders of a battle): that field only,
+    """The form of a seat that gives a part of the GM's row (the General's orders of a battle): those fields only,
     as the GM sheet's codec draws it (a battle's ``rounds``: a list of orders per round), its picks filled from
     the GM's row as the player's view shows it (the battle's armies, targets, what each army may do now), with
     the player's own values in it (never the GM's part: the enemy's orders stay the GM's) and its picks limited
     to what the seat allows (the kingdom's armies). As many rounds as the GM's row has."""
     gm = tbl.gm_row(camp, page.turn, seat)
-    theirs = gm.get(seat.part)
-    mine = given.get(seat.part)
-    if not isinstance(mine, list) or not mine:
-        mine = [[] for _ in theirs] if isinstance(theirs, list) and theirs else [[]]
-    row = {**gm, seat.part: mine}
-    specs = camp.ruleset.choices(view, page.turn, seat.step, {seat.rows: [row]})
+    mine: dict[str, Any] = {}
+    for name in seat.parts:
+        theirs, got = gm.get(name), given.get(name)  # theirs: the GM's part blanked (``Ruleset.blank_part``)
+        if isinstance(theirs, list) and (not isinstance(got, list) or not got):
+            got = theirs or [[]]
+        mine[name] = got
+    specs = camp.ruleset.choices(view, page.turn, seat.step, {seat.rows: [{**gm, **mine}]})
     rows_spec = next((s for s in specs if s.name == seat.rows), None)
     fields = rows_spec.entries[0] if rows_spec is not None and rows_spec.entries else ()
-    part = tuple(only(f, seat.allowed) for f in fields if f.name == seat.part)
-    return SeatForm(seat, part, {seat.part: mine}, sf.Offer(spare_rows=1, min_rows=2), None, wait)
+    part = tuple(only(f, seat.allowed) for f in fields if f.name in seat.parts)
+    hidden = camp.ruleset.part_hidden(seat.step, seat.parts)
+    return SeatForm(seat, part, {k: v for k, v in mine.items() if v is not None},
+                    sf.Offer(hidden=hidden, spare_rows=1, min_rows=2), None, wait)
 
 
 def proposal_board(page: TablePage, p: tbl.Proposal) -> Html:
@@ -384,6 +387,8 @@ def _field(spec: FieldSpec, node: Any, error: str) -> Any:
     parts: list[Any] = []
     if spec.kind == "rounds" and isinstance(node, sf.View) and "rounds" in node:
         parts.append(_rounds(spec, node))
+    elif spec.kind == "rows" and isinstance(node, sf.View) and "rows" in node:
+        parts.append(_rows(spec, node))
     elif isinstance(node, sf.View):
         if all(k in node for k in sf.OPEN_PICK):
             parts.append(mo.hstack([node[k] for k in sf.OPEN_PICK], justify="start", wrap=True))
@@ -420,6 +425,19 @@ def _rounds(spec: FieldSpec, node: Any) -> Any:
                 line.append(mo.accordion({"More": mo.vstack(rest, gap=0.2)}))
             orders.append(mo.vstack(line, gap=0.1))
         out.append(mo.vstack([mo.md(f"*{rs.label}*"), *orders], gap=0.3))
+    return mo.vstack(out, gap=0.4)
+
+
+def _rows(spec: FieldSpec, node: Any) -> Any:
+    """A ``rows`` field inside a seat's row (pf1's battle ``rounds``: one entry of orders per Melee phase) laid out
+    one entry under another, each under its number, its fields one under another (the GM sheet's codec made the
+    widgets)."""
+    out: list[Any] = [mo.md(f"**{spec.label or spec.name}**")]
+    per = list(spec.entries)
+    for j, entry in enumerate(node["rows"].items()):
+        fields = [f for f in (per[j] if j < len(per) else spec.fields) if f.name in entry]
+        out.append(mo.vstack([mo.md(f"*{spec.label or spec.name} · {j + 1}*"),
+                              *(_field(f, entry[f.name], "") for f in fields)], gap=0.2))
     return mo.vstack(out, gap=0.4)
 
 

@@ -1,0 +1,255 @@
+"""The pf1 General at the table (issue 30): where the GM's month has a battle (UC Mass Combat, Battle Phases), the
+player whose character holds the General's role gives the orders of the kingdom's lead army from their own seat
+(``Seat.part``: the battle's ``ours_tactic``, ``ours_use`` and each Melee phase's ``ours_*`` orders, joined to the
+GM's ``enemy_*`` by ``Pf1Kingmaker.join_part``), checked on their own view, rolled at Roll (dice keyed by the server's
+secret), accepted by the GM into the GM's battle; the battle's numbers are those of the same battle played from a
+plan. The seat is pf2e's (``tests/table/test_table_general.py``) through the shared seam."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_table import table_copy
+
+from kingdomlog.app import Campaign, table
+from kingdomlog.app.drafts import Drafts, SavedDraft
+from kingdomlog.core.errors import InputError, RuleError
+from kingdomlog.core.events import Draft
+from kingdomlog.core.turn import Plan
+from kingdomlog.rulesets.pf1 import events as E
+
+STEP = "war"
+ENEMY_ROUNDS = [{"enemy_strategy": "Aggressive"}, {"enemy_strategy": "Standard"}]
+"""The GM's orders of the enemy, two Melee phases (the last repeats)."""
+BATTLE = {"ours": "A2", "enemy": "A9", "enemy_tactic": "Standard"}
+ORDERS: dict[str, Any] = {"ours_tactic": "Standard",
+                          "rounds": [{"ours_strategy": "Defensive"}, {"ours_strategy": "Cautious"}]}
+"""The General's orders of the Tatzlford Guard: its tactic, then each Melee phase's strategy."""
+
+
+def raiders_enter(camp: Campaign, *, visibility: str = "public") -> None:
+    """The Stag Lord's raiders (A9) come to the Tatzlford Guard's hex (seen by the players unless ``visibility``)."""
+    s = camp.state()
+    raiders = s.armies["A1"].model_copy(update={"id": "A9", "name": "Stag Raiders", "status": "active",
+                                                "hp": s.armies["A1"].max_hp, "hex": s.armies["A2"].hex})
+    camp.append([Draft(E.ArmyRecruited(army=raiders, counts_against_limit=False), actor="gm", visibility=visibility,
+                       turn=camp.next_turn() - 1)], expect_seq=camp.head_seq)
+
+
+def gm_battle(camp: Campaign, battle: dict[str, Any] | None = None, seed: str = "gm-seed") -> None:
+    """The GM's month: the battle set up with the enemy's orders (the steps before it auto-rolled)."""
+    turn = camp.next_turn()
+    row = {**BATTLE, "rounds": ENEMY_ROUNDS} if battle is None else battle
+    plan = Plan.parse({"turn": turn, "seed": seed, "dice": "auto", "steps": {STEP: {"choices": {"battles": [row]}}}})
+    Drafts(camp.folder).save(SavedDraft(turn, camp.head_seq, plan))
+
+
+@pytest.fixture
+def war(tmp_path: Path) -> Campaign:
+    camp = table_copy(tmp_path, "river-kingdom")
+    raiders_enter(camp)
+    gm_battle(camp)
+    return camp
+
+
+def general_seat(camp: Campaign, pid: str = "amiri") -> Any:
+    op = table.opening(camp, camp.viewer(pid))
+    return next((s for s in op.seats if s.step == STEP), None)
+
+
+def test_the_general_sits_at_each_battle_the_gm_set_up(war: Campaign) -> None:
+    seat = general_seat(war)
+    assert seat is not None and seat.id == "war/battles/ours_tactic+ours_use+rounds@1"
+    assert seat.parts == ("ours_tactic", "ours_use", "rounds") and seat.limit == 1
+    assert "Tatzlford Guard" in seat.help
+    assert general_seat(war, "jubilost") is None  # the Treasurer commands no army
+    gm_battle(war, {**BATTLE, "hex": "h0", "rounds": ENEMY_ROUNDS})  # where the Guard stands: named
+    assert general_seat(war).label == "General: orders of battle 1 at h0"
+    gm_battle(war, {**BATTLE, "hex": "h11", "rounds": ENEMY_ROUNDS})  # not one of his armies' hexes: not named
+    assert general_seat(war).label == "General: orders of battle 1"
+    Drafts(war.folder).save(SavedDraft(war.next_turn(), war.head_seq, Plan(turn=war.next_turn(), dice="auto")))
+    assert general_seat(war) is None  # no battle in the GM's month: no seat
+
+
+def test_a_battle_with_an_army_not_in_the_generals_view_is_the_gms(war: Campaign) -> None:
+    """An army the General's view does not hold (pf1's players see every army on the map; an id the GM typed for one
+    not on it) keeps the battle the GM's: no seat, and nothing of it reaches the player."""
+    gm_battle(war, {**BATTLE, "enemies": ["A77"], "rounds": ENEMY_ROUNDS})
+    assert general_seat(war) is None
+    op = table.opening(war, war.viewer("amiri"))
+    assert "A77" not in repr(op.seats)
+    gm_battle(war, {**BATTLE, "ours": "A9", "enemy": "A2"})  # not the kingdom's army at the lead: the GM's
+    assert general_seat(war) is None
+
+
+def test_the_general_gives_the_kingdoms_orders_only(war: Campaign) -> None:
+    v = war.viewer("amiri")
+    seat = general_seat(war)
+    with pytest.raises(InputError, match=r"rounds\[0\]: enemy_strategy: the GM gives the enemy's orders"):
+        table.declare(war, v, seat.id, {"rounds": [{"ours_strategy": "Standard", "enemy_strategy": "Reckless"}]})
+    with pytest.raises(InputError, match="enemy_tactic: this seat gives ours_tactic, ours_use, rounds only"):
+        table.declare(war, v, seat.id, {**ORDERS, "enemy_tactic": "Standard"})
+    with pytest.raises(InputError, match="rounds: the GM's row has 2, not 3"):
+        table.declare(war, v, seat.id, {"rounds": [*ORDERS["rounds"], {"ours_strategy": "Reckless"}]})
+    # a tactic the Guard does not know is refused by the battle's rule
+    with pytest.raises(RuleError, match="Expert Flankers"):
+        table.declare(war, v, seat.id, {"ours_tactic": "Expert Flankers"})
+
+
+def test_the_gm_accepts_the_orders_into_the_battle_and_the_log_equals_a_plan(war: Campaign, tmp_path: Path) -> None:
+    """Accepted, the General's orders join the GM's battle phase by phase (the GM's orders of the enemy kept), with
+    the faces rolled at the table; its numbers are those of the same battle played from a plan."""
+    turn, head = war.next_turn(), war.head_seq
+    v = war.viewer("amiri")
+    prop, trial = table.declare(war, v, general_seat(war).id, ORDERS)
+    assert trial.faces == {} and trial.pending.startswith("w1_")
+    assert prop.title == "Orders of battle 1 (General)"
+    faces = table.roll(war, v, prop.id).faces
+    assert faces and all(k.startswith("w1_") for k in faces)
+    table.accept(war, prop.id)
+    draft = Drafts(war.folder).load(turn)
+    assert draft is not None
+    tp = war.preview(draft.plan)
+    assert tp.ok, tp.error
+    st = next(s for s in tp.steps if s.phase.id == STEP)
+    joined = {**BATTLE, "ours_tactic": "Standard",
+              "rounds": [{**ENEMY_ROUNDS[0], **ORDERS["rounds"][0]}, {**ENEMY_ROUNDS[1], **ORDERS["rounds"][1]}]}
+    assert st.choices["battles"][0] == joined
+    assert {r.key: list(r.faces) for r in st.rolls} == faces
+    war.commit(tp, plan=draft.plan)
+    logged = [e for e in war.events() if e.seq > head and e.phase == STEP]
+    assert any(isinstance(e.payload, E.BattleEnded) for e in logged)
+    twin = table_copy(tmp_path / "twin", "river-kingdom")
+    raiders_enter(twin)
+    plan = Plan.parse({"turn": turn, "seed": "gm-seed", "dice": "auto",
+                       "steps": {STEP: {"choices": {"battles": [joined]}, "rolls": faces}}})
+    mine = next(s for s in twin.preview(plan).steps if s.phase.id == STEP)
+    assert [(e.type, e.payload.model_dump_json()) for e in logged] == \
+        [(d.payload.type, d.payload.model_dump_json()) for d in mine.drafts]
+
+
+def test_the_generals_strategy_moves_the_numbers(war: Campaign) -> None:
+    """The orders are played: a Reckless Guard (OM +4, DV −4: UC Strategy) rolls with other numbers than a
+    Defensive one on the same dice."""
+    v = war.viewer("amiri")
+    seat = general_seat(war)
+    op = table.opening(war, v)
+    a = table.trial(war, op, seat, {"rounds": [{"ours_strategy": "Defensive"}]}, draw=True, seed="s")
+    b = table.trial(war, op, seat, {"rounds": [{"ours_strategy": "Reckless"}]}, draw=True, seed="s")
+    assert a.checks != b.checks
+
+
+def test_the_gms_own_roll_of_the_battle_closes_the_seat(war: Campaign) -> None:
+    turn = war.next_turn()
+    saved = Drafts(war.folder).load(turn)
+    assert saved is not None
+    plan = saved.plan.model_copy(deep=True)
+    plan.steps[STEP].rolls["w1_r1_ours"] = [12]
+    Drafts(war.folder).save(SavedDraft(turn, war.head_seq, plan))
+    with pytest.raises(RuleError, match="the GM has rolled it already"):
+        table.declare(war, war.viewer("amiri"), general_seat(war).id, ORDERS)
+
+
+def test_a_refusal_of_the_gms_orders_does_not_name_them_to_the_general(war: Campaign) -> None:
+    """The GM's orders of the enemy are the GM's: a tactic change the raiders cannot make (they know no
+    Siegebreaker) is refused as the GM's side not playing yet, without naming it."""
+    gm_battle(war, {**BATTLE, "rounds": [{"enemy_tactic": "Siegebreaker"}]})
+    with pytest.raises(RuleError) as got:
+        table.declare(war, war.viewer("amiri"), general_seat(war).id, {"rounds": [{"ours_strategy": "Standard"}]})
+    assert "the GM's side of it does not play yet" in str(got.value)
+    assert "Siegebreaker" not in str(got.value)
+
+
+def test_the_generals_page_offers_the_orders_with_the_gm_boards_form(war: Campaign) -> None:
+    """The seat's form is the battle's fields drawn by the GM sheet's codec (``views.forms``), the enemy's orders
+    left out, no JSON field; the widgets' values read back into the orders, which declare."""
+    import marimo as mo
+
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.table import seat as page_seat
+
+    page = page_seat.open_page(war.folder, "amiri")
+    i = next(n for n, s in enumerate(page.seats) if s.step == STEP)
+    form = page_seat.seat_form(page, i)
+    assert [s.name for s in form.specs] == ["ours_tactic", "rounds", "ours_use"]  # as the board orders them
+    assert form.row["rounds"] == [{}, {}]  # the GM's orders of the enemy are not in the player's form
+    gm = table.gm_row(war, page.turn, page.seats[i])
+    assert "enemy_tactic" not in gm and gm["rounds"] == [{}, {}]
+    widgets = sf.flatten(page_seat.row_widgets(form))
+    assert not any(isinstance(w, mo.ui.text_area) for w in widgets.values())
+    assert not any("enemy" in k for k in widgets), sorted(widgets)
+    flat = dict(mo.ui.dictionary(widgets).value)
+    assert "rounds/rows/#1/ours_strategy" in flat  # a widget per order of each Melee phase the GM's battle has
+    flat["ours_tactic"] = "Standard"
+    for r, orders in enumerate(ORDERS["rounds"]):
+        for k, val in orders.items():
+            flat[f"rounds/rows/#{r}/{k}"] = val
+    html = mo.as_html(page_seat.row_layout(form, sf.View(mo.ui.dictionary(widgets)), {})).text
+    assert "Rounds · 1" in html and "Rounds · 2" in html and html.count("Ours strategy") >= 2  # each phase's orders
+    assert "Enemy" not in html
+    row, errors = page_seat.read_row(form, sf.unflatten(flat))
+    assert errors == [] and row == ORDERS
+    prop, words = page_seat.declare_once(page, i, row)
+    assert prop is not None and prop.row == row and "Press Roll" in words
+
+
+def test_a_long_battle_is_rolled_and_said_in_its_first_phases_and_outcome(war: Campaign) -> None:
+    """Two Defensive armies fight all ten Melee phases (UC Battle Phases: the battle breaks off, undecided): Roll
+    writes its line (the words of every phase ran past the line's 2000 characters, and Roll refused with a
+    validation error), said in its first phases, how many more the board shows, and the outcome."""
+    gm_battle(war, {**BATTLE, "rounds": [{"enemy_strategy": "Defensive"}]})
+    v = war.viewer("amiri")
+    prop, _ = table.declare(war, v, general_seat(war).id, {"rounds": [{"ours_strategy": "Defensive"}]})
+    rolled = table.roll(war, v, prop.id)
+    assert len(rolled.outcome) <= table.WORDS_MAX
+    assert rolled.outcome.startswith("Melee phase 1: ") and "more on the board" in rolled.outcome
+    assert "Outcome: " in rolled.outcome and "undecided" in rolled.outcome
+
+
+def test_on_the_gms_sheet_the_battle_is_marked_rolled_at_the_table_by_the_general(war: Campaign) -> None:
+    """Accepted, the General's battle sits in the GM's battle it was given for (``views.sheet.table.placed``), and
+    the sheet's dice of it are marked his, rolled at the table (its keys, ``w1_r1_ours``, are the row's ``w1``)."""
+    from kingdomlog.views.sheet import cards as sheet_cards
+    from kingdomlog.views.sheet import draft as sheet
+
+    v = war.viewer("amiri")
+    prop, _ = table.declare(war, v, general_seat(war).id, ORDERS)
+    table.roll(war, v, prop.id)
+    table.accept(war, prop.id)
+    s, _ = sheet.open_session(war.folder)
+    assert s is not None
+    while (w := s.draft.preview.pending if s.draft is not None and s.draft.preview is not None else None) \
+            is not None and w.phase.id != STEP:  # the GM rolls the month up to the battle
+        assert w.pending is not None
+        s.roll(w.phase.id, w.pending.key)
+    draft = s.update({})
+    card = draft.card(STEP)
+    assert card is not None and [(pl.name, pl.index, pl.part) for pl in card.placed] == [("Amiri", 1, "w1")]
+    assert all(card.placed[0].owns(k) for k in card.placed[0].typed) and not card.placed[0].owns("w10_r1_ours")
+    shown = sheet_cards.result_html(s, card, draft)
+    assert "proposed by Amiri" in shown and "Rolled at the table by Amiri" in shown
+
+
+def test_the_gms_ruling_rolls_the_battle_again_and_it_is_accepted_as_rolled(war: Campaign) -> None:
+    """pf1 has no re-roll a player may pay for: only the GM's ruling rolls the General's battle again (its dice keyed
+    by the proposal's re-roll count); accepted, the month plays the battle with the faces of the re-roll."""
+    v = war.viewer("amiri")
+    prop, _ = table.declare(war, v, general_seat(war).id, ORDERS)
+    first = table.roll(war, v, prop.id).faces
+    with pytest.raises(InputError, match="re-roll reason 'fame': not one this check may have; it may have: none"):
+        table.reroll(war, v, prop.id, "fame")
+    ruled = table.reroll(war, war.viewer("gm"), prop.id, "gm", note="the raiders had not arrived")
+    assert ruled.rerolls and ruled.rerolls[0][1] == "gm" and ruled.faces != first
+    table.accept(war, prop.id)
+    draft = Drafts(war.folder).load(war.next_turn())
+    assert draft is not None
+    tp = war.preview(draft.plan)
+    assert tp.ok, tp.error
+    st = next(s for s in tp.steps if s.phase.id == STEP)
+    assert {r.key: list(r.faces) for r in st.rolls} == ruled.faces
