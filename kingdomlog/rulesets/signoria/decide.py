@@ -392,8 +392,8 @@ def decide_turn_open(ctx: Ctx, c: TurnOpenChoices) -> None:
             ctx.ask(Question(
                 id=f"dilemma:{d.id}", to=d.faction, kind="dilemma", step=f"orders_{d.faction}",
                 path=("dilemmas", d.id), default="abstain", group="opening",
-                prompt=f"Dilemma {d.id}: {d.text or '(no text)'}. Resolving it takes one action slot; abstaining "
-                       "is free (§4.1 A7).",
+                prompt=f"{(d.text or 'A dilemma the GM left without words').rstrip('.')}. Resolving it takes one"
+                       " action slot; abstaining is free (§4.1 A7).",
                 options=(*(Answer(o.id, o.text or o.id) for o in d.options),
                          Answer("abstain", "abstain", "no slot spent"))))
     # candidates (§4.6) and planted agents (§6.2 step 2) are offered alike: per host, sorted by name, numbered
