@@ -93,7 +93,8 @@ class Effect(Choices):
     def _fields_of_its_kind(self) -> Effect:
         missing = [f for f in EFFECT_NEEDS[self.kind] if getattr(self, f) is None]
         if missing:
-            raise ValueError(f"a {self.kind!r} effect needs {' and '.join(missing)} (null or left out)")
+            named = [str(type(self).model_fields[f].title or f).lower() for f in missing]
+            raise ValueError(f"a {self.kind!r} effect needs {' and '.join(named)} (left empty)")
         return self
 
 
