@@ -913,7 +913,11 @@ def _lots(state: KingdomState, settlement: Any) -> list[Option]:
 
 
 _KIND_WORDS = {"rp": "RP", "spend_rp": "RP spent", "ruin": "Ruin", "pending": "next turn:",
-               "trade_goods": "trade goods"}
+               "trade_goods": "trade goods", "rp_no_xp": "RP (no XP for it)", "commodity": "",
+               "relations": "relations:"}
+_AMOUNT_WORDS = {"m": "1 per agreement managed", "q": "1 per unit traded", "last": "as much as the effect before"}
+"""The prepared quantities an amount may name (``effects.Run.prep``), in words."""
+_TARGET_WORDS = {"bonus_dice": "bonus Resource Dice", "trade_agreement": "a trade agreement"}
 
 
 def _branch_words(branch: Sequence[T.Effect]) -> str:
@@ -925,21 +929,33 @@ def _branch_words(branch: Sequence[T.Effect]) -> str:
     'a Ruin of your choice +1 (2 Ruins)'
     >>> _branch_words([T.Effect(kind="spend_rp", amount="2rd")])
     'RP spent +2 Resource Dice'
+    >>> _branch_words([T.Effect(kind="rp", amount="rd"), T.Effect(kind="ruin", target="crime", amount="last")])
+    'RP +Resource Dice; Crime (Ruin) as much as the effect before'
+    >>> _branch_words([T.Effect(kind="pending", target="bonus_dice", amount="m")])
+    'Next turn: bonus Resource Dice 1 per agreement managed'
     """
     parts = []
     for e in branch:
         target = str(e.target or "")
         if e.kind.startswith("ruin") and target.startswith("choice"):
             what = "a Ruin of your choice"
+        elif e.kind == "ruin" and target:  # "Crime (Ruin)"
+            what = f"{target[:1].upper()}{target[1:]} (Ruin)"
         else:
             kind = _KIND_WORDS.get(e.kind, e.kind.replace("_", " "))
-            what = f"{kind[:1].upper()}{kind[1:]}" + (f" {target.replace('_', ' ')}" if target else "")
-        amount = re.sub(r"^(\d*)rd$", lambda m: f"{m.group(1) or 1} Resource Dice".replace("1 Resource Dice",
-                                                                                         "Resource Dice"),
-                        str(e.amount).lstrip("+-")) if e.amount not in (None, "", 0) else ""
-        sign = "-" if str(e.amount).startswith("-") else "+"
+            aim = _TARGET_WORDS.get(target, target.replace("_", " "))
+            what = " ".join(x for x in (kind, aim) if x)
+            what = what[:1].upper() + what[1:]
+        bare, minus = str(e.amount).lstrip("+-"), str(e.amount).startswith("-")
+        if e.amount in (None, "", 0):
+            joined = ""
+        elif bare in _AMOUNT_WORDS:  # a quantity the activity prepared: "1 per agreement managed"
+            joined = f"{'minus ' if minus else ''}{_AMOUNT_WORDS[bare]}"
+        else:
+            dice = re.sub(r"^(\d*)rd$", lambda m: f"{m.group(1) or 1} Resource Dice", bare)
+            joined = ("-" if minus else "+") + dice.replace("1 Resource Dice", "Resource Dice")
         count = f" ({e.count} Ruins)" if e.kind == "ruin" and e.count > 1 else ""
-        parts.append(f"{what} {sign + amount if amount else ''}{count}".strip())
+        parts.append(f"{what} {joined}{count}".strip())
     return "; ".join(parts) or "nothing"
 
 
