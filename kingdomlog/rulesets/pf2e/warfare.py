@@ -1074,18 +1074,8 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
     rounds = 0
     for r, orders in enumerate(row.rounds, start=1):
         rounds = r
-        pending: dict[str, Any] = {}
-        for o in orders:
-            ad = adefs[o.action]
-            if o.army not in armies:
-                raise ctx.fail(f"round {r}: {o.army!r} is not an army of this battle", "AoN 1869")
-            if ad.kind != "basic" and not armies[o.army].grants(o.action):
-                raise ctx.fail(f"{armies[o.army].army.name} has no tactic that grants {ad.title or o.action}",
-                               "Appendix 3 tactical war actions")
-            if ad.actions == "r":
-                if o.army in pending:
-                    raise ctx.fail(f"{o.army} takes one reaction a round", "Appendix 3 reactions")
-                pending[o.army] = o
+        # the reactions readied this round (each army's one; every order was checked by ``_check_orders``)
+        pending: dict[str, Any] = {o.army: o for o in orders if adefs[o.action].actions == "r"}
         for s in order:
             _turn_starts(ctx, bid, r, s, armies)
             if s.gone or "defeated" in s.conditions:
