@@ -60,6 +60,7 @@ from kingdomlog.core.turn import (
     check_words,
     faces_as,
     outcome_words,
+    roll_arithmetic,
     same_outcome,
 )
 from kingdomlog.core.viewers import GM_VIEWER, PLAYER_PREFIX, Viewer, parse_visibility
@@ -764,16 +765,7 @@ def _resolved(print_: Mapping[str, Any], roll: Any) -> str:
     """
     spec = check_of(print_)
     got = resolve(spec, roll) if spec is not None else None
-    notation = str(print_.get("notation", roll.notation))
-    die = notation[1:] if notation.startswith("1d") else notation
-    faces = ", ".join(str(f) for f in roll.faces)
-    text = f"{die} = {faces}"
-    mod = print_.get("modifier")
-    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e"):
-        text += f" {mod:+d} = {roll.faces[0] + mod}"
-    if print_.get("dc") is not None:
-        text += f" vs DC {print_['dc']}"
-    return text + (f": {got.label}" if got is not None else "")
+    return roll_arithmetic(print_, roll) + (f": {got.label}" if got is not None else "")
 
 
 def unstep(message: str, step: str) -> str:

@@ -604,6 +604,23 @@ def _lock_refusal(ruleset: Ruleset, state: State, phase: Step, sp: StepPlan, exc
             f" {check_words(exc.now)}; put back what changed it, or re-roll it: {offer}")
 
 
+def roll_arithmetic(print_: Mapping[str, Any], roll: Roll) -> str:
+    """A rolled check's faces, total and DC as the table reads them: ``d20 = 5 +1 = 6 vs DC 16``.
+
+    >>> roll_arithmetic({"notation": "1d20", "kind": "flat", "dc": 11}, Roll("a1", "1d20", (7,), (7,), 7))
+    'd20 = 7 vs DC 11'
+    """
+    notation = str(print_.get("notation", roll.notation))
+    die = notation[1:] if notation.startswith("1d") else notation
+    text = f"{die} = {', '.join(str(f) for f in roll.faces)}"
+    mod = print_.get("modifier")
+    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e"):
+        text += f" {mod:+d} = {roll.faces[0] + mod}"
+    if print_.get("dc") is not None:
+        text += f" vs DC {print_['dc']}"
+    return text
+
+
 def outcome_words(print_: Mapping[str, Any], roll: Roll) -> str:
     """A rolled check in words, its degree first: ``a critical failure (d20 = 5 +1 = 6 vs DC 16)``.
 
@@ -614,14 +631,7 @@ def outcome_words(print_: Mapping[str, Any], roll: Roll) -> str:
     """
     from kingdomlog.dice.odds import resolve
 
-    notation = str(print_.get("notation", roll.notation))
-    die = notation[1:] if notation.startswith("1d") else notation
-    text = f"{die} = {', '.join(str(f) for f in roll.faces)}"
-    mod = print_.get("modifier")
-    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e"):
-        text += f" {mod:+d} = {roll.faces[0] + mod}"
-    if print_.get("dc") is not None:
-        text += f" vs DC {print_['dc']}"
+    text = roll_arithmetic(print_, roll)
     spec = check_of(print_)
     try:
         got = resolve(spec, roll) if spec is not None else None
