@@ -60,8 +60,9 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
 import annotated_types
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 from kingdomlog.core.errors import InputError
 
@@ -175,6 +176,19 @@ class Choices(BaseModel):
         frozenset()
         """
         return frozenset()
+
+    @classmethod
+    def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
+        """How free-form field ``name`` (``FreeJson``) is asked on a form for an entry holding ``values``: a type (a
+        number, a pick of ids, a record's fields), its label, help and default in an ``Annotated`` ``Field(...)``;
+        None (the default): one box for a number or words. Validation is not changed by it: the field still takes
+        any value JSON holds, so a value logged in any shape reads as before, and one the shape does not fit keeps
+        the box (``describe``).
+
+        >>> NoChoices.shaped("value", {}, None) is None
+        True
+        """
+        return None
 
 
 class NoChoices(Choices):
@@ -833,10 +847,58 @@ def describe(
     if parent is not None:
         within[PARENT] = parent
     unused = model.unused(vals, state) if vals else frozenset()
-    return tuple(_spec(name, _label(name, info), info.description or "", _shape_of(info),
-                       required=info.is_required(), default=_default(info), given=vals.get(name), within=within,
-                       state=state, vocabulary=vocabulary, owner=model, unused=name in unused)
-                 for name, info in model.model_fields.items())
+    out = []
+    for name, info in model.model_fields.items():
+        shape, label, help, default = _shape_of(info), _label(name, info), info.description or "", _default(info)
+        required = info.is_required()
+        if _free(shape):
+            shown = _shaped(model, name, vals, state)
+            if shown is not None:
+                # a value filled from the state (the territory as it is) is no default of the step's: read as shown
+                shape, label, help, default = shown
+                required = required or default is not None
+        out.append(_spec(name, label, help, shape, required=required, default=default,
+                         given=vals.get(name), within=within, state=state, vocabulary=vocabulary, owner=model,
+                         unused=name in unused))
+    return tuple(out)
+
+
+def _shaped(model: type[Choices], name: str, values: Mapping[str, Any], state: Any
+            ) -> tuple[_Shape, str, str, Any] | None:
+    """A free-form field as ``model.shaped`` asks it for an entry holding ``values``: ``(shape, label, help,
+    default)``; None when it gives no shape, or when the value given does not fit it (a value logged in another
+    shape keeps its box, so nothing typed is lost)."""
+    tp = model.shaped(name, values, state)
+    if tp is None:
+        return None
+    given = values.get(name)
+    if given is not None:
+        inner = typing.get_args(tp)[0] if typing.get_origin(tp) is typing.Annotated else tp
+        try:
+            _adapter(inner).validate_python(given)
+        except ValidationError:
+            return None
+    shape = _unwrap(tp)
+    info = next((m for m in shape.meta if isinstance(m, FieldInfo)), None)
+    label = info.title if info is not None and info.title else _words(name)
+    help = info.description or "" if info is not None else ""
+    default = None if info is None or info.default is PydanticUndefined else info.default
+    return shape, label, help, default
+
+
+_ADAPTERS: dict[int, tuple[Any, TypeAdapter[Any]]] = {}
+
+
+def _adapter(tp: Any) -> TypeAdapter[Any]:
+    """A validator of ``tp`` (kept for the types inside what a ruleset's ``shaped`` returns: its constants; the
+    label and default around them may be made anew each time)."""
+    got = _ADAPTERS.get(id(tp))
+    if got is None or got[0] is not tp:
+        if len(_ADAPTERS) > 256:
+            _ADAPTERS.clear()
+        got = (tp, TypeAdapter(tp))
+        _ADAPTERS[id(tp)] = got
+    return got[1]
 
 
 def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, default: Any, given: Any,

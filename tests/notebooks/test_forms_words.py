@@ -238,3 +238,112 @@ def test_who_may_read_a_signoria_ruling_is_picked_by_name() -> None:
         "faction:fabian,faction:marburg": "the player factions, not the public"}
     got, out = _through_widgets(specs_, {"rulings": [{"text": "x", "visibility": "faction:fabian"}]})
     assert got["rulings"][0]["visibility"] == "faction:fabian" and out.errors == []
+
+
+# ---- aikakirjat's GM adjustment: its value asked as the figure needs, filled from the state ----------------------
+
+
+def _adjustment(given: dict[str, Any]) -> tuple[list[FieldSpec], dict[str, FieldSpec]]:
+    specs_ = _step_specs("aikakirjat-demo", "start", {"gm_events": [given]})
+    events = next(s for s in specs_ if s.name == "gm_events")
+    return specs_, {f.name: f for f in events.entries[0]}
+
+
+def _fold(value: dict[str, Any]) -> Any:
+    from kingdomlog.rulesets.aikakirjat.events import GmAdjustment
+    from kingdomlog.rulesets.aikakirjat.outcomes import gm_adjustment
+
+    camp = Campaign.open(REPO / "campaigns" / "aikakirjat-demo")
+    payload = {k: v for k, v in value.items() if k != "event"}
+    return gm_adjustment(camp.turn_start().state, GmAdjustment.model_validate(payload))
+
+
+def test_a_gm_adjustments_value_is_asked_as_its_figure_needs() -> None:
+    """The value of §8.3's escape hatch is no box for JSON: a number to set (its value now said), the omen picked in
+    words, a switch, a neighbour's status, the territory's areas filled with the kingdom's, a record's fields (a PC's
+    filled with its record); whose figure it is picked by name; what changes said in words."""
+    _, f = _adjustment({"event": "gm_adjustment", "field": "fame"})
+    assert (f["value"].kind, f["value"].label) == ("int", "Set to") and "now " in f["value"].help
+    assert f["target"].unused and not f["delta"].unused
+    assert {o.value: o.label for o in f["field"].options or ()}["technology_level"] == "Technology level"
+    assert {o.value: o.label for o in f["field"].options or ()}["pc"] == "A player character"
+    _, f = _adjustment({"event": "gm_adjustment", "field": "omen_modifier"})
+    assert f["value"].kind == "select" and [o.label for o in f["value"].options or ()] == [
+        "an ill omen (−1)", "no omen", "a good omen (+1)"]
+    _, f = _adjustment({"event": "gm_adjustment", "field": "fire_capable"})
+    assert (f["value"].kind, f["value"].label, f["value"].default) == ("bool", "Fire-capable", False)
+    _, f = _adjustment({"event": "gm_adjustment", "field": "neighbour_status", "target": "kalevala"})
+    assert f["value"].kind == "select" and f["value"].default == "independent"
+    assert f["target"].kind == "select" and [o.label for o in f["target"].options or ()] == ["Kalevala", "Tuonela"]
+    _, f = _adjustment({"event": "gm_adjustment", "field": "territory"})
+    assert f["value"].kind == "rows" and f["value"].label == "Territory, all of it"
+    assert [a["area_id"] for a in f["value"].default] == ["home", "marsh"]  # the kingdom's areas as they are
+    assert [x.label for x in f["value"].fields] == ["Area", "Unit", "Amount", "Quality"]
+    _, f = _adjustment({"event": "gm_adjustment", "field": "pc", "target": "aino"})
+    assert f["value"].kind == "group" and f["value"].default == {"name": "Aino", "level": 5, "resident": True}
+    assert {o.value: o.label for o in f["target"].options or ()} == {"aino": "Aino", "ilmari": "Ilmari"}
+    _, f = _adjustment({"event": "gm_adjustment", "field": "province"})
+    province = {x.name: x for x in f["value"].fields}
+    assert f["value"].kind == "group" and province["owner"].kind == "select"
+    assert province["adjacent"].kind == "multiselect"
+    assert "players" in {o.value for o in province["owner"].options or ()}
+    for kind in ("neighbour", "special_unit"):
+        _, f = _adjustment({"event": "gm_adjustment", "field": kind})
+        assert f["value"].kind == "group"
+    _, f = _adjustment({"event": "gm_adjustment", "field": "crime", "delta": 2})
+    assert f["value"].unused and f["target"].unused
+
+
+LOGGED = [  # GM adjustments as the tests' and players' plans logged them
+    {"event": "gm_adjustment", "field": "fame", "delta": 3, "reason": "a festival"},
+    {"event": "gm_adjustment", "field": "population", "value": 9, "reason": "t"},
+    {"event": "gm_adjustment", "field": "crime", "delta": -2, "reason": "t"},
+    {"event": "gm_adjustment", "field": "omen_modifier", "value": -1, "reason": "t"},
+    {"event": "gm_adjustment", "field": "fire_capable", "value": True, "reason": "t"},
+    {"event": "gm_adjustment", "field": "neighbour_status", "target": "kalevala", "value": "annexed", "reason": "t"},
+    {"event": "gm_adjustment", "field": "neighbour_diplomacy", "target": "kalevala", "delta": 2, "reason": "t"},
+    {"event": "gm_adjustment", "field": "territory", "reason": "t",
+     "value": [{"area_id": "big", "unit": "province", "amount": 2}]},
+    {"event": "gm_adjustment", "field": "pc", "target": "aino", "value": {"name": "Aino"}, "reason": "t"},
+    {"event": "gm_adjustment", "field": "neighbour", "reason": "t", "value": {"id": "pohjola", "name": "Pohjola"}},
+    {"event": "gm_adjustment", "field": "special_unit", "reason": "t",
+     "value": {"id": "sampo", "name": "Sampo guard", "damage_die": 10}},
+    {"event": "gm_adjustment", "field": "province", "reason": "t",
+     "value": {"id": "p-home", "owner": "players", "controller": "players", "adjacent": ["t-border"]}},
+]
+
+
+@pytest.mark.parametrize("given", LOGGED, ids=[g["field"] for g in LOGGED])
+def test_a_logged_gm_adjustment_reads_back_from_its_widgets_to_the_same_kingdom(given: dict[str, Any]) -> None:
+    specs_, f = _adjustment(given)
+    assert f["value"].kind not in ("scalar", "json") or f["value"].unused  # a track's: only its change is asked
+    got, out = _through_widgets(specs_, {"gm_events": [given]})
+    assert out.errors == [] and not out.restructure
+    back = got["gm_events"][0]
+    assert {k: v for k, v in back.items() if k != "value"} == {k: v for k, v in given.items() if k != "value"}
+    assert _fold(back) == _fold(given)  # the same kingdom: a record's defaults may be spelled out
+
+
+def test_a_gm_adjustment_set_on_its_widgets_is_the_value_the_rules_take() -> None:
+    given = {"event": "gm_adjustment", "field": "territory", "reason": "the marsh drained"}
+    specs_, _ = _adjustment(given)
+    keys = flat(sf.choice_widgets(specs_, {"gm_events": [given]}))
+    quality = next(k for k in keys if k.endswith("value/rows/#1/quality"))
+    got, out = _through_widgets(specs_, {"gm_events": [given]}, {quality: 1.0})
+    assert out.errors == []
+    assert [a.quality for a in _fold(got["gm_events"][0]).territory] == [1.0, 1.0]
+    given = {"event": "gm_adjustment", "field": "pc", "target": "ilmari", "reason": "he trained"}
+    specs_, _ = _adjustment(given)
+    level = next(k for k in flat(sf.choice_widgets(specs_, {"gm_events": [given]})) if k.endswith("value/level"))
+    got, _ = _through_widgets(specs_, {"gm_events": [given]}, {level: 9})
+    assert _fold(got["gm_events"][0]).pcs["ilmari"].level == 9 and got["gm_events"][0]["value"]["name"] == "Ilmari"
+
+
+def test_a_gm_adjustment_value_in_another_shape_keeps_its_box() -> None:
+    """A value the figure's widget cannot hold (a list of area ids typed for the territory) is shown in its box as
+    given and read back unchanged: nothing typed is lost."""
+    given = {"event": "gm_adjustment", "field": "territory", "value": ["a", "b"], "reason": "t"}
+    specs_, f = _adjustment(given)
+    assert f["value"].kind == "scalar"
+    got, out = _through_widgets(specs_, {"gm_events": [given]})
+    assert got["gm_events"][0] == given and out.errors == []

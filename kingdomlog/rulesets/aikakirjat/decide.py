@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import ConfigDict, Field, Strict, ValidationError
 
@@ -281,15 +281,122 @@ GmField = Literal[
 ]
 
 
+GM_NUMBERS = ("fame", "population", "militia", "unrest", "technology_level", "mobility", "research_points",
+              "naval_dice", "stored_advantages")
+"""The kingdom's figures a GM adjustment changes by a delta or sets to a value (§8.3)."""
+GM_NEIGHBOUR = ("neighbour_diplomacy", "neighbour_population", "neighbour_status")
+"""The figures of one neighbour (``target``) a GM adjustment changes."""
+GM_RECORDS = ("territory", "province", "neighbour", "special_unit", "pc")
+"""What a GM adjustment sets as a whole record (the territory: all of it)."""
+
+
+class ProvinceRecord(ProvinceChoice):
+    """A province a GM adjustment adds or replaces: its sides and neighbouring provinces picked from the state (any
+    other id is taken too: the rules check them as the adjustment is applied)."""
+
+    owner: Annotated[str, Pick("sides", what="the players or a neighbour", open=True)]
+    controller: Annotated[str, Pick("sides", what="the players or a neighbour", open=True)] = Field(
+        title="Held by")
+    adjacent: list[Annotated[str, Pick("provinces", what="a province of the map", open=True)]] = Field(
+        default_factory=list, description="provinces reached by land")
+    sea_links: list[Annotated[str, Pick("provinces", what="a province of the map", open=True)]] = Field(
+        default_factory=list, description="provinces reached across a sea (A59)")
+
+
+# What a form asks a GM adjustment's value as (``GmAdjustmentEntry.shaped``): constants, so each is checked against a
+# value given with one validator.
+_SetNumber: TypeAlias = Amount | None
+_Omen: TypeAlias = Annotated[int, Pick("omens", what="an omen")] | None
+_Status: TypeAlias = Literal["independent", "at_war_with_players", "annexed", "split"]
+_Territory: TypeAlias = list[TerritoryChoice]
+_Province: TypeAlias = ProvinceRecord | None
+_Neighbour: TypeAlias = NeighbourChoice | None
+_Unit: TypeAlias = SpecialUnitChoice | None
+_Pc: TypeAlias = PCChoice | None
+
+
+def _adjusted_now(s: KingdomState | None, field: str, target: Any) -> Any:
+    """The value ``field`` of a GM adjustment has now (None when the state has none to show)."""
+    if s is None:
+        return None
+    if field in GM_NEIGHBOUR:
+        n = s.neighbours.get(str(target or ""))
+        return None if n is None else getattr(n, field.removeprefix("neighbour_"))
+    return getattr(s, field, None) if field in (*GM_NUMBERS, "fire_capable", "omen_modifier") else None
+
+
 class GmAdjustmentEntry(Choices):
+    """The GM's escape hatch (§8.3): a figure changed by a delta or set to a value, or a record set, with a reason.
+    A form asks ``value`` as the figure needs (``shaped``); the step takes any value JSON holds, as it always did."""
+
     event: Literal["gm_adjustment"]
-    field: GmField
-    delta: Amount | None = None
-    value: FreeJson = Field(None, description="free-form, as the field needs: a number, a status, a list of territory"
-                                         " areas, or a province, neighbour, special unit or PC record (the GM's"
-                                         " escape hatch, §8.3, leaves the shape to the GM)")
-    target: str | None = Field(None, description="the neighbour or PC adjusted")
+    field: Annotated[GmField, Pick("gm_fields", what="a figure the GM may adjust")] = Field(title="What changes")
+    delta: Amount | None = Field(None, title="Change by", description="added to it (a corruption track: its points)")
+    value: FreeJson = Field(None, title="Set to", description="free-form, as the field needs: a number, a status, a"
+                                                                " list of territory areas, or a province, neighbour,"
+                                                                " special unit or PC record (the GM's escape hatch,"
+                                                                " §8.3, leaves the shape to the GM)")
+    target: Annotated[str | None, Pick("gm_targets", what="the neighbour or PC adjusted", depends=("field",),
+                                       open=True)] = Field(None, title="Whose", description="the neighbour or PC"
+                                                                                            " adjusted")
     reason: str = ""
+
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """A corruption track changes by a delta only; a flag, the omen and a record are set; only a neighbour's
+        figures and a PC name whose (§8.3, ``outcomes.gm_adjustment``)."""
+        f = values.get("field")
+        if f in TRACKS:
+            return frozenset({"value", "target"})
+        if f in GM_NUMBERS:
+            return frozenset({"target"})
+        if f in ("fire_capable", "omen_modifier", "territory", "province", "neighbour", "special_unit"):
+            return frozenset({"delta", "target"})
+        if f in ("neighbour_status", "pc"):
+            return frozenset({"delta"})
+        return frozenset()
+
+    @classmethod
+    def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
+        """``value`` as the figure adjusted needs it: a number to set (its value now said), the omen picked in words,
+        a switch, a neighbour's status, the territory's areas (filled with the kingdom's), or a province's,
+        neighbour's, special unit's or PC's fields (a PC's filled with its record)."""
+        f = values.get("field")
+        if name != "value" or not isinstance(f, str):
+            return None
+        s = state if isinstance(state, KingdomState) else None
+        now = _adjusted_now(s, f, values.get("target"))
+        said = f" (now {now})" if now is not None else ""
+        if f in GM_NUMBERS or f in ("neighbour_diplomacy", "neighbour_population"):
+            return Annotated[_SetNumber, Field(None, title="Set to", description="instead of a change, the new"
+                                                                                  f" value{said}; empty: change it")]
+        if f == "omen_modifier":
+            return Annotated[_Omen, Field(None, title="The omen", description=f"for the next random event{said}")]
+        if f == "fire_capable":
+            return Annotated[bool, Field(bool(now), title="Fire-capable",
+                                          description="the kingdom's armies fight with fire (magic or technology)")]
+        if f == "neighbour_status":
+            return Annotated[_Status, Field(now, title="Status", description="the neighbour's standing (§2.10)")]
+        if f == "territory":
+            land = [a.model_dump(mode="json") for a in s.territory] if s is not None else []
+            return Annotated[_Territory, Field(land, title="Territory, all of it",
+                                               description="the kingdom's land as it will be: each area, its unit,"
+                                                           " amount and quality (§2.3, §3.9)")]
+        if f == "pc":
+            pc = s.pcs.get(str(values.get("target") or "")) if s is not None else None
+            return Annotated[_Pc, Field(pc.model_dump(mode="json") if pc is not None else None,
+                                                    title="The character", description="as the kingdom knows"
+                                                                                       " them (§2.15)")]
+        if f == "province":
+            return Annotated[_Province, Field(None, title="The province",
+                                              description="added, or replacing the one of its id (§2.13)")]
+        if f == "neighbour":
+            return Annotated[_Neighbour, Field(None, title="The neighbour",
+                                               description="added, or replacing the one of its id (§2.10)")]
+        if f == "special_unit":
+            return Annotated[_Unit, Field(None, title="The special unit",
+                                          description="added, or replacing the one of its id (§2.13, A65)")]
+        return None
 
 
 class EvilVanquishedEntry(Choices):

@@ -239,6 +239,56 @@ def _war_turns(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
             for t in range(1, n + 1)]
 
 
+GM_FIELDS = {
+    "fame": "Fame", "population": "Population", "militia": "Militia", "unrest": "Unrest",
+    "technology_level": "Technology level", "mobility": "Mobility", "fire_capable": "Fire-capable",
+    "research_points": "Research points", "naval_dice": "Naval dice", "stored_advantages": "Stored advantages",
+    "omen_modifier": "The omen", "decadence": "Decadence (a corruption track)", "crime": "Crime (a corruption track)",
+    "corruption": "Corruption (a corruption track)", "decay": "Decay (a corruption track)",
+    "neighbour_diplomacy": "A neighbour's diplomacy", "neighbour_population": "A neighbour's population",
+    "neighbour_status": "A neighbour's status", "territory": "The territory", "province": "A province",
+    "neighbour": "A neighbour", "special_unit": "A special unit", "pc": "A player character",
+}
+"""What a GM adjustment changes (§8.3), in words."""
+
+
+def _gm_fields(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """What a GM adjustment may change, by name, with its value now."""
+    out = []
+    for f, label in GM_FIELDS.items():
+        if f in TRACKS:
+            detail = f"{s.tracks[f].points} points, modifier {s.tracks[f].modifier:+d}"
+        elif f in ("province", "neighbour", "special_unit", "pc"):
+            detail = "added, or replacing the one of its id"
+        elif f == "territory":
+            detail = f"{len(s.territory)} area{'s' if len(s.territory) != 1 else ''} now"
+        elif f.startswith("neighbour_"):
+            detail = ""
+        else:
+            detail = f"now {getattr(s, f)}"
+        out.append(Option(f, label, detail))
+    return out
+
+
+def _gm_targets(s: KingdomState, within: Mapping[str, Any]) -> list[Option] | None:
+    """Whose figure a GM adjustment changes: a neighbour's, or a PC's (none picked: a new PC known by its name)."""
+    field = str(within.get("field") or "")
+    if field.startswith("neighbour_"):
+        return _neighbours(s, within)
+    if field == "pc":
+        return _pcs(s, within)
+    return None
+
+
+def _omens(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(-1, "an ill omen (−1)"), Option(0, "no omen"), Option(1, "a good omen (+1)")]
+
+
+def _sides(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    """Who may own or hold a province: the players' kingdom or a neighbour."""
+    return [Option("players", s.name or "our kingdom", "the players' kingdom"), *_neighbours(s, within)]
+
+
 SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] | None]] = {
     "governments": _governments, "founding_skills": _founding_skills, "skills": _skills,
     "neighbours": _neighbours, "event_neighbours": _event_neighbours, "tracks": _tracks,
@@ -248,6 +298,7 @@ SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] 
     "war_armies": _war_armies, "war_targets": _war_targets, "war_orders": _war_orders, "war_turns": _war_turns,
     "our_extra_turns": lambda s, w: _extra_turns(s, w, True),
     "enemy_extra_turns": lambda s, w: _extra_turns(s, w, False),
+    "gm_fields": _gm_fields, "gm_targets": _gm_targets, "omens": _omens, "sides": _sides,
 }
 
 
