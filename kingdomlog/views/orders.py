@@ -33,7 +33,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
 from kingdomlog.views.html import EMPTY, STYLE, Html, h, join, style
 from kingdomlog.views.player import page as player
-from kingdomlog.views.words import help_words, refusal_words, words
+from kingdomlog.views.words import help_words, namer, refusal_words, words
 
 CSS = """
 .kl-bar { background: #f4f6fa; border: 1px solid #d5dbe6; border-radius: 6px; padding: .5em .8em; margin: .4em 0; }
@@ -97,6 +97,8 @@ class OrdersStart(TypedDict):
     """What a step's events record, in words for this player (``in_words`` on their view)."""
     name_of: Callable[[str, str], str]
     """The ruleset's names in words (``Ruleset.name_of``): a step's title, what a roll key rolls."""
+    named: Callable[[str, str], str]
+    """The ids of what this player may see in words (a ``words.Namer`` of their view: a character by its name)."""
 
 
 # ---- reading --------------------------------------------------------------------------------------------
@@ -142,6 +144,7 @@ def open_orders(folder: Path, viewer: str) -> OrdersStart:
             "stage": st.stage, "closed": st.closed, "orders_due": st.orders_due, "time_left": st.time_left(),
             "ready": bool(me and me.ready), "published": st.published, "hints": open_pick_hints(rs, view, choices),
             "rolled": rolled, "extras": extras_for(camp.config.ruleset), "name_of": rs.name_of,
+            "named": namer(rs, view),
             "said": lambda drafts: in_words(rs, view, v, drafts)}
 
 
@@ -362,7 +365,7 @@ def check_html(start: OrdersStart, steps: Mapping[str, Any] | None, problem: str
     try:
         check = subs.check_submission(Campaign.open(start["folder"]), start["as_viewer"], steps, turn=start["turn"])
     except KingdomlogError as exc:
-        return h("p", h("b", "These orders would be refused."), f" {refusal_words(str(exc))}",
+        return h("p", h("b", "These orders would be refused."), f" {refusal_words(str(exc), start['named'])}",
                  class_="kl-error"), False
     parts = [h("p", h("b", "These orders pass the checks of what you know."),
                f" What only the whole game can settle is settled when the {start['turn_unit']} resolves; an order"

@@ -168,12 +168,19 @@ def visibility_words(text: str, name_of: Callable[[str, str], str] | None = None
 _TAG = re.compile(r"^\[[^\]]+\]\s*")
 _PATH = re.compile(r"^(?:step '[^']*':\s*)?(choice [\w.\[\]]+:\s*)?")
 _QUOTED_ID = re.compile(r"'?\b([a-z0-9]+(?:[_-][a-z0-9]+)+)\b'?")
+_QUOTED_WORD = re.compile(r"'([a-z][a-z0-9]*(?:\.[a-z0-9]+)*)'")
+"""A one-word id a refusal quotes (``'cesare'``, a dotted key ``'fabian.leader'``)."""
+_LISTED = re.compile(r"((?:allowed|lists|feats|skills|armies|settings|takes|options)\s*:\s*)([^;()]+)")
 
 
 def refusal_words(message: str, name_of: Callable[[str, str], str] | None = None) -> str:
     """A rule's refusal as a person reads it: without the step's tag or key, the rule as its section, no ``None``,
     the ids it quotes or lists said by the ruleset's names for them (``Ruleset.name_of``, else their separators as
     spaces); the choice it is about kept as it is (a page places the refusal at that field by it).
+
+    A one-word id in quotes (``'cesare'``) is said by its name when ``name_of`` knows one (a ``Namer`` of the
+    state: *Cesare*, *Duke Fabian*); one nobody names (a typo, a word the person typed) keeps its quotes. The
+    ids listed after ``allowed:`` are said by their names too.
 
     >>> refusal_words("step 'actions': choice actions[0].action: 'attract_population' is not an action;"
     ...               " allowed: embassy, reduce_corruption")
@@ -184,13 +191,44 @@ def refusal_words(message: str, name_of: Callable[[str, str], str] | None = None
     'choice orders[0].units: hire troops needs units'
     >>> refusal_words("a PC cannot perform Attract Population (rule: A75)")
     'a PC cannot perform Attract Population (A75)'
+    >>> names = {"cesare": "Cesare", "fabian.leader": "Duke Fabian"}
+    >>> refusal_words("choice x[0]: 'cesare' is not here; allowed: fabian.leader, cesare",
+    ...               lambda i, k: names.get(i, i))
+    'choice x[0]: Cesare is not here; allowed: Duke Fabian, Cesare'
+    >>> refusal_words("choice x: 'cesre' is not a character", lambda i, k: names.get(i, i))
+    "choice x: 'cesre' is not a character"
+
+    With a ``Namer`` the records of its state are named where a refusal writes their ids bare too (*of Duke
+    Fabian*, not *of fabian*).
     """
     text = _TAG.sub("", message.strip())
     m = _PATH.match(text)
     head, rest = (m.group(1) or "") if m else "", text[m.end():] if m else text
     rest = re.sub(r"\(rule: ([^)]+)\)", r"(\1)", rest)
     rest = re.sub(r"\bNone\b", "none", re.sub(r",? got None\b", ", none given", rest))
+    if name_of is not None:
+        def named(word: str) -> str | None:
+            said = name_of(word, "")
+            return said if said and said not in (word, plain_id(word)) else None
+
+        rest = _QUOTED_WORD.sub(lambda x: named(x.group(1)) or x.group(0), rest)
+        rest = _LISTED.sub(lambda x: x.group(1) + ", ".join(
+            named(t.strip()) or t.strip() if ONE_ID.fullmatch(t.strip()) else t.strip()
+            for t in x.group(2).split(",")) + (" " if x.group(2).endswith(" ") else ""), rest)
+        known: Mapping[str, str] = getattr(name_of, "names", {})  # a Namer: the records its state names
+        if known:
+            rest = re.sub(r"(?<![\w'.:-])[a-z][a-z0-9]*(?![\w.:-]*\w)", lambda x: known.get(x.group(0), x.group(0)),
+                          rest)
     return head + _QUOTED_ID.sub(lambda x: str(id_words(x.group(1), name_of)), rest)
+
+
+def plain_id(word: str) -> str:
+    """An id with its separators as spaces (what a ruleset says for an id it has no name for).
+
+    >>> plain_id("fabian.leader")
+    'fabian leader'
+    """
+    return re.sub(r"[_\-.]+", " ", word).strip()
 
 
 # ---- ids in words for one state ----------------------------------------------------------------------------

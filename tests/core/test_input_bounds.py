@@ -143,11 +143,12 @@ def test_a_war_order_with_characters_null_is_an_order_without_characters(demos: 
 
 
 @pytest.mark.parametrize(("effect", "needs"), [
-    ({"kind": "resource", "resource": "wealth", "delta": 1}, "a 'resource' effect needs faction"),
+    ({"kind": "resource", "resource": "wealth", "delta": 1},
+     "a resource effect needs the faction: give it, or leave the effect out"),
     ({"kind": "resource", "faction": "marburg", "resource": "wealth", "delta": None},
-     "a 'resource' effect needs delta"),
-    ({"kind": "standing", "faction": "marburg", "delta": 1}, "a 'standing' effect needs neutral"),
-    ({"kind": "treaty", "type": "trade"}, "a 'treaty' effect needs parties"),
+     "a resource effect needs the change: give it"),
+    ({"kind": "standing", "faction": "marburg", "delta": 1}, "a standing effect needs the neutral: give it"),
+    ({"kind": "treaty", "type": "trade"}, "a treaty effect needs its parties: give them"),
 ])
 def test_a_dilemma_effect_without_what_its_kind_reads_is_refused(demos: dict[str, Path], tmp_path: Path,
                                                                  effect: dict[str, Any], needs: str) -> None:

@@ -3,6 +3,8 @@ the rules refuse. Driven through the GM sheet's session on a copy of the pf2e de
 
 from __future__ import annotations
 
+import html
+import json
 import re
 import shutil
 from pathlib import Path
@@ -129,3 +131,71 @@ def test_an_armys_consumption_below_zero_is_refused_at_its_line(demo: Path) -> N
         "armies.1.value": "⚠ -1 is below the smallest allowed, 0; give 0 or more"}
     result = re.sub(r"<[^>]+>", "", str(sheet_cards.result_html(s, card, draft)))
     assert "Refused by the rules. Army 2 › Consumption: -1 is below" in result, result
+
+
+# ---- refusals name things by their names, not their ids (issue 29) ----------------------------------------------
+
+
+@pytest.fixture
+def felmonte(tmp_path: Path) -> Path:
+    folder = tmp_path / "felmonte"
+    shutil.copytree(DEMO.parent / "felmonte", folder, ignore=shutil.ignore_patterns(".cache"))
+    return folder
+
+
+def refused_at(folder: Path, steps: dict[str, Any], step: str) -> tuple[str, dict[str, str]]:
+    """The refusal beside ``step``'s card as drawn (its text) and the errors at its fields."""
+    s, _ = sheet.open_session(folder)
+    assert s is not None
+    s.plan = Plan.parse({"steps": steps})
+    draft = s.update(dict(s.widgets().value))
+    s.refresh_forms(draft)
+    draft = s.update(dict(s.widgets().value))
+    card = draft.card(step)
+    assert card is not None and card.error is not None
+    text = html.unescape(re.sub(r"<[^>]+>", "", str(sheet_cards.result_html(s, card, draft))))
+    return text, {k: html.unescape(v) for k, v in shown_at(s, draft, step).items()}
+
+
+def test_a_refusal_names_the_characters_and_factions_it_quotes(felmonte: Path) -> None:
+    """'bianca' is not a character who may lead fabian's action; allowed: fabian.leader, cesare, … — on the GM's
+    card, beside the Leader it is about, with each named as the state names them."""
+    order = {"id": "S2", "action": "improve_relations", "slots": ["special"], "stake": "low", "target": "felmonte",
+             "leader": "bianca"}
+    result, at = refused_at(felmonte, {"orders_fabian": {"choices": {"actor": "fabian", "orders": [order]}}},
+                            "orders_fabian")
+    said = "Bianca is not a character who may lead Duke Fabian's action; allowed: Duke Fabian, Cesare, Orsino, Lorenzo"
+    assert said in result, result
+    assert at.get("orders.0.leader") == f"⚠ {said}", at
+    for raw in ("'bianca'", "fabian.leader", "fabian's"):
+        assert raw not in result and raw not in " ".join(at.values())
+
+
+def test_an_intel_ruling_without_what_was_learned_says_to_give_it(felmonte: Path) -> None:
+    effect = {"kind": "intel", "observer": "fabian", "subject": "marburg"}
+    result, at = refused_at(felmonte, {"turn_open": {"choices": {"rulings": [{"text": "x", "effects": [effect]}]}}},
+                            "turn_open")
+    assert "an intel effect needs what was learned: give it, or leave the effect out" in result, result
+    assert any(v.endswith("n intel effect needs what was learned: give it, or leave the effect out")
+               for v in at.values()), at  # beside the effect
+    assert "null" not in result and "left out)" not in result and "'intel'" not in result
+
+
+def test_a_players_refusal_names_only_what_their_view_holds(felmonte: Path) -> None:
+    """The orders sheet says a refusal in the names of the player's own view of the state (``open_orders``'
+    ``named``), never from the GM's."""
+    from kingdomlog.app import Campaign, pbp
+    from kingdomlog.views import orders
+    from kingdomlog.views.words import refusal_words
+
+    shutil.rmtree(felmonte / "plans")
+    pbp.publish(Campaign.open(felmonte), Plan.parse({"steps": {"turn_open": {"choices": {}}}}))
+    start = orders.open_orders(felmonte, "fabian")
+    msg = ("step 'orders_fabian': choice orders[0].leader: 'bianca' is not a character who may lead fabian's action;"
+           " allowed: fabian.leader, cesare")
+    assert refusal_words(msg, start["named"]) == (
+        "choice orders[0].leader: Bianca is not a character who may lead Duke Fabian's action; allowed: Duke Fabian,"
+        " Cesare")
+    view = Campaign.open(felmonte)
+    shown = view.ruleset.redact(view.state(), view.viewer("fabian")).model_dump(mode="json")
+    assert set(start["named"].names) <= set(json.dumps(shown).replace('"', " ").split())  # every id from the view

@@ -16,6 +16,7 @@ Ids used as the keys of such a map are ``Pick`` s too (``dict[Annotated[str, Pic
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from typing import Annotated, Any, Literal, Optional, cast
 
@@ -93,9 +94,30 @@ class Effect(Choices):
     def _fields_of_its_kind(self) -> Effect:
         missing = [f for f in EFFECT_NEEDS[self.kind] if getattr(self, f) is None]
         if missing:
-            named = [str(type(self).model_fields[f].title or f).lower() for f in missing]
-            raise ValueError(f"a {self.kind!r} effect needs {' and '.join(named)} (left empty)")
+            raise ValueError(effect_needs(self.kind, missing))
         return self
+
+
+_NEEDED_WORDS = {"delta": "the change", "value": "the value", "type": "the treaty's kind", "parties": "its parties",
+                 "observer": "who learns it", "subject": "whom it is about", "fields": "what was learned",
+                 "neutral": "the neutral", "character": "the character", "condition": "the condition",
+                 "faction": "the faction", "resource": "the resource"}
+
+
+def effect_needs(kind: str, missing: Sequence[str]) -> str:
+    """What an effect of ``kind`` left without the fields ``missing`` needs, as a person says it.
+
+    >>> effect_needs("intel", ["fields"])
+    'an intel effect needs what was learned: give it, or leave the effect out'
+    >>> effect_needs("set_resource", ["faction", "value"])
+    'a set resource effect needs the faction and the value: give them, or leave the effect out'
+    """
+    said = [_NEEDED_WORDS.get(f, f.replace("_", " ")) for f in missing]
+    listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+    what = kind.replace("_", " ")
+    article = "an" if what[:1] in "aeiou" else "a"
+    them = len(said) > 1 or missing[0] == "parties"
+    return f"{article} {what} effect needs {listed}: give {'them' if them else 'it'}, or leave the effect out"
 
 
 EFFECT_NEEDS: dict[str, tuple[str, ...]] = {

@@ -41,6 +41,7 @@ from kingdomlog.views.words import (
     help_words,
     id_words,
     namer,
+    refusal_words,
     roll_name,
     summary_of,
     visibility_words,
@@ -414,9 +415,7 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
                            class_="kl-details", open=True))
         return join(parts)
     if card.error:
-        msg = re.sub(r"^\[[^\]]+\]\s*", "", card.error)
-        msg = re.sub(r"^step '[^']+':\s*", "", msg)  # the card is the step
-        msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
+        msg = refused_words(session, card)
         path = _error_at(card)
         if path and path[0] != "dice" and msg.startswith("choice "):  # the field in words, not as a path
             msg = f"{sf.path_label(card.form.specs if card.form else (), path)}: {msg.split(': ', 1)[-1]}"
@@ -441,6 +440,14 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
 
 
 # ---- the card with its widgets ------------------------------------------------------------------
+
+
+def refused_words(session: SheetSession | None, card: Card) -> str:
+    """The card's refusal as the GM reads it: without the step's key or the rule (shown apart), the ids it quotes or
+    lists said by their names in the state the step starts from (``words.refusal_words``: *Cesare*, not
+    ``'cesare'``); the choice it is about kept, to place it at its field."""
+    msg = re.sub(r"\s*\(rule: [^)]+\)$", "", card.error or "")
+    return refusal_words(msg, namer(session.start.ruleset, card.before) if session is not None else None)
 
 
 def _error_at(card: Card) -> tuple[Any, ...] | None:
@@ -652,8 +659,7 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
     errs: list[FieldError] = list(draft.field_errors.get(card.id, []))
     if card.error:
         path = _error_at(card)
-        msg = re.sub(r"^\[[^\]]+\]\s*|^step '[^']+':\s*", "", card.error)
-        msg = re.sub(r"\s*\(rule: [^)]+\)$", "", msg)
+        msg = refused_words(session, card)
         if path and path[0] != "dice":  # it sits at the field: the path is said by where it is
             msg = re.sub(r"^choice [^:]+:\s*", "", msg)
             msg = msg[:1].upper() + msg[1:]
