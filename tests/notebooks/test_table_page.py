@@ -174,10 +174,10 @@ def test_a_refused_row_is_said_beside_its_field(sl: Path) -> None:
                                                                    "skill": "agriculture"}))
     assert tbl.mine(Campaign.open(sl), Campaign.open(sl).viewer("ysolde")) == []
     errors = defs["get_errors"]()[0]
-    assert list(errors) == ["skill"] and errors["skill"].startswith("'agriculture' cannot be chosen now")
+    assert list(errors) == ["skill"] and errors["skill"].startswith("Agriculture cannot be chosen now")  # named
     form = seat.seat_form(seat.open_page(sl, "ysolde"), 0, {"activity": "quell-unrest"})
     shown = mo.as_html(seat.row_layout(form, seat.row_widgets(form), errors)).text
-    assert "⚠ Skill: " in shown and "agriculture" in shown.split("⚠ Skill: ")[1][:40]
+    assert "⚠ Skill: " in shown and "Agriculture" in shown.split("⚠ Skill: ")[1][:40]
 
 
 def test_the_page_shows_the_odds_and_no_face_before_roll(sl: Path) -> None:

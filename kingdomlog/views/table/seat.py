@@ -58,7 +58,7 @@ from kingdomlog.views.sheet.cards import odds_html
 from kingdomlog.views.sheet.live import BUSY_CSS, BUSY_JS
 from kingdomlog.views.table.feed import STYLE as FEED_STYLE
 from kingdomlog.views.table.feed import feed_html
-from kingdomlog.views.words import refusal_words
+from kingdomlog.views.words import namer, refusal_words
 
 GM_FIELD_PREFIX = "gm_"
 """Fields named so are the GM's to rule (``gm_effects``): never offered to a player."""
@@ -611,11 +611,20 @@ def declare_once(page: TablePage, index: int, row: Mapping[str, Any]) -> tuple[t
     try:
         p, t = tbl.declare(camp, page.viewer, seat.id, row)
     except (InputError, RuleError) as exc:
-        raise in_words(exc, camp.ruleset.name_of) from None
+        raise in_words(exc, seen_names(camp, page.viewer)) from None
     odds_words = tbl.odds_text(t)
     if not odds_words:
         return p, f"{p.title}: declared. It rolls no dice: the GM resolves it as it is."
     return p, f"{p.title}: declared. {odds_words}. Press Roll when you are ready."
+
+
+def seen_names(camp: Campaign, viewer: Viewer) -> Callable[[str, str], str]:
+    """The ids ``viewer`` reads in words: a ``words.Namer`` of their own view of the state (a character by its
+    name, only as their view holds it), else the ruleset's names."""
+    try:
+        return namer(camp.ruleset, camp.ruleset.redact(camp.state(), viewer))
+    except KingdomlogError:
+        return camp.ruleset.name_of
 
 
 def in_words(exc: InputError | RuleError, name_of: Callable[[str, str], str]) -> KingdomlogError:
