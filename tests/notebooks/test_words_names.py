@@ -105,3 +105,59 @@ def test_a_battles_dice_pools_say_what_is_rolled() -> None:
     pf2e = find_ruleset("pf2e-kingmaker")  # another ruleset's titles are the shared ones
     flat = CheckSpec("flat", dc=11, label="Pull Together for Claim Hex")
     assert cards.check_title("a1.pull", flat, pf2e) == cards.check_title("a1.pull", flat)
+
+
+def _branches(effects: Any) -> list[Any]:
+    """Every branch of every either/or among ``effects`` (nested ones too)."""
+    out = []
+    todo = list(effects or ())
+    while todo:
+        e = todo.pop(0)
+        for branch in e.options:
+            if e.kind == "choose":
+                out.append(branch)
+            todo += list(branch)
+    return out
+
+
+def test_every_pf2e_branch_the_gm_picks_is_said_in_words() -> None:
+    """Each branch of an activity's or an event's either/or outcome, as the GM sheet offers it, reads as words: no
+    'RP +Resource Dice', 'Ruin crime', 'Choice +5', 'Gm', 'Modifier', 'Relations: -1' or a snake_case key."""
+    from test_words_browser import RAW_ID
+
+    from kingdomlog.rulesets.pf2e import tables as T
+    from kingdomlog.rulesets.pf2e.choices import DEGREES, _branch_words
+
+    cat = T.catalog()
+    said = []
+    for item in [*cat.activities.values(), *cat.events.values()]:
+        outcomes = getattr(item, "outcomes", None)
+        for d in DEGREES:
+            said += [_branch_words(b) for b in _branches(getattr(outcomes, d, None))]
+    assert len(said) > 60
+    bad = [t for t in said if RAW_ID.search(t) or re.search(
+        r"\+Resource|Resource Dice of RP spent|RP spent|Ruin crime|\bChoice\b|^Gm\b|\bModifier$|Relations:|"
+        r"\blast\b|\(\d+ Ruins\)|Boon bonus", t)]
+    assert bad == []
+    assert "RP +1 Resource Die; Crime (Ruin) + the same amount" in said  # Capital Investment, critical failure
+    assert "Spend 2 Resource Dice of RP; a trade agreement" in said
+    assert "Relations 1 step worse; a -2 circumstance modifier to Send Diplomatic Envoy (permanent)" in said
+    assert "A Commodity of your choice +5" in said and "Unrest -1d6; every Ruin -1" in said
+
+
+def test_an_events_branch_is_picked_by_its_words() -> None:
+    """E2's either/or (an event's outcome: Diplomatic Overture) is a dropdown of its branches in words, each saying
+    the degrees it is for, not a number to type (0, 1, ...)."""
+    from pathlib import Path
+
+    from kingdomlog.app import Campaign
+
+    camp = Campaign.open(Path(__file__).resolve().parents[2] / "campaigns" / "stolen-lands")
+    state = camp.turn_start().state
+    step = next(s for s in camp.ruleset.all_steps if s.id == "event.resolve")
+    option = next(f for f in describe(step.choices, state=state, vocabulary=camp.ruleset.vocabulary,
+                                      values={"event": "diplomatic-overture"}) if f.name == "option")
+    assert option.kind == "select" and option.label == "If the outcome asks: which"
+    assert [(o.value, o.label) for o in option.options or ()] == [
+        (0, "A Commodity of your choice +5"), (1, "Next turn: bonus Resource Dice +2"), (2, "A trade agreement")]
+    assert (option.options or ())[1].detail == "on a critical success or success; on a critical failure: Spend 10 RP"

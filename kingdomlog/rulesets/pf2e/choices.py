@@ -135,6 +135,9 @@ goes (the event's rule checks it). Not strict: a plan read back from JSON gives 
 # declared once and used by every step and row that resolves a check.
 BranchOption = Annotated[int | None, Field(ge=0, le=LIMIT,
                                            description="which branch of an either/or outcome (0, 1, ...)")]
+EventBranch = Annotated[BranchOption, Pick("event_branches", what="a branch of the event's outcome", depends=("event",),
+                                          open=True), Field(title="If the outcome asks: which")]
+"""An event's branch, offered in words (``event_branches``); any number goes (the outcome checks it)."""
 RuinChoice = Annotated[RuinName | None, Field(description="the Ruin targeted, or \"a Ruin of your choice\"")]
 RuinsChoice = Annotated[list[RuinName] | None, Field(description="the Ruins \"of your choice\" when several")]
 GMEffects = Annotated[list[EffectEntry], Field(
@@ -372,7 +375,8 @@ class AgreementsChoices(Choices):
 
     activity: Literal["none", "manage-trade-agreements"] = "none"
     agreements: Count | None = Field(default=None, description="agreements managed (default: all)")
-    option: BranchOption = None
+    option: Annotated[BranchOption, Pick("activity_branches", what="a branch of the outcome", depends=("activity",),
+                                         open=True)] = Field(default=None, title="If the outcome asks: which")
     goods: dict[Commodity, Count] | None = Field(
         default=None, description="commodities chosen as the reward (at most m, at most half Luxuries)")
     skill: Annotated[str | None, _skill()] = None
@@ -678,7 +682,7 @@ class EventRow(Choices):
     hex: Annotated[str | None, Pick("hexes", what="a hex of the map")] = Field(
         default=None, description="the hex it strikes, when its rule leaves the place to the GM")
     fame_reroll: FameReroll = False
-    option: BranchOption = None
+    option: EventBranch = None
     options: list[Annotated[int, Field(ge=0, le=LIMIT)]] | None = None
     commodity: Commodity | None = None
     ruin: RuinChoice = None
@@ -710,7 +714,7 @@ class EventResolveChoices(Choices):
     target: str = Field(default="kingdom", description="what the event strikes (a settlement, a hex: as the GM"
                                                       " names it)")
     fame_reroll: FameReroll = False
-    option: BranchOption = None
+    option: EventBranch = None
     commodity: Commodity | None = Field(default=None, description="the commodity an outcome lets you choose")
     ruin: RuinChoice = None
     ruins: RuinsChoice = None
@@ -912,12 +916,111 @@ def _lots(state: KingdomState, settlement: Any) -> list[Option]:
             for b, lots in enumerate(st.blocks) for i, lot in enumerate(lots)]
 
 
-_KIND_WORDS = {"rp": "RP", "spend_rp": "RP spent", "ruin": "Ruin", "pending": "next turn:",
-               "trade_goods": "trade goods", "rp_no_xp": "RP (no XP for it)", "commodity": "",
-               "relations": "relations:"}
-_AMOUNT_WORDS = {"m": "1 per agreement managed", "q": "1 per unit traded", "last": "as much as the effect before"}
+_KIND_WORDS = {"rp": "RP", "rp_no_xp": "RP (no XP for it)", "trade_goods": "trade goods", "commodity": "",
+               "fame": "Fame", "xp": "XP", "food_loss": "Food lost"}
+_AMOUNT_WORDS = {"m": "1 per agreement managed", "q": "1 per unit traded", "last": "the same amount"}
 """The prepared quantities an amount may name (``effects.Run.prep``), in words."""
-_TARGET_WORDS = {"bonus_dice": "bonus Resource Dice", "trade_agreement": "a trade agreement"}
+_PENDING_WORDS = {"bonus_dice": "bonus Resource Dice", "penalty_dice": "fewer Resource Dice", "rp": "RP",
+                  "fame": "Fame", "consumption": "Consumption"}
+_BOON_WORDS = {"bonus": "bonus to a check", "reroll": "reroll of a check", "second_roll": "second roll of a check",
+               "roll_twice": "check rolled twice, the better kept"}
+
+
+def _amount_words(amount: int | str, *, signed: bool = True) -> str:
+    """An effect's amount in words: a number or dice with its sign, Resource Dice counted (``rd`` is one Resource
+    Die), a prepared quantity said ("1 per agreement managed"); nothing for none.
+
+    >>> _amount_words("rd"), _amount_words("-2rd"), _amount_words("1d4"), _amount_words("last"), _amount_words(0)
+    ('+1 Resource Die', '-2 Resource Dice', '+1d4', '+ the same amount', '')
+    >>> _amount_words("2rd", signed=False)
+    '2 Resource Dice'
+    """
+    if amount in (None, "", 0):
+        return ""
+    bare, minus = str(amount).lstrip("+-"), str(amount).startswith("-")
+    sign = ("-" if minus else "+") if signed else ("minus " if minus else "")
+    if bare in _AMOUNT_WORDS:  # a quantity the activity prepared: "1 per agreement managed"
+        return f"{'minus ' if minus else ''}{_AMOUNT_WORDS[bare]}" if bare != "last" else f"{sign} the same amount"
+    m = re.fullmatch(r"(\d*)rd", bare)
+    if m:
+        n = int(m.group(1) or 1)
+        bare = f"{n} Resource {'Die' if n == 1 else 'Dice'}"
+    return f"{sign}{bare}"
+
+
+def _selector_words(selector: str) -> str:
+    """What a modifier's selector picks, in words: ``activity == send-diplomatic-envoy`` → ``Send Diplomatic
+    Envoy``, ``skill:warfare`` → ``Warfare checks``, ``all`` → ``every check``.
+
+    >>> _selector_words("activity == send-diplomatic-envoy"), _selector_words("skill:warfare")
+    ('Send Diplomatic Envoy', 'Warfare checks')
+    """
+    text = selector.strip()
+    if text in ("", "all"):
+        return "every check"
+    m = re.fullmatch(r"(\w+)\s*(?:==|:)\s*([\w-]+)", text)
+    if m is None:
+        return text.replace("_", " ")
+    what, name = m.group(1), m.group(2)
+    if what == "activity":
+        act = T.catalog().activities.get(name)
+        return act.title if act is not None and act.title else name.replace("-", " ").title()
+    words = name.replace("_", " ").replace("-", " ")
+    return f"{words[:1].upper()}{words[1:]} checks"
+
+
+def _effect_words(e: T.Effect) -> str:
+    """One effect of an outcome in words (what a GM reads picking a branch)."""
+    target = str(e.target or "")
+    amount = _amount_words(e.amount)
+    if e.kind.startswith("ruin"):
+        if target.startswith("choice"):
+            return (f"{e.count} Ruins of your choice {amount} each" if e.count > 1
+                    else f"a Ruin of your choice {amount}").strip()
+        if target == "all":
+            return f"every Ruin {amount}".strip()
+        if target == "target":
+            return f"the Ruin this activity targets {amount}".strip()
+        return f"{target[:1].upper()}{target[1:]} (Ruin) {amount}".strip()
+    if e.kind == "commodity" and target.startswith("choice"):
+        return f"a Commodity of your choice {amount}".strip()
+    if e.kind == "spend_rp":
+        return f"spend {_amount_words(e.amount, signed=False) or 'no'} RP".replace("Dice RP", "Dice of RP").replace(
+            "Die RP", "Die of RP")
+    if e.kind == "pending":
+        return f"next turn: {_PENDING_WORDS.get(target, target.replace('_', ' '))}{_joined(amount)}"
+    if e.kind == "relations":
+        if target == "trade_agreement":
+            return "a trade agreement"
+        steps = int(e.amount) if isinstance(e.amount, int) else 0
+        return "relations unchanged" if not steps else \
+            f"relations {abs(steps)} step{'s' if abs(steps) != 1 else ''} {'better' if steps > 0 else 'worse'}"
+    if e.kind in ("modifier", "boon"):
+        what = _BOON_WORDS.get(target, "bonus") if e.kind == "boon" else "modifier"
+        to = "" if e.kind == "boon" else f" to {_selector_words(e.selector)}"
+        until = "" if e.expires in ("", "end_of_this_turn") else f" ({e.expires.replace('_', ' ')})"
+        return f"a {e.value:+d} {e.type} {what}{to}{until}" if e.value else f"a {what}{to}"
+    if e.kind == "gm":
+        note = re.sub(r"\s*\([a-z]+(?:_[a-z]+)+\)$", "", e.note)  # the rule's key the note ends with: not said
+        return f"as the GM rules: {note}" if note else "as the GM rules"
+    if e.kind == "claim_hex":
+        return "claim a hex"
+    if e.kind == "event_watch":
+        ev = T.catalog().events.get(target)
+        name = ev.title if ev is not None and ev.title else target.replace("-", " ")
+        return f"{name} may follow ({e.turns} turn{'s' if e.turns != 1 else ''})"
+    kind = _KIND_WORDS.get(e.kind, e.kind.replace("_", " "))
+    aim = target.replace("_", " ")
+    what = " ".join(x for x in (kind, aim) if x)
+    return f"{what[:1].upper()}{what[1:]}{_joined(amount)}"
+
+
+def _joined(amount: str) -> str:
+    """An amount after what it counts: ``+2`` after a space, a prepared quantity after a comma ("Trade goods, 1 per
+    agreement managed")."""
+    if not amount:
+        return ""
+    return f" {amount}" if amount[:1] in "+-" else f", {amount}"
 
 
 def _branch_words(branch: Sequence[T.Effect]) -> str:
@@ -926,37 +1029,18 @@ def _branch_words(branch: Sequence[T.Effect]) -> str:
     >>> _branch_words([T.Effect(kind="unrest", amount="1d4")])
     'Unrest +1d4'
     >>> _branch_words([T.Effect(kind="ruin", target="choice", amount=1, count=2)])
-    'a Ruin of your choice +1 (2 Ruins)'
+    '2 Ruins of your choice +1 each'
     >>> _branch_words([T.Effect(kind="spend_rp", amount="2rd")])
-    'RP spent +2 Resource Dice'
+    'Spend 2 Resource Dice of RP'
     >>> _branch_words([T.Effect(kind="rp", amount="rd"), T.Effect(kind="ruin", target="crime", amount="last")])
-    'RP +Resource Dice; Crime (Ruin) as much as the effect before'
+    'RP +1 Resource Die; Crime (Ruin) + the same amount'
     >>> _branch_words([T.Effect(kind="pending", target="bonus_dice", amount="m")])
-    'Next turn: bonus Resource Dice 1 per agreement managed'
+    'Next turn: bonus Resource Dice, 1 per agreement managed'
+    >>> _branch_words([T.Effect(kind="commodity", target="choice", amount=5)])
+    'A Commodity of your choice +5'
     """
-    parts = []
-    for e in branch:
-        target = str(e.target or "")
-        if e.kind.startswith("ruin") and target.startswith("choice"):
-            what = "a Ruin of your choice"
-        elif e.kind == "ruin" and target:  # "Crime (Ruin)"
-            what = f"{target[:1].upper()}{target[1:]} (Ruin)"
-        else:
-            kind = _KIND_WORDS.get(e.kind, e.kind.replace("_", " "))
-            aim = _TARGET_WORDS.get(target, target.replace("_", " "))
-            what = " ".join(x for x in (kind, aim) if x)
-            what = what[:1].upper() + what[1:]
-        bare, minus = str(e.amount).lstrip("+-"), str(e.amount).startswith("-")
-        if e.amount in (None, "", 0):
-            joined = ""
-        elif bare in _AMOUNT_WORDS:  # a quantity the activity prepared: "1 per agreement managed"
-            joined = f"{'minus ' if minus else ''}{_AMOUNT_WORDS[bare]}"
-        else:
-            dice = re.sub(r"^(\d*)rd$", lambda m: f"{m.group(1) or 1} Resource Dice", bare)
-            joined = ("-" if minus else "+") + dice.replace("1 Resource Dice", "Resource Dice")
-        count = f" ({e.count} Ruins)" if e.kind == "ruin" and e.count > 1 else ""
-        parts.append(f"{what} {joined}{count}".strip())
-    return "; ".join(parts) or "nothing"
+    said = "; ".join(_effect_words(e) for e in branch)
+    return f"{said[:1].upper()}{said[1:]}" if said else "Nothing"
 
 
 def activity_branches(state: KingdomState, activity: str) -> list[Option] | None:
@@ -970,11 +1054,35 @@ def activity_branches(state: KingdomState, activity: str) -> list[Option] | None
             for i, b in enumerate(choose.options)]
 
 
+def event_branches(state: KingdomState, event: str) -> list[Option] | None:
+    """The branches of ``event``'s either/or outcomes, in words, by their number (None when it has none: any number
+    goes): each named as its first degree says it, the degrees whose branch of that number differs in its detail."""
+    ev = T.catalog(state.homebrew).events.get(event)
+    outcomes = getattr(ev, "outcomes", None)
+    chooses = [(d, e) for d in DEGREES for e in (getattr(outcomes, d, None) or ()) if e.kind == "choose"]
+    if not chooses:
+        return None
+    out = []
+    for i in range(max(len(c.options) for _, c in chooses)):
+        said: dict[str, list[str]] = {}
+        for d, c in chooses:
+            if i < len(c.options):
+                degrees = said.setdefault(_branch_words(c.options[i]), [])
+                if d.replace("_", " ") not in degrees:
+                    degrees.append(d.replace("_", " "))
+        (first, on), *rest = said.items()
+        detail = "on a " + " or ".join(on) + "".join(f"; on a {' or '.join(ds)}: {w}" for w, ds in rest)
+        out.append(Option(i, first, detail))
+    return out
+
+
 def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
     """The allowed values of ``Pick(source)`` in ``state``; ``within``: the sibling values of the entry."""
     cat = T.catalog(state.homebrew)
     if source == "activity_branches":
         return activity_branches(state, str(within.get("activity") or ""))
+    if source == "event_branches":
+        return event_branches(state, str(within.get("event") or ""))
     if source == "charters":
         return [Option(c.name, c.name, f"boost {c.boost or '-'}, flaw {c.flaw or '-'}, {c.free_boosts} free")
                 for c in T.charters().values()]
