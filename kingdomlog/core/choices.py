@@ -553,11 +553,16 @@ def _variant_of(models: Sequence[type[Choices]], disc: str | None, tag: Any) -> 
 
 
 def _model_label(model: type[Choices], tag: str) -> str:
+    """A kind of entry in words: its model's title, else its tag with acronyms said as such (``gm_adjustment`` →
+    ``GM adjustment``, ``pc_level_reached`` → ``PC level reached``).
+
+    >>> _model_label(NoChoices, "gm_adjustment"), _model_label(NoChoices, "pc_level_reached")
+    ('GM adjustment', 'PC level reached')
+    """
     title = model.model_config.get("title")
     if isinstance(title, str) and title:
         return title
-    words = tag.replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
+    return _words(tag.strip()) if tag.strip() else tag
 
 
 def _label(name: str, info: FieldInfo) -> str:

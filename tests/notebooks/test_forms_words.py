@@ -262,7 +262,9 @@ def test_a_gm_adjustments_value_is_asked_as_its_figure_needs() -> None:
     """The value of §8.3's escape hatch is no box for JSON: a number to set (its value now said), the omen picked in
     words, a switch, a neighbour's status, the territory's areas filled with the kingdom's, a record's fields (a PC's
     filled with its record); whose figure it is picked by name; what changes said in words."""
-    _, f = _adjustment({"event": "gm_adjustment", "field": "fame"})
+    specs_, f = _adjustment({"event": "gm_adjustment", "field": "fame"})
+    kinds = {v.tag: v.label for v in next(s for s in specs_ if s.name == "gm_events").variants}
+    assert kinds["gm_adjustment"] == "GM adjustment" and kinds["pc_level_reached"] == "PC level reached"
     assert (f["value"].kind, f["value"].label) == ("int", "Set to") and "now " in f["value"].help
     assert f["target"].unused and not f["delta"].unused
     assert {o.value: o.label for o in f["field"].options or ()}["technology_level"] == "Technology level"
