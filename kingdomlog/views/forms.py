@@ -1098,8 +1098,9 @@ def settle(specs: Sequence[FieldSpec], values: Mapping[str, Any], before: Mappin
 
     Where a sibling changed since ``before``, a select value the new options no longer
     allow is cleared (activity changed: the old skill goes), and a required select with a
-    single possible option takes it (the only leader who can do it). Values nobody's
-    change touched are kept as they are, allowed or not, so an error shows at them.
+    single possible option takes it (the only leader who can do it). A required value left out whose field the form
+    fills from the state (``Choices.shaped``: the territory as it is) takes what the form shows, so the plan holds
+    what the GM sees. Values nobody's change touched are kept as they are, allowed or not, so an error shows at them.
     """
     out = dict(values)
     changed = {k for k in set(values) | set(before) if values.get(k) != before.get(k)}
@@ -1119,6 +1120,9 @@ def settle(specs: Sequence[FieldSpec], values: Mapping[str, Any], before: Mappin
         if s.kind in ("group", "mapping") and isinstance(v, Mapping):
             prev = before.get(s.name) if isinstance(before.get(s.name), Mapping) else {}
             out[s.name] = settle(s.fields, v, prev or {})
+            continue
+        if s.name not in out and s.required and s.default is not None and not s.unused:
+            out[s.name] = s.default  # a value the form fills from the state (the territory as it is): in the plan
             continue
         if s.kind != "select" or s.options is None or (s.name in changed and s.name in values):
             continue
@@ -1271,7 +1275,10 @@ def _through(specs: Sequence[FieldSpec], values: Any, rest: list[str | int], mes
         rows = v if isinstance(v, list) else []
         entry = rows[i] if i < len(rows) and isinstance(rows[i], Mapping) else {}
         fields = spec.entries[i] if i < len(spec.entries) else spec.fields
-        return _through(fields, entry, tail[1:], message, (*here, i))
+        after = tail[1:]
+        if spec.variants and after and after[0] in {v.tag for v in spec.variants}:
+            after = after[1:]  # the entry's kind, as the error of a union of kinds names it: no field
+        return _through(fields, entry, after, message, (*here, i))
     if spec.kind in ("group", "mapping", "variant"):
         return _through(spec.fields, v if isinstance(v, Mapping) else {}, tail, message, here)
     return (*here, *tail)

@@ -199,3 +199,57 @@ def test_a_players_refusal_names_only_what_their_view_holds(felmonte: Path) -> N
     view = Campaign.open(felmonte)
     shown = view.ruleset.redact(view.state(), view.viewer("fabian")).model_dump(mode="json")
     assert set(start["named"].names) <= set(json.dumps(shown).replace('"', " ").split())  # every id from the view
+
+
+# ---- aikakirjat's GM adjustment on the sheet: what the form shows is what the plan holds, refusals at the field ----
+
+
+@pytest.fixture
+def aikakirjat(tmp_path: Path) -> Path:
+    folder = tmp_path / "aikakirjat-demo"
+    shutil.copytree(DEMO.parent / "aikakirjat-demo", folder, ignore=shutil.ignore_patterns(".cache"))
+    return folder
+
+
+def adjusting(folder: Path, entry: dict[str, Any], change: dict[str, Any] | None = None
+              ) -> tuple[sheet.SheetSession, sheet.SheetDraft]:
+    """The sheet with one GM adjustment ``entry`` in its start step's between-year events, then the GM's ``change``
+    of its widgets (``{path under the entry: value}``), each read as the page reads it, the widgets rebuilt."""
+    s, _ = sheet.open_session(folder)
+    assert s is not None
+    s.plan = Plan.parse({"steps": {"start": {"choices": {"gm_events": [entry]}}}})
+    draft = s.update(dict(s.widgets().value))
+    s.refresh_forms(draft)
+    values = dict(s.widgets().value)
+    draft = s.update(values)
+    if change:
+        draft = s.update({**values, **{f"start/c/gm_events/rows/#0/{k}": v for k, v in change.items()}})
+        s.refresh_forms(draft)
+        draft = s.update(dict(s.widgets().value))
+    return s, draft
+
+
+def test_the_territory_the_gm_sees_is_the_territory_the_plan_sets(aikakirjat: Path) -> None:
+    """Picking 'The territory' fills its rows with the kingdom's areas; left as shown, the plan holds them and the
+    kingdom keeps its land (a value left out set the territory to none)."""
+    s, draft = adjusting(aikakirjat, {"event": "gm_adjustment", "reason": "a survey"}, {"field": "territory"})
+    before = s.start.state.territory
+    value = s.plan.steps["start"].choices["gm_events"][0].get("value")
+    assert [a["area_id"] for a in value] == [a.area_id for a in before]
+    card = draft.card("start")
+    assert card is not None and card.error is None and card.after is not None, card.error
+    assert card.after.territory == before
+
+
+def test_a_gm_adjustment_missing_what_it_needs_is_refused_at_that_field(aikakirjat: Path) -> None:
+    s, draft = adjusting(aikakirjat, {"event": "gm_adjustment", "reason": "x"})
+    assert shown_at(s, draft, "start") == {"gm_events.0.field": "⚠ Needed, choose or give one"}
+    s, draft = adjusting(aikakirjat, {"event": "gm_adjustment", "field": "special_unit", "reason": "x"})
+    card = draft.card("start")
+    assert card is not None and card.error is not None and "internal error" not in card.error
+    at = {k: html.unescape(v) for k, v in shown_at(s, draft, "start").items()}
+    assert list(at.values()) == ["⚠ Give the special unit's fields, or take the adjustment out"]
+    assert next(iter(at)).startswith("gm_events.0.value")  # under the unit's fields, in their group
+    s, draft = adjusting(aikakirjat, {"event": "gm_adjustment", "field": "neighbour_population", "delta": 1})
+    assert shown_at(s, draft, "start") == {
+        "gm_events.0.target": "⚠ Pick the neighbour whose population changes"}

@@ -15,6 +15,7 @@ out for the session planner): a new session when none is running, the actions of
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from typing import Annotated, Any, Literal, TypeAlias
@@ -70,7 +71,16 @@ from kingdomlog.rulesets.aikakirjat.events import (
 )
 from kingdomlog.rulesets.aikakirjat.outcomes import check, outcome
 from kingdomlog.rulesets.aikakirjat.resolve import AIMED, PLAYERS, action_words, auto_war_due
-from kingdomlog.rulesets.aikakirjat.state import KingdomState, War, WarTechnology
+from kingdomlog.rulesets.aikakirjat.state import (
+    PC,
+    KingdomState,
+    Neighbour,
+    Province,
+    SpecialUnit,
+    TerritoryArea,
+    War,
+    WarTechnology,
+)
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 from kingdomlog.rulesets.aikakirjat.tape import RecordingTape
 from kingdomlog.rulesets.aikakirjat.vocabulary import vocabulary
@@ -817,8 +827,39 @@ def decide_founding(ctx: Ctx, c: FoundingChoices) -> None:
         raise RuleError(str(exc).split(" (rule:")[0], rule=exc.rule, step=ctx.step) from None
 
 
+_SET_NEEDS = {"territory": "the territory's areas", "province": "the province's fields",
+              "neighbour": "the neighbour's fields", "special_unit": "the special unit's fields",
+              "pc": "the character's fields", "fire_capable": "whether the kingdom is fire-capable",
+              "omen_modifier": "the omen", "neighbour_status": "the neighbour's status"}
+_RECORD_OF: dict[str, Any] = {"territory": list[TerritoryArea], "province": Province, "neighbour": Neighbour,
+                              "special_unit": SpecialUnit, "pc": PC}
+
+
+def _check_adjustment(ctx: Ctx, e: GmAdjustmentEntry, i: int) -> None:
+    """A GM adjustment holds what its figure needs (§8.3), refused at the value or the neighbour it lacks: a record
+    or a flag set needs its value, a neighbour's figure its neighbour, a record a shape the state takes."""
+    from pydantic import TypeAdapter
+
+    where = f"step {ctx.step!r}: choice gm_events[{i}]"
+    if e.field in _SET_NEEDS and e.value is None:
+        raise InputError(f"{where}.value: give {_SET_NEEDS[e.field]}, or take the adjustment out")
+    if e.field in GM_NEIGHBOUR and not e.target:
+        raise InputError(f"{where}.target: pick the neighbour whose {e.field.removeprefix('neighbour_')} changes")
+    if e.field == "neighbour_status" and e.value not in typing.get_args(_Status):
+        raise InputError(f"{where}.value: a neighbour's status is independent, at war with players, annexed or split")
+    if e.field in _RECORD_OF:
+        try:
+            TypeAdapter(_RECORD_OF[e.field]).validate_python(e.value)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            at = ".".join(str(x) for x in err["loc"])
+            raise InputError(f"{where}.value: {at + ': ' if at else ''}{err['msg'].lower()}") from None
+
+
 def _gm_events(ctx: Ctx, entries: Sequence[Any]) -> None:
     for i, entry in enumerate(entries):
+        if isinstance(entry, GmAdjustmentEntry):
+            _check_adjustment(ctx, entry, i)
         data = entry.model_dump(exclude={"event"})
         if isinstance(entry, KingdomContactedEntry):
             data = {"kingdom": data}

@@ -447,6 +447,7 @@ def refused_words(session: SheetSession | None, card: Card) -> str:
     lists said by their names in the state the step starts from (``words.refusal_words``: *Cesare*, not
     ``'cesare'``); the choice it is about kept, to place it at its field."""
     msg = re.sub(r"\s*\(rule: [^)]+\)$", "", card.error or "")
+    msg = re.sub(r"^((?:step '[^']*':\s*)?choice [\w.\[\]]+) is required$", r"\1: needed, choose or give one", msg)
     return refusal_words(msg, namer(session.start.ruleset, card.before) if session is not None else None)
 
 
