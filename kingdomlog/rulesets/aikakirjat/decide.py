@@ -164,6 +164,8 @@ class AbilityScores(Choices):
 class TerritoryChoice(Choices):
     """Land the kingdom owns (§2.3, §3.9)."""
 
+    model_config = ConfigDict(title="Area")  # a new line of the territory is added as "+ Area"
+
     area_id: str = Field(title="Area")
     unit: Literal["hex", "province", "phex", "triangle", "planet"] = "hex"
     amount: float = Field(1, ge=0, le=LIMIT)
