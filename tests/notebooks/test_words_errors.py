@@ -253,3 +253,21 @@ def test_a_gm_adjustment_missing_what_it_needs_is_refused_at_that_field(aikakirj
     s, draft = adjusting(aikakirjat, {"event": "gm_adjustment", "field": "neighbour_population", "delta": 1})
     assert shown_at(s, draft, "start") == {
         "gm_events.0.target": "⚠ Pick the neighbour whose population changes"}
+
+
+def test_a_war_refusal_names_the_sides_and_the_war() -> None:
+    """aikakirjat's war refusals said 'players has no army 'p9' in war-17-kalevala': the kingdom and the war by their
+    names."""
+    from kingdomlog.core.errors import RuleError
+    from kingdomlog.rulesets.aikakirjat import war
+    from kingdomlog.rulesets.aikakirjat.events import Order
+    from kingdomlog.rulesets.aikakirjat.state import KingdomState, Neighbour, War
+
+    w = War(war_id="war-17-kalevala", attacker="players", defender="kalevala", started_year=17)
+    s = KingdomState(name="Pohjola", neighbours={"kalevala": Neighbour(id="kalevala", name="Kalevala")}, wars=(w,))
+    with pytest.raises(RuleError) as got:
+        war._orders_for(s, w, "players", (Order(army_id="p9"),))
+    assert str(got.value).startswith("Pohjola has no army 'p9' in the war with Kalevala"), str(got.value)
+    two = tuple(war.Allocation(army_id=f"k{i}", province_id="x", militia=0) for i in range(2))
+    with pytest.raises(RuleError, match=r"^Kalevala may field at most 1 armies"):
+        war._check_allocations(s, "kalevala", two, 0, 3, 1)

@@ -94,17 +94,34 @@ def _lose(s: KingdomState, army: Army, damage: int) -> KingdomState:
     return set_neighbour(s, nb.model_copy(update={"profile": prof}))
 
 
+def side_words(s: KingdomState, side: str, *, own: bool = False) -> str:
+    """A side of a war in words: the players' kingdom by its name (else "the kingdom"), a neighbour by its name;
+    ``own``: as an owner ("Kalevala's").
+
+    >>> side_words(KingdomState(name="Pohjola"), PLAYERS), side_words(KingdomState(), PLAYERS, own=True)
+    ('Pohjola', "the kingdom's")
+    """
+    name = (s.name or "the kingdom") if side == PLAYERS else s.neighbours[side].name if side in s.neighbours else side
+    return f"{name}'s" if own else name
+
+
+def war_words(s: KingdomState, w: War) -> str:
+    """A war in words: "the war with Kalevala"."""
+    return f"the war with {side_words(s, enemy_of(w))}"
+
+
 def _check_allocations(s: KingdomState, side: str, allocs: tuple[Allocation, ...], total: int, population: int,
                        cap: int, *, exact: bool = True) -> None:
     if len(allocs) > cap:
-        raise RuleError(f"{side} may field at most {cap} armies" + ("" if side != PLAYERS else
+        raise RuleError(f"{side_words(s, side)} may field at most {cap} armies" + ("" if side != PLAYERS else
                         " (armies of its other wars count)"), rule="§2.9 armies")
     given = sum(a.militia for a in allocs)
     if exact and given != total:
-        raise RuleError(f"{side}'s armies must share exactly its militia {total}" + (
+        raise RuleError(f"{side_words(s, side, own=True)} armies must share exactly its militia {total}" + (
             " not assigned to its other wars" if side == PLAYERS else ""), rule="§4.5.1 (A55)")
     if not exact and given > total:
-        raise RuleError(f"{side}'s armies may share at most the {total} militia not assigned to its other wars",
+        raise RuleError(f"{side_words(s, side, own=True)} armies may share at most the {total} militia not assigned"
+                        " to its other wars",
                         rule="§4.5.1 (A55)")
     ids = [a.army_id for a in allocs]
     if len(set(ids)) != len(ids) or any(a.army_id in ids for a in s.armies):
@@ -115,7 +132,8 @@ def _check_allocations(s: KingdomState, side: str, allocs: tuple[Allocation, ...
         if a.militia < 0 or a.militia > per_army_cap:
             raise RuleError(f"army {a.army_id}: militia {a.militia} must be 0..population {population}", rule="§4.5.1")
         if a.province_id not in places:
-            raise RuleError(f"army {a.army_id} must start in a province {side} controls", rule="§4.5.1")
+            raise RuleError(f"army {a.army_id} must start in a province {side_words(s, side)} controls",
+                            rule="§4.5.1")
 
 
 def setting_up(s: KingdomState, w: War) -> tuple[KingdomState, int, int, int]:
@@ -362,7 +380,7 @@ def _naval_contest(s: KingdomState, w: War, army: Army, link: str, order: Order,
             return s_, 0
         have = s_.naval_dice if who == PLAYERS else s_.neighbours[who].profile.naval_dice
         if n > have:
-            raise RuleError(f"{who} has only {have} naval dice", rule="§4.5.4")
+            raise RuleError(f"{side_words(s_, who)} has only {have} naval dice", rule="§4.5.4")
         size = R.levy_die(s_) if who == PLAYERS else s_.neighbours[who].profile.levy_die
         total = tape.roll(k, f"{n}d{size}").total
         if who == PLAYERS:
@@ -483,7 +501,7 @@ def _orders_for(s: KingdomState, w: War, side: str, orders: tuple[Order, ...]) -
     for o in orders:
         a = _army(s, o.army_id)
         if a is None or a.owner != side or a.war_id != w.war_id:
-            raise RuleError(f"{side} has no army {o.army_id!r} in {w.war_id}", rule="§4.5.2")
+            raise RuleError(f"{side_words(s, side)} has no army {o.army_id!r} in {war_words(s, w)}", rule="§4.5.2")
         if o.kind == "attack":
             why = _attack_problem(s, w, a, _army(s, o.target or ""))
             if why:
@@ -505,7 +523,7 @@ def _extra(s: KingdomState, side: str, order: Order | None) -> tuple[Order, ...]
     if order is None:
         return ()
     if not side_has_feat(s, side, "general_staff"):
-        raise RuleError(f"an extra attack needs General Staff ({side} lacks it)", rule="§3.6 (A66)")
+        raise RuleError(f"an extra attack needs General Staff ({side_words(s, side)} lacks it)", rule="§3.6 (A66)")
     if order.kind != "attack":
         raise RuleError("General Staff's extra is an attack", rule="A66")
     return (order,)
