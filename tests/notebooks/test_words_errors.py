@@ -271,3 +271,24 @@ def test_a_war_refusal_names_the_sides_and_the_war() -> None:
     two = tuple(war.Allocation(army_id=f"k{i}", province_id="x", militia=0) for i in range(2))
     with pytest.raises(RuleError, match=r"^Kalevala may field at most 1 armies"):
         war._check_allocations(s, "kalevala", two, 0, 3, 1)
+
+
+def test_a_typed_face_refused_says_which_roll_in_words(demo: Path) -> None:
+    """A d20 typed as 99 is refused beside the card as 'The faces typed for …', not "step 'activity.leadership', roll
+    'a1': …", and the hint says where to change it, not the roll's key."""
+    s, _ = sheet.open_session(demo)
+    assert s is not None
+    s.plan = Plan.parse({"steps": {"activity.leadership": {
+        "choices": {"activities": [{"activity": "quell-unrest", "role": "ruler"}]}, "rolls": {"a1": [99]}}}})
+    draft = s.update(dict(s.widgets().value))
+    for _ in range(12):
+        card = draft.card("activity.leadership")
+        if card is None or (card.pending is None and card.waiting is None):
+            break
+        draft = s.roll_all()
+    card = draft.card("activity.leadership")
+    assert card is not None and card.error is not None
+    result = html.unescape(re.sub(r"<[^>]+>", " ", str(sheet_cards.result_html(s, card, draft))))
+    assert "The faces typed for the roll: 1d20: face #1 is 99, not a d20 face (1..20)" in result, result
+    assert "'a1'" not in result and "step '" not in result
+    assert "Change or clear the faces typed for the roll (under “Type physical dice”), or re-roll it." in result

@@ -375,7 +375,8 @@ def _hint(session: SheetSession, card: Card) -> str:
         return "Put it back as it was rolled, or roll the check again: Re-roll… beside its roll, with why."
     path = _error_at(card)
     if path and path[0] == "dice":
-        return f"Change or clear the typed dice of roll {path[1]!r}, or re-roll it."
+        return (f"Change or clear the faces typed for {_roll_words(session, card, str(path[1]))} (under “Type"
+                " physical dice”), or re-roll it.")
     if path:
         spec = _spec_at(card.form.specs if card.form else (), path)
         label = spec.label if spec is not None else ".".join(str(p) for p in path)
@@ -442,11 +443,25 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
 # ---- the card with its widgets ------------------------------------------------------------------
 
 
+def _roll_words(session: SheetSession | None, card: Card, key: str) -> str:
+    """A roll of the card in words: its check's name, else what the ruleset says it rolls, else its dice."""
+    check = card.checks.get(key)
+    if check is not None:
+        return check_name(key, check)
+    named = roll_name(key, card.checks, _name_of(session))
+    if named.lower() != key.lower() and named != words(key):
+        return named
+    slot = next((d for d in card.form.dice if d.key == key), None) if card.form is not None else None
+    return f"the roll of {slot.notation}" if slot is not None else "the roll"
+
+
 def refused_words(session: SheetSession | None, card: Card) -> str:
     """The card's refusal as the GM reads it: without the step's key or the rule (shown apart), the ids it quotes or
     lists said by their names in the state the step starts from (``words.refusal_words``: *Cesare*, not
     ``'cesare'``); the choice it is about kept, to place it at its field."""
     msg = re.sub(r"\s*\(rule: [^)]+\)$", "", card.error or "")
+    msg = re.sub(r"^step '[^']*', roll '([^']+)':\s*",
+                 lambda m: f"The faces typed for {_roll_words(session, card, m.group(1))}: ", msg)
     msg = re.sub(r"^((?:step '[^']*':\s*)?choice [\w.\[\]]+) is required$", r"\1: needed, choose or give one", msg)
     return refusal_words(msg, namer(session.start.ruleset, card.before) if session is not None else None)
 
