@@ -156,6 +156,19 @@ def test_an_aikakirjat_pc_is_offered_only_what_that_pc_may_do_and_refused_in_wor
     assert [s.fixed["pc_id"] for s in camp.ruleset.seats(acted, page.turn, "ilmari", "ilmari")] == ["ilmari"]
 
 
+def test_a_players_refusal_names_what_their_view_holds_by_its_name(tmp_path: Path) -> None:
+    """A refused row lists what may be chosen by the names of the player's view of the state (seat.seen_names):
+    'allowed: Kalevala, Tuonela', not 'kalevala, tuonela'."""
+    folder = tmp_path / "aikakirjat"
+    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder, ignore=shutil.ignore_patterns(".cache"))
+    gm_draft(folder)
+    page = seat.open_page(folder, "aino")
+    with pytest.raises(InputError) as refused:
+        seat.declare_once(page, 0, {"action": "embassy", "neighbour_id": "kalevalaa"})
+    said = str(refused.value)
+    assert "'kalevalaa' is not" in said and said.endswith("allowed: Kalevala, Tuonela"), said
+
+
 def test_declare_once_however_many_times_its_count_is_seen(sl: Path) -> None:
     run(sl, "ysolde", **declare_cell(sl, "ysolde", 1, QUELL))
     run(sl, "ysolde", **declare_cell(sl, "ysolde", 1, QUELL))  # the same click seen by a new session
