@@ -15,7 +15,7 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "help_words", "id_words", "is_hex_field", "namer", "names_in",
+__all__ = ["ACRONYMS", "Namer", "check_name", "help_words", "id_words", "ids_in", "is_hex_field", "namer", "names_in",
            "option_text", "refusal_words", "roll_name", "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
@@ -168,9 +168,7 @@ def visibility_words(text: str, name_of: Callable[[str, str], str] | None = None
 _TAG = re.compile(r"^\[[^\]]+\]\s*")
 _PATH = re.compile(r"^(?:step '[^']*':\s*)?(choice [\w.\[\]]+:\s*)?")
 _QUOTED_ID = re.compile(r"'?\b([a-z0-9]+(?:[_-][a-z0-9]+)+)\b'?")
-_QUOTED_WORD = re.compile(r"'([a-z][a-z0-9]*(?:\.[a-z0-9]+)*)'")
-"""A one-word id a refusal quotes (``'cesare'``, a dotted key ``'fabian.leader'``)."""
-_LISTED = re.compile(r"((?:allowed|lists|feats|skills|armies|settings|takes|options)\s*:\s*)([^;()]+)")
+_LISTED = re.compile(r"((?:allowed|lists|feats|skills|armies|options)\s*:\s*)([^;()]+)")
 
 
 def refusal_words(message: str, name_of: Callable[[str, str], str] | None = None) -> str:
@@ -207,18 +205,22 @@ def refusal_words(message: str, name_of: Callable[[str, str], str] | None = None
     rest = re.sub(r"\(rule: ([^)]+)\)", r"(\1)", rest)
     rest = re.sub(r"\bNone\b", "none", re.sub(r",? got None\b", ", none given", rest))
     if name_of is not None:
+        # a Namer names a record by its name; written bare, only a record that holds its own id is (never a field
+        # keyed like an id: an army's "commander")
+        records: Mapping[str, str] = getattr(name_of, "ids", {})
+
         def named(word: str) -> str | None:
             said = name_of(word, "")
             return said if said and said not in (word, plain_id(word)) else None
 
-        rest = _QUOTED_WORD.sub(lambda x: named(x.group(1)) or x.group(0), rest)
+        rest = re.sub(r"(?<!choice )'([a-z][a-z0-9]*(?:\.[a-z0-9]+)*)'", lambda x: named(x.group(1)) or x.group(0),
+                      rest)  # not a field's name ("unknown choice 'x'")
         rest = _LISTED.sub(lambda x: x.group(1) + ", ".join(
             named(t.strip()) or t.strip() if ONE_ID.fullmatch(t.strip()) else t.strip()
             for t in x.group(2).split(",")) + (" " if x.group(2).endswith(" ") else ""), rest)
-        known: Mapping[str, str] = getattr(name_of, "names", {})  # a Namer: the records its state names
-        if known:
-            rest = re.sub(r"(?<![\w'.:-])[a-z][a-z0-9]*(?![\w.:-]*\w)", lambda x: known.get(x.group(0), x.group(0)),
-                          rest)
+        if records:  # a record's id written bare ("fabian's action")
+            rest = re.sub(r"(?<![\w'.:-])[a-z][a-z0-9]*(?![\w.:-]*\w)",
+                          lambda x: records.get(x.group(0), x.group(0)), rest)
     return head + _QUOTED_ID.sub(lambda x: str(id_words(x.group(1), name_of)), rest)
 
 
@@ -264,6 +266,27 @@ def names_in(dump: Any, out: dict[str, str] | None = None) -> dict[str, str]:
     return found
 
 
+def ids_in(dump: Any, out: dict[str, str] | None = None) -> dict[str, str]:
+    """Every record of a state's dump that holds its own ``id`` and a ``name``, as ``{id: name}`` (a character, a
+    faction, a neighbour); unlike ``names_in``, never a record only keyed like an id (an army's ``commander``).
+
+    >>> ids_in({"armies": {"A2": {"commander": {"name": "Amiri"}}}, "chars": {"cesare": {"id": "cesare",
+    ...        "name": "Cesare"}}})
+    {'cesare': 'Cesare'}
+    """
+    found: dict[str, str] = {} if out is None else out
+    if isinstance(dump, Mapping):
+        rid, name = dump.get("id"), dump.get("name")
+        if isinstance(rid, str) and isinstance(name, str) and rid and name:
+            found.setdefault(rid, name)
+        for v in dump.values():
+            ids_in(v, found)
+    elif isinstance(dump, (list, tuple)):
+        for v in dump:
+            ids_in(v, found)
+    return found
+
+
 class Namer:
     """The ids a person sees, in words, for one state: a record's id by its name in the state (``fabian`` →
     ``Duke Fabian``), any other by the ruleset's vocabulary (``Ruleset.name_of``: ``ruler`` → ``Ruler``,
@@ -272,6 +295,8 @@ class Namer:
     def __init__(self, ruleset: Any, state: Any) -> None:
         dump = state.model_dump(mode="json") if hasattr(state, "model_dump") else {}
         self.names = names_in(dump)
+        self.ids = ids_in(dump)
+        """The records that hold their own id (what a refusal names where it writes an id bare)."""
         self.name_of: Callable[[str, str], str] = ruleset.name_of
 
     def __call__(self, id: str, kind: str = "") -> str:

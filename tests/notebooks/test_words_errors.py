@@ -292,3 +292,17 @@ def test_a_typed_face_refused_says_which_roll_in_words(demo: Path) -> None:
     assert "The faces typed for the roll: 1d20: face #1 is 99, not a d20 face (1..20)" in result, result
     assert "'a1'" not in result and "step '" not in result
     assert "Change or clear the faces typed for the roll (under “Type physical dice”), or re-roll it." in result
+
+
+def test_a_refusal_names_records_never_a_field_keyed_like_an_id() -> None:
+    """A Namer knows the pf1 army's commander by the name of the record under 'commander' (Amiri) for the panel's
+    tables; a refusal that writes the word commander, bare or as an unknown choice, keeps it."""
+    from kingdomlog.app import Campaign
+    from kingdomlog.views.words import namer, refusal_words
+
+    camp = Campaign.open(DEMO.parent / "river-kingdom")
+    names = namer(camp.ruleset, camp.turn_start().state)
+    assert names("commander") == "Amiri"
+    said = refusal_words("step 'battle': unknown choice 'commander' in armies[0]; the commander of A2 is needed",
+                         names)
+    assert "Amiri" not in said and "the commander of" in said, said
