@@ -18,7 +18,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.cli import main
 from kingdomlog.core.viewers import GM_VIEWER
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.foundry import KMT, SETTINGS_TO_OPTIONS, mapped_view
+from kingdomlog.rulesets.pf2e.foundry import KMT, MAPPED, SETTINGS_TO_OPTIONS, mapped_view
 from kingdomlog.rulesets.pf2e.ruleset import OPTIONS, RULESET
 from kingdomlog.rulesets.pf2e.samples import sample_plans
 
@@ -78,7 +78,9 @@ def test_a_kmt_kingdom_imports_field_by_field(tmp_path: Path, capsys: pytest.Cap
     assert sorted(s["feats"]) == sorted([T.governments()["feudalism"].feat, "civil-service", "river-wardens",
                                          "practical-magic"])
     assert s["milestones"] == ["first-landmark", "first-village", "size-10"]
-    assert [e["name"] for e in s["ongoing_events"]] == ["bandit-activity"]
+    # the module's ongoing events since its migration 14: {id, stage, settlementSceneId, secretLocation}
+    assert [(e["name"], e["stage"], e["settlement"]) for e in s["ongoing_events"]] == [
+        ("bandit-activity", 0, ""), ("cult-activity", 1, "SceneTusk0000001")]
     assert [(m["id"], m["selector"], m["expires"]) for m in s["modifiers"]] == [
         ("mod-trade-1", "skill:trade", "permanent"), ("mod-once-1", "all", "once"),
         ("mod-turn-1", "activity:claim-hex", "end_of_next_turn")]
@@ -114,7 +116,8 @@ def test_the_report_lists_what_is_not_mapped(tmp_path: Path, capsys: pytest.Capt
     assert got[f"{sheet}.workSites.luxurySources.quantity"] == 1
     assert got[f"{sheet}.modifiers[4]"]["name"] == "Old Blessing"  # disabled
     assert got[f"{sheet}.modifiers[3]"]["applyIf"] == [{"gte": ["@unrest", 5]}]
-    assert got[f"{sheet}.ongoingEvents[1].name"] == "Wandering Dragon Parade"
+    assert got[f"{sheet}.ongoingEvents[2].id"] == "wandering-dragon-parade"
+    assert got[f"{sheet}.ongoingEvents[1].secretLocation"] is True
     assert got[f"{sheet}.settings.reduceDCToBuildLumberStructures"] is True
     assert got[f"{sheet}.groups[0].negotiationDC"] == 22
     assert got[f"{sheet}.settlements[0].lots"] == 6
@@ -157,7 +160,9 @@ def test_a_kmt_kingdom_of_the_schema_before_migration_13_imports(tmp_path: Path,
     assert s["leaders"]["ruler"]["holder"] == "Kesten" and s["leaders"]["viceroy"]["holder"] is None
     assert s["leaders"]["counselor"]["kind"] == "pc"  # a companion
     assert [(m["selector"], m["expires"]) for m in s["modifiers"]] == [("skill:trade", "permanent"), ("all", "once")]
-    assert [e["name"] for e in s["ongoing_events"]] == ["crop-failure"]
+    assert [e["name"] for e in s["ongoing_events"]] == ["crop-failure"]  # a journal link with its label
+    link = "@UUID[JournalEntry.dAtoyQhSfSBvjr2W.JournalEntryPage.N29niitpzc7GWUxN]"
+    assert unmapped_fields(report)["kingdom-sheet.ongoingEvents[1].name"] == link  # a bare link: listed
     assert s["enemies"] == ["Stag Lord's Bandits"]
     assert s["ruin"]["decay"] == {"points": 3, "threshold": 12, "penalty": 0}
     assert s["size"] == 4
@@ -218,10 +223,21 @@ def test_imported_played_a_month_and_exported_round_trips(tmp_path: Path, capsys
     sheet = doc["flags"][KMT]["kingdom-sheet"]
     assert (sheet["xp"], sheet["resourcePoints"]["now"], sheet["commodities"]["now"]["food"]) == (
         played.xp, played.rp, played.commodities["food"])
+    # ongoing events in the shape the module reads since its migration 14 (it reads no 'name')
+    assert played.ongoing_events
+    assert [(e["id"], e["stage"], e["settlementSceneId"]) for e in sheet["ongoingEvents"]] == [
+        (e.name, e.stage, e.settlement or None) for e in played.ongoing_events]
     code, report, err = run(capsys, "import-kingdom", str(tmp_path / "again"), "--from", str(out), "--json")
     assert code == 0, err
-    again = Campaign.open(tmp_path / "again").state()
-    assert mapped_view(again) == mapped_view(played)
+    again_camp = Campaign.open(tmp_path / "again")
+    want, got = mapped_view(played), mapped_view(again_camp.state())
+    assert set(got) == set(want) == set(MAPPED)
+    for f in MAPPED:  # every field the format carries, one by one
+        assert got[f] == want[f], f
+    opts, back = Campaign.open(folder).config.options, again_camp.config.options
+    for opt in [o for o, _, _ in SETTINGS_TO_OPTIONS.values()] + ["xp_per_hex_mode", "rp_to_xp_mode",
+                                                                  "untrained_proficiency"]:
+        assert back.get(opt) == opts.get(opt), opt  # the module's settings, as campaign options
     assert json.loads(report)["unmapped"] == []  # nothing written that the reader cannot take back
 
 

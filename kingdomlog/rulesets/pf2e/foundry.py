@@ -651,15 +651,46 @@ def _kmt_events(root: Doc, b: Builder, ours: Doc | None) -> None:
         except ValueError as exc:
             raise InputError(f"field flags.{OURS}.ongoing_events: {str(exc).splitlines()[0]}") from None
     out = []
+    towns = {st.id for st in b.k.get("settlements", ())}
     for e in root.objs("ongoingEvents", []):
-        name = e.text("name") if e.has("name") else e.text("id")
-        e.skip("id", "name")
-        ident = slug(name)
+        if not e.has("name"):  # since the module's migration 14: {id, stage, settlementSceneId, secretLocation}
+            ident = e.text("id", max_len=200)
+            if ident not in events:
+                e.note("id", ident, "not a kingdom event of kingdomlog's data")
+                e.skip(*e.data)
+                continue
+            stage = e.integer("stage", 0, 100, 0)
+            stages = len(events[ident].stage_skills)
+            if stage and stage >= stages:
+                e.note("stage", stage, f"{ident} has {stages or 'no'} stages in kingdomlog's data; it starts at the"
+                                       " first")
+                stage = 0
+            where = e.opt_str("settlementSceneId") or ""
+            if where and where not in towns:
+                e.note("settlementSceneId", where, "not a settlement of the kingdom")
+                where = ""
+            e.unmapped("secretLocation", "kingdomlog shows where an event strikes to whoever sees the event")
+            out.append(mine.get(ident, OngoingEvent(name=ident, stage=stage, settlement=where)))
+            continue
+        name = e.text("name")  # before the module's migration 14: the event's journal link or its name
+        e.skip("id")
+        link = JOURNAL_LINK.fullmatch(name.strip())
+        if link is not None and not link.group(1):
+            e.note("name", name, "a link to the Kingmaker journal's page (the module's migration 14 turns it into"
+                                 " the event's id); kingdomlog cannot tell which event it is: add it in the first"
+                                 " turn")
+            continue
+        ident = slug(link.group(1) if link is not None else name)
         if ident in events:
             out.append(mine.get(ident, OngoingEvent(name=ident)))
         else:
             e.note("name", name, "not a kingdom event of kingdomlog's data")
     b.k["ongoing_events"] = tuple(out)
+
+
+JOURNAL_LINK = re.compile(r"@UUID\[[^\]]*\](?:\{([^}]*)\})?")
+"""A Foundry journal link (``@UUID[JournalEntry.….JournalEntryPage.…]``, optionally ``{its label}``), as the
+module kept an ongoing event before its migration 14."""
 
 
 _KEYS = {"@skill": "skill", "@activity": "activity", "@ability": "ability"}
@@ -804,7 +835,8 @@ def write_kmt(state: KingdomState) -> dict[str, Any]:
                    for g in dict.fromkeys([*s.diplomatic_relations, *s.trade_agreements, *s.enemies])],
         "milestones": [{"id": kid, "completed": ours in s.milestones, "enabled": True}
                        for kid, ours in KMT_MILESTONES.items()],
-        "ongoingEvents": [{"name": e.name} for e in s.ongoing_events],
+        "ongoingEvents": [{"id": e.name, "stage": e.stage, "settlementSceneId": e.settlement or None,
+                           "secretLocation": False} for e in s.ongoing_events],
         "modifiers": [_kmt_modifier(m) for m in s.modifiers if SIMPLE_SELECTOR.fullmatch(m.selector)],
         "settlements": [{"sceneId": st.id, "lots": sum(len(b.lots) for b in st.structures), "level": st.level,
                          "type": "capital" if st is cap else "settlement", "secondaryTerritory": False,
