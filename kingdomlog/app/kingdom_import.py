@@ -28,7 +28,7 @@ import tomli_w
 from kingdomlog.app.campaign import Campaign
 from kingdomlog.app.exchange import move_into_place
 from kingdomlog.core.errors import InputError, StoreError
-from kingdomlog.core.foreign import ForeignFormat, ForeignKingdom, Unmapped
+from kingdomlog.core.foreign import Carried, ForeignFormat, ForeignKingdom, ImportedKingdom, Unmapped
 from kingdomlog.core.ruleset import Ruleset, all_rulesets
 from kingdomlog.store.config import slug_ok
 from kingdomlog.store.log import describe_os_error
@@ -160,6 +160,21 @@ def export_kingdom(camp: Campaign, fmt: str | None = None) -> tuple[ForeignForma
     chosen = writable[0]
     assert chosen.write is not None
     try:
-        return chosen, chosen.write(camp.state())
+        return chosen, chosen.write(camp.state(), carried(camp))
     except InputError as exc:
         raise InputError(f"{camp.id}: {exc}") from None
+
+
+def carried(camp: Campaign) -> Carried:
+    """What the campaign's import (its last ``*.kingdom_imported`` event) found and the state does not hold: the
+    event itself, and the source's notes it kept as journal entries in the same batch (parts joined in order)."""
+    events = camp.events()
+    imp = next((e for e in reversed(events) if isinstance(e.payload, ImportedKingdom)), None)
+    if imp is None:
+        return Carried()
+    notes: dict[str, str] = {}
+    for e in events:
+        if e.commit_id == imp.commit_id and e.type == "core.note_added" and e.visibility in ("public", "gm"):
+            notes[e.visibility] = notes.get(e.visibility, "") + str(getattr(e.payload, "text", ""))
+    assert isinstance(imp.payload, ImportedKingdom)
+    return Carried(imported=imp.payload, notes=notes)

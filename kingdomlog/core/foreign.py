@@ -116,13 +116,24 @@ class ForeignKingdom:
 
 
 @dataclass(frozen=True)
+class Carried:
+    """What the campaign's import found and its state does not hold, for a writer to give back to the source
+    tool (so going back to it loses nothing the import listed): ``imported`` the import event (its ``unmapped``
+    report and the ``kingdom`` as it stood; None for a campaign founded here) and ``notes`` the source's notes
+    the import kept as journal entries, by visibility (``public``, ``gm``)."""
+
+    imported: ImportedKingdom | None = None
+    notes: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class ForeignFormat:
     """A kind of document another kingdom tool exports.
 
     ``marker`` names the field that tells this format apart (shown when a document is not recognised);
     ``detect(doc)`` says whether a parsed JSON document is one; ``read(doc)`` maps it (raising ``InputError``
-    naming the field for a malformed one); ``write(state)`` gives the document back for a state (None: this
-    format is read only).
+    naming the field for a malformed one); ``write(state, carried)`` gives the document back for a state, with
+    what the campaign's import ``carried`` and the state does not hold (None: this format is read only).
     """
 
     id: str
@@ -130,7 +141,7 @@ class ForeignFormat:
     marker: str
     detect: Callable[[Any], bool]
     read: Callable[[Any], ForeignKingdom]
-    write: Callable[[Any], Any] | None = None
+    write: Callable[[Any, Carried], Any] | None = None
 
 
 def note_drafts(text: str, title: str, *, visibility: str, turn: int) -> list[Draft]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 
 from kingdomlog.app import Campaign
 from kingdomlog.cli import main
+from kingdomlog.core.foreign import holds_nothing
 from kingdomlog.core.viewers import GM_VIEWER
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.foundry import KMT, MAPPED, SETTINGS_TO_OPTIONS, mapped_view
@@ -116,7 +118,7 @@ def test_the_report_lists_what_is_not_mapped(tmp_path: Path, capsys: pytest.Capt
     assert got[f"{sheet}.workSites.luxurySources.quantity"] == 1
     assert got[f"{sheet}.modifiers[4]"]["name"] == "Old Blessing"  # disabled
     assert got[f"{sheet}.modifiers[3]"]["applyIf"] == [{"gte": ["@unrest", 5]}]
-    assert got[f"{sheet}.ongoingEvents[2].id"] == "wandering-dragon-parade"
+    assert got[f"{sheet}.ongoingEvents[2]"] == {"id": "wandering-dragon-parade", "stage": 0}
     assert got[f"{sheet}.ongoingEvents[1].secretLocation"] is True
     assert got[f"{sheet}.settings.reduceDCToBuildLumberStructures"] is True
     assert got[f"{sheet}.groups[0].negotiationDC"] == 22
@@ -209,7 +211,8 @@ def test_the_pf2e_systems_older_kingdom_imports(tmp_path: Path, capsys: pytest.C
 
 
 def test_imported_played_a_month_and_exported_round_trips(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder, _ = imported(capsys, tmp_path, "kmt-kingdom.json")
+    folder, first_report = imported(capsys, tmp_path, "kmt-kingdom.json")
+    first = unmapped_fields(first_report)
     plan = tmp_path / "turn-1.json"
     plan.write_text(json.dumps(sample_plans()[1]))
     code, _, err = run(capsys, "turn", str(folder), "--plan", str(plan))
@@ -225,7 +228,8 @@ def test_imported_played_a_month_and_exported_round_trips(tmp_path: Path, capsys
         played.xp, played.rp, played.commodities["food"])
     # ongoing events in the shape the module reads since its migration 14 (it reads no 'name')
     assert played.ongoing_events
-    assert [(e["id"], e["stage"], e["settlementSceneId"]) for e in sheet["ongoingEvents"]] == [
+    ours = sheet["ongoingEvents"][:len(played.ongoing_events)]  # then the sheet's own kingdomlog had no place for
+    assert [(e["id"], e["stage"], e["settlementSceneId"]) for e in ours] == [
         (e.name, e.stage, e.settlement or None) for e in played.ongoing_events]
     code, report, err = run(capsys, "import-kingdom", str(tmp_path / "again"), "--from", str(out), "--json")
     assert code == 0, err
@@ -238,7 +242,48 @@ def test_imported_played_a_month_and_exported_round_trips(tmp_path: Path, capsys
     for opt in [o for o, _, _ in SETTINGS_TO_OPTIONS.values()] + ["xp_per_hex_mode", "rp_to_xp_mode",
                                                                   "untrained_proficiency"]:
         assert back.get(opt) == opts.get(opt), opt  # the module's settings, as campaign options
-    assert json.loads(report)["unmapped"] == []  # nothing written that the reader cannot take back
+    # nothing written that the reader cannot take back: what it lists again is what the sheet held and kingdomlog
+    # does not (the export gave it back to the module as it was)
+    listed = {re.sub(r"\[\d+\]", "[]", u["field"]) for u in json.loads(report)["unmapped"]}
+    assert listed <= {re.sub(r"\[\d+\]", "[]", f) for f in first}, listed
+
+
+def _played_and_exported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    folder, _ = imported(capsys, tmp_path, "kmt-kingdom.json")
+    plan = tmp_path / "turn-1.json"
+    plan.write_text(json.dumps(sample_plans()[1]))
+    assert run(capsys, "turn", str(folder), "--plan", str(plan))[0] == 0
+    out = tmp_path / "back.json"
+    code, _, err = run(capsys, "export-kingdom", str(folder), "--to", str(out))
+    assert code == 0, err
+    sheet: dict[str, Any] = json.loads(out.read_text())["flags"][KMT]["kingdom-sheet"]
+    return sheet
+
+
+def test_going_back_to_foundry_loses_nothing_the_import_listed(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The export is meant to be set on the Foundry actor again: what the sheet held and kingdomlog does not
+    (notes, settings, blacklists, homebrew it has no place for, a settlement's lots) goes back as it was, not
+    blanked to the module's defaults."""
+    src = json.loads((FIXTURES / "kmt-kingdom.json").read_text())["flags"][KMT]["kingdom-sheet"]
+    sheet = _played_and_exported(tmp_path, capsys)
+    assert sheet["notes"] == src["notes"]  # kept as two journal entries, written back
+    for key in ("activeSettlement", "supernaturalSolutions", "activityBlacklist", "abilityBoosts", "xpThreshold"):
+        assert sheet[key] == src[key], key
+    for part in ("charter", "government"):
+        assert sheet[part]["abilityBoosts"] == src[part]["abilityBoosts"], part
+    for key, value in src["settings"].items():
+        if not holds_nothing(value):
+            assert sheet["settings"][key] == value, key
+    assert sheet["workSites"]["luxurySources"] == src["workSites"]["luxurySources"]
+    assert [(st["sceneId"], st["lots"], st["level"], st["waterBorders"], st["secondaryTerritory"])
+            for st in sheet["settlements"]] == [("SceneTatzl000001", 6, 2, 1, False),
+                                                ("SceneTusk0000001", 1, 1, 0, True)]
+    assert src["milestones"][4] in sheet["milestones"]  # the sheet's homebrew milestone
+    assert src["modifiers"][3] in sheet["modifiers"] and src["modifiers"][4] in sheet["modifiers"]
+    assert src["ongoingEvents"][2] in sheet["ongoingEvents"]  # an event kingdomlog's data does not have
+    # the figures of a turn are not carried: a month played here used them
+    assert (sheet["resourceDice"]["next"], sheet["consumption"]["next"]) == (0, 0)
 
 
 def test_the_settings_map_onto_options_within_their_bounds() -> None:

@@ -27,6 +27,7 @@ from typing import Any
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.foreign import (
+    Carried,
     Doc,
     ForeignFormat,
     ForeignKingdom,
@@ -656,7 +657,7 @@ def _kmt_events(root: Doc, b: Builder, ours: Doc | None) -> None:
         if not e.has("name"):  # since the module's migration 14: {id, stage, settlementSceneId, secretLocation}
             ident = e.text("id", max_len=200)
             if ident not in events:
-                e.note("id", ident, "not a kingdom event of kingdomlog's data")
+                e.note("", dict(e.data), f"{ident!r} is not a kingdom event of kingdomlog's data")
                 e.skip(*e.data)
                 continue
             stage = e.integer("stage", 0, 100, 0)
@@ -778,9 +779,11 @@ def _kmt_modifiers(root: Doc, b: Builder, ours: Doc | None) -> None:
 # ---------------------------------------------------------------- writing pf2e-kingmaker-tools
 
 
-def write_kmt(state: KingdomState) -> dict[str, Any]:
+def write_kmt(state: KingdomState, carried: Carried | None = None) -> dict[str, Any]:
     """The state as a Foundry actor export holding the module's kingdom data (``flags.pf2e-kingmaker-tools``)
-    and, under ``flags.kingdomlog``, the hexes and settlements the module has no field for."""
+    and, under ``flags.kingdomlog``, the hexes and settlements the module has no field for. What the campaign's
+    import of a pf2e-kingmaker-tools kingdom listed and the state does not hold is ``carried`` back as the sheet
+    had it (``_carry_back``): going back to Foundry loses none of it."""
     s = state
     if not s.founded:
         raise InputError("the kingdom is not founded yet: play turn 0 (the founding) before exporting it")
@@ -841,7 +844,7 @@ def write_kmt(state: KingdomState) -> dict[str, Any]:
         "settlements": [{"sceneId": st.id, "lots": sum(len(b.lots) for b in st.structures), "level": st.level,
                          "type": "capital" if st is cap else "settlement", "secondaryTerritory": False,
                          "manualSettlementLevel": False, "waterBorders": 0} for st in s.settlements],
-        "turnsWithoutEvent": max(0, math.ceil((16 - s.event_dc) / step)) if step else 0,
+        "turnsWithoutEvent": 0,
         "turnsWithoutCultEvent": (max(0, math.ceil((int(opt.get("cult_event_dc_start", 20)) - s.cult_event_dc)
                                                    / cult_step)) if cult_step and s.cult_event_dc else 0),
         "settings": settings,
@@ -852,12 +855,82 @@ def write_kmt(state: KingdomState) -> dict[str, Any]:
         "activityBlacklist": [], "featBlacklist": [],
         "heartlandBlacklist": [], "charterBlacklist": [], "governmentBlacklist": [],
     }
+    _carry_back(data, s, carried or Carried())
+    base = data["settings"].get("eventDc", 16)
+    base = base if isinstance(base, int) and not isinstance(base, bool) else 16
+    data["turnsWithoutEvent"] = max(0, math.ceil((base - s.event_dc) / step)) if step else 0
     extras = {"version": 1, "hexes": [h.model_dump(mode="json") for h in s.hexes],
               "ongoing_events": [e.model_dump(mode="json") for e in s.ongoing_events],
               "modifiers": [m.model_dump(mode="json") for m in s.modifiers
                             if not SIMPLE_SELECTOR.fullmatch(m.selector)],
               "settlements": [st.model_dump(mode="json", exclude_computed_fields=True) for st in s.settlements]}
     return {"name": s.name, "type": "party", "flags": {KMT: {KMT_FLAG: data}, OURS: extras}}
+
+
+WRITTEN_FROM_STATE = frozenset({
+    "name", "atWar", "level", "xp", "size", "unrest", "fame", "resourcePoints", "resourceDice", "consumption",
+    "workSites", "commodities", "ruin", "abilityScores", "skillRanks", "leaders", "charter", "heartland",
+    "government", "features", "bonusFeats", "feats", "groups", "milestones", "ongoingEvents", "modifiers",
+    "settlements", "turnsWithoutEvent", "turnsWithoutCultEvent", "homebrewActivities", "homebrewFeats", "notes",
+})
+"""The module's fields the export writes from the state; what the import listed under them is not carried back,
+but for the paths of ``CARRIED_UNDER_STATE``."""
+CARRIED_UNDER_STATE = re.compile(r"(charter|government)\.abilityBoosts|workSites\.luxurySources(\.\w+)?")
+SETTINGS_FROM_OPTIONS = frozenset({*SETTINGS_TO_OPTIONS, "vanceAndKerensharaXP", "proficiencyMode"})
+SETTLEMENT_CARRIED = ("lots", "level", "waterBorders", "secondaryTerritory", "manualSettlementLevel")
+"""A settlement's fields the sheet keeps (its lots and level follow the structures on its scene in Foundry:
+carried back while no structure was built here)."""
+
+
+def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> None:
+    """Give back to the module what the campaign's import listed and the state does not hold, as the sheet had
+    it: the notes (kept as journal entries), settings, blacklists, homebrew milestones, charters, governments and
+    heartlands, Creative and Supernatural Solutions, the active settlement, ability boosts, luxury work sites, a
+    settlement's lots, level and borders, the milestones, modifiers and ongoing events kingdomlog could not hold,
+    and any field it did not know. Not carried: the figures of a turn (``resourceDice.next``, ``consumption.next``: a
+    month played here has used them up) and what a list's entry held (a group's negotiation DC, a feature's
+    skill increase) where the entry is rewritten from the state."""
+    if carried.notes:
+        data["notes"] = {"public": carried.notes.get("public", ""), "gm": carried.notes.get("gm", "")}
+    imp = carried.imported
+    if imp is None or imp.source != KMT:
+        return
+    scenes = [st.get("id") for st in imp.kingdom.get("settlements", []) if isinstance(st, Mapping)]
+    written = {st["sceneId"]: st for st in data["settlements"]}
+    built = {st.id for st in state.settlements if st.structures}
+    prefix = f"{KMT_FLAG}."
+    for u in imp.unmapped:
+        if not u.field.startswith(prefix):
+            continue
+        path, value = u.field.removeprefix(prefix), u.value
+        entry = re.fullmatch(r"(settlements|milestones|modifiers|ongoingEvents)\[(\d+)\](?:\.(\w+))?", path)
+        if entry is not None:
+            kind, i, key = entry.group(1), int(entry.group(2)), entry.group(3)
+            if kind == "settlements" and key in SETTLEMENT_CARRIED and i < len(scenes) and scenes[i] in written:
+                if key not in ("lots", "level") or scenes[i] not in built:
+                    written[scenes[i]][key] = value
+            elif kind == "milestones" and key is None and isinstance(value, Mapping) and "id" in value:
+                data["milestones"].append(value)  # a homebrew milestone
+            elif kind == "modifiers" and key is None and isinstance(value, Mapping) and "applyIf" in value:
+                data["modifiers"].append(value)  # one kingdomlog could not hold (disabled, other conditions)
+            elif kind == "ongoingEvents" and key is None and isinstance(value, Mapping) and "id" in value:
+                data["ongoingEvents"].append(value)  # an event of the sheet's homebrew
+            continue
+        keys = path.split(".")
+        if "[" in path or "/" in path or path in ("resourceDice.next", "consumption.next"):
+            continue
+        if keys[0] in WRITTEN_FROM_STATE and not CARRIED_UNDER_STATE.fullmatch(path):
+            continue
+        if keys[0] == "settings" and len(keys) > 1 and keys[1] in SETTINGS_FROM_OPTIONS:
+            continue
+        if keys[-1] == "abilityBoosts" and isinstance(value, list):  # listed as the abilities chosen
+            value = {a: a in value for a in T.ABILITIES}
+        node = data
+        for key in keys[:-1]:
+            if not isinstance(node.get(key), dict):
+                node[key] = {}
+            node = node[key]
+        node[keys[-1]] = value
 
 
 def _homebrew(state: KingdomState, section: str) -> list[dict[str, Any]]:
