@@ -51,12 +51,30 @@ class KingdomImport:
                 "unmapped": [u.as_dict() for u in self.unmapped]}
 
 
+MAX_DEPTH = 64
+"""How deep a kingdom export's JSON may nest (the deepest of the formats read nests about a dozen levels)."""
+
+
 def parse_document(text: str, source: str) -> Any:
-    """The JSON document of a kingdom export; ``InputError`` naming the line and column when it does not parse."""
+    """The JSON document of a kingdom export; ``InputError`` naming the line and column when it does not parse,
+    or the field that nests deeper than ``MAX_DEPTH``. A byte-order mark (an editor's, on a hand-edited export)
+    is skipped."""
     try:
-        return json.loads(text)
+        doc = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise InputError(f"{source}: not a kingdom export: its JSON nests deeper than {MAX_DEPTH} levels") from None
+    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"{source}: field {path} nests deeper than {MAX_DEPTH} levels; not a kingdom export")
+        if isinstance(value, dict):
+            stack += [(v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+    return doc
 
 
 def recognise(doc: Any, source: str, rulesets: Sequence[Ruleset] | None = None) -> tuple[Ruleset, ForeignFormat]:

@@ -325,6 +325,14 @@ _DELETE = object()
     (lambda: {"name": "A journal", "pages": []}, "flags.pf2e-kingmaker-tools.kingdom-sheet (pf2e-kingmaker-tools"),
     (lambda: [1, 2, 3], "not a kingdom export kingdomlog reads"),
     (lambda: "{not json", "not JSON"),
+    (lambda: "", "not JSON (Expecting value at line 1, column 1)"),
+    (lambda: "[" * 100_000 + "]" * 100_000, "nests deeper than 64 levels"),
+    (lambda: _mutate("notes.public", json.loads("[" * 70 + "]" * 70)), "field flags.pf2e-kingmaker-tools.kingdom"),
+    (lambda: {"type": "party", "flags": {KMT: {"kingdom-sheet": None}}},
+     "pf2e-kingmaker-tools kingdom sheet: field kingdom-sheet must be an object, got null"),
+    (lambda: _mutate("xp", 10 ** 30), "field kingdom-sheet.xp must be a whole number from 0 to 1000000"),
+    (lambda: _mutate("commodities.now.ore", -2), "field kingdom-sheet.commodities.now.ore must be a whole number"),
+    (lambda: _mutate("ongoingEvents.1.stage", "two"), "field kingdom-sheet.ongoingEvents[1].stage must be a whole"),
 ])
 def test_a_malformed_or_unknown_export_is_refused_naming_the_field(doc: Any, needle: str, tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
@@ -338,6 +346,35 @@ def test_a_malformed_or_unknown_export_is_refused_naming_the_field(doc: Any, nee
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert err.startswith(f"kingdomlog: error: {src}: ") and needle in err, err
     assert list(root.iterdir()) == []  # nothing written: no campaign, no half-built hidden folder
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An export saved again by an editor that writes a UTF-8 byte-order mark (a hand-edited kingdom)."""
+    src = tmp_path / "edited.json"
+    src.write_bytes(b"\xef\xbb\xbf" + (FIXTURES / "kmt-kingdom.json").read_bytes())
+    code, _, err = run(capsys, "import-kingdom", str(tmp_path / "realm"), "--from", str(src))
+    assert code == 0, err
+    assert Campaign.open(tmp_path / "realm").state().name == "Tatzlford"
+
+
+def test_the_systems_earlier_work_sites_are_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A schema of the PF2e system between the older and the current: ``workSites.<lumber|ore|stone>`` counted
+    as ``regular`` and ``resource`` (the system's kingdom schema declared them so)."""
+    party = json.loads((FIXTURES / "pf2e-party-kingdom.json").read_text())
+    kingdom = party["system"]["campaign"]
+    kingdom["resources"]["workSites"] = {"lumber": {"regular": 2, "resource": 0}, "ore": {"regular": 0, "resource": 1},
+                                         "stone": {"regular": 1, "resource": 0}}
+    kingdom["unrest"] = 2
+    src = tmp_path / "party.json"
+    src.write_text(json.dumps(party))
+    code, out, err = run(capsys, "import-kingdom", str(tmp_path / "realm"), "--from", str(src), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["schema"].startswith("earlier schema")
+    assert not [f for f in unmapped_fields(report) if "workSites" in f]
+    s = Campaign.open(tmp_path / "realm").state()
+    sites = sorted((h.work_site.commodity, h.resource) for h in s.hexes if h.work_site)
+    assert sites == [("lumber", ""), ("lumber", ""), ("ore", "ore"), ("stone", "")]
 
 
 def test_a_folder_that_is_not_empty_is_refused_and_left_alone(tmp_path: Path,

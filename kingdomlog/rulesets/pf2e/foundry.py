@@ -129,8 +129,10 @@ def kmt_data(doc: Any) -> Any:
 
 
 def detect_kmt(doc: Any) -> bool:
+    """An actor export with the module's flag (whatever it holds: the reader refuses a flag that is no kingdom,
+    naming it), or the kingdom data alone."""
     data = kmt_data(doc)
-    return isinstance(data, Mapping) and (data is not doc or {"resourcePoints", "workSites", "ruin"} <= set(data))
+    return data is not doc or (isinstance(data, Mapping) and {"resourcePoints", "workSites", "ruin"} <= set(data))
 
 
 def system_data(doc: Any) -> Any:
@@ -1056,9 +1058,12 @@ def read_system(doc: Any) -> ForeignKingdom:
             sites_n, res_n = one.integer("sites", 0, 10_000, 0), one.integer("resourceSites", 0, 10_000, 0)
             farmland, sites = _system_sites(one, c, sites_n, res_n, farmland, sites)
     work = res.obj("workSites", {})
+    old_regular = False
     for c in list(work.data):
         w = work.obj(c)
-        farmland, sites = _system_sites(w, c, w.integer("value", 0, 10_000, 0), w.integer("resource", 0, 10_000, 0),
+        regular = "regular" if w.has("regular") else "value"  # an earlier schema counted them as 'regular'
+        old_regular = old_regular or regular == "regular"
+        farmland, sites = _system_sites(w, c, w.integer(regular, 0, 10_000, 0), w.integer("resource", 0, 10_000, 0),
                                         farmland, sites)
     towns: list[dict[str, Any]] = []
     cap = root.text("capital", "", max_len=200)
@@ -1130,8 +1135,10 @@ def read_system(doc: Any) -> ForeignKingdom:
     if gov is not None and gov.feat and gov.feat not in feats:
         feats.insert(0, gov.feat)
     k["feats"] = tuple(dict.fromkeys(feats))
-    version = "older schema (work sites on the commodities)" if old_sites or not isinstance(unrest, Mapping) else \
-        "current schema"
+    version = ("older schema (work sites on the commodities)" if old_sites else
+               "earlier schema (work sites as 'regular', Unrest a number)" if old_regular or not isinstance(unrest,
+                                                                                                   Mapping) else
+               "current schema")
     return _finish(b, root, fmt=SYSTEM, title="PF2e system kingdom (party actor)", version=version,
                    stock=f"{root.path}.resources.commodities.{{c}}.value", storage=storage)
 
