@@ -132,6 +132,57 @@ def test_the_report_lists_what_is_not_mapped(tmp_path: Path, capsys: pytest.Capt
     assert f'  {sheet}.workSites.luxurySources.quantity = 1: kingdomlog\'s work sites are' in out
 
 
+KMT_DECLARED = (
+    "name", "atWar", "fame", "level", "xpThreshold", "xp", "size", "unrest", "resourcePoints", "resourceDice",
+    "workSites", "consumption", "supernaturalSolutions", "creativeSolutions", "settings", "commodities", "ruin",
+    "activeSettlement", "turnsWithoutCultEvent", "turnsWithoutEvent", "notes", "homebrewMilestones",
+    "homebrewActivities", "homebrewCharters", "homebrewGovernments", "homebrewHeartlands", "homebrewFeats",
+    "activityBlacklist", "featBlacklist", "heartlandBlacklist", "charterBlacklist", "governmentBlacklist",
+    "modifiers", "settlements", "leaders", "charter", "heartland", "government", "abilityBoosts", "features",
+    "bonusFeats", "ongoingEvents", "groups", "skillRanks", "abilityScores", "milestones",
+    # added by the module's migrations 14 (events by id), 22 (council missions), 23 (quests), 24 (companions)
+    "homebrewKingdomEvents", "kingdomEventBlacklist", "councilCooldowns", "quests", "companions",
+)
+"""The module's ``KingdomData`` fields (its declaration, and the fields its later migrations add)."""
+KMT_SETTINGS_DECLARED = (
+    "rpToXpConversionRate", "rpToXpConversionLimit", "resourceDicePerVillage", "resourceDicePerTown",
+    "resourceDicePerCity", "ruinThreshold", "increaseScorePicksBy", "realmSceneId", "resourceDicePerMetropolis",
+    "xpPerClaimedHex", "includeCapitalItemModifier", "cultOfTheBloomEvents", "autoCalculateSettlementLevel",
+    "vanceAndKerensharaXP", "capitalInvestmentInCapital", "reduceDCToBuildLumberStructures",
+    "kingdomSkillIncreaseEveryLevel", "kingdomAllStructureItemBonusesStack", "kingdomIgnoreSkillRequirements",
+    "autoCalculateArmyConsumption", "enableLeadershipModifiers", "expandMagicUse", "kingdomEventRollMode",
+    "automateResources", "proficiencyMode", "kingdomEventsTable", "kingdomCultTable", "maximumFamePoints",
+    "leaderKingdomSkills", "leaderSkills", "automateStats", "eventDc", "eventDcStep", "cultEventDc",
+    "cultEventDcStep", "settlementsGenerateRd", "partialStructureConstruction", "capitalCanGrowOneSizeLarger",
+    "enableCouncilMissions",
+)
+KMT_READ = {"name", "atWar", "fame", "level", "xpThreshold", "xp", "size", "unrest", "resourcePoints",
+            "resourceDice", "workSites", "consumption", "commodities", "ruin", "turnsWithoutCultEvent",
+            "turnsWithoutEvent", "notes", "homebrewActivities", "homebrewFeats", "modifiers", "settlements",
+            "leaders", "charter", "heartland", "government", "features", "bonusFeats", "ongoingEvents", "groups",
+            "skillRanks", "abilityScores", "milestones", "settings"}
+"""What the import maps (into the state, options, journal or data files); each other field is listed."""
+
+
+def test_every_declared_field_is_in_the_fixture_and_mapped_or_listed_with_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = json.loads((FIXTURES / "kmt-kingdom.json").read_text())["flags"][KMT]["kingdom-sheet"]
+    assert set(src) == set(KMT_DECLARED)  # each declared field set, and no other
+    assert set(src["settings"]) == set(KMT_SETTINGS_DECLARED)
+    _, report = imported(capsys, tmp_path, "kmt-kingdom.json")
+    why = {u["field"]: u["why"] for u in report["unmapped"]}
+    for key in set(KMT_DECLARED) - KMT_READ:
+        if not holds_nothing(src[key]):
+            assert f"kingdom-sheet.{key}" in why, key
+            assert why[f"kingdom-sheet.{key}"] != "kingdomlog has no field for it", key  # a reason, not a shrug
+    mapped_settings = {*SETTINGS_TO_OPTIONS, "vanceAndKerensharaXP", "proficiencyMode", "rpToXpConversionRate",
+                       "eventDc"}  # the last two are listed when they differ from kingdomlog's 1 and 16
+    for key in set(KMT_SETTINGS_DECLARED) - mapped_settings:
+        if not holds_nothing(src["settings"][key]):
+            assert f"kingdom-sheet.settings.{key}" in why, key
+            assert why[f"kingdom-sheet.settings.{key}"] != "kingdomlog has no field for it", key
+
+
 def test_a_field_nobody_reads_is_listed_never_dropped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads((FIXTURES / "kmt-kingdom.json").read_text())
     data = doc["flags"][KMT]["kingdom-sheet"]

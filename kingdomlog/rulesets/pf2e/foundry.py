@@ -297,6 +297,10 @@ def read_kmt(doc: Any) -> ForeignKingdom:
     for key in ("activityBlacklist", "featBlacklist", "heartlandBlacklist", "charterBlacklist",
                 "governmentBlacklist"):
         root.unmapped(key, "kingdomlog offers every activity, feat, charter, heartland and government of its data")
+    root.unmapped("kingdomEventBlacklist", "kingdomlog's event table holds every event of its data: the GM names"
+                                           " the event instead of rolling one kept off the sheet's table")
+    root.unmapped("quests", "kingdomlog has no quests: the GM gives a quest's reward by ruling when it is done")
+    root.unmapped("councilCooldowns", "the module's council missions are not rules kingdomlog plays")
     root.unmapped("supernaturalSolutions", "kingdomlog records a Supernatural Solution as a boon of the turn it is"
                                            " gained in; one kept between turns is not held")
     root.unmapped("creativeSolutions", "kingdomlog records a Creative Solution as a boon of the turn it is gained"
@@ -462,6 +466,9 @@ def _kmt_homebrew(root: Doc, b: Builder) -> None:
         b.k["feats"] = tuple(f for f in b.k["feats"] if f in T.catalog_feats())
     for key in ("homebrewMilestones", "homebrewCharters", "homebrewGovernments", "homebrewHeartlands"):
         root.unmapped(key, "kingdomlog's data holds homebrew activities, structures, feats and events only")
+    root.unmapped("homebrewKingdomEvents", "the sheet's homebrew events (since the module's migration 14) are not"
+                                           " made into kingdomlog events: their stages and outcomes are the"
+                                           " module's; export-kingdom gives them back")
 
 
 SETTINGS_TO_OPTIONS: dict[str, tuple[str, int, int]] = {
@@ -512,7 +519,8 @@ def _kmt_settings(root: Doc, b: Builder) -> None:
     for key in ("ruinThreshold", "increaseScorePicksBy", "maximumFamePoints", "kingdomSkillIncreaseEveryLevel",
                 "kingdomAllStructureItemBonusesStack", "kingdomIgnoreSkillRequirements", "capitalInvestmentInCapital",
                 "reduceDCToBuildLumberStructures", "enableLeadershipModifiers", "expandMagicUse",
-                "autoCalculateArmyConsumption"):
+                "autoCalculateArmyConsumption", "settlementsGenerateRd", "partialStructureConstruction",
+                "capitalCanGrowOneSizeLarger", "enableCouncilMissions"):
         st.unmapped(key, "a house rule of the module kingdomlog has no option for")
     for key in ("realmSceneId", "autoCalculateSettlementLevel", "kingdomEventRollMode", "automateResources",
                 "kingdomEventsTable", "kingdomCultTable", "leaderKingdomSkills", "leaderSkills", "automateStats",
