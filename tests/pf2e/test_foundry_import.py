@@ -247,6 +247,7 @@ def test_the_pf2e_systems_kingdom_imports(tmp_path: Path, capsys: pytest.Capture
     assert got["items[3]"] == "Aurochs Whisperer"
     assert got["system.campaign.event.text"].startswith("A herd")
     assert "system.campaign.customModifiers.all[0]" in got
+    assert not [f for f in got if f.startswith("system.campaign.consumption")]  # derived, the army's read
 
 
 def test_the_pf2e_systems_older_kingdom_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1095,7 +1095,7 @@ def read_system(doc: Any) -> ForeignKingdom:
     cons = root.obj("consumption", {})
     army = cons.integer("army", 0, BIG, 0)
     k["armies"] = {"armies": army} if army else {}
-    cons.skip("base", "settlement", "value")
+    cons.skip("base", "settlement", "value", "breakdown")  # derived by the system from the rest
     unrest = root.raw("unrest", 0)
     if isinstance(unrest, Mapping):
         u = root.obj("unrest")
