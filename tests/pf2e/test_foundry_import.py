@@ -82,7 +82,7 @@ def test_a_kmt_kingdom_imports_field_by_field(tmp_path: Path, capsys: pytest.Cap
     assert s["milestones"] == ["first-landmark", "first-village", "size-10"]
     # the module's ongoing events since its migration 14: {id, stage, settlementSceneId, secretLocation}
     assert [(e["name"], e["stage"], e["settlement"]) for e in s["ongoing_events"]] == [
-        ("bandit-activity", 0, ""), ("cult-activity", 1, "SceneTusk0000001")]
+        ("bandit-activity", 0, ""), ("cult-activity", 1, "")]  # its place is the GM's secret in the sheet
     assert [(m["id"], m["selector"], m["expires"]) for m in s["modifiers"]] == [
         ("mod-trade-1", "skill:trade", "permanent"), ("mod-once-1", "all", "once"),
         ("mod-turn-1", "activity:claim-hex", "end_of_next_turn")]
@@ -119,7 +119,8 @@ def test_the_report_lists_what_is_not_mapped(tmp_path: Path, capsys: pytest.Capt
     assert got[f"{sheet}.modifiers[4]"]["name"] == "Old Blessing"  # disabled
     assert got[f"{sheet}.modifiers[3]"]["applyIf"] == [{"gte": ["@unrest", 5]}]
     assert got[f"{sheet}.ongoingEvents[2]"] == {"id": "wandering-dragon-parade", "stage": 0}
-    assert got[f"{sheet}.ongoingEvents[1].secretLocation"] is True
+    assert got[f"{sheet}.ongoingEvents[1]"] == {"id": "cult-activity", "settlementSceneId": "SceneTusk0000001",
+                                                "secretLocation": True}  # secret: listed, not shown
     assert got[f"{sheet}.settings.reduceDCToBuildLumberStructures"] is True
     assert got[f"{sheet}.groups[0].negotiationDC"] == 22
     assert got[f"{sheet}.settlements[0].lots"] == 6
@@ -334,6 +335,8 @@ def test_going_back_to_foundry_loses_nothing_the_import_listed(tmp_path: Path,
     assert src["milestones"][4] in sheet["milestones"]  # the sheet's homebrew milestone
     assert src["modifiers"][3] in sheet["modifiers"] and src["modifiers"][4] in sheet["modifiers"]
     assert src["ongoingEvents"][2] in sheet["ongoingEvents"]  # an event kingdomlog's data does not have
+    cult = next(e for e in sheet["ongoingEvents"] if e["id"] == "cult-activity")  # still ongoing after the month
+    assert (cult["settlementSceneId"], cult["secretLocation"]) == ("SceneTusk0000001", True)  # its secret place
     # the figures of a turn are not carried: a month played here used them
     assert (sheet["resourceDice"]["next"], sheet["consumption"]["next"]) == (0, 0)
 
@@ -398,6 +401,19 @@ def test_a_malformed_or_unknown_export_is_refused_naming_the_field(doc: Any, nee
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert err.startswith(f"kingdomlog: error: {src}: ") and needle in err, err
     assert list(root.iterdir()) == []  # nothing written: no campaign, no half-built hidden folder
+
+
+def test_an_ongoing_events_place_is_imported_unless_the_sheet_keeps_it_secret(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "open.json"
+    src.write_text(json.dumps(_mutate("ongoingEvents.1.secretLocation", False)))
+    code, _, err = run(capsys, "import-kingdom", str(tmp_path / "open"), "--from", str(src))
+    assert code == 0, err
+    cult = next(e for e in Campaign.open(tmp_path / "open").state().ongoing_events if e.name == "cult-activity")
+    assert (cult.stage, cult.settlement) == (1, "SceneTusk0000001")
+    folder, _ = imported(capsys, tmp_path, "kmt-kingdom.json")  # the fixture's place is secret
+    cult = next(e for e in Campaign.open(folder).state().ongoing_events if e.name == "cult-activity")
+    assert cult.settlement == ""
 
 
 def test_a_byte_order_mark_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

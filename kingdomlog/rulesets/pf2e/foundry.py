@@ -680,7 +680,13 @@ def _kmt_events(root: Doc, b: Builder, ours: Doc | None) -> None:
             if where and where not in towns:
                 e.note("settlementSceneId", where, "not a settlement of the kingdom")
                 where = ""
-            e.unmapped("secretLocation", "kingdomlog shows where an event strikes to whoever sees the event")
+            if e.flag("secretLocation", False) and where:
+                # kingdomlog shows where an event strikes to whoever sees the event: a place the sheet keeps
+                # secret stays the GM's (named again when the event is resolved)
+                e.note("", {"id": ident, "settlementSceneId": where, "secretLocation": True},
+                       "the sheet keeps this event's place secret (secretLocation): not imported, so the players'"
+                       " pages cannot show it (export-kingdom gives it back)")
+                where = ""
             out.append(mine.get(ident, OngoingEvent(name=ident, stage=stage, settlement=where)))
             continue
         name = e.text("name")  # before the module's migration 14: the event's journal link or its name
@@ -924,7 +930,12 @@ def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> 
             elif kind == "modifiers" and key is None and isinstance(value, Mapping) and "applyIf" in value:
                 data["modifiers"].append(value)  # one kingdomlog could not hold (disabled, other conditions)
             elif kind == "ongoingEvents" and key is None and isinstance(value, Mapping) and "id" in value:
-                data["ongoingEvents"].append(value)  # an event of the sheet's homebrew
+                same = [e for e in data["ongoingEvents"] if e["id"] == value["id"]]
+                for e in same:  # still ongoing here: the place the sheet kept secret, and its secrecy
+                    e["settlementSceneId"] = e["settlementSceneId"] or value.get("settlementSceneId")
+                    e["secretLocation"] = bool(value.get("secretLocation", False))
+                if not same and value["id"] not in T.catalog_events(state.homebrew):
+                    data["ongoingEvents"].append(value)  # an event kingdomlog's data does not have
             continue
         keys = path.split(".")
         if "[" in path or "/" in path or path in ("resourceDice.next", "consumption.next"):
