@@ -301,6 +301,8 @@ def read_kmt(doc: Any) -> ForeignKingdom:
                                            " the event instead of rolling one kept off the sheet's table")
     root.unmapped("quests", "kingdomlog has no quests: the GM gives a quest's reward by ruling when it is done")
     root.unmapped("councilCooldowns", "the module's council missions are not rules kingdomlog plays")
+    root.unmapped("companions", "the module's companion travel roster is not part of kingdomlog's kingdom (a"
+                                " companion leads as a PC when seated)")
     root.unmapped("supernaturalSolutions", "kingdomlog records a Supernatural Solution as a boon of the turn it is"
                                            " gained in; one kept between turns is not held")
     root.unmapped("creativeSolutions", "kingdomlog records a Creative Solution as a boon of the turn it is gained"
