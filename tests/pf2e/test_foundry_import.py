@@ -321,7 +321,9 @@ def test_going_back_to_foundry_loses_nothing_the_import_listed(tmp_path: Path,
     src = json.loads((FIXTURES / "kmt-kingdom.json").read_text())["flags"][KMT]["kingdom-sheet"]
     sheet = _played_and_exported(tmp_path, capsys)
     assert sheet["notes"] == src["notes"]  # kept as two journal entries, written back
-    for key in ("activeSettlement", "supernaturalSolutions", "activityBlacklist", "abilityBoosts", "xpThreshold"):
+    for key in ("activeSettlement", "supernaturalSolutions", "activityBlacklist", "featBlacklist", "abilityBoosts",
+                "xpThreshold", "homebrewMilestones", "homebrewCharters", "homebrewGovernments", "homebrewHeartlands",
+                "homebrewKingdomEvents", "kingdomEventBlacklist", "quests", "companions", "councilCooldowns"):
         assert sheet[key] == src[key], key
     for part in ("charter", "government"):
         assert sheet[part]["abilityBoosts"] == src[part]["abilityBoosts"], part
