@@ -62,7 +62,7 @@ def parse_document(text: str, source: str) -> Any:
     try:
         doc = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise InputError(f"{source}: not JSON ({exc.msg}: line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
         raise InputError(f"{source}: not a kingdom export: its JSON nests deeper than {MAX_DEPTH} levels") from None
     stack: list[tuple[Any, str, int]] = [(doc, "", 0)]

@@ -382,7 +382,7 @@ _DELETE = object()
     (lambda: {"name": "A journal", "pages": []}, "flags.pf2e-kingmaker-tools.kingdom-sheet (pf2e-kingmaker-tools"),
     (lambda: [1, 2, 3], "not a kingdom export kingdomlog reads"),
     (lambda: "{not json", "not JSON"),
-    (lambda: "", "not JSON (Expecting value at line 1, column 1)"),
+    (lambda: "", "not JSON (Expecting value: line 1, column 1)"),
     (lambda: "[" * 100_000 + "]" * 100_000, "nests deeper than 64 levels"),
     (lambda: _mutate("notes.public", json.loads("[" * 70 + "]" * 70)), "field flags.pf2e-kingmaker-tools.kingdom"),
     (lambda: {"type": "party", "flags": {KMT: {"kingdom-sheet": None}}},
