@@ -63,7 +63,7 @@ MAPPED: tuple[str, ...] = (
     "name", "level", "xp", "unrest", "fame", "fame_type", "rp", "commodities", "pending", "ruin", "scores",
     "skills", "leaders", "feats", "milestones", "ongoing_events", "modifiers", "hexes", "settlements", "at_war",
     "diplomatic_relations", "trade_agreements", "enemies", "armies", "event_dc", "charter", "heartland",
-    "government",
+    "government", "cult_event_dc",
 )
 """The state fields an import sets and an export writes back (the round trip keeps each of them)."""
 
