@@ -82,7 +82,8 @@ def test_a_kmt_kingdom_imports_field_by_field(tmp_path: Path, capsys: pytest.Cap
     assert s["milestones"] == ["first-landmark", "first-village", "size-10"]
     # the module's ongoing events since its migration 14: {id, stage, settlementSceneId, secretLocation}
     assert [(e["name"], e["stage"], e["settlement"]) for e in s["ongoing_events"]] == [
-        ("bandit-activity", 0, ""), ("cult-activity", 1, "")]  # its place is the GM's secret in the sheet
+        ("bandit-activity", 0, ""), ("cult-activity", 1, ""),  # its place is the GM's secret in the sheet
+        ("wandering-dragon-parade", 0, "")]  # an event of the sheet's homebrew
     assert [(m["id"], m["selector"], m["expires"]) for m in s["modifiers"]] == [
         ("mod-trade-1", "skill:trade", "permanent"), ("mod-once-1", "all", "once"),
         ("mod-turn-1", "activity:claim-hex", "end_of_next_turn")]
@@ -106,6 +107,10 @@ def test_a_kmt_kingdom_imports_field_by_field(tmp_path: Path, capsys: pytest.Cap
     assert cat.activities["harvest-festival"].category == "leadership"
     assert cat.activities["harvest-festival"].dc == "control+2"
     assert cat.feats["river-wardens"].level == 3
+    parade = cat.events["wandering-dragon-parade"]  # the sheet's homebrew event, its outcomes the GM's
+    assert (parade.title, parade.skills, parade.leader, parade.continuous, parade.gm_ruling, parade.table) == (
+        "Wandering Dragon Parade", ["arts", "folklore"], "counselor", True, True, None)
+    assert parade.resolved_on == ["critical_success", "success"] and "Gain 1 Fame" in parade.gm_note
     # the notes became journal entries, the GM's hidden from the players
     notes = [(ev.visibility, ev.payload.text) for ev in camp.events() if ev.type == "core.note_added"]
     assert notes == [("public", "The river freezes early this year."), ("gm", "The mayor of Tuskwater is a spy.")]
@@ -118,7 +123,7 @@ def test_the_report_lists_what_is_not_mapped(tmp_path: Path, capsys: pytest.Capt
     assert got[f"{sheet}.workSites.luxurySources.quantity"] == 1
     assert got[f"{sheet}.modifiers[4]"]["name"] == "Old Blessing"  # disabled
     assert got[f"{sheet}.modifiers[3]"]["applyIf"] == [{"gte": ["@unrest", 5]}]
-    assert got[f"{sheet}.ongoingEvents[2]"] == {"id": "wandering-dragon-parade", "stage": 0}
+    assert got[f"{sheet}.homebrewKingdomEvents"][0]["id"] == "wandering-dragon-parade"  # made data, and kept
     assert got[f"{sheet}.ongoingEvents[1]"] == {"id": "cult-activity", "settlementSceneId": "SceneTusk0000001",
                                                 "secretLocation": True}  # secret: listed, not shown
     assert got[f"{sheet}.settings.reduceDCToBuildLumberStructures"] is True
@@ -339,7 +344,6 @@ def test_going_back_to_foundry_loses_nothing_the_import_listed(tmp_path: Path,
                                                 ("SceneTusk0000001", 1, 1, 0, True)]
     assert src["milestones"][4] in sheet["milestones"]  # the sheet's homebrew milestone
     assert src["modifiers"][3] in sheet["modifiers"] and src["modifiers"][4] in sheet["modifiers"]
-    assert src["ongoingEvents"][2] in sheet["ongoingEvents"]  # an event kingdomlog's data does not have
     cult = next(e for e in sheet["ongoingEvents"] if e["id"] == "cult-activity")  # still ongoing after the month
     assert (cult["settlementSceneId"], cult["secretLocation"]) == ("SceneTusk0000001", True)  # its secret place
     # the figures of a turn are not carried: a month played here used them
@@ -419,6 +423,22 @@ def test_an_ongoing_events_place_is_imported_unless_the_sheet_keeps_it_secret(
     folder, _ = imported(capsys, tmp_path, "kmt-kingdom.json")  # the fixture's place is secret
     cult = next(e for e in Campaign.open(folder).state().ongoing_events if e.name == "cult-activity")
     assert cult.settlement == ""
+
+
+def test_an_ongoing_event_kingdomlog_does_not_know_goes_back_as_it_was(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = json.loads((FIXTURES / "kmt-kingdom.json").read_text())
+    doc["flags"][KMT]["kingdom-sheet"]["ongoingEvents"].append({"id": "unheard-of-omen", "stage": 2})
+    src = tmp_path / "kingdom.json"
+    src.write_text(json.dumps(doc))
+    code, out, err = run(capsys, "import-kingdom", str(tmp_path / "realm"), "--from", str(src), "--json")
+    assert code == 0, err
+    assert unmapped_fields(json.loads(out))["kingdom-sheet.ongoingEvents[3]"] == {"id": "unheard-of-omen", "stage": 2}
+    back = tmp_path / "back.json"
+    assert run(capsys, "export-kingdom", str(tmp_path / "realm"), "--to", str(back))[0] == 0
+    events = json.loads(back.read_text())["flags"][KMT]["kingdom-sheet"]["ongoingEvents"]
+    assert {"id": "unheard-of-omen", "stage": 2} in events
+    assert [e["id"] for e in events].count("cult-activity") == 1  # its secret place goes back onto it, once
 
 
 def test_a_byte_order_mark_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

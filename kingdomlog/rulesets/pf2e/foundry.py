@@ -459,18 +459,70 @@ def _kmt_homebrew(root: Doc, b: Builder) -> None:
                     "ruinThresholdIncreases"):
             f.unmapped(key, "not applied automatically: the feat is kept for the GM to apply (gm_ruling)")
         b.homebrew["feat"].append(entry)
+    b.homebrew["event"] = _kmt_homebrew_events(root)
     try:
         T.validate_homebrew({KMT: b.homebrew})
     except InputError as exc:
-        b.extra.append(Unmapped(f"{KMT_FLAG}.homebrewActivities/homebrewFeats", str(exc),
+        b.extra.append(Unmapped(f"{KMT_FLAG}.homebrewActivities/homebrewFeats/homebrewKingdomEvents", str(exc),
                                 "the homebrew does not fit kingdomlog's data format; no data file was written"))
         b.homebrew = {}
         b.k["feats"] = tuple(f for f in b.k["feats"] if f in T.catalog_feats())
     for key in ("homebrewMilestones", "homebrewCharters", "homebrewGovernments", "homebrewHeartlands"):
         root.unmapped(key, "kingdomlog's data holds homebrew activities, structures, feats and events only")
-    root.unmapped("homebrewKingdomEvents", "the sheet's homebrew events (since the module's migration 14) are not"
-                                           " made into kingdomlog events: their stages and outcomes are the"
-                                           " module's; export-kingdom gives them back")
+
+
+DEGREES = {"criticalSuccess": "critical_success", "success": "success", "failure": "failure",
+           "criticalFailure": "critical_failure"}
+"""The module's degrees of success -> ours."""
+
+
+def _kmt_homebrew_events(root: Doc) -> list[dict[str, Any]]:
+    """The sheet's homebrew kingdom events (since the module's migration 14) as events of the campaign's data: the
+    GM names one (it is on no random table), its checks use its stages' skills, and its outcomes, in the sheet's
+    words, are the GM's to apply (``gm_ruling``). The whole list is also listed, as the module keeps it, for
+    ``export-kingdom`` to give back (its outcomes' modifiers are the module's)."""
+    if not root.has("homebrewKingdomEvents"):
+        return []
+    raw = root.items("homebrewKingdomEvents")
+    out = []
+    skills = set(T.core().skills)
+    bundled = T.base_events()
+    for ev in root.objs("homebrewKingdomEvents"):
+        ident = slug(ev.text("id", max_len=200))
+        title = ev.text("name", ident, max_len=500)
+        modifier = ev.integer("modifier", -100, 100, 0)
+        traits = ev.strs("traits", [])
+        stage_skills: list[list[str]] = []
+        words = [ev.text("description", "")[:2000]]
+        leader = ""
+        for i, st in enumerate(ev.objs("stages", [])):
+            stage_skills.append([x for x in st.strs("skills", []) if x in skills])
+            role = st.text("leader", "", max_len=50)
+            leader = leader or (role if role in T.ROLES else "")
+            for key, deg in DEGREES.items():
+                if st.data.get(key):
+                    words.append(f"stage {i + 1}, {deg.replace('_', ' ')}: {st.obj(key).text('msg', '')[:500]}")
+        words += [ev.text(key, "")[:500] if ev.data.get(key) else "" for key in ("special", "resolution", "location",
+                                                                                  "automationNotes")]
+        ev.skip(*ev.data)
+        entry: dict[str, Any] = {
+            "name": ident, "title": title, "modifier": max(-4, min(4, modifier)),
+            "skills": sorted({x for st in stage_skills for x in st}),
+            "traits": [t for t in traits if t in T.EVENT_TRAITS], "continuous": "continuous" in traits,
+            "leader": leader, "resolved_on": [DEGREES[d] for d in ev.strs("resolvedOn", []) if d in DEGREES],
+            "gm_ruling": True, "gm_note": " ".join(w for w in words if w)[:4000] or "outcomes by the GM",
+            "rules_in_spec": False, "source": "pf2e-kingmaker-tools homebrew",
+        }
+        if len(stage_skills) > 1:
+            entry["stage_skills"] = stage_skills
+        if ident in bundled:
+            entry["replace"] = True
+        out.append(entry)
+    root.note("homebrewKingdomEvents", raw, "made into events of data/pf2e-kingmaker-tools.toml (the GM names one;"
+                                          " its outcomes, in the sheet's words, are the GM's to apply): the"
+                                          " module's own definitions, with their modifiers, are given back by"
+                                          " export-kingdom")
+    return out
 
 
 SETTINGS_TO_OPTIONS: dict[str, tuple[str, int, int]] = {
@@ -656,7 +708,7 @@ def _kmt_milestones(root: Doc, k: dict[str, Any]) -> None:
 
 def _kmt_events(root: Doc, b: Builder, ours: Doc | None) -> None:
     """Ongoing events by name; ``flags.kingdomlog`` gives back their stage, failures and place."""
-    events = T.catalog_events()
+    events = T.catalog_events({KMT: b.homebrew} if b.homebrew else None)
     mine: dict[str, OngoingEvent] = {}
     if ours is not None:
         try:
