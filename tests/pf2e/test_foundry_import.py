@@ -331,7 +331,8 @@ def test_going_back_to_foundry_loses_nothing_the_import_listed(tmp_path: Path,
     assert sheet["notes"] == src["notes"]  # kept as two journal entries, written back
     for key in ("activeSettlement", "supernaturalSolutions", "activityBlacklist", "featBlacklist", "abilityBoosts",
                 "xpThreshold", "homebrewMilestones", "homebrewCharters", "homebrewGovernments", "homebrewHeartlands",
-                "homebrewKingdomEvents", "kingdomEventBlacklist", "quests", "companions", "councilCooldowns"):
+                "homebrewKingdomEvents", "kingdomEventBlacklist", "quests", "companions", "councilCooldowns",
+                "homebrewActivities", "homebrewFeats"):  # the sheet's own homebrew, outcomes and modifiers too
         assert sheet[key] == src[key], key
     for part in ("charter", "government"):
         assert sheet[part]["abilityBoosts"] == src[part]["abilityBoosts"], part

@@ -460,6 +460,11 @@ def _kmt_homebrew(root: Doc, b: Builder) -> None:
             f.unmapped(key, "not applied automatically: the feat is kept for the GM to apply (gm_ruling)")
         b.homebrew["feat"].append(entry)
     b.homebrew["event"] = _kmt_homebrew_events(root)
+    for key, what in (("homebrewActivities", "activities"), ("homebrewFeats", "feats")):
+        if root.data.get(key):
+            root.note(key, root.data[key], f"made into {what} of data/pf2e-kingmaker-tools.toml (in kingdomlog's"
+                                           " words, see below): the module's own definitions, with their"
+                                           " outcomes, modifiers and automation, are given back by export-kingdom")
     try:
         T.validate_homebrew({KMT: b.homebrew})
     except InputError as exc:
@@ -991,6 +996,9 @@ def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> 
                 if not same and value["id"] not in T.catalog_events(state.homebrew):
                     data["ongoingEvents"].append(value)  # an event kingdomlog's data does not have
             continue
+        if path in ("homebrewActivities", "homebrewFeats") and isinstance(value, list):
+            _carry_homebrew(data[path], value)
+            continue
         keys = path.split(".")
         if "[" in path or "/" in path or path in ("resourceDice.next", "consumption.next"):
             continue
@@ -1006,6 +1014,20 @@ def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> 
                 node[key] = {}
             node = node[key]
         node[keys[-1]] = value
+
+
+def _carry_homebrew(written: list[dict[str, Any]], source: list[Any]) -> None:
+    """The sheet's own homebrew definitions in place of kingdomlog's words for them (matched by id); one the
+    campaign's data file no longer holds is given back too."""
+    at = {slug(str(e.get("id", ""))): i for i, e in enumerate(written)}
+    for entry in source:
+        if not isinstance(entry, Mapping):
+            continue
+        i = at.get(slug(str(entry.get("id", ""))))
+        if i is None:
+            written.append(dict(entry))
+        else:
+            written[i] = dict(entry)
 
 
 def _homebrew(state: KingdomState, section: str) -> list[dict[str, Any]]:
