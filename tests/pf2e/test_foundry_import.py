@@ -128,6 +128,7 @@ def test_the_report_lists_what_is_not_mapped(tmp_path: Path, capsys: pytest.Capt
                                                 "secretLocation": True}  # secret: listed, not shown
     assert got[f"{sheet}.settings.reduceDCToBuildLumberStructures"] is True
     assert got[f"{sheet}.groups[0].negotiationDC"] == 22
+    assert got[f"{sheet}.groups[3]"]["name"] == "Tiger Lords"  # neither relations nor war: no place in the state
     assert got[f"{sheet}.settlements[0].lots"] == 6
     assert all(u["why"] for u in report["unmapped"])
     # the report is kept with the fact, and the CLI prints it as field = value: why
@@ -340,6 +341,9 @@ def test_going_back_to_foundry_loses_nothing_the_import_listed(tmp_path: Path,
         if not holds_nothing(value):
             assert sheet["settings"][key] == value, key
     assert sheet["workSites"]["luxurySources"] == src["workSites"]["luxurySources"]
+    # the groups with their negotiation DCs (one with neither relations nor war too), the level choices
+    assert sheet["groups"] == src["groups"]
+    assert (sheet["features"], sheet["bonusFeats"]) == (src["features"], src["bonusFeats"])
     assert [(st["sceneId"], st["lots"], st["level"], st["waterBorders"], st["secondaryTerritory"])
             for st in sheet["settlements"]] == [("SceneTatzl000001", 6, 2, 1, False),
                                                 ("SceneTusk0000001", 1, 1, 0, True)]

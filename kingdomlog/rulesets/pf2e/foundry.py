@@ -394,6 +394,12 @@ def _kmt_build(root: Doc, b: Builder, legacy: bool) -> None:
     for f in root.objs("bonusFeats", []):
         take(slug(f.text("id")) if legacy else f.text("id"), f, "id")
         f.unmapped("ruinThresholdIncreases", "the Ruin thresholds are imported as they stand")
+    choices = [f for key in ("features", "bonusFeats") for f in root.data.get(key) or [] if isinstance(f, Mapping)
+               and not holds_nothing({k: v for k, v in f.items() if k not in ("id", "featId")})]
+    if choices and not legacy:  # the level choices behind the scores, ranks and thresholds: the sheet's to keep
+        for key in ("features", "bonusFeats"):
+            root.note(key, root.data.get(key) or [], "the level choices as the sheet keeps them (the feats among"
+                                                     " them are read): given back by export-kingdom")
     gov = known["government"].get(picked["government"])
     if gov is not None and gov.feat and gov.feat not in feats:
         feats.insert(0, gov.feat)
@@ -692,6 +698,13 @@ def _kmt_groups(root: Doc, k: dict[str, Any]) -> None:
             war.append(name)
         g.unmapped("negotiationDC", "kingdomlog computes a group's negotiation DC when an activity names it")
         g.unmapped("preventPledgeOfFealty", NOT_HELD)
+        if kind == "none" and not g.data.get("atWar"):
+            g.note("", dict(g.data), f"kingdomlog keeps a group it has relations or war with; {name!r} has neither")
+    raw = [g for g in root.data.get("groups") or [] if isinstance(g, Mapping)]
+    if any(not holds_nothing({k: v for k, v in g.items() if k in ("negotiationDC", "preventPledgeOfFealty")}) or
+           (g.get("relations", "none") == "none" and not g.get("atWar")) for g in raw):
+        root.note("groups", raw, "the groups as the sheet keeps them (their negotiation DCs, pledges of fealty, and"
+                                 " those without relations or war): given back by export-kingdom")
     k["diplomatic_relations"], k["trade_agreements"], k["enemies"] = tuple(rel), tuple(trade), tuple(war)
 
 
@@ -971,6 +984,7 @@ def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> 
     if imp is None or imp.source != KMT:
         return
     scenes = [st.get("id") for st in imp.kingdom.get("settlements", []) if isinstance(st, Mapping)]
+    source: dict[str, list[dict[str, Any]]] = {}
     written = {st["sceneId"]: st for st in data["settlements"]}
     built = {st.id for st in state.settlements if st.structures}
     prefix = f"{KMT_FLAG}."
@@ -999,6 +1013,12 @@ def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> 
         if path in ("homebrewActivities", "homebrewFeats") and isinstance(value, list):
             _carry_homebrew(data[path], value)
             continue
+        if path == "groups" and isinstance(value, list):
+            _carry_groups(data, value)
+            continue
+        if path in ("features", "bonusFeats") and isinstance(value, list):
+            source[path] = [dict(e) for e in value if isinstance(e, Mapping)]
+            continue
         keys = path.split(".")
         if "[" in path or "/" in path or path in ("resourceDice.next", "consumption.next"):
             continue
@@ -1014,6 +1034,34 @@ def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> 
                 node[key] = {}
             node = node[key]
         node[keys[-1]] = value
+    if source:
+        _carry_features(data, source.get("features", []), source.get("bonusFeats", []))
+
+
+def _carry_groups(data: dict[str, Any], source: list[Any]) -> None:
+    """The sheet's groups with their negotiation DCs and pledges; their relations and war are the state's (a
+    group it holds neither with goes back with none)."""
+    ours = {g["name"]: g for g in data["groups"]}
+    out = []
+    for g in source:
+        if not isinstance(g, Mapping) or not isinstance(g.get("name"), str):
+            continue
+        mine = ours.pop(g["name"], {"relations": "none", "atWar": False})
+        out.append({**g, "relations": mine["relations"], "atWar": mine["atWar"]})
+    data["groups"] = out + list(ours.values())
+
+
+def _carry_features(data: dict[str, Any], features: list[dict[str, Any]], bonus: list[dict[str, Any]]) -> None:
+    """The sheet's level choices (skill increases, ability boosts, Ruin thresholds) back with the feats: as the
+    sheet had them while the kingdom took no feat here; else the state's feat slots and the sheet's other
+    choices."""
+    taken = {f.get("featId") for f in features if f.get("featId")} | {b.get("id") for b in bonus}
+    written = {f["featId"] for f in data["features"]} | {b["id"] for b in data["bonusFeats"]}
+    if taken == written:
+        data["features"], data["bonusFeats"] = features, bonus
+        return
+    slots = {f["id"] for f in data["features"]}
+    data["features"] += [f for f in features if not f.get("featId") and f.get("id") not in slots]
 
 
 def _carry_homebrew(written: list[dict[str, Any]], source: list[Any]) -> None:
