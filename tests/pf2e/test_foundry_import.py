@@ -549,6 +549,13 @@ def test_the_gm_sheet_opens_an_imported_kingdom_on_its_first_month(tmp_path: Pat
     session.roll_all()
     draft = session.update(dict(session.widgets().value))
     assert draft.ok and draft.committable, draft.problem or (draft.refused and draft.refused.error)
+    assert sheet.last_turn_label(session) == "the import"  # what Undo would take back: not a "founding"
+    from kingdomlog.views.sheet.cards import undo_question
+
+    assert "Undo the import?" in str(undo_question(session)) and "plan opens again" not in str(undo_question(session))
+    outcome = sheet.undo(session)
+    assert outcome is not None and outcome.text.startswith("Undid the import: a retraction was appended")
+    assert not Campaign.open(folder).state().founded  # nothing deleted: the import's batch is retracted
 
 
 def test_a_long_note_is_kept_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
