@@ -28,7 +28,15 @@ import tomli_w
 from kingdomlog.app.campaign import Campaign
 from kingdomlog.app.exchange import move_into_place
 from kingdomlog.core.errors import InputError, StoreError
-from kingdomlog.core.foreign import Carried, ForeignFormat, ForeignKingdom, ImportedKingdom, Unmapped
+from kingdomlog.core.foreign import (
+    SECRET_TITLE,
+    Carried,
+    ForeignFormat,
+    ForeignKingdom,
+    ImportedKingdom,
+    Unmapped,
+    read_secret,
+)
 from kingdomlog.core.ruleset import Ruleset, all_rulesets
 from kingdomlog.store.config import slug_ok
 from kingdomlog.store.log import describe_os_error
@@ -191,8 +199,14 @@ def carried(camp: Campaign) -> Carried:
     if imp is None:
         return Carried()
     notes: dict[str, str] = {}
+    secret: list[Unmapped] = []
     for e in events:
-        if e.commit_id == imp.commit_id and e.type == "core.note_added" and e.visibility in ("public", "gm"):
-            notes[e.visibility] = notes.get(e.visibility, "") + str(getattr(e.payload, "text", ""))
+        if e.commit_id != imp.commit_id or e.type != "core.note_added" or e.visibility not in ("public", "gm"):
+            continue
+        text = str(getattr(e.payload, "text", ""))
+        if getattr(e.payload, "title", "") == SECRET_TITLE and e.visibility == "gm":
+            secret += read_secret(text)
+        else:
+            notes[e.visibility] = notes.get(e.visibility, "") + text
     assert isinstance(imp.payload, ImportedKingdom)
-    return Carried(imported=imp.payload, notes=notes)
+    return Carried(imported=imp.payload, notes=notes, secret=tuple(secret))

@@ -17,7 +17,7 @@ import pytest
 
 from kingdomlog.app import Campaign
 from kingdomlog.cli import main
-from kingdomlog.core.foreign import holds_nothing
+from kingdomlog.core.foreign import SECRET_TITLE, holds_nothing
 from kingdomlog.core.viewers import GM_VIEWER
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.foundry import KMT, MAPPED, SETTINGS_TO_OPTIONS, mapped_view
@@ -112,7 +112,8 @@ def test_a_kmt_kingdom_imports_field_by_field(tmp_path: Path, capsys: pytest.Cap
         "Wandering Dragon Parade", ["arts", "folklore"], "counselor", True, True, None)
     assert parade.resolved_on == ["critical_success", "success"] and "Gain 1 Fame" in parade.gm_note
     # the notes became journal entries, the GM's hidden from the players
-    notes = [(ev.visibility, ev.payload.text) for ev in camp.events() if ev.type == "core.note_added"]
+    notes = [(ev.visibility, ev.payload.text) for ev in camp.events() if ev.type == "core.note_added"
+             and ev.payload.title != SECRET_TITLE]
     assert notes == [("public", "The river freezes early this year."), ("gm", "The mayor of Tuskwater is a spy.")]
 
 
@@ -133,7 +134,9 @@ def test_the_report_lists_what_is_not_mapped(tmp_path: Path, capsys: pytest.Capt
     assert all(u["why"] for u in report["unmapped"])
     # the report is kept with the fact, and the CLI prints it as field = value: why
     ev = next(e for e in Campaign.open(folder).events() if e.type == "pf2e.kingdom_imported")
-    assert [u.field for u in ev.payload.unmapped] == [u["field"] for u in report["unmapped"]]
+    secret = {f"{sheet}.ongoingEvents[1]", f"{sheet}.companions"}  # in the GM's journal only (a test below)
+    assert [u.field for u in ev.payload.unmapped] == [u["field"] for u in report["unmapped"]
+                                                      if u["field"] not in secret]
     code, out, _ = run(capsys, "import-kingdom", str(tmp_path / "again"), "--from", str(FIXTURES / "kmt-kingdom.json"))
     assert code == 0
     assert f'  {sheet}.workSites.luxurySources.quantity = 1: kingdomlog\'s work sites are' in out
@@ -446,6 +449,31 @@ def test_an_ongoing_event_kingdomlog_does_not_know_goes_back_as_it_was(
     assert [e["id"] for e in events].count("cult-activity") == 1  # its secret place goes back onto it, once
 
 
+def test_what_the_sheet_keeps_secret_never_reaches_the_players(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The import event is every viewer's (it is the kingdom); an event's secret place and the GM's plot hooks
+    go to a GM-only journal entry instead of its report, and still go back to Foundry."""
+    folder, report = imported(capsys, tmp_path, "kmt-kingdom.json")
+    got = unmapped_fields(report)  # the GM's own report still names them
+    assert got["kingdom-sheet.ongoingEvents[1]"]["settlementSceneId"] == "SceneTusk0000001"
+    for viewer in ("public", "gm"):
+        out = tmp_path / f"{viewer}.jsonl"
+        code, _, err = run(capsys, "export", str(folder), "--as", viewer, "-o", str(out))
+        assert code == 0, err
+        text = out.read_text()
+        assert ("secretLocation" in text) == (viewer == "gm")  # the secret place's entry
+        assert ("Hunts the Tatzlwyrm" in text) == (viewer == "gm")  # a companion's plot hook
+    page = tmp_path / "public.html"
+    assert run(capsys, "share", str(folder), "--as", "public", "-o", str(page))[0] == 0
+    assert "Hunts the Tatzlwyrm" not in page.read_text() and SECRET_TITLE not in page.read_text()
+    back = tmp_path / "back.json"
+    assert run(capsys, "export-kingdom", str(folder), "--to", str(back))[0] == 0
+    sheet = json.loads(back.read_text())["flags"][KMT]["kingdom-sheet"]
+    cult = next(e for e in sheet["ongoingEvents"] if e["id"] == "cult-activity")
+    assert (cult["settlementSceneId"], cult["secretLocation"]) == ("SceneTusk0000001", True)
+    assert sheet["companions"][0]["plotHook"] == "Hunts the Tatzlwyrm."
+
+
 def test_a_byte_order_mark_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An export saved again by an editor that writes a UTF-8 byte-order mark (a hand-edited kingdom)."""
     src = tmp_path / "edited.json"
@@ -570,7 +598,7 @@ def test_a_long_note_is_kept_whole(tmp_path: Path, capsys: pytest.CaptureFixture
     code, _, err = run(capsys, "import-kingdom", str(tmp_path / "realm"), "--from", str(src))
     assert code == 0, err
     gm = [e.payload.text for e in Campaign.open(tmp_path / "realm").events()
-          if e.type == "core.note_added" and e.visibility == "gm"]
+          if e.type == "core.note_added" and e.visibility == "gm" and e.payload.title != SECRET_TITLE]
     assert len(gm) == 2 and "".join(gm) == long
 
 

@@ -35,6 +35,7 @@ from kingdomlog.core.foreign import (
     UnmappedField,
     holds_nothing,
     note_drafts,
+    secret_drafts,
 )
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
@@ -162,6 +163,8 @@ class Builder:
         self.notes: list[Draft] = []
         self.homebrew: dict[str, list[dict[str, Any]]] = {}
         self.extra: list[Unmapped] = []
+        self.secret: list[Unmapped] = []
+        """What the source keeps from its players: listed in the GM's journal, never in the import event."""
 
     def hexes_for(self, settlements: list[dict[str, Any]], sites: list[tuple[str, str, bool]], farmland: int,
                   size: int, where: str) -> tuple[list[Hex], dict[str, str]]:
@@ -218,13 +221,16 @@ def _finish(b: Builder, root: Doc, *, fmt: str, title: str, version: str, stock:
                                     f"more than kingdomlog's {c} storage ({cap}, from the structures it knows): the"
                                     " amount is kept and falls to the storage when the kingdom next gains some"))
     unmapped = [*b.extra, *root.leftovers(NOT_HELD)]
+    secret = {u.field for u in b.secret}
+    unmapped = [u for u in unmapped if u.field not in secret]
     homebrew = {fmt: {k: v for k, v in b.homebrew.items() if v}} if any(b.homebrew.values()) else {}
     event = E.KingdomImported(source=fmt, source_title=title, source_version=version, kingdom=stored(state),
                               unmapped=[UnmappedField(field=u.field[:500], value=u.value, why=u.why[:500])
                                         for u in unmapped])
     return ForeignKingdom(format=fmt, version=version, name=state.name or "Imported kingdom",
-                          options=dict(b.options), events=[Draft(event, turn=0), *b.notes],
-                          homebrew=homebrew, unmapped=tuple(unmapped))
+                          options=dict(b.options),
+                          events=[Draft(event, turn=0), *b.notes, *secret_drafts(b.secret, turn=0)],
+                          homebrew=homebrew, unmapped=(*unmapped, *b.secret))
 
 
 # ---------------------------------------------------------------- pf2e-kingmaker-tools
@@ -301,8 +307,13 @@ def read_kmt(doc: Any) -> ForeignKingdom:
                                            " the event instead of rolling one kept off the sheet's table")
     root.unmapped("quests", "kingdomlog has no quests: the GM gives a quest's reward by ruling when it is done")
     root.unmapped("councilCooldowns", "the module's council missions are not rules kingdomlog plays")
-    root.unmapped("companions", "the module's companion travel roster is not part of kingdomlog's kingdom (a"
-                                " companion leads as a PC when seated)")
+    companions = root.items("companions", [])
+    if any(isinstance(c, Mapping) and c.get("plotHook") for c in companions):  # the GM's notes on them
+        b.secret.append(Unmapped(root.at("companions"), companions, "the module's companion travel roster (with the"
+                                 " GM's plot hooks) is not part of kingdomlog's kingdom"))
+    else:
+        root.unmapped("companions", "the module's companion travel roster is not part of kingdomlog's kingdom (a"
+                                    " companion leads as a PC when seated)")
     root.unmapped("supernaturalSolutions", "kingdomlog records a Supernatural Solution as a boon of the turn it is"
                                            " gained in; one kept between turns is not held")
     root.unmapped("creativeSolutions", "kingdomlog records a Creative Solution as a boon of the turn it is gained"
@@ -755,9 +766,9 @@ def _kmt_events(root: Doc, b: Builder, ours: Doc | None) -> None:
             if e.flag("secretLocation", False) and where:
                 # kingdomlog shows where an event strikes to whoever sees the event: a place the sheet keeps
                 # secret stays the GM's (named again when the event is resolved)
-                e.note("", {"id": ident, "settlementSceneId": where, "secretLocation": True},
-                       "the sheet keeps this event's place secret (secretLocation): not imported, so the players'"
-                       " pages cannot show it (export-kingdom gives it back)")
+                b.secret.append(Unmapped(e.path, {"id": ident, "settlementSceneId": where, "secretLocation": True},
+                                         "the sheet keeps this event's place secret (secretLocation): not imported,"
+                                         " so the players' pages cannot show it (export-kingdom gives it back)"))
                 where = ""
             out.append(mine.get(ident, OngoingEvent(name=ident, stage=stage, settlement=where)))
             continue
@@ -988,10 +999,11 @@ def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> 
     written = {st["sceneId"]: st for st in data["settlements"]}
     built = {st.id for st in state.settlements if st.structures}
     prefix = f"{KMT_FLAG}."
-    for u in imp.unmapped:
-        if not u.field.startswith(prefix):
+    listed: list[tuple[str, Any]] = [(u.field, u.value) for u in imp.unmapped]
+    for where, value in [*listed, *((u.field, u.value) for u in carried.secret)]:
+        if not where.startswith(prefix):
             continue
-        path, value = u.field.removeprefix(prefix), u.value
+        path = where.removeprefix(prefix)
         entry = re.fullmatch(r"(settlements|milestones|modifiers|ongoingEvents)\[(\d+)\](?:\.(\w+))?", path)
         if entry is not None:
             kind, i, key = entry.group(1), int(entry.group(2)), entry.group(3)
