@@ -982,13 +982,13 @@ carried back while no structure was built here)."""
 
 
 def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> None:
-    """Give back to the module what the campaign's import listed and the state does not hold, as the sheet had
-    it: the notes (kept as journal entries), settings, blacklists, homebrew milestones, charters, governments and
-    heartlands, Creative and Supernatural Solutions, the active settlement, ability boosts, luxury work sites, a
-    settlement's lots, level and borders, the milestones, modifiers and ongoing events kingdomlog could not hold,
-    and any field it did not know. Not carried: the figures of a turn (``resourceDice.next``, ``consumption.next``: a
-    month played here has used them up) and what a list's entry held (a group's negotiation DC, a feature's
-    skill increase) where the entry is rewritten from the state."""
+    """Give back to the module what the campaign's import listed (in its event, or in the GM's journal for what
+    the sheet keeps secret) and the state does not hold, as the sheet had it: the notes (kept as journal entries),
+    settings, blacklists, the homebrew as the module defines it, Creative and Supernatural Solutions, the active
+    settlement, ability boosts, luxury work sites, a settlement's lots, level and borders, the groups' negotiation
+    DCs, the level choices, the milestones, modifiers and ongoing events kingdomlog could not hold (and an event's
+    secret place), and any field it did not know. Not carried: the figures of a turn (``resourceDice.next``,
+    ``consumption.next``: a month played here has used them up)."""
     if carried.notes:
         data["notes"] = {"public": carried.notes.get("public", ""), "gm": carried.notes.get("gm", "")}
     imp = carried.imported
