@@ -232,6 +232,13 @@ def test_a_kmt_kingdom_of_the_schema_before_migration_13_imports(tmp_path: Path,
     got = unmapped_fields(report)
     assert got["kingdom-sheet.leaders.counselor.type"] == "companion"
     assert got["kingdom-sheet.creativeSolutions"] == 1
+    # every field of the module's KingdomData of then is set: read, or listed with its reason
+    assert (got["kingdom-sheet.realmSceneId"], got["kingdom-sheet.settings.expandMagicUse"]) == ("RealmOleg0000001",
+                                                                                                 True)
+    assert "kingdom-sheet.fame.max" not in got  # the rules' 3
+    assert T.catalog(Campaign.open(folder).state().homebrew).activities["hold-a-feast"].category == "leadership"
+    notes = [(e.visibility, e.payload.text) for e in Campaign.open(folder).events() if e.type == "core.note_added"]
+    assert notes == [("public", "Oleg's trading post is our first home."), ("gm", "Svetlana pays the bandits.")]
 
 
 def test_the_pf2e_systems_kingdom_imports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -256,6 +256,8 @@ def read_kmt(doc: Any) -> ForeignKingdom:
     k["at_war"] = root.flag("atWar", False)
     fame = root.obj("fame")
     k["fame"] = fame.integer("now", 0, 100, 0)
+    if fame.integer("max", 0, 100, 3) != 3:  # before migration 13: the maximum on the fame itself
+        fame.note("max", fame.data["max"], "kingdomlog's Fame maximum is the rules' 3")
     ftype = fame.text("type", "famous", choices=("famous", "infamous", "fame", "infamy"))
     k["fame_type"] = "infamy" if ftype in ("infamous", "infamy") else "fame"
     pending: dict[str, Any] = {"fame": fame.integer("next", 0, 100, 0)}
@@ -1058,8 +1060,9 @@ def _carry_groups(data: dict[str, Any], source: list[Any]) -> None:
     for g in source:
         if not isinstance(g, Mapping) or not isinstance(g.get("name"), str):
             continue
-        mine = ours.pop(g["name"], {"relations": "none", "atWar": False})
-        out.append({**g, "relations": mine["relations"], "atWar": mine["atWar"]})
+        mine = ours.pop(g["name"], {"name": g["name"], "negotiationDC": 0, "atWar": False,
+                                    "preventPledgeOfFealty": False, "relations": "none"})
+        out.append({**mine, **g, "relations": mine["relations"], "atWar": mine["atWar"]})  # every field today's
     data["groups"] = out + list(ours.values())
 
 
