@@ -481,6 +481,15 @@ def test_what_the_sheet_keeps_secret_never_reaches_the_players(tmp_path: Path,
     assert sheet["companions"][0]["plotHook"] == "Hunts the Tatzlwyrm."
 
 
+def test_a_companion_leading_goes_back_as_a_companion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder, _ = imported(capsys, tmp_path, "kmt-kingdom-legacy.json")  # Jubilost, a companion, is counselor
+    back = tmp_path / "back.json"
+    assert run(capsys, "export-kingdom", str(folder), "--to", str(back))[0] == 0
+    leaders = json.loads(back.read_text())["flags"][KMT]["kingdom-sheet"]["leaders"]
+    assert (leaders["counselor"]["uuid"], leaders["counselor"]["type"]) == ("Jubilost", "companion")
+    assert leaders["ruler"]["type"] == "pc"
+
+
 def test_a_byte_order_mark_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An export saved again by an editor that writes a UTF-8 byte-order mark (a hand-edited kingdom)."""
     src = tmp_path / "edited.json"

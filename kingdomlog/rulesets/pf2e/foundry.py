@@ -1033,6 +1033,13 @@ def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> 
         if path in ("features", "bonusFeats") and isinstance(value, list):
             source[path] = [dict(e) for e in value if isinstance(e, Mapping)]
             continue
+        role = re.fullmatch(r"leaders\.(\w+)\.type", path)
+        if role is not None and value == "companion" and isinstance(data["leaders"].get(role.group(1)), dict):
+            seat = data["leaders"][role.group(1)]
+            held = imp.kingdom.get("leaders", {}).get(role.group(1), {})
+            if seat["type"] == "pc" and isinstance(held, Mapping) and seat["uuid"] == held.get("holder"):
+                seat["type"] = "companion"  # the same companion still holds the role
+            continue
         keys = path.split(".")
         if "[" in path or "/" in path or path in ("resourceDice.next", "consumption.next"):
             continue
