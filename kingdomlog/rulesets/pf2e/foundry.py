@@ -14,7 +14,8 @@ The pf2e-kingmaker-tools document is also written (``write_kmt``): the kingdom d
 format has no field for (hexes, settlement names and structures) under ``flags.kingdomlog``, which the module
 leaves alone and this reader takes back. Every field mapped either way is in ``MAPPED``; what the source holds
 that no field of the state can hold is listed (field, value, why) in the import's report and in the
-``pf2e.kingdom_imported`` event itself.
+``pf2e.kingdom_imported`` event itself (what the sheet keeps from its players in a GM-only journal entry
+instead), and the writer gives it back to the module as the sheet had it (``_carry_back``).
 """
 
 from __future__ import annotations
