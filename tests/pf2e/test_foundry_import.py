@@ -412,6 +412,8 @@ _DELETE = object()
     (lambda: _mutate("xp", 10 ** 30), "field kingdom-sheet.xp must be a whole number from 0 to 1000000"),
     (lambda: _mutate("commodities.now.ore", -2), "field kingdom-sheet.commodities.now.ore must be a whole number"),
     (lambda: _mutate("ongoingEvents.1.stage", "two"), "field kingdom-sheet.ongoingEvents[1].stage must be a whole"),
+    (lambda: _mutate("homebrewFeats.0.id", []), "field kingdom-sheet.homebrewFeats[0].id must be text"),
+    (lambda: _mutate("size", 10_001), "field kingdom-sheet.size must be a whole number from 0 to 10000"),
 ])
 def test_a_malformed_or_unknown_export_is_refused_naming_the_field(doc: Any, needle: str, tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -380,7 +380,8 @@ def _kmt_build(root: Doc, b: Builder, legacy: bool) -> None:
         chosen = [a for a in T.ABILITIES if top.flag(a, False)]
         top.note("", chosen, "the ability scores are imported as they stand; the boosts that made them are not kept")
     feats: list[str] = []
-    hb_feats = {f.get("id"): f for f in root.data.get("homebrewFeats") or [] if isinstance(f, Mapping)}
+    hb_feats = {f["id"]: f for f in root.data.get("homebrewFeats") or []  # a bad id is refused below, by name
+                if isinstance(f, Mapping) and isinstance(f.get("id"), str)}
     cat = T.catalog_feats()
 
     def take(fid: str, where: Doc, key: str) -> None:
@@ -617,7 +618,7 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
     if ours is not None:
         ours.integer("version", 1, 1)
         try:
-            mine_hexes = [Hex.model_validate(h) for h in ours.items("hexes", [])]
+            mine_hexes = [Hex.model_validate(h) for h in ours.items("hexes", [], max_len=50_000)]
             mine_settlements = {s.id: s for s in (Settlement.model_validate(x) for x in ours.items("settlements", []))}
         except ValueError as exc:
             raise InputError(f"field flags.{OURS}: {str(exc).splitlines()[0]}") from None
@@ -659,7 +660,7 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
     lux = ws.obj("luxurySources", {})
     for key in ("quantity", "resources"):
         lux.unmapped(key, "kingdomlog's work sites are lumber camps, mines and quarries")
-    size = root.integer("size", 0, 100_000, 1)
+    size = root.integer("size", 0, 10_000, 1)
     if mine_hexes is not None:
         hexes = mine_hexes
         have = {c: sum(1 for h in hexes if h.claimed and h.work_site and h.work_site.commodity == c)
@@ -1246,7 +1247,7 @@ def read_system(doc: Any) -> ForeignKingdom:
                      "derived in kingdomlog from the structures built (the structures are not in the export)")
     if towns and not any(t["capital"] for t in towns):
         towns[0]["capital"] = True
-    hexes, homes = b.hexes_for(towns, sites, farmland, root.integer("size", 0, 100_000, 1), "system.campaign.size")
+    hexes, homes = b.hexes_for(towns, sites, farmland, root.integer("size", 0, 10_000, 1), "system.campaign.size")
     k["hexes"] = tuple(hexes)
     k["settlements"] = tuple(Settlement(id=t["id"], name=t["name"], hex=homes[t["id"]], capital=t["capital"])
                              for t in towns)
