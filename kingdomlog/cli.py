@@ -369,7 +369,8 @@ def cmd_state(args: argparse.Namespace) -> int:
         ]
         _out(doc)
         return 0
-    print(f"{camp.config.name} ({rs.name}) — after {rs.turn_unit} {shown_turn}; viewer {viewer}")
+    when = f"after {rs.turn_unit} {shown_turn}" if shown_turn is not None else "nothing played yet"
+    print(f"{camp.config.name} ({rs.name}) — {when}; viewer {viewer}")
     print(rs.render(state))
     print()
     for k, v in rs.summary(state).items():

@@ -28,7 +28,15 @@ import tomli_w
 from kingdomlog.app.campaign import Campaign
 from kingdomlog.app.exchange import move_into_place
 from kingdomlog.core.errors import InputError, StoreError
-from kingdomlog.core.foreign import ForeignFormat, ForeignKingdom, Unmapped
+from kingdomlog.core.foreign import (
+    SECRET_TITLE,
+    Carried,
+    ForeignFormat,
+    ForeignKingdom,
+    ImportedKingdom,
+    Unmapped,
+    read_secret,
+)
 from kingdomlog.core.ruleset import Ruleset, all_rulesets
 from kingdomlog.store.config import slug_ok
 from kingdomlog.store.log import describe_os_error
@@ -51,12 +59,30 @@ class KingdomImport:
                 "unmapped": [u.as_dict() for u in self.unmapped]}
 
 
+MAX_DEPTH = 64
+"""How deep a kingdom export's JSON may nest (the deepest of the formats read nests about a dozen levels)."""
+
+
 def parse_document(text: str, source: str) -> Any:
-    """The JSON document of a kingdom export; ``InputError`` naming the line and column when it does not parse."""
+    """The JSON document of a kingdom export; ``InputError`` naming the line and column when it does not parse,
+    or the field that nests deeper than ``MAX_DEPTH``. A byte-order mark (an editor's, on a hand-edited export)
+    is skipped."""
     try:
-        return json.loads(text)
+        doc = json.loads(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source}: not JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise InputError(f"{source}: not JSON ({exc.msg}: line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise InputError(f"{source}: not a kingdom export: its JSON nests deeper than {MAX_DEPTH} levels") from None
+    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InputError(f"{source}: field {path} nests deeper than {MAX_DEPTH} levels; not a kingdom export")
+        if isinstance(value, dict):
+            stack += [(v, f"{path}.{k}" if path else str(k), depth + 1) for k, v in value.items()]
+        elif isinstance(value, list):
+            stack += [(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+    return doc
 
 
 def recognise(doc: Any, source: str, rulesets: Sequence[Ruleset] | None = None) -> tuple[Ruleset, ForeignFormat]:
@@ -160,6 +186,27 @@ def export_kingdom(camp: Campaign, fmt: str | None = None) -> tuple[ForeignForma
     chosen = writable[0]
     assert chosen.write is not None
     try:
-        return chosen, chosen.write(camp.state())
+        return chosen, chosen.write(camp.state(), carried(camp))
     except InputError as exc:
         raise InputError(f"{camp.id}: {exc}") from None
+
+
+def carried(camp: Campaign) -> Carried:
+    """What the campaign's import (its last ``*.kingdom_imported`` event) found and the state does not hold: the
+    event itself, and the source's notes it kept as journal entries in the same batch (parts joined in order)."""
+    events = camp.events()
+    imp = next((e for e in reversed(events) if isinstance(e.payload, ImportedKingdom)), None)
+    if imp is None:
+        return Carried()
+    notes: dict[str, str] = {}
+    secret: list[Unmapped] = []
+    for e in events:
+        if e.commit_id != imp.commit_id or e.type != "core.note_added" or e.visibility not in ("public", "gm"):
+            continue
+        text = str(getattr(e.payload, "text", ""))
+        if getattr(e.payload, "title", "") == SECRET_TITLE and e.visibility == "gm":
+            secret += read_secret(text)
+        else:
+            notes[e.visibility] = notes.get(e.visibility, "") + text
+    assert isinstance(imp.payload, ImportedKingdom)
+    return Carried(imported=imp.payload, notes=notes, secret=tuple(secret))

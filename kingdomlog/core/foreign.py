@@ -116,13 +116,26 @@ class ForeignKingdom:
 
 
 @dataclass(frozen=True)
+class Carried:
+    """What the campaign's import found and its state does not hold, for a writer to give back to the source
+    tool (so going back to it loses nothing the import listed): ``imported`` the import event (its ``unmapped``
+    report and the ``kingdom`` as it stood; None for a campaign founded here) and ``notes`` the source's notes
+    the import kept as journal entries, by visibility (``public``, ``gm``)."""
+
+    imported: ImportedKingdom | None = None
+    notes: Mapping[str, str] = field(default_factory=dict)
+    secret: tuple[Unmapped, ...] = ()
+    """What the import listed in the GM's journal only (``SECRET_TITLE``), not in its event."""
+
+
+@dataclass(frozen=True)
 class ForeignFormat:
     """A kind of document another kingdom tool exports.
 
     ``marker`` names the field that tells this format apart (shown when a document is not recognised);
     ``detect(doc)`` says whether a parsed JSON document is one; ``read(doc)`` maps it (raising ``InputError``
-    naming the field for a malformed one); ``write(state)`` gives the document back for a state (None: this
-    format is read only).
+    naming the field for a malformed one); ``write(state, carried)`` gives the document back for a state, with
+    what the campaign's import ``carried`` and the state does not hold (None: this format is read only).
     """
 
     id: str
@@ -130,7 +143,7 @@ class ForeignFormat:
     marker: str
     detect: Callable[[Any], bool]
     read: Callable[[Any], ForeignKingdom]
-    write: Callable[[Any], Any] | None = None
+    write: Callable[[Any, Carried], Any] | None = None
 
 
 def note_drafts(text: str, title: str, *, visibility: str, turn: int) -> list[Draft]:
@@ -145,6 +158,41 @@ def note_drafts(text: str, title: str, *, visibility: str, turn: int) -> list[Dr
     parts = [text[i:i + size] for i in range(0, len(text), size)] if text.strip() else []
     return [Draft(NoteAdded(text=part, title=title if i == 0 else f"{title} (part {i + 1})"), turn=turn,
                   visibility=visibility) for i, part in enumerate(parts)]
+
+
+SECRET_TITLE = "Kept from the players: what the Foundry sheet keeps secret"
+"""The GM's journal entry an import writes for what the source keeps from its players (an event's secret place,
+a companion's plot hook): never in the import event, which every viewer of the kingdom sees."""
+
+
+def secret_drafts(secret: Sequence[Unmapped], *, turn: int) -> list[Draft]:
+    """The GM-only journal entry holding ``secret``, one ``field = JSON: why`` a line (read back by
+    ``read_secret``)."""
+    from kingdomlog.core.core_events import NoteAdded
+
+    if not secret:
+        return []
+    text = "\n".join(f"{u.field} = {json.dumps(u.value, ensure_ascii=False, sort_keys=True)}: {u.why}"
+                     for u in secret)
+    return [Draft(NoteAdded(text=text[:20_000], title=SECRET_TITLE), turn=turn, visibility="gm")]
+
+
+def read_secret(text: str) -> list[Unmapped]:
+    """The entries of a ``secret_drafts`` note (a line that does not read is skipped).
+
+    >>> [(u.field, u.value) for u in read_secret('a.b = {"x": "y: z"}: why: because')]
+    [('a.b', {'x': 'y: z'})]
+    """
+    out = []
+    for line in text.splitlines():
+        field, sep, rest = line.partition(" = ")
+        try:
+            value, end = json.JSONDecoder().raw_decode(rest)
+        except ValueError:
+            continue
+        if sep and rest[end:].startswith(": "):
+            out.append(Unmapped(field, value, rest[end + 2:]))
+    return out
 
 
 def holds_nothing(value: Any) -> bool:

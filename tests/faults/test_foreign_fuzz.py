@@ -66,3 +66,33 @@ def test_a_changed_field_is_read_or_refused_by_name(name: str, picks: list[tuple
         fmt.read(doc)
     except InputError as exc:
         assert "\n" not in str(exc) and str(exc)
+
+
+@settings(max_examples=25, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(name=st.sampled_from(["kmt-kingdom.json", "kmt-kingdom-legacy.json"]),
+       picks=st.lists(st.tuples(st.integers(0, 10**6), value), min_size=1, max_size=3))
+def test_a_changed_kingdom_that_imports_exports_and_imports_again(name: str, picks: list[tuple[int, Any]]) -> None:
+    """What the module's reader takes, its writer gives back (with what the import listed) in a document the
+    reader takes again: run with a few thousand documents, this found a 10,001-hex kingdom whose export was refused
+    and a homebrew feat id that was not text raising TypeError."""
+    from kingdomlog.core.foreign import SECRET_TITLE, Carried, read_secret
+    from kingdomlog.rulesets.pf2e import foundry
+    from kingdomlog.rulesets.pf2e.state import KingdomState
+
+    doc = copy.deepcopy(DOCS[name])
+    for n, v in picks:
+        *parents, last = list(paths(doc))[n % len(list(paths(doc)))]
+        node = doc
+        for k in parents:
+            node = node[k]
+        node[last] = None if v is DELETE else copy.deepcopy(v)
+    try:
+        kingdom = foundry.read_kmt(doc)
+    except InputError:
+        return
+    event = kingdom.events[0].payload
+    secret = [u for d in kingdom.events[1:] if d.payload.title == SECRET_TITLE for u in read_secret(d.payload.text)]
+    state = KingdomState.model_validate({**event.kingdom, "founded": True})
+    back = foundry.write_kmt(state, Carried(imported=event, notes={"gm": "x"}, secret=tuple(secret)))
+    foundry.read_kmt(json.loads(json.dumps(back)))  # raises (and fails the test) if the export is refused

@@ -117,3 +117,40 @@ def test_served_player_notebook_reads_on_a_phone(browser: Any, tmp_path: Path, s
         page.screenshot(path=str(ARTIFACTS / "player-served-river-kingdom-390.png"), full_page=True)
         assert width <= 390
         page.close()
+
+
+def test_an_imported_kingdoms_page_tells_its_history_from_the_import(browser: Any, tmp_path: Path) -> None:
+    """A kingdom brought in from Foundry (issue 32) and played a month: the players' page says where it came
+    from, shows the month played after it, keeps the GM's note from the sheet out, and reads at a phone's width
+    though its hexes have no place on a map yet (the export keeps no coordinates)."""
+    import json
+
+    from kingdomlog.app import Campaign
+    from kingdomlog.app.kingdom_import import import_kingdom
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.rulesets.pf2e.samples import sample_plans
+
+    fixture = REPO / "tests" / "fixtures" / "foundry" / "kmt-kingdom.json"
+    folder = tmp_path / "tatzlford"
+    import_kingdom(fixture.read_text(encoding="utf-8"), folder, source=str(fixture))
+    Campaign.open(folder).play(Plan.parse(json.dumps(sample_plans()[1]), source="turn-1"))
+    path = tmp_path / "tatzlford-public.html"
+    path.write_text(player.render_static(folder, "public"), encoding="utf-8")
+    for width in (390, 1280):
+        ctx, page, requests = open_offline(browser, path, width)
+        try:
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            chronicle = page.locator("#chronicle")
+            assert chronicle.is_visible()
+            text = chronicle.inner_text()
+            assert "Tatzlford came from pf2e-kingmaker-tools kingdom sheet (kmt-kingdom.json)" in text
+            assert "Month 1" in text or "month 1" in text
+            body = page.locator("body").inner_text()
+            assert "The river freezes early this year" in body  # the sheet's public notes
+            assert "The mayor of Tuskwater is a spy" not in page.content()  # the GM's never reach the page
+            assert not EVENT_TYPE.search(body) and '{"' not in body
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / f"player-imported-kingdom-{width}.png"), full_page=True)
+            assert requests == [path.as_uri()]
+        finally:
+            ctx.close()

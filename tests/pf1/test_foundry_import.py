@@ -103,6 +103,12 @@ def test_a_sheet_of_today_imports_and_lists_what_lives_elsewhere(tmp_path: Path,
     got = {u["field"]: u["value"] for u in report["unmapped"]}
     assert got["system.settlementProxies"] == [{"id": "SettleProxy00001", "actor": "ActorSettlement1"}]
     assert got["system.settings.optionalRules.kingdomModifiers"] is True
+    # every field of the sheet's KingdomModel is set in the fixture; what lives elsewhere or is the sheet's own is
+    # listed, and the notes are the GM's journal entry
+    assert got["system.armies"] == [{"id": "ArmyProxy000001", "actor": "ActorArmy0000001"}]
+    assert (got["system.settings.color"], got["system.settings.collapseTooltips"]) == ("#336699", True)
+    notes = [(e.visibility, e.payload.text) for e in Campaign.open(folder).events() if e.type == "core.note_added"]
+    assert notes == [("gm", "<p>The Restov council meets monthly.</p>")]
 
 
 @pytest.mark.parametrize(("change", "needle"), [

@@ -14,7 +14,8 @@ The pf2e-kingmaker-tools document is also written (``write_kmt``): the kingdom d
 format has no field for (hexes, settlement names and structures) under ``flags.kingdomlog``, which the module
 leaves alone and this reader takes back. Every field mapped either way is in ``MAPPED``; what the source holds
 that no field of the state can hold is listed (field, value, why) in the import's report and in the
-``pf2e.kingdom_imported`` event itself.
+``pf2e.kingdom_imported`` event itself (what the sheet keeps from its players in a GM-only journal entry
+instead), and the writer gives it back to the module as the sheet had it (``_carry_back``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.foreign import (
+    Carried,
     Doc,
     ForeignFormat,
     ForeignKingdom,
@@ -34,6 +36,7 @@ from kingdomlog.core.foreign import (
     UnmappedField,
     holds_nothing,
     note_drafts,
+    secret_drafts,
 )
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
@@ -62,7 +65,7 @@ MAPPED: tuple[str, ...] = (
     "name", "level", "xp", "unrest", "fame", "fame_type", "rp", "commodities", "pending", "ruin", "scores",
     "skills", "leaders", "feats", "milestones", "ongoing_events", "modifiers", "hexes", "settlements", "at_war",
     "diplomatic_relations", "trade_agreements", "enemies", "armies", "event_dc", "charter", "heartland",
-    "government",
+    "government", "cult_event_dc",
 )
 """The state fields an import sets and an export writes back (the round trip keeps each of them)."""
 
@@ -128,8 +131,10 @@ def kmt_data(doc: Any) -> Any:
 
 
 def detect_kmt(doc: Any) -> bool:
+    """An actor export with the module's flag (whatever it holds: the reader refuses a flag that is no kingdom,
+    naming it), or the kingdom data alone."""
     data = kmt_data(doc)
-    return isinstance(data, Mapping) and (data is not doc or {"resourcePoints", "workSites", "ruin"} <= set(data))
+    return data is not doc or (isinstance(data, Mapping) and {"resourcePoints", "workSites", "ruin"} <= set(data))
 
 
 def system_data(doc: Any) -> Any:
@@ -159,6 +164,8 @@ class Builder:
         self.notes: list[Draft] = []
         self.homebrew: dict[str, list[dict[str, Any]]] = {}
         self.extra: list[Unmapped] = []
+        self.secret: list[Unmapped] = []
+        """What the source keeps from its players: listed in the GM's journal, never in the import event."""
 
     def hexes_for(self, settlements: list[dict[str, Any]], sites: list[tuple[str, str, bool]], farmland: int,
                   size: int, where: str) -> tuple[list[Hex], dict[str, str]]:
@@ -215,13 +222,16 @@ def _finish(b: Builder, root: Doc, *, fmt: str, title: str, version: str, stock:
                                     f"more than kingdomlog's {c} storage ({cap}, from the structures it knows): the"
                                     " amount is kept and falls to the storage when the kingdom next gains some"))
     unmapped = [*b.extra, *root.leftovers(NOT_HELD)]
+    secret = {u.field for u in b.secret}
+    unmapped = [u for u in unmapped if u.field not in secret]
     homebrew = {fmt: {k: v for k, v in b.homebrew.items() if v}} if any(b.homebrew.values()) else {}
     event = E.KingdomImported(source=fmt, source_title=title, source_version=version, kingdom=stored(state),
                               unmapped=[UnmappedField(field=u.field[:500], value=u.value, why=u.why[:500])
                                         for u in unmapped])
     return ForeignKingdom(format=fmt, version=version, name=state.name or "Imported kingdom",
-                          options=dict(b.options), events=[Draft(event, turn=0), *b.notes],
-                          homebrew=homebrew, unmapped=tuple(unmapped))
+                          options=dict(b.options),
+                          events=[Draft(event, turn=0), *b.notes, *secret_drafts(b.secret, turn=0)],
+                          homebrew=homebrew, unmapped=(*unmapped, *b.secret))
 
 
 # ---------------------------------------------------------------- pf2e-kingmaker-tools
@@ -247,6 +257,8 @@ def read_kmt(doc: Any) -> ForeignKingdom:
     k["at_war"] = root.flag("atWar", False)
     fame = root.obj("fame")
     k["fame"] = fame.integer("now", 0, 100, 0)
+    if fame.integer("max", 0, 100, 3) != 3:  # before migration 13: the maximum on the fame itself
+        fame.note("max", fame.data["max"], "kingdomlog's Fame maximum is the rules' 3")
     ftype = fame.text("type", "famous", choices=("famous", "infamous", "fame", "infamy"))
     k["fame_type"] = "infamy" if ftype in ("infamous", "infamy") else "fame"
     pending: dict[str, Any] = {"fame": fame.integer("next", 0, 100, 0)}
@@ -294,6 +306,17 @@ def read_kmt(doc: Any) -> ForeignKingdom:
     for key in ("activityBlacklist", "featBlacklist", "heartlandBlacklist", "charterBlacklist",
                 "governmentBlacklist"):
         root.unmapped(key, "kingdomlog offers every activity, feat, charter, heartland and government of its data")
+    root.unmapped("kingdomEventBlacklist", "kingdomlog's event table holds every event of its data: the GM names"
+                                           " the event instead of rolling one kept off the sheet's table")
+    root.unmapped("quests", "kingdomlog has no quests: the GM gives a quest's reward by ruling when it is done")
+    root.unmapped("councilCooldowns", "the module's council missions are not rules kingdomlog plays")
+    companions = root.items("companions", [])
+    if any(isinstance(c, Mapping) and c.get("plotHook") for c in companions):  # the GM's notes on them
+        b.secret.append(Unmapped(root.at("companions"), companions, "the module's companion travel roster (with the"
+                                 " GM's plot hooks) is not part of kingdomlog's kingdom"))
+    else:
+        root.unmapped("companions", "the module's companion travel roster is not part of kingdomlog's kingdom (a"
+                                    " companion leads as a PC when seated)")
     root.unmapped("supernaturalSolutions", "kingdomlog records a Supernatural Solution as a boon of the turn it is"
                                            " gained in; one kept between turns is not held")
     root.unmapped("creativeSolutions", "kingdomlog records a Creative Solution as a boon of the turn it is gained"
@@ -357,7 +380,8 @@ def _kmt_build(root: Doc, b: Builder, legacy: bool) -> None:
         chosen = [a for a in T.ABILITIES if top.flag(a, False)]
         top.note("", chosen, "the ability scores are imported as they stand; the boosts that made them are not kept")
     feats: list[str] = []
-    hb_feats = {f.get("id"): f for f in root.data.get("homebrewFeats") or [] if isinstance(f, Mapping)}
+    hb_feats = {f["id"]: f for f in root.data.get("homebrewFeats") or []  # a bad id is refused below, by name
+                if isinstance(f, Mapping) and isinstance(f.get("id"), str)}
     cat = T.catalog_feats()
 
     def take(fid: str, where: Doc, key: str) -> None:
@@ -385,6 +409,12 @@ def _kmt_build(root: Doc, b: Builder, legacy: bool) -> None:
     for f in root.objs("bonusFeats", []):
         take(slug(f.text("id")) if legacy else f.text("id"), f, "id")
         f.unmapped("ruinThresholdIncreases", "the Ruin thresholds are imported as they stand")
+    choices = [f for key in ("features", "bonusFeats") for f in root.data.get(key) or [] if isinstance(f, Mapping)
+               and not holds_nothing({k: v for k, v in f.items() if k not in ("id", "featId")})]
+    if choices and not legacy:  # the level choices behind the scores, ranks and thresholds: the sheet's to keep
+        for key in ("features", "bonusFeats"):
+            root.note(key, root.data.get(key) or [], "the level choices as the sheet keeps them (the feats among"
+                                                     " them are read): given back by export-kingdom")
     gov = known["government"].get(picked["government"])
     if gov is not None and gov.feat and gov.feat not in feats:
         feats.insert(0, gov.feat)
@@ -450,15 +480,75 @@ def _kmt_homebrew(root: Doc, b: Builder) -> None:
                     "ruinThresholdIncreases"):
             f.unmapped(key, "not applied automatically: the feat is kept for the GM to apply (gm_ruling)")
         b.homebrew["feat"].append(entry)
+    b.homebrew["event"] = _kmt_homebrew_events(root)
+    for key, what in (("homebrewActivities", "activities"), ("homebrewFeats", "feats")):
+        if root.data.get(key):
+            root.note(key, root.data[key], f"made into {what} of data/pf2e-kingmaker-tools.toml (in kingdomlog's"
+                                           " words, see below): the module's own definitions, with their"
+                                           " outcomes, modifiers and automation, are given back by export-kingdom")
     try:
         T.validate_homebrew({KMT: b.homebrew})
     except InputError as exc:
-        b.extra.append(Unmapped(f"{KMT_FLAG}.homebrewActivities/homebrewFeats", str(exc),
+        b.extra.append(Unmapped(f"{KMT_FLAG}.homebrewActivities/homebrewFeats/homebrewKingdomEvents", str(exc),
                                 "the homebrew does not fit kingdomlog's data format; no data file was written"))
         b.homebrew = {}
         b.k["feats"] = tuple(f for f in b.k["feats"] if f in T.catalog_feats())
     for key in ("homebrewMilestones", "homebrewCharters", "homebrewGovernments", "homebrewHeartlands"):
         root.unmapped(key, "kingdomlog's data holds homebrew activities, structures, feats and events only")
+
+
+DEGREES = {"criticalSuccess": "critical_success", "success": "success", "failure": "failure",
+           "criticalFailure": "critical_failure"}
+"""The module's degrees of success -> ours."""
+
+
+def _kmt_homebrew_events(root: Doc) -> list[dict[str, Any]]:
+    """The sheet's homebrew kingdom events (since the module's migration 14) as events of the campaign's data: the
+    GM names one (it is on no random table), its checks use its stages' skills, and its outcomes, in the sheet's
+    words, are the GM's to apply (``gm_ruling``). The whole list is also listed, as the module keeps it, for
+    ``export-kingdom`` to give back (its outcomes' modifiers are the module's)."""
+    if not root.has("homebrewKingdomEvents"):
+        return []
+    raw = root.items("homebrewKingdomEvents")
+    out = []
+    skills = set(T.core().skills)
+    bundled = T.base_events()
+    for ev in root.objs("homebrewKingdomEvents"):
+        ident = slug(ev.text("id", max_len=200))
+        title = ev.text("name", ident, max_len=500)
+        modifier = ev.integer("modifier", -100, 100, 0)
+        traits = ev.strs("traits", [])
+        stage_skills: list[list[str]] = []
+        words = [ev.text("description", "")[:2000]]
+        leader = ""
+        for i, st in enumerate(ev.objs("stages", [])):
+            stage_skills.append([x for x in st.strs("skills", []) if x in skills])
+            role = st.text("leader", "", max_len=50)
+            leader = leader or (role if role in T.ROLES else "")
+            for key, deg in DEGREES.items():
+                if st.data.get(key):
+                    words.append(f"stage {i + 1}, {deg.replace('_', ' ')}: {st.obj(key).text('msg', '')[:500]}")
+        words += [ev.text(key, "")[:500] if ev.data.get(key) else "" for key in ("special", "resolution", "location",
+                                                                                  "automationNotes")]
+        ev.skip(*ev.data)
+        entry: dict[str, Any] = {
+            "name": ident, "title": title, "modifier": max(-4, min(4, modifier)),
+            "skills": sorted({x for st in stage_skills for x in st}),
+            "traits": [t for t in traits if t in T.EVENT_TRAITS], "continuous": "continuous" in traits,
+            "leader": leader, "resolved_on": [DEGREES[d] for d in ev.strs("resolvedOn", []) if d in DEGREES],
+            "gm_ruling": True, "gm_note": " ".join(w for w in words if w)[:4000] or "outcomes by the GM",
+            "rules_in_spec": False, "source": "pf2e-kingmaker-tools homebrew",
+        }
+        if len(stage_skills) > 1:
+            entry["stage_skills"] = stage_skills
+        if ident in bundled:
+            entry["replace"] = True
+        out.append(entry)
+    root.note("homebrewKingdomEvents", raw, "made into events of data/pf2e-kingmaker-tools.toml (the GM names one;"
+                                          " its outcomes, in the sheet's words, are the GM's to apply): the"
+                                          " module's own definitions, with their modifiers, are given back by"
+                                          " export-kingdom")
+    return out
 
 
 SETTINGS_TO_OPTIONS: dict[str, tuple[str, int, int]] = {
@@ -509,7 +599,8 @@ def _kmt_settings(root: Doc, b: Builder) -> None:
     for key in ("ruinThreshold", "increaseScorePicksBy", "maximumFamePoints", "kingdomSkillIncreaseEveryLevel",
                 "kingdomAllStructureItemBonusesStack", "kingdomIgnoreSkillRequirements", "capitalInvestmentInCapital",
                 "reduceDCToBuildLumberStructures", "enableLeadershipModifiers", "expandMagicUse",
-                "autoCalculateArmyConsumption"):
+                "autoCalculateArmyConsumption", "settlementsGenerateRd", "partialStructureConstruction",
+                "capitalCanGrowOneSizeLarger", "enableCouncilMissions"):
         st.unmapped(key, "a house rule of the module kingdomlog has no option for")
     for key in ("realmSceneId", "autoCalculateSettlementLevel", "kingdomEventRollMode", "automateResources",
                 "kingdomEventsTable", "kingdomCultTable", "leaderKingdomSkills", "leaderSkills", "automateStats",
@@ -527,7 +618,7 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
     if ours is not None:
         ours.integer("version", 1, 1)
         try:
-            mine_hexes = [Hex.model_validate(h) for h in ours.items("hexes", [])]
+            mine_hexes = [Hex.model_validate(h) for h in ours.items("hexes", [], max_len=50_000)]
             mine_settlements = {s.id: s for s in (Settlement.model_validate(x) for x in ours.items("settlements", []))}
         except ValueError as exc:
             raise InputError(f"field flags.{OURS}: {str(exc).splitlines()[0]}") from None
@@ -569,7 +660,7 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
     lux = ws.obj("luxurySources", {})
     for key in ("quantity", "resources"):
         lux.unmapped(key, "kingdomlog's work sites are lumber camps, mines and quarries")
-    size = root.integer("size", 0, 100_000, 1)
+    size = root.integer("size", 0, 10_000, 1)
     if mine_hexes is not None:
         hexes = mine_hexes
         have = {c: sum(1 for h in hexes if h.claimed and h.work_site and h.work_site.commodity == c)
@@ -622,6 +713,13 @@ def _kmt_groups(root: Doc, k: dict[str, Any]) -> None:
             war.append(name)
         g.unmapped("negotiationDC", "kingdomlog computes a group's negotiation DC when an activity names it")
         g.unmapped("preventPledgeOfFealty", NOT_HELD)
+        if kind == "none" and not g.data.get("atWar"):
+            g.note("", dict(g.data), f"kingdomlog keeps a group it has relations or war with; {name!r} has neither")
+    raw = [g for g in root.data.get("groups") or [] if isinstance(g, Mapping)]
+    if any(not holds_nothing({k: v for k, v in g.items() if k in ("negotiationDC", "preventPledgeOfFealty")}) or
+           (g.get("relations", "none") == "none" and not g.get("atWar")) for g in raw):
+        root.note("groups", raw, "the groups as the sheet keeps them (their negotiation DCs, pledges of fealty, and"
+                                 " those without relations or war): given back by export-kingdom")
     k["diplomatic_relations"], k["trade_agreements"], k["enemies"] = tuple(rel), tuple(trade), tuple(war)
 
 
@@ -643,7 +741,7 @@ def _kmt_milestones(root: Doc, k: dict[str, Any]) -> None:
 
 def _kmt_events(root: Doc, b: Builder, ours: Doc | None) -> None:
     """Ongoing events by name; ``flags.kingdomlog`` gives back their stage, failures and place."""
-    events = T.catalog_events()
+    events = T.catalog_events({KMT: b.homebrew} if b.homebrew else None)
     mine: dict[str, OngoingEvent] = {}
     if ours is not None:
         try:
@@ -651,15 +749,52 @@ def _kmt_events(root: Doc, b: Builder, ours: Doc | None) -> None:
         except ValueError as exc:
             raise InputError(f"field flags.{OURS}.ongoing_events: {str(exc).splitlines()[0]}") from None
     out = []
+    towns = {st.id for st in b.k.get("settlements", ())}
     for e in root.objs("ongoingEvents", []):
-        name = e.text("name") if e.has("name") else e.text("id")
-        e.skip("id", "name")
-        ident = slug(name)
+        if not e.has("name"):  # since the module's migration 14: {id, stage, settlementSceneId, secretLocation}
+            ident = e.text("id", max_len=200)
+            if ident not in events:
+                e.note("", dict(e.data), f"{ident!r} is not a kingdom event of kingdomlog's data")
+                e.skip(*e.data)
+                continue
+            stage = e.integer("stage", 0, 100, 0)
+            stages = len(events[ident].stage_skills)
+            if stage and stage >= stages:
+                e.note("stage", stage, f"{ident} has {stages or 'no'} stages in kingdomlog's data; it starts at the"
+                                       " first")
+                stage = 0
+            where = e.opt_str("settlementSceneId") or ""
+            if where and where not in towns:
+                e.note("settlementSceneId", where, "not a settlement of the kingdom")
+                where = ""
+            if e.flag("secretLocation", False) and where:
+                # kingdomlog shows where an event strikes to whoever sees the event: a place the sheet keeps
+                # secret stays the GM's (named again when the event is resolved)
+                b.secret.append(Unmapped(e.path, {"id": ident, "settlementSceneId": where, "secretLocation": True},
+                                         "the sheet keeps this event's place secret (secretLocation): not imported,"
+                                         " so the players' pages cannot show it (export-kingdom gives it back)"))
+                where = ""
+            out.append(mine.get(ident, OngoingEvent(name=ident, stage=stage, settlement=where)))
+            continue
+        name = e.text("name")  # before the module's migration 14: the event's journal link or its name
+        e.skip("id")
+        link = JOURNAL_LINK.fullmatch(name.strip())
+        if link is not None and not link.group(1):
+            e.note("name", name, "a link to the Kingmaker journal's page (the module's migration 14 turns it into"
+                                 " the event's id); kingdomlog cannot tell which event it is: add it in the first"
+                                 " turn")
+            continue
+        ident = slug(link.group(1) if link is not None else name)
         if ident in events:
             out.append(mine.get(ident, OngoingEvent(name=ident)))
         else:
             e.note("name", name, "not a kingdom event of kingdomlog's data")
     b.k["ongoing_events"] = tuple(out)
+
+
+JOURNAL_LINK = re.compile(r"@UUID\[[^\]]*\](?:\{([^}]*)\})?")
+"""A Foundry journal link (``@UUID[JournalEntry.….JournalEntryPage.…]``, optionally ``{its label}``), as the
+module kept an ongoing event before its migration 14."""
 
 
 _KEYS = {"@skill": "skill", "@activity": "activity", "@ability": "ability"}
@@ -747,9 +882,11 @@ def _kmt_modifiers(root: Doc, b: Builder, ours: Doc | None) -> None:
 # ---------------------------------------------------------------- writing pf2e-kingmaker-tools
 
 
-def write_kmt(state: KingdomState) -> dict[str, Any]:
+def write_kmt(state: KingdomState, carried: Carried | None = None) -> dict[str, Any]:
     """The state as a Foundry actor export holding the module's kingdom data (``flags.pf2e-kingmaker-tools``)
-    and, under ``flags.kingdomlog``, the hexes and settlements the module has no field for."""
+    and, under ``flags.kingdomlog``, the hexes and settlements the module has no field for. What the campaign's
+    import of a pf2e-kingmaker-tools kingdom listed and the state does not hold is ``carried`` back as the sheet
+    had it (``_carry_back``): going back to Foundry loses none of it."""
     s = state
     if not s.founded:
         raise InputError("the kingdom is not founded yet: play turn 0 (the founding) before exporting it")
@@ -804,12 +941,13 @@ def write_kmt(state: KingdomState) -> dict[str, Any]:
                    for g in dict.fromkeys([*s.diplomatic_relations, *s.trade_agreements, *s.enemies])],
         "milestones": [{"id": kid, "completed": ours in s.milestones, "enabled": True}
                        for kid, ours in KMT_MILESTONES.items()],
-        "ongoingEvents": [{"name": e.name} for e in s.ongoing_events],
+        "ongoingEvents": [{"id": e.name, "stage": e.stage, "settlementSceneId": e.settlement or None,
+                           "secretLocation": False} for e in s.ongoing_events],
         "modifiers": [_kmt_modifier(m) for m in s.modifiers if SIMPLE_SELECTOR.fullmatch(m.selector)],
         "settlements": [{"sceneId": st.id, "lots": sum(len(b.lots) for b in st.structures), "level": st.level,
                          "type": "capital" if st is cap else "settlement", "secondaryTerritory": False,
                          "manualSettlementLevel": False, "waterBorders": 0} for st in s.settlements],
-        "turnsWithoutEvent": max(0, math.ceil((16 - s.event_dc) / step)) if step else 0,
+        "turnsWithoutEvent": 0,
         "turnsWithoutCultEvent": (max(0, math.ceil((int(opt.get("cult_event_dc_start", 20)) - s.cult_event_dc)
                                                    / cult_step)) if cult_step and s.cult_event_dc else 0),
         "settings": settings,
@@ -820,12 +958,148 @@ def write_kmt(state: KingdomState) -> dict[str, Any]:
         "activityBlacklist": [], "featBlacklist": [],
         "heartlandBlacklist": [], "charterBlacklist": [], "governmentBlacklist": [],
     }
+    _carry_back(data, s, carried or Carried())
+    base = data["settings"].get("eventDc", 16)
+    base = base if isinstance(base, int) and not isinstance(base, bool) else 16
+    data["turnsWithoutEvent"] = max(0, math.ceil((base - s.event_dc) / step)) if step else 0
     extras = {"version": 1, "hexes": [h.model_dump(mode="json") for h in s.hexes],
               "ongoing_events": [e.model_dump(mode="json") for e in s.ongoing_events],
               "modifiers": [m.model_dump(mode="json") for m in s.modifiers
                             if not SIMPLE_SELECTOR.fullmatch(m.selector)],
               "settlements": [st.model_dump(mode="json", exclude_computed_fields=True) for st in s.settlements]}
     return {"name": s.name, "type": "party", "flags": {KMT: {KMT_FLAG: data}, OURS: extras}}
+
+
+WRITTEN_FROM_STATE = frozenset({
+    "name", "atWar", "level", "xp", "size", "unrest", "fame", "resourcePoints", "resourceDice", "consumption",
+    "workSites", "commodities", "ruin", "abilityScores", "skillRanks", "leaders", "charter", "heartland",
+    "government", "features", "bonusFeats", "feats", "groups", "milestones", "ongoingEvents", "modifiers",
+    "settlements", "turnsWithoutEvent", "turnsWithoutCultEvent", "homebrewActivities", "homebrewFeats", "notes",
+})
+"""The module's fields the export writes from the state; what the import listed under them is not carried back,
+but for the paths of ``CARRIED_UNDER_STATE``."""
+CARRIED_UNDER_STATE = re.compile(r"(charter|government)\.abilityBoosts|workSites\.luxurySources(\.\w+)?")
+SETTINGS_FROM_OPTIONS = frozenset({*SETTINGS_TO_OPTIONS, "vanceAndKerensharaXP", "proficiencyMode"})
+SETTLEMENT_CARRIED = ("lots", "level", "waterBorders", "secondaryTerritory", "manualSettlementLevel")
+"""A settlement's fields the sheet keeps (its lots and level follow the structures on its scene in Foundry:
+carried back while no structure was built here)."""
+
+
+def _carry_back(data: dict[str, Any], state: KingdomState, carried: Carried) -> None:
+    """Give back to the module what the campaign's import listed (in its event, or in the GM's journal for what
+    the sheet keeps secret) and the state does not hold, as the sheet had it: the notes (kept as journal entries),
+    settings, blacklists, the homebrew as the module defines it, Creative and Supernatural Solutions, the active
+    settlement, ability boosts, luxury work sites, a settlement's lots, level and borders, the groups' negotiation
+    DCs, the level choices, the milestones, modifiers and ongoing events kingdomlog could not hold (and an event's
+    secret place), and any field it did not know. Not carried: the figures of a turn (``resourceDice.next``,
+    ``consumption.next``: a month played here has used them up)."""
+    if carried.notes:
+        data["notes"] = {"public": carried.notes.get("public", ""), "gm": carried.notes.get("gm", "")}
+    imp = carried.imported
+    if imp is None or imp.source != KMT:
+        return
+    scenes = [st.get("id") for st in imp.kingdom.get("settlements", []) if isinstance(st, Mapping)]
+    source: dict[str, list[dict[str, Any]]] = {}
+    written = {st["sceneId"]: st for st in data["settlements"]}
+    built = {st.id for st in state.settlements if st.structures}
+    prefix = f"{KMT_FLAG}."
+    listed: list[tuple[str, Any]] = [(u.field, u.value) for u in imp.unmapped]
+    for where, value in [*listed, *((u.field, u.value) for u in carried.secret)]:
+        if not where.startswith(prefix):
+            continue
+        path = where.removeprefix(prefix)
+        entry = re.fullmatch(r"(settlements|milestones|modifiers|ongoingEvents)\[(\d+)\](?:\.(\w+))?", path)
+        if entry is not None:
+            kind, i, key = entry.group(1), int(entry.group(2)), entry.group(3)
+            if kind == "settlements" and key in SETTLEMENT_CARRIED and i < len(scenes) and scenes[i] in written:
+                if key not in ("lots", "level") or scenes[i] not in built:
+                    written[scenes[i]][key] = value
+            elif kind == "milestones" and key is None and isinstance(value, Mapping) and "id" in value:
+                data["milestones"].append(value)  # a homebrew milestone
+            elif kind == "modifiers" and key is None and isinstance(value, Mapping) and "applyIf" in value:
+                data["modifiers"].append(value)  # one kingdomlog could not hold (disabled, other conditions)
+            elif kind == "ongoingEvents" and key is None and isinstance(value, Mapping) and "id" in value:
+                same = [e for e in data["ongoingEvents"] if e["id"] == value["id"]]
+                for e in same:  # still ongoing here: the place the sheet kept secret, and its secrecy
+                    e["settlementSceneId"] = e["settlementSceneId"] or value.get("settlementSceneId")
+                    e["secretLocation"] = bool(value.get("secretLocation", False))
+                if not same and value["id"] not in T.catalog_events(state.homebrew):
+                    data["ongoingEvents"].append(value)  # an event kingdomlog's data does not have
+            continue
+        if path in ("homebrewActivities", "homebrewFeats") and isinstance(value, list):
+            _carry_homebrew(data[path], value)
+            continue
+        if path == "groups" and isinstance(value, list):
+            _carry_groups(data, value)
+            continue
+        if path in ("features", "bonusFeats") and isinstance(value, list):
+            source[path] = [dict(e) for e in value if isinstance(e, Mapping)]
+            continue
+        role = re.fullmatch(r"leaders\.(\w+)\.type", path)
+        if role is not None and value == "companion" and isinstance(data["leaders"].get(role.group(1)), dict):
+            seat = data["leaders"][role.group(1)]
+            held = imp.kingdom.get("leaders", {}).get(role.group(1), {})
+            if seat["type"] == "pc" and isinstance(held, Mapping) and seat["uuid"] == held.get("holder"):
+                seat["type"] = "companion"  # the same companion still holds the role
+            continue
+        keys = path.split(".")
+        if "[" in path or "/" in path or path in ("resourceDice.next", "consumption.next"):
+            continue
+        if keys[0] in WRITTEN_FROM_STATE and not CARRIED_UNDER_STATE.fullmatch(path):
+            continue
+        if keys[0] == "settings" and len(keys) > 1 and keys[1] in SETTINGS_FROM_OPTIONS:
+            continue
+        if keys[-1] == "abilityBoosts" and isinstance(value, list):  # listed as the abilities chosen
+            value = {a: a in value for a in T.ABILITIES}
+        node = data
+        for key in keys[:-1]:
+            if not isinstance(node.get(key), dict):
+                node[key] = {}
+            node = node[key]
+        node[keys[-1]] = value
+    if source:
+        _carry_features(data, source.get("features", []), source.get("bonusFeats", []))
+
+
+def _carry_groups(data: dict[str, Any], source: list[Any]) -> None:
+    """The sheet's groups with their negotiation DCs and pledges; their relations and war are the state's (a
+    group it holds neither with goes back with none)."""
+    ours = {g["name"]: g for g in data["groups"]}
+    out = []
+    for g in source:
+        if not isinstance(g, Mapping) or not isinstance(g.get("name"), str):
+            continue
+        mine = ours.pop(g["name"], {"name": g["name"], "negotiationDC": 0, "atWar": False,
+                                    "preventPledgeOfFealty": False, "relations": "none"})
+        out.append({**mine, **g, "relations": mine["relations"], "atWar": mine["atWar"]})  # every field today's
+    data["groups"] = out + list(ours.values())
+
+
+def _carry_features(data: dict[str, Any], features: list[dict[str, Any]], bonus: list[dict[str, Any]]) -> None:
+    """The sheet's level choices (skill increases, ability boosts, Ruin thresholds) back with the feats: as the
+    sheet had them while the kingdom took no feat here; else the state's feat slots and the sheet's other
+    choices."""
+    taken = {f.get("featId") for f in features if f.get("featId")} | {b.get("id") for b in bonus}
+    written = {f["featId"] for f in data["features"]} | {b["id"] for b in data["bonusFeats"]}
+    if taken == written:
+        data["features"], data["bonusFeats"] = features, bonus
+        return
+    slots = {f["id"] for f in data["features"]}
+    data["features"] += [f for f in features if not f.get("featId") and f.get("id") not in slots]
+
+
+def _carry_homebrew(written: list[dict[str, Any]], source: list[Any]) -> None:
+    """The sheet's own homebrew definitions in place of kingdomlog's words for them (matched by id); one the
+    campaign's data file no longer holds is given back too."""
+    at = {slug(str(e.get("id", ""))): i for i, e in enumerate(written)}
+    for entry in source:
+        if not isinstance(entry, Mapping):
+            continue
+        i = at.get(slug(str(entry.get("id", ""))))
+        if i is None:
+            written.append(dict(entry))
+        else:
+            written[i] = dict(entry)
 
 
 def _homebrew(state: KingdomState, section: str) -> list[dict[str, Any]]:
@@ -951,9 +1225,12 @@ def read_system(doc: Any) -> ForeignKingdom:
             sites_n, res_n = one.integer("sites", 0, 10_000, 0), one.integer("resourceSites", 0, 10_000, 0)
             farmland, sites = _system_sites(one, c, sites_n, res_n, farmland, sites)
     work = res.obj("workSites", {})
+    old_regular = False
     for c in list(work.data):
         w = work.obj(c)
-        farmland, sites = _system_sites(w, c, w.integer("value", 0, 10_000, 0), w.integer("resource", 0, 10_000, 0),
+        regular = "regular" if w.has("regular") else "value"  # an earlier schema counted them as 'regular'
+        old_regular = old_regular or regular == "regular"
+        farmland, sites = _system_sites(w, c, w.integer(regular, 0, 10_000, 0), w.integer("resource", 0, 10_000, 0),
                                         farmland, sites)
     towns: list[dict[str, Any]] = []
     cap = root.text("capital", "", max_len=200)
@@ -970,14 +1247,14 @@ def read_system(doc: Any) -> ForeignKingdom:
                      "derived in kingdomlog from the structures built (the structures are not in the export)")
     if towns and not any(t["capital"] for t in towns):
         towns[0]["capital"] = True
-    hexes, homes = b.hexes_for(towns, sites, farmland, root.integer("size", 0, 100_000, 1), "system.campaign.size")
+    hexes, homes = b.hexes_for(towns, sites, farmland, root.integer("size", 0, 10_000, 1), "system.campaign.size")
     k["hexes"] = tuple(hexes)
     k["settlements"] = tuple(Settlement(id=t["id"], name=t["name"], hex=homes[t["id"]], capital=t["capital"])
                              for t in towns)
     cons = root.obj("consumption", {})
     army = cons.integer("army", 0, BIG, 0)
     k["armies"] = {"armies": army} if army else {}
-    cons.skip("base", "settlement", "value")
+    cons.skip("base", "settlement", "value", "breakdown")  # derived by the system from the rest
     unrest = root.raw("unrest", 0)
     if isinstance(unrest, Mapping):
         u = root.obj("unrest")
@@ -1025,8 +1302,10 @@ def read_system(doc: Any) -> ForeignKingdom:
     if gov is not None and gov.feat and gov.feat not in feats:
         feats.insert(0, gov.feat)
     k["feats"] = tuple(dict.fromkeys(feats))
-    version = "older schema (work sites on the commodities)" if old_sites or not isinstance(unrest, Mapping) else \
-        "current schema"
+    version = ("older schema (work sites on the commodities)" if old_sites else
+               "earlier schema (work sites as 'regular', Unrest a number)" if old_regular or not isinstance(unrest,
+                                                                                                   Mapping) else
+               "current schema")
     return _finish(b, root, fmt=SYSTEM, title="PF2e system kingdom (party actor)", version=version,
                    stock=f"{root.path}.resources.commodities.{{c}}.value", storage=storage)
 

@@ -908,6 +908,11 @@ def undo_question(session: SheetSession) -> Html:
     from kingdomlog.views.sheet.draft import last_turn_label
 
     what = last_turn_label(session) or "the last turn"
+    if what == "the import":  # a kingdom brought in from another tool (issue 32): no plan to reopen
+        return h("strong", "Undo the import?") + (
+            " A retraction is appended to the log (nothing is deleted): the campaign is as before the import, with"
+            " no kingdom, and the founding opens as the draft. To bring the kingdom in again, import it into a new"
+            " folder.")
     return h("strong", f"Undo {what}?") + (
         " A retraction is appended to the log (nothing is deleted; the turn stays on the timeline, struck through),"
         f" and {what}'s plan opens again as the draft with the same dice. Your current draft is kept aside.")

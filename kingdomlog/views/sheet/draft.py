@@ -47,8 +47,8 @@ from kingdomlog.app.submissions import submitted_steps
 from kingdomlog.app.table import Proposal, TableFile
 from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, RuleError
-from kingdomlog.core.events import Draft
-from kingdomlog.core.fold import last_live_turn, live_commits_of_turn
+from kingdomlog.core.events import Draft, RecordedEvent
+from kingdomlog.core.fold import is_live, last_live_turn, live_commits_of_turn, retracted_commits
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.ruleset import Breakdown, PendingRoll, RerollReason, Ruleset, State, Step, run_step
 from kingdomlog.core.turn import (
@@ -985,7 +985,7 @@ def undo(session: SheetSession) -> Outcome | None:
     except KingdomlogError as exc:
         session.done = False
         return Outcome("danger", f"Not undone: {exc}")
-    when = "founding" if last == 0 else f"{start.turn_unit} {last}"
+    when = _turn_label(events, last, start.turn_unit)
     reopened = session.drafts.reopen(last, ids, res.last_seq)
     tail = (" Its plan is open again as the draft, with the same dice." if reopened is not None else
             " Its plan was not recorded (it was not played from the sheet or `kingdomlog turn`), so a new draft opens.")
@@ -1024,11 +1024,20 @@ def end_state(draft: SheetDraft) -> State | None:
 
 
 def last_turn_label(session: SheetSession) -> str | None:
-    """``month 13`` for the last live turn (what Undo would retract), or None."""
-    last = last_live_turn(session.start.camp.events())
-    if last is None:
-        return None
-    return "founding" if last == 0 else f"{session.start.turn_unit} {last}"
+    """``month 13`` for the last live turn (what Undo would retract), ``the import`` for a kingdom brought in from
+    another tool and not played yet (issue 32), or None."""
+    events = session.start.camp.events()
+    last = last_live_turn(events)
+    return None if last is None else _turn_label(events, last, session.start.turn_unit)
+
+
+def _turn_label(events: Sequence[RecordedEvent], turn: int, unit: str) -> str:
+    """``month 13``, ``founding``, or ``the import`` when turn 0 is a kingdom brought in from another tool."""
+    if turn:
+        return f"{unit} {turn}"
+    gone = retracted_commits(events)
+    return "the import" if any(ev.type.endswith(".kingdom_imported") and is_live(ev, gone) for ev in events) else \
+        "founding"
 
 
 __all__ = [
