@@ -22,7 +22,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from kingdomlog.store import codec
 from kingdomlog.store.codec import CAMPAIGN_KEY, COLUMNS, FILE_SHA_KEY, FORMAT_KEY, PREV_FILE_SHA_KEY, file_digest
@@ -39,60 +39,8 @@ _SPECIAL_BYTES = _CONTROL_BYTES + b'"\\'
 _RETRACTED = "core.turn_retracted"
 
 
-class Opened(NamedTuple):
-    """One batch file of a run, read and decoded on its own (``open_file``): its footer and its table."""
-
-    path: Path
-    pinned: Any
-    digest: str
-    format: int
-    first: int
-    events: int
-    commit: str
-    last_hash: str
-    campaign: str
-    prev_file: str
-    witness: bool
-    table: pa.Table
-
-
-def open_file(path: Path, data: bytes, pinned: Any) -> Opened | None:
-    """The checks of one batch file that need no other file: its own sha256, Parquet's page CRCs while it is
-    decoded, a footer that parses, the name its first seq gives, the columns and their types; None when one fails.
-
-    Pure (the bytes in, the decoded file out) and mostly in Arrow, which releases the GIL: a reader may run it for
-    the files ahead in another thread (``store.log``'s prefetch) while it folds the files before.
-    """
-    p = codec.pa()
-    import pyarrow.parquet as pq
-
-    stored, actual = file_digest(data)
-    if stored is None or stored != actual:
-        return None
-    try:
-        pf = pq.ParquetFile(p.BufferReader(data), page_checksum_verification=True)
-        meta = dict(pf.metadata.metadata or {})
-        table = pf.read(use_threads=False)
-        fmt = int(meta[FORMAT_KEY])
-        first = int(meta[b"kingdomlog.first_seq"])
-        count = int(meta[b"kingdomlog.count"])
-        commit = meta[b"kingdomlog.commit_id"].decode()
-        last_hash = meta[b"kingdomlog.last_hash"].decode()
-        digest = meta[FILE_SHA_KEY].decode()
-        campaign = meta.get(CAMPAIGN_KEY, b"").decode(errors="replace")
-        prev_file = meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace")
-    except Exception:  # a damaged file: the file-by-file check names what is wrong
-        return None
-    if path.name != f"{first:012d}.parquet" or count != table.num_rows or count < 1 or digest != stored \
-            or not table.schema.equals(codec.schema(), check_metadata=False):
-        return None
-    return Opened(path, pinned, digest, fmt, first, count, commit, last_hash, campaign, prev_file,
-                  WITNESS_KEY in meta, table.replace_schema_metadata(None))
-
-
 def check_run(campaign: str, items: Sequence[tuple[Path, bytes, Any]], expect_seq: int, prev_hash: str,
-              prev_file_sha: str, *, format_version: int,
-              opened: Sequence[Opened | None] | None = None) -> tuple[pa.Table, list[dict[str, Any]]] | None:
+              prev_file_sha: str, *, format_version: int) -> tuple[pa.Table, list[dict[str, Any]]] | None:
     """The run's events as one table and each file's verified-record entry, when every check holds; else None.
 
     ``items`` are (path, bytes, identity to record or None) of consecutive batch files; ``expect_seq``,
@@ -100,30 +48,46 @@ def check_run(campaign: str, items: Sequence[tuple[Path, bytes, Any]], expect_se
     ``EventLog._full`` for each file: its own sha256, Parquet page CRCs, format version, campaign, the columns and
     their types, name = first seq = the footer's, the footer's count, commit id and last hash, gapless seqs,
     one campaign and one commit id per batch, the hash chain across events and files, each event's hash
-    recomputed, and the file chain (``prev_file_sha256``). ``opened``: what ``open_file`` gave for each item,
-    when a reader ran it ahead (None for an item, or no list, and it is run here).
+    recomputed, and the file chain (``prev_file_sha256``).
     """
     p = codec.pa()
+    import pyarrow.parquet as pq
+
+    want = codec.schema()
     tables: list[pa.Table] = []
     files: list[dict[str, Any]] = []
     seq = expect_seq
     file_sha = prev_file_sha
-    for k, (path, data, pinned) in enumerate(items):
-        got = opened[k] if opened is not None else None
-        if got is None or got.path != path or got.pinned != pinned:
-            got = open_file(path, data, pinned)
-        if got is None or got.format > format_version or got.campaign != campaign or got.first != seq \
-                or got.prev_file != file_sha:
+    for path, data, pinned in items:
+        stored, actual = file_digest(data)
+        if stored is None or stored != actual:
             return None
-        entry: dict[str, Any] = {"digest": got.digest, "first": got.first, "count": got.events,
-                                 "last_hash": got.last_hash, "prev_file": file_sha, "commit": got.commit,
-                                 "retracts": [], "witness": got.witness}
+        try:
+            pf = pq.ParquetFile(p.BufferReader(data), page_checksum_verification=True)
+            meta = dict(pf.metadata.metadata or {})
+            table = pf.read(use_threads=False)
+            fmt = int(meta[FORMAT_KEY])
+            first = int(meta[b"kingdomlog.first_seq"])
+            count = int(meta[b"kingdomlog.count"])
+            commit = meta[b"kingdomlog.commit_id"].decode()
+            last_hash = meta[b"kingdomlog.last_hash"].decode()
+            digest = meta[FILE_SHA_KEY].decode()
+        except Exception:  # a damaged file: the file-by-file check names what is wrong
+            return None
+        if fmt > format_version or meta.get(CAMPAIGN_KEY, b"").decode(errors="replace") != campaign \
+                or first != seq or path.name != f"{first:012d}.parquet" or count != table.num_rows or count < 1 \
+                or digest != stored or meta.get(PREV_FILE_SHA_KEY, b"").decode(errors="replace") != file_sha \
+                or not table.schema.equals(want, check_metadata=False):
+            return None
+        entry: dict[str, Any] = {"digest": digest, "first": first, "count": count, "last_hash": last_hash,
+                                 "prev_file": file_sha, "commit": commit, "retracts": [],
+                                 "witness": WITNESS_KEY in meta}
         if pinned is not None:
             entry["stat"] = pinned
         files.append(entry)
-        tables.append(got.table)
-        seq += got.events
-        file_sha = got.digest
+        tables.append(table.replace_schema_metadata(None))
+        seq += count
+        file_sha = digest
     if not tables:
         return None
     table = p.concat_tables(tables).combine_chunks()
@@ -286,4 +250,4 @@ def _escaped(values: Any) -> Any:
     return pc.replace_substring(pc.replace_substring(values, "\\", "\\\\"), '"', '\\"')
 
 
-__all__ = ["Opened", "check_run", "open_file"]
+__all__ = ["check_run"]

@@ -110,10 +110,6 @@ BULK_RUN_ROWS = 4096
 read in 1.02-1.11 s of CPU in runs of 4,096 (59-64 MB), 1.09-1.15 s in runs of 16,384 (89-90 MB)."""
 BULK_YIELD_ROWS = 2048
 """Rows per table a bulk-checked run is yielded in (what a streaming reader decodes at once)."""
-PREFETCH_MIN_FILES = 64
-"""A read with at least this many files it has no record of reads and decodes them one thread ahead (``_Prefetch``)."""
-PREFETCH_BYTES = 4 << 20
-"""About how many bytes of batch files the prefetch thread holds read and decoded ahead of the reader."""
 HEAD_NAME = "head.rec"
 """The recorded head in the campaign's cache folder: two signed slots (``store.keys.write_signed_slot``)."""
 LEGACY_HEAD_NAME = "head.json"
@@ -759,7 +755,6 @@ class EventLog:
         state = self._walk_state()  # the records first: a concurrent append only moves the listing further
         files = self.files()
         builder: _SegmentBuilder | None = None
-        prefetch: _Prefetch | None = None
         start = 0
         if segment is not None and not full_verify:
             got = self._segment_prefix(files, verified, segment, state)
@@ -795,12 +790,7 @@ class EventLog:
                         i += 1
                         continue
                 if len(files) - i >= BULK_MIN_FILES and ent is None:
-                    if prefetch is not None and prefetch.next != i:  # a fault was checked file by file meanwhile
-                        prefetch.close()
-                        prefetch = None
-                    if prefetch is None and len(files) - i >= PREFETCH_MIN_FILES:
-                        prefetch = _Prefetch(files, i, verified)
-                    run = self._bulk(files, i, verified, state, prefetch)
+                    run = self._bulk(files, i, verified, state)
                     if run is not None:
                         table, taken = run
                         if builder is not None:
@@ -826,44 +816,34 @@ class EventLog:
                 self._save_verified(verified, seg_record if seg_record is not None else segment)
             self._finish_walk(state, len(files), check_head=check_head)
         finally:
-            if prefetch is not None:
-                prefetch.close()
             if builder is not None:
                 builder.abandon()
 
-    def _bulk(self, files: list[Path], i: int, verified: dict[str, Any], state: _WalkState,
-              prefetch: _Prefetch | None = None) -> tuple[pa.Table, int] | None:
+    def _bulk(self, files: list[Path], i: int, verified: dict[str, Any],
+              state: _WalkState) -> tuple[pa.Table, int] | None:
         """Check the files from ``files[i]`` the log has no record of in one run (``store.bulk``), up to about
         ``BULK_RUN_ROWS`` events; their table and how many files it took, or None (then nothing is recorded
-        and the caller checks ``files[i]`` on its own, which names the fault if there is one). ``prefetch``:
-        the files from ``files[i]`` read and opened ahead, in order, by another thread."""
-        from kingdomlog.store import bulk
+        and the caller checks ``files[i]`` on its own, which names the fault if there is one)."""
+        from kingdomlog.store.bulk import check_run
 
         items: list[tuple[Path, bytes, Ident | None]] = []
-        opened: list[bulk.Opened | None] = []
         rows = 0  # the events of the run so far, as the files' names tell (the check itself counts them)
         for k, path in enumerate(files[i:], start=i):
             if items and (rows >= BULK_RUN_ROWS or path.name in verified):
                 break
-            ahead = prefetch.take(k) if prefetch is not None else None
-            if ahead is not None:
-                data, pinned, got = ahead
-            else:
-                try:
-                    data, pinned = read_pinned(path)
-                except CorruptLogError:  # a file that cannot be read ends the run: faults before it are named first
-                    break
-                got = None
+            try:
+                data, pinned = read_pinned(path)
+            except CorruptLogError:  # a file that cannot be read ends the run: faults before it are named first
+                break
             items.append((path, data, pinned))
-            opened.append(got)
             rows = (_first_seq(files[k + 1]) or 0) - state.expect_seq if k + 1 < len(files) else rows
         if len(items) < 2:
             return None
-        got_run = bulk.check_run(self.campaign, items, state.expect_seq, state.prev_hash, state.prev_file_sha,
-                                 format_version=FORMAT_VERSION, opened=opened)
-        if got_run is None:
+        got = check_run(self.campaign, items, state.expect_seq, state.prev_hash, state.prev_file_sha,
+                        format_version=FORMAT_VERSION)
+        if got is None:
             return None
-        table, entries = got_run
+        table, entries = got
         for (path, _data, _pinned), entry in zip(items, entries, strict=True):
             state.newly[path.name] = entry
             state.advance(path.name, entry)
@@ -1535,86 +1515,6 @@ class _WalkState:
                                           and rec.hash == self.prev_hash)
 
 
-class _Prefetch:
-    """Reads the batch files from ``files[start]`` and opens each (``store.bulk.open_file``: its digest, its
-    footer, Parquet's decoding) in one background thread, in order, up to ``PREFETCH_BYTES`` ahead of the reader.
-
-    hashlib and Arrow release the GIL while they hash and decode, so on a first read this runs beside the
-    reader's own checks and its caller's decoding and folding. It checks nothing the reader does not check
-    again: the reader takes ``(bytes, identity, opened)`` of exactly the file it is at (``take``) and hands them
-    to ``store.bulk.check_run``, which chains and checks them as it does the files it reads itself. It stops at
-    the first file the log has a record of, or one it cannot read (the reader then reads it itself and names
-    what is wrong), and when closed.
-    """
-
-    def __init__(self, files: list[Path], start: int, verified: dict[str, Any]) -> None:
-        import queue
-        import threading
-
-        self.next = start
-        self._files = files
-        self._verified = frozenset(verified)
-        self._queue: queue.SimpleQueue[tuple[int, bytes, Ident | None, Any] | None] = queue.SimpleQueue()
-        self._room = threading.Condition()
-        self._held = 0
-        self._stopped = False
-        self._done = False
-        self._thread = threading.Thread(target=self._run, name="kingdomlog-prefetch", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        from kingdomlog.store.bulk import open_file
-
-        try:
-            for k in range(self.next, len(self._files)):
-                path = self._files[k]
-                if path.name in self._verified:
-                    break
-                with self._room:
-                    while self._held >= PREFETCH_BYTES and not self._stopped:
-                        self._room.wait()
-                    if self._stopped:
-                        break
-                try:
-                    data, pinned = read_pinned(path)
-                except CorruptLogError:
-                    break
-                opened = open_file(path, data, pinned)
-                with self._room:
-                    self._held += len(data)
-                self._queue.put((k, data, pinned, opened))
-        except Exception:  # whatever went wrong here, the reader reads the file itself and names it
-            pass
-        finally:
-            self._queue.put(None)
-
-    def take(self, k: int) -> tuple[bytes, Ident | None, Any] | None:
-        """The bytes, identity and ``open_file`` result of ``files[k]``, when it is the next file read ahead
-        (the caller then takes ``k + 1`` next); None when there is none (the caller reads the file itself)."""
-        if self._done or k != self.next:
-            return None
-        item = self._queue.get()
-        if item is None:
-            self._done = True
-            return None
-        at, data, pinned, opened = item
-        if at != k:  # never: the thread reads the files in order from the first the reader asked for
-            self._done = True
-            return None
-        with self._room:
-            self._held -= len(data)
-            self._room.notify()
-        self.next = at + 1
-        return data, pinned, opened
-
-    def close(self) -> None:
-        """Stop reading ahead and wait for the thread (it finishes the file it is at)."""
-        with self._room:
-            self._stopped = True
-            self._room.notify()
-        self._thread.join()
-
-
 def _segment_tables(data: bytes) -> Iterator[pa.Table]:
     """The row groups of a compacted segment (its bytes already checked against the record's sha256)."""
     import pyarrow.parquet as pq
@@ -1627,11 +1527,7 @@ def _segment_tables(data: bytes) -> Iterator[pa.Table]:
 
 
 class _SegmentBuilder:
-    """Writes the tables a read yields into a new compacted segment; recorded only if the read completes.
-
-    Each row group is written in a thread of its own (one at a time, in order): Parquet's encoding releases the
-    GIL, so on a first read it runs beside the reader's checks and its caller's decoding and folding.
-    """
+    """Writes the tables a read yields into a new compacted segment; recorded only if the read completes."""
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
@@ -1643,7 +1539,6 @@ class _SegmentBuilder:
         self.pending: list[pa.Table] = []
         self.rows = 0
         self.failed = False
-        self.writing: Any = None  # the thread writing the last row group, if any
 
     def add(self, table: pa.Table) -> None:
         if self.failed:
@@ -1656,37 +1551,21 @@ class _SegmentBuilder:
     def _flush(self) -> None:
         if not self.pending:
             return
-        import threading
-
-        self._wait()
-        group = codec.pa().concat_tables(self.pending)
-        self.pending = []
-        self.rows = 0
-        if self.failed:
-            return
-        self.writing = threading.Thread(target=self._write, args=(group,), name="kingdomlog-segment", daemon=True)
-        self.writing.start()
-
-    def _write(self, group: pa.Table) -> None:
         try:
             import pyarrow.parquet as pq
 
             if self.writer is None:
                 self.dir.mkdir(parents=True, exist_ok=True)
                 self.writer = pq.ParquetWriter(self.tmp, codec.schema(), **SEGMENT_WRITE_OPTIONS)
-            self.writer.write_table(group, row_group_size=SEGMENT_ROWS)
-        except Exception:  # the cache is an optimisation: no segment this time
+            self.writer.write_table(codec.pa().concat_tables(self.pending), row_group_size=SEGMENT_ROWS)
+        except OSError:  # the cache is an optimisation: no segment this time
             self.failed = True
-
-    def _wait(self) -> None:
-        if self.writing is not None:
-            self.writing.join()
-            self.writing = None
+        self.pending = []
+        self.rows = 0
 
     def finish(self, names: list[str], digests: list[str], last_seq: int, last_hash: str) -> dict[str, Any] | None:
         """Close the segment and move it into place; its record (for the verified record), or None."""
         self._flush()
-        self._wait()
         if self.failed or self.writer is None:
             return None
         try:
@@ -1706,7 +1585,6 @@ class _SegmentBuilder:
                 "last_hash": last_hash}
 
     def abandon(self) -> None:
-        self._wait()
         with contextlib.suppress(Exception):
             if self.writer is not None:
                 self.writer.close()

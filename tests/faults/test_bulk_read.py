@@ -4,8 +4,6 @@ A log read with no record of its files (no ``.cache/``) checks runs of ``BULK_MI
 These tests hold that it records exactly what the file-by-file read records, that every forgery inside a run is
 refused with the file-by-file read's own message, and that a text it could not build exactly as the canonical
 writer does (a character ``json.dumps`` escapes as ``\\n`` or ``\\u0001``) is never taken on its word.
-Each runs twice: with the files read and opened by the reader itself, and by the prefetch thread ahead of it
-(``store.log._Prefetch``, held to one file ahead, so that it waits for the reader at every file).
 """
 
 from __future__ import annotations
@@ -52,27 +50,6 @@ def first_read(folder: Path) -> tuple[Any, dict[str, Any]]:
     return state, doc
 
 
-@pytest.fixture(autouse=True, params=["reader", "prefetch"])
-def prefetched(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Whether the files are read ahead by the prefetch thread; the files it handed to the reader, by index."""
-    handed: list[int] = []
-    if request.param == "reader":
-        monkeypatch.setattr(logmod, "PREFETCH_MIN_FILES", 10**9)
-        return handed
-    monkeypatch.setattr(logmod, "PREFETCH_MIN_FILES", 1)
-    monkeypatch.setattr(logmod, "PREFETCH_BYTES", 1)
-    take = logmod._Prefetch.take
-
-    def counted(self: Any, k: int) -> Any:
-        got = take(self, k)
-        if got is not None:
-            handed.append(k)
-        return got
-
-    monkeypatch.setattr(logmod._Prefetch, "take", counted)
-    return handed
-
-
 @pytest.fixture
 def runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many files each run the bulk check accepted held."""
@@ -90,15 +67,12 @@ def runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_a_bulk_first_read_records_what_the_file_by_file_read_records(tmp_path: Path, runs: list[int],
-                                                                        prefetched: list[int],
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     camp = build(tmp_path / "farm")
     n = len(camp.log.files())
     assert n >= 2 * logmod.BULK_MIN_FILES
     state, doc = first_read(camp.folder)
     assert sum(runs) == n, runs  # every file was checked in bulk, the note texts' quotes and backslashes too
-    if prefetched:  # the prefetch thread read and opened every file, in order
-        assert prefetched == list(range(n)), prefetched
     monkeypatch.setattr(logmod, "BULK_MIN_FILES", 10**9)
     runs.clear()
     state_one_by_one, doc_one_by_one = first_read(camp.folder)
@@ -221,20 +195,3 @@ def test_a_fault_before_an_unreadable_file_is_named_first(tmp_path: Path) -> Non
     with pytest.raises(CorruptLogError, match="event altered") as err:
         Campaign.open(camp.folder).state(use_cache=False)
     assert victim.name in str(err.value)
-
-
-def test_a_read_given_up_part_way_leaves_no_thread_behind(tmp_path: Path, prefetched: list[int],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A reader that stops after its first table (an exception in its fold, a closed generator): the prefetch
-    thread, which was still reading ahead, is ended with it, and nothing was recorded."""
-    import threading
-
-    monkeypatch.setattr(logmod, "BULK_RUN_ROWS", 10)  # runs of a few files: most are still ahead after the first
-    camp = build(tmp_path / "farm")
-    shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
-    tables = Campaign.open(camp.folder).log.iter_tables()
-    assert next(tables).num_rows > 0
-    assert len(prefetched) < len(camp.log.files()) - 2
-    tables.close()
-    assert [t.name for t in threading.enumerate() if t.name.startswith("kingdomlog-")] == []
-    assert not (camp.folder / ".cache" / "verified.json").exists()
