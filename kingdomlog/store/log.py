@@ -283,48 +283,13 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-_LOW_WRITER: list[Any] = []
-"""``pyarrow._parquet.ParquetWriter`` and every option ``pq.write_table`` gives it for ``WRITE_OPTIONS``, once
-per process; empty until the first append, ``[None]`` when that writer does not take them (another pyarrow)."""
-
-
-def _low_writer() -> Any:
-    if not _LOW_WRITER:
-        try:
-            from pyarrow import _parquet
-
-            kw = dict(version="2.6", use_deprecated_int96_timestamps=False, compression_level=None,
-                      use_byte_stream_split=False, column_encoding=None, writer_engine_version="V2",
-                      data_page_version="1.0", use_compliant_nested_type=True, encryption_properties=None,
-                      write_batch_size=None, dictionary_pagesize_limit=None, store_schema=True,
-                      write_page_index=False, sorting_columns=None, store_decimal_as_integer=False,
-                      write_time_adjusted_to_utc=False, max_rows_per_page=None, bloom_filter_options=None,
-                      use_content_defined_chunking=False, **WRITE_OPTIONS)
-            _parquet.ParquetWriter(codec.pa().BufferOutputStream(), codec.schema(), **kw).close()
-            _LOW_WRITER.append((_parquet.ParquetWriter, kw))
-        except (ImportError, TypeError, AttributeError):
-            _LOW_WRITER.append(None)
-    return _LOW_WRITER[0]
-
-
 def _parquet_bytes(table: pa.Table) -> bytes:
-    """A batch file's bytes: ``table`` written as Parquet with ``WRITE_OPTIONS``, in memory.
-
-    By the writer ``pq.write_table`` itself builds, made directly with the options it would pass (``_low_writer``):
-    the same bytes (``tests/core/test_perf_store.py``) without its wrapper's checks of where to write, about
-    17 us of a batch's 190 us in Parquet. A pyarrow whose writer does not take those options gets ``write_table``.
-    """
+    """A batch file's bytes: ``table`` written as Parquet with ``WRITE_OPTIONS``, in memory."""
     p = codec.pa()
-    sink = p.BufferOutputStream()
-    low = _low_writer()
-    if low is None:
-        import pyarrow.parquet as pq
+    import pyarrow.parquet as pq
 
-        pq.write_table(table, sink, **WRITE_OPTIONS)
-    else:
-        writer = low[0](sink, table.schema, **low[1])
-        writer.write_table(table, row_group_size=None)
-        writer.close()
+    sink = p.BufferOutputStream()
+    pq.write_table(table, sink, **WRITE_OPTIONS)
     return bytes(sink.getvalue().to_pybytes())
 
 

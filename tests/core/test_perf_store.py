@@ -164,24 +164,3 @@ def test_the_streamed_cold_state_is_the_fold_of_the_event_list(tmp_path: Path) -
     real = cold.log.iter_tables
     cold.log.iter_tables = lambda **kw: passes.append(1) or real(**kw)  # type: ignore[method-assign]
     assert cold.state(use_cache=False) == want and len(passes) == 2
-
-
-def test_a_batch_is_written_to_the_bytes_pq_write_table_writes(toy_campaign: Campaign) -> None:
-    """``_parquet_bytes`` makes pyarrow's writer directly with the options ``pq.write_table`` would pass it: the
-    very same bytes, for a batch of the log and for one with nulls and non-ASCII text."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from kingdomlog.store import codec
-
-    assert logmod._low_writer() is not None  # this pyarrow takes them: the direct path is the one tested
-    tables = [pq.read_table(f).replace_schema_metadata({b"k": b"v", logmod.FILE_SHA_KEY: b"0" * 64})
-              for f in toy_campaign.log.files()]
-    rows = tables[-1].to_pylist()
-    for r in rows:
-        r["phase"], r["actor"] = None, "é 𝄞 \"x\"\n"
-    tables.append(pa.Table.from_pylist(rows, schema=codec.schema().with_metadata({b"k": b"w"})))
-    for table in tables:
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, **logmod.WRITE_OPTIONS)
-        assert logmod._parquet_bytes(table) == sink.getvalue().to_pybytes()
