@@ -253,7 +253,9 @@ def _part_form(camp: Campaign, page: TablePage, seat: Seat, view: Any, given: Ma
     as the GM sheet's codec draws it (a battle's ``rounds``: a list of orders per round), its picks filled from
     the GM's row as the player's view shows it (the battle's armies, targets, what each army may do now), with
     the player's own values in it (never the GM's part: the enemy's orders stay the GM's) and its picks limited
-    to what the seat allows (the kingdom's armies). As many rounds as the GM's row has."""
+    to what the seat allows (the kingdom's armies, the tactics the lead army knows). As many rounds as the GM's row
+    has, and a ``rows`` part the GM's row gives entries of (pf1's Melee phases) exactly those: no spare one, which
+    the battle would not play."""
     gm = tbl.gm_row(camp, page.turn, seat)
     mine: dict[str, Any] = {}
     for name in seat.parts:
@@ -266,8 +268,9 @@ def _part_form(camp: Campaign, page: TablePage, seat: Seat, view: Any, given: Ma
     fields = rows_spec.entries[0] if rows_spec is not None and rows_spec.entries else ()
     part = tuple(only(f, seat.allowed) for f in fields if f.name in seat.parts)
     hidden = camp.ruleset.part_hidden(seat.step, seat.parts)
+    exact = frozenset(f.name for f in part if f.kind == "rows" and isinstance(gm.get(f.name), list) and gm[f.name])
     return SeatForm(seat, part, {k: v for k, v in mine.items() if v is not None},
-                    sf.Offer(hidden=hidden, spare_rows=1, min_rows=2), None, wait)
+                    sf.Offer(hidden=hidden, spare_rows=1, min_rows=2, exact_rows=exact), None, wait)
 
 
 def proposal_board(page: TablePage, p: tbl.Proposal) -> Html:
