@@ -403,3 +403,31 @@ def test_a_change_at_the_table_is_pushed_to_an_open_page_and_runs_none_of_its_ce
                         {"activity": "rest-and-relax", "skill": "wilderness"})
     assert live.look(lv) and calls == ["listed"]  # his own proposal: his page's acts (Roll) are drawn again
     assert f'data-proposal="{kp.id}"' in lv.proposals.widget.html
+
+
+def test_after_declare_the_seats_form_starts_fresh_and_a_refused_one_keeps_what_was_typed(sl: Path) -> None:
+    """Declare went through: the seat's form is made again with nothing chosen (the same activity again would be a
+    second Quell Unrest), the other seat keeps what was typed in it. Refused: no form is made again, so everything
+    typed stays where it was, the refusal beside its field."""
+    page = seat.open_page(sl, "ysolde")
+    harvest = {"activity": "harvest-crops"}
+
+    def press(build: str, row: dict[str, Any]) -> dict[str, Any]:
+        """Seat 0's Declare pressed on forms drawn for ``row`` (and the Region seat's Harvest Crops), as typed."""
+        forms = [seat.seat_form(page, 0, row), seat.seat_form(page, 1, harvest)]
+        typed = {**{f"0/{k}": v for k, v in row.items()}, "1/activity": "harvest-crops"}
+        return {"seat_forms": forms, "seats_busy": None, "forms_build": build,
+                "declare_buttons": Fake({"0": 1, "1": 0}), "row_forms": Fake(typed)}
+
+    _, defs = run(sl, "ysolde", **press("build-1", QUELL))
+    camp = Campaign.open(sl)
+    assert [p.title for p in tbl.mine(camp, camp.viewer("ysolde"))] == ["Quell Unrest (Ruler)"]
+    rows = defs["get_rows"]()
+    assert rows[0] == {} and rows[1].get("activity") == "harvest-crops", rows
+    fresh = seat.seat_form(page, 0, rows[0])
+    assert fresh.row == {} and set(seat.row_widgets(fresh)) == {"activity"}
+    assert seat.row_widgets(fresh)["activity"].value is None  # no activity chosen
+
+    _, defs = run(sl, "ysolde", **press("build-2", {"activity": "quell-unrest", "skill": "agriculture"}))
+    assert defs["get_rows"]() == {} and list(defs["get_errors"]()[0]) == ["skill"]  # nothing made again
+    assert len(tbl.mine(camp, camp.viewer("ysolde"))) == 1

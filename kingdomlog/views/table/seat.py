@@ -341,6 +341,25 @@ def settled(form: SeatForm, row: Mapping[str, Any]) -> dict[str, Any]:
     return sf.settle(form.specs, row, form.row)
 
 
+def after_declare(forms: Sequence[SeatForm], tree: Mapping[str, Any], declared: Sequence[int]
+                  ) -> dict[int, dict[str, Any]]:
+    """The rows the seats' forms hold once Declare went through for the seats ``declared``: each of those starts
+    fresh (nothing chosen: what it held is a proposal now, under Your proposals, and the same choices again would
+    be refused), every other seat keeps what the widgets' values ``tree`` (by seat index) hold. A refused Declare is
+    not in ``declared``: its seat keeps everything typed.
+
+    >>> f = SeatForm(Seat("s", "activities", "Ruler"), (), {}, sf.Offer())
+    >>> after_declare([f, f], {"0": {}, "1": {}}, [0])
+    {0: {}, 1: {}}
+    """
+    rows: dict[int, dict[str, Any]] = {}
+    for i, f in enumerate(forms):
+        if f.wait or f.seat.roll:
+            continue
+        rows[i] = {} if i in declared else settled(f, read_row(f, tree.get(str(i)) or {})[0])
+    return rows
+
+
 def error_at(form: SeatForm, message: str) -> tuple[str, str]:
     """Where a refusal of the row belongs: ``(field name, words)``; ``("", words)`` for the whole row.
 
@@ -815,6 +834,7 @@ __all__ = [
     "TablePage",
     "act_head_html",
     "acting",
+    "after_declare",
     "check_html",
     "counter",
     "declare_once",
