@@ -70,7 +70,10 @@ def proposals_html(page: st.TablePage, listed: st.Listed) -> Html:
     """The player's proposals as the page shows them (``seat.proposal_html`` each, and the battle board of a
     General's orders, ``seat.proposal_board``), with their own CSS (the part is drawn in its own shadow root: the
     page's CSS does not reach it)."""
-    items = [join([st.proposal_html(p, page.unit), st.proposal_board(page, p)]) for p in listed.proposals]
+    items = []
+    for p in listed.proposals:
+        board = st.proposal_board(page, p)  # a battle's rounds, drawn once: here, not in its card's words
+        items.append(join([st.proposal_html(p, page.unit, board=bool(board)), board]))
     if not items:
         items = [h("p", f"Nothing proposed yet this {page.unit}.", class_="kl-help kl-none")]
     return join([style(st.CSS), h("div", items, class_="kl-props", data_viewer=page.viewer.id)])

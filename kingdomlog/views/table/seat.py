@@ -663,7 +663,7 @@ def run_act(page: TablePage, act: Act) -> str:
         return f"{now.title}: {status_words(now, page.unit)} (that press came after it moved on; nothing done)."
     if act.kind == "roll":
         p = tbl.roll(camp, page.viewer, act.proposal)
-        return f"{p.title}: {p.outcome or 'rolled'}."
+        return f"{p.title}: {tbl.said_once(p.outcome) or 'rolled'}."  # a battle's rounds: on its board
     if act.kind == "withdraw":
         p = tbl.withdraw(camp, page.viewer, act.proposal)
         return f"{p.title}: withdrawn."
@@ -732,8 +732,9 @@ def reroll_reasons(camp: Campaign, page: TablePage, p: tbl.Proposal) -> list[tup
     return [(r.id, r.label, r.detail) for r in got]
 
 
-def status_words(p: tbl.Proposal, unit: str = "turn") -> str:
-    """Where a proposal stands, in words.
+def status_words(p: tbl.Proposal, unit: str = "turn", *, board: bool = False) -> str:
+    """Where a proposal stands, in words; ``board``: its battle is drawn below it (``proposal_board``), which says
+    what its rounds did and its outcome, so they are not said here again.
 
     >>> p = tbl.Proposal("p1", 3, "ysolde", "s", "st", "activities", {}, title="Quell Unrest (Ruler)",
     ...                  checks={"a1": {"notation": "1d20", "kind": "pf2e", "modifier": 6, "dc": 16}})
@@ -744,7 +745,12 @@ def status_words(p: tbl.Proposal, unit: str = "turn") -> str:
     >>> p.status, p.note = "returned", "not this month"
     >>> status_words(p)
     'sent back by the GM: not this month'
+    >>> p.status, p.outcome = "rolled", "Round 1: Militia: Advance; Outcome: Militia: unhurt"
+    >>> status_words(p, board=True)
+    'rolled: the battle is drawn below'
     """
+    if board and p.status in ("rolled", "accepted"):
+        return f"{'rolled' if p.status == 'rolled' else 'accepted by the GM'}: the battle is drawn below"
     if p.status == "declared":
         return "declared: not rolled yet" if p.checks else "declared: it rolls no dice; the GM resolves it"
     if p.status == "rolled":
@@ -773,16 +779,18 @@ def check_html(p: tbl.Proposal) -> Html:
     return join(parts)
 
 
-def proposal_html(p: tbl.Proposal, unit: str) -> Html:
-    """One proposal: its title, where it stands, its check and odds before the roll, its re-rolls."""
+def proposal_html(p: tbl.Proposal, unit: str, *, board: bool = False) -> Html:
+    """One proposal: its title, where it stands, its check and odds before the roll, its re-rolls. ``board``: its
+    battle is drawn below it (``proposal_board``: each check with its chances and faces, what each round did, the
+    outcome), so neither its faces, its check nor its words are said here again."""
     rerolled = [h("li", f"re-rolled ({reason}{': ' + note if note else ''}); it had rolled "
                        f"{', '.join(str(f) for f in before)}") for _k, reason, note, before in p.rerolls]
     keys = sorted(k for k in p.faces if k in p.checks) or sorted(p.faces)  # the checks' dice first: what decides
     faces = " · ".join(", ".join(str(f) for f in p.faces[k]) for k in keys)
     return h("div", h("b", p.title),
-             h("div", h("small", "rolled "), faces, class_="kl-face") if p.rolled else None,
-             h("div", status_words(p, unit), class_="kl-status kl-outcome" if p.rolled else "kl-status"),
-             check_html(p), h("ul", rerolled, class_="kl-help") if rerolled else None,
+             h("div", h("small", "rolled "), faces, class_="kl-face") if p.rolled and not board else None,
+             h("div", status_words(p, unit, board=board), class_="kl-status kl-outcome" if p.rolled else "kl-status"),
+             None if board else check_html(p), h("ul", rerolled, class_="kl-help") if rerolled else None,
              class_=f"kl-prop {p.status}", data_proposal=p.id, data_status=p.status)
 
 
