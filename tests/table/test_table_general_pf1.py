@@ -283,6 +283,9 @@ def test_the_generals_form_offers_the_tactics_the_lead_army_knows_and_exactly_th
     widgets = sf.flatten(page_seat.row_widgets(form))
     phases = sorted({k.split("/")[2] for k in widgets if k.startswith("rounds/rows/")})
     assert phases == ["#0", "#1"], phases  # the GM's battle has two Melee phases: no third
+    picked = page_seat.seat_form(page, i, {"rounds": [{"ours_strategy": "Defensive"}]})  # the first phase's, picked
+    phases = sorted({k.split("/")[2] for k in sf.flatten(page_seat.row_widgets(picked)) if k.startswith("rounds/")})
+    assert phases == ["#0", "#1"], phases  # the second is still there to fill
     with pytest.raises(InputError, match="Expert Flankers"):
         table.declare(war, war.viewer("amiri"), general_seat(war).id,
                       {"rounds": [{"ours_strategy": "Standard", "ours_tactic": "Expert Flankers"}]})

@@ -262,6 +262,8 @@ def _part_form(camp: Campaign, page: TablePage, seat: Seat, view: Any, given: Ma
         theirs, got = gm.get(name), given.get(name)  # theirs: the GM's part blanked (``Ruleset.blank_part``)
         if isinstance(theirs, list) and (not isinstance(got, list) or not got):
             got = theirs or [[]]
+        elif isinstance(theirs, list) and isinstance(got, list) and len(got) < len(theirs):
+            got = [*got, *theirs[len(got):]]  # the GM's row sets how many: the ones left blank are still there
         mine[name] = got
     specs = camp.ruleset.choices(view, page.turn, seat.step, {seat.rows: [{**gm, **mine}]})
     rows_spec = next((s for s in specs if s.name == seat.rows), None)
