@@ -431,3 +431,26 @@ def test_after_declare_the_seats_form_starts_fresh_and_a_refused_one_keeps_what_
     _, defs = run(sl, "ysolde", **press("build-2", {"activity": "quell-unrest", "skill": "agriculture"}))
     assert defs["get_rows"]() == {} and list(defs["get_errors"]()[0]) == ["skill"]  # nothing made again
     assert len(tbl.mine(camp, camp.viewer("ysolde"))) == 1
+
+
+def test_a_seat_its_own_declarations_fill_says_so_on_the_open_page(sl: Path) -> None:
+    """Ysolde declares the Ruler's two Leadership activities from her open page: its seat then says it takes no
+    more (its form gone, no Declare), without a reload; withdrawing one opens it again. Her roll moves no seat."""
+    from kingdomlog.views.table import live
+
+    lv, calls, _ = _watched(sl, "ysolde")
+    page = lv.page
+    seat.declare_once(page, 0, QUELL)
+    live.refresh(lv)
+    assert "waits" not in calls and lv.waits == ("", "")  # one of two: the seat still takes one
+    p2, _ = seat.declare_once(page, 0, {"activity": "celebrate-holiday"})
+    live.refresh(lv)
+    assert calls.count("waits") == 1 and lv.waits is not None and lv.waits[0].startswith("2 proposed this month")
+    camp = Campaign.open(sl)
+    tbl.roll(camp, camp.viewer("ysolde"), tbl.mine(camp, camp.viewer("ysolde"))[0].id)
+    live.refresh(lv)
+    assert calls.count("waits") == 1
+    assert p2 is not None
+    tbl.withdraw(camp, camp.viewer("ysolde"), p2.id)
+    live.refresh(lv)
+    assert calls.count("waits") == 2 and lv.waits == ("", "")

@@ -112,7 +112,8 @@ class Live:
     acts: Hashable = None
     """The acts last handed to the page (``listed``)."""
     month: Hashable = None
-    """The ``month_mark`` the seats' waits were last looked at for."""
+    """The ``month_mark`` the seats' waits were last looked at for, with the player's own proposals then (one
+    declared or withdrawn may fill a seat or open it again)."""
     waits: tuple[str, ...] | None = None
     pushed: int = 0
     """How many times a part's HTML was set (a test reads it)."""
@@ -138,7 +139,8 @@ def look(lv: Live, *, force: bool = False) -> bool:
     """One look at the table for ``lv``'s page: when the files moved since the last one (or ``force``), the feed
     and the proposals are computed again for the page's viewer and set in place when they changed; ``lv.listed``
     is called with the new listing when the acts it offers moved, ``lv.waited`` with the seats' waits when they
-    moved (looked at only when ``month_mark`` moved), ``lv.turned`` when the GM committed the page's turn (and
+    moved (looked at only when ``month_mark`` moved, or the player declared or withdrew a proposal: a seat whose
+    rows are all proposed says so instead of a form), ``lv.turned`` when the GM committed the page's turn (and
     nothing else: the page opens the next). True when it looked."""
     page = lv.page
     with lv.lock:
@@ -161,8 +163,9 @@ def look(lv: Live, *, force: bool = False) -> bool:
             if got.acts_key != lv.acts:
                 lv.acts = got.acts_key
                 lv.listed(got)
-        if month != lv.month:
-            lv.month = month
+        taking = (month, tuple((p.id, p.seat, p.open) for p in props))  # a seat its own proposals fill
+        if taking != lv.month:
+            lv.month = taking
             w = st.waits(page)
             if w != lv.waits:
                 lv.waits = w
