@@ -435,22 +435,32 @@ def test_after_declare_the_seats_form_starts_fresh_and_a_refused_one_keeps_what_
 
 def test_a_seat_its_own_declarations_fill_says_so_on_the_open_page(sl: Path) -> None:
     """Ysolde declares the Ruler's two Leadership activities from her open page: its seat then says it takes no
-    more (its form gone, no Declare), without a reload; withdrawing one opens it again. Her roll moves no seat."""
+    more (its form gone, no Declare), without a reload; withdrawing one opens it again; once both are rolled the seat
+    no longer offers to withdraw one. None of it previews the GM's month again."""
     from kingdomlog.views.table import live
 
     lv, calls, _ = _watched(sl, "ysolde")
-    page = lv.page
-    seat.declare_once(page, 0, QUELL)
+    page, month = lv.page, lv.month_waits
+    camp = Campaign.open(sl)
+    ysolde = camp.viewer("ysolde")
+    p1, _ = seat.declare_once(page, 0, QUELL)
     live.refresh(lv)
     assert "waits" not in calls and lv.waits == ("", "")  # one of two: the seat still takes one
     p2, _ = seat.declare_once(page, 0, {"activity": "celebrate-holiday"})
     live.refresh(lv)
     assert calls.count("waits") == 1 and lv.waits is not None and lv.waits[0].startswith("2 proposed this month")
-    camp = Campaign.open(sl)
-    tbl.roll(camp, camp.viewer("ysolde"), tbl.mine(camp, camp.viewer("ysolde"))[0].id)
-    live.refresh(lv)
-    assert calls.count("waits") == 1
-    assert p2 is not None
-    tbl.withdraw(camp, camp.viewer("ysolde"), p2.id)
+    assert "withdraw one before its roll" in lv.waits[0]
+    assert p1 is not None and p2 is not None
+    tbl.withdraw(camp, ysolde, p2.id)
     live.refresh(lv)
     assert calls.count("waits") == 2 and lv.waits == ("", "")
+    p3, _ = seat.declare_once(page, 0, {"activity": "celebrate-holiday"})
+    assert p3 is not None
+    tbl.roll(camp, ysolde, p1.id)
+    live.refresh(lv)
+    assert calls.count("waits") == 3 and "withdraw one" in (lv.waits or ("",))[0]  # one still not rolled
+    tbl.roll(camp, ysolde, p3.id)
+    live.refresh(lv)
+    assert calls.count("waits") == 4 and (lv.waits or ("",))[0] == ("2 proposed this month, all this seat takes: see"
+                                                                    " Your proposals.")
+    assert lv.month_waits is month  # the GM's month was not looked at again

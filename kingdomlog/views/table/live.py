@@ -112,8 +112,9 @@ class Live:
     acts: Hashable = None
     """The acts last handed to the page (``listed``)."""
     month: Hashable = None
-    """The ``month_mark`` the seats' waits were last looked at for, with the player's own proposals then (one
-    declared or withdrawn may fill a seat or open it again)."""
+    """The ``month_mark`` the seats' waits on the GM's month were last looked at for (``month_waits``)."""
+    month_waits: tuple[str, ...] | None = None
+    """Per seat, why the GM's month does not reach its step yet, or "" (``seat.month_waits``, for ``month``)."""
     waits: tuple[str, ...] | None = None
     pushed: int = 0
     """How many times a part's HTML was set (a test reads it)."""
@@ -139,8 +140,8 @@ def look(lv: Live, *, force: bool = False) -> bool:
     """One look at the table for ``lv``'s page: when the files moved since the last one (or ``force``), the feed
     and the proposals are computed again for the page's viewer and set in place when they changed; ``lv.listed``
     is called with the new listing when the acts it offers moved, ``lv.waited`` with the seats' waits when they
-    moved (looked at only when ``month_mark`` moved, or the player declared or withdrew a proposal: a seat whose
-    rows are all proposed says so instead of a form), ``lv.turned`` when the GM committed the page's turn (and
+    moved (the GM's month looked at only when ``month_mark`` moved; whether the proposals made fill a seat, whose
+    form then gives way to saying so, at each look), ``lv.turned`` when the GM committed the page's turn (and
     nothing else: the page opens the next). True when it looked."""
     page = lv.page
     with lv.lock:
@@ -163,13 +164,13 @@ def look(lv: Live, *, force: bool = False) -> bool:
             if got.acts_key != lv.acts:
                 lv.acts = got.acts_key
                 lv.listed(got)
-        taking = (month, tuple((p.id, p.seat, p.open) for p in props))  # a seat its own proposals fill
-        if taking != lv.month:
-            lv.month = taking
-            w = st.waits(page)
-            if w != lv.waits:
-                lv.waits = w
-                lv.waited(w)
+        if month != lv.month or lv.month_waits is None:  # a preview of the month: only when it moved
+            lv.month = month
+            lv.month_waits = st.month_waits(page)
+        w = st.waits(page, lv.month_waits)  # and whether the proposals made fill a seat: the table's file
+        if w != lv.waits:
+            lv.waits = w
+            lv.waited(w)
         return True
 
 

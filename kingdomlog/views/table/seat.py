@@ -158,23 +158,30 @@ def moved_on(page: TablePage) -> bool:
     return camp.head_seq != page.head and camp.next_turn() != page.turn
 
 
-def waits(page: TablePage) -> tuple[str, ...]:
-    """Per seat, why it takes nothing now ("the GM is still at …"; its proposals this turn are all it takes), or ""
-    when the month has reached its step and the seat may propose."""
-    camp = Campaign.open(page.folder)
+def waits(page: TablePage, month: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Per seat, why it takes nothing now, or "" when it may propose: its proposals this turn are all it takes
+    (``taken``: the table's file, read now), else why the GM's month does not reach its step yet ("the GM is still at
+    …"). ``month``: that last part per seat as ``month_waits`` last computed it (a preview of the month: looked at
+    again only when the month moved); computed now, for the seats not full, when not given."""
     props = list(tbl.proposals(tbl.TableFile(page.folder, page.turn).lines()).values())
     out = []
-    for seat in page.seats:
+    for i, seat in enumerate(page.seats):
         full = taken(seat, props, page.viewer.id, page.unit)
-        if full:
-            out.append(full)
-            continue
-        try:
-            tbl.before_step(camp, page.viewer, page.turn, seat.step)
-            out.append("")
-        except KingdomlogError as exc:
-            out.append(player.said_to_player(exc))
+        out.append(full or (month[i] if month is not None else _month_wait(page, seat)))
     return tuple(out)
+
+
+def month_waits(page: TablePage) -> tuple[str, ...]:
+    """Per seat, "" when the GM's month has reached its step, else why not, in words (``app.table.before_step``)."""
+    return tuple(_month_wait(page, seat) for seat in page.seats)
+
+
+def _month_wait(page: TablePage, seat: Seat) -> str:
+    try:
+        tbl.before_step(Campaign.open(page.folder), page.viewer, page.turn, seat.step)
+        return ""
+    except KingdomlogError as exc:
+        return player.said_to_player(exc)
 
 
 def taken(seat: Seat, props: Sequence[tbl.Proposal], player: str, unit: str = "turn") -> str:
@@ -854,6 +861,7 @@ __all__ = [
     "in_words",
     "listing",
     "mark",
+    "month_waits",
     "moved_on",
     "new_clicks",
     "open_page",
