@@ -289,3 +289,24 @@ def test_the_generals_form_offers_the_tactics_the_lead_army_knows_and_exactly_th
     with pytest.raises(InputError, match="Expert Flankers"):
         table.declare(war, war.viewer("amiri"), general_seat(war).id,
                       {"rounds": [{"ours_strategy": "Standard", "ours_tactic": "Expert Flankers"}]})
+
+
+def test_the_victors_loyalty_checks_are_named_in_words_on_the_board(war: Campaign) -> None:
+    """The battle's board names each of the victor's Loyalty checks (UC Mass Combat: Victory) in words, 'Loyalty
+    check after the victory, 1 of 2', never by its roll key ('w1_victory_1'): the GM's battle as its seed plays it
+    (the Guard wins)."""
+    import re
+
+    from kingdomlog.views.sheet.board import board_html
+
+    plan = Drafts(war.folder).load(war.next_turn())
+    assert plan is not None
+    tp = war.preview(plan.plan)
+    i = [sp.phase.id for sp in tp.steps].index(STEP)
+    st, before = tp.steps[i], tp.steps[i - 1].state_after
+    assert {"w1_victory_1", "w1_victory_2"} <= set(st.checks)  # the Guard won: its two Loyalty checks
+    (board,) = war.ruleset.boards(before, STEP, st.choices, st.rolls, st.checks, st.drafts)
+    shown = re.sub(r"<[^>]+>", " ", str(board_html(board, st.checks, st.rolls)))
+    assert "Loyalty check after the victory, 1 of 2: d20 " in shown, shown
+    assert "Loyalty check after the victory, 2 of 2: d20 " in shown
+    assert not re.search(r"w\d+_\w+", shown), shown
