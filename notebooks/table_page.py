@@ -40,8 +40,9 @@ def _():
     get_said, set_said = mo.state(None)
     get_taken, set_taken = mo.state({})
     get_spoken, set_spoken = mo.state(0)
-    return (get_errors, get_listed, get_opened, get_rows, get_said, get_spoken, get_taken, get_waits, set_errors,
-            set_listed, set_opened, set_rows, set_said, set_spoken, set_taken, set_waits)
+    get_declared, set_declared = mo.state(0)  # bumped when a Declare went through: its buttons are made again
+    return (get_declared, get_errors, get_listed, get_opened, get_rows, get_said, get_spoken, get_taken, get_waits,
+            set_declared, set_errors, set_listed, set_opened, set_rows, set_said, set_spoken, set_taken, set_waits)
 
 
 @app.cell(hide_code=True)
@@ -137,8 +138,11 @@ def _(get_rows, get_waits, page, seat_input, set_rows, set_said):
 
 
 @app.cell(hide_code=True)
-def _(get_waits):
-    # The Declare buttons: not made again when a form is (a press while the form rebuilds is not lost).
+def _(get_declared, get_waits):
+    # The Declare buttons: not made again when a form is (a press while the form rebuilds is not lost), but once a
+    # Declare went through (its seat's form starts fresh: a press that followed it on the old button is its double
+    # click, and does nothing).
+    get_declared()
     mo.stop(get_waits() is None)
     with sf.fresh_ui_ids():
         declare_buttons = mo.ui.dictionary({str(_i): table.counter("Declare", "success", disabled=bool(_w))
@@ -177,14 +181,15 @@ def _(page, row_forms, seat_forms, seat_input, set_rows):
 
 
 @app.cell(hide_code=True)
-def _(declare_buttons, forms_build, get_taken, live, page, row_forms, seat_forms, set_errors, set_said,
-      set_taken):
-    # Write: Declare, once per click taken; a second press on a row already declared writes nothing.
+def _(declare_buttons, forms_build, get_taken, live, page, row_forms, seat_forms, seat_input, set_declared,
+      set_errors, set_rows, set_said, set_taken):
+    # Write: Declare, once per click taken; a second press on a row already declared writes nothing. A seat whose
+    # row went through starts fresh; a refused one keeps everything typed (its widgets are not made again).
     _new = table.new_clicks(declare_buttons.value, get_taken(), forms_build)
     mo.stop(not _new)
     set_taken(lambda t: table.took(t, forms_build, _new))
     _tree = sf.unflatten(row_forms.value)
-    _errs, _said = {}, []
+    _errs, _said, _fresh = {}, [], []
     for _k in _new:
         _i = int(_k)
         _f = seat_forms[_i]
@@ -196,6 +201,7 @@ def _(declare_buttons, forms_build, get_taken, live, page, row_forms, seat_forms
         try:
             _p, _words = table.declare_once(page, _i, _row)
             _errs[_i] = {}
+            _fresh.append(_i)
             _said.append(("success", f"**{_words}**"))
         except KingdomlogError as exc:
             _field, _words = table.error_at(_f, player.said_to_player(exc))
@@ -203,6 +209,10 @@ def _(declare_buttons, forms_build, get_taken, live, page, row_forms, seat_forms
             _said.append(("danger", f"**{_f.seat.label}: not declared.** {_words}"))
     set_errors(lambda e: {**e, **_errs})
     set_said(("danger" if any(k == "danger" for k, _ in _said) else "success", " ".join(w for _, w in _said)))
+    if _fresh:
+        seat_input.rebuilding()  # the forms on the page are disabled until the fresh ones are drawn
+        set_rows(table.after_declare(seat_forms, _tree, _fresh))
+        set_declared(lambda n: n + 1)
     table_live.refresh(live)  # this page at once: its proposals, the feed, its acts
     return
 

@@ -603,6 +603,20 @@ def _fit(words: list[str], limit: int = WORDS_MAX) -> list[str]:
     return out if len("; ".join(out)) <= limit else [w[:limit] for w in (tail or out[:1])]
 
 
+def said_once(words: str) -> str:
+    """A rolled row's words as a line of the feed (and the word the page gives at Roll) says them: a battle's (each
+    round's, then its outcome: ``_board_words``) by its outcome alone, its rounds being drawn on its board and listed
+    with its proposal; any other row's words as they are.
+
+    >>> said_once("Round 1: Militia: Advance; After round 1: no damage; Outcome: Militia: unhurt; Raiders: routed")
+    'Militia: unhurt; Raiders: routed'
+    >>> said_once("d20 = 14 +6 = 20 vs DC 16: a success")
+    'd20 = 14 +6 = 20 vs DC 16: a success'
+    """
+    head, sep, tail = words.rpartition("Outcome: ")
+    return tail if sep and (not head or head.endswith("; ")) else words
+
+
 def _with_part(camp: Campaign, op: Opening, seat: Seat, step: Step, rows: list[Any], before: Before,
                row: Mapping[str, Any]) -> tuple[list[Any], dict[str, Any]]:
     """The GM's rows before the seat's row, and the seat's row with the player's part added (``fill_part``).
@@ -876,8 +890,8 @@ def roll(camp: Campaign, viewer: Viewer, proposal: str) -> Proposal:
             raise RuleError(f"{p.title}: it rolls no dice; the GM resolves it as it is")
         seen = table_viewers(camp) if camp.config.table.rolls == "at_once" else own(viewer)
         return Line(n=n, at=_now(), turn=op.turn, kind="rolled", by=viewer.id, visibility=seen,
-                    text=f"{p.title}: {t.outcome}", proposal=p.id, seat=p.seat, faces=t.faces, checks=t.checks,
-                    note=t.outcome)
+                    text=f"{p.title}: {said_once(t.outcome)}", proposal=p.id, seat=p.seat, faces=t.faces,
+                    checks=t.checks, note=t.outcome)
 
     with contextlib.suppress(_Nothing):
         _write(camp, op.turn, _raising(make))
@@ -919,7 +933,7 @@ def reroll(camp: Campaign, viewer: Viewer, proposal: str, reason: str, *, note: 
                   seed=draw_seed(camp, p.id, len(p.rerolls) + 1) if seat.part else None)
         why = allowed[reason].label
         return Line(n=n, at=_now(), turn=turn, kind="rerolled", by=op_viewer.id, visibility=table_viewers(camp),
-                    text=f"{p.title} rolled again ({why}{': ' + note if note else ''}): {t.outcome}",
+                    text=f"{p.title} rolled again ({why}{': ' + note if note else ''}): {said_once(t.outcome)}",
                     proposal=p.id, seat=p.seat, row=full if full != p.row else {}, faces=t.faces,
                     checks=t.checks, reason=reason, note=note)
 
@@ -991,7 +1005,7 @@ def accept(camp: Campaign, proposal: str) -> Proposal:
             moved = unfit(camp, turn, p, t) if _own_row(p) else ""
             if moved:
                 raise RuleError(moved)
-        result = f": {p.outcome}" if p.outcome else ""
+        result = f": {said_once(p.outcome)}" if p.outcome else ""
         return Line(n=n, at=_now(), turn=turn, kind="accepted", by="gm", visibility=table_viewers(camp),
                     text=f"{_player_name(camp, p.player)}'s {p.title}{result} — accepted", proposal=p.id,
                     seat=p.seat)
@@ -1211,5 +1225,5 @@ def merge(camp: Campaign, plan: Plan, turn: int, state: State | None = None) -> 
 
 __all__ = ["TABLE_DIR", "Before", "Line", "Opening", "Proposal", "TableFile", "Trial", "accept", "accept_all",
            "accepted", "before_step", "committed", "declare", "feed", "fill_part", "filled", "first_check", "gm_row",
-           "held_by", "merge", "mine", "odds_text", "opening", "proposals", "reroll", "roll", "say", "send_back",
-           "table_viewers", "trial", "unfit", "unstep", "visible", "withdraw"]
+           "held_by", "merge", "mine", "odds_text", "opening", "proposals", "reroll", "roll", "said_once", "say",
+           "send_back", "table_viewers", "trial", "unfit", "unstep", "visible", "withdraw"]

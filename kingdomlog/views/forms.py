@@ -99,6 +99,8 @@ class Offer:
       field name: it becomes a dropdown of them beside a box for any other value (``OPEN_PICK``).
     - ``spare_rows``, ``min_rows``: a ``rows`` field shows its entries, then ``spare_rows`` blank ones
       (at least ``min_rows`` in all), instead of remove and add buttons.
+    - ``exact_rows``: names of ``rows`` fields that show exactly the entries given, no blank one (the GM's row
+      sets how many: a battle's Melee phases on the General's page).
     - ``other_example``: the placeholder of an open pick's box ("e.g. a rival's character id").
 
     Values are read as the person gave them: a value left at its default stays in (the GM sees what
@@ -111,6 +113,7 @@ class Offer:
     hints: Mapping[str, tuple[Option, ...]] = field(default_factory=dict)
     spare_rows: int = 2
     min_rows: int = 4
+    exact_rows: frozenset[str] = frozenset()
     other_example: str = ""
 
     def shows(self, spec: FieldSpec) -> bool:
@@ -309,7 +312,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
     if spec.kind == "rows" and (spec.fields or spec.variants):
         rows = as_entries(spec, v)
         per = list(entries or spec.entries or ())
-        if offer is not None:  # a player's page: the entries, then blank ones to fill
+        if offer is not None and spec.name not in offer.exact_rows:  # a player's page: then blank ones to fill
             rows += [{}] * (max(len(rows) + offer.spare_rows, offer.min_rows) - len(rows))
         items = []
         for i, row in enumerate(rows):

@@ -94,7 +94,7 @@ def test_the_general_gives_two_rounds_of_orders_from_his_page(tmp_path: Path, py
         assert prop.status == "rolled" and prop.row == {"rounds": [[{**o, "engage": True} for o in r] for r in ORDERS]}
         assert "Round 1:" in prop.outcome and "Round 2:" in prop.outcome
         assert prop.outcome not in before and 'class="kl-face"' not in before
-        kesh.page.get_by_text(re.compile("Outcome: ")).first.wait_for(timeout=20_000)
+        kesh.page.locator(".kl-board-outcome").first.wait_for(timeout=20_000)  # the battle, once: on its board
         board = kesh.page.locator(".kl-board").first.inner_text()  # the battle as the GM's board draws it
         assert "Round 2" in board and "chances:" in board and "Stag Raiders" in board
         kesh.shot("6-general-rolled")

@@ -70,7 +70,7 @@ def test_the_pf1_general_gives_two_phases_of_orders_from_her_page(tmp_path: Path
         assert prop.status == "rolled" and prop.row["rounds"] == ORDERS["rounds"]
         assert prop.row.get("ours_tactic") in (None, "Standard") and not prop.row.get("ours_use")
         assert "Outcome: " in prop.outcome and prop.outcome not in before
-        amiri.page.get_by_text(re.compile("Outcome: ")).first.wait_for(timeout=20_000)
+        amiri.page.locator(".kl-board-outcome").first.wait_for(timeout=20_000)  # the battle, once: on its board
         board = amiri.page.locator(".kl-board").first.inner_text()  # the battle as the GM's board draws it
         assert "Stag Raiders" in board and "Tatzlford Guard" in board
 

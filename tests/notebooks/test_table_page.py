@@ -416,3 +416,64 @@ def test_a_change_at_the_table_is_pushed_to_an_open_page_and_runs_none_of_its_ce
                         {"activity": "rest-and-relax", "skill": "wilderness"})
     assert live.look(lv) and calls == ["listed"]  # his own proposal: his page's acts (Roll) are drawn again
     assert f'data-proposal="{kp.id}"' in lv.proposals.widget.html
+
+
+def test_after_declare_the_seats_form_starts_fresh_and_a_refused_one_keeps_what_was_typed(sl: Path) -> None:
+    """Declare went through: the seat's form is made again with nothing chosen (the same activity again would be a
+    second Quell Unrest), the other seat keeps what was typed in it. Refused: no form is made again, so everything
+    typed stays where it was, the refusal beside its field."""
+    page = seat.open_page(sl, "ysolde")
+    harvest = {"activity": "harvest-crops"}
+
+    def press(build: str, row: dict[str, Any]) -> dict[str, Any]:
+        """Seat 0's Declare pressed on forms drawn for ``row`` (and the Region seat's Harvest Crops), as typed."""
+        forms = [seat.seat_form(page, 0, row), seat.seat_form(page, 1, harvest)]
+        typed = {**{f"0/{k}": v for k, v in row.items()}, "1/activity": "harvest-crops"}
+        return {"seat_forms": forms, "seats_busy": None, "forms_build": build,
+                "declare_buttons": Fake({"0": 1, "1": 0}), "row_forms": Fake(typed)}
+
+    _, defs = run(sl, "ysolde", **press("build-1", QUELL))
+    camp = Campaign.open(sl)
+    assert [p.title for p in tbl.mine(camp, camp.viewer("ysolde"))] == ["Quell Unrest (Ruler)"]
+    rows = defs["get_rows"]()
+    assert rows[0] == {} and rows[1].get("activity") == "harvest-crops", rows
+    fresh = seat.seat_form(page, 0, rows[0])
+    assert fresh.row == {} and set(seat.row_widgets(fresh)) == {"activity"}
+    assert seat.row_widgets(fresh)["activity"].value is None  # no activity chosen
+
+    _, defs = run(sl, "ysolde", **press("build-2", {"activity": "quell-unrest", "skill": "agriculture"}))
+    assert defs["get_rows"]() == {} and list(defs["get_errors"]()[0]) == ["skill"]  # nothing made again
+    assert len(tbl.mine(camp, camp.viewer("ysolde"))) == 1
+
+
+def test_a_seat_its_own_declarations_fill_says_so_on_the_open_page(sl: Path) -> None:
+    """Ysolde declares the Ruler's two Leadership activities from her open page: its seat then says it takes no
+    more (its form gone, no Declare), without a reload; withdrawing one opens it again; once both are rolled the seat
+    no longer offers to withdraw one. None of it previews the GM's month again."""
+    from kingdomlog.views.table import live
+
+    lv, calls, _ = _watched(sl, "ysolde")
+    page, month = lv.page, lv.month_waits
+    camp = Campaign.open(sl)
+    ysolde = camp.viewer("ysolde")
+    p1, _ = seat.declare_once(page, 0, QUELL)
+    live.refresh(lv)
+    assert "waits" not in calls and lv.waits == ("", "")  # one of two: the seat still takes one
+    p2, _ = seat.declare_once(page, 0, {"activity": "celebrate-holiday"})
+    live.refresh(lv)
+    assert calls.count("waits") == 1 and lv.waits is not None and lv.waits[0].startswith("2 proposed this month")
+    assert "withdraw one before its roll" in lv.waits[0]
+    assert p1 is not None and p2 is not None
+    tbl.withdraw(camp, ysolde, p2.id)
+    live.refresh(lv)
+    assert calls.count("waits") == 2 and lv.waits == ("", "")
+    p3, _ = seat.declare_once(page, 0, {"activity": "celebrate-holiday"})
+    assert p3 is not None
+    tbl.roll(camp, ysolde, p1.id)
+    live.refresh(lv)
+    assert calls.count("waits") == 3 and "withdraw one" in (lv.waits or ("",))[0]  # one still not rolled
+    tbl.roll(camp, ysolde, p3.id)
+    live.refresh(lv)
+    assert calls.count("waits") == 4 and (lv.waits or ("",))[0] == ("2 proposed this month, all this seat takes: see"
+                                                                    " Your proposals.")
+    assert lv.month_waits is month  # the GM's month was not looked at again

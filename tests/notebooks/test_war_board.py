@@ -219,3 +219,27 @@ def test_a_signoria_declaration_naming_another_character_is_refused_in_words() -
     *_, st, _ = _signoria_war({"b5.1": {"1": cesare}})
     assert st.error is not None and ("the battle of Marburg, round 1: Cesare does not fight for Duke Fabian (the "
                                      "attacker) there; its characters in this battle: Orsino") in st.error
+
+
+def test_an_epic_duel_offers_the_enemy_leader_in_that_battle_only() -> None:
+    """§5.6 (G-16, ``epic_duel_target`` = ``enemy_leader_only``): an epic duel declared for Fabian's army (Orsino)
+    may target the Doge of Marburg's leader fighting in that battle (Doge Andrea); Lorenzo, in the battle but no
+    leader, and Bianca, at home, are shown not choosable, in words; no other faction's character (Fabian's own) is
+    offered. A plan naming another is refused where it enters, naming him."""
+    from signoria.test_worked_turn import CAMPAIGN
+
+    duel = [{"side": "attacker", "character": "orsino", "option": "epic_duel", "target": "andrea"}]
+    sig, _, st, before = _signoria_war({CAMPAIGN: {"1": duel}})
+    specs = fields(sig.choices(before, before.turn, "p3_war", st.choices))
+    battle = next(b for b in specs["declarations"].fields if b.name == CAMPAIGN)
+    target = fields(battle.fields[0].entries[0])["target"]
+    offered = {o.label: o.disabled for o in target.options or ()}
+    assert offered == {"Doge Andrea": "", "Lorenzo": "Lorenzo is not the leader of Doge of Marburg's army: an epic"
+                                                      " duel targets the enemy leader (§5.6)",
+                       "Bianca": "Bianca is not in Doge of Marburg's army in this battle"}, offered
+    *_, st, _ = _signoria_war({CAMPAIGN: {"1": [{**duel[0], "target": "bianca"}]}})
+    assert st.error is not None and "Bianca is not in Doge of Marburg's army in this battle" in st.error, st.error
+    *_, st, _ = _signoria_war({CAMPAIGN: {"1": [{**duel[0], "target": "cesare"}]}})  # Fabian's own, at home
+    assert st.error is not None and "'cesare' is not the enemy leader in this battle" in st.error, st.error
+    *_, st, _ = _signoria_war({CAMPAIGN: {"1": [{**duel[0], "target": "lorenzo"}]}})
+    assert st.error is not None and "Lorenzo is not the leader of Doge of Marburg's army" in st.error, st.error

@@ -161,3 +161,21 @@ def test_an_events_branch_is_picked_by_its_words() -> None:
     assert [(o.value, o.label) for o in option.options or ()] == [
         (0, "A Commodity of your choice +5"), (1, "Next turn: bonus Resource Dice +2"), (2, "A trade agreement")]
     assert (option.options or ())[1].detail == "on a critical success or success; on a critical failure: Spend 10 RP"
+def test_a_pool_logged_with_any_other_label_reads_the_words_its_key_computes() -> None:
+    """Issue 29: a battle pool logged before ``Ruleset.check_title`` (with its key, or a label in an older form) is
+    titled on the GM sheet by the words its key computes, whatever label it carries; a label that is those words
+    with the battle's place (which the key cannot name) is kept. The logged check is not changed."""
+    from kingdomlog.dice.checks import PoolSpec
+
+    sig = find_ruleset("signoria")
+    key = "b8.1.r2.defender.reserve.x1"
+    words = "Battle 1 of month 8, round 2: the defender's reserve, exploding sixes (wave 1), 3 dice at 5+"
+    for label in ("B8 1 r2 defender reserve x1", "b8.1 r2 defender reserve", "pool", "", key,
+                  "Battle of Fabia, round 1: the attacker's main army"):  # another pool's words: not this key's
+        logged = CheckSpec("pool", pool=PoolSpec(3, 5), label=label)
+        assert cards.check_title(key, logged, sig) == words, label
+        assert logged.label == label
+    placed = CheckSpec("pool", pool=PoolSpec(3, 5), label="Battle of Fabia, round 2: the defender's reserve, "
+                                                          "exploding sixes (wave 1)")
+    assert cards.check_title(key, placed, sig) == ("Battle of Fabia, round 2: the defender's reserve, exploding sixes"
+                                                   " (wave 1), 3 dice at 5+")

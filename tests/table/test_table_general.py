@@ -287,3 +287,33 @@ def test_on_the_gms_sheet_the_battle_waits_for_the_generals_orders(war: Campaign
     played = next(s for s in war.preview(plan).steps if s.phase.id == STEP)
     assert played.error is None and played.pending is None
     assert {r.key: list(r.faces) for r in played.rolls} == faces
+
+
+def test_the_generals_page_says_the_battles_words_once(war: Campaign) -> None:
+    """Rolled, the General's page says what each round did once, on the proposal's board: its card says it was
+    rolled (no faces nor rounds of its own), the feed line and the word at Roll say the battle's outcome only; the
+    GM accepting it shares the outcome with the table, not the rounds again. The proposal keeps the battle's words
+    (the GM's panel reads them)."""
+    import re
+
+    from kingdomlog.views.table import live
+    from kingdomlog.views.table import seat as page_seat
+
+    page = page_seat.open_page(war.folder, "kesh")
+    v = war.viewer("kesh")
+    prop, _ = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
+    said = page_seat.run_act(page, page_seat.listing(page).acts[f"{prop.id}/roll"])
+    rolled = table.mine(war, v)[0]
+    assert "Round 1:" in rolled.outcome and "Outcome: " in rolled.outcome
+    outcome = table.said_once(rolled.outcome)
+    assert said == f"{rolled.title}: {outcome}." and "Round" not in said
+    mine = str(live.proposals_html(page, page_seat.listing(page)))
+    feed = str(page_seat.feed_of(page))
+    shown = re.sub(r"<[^>]+>", " ", mine + feed)
+    action = "Advance → Stag Raiders"  # round 1's war action of the militia
+    assert shown.count(action) == 1 and re.sub(r"<[^>]+>", " ", mine).count(action) == 1, shown
+    assert 'class="kl-face"' not in mine and "rolled: the battle is drawn below" in mine
+    assert f"{rolled.title}: {outcome}" in feed and "Round" not in feed
+    table.accept(war, prop.id)
+    line = table.feed(war, war.viewer("ysolde"))[-1]
+    assert line.kind == "accepted" and outcome in line.text and "Round" not in line.text, line.text

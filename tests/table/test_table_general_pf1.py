@@ -253,3 +253,60 @@ def test_the_gms_ruling_rolls_the_battle_again_and_it_is_accepted_as_rolled(war:
     assert tp.ok, tp.error
     st = next(s for s in tp.steps if s.phase.id == STEP)
     assert {r.key: list(r.faces) for r in st.rolls} == ruled.faces
+
+
+def test_the_generals_form_offers_the_tactics_the_lead_army_knows_and_exactly_the_battles_phases(
+        war: Campaign) -> None:
+    """UC Mass Combat, Army Tactics: an army uses the tactics every army knows, its own and its commander's Bonus
+    Tactic; the General's form (its tactic, and each Melee phase's change of tactic) offers those of the lead army
+    only, and a tactic it does not know sent in a phase is refused. The form holds one entry per Melee phase the
+    GM's battle has (two here), no spare one the battle would not play."""
+    from kingdomlog.rulesets.pf1.battle import known_tactics
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.table import seat as page_seat
+
+    guard = war.state().armies["A2"]
+    default = tuple(t.name for t in war.state().catalog.mass_combat.tactics.values() if t.default)
+    assert known_tactics(war.state(), guard) == default  # the Guard has learned none of its own
+    taught = guard.model_copy(update={"tactics": ("Expert Flankers",)})
+    assert set(known_tactics(war.state(), taught)) == {*default, "Expert Flankers"}
+
+    page = page_seat.open_page(war.folder, "amiri")
+    i = next(n for n, s in enumerate(page.seats) if s.step == STEP)
+    form = page_seat.seat_form(page, i)
+    offered = {o.value for o in next(s for s in form.specs if s.name == "ours_tactic").options or () if o.value}
+    assert offered == set(default), offered
+    phase = next(s for s in form.specs if s.name == "rounds")
+    per_phase = [{o.value for o in next(f for f in e if f.name == "ours_tactic").options or () if o.value}
+                 for e in (phase.entries or (phase.fields,))]
+    assert per_phase and all(p == set(default) for p in per_phase), per_phase
+    widgets = sf.flatten(page_seat.row_widgets(form))
+    phases = sorted({k.split("/")[2] for k in widgets if k.startswith("rounds/rows/")})
+    assert phases == ["#0", "#1"], phases  # the GM's battle has two Melee phases: no third
+    picked = page_seat.seat_form(page, i, {"rounds": [{"ours_strategy": "Defensive"}]})  # the first phase's, picked
+    phases = sorted({k.split("/")[2] for k in sf.flatten(page_seat.row_widgets(picked)) if k.startswith("rounds/")})
+    assert phases == ["#0", "#1"], phases  # the second is still there to fill
+    with pytest.raises(InputError, match="Expert Flankers"):
+        table.declare(war, war.viewer("amiri"), general_seat(war).id,
+                      {"rounds": [{"ours_strategy": "Standard", "ours_tactic": "Expert Flankers"}]})
+
+
+def test_the_victors_loyalty_checks_are_named_in_words_on_the_board(war: Campaign) -> None:
+    """The battle's board names each of the victor's Loyalty checks (UC Mass Combat: Victory) in words, 'Loyalty
+    check after the victory, 1 of 2', never by its roll key ('w1_victory_1'): the GM's battle as its seed plays it
+    (the Guard wins)."""
+    import re
+
+    from kingdomlog.views.sheet.board import board_html
+
+    plan = Drafts(war.folder).load(war.next_turn())
+    assert plan is not None
+    tp = war.preview(plan.plan)
+    i = [sp.phase.id for sp in tp.steps].index(STEP)
+    st, before = tp.steps[i], tp.steps[i - 1].state_after
+    assert {"w1_victory_1", "w1_victory_2"} <= set(st.checks)  # the Guard won: its two Loyalty checks
+    (board,) = war.ruleset.boards(before, STEP, st.choices, st.rolls, st.checks, st.drafts)
+    shown = re.sub(r"<[^>]+>", " ", str(board_html(board, st.checks, st.rolls)))
+    assert "Loyalty check after the victory, 1 of 2: d20 " in shown, shown
+    assert "Loyalty check after the victory, 2 of 2: d20 " in shown
+    assert not re.search(r"w\d+_\w+", shown), shown

@@ -381,22 +381,41 @@ HOLDS = ("Alchemy", "Burrow", "Earth Glide", "Flight")
 
 
 def tactic_usable(ctx: Ctx, a: Army, tactic: str, *, learned: bool = False, raging: bool = False) -> None:
-    s = ctx.state
+    """Refuse ``tactic`` for army ``a`` unless it may use it (``tactic_refusal``); ``InputError`` for a tactic the
+    rules do not have."""
+    if tactic not in mc(ctx.state).tactics:
+        raise InputError(f"[{ctx.step}] unknown tactic {tactic!r}")
+    refused = tactic_refusal(ctx.state, a, tactic, learned=learned, raging=raging)
+    if refused is not None:
+        raise ctx.fail(*refused)
+
+
+def tactic_refusal(s: Pf1State, a: Army, tactic: str, *, learned: bool = False,
+                   raging: bool = False) -> tuple[str, str] | None:
+    """Why army ``a`` may not use ``tactic`` (UC Mass Combat: Army Tactics), as ``(words, rule)``, or None: a tactic
+    is used only when the army knows it (every army knows the default ones; its own; its commander's Bonus Tactic;
+    ``learned``: taught by a victory), a mindless army uses standard tactics only, a raging one none of the
+    Rage's bars, and a tactic needing ranged attacks or a resource needs them."""
     t = mc(s).tactics.get(tactic)
     if t is None:
-        raise InputError(f"[{ctx.step}] unknown tactic {tactic!r}")
+        return f"{tactic} is not a tactic of mass combat", R_TACTICS
     cmd = a.commander
     if not (learned or t.default or tactic in a.tactics or (cmd is not None and tactic in cmd.bonus_tactics)):
-        raise ctx.fail(f"{a.name} does not know {tactic} (known: {', '.join(a.tactics) or 'the default ones'})",
-                       R_TACTICS)
+        return f"{a.name} does not know {tactic} (known: {', '.join(a.tactics) or 'the default ones'})", R_TACTICS
     if "mindless" in kinds(s, a) and tactic != "Standard":
-        raise ctx.fail(f"{a.name} is mindless: standard tactics only", "UC Special Abilities: Mindless")
+        return f"{a.name} is mindless: standard tactics only", "UC Special Abilities: Mindless"
     if raging and tactic in RAGE_BARS:
-        raise ctx.fail(f"{a.name} is raging: no {tactic}", "UC Special Abilities: Rage")
+        return f"{a.name} is raging: no {tactic}", "UC Special Abilities: Rage"
     if t.requires == "ranged" and not ranged(s, a):
-        raise ctx.fail(f"{tactic} needs ranged attacks", R_TACTICS)
+        return f"{tactic} needs ranged attacks", R_TACTICS
     if t.requires and t.requires != "ranged" and t.requires not in a.resources and "Mount" not in a.specials:
-        raise ctx.fail(f"{tactic} needs the {t.requires} resource", R_TACTICS)
+        return f"{tactic} needs the {t.requires} resource", R_TACTICS
+    return None
+
+
+def known_tactics(s: Pf1State, a: Army) -> tuple[str, ...]:
+    """The tactics army ``a`` may use in a battle (``tactic_refusal`` refuses none of them), in the rules' order."""
+    return tuple(t for t in mc(s).tactics if tactic_refusal(s, a, t) is None)
 
 
 @dataclass

@@ -67,10 +67,24 @@ def _phase(key: str) -> tuple[int, int] | None:
     return n, int(m.group(3)) + 1
 
 
+def _check_name(key: str, label: str) -> str:
+    """A check's name on the board, in words: a kingdom check labelled with its roll key (the victor's Loyalty
+    checks, "Loyalty check (w1_victory_1)") says which it is instead.
+
+    >>> _check_name("w1_victory_2", "Loyalty check (w1_victory_2)"), _check_name("w1_r1_ours", "Guard Offense")
+    ('Loyalty check after the victory, 2 of 2', 'Guard Offense')
+    """
+    if not label.endswith(f" ({key})"):
+        return label
+    name = label.removesuffix(f" ({key})")
+    m = re.search(r"victory_(\d)$", key)
+    return f"{name} after the victory, {m.group(1)} of 2" if m else name
+
+
 def _check_text(roll: Roll, spec: CheckSpec) -> str:
     got = resolve(spec, roll)
     face = roll.faces[0] if roll.faces else roll.total
-    return f"{spec.label}: d20 {face} {spec.modifier:+d} = {face + spec.modifier}" \
+    return f"{_check_name(roll.key, spec.label)}: d20 {face} {spec.modifier:+d} = {face + spec.modifier}" \
            f"{f', {got.label}' if got is not None else ''}"
 
 

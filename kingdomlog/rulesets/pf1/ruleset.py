@@ -265,9 +265,12 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         """The General's orders of the GM's battle ``index`` (UC Battle Phases): a seat when the battle's armies are
         all in the General's view (an army the GM has not shown the players keeps the battle the GM's: no seat, and
         nothing of it said) and ours and its allies are the kingdom's. The orders are the lead army's (``ours``):
-        its tactic, the special abilities it uses, each Melee phase's strategy, tactic change and potions."""
+        its tactic, the special abilities it uses, each Melee phase's strategy, tactic change and potions; its
+        tactics (the first and each change) are those the lead army knows (UC Army Tactics: ``known_tactics``)."""
         if seat.step != "war":
             return super().fill_seat(state, turn, seat, index, row)
+        from kingdomlog.rulesets.pf1.battle import known_tactics
+
         s: Pf1State = state
         ours = [row.get("ours"), *(row.get("allies") or [])]
         theirs = [row.get("enemy"), *(row.get("enemies") or [])]
@@ -277,7 +280,7 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
             return None
         lead = s.armies[str(ours[0])]
         where = row.get("hex") if row.get("hex") in {s.armies[str(a)].hex for a in ours} else ""
-        return dataclasses.replace(seat, fill=index,
+        return dataclasses.replace(seat, fill=index, allowed={"ours_tactic": known_tactics(s, lead)},
                                    label=f"General: orders of battle {index}{f' at {where}' if where else ''}",
                                    help=f"the tactic, special abilities and each Melee phase's strategy of"
                                         f" {lead.name}; the GM gives the enemy's. Declare shows the first check's"

@@ -281,7 +281,8 @@ class Declaration(Choices):
                                    depends=("side",))] | None = None
     option: Annotated[BattleOption, Pick("battle_options", what="a battle option (§5.5-5.7)", open=True)]
     group: Literal["main", "reserve"] | None = None
-    target: CharacterId | None = Field(None, description="epic duel: the enemy leader")
+    target: Annotated[str, Pick("duel_targets", what="the enemy leader in this battle", depends=("side",))] | None = \
+        Field(None, description="epic duel: the enemy leader in this battle (§5.6)")
     defect: bool | None = None
 
 

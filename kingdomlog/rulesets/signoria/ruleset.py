@@ -125,12 +125,27 @@ class SignoriaRuleset(CopyOnWriteRuleset):
 
     def check_title(self, key: str, spec: CheckSpec) -> str | None:
         """A battle pool (§5.5) by what it rolls and its dice: "Battle of Fabia, round 1: the attacker's main army,
-        7 dice at 5+" (its label; one logged with its key as label, by the key in words); any other check: the
-        sheet's shared title."""
+        7 dice at 5+", in the words its key computes whatever label was logged with it (a pool logged before these
+        words, with its key or another label, reads as "Battle 1 of month 8, round 1: …"; the log is not changed).
+        Its label is taken only when it is those words with the battle's place ("Battle of Fabia"), which the key
+        alone cannot name. Any other check: the sheet's shared title.
+
+        >>> from kingdomlog.dice.checks import CheckSpec, PoolSpec
+        >>> rs, key = SignoriaRuleset(), "b8.1.r1.attacker.main"
+        >>> rs.check_title(key, CheckSpec("pool", pool=PoolSpec(7, 5), label="B8 1 r1 attacker main"))
+        "Battle 1 of month 8, round 1: the attacker's main army, 7 dice at 5+"
+        >>> rs.check_title(key, CheckSpec("pool", pool=PoolSpec(7, 5), label="Battle of Fabia, round 1: the "
+        ...                                                                 "attacker's main army"))
+        "Battle of Fabia, round 1: the attacker's main army, 7 dice at 5+"
+        """
         said = _battle_roll_words(key)
         if said is None or spec.pool is None:
             return None
-        name = spec.label if spec.label and spec.label != key else said[:1].upper() + said[1:]
+        said = said[:1].upper() + said[1:]
+        rest = said[said.index(", round "):]  # what the key says after its battle: the round, side and group
+        placed = spec.label.startswith("Battle of ") and spec.label.endswith(rest) and \
+            ", round " not in spec.label[:-len(rest)]
+        name = spec.label if placed else said
         n = spec.pool.count
         return f"{name}, {n} {'die' if n == 1 else 'dice'} at {spec.pool.threshold}+"
 

@@ -210,6 +210,35 @@ def _battle_characters(s: SignoriaState, within: Mapping[str, Any]) -> list[Opti
     return list(out.values())
 
 
+def _duel_targets(s: SignoriaState, within: Mapping[str, Any]) -> list[Option] | None:
+    """Whom an epic duel declared for a side may target (§5.6, G-16 ``epic_duel_target`` = ``enemy_leader_only``):
+    the leader fighting on the other side in that battle. The other side's other characters are shown not
+    choosable, in words (in the battle but no leader; at home), so a plan naming one is refused naming him; no other
+    faction's character is offered. Both sides' enemy leaders while no side is chosen; None (any, the rules check
+    it) for a battle the state cannot place."""
+    parent = within.get(PARENT) or {}
+    keys = parent.get(KEYS) or ()
+    sides = battle_sides(s, str(keys[0]), _field_map(parent.get("responses"))) if keys else None
+    if sides is None:
+        return None
+    side = within.get("side")
+    out: dict[str, Option] = {}
+    for name in sides:
+        if side not in (None, name):
+            continue
+        fid, ids = sides["defender" if name == "attacker" else "attacker"]
+        army = f"{s.factions[fid].name}'s army"
+        for cid in ids:
+            c = s.characters[cid]
+            out.setdefault(cid, Option(cid, c.name, f"the leader of {army} in this battle") if c.role == "leader"
+                           else Option(cid, c.name, disabled=f"{c.name} is not the leader of {army}: an epic duel"
+                                                             " targets the enemy leader (§5.6)"))
+        for c in own_characters(s, fid):
+            if c.id not in out:
+                out[c.id] = Option(c.id, c.name, disabled=f"{c.name} is not in {army} in this battle")
+    return list(out.values())
+
+
 def _field_map(x: Any) -> dict[str, Any]:
     return dict(x) if isinstance(x, Mapping) else {}
 
@@ -279,6 +308,8 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
         return [Option(*r) for r in BATTLE_ROUNDS]
     if source == "battle_characters":
         return _battle_characters(s, within)
+    if source == "duel_targets":
+        return _duel_targets(s, within)
     if source == "battle_options":
         return [Option(*o) for o in BATTLE_OPTIONS]
     if source == "actions":

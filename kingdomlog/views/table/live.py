@@ -70,7 +70,10 @@ def proposals_html(page: st.TablePage, listed: st.Listed) -> Html:
     """The player's proposals as the page shows them (``seat.proposal_html`` each, and the battle board of a
     General's orders, ``seat.proposal_board``), with their own CSS (the part is drawn in its own shadow root: the
     page's CSS does not reach it)."""
-    items = [join([st.proposal_html(p, page.unit), st.proposal_board(page, p)]) for p in listed.proposals]
+    items = []
+    for p in listed.proposals:
+        board = st.proposal_board(page, p)  # a battle's rounds, drawn once: here, not in its card's words
+        items.append(join([st.proposal_html(p, page.unit, board=bool(board)), board]))
     if not items:
         items = [h("p", f"Nothing proposed yet this {page.unit}.", class_="kl-help kl-none")]
     return join([style(st.CSS), h("div", items, class_="kl-props", data_viewer=page.viewer.id)])
@@ -109,7 +112,9 @@ class Live:
     acts: Hashable = None
     """The acts last handed to the page (``listed``)."""
     month: Hashable = None
-    """The ``month_mark`` the seats' waits were last looked at for."""
+    """The ``month_mark`` the seats' waits on the GM's month were last looked at for (``month_waits``)."""
+    month_waits: tuple[str, ...] | None = None
+    """Per seat, why the GM's month does not reach its step yet, or "" (``seat.month_waits``, for ``month``)."""
     waits: tuple[str, ...] | None = None
     pushed: int = 0
     """How many times a part's HTML was set (a test reads it)."""
@@ -135,7 +140,8 @@ def look(lv: Live, *, force: bool = False) -> bool:
     """One look at the table for ``lv``'s page: when the files moved since the last one (or ``force``), the feed
     and the proposals are computed again for the page's viewer and set in place when they changed; ``lv.listed``
     is called with the new listing when the acts it offers moved, ``lv.waited`` with the seats' waits when they
-    moved (looked at only when ``month_mark`` moved), ``lv.turned`` when the GM committed the page's turn (and
+    moved (the GM's month looked at only when ``month_mark`` moved; whether the proposals made fill a seat, whose
+    form then gives way to saying so, at each look), ``lv.turned`` when the GM committed the page's turn (and
     nothing else: the page opens the next). True when it looked."""
     page = lv.page
     with lv.lock:
@@ -158,12 +164,13 @@ def look(lv: Live, *, force: bool = False) -> bool:
             if got.acts_key != lv.acts:
                 lv.acts = got.acts_key
                 lv.listed(got)
-        if month != lv.month:
+        if month != lv.month or lv.month_waits is None:  # a preview of the month: only when it moved
             lv.month = month
-            w = st.waits(page)
-            if w != lv.waits:
-                lv.waits = w
-                lv.waited(w)
+            lv.month_waits = st.month_waits(page)
+        w = st.waits(page, lv.month_waits)  # and whether the proposals made fill a seat: the table's file
+        if w != lv.waits:
+            lv.waits = w
+            lv.waited(w)
         return True
 
 

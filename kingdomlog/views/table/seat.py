@@ -158,23 +158,30 @@ def moved_on(page: TablePage) -> bool:
     return camp.head_seq != page.head and camp.next_turn() != page.turn
 
 
-def waits(page: TablePage) -> tuple[str, ...]:
-    """Per seat, why it takes nothing now ("the GM is still at …"; its proposals this turn are all it takes), or ""
-    when the month has reached its step and the seat may propose."""
-    camp = Campaign.open(page.folder)
+def waits(page: TablePage, month: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Per seat, why it takes nothing now, or "" when it may propose: its proposals this turn are all it takes
+    (``taken``: the table's file, read now), else why the GM's month does not reach its step yet ("the GM is still at
+    …"). ``month``: that last part per seat as ``month_waits`` last computed it (a preview of the month: looked at
+    again only when the month moved); computed now, for the seats not full, when not given."""
     props = list(tbl.proposals(tbl.TableFile(page.folder, page.turn).lines()).values())
     out = []
-    for seat in page.seats:
+    for i, seat in enumerate(page.seats):
         full = taken(seat, props, page.viewer.id, page.unit)
-        if full:
-            out.append(full)
-            continue
-        try:
-            tbl.before_step(camp, page.viewer, page.turn, seat.step)
-            out.append("")
-        except KingdomlogError as exc:
-            out.append(player.said_to_player(exc))
+        out.append(full or (month[i] if month is not None else _month_wait(page, seat)))
     return tuple(out)
+
+
+def month_waits(page: TablePage) -> tuple[str, ...]:
+    """Per seat, "" when the GM's month has reached its step, else why not, in words (``app.table.before_step``)."""
+    return tuple(_month_wait(page, seat) for seat in page.seats)
+
+
+def _month_wait(page: TablePage, seat: Seat) -> str:
+    try:
+        tbl.before_step(Campaign.open(page.folder), page.viewer, page.turn, seat.step)
+        return ""
+    except KingdomlogError as exc:
+        return player.said_to_player(exc)
 
 
 def taken(seat: Seat, props: Sequence[tbl.Proposal], player: str, unit: str = "turn") -> str:
@@ -253,21 +260,26 @@ def _part_form(camp: Campaign, page: TablePage, seat: Seat, view: Any, given: Ma
     as the GM sheet's codec draws it (a battle's ``rounds``: a list of orders per round), its picks filled from
     the GM's row as the player's view shows it (the battle's armies, targets, what each army may do now), with
     the player's own values in it (never the GM's part: the enemy's orders stay the GM's) and its picks limited
-    to what the seat allows (the kingdom's armies). As many rounds as the GM's row has."""
+    to what the seat allows (the kingdom's armies, the tactics the lead army knows). As many rounds as the GM's row
+    has, and a ``rows`` part the GM's row gives entries of (pf1's Melee phases) exactly those: no spare one, which
+    the battle would not play."""
     gm = tbl.gm_row(camp, page.turn, seat)
     mine: dict[str, Any] = {}
     for name in seat.parts:
         theirs, got = gm.get(name), given.get(name)  # theirs: the GM's part blanked (``Ruleset.blank_part``)
         if isinstance(theirs, list) and (not isinstance(got, list) or not got):
             got = theirs or [[]]
+        elif isinstance(theirs, list) and isinstance(got, list) and len(got) < len(theirs):
+            got = [*got, *theirs[len(got):]]  # the GM's row sets how many: the ones left blank are still there
         mine[name] = got
     specs = camp.ruleset.choices(view, page.turn, seat.step, {seat.rows: [{**gm, **mine}]})
     rows_spec = next((s for s in specs if s.name == seat.rows), None)
     fields = rows_spec.entries[0] if rows_spec is not None and rows_spec.entries else ()
     part = tuple(only(f, seat.allowed) for f in fields if f.name in seat.parts)
     hidden = camp.ruleset.part_hidden(seat.step, seat.parts)
+    exact = frozenset(f.name for f in part if f.kind == "rows" and isinstance(gm.get(f.name), list) and gm[f.name])
     return SeatForm(seat, part, {k: v for k, v in mine.items() if v is not None},
-                    sf.Offer(hidden=hidden, spare_rows=1, min_rows=2), None, wait)
+                    sf.Offer(hidden=hidden, spare_rows=1, min_rows=2, exact_rows=exact), None, wait)
 
 
 def proposal_board(page: TablePage, p: tbl.Proposal) -> Html:
@@ -336,6 +348,25 @@ def _blank_group(form: SeatForm, name: str, value: Any) -> bool:
 def settled(form: SeatForm, row: Mapping[str, Any]) -> dict[str, Any]:
     """``row`` with choices the new options no longer allow cleared (activity changed: its old skill goes)."""
     return sf.settle(form.specs, row, form.row)
+
+
+def after_declare(forms: Sequence[SeatForm], tree: Mapping[str, Any], declared: Sequence[int]
+                  ) -> dict[int, dict[str, Any]]:
+    """The rows the seats' forms hold once Declare went through for the seats ``declared``: each of those starts
+    fresh (nothing chosen: what it held is a proposal now, under Your proposals, and the same choices again would
+    be refused), every other seat keeps what the widgets' values ``tree`` (by seat index) hold. A refused Declare is
+    not in ``declared``: its seat keeps everything typed.
+
+    >>> f = SeatForm(Seat("s", "activities", "Ruler"), (), {}, sf.Offer())
+    >>> after_declare([f, f], {"0": {}, "1": {}}, [0])
+    {0: {}, 1: {}}
+    """
+    rows: dict[int, dict[str, Any]] = {}
+    for i, f in enumerate(forms):
+        if f.wait or f.seat.roll:
+            continue
+        rows[i] = {} if i in declared else settled(f, read_row(f, tree.get(str(i)) or {})[0])
+    return rows
 
 
 def error_at(form: SeatForm, message: str) -> tuple[str, str]:
@@ -650,7 +681,7 @@ def run_act(page: TablePage, act: Act) -> str:
         return f"{now.title}: {status_words(now, page.unit)} (that press came after it moved on; nothing done)."
     if act.kind == "roll":
         p = tbl.roll(camp, page.viewer, act.proposal)
-        return f"{p.title}: {p.outcome or 'rolled'}."
+        return f"{p.title}: {tbl.said_once(p.outcome) or 'rolled'}."  # a battle's rounds: on its board
     if act.kind == "withdraw":
         p = tbl.withdraw(camp, page.viewer, act.proposal)
         return f"{p.title}: withdrawn."
@@ -719,8 +750,9 @@ def reroll_reasons(camp: Campaign, page: TablePage, p: tbl.Proposal) -> list[tup
     return [(r.id, r.label, r.detail) for r in got]
 
 
-def status_words(p: tbl.Proposal, unit: str = "turn") -> str:
-    """Where a proposal stands, in words.
+def status_words(p: tbl.Proposal, unit: str = "turn", *, board: bool = False) -> str:
+    """Where a proposal stands, in words; ``board``: its battle is drawn below it (``proposal_board``), which says
+    what its rounds did and its outcome, so they are not said here again.
 
     >>> p = tbl.Proposal("p1", 3, "ysolde", "s", "st", "activities", {}, title="Quell Unrest (Ruler)",
     ...                  checks={"a1": {"notation": "1d20", "kind": "pf2e", "modifier": 6, "dc": 16}})
@@ -731,7 +763,12 @@ def status_words(p: tbl.Proposal, unit: str = "turn") -> str:
     >>> p.status, p.note = "returned", "not this month"
     >>> status_words(p)
     'sent back by the GM: not this month'
+    >>> p.status, p.outcome = "rolled", "Round 1: Militia: Advance; Outcome: Militia: unhurt"
+    >>> status_words(p, board=True)
+    'rolled: the battle is drawn below'
     """
+    if board and p.status in ("rolled", "accepted"):
+        return f"{'rolled' if p.status == 'rolled' else 'accepted by the GM'}: the battle is drawn below"
     if p.status == "declared":
         return "declared: not rolled yet" if p.checks else "declared: it rolls no dice; the GM resolves it"
     if p.status == "rolled":
@@ -760,16 +797,18 @@ def check_html(p: tbl.Proposal) -> Html:
     return join(parts)
 
 
-def proposal_html(p: tbl.Proposal, unit: str) -> Html:
-    """One proposal: its title, where it stands, its check and odds before the roll, its re-rolls."""
+def proposal_html(p: tbl.Proposal, unit: str, *, board: bool = False) -> Html:
+    """One proposal: its title, where it stands, its check and odds before the roll, its re-rolls. ``board``: its
+    battle is drawn below it (``proposal_board``: each check with its chances and faces, what each round did, the
+    outcome), so neither its faces, its check nor its words are said here again."""
     rerolled = [h("li", f"re-rolled ({reason}{': ' + note if note else ''}); it had rolled "
                        f"{', '.join(str(f) for f in before)}") for _k, reason, note, before in p.rerolls]
     keys = sorted(k for k in p.faces if k in p.checks) or sorted(p.faces)  # the checks' dice first: what decides
     faces = " · ".join(", ".join(str(f) for f in p.faces[k]) for k in keys)
     return h("div", h("b", p.title),
-             h("div", h("small", "rolled "), faces, class_="kl-face") if p.rolled else None,
-             h("div", status_words(p, unit), class_="kl-status kl-outcome" if p.rolled else "kl-status"),
-             check_html(p), h("ul", rerolled, class_="kl-help") if rerolled else None,
+             h("div", h("small", "rolled "), faces, class_="kl-face") if p.rolled and not board else None,
+             h("div", status_words(p, unit, board=board), class_="kl-status kl-outcome" if p.rolled else "kl-status"),
+             None if board else check_html(p), h("ul", rerolled, class_="kl-help") if rerolled else None,
              class_=f"kl-prop {p.status}", data_proposal=p.id, data_status=p.status)
 
 
@@ -821,6 +860,7 @@ __all__ = [
     "TablePage",
     "act_head_html",
     "acting",
+    "after_declare",
     "check_html",
     "counter",
     "declare_once",
@@ -830,6 +870,7 @@ __all__ = [
     "in_words",
     "listing",
     "mark",
+    "month_waits",
     "moved_on",
     "new_clicks",
     "open_page",
