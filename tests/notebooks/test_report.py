@@ -27,7 +27,7 @@ def test_cli_writes_markdown_and_the_map_beside_it(tmp_path: Path, subprocess_en
     png = tmp_path / "month-13-map.png"
     svg = tmp_path / "month-13-map.svg"
     assert png.read_bytes()[:4] == b"\x89PNG" and svg.read_text().startswith("<svg xmlns=")
-    assert f"wrote the md report for public: {out}, {svg}, {png}" in res.stdout
+    assert f"wrote the md report for everyone: {out}, {svg}, {png}" in res.stdout
     assert md.startswith("# River Kingdom (PF1 demo) — Month 13\n")
     assert "![Map: River Kingdom (PF1 demo) — Month 13](month-13-map.png)" in md
     # month 13 by hand from the demo log: a House built in Oleg's Trading Post, Unrest 3 -> 1
@@ -126,3 +126,42 @@ def test_an_ongoing_event_and_a_dilemma_are_named_in_words() -> None:
     month2 = _lines("felmonte", "marburg", 2)
     assert "To the dilemma “The guilds ask for a feast” the answer was: pay for it." in month2
     assert not [ln for ln in month2 if RAW.search(ln) or "guild_feast" in ln]
+
+
+FELMONTE = REPO / "campaigns" / "felmonte"
+
+
+def test_o_dash_writes_the_report_to_standard_output_and_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lead's finding: `report ... -o -` wrote a file named "-" and "--map.svg" in the working folder. `-`
+    is standard output: the report alone, no map file (``share -o -`` the same)."""
+    from kingdomlog.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", str(FELMONTE), "--as", "fabian", "--turn", "7", "-o", "-"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# The Signoria of Felmonte — Month 7\n") and "wrote" not in out
+    assert "- Our order to hire troops was carried out." in out and "![Map" not in out
+    assert main(["share", str(FELMONTE), "--as", "marburg", "-o", "-"]) == 0
+    assert capsys.readouterr().out.startswith("<!DOCTYPE html>")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_viewer_is_named_as_the_state_names_them_not_by_id(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The lead's finding: "*Signoria · as fabian sees it*", "wrote the md report for fabian", `status --as
+    fabian`: "month 8 for fabian". A faction whose campaign.toml entry has no name is called by its name in the
+    state; a pf2e player by campaign.toml's name."""
+    from kingdomlog.cli import main
+
+    assert "*Signoria · as Duke Fabian sees it*" in to_markdown(turn_report(FELMONTE, "fabian", 7), None)
+    assert "[i]PF2e Kingmaker · as Ysolde sees it[/i]" in to_bbcode(
+        turn_report(REPO / "campaigns" / "stolen-lands", "ysolde", 3), None)
+    assert main(["report", str(FELMONTE), "--as", "marburg", "--turn", "2", "--no-png",
+                 "-o", str(tmp_path / "r.md")]) == 0
+    assert capsys.readouterr().out.startswith("wrote the md report for Doge of Marburg: ")
+    assert main(["status", str(FELMONTE), "--as", "fabian"]) == 0
+    assert "month 8 for Duke Fabian:" in capsys.readouterr().out
+    assert main(["state", str(FELMONTE), "--as", "fabian"]) == 0
+    said = capsys.readouterr().out
+    assert "as Duke Fabian sees it" in said and "fabian's log" not in said

@@ -472,10 +472,10 @@ def test_letters_are_told_in_the_reports_of_those_who_may_read_them(camp: Campai
         st = v.history.story(turn)
         return st.sections.get(player.LETTERS, []) if st else []
 
-    assert letters("fabian") == ["From Marburg, to us. “a pact”: SECRET-PACT-3391 at the ford.",
+    assert letters("fabian") == ["From Doge of Marburg, to us. “a pact”: SECRET-PACT-3391 at the ford.",
                                  "From us, an open letter. OPEN-WORD-1180 to all the valley."]
-    assert letters("marburg") == ["From us, to Fabian. “a pact”: SECRET-PACT-3391 at the ford.",
-                                  "From Fabian, an open letter. OPEN-WORD-1180 to all the valley."]
+    assert letters("marburg") == ["From us, to Duke Fabian. “a pact”: SECRET-PACT-3391 at the ford.",
+                                  "From Duke Fabian, an open letter. OPEN-WORD-1180 to all the valley."]
     public = player.render_static(camp.folder, "public")
     assert "OPEN-WORD-1180" in public and "SECRET-PACT-3391" not in public
 
