@@ -98,6 +98,25 @@ def test_pf2e_report_names_events_and_structures_as_the_rules_data_spells_them()
     assert narrate(state, leader, state) == "the Ruler took up the reins: a success"
 
 
+def test_pf2e_report_says_each_check_once_with_its_leader_and_the_activity_by_name() -> None:
+    """The lead's findings on stolen-lands as public: "The kingdom met Nature's Blessing: a success." then
+    "Nature's Blessing was met with a success." (said twice); "The Treasurer tried to provide care" (an activity in
+    lower case, no leader named); "The kingdom tried to deploy (militia)"; causes in ids ("(bandit activity (GM
+    ruling))", "At war raised Unrest")."""
+    month18 = _lines("stolen-lands", "public", 18)
+    assert [ln for ln in month18 if "Nature's Blessing" in ln] == [
+        "An event befell the kingdom: Nature's Blessing.", "The kingdom met Nature's Blessing: a success."]
+    assert "Dorran, the Treasurer, tried to Provide Care: a success." in month18
+    assert "The kingdom tried to Deploy the Brightwater Militia: a success." in month18
+    assert "Bandit Activity goes on." in _lines("stolen-lands", "public", 5)
+    month11 = _lines("stolen-lands", "public", 11)
+    assert "Bandit Activity came to an end." in month11 and "Bandit Activity was met." not in month11
+    assert "Crime grew by 2 (Bandit Activity, by the GM's ruling)." in _lines("stolen-lands", "public", 5)
+    assert "Being at war raised Unrest by 1." in _lines("stolen-lands", "public", 17)
+    every = [ln for t in range(1, 19) for ln in _lines("stolen-lands", "public", t)]
+    assert not [ln for ln in every if re.search(r"tried to [a-z]|\(militia\)|\(GM ruling\)|\(unrest", ln)]
+
+
 def test_signoria_report_names_battles_by_place_and_orders_in_agreeing_words() -> None:
     """Issue 29 item 5: "Our power rose by 1 (won b7.1)." and "Our order to hire troops hired." A battle is
     named by its place, an order's outcome agrees with "our order to ...", and no id is left in a sentence."""
