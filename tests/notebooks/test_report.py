@@ -184,3 +184,26 @@ def test_a_viewer_is_named_as_the_state_names_them_not_by_id(tmp_path: Path,
     assert main(["state", str(FELMONTE), "--as", "fabian"]) == 0
     said = capsys.readouterr().out
     assert "as Duke Fabian sees it" in said and "fabian's log" not in said
+
+
+def test_signoria_report_tells_notices_and_intelligence_in_words_once() -> None:
+    """The lead's finding: "The battlefield told us of Doge of Marburg: units in battle 8; characters in battle."
+    (an empty list said as if it held something); and notices recorded with ids ("Cesare reports that X1 failed",
+    "marburg ordered Cesare: scouts (not carried out)", "your trade agreement with felmonte was outbid by fabian"),
+    each said twice in a report (under "Reports this month" and "What we learned")."""
+    assert "The battlefield told us of Doge of Marburg: 8 units in the battle; in the field: Bianca." in _lines(
+        "felmonte", "fabian", 7)
+    month6 = _lines("felmonte", "marburg", 6)
+    assert month6.count("Cesare reports that our order through him failed.") == 1
+    assert "Doge of Marburg ordered Cesare to send scouts to Duke Fabian (high stake); it was not carried out." \
+        in _lines("felmonte", "fabian", 6)
+    assert _lines("felmonte", "marburg", 4).count(
+        "Our trade agreement with Signoria of Felmonte was outbid by Duke Fabian.") == 1
+    assert "Signor Gusso's army fell by 2 (lost in the battle at Fabia)." in _lines("felmonte", "gm", 7)
+    assert "By the GM's ruling: the bribe of Cesare by Doge of Marburg: light failure." in _lines("felmonte", "gm", 5)
+    assert "Duke Fabian: its power, piety, wealth and army are unknown." in _lines("felmonte", "marburg", 1)
+    for viewer in ("public", "gm", "fabian", "marburg"):
+        for turn in range(1, 8):
+            bad = [ln for ln in _lines("felmonte", viewer, turn)
+                   if RAW.search(ln) or re.search(r"\b(fabian|marburg|felmonte)\b|\bX\d|in battle \d|non aggr", ln)]
+            assert not bad, (viewer, turn, bad)

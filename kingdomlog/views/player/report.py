@@ -11,7 +11,7 @@ renderer) and returns the paths written.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -73,12 +73,26 @@ def turn_report(folder: Path, viewer: str, turn: int | None = None, *, view: Pla
     rs, vw = v.ruleset_obj, v.viewer_obj
     assert rs is not None and vw is not None
     state, prev = hist.states[t], hist.previous(t)
-    portrait = rs.portrait(state, prev, vw) or generic_portrait(rs, state, prev, v.name)
+    portrait = _untold(rs.portrait(state, prev, vw) or generic_portrait(rs, state, prev, v.name), hist.story(t))
     earlier = [x for x in hist.turns if x < t]
     maps = dict(v.maps)
     return TurnReport(campaign=v.campaign, name=v.name, ruleset=v.ruleset, viewer=v.viewer, turn=t,
                       turn_name=v.turn_name(t), previous_name=v.turn_name(earlier[-1]).lower() if earlier else None,
                       portrait=portrait, story=hist.story(t), map=maps.get(t), viewer_name=v.who)
+
+
+def _said(line: str) -> str:
+    return line.strip().rstrip(".").lower()
+
+
+def _untold(p: Portrait, story: TurnStory | None) -> Portrait:
+    """``p`` without the lines of its sections that the turn's story already tells (a Signoria faction's
+    "Reports this month" are its story's "What we learned"): a report says each thing once."""
+    if story is None or not p.sections:
+        return p
+    told = {_said(x) for x in (*story.lines, *(y for ys in story.sections.values() for y in ys))}
+    kept = [replace(sec, lines=tuple(x for x in sec.lines if _said(x) not in told)) for sec in p.sections]
+    return replace(p, sections=tuple(sec for sec in kept if sec.lines))
 
 
 def _value(v: object, unit: str) -> str:
