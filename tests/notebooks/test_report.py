@@ -207,3 +207,19 @@ def test_signoria_report_tells_notices_and_intelligence_in_words_once() -> None:
             bad = [ln for ln in _lines("felmonte", viewer, turn)
                    if RAW.search(ln) or re.search(r"\b(fabian|marburg|felmonte)\b|\bX\d|in battle \d|non aggr", ln)]
             assert not bad, (viewer, turn, bad)
+
+
+def test_aikakirjat_report_names_institutions_and_feats_not_their_ids() -> None:
+    """The lead's finding: "Its institutions: academy sampo (academy)." (the id ``academy-sampo`` made into
+    words); also "between Kalevala, Tuonela", "From Kalevala: relations cool: ...", "Fate turned: natural
+    disaster." before "A natural disaster struck", "law and order" as a feat's name."""
+    lines = {t: _lines("aikakirjat-demo", "public", t) for t in range(0, 17)}
+    every = [ln for ls in lines.values() for ln in ls]
+    md = to_markdown(turn_report(REPO / "campaigns" / "aikakirjat-demo", "public", 1), None)
+    assert "Its institutions: the Sampo Academy." in md and "academy sampo" not in md
+    assert any(ln.startswith("A new academy was founded, the Sampo Academy") for ln in every)
+    assert "Pohjola was founded under feudalism, 3 population strong, between Kalevala and Tuonela." in every
+    assert "News came from Kalevala (relations cool): relations with Kalevala cooled (+2 to -2)." in every
+    assert "The kingdom mastered a new feat: Law and Order." in every
+    assert not [ln for ln in every if re.search(r"Fate turned: (natural disaster|plague|neighbour)|: we won|"
+                                                r"academy sampo|law and order", ln)]
