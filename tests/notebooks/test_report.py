@@ -202,6 +202,11 @@ def test_signoria_report_tells_notices_and_intelligence_in_words_once() -> None:
     assert "Signor Gusso's army fell by 2 (lost in the battle at Fabia)." in _lines("felmonte", "gm", 7)
     assert "By the GM's ruling: the bribe of Cesare by Doge of Marburg: light failure." in _lines("felmonte", "gm", 5)
     assert "Duke Fabian: its power, piety, wealth and army are unknown." in _lines("felmonte", "marburg", 1)
+    # the GM reads every house's month: whose scouts, whose orders, never "we" or "our"
+    gm5 = to_markdown(turn_report(FELMONTE, "gm", 5), None)
+    assert "- Duke Fabian learned of Doge of Marburg from its scouts: wealth 14." in gm5
+    assert "**The orders given**" in gm5 and "**What the houses learned**" in gm5
+    assert not re.search(r"\b(we|our|us)\b", gm5, re.IGNORECASE)
     for viewer in ("public", "gm", "fabian", "marburg"):
         for turn in range(1, 8):
             bad = [ln for ln in _lines("felmonte", viewer, turn)

@@ -31,6 +31,9 @@ from kingdomlog.rulesets.signoria.state import SignoriaState
 
 ORDERED = "What we ordered"
 LEARNED = "What we learned"
+ORDERS_GIVEN = "The orders given"
+HOUSES_LEARNED = "What the houses learned"
+"""The same sections for the GM (who reads every house's): no "we" there."""
 
 Narrator = Callable[[SignoriaState, Any, SignoriaState, str], str | None]
 _N: ByName[Narrator] = ByName()
@@ -45,10 +48,11 @@ def chronicle(before: SignoriaState, event: RecordedEvent, after: SignoriaState,
 
 def section(event: RecordedEvent, viewer: Viewer) -> str:
     """Orders under "What we ordered", intelligence and private notices under "What we learned"."""
+    mine = viewer.is_player
     if event.type == "signoria.orders_submitted":
-        return ORDERED
+        return ORDERED if mine else ORDERS_GIVEN
     if event.type in ("signoria.intel_recorded", "signoria.faction_notified", "signoria.spy_exposed"):
-        return LEARNED
+        return LEARNED if mine else HOUSES_LEARNED
     return ""
 
 
@@ -155,8 +159,11 @@ def _intel(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
                 label = INTEL_LISTS.get(k, k.replace("_", " "))
                 parts.append(f"{label} {and_list(names)}")
     what = "; ".join(parts) or "little"
-    src = SOURCE_WORDS.get(p.source, p.source)
-    return f"{src} told us of {fname(a, p.subject)}: {what}" + (" (unconfirmed)" if p.believed else "")
+    hedge = " (unconfirmed)" if p.believed else ""
+    if p.observer != me:  # the GM reads every house's intelligence: whose it is, not "ours"
+        src = SOURCE_WORDS.get(p.source, p.source).replace("our ", "its ")
+        return f"{fname(a, p.observer)} learned of {fname(a, p.subject)} from {src}: {what}{hedge}"
+    return f"{SOURCE_WORDS.get(p.source, p.source)} told us of {fname(a, p.subject)}: {what}{hedge}"
 
 
 @narrates("signoria.faction_notified")
