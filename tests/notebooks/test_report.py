@@ -202,6 +202,10 @@ def test_signoria_report_tells_notices_and_intelligence_in_words_once() -> None:
     assert "Signor Gusso's army fell by 2 (lost in the battle at Fabia)." in _lines("felmonte", "gm", 7)
     assert "By the GM's ruling: the bribe of Cesare by Doge of Marburg: light failure." in _lines("felmonte", "gm", 5)
     assert "Duke Fabian: its power, piety, wealth and army are unknown." in _lines("felmonte", "marburg", 1)
+    fabian7 = to_markdown(turn_report(FELMONTE, "fabian", 7), None)
+    assert "Duke Fabian, month 7 of 12 (winter): we hold Fabia.\n" in fabian7  # not "..., led by Duke Fabian"
+    assert "we hold Marburg and Felmonte, led by Doge Andrea." in to_markdown(turn_report(FELMONTE, "marburg", 7),
+                                                                              None)
     # the GM reads every house's month: whose scouts, whose orders, never "we" or "our"
     gm5 = to_markdown(turn_report(FELMONTE, "gm", 5), None)
     assert "- Duke Fabian learned of Doge of Marburg from its scouts: wealth 14." in gm5

@@ -242,7 +242,7 @@ def portrait(s: SignoriaState, prev: SignoriaState | None, viewer: Viewer) -> Po
     pf = prev.factions.get(me) if prev is not None else None
     mine_held = [p.name for p in s.provinces.values() if p.owner == me]
     headline = (f"{f.name}, {when}: we hold {and_list(mine_held) or 'no province'}"
-                + (f", led by {f.leader_name}" if f.leader_name else "") + ".")
+                + (f", led by {f.leader_name}" if f.leader_name and f.leader_name != f.name else "") + ".")
     sentences = []
     for p in s.provinces.values():
         if p.owner == me and p.occupier:
