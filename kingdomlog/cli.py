@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -639,11 +640,17 @@ def cmd_submit(args: argparse.Namespace) -> int:
         _out({"turn": ev.turn, "viewer": viewer.id, "seq": seq, "commit_id": res.commit_id, "head": head.as_dict(),
               "steps": sub.model_dump(mode="json")["steps"]})
     else:
-        print(f"submitted {', '.join(sub.steps)} for turn {ev.turn} as {viewer} (core.plan_submitted, seq {seq}"
-              f" of your log; visible to {viewer} and the GM); {head.text}")
-        for sid, st in sub.steps.items():
+        rs, who = camp.ruleset, camp.viewer_name(viewer)
+
+        def step(sid: str) -> str:  # its title, without the spec's section or the player's own name
+            return re.sub(r"\s*\(§[^)]*\)$", "", rs.name_of(sid, "step")).removesuffix(f": {who}")
+
+        print(f"{who} submitted {', '.join(step(sid) for sid in sub.steps)} for {rs.turn_unit} {ev.turn}"
+              f" (seq {seq} of your log; only you and the GM see it); {head.text}")
+        for st in sub.steps.values():
             for key, faces in st.rolls.items():
-                print(f"    {sid} roll {key}: {faces}")
+                said = rs.name_of(key, "roll")
+                print(f"    {said[:1].upper()}{said[1:]}: {', '.join(str(f) for f in faces)}")
     return 0
 
 
