@@ -426,7 +426,7 @@ def cmd_head(args: argparse.Namespace) -> int:
     if args.json:
         _out(dict(head.as_dict(), campaign=camp.id))
         return 0
-    whose = "" if viewer.is_gm else f" as {viewer} sees it"
+    whose = "" if viewer.is_gm else f" as {camp.viewer_name(viewer)} sees it"
     print(f"{camp.id}{whose}: seq {head.seq}, head {head.hash}")
     return 0
 
@@ -447,7 +447,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             Path(args.output).write_text(data, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"{args.output}: cannot write the export: {describe_os_error(exc)}") from None
-        print(f"exported {len(lines) - 1} event(s) for {viewer} to {args.output}; head seq {head['seq']} ·"
+        print(f"exported {len(lines) - 1} event(s) for {camp.viewer_name(viewer)} to {args.output};"
+              f" head seq {head['seq']} ·"
               f" {head['short']}", file=sys.stderr)
     return 0
 

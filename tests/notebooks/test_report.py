@@ -184,6 +184,8 @@ def test_a_viewer_is_named_as_the_state_names_them_not_by_id(tmp_path: Path,
     assert main(["state", str(FELMONTE), "--as", "fabian"]) == 0
     said = capsys.readouterr().out
     assert "as Duke Fabian sees it" in said and "fabian's log" not in said
+    assert main(["head", str(FELMONTE), "--as", "marburg"]) == 0
+    assert capsys.readouterr().out.startswith("felmonte as Doge of Marburg sees it: seq ")
 
 
 def test_signoria_report_tells_notices_and_intelligence_in_words_once() -> None:
