@@ -372,8 +372,8 @@ def cmd_state(args: argparse.Namespace) -> int:
         return 0
     from kingdomlog.core.ruleset import plain_words
 
-    print(f"{camp.config.name} ({rs.name}) — after {rs.turn_unit} {shown_turn}, as {camp.viewer_name(viewer)}"
-          " sees it")
+    when = f"after {rs.turn_unit} {shown_turn}" if shown_turn is not None else "nothing played yet"
+    print(f"{camp.config.name} ({rs.name}) — {when}, as {camp.viewer_name(viewer)} sees it")
     print(rs.render(state))
     print()
     for k, v in rs.summary(state).items():
