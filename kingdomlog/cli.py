@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -323,7 +324,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             body = body[:137] + "..."
         vis = "" if e.visibility == "public" else f" <{e.visibility}>"
         print(f"{e.seq:>6}  t{e.turn:<3} {e.phase or '-':<10} {e.type}{vis} {body}")
-    print(_head_line(head))
+    print(_head_line(head, camp))
     return 0
 
 
@@ -334,8 +335,8 @@ def _head_of(viewer: Any, mine: Sequence[Any]) -> Any:
     return Witness(viewer.id, mine[-1].seq, mine[-1].hash) if mine else Witness(viewer.id, 0, GENESIS_HASH)
 
 
-def _head_line(head: Any) -> str:
-    whose = "log" if head.viewer == "gm" else f"{head.viewer}'s log"
+def _head_line(head: Any, camp: Any) -> str:
+    whose = "log" if head.viewer == "gm" else f"log as {camp.viewer_name(head.viewer)} sees it"
     return (f"-- head of this {whose}: {head.text} (keep it: `kingdomlog verify DIR --expect-head {head.short}` later"
             " shows whether anything in it was removed)")
 
@@ -369,19 +370,21 @@ def cmd_state(args: argparse.Namespace) -> int:
         ]
         _out(doc)
         return 0
+    from kingdomlog.core.ruleset import plain_words
+
     when = f"after {rs.turn_unit} {shown_turn}" if shown_turn is not None else "nothing played yet"
-    print(f"{camp.config.name} ({rs.name}) — {when}; viewer {viewer}")
+    print(f"{camp.config.name} ({rs.name}) — {when}, as {camp.viewer_name(viewer)} sees it")
     print(rs.render(state))
     print()
     for k, v in rs.summary(state).items():
-        print(f"  {k:<24} {v}")
+        print(f"  {plain_words(k).capitalize():<24} {v}")
     bd = rs.explain(state)
     if bd:
         print("\nwhy:")
         for b in bd:
             print(f"  {b.render()}")
     print()
-    print(_head_line(head))
+    print(_head_line(head, camp))
     return 0
 
 
@@ -423,7 +426,7 @@ def cmd_head(args: argparse.Namespace) -> int:
     if args.json:
         _out(dict(head.as_dict(), campaign=camp.id))
         return 0
-    whose = "" if viewer.is_gm else f" as {viewer} sees it"
+    whose = "" if viewer.is_gm else f" as {camp.viewer_name(viewer)} sees it"
     print(f"{camp.id}{whose}: seq {head.seq}, head {head.hash}")
     return 0
 
@@ -444,7 +447,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             Path(args.output).write_text(data, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"{args.output}: cannot write the export: {describe_os_error(exc)}") from None
-        print(f"exported {len(lines) - 1} event(s) for {viewer} to {args.output}; head seq {head['seq']} ·"
+        print(f"exported {len(lines) - 1} event(s) for {camp.viewer_name(viewer)} to {args.output};"
+              f" head seq {head['seq']} ·"
               f" {head['short']}", file=sys.stderr)
     return 0
 
@@ -564,14 +568,17 @@ def cmd_share(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from kingdomlog.notebook_server import resolve_viewer
-    from kingdomlog.views.player.report import write_report
+    from kingdomlog.views.player.report import report_text, write_report
 
     folder = Path(args.dir)
-    who = resolve_viewer(_campaign(args.dir), args.as_)
-    paths = write_report(folder, who, turn=args.turn, fmt=args.format,
+    camp = _campaign(args.dir)
+    who = camp.viewer(args.as_)
+    if args.output == "-":  # the report alone, to standard output: no map file is written
+        sys.stdout.write(report_text(folder, who.id, turn=args.turn, fmt=args.format))
+        return 0
+    paths = write_report(folder, who.id, turn=args.turn, fmt=args.format,
                          output=Path(args.output) if args.output else None, png=not args.no_png)
-    print(f"wrote the {args.format} report for {who}: " + ", ".join(str(p) for p in paths))
+    print(f"wrote the {args.format} report for {camp.viewer_name(who)}: " + ", ".join(str(p) for p in paths))
     return 0
 
 
@@ -634,11 +641,17 @@ def cmd_submit(args: argparse.Namespace) -> int:
         _out({"turn": ev.turn, "viewer": viewer.id, "seq": seq, "commit_id": res.commit_id, "head": head.as_dict(),
               "steps": sub.model_dump(mode="json")["steps"]})
     else:
-        print(f"submitted {', '.join(sub.steps)} for turn {ev.turn} as {viewer} (core.plan_submitted, seq {seq}"
-              f" of your log; visible to {viewer} and the GM); {head.text}")
-        for sid, st in sub.steps.items():
+        rs, who = camp.ruleset, camp.viewer_name(viewer)
+
+        def step(sid: str) -> str:  # its title, without the spec's section or the player's own name
+            return re.sub(r"\s*\(§[^)]*\)$", "", rs.name_of(sid, "step")).removesuffix(f": {who}")
+
+        print(f"{who} submitted {', '.join(step(sid) for sid in sub.steps)} for {rs.turn_unit} {ev.turn}"
+              f" (seq {seq} of your log; only you and the GM see it); {head.text}")
+        for st in sub.steps.values():
             for key, faces in st.rolls.items():
-                print(f"    {sid} roll {key}: {faces}")
+                said = rs.name_of(key, "roll")
+                print(f"    {said[:1].upper()}{said[1:]}: {', '.join(str(f) for f in faces)}")
     return 0
 
 
@@ -850,7 +863,7 @@ what only --expect-head catches:
     s = sub.add_parser("share", help="a read-only player view: served (marimo run) or one HTML file")
     s.add_argument("dir")
     s.add_argument("--as", dest="as_", metavar="VIEWER", required=True)
-    s.add_argument("-o", "--output", help="write one self-contained HTML file instead of serving")
+    s.add_argument("-o", "--output", help="write one self-contained HTML file instead of serving (- for stdout)")
     s.add_argument("--port", type=int, default=2719)
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_share)
@@ -861,7 +874,8 @@ what only --expect-head catches:
     s.add_argument("--turn", type=int, help="the turn to report (default: the last played)")
     s.add_argument("--format", choices=("md", "bbcode", "html"), default="md")
     s.add_argument("-o", "--output", help="the report file (default: CAMPAIGN-VIEWER-turn-NN.EXT here); the map "
-                   "is written beside it as STEM-map.svg and STEM-map.png")
+                   "is written beside it as STEM-map.svg and STEM-map.png. - writes the report to standard output "
+                   "and no map file (an html report keeps its map inline)")
     s.add_argument("--no-png", action="store_true", help="write the map as SVG only")
     s.set_defaults(fn=cmd_report)
 

@@ -207,15 +207,19 @@ def share(folder: Path, viewer: str, output: str | Path | None = None, port: int
     if output is not None:
         from kingdomlog.views.player.page import render_static
 
+        page = render_static(Path(folder), who)
+        if str(output) == "-":  # standard output, nothing else on it
+            sys.stdout.write(page)
+            return 0
         out = Path(output)
         try:
-            out.write_text(render_static(Path(folder), who), encoding="utf-8")
+            out.write_text(page, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"{out}: cannot write: {exc.strerror}") from None
-        print(f"wrote the view of {camp.config.name!r} for {who} to {out}")
+        print(f"wrote the view of {camp.config.name!r} for {camp.viewer_name(who)} to {out}")
         return 0
     return _run_for_viewer("kingdom_view", folder, who, port, password,
-                           f"Read-only view of {camp.config.name!r} for {who}")
+                           f"Read-only view of {camp.config.name!r} for {camp.viewer_name(who)}")
 
 
 def _run_for_viewer(name: str, folder: Path, who: str, port: int, password: str | None, what: str) -> int:
@@ -393,7 +397,7 @@ def serve_orders(folder: Path, viewer: str, port: int = 2720, password: str | No
     if not v.is_player:
         raise InputError("the orders sheet is for a player or faction; the GM uses `kingdomlog gm`")
     if not camp.player_steps(v):
-        raise InputError(f"{who} has no steps to submit for {camp.ruleset.turn_unit} {camp.next_turn()} of this"
-                         f" campaign ({camp.ruleset.name}); there are no orders to give now")
+        raise InputError(f"{camp.viewer_name(who)} has no steps to submit for {camp.ruleset.turn_unit}"
+                         f" {camp.next_turn()} of this campaign ({camp.ruleset.name}); there are no orders to give now")
     return _run_for_viewer("orders_sheet", folder, who, port, password,
-                           f"Orders sheet of {camp.config.name!r} for {who}")
+                           f"Orders sheet of {camp.config.name!r} for {camp.viewer_name(who)}")

@@ -125,12 +125,12 @@ def cmd_status(args: argparse.Namespace) -> int:
         if args.json:
             _out(seen.as_dict())
             return 0
-        due = (f"{subs.minute_words(seen.orders_due)} ({seen.time_left()})" if seen.orders_due
-               else "(no deadline)")
-        print(f"{camp.config.name}: {seen.turn_unit} {seen.turn} for {v.id}: {seen.stage}"
-              + (f" (orders closed: {seen.closed})" if seen.closed else "") + f"; orders due {due}")
+        due = (f"orders due {subs.minute_words(seen.orders_due)} ({seen.time_left()})" if seen.orders_due
+               else "no deadline for the orders")
+        print(f"{camp.config.name}: {seen.turn_unit} {seen.turn} for {camp.viewer_name(v)}: {seen.stage}"
+              + (f" (orders closed: {seen.closed})" if seen.closed else "") + f"; {due}")
         if seen.missing:
-            print(f"  gave no orders: {', '.join(seen.missing)}")
+            print(f"  gave no orders: {', '.join(camp.player_name(p) for p in seen.missing)}")
         if seen.me is not None:
             print(f"  submitted: {steps_words(v.id, seen.me.submitted) or 'nothing'}; "
                   f"ready: {'yes' if seen.me.ready else 'no'}")
@@ -143,25 +143,29 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         _out(st.as_dict())
         return 0
-    due = f"{subs.minute_words(st.orders_due)} ({st.time_left()})" if st.orders_due else "no deadline"
+    due = f"orders due {subs.minute_words(st.orders_due)} ({st.time_left()})" if st.orders_due \
+        else "no deadline for the orders"
     print(f"{camp.config.name}: {st.turn_unit} {st.turn}: {st.stage}"
-          + (f" (orders closed: {st.closed})" if st.closed else "") + f"; orders due {due}"
+          + (f" (orders closed: {st.closed})" if st.closed else "") + f"; {due}"
           + ("; resolves itself when everything is in" if st.auto_resolve else ""))
     if not st.published:
         print("  the opening is not published yet (publish it from the GM sheet, or kingdomlog publish DIR --plan"
               " OPENING.json)")
-    print(f"  {'player':<12} {'submitted':<32} {'missing':<30} ready  questions open")
+    names = {p.id: camp.player_name(p.id) for p in st.players}
+    wide = max((len(n) for n in names.values()), default=6)
+    print(f"  {'player':<{wide}} {'submitted':<32} {'missing':<30} ready  questions open")
     for p in st.players:
-        print(f"  {p.id:<12} {steps_words(p.id, p.submitted) or '-':<32} {steps_words(p.id, p.missing) or '-':<30} "
+        print(f"  {names[p.id]:<{wide}} {steps_words(p.id, p.submitted) or '-':<32} "
+              f"{steps_words(p.id, p.missing) or '-':<30} "
               f"{'yes' if p.ready else 'no':<6} {', '.join(p.questions_open) or '-'}")
     open_q = [q for q in st.questions if not q.answered]
     for q in open_q:
         left = pbp.time_words((q.deadline - st.now).total_seconds()) if q.deadline else "no deadline"
-        print(f"  waiting for {q.to}: {q.id} ({q.kind}; {left})")
+        print(f"  waiting for {camp.viewer_name(q.to)}: {q.id} ({q.kind}; {left})")
     if st.problem:
         print(f"  the resolution is refused: {st.problem}")
     if st.waiting_on:
-        print(f"  waiting on: {', '.join(st.waiting_on)}")
+        print(f"  waiting on: {', '.join(camp.viewer_name(p) for p in st.waiting_on)}")
     return 0
 
 
@@ -209,7 +213,8 @@ def cmd_ready(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     v = _viewer(camp, args.as_, player=True)
     pbp.mark_ready(camp, v, not args.not_ready)
-    print(f"{v.id} is {'not ' if args.not_ready else ''}ready for {camp.ruleset.turn_unit} {camp.next_turn()}")
+    print(f"{camp.viewer_name(v)} is {'not ' if args.not_ready else ''}ready for {camp.ruleset.turn_unit}"
+          f" {camp.next_turn()}")
     _advance(camp, v)
     return 0
 
@@ -242,7 +247,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
                   for q in mine])
             return 0
         if not mine:
-            print(f"no questions for {v.id} this {camp.ruleset.turn_unit}")
+            print(f"no questions for {camp.viewer_name(v)} this {camp.ruleset.turn_unit}")
         for item in mine:
             if item.answered:
                 state = f"answered: {item.label_of(item.answer)}" + (" (the default)" if item.by_default else "")
@@ -259,7 +264,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
         raise InputError("give the answer: an option's number, its label, or JSON")
     value = _answer_value(q, args.value)
     pbp.answer(camp, v, q.id, value, turn=q.turn)  # the turn whose question this is: refused if it moved on
-    print(f"{v.id} answered {q.id}: {q.label_of(value)}")
+    print(f"{camp.viewer_name(v)} answered {q.id}: {q.label_of(value)}")
     _advance(camp, v)
     return 0
 
@@ -272,14 +277,15 @@ def cmd_message(args: argparse.Namespace) -> int:
     v = _viewer(camp, args.as_ or "gm")
     if args.list:
         for m in pbp.messages(camp, v):
-            to = ", ".join(m.to) or "everyone"
-            print(f"[{m.turn}] {m.sender} -> {to}" + (f": {m.subject}" if m.subject else "") + f"\n  {m.text}")
+            to = ", ".join(camp.viewer_name(t) for t in m.to) or "everyone"
+            print(f"[{m.turn}] {camp.viewer_name(m.sender)} -> {to}" + (f": {m.subject}" if m.subject else "")
+                  + f"\n  {m.text}")
         return 0
     if not args.text:
         raise InputError("write the message's text (or --list to read yours)")
     res = pbp.send_message(camp, v, args.to or [], " ".join(args.text), subject=args.subject or "")
-    to = ", ".join(args.to or []) or "everyone (an open letter)"
-    print(f"sent (seq {pbp.own_seq(camp, v, res.first_seq)}) from {v.id} to {to}")
+    to = ", ".join(camp.viewer_name(t) for t in args.to or []) or "everyone (an open letter)"
+    print(f"sent (seq {pbp.own_seq(camp, v, res.first_seq)}) from {camp.viewer_name(v)} to {to}")
     return 0
 
 
@@ -299,7 +305,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         print(f"kingdomlog: error: the resolution is refused: {st.problem}", file=sys.stderr)
         return 1
     if res.committed is None and st.waiting_on:
-        print(f"waiting on: {', '.join(st.waiting_on)} ({st.stage})")
+        print(f"waiting on: {', '.join(camp.viewer_name(p) for p in st.waiting_on)} ({st.stage})")
     elif res.committed is None and st.stage == "to resolve":
         print("everything is in: commit with `kingdomlog resolve DIR --commit` (or the GM sheet)")
     return 0

@@ -71,7 +71,7 @@ def _(examples):
 @app.cell(hide_code=True)
 def _(console, examples):
     _rp, _problem = history.run(console, examples["rp"].sql)
-    history.table_or_problem(mo, _rp, _problem)
+    history.table_or_problem(mo, history.in_words(_rp, "activity"), _problem)
     return
 
 
@@ -83,7 +83,8 @@ def _(examples):
 
 @app.cell(hide_code=True)
 def _(console, examples):
-    success_table, _problem = history.run(console, examples["success"].sql)
+    _found, _problem = history.run(console, examples["success"].sql)
+    success_table = history.in_words(_found, "activity", "activity")
     success_chart = (
         history.bar_chart(success_table, x="activity", y="success_pct", title="Success rate (%) by activity")
         if success_table is not None else None

@@ -347,12 +347,26 @@ class Campaign:
             self._players = tuple(out)
         return self._players
 
-    def player_name(self, pid: str) -> str:
-        """A player's name as the table reads it (``campaign.toml``'s ``name``, else the id)."""
+    def player_name(self, pid: str, state: State | None = None) -> str:
+        """A player's name as the table reads it: ``campaign.toml``'s ``name``, else the name the state gives
+        them (``Ruleset.player_name``: a Signoria faction's, "Duke Fabian"; ``state``, else the GM's state now),
+        else the id."""
         for v in self.config.viewers:
-            if v.id == pid:
-                return v.name or v.id
+            if v.id == pid and v.name:
+                return v.name
+        rs = self.ruleset
+        if type(rs).player_name is not Ruleset.player_name and pid in self.players():
+            named = rs.player_name(self.state() if state is None else state, pid)
+            if named:
+                return named
         return pid
+
+    def viewer_name(self, viewer: Viewer | str, state: State | None = None) -> str:
+        """Who ``viewer`` is, in words, as a sentence says it: "the GM", "everyone", a player's name
+        (``player_name``)."""
+        vid = viewer.id if isinstance(viewer, Viewer) else viewer
+        return "the GM" if vid == GM_VIEWER.id else "everyone" if vid == PUBLIC_VIEWER.id else \
+            self.player_name(vid, state)
 
     def character(self, pid: str) -> str:
         """The character player ``pid`` plays, as the state names it (``campaign.toml``'s ``character``, else

@@ -755,7 +755,8 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             hours = dl.answer_hours if dl is not None else 24.0
             due_at = t_now + timedelta(hours=hours)
             camp.append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
-            done.append(f"asked {', '.join(sorted({q.to for q in new}))}: {', '.join(q.id for q in new)}")
+            whom = ", ".join(camp.viewer_name(to) for to in sorted({q.to for q in new}))
+            done.append(f"asked {whom}: {', '.join(q.id for q in new)}")
             told.extend((q.to, f"a question for you: {q.id}") for q in new)
             return result(status(camp, now=t_now))
         late = [p for p in (asked[q.id] for q in todo) if p.deadline is not None and t_now >= p.deadline]

@@ -740,6 +740,13 @@ class Ruleset:
         """
         return ()
 
+    def player_name(self, state: Any, player: str) -> str | None:
+        """The name ``state`` gives player or faction ``player`` (Signoria: its faction's, "Duke Fabian"), or None
+        when the state names no one by it (the default): what a page, a report or the CLI calls a player whose
+        ``campaign.toml`` entry has no ``name`` (``Campaign.player_name``). Every viewer may read it (it is read
+        from the GM's state when no viewer's is at hand), so it names only what the whole table knows."""
+        return None
+
     def player_steps(self, state: Any, turn: int, viewer: Viewer) -> Sequence[str]:
         """The steps of ``turn`` that ``viewer`` (a player) may submit; none by default."""
         return ()

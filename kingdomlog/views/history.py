@@ -100,14 +100,16 @@ def figure_by_turn(console: SafeConsole, preferred: str = "unrest") -> Example:
 
 
 LIVE_EVENTS = "events e JOIN turns t ON t.campaign = e.campaign AND t.commit_id = e.commit_id AND NOT t.retracted"
+WITH_RULESET = " JOIN campaigns c ON c.campaign = e.campaign"
+"""The examples name each row's ruleset, so its ids can be said in that ruleset's words (``in_words``)."""
 
 
 def rp_by_activity() -> Example:
     """Resource points spent per cause/activity (negative RP changes), over live (not retracted) turns."""
     sql = (
-        "SELECT e.campaign, json_extract_string(e.payload, '$.cause') AS activity,"
+        "SELECT e.campaign, c.ruleset, replace(json_extract_string(e.payload, '$.cause'), ' ', '-') AS activity,"
         " -sum(CAST(json_extract(e.payload, '$.delta') AS BIGINT)) AS rp_spent, count(*) AS times"
-        f" FROM {LIVE_EVENTS}"
+        f" FROM {LIVE_EVENTS}{WITH_RULESET}"
         " WHERE e.type LIKE '%.rp_changed' AND CAST(json_extract(e.payload, '$.delta') AS BIGINT) < 0"
         " GROUP BY ALL ORDER BY rp_spent DESC, activity"
     )
@@ -119,11 +121,11 @@ def activity_success() -> Example:
     """How often each activity's check succeeds (success or critical success), over live turns."""
     ok = ", ".join(f"'{d}'" for d in SUCCESS_DEGREES)
     sql = (
-        "SELECT json_extract_string(e.payload, '$.activity') AS activity, count(*) AS checks,"
+        "SELECT c.ruleset, json_extract_string(e.payload, '$.activity') AS activity, count(*) AS checks,"
         f" count(*) FILTER (WHERE json_extract_string(e.payload, '$.degree') IN ({ok})) AS successes,"
         f" round(100.0 * count(*) FILTER (WHERE json_extract_string(e.payload, '$.degree') IN ({ok}))"
         " / count(*), 1) AS success_pct"
-        f" FROM {LIVE_EVENTS}"
+        f" FROM {LIVE_EVENTS}{WITH_RULESET}"
         " WHERE e.type LIKE '%.check_resolved' AND json_extract_string(e.payload, '$.activity') IS NOT NULL"
         " GROUP BY ALL ORDER BY checks DESC, activity"
     )
@@ -142,6 +144,29 @@ def run(console: SafeConsole, sql: str) -> tuple[pa.Table | None, str | None]:
         return console.arrow(sql), None
     except KingdomlogError as exc:
         return None, str(exc)
+
+
+def in_words(table: pa.Table | None, column: str, kind: str = "") -> pa.Table | None:
+    """``table`` with ``column``'s ids said by the name their row's ruleset gives them (``Ruleset.name_of``:
+    ``natures-blessing`` → "Nature's Blessing", ``claim-hex`` → "Claim Hex"); a table without a ``ruleset`` column,
+    or with ids no ruleset names, keeps them in plain words. None stays None."""
+    if table is None or column not in table.column_names:
+        return table
+    from kingdomlog.core.ruleset import find_ruleset, plain_words
+
+    names: dict[tuple[str, str], str] = {}
+    rulesets = table.column("ruleset").to_pylist() if "ruleset" in table.column_names else [None] * table.num_rows
+    said = []
+    for rid, value in zip(rulesets, table.column(column).to_pylist(), strict=True):
+        key = (str(rid), str(value))
+        if key not in names:
+            try:
+                names[key] = find_ruleset(str(rid)).name_of(str(value), kind) if rid and value else \
+                    plain_words(str(value or ""))
+            except KingdomlogError:  # a ruleset not installed here: its ids in plain words
+                names[key] = plain_words(str(value))
+        said.append(names[key])
+    return table.set_column(table.column_names.index(column), column, pa.array(said, pa.string()))
 
 
 def table_or_problem(mo: Any, table: pa.Table | None, problem: str | None) -> Any:

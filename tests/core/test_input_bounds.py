@@ -135,7 +135,8 @@ def test_a_war_order_with_characters_null_is_an_order_without_characters(demos: 
                            "params": {"units": 1, "characters": None, "reserve": None, "tactic": None}}]}}}}
     (tmp_path / "p.json").write_text(json.dumps(plan))
     rc, out, err = run("submit", str(folder), "--as", "marburg", "--plan", str(tmp_path / "p.json"))
-    assert rc == 0 and "submitted command_marburg, orders_marburg" in out, err
+    assert rc == 0 and "Doge of Marburg submitted Command roll, Sealed orders for month 8" in out, err
+    assert "command_marburg" not in out and "marburg " not in out  # its steps and itself in words (issue 29)
     pv = Campaign.open(folder).preview(Plan.parse({"seed": "x", "steps": plan["steps"]}))
     sealed = next(d.payload for d in pv.drafts if d.type == "signoria.orders_submitted"
                   and d.payload.faction == "marburg")  # type: ignore[attr-defined]

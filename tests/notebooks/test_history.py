@@ -80,3 +80,23 @@ def test_a_result_table_draws_no_histogram_that_needs_numpy(caplog: pytest.LogCa
         marimo_log.removeHandler(caplog.handler)
     assert not [r for r in caplog.records if "numpy" in r.getMessage()]
     assert got.bin_values == {} and set(got.stats) == {"turn", "value"}
+
+
+def test_example_charts_name_activities_in_words(tmp_path: Path) -> None:
+    """The history notebook speaks in words (issue 29): its activity chart and tables label each bar by the
+    activity's name ("Nature's Blessing", "Claim Hex"), not its id ("natures-blessing", "claim-hex"), and a cause
+    recorded both ways ("claim-hex", "claim hex") is one row."""
+    if not (DEMO / "campaign.toml").is_file():
+        pytest.skip("no demo campaign in this checkout")
+    shutil.copytree(DEMO, tmp_path / "stolen-lands", ignore=shutil.ignore_patterns(".cache"))
+    console = SafeConsole(tmp_path)
+    ex = {e.key: e for e in history.examples(console)}
+    success = history.in_words(history.run(console, ex["success"].sql)[0], "activity", "activity")
+    assert success is not None
+    said = success.column("activity").to_pylist()
+    assert {"Nature's Blessing", "Claim Hex", "Establish Work Site"} <= set(said)
+    assert not [a for a in said if "-" in a or "_" in a]
+    rp = history.in_words(history.run(console, ex["rp"].sql)[0], "activity")
+    assert rp is not None and rp.column("activity").to_pylist().count("Claim Hex") == 1
+    chart = history.bar_chart(success, x="activity", y="success_pct", title="t")
+    assert chart is not None and "natures-blessing" not in chart.to_json()

@@ -262,7 +262,7 @@ def prepare_signoria_war(folder: Path) -> dict[str, str]:
     pbp.mark_ready(camp, fabian, now=now)
     pbp.mark_ready(camp, marburg, now=now)
     done = pbp.advance(camp, now=now).done
-    assert done[-1] == f"asked fabian: response:{CAMPAIGN}", done
+    assert done[-1] == f"asked Duke Fabian: response:{CAMPAIGN}", done
     keys: dict[str, str] = Credentials.load(folder).issue(["gm", "fabian"])
     return keys
 

@@ -223,7 +223,7 @@ PLAYER_PAGES: dict[str, dict[str, Any]] = {
     "felmonte": {"player": "fabian", "add": [], "pages": [
         ("/f/fabian/orders/", "role=button[name='Make the command roll']",
          [("press", "Make the command roll", ""), ("pick", "Action", "march to war")]),
-        ("/f/fabian/report/", "text=as fabian sees it", None)]},
+        ("/f/fabian/report/", "text=as Duke Fabian sees it", None)]},
 }
 
 

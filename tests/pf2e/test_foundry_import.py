@@ -603,7 +603,7 @@ def test_the_gm_sheet_opens_an_imported_kingdom_on_its_first_month(tmp_path: Pat
     assert outcome is not None and outcome.text.startswith("Undid the import: a retraction was appended")
     assert not Campaign.open(folder).state().founded  # nothing deleted: the import's batch is retracted
     code, out, _ = run(capsys, "state", str(folder))
-    assert code == 0 and "— nothing played yet; viewer gm" in out.splitlines()[0]  # not "after month None"
+    assert code == 0 and "— nothing played yet, as the GM sees it" in out.splitlines()[0]  # not "after month None"
 
 
 def test_a_long_note_is_kept_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

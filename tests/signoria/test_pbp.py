@@ -288,7 +288,7 @@ def test_a_month_runs_itself(camp: Campaign) -> None:
     pbp.mark_ready(camp, MARBURG, now=NOW)
     res = pbp.advance(camp, now=NOW)
     assert res.done[0] == "closed the orders of month 8: every player is ready"
-    assert res.done[1] == "asked fabian: response:8.marburg.W"
+    assert res.done[1] == "asked Duke Fabian: response:8.marburg.W"
     sealed = subs.sealed_seed(camp.events(), 8)
     assert sealed and "dice_sealed" not in json.dumps(run("log", str(camp.folder), "--as", "fabian", "--json"))
     with pytest.raises(RuleError, match="closed"):
@@ -434,7 +434,7 @@ def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
     pbp.mark_ready(camp, MARBURG, now=NOW)
     res = pbp.advance(camp, now=NOW)
     gm_words = " ".join(res.for_viewer(camp.viewer("gm")))
-    assert "asked fabian: response:8.marburg.W" in gm_words
+    assert "asked Duke Fabian: response:8.marburg.W" in gm_words  # who, by name (issue 29)
     assert res.for_viewer(camp.viewer("fabian")) == [
         "the orders of month 8 are closed: every player is ready", "a question for you: response:8.marburg.W"]
     assert res.for_viewer(camp.viewer("marburg")) == ["the orders of month 8 are closed: every player is ready"]
@@ -472,10 +472,10 @@ def test_letters_are_told_in_the_reports_of_those_who_may_read_them(camp: Campai
         st = v.history.story(turn)
         return st.sections.get(player.LETTERS, []) if st else []
 
-    assert letters("fabian") == ["From Marburg, to us. “a pact”: SECRET-PACT-3391 at the ford.",
+    assert letters("fabian") == ["From Doge of Marburg, to us. “a pact”: SECRET-PACT-3391 at the ford.",
                                  "From us, an open letter. OPEN-WORD-1180 to all the valley."]
-    assert letters("marburg") == ["From us, to Fabian. “a pact”: SECRET-PACT-3391 at the ford.",
-                                  "From Fabian, an open letter. OPEN-WORD-1180 to all the valley."]
+    assert letters("marburg") == ["From us, to Duke Fabian. “a pact”: SECRET-PACT-3391 at the ford.",
+                                  "From Duke Fabian, an open letter. OPEN-WORD-1180 to all the valley."]
     public = player.render_static(camp.folder, "public")
     assert "OPEN-WORD-1180" in public and "SECRET-PACT-3391" not in public
 

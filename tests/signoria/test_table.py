@@ -113,8 +113,8 @@ def test_status_shows_a_player_and_the_public_only_their_own(camp: Campaign, mon
     subs.submit(camp, MARBURG, MARBURG_STEPS, note=NOTE_MARK)
     pbp.mark_ready(camp, MARBURG)
     gm_text, _ = run("status", d)
-    # the markers are planted: Marburg's row names its steps (in words, issue 29) and its ready flag
-    assert Q_MARK in gm_text and re.search(r"marburg +command, orders", gm_text) and "yes" in gm_text
+    # the markers are planted: Marburg's row names its steps (in words, by its name, issue 29) and its ready flag
+    assert Q_MARK in gm_text and re.search(r"Doge of Marburg +command, orders", gm_text) and "yes" in gm_text
 
     def seen(who: str) -> str:
         text, _ = run("status", d, "--as", who)

@@ -14,7 +14,7 @@ from typing import Any
 from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
-from kingdomlog.rulesets.aikakirjat.mapview import PLAYERS, province_name, words
+from kingdomlog.rulesets.aikakirjat.mapview import PLAYERS, and_list, institution_name, province_name, title, words
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 
@@ -69,7 +69,7 @@ def _with(text: str, b: KingdomState, a: KingdomState) -> str:
 
 @narrates("aikakirjat.kingdom_founded")
 def _founded(b: KingdomState, p: Any, a: KingdomState) -> str:
-    ns = ", ".join(n.name for n in p.neighbours)
+    ns = and_list([n.name for n in p.neighbours])
     return (f"{p.name} was founded under {words(p.government)}, {p.population} population strong"
             + (f", between {ns}" if ns else ""))
 
@@ -84,12 +84,17 @@ def _session_end(b: KingdomState, p: Any, a: KingdomState) -> str:
     return "the age came to its end"
 
 
+TOLD_BY_THEIR_OWN = frozenset({"natural_disaster", "plague", "neighbour_event"})
+"""Random events whose own event tells what they did ("a natural disaster struck: ..."): the roll says nothing."""
+FATE_WORDS = {"poor_harvest": "a poor harvest", "good_omens": "good omens", "bad_omens": "bad omens"}
+
+
 @narrates("aikakirjat.random_event_rolled")
 def _random(b: KingdomState, p: Any, a: KingdomState) -> str | None:
     key = str(p.audit.get("result_key", ""))
-    if key in ("", "nothing"):
+    if key in ("", "nothing") or key in TOLD_BY_THEIR_OWN:
         return None
-    return _with(f"fate turned: {words(key)}", b, a)
+    return _with(f"fate turned: {FATE_WORDS.get(key, words(key))}", b, a)
 
 
 @narrates("aikakirjat.natural_disaster_resolved")
@@ -121,7 +126,7 @@ def _god(b: KingdomState, p: Any, a: KingdomState) -> str:
 def _neighbour(b: KingdomState, p: Any, a: KingdomState) -> str:
     n = a.neighbours.get(p.neighbour_id)
     key = str(p.audit.get("result_key", "news"))
-    return _with(f"from {n.name if n else words(p.neighbour_id)}: {words(key)}", b, a)
+    return _with(f"news came from {n.name if n else words(p.neighbour_id)} ({words(key)})", b, a)
 
 
 @narrates("aikakirjat.growth_rolled")
@@ -201,7 +206,7 @@ def _war_end(b: KingdomState, p: Any, a: KingdomState) -> str:
     war = next((w for w in b.wars if w.war_id == p.war_id), None)
     foe = (war.defender if war.attacker == PLAYERS else war.attacker) if war else ""
     who = f" with {_who(b, foe)}" if foe else ""
-    won = {PLAYERS: ": we won"}.get(p.winner or "", f": {_who(b, p.winner)} won" if p.winner else "")
+    won = {PLAYERS: ", and we won"}.get(p.winner or "", f", and {_who(b, p.winner)} won" if p.winner else "")
     return _with(f"the war{who} ended{won}", b, a)
 
 
@@ -212,7 +217,7 @@ def _war_upkeep(b: KingdomState, p: Any, a: KingdomState) -> str | None:
 
 @narrates("aikakirjat.law_and_order_used")
 def _law(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return _with(f"law and order was brought down on {p.track}", b, a)
+    return _with(f"the kingdom used Law and Order on {p.track}", b, a)
 
 
 @narrates("aikakirjat.fame_gained")
@@ -231,13 +236,13 @@ def _level(b: KingdomState, p: Any, a: KingdomState) -> str:
 @narrates("aikakirjat.benefit_chosen")
 def _benefit(b: KingdomState, p: Any, a: KingdomState) -> str:
     if p.feat:
-        return f"the kingdom mastered a new feat: {words(p.feat)}"
+        return f"the kingdom mastered a new feat: {title(p.feat)}"
     return f"the kingdom chose its reward of level {p.level}: {words(p.benefit)}"
 
 
 @narrates("aikakirjat.institution_founded")
 def _institution(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return _with(f"a new {words(p.kind)} was founded, {words(p.institution_id)}", b, a)
+    return _with(f"a new {words(p.kind)} was founded, {institution_name(p.institution_id, p.kind)}", b, a)
 
 
 @narrates("aikakirjat.pc_level_reached")

@@ -30,6 +30,43 @@ def words(tag: str) -> str:
     return tag.replace("_", " ").replace("-", " ")
 
 
+SMALL_WORDS = frozenset({"a", "an", "and", "at", "in", "of", "on", "the", "to"})
+
+
+def title(tag: str) -> str:
+    """A feat or a name's id as a title: ``law_and_order`` -> ``Law and Order``.
+
+    >>> title("law_and_order"), title("advanced_logistics")
+    ('Law and Order', 'Advanced Logistics')
+    """
+    parts = words(tag).split()
+    return " ".join(w if i and w in SMALL_WORDS else w.capitalize() for i, w in enumerate(parts))
+
+
+def institution_name(iid: str, kind: str) -> str:
+    """An institution by the name its id gives it, with its kind: ``academy-sampo`` (an academy) -> ``the Sampo
+    Academy``; an id that does not name its kind keeps it beside: ``valley-hall`` -> ``Valley Hall (an academy)``.
+
+    >>> institution_name("academy-sampo", "academy"), institution_name("valley-hall", "academy")
+    ('the Sampo Academy', 'Valley Hall (an academy)')
+    """
+    said, k = words(iid).split(), words(kind).split()
+    if said[:len(k)] == k or said[-len(k):] == k:
+        rest = said[len(k):] if said[:len(k)] == k else said[:-len(k)]
+        return f"the {title(' '.join([*rest, *k]))}"
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    return f"{title(iid)} ({article} {words(kind)})"
+
+
+def and_list(items: list[str]) -> str:
+    """``a, b and c``.
+
+    >>> and_list(["Kalevala", "Tuonela"])
+    'Kalevala and Tuonela'
+    """
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+
+
 def province_name(pid: str) -> str:
     """A province id for people: a one-letter owner prefix dropped, words capitalised.
 
@@ -120,15 +157,15 @@ def portrait(s: KingdomState, prev: KingdomState | None, viewer: Viewer) -> Port
         sentences.append("The kingdom has fallen.")
     if s.wars:
         foes = [_owner_name(s, w.defender if w.attacker == PLAYERS else w.attacker) for w in s.wars]
-        sentences.append("It is at war with " + ", ".join(foes) + ".")
+        sentences.append("It is at war with " + and_list(foes) + ".")
     if s.neighbours:
         sentences.append("Its neighbours: " + "; ".join(f"{n.name}, {attitude(n.diplomacy)}"
                                                          for n in s.neighbours.values()) + ".")
     if s.institutions:
-        sentences.append("Its institutions: " + ", ".join(f"{words(i.id)} ({words(i.type)})"
-                                                          for i in s.institutions) + ".")
+        sentences.append("Its institutions: " + and_list([institution_name(i.id, i.type) for i in s.institutions])
+                         + ".")
     if s.feats:
-        sentences.append("It has mastered " + ", ".join(words(f.feat) for f in s.feats) + ".")
+        sentences.append("It has mastered " + and_list([title(f.feat) for f in s.feats]) + ".")
     if s.pending_revolution:
         sentences.append("Revolution is brewing.")
     labels = [("population", "Population"), ("unrest", "Unrest"), ("fame", "Fame"), ("level", "Level"),

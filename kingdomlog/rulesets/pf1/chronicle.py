@@ -94,9 +94,9 @@ def _founded(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
 def _mapped(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str | None:
     if not v.is_gm:
         return None
-    feats = ", ".join(feature_words(f) for f in p.features)
+    feats = ", ".join(_a(feature_words(f)) for f in p.features)
     return f"hex {p.hex} was mapped: {p.terrain.lower()}{' with a river' if p.river else ''}" + (
-        f" ({feats})" if feats else "")
+        f"; it holds {feats}" if feats else "")
 
 
 @narrates("pf1.hex_explored")
@@ -256,7 +256,10 @@ def _assassin(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str | None:
 def _slot(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
     bl = a.buildings.get(p.building)
     where = f"the {bl.type} of {_city(a, bl.city)}" if bl else "a shop"
-    return f"{where} now offers {p.item}" + (f" ({p.price_gp:,} gp)" if p.price_gp else "")
+    item = str(p.item)
+    if item.lower().startswith("unnamed "):  # a slot the GM filled without naming the item
+        item = f"an {item}"
+    return f"{where} now offers {item}" + (f" ({p.price_gp:,} gp)" if p.price_gp else "")
 
 
 @narrates("pf1.deposit_made")
@@ -339,7 +342,8 @@ def _dedicated(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
 
 @narrates("pf1.foreign_kingdom_registered")
 def _foreign(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
-    return f"the kingdom learned of {p.name}, {p.attitude} towards it" + (", its sponsor" if p.is_sponsor else "")
+    return f"the kingdom learned of {p.name}" + (", its sponsor," if p.is_sponsor else ",") + \
+        f" which is {p.attitude} towards it"
 
 
 @narrates("pf1.attitude_changed")

@@ -142,7 +142,8 @@ def portrait(s: Pf1State, prev: Pf1State | None, viewer: Viewer) -> Portrait:
         sentences.append(f"It is governed as a {words(s.government).lower()}.")
     allies = [f.name for k, f in s.foreign.items() if s.relations.get(k) and s.relations[k].level != "none"]
     if allies:
-        sentences.append("It has relations with " + ", ".join(allies) + ".")
+        sentences.append("It has relations with " + " and ".join([", ".join(allies[:-1]), allies[-1]] if len(allies) > 1
+                                                               else allies) + ".")
     labels = [("treasury_bp", "Treasury", "BP"), ("unrest", "Unrest", ""), ("economy", "Economy", ""),
               ("loyalty", "Loyalty", ""), ("stability", "Stability", ""), ("size", "Size", "hexes"),
               ("control_dc", "Control DC", ""), ("consumption", "Consumption", "BP"),

@@ -57,8 +57,49 @@ def _was(structure: str) -> str:
     return "were" if structure.endswith("s") and not structure.endswith(("ss", "us")) else "was"
 
 
-def _cause(cause: str) -> str:
-    return f" ({words(cause)})" if cause else ""
+CAUSES = {"at war": "being at war", "landmark claimed": "claiming a landmark",
+          "taxes flat check": "leaving the taxes uncollected", "unrest 10+": "Unrest at 10 or more",
+          "unrest": "Unrest", "built": "building", "destroyed": "destroyed", "the GM": "the GM"}
+"""Causes recorded in words that a sentence says otherwise (§3.1 C1: the flat check for not collecting taxes)."""
+
+
+def _reason(s: KingdomState, cause: str) -> str:
+    """A recorded cause in words: an activity, event, structure or feat by its name in the rules data
+    (``repair-reputation`` → "Repair Reputation", ``event bandit-activity`` → "Bandit Activity"), a GM's ruling
+    said as one, a degree as a degree, a work site by its hex; else the cause with its separators as spaces.
+
+    >>> from kingdomlog.rulesets.pf2e.state import KingdomState
+    >>> s = KingdomState()
+    >>> _reason(s, "bandit-activity (GM ruling)"), _reason(s, "build houses"), _reason(s, "critical_success")
+    ("Bandit Activity, by the GM's ruling", 'building the Houses', 'a critical success')
+    >>> _reason(s, "trade commodities"), _reason(s, "work site A2"), _reason(s, "taxes flat check")
+    ('Trade Commodities', 'the work site in hex A2', 'leaving the taxes uncollected')
+    """
+    cause = cause.strip()
+    if cause.endswith("(GM ruling)"):
+        return f"{_reason(s, cause.removesuffix('(GM ruling)'))}, by the GM's ruling"
+    if cause in CAUSES:
+        return CAUSES[cause]
+    if cause in DEGREES:
+        return DEGREES[cause]
+    if cause.startswith("event "):
+        return _named(s, "events", cause[len("event "):])
+    if cause.startswith("work site "):
+        return f"the work site in hex {cause[len('work site '):]}"
+    if cause.startswith("build "):
+        return f"building the {_named(s, 'structures', cause[len('build '):].replace(' ', '-'))}"
+    if cause.startswith("battle "):
+        return f"the battle of {title(cause[len('battle '):])}"
+    tag = cause.replace(" ", "-")
+    for table in ("activities", "events", "structures", "feats"):
+        row = getattr(T.catalog(s.homebrew), table).get(tag)
+        if row is not None and row.title:
+            return str(row.title)
+    return words(cause)
+
+
+def _because(s: KingdomState, cause: str) -> str:
+    return f" ({_reason(s, cause)})" if cause else ""
 
 
 @narrates("pf2e.kingdom_founded")
@@ -85,7 +126,7 @@ def _imported(b: KingdomState, p: Any, a: KingdomState) -> str:
 @narrates("pf2e.leader_changed")
 def _leader(b: KingdomState, p: Any, a: KingdomState) -> str:
     if not p.holder:
-        return f"the post of {title(p.role)} fell vacant" + _cause(p.cause)
+        return f"the post of {title(p.role)} fell vacant" + _because(a, p.cause)
     return f"{p.holder} became {title(p.role)}" + (" and was invested" if p.invested else "")
 
 
@@ -101,16 +142,39 @@ def _consumption(b: KingdomState, p: Any, a: KingdomState) -> str | None:
     return f"the kingdom ate {p.food} Food"
 
 
+def _leader_words(s: KingdomState, role: str) -> str:
+    """Who acted in ``role``: its holder by name and the role ("Dorran, the Treasurer,"), or the role alone."""
+    held = s.leaders.get(role)
+    return f"{held.holder}, the {title(role)}," if held is not None and held.holder else f"the {title(role)}"
+
+
+def _target(s: KingdomState, activity: str, target: str) -> str:
+    """What an activity was done to, as the sentence goes on: a hex ("Claim Hex A2", "in hex A2"), an army by
+    its name ("Deploy the Brightwater Militia"), a Ruin by its name ("against Crime"), else in parentheses."""
+    if activity.endswith("hex"):
+        return f" {target}"
+    if any(h.id == target for h in s.hexes):
+        return f" in hex {target}"
+    army = next((x for x in s.army_units if x.id == target), None)
+    if army is not None:
+        return f" {'' if army.name.lower().startswith('the ') else 'the '}{army.name}"
+    if target in s.ruin:
+        return f" against {title(target)}"
+    return f" ({words(target)})"
+
+
 @narrates("pf2e.check_resolved")
 def _check(b: KingdomState, p: Any, a: KingdomState) -> str:
+    """A check by who made it and the activity by its name: "Dorran, the Treasurer, tried to Provide Care: a
+    success"; "the kingdom tried to Deploy the Brightwater Militia: a success"; an event's check "the
+    kingdom met Nature's Blessing: a success"."""
     where = f" in {_settlement(a, p.settlement)}" if p.settlement else ""
-    target = "" if not p.target or p.settlement else (
-        f" {p.target}" if p.activity.endswith("hex") else f" ({p.target})")
-    who = f"the {title(p.role)}" if p.role else "the kingdom"
+    target = "" if not p.target or p.settlement else _target(a, p.activity, p.target)
+    who = _leader_words(a, p.role) if p.role else "the kingdom"
     if p.category == "event":
         did = f"met {_named(a, 'events', p.activity)}"
     else:
-        did = CHECKS_NOT_ACTIVITIES.get(p.activity) or f"tried to {words(p.activity)}"
+        did = CHECKS_NOT_ACTIVITIES.get(p.activity) or f"tried to {_named(a, 'activities', p.activity)}"
     return f"{who} {did}{where}{target}: {DEGREES.get(p.degree, words(p.degree))}"
 
 
@@ -125,7 +189,7 @@ def _commodity(b: KingdomState, p: Any, a: KingdomState) -> str | None:
         return None
     lost = f", {p.lost_to_cap} lost for want of storage" if p.lost_to_cap else ""
     verb = "gained" if p.delta > 0 else "spent"
-    return f"the kingdom {verb} {abs(p.delta)} {p.commodity}{_cause(p.cause)}{lost}"
+    return f"the kingdom {verb} {abs(p.delta)} {title(p.commodity)}{_because(a, p.cause)}{lost}"
 
 
 @narrates("pf2e.unrest_changed")
@@ -139,9 +203,7 @@ def _unrest(b: KingdomState, p: Any, a: KingdomState) -> str | None:
 def _cause_name(s: KingdomState, cause: str) -> str:
     """What raised or lowered a figure, as the sentence's subject: an ongoing event by its name in the rules data
     (``event bandit-activity`` → "Bandit Activity"), else the cause in words."""
-    if cause.startswith("event "):
-        return _named(s, "events", cause[len("event "):])
-    said = words(cause)
+    said = _reason(s, cause)
     return said[:1].upper() + said[1:]
 
 
@@ -149,7 +211,7 @@ def _cause_name(s: KingdomState, cause: str) -> str:
 def _ruin(b: KingdomState, p: Any, a: KingdomState) -> str | None:
     if not p.delta:
         return None
-    return f"{p.ruin.capitalize()} {'grew' if p.delta > 0 else 'eased'} by {abs(p.delta)}{_cause(p.cause)}"
+    return f"{p.ruin.capitalize()} {'grew' if p.delta > 0 else 'eased'} by {abs(p.delta)}{_because(a, p.cause)}"
 
 
 @narrates("pf2e.ruin_penalty_changed")
@@ -159,7 +221,7 @@ def _ruin_penalty(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 @narrates("pf2e.fame_changed")
 def _fame(b: KingdomState, p: Any, a: KingdomState) -> str | None:
-    return f"the kingdom's Fame {'grew' if p.delta > 0 else 'fell'} by {abs(p.delta)}{_cause(p.reason)}" \
+    return f"the kingdom's Fame {'grew' if p.delta > 0 else 'fell'} by {abs(p.delta)}{_because(a, p.reason)}" \
         if p.delta else None
 
 
@@ -175,7 +237,9 @@ def _placed(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 @narrates("pf2e.hex_lost")
 def _lost(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return f"the kingdom lost hex {p.hex_id}{_cause(p.cause)}"
+    if p.cause == "unrest":
+        return f"the kingdom lost hex {p.hex_id} to Unrest"
+    return f"the kingdom lost hex {p.hex_id}{_because(a, p.cause)}"
 
 
 @narrates("pf2e.work_site_established")
@@ -226,15 +290,21 @@ def _event(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 
 @narrates("pf2e.kingdom_event_resolved")
-def _event_done(b: KingdomState, p: Any, a: KingdomState) -> str:
-    how = DEGREES.get(p.degree or "", "")
-    text = f"{_named(a, 'events', p.name)} was met" + (f" with {how}" if how else "")
-    return text + ("; it goes on" if p.continues else "")
+def _event_done(b: KingdomState, p: Any, a: KingdomState) -> str | None:
+    """What became of an event once met: it goes on, or an ongoing one came to an end. How its check went is
+    the check's own sentence ("the kingdom met Nature's Blessing: a success"), not said twice; an event that
+    ends as it is met says nothing more."""
+    name = _named(a, "events", p.name)
+    if p.continues:
+        return f"{name} goes on"
+    if any(o.name == p.name for o in b.ongoing_events):
+        return f"{name} came to an end"
+    return None if p.degree else f"{name} passed without effect"
 
 
 @narrates("pf2e.milestone_achieved")
 def _milestone(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return f"a milestone: {words(p.milestone)} ({p.xp} XP)"
+    return f"a milestone: the {words(p.milestone)} ({p.xp} XP)"
 
 
 @narrates("pf2e.leveled_up")
@@ -261,4 +331,4 @@ def _war(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 @narrates("pf2e.activity_unlocked")
 def _unlocked(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return f"the kingdom can now {words(p.activity)}"
+    return f"the kingdom can now {_named(a, 'activities', p.activity)}"

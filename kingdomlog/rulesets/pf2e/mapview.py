@@ -115,9 +115,9 @@ def portrait(s: S.KingdomState, prev: S.KingdomState | None, viewer: Viewer) -> 
         sentences.append("It is in anarchy: Unrest has overwhelmed its government.")
     elif s.unrest_penalty:
         sentences.append(f"Unrest {s.unrest} weighs on every check ({s.unrest_penalty}).")
-    pen = [f"{r} ({ruin.penalty})" for r, ruin in s.ruin.items() if ruin.penalty]
+    pen = [f"{title(r)} {-abs(ruin.penalty)}" for r, ruin in s.ruin.items() if ruin.penalty]
     if pen:
-        sentences.append("Ruin bites: " + ", ".join(pen) + ".")
+        sentences.append("Ruin weighs on its checks: " + ", ".join(pen) + ".")
     if s.at_war:
         sentences.append("The kingdom is at war.")
     ongoing = [title(e.name) for e in s.ongoing_events]

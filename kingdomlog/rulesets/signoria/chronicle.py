@@ -15,40 +15,29 @@ from typing import Any
 from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
-from kingdomlog.rulesets.signoria.mapview import SOURCE_WORDS, fname
+from kingdomlog.rulesets.signoria.mapview import (
+    INTEL_LISTS,
+    OUTCOME_WORDS,
+    SOURCE_WORDS,
+    TREATY_WORDS,
+    and_list,
+    fname,
+    named_ids,
+    notice_words,
+    order_words,
+    province_name,
+)
 from kingdomlog.rulesets.signoria.state import SignoriaState
 
 ORDERED = "What we ordered"
 LEARNED = "What we learned"
+ORDERS_GIVEN = "The orders given"
+HOUSES_LEARNED = "What the houses learned"
+"""The same sections for the GM (who reads every house's): no "we" there."""
 
 Narrator = Callable[[SignoriaState, Any, SignoriaState, str], str | None]
 _N: ByName[Narrator] = ByName()
 narrates = _N.on
-
-ACTION_WORDS = {
-    "dilemma": "answer {t}", "liberties": "grant liberties", "intrigue_self": "intrigue at home",
-    "donation": "donate to the Church", "scouts": "send scouts to {t}", "spy": "place a spy with {t}",
-    "bribery": "bribe {t}", "felmonte_offer": "bid for Felmonte", "assassination": "strike at {t}",
-    "intrigue_foreign": "intrigue against {t}", "war": "march on {t}", "storm": "storm {t}", "sally": "sally out",
-    "pact": "make a pact with {t}", "improve_relations": "improve relations with {t}",
-    "turn_against": "turn {t} against a rival", "passage": "ask right of passage through {t}",
-    "trade": "seek a trade agreement with {t}", "military_aid": "seek military aid from {t}",
-    "military_alliance": "seek a military alliance with {t}", "legitimacy": "seek a letter of legitimacy from {t}",
-    "player_treaty": "make a treaty with {t}", "hire_troops": "hire troops", "hire_statesman": "hire {t}",
-    "designate_heir": "name {t} heir", "dismiss": "dismiss {t}", "support": "support an order",
-}
-"""Each action (``rules.ACTIONS``) as the verb of "our order to ...", ``{t}`` its target by name."""
-OUTCOME_WORDS = {
-    "success": "succeeded", "failure": "failed", "critical": "succeeded brilliantly",
-    "hired": "was carried out", "elementary": "was carried out", "resolved": "was carried out",
-    "offered": "was delivered", "reported": "was carried out",
-    "killed": "succeeded: the target was killed", "wounded": "succeeded: the target was wounded",
-    "concluded": "succeeded: the treaty was concluded", "no_match": "came to nothing: the terms did not match",
-    "no_target": "came to nothing: the target was beyond reach",
-    "refused_cap": "was refused: no more statesmen than Power allows",
-    "refused_wealth": "was refused: not enough wealth", "refused_prerequisite": "was refused: two treaties come first",
-}
-"""How each recorded outcome of an order ends the sentence "our order to ... {outcome}" (§4–§7)."""
 
 
 def chronicle(before: SignoriaState, event: RecordedEvent, after: SignoriaState, viewer: Viewer) -> str | None:
@@ -59,10 +48,11 @@ def chronicle(before: SignoriaState, event: RecordedEvent, after: SignoriaState,
 
 def section(event: RecordedEvent, viewer: Viewer) -> str:
     """Orders under "What we ordered", intelligence and private notices under "What we learned"."""
+    mine = viewer.is_player
     if event.type == "signoria.orders_submitted":
-        return ORDERED
+        return ORDERED if mine else ORDERS_GIVEN
     if event.type in ("signoria.intel_recorded", "signoria.faction_notified", "signoria.spy_exposed"):
-        return LEARNED
+        return LEARNED if mine else HOUSES_LEARNED
     return ""
 
 
@@ -74,55 +64,24 @@ def _our(s: SignoriaState, fid: str, me: str) -> str:
     return "our" if fid == me else f"{fname(s, fid)}'s"
 
 
-def thing_name(s: SignoriaState, tag: str) -> str:
-    """Whatever an order or a reason names, by its name: a faction, a province, a character, a candidate, a
-    dilemma ("the dilemma of ..."); the id itself if the viewer's state knows nothing of it."""
-    if tag in s.factions:
-        return fname(s, tag)
-    if tag in s.provinces:
-        return s.provinces[tag].name
-    if tag in s.characters:
-        return s.characters[tag].name
-    cand = next((c for cs in s.candidates.values() for c in cs if c.id == tag), None)
-    if cand is not None:
-        return cand.name
-    if any(d.id == tag for ds in s.dilemmas.values() for d in ds):
-        return "the dilemma of the month"
-    return tag.replace("_", " ").capitalize()
-
-
-def _province_name(s: SignoriaState, pid: str) -> str:
-    """A province by its name (``marburg`` is the province, not the house that holds it)."""
-    return s.provinces[pid].name if pid in s.provinces else thing_name(s, pid)
-
-
-def order_words(s: SignoriaState, o: dict[str, Any]) -> str:
-    """One order in words: ``send scouts to Marburg (high stake, led by Duke Fabian)``."""
-    action = str(o.get("action", "act"))
-    target = o.get("target")
-    t = thing_name(s, str(target)) if target else "them"
-    verb = ACTION_WORDS.get(action, action.replace("_", " ") + (" {t}" if target else ""))
-    text = verb.format(t=t)
-    extra = []
-    if o.get("stake") == "high":
-        extra.append("high stake")
-    leader = o.get("leader")
-    if leader and leader in s.characters:
-        extra.append(f"led by {s.characters[leader].name}")
-    return text + (f" ({', '.join(extra)})" if extra else "")
+def _battle_place(s: SignoriaState, bid: str) -> str:
+    """`` at Fabia`` for a battle the state knows, else nothing."""
+    battle = next((x for x in s.battles if x.id == bid), None)
+    return f" at {province_name(s, battle.province)}" if battle is not None else ""
 
 
 def _reason(s: SignoriaState, reason: str) -> str:
-    """Why a resource moved, in words: ``won b7.1`` → ``battle won at Valdoro``, ``plunder of marburg`` →
-    ``plunder of Marburg``."""
+    """Why a resource moved, in words: ``won b7.1`` → ``battle won at Valdoro``, ``killed in b7.1`` → ``lost in
+    the battle at Valdoro``, ``plunder of marburg`` → ``plunder of Marburg``."""
     m = re.fullmatch(r"(won|lost) (\S+)", reason)
     if m:
-        battle = next((x for x in s.battles if x.id == m.group(2)), None)
-        where = f" at {_province_name(s, battle.province)}" if battle is not None else ""
-        return f"battle {m.group(1)}{where}"
+        return f"battle {m.group(1)}{_battle_place(s, m.group(2))}"
+    m = re.fullmatch(r"killed in (\S+)", reason)
+    if m:
+        return f"lost in the battle{_battle_place(s, m.group(1))}"
     m = re.fullmatch(r"plunder of (\S+)", reason)
     if m:
-        return f"plunder of {_province_name(s, m.group(1))}"
+        return f"plunder of {province_name(s, m.group(1))}"
     if reason.startswith("support of "):
         return "support given"
     return reason.replace("_", " ")
@@ -187,29 +146,52 @@ def _income(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
 def _intel(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
     if p.turn == 0 and p.source == "public":
         return None
-    known = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in p.fields.items() if isinstance(v, int))
-    others = [k.replace("_", " ") for k, v in p.fields.items() if not isinstance(v, int)]
-    what = "; ".join(x for x in (known, ", ".join(others)) if x) or "little"
-    src = SOURCE_WORDS.get(p.source, p.source)
-    return f"{src} told us of {fname(a, p.subject)}: {what}" + (" (unconfirmed)" if p.believed else "")
+    known = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in p.fields.items()
+                      if isinstance(v, int) and k != "units_in_battle")
+    parts = [known] if known else []
+    if isinstance(p.fields.get("units_in_battle"), int):
+        n = p.fields["units_in_battle"]
+        parts.append(f"{n or 'no'} unit{'' if n == 1 else 's'} in the battle")
+    for k, v in p.fields.items():
+        if isinstance(v, list):  # people by name; an empty list tells nothing, so it is not said
+            names = [str(x["name"]) for x in v if isinstance(x, dict) and x.get("name")]
+            if names:
+                label = INTEL_LISTS.get(k, k.replace("_", " "))
+                parts.append(f"{label} {and_list(names)}")
+    what = "; ".join(parts) or "little"
+    hedge = " (unconfirmed)" if p.believed else ""
+    if p.observer != me:  # the GM reads every house's intelligence: whose it is, not "ours"
+        src = SOURCE_WORDS.get(p.source, p.source).replace("our ", "its ")
+        return f"{fname(a, p.observer)} learned of {fname(a, p.subject)} from {src}: {what}{hedge}"
+    return f"{SOURCE_WORDS.get(p.source, p.source)} told us of {fname(a, p.subject)}: {what}{hedge}"
 
 
 @narrates("signoria.faction_notified")
 def _notified(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
-    return str(p.text)
+    return notice_words(a, p.kind, p.text, dict(p.data or {}), p.faction, me, b)
 
 
 @narrates("signoria.treaty_concluded")
 def _treaty(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
-    kind = p.kind.replace("_", " ")
+    kind = TREATY_WORDS.get(p.kind, p.kind.replace("_", " "))
     with_ = fname(a, p.neutral) if p.neutral else " and ".join(fname(a, x) for x in p.parties if x != me)
     who = "we" if me in p.parties else " and ".join(fname(a, x) for x in p.parties)
-    return f"{who} concluded a {kind} agreement with {with_}"
+    return f"{who} concluded a {kind} with {with_}"
 
 
 @narrates("signoria.treaty_ended")
-def _treaty_end(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
-    return f"a treaty ended ({p.reason.replace('_', ' ')})"
+def _treaty_end(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str | None:
+    """A treaty that ended, by its kind and partner; one outbid says nothing here: the notice to each party that
+    goes with it says who outbid them ("our trade agreement with ... was outbid by ...")."""
+    if p.reason == "outbid":
+        return None
+    t = b.treaties.get(p.treaty)
+    why = p.reason.replace("_", " ")
+    if t is None:
+        return f"a treaty ended ({why})"
+    whose = "our" if me in t.parties else f"{and_list([fname(a, x) for x in t.parties])}'s"
+    with_ = f" with {fname(a, t.neutral)}" if t.neutral else ""
+    return f"{whose} {TREATY_WORDS.get(t.type, 'treaty')}{with_} ended ({why})"
 
 
 @narrates("signoria.standing_changed")
@@ -346,7 +328,17 @@ def _ruling(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
             opt = next((o for o in d.options if o.id == m.group(2)), None) if d is not None else None
             if d is not None and opt is not None:
                 return f"to the dilemma “{d.text or d.id}” the answer was: {opt.text or opt.id}"
-    return f"by the GM's ruling: {p.text}"
+    m = re.fullmatch(r"bribe of (\S+) by (\w+)\.\S+: (\S+)", p.text or "")
+    if m:  # §6.3: the bribe's band, as the GM recorded it
+        c = b.characters.get(m.group(1)) or a.characters.get(m.group(1))
+        return (f"by the GM's ruling: the bribe of {c.name if c else m.group(1).capitalize()} by "
+                f"{fname(a, m.group(2))}: {m.group(3).replace('_', ' ')}")
+    m = re.fullmatch(r"trait of candidate (\S+) rolled: (\S+)", p.text or "")
+    if m:  # §4.6: a candidate's trait
+        cand = next((c for st in (b, a) for cs in st.candidates.values() for c in cs if c.id == m.group(1)), None)
+        who = f"{cand.name}'s" if cand is not None else "a candidate's"
+        return f"by the GM's ruling: {who} trait was rolled: {m.group(2).replace('_', ' ')}"
+    return f"by the GM's ruling: {named_ids(a, p.text or '')}"
 
 
 @narrates("signoria.faction_eliminated")

@@ -9,6 +9,9 @@ siege of a province are public (§1.4). Adjacency is the default map (G-6).
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from kingdomlog.core.mapdata import MapData, MapLink, MapParty, MapRegion
 from kingdomlog.core.portrait import Figure, Leader, Portrait, Section
 from kingdomlog.core.viewers import Viewer
@@ -25,6 +28,127 @@ def fname(s: SignoriaState, fid: str | None) -> str:
         return "no one"
     f = s.factions.get(fid)
     return f.name if f else fid
+
+
+TREATY_WORDS = {"non_aggression": "non-aggression pact", "right_of_passage": "right of passage",
+                "trade": "trade agreement", "military_aid": "military aid agreement",
+                "military_alliance": "military alliance", "player_treaty": "treaty"}
+"""Each treaty type (§2.6) as a noun: "a non-aggression pact with Signor Gusso"."""
+
+
+def and_list(items: list[str]) -> str:
+    """``a, b and c``; ``a``; ``""``.
+
+    >>> and_list(["Marburg", "Felmonte"]), and_list(["a", "b", "c"]), and_list([])
+    ('Marburg and Felmonte', 'a, b and c', '')
+    """
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+
+
+ACTION_WORDS = {
+    "dilemma": "answer {t}", "liberties": "grant liberties", "intrigue_self": "intrigue at home",
+    "donation": "donate to the Church", "scouts": "send scouts to {t}", "spy": "place a spy with {t}",
+    "bribery": "bribe {t}", "felmonte_offer": "bid for Felmonte", "assassination": "strike at {t}",
+    "intrigue_foreign": "intrigue against {t}", "war": "march on {t}", "storm": "storm {t}", "sally": "sally out",
+    "pact": "make a pact with {t}", "improve_relations": "improve relations with {t}",
+    "turn_against": "turn {t} against a rival", "passage": "ask right of passage through {t}",
+    "trade": "seek a trade agreement with {t}", "military_aid": "seek military aid from {t}",
+    "military_alliance": "seek a military alliance with {t}", "legitimacy": "seek a letter of legitimacy from {t}",
+    "player_treaty": "make a treaty with {t}", "hire_troops": "hire troops", "hire_statesman": "hire {t}",
+    "designate_heir": "name {t} heir", "dismiss": "dismiss {t}", "support": "support an order",
+}
+"""Each action (``rules.ACTIONS``) as the verb of "our order to ...", ``{t}`` its target by name."""
+OUTCOME_WORDS = {
+    "success": "succeeded", "failure": "failed", "critical": "succeeded brilliantly",
+    "hired": "was carried out", "elementary": "was carried out", "resolved": "was carried out",
+    "offered": "was delivered", "reported": "was carried out",
+    "killed": "succeeded: the target was killed", "wounded": "succeeded: the target was wounded",
+    "concluded": "succeeded: the treaty was concluded", "no_match": "came to nothing: the terms did not match",
+    "no_target": "came to nothing: the target was beyond reach",
+    "refused_cap": "was refused: no more statesmen than Power allows",
+    "refused_wealth": "was refused: not enough wealth", "refused_prerequisite": "was refused: two treaties come first",
+}
+"""How each recorded outcome of an order ends the sentence "our order to ... {outcome}" (§4–§7)."""
+
+
+def thing_name(s: SignoriaState, tag: str) -> str:
+    """Whatever an order or a reason names, by its name: a faction, a province, a character, a candidate, a
+    dilemma ("the dilemma of ..."); the id itself if the viewer's state knows nothing of it."""
+    if tag in s.factions:
+        return fname(s, tag)
+    if tag in s.provinces:
+        return s.provinces[tag].name
+    if tag in s.characters:
+        return s.characters[tag].name
+    cand = next((c for cs in s.candidates.values() for c in cs if c.id == tag), None)
+    if cand is not None:
+        return cand.name
+    if any(d.id == tag for ds in s.dilemmas.values() for d in ds):
+        return "the dilemma of the month"
+    return tag.replace("_", " ").capitalize()
+
+
+def province_name(s: SignoriaState, pid: str) -> str:
+    """A province by its name (``marburg`` is the province, not the house that holds it)."""
+    return s.provinces[pid].name if pid in s.provinces else thing_name(s, pid)
+
+
+def order_words(s: SignoriaState, o: dict[str, Any]) -> str:
+    """One order in words: ``send scouts to Marburg (high stake, led by Duke Fabian)``."""
+    action = str(o.get("action", "act"))
+    target = o.get("target")
+    t = thing_name(s, str(target)) if target else "them"
+    verb = ACTION_WORDS.get(action, action.replace("_", " ") + (" {t}" if target else ""))
+    text = verb.format(t=t)
+    extra = []
+    if o.get("stake") == "high":
+        extra.append("high stake")
+    leader = o.get("leader")
+    if leader and leader in s.characters:
+        extra.append(f"led by {s.characters[leader].name}")
+    return text + (f" ({', '.join(extra)})" if extra else "")
+
+
+def _our(s: SignoriaState, fid: str, me: str) -> str:
+    return "our" if fid == me else f"{fname(s, fid)}'s"
+
+
+INTEL_LISTS = {"roster": "its people:", "characters_in_battle": "in the field:"}
+"""How a list of people in a report (§2.6 intel) is introduced."""
+
+
+def named_ids(s: SignoriaState, text: str) -> str:
+    """``text`` with each faction id in it by the faction's name (notices recorded with an id: "marburg tried
+    to bribe Cesare" → "Doge of Marburg tried to bribe Cesare")."""
+    for fid in sorted(s.factions, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.]){re.escape(fid)}(?![\w.])", fname(s, fid), text)
+    return text
+
+
+def notice_words(a: SignoriaState, kind: str, text: str, data: dict[str, Any], faction: str, me: str,
+                 b: SignoriaState | None = None) -> str:
+    """A private notice, told from its recorded data in words where its kind is known (a double agent's order,
+    a spy's report, a bribe tried, a trade agreement outbid), else its recorded text with factions by name."""
+    d = data or {}
+    b = b or a
+    if kind == "double_agent_order" and isinstance(d.get("order"), dict):
+        m = re.match(r"\S+ ordered (.+?): ", text or "")
+        who = m.group(1) if m else "a statesman"
+        done = "it was carried out" if d.get("executed") else "it was not carried out"
+        return f"{fname(a, str(d.get('briber')))} ordered {who} to {order_words(a, d['order'])}; {done}"
+    if kind == "spy_report":
+        m = re.match(r"(.+?) reports that ", text or "")
+        how = OUTCOME_WORDS.get(str(d.get("outcome")), "failed")
+        return f"{m.group(1) if m else 'an agent'} reports that {_our(a, faction, me)} order through him {how}"
+    if kind == "bribe_attempt" and d.get("briber"):
+        c = a.characters.get(str(d.get("character"))) or b.characters.get(str(d.get("character")))
+        return f"{fname(a, str(d['briber']))} tried to bribe {c.name if c else 'one of our statesmen'}"
+    if kind == "trade_outbid":
+        m = re.match(r"your trade agreement with (\S+) was outbid", text or "")
+        with_ = f" with {fname(a, m.group(1))}" if m else ""
+        by = f" by {fname(a, str(d['by']))}" if d.get("by") else ""
+        return f"{_our(a, faction, me)} trade agreement{with_} was outbid{by}"
+    return named_ids(a, str(text))
 
 
 def _me(s: SignoriaState) -> str:
@@ -83,15 +207,18 @@ def beliefs(s: SignoriaState, me: str) -> list[str]:
             continue
         recs = intel.get(fid, {})
         parts = []
+        unknown = []
         for r in RESOURCES:
             rec = recs.get(r)
             if rec is None or not isinstance(rec.value, int):
-                parts.append(f"its {r} is unknown")
-            else:
-                since = "from the start" if rec.turn == 0 else f"since month {rec.turn}"
-                src = SOURCE_WORDS.get(rec.source, rec.source)
-                hedge = " (a belief we cannot check)" if rec.believed else ""
-                parts.append(f"{r} {rec.value} ({src}, {since}){hedge}")
+                unknown.append(r)
+                continue
+            since = "from the start" if rec.turn == 0 else f"since month {rec.turn}"
+            src = SOURCE_WORDS.get(rec.source, rec.source)
+            hedge = " (a belief we cannot check)" if rec.believed else ""
+            parts.append(f"{r} {rec.value} ({src}, {since}){hedge}")
+        if unknown:  # "its power, piety and wealth are unknown", once
+            parts.append(f"its {and_list(unknown)} {'is' if len(unknown) == 1 else 'are'} unknown")
         roster = recs.get("roster")
         if roster is not None and isinstance(roster.value, list):
             names = ", ".join(str(c.get("name", "?")) for c in roster.value if isinstance(c, dict))
@@ -106,7 +233,7 @@ def portrait(s: SignoriaState, prev: SignoriaState | None, viewer: Viewer) -> Po
     when = f"month {s.turn} of {s.config.get('game_turns', 12)}" + (f" ({s.season})" if s.season != "setup" else "")
     if not me:
         held = {fid: [p.name for p in s.provinces.values() if p.owner == fid] for fid in s.factions}
-        lines = [f"{f.name} holds {', '.join(held[fid]) or 'no province'}" for fid, f in s.factions.items()]
+        lines = [f"{f.name} holds {and_list(held[fid]) or 'no province'}" for fid, f in s.factions.items()]
         head = f"The League in {when}: " + "; ".join(lines) + "."
         if s.finished:
             head += f" The game is over; {fname(s, s.winner)} won."
@@ -114,21 +241,21 @@ def portrait(s: SignoriaState, prev: SignoriaState | None, viewer: Viewer) -> Po
     f = s.factions[me]
     pf = prev.factions.get(me) if prev is not None else None
     mine_held = [p.name for p in s.provinces.values() if p.owner == me]
-    headline = (f"{f.name}, {when}: we hold {', '.join(mine_held) or 'no province'}"
-                + (f", led by {f.leader_name}" if f.leader_name else "") + ".")
+    headline = (f"{f.name}, {when}: we hold {and_list(mine_held) or 'no province'}"
+                + (f", led by {f.leader_name}" if f.leader_name and f.leader_name != f.name else "") + ".")
     sentences = []
     for p in s.provinces.values():
         if p.owner == me and p.occupier:
             sentences.append(f"{fname(s, p.occupier)}'s army occupies our {p.name}.")
         elif p.occupier == me:
-            sentences.append(f"Our army occupies {p.name} of {fname(s, p.owner)}.")
+            sentences.append(f"Our army occupies {p.name}, a province of {fname(s, p.owner)}.")
     if f.besieged:
         sentences.append("We are besieged.")
     mine = [t for t in s.treaties.values() if t.active and me in t.parties]
     if mine:
         def partner(t: Treaty) -> str:
             return fname(s, t.neutral) if t.neutral else ", ".join(fname(s, x) for x in t.parties if x != me)
-        sentences.append("Our treaties: " + "; ".join(f"{t.type.replace('_', ' ')} with {partner(t)}"
+        sentences.append("Our treaties: " + "; ".join(f"a {TREATY_WORDS.get(t.type, t.type)} with {partner(t)}"
                                                       for t in mine) + ".")
     for n, v in f.standing.items():
         if v:
@@ -144,6 +271,7 @@ def portrait(s: SignoriaState, prev: SignoriaState | None, viewer: Viewer) -> Po
     sections: tuple[Section, ...] = (Section("What we believe of our rivals", tuple(beliefs(s, me))),)
     notices = [n for n in s.notices.get(me, ()) if n.turn == s.turn]
     if notices:
-        sections += (Section("Reports this month", tuple(n.text[:1].upper() + n.text[1:] for n in notices)),)
+        said = [notice_words(s, n.kind, n.text, n.data, me, me) for n in notices]
+        sections += (Section("Reports this month", tuple(x[:1].upper() + x[1:] for x in said)),)
     return Portrait(headline=headline, sentences=tuple(sentences), figures=figs, leaders=tuple(leaders),
                     sections=sections)

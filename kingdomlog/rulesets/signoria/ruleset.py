@@ -123,6 +123,11 @@ class SignoriaRuleset(CopyOnWriteRuleset):
     def name_of(self, id: str, kind: str = "") -> str:
         return _name_of(id, kind) or super().name_of(id, kind)
 
+    def player_name(self, state: Any, player: str) -> str | None:
+        """A player faction by its name in the state ("Duke Fabian"), None before it was founded."""
+        f = state.factions.get(player)
+        return f.name if f is not None and f.name else None
+
     def check_title(self, key: str, spec: CheckSpec) -> str | None:
         """A battle pool (§5.5) by what it rolls and its dice: "Battle of Fabia, round 1: the attacker's main army,
         7 dice at 5+", in the words its key computes whatever label was logged with it (a pool logged before these

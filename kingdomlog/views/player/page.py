@@ -119,6 +119,13 @@ class PlayerView:
     viewer_obj: Viewer | None = None
     head: Witness | None = None
     """The head of this viewer's log (its own numbering): the witness printed on the page."""
+    viewer_name: str = ""
+    """Who the viewer is, in words ("the GM", "everyone", "Duke Fabian"; ``Campaign.viewer_name``)."""
+
+    @property
+    def who(self) -> str:
+        """The viewer in words, as "as ... sees it" says it (its id only when no name was found)."""
+        return self.viewer_name or self.viewer
 
     def label(self, key: str) -> str:
         return self.labels.get(key) or humanize(key)
@@ -173,14 +180,15 @@ def _map_for(rs: Ruleset, hist: History, turn: int, viewer: Viewer) -> MapData |
 LETTERS = "Letters"
 
 
-def _tell_letters(camp: Campaign, v: Viewer, hist: History) -> None:
+def _tell_letters(camp: Campaign, v: Viewer, hist: History, state: State) -> None:
     """The letters ``v`` may read (play by post: ``kingdomlog message``), each under its turn's "Letters"."""
     if v.is_gm:
         return
     from kingdomlog.app.pbp import messages
 
     def who(fid: str) -> str:
-        return "us" if fid == v.id else fid.replace("_", " ").replace("-", " ").title()
+        return "us" if fid == v.id else camp.player_name(fid, state) if fid in camp.players() else \
+            fid.replace("_", " ").replace("-", " ").title()
 
     for m in messages(camp, v):
         st = hist.story(m.turn)
@@ -220,7 +228,7 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
                 state = shown[hist.turns[-1]]
         else:
             breakdowns_withheld = True
-    _tell_letters(camp, v, hist)
+    _tell_letters(camp, v, hist, state)
     per_turn = [{"turn": t, **rs.summary(shown[t])} for t in hist.turns]
     last = hist.turns[-1] if hist.turns else None
     earlier = [t for t in hist.turns if last is not None and t < last]
@@ -239,6 +247,7 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
         batches=timeline(visible, v),
         events=by_commit, notes=notes(visible, v), per_turn=per_turn, chart_figures=rs.chart_figures,
         history=hist, portrait=portrait, maps=maps, labels=labels, ruleset_obj=rs, viewer_obj=v, head=head,
+        viewer_name=camp.viewer_name(v, state),
     )
 
 
@@ -248,9 +257,8 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
 def title_html(v: PlayerView) -> Html:
     when = "not founded yet" if v.last_turn is None else (
         "at its founding" if v.last_turn == 0 else f"after {v.turn_unit} {v.last_turn}")
-    who = "the GM" if v.viewer == "gm" else "everyone" if v.viewer == "public" else v.viewer
     return h("header", h("h1", v.name, class_="kl-h1"),
-             h("p", f"{v.ruleset} · {when} · as {who} sees it", class_="kl-sub"), class_="kl-top")
+             h("p", f"{v.ruleset} · {when} · as {v.who} sees it", class_="kl-sub"), class_="kl-top")
 
 
 def head_html(v: PlayerView) -> Html:
@@ -429,10 +437,10 @@ def render_static(folder: Path, viewer: str, *, generated_at: datetime | None = 
     """One self-contained HTML page of the view for ``viewer``: inline CSS and SVG, no script, no URL."""
     v = player_view(folder, viewer)
     when = (generated_at or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    footer = h("footer", h("p", f"Written by kingdomlog on {when} from the campaign log, as {scalar(v.viewer)}"
+    footer = h("footer", h("p", f"Written by kingdomlog on {when} from the campaign log, as {scalar(v.who)}"
                                 " may see it."), head_html(v))
     # a last guard: no NUL or other forbidden character reaches the page, whatever a builder did
-    return clean(document(f"{v.name} — view for {v.viewer}", PAGE_CSS, page_body(v), footer))
+    return clean(document(f"{v.name} — view for {v.who}", PAGE_CSS, page_body(v), footer))
 
 
 VIEW_STYLE = """

@@ -11,7 +11,7 @@ renderer) and returns the paths written.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -48,6 +48,8 @@ class TurnReport:
     portrait: Portrait
     story: TurnStory | None
     map: MapData | None
+    viewer_name: str = ""
+    """Who the viewer is, in words ("everyone", "Duke Fabian"): what "as ... sees it" says."""
 
     @property
     def title(self) -> str:
@@ -55,7 +57,8 @@ class TurnReport:
 
     @property
     def who(self) -> str:
-        return "the GM" if self.viewer == "gm" else "everyone" if self.viewer == "public" else self.viewer
+        return self.viewer_name or ("the GM" if self.viewer == "gm" else "everyone" if self.viewer == "public"
+                                    else self.viewer)
 
 
 def turn_report(folder: Path, viewer: str, turn: int | None = None, *, view: PlayerView | None = None) -> TurnReport:
@@ -70,12 +73,26 @@ def turn_report(folder: Path, viewer: str, turn: int | None = None, *, view: Pla
     rs, vw = v.ruleset_obj, v.viewer_obj
     assert rs is not None and vw is not None
     state, prev = hist.states[t], hist.previous(t)
-    portrait = rs.portrait(state, prev, vw) or generic_portrait(rs, state, prev, v.name)
+    portrait = _untold(rs.portrait(state, prev, vw) or generic_portrait(rs, state, prev, v.name), hist.story(t))
     earlier = [x for x in hist.turns if x < t]
     maps = dict(v.maps)
     return TurnReport(campaign=v.campaign, name=v.name, ruleset=v.ruleset, viewer=v.viewer, turn=t,
                       turn_name=v.turn_name(t), previous_name=v.turn_name(earlier[-1]).lower() if earlier else None,
-                      portrait=portrait, story=hist.story(t), map=maps.get(t))
+                      portrait=portrait, story=hist.story(t), map=maps.get(t), viewer_name=v.who)
+
+
+def _said(line: str) -> str:
+    return line.strip().rstrip(".").lower()
+
+
+def _untold(p: Portrait, story: TurnStory | None) -> Portrait:
+    """``p`` without the lines of its sections that the turn's story already tells (a Signoria faction's
+    "Reports this month" are its story's "What we learned"): a report says each thing once."""
+    if story is None or not p.sections:
+        return p
+    told = {_said(x) for x in (*story.lines, *(y for ys in story.sections.values() for y in ys))}
+    kept = [replace(sec, lines=tuple(x for x in sec.lines if _said(x) not in told)) for sec in p.sections]
+    return replace(p, sections=tuple(sec for sec in kept if sec.lines))
 
 
 def _value(v: object, unit: str) -> str:
@@ -205,6 +222,14 @@ SUFFIX = {"md": ".md", "bbcode": ".bbcode.txt", "html": ".html"}
 def default_output(r: TurnReport, fmt: str) -> Path:
     """``<campaign>-<viewer>-turn-<N>.<ext>`` in the working folder."""
     return Path(f"{r.campaign}-{r.viewer}-turn-{r.turn:02d}{SUFFIX[fmt]}")
+
+
+def report_text(folder: Path, viewer: str, *, turn: int | None = None, fmt: str = "md") -> str:
+    """The report of ``turn`` for ``viewer`` as ``fmt``, with no map file beside it (``kingdomlog report -o -``:
+    the text for standard output; an HTML report still draws its map inline)."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown report format {fmt!r}; formats: {', '.join(FORMATS)}")
+    return str(RENDERERS[fmt](turn_report(folder, viewer, turn), None))
 
 
 def write_report(folder: Path, viewer: str, *, turn: int | None = None, fmt: str = "md",
