@@ -114,7 +114,8 @@ def _(get_ready, session):
     # step is refused. A click names the draft the button was drawn for (views.sheet.commit).
     get_ready()
     commit_button = sheet_commit.control(session)
-    return (commit_button,)
+    commit_laid = sheet_live.Laid(commit_button)  # what the page lays out: a click does not draw the page again
+    return commit_button, commit_laid
 
 
 @app.cell(hide_code=True)
@@ -124,7 +125,8 @@ def _(session):
         value=0, on_click=lambda n: n + 1, kind="danger", disabled=_last is None,
         label=f"↶ Undo {_last}" if _last else "↶ Undo", tooltip="Asks first; nothing is deleted",
     )
-    return (undo_button,)
+    undo_laid = sheet_live.Laid(undo_button)
+    return undo_button, undo_laid
 
 
 @app.cell(hide_code=True)
@@ -195,11 +197,12 @@ def _(session, set_merge, table_panel):
 
 
 @app.cell(hide_code=True)
-def _(commit_button, get_page, live, session, table_status, undo_button):
+def _(commit_laid, get_page, live, session, table_status, undo_laid):
     # The page, drawn when the widgets are built (or an error moved to another widget, or Commit
-    # turned on or off); every other edit redraws only its live parts, in place.
+    # turned on or off); every other edit redraws only its live parts, in place. It names the buttons'
+    # holders, not the buttons: a click on Commit or Undo does not draw it again (views.sheet.live.Laid).
     get_page()
-    mo.Html(sheet_live.page(live, session, commit_button, undo_button, table_status))
+    mo.Html(sheet_live.page(live, session, commit_laid, undo_laid, table_status))
     return
 
 
