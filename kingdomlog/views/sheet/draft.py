@@ -38,8 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import marimo as mo
-
 from kingdomlog.app import Campaign, pbp
 from kingdomlog.app.campaign import TurnStart
 from kingdomlog.app.drafts import Drafts, SavedDraft
@@ -584,12 +582,13 @@ class SheetSession:
         pickers = [(key, e) for key, e in flat.items() if _is_picker(e)]
         for key, elem in pickers:  # a hex picker: its map stays open or folded by its key
             elem.widget.fold_key = key
-        forms = mo.ui.dictionary(flat, on_change=on_change)
-        # A widget lives until it is closed (ipywidgets keeps every one): close the ones the dictionary copied
-        # (never shown) and those of the build before (no longer shown once the cards show these).
-        for old in [*(e for _, e in pickers), *self._shown_pickers]:
+        forms = sf.dictionary(flat, on_change=on_change)  # the widgets themselves, not copies
+        # A widget lives until it is closed (ipywidgets keeps every one): close those of the build before (no
+        # longer shown once the cards show these), and any the dictionary copied (never shown).
+        shown = [e for e in forms.elements.values() if _is_picker(e)]
+        for old in [*(e for _, e in pickers if not any(e is n for n in shown)), *self._shown_pickers]:
             old.widget.close()
-        self._shown_pickers = [e for e in forms.elements.values() if _is_picker(e)]
+        self._shown_pickers = shown
         return forms
 
     # ---- reading the widgets ----------------------------------------------------------------
