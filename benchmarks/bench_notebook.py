@@ -5,7 +5,10 @@ The turn sheet's targets, every one measured here against the bare app, interlea
 - first render of the demo <= 3 s (page opened to every step's card shown);
 - a changed upstream choice to every downstream step updated: p95 <= 300 ms and <= 2x the bare app's
   p95 (the bare app: a dropdown and one cell that shows its value);
-- commit to the next month's draft ready <= 1 s (click on Commit to every card of the next month shown);
+- commit to the next month's draft ready <= 1 s and <= 3x the bare app's change (click on Commit to every card of
+  the next month shown; both timed in the page, the click and the change by a capture-phase listener, the result
+  by a requestAnimationFrame poll; the wall time around Playwright's click is kept too);
+- first render <= 1.3x the bare app's (medians, opened alternately);
 - a roll feels instant: a click on Re-roll (a GM ruling) of the month's first roll to every step after it
   updated (the face drawn on the server, every later step computed again), against the bare app's change;
 - a whole demo month through the widgets in <= 25 interactions: counted by the browser test
@@ -174,13 +177,49 @@ def open_sheet(browser: Any, url: str) -> tuple[Any, float]:
     return page, time.perf_counter() - t
 
 
-def change_bare(page: Any, i: int) -> float:
+# In the page, on its own clock (as bench_table takes a roll): a capture-phase listener takes the time of the
+# event (a click on Commit, the select's input), a requestAnimationFrame poll the time the result is drawn.
+# Playwright's own work before the event (finding the button by its role in a page of ~140 widgets took
+# 0.1-0.2 s under load) is not the page's latency, and is left out; the wall time around it is kept too.
+ARM = """(a) => {
+  const kl = window.__kl = { t0: null, t1: null };
+  const hit = (ev) => {
+    const el = ev.composedPath()[0];
+    return a.kind === "commit" ? !!(el && el.classList && el.classList.contains("klc-commit"))
+      : !!(el && el.tagName === "SELECT");
+  };
+  const on = (ev) => { if (kl.t0 === null && hit(ev)) kl.t0 = performance.now(); };
+  document.addEventListener(a.event, on, true);
+  const done = () => {
+    if (a.kind === "commit") return !!document.querySelector(`.kl-page[data-turn="${a.turn}"]:not([data-plan=""])`);
+    const e = document.querySelector(".kl-bare");
+    return !!e && e.dataset.value === a.value;
+  };
+  const poll = () => {
+    if (kl.t0 !== null && done()) { kl.t1 = performance.now(); document.removeEventListener(a.event, on, true); }
+    else requestAnimationFrame(poll);
+  };
+  requestAnimationFrame(poll);
+}"""
+
+
+def in_page(page: Any) -> float:
+    """Seconds from the event to its result drawn, as the page armed by ``ARM`` measured them."""
+    page.wait_for_function("() => window.__kl && window.__kl.t1 !== null", polling=50, timeout=120_000)
+    return float(page.evaluate("() => window.__kl.t1 - window.__kl.t0")) / 1000
+
+
+def change_bare(page: Any, i: int, got: list[float] | None = None) -> float:
     value = ["flat check", "collect taxes"][i % 2]
+    page.evaluate(ARM, {"kind": "bare", "event": "input", "value": value})
     t = time.perf_counter()
     page.locator("select").first.select_option(value)
     page.wait_for_function("(v) => { const e = document.querySelector('.kl-bare'); return e && e.dataset.value"
                            " === v }", arg=value, polling="raf", timeout=60_000)
-    return time.perf_counter() - t
+    took = time.perf_counter() - t
+    if got is not None:
+        got.append(in_page(page))
+    return took
 
 
 def change_sheet(page: Any, demo: dict[str, Any], i: int) -> float:
@@ -246,14 +285,18 @@ def reroll_sheet(page: Any, i: int) -> float:
     return took
 
 
-def commit_and_wait(page: Any, turn: int, unit: str) -> float:
+def commit_and_wait(page: Any, turn: int, unit: str, got: list[float] | None = None) -> float:
     roll_all(page)
     button = page.get_by_role("button", name=f"✔ Commit {unit} {turn}")
     button.and_(page.locator(":enabled")).wait_for(timeout=60_000)
+    page.evaluate(ARM, {"kind": "commit", "event": "click", "turn": turn + 1})
     t = time.perf_counter()
     button.click()
     sheet_ready(page, turn + 1, timeout=120)
-    return time.perf_counter() - t
+    took = time.perf_counter() - t
+    if got is not None:
+        got.append(in_page(page))
+    return took
 
 
 # ---- in process ---------------------------------------------------------------------------------
@@ -333,16 +376,18 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
                 sheet_page, _ = open_sheet(browser, sheet.url)
                 time.sleep(1.0)
                 roll_before(sheet_page, demo["step"])
-                t_bare, t_sheet, t_roll = [], [], []
+                t_bare, t_sheet, t_roll, bare_page_s = [], [], [], []
                 for i in range(changes):
-                    t_bare.append(change_bare(bare_page, i))
+                    t_bare.append(change_bare(bare_page, i, bare_page_s))
                     t_sheet.append(change_sheet(sheet_page, demo, i))
                 roll_all(sheet_page)
                 for i in range(changes):
                     t_roll.append(reroll_sheet(sheet_page, i))
-                commit_times = []
-                for k in range(commits):
-                    commit_times.append(commit_and_wait(sheet_page, turn + k, unit))
+                commit_times, commit_page_s = [], []
+                for k in range(commits):  # each after a change of the bare app (interleaved, in the page's time)
+                    change_bare(bare_page, changes + k, bare_page_s)
+                    commit_times.append(commit_and_wait(sheet_page, turn + k, unit, commit_page_s))
+                change_bare(bare_page, changes + commits, bare_page_s)
                 browser.close()
         finally:
             bare.stop()
@@ -369,7 +414,13 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
         "commit_to_next_s": {"each": [round(x, 3) for x in commit_times],
                              "median": round(statistics.median(commit_times), 3) if commit_times else None,
                              "ratio_to_bare_change": round(statistics.median(commit_times) / statistics.median(t_bare),
-                                                           1) if commit_times else None},
+                                                           1) if commit_times else None,
+                             "in_page_each": [round(x, 3) for x in commit_page_s],
+                             "in_page_median": round(statistics.median(commit_page_s), 3) if commit_page_s else None,
+                             "bare_change_in_page_each_ms": ms(bare_page_s),
+                             "bare_change_in_page_p50_ms": round(statistics.median(bare_page_s) * 1000, 1),
+                             "in_page_ratio": round(statistics.median(commit_page_s) / statistics.median(bare_page_s),
+                                                    1) if commit_page_s else None},
         "load": {"start": load_start, "after_loads": load_opens, "end": round(os.getloadavg()[0], 2)},
     }
 
@@ -390,9 +441,11 @@ def verdicts(r: dict[str, Any], interactions: int | None) -> list[tuple[str, str
          " ms", "", None),
         ("first render vs the bare app (medians)", f"{fr['sheet_median']} s", f"bare {fr['bare_median']} s = "
          f"{fr['ratio']}x", fr["ratio"] <= 1.3),
-        ("commit to next draft ready (median)", f"{cm['median']} s", f"bare change p50 {ch['bare_p50']} ms = "
-         f"{cm['ratio_to_bare_change']}x", cm["median"] is not None and cm["median"] <= 1.0
-         and cm["ratio_to_bare_change"] <= 3.0),
+        ("commit to next draft ready (median, wall)", f"{cm['median']} s", f"bare change p50 {ch['bare_p50']} ms = "
+         f"{cm['ratio_to_bare_change']}x", None),
+        ("commit to next draft ready (median, in the page)", f"{cm['in_page_median']} s",
+         f"bare change p50 {cm['bare_change_in_page_p50_ms']} ms = {cm['in_page_ratio']}x",
+         cm["in_page_median"] is not None and cm["in_page_median"] <= 1.0 and cm["in_page_ratio"] <= 3.0),
         ("interactions for the month (browser test)", "—" if interactions is None else str(interactions), "",
          None if interactions is None else interactions <= 25),
     ]
