@@ -136,6 +136,25 @@ class Served:
                 self.proc.kill()
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and every process under it, from ``/proc`` (0 if gone)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def serve_bare(tmp: Path) -> Served:
     nb = tmp / "bare.py"
     nb.write_text(BARE)
@@ -285,17 +304,24 @@ def reroll_sheet(page: Any, i: int) -> float:
     return took
 
 
-def commit_and_wait(page: Any, turn: int, unit: str, got: list[float] | None = None) -> float:
+def commit_and_wait(page: Any, turn: int, unit: str, got: list[float] | None = None, server: int | None = None,
+                    cpu: list[float] | None = None) -> float:
+    """Commit ``turn`` (after Roll all); seconds from the click to the next month drawn. ``got``: the same in the
+    page's time; ``cpu``: the CPU the server (process ``server`` and its children) spent from the click to then."""
     roll_all(page)
     button = page.get_by_role("button", name=f"✔ Commit {unit} {turn}")
     button.and_(page.locator(":enabled")).wait_for(timeout=60_000)
+    time.sleep(0.5)  # the page and the server settle after Roll all
     page.evaluate(ARM, {"kind": "commit", "event": "click", "turn": turn + 1})
+    before = tree_cpu(server) if server else 0.0
     t = time.perf_counter()
     button.click()
     sheet_ready(page, turn + 1, timeout=120)
     took = time.perf_counter() - t
     if got is not None:
         got.append(in_page(page))
+    if server and cpu is not None:
+        cpu.append(tree_cpu(server) - before)
     return took
 
 
@@ -383,10 +409,11 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
                 roll_all(sheet_page)
                 for i in range(changes):
                     t_roll.append(reroll_sheet(sheet_page, i))
-                commit_times, commit_page_s = [], []
+                commit_times, commit_page_s, commit_cpu = [], [], []
                 for k in range(commits):  # each after a change of the bare app (interleaved, in the page's time)
                     change_bare(bare_page, changes + k, bare_page_s)
-                    commit_times.append(commit_and_wait(sheet_page, turn + k, unit, commit_page_s))
+                    commit_times.append(commit_and_wait(sheet_page, turn + k, unit, commit_page_s, sheet.proc.pid,
+                                                        commit_cpu))
                 change_bare(bare_page, changes + commits, bare_page_s)
                 browser.close()
         finally:
@@ -420,7 +447,9 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
                              "bare_change_in_page_each_ms": ms(bare_page_s),
                              "bare_change_in_page_p50_ms": round(statistics.median(bare_page_s) * 1000, 1),
                              "in_page_ratio": round(statistics.median(commit_page_s) / statistics.median(bare_page_s),
-                                                    1) if commit_page_s else None},
+                                                    1) if commit_page_s else None,
+                             "server_cpu_each_s": [round(x, 3) for x in commit_cpu],
+                             "server_cpu_median_s": round(statistics.median(commit_cpu), 3) if commit_cpu else None},
         "load": {"start": load_start, "after_loads": load_opens, "end": round(os.getloadavg()[0], 2)},
     }
 
@@ -443,6 +472,7 @@ def verdicts(r: dict[str, Any], interactions: int | None) -> list[tuple[str, str
          f"{fr['ratio']}x", fr["ratio"] <= 1.3),
         ("commit to next draft ready (median, wall)", f"{cm['median']} s", f"bare change p50 {ch['bare_p50']} ms = "
          f"{cm['ratio_to_bare_change']}x", None),
+        ("commit: the server's CPU, click to drawn (median)", f"{cm.get('server_cpu_median_s')} s", "", None),
         ("commit to next draft ready (median, in the page)", f"{cm['in_page_median']} s",
          f"bare change p50 {cm['bare_change_in_page_p50_ms']} ms = {cm['in_page_ratio']}x",
          cm["in_page_median"] is not None and cm["in_page_median"] <= 1.0 and cm["in_page_ratio"] <= 3.0),
