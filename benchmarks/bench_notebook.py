@@ -5,7 +5,10 @@ The turn sheet's targets, every one measured here against the bare app, interlea
 - first render of the demo <= 3 s (page opened to every step's card shown);
 - a changed upstream choice to every downstream step updated: p95 <= 300 ms and <= 2x the bare app's
   p95 (the bare app: a dropdown and one cell that shows its value);
-- commit to the next month's draft ready <= 1 s (click on Commit to every card of the next month shown);
+- commit to the next month's draft ready <= 1 s and <= 3x the bare app's change (click on Commit to every card of
+  the next month shown; both timed in the page, the click and the change by a capture-phase listener, the result
+  by a requestAnimationFrame poll; the wall time around Playwright's click is kept too);
+- first render <= 1.3x the bare app's (medians, opened alternately);
 - a roll feels instant: a click on Re-roll (a GM ruling) of the month's first roll to every step after it
   updated (the face drawn on the server, every later step computed again), against the bare app's change;
 - a whole demo month through the widgets in <= 25 interactions: counted by the browser test
@@ -133,6 +136,25 @@ class Served:
                 self.proc.kill()
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` and every process under it, from ``/proc`` (0 if gone)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def serve_bare(tmp: Path) -> Served:
     nb = tmp / "bare.py"
     nb.write_text(BARE)
@@ -174,13 +196,49 @@ def open_sheet(browser: Any, url: str) -> tuple[Any, float]:
     return page, time.perf_counter() - t
 
 
-def change_bare(page: Any, i: int) -> float:
+# In the page, on its own clock (as bench_table takes a roll): a capture-phase listener takes the time of the
+# event (a click on Commit, the select's input), a requestAnimationFrame poll the time the result is drawn.
+# Playwright's own work before the event (finding the button by its role in a page of ~140 widgets took
+# 0.1-0.2 s under load) is not the page's latency, and is left out; the wall time around it is kept too.
+ARM = """(a) => {
+  const kl = window.__kl = { t0: null, t1: null };
+  const hit = (ev) => {
+    const el = ev.composedPath()[0];
+    return a.kind === "commit" ? !!(el && el.classList && el.classList.contains("klc-commit"))
+      : !!(el && el.tagName === "SELECT");
+  };
+  const on = (ev) => { if (kl.t0 === null && hit(ev)) kl.t0 = performance.now(); };
+  document.addEventListener(a.event, on, true);
+  const done = () => {
+    if (a.kind === "commit") return !!document.querySelector(`.kl-page[data-turn="${a.turn}"]:not([data-plan=""])`);
+    const e = document.querySelector(".kl-bare");
+    return !!e && e.dataset.value === a.value;
+  };
+  const poll = () => {
+    if (kl.t0 !== null && done()) { kl.t1 = performance.now(); document.removeEventListener(a.event, on, true); }
+    else requestAnimationFrame(poll);
+  };
+  requestAnimationFrame(poll);
+}"""
+
+
+def in_page(page: Any) -> float:
+    """Seconds from the event to its result drawn, as the page armed by ``ARM`` measured them."""
+    page.wait_for_function("() => window.__kl && window.__kl.t1 !== null", polling=50, timeout=120_000)
+    return float(page.evaluate("() => window.__kl.t1 - window.__kl.t0")) / 1000
+
+
+def change_bare(page: Any, i: int, got: list[float] | None = None) -> float:
     value = ["flat check", "collect taxes"][i % 2]
+    page.evaluate(ARM, {"kind": "bare", "event": "input", "value": value})
     t = time.perf_counter()
     page.locator("select").first.select_option(value)
     page.wait_for_function("(v) => { const e = document.querySelector('.kl-bare'); return e && e.dataset.value"
                            " === v }", arg=value, polling="raf", timeout=60_000)
-    return time.perf_counter() - t
+    took = time.perf_counter() - t
+    if got is not None:
+        got.append(in_page(page))
+    return took
 
 
 def change_sheet(page: Any, demo: dict[str, Any], i: int) -> float:
@@ -246,14 +304,25 @@ def reroll_sheet(page: Any, i: int) -> float:
     return took
 
 
-def commit_and_wait(page: Any, turn: int, unit: str) -> float:
+def commit_and_wait(page: Any, turn: int, unit: str, got: list[float] | None = None, server: int | None = None,
+                    cpu: list[float] | None = None) -> float:
+    """Commit ``turn`` (after Roll all); seconds from the click to the next month drawn. ``got``: the same in the
+    page's time; ``cpu``: the CPU the server (process ``server`` and its children) spent from the click to then."""
     roll_all(page)
     button = page.get_by_role("button", name=f"✔ Commit {unit} {turn}")
     button.and_(page.locator(":enabled")).wait_for(timeout=60_000)
+    time.sleep(0.5)  # the page and the server settle after Roll all
+    page.evaluate(ARM, {"kind": "commit", "event": "click", "turn": turn + 1})
+    before = tree_cpu(server) if server else 0.0
     t = time.perf_counter()
     button.click()
     sheet_ready(page, turn + 1, timeout=120)
-    return time.perf_counter() - t
+    took = time.perf_counter() - t
+    if got is not None:
+        got.append(in_page(page))
+    if server and cpu is not None:
+        cpu.append(tree_cpu(server) - before)
+    return took
 
 
 # ---- in process ---------------------------------------------------------------------------------
@@ -314,6 +383,7 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
         turn, unit = camp.next_turn(), find_ruleset(camp.config.ruleset).turn_unit
         local, local_rolls = in_process(folder, demo, changes)
         shutil.rmtree(folder / "drafts", ignore_errors=True)
+        load_start = round(os.getloadavg()[0], 2)
         bare = serve_bare(tmp)
         sheet = serve_sheet(folder)
         try:
@@ -327,20 +397,24 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
                     page, t = open_sheet(browser, sheet.url)
                     first_sheet.append(t)
                     page.close()
+                load_opens = round(os.getloadavg()[0], 2)
                 bare_page, _ = open_bare(browser, bare.url)
                 sheet_page, _ = open_sheet(browser, sheet.url)
                 time.sleep(1.0)
                 roll_before(sheet_page, demo["step"])
-                t_bare, t_sheet, t_roll = [], [], []
+                t_bare, t_sheet, t_roll, bare_page_s = [], [], [], []
                 for i in range(changes):
-                    t_bare.append(change_bare(bare_page, i))
+                    t_bare.append(change_bare(bare_page, i, bare_page_s))
                     t_sheet.append(change_sheet(sheet_page, demo, i))
                 roll_all(sheet_page)
                 for i in range(changes):
                     t_roll.append(reroll_sheet(sheet_page, i))
-                commit_times = []
-                for k in range(commits):
-                    commit_times.append(commit_and_wait(sheet_page, turn + k, unit))
+                commit_times, commit_page_s, commit_cpu = [], [], []
+                for k in range(commits):  # each after a change of the bare app (interleaved, in the page's time)
+                    change_bare(bare_page, changes + k, bare_page_s)
+                    commit_times.append(commit_and_wait(sheet_page, turn + k, unit, commit_page_s, sheet.proc.pid,
+                                                        commit_cpu))
+                change_bare(bare_page, changes + commits, bare_page_s)
                 browser.close()
         finally:
             bare.stop()
@@ -351,7 +425,8 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
         "demo": name, "campaign": demo["folder"], "turn": turn, "loads": loads, "changes": changes,
         "first_render_s": {"sheet_cold": round(first_sheet[0], 2), "sheet_median": round(statistics.median(
             first_sheet), 2), "bare_median": round(statistics.median(first_bare), 2),
-            "sheet_each": [round(x, 2) for x in first_sheet], "bare_each": [round(x, 2) for x in first_bare]},
+            "sheet_each": [round(x, 2) for x in first_sheet], "bare_each": [round(x, 2) for x in first_bare],
+            "ratio": round(statistics.median(first_sheet) / statistics.median(first_bare), 2)},
         "change_ms": {"sheet_p50": round(statistics.median(t_sheet) * 1000, 1), "sheet_p95": round(p95_sheet * 1000, 1),
                       "bare_p50": round(statistics.median(t_bare) * 1000, 1), "bare_p95": round(p95_bare * 1000, 1),
                       "ratio_p95": round(p95_sheet / p95_bare, 2), "ratio_p50": round(statistics.median(t_sheet) /
@@ -363,8 +438,19 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
                           "reroll_p95": round(percentile(local_rolls, 95) * 1000, 1)},
         "reroll_ms": {"sheet_p50": round(statistics.median(t_roll) * 1000, 1),
                       "sheet_p95": round(percentile(t_roll, 95) * 1000, 1), "sheet_each": ms(t_roll)},
-        "commit_to_next_s": {"each": [round(x, 2) for x in commit_times],
-                             "median": round(statistics.median(commit_times), 2) if commit_times else None},
+        "commit_to_next_s": {"each": [round(x, 3) for x in commit_times],
+                             "median": round(statistics.median(commit_times), 3) if commit_times else None,
+                             "ratio_to_bare_change": round(statistics.median(commit_times) / statistics.median(t_bare),
+                                                           1) if commit_times else None,
+                             "in_page_each": [round(x, 3) for x in commit_page_s],
+                             "in_page_median": round(statistics.median(commit_page_s), 3) if commit_page_s else None,
+                             "bare_change_in_page_each_ms": ms(bare_page_s),
+                             "bare_change_in_page_p50_ms": round(statistics.median(bare_page_s) * 1000, 1),
+                             "in_page_ratio": round(statistics.median(commit_page_s) / statistics.median(bare_page_s),
+                                                    1) if commit_page_s else None,
+                             "server_cpu_each_s": [round(x, 3) for x in commit_cpu],
+                             "server_cpu_median_s": round(statistics.median(commit_cpu), 3) if commit_cpu else None},
+        "load": {"start": load_start, "after_loads": load_opens, "end": round(os.getloadavg()[0], 2)},
     }
 
 
@@ -382,8 +468,14 @@ def verdicts(r: dict[str, Any], interactions: int | None) -> list[tuple[str, str
          r["reroll_ms"]["sheet_p95"] <= 300),
         ("re-roll in process (p50 / p95)", f"{r['in_process_ms']['reroll_p50']} / {r['in_process_ms']['reroll_p95']}"
          " ms", "", None),
-        ("commit to next draft ready (median)", f"{cm['median']} s", "",
-         cm["median"] is not None and cm["median"] <= 1.0),
+        ("first render vs the bare app (medians)", f"{fr['sheet_median']} s", f"bare {fr['bare_median']} s = "
+         f"{fr['ratio']}x", fr["ratio"] <= 1.3),
+        ("commit to next draft ready (median, wall)", f"{cm['median']} s", f"bare change p50 {ch['bare_p50']} ms = "
+         f"{cm['ratio_to_bare_change']}x", None),
+        ("commit: the server's CPU, click to drawn (median)", f"{cm.get('server_cpu_median_s')} s", "", None),
+        ("commit to next draft ready (median, in the page)", f"{cm['in_page_median']} s",
+         f"bare change p50 {cm['bare_change_in_page_p50_ms']} ms = {cm['in_page_ratio']}x",
+         cm["in_page_median"] is not None and cm["in_page_median"] <= 1.0 and cm["in_page_ratio"] <= 3.0),
         ("interactions for the month (browser test)", "—" if interactions is None else str(interactions), "",
          None if interactions is None else interactions <= 25),
     ]

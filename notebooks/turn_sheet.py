@@ -28,13 +28,14 @@ def _():
 
 @app.cell(hide_code=True)
 def _():
-    # get_reload: (count, why) bumped after a commit or an undo; get_outcome: what the last one did;
+    # get_reload: (count, why, campaign) bumped after a commit or an undo (the campaign the sheet held, after a
+    # commit: the next month opens on it, decoding only the batch just appended); get_outcome: what it did;
     # get_layout: bumped when the widgets must be rebuilt (options, rows or dice keys changed; also by a change
     # that came for widgets already rebuilt, which marimo credits to the cell that made them: self loops).
     # get_ready: whether the draft can be committed (the Commit button is made again when it flips).
     # get_page: bumped when the page must be drawn again with the same widgets (an error moved).
     # get_merge: bumped when the rows accepted at the table moved: the draft is previewed again.
-    get_reload, set_reload = mo.state((0, ""))
+    get_reload, set_reload = mo.state((0, "", None))
     get_outcome, set_outcome = mo.state(None)
     get_layout, set_layout = mo.state(0, allow_self_loops=True)
     get_ready, set_ready = mo.state(None)
@@ -58,7 +59,8 @@ def _():
 
 @app.cell(hide_code=True)
 def _(folder, get_reload):
-    session, open_message = sheet.open_session(folder, after_commit=get_reload()[1] == "commit")
+    session, open_message = sheet.open_session(folder, after_commit=get_reload()[1] == "commit",
+                                               camp=get_reload()[2])
     mo.stop(session is None, mo.callout(mo.md(f"**Cannot open the campaign.** {open_message}"), kind="danger"))
     return (session,)
 
@@ -114,7 +116,8 @@ def _(get_ready, session):
     # step is refused. A click names the draft the button was drawn for (views.sheet.commit).
     get_ready()
     commit_button = sheet_commit.control(session)
-    return (commit_button,)
+    commit_laid = sheet_live.Laid(commit_button)  # what the page lays out: a click does not draw the page again
+    return commit_button, commit_laid
 
 
 @app.cell(hide_code=True)
@@ -124,7 +127,8 @@ def _(session):
         value=0, on_click=lambda n: n + 1, kind="danger", disabled=_last is None,
         label=f"↶ Undo {_last}" if _last else "↶ Undo", tooltip="Asks first; nothing is deleted",
     )
-    return (undo_button,)
+    undo_laid = sheet_live.Laid(undo_button)
+    return undo_button, undo_laid
 
 
 @app.cell(hide_code=True)
@@ -153,7 +157,7 @@ def _(commit_button, session, set_outcome, set_reload):
     mo.stop(_done is None)
     set_outcome(lambda _before: sheet_commit.shown(_before, _done))
     if _done.kind in ("success", "danger"):
-        set_reload(lambda r: (r[0] + 1, "commit" if _done.kind == "success" else "refused"))
+        set_reload(lambda r: (r[0] + 1, "commit" if _done.kind == "success" else "refused", session.start.camp))
     return
 
 
@@ -165,7 +169,7 @@ def _(confirm_undo, session, set_outcome, set_reload):
     _done = sheet.undo(session)
     mo.stop(_done is None)
     set_outcome(_done)
-    set_reload(lambda r: (r[0] + 1, "undo"))
+    set_reload(lambda r: (r[0] + 1, "undo", None))
     return
 
 
@@ -195,11 +199,12 @@ def _(session, set_merge, table_panel):
 
 
 @app.cell(hide_code=True)
-def _(commit_button, get_page, live, session, table_status, undo_button):
+def _(commit_laid, get_page, live, session, table_status, undo_laid):
     # The page, drawn when the widgets are built (or an error moved to another widget, or Commit
-    # turned on or off); every other edit redraws only its live parts, in place.
+    # turned on or off); every other edit redraws only its live parts, in place. It names the buttons'
+    # holders, not the buttons: a click on Commit or Undo does not draw it again (views.sheet.live.Laid).
     get_page()
-    mo.Html(sheet_live.page(live, session, commit_button, undo_button, table_status))
+    mo.Html(sheet_live.page(live, session, commit_laid, undo_laid, table_status))
     return
 
 
@@ -241,7 +246,7 @@ def _(session, set_outcome, set_reload, sheet_actions):
     mo.stop(_done is None)
     set_outcome(_done)
     if _done.kind == "success":
-        set_reload(lambda r: (r[0] + 1, "action"))
+        set_reload(lambda r: (r[0] + 1, "action", None))
     return
 
 

@@ -54,6 +54,7 @@ from kingdomlog.core.events import (
     renumber,
 )
 from kingdomlog.core.fold import (
+    Start,
     filter_visible,
     fold,
     last_live_turn,
@@ -167,6 +168,8 @@ class Campaign:
         self._events: list[RecordedEvent] | None = None
         self._events_key: tuple[str, ...] | None = None
         self._head_problems: tuple[str, ...] = ()
+        self._kept: tuple[int, str, State] | None = None
+        """The GM's latest state as last folded here, with the seq and hash of the event it ends at."""
         self._players: tuple[str, ...] | None = None
         self.id_problem: str | None = None
         """Set when campaign.toml's id is not the log's: reads use the log's id, every write is refused."""
@@ -278,14 +281,37 @@ class Campaign:
     def _read(self, *, full_verify: bool, check_head: bool) -> list[RecordedEvent]:
         files = tuple(f.name for f in self.log.files())
         if self._events is None or self._events_key != files or full_verify:
+            had, key = self._events, self._events_key
             self._events = None
-            self._events = self.log.read(full_verify=full_verify, check_head=check_head)
+            grew = (had and key is not None and not full_verify and check_head and len(files) > len(key)
+                    and files[:len(key)] == key)
+            self._events = self._grown(had, files) if grew and had else None
+            if self._events is None:
+                self._events = self.log.read(full_verify=full_verify, check_head=check_head)
             self._events_key = files
             walked = self.log.walked
             self._head_problems = walked.head_problems if walked is not None else ()
         if check_head and self._head_problems:
             raise CorruptLogError(self._head_problems[0])
         return self._events
+
+    def _grown(self, had: list[RecordedEvent], files: tuple[str, ...]) -> list[RecordedEvent] | None:
+        """``had`` (the events read before) and the ones appended since, when the log only grew since then.
+
+        The whole log is checked as any read checks it (``EventLog.read_after``: the files read before confirmed
+        by their identity on disk or their digest, the chain of every file, the head against its records), and
+        only the new batches are decoded. None (read it all again) when the event ``had`` ends at is not the
+        log's any more, or a batch was retracted since (a fold must then start before it).
+        """
+        from kingdomlog.store.codec import decode_table
+
+        tail = self.log.read_after(had[-1].seq)
+        if tail.hash_at != had[-1].hash or tail.table is None:
+            return None
+        new = decode_table(tail.table)
+        if not new or new[0].seq != had[-1].seq + 1 or new[0].prev_hash != had[-1].hash:
+            return None
+        return had + new
 
     def _changed(self) -> None:
         self._events = None
@@ -397,7 +423,9 @@ class Campaign:
         """The folded state (through the snapshot cache), redacted for ``viewer``.
 
         Without a usable snapshot (or with ``use_cache=False``) the log is folded as it is read,
-        one table at a time (``stream_state``), unless its events are already in memory.
+        one table at a time (``stream_state``), unless its events are already in memory. With them
+        in memory, the latest state this campaign folded before is folded on by the events appended
+        since (``_onward``: after a commit, only its batch).
         """
         rs = self.ruleset
         state: State | None = None
@@ -409,12 +437,43 @@ class Campaign:
             else:
                 events = self.events()
                 ctx = self.context
-                if use_cache:
+                onward = self._onward(events) if use_cache and until_turn is None else None
+                if onward is not None:
+                    state = onward
+                elif use_cache:
                     state = self.cache.replay(rs, ctx, events, until_turn)
                 else:
                     state = fold(rs, rs.initial_state(ctx), events, until=until_turn)
+                if until_turn is None and events:
+                    self._kept = (events[-1].seq, events[-1].hash, state)
         out: State = state if viewer.is_gm else rs.redact(state, viewer)
         return out
+
+    def _onward(self, events: Sequence[RecordedEvent]) -> State | None:
+        """The GM's state at the end of ``events``, folded on from the state kept at an earlier event of the same log
+        (a commit's own batch folded onto the state before it), or None: nothing kept, kept at another log's event,
+        or a batch retracted since (the fold must then start before the batch it retracts).
+
+        A fold is a left fold of pure steps: the kept state and the events after it give the state the whole
+        log gives.
+        """
+        kept = self._kept
+        if kept is None or not events:
+            return None
+        seq, hash_, state = kept
+        if seq == events[-1].seq and hash_ == events[-1].hash:
+            return state
+        if not 0 < seq < events[-1].seq or events[seq - 1].seq != seq or events[seq - 1].hash != hash_:
+            return None
+        after = events[seq:]
+        if any(isinstance(ev.payload, TurnRetracted) for ev in after):
+            return None
+        rs = self.ruleset
+        gone = retracted_commits(events)
+        state = fold(rs, Start(state, seq), after, retracted=gone)
+        # the snapshot at the head, as ``SnapshotCache.replay`` leaves it (another process starts from it)
+        self.cache.save_head(rs, self.context, events[-1], gone, state, last_live_turn(events))
+        return state
 
     def latest(self) -> Latest:
         """The GM's latest state with the log's head and its highest live turn, from the warm path when it can.
@@ -571,9 +630,8 @@ class Campaign:
                 parse_visibility(d.visibility, declared)
             except InputError as exc:
                 raise InputError(f"event {d.type!r}: {exc}") from None
-        res = self.log.append(drafts, expect_seq=expect_seq, commit_id=commit_id)
-        self._changed()
-        return res
+        # The events read so far stay: the next read decodes only what was appended (``_grown``).
+        return self.log.append(drafts, expect_seq=expect_seq, commit_id=commit_id)
 
     def turn_start(self) -> TurnStart:
         """The next turn's start (read from the log now)."""

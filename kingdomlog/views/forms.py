@@ -219,11 +219,13 @@ class PlainNumber(mo.ui.number):
         if not label:
             return
         try:
-            from marimo._output.md import _md
+            from marimo._plugins.core import web_component
             from marimo._plugins.core.web_component import _build_attr
         except ImportError:  # another marimo: its own label
             return
-        rendered, plain = _build_attr("label", _md(label).text), _build_attr("label", html_escape(label))
+        # the label as marimo rendered it (kept per text: ``keep_labels``)
+        kept = vars(web_component)["_md"]
+        rendered, plain = _build_attr("label", kept(label).text), _build_attr("label", html_escape(label))
         if rendered in self._inner_text:
             self._inner_text = self._inner_text.replace(rendered, plain)
             self._text = self._text.replace(rendered, plain)
@@ -717,6 +719,86 @@ def fresh_ui_ids() -> Iterator[None]:
 # its whole tree of widgets once, flat, keyed by path ("upkeep/c/activities/rows/#0/skill").
 
 SEP = "/"
+
+
+def dictionary(elements: Mapping[str, Any], *, on_change: Any = None) -> Any:
+    """``mo.ui.dictionary(elements, on_change=on_change)`` for widgets made for it alone: they are its own, not copies.
+
+    ``mo.ui.dictionary`` clones every element it is given (a deep copy, and the element made again), so that
+    an element shown elsewhere stays apart from the dictionary's; and it draws a tree of every element's
+    HTML as its own output. The sheet makes its widgets only to put them in one dictionary, and lays them
+    out one by one (never the dictionary itself): the clones made every widget twice (half of a build's time in
+    a profile of the pf2e sheet's 136 widgets), and the tree was never shown. So the elements go in as they
+    are (each a view of the dictionary, as a clone would be), the dictionary's own output empty. Its value, its
+    ``on_change``, and how the page's changes reach it are ``mo.ui.dictionary``'s. Anything that is not a
+    widget is refused as marimo refuses it; a marimo without the batch base it builds on gets the
+    dictionary that clones.
+    """
+    try:
+        from marimo._plugins.ui._core.ui_element import UIElement
+        from marimo._plugins.ui._impl.batch import _batch_base
+    except ImportError:  # another marimo: its own dictionary
+        return mo.ui.dictionary(elements, on_change=on_change)
+    bad = [k for k, e in elements.items() if not isinstance(e, UIElement)]
+    if bad:
+        raise ValueError(f"a dictionary of widgets takes widgets only; not: {', '.join(map(repr, bad))}")
+    return _OwnDictionary(dict(elements), on_change, _batch_base)
+
+
+class _OwnDictionary(mo.ui.dictionary):
+    """A ``mo.ui.dictionary`` holding the very elements it was given (``dictionary``)."""
+
+    def __init__(self, elements: dict[str, Any], on_change: Any, base: Any) -> None:
+        self._label = ""
+        base.__init__(self, html=mo.Html(""), elements=elements, label="", on_change=on_change)
+
+
+# A widget's label is markdown: marimo renders it (python-markdown, its extensions, a lock) each time a widget is
+# made, and again for each clone. A sheet's build makes ~140 widgets with ~300 labels, the same ones every
+# month: the rendering was most of the build (1.0 of 1.6 s in a profile of 5 builds of the pf2e sheet; with the
+# clones gone too, a build's CPU went from 58-69 to 7-10 ms). marimo's rendering of a text
+# is the same every time (its parser is reset before each), so it is kept per text: what a widget holds is
+# still marimo's own HTML for its label.
+_LABELS: dict[str, Any] = {}
+_LABELS_MAX = 4096
+
+
+def _kept_label(render: Any) -> Any:
+    def label_md(text: str, **kwargs: Any) -> Any:
+        if kwargs or not isinstance(text, str):
+            return render(text, **kwargs)
+        got = _LABELS.get(text)
+        if got is None:
+            if len(_LABELS) >= _LABELS_MAX:
+                _LABELS.clear()
+            got = _LABELS[text] = render(text)
+        return got
+
+    label_md.kept = True  # type: ignore[attr-defined]
+    return label_md
+
+
+def keep_labels() -> bool:
+    """Keep marimo's markdown of each widget label once made (``_kept_label``); True when it is kept now.
+
+    marimo 0.25 renders a label in ``web_component.build_ui_plugin`` through its module's ``_md``; another marimo
+    that does not is left as it is (False).
+    """
+    try:
+        from marimo._output.md import _md
+        from marimo._plugins.core import web_component
+    except ImportError:
+        return False
+    now = getattr(web_component, "_md", None)
+    if getattr(now, "kept", False):
+        return True
+    if now is not _md:
+        return False
+    vars(web_component)["_md"] = _kept_label(_md)
+    return True
+
+
+keep_labels()
 
 
 def _part(p: str | int) -> str:

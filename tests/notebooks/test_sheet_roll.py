@@ -30,7 +30,8 @@ def run(folder: Path, *, press: dict[str, Any] | None = None, commit: int = 0) -
     camp = Campaign.open(folder)
     click = {"click": {"draft": f"{camp.next_turn()}@{camp.head_seq}", "n": "click-1"}} if commit else {}
     _, defs = NB.app.run(defs={"folder": folder, "pad": SimpleNamespace(value={"press": press or {}}),
-                               "commit_button": SimpleNamespace(value=click)})
+                               "commit_button": SimpleNamespace(value=click),
+                               "commit_laid": SimpleNamespace(text="")})
     return defs
 
 

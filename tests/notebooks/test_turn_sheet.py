@@ -246,14 +246,35 @@ def test_an_edit_is_sent_as_live_parts_and_an_error_redraws_the_page(toy: Path) 
 def clicked(folder: Path | None = None) -> dict[str, Any]:
     """The Commit button as the page leaves it: clicked on the draft ``folder`` opens at (no click without one)."""
     if folder is None:
-        return {"commit_button": SimpleNamespace(value={})}
+        return {"commit_button": SimpleNamespace(value={}), "commit_laid": SimpleNamespace(text="")}
     camp = Campaign.open(folder)
     return {"commit_button": SimpleNamespace(value={"click": {"draft": f"{camp.next_turn()}@{camp.head_seq}",
-                                                                "n": "click-1"}})}
+                                                                "n": "click-1"}}),
+            "commit_laid": SimpleNamespace(text="")}
 
 
 def confirmed(yes: int = 0, no: int = 0) -> dict[str, Any]:
     return {"confirm_undo": SimpleNamespace(value=yes), "cancel_undo": SimpleNamespace(value=no)}
+
+
+def test_a_click_on_commit_or_undo_runs_the_cells_that_name_the_button_not_the_page() -> None:
+    """marimo runs every cell naming a widget when its value changes: the page's cell named the Commit button, so a
+    click drew the whole page again (175 KB, every card's widgets) before the commit ran, and again for the next
+    month. The page lays the buttons out through holders made in the buttons' own cells (``sheet_live.Laid``)."""
+    from marimo._ast.app import InternalApp
+
+    graph = InternalApp(NB.app).graph
+    page = next(c for c in graph.cells.values() if "sheet_live.page(" in c.code)
+    assert not page.refs & {"commit_button", "undo_button"}
+    assert {"commit_laid", "undo_laid"} <= page.refs
+    for name in ("commit_button", "undo_button"):  # each holder is made with its button, in a cell a click never runs
+        maker = next(c for c in graph.cells.values() if name in c.defs)
+        assert name.replace("button", "laid") in maker.defs and name not in maker.refs
+    runs = {cid for cid, c in graph.cells.items() if "commit_button" in c.refs}
+    assert [graph.cells[cid].code for cid in runs] == [c.code for c in graph.cells.values()
+                                                       if "sheet_commit.take(" in c.code]
+    laid = sheet_live.Laid(SimpleNamespace(text="<b>button</b>"))
+    assert sheet_live.marimo_html(laid) == "<b>button</b>"
 
 
 def test_no_write_without_a_click(campaign: Path) -> None:

@@ -38,8 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import marimo as mo
-
 from kingdomlog.app import Campaign, pbp
 from kingdomlog.app.campaign import TurnStart
 from kingdomlog.app.drafts import Drafts, SavedDraft
@@ -63,6 +61,7 @@ from kingdomlog.core.turn import (
 from kingdomlog.core.viewers import GM_VIEWER
 from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import KeyedRoller, Roll, new_seed
+from kingdomlog.store.config import load_config
 from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import DiceSlot, FieldError, StepForm
 from kingdomlog.views.sheet import grid as sheet_grid
@@ -153,14 +152,15 @@ def _submitted(camp: Campaign, begin: TurnStart) -> tuple[dict[str, str], dict[s
 
 
 def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = None,
-               check_forms: bool = True) -> SheetStart:
+               check_forms: bool = True, camp: Campaign | None = None) -> SheetStart:
     """Open ``folder`` and describe its next turn (state, steps, the players' submitted steps).
 
     ``plan`` (a loaded draft) must be for that turn (else ``InputError``); the start's
     ``plan`` is it with the submitted steps filled in (None when there is neither), its
-    ``seed`` the plan's, else ``seed``, else a new one.
+    ``seed`` the plan's, else ``seed``, else a new one. ``camp``: the campaign as this process
+    already holds it (``reopened``), else it is opened.
     """
-    camp = Campaign.open(folder)
+    camp = camp if camp is not None else Campaign.open(folder)
     begin = camp.turn_start()
     if plan is not None and plan.turn is not None and plan.turn != begin.turn:
         raise InputError(f"the loaded plan is for turn {plan.turn}, but the campaign's next turn is {begin.turn}")
@@ -582,12 +582,13 @@ class SheetSession:
         pickers = [(key, e) for key, e in flat.items() if _is_picker(e)]
         for key, elem in pickers:  # a hex picker: its map stays open or folded by its key
             elem.widget.fold_key = key
-        forms = mo.ui.dictionary(flat, on_change=on_change)
-        # A widget lives until it is closed (ipywidgets keeps every one): close the ones the dictionary copied
-        # (never shown) and those of the build before (no longer shown once the cards show these).
-        for old in [*(e for _, e in pickers), *self._shown_pickers]:
+        forms = sf.dictionary(flat, on_change=on_change)  # the widgets themselves, not copies
+        # A widget lives until it is closed (ipywidgets keeps every one): close those of the build before (no
+        # longer shown once the cards show these), and any the dictionary copied (never shown).
+        shown = [e for e in forms.elements.values() if _is_picker(e)]
+        for old in [*(e for _, e in pickers if not any(e is n for n in shown)), *self._shown_pickers]:
             old.widget.close()
-        self._shown_pickers = [e for e in forms.elements.values() if _is_picker(e)]
+        self._shown_pickers = shown
         return forms
 
     # ---- reading the widgets ----------------------------------------------------------------
@@ -857,15 +858,34 @@ class SheetSession:
         return draft
 
 
-def open_session(folder: Path, *, after_commit: bool = False) -> tuple[SheetSession | None, str | None]:
+def reopened(folder: Path, camp: Campaign | None) -> Campaign | None:
+    """``camp`` (the campaign an earlier session of this sheet held) when it is still ``folder``'s as a fresh open
+    would find it (the same folder and campaign.toml), else None.
+
+    Its events stay in memory, so opening the next turn after a commit decodes only the batch the commit
+    appended, and folds it onto the state before it (``Campaign.events``, ``Campaign.state``); the whole log is
+    still checked as every read checks it.
+    """
+    if camp is None or Path(camp.folder) != Path(folder):
+        return None
+    try:
+        same = load_config(Path(folder)) == camp.config
+    except KingdomlogError:
+        return None
+    return camp if same else None
+
+
+def open_session(folder: Path, *, after_commit: bool = False,
+                 camp: Campaign | None = None) -> tuple[SheetSession | None, str | None]:
     """Open the sheet on ``folder``: ``(session, message)``; ``(None, message)`` when it is not a campaign.
 
     The saved draft of the next turn is restored (its choices, seed, re-rolls and typed
     faces); drafts of turns already in the log are set aside (kept in
-    ``drafts/set-aside/``). Without a draft a new one starts with a fresh seed.
+    ``drafts/set-aside/``). Without a draft a new one starts with a fresh seed. ``camp``: the
+    campaign the session before held (after a commit), reused when ``reopened`` allows.
     """
     try:
-        start = load_start(folder, check_forms=False)
+        start = load_start(folder, check_forms=False, camp=reopened(folder, camp))
     except KingdomlogError as exc:
         return None, str(exc)
     drafts = Drafts(folder)
@@ -1054,6 +1074,7 @@ __all__ = [
     "load_start",
     "open_session",
     "panel_seed",
+    "reopened",
     "undo",
 ]
 

@@ -50,7 +50,7 @@ import traitlets
 from kingdomlog.views.html import Html, h, marimo_html, style
 from kingdomlog.views.sheet.draft import SheetDraft, SheetSession
 
-__all__ = ["BUSY_CSS", "BUSY_JS", "ESM", "PAD_ESM", "LiveParts", "RollPad", "hidden", "live_parts", "page",
+__all__ = ["BUSY_CSS", "BUSY_JS", "ESM", "PAD_ESM", "Laid", "LiveParts", "RollPad", "hidden", "live_parts", "page",
            "rebuilding", "roll_pad", "show"]
 
 BUSY_JS = r"""
@@ -313,6 +313,25 @@ def rebuilding(session: SheetSession, why: str = "Updating the steps…") -> Non
     live = getattr(session, "live", None)
     if live is not None:
         live.widget.busy = why
+
+
+class Laid:
+    """A widget the page lays out, held under a name of its own so that its clicks do not draw the page again.
+
+    marimo runs every cell that names a widget when its value changes. The page's cell named the Commit and
+    Undo buttons to lay them out, so a click on Commit first drew the whole page again (175 KB: every card's
+    widgets re-created by the browser) and only then committed, and the page was drawn again for the next
+    month. The page names this holder instead (made in the button's own cell, which a click does not run):
+    a click runs the cells that name the button (the commit, the undo question), and the page is drawn when
+    the button is made again. ``text`` is the widget's HTML (what ``marimo_html`` lays out).
+    """
+
+    def __init__(self, widget: Any) -> None:
+        self.widget = widget
+
+    @property
+    def text(self) -> str:
+        return str(getattr(self.widget, "text", ""))
 
 
 def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any, aside: Html) -> Html:
