@@ -36,7 +36,7 @@ from kingdomlog.core.choices import KEYED, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
 from kingdomlog.views.html import EMPTY, Html, h
-from kingdomlog.views.words import help_words, is_hex_field, option_text
+from kingdomlog.views.words import help_words, is_hex_field, option_text, words
 
 Path_ = tuple[str | int, ...]
 """Where a value sits in a step's choices: ``("activities", 1, "leader")``."""
@@ -64,12 +64,14 @@ class FieldError:
 
 @dataclass(frozen=True)
 class DiceSlot:
-    """One roll of a step as its dice widgets show it: key, notation, re-roll count, typed faces."""
+    """One roll of a step as its dice widgets show it: key, notation, re-roll count, typed faces, and what it rolls
+    in words (``views.words.dice_label``: "Quell Unrest, Ruler: d20"), its box's label."""
 
     key: str
     notation: str
     nonce: int = 0
     faces: str = ""
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,7 @@ def spec_key(spec: FieldSpec) -> Hashable:
 
 def form_key(form: StepForm) -> Hashable:
     """Two forms with the same key need no new widgets (their values may differ)."""
-    return (form.step, tuple(spec_key(s) for s in form.specs), tuple(d.key for d in form.dice),
+    return (form.step, tuple(spec_key(s) for s in form.specs), tuple((d.key, d.label) for d in form.dice),
             tuple(sorted(form.extra_dice)), form.json_mode, _rows_shape(form.specs, form.values), form.map_key)
 
 
@@ -662,10 +664,12 @@ def singular(noun: str) -> str:
 
 
 def dice_widgets(slots: Sequence[DiceSlot]) -> Any:
-    """Per roll key: typed faces (a text field) and a re-roll button (a click counter)."""
+    """Per roll key: typed faces (a text field labelled with what it rolls, in words) and a re-roll button (a click
+    counter)."""
     return {
         d.key: {
-            "faces": mo.ui.text(value=d.faces, placeholder="type faces, e.g. 4 2", label=f"roll {d.key}"),
+            "faces": mo.ui.text(value=d.faces, placeholder="type faces, e.g. 4 2",
+                                label=d.label or f"{words(d.key)}: {d.notation}"),
             "reroll": mo.ui.button(value=0, on_click=lambda n: n + 1, label="⚄ re-roll", kind="neutral"),
         } for d in slots}
 

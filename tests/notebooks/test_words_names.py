@@ -4,7 +4,10 @@ sheet's roll lines and check titles say what is rolled, not the roll's key."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from kingdomlog.core.choices import describe
 from kingdomlog.core.ruleset import Ruleset, find_ruleset
@@ -12,6 +15,8 @@ from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import Roll
 from kingdomlog.views.sheet import cards
 from kingdomlog.views.words import roll_name
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_each_ruleset_names_its_ids_in_words() -> None:
@@ -161,3 +166,43 @@ def test_an_events_branch_is_picked_by_its_words() -> None:
     assert [(o.value, o.label) for o in option.options or ()] == [
         (0, "A Commodity of your choice +5"), (1, "Next turn: bonus Resource Dice +2"), (2, "A trade agreement")]
     assert (option.options or ())[1].detail == "on a critical success or success; on a critical failure: Spend 10 RP"
+
+
+@pytest.mark.parametrize("demo", ["stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte"])
+def test_typed_dice_boxes_say_what_they_roll(demo: str, tmp_path: Path) -> None:
+    """The older typed-dice path (a plan whose dice are all drawn: the boxes where a GM types faces, not the card's
+    Roll button) labels each box by what it rolls, in words ("Collect Taxes: d20", "Resource Dice: 7d4"), as the
+    Roll card names it; it read the roll's key ("roll a1", "roll check.table")."""
+    import shutil
+
+    from test_words_browser import RAW_ID
+
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.sheet.draft import SheetSession, load_start
+
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+    labels = {}
+    for card in session.draft.cards:
+        form = card.form
+        if form is not None and form.dice:
+            boxes = sf.dice_widgets(form.dice)
+            labels.update({f"{card.id} {d.key}": str(boxes[d.key]["faces"]._args.label) for d in form.dice})
+    assert labels, "no typed-dice box drawn"
+    shown = labels
+    assert [t for t in shown.values() if t.startswith("roll ") or RAW_ID.search(t) or not t[:1].isupper()] == []
+    keys = {k.split()[-1] for k in shown if re.search(r"[.\d]", k.split()[-1])}  # a key, no word ("check.table")
+    assert [t for t in shown.values() for k in keys if re.search(rf"(?i)(?<![\w.]){re.escape(k)}(?![\w.])", t)] == []
+    expected = {"stolen-lands": {"upkeep.resources resource": "Resource Dice: 7d4",
+                                 "commerce.taxes check": "Collect Taxes: d20",
+                                 "event.resolve check.table": "The random kingdom event table: 1d100"},
+                "felmonte": {"command_fabian cmd.1": "Duke Fabian's command roll (low stake): 2d6",
+                             "command_marburg cmd.1": "Doge of Marburg's command roll (low stake): 2d6"},
+                "aikakirjat-demo": {"actions a1.unrest": "Bureaucracy on the tax collection table: unrest, 1d4"},
+                "river-kingdom": {}}[demo]
+    assert {k: shown[k] for k in expected} == expected
+    assert demo != "river-kingdom" or (shown["upkeep stability"].startswith("Stability check")
+                                       and shown["upkeep stability"].endswith(": d20"))

@@ -1275,6 +1275,11 @@ def _title(table: str, tag: str) -> str | None:
     return row.title if row is not None and bool(getattr(row, "title", "")) else None
 
 
+ROLLS = {"resource": "Resource Dice", "table": "the random kingdom event table",
+         "table2": "the random kingdom event table, the second roll (Prognostication)"}
+"""The rolls of a turn that are no check, by their key's last part (the others are named after their check)."""
+
+
 def name_of(id: str, kind: str = "") -> str | None:
     """pf2e's names of its ids in words (activities, events, structures, feats, roles, skills, what a flat check
     is for), or None for one it does not name.
@@ -1284,6 +1289,8 @@ def name_of(id: str, kind: str = "") -> str | None:
     >>> name_of("crop_failure:A2", "check"), name_of("scheduled:squatters", "check")
     ('crop failure on A2', 'Squatters (a scheduled event)')
     """
+    if kind == "roll" and id.rpartition(".")[2] in ROLLS:
+        return ROLLS[id.rpartition(".")[2]]
     what, _, detail = id.partition(":")
     if kind == "check" or (detail and what in PURPOSES):
         said = PURPOSES.get(what)
