@@ -157,7 +157,7 @@ def dice_label(key: str, notation: str, checks: Mapping[str, CheckSpec], ruleset
     die = notation[1:] if re.fullmatch(r"1d\d+", notation) else notation
     spec = checks.get(key)
     if spec is None:
-        name = roll_name(key, checks, getattr(ruleset, "name_of", None))
+        name = roll_name(key, checks, ruleset.name_of if ruleset is not None else None)
         name = name[:1].upper() + name[1:]
         return f"{name}{', ' if ': ' in name else ': '}{notation}"  # "Quell Unrest: outcome dice, 1d4"
     own = ruleset.check_title(key, spec) if ruleset is not None else None
