@@ -169,7 +169,7 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
     out: list[tuple[str, Hashable]] = []
     for s in specs:
         v = values.get(s.name)
-        if s.kind == "rows" or (s.kind == "list" and s.item_kind == "select"):
+        if s.kind == "rows" or (s.kind == "list" and s.item_kind == "select" and not s.fields):
             out.append((s.name, len(v) if isinstance(v, (list, Mapping)) else 0))
         elif s.kind in ("group", "mapping") and isinstance(v, Mapping):
             out.append((s.name, _rows_shape(s.fields, v)))
@@ -300,7 +300,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
                 for f in spec.fields if shown(f, offer)}
     if spec.kind == "mapping":
         return mapping_widgets(spec, v, hexmap=hexmap, offer=offer)
-    if spec.kind == "list" and spec.item_kind == "select" and spec.options is not None:
+    if spec.kind == "list" and spec.item_kind == "select" and (spec.options is not None or spec.fields):
         return in_order_widgets(spec, v)
     if spec.kind == "variant" and spec.variants:
         given = v if isinstance(v, Mapping) else {}
@@ -477,8 +477,17 @@ def _key_option(spec: FieldSpec, value: Any) -> Option:
 
 def in_order_widgets(spec: FieldSpec, value: Any) -> dict[str, Any]:
     """A list picked in order, an item may repeat (the rerolls paid, one resource each): a dropdown per item
-    given, then one more left empty to add the next."""
+    given, then one more left empty to add the next. A list picked place by place (``spec.fields``: the branch of
+    each either/or of an outcome) has a dropdown per place, each with its own label and options."""
     items = list(value) if isinstance(value, (list, tuple)) else []
+    if spec.fields:
+        places = []
+        for i, place in enumerate(spec.fields):
+            given = items[i] if i < len(items) else None
+            opts, chosen = _choices_map(place.options or (), given, show_disabled=True)
+            places.append(mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, full_width=True,
+                                         label=place.label))
+        return {"rows": places}
     limit = int(spec.maximum) if spec.maximum is not None else len(items) + 1
     opts = {option_text(o): o.value for o in spec.options or () if not o.disabled}
     rows = []
@@ -944,6 +953,20 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             ok, got = _read_mapping(s, r, given.get(s.name), here, out, offer)
             if ok:
                 chosen[s.name] = got
+            continue
+        if s.kind == "list" and s.item_kind == "select" and s.fields and isinstance(r, Mapping):
+            picks = list(r.get("rows") or [])
+            last = max((i for i, x in enumerate(picks) if x is not None), default=-1)
+            gaps = [i for i in range(last) if picks[i] is None]
+            for i in gaps:  # the places are taken in order: one left empty before a picked one shifts the rest
+                out.errors.append(FieldError((*here, i), f"Pick {lower_label(s.fields[i].label)} too, or clear the"
+                                                         " picks after it: each is taken in order"))
+            if last >= 0 and not gaps:
+                chosen[s.name] = picks[:last + 1]
+            elif last < 0 and s.name in given and not given[s.name]:
+                chosen[s.name] = given[s.name]  # an empty list given stays as it was
+            elif gaps and s.name in given:
+                chosen[s.name] = given[s.name]
             continue
         if s.kind == "list" and s.item_kind == "select" and isinstance(r, Mapping):
             items = [x for x in r.get("rows") or [] if x is not None]

@@ -206,3 +206,52 @@ def test_typed_dice_boxes_say_what_they_roll(demo: str, tmp_path: Path) -> None:
     assert {k: shown[k] for k in expected} == expected
     assert demo != "river-kingdom" or (shown["upkeep stability"].startswith("Stability check")
                                        and shown["upkeep stability"].endswith(": d20"))
+
+
+def test_an_events_several_either_ors_are_a_dropdown_each() -> None:
+    """pf2e's ``options`` (the branch of each either/or of an outcome with several: Diplomatic Overture's critical
+    success picks two of three benefits) is a dropdown per either/or, labelled by what it decides and offering its
+    branches in words, through the one form codec; it read back the same list of numbers it was built from (it was
+    a text box of numbers: "numbers, e.g. 1 2"). A continuing event's row asks it the same way; an event with one
+    either/or folds it away; a value of another shape keeps the box, and any value validates as before."""
+    from kingdomlog.app import Campaign
+    from kingdomlog.views import forms as sf
+
+    camp = Campaign.open(REPO / "campaigns" / "stolen-lands")
+    state = camp.turn_start().state
+    step = next(s for s in camp.ruleset.all_steps if s.id == "event.resolve")
+
+    def specs(values: dict[str, Any]) -> Any:
+        return describe(step.choices, state=state, vocabulary=camp.ruleset.vocabulary, values=values)
+
+    given = {"event": "diplomatic-overture", "options": [0, 2]}
+    form = specs(given)
+    options = next(f for f in form if f.name == "options")
+    assert (options.kind, options.label, options.unused) == ("list", "If the outcome asks several: which", False)
+    assert [p.label for p in options.fields] == ["Critical success: the first pick",
+                                                 "Critical success: the second pick"]
+    assert [(o.value, o.label) for o in options.fields[1].options or ()] == [
+        (0, "A Commodity of your choice +5"), (1, "Next turn: bonus Resource Dice +2"), (2, "A trade agreement")]
+    assert (options.fields[0].options or ())[1].detail == "on a critical success or success; on a critical failure:" \
+                                                          " Spend 10 RP"
+    boxes = sf.choice_widgets(form, given)["options"]["rows"]
+    assert [b._args.label for b in boxes] == [p.label for p in options.fields]  # a dropdown per either/or
+    assert [b.value for b in boxes] == [0, 2]
+
+    def read(rows: list[Any]) -> tuple[Any, list[Any]]:
+        out = sf.Read()
+        got = sf.read_fields(form, {"options": {"rows": rows}}, given, (), out)
+        return got.get("options"), out.errors
+
+    assert read([0, 2]) == ([0, 2], [])  # the same plan value
+    assert read([1, 1])[0] == [1, 1]
+    assert read([None, None])[0] is None  # both cleared: the outcome's option decides
+    got, errors = read([None, 1])  # the places are taken in order: an empty one before a pick is said there
+    assert got == [0, 2] and [e.path for e in errors] == [("options", 0)]
+    assert "Pick critical success: the first pick too" in errors[0].message
+    row = next(f for f in specs({"events": [given]}) if f.name == "events").entries[0]
+    assert [p.label for p in next(f for f in row if f.name == "options").fields] == [p.label for p in options.fields]
+    assert next(f for f in specs({"event": "drug-den"}) if f.name == "options").unused
+    other = next(f for f in specs({"event": "diplomatic-overture", "options": [1]}) if f.name == "options")
+    assert (other.kind, other.item_kind) == ("list", "int")  # a value of another shape keeps its box, as given
+    assert step.choices.model_validate({"event": "diplomatic-overture", "options": [1, 0, 2]}).options == [1, 0, 2]
