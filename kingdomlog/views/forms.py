@@ -959,8 +959,8 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             last = max((i for i, x in enumerate(picks) if x is not None), default=-1)
             gaps = [i for i in range(last) if picks[i] is None]
             for i in gaps:  # the places are taken in order: one left empty before a picked one shifts the rest
-                out.errors.append(FieldError((*here, i), f"Pick {lower_label(s.fields[i].label)} too, or clear the"
-                                                         " picks after it: each is taken in order"))
+                out.errors.append(FieldError(here, f"{s.fields[i].label} is empty: pick its branch too, or clear the"
+                                                   " picks after it (each is taken in order)"))
             if last >= 0 and not gaps:
                 chosen[s.name] = picks[:last + 1]
             elif last < 0 and s.name in given and not given[s.name]:

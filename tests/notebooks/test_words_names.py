@@ -246,9 +246,9 @@ def test_an_events_several_either_ors_are_a_dropdown_each() -> None:
     assert read([0, 2]) == ([0, 2], [])  # the same plan value
     assert read([1, 1])[0] == [1, 1]
     assert read([None, None])[0] is None  # both cleared: the outcome's option decides
-    got, errors = read([None, 1])  # the places are taken in order: an empty one before a pick is said there
-    assert got == [0, 2] and [e.path for e in errors] == [("options", 0)]
-    assert "Pick critical success: the first pick too" in errors[0].message
+    got, errors = read([None, 1])  # the places are taken in order: an empty one before a pick is said at the field
+    assert got == [0, 2] and [e.path for e in errors] == [("options",)]
+    assert errors[0].message.startswith("Critical success: the first pick is empty: pick its branch too")
     row = next(f for f in specs({"events": [given]}) if f.name == "events").entries[0]
     assert [p.label for p in next(f for f in row if f.name == "options").fields] == [p.label for p in options.fields]
     assert next(f for f in specs({"event": "drug-den"}) if f.name == "options").unused
