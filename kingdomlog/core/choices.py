@@ -179,11 +179,13 @@ class Choices(BaseModel):
 
     @classmethod
     def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
-        """How free-form field ``name`` (``FreeJson``) is asked on a form for an entry holding ``values``: a type (a
-        number, a pick of ids, a record's fields), its label, help and default in an ``Annotated`` ``Field(...)``;
-        None (the default): one box for a number or words. Validation is not changed by it: the field still takes
-        any value JSON holds, so a value logged in any shape reads as before, and one the shape does not fit keeps
-        the box (``describe``).
+        """How field ``name`` is asked on a form for an entry holding ``values``, when its declared type alone does
+        not say: a type (a number, a pick of ids, a record's fields; a fixed tuple of picks, a dropdown per place:
+        the branch of each either/or of an outcome), its label, help and default in an ``Annotated``
+        ``Field(...)``; None (the default): as its type says (a free-form ``FreeJson`` value: one box for a number
+        or words). Validation is not changed by it: the field still takes what its declared type takes, so a value
+        logged in any shape reads as before, and one the shape does not fit keeps the field's own widget
+        (``describe``).
 
         >>> NoChoices.shaped("value", {}, None) is None
         True
@@ -288,6 +290,8 @@ class FieldSpec:
     """For ``rows``: the fields of each given entry, options computed from that entry's values.
     For ``rounds`` (a list of lists of entries: a battle's rounds of orders): one ``rows`` field per given list
     (named by its index, ``Round 1``...), its entries computed from their values.
+    For ``list`` picked place by place (a fixed tuple of picks: the branch of each either/or of an outcome):
+    ``fields`` holds one ``select`` per place, named by its index, its options for that place.
     For ``mapping`` (a ``dict`` keyed by a ``Literal`` or a ``Pick``): ``fields`` holds one field per key that
     can be chosen now (its ``name`` the key as text, its label the key's name in words), ``options`` the keys.
     A ``rows`` field may stand for a mapping whose keys are the GM's own (``item_kind`` ``keyed``: each entry its
@@ -481,6 +485,17 @@ def _pairs(shape: _Shape) -> tuple[Any, ...] | None:
     return args
 
 
+def _places(shape: _Shape) -> tuple[Any, ...] | None:
+    """The types of the places of a fixed tuple of picks (``tuple[Annotated[int, Pick(...)], ...]``: the branch of
+    each either/or of an outcome, in order), each its own dropdown; else None."""
+    if typing.get_origin(shape.base) is not tuple:
+        return None
+    args = typing.get_args(shape.base)
+    if not args or Ellipsis in args or not all(_pick(_unwrap(a)) is not None for a in args):
+        return None
+    return args
+
+
 def _open_keys(shape: _Shape) -> bool:
     """Whether ``shape`` is a mapping whose keys are the GM's own words (no ``Pick``, no ``Literal``) and whose
     values a form can show (an entry, a number, words)."""
@@ -499,6 +514,8 @@ def _kind(shape: _Shape) -> FieldKind:
         return "scalar"
     if _pairs(shape) is not None or _open_keys(shape):
         return "rows"
+    if _places(shape) is not None:
+        return "list"
     if shape.item is not None:
         if _is_choices(shape.item.base) or shape.item.members:
             return "rows"
@@ -856,7 +873,7 @@ def describe(
     for name, info in model.model_fields.items():
         shape, label, help, default = _shape_of(info), _label(name, info), info.description or "", _default(info)
         required = info.is_required()
-        if _free(shape):
+        if model.shaped is not Choices.shaped or _free(shape):
             shown = _shaped(model, name, vals, state)
             if shown is not None:
                 # a value filled from the state (the territory as it is) is no default of the step's: read as shown
@@ -983,6 +1000,14 @@ def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, de
         nested = _mapping_fields(shape, options, given if isinstance(given, Mapping) else {}, within=within,
                                  state=state, vocabulary=vocabulary)
     item_kind = _SCALAR_KIND.get(shape.item.base) if kind == "list" and shape.item else None
+    places = _places(shape)
+    if places is not None:  # a dropdown per place, each its own label and options (``within[KEY]``: the place)
+        item_kind = "select"
+        had = list(given) if isinstance(given, (list, tuple)) else []
+        nested = tuple(_spec(str(i), _place_label(tp, i), _place_help(tp), _unwrap(tp), required=False,
+                             default=None, given=had[i] if i < len(had) else None, within=_keyed(within, i),
+                             state=state, vocabulary=vocabulary)
+                       for i, tp in enumerate(places))
     in_order = next((m for m in shape.meta if isinstance(m, InOrder)), None)
     if kind in ("select", "multiselect") or in_order is not None:
         options = _options(shape, state=state, vocabulary=vocabulary, within=within)
@@ -1002,6 +1027,21 @@ def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, de
 
 
 _ALONE_WORDS = {"all": "all of them"}
+
+
+def _place_info(tp: Any) -> FieldInfo | None:
+    return next((m for m in _unwrap(tp).meta if isinstance(m, FieldInfo)), None)
+
+
+def _place_label(tp: Any, i: int) -> str:
+    """A place of a fixed tuple in words: its ``Field(title=...)``, else its number ("Pick 2")."""
+    info = _place_info(tp)
+    return info.title if info is not None and info.title else f"Pick {i + 1}"
+
+
+def _place_help(tp: Any) -> str:
+    info = _place_info(tp)
+    return info.description or "" if info is not None else ""
 
 _NESTING: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar("kl_choices_nesting", default=())
 """The entries whose either/or is being described (an either/or of an either/or is ``kept``)."""

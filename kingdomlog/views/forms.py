@@ -36,7 +36,7 @@ from kingdomlog.core.choices import KEYED, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.turn import StepPlan
 from kingdomlog.views.html import EMPTY, Html, h
-from kingdomlog.views.words import help_words, is_hex_field, option_text
+from kingdomlog.views.words import help_words, is_hex_field, option_text, words
 
 Path_ = tuple[str | int, ...]
 """Where a value sits in a step's choices: ``("activities", 1, "leader")``."""
@@ -64,12 +64,14 @@ class FieldError:
 
 @dataclass(frozen=True)
 class DiceSlot:
-    """One roll of a step as its dice widgets show it: key, notation, re-roll count, typed faces."""
+    """One roll of a step as its dice widgets show it: key, notation, re-roll count, typed faces, and what it rolls
+    in words (``views.words.dice_label``: "Quell Unrest, Ruler: d20"), its box's label."""
 
     key: str
     notation: str
     nonce: int = 0
     faces: str = ""
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ def spec_key(spec: FieldSpec) -> Hashable:
 
 def form_key(form: StepForm) -> Hashable:
     """Two forms with the same key need no new widgets (their values may differ)."""
-    return (form.step, tuple(spec_key(s) for s in form.specs), tuple(d.key for d in form.dice),
+    return (form.step, tuple(spec_key(s) for s in form.specs), tuple((d.key, d.label) for d in form.dice),
             tuple(sorted(form.extra_dice)), form.json_mode, _rows_shape(form.specs, form.values), form.map_key)
 
 
@@ -170,7 +172,7 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
     out: list[tuple[str, Hashable]] = []
     for s in specs:
         v = values.get(s.name)
-        if s.kind == "rows" or (s.kind == "list" and s.item_kind == "select"):
+        if s.kind == "rows" or (s.kind == "list" and s.item_kind == "select" and not s.fields):
             out.append((s.name, len(v) if isinstance(v, (list, Mapping)) else 0))
         elif s.kind in ("group", "mapping") and isinstance(v, Mapping):
             out.append((s.name, _rows_shape(s.fields, v)))
@@ -303,7 +305,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
                 for f in spec.fields if shown(f, offer)}
     if spec.kind == "mapping":
         return mapping_widgets(spec, v, hexmap=hexmap, offer=offer)
-    if spec.kind == "list" and spec.item_kind == "select" and spec.options is not None:
+    if spec.kind == "list" and spec.item_kind == "select" and (spec.options is not None or spec.fields):
         return in_order_widgets(spec, v)
     if spec.kind == "variant" and spec.variants:
         given = v if isinstance(v, Mapping) else {}
@@ -480,8 +482,17 @@ def _key_option(spec: FieldSpec, value: Any) -> Option:
 
 def in_order_widgets(spec: FieldSpec, value: Any) -> dict[str, Any]:
     """A list picked in order, an item may repeat (the rerolls paid, one resource each): a dropdown per item
-    given, then one more left empty to add the next."""
+    given, then one more left empty to add the next. A list picked place by place (``spec.fields``: the branch of
+    each either/or of an outcome) has a dropdown per place, each with its own label and options."""
     items = list(value) if isinstance(value, (list, tuple)) else []
+    if spec.fields:
+        places = []
+        for i, place in enumerate(spec.fields):
+            given = items[i] if i < len(items) else None
+            opts, chosen = _choices_map(place.options or (), given, show_disabled=True)
+            places.append(mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, full_width=True,
+                                         label=place.label))
+        return {"rows": places}
     limit = int(spec.maximum) if spec.maximum is not None else len(items) + 1
     opts = {option_text(o): o.value for o in spec.options or () if not o.disabled}
     rows = []
@@ -667,10 +678,12 @@ def singular(noun: str) -> str:
 
 
 def dice_widgets(slots: Sequence[DiceSlot]) -> Any:
-    """Per roll key: typed faces (a text field) and a re-roll button (a click counter)."""
+    """Per roll key: typed faces (a text field labelled with what it rolls, in words) and a re-roll button (a click
+    counter)."""
     return {
         d.key: {
-            "faces": mo.ui.text(value=d.faces, placeholder="type faces, e.g. 4 2", label=f"roll {d.key}"),
+            "faces": mo.ui.text(value=d.faces, placeholder="type faces, e.g. 4 2",
+                                label=d.label or f"{words(d.key)}: {d.notation}"),
             "reroll": mo.ui.button(value=0, on_click=lambda n: n + 1, label="⚄ re-roll", kind="neutral"),
         } for d in slots}
 
@@ -1025,6 +1038,20 @@ def read_fields(specs: Sequence[FieldSpec], raw: Mapping[str, Any], given: Mappi
             ok, got = _read_mapping(s, r, given.get(s.name), here, out, offer)
             if ok:
                 chosen[s.name] = got
+            continue
+        if s.kind == "list" and s.item_kind == "select" and s.fields and isinstance(r, Mapping):
+            picks = list(r.get("rows") or [])
+            last = max((i for i, x in enumerate(picks) if x is not None), default=-1)
+            gaps = [i for i in range(last) if picks[i] is None]
+            for i in gaps:  # the places are taken in order: one left empty before a picked one shifts the rest
+                out.errors.append(FieldError(here, f"{s.fields[i].label} is empty: pick its branch too, or clear the"
+                                                   " picks after it (each is taken in order)"))
+            if last >= 0 and not gaps:
+                chosen[s.name] = picks[:last + 1]
+            elif last < 0 and s.name in given and not given[s.name]:
+                chosen[s.name] = given[s.name]  # an empty list given stays as it was
+            elif gaps and s.name in given:
+                chosen[s.name] = given[s.name]
             continue
         if s.kind == "list" and s.item_kind == "select" and isinstance(r, Mapping):
             items = [x for x in r.get("rows") or [] if x is not None]

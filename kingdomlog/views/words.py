@@ -116,17 +116,53 @@ def roll_name(key: str, checks: Mapping[str, CheckSpec], name_of: Callable[[str,
     'Quell unrest: outcome dice'
     >>> roll_name("cmd.2", {}, lambda k, kind: "reroll 1"), roll_name("ruin", {})
     ('Reroll 1', 'Ruin')
+
+    A die of the same act as a check, not under it, is that act's: ``a1.unrest`` beside the check ``a1.check``.
+
+    >>> roll_name("a1.tyranny.crime", {"a1.check": CheckSpec("5e", label="Bureaucracy on the tax table")})
+    'Bureaucracy on the tax table: tyranny crime'
     """
+    from kingdomlog.core.ruleset import plain_words
+
+    named = name_of(key, "roll") if name_of is not None else ""
+    if named and named != plain_words(key):  # the ruleset's own name for it (pf2e's random event table)
+        return named[:1].upper() + named[1:] if named == named.lower() else named
     parts = key.split(".")
     for i in range(len(parts) - 1, 0, -1):
         spec = checks.get(".".join(parts[:i]))
         if spec is not None:
             return f"{check_name('.'.join(parts[:i]), spec)}: outcome dice"
+    for i in range(len(parts) - 1, 0, -1):  # a die of the same act as a check ("a1.unrest" beside "a1.check")
+        head = ".".join(parts[:i]) + "."
+        sibling = next((k for k in checks if k.startswith(head)), None)
+        if sibling is not None:
+            return f"{check_name(sibling, checks[sibling])}: {words('_'.join(parts[i:])).lower()}"
     if name_of is not None:
         named = name_of(key, "roll")
         if named:
             return named[:1].upper() + named[1:] if named == named.lower() else named
     return words(key)
+
+
+def dice_label(key: str, notation: str, checks: Mapping[str, CheckSpec], ruleset: Any = None) -> str:
+    """What a roll rolls and its dice, in words, as a box for its typed faces is labelled: a check by its name
+    (``Ruleset.check_title`` when the ruleset titles it itself: a battle's pool), any other roll as ``roll_name``
+    names it; never its key.
+
+    >>> dice_label("a1", "1d20", {"a1": CheckSpec("pf2e", label="Quell Unrest, Ruler")})
+    'Quell Unrest, Ruler: d20'
+    >>> dice_label("a1.e1.o0.e1", "1d4", {"a1": CheckSpec("pf2e", label="Quell Unrest, Ruler")})
+    'Quell Unrest, Ruler: outcome dice, 1d4'
+    """
+    die = notation[1:] if re.fullmatch(r"1d\d+", notation) else notation
+    spec = checks.get(key)
+    if spec is None:
+        name = roll_name(key, checks, ruleset.name_of if ruleset is not None else None)
+        name = name[:1].upper() + name[1:]
+        return f"{name}{', ' if ': ' in name else ': '}{notation}"  # "Quell Unrest: outcome dice, 1d4"
+    own = ruleset.check_title(key, spec) if ruleset is not None else None
+    said = str(own) if own else f"{check_name(key, spec)}: {die}"
+    return said[:1].upper() + said[1:]
 
 
 _ID = re.compile(r"[a-z0-9]+(?:[_.:-][a-z0-9]+)+")

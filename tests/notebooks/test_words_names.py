@@ -4,7 +4,10 @@ sheet's roll lines and check titles say what is rolled, not the roll's key."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from kingdomlog.core.choices import describe
 from kingdomlog.core.ruleset import Ruleset, find_ruleset
@@ -12,6 +15,8 @@ from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.roller import Roll
 from kingdomlog.views.sheet import cards
 from kingdomlog.views.words import roll_name
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_each_ruleset_names_its_ids_in_words() -> None:
@@ -179,3 +184,92 @@ def test_a_pool_logged_with_any_other_label_reads_the_words_its_key_computes() -
                                                           "exploding sixes (wave 1)")
     assert cards.check_title(key, placed, sig) == ("Battle of Fabia, round 2: the defender's reserve, exploding sixes"
                                                    " (wave 1), 3 dice at 5+")
+
+
+@pytest.mark.parametrize("demo", ["stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte"])
+def test_typed_dice_boxes_say_what_they_roll(demo: str, tmp_path: Path) -> None:
+    """The older typed-dice path (a plan whose dice are all drawn: the boxes where a GM types faces, not the card's
+    Roll button) labels each box by what it rolls, in words ("Collect Taxes: d20", "Resource Dice: 7d4"), as the
+    Roll card names it; it read the roll's key ("roll a1", "roll check.table")."""
+    import shutil
+
+    from test_words_browser import RAW_ID
+
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.sheet.draft import SheetSession, load_start
+
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+    labels = {}
+    for card in session.draft.cards:
+        form = card.form
+        if form is not None and form.dice:
+            boxes = sf.dice_widgets(form.dice)
+            labels.update({f"{card.id} {d.key}": str(boxes[d.key]["faces"]._args.label) for d in form.dice})
+    assert labels, "no typed-dice box drawn"
+    shown = labels
+    assert [t for t in shown.values() if t.startswith("roll ") or RAW_ID.search(t) or not t[:1].isupper()] == []
+    keys = {k.split()[-1] for k in shown if re.search(r"[.\d]", k.split()[-1])}  # a key, no word ("check.table")
+    assert [t for t in shown.values() for k in keys if re.search(rf"(?i)(?<![\w.]){re.escape(k)}(?![\w.])", t)] == []
+    expected = {"stolen-lands": {"upkeep.resources resource": "Resource Dice: 7d4",
+                                 "commerce.taxes check": "Collect Taxes: d20",
+                                 "event.resolve check.table": "The random kingdom event table: 1d100"},
+                "felmonte": {"command_fabian cmd.1": "Duke Fabian's command roll (low stake): 2d6",
+                             "command_marburg cmd.1": "Doge of Marburg's command roll (low stake): 2d6"},
+                "aikakirjat-demo": {"actions a1.unrest": "Bureaucracy on the tax collection table: unrest, 1d4"},
+                "river-kingdom": {}}[demo]
+    assert {k: shown[k] for k in expected} == expected
+    assert demo != "river-kingdom" or (shown["upkeep stability"].startswith("Stability check")
+                                       and shown["upkeep stability"].endswith(": d20"))
+
+
+def test_an_events_several_either_ors_are_a_dropdown_each() -> None:
+    """pf2e's ``options`` (the branch of each either/or of an outcome with several: Diplomatic Overture's critical
+    success picks two of three benefits) is a dropdown per either/or, labelled by what it decides and offering its
+    branches in words, through the one form codec; it read back the same list of numbers it was built from (it was
+    a text box of numbers: "numbers, e.g. 1 2"). A continuing event's row asks it the same way; an event with one
+    either/or folds it away; a value of another shape keeps the box, and any value validates as before."""
+    from kingdomlog.app import Campaign
+    from kingdomlog.views import forms as sf
+
+    camp = Campaign.open(REPO / "campaigns" / "stolen-lands")
+    state = camp.turn_start().state
+    step = next(s for s in camp.ruleset.all_steps if s.id == "event.resolve")
+
+    def specs(values: dict[str, Any]) -> Any:
+        return describe(step.choices, state=state, vocabulary=camp.ruleset.vocabulary, values=values)
+
+    given = {"event": "diplomatic-overture", "options": [0, 2]}
+    form = specs(given)
+    options = next(f for f in form if f.name == "options")
+    assert (options.kind, options.label, options.unused) == ("list", "If the outcome asks several: which", False)
+    assert [p.label for p in options.fields] == ["Critical success: the first pick",
+                                                 "Critical success: the second pick"]
+    assert [(o.value, o.label) for o in options.fields[1].options or ()] == [
+        (0, "A Commodity of your choice +5"), (1, "Next turn: bonus Resource Dice +2"), (2, "A trade agreement")]
+    assert (options.fields[0].options or ())[1].detail == "on a critical success or success; on a critical failure:" \
+                                                          " Spend 10 RP"
+    boxes = sf.choice_widgets(form, given)["options"]["rows"]
+    assert [b._args.label for b in boxes] == [p.label for p in options.fields]  # a dropdown per either/or
+    assert [b.value for b in boxes] == [0, 2]
+
+    def read(rows: list[Any]) -> tuple[Any, list[Any]]:
+        out = sf.Read()
+        got = sf.read_fields(form, {"options": {"rows": rows}}, given, (), out)
+        return got.get("options"), out.errors
+
+    assert read([0, 2]) == ([0, 2], [])  # the same plan value
+    assert read([1, 1])[0] == [1, 1]
+    assert read([None, None])[0] is None  # both cleared: the outcome's option decides
+    got, errors = read([None, 1])  # the places are taken in order: an empty one before a pick is said at the field
+    assert got == [0, 2] and [e.path for e in errors] == [("options",)]
+    assert errors[0].message.startswith("Critical success: the first pick is empty: pick its branch too")
+    row = next(f for f in specs({"events": [given]}) if f.name == "events").entries[0]
+    assert [p.label for p in next(f for f in row if f.name == "options").fields] == [p.label for p in options.fields]
+    assert next(f for f in specs({"event": "drug-den"}) if f.name == "options").unused
+    other = next(f for f in specs({"event": "diplomatic-overture", "options": [1]}) if f.name == "options")
+    assert (other.kind, other.item_kind) == ("list", "int")  # a value of another shape keeps its box, as given
+    assert step.choices.model_validate({"event": "diplomatic-overture", "options": [1, 0, 2]}).options == [1, 0, 2]

@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, Strict, field_validator
 
-from kingdomlog.core.choices import LIMIT, PARENT, Amount, Choices, Count, Option, Pick
+from kingdomlog.core.choices import KEY, LIMIT, PARENT, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
@@ -447,6 +447,11 @@ class ActivityRow(Choices):
     fame_reroll: FameReroll = False
 
     @classmethod
+    def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
+        """``options``: a dropdown per either/or of the activity's outcome, in words (``options_shaped``)."""
+        return options_shaped(name, values, state, "activity")
+
+    @classmethod
     def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
         """The fields the row's activity does not read (``ONLY_FOR``): a Quell Unrest row takes no hex, no structure,
         no group. Before an activity is chosen, all but the activity (and the role): they follow from it."""
@@ -703,6 +708,16 @@ class EventRow(Choices):
     skip: bool = Field(default=False, description="a continuing event's check is not attempted this turn (the"
                                                   " GM's ruling: the PCs deal with it in play)")
 
+    @classmethod
+    def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
+        """``options``: a dropdown per either/or of the event's outcome, in words (``options_shaped``)."""
+        return options_shaped(name, values, state, "event")
+
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """``options`` only for an event whose outcome has several either/ors (``option`` picks the one branch)."""
+        return _unused_options(values, state)
+
 
 class EventResolveChoices(Choices):
     """E2 (§3.4): the kingdom event, its check and what the GM rules."""
@@ -749,6 +764,23 @@ class EventResolveChoices(Choices):
     events: list[EventRow] = Field(default_factory=list, description="continuing and scheduled events resolved"
                                                                      " this turn (default: each with its first"
                                                                      " skill)")
+
+    @classmethod
+    def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
+        """``options``: a dropdown per either/or of the event's outcome, in words (``options_shaped``)."""
+        return options_shaped(name, values, state, "event")
+
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """``options`` only for an event whose outcome has several either/ors (``option`` picks the one branch)."""
+        return _unused_options(values, state)
+
+
+def _unused_options(values: Mapping[str, Any], state: Any) -> frozenset[str]:
+    """``options`` when the entry's event has no outcome with several either/ors and none is given."""
+    if values.get("options") or either_or_places(state, values, "event"):
+        return frozenset()
+    return frozenset({"options"})
 
 
 class EventXPChoices(Choices):
@@ -1060,6 +1092,11 @@ def event_branches(state: KingdomState, event: str) -> list[Option] | None:
     ev = T.catalog(state.homebrew).events.get(event)
     outcomes = getattr(ev, "outcomes", None)
     chooses = [(d, e) for d in DEGREES for e in (getattr(outcomes, d, None) or ()) if e.kind == "choose"]
+    return _branch_options(chooses)
+
+
+def _branch_options(chooses: Sequence[tuple[str, T.Effect]]) -> list[Option] | None:
+    """The branches of the either/ors ``chooses`` (each with its degree) by their number, in words (None for none)."""
     if not chooses:
         return None
     out = []
@@ -1076,9 +1113,95 @@ def event_branches(state: KingdomState, event: str) -> list[Option] | None:
     return out
 
 
+def _either_ors(effects: Sequence[T.Effect]) -> list[T.Effect]:
+    """The either/ors among ``effects`` in the order an outcome meets them (one inside a branch after the either/or
+    it is in): the order ``options`` gives their branches in (``effects.Run._choose``)."""
+    out: list[T.Effect] = []
+    for e in effects:
+        if e.kind == "choose":
+            out.append(e)
+        for branch in e.options:
+            out += _either_ors(branch)
+    return out
+
+
+def _outcomes_of(state: Any, within: Mapping[str, Any], of: str) -> Any:
+    """The outcomes of the entry's ``of`` (``event`` or ``activity``; ``within``: its values), or None."""
+    cat = T.catalog(getattr(state, "homebrew", None))
+    table = cat.events if of == "event" else cat.activities
+    return getattr(table.get(str(within.get(of) or "")), "outcomes", None)
+
+
+def either_or_places(state: Any, within: Mapping[str, Any], of: str = "event") -> list[tuple[str, str]]:
+    """What each place of ``options`` decides, in words, with its help, when an outcome of the entry's event or
+    activity has several either/ors (none otherwise: ``option`` picks the one branch): "Critical success: the first
+    pick", the degrees whose either/or of that number it also decides in its help.
+
+    >>> either_or_places(None, {"event": "diplomatic-overture"})[1]
+    ('Critical success: the second pick', 'the branch of the second either/or of a critical success')
+    """
+    outcomes = _outcomes_of(state, within, of)
+    per = {d: _either_ors(getattr(outcomes, d, None) or ()) for d in DEGREES}
+    n = max((len(c) for c in per.values()), default=0)
+    if n < 2:
+        return []
+    out = []
+    for i in range(n):
+        several = [d.replace("_", " ") for d, c in per.items() if len(c) > 1 and i < len(c)]
+        also = [d.replace("_", " ") for d, c in per.items() if len(c) == 1 and i == 0]
+        nth = _ORDINALS[i] if i < len(_ORDINALS) else f"#{i + 1}"
+        head = " or ".join(several)
+        help = f"the branch of the {nth} either/or of a {head}" + (
+            f"; it also decides the one either/or of a {' or '.join(also)}" if also else "")
+        out.append((f"{head[:1].upper()}{head[1:]}: the {nth} pick", help))
+    return out
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+def place_branches(state: Any, within: Mapping[str, Any], of: str) -> list[Option] | None:
+    """The branches of place ``within[KEY]`` of ``options``: of the either/or of that number of each degree, in
+    words, each with the degrees it is for (None when the outcome has none there: any number goes)."""
+    i = within.get(KEY)
+    outcomes = _outcomes_of(state, within, of)
+    if not isinstance(i, int) or outcomes is None:
+        return None
+    return _branch_options([(d, c[i]) for d in DEGREES for c in [_either_ors(getattr(outcomes, d, None) or ())]
+                            if i < len(c)])
+
+
+_PLACES: dict[tuple[str, tuple[tuple[str, str], ...]], Any] = {}
+
+
+def options_shaped(name: str, values: Mapping[str, Any], state: Any, of: str) -> Any:
+    """``options`` (an entry's branch of each either/or, in order) as a form asks it: a dropdown per either/or when
+    an outcome of the entry's event or activity has several, each labelled by what it decides and offering its
+    branches in words (``place_branches``); None otherwise (the field as declared). The plan value is the same
+    list of numbers."""
+    if name != "options":
+        return None
+    places = tuple(either_or_places(state, values, of))
+    if not places:
+        return None
+    tp = _PLACES.get((of, places))
+    if tp is None:  # one type per set of places: the form codec keeps its validator
+        slots = tuple(Annotated[int | None, Pick(f"{of}_either_or_branches", what="a branch of the outcome",
+                                                 depends=(of,), open=True),
+                                Field(title=label, description=help)] for label, help in places)
+        tp = Annotated[tuple.__class_getitem__(slots) | None, Field(
+            None, title="If the outcome asks several: which",
+            description="the branch of each either/or of the outcome, in order (the first also decides an outcome"
+                        " with one)")]
+        _PLACES[(of, places)] = tp
+    return tp
+
+
 def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
     """The allowed values of ``Pick(source)`` in ``state``; ``within``: the sibling values of the entry."""
     cat = T.catalog(state.homebrew)
+    if source in ("event_either_or_branches", "activity_either_or_branches"):
+        return place_branches(state, within, source.split("_", 1)[0])
     if source == "activity_branches":
         return activity_branches(state, str(within.get("activity") or ""))
     if source == "event_branches":
@@ -1275,6 +1398,11 @@ def _title(table: str, tag: str) -> str | None:
     return row.title if row is not None and bool(getattr(row, "title", "")) else None
 
 
+ROLLS = {"resource": "Resource Dice", "table": "the random kingdom event table",
+         "table2": "the random kingdom event table, the second roll (Prognostication)"}
+"""The rolls of a turn that are no check, by their key's last part (the others are named after their check)."""
+
+
 def name_of(id: str, kind: str = "") -> str | None:
     """pf2e's names of its ids in words (activities, events, structures, feats, roles, skills, what a flat check
     is for), or None for one it does not name.
@@ -1284,6 +1412,8 @@ def name_of(id: str, kind: str = "") -> str | None:
     >>> name_of("crop_failure:A2", "check"), name_of("scheduled:squatters", "check")
     ('crop failure on A2', 'Squatters (a scheduled event)')
     """
+    if kind == "roll" and id.rpartition(".")[2] in ROLLS:
+        return ROLLS[id.rpartition(".")[2]]
     what, _, detail = id.partition(":")
     if kind == "check" or (detail and what in PURPOSES):
         said = PURPOSES.get(what)

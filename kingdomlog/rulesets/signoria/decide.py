@@ -497,7 +497,7 @@ def decide_command(ctx: Ctx, c: CommandChoices) -> None:
                            f"{have})", "§3.1 reroll needs 1 Power or Wealth")
     grant_sp, grant_od = command_grants(ctx.state, fid)
     threshold = STAKE_THRESHOLD[stake]
-    check = pass_fail(threshold, label=f"{fid} command roll ({stake} stake)")
+    check = pass_fail(threshold, label=f"{me.name}'s command roll ({stake} stake)")
 
     def attempt_made(n: int, pair: tuple[int, int], paid: Any) -> None:
         ok = sum(pair) >= threshold

@@ -66,6 +66,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import DiceSlot, FieldError, StepForm
 from kingdomlog.views.sheet import grid as sheet_grid
 from kingdomlog.views.sheet import table as sheet_table
+from kingdomlog.views.words import dice_label
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 
@@ -512,7 +513,8 @@ class SheetSession:
         extra: dict[str, Any] = {}
         if not self.on_roll:  # else the dice are rolled and typed on the card's right side (``press``)
             slots = tuple(DiceSlot(k, r.notation, shown.rerolls.get(k, 0),
-                                   " ".join(str(f) for f in shown.rolls[k]) if k in shown.rolls else "")
+                                   " ".join(str(f) for f in shown.rolls[k]) if k in shown.rolls else "",
+                                   dice_label(k, r.notation, card.checks, self.start.camp.ruleset))
                           for k, r in rolled.items())
             extra = {k: {"faces": shown.rolls.get(k), "nonce": shown.rerolls.get(k, 0)}
                      for k in {*shown.rolls, *shown.rerolls} if k not in rolled and shown.rolls.get(k)}
