@@ -798,7 +798,7 @@ def odds_text(t: Trial) -> str:
     if spec is None:
         return check_words(print_)
     got = odds(spec)
-    return f"{check_words(print_)}: " + ", ".join(f"{o.label} {o.percent}" for o in got.outcomes)
+    return f"{check_words(print_)}: " + (", ".join(f"{o.label} {o.percent}" for o in got.outcomes) or got.note)
 
 
 def _title(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any]) -> str:

@@ -522,6 +522,8 @@ def check_words(print_: Mapping[str, Any]) -> str:
     'd20 +6 vs DC 16'
     >>> check_words({"notation": "2d4"})
     '2d4'
+    >>> check_words({"notation": "1d20", "kind": "total", "modifier": 11, "dc": 0})
+    "d20 +11 against the other side's total"
     """
     kind, notation = print_.get("kind"), str(print_.get("notation", ""))
     die = notation[1:] if notation.startswith("1d") else notation
@@ -530,6 +532,8 @@ def check_words(print_: Mapping[str, Any]) -> str:
         return f"{die} {int(print_.get('modifier', 0)):+d} vs DC {print_.get('dc')}{mode}"
     if kind == "flat":
         return f"DC {print_.get('dc')} flat check"
+    if kind == "total":  # an initiative: no DC, its total meets the other side's
+        return f"{die} {int(print_.get('modifier', 0)):+d} against the other side's total"
     if kind == "2d6" and print_.get("modifier"):
         return f"{die} {int(print_['modifier']):+d}"
     return die
@@ -609,14 +613,16 @@ def roll_arithmetic(print_: Mapping[str, Any], roll: Roll) -> str:
 
     >>> roll_arithmetic({"notation": "1d20", "kind": "flat", "dc": 11}, Roll("a1", "1d20", (7,), (7,), 7))
     'd20 = 7 vs DC 11'
+    >>> roll_arithmetic({"notation": "1d20", "kind": "total", "modifier": 11}, Roll("b", "1d20", (7,), (7,), 7))
+    'd20 = 7 +11 = 18'
     """
     notation = str(print_.get("notation", roll.notation))
     die = notation[1:] if notation.startswith("1d") else notation
     text = f"{die} = {', '.join(str(f) for f in roll.faces)}"
     mod = print_.get("modifier")
-    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e"):
+    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e", "total"):
         text += f" {mod:+d} = {roll.faces[0] + mod}"
-    if print_.get("dc") is not None:
+    if print_.get("dc") is not None and print_.get("kind") != "total":  # a total has no DC
         text += f" vs DC {print_['dc']}"
     return text
 

@@ -317,3 +317,20 @@ def test_the_generals_page_says_the_battles_words_once(war: Campaign) -> None:
     table.accept(war, prop.id)
     line = table.feed(war, war.viewer("ysolde"))[-1]
     assert line.kind == "accepted" and outcome in line.text and "Round" not in line.text, line.text
+
+
+def test_declare_says_the_initiative_has_no_dc_rather_than_odds_against_0(war: Campaign) -> None:
+    """The battle's first check is each army's initiative (a Scouting check, AoN 1869): its total is compared with the
+    enemy's, so it has no DC before the dice. Declare says that in words; it gave 'd20 +11 vs DC 0' with odds of
+    95% critical success before. The board's Next to roll says the same, and the rolled total is said without a DC."""
+    from kingdomlog.views.table import seat as page_seat
+
+    v = war.viewer("kesh")
+    prop, trial = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
+    said = table.odds_text(trial)
+    assert said == "d20 +11 against the other side's total: no DC, so no odds before the roll", said
+    board = str(page_seat.proposal_board(page_seat.open_page(war.folder, "kesh"), prop))
+    nxt = board[board.index("Next to roll"):]
+    assert "initiative" in nxt and "no DC, so no odds" in nxt and "DC 0" not in nxt and "%" not in nxt, nxt
+    rolled = table.roll(war, v, prop.id)
+    assert rolled.checks["b1.init.militia"]["kind"] == "total"

@@ -41,12 +41,14 @@ def odds_words(spec: CheckSpec) -> str:
 
     >>> odds_words(CheckSpec("pf2e", modifier=9, dc=20))
     'critical failure 5.0% · failure 45.0% · success 45.0% · critical success 5.0%'
+    >>> odds_words(CheckSpec("total", modifier=11))
+    'no DC, so no odds before the roll'
     """
     try:
         got = odds(spec)
     except Exception as exc:  # a check the kernels refuse: say so, keep the board
         return f"odds not available: {exc}"
-    return " · ".join(f"{o.label} {o.percent}" for o in got.outcomes if o.chance > 0)
+    return " · ".join(f"{o.label} {o.percent}" for o in got.outcomes if o.chance > 0) or got.note
 
 
 def _unit(u: Unit) -> Html:

@@ -137,6 +137,8 @@ def check_title(key: str, spec: CheckSpec, ruleset: Any = None) -> str:
         return f"{name}: d20 {spec.modifier:+d}{_against(spec)}{mode}"
     if spec.kind == "flat":
         return f"{name}: DC {spec.dc} flat check"
+    if spec.kind == "total":  # an initiative: its total meets the other side's
+        return f"{name}: d20 {spec.modifier:+d} against the other side's total"
     if spec.kind == "2d6":
         mod = f" {spec.modifier:+d}" if spec.modifier else ""
         return f"{name}: 2d6{mod}" + ("" if spec.bands else f" vs {spec.dc}")
@@ -157,9 +159,10 @@ def roll_result_html(roll: Roll, spec: CheckSpec | None, name: str = "") -> Html
                  class_="kl-roll")
     out = resolve(spec, roll)
     said = [" → ", h("b", out.label, class_="kl-degree", data_degree=out.label)] if out else None
-    if spec.kind in ("pf2e", "d20", "5e"):
+    if spec.kind in ("pf2e", "d20", "5e", "total"):
         die = sum(roll.kept)
-        return h("div", "Rolled ", dice, f": {die} {spec.modifier:+d} = ", h("b", die + spec.modifier), _against(spec),
+        return h("div", "Rolled ", dice, f": {die} {spec.modifier:+d} = ", h("b", die + spec.modifier),
+                 _against(spec) if spec.kind != "total" else None,
                  said, mark, class_="kl-roll")
     if spec.kind == "2d6":
         return h("div", "Rolled ", dice, ": total ", h("b", sum(roll.kept) + spec.modifier), said, mark,
