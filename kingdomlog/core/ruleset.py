@@ -750,6 +750,15 @@ class Ruleset:
         None by default (a ruleset whose players only watch, or submit whole steps: ``player_steps``)."""
         return ()
 
+    def row_limit(self, state: Any, step: str, rows: Sequence[Mapping[str, Any]], row: Mapping[str, Any]
+                  ) -> tuple[str, str] | None:
+        """Whether a limit per turn refuses ``row`` of ``step`` after ``rows``: rows of the turn that ``state`` does
+        not hold yet (the step's rows in the month so far, a player's proposals at the table not yet in it). The
+        same rule the step applies when it runs (pf2e: an activity once per Kingdom turn, §3.3 A1.3), asked before
+        (``app.table.declare``). Returns (the field of ``row`` it concerns, the rule's words), or None. Default:
+        None (a ruleset's steps check their limits when they run)."""
+        return None
+
     def fill_seat(self, state: Any, turn: int, seat: Seat, index: int, row: Mapping[str, Any]) -> Seat | None:
         """The seat ``seat`` (one with a ``part``) for the GM's row ``index`` (1-based) of its list, or None when
         the player has no part in it. ``row``: the GM's values of that row, which the player never sees (decide
