@@ -714,7 +714,7 @@ class Ruleset:
         """The title a check's card line reads, in words, when this ruleset says it itself (issue 29: a roll
         whose label is its key, "b8.1.r1.attacker.main", says what is rolled: "Battle of Fabia, round 1: the
         attacker's main army, 7 dice at 5+"); None (the default): the sheet's shared title
-        (``views.sheet.cards.check_title``: the check's label, its dice and DC).
+        (``views.words.check_title``: the check's label, its dice and DC).
         """
         return None
 

@@ -38,6 +38,7 @@ from kingdomlog.views.sheet.board import step_boards_html
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
 from kingdomlog.views.words import (
     check_name,
+    check_title,
     help_words,
     id_words,
     namer,
@@ -47,6 +48,7 @@ from kingdomlog.views.words import (
     visibility_words,
     words,
 )
+from kingdomlog.views.words import dc_against as _against
 
 
 def _num(v: Any) -> float | None:
@@ -114,37 +116,6 @@ def _name_of(session: SheetSession | None) -> Callable[[str, str], str] | None:
 def _ruleset(session: SheetSession | None) -> Any:
     """The sheet's ruleset (its ``check_title``), when the card is drawn for a sheet."""
     return session.start.camp.ruleset if session is not None else None
-
-
-def _against(spec: CheckSpec) -> str:
-    """`` vs DC 15`` for a d20 check; nothing for one read on a result table (its rows are the outcomes)."""
-    return "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"
-
-
-def check_title(key: str, spec: CheckSpec, ruleset: Any = None) -> str:
-    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice); ``ruleset``: the sheet's, whose
-    ``Ruleset.check_title`` titles the checks it words itself (signoria's battle pools).
-
-    >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
-    'Claim hex on A5: d20 +3 vs DC 15'
-    """
-    own = ruleset.check_title(key, spec) if ruleset is not None else None
-    if own:
-        return str(own)
-    name = check_name(key, spec)
-    if spec.kind in ("pf2e", "d20", "5e"):
-        mode = f" with {spec.mode}" if spec.mode != "normal" else ""
-        return f"{name}: d20 {spec.modifier:+d}{_against(spec)}{mode}"
-    if spec.kind == "flat":
-        return f"{name}: DC {spec.dc} flat check"
-    if spec.kind == "total":  # an initiative: its total meets the other side's
-        return f"{name}: d20 {spec.modifier:+d} against the other side's total"
-    if spec.kind == "2d6":
-        mod = f" {spec.modifier:+d}" if spec.modifier else ""
-        return f"{name}: 2d6{mod}" + ("" if spec.bands else f" vs {spec.dc}")
-    if spec.pool is not None:
-        return f"{name}: {spec.pool.count} dice" + (f", {spec.dc}+ successes needed" if spec.dc else "")
-    return name
 
 
 def roll_result_html(roll: Roll, spec: CheckSpec | None, name: str = "") -> Html:
