@@ -181,7 +181,7 @@ class RoundEntry(Choices):
     model_config = ConfigDict(title="Melee phase")
 
     ours_strategy: StrategyName | None = Field(default=None, title="Our strategy",
-                                               description="default: the previous round's")
+                                               description="default: the previous phase's")
     enemy_strategy: StrategyName | None = Field(default=None, title="Enemy's strategy")
     ours_tactic: TacticName | None = Field(default=None, title="Our change of tactic")
     enemy_tactic: TacticName | None = Field(default=None, title="Enemy's change of tactic")
@@ -219,10 +219,10 @@ class BattleEntry(Choices):
     max_rounds: int = Field(default=10, ge=1, le=50, description="Melee phases fought at most (then it breaks off)")
     learn_tactic: TacticName | None = Field(default=None, description="a victory's Loyalty check teaches this")
     learn_boon: BoonName | None = Field(default=None, description="a victory's second Loyalty check teaches this")
-    ours_use: list[AbilityUse] = Field(default_factory=list, title="Our special abilities",
+    ours_use: list[AbilityUse] = Field(default_factory=list, title="Our special abilities from the start",
                                        description="special abilities the lead army uses from its first phase (Rage,"
                                        " Challenge, Combat Style (ranged), Create Sandstorm, …)")
-    enemy_use: list[AbilityUse] = Field(default_factory=list, title="Enemy's special abilities")
+    enemy_use: list[AbilityUse] = Field(default_factory=list, title="Enemy's special abilities from the start")
     terrain: str | None = Field(default=None, description="the battlefield's terrain (default: the hex's), for "
                                 "Mobility")
     evil: list[ArmyId] = Field(default_factory=list, description="armies the GM rules evil (Smite Evil)")
