@@ -46,6 +46,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     StrictInt,
     ValidationError,
+    field_validator,
     model_serializer,
 )
 
@@ -92,6 +93,11 @@ class RollLock(BaseModel):
     check: dict[str, Any]
     choices: dict[str, Any] = Field(default_factory=dict)
     typed: list[int] | None = None
+
+    @field_validator("check")
+    @classmethod
+    def _today(cls, check: dict[str, Any]) -> dict[str, Any]:
+        return upcast_print(check)
     """The faces typed when it was rolled (None: the keyed roller's): other faces need a re-roll too."""
     by: str = Field(default="", max_length=200)
     """Set for a roll made outside this plan and held in it as rolled (a player's row at the table: ``Maelis's
@@ -353,6 +359,23 @@ def check_print(check: CheckSpec | None, notation: str) -> dict[str, Any]:
     out: dict[str, Any] = {"notation": notation}
     if check is not None:
         out.update(json.loads(json.dumps(dataclasses.asdict(check))))
+    return out
+
+
+def upcast_print(print_: Mapping[str, Any]) -> dict[str, Any]:
+    """A check's print (``check_print``) as today's kinds write it, for one kept from before (a draft's ``RollLock``).
+
+    Before the ``total`` kind, a d20 total set against another's (a pf2e army's initiative) was printed as a ``pf2e``
+    check against DC 0, which no check is (every face succeeds): it is read as the ``total`` it was.
+
+    >>> upcast_print({"notation": "1d20", "kind": "pf2e", "modifier": 11, "dc": 0, "shift": 0})["kind"]
+    'total'
+    >>> upcast_print({"notation": "1d20", "kind": "pf2e", "modifier": 11, "dc": 16})["kind"]
+    'pf2e'
+    """
+    out = dict(print_)
+    if out.get("kind") == "pf2e" and out.get("dc") == 0 and not out.get("shift"):
+        out["kind"] = "total"
     return out
 
 
