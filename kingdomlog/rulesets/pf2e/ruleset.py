@@ -264,7 +264,8 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         return dataclasses.replace(seat, fill=index, allowed={"army": ours},
                                    label=f"General: orders of battle {index}{f' at {where}' if where else ''}",
                                    help=f"each round's war actions of {names}; the GM gives the enemy's. Declare"
-                                        " shows the first check's odds; Roll draws the whole battle's dice")
+                                        " shows the first check (each army's initiative: no DC, so no odds); Roll"
+                                        " draws the whole battle's dice")
 
     def row_limit(self, state: Any, step: str, rows: Sequence[Mapping[str, Any]], row: Mapping[str, Any]
                   ) -> tuple[str, str] | None:
