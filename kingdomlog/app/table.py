@@ -798,7 +798,7 @@ def odds_text(t: Trial) -> str:
     if spec is None:
         return check_words(print_)
     got = odds(spec)
-    return f"{check_words(print_)}: " + ", ".join(f"{o.label} {o.percent}" for o in got.outcomes)
+    return f"{check_words(print_)}: " + (", ".join(f"{o.label} {o.percent}" for o in got.outcomes) or got.note)
 
 
 def _title(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any]) -> str:
@@ -863,11 +863,34 @@ def declare(camp: Campaign, viewer: Viewer, seat_id: str, row: Mapping[str, Any]
             if seat.limit is not None and len(used) >= seat.limit:
                 raise RuleError(f"{seat.label}: {seat.limit} this {op.unit}, all proposed; withdraw one first")
             pid = f"p{sum(1 for _ in props) + 1}"
+        _limit_refused(camp, op, seat, full, [q for q in props.values() if q.id != pid and q.player == viewer.id])
         return Line(n=n, at=_now(), turn=op.turn, kind="declared", by=viewer.id, visibility=own(viewer),
                     text=title, proposal=pid, seat=seat.id, row=full, checks=t.checks)
 
     line = _write(camp, op.turn, make)
     return _fold_one(camp, op.turn, line.proposal), t
+
+
+def _limit_refused(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], others: Sequence[Proposal]
+                   ) -> None:
+    """Refuse ``row`` at its field (``RuleError``) when the month's rows of its step so far and the player's other
+    proposals not yet in the month (``others``: declared or rolled) already take what a limit per turn allows
+    (``Ruleset.row_limit``: the rule the step applies when it runs). Only the player's own proposals count: another
+    player's is not theirs to know before the GM accepts it (it stays the GM's to refuse then)."""
+    if seat.roll or seat.part:
+        return
+    before = before_step(camp, op.viewer, op.turn, seat.step)
+    month = before.choices.get(seat.rows)
+    waiting = [q for q in others if q.status in ("declared", "rolled")]
+    rows = [*(r for r in month if isinstance(r, Mapping))] if isinstance(month, list) else []
+    got = camp.ruleset.row_limit(before.view, seat.step, [*rows, *(q.row for q in waiting)], row)
+    if got is None:
+        return
+    name, words = got
+    taking = [q for q in waiting if q.row.get(name) == row.get(name)]
+    whose = (f": your {taking[0].title} takes it" + ("" if taking[0].rolled else "; withdraw it to take this one")
+             if taking else "")
+    raise RuleError(f"choice {seat.rows}[0].{name}: {words}{whose}")
 
 
 def roll(camp: Campaign, viewer: Viewer, proposal: str) -> Proposal:
@@ -929,6 +952,9 @@ def reroll(camp: Campaign, viewer: Viewer, proposal: str, reason: str, *, note: 
             raise RuleError("it was not rolled; press Roll")
         if p.status == "accepted" and not op_viewer.is_gm:  # the GM's ruling keeps it in the month
             raise RuleError("the GM has accepted it; ask the GM to send it back first")
+        if full != p.row and p.status != "accepted":  # another row now: its limit counts the player's other ones
+            _limit_refused(camp, op, seat, full, [q for q in proposals(lines).values()
+                                                  if q.id != p.id and q.player == p.player])
         t = trial(camp, op, seat, full, draw=True, leave_out=p.id,
                   seed=draw_seed(camp, p.id, len(p.rerolls) + 1) if seat.part else None)
         why = allowed[reason].label

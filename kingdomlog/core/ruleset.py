@@ -714,7 +714,7 @@ class Ruleset:
         """The title a check's card line reads, in words, when this ruleset says it itself (issue 29: a roll
         whose label is its key, "b8.1.r1.attacker.main", says what is rolled: "Battle of Fabia, round 1: the
         attacker's main army, 7 dice at 5+"); None (the default): the sheet's shared title
-        (``views.sheet.cards.check_title``: the check's label, its dice and DC).
+        (``views.words.check_title``: the check's label, its dice and DC).
         """
         return None
 
@@ -756,6 +756,15 @@ class Ruleset:
         they may propose at the table (``app.table``). ``state`` is the player's own view at the turn's start.
         None by default (a ruleset whose players only watch, or submit whole steps: ``player_steps``)."""
         return ()
+
+    def row_limit(self, state: Any, step: str, rows: Sequence[Mapping[str, Any]], row: Mapping[str, Any]
+                  ) -> tuple[str, str] | None:
+        """Whether a limit per turn refuses ``row`` of ``step`` after ``rows``: rows of the turn that ``state`` does
+        not hold yet (the step's rows in the month so far, a player's proposals at the table not yet in it). The
+        same rule the step applies when it runs (pf2e: an activity once per Kingdom turn, §3.3 A1.3), asked before
+        (``app.table.declare``). Returns (the field of ``row`` it concerns, the rule's words), or None. Default:
+        None (a ruleset's steps check their limits when they run)."""
+        return None
 
     def fill_seat(self, state: Any, turn: int, seat: Seat, index: int, row: Mapping[str, Any]) -> Seat | None:
         """The seat ``seat`` (one with a ``part``) for the GM's row ``index`` (1-based) of its list, or None when

@@ -46,6 +46,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     StrictInt,
     ValidationError,
+    field_validator,
     model_serializer,
 )
 
@@ -92,6 +93,11 @@ class RollLock(BaseModel):
     check: dict[str, Any]
     choices: dict[str, Any] = Field(default_factory=dict)
     typed: list[int] | None = None
+
+    @field_validator("check")
+    @classmethod
+    def _today(cls, check: dict[str, Any]) -> dict[str, Any]:
+        return upcast_print(check)
     """The faces typed when it was rolled (None: the keyed roller's): other faces need a re-roll too."""
     by: str = Field(default="", max_length=200)
     """Set for a roll made outside this plan and held in it as rolled (a player's row at the table: ``Maelis's
@@ -356,6 +362,23 @@ def check_print(check: CheckSpec | None, notation: str) -> dict[str, Any]:
     return out
 
 
+def upcast_print(print_: Mapping[str, Any]) -> dict[str, Any]:
+    """A check's print (``check_print``) as today's kinds write it, for one kept from before (a draft's ``RollLock``).
+
+    Before the ``total`` kind, a d20 total set against another's (a pf2e army's initiative) was printed as a ``pf2e``
+    check against DC 0, which no check is (every face succeeds): it is read as the ``total`` it was.
+
+    >>> upcast_print({"notation": "1d20", "kind": "pf2e", "modifier": 11, "dc": 0, "shift": 0})["kind"]
+    'total'
+    >>> upcast_print({"notation": "1d20", "kind": "pf2e", "modifier": 11, "dc": 16})["kind"]
+    'pf2e'
+    """
+    out = dict(print_)
+    if out.get("kind") == "pf2e" and out.get("dc") == 0 and not out.get("shift"):
+        out["kind"] = "total"
+    return out
+
+
 def check_of(print_: Mapping[str, Any]) -> CheckSpec | None:
     """The ``CheckSpec`` a ``check_print`` was taken from (None for a roll without a check)."""
     if "kind" not in print_:
@@ -522,6 +545,8 @@ def check_words(print_: Mapping[str, Any]) -> str:
     'd20 +6 vs DC 16'
     >>> check_words({"notation": "2d4"})
     '2d4'
+    >>> check_words({"notation": "1d20", "kind": "total", "modifier": 11, "dc": 0})
+    "d20 +11 against the other side's total"
     """
     kind, notation = print_.get("kind"), str(print_.get("notation", ""))
     die = notation[1:] if notation.startswith("1d") else notation
@@ -530,6 +555,8 @@ def check_words(print_: Mapping[str, Any]) -> str:
         return f"{die} {int(print_.get('modifier', 0)):+d} vs DC {print_.get('dc')}{mode}"
     if kind == "flat":
         return f"DC {print_.get('dc')} flat check"
+    if kind == "total":  # an initiative: no DC, its total meets the other side's
+        return f"{die} {int(print_.get('modifier', 0)):+d} against the other side's total"
     if kind == "2d6" and print_.get("modifier"):
         return f"{die} {int(print_['modifier']):+d}"
     return die
@@ -609,14 +636,16 @@ def roll_arithmetic(print_: Mapping[str, Any], roll: Roll) -> str:
 
     >>> roll_arithmetic({"notation": "1d20", "kind": "flat", "dc": 11}, Roll("a1", "1d20", (7,), (7,), 7))
     'd20 = 7 vs DC 11'
+    >>> roll_arithmetic({"notation": "1d20", "kind": "total", "modifier": 11}, Roll("b", "1d20", (7,), (7,), 7))
+    'd20 = 7 +11 = 18'
     """
     notation = str(print_.get("notation", roll.notation))
     die = notation[1:] if notation.startswith("1d") else notation
     text = f"{die} = {', '.join(str(f) for f in roll.faces)}"
     mod = print_.get("modifier")
-    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e"):
+    if isinstance(mod, int) and len(roll.faces) == 1 and print_.get("kind") in ("pf2e", "d20", "5e", "total"):
         text += f" {mod:+d} = {roll.faces[0] + mod}"
-    if print_.get("dc") is not None:
+    if print_.get("dc") is not None and print_.get("kind") != "total":  # a total has no DC
         text += f" vs DC {print_['dc']}"
     return text
 

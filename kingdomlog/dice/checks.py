@@ -453,7 +453,7 @@ class PoolSpec:
 
 # ------------------------------------------------------------------ a check about to be rolled
 
-CheckKind = Literal["pf2e", "flat", "d20", "5e", "2d6", "pool"]
+CheckKind = Literal["pf2e", "flat", "d20", "5e", "2d6", "pool", "total"]
 
 
 @dataclass(frozen=True)
@@ -466,7 +466,8 @@ class CheckSpec:
     moves the degree, e.g. −1 in anarchy), ``flat`` (d20 ≥ DC), ``d20`` (PF1: d20 +
     modifier ≥ DC, ``nat1_fails``/``nat20_succeeds``), ``5e`` (d20 in ``mode``:
     normal/advantage/disadvantage), ``2d6`` (``bands`` of (low, high, label)), ``pool``
-    (``pool``: a d6 pool counting successes).
+    (``pool``: a d6 pool counting successes), ``total`` (d20 + modifier whose total is compared with
+    another roll's, such as an initiative: no DC before the dice, no degree; ``dc`` unused).
     """
 
     kind: CheckKind

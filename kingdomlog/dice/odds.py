@@ -13,6 +13,8 @@ each one gives, so the odds cannot drift from the rules. Probabilities are
   disadvantage roll (``spec.mode``), kept die through ``d20_adv``;
 - ``2d6``: 36 pairs, total = the two dice + ``spec.modifier``, read in ``spec.bands``
   (or success when ``total >= spec.dc`` when there are no bands);
+- ``total``: a d20 + modifier compared with another roll's total (an initiative): no DC
+  before the dice, so no outcomes, only ``Odds.note`` saying so;
 - ``pool``: the successes of a d6 pool. One die's face sequences (its reroll, its
   chained explosions) are enumerated and scored by ``PoolSpec.score``; the pool is the
   sum of its independent dice. Explosions chain without end, so counts above
@@ -52,7 +54,10 @@ from kingdomlog.dice.checks import (
 from kingdomlog.dice.notation import parse
 from kingdomlog.dice.roller import Roll
 
-__all__ = ["Odds", "Outcome", "odds", "resolve"]
+__all__ = ["NO_DC", "Odds", "Outcome", "odds", "resolve"]
+
+NO_DC = "no DC, so no odds before the roll"
+"""What the odds of a ``total`` check say (an initiative: the higher total acts first)."""
 
 _PF2E_LABELS = tuple(d.label.replace("_", " ") for d in Degree)
 
@@ -78,7 +83,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Odds:
-    """Every outcome of a check with its chance (they sum to 1), and what the chances were computed from."""
+    """Every outcome of a check with its chance (they sum to 1), and what the chances were computed from; none for a
+    ``total`` check (its ``note`` says why)."""
 
     spec: CheckSpec
     notation: str
@@ -113,7 +119,7 @@ def _tally(pairs: Iterator[tuple[Fraction, str]], order: Sequence[str]) -> tuple
 
 
 def _notation(spec: CheckSpec) -> str:
-    if spec.kind in ("pf2e", "flat"):
+    if spec.kind in ("pf2e", "flat", "total"):
         return "1d20"
     if spec.kind in ("d20", "5e"):
         return {"normal": "1d20", "advantage": "2d20kh1", "disadvantage": "2d20kl1"}.get(spec.mode, "1d20")
@@ -134,6 +140,8 @@ def odds(spec: CheckSpec, *, top: int | None = None) -> Odds:
 
     >>> [str(o.chance) for o in odds(CheckSpec("flat", dc=11)).outcomes]
     ['1/2', '1/2']
+    >>> odds(CheckSpec("total", modifier=11)).outcomes, odds(CheckSpec("total", modifier=11)).note[:5]
+    ((), 'no DC')
     >>> bands = ((None, 6, "fail"), (7, None, "hold"))
     >>> [(o.label, str(o.chance)) for o in odds(CheckSpec("2d6", bands=bands)).outcomes]
     [('fail', '5/12'), ('hold', '7/12')]
@@ -167,6 +175,8 @@ def _odds(spec: CheckSpec, top: int | None) -> Odds:
                        for p, f in _d20_faces(spec.mode)), ("failure", "success"))
     elif spec.kind == "2d6":
         outs = _two_d6(spec)
+    elif spec.kind == "total":  # its total meets another roll's, not a DC: nothing to count before the dice
+        outs, note = (), NO_DC
     elif spec.kind == "pool":
         if spec.pool is None:
             raise InputError(f"check {spec.label or 'pool'!r}: a pool check needs its PoolSpec")

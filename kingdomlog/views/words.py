@@ -15,8 +15,9 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "help_words", "id_words", "ids_in", "is_hex_field", "namer", "names_in",
-           "option_text", "refusal_words", "roll_name", "summary_of", "visibility_words", "words"]
+__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "help_words", "id_words", "ids_in",
+           "is_hex_field", "namer", "names_in", "option_text", "refusal_words", "roll_name", "summary_of",
+           "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
 
@@ -105,6 +106,38 @@ def check_name(key: str, spec: CheckSpec) -> str:
     if target:
         return f"{words(target.group(1).replace('-', '_'))} {target.group(2)}"
     return _unsnake(spec.label) if spec.label else words(key)
+
+
+def dc_against(spec: CheckSpec) -> str:
+    """`` vs DC 15`` for a d20 check; nothing for one read on a result table (its rows are the outcomes)."""
+    return "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"
+
+
+def check_title(key: str, spec: CheckSpec, ruleset: Any = None) -> str:
+    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice), as a card and a board's Next to roll
+    title it; ``ruleset``: the sheet's, whose ``Ruleset.check_title`` titles the checks it words itself (signoria's
+    battle pools, pf1's kingdom checks labelled with their roll key).
+
+    >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
+    'Claim hex on A5: d20 +3 vs DC 15'
+    """
+    own = ruleset.check_title(key, spec) if ruleset is not None else None
+    if own:
+        return str(own)
+    name = check_name(key, spec)
+    if spec.kind in ("pf2e", "d20", "5e"):
+        mode = f" with {spec.mode}" if spec.mode != "normal" else ""
+        return f"{name}: d20 {spec.modifier:+d}{dc_against(spec)}{mode}"
+    if spec.kind == "flat":
+        return f"{name}: DC {spec.dc} flat check"
+    if spec.kind == "total":  # an initiative: its total meets the other side's
+        return f"{name}: d20 {spec.modifier:+d} against the other side's total"
+    if spec.kind == "2d6":
+        mod = f" {spec.modifier:+d}" if spec.modifier else ""
+        return f"{name}: 2d6{mod}" + ("" if spec.bands else f" vs {spec.dc}")
+    if spec.pool is not None:
+        return f"{name}: {spec.pool.count} dice" + (f", {spec.dc}+ successes needed" if spec.dc else "")
+    return name
 
 
 def roll_name(key: str, checks: Mapping[str, CheckSpec], name_of: Callable[[str, str], str] | None = None) -> str:

@@ -30,6 +30,7 @@ from test_table import table_copy
 from test_table_general_pf1 import BATTLE, ENEMY_ROUNDS, ORDERS, STEP, gm_battle, raiders_enter
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 def test_the_pf1_general_gives_two_phases_of_orders_from_her_page(tmp_path: Path, python: str,
@@ -50,12 +51,16 @@ def test_the_pf1_general_gives_two_phases_of_orders_from_her_page(tmp_path: Path
         amiri.page.get_by_role("heading", name=re.compile("General: orders of battle 1")).wait_for(timeout=60_000)
         seat = amiri.page.locator(".kl-seat").filter(has_text="General: orders of battle 1")
         no_json_field(seat)
-        seat.get_by_label("Ours strategy", exact=True).first.wait_for(timeout=30_000)
-        assert seat.get_by_label("Ours strategy", exact=True).count() >= 2  # one per Melee phase the GM set up
-        assert seat.get_by_label("Ours tactic", exact=True).count() >= 1
-        assert "Enemy strategy" not in amiri.seen() and "Enemy tactic" not in amiri.seen()  # the GM's orders
+        seat.get_by_label("Our strategy", exact=True).first.wait_for(timeout=30_000)
+        assert seat.get_by_label("Our strategy", exact=True).count() >= 2  # one per Melee phase the GM set up
+        assert seat.get_by_label("Our tactic", exact=True).count() >= 1  # in words, not "Ours tactic" (issue 29)
+        assert "Melee phase 1" in seat.inner_text() and "Rounds" not in seat.inner_text()
+        assert not any(w in amiri.seen() for w in ("Enemy strategy", "Enemy tactic", "Enemy's strategy",
+                                                   "Enemy's tactic"))  # the GM's orders
+        ARTIFACTS.mkdir(exist_ok=True)
+        seat.screenshot(path=str(ARTIFACTS / "table-pf1-general-form-390.png"))
         for r, order in enumerate(ORDERS["rounds"]):
-            box = seat.get_by_label("Ours strategy", exact=True).nth(r)
+            box = seat.get_by_label("Our strategy", exact=True).nth(r)
             box.select_option(label=next(o for o in box.locator("option").all_inner_texts()
                                          if o.startswith(order["ours_strategy"])))
             amiri.page.wait_for_timeout(1800)  # the form rebuilds with what the pick opens

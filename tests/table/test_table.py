@@ -148,10 +148,10 @@ def test_a_seat_cannot_act_as_another_role_nor_past_its_slots(pf2e: Campaign) ->
         table.declare(pf2e, v, _leadership(pf2e, "kesh"), {"activity": "quell-unrest"})
     with pytest.raises(InputError, match="nonsense"):
         table.declare(pf2e, v, seat, {"activity": "quell-unrest", "nonsense": 1})
-    for skill in ("intrigue", "politics"):
-        table.declare(pf2e, v, seat, {"activity": "quell-unrest", "skill": skill})
+    for row in ({"activity": "quell-unrest", "skill": "intrigue"}, {"activity": "celebrate-holiday"}):
+        table.declare(pf2e, v, seat, row)  # two (a second Quell Unrest is once a turn's)
     with pytest.raises(RuleError, match="2 this month"):
-        table.declare(pf2e, v, seat, {"activity": "quell-unrest", "skill": "intrigue"})
+        table.declare(pf2e, v, seat, {"activity": "rest-and-relax"})
 
 
 def test_a_row_is_checked_after_the_rows_the_month_already_has(pf2e: Campaign) -> None:
@@ -321,3 +321,32 @@ def test_a_checks_faces_stay_the_players_when_the_sheet_kept_their_lock(tmp_path
     upkeep = next(s for s in camp.preview(plan).steps if s.phase.id == "upkeep")
     assert upkeep.error is None, upkeep.error
     assert [r.faces for r in upkeep.rolls if r.key == "stability"] == [tuple(faces)]
+
+
+def test_a_second_once_a_turn_activity_is_refused_at_declare_while_the_first_is_proposed(pf2e: Campaign) -> None:
+    """Quell Unrest is once per Kingdom turn (§3.3 A1.3): while the Ruler's first is proposed (declared or rolled, not
+    yet in the month) a second is refused at Declare, at its activity field, by the rule the month applies; before,
+    nothing refused it until the GM accepted the first. Changing the proposal itself, another activity, or one
+    withdrawn are not refused; Maelis, who cannot see the Ruler's proposal, is told nothing of it."""
+    from kingdomlog.core.ruleset import Seat
+    from kingdomlog.views.forms import Offer
+    from kingdomlog.views.table import seat as page_seat
+
+    v = pf2e.viewer("ysolde")
+    seat = _leadership(pf2e, "ysolde")
+    first, _ = table.declare(pf2e, v, seat, {"activity": "quell-unrest", "skill": "intrigue"})
+    table.declare(pf2e, v, seat, {"activity": "quell-unrest", "skill": "politics"}, proposal=first.id)  # itself
+    table.roll(pf2e, v, first.id)
+    with pytest.raises(RuleError, match=r"once per turn") as refused:
+        table.declare(pf2e, v, seat, {"activity": "quell-unrest", "skill": "intrigue"})
+    form = page_seat.SeatForm(Seat("s", "activities", "Ruler"), (), {}, Offer())
+    where, words = page_seat.error_at(form, str(refused.value))
+    assert where == "activity" and "your Quell Unrest (Ruler)" in words and "a1" not in words, words
+    assert len(table.mine(pf2e, v)) == 1  # nothing written
+    other, _ = table.declare(pf2e, v, seat, {"activity": "celebrate-holiday"})  # another activity: its own limit
+    with pytest.raises(RuleError, match=r"once per turn"):  # nor as a change of another proposal
+        table.declare(pf2e, v, seat, {"activity": "quell-unrest", "skill": "intrigue"}, proposal=other.id)
+    table.declare(pf2e, pf2e.viewer("maelis"), _leadership(pf2e, "maelis"),
+                  {"activity": "quell-unrest", "skill": "politics"})
+    maelis = table.mine(pf2e, pf2e.viewer("maelis"))
+    assert [p.title for p in maelis] == ["Quell Unrest (Counselor)"]

@@ -317,3 +317,45 @@ def test_the_generals_page_says_the_battles_words_once(war: Campaign) -> None:
     table.accept(war, prop.id)
     line = table.feed(war, war.viewer("ysolde"))[-1]
     assert line.kind == "accepted" and outcome in line.text and "Round" not in line.text, line.text
+
+
+def test_declare_says_the_initiative_has_no_dc_rather_than_odds_against_0(war: Campaign) -> None:
+    """The battle's first check is each army's initiative (a Scouting check, AoN 1869): its total is compared with the
+    enemy's, so it has no DC before the dice. Declare says that in words; it gave 'd20 +11 vs DC 0' with odds of
+    95% critical success before. The board's Next to roll says the same, and the rolled total is said without a DC."""
+    from kingdomlog.views.table import seat as page_seat
+
+    v = war.viewer("kesh")
+    prop, trial = table.declare(war, v, general_seat(war).id, {"rounds": ORDERS})
+    said = table.odds_text(trial)
+    assert said == "d20 +11 against the other side's total: no DC, so no odds before the roll", said
+    board = str(page_seat.proposal_board(page_seat.open_page(war.folder, "kesh"), prop))
+    nxt = board[board.index("Next to roll"):]
+    assert "initiative" in nxt and "no DC, so no odds" in nxt and "DC 0" not in nxt and "%" not in nxt, nxt
+    rolled = table.roll(war, v, prop.id)
+    assert rolled.checks["b1.init.militia"]["kind"] == "total"
+
+
+def test_a_gm_draft_with_an_initiative_rolled_before_the_total_kind_still_stands(war: Campaign) -> None:
+    """A GM's saved month whose battle had its initiative rolled when that check was printed as a pf2e check against
+    DC 0 is read with it as the total it is (``RollLock``'s check upcast on read): the battle goes on from the faces
+    rolled, not refused as 'rolled as another check'."""
+    from kingdomlog.core.turn import RollLock
+
+    turn = war.next_turn()
+    plan = Plan.parse({"turn": turn, "seed": "gm-seed", "dice": "on_roll",
+                       "steps": {STEP: {"choices": {"battles": [{**BATTLE, "rounds": ENEMY}]}}}})
+    auto = war.preview(plan.model_copy(update={"dice": "auto"}))
+    before = [s.phase.id for s in auto.steps].index(STEP)
+    steps = {s.phase.id: {"rolls": {r.key: list(r.faces) for r in s.rolls}} for s in auto.steps[:before] if s.rolls}
+    plan = Plan.parse({**plan.model_dump(mode="json"), "steps": {**steps, STEP: plan.steps[STEP].model_dump(
+        mode="json")}})
+    tp = war.preview(plan, release={STEP: ["b1.init.militia"]})
+    lock = tp.released[STEP]["b1.init.militia"]
+    assert lock.check["kind"] == "total"
+    old = RollLock.model_validate({**lock.model_dump(mode="json"), "check": {**lock.check, "kind": "pf2e"}})
+    assert old.check == lock.check  # read as today's print
+    sp = plan.steps[STEP].model_copy(update={"rolled": {"b1.init.militia": old}})
+    again = war.preview(plan.model_copy(update={"steps": {**plan.steps, STEP: sp}}))
+    st = next(s for s in again.steps if s.phase.id == STEP)
+    assert st.error is None and st.pending is not None and st.pending.key != "b1.init.militia", st.error

@@ -191,7 +191,7 @@ def test_the_generals_page_offers_the_orders_with_the_gm_boards_form(war: Campai
         for k, val in orders.items():
             flat[f"rounds/rows/#{r}/{k}"] = val
     html = mo.as_html(page_seat.row_layout(form, sf.View(mo.ui.dictionary(widgets)), {})).text
-    assert "Rounds · 1" in html and "Rounds · 2" in html and html.count("Ours strategy") >= 2  # each phase's orders
+    assert "Melee phase 1" in html and "Melee phase 2" in html and html.count("Our strategy") >= 2  # each phase
     assert "Enemy" not in html
     row, errors = page_seat.read_row(form, sf.unflatten(flat))
     assert errors == [] and row == ORDERS
@@ -310,3 +310,35 @@ def test_the_victors_loyalty_checks_are_named_in_words_on_the_board(war: Campaig
     assert "Loyalty check after the victory, 1 of 2: d20 " in shown, shown
     assert "Loyalty check after the victory, 2 of 2: d20 " in shown
     assert not re.search(r"w\d+_\w+", shown), shown
+
+
+def test_the_generals_form_and_the_boards_next_roll_are_in_words(war: Campaign) -> None:
+    """The General's form names its fields in words ('Our tactic', each Melee phase 'Melee phase 1' with 'Our
+    strategy'), not as the choice's keys ('Ours tactic', 'Rounds · 1', 'Ours strategy'); the board's Next to roll
+    names a kingdom check labelled with its roll key in words ('Loyalty check after the victory, 1 of 2', through
+    ``Ruleset.check_title``), never by the key ('Loyalty check (w1_victory_1)')."""
+    import re
+
+    import marimo as mo
+
+    from kingdomlog.core.board import Board
+    from kingdomlog.core.ruleset import PendingRoll
+    from kingdomlog.dice.checks import CheckSpec
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.sheet.board import board_html
+    from kingdomlog.views.table import seat as page_seat
+
+    page = page_seat.open_page(war.folder, "amiri")
+    i = next(n for n, s in enumerate(page.seats) if s.step == STEP)
+    form = page_seat.seat_form(page, i)
+    widgets = mo.ui.dictionary(sf.flatten(page_seat.row_widgets(form)))
+    html = mo.as_html(page_seat.row_layout(form, sf.View(widgets), {})).text
+    assert "Our tactic" in html and "Melee phase 1" in html and "Melee phase 2" in html  # labels: in attributes
+    assert html.count("Our strategy") == 2 and "Our special abilities" in html
+    assert "Ours" not in html and "Rounds" not in html
+    spec = CheckSpec("d20", modifier=5, dc=20, label="Loyalty check (w1_victory_1)", nat1_fails=False)
+    board = Board("w1", "Battle w1", (), (), ())
+    drawn = board_html(board, {"w1_victory_1": spec}, [], PendingRoll("w1_victory_1", "1d20", spec),
+                       ruleset=war.ruleset)
+    said = re.sub(r"<[^>]+>", " ", str(drawn))
+    assert "Loyalty check after the victory, 1 of 2: d20 +5 vs DC 20" in said and "w1_victory" not in said, said

@@ -67,11 +67,11 @@ def _phase(key: str) -> tuple[int, int] | None:
     return n, int(m.group(3)) + 1
 
 
-def _check_name(key: str, label: str) -> str:
+def check_name(key: str, label: str) -> str:
     """A check's name on the board, in words: a kingdom check labelled with its roll key (the victor's Loyalty
     checks, "Loyalty check (w1_victory_1)") says which it is instead.
 
-    >>> _check_name("w1_victory_2", "Loyalty check (w1_victory_2)"), _check_name("w1_r1_ours", "Guard Offense")
+    >>> check_name("w1_victory_2", "Loyalty check (w1_victory_2)"), check_name("w1_r1_ours", "Guard Offense")
     ('Loyalty check after the victory, 2 of 2', 'Guard Offense')
     """
     if not label.endswith(f" ({key})"):
@@ -84,7 +84,7 @@ def _check_name(key: str, label: str) -> str:
 def _check_text(roll: Roll, spec: CheckSpec) -> str:
     got = resolve(spec, roll)
     face = roll.faces[0] if roll.faces else roll.total
-    return f"{_check_name(roll.key, spec.label)}: d20 {face} {spec.modifier:+d} = {face + spec.modifier}" \
+    return f"{check_name(roll.key, spec.label)}: d20 {face} {spec.modifier:+d} = {face + spec.modifier}" \
            f"{f', {got.label}' if got is not None else ''}"
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from kingdomlog.core.choices import LIMIT, Amount, Choices, Count, Pick
 
@@ -175,17 +175,22 @@ class ArmyActionEntry(Choices):
 
 class RoundEntry(Choices):
     """One Melee phase's orders: the strategy (more than one step needs a DC 20 Morale check), a change of tactic
-    (DC 15 Morale check, withdraw needs none), healing potions."""
+    (DC 15 Morale check, withdraw needs none), healing potions. Titled in words for a form (``ours_tactic``: "Our
+    change of tactic"; an entry: "Melee phase")."""
 
-    ours_strategy: StrategyName | None = Field(default=None, description="default: the previous round's")
-    enemy_strategy: StrategyName | None = None
-    ours_tactic: TacticName | None = None
-    enemy_tactic: TacticName | None = None
-    ours_potions: bool = False
-    enemy_potions: bool = False
-    ours_use: list[AbilityUse] = Field(default_factory=list, description="special abilities the lead army uses this "
-                                       "phase (Rage, Smite Evil, Judgment (damage), Flight, Burrow, …)")
-    enemy_use: list[AbilityUse] = Field(default_factory=list)
+    model_config = ConfigDict(title="Melee phase")
+
+    ours_strategy: StrategyName | None = Field(default=None, title="Our strategy",
+                                               description="default: the previous phase's")
+    enemy_strategy: StrategyName | None = Field(default=None, title="Enemy's strategy")
+    ours_tactic: TacticName | None = Field(default=None, title="Our change of tactic")
+    enemy_tactic: TacticName | None = Field(default=None, title="Enemy's change of tactic")
+    ours_potions: bool = Field(default=False, title="Our healing potions")
+    enemy_potions: bool = Field(default=False, title="Enemy's healing potions")
+    ours_use: list[AbilityUse] = Field(default_factory=list, title="Our special abilities",
+                                       description="special abilities the lead army uses this phase (Rage, Smite Evil,"
+                                       " Judgment (damage), Flight, Burrow, …)")
+    enemy_use: list[AbilityUse] = Field(default_factory=list, title="Enemy's special abilities")
 
 
 class ConditionEntry(Choices):
@@ -206,16 +211,18 @@ class BattleEntry(Choices):
     fortification: int | None = Field(default=None, ge=0, le=LIMIT, description="the Defense of a fortification held by"
                                       " the side named in conditions' Fortifications (default: its settlement's"
                                       " Defense, 8 outside one)")
-    ours_tactic: TacticName = "Standard"
-    enemy_tactic: TacticName = "Standard"
+    ours_tactic: TacticName = Field(default="Standard", title="Our tactic")
+    enemy_tactic: TacticName = Field(default="Standard", title="Enemy's tactic")
     ambush: Literal["none", "ours", "enemy"] = "none"
-    rounds: list[RoundEntry] = Field(default_factory=list, description="orders per Melee phase (the last repeats)")
+    rounds: list[RoundEntry] = Field(default_factory=list, title="Melee phases",
+                                     description="orders per Melee phase (the last repeats)")
     max_rounds: int = Field(default=10, ge=1, le=50, description="Melee phases fought at most (then it breaks off)")
     learn_tactic: TacticName | None = Field(default=None, description="a victory's Loyalty check teaches this")
     learn_boon: BoonName | None = Field(default=None, description="a victory's second Loyalty check teaches this")
-    ours_use: list[AbilityUse] = Field(default_factory=list, description="special abilities the lead army uses from "
-                                       "its first phase (Rage, Challenge, Combat Style (ranged), Create Sandstorm, …)")
-    enemy_use: list[AbilityUse] = Field(default_factory=list)
+    ours_use: list[AbilityUse] = Field(default_factory=list, title="Our special abilities from the start",
+                                       description="special abilities the lead army uses from its first phase (Rage,"
+                                       " Challenge, Combat Style (ranged), Create Sandstorm, …)")
+    enemy_use: list[AbilityUse] = Field(default_factory=list, title="Enemy's special abilities from the start")
     terrain: str | None = Field(default=None, description="the battlefield's terrain (default: the hex's), for "
                                 "Mobility")
     evil: list[ArmyId] = Field(default_factory=list, description="armies the GM rules evil (Smite Evil)")

@@ -219,6 +219,17 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
         return boards(before, choices, rolls, checks, drafts)
 
+    def check_title(self, key: str, spec: CheckSpec) -> str | None:
+        """A kingdom check labelled with its roll key ("Loyalty check (w1_victory_1)", base §2.5) titled in words as
+        the battle board names it ("Loyalty check after the victory, 1 of 2: d20 +5 vs DC 20"); None for the others
+        (the shared title)."""
+        from kingdomlog.rulesets.pf1.battleboard import check_name
+
+        name = check_name(key, spec.label)
+        if name == spec.label or spec.kind != "d20":
+            return None
+        return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}"
+
     def vocabulary(self, state: Any, source: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
         from kingdomlog.rulesets.pf1.vocabulary import SOURCES
         from kingdomlog.rulesets.pf1.vocabulary import vocabulary as _vocabulary

@@ -19,7 +19,7 @@ No step branches on an activity's name: what differs between activities is data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kingdomlog.core.choices import Option
@@ -606,15 +606,40 @@ def _who(ctx: Ctx, act: T.Activity, row: ActivityRow, category: str, role: str, 
     return role
 
 
-def _limit(ctx: Ctx, act: T.Activity) -> None:
-    if act.once and _used(ctx, act.name):
-        raise ctx.fail(f"{act.name} was already used this Kingdom turn (once per turn)", "§3.3 A1.3 once per turn")
+def limit_refusal(state: KingdomState, act: T.Activity, more: int = 0) -> tuple[str, str] | None:
+    """Why ``act`` may not be taken again this Kingdom turn, with ``more`` takings of it that ``state`` does not
+    hold yet (rows before it in its step, a player's proposals at the table): (words, rule), or None when its limit
+    allows it. Once per turn (§3.3 A1.3: every Leadership activity unless it says otherwise), ``limit_per_turn``
+    (Claim Hex: by level, §5.9).
+    """
+    used = sum(1 for u in state.used_this_turn if u.name == act.name) + more
+    if act.once and used:
+        return f"{act.name} was already used this Kingdom turn (once per turn)", "§3.3 A1.3 once per turn"
     if act.limit_per_turn is None:
-        return
-    n = claim_limit(ctx.state.level) if act.limit_per_turn == "claim_hex" else int(act.limit_per_turn)
-    if _used(ctx, act.name) >= n:
-        raise ctx.fail(f"{_title(act)} may be used {n} time(s) per turn at level {ctx.state.level}",
-                       "§5.9 Claim Hex limit" if act.limit_per_turn == "claim_hex" else f"§4 {_title(act)} limit")
+        return None
+    n = claim_limit(state.level) if act.limit_per_turn == "claim_hex" else int(act.limit_per_turn)
+    if used >= n:
+        return (f"{_title(act)} may be used {n} time(s) per turn at level {state.level}",
+                "§5.9 Claim Hex limit" if act.limit_per_turn == "claim_hex" else f"§4 {_title(act)} limit")
+    return None
+
+
+def row_limit(state: KingdomState, rows: Sequence[Mapping[str, Any]], row: Mapping[str, Any]
+              ) -> tuple[str, str] | None:
+    """``Ruleset.row_limit`` for an activity row: its ``activity`` field and the words ``limit_refusal`` gives with
+    the rows before it that take the same activity; None for a row of no activity known."""
+    name = row.get("activity")
+    act = T.catalog(state.homebrew).activities.get(name) if isinstance(name, str) else None
+    if act is None:
+        return None
+    got = limit_refusal(state, act, sum(1 for r in rows if r.get("activity") == name))
+    return ("activity", f"{got[0]} ({got[1]})") if got is not None else None
+
+
+def _limit(ctx: Ctx, act: T.Activity) -> None:
+    got = limit_refusal(ctx.state, act)
+    if got is not None:
+        raise ctx.fail(*got)
 
 
 def _cooldowns(ctx: Ctx, act: T.Activity, prep: Prep) -> None:

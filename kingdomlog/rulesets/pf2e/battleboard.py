@@ -100,6 +100,8 @@ def _check_text(roll: Roll, spec: CheckSpec) -> str:
     got = resolve(spec, roll)
     if spec.kind == "flat":
         return f"{spec.label}: d20 {roll.total}, {got.label if got is not None else 'rolled'}"
+    if spec.kind == "total":  # an initiative: a total, no DC nor degree
+        return f"{spec.label}: d20 {roll.total} {spec.modifier:+d} = {roll.total + spec.modifier}"
     return (f"{spec.label}: d20 {roll.total} {spec.modifier:+d} = {roll.total + spec.modifier} vs {spec.dc},"
             f" {got.label if got is not None else 'rolled'}")
 

@@ -264,7 +264,16 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         return dataclasses.replace(seat, fill=index, allowed={"army": ours},
                                    label=f"General: orders of battle {index}{f' at {where}' if where else ''}",
                                    help=f"each round's war actions of {names}; the GM gives the enemy's. Declare"
-                                        " shows the first check's odds; Roll draws the whole battle's dice")
+                                        " shows the first check (each army's initiative: no DC, so no odds); Roll"
+                                        " draws the whole battle's dice")
+
+    def row_limit(self, state: Any, step: str, rows: Sequence[Mapping[str, Any]], row: Mapping[str, Any]
+                  ) -> tuple[str, str] | None:
+        """An activity row past its limit per turn (once per Kingdom turn, §3.3 A1.3; Claim Hex by level, §5.9),
+        with ``rows`` taken before it: the rule ``activities.perform`` applies when the step runs."""
+        from kingdomlog.rulesets.pf2e.activities import row_limit
+
+        return row_limit(state, rows, row) if step.startswith("activity.") else None
 
     def row_part(self, step: str, index: int) -> str:
         """A5's rows are battles (``b2``: the second); the others' activities (``a2``)."""

@@ -1052,7 +1052,8 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
         if gambit and s.side == "kingdom":
             mods.append(Modifier("Offensive Gambit", 2, "circumstance"))
         bd = stack("initiative", mods, base=s.army.scouting)
-        die, _ = roll(ctx, f"{key}.init.{aid}", "1d20", check=CheckSpec("pf2e", modifier=int(bd.total), dc=0,
+        # no DC: the totals are compared (the higher acts first), so the check is a ``total`` with no odds
+        die, _ = roll(ctx, f"{key}.init.{aid}", "1d20", check=CheckSpec("total", modifier=int(bd.total),
                                                                          label=f"{s.army.name} initiative"))
         s.initiative = die + int(bd.total)
         explain_once(ctx, Breakdown(f"{bid}: {s.army.name} initiative", bd.total, bd.terms))

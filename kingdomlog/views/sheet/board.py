@@ -18,6 +18,7 @@ from kingdomlog.dice.checks import CheckSpec
 from kingdomlog.dice.odds import odds
 from kingdomlog.dice.roller import Roll
 from kingdomlog.views.html import EMPTY, Html, h, join, style
+from kingdomlog.views.words import check_title
 
 CSS = """
 .kl-board{border:1px solid #c9b98f;border-radius:6px;padding:.5rem .7rem;margin:.4rem 0;background:#fffdf6}
@@ -41,12 +42,14 @@ def odds_words(spec: CheckSpec) -> str:
 
     >>> odds_words(CheckSpec("pf2e", modifier=9, dc=20))
     'critical failure 5.0% · failure 45.0% · success 45.0% · critical success 5.0%'
+    >>> odds_words(CheckSpec("total", modifier=11))
+    'no DC, so no odds before the roll'
     """
     try:
         got = odds(spec)
     except Exception as exc:  # a check the kernels refuse: say so, keep the board
         return f"odds not available: {exc}"
-    return " · ".join(f"{o.label} {o.percent}" for o in got.outcomes if o.chance > 0)
+    return " · ".join(f"{o.label} {o.percent}" for o in got.outcomes if o.chance > 0) or got.note
 
 
 def _unit(u: Unit) -> Html:
@@ -65,8 +68,10 @@ def _line(x: Line, checks: Mapping[str, CheckSpec], rolls: Mapping[str, Roll]) -
     return h("div", x.text, chance, class_="kl-board-line", data_army=x.army, data_roll=x.key or None)
 
 
-def board_html(board: Board, checks: Mapping[str, CheckSpec], rolls: Sequence[Roll], pending: Any = None) -> Html:
-    """One battle: its sides side by side, its rounds, the check it waits for, its outcome."""
+def board_html(board: Board, checks: Mapping[str, CheckSpec], rolls: Sequence[Roll], pending: Any = None, *,
+               ruleset: Any = None) -> Html:
+    """One battle: its sides side by side, its rounds, the check it waits for (titled in words as its card is:
+    ``views.words.check_title``, ``ruleset``'s own ``Ruleset.check_title`` first), its outcome."""
     by_key = {r.key: r for r in rolls}
     sides = h("div", (h("div", h("h4", s.label), (_unit(u) for u in s.units), class_="kl-board-side")
                       for s in board.sides), class_="kl-board-sides")
@@ -75,8 +80,8 @@ def board_html(board: Board, checks: Mapping[str, CheckSpec], rolls: Sequence[Ro
     nxt = None
     if pending is not None and pending.key in checks:
         spec = checks[pending.key]
-        nxt = h("div", h("b", "Next to roll: "), spec.label, h("div", "chances: ", odds_words(spec),
-                                                                 class_="kl-board-odds"), class_="kl-board-next")
+        nxt = h("div", h("b", "Next to roll: "), check_title(pending.key, spec, ruleset),
+                h("div", "chances: ", odds_words(spec), class_="kl-board-odds"), class_="kl-board-next")
     outcome = h("div", h("b", "Outcome"), h("ul", (h("li", t) for t in board.outcome)), class_="kl-board-outcome") \
         if board.outcome else None
     return h("section", h("h3", board.title), sides, rounds, nxt, outcome, class_="kl-board", data_board=board.id)
@@ -90,4 +95,4 @@ def step_boards_html(ruleset: Any, card: Any) -> Html:
     boards = ruleset.boards(card.before, card.step.id, card.choices, card.rolls, card.checks, card.drafts)
     if not boards:
         return EMPTY
-    return join([style(CSS), *(board_html(b, card.checks, card.rolls, card.pending) for b in boards)])
+    return join([style(CSS), *(board_html(b, card.checks, card.rolls, card.pending, ruleset=ruleset) for b in boards)])

@@ -38,6 +38,7 @@ from kingdomlog.views.sheet.board import step_boards_html
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
 from kingdomlog.views.words import (
     check_name,
+    check_title,
     help_words,
     id_words,
     namer,
@@ -47,6 +48,7 @@ from kingdomlog.views.words import (
     visibility_words,
     words,
 )
+from kingdomlog.views.words import dc_against as _against
 
 
 def _num(v: Any) -> float | None:
@@ -116,35 +118,6 @@ def _ruleset(session: SheetSession | None) -> Any:
     return session.start.camp.ruleset if session is not None else None
 
 
-def _against(spec: CheckSpec) -> str:
-    """`` vs DC 15`` for a d20 check; nothing for one read on a result table (its rows are the outcomes)."""
-    return "" if spec.bands and spec.kind != "pf2e" else f" vs DC {spec.dc}"
-
-
-def check_title(key: str, spec: CheckSpec, ruleset: Any = None) -> str:
-    """``Trade check +9 vs DC 16`` (what the odds depend on, before the dice); ``ruleset``: the sheet's, whose
-    ``Ruleset.check_title`` titles the checks it words itself (signoria's battle pools).
-
-    >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
-    'Claim hex on A5: d20 +3 vs DC 15'
-    """
-    own = ruleset.check_title(key, spec) if ruleset is not None else None
-    if own:
-        return str(own)
-    name = check_name(key, spec)
-    if spec.kind in ("pf2e", "d20", "5e"):
-        mode = f" with {spec.mode}" if spec.mode != "normal" else ""
-        return f"{name}: d20 {spec.modifier:+d}{_against(spec)}{mode}"
-    if spec.kind == "flat":
-        return f"{name}: DC {spec.dc} flat check"
-    if spec.kind == "2d6":
-        mod = f" {spec.modifier:+d}" if spec.modifier else ""
-        return f"{name}: 2d6{mod}" + ("" if spec.bands else f" vs {spec.dc}")
-    if spec.pool is not None:
-        return f"{name}: {spec.pool.count} dice" + (f", {spec.dc}+ successes needed" if spec.dc else "")
-    return name
-
-
 def roll_result_html(roll: Roll, spec: CheckSpec | None, name: str = "") -> Html:
     """The roll: faces, total (against the DC) and the outcome the kernel reads from it; ``name``: what a roll
     that is no check rolls (``views.words.roll_name``)."""
@@ -157,9 +130,10 @@ def roll_result_html(roll: Roll, spec: CheckSpec | None, name: str = "") -> Html
                  class_="kl-roll")
     out = resolve(spec, roll)
     said = [" → ", h("b", out.label, class_="kl-degree", data_degree=out.label)] if out else None
-    if spec.kind in ("pf2e", "d20", "5e"):
+    if spec.kind in ("pf2e", "d20", "5e", "total"):
         die = sum(roll.kept)
-        return h("div", "Rolled ", dice, f": {die} {spec.modifier:+d} = ", h("b", die + spec.modifier), _against(spec),
+        return h("div", "Rolled ", dice, f": {die} {spec.modifier:+d} = ", h("b", die + spec.modifier),
+                 _against(spec) if spec.kind != "total" else None,
                  said, mark, class_="kl-roll")
     if spec.kind == "2d6":
         return h("div", "Rolled ", dice, ": total ", h("b", sum(roll.kept) + spec.modifier), said, mark,

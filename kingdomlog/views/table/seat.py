@@ -300,7 +300,8 @@ def proposal_board(page: TablePage, p: tbl.Proposal) -> Html:
         return EMPTY
     if t.board is None:
         return EMPTY
-    return join([style(BOARD_CSS), board_html(t.board.board, t.board.checks, t.board.rolls, t.board.pending)])
+    return join([style(BOARD_CSS), board_html(t.board.board, t.board.checks, t.board.rolls, t.board.pending,
+                                              ruleset=camp.ruleset)])
 
 
 def only(spec: FieldSpec, allowed: Mapping[str, tuple[str, ...]]) -> FieldSpec:
@@ -461,13 +462,15 @@ def _rounds(spec: FieldSpec, node: Any) -> Any:
 
 def _rows(spec: FieldSpec, node: Any) -> Any:
     """A ``rows`` field inside a seat's row (pf1's battle ``rounds``: one entry of orders per Melee phase) laid out
-    one entry under another, each under its number, its fields one under another (the GM sheet's codec made the
-    widgets)."""
+    one entry under another, each under its model's title and number ("Melee phase 2"; else "Rounds · 2"), its fields
+    one under another (the GM sheet's codec made the widgets)."""
     out: list[Any] = [mo.md(f"**{spec.label or spec.name}**")]
     per = list(spec.entries)
+    title = spec.model.model_config.get("title") if spec.model is not None else None  # "Melee phase"
     for j, entry in enumerate(node["rows"].items()):
         fields = [f for f in (per[j] if j < len(per) else spec.fields) if f.name in entry]
-        out.append(mo.vstack([mo.md(f"*{spec.label or spec.name} · {j + 1}*"),
+        head = f"{title} {j + 1}" if isinstance(title, str) and title else f"{spec.label or spec.name} · {j + 1}"
+        out.append(mo.vstack([mo.md(f"*{head}*"),
                               *(_field(f, entry[f.name], "") for f in fields)], gap=0.2))
     return mo.vstack(out, gap=0.4)
 
