@@ -985,7 +985,7 @@ EVENT_TYPES: tuple[type[EventModel], ...] = (
     StructureRepaired, DegreeChanged, FlagSet, CounterSet, GMRuling, FeatChoiceMade, BoonGained, BoonLapsed,
     HexChanged, CapitalMoved, EventScheduled, EventWatchCleared, ArmyRecruited, ArmyUpdated, ArmyRemoved,
     WarDeclared, WarEnded, BattleStarted, WarActionTaken, BattleEnded, LotsRubbled, RuinThresholdChanged,
-    KingdomImported,
+    KingdomImported, Named,
 )
 
 
