@@ -143,3 +143,28 @@ def test_name_in_campaign_refuses_a_name_too_long_and_a_replayed_leader_keeps_th
                 expect_seq=camp.head_seq)
     ld = Campaign.open(camp.folder).state().leaders["ruler"]
     assert (ld.holder, ld.foundry_id, ld.invested) == ("Kesten", "Actor.Ruler00000000001", False)
+
+
+def test_the_gm_sheet_names_one_as_the_sheet_shows_them(tmp_path: Path) -> None:
+    """The GM sheet's action (views.extras) takes who as the page shows them, in words, and says what it did;
+    a refusal is said in words, and nothing is written."""
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.views.extras import NAME_FROM_FOUNDRY, extras_for
+
+    assert NAME_FROM_FOUNDRY in extras_for("pf2e-kingmaker").actions
+    assert NAME_FROM_FOUNDRY in extras_for("pf1-kingmaker").actions
+    folder = tmp_path / "realm"
+    import_kingdom(KMT_FILE.read_text(), folder)
+    done = NAME_FROM_FOUNDRY.run(folder, Plan(), {"who": "settlement 2 (unnamed in Foundry)", "name": "Tusk Hollow"})
+    assert done.kind == "success" and "'Tusk Hollow'" in done.text and "Ruler (unnamed in Foundry)" in done.text
+    done = NAME_FROM_FOUNDRY.run(folder, Plan(), {"who": "Ruler (unnamed in Foundry)", "name": "Kesten Garess"})
+    assert done.kind == "success", done.text
+    s = Campaign.open(folder).state()
+    assert (s.settlements[1].name, s.leaders["ruler"].holder) == ("Tusk Hollow", "Kesten Garess")
+    head = Campaign.open(folder).head_seq
+    for values, said in (({"who": "", "name": "X"}, "say who or what"),
+                         ({"who": "Nobody at all", "name": "X"}, "no settlement or leader"),
+                         ({"who": "Magister (unnamed in Foundry)", "name": " "}, "the name must be words")):
+        done = NAME_FROM_FOUNDRY.run(folder, Plan(), values)
+        assert done.kind == "danger" and said in done.text and "Not named" in done.text, done.text
+    assert Campaign.open(folder).head_seq == head

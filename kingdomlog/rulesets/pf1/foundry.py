@@ -344,22 +344,29 @@ def _place(city: City, used: dict[str, set[int]], n: int) -> tuple[str, tuple[in
     return None
 
 
-def _target(state: Pf1State, ident: str) -> str | None:
-    """What ``ident`` names: "city" (a city's id), "leader" (a leader's Foundry actor id), or None."""
+def _target(state: Pf1State, ident: str) -> tuple[str, str] | None:
+    """What ``ident`` names: ("city", its id) or ("leader", their Foundry actor id), by the id or by the name a
+    page shows ("Ruler (unnamed in Foundry)"); None when the state holds nothing by it."""
     if ident in state.cities:
-        return "city"
+        return "city", ident
     if any(o.foundry_id == ident for occ in state.leaders.values() for o in occ):
-        return "leader"
-    return None
+        return "leader", ident
+    shown = ident.strip().casefold()
+    city = next((c for c in state.cities.values() if c.name.casefold() == shown), None)
+    if city is not None:
+        return "city", city.id
+    return next((("leader", o.foundry_id) for occ in state.leaders.values() for o in occ
+                 if o.foundry_id and o.name.casefold() == shown), None)
 
 
 def named_event(state: Pf1State, ident: str, name: Any, given_as: str) -> ev.Named:
     """The ``pf1.named`` event; ``InputError`` naming ``given_as`` for an id the state lacks or a name refused."""
-    what = _target(state, ident)
-    if what is None:
+    target = _target(state, ident)
+    if target is None:
         ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
         raise InputError(f"{given_as}: the kingdom has no city or leader by that id (a city's id or a leader's Foundry"
                          f" actor id; still unnamed: {ids})")
+    what, ident = target
     text = name.strip() if isinstance(name, str) else name
     if not isinstance(text, str) or not text:
         raise InputError(f"{given_as}: the name must be words, got {name!r}")

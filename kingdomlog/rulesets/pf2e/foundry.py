@@ -1377,13 +1377,19 @@ def _system_sites(w: Doc, commodity: str, n: int, res_n: int, farmland: int,
 
 def _target(state: KingdomState, ident: str) -> tuple[str, str] | None:
     """What ``ident`` names: ("settlement", its id) or ("leader", the role), by a settlement's id, a leader's
-    Foundry actor id or a role; None when the state holds nothing by it."""
+    Foundry actor id or role, or the name a page shows ("Settlement 2 (unnamed in Foundry)"); None when the
+    state holds nothing by it."""
     if any(st.id == ident for st in state.settlements):
         return "settlement", ident
     for role, ld in state.leaders.items():
         if ld.holder is not None and (ld.foundry_id == ident or role == ident):
             return "leader", role
-    return None
+    shown = ident.strip().casefold()
+    st = next((st for st in state.settlements if st.name.casefold() == shown), None)
+    if st is not None:
+        return "settlement", st.id
+    return next((("leader", role) for role, ld in state.leaders.items()
+                 if ld.holder is not None and ld.holder.casefold() == shown), None)
 
 
 def naming_drafts(state: KingdomState, names: Mapping[str, str]) -> list[Draft]:
