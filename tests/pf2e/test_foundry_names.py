@@ -168,3 +168,28 @@ def test_the_gm_sheet_names_one_as_the_sheet_shows_them(tmp_path: Path) -> None:
         done = NAME_FROM_FOUNDRY.run(folder, Plan(), values)
         assert done.kind == "danger" and said in done.text and "Not named" in done.text, done.text
     assert Campaign.open(folder).head_seq == head
+
+
+def test_a_leader_recorded_by_actor_id_before_names_were_read_is_named_and_keeps_the_actor(tmp_path: Path) -> None:
+    """A log whose import recorded a leader's holder as the raw ``Actor.…`` (before this change): nothing logged
+    changes; naming takes the recorded id as the leader's, and export-kingdom still writes it."""
+    from dataclasses import replace
+
+    from kingdomlog.rulesets.pf2e.foundry import FORMATS
+
+    fk = read_kmt(json.loads(KMT_FILE.read_text()))
+    imp = next(d for d in fk.events if isinstance(d.payload, E.KingdomImported))
+    old = dict(imp.payload.kingdom)
+    old["leaders"] = {r: {k: v for k, v in ld.items() if k != "foundry_id"} | (
+        {"holder": ld["foundry_id"]} if ld["foundry_id"] else {}) for r, ld in old["leaders"].items()}
+    camp = Campaign.create(tmp_path / "old", "pf2e-kingmaker", name="Old")
+    camp = Campaign.open(tmp_path / "old")
+    camp.append([replace(imp, payload=imp.payload.model_copy(update={"kingdom": old}))], expect_seq=camp.head_seq)
+    assert camp.state().leaders["ruler"].holder == "Actor.Ruler00000000001"  # as recorded
+    name_in_campaign(camp, {"Actor.Ruler00000000001": "Kesten Garess"})
+    ld = Campaign.open(camp.folder).state().leaders["ruler"]
+    assert (ld.holder, ld.foundry_id) == ("Kesten Garess", "Actor.Ruler00000000001")
+    write = FORMATS[0].write
+    assert write is not None
+    assert write(Campaign.open(camp.folder).state(), None)["flags"][KMT]["kingdom-sheet"]["leaders"]["ruler"][
+        "uuid"] == "Actor.Ruler00000000001"

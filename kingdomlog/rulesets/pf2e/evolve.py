@@ -223,7 +223,9 @@ def _named(s: KingdomState, p: E.Named, turn: int) -> KingdomState:
     ld = s.leaders.get(p.id)
     if ld is None or ld.holder is None:
         raise _Missing(f"leader {p.id!r}")
-    return _up(s, leaders={**s.leaders, p.id: ld.model_copy(update={"holder": p.name})})
+    actor = ld.foundry_id or (ld.holder if ld.holder.startswith(("Actor.", "Compendium.")) else "")
+    # a leader imported before names were read was recorded by their actor id: it stays theirs, for export
+    return _up(s, leaders={**s.leaders, p.id: ld.model_copy(update={"holder": p.name, "foundry_id": actor})})
 
 
 @on(E.LeaderDowntime)
