@@ -168,3 +168,14 @@ def test_leaders_named_at_import_and_afterwards_never_shown_by_their_actor_id(
     assert Campaign.open(folder).head_seq == head
     with pytest.raises(InputError, match=re.escape("--name ActorNobody: the kingdom has no city or leader")):
         import_kingdom(src.read_text(), tmp_path / "other", names={"ActorNobody": "X"})
+
+
+def test_the_pf1_chronicle_tells_the_naming_in_words(tmp_path: Path) -> None:
+    from kingdomlog.app.kingdom_import import import_kingdom, name_in_campaign
+
+    camp = import_kingdom((FIXTURES / "pf1-kingdom-v3.json").read_text(), tmp_path / "barony").campaign
+    before = camp.state()
+    name_in_campaign(camp, {"ActorRuler000001": "Lady Jamandi"})
+    camp = Campaign.open(camp.folder)
+    assert camp.ruleset.chronicle(before, camp.events()[-1], camp.state(), GM_VIEWER) == (
+        "The GM named Ruler: Lady Jamandi")

@@ -193,3 +193,15 @@ def test_a_leader_recorded_by_actor_id_before_names_were_read_is_named_and_keeps
     assert write is not None
     assert write(Campaign.open(camp.folder).state(), None)["flags"][KMT]["kingdom-sheet"]["leaders"]["ruler"][
         "uuid"] == "Actor.Ruler00000000001"
+
+
+def test_the_chronicle_tells_the_naming_in_words(tmp_path: Path) -> None:
+    from kingdomlog.core.viewers import GM_VIEWER
+
+    camp = import_kingdom(KMT_FILE.read_text(), tmp_path / "realm").campaign
+    before = camp.state()
+    name_in_campaign(camp, {"SceneTusk0000001": "Tusk Hollow", "Actor.Ruler00000000001": "Kesten Garess"})
+    camp = Campaign.open(camp.folder)
+    after = camp.state()
+    told = [camp.ruleset.chronicle(before, e, after, GM_VIEWER) for e in camp.events()[-2:]]
+    assert told == ["the GM named Settlement 2: Tusk Hollow", "the GM named the Ruler: Kesten Garess"]
