@@ -205,3 +205,15 @@ def test_the_chronicle_tells_the_naming_in_words(tmp_path: Path) -> None:
     after = camp.state()
     told = [camp.ruleset.chronicle(before, e, after, GM_VIEWER) for e in camp.events()[-2:]]
     assert told == ["the GM named Settlement 2: Tusk Hollow", "the GM named the Ruler: Kesten Garess"]
+
+
+def test_a_player_page_of_an_imported_kingdom_shows_no_foundry_id(tmp_path: Path) -> None:
+    """The player page (its static render, as shared) of a kingdom imported with nothing named: placeholders in
+    words, no scene or actor id anywhere in the page."""
+    from kingdomlog.views.player import page as player
+
+    folder = tmp_path / "realm"
+    import_kingdom(KMT_FILE.read_text(), folder)
+    html = player.render_static(folder, "public")
+    assert "Settlement 1 (unnamed in Foundry)" in html and "Ruler (unnamed in Foundry)" in html
+    assert not re.search(r"Actor\.|Scene(Tatzl|Tusk)", html)
