@@ -217,3 +217,15 @@ def test_a_player_page_of_an_imported_kingdom_shows_no_foundry_id(tmp_path: Path
     html = player.render_static(folder, "public")
     assert "Settlement 1 (unnamed in Foundry)" in html and "Ruler (unnamed in Foundry)" in html
     assert not re.search(r"Actor\.|Scene(Tatzl|Tusk)", html)
+
+
+def test_a_settlement_name_the_export_holds_is_taken(tmp_path: Path) -> None:
+    """A schema whose settlements carry a ``name`` (and a kingdomlog export's ``flags.kingdomlog``) names them; a
+    blank one is a placeholder; a ``pf2e.named`` event with a blank name is refused by the event itself."""
+    doc = json.loads(KMT_FILE.read_text())
+    doc["flags"][KMT]["kingdom-sheet"]["settlements"][0]["name"] = "Tatzlford"
+    doc["flags"][KMT]["kingdom-sheet"]["settlements"][1]["name"] = "  "
+    k = _kingdom(read_kmt(doc))
+    assert [st["name"] for st in k["settlements"]] == ["Tatzlford", "Settlement 2 (unnamed in Foundry)"]
+    with pytest.raises(ValueError, match="name must not be empty"):
+        E.Named(what="leader", id="ruler", name="   ")

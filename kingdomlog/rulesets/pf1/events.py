@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
 from kingdomlog.core.foreign import ImportedKingdom
@@ -168,6 +168,14 @@ class Named(EventModel):
     what: Literal["city", "leader"]
     id: str = Field(min_length=1, max_length=200)
     name: str = Field(min_length=1, max_length=NAME_MAX)
+
+    @field_validator("name")
+    @classmethod
+    def _words(cls, v: str) -> str:
+        v = v.strip()
+        if not v:
+            raise ValueError("name must not be empty")
+        return v
 
 
 @register_event
