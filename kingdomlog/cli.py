@@ -879,7 +879,8 @@ what only --expect-head catches:
     s = sub.add_parser("name", help="name a settlement or leader a Foundry import left without a name")
     s.add_argument("dir")
     s.add_argument("pairs", nargs="*", metavar="ID=NAME",
-                   help="a settlement's id, a leader's Foundry actor id or role, '=', the name")
+                   help="a settlement's id, a leader's Foundry actor id or role (or the name a page shows, e.g."
+                        " 'Ruler (unnamed in Foundry)'), '=', the name")
     s.add_argument("--names", metavar="FILE", help="a JSON object {id: name}")
     s.set_defaults(fn=cmd_name)
 

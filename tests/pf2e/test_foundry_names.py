@@ -229,3 +229,18 @@ def test_a_settlement_name_the_export_holds_is_taken(tmp_path: Path) -> None:
     assert [st["name"] for st in k["settlements"]] == ["Tatzlford", "Settlement 2 (unnamed in Foundry)"]
     with pytest.raises(ValueError, match="name must not be empty"):
         E.Named(what="leader", id="ruler", name="   ")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('["SceneTusk0000001"]', "must be a JSON object {id: name}, got list"),
+    ('{"SceneTusk0000001": 7}', "the name for SceneTusk0000001 must be text, got 7"),
+    ('{"SceneTusk0000001": ', "not JSON"),
+])
+def test_a_bad_names_file_is_refused_in_one_line_and_nothing_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, said: str) -> None:
+    names = tmp_path / "names.json"
+    names.write_text(text)
+    code, out, err = run(capsys, "import-kingdom", str(tmp_path / "realm"), "--from", str(KMT_FILE),
+                         "--names", str(names))
+    assert (code, out) == (1, "") and said in err and err.count("\n") == 1, err
+    assert not (tmp_path / "realm").exists()
