@@ -63,12 +63,14 @@ def test_names_given_at_import_and_what_is_left_is_listed(tmp_path: Path) -> Non
     ({"SceneNowhere0001": "X"}, "--name SceneNowhere0001: the kingdom has no settlement or leader by that id"),
     ({"emissary": "Linzi"}, "--name emissary: the kingdom has no settlement or leader"),  # the seat is vacant
     ({"SceneTatzl000001": "   "}, "--name SceneTatzl000001: the name must be words"),
+    ({"Actor.Ruler00000000001": "amiri"}, "--name Actor.Ruler00000000001: 'amiri' is already the General's name"),
     ({"Actor.Ruler00000000001": "K" * 101}, "--name Actor.Ruler00000000001: the name is 101 characters"),
 ])
 def test_a_bad_name_at_import_is_refused_naming_it_and_nothing_is_written(tmp_path: Path, names: dict[str, str],
                                                                          said: str) -> None:
-    with pytest.raises(InputError, match=re.escape(said)):
+    with pytest.raises(InputError) as info:
         import_kingdom(KMT_FILE.read_text(), tmp_path / "realm", names=names)
+    assert str(info.value).startswith(said), str(info.value)
     assert not (tmp_path / "realm").exists()
 
 
@@ -116,7 +118,8 @@ def test_naming_afterwards_is_a_fact_folded_by_replay_and_export_keeps_the_ids(
     head = camp.head_seq
     for pair, said in (("SceneNope=X", "name SceneNope: no settlement or leader"),
                        ("warden=", "name warden: the name must be words"),
-                       ("warden", "'warden': give ID=NAME")):
+                       ("warden", "'warden': give ID=NAME"),
+                       ("warden=Amiri", "name warden: 'Amiri' is already the General's name")):
         code, out, err = run(capsys, "name", str(folder), pair)
         assert (code, out) == (1, "") and said in err and err.count("\n") == 1, err
     assert Campaign.open(folder).head_seq == head

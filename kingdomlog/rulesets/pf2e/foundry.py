@@ -1402,17 +1402,34 @@ def naming_drafts(state: KingdomState, names: Mapping[str, str]) -> list[Draft]:
             ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
             raise InputError(f"name {ident}: no settlement or leader of the kingdom has that id (a settlement's id,"
                              f" a leader's Foundry actor id or role; still unnamed: {ids})")
-        out.append(Draft(named_event(target[0], target[1], name, ident), actor="gm"))
+        e = named_event(target[0], target[1], name, f"name {ident}", state)
+        state = _apply_named(state, e)
+        out.append(Draft(e, actor="gm"))
     return out
 
 
-def named_event(what: str, ident: str, name: str, given_as: str) -> E.Named:
-    """The ``pf2e.named`` event; ``InputError`` naming ``given_as`` for a name it refuses."""
+def _apply_named(state: KingdomState, ev: E.Named) -> KingdomState:
+    if ev.what == "settlement":
+        return state.model_copy(update={"settlements": tuple(
+            st.model_copy(update={"name": ev.name}) if st.id == ev.id else st for st in state.settlements)})
+    ld = state.leaders[ev.id]
+    return state.model_copy(update={"leaders": {**state.leaders, ev.id: ld.model_copy(update={"holder": ev.name})}})
+
+
+def named_event(what: str, ident: str, name: str, given_as: str, state: KingdomState | None = None) -> E.Named:
+    """The ``pf2e.named`` event; ``InputError`` naming ``given_as`` for a name it refuses (empty, too long, or
+    a leader's name another role's holder has in ``state``)."""
     text = name.strip() if isinstance(name, str) else name
     if not isinstance(text, str) or not text:
-        raise InputError(f"name {given_as}: the name must be words, got {name!r}")
+        raise InputError(f"{given_as}: the name must be words, got {name!r}")
     if len(text) > NAME_MAX:
-        raise InputError(f"name {given_as}: the name is {len(text)} characters; at most {NAME_MAX}")
+        raise InputError(f"{given_as}: the name is {len(text)} characters; at most {NAME_MAX}")
+    if what == "leader" and state is not None:
+        other = next((r for r, ld in state.leaders.items()
+                      if r != ident and ld.holder is not None and ld.holder.casefold() == text.casefold()), None)
+        if other is not None:
+            raise InputError(f"{given_as}: {text!r} is already the {other.title()}'s name (one person holds one"
+                             " role)")
     return E.Named(what="settlement" if what == "settlement" else "leader", id=ident, name=text)
 
 
@@ -1433,14 +1450,7 @@ def name_kingdom(fk: ForeignKingdom, names: Mapping[str, str]) -> ForeignKingdom
             ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
             raise InputError(f"--name {ident}: the kingdom has no settlement or leader by that id (still"
                              f" unnamed: {ids})")
-        ev = named_event(*target, name, f"--name {ident}")
-        if ev.what == "settlement":
-            state = state.model_copy(update={"settlements": tuple(
-                st.model_copy(update={"name": ev.name}) if st.id == ev.id else st for st in state.settlements)})
-        else:
-            ld = state.leaders[ev.id]
-            state = state.model_copy(update={"leaders": {**state.leaders,
-                                                         ev.id: ld.model_copy(update={"holder": ev.name})}})
+        state = _apply_named(state, named_event(*target, name, f"--name {ident}", state))
     drafts[at] = replace(drafts[at], payload=imp.model_copy(update={"kingdom": stored(state)}))
     return replace(fk, events=drafts)
 
