@@ -466,10 +466,20 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_import_kingdom(args: argparse.Namespace) -> int:
-    from kingdomlog.app.kingdom_import import import_kingdom
+    from kingdomlog.app.kingdom_import import import_kingdom, parse_name, read_names
 
+    title: str | None = None
+    names: dict[str, str] = {}
+    if args.names:
+        names.update(read_names(_read_text(args.names, "the names file"), args.names))
+    for arg in args.name or []:
+        if "=" in arg:  # ID=NAME: a settlement or leader the export holds only the Foundry id of
+            ident, given = parse_name(arg)
+            names[ident] = given
+        else:
+            title = arg  # the campaign's display name
     done = import_kingdom(_read_text(args.source, "the kingdom export"), args.dir, source=args.source,
-                          name=args.name)
+                          name=title, names=names)
     if args.json:
         _out(done.as_dict())
         return 0
@@ -482,6 +492,36 @@ def cmd_import_kingdom(args: argparse.Namespace) -> int:
         print(f"not mapped ({len(done.unmapped)} field(s); kept in the import event):")
         for u in done.unmapped:
             print(f"  {u.line()}")
+    _print_unnamed(done.unnamed, done.name_command())
+    return 0
+
+
+def _print_unnamed(unnamed: list[tuple[str, str]] | tuple[tuple[str, str], ...], command: str) -> None:
+    if not unnamed:
+        return
+    print(f"without a name ({len(unnamed)}; Foundry keeps their names, the export only their ids; pages show"
+          " the placeholder until named):")
+    for ident, shown in unnamed:
+        print(f"  {ident}: shown as {shown!r}")
+    print(f"name them: {command}")
+
+
+def cmd_name(args: argparse.Namespace) -> int:
+    import shlex
+
+    from kingdomlog.app.kingdom_import import name_in_campaign, parse_name, read_names
+
+    names: dict[str, str] = {}
+    if args.names:
+        names.update(read_names(_read_text(args.names, "the names file"), args.names))
+    for arg in args.pairs:
+        ident, given = parse_name(arg, "")
+        names[ident] = given
+    camp = _campaign(args.dir)
+    left = name_in_campaign(camp, names)
+    print(f"named {len(names)}: " + "; ".join(f"{i} is {n.strip()!r}" for i, n in names.items()))
+    _print_unnamed(left, f"kingdomlog name {shlex.quote(args.dir)} "
+                   + " ".join(shlex.quote(f"{i}=NAME") for i, _ in left))
     return 0
 
 
@@ -842,9 +882,20 @@ what only --expect-head catches:
     s = sub.add_parser("import-kingdom", help="create a campaign from a kingdom another tool exported (Foundry VTT)")
     s.add_argument("dir")
     s.add_argument("--from", dest="source", required=True, metavar="FILE", help="the exported JSON (- for stdin)")
-    s.add_argument("--name", help="the campaign's name (default: the kingdom's)")
+    s.add_argument("--name", action="append", metavar="NAME or ID=NAME",
+                   help="the campaign's name (default: the kingdom's); ID=NAME (repeatable) names a settlement or"
+                        " leader the export holds only the Foundry scene or actor id of")
+    s.add_argument("--names", metavar="FILE", help="a JSON object {id: name} naming settlements and leaders")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=cmd_import_kingdom)
+
+    s = sub.add_parser("name", help="name a settlement or leader a Foundry import left without a name")
+    s.add_argument("dir")
+    s.add_argument("pairs", nargs="*", metavar="ID=NAME",
+                   help="a settlement's id, a leader's Foundry actor id or role (or the name a page shows, e.g."
+                        " 'Ruler (unnamed in Foundry)'), '=', the name")
+    s.add_argument("--names", metavar="FILE", help="a JSON object {id: name}")
+    s.set_defaults(fn=cmd_name)
 
     s = sub.add_parser("export-kingdom", help="write the kingdom now in another tool's format (pf2e-kingmaker-tools)")
     s.add_argument("dir")

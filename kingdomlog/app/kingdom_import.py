@@ -15,9 +15,10 @@ place only once it is complete and verifies: a refused document or a failure hal
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +29,7 @@ import tomli_w
 from kingdomlog.app.campaign import Campaign
 from kingdomlog.app.exchange import move_into_place
 from kingdomlog.core.errors import InputError, StoreError
+from kingdomlog.core.fold import last_live_turn
 from kingdomlog.core.foreign import (
     SECRET_TITLE,
     Carried,
@@ -51,12 +53,24 @@ class KingdomImport:
     version: str
     data_files: tuple[str, ...]
     unmapped: tuple[Unmapped, ...]
+    unnamed: tuple[tuple[str, str], ...] = ()
+    """The settlements and leaders the export held only the Foundry ids of and no name was given for: (the id to
+    name it by, the placeholder a page shows until then)."""
 
     def as_dict(self) -> dict[str, Any]:
         return {"campaign": self.campaign.id, "folder": str(self.campaign.folder),
                 "ruleset": self.campaign.config.ruleset, "format": self.format.id, "format_title": self.format.title,
                 "schema": self.version, "data_files": list(self.data_files),
-                "unmapped": [u.as_dict() for u in self.unmapped]}
+                "unmapped": [u.as_dict() for u in self.unmapped],
+                "unnamed": [{"id": i, "shown_as": shown} for i, shown in self.unnamed],
+                "name_them": self.name_command()}
+
+    def name_command(self) -> str:
+        """The command line that names what is still unnamed (empty when nothing is)."""
+        if not self.unnamed:
+            return ""
+        return f"kingdomlog name {shlex.quote(str(self.campaign.folder))} " + " ".join(
+            shlex.quote(f"{i}=NAME") for i, _ in self.unnamed)
 
 
 MAX_DEPTH = 64
@@ -108,15 +122,21 @@ def read_kingdom(text: str, source: str) -> tuple[Ruleset, ForeignFormat, Foreig
 
 
 def import_kingdom(text: str, folder: str | Path, *, source: str = "import", name: str | None = None,
-                   recorded_at: datetime | None = None) -> KingdomImport:
+                   recorded_at: datetime | None = None, names: Mapping[str, str] | None = None) -> KingdomImport:
     """Create the campaign folder ``folder`` from the kingdom export ``text`` (see the module docstring).
 
-    The campaign's id is the folder's name; ``name`` (default: the kingdom's) its display name. Raises
+    The campaign's id is the folder's name; ``name`` (default: the kingdom's) its display name; ``names``
+    (``{id: name}``) names the settlements and leaders the export holds only Foundry ids of. Raises
     ``InputError`` for a document that is malformed or no ruleset reads (naming the field) and ``StoreError``
     when the folder is not new and empty or the file system refuses; nothing is left behind then.
     """
     source = "standard input" if source in ("-", "") else source
     rs, fmt, kingdom = read_kingdom(text, source)
+    if names:
+        if fmt.name is None:
+            raise InputError(f"{source}: a {fmt.title} export names its settlements and leaders itself; --name"
+                             f" {next(iter(names))}=… has nothing to name")
+        kingdom = fmt.name(kingdom, names)
     target = Path(folder)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise StoreError(f"{target}: folder is not empty; import into a new folder")
@@ -144,7 +164,45 @@ def import_kingdom(text: str, folder: str | Path, *, source: str = "import", nam
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return KingdomImport(Campaign.open(target), fmt, kingdom.version, files, kingdom.unmapped)
+    camp = Campaign.open(target)
+    left = tuple(fmt.unnamed(camp.state())) if fmt.unnamed is not None else ()
+    return KingdomImport(camp, fmt, kingdom.version, files, kingdom.unmapped, left)
+
+
+def read_names(text: str, source: str) -> dict[str, str]:
+    """A ``--names`` file: one JSON object ``{id: name}``; ``InputError`` naming the file and the entry."""
+    doc = parse_document(text, source)
+    if not isinstance(doc, dict):
+        raise InputError(f"{source}: must be a JSON object {{id: name}}, got {type(doc).__name__}")
+    for key, value in doc.items():
+        if not isinstance(value, str):
+            raise InputError(f"{source}: the name for {key} must be text, got {value!r}")
+    return dict(doc)
+
+
+def parse_name(arg: str, flag: str = "--name ") -> tuple[str, str]:
+    """``ID=NAME`` (one ``--name``) as (id, name); ``InputError`` for one without an id or a '='."""
+    ident, sep, name = arg.partition("=")
+    if not sep or not ident.strip():
+        raise InputError(f"{flag}{arg!r}: give ID=NAME (a settlement's scene id or a leader's actor id, '=', the"
+                         " name)")
+    return ident.strip(), name
+
+
+def name_in_campaign(camp: Campaign, names: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Record the GM's names (``{id: name}``) for the campaign's unnamed settlements and leaders as one batch
+    (``pf2e.named``: a fact, folded by replay); returns what is still unnamed. ``InputError`` naming the id the
+    state does not hold or the name refused; nothing is written then."""
+    fmt = next((f for f in camp.ruleset.foreign_formats() if f.naming is not None), None)
+    if fmt is None or fmt.naming is None:
+        raise InputError(f"{camp.id}: a {camp.ruleset.name} campaign has nothing kingdomlog names this way")
+    if not names:
+        raise InputError(f"{camp.id}: give at least one ID=NAME")
+    events = camp.events()
+    last = last_live_turn(events)
+    drafts = [d.at_turn(0 if last is None else last) for d in fmt.naming(camp.state(), names)]
+    camp.append(drafts, expect_seq=camp.head_seq)
+    return list(fmt.unnamed(camp.state())) if fmt.unnamed is not None else []
 
 
 def _with_file(draft: Any, label: str) -> Any:

@@ -144,6 +144,13 @@ class ForeignFormat:
     detect: Callable[[Any], bool]
     read: Callable[[Any], ForeignKingdom]
     write: Callable[[Any, Carried], Any] | None = None
+    name: Callable[[ForeignKingdom, Mapping[str, str]], ForeignKingdom] | None = None
+    """The kingdom read with the names the GM gives (``{id: name}``) for what the export holds only ids of
+    (Foundry scenes and actors); ``InputError`` for an id the kingdom does not hold or a name too long or empty."""
+    unnamed: Callable[[Any], list[tuple[str, str]]] | None = None
+    """What of a state is still without a name: (the id to name it by, its placeholder in words)."""
+    naming: Callable[[Any, Mapping[str, str]], list[Draft]] | None = None
+    """The events recording the GM's names (``{id: name}``) for the state's unnamed settlements and leaders."""
 
 
 def note_drafts(text: str, title: str, *, visibility: str, turn: int) -> list[Draft]:

@@ -41,7 +41,9 @@ def test_every_bundled_ruleset_has_a_demo() -> None:
 
 
 def test_a_ruleset_without_extras_gets_none() -> None:
-    assert extras_for("pf1-kingmaker") is NONE and extras_for("no-such-ruleset") is NONE
+    assert extras_for("toy") is NONE and extras_for("no-such-ruleset") is NONE
+    pf1 = extras_for("pf1-kingmaker")  # only the naming of what a Foundry import left unnamed
+    assert [a.name for a in pf1.actions] == ["name-from-foundry"] and not (pf1.panels or pf1.pages or pf1.commands)
 
 
 def test_each_panel_draws_for_the_demo(demo: tuple[str, Path]) -> None:

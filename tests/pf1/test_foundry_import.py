@@ -8,6 +8,7 @@ inside the kingdom, buildings as the kingdom's items) and 5 (hexes counted by te
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,9 @@ def test_a_sheet_of_the_schema_before_version_4_imports(tmp_path: Path, capsys: 
     assert (s.fame_ledger, s.infamy_ledger, s.event_last_turn) == (3, 1, True)
     assert (s.edicts.festivals, s.edicts.promotion, s.edicts.taxation) == ("6", "TOKEN", "HEAVY")
     assert set(s.modules) == {"fame_infamy", "government_forms"}
-    assert s.leaders["RULER"][0].name == "ActorRuler000001"
+    # a leader is shown by a placeholder in words until named, never the raw actor id (kept for naming)
+    assert (s.leaders["RULER"][0].name, s.leaders["RULER"][0].foundry_id) == ("Ruler (unnamed in Foundry)",
+                                                                              "ActorRuler000001")
     assert s.leaders["RULER"][0].attributes == ("ECONOMY", "LOYALTY")
     assert "CONSORT" not in s.leaders and "GRAND_DIPLOMAT" not in s.leaders  # vacant seats
     assert [(c.name, c.capital, len(c.districts)) for c in s.cities.values()] == [("Tatzlford", True, 1),
@@ -98,7 +101,8 @@ def test_a_sheet_of_today_imports_and_lists_what_lives_elsewhere(tmp_path: Path,
     s = Campaign.open(folder).state()
     assert (s.alignment, s.government, s.treasury, s.edicts.taxation, s.edicts.festivals) == (
         "LN", "feudal_monarchy", 40, "NORMAL", "0")
-    assert [o.name for o in s.leaders["VICEROY"]] == ["ActorViceroy0001"]
+    assert [(o.name, o.foundry_id) for o in s.leaders["VICEROY"]] == [("Viceroy 1 (unnamed in Foundry)",
+                                                                        "ActorViceroy0001")]
     assert s.modules == ("leadership_skills",)
     got = {u["field"]: u["value"] for u in report["unmapped"]}
     assert got["system.settlementProxies"] == [{"id": "SettleProxy00001", "actor": "ActorSettlement1"}]
@@ -128,3 +132,50 @@ def test_a_malformed_sheet_is_refused_naming_the_field(change: dict[str, Any], n
     code, _, err = run(capsys, "import-kingdom", str(root / "barony"), "--from", str(src))
     assert code == 1 and len(err.strip().splitlines()) == 1 and needle in err, err
     assert list(root.iterdir()) == []
+
+
+def test_leaders_named_at_import_and_afterwards_never_shown_by_their_actor_id(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The PF1 sheet keeps its leaders as actor ids (issues 32, 29): a placeholder until the GM names them, at
+    import (--name ID=NAME) or afterwards (kingdomlog name: pf1.named, folded by replay)."""
+    from kingdomlog.app.kingdom_import import import_kingdom, name_in_campaign
+    from kingdomlog.core.errors import InputError
+    from kingdomlog.rulesets.pf1 import events as ev
+
+    src = FIXTURES / "pf1-kingdom-v3.json"
+    folder = tmp_path / "barony"
+    assert main(["import-kingdom", str(folder), "--from", str(src), "--name", "ActorRuler000001=Lady Jamandi"]) == 0
+    out = capsys.readouterr().out
+    assert "name them: kingdomlog name" in out and "ActorCounc000001=NAME" in out and "ActorRuler000001=" not in out
+    camp = Campaign.open(folder)
+    s = camp.state()
+    assert (s.leaders["RULER"][0].name, s.leaders["RULER"][0].foundry_id) == ("Lady Jamandi", "ActorRuler000001")
+    shown = [o.name for occ in s.leaders.values() for o in occ] + [c.name for c in s.cities.values()]
+    assert not [n for n in shown if n.startswith("Actor")], shown
+    left = name_in_campaign(camp, {"ActorCounc000001": "Oleg", "C2": "Oleg's Rest"})
+    assert "ActorCounc000001" not in dict(left) and "ActorGener000001" in dict(left)
+    again = Campaign.open(folder)
+    assert [e.payload.type for e in again.events()][-2:] == [ev.Named.type, ev.Named.type]
+    s = again.state()
+    assert s.leaders["COUNCILOR"][0].name == "Oleg" and s.cities["C2"].name == "Oleg's Rest"
+    head = again.head_seq
+    for names, said in (({"ActorNobody": "X"}, "name ActorNobody: the kingdom has no city or leader by that id"),
+                        ({"ActorGener000001": ""}, "name ActorGener000001: the name must be words"),
+                        ({"ActorGener000001": "Oleg"}, "'Oleg' already holds another role"),
+                        ({"ActorGener000001": "x" * 101}, "the name is 101 characters; at most 100")):
+        with pytest.raises(InputError, match=re.escape(said)):
+            name_in_campaign(again, names)
+    assert Campaign.open(folder).head_seq == head
+    with pytest.raises(InputError, match=re.escape("--name ActorNobody: the kingdom has no city or leader")):
+        import_kingdom(src.read_text(), tmp_path / "other", names={"ActorNobody": "X"})
+
+
+def test_the_pf1_chronicle_tells_the_naming_in_words(tmp_path: Path) -> None:
+    from kingdomlog.app.kingdom_import import import_kingdom, name_in_campaign
+
+    camp = import_kingdom((FIXTURES / "pf1-kingdom-v3.json").read_text(), tmp_path / "barony").campaign
+    before = camp.state()
+    name_in_campaign(camp, {"ActorRuler000001": "Lady Jamandi"})
+    camp = Campaign.open(camp.folder)
+    assert camp.ruleset.chronicle(before, camp.events()[-1], camp.state(), GM_VIEWER) == (
+        "The GM named Ruler: Lady Jamandi")

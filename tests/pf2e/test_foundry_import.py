@@ -73,7 +73,11 @@ def test_a_kmt_kingdom_imports_field_by_field(tmp_path: Path, capsys: pytest.Cap
     assert "engineering" not in s["skills"] and s["skills"]["agriculture"] == "trained"
     leaders = s["leaders"]
     assert leaders["emissary"]["holder"] is None
-    assert (leaders["ruler"]["holder"], leaders["ruler"]["invested"]) == ("Actor.Ruler00000000001", True)
+    # the export names no actor but its companions: a leader is their name, or a placeholder in words until the
+    # GM names them, never the raw id (issue 29); the actor's id is kept for export-kingdom
+    assert (leaders["ruler"]["holder"], leaders["ruler"]["invested"]) == ("Ruler (unnamed in Foundry)", True)
+    assert leaders["ruler"]["foundry_id"] == "Actor.Ruler00000000001"
+    assert (leaders["general"]["holder"], leaders["general"]["foundry_id"]) == ("Amiri", "Actor.Amiri0000000001")
     assert (leaders["general"]["kind"], leaders["general"]["invested"]) == ("npc", False)
     assert sum(ld["invested"] for ld in leaders.values()) == 4
     assert (s["charter"], s["heartland"], s["government"]) == ("expansion", "lake-or-river", "feudalism")
@@ -91,8 +95,9 @@ def test_a_kmt_kingdom_imports_field_by_field(tmp_path: Path, capsys: pytest.Cap
     sites = [(h["work_site"]["commodity"], h["resource"]) for h in s["hexes"] if h["work_site"]]
     assert sorted(sites) == [("lumber", ""), ("lumber", "lumber"), ("ore", ""), ("stone", "stone")]
     assert sum("farmland" in h["features"] for h in s["hexes"]) == 2
-    assert [(st["id"], st["capital"]) for st in s["settlements"]] == [("SceneTatzl000001", True),
-                                                                      ("SceneTusk0000001", False)]
+    assert [(st["id"], st["name"], st["capital"]) for st in s["settlements"]] == [
+        ("SceneTatzl000001", "Settlement 1 (unnamed in Foundry)", True),
+        ("SceneTusk0000001", "Settlement 2 (unnamed in Foundry)", False)]
     assert (s["diplomatic_relations"], s["trade_agreements"], s["enemies"]) == (["Brevoy", "Mivon"], ["Brevoy"],
                                                                                ["Pitax"])
     assert s["armies"] == {"armies": 1}
@@ -275,7 +280,8 @@ def test_the_pf2e_systems_older_kingdom_imports(tmp_path: Path, capsys: pytest.C
     sites = sorted((h["work_site"]["commodity"], h["resource"]) for h in s["hexes"] if h["work_site"])
     assert sites == [("ore", ""), ("stone", "stone")]
     assert sum("farmland" in h["features"] for h in s["hexes"]) == 1
-    assert s["leaders"]["ruler"]["holder"] == "Actor.tusk-ruler"
+    assert (s["leaders"]["ruler"]["holder"], s["leaders"]["ruler"]["foundry_id"]) == ("Ruler (unnamed in Foundry)",
+                                                                                       "Actor.tusk-ruler")
     assert unmapped_fields(report)["system.campaign.build.manual"] is True
 
 
@@ -357,6 +363,8 @@ def test_going_back_to_foundry_loses_nothing_the_import_listed(tmp_path: Path,
     assert [(st["sceneId"], st["lots"], st["level"], st["waterBorders"], st["secondaryTerritory"])
             for st in sheet["settlements"]] == [("SceneTatzl000001", 6, 2, 1, False),
                                                 ("SceneTusk0000001", 1, 1, 0, True)]
+    # the leaders go back as the Foundry actors they are (kingdomlog shows them by name)
+    assert {r: ld["uuid"] for r, ld in sheet["leaders"].items()} == {r: ld["uuid"] for r, ld in src["leaders"].items()}
     assert src["milestones"][4] in sheet["milestones"]  # the sheet's homebrew milestone
     assert src["modifiers"][3] in sheet["modifiers"] and src["modifiers"][4] in sheet["modifiers"]
     cult = next(e for e in sheet["ongoingEvents"] if e["id"] == "cult-activity")  # still ongoing after the month

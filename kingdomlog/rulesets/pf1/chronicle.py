@@ -16,7 +16,7 @@ from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1.mapview import ALIGNMENT_WORDS, IMPROVEMENT_WORDS, feature_words, words
-from kingdomlog.rulesets.pf1.state import Pf1State
+from kingdomlog.rulesets.pf1.state import UNNAMED, Pf1State
 
 Narrator = Callable[[Pf1State, Any, Pf1State, Viewer], str | None]
 _N: ByName[Narrator] = ByName()
@@ -82,6 +82,15 @@ def _imported(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
         n = len(p.unmapped)
         told += f"; {n} field{'' if n == 1 else 's'} of the source stayed behind (the import's report)"
     return told
+
+
+@narrates("pf1.named")
+def _named_by_gm(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
+    if p.what == "city":
+        was = b.cities[p.id].name if p.id in b.cities else "a settlement"
+    else:
+        was = next((o.name for occ in b.leaders.values() for o in occ if o.foundry_id == p.id), "a leader")
+    return f"The GM named {was.removesuffix(UNNAMED)}: {p.name}"
 
 
 @narrates("pf1.kingdom_founded")

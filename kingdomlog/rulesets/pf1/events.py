@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
 from kingdomlog.core.foreign import ImportedKingdom
 from kingdomlog.core.model import Frozen
 from kingdomlog.rulesets.pf1.state import Army, Commander, Terms
+
+NAME_MAX = 100
+"""The longest name a GM may give a city or a leader (``Named``)."""
 
 
 class KCheck(Frozen):
@@ -154,6 +157,25 @@ class LeaderAssigned(EventModel):
     co_ruler: bool = False
     skill_ranks: int = Field(0, ge=0)
     leadership_feat: bool = False
+
+
+@register_event
+class Named(EventModel):
+    """The GM named a city or a leader that came without a name (the PF1 kingdom sheet keeps only its actors'
+    ids): ``id`` is the city's id or the leader's Foundry actor id."""
+
+    type = "pf1.named"
+    what: Literal["city", "leader"]
+    id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+
+    @field_validator("name")
+    @classmethod
+    def _words(cls, v: str) -> str:
+        v = v.strip()
+        if not v:
+            raise ValueError("name must not be empty")
+        return v
 
 
 @register_event

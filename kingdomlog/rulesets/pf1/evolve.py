@@ -209,13 +209,27 @@ def _ended(s: Pf1State, p: ev.TurnEnded, e: RecordedEvent) -> Pf1State:
 
 @on(ev.LeaderAssigned)
 def _assign(s: Pf1State, p: ev.LeaderAssigned, e: RecordedEvent) -> Pf1State:
+    same = next((o.foundry_id for os in s.leaders.values() for o in os if o.name == p.name and o.foundry_id), "")
     occ = Occupant(name=p.name, ability=p.ability, modifier=p.modifier, attributes=p.attributes,
-                   present=p.present, skill_ranks=p.skill_ranks, leadership_feat=p.leadership_feat)
+                   present=p.present, skill_ranks=p.skill_ranks, leadership_feat=p.leadership_feat, foundry_id=same)
     # a character holds one role (co-rulers excepted): drop them from any other role
     leaders = {r: tuple(o for o in os if o.name != p.name) for r, os in s.leaders.items()}
     current = leaders.get(p.role, ())
     leaders[p.role] = (*current, occ) if p.co_ruler else (occ,)
     return _u(s, leaders={r: os for r, os in leaders.items() if os})
+
+
+@on(ev.Named)
+def _named(s: Pf1State, p: ev.Named, e: RecordedEvent) -> Pf1State:
+    if p.what == "city":
+        city = s.cities.get(p.id)
+        if city is None:
+            raise KeyError(f"city {p.id!r}")
+        return _u(s, cities={**s.cities, p.id: city.model_copy(update={"name": p.name})})
+    if not any(o.foundry_id == p.id for occ in s.leaders.values() for o in occ):
+        raise KeyError(f"leader {p.id!r}")
+    return _u(s, leaders={r: tuple(o.model_copy(update={"name": p.name}) if o.foundry_id == p.id else o for o in occ)
+                          for r, occ in s.leaders.items()})
 
 
 @on(ev.LeaderUnassigned)

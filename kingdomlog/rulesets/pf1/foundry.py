@@ -15,6 +15,7 @@ What the sheet holds that the state cannot is listed (field, value, why) in the 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from kingdomlog.core.errors import InputError
@@ -23,7 +24,7 @@ from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.rules import lot_shapes
-from kingdomlog.rulesets.pf1.state import Building, City, District, Edicts, Hex, Occupant, Pf1State
+from kingdomlog.rulesets.pf1.state import UNNAMED, Building, City, District, Edicts, Hex, Occupant, Pf1State, unnamed
 
 SHEET = "pf1-kingdom-sheet"
 KINGDOM_TYPE = f"{SHEET}.kingdom"
@@ -147,6 +148,7 @@ def _leaders(lead: Doc) -> dict[str, tuple[Occupant, ...]]:
     """Each seat's occupant by the actor the sheet names; their bonus is worked out from that actor in Foundry."""
     roles = {r.name: r for r in tb.base_catalog().roles.values()}
     out: dict[str, tuple[Occupant, ...]] = {}
+    seats: dict[str, int] = {}
 
     def seat(d: Doc, role: str) -> Occupant | None:
         who = d.opt_str("actor") or d.opt_str("name") or d.opt_str("actorId")
@@ -159,7 +161,11 @@ def _leaders(lead: Doc) -> dict[str, tuple[Occupant, ...]]:
         attrs = BONUS.get(bonus, tuple(info.attributes) if info is not None else ())
         d.note("actor", who, "the leader's bonus is worked out from the actor's abilities in Foundry; kingdomlog"
                              " seats them with +0 until a leader assignment gives their modifier")
-        return Occupant(name=who, ability=ability, modifier=0, attributes=attrs)
+        if d.data.get("name") == who:  # the sheet held the leader's name, not an actor
+            return Occupant(name=who, ability=ability, modifier=0, attributes=attrs)
+        seats[role] = seats.get(role, 0) + 1
+        label = role.replace("_", " ").title() + (f" {seats[role]}" if role == "VICEROY" else "")
+        return Occupant(name=f"{label}{UNNAMED}", ability=ability, modifier=0, attributes=attrs, foundry_id=who)
 
     for key, role in ROLES.items():
         if lead.has(key) and lead.data[key] is not None:
@@ -210,7 +216,8 @@ def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
             districts[did] = District(id=did, city=cid, hex=home.id, status="READY", ready_on_turn=0,
                                       borders=dict.fromkeys(("N", "E", "S", "W"), "LAND"))
             dids.append(did)
-        cities[cid] = City(id=cid, name=s.text("name", "") or sid, hex=home.id, capital=i == 0, districts=tuple(dids))
+        cities[cid] = City(id=cid, name=s.text("name", "") or f"Settlement {i + 1}{UNNAMED}", hex=home.id,
+                           capital=i == 0, districts=tuple(dids))
         s.unmapped("magicItems", "kingdomlog fills a building's magic item slots in its own turns")
         attrs = s.obj("attributes", {})
         attrs.unmapped("government", "the government forms module sets settlement government kingdom-wide in"
@@ -337,6 +344,75 @@ def _place(city: City, used: dict[str, set[int]], n: int) -> tuple[str, tuple[in
     return None
 
 
+def _target(state: Pf1State, ident: str) -> tuple[str, str] | None:
+    """What ``ident`` names: ("city", its id) or ("leader", their Foundry actor id), by the id or by the name a
+    page shows ("Ruler (unnamed in Foundry)"); None when the state holds nothing by it."""
+    if ident in state.cities:
+        return "city", ident
+    if any(o.foundry_id == ident for occ in state.leaders.values() for o in occ):
+        return "leader", ident
+    shown = ident.strip().casefold()
+    city = next((c for c in state.cities.values() if c.name.casefold() == shown), None)
+    if city is not None:
+        return "city", city.id
+    return next((("leader", o.foundry_id) for occ in state.leaders.values() for o in occ
+                 if o.foundry_id and o.name.casefold() == shown), None)
+
+
+def named_event(state: Pf1State, ident: str, name: Any, given_as: str) -> ev.Named:
+    """The ``pf1.named`` event; ``InputError`` naming ``given_as`` for an id the state lacks or a name refused."""
+    target = _target(state, ident)
+    if target is None:
+        ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
+        raise InputError(f"{given_as}: the kingdom has no city or leader by that id (a city's id or a leader's Foundry"
+                         f" actor id; still unnamed: {ids})")
+    what, ident = target
+    text = name.strip() if isinstance(name, str) else name
+    if not isinstance(text, str) or not text:
+        raise InputError(f"{given_as}: the name must be words, got {name!r}")
+    if len(text) > ev.NAME_MAX:
+        raise InputError(f"{given_as}: the name is {len(text)} characters; at most {ev.NAME_MAX}")
+    if what == "leader" and any(o.name == text and o.foundry_id != ident for occ in state.leaders.values()
+                                for o in occ):
+        raise InputError(f"{given_as}: {text!r} already holds another role (a character holds one role)")
+    return ev.Named(what="city" if what == "city" else "leader", id=ident, name=text)
+
+
+def _named(state: Pf1State, e: ev.Named) -> Pf1State:
+    if e.what == "city":
+        return state.model_copy(update={"cities": {**state.cities,
+                                                   e.id: state.cities[e.id].model_copy(update={"name": e.name})}})
+    return state.model_copy(update={"leaders": {
+        r: tuple(o.model_copy(update={"name": e.name}) if o.foundry_id == e.id else o for o in occ)
+        for r, occ in state.leaders.items()}})
+
+
+def naming_drafts(state: Pf1State, names: Mapping[str, str]) -> list[Draft]:
+    """The ``pf1.named`` events recording the GM's names (``{id: name}``); ``InputError`` naming what it refuses."""
+    out = []
+    for ident, name in names.items():
+        e = named_event(state, ident, name, f"name {ident}")
+        state = _named(state, e)
+        out.append(Draft(e, actor="gm"))
+    return out
+
+
+def name_kingdom(fk: ForeignKingdom, names: Mapping[str, str]) -> ForeignKingdom:
+    """The imported kingdom with the GM's names (``--name ID=NAME``) for its cities and leaders."""
+    if not names:
+        return fk
+    drafts = list(fk.events)
+    at = next(i for i, d in enumerate(drafts) if isinstance(d.payload, ev.KingdomImported))
+    imp = drafts[at].payload
+    assert isinstance(imp, ev.KingdomImported)
+    state = Pf1State.model_validate({**imp.kingdom, "campaign": "-", "options": {}, "catalog": tb.base_catalog()})
+    for ident, name in names.items():
+        state = _named(state, named_event(state, ident, name, f"--name {ident}"))
+    drafts[at] = replace(drafts[at], payload=imp.model_copy(update={"kingdom": stored(state)}))
+    return replace(fk, events=drafts)
+
+
 FORMATS: tuple[ForeignFormat, ...] = (
-    ForeignFormat(SHEET, "PF1 kingdom sheet", f"type {KINGDOM_TYPE} with system", detect, read),
+    ForeignFormat(SHEET, "PF1 kingdom sheet", f"type {KINGDOM_TYPE} with system", detect, read,
+                  name=name_kingdom, unnamed=unnamed, naming=naming_drafts),
 )

@@ -29,6 +29,7 @@ def sample_events() -> list[Draft]:
         ev.TurnEnded(turn=1),
         ev.LeaderAssigned(role="RULER", name="Aldric", ability="CHA", modifier=3, attributes=("STABILITY",)),
         ev.LeaderUnassigned(role="RULER", name="Aldric"),
+        ev.Named(what="city", id="C1", name="Tatzlford"),
         ev.LeaderPresenceRecorded(role="RULER", name="Aldric", present=False),
         ev.LeaderSkillRanksRecorded(role="RULER", name="Aldric", ranks=10),
         ev.StabilityCheckRolled(check=_K, outcome="UNREST_UP", unrest_delta=2, treasury_delta=0),

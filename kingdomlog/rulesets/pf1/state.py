@@ -64,6 +64,9 @@ class Occupant(Frozen):
     present: bool = True
     skill_ranks: int = 0
     leadership_feat: bool = False
+    foundry_id: str = ""
+    """The Foundry actor a leader imported from the PF1 kingdom sheet is; ``name`` is their name in words (a
+    placeholder ending in ``UNNAMED`` until the GM names them)."""
 
 
 class District(Frozen):
@@ -352,3 +355,16 @@ class Pf1State(Frozen):
 
     def module_on(self, module: str) -> bool:
         return module in self.modules
+
+
+UNNAMED = " (unnamed in Foundry)"
+"""How a name a Foundry export did not hold ends: "Ruler (unnamed in Foundry)", "Settlement 1 (unnamed in Foundry)"."""
+
+
+def unnamed(state: Pf1State) -> list[tuple[str, str]]:
+    """The cities and leaders still without a name, as (the id to name them by, their placeholder): a city by
+    its id, a leader by their Foundry actor's id."""
+    out = [(c.id, c.name) for c in state.cities.values() if c.name.endswith(UNNAMED)]
+    out += [(o.foundry_id, o.name) for occ in state.leaders.values() for o in occ
+            if o.foundry_id and o.name.endswith(UNNAMED)]
+    return out

@@ -15,7 +15,7 @@ from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.mapview import WORK_SITES, title, words
-from kingdomlog.rulesets.pf2e.state import KingdomState
+from kingdomlog.rulesets.pf2e.state import UNNAMED, KingdomState
 
 Narrator = Callable[[KingdomState, Any, KingdomState], str | None]
 _N: ByName[Narrator] = ByName()
@@ -128,6 +128,16 @@ def _leader(b: KingdomState, p: Any, a: KingdomState) -> str:
     if not p.holder:
         return f"the post of {title(p.role)} fell vacant" + _because(a, p.cause)
     return f"{p.holder} became {title(p.role)}" + (" and was invested" if p.invested else "")
+
+
+@narrates("pf2e.named")
+def _named_by_gm(b: KingdomState, p: Any, a: KingdomState) -> str:
+    if p.what == "settlement":
+        was = _settlement(b, p.id)
+    else:
+        holder = b.leaders[p.id].holder if p.id in b.leaders else None
+        was = f"the {title(p.id)}" if holder is None or holder.endswith(UNNAMED) else holder
+    return f"the GM named {was.removesuffix(UNNAMED)}: {p.name}"
 
 
 @narrates("pf2e.consumption_paid")

@@ -206,10 +206,26 @@ def _turn_started(s: KingdomState, p: E.TurnStarted, turn: int) -> KingdomState:
 @on(E.LeaderChanged)
 def _leader_changed(s: KingdomState, p: E.LeaderChanged, turn: int) -> KingdomState:
     leaders = dict(s.leaders)
+    same = next((ld.foundry_id for ld in s.leaders.values() if ld.holder == p.holder and ld.foundry_id), "")
     leaders[p.role] = Leader(holder=p.holder, kind=p.kind, invested=p.invested and p.holder is not None,
                              leadership_modifier=p.leadership_modifier,
-                             leadership_modifier_until=p.leadership_modifier_until)
+                             leadership_modifier_until=p.leadership_modifier_until,
+                             foundry_id=same if p.holder is not None else "")
     return _up(s, leaders=leaders)
+
+
+@on(E.Named)
+def _named(s: KingdomState, p: E.Named, turn: int) -> KingdomState:
+    if p.what == "settlement":
+        _settlement(s, p.id)  # recorded against the settlement: one the state lacks is a broken log
+        return _up(s, settlements=tuple(st.model_copy(update={"name": p.name}) if st.id == p.id else st
+                                        for st in s.settlements))
+    ld = s.leaders.get(p.id)
+    if ld is None or ld.holder is None:
+        raise _Missing(f"leader {p.id!r}")
+    actor = ld.foundry_id or (ld.holder if ld.holder.startswith(("Actor.", "Compendium.")) else "")
+    # a leader imported before names were read was recorded by their actor id: it stays theirs, for export
+    return _up(s, leaders={**s.leaders, p.id: ld.model_copy(update={"holder": p.name, "foundry_id": actor})})
 
 
 @on(E.LeaderDowntime)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from kingdomlog.core.errors import InputError
@@ -40,7 +41,9 @@ from kingdomlog.core.foreign import (
 )
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.events import NAME_MAX
 from kingdomlog.rulesets.pf2e.state import (
+    UNNAMED,
     Hex,
     KingdomModifier,
     KingdomState,
@@ -51,6 +54,7 @@ from kingdomlog.rulesets.pf2e.state import (
     Settlement,
     WorkSite,
     capital,
+    unnamed,
 )
 
 KMT = "pf2e-kingmaker-tools"
@@ -289,7 +293,7 @@ def read_kmt(doc: Any) -> ForeignKingdom:
     k["scores"] = {a: scores.integer(a, 0, 100, 10) for a in T.ABILITIES}
     ranks = root.obj("skillRanks", {})
     k["skills"] = {s: RANKS[rank] for s in T.core().skills if (rank := ranks.integer(s, 0, 4, 0))}
-    _kmt_leaders(root, k, legacy)
+    _kmt_leaders(root, k, legacy, {**companion_names(data), **_our_names(ours)})
     _kmt_build(root, b, legacy)
     _kmt_settings(root, b)
     _kmt_settlements(root, b, ours)
@@ -330,6 +334,14 @@ def read_kmt(doc: Any) -> ForeignKingdom:
                    stock=f"{KMT_FLAG}.commodities.now.{{c}}")
 
 
+def _our_names(ours: Doc | None) -> dict[str, str]:
+    """The names kingdomlog gave Foundry actors (``flags.kingdomlog.names``, of a kingdomlog export)."""
+    if ours is None or not ours.has("names"):
+        return {}
+    names = ours.obj("names")
+    return {key: names.text(key, max_len=NAME_MAX) for key in list(names.data)}
+
+
 def _our_flags(doc: Any) -> Doc | None:
     """``flags.kingdomlog`` of a document kingdomlog wrote (hexes and settlements the module has no field for)."""
     if isinstance(doc, Mapping) and isinstance(doc.get("flags"), Mapping) and OURS in doc["flags"]:
@@ -337,7 +349,34 @@ def _our_flags(doc: Any) -> Doc | None:
     return None
 
 
-def _kmt_leaders(root: Doc, k: dict[str, Any], legacy: bool) -> None:
+def is_actor(ident: str) -> bool:
+    """A Foundry actor's uuid (``Actor.…``, or a compendium's ``Compendium.….Actor.…``), not a name."""
+    return ident.startswith("Actor.") or (ident.startswith("Compendium.") and ".Actor." in ident)
+
+
+def seat(role: str, who: str | None, names: Mapping[str, str]) -> tuple[str | None, str]:
+    """A leader's holder in words and their Foundry actor id: the name the export or the GM gives the actor, or
+    a placeholder until the GM names them (never the raw id); a name the sheet held (before migration 13) as
+    it is."""
+    if who is None:
+        return None, ""
+    if not is_actor(who):
+        return who, ""
+    return names.get(who) or f"{role.title()}{UNNAMED}", who
+
+
+def companion_names(data: Mapping[str, Any]) -> dict[str, str]:
+    """The names the export itself holds for Foundry actors: the module's companions (``actorUuid`` with
+    ``name``)."""
+    out: dict[str, str] = {}
+    for c in data.get("companions") or []:
+        if (isinstance(c, Mapping) and isinstance(c.get("actorUuid"), str) and isinstance(c.get("name"), str)
+                and c["name"].strip()):
+            out[c["actorUuid"]] = c["name"].strip()[:NAME_MAX]
+    return out
+
+
+def _kmt_leaders(root: Doc, k: dict[str, Any], legacy: bool, known: Mapping[str, str]) -> None:
     leaders = root.obj("leaders")
     k["leaders"] = {}
     for role in T.ROLES:
@@ -346,11 +385,11 @@ def _kmt_leaders(root: Doc, k: dict[str, Any], legacy: bool) -> None:
         who = ld.opt_str("uuid") or (ld.opt_str("name") if legacy or ld.has("name") else None)
         kind = ld.text("type", "pc", choices=("pc", "npc", "companion"))
         invested = ld.flag("invested", False)
-        holder = None if vacant else (who or f"{role} (unnamed in Foundry)")
+        holder, actor = seat(role, None if vacant else who, known)
         if kind == "companion":
             ld.note("type", kind, "a companion leads as a PC in kingdomlog")
         k["leaders"][role] = Leader(holder=holder, kind="npc" if kind == "npc" else "pc",
-                                    invested=invested and holder is not None)
+                                    invested=invested and holder is not None, foundry_id=actor)
 
 
 def _kmt_build(root: Doc, b: Builder, legacy: bool) -> None:
@@ -639,7 +678,9 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
         s.unmapped("secondaryTerritory", NOT_HELD)
         s.unmapped("manualSettlementLevel", SHEET_ONLY)
         s.unmapped("waterBorders", "kingdomlog reads water from the settlement hex's river or lake")
-        found.append({"id": sid, "capital": kind == "capital", "mine": mine})
+        name = s.text("name", "", max_len=NAME_MAX).strip() if s.has("name") else ""
+        found.append({"id": sid, "capital": kind == "capital", "mine": mine,
+                      "name": name or f"Settlement {len(found) + 1}{UNNAMED}"})
     if found and not any(f["capital"] for f in found):
         found[0]["capital"] = True
         b.extra.append(Unmapped(f"{KMT_FLAG}.settlements", [f["id"] for f in found],
@@ -693,7 +734,7 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
                        features=("settlement",))
             hexes = [*hexes, home]
             homes[f["id"]] = home.id
-        settlements.append(Settlement(id=f["id"], name=f["id"], hex=homes[f["id"]], capital=f["capital"]))
+        settlements.append(Settlement(id=f["id"], name=f["name"], hex=homes[f["id"]], capital=f["capital"]))
     k["hexes"] = tuple(hexes)
     k["settlements"] = tuple(settlements)
 
@@ -926,7 +967,8 @@ def write_kmt(state: KingdomState, carried: Carried | None = None) -> dict[str, 
                  for r in T.RUINS},
         "abilityScores": {a: s.scores[a] for a in T.ABILITIES},
         "skillRanks": {sk: RANKS.index(s.skills.get(sk, "untrained")) for sk in T.core().skills},
-        "leaders": {r: {"uuid": ld.holder, "invested": ld.invested, "type": ld.kind, "vacant": ld.holder is None}
+        "leaders": {r: {"uuid": (ld.foundry_id or ld.holder) if ld.holder is not None else None,
+                        "invested": ld.invested, "type": ld.kind, "vacant": ld.holder is None}
                     for r, ld in s.leaders.items()},
         "charter": {"type": s.charter or None, "abilityBoosts": dict.fromkeys(T.ABILITIES, False)},
         "heartland": {"type": s.heartland or None},
@@ -967,6 +1009,10 @@ def write_kmt(state: KingdomState, carried: Carried | None = None) -> dict[str, 
               "modifiers": [m.model_dump(mode="json") for m in s.modifiers
                             if not SIMPLE_SELECTOR.fullmatch(m.selector)],
               "settlements": [st.model_dump(mode="json", exclude_computed_fields=True) for st in s.settlements]}
+    named = {ld.foundry_id: ld.holder for ld in s.leaders.values()
+             if ld.foundry_id and ld.holder is not None and not ld.holder.endswith(UNNAMED)}
+    if named:  # the names the GM gave Foundry's actors (the module keeps only their ids)
+        extras["names"] = named
     return {"name": s.name, "type": "party", "flags": {KMT: {KMT_FLAG: data}, OURS: extras}}
 
 
@@ -1197,8 +1243,9 @@ def read_system(doc: Any) -> ForeignKingdom:
         ld = lead.obj(role, {})
         who = ld.opt_str("uuid")
         vacant = ld.flag("vacant", who is None)
-        holder = None if vacant else (who or f"{role} (unnamed in Foundry)")
-        k["leaders"][role] = Leader(holder=holder, invested=ld.flag("invested", False) and holder is not None)
+        holder, actor = seat(role, None if vacant else who or f"{role.title()}{UNNAMED}", {})
+        k["leaders"][role] = Leader(holder=holder, invested=ld.flag("invested", False) and holder is not None,
+                                    foundry_id=actor)
     res = root.obj("resources", {})
     dice = res.obj("dice", {})
     dice.skip("number", "faces")
@@ -1237,7 +1284,8 @@ def read_system(doc: Any) -> ForeignKingdom:
     setl = root.obj("settlements", {})
     for sid in list(setl.data):
         one = setl.obj(sid)
-        towns.append({"id": sid, "name": one.text("name", "") or sid, "capital": sid == cap})
+        towns.append({"id": sid, "name": one.text("name", "", max_len=NAME_MAX).strip()
+                      or f"Settlement {len(towns) + 1}{UNNAMED}", "capital": sid == cap})
         one.skip("sort", "consumption", "storage", "overcrowded")
         one.unmapped("description", NOT_HELD)
         lv = one.integer("level", 0, 100, 1)
@@ -1324,9 +1372,92 @@ def _system_sites(w: Doc, commodity: str, n: int, res_n: int, farmland: int,
                       *((commodity, commodity, True) for _ in range(res_n))]
 
 
+# ---------------------------------------------------------------- names the export does not hold
+
+
+def _target(state: KingdomState, ident: str) -> tuple[str, str] | None:
+    """What ``ident`` names: ("settlement", its id) or ("leader", the role), by a settlement's id, a leader's
+    Foundry actor id or role, or the name a page shows ("Settlement 2 (unnamed in Foundry)"); None when the
+    state holds nothing by it."""
+    if any(st.id == ident for st in state.settlements):
+        return "settlement", ident
+    for role, ld in state.leaders.items():
+        if ld.holder is not None and (ld.foundry_id == ident or role == ident):
+            return "leader", role
+    shown = ident.strip().casefold()
+    st = next((st for st in state.settlements if st.name.casefold() == shown), None)
+    if st is not None:
+        return "settlement", st.id
+    return next((("leader", role) for role, ld in state.leaders.items()
+                 if ld.holder is not None and ld.holder.casefold() == shown), None)
+
+
+def naming_drafts(state: KingdomState, names: Mapping[str, str]) -> list[Draft]:
+    """The ``pf2e.named`` events recording the GM's names (``{id: name}``): ``InputError`` naming the id the
+    state does not hold, or the name that is empty or too long."""
+    out = []
+    for ident, name in names.items():
+        target = _target(state, ident)
+        if target is None:
+            ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
+            raise InputError(f"name {ident}: no settlement or leader of the kingdom has that id (a settlement's id,"
+                             f" a leader's Foundry actor id or role; still unnamed: {ids})")
+        e = named_event(target[0], target[1], name, f"name {ident}", state)
+        state = _apply_named(state, e)
+        out.append(Draft(e, actor="gm"))
+    return out
+
+
+def _apply_named(state: KingdomState, ev: E.Named) -> KingdomState:
+    if ev.what == "settlement":
+        return state.model_copy(update={"settlements": tuple(
+            st.model_copy(update={"name": ev.name}) if st.id == ev.id else st for st in state.settlements)})
+    ld = state.leaders[ev.id]
+    return state.model_copy(update={"leaders": {**state.leaders, ev.id: ld.model_copy(update={"holder": ev.name})}})
+
+
+def named_event(what: str, ident: str, name: str, given_as: str, state: KingdomState | None = None) -> E.Named:
+    """The ``pf2e.named`` event; ``InputError`` naming ``given_as`` for a name it refuses (empty, too long, or
+    a leader's name another role's holder has in ``state``)."""
+    text = name.strip() if isinstance(name, str) else name
+    if not isinstance(text, str) or not text:
+        raise InputError(f"{given_as}: the name must be words, got {name!r}")
+    if len(text) > NAME_MAX:
+        raise InputError(f"{given_as}: the name is {len(text)} characters; at most {NAME_MAX}")
+    if what == "leader" and state is not None:
+        other = next((r for r, ld in state.leaders.items()
+                      if r != ident and ld.holder is not None and ld.holder.casefold() == text.casefold()), None)
+        if other is not None:
+            raise InputError(f"{given_as}: {text!r} is already the {other.title()}'s name (one person holds one"
+                             " role)")
+    return E.Named(what="settlement" if what == "settlement" else "leader", id=ident, name=text)
+
+
+def name_kingdom(fk: ForeignKingdom, names: Mapping[str, str]) -> ForeignKingdom:
+    """The imported kingdom with the GM's names (``--name ID=NAME``, ``--names FILE``) for its settlements and
+    leaders (by a settlement's scene id, a leader's actor id or role); ``InputError`` naming an id the kingdom
+    does not hold or a name refused."""
+    if not names:
+        return fk
+    drafts = list(fk.events)
+    at = next(i for i, d in enumerate(drafts) if isinstance(d.payload, E.KingdomImported))
+    imp = drafts[at].payload
+    assert isinstance(imp, E.KingdomImported)
+    state = KingdomState.model_validate(imp.kingdom)
+    for ident, name in names.items():
+        target = _target(state, ident)
+        if target is None:
+            ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
+            raise InputError(f"--name {ident}: the kingdom has no settlement or leader by that id (still"
+                             f" unnamed: {ids})")
+        state = _apply_named(state, named_event(*target, name, f"--name {ident}", state))
+    drafts[at] = replace(drafts[at], payload=imp.model_copy(update={"kingdom": stored(state)}))
+    return replace(fk, events=drafts)
+
+
 FORMATS: tuple[ForeignFormat, ...] = (
     ForeignFormat(KMT, "pf2e-kingmaker-tools kingdom sheet", f"flags.{KMT}.{KMT_FLAG}", detect_kmt, read_kmt,
-                  write_kmt),
+                  write_kmt, name=name_kingdom, unnamed=unnamed, naming=naming_drafts),
     ForeignFormat(SYSTEM, "PF2e system kingdom (party actor)", "system.campaign (type kingmaker)", detect_system,
-                  read_system),
+                  read_system, name=name_kingdom, unnamed=unnamed, naming=naming_drafts),
 )

@@ -84,6 +84,7 @@ def sample_events() -> list[Draft]:
         E.CounterSet(name="pull-together", value=16),
         E.GMRuling(source="celebrate-holiday", note="the GM rules the festival's riders"),
         E.FeatChoiceMade(feat="civil-service", choice=["warden"]),
+        E.Named(what="leader", id="ruler", name="Kesten Garess"),
         E.BoonGained(boon=E.BoonIn(id="t1.b", source="creative-solution", kind="reroll", value=2, xp=10)),
         E.BoonLapsed(id="t1.b", xp=10),
         E.HexChanged(hex_id="H0", fortified=True, cause="fortify-hex"),

@@ -63,6 +63,9 @@ class Leader(Frozen):
     """Circumstance modifier to this leader's checks (New Leadership result)."""
     leadership_modifier_until: int = 0
     """Turn through which ``leadership_modifier`` applies (0 = while set and not cleared)."""
+    foundry_id: str = ""
+    """The Foundry actor (``Actor.…``) a leader imported from Foundry is, written back by ``export-kingdom``;
+    ``holder`` is their name in words (a placeholder ending in ``UNNAMED`` until the GM names them)."""
 
 
 class BuiltStructure(Frozen):
@@ -1121,4 +1124,18 @@ def explain_all(state: KingdomState) -> list[Breakdown]:
                                                                    "item"),)))
     for skill in T.core().skills:
         out.append(check_modifier(state, skill))
+    return out
+
+
+UNNAMED = " (unnamed in Foundry)"
+"""How a name a Foundry export did not hold ends: "Settlement 1 (unnamed in Foundry)", "Ruler (unnamed in Foundry)"."""
+
+
+def unnamed(state: KingdomState) -> list[tuple[str, str]]:
+    """The settlements and leaders still without a name, as (the id to name them by, their placeholder): a
+    settlement by its id (its Foundry scene's), a leader by their Foundry actor's id (or role, when the export
+    named no actor)."""
+    out = [(st.id, st.name) for st in state.settlements if st.name.endswith(UNNAMED)]
+    out += [(ld.foundry_id or role, ld.holder) for role, ld in state.leaders.items()
+            if ld.holder is not None and ld.holder.endswith(UNNAMED)]
     return out

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 MANIFEST: Mapping[str, str] = {
     "aikakirjat": "kingdomlog.views.extras.aikakirjat",
+    "pf1-kingmaker": "kingdomlog.views.extras.pf1",
     "pf2e-kingmaker": "kingdomlog.views.extras.pf2e",
     "signoria": "kingdomlog.views.extras.signoria",
 }
@@ -207,3 +208,35 @@ def take_action(extras: Extras, forms: Any, session: Any) -> Done | None:
             session.save()
         return done
     return None
+
+
+def name_from_foundry(folder: Path, plan: Plan, values: Mapping[str, str]) -> Done:
+    """Name a settlement or a leader a Foundry import left without one (``app.kingdom_import.name_in_campaign``;
+    ``kingdomlog name``): the GM gives them as the sheet shows them ("Settlement 2 (unnamed in Foundry)") or by
+    their Foundry id. One ``*.named`` event, a fact folded by replay; the draft is left as it is."""
+    from kingdomlog.app import Campaign
+    from kingdomlog.app.kingdom_import import name_in_campaign
+    from kingdomlog.core.errors import KingdomlogError
+
+    who, name = values.get("who", "").strip(), values.get("name", "")
+    if not who:
+        return Done("danger", "Not named: say who or what, as the sheet shows them (e.g. Settlement 2 (unnamed in"
+                              " Foundry)).")
+    try:
+        left = name_in_campaign(Campaign.open(folder), {who: name})
+    except KingdomlogError as exc:
+        return Done("danger", f"Not named: {exc}")
+    rest = "; still without a name: " + ", ".join(shown for _, shown in left) if left else ""
+    return Done("success", f"{who} is now {name.strip()!r}{rest}.")
+
+
+NAME_FROM_FOUNDRY = Action(
+    name="name-from-foundry", label="Give the name",
+    help="A kingdom brought in from Foundry keeps only the ids of its settlements and leaders: until named they are"
+         " shown as 'Settlement 1 (unnamed in Foundry)', 'Ruler (unnamed in Foundry)'. Give one its name here (or"
+         " with `kingdomlog name`).",
+    run=name_from_foundry,
+    fields=(("who", "Who or what, as the sheet shows them", "e.g. Ruler (unnamed in Foundry)"),
+            ("name", "Their name", "e.g. Kesten Garess")),
+)
+"""The GM sheet's naming of what a Foundry import left unnamed (pf2e, pf1)."""
