@@ -347,6 +347,24 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         foreign = {k: v.model_copy(update={"economy": None, "stability": None}) for k, v in s.foreign.items()}
         return s.model_copy(update={"foreign": foreign})
 
+    def check_title(self, key: str, spec: CheckSpec) -> str | None:
+        """A check logged with its roll key in brackets ("Stability check (stability)", "Diplomacy (dip_check_1)":
+        labels before issue 29) titled by the words its key computes (``helpers.check_label``: "Stability check:
+        d20 +17 vs DC 31"); the log is not changed. Any other check: the sheet's shared title.
+
+        >>> from kingdomlog.dice.checks import CheckSpec
+        >>> Pf1Kingmaker().check_title("income", CheckSpec("d20", modifier=28, dc=31, label="Economy check (income)"))
+        'Economy check for income: d20 +28 vs DC 31'
+        """
+        from kingdomlog.rulesets.pf1.helpers import check_label
+
+        if not spec.label.endswith(f" ({key})"):
+            return None
+        what = spec.label.removesuffix(f" ({key})")
+        name = check_label(what.removesuffix(" check"), key) if what.endswith(" check") else \
+            check_label(what, key, check=False)
+        return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}"
+
     def summary(self, state: Any) -> dict[str, Any]:
         s: Pf1State = state
         attrs = dv.attributes(s)
