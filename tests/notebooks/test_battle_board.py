@@ -173,7 +173,7 @@ def test_a_board_while_the_battle_waits_for_a_roll() -> None:
                                                                                       "Stag Raiders"]
     assert [x.text for x in board.lines if x.round == 1] == ["Oakhold Militia advance: d20 15 +9 = 24 vs 19, success"]
     html = str(board_html(board, res.checks, res.rolls, res.pending))
-    assert "Next to roll" in html and "Oakhold Militia all-out-assault" in html
+    assert "Next to roll" in html and "Oakhold Militia all out assault" in html  # its action in words, not its id
     assert odds_words(res.checks["b1.r1.militia.2"]) in html
 
 

@@ -360,7 +360,7 @@ def _check(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, action: str, mod:
            target: str = "", note: str = "") -> str:
     modifier = int(mod.total)
     die, _ = roll(ctx, key, "1d20", check=CheckSpec("pf2e", modifier=modifier, dc=dc,
-                                                    label=f"{s.army.name}: {action.replace('-', ' ')}"))
+                                                    label=f"{s.army.name} {action.replace('-', ' ')}"))
     res, degree = R.kingdom_check(die, modifier, dc, anarchy=False, worsened=0)
     # the typed terms that counted are explained beside the step (the event records the modifier, as it always has)
     explain_once(ctx, Breakdown(f"{battle} round {rnd}: {s.army.name} {action}", modifier, mod.terms,
@@ -1060,7 +1060,7 @@ def _battle(ctx: Ctx, row: Any, key: str, bid: str, armies: dict[str, Side], opt
             mods.append(Modifier("Offensive Gambit", 2, "circumstance"))
         bd = stack("initiative", mods, base=s.army.scouting)
         die, _ = roll(ctx, f"{key}.init.{aid}", "1d20", check=CheckSpec("pf2e", modifier=int(bd.total), dc=0,
-                                                                         label=f"{s.army.name}: initiative"))
+                                                                         label=f"{s.army.name} initiative"))
         s.initiative = die + int(bd.total)
         explain_once(ctx, Breakdown(f"{bid}: {s.army.name} initiative", bd.total, bd.terms))
         ctx.emit(E.WarActionTaken(battle=bid, round=0, army=aid, action="initiative", die=die,
