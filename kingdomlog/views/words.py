@@ -120,11 +120,16 @@ def check_title(key: str, spec: CheckSpec, ruleset: Any = None) -> str:
 
     >>> check_title("a1", CheckSpec("pf2e", modifier=3, dc=15, label="claim-hex on A5"))
     'Claim hex on A5: d20 +3 vs DC 15'
+    >>> check_title("growth", CheckSpec("5e", modifier=-1, dc=20, label="agriculture vs DC 20"))
+    'Agriculture: d20 -1 vs DC 20'
     """
     own = ruleset.check_title(key, spec) if ruleset is not None else None
     if own:
         return str(own)
     name = check_name(key, spec)
+    name = name[:1].upper() + name[1:]  # a title ("Random kingdom event: DC 16 flat check")
+    if spec.kind in ("pf2e", "d20", "5e", "flat"):  # a label logged with its DC says it once ("Agriculture vs DC 20")
+        name = name.removesuffix(f" vs DC {spec.dc}")
     if spec.kind in ("pf2e", "d20", "5e"):
         mode = f" with {spec.mode}" if spec.mode != "normal" else ""
         return f"{name}: d20 {spec.modifier:+d}{dc_against(spec)}{mode}"

@@ -173,7 +173,7 @@ def test_a_board_while_the_battle_waits_for_a_roll() -> None:
                                                                                       "Stag Raiders"]
     assert [x.text for x in board.lines if x.round == 1] == ["Oakhold Militia advance: d20 15 +9 = 24 vs 19, success"]
     html = str(board_html(board, res.checks, res.rolls, res.pending))
-    assert "Next to roll" in html and "Oakhold Militia all-out-assault" in html
+    assert "Next to roll" in html and "Oakhold Militia all out assault" in html  # its action in words, not its id
     assert odds_words(res.checks["b1.r1.militia.2"]) in html
 
 
@@ -232,9 +232,9 @@ def test_an_aikakirjat_war_year_as_a_board() -> None:
     assert [(s.label, [u.stats for u in s.units]) for s in board.sides] == [
         ("Our kingdom", [("militia 8", "in p-march")]), ("Tuonela", [("militia 20", "in t-border")])]
     first = [x.text for x in board.lines if x.round == 1]
-    assert first == ["Our kingdom: warfare vs DC 11: d20 10 +2 = 12, success",
+    assert first == ["Our kingdom: Warfare vs DC 11: d20 10 +2 = 12, success",
                      "Our kingdom damage: 3d4 = 4, 3, 2 (9)",
-                     "Tuonela: Tuonela hit vs 11: d20 8 +3 = 11, success",
+                     "Tuonela's attack vs DC 11: d20 8 +3 = 11, success",
                      "Tuonela damage: 1d6 = 4 (4)",
                      "After war turn 1: orders: p-army1 attacks t-army1; t-army1 holds; militia left: our kingdom 4,"
                      " Tuonela 11."]

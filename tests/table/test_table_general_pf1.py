@@ -293,8 +293,8 @@ def test_the_generals_form_offers_the_tactics_the_lead_army_knows_and_exactly_th
 
 def test_the_victors_loyalty_checks_are_named_in_words_on_the_board(war: Campaign) -> None:
     """The battle's board names each of the victor's Loyalty checks (UC Mass Combat: Victory) in words, 'Loyalty
-    check after the victory, 1 of 2', never by its roll key ('w1_victory_1'): the GM's battle as its seed plays it
-    (the Guard wins)."""
+    check after the victory of battle 1, 1 of 2', never by its roll key ('w1_victory_1'): the GM's battle as its
+    seed plays it (the Guard wins)."""
     import re
 
     from kingdomlog.views.sheet.board import board_html
@@ -307,16 +307,16 @@ def test_the_victors_loyalty_checks_are_named_in_words_on_the_board(war: Campaig
     assert {"w1_victory_1", "w1_victory_2"} <= set(st.checks)  # the Guard won: its two Loyalty checks
     (board,) = war.ruleset.boards(before, STEP, st.choices, st.rolls, st.checks, st.drafts)
     shown = re.sub(r"<[^>]+>", " ", str(board_html(board, st.checks, st.rolls)))
-    assert "Loyalty check after the victory, 1 of 2: d20 " in shown, shown
-    assert "Loyalty check after the victory, 2 of 2: d20 " in shown
+    assert "Loyalty check after the victory of battle 1, 1 of 2: d20 " in shown, shown
+    assert "Loyalty check after the victory of battle 1, 2 of 2: d20 " in shown
     assert not re.search(r"w\d+_\w+", shown), shown
 
 
 def test_the_generals_form_and_the_boards_next_roll_are_in_words(war: Campaign) -> None:
     """The General's form names its fields in words ('Our tactic', each Melee phase 'Melee phase 1' with 'Our
     strategy'), not as the choice's keys ('Ours tactic', 'Rounds · 1', 'Ours strategy'); the board's Next to roll
-    names a kingdom check labelled with its roll key in words ('Loyalty check after the victory, 1 of 2', through
-    ``Ruleset.check_title``), never by the key ('Loyalty check (w1_victory_1)')."""
+    names a kingdom check labelled with its roll key in words ('Loyalty check after the victory of battle 1, 1 of 2',
+    through ``Ruleset.check_title``), never by the key ('Loyalty check (w1_victory_1)')."""
     import re
 
     import marimo as mo
@@ -341,4 +341,5 @@ def test_the_generals_form_and_the_boards_next_roll_are_in_words(war: Campaign) 
     drawn = board_html(board, {"w1_victory_1": spec}, [], PendingRoll("w1_victory_1", "1d20", spec),
                        ruleset=war.ruleset)
     said = re.sub(r"<[^>]+>", " ", str(drawn))
-    assert "Loyalty check after the victory, 1 of 2: d20 +5 vs DC 20" in said and "w1_victory" not in said, said
+    assert "Loyalty check after the victory of battle 1, 1 of 2: d20 +5 vs DC 20" in said, said
+    assert "w1_victory" not in said, said

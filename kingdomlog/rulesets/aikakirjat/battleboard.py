@@ -56,7 +56,9 @@ def _roll_text(roll: Roll, spec: CheckSpec | None, names: Mapping[str, str], ene
                f" ({roll.total})"
     got = resolve(spec, roll)
     face = roll.kept[0] if roll.kept else roll.total
-    return (f"{who + ': ' if who else ''}{spec.label}: d20 {face} {spec.modifier:+d} = {face + spec.modifier},"
+    what = spec.label if spec.bands or re.search(r"\bvs\b", spec.label) else f"{spec.label} vs DC {spec.dc}"
+    head = f"{who}: {what}" if who and not what.startswith(who) else what  # "Tuonela's attack": its own who
+    return (f"{head}: d20 {face} {spec.modifier:+d} = {face + spec.modifier},"
             f" {got.label if got is not None else 'rolled'}")
 
 

@@ -347,6 +347,30 @@ def check_numbers(state: KingdomState, spec: CheckSpec) -> tuple[int, str]:
     return modifier, d20_mode(len(adv) + spent, len(dis))
 
 
+def check_label(state: KingdomState, spec: CheckSpec, name: str) -> str:
+    """What a check (named ``name`` by ``check_modifiers``) is, in words, as the sheet titles it: a skill or ability
+    with its underscores as spaces ("Animal handling"), a PC's check by the PC's name ("Aino's persuasion"), a court
+    notable's as such; never a PC's id. The DC or table is not part of it (the sheet says it after the label).
+
+    >>> check_label(KingdomState(), CheckSpec(kind="skill", skill="animal_handling"), "animal_handling")
+    'Animal handling'
+    >>> from kingdomlog.rulesets.aikakirjat.state import PC
+    >>> s = KingdomState(pcs={"aino": PC(name="Aino")})
+    >>> check_label(s, CheckSpec(kind="pc", label="aino persuasion"), "aino persuasion")
+    "Aino's persuasion"
+    >>> check_label(s, CheckSpec(kind="pc", label="court notable insight"), "court notable insight")
+    "A court notable's insight"
+    """
+    said = name.replace("_", " ")
+    if spec.kind in ("pc", "npc") and spec.label:
+        who, _, what = spec.label.partition(" ")
+        if who in state.pcs and what:
+            return f"{state.pcs[who].name}'s {what.replace('_', ' ')}"
+        if spec.label.startswith("court notable ") and spec.label != "court notable ":
+            return f"A court notable's {spec.label.removeprefix('court notable ').replace('_', ' ')}"
+    return said[:1].upper() + said[1:]
+
+
 def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str, *, dc: int | None = None,
                bands: str | None = None, against: str = "") -> tuple[CheckResult, KingdomState]:
     """Resolve a check (§2.16): pick the d20 mode, roll (or take 10), total it; spend advantages.
@@ -387,8 +411,10 @@ def roll_check(state: KingdomState, spec: CheckSpec, tape: Tape, key: str, *, dc
         modifier = int(sum(m.value for m in mods))
         table = tuple((b.min, b.max, b.key) for b in tables.bands()[bands]) if bands else ()
         # An opposed roll has no DC before the other side rolls (and CheckSpec no opposed kind): no odds then.
-        odds = (OddsSpec("5e", modifier=modifier, dc=dc, mode=mode, label=f"{name} vs DC {dc}") if dc is not None
-                else OddsSpec("5e", modifier=modifier, mode=mode, label=f"{name} on the {bands} table", bands=table)
+        shown = check_label(state, spec, name)  # the sheet says the DC or the table itself after it
+        odds = (OddsSpec("5e", modifier=modifier, dc=dc, mode=mode, label=shown) if dc is not None
+                else OddsSpec("5e", modifier=modifier, mode=mode, label=f"{shown} on the {bands.replace('_', ' ')} "
+                                                                       f"table", bands=table)
                 if bands else None)
         rec = tape.roll(key, d20_notation(mode), odds)
         d20, faces = d20_adv(rec.faces, mode), rec.faces

@@ -286,7 +286,7 @@ def _attack_roll(s: KingdomState, w: War, att: Army, tgt: Army, tape: Tape, key:
         total, check = c.total, c.audit()
     else:
         bonus = s.neighbours[att.owner].profile.warfare_bonus
-        odds = OddsSpec("5e", modifier=bonus, dc=defence, label=f"{s.neighbours[att.owner].name} hit vs {defence}")
+        odds = OddsSpec("5e", modifier=bonus, dc=defence, label=f"{s.neighbours[att.owner].name}'s attack")
         d = tape.roll(f"{key}.hit", "1d20", odds).total
         total = d + bonus
         check = {"d20": d, "total": total}

@@ -1263,7 +1263,8 @@ def _round(ctx: Ctx, bid: str, index: int, key: str, phase: str, r: int, fighter
             if mc(s).tactics[f.tactic].special == "siegebreaker" and "Siege Engines" in other.army.resources:
                 om2 = nums[f.label][0] + (acr_int(f.army) // 2 if "trap_sense" in fkinds(s, f) else 0)
                 d2 = ctx.roll(f"{k}_{f.label}_siegebreaker", "1d20", check=CheckSpec(
-                    "d20", modifier=om2, dc=nums[other.label][1] + 1, label="siegebreaker", nat1_fails=False,
+                    "d20", modifier=om2, dc=nums[other.label][1] + 1, nat1_fails=False,
+                    label=f"{f.army.name}'s Siegebreaker against {other.army.name}'s siege engines",
                     nat20_succeeds=False)).faces[0]
                 if d2 + om2 > nums[other.label][1]:
                     other.notes.append("a siege engine destroyed (GM removes it)")

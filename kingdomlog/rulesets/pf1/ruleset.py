@@ -219,10 +219,9 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
         return boards(before, choices, rolls, checks, drafts)
 
-    def check_title(self, key: str, spec: CheckSpec) -> str | None:
+    def _board_check_title(self, key: str, spec: CheckSpec) -> str | None:
         """A kingdom check labelled with its roll key ("Loyalty check (w1_victory_1)", base §2.5) titled in words as
-        the battle board names it ("Loyalty check after the victory, 1 of 2: d20 +5 vs DC 20"); None for the others
-        (the shared title)."""
+        the battle board names it ("Loyalty check after the victory, 1 of 2: d20 +5 vs DC 20"); None for the others."""
         from kingdomlog.rulesets.pf1.battleboard import check_name
 
         name = check_name(key, spec.label)
@@ -357,6 +356,25 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
             return s
         foreign = {k: v.model_copy(update={"economy": None, "stability": None}) for k, v in s.foreign.items()}
         return s.model_copy(update={"foreign": foreign})
+
+    def check_title(self, key: str, spec: CheckSpec) -> str | None:
+        """A check logged with its roll key in brackets ("Stability check (stability)", "Diplomacy (dip_check_1)":
+        labels before issue 29) titled by the words its key computes (``helpers.check_label``: "Stability check:
+        d20 +17 vs DC 31"), a battle's as its board names them; the log is not changed. Any other check: the
+        sheet's shared title.
+
+        >>> from kingdomlog.dice.checks import CheckSpec
+        >>> Pf1Kingmaker().check_title("income", CheckSpec("d20", modifier=28, dc=31, label="Economy check (income)"))
+        'Economy check for income: d20 +28 vs DC 31'
+        """
+        from kingdomlog.rulesets.pf1.helpers import check_label
+
+        if not spec.label.endswith(f" ({key})"):
+            return self._board_check_title(key, spec)  # a battle's checks as its board names them
+        what = spec.label.removesuffix(f" ({key})")
+        name = check_label(what.removesuffix(" check"), key) if what.endswith(" check") else \
+            check_label(what, key, check=False)
+        return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}"
 
     def summary(self, state: Any) -> dict[str, Any]:
         s: Pf1State = state

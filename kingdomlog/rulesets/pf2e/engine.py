@@ -256,7 +256,7 @@ def resolve_check(ctx: Ctx, *, key: str, at: CheckAt, skill: str, dc: Breakdown,
             ctx.explain(mod)
             first = die
             die, _ = roll(ctx, f"{key}.boon", "1d20", check=CheckSpec(
-                "pf2e", modifier=int(mod.total), dc=int(dc.total), shift=spec.shift, label=at.activity))
+                "pf2e", modifier=int(mod.total), dc=int(dc.total), shift=spec.shift, label=f"{at.label}, re-rolled"))
         if fame_reroll:
             if ctx.state.fame < 1:
                 raise ctx.fail("a Fame re-roll needs 1 Fame point", "§3.0.8")
@@ -272,8 +272,9 @@ def resolve_check(ctx: Ctx, *, key: str, at: CheckAt, skill: str, dc: Breakdown,
         mskill = held.skill or "magic"
         mmod = check_modifier(s, mskill, **kw)
         ctx.explain(mmod)
+        second = f"{at.label}, a second check with {mskill.replace('_', ' ').title()}"
         mdie, _ = roll(ctx, f"{key}.boon", "1d20", check=CheckSpec("pf2e", modifier=int(mmod.total),
-                                                                    dc=int(dc.total), label=f"{at.activity} (magic)"))
+                                                                    dc=int(dc.total), label=second))
         mres, mdeg = R.kingdom_check(mdie, int(mmod.total), int(dc.total), anarchy=anarchy, worsened=worsen)
         if mdeg > degree:
             first, die, mod, res, degree, skill = die, mdie, mmod, mres, mdeg, mskill
@@ -312,7 +313,7 @@ def _reroll_for_rp(ctx: Ctx, key: str, at: CheckAt, skill: str, dc: Breakdown, m
                     tuple(t for t in mod.terms if t.label != f"feat {title}"))
     ctx.explain(mod)
     die, _ = roll(ctx, f"{key}.rp_reroll", "1d20", check=CheckSpec("pf2e", modifier=int(mod.total), dc=int(dc.total),
-                                                                    label=f"{at.activity} (re-roll)"))
+                                                                    label=f"{at.label}, re-rolled"))
     res, new = R.kingdom_check(die, int(mod.total), int(dc.total), anarchy=anarchy, worsened=worsen)
     ctx.emit(E.CheckResolved(
         check_id=f"{ctx.state.turn}:{ctx.step}:{key}.rp_reroll", activity=at.activity, category="reroll",

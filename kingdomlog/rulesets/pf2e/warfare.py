@@ -359,7 +359,8 @@ def _dc(t: Side, stat: str, action: str) -> Breakdown:
 def _check(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, action: str, mod: Breakdown, dc: int,
            target: str = "", note: str = "") -> str:
     modifier = int(mod.total)
-    die, _ = roll(ctx, key, "1d20", check=CheckSpec("pf2e", modifier=modifier, dc=dc, label=f"{s.army.name} {action}"))
+    die, _ = roll(ctx, key, "1d20", check=CheckSpec("pf2e", modifier=modifier, dc=dc,
+                                                    label=f"{s.army.name} {action.replace('-', ' ')}"))
     res, degree = R.kingdom_check(die, modifier, dc, anarchy=False, worsened=0)
     # the typed terms that counted are explained beside the step (the event records the modifier, as it always has)
     explain_once(ctx, Breakdown(f"{battle} round {rnd}: {s.army.name} {action}", modifier, mod.terms,
@@ -369,8 +370,14 @@ def _check(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, action: str, mod:
     return degree.label
 
 
+_FLAT_WORDS = {"defeated army damaged: DC 16 or destroyed": "damaged while defeated, destroyed on a failure",
+               "damaged: DC 11 or shaken +1": "damaged, shaken +1 on a failure"}
+"""A flat check's note (recorded with its action) as its check's label, without the DC the sheet adds."""
+
+
 def _flat(ctx: Ctx, key: str, battle: str, rnd: int, s: Side, dc: int, what: str) -> bool:
-    die, _ = roll(ctx, key, "1d20", check=CheckSpec("flat", dc=dc, label=what))
+    said = _FLAT_WORDS.get(what, what)  # the sheet says the DC after the label
+    die, _ = roll(ctx, key, "1d20", check=CheckSpec("flat", dc=dc, label=f"{s.army.name}: {said}"))
     ok = R.flat_succeeds(die, dc)
     ctx.emit(E.WarActionTaken(battle=battle, round=rnd, army=s.army.id, action="flat", die=die, dc=dc, total=die,
                               degree="success" if ok else "failure", note=what))

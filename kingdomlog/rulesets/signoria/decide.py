@@ -71,7 +71,7 @@ from kingdomlog.rulesets.signoria.state import (
 from kingdomlog.rulesets.signoria.tables import adjacency, season_of, trait_from_die, traits
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import provinces as setting_provinces
-from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words, own_spies
+from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words, order_check_words, own_spies
 
 Ctx = StepContext[SignoriaState]
 C = TypeVar("C", bound=Choices)
@@ -155,12 +155,20 @@ def adjust(ctx: Ctx, fid: str, resource: str, delta: int, reason: str, visible_t
                                  shortfall=short), visibility=visible_to or vis(s, fid))
 
 
+def order_check_label(s: SignoriaState, fid: str, order: Order) -> str:
+    """An order's 2d6 check (§3.5) in words: whose order and what it does to whom ("Duke Fabian's order to bribe
+    Cesare"), never its ids; the target is the one the order's faction named itself."""
+    from kingdomlog.rulesets.signoria.mapview import fname, order_words
+
+    return order_check_words(fname(s, fid), order_words(s, {"action": order.action, "target": order.target}))
+
+
 def act(ctx: Ctx, fid: str, order: Order, threshold: int, modifier: int = 0,
         check: CheckSpec | None = None) -> tuple[bool, list[tuple[int, int]], int, int]:
     """Roll an action with automatic rerolls (§3.5); returns (success, rolls, R, last total)."""
     r, _ = reroll_allowance(ctx.state, fid, order)
     ctx.explain(allowance_breakdown(ctx.state, fid, order))
-    spec = check or pass_fail(threshold, modifier, f"{fid} {order.id} {order.action}")
+    spec = check or pass_fail(threshold, modifier, order_check_label(ctx.state, fid, order))
     rolls: list[tuple[int, int]] = []
     for i in range(r + 1):
         pair = roll2(ctx, f"{fid}.{order.id}.{i + 1}", spec)
@@ -1054,10 +1062,10 @@ def _bribery(ctx: Ctx, fid: str, o: Order, doubles: Mapping[str, bool]) -> None:
     loyalty = tgt.loyalty if tgt.loyalty is not None else int(cfg(ctx).get("statesman_loyalty_default", 2))
     t = STAKE_THRESHOLD[o.stake]
     mod = w - loyalty
-    ctx.explain(Breakdown(f"{fid} {o.id} bribe modifier", mod, (Term("wealth invested", w, source="§6.3"),
-                                                                 Term(f"loyalty of {tgt.id}", -loyalty,
-                                                                      source="§2.4"))))
-    check = CheckSpec("2d6", modifier=mod, dc=t, label=f"{fid} {o.id} bribery",
+    label = order_check_label(ctx.state, fid, o)
+    ctx.explain(Breakdown(f"{label}: the modifier", mod, (Term("wealth invested", w, source="§6.3"),
+                                                          Term(f"loyalty of {tgt.name}", -loyalty, source="§2.4"))))
+    check = CheckSpec("2d6", modifier=mod, dc=t, label=label,
                       bands=((None, t - 4, "full_failure"), (t - 3, t - 1, "light_failure"), (t, None, "success")))
     _, rolls, r, total = act(ctx, fid, o, t, modifier=mod, check=check)
     band = bribery_band(total, t)

@@ -46,6 +46,7 @@ from kingdomlog.rulesets.signoria.state import (
     reroll_allowance,
 )
 from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words as _battle_roll_words
+from kingdomlog.rulesets.signoria.vocabulary import logged_order_check_words
 from kingdomlog.rulesets.signoria.vocabulary import name_of as _name_of
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
 
@@ -133,7 +134,8 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         7 dice at 5+", in the words its key computes whatever label was logged with it (a pool logged before these
         words, with its key or another label, reads as "Battle 1 of month 8, round 1: …"; the log is not changed).
         Its label is taken only when it is those words with the battle's place ("Battle of Fabia"), which the key
-        alone cannot name. Any other check: the sheet's shared title.
+        alone cannot name. An order's 2d6 logged with its ids as its label ("fabian o1 bribery") reads in words
+        ("Duke Fabian's order 1 to bribe: 2d6 +1"). Any other check: the sheet's shared title.
 
         >>> from kingdomlog.dice.checks import CheckSpec, PoolSpec
         >>> rs, key = SignoriaRuleset(), "b8.1.r1.attacker.main"
@@ -142,7 +144,13 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         >>> rs.check_title(key, CheckSpec("pool", pool=PoolSpec(7, 5), label="Battle of Fabia, round 1: the "
         ...                                                                 "attacker's main army"))
         "Battle of Fabia, round 1: the attacker's main army, 7 dice at 5+"
+        >>> rs.check_title("fabian.o1.1", CheckSpec("2d6", modifier=1, dc=7, label="fabian o1 bribery"))
+        "Duke Fabian's order 1 to bribe: 2d6 +1 vs 7"
         """
+        order = logged_order_check_words(spec.label) if spec.kind == "2d6" else None
+        if order is not None:  # an order's check logged as "fabian o1 bribery" (before issue 29)
+            mod = f" {spec.modifier:+d}" if spec.modifier else ""
+            return f"{order}: 2d6{mod}" + ("" if spec.bands else f" vs {spec.dc}")
         said = _battle_roll_words(key)
         if said is None or spec.pool is None:
             return None

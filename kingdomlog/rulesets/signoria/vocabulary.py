@@ -394,6 +394,41 @@ def battle_roll_words(key: str, place: str | None = None) -> str | None:
     return f"{battle}, round {m.group(3)}: the {m.group(4)}'s {group}{more}"
 
 
+ORDER_CHECK = re.compile(r"([a-z][a-z0-9_]*) (o\d+) ([a-z][a-z0-9_]*)")
+"""The label an order's 2d6 was logged with before issue 29: ``<faction> <order> <action>`` ("fabian o1 bribery")."""
+
+
+def order_check_words(who: str, verb: str) -> str:
+    """An order's 2d6 check (§3.5) by whose order it is and what it does: "Duke Fabian's order to bribe Cesare".
+
+    >>> order_check_words("Duke Fabian", "bribe Cesare")
+    "Duke Fabian's order to bribe Cesare"
+    """
+    return f"{who}{chr(39) if who.endswith('s') else chr(39) + 's'} order to {verb}"
+
+
+def logged_order_check_words(label: str) -> str | None:
+    """A label logged as ``<faction> <order> <action>`` in words, from what it holds (the target it did not keep is
+    not named); None for any other label.
+
+    >>> logged_order_check_words("fabian o1 bribery"), logged_order_check_words("marburg o2 hire_troops")
+    ("Duke Fabian's order 1 to bribe", "Doge of Marburg's order 2 to hire troops")
+    >>> logged_order_check_words("Duke Fabian's order to bribe Cesare") is None
+    True
+    """
+    from kingdomlog.rulesets.signoria.tables import factions
+
+    m = ORDER_CHECK.fullmatch(label)
+    if m is None:
+        return None
+    row = factions().get(m.group(1))
+    who = row.label if row is not None else m.group(1).replace("_", " ").title()
+    action = ACTION_NAMES.get(m.group(3), m.group(3).replace("_", " "))
+    said = order_check_words(who, action)
+    return said.replace("'s order to", f"'s order {m.group(2)[1:]} to", 1).replace(
+        "' order to", f"' order {m.group(2)[1:]} to", 1)
+
+
 def name_of(id: str, kind: str = "") -> str | None:
     """Signoria's names of its ids in words, or None for one it does not name (the ruleset's default then).
 
