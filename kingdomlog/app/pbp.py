@@ -50,7 +50,7 @@ from kingdomlog.core.core_events import (
 from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.fold import next_turn
-from kingdomlog.core.ruleset import Question, run_step
+from kingdomlog.core.ruleset import Question, Ruleset, run_step
 from kingdomlog.core.turn import Plan, StepPlan, TurnPreview
 from kingdomlog.core.viewers import Viewer, visible_to
 from kingdomlog.dice import roller
@@ -251,10 +251,27 @@ def questions(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[P
     events = camp.events()
     t = next_turn(events) if turn is None else turn
     if v.is_gm:
-        return list(posted(events, t).values())
+        return in_words(camp, v, list(posted(events, t).values()))
     if not v.is_player:
         return []
-    return [q for q in posted(camp.visible_events(v), t).values() if q.to == v.id]
+    return in_words(camp, v, [q for q in posted(camp.visible_events(v), t).values() if q.to == v.id])
+
+
+def in_words(camp: Campaign, viewer: Viewer, asked: list[Posted]) -> list[Posted]:
+    """``asked`` with each prompt and option label as ``viewer``'s state words it (``Ruleset.question_words``:
+    a question posted before its ruleset named everything in words is told again from what it recorded; the
+    log is not changed)."""
+    rs = camp.ruleset
+    if not asked or type(rs).question_words is Ruleset.question_words:
+        return asked
+    state = camp.state(viewer=viewer)
+    out = []
+    for q in asked:
+        prompt, labels = rs.question_words(state, q.kind, q.prompt, [o.label for o in q.options])
+        options = tuple(o if o.label == lab else o.model_copy(update={"label": lab})
+                        for o, lab in zip(q.options, labels, strict=True))
+        out.append(q if (prompt, options) == (q.prompt, q.options) else replace(q, prompt=prompt, options=options))
+    return out
 
 
 def messages(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[Message]:

@@ -294,7 +294,7 @@ def test_a_month_runs_itself(camp: Campaign) -> None:
     with pytest.raises(RuleError, match="closed"):
         subs.submit(camp, FABIAN, {"command_fabian": {"choices": {"stake": "low"}}})
     q = pbp.questions(camp, FABIAN)[-1]
-    assert q.kind == "defender_response" and "marburg's army has arrived at Fabia" in q.prompt
+    assert q.kind == "defender_response" and "Doge of Marburg's army has arrived at Fabia across its border" in q.prompt
     assert "4 units" not in q.prompt  # the defender does not know the attacker's forces yet
     with pytest.raises(InputError, match="is not one of its answers"):
         pbp.answer(camp, FABIAN, q.id, {"response": "battle", "tactic": "banana"}, now=NOW)

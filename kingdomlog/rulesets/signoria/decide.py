@@ -39,6 +39,7 @@ from kingdomlog.rulesets.signoria.choices import (
     WarChoices,
     orders_choices,
 )
+from kingdomlog.rulesets.signoria.mapview import ROUTE_WORDS, fname, order_words, province_name
 from kingdomlog.rulesets.signoria.options import option_defaults
 from kingdomlog.rulesets.signoria.rules import (
     ACTIONS,
@@ -224,21 +225,24 @@ def gated(ctx: Ctx, fid: str, o: Order, run_orders: Mapping[str, bool]) -> bool:
         return True
     owner = c.true_master
     key = f"{fid}.{o.id}"
+    said = order_words(s, {"action": o.action, "target": o.target})  # not who leads it: the owner cannot know
     if key not in run_orders and owner in s.factions and s.factions[owner].kind == "player":
         ctx.ask(Question(
             id=f"double_agent_order:{key}", to=owner, kind="double_agent_order", step="p2_espionage",
             path=("double_agent_orders", key), default=False, group=f"p2.{key}",
-            prompt=f"{fid} believes {c.name} is its spy and orders him: {o.action} ({o.stake}"
-                   + (f", target {o.target}" if o.target else "") + "). Carry it out? (§6.4)",
+            prompt=f"{fname(s, fid)} believes {c.name} is its spy and orders him to {said} ({o.stake} stake). "
+                   "Carry it out? (§6.4)",
             options=(Answer(True, "carry it out"), Answer(False, "do not: they are told it failed"))))
     run = bool(run_orders.get(key, False))
     ctx.emit(ev.FactionNotified(faction=owner, kind="double_agent_order",
-                                text=f"{fid} ordered {c.name}: {o.action}" + (" (carried out)" if run else
-                                                                             " (not carried out)"),
-                                data={"order": o.model_dump(mode="json"), "briber": fid, "executed": run}),
+                                text=f"{fname(s, fid)} ordered {c.name} to {said}" + (" (carried out)" if run else
+                                                                                      " (not carried out)"),
+                                data={"order": o.model_dump(mode="json"), "briber": fid, "executed": run,
+                                      "character": c.id}),
              visibility=vis(s, owner))
     if not run:
-        ctx.emit(ev.FactionNotified(faction=fid, kind="spy_report", text=f"{c.name} reports that {o.id} failed",
+        ctx.emit(ev.FactionNotified(faction=fid, kind="spy_report",
+                                    text=f"{c.name} reports that your order to {said} failed",
                                     data={"order": o.id, "outcome": "failure"}), visibility=vis(ctx.state, fid))
     return run
 
@@ -417,7 +421,7 @@ def decide_turn_open(ctx: Ctx, c: TurnOpenChoices) -> None:
             trait = o["trait"]
         else:
             trait, faces = random_trait(ctx, f"candidate.{cid}")
-            ctx.emit(ev.GMRulingRecorded(gap="§4.6", text=f"trait of candidate {cid} rolled: {trait}",
+            ctx.emit(ev.GMRulingRecorded(gap="§4.6", text=f"trait of candidate {o['name']} rolled: {trait}",
                                          effects=({"kind": "text", "candidate": cid, "dice": list(faces)},)),
                      visibility="gm")
         ctx.emit(ev.CandidateOffered(faction=o["faction"], candidate=cid, name=o["name"], trait=trait,
@@ -742,9 +746,9 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
             host = my_spies[agent]
             tgt_char = s.characters.get(o.target or "")
             if tgt_char is None and o.target not in s.factions:
-                chk.settle(o, f"a spy slot acts only in the spy's host state {host}", "§6.2")
+                chk.settle(o, f"a spy slot acts only in the spy's host state, {fname(s, host)}", "§6.2")
             elif (tgt_char.employer if tgt_char is not None else o.target) != host:
-                chk.bad(o, f"a spy slot acts only in the spy's host state {host}", "§6.2")
+                chk.bad(o, f"a spy slot acts only in the spy's host state, {fname(s, host)}", "§6.2")
         if o.id in chk.void:
             continue
         if o.stake == "elementary" and o.action == "bribery":
@@ -1039,7 +1043,8 @@ def decide_p2(ctx: Ctx, c: EspionageChoices) -> None:
         if won is None:
             continue
         if won:
-            reason = f"intrigue by {fid}" if cfg(ctx).get("reveal_intrigue_author") else "foreign intrigue"
+            reason = f"intrigue by {fname(ctx.state, fid)}" if cfg(ctx).get("reveal_intrigue_author") \
+                else "foreign intrigue"
             adjust(ctx, tgt, "power", -(1 if o.stake == "low" else 2), reason, visible_to=vis(ctx.state, tgt))
         else:
             adjust(ctx, fid, "piety", -1, "failed intrigue")
@@ -1066,7 +1071,8 @@ def _bribery(ctx: Ctx, fid: str, o: Order, doubles: Mapping[str, bool]) -> None:
     ctx.emit(ev.ActionResolved(faction=fid, order=o.id, action="bribery", stake=o.stake, threshold=t,
                                rerolls_allowed=r, rolls=tuple(rolls), outcome="reported", target=tgt.id,
                                detail={"wealth": w, "on_success": mode}), visibility=vis(ctx.state, fid), actor=fid)
-    ctx.emit(ev.GMRulingRecorded(gap="§6.3", text=f"bribe of {tgt.id} by {fid}.{o.id}: {band}",
+    ctx.emit(ev.GMRulingRecorded(gap="§6.3", text=f"the bribe of {tgt.name} by {fname(ctx.state, fid)}: "
+                                                  f"{band.replace('_', ' ')}",
                                  effects=({"kind": "text", "band": band, "total": total, "modifier": mod},)),
              visibility="gm")
     if band == "success":
@@ -1083,14 +1089,15 @@ def _bribery(ctx: Ctx, fid: str, o: Order, doubles: Mapping[str, bool]) -> None:
     if band == "full_failure":
         adjust(ctx, fid, "wealth", -w, "bribe taken and lost")
     key = f"{fid}.{o.id}"
-    ctx.emit(ev.FactionNotified(faction=owner, kind="bribe_attempt", text=f"{fid} tried to bribe {tgt.name}",
+    briber = fname(ctx.state, fid)
+    ctx.emit(ev.FactionNotified(faction=owner, kind="bribe_attempt", text=f"{briber} tried to bribe {tgt.name}",
                                 data={"briber": fid, "character": tgt.id, "order": key}),
              visibility=vis(ctx.state, owner))
     if ctx.state.factions[owner].kind == "player" and key not in doubles:
         ctx.ask(Question(
             id=f"double_agent:{key}", to=owner, kind="double_agent", step="p2_espionage",
             path=("double_agents", key), default=False, group=f"p2.{key}",
-            prompt=f"{fid} tried to bribe {tgt.name} ({key}). Make him a double agent? {fid} will then believe "
+            prompt=f"{briber} tried to bribe {tgt.name}. Make him a double agent? {briber} will then believe "
                    "the bribe worked (§6.4).",
             options=(Answer(True, "yes: a double agent"), Answer(False, "no: tell them the bribe failed"))))
     if ctx.state.factions[owner].kind == "player" and bool(doubles.get(key)):
@@ -1136,7 +1143,7 @@ def _assassination(ctx: Ctx, fid: str, o: Order, successor_traits: Mapping[str, 
     kill = kill_leader or (not is_player_leader and o.stake == "high")
     record(ctx, fid, o, "killed" if kill else "wounded", threshold=t, r=r, rolls=rolls, target=tgt.id)
     ctx.emit(ev.CharacterStatusChanged(character=tgt.id, condition="dead" if kill else "wounded",
-                                       cause=f"assassination ({fid})"),
+                                       cause=f"assassination by {fname(ctx.state, fid)}"),
              visibility="public" if kill and tgt.role == "leader" else vis(ctx.state, owner, fid))
     if kill and tgt.role == "leader":
         succession(ctx, owner, successor_traits)
@@ -1252,7 +1259,8 @@ def decide_p3(ctx: Ctx, c: WarChoices) -> None:
                                      reserve=int(p.get("reserve", 0))),
                  visibility=vis(ctx.state, fid), actor=fid)
         if route == "transit":
-            ctx.emit(ev.UpkeepFlagged(faction=fid, kind="transit", detail=f"{cid} crosses a neutral's land"),
+            ctx.emit(ev.UpkeepFlagged(faction=fid, kind="transit", detail=f"{fname(ctx.state, fid)}'s army marching "
+                                                                     f"on {tgt.name} crosses a neutral's land"),
                      visibility="gm")
             continue
         _arrive(ctx, cid, war)
@@ -1332,6 +1340,12 @@ def _arrive(ctx: Ctx, cid: str, war: WarInput) -> None:
                                           campaign=cid), visibility="public")
 
 
+def _cname(s: SignoriaState, cid: str) -> str:
+    """A character by his name (his id only when the state knows nothing of him)."""
+    c = s.characters.get(cid)
+    return c.name if c is not None else cid
+
+
 def _response_question(s: SignoriaState, cid: str, defender: str, attacker: str, where: str, route: str,
                        default: Mapping[str, Any]) -> Question:
     """§5.2 asked of the defender: a battle now (its tactic; Ambush or Counterattack hold back a third) or
@@ -1349,7 +1363,8 @@ def _response_question(s: SignoriaState, cid: str, defender: str, attacker: str,
                        "no battle now; the attacker storms or besieges, you lose 1 wealth a month (§5.11)"))
     return Question(id=f"response:{cid}", to=defender, kind="defender_response", step="p3_war",
                     path=("responses", cid), options=tuple(opts), default=dict(default), group=f"p3.{cid}",
-                    prompt=f"{attacker}'s army has arrived at {where} ({route}). Fight a battle now or shut the "
+                    prompt=f"{fname(s, attacker)}'s army has arrived at {where} {ROUTE_WORDS.get(route, route)}. "
+                           "Fight a battle now or shut the "
                            f"gates? Your home force is {home} units (§5.2). Unanswered: a battle holding position "
                            "with every character at home (G-34).")
 
@@ -1397,19 +1412,20 @@ def _declaration_questions(ctx: Ctx, key: str, bid: str, where: str, setup: Batt
                 used[side_name].update(str(d.get("character")) for d in given.get(r, ())
                                        if d.get("side") == side_name)
                 continue
-            q = _declaration_question(key, bid, where, r, side_name, me, opp, rounds, used[side_name])
+            q = _declaration_question(ctx.state, key, where, r, side_name, me, opp, rounds, used[side_name])
             if len(q.options) > 1:  # a side with nobody to declare for has nothing to answer
                 ctx.ask(q)
 
 
-def _declaration_question(key: str, bid: str, where: str, r: int, side: str, me: SideSetup, opp: SideSetup,
-                          rounds: tuple[dict[str, Any], ...], used: set[str]) -> Question:
-    """The options one side may declare in round ``r``, with what both sides saw in the earlier rounds."""
+def _declaration_question(s: SignoriaState, key: str, where: str, r: int, side: str, me: SideSetup,
+                          opp: SideSetup, rounds: tuple[dict[str, Any], ...], used: set[str]) -> Question:
+    """The options one side may declare in round ``r``, with what both sides saw in the earlier rounds; its
+    characters, the enemy and the place by their names (issue 29)."""
     opts: list[Answer] = [Answer([], "no option this round")]
     for f in me.characters:
         if f.id in used:
             continue
-        who = f"{f.id} ({'leader' if f.leader else 'statesman'})"
+        who = f"{_cname(s, f.id)} ({'leader' if f.leader else 'statesman'})"
         for opt, label in (("join", "joins the battle: +3d6" if f.leader else "joins the battle: +2d6"),
                            ("hospital", "field hospital"), ("no_prisoners", "take no prisoners!"),
                            ("back_cowards", "back, cowards!")):
@@ -1421,7 +1437,7 @@ def _declaration_question(key: str, bid: str, where: str, r: int, side: str, me:
             specials = [("fight_to_last", "fight to the last! (a third round)")]
             if r > 1:
                 specials.append(("regroup", "regroup: last round's routed return"))
-            specials += [("epic_duel", f"epic duel with {x.id}") for x in opp.characters if x.leader]
+            specials += [("epic_duel", f"epic duel with {_cname(s, x.id)}") for x in opp.characters if x.leader]
             for opt, label in specials:
                 body = {"side": side, "character": f.id, "option": opt}
                 if opt == "epic_duel":
@@ -1437,8 +1453,8 @@ def _declaration_question(key: str, bid: str, where: str, r: int, side: str, me:
         past.append(f"round {rec['round']}: you lost {mine['lost_killed']} killed and {mine['lost_routed']} routed "
                     f"({mine['engaged_after']} still fighting); the enemy lost {theirs['lost_killed']} killed and "
                     f"{theirs['lost_routed']} routed ({theirs['engaged_after']} still fighting)")
-    head = (f"Battle {bid} at {where}: your {me.units} units ({me.tactic or 'no tactic'}) against "
-            f"{opp.faction}'s {opp.units} ({opp.tactic or 'no tactic'}). ")
+    head = (f"The battle at {province_name(s, where)}: your {me.units} units ({me.tactic or 'no tactic'}) against "
+            f"{fname(s, opp.faction)}'s {opp.units} ({opp.tactic or 'no tactic'}). ")
     return Question(id=f"declare:{key}:{r}:{side}", to=me.faction, kind="battle_declaration", step="p3_war",
                     path=("declarations", key, str(r)), options=tuple(opts), default=[], group=f"p3.{key}.r{r}",
                     prompt=head + ("; ".join(past) + ". " if past else "")
@@ -1626,8 +1642,8 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
     for parts in split.values():
         for n, lost in parts.items():
             if n != "own":
-                adjust(ctx, n, "army", -min(lost, ctx.state.factions[n].army or 0), f"killed in {bid}",
-                       visible_to="gm")
+                adjust(ctx, n, "army", -min(lost, ctx.state.factions[n].army or 0),
+                       f"lost in the battle at {province_name(ctx.state, camp.target)}", visible_to="gm")
     for side_fac, who in ((attacker, a_who), (defender, d_who)):
         for t in list(ctx.state.active_treaties(side_fac)):
             if t.type == "military_aid" and t.neutral in who:
@@ -1651,15 +1667,16 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
                                           kind="exposure"), visibility=vis(ctx.state, ch.employer, ch.true_master))
     # war outcome effects (§5.13)
     win_att = result.winner == attacker
+    place = province_name(ctx.state, camp.target)
     if win_att:
-        adjust(ctx, attacker, "power", 1, f"won {bid}")
-        adjust(ctx, defender, "power", -1, f"lost {bid}")
-        adjust(ctx, defender, "piety", -1, f"lost {bid}")
+        adjust(ctx, attacker, "power", 1, f"battle won at {place}")
+        adjust(ctx, defender, "power", -1, f"battle lost at {place}")
+        adjust(ctx, defender, "piety", -1, f"battle lost at {place}")
     else:
-        adjust(ctx, defender, "power", 1, f"won {bid}")
-        adjust(ctx, attacker, "power", -1, f"lost {bid}")
-        adjust(ctx, attacker, "piety", -1, f"lost {bid}")
-        adjust(ctx, attacker, "wealth", -1, f"lost {bid}")
+        adjust(ctx, defender, "power", 1, f"battle won at {place}")
+        adjust(ctx, attacker, "power", -1, f"battle lost at {place}")
+        adjust(ctx, attacker, "piety", -1, f"battle lost at {place}")
+        adjust(ctx, attacker, "wealth", -1, f"battle lost at {place}")
     prov = camp.target
     if kind == "sally":
         if win_att:
@@ -1724,7 +1741,8 @@ def decide_p4(ctx: Ctx, c: RulingsChoices) -> None:
                          visibility=vis(ctx.state, fid))
             elif o.action == "turn_against":
                 other = str(o.params["against"])
-                cause = "turned against" if not cfg(ctx).get("reveal_intrigue_author") else f"turned against by {fid}"
+                cause = "turned against" if not cfg(ctx).get("reveal_intrigue_author") \
+                    else f"turned against by {fname(ctx.state, fid)}"
                 ctx.emit(ev.StandingChanged(neutral=n, faction=other, delta=-size, cause=cause),
                          visibility=vis(ctx.state, other))
             elif o.action == "trade":
@@ -1756,17 +1774,18 @@ def decide_p4(ctx: Ctx, c: RulingsChoices) -> None:
                 continue
             if existing is not None and STAKE_RANK[o.stake] <= STAKE_RANK[existing.stake]:
                 ctx.emit(ev.FactionNotified(faction=fid, kind="trade_refused",
-                                            text=f"{n} keeps its existing trade agreement"),
+                                            text=f"{fname(ctx.state, n)} keeps its existing trade agreement"),
                          visibility=vis(ctx.state, fid))
                 continue
             if existing is not None:
                 ctx.emit(ev.TreatyEnded(treaty=existing.id, reason="outbid"),
                          visibility=vis(ctx.state, *existing.parties))
-                who = f" by {fid}" if cfg(ctx).get("reveal_new_trade_holder", True) else ""
+                who = f" by {fname(ctx.state, fid)}" if cfg(ctx).get("reveal_new_trade_holder", True) else ""
                 for holder in existing.parties:
                     ctx.emit(ev.FactionNotified(faction=holder, kind="trade_outbid",
-                                                text=f"your trade agreement with {n} was outbid{who}",
-                                                data={"by": fid} if who else {}), visibility=vis(ctx.state, holder))
+                                                text=f"your trade agreement with {fname(ctx.state, n)} was outbid{who}",
+                                                data={"neutral": n, **({"by": fid} if who else {})}),
+                             visibility=vis(ctx.state, holder))
             shown = vis(ctx.state, fid, *(existing.parties if existing and cfg(ctx).get("reveal_new_trade_holder",
                                                                                          True) else ()))
             ctx.emit(ev.TreatyConcluded(treaty=f"{n}.trade.{fid}.{ctx.state.turn}", kind="trade", parties=(fid,),
@@ -1798,7 +1817,8 @@ def _landless(ctx: Ctx, fid: str, o: Order) -> bool:
     is eliminated at upkeep (§5.13); the order is void and the faction told why."""
     if any(p.owner == fid for p in ctx.state.provinces.values()):
         return False
-    void(ctx, fid, o, f"{fid} holds no province any more: it hires nothing (its army disbanded)", "§5.13")
+    void(ctx, fid, o, f"{fname(ctx.state, fid)} holds no province any more: it hires nothing (its army "
+                      "disbanded)", "§5.13")
     return True
 
 
@@ -1850,9 +1870,9 @@ def decide_upkeep(ctx: Ctx, c: UpkeepChoices) -> None:
     for p in list(ctx.state.provinces.values()):
         if p.occupier and p.occupier != p.owner and ctx.state.factions[p.owner].kind == "player":
             paid = min(1, ctx.state.factions[p.owner].wealth or 0)
-            adjust(ctx, p.owner, "wealth", -1, f"plunder of {p.id}")
+            adjust(ctx, p.owner, "wealth", -1, f"plunder of {p.name}")
             if cfg(ctx).get("plunder_transfers", True) and paid:
-                adjust(ctx, p.occupier, "wealth", paid, f"plunder of {p.id}")
+                adjust(ctx, p.occupier, "wealth", paid, f"plunder of {p.name}")
     # siege starvation (§5.11): a besieged faction at 0 wealth must sally or surrender next turn
     for p in list(ctx.state.provinces.values()):
         if p.siege_since is not None and p.occupier and (ctx.state.factions[p.owner].wealth or 0) == 0 \
@@ -1884,7 +1904,7 @@ def decide_upkeep(ctx: Ctx, c: UpkeepChoices) -> None:
             par = traits()[ch.traits[0]].parameter if ch.traits and ch.traits[0] in traits() else ""
             if par and (getattr(f, par) or 0) <= dis:
                 ctx.emit(ev.UpkeepFlagged(faction=fid, kind="trait_trap",
-                                          detail=f"{ch.id} ({ch.traits[0]}) unhappy: {par} {getattr(f, par)}"),
+                                          detail=f"{ch.name} ({ch.traits[0]}) unhappy: {par} {getattr(f, par)}"),
                          visibility="gm")
         if "voice_of_the_people" in f.traits and (f.power or 0) <= 1:
             ctx.emit(ev.UpkeepFlagged(faction=fid, kind="council_vote", detail=f"power {f.power}"), visibility="gm")
