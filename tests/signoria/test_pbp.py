@@ -491,8 +491,8 @@ def test_the_gm_sheet_shows_who_submitted_is_ready_and_is_awaited(camp: Campaign
     assert "The players this turn" in html and "orders due 2026-12-03 12:00 UTC" in html
     assert "<td>command, orders</td>" in html  # what each has still to send, without its own name repeated
     rows = dict(re.findall(r"<tr><th>([^<]+)</th><td>[^<]*</td><td>[^<]*</td><td>(yes|no)</td>", html))
-    assert rows == {"Fabian": "yes", "Marburg": "no"}, html
-    assert "waiting on: Marburg" in html and "waiting for Fabian: Dilemma" in html
+    assert rows == {"Duke Fabian": "yes", "Doge of Marburg": "no"}, html  # by name, not id (issue 29)
+    assert "waiting on: Doge of Marburg" in html and "waiting for Duke Fabian: Dilemma" in html
     toy = Campaign.create(camp.folder.parent / "farm", "toy-farm", name="Farm")
     assert table_status_html(toy) == ""
 

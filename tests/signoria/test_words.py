@@ -168,3 +168,23 @@ def test_every_place_a_question_is_shown_words_an_old_one(tmp_path: Path) -> Non
         assert cli(["answer", str(folder), "--as", "fabian"]) == 0
     assert NEW["double_agent"] in out.getvalue() and "marburg.S2)" not in out.getvalue()
     assert [e.payload.prompt for e in Campaign.open(folder).events() if e.type == "core.question_posed"] == [prompt]
+
+
+def test_the_gm_sheet_names_who_answered_and_who_is_awaited(tmp_path: Path) -> None:
+    """The GM sheet says whose answer fills a step, whose orders came in and whom the month waits for by the
+    player's name ("Answered by Duke Fabian: dilemma: open the granaries", "waiting for Doge of Marburg"), not its
+    id ("fabian"); the publish button names whom the opening asked."""
+    from kingdomlog.views.extras.signoria import publish_opening
+    from kingdomlog.views.sheet.draft import load_start
+    from kingdomlog.views.sheet.panel import table_status_html
+
+    from .test_pbp import FABIAN, NOW, OPENING, copy
+
+    camp = copy(tmp_path)
+    done = publish_opening(camp.folder, Plan.parse(OPENING), {"orders_due": ""}, now=NOW)
+    assert "questions 1 to Duke Fabian, 1 to Doge of Marburg" in done.text, done
+    pbp.answer(camp, FABIAN, "dilemma:winter_relief", "give", now=NOW)
+    start = load_start(camp.folder, check_forms=False)
+    assert start.answered["orders_fabian"] == (("Duke Fabian", "dilemma: open the granaries"),)
+    html = str(table_status_html(camp))
+    assert "waiting for Doge of Marburg: Candidate" in html and "<th>Duke Fabian</th>" in html, html
