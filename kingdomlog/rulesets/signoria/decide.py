@@ -72,7 +72,7 @@ from kingdomlog.rulesets.signoria.state import (
 from kingdomlog.rulesets.signoria.tables import adjacency, season_of, trait_from_die, traits
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import provinces as setting_provinces
-from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words, own_spies
+from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES, battle_roll_words, own_spies
 
 Ctx = StepContext[SignoriaState]
 C = TypeVar("C", bound=Choices)
@@ -624,7 +624,7 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
     for did, choice in dilemmas.items():
         d = known_dilemmas.get(did)
         if d is None:
-            chk.bad(None, f"no dilemma {did!r} was dealt to {fid} this month", "§4.1 A7")
+            chk.bad(None, f"no dilemma {did!r} was dealt to {fname(s, fid)} this month", "§4.1 A7")
             continue
         if choice != "abstain" and choice not in {x.id for x in d.options}:
             raise ctx.fail(f"{choice!r} is not an option of dilemma {did} ({', '.join(x.id for x in d.options)} or "
@@ -637,7 +637,7 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
                                slots=("ordinary",), params={"option": choice}))
     for cid, choice in (candidates or {}).items():
         if cid not in offered:
-            chk.bad(None, f"{cid!r} was not offered to {fid} this month", "§4.6")
+            chk.bad(None, f"{cid!r} was not offered to {fname(s, fid)} this month", "§4.6")
             continue
         if choice == "hire" and not any(o.action == "hire_statesman" and o.target == cid for o in orders):
             extra.append(Order(id=f"hire-{cid}", action="hire_statesman", target=cid, stake="elementary",
@@ -654,10 +654,11 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
             used_sp = cr.special - special_left + sp
             used = used_sp + (cr.ordinary - ordinary_left) + od
             if sp > special_left:
-                chk.bad(o, f"{used_sp} special slots used but {fid} has {cr.special} special this month", "§3.1")
+                chk.bad(o, f"{used_sp} special slots used but {fname(s, fid)} has {cr.special} special this month",
+                        "§3.1")
             else:
-                chk.bad(o, f"{used} action slots used but {fid} has {cr.special} special + {cr.ordinary} ordinary "
-                        "this month", "§3.1")
+                chk.bad(o, f"{used} action slots used but {fname(s, fid)} has {cr.special} special + {cr.ordinary} "
+                        "ordinary this month", "§3.1")
             continue
         special_left -= sp
         take = min(od, ordinary_left)
@@ -670,7 +671,10 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
             special_left -= 1
             o = o.model_copy(update={"slots": ("special",)})
         else:
-            what = f"resolving dilemma {o.target}" if o.action == "dilemma" else f"hiring {o.target}"
+            d = next((d for d in s.dilemmas.get(fid, ()) if d.id == o.target), None)
+            what = (f"resolving the dilemma “{d.text.rstrip('.')}”" if d is not None and d.text else
+                    "resolving the dilemma of the month") if o.action == "dilemma" else \
+                f"hiring {next((c.name for c in s.candidates.get(fid, ()) if c.id == o.target), o.target)}"
             chk.bad(o, f"{what} costs one action slot and none is left: free a slot"
                     + (" or abstain" if o.action == "dilemma" else ""), "§4.1 A7" if o.action == "dilemma" else "§4.6")
             continue
@@ -689,7 +693,7 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
         if not cost:
             continue
         if spent + cost > wealth:
-            chk.bad(o, f"costs {cost} wealth but {fid} has {wealth - spent} left after its earlier orders "
+            chk.bad(o, f"costs {cost} wealth but {fname(s, fid)} has {wealth - spent} left after its earlier orders "
                     f"({wealth} in all)", "§4.8 voluntary costs")
             continue
         spent += cost
@@ -725,7 +729,7 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
             raise ctx.fail(f"order {o.id}: unknown action {o.action!r}", "§4.1")
         slots = () if o.action in FREE_ACTIONS else o.slots
         if not slots and o.action not in FREE_ACTIONS:
-            chk.bad(o, f"{o.action} needs at least one slot", "§4.1")
+            chk.bad(o, f"{_said(o.action)} needs at least one slot", "§4.1")
             continue
         for sl in slots:
             if sl in ("special", "ordinary"):
@@ -734,11 +738,11 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
                 raise InputError(f"[{ctx.step}] order {o.id}: slot {sl!r} is not special, ordinary or spy:<agent>")
             agent = sl[4:]
             if agent not in my_spies:
-                chk.bad(o, f"{agent!r} is not a spy of {fid}", "§6.2")
+                chk.bad(o, f"{agent!r} is not a spy of {fname(s, fid)}", "§6.2")
                 break
             spy_used[agent] = spy_used.get(agent, 0) + 1
             if spy_used[agent] > 1:
-                chk.bad(o, f"spy {agent} gives one action per turn", "§3.2")
+                chk.bad(o, f"spy {_cname(s, agent)} gives one action per turn", "§3.2")
                 break
             if o.action not in SPY_ACTIONS:
                 chk.bad(o, "a spy slot is for intelligence, bribery, assassination or intrigue only", "§3.2, §4.1")
@@ -758,13 +762,13 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
         if o.leader and not spy_lead:
             c = s.characters.get(o.leader)
             if c is None or c.employer != fid or c.condition != "active":
-                chk.bad(o, f"{o.leader!r} is not an available character of {fid}", "§3.7")
+                chk.bad(o, f"{o.leader!r} is not an available character of {fname(s, fid)}", "§3.7")
                 continue
             if c.role == "leader" and not cfg(ctx).get("leader_leads_actions", True):
                 chk.bad(o, "the leader may not lead actions in this game", "§3.4")
                 continue
             if o.leader in busy and one_activity:
-                chk.bad(o, f"{o.leader} already leads {busy[o.leader]} this turn", "§3.7")
+                chk.bad(o, f"{_cname(s, o.leader)} already leads order {busy[o.leader]} this turn", "§3.7")
                 continue
             busy[o.leader] = o.id
         sent = sum(int(x.params.get("units", 0)) for x in orders[: orders.index(o)]
@@ -773,7 +777,7 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
         if o.action == "war" and o.id not in chk.void:
             for cid in o.params.get("characters", []):
                 if cid in busy and one_activity:
-                    chk.bad(o, f"{cid} already has an activity this turn", "§3.7")
+                    chk.bad(o, f"{_cname(s, cid)} already has an activity this turn", "§3.7")
                     break
                 busy[cid] = o.id
 
@@ -806,38 +810,38 @@ def _validate_target(ctx: Ctx, chk: _Sealing, fid: str, o: Order, sent: int, dil
     if a in NEUTRAL_GOALS:
         n = o.target
         if n not in s.factions or s.factions[n].kind != "neutral":
-            return bad(o, f"{a} needs a neutral as target, got {n!r}", "§7.1")
+            return bad(o, f"{_said(a)} needs a neutral as target, got {n!r}", "§7.1")
         if s.factions[n].captured_by:
-            return bad(o, f"{n} has been captured", "§7.6")
+            return bad(o, f"{fname(s, n)} has been captured", "§7.6")
         if o.stake == "elementary":
             return bad(o, "diplomacy with a neutral is rolled (low or high stake)", "§7.2")
         need = MIN_STAKE.get(a)
         if need and STAKE_RANK[o.stake] < STAKE_RANK[need]:
-            return bad(o, f"{a} needs at least the {need} stake", "§7.2")
+            return bad(o, f"{_said(a)} needs at least the {need} stake", "§7.2")
         if a in ("military_alliance", "legitimacy"):
             count = sum(1 for t in s.active_treaties(fid, n) if t.type in COUNTED_TREATIES)
             if count < 2:
-                return bad(o, f"{a} with {n} needs at least 2 treaties with it; {fid} has {count}",
-                           "§7.2 needs at least 2 treaties")
+                return bad(o, f"{_said(a)} with {fname(s, n)} needs at least 2 treaties with it; {fname(s, fid)} has "
+                           f"{count}", "§7.2 needs at least 2 treaties")
         if a == "legitimacy" and s.factions[n].legitimacy_letter_to:
-            return bad(o, f"{n} has already sent its one letter", "§7.2")
+            return bad(o, f"{fname(s, n)} has already sent its one letter", "§7.2")
         if a == "turn_against" and o.params.get("against") not in s.factions:
             return bad(o, "turn-against names no faction (params.against)", "§7.2")
         return None
     if a in ("scouts", "intrigue_foreign", "spy"):
         if o.target not in s.factions or o.target == fid:
-            return bad(o, f"{a} targets another faction, got {o.target!r}", "§4.1")
+            return bad(o, f"{_said(a)} targets another faction, got {o.target!r}", "§4.1")
         if a == "spy":
             agent = s.characters.get(str(o.params.get("agent")))
             if agent is None or agent.employer != fid or agent.role != "statesman" or agent.condition != "active":
-                return bad(o, f"the agent must be one of {fid}'s active statesmen", "§6.2")
+                return bad(o, f"the agent must be one of {fname(s, fid)}'s active statesmen", "§6.2")
         return None
     if a in ("bribery", "assassination"):
         if not o.target:
-            return bad(o, f"{a} names its target (a rival's character)", "§6.3, §6.5")
+            return bad(o, f"{_said(a)} names its target (a rival's character)", "§6.3, §6.5")
         c = s.characters.get(o.target)
         if c is not None and c.employer == fid:
-            return bad(o, f"{a} targets a rival's character, not one of {fid}'s own", "§6.3, §6.5")
+            return bad(o, f"{_said(a)} targets a rival's character, not one of {fname(s, fid)}'s own", "§6.3, §6.5")
         if a == "bribery":
             _bribe_params(chk, o)
             if o.id in chk.void:
@@ -870,30 +874,30 @@ def _validate_target(ctx: Ctx, chk: _Sealing, fid: str, o: Order, sent: int, dil
         for cid in o.params.get("characters", []):
             c = s.characters.get(cid)
             if c is None or c.employer != fid or c.condition != "active":
-                return bad(o, f"{cid!r} is not an available character of {fid}", "§3.7")
+                return bad(o, f"{cid!r} is not an available character of {fname(s, fid)}", "§3.7")
         return None
     if a == "storm":
         if not any(c.faction == fid and c.target == o.target and c.status in ("occupying", "besieging")
                    for c in s.campaigns.values()):
-            return bad(o, f"{fid} has no army besieging {o.target!r} to storm", "§5.11")
+            return bad(o, f"{fname(s, fid)} has no army besieging {o.target!r} to storm", "§5.11")
         return None
     if a == "sally":
         p = s.provinces.get(o.target or "")
         if p is None or p.owner != fid or p.siege_since is None:
-            return bad(o, f"{o.target!r} is not a besieged province of {fid}", "§5.11")
+            return bad(o, f"{o.target!r} is not a besieged province of {fname(s, fid)}", "§5.11")
         if int(o.params.get("reserve", 0)) > home_force(s, fid) // 3:
             return bad(o, "the reserve may be at most a third of the garrison", "§5.4")
         return None
     if a == "hire_statesman":
         if not any(c.id == o.target for c in s.candidates.get(fid, ())):
-            return bad(o, f"{o.target!r} was not offered to {fid} this turn", "§4.6")
+            return bad(o, f"{o.target!r} was not offered to {fname(s, fid)} this turn", "§4.6")
         return None
     if a == "designate_heir":
         if not s.factions[fid].may_name_heir:
-            return bad(o, f"{fid} cannot designate an heir", "§8.2 Voice of the people")
+            return bad(o, f"{fname(s, fid)} cannot designate an heir", "§8.2 Voice of the people")
         c = s.characters.get(o.target or "")
         if c is None or c.employer != fid or c.role != "statesman":
-            return bad(o, f"the heir must be one of {fid}'s statesmen", "§6.6")
+            return bad(o, f"the heir must be one of {fname(s, fid)}'s statesmen", "§6.6")
         return None
     if a == "player_treaty":
         if o.target not in s.factions or s.factions[o.target].kind != "player" or o.target == fid:
@@ -913,7 +917,7 @@ def _validate_target(ctx: Ctx, chk: _Sealing, fid: str, o: Order, sent: int, dil
     if a == "dilemma":
         d = next((d for d in s.dilemmas.get(fid, ()) if d.id == o.target), None)
         if d is None:
-            return bad(o, f"no dilemma {o.target!r} was dealt to {fid} this month", "§4.1 A7")
+            return bad(o, f"no dilemma {o.target!r} was dealt to {fname(s, fid)} this month", "§4.1 A7")
         opt = o.params.get("option") or dilemmas.get(d.id)
         if opt not in {x.id for x in d.options}:
             return bad(o, f"{opt!r} is not an option of dilemma {d.id} "
@@ -1338,6 +1342,11 @@ def _arrive(ctx: Ctx, cid: str, war: WarInput) -> None:
     else:
         ctx.emit(ev.ProvinceStatusChanged(province=tgt.id, change="siege_started", by=camp.faction, owner=defender,
                                           campaign=cid), visibility="public")
+
+
+def _said(action: str) -> str:
+    """An order's action as a person says it (``hire_troops`` → "hire troops", ``vocabulary.ACTION_NAMES``)."""
+    return ACTION_NAMES.get(action, action.replace("_", " "))
 
 
 def _cname(s: SignoriaState, cid: str) -> str:

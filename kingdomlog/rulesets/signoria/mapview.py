@@ -17,6 +17,7 @@ from kingdomlog.core.portrait import Figure, Leader, Portrait, Section
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.signoria.state import FACTION_BETTER, RESOURCES, Faction, IntelRecord, SignoriaState, Treaty
 from kingdomlog.rulesets.signoria.tables import adjacency
+from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES
 
 SOURCE_WORDS = {"scouts": "our scouts", "spy": "our spy", "battle": "the battlefield", "notice": "a report",
                 "public": "public knowledge", "ruling": "the GM"}
@@ -150,6 +151,11 @@ def notice_words(a: SignoriaState, kind: str, text: str, data: dict[str, Any], f
         with_ = f" with {fname(a, n)}" if n else ""
         by = f" by {fname(a, str(d['by']))}" if d.get("by") else ""
         return f"{_our(a, faction, me)} trade agreement{with_} was outbid{by}"
+    if kind == "order_void" and d.get("action"):  # "order O1 (hire_troops) is void: ..." (evolve's words)
+        m = re.match(r"order \S+ \(\S+\) is void: (.*)", text or "", re.S)
+        action = str(d["action"])
+        return (f"{_our(a, faction, me)} order to {ACTION_NAMES.get(action, action.replace('_', ' '))} is void: "
+                f"{named_ids(a, m.group(1) if m else str(text))}")
     return named_ids(a, str(text))
 
 
