@@ -188,3 +188,15 @@ def test_the_gm_sheet_names_who_answered_and_who_is_awaited(tmp_path: Path) -> N
     assert start.answered["orders_fabian"] == (("Duke Fabian", "dilemma: open the granaries"),)
     html = str(table_status_html(camp))
     assert "waiting for Doge of Marburg: Candidate" in html and "<th>Duke Fabian</th>" in html, html
+
+
+def test_a_dilemma_answered_is_ruled_in_words() -> None:
+    """G-29: the ruling a dilemma's answer records (the faction reads it) says the dilemma and its answer in the
+    GM's words, not their ids ("dilemma flood: dam")."""
+    g = game()
+    opening = {"dilemmas": [{"faction": "fabian", "id": "flood", "text": "The river rises",
+                             "options": [{"id": "dam", "text": "build a dam", "effects": []}]}]}
+    new = g.play(turn_plan(1, opening=opening, orders={"fabian": {"orders": [], "dilemmas": {"flood": "dam"}}}))
+    ruling = next(e for e in new if e.type == "signoria.gm_ruling" and e.payload.gap == "G-29")
+    assert (ruling.payload.text, ruling.visibility) == (
+        "to the dilemma “The river rises” the answer was: build a dam", "faction:fabian")

@@ -321,7 +321,9 @@ def _reaction(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
 
 @narrates("signoria.gm_ruling")
 def _ruling(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
-    m = re.fullmatch(r"dilemma (\S+): (\S+)", p.text or "") if p.gap == "G-29" else None
+    if p.gap == "G-29" and (p.text or "").startswith("to the dilemma "):  # recorded in words (issue 29)
+        return str(p.text)
+    m = re.fullmatch(r"dilemma (\S+): (\S+)", p.text or "") if p.gap == "G-29" else None  # recorded with ids
     if m:  # a dilemma resolved (§4.1 A7): its option in the words it was offered in
         for dealt in b.dilemmas.values():
             d = next((d for d in dealt if d.id == m.group(1)), None)

@@ -953,7 +953,9 @@ def decide_p1(ctx: Ctx, c: RulingsChoices) -> None:
         opt = next(x for x in d.options if x.id == opt_id)
         record(ctx, fid, o, "resolved", target=d.id, detail={"option": opt.id})
         # the GM's ruling applies the chosen option's effects (G-29; §11.5 event 14)
-        ctx.emit(ev.GMRulingRecorded(gap="G-29", text=f"dilemma {d.id}: {opt.id}", effects=opt.effects),
+        said = f"“{d.text}”" if d.text else "of the month"
+        ctx.emit(ev.GMRulingRecorded(gap="G-29", text=f"to the dilemma {said} the answer was: {opt.text or opt.id}",
+                                     effects=opt.effects),
                  visibility=vis(ctx.state, fid))
     for fid, o in orders_for(ctx, "liberties"):
         if o.stake == "elementary":
