@@ -765,7 +765,8 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
                              visibility=f"faction:{q.to}", turn=t) for q in shut]
             camp.append(drafts, expect_seq=_head(events))
             done.append(f"defaults stood for {', '.join(q.id for q in shut)} (the orders are closed)")
-            told.extend((q.to, f"the default stood for {q.id} (the orders are closed)") for q in shut)
+            told.extend((q.to, f"the default stood for your {q.kind.replace('_', ' ')} question (the orders are "
+                                "closed)") for q in shut)
             continue
         new = [q for q in todo if q.id not in asked]
         if new:
@@ -774,7 +775,7 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             camp.append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
             whom = ", ".join(camp.viewer_name(to) for to in sorted({q.to for q in new}))
             done.append(f"asked {whom}: {', '.join(q.id for q in new)}")
-            told.extend((q.to, f"a question for you: {q.id}") for q in new)
+            told.extend((q.to, f"a question for you: {q.prompt}") for q in new)  # in words: its id is a key
             return result(status(camp, now=t_now))
         late = [p for p in (asked[q.id] for q in todo) if p.deadline is not None and t_now >= p.deadline]
         if not late:
@@ -782,7 +783,8 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
         camp.append([Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
                            visibility=f"faction:{q.to}", turn=t) for q in late], expect_seq=_head(events))
         done.append(f"defaults stood for {', '.join(q.id for q in late)}")
-        told.extend((q.to, f"the default stood for {q.id} (its time ran out)") for q in late)
+        told.extend((q.to, f"the default stood for your {q.kind.replace('_', ' ')} question (its time ran out)")
+                    for q in late)
     raise KingdomlogError("the turn did not settle after 50 steps; this is a bug")  # pragma: no cover
 
 

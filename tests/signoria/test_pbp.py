@@ -435,8 +435,9 @@ def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
     res = pbp.advance(camp, now=NOW)
     gm_words = " ".join(res.for_viewer(camp.viewer("gm")))
     assert "asked Duke Fabian: response:8.marburg.W" in gm_words  # who, by name (issue 29)
-    assert res.for_viewer(camp.viewer("fabian")) == [
-        "the orders of month 8 are closed: every player is ready", "a question for you: response:8.marburg.W"]
+    told = res.for_viewer(camp.viewer("fabian"))  # the question in words, not its key 'response:8.marburg.W'
+    assert told[0] == "the orders of month 8 are closed: every player is ready" and len(told) == 2
+    assert told[1].startswith("a question for you: Doge of Marburg's army has arrived at Fabia across its border.")
     assert res.for_viewer(camp.viewer("marburg")) == ["the orders of month 8 are closed: every player is ready"]
     assert res.for_viewer(camp.viewer("public")) == ["the orders of month 8 are closed: every player is ready"]
 
