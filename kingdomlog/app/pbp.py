@@ -50,7 +50,7 @@ from kingdomlog.core.core_events import (
 from kingdomlog.core.errors import InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.fold import next_turn
-from kingdomlog.core.ruleset import Question, run_step
+from kingdomlog.core.ruleset import Question, Ruleset, run_step
 from kingdomlog.core.turn import Plan, StepPlan, TurnPreview
 from kingdomlog.core.viewers import Viewer, visible_to
 from kingdomlog.dice import roller
@@ -251,10 +251,27 @@ def questions(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[P
     events = camp.events()
     t = next_turn(events) if turn is None else turn
     if v.is_gm:
-        return list(posted(events, t).values())
+        return in_words(camp, v, list(posted(events, t).values()))
     if not v.is_player:
         return []
-    return [q for q in posted(camp.visible_events(v), t).values() if q.to == v.id]
+    return in_words(camp, v, [q for q in posted(camp.visible_events(v), t).values() if q.to == v.id])
+
+
+def in_words(camp: Campaign, viewer: Viewer, asked: list[Posted]) -> list[Posted]:
+    """``asked`` with each prompt and option label as ``viewer``'s state words it (``Ruleset.question_words``:
+    a question posted before its ruleset named everything in words is told again from what it recorded; the
+    log is not changed)."""
+    rs = camp.ruleset
+    if not asked or type(rs).question_words is Ruleset.question_words:
+        return asked
+    state = camp.state(viewer=viewer)
+    out = []
+    for q in asked:
+        prompt, labels = rs.question_words(state, q.kind, q.prompt, [o.label for o in q.options])
+        options = tuple(o if o.label == lab else o.model_copy(update={"label": lab})
+                        for o, lab in zip(q.options, labels, strict=True))
+        out.append(q if (prompt, options) == (q.prompt, q.options) else replace(q, prompt=prompt, options=options))
+    return out
 
 
 def messages(camp: Campaign, viewer: Viewer, turn: int | None = None) -> list[Message]:
@@ -748,7 +765,8 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
                              visibility=f"faction:{q.to}", turn=t) for q in shut]
             camp.append(drafts, expect_seq=_head(events))
             done.append(f"defaults stood for {', '.join(q.id for q in shut)} (the orders are closed)")
-            told.extend((q.to, f"the default stood for {q.id} (the orders are closed)") for q in shut)
+            told.extend((q.to, f"the default stood for your {q.kind.replace('_', ' ')} question (the orders are "
+                                "closed)") for q in shut)
             continue
         new = [q for q in todo if q.id not in asked]
         if new:
@@ -757,7 +775,7 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             camp.append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
             whom = ", ".join(camp.viewer_name(to) for to in sorted({q.to for q in new}))
             done.append(f"asked {whom}: {', '.join(q.id for q in new)}")
-            told.extend((q.to, f"a question for you: {q.id}") for q in new)
+            told.extend((q.to, f"a question for you: {q.prompt}") for q in new)  # in words: its id is a key
             return result(status(camp, now=t_now))
         late = [p for p in (asked[q.id] for q in todo) if p.deadline is not None and t_now >= p.deadline]
         if not late:
@@ -765,7 +783,8 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
         camp.append([Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
                            visibility=f"faction:{q.to}", turn=t) for q in late], expect_seq=_head(events))
         done.append(f"defaults stood for {', '.join(q.id for q in late)}")
-        told.extend((q.to, f"the default stood for {q.id} (its time ran out)") for q in late)
+        told.extend((q.to, f"the default stood for your {q.kind.replace('_', ' ')} question (its time ran out)")
+                    for q in late)
     raise KingdomlogError("the turn did not settle after 50 steps; this is a bug")  # pragma: no cover
 
 

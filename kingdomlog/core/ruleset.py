@@ -718,6 +718,12 @@ class Ruleset:
         """
         return None
 
+    def question_words(self, state: Any, kind: str, prompt: str, labels: list[str]) -> tuple[str, list[str]]:
+        """A posted question's prompt and its options' labels as ``state`` (its reader's) words them (issue 29): a
+        ruleset whose older questions were posted with ids ("marburg tried to bribe Cesare") tells them again
+        from what they recorded; the log is not changed. The default: as posted."""
+        return prompt, labels
+
     def choice_widget(self, state: Any, step: str, field: FieldSpec, value: Any) -> Any:
         """A custom form widget for one choice, or None for the one built from ``field``."""
         return None

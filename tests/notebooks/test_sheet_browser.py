@@ -353,9 +353,9 @@ def prepare_signoria(folder: Path) -> None:
 
 
 def play_signoria(ui: Sheet) -> None:
-    for faction in ("fabian", "marburg"):
+    for faction, name in (("fabian", "Duke Fabian"), ("marburg", "Doge of Marburg")):
         box = ui.card(f"orders_{faction}").locator(".kl-submitted")
-        assert f"Orders submitted by {faction}" in box.first.inner_text()
+        assert f"Orders submitted by {name}" in box.first.inner_text()
     roll_until(ui, "turn_open")
     ui.type("turn_open", "global_event.title", "Spring fair in Felmonte")
     roll_all(ui)

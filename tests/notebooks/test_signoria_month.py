@@ -42,7 +42,8 @@ def test_a_month_opened_answered_and_resolved_from_the_sheet(fel: Path) -> None:
     draft = Plan.parse({"dice": "on_roll", "steps": {**OPENING, **COUNCIL}})  # the sheet draws a die on its Roll
     done = sig_extras.publish_opening(fel, draft, {"orders_due": "2d"}, now=NOW)
     assert done.kind == "success", done.text
-    assert "questions 1 to fabian, 1 to marburg" in done.text and "orders due 2026-12-08 10:01 UTC" in done.text
+    assert "questions 1 to Duke Fabian, 1 to Doge of Marburg" in done.text
+    assert "orders due 2026-12-08 10:01 UTC" in done.text
     assert done.plan is not None and set(done.plan.steps) == {"upkeep"}  # the opening left the draft
     camp = Campaign.open(fel)
     month = camp.next_turn()

@@ -145,7 +145,7 @@ def test_a_signoria_battles_declarations_in_words_and_the_defenders_answer_on_th
     q = next(x for x in pbp.questions(camp, fabian) if x.kind == "defender_response")
     pbp.answer(camp, fabian, q.id, next(o.value for o in q.options if o.label.startswith("battle: encirclement")))
     assert sheet.load_start(folder, check_forms=False).answered["p3_war"] == (
-        ("fabian", "defender response: battle: encirclement"),)
+        ("Duke Fabian", "defender response: battle: encirclement"),)
     camp = Campaign.open(folder)
     pv = camp.preview(subs.with_submissions(camp, Plan(turn=8)))
     i = [s.phase.id for s in pv.steps].index("p3_war")

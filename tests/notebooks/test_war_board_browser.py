@@ -314,7 +314,7 @@ def test_a_signoria_battle_declared_on_the_board_and_answered_from_the_defenders
         when = sheet.load_start(folder).when
         roll_until(ui, "p3_war")
         said = ui.card("p3_war").locator(".kl-answered").first.inner_text()  # the defender's answer, beside its field
-        assert said.startswith("Answered by fabian: defender response: battle: encirclement"), said
+        assert said.startswith("Answered by Duke Fabian: defender response: battle: encirclement"), said
         names = {c.id: c.name for c in Campaign.open(folder).state().characters.values()}
         for r, rows in DECLARATIONS[CAMPAIGN].items():
             for i, d in enumerate(rows):

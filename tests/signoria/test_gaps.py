@@ -152,7 +152,7 @@ def test_plunder_gains_only_what_the_loser_paid() -> None:
         {"kind": "set_resource", "faction": "marburg", "resource": "wealth", "value": 0}]}
     new = g.play(turn_plan(2, opening={"rulings": [empty]}, orders={"marburg": shut}))
     plunder = [(e.payload.faction, e.payload.delta, e.payload.shortfall) for e in new
-               if e.type == "signoria.resource_adjusted" and e.payload.reason == "plunder of marburg"]
+               if e.type == "signoria.resource_adjusted" and e.payload.reason == "plunder of Marburg"]
     assert plunder == [("marburg", -1, 1)]
     assert (g.state.factions["marburg"].wealth, g.state.factions["fabian"].wealth) == (0, 6)
 

@@ -157,7 +157,7 @@ def test_an_order_made_unaffordable_voids_itself_not_the_month(game: Game) -> No
     void = [e for e in new if e.type == "signoria.order_voided"]
     assert len(void) == 1 and void[0].visibility == "faction:fabian"
     assert (void[0].payload.order, void[0].payload.rule) == ("O1", "§4.8 voluntary costs")
-    assert "costs 2 wealth but fabian has 1 left" in void[0].payload.reason
+    assert "costs 2 wealth but Duke Fabian has 1 left" in void[0].payload.reason
     f = game.state.factions["fabian"]
     assert (f.wealth, f.army, f.power) == (1, 8, 6)
     mine = RULESET.redact(game.state, as_viewer("fabian"))
@@ -165,7 +165,8 @@ def test_an_order_made_unaffordable_voids_itself_not_the_month(game: Game) -> No
     assert "order O1 (hire_troops) is void: costs 2 wealth" in mine.notices["fabian"][0].text
     report = RULESET.portrait(mine, None, as_viewer("fabian"))  # the report page's picture of the month
     said = next(sec.lines for sec in report.sections if sec.title == "Reports this month")
-    assert any(line.startswith("Order O1 (hire_troops) is void: costs 2 wealth") for line in said), said
+    assert any(line.startswith("Our order to hire troops is void: costs 2 wealth but Duke Fabian has 1 left")
+               for line in said), said  # in words, not "Order O1 (hire_troops) is void" (issue 29)
     rival = RULESET.portrait(RULESET.redact(game.state, as_viewer("marburg")), None, as_viewer("marburg"))
     assert "O1 (hire_troops)" not in str(rival)
     assert not any(e.type == "signoria.order_voided" for e in filter_visible(game.events, "marburg"))
@@ -196,7 +197,7 @@ def test_a_dilemma_or_a_candidate_answered_takes_its_slot(game: Game) -> None:
              for i in range(3)]
     full = {"orders": three, "dilemmas": {"flood": "dam"}}
     err = check(game, "fabian", 1, command=("low", [1, 2]), orders=full, opening=opening)
-    assert err is not None and "resolving dilemma flood costs one action slot and none is left" in err
+    assert err is not None and "resolving the dilemma “The river rises” costs one action slot and none is left" in err
     new = game.play(turn_plan(1, opening=opening, orders={"fabian": answers}))
     sealed = next(e.payload for e in new if e.type == "signoria.orders_submitted" and e.payload.faction == "fabian")
     assert [(o["id"], o["action"], o["slots"]) for o in sealed.orders] == [

@@ -294,7 +294,7 @@ def test_a_month_runs_itself(camp: Campaign) -> None:
     with pytest.raises(RuleError, match="closed"):
         subs.submit(camp, FABIAN, {"command_fabian": {"choices": {"stake": "low"}}})
     q = pbp.questions(camp, FABIAN)[-1]
-    assert q.kind == "defender_response" and "marburg's army has arrived at Fabia" in q.prompt
+    assert q.kind == "defender_response" and "Doge of Marburg's army has arrived at Fabia across its border" in q.prompt
     assert "4 units" not in q.prompt  # the defender does not know the attacker's forces yet
     with pytest.raises(InputError, match="is not one of its answers"):
         pbp.answer(camp, FABIAN, q.id, {"response": "battle", "tactic": "banana"}, now=NOW)
@@ -435,8 +435,9 @@ def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
     res = pbp.advance(camp, now=NOW)
     gm_words = " ".join(res.for_viewer(camp.viewer("gm")))
     assert "asked Duke Fabian: response:8.marburg.W" in gm_words  # who, by name (issue 29)
-    assert res.for_viewer(camp.viewer("fabian")) == [
-        "the orders of month 8 are closed: every player is ready", "a question for you: response:8.marburg.W"]
+    told = res.for_viewer(camp.viewer("fabian"))  # the question in words, not its key 'response:8.marburg.W'
+    assert told[0] == "the orders of month 8 are closed: every player is ready" and len(told) == 2
+    assert told[1].startswith("a question for you: Doge of Marburg's army has arrived at Fabia across its border.")
     assert res.for_viewer(camp.viewer("marburg")) == ["the orders of month 8 are closed: every player is ready"]
     assert res.for_viewer(camp.viewer("public")) == ["the orders of month 8 are closed: every player is ready"]
 
@@ -491,8 +492,8 @@ def test_the_gm_sheet_shows_who_submitted_is_ready_and_is_awaited(camp: Campaign
     assert "The players this turn" in html and "orders due 2026-12-03 12:00 UTC" in html
     assert "<td>command, orders</td>" in html  # what each has still to send, without its own name repeated
     rows = dict(re.findall(r"<tr><th>([^<]+)</th><td>[^<]*</td><td>[^<]*</td><td>(yes|no)</td>", html))
-    assert rows == {"Fabian": "yes", "Marburg": "no"}, html
-    assert "waiting on: Marburg" in html and "waiting for Fabian: Dilemma" in html
+    assert rows == {"Duke Fabian": "yes", "Doge of Marburg": "no"}, html  # by name, not id (issue 29)
+    assert "waiting on: Doge of Marburg" in html and "waiting for Duke Fabian: Dilemma" in html
     toy = Campaign.create(camp.folder.parent / "farm", "toy-farm", name="Farm")
     assert table_status_html(toy) == ""
 

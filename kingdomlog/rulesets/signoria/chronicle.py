@@ -321,7 +321,9 @@ def _reaction(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
 
 @narrates("signoria.gm_ruling")
 def _ruling(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
-    m = re.fullmatch(r"dilemma (\S+): (\S+)", p.text or "") if p.gap == "G-29" else None
+    if p.gap == "G-29" and (p.text or "").startswith("to the dilemma "):  # recorded in words (issue 29)
+        return str(p.text)
+    m = re.fullmatch(r"dilemma (\S+): (\S+)", p.text or "") if p.gap == "G-29" else None  # recorded with ids
     if m:  # a dilemma resolved (§4.1 A7): its option in the words it was offered in
         for dealt in b.dilemmas.values():
             d = next((d for d in dealt if d.id == m.group(1)), None)
@@ -333,10 +335,11 @@ def _ruling(b: SignoriaState, p: Any, a: SignoriaState, me: str) -> str:
         c = b.characters.get(m.group(1)) or a.characters.get(m.group(1))
         return (f"by the GM's ruling: the bribe of {c.name if c else m.group(1).capitalize()} by "
                 f"{fname(a, m.group(2))}: {m.group(3).replace('_', ' ')}")
-    m = re.fullmatch(r"trait of candidate (\S+) rolled: (\S+)", p.text or "")
-    if m:  # §4.6: a candidate's trait
+    m = re.fullmatch(r"trait of candidate (.+) rolled: (\S+)", p.text or "")
+    if m:  # §4.6: a candidate's trait (recorded with the candidate's id before it was recorded with his name)
         cand = next((c for st in (b, a) for cs in st.candidates.values() for c in cs if c.id == m.group(1)), None)
-        who = f"{cand.name}'s" if cand is not None else "a candidate's"
+        named = any(c.name == m.group(1) for st in (b, a) for cs in st.candidates.values() for c in cs)
+        who = f"{cand.name}'s" if cand is not None else f"{m.group(1)}'s" if named else "a candidate's"
         return f"by the GM's ruling: {who} trait was rolled: {m.group(2).replace('_', ' ')}"
     return f"by the GM's ruling: {named_ids(a, p.text or '')}"
 

@@ -39,6 +39,7 @@ from kingdomlog.rulesets.signoria.choices import (
     WarChoices,
     orders_choices,
 )
+from kingdomlog.rulesets.signoria.mapview import ROUTE_WORDS, fname, order_words, province_name
 from kingdomlog.rulesets.signoria.options import option_defaults
 from kingdomlog.rulesets.signoria.rules import (
     ACTIONS,
@@ -71,7 +72,7 @@ from kingdomlog.rulesets.signoria.state import (
 from kingdomlog.rulesets.signoria.tables import adjacency, season_of, trait_from_die, traits
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import provinces as setting_provinces
-from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words, order_check_words, own_spies
+from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES, battle_roll_words, order_check_words, own_spies
 
 Ctx = StepContext[SignoriaState]
 C = TypeVar("C", bound=Choices)
@@ -232,21 +233,24 @@ def gated(ctx: Ctx, fid: str, o: Order, run_orders: Mapping[str, bool]) -> bool:
         return True
     owner = c.true_master
     key = f"{fid}.{o.id}"
+    said = order_words(s, {"action": o.action, "target": o.target})  # not who leads it: the owner cannot know
     if key not in run_orders and owner in s.factions and s.factions[owner].kind == "player":
         ctx.ask(Question(
             id=f"double_agent_order:{key}", to=owner, kind="double_agent_order", step="p2_espionage",
             path=("double_agent_orders", key), default=False, group=f"p2.{key}",
-            prompt=f"{fid} believes {c.name} is its spy and orders him: {o.action} ({o.stake}"
-                   + (f", target {o.target}" if o.target else "") + "). Carry it out? (§6.4)",
+            prompt=f"{fname(s, fid)} believes {c.name} is its spy and orders him to {said} ({o.stake} stake). "
+                   "Carry it out? (§6.4)",
             options=(Answer(True, "carry it out"), Answer(False, "do not: they are told it failed"))))
     run = bool(run_orders.get(key, False))
     ctx.emit(ev.FactionNotified(faction=owner, kind="double_agent_order",
-                                text=f"{fid} ordered {c.name}: {o.action}" + (" (carried out)" if run else
-                                                                             " (not carried out)"),
-                                data={"order": o.model_dump(mode="json"), "briber": fid, "executed": run}),
+                                text=f"{fname(s, fid)} ordered {c.name} to {said}" + (" (carried out)" if run else
+                                                                                      " (not carried out)"),
+                                data={"order": o.model_dump(mode="json"), "briber": fid, "executed": run,
+                                      "character": c.id}),
              visibility=vis(s, owner))
     if not run:
-        ctx.emit(ev.FactionNotified(faction=fid, kind="spy_report", text=f"{c.name} reports that {o.id} failed",
+        ctx.emit(ev.FactionNotified(faction=fid, kind="spy_report",
+                                    text=f"{c.name} reports that your order to {said} failed",
                                     data={"order": o.id, "outcome": "failure"}), visibility=vis(ctx.state, fid))
     return run
 
@@ -425,7 +429,7 @@ def decide_turn_open(ctx: Ctx, c: TurnOpenChoices) -> None:
             trait = o["trait"]
         else:
             trait, faces = random_trait(ctx, f"candidate.{cid}")
-            ctx.emit(ev.GMRulingRecorded(gap="§4.6", text=f"trait of candidate {cid} rolled: {trait}",
+            ctx.emit(ev.GMRulingRecorded(gap="§4.6", text=f"trait of candidate {o['name']} rolled: {trait}",
                                          effects=({"kind": "text", "candidate": cid, "dice": list(faces)},)),
                      visibility="gm")
         ctx.emit(ev.CandidateOffered(faction=o["faction"], candidate=cid, name=o["name"], trait=trait,
@@ -628,7 +632,7 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
     for did, choice in dilemmas.items():
         d = known_dilemmas.get(did)
         if d is None:
-            chk.bad(None, f"no dilemma {did!r} was dealt to {fid} this month", "§4.1 A7")
+            chk.bad(None, f"no dilemma {did!r} was dealt to {fname(s, fid)} this month", "§4.1 A7")
             continue
         if choice != "abstain" and choice not in {x.id for x in d.options}:
             raise ctx.fail(f"{choice!r} is not an option of dilemma {did} ({', '.join(x.id for x in d.options)} or "
@@ -641,7 +645,7 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
                                slots=("ordinary",), params={"option": choice}))
     for cid, choice in (candidates or {}).items():
         if cid not in offered:
-            chk.bad(None, f"{cid!r} was not offered to {fid} this month", "§4.6")
+            chk.bad(None, f"{cid!r} was not offered to {fname(s, fid)} this month", "§4.6")
             continue
         if choice == "hire" and not any(o.action == "hire_statesman" and o.target == cid for o in orders):
             extra.append(Order(id=f"hire-{cid}", action="hire_statesman", target=cid, stake="elementary",
@@ -658,10 +662,11 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
             used_sp = cr.special - special_left + sp
             used = used_sp + (cr.ordinary - ordinary_left) + od
             if sp > special_left:
-                chk.bad(o, f"{used_sp} special slots used but {fid} has {cr.special} special this month", "§3.1")
+                chk.bad(o, f"{used_sp} special slots used but {fname(s, fid)} has {cr.special} special this month",
+                        "§3.1")
             else:
-                chk.bad(o, f"{used} action slots used but {fid} has {cr.special} special + {cr.ordinary} ordinary "
-                        "this month", "§3.1")
+                chk.bad(o, f"{used} action slots used but {fname(s, fid)} has {cr.special} special + {cr.ordinary} "
+                        "ordinary this month", "§3.1")
             continue
         special_left -= sp
         take = min(od, ordinary_left)
@@ -674,7 +679,10 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
             special_left -= 1
             o = o.model_copy(update={"slots": ("special",)})
         else:
-            what = f"resolving dilemma {o.target}" if o.action == "dilemma" else f"hiring {o.target}"
+            d = next((d for d in s.dilemmas.get(fid, ()) if d.id == o.target), None)
+            what = (f"resolving the dilemma “{d.text.rstrip('.')}”" if d is not None and d.text else
+                    "resolving the dilemma of the month") if o.action == "dilemma" else \
+                f"hiring {next((c.name for c in s.candidates.get(fid, ()) if c.id == o.target), o.target)}"
             chk.bad(o, f"{what} costs one action slot and none is left: free a slot"
                     + (" or abstain" if o.action == "dilemma" else ""), "§4.1 A7" if o.action == "dilemma" else "§4.6")
             continue
@@ -693,7 +701,7 @@ def validate_orders(ctx: Ctx, fid: str, orders: list[Order], dilemmas: dict[str,
         if not cost:
             continue
         if spent + cost > wealth:
-            chk.bad(o, f"costs {cost} wealth but {fid} has {wealth - spent} left after its earlier orders "
+            chk.bad(o, f"costs {cost} wealth but {fname(s, fid)} has {wealth - spent} left after its earlier orders "
                     f"({wealth} in all)", "§4.8 voluntary costs")
             continue
         spent += cost
@@ -729,7 +737,7 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
             raise ctx.fail(f"order {o.id}: unknown action {o.action!r}", "§4.1")
         slots = () if o.action in FREE_ACTIONS else o.slots
         if not slots and o.action not in FREE_ACTIONS:
-            chk.bad(o, f"{o.action} needs at least one slot", "§4.1")
+            chk.bad(o, f"{_said(o.action)} needs at least one slot", "§4.1")
             continue
         for sl in slots:
             if sl in ("special", "ordinary"):
@@ -738,11 +746,11 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
                 raise InputError(f"[{ctx.step}] order {o.id}: slot {sl!r} is not special, ordinary or spy:<agent>")
             agent = sl[4:]
             if agent not in my_spies:
-                chk.bad(o, f"{agent!r} is not a spy of {fid}", "§6.2")
+                chk.bad(o, f"{agent!r} is not a spy of {fname(s, fid)}", "§6.2")
                 break
             spy_used[agent] = spy_used.get(agent, 0) + 1
             if spy_used[agent] > 1:
-                chk.bad(o, f"spy {agent} gives one action per turn", "§3.2")
+                chk.bad(o, f"spy {_cname(s, agent)} gives one action per turn", "§3.2")
                 break
             if o.action not in SPY_ACTIONS:
                 chk.bad(o, "a spy slot is for intelligence, bribery, assassination or intrigue only", "§3.2, §4.1")
@@ -750,9 +758,9 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
             host = my_spies[agent]
             tgt_char = s.characters.get(o.target or "")
             if tgt_char is None and o.target not in s.factions:
-                chk.settle(o, f"a spy slot acts only in the spy's host state {host}", "§6.2")
+                chk.settle(o, f"a spy slot acts only in the spy's host state, {fname(s, host)}", "§6.2")
             elif (tgt_char.employer if tgt_char is not None else o.target) != host:
-                chk.bad(o, f"a spy slot acts only in the spy's host state {host}", "§6.2")
+                chk.bad(o, f"a spy slot acts only in the spy's host state, {fname(s, host)}", "§6.2")
         if o.id in chk.void:
             continue
         if o.stake == "elementary" and o.action == "bribery":
@@ -762,13 +770,13 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
         if o.leader and not spy_lead:
             c = s.characters.get(o.leader)
             if c is None or c.employer != fid or c.condition != "active":
-                chk.bad(o, f"{o.leader!r} is not an available character of {fid}", "§3.7")
+                chk.bad(o, f"{o.leader!r} is not an available character of {fname(s, fid)}", "§3.7")
                 continue
             if c.role == "leader" and not cfg(ctx).get("leader_leads_actions", True):
                 chk.bad(o, "the leader may not lead actions in this game", "§3.4")
                 continue
             if o.leader in busy and one_activity:
-                chk.bad(o, f"{o.leader} already leads {busy[o.leader]} this turn", "§3.7")
+                chk.bad(o, f"{_cname(s, o.leader)} already leads order {busy[o.leader]} this turn", "§3.7")
                 continue
             busy[o.leader] = o.id
         sent = sum(int(x.params.get("units", 0)) for x in orders[: orders.index(o)]
@@ -777,7 +785,7 @@ def _check_each(ctx: Ctx, chk: _Sealing, fid: str, orders: list[Order], dilemmas
         if o.action == "war" and o.id not in chk.void:
             for cid in o.params.get("characters", []):
                 if cid in busy and one_activity:
-                    chk.bad(o, f"{cid} already has an activity this turn", "§3.7")
+                    chk.bad(o, f"{_cname(s, cid)} already has an activity this turn", "§3.7")
                     break
                 busy[cid] = o.id
 
@@ -810,38 +818,38 @@ def _validate_target(ctx: Ctx, chk: _Sealing, fid: str, o: Order, sent: int, dil
     if a in NEUTRAL_GOALS:
         n = o.target
         if n not in s.factions or s.factions[n].kind != "neutral":
-            return bad(o, f"{a} needs a neutral as target, got {n!r}", "§7.1")
+            return bad(o, f"{_said(a)} needs a neutral as target, got {n!r}", "§7.1")
         if s.factions[n].captured_by:
-            return bad(o, f"{n} has been captured", "§7.6")
+            return bad(o, f"{fname(s, n)} has been captured", "§7.6")
         if o.stake == "elementary":
             return bad(o, "diplomacy with a neutral is rolled (low or high stake)", "§7.2")
         need = MIN_STAKE.get(a)
         if need and STAKE_RANK[o.stake] < STAKE_RANK[need]:
-            return bad(o, f"{a} needs at least the {need} stake", "§7.2")
+            return bad(o, f"{_said(a)} needs at least the {need} stake", "§7.2")
         if a in ("military_alliance", "legitimacy"):
             count = sum(1 for t in s.active_treaties(fid, n) if t.type in COUNTED_TREATIES)
             if count < 2:
-                return bad(o, f"{a} with {n} needs at least 2 treaties with it; {fid} has {count}",
-                           "§7.2 needs at least 2 treaties")
+                return bad(o, f"{_said(a)} with {fname(s, n)} needs at least 2 treaties with it; {fname(s, fid)} has "
+                           f"{count}", "§7.2 needs at least 2 treaties")
         if a == "legitimacy" and s.factions[n].legitimacy_letter_to:
-            return bad(o, f"{n} has already sent its one letter", "§7.2")
+            return bad(o, f"{fname(s, n)} has already sent its one letter", "§7.2")
         if a == "turn_against" and o.params.get("against") not in s.factions:
             return bad(o, "turn-against names no faction (params.against)", "§7.2")
         return None
     if a in ("scouts", "intrigue_foreign", "spy"):
         if o.target not in s.factions or o.target == fid:
-            return bad(o, f"{a} targets another faction, got {o.target!r}", "§4.1")
+            return bad(o, f"{_said(a)} targets another faction, got {o.target!r}", "§4.1")
         if a == "spy":
             agent = s.characters.get(str(o.params.get("agent")))
             if agent is None or agent.employer != fid or agent.role != "statesman" or agent.condition != "active":
-                return bad(o, f"the agent must be one of {fid}'s active statesmen", "§6.2")
+                return bad(o, f"the agent must be one of {fname(s, fid)}'s active statesmen", "§6.2")
         return None
     if a in ("bribery", "assassination"):
         if not o.target:
-            return bad(o, f"{a} names its target (a rival's character)", "§6.3, §6.5")
+            return bad(o, f"{_said(a)} names its target (a rival's character)", "§6.3, §6.5")
         c = s.characters.get(o.target)
         if c is not None and c.employer == fid:
-            return bad(o, f"{a} targets a rival's character, not one of {fid}'s own", "§6.3, §6.5")
+            return bad(o, f"{_said(a)} targets a rival's character, not one of {fname(s, fid)}'s own", "§6.3, §6.5")
         if a == "bribery":
             _bribe_params(chk, o)
             if o.id in chk.void:
@@ -874,30 +882,30 @@ def _validate_target(ctx: Ctx, chk: _Sealing, fid: str, o: Order, sent: int, dil
         for cid in o.params.get("characters", []):
             c = s.characters.get(cid)
             if c is None or c.employer != fid or c.condition != "active":
-                return bad(o, f"{cid!r} is not an available character of {fid}", "§3.7")
+                return bad(o, f"{cid!r} is not an available character of {fname(s, fid)}", "§3.7")
         return None
     if a == "storm":
         if not any(c.faction == fid and c.target == o.target and c.status in ("occupying", "besieging")
                    for c in s.campaigns.values()):
-            return bad(o, f"{fid} has no army besieging {o.target!r} to storm", "§5.11")
+            return bad(o, f"{fname(s, fid)} has no army besieging {o.target!r} to storm", "§5.11")
         return None
     if a == "sally":
         p = s.provinces.get(o.target or "")
         if p is None or p.owner != fid or p.siege_since is None:
-            return bad(o, f"{o.target!r} is not a besieged province of {fid}", "§5.11")
+            return bad(o, f"{o.target!r} is not a besieged province of {fname(s, fid)}", "§5.11")
         if int(o.params.get("reserve", 0)) > home_force(s, fid) // 3:
             return bad(o, "the reserve may be at most a third of the garrison", "§5.4")
         return None
     if a == "hire_statesman":
         if not any(c.id == o.target for c in s.candidates.get(fid, ())):
-            return bad(o, f"{o.target!r} was not offered to {fid} this turn", "§4.6")
+            return bad(o, f"{o.target!r} was not offered to {fname(s, fid)} this turn", "§4.6")
         return None
     if a == "designate_heir":
         if not s.factions[fid].may_name_heir:
-            return bad(o, f"{fid} cannot designate an heir", "§8.2 Voice of the people")
+            return bad(o, f"{fname(s, fid)} cannot designate an heir", "§8.2 Voice of the people")
         c = s.characters.get(o.target or "")
         if c is None or c.employer != fid or c.role != "statesman":
-            return bad(o, f"the heir must be one of {fid}'s statesmen", "§6.6")
+            return bad(o, f"the heir must be one of {fname(s, fid)}'s statesmen", "§6.6")
         return None
     if a == "player_treaty":
         if o.target not in s.factions or s.factions[o.target].kind != "player" or o.target == fid:
@@ -917,7 +925,7 @@ def _validate_target(ctx: Ctx, chk: _Sealing, fid: str, o: Order, sent: int, dil
     if a == "dilemma":
         d = next((d for d in s.dilemmas.get(fid, ()) if d.id == o.target), None)
         if d is None:
-            return bad(o, f"no dilemma {o.target!r} was dealt to {fid} this month", "§4.1 A7")
+            return bad(o, f"no dilemma {o.target!r} was dealt to {fname(s, fid)} this month", "§4.1 A7")
         opt = o.params.get("option") or dilemmas.get(d.id)
         if opt not in {x.id for x in d.options}:
             return bad(o, f"{opt!r} is not an option of dilemma {d.id} "
@@ -953,7 +961,9 @@ def decide_p1(ctx: Ctx, c: RulingsChoices) -> None:
         opt = next(x for x in d.options if x.id == opt_id)
         record(ctx, fid, o, "resolved", target=d.id, detail={"option": opt.id})
         # the GM's ruling applies the chosen option's effects (G-29; §11.5 event 14)
-        ctx.emit(ev.GMRulingRecorded(gap="G-29", text=f"dilemma {d.id}: {opt.id}", effects=opt.effects),
+        said = f"“{d.text}”" if d.text else "of the month"
+        ctx.emit(ev.GMRulingRecorded(gap="G-29", text=f"to the dilemma {said} the answer was: {opt.text or opt.id}",
+                                     effects=opt.effects),
                  visibility=vis(ctx.state, fid))
     for fid, o in orders_for(ctx, "liberties"):
         if o.stake == "elementary":
@@ -1047,7 +1057,8 @@ def decide_p2(ctx: Ctx, c: EspionageChoices) -> None:
         if won is None:
             continue
         if won:
-            reason = f"intrigue by {fid}" if cfg(ctx).get("reveal_intrigue_author") else "foreign intrigue"
+            reason = f"intrigue by {fname(ctx.state, fid)}" if cfg(ctx).get("reveal_intrigue_author") \
+                else "foreign intrigue"
             adjust(ctx, tgt, "power", -(1 if o.stake == "low" else 2), reason, visible_to=vis(ctx.state, tgt))
         else:
             adjust(ctx, fid, "piety", -1, "failed intrigue")
@@ -1074,7 +1085,8 @@ def _bribery(ctx: Ctx, fid: str, o: Order, doubles: Mapping[str, bool]) -> None:
     ctx.emit(ev.ActionResolved(faction=fid, order=o.id, action="bribery", stake=o.stake, threshold=t,
                                rerolls_allowed=r, rolls=tuple(rolls), outcome="reported", target=tgt.id,
                                detail={"wealth": w, "on_success": mode}), visibility=vis(ctx.state, fid), actor=fid)
-    ctx.emit(ev.GMRulingRecorded(gap="§6.3", text=f"bribe of {tgt.id} by {fid}.{o.id}: {band}",
+    ctx.emit(ev.GMRulingRecorded(gap="§6.3", text=f"the bribe of {tgt.name} by {fname(ctx.state, fid)}: "
+                                                  f"{band.replace('_', ' ')}",
                                  effects=({"kind": "text", "band": band, "total": total, "modifier": mod},)),
              visibility="gm")
     if band == "success":
@@ -1091,14 +1103,15 @@ def _bribery(ctx: Ctx, fid: str, o: Order, doubles: Mapping[str, bool]) -> None:
     if band == "full_failure":
         adjust(ctx, fid, "wealth", -w, "bribe taken and lost")
     key = f"{fid}.{o.id}"
-    ctx.emit(ev.FactionNotified(faction=owner, kind="bribe_attempt", text=f"{fid} tried to bribe {tgt.name}",
+    briber = fname(ctx.state, fid)
+    ctx.emit(ev.FactionNotified(faction=owner, kind="bribe_attempt", text=f"{briber} tried to bribe {tgt.name}",
                                 data={"briber": fid, "character": tgt.id, "order": key}),
              visibility=vis(ctx.state, owner))
     if ctx.state.factions[owner].kind == "player" and key not in doubles:
         ctx.ask(Question(
             id=f"double_agent:{key}", to=owner, kind="double_agent", step="p2_espionage",
             path=("double_agents", key), default=False, group=f"p2.{key}",
-            prompt=f"{fid} tried to bribe {tgt.name} ({key}). Make him a double agent? {fid} will then believe "
+            prompt=f"{briber} tried to bribe {tgt.name}. Make him a double agent? {briber} will then believe "
                    "the bribe worked (§6.4).",
             options=(Answer(True, "yes: a double agent"), Answer(False, "no: tell them the bribe failed"))))
     if ctx.state.factions[owner].kind == "player" and bool(doubles.get(key)):
@@ -1144,7 +1157,7 @@ def _assassination(ctx: Ctx, fid: str, o: Order, successor_traits: Mapping[str, 
     kill = kill_leader or (not is_player_leader and o.stake == "high")
     record(ctx, fid, o, "killed" if kill else "wounded", threshold=t, r=r, rolls=rolls, target=tgt.id)
     ctx.emit(ev.CharacterStatusChanged(character=tgt.id, condition="dead" if kill else "wounded",
-                                       cause=f"assassination ({fid})"),
+                                       cause=f"assassination by {fname(ctx.state, fid)}"),
              visibility="public" if kill and tgt.role == "leader" else vis(ctx.state, owner, fid))
     if kill and tgt.role == "leader":
         succession(ctx, owner, successor_traits)
@@ -1260,7 +1273,8 @@ def decide_p3(ctx: Ctx, c: WarChoices) -> None:
                                      reserve=int(p.get("reserve", 0))),
                  visibility=vis(ctx.state, fid), actor=fid)
         if route == "transit":
-            ctx.emit(ev.UpkeepFlagged(faction=fid, kind="transit", detail=f"{cid} crosses a neutral's land"),
+            ctx.emit(ev.UpkeepFlagged(faction=fid, kind="transit", detail=f"{fname(ctx.state, fid)}'s army marching "
+                                                                     f"on {tgt.name} crosses a neutral's land"),
                      visibility="gm")
             continue
         _arrive(ctx, cid, war)
@@ -1340,6 +1354,17 @@ def _arrive(ctx: Ctx, cid: str, war: WarInput) -> None:
                                           campaign=cid), visibility="public")
 
 
+def _said(action: str) -> str:
+    """An order's action as a person says it (``hire_troops`` → "hire troops", ``vocabulary.ACTION_NAMES``)."""
+    return ACTION_NAMES.get(action, action.replace("_", " "))
+
+
+def _cname(s: SignoriaState, cid: str) -> str:
+    """A character by his name (his id only when the state knows nothing of him)."""
+    c = s.characters.get(cid)
+    return c.name if c is not None else cid
+
+
 def _response_question(s: SignoriaState, cid: str, defender: str, attacker: str, where: str, route: str,
                        default: Mapping[str, Any]) -> Question:
     """§5.2 asked of the defender: a battle now (its tactic; Ambush or Counterattack hold back a third) or
@@ -1357,7 +1382,8 @@ def _response_question(s: SignoriaState, cid: str, defender: str, attacker: str,
                        "no battle now; the attacker storms or besieges, you lose 1 wealth a month (§5.11)"))
     return Question(id=f"response:{cid}", to=defender, kind="defender_response", step="p3_war",
                     path=("responses", cid), options=tuple(opts), default=dict(default), group=f"p3.{cid}",
-                    prompt=f"{attacker}'s army has arrived at {where} ({route}). Fight a battle now or shut the "
+                    prompt=f"{fname(s, attacker)}'s army has arrived at {where} {ROUTE_WORDS.get(route, route)}. "
+                           "Fight a battle now or shut the "
                            f"gates? Your home force is {home} units (§5.2). Unanswered: a battle holding position "
                            "with every character at home (G-34).")
 
@@ -1405,19 +1431,20 @@ def _declaration_questions(ctx: Ctx, key: str, bid: str, where: str, setup: Batt
                 used[side_name].update(str(d.get("character")) for d in given.get(r, ())
                                        if d.get("side") == side_name)
                 continue
-            q = _declaration_question(key, bid, where, r, side_name, me, opp, rounds, used[side_name])
+            q = _declaration_question(ctx.state, key, where, r, side_name, me, opp, rounds, used[side_name])
             if len(q.options) > 1:  # a side with nobody to declare for has nothing to answer
                 ctx.ask(q)
 
 
-def _declaration_question(key: str, bid: str, where: str, r: int, side: str, me: SideSetup, opp: SideSetup,
-                          rounds: tuple[dict[str, Any], ...], used: set[str]) -> Question:
-    """The options one side may declare in round ``r``, with what both sides saw in the earlier rounds."""
+def _declaration_question(s: SignoriaState, key: str, where: str, r: int, side: str, me: SideSetup,
+                          opp: SideSetup, rounds: tuple[dict[str, Any], ...], used: set[str]) -> Question:
+    """The options one side may declare in round ``r``, with what both sides saw in the earlier rounds; its
+    characters, the enemy and the place by their names (issue 29)."""
     opts: list[Answer] = [Answer([], "no option this round")]
     for f in me.characters:
         if f.id in used:
             continue
-        who = f"{f.id} ({'leader' if f.leader else 'statesman'})"
+        who = f"{_cname(s, f.id)} ({'leader' if f.leader else 'statesman'})"
         for opt, label in (("join", "joins the battle: +3d6" if f.leader else "joins the battle: +2d6"),
                            ("hospital", "field hospital"), ("no_prisoners", "take no prisoners!"),
                            ("back_cowards", "back, cowards!")):
@@ -1429,7 +1456,7 @@ def _declaration_question(key: str, bid: str, where: str, r: int, side: str, me:
             specials = [("fight_to_last", "fight to the last! (a third round)")]
             if r > 1:
                 specials.append(("regroup", "regroup: last round's routed return"))
-            specials += [("epic_duel", f"epic duel with {x.id}") for x in opp.characters if x.leader]
+            specials += [("epic_duel", f"epic duel with {_cname(s, x.id)}") for x in opp.characters if x.leader]
             for opt, label in specials:
                 body = {"side": side, "character": f.id, "option": opt}
                 if opt == "epic_duel":
@@ -1445,8 +1472,8 @@ def _declaration_question(key: str, bid: str, where: str, r: int, side: str, me:
         past.append(f"round {rec['round']}: you lost {mine['lost_killed']} killed and {mine['lost_routed']} routed "
                     f"({mine['engaged_after']} still fighting); the enemy lost {theirs['lost_killed']} killed and "
                     f"{theirs['lost_routed']} routed ({theirs['engaged_after']} still fighting)")
-    head = (f"Battle {bid} at {where}: your {me.units} units ({me.tactic or 'no tactic'}) against "
-            f"{opp.faction}'s {opp.units} ({opp.tactic or 'no tactic'}). ")
+    head = (f"The battle at {province_name(s, where)}: your {me.units} units ({me.tactic or 'no tactic'}) against "
+            f"{fname(s, opp.faction)}'s {opp.units} ({opp.tactic or 'no tactic'}). ")
     return Question(id=f"declare:{key}:{r}:{side}", to=me.faction, kind="battle_declaration", step="p3_war",
                     path=("declarations", key, str(r)), options=tuple(opts), default=[], group=f"p3.{key}.r{r}",
                     prompt=head + ("; ".join(past) + ". " if past else "")
@@ -1634,8 +1661,8 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
     for parts in split.values():
         for n, lost in parts.items():
             if n != "own":
-                adjust(ctx, n, "army", -min(lost, ctx.state.factions[n].army or 0), f"killed in {bid}",
-                       visible_to="gm")
+                adjust(ctx, n, "army", -min(lost, ctx.state.factions[n].army or 0),
+                       f"lost in the battle at {province_name(ctx.state, camp.target)}", visible_to="gm")
     for side_fac, who in ((attacker, a_who), (defender, d_who)):
         for t in list(ctx.state.active_treaties(side_fac)):
             if t.type == "military_aid" and t.neutral in who:
@@ -1659,15 +1686,16 @@ def _battle(ctx: Ctx, cid: str, kind: str, attacker: str, defender: str, war: Wa
                                           kind="exposure"), visibility=vis(ctx.state, ch.employer, ch.true_master))
     # war outcome effects (§5.13)
     win_att = result.winner == attacker
+    place = province_name(ctx.state, camp.target)
     if win_att:
-        adjust(ctx, attacker, "power", 1, f"won {bid}")
-        adjust(ctx, defender, "power", -1, f"lost {bid}")
-        adjust(ctx, defender, "piety", -1, f"lost {bid}")
+        adjust(ctx, attacker, "power", 1, f"battle won at {place}")
+        adjust(ctx, defender, "power", -1, f"battle lost at {place}")
+        adjust(ctx, defender, "piety", -1, f"battle lost at {place}")
     else:
-        adjust(ctx, defender, "power", 1, f"won {bid}")
-        adjust(ctx, attacker, "power", -1, f"lost {bid}")
-        adjust(ctx, attacker, "piety", -1, f"lost {bid}")
-        adjust(ctx, attacker, "wealth", -1, f"lost {bid}")
+        adjust(ctx, defender, "power", 1, f"battle won at {place}")
+        adjust(ctx, attacker, "power", -1, f"battle lost at {place}")
+        adjust(ctx, attacker, "piety", -1, f"battle lost at {place}")
+        adjust(ctx, attacker, "wealth", -1, f"battle lost at {place}")
     prov = camp.target
     if kind == "sally":
         if win_att:
@@ -1732,7 +1760,8 @@ def decide_p4(ctx: Ctx, c: RulingsChoices) -> None:
                          visibility=vis(ctx.state, fid))
             elif o.action == "turn_against":
                 other = str(o.params["against"])
-                cause = "turned against" if not cfg(ctx).get("reveal_intrigue_author") else f"turned against by {fid}"
+                cause = "turned against" if not cfg(ctx).get("reveal_intrigue_author") \
+                    else f"turned against by {fname(ctx.state, fid)}"
                 ctx.emit(ev.StandingChanged(neutral=n, faction=other, delta=-size, cause=cause),
                          visibility=vis(ctx.state, other))
             elif o.action == "trade":
@@ -1764,17 +1793,18 @@ def decide_p4(ctx: Ctx, c: RulingsChoices) -> None:
                 continue
             if existing is not None and STAKE_RANK[o.stake] <= STAKE_RANK[existing.stake]:
                 ctx.emit(ev.FactionNotified(faction=fid, kind="trade_refused",
-                                            text=f"{n} keeps its existing trade agreement"),
+                                            text=f"{fname(ctx.state, n)} keeps its existing trade agreement"),
                          visibility=vis(ctx.state, fid))
                 continue
             if existing is not None:
                 ctx.emit(ev.TreatyEnded(treaty=existing.id, reason="outbid"),
                          visibility=vis(ctx.state, *existing.parties))
-                who = f" by {fid}" if cfg(ctx).get("reveal_new_trade_holder", True) else ""
+                who = f" by {fname(ctx.state, fid)}" if cfg(ctx).get("reveal_new_trade_holder", True) else ""
                 for holder in existing.parties:
                     ctx.emit(ev.FactionNotified(faction=holder, kind="trade_outbid",
-                                                text=f"your trade agreement with {n} was outbid{who}",
-                                                data={"by": fid} if who else {}), visibility=vis(ctx.state, holder))
+                                                text=f"your trade agreement with {fname(ctx.state, n)} was outbid{who}",
+                                                data={"neutral": n, **({"by": fid} if who else {})}),
+                             visibility=vis(ctx.state, holder))
             shown = vis(ctx.state, fid, *(existing.parties if existing and cfg(ctx).get("reveal_new_trade_holder",
                                                                                          True) else ()))
             ctx.emit(ev.TreatyConcluded(treaty=f"{n}.trade.{fid}.{ctx.state.turn}", kind="trade", parties=(fid,),
@@ -1806,7 +1836,8 @@ def _landless(ctx: Ctx, fid: str, o: Order) -> bool:
     is eliminated at upkeep (§5.13); the order is void and the faction told why."""
     if any(p.owner == fid for p in ctx.state.provinces.values()):
         return False
-    void(ctx, fid, o, f"{fid} holds no province any more: it hires nothing (its army disbanded)", "§5.13")
+    void(ctx, fid, o, f"{fname(ctx.state, fid)} holds no province any more: it hires nothing (its army "
+                      "disbanded)", "§5.13")
     return True
 
 
@@ -1858,9 +1889,9 @@ def decide_upkeep(ctx: Ctx, c: UpkeepChoices) -> None:
     for p in list(ctx.state.provinces.values()):
         if p.occupier and p.occupier != p.owner and ctx.state.factions[p.owner].kind == "player":
             paid = min(1, ctx.state.factions[p.owner].wealth or 0)
-            adjust(ctx, p.owner, "wealth", -1, f"plunder of {p.id}")
+            adjust(ctx, p.owner, "wealth", -1, f"plunder of {p.name}")
             if cfg(ctx).get("plunder_transfers", True) and paid:
-                adjust(ctx, p.occupier, "wealth", paid, f"plunder of {p.id}")
+                adjust(ctx, p.occupier, "wealth", paid, f"plunder of {p.name}")
     # siege starvation (§5.11): a besieged faction at 0 wealth must sally or surrender next turn
     for p in list(ctx.state.provinces.values()):
         if p.siege_since is not None and p.occupier and (ctx.state.factions[p.owner].wealth or 0) == 0 \
@@ -1892,7 +1923,7 @@ def decide_upkeep(ctx: Ctx, c: UpkeepChoices) -> None:
             par = traits()[ch.traits[0]].parameter if ch.traits and ch.traits[0] in traits() else ""
             if par and (getattr(f, par) or 0) <= dis:
                 ctx.emit(ev.UpkeepFlagged(faction=fid, kind="trait_trap",
-                                          detail=f"{ch.id} ({ch.traits[0]}) unhappy: {par} {getattr(f, par)}"),
+                                          detail=f"{ch.name} ({ch.traits[0]}) unhappy: {par} {getattr(f, par)}"),
                          visibility="gm")
         if "voice_of_the_people" in f.traits and (f.power or 0) <= 1:
             ctx.emit(ev.UpkeepFlagged(faction=fid, kind="council_vote", detail=f"power {f.power}"), visibility="gm")

@@ -17,6 +17,7 @@ from kingdomlog.core.portrait import Figure, Leader, Portrait, Section
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.signoria.state import FACTION_BETTER, RESOURCES, Faction, IntelRecord, SignoriaState, Treaty
 from kingdomlog.rulesets.signoria.tables import adjacency
+from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES
 
 SOURCE_WORDS = {"scouts": "our scouts", "spy": "our spy", "battle": "the battlefield", "notice": "a report",
                 "public": "public knowledge", "ruling": "the GM"}
@@ -132,8 +133,9 @@ def notice_words(a: SignoriaState, kind: str, text: str, data: dict[str, Any], f
     d = data or {}
     b = b or a
     if kind == "double_agent_order" and isinstance(d.get("order"), dict):
-        m = re.match(r"\S+ ordered (.+?): ", text or "")
-        who = m.group(1) if m else "a statesman"
+        c = a.characters.get(str(d.get("character"))) or b.characters.get(str(d.get("character")))
+        m = re.match(r"\S+ ordered (.+?): ", text or "")  # recorded before the notice named its character
+        who = c.name if c is not None else m.group(1) if m else "a statesman"
         done = "it was carried out" if d.get("executed") else "it was not carried out"
         return f"{fname(a, str(d.get('briber')))} ordered {who} to {order_words(a, d['order'])}; {done}"
     if kind == "spy_report":
@@ -144,11 +146,72 @@ def notice_words(a: SignoriaState, kind: str, text: str, data: dict[str, Any], f
         c = a.characters.get(str(d.get("character"))) or b.characters.get(str(d.get("character")))
         return f"{fname(a, str(d['briber']))} tried to bribe {c.name if c else 'one of our statesmen'}"
     if kind == "trade_outbid":
-        m = re.match(r"your trade agreement with (\S+) was outbid", text or "")
-        with_ = f" with {fname(a, m.group(1))}" if m else ""
+        m = re.match(r"your trade agreement with (\S+) was outbid", text or "")  # recorded before its data named it
+        n = str(d["neutral"]) if d.get("neutral") else m.group(1) if m else ""
+        with_ = f" with {fname(a, n)}" if n else ""
         by = f" by {fname(a, str(d['by']))}" if d.get("by") else ""
         return f"{_our(a, faction, me)} trade agreement{with_} was outbid{by}"
+    if kind == "order_void" and d.get("action"):  # "order O1 (hire_troops) is void: ..." (evolve's words)
+        m = re.match(r"order \S+ \(\S+\) is void: (.*)", text or "", re.S)
+        action = str(d["action"])
+        return (f"{_our(a, faction, me)} order to {ACTION_NAMES.get(action, action.replace('_', ' '))} is void: "
+                f"{named_ids(a, m.group(1) if m else str(text))}")
     return named_ids(a, str(text))
+
+
+ROUTE_WORDS = {"direct": "across its border", "passage": "through a neutral's land, by right of passage",
+               "transit": "after crossing a neutral's land"}
+"""How an army came (§5.1), as the end of "X's army has arrived at Fabia ..."."""
+
+_OLD_PROMPTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("double_agent", re.compile(r"(\S+) tried to bribe (.+) \(\S+\)\. Make him a double agent\? \S+ (will then "
+                                r"believe the bribe worked \(§6\.4\)\.)")),
+    ("double_agent_order", re.compile(r"(\S+) believes (.+) is its spy and orders him: (\w+) \((\w+)"
+                                      r"(?:, target (\S+))?\)\. (Carry it out\? \(§6\.4\))")),
+    ("defender_response", re.compile(r"(\S+)'s army has arrived at (.+?) \((direct|passage|transit)\)\. (.*)", re.S)),
+    ("battle_declaration", re.compile(r"Battle \S+ at (\S+): (your .*?) against (\S+)'s (.*)", re.S)),
+)
+"""The prompts of questions as decide.py wrote them before they said every name in words (issue 29)."""
+
+
+def question_words(s: SignoriaState, kind: str, prompt: str, labels: list[str]) -> tuple[str, list[str]]:
+    """A question as posted, its prompt and its options' labels in words: one posted before decide.py named
+    factions, characters and places by their names ("marburg tried to bribe Cesare (marburg.S2). ...") is told
+    again from what it recorded, by the names in ``s`` (the reader's state: a name it does not know stays as
+    recorded); any other prompt is as recorded.
+
+    >>> from kingdomlog.rulesets.signoria.state import Faction
+    >>> st = SignoriaState(factions={"marburg": Faction(id="marburg", name="Doge of Marburg", kind="player")})
+    >>> said, _ = question_words(st, "double_agent", "marburg tried to bribe Cesare (marburg.S2). Make him a "
+    ...                          "double agent? marburg will then believe the bribe worked (§6.4).", [])
+    >>> said.split("? ")
+    ['Doge of Marburg tried to bribe Cesare. Make him a double agent', \
+'Doge of Marburg will then believe the bribe worked (§6.4).']
+    """
+    pattern = dict(_OLD_PROMPTS).get(kind)
+    m = pattern.fullmatch(prompt) if pattern is not None else None
+    if m is None:
+        return prompt, labels
+    if kind == "double_agent":
+        who = fname(s, m.group(1))
+        return f"{who} tried to bribe {m.group(2)}. Make him a double agent? {who} {m.group(3)}", labels
+    if kind == "double_agent_order":
+        order = order_words(s, {"action": m.group(3), "target": m.group(5)})
+        return (f"{fname(s, m.group(1))} believes {m.group(2)} is its spy and orders him to {order} ({m.group(4)} "
+                f"stake). {m.group(6)}", labels)
+    if kind == "defender_response":
+        return (f"{fname(s, m.group(1))}'s army has arrived at {m.group(2)} {ROUTE_WORDS[m.group(3)]}. "
+                f"{m.group(4)}", labels)
+    said: list[str] = []  # a battle declaration: its characters by name ("cesare (statesman): field hospital")
+    for label in labels:
+        row = re.fullmatch(r"(\S+) \((leader|statesman)\): (.*)", label)
+        if row is not None:
+            duel = re.fullmatch(r"epic duel with (\S+)", row.group(3))
+            what = f"epic duel with {thing_name(s, duel.group(1))}" if duel is not None else row.group(3)
+            label = f"{thing_name(s, row.group(1))} ({row.group(2)}): {what}"
+        said.append(label)
+    return (f"The battle at {province_name(s, m.group(1))}: {m.group(2)} against {fname(s, m.group(3))}'s "
+            f"{m.group(4)}", said)
 
 
 def _me(s: SignoriaState) -> str:

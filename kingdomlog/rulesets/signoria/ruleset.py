@@ -34,6 +34,7 @@ from kingdomlog.rulesets.signoria.events import EVENT_TYPES
 from kingdomlog.rulesets.signoria.evolve import evolve as _evolve
 from kingdomlog.rulesets.signoria.mapview import portrait as _portrait
 from kingdomlog.rulesets.signoria.mapview import province_map
+from kingdomlog.rulesets.signoria.mapview import question_words as _question_words
 from kingdomlog.rulesets.signoria.options import OPTIONS
 from kingdomlog.rulesets.signoria.redact import redact as _redact
 from kingdomlog.rulesets.signoria.rules import COUNTED_TREATIES, ELEMENTARY_ONLY, FREE_ACTIONS, command_slots
@@ -128,6 +129,9 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         """A player faction by its name in the state ("Duke Fabian"), None before it was founded."""
         f = state.factions.get(player)
         return f.name if f is not None and f.name else None
+
+    def question_words(self, state: Any, kind: str, prompt: str, labels: list[str]) -> tuple[str, list[str]]:
+        return _question_words(state, kind, prompt, labels)
 
     def check_title(self, key: str, spec: CheckSpec) -> str | None:
         """A battle pool (§5.5) by what it rolls and its dice: "Battle of Fabia, round 1: the attacker's main army,

@@ -92,7 +92,7 @@ def publish_opening(folder: Path, plan: Plan, values: Mapping[str, str], *, now:
         "every player is ready"
     kept = plan.model_copy(update={"steps": {k: v for k, v in plan.steps.items() if k not in opening}})
     to = {q.to: sum(1 for x in asked if x.to == q.to) for q in asked}
-    said = ", ".join(f"{n} to {who}" for who, n in to.items()) or "none"
+    said = ", ".join(f"{n} to {camp.player_name(who)}" for who, n in to.items()) or "none"
     return Done("success", f"Published the opening of {unit} {t}: questions {said}; {when}.", kept)
 
 

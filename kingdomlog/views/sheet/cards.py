@@ -657,6 +657,7 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
     errors = _Errors(errs)
     items: list[Any] = []
     owner = session.start.submitted.get(card.id)
+    owner = session.start.camp.player_name(owner, session.start.state) if owner else owner  # by name (issue 29)
     if owner and card.id not in session.plan.steps:
         items.append(mo.Html(h("div", "Orders submitted by ", h("b", owner), " (change them here to overrule)",
                                class_="kl-submitted")))

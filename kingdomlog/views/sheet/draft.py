@@ -181,17 +181,18 @@ def load_start(folder: Path, plan: Plan | None = None, *, seed: str | None = Non
         merged = camp.with_submissions(base.model_copy(update={"seed": use_seed}), state=begin.state)
     return SheetStart(folder=Path(folder), camp=camp, ruleset=rs, begin=begin, phases=phases, submitted=owners,
                       submitted_steps=steps, seed=use_seed, plan=merged, problems=problems,
-                      answered=_answered(camp, begin.turn))
+                      answered=_answered(camp, begin.turn, begin.state))
 
 
-def _answered(camp: Campaign, turn: int) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Step id -> each answered question of ``turn`` posed at it: (the player, "<its kind>: <the answer>")."""
+def _answered(camp: Campaign, turn: int, state: State) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Step id -> each answered question of ``turn`` posed at it: (the player by name, "<its kind>: <the
+    answer>")."""
     out: dict[str, list[tuple[str, str]]] = {}
     for q in pbp.questions(camp, GM_VIEWER, turn):
         if q.answered:
             words = f"{q.kind.replace('_', ' ')}: {q.label_of(q.answer)}" + (" (the default stood)" if q.by_default
                                                                               else "")
-            out.setdefault(q.step, []).append((q.to, words))
+            out.setdefault(q.step, []).append((camp.player_name(q.to, state), words))
     return {k: tuple(v) for k, v in out.items()}
 
 

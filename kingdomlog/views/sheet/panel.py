@@ -294,17 +294,22 @@ def table_status_html(camp: Any) -> Html:
     def steps(p: Any, names: Sequence[str]) -> str:  # "command.fabian" -> "command": the row names the player
         return ", ".join(words(re.sub(rf"[._-]{re.escape(p.id)}$", "", n)).lower() for n in names) or "—"
 
-    rows = [h("tr", h("th", words(p.id)), h("td", steps(p, p.submitted)), h("td", steps(p, p.missing)),
+    state = camp.state()
+
+    def named(pid: str) -> str:  # a player by its name in the state ("Duke Fabian"), never its id
+        return str(camp.player_name(pid, state))
+
+    rows = [h("tr", h("th", named(p.id)), h("td", steps(p, p.submitted)), h("td", steps(p, p.missing)),
               h("td", "yes" if p.ready else "no"), h("td", len(p.questions_open) or "—")) for p in st.players]
     table = h("table", h("tr", (h("th", x) for x in ("Player", "Sent", "Missing", "Ready", "Asked"))), rows,
               class_="kl-table kl-small")
     extra = []
     for q in (q for q in st.questions if not q.answered):
         left = pbp.time_words((q.deadline - st.now).total_seconds()) if q.deadline else "no deadline"
-        extra.append(h("li", f"waiting for {words(q.to)}: {words(q.kind)} ({left})"))
+        extra.append(h("li", f"waiting for {named(q.to)}: {words(q.kind)} ({left})"))
     if st.problem:
         extra.append(h("li", f"the resolution is refused: {st.problem}", class_="kl-bad"))
     if st.waiting_on:
-        extra.append(h("li", f"waiting on: {', '.join(words(w) for w in st.waiting_on)}"))
+        extra.append(h("li", f"waiting on: {', '.join(named(w) for w in st.waiting_on)}"))
     return h("details", h("summary", "The players this turn"), head, table,
              h("ul", extra, class_="kl-list") if extra else None, class_="kl-panel-sec kl-pbp", open=True)
