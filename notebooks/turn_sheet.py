@@ -232,7 +232,8 @@ def _(session):
 @app.cell(hide_code=True)
 def _(session):
     # The ruleset's own actions on the draft (views.extras: signoria's Publish the opening), a form each.
-    sheet_actions = sheet_extras.action_forms(sheet_extras.extras_for(session.start.camp.config.ruleset))
+    sheet_actions = sheet_extras.action_forms(sheet_extras.extras_for(session.start.camp.config.ruleset),
+                                               session.start.ruleset, session.start.state)
     mo.stop(sheet_actions is None)
     mo.vstack([sheet_actions[_name] for _name in sheet_actions.elements])
     return (sheet_actions,)

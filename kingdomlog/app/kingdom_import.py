@@ -189,6 +189,26 @@ def parse_name(arg: str, flag: str = "--name ") -> tuple[str, str]:
     return ident.strip(), name
 
 
+def unnamed_in(ruleset: Ruleset, state: Any) -> list[tuple[str, str]]:
+    """The settlements and leaders of ``state`` still without a name, as (the id to name them by, the placeholder a
+    page shows): empty for a ruleset that names nothing this way."""
+    fmt = next((f for f in ruleset.foreign_formats() if f.naming is not None and f.unnamed is not None), None)
+    return list(fmt.unnamed(state)) if fmt is not None and fmt.unnamed is not None else []
+
+
+def naming_refused(ruleset: Ruleset, state: Any, names: Mapping[str, str]) -> str | None:
+    """Why ``names`` (``{id: name}``) would be refused in ``state``, as ``name_in_campaign`` would say it, or None:
+    nothing is written."""
+    fmt = next((f for f in ruleset.foreign_formats() if f.naming is not None), None)
+    if fmt is None or fmt.naming is None:
+        return f"a {ruleset.name} campaign has nothing kingdomlog names this way"
+    try:
+        fmt.naming(state, names)
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
 def name_in_campaign(camp: Campaign, names: Mapping[str, str]) -> list[tuple[str, str]]:
     """Record the GM's names (``{id: name}``) for the campaign's unnamed settlements and leaders as one batch
     (``pf2e.named``: a fact, folded by replay); returns what is still unnamed. ``InputError`` naming the id the

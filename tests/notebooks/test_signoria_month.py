@@ -33,9 +33,14 @@ def fel(tmp_path: Path) -> Path:
     return folder
 
 
-def test_the_sheet_offers_signorias_actions_and_no_other_rulesets() -> None:
+def test_the_sheet_offers_signorias_actions_and_no_other_rulesets(tmp_path: Path) -> None:
+    from kingdomlog.views.extras import NAME_FROM_FOUNDRY, action_forms
+
     assert [a.name for a in extras_for("signoria").actions] == ["publish", "move_on"]
-    assert extras_for("pf2e-kingmaker").actions == ()
+    # pf2e's only action names what a Foundry import left unnamed: a kingdom with nothing unnamed shows none
+    assert extras_for("pf2e-kingmaker").actions == (NAME_FROM_FOUNDRY,)
+    camp = Campaign.create(tmp_path / "pf2e", "pf2e-kingmaker", name="Pf2e")
+    assert action_forms(extras_for("pf2e-kingmaker"), camp.ruleset, camp.state()) is None
 
 
 def test_a_month_opened_answered_and_resolved_from_the_sheet(fel: Path) -> None:

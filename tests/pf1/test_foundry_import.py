@@ -179,3 +179,29 @@ def test_the_pf1_chronicle_tells_the_naming_in_words(tmp_path: Path) -> None:
     camp = Campaign.open(camp.folder)
     assert camp.ruleset.chronicle(before, camp.events()[-1], camp.state(), GM_VIEWER) == (
         "The GM named Ruler: Lady Jamandi")
+
+
+def test_the_gm_sheet_names_a_pf1_leader_picked_from_the_unnamed(tmp_path: Path) -> None:
+    """The sheet's Give the name (views.extras) on pf1: a dropdown of only the unnamed, a refusal in the form in
+    words, a pick recording ``pf1.named``, and no action once nothing is unnamed."""
+    from kingdomlog.app.kingdom_import import import_kingdom
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.views.extras import action_forms, extras_for, take_action
+
+    camp = import_kingdom((FIXTURES / "pf1-kingdom.json").read_text(), tmp_path / "barony").campaign
+    extras = extras_for("pf1-kingmaker")
+    forms = action_forms(extras, camp.ruleset, camp.state())
+    form = forms["name-from-foundry"]
+    assert form.element.elements["who"].options == {"Ruler (unnamed in Foundry)": "ActorRestovRuler",
+                                                    "Viceroy 1 (unnamed in Foundry)": "ActorViceroy0001"}
+    assert form.validate({"who": ["Ruler (unnamed in Foundry)"], "name": ""}) == (
+        "Ruler (unnamed in Foundry): the name must be words, got ''")
+    sheet = type("Sheet", (), {"start": type("Start", (), {"folder": camp.folder})(), "plan": Plan()})()
+    for who, name in (("Ruler (unnamed in Foundry)", "Kesten"), ("Viceroy 1 (unnamed in Foundry)", "Linzi")):
+        forms._update({"name-from-foundry": {"who": [who], "name": name}})
+        done = take_action(extras, forms, sheet)
+        assert done is not None and done.kind == "success", done
+    after = Campaign.open(camp.folder)
+    assert [(e.type, e.payload.id, e.payload.name) for e in after.events()[-2:]] == [
+        ("pf1.named", "ActorRestovRuler", "Kesten"), ("pf1.named", "ActorViceroy0001", "Linzi")]
+    assert action_forms(extras, after.ruleset, after.state()) is None

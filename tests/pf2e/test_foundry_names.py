@@ -247,3 +247,86 @@ def test_a_bad_names_file_is_refused_in_one_line_and_nothing_is_written(
                          "--names", str(names))
     assert (code, out) == (1, "") and said in err and err.count("\n") == 1, err
     assert not (tmp_path / "realm").exists()
+
+
+class _Sheet:
+    """What ``take_action`` needs of the GM sheet's session: its folder and draft plan."""
+
+    def __init__(self, folder: Path) -> None:
+        from kingdomlog.core.turn import Plan
+
+        self.start = type("Start", (), {"folder": folder})()
+        self.plan = Plan()
+
+    def replace_plan(self, plan: Any) -> None:
+        self.plan = plan
+
+    def save(self) -> None:
+        pass
+
+
+def test_the_sheet_offers_a_dropdown_of_exactly_the_unnamed_and_names_through_it(tmp_path: Path) -> None:
+    """Issue 29/32: 'who' is a dropdown of only those still unnamed, their placeholders as labels and their ids
+    as values that never reach the page; a pick and a name record ``pf2e.named``; a refusal is said in the form,
+    in words."""
+    from kingdomlog.views.extras import action_forms, extras_for, take_action
+
+    camp = import_kingdom(KMT_FILE.read_text(), tmp_path / "realm",
+                          names={"Actor.Ruler00000000001": "Kesten Garess"}).campaign
+    extras = extras_for("pf2e-kingmaker")
+    forms = action_forms(extras, camp.ruleset, camp.state())
+    form = forms["name-from-foundry"]
+    who = form.element.elements["who"]
+    assert who.options == {
+        "Settlement 1 (unnamed in Foundry)": "SceneTatzl000001",
+        "Settlement 2 (unnamed in Foundry)": "SceneTusk0000001",
+        "Counselor (unnamed in Foundry)": "Actor.Couns0000000001",
+        "Magister (unnamed in Foundry)": "Actor.Magis0000000001",
+        "Treasurer (unnamed in Foundry)": "Actor.Treas0000000001",
+        "Viceroy (unnamed in Foundry)": "Actor.Vicer0000000001",
+        "Warden (unnamed in Foundry)": "Actor.Warde0000000001"}
+    assert not RAW_ID.search(form.text) and "Actor." not in form.text  # the ids stay on the server
+    # refusals in the form, naming them as the sheet shows them
+    assert form.validate({"who": [], "name": "X"}) == "Pick who or what to name."
+    assert form.validate({"who": ["Warden (unnamed in Foundry)"], "name": "kesten garess"}) == (
+        "Warden (unnamed in Foundry): 'kesten garess' is already the Ruler's name (one person holds one role)")
+    assert form.validate({"who": ["Settlement 2 (unnamed in Foundry)"], "name": " "}).startswith(
+        "Settlement 2 (unnamed in Foundry): the name must be words")
+    assert form.validate({"who": ["Settlement 2 (unnamed in Foundry)"], "name": "Tusk Hollow"}) is None
+    head = Campaign.open(camp.folder).head_seq
+    forms._update({"name-from-foundry": {"who": ["Settlement 2 (unnamed in Foundry)"], "name": "Tusk Hollow"}})
+    done = take_action(extras, forms, _Sheet(camp.folder))
+    assert done is not None and done.kind == "success", done
+    assert done.text.startswith("Settlement 2 (unnamed in Foundry) is now 'Tusk Hollow'") and "Scene" not in done.text
+    after = Campaign.open(camp.folder)
+    named = [e.payload for e in after.events() if e.seq > head]
+    assert [(type(p), p.what, p.id, p.name) for p in named] == [(E.Named, "settlement", "SceneTusk0000001",
+                                                                 "Tusk Hollow")]
+    assert take_action(extras, forms, _Sheet(camp.folder)) is None  # one submission, one run
+    # a page drawn before the Warden was named elsewhere: refused in words, no id shown, nothing written
+    name_in_campaign(Campaign.open(camp.folder), {"warden": "Ekundayo"})
+    head = Campaign.open(camp.folder).head_seq
+    forms._update({"name-from-foundry": {"who": ["Warden (unnamed in Foundry)"], "name": "Linzi"}})
+    done = take_action(extras, forms, _Sheet(camp.folder))
+    assert done is not None and done.kind == "danger" and "no settlement or leader still unnamed" in done.text
+    assert "Actor." not in done.text and Campaign.open(camp.folder).head_seq == head
+    after = Campaign.open(camp.folder)
+    # the sheet rebuilt on the new state no longer offers the one named
+    again = action_forms(extras, after.ruleset, after.state())["name-from-foundry"].element.elements["who"]
+    assert "Settlement 2 (unnamed in Foundry)" not in again.options and len(again.options) == 5
+
+
+def test_the_naming_action_is_not_shown_when_nothing_is_unnamed(tmp_path: Path) -> None:
+    from kingdomlog.views.extras import action_forms, extras_for
+
+    camp = import_kingdom(KMT_FILE.read_text(), tmp_path / "realm").campaign
+    extras = extras_for("pf2e-kingmaker")
+    name_in_campaign(camp, {i: f"Name {n}" for n, (i, _) in enumerate(camp.ruleset.foreign_formats()[0].unnamed(
+        camp.state()))})  # type: ignore[misc]
+    camp = Campaign.open(camp.folder)
+    assert action_forms(extras, camp.ruleset, camp.state()) is None
+    pf1 = Campaign.create(tmp_path / "pf1", "pf1-kingmaker", name="Pf1")
+    assert action_forms(extras_for("pf1-kingmaker"), pf1.ruleset, pf1.state()) is None
+    # an action without dropdowns (signoria's) is shown as before
+    sig = Campaign.create(tmp_path / "sig", "signoria", name="Sig")
+    assert set(action_forms(extras_for("signoria"), sig.ruleset, sig.state()).elements) == {"publish", "move_on"}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,6 +95,11 @@ class Action:
     ``fields``: the boxes asked beside the button, each ``(name, label, placeholder)``; ``run(folder, plan,
     values)`` does it with the sheet's draft ``plan`` and the boxes' ``values``, and says what it did. It raises
     nothing a person caused: a refusal is a ``Done("danger", ...)`` in words.
+
+    ``picks(ruleset, state)``: the fields that are dropdowns rather than boxes, filled from the sheet's state,
+    ``{name: ((label, value), ...)}``; only the labels reach the page, ``run`` gets the value. An action with a
+    dropdown that has nothing to pick is not shown. ``refused(ruleset, state, values)``: why the form's values
+    would be refused, in words, said in the form before anything runs (None: fine).
     """
 
     name: str
@@ -102,6 +107,8 @@ class Action:
     help: str
     run: Callable[[Path, Plan, Mapping[str, str]], Done]
     fields: tuple[tuple[str, str, str], ...] = ()
+    picks: Callable[[Any, Any], Mapping[str, Sequence[tuple[str, str]]]] | None = None
+    refused: Callable[[Any, Any, Mapping[str, str]], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -169,20 +176,51 @@ def offering(kind: str, name: str) -> list[str]:
 # ---- the GM sheet's actions ---------------------------------------------------------------------------------
 
 
-def action_forms(extras: Extras) -> Any:
-    """The sheet's forms of ``extras.actions`` (``{name: mo.ui.form}``, a submit button each, with its boxes), or
-    None when the ruleset has none. Read a submission with ``take_action``."""
-    if not extras.actions:
-        return None
+def action_forms(extras: Extras, ruleset: Any = None, state: Any = None) -> Any:
+    """The sheet's forms of ``extras.actions`` (``{name: mo.ui.form}``, a submit button each, with its boxes and
+    dropdowns filled from the sheet's ``ruleset`` and ``state``), or None when there is none to show (an action
+    whose dropdown has nothing to pick is left out). Read a submission with ``take_action``."""
     import marimo as mo
 
     forms = {}
     for a in extras.actions:
-        boxes = {name: mo.ui.text(label=label, placeholder=hint, full_width=True) for name, label, hint in a.fields}
+        picks = a.picks(ruleset, state) if a.picks is not None else {}
+        if any(not options for options in picks.values()):
+            continue
+        boxes: dict[str, Any] = {}
+        for name, label, hint in a.fields:
+            if name in picks:
+                boxes[name] = mo.ui.dropdown(options=dict(picks[name]), value=None, allow_select_none=True,
+                                             label=label, full_width=True)
+            else:
+                boxes[name] = mo.ui.text(label=label, placeholder=hint, full_width=True)
         template = mo.md(a.help + "".join(f"\n\n{{{name}}}" for name in boxes))
-        forms[a.name] = template.batch(**boxes).form(submit_button_label=a.label, bordered=True,
-                                                     show_clear_button=False)
-    return mo.ui.dictionary(forms)
+        forms[a.name] = template.batch(**boxes).form(
+            submit_button_label=a.label, bordered=True, show_clear_button=False,
+            validate=_validator(a, ruleset, state, picks))
+    return mo.ui.dictionary(forms) if forms else None
+
+
+def _validator(a: Action, ruleset: Any, state: Any,
+               picks: Mapping[str, Sequence[tuple[str, str]]]) -> Callable[[Any], str | None] | None:
+    """The form's check of what the page sends (a dropdown sends its label, as a list): ``a.refused`` on the values
+    ``run`` would get."""
+    if a.refused is None:
+        return None
+    refused = a.refused
+
+    def check(raw: Any) -> str | None:
+        values = {}
+        for name, _, _ in a.fields:
+            got = raw.get(name) if isinstance(raw, Mapping) else None
+            if name in picks:
+                label = got[0] if isinstance(got, list) and got else None
+                values[name] = dict(picks[name]).get(label, "") if isinstance(label, str) else ""
+            else:
+                values[name] = got if isinstance(got, str) else ""
+        return refused(ruleset, state, values)
+
+    return check
 
 
 _TAKEN: dict[int, set[int]] = {}
@@ -210,24 +248,67 @@ def take_action(extras: Extras, forms: Any, session: Any) -> Done | None:
     return None
 
 
+def _unnamed(ruleset: Any, state: Any) -> dict[str, Sequence[tuple[str, str]]]:
+    """The dropdown of who is still unnamed: each by the placeholder the sheet shows, its id the value."""
+    from kingdomlog.app.kingdom_import import unnamed_in
+
+    seen: dict[str, int] = {}
+    out = []
+    for ident, shown in unnamed_in(ruleset, state):
+        seen[shown] = seen.get(shown, 0) + 1
+        out.append((shown if seen[shown] == 1 else f"{shown} #{seen[shown]}", ident))  # one label, one option
+    return {"who": tuple(out)}
+
+
+def _said(text: str, ident: str, shown: str) -> str:
+    """A refusal naming ``ident`` (a naming's ``name ID: ...``) in the words the sheet shows instead."""
+    text = text.removeprefix(f"name {ident}:").strip()
+    return f"{shown}: {text}" if shown and not text.startswith(shown) else text
+
+
+def _naming_refused(ruleset: Any, state: Any, values: Mapping[str, str]) -> str | None:
+    """Why the sheet's naming would be refused (who not picked, the name empty, too long or another leader's), in
+    words naming them as the sheet shows them."""
+    from kingdomlog.app.kingdom_import import naming_refused, unnamed_in
+
+    who = values.get("who", "").strip()
+    left = dict(unnamed_in(ruleset, state))
+    if not who:
+        return "Pick who or what to name."
+    if who not in left:
+        return "That one has a name already."
+    why = naming_refused(ruleset, state, {who: values.get("name", "")})
+    return None if why is None else _said(why, who, left[who])
+
+
 def name_from_foundry(folder: Path, plan: Plan, values: Mapping[str, str]) -> Done:
     """Name a settlement or a leader a Foundry import left without one (``app.kingdom_import.name_in_campaign``;
-    ``kingdomlog name``): the GM gives them as the sheet shows them ("Settlement 2 (unnamed in Foundry)") or by
-    their Foundry id. One ``*.named`` event, a fact folded by replay; the draft is left as it is."""
+    ``kingdomlog name``): ``who`` is the id the sheet's dropdown holds behind the placeholder it shows ("Settlement
+    2 (unnamed in Foundry)"), or that placeholder typed. One ``*.named`` event, a fact folded by replay; the draft
+    is left as it is. A refusal is said in words, naming them as the sheet shows them, and writes nothing."""
     from kingdomlog.app import Campaign
-    from kingdomlog.app.kingdom_import import name_in_campaign
+    from kingdomlog.app.kingdom_import import name_in_campaign, unnamed_in
     from kingdomlog.core.errors import KingdomlogError
 
     who, name = values.get("who", "").strip(), values.get("name", "")
     if not who:
-        return Done("danger", "Not named: say who or what, as the sheet shows them (e.g. Settlement 2 (unnamed in"
-                              " Foundry)).")
+        return Done("danger", "Not named: say who or what to name (pick one from the list).")
     try:
-        left = name_in_campaign(Campaign.open(folder), {who: name})
+        camp = Campaign.open(folder)
+        left = dict(unnamed_in(camp.ruleset, camp.state()))
     except KingdomlogError as exc:
         return Done("danger", f"Not named: {exc}")
-    rest = "; still without a name: " + ", ".join(shown for _, shown in left) if left else ""
-    return Done("success", f"{who} is now {name.strip()!r}{rest}.")
+    ident = who if who in left else {s.casefold(): i for i, s in left.items()}.get(who.casefold())
+    if ident is None:
+        still = ", ".join(left.values()) or "none"
+        return Done("danger", "Not named: no settlement or leader still unnamed is the one given (named meanwhile,"
+                              f" or not in the kingdom); still unnamed: {still}.")
+    try:
+        rest = name_in_campaign(camp, {ident: name})
+    except KingdomlogError as exc:
+        return Done("danger", f"Not named: {_said(str(exc), ident, left[ident])}")
+    more = "; still without a name: " + ", ".join(s for _, s in rest) if rest else ""
+    return Done("success", f"{left[ident]} is now {name.strip()!r}{more}.")
 
 
 NAME_FROM_FOUNDRY = Action(
@@ -236,7 +317,8 @@ NAME_FROM_FOUNDRY = Action(
          " shown as 'Settlement 1 (unnamed in Foundry)', 'Ruler (unnamed in Foundry)'. Give one its name here (or"
          " with `kingdomlog name`).",
     run=name_from_foundry,
-    fields=(("who", "Who or what, as the sheet shows them", "e.g. Ruler (unnamed in Foundry)"),
-            ("name", "Their name", "e.g. Kesten Garess")),
+    fields=(("who", "Who or what", ""), ("name", "Their name", "e.g. Kesten Garess")),
+    picks=_unnamed,
+    refused=_naming_refused,
 )
-"""The GM sheet's naming of what a Foundry import left unnamed (pf2e, pf1)."""
+"""The GM sheet's naming of what a Foundry import left unnamed (pf2e, pf1): shown only while one is."""
