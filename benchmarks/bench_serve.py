@@ -8,12 +8,17 @@ process, each context holding its own credential's cookie:
   each round a public note is committed first, so every open of the round is the first after a new head
   (nothing kept from before: the worst case of a turn announced), then the same opens again (kept);
 - **table**: the players' table pages (`/p/<id>/`), marimo apps;
-- **gm**: the GM sheet (`/gm/`), one open, marimo (the bench_notebook figure, served by `serve`).
+- **gm**: the GM sheet (`/gm/`), one open, marimo (the bench_notebook figure, served by `serve`);
+- **bare**: the yardstick of the table pages: the bare marimo app of bench_notebook (one dropdown, one cell),
+  served by `marimo run` in its own process, opened the same way (one alone, then N at once, fresh contexts);
+- **blank**: the yardstick of the reports: a 1 KB HTML page served by a thread of this process, the same way
+  (what N chromium contexts opening at once cost on this machine, with next to nothing to draw).
 
 Each figure: one page alone (the page opened, all its sections drawn), then N at once (until all N are drawn),
 interleaved by round; and the server process's CPU (user + system, from `/proc/PID/stat`) over the opens,
 per page open. "Drawn": a report's heading and its log-head line (its last section); a table page's "The table"
-heading; the GM sheet's filled page (`.kl-page[data-plan]`).
+heading; the GM sheet's filled page (`.kl-page[data-plan]`); the bare app's cell (`.kl-bare`); the blank page's
+paragraph.
 
     .venv/bin/python -m benchmarks.bench_serve [--opens 8] [--rounds 3] [--code /path/to/other/checkout]
 
@@ -35,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.bench_notebook import CHROMIUM_ARGS, DRAWN, Served, free_port
+from benchmarks.bench_notebook import CHROMIUM_ARGS, DRAWN, Served, free_port, serve_bare
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
@@ -52,6 +57,37 @@ def cpu_seconds(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def browser_cpu() -> float:
+    """User + system CPU of the chromium processes under this one (the contexts' renderers, the GPU and network
+    processes, the browser), in seconds: what drawing the pages cost on the same cores as the server."""
+    parent: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            raw = (d / "stat").read_text()
+        except OSError:
+            continue
+        name, rest = raw.split(" (", 1)[1].rsplit(")", 1)
+        fields = rest.split()
+        parent[int(d.name)] = int(fields[1])
+        if "chrom" in name.lower():
+            cpu[int(d.name)] = sum(int(x) for x in fields[11:13]) / tick  # utime stime (live processes)
+    me = os.getpid()
+
+    def mine(pid: int) -> bool:
+        seen = 0
+        while pid > 1 and seen < 64:
+            pid, seen = parent.get(pid, 0), seen + 1
+            if pid == me:
+                return True
+        return False
+
+    return sum(c for pid, c in cpu.items() if mine(pid))
+
+
 async def drawn(page: Any, kind: str) -> None:
     """Until ``page`` (of ``kind``) is drawn: every section of a report, a table page's seats and table."""
     wait = WAIT_S * 1000
@@ -61,6 +97,10 @@ async def drawn(page: Any, kind: str) -> None:
     elif kind == "table":  # as tests/notebooks/test_table_browser.py waits for it
         await page.get_by_role("heading", name="Your seats").wait_for(timeout=wait)
         await page.get_by_role("heading", name="The table").wait_for(timeout=wait)
+    elif kind == "bare":
+        await page.locator(".kl-bare").first.wait_for(timeout=wait)
+    elif kind == "blank":
+        await page.locator(".kl-blank").first.wait_for(timeout=wait)
     else:
         await page.locator(DRAWN).first.wait_for(timeout=wait)
 
@@ -86,16 +126,17 @@ async def open_all(browser: Any, base: str, who: list[tuple[str, str, str]], kin
             return None
         return time.perf_counter() - t0
 
-    cpu0 = cpu_seconds(pid)
+    cpu0, browser0 = cpu_seconds(pid), browser_cpu()
     t0 = time.perf_counter()
     got = await asyncio.gather(*(one(p, path) for p, (_o, _k, path) in zip(pages, who, strict=True)))
     wall = time.perf_counter() - t0
-    cpu = cpu_seconds(pid) - cpu0
+    cpu, browser = cpu_seconds(pid) - cpu0, browser_cpu() - browser0
     for c in contexts:
         await c.close()
     each = [x for x in got if x is not None] or [wall]
     return {"wall_s": wall, "slowest_s": max(each), "first_s": min(each), "cpu_s": cpu,
-            "cpu_per_open_s": cpu / len(who), "not_drawn": sum(x is None for x in got)}
+            "cpu_per_open_s": cpu / len(who), "browser_cpu_per_open_s": browser / len(who),
+            "load": os.getloadavg()[0], "not_drawn": sum(x is None for x in got)}
 
 
 def wait_port(port: int, timeout: float = 120) -> None:
@@ -150,11 +191,36 @@ def commit_note(folder: Path, python: str, env: dict[str, str], i: int) -> None:
     """A public note in its own process (the served code's), so the head moves and nothing kept is current."""
     import subprocess
 
-    root = env["PYTHONPATH"]
+    root = env["PYTHONPATH"].split(os.pathsep)[0]
     code = (f"import sys; sys.path.insert(0, {root!r}); from kingdomlog.app import Campaign; "
             "Campaign.open(sys.argv[1]).note(sys.argv[2], visibility='public')")
     subprocess.run([python, "-c", code, str(folder), f"Bench note {i}: the rider from Tatzlford is here."],
                    env=env, check=True, capture_output=True)
+
+
+BLANK = (b"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>blank</title></head><body>"
+         b"<h1>A blank page</h1><p class='kl-blank'>" + b"Nothing to draw here. " * 40 + b"</p></body></html>")
+
+
+def serve_blank() -> tuple[Any, str]:
+    """The blank page, served by a thread of this process on loopback: (server, its URL)."""
+    import http.server
+    import threading
+
+    class Blank(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(BLANK)))
+            self.end_headers()
+            self.wfile.write(BLANK)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Blank)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def med(rows: list[dict[str, float]], key: str) -> float:
@@ -174,7 +240,8 @@ async def run(opens: int, rounds: int, code: Path | None, kinds: list[str]) -> d
     keys = Credentials.load(folder).issue(["gm", *players, "public"])
     env = dict(os.environ)
     root = code or REPO
-    env["PYTHONPATH"] = str(root)
+    rest = [x for x in os.environ.get("PYTHONPATH", "").split(os.pathsep) if x and Path(x).resolve() != REPO]
+    env["PYTHONPATH"] = os.pathsep.join([str(root), *rest])  # the served checkout first
     cli = [sys.executable, "-c", f"import runpy, sys; sys.path.insert(0, {str(root)!r}); sys.argv[0] = 'kingdomlog';"
            " runpy.run_module('kingdomlog', run_name='__main__')"]
     srv = Served([*cli, "serve", str(folder), "--port", str(free_port())], r"Serving on (http://\S+?)/?\s", env=env)
@@ -191,6 +258,8 @@ async def run(opens: int, rounds: int, code: Path | None, kinds: list[str]) -> d
     out: dict[str, Any] = {"campaign": "stolen-lands", "players": len(players), "opens": opens, "rounds": rounds,
                            "code": str(code or REPO), "load_start": round(os.getloadavg()[0], 2), "rows": {}}
     rows: dict[str, list[dict[str, float]]] = {}
+    bare = serve_bare(tmp) if "bare" in kinds else None
+    blank = serve_blank() if "blank" in kinds else None
     try:
         wait_port(int(base.rsplit(":", 1)[1]))
         static = kept_html(base, keys[players[0]], f"/p/{players[0]}/report/")
@@ -235,15 +304,37 @@ async def run(opens: int, rounds: int, code: Path | None, kinds: list[str]) -> d
                     elif kind == "gm":
                         rows.setdefault("gm sheet one", []).append(
                             await open_all(browser, base, [("gm", keys["gm"], "/gm/")], "gm", pid))
+                    elif kind == "bare" and bare is not None:  # the URL carries its token (a cookie after it)
+                        bare_base, bare_path = bare.url.split("/?", 1)
+                        who_bare = [("bare", "", "/?" + bare_path)]
+                        if r == 0:
+                            await open_all(browser, bare_base, who_bare, "bare", bare.proc.pid)  # warm
+                        rows.setdefault("bare one", []).append(
+                            await open_all(browser, bare_base, who_bare, "bare", bare.proc.pid))
+                        rows.setdefault(f"bare {opens} at once", []).append(
+                            await open_all(browser, bare_base, who_bare * opens, "bare", bare.proc.pid))
+                    elif kind == "blank" and blank is not None:
+                        who_blank = [("blank", "", "/")]
+                        me = os.getpid()
+                        rows.setdefault("blank one", []).append(
+                            await open_all(browser, blank[1], who_blank, "blank", me))
+                        rows.setdefault(f"blank {opens} at once", []).append(
+                            await open_all(browser, blank[1], who_blank * opens, "blank", me))
                 print(f"[{time.strftime('%H:%M:%S')}] round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
             await browser.close()
     finally:
         srv.stop()
+        if bare is not None:
+            bare.stop()
+        if blank is not None:
+            blank[0].shutdown()
         shutil.rmtree(tmp, ignore_errors=True)
     out["load_end"] = round(os.getloadavg()[0], 2)
     for name, rs in rows.items():
         out["rows"][name] = {"wall_s": med(rs, "wall_s"), "cpu_per_open_s": med(rs, "cpu_per_open_s"), "runs": rs,
                              "not_drawn": sum(int(r.get("not_drawn", 0)) for r in rs)}
+        if all("browser_cpu_per_open_s" in r for r in rs):
+            out["rows"][name]["browser_cpu_per_open_s"] = med(rs, "browser_cpu_per_open_s")
     return out
 
 
@@ -279,6 +370,16 @@ def verdicts(res: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         out.append((f"  server CPU per table page open ({n} at once / alone)",
                     f"{many['cpu_per_open_s']:.3f} / {one['cpu_per_open_s']:.3f} s", "<= 0.3 s",
                     "yes" if many["cpu_per_open_s"] <= 0.3 else "NO"))
+    for kind, what in (("bare", "the bare marimo app (yardstick of the table pages)"),
+                       ("blank", "a blank 1 KB page (yardstick of the reports: chromium alone)")):
+        one, many = rows.get(f"{kind} one"), rows.get(f"{kind} {n} at once")
+        if one and many:
+            ratio = many["wall_s"] / one["wall_s"]
+            out.append((f"  {n} of {what} at once vs one alone",
+                        f"{many['wall_s']:.2f} vs {one['wall_s']:.2f} s: {ratio:.2f}x", "", ""))
+            if kind == "bare":
+                out.append(("  server CPU per bare app open (8 at once / alone)",
+                            f"{many['cpu_per_open_s']:.3f} / {one['cpu_per_open_s']:.3f} s", "", ""))
     for name, n_missing in missing.items():
         out.append((f"  {name}: pages not drawn in {WAIT_S:.0f} s", str(n_missing), "0", "NO"))
     gm = rows.get("gm sheet one")
@@ -300,7 +401,7 @@ def main() -> int:
     ap.add_argument("--opens", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--code", type=Path, default=None, help="serve this checkout's kingdomlog (before/after)")
-    ap.add_argument("--kind", action="append", choices=["report", "table", "gm"])
+    ap.add_argument("--kind", action="append", choices=["report", "table", "gm", "bare", "blank"])
     ap.add_argument("--out", type=Path, default=RESULTS / "serve.json")
     args = ap.parse_args()
     res = bench_serve(args.opens, args.rounds, args.code, args.kind)
@@ -312,8 +413,9 @@ def main() -> int:
     print(f"serve, {res['opens']} opens at once, {res['rounds']} rounds, load {res['load_start']}-{res['load_end']}"
           f" ({res['code']})")
     for name, r in res["rows"].items():
+        browser = f"{r['browser_cpu_per_open_s']:.2f} s" if "browser_cpu_per_open_s" in r else "-"
         print(f"| {name:<32} | {r['wall_s']:7.2f} s | CPU per open {r['cpu_per_open_s']:.3f} s |"
-              f" not drawn {r.get('not_drawn', 0)} |")
+              f" chromium CPU per open {browser} | not drawn {r.get('not_drawn', 0)} |")
     for what, got, target, ok in verdicts(res):
         print(f"| {what:<52} | {got:<28} | {target:<8} | {ok:<3} |")
     print(f"JSON: {args.out}")
