@@ -130,12 +130,25 @@ async def open_all(browser: Any, base: str, who: list[tuple[str, str, str]], kin
     contexts = contexts if contexts is not None else await contexts_for(browser, base, who)
     pages = [await c.new_page() for c in contexts]
 
+    trouble: list[str] = []
+
     async def one(page: Any, path: str) -> float | None:
+        seen: list[str] = []  # what went wrong on the way: failed requests, error answers, console errors
+        page.on("requestfailed", lambda r: seen.append(f"failed {r.url.removeprefix(base)} {r.failure}"))
+        page.on("response", lambda r: seen.append(f"{r.status} {r.url.removeprefix(base)}") if r.status >= 400
+                else None)
+        page.on("console", lambda m: seen.append(f"console {m.type}: {m.text[:200]}") if m.type == "error" else None)
         try:
             await page.goto(base + path, timeout=WAIT_S * 1000)
             await drawn(page, kind)
         except Exception as exc:  # a page not drawn in time is a row of its own, not the end of the run
-            print(f"not drawn in {WAIT_S:.0f} s: {path} ({type(exc).__name__})", file=sys.stderr, flush=True)
+            try:
+                shown = " ".join((await page.evaluate("() => document.body.innerText")).split())[:300]
+            except Exception as why:
+                shown = f"(no text: {type(why).__name__})"
+            said = f"not drawn in {WAIT_S:.0f} s: {path} ({type(exc).__name__}); shown: {shown!r}; {seen[-12:]}"
+            print(said, file=sys.stderr, flush=True)
+            trouble.append(said)
             return None
         return time.perf_counter() - t0
 
@@ -149,7 +162,7 @@ async def open_all(browser: Any, base: str, who: list[tuple[str, str, str]], kin
     each = [x for x in got if x is not None] or [wall]
     return {"wall_s": wall, "slowest_s": max(each), "first_s": min(each), "cpu_s": cpu,
             "cpu_per_open_s": cpu / len(who), "browser_cpu_per_open_s": browser / len(who),
-            "load": os.getloadavg()[0], "not_drawn": sum(x is None for x in got)}
+            "load": os.getloadavg()[0], "not_drawn": sum(x is None for x in got), "trouble": trouble}
 
 
 def wait_port(port: int, timeout: float = 120) -> None:

@@ -34,7 +34,9 @@ The read-only pages (reports, the public view) are no marimo apps: a marimo page
 the self-contained HTML ``kingdomlog share -o`` writes for its viewer, rendered once per log head and viewer and
 kept (``ViewCache``; ~0.06 s of CPU per render, a kept page costs a head read), with a small script that reloads
 it when what its viewer would be shown changes (``/_view``, behind the same gate). The interactive pages (the
-table page, the orders sheet, the GM's pages) stay marimo apps.
+table page, the orders sheet, the GM's pages) stay marimo apps; what all of them load alike is kept once per
+process, holding no viewer's data: marimo's frontend files (``notebook_server.FrontendFiles``), the notebook's parse
+and its cells' source positions (``kept_notebook``, ``keep_source_positions``), each per version of the file.
 """
 
 from __future__ import annotations
