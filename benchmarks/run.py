@@ -775,7 +775,7 @@ def main(argv: list[str] | None = None) -> int:
 
         # --quick: 2 report pages at once, one round; else 8 of every kind (reports, table pages, the GM sheet)
         step("serve", bench_serve, 2 if quick else 8, 1 if quick else rounds, None,
-             ["report"] if quick else ["report", "table", "gm"])
+             ["report"] if quick else ["report", "table", "gm", "bare", "blank"])
     if "turn_sheet" in want:
         root = args.data / f"archive-{max(camps)}-from-{played}x{turns}"
         if root.is_dir():

@@ -17,7 +17,10 @@ inside ``PrivateApp``, which answers only the routes a run-mode page uses (marim
 explorer, ``/api/home/workspace_files`` and the like, are 404) and strips the server's paths
 (the notebook's, its folder's, the campaign's, the working directory's) from every page,
 JSON answer and websocket frame. Campaign and viewer reach the notebook by environment
-(``KINGDOMLOG_CAMPAIGN``, ``KINGDOMLOG_VIEWER``), never by a URL.
+(``KINGDOMLOG_CAMPAIGN``, ``KINGDOMLOG_VIEWER``), never by a URL. marimo's frontend files
+(``/assets/*``: about 300 requests and 6.8 MB for one page open) are answered from memory by
+``FrontendFiles``, gzipped once, with a year's ``immutable`` cache (their names carry a digest
+of their bytes): the same files for every page and viewer, no viewer's data in them.
 
 The notebooks are located next to the package (the repository's ``notebooks/``
 folder, which an editable install keeps in place) or in ``$KINGDOMLOG_NOTEBOOKS``.
@@ -26,6 +29,10 @@ folder, which an editable install keeps in place) or in ``$KINGDOMLOG_NOTEBOOKS`
 from __future__ import annotations
 
 import argparse
+import asyncio
+import gzip
+import hashlib
+import mimetypes
 import os
 import re
 import secrets
@@ -34,8 +41,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -275,16 +284,123 @@ def path_scrubber(paths: Sequence[Path]) -> Callable[[str], str]:
     return lambda text: pattern.sub(lambda m: pairs[m.group(0)], text)
 
 
+@dataclass(frozen=True)
+class FrontendFile:
+    """One of marimo's frontend files as served: its bytes, gzipped (None when that is no smaller), type, ETag."""
+
+    body: bytes
+    zipped: bytes | None
+    kind: bytes
+    etag: bytes
+
+
+ASSET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+"""A frontend file's name: marimo's ``assets/`` folder is flat (``index-s-M1OXjs.js``): no path, no dot-file."""
+COMPRESSED = (".js", ".css", ".svg", ".json", ".map", ".ttf", ".wasm", ".txt", ".html")
+
+
+class FrontendFiles:
+    """marimo's frontend files (its ``_static/assets`` folder), read once and kept in memory, answered by one send.
+
+    Every run-mode page loads the same ~300 files (6.8 MB) when it opens in a browser with an empty cache;
+    starlette's ``StaticFiles`` opens, reads and closes each one in worker threads on every request, a third
+    of the server's CPU per page open. These files are marimo's own JavaScript, CSS and fonts, identical for
+    every page and every viewer (no viewer's data, no server path), so one copy serves the whole process:
+    kept as read, gzipped once for a browser that accepts it, sent with a year's ``immutable`` cache (their
+    names carry a digest of their bytes, so a new marimo brings new names). A name that is not a file of
+    the folder is left to marimo (its 404).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.kept: dict[str, FrontendFile | None] = {}
+        self.reads = 0
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> FrontendFile | None:
+        """The file ``name`` of the folder (read and gzipped on its first ask, under a lock), or None."""
+        if name in self.kept:
+            return self.kept[name]
+        with self._lock:
+            if name not in self.kept:
+                self.kept[name] = self._read(name)
+            return self.kept[name]
+
+    def _read(self, name: str) -> FrontendFile | None:
+        if not ASSET_NAME.match(name):
+            return None
+        path = self.root / name
+        try:
+            body = path.read_bytes() if path.is_file() else None
+        except OSError:
+            body = None
+        if body is None:
+            return None
+        self.reads += 1
+        kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind in ("application/javascript", "image/svg+xml", "application/json"):
+            kind += "; charset=utf-8"
+        zipped = gzip.compress(body, compresslevel=6, mtime=0) if name.endswith(COMPRESSED) else None
+        if zipped is not None and len(zipped) >= len(body) * 0.9:
+            zipped = None
+        etag = b'"' + hashlib.sha256(body).hexdigest()[:32].encode() + b'"'
+        return FrontendFile(body, zipped, kind.encode(), etag)
+
+    async def respond(self, name: str, scope: Scope, send: Send) -> bool:
+        """Answer a GET or HEAD of ``assets/<name>`` from memory; False (nothing sent) when it is not one."""
+        if scope.get("method", "GET") not in ("GET", "HEAD"):
+            return False
+        found = self.kept[name] if name in self.kept else await asyncio.to_thread(self.get, name)
+        if found is None:
+            return False
+        request = {bytes(k).lower(): bytes(v) for k, v in scope.get("headers", ())}
+        headers = [(b"content-type", found.kind), (b"cache-control", b"public, max-age=31536000, immutable"),
+                   (b"etag", found.etag), (b"vary", b"accept-encoding"), (b"x-content-type-options", b"nosniff")]
+        if found.etag in request.get(b"if-none-match", b""):
+            await send({"type": "http.response.start", "status": 304, "headers": headers})
+            await send({"type": "http.response.body", "body": b""})
+            return True
+        body = found.body
+        if found.zipped is not None and b"gzip" in request.get(b"accept-encoding", b""):
+            body = found.zipped
+            headers.append((b"content-encoding", b"gzip"))
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"" if scope.get("method") == "HEAD" else body})
+        return True
+
+
+def marimo_assets() -> Path:
+    """The folder of marimo's frontend files (``marimo/_static/assets``)."""
+    import marimo
+
+    return Path(marimo.__file__).resolve().parent / "_static" / "assets"
+
+
+_FRONTEND: FrontendFiles | None = None
+
+
+def frontend_files() -> FrontendFiles:
+    """The process's one ``FrontendFiles`` (made on first use): every page shares its kept files."""
+    global _FRONTEND
+    if _FRONTEND is None:
+        _FRONTEND = FrontendFiles(marimo_assets())
+    return _FRONTEND
+
+
 class PrivateApp:
     """An ASGI wrapper around marimo's run-mode app that keeps the server's paths to itself.
 
     HTTP requests outside ``ALLOWED_ROUTES`` get 404; HTML and JSON answers and websocket
     text frames pass through ``scrub`` (``path_scrubber``), with ``Content-Length`` fixed.
+    marimo's frontend files (``/assets/<name>``) are answered from ``files`` (the process's
+    ``frontend_files()`` unless given).
     """
 
-    def __init__(self, app: ASGIApp, scrub: Callable[[str], str]) -> None:
+    def __init__(self, app: ASGIApp, scrub: Callable[[str], str], files: FrontendFiles | None = None) -> None:
         self.app = app
         self.scrub = scrub
+        self.files = files or frontend_files()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -296,6 +412,9 @@ class PrivateApp:
                             "headers": [(b"content-type", b"application/json"),
                                         (b"content-length", str(len(body)).encode())]})
                 await send({"type": "http.response.body", "body": body})
+                return
+            if (route.startswith("/assets/")
+                    and await self.files.respond(route.removeprefix("/assets/"), scope, send)):
                 return
             # no compressed answers: a gzipped page could not be scrubbed (the served pages are small)
             headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"accept-encoding"]

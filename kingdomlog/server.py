@@ -34,7 +34,9 @@ The read-only pages (reports, the public view) are no marimo apps: a marimo page
 the self-contained HTML ``kingdomlog share -o`` writes for its viewer, rendered once per log head and viewer and
 kept (``ViewCache``; ~0.06 s of CPU per render, a kept page costs a head read), with a small script that reloads
 it when what its viewer would be shown changes (``/_view``, behind the same gate). The interactive pages (the
-table page, the orders sheet, the GM's pages) stay marimo apps.
+table page, the orders sheet, the GM's pages) stay marimo apps; what all of them load alike is kept once per
+process, holding no viewer's data: marimo's frontend files (``notebook_server.FrontendFiles``), the notebook's parse
+and its cells' source positions (``kept_notebook``, ``keep_source_positions``), each per version of the file.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
@@ -416,6 +419,129 @@ def home_of(owner: str, *, at_table: bool = False) -> str:
     return f"/p/{owner}/" if at_table else f"/f/{owner}/orders/"
 
 
+_PARSED: dict[str, tuple[tuple[str, int, int], Any, Any]] = {}
+"""Per notebook file: (its version, marimo's parse of it, the app read only for its configuration and name)."""
+
+
+def kept_notebook(nb: Path) -> tuple[Any, type]:
+    """A marimo workspace of ``nb`` that parses the notebook once per version of its file, and the session manager
+    class that asks it for the notebook's kept app where only its configuration and file name are read.
+
+    marimo reads and parses the notebook file on every page open, twice (the page's HTML asks for its app
+    configuration, then the session builds its cells): a sixth of the server's CPU per table page open. Here the
+    parse (marimo's own ``deserialize``: the notebook's code, the same for every page and viewer of the process)
+    is kept per (mtime, size) of the file, and each session still gets an app of its own built from it
+    (``load_notebook_ir``, as marimo's ``load_app`` does), so no session's app is another's; the HTML's
+    read-only asks (its configuration, its file's name) share one per version of the file.
+    """
+    from marimo._ast.app import InternalApp
+    from marimo._ast.app_config import overloads_from_env
+    from marimo._ast.load import load_notebook_ir
+    from marimo._server.session_manager import SessionManager
+    from marimo._server.workspace import SingleFileWorkspace
+    from marimo._session.notebook.file_manager import AppFileManager
+    from marimo._session.notebook.serializer import get_notebook_serializer
+    from marimo._utils.marimo_path import MarimoPath
+
+    class FromParsed(AppFileManager):
+        """marimo's ``AppFileManager`` whose app is built from a kept parse rather than by reading the file."""
+
+        def __init__(self, filename: str, parsed: Any, defaults: Any) -> None:
+            self._parsed = parsed
+            super().__init__(filename, defaults=defaults)
+
+        def _load_app(self, path: str | None) -> Any:  # what marimo's _load_app does after load_app
+            app = load_notebook_ir(self._parsed)
+            app._cell_manager.ensure_one_cell()
+            app._config.update(overloads_from_env().asdict_difference())
+            result = InternalApp(app)
+            result.cell_manager.ensure_one_cell()
+            return result
+
+    class Kept(SingleFileWorkspace):
+        def _parse(self, key: str, defaults: Any) -> tuple[tuple[str, int, int], Any, Any] | None:
+            path = self.resolve(key)
+            if path is None:
+                return None
+            try:
+                st = os.stat(path)
+                version = (path, st.st_mtime_ns, st.st_size)
+                kept = _PARSED.get(path)
+                if kept is None or kept[0] != version:
+                    text = Path(path).read_text(encoding="utf-8")
+                    ir = get_notebook_serializer(Path(path)).deserialize(text, filepath=path)
+                    if not ir.valid or not ir.cells:
+                        return None  # marimo's own load says what is wrong
+                    kept = _PARSED[path] = (version, ir, FromParsed(path, ir, defaults))
+            except (OSError, SyntaxError, ValueError):
+                return None
+            return kept
+
+        def load(self, key: Any, defaults: Any = None) -> Any:
+            kept = self._parse(key, defaults)
+            if kept is None:
+                return super().load(key, defaults)
+            return FromParsed(kept[0][0], kept[1], defaults)
+
+        def shared(self, key: Any, defaults: Any = None) -> Any:
+            """One app per version of the file, for the asks that only read its configuration and name."""
+            kept = self._parse(key, defaults)
+            return super().load(key, defaults) if kept is None else kept[2]
+
+    class Manager(SessionManager):
+        def app_manager(self, key: Any) -> Any:  # the page's HTML (its app's configuration) and /public/ (its folder)
+            workspace = self.workspace
+            return workspace.shared(key) if isinstance(workspace, Kept) else super().app_manager(key)
+
+    file = SingleFileWorkspace.from_path(MarimoPath(str(nb))).single_file()  # marimo's checks of the path
+    assert file is not None
+    kept = Kept(file)
+    kept._parse(file.path, None)  # at the server's start, not at a player's first open
+    return kept, Manager
+
+
+class _SourcePositions:
+    """marimo's map of a notebook file's cells to their lines, kept per version (mtime, size) of the file.
+
+    marimo (0.25) keeps the map of one file and clears it each time a kernel registers cells (so that cells
+    compiled again after an edit find their new lines): in run mode, that is once per page open, each paying a
+    parse of the notebook file. Keyed by the file's version, the map is still new after an edit, and a page
+    open finds it. It holds the notebook's code positions only (the same for every page and viewer).
+    """
+
+    def __init__(self, build: Callable[[str], Any]) -> None:
+        self._by_version = functools.lru_cache(maxsize=16)(lambda filename, _version: build(filename))
+
+    def __call__(self, filename: str) -> Any:
+        try:
+            st = os.stat(filename)
+            version: tuple[int, int] | None = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            version = None
+        return self._by_version(filename, version)
+
+    def cache_clear(self) -> None:
+        """What the kernel calls on each registration: nothing to do, the file's version is in the key."""
+
+
+def keep_source_positions() -> bool:
+    """Put ``_SourcePositions`` in place of marimo's map (its compiler and its kernel's reference to it); False
+    when this marimo has no such map (then nothing is changed)."""
+    import marimo._ast.compiler as compiler
+    import marimo._runtime.runtime as runtime
+
+    current = compiler.__dict__.get("_build_source_position_map")
+    if isinstance(current, _SourcePositions):
+        return True
+    build = current.__dict__.get("__wrapped__") if current is not None else None
+    if build is None or runtime.__dict__.get("_build_source_position_map") is not current:
+        return False
+    kept = _SourcePositions(build)
+    compiler._build_source_position_map = kept  # type: ignore[assignment]
+    runtime._build_source_position_map = kept  # type: ignore[assignment,attr-defined]
+    return True
+
+
 def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool = True) -> ASGIApp:
     """A run-mode marimo app for one notebook whose ``mo.cli_args()`` are ``cli_args``.
 
@@ -428,17 +554,16 @@ def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool
     from marimo._server.lsp import NoopLspServer
     from marimo._server.main import create_starlette_app
     from marimo._server.registry import LIFESPAN_REGISTRY
-    from marimo._server.session_manager import SessionManager
     from marimo._server.tokens import AuthToken
-    from marimo._server.workspace import SingleFileWorkspace
     from marimo._session.model import SessionMode
     from marimo._utils.lifespans import Lifespans
-    from marimo._utils.marimo_path import MarimoPath
 
     config = get_default_config_manager(current_path=None).with_overrides(
         PartialMarimoConfig(runtime={"show_tracebacks": False}))  # type: ignore[typeddict-item]
-    manager = SessionManager(
-        workspace=SingleFileWorkspace.from_path(MarimoPath(str(nb))), mode=SessionMode.RUN, quiet=quiet,
+    keep_source_positions()
+    workspace, manager_class = kept_notebook(nb)
+    manager = manager_class(
+        workspace=workspace, mode=SessionMode.RUN, quiet=quiet,
         include_code=False, lsp_server=NoopLspServer(), config_manager=config, cli_args=dict(cli_args), argv=None,
         auth_token=AuthToken(""), redirect_console_to_browser=False, ttl_seconds=120)
     app = create_starlette_app(base_url="", lifespan=Lifespans([lifespans.etc, *LIFESPAN_REGISTRY.get_all()]),

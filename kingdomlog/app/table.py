@@ -431,7 +431,15 @@ def full_row(seat: Seat, row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _BEFORE: dict[tuple[Any, ...], Any] = {}
-"""The month as the GM has played it up to a step, for a viewer, by what it was computed from (a few kept)."""
+"""The month as the GM has played it up to a step, for a viewer, by what it was computed from (a few kept): a
+``Before``, or the words of its refusal (``_Waits``) while the GM has not reached the step."""
+
+
+@dataclass(frozen=True)
+class _Waits:
+    """``before_step``'s refusal, kept as its words: the month has not reached the step (raised again as new)."""
+
+    words: str
 
 
 @dataclass(frozen=True)
@@ -460,8 +468,8 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str, *, leave_o
 
     Refused (``RuleError``, in words) while the GM's month has not reached ``step``: a step before it waits
     for a roll or is refused, or a roll of the step itself waits for the GM. Kept per log head, draft, table
-    file and viewer (a few at a time). ``leave_out``: an accepted proposal the month is played without (the
-    GM's re-roll of it: its row comes after the others).
+    file and viewer (a few at a time), the refusal too. ``leave_out``: an accepted proposal the month is played
+    without (the GM's re-roll of it: its row comes after the others).
     """
     from kingdomlog.app.drafts import Drafts
 
@@ -475,6 +483,8 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str, *, leave_o
     key = (str(camp.folder), camp.head_seq, mark, TableFile(camp.folder, turn).version(), viewer.token, step,
            leave_out)
     hit = _BEFORE.get(key)
+    if isinstance(hit, _Waits):
+        raise RuleError(hit.words)
     if hit is not None:
         return hit  # type: ignore[no-any-return]
     saved = drafts.load(turn)
@@ -498,13 +508,19 @@ def before_step(camp: Campaign, viewer: Viewer, turn: int, step: str, *, leave_o
             rolls = {r.key: list(r.faces) for r in sp.rolls}
             break
         if sp.pending is not None or sp.error is not None or sp.state_after is None:
-            raise RuleError(f"the GM is still at {sp.phase.title}; your part opens when the {unit} reaches it")
+            words = f"the GM is still at {sp.phase.title}; your part opens when the {unit} reaches it"
+            _keep_before(key, _Waits(words))  # every page of a waiting seat asks again: the same files, the same words
+            raise RuleError(words)
         state = sp.state_after
     got = Before(camp.ruleset.redact(state, viewer), choices, rolls, waiting, pending)
+    _keep_before(key, got)
+    return got
+
+
+def _keep_before(key: tuple[Any, ...], got: Before | _Waits) -> None:
     if len(_BEFORE) > 64:
         _BEFORE.clear()
     _BEFORE[key] = got
-    return got
 
 
 def trial(camp: Campaign, op: Opening, seat: Seat, row: Mapping[str, Any], *,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -139,3 +140,89 @@ def test_a_commit_hidden_from_a_viewer_leaves_their_page_tag_alone(table: Any) -
     Campaign.open(folder).note("MARK-FOR-ALL", visibility="public")
     after = tag("marburg", "/f/marburg/report/"), tag("public", "/public/")
     assert after[0] != before[0] and after[1] != before[1]
+
+
+# ---- what the marimo pages share: marimo's frontend files and the notebook's parse, never a viewer's data ----
+
+
+def _an_asset() -> tuple[str, bytes]:
+    """A frontend file marimo's pages load (its entry script, named in its index.html) and its bytes."""
+    from kingdomlog.notebook_server import marimo_assets
+
+    index = (marimo_assets().parent / "index.html").read_text(encoding="utf-8")
+    name = index.split('src="./assets/', 1)[1].split('"', 1)[0]
+    return name, (marimo_assets() / name).read_bytes()
+
+
+def test_marimos_frontend_files_are_kept_once_and_only_behind_each_pages_gate(table: Any) -> None:
+    """The files every marimo page loads are answered from memory (one read for every page and viewer), with a
+    year's immutable cache, and still only to the credential of the page they are asked under."""
+    from kingdomlog.notebook_server import frontend_files
+
+    _folder, keys, app, _cache = table
+    name, raw = _an_asset()
+    files = frontend_files()
+    got = call(app, f"/f/fabian/orders/assets/{name}", key=keys["fabian"])
+    assert got["status"] == 200 and got["body"].encode("utf-8") == raw
+    assert got["headers"]["cache-control"] == "public, max-age=31536000, immutable"
+    assert got["headers"]["content-type"].startswith("text/javascript")
+    reads = files.reads
+    other = call(app, f"/f/marburg/orders/assets/{name}", key=keys["marburg"])
+    assert other["status"] == 200 and other["body"] == got["body"] and files.reads == reads  # kept: not read again
+    for key in (None, keys["marburg"], keys["public"], keys["gm"]):  # another's page, or no credential: nothing
+        refused = call(app, f"/f/fabian/orders/assets/{name}", key=key)
+        assert refused["status"] in (303, 403) and raw[:200].decode("utf-8", "replace") not in refused["body"]
+    assert call(app, "/f/fabian/orders/assets/no-such-file.js", key=keys["fabian"])["status"] == 404
+
+
+def test_only_files_of_marimos_assets_folder_are_kept(tmp_path: Path) -> None:
+    """A name with a path, a dot-file or a folder is no frontend file: nothing outside the folder is read."""
+    from kingdomlog.notebook_server import FrontendFiles
+
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "app-1a2b.js").write_text("export const x = 1;\n" * 40)
+    (tmp_path / "assets" / ".hidden.js").write_text("hidden")
+    (tmp_path / "assets" / "sub").mkdir()
+    (tmp_path / "secret.txt").write_text("MARK-SECRET")
+    files = FrontendFiles(tmp_path / "assets")
+    kept = files.get("app-1a2b.js")
+    assert kept is not None and kept.body.startswith(b"export const x") and kept.zipped is not None
+    for name in ("../secret.txt", "..", ".hidden.js", "sub", "sub/../app-1a2b.js", "%2e%2e/secret.txt", ""):
+        assert files.get(name) is None, name
+    assert files.reads == 1
+
+
+def test_the_kept_notebook_gives_each_page_open_its_own_app_and_follows_an_edit(tmp_path: Path) -> None:
+    """The notebook's parse is kept per version of its file: each session still gets an app of its own, and an
+    edited notebook is parsed again (nothing of one version is served for another)."""
+    from marimo._server.workspace import SingleFileWorkspace
+    from marimo._utils.marimo_path import MarimoPath
+
+    from kingdomlog.notebook_server import notebook
+    from kingdomlog.server import keep_source_positions, kept_notebook
+
+    nb = tmp_path / "table_page.py"
+    nb.write_text(notebook("table_page").read_text(encoding="utf-8"), encoding="utf-8")
+    workspace, _manager = kept_notebook(nb)
+    key = workspace.get_unique_file_key()
+    one, two = workspace.load(key), workspace.load(key)
+    assert one is not two and one.app is not two.app  # a session's app is its own
+    marimo_own = SingleFileWorkspace.from_path(MarimoPath(str(nb))).load(key)
+    codes = [c.code for c in one.app.cell_manager.cell_data()]
+    assert codes == [c.code for c in marimo_own.app.cell_manager.cell_data()]
+    assert workspace.shared(key) is workspace.shared(key)  # the HTML's read-only asks share one
+    text = nb.read_text(encoding="utf-8").replace("at the table", "MARK-EDITED-TITLE")
+    nb.write_text(text, encoding="utf-8")
+    os.utime(nb, ns=(nb.stat().st_atime_ns, nb.stat().st_mtime_ns + 10**9))
+    edited = workspace.load(key)
+    assert edited.app.config.app_title == "kingdomlog: MARK-EDITED-TITLE"
+    assert workspace.shared(key).app.config.app_title == "kingdomlog: MARK-EDITED-TITLE"
+    assert keep_source_positions()
+    import marimo._ast.compiler as compiler
+
+    positions = compiler._build_source_position_map
+    before = positions(str(nb))
+    positions.cache_clear()  # what each kernel does: the map stays while the file does not change
+    assert positions(str(nb)) is before
+    nb.write_text("# MARK: a line more\n" + text, encoding="utf-8")
+    assert positions(str(nb)) is not before  # an edit: the lines moved, the map is made again

@@ -172,6 +172,40 @@ def test_players_waiting_for_the_gm_are_told_so(tmp_path: Path) -> None:
         table.declare(camp, camp.viewer("ysolde"), _leadership(camp, "ysolde"), {"activity": "quell-unrest"})
 
 
+def test_a_waiting_seats_refusal_is_kept_for_its_viewer_until_the_month_moves(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every page of a seat that waits for the GM asks again (its form, its wait, each open): the refusal is kept
+    per log head, draft, table file and viewer like the month itself, never given to another viewer, and gone as
+    soon as the GM's draft or the log moves."""
+    camp = table_copy(tmp_path, "stolen-lands", dice="on_roll")  # the GM has rolled nothing yet
+    turn, step = camp.next_turn(), "activity.leadership"
+    previews: list[int] = []
+    real = Campaign.preview
+
+    def counted(self: Campaign, *args: object, **kwargs: object) -> object:
+        previews.append(1)
+        return real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Campaign, "preview", counted)
+    for _ in range(3):
+        with pytest.raises(RuleError, match="the GM is still at"):
+            table.before_step(Campaign.open(camp.folder), camp.viewer("ysolde"), turn, step)
+    assert len(previews) == 1  # kept: the same files, the same words
+    with pytest.raises(RuleError, match="the GM is still at"):
+        table.before_step(camp, camp.viewer("maelis"), turn, step)
+    assert len(previews) == 2  # another viewer: their own
+    Drafts(camp.folder).save(SavedDraft(turn, camp.head_seq, Plan(dice="auto", seed="gm-seed", turn=turn)))  # type: ignore[arg-type]
+    got = table.before_step(camp, camp.viewer("ysolde"), turn, step)  # the GM played the month: no refusal kept
+    assert isinstance(got, table.Before) and len(previews) == 3
+    Drafts(camp.folder).save(SavedDraft(turn, camp.head_seq, Plan(dice="on_roll", seed="gm-seed", turn=turn)))  # type: ignore[arg-type]
+    with pytest.raises(RuleError, match="the GM is still at"):
+        table.before_step(camp, camp.viewer("ysolde"), turn, step)
+    camp.note("MARK: the log moves", visibility="gm")
+    with pytest.raises(RuleError, match="the GM is still at"):
+        table.before_step(Campaign.open(camp.folder), camp.viewer("ysolde"), turn, step)
+    assert len(previews) == 5  # a new head: asked again
+
+
 def test_two_players_rolling_at_once_both_land(pf2e: Campaign) -> None:
     props = {}
     for pid in ("ysolde", "maelis"):
