@@ -7,6 +7,7 @@ so a helper always reads the kingdom as the step has left it so far.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from kingdomlog.core.errors import InputError
@@ -50,36 +51,69 @@ def control_dc(s: Pf1State) -> int:
 
 _PURPOSES: tuple[tuple[str, str], ...] = (
     (r"stability", ""), (r"income", "for income"), (r"acting_ruler", "of the acting ruler"),
-    (r"royal_enforcer", "against the Royal Enforcer"), (r"reactivate_(.+)", "to reactivate building {0}"),
-    (r"town_(.+)", "to annex the town on {0}"), (r"withdrawal_(\d+)", "on withdrawing, {0}"),
-    (r"sale_(\d+)", "to sell item {0}"), (r"subjugation_(.+)", "to hold {0} subjugated"),
-    (r"rally_(.+)", "to rally army {0}"), (r"w(\d+)_(?:.*_)?victory_(\d)", "after the victory of battle {0}, {1} of 2"),
+    (r"royal_enforcer", "against the Royal Enforcer"), (r"reactivate_(.+)", "to reactivate {0:building}"),
+    (r"town_(.+)", "to annex the town on {0:hex}"), (r"withdrawal_(\d+)", "on withdrawing, {0}"),
+    (r"sale_(\d+)", "to sell item {0}"), (r"subjugation_(.+)", "to hold {0:} subjugated"),
+    (r"rally_(.+)", "to rally {0:army}"), (r"w(\d+)_(?:.*_)?victory_(\d)", "after the victory of battle {0}, {1} of 2"),
     (r"renegotiate_loyalty", "to renegotiate"), (r"dip_check_(\d+)", "in the diplomatic talks, {0}"),
     (r"trade_(.+)_[a-z]+", "for trade route {0}"), (r"exp_(.+)_search_(\d+)", "searching on expedition {0}, {1}"),
     (r"exp_(.+)_stealth", "on expedition {0}"), (r"exp_(.+)_stability", "on expedition {0}"),
     (r"(.+)_check_(\d+)", "for the event {0}, {1}"),
-    (r"(close_embassy|withdraw_treaty|attack|request_aid|aid)_(.+)", "to {0} {1}"),
+    (r"(close_embassy|withdraw_treaty|attack|request_aid|aid)_(.+)", "to {0} {1:}"),
 )
-"""Each kingdom or skill check's roll key (the patterns ``kcheck``'s callers use) → what the check is for."""
+"""Each kingdom or skill check's roll key (the patterns ``kcheck``'s callers use) → what the check is for; a group
+written ``{0:kind}`` is an id of the state, said by its name (``state_name``), else as ``kind id``."""
 
 
-def check_label(what: str, key: str, *, check: bool = True) -> str:
+def state_name(s: Pf1State | None, rid: str, kind: str = "") -> str:
+    """An id a check's key holds, by its name in the state: a foreign kingdom, an army, a settlement, a building
+    ("the Granary in Tatzlford"); an id the state does not name: ``kind id`` ("building B2"), its words.
+
+    >>> state_name(None, "B2", "building"), state_name(None, "east_march")
+    ('building B2', 'east march')
+    """
+    if s is not None:
+        for table in (s.foreign, s.armies, s.cities):
+            rec = table.get(rid)
+            if rec is not None and getattr(rec, "name", ""):
+                return str(rec.name)
+        b = s.buildings.get(rid)
+        if b is not None:
+            city = s.cities.get(b.city)
+            where = f" in {city.name}" if city is not None and city.name else ""
+            kind_words = b.type if b.type[:1].isupper() else b.type.replace("_", " ").title()
+            return f"the {kind_words}{where}"
+    words = rid.replace("_", " ")
+    return f"{kind} {words}" if kind else words
+
+
+def check_label(what: str, key: str, *, check: bool = True, state: Pf1State | None = None) -> str:
     """A kingdom check's (or with ``check=False`` a skill check's) name in words: its attribute (or skill) and what it
-    is for, said from its roll key; never the key itself. A pf1 check logged with its key in brackets ("Stability
-    check (stability)") is titled by these words on the sheet (``Pf1Kingmaker.check_title``).
+    is for, said from its roll key and, given ``state``, the names of what the key holds; never the key itself. A pf1
+    check logged with its key in brackets ("Stability check (stability)") is titled by these words on the sheet
+    (``Pf1Kingmaker.check_title``).
 
     >>> check_label("STABILITY", "stability"), check_label("ECONOMY", "income")
     ('Stability check', 'Economy check for income')
     >>> check_label("LOYALTY", "w1_victory_2"), check_label("Diplomacy", "dip_check_1", check=False)
     ('Loyalty check after the victory of battle 1, 2 of 2', 'Diplomacy in the diplomatic talks, 1')
+    >>> check_label("LOYALTY", "reactivate_B2")
+    'Loyalty check to reactivate building B2'
     """
     name = f"{what.capitalize()} check" if check else what
     for pattern, words in _PURPOSES:
         m = re.fullmatch(pattern, key)
         if m:
-            said = words.format(*(g.replace("_", " ") for g in m.groups()))
-            return f"{name} {said}".strip()
+            return f"{name} {_GROUP.sub(partial(_said, m.groups(), state), words)}".strip()
     return f"{name} ({key.replace('_', ' ')})"
+
+
+_GROUP = re.compile(r"{(\d)(?::(\w*))?}")
+
+
+def _said(groups: tuple[str, ...], state: Pf1State | None, g: re.Match[str]) -> str:
+    value = groups[int(g[1])]
+    return value.replace("_", " ") if g[2] is None else state_name(state, value, g[2])
 
 
 def kcheck(ctx: Ctx, key: str, attr: str, dc: int, situational: int = 0, *, dc_note: Breakdown | None = None
@@ -91,7 +125,7 @@ def kcheck(ctx: Ctx, key: str, attr: str, dc: int, situational: int = 0, *, dc_n
     s = ctx.state
     attribute = dv.attribute(s, attr)
     value = int(attribute.total)
-    label = check_label(attr, key)
+    label = check_label(attr, key, state=s)
     terms = [Term(attr.capitalize(), value), Term("Unrest", -s.unrest)]
     if situational:
         terms.append(Term("situational", situational))
@@ -122,8 +156,8 @@ def control_check(ctx: Ctx, key: str, attr: str, extra: int = 0, situational: in
 
 def skill_check(ctx: Ctx, key: str, skill: str, modifier: int, dc: int) -> ev.SkillCheck:
     """A person's skill check (opt §1.3): d20 + modifier vs DC, no automatic natural results."""
-    spec = CheckSpec("d20", modifier=modifier, dc=dc, label=check_label(skill, key, check=False), nat1_fails=False,
-                     nat20_succeeds=False)
+    label = check_label(skill, key, check=False, state=ctx.state)
+    spec = CheckSpec("d20", modifier=modifier, dc=dc, label=label, nat1_fails=False, nat20_succeeds=False)
     die = ctx.roll(key, "1d20", check=spec).faces[0]
     total = die + modifier
     return ev.SkillCheck(skill=skill, d20=die, modifier=modifier, total=total, dc=dc, success=total >= dc,
