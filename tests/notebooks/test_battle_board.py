@@ -197,6 +197,7 @@ def test_a_pf1_mass_combat_as_a_board() -> None:
     spec = next(x for x in RULESET.all_steps if x.id == "war")
     res = run_step(RULESET, s, spec, {"battles": [battle]}, dice, campaign=s.campaign, turn=s.turn)
     (board,) = RULESET.boards(s, "war", {"battles": [battle]}, dice.rolls, res.checks, res.drafts)
+    assert board.title == f"Battle {s.battles + 1}"  # its number, not the battle's id ("Battle W1"): issue 29
     assert [u.stats[:3] for side in board.sides for u in side.units] == [("HP 16 of 16", "OM +3", "DV 13"),
                                                                          ("HP 11 of 11", "OM +2", "DV 12")]
     melee = [x.text for x in board.lines if board.round_title(x.round) == "Melee phase 1"]

@@ -161,6 +161,6 @@ def boards(before: Pf1State, choices: Mapping[str, Any], rolls: Sequence[Roll], 
                                + (f"; its commander is {o.commander_fate}" if o.commander_fate else ""))
             if end.kingdom_losses:
                 outcome.append("The kingdom loses " + ", ".join(f"{k} {v}" for k, v in end.kingdom_losses.items()))
-        title = f"Battle {bid}" + (f" in {row.get('hex')}" if row.get("hex") else "")
+        title = f"Battle {before.battles + n}" + (f" in {row.get('hex')}" if row.get("hex") else "")
         out.append(Board(bid, title, sides, tuple(lines), tuple(outcome), tuple(sorted(titles.items()))))
     return out
