@@ -105,7 +105,7 @@ def test_check_titles_and_labels_read_as_words() -> None:
     from kingdomlog.dice.checks import CheckSpec
 
     spec = CheckSpec(kind="d20", modifier=-1, dc=10, label="bureaucracy on the tax_collection table")
-    assert sheet_cards.check_title("action", spec) == "bureaucracy on the tax collection table: d20 -1 vs DC 10"
+    assert sheet_cards.check_title("action", spec) == "Bureaucracy on the tax collection table: d20 -1 vs DC 10"
     assert sf.singular(sf.lower_label("Map new hexes")) == "map new hex"
     assert sf.singular(sf.lower_label("GM adjustments")) == "GM adjustment"
 
