@@ -54,14 +54,14 @@ SPARK_QUERIES = {
         " GROUP BY e.campaign, get_json_object(e.payload, '$.cause')"
     ),
     "success": (
-        "SELECT get_json_object(e.payload, '$.activity') AS activity, count(*) AS checks,"
+        "SELECT c.ruleset, get_json_object(e.payload, '$.activity') AS activity, count(*) AS checks,"
         " count(*) FILTER (WHERE get_json_object(e.payload, '$.degree') IN ('success', 'critical_success'))"
         " AS successes,"
         " round(100.0 * count(*) FILTER (WHERE get_json_object(e.payload, '$.degree') IN"
         " ('success', 'critical_success')) / count(*), 1) AS success_pct"
-        f" FROM {LIVE}"
+        f" FROM {LIVE} JOIN campaigns c ON c.campaign = e.campaign"
         " WHERE e.type LIKE '%.check_resolved' AND get_json_object(e.payload, '$.activity') IS NOT NULL"
-        " GROUP BY get_json_object(e.payload, '$.activity')"
+        " GROUP BY c.ruleset, get_json_object(e.payload, '$.activity')"
     ),
     "count_by_type": "SELECT campaign, type, count(*) AS n, sum(seq) AS seqs FROM events GROUP BY campaign, type",
 }
@@ -109,11 +109,15 @@ def test_spark_and_duckdb_answer_the_historian_queries_alike(archive: Path, spar
     assert not [w for w in console.warnings if "skipped" in w], console.warnings  # every campaign loaded
     # the states projection, exported once from the catalog (before any lockdown) as plain Parquet
     states_file = tmp_path / "states.parquet"
-    Catalog(archive).con.execute(f"COPY states TO '{states_file}' (FORMAT parquet)")
+    campaigns_file = tmp_path / "campaigns.parquet"
+    catalog = Catalog(archive)
+    catalog.con.execute(f"COPY states TO '{states_file}' (FORMAT parquet)")
+    catalog.con.execute(f"COPY (SELECT campaign, ruleset FROM campaigns) TO '{campaigns_file}' (FORMAT parquet)")
 
     events = spark.read.option("mergeSchema", "true").parquet(f"{archive}/*/log/*.parquet")
     events.createOrReplaceTempView("events")
     spark.read.parquet(str(states_file)).createOrReplaceTempView("states")
+    spark.read.parquet(str(campaigns_file)).createOrReplaceTempView("campaigns")
     spark.sql(SPARK_TURNS).createOrReplaceTempView("turns")
 
     n_duck = console.query("SELECT count(*) FROM events").rows[0][0]
