@@ -73,10 +73,10 @@ def state_name(s: Pf1State | None, rid: str, kind: str = "") -> str:
     ('building B2', 'east march')
     """
     if s is not None:
-        for table in (s.foreign, s.armies, s.cities):
-            rec = table.get(rid)
-            if rec is not None and getattr(rec, "name", ""):
-                return str(rec.name)
+        named = (s.foreign.get(rid), s.armies.get(rid), s.cities.get(rid))
+        for rec in named:
+            if rec is not None and rec.name:
+                return rec.name
         b = s.buildings.get(rid)
         if b is not None:
             city = s.cities.get(b.city)
