@@ -230,3 +230,15 @@ def test_a_breakdowns_labels_name_their_ids_in_words() -> None:
                                                  (Term("o1 (hire_troops)", 2), Term("b7.1 losses", 0)))], say)
     assert "Duke Fabian wealth spent by orders" in html and "o1 (hire troops)" in html
     assert "battle 1 of month 7 losses" in html and "hire_troops" not in html and "b7.1" not in html
+
+
+def test_a_records_table_says_an_enum_kept_in_capitals_as_a_word() -> None:
+    """Issue 29: pf1's modifiers and hexes tables showed 'STABILITY', 'GRASSLAND', 'RESOURCE' (enum values kept in
+    capitals); a cell says them as words, an abbreviation of three letters or fewer stays ('NG')."""
+    from kingdomlog.views.sheet.panel import records_table
+
+    html = str(records_table([{"attribute": "STABILITY", "terrain": "GRASSLAND", "features": ["HOLY_SITE", "BRIDGE"],
+                               "alignment": "NG"}]))
+    for word in ("Stability", "Grassland", "Holy site, Bridge", ">NG<"):
+        assert word in html, (word, html)
+    assert "STABILITY" not in html and "GRASSLAND" not in html

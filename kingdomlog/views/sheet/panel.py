@@ -44,6 +44,18 @@ def _plain(text: str) -> str:
     return _spaced(text)
 
 
+def _uncapped(text: str) -> str:
+    """An enum's value kept in capitals (``STABILITY``, ``HOLY_SITE``: pf1's attributes, terrains, features) said as
+    a word (``Stability``, ``Holy site``); a short one stays (``NG``, ``BP``: an alignment, an abbreviation).
+
+    >>> _uncapped("STABILITY"), _uncapped("HOLY_SITE"), _uncapped("NG"), _uncapped("Duke Fabian")
+    ('Stability', 'Holy site', 'NG', 'Duke Fabian')
+    """
+    if re.fullmatch(r"[A-Z][A-Z_]{3,}", text):
+        return text.replace("_", " ").capitalize()
+    return text
+
+
 def _cell(value: Any, name: Callable[[str], str] = _plain) -> str:
     """A value in a table cell: text, or ``Html`` (a dash for an empty one); ``name`` says an id in words (a
     ``views.words.Namer``'s ``value``: ``fabian`` → ``Duke Fabian``)."""
@@ -57,14 +69,14 @@ def _cell(value: Any, name: Callable[[str], str] = _plain) -> str:
         text = "; ".join(f"{words(str(k)).lower()} {_inner(v, name)}" for k, v in value.items())
         return text if len(text) <= 80 else text[:77] + "…"
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
-        return ", ".join(name(v) if isinstance(v, str) else str(v) for v in value) or VACANT
+        return ", ".join(_uncapped(name(v)) if isinstance(v, str) else str(v) for v in value) or VACANT
     if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):  # pairs: "3 3; 6 5"
         text = "; ".join(" ".join(_inner(x, name) for x in v) for v in value)
         return text if len(text) <= 80 else text[:77] + "…"
     if isinstance(value, bool):
         return scalar(value)
     if isinstance(value, str):
-        return name(value) if len(value) <= 80 else value[:77] + "…"
+        return _uncapped(name(value)) if len(value) <= 80 else value[:77] + "…"
     text = scalar(value)
     return text if len(text) <= 80 else text[:77] + "…"
 
