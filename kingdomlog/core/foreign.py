@@ -78,6 +78,32 @@ class ImportedKingdom(EventModel):
         return v
 
 
+NAME_MAX = 100
+"""The longest name a GM may give what a Foundry import left without one (``GivenName.name``)."""
+
+
+class GivenName(EventModel):
+    """The fields of a ruleset's ``named`` event: the GM named a settlement or a leader that came without a name
+    (a Foundry export keeps only a scene's and an actor's ids).
+
+    A ruleset subclasses it with its ``type`` and narrows ``what`` to what it names (``Literal[...]``); ``id``
+    says which one (a settlement's id, a leader's actor id or role: the ruleset's); ``name`` is stripped and may
+    not be empty.
+    """
+
+    what: str
+    id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+
+    @field_validator("name")
+    @classmethod
+    def _words(cls, v: str) -> str:
+        v = v.strip()
+        if not v:
+            raise ValueError("name must not be empty")
+        return v
+
+
 @dataclass(frozen=True)
 class Unmapped:
     """A field of the source kingdomlog does not hold: where it was, its value (JSON), and why."""

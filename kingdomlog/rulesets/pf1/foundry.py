@@ -20,7 +20,7 @@ from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped, UnmappedField, note_drafts
+from kingdomlog.core.foreign import NAME_MAX, Doc, ForeignFormat, ForeignKingdom, Unmapped, UnmappedField, note_drafts
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.rules import lot_shapes
@@ -370,8 +370,8 @@ def named_event(state: Pf1State, ident: str, name: Any, given_as: str) -> ev.Nam
     text = name.strip() if isinstance(name, str) else name
     if not isinstance(text, str) or not text:
         raise InputError(f"{given_as}: the name must be words, got {name!r}")
-    if len(text) > ev.NAME_MAX:
-        raise InputError(f"{given_as}: the name is {len(text)} characters; at most {ev.NAME_MAX}")
+    if len(text) > NAME_MAX:
+        raise InputError(f"{given_as}: the name is {len(text)} characters; at most {NAME_MAX}")
     if what == "leader" and any(o.name == text and o.foundry_id != ident for occ in state.leaders.values()
                                 for o in occ):
         raise InputError(f"{given_as}: {text!r} already holds another role (a character holds one role)")

@@ -29,6 +29,7 @@ from typing import Any
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.foreign import (
+    NAME_MAX,
     Carried,
     Doc,
     ForeignFormat,
@@ -41,7 +42,6 @@ from kingdomlog.core.foreign import (
 )
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.events import NAME_MAX
 from kingdomlog.rulesets.pf2e.state import (
     UNNAMED,
     Hex,
