@@ -14,9 +14,10 @@ from typing import Any
 
 from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.foreign import UNNAMED
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1.mapview import ALIGNMENT_WORDS, IMPROVEMENT_WORDS, feature_words, words
-from kingdomlog.rulesets.pf1.state import UNNAMED, Pf1State
+from kingdomlog.rulesets.pf1.state import Pf1State
 
 Narrator = Callable[[Pf1State, Any, Pf1State, Viewer], str | None]
 _N: ByName[Narrator] = ByName()

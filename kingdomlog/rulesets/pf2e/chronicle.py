@@ -12,10 +12,11 @@ from typing import Any
 
 from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.foreign import UNNAMED
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.mapview import WORK_SITES, title, words
-from kingdomlog.rulesets.pf2e.state import UNNAMED, KingdomState
+from kingdomlog.rulesets.pf2e.state import KingdomState
 
 Narrator = Callable[[KingdomState, Any, KingdomState], str | None]
 _N: ByName[Narrator] = ByName()
