@@ -68,6 +68,19 @@ class ImportedKingdom(EventModel):
         """Raise if ``kingdom`` does not make a state of the ruleset (the subclass says how)."""
         raise NotImplementedError
 
+    def came_from(self) -> str:
+        """Where the kingdom came from, for a chronicle: the source's title (else its id) and the file's name.
+
+        >>> ImportedKingdom.model_construct(source="kmt", source_title="A sheet", file="k.json").came_from()
+        'A sheet (k.json)'
+        """
+        return (self.source_title or self.source) + (f" ({self.file})" if self.file else "")
+
+    def left_behind(self) -> str:
+        """``; N fields of the source stayed behind (the import's report)``, for a chronicle; "" when none did."""
+        n = len(self.unmapped)
+        return f"; {n} field{'' if n == 1 else 's'} of the source stayed behind (the import's report)" if n else ""
+
     @field_validator("kingdom")
     @classmethod
     def _a_kingdom(cls, v: dict[str, Any]) -> dict[str, Any]:
