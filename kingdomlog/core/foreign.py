@@ -24,9 +24,9 @@ kingdomlog.core.errors.InputError: field k.level must be a whole number from 1 t
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import Field, field_validator
 
@@ -68,6 +68,19 @@ class ImportedKingdom(EventModel):
         """Raise if ``kingdom`` does not make a state of the ruleset (the subclass says how)."""
         raise NotImplementedError
 
+    def came_from(self) -> str:
+        """Where the kingdom came from, for a chronicle: the source's title (else its id) and the file's name.
+
+        >>> ImportedKingdom.model_construct(source="kmt", source_title="A sheet", file="k.json").came_from()
+        'A sheet (k.json)'
+        """
+        return (self.source_title or self.source) + (f" ({self.file})" if self.file else "")
+
+    def left_behind(self) -> str:
+        """``; N fields of the source stayed behind (the import's report)``, for a chronicle; "" when none did."""
+        n = len(self.unmapped)
+        return f"; {n} field{'' if n == 1 else 's'} of the source stayed behind (the import's report)" if n else ""
+
     @field_validator("kingdom")
     @classmethod
     def _a_kingdom(cls, v: dict[str, Any]) -> dict[str, Any]:
@@ -75,6 +88,35 @@ class ImportedKingdom(EventModel):
         if bad:
             raise ValueError(f"kingdom may not carry {', '.join(bad)} (the campaign's own)")
         cls.check_state(v)
+        return v
+
+
+NAME_MAX = 100
+"""The longest name a GM may give what a Foundry import left without one (``GivenName.name``)."""
+
+UNNAMED = " (unnamed in Foundry)"
+"""How a name a Foundry export did not hold ends: "Settlement 1 (unnamed in Foundry)", "Ruler (unnamed in Foundry)"."""
+
+
+class GivenName(EventModel):
+    """The fields of a ruleset's ``named`` event: the GM named a settlement or a leader that came without a name
+    (a Foundry export keeps only a scene's and an actor's ids).
+
+    A ruleset subclasses it with its ``type`` and narrows ``what`` to what it names (``Literal[...]``); ``id``
+    says which one (a settlement's id, a leader's actor id or role: the ruleset's); ``name`` is stripped and may
+    not be empty.
+    """
+
+    what: str
+    id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=NAME_MAX)
+
+    @field_validator("name")
+    @classmethod
+    def _words(cls, v: str) -> str:
+        v = v.strip()
+        if not v:
+            raise ValueError("name must not be empty")
         return v
 
 
@@ -151,6 +193,100 @@ class ForeignFormat:
     """What of a state is still without a name: (the id to name it by, its placeholder in words)."""
     naming: Callable[[Any, Mapping[str, str]], list[Draft]] | None = None
     """The events recording the GM's names (``{id: name}``) for the state's unnamed settlements and leaders."""
+
+
+def placeholder(label: str) -> str:
+    """What a page shows for a settlement or a leader a Foundry export holds only the id of, until the GM names it.
+
+    >>> placeholder("Settlement 2")
+    'Settlement 2 (unnamed in Foundry)'
+    """
+    return f"{label}{UNNAMED}"
+
+
+def given_name(name: Any, given_as: str) -> str:
+    """The GM's ``name`` for what an import left unnamed, stripped; ``InputError`` naming ``given_as`` for one that
+    is not words or is longer than ``NAME_MAX``.
+
+    >>> given_name("  Tusk Hollow ", "name S1")
+    'Tusk Hollow'
+    >>> given_name(" ", "--name S1")
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: --name S1: the name must be words, got ' '
+    """
+    text = name.strip() if isinstance(name, str) else name
+    if not isinstance(text, str) or not text:
+        raise InputError(f"{given_as}: the name must be words, got {name!r}")
+    if len(text) > NAME_MAX:
+        raise InputError(f"{given_as}: the name is {len(text)} characters; at most {NAME_MAX}")
+    return text
+
+
+def find_named(ident: str, candidates: Iterable[tuple[str, str, Collection[str], str | None]]
+               ) -> tuple[str, str] | None:
+    """What ``ident`` names among ``candidates``, each (what it is, the id its ``GivenName`` event names it by, the
+    ids it answers to, the name a page shows or None): by one of its ids first, else by the name a page shows,
+    case aside ("settlement 2 (unnamed in foundry)"); None when it names none.
+
+    >>> kingdom = [("settlement", "S1", {"S1"}, placeholder("Settlement 1")),
+    ...            ("leader", "ruler", {"ruler", "A.7"}, "Amiri")]
+    >>> find_named("A.7", kingdom), find_named(" SETTLEMENT 1 (unnamed in Foundry)", kingdom), find_named("S9", kingdom)
+    (('leader', 'ruler'), ('settlement', 'S1'), None)
+    """
+    pool = list(candidates)
+    hit = next(((what, key) for what, key, ids, _ in pool if ident in ids), None)
+    if hit is not None:
+        return hit
+    shown = ident.strip().casefold()
+    return next(((what, key) for what, key, _, name in pool if name is not None and name.casefold() == shown), None)
+
+
+S = TypeVar("S")
+N = TypeVar("N", bound=GivenName)
+
+
+@dataclass(frozen=True)
+class Naming(Generic[S, N]):
+    """How a ruleset records the GM's names (``{id: name}``) for what its Foundry import left unnamed, at the import
+    (``kingdom``: ``--name ID=NAME``) or afterwards (``drafts``: ``kingdomlog name``, the GM sheet's Give the name).
+
+    ``event(state, id, name, given_as)`` is the ruleset's ``named`` event for one (``InputError`` naming
+    ``given_as`` for an id the state does not hold or a name refused); ``apply`` gives the state with it;
+    ``imported`` is the ruleset's import event, ``state_of`` makes a state of its ``kingdom`` and ``stored`` gives
+    a state's fields back for it. Each name is taken in the state the ones before it made (two leaders may not
+    take one name).
+    """
+
+    imported: type[ImportedKingdom]
+    state_of: Callable[[dict[str, Any]], S]
+    stored: Callable[[S], dict[str, Any]]
+    event: Callable[[S, str, Any, str], N]
+    apply: Callable[[S, N], S]
+
+    def drafts(self, state: S, names: Mapping[str, str]) -> list[Draft]:
+        """The ``named`` events recording ``names`` in ``state``, by the GM (each refusal names ``name ID``)."""
+        out = []
+        for ident, name in names.items():
+            e = self.event(state, ident, name, f"name {ident}")
+            state = self.apply(state, e)
+            out.append(Draft(e, actor="gm"))
+        return out
+
+    def kingdom(self, fk: ForeignKingdom, names: Mapping[str, str]) -> ForeignKingdom:
+        """The imported kingdom ``fk`` with ``names`` given in its import event's ``kingdom`` (each refusal names
+        ``--name ID``); no event of its own: the import records the kingdom as it stands."""
+        if not names:
+            return fk
+        drafts = list(fk.events)
+        at = next(i for i, d in enumerate(drafts) if isinstance(d.payload, self.imported))
+        imp = drafts[at].payload
+        assert isinstance(imp, ImportedKingdom)
+        state = self.state_of(imp.kingdom)
+        for ident, name in names.items():
+            state = self.apply(state, self.event(state, ident, name, f"--name {ident}"))
+        drafts[at] = replace(drafts[at], payload=imp.model_copy(update={"kingdom": self.stored(state)}))
+        return replace(fk, events=drafts)
 
 
 def note_drafts(text: str, title: str, *, visibility: str, turn: int) -> list[Draft]:

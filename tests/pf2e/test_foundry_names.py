@@ -116,7 +116,7 @@ def test_naming_afterwards_is_a_fact_folded_by_replay_and_export_keeps_the_ids(
     assert "Actor.Couns0000000001" not in rest and "Actor.Magis0000000001=NAME" in rest
     # refused naming the id or the name; nothing appended
     head = camp.head_seq
-    for pair, said in (("SceneNope=X", "name SceneNope: no settlement or leader"),
+    for pair, said in (("SceneNope=X", "name SceneNope: the kingdom has no settlement or leader by that id"),
                        ("warden=", "name warden: the name must be words"),
                        ("warden", "'warden': give ID=NAME"),
                        ("warden=Amiri", "name warden: 'Amiri' is already the General's name")):

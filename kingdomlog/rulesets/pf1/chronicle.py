@@ -14,9 +14,10 @@ from typing import Any
 
 from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.foreign import UNNAMED, ImportedKingdom
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1.mapview import ALIGNMENT_WORDS, IMPROVEMENT_WORDS, feature_words, words
-from kingdomlog.rulesets.pf1.state import UNNAMED, Pf1State
+from kingdomlog.rulesets.pf1.state import Pf1State
 
 Narrator = Callable[[Pf1State, Any, Pf1State, Viewer], str | None]
 _N: ByName[Narrator] = ByName()
@@ -73,15 +74,11 @@ def _hex(s: Pf1State, hid: str) -> str:
 
 
 @narrates("pf1.kingdom_imported")
-def _imported(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
-    where = (p.source_title or p.source) + (f" ({p.file})" if p.file else "")
+def _imported(b: Pf1State, p: ImportedKingdom, a: Pf1State, v: Viewer) -> str:
     hexes = sum(1 for h in a.hexes.values() if h.claimed)
-    told = (f"{a.name or 'The kingdom'} came from {where}: {a.treasury} BP in its treasury, {hexes} claimed"
-            f" hex{'' if hexes == 1 else 'es'}, {len(a.cities)} settlement{'' if len(a.cities) == 1 else 's'}")
-    if p.unmapped:
-        n = len(p.unmapped)
-        told += f"; {n} field{'' if n == 1 else 's'} of the source stayed behind (the import's report)"
-    return told
+    return (f"{a.name or 'The kingdom'} came from {p.came_from()}: {a.treasury} BP in its treasury, {hexes} claimed"
+            f" hex{'' if hexes == 1 else 'es'}, {len(a.cities)} settlement{'' if len(a.cities) == 1 else 's'}"
+            + p.left_behind())
 
 
 @narrates("pf1.named")

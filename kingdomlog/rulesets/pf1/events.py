@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
-from kingdomlog.core.foreign import ImportedKingdom
+from kingdomlog.core.foreign import GivenName, ImportedKingdom
 from kingdomlog.core.model import Frozen
 from kingdomlog.rulesets.pf1.state import Army, Commander, Terms
-
-NAME_MAX = 100
-"""The longest name a GM may give a city or a leader (``Named``)."""
 
 
 class KCheck(Frozen):
@@ -160,22 +157,12 @@ class LeaderAssigned(EventModel):
 
 
 @register_event
-class Named(EventModel):
+class Named(GivenName):
     """The GM named a city or a leader that came without a name (the PF1 kingdom sheet keeps only its actors'
     ids): ``id`` is the city's id or the leader's Foundry actor id."""
 
     type = "pf1.named"
     what: Literal["city", "leader"]
-    id: str = Field(min_length=1, max_length=200)
-    name: str = Field(min_length=1, max_length=NAME_MAX)
-
-    @field_validator("name")
-    @classmethod
-    def _words(cls, v: str) -> str:
-        v = v.strip()
-        if not v:
-            raise ValueError("name must not be empty")
-        return v
 
 
 @register_event
@@ -1186,5 +1173,5 @@ class ArmyRulingNeeded(EventModel):
 
 EVENT_TYPES: tuple[type[EventModel], ...] = tuple(
     cls for cls in list(globals().values())
-    if isinstance(cls, type) and issubclass(cls, EventModel) and cls not in (EventModel, ImportedKingdom)
+    if isinstance(cls, type) and issubclass(cls, EventModel) and cls not in (EventModel, ImportedKingdom, GivenName)
 )

@@ -15,16 +15,26 @@ What the sheet holds that the state cannot is listed (field, value, why) in the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
-from kingdomlog.core.foreign import Doc, ForeignFormat, ForeignKingdom, Unmapped, UnmappedField, note_drafts
+from kingdomlog.core.foreign import (
+    Doc,
+    ForeignFormat,
+    ForeignKingdom,
+    Naming,
+    Unmapped,
+    UnmappedField,
+    find_named,
+    given_name,
+    note_drafts,
+    placeholder,
+)
 from kingdomlog.rulesets.pf1 import events as ev
 from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.rules import lot_shapes
-from kingdomlog.rulesets.pf1.state import UNNAMED, Building, City, District, Edicts, Hex, Occupant, Pf1State, unnamed
+from kingdomlog.rulesets.pf1.state import Building, City, District, Edicts, Hex, Occupant, Pf1State, unnamed
 
 SHEET = "pf1-kingdom-sheet"
 KINGDOM_TYPE = f"{SHEET}.kingdom"
@@ -165,7 +175,7 @@ def _leaders(lead: Doc) -> dict[str, tuple[Occupant, ...]]:
             return Occupant(name=who, ability=ability, modifier=0, attributes=attrs)
         seats[role] = seats.get(role, 0) + 1
         label = role.replace("_", " ").title() + (f" {seats[role]}" if role == "VICEROY" else "")
-        return Occupant(name=f"{label}{UNNAMED}", ability=ability, modifier=0, attributes=attrs, foundry_id=who)
+        return Occupant(name=placeholder(label), ability=ability, modifier=0, attributes=attrs, foundry_id=who)
 
     for key, role in ROLES.items():
         if lead.has(key) and lead.data[key] is not None:
@@ -216,7 +226,7 @@ def _settlements(root: Doc, top: Doc, catalog: tb.Catalog, extra: list[Unmapped]
             districts[did] = District(id=did, city=cid, hex=home.id, status="READY", ready_on_turn=0,
                                       borders=dict.fromkeys(("N", "E", "S", "W"), "LAND"))
             dids.append(did)
-        cities[cid] = City(id=cid, name=s.text("name", "") or f"Settlement {i + 1}{UNNAMED}", hex=home.id,
+        cities[cid] = City(id=cid, name=s.text("name", "") or placeholder(f"Settlement {i + 1}"), hex=home.id,
                            capital=i == 0, districts=tuple(dids))
         s.unmapped("magicItems", "kingdomlog fills a building's magic item slots in its own turns")
         attrs = s.obj("attributes", {})
@@ -344,34 +354,19 @@ def _place(city: City, used: dict[str, set[int]], n: int) -> tuple[str, tuple[in
     return None
 
 
-def _target(state: Pf1State, ident: str) -> tuple[str, str] | None:
-    """What ``ident`` names: ("city", its id) or ("leader", their Foundry actor id), by the id or by the name a
-    page shows ("Ruler (unnamed in Foundry)"); None when the state holds nothing by it."""
-    if ident in state.cities:
-        return "city", ident
-    if any(o.foundry_id == ident for occ in state.leaders.values() for o in occ):
-        return "leader", ident
-    shown = ident.strip().casefold()
-    city = next((c for c in state.cities.values() if c.name.casefold() == shown), None)
-    if city is not None:
-        return "city", city.id
-    return next((("leader", o.foundry_id) for occ in state.leaders.values() for o in occ
-                 if o.foundry_id and o.name.casefold() == shown), None)
-
-
 def named_event(state: Pf1State, ident: str, name: Any, given_as: str) -> ev.Named:
-    """The ``pf1.named`` event; ``InputError`` naming ``given_as`` for an id the state lacks or a name refused."""
-    target = _target(state, ident)
+    """The ``pf1.named`` event; ``InputError`` naming ``given_as`` for an id the state lacks or a name refused.
+    ``ident`` is a city's id or a leader's Foundry actor id, or the name a page shows ("Ruler (unnamed in
+    Foundry)")."""
+    target = find_named(ident, [*(("city", cid, (cid,), c.name) for cid, c in state.cities.items()),
+                                *(("leader", o.foundry_id, (o.foundry_id,), o.name if o.foundry_id else None)
+                                  for occ in state.leaders.values() for o in occ)])
     if target is None:
         ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
         raise InputError(f"{given_as}: the kingdom has no city or leader by that id (a city's id or a leader's Foundry"
                          f" actor id; still unnamed: {ids})")
     what, ident = target
-    text = name.strip() if isinstance(name, str) else name
-    if not isinstance(text, str) or not text:
-        raise InputError(f"{given_as}: the name must be words, got {name!r}")
-    if len(text) > ev.NAME_MAX:
-        raise InputError(f"{given_as}: the name is {len(text)} characters; at most {ev.NAME_MAX}")
+    text = given_name(name, given_as)
     if what == "leader" and any(o.name == text and o.foundry_id != ident for occ in state.leaders.values()
                                 for o in occ):
         raise InputError(f"{given_as}: {text!r} already holds another role (a character holds one role)")
@@ -387,32 +382,16 @@ def _named(state: Pf1State, e: ev.Named) -> Pf1State:
         for r, occ in state.leaders.items()}})
 
 
-def naming_drafts(state: Pf1State, names: Mapping[str, str]) -> list[Draft]:
-    """The ``pf1.named`` events recording the GM's names (``{id: name}``); ``InputError`` naming what it refuses."""
-    out = []
-    for ident, name in names.items():
-        e = named_event(state, ident, name, f"name {ident}")
-        state = _named(state, e)
-        out.append(Draft(e, actor="gm"))
-    return out
-
-
-def name_kingdom(fk: ForeignKingdom, names: Mapping[str, str]) -> ForeignKingdom:
-    """The imported kingdom with the GM's names (``--name ID=NAME``) for its cities and leaders."""
-    if not names:
-        return fk
-    drafts = list(fk.events)
-    at = next(i for i, d in enumerate(drafts) if isinstance(d.payload, ev.KingdomImported))
-    imp = drafts[at].payload
-    assert isinstance(imp, ev.KingdomImported)
-    state = Pf1State.model_validate({**imp.kingdom, "campaign": "-", "options": {}, "catalog": tb.base_catalog()})
-    for ident, name in names.items():
-        state = _named(state, named_event(state, ident, name, f"--name {ident}"))
-    drafts[at] = replace(drafts[at], payload=imp.model_copy(update={"kingdom": stored(state)}))
-    return replace(fk, events=drafts)
+NAMING = Naming(
+    imported=ev.KingdomImported,
+    state_of=lambda kingdom: Pf1State.model_validate({**kingdom, "campaign": "-", "options": {},
+                                                      "catalog": tb.base_catalog()}),
+    stored=stored, event=named_event, apply=_named)
+"""The GM's names for the cities and leaders an import left unnamed: at the import (``--name ID=NAME``) and after
+(``pf1.named``)."""
 
 
 FORMATS: tuple[ForeignFormat, ...] = (
     ForeignFormat(SHEET, "PF1 kingdom sheet", f"type {KINGDOM_TYPE} with system", detect, read,
-                  name=name_kingdom, unnamed=unnamed, naming=naming_drafts),
+                  name=NAMING.kingdom, unnamed=unnamed, naming=NAMING.drafts),
 )

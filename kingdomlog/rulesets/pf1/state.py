@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from kingdomlog.core.foreign import UNNAMED
 from kingdomlog.core.model import Frozen
 from kingdomlog.rulesets.pf1.tables import Catalog
 
@@ -355,10 +356,6 @@ class Pf1State(Frozen):
 
     def module_on(self, module: str) -> bool:
         return module in self.modules
-
-
-UNNAMED = " (unnamed in Foundry)"
-"""How a name a Foundry export did not hold ends: "Ruler (unnamed in Foundry)", "Settlement 1 (unnamed in Foundry)"."""
 
 
 def unnamed(state: Pf1State) -> list[tuple[str, str]]:

@@ -676,7 +676,25 @@ class CivicActivities(Choices):
 # ------------------------------------------------------------------ event phase
 
 
-class EventRow(Choices):
+class EventOptions:
+    """How an entry resolving a kingdom event (``EventRow``, ``EventResolveChoices``) asks for ``options``: a
+    dropdown per either/or of the event's outcome, in words, and only for an event whose outcome has several
+    (``option`` picks the one branch)."""
+
+    @classmethod
+    def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
+        """``options``: a dropdown per either/or of the event's outcome, in words (``options_shaped``)."""
+        return options_shaped(name, values, state, "event")
+
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """``options`` when the entry's event has no outcome with several either/ors and none is given."""
+        if values.get("options") or either_or_places(state, values, "event"):
+            return frozenset()
+        return frozenset({"options"})
+
+
+class EventRow(EventOptions, Choices):
     """One more kingdom event resolved in E2: a continuing event's check this turn, or an event a rule
     scheduled (Squatters after an abandoned hex, a Plague from a failed Irrigation ...)."""
 
@@ -708,18 +726,8 @@ class EventRow(Choices):
     skip: bool = Field(default=False, description="a continuing event's check is not attempted this turn (the"
                                                   " GM's ruling: the PCs deal with it in play)")
 
-    @classmethod
-    def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
-        """``options``: a dropdown per either/or of the event's outcome, in words (``options_shaped``)."""
-        return options_shaped(name, values, state, "event")
 
-    @classmethod
-    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
-        """``options`` only for an event whose outcome has several either/ors (``option`` picks the one branch)."""
-        return _unused_options(values, state)
-
-
-class EventResolveChoices(Choices):
+class EventResolveChoices(EventOptions, Choices):
     """E2 (§3.4): the kingdom event, its check and what the GM rules."""
 
     event: Annotated[str, Pick("events", what="a kingdom event")] = Field(
@@ -764,23 +772,6 @@ class EventResolveChoices(Choices):
     events: list[EventRow] = Field(default_factory=list, description="continuing and scheduled events resolved"
                                                                      " this turn (default: each with its first"
                                                                      " skill)")
-
-    @classmethod
-    def shaped(cls, name: str, values: Mapping[str, Any], state: Any) -> Any:
-        """``options``: a dropdown per either/or of the event's outcome, in words (``options_shaped``)."""
-        return options_shaped(name, values, state, "event")
-
-    @classmethod
-    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
-        """``options`` only for an event whose outcome has several either/ors (``option`` picks the one branch)."""
-        return _unused_options(values, state)
-
-
-def _unused_options(values: Mapping[str, Any], state: Any) -> frozenset[str]:
-    """``options`` when the entry's event has no outcome with several either/ors and none is given."""
-    if values.get("options") or either_or_places(state, values, "event"):
-        return frozenset()
-    return frozenset({"options"})
 
 
 class EventXPChoices(Choices):

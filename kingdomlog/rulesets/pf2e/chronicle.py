@@ -12,10 +12,11 @@ from typing import Any
 
 from kingdomlog.core.dispatch import ByName
 from kingdomlog.core.events import RecordedEvent
+from kingdomlog.core.foreign import UNNAMED, ImportedKingdom
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.mapview import WORK_SITES, title, words
-from kingdomlog.rulesets.pf2e.state import UNNAMED, KingdomState
+from kingdomlog.rulesets.pf2e.state import KingdomState
 
 Narrator = Callable[[KingdomState, Any, KingdomState], str | None]
 _N: ByName[Narrator] = ByName()
@@ -109,18 +110,11 @@ def _founded(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 
 @narrates("pf2e.kingdom_imported")
-def _imported(b: KingdomState, p: Any, a: KingdomState) -> str:
-    where = p.source_title or p.source
-    if p.file:
-        where += f" ({p.file})"
+def _imported(b: KingdomState, p: ImportedKingdom, a: KingdomState) -> str:
     size = sum(1 for h in a.hexes if h.claimed)
     towns = len(a.settlements)
-    told = (f"{a.name or 'The kingdom'} came from {where}: level {a.level}, {size} claimed hex"
-            f"{'' if size == 1 else 'es'}, {towns} settlement{'' if towns == 1 else 's'}")
-    if p.unmapped:
-        n = len(p.unmapped)
-        told += f"; {n} field{'' if n == 1 else 's'} of the source stayed behind (the import's report)"
-    return told
+    return (f"{a.name or 'The kingdom'} came from {p.came_from()}: level {a.level}, {size} claimed hex"
+            f"{'' if size == 1 else 'es'}, {towns} settlement{'' if towns == 1 else 's'}" + p.left_behind())
 
 
 @narrates("pf2e.leader_changed")

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from kingdomlog.core.events import EventModel, register_event, register_upcaster
-from kingdomlog.core.foreign import ImportedKingdom
+from kingdomlog.core.foreign import GivenName, ImportedKingdom
 from kingdomlog.core.model import Frozen
-
-NAME_MAX = 100
-"""The longest name a GM may give a settlement or a leader (``Named``)."""
 
 Degree = Literal["critical_failure", "failure", "success", "critical_success"]
 
@@ -746,22 +743,12 @@ class GMRuling(EventModel):
 
 
 @register_event
-class Named(EventModel):
+class Named(GivenName):
     """The GM named a settlement or a leader that came without a name (a kingdom imported from Foundry keeps
     only the scene's and the actor's ids): ``id`` is the settlement's id, or the leader's role."""
 
     type = "pf2e.named"
     what: Literal["settlement", "leader"]
-    id: str = Field(min_length=1, max_length=200)
-    name: str = Field(min_length=1, max_length=NAME_MAX)
-
-    @field_validator("name")
-    @classmethod
-    def _words(cls, v: str) -> str:
-        v = v.strip()
-        if not v:
-            raise ValueError("name must not be empty")
-        return v
 
 
 @register_event

@@ -23,27 +23,30 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft
 from kingdomlog.core.foreign import (
+    NAME_MAX,
+    UNNAMED,
     Carried,
     Doc,
     ForeignFormat,
     ForeignKingdom,
+    Naming,
     Unmapped,
     UnmappedField,
+    find_named,
+    given_name,
     holds_nothing,
     note_drafts,
+    placeholder,
     secret_drafts,
 )
 from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.events import NAME_MAX
 from kingdomlog.rulesets.pf2e.state import (
-    UNNAMED,
     Hex,
     KingdomModifier,
     KingdomState,
@@ -362,7 +365,7 @@ def seat(role: str, who: str | None, names: Mapping[str, str]) -> tuple[str | No
         return None, ""
     if not is_actor(who):
         return who, ""
-    return names.get(who) or f"{role.title()}{UNNAMED}", who
+    return names.get(who) or placeholder(role.title()), who
 
 
 def companion_names(data: Mapping[str, Any]) -> dict[str, str]:
@@ -680,7 +683,7 @@ def _kmt_settlements(root: Doc, b: Builder, ours: Doc | None) -> None:
         s.unmapped("waterBorders", "kingdomlog reads water from the settlement hex's river or lake")
         name = s.text("name", "", max_len=NAME_MAX).strip() if s.has("name") else ""
         found.append({"id": sid, "capital": kind == "capital", "mine": mine,
-                      "name": name or f"Settlement {len(found) + 1}{UNNAMED}"})
+                      "name": name or placeholder(f"Settlement {len(found) + 1}")})
     if found and not any(f["capital"] for f in found):
         found[0]["capital"] = True
         b.extra.append(Unmapped(f"{KMT_FLAG}.settlements", [f["id"] for f in found],
@@ -1243,7 +1246,7 @@ def read_system(doc: Any) -> ForeignKingdom:
         ld = lead.obj(role, {})
         who = ld.opt_str("uuid")
         vacant = ld.flag("vacant", who is None)
-        holder, actor = seat(role, None if vacant else who or f"{role.title()}{UNNAMED}", {})
+        holder, actor = seat(role, None if vacant else who or placeholder(role.title()), {})
         k["leaders"][role] = Leader(holder=holder, invested=ld.flag("invested", False) and holder is not None,
                                     foundry_id=actor)
     res = root.obj("resources", {})
@@ -1285,7 +1288,7 @@ def read_system(doc: Any) -> ForeignKingdom:
     for sid in list(setl.data):
         one = setl.obj(sid)
         towns.append({"id": sid, "name": one.text("name", "", max_len=NAME_MAX).strip()
-                      or f"Settlement {len(towns) + 1}{UNNAMED}", "capital": sid == cap})
+                      or placeholder(f"Settlement {len(towns) + 1}"), "capital": sid == cap})
         one.skip("sort", "consumption", "storage", "overcrowded")
         one.unmapped("description", NOT_HELD)
         lv = one.integer("level", 0, 100, 1)
@@ -1375,39 +1378,6 @@ def _system_sites(w: Doc, commodity: str, n: int, res_n: int, farmland: int,
 # ---------------------------------------------------------------- names the export does not hold
 
 
-def _target(state: KingdomState, ident: str) -> tuple[str, str] | None:
-    """What ``ident`` names: ("settlement", its id) or ("leader", the role), by a settlement's id, a leader's
-    Foundry actor id or role, or the name a page shows ("Settlement 2 (unnamed in Foundry)"); None when the
-    state holds nothing by it."""
-    if any(st.id == ident for st in state.settlements):
-        return "settlement", ident
-    for role, ld in state.leaders.items():
-        if ld.holder is not None and (ld.foundry_id == ident or role == ident):
-            return "leader", role
-    shown = ident.strip().casefold()
-    st = next((st for st in state.settlements if st.name.casefold() == shown), None)
-    if st is not None:
-        return "settlement", st.id
-    return next((("leader", role) for role, ld in state.leaders.items()
-                 if ld.holder is not None and ld.holder.casefold() == shown), None)
-
-
-def naming_drafts(state: KingdomState, names: Mapping[str, str]) -> list[Draft]:
-    """The ``pf2e.named`` events recording the GM's names (``{id: name}``): ``InputError`` naming the id the
-    state does not hold, or the name that is empty or too long."""
-    out = []
-    for ident, name in names.items():
-        target = _target(state, ident)
-        if target is None:
-            ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
-            raise InputError(f"name {ident}: no settlement or leader of the kingdom has that id (a settlement's id,"
-                             f" a leader's Foundry actor id or role; still unnamed: {ids})")
-        e = named_event(target[0], target[1], name, f"name {ident}", state)
-        state = _apply_named(state, e)
-        out.append(Draft(e, actor="gm"))
-    return out
-
-
 def _apply_named(state: KingdomState, ev: E.Named) -> KingdomState:
     if ev.what == "settlement":
         return state.model_copy(update={"settlements": tuple(
@@ -1416,15 +1386,20 @@ def _apply_named(state: KingdomState, ev: E.Named) -> KingdomState:
     return state.model_copy(update={"leaders": {**state.leaders, ev.id: ld.model_copy(update={"holder": ev.name})}})
 
 
-def named_event(what: str, ident: str, name: str, given_as: str, state: KingdomState | None = None) -> E.Named:
-    """The ``pf2e.named`` event; ``InputError`` naming ``given_as`` for a name it refuses (empty, too long, or
-    a leader's name another role's holder has in ``state``)."""
-    text = name.strip() if isinstance(name, str) else name
-    if not isinstance(text, str) or not text:
-        raise InputError(f"{given_as}: the name must be words, got {name!r}")
-    if len(text) > NAME_MAX:
-        raise InputError(f"{given_as}: the name is {len(text)} characters; at most {NAME_MAX}")
-    if what == "leader" and state is not None:
+def named_event(state: KingdomState, ident: str, name: Any, given_as: str) -> E.Named:
+    """The ``pf2e.named`` event; ``InputError`` naming ``given_as`` for an id the state does not hold or a name it
+    refuses (empty, too long, or a leader's name another role's holder has). ``ident`` is a settlement's id (its
+    scene's), a leader's Foundry actor id or role, or the name a page shows ("Settlement 2 (unnamed in Foundry)")."""
+    target = find_named(ident, [*(("settlement", st.id, (st.id,), st.name) for st in state.settlements),
+                                *(("leader", role, (ld.foundry_id, role), ld.holder)
+                                  for role, ld in state.leaders.items() if ld.holder is not None)])
+    if target is None:
+        ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
+        raise InputError(f"{given_as}: the kingdom has no settlement or leader by that id (a settlement's id, a"
+                         f" leader's Foundry actor id or role; still unnamed: {ids})")
+    what, ident = target
+    text = given_name(name, given_as)
+    if what == "leader":
         other = next((r for r, ld in state.leaders.items()
                       if r != ident and ld.holder is not None and ld.holder.casefold() == text.casefold()), None)
         if other is not None:
@@ -1433,31 +1408,15 @@ def named_event(what: str, ident: str, name: str, given_as: str, state: KingdomS
     return E.Named(what="settlement" if what == "settlement" else "leader", id=ident, name=text)
 
 
-def name_kingdom(fk: ForeignKingdom, names: Mapping[str, str]) -> ForeignKingdom:
-    """The imported kingdom with the GM's names (``--name ID=NAME``, ``--names FILE``) for its settlements and
-    leaders (by a settlement's scene id, a leader's actor id or role); ``InputError`` naming an id the kingdom
-    does not hold or a name refused."""
-    if not names:
-        return fk
-    drafts = list(fk.events)
-    at = next(i for i, d in enumerate(drafts) if isinstance(d.payload, E.KingdomImported))
-    imp = drafts[at].payload
-    assert isinstance(imp, E.KingdomImported)
-    state = KingdomState.model_validate(imp.kingdom)
-    for ident, name in names.items():
-        target = _target(state, ident)
-        if target is None:
-            ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
-            raise InputError(f"--name {ident}: the kingdom has no settlement or leader by that id (still"
-                             f" unnamed: {ids})")
-        state = _apply_named(state, named_event(*target, name, f"--name {ident}", state))
-    drafts[at] = replace(drafts[at], payload=imp.model_copy(update={"kingdom": stored(state)}))
-    return replace(fk, events=drafts)
+NAMING = Naming(imported=E.KingdomImported, state_of=KingdomState.model_validate, stored=stored, event=named_event,
+                apply=_apply_named)
+"""The GM's names for the settlements and leaders an import left unnamed (by a settlement's scene id, a leader's
+actor id or role): at the import (``--name ID=NAME``, ``--names FILE``) and after (``pf2e.named``)."""
 
 
 FORMATS: tuple[ForeignFormat, ...] = (
     ForeignFormat(KMT, "pf2e-kingmaker-tools kingdom sheet", f"flags.{KMT}.{KMT_FLAG}", detect_kmt, read_kmt,
-                  write_kmt, name=name_kingdom, unnamed=unnamed, naming=naming_drafts),
+                  write_kmt, name=NAMING.kingdom, unnamed=unnamed, naming=NAMING.drafts),
     ForeignFormat(SYSTEM, "PF2e system kingdom (party actor)", "system.campaign (type kingmaker)", detect_system,
-                  read_system, name=name_kingdom, unnamed=unnamed, naming=naming_drafts),
+                  read_system, name=NAMING.kingdom, unnamed=unnamed, naming=NAMING.drafts),
 )

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import Field, computed_field, model_serializer, model_validator
 
 from kingdomlog.core.effects import combine, holds
+from kingdomlog.core.foreign import UNNAMED
 from kingdomlog.core.hexes import Axial, distance, touches
 from kingdomlog.core.model import Frozen
 from kingdomlog.core.modifiers import Modifier as StackMod
@@ -1125,10 +1126,6 @@ def explain_all(state: KingdomState) -> list[Breakdown]:
     for skill in T.core().skills:
         out.append(check_modifier(state, skill))
     return out
-
-
-UNNAMED = " (unnamed in Foundry)"
-"""How a name a Foundry export did not hold ends: "Settlement 1 (unnamed in Foundry)", "Ruler (unnamed in Foundry)"."""
 
 
 def unnamed(state: KingdomState) -> list[tuple[str, str]]:
