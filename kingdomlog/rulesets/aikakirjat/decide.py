@@ -139,7 +139,7 @@ class BenefitChoice(Choices):
 
     level: int = Field(ge=1, le=20, title="Level", description="the level that granted the benefit")
     benefit: Benefit = Field(title="Benefit")
-    feat: Annotated[str | None, Pick("feats", what="a feat (§3.6)")] = None
+    feat: Annotated[str | None, Pick("feats", what="a feat (§3.6)")] = Field(None, title="Feat")
     abilities: dict[Ability, Amount] = Field(default_factory=dict, title="Ability increases",
                                           description="+2 to one ability or +1 to two (ASI)")
     corruption_steps: dict[TrackName, Amount] = Field(default_factory=dict, title="Corruption steps",
@@ -484,8 +484,8 @@ class EventsChoices(Choices):
     """What the GM decides if the year's random event needs it (§3.7, §3.8, §4.2)."""
 
     neighbour_id: Annotated[str, Pick("event_neighbours", what="'random' or a neighbour")] = Field(
-        "random", title="Neighbour for result 10", description="'random' rolls 1dN among independent neighbours"
-                                                                " (roll key 'pick'; with one, that one)")
+        "random", title="Neighbour for result 10", description="Random: a die picks one of the independent"
+                                                                " neighbours (with one, that one)")
     evil_ability: Ability = Field("stability", title="Ability the evil afflicts (result 1)")
     god: Literal["embrace", "resist"] = Field("embrace", title="New god (result 13)")
     war_target: Literal["other", "players"] = Field("other", title="Neighbour war target (d6 = 2)")
@@ -505,11 +505,11 @@ class GrowthChoices(CheckChoices):
 class NewProjectChoice(Choices):
     """A building project named when the action is taken (§3.10.9)."""
 
-    id: str
-    name: str
-    points_required: int = Field(ge=1, le=LIMIT)
-    kind: Literal["road", "highway", "other"] = "other"
-    province_id: ProvinceId | None = None
+    id: str = Field(title="Its tag", description="a short word the log keeps the project by, e.g. north-road")
+    name: str = Field(title="Name")
+    points_required: int = Field(ge=1, le=LIMIT, title="Building points needed")
+    kind: Literal["road", "highway", "other"] = Field("other", title="Kind")
+    province_id: ProvinceId | None = Field(None, title="Province")
 
 
 class ActionChoice(Choices):
@@ -517,22 +517,26 @@ class ActionChoice(Choices):
 
     action: Annotated[str, Pick("actions", what="an action (§3.10) its performer may take",
                                 depends=("performer",))]
-    performer: Literal["kingdom", "pc", "court"] = "kingdom"
+    performer: Literal["kingdom", "pc", "court"] = Field("kingdom", title="Who performs it")
     pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = Field(None, title="PC")
-    pc_bonus: Amount = Field(0, title="PC's bonus", description="the PC's own bonus in the skill the action uses")
+    pc_bonus: Amount = Field(0, title="The PC's bonus", description="the PC's own bonus in the skill the action uses")
     skill: Annotated[str | None, Pick("action_skills", what="a skill this action allows",
-                                      depends=("action", "performer"))] = None
-    target_track: Annotated[str | None, Pick("tracks", what="a corruption track")] = None
+                                      depends=("action", "performer"))] = Field(None, title="Skill")
+    target_track: Annotated[str | None, Pick("tracks", what="a corruption track")] = Field(
+        None, title="Corruption track reduced")
     neighbour_id: Annotated[str | None, Pick("neighbours", what="a neighbour")] = Field(None, title="Neighbour")
-    use_positive: Literal["crime", "decadence"] | None = Field(None, description="A10, Attract Population")
+    use_positive: Literal["crime", "decadence"] | None = Field(
+        None, title="Crime or Decadence used as a bonus",
+        description="Attract Population: the track's modifier added as a bonus; the track gains 1d6 points (A10)")
     institution_id: Annotated[str | None, Pick("institutions", what="an institution of the kingdom")] = Field(
         None, title="Institution")
     project_id: Annotated[str | None, Pick("open_projects", what="an open building project")] = Field(
         None, title="Project")
-    new_project: NewProjectChoice | None = None
-    take_advantage: bool = Field(False, description="Tax Collection 5–14: take this year's advantage (A50)")
-    naval: int = Field(0, ge=0, le=MAX_DICE, description="Equip: dice taken as naval dice (A53)")
-    casus_belli: bool = Field(False, description="Declare War: advantage")
+    new_project: NewProjectChoice | None = Field(None, title="A new building project")
+    take_advantage: bool = Field(False, title="Take this year's advantage",
+                                 description="Tax Collection 5–14: take this year's advantage (A50)")
+    naval: int = Field(0, ge=0, le=MAX_DICE, title="Naval dice", description="Equip: dice taken as naval dice (A53)")
+    casus_belli: bool = Field(False, title="A casus belli", description="Declare War: advantage")
     situational: Annotated[list[Annotated[tuple[str, Amount], Strict(False)]], Columns(("Modifier", "Value"))] = Field(
         default_factory=list, title="Situational modifiers", description="what the GM adds to the check, each with its"
                                                                         " value")
@@ -685,7 +689,8 @@ class EndChoices(Choices):
         None, title="Law and Order track", description="empty: the worst track if the kingdom holds the feat and has"
                                                        " not used it this year, else none")
     tribe_revolution: bool = Field(False, title="Tribe: revolt to reach level 5")
-    benefits: list[BenefitChoice] = Field(default_factory=list, title="Level benefits chosen")
+    benefits: list[BenefitChoice] = Field(default_factory=list, title="Level benefits",
+                                          description="those chosen for the levels reached (§3.2)")
     technology_reduction: int = Field(0, ge=0, le=LIMIT, title="Attrition reduction from technology")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()
