@@ -335,7 +335,8 @@ def test_ordered_heals() -> None:
     with pytest.raises(RuleError, match="not undead: negative energy"):
         fight(field({"specials": ["Channel Negative Energy"]}), rolls,
               rounds=[{"ours_use": ["Channel Negative Energy (heal)"]}])
-    with pytest.raises(InputError, match="no special ability 'Rage'"):
+    with pytest.raises(InputError, match=r"'Rage' is not an order our lead army can be given .*; allowed: Alchemy, "
+                                         r"Channel Positive Energy \(heal\), Hex"):  # refused as the plan enters
         fight(s, rolls, ours_use=["Rage"])
 
 
@@ -582,8 +583,8 @@ def test_inspire_courage_and_hunters_bond_given_to_an_ally() -> None:
                          ours_use=["Hunter's Bond (A3)"], max_rounds=1)
     oms = {x.army: x.om for x in phases[0].sides}
     assert (oms["A1"], oms["A3"]) == (3, 1)
-    with pytest.raises(InputError, match="not an allied army"):
-        fight(s, rolls, ours_use=["Inspire Courage (A2)"], max_rounds=1)
+    with pytest.raises(InputError, match=r"'Inspire Courage \(A2\)' is not an order our lead army can be given"):
+        fight(s, rolls, ours_use=["Inspire Courage (A2)"], max_rounds=1)  # A2 is the enemy: no ally to name
 
 
 def test_rage_switches_a_running_defensive_strategy_to_standard() -> None:
