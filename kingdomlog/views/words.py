@@ -378,7 +378,7 @@ class Namer:
 
     def __init__(self, ruleset: Any, state: Any) -> None:
         dump = state.model_dump(mode="json") if hasattr(state, "model_dump") else {}
-        self.names = names_in(dump)
+        self.names = {**ruleset.record_names(state), **names_in(dump)}
         self.ids = ids_in(dump)
         """The records that hold their own id (what a refusal names where it writes an id bare)."""
         self.name_of: Callable[[str, str], str] = ruleset.name_of

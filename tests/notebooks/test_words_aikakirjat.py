@@ -80,3 +80,14 @@ def test_the_fields_folded_under_more_are_said_in_words(session: SheetSession) -
     assert made_of_keys == [], made_of_keys
     by_name = {f.name: f.label for f in shown}
     assert by_name["use_positive"] == "Crime or Decadence used as a bonus"
+
+
+def test_records_kept_by_id_alone_are_named_as_the_report_names_them(session: SheetSession) -> None:
+    """The panel's institutions and provinces: "the Sampo Academy" (the report's words; it read "academy sampo", the
+    id made into words) and each province by its name, its owner beside it where two share it ("Home (Tuonela)";
+    it read "t home")."""
+    rs, state = session.start.ruleset, session.start.state
+    shown = text(str(sheet_panel.panel_html(rs, state)))
+    assert "the Sampo Academy" in shown and "academy sampo" not in shown
+    assert "Home (Pohjola)" in shown and "Home (Tuonela)" in shown and "March, Home (Tuonela)" in shown
+    assert not re.search(r"\b[ptk] (home|march|border)\b", shown), shown
