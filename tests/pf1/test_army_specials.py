@@ -330,6 +330,8 @@ def test_ordered_heals() -> None:
     assert (a.hp_after, a.offense) == (11, None)
     assert (b.hp_after, b.om) == (14, 2)
     assert c.hp_after == 15 and c.om == 3
+    healed, _, _ = fight(s, rolls, rounds=[{"ours_use": ["Hex (healing)"]}], max_rounds=1)  # as written on the army
+    assert healed[0].sides[0].hp_after == 6  # 5 hp, healed half the ACR 3 by Hex (healing)
     with pytest.raises(RuleError, match="used Alchemy already"):
         fight(s, rolls, rounds=[{"ours_use": ["Alchemy"]}, {"ours_use": ["Alchemy"]}], max_rounds=2)
     with pytest.raises(RuleError, match="not undead: negative energy"):

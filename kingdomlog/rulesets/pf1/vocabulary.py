@@ -441,7 +441,9 @@ def _uses(s: Pf1State, lead_key: str, allies_key: str, within: Mapping[str, Any]
         elif sp.kind == "courage":
             out += [Option(f"{name} ({a.id})", f"{name} for {a.name}", note) for a in allies]
         else:
-            out.append(Option(name, f"{name} ({own})" if own else name, note))
+            out.append(Option(name, name, note))
+            if own:  # as written on the army (``Hex (healing)``): the battle reads it the same
+                out.append(Option(f"{name} ({own})", f"{name} ({own})", note))
             if sp.kind == "hunters_bond":
                 out += [Option(f"{name} ({a.id})", f"{name} with {a.name}", note) for a in allies]
     return out
