@@ -80,6 +80,8 @@ def test_the_fields_folded_under_more_are_said_in_words(session: SheetSession) -
     assert made_of_keys == [], made_of_keys
     by_name = {f.name: f.label for f in shown}
     assert by_name["use_positive"] == "Crime or Decadence used as a bonus"
+    # Attract Population rolls Trade (§3.10.2): no skill to pick, so no empty "Skill" box asked first
+    assert next(f for f in shown if f.name == "skill").unused and "skill" not in sf.primary(spec, shown, given)
 
 
 def test_records_kept_by_id_alone_are_named_as_the_report_names_them(session: SheetSession) -> None:

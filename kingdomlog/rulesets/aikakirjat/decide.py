@@ -70,7 +70,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     YearStarted,
 )
 from kingdomlog.rulesets.aikakirjat.outcomes import check, outcome
-from kingdomlog.rulesets.aikakirjat.resolve import AIMED, PLAYERS, action_words, auto_war_due
+from kingdomlog.rulesets.aikakirjat.resolve import AIMED, PC_ACTIONS, PLAYERS, action_words, auto_war_due
 from kingdomlog.rulesets.aikakirjat.state import (
     PC,
     KingdomState,
@@ -83,7 +83,7 @@ from kingdomlog.rulesets.aikakirjat.state import (
 )
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 from kingdomlog.rulesets.aikakirjat.tape import RecordingTape
-from kingdomlog.rulesets.aikakirjat.vocabulary import vocabulary
+from kingdomlog.rulesets.aikakirjat.vocabulary import PC_SKILLS, vocabulary
 
 Ctx = StepContext[KingdomState]
 
@@ -547,8 +547,9 @@ class ActionChoice(Choices):
     @classmethod
     def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
         """The fields the action and its performer do not take (``ACTION_FIELDS``; a PC's check takes its bonus, not
-        the kingdom's advantages, A50 and §3.6; the Court notable's bonus is the rules', A74). Before an action is
-        chosen, all but the action and the performer."""
+        the kingdom's advantages, A50 and §3.6; the Court notable's bonus is the rules', A74); a skill only where the
+        rules let the performer pick it (``vocabulary.PC_SKILLS``, a PC's A75: else the action names it). Before an
+        action is chosen, all but the action and the performer."""
         action, performer = values.get("action"), values.get("performer") or "kingdom"
         if action in (None, ""):
             return frozenset(cls.model_fields) - {"action", "performer"}
@@ -557,7 +558,9 @@ class ActionChoice(Choices):
             takes |= {"pc_id", "pc_bonus"}
         elif performer == "kingdom":
             takes |= {"spend_stored", "spend_year", "take_10"}
-        return frozenset(ACTION_ONLY - takes)
+        if str(action) in PC_SKILLS or (performer in ("pc", "court") and str(action) in PC_ACTIONS):
+            takes.add("skill")  # a skill the rules let the performer pick (§3.10.3, §3.10.7, A75); else the action's
+        return frozenset((ACTION_ONLY | {"skill"}) - takes)
 
 
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
