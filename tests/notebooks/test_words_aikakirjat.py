@@ -93,3 +93,16 @@ def test_records_kept_by_id_alone_are_named_as_the_report_names_them(session: Sh
     assert "the Sampo Academy" in shown and "academy sampo" not in shown
     assert "Home (Pohjola)" in shown and "Home (Tuonela)" in shown and "March, Home (Tuonela)" in shown
     assert not re.search(r"\b[ptk] (home|march|border)\b", shown), shown
+
+
+def test_a_players_numbers_are_headed_as_the_sheet_heads_them(session: SheetSession) -> None:
+    """The player page's "How each number is made" heads each figure with its capital, as the GM sheet's breakdowns
+    do ("Culture score 12", "Growth DC 20"; it read "culture score 12")."""
+    from types import SimpleNamespace
+
+    from kingdomlog.views.player.page import numbers_html
+
+    view = SimpleNamespace(breakdowns=list(session.start.ruleset.explain(session.start.state)))
+    heads = re.findall(r"<li><b>([^<]*)</b>", str(numbers_html(view)))  # type: ignore[arg-type]
+    assert "Culture score" in heads and "Growth DC" in heads, heads
+    assert [x for x in heads if not x[:1].isupper()] == []
