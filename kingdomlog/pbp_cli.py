@@ -374,6 +374,10 @@ def cmd_table(args: argparse.Namespace) -> int:
     if args.declare:
         which, text = args.declare
         seat = op.seats[int(which) - 1].id if which.isdigit() and 0 < int(which) <= len(op.seats) else which
+        if seat not in {s.id for s in op.seats}:  # each seat said by its number, its id and what it is
+            yours = "; ".join(f"{i} ({s.id}): {seat_words(camp, v, s, op.view)}" for i, s in enumerate(op.seats, 1))
+            raise InputError(f"--declare: no seat {which!r} of yours this {op.unit}; "
+                             + (f"yours: {yours}" if yours else "you have none"))
         try:
             row = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -382,6 +386,12 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"{p.id}: {p.title} declared. {tbl.odds_text(trial) or 'It rolls no dice.'}")
         return 0
     if args.roll or args.withdraw:
+        mine = tbl.mine(camp, v, op.turn)
+        asked = args.roll or args.withdraw
+        if asked not in {p.id for p in mine}:  # each proposal said by its id and what it is
+            listed = "; ".join(f"{p.id}: {p.title} ({p.status})" for p in mine)
+            raise InputError(f"no proposal {asked!r} of yours this {op.unit}; "
+                             + (f"yours: {listed}" if listed else "you have none"))
         p = tbl.roll(camp, v, args.roll) if args.roll else tbl.withdraw(camp, v, args.withdraw)
         print(f"{p.id}: {p.title}: {p.outcome if args.roll else 'withdrawn'}")
         return 0
