@@ -135,7 +135,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(f"  submitted: {steps_words(v.id, seen.me.submitted) or 'nothing'}; "
                   f"ready: {'yes' if seen.me.ready else 'no'}")
         for q in seen.questions:
-            print(f"  question {q.id}: {'answered' if q.answered else 'OPEN'}")
+            print(f"  question {question_words(q)}: {'answered' if q.answered else 'OPEN'}")
         return 0
     st = pbp.status(camp)
     if st.closed is not None:  # the GM sees whether (and why) the resolution refuses
@@ -161,7 +161,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     open_q = [q for q in st.questions if not q.answered]
     for q in open_q:
         left = pbp.time_words((q.deadline - st.now).total_seconds()) if q.deadline else "no deadline"
-        print(f"  waiting for {camp.viewer_name(q.to)}: {q.id} ({q.kind}; {left})")
+        print(f"  waiting for {camp.viewer_name(q.to)}: {question_words(q)} ({q.kind}; {left})")
     if st.problem:
         print(f"  the resolution is refused: {st.problem}")
     if st.waiting_on:
@@ -203,7 +203,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     res = pbp.publish(camp, _load_plan(args.plan))
     asked = pbp.questions(camp, GM_VIEWER)
     print(f"published the opening of {camp.ruleset.turn_unit} {camp.next_turn()} (seq {res.first_seq}); "
-          f"{len(asked)} question(s) to the players: {', '.join(q.id for q in asked) or 'none'}")
+          f"{len(asked)} question(s) to the players: {', '.join(question_words(q) for q in asked) or 'none'}")
     return 0
 
 
@@ -217,6 +217,42 @@ def cmd_ready(args: argparse.Namespace) -> int:
           f" {camp.next_turn()}")
     _advance(camp, v)
     return 0
+
+
+def gist(text: str, most: int = 60) -> str:
+    """The start of a question's text, to say beside its id what it asks: its first sentence, cut at a word.
+
+    >>> gist("The poor ask for bread. Resolving it takes one action slot.")
+    'The poor ask for bread'
+    >>> gist("Giulia (intriguer) offers to serve you for 1 wealth; the hiring takes one action slot", 40)
+    'Giulia (intriguer) offers to serve you…'
+    """
+    first = re.split(r"(?<=[^A-Z.])\.(?:\s|$)", text.strip(), maxsplit=1)[0].strip()
+    if len(first) <= most:
+        return first
+    return first[:most].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def question_words(q: Any) -> str:
+    """A question's id with what it asks beside it (``dilemma:winter_relief (“The poor ask for bread”)``): the
+    id is what ``kingdomlog answer`` takes."""
+    said = gist(q.prompt)
+    return f"{q.id} (“{said}”)" if said else q.id
+
+
+def seat_words(camp: Any, viewer: Any, seat: Any, state: Any) -> str:
+    """What a seat is, in words: what it proposes, the player's leader and the role it holds there (``Leadership
+    activities, Ysolde as the Ruler``; ``Orders of battle 1, Amiri as the General``). The role is the seat's
+    ``role``, else what its label says acts (``General: orders of battle 1``), else none (``Aino's actions``: the
+    leader alone); the leader is named as ``state`` (the player's view) names it."""
+    from kingdomlog.views.words import namer
+
+    leader = namer(camp.ruleset, state)(camp.character(viewer.id))
+    who, _, what = seat.label.rpartition(": ") if ": " in seat.label else ("", "", seat.label)
+    role = seat.fixed.get("role")
+    said = camp.ruleset.name_of(str(role), "role") if role else who
+    what = what[:1].upper() + what[1:]
+    return f"{what}, {leader} as the {said}" if said else f"{what}, {leader}" if leader not in what else what
 
 
 def _answer_value(q: Any, raw: str) -> Any:
@@ -253,18 +289,20 @@ def cmd_answer(args: argparse.Namespace) -> int:
                 state = f"answered: {item.label_of(item.answer)}" + (" (the default)" if item.by_default else "")
             else:
                 state = f"OPEN until {item.deadline:%Y-%m-%d %H:%M} UTC" if item.deadline else "OPEN"
-            print(f"{item.id} [{state}]\n  {item.prompt}")
+            print(f"{question_words(item)} [{state}]\n  {item.prompt}")
             for i, o in enumerate(item.options, 1):
                 print(f"    {i}. {o.label}" + (f" ({o.detail})" if o.detail else ""))
         return 0
     q = next((x for x in mine if x.id == args.question), None)
     if q is None:
-        raise InputError(f"no question {args.question!r} for {v.id}; `kingdomlog answer DIR --as {v.id}` lists them")
+        open_ = "; ".join(question_words(x) for x in mine if not x.answered)
+        raise InputError(f"no question {args.question!r} for {camp.viewer_name(v)}"
+                         + (f"; theirs: {open_}" if open_ else f"; `kingdomlog answer DIR --as {v.id}` lists them"))
     if args.value is None:
         raise InputError("give the answer: an option's number, its label, or JSON")
     value = _answer_value(q, args.value)
     pbp.answer(camp, v, q.id, value, turn=q.turn)  # the turn whose question this is: refused if it moved on
-    print(f"{camp.viewer_name(v)} answered {q.id}: {q.label_of(value)}")
+    print(f"{camp.viewer_name(v)} answered {question_words(q)}: {q.label_of(value)}")
     _advance(camp, v)
     return 0
 
@@ -336,6 +374,10 @@ def cmd_table(args: argparse.Namespace) -> int:
     if args.declare:
         which, text = args.declare
         seat = op.seats[int(which) - 1].id if which.isdigit() and 0 < int(which) <= len(op.seats) else which
+        if seat not in {s.id for s in op.seats}:  # each seat said by its number, its id and what it is
+            yours = "; ".join(f"{i} ({s.id}): {seat_words(camp, v, s, op.view)}" for i, s in enumerate(op.seats, 1))
+            raise InputError(f"--declare: no seat {which!r} of yours this {op.unit}; "
+                             + (f"yours: {yours}" if yours else "you have none"))
         try:
             row = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -344,6 +386,12 @@ def cmd_table(args: argparse.Namespace) -> int:
         print(f"{p.id}: {p.title} declared. {tbl.odds_text(trial) or 'It rolls no dice.'}")
         return 0
     if args.roll or args.withdraw:
+        mine = tbl.mine(camp, v, op.turn)
+        asked = args.roll or args.withdraw
+        if asked not in {p.id for p in mine}:  # each proposal said by its id and what it is
+            listed = "; ".join(f"{p.id}: {p.title} ({p.status})" for p in mine)
+            raise InputError(f"no proposal {asked!r} of yours this {op.unit}; "
+                             + (f"yours: {listed}" if listed else "you have none"))
         p = tbl.roll(camp, v, args.roll) if args.roll else tbl.withdraw(camp, v, args.withdraw)
         print(f"{p.id}: {p.title}: {p.outcome if args.roll else 'withdrawn'}")
         return 0
@@ -352,7 +400,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         return 0
     print(f"{camp.config.name}: {op.unit} {op.turn}, {camp.player_name(v.id)} at the table")
     for i, s in enumerate(op.seats, 1):
-        print(f"  seat {i}: {s.label} ({s.id}){': ' + s.help if s.help else ''}")
+        print(f"  seat {i} ({s.id}): {seat_words(camp, v, s, op.view)}{': ' + s.help if s.help else ''}")
     for p in tbl.mine(camp, v, op.turn):
         print(f"  {p.id}: {p.title}: {p.status}{': ' + p.outcome if p.outcome else ''}"
               f"{': ' + p.note if p.note else ''}")

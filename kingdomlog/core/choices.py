@@ -71,6 +71,7 @@ __all__ = [
     "KEYS",
     "LIMIT",
     "PARENT",
+    "ROLLED",
     "Amount",
     "Choices",
     "Columns",
@@ -763,6 +764,12 @@ def validate_choices(
 
 PARENT = "__parent__"
 """Key of ``within`` holding the values of the enclosing entry (for a Pick that depends on them)."""
+ROLLED = "__rolled__"
+"""Key of a step's values (as ``Ruleset.choices`` takes them, so ``Choices.shaped``, ``unused`` and a Pick's
+``within`` see it) holding the faces the step's rolls already show, ``{roll key: faces}``: a form that shows them
+(the GM sheet) gives them, and a choice a shown face decides is asked for what it drew (pf2e: the either/ors of the
+random event the d100 drew). Only faces already shown: never one still to be drawn for the choice it decides.
+Validation never sees it."""
 
 
 def _check_picks(inst: Choices, path: tuple[Any, ...], *, state: Any, vocabulary: Vocabulary, step: str,

@@ -753,6 +753,12 @@ class Ruleset:
         from the GM's state when no viewer's is at hand), so it names only what the whole table knows."""
         return None
 
+    def record_names(self, state: Any) -> Mapping[str, str]:
+        """The names of the records ``state`` keeps without a ``name`` of their own, by id (aikakirjat: an
+        institution ``academy-sampo`` is "the Sampo Academy", as its report says it): what ``views.words.Namer``
+        says for such an id on a page; a record's own ``name`` comes first. None by default."""
+        return {}
+
     def player_steps(self, state: Any, turn: int, viewer: Viewer) -> Sequence[str]:
         """The steps of ``turn`` that ``viewer`` (a player) may submit; none by default."""
         return ()

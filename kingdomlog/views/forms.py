@@ -645,20 +645,29 @@ def add_widget(spec: FieldSpec) -> Any:
 
 
 def lower_label(label: str) -> str:
-    """A label inside a sentence: lower case, but an acronym stays (``GM adjustments`` → ``GM adjustments``).
+    """A label inside a sentence: its first word in lower case, unless it is an acronym (``GM adjustments``, ``PC's
+    bonus``) or begins a name in capitals (``Law and Order track``, ``General Staff's``); the words after it as they are
+    (``the Religion check``, ``Take 10 (Competent Administration)``: a skill, a feat).
 
     >>> lower_label("GM adjustments"), lower_label("Map new hexes"), lower_label("RP spent")
     ('GM adjustments', 'map new hexes', 'RP spent')
-    >>> lower_label("GM-ruled effects")
-    'GM-ruled effects'
+    >>> lower_label("GM-ruled effects"), lower_label("The PC's bonus"), lower_label("PC's bonus")
+    ('GM-ruled effects', "the PC's bonus", "PC's bonus")
+    >>> lower_label("Try the Religion check against plague"), lower_label("Law and Order track")
+    ('try the Religion check against plague', 'Law and Order track')
+    >>> lower_label("General Staff's extra attack"), lower_label("Crime or Decadence used as a bonus")
+    ("General Staff's extra attack", 'Crime or Decadence used as a bonus')
     """
-    def one(w: str) -> str:
-        head, dash, rest = w.partition("-")
-        if dash and len(head) > 1 and head.isupper():  # "GM-ruled"
-            return f"{head}-{rest.lower()}"
-        return w if len(w) > 1 and w.isupper() else w.lower()
-
-    return " ".join(one(w) for w in label.split(" "))
+    first, space, rest = label.partition(" ")
+    head = first.partition("-")[0].removesuffix("'s")
+    if len(head) > 1 and head.isupper():  # "GM-ruled", "PC's"
+        return label
+    joined, _, after = rest.partition(" ")
+    if first.lower() in ("a", "an", "the"):  # "The PC's bonus"
+        return first.lower() + space + rest
+    if rest[:1].isupper() or (joined in ("and", "of", "or") and after[:1].isupper()):  # a name: "General Staff's"
+        return label
+    return first.lower() + space + rest
 
 
 def singular(noun: str) -> str:

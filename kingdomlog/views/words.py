@@ -15,18 +15,19 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "help_words", "id_words", "ids_in",
+__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "headed", "help_words", "id_words", "ids_in",
            "is_hex_field", "namer", "names_in", "option_text", "refusal_words", "roll_name", "summary_of",
            "visibility_words", "words"]
 
-ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id"}
+ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
+            "pcs": "PCs"}
 
 
 def words(name: str) -> str:
     """A field or figure name as words: ``control_dc`` → ``Control DC``, ``rp`` → ``RP``.
 
-    >>> words("control_dc"), words("rp"), words("resource_dice"), words("unrest")
-    ('Control DC', 'RP', 'Resource dice', 'Unrest')
+    >>> words("control_dc"), words("rp"), words("resource_dice"), words("unrest"), words("pcs")
+    ('Control DC', 'RP', 'Resource dice', 'Unrest', 'PCs')
     """
     parts = re.split(r"[_\s.]+", name.strip())
     out = [ACRONYMS.get(p.lower(), p) for p in parts if p]
@@ -35,6 +36,15 @@ def words(name: str) -> str:
     first = out[0]
     out[0] = first if first.isupper() or first in ACRONYMS.values() else first[:1].upper() + first[1:]
     return " ".join(out)
+
+
+def headed(text: str) -> str:
+    """A name heading what it names, with its capital; the rest as it is (``growth DC`` → ``Growth DC``).
+
+    >>> headed("growth DC"), headed("bureaucracy")
+    ('Growth DC', 'Bureaucracy')
+    """
+    return text[:1].upper() + text[1:]
 
 
 _SUMMARIES: ByIdentity[Any, dict[str, Any]] = ByIdentity(limit=257)
@@ -368,7 +378,7 @@ class Namer:
 
     def __init__(self, ruleset: Any, state: Any) -> None:
         dump = state.model_dump(mode="json") if hasattr(state, "model_dump") else {}
-        self.names = names_in(dump)
+        self.names = {**ruleset.record_names(state), **names_in(dump)}
         self.ids = ids_in(dump)
         """The records that hold their own id (what a refusal names where it writes an id bare)."""
         self.name_of: Callable[[str, str], str] = ruleset.name_of

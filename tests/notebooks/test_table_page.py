@@ -271,7 +271,16 @@ def test_a_player_at_the_table_from_the_command_line(sl: Path, capsys: pytest.Ca
     assert re.match(r"p1: Quell Unrest \(Ruler\): d20 = \d+ \+\d+ = \d+ vs DC 16", rolled)
     assert main(["table", str(sl), "--as", "kesh"]) == 0  # Kesh reads his seats; nothing of Ysolde's row
     shown = capsys.readouterr().out
-    assert "General: Leadership activities" in shown and "Quell Unrest" not in shown
+    assert "Quell Unrest" not in shown
+    # each seat's id (what --declare takes) beside what it is in words: what it proposes, the leader and the role
+    assert "  seat 1 (activity.leadership/activities/role=general): Leadership activities, Kesh as the General" \
+        in shown, shown
+    assert "  seat 2 (activity.region/activities/role=general): Region activities, Kesh as the General" in shown
+    assert main(["table", str(sl), "--as", "kesh", "--declare", "9", "{}"]) == 1  # the seats said to choose from
+    assert "yours: 1 (activity.leadership/activities/role=general): Leadership activities, Kesh as the General; 2 (" \
+        in capsys.readouterr().err
+    assert main(["table", str(sl), "--as", "ysolde", "--roll", "p9"]) == 1
+    assert "no proposal 'p9' of yours this month; yours: p1: Quell Unrest (Ruler) (rolled)" in capsys.readouterr().err
     assert main(["table", str(sl), "--as", "ysolde", "--declare", "1", '{"activity": "nope"}']) == 1
     assert "'nope' is not a Leadership activity" in capsys.readouterr().err
     assert main(["table", str(sl), "--as", "gm"]) == 1

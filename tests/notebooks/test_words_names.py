@@ -273,3 +273,54 @@ def test_an_events_several_either_ors_are_a_dropdown_each() -> None:
     other = next(f for f in specs({"event": "diplomatic-overture", "options": [1]}) if f.name == "options")
     assert (other.kind, other.item_kind) == ("list", "int")  # a value of another shape keeps its box, as given
     assert step.choices.model_validate({"event": "diplomatic-overture", "options": [1, 0, 2]}).options == [1, 0, 2]
+
+
+def test_the_either_ors_of_an_event_the_table_drew_are_asked_once_its_d100_is_rolled(tmp_path: Path) -> None:
+    """pf2e: a plan that leaves the random event to the d100 table cannot know the event before its roll, so its
+    ``options`` stay the field as declared (no place is named, nothing of the table is read). Once the GM sheet has
+    rolled the d100 (21: Diplomatic Overture), the card's form asks the drawn event's either/ors as for a chosen
+    event: a dropdown per either/or, labelled by what it decides; the event's skills come first. Never before the
+    face is on the card."""
+    import shutil
+
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.views.sheet.draft import SheetSession, load_start
+
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(REPO / "campaigns" / "stolen-lands", folder,
+                    ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="on_roll"))
+
+    def card() -> Any:
+        return next(c for c in session.draft.cards if c.id == "event.resolve")
+
+    def field(name: str) -> Any:
+        form = card().form
+        assert form is not None
+        return next(f for f in form.specs if f.name == name)
+
+    for _ in range(40):  # every roll the month reaches before the table's d100, drawn as Roll draws it
+        waiting = session.draft.waiting
+        assert waiting is not None and waiting.pending is not None
+        if (waiting.id, waiting.pending.key) == ("event.resolve", "check.table"):
+            break
+        if (waiting.id, waiting.pending.key) == ("event.check", "event"):
+            session.type_faces("event.check", "event", "20")  # a random event occurs
+            continue
+        session.roll(waiting.id, waiting.pending.key)
+    else:
+        raise AssertionError("the month never reached the event table")
+    session.refresh_forms()
+    before = field("options")
+    assert before.fields == () and "pick" not in before.label  # the event is not known: no either/or is named
+    session.type_faces("event.resolve", "check.table", "21")  # the table draws Diplomatic Overture
+    session.refresh_forms()
+    assert ("check.table", (21,)) in [(r.key, r.faces) for r in card().rolls]
+    options = field("options")
+    assert (options.kind, options.label, options.unused) == ("list", "If the outcome asks several: which", False)
+    assert [p.label for p in options.fields] == ["Critical success: the first pick",
+                                                 "Critical success: the second pick"]
+    assert [o.label for o in options.fields[0].options or ()] == [
+        "A Commodity of your choice +5", "Next turn: bonus Resource Dice +2", "A trade agreement"]
+    assert [o.label for o in field("skill").options or ()][1] == "Statecraft"  # the drawn event's skill first

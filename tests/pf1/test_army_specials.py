@@ -330,12 +330,15 @@ def test_ordered_heals() -> None:
     assert (a.hp_after, a.offense) == (11, None)
     assert (b.hp_after, b.om) == (14, 2)
     assert c.hp_after == 15 and c.om == 3
+    healed, _, _ = fight(s, rolls, rounds=[{"ours_use": ["Hex (healing)"]}], max_rounds=1)  # as written on the army
+    assert healed[0].sides[0].hp_after == 6  # 5 hp, healed half the ACR 3 by Hex (healing)
     with pytest.raises(RuleError, match="used Alchemy already"):
         fight(s, rolls, rounds=[{"ours_use": ["Alchemy"]}, {"ours_use": ["Alchemy"]}], max_rounds=2)
     with pytest.raises(RuleError, match="not undead: negative energy"):
         fight(field({"specials": ["Channel Negative Energy"]}), rolls,
               rounds=[{"ours_use": ["Channel Negative Energy (heal)"]}])
-    with pytest.raises(InputError, match="no special ability 'Rage'"):
+    with pytest.raises(InputError, match=r"'Rage' is not an order our lead army can be given .*; allowed: Alchemy, "
+                                         r"Channel Positive Energy \(heal\), Hex"):  # refused as the plan enters
         fight(s, rolls, ours_use=["Rage"])
 
 
@@ -582,8 +585,8 @@ def test_inspire_courage_and_hunters_bond_given_to_an_ally() -> None:
                          ours_use=["Hunter's Bond (A3)"], max_rounds=1)
     oms = {x.army: x.om for x in phases[0].sides}
     assert (oms["A1"], oms["A3"]) == (3, 1)
-    with pytest.raises(InputError, match="not an allied army"):
-        fight(s, rolls, ours_use=["Inspire Courage (A2)"], max_rounds=1)
+    with pytest.raises(InputError, match=r"'Inspire Courage \(A2\)' is not an order our lead army can be given"):
+        fight(s, rolls, ours_use=["Inspire Courage (A2)"], max_rounds=1)  # A2 is the enemy: no ally to name
 
 
 def test_rage_switches_a_running_defensive_strategy_to_standard() -> None:

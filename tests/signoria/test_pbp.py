@@ -389,15 +389,22 @@ def test_the_commands_of_the_table(camp: Campaign, tmp_path: Path) -> None:
     plan = tmp_path / "opening.json"
     plan.write_text(json.dumps(OPENING))
     assert "orders due" in run("deadline", d, "--in", "2d", "--answers", "12h", "--auto-resolve")
-    assert "dilemma:winter_relief" in run("publish", d, "--plan", str(plan))
+    assert "dilemma:winter_relief (“The poor ask for bread”), candidate:t8.c1 (“Giulia" in run("publish", d, "--plan",
+                                                                                            str(plan))
     status = json.loads(run("status", d, "--json"))
     assert status["stage"] == "orders" and status["waiting_on"] == ["fabian", "marburg"]
     mine = json.loads(run("status", d, "--as", "fabian", "--json"))
     assert "players" not in mine and mine["questions"][0]["id"] == "dilemma:winter_relief"
     listed = run("answer", d, "--as", "fabian")
     assert "1. open the granaries" in listed and "2. abstain" in listed
-    assert "answered dilemma:winter_relief: open the granaries" in run("answer", d, "dilemma:winter_relief", "1",
-                                                                      "--as", "fabian")
+    # each question's id (what `answer` takes) beside what it asks, wherever it is printed
+    assert listed.startswith("dilemma:winter_relief (“The poor ask for bread”) [OPEN")
+    assert "question dilemma:winter_relief (“The poor ask for bread”): OPEN" in run("status", d, "--as", "fabian")
+    gm = run("status", d)
+    assert "waiting for Duke Fabian: dilemma:winter_relief (“The poor ask for bread”) (dilemma;" in gm
+    assert re.search(r"waiting for Doge of Marburg: candidate:t8\.c1 \(“Giulia \(\w+\) offers to serve you", gm), gm
+    assert "answered dilemma:winter_relief (“The poor ask for bread”): open the granaries" in run(
+        "answer", d, "dilemma:winter_relief", "1", "--as", "fabian")
     assert "sent" in run("message", d, "the", "snow", "comes", "--as", "marburg", "--to", "fabian")
     assert "the snow comes" in run("message", d, "--as", "fabian", "--list")
     run("ready", d, "--as", "fabian")

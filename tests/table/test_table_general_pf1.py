@@ -343,3 +343,40 @@ def test_the_generals_form_and_the_boards_next_roll_are_in_words(war: Campaign) 
     said = re.sub(r"<[^>]+>", " ", str(drawn))
     assert "Loyalty check after the victory of battle 1, 1 of 2: d20 +5 vs DC 20" in said, said
     assert "w1_victory" not in said, said
+
+
+def test_the_generals_special_abilities_are_picked_from_those_the_lead_army_has(tmp_path: Path) -> None:
+    """UC Mass Combat, Special Abilities: "Our special abilities" (from the start, and each Melee phase's) is a
+    multiselect of the orders the lead army can be given, filled from its state (Rage; Judgment and Wild Shape with
+    each choice; Channel Positive Energy to heal; a Wild Shape form's Flight), said in words; it was a text box of
+    comma-separated names with examples. An ability the army lacks is still refused where the orders enter."""
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.table import seat as page_seat
+
+    camp = table_copy(tmp_path, "river-kingdom")
+    raiders_enter(camp)
+    guard = camp.state().armies["A2"].model_copy(update={"specials": ("Rage", "Judgment", "Channel Positive Energy",
+                                                                      "Wild Shape", "Darkvision")})
+    camp.append([Draft(E.ArmyRecruited(army=guard, counts_against_limit=False), actor="gm", visibility="public",
+                       turn=camp.next_turn() - 1)], expect_seq=camp.head_seq)
+    gm_battle(camp)
+    page = page_seat.open_page(camp.folder, "amiri")
+    i = next(n for n, s in enumerate(page.seats) if s.step == STEP)
+    form = page_seat.seat_form(page, i)
+    start = next(s for s in form.specs if s.name == "ours_use")
+    phase = next(s for s in form.specs if s.name == "rounds")
+    each = [next(f for f in e if f.name == "ours_use") for e in (phase.entries or (phase.fields,))]
+    for spec in (start, *each):
+        assert spec.kind == "multiselect" and spec.options is not None, spec
+        said = {o.value: o.label for o in spec.options}
+        assert said["Rage"] == "Rage" and said["Judgment (damage)"] == "Judgment (damage)"
+        assert said["Channel Positive Energy (heal)"] == "Channel Positive Energy: heal"
+        assert said["Wild Shape (end)"] == "Wild Shape: end it" and "Flight" in said
+        assert "Darkvision" not in said and "Smite Evil" not in said  # held but not ordered; not held
+    widgets = sf.flatten(page_seat.row_widgets(form))
+    assert not [k for k in widgets if k.endswith("ours_use") and type(widgets[k]).__name__ != "multiselect"]
+    row = {"ours_use": ["Rage"], "rounds": [{"ours_strategy": "Aggressive", "ours_use": ["Judgment (damage)"]}]}
+    prop, _ = page_seat.declare_once(page, i, row)
+    assert prop is not None and prop.row["ours_use"] == ["Rage"]
+    with pytest.raises(InputError, match=r"'Smite Evil' is not an order our lead army can be given"):
+        table.declare(camp, camp.viewer("amiri"), general_seat(camp).id, {"ours_use": ["Smite Evil"]})

@@ -70,7 +70,7 @@ from kingdomlog.rulesets.aikakirjat.events import (
     YearStarted,
 )
 from kingdomlog.rulesets.aikakirjat.outcomes import check, outcome
-from kingdomlog.rulesets.aikakirjat.resolve import AIMED, PLAYERS, action_words, auto_war_due
+from kingdomlog.rulesets.aikakirjat.resolve import AIMED, PC_ACTIONS, PLAYERS, action_words, auto_war_due
 from kingdomlog.rulesets.aikakirjat.state import (
     PC,
     KingdomState,
@@ -83,7 +83,7 @@ from kingdomlog.rulesets.aikakirjat.state import (
 )
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
 from kingdomlog.rulesets.aikakirjat.tape import RecordingTape
-from kingdomlog.rulesets.aikakirjat.vocabulary import vocabulary
+from kingdomlog.rulesets.aikakirjat.vocabulary import PC_SKILLS, vocabulary
 
 Ctx = StepContext[KingdomState]
 
@@ -139,7 +139,7 @@ class BenefitChoice(Choices):
 
     level: int = Field(ge=1, le=20, title="Level", description="the level that granted the benefit")
     benefit: Benefit = Field(title="Benefit")
-    feat: Annotated[str | None, Pick("feats", what="a feat (§3.6)")] = None
+    feat: Annotated[str | None, Pick("feats", what="a feat (§3.6)")] = Field(None, title="Feat")
     abilities: dict[Ability, Amount] = Field(default_factory=dict, title="Ability increases",
                                           description="+2 to one ability or +1 to two (ASI)")
     corruption_steps: dict[TrackName, Amount] = Field(default_factory=dict, title="Corruption steps",
@@ -484,8 +484,8 @@ class EventsChoices(Choices):
     """What the GM decides if the year's random event needs it (§3.7, §3.8, §4.2)."""
 
     neighbour_id: Annotated[str, Pick("event_neighbours", what="'random' or a neighbour")] = Field(
-        "random", title="Neighbour for result 10", description="'random' rolls 1dN among independent neighbours"
-                                                                " (roll key 'pick'; with one, that one)")
+        "random", title="Neighbour for result 10", description="Random: a die picks one of the independent"
+                                                                " neighbours (with one, that one)")
     evil_ability: Ability = Field("stability", title="Ability the evil afflicts (result 1)")
     god: Literal["embrace", "resist"] = Field("embrace", title="New god (result 13)")
     war_target: Literal["other", "players"] = Field("other", title="Neighbour war target (d6 = 2)")
@@ -505,11 +505,11 @@ class GrowthChoices(CheckChoices):
 class NewProjectChoice(Choices):
     """A building project named when the action is taken (§3.10.9)."""
 
-    id: str
-    name: str
-    points_required: int = Field(ge=1, le=LIMIT)
-    kind: Literal["road", "highway", "other"] = "other"
-    province_id: ProvinceId | None = None
+    id: str = Field(title="Its tag", description="a short word the log keeps the project by, e.g. north-road")
+    name: str = Field(title="Name")
+    points_required: int = Field(ge=1, le=LIMIT, title="Building points needed")
+    kind: Literal["road", "highway", "other"] = Field("other", title="Kind")
+    province_id: ProvinceId | None = Field(None, title="Province")
 
 
 class ActionChoice(Choices):
@@ -517,22 +517,26 @@ class ActionChoice(Choices):
 
     action: Annotated[str, Pick("actions", what="an action (§3.10) its performer may take",
                                 depends=("performer",))]
-    performer: Literal["kingdom", "pc", "court"] = "kingdom"
+    performer: Literal["kingdom", "pc", "court"] = Field("kingdom", title="Who performs it")
     pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = Field(None, title="PC")
-    pc_bonus: Amount = Field(0, title="PC's bonus", description="the PC's own bonus in the skill the action uses")
+    pc_bonus: Amount = Field(0, title="The PC's bonus", description="the PC's own bonus in the skill the action uses")
     skill: Annotated[str | None, Pick("action_skills", what="a skill this action allows",
-                                      depends=("action", "performer"))] = None
-    target_track: Annotated[str | None, Pick("tracks", what="a corruption track")] = None
+                                      depends=("action", "performer"))] = Field(None, title="Skill")
+    target_track: Annotated[str | None, Pick("tracks", what="a corruption track")] = Field(
+        None, title="Corruption track reduced")
     neighbour_id: Annotated[str | None, Pick("neighbours", what="a neighbour")] = Field(None, title="Neighbour")
-    use_positive: Literal["crime", "decadence"] | None = Field(None, description="A10, Attract Population")
+    use_positive: Literal["crime", "decadence"] | None = Field(
+        None, title="Crime or Decadence used as a bonus",
+        description="Attract Population: the track's modifier added as a bonus; the track gains 1d6 points (A10)")
     institution_id: Annotated[str | None, Pick("institutions", what="an institution of the kingdom")] = Field(
         None, title="Institution")
     project_id: Annotated[str | None, Pick("open_projects", what="an open building project")] = Field(
         None, title="Project")
-    new_project: NewProjectChoice | None = None
-    take_advantage: bool = Field(False, description="Tax Collection 5–14: take this year's advantage (A50)")
-    naval: int = Field(0, ge=0, le=MAX_DICE, description="Equip: dice taken as naval dice (A53)")
-    casus_belli: bool = Field(False, description="Declare War: advantage")
+    new_project: NewProjectChoice | None = Field(None, title="A new building project")
+    take_advantage: bool = Field(False, title="Take this year's advantage",
+                                 description="Tax Collection 5–14: take this year's advantage (A50)")
+    naval: int = Field(0, ge=0, le=MAX_DICE, title="Naval dice", description="Equip: dice taken as naval dice (A53)")
+    casus_belli: bool = Field(False, title="A casus belli", description="Declare War: advantage")
     situational: Annotated[list[Annotated[tuple[str, Amount], Strict(False)]], Columns(("Modifier", "Value"))] = Field(
         default_factory=list, title="Situational modifiers", description="what the GM adds to the check, each with its"
                                                                         " value")
@@ -543,8 +547,9 @@ class ActionChoice(Choices):
     @classmethod
     def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
         """The fields the action and its performer do not take (``ACTION_FIELDS``; a PC's check takes its bonus, not
-        the kingdom's advantages, A50 and §3.6; the Court notable's bonus is the rules', A74). Before an action is
-        chosen, all but the action and the performer."""
+        the kingdom's advantages, A50 and §3.6; the Court notable's bonus is the rules', A74); a skill only where the
+        rules let the performer pick it (``vocabulary.PC_SKILLS``, a PC's A75: else the action names it). Before an
+        action is chosen, all but the action and the performer."""
         action, performer = values.get("action"), values.get("performer") or "kingdom"
         if action in (None, ""):
             return frozenset(cls.model_fields) - {"action", "performer"}
@@ -553,7 +558,9 @@ class ActionChoice(Choices):
             takes |= {"pc_id", "pc_bonus"}
         elif performer == "kingdom":
             takes |= {"spend_stored", "spend_year", "take_10"}
-        return frozenset(ACTION_ONLY - takes)
+        if str(action) in PC_SKILLS or (performer in ("pc", "court") and str(action) in PC_ACTIONS):
+            takes.add("skill")  # a skill the rules let the performer pick (§3.10.3, §3.10.7, A75); else the action's
+        return frozenset((ACTION_ONLY | {"skill"}) - takes)
 
 
 ACTION_FIELDS: dict[str, tuple[str, ...]] = {
@@ -685,7 +692,8 @@ class EndChoices(Choices):
         None, title="Law and Order track", description="empty: the worst track if the kingdom holds the feat and has"
                                                        " not used it this year, else none")
     tribe_revolution: bool = Field(False, title="Tribe: revolt to reach level 5")
-    benefits: list[BenefitChoice] = Field(default_factory=list, title="Level benefits chosen")
+    benefits: list[BenefitChoice] = Field(default_factory=list, title="Level benefits",
+                                          description="those chosen for the levels reached (§3.2)")
     technology_reduction: int = Field(0, ge=0, le=LIMIT, title="Attrition reduction from technology")
     spend_stored: bool = _stored()
     spend_year: bool = _yearly()

@@ -79,6 +79,25 @@ def province_name(pid: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def record_names(s: KingdomState) -> dict[str, str]:
+    """The names of the records the state keeps by id alone: each institution as the report says it (``the Sampo
+    Academy``), each province by its name (``Home``), its owner beside it when another province has that name too
+    (``Home (Tuonela)``).
+
+    >>> from kingdomlog.rulesets.aikakirjat.state import Institution, Province
+    >>> record_names(KingdomState(name="Pohjola", institutions=(Institution(id="academy-sampo", type="academy",
+    ...     founded_year=0),), provinces={"p-home": Province(id="p-home", owner="players",
+    ...     controller="players"), "t-home": Province(id="t-home", owner="t", controller="t")}))
+    {'academy-sampo': 'the Sampo Academy', 'p-home': 'Home (Pohjola)', 't-home': 'Home (t)'}
+    """
+    out = {i.id: institution_name(i.id, i.type) for i in s.institutions}
+    said = {pid: province_name(pid) for pid in s.provinces}
+    for pid, p in s.provinces.items():
+        twice = sum(1 for x in said.values() if x == said[pid]) > 1
+        out[pid] = f"{said[pid]} ({_owner_name(s, p.owner)})" if twice else said[pid]
+    return out
+
+
 def _owner_name(s: KingdomState, owner: str) -> str:
     if owner == PLAYERS:
         return s.name or "the kingdom"

@@ -18,7 +18,7 @@ from kingdomlog.rulesets.aikakirjat.chronicle import chronicle as _chronicle
 from kingdomlog.rulesets.aikakirjat.events import EVENT_TYPES
 from kingdomlog.rulesets.aikakirjat.evolve import evolve
 from kingdomlog.rulesets.aikakirjat.mapview import portrait as _portrait
-from kingdomlog.rulesets.aikakirjat.mapview import realm_map
+from kingdomlog.rulesets.aikakirjat.mapview import realm_map, record_names, title
 from kingdomlog.rulesets.aikakirjat.options import OPTIONS
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, ABILITY_TRACK, TRACKS
@@ -92,9 +92,14 @@ class Aikakirjat(Ruleset):
         return vocabulary(state, source, within)
 
     def name_of(self, id: str, kind: str = "") -> str:
-        """The war's rolls in words (``vocabulary.roll_words``), the rest as every ruleset names them."""
-        named = roll_words(id) if kind == "roll" else None
+        """The war's rolls in words (``vocabulary.roll_words``), a feat by its title as the report says it
+        (``mapview.title``: ``law_and_order`` -> ``Law and Order``), the rest as every ruleset names them."""
+        named = roll_words(id) if kind == "roll" else title(id) if id in tables.feats() else None
         return named if named is not None else super().name_of(id, kind)
+
+    def record_names(self, state: Any) -> Mapping[str, str]:
+        """Institutions and provinces by the names the report gives them (``mapview.record_names``)."""
+        return record_names(state) if isinstance(state, KingdomState) else {}
 
     def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
         """A PC acts in the year's actions (§4.4): the one action that PC may perform this year (A75: each PC

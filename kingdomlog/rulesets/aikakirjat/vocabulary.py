@@ -17,6 +17,7 @@ from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import tables
 from kingdomlog.rulesets.aikakirjat.events import ACTION_TYPES
+from kingdomlog.rulesets.aikakirjat.mapview import title
 from kingdomlog.rulesets.aikakirjat.resolve import PC_ACTIONS
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACK_ABILITY, TRACKS
@@ -124,8 +125,8 @@ def _feats(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
         needs = [x for x in (f.requires_skill and f"proficiency in {f.requires_skill}",
                              f.requires_level and f"level {f.requires_level}") if x]
         held = " (held)" if R.has_feat(s, f.name) and not f.repeatable else ""
-        out.append(Option(f.name, f.name.replace("_", " "), ("needs " + " and ".join(needs) if needs else
-                                                             "no prerequisite") + held))
+        out.append(Option(f.name, title(f.name), ("needs " + " and ".join(needs) if needs else
+                                                  "no prerequisite") + held))
     return out
 
 

@@ -64,8 +64,16 @@ ResourceName = Annotated[str, Pick("army_resources", what="an army resource")]
 SpecialName = Annotated[str, Pick("army_specials", what="an army special ability", open=True)]
 """Open: an ability may carry the army's number or choice (``Bravery +1``, ``Favored Enemy (orc)``), checked when the
 army is raised (specials.check)."""
-AbilityUse = Annotated[str, Field(min_length=1, max_length=80)]
-"""An activated special ability ordered for a phase: ``Rage``, ``Judgment (damage)``, ``Wild Shape (Flight)``."""
+OurUse = Annotated[str, Field(min_length=1, max_length=80),
+                   Pick("our_uses", what="an order our lead army can be given (one of its special abilities, with an"
+                                         " allied army where one is named)", depends=("ours",))]
+"""An activated special ability ordered for our lead army: ``Rage``, ``Judgment (damage)``, ``Wild Shape (Flight)``,
+``Inspire Courage (A3)``; one of those the army has (vocabulary ``our_uses``)."""
+EnemyUse = Annotated[str, Field(min_length=1, max_length=80),
+                     Pick("enemy_uses", what="an order the enemy's lead army can be given (one of its special"
+                                              " abilities, with an allied army where one is named)",
+                          depends=("enemy",))]
+"""The same for the enemy's lead army (vocabulary ``enemy_uses``)."""
 BoonName = Annotated[str, Pick("boons", what="a commander's boon")]
 ConditionName = Annotated[str, Pick("battle_conditions", what="a battlefield condition")]
 ArmySizeName = Literal["Fine", "Diminutive", "Tiny", "Small", "Medium", "Large", "Huge", "Gargantuan", "Colossal"]
@@ -187,10 +195,9 @@ class RoundEntry(Choices):
     enemy_tactic: TacticName | None = Field(default=None, title="Enemy's change of tactic")
     ours_potions: bool = Field(default=False, title="Our healing potions")
     enemy_potions: bool = Field(default=False, title="Enemy's healing potions")
-    ours_use: list[AbilityUse] = Field(default_factory=list, title="Our special abilities",
-                                       description="special abilities the lead army uses this phase (Rage, Smite Evil,"
-                                       " Judgment (damage), Flight, Burrow, …)")
-    enemy_use: list[AbilityUse] = Field(default_factory=list, title="Enemy's special abilities")
+    ours_use: list[OurUse] = Field(default_factory=list, title="Our special abilities",
+                                   description="those the lead army is ordered to use this phase")
+    enemy_use: list[EnemyUse] = Field(default_factory=list, title="Enemy's special abilities")
 
 
 class ConditionEntry(Choices):
@@ -219,10 +226,9 @@ class BattleEntry(Choices):
     max_rounds: int = Field(default=10, ge=1, le=50, description="Melee phases fought at most (then it breaks off)")
     learn_tactic: TacticName | None = Field(default=None, description="a victory's Loyalty check teaches this")
     learn_boon: BoonName | None = Field(default=None, description="a victory's second Loyalty check teaches this")
-    ours_use: list[AbilityUse] = Field(default_factory=list, title="Our special abilities from the start",
-                                       description="special abilities the lead army uses from its first phase (Rage,"
-                                       " Challenge, Combat Style (ranged), Create Sandstorm, …)")
-    enemy_use: list[AbilityUse] = Field(default_factory=list, title="Enemy's special abilities from the start")
+    ours_use: list[OurUse] = Field(default_factory=list, title="Our special abilities from the start",
+                                   description="those the lead army is ordered to use from its first phase")
+    enemy_use: list[EnemyUse] = Field(default_factory=list, title="Enemy's special abilities from the start")
     terrain: str | None = Field(default=None, description="the battlefield's terrain (default: the hex's), for "
                                 "Mobility")
     evil: list[ArmyId] = Field(default_factory=list, description="armies the GM rules evil (Smite Evil)")

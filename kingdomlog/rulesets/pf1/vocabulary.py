@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kingdomlog.core.choices import Option
+from kingdomlog.core.choices import PARENT, Option
 from kingdomlog.rulesets.pf1 import derive as dv
+from kingdomlog.rulesets.pf1 import specials as sx
 from kingdomlog.rulesets.pf1.state import Army, Hex, Pf1State
 from kingdomlog.rulesets.pf1.tables import EdictLevel
 
@@ -399,6 +400,63 @@ def _specials(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
         out += [Option(f"{x.name} ({v})", f"{x.name} ({v})", detail(x)) for v in variants] or [
             Option(x.name, x.name, detail(x))]
     return out
+
+
+def _in_battle(within: Mapping[str, Any], key: str) -> Any:
+    """A value of the battle an order is given in: the entry's own (a battle's), else its battle's (a Melee
+    phase's orders, ``within[PARENT]``)."""
+    if key in within:
+        return within.get(key)
+    parent = within.get(PARENT)
+    return parent.get(key) if isinstance(parent, Mapping) else None
+
+
+def _uses(s: Pf1State, lead_key: str, allies_key: str, within: Mapping[str, Any]) -> list[Option]:
+    """The orders of a special ability the battle's lead army (``lead_key``: ``ours`` or ``enemy``) can be given
+    (UC Special Abilities: those the data marks ``use``), each written as the battle reads it (battle._use): with
+    its choice where it needs one (``Judgment (damage)``, ``Wild Shape (Flight)`` and ``(end)``, ``Channel Positive
+    Energy (heal)``), with an allied army of the battle where it names one (``Inspire Courage (A3)``, said ``for
+    Tatzlford Guard``), and the orders a Wild Shape form gives (``Flight``). None offered before the lead army is
+    chosen."""
+    lead = s.armies.get(str(_in_battle(within, lead_key) or ""))
+    if lead is None:
+        return []
+    mc = s.catalog.mass_combat
+    allies = [s.armies[a] for a in (_in_battle(within, allies_key) or ()) if isinstance(a, str) and a in s.armies]
+    held = dict(sx.of(s, lead))
+    forms = {f for f in held["Wild Shape"][0].choices if f in mc.specials and f not in held} if "Wild Shape" in held \
+        else set()
+    held.update({f: (mc.specials[f], None) for f in sorted(forms)})
+    out: list[Option] = []
+    for name, (sp, own) in held.items():
+        if not sp.use:
+            continue
+        note = f"once wild-shaped into it: {sp.note}" if name in forms else sp.note
+        if sp.kind in ("channel_negative", "channel_positive"):
+            out.append(Option(f"{name} (heal)", f"{name}: heal", note))
+        elif sp.kind in ("combat_style", "weapon_specialization", "judgment", "wild_shape"):
+            ends = ("end",) if sp.kind == "wild_shape" else ()
+            out += [Option(f"{name} ({c})", f"{name} ({c})" if c != "end" else f"{name}: end it", note)
+                    for c in (*sp.choices, *ends)]
+        elif sp.kind == "courage":
+            out += [Option(f"{name} ({a.id})", f"{name} for {a.name}", note) for a in allies]
+        else:
+            out.append(Option(name, name, note))
+            if own:  # as written on the army (``Hex (healing)``): the battle reads it the same
+                out.append(Option(f"{name} ({own})", f"{name} ({own})", note))
+            if sp.kind == "hunters_bond":
+                out += [Option(f"{name} ({a.id})", f"{name} with {a.name}", note) for a in allies]
+    return out
+
+
+@source("our_uses")
+def _our_uses(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return _uses(s, "ours", "allies", within)
+
+
+@source("enemy_uses")
+def _enemy_uses(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return _uses(s, "enemy", "enemies", within)
 
 
 @source("boons")

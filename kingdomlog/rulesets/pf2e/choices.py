@@ -25,7 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, Strict, field_validator
 
-from kingdomlog.core.choices import KEY, LIMIT, PARENT, Amount, Choices, Count, Option, Pick
+from kingdomlog.core.choices import KEY, LIMIT, PARENT, ROLLED, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.pf2e import tables as T
@@ -1116,11 +1116,40 @@ def _either_ors(effects: Sequence[T.Effect]) -> list[T.Effect]:
     return out
 
 
+TABLE_ROLLS = ("check.table", "check.table2")
+"""The d100 rolls of the random kingdom event table in the event step (``decide.table_event`` under key ``check``):
+the one that occurs, and Prognostication's second (``table_pick`` 1 picks it)."""
+
+
+def drawn_event(state: Any, within: Mapping[str, Any]) -> str:
+    """The entry's event: the one it names, else the one the random kingdom event table drew when the step's d100
+    shows its face (``within[ROLLED]``, the faces a form shows, core.choices.ROLLED); "" before that roll (AoN
+    1843: a face is read only once it is rolled).
+
+    >>> drawn_event(None, {"event": "", ROLLED: {"check.table": [3]}}), drawn_event(None, {"event": ""})
+    ('archaeological-find', '')
+    """
+    if within.get("event"):
+        return str(within["event"])
+    rolled = within.get(ROLLED)
+    if not isinstance(rolled, Mapping):
+        return ""
+    faces = rolled.get(TABLE_ROLLS[1] if within.get("table_pick") == 1 and rolled.get(TABLE_ROLLS[1])
+                       else TABLE_ROLLS[0])
+    if not faces or not isinstance(faces[0], int):
+        return ""
+    n = faces[0]
+    events = T.catalog(getattr(state, "homebrew", None)).events.values()
+    return next((e.name for e in events if e.table and e.table[0] <= n <= e.table[1]), "")
+
+
 def _outcomes_of(state: Any, within: Mapping[str, Any], of: str) -> Any:
-    """The outcomes of the entry's ``of`` (``event`` or ``activity``; ``within``: its values), or None."""
+    """The outcomes of the entry's ``of`` (``event``, as named or drawn: ``drawn_event``; or ``activity``;
+    ``within``: its values), or None."""
     cat = T.catalog(getattr(state, "homebrew", None))
-    table = cat.events if of == "event" else cat.activities
-    return getattr(table.get(str(within.get(of) or "")), "outcomes", None)
+    if of == "event":
+        return getattr(cat.events.get(drawn_event(state, within)), "outcomes", None)
+    return getattr(cat.activities.get(str(within.get(of) or "")), "outcomes", None)
 
 
 def either_or_places(state: Any, within: Mapping[str, Any], of: str = "event") -> list[tuple[str, str]]:
@@ -1196,7 +1225,7 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
     if source == "activity_branches":
         return activity_branches(state, str(within.get("activity") or ""))
     if source == "event_branches":
-        return event_branches(state, str(within.get("event") or ""))
+        return event_branches(state, drawn_event(state, within))
     if source == "charters":
         return [Option(c.name, c.name, f"boost {c.boost or '-'}, flaw {c.flaw or '-'}, {c.free_boosts} free")
                 for c in T.charters().values()]
@@ -1218,7 +1247,7 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
             return _skills(state)
         return activity_skill_options(state, act, cat.structures.get(str(within.get("structure") or "")))
     if source == "event_skills":
-        ev = cat.events.get(str(within.get("event") or ""))
+        ev = cat.events.get(drawn_event(state, within))
         first = list(ev.skills) if ev is not None else []
         return [Option("", "no check", "the GM rules the outcome"),
                 *_skills(state, first, f"not a skill of {ev.name}" if ev is not None else "")]

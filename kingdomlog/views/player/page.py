@@ -41,6 +41,7 @@ from kingdomlog.views.player.charts import (
 )
 from kingdomlog.views.player.chronicle import History, TurnStory, humanize, read_history, turn_title
 from kingdomlog.views.player.maps import MAP_STYLE, map_html, settlement_html, turn_picker_html
+from kingdomlog.views.words import headed
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 ENV_VIEWER = "KINGDOMLOG_VIEWER"
@@ -421,7 +422,7 @@ def numbers_html(v: PlayerView) -> Html:
     items = []
     for b in v.breakdowns:
         terms = ", ".join(f"{readable(t.label)} {t.value:+g}" for t in b.terms)
-        items.append(h("li", h("b", readable(b.name)), f" {b.total:g}", f": {terms}" if terms else None,
+        items.append(h("li", h("b", headed(readable(b.name))), f" {b.total:g}", f": {terms}" if terms else None,
                        [" ", h("span", readable(b.note), class_="kl-muted")] if b.note else None))
     return h("section", h("details", h("summary", h("b", "How each number is made")),
                           h("ul", items, class_="kl-breakdowns")), id="numbers")

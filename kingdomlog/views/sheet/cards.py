@@ -39,6 +39,7 @@ from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
 from kingdomlog.views.words import (
     check_name,
     check_title,
+    headed,
     help_words,
     id_words,
     namer,
@@ -304,9 +305,10 @@ def _namer(session: SheetSession, card: Card) -> Callable[[str], str]:
 
 def breakdown_html(items: Sequence[Breakdown], name: Callable[[str], str] | None = None) -> Html:
     """The numbers this step used, term by term; ``name`` says the ids in a label in words (a
-    ``views.words.Namer``'s ``text``: ``o1 (hire_troops)`` → ``o1 (hire troops)``)."""
+    ``views.words.Namer``'s ``text``: ``o1 (hire_troops)`` → ``o1 (hire troops)``). Each is headed by its name
+    with its capital, as the panel and the report name a figure (``Growth DC``, ``Bureaucracy``)."""
     say: Callable[[str], str] = name or (lambda x: x)
-    return join(h("div", h("b", say(b.name)), f" = {b.total:g}",
+    return join(h("div", h("b", headed(say(b.name))), f" = {b.total:g}",
                   h("ul", (h("li", say(t.label), " ", h("b", f"{t.value:+g}"),
                              [" ", h("i", t.kind)] if t.kind != "untyped" else None) for t in b.terms)),
                   h("div", b.note, class_="kl-help") if b.note else None, class_="kl-bd") for b in items)
@@ -481,6 +483,12 @@ class _Errors:
         return out
 
 
+def more_title(labels: Sequence[str], most: int) -> str:
+    """The title of the fields folded away, the first ``most`` named by their labels inside the sentence
+    (``More: who performs it, the PC's bonus, …``)."""
+    return "More: " + ", ".join(sf.lower_label(x) for x in labels[:most]) + (", …" if len(labels) > most else "")
+
+
 def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given: Mapping[str, Any],
                 path: tuple[Any, ...], errors: _Errors, extra: Sequence[Any] = (), state: Any = None) -> Any:
     """One entry (a row, a group, a variant): its main fields in a line, the others folded under "more"."""
@@ -497,8 +505,7 @@ def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given:
             parts.append(mo.Html(hint))
     if folded:
         inner = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in folded]
-        names = ", ".join(sf.lower_label(f.label) for f in folded[:6]) + (", …" if len(folded) > 6 else "")
-        parts.append(mo.accordion({f"More: {names}": _grid(inner)}))
+        parts.append(mo.accordion({more_title([f.label for f in folded], 6): _grid(inner)}))
     mine = errors.take(path)
     if mine:
         parts.append(_error_box(mine))
@@ -686,8 +693,7 @@ def widgets_view(session: SheetSession, card: Card, elems: Any, draft: SheetDraf
                                card.before)
             (items if spec.name in main else folded).append(view)
         if folded:
-            names = [sf.lower_label(s.label) for s in form.specs if s.name not in main and s.name in choice_elems]
-            title = "More: " + ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+            title = more_title([s.label for s in form.specs if s.name not in main and s.name in choice_elems], 5)
             items.append(mo.accordion({title: mo.vstack(folded, gap=0.4)}))
         if form.dice and "d" in elems:
             rows = []

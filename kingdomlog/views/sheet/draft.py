@@ -43,7 +43,7 @@ from kingdomlog.app.campaign import TurnStart
 from kingdomlog.app.drafts import Drafts, SavedDraft
 from kingdomlog.app.submissions import submitted_steps
 from kingdomlog.app.table import Proposal, TableFile
-from kingdomlog.core.choices import FieldSpec
+from kingdomlog.core.choices import ROLLED, FieldSpec
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError, RuleError
 from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.fold import is_live, last_live_turn, live_commits_of_turn, retracted_commits
@@ -506,7 +506,8 @@ class SheetSession:
         return self.plan.steps.get(step) or self.start.submitted_steps.get(step) or StepPlan()
 
     def _form(self, card: Card, shown: StepPlan) -> StepForm:
-        specs, problem = _specs(self.start, card, shown.choices)
+        faces = {r.key: list(r.faces) for r in card.rolls}  # those the card shows: a drawn event's either/ors
+        specs, problem = _specs(self.start, card, {**shown.choices, ROLLED: faces} if faces else shown.choices)
         specs = sheet_grid.with_grid_pickers(specs, shown.choices, _grid_dump(card.before))
         card.form_problem = problem
         rolled = {r.key: r for r in card.rolls}

@@ -122,7 +122,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     order = {c: i for i, c in enumerate(cols)}
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
     say = name.value if name is not None else _plain
-    heads = [noun if c == "id" and noun else words(c) for c in cols]
+    heads = [noun if c == "id" and noun else words(c.removesuffix("_id")) for c in cols]  # "Area", not "Area id"
     return h("table", h("thead", h("tr", (h("th", x) for x in heads))),
              h("tbody", (h("tr", (h("td", _cell(r.get(c), say)) for c in cols)) for r in rows)),
              class_="kl-table kl-panel-table")
@@ -172,12 +172,22 @@ def _neither(key: str) -> Better:
     return ""
 
 
+def _figure(value: Any, name: Callable[[str], str]) -> str:
+    """A figure's value in words: an id, or ids joined by commas (``law_and_order,trade``), each as ``name`` says it
+    (the state's ``views.words.Namer``: a feat by its title, ``Law and Order``, as the report names it)."""
+    text = scalar(value)
+    if isinstance(value, str) and re.fullmatch(r"[a-z0-9_,]+", value):
+        return ", ".join(name(x) for x in value.split(",") if x)
+    return text
+
+
 def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
-               better: Callable[[str], Better] = _neither) -> Html:
+               better: Callable[[str], Better] = _neither, name: Callable[[str], str] = _plain) -> Html:
     """The main figures as tiles; ``x`` with ``x_storage``/``x_threshold`` as ``4 / 8``, its penalty beside it.
 
     A figure the draft moves shows what it ends with (``later``), coloured by whether that is good for the
-    kingdom (``better``: the ruleset's ``Ruleset.better``; a figure it calls neither is left uncoloured).
+    kingdom (``better``: the ruleset's ``Ruleset.better``; a figure it calls neither is left uncoloured). An id
+    among the figures is said as ``name`` says it (default: its separators as spaces).
     """
     used: set[str] = set()
     tiles = []
@@ -190,7 +200,7 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
         cap = [" ", h("span", f"/ {scalar(summary[cap_key])}", class_="kl-cap")] if cap_key is not None else None
         moved = k in later and later[k] != v
         trend = Figure(k, k, later.get(k), v, better=better(k)).trend if moved else ""
-        tail = [" ", h("span", f"→ {_spaced(scalar(later[k]))}", class_=TREND_CLASS.get(trend, "kl-then"),
+        tail = [" ", h("span", f"→ {_figure(later[k], name)}", class_=TREND_CLASS.get(trend, "kl-then"),
                        title={"better": "better for the kingdom", "worse": "worse for the kingdom"}.get(trend))
                 ] if moved else None
         extra = [h("div", f"{words(x.removeprefix(k + '_'))} {scalar(summary[x])}", class_="kl-stat-side")
@@ -199,7 +209,7 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
             and isinstance(summary[cap_key], (int, float)) and v >= summary[cap_key] else ""
         full += " kl-stat-wide" if len(scalar(v)) > 28 else ""
         tiles.append(h("div", h("div", words(k), class_="kl-stat-name"),
-                       h("div", _spaced(scalar(v)), cap, tail, class_="kl-stat-value"), extra,
+                       h("div", _figure(v, name), cap, tail, class_="kl-stat-value"), extra,
                        class_=f"kl-stat{full}", data_figure=k))
     return h("div", tiles, class_="kl-stats")
 
@@ -210,7 +220,7 @@ _STATIC: ByIdentity[State, Html] = ByIdentity(limit=1)
 def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> Html:
     """The panel's main figures of ``state``, with what the draft (ending at ``after``) does to them."""
     later = summary_of(ruleset, after) if after is not None else {}
-    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better)
+    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better, namer(ruleset, state).value)
     return tiles + (h("div", "→ what the draft turn ends with", class_="kl-help") if later else EMPTY)
 
 

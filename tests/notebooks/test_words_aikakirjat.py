@@ -1,0 +1,108 @@
+"""Issue 29 on the aikakirjat GM sheet, read from what the sheet renders (no browser): a breakdown is headed as the
+panel and the report name the figure ("Growth DC", "Agriculture"; it read "growth DC", "bureaucracy"); a feat is
+named as the report names it ("Law and Order", on the panel's tile, its table and the feat dropdown; it read "law
+and order"); the fields folded under "More:" are said as a person says them ("the PC's bonus", "Crime or Decadence
+used as a bonus"; it read "pc's bonus, use positive", the keys made into words)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kingdomlog.core.choices import FieldSpec
+from kingdomlog.core.turn import Plan
+from kingdomlog.views import forms as sf
+from kingdomlog.views.sheet import cards
+from kingdomlog.views.sheet import panel as sheet_panel
+from kingdomlog.views.sheet.draft import SheetSession, load_start
+from kingdomlog.views.words import words
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> SheetSession:
+    """The demo's next year drafted as the sheet drafts it, every die drawn."""
+    folder = tmp_path_factory.mktemp("aik") / "aikakirjat-demo"
+    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder,
+                    ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    return SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+
+
+def text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_a_breakdown_is_headed_as_the_panel_names_the_figure(session: SheetSession) -> None:
+    heads: list[str] = []
+    for card in session.draft.cards:
+        html = str(cards.breakdown_html(card.breakdowns, cards._namer(session, card)))
+        heads += re.findall(r'<div class="kl-bd"><b>([^<]*)</b>', html)
+    assert "Growth DC" in heads and "Agriculture" in heads, heads  # as the panel's tile reads it: "Growth DC"
+    assert [x for x in heads if not x[:1].isupper()] == []
+
+
+def test_a_feat_is_named_as_the_report_names_it(session: SheetSession) -> None:
+    rs, state = session.start.ruleset, session.start.state
+    shown = text(str(sheet_panel.panel_html(rs, state)))
+    assert "Feats Law and Order" in shown  # the tile
+    assert "Feat Choices Law and Order" in shown  # the Feats table
+    assert "law and order" not in shown
+    feats = next(f for f in rs.choices(state, session.start.turn, "end", values={"benefits": [{"level": 3,
+                 "benefit": "feat"}]}) if f.name == "benefits")
+    entry = {f.name: f for f in (feats.entries or ((),))[0]}
+    assert entry["feat"].options and "Law and Order" in [o.label for o in entry["feat"].options]
+
+
+def _folded(spec: FieldSpec, given: dict[str, Any]) -> list[FieldSpec]:
+    fields = (spec.entries or ((),))[0]
+    main = sf.primary(spec, fields, given)
+    return [f for f in fields if f.name not in main]
+
+
+def test_the_fields_folded_under_more_are_said_in_words(session: SheetSession) -> None:
+    rs, state = session.start.ruleset, session.start.state
+    given = {"action": "attract_population"}
+    spec = next(f for f in rs.choices(state, session.start.turn, "actions", values={"actions": [given]})
+                if f.name == "actions")
+    folded = _folded(spec, given)
+    title = cards.more_title([f.label for f in folded], 99)
+    assert "the PC's bonus" in title and "who performs it" in title, title
+    assert "pc's" not in title and "use positive" not in title, title
+    shown = (spec.entries or ((),))[0]
+    made_of_keys = [f.name for f in shown if "_" in f.name and f.label == words(f.name)
+                    and f.name not in ("neighbour_id", "institution_id", "project_id")]  # "Neighbour": a word
+    assert made_of_keys == [], made_of_keys
+    by_name = {f.name: f.label for f in shown}
+    assert by_name["use_positive"] == "Crime or Decadence used as a bonus"
+    # Attract Population rolls Trade (§3.10.2): no skill to pick, so no empty "Skill" box asked first
+    assert next(f for f in shown if f.name == "skill").unused and "skill" not in sf.primary(spec, shown, given)
+
+
+def test_records_kept_by_id_alone_are_named_as_the_report_names_them(session: SheetSession) -> None:
+    """The panel's institutions and provinces: "the Sampo Academy" (the report's words; it read "academy sampo", the
+    id made into words) and each province by its name, its owner beside it where two share it ("Home (Tuonela)";
+    it read "t home")."""
+    rs, state = session.start.ruleset, session.start.state
+    shown = text(str(sheet_panel.panel_html(rs, state)))
+    assert "the Sampo Academy" in shown and "academy sampo" not in shown
+    assert "Home (Pohjola)" in shown and "Home (Tuonela)" in shown and "March, Home (Tuonela)" in shown
+    assert not re.search(r"\b[ptk] (home|march|border)\b", shown), shown
+
+
+def test_a_players_numbers_are_headed_as_the_sheet_heads_them(session: SheetSession) -> None:
+    """The player page's "How each number is made" heads each figure with its capital, as the GM sheet's breakdowns
+    do ("Culture score 12", "Growth DC 20"; it read "culture score 12")."""
+    from types import SimpleNamespace
+
+    from kingdomlog.views.player.page import numbers_html
+
+    view = SimpleNamespace(breakdowns=list(session.start.ruleset.explain(session.start.state)))
+    heads = re.findall(r"<li><b>([^<]*)</b>", str(numbers_html(view)))  # type: ignore[arg-type]
+    assert "Culture score" in heads and "Growth DC" in heads, heads
+    assert [x for x in heads if not x[:1].isupper()] == []
