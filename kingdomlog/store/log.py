@@ -297,6 +297,9 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     import pyarrow.parquet as pq
 
     sink = p.BufferOutputStream()
+    if not hasattr(pq.ParquetWriter, "add_key_value_metadata"):  # an older pyarrow: the footer as before
+        pq.write_table(table, sink, **WRITE_OPTIONS)
+        return bytes(sink.getvalue().to_pybytes())
     writer = pq.ParquetWriter(sink, table.schema, store_schema=False, **WRITE_OPTIONS)
     try:
         writer.write_table(table)
