@@ -246,8 +246,14 @@ def _escaped(values: Any) -> Any:
         return values
     if len(raw.translate(None, _CONTROL_BYTES)) != len(raw):
         return None
+    # each kernel only over a column holding its character: a payload (JSON) always holds quotes and rarely a
+    # backslash, and a kernel costs ~0.8 ms per 4,096-event run whether it replaces anything or not (issue 31)
     pc = _Compute()
-    return pc.replace_substring(pc.replace_substring(values, "\\", "\\\\"), '"', '\\"')
+    if b"\\" in raw:  # the backslashes first, so that the ones escaping quotes are not doubled
+        values = pc.replace_substring(values, "\\", "\\\\")
+    if b'"' in raw:
+        values = pc.replace_substring(values, '"', '\\"')
+    return values
 
 
 __all__ = ["check_run"]

@@ -284,12 +284,28 @@ def _fsync_dir(path: Path) -> None:
 
 
 def _parquet_bytes(table: pa.Table) -> bytes:
-    """A batch file's bytes: ``table`` written as Parquet with ``WRITE_OPTIONS``, in memory."""
+    """A batch file's bytes: ``table`` written as Parquet with ``WRITE_OPTIONS``, in memory.
+
+    The table's metadata goes into the footer as key-value pairs, but not the Arrow schema pyarrow adds by
+    default (``ARROW:schema``, ~2.5 KB of base64): a reader derives the very same schema from the Parquet
+    types (``codec.schema()``: the check compares it), and a file without it is read ~20 us faster, every
+    time one is checked the first time (a fresh clone reads thousands: issue 31, ``store_schema=False``,
+    measured apart: 139-147 against 158-168 us a 50-event file, least of 5 x 300) and written ~5-10 us faster.
+    Files written before keep their ``ARROW:schema`` and read the same.
+    """
     p = codec.pa()
     import pyarrow.parquet as pq
 
     sink = p.BufferOutputStream()
-    pq.write_table(table, sink, **WRITE_OPTIONS)
+    if not hasattr(pq.ParquetWriter, "add_key_value_metadata"):  # an older pyarrow: the footer as before
+        pq.write_table(table, sink, **WRITE_OPTIONS)
+        return bytes(sink.getvalue().to_pybytes())
+    writer = pq.ParquetWriter(sink, table.schema, store_schema=False, **WRITE_OPTIONS)
+    try:
+        writer.write_table(table)
+        writer.add_key_value_metadata(table.schema.metadata or {})
+    finally:
+        writer.close()
     return bytes(sink.getvalue().to_pybytes())
 
 

@@ -9,6 +9,7 @@ writer does (a character ``json.dumps`` escapes as ``\\n`` or ``\\u0001``) is ne
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
@@ -195,3 +196,33 @@ def test_a_fault_before_an_unreadable_file_is_named_first(tmp_path: Path) -> Non
     with pytest.raises(CorruptLogError, match="event altered") as err:
         Campaign.open(camp.folder).state(use_cache=False)
     assert victim.name in str(err.value)
+
+
+@pytest.mark.parametrize("texts", [
+    ['{"a":1}', 'plain', '"'],  # quotes only: one kernel
+    ['back\\slash', 'plain', '\\'],  # backslashes only
+    ['"\\"', '\\"q\\"', 'plain'],  # both: the backslashes first, or an escaping backslash would be doubled
+    ['plain', 'é and 𝄞'],  # neither: the column as it is
+])
+def test_a_column_is_escaped_as_the_canonical_writer_escapes_it(texts: list[str]) -> None:
+    """Each escaping kernel runs only over a column holding its character; the result is json.dumps's."""
+    got = bulk._escaped(pa.array(texts, pa.string()))
+    assert got is not None
+    assert got.to_pylist() == [json.dumps(t, ensure_ascii=False)[1:-1] for t in texts]
+
+
+@pytest.mark.parametrize("kv_writer", [True, False])
+def test_a_batch_file_carries_the_footer_keys_without_or_with_the_arrow_schema(tmp_path: Path, kv_writer: bool,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is written without ``ARROW:schema`` (a pyarrow whose writer cannot add footer keys writes it as
+    before); either way its footer holds the log's keys, it reads at the log's schema and a first read accepts it."""
+    if not kv_writer:
+        monkeypatch.delattr(pq.ParquetWriter, "add_key_value_metadata")
+    camp = build(tmp_path / "farm", turns=2)
+    for path in camp.log.files():
+        meta = pq.read_metadata(path).metadata
+        assert (b"ARROW:schema" in meta) is not kv_writer
+        assert {FILE_SHA_KEY, b"kingdomlog.first_seq", b"kingdomlog.campaign"} <= set(meta)
+        assert pq.read_table(path).schema.equals(codec.schema(), check_metadata=False)
+    shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
+    assert Campaign.open(camp.folder).verify().ok

@@ -29,7 +29,7 @@ from kingdomlog.core.errors import CorruptLogError
 from kingdomlog.core.events import event_hash
 from kingdomlog.core.turn import Plan
 from kingdomlog.store import keys
-from kingdomlog.store.log import _SHA_PLACEHOLDER, FILE_SHA_KEY, WRITE_OPTIONS, file_digest, seal
+from kingdomlog.store.log import _SHA_PLACEHOLDER, FILE_SHA_KEY, _parquet_bytes, file_digest, seal
 
 
 def build(folder: Path) -> Campaign:
@@ -52,9 +52,7 @@ def reseal(path: Path, change: Callable[[list[dict[str, Any]]], None], *, keep_s
     meta[FILE_SHA_KEY] = _SHA_PLACEHOLDER
     meta.pop(b"ARROW:schema", None)
     forged = pa.Table.from_pylist(rows, schema=table.schema.remove_metadata().with_metadata(meta))
-    sink = pa.BufferOutputStream()
-    pq.write_table(forged, sink, **WRITE_OPTIONS)  # as the writer does (a forger copies its settings)
-    data, _ = seal(sink.getvalue().to_pybytes())
+    data, _ = seal(_parquet_bytes(forged))  # as the writer does (a forger copies its settings)
     stored, actual = file_digest(data)
     assert stored == actual  # the forgery carries a valid file digest
     st = path.stat()
