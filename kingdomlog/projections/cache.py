@@ -262,10 +262,11 @@ def folder_identity(folder: Path) -> list[Any] | None:
     from kingdomlog.store.log import ident, settled
 
     out: list[Any] = []
+    base = os.fspath(folder)
     try:
         for rel in (CONFIG_NAME, HEAD_REL):
             try:
-                st = os.stat(folder / rel)
+                st = os.stat(os.path.join(base, rel))
             except FileNotFoundError:
                 out.append([rel, None])
                 continue
@@ -273,11 +274,12 @@ def folder_identity(folder: Path) -> list[Any] | None:
                 return None
             out.append([rel, *ident(st)])
         for sub in ("log", "data"):
-            d = folder / sub
-            if not d.is_dir():
+            try:  # plain strings and no is_dir() first: this runs for every campaign of every open
+                with os.scandir(os.path.join(base, sub)) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except (FileNotFoundError, NotADirectoryError):
                 out.append([sub, None])
                 continue
-            entries = sorted(os.scandir(d), key=lambda e: e.name)
             out.append([sub, len(entries)])
             for e in entries:
                 st = e.stat(follow_symlinks=False)
