@@ -278,8 +278,10 @@ class Catalog:
 
     def _load(self, folders: list[Path]) -> None:
         """Fill the tables: each campaign from the root record when its files are exactly as recorded, else
-        through its own projection (``_project``: its whole log checked); then keep a new root record if
-        anything was not taken from it."""
+        through its own projection (``_project``: its whole log checked); then, if anything was not taken from
+        it, keep the root as it is now: a delta over the record while that is small, else the record whole
+        (``projections.cache.update_root``), so one more turn in one of many campaigns writes that campaign's
+        rows and the list of folders, not every campaign's rows again."""
         con = self.con
         camp_rows: list[dict[str, Any]] = []
         seen: dict[str, Path] = {}
