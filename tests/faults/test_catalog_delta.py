@@ -18,7 +18,7 @@ import random
 from pathlib import Path
 
 import pytest
-from test_catalog_cache import fresh, snapshot, step
+from test_catalog_cache import found, fresh, snapshot, step
 from test_catalog_root import NAMES, make_root, no_log_reads, record_of
 
 from kingdomlog.app import Campaign
@@ -44,34 +44,34 @@ def play(root: Path, name: str, i: int) -> None:
         i += 1000
 
 
-def test_a_changed_campaign_writes_only_the_delta(tmp_path: Path, deltas: None,
+@pytest.mark.parametrize("viewer", ["gm", "alice"])
+def test_a_changed_campaign_writes_only_the_delta(tmp_path: Path, deltas: None, viewer: str,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_root(tmp_path)
-    Catalog(root)
-    record = record_of(root)
+    Catalog(root, viewer=viewer)
+    record = record_of(root, viewer)
     delta = pcache.delta_path(record)
     kept = record.read_bytes()
     assert not delta.exists()
     for i, name in enumerate(["birch", "ash", "birch", "cedar"]):
         play(root, name, 20 + i)
-        cat = Catalog(root)
+        cat = Catalog(root, viewer=viewer)
         assert cat.folded == [name] and cat.from_root == len(NAMES) - 1
         assert record.read_bytes() == kept  # the record is not written again
         assert delta.is_file()
-        want = fresh(root, "gm", tmp_path)
+        want = fresh(root, viewer, tmp_path)
         assert snapshot(cat) == want, (i, name)
         with monkeypatch.context() as m:
             no_log_reads(m)
-            again = Catalog(root)
+            again = Catalog(root, viewer=viewer)
         assert again.from_root == len(NAMES) and again.folded == []
         assert snapshot(again) == want
     # a new campaign goes into the delta too
-    from test_catalog_cache import found
     step(found(root, "dogwood"), random.Random(4), 4)
-    cat = Catalog(root)
+    cat = Catalog(root, viewer=viewer)
     assert cat.folded == ["dogwood"] and record.read_bytes() == kept
-    assert snapshot(cat) == fresh(root, "gm", tmp_path)
-    assert Catalog(root).from_root == len(NAMES) + 1
+    assert snapshot(cat) == fresh(root, viewer, tmp_path)
+    assert Catalog(root, viewer=viewer).from_root == len(NAMES) + 1
 
 
 def test_past_its_share_the_record_is_written_whole_and_the_delta_removed(tmp_path: Path, deltas: None,
