@@ -28,6 +28,7 @@ states) whose lengths the header gives.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -230,7 +231,7 @@ def descriptor(ruleset: str, build: Callable[[], dict[str, Any]]) -> dict[str, A
 
 # ---- the root record: one signed file per campaigns root and viewer --------------------------------------
 
-ROOT_FORMAT = 1
+ROOT_FORMAT = 2
 ROOT_DIR = "catalog-root"
 CONFIG_NAME = "campaign.toml"
 HEAD_REL = f".cache/{HEAD_NAME}"
@@ -261,10 +262,11 @@ def folder_identity(folder: Path) -> list[Any] | None:
     from kingdomlog.store.log import ident, settled
 
     out: list[Any] = []
+    base = os.fspath(folder)
     try:
         for rel in (CONFIG_NAME, HEAD_REL):
             try:
-                st = os.stat(folder / rel)
+                st = os.stat(os.path.join(base, rel))
             except FileNotFoundError:
                 out.append([rel, None])
                 continue
@@ -272,11 +274,12 @@ def folder_identity(folder: Path) -> list[Any] | None:
                 return None
             out.append([rel, *ident(st)])
         for sub in ("log", "data"):
-            d = folder / sub
-            if not d.is_dir():
+            try:  # plain strings and no is_dir() first: this runs for every campaign of every open
+                with os.scandir(os.path.join(base, sub)) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except (FileNotFoundError, NotADirectoryError):
                 out.append([sub, None])
                 continue
-            entries = sorted(os.scandir(d), key=lambda e: e.name)
             out.append([sub, len(entries)])
             for e in entries:
                 st = e.stat(follow_symlinks=False)
@@ -288,66 +291,158 @@ def folder_identity(folder: Path) -> list[Any] | None:
     return out
 
 
+def identity_key(identity: list[Any] | None) -> str:
+    """The digest a root record keeps of a ``folder_identity`` ("" for none: never equal to a recorded one)."""
+    if identity is None:
+        return ""
+    return hashlib.sha256(json.dumps(identity, separators=(",", ":"), default=str).encode()).hexdigest()
+
+
 @dataclass
 class RootEntry:
-    """One campaign's part of a root record: where its rows sit in the record's tables."""
+    """One campaign's part of a root record: its rows, and where they sit in the record's tables."""
 
     campaign: str
     ruleset: str
-    identity: list[Any]
+    identity: str
+    """``identity_key`` of the folder's files when its rows were made ("": not kept in a record)."""
     row: dict[str, Any]
     events: pa.Table
     states: pa.Table | None
+    origin: tuple[str, int, int] | None = None
+    """(part, first event row, first states row) in the loaded record's tables (``RootRecord.tables``), or None."""
+
+
+DELTA_SHARE = 0.125
+"""A changed root writes only a delta beside its record (the campaigns not in the record, and the list of all)
+while that delta holds at most this share of the record's event rows; past it the whole record is written again
+and the delta removed. Each turn played then costs writing the campaigns changed since the record was last
+written whole, at most this share of it, and one whole write each time that share fills up."""
+
+
+def delta_path(path: Path) -> Path:
+    return path.with_name(path.stem + ".delta")
+
+
+def _sorted_entries(entries: dict[str, RootEntry]) -> list[tuple[str, RootEntry]]:
+    return sorted(entries.items(), key=lambda kv: (kv[1].campaign, kv[0]))  # catalog order
+
+
+def _tables(entries: list[tuple[str, RootEntry]], rulesets: list[str]) -> tuple[bytes, dict[str, bytes],
+                                                                                dict[str, tuple[int, int]]]:
+    """The events and per-ruleset states of ``entries`` as IPC bytes (one record batch each), and each folder's
+    first rows in them."""
+    import pyarrow as pa
+
+    ev_parts: list[pa.Table] = []
+    st_parts: dict[str, list[pa.Table]] = {rid: [] for rid in rulesets}
+    ev_off = 0
+    st_off = dict.fromkeys(rulesets, 0)
+    at: dict[str, tuple[int, int]] = {}
+    for folder, e in entries:
+        at[folder] = (ev_off, st_off[e.ruleset])
+        ev_parts.append(e.events)
+        ev_off += e.events.num_rows
+        if e.states is not None and e.states.num_rows:
+            st_parts[e.ruleset].append(e.states)
+            st_off[e.ruleset] += e.states.num_rows
+    # one record batch per table (not one per batch file), so reading it back is a zero-copy view
+    ev = _ipc(pa.concat_tables(ev_parts).combine_chunks()) if ev_parts else b""
+    sts = {rid: _ipc(pa.concat_tables(t, promote_options="default").combine_chunks()) if t else b""
+           for rid, t in st_parts.items()}
+    return ev, sts, at
+
+
+def _folder_doc(folder: str, e: RootEntry, src: str, ev: int, st: int) -> dict[str, Any]:
+    n_st = e.states.num_rows if e.states is not None else 0
+    return {"folder": folder, "campaign": e.campaign, "ruleset": e.ruleset, "identity": e.identity, "row": e.row,
+            "src": src, "ev": [ev, e.events.num_rows], "st": [st, n_st]}
 
 
 def save_root(path: Path, viewer: str, entries: dict[str, RootEntry]) -> bool:
-    """Write the root record (signed) of ``entries`` (by folder); False if it could not be written."""
+    """Write the whole root record (signed) of ``entries`` (by folder), then remove its delta; False if it could
+    not be written.
+
+    The delta names the record it applies to by its HMAC: a crash between the two writes leaves a delta that
+    applies to no record, and is not used.
+    """
     import pyarrow as pa
 
     rulesets = sorted({e.ruleset for e in entries.values()})
     digests = {rid: ruleset_digest(rid) for rid in rulesets}
     if any(d is None for d in digests.values()):
         return False
-    folders: list[dict[str, Any]] = []
-    ev_parts: list[pa.Table] = []
-    st_parts: dict[str, list[pa.Table]] = {rid: [] for rid in rulesets}
-    ev_off = 0
-    st_off = dict.fromkeys(rulesets, 0)
-    for folder, e in sorted(entries.items(), key=lambda kv: (kv[1].campaign, kv[0])):  # the tables in catalog order
-        n_st = e.states.num_rows if e.states is not None else 0
-        folders.append({"folder": folder, "campaign": e.campaign, "ruleset": e.ruleset, "identity": e.identity,
-                        "row": e.row, "ev": [ev_off, e.events.num_rows], "st": [st_off[e.ruleset], n_st]})
-        ev_parts.append(e.events.sort_by("seq"))  # so the whole table is in (campaign, seq) order
-        ev_off += e.events.num_rows
-        if e.states is not None and n_st:
-            st_parts[e.ruleset].append(e.states)
-            st_off[e.ruleset] += n_st
+    order = _sorted_entries(entries)
     try:
-        # one record batch per table (not one per batch file), so reading it back is a zero-copy view
-        ev = _ipc(pa.concat_tables(ev_parts).combine_chunks()) if ev_parts else b""
-        sts = {rid: _ipc(pa.concat_tables(t, promote_options="default").combine_chunks()) if t else b""
-               for rid, t in st_parts.items()}
+        ev, sts, at = _tables(order, rulesets)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return False  # states of one ruleset with mixed column types: the per-campaign projections serve
-    head = {"format": ROOT_FORMAT, "viewer": viewer, "code": catalog_code_digest(), "rulesets": digests,
-            "folders": folders, "events_len": len(ev), "states_len": [[rid, len(sts[rid])] for rid in rulesets]}
-    return _write_signed(path, head, ev + b"".join(sts[rid] for rid in rulesets))
+    folders = [_folder_doc(f, e, "b", *at[f]) for f, e in order]
+    head = {"format": ROOT_FORMAT, "kind": "record", "viewer": viewer, "code": catalog_code_digest(),
+            "rulesets": digests, "folders": folders, "events_len": len(ev),
+            "states_len": [[rid, len(sts[rid])] for rid in rulesets]}
+    if not _write_signed(path, head, ev + b"".join(sts[rid] for rid in rulesets)):
+        return False
+    with contextlib.suppress(OSError):
+        delta_path(path).unlink()
+    return True
+
+
+def save_delta(path: Path, viewer: str, entries: dict[str, RootEntry], record: RootRecord) -> bool:
+    """Write the delta of ``entries`` over ``record`` (loaded from ``path``): the list of every folder, each
+    either where it sits in the record or in the delta's own tables, signed and naming the record; False if it
+    could not be written (the record stays as it was, and the changed campaigns are checked again next time)."""
+    import pyarrow as pa
+
+    rulesets = sorted({e.ruleset for e in entries.values()})
+    digests = {rid: ruleset_digest(rid) for rid in rulesets}
+    if any(d is None for d in digests.values()) or any(record.rulesets.get(r, d) != d for r, d in digests.items()):
+        return False
+    order = _sorted_entries(entries)
+    fresh = [(f, e) for f, e in order if e.origin is None or e.origin[0] != "b"]
+    try:
+        ev, sts, at = _tables(fresh, rulesets)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return False
+    folders = []
+    for f, e in order:
+        if f in at:
+            folders.append(_folder_doc(f, e, "d", *at[f]))
+        else:
+            assert e.origin is not None
+            folders.append(_folder_doc(f, e, "b", e.origin[1], e.origin[2]))
+    head = {"format": ROOT_FORMAT, "kind": "delta", "viewer": viewer, "code": catalog_code_digest(),
+            "base": record.mac, "rulesets": digests, "folders": folders, "events_len": len(ev),
+            "states_len": [[rid, len(sts[rid])] for rid in rulesets]}
+    return _write_signed(delta_path(path), head, ev + b"".join(sts[rid] for rid in rulesets))
+
+
+def update_root(path: Path, viewer: str, entries: dict[str, RootEntry], record: RootRecord | None) -> bool:
+    """Keep ``entries`` as the root record at ``path``: as a delta over ``record`` while that is small enough
+    (``DELTA_SHARE``), else whole."""
+    if record is not None and record.mac:
+        fresh = sum(e.events.num_rows for e in entries.values() if e.origin is None or e.origin[0] != "b")
+        if fresh <= DELTA_SHARE * record.base_rows and save_delta(path, viewer, entries, record):
+            return True
+    return save_root(path, viewer, entries)
 
 
 @dataclass
 class RootRecord:
-    """A loaded root record: its entries by folder and its whole tables (``events`` in (campaign, seq) order)."""
+    """A loaded root record (with its delta, if one applies): its entries by folder, and the tables of each part
+    (``"b"`` the record, ``"d"`` the delta; ``events`` in (campaign, seq) order) their ``origin`` points into."""
 
     entries: dict[str, RootEntry]
-    events: pa.Table | None
-    states: dict[str, pa.Table | None]
+    tables: dict[str, tuple[pa.Table | None, dict[str, pa.Table | None]]]
+    mac: str
+    """The record's HMAC, which a delta over it names."""
+    base_rows: int
+    rulesets: dict[str, str]
 
 
-def load_root(path: Path, viewer: str) -> RootRecord | None:
-    """The entries (by folder) of the root record at ``path``, if this machine signed it for this code and viewer.
-
-    A record of other catalog code, or holding a ruleset whose package changed since, is not used.
-    """
+def _read_part(path: Path, viewer: str, kind: str) -> tuple[str, dict[str, Any], pa.Table | None,
+                                                             dict[str, pa.Table | None]] | None:
+    """(HMAC, header, events, states by ruleset) of a signed record or delta at ``path``, if ours."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -357,42 +452,69 @@ def load_root(path: Path, viewer: str) -> RootRecord | None:
     j = data.find(b"\n", i + 1)
     if i != 64 or j < 0 or not keys.verify(memoryview(data)[i + 1:], data[:i]):
         return None
-    try:
-        head = json.loads(data[i + 1:j])
-        if not isinstance(head, dict) or head.get("format") != ROOT_FORMAT or head.get("viewer") != viewer \
-                or head.get("code") != catalog_code_digest():
-            return None
-        digests = head["rulesets"]
-        if any(ruleset_digest(rid) != d for rid, d in digests.items()):
-            return None
-        n_ev = int(head["events_len"])
-        sizes = [(str(rid), int(n)) for rid, n in head["states_len"]]
-        if n_ev + sum(n for _r, n in sizes) != len(data) - j - 1:
-            return None
-        import pyarrow as pa
+    head = json.loads(data[i + 1:j])
+    if not isinstance(head, dict) or head.get("format") != ROOT_FORMAT or head.get("kind") != kind \
+            or head.get("viewer") != viewer or head.get("code") != catalog_code_digest():
+        return None
+    digests = head["rulesets"]
+    if any(ruleset_digest(rid) != d for rid, d in digests.items()):
+        return None
+    n_ev = int(head["events_len"])
+    sizes = [(str(rid), int(n)) for rid, n in head["states_len"]]
+    if n_ev + sum(n for _r, n in sizes) != len(data) - j - 1:
+        return None
+    import pyarrow as pa
 
-        buf = pa.py_buffer(data).slice(j + 1)  # the tables are views of the bytes read, not copies
-        events = pa.ipc.open_stream(buf.slice(0, n_ev)).read_all() if n_ev else None
-        states: dict[str, pa.Table | None] = {}
-        off = n_ev
-        for rid, n in sizes:
-            states[rid] = pa.ipc.open_stream(buf.slice(off, n)).read_all() if n else None
-            off += n
+    buf = pa.py_buffer(data).slice(j + 1)  # the tables are views of the bytes read, not copies
+    events = pa.ipc.open_stream(buf.slice(0, n_ev)).read_all() if n_ev else None
+    states: dict[str, pa.Table | None] = {}
+    off = n_ev
+    for rid, n in sizes:
+        states[rid] = pa.ipc.open_stream(buf.slice(off, n)).read_all() if n else None
+        off += n
+    return data[:i].decode("ascii"), head, events, states
+
+
+def load_root(path: Path, viewer: str) -> RootRecord | None:
+    """The entries (by folder) of the root record at ``path`` and of its delta, if this machine signed them for
+    this code and viewer and the delta names this record (else the record alone).
+
+    A record of other catalog code, or holding a ruleset whose package changed since, is not used.
+    """
+    try:
+        base = _read_part(path, viewer, "record")
+        if base is None:
+            return None
+        mac, head, events, states = base
+        tables = {"b": (events, states)}
+        try:
+            delta = _read_part(delta_path(path), viewer, "delta")
+        except Exception:  # a delta not of this format: the record alone
+            delta = None
+        if delta is not None and delta[1].get("base") == mac:
+            tables["d"] = (delta[2], delta[3])
+            folders = delta[1]["folders"]
+        else:
+            folders = head["folders"]
         out: dict[str, RootEntry] = {}
-        for f in head["folders"]:
+        for f in folders:
+            src = str(f.get("src", "b"))
             e0, en = (int(x) for x in f["ev"])
             s0, sn = (int(x) for x in f["st"])
             rid = str(f["ruleset"])
-            st = states.get(rid)
-            if events is None or e0 + en > events.num_rows or (sn and (st is None or s0 + sn > st.num_rows)):
+            ev_t, st_by = tables[src]
+            st = st_by.get(rid)
+            if ev_t is None or e0 + en > ev_t.num_rows or (sn and (st is None or s0 + sn > st.num_rows)):
                 return None
-            out[str(f["folder"])] = RootEntry(str(f["campaign"]), rid, list(f["identity"]), dict(f["row"]),
-                                              events.slice(e0, en), st.slice(s0, sn) if st is not None and sn
-                                              else None)
-        return RootRecord(out, events, states)
+            out[str(f["folder"])] = RootEntry(str(f["campaign"]), rid, str(f["identity"]), dict(f["row"]),
+                                              ev_t.slice(e0, en), st.slice(s0, sn) if st is not None and sn
+                                              else None, (src, e0, s0))
+        return RootRecord(out, tables, mac, events.num_rows if events is not None else 0,
+                          {str(k): str(v) for k, v in head["rulesets"].items()})
     except Exception:  # not a record of this format: rebuilt (it is only a cache)
         return None
 
 
-__all__ = ["Projection", "RootEntry", "RootRecord", "catalog_code_digest", "descriptor", "fingerprint",
-           "folder_identity", "load", "load_root", "path_for", "root_path", "ruleset_digest", "save", "save_root"]
+__all__ = ["Projection", "RootEntry", "RootRecord", "catalog_code_digest", "delta_path", "descriptor", "fingerprint",
+           "folder_identity", "identity_key", "load", "load_root", "path_for", "root_path", "ruleset_digest", "save",
+           "save_delta", "save_root", "update_root"]

@@ -278,23 +278,22 @@ class Catalog:
 
     def _load(self, folders: list[Path]) -> None:
         """Fill the tables: each campaign from the root record when its files are exactly as recorded, else
-        through its own projection (``_project``: its whole log checked); then keep a new root record if
-        anything was not taken from it."""
+        through its own projection (``_project``: its whole log checked); then, if anything was not taken from
+        it, keep the root as it is now: a delta over the record while that is small, else the record whole
+        (``projections.cache.update_root``), so one more turn in one of many campaigns writes that campaign's
+        rows and the list of folders, not every campaign's rows again."""
         con = self.con
-        event_tables: list[pa.Table] = []
         camp_rows: list[dict[str, Any]] = []
-        states_by_rs: dict[str, list[pa.Table]] = {}
         seen: dict[str, Path] = {}
         record = pcache.load_root(self._record_path, self.viewer)
         kept: dict[str, pcache.RootEntry] = {}
-        presorted = False
         for i, folder in enumerate(folders, start=1):
             if self.progress is not None:
                 self.progress(i, len(folders), folder.name)
             key = str(folder)
             entry = record.entries.get(key) if record is not None else None
             if entry is not None and entry.campaign not in seen \
-                    and pcache.folder_identity(folder) == entry.identity:
+                    and pcache.identity_key(pcache.folder_identity(folder)) == entry.identity:
                 self.from_root += 1
             else:
                 entry = None
@@ -307,28 +306,31 @@ class Catalog:
                 if proj is None:
                     continue
                 after = pcache.folder_identity(folder)
-                if before is not None and after is not None and _same_log(before, after):
-                    entry = pcache.RootEntry(proj.campaign, proj.ruleset, after, proj.row, proj.events, proj.states)
-                else:  # changed while it was checked, or too recently to trust its identity: not kept
-                    entry = pcache.RootEntry(proj.campaign, proj.ruleset, [], proj.row, proj.events, proj.states)
+                # changed while it was checked, or too recently to trust its identity: not kept ("")
+                same = before is not None and after is not None and _same_log(before, after)
+                entry = pcache.RootEntry(proj.campaign, proj.ruleset, pcache.identity_key(after) if same else "",
+                                         proj.row, _by_seq(proj.events), proj.states)
             kept[key] = entry
             seen[entry.campaign] = folder
-            event_tables.append(entry.events)
-            if entry.states is not None and entry.states.num_rows:
-                states_by_rs.setdefault(entry.ruleset, []).append(entry.states)
             camp_rows.append(entry.row)
-        if record is not None and self.from_root == len(kept) and kept.keys() == record.entries.keys():
-            # all of it, as recorded: the record's own tables, not a thousand slices of them
-            event_tables = [record.events] if record.events is not None else []
-            states_by_rs = {rid: [t] for rid, t in record.states.items() if t is not None and t.num_rows}
-            presorted = True
-        elif kept:
-            pcache.save_root(self._record_path, self.viewer,
-                             {k: e for k, e in kept.items() if e.identity})
+        if kept and not (record is not None and self.from_root == len(kept)
+                         and kept.keys() == record.entries.keys()):
+            pcache.update_root(self._record_path, self.viewer, {k: e for k, e in kept.items() if e.identity},
+                               record)
+        # the tables in catalog order, each campaign's events by seq: runs of campaigns that sit side by side in
+        # the record are one slice of its table (an unchanged root: the record's own tables, not a thousand slices)
+        order = sorted(kept.items(), key=lambda kv: (kv[1].campaign, kv[0]))
+        tables = record.tables if record is not None else {}
+        event_tables = _runs([(e.events, tables[e.origin[0]][0] if e.origin else None, e.origin[1] if e.origin
+                               else 0) for _f, e in order])
+        states_by_rs: dict[str, list[tuple[pa.Table, pa.Table | None, int]]] = {}
+        for _f, e in order:
+            if e.states is not None and e.states.num_rows:
+                parent = tables[e.origin[0]][1].get(e.ruleset) if e.origin else None
+                states_by_rs.setdefault(e.ruleset, []).append((e.states, parent, e.origin[2] if e.origin else 0))
         events = pa.concat_tables(event_tables) if event_tables else codec.schema().empty_table()
         con.register("_events", events)
-        con.execute("CREATE TABLE events AS SELECT * FROM _events"
-                    + ("" if presorted else " ORDER BY campaign, seq"))  # the record's table is in this order
+        con.execute("CREATE TABLE events AS SELECT * FROM _events")  # in (campaign, seq) order already
         con.unregister("_events")
         if camp_rows:
             con.register("_c", pa.Table.from_pylist(camp_rows))
@@ -338,7 +340,7 @@ class Catalog:
             con.execute("CREATE TABLE campaigns (campaign VARCHAR, name VARCHAR, ruleset VARCHAR, folder VARCHAR,"
                         " options VARCHAR, events BIGINT, head_seq BIGINT, last_turn INTEGER)")
         known = list(self._rulesets())
-        self._load_states(states_by_rs, known)
+        self._load_states({rid: _runs(parts) for rid, parts in states_by_rs.items()}, known)
         turns = resources.files("kingdomlog.projections").joinpath("sql/turns.sql").read_text()
         con.execute(turns)
         self.ddl.append(turns)
@@ -535,6 +537,37 @@ class Catalog:
                         " state_json VARCHAR)")
         for i in range(len(parts)):
             con.unregister(f"_s{i}")
+
+
+def _by_seq(table: pa.Table) -> pa.Table:
+    """``table`` in ``seq`` order (as it is, when it already is)."""
+    import pyarrow.compute as pc
+
+    seq = table.column("seq")
+    if len(seq) < 2 or pc.all(pc.greater(seq.slice(1), seq.slice(0, len(seq) - 1))).as_py():
+        return table
+    return table.sort_by("seq")
+
+
+def _runs(parts: list[tuple[pa.Table, pa.Table | None, int]]) -> list[pa.Table]:
+    """``parts`` (a table, the table it is a slice of or None, and where in it it starts), with each run of slices
+    that sit side by side in the same table made one slice of it."""
+    out: list[pa.Table] = []
+    run: list[Any] | None = None  # [parent, start, length]
+    for table, parent, start in parts:
+        if parent is not None and run is not None and run[0] is parent and run[1] + run[2] == start:
+            run[2] += table.num_rows
+            continue
+        if run is not None:
+            out.append(run[0] if run[1] == 0 and run[2] == run[0].num_rows else run[0].slice(run[1], run[2]))
+            run = None
+        if parent is None:
+            out.append(table)
+        else:
+            run = [parent, start, table.num_rows]
+    if run is not None:
+        out.append(run[0] if run[1] == 0 and run[2] == run[0].num_rows else run[0].slice(run[1], run[2]))
+    return out
 
 
 def _same_log(before: list[Any], after: list[Any]) -> bool:
