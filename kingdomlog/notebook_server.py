@@ -388,6 +388,42 @@ def frontend_files() -> FrontendFiles:
     return _FRONTEND
 
 
+_AST_LOCK = threading.RLock()
+"""Held while one thread builds or reads a Python AST (``serialize_ast``)."""
+
+
+def _locked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        with _AST_LOCK:
+            return fn(*args, **kwargs)
+
+    locked.__wrapped__ = fn  # type: ignore[attr-defined]
+    locked.__name__, locked.__doc__ = fn.__name__, fn.__doc__
+    return locked
+
+
+def serialize_ast() -> None:
+    """One thread at a time builds a Python AST or compiles one: ``ast.parse`` and marimo's ``ast_compile``.
+
+    CPython 3.11 counts the depth of every AST it converts (``ast.parse``; ``compile`` of an AST) in one counter
+    of the ``_ast`` module, shared by all threads: when a garbage collection inside one conversion runs a
+    finalizer, another thread may convert meanwhile, and one of them fails with ``SystemError: AST constructor
+    recursion depth mismatch``. A served page open converts in two threads at once: the server's, building the
+    new session's app (``load_notebook_ir``), and each running kernel's, compiling its cells. When that failed,
+    a page never drew: its websocket was dropped, or its kernel's setup cell failed and every cell under it.
+    Both calls go on doing what they did (the lock is taken around the unchanged functions, whose own frames
+    still call ``compile``); idempotent.
+    """
+    import ast
+
+    import marimo._ast.compiler as compiler
+
+    if not hasattr(ast.parse, "__wrapped__"):
+        ast.parse = _locked(ast.parse)
+    if not hasattr(compiler.ast_compile, "__wrapped__"):
+        compiler.ast_compile = _locked(compiler.ast_compile)
+
+
 class PrivateApp:
     """An ASGI wrapper around marimo's run-mode app that keeps the server's paths to itself.
 
@@ -472,6 +508,7 @@ def build_app(nb: Path, password: str, *, campaign: Path) -> PrivateApp:
     """The run-mode app of ``nb`` behind its password, wrapped in ``PrivateApp``."""
     import marimo
 
+    serialize_ast()
     inner = marimo.create_asgi_app(quiet=True, include_code=False, token=password, show_tracebacks=False) \
         .with_app(path="", root=str(nb)).build()
     here = Path.cwd()

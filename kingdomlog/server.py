@@ -61,7 +61,7 @@ from urllib.parse import parse_qs, quote, urlencode
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
-from kingdomlog.notebook_server import PrivateApp, notebook, path_scrubber
+from kingdomlog.notebook_server import PrivateApp, notebook, path_scrubber, serialize_ast
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -561,6 +561,7 @@ def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool
     config = get_default_config_manager(current_path=None).with_overrides(
         PartialMarimoConfig(runtime={"show_tracebacks": False}))  # type: ignore[typeddict-item]
     keep_source_positions()
+    serialize_ast()
     workspace, manager_class = kept_notebook(nb)
     manager = manager_class(
         workspace=workspace, mode=SessionMode.RUN, quiet=quiet,
