@@ -579,6 +579,54 @@ def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool
     return result
 
 
+def preload(notebooks: Sequence[Path], packages: Sequence[str] = ()) -> list[str]:
+    """Import, in this thread and before any page opens, every module the served ``notebooks`` import (their cells'
+    ``import`` statements) and every module of ``packages`` (the campaign's ruleset: its modules import one another
+    lazily), and marimo's Markdown with its extensions, with marimo's formatter hooks in place as in its kernels;
+    returns the modules imported.
+
+    A page's kernel is a thread of the server: the first pages opened at once imported the same modules in several
+    threads at once, and anywidget's chain (ipywidgets, IPython, each with marimo's formatter hook run as it loads)
+    deadlocked on its import locks; the loser's import failed and left IPython half-imported for the life of the
+    process, so that every page opened after it failed too. Imported here once, a kernel finds them all in
+    ``sys.modules``. A module that cannot be imported is left to the page (its kernel says so, as before).
+    """
+    import ast
+    import importlib
+    import pkgutil
+
+    import marimo as mo
+    from marimo._output.formatters.formatters import register_formatters
+
+    register_formatters()
+    wanted: list[str] = []
+    for package in packages:
+        with contextlib.suppress(Exception):
+            where = importlib.import_module(package).__path__
+            wanted += [m.name for m in pkgutil.walk_packages(where, package + ".")]
+    for nb in notebooks:
+        try:
+            tree = ast.parse(nb.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                wanted += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                wanted += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    done: list[str] = []
+    for name in dict.fromkeys(wanted):
+        if name in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception:  # a name imported from a module (not a module of its own), or one the page will report
+            continue
+        done.append(name)
+    mo.md("**a** [b](#c)\n\n| d |\n|---|\n| e |").text  # noqa: B018  (loads its extensions, pygments, ...)
+    return done
+
+
 class Front:
     """The server's own routes (``/``, ``/login``, ``/logout``) in front of the pages."""
 
@@ -659,6 +707,8 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
         routes.append(Mount(p.path, app=Gate(app, p.owner, creds, p.path, open_door=open_public)))
 
     kept_viewers = [p.owner for p in served if p.notebook == STATIC_NOTEBOOK]
+    preload(sorted({notebook(p.notebook) for p in served if p.notebook != STATIC_NOTEBOOK}),
+            [type(camp.ruleset).__module__.rpartition(".")[0] or type(camp.ruleset).__module__])
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
