@@ -135,3 +135,23 @@ def test_a_page_whose_kernel_failed_as_it_opened_says_so_and_reloads_itself_then
         assert len(reloads) == 1
         assert page.get_by_role("alert").filter(has_text="did not open properly").count() == 0
         browser.close()
+
+
+PRELOADED = """
+import sys
+from pathlib import Path
+from kingdomlog.server import build
+build(Path(sys.argv[1]), tick=None, warm=False)
+print(" ".join(m for m in ("anywidget", "IPython.display", "kingdomlog.views.table.live", "markdown.extensions.tables")
+               if m in sys.modules))
+"""
+
+
+def test_the_server_imports_what_its_pages_kernels_import_before_any_page_opens(
+        tmp_path: Path, python: str, subprocess_env: dict[str, str]) -> None:
+    import subprocess
+
+    folder = copy_demo(tmp_path / "stolen-lands")
+    out = subprocess.run([python, "-c", PRELOADED, str(folder)], env=subprocess_env, capture_output=True, text=True,
+                         timeout=120, check=True).stdout.split()
+    assert out == ["anywidget", "IPython.display", "kingdomlog.views.table.live", "markdown.extensions.tables"]
