@@ -542,6 +542,74 @@ def keep_source_positions() -> bool:
     return True
 
 
+_COMPILED: dict[tuple[object, ...], Any] = {}
+"""marimo's compiled cells by (code, cell id, file and its version, position): ``keep_compiled_cells``."""
+_COMPILED_MAX = 1024
+
+
+def _own_copy(kept: Any) -> Any:
+    """A cell of its own made from a kept one: its code objects, AST and code shared (immutable, the notebook's
+    code), every other field (status, output, staleness, configuration, names) a copy of its own."""
+    import ast
+    import copy
+    import dataclasses
+    from types import CodeType
+
+    cell = copy.copy(kept)
+    for field in dataclasses.fields(kept):
+        value = getattr(kept, field.name)
+        if not isinstance(value, str | int | float | bool | CodeType | ast.AST | type(None)):
+            object.__setattr__(cell, field.name, copy.deepcopy(value))
+    return cell
+
+
+def keep_compiled_cells() -> bool:
+    """Put a kept ``compile_cell`` in place of marimo's (its compiler's and its kernel's): False when this marimo
+    has none (then nothing is changed).
+
+    A table page open compiled each of its cells three times: the server building the session's app, then its
+    kernel twice (looking for Markdown cells, then registering them): about a quarter of the server's CPU per
+    open. The compile of a cell's code is the same for every page and viewer; it is kept per (code, cell id, the
+    notebook file and its version, position) and each caller gets a cell of its own (``_own_copy``: no status or
+    output is ever shared between sessions). Cells compiled with carried imports or for tests are not kept.
+    """
+    import marimo._ast.compiler as compiler
+    import marimo._runtime.runtime as runtime
+
+    current = compiler.__dict__.get("compile_cell")
+    if getattr(current, "kingdomlog_kept", False):
+        return True
+    if current is None:
+        return False
+    if runtime.__dict__.get("compile_cell") is not current:
+        return False
+    real: Callable[..., Any] = compiler.compile_cell
+
+    def compile_cell(code: str, cell_id: Any, source_position: Any = None, carried_imports: Any = None,
+                     test_rewrite: bool = False, filename: str | None = None) -> Any:
+        if carried_imports or test_rewrite:
+            return real(code, cell_id, source_position, carried_imports, test_rewrite, filename)
+        try:
+            st = os.stat(filename) if filename else None
+        except OSError:
+            st = None
+        where = None if source_position is None else (source_position.filename, source_position.lineno,
+                                                      source_position.col_offset)
+        key = (code, cell_id, filename, st and (st.st_mtime_ns, st.st_size), where)
+        kept = _COMPILED.get(key)
+        if kept is None:
+            kept = real(code, cell_id, source_position, None, False, filename)
+            if len(_COMPILED) >= _COMPILED_MAX:
+                _COMPILED.clear()
+            _COMPILED[key] = kept
+        return _own_copy(kept)
+
+    compile_cell.kingdomlog_kept = True  # type: ignore[attr-defined]
+    compiler.compile_cell = compile_cell
+    runtime.compile_cell = compile_cell  # type: ignore[attr-defined]
+    return True
+
+
 def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool = True) -> ASGIApp:
     """A run-mode marimo app for one notebook whose ``mo.cli_args()`` are ``cli_args``.
 
@@ -562,6 +630,7 @@ def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool
         PartialMarimoConfig(runtime={"show_tracebacks": False}))  # type: ignore[typeddict-item]
     keep_source_positions()
     serialize_ast()
+    keep_compiled_cells()
     workspace, manager_class = kept_notebook(nb)
     manager = manager_class(
         workspace=workspace, mode=SessionMode.RUN, quiet=quiet,

@@ -75,23 +75,18 @@ def test_asts_converted_in_threads_at_once_do_not_fail() -> None:
 
 FAIL_ONCE = """
 import asyncio, runpy, sys
-import marimo._ast.compiler as compiler
-real, seen = compiler.ast_compile, []
-def opening():  # building a page open's session: in the server's loop (not at its start), its notebook's app
+import marimo._ast.load as load
+real, seen = load.load_notebook_ir, []
+def once(*args, **kwargs):  # the first page open's build of its app fails as CPython 3.11's race made it fail
     try:
-        asyncio.get_running_loop()
+        asyncio.get_running_loop()  # in the server's loop: a page open, not the server's start
     except RuntimeError:
-        return False
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_name != "load_notebook_ir":
-        frame = frame.f_back
-    return frame is not None
-def once(*args, **kwargs):  # the first open's compile fails as CPython 3.11's race made it fail
-    if not seen and opening():
+        return real(*args, **kwargs)
+    if not seen:
         seen.append(1)
         raise SystemError("AST constructor recursion depth mismatch (before=87, after=81)")
     return real(*args, **kwargs)
-compiler.ast_compile = once
+load.load_notebook_ir = once
 sys.argv = ["kingdomlog", *sys.argv[1:]]
 runpy.run_module("kingdomlog", run_name="__main__", alter_sys=True)
 """
@@ -155,3 +150,23 @@ def test_the_server_imports_what_its_pages_kernels_import_before_any_page_opens(
     out = subprocess.run([python, "-c", PRELOADED, str(folder)], env=subprocess_env, capture_output=True, text=True,
                          timeout=120, check=True).stdout.split()
     assert out == ["anywidget", "IPython.display", "kingdomlog.views.table.live", "markdown.extensions.tables"]
+
+
+def test_a_kept_compile_gives_each_session_a_cell_of_its_own() -> None:
+    import marimo._ast.compiler as compiler
+    import marimo._runtime.runtime as runtime
+
+    from kingdomlog.server import keep_compiled_cells
+
+    assert keep_compiled_cells()
+    assert runtime.compile_cell is compiler.compile_cell
+    code = "x = 1\ny = [x, 2]\ny"
+    first, second = compiler.compile_cell(code, "Hbol"), runtime.compile_cell(code, "Hbol")
+    assert first.body is second.body and first.last_expr is second.last_expr  # compiled once
+    assert first is not second
+    for name in ("_status", "_run_result_status", "_stale", "_output", "config", "defs", "refs", "variable_data"):
+        assert getattr(first, name) is not getattr(second, name), name
+    first._output.output = "Ysolde's seat"
+    first.defs.add("z")
+    assert second._output.output is None and "z" not in second.defs
+    assert compiler.compile_cell("x = 2", "Hbol").body is not first.body  # other code: compiled
