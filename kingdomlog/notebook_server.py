@@ -253,7 +253,9 @@ ALLOWED_ROUTES = re.compile(
     r"manifest\.json$|android-chrome|apple-touch|og/|health$|healthz$|api/status/connections$)"
 )
 """The routes a run-mode page uses. Everything else (marimo's file explorer, ``/api/home/*``,
-``/api/files/*``, ``/api/storage/*``, documentation, export, packages, …) answers 404."""
+``/api/files/*``, ``/api/storage/*``, documentation, export, packages, …) answers 404; so do ``/public/`` (marimo's
+files of the notebook's folder, chosen by a header the browser sends: no page here has any) and its service worker
+``public-files-sw.js``, whose registration ``guarded`` takes out of the page."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -36,7 +36,13 @@ kept (``ViewCache``; ~0.06 s of CPU per render, a kept page costs a head read), 
 it when what its viewer would be shown changes (``/_view``, behind the same gate). The interactive pages (the
 table page, the orders sheet, the GM's pages) stay marimo apps; what all of them load alike is kept once per
 process, holding no viewer's data: marimo's frontend files (``notebook_server.FrontendFiles``), the notebook's parse
-and its cells' source positions (``kept_notebook``, ``keep_source_positions``), each per version of the file.
+and its cells' source positions (``kept_notebook``, ``keep_source_positions``), each per version of the file, and
+marimo's compile of each cell (``keep_compiled_cells``: each session still gets cells of its own).
+
+Pages opened at the same moment run in threads of this one process: the modules their kernels import are imported
+at the start (``preload``), and one thread at a time builds or compiles a Python AST (``notebook_server.serialize_ast``:
+CPython 3.11's converter is not safe across threads). A marimo page that fails all the same as it opens says so in
+words and reloads itself (``notebook_server.PAGE_GUARD``).
 """
 
 from __future__ import annotations
