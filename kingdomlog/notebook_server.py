@@ -250,10 +250,12 @@ def _run_for_viewer(name: str, folder: Path, who: str, port: int, password: str 
 
 ALLOWED_ROUTES = re.compile(
     r"^/(?:$|index\.html$|assets/|auth/|ws$|ws_sync$|api/kernel/(?!read_code)|@file/|favicon\.ico$|"
-    r"manifest\.json$|android-chrome|apple-touch|og/|public/|health$|healthz$|api/status/connections$)"
+    r"manifest\.json$|android-chrome|apple-touch|og/|health$|healthz$|api/status/connections$)"
 )
 """The routes a run-mode page uses. Everything else (marimo's file explorer, ``/api/home/*``,
-``/api/files/*``, ``/api/storage/*``, documentation, export, packages, …) answers 404."""
+``/api/files/*``, ``/api/storage/*``, documentation, export, packages, …) answers 404; so do ``/public/`` (marimo's
+files of the notebook's folder, chosen by a header the browser sends: no page here has any) and its service worker
+``public-files-sw.js``, whose registration ``guarded`` takes out of the page."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -388,6 +390,90 @@ def frontend_files() -> FrontendFiles:
     return _FRONTEND
 
 
+PAGE_GUARD = """(function(){
+var KEY='kingdomlog-reloads:'+location.pathname,WINDOW=300000,AUTO=2,WAIT=%(wait)d,touched=false,leaving=false,
+ready=false,failed=false,Base=window.WebSocket;
+['keydown','input','pointerdown'].forEach(function(e){addEventListener(e,function(){touched=true},true)});
+addEventListener('pagehide',function(){leaving=true});addEventListener('beforeunload',function(){leaving=true});
+function reloads(){try{return JSON.parse(sessionStorage.getItem(KEY)||'[]').filter(function(t){
+return Date.now()-t<WINDOW})}catch(e){return[]}}
+function fail(){if(failed||leaving)return;failed=true;var done=reloads(),auto=!touched&&done.length<AUTO;
+var box=document.createElement('div');box.id='kingdomlog-reload';box.setAttribute('role','alert');
+box.style.cssText='position:fixed;top:0;left:0;right:0;z-index:2147483647;padding:1em;background:#fff3cd;'+
+'color:#222;font:1.1em system-ui,sans-serif;border-bottom:2px solid #c9a227;text-align:center';
+box.textContent=auto?'This page did not open properly. It is reloading itself\u2026':
+'This page did not open properly. Reload it (your link stays the same). ';
+if(!auto){var b=document.createElement('button');b.textContent='Reload';b.onclick=function(){location.reload()};
+box.appendChild(b)}
+(document.body||document.documentElement).appendChild(box);
+if(auto){done.push(Date.now());try{sessionStorage.setItem(KEY,JSON.stringify(done))}catch(e){}
+setTimeout(function(){location.reload()},1500)}}
+function broken(data){if(typeof data!=='string'||data.indexOf('application/vnd.marimo+error')<0)return false;
+try{var m=JSON.parse(data),o=(m.data||{}).output||{};return (o.data||[]).some(function(e){
+return e&&e.type!=='ancestor-stopped'&&e.type!=='interruption'})}catch(e){return false}}
+function watch(ws){ws.addEventListener('message',function(e){
+if(!ready&&typeof e.data==='string'&&e.data.indexOf('"kernel-ready"')>=0)ready=true;if(broken(e.data))fail()});
+ws.addEventListener('close',function(){if(!ready)fail()})}
+if(Base){var Guarded=function(url,protocols){var ws=protocols===undefined?new Base(url):new Base(url,protocols);
+if(/\\/ws(\\?|$)/.test(String(url)))watch(ws);return ws};
+Guarded.prototype=Base.prototype;['CONNECTING','OPEN','CLOSING','CLOSED'].forEach(function(k){Guarded[k]=Base[k]});
+window.WebSocket=Guarded}
+setTimeout(function(){if(!ready)fail()},WAIT)})();"""
+"""What every marimo page served here runs first (``guarded``): a page whose kernel failed while it opened (a cell's
+error other than a stop, its websocket closed before its kernel was ready, no kernel after ``GUARD_WAIT_S``) says so
+in words at its top and reloads itself, at most twice in five minutes and never once the person has typed or
+clicked on it (their work stays; they are told to reload). It reads the frames marimo's own frontend receives."""
+GUARD_WAIT_S = 150
+_SW_REGISTRATION = re.compile(r"<script[^>]*>\s*if \('serviceWorker' in navigator\).*?</script>", re.S)
+
+
+def guarded(html: str) -> str:
+    """A marimo page's HTML with ``PAGE_GUARD`` first in its head, and without marimo's registration of its
+    ``public-files-sw.js`` service worker (a worker that adds the notebook's id to the page's asks of ``/public/``,
+    marimo's files of the notebook's folder: no page here has any, and the route is not served).
+    Any other HTML is returned as it is."""
+    if "<marimo-" not in html or "<head>" not in html:
+        return html
+    html = _SW_REGISTRATION.sub("", html, count=1)
+    return html.replace("<head>", "<head><script>" + PAGE_GUARD % {"wait": GUARD_WAIT_S * 1000} + "</script>", 1)
+
+
+_AST_LOCK = threading.RLock()
+"""Held while one thread builds or reads a Python AST (``serialize_ast``)."""
+
+
+def _locked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        with _AST_LOCK:
+            return fn(*args, **kwargs)
+
+    locked.__wrapped__ = fn  # type: ignore[attr-defined]
+    locked.__name__, locked.__doc__ = fn.__name__, fn.__doc__
+    return locked
+
+
+def serialize_ast() -> None:
+    """One thread at a time builds a Python AST or compiles one: ``ast.parse`` and marimo's ``ast_compile``.
+
+    CPython 3.11 counts the depth of every AST it converts (``ast.parse``; ``compile`` of an AST) in one counter
+    of the ``_ast`` module, shared by all threads: when a garbage collection inside one conversion runs a
+    finalizer, another thread may convert meanwhile, and one of them fails with ``SystemError: AST constructor
+    recursion depth mismatch``. A served page open converts in two threads at once: the server's, building the
+    new session's app (``load_notebook_ir``), and each running kernel's, compiling its cells. When that failed,
+    a page never drew: its websocket was dropped, or its kernel's setup cell failed and every cell under it.
+    Both calls go on doing what they did (the lock is taken around the unchanged functions, whose own frames
+    still call ``compile``); idempotent.
+    """
+    import ast
+
+    import marimo._ast.compiler as compiler
+
+    if not hasattr(ast.parse, "__wrapped__"):
+        ast.parse = _locked(ast.parse)
+    if not hasattr(compiler.ast_compile, "__wrapped__"):
+        compiler.ast_compile = _locked(compiler.ast_compile)
+
+
 class PrivateApp:
     """An ASGI wrapper around marimo's run-mode app that keeps the server's paths to itself.
 
@@ -441,9 +527,13 @@ class PrivateApp:
                 if message.get("more_body"):
                     return
                 raw = b"".join(chunks)
+                kind = dict(start.get("headers", [])).get(b"content-type", b"")
                 encoded = dict(start.get("headers", [])).get(b"content-encoding", b"identity") != b"identity"
                 try:
-                    body = self.scrub(raw.decode("utf-8")).encode("utf-8") if not encoded else b""
+                    text = self.scrub(raw.decode("utf-8")) if not encoded else ""
+                    if kind.startswith(b"text/html"):
+                        text = guarded(text)
+                    body = text.encode("utf-8")
                 except UnicodeDecodeError:
                     body = b""
                 if raw and not body:  # never pass on what could not be scrubbed
@@ -472,6 +562,7 @@ def build_app(nb: Path, password: str, *, campaign: Path) -> PrivateApp:
     """The run-mode app of ``nb`` behind its password, wrapped in ``PrivateApp``."""
     import marimo
 
+    serialize_ast()
     inner = marimo.create_asgi_app(quiet=True, include_code=False, token=password, show_tracebacks=False) \
         .with_app(path="", root=str(nb)).build()
     here = Path.cwd()

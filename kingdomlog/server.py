@@ -36,7 +36,13 @@ kept (``ViewCache``; ~0.06 s of CPU per render, a kept page costs a head read), 
 it when what its viewer would be shown changes (``/_view``, behind the same gate). The interactive pages (the
 table page, the orders sheet, the GM's pages) stay marimo apps; what all of them load alike is kept once per
 process, holding no viewer's data: marimo's frontend files (``notebook_server.FrontendFiles``), the notebook's parse
-and its cells' source positions (``kept_notebook``, ``keep_source_positions``), each per version of the file.
+and its cells' source positions (``kept_notebook``, ``keep_source_positions``), each per version of the file, and
+marimo's compile of each cell (``keep_compiled_cells``: each session still gets cells of its own).
+
+Pages opened at the same moment run in threads of this one process: the modules their kernels import are imported
+at the start (``preload``), and one thread at a time builds or compiles a Python AST (``notebook_server.serialize_ast``:
+CPython 3.11's converter is not safe across threads). A marimo page that fails all the same as it opens says so in
+words and reloads itself (``notebook_server.PAGE_GUARD``).
 """
 
 from __future__ import annotations
@@ -61,7 +67,7 @@ from urllib.parse import parse_qs, quote, urlencode
 
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
-from kingdomlog.notebook_server import PrivateApp, notebook, path_scrubber
+from kingdomlog.notebook_server import PrivateApp, notebook, path_scrubber, serialize_ast
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -542,6 +548,74 @@ def keep_source_positions() -> bool:
     return True
 
 
+_COMPILED: dict[tuple[object, ...], Any] = {}
+"""marimo's compiled cells by (code, cell id, file and its version, position): ``keep_compiled_cells``."""
+_COMPILED_MAX = 1024
+
+
+def _own_copy(kept: Any) -> Any:
+    """A cell of its own made from a kept one: its code objects, AST and code shared (immutable, the notebook's
+    code), every other field (status, output, staleness, configuration, names) a copy of its own."""
+    import ast
+    import copy
+    import dataclasses
+    from types import CodeType
+
+    cell = copy.copy(kept)
+    for field in dataclasses.fields(kept):
+        value = getattr(kept, field.name)
+        if not isinstance(value, str | int | float | bool | CodeType | ast.AST | type(None)):
+            object.__setattr__(cell, field.name, copy.deepcopy(value))
+    return cell
+
+
+def keep_compiled_cells() -> bool:
+    """Put a kept ``compile_cell`` in place of marimo's (its compiler's and its kernel's): False when this marimo
+    has none (then nothing is changed).
+
+    A table page open compiled each of its cells three times: the server building the session's app, then its
+    kernel twice (looking for Markdown cells, then registering them): about a quarter of the server's CPU per
+    open. The compile of a cell's code is the same for every page and viewer; it is kept per (code, cell id, the
+    notebook file and its version, position) and each caller gets a cell of its own (``_own_copy``: no status or
+    output is ever shared between sessions). Cells compiled with carried imports or for tests are not kept.
+    """
+    import marimo._ast.compiler as compiler
+    import marimo._runtime.runtime as runtime
+
+    current = compiler.__dict__.get("compile_cell")
+    if getattr(current, "kingdomlog_kept", False):
+        return True
+    if current is None:
+        return False
+    if runtime.__dict__.get("compile_cell") is not current:
+        return False
+    real: Callable[..., Any] = compiler.compile_cell
+
+    def compile_cell(code: str, cell_id: Any, source_position: Any = None, carried_imports: Any = None,
+                     test_rewrite: bool = False, filename: str | None = None) -> Any:
+        if carried_imports or test_rewrite:
+            return real(code, cell_id, source_position, carried_imports, test_rewrite, filename)
+        try:
+            st = os.stat(filename) if filename else None
+        except OSError:
+            st = None
+        where = None if source_position is None else (source_position.filename, source_position.lineno,
+                                                      source_position.col_offset)
+        key = (code, cell_id, filename, st and (st.st_mtime_ns, st.st_size), where)
+        kept = _COMPILED.get(key)
+        if kept is None:
+            kept = real(code, cell_id, source_position, None, False, filename)
+            if len(_COMPILED) >= _COMPILED_MAX:
+                _COMPILED.clear()
+            _COMPILED[key] = kept
+        return _own_copy(kept)
+
+    compile_cell.kingdomlog_kept = True  # type: ignore[attr-defined]
+    compiler.compile_cell = compile_cell
+    runtime.compile_cell = compile_cell  # type: ignore[attr-defined]
+    return True
+
+
 def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool = True) -> ASGIApp:
     """A run-mode marimo app for one notebook whose ``mo.cli_args()`` are ``cli_args``.
 
@@ -561,6 +635,8 @@ def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool
     config = get_default_config_manager(current_path=None).with_overrides(
         PartialMarimoConfig(runtime={"show_tracebacks": False}))  # type: ignore[typeddict-item]
     keep_source_positions()
+    serialize_ast()
+    keep_compiled_cells()
     workspace, manager_class = kept_notebook(nb)
     manager = manager_class(
         workspace=workspace, mode=SessionMode.RUN, quiet=quiet,
@@ -576,6 +652,54 @@ def marimo_app(nb: Path, base_url: str, cli_args: dict[str, str], *, quiet: bool
     app.state.html_head = None
     result: ASGIApp = app
     return result
+
+
+def preload(notebooks: Sequence[Path], packages: Sequence[str] = ()) -> list[str]:
+    """Import, in this thread and before any page opens, every module the served ``notebooks`` import (their cells'
+    ``import`` statements) and every module of ``packages`` (the campaign's ruleset: its modules import one another
+    lazily), and marimo's Markdown with its extensions, with marimo's formatter hooks in place as in its kernels;
+    returns the modules imported.
+
+    A page's kernel is a thread of the server: the first pages opened at once imported the same modules in several
+    threads at once, and anywidget's chain (ipywidgets, IPython, each with marimo's formatter hook run as it loads)
+    deadlocked on its import locks; the loser's import failed and left IPython half-imported for the life of the
+    process, so that every page opened after it failed too. Imported here once, a kernel finds them all in
+    ``sys.modules``. A module that cannot be imported is left to the page (its kernel says so, as before).
+    """
+    import ast
+    import importlib
+    import pkgutil
+
+    import marimo as mo
+    from marimo._output.formatters.formatters import register_formatters
+
+    register_formatters()
+    wanted: list[str] = []
+    for package in packages:
+        with contextlib.suppress(Exception):
+            where = importlib.import_module(package).__path__
+            wanted += [m.name for m in pkgutil.walk_packages(where, package + ".")]
+    for nb in notebooks:
+        try:
+            tree = ast.parse(nb.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                wanted += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                wanted += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    done: list[str] = []
+    for name in dict.fromkeys(wanted):
+        if name in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception:  # a name imported from a module (not a module of its own), or one the page will report
+            continue
+        done.append(name)
+    mo.md("**a** [b](#c)\n\n| d |\n|---|\n| e |").text  # noqa: B018  (loads its extensions, pygments, ...)
+    return done
 
 
 class Front:
@@ -658,6 +782,8 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
         routes.append(Mount(p.path, app=Gate(app, p.owner, creds, p.path, open_door=open_public)))
 
     kept_viewers = [p.owner for p in served if p.notebook == STATIC_NOTEBOOK]
+    preload(sorted({notebook(p.notebook) for p in served if p.notebook != STATIC_NOTEBOOK}),
+            [type(camp.ruleset).__module__.rpartition(".")[0] or type(camp.ruleset).__module__])
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
