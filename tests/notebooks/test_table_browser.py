@@ -163,7 +163,7 @@ def test_an_aikakirjat_pc_proposes_an_action(tmp_path: Path, python: str, subpro
         browser = _browser(p)
         aino = Seat(browser, srv.url.rstrip("/"), keys["aino"])
         assert "Aino's actions" in aino.page.inner_text("body")
-        aino.pick("Action", "reduce unrest")
+        aino.pick("Action", "Reduce Unrest")
         aino.click("Declare", r"declared: not rolled yet")
         before = aino.seen()
         aino.click("Roll", r"^rolled: ")

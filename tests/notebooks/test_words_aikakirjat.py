@@ -106,3 +106,21 @@ def test_a_players_numbers_are_headed_as_the_sheet_heads_them(session: SheetSess
     heads = re.findall(r"<li><b>([^<]*)</b>", str(numbers_html(view)))  # type: ignore[arg-type]
     assert "Culture score" in heads and "Growth DC" in heads, heads
     assert [x for x in heads if not x[:1].isupper()] == []
+
+
+def test_the_actions_are_named_as_the_report_names_them(session: SheetSession) -> None:
+    """The action dropdown, on the GM sheet and the session page's action slots: "Attract Population", "Tax
+    Collection", "Equip Army / Navy" as the report and the spec (§3.10) name them; it read "attract population"."""
+    from kingdomlog.views.extras import aikakirjat as S
+
+    rs, state = session.start.ruleset, session.start.state
+    spec = next(f for f in rs.choices(state, session.start.turn, "actions", values={"actions": [{}]})
+                if f.name == "actions")
+    action = next(f for f in (spec.entries or ((),))[0] if f.name == "action")
+    labels = [o.label for o in action.options or ()]
+    assert {"Attract Population", "Tax Collection", "Reduce Unrest", "Equip Army / Navy"} <= set(labels), labels
+    slots = [x for x in S.action_options(state) if not x.startswith("(")]
+    assert "Tax Collection" in slots and "Equip Army / Navy" in slots, slots
+    assert any(x.startswith("Attract Population: Kalevala") for x in slots), slots
+    assert "Research at the Sampo Academy" in slots, slots  # it read "research at academy-sampo"
+    assert [x for x in labels + slots if not x[:1].isupper()] == []

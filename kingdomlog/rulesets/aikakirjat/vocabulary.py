@@ -143,8 +143,18 @@ def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
             detail = f"the PC's {' or '.join(n.capitalize() for n in PC_ACTIONS[a])}"
         else:
             detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
-        out.append(Option(a, a.replace("_", " "), f"{detail} ({rule})"))
+        out.append(Option(a, action_name(a), f"{detail} ({rule})"))
     return out
+
+
+def action_name(action: str) -> str:
+    """An action as the report and the spec (§3.10) name it: ``attract_population`` -> ``Attract Population``,
+    ``equip`` -> ``Equip Army / Navy``.
+
+    >>> action_name("attract_population"), action_name("tax_collection"), action_name("equip")
+    ('Attract Population', 'Tax Collection', 'Equip Army / Navy')
+    """
+    return "Equip Army / Navy" if action == "equip" else title(action)
 
 
 def _action_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option] | None:
