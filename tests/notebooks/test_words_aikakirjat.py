@@ -124,3 +124,21 @@ def test_the_actions_are_named_as_the_report_names_them(session: SheetSession) -
     assert any(x.startswith("Attract Population: Kalevala") for x in slots), slots
     assert "Research at the Sampo Academy" in slots, slots  # it read "research at academy-sampo"
     assert [x for x in labels + slots if not x[:1].isupper()] == []
+
+
+def test_the_panels_figures_and_fields_are_said_in_words(session: SheetSession) -> None:
+    """The panel's figures headed in words, not as the states' SQL columns ("Session 1", "Armies (most allowed) 1";
+    it read "Session no 1", "Armies max 1"), and the values a record's field gives meaning to said as the spec
+    says them: an institution's founder "a PC" (it read "pc"), a province's owner "the players' kingdom" (it read
+    "players"), a track, an area, a terrain with its capital ("Decadence", "Marsh", "Tundra"); the session, shown
+    among the figures, is not repeated under "Everything else" as "session no 1, years total 16"."""
+    rs, state = session.start.ruleset, session.start.state
+    html = str(sheet_panel.panel_html(rs, state))
+    tiles = dict(re.findall(r'<div class="kl-stat-name">([^<]*)</div><div class="kl-stat-value">([^<]*)<', html))
+    assert tiles.get("Session") == "1" and tiles.get("Armies (most allowed)") == "1", tiles
+    assert "Years played this session" in tiles and not [x for x in tiles if re.search(r"\b(no|max)$", x)], tiles
+    shown = text(html).replace("&#x27;", "'")
+    assert "the Sampo Academy Academy 0 — a PC" in shown, shown
+    assert "Home (Pohjola) Temperate the players' kingdom the players' kingdom" in shown, shown
+    assert "Decadence 4 0" in shown and "Marsh hex" in shown and "Border Tundra Tuonela" in shown, shown
+    assert not re.search(r"\b(pc|players(?!')|session no|decadence|marsh|tundra)\b", shown), shown

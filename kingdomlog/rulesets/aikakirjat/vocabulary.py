@@ -326,6 +326,38 @@ _ATTRITION = {"in_field": "in the field", "hostile": "in a hostile province", "e
               "desert_tundra": "desert or tundra"}
 
 
+FIGURE_WORDS = {"session_no": "Session", "armies_max": "Armies (most allowed)",
+                "session_years_total": "Years this session", "session_years_played": "Years played this session"}
+"""The summary's figures a panel heads otherwise than their key in words (``Session no``: a column's name)."""
+
+FIELD_WORDS = {("founder", "pc"): "a PC", ("founder", "court"): "the Court", ("founder", "event"): "an event",
+               ("owner", "players"): "the players' kingdom", ("controller", "players"): "the players' kingdom"}
+"""A record's field whose value says something only beside its field: an institution founded by ``pc`` (the log
+keeps that a PC founded it, not which one), a province the ``players`` own (§0: the players' kingdom)."""
+
+TITLED_FIELDS = frozenset({"track", "area", "type", "terrain"})
+"""Fields whose value is a name a person reads with its capital: a track (``Decadence``), an area (``Marsh``), an
+institution's type (``Academy``), a province's terrain (``Tundra``)."""
+
+
+def field_words(kind: str, value: str) -> str | None:
+    """``value`` of a record's field (``kind``: ``field:founder``) in words, or None where the field does not change
+    how it is said.
+
+    >>> field_words("field:founder", "pc"), field_words("field:owner", "players"), field_words("field:track", "crime")
+    ('a PC', "the players' kingdom", 'Crime')
+    >>> field_words("field:owner", "tuonela") is None, field_words("", "pc") is None
+    (True, True)
+    """
+    field = kind.removeprefix("field:")
+    if field == kind:
+        return None
+    said = FIELD_WORDS.get((field, value))
+    if said is None and field in TITLED_FIELDS and re.fullmatch(r"[a-z][a-z_-]*", value):
+        said = title(value.replace("-", "_"))
+    return said
+
+
 def roll_words(key: str) -> str | None:
     """What a roll of the war that is no check rolls, in words (§4.5.1 initiative, §4.5.3 damage, §3.12 attrition);
     None for any other key.
