@@ -15,9 +15,9 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_words", "headed", "help_words", "id_words", "ids_in",
-           "is_hex_field", "namer", "names_in", "option_text", "refusal_words", "roll_name", "summary_of",
-           "visibility_words", "words"]
+__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_words", "headed", "help_words",
+           "id_words", "ids_in", "is_hex_field", "namer", "names_in", "option_text", "refusal_words", "roll_name",
+           "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
             "pcs": "PCs"}

@@ -142,3 +142,24 @@ def test_the_panels_figures_and_fields_are_said_in_words(session: SheetSession) 
     assert "Home (Pohjola) Temperate the players' kingdom the players' kingdom" in shown, shown
     assert "Decadence 4 0" in shown and "Marsh hex" in shown and "Border Tundra Tuonela" in shown, shown
     assert not re.search(r"\b(pc|players(?!')|session no|decadence|marsh|tundra)\b", shown), shown
+
+
+def test_the_dropdowns_say_their_options_as_names(session: SheetSession) -> None:
+    """The random events' either/ors and the records picked by id on the GM sheet, as a person names them: an ability
+    "Stability", a skill "Diplomacy", "Embrace the new god", the war's target "The players' kingdom" (they read
+    "stability", "diplomacy", "embrace", "players": a Literal's values), an institution "the Sampo Academy" and a
+    province "Home (Pohjola)" owned by "the players' kingdom" (they read "academy-sampo", "p-home", "owner
+    players"), a track "Crime", a skill "Trade"."""
+    rs, state, turn = session.start.ruleset, session.start.state, session.start.turn
+    events = {f.name: [o.label for o in f.options or ()] for f in rs.choices(state, turn, "events")}
+    assert events["evil_ability"] == ["Culture", "Economy", "Loyalty", "Stability"], events
+    assert events["succession_skill"] == ["Diplomacy", "Warfare", "Magic"], events
+    assert events["god"] == ["Embrace the new god", "Resist the new god"], events
+    assert events["war_target"] == ["Another kingdom", "The players' kingdom"], events
+    said = {src: rs.vocabulary(state, src, {}) or () for src in ("institutions", "provinces", "tracks", "skills")}
+    assert [o.label for o in said["institutions"]] == ["the Sampo Academy"]
+    home = next(o for o in said["provinces"] if o.value == "p-home")
+    assert home.label == "Home (Pohjola)" and home.detail.startswith("owner the players' kingdom, held by the"), home
+    assert "Crime" in [o.label for o in said["tracks"]] and "Trade" in [o.label for o in said["skills"]]
+    labels = [o.label for opts in said.values() for o in opts] + [x for v in events.values() for x in v]
+    assert [x for x in labels if re.fullmatch(r"[a-z][a-z0-9_-]*", x)] == [], labels
