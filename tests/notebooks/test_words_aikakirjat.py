@@ -163,3 +163,12 @@ def test_the_dropdowns_say_their_options_as_names(session: SheetSession) -> None
     assert "Crime" in [o.label for o in said["tracks"]] and "Trade" in [o.label for o in said["skills"]]
     labels = [o.label for opts in said.values() for o in opts] + [x for v in events.values() for x in v]
     assert [x for x in labels if re.fullmatch(r"[a-z][a-z0-9_-]*", x)] == [], labels
+
+
+def test_a_government_is_named_with_its_capital(session: SheetSession) -> None:
+    """The panel's Government tile and a neighbour's profile: "Republic", "Autocracy" (they read "republic")."""
+    rs, state = session.start.ruleset, session.start.state
+    html = str(sheet_panel.panel_html(rs, state))
+    tiles = dict(re.findall(r'<div class="kl-stat-name">([^<]*)</div><div class="kl-stat-value">([^<]*)<', html))
+    assert tiles["Government"] == "Republic", tiles
+    assert "government Autocracy" in text(html) and "republic" not in text(html)

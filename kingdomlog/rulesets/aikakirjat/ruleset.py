@@ -98,7 +98,8 @@ class Aikakirjat(Ruleset):
         the rest as every ruleset names them."""
         named = (roll_words(id) if kind == "roll" else FIGURE_WORDS.get(id) if kind == "figure"
                  else field_words(kind, id) if kind.startswith("field:") else None)
-        named = named if named is not None else title(id) if id in tables.feats() else None
+        named = named if named is not None else title(id) if id in tables.feats() else (
+            id.capitalize() if id in tables.governments() else None)  # "Republic", as the tile and profile say it
         return named if named is not None else super().name_of(id, kind)
 
     def record_names(self, state: Any) -> Mapping[str, str]:
