@@ -15,9 +15,9 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "headed", "help_words", "id_words", "ids_in",
-           "is_hex_field", "namer", "names_in", "option_text", "refusal_words", "roll_name", "summary_of",
-           "visibility_words", "words"]
+__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_words", "headed", "help_words",
+           "id_words", "ids_in", "is_hex_field", "namer", "names_in", "option_text", "refusal_words", "roll_name",
+           "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
             "pcs": "PCs"}
@@ -36,6 +36,20 @@ def words(name: str) -> str:
     first = out[0]
     out[0] = first if first.isupper() or first in ACRONYMS.values() else first[:1].upper() + first[1:]
     return " ".join(out)
+
+
+def figure_words(ruleset: Any, key: str) -> str:
+    """A figure's name as a panel heads it: the ruleset's (``Ruleset.name_of(key, "figure")``: aikakirjat's
+    ``session_no`` → ``Session``, ``armies_max`` → ``Armies (most allowed)``) where it has one, else ``words``.
+
+    >>> from kingdomlog.core.ruleset import Ruleset
+    >>> figure_words(Ruleset(), "growth_dc")
+    'Growth DC'
+    """
+    from kingdomlog.core.ruleset import plain_words
+
+    said = ruleset.name_of(key, "figure") if ruleset is not None else ""
+    return said if said and said != plain_words(key) else words(key)
 
 
 def headed(text: str) -> str:
@@ -390,6 +404,17 @@ class Namer:
     def value(self, text: str) -> str:
         """A value shown in a table: an id as a whole in words, any other text with the ids in it in words."""
         return self(text) if ONE_ID.fullmatch(text) else self.text(text)
+
+    def field(self, field: str, text: str) -> str:
+        """A value of a record's ``field`` shown in a table: as the ruleset says that field's value
+        (``Ruleset.name_of(text, "field:" + field)``: an institution's founder ``pc`` → ``a PC``, a province's owner
+        ``players`` → ``the players' kingdom``) where it says it otherwise than as any value, else as ``value``.
+        A record's own name comes first (a PC whose id is the value is said by name)."""
+        if ONE_ID.fullmatch(text) and text not in self.names:
+            said = self.name_of(text, f"field:{field}")
+            if said and said not in (self.name_of(text, ""), plain_id(text)):  # what a ruleset says of it alone
+                return said
+        return self.value(text)
 
     def text(self, text: str) -> str:
         """A text with each id inside it in words: ``o1 (hire_troops)`` → ``o1 (hire troops)``, ``fabian command

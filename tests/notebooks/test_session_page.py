@@ -233,7 +233,7 @@ def test_plan_preview_change_and_commit_in_a_browser(under_way: Path, subprocess
         mid = start.turn + 9
         page.get_by_label("Change year").select_option(label=f"year {mid}")
         page.get_by_label("Random event").select_option(label="plague")
-        page.get_by_label("Action 1").select_option(label="tax collection")
+        page.get_by_label("Action 1").select_option(label="Tax Collection")
         page.get_by_role("button", name="Apply the change").click()
         after = wait_rows(page, lambda r: any(x.startswith(f"{mid} ✎") for x in r))
         i = mid - start.turn

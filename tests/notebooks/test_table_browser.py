@@ -163,13 +163,13 @@ def test_an_aikakirjat_pc_proposes_an_action(tmp_path: Path, python: str, subpro
         browser = _browser(p)
         aino = Seat(browser, srv.url.rstrip("/"), keys["aino"])
         assert "Aino's actions" in aino.page.inner_text("body")
-        aino.pick("Action", "reduce unrest")
+        aino.pick("Action", "Reduce Unrest")
         aino.click("Declare", r"declared: not rolled yet")
         before = aino.seen()
         aino.click("Roll", r"^rolled: ")
         camp = Campaign.open(folder)
         prop = tbl.mine(camp, camp.viewer("aino"))[0]
-        assert prop.title == "Reduce unrest (Aino's actions)" and prop.status == "rolled"
+        assert prop.title == "Reduce Unrest (Aino's actions)" and prop.status == "rolled"
         assert prop.outcome not in before and prop.outcome in page_text(aino.page)
         aino.shot("5-aikakirjat")
         browser.close()

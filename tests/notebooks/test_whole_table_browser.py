@@ -45,8 +45,8 @@ TABLES: dict[str, dict[str, Any]] = {
             "players": [("amiri", "Amiri", "Amiri"), ("jubilost", "Jubilost", "Jubilost")],
             "acts": {"amiri": {}}},
     "aikakirjat": {"demo": "aikakirjat-demo", "step": "actions", "players": None,
-                   "acts": {"aino": {"Action": "reduce unrest"},
-                            "ilmari": {"Action": "reduce corruption", "Target track": "crime"}},
+                   "acts": {"aino": {"Action": "Reduce Unrest"},
+                            "ilmari": {"Action": "Reduce Corruption", "Target track": "crime"}},
                    # the demo's kingdom (level 2) has one action a year (§2.9): the GM's Accept all takes Aino's
                    # and says why Ilmari's does not fit; Ilmari's stays out of the log
                    "refused": {"ilmari": "1 per year"}},

@@ -106,3 +106,69 @@ def test_a_players_numbers_are_headed_as_the_sheet_heads_them(session: SheetSess
     heads = re.findall(r"<li><b>([^<]*)</b>", str(numbers_html(view)))  # type: ignore[arg-type]
     assert "Culture score" in heads and "Growth DC" in heads, heads
     assert [x for x in heads if not x[:1].isupper()] == []
+
+
+def test_the_actions_are_named_as_the_report_names_them(session: SheetSession) -> None:
+    """The action dropdown, on the GM sheet and the session page's action slots: "Attract Population", "Tax
+    Collection", "Equip Army / Navy" as the report and the spec (§3.10) name them; it read "attract population"."""
+    from kingdomlog.views.extras import aikakirjat as S
+
+    rs, state = session.start.ruleset, session.start.state
+    spec = next(f for f in rs.choices(state, session.start.turn, "actions", values={"actions": [{}]})
+                if f.name == "actions")
+    action = next(f for f in (spec.entries or ((),))[0] if f.name == "action")
+    labels = [o.label for o in action.options or ()]
+    assert {"Attract Population", "Tax Collection", "Reduce Unrest", "Equip Army / Navy"} <= set(labels), labels
+    slots = [x for x in S.action_options(state) if not x.startswith("(")]
+    assert "Tax Collection" in slots and "Equip Army / Navy" in slots, slots
+    assert any(x.startswith("Attract Population: Kalevala") for x in slots), slots
+    assert "Research at the Sampo Academy" in slots, slots  # it read "research at academy-sampo"
+    assert [x for x in labels + slots if not x[:1].isupper()] == []
+
+
+def test_the_panels_figures_and_fields_are_said_in_words(session: SheetSession) -> None:
+    """The panel's figures headed in words, not as the states' SQL columns ("Session 1", "Armies (most allowed) 1";
+    it read "Session no 1", "Armies max 1"), and the values a record's field gives meaning to said as the spec
+    says them: an institution's founder "a PC" (it read "pc"), a province's owner "the players' kingdom" (it read
+    "players"), a track, an area, a terrain with its capital ("Decadence", "Marsh", "Tundra"); the session, shown
+    among the figures, is not repeated under "Everything else" as "session no 1, years total 16"."""
+    rs, state = session.start.ruleset, session.start.state
+    html = str(sheet_panel.panel_html(rs, state))
+    tiles = dict(re.findall(r'<div class="kl-stat-name">([^<]*)</div><div class="kl-stat-value">([^<]*)<', html))
+    assert tiles.get("Session") == "1" and tiles.get("Armies (most allowed)") == "1", tiles
+    assert "Years played this session" in tiles and not [x for x in tiles if re.search(r"\b(no|max)$", x)], tiles
+    shown = text(html).replace("&#x27;", "'")
+    assert "the Sampo Academy Academy 0 — a PC" in shown, shown
+    assert "Home (Pohjola) Temperate the players' kingdom the players' kingdom" in shown, shown
+    assert "Decadence 4 0" in shown and "Marsh hex" in shown and "Border Tundra Tuonela" in shown, shown
+    assert not re.search(r"\b(pc|players(?!')|session no|decadence|marsh|tundra)\b", shown), shown
+
+
+def test_the_dropdowns_say_their_options_as_names(session: SheetSession) -> None:
+    """The random events' either/ors and the records picked by id on the GM sheet, as a person names them: an ability
+    "Stability", a skill "Diplomacy", "Embrace the new god", the war's target "The players' kingdom" (they read
+    "stability", "diplomacy", "embrace", "players": a Literal's values), an institution "the Sampo Academy" and a
+    province "Home (Pohjola)" owned by "the players' kingdom" (they read "academy-sampo", "p-home", "owner
+    players"), a track "Crime", a skill "Trade"."""
+    rs, state, turn = session.start.ruleset, session.start.state, session.start.turn
+    events = {f.name: [o.label for o in f.options or ()] for f in rs.choices(state, turn, "events")}
+    assert events["evil_ability"] == ["Culture", "Economy", "Loyalty", "Stability"], events
+    assert events["succession_skill"] == ["Diplomacy", "Warfare", "Magic"], events
+    assert events["god"] == ["Embrace the new god", "Resist the new god"], events
+    assert events["war_target"] == ["Another kingdom", "The players' kingdom"], events
+    said = {src: rs.vocabulary(state, src, {}) or () for src in ("institutions", "provinces", "tracks", "skills")}
+    assert [o.label for o in said["institutions"]] == ["the Sampo Academy"]
+    home = next(o for o in said["provinces"] if o.value == "p-home")
+    assert home.label == "Home (Pohjola)" and home.detail.startswith("owner the players' kingdom, held by the"), home
+    assert "Crime" in [o.label for o in said["tracks"]] and "Trade" in [o.label for o in said["skills"]]
+    labels = [o.label for opts in said.values() for o in opts] + [x for v in events.values() for x in v]
+    assert [x for x in labels if re.fullmatch(r"[a-z][a-z0-9_-]*", x)] == [], labels
+
+
+def test_a_government_is_named_with_its_capital(session: SheetSession) -> None:
+    """The panel's Government tile and a neighbour's profile: "Republic", "Autocracy" (they read "republic")."""
+    rs, state = session.start.ruleset, session.start.state
+    html = str(sheet_panel.panel_html(rs, state))
+    tiles = dict(re.findall(r'<div class="kl-stat-name">([^<]*)</div><div class="kl-stat-value">([^<]*)<', html))
+    assert tiles["Government"] == "Republic", tiles
+    assert "government Autocracy" in text(html) and "republic" not in text(html)

@@ -217,7 +217,7 @@ PLAYER_PAGES: dict[str, dict[str, Any]] = {
         ("/p/amiri/", "role=heading[name='Your seats']", None),
         ("/p/amiri/report/", "text=as amiri sees it", None)]},
     "aikakirjat-demo": {"player": "aino", "add": [], "pages": [
-        ("/p/aino/", "role=button[name='Declare']", [("pick", "Action", "reduce unrest")]),
+        ("/p/aino/", "role=button[name='Declare']", [("pick", "Action", "Reduce Unrest")]),
         ("/p/aino/report/", "text=as aino sees it", None),
         ("/gm-session/", "role=heading[name='The GM\\'s policy']", None)]},
     "felmonte": {"player": "fabian", "add": [], "pages": [

@@ -267,7 +267,7 @@ def test_an_aikakirjat_pc_proposes_an_action(tmp_path: Path) -> None:
     assert [s.fixed for s in seats] == [{"performer": "pc", "pc_id": "aino"}]
     prop, trial = table.declare(camp, v, seats[0].id, {"action": "reduce_unrest"})
     assert trial.faces == {}
-    assert prop.title == "Reduce unrest (Aino's actions)"  # a title, capitalised: not "reduce unrest (...)"
+    assert prop.title == "Reduce Unrest (Aino's actions)"  # a title, capitalised: not "reduce unrest (...)"
     rolled = table.roll(camp, v, prop.id)
     assert rolled.faces and rolled.outcome
     table.accept(camp, prop.id)

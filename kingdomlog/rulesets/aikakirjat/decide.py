@@ -486,12 +486,17 @@ class EventsChoices(Choices):
     neighbour_id: Annotated[str, Pick("event_neighbours", what="'random' or a neighbour")] = Field(
         "random", title="Neighbour for result 10", description="Random: a die picks one of the independent"
                                                                 " neighbours (with one, that one)")
-    evil_ability: Ability = Field("stability", title="Ability the evil afflicts (result 1)")
-    god: Literal["embrace", "resist"] = Field("embrace", title="New god (result 13)")
-    war_target: Literal["other", "players"] = Field("other", title="Neighbour war target (d6 = 2)")
+    evil_ability: Annotated[Ability, Pick("abilities", what="an ability")] = Field(
+        "stability", title="Ability the evil afflicts (result 1)")
+    god: Annotated[Literal["embrace", "resist"], Pick("gods", what="embrace or resist")] = Field(
+        "embrace", title="New god (result 13)")
+    war_target: Annotated[Literal["other", "players"], Pick("event_war_targets", what="whom the war is on")] = Field(
+        "other", title="Neighbour war target (d6 = 2)")
     support: bool = Field(False, title="Support a side in a neighbour's war")
     participate: bool = Field(False, title="Take part in a succession crisis")
-    succession_skill: Literal["diplomacy", "warfare", "magic"] = Field("diplomacy", title="Succession crisis skill")
+    succession_skill: Annotated[Literal["diplomacy", "warfare", "magic"],
+                                Pick("succession_skills", what="a skill")] = Field(
+        "diplomacy", title="Succession crisis skill")
     plague_religion: bool = Field(True, title="Try the Religion check against plague")
 
 

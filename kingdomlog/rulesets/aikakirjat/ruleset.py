@@ -22,7 +22,7 @@ from kingdomlog.rulesets.aikakirjat.mapview import realm_map, record_names, titl
 from kingdomlog.rulesets.aikakirjat.options import OPTIONS
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, ABILITY_TRACK, TRACKS
-from kingdomlog.rulesets.aikakirjat.vocabulary import roll_words, vocabulary
+from kingdomlog.rulesets.aikakirjat.vocabulary import FIGURE_WORDS, field_words, roll_words, vocabulary
 
 if TYPE_CHECKING:
     from kingdomlog.core.board import Board
@@ -93,8 +93,13 @@ class Aikakirjat(Ruleset):
 
     def name_of(self, id: str, kind: str = "") -> str:
         """The war's rolls in words (``vocabulary.roll_words``), a feat by its title as the report says it
-        (``mapview.title``: ``law_and_order`` -> ``Law and Order``), the rest as every ruleset names them."""
-        named = roll_words(id) if kind == "roll" else title(id) if id in tables.feats() else None
+        (``mapview.title``: ``law_and_order`` -> ``Law and Order``), a figure the panel heads in words
+        (``FIGURE_WORDS``: ``Session``), a record's field's value (``field_words``: a founder ``pc`` -> ``a PC``),
+        the rest as every ruleset names them."""
+        named = (roll_words(id) if kind == "roll" else FIGURE_WORDS.get(id) if kind == "figure"
+                 else field_words(kind, id) if kind.startswith("field:") else None)
+        named = named if named is not None else title(id) if id in tables.feats() else (
+            id.capitalize() if id in tables.governments() else None)  # "Republic", as the tile and profile say it
         return named if named is not None else super().name_of(id, kind)
 
     def record_names(self, state: Any) -> Mapping[str, str]:

@@ -17,10 +17,10 @@ from kingdomlog.core.errors import InputError
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import tables
 from kingdomlog.rulesets.aikakirjat.events import ACTION_TYPES
-from kingdomlog.rulesets.aikakirjat.mapview import title
+from kingdomlog.rulesets.aikakirjat.mapview import record_names, title
 from kingdomlog.rulesets.aikakirjat.resolve import PC_ACTIONS
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
-from kingdomlog.rulesets.aikakirjat.tables import TRACK_ABILITY, TRACKS
+from kingdomlog.rulesets.aikakirjat.tables import ABILITIES, TRACK_ABILITY, TRACKS
 
 ACTION_SKILL = {
     "embassy": ("diplomacy", "§3.10.1"), "attract_population": ("trade", "§3.10.2"),
@@ -54,11 +54,11 @@ def _governments(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
 def _founding_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     gov = tables.governments().get(str(within.get("government", "")))
     given = set(gov.skills) if gov else set()
-    return [Option(sk, sk, ab) for sk, ab in sorted(tables.skills().items()) if sk not in given]
+    return [Option(sk, title(sk), ab) for sk, ab in sorted(tables.skills().items()) if sk not in given]
 
 
 def _skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
-    return [Option(sk, sk, _skill_detail(s, sk)) for sk in sorted(R.skill_map(s))]
+    return [Option(sk, title(sk), _skill_detail(s, sk)) for sk in sorted(R.skill_map(s))]
 
 
 def _neighbour(n: Any) -> Option:
@@ -77,7 +77,7 @@ def _event_neighbours(s: KingdomState, within: Mapping[str, Any]) -> list[Option
 
 def _track(s: KingdomState, t: str) -> Option:
     tr = s.tracks[t]
-    return Option(t, t, f"{tr.points}/{R.score(s, TRACK_ABILITY[t])} points, modifier {tr.modifier:+d}")
+    return Option(t, t.capitalize(), f"{tr.points}/{R.score(s, TRACK_ABILITY[t])} points, modifier {tr.modifier:+d}")
 
 
 def _tracks(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
@@ -99,7 +99,7 @@ def _institutions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for i in s.institutions:
         off = f", disabled until year {i.disabled_until_year}" if i.disabled_until_year is not None else ""
-        out.append(Option(i.id, i.id, f"{i.type}, founded year {i.founded_year}{off}"))
+        out.append(Option(i.id, record_names(s).get(i.id, i.id), f"{i.type}, founded year {i.founded_year}{off}"))
     return out
 
 
@@ -109,7 +109,9 @@ def _open_projects(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
 
 
 def _provinces(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
-    return [Option(p.id, p.id, f"owner {p.owner}, held by {p.controller}, {p.terrain}"
+    names = record_names(s)
+    return [Option(p.id, names.get(p.id, p.id), f"owner {_side_name(s, p.owner)}, held by"
+                                              f" {_side_name(s, p.controller)}, {p.terrain}"
                                 + (", road" if p.has_road else "") + (", highway" if p.has_highway else ""))
             for p in s.provinces.values()]
 
@@ -143,8 +145,18 @@ def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
             detail = f"the PC's {' or '.join(n.capitalize() for n in PC_ACTIONS[a])}"
         else:
             detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
-        out.append(Option(a, a.replace("_", " "), f"{detail} ({rule})"))
+        out.append(Option(a, action_name(a), f"{detail} ({rule})"))
     return out
+
+
+def action_name(action: str) -> str:
+    """An action as the report and the spec (§3.10) name it: ``attract_population`` -> ``Attract Population``,
+    ``equip`` -> ``Equip Army / Navy``.
+
+    >>> action_name("attract_population"), action_name("tax_collection"), action_name("equip")
+    ('Attract Population', 'Tax Collection', 'Equip Army / Navy')
+    """
+    return "Equip Army / Navy" if action == "equip" else title(action)
 
 
 def _action_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option] | None:
@@ -154,7 +166,7 @@ def _action_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option] |
         names = PC_ACTIONS[str(action)]  # a PC's own skill (A75)
     if names is None:
         return None
-    return [Option(n, n, _skill_detail(s, n) if n in R.skill_map(s) else "the PC's own skill") for n in names]
+    return [Option(n, title(n), _skill_detail(s, n) if n in R.skill_map(s) else "the PC's own skill") for n in names]
 
 
 def _wars(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
@@ -290,6 +302,30 @@ def _sides(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     return [Option("players", s.name or "our kingdom", "the players' kingdom"), *_neighbours(s, within)]
 
 
+def _side_name(s: KingdomState, side: str) -> str:
+    """A province's owner or holder in words: the players' kingdom, or a neighbour by its name."""
+    return "the players' kingdom" if side == "players" else s.neighbours[side].name if side in s.neighbours else side
+
+
+def _abilities(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(a, a.capitalize(), f"score {R.score(s, a)}") for a in ABILITIES]
+
+
+def _succession_skills(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(n, title(n), _skill_detail(s, n) if n in R.skill_map(s) else "") for n in SUCCESSION_SKILLS]
+
+
+def _gods(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option("embrace", "Embrace the new god"), Option("resist", "Resist the new god")]
+
+
+def _event_war_targets(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option("other", "Another kingdom", "the players may support a side"),
+            Option("players", "The players' kingdom", "a war begins with that neighbour as attacker (§4.5)")]
+
+
+SUCCESSION_SKILLS = ("diplomacy", "warfare", "magic")
+
 SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] | None]] = {
     "governments": _governments, "founding_skills": _founding_skills, "skills": _skills,
     "neighbours": _neighbours, "event_neighbours": _event_neighbours, "tracks": _tracks,
@@ -300,6 +336,8 @@ SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] 
     "our_extra_turns": lambda s, w: _extra_turns(s, w, True),
     "enemy_extra_turns": lambda s, w: _extra_turns(s, w, False),
     "gm_fields": _gm_fields, "gm_targets": _gm_targets, "omens": _omens, "sides": _sides,
+    "abilities": _abilities, "succession_skills": _succession_skills, "gods": _gods,
+    "event_war_targets": _event_war_targets,
 }
 
 
@@ -314,6 +352,38 @@ def vocabulary(s: KingdomState, source: str, within: Mapping[str, Any]) -> Seque
 _WAR_ROLL = re.compile(r"^w(\d*)\.(?:t(\d+)\.)?(.+)$")
 _ATTRITION = {"in_field": "in the field", "hostile": "in a hostile province", "enemy_present": "an enemy army there",
               "desert_tundra": "desert or tundra"}
+
+
+FIGURE_WORDS = {"session_no": "Session", "armies_max": "Armies (most allowed)",
+                "session_years_total": "Years this session", "session_years_played": "Years played this session"}
+"""The summary's figures a panel heads otherwise than their key in words (``Session no``: a column's name)."""
+
+FIELD_WORDS = {("founder", "pc"): "a PC", ("founder", "court"): "the Court", ("founder", "event"): "an event",
+               ("owner", "players"): "the players' kingdom", ("controller", "players"): "the players' kingdom"}
+"""A record's field whose value says something only beside its field: an institution founded by ``pc`` (the log
+keeps that a PC founded it, not which one), a province the ``players`` own (§0: the players' kingdom)."""
+
+TITLED_FIELDS = frozenset({"track", "area", "type", "terrain"})
+"""Fields whose value is a name a person reads with its capital: a track (``Decadence``), an area (``Marsh``), an
+institution's type (``Academy``), a province's terrain (``Tundra``)."""
+
+
+def field_words(kind: str, value: str) -> str | None:
+    """``value`` of a record's field (``kind``: ``field:founder``) in words, or None where the field does not change
+    how it is said.
+
+    >>> field_words("field:founder", "pc"), field_words("field:owner", "players"), field_words("field:track", "crime")
+    ('a PC', "the players' kingdom", 'Crime')
+    >>> field_words("field:owner", "tuonela") is None, field_words("", "pc") is None
+    (True, True)
+    """
+    field = kind.removeprefix("field:")
+    if field == kind:
+        return None
+    said = FIELD_WORDS.get((field, value))
+    if said is None and field in TITLED_FIELDS and re.fullmatch(r"[a-z][a-z_-]*", value):
+        said = title(value.replace("-", "_"))
+    return said
 
 
 def roll_words(key: str) -> str | None:

@@ -30,6 +30,17 @@ from kingdomlog.rulesets.pf1.tables import ATTRIBUTES, SETTLEMENT_MODIFIERS, Bui
 # ---------------------------------------------------------------- map
 
 
+def edict_words(kind: str, level: str) -> str:
+    """An edict's level as a breakdown's term says it: ``Promotion edict: none``, ``Festivals edict: 4 a year`` (it
+    read ``promotion NONE``, ``festivals 4/year``: the catalog's key).
+
+    >>> edict_words("promotion", "NONE"), edict_words("taxation", "LIGHT"), edict_words("festivals", "4")
+    ('Promotion edict: none', 'Taxation edict: light', 'Festivals edict: 4 a year')
+    """
+    said = f"{level} a year" if kind == "festivals" and level.isdigit() else level.replace("_", " ").lower()
+    return f"{kind.capitalize()} edict: {said}"
+
+
 def claimed_hexes(s: Pf1State) -> list[Hex]:
     return [h for h in s.hexes.values() if h.claimed]
 
@@ -180,9 +191,10 @@ def consumption_terms(s: Pf1State) -> list[Modifier]:
     mods = [
         Modifier("Size", size(s), source="hexes"),
         Modifier("districts", ready_districts(s), source="cities"),
-        Modifier(f"promotion {s.edicts.promotion}" + (" (halved: Cathedral)" if halving(s, "promotion") else ""),
+        Modifier(edict_words("promotion", s.edicts.promotion)
+                 + (" (halved: Cathedral)" if halving(s, "promotion") else ""),
                  promo // 2 if halving(s, "promotion") else promo, source="edicts"),
-        Modifier(f"festivals {s.edicts.festivals}/year" + (" (halved: Arena)" if halving(s, "festival") else ""),
+        Modifier(edict_words("festivals", s.edicts.festivals) + (" (halved: Arena)" if halving(s, "festival") else ""),
                  fest // 2 if halving(s, "festival") else fest, source="edicts"),
     ]
     stock = stockyard_hexes(s)
@@ -434,8 +446,8 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
         fest = 0  # base §2.9: no festival benefit without a Councilor
     if tax < 0 and any(btype(s, b).tax_loyalty_halved for b in live_buildings(s)):
         tax = -((-tax) // 2)  # UC Waterfront: halves the Taxation edict's Loyalty penalty
-    for label, v in ((f"promotion {ed.promotion}", promo), (f"taxation {ed.taxation}", tax),
-                     (f"festivals {ed.festivals}/year", fest)):
+    for label, v in ((edict_words("promotion", ed.promotion), promo), (edict_words("taxation", ed.taxation), tax),
+                     (edict_words("festivals", ed.festivals), fest)):
         if v:
             mods.append(Modifier(label, v, source="§6.6"))
     for b in live_buildings(s):

@@ -178,14 +178,15 @@ class SetupChoices(Choices):
 
     leader_traits: dict[PlayerId, list[LeaderTraitId]] = Field(
         default_factory=_default_leader_traits, title="Leaders' two traits",
-        description="faction -> two distinct traits (§2.4): steward, intriguer, general, devout")
+        description="each faction's two different traits (§2.4): steward, intriguer, general, devout")
     leader_names: dict[PlayerId, str] = Field(default_factory=dict, title="Leaders' names")
     statesmen: dict[PlayerId, list[StatesmanEntry]] = Field(
         default_factory=dict, title="Starting statesmen (names; traits are rolled)",
-        description="faction -> statesmen; a faction left out gets statesmen_per_faction unnamed ones")
+        description="each faction's statesmen; a faction left out gets as many unnamed ones as the campaign"
+                    " gives each faction")
     resources: dict[FactionId, ResourceValues] = Field(
         default_factory=dict, title="Secret starting resources",
-        description="faction -> {power, piety, wealth, army}; recorded only in that faction's events")
+        description="each faction's power, piety, wealth and army; recorded only in that faction's events")
     resume_turn: int = Field(0, ge=0, le=LIMIT, title="Resume a game after this turn (0 = new game)")
     rulings: list[Ruling] = RULINGS_FIELD
 
@@ -291,13 +292,15 @@ class EspionageChoices(Choices):
 
     double_agents: dict[OrderKey, bool] = Field(
         default_factory=dict, title="Turn failed bribes into double agents",
-        description="<briber>.<order id> -> true (§6.4; the target's owner decides)")
+        description="each failed bribe, by whom it tried: turned into a double agent or not (§6.4; the target's"
+                    " owner decides)")
     double_agent_orders: dict[OrderKey, bool] = Field(
         default_factory=dict, title="Carry out orders given to double agents",
-        description="<briber>.<order id> -> true (§6.4; default: not carried out)")
+        description="each order given to a double agent, by whom it bribed: carried out or not (§6.4; default:"
+                    " not carried out)")
     successor_traits: dict[FactionId, TraitId] = Field(
         default_factory=dict, title="Second trait of a succeeding heir",
-        description="faction -> trait (§6.6; rolled when left out)")
+        description="each faction's heir's second trait (§6.6; rolled when left out)")
     rulings: list[Ruling] = RULINGS_FIELD
 
 
@@ -347,7 +350,7 @@ class UpkeepChoices(Choices):
 
     dismiss: dict[PlayerId, list[StatesmanId]] = Field(
         default_factory=dict, title="Statesmen dismissed for the cap",
-        description="faction -> statesmen dismissed first when over the cap (§4.7)")
+        description="each faction's statesmen dismissed first when over the cap (§4.7)")
     questions: list[GMQuestion] = Field(
         default_factory=list, title="Questions to a faction (council votes, elections, ...)",
         description="each faction answers with one of the options; the chosen option's effects are the ruling")
@@ -445,7 +448,7 @@ def orders_choices(fid: str) -> type[Choices]:
                         "dilemma order takes one slot")),
         "candidates": (dict[candidate, Literal["hire", "pass"]], Field(
             default_factory=dict, title="Statesmen on offer",
-            description='candidate id -> "hire" (a hire_statesman order, one slot and his cost in wealth, '
-                        '§4.6) or "pass"')),
+            description="each candidate: hire him (an order hiring a statesman, one slot and his cost in wealth,"
+                        " §4.6) or pass")),
         "standing": (opt[standing], Field(None, title="Standing instructions")),
     })

@@ -23,6 +23,8 @@ from kingdomlog.core.errors import ConflictError, InputError, RuleError
 from kingdomlog.dice.roller import new_seed
 from kingdomlog.rulesets.aikakirjat import rules as R
 from kingdomlog.rulesets.aikakirjat import tables
+from kingdomlog.rulesets.aikakirjat.events import ACTION_TYPES
+from kingdomlog.rulesets.aikakirjat.mapview import record_names
 from kingdomlog.rulesets.aikakirjat.policy import STEWARD, Policy, incident_war
 from kingdomlog.rulesets.aikakirjat.session import (
     Overrides,
@@ -34,6 +36,7 @@ from kingdomlog.rulesets.aikakirjat.session import (
 )
 from kingdomlog.rulesets.aikakirjat.state import KingdomState
 from kingdomlog.rulesets.aikakirjat.tables import TRACKS
+from kingdomlog.rulesets.aikakirjat.vocabulary import action_name
 from kingdomlog.views.extras import Command, Extras, Page, Panel
 from kingdomlog.views.html import EMPTY, Html, h, join, style
 from kingdomlog.views.player.charts import CHART_STYLE, chart_grid, line_chart_svg, series
@@ -429,35 +432,38 @@ def action_options(s: KingdomState) -> dict[str, dict[str, Any] | None]:
     """The actions a GM may put in a year's action slot, by label (None: the policy's choice), from the state
     the year starts in. The rules still judge each one when the year is planned."""
     out: dict[str, dict[str, Any] | None] = {"(the policy's choice)": None, "(no action)": {}}
+    said = {a: action_name(a) for a in ACTION_TYPES}  # as the report names them: "Tax Collection"
     for t in TRACKS:
         tr = s.tracks[t]
-        out[f"reduce corruption: {t} ({tr.points} pts, {tr.modifier:+d})"] = {"action": "reduce_corruption",
-                                                                              "target_track": t}
+        out[f"{said['reduce_corruption']}: {t.capitalize()} ({tr.points} pts, {tr.modifier:+d})"] = {
+            "action": "reduce_corruption", "target_track": t}
     for n in s.neighbours.values():
         if n.status != "independent":
             continue
         risk = ", an incident could start a war" if incident_war(s, n.id) else ""
-        out[f"attract population: {n.name} ({n.diplomacy:+d}, pop. {n.population}{risk})"] = {
+        out[f"{said['attract_population']}: {n.name} ({n.diplomacy:+d}, pop. {n.population}{risk})"] = {
             "action": "attract_population", "neighbour_id": n.id}
-        out[f"embassy: {n.name} (diplomacy {n.diplomacy:+d})"] = {"action": "embassy", "neighbour_id": n.id}
-        out[f"declare war: {n.name}"] = {"action": "declare_war", "neighbour_id": n.id}
+        out[f"{said['embassy']}: {n.name} (diplomacy {n.diplomacy:+d})"] = {"action": "embassy", "neighbour_id": n.id}
+        out[f"{said['declare_war']}: {n.name}"] = {"action": "declare_war", "neighbour_id": n.id}
     for pid, pc in s.pcs.items():
         for skill in ("persuasion", "intimidation"):
-            out[f"reduce unrest: {pc.name}, {skill} (bonus from the policy)"] = {
+            out[f"{said['reduce_unrest']}: {pc.name}, {skill.capitalize()} (bonus from the policy)"] = {
                 "action": "reduce_unrest", "performer": "pc", "pc_id": pid, "skill": skill}
     if s.highest_level_reached >= 10:
-        out["reduce unrest: the Court notable, persuasion"] = {"action": "reduce_unrest", "performer": "court",
-                                                              "skill": "persuasion"}
-    out["tax collection"] = {"action": "tax_collection"}
-    out["tax collection, taking this year's advantage"] = {"action": "tax_collection", "take_advantage": True}
+        out[f"{said['reduce_unrest']}: the Court notable, Persuasion"] = {
+            "action": "reduce_unrest", "performer": "court", "skill": "persuasion"}
+    out[said["tax_collection"]] = {"action": "tax_collection"}
+    out[said["tax_collection"] + ", taking this year's advantage"] = {"action": "tax_collection",
+                                                                      "take_advantage": True}
     for p in s.building_projects:
         if not p.completed:
-            out[f"building project: {p.name} ({p.points}/{p.points_required})"] = {"action": "building_project",
-                                                                                   "project_id": p.id}
+            out[f"{said['building_project']}: {p.name} ({p.points}/{p.points_required})"] = {
+                "action": "building_project", "project_id": p.id}
+    names = record_names(s)
     for i in s.institutions:
         if i.type in ("academy", "university"):
-            out[f"research at {i.id}"] = {"action": "research", "institution_id": i.id}
-    out["equip army/navy"] = {"action": "equip"}
+            out[f"{said['research']} at {names.get(i.id, i.id)}"] = {"action": "research", "institution_id": i.id}
+    out[said["equip"]] = {"action": "equip"}
     return out
 
 

@@ -18,7 +18,7 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import Namer, namer, summary_of, words
+from kingdomlog.views.words import Namer, figure_words, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -121,10 +121,11 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         cols.remove("id")
     order = {c: i for i, c in enumerate(cols)}
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
-    say = name.value if name is not None else _plain
+    field = {c: noun.lower() if c == "id" and noun else c.removesuffix("_id") for c in cols}  # "track", "area"
+    says = {c: (lambda v, c=c: name.field(field[c], v)) if name is not None else _plain for c in cols}
     heads = [noun if c == "id" and noun else words(c.removesuffix("_id")) for c in cols]  # "Area", not "Area id"
     return h("table", h("thead", h("tr", (h("th", x) for x in heads))),
-             h("tbody", (h("tr", (h("td", _cell(r.get(c), say)) for c in cols)) for r in rows)),
+             h("tbody", (h("tr", (h("td", _cell(r.get(c), says[c])) for c in cols)) for r in rows)),
              class_="kl-table kl-panel-table")
 
 
@@ -182,12 +183,14 @@ def _figure(value: Any, name: Callable[[str], str]) -> str:
 
 
 def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
-               better: Callable[[str], Better] = _neither, name: Callable[[str], str] = _plain) -> Html:
+               better: Callable[[str], Better] = _neither, name: Callable[[str], str] = _plain,
+               label: Callable[[str], str] = words) -> Html:
     """The main figures as tiles; ``x`` with ``x_storage``/``x_threshold`` as ``4 / 8``, its penalty beside it.
 
     A figure the draft moves shows what it ends with (``later``), coloured by whether that is good for the
     kingdom (``better``: the ruleset's ``Ruleset.better``; a figure it calls neither is left uncoloured). An id
-    among the figures is said as ``name`` says it (default: its separators as spaces).
+    among the figures is said as ``name`` says it (default: its separators as spaces); a figure is headed as
+    ``label`` says it (``views.words.figure_words``: ``Session``, not ``Session no``).
     """
     used: set[str] = set()
     tiles = []
@@ -208,7 +211,7 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
         full = " kl-stat-full" if cap_key is not None and isinstance(v, (int, float)) and not isinstance(v, bool) \
             and isinstance(summary[cap_key], (int, float)) and v >= summary[cap_key] else ""
         full += " kl-stat-wide" if len(scalar(v)) > 28 else ""
-        tiles.append(h("div", h("div", words(k), class_="kl-stat-name"),
+        tiles.append(h("div", h("div", label(k), class_="kl-stat-name"),
                        h("div", _figure(v, name), cap, tail, class_="kl-stat-value"), extra,
                        class_=f"kl-stat{full}", data_figure=k))
     return h("div", tiles, class_="kl-stats")
@@ -220,7 +223,8 @@ _STATIC: ByIdentity[State, Html] = ByIdentity(limit=1)
 def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> Html:
     """The panel's main figures of ``state``, with what the draft (ending at ``after``) does to them."""
     later = summary_of(ruleset, after) if after is not None else {}
-    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better, namer(ruleset, state).value)
+    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better, namer(ruleset, state).value,
+                       lambda k: figure_words(ruleset, k))
     return tiles + (h("div", "→ what the draft turn ends with", class_="kl-help") if later else EMPTY)
 
 
@@ -235,6 +239,14 @@ def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, li
     return h("div", h("div", tiles, data_kl_slot="tiles"),
              _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s), namer(ruleset, s))),
              class_="kl-panel")
+
+
+def _shown(key: str, value: Any, summary: Mapping[str, Any]) -> bool:
+    """Whether a record of the state is shown among the figures already, field by field (aikakirjat's ``session``:
+    its ``session_no``, ``years_total`` as the figures ``session_no``, ``session_years_total``)."""
+    if not isinstance(value, dict) or not value:
+        return False
+    return all(summary.get(k if k.startswith(f"{key}_") else f"{key}_{k}", ...) == v for k, v in value.items())
 
 
 def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None) -> Html:
@@ -260,7 +272,7 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
             parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
                            records_table(rows_, name, singular(words(k))), (grid_html(r, say) for r in rows_),
                            class_="kl-panel-sec", open=True))
-        elif k not in summary and k not in used:
+        elif k not in summary and k not in used and not _shown(k, v, summary):
             other[k] = v
     if other:
         parts.append(h("details", h("summary", "Everything else"),
