@@ -46,7 +46,7 @@ TABLES: dict[str, dict[str, Any]] = {
             "acts": {"amiri": {}}},
     "aikakirjat": {"demo": "aikakirjat-demo", "step": "actions", "players": None,
                    "acts": {"aino": {"Action": "Reduce Unrest"},
-                            "ilmari": {"Action": "Reduce Corruption", "Target track": "crime"}},
+                            "ilmari": {"Action": "Reduce Corruption", "Corruption track reduced": "crime"}},
                    # the demo's kingdom (level 2) has one action a year (§2.9): the GM's Accept all takes Aino's
                    # and says why Ilmari's does not fit; Ilmari's stays out of the log
                    "refused": {"ilmari": "1 per year"}},
