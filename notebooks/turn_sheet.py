@@ -60,6 +60,7 @@ def _():
 @app.cell(hide_code=True)
 def _(folder, get_reload):
     session, open_message = sheet.open_session(folder, after_commit=get_reload()[1] == "commit",
+                                               after_action=get_reload()[1] == "action",
                                                camp=get_reload()[2])
     mo.stop(session is None, mo.callout(mo.md(f"**Cannot open the campaign.** {open_message}"), kind="danger"))
     return (session,)

@@ -339,6 +339,21 @@ def test_a_refused_commit_keeps_every_choice_and_die(toy: Path) -> None:
     assert "log moved on" in (message or "")
 
 
+def test_the_sheets_own_action_reopens_the_draft_without_saying_the_log_moved(toy: Path) -> None:
+    """An action of the sheet (naming a settlement, say) writes to the log and the sheet reopens on it: the GM's
+    draft is kept whole, and the sheet does not tell the GM that the log moved on, as it does for another hand."""
+    s, values = opened(toy)
+    edit(s, values, harvest__c__crop="barley", market__c__sell=2)
+    s.type_faces("harvest", "harvest", "4 4")
+    plan = s.plan
+    Campaign.open(toy).note("what the sheet's action wrote")
+    again, message = sheet.open_session(toy, after_action=True)
+    assert again is not None and again.plan == plan and again.start.start_seq > s.start.start_seq
+    assert message is None
+    later, message = sheet.open_session(toy)  # saved at the new head: a plain reopen says only it restored it
+    assert later is not None and later.plan == plan and "moved on" not in (message or "")
+
+
 def test_undo_asks_then_reopens_the_retracted_plan_with_its_dice(toy: Path) -> None:
     s, values = opened(toy)
     edit(s, values, harvest__c__crop="barley", market__c__sell=1)

@@ -879,7 +879,7 @@ def reopened(folder: Path, camp: Campaign | None) -> Campaign | None:
     return camp if same else None
 
 
-def open_session(folder: Path, *, after_commit: bool = False,
+def open_session(folder: Path, *, after_commit: bool = False, after_action: bool = False,
                  camp: Campaign | None = None) -> tuple[SheetSession | None, str | None]:
     """Open the sheet on ``folder``: ``(session, message)``; ``(None, message)`` when it is not a campaign.
 
@@ -887,6 +887,8 @@ def open_session(folder: Path, *, after_commit: bool = False,
     faces); drafts of turns already in the log are set aside (kept in
     ``drafts/set-aside/``). Without a draft a new one starts with a fresh seed. ``camp``: the
     campaign the session before held (after a commit), reused when ``reopened`` allows.
+    ``after_action``: the sheet reopens after one of its own actions wrote to the log (naming a settlement,
+    say): the GM saw what it did, so the draft is kept without "Restored your draft" or "the log moved on".
     """
     try:
         start = load_start(folder, check_forms=False, camp=reopened(folder, camp))
@@ -915,9 +917,9 @@ def open_session(folder: Path, *, after_commit: bool = False,
             plan = plan.model_copy(update={"dice": "on_roll"})
         if saved.origin == "retracted":
             notes.append(f"Reopened the plan of {start.when} that was undone, with its dice.")
-        elif not after_commit:
+        elif not (after_commit or after_action):
             notes.append(f"Restored your draft of {start.when}.")
-        if saved.start_seq != start.start_seq:
+        if saved.start_seq != start.start_seq and not after_action:
             notes.append(f"The log moved on since this draft was saved (seq {saved.start_seq} → {start.start_seq});"
                          " check the steps below.")
     else:
