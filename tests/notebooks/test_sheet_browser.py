@@ -621,6 +621,7 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
         if sc["add"]:
             ui.add(step, *sc["add"])
         field = ui.card(step).locator(f'[data-field="{path}"]')
+        field.locator("g.kl-hex").first.wait_for(state="attached", timeout=60_000)  # a card below: mounted after
         assert field.locator("g.kl-hex").count() >= 10, "no map at the field"
         assert field.locator(f'g.kl-hex[data-hex="{good}"]').get_attribute("data-allowed") == "true"
         assert field.locator(f'g.kl-hex[data-hex="{bad}"]').get_attribute("data-allowed") == "false"

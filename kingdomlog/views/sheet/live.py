@@ -166,7 +166,69 @@ function apply(model) {
     if (node.dataset.klAt === "page") pages.push(node);
     else set(node, attrs[node.dataset.klAt]);
   }
-  pages.forEach((node) => set(node, attrs.page));  // last: the page's data-plan says the rest is drawn
+  const later = lefts(model);
+  pages.forEach((node) => {
+    if (later !== node.hasAttribute("data-kl-later")) {  // before data-plan: "drawn" never hides a card to come
+      if (later) node.setAttribute("data-kl-later", "");
+      else node.removeAttribute("data-kl-later");
+    }
+    set(node, attrs.page);  // last: the page's data-plan says the rest is drawn
+  });
+}
+
+// Each card's left side (its widgets) is mounted by this script, not drawn in the page: the cards in view at
+// once, the others one per task after the page is drawn (views.sheet.live: mounting a page's ~140 widgets was
+// most of a first render and of a commit in the browser). A left side whose HTML did not change is never
+// mounted again (its widgets keep what the GM typed); one that changed (an error moved to a widget) is.
+let liveModel = null;
+let laterTimer = 0;
+
+function leftsToFill(model) {
+  const all = (model && model.get("lefts")) || {};
+  const todo = [];
+  for (const node of document.querySelectorAll("[data-kl-left]")) {
+    const html = all[node.dataset.klLeft];
+    if (html !== undefined && node.__klHtml !== html) todo.push([node, html]);
+  }
+  return todo;
+}
+
+function fillLeft(node, html) {
+  node.innerHTML = html;
+  node.__klHtml = html;
+}
+
+function lefts(model) {
+  liveModel = model;
+  const todo = leftsToFill(model);
+  // Reads before writes: each card is measured once the ones before it are filled (a forced layout each), and
+  // the first below the window ends the measuring (the cards after it are below it too).
+  const later = [];
+  for (const [node, html] of todo) {
+    const r = later.length && later[later.length - 1].below ? null : node.getBoundingClientRect();
+    if (r && r.top < window.innerHeight && r.bottom >= 0) fillLeft(node, html);
+    else later.push({ node, below: !r || r.top >= window.innerHeight });
+  }
+  for (const { node } of later) {
+    if (node.firstChild) {  // a drawing's widgets never stand in for another's, even for a moment
+      node.textContent = "";
+      node.__klHtml = undefined;
+    }
+  }
+  // the rest after the page is drawn: from the next frame on, one card per task
+  if (later.length && !laterTimer) laterTimer = requestAnimationFrame(() => { laterTimer = setTimeout(fillLater, 0); });
+  return later.length > 0;
+}
+
+function fillLater() {
+  laterTimer = 0;
+  const todo = leftsToFill(liveModel);
+  if (todo.length) fillLeft(todo[0][0], todo[0][1]);
+  if (todo.length > 1) {
+    laterTimer = setTimeout(fillLater, 0);
+    return;
+  }
+  document.querySelectorAll(".kl-page[data-kl-later]").forEach((p) => p.removeAttribute("data-kl-later"));
 }
 
 function render({ model, el }) {
@@ -175,6 +237,7 @@ function render({ model, el }) {
   const busy = () => klFlag("data-kl-rebuild", !!model.get("busy"));
   model.on("change:slots", again);
   model.on("change:attrs", again);
+  model.on("change:lefts", again);
   model.on("change:busy", busy);
   again();
   busy();  // a new drawing's parts are not busy: the rebuild that made them is over
@@ -185,7 +248,7 @@ function render({ model, el }) {
   const watch = new MutationObserver((records) => {
     if (queued) return;
     const outside = records.some((r) => r.type === "childList" && r.addedNodes.length
-      && !(r.target.closest && r.target.closest("[data-kl-slot]")));
+      && !(r.target.closest && r.target.closest("[data-kl-slot], [data-kl-left]")));
     if (!outside) return;
     queued = true;
     requestAnimationFrame(() => { queued = false; again(); });
@@ -195,7 +258,9 @@ function render({ model, el }) {
     watch.disconnect();
     model.off("change:slots", again);
     model.off("change:attrs", again);
+    model.off("change:lefts", again);
     model.off("change:busy", busy);
+    if (liveModel === model) liveModel = null;
   };
 }
 
@@ -209,6 +274,8 @@ class LiveParts(anywidget.AnyWidget):
     _esm = ESM
     slots = traitlets.Dict({}).tag(sync=True)
     attrs = traitlets.Dict({}).tag(sync=True)
+    lefts = traitlets.Dict({}).tag(sync=True)
+    """Each card's left side (its widgets' HTML) by the card's id: mounted by the script (``page``)."""
     busy = traitlets.Unicode("").tag(sync=True)
     """Not empty while the kernel rebuilds the widgets this drawing lays out (its cards are disabled)."""
 
@@ -344,9 +411,12 @@ def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any,
     assert draft is not None
     session.page_key = sheet_cards.page_key(session, draft)
     panel = sheet_panel.panel_html(session.start.ruleset, session.start.state, after=end_state(draft), live=True)
-    return (style(BUSY_CSS) + sheet_cards.commit_bar_html(session, draft, commit_button, undo_button, live=True)
-            + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True)
-            + h("div", marimo_html(live), class_="kl-live", hidden=True))
+    lefts: dict[str, str] = {}
+    drawn = (style(BUSY_CSS) + sheet_cards.commit_bar_html(session, draft, commit_button, undo_button, live=True)
+             + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True, lefts=lefts)
+             + h("div", marimo_html(live), class_="kl-live", hidden=True))
+    live.widget.lefts = lefts  # sent before the page (the page's cell returns it): its script mounts them
+    return drawn
 
 
 def show(live: Any, session: SheetSession, draft: SheetDraft) -> bool:
