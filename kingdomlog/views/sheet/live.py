@@ -193,9 +193,40 @@ function leftsToFill(model) {
   return todo;
 }
 
+// A left side drawn before (the month before's, or the same widgets with an error moved) is patched as marimo's
+// own drawing patches an output: a node of the same kind at the same place is kept and its attributes set (a
+// widget whose attributes did not change is left as it is, with what the GM typed and where the focus is; one
+// made again is told by its attributes), the others replaced. A new one is written at once.
+function morph(into, from) {
+  const olds = Array.from(into.childNodes);
+  const news = Array.from(from.childNodes);
+  news.forEach((n, i) => {
+    const o = olds[i];
+    if (o && o.nodeType === n.nodeType && o.nodeName === n.nodeName) {
+      if (n.nodeType !== 1) {
+        if (o.nodeValue !== n.nodeValue) o.nodeValue = n.nodeValue;
+        return;
+      }
+      for (const a of Array.from(o.attributes)) if (!n.hasAttribute(a.name)) o.removeAttribute(a.name);
+      for (const a of Array.from(n.attributes)) if (o.getAttribute(a.name) !== a.value) o.setAttribute(a.name, a.value);
+      morph(o, n);
+    } else if (o) into.replaceChild(n, o);
+    else into.appendChild(n);
+  });
+  olds.slice(news.length).forEach((o) => o.remove());
+}
+
 function fillLeft(node, html) {
-  node.innerHTML = html;
+  if (node.firstChild) {
+    const t = document.createElement("template");
+    t.innerHTML = html;
+    morph(node, t.content);
+  } else node.innerHTML = html;
   node.__klHtml = html;
+  if (node.hasAttribute("inert")) {
+    node.removeAttribute("inert");
+    node.style.visibility = "";
+  }
 }
 
 function lefts(model) {
@@ -210,24 +241,24 @@ function lefts(model) {
     else later.push({ node, below: !r || r.top >= window.innerHeight });
   }
   for (const { node } of later) {
-    if (node.firstChild) {  // a drawing's widgets never stand in for another's, even for a moment
-      node.textContent = "";
+    // Another drawing's widgets (the month before's, after a commit) are hidden and out of reach at once, and
+    // patched when the card's turn comes.
+    if (node.firstChild && node.__klHtml !== undefined) {
       node.__klHtml = undefined;
+      node.setAttribute("inert", "");
+      node.style.visibility = "hidden";
     }
   }
-  // the rest after the page is drawn: from the next frame on, one card per task
+  // the rest once the page is drawn (after its next frame)
   if (later.length && !laterTimer) laterTimer = requestAnimationFrame(() => { laterTimer = setTimeout(fillLater, 0); });
   return later.length > 0;
 }
 
 function fillLater() {
+  // All at once: each card mounted in a task of its own cost the browser a style and layout pass of the whole page
+  // each (17 of them: a commit's redraw took more of the browser's time than mounting the page whole).
   laterTimer = 0;
-  const todo = leftsToFill(liveModel);
-  if (todo.length) fillLeft(todo[0][0], todo[0][1]);
-  if (todo.length > 1) {
-    laterTimer = setTimeout(fillLater, 0);
-    return;
-  }
+  for (const [node, html] of leftsToFill(liveModel)) fillLeft(node, html);
   document.querySelectorAll(".kl-page[data-kl-later]").forEach((p) => p.removeAttribute("data-kl-later"));
 }
 
