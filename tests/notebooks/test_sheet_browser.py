@@ -542,6 +542,9 @@ def test_an_edit_redraws_its_results_not_the_widgets(browser: Any, toy: Path, su
         ui.type("market", "sell", "999")
         assert "cannot sell 999" in ui.card("market").locator(".kl-field-error").first.inner_text()
         assert "Refused by the rules" in result.inner_text()
+        # ... and a card whose widgets did not change is not mounted again: its widgets are the same nodes (what
+        # the GM typed in them, and the focus, stay)
+        assert crop.evaluate("e => e.dataset.klMark || ''") == "kept"
         ui.type("market", "sell", "2")
         assert ui.card("market").locator(".kl-field-error").count() == 0
         assert "Refused" not in result.inner_text()

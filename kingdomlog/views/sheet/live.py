@@ -19,6 +19,14 @@ drawing of the page fail ("removeChild: the node is not a child", seen after a c
 the script fills a slot, on its first appearance (a ``MutationObserver``, once a frame) and on
 every message.
 
+**The widgets come after the page.** Each card's left side (its widgets) is not in the page either: the page
+leaves a holder (``data-kl-left="step"``) and ``LiveParts.lefts`` holds its HTML. The script mounts the cards in
+the window before it sets ``data-plan``, and the others in one go after the page's next frame, the page marked
+``data-kl-later`` until then: mounting the page's ~140 widgets through marimo's output (its sanitizer, React,
+a shadow root and a React root each) was most of a first render in the browser. A left side whose HTML did not
+change is left alone; one drawn before (the month before's, or the same widgets with an error moved) is patched
+node by node as marimo patches an output, so a widget whose attributes did not change keeps what the GM typed.
+
 An edit that moves an error to or from a widget, or changes a refusal, changes the left side
 of a card (``sheet_cards.page_key``): ``show`` then says the page must be drawn again.
 The script is inline (no request leaves the page); the parts hold the page's own escaped HTML.
