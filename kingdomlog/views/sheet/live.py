@@ -215,9 +215,10 @@ function morph(into, from) {
         if (o.nodeValue !== n.nodeValue) o.nodeValue = n.nodeValue;
         return;
       }
+      morph(o, n);  // its children first, as React commits them: a widget made again (a new random-id on its
+      // marimo-ui-element) draws itself from its child's attributes, which must be the new widget's by then
       for (const a of Array.from(o.attributes)) if (!n.hasAttribute(a.name)) o.removeAttribute(a.name);
       for (const a of Array.from(n.attributes)) if (o.getAttribute(a.name) !== a.value) o.setAttribute(a.name, a.value);
-      morph(o, n);
     } else if (o) into.replaceChild(n, o);
     else into.appendChild(n);
   });
