@@ -140,8 +140,8 @@ def play_war_year(ui: Any) -> None:
         card.locator(f'[data-add="{add}"] button').first.click()
         ui.settled(before)
 
-    for field, army, where, militia in (("allocations", "p-army1", "p-march", "7"),
-                                        ("enemy_allocations", "t-army1", "t-border", "10")):
+    for field, army, where, militia in (("allocations", "p-army1", "March", "7"),
+                                        ("enemy_allocations", "t-army1", "Border", "10")):  # provinces by name
         press(field)  # + Our army / + Enemy army
         ui.type("war", f"{field}.0.army_id", army)
         ui.select("war", f"{field}.0.province_id", where)
@@ -166,7 +166,7 @@ def play_war_year(ui: Any) -> None:
     ui.actions += 1  # its terms: "More: provinces demanded, ..."
     card.locator('[data-field="peace.3"]').get_by_text(re.compile("^More: provinces demanded")).first.click()
     time.sleep(0.4)
-    ui.pick("war", "peace.3.provinces_demanded", "t-border")
+    ui.pick("war", "peace.3.provinces_demanded", "Border")  # the province by its name
     more()
     ui.select("war", "enemy_extra_attacks.2.army_id", "t-army1")
     ui.select("war", "enemy_extra_attacks.2.kind", "attack")
