@@ -75,8 +75,18 @@ RAW_FIELDS = frozenset({"turn", "phase", "type", "version", "actor", "visibility
 _commit_of = attrgetter("commit_id")
 
 
-NOTE_ATTEMPTS = 8
-"""How many times a note is placed after a head that moved on before it gives up (``Campaign.note``)."""
+NOTE_ATTEMPTS = 40
+"""How many times a note is placed after a head that moved on before it gives up (``Campaign.note``).
+
+Between tries a writer waits ``note_pause`` (growing, capped, spread per writer): about 1.7 s in all,
+so three writers appending a dozen notes each on a loaded machine all land (8 tries of 1-8 ms did not:
+one writer lost 8 races in a row in a CI run)."""
+
+
+def note_pause(attempt: int, spread: float) -> float:
+    """Seconds to wait after the ``attempt``-th lost race: 3 ms growing by half each time, at most 50 ms,
+    times ``spread`` (0.5-1.5, this writer's own) so writers that collided try again at different times."""
+    return min(0.002 * 1.5 ** attempt, 0.05) * spread
 SHORT_HASH = 16
 """Hex digits of a head hash shown on views (64 bits: enough that nobody can make another log end on them)."""
 MIN_WITNESS = 12
@@ -748,7 +758,7 @@ class Campaign:
             except ConflictError:
                 if attempt == NOTE_ATTEMPTS:
                     raise
-            time.sleep(0.001 * attempt * spread)
+            time.sleep(note_pause(attempt, spread))
             expect = self.log.head().seq  # later turns only raise the next turn: ``turn`` stays in bounds
         raise AssertionError("unreachable")
 

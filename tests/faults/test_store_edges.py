@@ -157,10 +157,16 @@ def test_a_note_gives_up_after_its_attempts(toy_campaign: Campaign, monkeypatch:
         calls.append(1)
         raise ConflictError(int(k["expect_seq"]), int(k["expect_seq"]) + 1)  # type: ignore[call-overload]
 
+    pauses: list[float] = []
     monkeypatch.setattr(Campaign, "append", always_moved)
+    monkeypatch.setattr(campmod.time, "sleep", pauses.append)
     with pytest.raises(ConflictError):
         toy_campaign.note("never placed")
     assert len(calls) == campmod.NOTE_ATTEMPTS
+    # it waits between tries, longer as it keeps losing, never more than 50 ms (x1.5 spread) at once,
+    # and it keeps trying for over a second in all: a loaded machine's writers get their turn
+    assert len(pauses) == campmod.NOTE_ATTEMPTS - 1 and pauses == sorted(pauses)
+    assert max(pauses) <= 0.075 and sum(pauses) > 0.8
 
 
 # ---- a note's turn ---------------------------------------------------------------------------------
