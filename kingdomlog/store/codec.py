@@ -36,6 +36,7 @@ from kingdomlog.core.events import (
     Draft,
     EventModel,
     RecordedEvent,
+    _plain_class,
     decode_payload,
     event_class,
     event_hash,
@@ -147,6 +148,92 @@ def hash_text(actor: str, campaign: str, commit_id: str, event_id: str, payload:
             f'"version":{int(version)},"visibility":{_json_str(visibility)}}}')
 
 
+_DOUBTS = (b"null", b"e-", b"0.0000")
+"""What in an orjson text may differ from the canonical writer's: ``null`` (orjson writes a NaN or an infinity as
+``null``; the canonical writer refuses them), a float below 1e-4 (``1e-05`` there, ``0.00001`` or ``1e-5`` here);
+and a run of 16 digits (``_LONG_RUN`` in the text with every digit made ``0``: a number the canonical writer may
+refuse as too large). Also found in texts holding such letters inside a string: those only take the canonical
+writer's slower way."""
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 16
+
+
+def _doubt(text: bytes) -> bool:
+    return any(d in text for d in _DOUBTS) or _LONG_RUN in text.translate(_DIGITS)
+
+
+_ORJSON: list[Any] = []
+
+
+def _orjson() -> Any:
+    """``(orjson.dumps, options)``, or None without orjson (imported on first use: the warm reads never load it)."""
+    if not _ORJSON:
+        try:
+            import orjson
+        except ImportError:  # pragma: no cover - a dependency; the canonical writer alone then
+            _ORJSON.append(None)
+        else:
+            # sorted keys; a subclass of str, int, dict or list, a dataclass or a datetime is refused (they take
+            # the canonical writer's way), never written in orjson's own manner
+            _ORJSON.append((orjson.dumps, orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+                            | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME))
+    return _ORJSON[0]
+
+
+def fast_json(values: Sequence[Any]) -> list[str | None] | None:
+    """Each of ``values`` as ``core.events.canonical_json`` writes it, by orjson; None where a text could differ.
+
+    Only for values of str, int, float, bool, None, list, tuple and str-keyed dict (a plain payload's dump; an
+    enum, which orjson writes as its value where the canonical writer may refuse it, is never one). None for a
+    value orjson refuses (another type, a key not text, an int past 64 bits, a lone surrogate) and for a text
+    holding one of ``_DOUBTS`` or a run of 16 digits; None for the whole when orjson is not installed. The
+    caller writes those with the canonical writer: every text returned is byte for byte its text
+    (``tests/core/test_fast_json.py``: a property over nested values, and every committed log's payloads
+    written again). The texts are first checked together, in their joined bytes.
+    """
+    oj = _orjson()
+    if oj is None:
+        return None
+    dumps, opt = oj
+    raw: list[bytes | None] = []
+    for v in values:
+        try:
+            raw.append(dumps(v, option=opt))
+        except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+            raw.append(None)
+    if _doubt(b"\n".join(b or b"" for b in raw)):  # "\n": no doubt spans two texts
+        return [None if b is None or _doubt(b) else b.decode("utf-8") for b in raw]
+    return [None if b is None else b.decode("utf-8") for b in raw]
+
+
+def _payload_texts(payloads: Sequence[EventModel]) -> list[str]:
+    """``core.events.payload_texts`` (the same texts, the same refusals), by orjson where it writes the same.
+
+    When every payload is of a plain class (``core.events._plain_class``), each is dumped by its class's
+    serializer and written by ``fast_json``; a payload it declines is written by ``payload_texts``, those
+    together in the batch's order (the refusals left there, a NaN, an infinity, a number too large, text not
+    Unicode, are among them, so the first in the batch's order is the one named). Any payload not plain: the
+    whole batch by ``payload_texts``.
+    """
+    dumps = []
+    for p in payloads:
+        cls = type(p)
+        if not _plain_class(cls):
+            return payload_texts(payloads)
+        try:
+            dumps.append(cls.__pydantic_serializer__.to_python(p))
+        except (ValueError, TypeError):  # as payload_texts: that payload_json names it
+            return payload_texts(payloads)
+    out = fast_json(dumps)
+    if out is None:
+        return payload_texts(payloads)
+    doubtful = [i for i, text in enumerate(out) if text is None]
+    if doubtful:
+        for i, text in zip(doubtful, payload_texts([payloads[i] for i in doubtful]), strict=True):
+            out[i] = text
+    return out  # type: ignore[return-value]  # every None replaced above
+
+
 def _check_turn(d: Draft) -> int:
     """The draft's turn; ``InputError`` when it has none or one out of range (as ``core.events.record``)."""
     t = d.turn
@@ -194,8 +281,8 @@ def encode(drafts: Sequence[Draft], *, campaign: str, first_seq: int, prev_hash:
     prev_text = _json_str(prev_hash)
     prev = prev_hash
     texts: list[str] | None
-    try:  # every payload's text in one pass (core.events.payload_texts)
-        texts = payload_texts([d.payload for d in drafts])
+    try:  # every payload's text in one pass (core.events.payload_texts, by orjson where it writes the same)
+        texts = _payload_texts([d.payload for d in drafts])
     except InputError:  # a refusal: draft by draft below, so the first fault in the batch's order is the one named
         texts = None
     for i, d in enumerate(drafts):
