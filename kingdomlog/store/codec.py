@@ -7,7 +7,8 @@ Writing (``encode``) builds the columns of a batch and chains its hashes without
 ``RecordedEvent`` per event: the hashed text of an envelope (docs/log-format.md) is put together
 from its members, the batch's common ones encoded once. It is exactly ``core.events.event_hash``
 of the same envelope (``tests/core/test_perf_codec.py`` checks it against ``record``), and
-payload texts come from ``core.events.payload_json``, the one canonical writer.
+payload texts are ``core.events.payload_json``'s, the one canonical writer's: written by orjson
+(``fast_json``) where its text is byte for byte that one, by the canonical writer everywhere else.
 
 Reading (``decode_table``) hands every payload stored at its type's current version straight to
 its class's pydantic validator (looked up once per type and batch; one payload per call, never
