@@ -324,30 +324,14 @@ def batch_table(cols: dict[str, list[Any]], metadata: dict[bytes, bytes]) -> pya
     """The Arrow table of a batch's columns (``encode``) with its footer's key-value ``metadata``.
 
     Each column is made from its list at its type (no type inference, no schema check of a dict of columns);
-    the times as their microseconds since the epoch, each distinct time converted once. The text columns are
-    made as one array of all their values, each column a slice of it: one conversion instead of ten (43 -> 23 us
-    for a 50-event batch, issue 31); a slice is written as the same Parquet bytes as an array of its own
-    (``tests/core/test_batch_table.py`` compares the files).
+    the times as their microseconds since the epoch, each distinct time converted once.
     """
     p = pa()
     micros: dict[datetime, int] = {}
     one = timedelta(microseconds=1)
-    types = column_types()
-    string = p.string()
-    texts: list[Any] = []
-    for name, type_ in types:
-        if type_ == string:
-            texts += cols[name]
-    joined = p.array(texts, string)
     arrays = []
-    n = at = 0
-    for name, type_ in types:
+    for name, type_ in column_types():
         values = cols[name]
-        if type_ == string:
-            n = len(values)
-            arrays.append(joined.slice(at, n))
-            at += n
-            continue
         if name == "recorded_at":
             values = [micros.get(w) or micros.setdefault(w, (w - _EPOCH) // one) for w in values]
         arrays.append(p.array(values, type_))
