@@ -319,6 +319,13 @@ def _gods(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     return [Option("embrace", "Embrace the new god"), Option("resist", "Resist the new god")]
 
 
+def _founders(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    court = "" if s.highest_level_reached >= 10 else "no Court notable before level 10 (§3.2)"
+    return [Option("pc", "A PC", "between adventures (§2.12)"), Option("court", "The Court", "costs ×1.1 (§3.2)",
+                                                                          disabled=court),
+            Option("event", "An event", "a random event founded it")]
+
+
 def _event_war_targets(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     return [Option("other", "Another kingdom", "the players may support a side"),
             Option("players", "The players' kingdom", "a war begins with that neighbour as attacker (§4.5)")]
@@ -337,7 +344,7 @@ SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] 
     "enemy_extra_turns": lambda s, w: _extra_turns(s, w, False),
     "gm_fields": _gm_fields, "gm_targets": _gm_targets, "omens": _omens, "sides": _sides,
     "abilities": _abilities, "succession_skills": _succession_skills, "gods": _gods,
-    "event_war_targets": _event_war_targets,
+    "event_war_targets": _event_war_targets, "founders": _founders,
 }
 
 

@@ -119,14 +119,44 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
                 cols.append(k)
     if name is not None and "id" in cols and _machine_ids(rows, name):
         cols.remove("id")
+    by_kind = _kind_ids(rows, cols)
+    cols = [c for c in cols if c not in by_kind.values()]
     order = {c: i for i, c in enumerate(cols)}
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
     field = {c: noun.lower() if c == "id" and noun else c.removesuffix("_id") for c in cols}  # "track", "area"
     says = {c: (lambda v, c=c: name.field(field[c], v)) if name is not None else _plain for c in cols}
     heads = [noun if c == "id" and noun else words(c.removesuffix("_id")) for c in cols]  # "Area", not "Area id"
+    def cell(r: Mapping[str, Any], c: str) -> str:
+        named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
+        if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
+            return _cell(named, name.value if name is not None else _plain)
+        return _cell(r.get(c), says[c])
+
     return h("table", h("thead", h("tr", (h("th", x) for x in heads))),
-             h("tbody", (h("tr", (h("td", _cell(r.get(c), says[c])) for c in cols)) for r in rows)),
+             h("tbody", (h("tr", (h("td", cell(r, c)) for c in cols)) for r in rows)),
              class_="kl-table kl-panel-table")
+
+
+def _kind_ids(rows: Sequence[Mapping[str, Any]], cols: Sequence[str]) -> dict[str, str]:
+    """The columns whose value is a kind (``founder``: ``pc``) that a record may name one of by id beside it
+    (``pc_id``: ``aino``), with that id's column: the kind's cell then says who (``Aino``), and the id's column
+    goes, where every id it holds sits beside its kind (aikakirjat's institution founded by a named PC).
+
+    >>> _kind_ids([{"founder": "pc", "pc_id": "aino"}, {"founder": "court", "pc_id": None}], ["founder", "pc_id"])
+    {'founder': 'pc_id'}
+    >>> _kind_ids([{"founder": "court", "pc_id": "aino"}], ["founder", "pc_id"])
+    {}
+    """
+    out: dict[str, str] = {}
+    for kind_col in cols:
+        for id_col in cols:
+            kind = id_col.removesuffix("_id")
+            if id_col in (kind, kind_col) or id_col in out.values():
+                continue
+            with_id = [r for r in rows if r.get(id_col)]
+            if any(r.get(kind_col) == kind for r in rows) and all(r.get(kind_col) == kind for r in with_id):
+                out[kind_col] = id_col
+    return out
 
 
 def grid_html(record: Mapping[str, Any], name: Callable[[str], str] = _plain) -> Html:
