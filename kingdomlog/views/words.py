@@ -414,6 +414,10 @@ class Namer:
             said = self.name_of(text, f"field:{field}")
             if said and said not in (self.name_of(text, ""), plain_id(text)):  # what a ruleset says of it alone
                 return said
+        elif not ONE_ID.fullmatch(text):  # a field's rule kept as text (pf2e's selector "ability in [culture, …]")
+            said = self.name_of(text, f"field:{field}")
+            if said and said not in (text, plain_id(text)):
+                return said
         return self.value(text)
 
     def text(self, text: str) -> str:

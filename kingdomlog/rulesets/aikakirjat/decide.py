@@ -391,7 +391,8 @@ class GmAdjustmentEntry(Choices):
             return Annotated[bool, Field(bool(now), title="Fire-capable",
                                           description="the kingdom's armies fight with fire (magic or technology)")]
         if f == "neighbour_status":
-            return Annotated[_Status, Field(now, title="Status", description="the neighbour's standing (§2.10)")]
+            return Annotated[_Status, Pick("statuses", what="a neighbour's status"),
+                             Field(now, title="Status", description="the neighbour's standing (§2.10)")]
         if f == "territory":
             land = [a.model_dump(mode="json") for a in s.territory] if s is not None else []
             return Annotated[_Territory, Field(land, title="Territory, all of it",

@@ -18,7 +18,7 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import Namer, figure_words, namer, summary_of, words
+from kingdomlog.views.words import Namer, figure_words, headed, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -208,7 +208,8 @@ def _figure(value: Any, name: Callable[[str], str]) -> str:
     (the state's ``views.words.Namer``: a feat by its title, ``Law and Order``, as the report names it)."""
     text = scalar(value)
     if isinstance(value, str) and re.fullmatch(r"[a-z0-9_,]+", value):
-        return ", ".join(name(x) for x in value.split(",") if x)
+        said = ", ".join(name(x) for x in value.split(",") if x)
+        return headed(said) if re.fullmatch(r"[a-z]+(?: [a-z]+)*", said) else said  # a tile's word: "Winter"
     return text
 
 
@@ -267,7 +268,7 @@ def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, li
     """
     tiles = None if live else panel_tiles_html(ruleset, state, after=after)
     return h("div", h("div", tiles, data_kl_slot="tiles"),
-             _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s), namer(ruleset, s))),
+             _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s), namer(ruleset, s), ruleset)),
              class_="kl-panel")
 
 
@@ -279,10 +280,28 @@ def _shown(key: str, value: Any, summary: Mapping[str, Any]) -> bool:
     return all(summary.get(k if k.startswith(f"{key}_") else f"{key}_{k}", ...) == v for k, v in value.items())
 
 
-def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None) -> Html:
+def _is_options(value: Any, ruleset: Ruleset | None) -> bool:
+    """Whether ``value`` (a field of a state) is the campaign's options: a record of options ``ruleset`` declares."""
+    names = {o.name for o in ruleset.options} if ruleset is not None else set()
+    return isinstance(value, dict) and bool(value) and set(value) <= names
+
+
+def options_html(ruleset: Ruleset, options: Mapping[str, Any], name: Namer | None = None) -> Html:
+    """The campaign's options as a table of what each says (``Ruleset.option_words``: "Revolution — at Unrest 20
+    or more"; it read "revolution threshold gte20", a cell of the state's record); a record's id among the values
+    by its name (``name``: signoria's players "Duke Fabian, Doge of Marburg")."""
+    say = name.text if name is not None else str
+    return h("details", h("summary", "Campaign options"),
+             h("table", (h("tr", h("th", title), h("td", say(value)))
+                         for title, value in ruleset.option_words(options)), class_="kl-table"), class_="kl-panel-sec")
+
+
+def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None,
+                      ruleset: Ruleset | None = None) -> Html:
     say = name.value if name is not None else _plain
     parts = []
     dump = state.model_dump(mode="json")
+    kept = next((k for k, v in dump.items() if _is_options(v, ruleset)), None)
     paired = _against(dump)
     used: set[str] = set()
     if paired:
@@ -302,12 +321,14 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
             parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
                            records_table(rows_, name, singular(words(k))), (grid_html(r, say) for r in rows_),
                            class_="kl-panel-sec", open=True))
-        elif k not in summary and k not in used and not _shown(k, v, summary):
+        elif k not in summary and k not in used and not _shown(k, v, summary) and k != kept:
             other[k] = v
     if other:
         parts.append(h("details", h("summary", "Everything else"),
                        h("table", (h("tr", h("th", words(k)), h("td", _cell(v, say))) for k, v in other.items()),
                          class_="kl-table"), class_="kl-panel-sec"))
+    if kept is not None and ruleset is not None:
+        parts.append(options_html(ruleset, dump[kept], name))
     return join(parts)
 
 
