@@ -18,7 +18,7 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import Namer, figure_words, headed, namer, summary_of, words
+from kingdomlog.views.words import Namer, figure_text, figure_words, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -206,11 +206,9 @@ def _neither(key: str) -> Better:
 def _figure(value: Any, name: Callable[[str], str]) -> str:
     """A figure's value in words: an id, or ids joined by commas (``law_and_order,trade``), each as ``name`` says it
     (the state's ``views.words.Namer``: a feat by its title, ``Law and Order``, as the report names it)."""
-    text = scalar(value)
     if isinstance(value, str) and re.fullmatch(r"[a-z0-9_,]+", value):
-        said = ", ".join(name(x) for x in value.split(",") if x)
-        return headed(said) if re.fullmatch(r"[a-z]+(?: [a-z]+)*", said) else said  # a tile's word: "Winter"
-    return text
+        return figure_text(value, name)  # a tile's word with its capital: "Winter"
+    return scalar(value)
 
 
 def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
