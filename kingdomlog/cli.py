@@ -370,14 +370,14 @@ def cmd_state(args: argparse.Namespace) -> int:
         ]
         _out(doc)
         return 0
-    from kingdomlog.views.words import figure_text, figure_words, headed, namer, said_breakdowns
+    from kingdomlog.views.words import figure_label, figure_text, headed, namer, said_breakdowns
 
     when = f"after {rs.turn_unit} {shown_turn}" if shown_turn is not None else "nothing played yet"
     print(f"{camp.config.name} ({rs.name}) — {when}, as {camp.viewer_name(viewer)} sees it")
     print(rs.render(state))
     print()
-    name = namer(rs, state).value  # each figure as the GM sheet's panel says it: "Feats  Law and Order", "At war  no"
-    figures = [(figure_words(rs, k), figure_text(v, name)) for k, v in rs.summary(state).items()
+    said = namer(rs, state)  # each figure as the GM sheet's panel says it: "Feats  Law and Order", "At war  no"
+    figures = [(figure_label(rs, said.names, k), figure_text(v, said.value)) for k, v in rs.summary(state).items()
                if k != "viewer"]  # whose view a summary is (signoria's): the line above says it
     wide = max([24, *(len(label) + 1 for label, _ in figures)])
     for label, value in figures:

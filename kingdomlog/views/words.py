@@ -15,9 +15,9 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_text", "figure_words", "headed",
-           "help_words", "id_words", "ids_in", "is_hex_field", "namer", "names_in", "option_text", "refusal_words",
-           "roll_name", "said_breakdowns", "summary_of", "visibility_words", "words"]
+__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_label", "figure_text",
+           "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "namer", "names_in",
+           "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
             "pcs": "PCs"}
@@ -50,6 +50,22 @@ def figure_words(ruleset: Any, key: str) -> str:
 
     said = ruleset.name_of(key, "figure") if ruleset is not None else ""
     return said if said and said != plain_words(key) else words(key)
+
+
+def figure_label(ruleset: Any, names: Mapping[str, str], key: str) -> str:
+    """A figure's heading (``figure_words``), a record's own figure said with the record's name: signoria's
+    ``fabian_power`` is "Duke Fabian's power" (it read "Fabian power"); ``names``: the state's records by id (a
+    ``Namer``'s ``names``).
+
+    >>> from kingdomlog.core.ruleset import Ruleset
+    >>> figure_label(Ruleset(), {"fabian": "Duke Fabian"}, "fabian_power"), figure_label(Ruleset(), {}, "growth_dc")
+    ("Duke Fabian's power", 'Growth DC')
+    """
+    said = figure_words(ruleset, key)
+    head, _, rest = key.partition("_")
+    if rest and head in names and said == words(key):
+        return f"{names[head]}'s {words(rest).lower()}"
+    return said
 
 
 def figure_text(value: Any, name: Callable[[str], str] | None = None) -> str:

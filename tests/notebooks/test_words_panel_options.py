@@ -3,7 +3,8 @@ it renders (no browser): the campaign's options as what each rule says ("Revolut
 read "revolution threshold gte20", a cell of the state's record), a figure's word with its capital ("Season:
 Winter", "Phase: Between years"; they read "winter", "between years"), a record's field as its spec names it (a
 treaty "Non-aggression pact", a faction "player faction", a modifier's selector "Culture or Stability checks"; they
-read "non aggression", "player", "ability in [culture, stability]"), and no id or snake_case name in the text."""
+read "non aggression", "player", "ability in [culture, stability]"), a faction's figure by its name ("Duke
+Fabian's power"; it read "Fabian power"), and no id or snake_case name in the text."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ def text(page: str) -> str:
 
 
 def tiles(page: str) -> dict[str, str]:
-    return dict(re.findall(r'<div class="kl-stat-name">([^<]*)</div><div class="kl-stat-value">([^<]*)<', page))
+    return {html.unescape(k): html.unescape(v) for k, v in re.findall(
+        r'<div class="kl-stat-name">([^<]*)</div><div class="kl-stat-value">([^<]*)<', page)}
 
 
 def options(page: str) -> dict[str, str]:
@@ -65,6 +67,9 @@ def test_the_campaign_options_say_their_rules(panels: dict[str, str]) -> None:
 
 def test_a_figures_word_is_headed(panels: dict[str, str]) -> None:
     assert tiles(panels["felmonte"])["Season"] == "Winter"
+    named = tiles(panels["felmonte"])  # a faction's figure headed with its name (it read "Fabian power", its id)
+    assert named["Duke Fabian's power"] == "3" and named["Signor Gusso's army"] == "3", named
+    assert not [k for k in named if re.match(r"(Fabian|Marburg|Felmonte|Gusso) ", k)], named
     assert tiles(panels["aikakirjat-demo"])["Phase"] == "Between years"
     assert tiles(panels["river-kingdom"])["Government"] == "Republic"
     assert tiles(panels["stolen-lands"])["Resource die"] == "d4"  # dice stay as they are written

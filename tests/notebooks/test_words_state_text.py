@@ -47,6 +47,7 @@ def test_the_state_reads_in_words(demos: dict[str, Path], demo: str) -> None:
         assert "  Loyalty score = 16 (base +14, government (republic) +2)" in body
     if demo == "felmonte":
         assert figures["Season"] == "Winter" and figures["Winner"] == "—" and "Viewer" not in figures, figures
+        assert figures["Duke Fabian's power"] == "3" and "Fabian power" not in figures, figures
         assert "Duke Fabian treaties with Signor Gusso = 2 (Right of passage +1, Non-aggression pact +1)" in body
         assert "Doge of Marburg next income = 3 (Marburg +2, Felmonte +1)" in body
     if demo == "river-kingdom":

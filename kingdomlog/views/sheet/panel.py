@@ -18,7 +18,7 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import Namer, figure_text, figure_words, namer, summary_of, words
+from kingdomlog.views.words import Namer, figure_label, figure_text, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -252,8 +252,9 @@ _STATIC: ByIdentity[State, Html] = ByIdentity(limit=1)
 def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> Html:
     """The panel's main figures of ``state``, with what the draft (ending at ``after``) does to them."""
     later = summary_of(ruleset, after) if after is not None else {}
-    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better, namer(ruleset, state).value,
-                       lambda k: figure_words(ruleset, k))
+    name = namer(ruleset, state)
+    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better, name.value,
+                       lambda k: figure_label(ruleset, name.names, k))
     return tiles + (h("div", "→ what the draft turn ends with", class_="kl-help") if later else EMPTY)
 
 
