@@ -20,7 +20,7 @@ __all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figu
            "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
-            "pcs": "PCs"}
+            "npc": "NPC", "pcs": "PCs"}
 
 
 def words(name: str) -> str:

@@ -82,6 +82,8 @@ def test_a_records_field_is_said_as_the_spec_names_it(panels: dict[str, str]) ->
     assert not re.search(r"\bnon aggression\b|seek a trade treaty", sig)
     pf2e = text(panels["stolen-lands"])
     assert "| Culture or Stability checks |" in pf2e and "ability in [" not in pf2e, pf2e
+    assert "| Ruler | Ysolde | a PC |" in pf2e and "| Emissary | Old Hobb | an NPC |" in pf2e  # they read "pc", "npc"
+    assert "| Is NPC |" in text(panels["river-kingdom"])  # it read "Is npc"
 
 
 def test_no_id_on_any_panel(panels: dict[str, str]) -> None:

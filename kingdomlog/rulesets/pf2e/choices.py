@@ -1470,6 +1470,8 @@ def name_of(id: str, kind: str = "") -> str | None:
         return ROLLS[id.rpartition(".")[2]]
     if kind == "field:selector":  # a modifier's selector: what it applies to ("Culture or Stability checks")
         return selector_words(id)
+    if kind == "field:kind" and id in ("pc", "npc"):  # a leader held by a player's character or not (§2.4)
+        return "a PC" if id == "pc" else "an NPC"
     what, _, detail = id.partition(":")
     if kind == "check" or (detail and what in PURPOSES):
         said = PURPOSES.get(what)
