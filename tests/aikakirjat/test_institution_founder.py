@@ -68,6 +68,9 @@ def test_a_named_founder_is_kept_and_named_on_the_panel_and_in_the_chronicle(cam
     logged = SimpleNamespace(type="aikakirjat.institution_founded", payload=event)
     told = camp.ruleset.chronicle(pv.state_before, logged, pv.state_after, parse_viewer("public", ()))
     assert told is not None and "a new temple was founded by Ilmari, the Ukko Temple" in told, told
+    portrait = camp.ruleset.portrait(pv.state_after, None, parse_viewer("public", ()))
+    assert portrait is not None and "Its institutions: the Sampo Academy and the Ukko Temple (founded by Ilmari)." \
+        in portrait.sentences, portrait.sentences
 
 
 @pytest.mark.parametrize(("entry", "said"), [
