@@ -79,14 +79,11 @@ def figure_text(value: Any, name: Callable[[str], str] | None = None) -> str:
     ('holy sites, fame infamy', 'a b, 3')
     """
     from kingdomlog.core.ruleset import plain_words
+    from kingdomlog.views.html import scalar
 
     say = name or plain_words
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
+    if value is None or isinstance(value, (bool, int, float)):
+        return scalar(value)  # "—", "yes"/"no", a number
     if isinstance(value, (list, tuple)):
         return ", ".join(say(v) if isinstance(v, str) else figure_text(v, say) for v in value) or "none"
     if isinstance(value, dict):
