@@ -370,19 +370,23 @@ def cmd_state(args: argparse.Namespace) -> int:
         ]
         _out(doc)
         return 0
-    from kingdomlog.core.ruleset import plain_words
+    from kingdomlog.views.words import figure_label, figure_text, headed, namer, said_breakdowns
 
     when = f"after {rs.turn_unit} {shown_turn}" if shown_turn is not None else "nothing played yet"
     print(f"{camp.config.name} ({rs.name}) — {when}, as {camp.viewer_name(viewer)} sees it")
     print(rs.render(state))
     print()
-    for k, v in rs.summary(state).items():
-        print(f"  {plain_words(k).capitalize():<24} {v}")
-    bd = rs.explain(state)
+    said = namer(rs, state)  # each figure as the GM sheet's panel says it: "Feats  Law and Order", "At war  no"
+    figures = [(figure_label(rs, said.names, k), figure_text(v, said.value)) for k, v in rs.summary(state).items()
+               if k != "viewer"]  # whose view a summary is (signoria's): the line above says it
+    wide = max([24, *(len(label) + 1 for label, _ in figures)])
+    for label, value in figures:
+        print(f"  {label:<{wide}} {value}")
+    bd = said_breakdowns(rs, state, rs.explain(state))
     if bd:
         print("\nwhy:")
         for b in bd:
-            print(f"  {b.render()}")
+            print(f"  {headed(b.render())}")
     print()
     print(_head_line(head, camp))
     return 0

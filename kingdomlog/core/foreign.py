@@ -242,6 +242,26 @@ def find_named(ident: str, candidates: Iterable[tuple[str, str, Collection[str],
     return next(((what, key) for what, key, _, name in pool if name is not None and name.casefold() == shown), None)
 
 
+def named_target(ident: str, candidates: Iterable[tuple[str, str, Collection[str], str | None]], given_as: str,
+                 *, kinds: str, ids: str, unnamed: Iterable[str]) -> tuple[str, str]:
+    """``find_named``, or the one refusal both Foundry readers give for an ident the kingdom lacks: ``InputError``
+    naming ``given_as``, what may be named (``kinds``: "city or leader"), the ids it answers to (``ids``, in the
+    ruleset's own words) and those still unnamed.
+
+    >>> named_target("S9", [("settlement", "S1", {"S1"}, None)], "--name S9", kinds="settlement",
+    ...              ids="a settlement's id", unnamed=["S1"])
+    Traceback (most recent call last):
+    ...
+    kingdomlog.core.errors.InputError: --name S9: the kingdom has no settlement by that id (a settlement's id; still \
+unnamed: S1)
+    """
+    target = find_named(ident, candidates)
+    if target is None:
+        left = ", ".join(unnamed) or "none is unnamed"
+        raise InputError(f"{given_as}: the kingdom has no {kinds} by that id ({ids}; still unnamed: {left})")
+    return target
+
+
 S = TypeVar("S")
 N = TypeVar("N", bound=GivenName)
 

@@ -158,6 +158,44 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+    title: str = ""
+    """What a person calls the option ("Revolution"); empty: its name in words ("Revolution threshold")."""
+    said: tuple[tuple[str, str], ...] = ()
+    """Each choice as a person says it, ``(value, words)`` (``("gte20", "at Unrest 20 or more")``); a value not
+    here is said as its id in words."""
+
+    def words(self, value: Any) -> tuple[str, str]:
+        """The option and ``value`` as a page says them (issue 29: a campaign's options read "revolution threshold
+        gte20"): ``(title, value in words)``.
+
+        >>> OptionSpec("revolution_threshold", "choice", "gte20", "", ("gte20", "gt20"), title="Revolution",
+        ...            said=(("gte20", "at Unrest 20 or more"),)).words("gte20")
+        ('Revolution', 'at Unrest 20 or more')
+        >>> OptionSpec("levy_gain_floor", "bool", True, "").words(False), OptionSpec("m", "list", [], "").words(
+        ...     ["holy_sites", "fame_infamy"])
+        (('Levy gain floor', 'no'), ('M', 'holy sites, fame infamy'))
+        """
+        title = self.title or _acronyms(plain_words(self.name).capitalize())
+        said = dict(self.said)
+
+        def one(v: Any) -> str:
+            if isinstance(v, bool):
+                return "yes" if v else "no"
+            if isinstance(v, float):
+                return f"{v:g}"
+            if isinstance(v, str) and v in said:
+                return said[v]
+            if isinstance(v, str) and re.fullmatch(r"[A-Z][A-Z0-9_]{3,}", v):  # an enum's value kept in capitals
+                return plain_words(v).lower()
+            if isinstance(v, str):
+                return _acronyms(plain_words(v)) if re.fullmatch(r"[a-z0-9_\-]+", v) else v
+            if isinstance(v, (list, tuple)):
+                return ", ".join(one(x) for x in v) or "none"
+            if isinstance(v, dict):
+                return "; ".join(f"{plain_words(str(k))} {one(x)}" for k, x in v.items()) or "none"
+            return "—" if v is None else str(v)
+
+        return title, one(value)
 
     def validate(self, value: Any, *, where: str = "option", entering: bool = False) -> Any:
         """Check and coerce ``value``; raises ``InputError`` naming the option.
@@ -541,6 +579,15 @@ class StepContext(Generic[S]):
                           dict(self.checks), tuple(self.questions), pending)
 
 
+_ACRONYMS = {"bp": "BP", "dc": "DC", "rp": "RP", "xp": "XP", "hp": "HP", "pc": "PC", "pcs": "PCs", "uc": "UC",
+             "rrr": "RRR", "lm": "LM", "trl": "TRL", "rm": "RM", "npc": "NPC", "Rp": "RP", "Xp": "XP", "Uc": "UC"}
+
+
+def _acronyms(text: str) -> str:
+    """The abbreviations in ``text`` in capitals: ``Rp to xp limit`` → ``RP to XP limit``."""
+    return " ".join(_ACRONYMS.get(w, w) for w in text.split(" "))
+
+
 def plain_words(id: str) -> str:
     """An id with its separators as spaces: ``hire_troops`` → ``hire troops``, ``claim-hex`` → ``claim hex``,
     ``a1.e1`` → ``a1 e1`` (a ruleset's ``name_of`` says better where it knows the id).
@@ -754,6 +801,14 @@ class Ruleset:
         ``campaign.toml`` entry has no ``name`` (``Campaign.player_name``). Every viewer may read it (it is read
         from the GM's state when no viewer's is at hand), so it names only what the whole table knows."""
         return None
+
+    def option_words(self, options: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """A campaign's ``options`` as a page says them (``OptionSpec.words``): ``(title, value)`` for each this
+        ruleset declares, in its order ("Revolution", "at Unrest 20 or more"); an option it does not declare is
+        said with its name in words."""
+        specs = {o.name: o for o in self.options}
+        out = [specs[k].words(options[k]) for k in specs if k in options]
+        return out + [OptionSpec(k, "str", None, "").words(v) for k, v in options.items() if k not in specs]
 
     def record_names(self, state: Any) -> Mapping[str, str]:
         """The names of the records ``state`` keeps without a ``name`` of their own, by id (aikakirjat: an

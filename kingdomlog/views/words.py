@@ -15,12 +15,12 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_words", "headed", "help_words",
-           "id_words", "ids_in", "is_hex_field", "namer", "names_in", "option_text", "refusal_words", "roll_name",
-           "summary_of", "visibility_words", "words"]
+__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_label", "figure_text",
+           "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "namer", "names_in",
+           "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
-            "pcs": "PCs"}
+            "npc": "NPC", "pcs": "PCs"}
 
 
 def words(name: str) -> str:
@@ -50,6 +50,48 @@ def figure_words(ruleset: Any, key: str) -> str:
 
     said = ruleset.name_of(key, "figure") if ruleset is not None else ""
     return said if said and said != plain_words(key) else words(key)
+
+
+def figure_label(ruleset: Any, names: Mapping[str, str], key: str) -> str:
+    """A figure's heading (``figure_words``), a record's own figure said with the record's name: signoria's
+    ``fabian_power`` is "Duke Fabian's power" (it read "Fabian power"); ``names``: the state's records by id (a
+    ``Namer``'s ``names``).
+
+    >>> from kingdomlog.core.ruleset import Ruleset
+    >>> figure_label(Ruleset(), {"fabian": "Duke Fabian"}, "fabian_power"), figure_label(Ruleset(), {}, "growth_dc")
+    ("Duke Fabian's power", 'Growth DC')
+    """
+    said = figure_words(ruleset, key)
+    head, _, rest = key.partition("_")
+    if rest and head in names and said == words(key):
+        return f"{names[head]}'s {words(rest).lower()}"
+    return said
+
+
+def figure_text(value: Any, name: Callable[[str], str] | None = None) -> str:
+    """A figure's value in words, as a panel's tile and ``kingdomlog state`` show it: a switch "yes"/"no", nothing
+    "—", an id (or ids joined by commas) as ``name`` says it (a ``Namer``: a feat ``law_and_order`` → "Law and
+    Order"), a lone word with its capital ("Winter"), a list by its items.
+
+    >>> figure_text(True), figure_text(None), figure_text("between_years"), figure_text("d4"), figure_text(2.5)
+    ('yes', '—', 'Between years', 'd4', '2.5')
+    >>> figure_text("holy_sites,fame_infamy"), figure_text(["a_b", 3])
+    ('holy sites, fame infamy', 'a b, 3')
+    """
+    from kingdomlog.core.ruleset import plain_words
+    from kingdomlog.views.html import scalar
+
+    say = name or plain_words
+    if value is None or isinstance(value, (bool, int, float)):
+        return scalar(value)  # "—", "yes"/"no", a number
+    if isinstance(value, (list, tuple)):
+        return ", ".join(say(v) if isinstance(v, str) else figure_text(v, say) for v in value) or "none"
+    if isinstance(value, dict):
+        return "; ".join(f"{words(str(k)).lower()} {figure_text(v, say)}" for k, v in value.items()) or "none"
+    if isinstance(value, str) and re.fullmatch(r"[a-z0-9_,]+", value):
+        said = ", ".join(say(x) for x in value.split(",") if x)
+        return headed(said) if re.fullmatch(r"[a-z]+(?: [a-z]+)*", said) else said
+    return str(value)
 
 
 def headed(text: str) -> str:
@@ -414,6 +456,10 @@ class Namer:
             said = self.name_of(text, f"field:{field}")
             if said and said not in (self.name_of(text, ""), plain_id(text)):  # what a ruleset says of it alone
                 return said
+        elif not ONE_ID.fullmatch(text):  # a field's rule kept as text (pf2e's selector "ability in [culture, …]")
+            said = self.name_of(text, f"field:{field}")
+            if said and said not in (text, plain_id(text)):
+                return said
         return self.value(text)
 
     def text(self, text: str) -> str:
@@ -421,6 +467,18 @@ class Namer:
         roll`` → ``Duke Fabian command roll``."""
         out = ID_TOKEN.sub(lambda m: self(m.group(0)), text)
         return re.sub(r"\b[a-z][a-z0-9]*\b", lambda m: self.names.get(m.group(0), m.group(0)), out)
+
+
+def said_breakdowns(ruleset: Any, state: Any, items: Any) -> list[Any]:
+    """``items`` (``Breakdown``s of ``state``) with the ids in their names, terms and notes in words, as the GM
+    sheet's cards say them (``Namer.text``: "fabian treaties with gusso" → "Duke Fabian treaties with Signor
+    Gusso"): for a player's page and ``kingdomlog state``."""
+    import dataclasses
+
+    say = namer(ruleset, state).text
+    return [dataclasses.replace(b, name=say(b.name), note=say(b.note) if b.note else b.note,
+                                terms=tuple(dataclasses.replace(t, label=say(t.label)) for t in b.terms))
+            for b in items]
 
 
 _NAMERS: ByIdentity[Any, Namer] = ByIdentity(limit=8)

@@ -95,7 +95,7 @@ def test_figures_in_words_against_their_capacity_and_what_the_draft_moves() -> N
     html = sheet_panel.stat_tiles({"phase": "between_years", "feats": "law_and_order,trade", "food": 4,
                                    "food_storage": 8, "unrest": 5, "unrest_penalty": -2},
                                   {"unrest": 3, "phase": "between_years"})
-    assert ">between years<" in html and "law and order, trade" in html
+    assert ">Between years<" in html and "law and order, trade" in html  # a figure's word headed: "Between years"
     assert '4 <span class="kl-cap">/ 8</span>' in html
     assert 'data-figure="unrest"' in html and "→ 3" in html and "Penalty -2" in html
     assert html.count("→") == 1  # the phase did not move

@@ -242,7 +242,9 @@ def _benefit(b: KingdomState, p: Any, a: KingdomState) -> str:
 
 @narrates("aikakirjat.institution_founded")
 def _institution(b: KingdomState, p: Any, a: KingdomState) -> str:
-    return _with(f"a new {words(p.kind)} was founded, {institution_name(p.institution_id, p.kind)}", b, a)
+    pc = a.pcs.get(p.pc_id) if getattr(p, "pc_id", None) else None
+    by = f" by {pc.name}" if pc is not None else ""
+    return _with(f"a new {words(p.kind)} was founded{by}, {institution_name(p.institution_id, p.kind)}", b, a)
 
 
 @narrates("aikakirjat.pc_level_reached")

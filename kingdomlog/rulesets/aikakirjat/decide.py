@@ -274,7 +274,10 @@ class InstitutionFoundedEntry(Choices):
     event: Literal["institution_founded"]
     institution_id: str
     kind: str = Field(description="academy, university, temple, ... (an opaque record, A48)")
-    founder: Literal["pc", "court", "event"] = "pc"
+    founder: Annotated[Literal["pc", "court", "event"], Pick("founders", what="who founded it")] = Field(
+        "pc", title="Founder")
+    pc_id: Annotated[str | None, Pick("pcs", what="a PC of the kingdom")] = Field(
+        None, title="Founded by", description="the PC who founded it, when a PC did (§8)")
     cost_multiplier: float = Field(1.0, ge=0, le=LIMIT, description="×1.1 when the Court founds it (§3.2)")
 
 
@@ -388,7 +391,8 @@ class GmAdjustmentEntry(Choices):
             return Annotated[bool, Field(bool(now), title="Fire-capable",
                                           description="the kingdom's armies fight with fire (magic or technology)")]
         if f == "neighbour_status":
-            return Annotated[_Status, Field(now, title="Status", description="the neighbour's standing (§2.10)")]
+            return Annotated[_Status, Pick("statuses", what="a neighbour's status"),
+                             Field(now, title="Status", description="the neighbour's standing (§2.10)")]
         if f == "territory":
             land = [a.model_dump(mode="json") for a in s.territory] if s is not None else []
             return Annotated[_Territory, Field(land, title="Territory, all of it",
@@ -875,6 +879,9 @@ def _gm_events(ctx: Ctx, entries: Sequence[Any]) -> None:
     for i, entry in enumerate(entries):
         if isinstance(entry, GmAdjustmentEntry):
             _check_adjustment(ctx, entry, i)
+        if isinstance(entry, InstitutionFoundedEntry) and entry.pc_id is not None and entry.founder != "pc":
+            raise InputError(f"step {ctx.step!r}: choice gm_events[{i}].pc_id: a PC founds it only when its founder"
+                             f" is a PC (it is {'the Court' if entry.founder == 'court' else 'an event'})")
         data = entry.model_dump(exclude={"event"})
         if isinstance(entry, KingdomContactedEntry):
             data = {"kingdom": data}

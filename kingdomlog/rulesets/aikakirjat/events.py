@@ -413,6 +413,9 @@ class InstitutionFounded(Recorded):
     kind: str
     founder: Literal["pc", "court", "event"] = "pc"
     cost_multiplier: float = 1.0
+    pc_id: str | None = Field(None, exclude_if=lambda v: v is None)
+    """The PC who founded it (spec §8: ``pc_id``), when a PC did and the GM named them; left out of the payload
+    while None, so an event logged before it existed is written and folds as it always did."""
 
 
 @register_event

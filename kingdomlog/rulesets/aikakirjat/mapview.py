@@ -181,8 +181,9 @@ def portrait(s: KingdomState, prev: KingdomState | None, viewer: Viewer) -> Port
         sentences.append("Its neighbours: " + "; ".join(f"{n.name}, {attitude(n.diplomacy)}"
                                                          for n in s.neighbours.values()) + ".")
     if s.institutions:
-        sentences.append("Its institutions: " + and_list([institution_name(i.id, i.type) for i in s.institutions])
-                         + ".")
+        founded = {i.id: f" (founded by {s.pcs[i.pc_id].name})" for i in s.institutions if i.pc_id in s.pcs}
+        sentences.append("Its institutions: " + and_list([institution_name(i.id, i.type) + founded.get(i.id, "")
+                                                          for i in s.institutions]) + ".")
     if s.feats:
         sentences.append("It has mastered " + and_list([title(f.feat) for f in s.feats]) + ".")
     if s.pending_revolution:

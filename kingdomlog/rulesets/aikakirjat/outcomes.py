@@ -361,7 +361,11 @@ def institution_founded(s: KingdomState, e: InstitutionFounded) -> KingdomState:
         raise RuleError("no Court notable before level 10", rule="§3.2 Court")
     if abs(e.cost_multiplier - (1.1 if e.founder == "court" else 1.0)) > 1e-9:
         raise RuleError("an institution the Court founds costs 10% more (×1.1), others ×1.0", rule="§3.2 Court")
-    inst = Institution(id=e.institution_id, type=e.kind, founded_year=s.year, founder=e.founder)
+    if e.pc_id is not None and e.founder != "pc":
+        raise RuleError(f"an institution the {e.founder} founds names no PC (pc_id {e.pc_id!r})", rule="§2.12")
+    if e.pc_id is not None and e.pc_id not in s.pcs:
+        raise RuleError(f"unknown PC {e.pc_id!r} as the institution's founder", rule="§2.15")
+    inst = Institution(id=e.institution_id, type=e.kind, founded_year=s.year, founder=e.founder, pc_id=e.pc_id)
     return s.model_copy(update={"institutions": (*s.institutions, inst), "fame": s.fame + 2})
 
 

@@ -77,6 +77,9 @@ class Institution(Frozen):
     founded_year: int
     disabled_until_year: int | None = None
     founder: str = "pc"
+    pc_id: str | None = Field(None, exclude_if=lambda v: v is None)
+    """The PC who founded it (``InstitutionFounded.pc_id``); left out of the state document while None, so the
+    states of logs that never named one are unchanged."""
 
 
 class BuildingProject(Frozen):

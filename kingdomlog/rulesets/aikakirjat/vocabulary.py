@@ -319,6 +319,17 @@ def _gods(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     return [Option("embrace", "Embrace the new god"), Option("resist", "Resist the new god")]
 
 
+def _statuses(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(v, said[:1].upper() + said[1:]) for (field, v), said in FIELD_WORDS.items() if field == "status"]
+
+
+def _founders(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
+    court = "" if s.highest_level_reached >= 10 else "no Court notable before level 10 (§3.2)"
+    return [Option("pc", "A PC", "between adventures (§2.12)"), Option("court", "The Court", "costs ×1.1 (§3.2)",
+                                                                          disabled=court),
+            Option("event", "An event", "a random event founded it")]
+
+
 def _event_war_targets(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     return [Option("other", "Another kingdom", "the players may support a side"),
             Option("players", "The players' kingdom", "a war begins with that neighbour as attacker (§4.5)")]
@@ -337,7 +348,8 @@ SOURCES: dict[str, Callable[[KingdomState, Mapping[str, Any]], Sequence[Option] 
     "enemy_extra_turns": lambda s, w: _extra_turns(s, w, False),
     "gm_fields": _gm_fields, "gm_targets": _gm_targets, "omens": _omens, "sides": _sides,
     "abilities": _abilities, "succession_skills": _succession_skills, "gods": _gods,
-    "event_war_targets": _event_war_targets,
+    "event_war_targets": _event_war_targets, "founders": _founders,
+    "statuses": _statuses,
 }
 
 
@@ -359,9 +371,13 @@ FIGURE_WORDS = {"session_no": "Session", "armies_max": "Armies (most allowed)",
 """The summary's figures a panel heads otherwise than their key in words (``Session no``: a column's name)."""
 
 FIELD_WORDS = {("founder", "pc"): "a PC", ("founder", "court"): "the Court", ("founder", "event"): "an event",
-               ("owner", "players"): "the players' kingdom", ("controller", "players"): "the players' kingdom"}
+               ("owner", "players"): "the players' kingdom", ("controller", "players"): "the players' kingdom",
+               ("status", "independent"): "independent", ("status", "at_war_with_players"): "at war with us",
+               ("status", "annexed"): "joined our kingdom", ("status", "split"): "split into parts"}
 """A record's field whose value says something only beside its field: an institution founded by ``pc`` (the log
-keeps that a PC founded it, not which one), a province the ``players`` own (§0: the players' kingdom)."""
+keeps that a PC founded it, not which one), a province the ``players`` own (§0: the players' kingdom), a
+neighbour's status (§2.10: ``at_war_with_players``, "at war with us"; annexed, it "joins the players' glorious
+empire", §3.10.1)."""
 
 TITLED_FIELDS = frozenset({"track", "area", "type", "terrain"})
 """Fields whose value is a name a person reads with its capital: a track (``Decadence``), an area (``Marsh``), an

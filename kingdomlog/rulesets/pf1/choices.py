@@ -666,16 +666,19 @@ class WarChoices(Choices):
 class EventChoices(Choices):
     event: Annotated[str, Pick("event_choices", what="roll, none or a kingdom event", depends=("event_table",))] = \
         Field(default="roll", description="roll, none, or the GM's choice of event")
-    event_table: Literal["rrr", "uc"] | None = Field(default=None, description="the event table this month "
-                                                     "(default: option event_table)")
-    event_city: CityRef | None = Field(default=None, description="uc: where a settlement event happens (UC: a "
-                                       "settlement chosen at random; default the capital)")
-    party_resolves: list[str] = Field(default_factory=list, description="uc: events the party deals with in person "
-                                      "(a monster slain, a demand met): they succeed without a check")
-    declined: list[str] = Field(default_factory=list, description="uc: events the leaders let be (an invitation "
-                                "declined, a demand neither met nor suppressed)")
-    hire_adventurers: Literal[0, 2, 5, 10] = Field(default=0, description="uc: +2/+5/+10 on one event check for "
-                                                   "4/8/16 BP (UC Hiring Adventurers)")
+    event_table: Annotated[Literal["rrr", "uc"] | None, Pick("event_tables", what="a table of kingdom events")] = \
+        Field(default=None, description="the table of kingdom events this month; empty: the campaign's own (its "
+                                        "option Event table)")
+    event_city: CityRef | None = Field(default=None, description="Ultimate Campaign events: where a settlement "
+                                       "event happens (UC: a settlement chosen at random; empty: the capital)")
+    party_resolves: list[str] = Field(default_factory=list, description="Ultimate Campaign events: the events the "
+                                      "party deals with in person (a monster slain, a demand met): they succeed "
+                                      "without a check")
+    declined: list[str] = Field(default_factory=list, description="Ultimate Campaign events: the events the leaders "
+                                "let be (an invitation declined, a demand neither met nor suppressed)")
+    hire_adventurers: Annotated[Literal[0, 2, 5, 10], Pick("adventurers_hired", what="a bonus bought")] = Field(
+        default=0, description="Ultimate Campaign events: a bonus on one event check, bought (UC Hiring "
+                               "Adventurers)")
     effects: list[EffectEntry] = Field(default_factory=list)
     expeditions: list[ExpeditionReport] = Field(default_factory=list, description="the Exploration edicts rule")
     independence: IndependenceChoices | None = Field(default=None, description="the Independence unification rule")

@@ -26,8 +26,8 @@ from kingdomlog.core.foreign import (
     Naming,
     Unmapped,
     UnmappedField,
-    find_named,
     given_name,
+    named_target,
     note_drafts,
     placeholder,
 )
@@ -358,14 +358,12 @@ def named_event(state: Pf1State, ident: str, name: Any, given_as: str) -> ev.Nam
     """The ``pf1.named`` event; ``InputError`` naming ``given_as`` for an id the state lacks or a name refused.
     ``ident`` is a city's id or a leader's Foundry actor id, or the name a page shows ("Ruler (unnamed in
     Foundry)")."""
-    target = find_named(ident, [*(("city", cid, (cid,), c.name) for cid, c in state.cities.items()),
-                                *(("leader", o.foundry_id, (o.foundry_id,), o.name if o.foundry_id else None)
-                                  for occ in state.leaders.values() for o in occ)])
-    if target is None:
-        ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
-        raise InputError(f"{given_as}: the kingdom has no city or leader by that id (a city's id or a leader's Foundry"
-                         f" actor id; still unnamed: {ids})")
-    what, ident = target
+    what, ident = named_target(
+        ident, [*(("city", cid, (cid,), c.name) for cid, c in state.cities.items()),
+                *(("leader", o.foundry_id, (o.foundry_id,), o.name if o.foundry_id else None)
+                  for occ in state.leaders.values() for o in occ)],
+        given_as, kinds="city or leader", ids="a city's id or a leader's Foundry actor id",
+        unnamed=(i for i, _ in unnamed(state)))
     text = given_name(name, given_as)
     if what == "leader" and any(o.name == text and o.foundry_id != ident for occ in state.leaders.values()
                                 for o in occ):

@@ -129,7 +129,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     _O("first_house_free", "bool", False, "UC: the first House, Mansion, Noble Villa or Tenement of a month does not "
        "count against the building limit (base §6.5 'UC extras not adopted by default')"),
 )
-
+EDITION_WORDS = {"rrr": "Rivers Run Red", "RRR": "Rivers Run Red", "uc": "Ultimate Campaign",
+                 "UC": "Ultimate Campaign", "seed": "the seed's", "en": "the English text's"}
+"""The sources an option's choice names (spec: RRR, the *Rivers Run Red* rules; UC, *Ultimate Campaign*), as a
+page of the campaign's options says them ("Event table: Ultimate Campaign"; it read "event table uc")."""
+OPTIONS = tuple(dataclasses.replace(o, said=tuple((c, EDITION_WORDS[c]) for c in o.choices if c in EDITION_WORDS))
+                if any(c in EDITION_WORDS for c in o.choices) else o for o in OPTIONS)
 
 
 class Pf1Kingmaker(CopyOnWriteRuleset):

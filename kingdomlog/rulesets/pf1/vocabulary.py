@@ -284,6 +284,20 @@ source("taxation_levels")(_edicts("taxation"))
 source("festival_levels")(_edicts("festivals"))
 
 
+@source("event_tables")
+def _event_tables(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    own = s.opt("event_table")
+    return [Option(v, label, detail + ("; the campaign's" if own == v else "")) for v, label, detail in (
+        ("rrr", "Rivers Run Red", "the 17 kingdom events, their effects entered by the GM"),
+        ("uc", "Ultimate Campaign", "its tables, their effects as data"))]
+
+
+@source("adventurers_hired")
+def _adventurers_hired(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
+    return [Option(0, "None"), *(Option(bonus, f"+{bonus} on one event check", f"{bp} BP")
+                                 for bonus, bp in ((2, 4), (5, 8), (10, 16)))]
+
+
 @source("event_choices")
 def _event_choices(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     last = s.event_last_turn

@@ -1423,6 +1423,40 @@ ROLLS = {"resource": "Resource Dice", "table": "the random kingdom event table",
 """The rolls of a turn that are no check, by their key's last part (the others are named after their check)."""
 
 
+_SELECTED = {"ability": "{} checks", "skill": "{} checks", "category": "{} activities", "event": "the event {}",
+             "target": "on {}"}
+
+
+def selector_words(selector: str) -> str | None:
+    """What a modifier's ``selector`` (a predicate over a check, §2.2) applies to, in words; None for one not of
+    the predicate's form.
+
+    >>> selector_words("ability in [culture, stability]"), selector_words("ability:economy")
+    ('Culture or Stability checks', 'Economy checks')
+    >>> selector_words("category == event and traits has dangerous"), selector_words("all")
+    ('event activities, dangerous ones', 'every check')
+    >>> selector_words("event in [bandit-activity, sacrifices]")
+    'the event Bandit Activity or Sacrifices'
+    """
+    if selector.strip() == "all":
+        return "every check"
+    said = []
+    for clause in selector.split(" and "):
+        m = re.fullmatch(r"\s*(\w+)\s*(?:==|:)\s*([\w-]+)\s*", clause) or re.fullmatch(
+            r"\s*(\w+) in \[([^\]]*)\]\s*", clause)
+        trait = re.fullmatch(r"\s*traits has ([\w-]+)\s*", clause)
+        if trait:
+            said.append(f"{trait.group(1).replace('-', ' ')} ones")
+            continue
+        if m is None or m.group(1) not in _SELECTED:
+            return None
+        field, values = m.group(1), [v.strip() for v in m.group(2).split(",") if v.strip()]
+        named = [v if field == "category" else (name_of(v) or v.replace("_", " ").capitalize()) for v in values]
+        said.append(_SELECTED[field].format(" or ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1
+                                                       else named)))
+    return ", ".join(said) or None
+
+
 def name_of(id: str, kind: str = "") -> str | None:
     """pf2e's names of its ids in words (activities, events, structures, feats, roles, skills, what a flat check
     is for), or None for one it does not name.
@@ -1434,6 +1468,10 @@ def name_of(id: str, kind: str = "") -> str | None:
     """
     if kind == "roll" and id.rpartition(".")[2] in ROLLS:
         return ROLLS[id.rpartition(".")[2]]
+    if kind == "field:selector":  # a modifier's selector: what it applies to ("Culture or Stability checks")
+        return selector_words(id)
+    if kind == "field:kind" and id in ("pc", "npc"):  # a leader held by a player's character or not (§2.4)
+        return "a PC" if id == "pc" else "an NPC"
     what, _, detail = id.partition(":")
     if kind == "check" or (detail and what in PURPOSES):
         said = PURPOSES.get(what)

@@ -37,9 +37,9 @@ from kingdomlog.core.foreign import (
     Naming,
     Unmapped,
     UnmappedField,
-    find_named,
     given_name,
     holds_nothing,
+    named_target,
     note_drafts,
     placeholder,
     secret_drafts,
@@ -1390,14 +1390,12 @@ def named_event(state: KingdomState, ident: str, name: Any, given_as: str) -> E.
     """The ``pf2e.named`` event; ``InputError`` naming ``given_as`` for an id the state does not hold or a name it
     refuses (empty, too long, or a leader's name another role's holder has). ``ident`` is a settlement's id (its
     scene's), a leader's Foundry actor id or role, or the name a page shows ("Settlement 2 (unnamed in Foundry)")."""
-    target = find_named(ident, [*(("settlement", st.id, (st.id,), st.name) for st in state.settlements),
-                                *(("leader", role, (ld.foundry_id, role), ld.holder)
-                                  for role, ld in state.leaders.items() if ld.holder is not None)])
-    if target is None:
-        ids = ", ".join(i for i, _ in unnamed(state)) or "none is unnamed"
-        raise InputError(f"{given_as}: the kingdom has no settlement or leader by that id (a settlement's id, a"
-                         f" leader's Foundry actor id or role; still unnamed: {ids})")
-    what, ident = target
+    what, ident = named_target(
+        ident, [*(("settlement", st.id, (st.id,), st.name) for st in state.settlements),
+                *(("leader", role, (ld.foundry_id, role), ld.holder)
+                  for role, ld in state.leaders.items() if ld.holder is not None)],
+        given_as, kinds="settlement or leader", ids="a settlement's id, a leader's Foundry actor id or role",
+        unnamed=(i for i, _ in unnamed(state)))
     text = given_name(name, given_as)
     if what == "leader":
         other = next((r for r, ld in state.leaders.items()

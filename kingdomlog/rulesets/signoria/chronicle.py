@@ -19,7 +19,6 @@ from kingdomlog.rulesets.signoria.mapview import (
     INTEL_LISTS,
     OUTCOME_WORDS,
     SOURCE_WORDS,
-    TREATY_WORDS,
     and_list,
     fname,
     named_ids,
@@ -28,6 +27,7 @@ from kingdomlog.rulesets.signoria.mapview import (
     province_name,
 )
 from kingdomlog.rulesets.signoria.state import SignoriaState
+from kingdomlog.rulesets.signoria.vocabulary import TREATY_WORDS
 
 ORDERED = "What we ordered"
 LEARNED = "What we learned"

@@ -17,7 +17,7 @@ from kingdomlog.core.portrait import Figure, Leader, Portrait, Section
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.signoria.state import FACTION_BETTER, RESOURCES, Faction, IntelRecord, SignoriaState, Treaty
 from kingdomlog.rulesets.signoria.tables import adjacency
-from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES
+from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES, TREATY_WORDS
 
 SOURCE_WORDS = {"scouts": "our scouts", "spy": "our spy", "battle": "the battlefield", "notice": "a report",
                 "public": "public knowledge", "ruling": "the GM"}
@@ -29,12 +29,6 @@ def fname(s: SignoriaState, fid: str | None) -> str:
         return "no one"
     f = s.factions.get(fid)
     return f.name if f else fid
-
-
-TREATY_WORDS = {"non_aggression": "non-aggression pact", "right_of_passage": "right of passage",
-                "trade": "trade agreement", "military_aid": "military aid agreement",
-                "military_alliance": "military alliance", "player_treaty": "treaty"}
-"""Each treaty type (§2.6) as a noun: "a non-aggression pact with Signor Gusso"."""
 
 
 def and_list(items: list[str]) -> str:

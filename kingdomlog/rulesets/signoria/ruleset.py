@@ -46,8 +46,8 @@ from kingdomlog.rulesets.signoria.state import (
     home_force_breakdown,
     reroll_allowance,
 )
+from kingdomlog.rulesets.signoria.vocabulary import TREATY_WORDS, logged_order_check_words
 from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words as _battle_roll_words
-from kingdomlog.rulesets.signoria.vocabulary import logged_order_check_words
 from kingdomlog.rulesets.signoria.vocabulary import name_of as _name_of
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
 
@@ -218,8 +218,8 @@ class SignoriaRuleset(CopyOnWriteRuleset):
             f = s.factions[fid]
             if not f.known or f.wealth is None:
                 continue  # a rival in a redacted view: only its learned values, nothing to derive
-            mods = [Modifier(f"province {p.id}", p.income, source="§4.4") for p in s.provinces.values()
-                    if p.owner == fid]
+            mods = [Modifier(p.name or p.id, p.income, source="§4.4") for p in s.provinces.values()
+                    if p.owner == fid]  # a province by its name ("Gusso's lands")
             mods += [Modifier(f"trade with {t.neutral}", 1, source="§7.2") for t in s.active_treaties(fid)
                      if t.type == "trade"]
             if season.wealth_bonus:
@@ -231,8 +231,7 @@ class SignoriaRuleset(CopyOnWriteRuleset):
                 out.append(stack(f"{fid} action slots", [Modifier(f"special ({cr.stake})", cr.special, source="§3.1"),
                                                          Modifier(f"ordinary ({cr.stake})", cr.ordinary,
                                                                   source="§3.1")],
-                                 note=f"roll {list(cr.attempts[-1]) if cr.attempts else []}, success={cr.success}; "
-                                      f"base {sp}+{od}"))
+                                 note=_command_note(cr.attempts[-1] if cr.attempts else (), cr.success, sp, od)))
             for o in s.orders[fid].orders if fid in s.orders else ():
                 if o.action in FREE_ACTIONS or o.action in ELEMENTARY_ONLY or o.stake == "elementary":
                     continue
@@ -244,7 +243,8 @@ class SignoriaRuleset(CopyOnWriteRuleset):
             for n in s.neutrals():
                 ts = [t for t in s.active_treaties(fid, n) if t.type in COUNTED_TREATIES]
                 if ts:
-                    out.append(stack(f"{fid} treaties with {n}", [Modifier(t.type, 1, source="§7.2") for t in ts]))
+                    out.append(stack(f"{fid} treaties with {n}", [Modifier(_treaty(t.type), 1, source="§7.2")
+                                                                   for t in ts]))
         return out
 
     def render(self, state: Any) -> str:
@@ -285,3 +285,21 @@ class SignoriaRuleset(CopyOnWriteRuleset):
 
 
 RULESET = SignoriaRuleset()
+
+
+def _treaty(kind: str) -> str:
+    """A treaty's type as §7.2 names it: ``non_aggression`` → "Non-aggression pact"."""
+    said = TREATY_WORDS.get(kind, kind.replace("_", " "))
+    return said[:1].upper() + said[1:]
+
+
+def _command_note(faces: Sequence[int], success: bool, special: int, ordinary: int) -> str:
+    """How a command roll gave its slots, in words (§3.1): "rolled 3 and 3: a success; 1 special and 2 ordinary
+    slots at base" (it read "roll [3, 3], success=True; base 1+2").
+
+    >>> _command_note((3, 3), True, 1, 2)
+    'rolled 3 and 3: a success; 1 special and 2 ordinary slots at base'
+    """
+    rolled = " and ".join(str(x) for x in faces) or "nothing"
+    return (f"rolled {rolled}: {'a success' if success else 'a failure'}; {special} special and {ordinary} ordinary"
+            " slots at base")

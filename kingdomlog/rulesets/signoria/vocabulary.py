@@ -429,6 +429,16 @@ def logged_order_check_words(label: str) -> str | None:
         "' order to", f"' order {m.group(2)[1:]} to", 1)
 
 
+TREATY_WORDS = {"non_aggression": "non-aggression pact", "right_of_passage": "right of passage",
+                "trade": "trade agreement", "military_aid": "military aid agreement",
+                "military_alliance": "military alliance", "player_treaty": "treaty"}
+"""Each treaty type (§2.6) as a noun: "a non-aggression pact with Signor Gusso"."""
+
+
+FACTION_KINDS = {"player": "player faction", "neutral": "neutral faction"}
+"""A faction's kind (§2.3, §2.5) as its table's cell says it: "player faction" (it read "player")."""
+
+
 def name_of(id: str, kind: str = "") -> str | None:
     """Signoria's names of its ids in words, or None for one it does not name (the ruleset's default then).
 
@@ -451,6 +461,10 @@ def name_of(id: str, kind: str = "") -> str | None:
         said = battle_roll_words(id)
         if said:  # a battle round's dice (§5.5)
             return said
+    if kind == "field:type" and id in TREATY_WORDS:  # a treaty's type as §7.2 names it: "Non-aggression pact"
+        return TREATY_WORDS[id][:1].upper() + TREATY_WORDS[id][1:]
+    if kind == "field:kind" and id in FACTION_KINDS:
+        return FACTION_KINDS[id]
     if kind in ("action", "option", "") and id in ACTION_NAMES:
         return ACTION_NAMES[id]
     m = re.fullmatch(r"b(\d+)\.(\d+)", id)

@@ -41,7 +41,7 @@ from kingdomlog.views.player.charts import (
 )
 from kingdomlog.views.player.chronicle import History, TurnStory, humanize, read_history, turn_title
 from kingdomlog.views.player.maps import MAP_STYLE, map_html, settlement_html, turn_picker_html
-from kingdomlog.views.words import headed
+from kingdomlog.views.words import headed, said_breakdowns
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 ENV_VIEWER = "KINGDOMLOG_VIEWER"
@@ -244,7 +244,8 @@ def player_view(folder: Path, viewer: str) -> PlayerView:
     return PlayerView(
         campaign=camp.id, name=camp.config.name, ruleset=rs.name, turn_unit=rs.turn_unit,
         viewer=v.id, last_turn=last, rendered=rs.render(state),
-        summary=rs.summary(state), breakdowns=[] if breakdowns_withheld else list(rs.explain(state)),
+        summary=rs.summary(state),
+        breakdowns=[] if breakdowns_withheld else said_breakdowns(rs, state, rs.explain(state)),
         batches=timeline(visible, v),
         events=by_commit, notes=notes(visible, v), per_turn=per_turn, chart_figures=rs.chart_figures,
         history=hist, portrait=portrait, maps=maps, labels=labels, ruleset_obj=rs, viewer_obj=v, head=head,

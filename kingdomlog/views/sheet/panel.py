@@ -18,7 +18,7 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import Namer, figure_words, namer, summary_of, words
+from kingdomlog.views.words import Namer, figure_label, figure_text, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -119,14 +119,44 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
                 cols.append(k)
     if name is not None and "id" in cols and _machine_ids(rows, name):
         cols.remove("id")
+    by_kind = _kind_ids(rows, cols)
+    cols = [c for c in cols if c not in by_kind.values()]
     order = {c: i for i, c in enumerate(cols)}
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
     field = {c: noun.lower() if c == "id" and noun else c.removesuffix("_id") for c in cols}  # "track", "area"
     says = {c: (lambda v, c=c: name.field(field[c], v)) if name is not None else _plain for c in cols}
     heads = [noun if c == "id" and noun else words(c.removesuffix("_id")) for c in cols]  # "Area", not "Area id"
+    def cell(r: Mapping[str, Any], c: str) -> str:
+        named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
+        if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
+            return _cell(named, name.value if name is not None else _plain)
+        return _cell(r.get(c), says[c])
+
     return h("table", h("thead", h("tr", (h("th", x) for x in heads))),
-             h("tbody", (h("tr", (h("td", _cell(r.get(c), says[c])) for c in cols)) for r in rows)),
+             h("tbody", (h("tr", (h("td", cell(r, c)) for c in cols)) for r in rows)),
              class_="kl-table kl-panel-table")
+
+
+def _kind_ids(rows: Sequence[Mapping[str, Any]], cols: Sequence[str]) -> dict[str, str]:
+    """The columns whose value is a kind (``founder``: ``pc``) that a record may name one of by id beside it
+    (``pc_id``: ``aino``), with that id's column: the kind's cell then says who (``Aino``), and the id's column
+    goes, where every id it holds sits beside its kind (aikakirjat's institution founded by a named PC).
+
+    >>> _kind_ids([{"founder": "pc", "pc_id": "aino"}, {"founder": "court", "pc_id": None}], ["founder", "pc_id"])
+    {'founder': 'pc_id'}
+    >>> _kind_ids([{"founder": "court", "pc_id": "aino"}], ["founder", "pc_id"])
+    {}
+    """
+    out: dict[str, str] = {}
+    for kind_col in cols:
+        for id_col in cols:
+            kind = id_col.removesuffix("_id")
+            if id_col in (kind, kind_col) or id_col in out.values():
+                continue
+            with_id = [r for r in rows if r.get(id_col)]
+            if any(r.get(kind_col) == kind for r in rows) and all(r.get(kind_col) == kind for r in with_id):
+                out[kind_col] = id_col
+    return out
 
 
 def grid_html(record: Mapping[str, Any], name: Callable[[str], str] = _plain) -> Html:
@@ -176,10 +206,9 @@ def _neither(key: str) -> Better:
 def _figure(value: Any, name: Callable[[str], str]) -> str:
     """A figure's value in words: an id, or ids joined by commas (``law_and_order,trade``), each as ``name`` says it
     (the state's ``views.words.Namer``: a feat by its title, ``Law and Order``, as the report names it)."""
-    text = scalar(value)
     if isinstance(value, str) and re.fullmatch(r"[a-z0-9_,]+", value):
-        return ", ".join(name(x) for x in value.split(",") if x)
-    return text
+        return figure_text(value, name)  # a tile's word with its capital: "Winter"
+    return scalar(value)
 
 
 def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
@@ -223,8 +252,9 @@ _STATIC: ByIdentity[State, Html] = ByIdentity(limit=1)
 def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> Html:
     """The panel's main figures of ``state``, with what the draft (ending at ``after``) does to them."""
     later = summary_of(ruleset, after) if after is not None else {}
-    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better, namer(ruleset, state).value,
-                       lambda k: figure_words(ruleset, k))
+    name = namer(ruleset, state)
+    tiles = stat_tiles(summary_of(ruleset, state), later, ruleset.better, name.value,
+                       lambda k: figure_label(ruleset, name.names, k))
     return tiles + (h("div", "→ what the draft turn ends with", class_="kl-help") if later else EMPTY)
 
 
@@ -237,7 +267,7 @@ def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, li
     """
     tiles = None if live else panel_tiles_html(ruleset, state, after=after)
     return h("div", h("div", tiles, data_kl_slot="tiles"),
-             _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s), namer(ruleset, s))),
+             _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s), namer(ruleset, s), ruleset)),
              class_="kl-panel")
 
 
@@ -249,10 +279,28 @@ def _shown(key: str, value: Any, summary: Mapping[str, Any]) -> bool:
     return all(summary.get(k if k.startswith(f"{key}_") else f"{key}_{k}", ...) == v for k, v in value.items())
 
 
-def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None) -> Html:
+def _is_options(value: Any, ruleset: Ruleset | None) -> bool:
+    """Whether ``value`` (a field of a state) is the campaign's options: a record of options ``ruleset`` declares."""
+    names = {o.name for o in ruleset.options} if ruleset is not None else set()
+    return isinstance(value, dict) and bool(value) and set(value) <= names
+
+
+def options_html(ruleset: Ruleset, options: Mapping[str, Any], name: Namer | None = None) -> Html:
+    """The campaign's options as a table of what each says (``Ruleset.option_words``: "Revolution — at Unrest 20
+    or more"; it read "revolution threshold gte20", a cell of the state's record); a record's id among the values
+    by its name (``name``: signoria's players "Duke Fabian, Doge of Marburg")."""
+    say = name.text if name is not None else str
+    return h("details", h("summary", "Campaign options"),
+             h("table", (h("tr", h("th", title), h("td", say(value)))
+                         for title, value in ruleset.option_words(options)), class_="kl-table"), class_="kl-panel-sec")
+
+
+def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None,
+                      ruleset: Ruleset | None = None) -> Html:
     say = name.value if name is not None else _plain
     parts = []
     dump = state.model_dump(mode="json")
+    kept = next((k for k, v in dump.items() if _is_options(v, ruleset)), None)
     paired = _against(dump)
     used: set[str] = set()
     if paired:
@@ -272,12 +320,14 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
             parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
                            records_table(rows_, name, singular(words(k))), (grid_html(r, say) for r in rows_),
                            class_="kl-panel-sec", open=True))
-        elif k not in summary and k not in used and not _shown(k, v, summary):
+        elif k not in summary and k not in used and not _shown(k, v, summary) and k != kept:
             other[k] = v
     if other:
         parts.append(h("details", h("summary", "Everything else"),
                        h("table", (h("tr", h("th", words(k)), h("td", _cell(v, say))) for k, v in other.items()),
                          class_="kl-table"), class_="kl-panel-sec"))
+    if kept is not None and ruleset is not None:
+        parts.append(options_html(ruleset, dump[kept], name))
     return join(parts)
 
 
