@@ -298,19 +298,54 @@ def identity_key(identity: list[Any] | None) -> str:
     return hashlib.sha256(json.dumps(identity, separators=(",", ":"), default=str).encode()).hexdigest()
 
 
-@dataclass
 class RootEntry:
-    """One campaign's part of a root record: its rows, and where they sit in the record's tables."""
+    """One campaign's part of a root record: its rows, and where they sit in the record's tables.
 
-    campaign: str
-    ruleset: str
-    identity: str
-    """``identity_key`` of the folder's files when its rows were made ("": not kept in a record)."""
-    row: dict[str, Any]
-    events: pa.Table
-    states: pa.Table | None
-    origin: tuple[str, int, int] | None = None
-    """(part, first event row, first states row) in the loaded record's tables (``RootRecord.tables``), or None."""
+    An entry loaded from a record (``load_root``) makes its ``events`` and ``states`` slices only when asked: an
+    unchanged open uses the record's tables whole and needs none of the thousand slices.
+    """
+
+    __slots__ = ("_at", "_events", "_states", "campaign", "identity", "origin", "row", "ruleset")
+
+    def __init__(self, campaign: str, ruleset: str, identity: str, row: dict[str, Any], events: pa.Table | None,
+                 states: pa.Table | None, origin: tuple[str, int, int] | None = None,
+                 at: tuple[pa.Table, int, int, pa.Table | None, int, int] | None = None) -> None:
+        self.campaign = campaign
+        self.ruleset = ruleset
+        self.identity = identity
+        """``identity_key`` of the folder's files when its rows were made ("": not kept in a record)."""
+        self.row = row
+        self.origin = origin
+        """(part, first event row, first states row) in the loaded record's tables (``RootRecord.tables``), or
+        None."""
+        self._events = events
+        self._states = states
+        self._at = at  # (events table, first row, rows, states table, first row, rows): the slices not yet made
+
+    @property
+    def events(self) -> pa.Table:
+        if self._events is None:
+            assert self._at is not None
+            ev, e0, en = self._at[:3]
+            self._events = ev.slice(e0, en)
+        return self._events
+
+    @property
+    def states(self) -> pa.Table | None:
+        if self._at is not None and self._states is None:
+            st, s0, sn = self._at[3:]
+            self._states = st.slice(s0, sn) if st is not None and sn else None
+        return self._states
+
+    @property
+    def n_events(self) -> int:
+        return self._at[2] if self._events is None and self._at is not None else self.events.num_rows
+
+    @property
+    def n_states(self) -> int:
+        if self._states is None and self._at is not None:
+            return self._at[5] if self._at[3] is not None else 0
+        return self._states.num_rows if self._states is not None else 0
 
 
 DELTA_SHARE = 0.125
@@ -423,7 +458,7 @@ def update_root(path: Path, viewer: str, entries: dict[str, RootEntry], record: 
     """Keep ``entries`` as the root record at ``path``: as a delta over ``record`` while that is small enough
     (``DELTA_SHARE``), else whole."""
     if record is not None and record.mac:
-        fresh = sum(e.events.num_rows for e in entries.values() if e.origin is None or e.origin[0] != "b")
+        fresh = sum(e.n_events for e in entries.values() if e.origin is None or e.origin[0] != "b")
         if fresh <= DELTA_SHARE * record.base_rows and save_delta(path, viewer, entries, record):
             return True
     return save_root(path, viewer, entries)
@@ -514,8 +549,8 @@ def load_root(path: Path, viewer: str) -> RootRecord | None:
             st = st_by.get(rid)
             if ev_t is None or e0 + en > ev_t.num_rows or (sn and (st is None or s0 + sn > st.num_rows)):
                 return None
-            out[key] = RootEntry(str(f["campaign"]), rid, str(f["identity"]), dict(f["row"]), ev_t.slice(e0, en),
-                                 st.slice(s0, sn) if st is not None and sn else None, (src, e0, s0))
+            out[key] = RootEntry(str(f["campaign"]), rid, str(f["identity"]), dict(f["row"]), None, None,
+                                 (src, e0, s0), (ev_t, e0, en, st, s0, sn))
         return RootRecord(out, tables, mac, events.num_rows if events is not None else 0,
                           {str(k): str(v) for k, v in head["rulesets"].items()}, in_record)
     except Exception:  # not a record of this format: rebuilt (it is only a cache)
