@@ -231,7 +231,7 @@ def descriptor(ruleset: str, build: Callable[[], dict[str, Any]]) -> dict[str, A
 
 # ---- the root record: one signed file per campaigns root and viewer --------------------------------------
 
-ROOT_FORMAT = 2
+ROOT_FORMAT = 3
 ROOT_DIR = "catalog-root"
 CONFIG_NAME = "campaign.toml"
 HEAD_REL = f".cache/{HEAD_NAME}"
@@ -298,23 +298,58 @@ def identity_key(identity: list[Any] | None) -> str:
     return hashlib.sha256(json.dumps(identity, separators=(",", ":"), default=str).encode()).hexdigest()
 
 
-@dataclass
 class RootEntry:
-    """One campaign's part of a root record: its rows, and where they sit in the record's tables."""
+    """One campaign's part of a root record: its rows, and where they sit in the record's tables.
 
-    campaign: str
-    ruleset: str
-    identity: str
-    """``identity_key`` of the folder's files when its rows were made ("": not kept in a record)."""
-    row: dict[str, Any]
-    events: pa.Table
-    states: pa.Table | None
-    origin: tuple[str, int, int] | None = None
-    """(part, first event row, first states row) in the loaded record's tables (``RootRecord.tables``), or None."""
+    An entry loaded from a record (``load_root``) makes its ``events`` and ``states`` slices only when asked: an
+    unchanged open uses the record's tables whole and needs none of the thousand slices.
+    """
+
+    __slots__ = ("_at", "_events", "_states", "campaign", "identity", "origin", "row", "ruleset")
+
+    def __init__(self, campaign: str, ruleset: str, identity: str, row: dict[str, Any], events: pa.Table | None,
+                 states: pa.Table | None, origin: tuple[str, int, int] | None = None,
+                 at: tuple[pa.Table, int, int, pa.Table | None, int, int] | None = None) -> None:
+        self.campaign = campaign
+        self.ruleset = ruleset
+        self.identity = identity
+        """``identity_key`` of the folder's files when its rows were made ("": not kept in a record)."""
+        self.row = row
+        self.origin = origin
+        """(part, first event row, first states row) in the loaded record's tables (``RootRecord.tables``), or
+        None."""
+        self._events = events
+        self._states = states
+        self._at = at  # (events table, first row, rows, states table, first row, rows): the slices not yet made
+
+    @property
+    def events(self) -> pa.Table:
+        if self._events is None:
+            assert self._at is not None
+            ev, e0, en = self._at[:3]
+            self._events = ev.slice(e0, en)
+        return self._events
+
+    @property
+    def states(self) -> pa.Table | None:
+        if self._at is not None and self._states is None:
+            st, s0, sn = self._at[3:]
+            self._states = st.slice(s0, sn) if st is not None and sn else None
+        return self._states
+
+    @property
+    def n_events(self) -> int:
+        return self._at[2] if self._events is None and self._at is not None else self.events.num_rows
+
+    @property
+    def n_states(self) -> int:
+        if self._states is None and self._at is not None:
+            return self._at[5] if self._at[3] is not None else 0
+        return self._states.num_rows if self._states is not None else 0
 
 
 DELTA_SHARE = 0.125
-"""A changed root writes only a delta beside its record (the campaigns not in the record, and the list of all)
+"""A changed root writes only a delta beside its record (the campaigns not in the record, and the record's folders gone)
 while that delta holds at most this share of the record's event rows; past it the whole record is written again
 and the delta removed. Each turn played then costs writing the campaigns changed since the record was last
 written whole, at most this share of it, and one whole write each time that share fills up."""
@@ -389,9 +424,11 @@ def save_root(path: Path, viewer: str, entries: dict[str, RootEntry]) -> bool:
 
 
 def save_delta(path: Path, viewer: str, entries: dict[str, RootEntry], record: RootRecord) -> bool:
-    """Write the delta of ``entries`` over ``record`` (loaded from ``path``): the list of every folder, each
-    either where it sits in the record or in the delta's own tables, signed and naming the record; False if it
-    could not be written (the record stays as it was, and the changed campaigns are checked again next time)."""
+    """Write the delta of ``entries`` over ``record`` (loaded from ``path``): the folders whose rows are not the
+    record's (with those rows) and the record's folders no longer kept, signed and naming the record; every other
+    folder is the record's own entry, named by nothing, so the delta's size follows what changed, not the root's.
+    False if it could not be written (the record stays as it was, and the changed campaigns are checked again next
+    time)."""
     import pyarrow as pa
 
     rulesets = sorted({e.ruleset for e in entries.values()})
@@ -404,15 +441,15 @@ def save_delta(path: Path, viewer: str, entries: dict[str, RootEntry], record: R
         ev, sts, at = _tables(fresh, rulesets)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return False
-    folders = []
+    # only what differs from the record: the folders whose rows are in the delta, and the record's folders that are
+    # no longer kept; every other folder is where the record says (its own entry, taken as it is)
+    folders = [_folder_doc(f, e, "d", *at[f]) for f, e in fresh]
+    gone = sorted(f for f in record.folders if f not in entries)
     for f, e in order:
-        if f in at:
-            folders.append(_folder_doc(f, e, "d", *at[f]))
-        else:
-            assert e.origin is not None
-            folders.append(_folder_doc(f, e, "b", e.origin[1], e.origin[2]))
+        if f not in at and (e.origin is None or record.folders.get(f) != e.origin[1:]):
+            return False  # not the record's own entry: cannot be named by reference (written whole instead)
     head = {"format": ROOT_FORMAT, "kind": "delta", "viewer": viewer, "code": catalog_code_digest(),
-            "base": record.mac, "rulesets": digests, "folders": folders, "events_len": len(ev),
+            "base": record.mac, "rulesets": digests, "folders": folders, "gone": gone, "events_len": len(ev),
             "states_len": [[rid, len(sts[rid])] for rid in rulesets]}
     return _write_signed(delta_path(path), head, ev + b"".join(sts[rid] for rid in rulesets))
 
@@ -421,7 +458,7 @@ def update_root(path: Path, viewer: str, entries: dict[str, RootEntry], record: 
     """Keep ``entries`` as the root record at ``path``: as a delta over ``record`` while that is small enough
     (``DELTA_SHARE``), else whole."""
     if record is not None and record.mac:
-        fresh = sum(e.events.num_rows for e in entries.values() if e.origin is None or e.origin[0] != "b")
+        fresh = sum(e.n_events for e in entries.values() if e.origin is None or e.origin[0] != "b")
         if fresh <= DELTA_SHARE * record.base_rows and save_delta(path, viewer, entries, record):
             return True
     return save_root(path, viewer, entries)
@@ -438,6 +475,9 @@ class RootRecord:
     """The record's HMAC, which a delta over it names."""
     base_rows: int
     rulesets: dict[str, str]
+    folders: dict[str, tuple[int, int]]
+    """Each folder of the record itself (not of its delta) and where its rows start in the record's tables: a delta
+    names these by reference, not again."""
 
 
 def _read_part(path: Path, viewer: str, kind: str) -> tuple[str, dict[str, Any], pa.Table | None,
@@ -491,13 +531,16 @@ def load_root(path: Path, viewer: str) -> RootRecord | None:
             delta = _read_part(delta_path(path), viewer, "delta")
         except Exception:  # a delta not of this format: the record alone
             delta = None
+        docs: dict[str, dict[str, Any]] = {str(f["folder"]): f for f in head["folders"]}
+        in_record = {k: (int(f["ev"][0]), int(f["st"][0])) for k, f in docs.items()}
         if delta is not None and delta[1].get("base") == mac:
             tables["d"] = (delta[2], delta[3])
-            folders = delta[1]["folders"]
-        else:
-            folders = head["folders"]
+            for k in delta[1]["gone"]:
+                docs.pop(str(k), None)
+            for f in delta[1]["folders"]:
+                docs[str(f["folder"])] = f
         out: dict[str, RootEntry] = {}
-        for f in folders:
+        for key, f in docs.items():
             src = str(f.get("src", "b"))
             e0, en = (int(x) for x in f["ev"])
             s0, sn = (int(x) for x in f["st"])
@@ -506,11 +549,10 @@ def load_root(path: Path, viewer: str) -> RootRecord | None:
             st = st_by.get(rid)
             if ev_t is None or e0 + en > ev_t.num_rows or (sn and (st is None or s0 + sn > st.num_rows)):
                 return None
-            out[str(f["folder"])] = RootEntry(str(f["campaign"]), rid, str(f["identity"]), dict(f["row"]),
-                                              ev_t.slice(e0, en), st.slice(s0, sn) if st is not None and sn
-                                              else None, (src, e0, s0))
+            out[key] = RootEntry(str(f["campaign"]), rid, str(f["identity"]), dict(f["row"]), None, None,
+                                 (src, e0, s0), (ev_t, e0, en, st, s0, sn))
         return RootRecord(out, tables, mac, events.num_rows if events is not None else 0,
-                          {str(k): str(v) for k, v in head["rulesets"].items()})
+                          {str(k): str(v) for k, v in head["rulesets"].items()}, in_record)
     except Exception:  # not a record of this format: rebuilt (it is only a cache)
         return None
 

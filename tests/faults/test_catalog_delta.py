@@ -1,11 +1,12 @@
 """The root record's delta (issue 31): one more turn in one of many campaigns writes that campaign, not the root.
 
 A changed root keeps its record and writes beside it a delta (``projections.cache.save_delta``): the
-campaigns not in the record and the list of every folder, signed, naming the record it applies to by
+campaigns not in the record and the record's folders gone, signed, naming the record it applies to by
 its HMAC. These tests show that:
 
 - a changed campaign leaves the record's file as it was and writes only the delta; every opening
   equals a catalog folded from nothing, and an unchanged root after it reads no log;
+- the delta holds only what changed (no unchanged folder is named in it), a removed campaign as gone;
 - past ``DELTA_SHARE`` the record is written whole again and the delta removed;
 - a crash at any point of either write leaves a root that opens to the same catalog: a delta cut
   short, flipped or forged is not used, a delta left behind by a whole write that did not get to
@@ -167,3 +168,52 @@ def test_a_delta_that_cannot_be_written_leaves_the_record_alone(tmp_path: Path, 
     again = Catalog(root)
     assert again.from_root == len(NAMES) - 1 and snapshot(again) == want
     assert Catalog(root).from_root == len(NAMES)
+
+
+def _delta_head(record: Path) -> dict[str, object]:
+    import json
+
+    data = pcache.delta_path(record).read_bytes()
+    head = json.loads(data.split(b"\n", 2)[1])
+    assert isinstance(head, dict)
+    return head
+
+
+def test_a_delta_holds_only_what_changed(tmp_path: Path, deltas: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The delta lists the changed campaigns (their rows and `campaigns` row) and the record's folders gone, not
+    every folder of the root with its options again: its size follows what changed, not the root's size."""
+    import shutil
+
+    root = make_root(tmp_path)
+    step(found(root, "dogwood"), random.Random(5), 5)
+    Catalog(root)
+    record = record_of(root)
+    play(root, "birch", 40)
+    assert Catalog(root).folded == ["birch"]
+    head = _delta_head(record)
+    assert [f["folder"] for f in head["folders"]] == [str(root / "birch")]  # type: ignore[index, union-attr]
+    assert head["gone"] == []
+    unchanged = [n for n in [*NAMES, "dogwood"] if n != "birch"]
+    data = pcache.delta_path(record).read_bytes()
+    assert not any(str(root / n).encode() in data for n in unchanged)
+    # a campaign removed from the root: named as gone, and the catalog is the root's as it is now
+    shutil.rmtree(root / "cedar")
+    cat = Catalog(root)
+    assert cat.folded == [] and cat.from_root == 3
+    head = _delta_head(record)
+    assert [f["folder"] for f in head["folders"]] == [str(root / "birch")]  # type: ignore[index, union-attr]
+    assert head["gone"] == [str(root / "cedar")]
+    want = fresh(root, "gm", tmp_path)
+    assert snapshot(cat) == want
+    with monkeypatch.context() as m:
+        no_log_reads(m)
+        again = Catalog(root)
+    assert again.from_root == 3 and again.folded == [] and snapshot(again) == want
+    # and one whose rows sat in the delta
+    shutil.rmtree(root / "birch")
+    cat = Catalog(root)
+    assert cat.from_root == 2 and snapshot(cat) == fresh(root, "gm", tmp_path)
+    with monkeypatch.context() as m:
+        no_log_reads(m)
+        again = Catalog(root)
+    assert again.from_root == 2 and snapshot(again) == snapshot(cat)

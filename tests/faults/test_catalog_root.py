@@ -172,3 +172,33 @@ def test_deleting_the_record_changes_nothing_and_a_subset_keeps_its_own(tmp_path
     assert [r[0] for r in sub.con.execute("SELECT campaign FROM campaigns ORDER BY 1").fetchall()] == ["ash", "cedar"]
     whole = Catalog(root)
     assert whole.from_root == len(NAMES) and snapshot(whole) == want
+
+
+def test_states_are_in_campaign_and_turn_order_as_stored(tmp_path: Path) -> None:
+    """The ``states`` table keeps its rows in (campaign, turn) order whether folded or taken from the record (which
+    no longer sorts them when they already are): a query without ORDER BY sees them as before."""
+    root = make_root(tmp_path)
+    for i in range(3):
+        play_more = found(root, f"z{i}")
+        step(play_more, random.Random(10 + i), 10 + i)
+        step(play_more, random.Random(20 + i), 20 + i)
+    for _ in range(2):  # folded, then from the record
+        cat = Catalog(root)
+        rows = cat.con.execute("SELECT campaign, turn FROM states ORDER BY rowid").fetchall()
+        assert len(rows) > len(NAMES) and rows == sorted(rows)
+    assert cat.from_root == len(NAMES) + 3
+
+
+def test_only_rows_in_order_skip_the_sort() -> None:
+    import pyarrow as pa
+
+    from kingdomlog.projections.sql import _in_order
+
+    def t(camps: list[str | None], turns: list[int | None]) -> pa.Table:
+        return pa.table({"campaign": camps, "turn": turns})
+
+    assert _in_order(t(["a", "a", "b"], [1, 2, 1])) and _in_order(t([], [])) and _in_order(t(["a"], [3]))
+    assert not _in_order(t(["a", "b", "a"], [1, 1, 2]))  # campaigns interleaved
+    assert not _in_order(t(["a", "a"], [2, 1]))  # turns backwards
+    assert not _in_order(t(["a", "a"], [1, 1]))  # a turn twice: sorted as before
+    assert not _in_order(t(["a", None], [1, 1])) and not _in_order(t(["a", "a"], [1, None]))
