@@ -542,6 +542,9 @@ def test_an_edit_redraws_its_results_not_the_widgets(browser: Any, toy: Path, su
         ui.type("market", "sell", "999")
         assert "cannot sell 999" in ui.card("market").locator(".kl-field-error").first.inner_text()
         assert "Refused by the rules" in result.inner_text()
+        # ... and a card whose widgets did not change is not mounted again: its widgets are the same nodes (what
+        # the GM typed in them, and the focus, stay)
+        assert crop.evaluate("e => e.dataset.klMark || ''") == "kept"
         ui.type("market", "sell", "2")
         assert ui.card("market").locator(".kl-field-error").count() == 0
         assert "Refused" not in result.inner_text()
@@ -621,6 +624,7 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
         if sc["add"]:
             ui.add(step, *sc["add"])
         field = ui.card(step).locator(f'[data-field="{path}"]')
+        field.locator("g.kl-hex").first.wait_for(state="attached", timeout=60_000)  # a card below: mounted after
         assert field.locator("g.kl-hex").count() >= 10, "no map at the field"
         assert field.locator(f'g.kl-hex[data-hex="{good}"]').get_attribute("data-allowed") == "true"
         assert field.locator(f'g.kl-hex[data-hex="{bad}"]').get_attribute("data-allowed") == "false"
