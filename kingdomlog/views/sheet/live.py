@@ -50,6 +50,7 @@ lasted 300 ms.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import anywidget
@@ -149,9 +150,27 @@ function summaryOf(d) {
   return s ? s.textContent : "";
 }
 
+// The parts of the drawing this model belongs to, and only those: marimo draws the next drawing (a rebuild, the next
+// month) in place of the last and the last one's view may still run once (a frame it had queued, a change that
+// arrives late); writing its parts into the new page put the widgets of the drawing before back into a card for
+// good (seen: the signoria war board showing its form from before the battle, without its "+ add"). Each drawing
+// is marked with its model's token (``data-kl-live``).
+function roots(model) {
+  const token = model && model.get("token");
+  return token ? Array.from(document.querySelectorAll(`[data-kl-live="${CSS.escape(token)}"]`)) : [];
+}
+
+function within(rs, selector) {
+  const out = [];
+  for (const r of rs) out.push(...r.querySelectorAll(selector));
+  return out;
+}
+
 function apply(model) {
+  const rs = roots(model);
+  if (!rs.length) return;
   const slots = model.get("slots") || {};
-  for (const node of document.querySelectorAll("[data-kl-slot]")) {
+  for (const node of within(rs, "[data-kl-slot]")) {
     const html = slots[node.dataset.klSlot];
     if (html === undefined || node.__klHtml === html) continue;
     const open = new Map();  // a <details> the GM opened or folded stays so
@@ -170,11 +189,11 @@ function apply(model) {
     }
   };
   const pages = [];
-  for (const node of document.querySelectorAll("[data-kl-at]")) {
+  for (const node of within(rs, "[data-kl-at]")) {
     if (node.dataset.klAt === "page") pages.push(node);
     else set(node, attrs[node.dataset.klAt]);
   }
-  const later = lefts(model);
+  const later = lefts(model, rs);
   pages.forEach((node) => {
     if (later !== node.hasAttribute("data-kl-later")) {  // before data-plan: "drawn" never hides a card to come
       if (later) node.setAttribute("data-kl-later", "");
@@ -188,13 +207,12 @@ function apply(model) {
 // once, the others one per task after the page is drawn (views.sheet.live: mounting a page's ~140 widgets was
 // most of a first render and of a commit in the browser). A left side whose HTML did not change is never
 // mounted again (its widgets keep what the GM typed); one that changed (an error moved to a widget) is.
-let liveModel = null;
-let laterTimer = 0;
+const laterTimers = new Map();  // model -> its pending fillLater
 
-function leftsToFill(model) {
+function leftsToFill(model, rs) {
   const all = (model && model.get("lefts")) || {};
   const todo = [];
-  for (const node of document.querySelectorAll("[data-kl-left]")) {
+  for (const node of within(rs, "[data-kl-left]")) {
     const html = all[node.dataset.klLeft];
     if (html !== undefined && node.__klHtml !== html) todo.push([node, html]);
   }
@@ -238,9 +256,8 @@ function fillLeft(node, html) {
   }
 }
 
-function lefts(model) {
-  liveModel = model;
-  const todo = leftsToFill(model);
+function lefts(model, rs) {
+  const todo = leftsToFill(model, rs);
   // Reads before writes: each card is measured once the ones before it are filled (a forced layout each), and
   // the first below the window ends the measuring (the cards after it are below it too).
   const later = [];
@@ -259,21 +276,25 @@ function lefts(model) {
     }
   }
   // the rest once the page is drawn (after its next frame)
-  if (later.length && !laterTimer) laterTimer = requestAnimationFrame(() => { laterTimer = setTimeout(fillLater, 0); });
+  if (later.length && !laterTimers.has(model)) {
+    laterTimers.set(model, requestAnimationFrame(() => laterTimers.set(model, setTimeout(() => fillLater(model), 0))));
+  }
   return later.length > 0;
 }
 
-function fillLater() {
+function fillLater(model) {
   // All at once: each card mounted in a task of its own cost the browser a style and layout pass of the whole page
   // each (17 of them: a commit's redraw took more of the browser's time than mounting the page whole).
-  laterTimer = 0;
-  for (const [node, html] of leftsToFill(liveModel)) fillLeft(node, html);
-  document.querySelectorAll(".kl-page[data-kl-later]").forEach((p) => p.removeAttribute("data-kl-later"));
+  laterTimers.delete(model);
+  const rs = roots(model);
+  for (const [node, html] of leftsToFill(model, rs)) fillLeft(node, html);
+  within(rs, ".kl-page[data-kl-later]").forEach((p) => p.removeAttribute("data-kl-later"));
 }
 
 function render({ model, el }) {
   el.style.display = "none";
-  const again = () => apply(model);
+  let gone = false;  // this view is over: a frame it queued does nothing
+  const again = () => { if (!gone) apply(model); };
   const busy = () => klFlag("data-kl-rebuild", !!model.get("busy"));
   model.on("change:slots", again);
   model.on("change:attrs", again);
@@ -300,7 +321,7 @@ function render({ model, el }) {
     model.off("change:attrs", again);
     model.off("change:lefts", again);
     model.off("change:busy", busy);
-    if (liveModel === model) liveModel = null;
+    gone = true;
   };
 }
 
@@ -315,12 +336,16 @@ class LiveParts(anywidget.AnyWidget):
     slots = traitlets.Dict({}).tag(sync=True)
     attrs = traitlets.Dict({}).tag(sync=True)
     lefts = traitlets.Dict({}).tag(sync=True)
+    token = traitlets.Unicode("").tag(sync=True)
+    """Marks the drawing this model's parts belong to (``data-kl-live`` around it): never written elsewhere."""
     """Each card's left side (its widgets' HTML) by the card's id: mounted by the script (``page``)."""
     busy = traitlets.Unicode("").tag(sync=True)
     """Not empty while the kernel rebuilds the widgets this drawing lays out (its cards are disabled)."""
 
     def __init__(self, forms: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if not self.token:
+            self.token = uuid.uuid4().hex
         self.forms = forms
         """The widgets this drawing lays out (``SheetSession.widgets()``)."""
 
@@ -410,6 +435,7 @@ def live_parts(session: SheetSession, forms: Any) -> Any:
 
 
 BUSY_CSS = """
+.kl-drawing { display: contents; }
 html[data-kl-rebuild] .kl-cards { cursor: progress; opacity: .5; filter: grayscale(.5); transition: opacity .1s .15s; }
 """
 """The cards dimmed while they are rebuilt (``BUSY_JS``: disabled, and "Updating…" after 300 ms)."""
@@ -452,9 +478,12 @@ def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any,
     session.page_key = sheet_cards.page_key(session, draft)
     panel = sheet_panel.panel_html(session.start.ruleset, session.start.state, after=end_state(draft), live=True)
     lefts: dict[str, str] = {}
-    drawn = (style(BUSY_CSS) + sheet_cards.commit_bar_html(session, draft, commit_button, undo_button, live=True)
-             + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True, lefts=lefts)
-             + h("div", marimo_html(live), class_="kl-live", hidden=True))
+    drawn = (style(BUSY_CSS) + h("div", sheet_cards.commit_bar_html(session, draft, commit_button, undo_button,
+                                                                     live=True)
+                                 + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True,
+                                                         lefts=lefts)
+                                 + h("div", marimo_html(live), class_="kl-live", hidden=True),
+                                 class_="kl-drawing", data_kl_live=live.widget.token))
     live.widget.lefts = lefts  # sent before the page (the page's cell returns it): its script mounts them
     return drawn
 
