@@ -415,12 +415,14 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-                first_bare, first_sheet, first_all = [], [], []
+                first_bare, first_sheet, first_all, first_cpu = [], [], [], []
                 for _ in range(loads):  # interleaved: bare, sheet, bare, sheet, ...
                     page, t = open_bare(browser, bare.url)
                     first_bare.append(t)
                     page.close()
+                    before_cpu = tree_cpu(sheet.proc.pid)
                     page, t = open_sheet(browser, sheet.url, first_all)
+                    first_cpu.append(tree_cpu(sheet.proc.pid) - before_cpu)  # the server's CPU for this open
                     first_sheet.append(t)
                     page.close()
                 load_opens = round(os.getloadavg()[0], 2)
@@ -454,7 +456,8 @@ def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any
             "sheet_each": [round(x, 2) for x in first_sheet], "bare_each": [round(x, 2) for x in first_bare],
             "ratio": round(statistics.median(first_sheet) / statistics.median(first_bare), 2),
             "sheet_all_widgets_median": round(statistics.median(first_all), 2),
-            "sheet_all_widgets_each": [round(x, 2) for x in first_all]},
+            "sheet_all_widgets_each": [round(x, 2) for x in first_all],
+            "sheet_server_cpu_each_s": [round(x, 3) for x in first_cpu]},
         "change_ms": {"sheet_p50": round(statistics.median(t_sheet) * 1000, 1), "sheet_p95": round(p95_sheet * 1000, 1),
                       "bare_p50": round(statistics.median(t_bare) * 1000, 1), "bare_p95": round(p95_bare * 1000, 1),
                       "ratio_p95": round(p95_sheet / p95_bare, 2), "ratio_p50": round(statistics.median(t_sheet) /
