@@ -408,7 +408,8 @@ def _grid_dump(state: Any) -> dict[str, Any] | None:
 
 _STATE_DIGESTS: ByIdentity[Any, str | None] = ByIdentity(limit=65)
 _SPECS: dict[tuple[Any, ...], tuple[Ruleset, tuple[FieldSpec, ...]]] = {}
-_SPECS_LIMIT = 512
+_SPECS_LIMIT = 256
+"""At most this many forms kept (a pf2e open lists 17, ~210 KB pickled): forgotten all at once beyond."""
 
 
 def _state_digest(state: Any) -> str | None:
