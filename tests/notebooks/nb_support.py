@@ -14,8 +14,9 @@ NOTEBOOKS = REPO / "notebooks"
 TESTS = REPO / "tests"
 DEMO = REPO / "campaigns" / "stolen-lands"
 SECRET = "SECRET-PLUM-7731"
-DRAWN = '.kl-page:not([data-plan=""])'
-"""The GM sheet's page once its live parts are filled (views.sheet.live sets ``data-plan`` last)."""
+DRAWN = '.kl-page:not([data-plan=""]):not([data-kl-later])'
+"""The GM sheet's page once its live parts are filled (views.sheet.live sets ``data-plan`` last) and every card's
+widgets mounted (the cards below the window are mounted after the page is drawn, while ``data-kl-later`` is set)."""
 """Text of a GM-only note planted in every test campaign; no player view may contain it."""
 
 

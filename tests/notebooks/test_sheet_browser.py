@@ -507,6 +507,45 @@ def test_the_sheet_never_loses_the_gms_work(browser: Any, toy: Path, subprocess_
     assert camp.events()[-1].type == "core.turn_retracted" and camp.next_turn() == 2 and camp.verify().ok
 
 
+def test_the_last_card_mounts_when_the_gm_scrolls_to_it_and_its_widget_takes_a_choice(
+        browser: Any, tmp_path: Path, subprocess_env: dict[str, str]) -> None:
+    """The cards below the window are mounted after the first screen (views.sheet.live): a GM who scrolls to the
+    last card at once, on a 1280x720 window, finds its widgets there and what they pick reaches the draft."""
+    from nb_support import copy_demo
+
+    folder = copy_demo(tmp_path / "stolen-lands")
+    with gm_server(folder, subprocess_env) as gm:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        ui = Sheet(page, Kernel(page, ticking=ticking_cells("turn_sheet")))
+        page.goto(gm.url)
+        page.locator('.kl-page:not([data-plan=""])').first.wait_for(timeout=FIRST_RENDER)  # the first screen
+        last = page.evaluate("() => Array.from(document.querySelectorAll('[data-card]')).pop().dataset.card")
+        assert last == "event.level"
+        holder = page.locator(f'[data-card="{last}"] [data-kl-left]').first
+        box = holder.bounding_box()
+        assert box is not None and box["y"] > 720, "the last card is in the first screen: nothing to scroll to"
+        page.mouse.move(400, 400)
+        for _ in range(60):  # the GM scrolls down with the wheel until the last card is in the window
+            page.mouse.wheel(0, 1500)
+            time.sleep(0.05)
+            box = holder.bounding_box()
+            if box is not None and box["y"] < 720:
+                break
+        assert box is not None and box["y"] < 720, box
+        field = page.locator(f'[data-card="{last}"] [data-field="ruin_resistance"] select').first
+        field.wait_for(state="visible", timeout=30_000)
+        texts = field.evaluate("e => Array.from(e.options).map(o => o.value + '|' + o.text)")
+        assert len(texts) >= 3, texts
+        ui.quiet()
+        ui.choose(f'[data-card="{last}"] [data-field="ruin_resistance"] select', texts[2].split("|", 1)[1])
+        page.locator(DRAWN).first.wait_for(timeout=60_000)
+        ui.kernel.settled()
+        page.close()
+    s, _ = sheet.open_session(folder)
+    assert s is not None and s.plan.steps[last].choices.get("ruin_resistance") not in (None, ""), s.plan.steps.get(
+        last)
+
+
 def figures(result: Any) -> list[str]:
     """A result's figures as moved: ``Gold 7 → 11``, each (what the last edit changed aside)."""
     return [t.split(" was ")[0] for t in result.locator(".kl-fig").all_inner_texts()]
@@ -542,6 +581,9 @@ def test_an_edit_redraws_its_results_not_the_widgets(browser: Any, toy: Path, su
         ui.type("market", "sell", "999")
         assert "cannot sell 999" in ui.card("market").locator(".kl-field-error").first.inner_text()
         assert "Refused by the rules" in result.inner_text()
+        # ... and a card whose widgets did not change is not mounted again: its widgets are the same nodes (what
+        # the GM typed in them, and the focus, stay)
+        assert crop.evaluate("e => e.dataset.klMark || ''") == "kept"
         ui.type("market", "sell", "2")
         assert ui.card("market").locator(".kl-field-error").count() == 0
         assert "Refused" not in result.inner_text()
@@ -621,6 +663,7 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
         if sc["add"]:
             ui.add(step, *sc["add"])
         field = ui.card(step).locator(f'[data-field="{path}"]')
+        field.locator("g.kl-hex").first.wait_for(state="attached", timeout=60_000)  # a card below: mounted after
         assert field.locator("g.kl-hex").count() >= 10, "no map at the field"
         assert field.locator(f'g.kl-hex[data-hex="{good}"]').get_attribute("data-allowed") == "true"
         assert field.locator(f'g.kl-hex[data-hex="{bad}"]').get_attribute("data-allowed") == "false"

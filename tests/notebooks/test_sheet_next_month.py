@@ -43,7 +43,9 @@ def values(s: sheet.SheetSession) -> dict[str, Any]:
 
 
 def same_as_fresh(folder: Path, nxt: sheet.SheetSession) -> None:
-    """``nxt`` (opened on the campaign the session before held) against a fresh open of ``folder``."""
+    """``nxt`` (opened on the campaign the session before held) against a fresh open of ``folder``, its forms listed
+    afresh (the forms kept across sessions, ``sheet._SPECS``, forgotten first)."""
+    sheet._SPECS.clear()
     fresh, _ = sheet.open_session(folder, after_commit=True)  # restores the draft ``nxt`` saved: the same seed
     assert fresh is not None and fresh.start.camp is not nxt.start.camp
     assert (nxt.start.turn, nxt.start.start_seq) == (fresh.start.turn, fresh.start.start_seq)

@@ -50,7 +50,8 @@ def page_text(defs: dict[str, Any]) -> str:
     s = defs["session"]
     slots, attrs = sheet_cards.page_slots(s, defs["draft"])
     drawn = sheet_live.page(defs["live"], s, SimpleNamespace(text=""), SimpleNamespace(text=""), "")
-    return "".join([str(drawn), str(sheet_cards.header_html(s)), *map(str, slots.values()), repr(attrs)])
+    return "".join([str(drawn), str(sheet_cards.header_html(s)), *map(str, slots.values()), repr(attrs),
+                    *defs["live"].widget.lefts.values()])
 
 
 @pytest.fixture

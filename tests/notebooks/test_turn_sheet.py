@@ -223,6 +223,30 @@ def test_the_live_parts_are_the_slots_the_page_leaves_empty(toy: Path) -> None:
     assert live.widget.slots == slots and live.widget.forms is forms
 
 
+def test_the_live_page_leaves_the_widgets_to_its_script_and_its_turn_too(toy: Path) -> None:
+    """The page as drawn holds each card's header and result slots, not its widgets: every card's left side is in
+    ``lefts`` under its id (the script mounts the cards in view first, the others after the page is drawn), the
+    same widgets a page drawn whole shows. Its turn is the script's too: marimo draws the next month's page in
+    place of the last, and a ``data-turn`` it drew would stand beside the month before's ``data-plan``, the page
+    "drawn" before the next month's parts are."""
+    s, values = opened(toy, roll=True)
+    draft = edit(s, values, market__c__sell=1)
+    forms = s.widgets()
+    live = sheet_live.live_parts(s, forms)
+    page = sheet_live.page(live, s, SimpleNamespace(text=""), SimpleNamespace(text=""), EMPTY)
+    lefts = live.widget.lefts
+    assert set(lefts) == {c.id for c in draft.cards}
+    assert re.findall(r'data-kl-left="([^"]+)">(.*?)</div>', page) == [(c.id, "") for c in draft.cards]
+    ids = re.compile(r"object-id='([^']+)'")
+    assert not set(ids.findall(page)) & set(ids.findall("".join(lefts.values())))  # each widget in one place
+    whole = sheet_cards.page_html(s, forms, draft, EMPTY)
+    assert set(ids.findall("".join(lefts.values()))) == set(ids.findall(whole))
+    assert 'data-field="sell"' in lefts["market"] and 'data-field="sell"' not in page
+    assert "data-turn" not in page and "data-turn" in whole
+    _, attrs = sheet_cards.page_slots(s, draft)
+    assert attrs["page"] == {"data-turn": str(s.start.turn), "data-plan": sheet_cards.plan_tag(draft)}
+
+
 def test_an_edit_is_sent_as_live_parts_and_an_error_redraws_the_page(toy: Path) -> None:
     s, values = opened(toy, roll=True)
     edit(s, values, market__c__sell=1)

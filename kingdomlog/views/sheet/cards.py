@@ -744,12 +744,15 @@ def result_class(card: Card) -> str:
     return "kl-result kl-result-bad" if card.error and not card.provisional else "kl-result"
 
 
-def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, *, live: bool = False) -> Any:
+def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, *, live: bool = False,
+              lefts: dict[str, str] | None = None) -> Any:
     """One step: a header in words, the widgets on the left and what the step does on the right.
 
     The parts an edit changes carry ``data-kl-slot`` (their content) or ``data-kl-at`` (their
     attributes), keyed as in ``page_slots``. ``live``: the slots are left empty, for views.sheet.live
-    to fill (the page's script must own what it rewrites).
+    to fill (the page's script must own what it rewrites). ``lefts``: the left side (the widgets) is
+    put there under the card's id and the card's ``data-kl-left`` holder left empty: views.sheet.live
+    mounts the cards in view first and the others after the page is drawn.
     """
     cid = card.id
     head = mo.Html(join([
@@ -762,16 +765,21 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, 
     left = _cached_widgets_view(session, card, elems, draft)
     right = h("div", None if live else result_html(session, card, draft), class_=result_class(card), data_step=cid,
               data_kl_slot=f"res:{cid}", data_kl_at=f"res:{cid}")
-    body = mo.Html(h("div", h("div", marimo_html(left), class_="kl-left"), h("div", right, class_="kl-right"),
-                     class_="kl-card-body"))
+    if lefts is None:
+        held = h("div", marimo_html(left), class_="kl-left")
+    else:
+        lefts[cid] = str(marimo_html(left))
+        held = h("div", None, class_="kl-left", data_kl_left=cid)
+    body = mo.Html(h("div", held, h("div", right, class_="kl-right"), class_="kl-card-body"))
     return mo.Html(h("section", marimo_html(mo.vstack([head, body])), class_=card_class(card, draft), data_card=cid,
                      data_kl_at=f"card:{cid}"))
 
 
-def cards_view(session: SheetSession, forms: Any, draft: SheetDraft, *, live: bool = False) -> Any:
-    """Every step's card, in order (``forms``: the flat dictionary of widgets)."""
+def cards_view(session: SheetSession, forms: Any, draft: SheetDraft, *, live: bool = False,
+               lefts: dict[str, str] | None = None) -> Any:
+    """Every step's card, in order (``forms``: the flat dictionary of widgets; ``lefts``: as in ``card_view``)."""
     view = sf.View(forms)
-    return mo.vstack([card_view(session, c, view, draft, live=live) for c in draft.cards], gap=0.75)
+    return mo.vstack([card_view(session, c, view, draft, live=live, lefts=lefts) for c in draft.cards], gap=0.75)
 
 
 def plan_tag(draft: SheetDraft) -> str:
@@ -781,17 +789,21 @@ def plan_tag(draft: SheetDraft) -> str:
     return hashlib.sha1(draft.plan.model_dump_json().encode()).hexdigest()[:12]
 
 
-def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: Html, *, live: bool = False) -> Html:
+def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: Html, *, live: bool = False,
+              lefts: dict[str, str] | None = None) -> Html:
     """The cards, and the kingdom panel beside them (it stays in view while the cards scroll).
 
-    ``live``: the cards' live parts are left empty and so is ``data-plan``, until views.sheet.live
-    has filled them (``data-plan`` is set last).
+    ``live``: the cards' live parts are left empty and so are ``data-turn`` and ``data-plan``, until
+    views.sheet.live has filled them (``data-plan`` is set last; both are the script's alone, so a page drawn
+    again in place for the next month cannot keep the month before's and look drawn). ``lefts``: each card's
+    widgets go there, not in the page (``card_view``).
     """
-    return h("div", h("div", marimo_html(cards_view(session, forms, draft, live=live)), class_="kl-cards"),
+    return h("div", h("div", marimo_html(cards_view(session, forms, draft, live=live, lefts=lefts)),
+                      class_="kl-cards"),
              h("aside", h("div", f"The kingdom at the start of {session.start.when}", class_="kl-aside-title"), panel,
                class_="kl-aside"),
-             class_="kl-page", data_turn=session.start.turn, data_plan="" if live else plan_tag(draft),
-             data_kl_at="page")
+             class_="kl-page", data_turn=None if live else session.start.turn,
+             data_plan="" if live else plan_tag(draft), data_kl_at="page")
 
 
 # ---- header, commit bar, messages ---------------------------------------------------------------
@@ -875,7 +887,7 @@ def page_slots(session: SheetSession, draft: SheetDraft) -> tuple[dict[str, str]
         slots[f"res:{card.id}"] = result_html(session, card, draft)
         attrs[f"card:{card.id}"] = {"class": card_class(card, draft)}
         attrs[f"res:{card.id}"] = {"class": result_class(card)}
-    attrs["page"] = {"data-plan": plan_tag(draft)}
+    attrs["page"] = {"data-turn": str(session.start.turn), "data-plan": plan_tag(draft)}
     return slots, attrs
 
 
@@ -974,6 +986,8 @@ CSS = """
 .kl-rows-label { font-weight: 600; margin-top: .2em; }
 .kl-card-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.15fr); gap: 1.2em; }
 .kl-left, .kl-right { min-width: 0; }
+.kl-left[data-kl-left]:empty { min-height: 3em; border-radius: 6px;  /* widgets not mounted yet (below the window) */
+  background: repeating-linear-gradient(-45deg, #0000 0 8px, #8881 8px 16px); }
 .kl-entry-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12em, 1fr)); gap: .3em .6em;
   align-items: end; }
 .kl-entry { border-left: 3px solid #c9b98f; padding: .2em .5em; margin: .25em 0; background: #fbf8f0; }

@@ -30,6 +30,8 @@ plays when no plan is given.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 import typing
@@ -404,9 +406,54 @@ def _grid_dump(state: Any) -> dict[str, Any] | None:
     return _GRID_DUMPS.get(state, make)
 
 
-def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tuple[FieldSpec, ...], str | None]:
+_STATE_DIGESTS: ByIdentity[Any, str | None] = ByIdentity(limit=65)
+_SPECS: dict[tuple[Any, ...], tuple[Ruleset, tuple[FieldSpec, ...]]] = {}
+_SPECS_LIMIT = 256
+"""At most this many forms kept (a pf2e open lists 17, ~210 KB pickled): forgotten all at once beyond."""
+
+
+def _state_digest(state: Any) -> str | None:
+    """The sha256 of a state's JSON, remembered per state object; None for a state that has no JSON dump."""
+    def make(state: Any) -> str | None:
+        dump = getattr(state, "model_dump_json", None)
+        return hashlib.sha256(dump().encode()).hexdigest() if dump is not None else None
+
+    return _STATE_DIGESTS.get(state, make)
+
+
+def _specs_key(rs: Ruleset, state: Any, turn: int, step: str, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    """What a step's form depends on: the ruleset, the state before the step (by its content), the turn, the step
+    and the values given; None when one of them cannot be said exactly (no cache then)."""
+    digest = _state_digest(state)
+    if digest is None:
+        return None
     try:
-        return tuple(start.ruleset.choices(card.before, start.turn, card.id, values)), None
+        given = json.dumps(values, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return (id(rs), f"{type(state).__module__}.{type(state).__qualname__}", digest, turn, step, given)
+
+
+def _specs(start: SheetStart, card: Card, values: Mapping[str, Any]) -> tuple[tuple[FieldSpec, ...], str | None]:
+    """The form of ``card``'s step, as the ruleset lists it for the state before it and ``values``.
+
+    A ruleset's ``choices`` is a pure function of (ruleset, state, turn, step, values) and its specs are frozen,
+    so they are kept by that key (the state by its JSON's digest), across sessions: a sheet opened again on the
+    same log head (a reload, another tab) lists none of its forms again; most of an open was listing them. A
+    step that cannot be listed is not kept (its words are made each time).
+    """
+    rs = start.ruleset
+    key = _specs_key(rs, card.before, start.turn, card.id, values)
+    hit = _SPECS.get(key) if key is not None else None
+    if hit is not None and hit[0] is rs:
+        return hit[1], None
+    try:
+        specs = tuple(rs.choices(card.before, start.turn, card.id, values))
+        if key is not None:
+            if len(_SPECS) >= _SPECS_LIMIT:
+                _SPECS.clear()
+            _SPECS[key] = (rs, specs)
+        return specs, None
     except KingdomlogError as exc:
         return (), str(exc)
     except Exception as exc:  # a vocabulary that cannot read a provisional state
@@ -432,8 +479,6 @@ def _hex_map(rs: Ruleset, state: State, specs: tuple[FieldSpec, ...]) -> tuple[A
         return None, ""
     hit = _MAPS.get(id(state))
     if hit is None or hit[0] is not state:
-        import hashlib
-
         from kingdomlog.core.viewers import GM_VIEWER
         from kingdomlog.views.player.maps import hex_map_svg
 
@@ -1034,8 +1079,6 @@ def load_plan_file(session: SheetSession, name: str | None, data: bytes | None) 
 def panel_seed(session: SheetSession) -> str:
     """The dice seed a ruleset's panel plays years ahead with (``views.extras``): the draft's own seed would
     show this turn's faces before their Roll, so a panel gets another seed, fixed for the draft."""
-    import hashlib
-
     seed = session.plan.seed or ""
     if not session.on_roll:
         return seed

@@ -19,6 +19,14 @@ drawing of the page fail ("removeChild: the node is not a child", seen after a c
 the script fills a slot, on its first appearance (a ``MutationObserver``, once a frame) and on
 every message.
 
+**The widgets come after the page.** Each card's left side (its widgets) is not in the page either: the page
+leaves a holder (``data-kl-left="step"``) and ``LiveParts.lefts`` holds its HTML. The script mounts the cards in
+the window before it sets ``data-plan``, and the others in one go after the page's next frame, the page marked
+``data-kl-later`` until then: mounting the page's ~140 widgets through marimo's output (its sanitizer, React,
+a shadow root and a React root each) was most of a first render in the browser. A left side whose HTML did not
+change is left alone; one drawn before (the month before's, or the same widgets with an error moved) is patched
+node by node as marimo patches an output, so a widget whose attributes did not change keeps what the GM typed.
+
 An edit that moves an error to or from a widget, or changes a refusal, changes the left side
 of a card (``sheet_cards.page_key``): ``show`` then says the page must be drawn again.
 The script is inline (no request leaves the page); the parts hold the page's own escaped HTML.
@@ -42,6 +50,7 @@ lasted 300 ms.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import anywidget
@@ -141,9 +150,27 @@ function summaryOf(d) {
   return s ? s.textContent : "";
 }
 
+// The parts of the drawing this model belongs to, and only those: marimo draws the next drawing (a rebuild, the next
+// month) in place of the last and the last one's view may still run once (a frame it had queued, a change that
+// arrives late); writing its parts into the new page put the widgets of the drawing before back into a card for
+// good (seen: the signoria war board showing its form from before the battle, without its "+ add"). Each drawing
+// is marked with its model's token (``data-kl-live``).
+function roots(model) {
+  const token = model && model.get("token");
+  return token ? Array.from(document.querySelectorAll(`[data-kl-live="${CSS.escape(token)}"]`)) : [];
+}
+
+function within(rs, selector) {
+  const out = [];
+  for (const r of rs) out.push(...r.querySelectorAll(selector));
+  return out;
+}
+
 function apply(model) {
+  const rs = roots(model);
+  if (!rs.length) return;
   const slots = model.get("slots") || {};
-  for (const node of document.querySelectorAll("[data-kl-slot]")) {
+  for (const node of within(rs, "[data-kl-slot]")) {
     const html = slots[node.dataset.klSlot];
     if (html === undefined || node.__klHtml === html) continue;
     const open = new Map();  // a <details> the GM opened or folded stays so
@@ -162,19 +189,116 @@ function apply(model) {
     }
   };
   const pages = [];
-  for (const node of document.querySelectorAll("[data-kl-at]")) {
+  for (const node of within(rs, "[data-kl-at]")) {
     if (node.dataset.klAt === "page") pages.push(node);
     else set(node, attrs[node.dataset.klAt]);
   }
-  pages.forEach((node) => set(node, attrs.page));  // last: the page's data-plan says the rest is drawn
+  const later = lefts(model, rs);
+  pages.forEach((node) => {
+    if (later !== node.hasAttribute("data-kl-later")) {  // before data-plan: "drawn" never hides a card to come
+      if (later) node.setAttribute("data-kl-later", "");
+      else node.removeAttribute("data-kl-later");
+    }
+    set(node, attrs.page);  // last: the page's data-plan says the rest is drawn
+  });
+}
+
+// Each card's left side (its widgets) is mounted by this script, not drawn in the page: the cards in view at
+// once, the others one per task after the page is drawn (views.sheet.live: mounting a page's ~140 widgets was
+// most of a first render and of a commit in the browser). A left side whose HTML did not change is never
+// mounted again (its widgets keep what the GM typed); one that changed (an error moved to a widget) is.
+const laterTimers = new Map();  // model -> its pending fillLater
+
+function leftsToFill(model, rs) {
+  const all = (model && model.get("lefts")) || {};
+  const todo = [];
+  for (const node of within(rs, "[data-kl-left]")) {
+    const html = all[node.dataset.klLeft];
+    if (html !== undefined && node.__klHtml !== html) todo.push([node, html]);
+  }
+  return todo;
+}
+
+// A left side drawn before (the month before's, or the same widgets with an error moved) is patched as marimo's
+// own drawing patches an output: a node of the same kind at the same place is kept and its attributes set (a
+// widget whose attributes did not change is left as it is, with what the GM typed and where the focus is; one
+// made again is told by its attributes), the others replaced. A new one is written at once.
+function morph(into, from) {
+  const olds = Array.from(into.childNodes);
+  const news = Array.from(from.childNodes);
+  news.forEach((n, i) => {
+    const o = olds[i];
+    if (o && o.nodeType === n.nodeType && o.nodeName === n.nodeName) {
+      if (n.nodeType !== 1) {
+        if (o.nodeValue !== n.nodeValue) o.nodeValue = n.nodeValue;
+        return;
+      }
+      morph(o, n);  // its children first, as React commits them: a widget made again (a new random-id on its
+      // marimo-ui-element) draws itself from its child's attributes, which must be the new widget's by then
+      for (const a of Array.from(o.attributes)) if (!n.hasAttribute(a.name)) o.removeAttribute(a.name);
+      for (const a of Array.from(n.attributes)) if (o.getAttribute(a.name) !== a.value) o.setAttribute(a.name, a.value);
+    } else if (o) into.replaceChild(n, o);
+    else into.appendChild(n);
+  });
+  olds.slice(news.length).forEach((o) => o.remove());
+}
+
+function fillLeft(node, html) {
+  if (node.firstChild) {
+    const t = document.createElement("template");
+    t.innerHTML = html;
+    morph(node, t.content);
+  } else node.innerHTML = html;
+  node.__klHtml = html;
+  if (node.hasAttribute("inert")) {
+    node.removeAttribute("inert");
+    node.style.visibility = "";
+  }
+}
+
+function lefts(model, rs) {
+  const todo = leftsToFill(model, rs);
+  // Reads before writes: each card is measured once the ones before it are filled (a forced layout each), and
+  // the first below the window ends the measuring (the cards after it are below it too).
+  const later = [];
+  for (const [node, html] of todo) {
+    const r = later.length && later[later.length - 1].below ? null : node.getBoundingClientRect();
+    if (r && r.top < window.innerHeight && r.bottom >= 0) fillLeft(node, html);
+    else later.push({ node, below: !r || r.top >= window.innerHeight });
+  }
+  for (const { node } of later) {
+    // Another drawing's widgets (the month before's, after a commit) are hidden and out of reach at once, and
+    // patched when the card's turn comes.
+    if (node.firstChild && node.__klHtml !== undefined) {
+      node.__klHtml = undefined;
+      node.setAttribute("inert", "");
+      node.style.visibility = "hidden";
+    }
+  }
+  // the rest once the page is drawn (after its next frame)
+  if (later.length && !laterTimers.has(model)) {
+    laterTimers.set(model, requestAnimationFrame(() => laterTimers.set(model, setTimeout(() => fillLater(model), 0))));
+  }
+  return later.length > 0;
+}
+
+function fillLater(model) {
+  // All at once: each card mounted in a task of its own cost the browser a style and layout pass of the whole page
+  // each (17 of them: a commit's redraw took more of the browser's time than mounting the page whole).
+  laterTimers.delete(model);
+  const rs = roots(model);
+  for (const [node, html] of leftsToFill(model, rs)) fillLeft(node, html);
+  within(rs, ".kl-page[data-kl-later]").forEach((p) => p.removeAttribute("data-kl-later"));
 }
 
 function render({ model, el }) {
   el.style.display = "none";
-  const again = () => apply(model);
+  let gone = false;  // this view is over: a frame it queued does nothing
+  const again = () => { if (!gone) apply(model); };
   const busy = () => klFlag("data-kl-rebuild", !!model.get("busy"));
   model.on("change:slots", again);
   model.on("change:attrs", again);
+  model.on("change:lefts", again);
   model.on("change:busy", busy);
   again();
   busy();  // a new drawing's parts are not busy: the rebuild that made them is over
@@ -185,7 +309,7 @@ function render({ model, el }) {
   const watch = new MutationObserver((records) => {
     if (queued) return;
     const outside = records.some((r) => r.type === "childList" && r.addedNodes.length
-      && !(r.target.closest && r.target.closest("[data-kl-slot]")));
+      && !(r.target.closest && r.target.closest("[data-kl-slot], [data-kl-left]")));
     if (!outside) return;
     queued = true;
     requestAnimationFrame(() => { queued = false; again(); });
@@ -195,7 +319,9 @@ function render({ model, el }) {
     watch.disconnect();
     model.off("change:slots", again);
     model.off("change:attrs", again);
+    model.off("change:lefts", again);
     model.off("change:busy", busy);
+    gone = true;
   };
 }
 
@@ -209,11 +335,17 @@ class LiveParts(anywidget.AnyWidget):
     _esm = ESM
     slots = traitlets.Dict({}).tag(sync=True)
     attrs = traitlets.Dict({}).tag(sync=True)
+    lefts = traitlets.Dict({}).tag(sync=True)
+    token = traitlets.Unicode("").tag(sync=True)
+    """Marks the drawing this model's parts belong to (``data-kl-live`` around it): never written elsewhere."""
+    """Each card's left side (its widgets' HTML) by the card's id: mounted by the script (``page``)."""
     busy = traitlets.Unicode("").tag(sync=True)
     """Not empty while the kernel rebuilds the widgets this drawing lays out (its cards are disabled)."""
 
     def __init__(self, forms: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if not self.token:
+            self.token = uuid.uuid4().hex
         self.forms = forms
         """The widgets this drawing lays out (``SheetSession.widgets()``)."""
 
@@ -303,6 +435,7 @@ def live_parts(session: SheetSession, forms: Any) -> Any:
 
 
 BUSY_CSS = """
+.kl-drawing { display: contents; }
 html[data-kl-rebuild] .kl-cards { cursor: progress; opacity: .5; filter: grayscale(.5); transition: opacity .1s .15s; }
 """
 """The cards dimmed while they are rebuilt (``BUSY_JS``: disabled, and "Updating…" after 300 ms)."""
@@ -344,9 +477,15 @@ def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any,
     assert draft is not None
     session.page_key = sheet_cards.page_key(session, draft)
     panel = sheet_panel.panel_html(session.start.ruleset, session.start.state, after=end_state(draft), live=True)
-    return (style(BUSY_CSS) + sheet_cards.commit_bar_html(session, draft, commit_button, undo_button, live=True)
-            + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True)
-            + h("div", marimo_html(live), class_="kl-live", hidden=True))
+    lefts: dict[str, str] = {}
+    drawn = (style(BUSY_CSS) + h("div", sheet_cards.commit_bar_html(session, draft, commit_button, undo_button,
+                                                                     live=True)
+                                 + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True,
+                                                         lefts=lefts)
+                                 + h("div", marimo_html(live), class_="kl-live", hidden=True),
+                                 class_="kl-drawing", data_kl_live=live.widget.token))
+    live.widget.lefts = lefts  # sent before the page (the page's cell returns it): its script mounts them
+    return drawn
 
 
 def show(live: Any, session: SheetSession, draft: SheetDraft) -> bool:
