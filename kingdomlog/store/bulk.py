@@ -6,7 +6,9 @@ check its envelope, recompute each event's hash in Python, check its digest. On 
 work is most of the read. ``check_run`` makes the same checks over many files together: each file's own digest
 and footer as before, then the envelope of all their events as a few column-wise comparisons, and the canonical
 text of every event (docs/log-format.md) built column-wise by Arrow, so that the only per-event Python left is
-one sha256.
+one sha256. The files of a run laid out as the log's writer lays a batch out (each column chunk one data page
+of the file's rows) are decoded by Parquet in one call, their pages put one after another into one row group
+(``_decode_merged``); the files of any other run are decoded file by file (``_decode_each``).
 
 It decides only *accept*: when every check holds it returns the run's events as one table and the verified-record
 entry of each file; when anything is off (a damaged file, a broken link, a text it would not build exactly as
@@ -52,7 +54,7 @@ def check_run(campaign: str, items: Sequence[tuple[Path, bytes, Any]], expect_se
     ``EventLog._full`` for each file: its own sha256, Parquet page CRCs, format version, campaign, the columns and
     their types, name = first seq = the footer's, the footer's count, commit id and last hash, gapless seqs,
     one campaign and one commit id per batch, the hash chain across events and files, each event's hash
-    recomputed, and the file chain (``prev_file_sha256``).
+    recomputed, and the file chain (``prev_file_sha256``). The digests are checked before anything is decoded.
     """
     p = codec.pa()
     if not items:
