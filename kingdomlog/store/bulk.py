@@ -475,7 +475,7 @@ def _decode_merged(items: Sequence[tuple[Path, bytes, Any]]) -> _Decoded | None:
             return None
         if not shape:
             created_by = md.created_by
-            if md.num_columns != len(COLUMNS):
+            if md.num_columns != len(COLUMNS) or not isinstance(created_by, str):
                 return None
             for k in range(md.num_columns):
                 c = rg.column(k)
