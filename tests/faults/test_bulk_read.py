@@ -226,3 +226,131 @@ def test_a_batch_file_carries_the_footer_keys_without_or_with_the_arrow_schema(t
         assert pq.read_table(path).schema.equals(codec.schema(), check_metadata=False)
     shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
     assert Campaign.open(camp.folder).verify().ok
+
+
+# ---- a run decoded by Parquet in one call (``bulk._decode_merged``) ------------------------------------------
+
+
+def _items(files: list[Path]) -> list[tuple[Path, bytes, None]]:
+    return [(f, f.read_bytes(), None) for f in files]
+
+
+def test_a_run_decoded_in_one_call_is_what_each_file_decodes_to(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages of a run's files merged into one row group decode to exactly the files' own tables (the notes'
+    phase is null, the campaign's configuration is seq 1), and a first read takes every run that way."""
+    camp = build(tmp_path / "farm")
+    items = _items(camp.log.files())
+    merged = bulk._decode_merged(items)
+    each = bulk._decode_each(items)
+    assert merged is not None and each is not None
+    assert merged[0].equals(each[0]) and merged[1:] == each[1:]
+    assert merged[0].column("phase").null_count > 0
+    taken: list[int] = []
+    decode = bulk._decode_merged
+
+    def counted(its: Any) -> Any:
+        got = decode(its)
+        taken.append(0 if got is None else len(its))
+        return got
+
+    monkeypatch.setattr(bulk, "_decode_merged", counted)
+    first_read(camp.folder)
+    assert sum(taken) == len(items) and 0 not in taken
+
+
+def _rewrite(path: Path, **options: Any) -> None:
+    """The batch ``path`` written again with the same rows and footer keys, with pyarrow's ``options``."""
+    pf = pq.ParquetFile(path)
+    meta = dict(pf.schema_arrow.metadata or {})
+    meta[FILE_SHA_KEY] = _SHA_PLACEHOLDER
+    table = pf.read().replace_schema_metadata(meta)
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **dict(WRITE_OPTIONS, **options))
+    path.write_bytes(seal(sink.getvalue().to_pybytes())[0])
+
+
+@pytest.mark.parametrize("options", [
+    {"data_page_size": 1, "write_batch_size": 7},  # several pages in each column chunk
+    {"use_dictionary": True},  # a dictionary page first
+    {"compression": "zstd"},  # another codec than the run's other files
+    {"store_schema": True},  # the Arrow schema in its footer (as files written before issue 31)
+    {"write_statistics": True},  # statistics in the page headers
+])
+def test_a_newest_file_laid_out_otherwise_is_decoded_file_by_file(tmp_path: Path, options: dict[str, Any]) -> None:
+    """A file pyarrow wrote with other options is still plain Parquet of the same events: its run is decoded file
+    by file and read as before (the newest file: no file after it names its digest)."""
+    camp = build(tmp_path / "farm")
+    want = Campaign.open(camp.folder).state(use_cache=False)
+    files = camp.log.files()
+    _rewrite(files[-1], **options)
+    assert bulk._decode_merged(_items(files)) is None
+    assert bulk._decode_each(_items(files)) is not None
+    state, _doc = first_read(camp.folder)
+    assert state == want
+    assert Campaign.open(camp.folder).verify().ok
+
+
+def _parquet(template: bytes, chunks: list[list[bytes]], rows: int, meta: dict[bytes, bytes]) -> bytes:
+    """A Parquet file of one row group: the schema of ``template`` (a batch file), the column chunks ``chunks``
+    (each a list of whole pages, as bytes), ``rows`` values declared per column, the footer keys ``meta``, sealed."""
+    md = pq.read_metadata(pa.BufferReader(template))
+    rg = md.row_group(0)
+    prefix = bulk._schema_prefix(bulk._footer(template) or b"")
+    assert prefix is not None
+    body = [b"PAR1"]
+    columns = []
+    at = 4
+    for k, pages in enumerate(chunks):
+        c = rg.column(k)
+        size = sum(map(len, pages))
+        columns.append((bulk._PHYSICAL[c.physical_type], c.path_in_schema, bulk._CODECS[c.compression], size, at))
+        body += pages
+        at += size
+    by = md.created_by.encode()
+    foot = bulk._merged_footer(prefix, [(rows, columns)], md.created_by)
+    tail = b"\x28" + bulk._uleb(len(by)) + by + b"\x00"
+    assert foot.endswith(tail)
+    kv = b"".join(b"\x18" + bulk._uleb(len(k)) + k + b"\x18" + bulk._uleb(len(v)) + v + b"\x00"
+                  for k, v in meta.items())
+    # the key-value list is field 5, so created_by (field 6) follows it with a short header of delta 1
+    foot = foot[:-len(tail)] + b"\x19" + bulk._list_head(len(meta), 0x0C) + kv + b"\x18" + tail[1:]
+    body += [foot, len(foot).to_bytes(4, "little"), b"PAR1"]
+    return seal(b"".join(body))[0]
+
+
+def _pages(data: bytes) -> list[bytes]:
+    """Each column chunk's bytes of the batch file ``data``."""
+    rg = pq.read_metadata(pa.BufferReader(data)).row_group(0)
+    return [data[rg.column(k).data_page_offset:rg.column(k).data_page_offset + rg.column(k).total_compressed_size]
+            for k in range(rg.num_columns)]
+
+
+def test_a_page_moved_into_the_file_before_is_not_merged_into_the_next_file_s_rows(tmp_path: Path) -> None:
+    """The payload page of the newest file moved to the end of the payload chunk of the file before (whose footer
+    still declares its own 50 values), its own payload chunk left empty, both sealed and chained. Merged one after
+    another, the pages would put every payload where it was and the run would verify; but the newest file decodes
+    to nothing on its own, so the run is not accepted in bulk, and the read refuses the log as file by file."""
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()
+    a_path, b_path = files[-2], files[-1]
+    a, b = a_path.read_bytes(), b_path.read_bytes()
+    pay = list(codec.COLUMNS).index("payload")
+    a_chunks, b_chunks = [[x] for x in _pages(a)], [[x] for x in _pages(b)]
+    a_chunks[pay].append(b_chunks[pay].pop())
+    a_meta = dict(pq.read_metadata(pa.BufferReader(a)).metadata or {})
+    b_meta = dict(pq.read_metadata(pa.BufferReader(b)).metadata or {})
+    for meta in (a_meta, b_meta):
+        meta[FILE_SHA_KEY] = _SHA_PLACEHOLDER
+    a2 = _parquet(a, a_chunks, pq.read_metadata(pa.BufferReader(a)).num_rows, a_meta)
+    b_meta[b"kingdomlog.prev_file_sha256"] = logmod.file_digest(a2)[1].encode()
+    b2 = _parquet(b, b_chunks, pq.read_metadata(pa.BufferReader(b)).num_rows, b_meta)
+    a_path.write_bytes(a2)
+    b_path.write_bytes(b2)
+    items = _items(files)
+    assert bulk._decode_each(items) is None  # the newest file alone is not a readable batch
+    assert bulk.check_run(camp.id, items, 1, GENESIS_HASH, logmod.GENESIS_FILE_SHA, format_version=1) is None
+    shutil.rmtree(camp.folder / ".cache", ignore_errors=True)
+    with pytest.raises(CorruptLogError) as err:
+        Campaign.open(camp.folder).state(use_cache=False)
+    assert a_path.name in str(err.value) or b_path.name in str(err.value)
