@@ -314,13 +314,7 @@ def _zz(n: int) -> bytes:
 
 def _zigzag(n: int) -> bytes:
     """A non-negative ``n`` as Thrift's compact protocol writes an integer: zigzag, then a varint."""
-    v = n << 1
-    out = bytearray()
-    while v > 0x7F:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+    return _uleb(n << 1)
 
 
 def _footer(data: bytes | memoryview) -> bytes | None:
@@ -328,6 +322,18 @@ def _footer(data: bytes | memoryview) -> bytes | None:
     if data[-4:] != b"PAR1" or n + 12 > len(data):
         return None
     return bytes(data[-8 - n:-8])
+
+
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    """The unsigned varint starting at ``buf[i]`` and where it ends (IndexError past the end)."""
+    n = shift = 0
+    while True:
+        x = buf[i]
+        i += 1
+        n |= (x & 0x7F) << shift
+        shift += 7
+        if not x & 0x80:
+            return n, i
 
 
 def _skip(buf: bytes, i: int, kind: int) -> int:
@@ -343,30 +349,14 @@ def _skip(buf: bytes, i: int, kind: int) -> int:
     if kind == 7:
         return i + 8
     if kind == 8:
-        n = 0
-        shift = 0
-        while True:
-            x = buf[i]
-            i += 1
-            n |= (x & 0x7F) << shift
-            shift += 7
-            if not x & 0x80:
-                break
+        n, i = _varint(buf, i)
         return i + n
     if kind in (9, 10):
         head = buf[i]
         i += 1
         size, elem = head >> 4, head & 0x0F
         if size == 15:
-            size = 0
-            shift = 0
-            while True:
-                x = buf[i]
-                i += 1
-                size |= (x & 0x7F) << shift
-                shift += 7
-                if not x & 0x80:
-                    break
+            size, i = _varint(buf, i)
         for _ in range(size):
             i = _skip(buf, i, elem)
         return i
