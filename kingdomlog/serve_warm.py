@@ -30,15 +30,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-SPARES = 1
+ENV_SPARES = "KINGDOMLOG_TABLE_AHEAD"
+"""How many warm sessions to keep per table page (``0``: none, every open runs the notebook as before)."""
+
+
+def _spares() -> int:
+    raw = os.environ.get(ENV_SPARES, "1").strip()
+    if not raw.isdigit() or int(raw) > 4:
+        print(f"kingdomlog: {ENV_SPARES}={raw!r} is not 0 to 4; keeping 1 table page ahead per player", file=sys.stderr,
+              flush=True)
+        return 1
+    return int(raw)
+
+
+SPARES = _spares()
 """Warm sessions kept per page (each a kernel thread of the server, ~10 MB, its watcher looking at four files ten
-times a second)."""
+times a second): ``$KINGDOMLOG_TABLE_AHEAD``, 1 unless set (0 to 4)."""
 MAKE_EVERY = 1.0
 """How often the keeper looks whether a page lacks its warm session or the head moved, in seconds."""
 SETTLE = 2.0
@@ -183,4 +197,4 @@ async def keep_warm(pages: list[WarmSessions], tag: Callable[[], Hashable], *, e
         await asyncio.sleep(every)
 
 
-__all__ = ["SETTLE", "SPARES", "Warm", "WarmSessions", "keep_warm", "ran"]
+__all__ = ["ENV_SPARES", "SETTLE", "SPARES", "Warm", "WarmSessions", "keep_warm", "ran"]
