@@ -51,8 +51,8 @@ def _spares() -> int:
 
 
 SPARES = _spares()
-"""Warm sessions kept per page (each a kernel thread of the server, ~10 MB, its watcher looking at four files ten
-times a second): ``$KINGDOMLOG_TABLE_AHEAD``, 1 unless set (0 to 4)."""
+"""Warm sessions kept per page (each a kernel thread of the server, as an open page is, its watcher looking at four
+files ten times a second): ``$KINGDOMLOG_TABLE_AHEAD``, 1 unless set (0 to 4)."""
 MAKE_EVERY = 1.0
 """How often the keeper looks whether a page lacks its warm session or the head moved, in seconds."""
 SETTLE = 2.0
