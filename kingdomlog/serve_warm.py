@@ -24,6 +24,8 @@ The rules:
   arguments, run once by marimo's own instantiate; only the second instantiate the browser's connection asks for
   is not done (the notebook has run). Its id is random and never sent anywhere; a browser's connection takes it
   under the browser's own session id.
+- **A failed run is not handed.** A session made ahead whose notebook run ended in an error (a cell's error other
+  than a stop) is closed at the open instead; the browser gets a new session, as before.
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ class WarmSessions:
             warm = self.kept.pop(0)
             alive = (warm.session.connection_state() == ConnectionState.ORPHANED
                      and warm.session.kernel_state() is KernelState.RUNNING)
-            if warm.tag == tag and alive:
+            if warm.tag == tag and alive and not failed(warm.session):
                 self.manager._repository.update_session_id_sync(SessionId(warm.sid), SessionId(session_id))
                 self.handed += 1
                 return warm.session
@@ -159,6 +161,30 @@ def ran(session: Any) -> bool:
     except AttributeError:  # not a marimo session as this marimo makes them: do not wait on it
         return True
     return bool(cells) and all(getattr(c, "status", None) not in ("queued", "running") for c in cells)
+
+
+def failed(session: Any) -> bool:
+    """Whether a cell of ``session`` ended in an error (other than a stop or an interruption): such a session is
+    closed, never handed (the browser gets a new one, whose run may well go through)."""
+    try:
+        cells = list(session.session_view.cell_notifications.values())
+    except AttributeError:
+        return False
+    for cell in cells:
+        out = getattr(cell, "output", None)
+        if out is None or getattr(out, "mimetype", "") != "application/vnd.marimo+error":
+            continue
+        errors = out.data if isinstance(out.data, list) else []
+        if not errors or any(_kind(e) not in ("ancestor-stopped", "interruption") for e in errors):
+            return True
+    return False
+
+
+def _kind(error: Any) -> Any:
+    """The kind of one of marimo's cell errors (its msgspec tag, or ``type`` once it is a dict)."""
+    if isinstance(error, dict):
+        return error.get("type")
+    return getattr(getattr(type(error), "__struct_config__", None), "tag", None)
 
 
 async def keep_warm(pages: list[WarmSessions], tag: Callable[[], Hashable], *, every: float = MAKE_EVERY,
@@ -197,4 +223,4 @@ async def keep_warm(pages: list[WarmSessions], tag: Callable[[], Hashable], *, e
         await asyncio.sleep(every)
 
 
-__all__ = ["ENV_SPARES", "SETTLE", "SPARES", "Warm", "WarmSessions", "keep_warm", "ran"]
+__all__ = ["ENV_SPARES", "SETTLE", "SPARES", "Warm", "WarmSessions", "failed", "keep_warm", "ran"]

@@ -17,7 +17,7 @@ import pytest
 from nb_support import SECRET, copy_demo, free_port, page_html
 
 from kingdomlog.app import Campaign
-from kingdomlog.serve_warm import WarmSessions, ran
+from kingdomlog.serve_warm import WarmSessions, failed, ran
 from kingdomlog.server import COOKIE, Credentials, build
 
 LAUNCH = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
@@ -256,3 +256,42 @@ def test_the_keeper_closes_a_page_made_at_an_old_head_and_makes_it_again_once_se
         task.cancel()
 
     asyncio.run(go())
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_page_made_ahead_whose_run_failed_is_not_handed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first run of the table page (a page made ahead, at the server's start) fails in a cell: the browser is
+    not given that session; it gets a new one, which draws, and no failure is shown."""
+    from playwright.sync_api import sync_playwright
+
+    from kingdomlog.views.table import seat
+
+    real, calls = seat.open_page, []
+
+    def open_page(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[1])
+        if len(calls) == 1:
+            raise RuntimeError("a failure of the page's first run")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(seat, "open_page", open_page)
+    folder = copy_demo(tmp_path / "stolen-lands")
+    keys = Credentials.load(folder).issue(["gm", *Campaign.open(folder).players(), "public"])
+    srv = InProcess(folder)
+    try:
+        until(lambda: all_ready(srv), 150, "the table pages were not made ahead")
+        broken = next(w for w in srv.warm.values() if failed(w.kept[0].session))
+        who = next(k for k, w in srv.warm.items() if w is broken)
+        bad = broken.kept[0].session
+        assert [w for w in srv.warm.values() if failed(w.kept[0].session)] == [broken]
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=LAUNCH)
+            page = _open(browser, srv, keys[who], who)
+            page.wait_for_timeout(1000)
+            assert broken.handed == 0 and broken.dropped == 1 and bad not in _sessions(srv, who)
+            assert page.get_by_role("alert").filter(has_text="did not open properly").count() == 0
+            assert "Cannot open your table" not in page.inner_text("body")
+            browser.close()
+    finally:
+        srv.stop()
