@@ -20,7 +20,7 @@ __all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figu
            "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
-            "npc": "NPC", "pcs": "PCs"}
+            "npc": "NPC", "pcs": "PCs", "gm": "GM"}
 
 
 def words(name: str) -> str:
@@ -117,14 +117,20 @@ def summary_of(ruleset: Any, state: Any) -> dict[str, Any]:
 def option_text(o: Option) -> str:
     """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``.
 
-    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``, ``rp`` → ``RP``).
+    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``, ``rp`` → ``RP``); a
+    lone word, or a label that only repeats its value, with its capital (``ambush`` → ``Ambush``: a person reads a
+    word, not an identifier); the value a plan stores is ``o.value``, as it was.
 
     >>> option_text(Option("rp")), option_text(Option("collect-taxes")), option_text(Option("xp_award"))
     ('RP', 'collect taxes', 'XP award')
+    >>> option_text(Option("ambush")), option_text(Option("low", "low")), option_text(Option("x", "x — y"))
+    ('Ambush', 'Low', 'x — y')
     """
     text = o.label or (" ".join(ACRONYMS.get(w, w) for w in str(o.value).replace("_", " ").replace("-", " ").split())
                        if isinstance(o.value, str) and o.value.strip() else str(o.value) if o.value != "" else
                        "(none)")
+    if re.fullmatch(r"[a-z][a-z0-9]*", text) and (not o.label or o.label == o.value):
+        text = headed(text)
     if o.disabled:
         return f"✗ {text} — {o.disabled}"
     return f"{text} — {o.detail}" if o.detail else text
