@@ -385,6 +385,8 @@ ID_TOKEN = re.compile(r"\b[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)+\b")
 """An id inside a text: ``hire_troops``, ``b4.1``, ``province:fabia``, ``natures-blessing``."""
 ONE_ID = re.compile(r"[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)*")
 """A value that is an id as a whole (a single lowercase word too: ``ruler``, ``fabian``)."""
+ORDER_KEY = re.compile(r"\b[a-z][a-z0-9]*\.[A-Z]+\d+\b")
+"""A record's id and a key of its own in capitals inside a text: signoria's order ``fabian.S2``."""
 
 
 def names_in(dump: Any, out: dict[str, str] | None = None) -> dict[str, str]:
@@ -472,7 +474,15 @@ class Namer:
         """A text with each id inside it in words: ``o1 (hire_troops)`` → ``o1 (hire troops)``, ``fabian command
         roll`` → ``Duke Fabian command roll``."""
         out = ID_TOKEN.sub(lambda m: self(m.group(0)), text)
+        out = ORDER_KEY.sub(lambda m: self._keyed(m.group(0)), out)
         return re.sub(r"\b[a-z][a-z0-9]*\b", lambda m: self.names.get(m.group(0), m.group(0)), out)
+
+
+    def _keyed(self, key: str) -> str:
+        """A record's id and a key of its own (signoria's ``fabian.S2``, a faction's order) as the ruleset says it,
+        kept as written where it does not."""
+        said = self.name_of(key, "")
+        return said if said and said != plain_id(key) else key
 
 
 def said_breakdowns(ruleset: Any, state: Any, items: Any) -> list[Any]:
