@@ -20,7 +20,7 @@ __all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figu
            "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
-            "npc": "NPC", "pcs": "PCs"}
+            "npc": "NPC", "pcs": "PCs", "gm": "GM"}
 
 
 def words(name: str) -> str:
@@ -117,14 +117,20 @@ def summary_of(ruleset: Any, state: Any) -> dict[str, Any]:
 def option_text(o: Option) -> str:
     """What a dropdown shows for ``o``: ``label — detail``; a disabled one ``✗ label — reason``.
 
-    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``, ``rp`` → ``RP``).
+    An option without a label shows its value in words (``collect-taxes`` → ``collect taxes``, ``rp`` → ``RP``); a
+    lone word, or a label that only repeats its value, with its capital (``ambush`` → ``Ambush``: a person reads a
+    word, not an identifier); the value a plan stores is ``o.value``, as it was.
 
     >>> option_text(Option("rp")), option_text(Option("collect-taxes")), option_text(Option("xp_award"))
     ('RP', 'collect taxes', 'XP award')
+    >>> option_text(Option("ambush")), option_text(Option("low", "low")), option_text(Option("x", "x — y"))
+    ('Ambush', 'Low', 'x — y')
     """
     text = o.label or (" ".join(ACRONYMS.get(w, w) for w in str(o.value).replace("_", " ").replace("-", " ").split())
                        if isinstance(o.value, str) and o.value.strip() else str(o.value) if o.value != "" else
                        "(none)")
+    if re.fullmatch(r"[a-z][a-z0-9]*", text) and (not o.label or o.label == o.value):
+        text = headed(text)
     if o.disabled:
         return f"✗ {text} — {o.disabled}"
     return f"{text} — {o.detail}" if o.detail else text
@@ -379,6 +385,8 @@ ID_TOKEN = re.compile(r"\b[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)+\b")
 """An id inside a text: ``hire_troops``, ``b4.1``, ``province:fabia``, ``natures-blessing``."""
 ONE_ID = re.compile(r"[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)*")
 """A value that is an id as a whole (a single lowercase word too: ``ruler``, ``fabian``)."""
+ORDER_KEY = re.compile(r"\b[a-z][a-z0-9]*\.[A-Z]+\d+\b")
+"""A record's id and a key of its own in capitals inside a text: signoria's order ``fabian.S2``."""
 
 
 def names_in(dump: Any, out: dict[str, str] | None = None) -> dict[str, str]:
@@ -466,7 +474,15 @@ class Namer:
         """A text with each id inside it in words: ``o1 (hire_troops)`` → ``o1 (hire troops)``, ``fabian command
         roll`` → ``Duke Fabian command roll``."""
         out = ID_TOKEN.sub(lambda m: self(m.group(0)), text)
+        out = ORDER_KEY.sub(lambda m: self._keyed(m.group(0)), out)
         return re.sub(r"\b[a-z][a-z0-9]*\b", lambda m: self.names.get(m.group(0), m.group(0)), out)
+
+
+    def _keyed(self, key: str) -> str:
+        """A record's id and a key of its own (signoria's ``fabian.S2``, a faction's order) as the ruleset says it,
+        kept as written where it does not."""
+        said = self.name_of(key, "")
+        return said if said and said != plain_id(key) else key
 
 
 def said_breakdowns(ruleset: Any, state: Any, items: Any) -> list[Any]:

@@ -268,7 +268,7 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         page.wait_for_timeout(3000)  # the sheet reloads after the write: let its new form settle
         page.get_by_label("Action", exact=True).first.select_option(label="grant liberties — internal affairs")
         page.wait_for_timeout(400)
-        page.get_by_label("Stake", exact=True).nth(0).select_option(label="elementary")
+        page.get_by_label("Stake", exact=True).nth(0).select_option(label="Elementary")
         for _ in range(60):  # the check re-runs on the new row: its record names the order
             page.wait_for_timeout(1000)
             if re.search(r"records</summary>.{0,1200}liberties", page.content(), re.S):  # "What … records", in words

@@ -158,7 +158,7 @@ def test_a_whole_month_through_the_one_server(table: Any) -> None:
 
         # orders: Fabian introduces liberties (elementary); Marburg marches on Fabia with 3 units
         fab.select("Action", "grant liberties — internal affairs")
-        fab.select("Stake", "elementary")
+        fab.select("Stake", "Elementary")
         fab.page.get_by_label("Note to the GM").fill(MARKS["fabian"])
         fab.page.keyboard.press("Tab")
         fab.settle()

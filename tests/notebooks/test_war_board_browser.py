@@ -149,7 +149,7 @@ def play_war_year(ui: Any) -> None:
     for t, orders in AIK_CHOICES["orders"].items():
         ui.add("war", f"orders.{t}", "p-army1")  # + Order: the army
         if orders[0]["kind"] == "attack":
-            ui.select("war", f"orders.{t}.0.kind", "attack")
+            ui.select("war", f"orders.{t}.0.kind", "Attack")
             ui.select("war", f"orders.{t}.0.target", "t-army1")
     for t in AIK_CHOICES["enemy_orders"]:
         ui.add("war", f"enemy_orders.{t}", "t-army1")  # holds: the order's default
@@ -169,7 +169,7 @@ def play_war_year(ui: Any) -> None:
     ui.pick("war", "peace.3.provinces_demanded", "Border")  # the province by its name
     more()
     ui.select("war", "enemy_extra_attacks.2.army_id", "t-army1")
-    ui.select("war", "enemy_extra_attacks.2.kind", "attack")
+    ui.select("war", "enemy_extra_attacks.2.kind", "Attack")
     ui.select("war", "enemy_extra_attacks.2.target", "p-army1")
 
 

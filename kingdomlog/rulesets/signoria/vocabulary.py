@@ -448,6 +448,8 @@ def name_of(id: str, kind: str = "") -> str | None:
     ("a candidate's trait, die 2", "battle 1 of month 7, round 2: the defender's main army")
     >>> name_of("b7.1"), name_of("fabian.leader"), name_of("province:fabia")
     ('battle 1 of month 7', "fabian's leader", 'the province of Fabia')
+    >>> name_of("t2.c1"), name_of("fabian.S2")
+    ('candidate 1 of month 2', "fabian's order S2")
     """
     if kind in ("roll", ""):
         m = re.fullmatch(r"cmd\.(\d+)", id)
@@ -470,6 +472,12 @@ def name_of(id: str, kind: str = "") -> str | None:
     m = re.fullmatch(r"b(\d+)\.(\d+)", id)
     if m:
         return f"battle {m.group(2)} of month {m.group(1)}"
+    m = re.fullmatch(r"t(\d+)\.c(\d+)", id)
+    if m:  # a candidate offered in a month (§4.6): the aliases' key, a ruling's candidate
+        return f"candidate {m.group(2)} of month {m.group(1)}"
+    m = re.fullmatch(r"([a-z]+)\.([A-Z]+\d+)", id)
+    if m:  # a faction's order (its key in the log: a ruling's "bribe of lorenzo by fabian.S2")
+        return f"{m.group(1)}'s order {m.group(2)}"
     m = re.fullmatch(r"([a-z]+)\.leader", id)
     if m:
         return f"{m.group(1)}'s leader"

@@ -65,8 +65,9 @@ def _cell(value: Any, name: Callable[[str], str] = _plain) -> str:
         return f"{len(value)} item(s)"
     if isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
         return ", ".join(f"{name(str(k))} {v:g}" for k, v in value.items())
-    if isinstance(value, dict):  # a record inside a record: its fields in words, a nested one summed up
-        text = "; ".join(f"{words(str(k)).lower()} {_inner(v, name)}" for k, v in value.items())
+    if isinstance(value, dict):  # a record inside a record: its fields in words, a nested one summed up; a record
+        # keyed by ids the state names (signoria's notices by faction, aliases by candidate) by their names
+        text = "; ".join(f"{_key_words(str(k), name)} {_inner(v, name)}" for k, v in value.items())
         return text if len(text) <= 80 else text[:77] + "…"
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
         return ", ".join(_uncapped(name(v)) if isinstance(v, str) else str(v) for v in value) or VACANT
@@ -79,6 +80,20 @@ def _cell(value: Any, name: Callable[[str], str] = _plain) -> str:
         return _uncapped(name(value)) if len(value) <= 80 else value[:77] + "…"
     text = scalar(value)
     return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _key_words(key: str, name: Callable[[str], str]) -> str:
+    """A key of a record in a cell: a field's name in words (``health``), an id ``name`` says otherwise by its name
+    and a colon (``fabian`` → ``Duke Fabian:``, ``t2.c1`` → ``candidate 1 of month 2:``).
+
+    >>> _key_words("shelf_life", _plain), _key_words("fabian", {"fabian": "Duke Fabian"}.get)
+    ('shelf life', 'Duke Fabian:')
+    """
+    said = name(key)
+    known = getattr(getattr(name, "__self__", None), "names", {})  # a ``Namer``'s records by id
+    if said and (key in known or (said.lower() != words(key).lower() and said != _plain(key))):
+        return f"{said}:"
+    return words(key).lower()
 
 
 def _inner(value: Any, name: Callable[[str], str]) -> str:

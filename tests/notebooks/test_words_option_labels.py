@@ -1,0 +1,53 @@
+"""Every dropdown of every bundled demo's GM sheet says its options in words (issue 29), read from the widgets the
+sheet renders (no browser): a stake "Low"/"High", a battle's tactic "Ambush", a pf2e GM ruling's effect "Boon",
+pf1's relation action "Attack", a Ruin "Corruption" (they read "low", "ambush", "boon", "attack", "corruption":
+the bare value a plan stores); and the value a pick stores is still that value."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kingdomlog.core.turn import Plan
+from kingdomlog.views import forms as sf
+from kingdomlog.views.sheet.draft import SheetSession, load_start
+
+REPO = Path(__file__).resolve().parents[2]
+DEMOS = ("stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte")
+BARE = re.compile(r"[a-z][a-z0-9_]*")  # an identifier as a plan stores it ("ambush", "low", "gm")
+
+
+def dropdowns(demo: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
+    """``{"<step> <path>": {option text: value}}`` of every dropdown and multiselect the demo's sheet renders."""
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+    out: dict[str, dict[str, Any]] = {}
+    for card in session.draft.cards:
+        if card.form is None:
+            continue
+        for path, w in sf.flatten(sf.step_widgets(card.form)).items():
+            options = getattr(w, "options", None)
+            if isinstance(options, dict):
+                out[f"{card.form.step} {path}"] = dict(options)
+    return out
+
+
+@pytest.mark.parametrize("demo", DEMOS)
+def test_no_option_is_a_bare_identifier(demo: str, tmp_path: Path) -> None:
+    shown = dropdowns(demo, tmp_path)
+    assert shown, "no dropdown rendered"
+    bare = sorted({(where, text) for where, options in shown.items() for text in options
+                   if BARE.fullmatch(text.split(" — ")[0].removeprefix("✗ "))})
+    assert bare == [], bare[:20]
+    said = {text: value for options in shown.values() for text, value in options.items()}
+    expected = {"stolen-lands": {"Boon": "boon", "Corruption": "corruption", "GM": "gm", "None": "none"},
+                "river-kingdom": {"Attack": "attack", "Fame": "fame"},
+                "aikakirjat-demo": {"Court": "court", "Kingdom": "kingdom"},
+                "felmonte": {"Low": "low", "High": "high", "Ambush": "ambush", "Hold": "hold"}}[demo]
+    assert {t: said.get(t) for t in expected} == expected  # the words shown, the value the plan stores
