@@ -467,7 +467,7 @@ class Namer:
         elif not ONE_ID.fullmatch(text):  # a field's rule kept as text (pf2e's selector "ability in [culture, …]")
             said = self.name_of(text, f"field:{field}")
             if said and said not in (text, plain_id(text)):
-                return said
+                return self.text(said)  # the ids the ruleset's words keep, by their names: "Duke Fabian low on …"
         return self.value(text)
 
     def text(self, text: str) -> str:

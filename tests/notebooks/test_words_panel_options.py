@@ -90,7 +90,7 @@ def test_signorias_everything_else_names_its_ids(panels: dict[str, str]) -> None
     """The felmonte panel's "Everything else" says a record keyed by ids by their names, and an order or a
     candidate as the ruleset words it (they read "fabian 3 item(s)", "t2 c1 Bianca", "by Duke Fabian.S2")."""
     rows = dict(re.findall(r"<tr><th>([^<]*)</th><td>([^<]*)</td></tr>", html.unescape(panels["felmonte"])))
-    assert rows["Notices"] == "Duke Fabian: 3 item(s); Doge of Marburg: 3 item(s)", rows["Notices"]
+    assert rows["Notices"] == "Duke Fabian: 3 notices; Doge of Marburg: 3 notices", rows["Notices"]
     assert rows["Aliases"] == "candidate 1 of month 2: Bianca", rows["Aliases"]
     assert "bribe of Lorenzo by Duke Fabian's order S2: success" in rows["Rulings"], rows["Rulings"]
     assert not re.search(r"\.S\d|\bt\d+ c\d|\bfabian\b", " ".join(rows.values())), rows

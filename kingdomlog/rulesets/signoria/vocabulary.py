@@ -439,6 +439,33 @@ FACTION_KINDS = {"player": "player faction", "neutral": "neutral faction"}
 """A faction's kind (§2.3, §2.5) as its table's cell says it: "player faction" (it read "player")."""
 
 
+FLAG = re.compile(r"t(\d+) ([a-z_]+) (low_resource|trait_trap|council_vote): (.*)")
+
+
+def flag_words(flag: str) -> str | None:
+    """A flag the upkeep raised for the GM (the state's ``flags``: "t2 fabian low_resource: wealth 1") as §4.7,
+    §4.8 and §8.2 say it: "Month 2: fabian low on wealth (1)" (the faction's id for the page to name), None for
+    a text it does not know.
+
+    >>> flag_words("t2 fabian low_resource: wealth 1"), flag_words("t6 fabian council_vote: power 1")
+    ('Month 2: fabian low on wealth (1)', 'Month 6: fabian, council check: power 1')
+    >>> flag_words("t2 fabian trait_trap: cesare (steward) unhappy: wealth 1")
+    'Month 2: fabian, trait trap: cesare (steward) unhappy at wealth 1'
+    >>> flag_words("t2 fabian low_resource: wealth")
+    'Month 2: fabian low on wealth'
+    """
+    m = FLAG.fullmatch(flag.strip())
+    if not m:
+        return None
+    month, faction, kind, detail = m.groups()
+    if kind == "low_resource":
+        r = re.fullmatch(r"([a-z]+) (-?\d+)", detail)
+        return f"Month {month}: {faction} low on " + (f"{r.group(1)} ({r.group(2)})" if r else detail)
+    if kind == "trait_trap":
+        return f"Month {month}: {faction}, trait trap: " + re.sub(r"unhappy: ", "unhappy at ", detail, count=1)
+    return f"Month {month}: {faction}, council check: {detail}"
+
+
 def name_of(id: str, kind: str = "") -> str | None:
     """Signoria's names of its ids in words, or None for one it does not name (the ruleset's default then).
 
@@ -465,6 +492,10 @@ def name_of(id: str, kind: str = "") -> str | None:
             return said
     if kind == "field:type" and id in TREATY_WORDS:  # a treaty's type as §7.2 names it: "Non-aggression pact"
         return TREATY_WORDS[id][:1].upper() + TREATY_WORDS[id][1:]
+    if kind == "field:flags":  # a flag raised at upkeep for the GM (§4.7, §4.8, §8.2)
+        said = flag_words(id)
+        if said:
+            return said
     if kind == "field:kind" and id in FACTION_KINDS:
         return FACTION_KINDS[id]
     if kind in ("action", "option", "") and id in ACTION_NAMES:

@@ -56,21 +56,23 @@ def _uncapped(text: str) -> str:
     return text
 
 
-def _cell(value: Any, name: Callable[[str], str] = _plain) -> str:
+def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> str:
     """A value in a table cell: text, or ``Html`` (a dash for an empty one); ``name`` says an id in words (a
-    ``views.words.Namer``'s ``value``: ``fabian`` → ``Duke Fabian``)."""
+    ``views.words.Namer``'s ``value``: ``fabian`` → ``Duke Fabian``); ``noun``: what one of the records a list
+    holds is (``notice``: "3 notices", never "3 item(s)")."""
     if value is None or value == "" or value == {} or value == []:
         return VACANT
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
-        return f"{len(value)} item(s)"
+        return _records_said(value, name, noun)
     if isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
         return ", ".join(f"{name(str(k))} {v:g}" for k, v in value.items())
     if isinstance(value, dict):  # a record inside a record: its fields in words, a nested one summed up; a record
         # keyed by ids the state names (signoria's notices by faction, aliases by candidate) by their names
-        text = "; ".join(f"{_key_words(str(k), name)} {_inner(v, name)}" for k, v in value.items())
+        text = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items())
         return text if len(text) <= 80 else text[:77] + "…"
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
-        return ", ".join(_uncapped(name(v)) if isinstance(v, str) else str(v) for v in value) or VACANT
+        said = [_uncapped(name(v)) if isinstance(v, str) else str(v) for v in value]
+        return ("; " if any(", " in x for x in said) else ", ").join(said) or VACANT  # "a, b; c" reads as two
     if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):  # pairs: "3 3; 6 5"
         text = "; ".join(" ".join(_inner(x, name) for x in v) for v in value)
         return text if len(text) <= 80 else text[:77] + "…"
@@ -82,6 +84,67 @@ def _cell(value: Any, name: Callable[[str], str] = _plain) -> str:
     return text if len(text) <= 80 else text[:77] + "…"
 
 
+def _plural(noun: str) -> str:
+    """``notice`` → ``notices``, ``entry`` → ``entries``, ``hex`` → ``hexes``.
+
+    >>> _plural("notice"), _plural("entry"), _plural("hex"), _plural("day")
+    ('notices', 'entries', 'hexes', 'days')
+    """
+    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        return noun[:-1] + "ies"
+    return noun + "es" if noun.endswith(("s", "x", "ch", "sh")) else noun + "s"
+
+
+def _count(n: int, noun: str = "") -> str:
+    """``n`` records said as a person counts them: ``1 notice``, ``3 notices`` (``item`` without a noun).
+
+    >>> _count(1, "notice"), _count(3, "notice"), _count(2)
+    ('1 notice', '3 notices', '2 items')
+    """
+    noun = noun or "item"
+    return f"{n} {noun}" if n == 1 else f"{n} {_plural(noun)}"
+
+
+def _records_said(value: Sequence[Any], name: Callable[[str], str], noun: str = "") -> str:
+    """Records inside a cell: by their names where each has one (pf1's leaders of a role: "Kesten Garess"), else
+    counted (``_count``: "3 notices")."""
+    if value and all(isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"] for v in value):
+        return ", ".join(str(v["name"]) for v in value)
+    return _count(len(value), noun)
+
+
+def _pair(key: str, value: Any, name: Callable[[str], str], noun: str = "") -> str:
+    """One key of a record in a cell with its value: ``promotion None``; records kept under an id the state names
+    counted as what the cell holds (``Duke Fabian: 3 notices``), under a plural key as that key says them
+    (``70 buildings``), under another as items (``response 3 items``).
+
+    >>> _pair("buildings", [{}] * 70, _plain), _pair("RULER", [{"name": "Kesten"}], _plain)
+    ('70 buildings', 'Ruler: Kesten')
+    """
+    said = _key_words(key, name)
+    if isinstance(value, (list, tuple, dict)) and value and not (
+            isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value)):
+        items = list(value.values()) if isinstance(value, dict) else list(value)
+        if isinstance(value, list) and said.endswith(":"):
+            return f"{said} {_records_said(items, name, noun)}"
+        if re.fullmatch(r"[a-z]+(?: [a-z]+)*", said) and singular(said) != said:  # a catalog's "70 buildings"
+            return f"{len(items)} {said}" if len(items) != 1 else f"1 {singular(said)}"
+        return f"{said} {_records_said(items, name) if isinstance(value, list) else _count(len(items))}"
+    return f"{said} {_inner(value, name)}"
+
+
+def _titled(code: str) -> str:
+    """An enum's value in capitals that names a title (pf1's roles) as the rules write it: ``GRAND_DIPLOMAT`` →
+    ``Grand Diplomat``.
+
+    >>> _titled("GRAND_DIPLOMAT"), _titled("RULER")
+    ('Grand Diplomat', 'Ruler')
+    """
+    small = {"of", "and", "the", "to", "in"}
+    parts = code.lower().split("_")
+    return " ".join(w if i and w in small else w.capitalize() for i, w in enumerate(parts))
+
+
 def _key_words(key: str, name: Callable[[str], str]) -> str:
     """A key of a record in a cell: a field's name in words (``health``), an id ``name`` says otherwise by its name
     and a colon (``fabian`` → ``Duke Fabian:``, ``t2.c1`` → ``candidate 1 of month 2:``).
@@ -89,6 +152,8 @@ def _key_words(key: str, name: Callable[[str], str]) -> str:
     >>> _key_words("shelf_life", _plain), _key_words("fabian", {"fabian": "Duke Fabian"}.get)
     ('shelf life', 'Duke Fabian:')
     """
+    if re.fullmatch(r"[A-Z][A-Z_]{3,}", key):  # an enum's value keying a record (pf1's leaders by role)
+        return f"{_titled(key)}:"
     said = name(key)
     known = getattr(getattr(name, "__self__", None), "names", {})  # a ``Namer``'s records by id
     if said and (key in known or (said.lower() != words(key).lower() and said != _plain(key))):
@@ -103,11 +168,11 @@ def _inner(value: Any, name: Callable[[str], str]) -> str:
     if isinstance(value, (int, float)):
         return f"{value:g}"
     if isinstance(value, str):
-        return name(value) if value else "—"
+        return _uncapped(name(value)) if value else "—"  # an enum's value as a word: "NONE" → "None"
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
         return ", ".join(_inner(v, name) for v in value) or "none"
     if isinstance(value, (list, tuple, dict)):
-        return f"{len(value)} item(s)" if value else "none"
+        return _count(len(value)) if value else "none"
     return "—" if value is None else str(value)
 
 
@@ -145,7 +210,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
         if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
             return _cell(named, name.value if name is not None else _plain)
-        return _cell(r.get(c), says[c])
+        return _cell(r.get(c), says[c], singular(words(c).lower()))
 
     return h("table", h("thead", h("tr", (h("th", x) for x in heads))),
              h("tbody", (h("tr", (h("td", cell(r, c)) for c in cols)) for r in rows)),
@@ -310,6 +375,16 @@ def options_html(ruleset: Ruleset, options: Mapping[str, Any], name: Namer | Non
                          for title, value in ruleset.option_words(options)), class_="kl-table"), class_="kl-panel-sec")
 
 
+def _other(key: str, value: Any, name: Namer | None) -> str:
+    """A field of the state among "Everything else": as the ruleset says that field's value (``Namer.field``:
+    signoria's flags "Month 2: Duke Fabian low on wealth (1)"), a lone word with its capital as a tile says it
+    ("Upkeep"; it read "upkeep"), records inside counted as what the field holds ("3 notices")."""
+    say = (lambda v: name.field(key, v)) if name is not None else _plain
+    if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value):
+        return figure_text(value, say)
+    return _cell(value, say, singular(words(key).lower()))
+
+
 def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None,
                       ruleset: Ruleset | None = None) -> Html:
     say = name.value if name is not None else _plain
@@ -339,7 +414,7 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
             other[k] = v
     if other:
         parts.append(h("details", h("summary", "Everything else"),
-                       h("table", (h("tr", h("th", words(k)), h("td", _cell(v, say))) for k, v in other.items()),
+                       h("table", (h("tr", h("th", words(k)), h("td", _other(k, v, name))) for k, v in other.items()),
                          class_="kl-table"), class_="kl-panel-sec"))
     if kept is not None and ruleset is not None:
         parts.append(options_html(ruleset, dump[kept], name))

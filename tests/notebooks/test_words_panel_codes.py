@@ -1,0 +1,64 @@
+"""The kingdom panel's "Everything else" in words, read from the panel as the sheet renders it (no browser): pf1's
+enum codes said as the pf1 spec names them ("Grand Diplomat", "None"; they read "GRAND_DIPLOMAT", "NONE"), records
+inside a cell counted as a person counts them or listed by name ("3 notices", "Ruler: Kesten Garess"; they read
+"RULER: 1 item(s)"), signoria's upkeep flags and phase as signoria.md says them ("Month 2: Duke Fabian low on
+wealth (1)", "Upkeep"; they read "t2 Duke Fabian low resource: wealth 1", "upkeep")."""
+
+from __future__ import annotations
+
+import html as html_
+import re
+import shutil
+from pathlib import Path
+
+from kingdomlog.views.sheet import panel
+from kingdomlog.views.sheet.draft import load_start
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _rows(demo: str, tmp: Path) -> dict[str, str]:
+    """The panel's "Everything else" rows of ``demo``'s start of turn: heading → cell text."""
+    folder = tmp / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    page = str(panel.panel_html(start.ruleset, start.state))
+    section = next(s for s in re.findall(r"<details.*?</details>", page, re.S) if "Everything else" in s)
+    rows = re.findall(r"<tr><th>(.*?)</th><td>(.*?)</td></tr>", section, re.S)
+    return {html_.unescape(k): html_.unescape(re.sub(r"<[^>]+>", "", v)) for k, v in rows}
+
+
+def _all_tables(demo: str, tmp: Path) -> str:
+    folder = tmp / f"{demo}-all"
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    return html_.unescape(re.sub(r"<[^>]+>", " ", str(panel.panel_html(start.ruleset, start.state))))
+
+
+def test_pf1_codes_are_said_as_the_spec_names_them(tmp_path: Path) -> None:
+    rows = _rows("river-kingdom", tmp_path)
+    assert rows["Edicts"].startswith("promotion None; taxation Normal"), rows["Edicts"]
+    assert rows["Leaders"].startswith("Ruler: Kesten Garess; Councilor: Jhod Kavken; General: Amiri; Grand Diplomat"
+                                      ), rows["Leaders"]
+    assert rows["Catalog"].startswith("70 buildings; 5 terrains; 10 improvements; 15 roles"), rows["Catalog"]
+    shown = " ".join(rows.values())
+    assert not re.findall(r"\b[A-Z]{2,}_[A-Z_]+\b|\b(?:NONE|NORMAL|RULER)\b", shown), shown
+
+
+def test_no_cell_counts_in_item_s(tmp_path: Path) -> None:
+    texts = {demo: _all_tables(demo, tmp_path) for demo in ("river-kingdom", "felmonte")}
+    for demo, text in texts.items():
+        assert "item(s)" not in text, (demo, re.findall(r".{40}item\(s\)", text))
+    assert "Duke Fabian 2 orders" in " ".join(texts["felmonte"].split())
+    rows = _rows("felmonte", tmp_path)
+    assert rows["Notices"] == "Duke Fabian: 3 notices; Doge of Marburg: 3 notices", rows["Notices"]
+
+
+def test_signoria_flags_and_phase_in_words(tmp_path: Path) -> None:
+    rows = _rows("felmonte", tmp_path)
+    assert rows["Phase"] == "Upkeep", rows["Phase"]
+    assert rows["Flags"].split("; ") == [
+        "Month 2: Duke Fabian low on wealth (1)",
+        "Month 2: Duke Fabian, trait trap: Cesare (steward) unhappy at wealth 1",
+        "Month 6: Duke Fabian low on army (0)",
+        "Month 6: Duke Fabian, trait trap: Orsino (general) unhappy at army 0"], rows["Flags"]
