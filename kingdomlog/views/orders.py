@@ -33,7 +33,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
 from kingdomlog.views.html import EMPTY, STYLE, Html, h, join, style
 from kingdomlog.views.player import page as player
-from kingdomlog.views.words import help_words, namer, refusal_words, words
+from kingdomlog.views.words import help_words, lone_word, namer, option_text, refusal_words, words
 
 CSS = """
 .kl-bar { background: #f4f6fa; border: 1px solid #d5dbe6; border-radius: 6px; padding: .5em .8em; margin: .4em 0; }
@@ -387,9 +387,20 @@ def open_questions(start: OrdersStart) -> list[pbp.Posted]:
 
 def question_html(q: pbp.Posted) -> Html:
     """An open question: its kind, its prompt, by when and what stands if it is not answered."""
-    due = (f" (answer by {q.deadline:%Y-%m-%d %H:%M} UTC; else: {q.label_of(q.default)})" if q.deadline
-           else f" (else: {q.label_of(q.default)})")
+    due = (f" (answer by {q.deadline:%Y-%m-%d %H:%M} UTC; else: {answer_words(q, q.default)})" if q.deadline
+           else f" (else: {answer_words(q, q.default)})")
     return h("div", h("b", q.kind.replace("_", " ")), f": {q.prompt}", h("br"), h("i", due), class_="kl-q")
+
+
+def answer_words(q: pbp.Posted, value: Any) -> str:
+    """An answer to ``q`` as the page shows it: its option's label (``Posted.label_of``), a lone word with its
+    capital as the sheet's dropdowns show one (``views.words.lone_word``: "Pass", "Hire"; they read "pass",
+    "hire"); the value the answer stores is ``value``, as it was."""
+    o = next((o for o in q.options if o.value == value), None)
+    if o is not None and not o.label and isinstance(value, str) and value.strip():
+        return option_text(Option(value))  # no label: the value in words ("hire_troops" → "hire troops")
+    said = q.label_of(value)
+    return lone_word(said, value, o.label) if o is not None else said
 
 
 def questions_form(start: OrdersStart) -> Any:
@@ -403,7 +414,7 @@ def questions_form(start: OrdersStart) -> Any:
             chosen = [k for k, v in items.items() if all(x in (current or []) for x in json.loads(v))]
             elems[q.id] = mo.ui.multiselect(options=items, value=chosen, label="Your picks (none: no option)")
         else:
-            labels = {q.label_of(o.value) + (f" ({o.detail})" if o.detail else ""): json.dumps(o.value)
+            labels = {answer_words(q, o.value) + (f" ({o.detail})" if o.detail else ""): json.dumps(o.value)
                       for o in q.options}
             picked = next((k for k, v in labels.items() if json.loads(v) == current), None)
             elems[q.id] = mo.ui.dropdown(options=labels, value=picked, label="Your answer")
@@ -431,7 +442,7 @@ def questions_html(start: OrdersStart) -> Html:
         return EMPTY
     return join([h("h3", "Answered", class_="kl-h3"),
                  *(h("div", h("b", q.kind.replace("_", " ")), f": {q.prompt}", h("br"), "answered: ",
-                     h("b", q.label_of(q.answer)), " (the default stood)" if q.by_default else None,
+                     h("b", answer_words(q, q.answer)), " (the default stood)" if q.by_default else None,
                      class_="kl-q kl-done") for q in done)])
 
 

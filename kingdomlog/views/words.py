@@ -16,8 +16,9 @@ from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
 __all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_label", "figure_text",
-           "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "namer", "names_in",
-           "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words", "words"]
+           "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "lone_word", "namer",
+           "names_in", "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words",
+           "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
             "npc": "NPC", "pcs": "PCs", "gm": "GM"}
@@ -129,11 +130,26 @@ def option_text(o: Option) -> str:
     text = o.label or (" ".join(ACRONYMS.get(w, w) for w in str(o.value).replace("_", " ").replace("-", " ").split())
                        if isinstance(o.value, str) and o.value.strip() else str(o.value) if o.value != "" else
                        "(none)")
-    if re.fullmatch(r"[a-z][a-z0-9]*", text) and (not o.label or o.label == o.value):
-        text = headed(text)
+    text = lone_word(text, o.value, o.label)
     if o.disabled:
         return f"✗ {text} — {o.disabled}"
     return f"{text} — {o.detail}" if o.detail else text
+
+
+def lone_word(text: str, value: Any, label: str = "") -> str:
+    """An option's ``text`` as a dropdown shows it: a lone lower-case word that is no label of its own, or a label
+    that only repeats its ``value``, with its capital (``pass`` → ``Pass``: a person reads a word, not an
+    identifier); any other text as it is. Shared by the sheet's dropdowns (``option_text``) and the orders page's
+    answers (a question's options: signoria's ``hire``/``pass``).
+
+    >>> lone_word("pass", "pass", "pass"), lone_word("hire", "hire"), lone_word("open the granaries", "open", "x")
+    ('Pass', 'Hire', 'open the granaries')
+    >>> lone_word("low", "low", "low"), lone_word("ambush", "a", "ambush")
+    ('Low', 'ambush')
+    """
+    if re.fullmatch(r"[a-z][a-z0-9]*", text) and (not label or label == value):
+        return headed(text)
+    return text
 
 
 def is_hex_field(spec: FieldSpec) -> bool:

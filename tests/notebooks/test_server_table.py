@@ -146,7 +146,7 @@ def test_a_whole_month_through_the_one_server(table: Any) -> None:
         # opening questions, answered in each sheet
         fab.page.get_by_label("Your answer", exact=True).first.select_option(label="open the granaries")
         fab.click("Send these answers", r"Answers\.")
-        mar.page.get_by_label("Your answer", exact=True).first.select_option(label="hire (1 wealth, one slot)")
+        mar.page.get_by_label("Your answer", exact=True).first.select_option(label="Hire (1 wealth, one slot)")
         mar.click("Send these answers", r"Answers\.")
 
         # command rolls: rolled once by the server and sealed

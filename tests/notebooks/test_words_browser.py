@@ -181,7 +181,7 @@ def test_a_signoria_month_opened_answered_and_resolved_in_the_browser(browser: A
             mar.goto(srv.url)
             box = mar.get_by_label("Your answer", exact=True).first
             box.wait_for(timeout=120_000)
-            box.select_option(label=next(t for t in box.locator("option").all_inner_texts() if t.startswith("pass")))
+            box.select_option(label=next(t for t in box.locator("option").all_inner_texts() if t.startswith("Pass")))
             mar.wait_for_timeout(300)
             mar.get_by_role("button", name="Send these answers").click()
             mar.get_by_text(re.compile(r"Answers\.")).first.wait_for(timeout=60_000)
