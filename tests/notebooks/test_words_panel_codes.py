@@ -52,6 +52,7 @@ def test_no_cell_counts_in_item_s(tmp_path: Path) -> None:
     assert "Duke Fabian 2 orders" in " ".join(texts["felmonte"].split())
     rows = _rows("felmonte", tmp_path)
     assert rows["Notices"] == "Duke Fabian: 3 notices; Doge of Marburg: 3 notices", rows["Notices"]
+    assert rows["Plants"] == "Bianca: Duke Fabian, 1", rows["Plants"]  # a record keyed by an id: by its name
 
 
 def test_signoria_flags_and_phase_in_words(tmp_path: Path) -> None:
@@ -62,3 +63,12 @@ def test_signoria_flags_and_phase_in_words(tmp_path: Path) -> None:
         "Month 2: Duke Fabian, trait trap: Cesare (steward) unhappy at wealth 1",
         "Month 6: Duke Fabian low on army (0)",
         "Month 6: Duke Fabian, trait trap: Orsino (general) unhappy at army 0"], rows["Flags"]
+
+
+def test_a_record_in_a_cell_says_its_value(tmp_path: Path) -> None:
+    """Signoria's intel says what is known ("army 4", "roster Doge Andrea, Lorenzo"; it read "army 5 item(s)", the
+    record's fields counted), a standing response its fields ("tactic hold"; it read "response 3 item(s)")."""
+    text = " ".join(_all_tables("felmonte", tmp_path).split())
+    assert "Duke Fabian army 4; piety 5; power 3; wealth 2 army 5; piety 7; power 5; wealth 5 army 6" in text, text
+    assert "roster Doge Andrea, Lorenzo" in text and "characters in battle Duke Fabian, Orsino" in text, text
+    assert "response (characters Duke Fabian, Orsino; response battle; tactic hold)" in text, text

@@ -120,8 +120,16 @@ def _pair(key: str, value: Any, name: Callable[[str], str], noun: str = "") -> s
 
     >>> _pair("buildings", [{}] * 70, _plain), _pair("RULER", [{"name": "Kesten"}], _plain)
     ('70 buildings', 'Ruler: Kesten')
+    >>> _pair("army", {"value": 4, "turn": 0}, _plain), _pair("response", {"tactic": "hold"}, _plain)
+    ('army 4', 'response (tactic hold)')
     """
     said = _key_words(key, name)
+    held = value.get("value") if isinstance(value, dict) else None
+    if held is not None and held != [] and (_flat(held) or all(isinstance(v, dict) for v in held)):
+        # a record of a value (signoria's intel: "army 4", "roster Doge Andrea, Lorenzo"; its source left out)
+        return f"{said} {_inner(held, name) if _flat(held) else _records_said(held, name)}"
+    if isinstance(value, dict) and value and all(_flat(v) for v in value.values()):  # a small record: its fields
+        return f"{said} (" + "; ".join(f"{_key_words(str(k), name)} {_inner(v, name)}" for k, v in value.items()) + ")"
     if isinstance(value, (list, tuple, dict)) and value and not (
             isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value)):
         items = list(value.values()) if isinstance(value, dict) else list(value)
@@ -131,6 +139,12 @@ def _pair(key: str, value: Any, name: Callable[[str], str], noun: str = "") -> s
             return f"{len(items)} {said}" if len(items) != 1 else f"1 {singular(said)}"
         return f"{said} {_records_said(items, name) if isinstance(value, list) else _count(len(items))}"
     return f"{said} {_inner(value, name)}"
+
+
+def _flat(value: Any) -> bool:
+    """Whether ``value`` reads in a few words: a number, a word, a list of them."""
+    return value is None or isinstance(value, (str, int, float)) or (
+        isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value))
 
 
 def _titled(code: str) -> str:
@@ -379,10 +393,17 @@ def _other(key: str, value: Any, name: Namer | None) -> str:
     """A field of the state among "Everything else": as the ruleset says that field's value (``Namer.field``:
     signoria's flags "Month 2: Duke Fabian low on wealth (1)"), a lone word with its capital as a tile says it
     ("Upkeep"; it read "upkeep"), records inside counted as what the field holds ("3 notices")."""
-    say = (lambda v: name.field(key, v)) if name is not None else _plain
+    if name is None:
+        return _cell(value, _plain, singular(words(key).lower()))
+
+    def field(v: str) -> str:  # the field's words, for its words alone: a record's keys keep the Namer's
+        return name.field(key, v)
+
     if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value):
-        return figure_text(value, say)
-    return _cell(value, say, singular(words(key).lower()))
+        return figure_text(value, field)
+    if isinstance(value, (str, list, tuple)) and all(isinstance(v, str) for v in value):
+        return _cell(value, field, singular(words(key).lower()))
+    return _cell(value, name.value, singular(words(key).lower()))
 
 
 def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None,
