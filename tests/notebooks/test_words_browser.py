@@ -248,8 +248,8 @@ def do(page: Any, act: tuple[str, str, str]) -> None:
 
 
 def login(page: Any, base: str, key: str) -> None:
-    """Open the server's login link, waiting while it is not listening yet (`serve` says "Serving on" before uvicorn
-    binds its port; under load the first request came too early)."""
+    """Open the server's login link, waiting while it is not listening yet (`serve` once said "Serving on" before
+    uvicorn bound its port; it now says it after, test_serve_ready.py; the wait stays harmless)."""
     for _ in range(60):
         try:
             page.goto(f"{base}/login?key={key}")
