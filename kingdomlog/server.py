@@ -862,12 +862,12 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bo
     return 0
 
 
-def _announcing(base: type[Any]) -> type[Any]:
+def _announcing(base: Any) -> Any:
     """A uvicorn ``Server`` that prints its "Serving on" line once its socket listens, not before: a person or a
     script that opens the link as soon as it is printed is never refused (``ERR_CONNECTION_REFUSED`` while the
     lifespan started and the socket was not bound yet, seen in a CI run's browser test)."""
 
-    class Announcing(base):  # type: ignore[valid-type,misc]  # uvicorn's Server, untyped here
+    class Announcing(base):  # type: ignore[misc]  # a class given at run time (uvicorn's Server)
         def __init__(self, config: Any, line: str) -> None:
             super().__init__(config)
             self._line = line
