@@ -697,6 +697,7 @@ def preload(notebooks: Sequence[Path], packages: Sequence[str] = ()) -> list[str
     from marimo._output.formatters.formatters import register_formatters
 
     register_formatters()
+    _remember_failed_formatter_imports()
     wanted: list[str] = []
     for package in packages:
         with contextlib.suppress(Exception):
@@ -723,6 +724,31 @@ def preload(notebooks: Sequence[Path], packages: Sequence[str] = ()) -> list[str
         done.append(name)
     mo.md("**a** [b](#c)\n\n| d |\n|---|\n| e |").text  # noqa: B018  (loads its extensions, pygments, ...)
     return done
+
+
+FORMATTER_IMPORTS = ("pyspark.sql.connect.dataframe",)
+"""Modules marimo's formatter hooks import again at every kernel start when their package is installed."""
+
+
+def _remember_failed_formatter_imports() -> None:
+    """A module of ``FORMATTER_IMPORTS`` that cannot be imported is marked so in ``sys.modules``, once, here.
+
+    marimo registers its formatters at every kernel start; with pyspark installed (without pandas/grpc) it imports
+    ``pyspark.sql.connect.dataframe`` again each time, whose package checks ``sys.modules["__main__"].__spec__``
+    first. While another page's kernel thread runs its cells, ``__main__`` is that kernel's module, which has no
+    ``__spec__``: the check raised AttributeError (not the ImportError marimo expects) and the page opening then
+    never drew (seen in a CI run with pages opened while others ran). Marked as not importable, the import fails at
+    once with ``ModuleNotFoundError``, which marimo expects, and nothing runs the check again.
+    """
+    import importlib
+
+    for name in FORMATTER_IMPORTS:
+        if name in sys.modules or name.split(".")[0] not in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception:  # ImportError, pyspark's own errors: the package is not usable here
+            sys.modules[name] = None  # type: ignore[assignment]  # Python's "known not importable" mark
 
 
 class Front:
