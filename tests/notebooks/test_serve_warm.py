@@ -7,6 +7,7 @@ warm sessions while real browsers (Debian's chromium) open the pages.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,10 +25,18 @@ LAUNCH = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-n
 
 
 class InProcess:
-    """``build``'s app served by uvicorn in a thread of this process; its table pages' ``WarmSessions``."""
+    """``build``'s app served by uvicorn in a thread of this process; its table pages' ``WarmSessions``.
+
+    Each marimo kernel started in this process puts its own module in ``sys.modules["__main__"]`` for good (marimo's
+    ``patch_main_module``: kernels in threads share one ``sys.modules``); ``stop`` puts this process's back, or a
+    later test of the same process that starts a process with ``multiprocessing`` finds a ``__main__`` without
+    ``__spec__`` (seen in a full run: tests/signoria/test_table.py's real-process tests).
+    """
 
     def __init__(self, folder: Path) -> None:
         import uvicorn
+
+        self.main = sys.modules["__main__"]
 
         self.app, _ = build(folder, tick=None, gm_sheet=False)
         self.port = free_port()
@@ -48,6 +57,7 @@ class InProcess:
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(30)
+        sys.modules["__main__"] = self.main
 
 
 def until(ok: Callable[[], bool], seconds: float, why: str) -> None:
@@ -66,11 +76,14 @@ def all_ready(srv: InProcess) -> bool:
 def served(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str], InProcess]]:
     folder = copy_demo(tmp_path / "stolen-lands")
     keys = Credentials.load(folder).issue(["gm", *Campaign.open(folder).players(), "public"])
+    main = sys.modules["__main__"]
     srv = InProcess(folder)
     try:
         yield folder, keys, srv
     finally:
         srv.stop()
+    # the kernels this test started leave this process's ``__main__`` as it was (see ``InProcess``)
+    assert sys.modules["__main__"] is main
 
 
 def _open(browser: Any, srv: InProcess, key: str, who: str, ctx: Any = None) -> Any:
