@@ -50,6 +50,9 @@ WAIT_S = 180.0  # a page not drawn by then counts as not drawn (the row says how
 AGAIN = "opened before in the same browsers"
 """The same contexts open the page a second time: their caches hold marimo's frontend files (as a player's browser
 does from the last turn on); the server starts a new session all the same."""
+TABLE_WAIT = 8.0
+"""Before a table row: the server makes each table page ahead 2 s after the head settled and the page was last
+opened (``serve_warm.SETTLE``), one page at a time; the code before this waits the same, for nothing."""
 AHEAD_WAIT = 5.0  # the server renders the read-only pages ahead 2 s after the head settles (server.WARM_SETTLE)
 
 
@@ -323,12 +326,14 @@ async def run(opens: int, rounds: int, code: Path | None, kinds: list[str]) -> d
                             rows.setdefault("report one, kept, HTTP", []).append(
                                 await fetch_all(base, report[r % len(report):][:1], pid))
                     elif kind == "table":  # first visits (empty caches), then the same browsers again
+                        await asyncio.sleep(TABLE_WAIT)  # pages are made ahead once the head settled
                         alone = await contexts_for(browser, base, table[r % len(table):][:1])
                         rows.setdefault("table one", []).append(
                             await open_all(browser, base, table[r % len(table):][:1], "table", pid, alone))
                         rows.setdefault(f"table one, {AGAIN}", []).append(
                             await open_all(browser, base, table[r % len(table):][:1], "table", pid, alone))
                         many = await contexts_for(browser, base, spread(table, opens))
+                        await asyncio.sleep(TABLE_WAIT)  # a turn announced a few seconds after the last open
                         rows.setdefault(f"table {opens} at once", []).append(
                             await open_all(browser, base, spread(table, opens), "table", pid, many))
                         rows.setdefault(f"table {opens} at once, {AGAIN}", []).append(

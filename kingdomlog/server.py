@@ -39,6 +39,11 @@ process, holding no viewer's data: marimo's frontend files (``notebook_server.Fr
 and its cells' source positions (``kept_notebook``, ``keep_source_positions``), each per version of the file, and
 marimo's compile of each cell (``keep_compiled_cells``: each session still gets cells of its own).
 
+A player's table page is made ahead (``serve_warm``): one marimo session per page (one viewer), run in the
+background at the start and once the log's head has moved and settled, and handed to the next browser that opens
+that page (once, and only at the head it was made at); marimo sends it the session's outputs instead of running
+the notebook again.
+
 Pages opened at the same moment run in threads of this one process: the modules their kernels import are imported
 at the start (``preload``), and one thread at a time builds or compiles a Python AST (``notebook_server.serialize_ast``:
 CPython 3.11's converter is not safe across threads). A marimo page that fails all the same as it opens says so in
@@ -68,6 +73,7 @@ from urllib.parse import parse_qs, quote, urlencode
 from kingdomlog.app import Campaign
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
 from kingdomlog.notebook_server import PrivateApp, notebook, path_scrubber, serialize_ast
+from kingdomlog.serve_warm import WarmSessions, keep_warm
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -495,9 +501,26 @@ def kept_notebook(nb: Path) -> tuple[Any, type]:
             return super().load(key, defaults) if kept is None else kept[2]
 
     class Manager(SessionManager):
+        warm: Any = None
+        """The page's ``serve_warm.WarmSessions`` (a table page served by ``build``), or None."""
+
         def app_manager(self, key: Any) -> Any:  # the page's HTML (its app's configuration) and /public/ (its folder)
             workspace = self.workspace
             return workspace.shared(key) if isinstance(workspace, Kept) else super().app_manager(key)
+
+        async def create_session(self, session_id: Any, session_consumer: Any, query_params: Any, file_key: Any,
+                                 auto_instantiate: bool, *, main: bool) -> Any:
+            """A browser's new session: the page's warm session when one is kept at the head now
+            (``serve_warm``), else marimo's own new session."""
+            warm = self.warm
+            if (warm is not None and main and self._repository.get_sync(session_id) is None
+                    and not self.is_session_starting(session_id, file_key)):
+                session = await warm.take(session_id)
+                if session is not None:
+                    session.connect_consumer(session_consumer, main=True)
+                    return session
+            return await super().create_session(session_id, session_consumer, query_params, file_key,
+                                                auto_instantiate, main=main)
 
     file = SingleFileWorkspace.from_path(MarimoPath(str(nb))).single_file()  # marimo's checks of the path
     assert file is not None
@@ -674,6 +697,7 @@ def preload(notebooks: Sequence[Path], packages: Sequence[str] = ()) -> list[str
     from marimo._output.formatters.formatters import register_formatters
 
     register_formatters()
+    _remember_failed_formatter_imports()
     wanted: list[str] = []
     for package in packages:
         with contextlib.suppress(Exception):
@@ -700,6 +724,31 @@ def preload(notebooks: Sequence[Path], packages: Sequence[str] = ()) -> list[str
         done.append(name)
     mo.md("**a** [b](#c)\n\n| d |\n|---|\n| e |").text  # noqa: B018  (loads its extensions, pygments, ...)
     return done
+
+
+FORMATTER_IMPORTS = ("pyspark.sql.connect.dataframe",)
+"""Modules marimo's formatter hooks import again at every kernel start when their package is installed."""
+
+
+def _remember_failed_formatter_imports() -> None:
+    """A module of ``FORMATTER_IMPORTS`` that cannot be imported is marked so in ``sys.modules``, once, here.
+
+    marimo registers its formatters at every kernel start; with pyspark installed (without pandas/grpc) it imports
+    ``pyspark.sql.connect.dataframe`` again each time, whose package checks ``sys.modules["__main__"].__spec__``
+    first. While another page's kernel thread runs its cells, ``__main__`` is that kernel's module, which has no
+    ``__spec__``: the check raised AttributeError (not the ImportError marimo expects) and the page opening then
+    never drew (seen in a CI run with pages opened while others ran). Marked as not importable, the import fails at
+    once with ``ModuleNotFoundError``, which marimo expects, and nothing runs the check again.
+    """
+    import importlib
+
+    for name in FORMATTER_IMPORTS:
+        if name in sys.modules or name.split(".")[0] not in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception:  # ImportError, pyspark's own errors: the package is not usable here
+            sys.modules[name] = None  # type: ignore[assignment]  # Python's "known not importable" mark
 
 
 class Front:
@@ -758,11 +807,27 @@ def _server_paths(folder: Path, notebooks: Sequence[Path]) -> list[Path]:
     return [*out, folder.resolve(), folder.resolve().parent, Path.cwd(), Path(sys.prefix), Path.home()]
 
 
+WARM_NOTEBOOKS = ("table_page",)
+"""The pages made ahead (``serve_warm``): the players' table pages."""
+
+
+def _warm_tag(views: ViewCache, nb: Path) -> tuple[object, ...]:
+    """What a table page made ahead depends on: the log's head and ``campaign.toml`` (``ViewCache.key``) and the
+    notebook file's version."""
+    try:
+        st = nb.stat()
+        version: tuple[int, int] = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        version = (0, 0)
+    return (*views.key(), version)
+
+
 def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_sheet: bool = True,
           tick: float | None = TICK_SECONDS, creds: Credentials | None = None,
           warm: bool = True) -> tuple[ASGIApp, list[Page]]:
     """The table's ASGI app and its pages (credentials from ``DIR/.secrets`` unless given; ``warm``: render the
-    read-only pages ahead when the log's head moves, ``ViewCache.keep_warm``)."""
+    read-only pages ahead when the log's head moves, ``ViewCache.keep_warm``, and make each table page's session
+    ahead, ``serve_warm.keep_warm``)."""
     from starlette.applications import Starlette
     from starlette.routing import Mount
 
@@ -773,12 +838,20 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
     routes = []
     scrub = path_scrubber(_server_paths(folder, [notebook(p.notebook) for p in served]))
     views = ViewCache(folder, scrub)
+    made_ahead: list[WarmSessions] = []
+    managers: list[Any] = []
     for p in served:
         app: ASGIApp
         if p.notebook == STATIC_NOTEBOOK:
             app = StaticView(views, p.owner, p.path)
         else:
-            app = PrivateApp(marimo_app(notebook(p.notebook), p.path, p.cli_args), scrub)
+            inner = marimo_app(notebook(p.notebook), p.path, p.cli_args)
+            manager = inner.state.session_manager  # type: ignore[attr-defined]
+            managers.append(manager)
+            if p.notebook in WARM_NOTEBOOKS:
+                manager.warm = WarmSessions(manager, functools.partial(_warm_tag, views, notebook(p.notebook)))
+                made_ahead.append(manager.warm)
+            app = PrivateApp(inner, scrub)
         routes.append(Mount(p.path, app=Gate(app, p.owner, creds, p.path, open_door=open_public)))
 
     kept_viewers = [p.owner for p in served if p.notebook == STATIC_NOTEBOOK]
@@ -790,6 +863,8 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
         tasks = [asyncio.create_task(_ticker(folder, tick))] if tick else []
         if warm and kept_viewers:
             tasks.append(asyncio.create_task(views.keep_warm(kept_viewers)))
+        if warm and made_ahead:
+            tasks.append(asyncio.create_task(keep_warm(made_ahead, made_ahead[0].tag)))
         try:
             yield
         finally:
@@ -797,6 +872,11 @@ def build(folder: Path, *, secure: bool = False, open_public: bool = False, gm_s
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            for page in made_ahead:
+                page.close_all()
+            for manager in managers:  # every page's sessions: their kernels are threads of this process
+                with contextlib.suppress(Exception):
+                    await manager.shutdown()
 
     root = Starlette(routes=routes, lifespan=lifespan)
     return Front(root, creds, camp.config.name, secure, at_table=seated(camp)), served

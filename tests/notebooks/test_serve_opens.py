@@ -74,7 +74,8 @@ def test_asts_converted_in_threads_at_once_do_not_fail() -> None:
 # ---- in a browser: the page says what happened and reloads itself ---------------------------------------------
 
 FAIL_ONCE = """
-import asyncio, runpy, sys
+import asyncio, os, runpy, sys
+os.environ["KINGDOMLOG_TABLE_AHEAD"] = "0"  # no page made ahead: the page open itself builds its session
 import marimo._ast.load as load
 real, seen = load.load_notebook_ir, []
 def once(*args, **kwargs):  # the first page open's build of its app fails as CPython 3.11's race made it fail
