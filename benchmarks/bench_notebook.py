@@ -630,7 +630,7 @@ def rows(r: dict[str, Any]) -> list[tuple[str, ...]]:
         out.append((f"GM sheet first render vs the bare app, {what}; medians of {d['loads']}",
                     f"{fr['sheet_median']:.2f} s", f"bare marimo app {fr['bare_median']:.2f} s", f"{fr['ratio']:.2f}x",
                     f"<= {FIRST_RENDER_RATIO}x", _yes(fr["met"]), opens))
-        out.append(("  the sheet's first open / every card's widgets / server CPU per open (median)",
+        out.append(("  the sheet: its first open / every card's widgets, median / server CPU per open, median",
                     f"{fr['sheet_cold']:.2f} / {fr['sheet_all_widgets_median']:.2f} / "
                     f"{fr['sheet_server_cpu_median_s']:.3f} s", "", "", "", "", ""))
         page = cm["in_page_median"]
