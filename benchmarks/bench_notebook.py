@@ -642,7 +642,8 @@ def rows(r: dict[str, Any]) -> list[tuple[str, ...]]:
                     "" if cm["in_page_ratio"] is None else f"{cm['in_page_ratio']:.1f}x", f"<= {COMMIT_RATIO:g}x",
                     _yes(cm["met_ratio"]), after))
         out.append(("  commit: the server's CPU / wall around Playwright's click (medians)",
-                    f"{cm['server_cpu_median_s']} / {cm['median']} s", "", "", "", "", ""))
+                    " / ".join("—" if x is None else f"{x:.3f}" for x in (cm["server_cpu_median_s"], cm["median"]))
+                    + " s", "", "", "", "", ""))
     return out
 
 
