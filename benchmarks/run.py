@@ -8,7 +8,9 @@ Replays (the first read with no ``.cache/`` among them), warm reads and catalog 
 processes (``benchmarks.worker``), 7 rounds, each reporting the memory its own work needed (its peak
 resident set during the work minus its resident set just before it). Append is measured on logs
 of 1 to 20,000 batch files. Results: a table on stdout and ``benchmarks/results/latest.json``.
-Data sets are built under ``--data`` (default /tmp/kingdomlog-bench); the played archive is reused.
+Data sets are built under ``--data`` (default /tmp/kingdomlog-bench); the played archive is reused. The browser
+steps (serve, table, sheet) need Debian's chromium; without it serve and sheet say they were skipped, and so does
+sheet with ``--quick``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import benchmarks.ledger as ledger
+from benchmarks.bench_notebook import DEMOS
 from kingdomlog.app import Campaign
 from kingdomlog.core.events import Draft
 from kingdomlog.store import log as logmod
@@ -601,6 +604,8 @@ def targets(res: dict[str, Any]) -> str:
     for key, r in res.items():
         if isinstance(r, dict) and "error" in r:
             rows.append((f"{key}: FAILED", r["error"][:60], "", "", "", "NO", ""))
+        elif isinstance(r, dict) and "skipped" in r:
+            rows.append((f"{key}: skipped", str(r["skipped"]), "", "", "", "", ""))
     if "cli" in res and "error" not in res["cli"]:
         r = res["cli"]
         x = r["runs"]
@@ -676,6 +681,10 @@ def targets(res: dict[str, Any]) -> str:
         load = f"{r['load_start']}-{r['load_end']}"
         for what, got, target, met in verdicts(r):
             rows.append((f"serve: {what.strip()}", got, "", "", target, met, load))
+    if "sheet" in res and "error" not in res["sheet"] and "demos" in res["sheet"]:
+        from benchmarks.bench_notebook import rows as sheet_rows
+
+        rows.extend(sheet_rows(res["sheet"]))
     if "turn_sheet" in res and "error" not in res["turn_sheet"]:
         r = res["turn_sheet"]
         rows.append((f"turn sheet: changed first choice, {r['phases']} phases (p50 / p95)",
@@ -730,10 +739,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--large", action="store_true", help="also replay 1,000,000 events (<= 500 MB)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     ap.add_argument("--only", action="append",
-                    help="run only these (cli, replay, append, historian, turn_sheet, table, serve)")
+                    help="run only these (cli, replay, append, historian, turn_sheet, table, serve, sheet)")
     ap.add_argument("--rounds", type=int, default=None, help="interleaved rounds per comparison")
     ap.add_argument("--sizes", type=int, action="append", help="replay only these numbers of events (repeatable)")
     ap.add_argument("--files", type=int, action="append", help="append only on logs of these numbers of files")
+    ap.add_argument("--sheet-campaign", action="append", choices=sorted(DEMOS),
+                    help="the sheet step's demo(s) (default: pf2e, the README's quick start)")
     ap.add_argument("--out", type=Path, default=RESULTS / "latest.json")
     args = ap.parse_args(argv)
     args.data.mkdir(parents=True, exist_ok=True)
@@ -746,7 +757,7 @@ def main(argv: list[str] | None = None) -> int:
     files = args.files or files
     camps = [5, 10] if quick else [10, 100, 1_000]
     played, turns = (5, 2) if quick else (100, 5)
-    want = set(args.only or ["cli", "replay", "append", "historian", "turn_sheet", "table", "serve"])
+    want = set(args.only or ["cli", "replay", "append", "historian", "turn_sheet", "table", "serve", "sheet"])
     res: dict[str, Any] = {"machine": machine(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                            "quick": quick, "rounds": rounds, "long_rounds": long_rounds}
     t0 = time.perf_counter()
@@ -776,6 +787,17 @@ def main(argv: list[str] | None = None) -> int:
         # --quick: 2 report pages at once, one round; else 8 of every kind (reports, table pages, the GM sheet)
         step("serve", bench_serve, 2 if quick else 8, 1 if quick else rounds, None,
              ["report"] if quick else ["report", "table", "gm", "bare", "blank"])
+    if "sheet" in want:  # the GM sheet in chromium against the bare app (benchmarks/bench_notebook.py)
+        if quick:
+            res["sheet"] = {"skipped": "--quick (the GM sheet in chromium takes minutes: the full run measures it)"}
+            say(f"sheet: skipped: {res['sheet']['skipped']}")
+        else:
+            from benchmarks import bench_notebook
+
+            # 5 first renders of each app and 5 commits (each after a change of the bare app), unless --rounds
+            step("sheet", bench_notebook.bench_sheet, args.sheet_campaign, args.rounds or 5, args.rounds or 5)
+            if "skipped" in res["sheet"]:
+                say(f"sheet: skipped: {res['sheet']['skipped']}")
     if "turn_sheet" in want:
         root = args.data / f"archive-{max(camps)}-from-{played}x{turns}"
         if root.is_dir():

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,14 +49,37 @@ def test_the_quick_run_finishes_every_benchmark_and_prints_every_table(tmp_path:
     assert run.returncode == 0, f"exit {run.returncode} after {took:.0f} s:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     res = json.loads(out.read_text())
     assert res["quick"] is True
-    for key in ("cli", "replay", "append", "historian", "serve", "turn_sheet", "table"):
+    for key in ("cli", "replay", "append", "historian", "serve", "turn_sheet", "table", "sheet"):
         assert key in res, f"{key} did not run"
     assert failed(res) == []
     assert "skipped" not in res["serve"], res["serve"]
+    assert "--quick" in res["sheet"]["skipped"]  # the GM sheet against the bare app: minutes, the full run's
     assert "roll" in res["table"] and "month" not in res["table"]  # --quick leaves the month to the full run
     for row in ("CLI `kingdomlog state DIR` (warm)", "first read with no .cache/", "cold replay with .cache/",
                 "append CPU per 50-event batch", "durable 50-event append", "query mean unrest by turn",
-                "a player's Roll to the GM's Table panel", "serve: 2 report pages at once", "turn sheet:"):
+                "a player's Roll to the GM's Table panel", "serve: 2 report pages at once", "turn sheet:",
+                "sheet: skipped"):
         assert row in run.stdout, f"no row {row!r} in the printed table"
     for table in ("replay (medians", "append: one durable", "historian catalog and query"):
         assert table in run.stdout, f"no {table!r} table"
+
+
+def test_quick_and_no_chromium_skip_the_gm_sheet_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The sheet step (minutes of chromium) is skipped by ``--quick`` and without chromium, said in one row."""
+    import benchmarks.bench_notebook as nb
+    from benchmarks.run import main
+
+    ran: list[Any] = []
+    monkeypatch.setattr(nb, "run_demo", lambda *a: ran.append(a))  # what measuring would call first ...
+    monkeypatch.setattr(nb, "demo_copy", lambda *a: ran.append(a))  # ... in either entry
+    out = tmp_path / "quick.json"
+    assert main(["--quick", "--only", "sheet", "--data", str(tmp_path / "data"), "--out", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert ran == [] and res["sheet"] == {"skipped": res["sheet"]["skipped"]} and "--quick" in res["sheet"]["skipped"]
+    assert "| sheet: skipped | --quick" in capsys.readouterr().out
+
+    monkeypatch.setattr(nb, "CHROMIUM", str(tmp_path / "no-chromium"))
+    assert main(["--only", "sheet", "--data", str(tmp_path / "data"), "--out", str(out)]) == 0
+    assert ran == [] and json.loads(out.read_text())["sheet"] == {"skipped": f"no {tmp_path / 'no-chromium'}"}
+    assert "| sheet: skipped | no " in capsys.readouterr().out

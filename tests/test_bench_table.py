@@ -68,3 +68,59 @@ def test_the_serve_rows_are_shown_with_their_verdicts_and_load() -> None:
     assert rows["serve: 8 report pages at once (new head) vs one alone"][3:] == ["<= 2x", "NO", "2.5-3.0"]
     assert rows["serve: server CPU per report open (new head, 8 at once)"][3:5] == ["<= 0.3 s", "yes"]
     assert rows["serve: 8 table pages (marimo) at once vs one alone, first visits"][3:5] == ["<= 2x", "NO"]
+
+
+def _sheet(**over: Any) -> dict[str, Any]:
+    """A sheet step's result as ``bench_sheet`` records it, from made-up samples (3 first renders of each app, 3
+    commits, each after a change of the bare app, and one change after the last)."""
+    from benchmarks.bench_notebook import commit_summary, first_render_summary
+
+    fr = {"bare": [3.0, 3.2, 3.1], "sheet": [5.0, 4.0, 4.1], "sheet_all": [5.1, 4.2, 4.3],
+          "sheet_cpu": [0.8, 0.7, 0.75], **over.get("fr", {})}
+    cm = {"wall": [1.2, 1.1, 1.3], "in_page": [0.9, 0.95, 0.8], "all_in_page": [1.0, 1.1, 0.9],
+          "server_cpu": [0.15, 0.16, 0.2], **over.get("cm", {})}
+    bare_in_page = [0.03, 0.04, 0.045, 0.05]
+    one = {"demo": "pf2e", "campaign": "stolen-lands", "turn": 19, "loads": 3, "commits": 3,
+           "first_render_s": first_render_summary(fr),
+           "commit_to_next_s": commit_summary(cm, bare_in_page, [0.05, 0.06, 0.07, 0.08]),
+           "load": {"start": 2.5, "after_loads": 3.0, "end": 4.25}}
+    return {"demos": ["pf2e"], "pf2e": one}
+
+
+def _rows(res: dict[str, Any]) -> dict[str, list[str]]:
+    return {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in targets(res).splitlines()[2:]}
+
+
+def test_the_gm_sheet_rows_are_shown_with_their_verdicts_and_load() -> None:
+    rows = _rows({"sheet": _sheet()})
+    first = rows["GM sheet first render vs the bare app, stolen-lands (pf2e); medians of 3"]
+    assert first == ["4.10 s", "bare marimo app 3.10 s", "1.32x", "<= 1.3x", "NO", "2.5-3.0"]
+    ready = rows["commit -> next draft ready (s), stolen-lands (pf2e); median of 3, in the page"]
+    assert ready == ["0.900 s", "", "", "<= 1 s", "yes", "3.0-4.25"]
+    vs_bare = rows["commit -> next draft vs the bare app's change round trip, stolen-lands (pf2e)"]
+    assert vs_bare == ["0.900 s", "bare app's change 42.5 ms", "21.2x", "<= 3x", "NO", "3.0-4.25"]
+
+
+def test_a_sheet_verdict_is_judged_before_rounding() -> None:
+    # 4.04 / 3.1 = 1.303x: shown as 1.30x, and a miss of the 1.3x target all the same
+    sheet = _sheet(fr={"bare": [3.1], "sheet": [4.04], "sheet_all": [4.1], "sheet_cpu": [0.7]},
+                   cm={"in_page": [0.126], "wall": [0.2]})  # 126 / 42.5 ms = 2.96x: met
+    rows = _rows({"sheet": sheet})
+    assert rows["GM sheet first render vs the bare app, stolen-lands (pf2e); medians of 3"][2:5] == \
+        ["1.30x", "<= 1.3x", "NO"]
+    assert rows["commit -> next draft vs the bare app's change round trip, stolen-lands (pf2e)"][2:5] == \
+        ["3.0x", "<= 3x", "yes"]
+
+
+def test_a_sheet_demo_that_failed_or_a_skipped_step_is_a_row() -> None:
+    from benchmarks.run import failed
+
+    sheet = {**_sheet(), "demos": ["pf2e", "pf1"], "pf1": {"error": "TimeoutError: no sheet in 180 s"}}
+    rows = _rows({"sheet": sheet})
+    assert rows["GM sheet, pf1: FAILED"][4] == "NO"
+    assert "GM sheet first render vs the bare app, stolen-lands (pf2e); medians of 3" in rows
+    assert failed({"sheet": sheet}) == ["sheet pf1"]
+    skipped = _rows({"sheet": {"skipped": "no /usr/bin/chromium"}, "serve": {"skipped": "no /usr/bin/chromium"}})
+    assert skipped["sheet: skipped"][0] == skipped["serve: skipped"][0] == "no /usr/bin/chromium"
+    assert failed({"sheet": {"skipped": "no /usr/bin/chromium"}}) == []
