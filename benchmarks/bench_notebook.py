@@ -641,8 +641,10 @@ def rows(r: dict[str, Any]) -> list[tuple[str, ...]]:
                     f"bare app's change {cm['bare_change_in_page_p50_ms']:.1f} ms",
                     "" if cm["in_page_ratio"] is None else f"{cm['in_page_ratio']:.1f}x", f"<= {COMMIT_RATIO:g}x",
                     _yes(cm["met_ratio"]), after))
-        out.append(("  commit: the server's CPU / wall around Playwright's click (medians)",
-                    " / ".join("—" if x is None else f"{x:.3f}" for x in (cm["server_cpu_median_s"], cm["median"]))
+        out.append(("  commit: the server's CPU / wall around Playwright's click / every card's widgets, in the page "
+                    "(medians)",
+                    " / ".join("—" if x is None else f"{x:.3f}"
+                               for x in (cm["server_cpu_median_s"], cm["median"], cm["all_widgets_in_page_median"]))
                     + " s", "", "", "", "", ""))
     return out
 
