@@ -161,7 +161,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     open_q = [q for q in st.questions if not q.answered]
     for q in open_q:
         left = pbp.time_words((q.deadline - st.now).total_seconds()) if q.deadline else "no deadline"
-        print(f"  waiting for {camp.viewer_name(q.to)}: {question_words(q)} ({q.kind}; {left})")
+        print(f"  waiting for {camp.viewer_name(q.to)}: {question_words(q)} ({q.kind.replace('_', ' ')}; {left})")
     if st.problem:
         print(f"  the resolution is refused: {st.problem}")
     if st.waiting_on:
@@ -256,11 +256,14 @@ def seat_words(camp: Any, viewer: Any, seat: Any, state: Any) -> str:
 
 
 def _answer_value(q: Any, raw: str) -> Any:
-    """An option's number (1-based) or exact label, else the text as JSON."""
+    """An option's number (1-based), its label or its words as listed (``Hire``; any case), else the text as
+    JSON."""
+    from kingdomlog.views.words import answer_words
+
     if raw.isdigit() and 1 <= int(raw) <= len(q.options):
         return q.options[int(raw) - 1].value
     for o in q.options:
-        if o.label == raw:
+        if o.label == raw or answer_words(q, o.value).casefold() == raw.strip().casefold():
             return o.value
     try:
         return json.loads(raw)
@@ -271,6 +274,7 @@ def _answer_value(q: Any, raw: str) -> Any:
 def cmd_answer(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
     from kingdomlog.core.errors import InputError
+    from kingdomlog.views.words import answer_words
 
     camp = _campaign(args.dir)
     v = _viewer(camp, args.as_, player=True)
@@ -286,12 +290,12 @@ def cmd_answer(args: argparse.Namespace) -> int:
             print(f"no questions for {camp.viewer_name(v)} this {camp.ruleset.turn_unit}")
         for item in mine:
             if item.answered:
-                state = f"answered: {item.label_of(item.answer)}" + (" (the default)" if item.by_default else "")
+                state = f"answered: {answer_words(item, item.answer)}" + (" (the default)" if item.by_default else "")
             else:
                 state = f"OPEN until {item.deadline:%Y-%m-%d %H:%M} UTC" if item.deadline else "OPEN"
             print(f"{question_words(item)} [{state}]\n  {item.prompt}")
             for i, o in enumerate(item.options, 1):
-                print(f"    {i}. {o.label}" + (f" ({o.detail})" if o.detail else ""))
+                print(f"    {i}. {answer_words(item, o.value)}" + (f" ({o.detail})" if o.detail else ""))
         return 0
     q = next((x for x in mine if x.id == args.question), None)
     if q is None:
@@ -302,7 +306,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
         raise InputError("give the answer: an option's number, its label, or JSON")
     value = _answer_value(q, args.value)
     pbp.answer(camp, v, q.id, value, turn=q.turn)  # the turn whose question this is: refused if it moved on
-    print(f"{camp.viewer_name(v)} answered {question_words(q)}: {q.label_of(value)}")
+    print(f"{camp.viewer_name(v)} answered {question_words(q)}: {answer_words(q, value)}")
     _advance(camp, v)
     return 0
 

@@ -33,7 +33,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
 from kingdomlog.views.html import EMPTY, STYLE, Html, h, join, style
 from kingdomlog.views.player import page as player
-from kingdomlog.views.words import help_words, lone_word, namer, option_text, refusal_words, words
+from kingdomlog.views.words import answer_words, help_words, namer, refusal_words, words
 
 CSS = """
 .kl-bar { background: #f4f6fa; border: 1px solid #d5dbe6; border-radius: 6px; padding: .5em .8em; margin: .4em 0; }
@@ -390,17 +390,6 @@ def question_html(q: pbp.Posted) -> Html:
     due = (f" (answer by {q.deadline:%Y-%m-%d %H:%M} UTC; else: {answer_words(q, q.default)})" if q.deadline
            else f" (else: {answer_words(q, q.default)})")
     return h("div", h("b", q.kind.replace("_", " ")), f": {q.prompt}", h("br"), h("i", due), class_="kl-q")
-
-
-def answer_words(q: pbp.Posted, value: Any) -> str:
-    """An answer to ``q`` as the page shows it: its option's label (``Posted.label_of``), a lone word with its
-    capital as the sheet's dropdowns show one (``views.words.lone_word``: "Pass", "Hire"; they read "pass",
-    "hire"); the value the answer stores is ``value``, as it was."""
-    o = next((o for o in q.options if o.value == value), None)
-    if o is not None and not o.label and isinstance(value, str) and value.strip():
-        return option_text(Option(value))  # no label: the value in words ("hire_troops" → "hire troops")
-    said = q.label_of(value)
-    return lone_word(said, value, o.label) if o is not None else said
 
 
 def questions_form(start: OrdersStart) -> Any:

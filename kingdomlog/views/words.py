@@ -15,10 +15,10 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_label", "figure_text",
-           "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "lone_word", "namer",
-           "names_in", "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words",
-           "words"]
+__all__ = ["ACRONYMS", "Namer", "answer_words", "check_name", "check_title", "dc_against", "figure_label",
+           "figure_text", "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "lone_word",
+           "namer", "names_in", "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of",
+           "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
             "npc": "NPC", "pcs": "PCs", "gm": "GM"}
@@ -150,6 +150,20 @@ def lone_word(text: str, value: Any, label: str = "") -> str:
     if re.fullmatch(r"[a-z][a-z0-9]*", text) and (not label or label == value):
         return headed(text)
     return text
+
+
+def answer_words(q: Any, value: Any) -> str:
+    """An answer to the question ``q`` (a ``pbp.Posted``) in words, as every place that shows one says it (the
+    orders page, ``kingdomlog answer``, the GM sheet): its option's label (``Posted.label_of``), a lone word with
+    its capital as the sheet's dropdowns show one (``lone_word``: "Hire", "Pass"; they read "hire", "pass"), an
+    option without a label by its value in words ("hire_troops" → "hire troops"); the value the answer stores is
+    ``value``, as it was.
+    """
+    o = next((o for o in q.options if o.value == value), None)
+    if o is not None and not o.label and isinstance(value, str) and value.strip():
+        return option_text(Option(value))
+    said: str = q.label_of(value)
+    return lone_word(said, value, o.label) if o is not None else said
 
 
 def is_hex_field(spec: FieldSpec) -> bool:
