@@ -161,15 +161,20 @@ def _titled(code: str) -> str:
 
 def _key_words(key: str, name: Callable[[str], str]) -> str:
     """A key of a record in a cell: a field's name in words (``health``), an id ``name`` says otherwise by its name
-    and a colon (``fabian`` → ``Duke Fabian:``, ``t2.c1`` → ``candidate 1 of month 2:``).
+    and a colon (``fabian`` → ``Duke Fabian:``, ``t2.c1`` → ``candidate 1 of month 2:``), a pair of records the
+    state names kept as one key (pf1's relations among foreign kingdoms, ``brevoy|mivon``) by both names
+    (``Brevoy and Mivon:``).
 
     >>> _key_words("shelf_life", _plain), _key_words("fabian", {"fabian": "Duke Fabian"}.get)
     ('shelf life', 'Duke Fabian:')
     """
     if re.fullmatch(r"[A-Z][A-Z_]{3,}", key):  # an enum's value keying a record (pf1's leaders by role)
         return f"{_titled(key)}:"
-    said = name(key)
     known = getattr(getattr(name, "__self__", None), "names", {})  # a ``Namer``'s records by id
+    pair = key.split("|")
+    if len(pair) > 1 and all(p in known for p in pair):
+        return " and ".join(known[p] for p in pair) + ":"
+    said = name(key)
     if said and (key in known or (said.lower() != words(key).lower() and said != _plain(key))):
         return f"{said}:"
     return words(key).lower()
