@@ -164,7 +164,8 @@ def test_no_hook_is_looked_up_with_getattr() -> None:
 # ---- the edge: views by what a person looks at (docs/architecture.md) ------------------------------------------
 
 VIEWS = ROOT / "views"
-EDGE = ("kingdomlog.cli", "kingdomlog.pbp_cli", "kingdomlog.server", "kingdomlog.notebook_server")
+EDGE = ("kingdomlog.cli", "kingdomlog.pbp_cli", "kingdomlog.server", "kingdomlog.uvicorn_server",
+        "kingdomlog.notebook_server")
 RULESET_IDS = ("pf2e-kingmaker", "pf1-kingmaker", "aikakirjat", "signoria")
 
 
