@@ -103,3 +103,12 @@ def test_an_id_two_collections_share_is_said_by_the_one_its_column_names(tmp_pat
         rows = _table("river-kingdom", title, tmp_path)
         cities = {r[rows[0].index("City")] for r in rows[1:]}
         assert cities == {"Tatzlford", "Oleg's Trading Post"}, (title, rows[:3])
+
+
+def test_pf2e_cooldowns_and_pending_in_words(tmp_path: Path) -> None:
+    """The Stolen Lands' cooldowns say the activity and its target ("Repair Reputation (crime)", "Repair Reputation
+    (every target)"; they read "repair reputation: crime", "Repair Reputation:*", the state's keys), its pending
+    RP as the tiles say it ("RP 0"; it read "rp 0")."""
+    rows = _rows("stolen-lands", tmp_path)
+    assert rows["Cooldowns"] == "Repair Reputation (crime) 8, Repair Reputation (every target) 15", rows["Cooldowns"]
+    assert "; RP 0;" in rows["Pending"], rows["Pending"]

@@ -1465,6 +1465,8 @@ def name_of(id: str, kind: str = "") -> str | None:
     ("Nature's Blessing", 'Ruler', 'Pull Together for Claim Hex')
     >>> name_of("crop_failure:A2", "check"), name_of("scheduled:squatters", "check")
     ('crop failure on A2', 'Squatters (a scheduled event)')
+    >>> name_of("repair-reputation:crime"), name_of("repair-reputation:*")  # a cooldown's key (§2.10)
+    ('Repair Reputation (crime)', 'Repair Reputation (every target)')
     """
     if kind == "roll" and id.rpartition(".")[2] in ROLLS:
         return ROLLS[id.rpartition(".")[2]]
@@ -1486,6 +1488,9 @@ def name_of(id: str, kind: str = "") -> str | None:
             return f"{named or detail} ({said})"
         return f"{said} on {detail}" if what == "crop_failure" else f"{detail}: {said}" \
             if what == "failed_irrigation" else f"{said} ({named or detail})"
+    activity = _title("activities", what) if detail else None
+    if activity is not None:  # a cooldown's key (§2.10): an activity blocked for one target, or for every one (*)
+        return f"{activity} ({'every target' if detail == '*' else name_of(detail) or detail.replace('-', ' ')})"
     for table in ("activities", "events", "structures", "feats"):
         got = _title(table, id)
         if got:

@@ -18,7 +18,7 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import Namer, figure_label, figure_text, namer, summary_of, words
+from kingdomlog.views.words import ACRONYMS, Namer, figure_label, figure_text, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -177,7 +177,7 @@ def _key_words(key: str, name: Callable[[str], str]) -> str:
     said = name(key)
     if said and (key in known or (said.lower() != words(key).lower() and said != _plain(key))):
         return f"{said}:"
-    return words(key).lower()
+    return " ".join(w if w in ACRONYMS.values() else w.lower() for w in words(key).split())  # "RP", not "rp"
 
 
 def _inner(value: Any, name: Callable[[str], str]) -> str:
@@ -406,6 +406,9 @@ def _other(key: str, value: Any, name: Namer | None) -> str:
 
     if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value):
         return figure_text(value, field)
+    if isinstance(value, dict) and value and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                 for v in value.values()):  # numbers by key: each key as the field
+        return ", ".join(f"{field(str(k))} {v:g}" for k, v in value.items())  # says it (pf2e's cooldowns)
     if isinstance(value, (str, list, tuple)) and all(isinstance(v, str) for v in value):
         return _cell(value, field, singular(words(key).lower()))
     return _cell(value, name.value, singular(words(key).lower()))
