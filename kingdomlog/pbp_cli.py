@@ -365,8 +365,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_table(args: argparse.Namespace) -> int:
     """A player at the table from the command line: their seats and proposals and the feed (no act given), or
-    ``--declare SEAT ROW`` (SEAT: its number or id; ROW: the row's choices as JSON), ``--roll``/``--withdraw
-    ID``, ``--say TEXT``. What it prints is what that player may read."""
+    ``--declare SEAT ROW`` (SEAT: its number as listed, or its id; ROW: the row's choices as JSON),
+    ``--roll``/``--withdraw ID``, ``--say TEXT``. What it prints is what that player may read: a seat by its number
+    and what it is, never its id."""
     from kingdomlog.app import table as tbl
     from kingdomlog.core.errors import InputError
 
@@ -378,8 +379,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     if args.declare:
         which, text = args.declare
         seat = op.seats[int(which) - 1].id if which.isdigit() and 0 < int(which) <= len(op.seats) else which
-        if seat not in {s.id for s in op.seats}:  # each seat said by its number, its id and what it is
-            yours = "; ".join(f"{i} ({s.id}): {seat_words(camp, v, s, op.view)}" for i, s in enumerate(op.seats, 1))
+        if seat not in {s.id for s in op.seats}:  # each seat said by its number (what --declare takes) and what it is
+            yours = "; ".join(f"{i} ({seat_words(camp, v, s, op.view)})" for i, s in enumerate(op.seats, 1))
             raise InputError(f"--declare: no seat {which!r} of yours this {op.unit}; "
                              + (f"yours: {yours}" if yours else "you have none"))
         try:
@@ -404,7 +405,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         return 0
     print(f"{camp.config.name}: {op.unit} {op.turn}, {camp.player_name(v.id)} at the table")
     for i, s in enumerate(op.seats, 1):
-        print(f"  seat {i} ({s.id}): {seat_words(camp, v, s, op.view)}{': ' + s.help if s.help else ''}")
+        print(f"  seat {i}: {seat_words(camp, v, s, op.view)}{': ' + s.help if s.help else ''}")
     for p in tbl.mine(camp, v, op.turn):
         print(f"  {p.id}: {p.title}: {p.status}{': ' + p.outcome if p.outcome else ''}"
               f"{': ' + p.note if p.note else ''}")
@@ -435,7 +436,8 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--as", dest="as_", metavar="PLAYER", required=True)
     acts = s.add_mutually_exclusive_group()
     acts.add_argument("--declare", nargs=2, metavar=("SEAT", "ROW"),
-                      help="propose a row from a seat (its number or id); ROW: its choices as JSON")
+                      help="propose a row from a seat (its number, as the seats are listed); ROW: its choices as "
+                           "JSON")
     acts.add_argument("--roll", metavar="ID", help="roll a declared proposal (p1, p2, ...)")
     acts.add_argument("--withdraw", metavar="ID", help="take back a proposal before its roll")
     acts.add_argument("--say", metavar="TEXT", help="a line of talk to the whole table")
