@@ -727,9 +727,20 @@ class Parser(argparse.ArgumentParser):
                 raise argparse.ArgumentError(action, f"invalid choice: {value!r}{hint}")
         super()._check_value(action, value)
 
+    _intermixing = False
+
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                          namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
         ns, extras = super().parse_known_args(args, namespace)
+        if (extras and not self._intermixing and self._subparsers is None and namespace is None
+                and any(not e.startswith("-") for e in extras)):
+            # a subcommand's positionals after its options (``answer DIR --as marburg Q 1``, ``message DIR --to x
+            # TEXT``): argparse takes its optional positionals before the options and calls the rest unrecognized
+            self._intermixing = True
+            try:
+                ns, extras = super().parse_known_intermixed_args(args, None)
+            finally:
+                self._intermixing = False
         for extra in extras:
             if extra.startswith("-") and extra != "-":
                 hint = self.near(extra.split("=", 1)[0], list(self._option_string_actions))

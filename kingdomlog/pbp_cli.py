@@ -318,10 +318,10 @@ def cmd_message(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     v = _viewer(camp, args.as_ or "gm")
     if args.list:
-        for m in pbp.messages(camp, v):
-            to = ", ".join(camp.viewer_name(t) for t in m.to) or "everyone"
-            print(f"[{m.turn}] {camp.viewer_name(m.sender)} -> {to}" + (f": {m.subject}" if m.subject else "")
-                  + f"\n  {m.text}")
+        for m in pbp.messages(camp, v):  # as the orders page heads one: "month 8 · from Duke Fabian to …"
+            to = ", ".join(camp.viewer_name(t) for t in m.to) or "everyone (an open letter)"
+            print(f"{camp.ruleset.turn_unit} {m.turn} · from {camp.viewer_name(m.sender)} to {to}"
+                  + (f" · {m.subject}" if m.subject else "") + f"\n  {m.text}")
         return 0
     if not args.text:
         raise InputError("write the message's text (or --list to read yours)")

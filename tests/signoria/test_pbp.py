@@ -396,7 +396,7 @@ def test_the_commands_of_the_table(camp: Campaign, tmp_path: Path) -> None:
     mine = json.loads(run("status", d, "--as", "fabian", "--json"))
     assert "players" not in mine and mine["questions"][0]["id"] == "dilemma:winter_relief"
     listed = run("answer", d, "--as", "fabian")
-    assert "1. open the granaries" in listed and "2. abstain" in listed
+    assert "1. open the granaries" in listed and "2. Abstain" in listed  # a lone word as the orders page says it
     # each question's id (what `answer` takes) beside what it asks, wherever it is printed
     assert listed.startswith("dilemma:winter_relief (“The poor ask for bread”) [OPEN")
     assert "question dilemma:winter_relief (“The poor ask for bread”): OPEN" in run("status", d, "--as", "fabian")
