@@ -739,6 +739,8 @@ class Parser(argparse.ArgumentParser):
             self._intermixing = True
             try:
                 ns, extras = super().parse_known_intermixed_args(args, None)
+            except TypeError:  # a parser argparse cannot intermix (a positional in a group): as parsed first
+                pass
             finally:
                 self._intermixing = False
         for extra in extras:
