@@ -203,7 +203,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
     res = pbp.publish(camp, _load_plan(args.plan))
     asked = pbp.questions(camp, GM_VIEWER)
     print(f"published the opening of {camp.ruleset.turn_unit} {camp.next_turn()} (seq {res.first_seq}); "
-          f"{len(asked)} question(s) to the players: {', '.join(question_words(q) for q in asked) or 'none'}")
+          + (f"{len(asked)} {'question' if len(asked) == 1 else 'questions'} to the players: "
+             + ", ".join(question_words(q) for q in asked) if asked else "no question to the players"))
     return 0
 
 

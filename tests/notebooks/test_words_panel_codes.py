@@ -112,3 +112,15 @@ def test_pf2e_cooldowns_and_pending_in_words(tmp_path: Path) -> None:
     rows = _rows("stolen-lands", tmp_path)
     assert rows["Cooldowns"] == "Repair Reputation (crime) 8, Repair Reputation (every target) 15", rows["Cooldowns"]
     assert "; RP 0;" in rows["Pending"], rows["Pending"]
+
+
+def test_a_settlement_offered_counts_its_blocks_and_lots_in_words(tmp_path: Path) -> None:
+    """The GM sheet's settlement dropdowns count Brightwater's blocks and free lots as a person counts them ("1
+    block"; it read "1 block(s), 3 free lot(s)")."""
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(REPO / "campaigns" / "stolen-lands", folder, ignore=shutil.ignore_patterns(".cache", "drafts",
+                                                                                                "table"))
+    start = load_start(folder, check_forms=False)
+    offered = start.ruleset.vocabulary(start.state, "settlements", {})
+    assert offered and all("(s)" not in o.detail for o in offered), offered
+    assert re.fullmatch(r"town, \d+ blocks?, \d+ free lots?, capital", offered[0].detail), offered[0].detail

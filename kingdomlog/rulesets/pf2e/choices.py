@@ -1262,8 +1262,9 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
             out.append(Option(r, r.capitalize(), detail))
         return out
     if source == "settlements":
-        return [Option(s.id, s.name, f"{s.type}, {s.blocks_used} block(s), {s.free_lots()} free lot(s)"
-                                     f"{', capital' if s.capital else ''}") for s in state.settlements]
+        return [Option(s.id, s.name, f"{s.type}, {_counted(s.blocks_used, 'block')}, "
+                                     f"{_counted(s.free_lots(), 'free lot')}{', capital' if s.capital else ''}")
+                for s in state.settlements]
     if source == "claimed_hexes":
         return [Option("", "the default", "the last claimed hex without a settlement"),
                 *(Option(h.id, h.id, _hex_detail(h)) for h in state.hexes if h.claimed)]
@@ -1411,6 +1412,15 @@ PURPOSES = {"hex_loss": "losing a hex (U2)", "unrest_reduction": "lowering Unres
             "ruin_penalty_reduction": "easing a Ruin's penalty", "pull-together": "Pull Together",
             "scheduled": "a scheduled event"}
 """What a flat check is for (its recorded ``purpose``, ``<what>[:<detail>]``), in words."""
+
+
+def _counted(n: int, noun: str) -> str:
+    """``n`` of ``noun`` as a person counts them (a dropdown's detail: "1 block", "3 free lots"; never "lot(s)").
+
+    >>> _counted(1, "block"), _counted(3, "free lot"), _counted(0, "free lot")
+    ('1 block', '3 free lots', '0 free lots')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _title(table: str, tag: str) -> str | None:
