@@ -18,7 +18,7 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import ACRONYMS, Namer, figure_label, figure_text, namer, summary_of, words
+from kingdomlog.views.words import ACRONYMS, Namer, figure_label, figure_text, figure_words, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -443,7 +443,8 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
             other[k] = v
     if other:
         parts.append(h("details", h("summary", "Everything else"),
-                       h("table", (h("tr", h("th", words(k)), h("td", _other(k, v, name))) for k, v in other.items()),
+                       h("table", (h("tr", h("th", figure_words(ruleset, k)), h("td", _other(k, v, name)))
+                                   for k, v in other.items()),
                          class_="kl-table"), class_="kl-panel-sec"))
     if kept is not None and ruleset is not None:
         parts.append(options_html(ruleset, dump[kept], name))
