@@ -126,3 +126,11 @@ def test_a_settlement_offered_counts_its_blocks_and_lots_in_words(tmp_path: Path
     offered = start.ruleset.vocabulary(start.state, "settlements", {})
     assert offered and all("(s)" not in o.detail for o in offered), offered
     assert re.fullmatch(r"town, \d+ blocks?, \d+ free lots?, capital", offered[0].detail), offered[0].detail
+
+
+def test_a_named_record_in_a_cell_is_said_by_its_name_first(tmp_path: Path) -> None:
+    """The Tatzlford Guard's commander reads "Amiri (…)" (it read "name Amiri; cha 0; …", the record's keys)."""
+    armies = _table("river-kingdom", "Armies", tmp_path)
+    guard = next(r for r in armies[1:] if r[0] == "Tatzlford Guard")
+    said = guard[armies[0].index("Commander")]
+    assert said.startswith("Amiri (") and "name Amiri" not in said, said

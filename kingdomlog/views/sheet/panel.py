@@ -66,6 +66,12 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> st
         return _records_said(value, name, noun)
     if isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
         return ", ".join(f"{name(str(k))} {v:g}" for k, v in value.items())
+    if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]:
+        # a record with a name by its name, its other fields beside (pf1's army's commander "Amiri (level 6; …)";
+        # it read "name Amiri; cha 0; …")
+        rest = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items() if k != "name")
+        text = f"{value['name']} ({rest})" if rest else str(value["name"])
+        return text if len(text) <= 80 else text[:77] + "…"
     if isinstance(value, dict):  # a record inside a record: its fields in words, a nested one summed up; a record
         # keyed by ids the state names (signoria's notices by faction, aliases by candidate) by their names
         text = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items())
