@@ -230,7 +230,7 @@ def cmd_turn(args: argparse.Namespace) -> int:
         print(f"turn {preview.turn} from {source}; dice seed {preview.seed} ({origin})")
         for s in preview.steps:
             mark = "refused" if s.error else f"waits for its roll {s.pending.key}" if s.pending \
-                else f"{len(s.drafts)} event(s)"
+                else counted(len(s.drafts), "event")
             print(f"[{s.phase.id}] {s.phase.title}: {mark}")
             for r in s.rolls:
                 print(f"    roll {r.key}: {r.notation} -> {list(r.faces)} = {r.total}{' (typed)' if r.manual else ''}")
@@ -286,7 +286,7 @@ def cmd_append(args: argparse.Namespace) -> int:
     if args.json:
         _out({"first_seq": res.first_seq, "last_seq": res.last_seq, "commit_id": res.commit_id})
     else:
-        print(f"appended {res.last_seq - res.first_seq + 1} event(s): seq {res.first_seq}..{res.last_seq}")
+        print(f"appended {counted(res.last_seq - res.first_seq + 1, 'event')}: seq {res.first_seq}..{res.last_seq}")
     return 0
 
 
@@ -414,8 +414,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if rep.witness is not None:
             print(f"ok: {rep.witness.message}")
         if rep.temp_files:
-            print(f"note: {len(rep.temp_files)} stray temp file(s) from an interrupted append (ignored; the next"
-                  " append removes them)")
+            print(f"note: {counted(len(rep.temp_files), 'stray temp file')} from an interrupted append (ignored;"
+                  " the next append removes them)")
     for p in rep.problems:
         print(f"kingdomlog: verify: {p}", file=sys.stderr)
     for w in rep.warnings:
@@ -451,7 +451,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             Path(args.output).write_text(data, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"{args.output}: cannot write the export: {describe_os_error(exc)}") from None
-        print(f"exported {len(lines) - 1} event(s) for {camp.viewer_name(viewer)} to {args.output};"
+        print(f"exported {counted(len(lines) - 1, 'event')} for {camp.viewer_name(viewer)} to {args.output};"
               f" head seq {head['seq']} ·"
               f" {head['short']}", file=sys.stderr)
     return 0
@@ -463,7 +463,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     text = _read_text(args.file, "the export")
     camp, warnings = Campaign.import_checked(text.splitlines(), args.dir, source=args.file)
     head = camp.head_for()
-    print(f"imported {head.seq} event(s) into {camp.folder}; verify: ok; {head.text}")
+    print(f"imported {counted(head.seq, 'event')} into {camp.folder}; verify: ok; {head.text}")
     for w in warnings:
         print(f"kingdomlog: warning: {w}", file=sys.stderr)
     return 0
@@ -493,7 +493,7 @@ def cmd_import_kingdom(args: argparse.Namespace) -> int:
     for f in done.data_files:
         print(f"homebrew written to {camp.folder / f}")
     if done.unmapped:
-        print(f"not mapped ({len(done.unmapped)} field(s); kept in the import event):")
+        print(f"not mapped ({counted(len(done.unmapped), 'field')}; kept in the import event):")
         for u in done.unmapped:
             print(f"  {u.line()}")
     _print_unnamed(done.unnamed, done.name_command())
@@ -578,7 +578,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         print(f"audit: {rep.campaign}: {rep.events} events agree with today's rules")
         return 0
     rs = camp.ruleset
-    print(f"audit: {rep.campaign}: {len(rep.findings)} difference(s) between the log and today's rules"
+    print(f"audit: {rep.campaign}: {counted(len(rep.findings), 'difference')} between the log and today's rules"
           f" (warnings: the log's recorded facts are what the campaign replays)")
     for turn, found in sorted(rep.by_turn().items()):
         print(f"{rs.turn_unit} {turn}:")
@@ -699,6 +699,15 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` of ``noun`` as a person counts them ("1 event", "5 differences"; never "event(s)").
+
+    >>> counted(1, "event"), counted(5, "difference"), counted(0, "stray temp file")
+    ('1 event', '5 differences', '0 stray temp files')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 # ---- parser -----------------------------------------------------------------------------
 
 
@@ -727,9 +736,22 @@ class Parser(argparse.ArgumentParser):
                 raise argparse.ArgumentError(action, f"invalid choice: {value!r}{hint}")
         super()._check_value(action, value)
 
+    _intermixing = False
+
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                          namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
         ns, extras = super().parse_known_args(args, namespace)
+        if (extras and not self._intermixing and self._subparsers is None and namespace is None
+                and any(not e.startswith("-") for e in extras)):
+            # a subcommand's positionals after its options (``answer DIR --as marburg Q 1``, ``message DIR --to x
+            # TEXT``): argparse takes its optional positionals before the options and calls the rest unrecognized
+            self._intermixing = True
+            try:
+                ns, extras = super().parse_known_intermixed_args(args, None)
+            except TypeError:  # a parser argparse cannot intermix (a positional in a group): as parsed first
+                pass
+            finally:
+                self._intermixing = False
         for extra in extras:
             if extra.startswith("-") and extra != "-":
                 hint = self.near(extra.split("=", 1)[0], list(self._option_string_actions))

@@ -161,7 +161,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     open_q = [q for q in st.questions if not q.answered]
     for q in open_q:
         left = pbp.time_words((q.deadline - st.now).total_seconds()) if q.deadline else "no deadline"
-        print(f"  waiting for {camp.viewer_name(q.to)}: {question_words(q)} ({q.kind}; {left})")
+        print(f"  waiting for {camp.viewer_name(q.to)}: {question_words(q)} ({q.kind.replace('_', ' ')}; {left})")
     if st.problem:
         print(f"  the resolution is refused: {st.problem}")
     if st.waiting_on:
@@ -203,7 +203,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
     res = pbp.publish(camp, _load_plan(args.plan))
     asked = pbp.questions(camp, GM_VIEWER)
     print(f"published the opening of {camp.ruleset.turn_unit} {camp.next_turn()} (seq {res.first_seq}); "
-          f"{len(asked)} question(s) to the players: {', '.join(question_words(q) for q in asked) or 'none'}")
+          + (f"{len(asked)} {'question' if len(asked) == 1 else 'questions'} to the players: "
+             + ", ".join(question_words(q) for q in asked) if asked else "no question to the players"))
     return 0
 
 
@@ -256,11 +257,14 @@ def seat_words(camp: Any, viewer: Any, seat: Any, state: Any) -> str:
 
 
 def _answer_value(q: Any, raw: str) -> Any:
-    """An option's number (1-based) or exact label, else the text as JSON."""
+    """An option's number (1-based), its label or its words as listed (``Hire``; any case), else the text as
+    JSON."""
+    from kingdomlog.views.words import answer_words
+
     if raw.isdigit() and 1 <= int(raw) <= len(q.options):
         return q.options[int(raw) - 1].value
     for o in q.options:
-        if o.label == raw:
+        if o.label == raw or answer_words(q, o.value).casefold() == raw.strip().casefold():
             return o.value
     try:
         return json.loads(raw)
@@ -271,6 +275,7 @@ def _answer_value(q: Any, raw: str) -> Any:
 def cmd_answer(args: argparse.Namespace) -> int:
     from kingdomlog.app import pbp
     from kingdomlog.core.errors import InputError
+    from kingdomlog.views.words import answer_words
 
     camp = _campaign(args.dir)
     v = _viewer(camp, args.as_, player=True)
@@ -286,12 +291,12 @@ def cmd_answer(args: argparse.Namespace) -> int:
             print(f"no questions for {camp.viewer_name(v)} this {camp.ruleset.turn_unit}")
         for item in mine:
             if item.answered:
-                state = f"answered: {item.label_of(item.answer)}" + (" (the default)" if item.by_default else "")
+                state = f"answered: {answer_words(item, item.answer)}" + (" (the default)" if item.by_default else "")
             else:
                 state = f"OPEN until {item.deadline:%Y-%m-%d %H:%M} UTC" if item.deadline else "OPEN"
             print(f"{question_words(item)} [{state}]\n  {item.prompt}")
             for i, o in enumerate(item.options, 1):
-                print(f"    {i}. {o.label}" + (f" ({o.detail})" if o.detail else ""))
+                print(f"    {i}. {answer_words(item, o.value)}" + (f" ({o.detail})" if o.detail else ""))
         return 0
     q = next((x for x in mine if x.id == args.question), None)
     if q is None:
@@ -302,7 +307,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
         raise InputError("give the answer: an option's number, its label, or JSON")
     value = _answer_value(q, args.value)
     pbp.answer(camp, v, q.id, value, turn=q.turn)  # the turn whose question this is: refused if it moved on
-    print(f"{camp.viewer_name(v)} answered {question_words(q)}: {q.label_of(value)}")
+    print(f"{camp.viewer_name(v)} answered {question_words(q)}: {answer_words(q, value)}")
     _advance(camp, v)
     return 0
 
@@ -314,10 +319,10 @@ def cmd_message(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     v = _viewer(camp, args.as_ or "gm")
     if args.list:
-        for m in pbp.messages(camp, v):
-            to = ", ".join(camp.viewer_name(t) for t in m.to) or "everyone"
-            print(f"[{m.turn}] {camp.viewer_name(m.sender)} -> {to}" + (f": {m.subject}" if m.subject else "")
-                  + f"\n  {m.text}")
+        for m in pbp.messages(camp, v):  # as the orders page heads one: "month 8 · from Duke Fabian to …"
+            to = ", ".join(camp.viewer_name(t) for t in m.to) or "everyone (an open letter)"
+            print(f"{camp.ruleset.turn_unit} {m.turn} · from {camp.viewer_name(m.sender)} to {to}"
+                  + (f" · {m.subject}" if m.subject else "") + f"\n  {m.text}")
         return 0
     if not args.text:
         raise InputError("write the message's text (or --list to read yours)")
@@ -361,8 +366,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_table(args: argparse.Namespace) -> int:
     """A player at the table from the command line: their seats and proposals and the feed (no act given), or
-    ``--declare SEAT ROW`` (SEAT: its number or id; ROW: the row's choices as JSON), ``--roll``/``--withdraw
-    ID``, ``--say TEXT``. What it prints is what that player may read."""
+    ``--declare SEAT ROW`` (SEAT: its number as listed, or its id; ROW: the row's choices as JSON),
+    ``--roll``/``--withdraw ID``, ``--say TEXT``. What it prints is what that player may read: a seat by its number
+    and what it is, never its id."""
     from kingdomlog.app import table as tbl
     from kingdomlog.core.errors import InputError
 
@@ -374,8 +380,8 @@ def cmd_table(args: argparse.Namespace) -> int:
     if args.declare:
         which, text = args.declare
         seat = op.seats[int(which) - 1].id if which.isdigit() and 0 < int(which) <= len(op.seats) else which
-        if seat not in {s.id for s in op.seats}:  # each seat said by its number, its id and what it is
-            yours = "; ".join(f"{i} ({s.id}): {seat_words(camp, v, s, op.view)}" for i, s in enumerate(op.seats, 1))
+        if seat not in {s.id for s in op.seats}:  # each seat said by its number (what --declare takes) and what it is
+            yours = "; ".join(f"{i} ({seat_words(camp, v, s, op.view)})" for i, s in enumerate(op.seats, 1))
             raise InputError(f"--declare: no seat {which!r} of yours this {op.unit}; "
                              + (f"yours: {yours}" if yours else "you have none"))
         try:
@@ -400,7 +406,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         return 0
     print(f"{camp.config.name}: {op.unit} {op.turn}, {camp.player_name(v.id)} at the table")
     for i, s in enumerate(op.seats, 1):
-        print(f"  seat {i} ({s.id}): {seat_words(camp, v, s, op.view)}{': ' + s.help if s.help else ''}")
+        print(f"  seat {i}: {seat_words(camp, v, s, op.view)}{': ' + s.help if s.help else ''}")
     for p in tbl.mine(camp, v, op.turn):
         print(f"  {p.id}: {p.title}: {p.status}{': ' + p.outcome if p.outcome else ''}"
               f"{': ' + p.note if p.note else ''}")
@@ -431,7 +437,8 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--as", dest="as_", metavar="PLAYER", required=True)
     acts = s.add_mutually_exclusive_group()
     acts.add_argument("--declare", nargs=2, metavar=("SEAT", "ROW"),
-                      help="propose a row from a seat (its number or id); ROW: its choices as JSON")
+                      help="propose a row from a seat (its number, as the seats are listed); ROW: its choices as "
+                           "JSON")
     acts.add_argument("--roll", metavar="ID", help="roll a declared proposal (p1, p2, ...)")
     acts.add_argument("--withdraw", metavar="ID", help="take back a proposal before its roll")
     acts.add_argument("--say", metavar="TEXT", help="a line of talk to the whole table")

@@ -908,6 +908,8 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bo
     """
     import uvicorn
 
+    from kingdomlog.uvicorn_server import AnnouncingServer  # uvicorn is loaded only to serve
+
     camp = Campaign.open(folder)
     camp.events()
     creds = Credentials.load(folder)
@@ -937,27 +939,8 @@ def serve(folder: Path, *, host: str = "127.0.0.1", port: int = 2730, secure: bo
               "--secure (docs/play-by-post.md)", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", ws="websockets-sansio", lifespan="on",
                             proxy_headers=True, forwarded_allow_ips="127.0.0.1")
-    server = _announcing(uvicorn.Server)(config, f"Serving on {base}/  (stop with Ctrl-C)")
-    server.run()
+    AnnouncingServer(config, f"Serving on {base}/  (stop with Ctrl-C)").run()
     return 0
-
-
-def _announcing(base: Any) -> Any:
-    """A uvicorn ``Server`` that prints its "Serving on" line once its socket listens, not before: a person or a
-    script that opens the link as soon as it is printed is never refused (``ERR_CONNECTION_REFUSED`` while the
-    lifespan started and the socket was not bound yet, seen in a CI run's browser test)."""
-
-    class Announcing(base):  # type: ignore[misc]  # a class given at run time (uvicorn's Server)
-        def __init__(self, config: Any, line: str) -> None:
-            super().__init__(config)
-            self._line = line
-
-        async def startup(self, sockets: Any = None) -> None:
-            await super().startup(sockets=sockets)
-            if self.started:
-                print(self._line, flush=True)
-
-    return Announcing
 
 
 __all__ = ["Credentials", "Gate", "Page", "StaticView", "ViewCache", "build", "home_of", "marimo_app", "pages",

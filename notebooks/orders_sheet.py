@@ -221,7 +221,7 @@ def _(get_ready_done, ready_button, set_outcome, set_ready_done, set_version, st
 
 @app.cell(hide_code=True)
 def _(start):
-    to = mo.ui.dictionary({_p: mo.ui.checkbox(value=False, label=_p) for _p in start["others"]})
+    to = mo.ui.dictionary({_p: mo.ui.checkbox(value=False, label=start["names"][_p]) for _p in start["others"]})
     subject = mo.ui.text(value="", label="Subject", full_width=True)
     body = mo.ui.text_area(value="", label="Message", rows=3, full_width=True)
     send_button = mo.ui.button(value=0, on_click=lambda n: n + 1, label="Send message")

@@ -33,3 +33,15 @@ def toy_campaign(tmp_path: Path):
     for plan in toyrules.TOY.sample_plans()[:2]:
         camp.play(Plan.parse(plan))
     return camp
+
+
+@pytest.fixture(scope="module")
+def aikakirjat_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the aikakirjat demo campaign for one test module, without what is derived or kept beside its log
+    (its cache, drafts and table): the campaign as the repository holds it."""
+    import shutil
+
+    folder = tmp_path_factory.mktemp("aikakirjat") / "aikakirjat-demo"
+    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder,
+                    ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    return folder

@@ -165,6 +165,7 @@ def test_no_hook_is_looked_up_with_getattr() -> None:
 
 VIEWS = ROOT / "views"
 EDGE = ("kingdomlog.cli", "kingdomlog.pbp_cli", "kingdomlog.server", "kingdomlog.serve_warm",
+        "kingdomlog.uvicorn_server",
         "kingdomlog.notebook_server")
 RULESET_IDS = ("pf2e-kingmaker", "pf1-kingmaker", "aikakirjat", "signoria")
 

@@ -33,7 +33,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.extras import Extras, extras_for
 from kingdomlog.views.html import EMPTY, STYLE, Html, h, join, style
 from kingdomlog.views.player import page as player
-from kingdomlog.views.words import help_words, lone_word, namer, option_text, refusal_words, words
+from kingdomlog.views.words import answer_words, help_words, namer, refusal_words, words
 
 CSS = """
 .kl-bar { background: #f4f6fa; border: 1px solid #d5dbe6; border-radius: 6px; padding: .5em .8em; margin: .4em 0; }
@@ -84,6 +84,9 @@ class OrdersStart(TypedDict):
     answered_in: dict[str, set[str]]
     messages: list[pbp.Message]
     others: list[str]
+    names: dict[str, str]
+    """Who each viewer a message names is, in words, as a sentence says it (``Campaign.viewer_name``: "the GM",
+    "Doge of Marburg"): a message's sender and recipients, the players offered as recipients (``others``)."""
     stage: str
     closed: str | None
     orders_due: datetime | None
@@ -135,12 +138,15 @@ def open_orders(folder: Path, viewer: str) -> OrdersStart:
     st = pbp.status(camp)
     me = next((p for p in st.players if p.id == v.id), None)
     asked = pbp.questions(camp, v, turn)
+    letters = pbp.messages(camp, v)
+    others = [p for p in camp.players() if p != v.id]
+    named = {x for m in letters for x in (m.sender, *m.to)} | set(others)
     return {"folder": Path(folder), "viewer": v.id, "as_viewer": v, "turn": turn, "name": camp.config.name,
             "turn_unit": rs.turn_unit,
             "steps": list(steps), "choices": choices, "submitted": submitted,
             "submitted_seq": pbp.own_seq(camp, v, mine.seq) if mine is not None else None,
             "questions": asked, "answered_in": {q.step: {a.path[0] for a in asked if a.step == q.step} for q in asked},
-            "messages": pbp.messages(camp, v), "others": [p for p in camp.players() if p != v.id],
+            "messages": letters, "others": others, "names": {x: camp.viewer_name(x) for x in sorted(named)},
             "stage": st.stage, "closed": st.closed, "orders_due": st.orders_due, "time_left": st.time_left(),
             "ready": bool(me and me.ready), "published": st.published, "hints": open_pick_hints(rs, view, choices),
             "rolled": rolled, "extras": extras_for(camp.config.ruleset), "name_of": rs.name_of,
@@ -392,17 +398,6 @@ def question_html(q: pbp.Posted) -> Html:
     return h("div", h("b", q.kind.replace("_", " ")), f": {q.prompt}", h("br"), h("i", due), class_="kl-q")
 
 
-def answer_words(q: pbp.Posted, value: Any) -> str:
-    """An answer to ``q`` as the page shows it: its option's label (``Posted.label_of``), a lone word with its
-    capital as the sheet's dropdowns show one (``views.words.lone_word``: "Pass", "Hire"; they read "pass",
-    "hire"); the value the answer stores is ``value``, as it was."""
-    o = next((o for o in q.options if o.value == value), None)
-    if o is not None and not o.label and isinstance(value, str) and value.strip():
-        return option_text(Option(value))  # no label: the value in words ("hire_troops" → "hire troops")
-    said = q.label_of(value)
-    return lone_word(said, value, o.label) if o is not None else said
-
-
 def questions_form(start: OrdersStart) -> Any:
     """One answer widget per open question, a ``mo.ui.dictionary`` by question id (a dropdown, or a list for
     questions of several picks); read an answer with ``question_value``."""
@@ -451,9 +446,10 @@ def messages_html(start: OrdersStart) -> Html:
     if not start["messages"]:
         return h("p", h("i", "No messages yet."))
     out = []
-    for m in reversed(start["messages"]):
-        to = ", ".join(m.to) if m.to else "everyone (open letter)"
-        meta = h("div", f"{start['turn_unit']} {m.turn} · from ", h("b", m.sender), f" to {to}",
+    said = start["names"]
+    for m in reversed(start["messages"]):  # who by name ("Doge of Marburg"; it read "marburg", the viewer's id)
+        to = ", ".join(said.get(t, t) for t in m.to) if m.to else "everyone (an open letter)"
+        meta = h("div", f"{start['turn_unit']} {m.turn} · from ", h("b", said.get(m.sender, m.sender)), f" to {to}",
                  f" · {m.subject}" if m.subject else None, class_="kl-meta")
         out.append(h("div", meta, h("div", m.text), class_="kl-msg"))
     return join(out)

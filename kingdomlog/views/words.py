@@ -15,10 +15,10 @@ from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec
 
-__all__ = ["ACRONYMS", "Namer", "check_name", "check_title", "dc_against", "figure_label", "figure_text",
-           "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "lone_word", "namer",
-           "names_in", "option_text", "refusal_words", "roll_name", "said_breakdowns", "summary_of", "visibility_words",
-           "words"]
+__all__ = ["ACRONYMS", "Namer", "answer_words", "check_name", "check_title", "dc_against", "figure_label",
+           "figure_text", "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "kept_names",
+           "lone_word", "namer", "names_in", "option_text", "refusal_words", "roll_name", "said_breakdowns",
+           "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
             "npc": "NPC", "pcs": "PCs", "gm": "GM"}
@@ -150,6 +150,20 @@ def lone_word(text: str, value: Any, label: str = "") -> str:
     if re.fullmatch(r"[a-z][a-z0-9]*", text) and (not label or label == value):
         return headed(text)
     return text
+
+
+def answer_words(q: Any, value: Any) -> str:
+    """An answer to the question ``q`` (a ``pbp.Posted``) in words, as every place that shows one says it (the
+    orders page, ``kingdomlog answer``, the GM sheet): its option's label (``Posted.label_of``), a lone word with
+    its capital as the sheet's dropdowns show one (``lone_word``: "Hire", "Pass"; they read "hire", "pass"), an
+    option without a label by its value in words ("hire_troops" → "hire troops"); the value the answer stores is
+    ``value``, as it was.
+    """
+    o = next((o for o in q.options if o.value == value), None)
+    if o is not None and not o.label and isinstance(value, str) and value.strip():
+        return option_text(Option(value))
+    said: str = q.label_of(value)
+    return lone_word(said, value, o.label) if o is not None else said
 
 
 def is_hex_field(spec: FieldSpec) -> bool:
@@ -430,6 +444,25 @@ def names_in(dump: Any, out: dict[str, str] | None = None) -> dict[str, str]:
     return found
 
 
+def kept_names(dump: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """The records each collection of a state's dump keeps with a ``name``, as ``{collection: {id: name}}`` (a
+    collection: a field holding records keyed by id, or a list of records with their ids).
+
+    >>> kept_names({"provinces": {"marburg": {"name": "Marburg"}}, "cities": [{"id": "C1", "name": "Tatzlford"}],
+    ...             "turn": 3})
+    {'provinces': {'marburg': 'Marburg'}, 'cities': {'C1': 'Tatzlford'}}
+    """
+    out: dict[str, dict[str, str]] = {}
+    for field, value in dump.items():
+        pairs = value.items() if isinstance(value, Mapping) else (
+            ((r.get("id") if isinstance(r, Mapping) else None, r) for r in value) if isinstance(value, list) else ())
+        found = {str(r.get("id", k)): r["name"] for k, r in pairs
+                 if isinstance(r, Mapping) and isinstance(r.get("name"), str) and r["name"] and k is not None}
+        if found:
+            out[field] = found
+    return out
+
+
 def ids_in(dump: Any, out: dict[str, str] | None = None) -> dict[str, str]:
     """Every record of a state's dump that holds its own ``id`` and a ``name``, as ``{id: name}`` (a character, a
     faction, a neighbour); unlike ``names_in``, never a record only keyed like an id (an army's ``commander``).
@@ -461,6 +494,9 @@ class Namer:
         self.names = {**ruleset.record_names(state), **names_in(dump)}
         self.ids = ids_in(dump)
         """The records that hold their own id (what a refusal names where it writes an id bare)."""
+        self.kept = kept_names(dump)
+        """The names of each collection's records, by the collection (an id two collections share is said by the
+        one a field names: signoria's province ``marburg`` is "Marburg", its faction "Doge of Marburg")."""
         self.name_of: Callable[[str, str], str] = ruleset.name_of
 
     def __call__(self, id: str, kind: str = "") -> str:
@@ -475,7 +511,13 @@ class Namer:
         """A value of a record's ``field`` shown in a table: as the ruleset says that field's value
         (``Ruleset.name_of(text, "field:" + field)``: an institution's founder ``pc`` → ``a PC``, a province's owner
         ``players`` → ``the players' kingdom``) where it says it otherwise than as any value, else as ``value``.
-        A record's own name comes first (a PC whose id is the value is said by name)."""
+        A record's own name comes first (a PC whose id is the value is said by name), the record of the collection
+        ``field`` names first of all (a battle's ``province`` ``marburg`` is the province "Marburg", not the faction
+        "Doge of Marburg"; pf1's building's ``city`` ``C1`` is "Tatzlford")."""
+        kept = next((self.kept[c] for c in (field, f"{field}s", f"{field}es", f"{field[:-1]}ies") if c in self.kept),
+                    None)
+        if kept is not None and text in kept:
+            return kept[text]
         if ONE_ID.fullmatch(text) and text not in self.names:
             said = self.name_of(text, f"field:{field}")
             if said and said not in (self.name_of(text, ""), plain_id(text)):  # what a ruleset says of it alone

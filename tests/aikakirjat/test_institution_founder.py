@@ -7,7 +7,6 @@ in the state document: the golden states hold that for the demo's log)."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,15 +21,10 @@ from kingdomlog.rulesets.aikakirjat.events import InstitutionFounded
 from kingdomlog.rulesets.aikakirjat.state import Institution
 from kingdomlog.views.sheet import panel as sheet_panel
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def camp(tmp_path_factory: pytest.TempPathFactory) -> Campaign:
-    folder = tmp_path_factory.mktemp("founder") / "aikakirjat-demo"
-    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder,
-                    ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-    return Campaign.open(folder)
+def camp(aikakirjat_demo: Path) -> Campaign:
+    return Campaign.open(aikakirjat_demo)
 
 
 def founded(camp: Campaign, **entry: Any) -> Any:

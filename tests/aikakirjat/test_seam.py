@@ -164,7 +164,7 @@ def test_a_log_written_by_other_rules_replays_as_recorded_and_the_audit_lists_th
     with contextlib.redirect_stdout(buf):
         assert main(["audit", str(camp.folder)]) == 0
     out = buf.getvalue()
-    assert "difference(s) between the log and today's rules" in out and "year 1:" in out
+    assert "differences between the log and today's rules" in out and "year 1:" in out
     assert "aikakirjat.growth_rolled" in out and "population: recorded 3, today 4" in out
 
 

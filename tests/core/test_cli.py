@@ -153,3 +153,26 @@ def test_a_misspelt_subcommand_choice_or_option_suggests_the_nearest(capsys: pyt
         assert rc == 2 and want in err, (argv, err)
     rc, _, err = run(capsys, "state", str(farm), "--zzzz")
     assert rc == 2 and "unrecognized arguments: --zzzz" in err and "did you mean" not in err  # nothing near
+
+
+def test_a_subcommand_takes_its_words_after_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """``kingdomlog message DIR --to x hello there`` (a subcommand's optional positionals after its options) is read
+    as typed, not refused as "unrecognized arguments"; a parser argparse cannot intermix refuses as before."""
+    from kingdomlog.cli import Parser
+
+    p = Parser(prog="k")
+    sub = p.add_subparsers(dest="c")
+    say = sub.add_parser("say")
+    say.add_argument("dir")
+    say.add_argument("text", nargs="*")
+    say.add_argument("--to")
+    assert vars(p.parse_args(["say", "d", "--to", "x", "hello", "there"])) == {
+        "c": "say", "dir": "d", "text": ["hello", "there"], "to": "x"}
+    pick = sub.add_parser("pick")
+    either = pick.add_mutually_exclusive_group()
+    either.add_argument("x", nargs="?")
+    either.add_argument("--y")
+    pick.add_argument("--z")
+    with pytest.raises(SystemExit):
+        p.parse_args(["pick", "--z", "1", "a", "b"])
+    assert "unrecognized arguments: b" in capsys.readouterr().err

@@ -398,3 +398,24 @@ def test_a_fault_of_the_log_reaches_a_players_pages_in_words_naming_no_seq_or_ha
     for text in outputs:
         assert "cannot be read as it stands" in text and "the GM has been told" in text, text
         assert not re.search(r"seq \d+|[0-9a-f]{12}", text), text
+
+
+def test_messages_name_who_wrote_and_to_whom(fel: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A message on Marburg's orders page and in ``kingdomlog message --list`` says who wrote it and to whom by
+    name ("from Duke Fabian to Doge of Marburg"; the page read "from fabian to marburg", the ids), the recipients
+    offered by name; ``kingdomlog message`` and ``answer`` take their words after their options too (they said
+    "unrecognized arguments")."""
+    from kingdomlog.cli import main
+
+    assert main(["message", str(fel), "--as", "fabian", "--to", "marburg", "--subject", "truce", "a word"]) == 0
+    assert main(["answer", str(fel), "--as", "fabian", "dilemma:winter_relief", "1"]) == 0
+    capsys.readouterr()
+    start = orders.open_orders(fel, "marburg")
+    page = re.sub(r"<[^>]+>", "", orders.messages_html(start))
+    assert "month 8 · from Duke Fabian to Doge of Marburg · truce" in page, page
+    assert [start["names"][p] for p in start["others"]] == ["Duke Fabian"]
+    assert main(["message", str(fel), "--list", "--as", "marburg"]) == 0
+    listed = capsys.readouterr().out
+    assert "month 8 · from Duke Fabian to Doge of Marburg · truce\n  a word" in listed and "->" not in listed, listed
+    asked = pbp.questions(Campaign.open(fel), orders.open_orders(fel, "fabian")["as_viewer"])
+    assert [(q.id, q.answer) for q in asked] == [("dilemma:winter_relief", "give")]

@@ -43,21 +43,32 @@ def test_the_serving_line_comes_once_the_port_listens(tmp_path: Path, python: st
             pass
 
 
-def test_the_line_is_printed_after_startup_and_only_if_it_started(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_line_is_printed_after_startup_and_only_if_it_started(capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server's own startup (binding its socket, or failing to) runs first; the line comes after it, and only
+    if it started."""
     import asyncio
 
-    from kingdomlog.server import _announcing
+    import uvicorn
 
-    class Base:
-        def __init__(self, config: object) -> None:
-            self.started = False
-            self.bind = bool(config)
+    from kingdomlog.uvicorn_server import AnnouncingServer
 
-        async def startup(self, sockets: object = None) -> None:
-            print("bound" if self.bind else "startup failed")
-            self.started = self.bind
+    async def startup(self: uvicorn.Server, sockets: object = None) -> None:
+        binds = self.config.port != 1
+        print("bound" if binds else "startup failed")
+        self.started = binds
 
-    asyncio.run(_announcing(Base)(True, "Serving on x").startup())
+    monkeypatch.setattr(uvicorn.Server, "startup", startup)
+    asyncio.run(AnnouncingServer(uvicorn.Config(None, port=2730), "Serving on x").startup())
     assert capsys.readouterr().out.splitlines() == ["bound", "Serving on x"]
-    asyncio.run(_announcing(Base)(False, "Serving on x").startup())
+    asyncio.run(AnnouncingServer(uvicorn.Config(None, port=1), "Serving on x").startup())
     assert capsys.readouterr().out.splitlines() == ["startup failed"]
+
+
+def test_serving_loads_uvicorn_only_to_serve(python: str, subprocess_env: dict[str, str]) -> None:
+    """``kingdomlog.server`` (and so the CLI) imports uvicorn only when a table is served."""
+    import subprocess
+
+    code = "import sys, kingdomlog.server, kingdomlog.cli; print(any(m.startswith('uvicorn') for m in sys.modules))"
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, env=subprocess_env)
+    assert out.stdout.strip() == "False", out

@@ -7,7 +7,6 @@ used as a bonus"; it read "pc's bonus, use positive", the keys made into words).
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +20,11 @@ from kingdomlog.views.sheet import panel as sheet_panel
 from kingdomlog.views.sheet.draft import SheetSession, load_start
 from kingdomlog.views.words import words
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> SheetSession:
+def session(aikakirjat_demo: Path) -> SheetSession:
     """The demo's next year drafted as the sheet drafts it, every die drawn."""
-    folder = tmp_path_factory.mktemp("aik") / "aikakirjat-demo"
-    shutil.copytree(REPO / "campaigns" / "aikakirjat-demo", folder,
-                    ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-    start = load_start(folder, check_forms=False)
+    start = load_start(aikakirjat_demo, check_forms=False)
     return SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
 
 

@@ -72,3 +72,65 @@ def test_a_record_in_a_cell_says_its_value(tmp_path: Path) -> None:
     assert "Duke Fabian army 4; piety 5; power 3; wealth 2 army 5; piety 7; power 5; wealth 5 army 6" in text, text
     assert "roster Doge Andrea, Lorenzo" in text and "characters in battle Duke Fabian, Orsino" in text, text
     assert "response (characters Duke Fabian, Orsino; response battle; tactic hold)" in text, text
+
+
+def test_pf1_relations_among_foreign_kingdoms_name_both(tmp_path: Path) -> None:
+    """River Kingdom's relations among foreign kingdoms say both by name ("Brevoy and Mivon: treaty"; it read
+    "brevoy|mivon treaty", the state's key) under what they are ("Relations among foreign kingdoms"; it read "Third
+    party", the field's name); the state keeps its key."""
+    rows = _rows("river-kingdom", tmp_path)
+    said = rows.get("Relations among foreign kingdoms")
+    assert said == "Brevoy and Mivon: treaty; Mivon and Pitax: none" and "Third party" not in rows, rows
+    assert not re.findall(r"\w\|\w", " ".join(rows.values()))
+
+
+def _table(demo: str, title: str, tmp: Path) -> list[list[str]]:
+    """The rows of the panel's table ``title`` (its heading first), each cell's text."""
+    folder = tmp / f"{demo}-{title}"
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    page = str(panel.panel_html(start.ruleset, start.state))
+    section = next(s for s in re.findall(r"<details.*?</details>", page, re.S) if f"<summary>{title} (" in s)
+    return [[html_.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<t[hd]>(.*?)</t[hd]>", r, re.S)]
+            for r in re.findall(r"<tr>(.*?)</tr>", section, re.S)]
+
+
+def test_an_id_two_collections_share_is_said_by_the_one_its_column_names(tmp_path: Path) -> None:
+    """Signoria's battles at Marburg say the province "Marburg" (it read "Doge of Marburg", the faction keyed by
+    the same id); pf1's buildings and districts say their city by name ("Tatzlford"; it read "C1")."""
+    battles = _table("felmonte", "Battles", tmp_path)
+    where = [r[battles[0].index("Province")] for r in battles[1:]]
+    assert where == ["Marburg", "Marburg", "Marburg", "Fabia"], battles
+    for title in ("Buildings", "Districts"):
+        rows = _table("river-kingdom", title, tmp_path)
+        cities = {r[rows[0].index("City")] for r in rows[1:]}
+        assert cities == {"Tatzlford", "Oleg's Trading Post"}, (title, rows[:3])
+
+
+def test_pf2e_cooldowns_and_pending_in_words(tmp_path: Path) -> None:
+    """The Stolen Lands' cooldowns say the activity and its target ("Repair Reputation (crime)", "Repair Reputation
+    (every target)"; they read "repair reputation: crime", "Repair Reputation:*", the state's keys), its pending
+    RP as the tiles say it ("RP 0"; it read "rp 0")."""
+    rows = _rows("stolen-lands", tmp_path)
+    assert rows["Cooldowns"] == "Repair Reputation (crime) 8, Repair Reputation (every target) 15", rows["Cooldowns"]
+    assert "; RP 0;" in rows["Pending"], rows["Pending"]
+
+
+def test_a_settlement_offered_counts_its_blocks_and_lots_in_words(tmp_path: Path) -> None:
+    """The GM sheet's settlement dropdowns count Brightwater's blocks and free lots as a person counts them ("1
+    block"; it read "1 block(s), 3 free lot(s)")."""
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(REPO / "campaigns" / "stolen-lands", folder, ignore=shutil.ignore_patterns(".cache", "drafts",
+                                                                                                "table"))
+    start = load_start(folder, check_forms=False)
+    offered = start.ruleset.vocabulary(start.state, "settlements", {})
+    assert offered and all("(s)" not in o.detail for o in offered), offered
+    assert re.fullmatch(r"town, \d+ blocks?, \d+ free lots?, capital", offered[0].detail), offered[0].detail
+
+
+def test_a_named_record_in_a_cell_is_said_by_its_name_first(tmp_path: Path) -> None:
+    """The Tatzlford Guard's commander reads "Amiri (…)" (it read "name Amiri; cha 0; …", the record's keys)."""
+    armies = _table("river-kingdom", "Armies", tmp_path)
+    guard = next(r for r in armies[1:] if r[0] == "Tatzlford Guard")
+    said = guard[armies[0].index("Commander")]
+    assert said.startswith("Amiri (") and "name Amiri" not in said, said

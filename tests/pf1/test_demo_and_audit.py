@@ -196,7 +196,7 @@ def test_an_old_log_with_other_numbers_replays_and_kingdomlog_audit_lists_them(
         (2, "upkeep", "pf1.consumption_paid"), (2, "income", "pf1.income_check_rolled")]
     assert main(["audit", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "2 difference(s)" in out
+    assert "2 differences" in out
     assert f"Consumption {cons.consumption - 1} BP paid but today's rules give {cons.consumption}" in out
     assert f"but the fold gives {c.attribute_value}" in out
 

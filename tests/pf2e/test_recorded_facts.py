@@ -100,7 +100,7 @@ def test_kingdomlog_audit_prints_the_differences(fixture_log: tuple[Campaign, Ki
     camp, _ = fixture_log
     assert main(["audit", str(camp.folder)]) == 0
     out = capsys.readouterr().out
-    assert "5 difference(s) between the log and today's rules" in out
+    assert "5 differences between the log and today's rules" in out
     assert "month 2:" in out
     for f in audit(camp).findings:
         assert f"seq {f.seq} [{f.step}] {f.type}: {f.message}" in out

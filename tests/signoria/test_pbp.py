@@ -389,14 +389,15 @@ def test_the_commands_of_the_table(camp: Campaign, tmp_path: Path) -> None:
     plan = tmp_path / "opening.json"
     plan.write_text(json.dumps(OPENING))
     assert "orders due" in run("deadline", d, "--in", "2d", "--answers", "12h", "--auto-resolve")
-    assert "dilemma:winter_relief (“The poor ask for bread”), candidate:t8.c1 (“Giulia" in run("publish", d, "--plan",
-                                                                                            str(plan))
+    published = run("publish", d, "--plan", str(plan))
+    assert "2 questions to the players: dilemma:winter_relief (“The poor ask for bread”), candidate:t8.c1 (“Giulia" \
+        in published, published  # counted as a person counts them (it read "2 question(s)")
     status = json.loads(run("status", d, "--json"))
     assert status["stage"] == "orders" and status["waiting_on"] == ["fabian", "marburg"]
     mine = json.loads(run("status", d, "--as", "fabian", "--json"))
     assert "players" not in mine and mine["questions"][0]["id"] == "dilemma:winter_relief"
     listed = run("answer", d, "--as", "fabian")
-    assert "1. open the granaries" in listed and "2. abstain" in listed
+    assert "1. open the granaries" in listed and "2. Abstain" in listed  # a lone word as the orders page says it
     # each question's id (what `answer` takes) beside what it asks, wherever it is printed
     assert listed.startswith("dilemma:winter_relief (“The poor ask for bread”) [OPEN")
     assert "question dilemma:winter_relief (“The poor ask for bread”): OPEN" in run("status", d, "--as", "fabian")

@@ -200,3 +200,49 @@ def test_a_dilemma_answered_is_ruled_in_words() -> None:
     ruling = next(e for e in new if e.type == "signoria.gm_ruling" and e.payload.gap == "G-29")
     assert (ruling.payload.text, ruling.visibility) == (
         "to the dilemma “The river rises” the answer was: build a dam", "faction:fabian")
+
+
+def test_kingdomlog_answer_says_an_answer_as_the_orders_page_does(tmp_path: Path) -> None:
+    """``kingdomlog answer`` says a candidate's options and the answer given as the orders page and the GM sheet
+    say them ("Hire (1 wealth, one slot)", "answered: Hire", "candidate: Hire"), not the value the answer stores
+    ("hire"); the words listed are an answer it takes; the log keeps "hire"."""
+    from kingdomlog.views.sheet.draft import load_start
+
+    from .test_pbp import MARBURG, NOW, OPENING, copy
+
+    camp = copy(tmp_path)
+    pbp.publish(camp, Plan.parse(OPENING), now=NOW)
+    folder = str(camp.folder)
+
+    def said(*args: str) -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert cli(["answer", folder, *args, "--as", "marburg"]) == 0
+        return out.getvalue()
+
+    listed = said()
+    assert "1. Hire (1 wealth, one slot)" in listed and "2. Pass" in listed, listed
+    assert said("candidate:t8.c1", "Hire").splitlines()[0].endswith(": Hire")
+    assert "[answered: Hire]" in said(), said()
+    assert [q.answer for q in pbp.questions(Campaign.open(folder), MARBURG)] == ["hire"]
+    start = load_start(camp.folder, check_forms=False)
+    assert start.answered["orders_marburg"] == (("Doge of Marburg", "candidate: Hire"),)
+
+
+def test_kingdomlog_status_says_a_question_s_kind_in_words(tmp_path: Path) -> None:
+    """The GM's ``kingdomlog status`` says what kind of question it waits for in words ("defender response"), not
+    the kind's key ("defender_response")."""
+    from kingdomlog.app import submissions as subs
+
+    from .test_pbp import FABIAN, MARBURG, NOW, WAR, copy
+
+    camp = copy(tmp_path)
+    subs.submit(camp, MARBURG, {"command_marburg": {"choices": {"stake": "low"}}, "orders_marburg": WAR}, now=NOW)
+    for v in (FABIAN, MARBURG):
+        pbp.mark_ready(camp, v, now=NOW)
+    pbp.advance(camp, now=NOW)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli(["status", str(camp.folder)]) == 0
+    waiting = [ln for ln in out.getvalue().splitlines() if ln.strip().startswith("waiting for Duke Fabian")]
+    assert len(waiting) == 1 and "(defender response;" in waiting[0], out.getvalue()

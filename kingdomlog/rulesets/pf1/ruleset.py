@@ -362,6 +362,19 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         foreign = {k: v.model_copy(update={"economy": None, "stability": None}) for k, v in s.foreign.items()}
         return s.model_copy(update={"foreign": foreign})
 
+    def name_of(self, id: str, kind: str = "") -> str:
+        """pf1's names of its ids in words where the default says them badly: a field of the state as the panel heads
+        it (``vocabulary.FIELD_TITLES``: ``third_party`` → "Relations among foreign kingdoms").
+
+        >>> Pf1Kingmaker().name_of("third_party", "figure"), Pf1Kingmaker().name_of("third_party")
+        ('Relations among foreign kingdoms', 'third party')
+        """
+        from kingdomlog.rulesets.pf1.vocabulary import FIELD_TITLES
+
+        if kind == "figure" and id in FIELD_TITLES:
+            return FIELD_TITLES[id]
+        return super().name_of(id, kind)
+
     def check_title(self, key: str, spec: CheckSpec) -> str | None:
         """A check logged with its roll key in brackets ("Stability check (stability)", "Diplomacy (dip_check_1)":
         labels before issue 29) titled by the words its key computes (``helpers.check_label``: "Stability check:

@@ -31,6 +31,11 @@ def source(name: str) -> Callable[[Vocab], Vocab]:
     return deco
 
 
+FIELD_TITLES = {"third_party": "Relations among foreign kingdoms"}
+"""A field of the state as the panel heads it where its name says it badly (``Ruleset.name_of(field, "figure")``): the
+GM's relations between two foreign kingdoms (opt §2.5.4) were "Third party"."""
+
+
 def vocabulary(s: Pf1State, name: str, within: Mapping[str, Any]) -> Sequence[Option] | None:
     """The options of ``Pick(name)`` in ``s`` (``within``: the sibling values, typed or as given in a plan)."""
     return SOURCES[name](s, within)

@@ -1262,8 +1262,9 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
             out.append(Option(r, r.capitalize(), detail))
         return out
     if source == "settlements":
-        return [Option(s.id, s.name, f"{s.type}, {s.blocks_used} block(s), {s.free_lots()} free lot(s)"
-                                     f"{', capital' if s.capital else ''}") for s in state.settlements]
+        return [Option(s.id, s.name, f"{s.type}, {_counted(s.blocks_used, 'block')}, "
+                                     f"{_counted(s.free_lots(), 'free lot')}{', capital' if s.capital else ''}")
+                for s in state.settlements]
     if source == "claimed_hexes":
         return [Option("", "the default", "the last claimed hex without a settlement"),
                 *(Option(h.id, h.id, _hex_detail(h)) for h in state.hexes if h.claimed)]
@@ -1413,6 +1414,15 @@ PURPOSES = {"hex_loss": "losing a hex (U2)", "unrest_reduction": "lowering Unres
 """What a flat check is for (its recorded ``purpose``, ``<what>[:<detail>]``), in words."""
 
 
+def _counted(n: int, noun: str) -> str:
+    """``n`` of ``noun`` as a person counts them (a dropdown's detail: "1 block", "3 free lots"; never "lot(s)").
+
+    >>> _counted(1, "block"), _counted(3, "free lot"), _counted(0, "free lot")
+    ('1 block', '3 free lots', '0 free lots')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _title(table: str, tag: str) -> str | None:
     row = getattr(T.catalog(None), table).get(tag)
     return row.title if row is not None and bool(getattr(row, "title", "")) else None
@@ -1465,6 +1475,8 @@ def name_of(id: str, kind: str = "") -> str | None:
     ("Nature's Blessing", 'Ruler', 'Pull Together for Claim Hex')
     >>> name_of("crop_failure:A2", "check"), name_of("scheduled:squatters", "check")
     ('crop failure on A2', 'Squatters (a scheduled event)')
+    >>> name_of("repair-reputation:crime"), name_of("repair-reputation:*")  # a cooldown's key (§2.10)
+    ('Repair Reputation (crime)', 'Repair Reputation (every target)')
     """
     if kind == "roll" and id.rpartition(".")[2] in ROLLS:
         return ROLLS[id.rpartition(".")[2]]
@@ -1486,6 +1498,9 @@ def name_of(id: str, kind: str = "") -> str | None:
             return f"{named or detail} ({said})"
         return f"{said} on {detail}" if what == "crop_failure" else f"{detail}: {said}" \
             if what == "failed_irrigation" else f"{said} ({named or detail})"
+    activity = _title("activities", what) if detail else None
+    if activity is not None:  # a cooldown's key (§2.10): an activity blocked for one target, or for every one (*)
+        return f"{activity} ({'every target' if detail == '*' else name_of(detail) or detail.replace('-', ' ')})"
     for table in ("activities", "events", "structures", "feats"):
         got = _title(table, id)
         if got:

@@ -68,7 +68,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.forms import DiceSlot, FieldError, StepForm
 from kingdomlog.views.sheet import grid as sheet_grid
 from kingdomlog.views.sheet import table as sheet_table
-from kingdomlog.views.words import dice_label
+from kingdomlog.views.words import answer_words, dice_label
 
 ENV_CAMPAIGN = "KINGDOMLOG_CAMPAIGN"
 
@@ -192,8 +192,8 @@ def _answered(camp: Campaign, turn: int, state: State) -> dict[str, tuple[tuple[
     out: dict[str, list[tuple[str, str]]] = {}
     for q in pbp.questions(camp, GM_VIEWER, turn):
         if q.answered:
-            words = f"{q.kind.replace('_', ' ')}: {q.label_of(q.answer)}" + (" (the default stood)" if q.by_default
-                                                                              else "")
+            words = f"{q.kind.replace('_', ' ')}: {answer_words(q, q.answer)}" + (" (the default stood)"
+                                                                                 if q.by_default else "")
             out.setdefault(q.step, []).append((camp.player_name(q.to, state), words))
     return {k: tuple(v) for k, v in out.items()}
 

@@ -18,7 +18,7 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import Namer, figure_label, figure_text, namer, summary_of, words
+from kingdomlog.views.words import ACRONYMS, Namer, figure_label, figure_text, figure_words, namer, summary_of, words
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -66,6 +66,12 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> st
         return _records_said(value, name, noun)
     if isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
         return ", ".join(f"{name(str(k))} {v:g}" for k, v in value.items())
+    if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]:
+        # a record with a name by its name, its other fields beside (pf1's army's commander "Amiri (level 6; …)";
+        # it read "name Amiri; cha 0; …")
+        rest = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items() if k != "name")
+        text = f"{value['name']} ({rest})" if rest else str(value["name"])
+        return text if len(text) <= 80 else text[:77] + "…"
     if isinstance(value, dict):  # a record inside a record: its fields in words, a nested one summed up; a record
         # keyed by ids the state names (signoria's notices by faction, aliases by candidate) by their names
         text = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items())
@@ -161,18 +167,23 @@ def _titled(code: str) -> str:
 
 def _key_words(key: str, name: Callable[[str], str]) -> str:
     """A key of a record in a cell: a field's name in words (``health``), an id ``name`` says otherwise by its name
-    and a colon (``fabian`` → ``Duke Fabian:``, ``t2.c1`` → ``candidate 1 of month 2:``).
+    and a colon (``fabian`` → ``Duke Fabian:``, ``t2.c1`` → ``candidate 1 of month 2:``), a pair of records the
+    state names kept as one key (pf1's relations among foreign kingdoms, ``brevoy|mivon``) by both names
+    (``Brevoy and Mivon:``).
 
     >>> _key_words("shelf_life", _plain), _key_words("fabian", {"fabian": "Duke Fabian"}.get)
     ('shelf life', 'Duke Fabian:')
     """
     if re.fullmatch(r"[A-Z][A-Z_]{3,}", key):  # an enum's value keying a record (pf1's leaders by role)
         return f"{_titled(key)}:"
-    said = name(key)
     known = getattr(getattr(name, "__self__", None), "names", {})  # a ``Namer``'s records by id
+    pair = key.split("|")
+    if len(pair) > 1 and all(p in known for p in pair):
+        return " and ".join(known[p] for p in pair) + ":"
+    said = name(key)
     if said and (key in known or (said.lower() != words(key).lower() and said != _plain(key))):
         return f"{said}:"
-    return words(key).lower()
+    return " ".join(w if w in ACRONYMS.values() else w.lower() for w in words(key).split())  # "RP", not "rp"
 
 
 def _inner(value: Any, name: Callable[[str], str]) -> str:
@@ -401,6 +412,9 @@ def _other(key: str, value: Any, name: Namer | None) -> str:
 
     if isinstance(value, str) and re.fullmatch(r"[a-z0-9_]+", value):
         return figure_text(value, field)
+    if isinstance(value, dict) and value and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                 for v in value.values()):  # numbers by key: each key as the field
+        return ", ".join(f"{field(str(k))} {v:g}" for k, v in value.items())  # says it (pf2e's cooldowns)
     if isinstance(value, (str, list, tuple)) and all(isinstance(v, str) for v in value):
         return _cell(value, field, singular(words(key).lower()))
     return _cell(value, name.value, singular(words(key).lower()))
@@ -435,7 +449,8 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
             other[k] = v
     if other:
         parts.append(h("details", h("summary", "Everything else"),
-                       h("table", (h("tr", h("th", words(k)), h("td", _other(k, v, name))) for k, v in other.items()),
+                       h("table", (h("tr", h("th", figure_words(ruleset, k)), h("td", _other(k, v, name)))
+                                   for k, v in other.items()),
                          class_="kl-table"), class_="kl-panel-sec"))
     if kept is not None and ruleset is not None:
         parts.append(options_html(ruleset, dump[kept], name))
