@@ -43,11 +43,18 @@ _RETRACTED = "core.turn_retracted"
 _ARROW_SCHEMA = b"ARROW:schema"
 _Decoded = tuple["pa.Table", list[dict[bytes, bytes]], list[int]]
 """A run's events as one table, each file's footer key-value metadata and each file's number of rows."""
+Column = tuple[int, str, int, int, int]
+"""A column chunk of a row group: its physical type, path, codec, size and offset (``_merged_footer``)."""
+Group = tuple["bytes | memoryview", list[Column], int, bytes, str]
+"""A row group as Parquet bytes: its column chunks end to end, each column's chunk (offset from the start of these
+bytes), its rows, and the schema (``_schema_prefix``) and ``created_by`` of the footer its pages are read under."""
 
 
 def check_run(campaign: str, items: Sequence[tuple[Path, bytes, Any]], expect_seq: int, prev_hash: str,
-              prev_file_sha: str, *, format_version: int) -> tuple[pa.Table, list[dict[str, Any]]] | None:
-    """The run's events as one table and each file's verified-record entry, when every check holds; else None.
+              prev_file_sha: str, *, format_version: int) -> tuple[pa.Table, list[dict[str, Any]], Group | None] | None:
+    """The run's events as one table, each file's verified-record entry and, when the run was decoded in one
+    Parquet call, its pages as one row group (``Group``: what the compacted segment is written from, without
+    encoding the table again); None unless every check holds.
 
     ``items`` are (path, bytes, identity to record or None) of consecutive batch files; ``expect_seq``,
     ``prev_hash`` and ``prev_file_sha`` are where the walk is before the first. The checks are those of
@@ -65,7 +72,8 @@ def check_run(campaign: str, items: Sequence[tuple[Path, bytes, Any]], expect_se
         if stored is None or stored != actual:
             return None
         stored_digests.append(stored)
-    decoded = _decode_merged(items) or _decode_each(items)
+    groups: list[Group] = []
+    decoded = _decode_merged(items, groups) or _decode_each(items)
     if decoded is None:
         return None
     table, metas, counts = decoded
@@ -103,7 +111,7 @@ def check_run(campaign: str, items: Sequence[tuple[Path, bytes, Any]], expect_se
             return None
     except (p.ArrowException, ValueError, TypeError, UnicodeDecodeError):
         return None
-    return table, files
+    return table, files, groups[0] if groups else None
 
 
 def _rows_hold(table: pa.Table, campaign: str, expect_seq: int, prev_hash: str, files: list[dict[str, Any]]) -> bool:
@@ -421,9 +429,10 @@ def _uleb(n: int) -> bytes:
     return bytes(out)
 
 
-def _decode_merged(items: Sequence[tuple[Path, bytes, Any]]) -> _Decoded | None:
+def _decode_merged(items: Sequence[tuple[Path, bytes, Any]], keep: list[Group] | None = None) -> _Decoded | None:
     """The run's events decoded by Parquet in one call, and each file's footer key-value metadata; None unless
-    every file is laid out as the log's writer lays a batch out (then the caller decodes file by file).
+    every file is laid out as the log's writer lays a batch out (then the caller decodes file by file). The row
+    group decoded is added to ``keep`` (when given).
 
     Each column chunk of a batch file is one data page (``_DATA_PAGE``) whose values are the file's rows. The
     pages of each column, taken from every file at the place its own footer names, are put one after another
@@ -502,13 +511,51 @@ def _decode_merged(items: Sequence[tuple[Path, bytes, Any]]) -> _Decoded | None:
         at += size
     foot = _merged_footer(prefix, [(rows, columns)], created_by)
     parts += [foot, len(foot).to_bytes(4, "little"), b"PAR1"]
+    merged = b"".join(parts)
     try:
-        table = pq.ParquetFile(p.BufferReader(b"".join(parts)), page_checksum_verification=True).read(use_threads=False)
+        table = pq.ParquetFile(p.BufferReader(merged), page_checksum_verification=True).read(use_threads=False)
     except Exception:
         return None
     if table.num_rows != rows:
         return None
+    if keep is not None:
+        keep.append((memoryview(merged)[4:at], [(ph, nm, cd, sz, off - 4) for ph, nm, cd, sz, off in columns], rows,
+                     prefix, created_by))
     return table, metas, counts
 
 
-__all__ = ["check_run"]
+def group_of(data: bytes) -> Group | None:
+    """The one row group of the Parquet file ``data`` (as pyarrow writes one: no dictionary pages) as a ``Group``;
+    None for any other file."""
+    import pyarrow.parquet as pq
+
+    md = pq.read_metadata(codec.pa().BufferReader(data))
+    foot = _footer(data)
+    prefix = _schema_prefix(foot) if foot is not None else None
+    if md.num_row_groups != 1 or prefix is None or not isinstance(md.created_by, str):
+        return None
+    rg = md.row_group(0)
+    columns: list[Column] = []
+    start = end = None
+    for k in range(md.num_columns):
+        c = rg.column(k)
+        code, phys = _CODECS.get(c.compression), _PHYSICAL.get(c.physical_type)
+        at, size = c.data_page_offset, c.total_compressed_size
+        if code is None or phys is None or c.has_dictionary_page or (end is not None and at != end):
+            return None
+        start = at if start is None else start
+        columns.append((phys, c.path_in_schema, code, size, at - start))
+        end = at + size
+    if start is None or end is None:
+        return None
+    return memoryview(data)[start:end], columns, rg.num_rows, prefix, md.created_by
+
+
+def footer_of(prefix: bytes, groups: list[tuple[int, list[Column]]], created_by: str) -> bytes:
+    """The footer of a Parquet file of ``groups`` (rows, columns at their offsets in the file), each column read
+    under ``prefix`` (``_schema_prefix``), and its closing length and magic: what follows the groups' bytes."""
+    foot = _merged_footer(prefix, groups, created_by)
+    return foot + len(foot).to_bytes(4, "little") + b"PAR1"
+
+
+__all__ = ["Group", "check_run", "footer_of", "group_of"]

@@ -249,8 +249,8 @@ def test_a_run_decoded_in_one_call_is_what_each_file_decodes_to(tmp_path: Path,
     taken: list[int] = []
     decode = bulk._decode_merged
 
-    def counted(its: Any) -> Any:
-        got = decode(its)
+    def counted(its: Any, *rest: Any) -> Any:
+        got = decode(its, *rest)
         taken.append(0 if got is None else len(its))
         return got
 
