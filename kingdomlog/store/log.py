@@ -30,7 +30,8 @@ decoded again, otherwise it gets every check, each event's hash recomputed (``ve
 always recomputes everything). Any fault raises ``CorruptLogError`` naming the file and seq.
 
 A log of many files is also kept as one **compacted segment** (``.cache/segments/``): a
-Parquet file of every event of the first files, pinned by the signed record (its own
+Parquet file of every event of the first files (the pages of the runs a first read checked
+in bulk, as they are: ``_SegmentBuilder``), pinned by the signed record (its own
 sha256 and the list of files it covers). A read uses it only after confirming each covered
 batch file as above, and never writes ``log/``: the batch files stay the truth and
 immutable; a covered file that changed is checked in full (and refused if damaged), and
@@ -132,7 +133,8 @@ a batch and of reading one the first time. A 50-event ledger batch: written in 0
 0.13 ms instead of 0.23, 14.0 KB instead of 9.4 (docs/scale.md). The compacted segment a log is read from
 afterwards is snappy too (``SEGMENT_WRITE_OPTIONS``)."""
 SEGMENT_WRITE_OPTIONS: dict[str, Any] = {"compression": "snappy", "use_dictionary": False, "write_statistics": False}
-"""How a compacted segment is written (it is a cache: its bytes are pinned by the signed record, not by CRCs).
+"""How a compacted segment's rows are encoded when they are not a bulk-checked run's own pages (``_SegmentBuilder``;
+it is a cache: its bytes are pinned by the signed record, not by CRCs).
 
 snappy without dictionaries, like the batch files: 100,000 ledger events written in 89 ms of CPU instead of 128 with
 zstd and dictionaries, read in 30 ms instead of 42, 18.7 MB instead of 9.7 (issue 31, measured apart)."""
