@@ -414,7 +414,7 @@ def _decode(table: pyarrow.Table) -> list[RecordedEvent]:
     micros = [m for chunk in table.column("recorded_at").chunks for m in chunk.view(i64).to_pylist()]
     seen: dict[int, datetime] = {}
     stamps = [seen.get(m) or seen.setdefault(m, _EPOCH + timedelta(microseconds=m)) for m in micros]
-    versions = [int(v) for v in col["version"]]
+    versions = col["version"]  # Python ints already (int16 values)
     payloads = _payloads(col["type"], versions, col["payload"], seqs)
     out: list[RecordedEvent] = []
     add = out.append

@@ -30,7 +30,8 @@ decoded again, otherwise it gets every check, each event's hash recomputed (``ve
 always recomputes everything). Any fault raises ``CorruptLogError`` naming the file and seq.
 
 A log of many files is also kept as one **compacted segment** (``.cache/segments/``): a
-Parquet file of every event of the first files, pinned by the signed record (its own
+Parquet file of every event of the first files (the pages of the runs a first read checked
+in bulk, as they are: ``_SegmentBuilder``), pinned by the signed record (its own
 sha256 and the list of files it covers). A read uses it only after confirming each covered
 batch file as above, and never writes ``log/``: the batch files stay the truth and
 immutable; a covered file that changed is checked in full (and refused if damaged), and
@@ -55,6 +56,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -88,6 +90,8 @@ from kingdomlog.store.witness import WITNESS_KEY, Mark
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from kingdomlog.store.bulk import Column, Group
 
 FORMAT_VERSION = 1
 GENESIS_FILE_SHA = "0" * 64
@@ -129,7 +133,8 @@ a batch and of reading one the first time. A 50-event ledger batch: written in 0
 0.13 ms instead of 0.23, 14.0 KB instead of 9.4 (docs/scale.md). The compacted segment a log is read from
 afterwards is snappy too (``SEGMENT_WRITE_OPTIONS``)."""
 SEGMENT_WRITE_OPTIONS: dict[str, Any] = {"compression": "snappy", "use_dictionary": False, "write_statistics": False}
-"""How a compacted segment is written (it is a cache: its bytes are pinned by the signed record, not by CRCs).
+"""How a compacted segment's rows are encoded when they are not a bulk-checked run's own pages (``_SegmentBuilder``;
+it is a cache: its bytes are pinned by the signed record, not by CRCs).
 
 snappy without dictionaries, like the batch files: 100,000 ledger events written in 89 ms of CPU instead of 128 with
 zstd and dictionaries, read in 30 ms instead of 42, 18.7 MB instead of 9.7 (issue 31, measured apart)."""
@@ -773,9 +778,9 @@ class EventLog:
                 if len(files) - i >= BULK_MIN_FILES and ent is None:
                     run = self._bulk(files, i, verified, state)
                     if run is not None:
-                        table, taken = run
+                        table, taken, group = run
                         if builder is not None:
-                            builder.add(table)
+                            builder.add(table, group)
                         # in slices, so that a reader decodes a few thousand events at a time, not the run's all
                         for at in range(0, table.num_rows, BULK_YIELD_ROWS):
                             yield table.slice(at, BULK_YIELD_ROWS)
@@ -801,10 +806,11 @@ class EventLog:
                 builder.abandon()
 
     def _bulk(self, files: list[Path], i: int, verified: dict[str, Any],
-              state: _WalkState) -> tuple[pa.Table, int] | None:
+              state: _WalkState) -> tuple[pa.Table, int, Group | None] | None:
         """Check the files from ``files[i]`` the log has no record of in one run (``store.bulk``), up to about
-        ``BULK_RUN_ROWS`` events; their table and how many files it took, or None (then nothing is recorded
-        and the caller checks ``files[i]`` on its own, which names the fault if there is one)."""
+        ``BULK_RUN_ROWS`` events; their table, how many files it took and their pages as one row group (when
+        decoded so), or None (then nothing is recorded and the caller checks ``files[i]`` on its own, which
+        names the fault if there is one)."""
         from kingdomlog.store.bulk import check_run
 
         items: list[tuple[Path, bytes, Ident | None]] = []
@@ -824,11 +830,11 @@ class EventLog:
                         format_version=FORMAT_VERSION)
         if got is None:
             return None
-        table, entries = got
+        table, entries, group = got
         for (path, _data, _pinned), entry in zip(items, entries, strict=True):
             state.newly[path.name] = entry
             state.advance(path.name, entry)
-        return table, len(items)
+        return table, len(items), group
 
     def _segment_prefix(self, files: list[Path], verified: dict[str, Any], segment: dict[str, Any],
                         state: _WalkState) -> tuple[int, bytes] | None:
@@ -1508,7 +1514,16 @@ def _segment_tables(data: bytes) -> Iterator[pa.Table]:
 
 
 class _SegmentBuilder:
-    """Writes the tables a read yields into a new compacted segment; recorded only if the read completes."""
+    """Writes the tables a read yields into a new compacted segment; recorded only if the read completes.
+
+    The segment is Parquet of one row group per piece, written as it comes (the memory of one piece). A run the
+    bulk check decoded in one Parquet call (``store.bulk.Group``) goes in as the very pages it decoded, not
+    encoded again: they are the batch files' own pages (whose digests were checked), read under the same schema
+    and ``created_by`` as every other group of the segment (a run of files another writer wrote is encoded
+    instead). Any other table (a file checked on its own, a file confirmed by the verified record, the rows of
+    the segment before) is encoded, a few together up to ``SEGMENT_ROWS``. The footer is written at the end
+    (``store.bulk.footer_of``) and the digest taken over the bytes as they are written.
+    """
 
     def __init__(self, log: EventLog) -> None:
         self.log = log
@@ -1516,43 +1531,69 @@ class _SegmentBuilder:
         assert seg_dir is not None
         self.dir = seg_dir
         self.tmp = seg_dir / f".tmp-{os.getpid()}-{uuid.uuid4().hex}.parquet"
-        self.writer: Any = None
+        self.out: Any = None
+        self.sha = hashlib.sha256()
+        self.at = 0
+        self.groups: list[tuple[int, list[Column]]] = []
         self.pending: list[pa.Table] = []
         self.rows = 0
         self.failed = False
 
-    def add(self, table: pa.Table) -> None:
+    def add(self, table: pa.Table, group: Group | None = None) -> None:
         if self.failed:
+            return
+        if group is not None and group[3:] == _segment_form():
+            self._flush()
+            self._write(group)
             return
         self.pending.append(table)
         self.rows += table.num_rows
         if self.rows >= SEGMENT_ROWS:
             self._flush()
 
+    def _write(self, group: Group | None) -> None:
+        if self.failed or group is None or group[3:] != _segment_form():
+            self.failed = True
+            return
+        data, columns, rows, _prefix, _by = group
+        try:
+            if self.out is None:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                self.out = open(self.tmp, "xb")  # noqa: SIM115  (closed by finish or abandon)
+                self._put(b"PAR1")
+            self.groups.append((rows, [(ph, nm, cd, sz, off + self.at) for ph, nm, cd, sz, off in columns]))
+            self._put(data)
+        except OSError:  # the cache is an optimisation: no segment this time
+            self.failed = True
+
+    def _put(self, data: bytes | memoryview) -> None:
+        self.out.write(data)
+        self.sha.update(data)
+        self.at += len(data)
+
     def _flush(self) -> None:
         if not self.pending:
             return
-        try:
-            import pyarrow.parquet as pq
+        from kingdomlog.store.bulk import group_of
 
-            if self.writer is None:
-                self.dir.mkdir(parents=True, exist_ok=True)
-                self.writer = pq.ParquetWriter(self.tmp, codec.schema(), **SEGMENT_WRITE_OPTIONS)
-            self.writer.write_table(codec.pa().concat_tables(self.pending), row_group_size=SEGMENT_ROWS)
-        except OSError:  # the cache is an optimisation: no segment this time
-            self.failed = True
+        table = codec.pa().concat_tables(self.pending)
         self.pending = []
         self.rows = 0
+        self._write(group_of(_segment_bytes(table)))
 
     def finish(self, names: list[str], digests: list[str], last_seq: int, last_hash: str) -> dict[str, Any] | None:
         """Close the segment and move it into place; its record (for the verified record), or None."""
+        from kingdomlog.store.bulk import footer_of
+
         self._flush()
-        if self.failed or self.writer is None:
+        if self.failed or self.out is None:
             return None
         try:
-            self.writer.close()
-            self.writer = None
-            digest = hashlib.sha256(self.tmp.read_bytes()).hexdigest()
+            prefix, created_by = _segment_form()
+            self._put(footer_of(prefix, self.groups, created_by))
+            self.out.close()
+            self.out = None
+            digest = self.sha.hexdigest()
             name = f"{digest[:24]}.parquet"
             os.replace(self.tmp, self.dir / name)
         except OSError:
@@ -1567,10 +1608,31 @@ class _SegmentBuilder:
 
     def abandon(self) -> None:
         with contextlib.suppress(Exception):
-            if self.writer is not None:
-                self.writer.close()
+            if self.out is not None:
+                self.out.close()
         with contextlib.suppress(OSError):
             self.tmp.unlink()
+
+
+def _segment_bytes(table: pa.Table) -> bytes:
+    """``table`` as a Parquet file of one row group, as a segment's rows are encoded (``SEGMENT_WRITE_OPTIONS``)."""
+    import pyarrow.parquet as pq
+
+    sink = codec.pa().BufferOutputStream()
+    pq.write_table(table.replace_schema_metadata(None), sink, row_group_size=max(1, table.num_rows),
+                   store_schema=False, **SEGMENT_WRITE_OPTIONS)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+@functools.cache
+def _segment_form() -> tuple[bytes, str]:
+    """The schema (``store.bulk._schema_prefix``) and ``created_by`` of every row group of a segment: those this
+    process's writer writes the log's columns with; a bulk-checked run read under the same goes in as it is."""
+    from kingdomlog.store.bulk import group_of
+
+    group = group_of(_segment_bytes(codec.schema().empty_table()))
+    assert group is not None
+    return group[3], group[4]
 
 
 @dataclass(frozen=True)

@@ -249,8 +249,8 @@ def test_a_run_decoded_in_one_call_is_what_each_file_decodes_to(tmp_path: Path,
     taken: list[int] = []
     decode = bulk._decode_merged
 
-    def counted(its: Any) -> Any:
-        got = decode(its)
+    def counted(its: Any, *rest: Any) -> Any:
+        got = decode(its, *rest)
         taken.append(0 if got is None else len(its))
         return got
 
@@ -354,3 +354,23 @@ def test_a_page_moved_into_the_file_before_is_not_merged_into_the_next_file_s_ro
     with pytest.raises(CorruptLogError) as err:
         Campaign.open(camp.folder).state(use_cache=False)
     assert a_path.name in str(err.value) or b_path.name in str(err.value)
+
+
+def test_a_log_past_seq_255_is_checked_in_bulk(tmp_path: Path, runs: list[int]) -> None:
+    """The bulk check compares the seqs as the bytes of their int64 values: a log of 361 events (seqs whose bytes
+    go past 127) is still taken in bulk whole, and reads as file by file."""
+    import toyrules
+
+    from kingdomlog.core.events import Draft
+
+    camp = Campaign.create(tmp_path / "farm", "toy-farm", name="Farm")
+    camp.play(Plan.parse({"seed": "f0", "steps": {"found": {"choices": {"name": "Dale", "gold": 5}}}}))
+    head = camp.head_seq
+    for i in range(12):
+        head = camp.log.append([Draft(toyrules.Sold(food=0, gold=1 + i % 3), turn=1) for _ in range(30)],
+                               expect_seq=head).last_seq
+    assert head > 300
+    state, _doc = first_read(camp.folder)
+    assert sum(runs) == len(camp.log.files())
+    assert state == Campaign.open(camp.folder).state(use_cache=False)
+    assert [e.hash for e in Campaign.open(camp.folder).events()] == [e.hash for e in camp.log.read(full_verify=True)]

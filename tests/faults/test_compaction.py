@@ -169,3 +169,103 @@ def test_appends_after_the_segment_are_read_from_their_files(compacted) -> None:
 
     assert c.state(use_cache=False) == fold(rs, rs.initial_state(c.context), Campaign.open(folder).events())
     assert c.state(use_cache=False).gold == Campaign.open(folder).stream_state().gold
+
+
+# ---- the segment written from the pages the bulk check decoded (issue 31, branch perf-read5) -------------------
+
+
+def _files_table(files: list[Path]) -> object:
+    """The events of ``files`` as each file decodes on its own."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    return pa.concat_tables([pq.read_table(f).select(list(logmod.COLUMNS)).replace_schema_metadata(None)
+                             for f in files])
+
+
+def _segment_table(folder: Path) -> object:
+    import pyarrow.parquet as pq
+
+    seg = segment_record(folder)
+    data = (folder / ".cache" / "segments" / seg["file"]).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == seg["sha256"]
+    return pq.read_table(folder / ".cache" / "segments" / seg["file"]).select(list(logmod.COLUMNS))
+
+
+def _count_encoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The rows of every piece the segment builder encodes (rather than taking a bulk-checked run's pages)."""
+    encoded: list[int] = []
+    real = logmod._segment_bytes
+
+    def spy(table):  # type: ignore[no-untyped-def]
+        encoded.append(table.num_rows)
+        return real(table)
+
+    monkeypatch.setattr(logmod, "_segment_bytes", spy)
+    return encoded
+
+
+def test_a_first_read_writes_the_segment_from_the_pages_it_checked(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first read checks the whole log in bulk runs: the segment is their pages, not one row encoded again, and
+    it decodes to exactly what each batch file decodes to; a read from it folds the same state."""
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()
+    want = Campaign.open(camp.folder).state(use_cache=False)
+    shutil.rmtree(camp.folder / ".cache")
+    encoded = _count_encoded(monkeypatch)
+    assert Campaign.open(camp.folder).state(use_cache=False) == want
+    assert encoded == []
+    assert segment_record(camp.folder)["names"] == [p.name for p in files]
+    assert _segment_table(camp.folder).equals(_files_table(files))
+    used: list[int] = []
+    real = logmod._segment_tables
+    monkeypatch.setattr(logmod, "_segment_tables", lambda data: used.append(1) or real(data))
+    assert Campaign.open(camp.folder).state(use_cache=False) == want
+    assert used
+
+
+def test_a_segment_built_again_holds_the_old_segment_s_rows_and_the_new_runs_pages(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log that grew past its segment: the new segment holds the old one's rows (encoded) and the new files'
+    runs (their pages), in order, equal to the files' own decode; a file too few for a run is encoded too."""
+    camp = build(tmp_path / "farm")
+    Campaign.open(camp.folder).state(use_cache=False)
+    first, covered = segment_record(camp.folder)["file"], len(segment_record(camp.folder)["names"])
+    head = camp.head_seq
+    for i in range(logmod.SEGMENT_MIN_FILES + 3):  # a run of 32 and 3 more files: one run then a tail
+        head = camp.log.append([Draft(toyrules.Sold(food=0, gold=1 + i % 2), turn=20)], expect_seq=head).last_seq
+    files = camp.log.files()
+    encoded = _count_encoded(monkeypatch)
+    monkeypatch.setattr(logmod, "BULK_RUN_ROWS", logmod.SEGMENT_MIN_FILES)
+    want = Campaign.open(camp.folder).state(use_cache=False)
+    assert segment_record(camp.folder)["file"] != first
+    assert segment_record(camp.folder)["names"] == [p.name for p in files]
+    assert encoded == [len(_files_table(files[:covered])), 3]  # the old segment's rows, the 3 files left over
+    assert _segment_table(camp.folder).equals(_files_table(files))
+    shutil.rmtree(camp.folder / ".cache")
+    monkeypatch.setattr(logmod, "BULK_MIN_FILES", 10**9)
+    assert Campaign.open(camp.folder).state(use_cache=False) == want
+
+
+def test_a_run_read_under_another_schema_or_writer_is_encoded(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's pages go into the segment only when they are read under the schema and ``created_by`` of the
+    segment's footer; pages another writer wrote are encoded from their rows instead."""
+    import pyarrow.parquet as pq
+
+    from kingdomlog.store import bulk
+
+    camp = build(tmp_path / "farm")
+    files = camp.log.files()
+    table = _files_table(files)
+    group = bulk.group_of(logmod._segment_bytes(table))
+    assert group is not None and group[3:] == logmod._segment_form()
+    encoded = _count_encoded(monkeypatch)
+    for given, want in [(group, []), ((*group[:4], group[4] + " (another)"), [table.num_rows])]:
+        encoded.clear()
+        builder = logmod._SegmentBuilder(camp.log)
+        builder.add(table, given)  # type: ignore[arg-type]
+        rec = builder.finish([p.name for p in files], ["0" * 64] * len(files), camp.head_seq, "0" * 64)
+        assert rec is not None and encoded == want
+        assert pq.read_table(camp.folder / ".cache" / "segments" / rec["file"]).equals(table)
