@@ -259,6 +259,21 @@ def test_a_run_decoded_in_one_call_is_what_each_file_decodes_to(tmp_path: Path,
     assert sum(taken) == len(items) and 0 not in taken
 
 
+def test_a_pyarrow_without_its_reader_class_decodes_the_run_in_one_call_all_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The footers are opened with pyarrow's ``ParquetReader``, which pyarrow does not publish: without it they are
+    read by ``pq.read_metadata``, and the run decodes to the same table."""
+    import pyarrow._parquet as _pq
+
+    camp = build(tmp_path / "farm")
+    items = _items(camp.log.files())
+    with_reader = bulk._decode_merged(items)
+    monkeypatch.delattr(_pq, "ParquetReader")
+    without = bulk._decode_merged(items)
+    assert with_reader is not None and without is not None
+    assert without[0].equals(with_reader[0]) and without[1:] == with_reader[1:]
+
+
 def _rewrite(path: Path, **options: Any) -> None:
     """The batch ``path`` written again with the same rows and footer keys, with pyarrow's ``options``."""
     pf = pq.ParquetFile(path)
