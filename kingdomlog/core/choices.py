@@ -65,6 +65,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from kingdomlog.core.errors import InputError
+from kingdomlog.core.memo import ByIdentity
 
 __all__ = [
     "KEY",
@@ -413,8 +414,25 @@ def _plain_union(members: Sequence[Any]) -> tuple[Any, tuple[Any, ...]] | None:
     return None
 
 
+# A field's shape and kind depend only on its declared type, which never changes: a form of the turn sheet is
+# described again for every state and every edit (each listing asked ~20,000 `typing.get_origin`s of the same
+# annotations). Kept by the identity of the field (and of the shape, a frozen value), a few thousand at most.
+_SHAPES: ByIdentity[FieldInfo, _Shape] = ByIdentity(limit=4096)
+_KINDS: ByIdentity[_Shape, FieldKind] = ByIdentity(limit=4096)
+_PLACES: ByIdentity[_Shape, tuple[Any, ...] | None] = ByIdentity(limit=4096)
+_PAIRS: ByIdentity[_Shape, tuple[Any, ...] | None] = ByIdentity(limit=4096)
+
+
+_TYPE_SHAPES: ByIdentity[Any, _Shape] = ByIdentity(limit=4096)
+
+
 def _shape_of(info: FieldInfo) -> _Shape:
-    return _unwrap(info.annotation, tuple(info.metadata))
+    return _SHAPES.get(info, lambda i: _unwrap(i.annotation, tuple(i.metadata)))
+
+
+def _shape_of_type(tp: Any) -> _Shape:
+    """The shape of ``tp``, a place of a declared tuple or pair (the same type object every time)."""
+    return _TYPE_SHAPES.get(tp, _unwrap)
 
 
 def _pick(shape: _Shape) -> Pick | None:
@@ -478,6 +496,10 @@ def _free(shape: _Shape) -> bool:
 
 def _pairs(shape: _Shape) -> tuple[Any, ...] | None:
     """The types of a fixed pair's places when ``shape`` is a list of them (``list[tuple[str, int]]``), else None."""
+    return _PAIRS.get(shape, _pairs_of)
+
+
+def _pairs_of(shape: _Shape) -> tuple[Any, ...] | None:
     if shape.item is None or typing.get_origin(shape.item.base) is not tuple:
         return None
     args = typing.get_args(shape.item.base)
@@ -489,6 +511,10 @@ def _pairs(shape: _Shape) -> tuple[Any, ...] | None:
 def _places(shape: _Shape) -> tuple[Any, ...] | None:
     """The types of the places of a fixed tuple of picks (``tuple[Annotated[int, Pick(...)], ...]``: the branch of
     each either/or of an outcome, in order), each its own dropdown; else None."""
+    return _PLACES.get(shape, _places_of)
+
+
+def _places_of(shape: _Shape) -> tuple[Any, ...] | None:
     if typing.get_origin(shape.base) is not tuple:
         return None
     args = typing.get_args(shape.base)
@@ -506,6 +532,10 @@ def _open_keys(shape: _Shape) -> bool:
 
 
 def _kind(shape: _Shape) -> FieldKind:
+    return _KINDS.get(shape, _kind_of)
+
+
+def _kind_of(shape: _Shape) -> FieldKind:
     base = shape.base
     if _is_choices(base):
         return "group"
@@ -1011,7 +1041,7 @@ def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, de
     if places is not None:  # a dropdown per place, each its own label and options (``within[KEY]``: the place)
         item_kind = "select"
         had = list(given) if isinstance(given, (list, tuple)) else []
-        nested = tuple(_spec(str(i), _place_label(tp, i), _place_help(tp), _unwrap(tp), required=False,
+        nested = tuple(_spec(str(i), _place_label(tp, i), _place_help(tp), _shape_of_type(tp), required=False,
                              default=None, given=had[i] if i < len(had) else None, within=_keyed(within, i),
                              state=state, vocabulary=vocabulary)
                        for i, tp in enumerate(places))
@@ -1037,7 +1067,7 @@ _ALONE_WORDS = {"all": "all of them"}
 
 
 def _place_info(tp: Any) -> FieldInfo | None:
-    return next((m for m in _unwrap(tp).meta if isinstance(m, FieldInfo)), None)
+    return next((m for m in _shape_of_type(tp).meta if isinstance(m, FieldInfo)), None)
 
 
 def _place_label(tp: Any, i: int) -> str:
@@ -1061,8 +1091,8 @@ def _entries_spec(name: str, label: str, help: str, shape: _Shape, *, default: A
     pairs = _pairs(shape)
     if pairs is not None:
         cols = next((m.names for m in shape.meta if isinstance(m, Columns)), ())
-        fields = tuple(_spec(str(i), cols[i] if i < len(cols) else f"Item {i + 1}", "", _unwrap(tp), required=True,
-                             default=None, given=None, within=within, state=state, vocabulary=vocabulary)
+        fields = tuple(_spec(str(i), cols[i] if i < len(cols) else f"Item {i + 1}", "", _shape_of_type(tp),
+                             required=True, default=None, given=None, within=within, state=state, vocabulary=vocabulary)
                        for i, tp in enumerate(pairs))
         return FieldSpec(name=name, label=label, kind="rows", help=help, default=default, fields=fields,
                          item_kind="tuple")

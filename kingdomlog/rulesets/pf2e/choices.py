@@ -28,6 +28,7 @@ from pydantic import ConfigDict, Field, Strict, field_validator
 from kingdomlog.core.choices import KEY, LIMIT, PARENT, ROLLED, Amount, Choices, Count, Option, Pick
 from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
+from kingdomlog.core.memo import ByIdentity
 from kingdomlog.rulesets.pf2e import tables as T
 from kingdomlog.rulesets.pf2e.rules import check_amount
 from kingdomlog.rulesets.pf2e.state import (
@@ -802,7 +803,20 @@ class LevelChoices(Choices):
 # ------------------------------------------------------------------ vocabulary
 
 
+# A skill option's detail per state: the vocabularies of one open list the same state's 16 skills about a dozen
+# times (each activity and event row), and the state is frozen. Held by the state's identity (a few states at once).
+_MOD_TEXTS: ByIdentity[KingdomState, dict[str, str]] = ByIdentity(limit=8)
+
+
 def _mod(state: KingdomState, skill: str) -> str:
+    texts = _MOD_TEXTS.get(state, lambda _state: {})
+    text = texts.get(skill)
+    if text is None:
+        texts[skill] = text = _mod_text(state, skill)
+    return text
+
+
+def _mod_text(state: KingdomState, skill: str) -> str:
     if not state.founded:
         return T.core().skills[skill]
     rank = state.skills.get(skill, "untrained")
