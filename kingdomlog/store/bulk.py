@@ -612,7 +612,8 @@ def _decode_merged(items: Sequence[tuple[Path, bytes, Any]], keep: list[Group] |
     into one column chunk of a new Parquet buffer with one row group: Parquet decodes each page as it would in
     its own file (the same bytes, schema, codec and page CRC), ~25 instead of ~125 us a 50-event file, and a
     chunk that is not exactly one such page of the file's rows (as its footer and page header say) is never
-    merged. The bytes are those whose digest the caller checked.
+    merged. The bytes are those whose digest the caller checked. The footers of the files after the first are read
+    by the first's form (``_FooterForm``) where they are of it, by pyarrow otherwise (~12 against ~60 us a file).
     """
     import pyarrow._parquet as _pq
     import pyarrow.parquet as pq
