@@ -602,6 +602,19 @@ def _unzz(raw: bytes) -> int:
     return got
 
 
+def _one_page(data: bytes, view: memoryview, at: int, size: int, want_n: bytes) -> memoryview | None:
+    """The column chunk of ``size`` bytes at ``at`` of a file (``view`` of ``data``), when it is exactly one data page
+    (``_DATA_PAGE``) whose header counts the file's rows (``want_n``, as the header writes it) and whose stored size
+    is the rest of the chunk; else None."""
+    m = _DATA_PAGE.match(data, at)
+    if m is None or at < 4 or at + size > len(data):
+        return None
+    stored_size, values = m.groups()
+    if values != want_n or stored_size != _zz(size - m.end() + at):
+        return None
+    return view[at:at + size]
+
+
 def _decode_merged(items: Sequence[tuple[Path, bytes, Any]], keep: list[Group] | None = None) -> _Decoded | None:
     """The run's events decoded by Parquet in one call, and each file's footer key-value metadata; None unless
     every file is laid out as the log's writer lays a batch out (then the caller decodes file by file). The row
@@ -629,7 +642,6 @@ def _decode_merged(items: Sequence[tuple[Path, bytes, Any]], keep: list[Group] |
     shape: list[tuple[int, str, int]] = []
     created_by = ""
     rows = 0
-    match = _DATA_PAGE.match
     # pyarrow's own reader class, as pq.read_metadata uses it, without the wrapper's path handling (~30 instead of
     # ~39 us a file); it is not public: a pyarrow without it is read through pq.read_metadata
     reader = getattr(_pq, "ParquetReader", None)
@@ -644,13 +656,10 @@ def _decode_merged(items: Sequence[tuple[Path, bytes, Any]], keep: list[Group] |
                 view = memoryview(data)
                 want_n = _zz(n)
                 for k, (values_at, size, at) in enumerate(cols):
-                    m = match(data, at)
-                    if m is None or values_at != want_n or at < 4 or at + size > len(data):
+                    page = _one_page(data, view, at, size, want_n)
+                    if page is None or values_at != want_n:
                         return None
-                    stored_size, values = m.groups()
-                    if values != want_n or stored_size != _zz(size - m.end() + at):
-                        return None
-                    chunks[k].append(view[at:at + size])
+                    chunks[k].append(page)
                 metas.append(meta)
                 counts.append(n)
                 rows += n
@@ -694,15 +703,12 @@ def _decode_merged(items: Sequence[tuple[Path, bytes, Any]], keep: list[Group] |
         want_n = _zz(n)
         for k, (_phys, _name, code) in enumerate(shape):
             c = rg.column(k)
-            at, size = c.data_page_offset, c.total_compressed_size
-            m = match(data, at)
-            if m is None or c.num_values != n or c.has_dictionary_page or _CODECS.get(c.compression) != code \
-                    or at < 4 or at + size > len(data):
+            if c.num_values != n or c.has_dictionary_page or _CODECS.get(c.compression) != code:
                 return None
-            stored_size, values = m.groups()
-            if values != want_n or stored_size != _zz(size - m.end() + at):
+            page = _one_page(data, view, c.data_page_offset, c.total_compressed_size, want_n)
+            if page is None:
                 return None
-            chunks[k].append(view[at:at + size])
+            chunks[k].append(page)
         metas.append(meta)
         counts.append(n)
         rows += n
