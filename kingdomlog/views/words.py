@@ -498,6 +498,10 @@ class Namer:
         """The names of each collection's records, by the collection (an id two collections share is said by the
         one a field names: signoria's province ``marburg`` is "Marburg", its faction "Doge of Marburg")."""
         self.name_of: Callable[[str, str], str] = ruleset.name_of
+        self.said: Mapping[tuple[str, str, str], str] = ruleset.field_words(state) if hasattr(state, "model_dump") \
+            else {}
+        """The values of records' fields the state says in words (``Ruleset.field_words``), by (collection, record
+        id, field)."""
 
     def __call__(self, id: str, kind: str = "") -> str:
         """``id`` in words (an id the state names by its record's name, else the ruleset's name)."""

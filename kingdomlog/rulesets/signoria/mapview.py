@@ -104,6 +104,33 @@ def order_words(s: SignoriaState, o: dict[str, Any]) -> str:
     return text + (f" ({', '.join(extra)})" if extra else "")
 
 
+def order_id_words(order_id: str) -> str:
+    """An order's id as its slot says it (§3.3): ``S2`` is "special order 2", ``O1`` "ordinary order 1" (an order
+    logged with a lower-case id, ``o1``, "order 1").
+
+    >>> order_id_words("S2"), order_id_words("O1"), order_id_words("o3"), order_id_words("x")
+    ('special order 2', 'ordinary order 1', 'order 3', 'order x')
+    """
+    m = re.fullmatch(r"([SOo])(\d+)", order_id)
+    if m is None:
+        return f"order {order_id}"
+    return f"{ {'S': 'special ', 'O': 'ordinary '}.get(m.group(1), '')}order {m.group(2)}"
+
+
+def activity_words(s: SignoriaState, cid: str) -> str | None:
+    """What a character is busy with this month (``Character.activity``, the id of the order that took them,
+    §3.7) in words: that order of their employer's (or of any faction that named them) by what it does ("intrigue
+    abroad (special order 2)"); the order's slot alone when the state no longer holds it; None when idle."""
+    c = s.characters.get(cid)
+    if c is None or not c.activity:
+        return None
+    for fid in (c.employer, *(f for f in s.orders if f != c.employer)):
+        o = next((o for o in (s.orders[fid].orders if fid in s.orders else ()) if o.id == c.activity), None)
+        if o is not None and (o.leader == cid or cid in (o.params.get("characters") or [])):
+            return f"{order_words(s, {'action': o.action, 'target': o.target})} ({order_id_words(o.id)})"
+    return order_id_words(c.activity)
+
+
 def _our(s: SignoriaState, fid: str, me: str) -> str:
     return "our" if fid == me else f"{fname(s, fid)}'s"
 

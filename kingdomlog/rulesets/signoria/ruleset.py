@@ -130,6 +130,16 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         f = state.factions.get(player)
         return f.name if f is not None and f.name else None
 
+    def field_words(self, state: Any) -> Mapping[tuple[str, str, str], str]:
+        """Each busy character's activity by the order that took them (``mapview.activity_words``: "intrigue
+        abroad (special order 2)"; the state keeps the order's id, ``S2``)."""
+        if not isinstance(state, SignoriaState):
+            return {}
+        from kingdomlog.rulesets.signoria.mapview import activity_words
+
+        said = ((cid, activity_words(state, cid)) for cid in state.characters)
+        return {("characters", cid, "activity"): w for cid, w in said if w is not None}
+
     def question_words(self, state: Any, kind: str, prompt: str, labels: list[str]) -> tuple[str, list[str]]:
         return _question_words(state, kind, prompt, labels)
 
