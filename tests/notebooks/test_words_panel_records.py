@@ -43,3 +43,16 @@ def test_pf1s_treaty_terms_numbers_and_campaign_in_words() -> None:
     assert "Serials" not in text and "C 2" not in text
     assert "| Campaign | River Kingdom (PF1 demo) |" in text  # campaign.toml's name; its id read "river kingdom"
     assert "| Campaign | river kingdom |" not in text and "river-kingdom" not in text
+
+
+def test_a_players_page_says_an_orders_rerolls_by_the_order_in_words(tmp_path: Path) -> None:
+    """Marburg's page explains its rerolls by its orders in words (it read "Doge of Marburg S2 (intrigue_foreign)
+    rerolls", the order's id)."""
+    import shutil
+
+    from kingdomlog.views.player.page import render_static
+
+    folder = shutil.copytree(DEMOS / "felmonte", tmp_path / "felmonte", ignore=shutil.ignore_patterns(".cache"))
+    text = html.unescape(re.sub(r"<[^>]+>", " ", render_static(folder, "marburg")))
+    assert "Rerolls for Doge of Marburg's special order 2 (intrigue abroad)" in text
+    assert not re.search(r"\b[SO]\d\b", text)

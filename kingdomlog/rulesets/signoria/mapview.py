@@ -17,7 +17,7 @@ from kingdomlog.core.portrait import Figure, Leader, Portrait, Section
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.signoria.state import FACTION_BETTER, RESOURCES, Faction, IntelRecord, SignoriaState, Treaty
 from kingdomlog.rulesets.signoria.tables import adjacency
-from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES, TREATY_WORDS
+from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES, TREATY_WORDS, order_id_words
 
 SOURCE_WORDS = {"scouts": "our scouts", "spy": "our spy", "battle": "the battlefield", "notice": "a report",
                 "public": "public knowledge", "ruling": "the GM"}
@@ -104,19 +104,6 @@ def order_words(s: SignoriaState, o: dict[str, Any]) -> str:
     return text + (f" ({', '.join(extra)})" if extra else "")
 
 
-def order_id_words(order_id: str) -> str:
-    """An order's id as its slot says it (§3.3): ``S2`` is "special order 2", ``O1`` "ordinary order 1" (an order
-    logged with a lower-case id, ``o1``, "order 1").
-
-    >>> order_id_words("S2"), order_id_words("O1"), order_id_words("o3"), order_id_words("x")
-    ('special order 2', 'ordinary order 1', 'order 3', 'order x')
-    """
-    m = re.fullmatch(r"([SOo])(\d+)", order_id)
-    if m is None:
-        return f"order {order_id}"
-    return f"{ {'S': 'special ', 'O': 'ordinary '}.get(m.group(1), '')}order {m.group(2)}"
-
-
 def activity_words(s: SignoriaState, cid: str) -> str | None:
     """What a character is busy with this month (``Character.activity``, the id of the order that took them,
     §3.7) in words: that order of their employer's (or of any faction that named them) by what it does ("intrigue
@@ -127,7 +114,7 @@ def activity_words(s: SignoriaState, cid: str) -> str | None:
     for fid in (c.employer, *(f for f in s.orders if f != c.employer)):
         o = next((o for o in (s.orders[fid].orders if fid in s.orders else ()) if o.id == c.activity), None)
         if o is not None and (o.leader == cid or cid in (o.params.get("characters") or [])):
-            return f"{order_words(s, {'action': o.action, 'target': o.target})} ({order_id_words(o.id)})"
+            return f"{order_words(s, {'action': o.action, 'target': o.target})} ({order_id_words(o.id, o.slots)})"
     return order_id_words(c.activity)
 
 

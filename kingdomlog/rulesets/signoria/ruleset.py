@@ -46,7 +46,7 @@ from kingdomlog.rulesets.signoria.state import (
     home_force_breakdown,
     reroll_allowance,
 )
-from kingdomlog.rulesets.signoria.vocabulary import TREATY_WORDS, logged_order_check_words
+from kingdomlog.rulesets.signoria.vocabulary import TREATY_WORDS, logged_order_check_words, rerolls_name
 from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words as _battle_roll_words
 from kingdomlog.rulesets.signoria.vocabulary import name_of as _name_of
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
@@ -247,7 +247,7 @@ class SignoriaRuleset(CopyOnWriteRuleset):
                     continue
                 _, terms = reroll_allowance(s, fid, o)
                 mods = [Modifier(t, v, source="§3.4") for t, v in terms]
-                out.append(stack(f"{fid} {o.id} ({o.action}) rerolls", mods))
+                out.append(stack(rerolls_name(fid, o), mods))
             out.append(stack(f"{fid} statesman cap", [Modifier("Power", f.power or 0, source="§4.7")]))
             out.append(home_force_breakdown(s, fid))
             for n in s.neutrals():

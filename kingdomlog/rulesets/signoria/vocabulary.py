@@ -18,7 +18,7 @@ from typing import Any
 
 from kingdomlog.core.choices import KEY, KEYS, PARENT, Option
 from kingdomlog.rulesets.signoria.rules import ACTIONS, NEUTRAL_GOALS, PHASE_OF_ACTION
-from kingdomlog.rulesets.signoria.state import Character, SignoriaState
+from kingdomlog.rulesets.signoria.state import Character, Order, SignoriaState
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import traits
 
@@ -396,6 +396,38 @@ def battle_roll_words(key: str, place: str | None = None) -> str | None:
 
 ORDER_CHECK = re.compile(r"([a-z][a-z0-9_]*) (o\d+) ([a-z][a-z0-9_]*)")
 """The label an order's 2d6 was logged with before issue 29: ``<faction> <order> <action>`` ("fabian o1 bribery")."""
+
+
+def order_id_words(order_id: str, slots: Sequence[str] = ()) -> str:
+    """An order by the slot it takes (§3.3) and its number: ``S2`` (a special slot) is "special order 2", ``O1``
+    "ordinary order 1", an order through a spy's own slot "order through a spy" (its id, ``X1``, is the plan's
+    own key); without its slots, as its id says it (``o1``, an order logged before slots: "order 1").
+
+    >>> order_id_words("S2", ("special",)), order_id_words("O1"), order_id_words("o3")
+    ('special order 2', 'ordinary order 1', 'order 3')
+    >>> order_id_words("X1", ("spy:lorenzo",)), order_id_words("X1"), order_id_words("S1", ("ordinary",))
+    ('order through a spy', 'order', 'ordinary order')
+    """
+    m = re.fullmatch(r"([SOo])(\d+)", order_id)
+    by_id = {"S": "special", "O": "ordinary", "o": ""}.get(m.group(1), "") if m else ""
+    kind = slots[0].split(":")[0] if slots else by_id
+    if kind == "spy":
+        return "order through a spy"
+    if m is None:
+        return f"{kind} order" if kind else "order"
+    said = f"{kind} order" if kind else "order"
+    return f"{said} {m.group(2)}" if kind == by_id or not slots else said
+
+
+def rerolls_name(fid: str, order: Order) -> str:
+    """The name of an order's reroll allowance (§3.4): whose order, by its slot and what it does; the faction by its
+    id, which a page says by its name (``views.words.Namer.text``).
+
+    >>> rerolls_name("marburg", Order(id="S2", action="intrigue_foreign", slots=("special",)))
+    "rerolls for marburg's special order 2 (intrigue abroad)"
+    """
+    what = ACTION_NAMES.get(order.action, order.action)
+    return f"rerolls for {fid}'s {order_id_words(order.id, order.slots)} ({what})"
 
 
 def order_check_words(who: str, verb: str) -> str:
