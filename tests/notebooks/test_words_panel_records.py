@@ -56,3 +56,16 @@ def test_a_players_page_says_an_orders_rerolls_by_the_order_in_words(tmp_path: P
     text = html.unescape(re.sub(r"<[^>]+>", " ", render_static(folder, "marburg")))
     assert "Rerolls for Doge of Marburg's special order 2 (intrigue abroad)" in text
     assert not re.search(r"\b[SO]\d\b", text)
+
+
+def test_pf1s_districts_buildings_routes_and_features_by_name() -> None:
+    """A record pf1 keeps by an id alone is said as its explanations say it (it read "D1", "B4", "T2", "C1", and a
+    hex's feature "TOWN: Oleg's Trading Post")."""
+    text, camp = _panel("river-kingdom")
+    state = camp.turn_start().state
+    assert state.trade_routes[1].origin == "C1" and "D1" in state.districts  # the stored ids
+    assert "| district 1 of Tatzlford | Tatzlford | h0 |" in text
+    assert "| Shrine (Tatzlford) | Shrine | Tatzlford | district 1 of Tatzlford |" in text
+    assert "| goods route from Tatzlford to Mivon | goods | Mivon | Tatzlford | Mivon |" in text
+    assert "| town (Oleg's Trading Post) |" in text and "TOWN" not in text
+    assert not re.search(r"\| [BCDT]\d+ \|", text)

@@ -375,7 +375,17 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
             return FIELD_TITLES[id]
         if kind == "field:serials" and id in SERIALS:  # "cities 2" (it read "C 2")
             return SERIALS[id]
+        if kind == "field:features" and ":" in id:  # a hex's "town (Oleg's Trading Post)" (it read "TOWN: …")
+            from kingdomlog.rulesets.pf1.mapview import feature_words
+
+            return feature_words(id)
         return super().name_of(id, kind)
+
+    def record_names(self, state: Any) -> Mapping[str, str]:
+        """Districts and buildings by the names the explanations give them (``vocabulary.record_names``)."""
+        from kingdomlog.rulesets.pf1.vocabulary import record_names
+
+        return record_names(state) if isinstance(state, Pf1State) else {}
 
     def field_words(self, state: Any) -> Mapping[tuple[str, str, str], str]:
         """A relation's treaty or alliance in words (``vocabulary.terms_words``; it read "x you 22")."""

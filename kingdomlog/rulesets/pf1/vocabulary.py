@@ -55,6 +55,26 @@ def terms_words(t: Terms) -> str:
             f"terms: our {attr} {t.x_you} against theirs {t.x_partner}; {t.bonus_you:+d} to us")
 
 
+def record_names(s: Pf1State) -> dict[str, str]:
+    """The records pf1 keeps by an id alone, named as its explanations name them: a district by its city and its
+    number there ("district 1 of Tatzlford"; it read "D1"), a building by its type and city ("Shrine
+    (Tatzlford)"; it read "B4"), a trade route by what it carries and where ("goods route from Tatzlford to
+    Mivon"; it read "T2")."""
+    def city(cid: str) -> str:
+        return s.cities[cid].name if cid in s.cities else cid
+
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for d in s.districts.values():
+        seen[d.city] = seen.get(d.city, 0) + 1
+        out[d.id] = f"district {seen[d.city]} of {city(d.city)}"
+    for b in s.buildings.values():
+        out[b.id] = f"{b.type} ({city(b.city)})"
+    for r in s.trade_routes:  # "goods route from Tatzlford to Mivon" (it read "T2")
+        out[r.id] = f"{r.type.replace('_', ' ')} route from {city(r.origin)} to {r.destination}"
+    return out
+
+
 def field_words(s: Pf1State) -> dict[tuple[str, str, str], str]:
     """The relations' treaties and alliances in words (``terms_words``), by (``relations``, kingdom, field)."""
     out: dict[tuple[str, str, str], str] = {}
