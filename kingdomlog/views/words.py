@@ -510,7 +510,7 @@ class Namer:
     def value(self, text: str) -> str:
         """A value shown in a table: an id as a whole in words, any other text with the ids in it in words."""
         if text in self.names:  # an id the state names, whatever its form (pf1's city ``C1``: "Tatzlford")
-            return self.names[text]
+            return str(self.names[text])
         return self(text) if ONE_ID.fullmatch(text) else self.text(text)
 
     def field(self, field: str, text: str) -> str:
