@@ -31,6 +31,8 @@ def test_a_characters_activity_is_the_order_that_took_them() -> None:
     assert "| intrigue against Duke Fabian (special order 2) |" in text  # Doge Andrea's, Marburg's S2
     assert "| march on Fabia (special order 1) |" in text  # Bianca's, Marburg's S1 (war)
     assert "| S2 |" not in text and "| S1 |" not in text
+    # the campaign's id is a faction's too: the faction keeps its own name, not the campaign's
+    assert "| Signoria of Felmonte |" in text and "The Signoria of Felmonte" not in text
 
 
 def test_pf1s_treaty_terms_numbers_and_campaign_in_words() -> None:

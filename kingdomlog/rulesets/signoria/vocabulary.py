@@ -508,7 +508,7 @@ def name_of(id: str, kind: str = "") -> str | None:
     >>> name_of("b7.1"), name_of("fabian.leader"), name_of("province:fabia")
     ('battle 1 of month 7', "fabian's leader", 'the province of Fabia')
     >>> name_of("t2.c1"), name_of("fabian.S2")
-    ('candidate 1 of month 2', "fabian's order S2")
+    ('candidate 1 of month 2', "fabian's special order 2")
     """
     if kind in ("roll", ""):
         m = re.fullmatch(r"cmd\.(\d+)", id)
@@ -540,7 +540,7 @@ def name_of(id: str, kind: str = "") -> str | None:
         return f"candidate {m.group(2)} of month {m.group(1)}"
     m = re.fullmatch(r"([a-z]+)\.([A-Z]+\d+)", id)
     if m:  # a faction's order (its key in the log: a ruling's "bribe of lorenzo by fabian.S2")
-        return f"{m.group(1)}'s order {m.group(2)}"
+        return f"{m.group(1)}'s {order_id_words(m.group(2))}"  # "fabian's special order 2" (it read "order S2")
     m = re.fullmatch(r"([a-z]+)\.leader", id)
     if m:
         return f"{m.group(1)}'s leader"

@@ -374,7 +374,7 @@ def _also(name: Namer, known: Mapping[str, str]) -> Namer:
     if not known:
         return name
     out = copy.copy(name)
-    out.names = {**name.names, **known}
+    out.names = {**known, **name.names}  # the state's own records first: felmonte's campaign id is a faction's
     return out
 
 
