@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -690,6 +691,27 @@ def _answered(q: Question, plan: Plan, done: Mapping[str, Posted]) -> bool:
     return _opening_question(q) and sp is not None and subs._has(sp.choices, q.path)
 
 
+def question_said(prompt: str) -> str:
+    """What a question's prompt asks, without the help after it: its sentences up to the first that asks (the
+    whole prompt when none does).
+
+    >>> question_said("Marburg's army has arrived at Fabia. Fight a battle now or shut the gates? Your home force "
+    ...               "is 3 units (§5.2).")
+    "Marburg's army has arrived at Fabia. Fight a battle now or shut the gates?"
+    >>> question_said("Choose a tactic.")
+    'Choose a tactic.'
+    """
+    m = re.match(r".*?\?(?=\s|$)", prompt, re.S)
+    return (m.group(0) if m else prompt).strip()
+
+
+def asked_words(camp: Campaign, questions: Sequence[Question]) -> str:
+    """Questions as the GM reads that they were asked: to whom, by name, and what each asks, in words ("Duke
+    Fabian: Doge of Marburg's army has arrived at Fabia across its border. Fight a battle now or shut the
+    gates?"); a question's id is a key nobody reads."""
+    return "; ".join(f"{camp.viewer_name(q.to)}: {question_said(q.prompt)}" for q in questions)
+
+
 def pending(preview: TurnPreview, plan: Plan, done: Mapping[str, Posted]) -> list[Question]:
     """The questions of ``preview`` still to answer, in the order asked, up to and including the first group
     that has one (a later group waits: its question depends on the earlier answers)."""
@@ -764,7 +786,7 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             drafts += [Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
                              visibility=f"faction:{q.to}", turn=t) for q in shut]
             camp.append(drafts, expect_seq=_head(events))
-            done.append(f"defaults stood for {', '.join(q.id for q in shut)} (the orders are closed)")
+            done.append(f"defaults stood for {asked_words(camp, shut)} (the orders are closed)")
             told.extend((q.to, f"the default stood for your {q.kind.replace('_', ' ')} question (the orders are "
                                 "closed)") for q in shut)
             continue
@@ -773,8 +795,7 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             hours = dl.answer_hours if dl is not None else 24.0
             due_at = t_now + timedelta(hours=hours)
             camp.append([_posting(q, t, due_at) for q in new], expect_seq=_head(events))
-            whom = ", ".join(camp.viewer_name(to) for to in sorted({q.to for q in new}))
-            done.append(f"asked {whom}: {', '.join(q.id for q in new)}")
+            done.append(f"asked {asked_words(camp, new)}")
             told.extend((q.to, f"a question for you: {q.prompt}") for q in new)  # in words: its id is a key
             return result(status(camp, now=t_now))
         late = [p for p in (asked[q.id] for q in todo) if p.deadline is not None and t_now >= p.deadline]
@@ -782,7 +803,7 @@ def advance(camp: Campaign, *, now: datetime | None = None, plan: Plan | None = 
             return result(status(camp, now=t_now))
         camp.append([Draft(QuestionAnswered(turn=t, question=q.id, answer=q.default, by_default=True), actor=SYSTEM,
                            visibility=f"faction:{q.to}", turn=t) for q in late], expect_seq=_head(events))
-        done.append(f"defaults stood for {', '.join(q.id for q in late)}")
+        done.append(f"defaults stood for {asked_words(camp, [q for q in todo if q.id in {p.id for p in late}])}")
         told.extend((q.to, f"the default stood for your {q.kind.replace('_', ' ')} question (its time ran out)")
                     for q in late)
     raise KingdomlogError("the turn did not settle after 50 steps; this is a bug")  # pragma: no cover

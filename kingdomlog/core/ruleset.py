@@ -816,6 +816,13 @@ class Ruleset:
         says for such an id on a page; a record's own ``name`` comes first. None by default."""
         return {}
 
+    def field_words(self, state: Any) -> Mapping[tuple[str, str, str], str]:
+        """The values of records' fields that only ``state`` can say in words, by (collection, record id, field):
+        signoria's character's ``activity`` ``S2`` is an order of its employer's, said by what it does ("intrigue
+        abroad"), which the id alone cannot tell. What the GM's kingdom panel shows in that cell. None by
+        default."""
+        return {}
+
     def player_steps(self, state: Any, turn: int, viewer: Viewer) -> Sequence[str]:
         """The steps of ``turn`` that ``viewer`` (a player) may submit; none by default."""
         return ()

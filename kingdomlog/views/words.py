@@ -498,6 +498,10 @@ class Namer:
         """The names of each collection's records, by the collection (an id two collections share is said by the
         one a field names: signoria's province ``marburg`` is "Marburg", its faction "Doge of Marburg")."""
         self.name_of: Callable[[str, str], str] = ruleset.name_of
+        self.said: Mapping[tuple[str, str, str], str] = ruleset.field_words(state) if hasattr(state, "model_dump") \
+            else {}
+        """The values of records' fields the state says in words (``Ruleset.field_words``), by (collection, record
+        id, field)."""
 
     def __call__(self, id: str, kind: str = "") -> str:
         """``id`` in words (an id the state names by its record's name, else the ruleset's name)."""
@@ -505,6 +509,8 @@ class Namer:
 
     def value(self, text: str) -> str:
         """A value shown in a table: an id as a whole in words, any other text with the ids in it in words."""
+        if text in self.names:  # an id the state names, whatever its form (pf1's city ``C1``: "Tatzlford")
+            return str(self.names[text])
         return self(text) if ONE_ID.fullmatch(text) else self.text(text)
 
     def field(self, field: str, text: str) -> str:

@@ -107,6 +107,7 @@ def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Pa
     assert got["options"] and got["labels"]
     assert got["json_fields"] == []
     assert raw_ids(got["text"]) == []  # the page's text too: the panel's tables, the cards, the breakdowns
+    assert [t for t in got["text"] if "(s)" in t] == []  # counted as a person counts: "1 event this step records"
     assert raw_ids(got["options"]) == []
     assert labels_in_words(got["labels"]) == [] and raw_ids(got["rolls"]) == [] and raw_ids(got["help"]) == []
 

@@ -47,6 +47,10 @@ OPENING = {"steps": {"turn_open": {"choices": {
 WAR = {"choices": {"actor": "marburg", "orders": [{"id": "W", "action": "war", "slots": ["ordinary"], "target": "fabia",
                                                    "params": {"units": 4, "tactic": "hold"}}]}}
 
+ASKED = ("Doge of Marburg's army has arrived at Fabia across its border. Fight a battle now or shut the "
+         "gates?")
+"""What Fabian is asked when Marburg's army reaches Fabia, as the GM is told it (its id: response:8.marburg.W)."""
+
 
 def copy(tmp: Path) -> Campaign:
     folder = tmp / "felmonte"
@@ -288,7 +292,7 @@ def test_a_month_runs_itself(camp: Campaign) -> None:
     pbp.mark_ready(camp, MARBURG, now=NOW)
     res = pbp.advance(camp, now=NOW)
     assert res.done[0] == "closed the orders of month 8: every player is ready"
-    assert res.done[1] == "asked Duke Fabian: response:8.marburg.W"
+    assert res.done[1] == "asked Duke Fabian: " + ASKED  # not its key 'response:8.marburg.W'
     sealed = subs.sealed_seed(camp.events(), 8)
     assert sealed and "dice_sealed" not in json.dumps(run("log", str(camp.folder), "--as", "fabian", "--json"))
     with pytest.raises(RuleError, match="closed"):
@@ -442,7 +446,8 @@ def test_a_player_is_shown_its_own_numbering(camp: Campaign) -> None:
     pbp.mark_ready(camp, MARBURG, now=NOW)
     res = pbp.advance(camp, now=NOW)
     gm_words = " ".join(res.for_viewer(camp.viewer("gm")))
-    assert "asked Duke Fabian: response:8.marburg.W" in gm_words  # who, by name (issue 29)
+    assert "asked Duke Fabian: " + ASKED in gm_words  # who, by name (issue 29), and what, in words
+    assert "response:" not in gm_words and "marburg.W" not in gm_words
     told = res.for_viewer(camp.viewer("fabian"))  # the question in words, not its key 'response:8.marburg.W'
     assert told[0] == "the orders of month 8 are closed: every player is ready" and len(told) == 2
     assert told[1].startswith("a question for you: Doge of Marburg's army has arrived at Fabia across its border.")

@@ -247,11 +247,11 @@ def test_views(game: Game) -> None:
 def test_explain_reroll_allowances(game: Game) -> None:
     """§10.4: R = 1 (special slot) + 2 (Duke Fabian, Intriguer, on-profile) for the scouts; Cesare's trade 0 + 2."""
     by_name = {b.name: b for b in RULESET.explain(game.state)}
-    s2 = by_name["fabian S2 (scouts) rerolls"]
+    s2 = by_name["rerolls for fabian's special order 2 (send scouts)"]  # it read "fabian S2 (scouts) rerolls"
     assert s2.total == 3 and [(t.label, t.value) for t in s2.terms] == [
         ("slots (1 special, 0 ordinary)", 1), ("Duke Fabian (on-profile)", 2)]
-    assert by_name["fabian O1 (trade) rerolls"].total == 2
-    assert by_name["marburg S1 (assassination) rerolls"].total == 3
+    assert by_name["rerolls for fabian's ordinary order 1 (seek a trade treaty)"].total == 2
+    assert by_name["rerolls for marburg's special order 1 (assassinate)"].total == 3
     assert by_name["fabian next income"].total == 1 + 1  # Fabia + the new Felmonte trade
     assert by_name["marburg home force"].total == 7
 
@@ -260,7 +260,7 @@ def test_explain_and_render_of_a_view(game: Game) -> None:
     """A faction's view explains only its own numbers and renders rivals as last learned (@turn)."""
     fv = RULESET.redact(game.state, viewer("fabian"))
     names = [b.name for b in RULESET.explain(fv)]
-    assert names and all(n.startswith("fabian ") for n in names)
+    assert names and all(n.startswith("fabian ") or n.startswith("rerolls for fabian's ") for n in names)
     text = RULESET.render(fv)
     assert "marburg Po3@t5 Pi7@t5 We8@t5 Ar6@t5" in text and "fabian Po7 Pi3 We3 Ar6" in text
     assert RULESET.summary(fv)["marburg_wealth"] == 8

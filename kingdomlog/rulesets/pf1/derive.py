@@ -205,11 +205,11 @@ def consumption_terms(s: Pf1State) -> list[Modifier]:
                 v = imp.consumption
                 if kind == "FARM" and (h.q, h.r) in stock:
                     v = stock[(h.q, h.r)]
-                    mods.append(Modifier(f"farm {h.id} (Stockyard)", v, source="UC Stockyard"))
+                    mods.append(Modifier(f"farm on hex {h.id} (Stockyard)", v, source="UC Stockyard"))
                     continue
                 if imp.resource_consumption and "RESOURCE" in h.features:
                     v += imp.resource_consumption
-                mods.append(Modifier(f"{kind.lower()} {h.id}", v, source="improvements"))
+                mods.append(Modifier(f"{kind.lower()} on hex {h.id}", v, source="improvements"))
     if s.module_on("diplomatic_edicts"):
         for fid, rel in s.relations.items():
             if rel.embassy_building:
@@ -384,6 +384,15 @@ def relationship_modifier(s: Pf1State, target: str) -> int:
     return total
 
 
+def trade_route_words(s: Pf1State, r: TradeRoute) -> str:
+    """An established trade route's Economy by its tier (opt §2.7.5), said as the route: what it carries, to whom, from
+    where ("goods trade route from Tatzlford to Mivon, by its tier"; its id ``T2`` said nothing)."""
+    partner = s.foreign[r.partner].name if r.partner in s.foreign else r.partner
+    origin = s.cities[r.origin].name if r.origin in s.cities else r.origin
+    where = partner if r.destination in (partner, r.partner) else f"{r.destination}, {partner}"
+    return f"{r.type.replace('_', ' ')} trade route from {origin} to {where}, by its tier"
+
+
 def trade_economy(s: Pf1State) -> list[Modifier]:
     if not s.module_on("trade_edicts"):
         return []
@@ -393,7 +402,7 @@ def trade_economy(s: Pf1State) -> list[Modifier]:
             continue
         if not (r.established_turn <= s.turn <= r.established_turn + int(s.opt("trade_duration_turns")) - 1):
             continue
-        out.append(Modifier(f"trade route {r.id} tier", r.tier_economy, source="opt §2.7.5"))
+        out.append(Modifier(trade_route_words(s, r), r.tier_economy, source="opt §2.7.5"))
         bonus = trade_type_bonus(s, r) if s.opt("trade_type_bonus_mode") == "live" else r.type_bonus_snapshot
         if r.type == "food" and not r.food_active:
             bonus = 0
@@ -474,10 +483,10 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
                 if v and imp.resource_bonus and "RESOURCE" in h.features:
                     v += 1  # UC Resource: a Mine, Quarry or Sawmill gets +1 to each benefit
                 if v:
-                    mods.append(Modifier(f"{kind.lower()} {h.id}", v, source="§6.8"))
+                    mods.append(Modifier(f"{kind.lower()} on hex {h.id}", v, source="§6.8"))
         for f, a in (("CAVE", "STABILITY"), ("LANDMARK", "LOYALTY"), ("RESOURCE", "ECONOMY")):
             if f in h.features and a == attr:
-                mods.append(Modifier(f"{f.lower()} {h.id}", 1, source="§6.9"))
+                mods.append(Modifier(f"{f.lower()} on hex {h.id}", 1, source="§6.9"))
     for kind, n in sorted(per.items()):  # UC Highway: +1 Economy per 4 hexes, +1 Stability per 8
         imp = s.catalog.improvements[kind]
         every = imp.economy_per if attr == "ECONOMY" else imp.stability_per if attr == "STABILITY" else None
@@ -520,7 +529,7 @@ def population(s: Pf1State) -> Breakdown:
     for c in live_cities(s):
         n = city_lots(s, c)
         if n:
-            mods.append(Modifier(f"{c.name} ({n} lots × 250)", 250 * n))
+            mods.append(Modifier(f"{c.name} ({n} lot{'' if n == 1 else 's'} × 250)", 250 * n))
     return stack("Population", mods)
 
 
@@ -621,7 +630,7 @@ def kingdom_modifiers(s: Pf1State) -> dict[str, Breakdown]:
     per_city = [settlement_modifiers(s, c) for c in live_cities(s)]
     for m in SETTLEMENT_MODIFIERS:
         total = sum(pc[m] for pc in per_city)
-        mods = [Modifier(f"settlements Σ{total} / 10", total // 10)]
+        mods = [Modifier(f"a tenth of the settlements' {m.capitalize()} ({total})", total // 10)]
         for comp in alignment_components(s.alignment):
             if ALIGN_SETTLEMENT[comp] == m:
                 mods.append(Modifier(f"alignment {comp}", 1))
@@ -655,7 +664,7 @@ def fame(s: Pf1State) -> Breakdown:
     per = [settlement_modifiers(s, c) for c in live_cities(s)]
     ls = sum(p["lore"] + p["society"] for p in per)
     mods = [Modifier("ledger", s.fame_ledger), Modifier("buildings", fb),
-            Modifier(f"Lore+Society Σ{ls} / 10", ls // 10)]
+            Modifier(f"a tenth of the settlements' Lore and Society ({ls})", ls // 10)]
     if s.module_on("diplomatic_edicts"):
         for fid, rel in s.relations.items():
             if rel.embassy_building:
@@ -669,7 +678,8 @@ def fame(s: Pf1State) -> Breakdown:
 def infamy(s: Pf1State) -> Breakdown:
     per = [settlement_modifiers(s, c) for c in live_cities(s)]
     cc = sum(p["corruption"] + p["crime"] for p in per)
-    b = stack("Infamy", [Modifier("ledger", s.infamy_ledger), Modifier(f"Corruption+Crime Σ{cc} / 10", cc // 10)])
+    b = stack("Infamy", [Modifier("ledger", s.infamy_ledger),
+                         Modifier(f"a tenth of the settlements' Corruption and Crime ({cc})", cc // 10)])
     return Breakdown("Infamy", max(0, int(b.total)), b.terms, "floored at 0")
 
 

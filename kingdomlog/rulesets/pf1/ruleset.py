@@ -369,11 +369,29 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         >>> Pf1Kingmaker().name_of("third_party", "figure"), Pf1Kingmaker().name_of("third_party")
         ('Relations among foreign kingdoms', 'third party')
         """
-        from kingdomlog.rulesets.pf1.vocabulary import FIELD_TITLES
+        from kingdomlog.rulesets.pf1.vocabulary import FIELD_TITLES, SERIALS
 
         if kind == "figure" and id in FIELD_TITLES:
             return FIELD_TITLES[id]
+        if kind == "field:serials" and id in SERIALS:  # "cities 2" (it read "C 2")
+            return SERIALS[id]
+        if kind == "field:features" and ":" in id:  # a hex's "town (Oleg's Trading Post)" (it read "TOWN: …")
+            from kingdomlog.rulesets.pf1.mapview import feature_words
+
+            return feature_words(id)
         return super().name_of(id, kind)
+
+    def record_names(self, state: Any) -> Mapping[str, str]:
+        """Districts and buildings by the names the explanations give them (``vocabulary.record_names``)."""
+        from kingdomlog.rulesets.pf1.vocabulary import record_names
+
+        return record_names(state) if isinstance(state, Pf1State) else {}
+
+    def field_words(self, state: Any) -> Mapping[tuple[str, str, str], str]:
+        """A relation's treaty or alliance in words (``vocabulary.terms_words``; it read "x you 22")."""
+        from kingdomlog.rulesets.pf1.vocabulary import field_words
+
+        return field_words(state) if isinstance(state, Pf1State) else {}
 
     def check_title(self, key: str, spec: CheckSpec) -> str | None:
         """A check logged with its roll key in brackets ("Stability check (stability)", "Diplomacy (dip_check_1)":

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from kingdomlog.core.choices import Choices
 from kingdomlog.core.errors import InputError
+from kingdomlog.core.modifiers import Modifier, stack
 from kingdomlog.core.ruleset import Answer, Breakdown, Question, Step, StepContext, Term
 from kingdomlog.core.viewers import parse_visibility
 from kingdomlog.dice.checks import CheckSpec, PoolSpec
@@ -63,7 +64,6 @@ from kingdomlog.rulesets.signoria.state import (
     RESOURCES,
     Order,
     SignoriaState,
-    allowance_breakdown,
     home_force,
     income_breakdown,
     income_lines,
@@ -72,7 +72,13 @@ from kingdomlog.rulesets.signoria.state import (
 from kingdomlog.rulesets.signoria.tables import adjacency, season_of, trait_from_die, traits
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import provinces as setting_provinces
-from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES, battle_roll_words, order_check_words, own_spies
+from kingdomlog.rulesets.signoria.vocabulary import (
+    ACTION_NAMES,
+    battle_roll_words,
+    order_check_words,
+    own_spies,
+    rerolls_name,
+)
 
 Ctx = StepContext[SignoriaState]
 C = TypeVar("C", bound=Choices)
@@ -162,6 +168,12 @@ def order_check_label(s: SignoriaState, fid: str, order: Order) -> str:
     from kingdomlog.rulesets.signoria.mapview import fname, order_words
 
     return order_check_words(fname(s, fid), order_words(s, {"action": order.action, "target": order.target}))
+
+
+def allowance_breakdown(s: SignoriaState, fid: str, order: Order) -> Breakdown:
+    """``reroll_allowance`` as a breakdown (§3.4), named in words (``vocabulary.rerolls_name``)."""
+    _, terms = reroll_allowance(s, fid, order)
+    return stack(rerolls_name(fid, order), [Modifier(t, v, source="§3.4") for t, v in terms])
 
 
 def act(ctx: Ctx, fid: str, order: Order, threshold: int, modifier: int = 0,

@@ -17,7 +17,7 @@ from kingdomlog.core.portrait import Figure, Leader, Portrait, Section
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.signoria.state import FACTION_BETTER, RESOURCES, Faction, IntelRecord, SignoriaState, Treaty
 from kingdomlog.rulesets.signoria.tables import adjacency
-from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES, TREATY_WORDS
+from kingdomlog.rulesets.signoria.vocabulary import ACTION_NAMES, TREATY_WORDS, order_id_words
 
 SOURCE_WORDS = {"scouts": "our scouts", "spy": "our spy", "battle": "the battlefield", "notice": "a report",
                 "public": "public knowledge", "ruling": "the GM"}
@@ -102,6 +102,20 @@ def order_words(s: SignoriaState, o: dict[str, Any]) -> str:
     if leader and leader in s.characters:
         extra.append(f"led by {s.characters[leader].name}")
     return text + (f" ({', '.join(extra)})" if extra else "")
+
+
+def activity_words(s: SignoriaState, cid: str) -> str | None:
+    """What a character is busy with this month (``Character.activity``, the id of the order that took them,
+    §3.7) in words: that order of their employer's (or of any faction that named them) by what it does ("intrigue
+    abroad (special order 2)"); the order's slot alone when the state no longer holds it; None when idle."""
+    c = s.characters.get(cid)
+    if c is None or not c.activity:
+        return None
+    for fid in (c.employer, *(f for f in s.orders if f != c.employer)):
+        o = next((o for o in (s.orders[fid].orders if fid in s.orders else ()) if o.id == c.activity), None)
+        if o is not None and (o.leader == cid or cid in (o.params.get("characters") or [])):
+            return f"{order_words(s, {'action': o.action, 'target': o.target})} ({order_id_words(o.id, o.slots)})"
+    return order_id_words(c.activity)
 
 
 def _our(s: SignoriaState, fid: str, me: str) -> str:

@@ -46,7 +46,7 @@ from kingdomlog.rulesets.signoria.state import (
     home_force_breakdown,
     reroll_allowance,
 )
-from kingdomlog.rulesets.signoria.vocabulary import TREATY_WORDS, logged_order_check_words
+from kingdomlog.rulesets.signoria.vocabulary import TREATY_WORDS, logged_order_check_words, rerolls_name
 from kingdomlog.rulesets.signoria.vocabulary import battle_roll_words as _battle_roll_words
 from kingdomlog.rulesets.signoria.vocabulary import name_of as _name_of
 from kingdomlog.rulesets.signoria.vocabulary import vocabulary as _vocabulary
@@ -129,6 +129,16 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         """A player faction by its name in the state ("Duke Fabian"), None before it was founded."""
         f = state.factions.get(player)
         return f.name if f is not None and f.name else None
+
+    def field_words(self, state: Any) -> Mapping[tuple[str, str, str], str]:
+        """Each busy character's activity by the order that took them (``mapview.activity_words``: "intrigue
+        abroad (special order 2)"; the state keeps the order's id, ``S2``)."""
+        if not isinstance(state, SignoriaState):
+            return {}
+        from kingdomlog.rulesets.signoria.mapview import activity_words
+
+        said = ((cid, activity_words(state, cid)) for cid in state.characters)
+        return {("characters", cid, "activity"): w for cid, w in said if w is not None}
 
     def question_words(self, state: Any, kind: str, prompt: str, labels: list[str]) -> tuple[str, list[str]]:
         return _question_words(state, kind, prompt, labels)
@@ -237,7 +247,7 @@ class SignoriaRuleset(CopyOnWriteRuleset):
                     continue
                 _, terms = reroll_allowance(s, fid, o)
                 mods = [Modifier(t, v, source="§3.4") for t, v in terms]
-                out.append(stack(f"{fid} {o.id} ({o.action}) rerolls", mods))
+                out.append(stack(rerolls_name(fid, o), mods))
             out.append(stack(f"{fid} statesman cap", [Modifier("Power", f.power or 0, source="§4.7")]))
             out.append(home_force_breakdown(s, fid))
             for n in s.neutrals():

@@ -290,12 +290,6 @@ def reroll_allowance(s: SignoriaState, fid: str, order: Order) -> tuple[int, lis
     return sum(v for _, v in terms), terms
 
 
-def allowance_breakdown(s: SignoriaState, fid: str, order: Order) -> Breakdown:
-    """``reroll_allowance`` as a breakdown (§3.4)."""
-    _, terms = reroll_allowance(s, fid, order)
-    return stack(f"{fid} {order.id} ({order.action}) rerolls", [Modifier(t, v, source="§3.4") for t, v in terms])
-
-
 def income_lines(s: SignoriaState, fid: str, turn: int) -> list[dict[str, Any]]:
     """The income lines of ``fid`` at the opening of ``turn`` (§4.4): provinces, trade concluded before
     ``turn``, the season's bonus (times ``summer_wealth_bonus``)."""

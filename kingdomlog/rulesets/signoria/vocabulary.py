@@ -18,7 +18,7 @@ from typing import Any
 
 from kingdomlog.core.choices import KEY, KEYS, PARENT, Option
 from kingdomlog.rulesets.signoria.rules import ACTIONS, NEUTRAL_GOALS, PHASE_OF_ACTION
-from kingdomlog.rulesets.signoria.state import Character, SignoriaState
+from kingdomlog.rulesets.signoria.state import Character, Order, SignoriaState
 from kingdomlog.rulesets.signoria.tables import factions as setting_factions
 from kingdomlog.rulesets.signoria.tables import traits
 
@@ -398,6 +398,38 @@ ORDER_CHECK = re.compile(r"([a-z][a-z0-9_]*) (o\d+) ([a-z][a-z0-9_]*)")
 """The label an order's 2d6 was logged with before issue 29: ``<faction> <order> <action>`` ("fabian o1 bribery")."""
 
 
+def order_id_words(order_id: str, slots: Sequence[str] = ()) -> str:
+    """An order by the slot it takes (§3.3) and its number: ``S2`` (a special slot) is "special order 2", ``O1``
+    "ordinary order 1", an order through a spy's own slot "order through a spy" (its id, ``X1``, is the plan's
+    own key); without its slots, as its id says it (``o1``, an order logged before slots: "order 1").
+
+    >>> order_id_words("S2", ("special",)), order_id_words("O1"), order_id_words("o3")
+    ('special order 2', 'ordinary order 1', 'order 3')
+    >>> order_id_words("X1", ("spy:lorenzo",)), order_id_words("X1"), order_id_words("S1", ("ordinary",))
+    ('order through a spy', 'order', 'ordinary order')
+    """
+    m = re.fullmatch(r"([SOo])(\d+)", order_id)
+    by_id = {"S": "special", "O": "ordinary", "o": ""}.get(m.group(1), "") if m else ""
+    kind = slots[0].split(":")[0] if slots else by_id
+    if kind == "spy":
+        return "order through a spy"
+    if m is None:
+        return f"{kind} order" if kind else "order"
+    said = f"{kind} order" if kind else "order"
+    return f"{said} {m.group(2)}" if kind == by_id or not slots else said
+
+
+def rerolls_name(fid: str, order: Order) -> str:
+    """The name of an order's reroll allowance (§3.4): whose order, by its slot and what it does; the faction by its
+    id, which a page says by its name (``views.words.Namer.text``).
+
+    >>> rerolls_name("marburg", Order(id="S2", action="intrigue_foreign", slots=("special",)))
+    "rerolls for marburg's special order 2 (intrigue abroad)"
+    """
+    what = ACTION_NAMES.get(order.action, order.action)
+    return f"rerolls for {fid}'s {order_id_words(order.id, order.slots)} ({what})"
+
+
 def order_check_words(who: str, verb: str) -> str:
     """An order's 2d6 check (§3.5) by whose order it is and what it does: "Duke Fabian's order to bribe Cesare".
 
@@ -476,7 +508,7 @@ def name_of(id: str, kind: str = "") -> str | None:
     >>> name_of("b7.1"), name_of("fabian.leader"), name_of("province:fabia")
     ('battle 1 of month 7', "fabian's leader", 'the province of Fabia')
     >>> name_of("t2.c1"), name_of("fabian.S2")
-    ('candidate 1 of month 2', "fabian's order S2")
+    ('candidate 1 of month 2', "fabian's special order 2")
     """
     if kind in ("roll", ""):
         m = re.fullmatch(r"cmd\.(\d+)", id)
@@ -508,7 +540,7 @@ def name_of(id: str, kind: str = "") -> str | None:
         return f"candidate {m.group(2)} of month {m.group(1)}"
     m = re.fullmatch(r"([a-z]+)\.([A-Z]+\d+)", id)
     if m:  # a faction's order (its key in the log: a ruling's "bribe of lorenzo by fabian.S2")
-        return f"{m.group(1)}'s order {m.group(2)}"
+        return f"{m.group(1)}'s {order_id_words(m.group(2))}"  # "fabian's special order 2" (it read "order S2")
     m = re.fullmatch(r"([a-z]+)\.leader", id)
     if m:
         return f"{m.group(1)}'s leader"

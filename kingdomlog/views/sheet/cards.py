@@ -408,7 +408,8 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
                        class_="kl-details", open=True))
     if card.drafts:
         names = {pl.proposal.player: pl.name for pl in card.placed}
-        parts.append(h("details", h("summary", f"{len(card.drafts)} event(s) this step records"),
+        n = len(card.drafts)
+        parts.append(h("details", h("summary", f"{n} event{'' if n == 1 else 's'} this step records"),
                        h("ul", (event_words(d, _name_of(session), names,
                                             session.start.camp.player_name if session is not None else None)
                                 for d in card.drafts),

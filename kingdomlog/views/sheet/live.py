@@ -476,7 +476,8 @@ def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any,
     draft = session.draft
     assert draft is not None
     session.page_key = sheet_cards.page_key(session, draft)
-    panel = sheet_panel.panel_html(session.start.ruleset, session.start.state, after=end_state(draft), live=True)
+    panel = sheet_panel.panel_html(session.start.ruleset, session.start.state, after=end_state(draft), live=True,
+                                   known=sheet_panel.campaign_names(session.start.camp))
     lefts: dict[str, str] = {}
     drawn = (style(BUSY_CSS) + h("div", sheet_cards.commit_bar_html(session, draft, commit_button, undo_button,
                                                                      live=True)

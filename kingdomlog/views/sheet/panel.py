@@ -9,6 +9,7 @@ as ``4 / 8`` (``commodities`` against ``storage``), and the remaining fields fol
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -210,12 +211,14 @@ def _machine_ids(rows: Sequence[Mapping[str, Any]], name: Namer | None) -> bool:
     return all(isinstance(i, str) and "." in i and (name is None or name(i) == plain_words(i)) for i in ids)
 
 
-def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "") -> Html:
+def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "",
+                  collection: str = "") -> Html:
     """A table of records; identifying columns first, grid fields left to the grid drawing.
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
-    keys no vocabulary names.
+    keys no vocabulary names; a field the state says in words for that record of ``collection`` (``Namer.said``:
+    signoria's character's activity, an order's id) is said so.
     """
     cols: list[str] = []
     for r in rows:
@@ -232,6 +235,9 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     says = {c: (lambda v, c=c: name.field(field[c], v)) if name is not None else _plain for c in cols}
     heads = [noun if c == "id" and noun else words(c.removesuffix("_id")) for c in cols]  # "Area", not "Area id"
     def cell(r: Mapping[str, Any], c: str) -> str:
+        said = name.said.get((collection, str(r.get("id")), c)) if name is not None else None
+        if said is not None:
+            return said
         named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
         if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
             return _cell(named, name.value if name is not None else _plain)
@@ -351,7 +357,7 @@ def stat_tiles(summary: Mapping[str, Any], later: Mapping[str, Any],
     return h("div", tiles, class_="kl-stats")
 
 
-_STATIC: ByIdentity[State, Html] = ByIdentity(limit=1)
+_STATIC: ByIdentity[State, dict[tuple[tuple[str, str], ...], Html]] = ByIdentity(limit=1)
 
 
 def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = None) -> Html:
@@ -363,17 +369,39 @@ def panel_tiles_html(ruleset: Ruleset, state: State, *, after: State | None = No
     return tiles + (h("div", "→ what the draft turn ends with", class_="kl-help") if later else EMPTY)
 
 
-def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, live: bool = False) -> Html:
+def _also(name: Namer, known: Mapping[str, str]) -> Namer:
+    """``name`` that also says the ids in ``known`` by their names (ids the state holds but cannot name itself)."""
+    if not known:
+        return name
+    out = copy.copy(name)
+    out.names = {**known, **name.names}  # the state's own records first: felmonte's campaign id is a faction's
+    return out
+
+
+def panel_html(ruleset: Ruleset, state: State, *, after: State | None = None, live: bool = False,
+               known: Mapping[str, str] | None = None) -> Html:
     """The kingdom panel of ``state`` (the start of the turn); ``after``: the draft's end (figures it moves).
 
     The figures are a live part of the page (``data-kl-slot="tiles"``, views.sheet.live): an edit
     redraws them alone (``live``: left empty for it to fill); the records below them are those of the
-    start of the turn.
+    start of the turn. ``known``: ids the state keeps that only the campaign names, by their names (the
+    campaign's own id, which pf1's and pf2e's states keep, by the campaign's name: ``campaign_names``).
     """
     tiles = None if live else panel_tiles_html(ruleset, state, after=after)
-    return h("div", h("div", tiles, data_kl_slot="tiles"),
-             _STATIC.get(state, lambda s: _collections_html(s, summary_of(ruleset, s), namer(ruleset, s), ruleset)),
+    drawn = _STATIC.get(state, lambda s: {})  # the records of this state, by the names known beside it
+    said = tuple(sorted((known or {}).items()))
+    if said not in drawn:
+        drawn[said] = _collections_html(state, summary_of(ruleset, state), _also(namer(ruleset, state), dict(said)),
+                                        ruleset)
+    return h("div", h("div", tiles, data_kl_slot="tiles"), drawn[said],
              class_="kl-panel")
+
+
+def campaign_names(camp: Any) -> dict[str, str]:
+    """The campaign's own id by its name (``campaign.toml``'s ``name``), for ``panel_html``'s ``known``; none when
+    it has no name."""
+    name = str(getattr(camp.config, "name", "") or "")
+    return {camp.id: name} if name else {}
 
 
 def _shown(key: str, value: Any, summary: Mapping[str, Any]) -> bool:
@@ -443,7 +471,7 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
         rows_ = _records(v)
         if rows_ is not None:
             parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
-                           records_table(rows_, name, singular(words(k))), (grid_html(r, say) for r in rows_),
+                           records_table(rows_, name, singular(words(k)), k), (grid_html(r, say) for r in rows_),
                            class_="kl-panel-sec", open=True))
         elif k not in summary and k not in used and not _shown(k, v, summary) and k != kept:
             other[k] = v

@@ -1,0 +1,73 @@
+"""The GM's kingdom panel says what a record's field holds in words the state alone can give (issue 29, the ninth
+pass): signoria's character's activity by the order that took them, pf1's treaty terms, the numbers pf1's ids were
+given up to, and the campaign by its name; the stored values are unchanged."""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import cache
+from pathlib import Path
+
+from kingdomlog.app import Campaign
+from kingdomlog.views.sheet import panel as sheet_panel
+
+DEMOS = Path(__file__).resolve().parents[2] / "campaigns"
+
+
+@cache
+def _panel(demo: str) -> tuple[str, Campaign]:
+    """The panel's text as the GM sheet draws it (``views.sheet.live.page``: with the campaign's name known)."""
+    camp = Campaign.open(DEMOS / demo)
+    out = str(sheet_panel.panel_html(camp.ruleset, camp.turn_start().state, known=sheet_panel.campaign_names(camp)))
+    return html.unescape(re.sub(r"\s*\|\s*(\|\s*)+", " | ", re.sub(r"<[^>]+>", " | ", out))), camp
+
+
+def test_a_characters_activity_is_the_order_that_took_them() -> None:
+    text, camp = _panel("felmonte")
+    state = camp.turn_start().state
+    assert state.characters["marburg.leader"].activity == "S2"  # the state keeps the order's id
+    assert "| Doge Andrea | leader | Doge of Marburg |" in text
+    assert "| intrigue against Duke Fabian (special order 2) |" in text  # Doge Andrea's, Marburg's S2
+    assert "| march on Fabia (special order 1) |" in text  # Bianca's, Marburg's S1 (war)
+    assert "| S2 |" not in text and "| S1 |" not in text
+    # the campaign's id is a faction's too: the faction keeps its own name, not the campaign's
+    assert "| Signoria of Felmonte |" in text and "The Signoria of Felmonte" not in text
+
+
+def test_pf1s_treaty_terms_numbers_and_campaign_in_words() -> None:
+    text, camp = _panel("river-kingdom")
+    relation = camp.turn_start().state.relations["mivon"]
+    assert relation.treaty is not None and relation.treaty.x_you == 22  # kept as stored
+    assert "| balanced treaty since month 11 on our terms: our Economy 22 against theirs 30; +3 to us |" in text
+    assert "x you" not in text and "x partner" not in text and "order index" not in text
+    assert "| Numbered so far | cities 2, districts 2, buildings 16, trade routes 2, armies 2, battles 1 |" in text
+    assert "Serials" not in text and "C 2" not in text
+    assert "| Campaign | River Kingdom (PF1 demo) |" in text  # campaign.toml's name; its id read "river kingdom"
+    assert "| Campaign | river kingdom |" not in text and "river-kingdom" not in text
+
+
+def test_a_players_page_says_an_orders_rerolls_by_the_order_in_words(tmp_path: Path) -> None:
+    """Marburg's page explains its rerolls by its orders in words (it read "Doge of Marburg S2 (intrigue_foreign)
+    rerolls", the order's id)."""
+    import shutil
+
+    from kingdomlog.views.player.page import render_static
+
+    folder = shutil.copytree(DEMOS / "felmonte", tmp_path / "felmonte", ignore=shutil.ignore_patterns(".cache"))
+    text = html.unescape(re.sub(r"<[^>]+>", " ", render_static(folder, "marburg")))
+    assert "Rerolls for Doge of Marburg's special order 2 (intrigue abroad)" in text
+    assert not re.search(r"\b[SO]\d\b", text)
+
+
+def test_pf1s_districts_buildings_routes_and_features_by_name() -> None:
+    """A record pf1 keeps by an id alone is said as its explanations say it (it read "D1", "B4", "T2", "C1", and a
+    hex's feature "TOWN: Oleg's Trading Post")."""
+    text, camp = _panel("river-kingdom")
+    state = camp.turn_start().state
+    assert state.trade_routes[1].origin == "C1" and "D1" in state.districts  # the stored ids
+    assert "| district 1 of Tatzlford | Tatzlford | h0 |" in text
+    assert "| Shrine (Tatzlford) | Shrine | Tatzlford | district 1 of Tatzlford |" in text
+    assert "| goods route from Tatzlford to Mivon | goods | Mivon | Tatzlford | Mivon |" in text
+    assert "| town (Oleg's Trading Post) |" in text and "TOWN" not in text
+    assert not re.search(r"\| [BCDT]\d+ \|", text)
