@@ -417,15 +417,21 @@ def decode_table(table: pyarrow.Table) -> list[RecordedEvent]:
     Column-wise (one ``to_pylist`` per column); a batch shares one timestamp, converted once.
     The cyclic garbage collector is held off meanwhile (``collector_paused``).
     """
-    n = table.num_rows
-    if n == 0:
-        return []
+    return decode_columns(table)[0]
+
+
+def decode_columns(table: pyarrow.Table) -> tuple[list[RecordedEvent], dict[str, list[Any]]]:
+    """``decode_table``, with the columns it made Python lists of (every column but ``recorded_at``; the
+    ``payload`` list holds the stored texts): what a caller reads of every event (its commit, type, turn) is then
+    read off these lists, not off each event's attributes."""
+    if table.num_rows == 0:
+        return [], {}
     with collector_paused():
-        return _decode(table)
+        col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
+        return _decode(table, col), col
 
 
-def _decode(table: pyarrow.Table) -> list[RecordedEvent]:
-    col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
+def _decode(table: pyarrow.Table, col: dict[str, list[Any]]) -> list[RecordedEvent]:
     seqs = col["seq"]
     i64 = pa().int64()
     # a zero-copy view of the timestamps as their int64 microseconds (a cast would import pyarrow.compute)
@@ -464,5 +470,5 @@ def table_of(events: Sequence[RecordedEvent]) -> pyarrow.Table:
 
 
 __all__ = ["CAMPAIGN_KEY", "COLUMNS", "FILE_SHA_KEY", "FORMAT_KEY", "PREV_FILE_SHA_KEY", "batch_table",
-           "collector_paused", "decode_rows", "decode_table", "encode", "file_digest", "hash_text", "new_ids", "pa",
-           "schema", "table_of"]
+           "collector_paused", "decode_columns", "decode_rows", "decode_table", "encode", "file_digest", "hash_text",
+           "new_ids", "pa", "schema", "table_of"]
