@@ -19,9 +19,9 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -54,9 +54,11 @@ from kingdomlog.core.events import (
     renumber,
 )
 from kingdomlog.core.fold import (
+    CORE_PREFIX,
     Start,
     filter_visible,
     fold,
+    is_live,
     last_live_turn,
     live_commits_of_turn,
     next_turn,
@@ -72,7 +74,21 @@ from kingdomlog.store.errors import describe_os_error
 from kingdomlog.store.log import AppendResult, EventLog, batch_name, footer_value, read_batch
 
 RAW_FIELDS = frozenset({"turn", "phase", "type", "version", "actor", "visibility", "payload"})
-_commit_of = attrgetter("commit_id")
+
+
+def _top_live_turn(events: Sequence[RecordedEvent], cols: Mapping[str, list[Any]], commits: AbstractSet[str],
+                   retracted: frozenset[str], until: int | None) -> int | None:
+    """The highest turn of ``events`` that counts in the fold (``core.fold.is_live``), or None.
+
+    ``cols`` are the events' columns as ``codec.decode_columns`` gives them and ``commits`` their commit ids:
+    when no event is retracted, none is a core event and no turn is cut, every event counts and the highest
+    turn is read off the turn column (~0.15 against ~0.6 ms a 4,000-event table through each event, issue 31).
+    """
+    if until is None and retracted.isdisjoint(commits) and \
+            not any(t.startswith(CORE_PREFIX) for t in set(cols["type"])):
+        top: int = max(cols["turn"])
+        return top
+    return max((ev.turn for ev in events if is_live(ev, retracted, until)), default=None)
 
 
 NOTE_ATTEMPTS = 40
@@ -519,8 +535,7 @@ class Campaign:
             return self._stream_tables(until_turn, save=save)
 
     def _stream_tables(self, until_turn: int | None, *, save: bool) -> Latest:
-        from kingdomlog.core.fold import is_live
-        from kingdomlog.store.codec import decode_table
+        from kingdomlog.store.codec import decode_columns
 
         rs = self.ruleset
         hint = self.log.retracted_hint()
@@ -531,16 +546,17 @@ class Campaign:
             top: int | None = None
             commits: set[str] = set()
             for batch in self.log.iter_tables():
-                events = decode_table(batch)
+                events, cols = decode_columns(batch)
                 if not events:
                     continue
-                commits.update(map(_commit_of, events))
+                mine = set(cols["commit_id"])
+                commits |= mine
                 if state is None:
                     first = events[0].payload
                     ctx = self.context_for(first if isinstance(first, CampaignConfigured) else None)
                     state = rs.initial_state(ctx)
                 state = fold(rs, state, events, until=until_turn, retracted=hint)
-                here = max((ev.turn for ev in events if is_live(ev, hint, until_turn)), default=None)
+                here = _top_live_turn(events, cols, mine, hint, until_turn)
                 if here is not None and (top is None or here > top):
                     top = here
                 last = events[-1]

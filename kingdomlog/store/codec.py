@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from json.encoder import encode_basestring as _json_str  # the C escaper json.dumps(ensure_ascii=False) uses
+from operator import call as _call
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -341,6 +343,7 @@ def batch_table(cols: dict[str, list[Any]], metadata: dict[bytes, bytes]) -> pya
 # ---- reading ----------------------------------------------------------------------------
 
 _new = object.__new__
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 def _payloads(types: list[str], versions: list[int], texts: list[str], seqs: list[int]) -> list[EventModel]:
@@ -349,17 +352,32 @@ def _payloads(types: list[str], versions: list[int], texts: list[str], seqs: lis
     A payload at its type's current version goes straight to its class's pydantic validator
     (what ``model_validate_json`` calls, without its per-call wrapper), the class looked up once per
     type and batch; anything else (an old version, an unknown type, an invalid payload) goes
-    through ``decode_payload``, whose errors name the seq.
+    through ``decode_payload``, whose errors name the seq. When every row is at its type's current
+    version, the validators are called by one ``map`` (no Python loop per row: ~0.1 us an event,
+    issue 31); a payload that does not validate sends the whole table through the loop row by row.
     """
-    out: list[EventModel] = []
+    known: dict[str, tuple[int, Any]] = {}  # type -> (its current version, its class's validate_json)
     validators: dict[str, tuple[int, Any] | None] = {}
+    for t in set(types):
+        try:
+            cls = event_class(t, seq=seqs[types.index(t)])
+            validators[t] = known[t] = (cls.version, cls.__pydantic_validator__.validate_json)
+        except KingdomlogError:
+            validators[t] = None
+    if len(known) == len(validators):
+        try:
+            if len(known) == 1:  # one type
+                ((version, check),) = known.values()
+                if versions.count(version) == len(versions):
+                    return list(map(check, texts))
+            else:
+                kinds = list(map(known.__getitem__, types))
+                if list(map(_first, kinds)) == versions:
+                    return list(map(_call, map(_second, kinds), texts))
+        except ValidationError:
+            pass
+    out: list[EventModel] = []
     for i, t in enumerate(types):
-        if t not in validators:
-            try:
-                cls = event_class(t, seq=seqs[i])
-                validators[t] = (cls.version, cls.__pydantic_validator__.validate_json)
-            except KingdomlogError:
-                validators[t] = None
         v = validators[t]
         payload: EventModel | None = None
         if v is not None and versions[i] == v[0]:
@@ -399,15 +417,21 @@ def decode_table(table: pyarrow.Table) -> list[RecordedEvent]:
     Column-wise (one ``to_pylist`` per column); a batch shares one timestamp, converted once.
     The cyclic garbage collector is held off meanwhile (``collector_paused``).
     """
-    n = table.num_rows
-    if n == 0:
-        return []
+    return decode_columns(table)[0]
+
+
+def decode_columns(table: pyarrow.Table) -> tuple[list[RecordedEvent], dict[str, list[Any]]]:
+    """``decode_table``, with the columns it made Python lists of (every column but ``recorded_at``; the
+    ``payload`` list holds the stored texts): what a caller reads of every event (its commit, type, turn) is then
+    read off these lists, not off each event's attributes."""
+    if table.num_rows == 0:
+        return [], {}
     with collector_paused():
-        return _decode(table)
+        col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
+        return _decode(table, col), col
 
 
-def _decode(table: pyarrow.Table) -> list[RecordedEvent]:
-    col = {c: table.column(c).to_pylist() for c in COLUMNS if c != "recorded_at"}
+def _decode(table: pyarrow.Table, col: dict[str, list[Any]]) -> list[RecordedEvent]:
     seqs = col["seq"]
     i64 = pa().int64()
     # a zero-copy view of the timestamps as their int64 microseconds (a cast would import pyarrow.compute)
@@ -446,5 +470,5 @@ def table_of(events: Sequence[RecordedEvent]) -> pyarrow.Table:
 
 
 __all__ = ["CAMPAIGN_KEY", "COLUMNS", "FILE_SHA_KEY", "FORMAT_KEY", "PREV_FILE_SHA_KEY", "batch_table",
-           "collector_paused", "decode_rows", "decode_table", "encode", "file_digest", "hash_text", "new_ids", "pa",
-           "schema", "table_of"]
+           "collector_paused", "decode_columns", "decode_rows", "decode_table", "encode", "file_digest", "hash_text",
+           "new_ids", "pa", "schema", "table_of"]

@@ -30,6 +30,7 @@ from kingdomlog.core.events import (
     event_hash,
     record,
 )
+from kingdomlog.core.fold import last_live_turn
 from kingdomlog.store import codec
 from kingdomlog.store.log import EventLog
 
@@ -152,9 +153,9 @@ def test_decoding_holds_off_the_collector_and_gives_it_back_as_it_was() -> None:
     seen: list[bool] = []
     real = codec._decode
 
-    def spy(t: pa.Table) -> list[RecordedEvent]:
+    def spy(t: pa.Table, col: dict[str, list[object]]) -> list[RecordedEvent]:
         seen.append(gc.isenabled())
-        return real(t)
+        return real(t, col)
 
     rows = table.to_pylist()
     bad = next(i for i, r in enumerate(rows) if r["type"] == "toy.sold")
@@ -177,3 +178,82 @@ def test_decoding_holds_off_the_collector_and_gives_it_back_as_it_was() -> None:
         if was:
             gc.enable()
     assert seen == [False, False, False]
+
+
+def _table_of(ds: list[Draft], *, first_seq: int = 1) -> pa.Table:
+    cols = codec.encode(ds, campaign="c", first_seq=first_seq, prev_hash=GENESIS_HASH, commit_id="c-1",
+                        recorded_at=datetime(2026, 1, 1, tzinfo=UTC))
+    return pa.Table.from_pydict({c: cols[c] for c in codec.COLUMNS}, schema=codec.schema())
+
+
+@settings(max_examples=60, deadline=None)
+@given(drafts, st.booleans())
+def test_decode_table_at_current_versions_equals_the_plain_decoder(ds: list[Draft], one_type: bool) -> None:
+    """Payloads at their types' current versions are validated by one ``map`` (one type, or several): the events
+    are those the plain decoder builds."""
+    if one_type:
+        ds = [d for d in ds if type(d.payload) is type(ds[0].payload)]
+    table = _table_of(ds)
+    assert codec.decode_table(table) == slow_decode(table)
+
+
+def test_decode_table_equals_the_plain_decoder_on_every_committed_campaign() -> None:
+    """Every committed campaign (four rulesets, many event types a table) decodes as the plain decoder does."""
+    root = Path(__file__).resolve().parents[2] / "campaigns"
+    seen = 0
+    for folder in sorted(p for p in root.iterdir() if (p / "campaign.toml").exists()):
+        table = Campaign.open(folder).log.read_table()
+        assert table.num_rows > 0
+        assert len(set(table.column("type").to_pylist())) > 1
+        assert codec.decode_table(table) == slow_decode(table), folder.name
+        seen += 1
+    assert seen >= 4
+
+
+@pytest.mark.parametrize("kinds", ["one type", "two types"])
+def test_an_invalid_payload_at_the_current_version_is_named_by_its_seq(kinds: str) -> None:
+    """A payload that does not validate in the one-``map`` path sends the table row by row: the error names its
+    seq, as before (not the first row's, not a bare pydantic error)."""
+    ds = [Draft(toyrules.Sold(food=i, gold=i), turn=1) for i in range(6)]
+    if kinds == "two types":
+        ds[1::2] = [Draft(NoteAdded(text=f"n{i}"), turn=1) for i in range(3)]
+    rows = _table_of(ds, first_seq=10).to_pylist()
+    rows[4]["payload"] = '{"food": -1, "gold": "many"}'
+    with pytest.raises(InputError, match=r"seq 14: payload of 'toy.sold' is invalid"):
+        codec.decode_table(pa.Table.from_pylist(rows, schema=codec.schema()))
+    rows[4]["payload"] = '{"food":1,"gold":1},{"food":2'
+    with pytest.raises(InputError, match=r"seq 14: payload of 'toy.sold' is not JSON"):
+        codec.decode_table(pa.Table.from_pylist(rows, schema=codec.schema()))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 6), st.booleans()), min_size=1, max_size=4),
+       st.sets(st.integers(0, 3)), st.none() | st.integers(0, 6))
+def test_the_top_live_turn_read_off_the_columns_is_the_one_of_every_event(
+        batches: list[tuple[int, int, bool]], gone: set[int], until: int | None) -> None:
+    """``Campaign._stream``'s highest live turn of a table, read off its columns when every event counts, is
+    the highest turn of the events ``is_live`` keeps (core notes, retracted commits, a turn cut)."""
+    from kingdomlog.app.campaign import _top_live_turn
+    from kingdomlog.core.fold import is_live
+
+    tables, seq = [], 1
+    for k, (sold, turn, note) in enumerate(batches):
+        ds = [Draft(toyrules.Sold(food=i, gold=k), turn=turn + i % 2) for i in range(sold)]
+        if note:
+            ds.append(Draft(NoteAdded(text="n"), turn=turn + 3))
+        cols = codec.encode(ds, campaign="c", first_seq=seq, prev_hash=GENESIS_HASH, commit_id=f"c-{k}",
+                            recorded_at=datetime(2026, 1, 1, tzinfo=UTC))
+        tables.append(pa.Table.from_pydict({c: cols[c] for c in codec.COLUMNS}, schema=codec.schema()))
+        seq += len(ds)
+    events, cols = codec.decode_columns(pa.concat_tables(tables))
+    retracted = frozenset(f"c-{k}" for k in gone)
+    want = max((ev.turn for ev in events if is_live(ev, retracted, until)), default=None)
+    assert _top_live_turn(events, cols, set(cols["commit_id"]), retracted, until) == want
+
+
+def test_a_stream_read_does_not_count_a_later_note_as_a_live_turn(tmp_path: Path) -> None:
+    camp = Campaign.create(tmp_path / "farm", "toy-farm")
+    camp.log.append([Draft(toyrules.Sold(food=1, gold=1), turn=2)], expect_seq=camp.head_seq)
+    camp.log.append([Draft(NoteAdded(text="later"), turn=5)], expect_seq=camp.head_seq)
+    again = Campaign.open(camp.folder)
+    assert again._stream(None, save=False).last_turn == 2 == last_live_turn(again.events())
