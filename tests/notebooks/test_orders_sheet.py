@@ -302,7 +302,7 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
     for text in [content, *frames]:
         assert secret not in text
         assert number_shown(text, wealth) is None, number_shown(text, wealth)
-    assert "Submit orders" in content and "marburg" in content  # the page did render the rivals' side
+    assert "Submit orders" in content and "Doge of Marburg" in content  # the rivals' side, by name
     assert "Submit orders" not in anon_content
 
 
