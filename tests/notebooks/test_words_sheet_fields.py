@@ -115,3 +115,29 @@ def test_signoria_actions_and_global_event_in_words() -> None:
     assert list(fields)[:2] == ["title", "key"]
     assert (fields["title"].title, fields["key"].title) == ("What happens", "Short name")
     assert "short name of your own" in (fields["key"].description or "")
+
+
+def test_commit_and_its_refusal_say_events_not_seq(toy: Path) -> None:
+    """A commit says how many events it recorded, a commit refused because the log moved says how many are recorded
+    now and then (they read "seq 5–9", "it now ends at seq 9; the draft started at seq 4")."""
+    from kingdomlog.app import Campaign
+    from kingdomlog.views.sheet import draft as sheet
+
+    def rolled() -> Any:
+        s, _ = sheet.open_session(toy)
+        assert s is not None
+        s.update(dict(s.widgets().value))
+        s.roll_all()
+        return s
+
+    stale = rolled()
+    Campaign.open(toy).note("the log moves on under the open sheet")
+    head = Campaign.open(toy).head_seq
+    refused = sheet.commit(stale, stale.draft)
+    assert refused is not None and refused.kind == "danger", refused
+    assert f"({head} events recorded now, {head - 1} then)" in refused.text, refused.text
+    assert "seq" not in refused.text, refused.text
+    fresh = rolled()
+    done = sheet.commit(fresh, fresh.draft)
+    assert done is not None and done.kind == "success", done
+    assert re.fullmatch(r"Committed season 2: \d+ events recorded\.", done.text), done.text
