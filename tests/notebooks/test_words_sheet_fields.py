@@ -141,3 +141,12 @@ def test_commit_and_its_refusal_say_events_not_seq(toy: Path) -> None:
     done = sheet.commit(fresh, fresh.draft)
     assert done is not None and done.kind == "success", done
     assert re.fullmatch(r"Committed season 2: \d+ events recorded\.", done.text), done.text
+
+
+def test_declare_war_says_the_groups_the_kingdom_deals_with(at_war: Any) -> None:
+    """Declare war on is a box (a new group is the GM's to name) whose help names the groups the state holds, as
+    it holds them, so the GM types the same name (it said only "groups the kingdom goes to war with")."""
+    ruleset, state, turn = at_war
+    state = state.model_copy(update={"diplomatic_relations": ("Mivon",), "trade_agreements": ("Mivon", "Pitax")})
+    help_ = {s.name: s.help for s in ruleset.choices(state, turn, "upkeep.leadership")}["declare_war"]
+    assert help_.endswith("groups the kingdom deals with: Mivon, Pitax"), help_
