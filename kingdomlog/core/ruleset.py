@@ -746,7 +746,8 @@ class Ruleset:
         ``kind`` says what ``id`` names: ``step`` (a step of the turn: its title), ``roll`` (a roll key: what is
         rolled), ``check`` (what a check or flat check is for), ``action``, ``activity``, ``role``, ``event``,
         ``option``, ``phase``, ``figure`` (a ``summary`` key as a panel heads it: aikakirjat's ``session_no`` is
-        "Session"), ``field:<name>`` (a value of a record's field ``<name>`` as a table cell says it: a founder
+        "Session"), ``column`` (a record's field as a table's column is headed: pf1's ``om`` is "Offense modifier"),
+        ``field:<name>`` (a value of a record's field ``<name>`` as a table cell says it: a founder
         ``pc`` is "a PC"); ``""`` when unknown. A ruleset names what it knows (its ``vocabulary.py``) and
         leaves the rest to this default: a step's title, else the id with its separators as spaces.
 

@@ -295,7 +295,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.checkbox(value=bool(v), label=spec.label)
     if spec.kind == "list" and spec.item_kind in ("int", "float", "text"):
         items = list(v) if isinstance(v, (list, tuple)) else []
-        hint = "numbers, e.g. 1 2" if spec.item_kind != "text" else "comma-separated"
+        hint = "numbers, e.g. 1 2" if spec.item_kind != "text" else "names, with commas"
         sep = ", " if spec.item_kind == "text" else " "
         return mo.ui.text(value=sep.join(str(x) for x in items), label=spec.label, placeholder=hint)
     if spec.kind == "group" and spec.fields:

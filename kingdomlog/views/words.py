@@ -21,7 +21,7 @@ __all__ = ["ACRONYMS", "Namer", "answer_words", "check_name", "check_title", "dc
            "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
-            "npc": "NPC", "pcs": "PCs", "gm": "GM"}
+            "npc": "NPC", "pcs": "PCs", "gm": "GM", "ac": "AC"}
 
 
 def words(name: str) -> str:

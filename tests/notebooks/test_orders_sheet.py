@@ -266,7 +266,8 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         page.get_by_role("button", name="Make the command roll").click()
         page.get_by_text("Rolled and sealed").wait_for(timeout=60_000)
         page.wait_for_timeout(3000)  # the sheet reloads after the write: let its new form settle
-        page.get_by_label("Action", exact=True).first.select_option(label="grant liberties — internal affairs")
+        page.get_by_label("Action", exact=True).first.select_option(
+            label="grant liberties — resolved in the internal affairs phase")
         page.wait_for_timeout(400)
         page.get_by_label("Stake", exact=True).nth(0).select_option(label="Elementary")
         for _ in range(60):  # the check re-runs on the new row: its record names the order
@@ -301,7 +302,7 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
     for text in [content, *frames]:
         assert secret not in text
         assert number_shown(text, wealth) is None, number_shown(text, wealth)
-    assert "Submit orders" in content and "marburg" in content  # the page did render the rivals' side
+    assert "Submit orders" in content and "Doge of Marburg" in content  # the rivals' side, by name
     assert "Submit orders" not in anon_content
 
 

@@ -364,15 +364,18 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
     def name_of(self, id: str, kind: str = "") -> str:
         """pf1's names of its ids in words where the default says them badly: a field of the state as the panel heads
-        it (``vocabulary.FIELD_TITLES``: ``third_party`` → "Relations among foreign kingdoms").
+        it (``vocabulary.FIELD_TITLES``: ``third_party`` → "Relations among foreign kingdoms"), a record's field as
+        its column is headed (``vocabulary.COLUMN_TITLES``: ``om`` → "Offense modifier").
 
         >>> Pf1Kingmaker().name_of("third_party", "figure"), Pf1Kingmaker().name_of("third_party")
         ('Relations among foreign kingdoms', 'third party')
         """
-        from kingdomlog.rulesets.pf1.vocabulary import FIELD_TITLES, SERIALS
+        from kingdomlog.rulesets.pf1.vocabulary import COLUMN_TITLES, FIELD_TITLES, SERIALS
 
         if kind == "figure" and id in FIELD_TITLES:
             return FIELD_TITLES[id]
+        if kind == "column" and id in COLUMN_TITLES:  # an army's "Offense modifier" (it read "Om")
+            return COLUMN_TITLES[id]
         if kind == "field:serials" and id in SERIALS:  # "cities 2" (it read "C 2")
             return SERIALS[id]
         if kind == "field:features" and ":" in id:  # a hex's "town (Oleg's Trading Post)" (it read "TOWN: …")

@@ -36,6 +36,11 @@ FIELD_TITLES = {"third_party": "Relations among foreign kingdoms", "serials": "N
 GM's relations between two foreign kingdoms (opt §2.5.4) were "Third party"; the numbers the ids were given up to
 (``serials``: ``C 2`` is two cities) were "Serials"."""
 
+COLUMN_TITLES = {"trl": "Trade route length", "rm": "Route modifier", "lm": "Length modifier",
+                 "hd": "Hit dice", "acr": "Army CR", "om": "Offense modifier", "dv": "Defense value"}
+"""A record's field as the panel heads its column where its name is an abbreviation (``Ruleset.name_of(field,
+"column")``): a trade route's TRL, RM and LM (opt §2.7.3), an army's HD, ACR, OM and DV; they read "Trl", "Om"."""
+
 SERIALS = {"C": "cities", "D": "districts", "B": "buildings", "T": "trade routes", "A": "armies", "W": "battles",
            "X": "expeditions"}
 """What each prefix of ``Pf1State.serials`` numbers (``helpers.new_id``; ``W`` a mass combat's battle)."""

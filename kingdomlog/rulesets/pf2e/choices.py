@@ -273,11 +273,14 @@ class LeadershipUpkeepChoices(Choices):
     downtime: dict[RoleName, Downtime] = Field(
         default_factory=dict, description="leaders who did NOT spend a downtime week")
     at_war: bool | None = Field(default=None, description="the kingdom is at war (default: unchanged)")
-    declare_war: list[str] = Field(default_factory=list, description="groups the kingdom goes to war with")
-    end_war: list[str] = Field(default_factory=list, description="groups the kingdom makes peace with")
+    declare_war: list[str] = Field(default_factory=list, title="Declare war on",
+                                   description="groups the kingdom goes to war with, by the names the GM gives them")
+    end_war: list[Annotated[str, Pick("war_enemies", what="a group the kingdom is at war with")]] = Field(
+        default_factory=list, title="Make peace with", description="groups the kingdom makes peace with")
     enemy_armies: list[EnemyArmyEntry] = Field(default_factory=list, description="the GM's enemy armies entering"
                                                                               " the map")
-    reveal_armies: list[str] = Field(default_factory=list, description="enemy armies the players now see")
+    reveal_armies: list[Annotated[str, Pick("hidden_armies", what="an enemy army the players do not see yet")]] = Field(
+        default_factory=list, title="Reveal armies", description="enemy armies the players now see")
     armies: dict[Annotated[str, Field(title="Army", description="named by the GM")],
                  Annotated[Count | None, Field(title="Consumption", description="left empty: the army is removed")]
                  ] = Field(
@@ -1321,6 +1324,11 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
                 *(Option(f.name, f.title or f.name, f"level {f.level}{'; repeatable' if f.repeatable else ''}"
                                                     f"{'; taken' if f.name in state.feats else ''}")
                   for f in sorted(cat.feats.values(), key=lambda f: (f.level, f.name)))]
+    if source == "war_enemies":
+        return [Option(g) for g in state.enemies]  # named by the GM: said in words ("stag lord")
+    if source == "hidden_armies":
+        return [Option(a.id, a.name or a.id, army_detail(a), "the players already see it" if a.revealed else "")
+                for a in state.army_units if a.side == "enemy"]
     if source in _BATTLE_SOURCES:
         return battle_options(state, source, within)
     raise InputError(f"pf2e-kingmaker has no list of {source!r} to choose from")

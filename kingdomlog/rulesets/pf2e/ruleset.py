@@ -211,13 +211,23 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
     def choices(self, state: Any, turn: int, step: str, values: Mapping[str, Any] | None = None
                 ) -> tuple[FieldSpec, ...]:
         """The step's form, without the opt-ins of feats the kingdom does not have (Crush Dissent, Liquidate
-        Resources: without the feat the rules ignore them) unless the plan already sets one."""
+        Resources: without the feat the rules ignore them) unless the plan already sets one; Declare war on says
+        the groups the kingdom deals with by the names the state holds (a box: a new group is the GM's to name)."""
+        import dataclasses
+
         from kingdomlog.rulesets.pf2e.state import feat_effects
 
         specs = super().choices(state, turn, step, values)
         given = values or {}
-        return tuple(s for s in specs if s.name not in FEAT_OPT_INS or given.get(s.name)
-                     or feat_effects(state, s.name))
+        out = tuple(s for s in specs if s.name not in FEAT_OPT_INS or given.get(s.name)
+                    or feat_effects(state, s.name))
+        known = list(dict.fromkeys(g for g in (*getattr(state, "diplomatic_relations", ()),
+                                               *getattr(state, "trade_agreements", ()))
+                                   if g not in getattr(state, "enemies", ())))
+        if step != "upkeep.leadership" or not known:
+            return out
+        return tuple(dataclasses.replace(s, help=f"{s.help}; groups the kingdom deals with: {', '.join(known)}")
+                     if s.name == "declare_war" else s for s in out)
 
     def seats(self, state: Any, turn: int, player: str, character: str) -> Sequence[Seat]:
         """A PC leader acts in the Activity phase (§3.3): for each role ``character`` holds as a PC, that role's

@@ -196,8 +196,11 @@ class SetupChoices(Choices):
 class GlobalEvent(Choices):
     """The month's global event (§4.2), public."""
 
-    key: str = "event"
-    title: str = ""
+    title: str = Field("", title="What happens", description="the news as the players read it (\"An autumn fever"
+                                                             " in the ports\")")
+    key: str = Field("event", title="Short name", description="a short name of your own for the event, kept in the"
+                                                              " log for searching (e.g. autumn_fever); the players"
+                                                              " read the words above")
     effects: list[Effect] = Field(default_factory=list)
 
 

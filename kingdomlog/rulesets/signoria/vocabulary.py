@@ -313,9 +313,7 @@ def vocabulary(state: Any, source: str, within: Mapping[str, Any]) -> Sequence[O
     if source == "battle_options":
         return [Option(*o) for o in BATTLE_OPTIONS]
     if source == "actions":
-        return [Option(a, ACTION_NAMES.get(a, a.replace("_", " ")), PHASE_WORDS.get(PHASE_OF_ACTION[a], "with the "
-                                                                                    "order it supports"))
-                for a in ACTIONS]
+        return [Option(a, ACTION_NAMES.get(a, a.replace("_", " ")), action_when(a)) for a in ACTIONS]
     if source in ("questions", "answers"):
         return _questions(s, source, within)
     kind, _, fid = source.partition(":")
@@ -365,7 +363,17 @@ ACTION_NAMES = {
 """Each order's action as a person says it (§4.1): an order "to hire troops", the option "hire troops"."""
 PHASE_WORDS = {"p1_internal": "internal affairs", "p2_espionage": "espionage", "p3_war": "war",
                "p4_diplomacy": "diplomacy", "p5_hiring": "hiring"}
-"""The phase an action is resolved in (§4.3), as its option's detail."""
+"""The phases orders are resolved in (§4.3), by name."""
+
+
+def action_when(action: str) -> str:
+    """When an order of ``action`` is resolved (§4.3), its option's detail in words (it read "march to war — war").
+
+    >>> action_when("war"), action_when("spy"), action_when("support")
+    ('resolved in the war phase', 'resolved in the espionage phase', 'resolved with the order it supports')
+    """
+    phase = PHASE_WORDS.get(PHASE_OF_ACTION.get(action, ""))
+    return f"resolved in the {phase} phase" if phase else "resolved with the order it supports"
 
 
 BATTLE_ROLL = re.compile(r"b(\d+)\.(\d+)\.r(\d+)\.(attacker|defender)\.(main|reserve)(?:\.(reroll|x(\d+)))?")

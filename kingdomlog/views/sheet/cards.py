@@ -811,7 +811,8 @@ def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: Html,
 
 
 def header_html(session: SheetSession) -> Html:
-    """Campaign, turn, ruleset and where the draft is saved (with the sheet's CSS)."""
+    """Campaign, month and ruleset, how many events the log holds, and that the draft is kept (where, on a toggle;
+    with the sheet's CSS)."""
     from kingdomlog.views.sheet.panel import CSS as PANEL_CSS
 
     st = session.start
@@ -822,11 +823,23 @@ def header_html(session: SheetSession) -> Html:
         shown = saved
     return style(CSS + PANEL_CSS) + h(
         "div", h("h1", f"{st.name} — {st.when}", class_="kl-h1"),
-        h("div", f"{st.ruleset.name} · {len(st.phases)} steps · the log ends at seq {st.start_seq} · ",
+        h("div", f"{st.ruleset.name} · {len(st.phases)} steps · {recorded_words(st.start_seq)} · ",
           # the seed would tell every face before its Roll: it stays on the server (design §5)
           "dice rolled when you press Roll" if session.on_roll else ["dice seed ", h("code", session.plan.seed or "")],
-          " · draft saved on every change in ", h("code", shown), class_="kl-sub"),
+          " · ", h("details", h("summary", "your draft is kept as you go"),
+                   "in the file ", h("code", shown), class_="kl-details kl-where"), class_="kl-sub"),
         h("div", session.message, class_="kl-note") if session.message else None, class_="kl-header")
+
+
+def recorded_words(seq: int) -> str:
+    """How many events the log holds, in words.
+
+    >>> recorded_words(32), recorded_words(1), recorded_words(0)
+    ('32 events recorded so far', '1 event recorded so far', 'nothing recorded yet')
+    """
+    if seq <= 0:
+        return "nothing recorded yet"
+    return f"{seq} event{'' if seq == 1 else 's'} recorded so far"
 
 
 def status_html(session: SheetSession, draft: SheetDraft) -> Html:
@@ -1015,7 +1028,8 @@ CSS = """
 .kl-table { border-collapse: collapse; margin: .3em 0; font-size: .92em; }
 .kl-table th, .kl-table td { border: 1px solid #ccc; padding: 2px 8px; text-align: left; vertical-align: top; }
 .kl-h1 { font-size: 1.7em; font-weight: 700; margin: .2em 0 .1em; }
-.kl-sub { color: #555; font-size: .9em; } .kl-note { background: #eef6ee; border-radius: 4px; padding: .3em .6em;
+.kl-sub { color: #555; font-size: .9em; } .kl-where { display: inline; } .kl-where summary { display: inline; }
+.kl-note { background: #eef6ee; border-radius: 4px; padding: .3em .6em;
   margin: .4em 0; }
 .kl-commit-bar { position: sticky; top: 0; z-index: 5; display: flex; align-items: center; gap: .8em;
   background: #f6f1e4; border: 1px solid #d9d4c7; border-radius: 8px; padding: .4em .8em; }

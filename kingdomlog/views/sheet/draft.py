@@ -1019,8 +1019,8 @@ def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
         res = start.camp.commit(draft.preview, plan=draft.plan, from_draft=True)
     except ConflictError as exc:
         session.done = False
-        return Outcome("danger", f"Not committed: the log changed since this draft was opened (it now ends at seq"
-                                 f" {exc.actual}; the draft started at seq {exc.expected}). Your choices and dice are"
+        return Outcome("danger", f"Not committed: the log changed since this draft was opened ({exc.actual} events"
+                                 f" recorded now, {exc.expected} then). Your choices and dice are"
                                  " kept: check the steps again and commit.")
     except RuleError as exc:
         session.done = False
@@ -1030,9 +1030,8 @@ def commit(session: SheetSession, draft: SheetDraft | None) -> Outcome | None:
         return Outcome("danger", f"Not committed: {exc}. Your choices and dice are kept.")
     if res.idempotent:  # the turn is in the log all the same: the sheet moves on to the next
         return Outcome("success", f"Nothing committed again: this draft of {start.when} is in the log already"
-                                  f" (seq {res.first_seq}–{res.last_seq}, from another tab or an earlier click).")
-    return Outcome("success", f"Committed {start.when}: {len(draft.preview.drafts)} events, seq"
-                              f" {res.first_seq}–{res.last_seq}.")
+                                  " (from another tab or an earlier click).")
+    return Outcome("success", f"Committed {start.when}: {len(draft.preview.drafts)} events recorded.")
 
 
 def undo(session: SheetSession) -> Outcome | None:
@@ -1051,8 +1050,8 @@ def undo(session: SheetSession) -> Outcome | None:
         res = camp.retract(last, reason="undo from the turn sheet", expect_seq=start.start_seq)
     except ConflictError as exc:
         session.done = False
-        return Outcome("danger", f"Not undone: the log changed since the sheet opened (it now ends at seq"
-                                 f" {exc.actual}). The sheet has reloaded; undo again if you still want to.")
+        return Outcome("danger", f"Not undone: the log changed since the sheet opened ({exc.actual} events recorded"
+                                 " now). The sheet has reloaded; undo again if you still want to.")
     except KingdomlogError as exc:
         session.done = False
         return Outcome("danger", f"Not undone: {exc}")

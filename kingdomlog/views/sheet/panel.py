@@ -211,6 +211,20 @@ def _machine_ids(rows: Sequence[Mapping[str, Any]], name: Namer | None) -> bool:
     return all(isinstance(i, str) and "." in i and (name is None or name(i) == plain_words(i)) for i in ids)
 
 
+def column_words(field: str, name: Namer | None = None) -> str:
+    """A record's field as its column is headed: as the ruleset says it (``Ruleset.name_of(field, "column")``: pf1's
+    ``om`` → "Offense modifier", it read "Om") where it says it otherwise than its plain words, else ``words``.
+
+    >>> column_words("travel_days")
+    'Travel days'
+    """
+    if name is not None:
+        said = name.name_of(field, "column")
+        if said and said != plain_words(field):
+            return said
+    return words(field)
+
+
 def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "",
                   collection: str = "") -> Html:
     """A table of records; identifying columns first, grid fields left to the grid drawing.
@@ -233,7 +247,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
     field = {c: noun.lower() if c == "id" and noun else c.removesuffix("_id") for c in cols}  # "track", "area"
     says = {c: (lambda v, c=c: name.field(field[c], v)) if name is not None else _plain for c in cols}
-    heads = [noun if c == "id" and noun else words(c.removesuffix("_id")) for c in cols]  # "Area", not "Area id"
+    heads = [noun if c == "id" and noun else column_words(c.removesuffix("_id"), name) for c in cols]  # "Area"
     def cell(r: Mapping[str, Any], c: str) -> str:
         said = name.said.get((collection, str(r.get("id")), c)) if name is not None else None
         if said is not None:
