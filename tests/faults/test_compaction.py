@@ -35,6 +35,13 @@ from kingdomlog.store import log as logmod
 BATCHES = logmod.SEGMENT_MIN_FILES + 8
 
 
+@pytest.fixture
+def segment_from_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compacted segment written from the batch files' own pages (``logmod.SEGMENT_FROM_PAGES``, off by
+    default: see its note): the tests of that mechanism."""
+    monkeypatch.setattr(logmod, "SEGMENT_FROM_PAGES", True)
+
+
 def build(folder: Path) -> Campaign:
     camp = Campaign.create(folder, "toy-farm", name="Farm", viewers=["alice"])
     camp.play(Plan.parse({"seed": "f0", "steps": {"found": {"choices": {"name": "Dale", "gold": 5}}}}))
@@ -205,6 +212,7 @@ def _count_encoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return encoded
 
 
+@pytest.mark.usefixtures("segment_from_pages")
 def test_a_first_read_writes_the_segment_from_the_pages_it_checked(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A first read checks the whole log in bulk runs: the segment is their pages, not one row encoded again, and
@@ -225,6 +233,7 @@ def test_a_first_read_writes_the_segment_from_the_pages_it_checked(tmp_path: Pat
     assert used
 
 
+@pytest.mark.usefixtures("segment_from_pages")
 def test_a_segment_built_again_holds_the_old_segment_s_rows_and_the_new_runs_pages(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A log that grew past its segment: the new segment holds the old one's rows (encoded) and the new files'
@@ -248,6 +257,7 @@ def test_a_segment_built_again_holds_the_old_segment_s_rows_and_the_new_runs_pag
     assert Campaign.open(camp.folder).state(use_cache=False) == want
 
 
+@pytest.mark.usefixtures("segment_from_pages")
 def test_a_run_read_under_another_schema_or_writer_is_encoded(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A run's pages go into the segment only when they are read under the schema and ``created_by`` of the
