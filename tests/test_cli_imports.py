@@ -17,8 +17,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-NEVER = ("marimo", "duckdb", "uvicorn", "kingdomlog.views.sheet", "kingdomlog.views.forms")
-"""Loaded by no campaign's ``state``: the notebooks, the historian's engine, the server, the sheet's forms."""
+NEVER = ("marimo", "duckdb", "uvicorn", "markupsafe", "kingdomlog.views.sheet", "kingdomlog.views.forms",
+         "kingdomlog.views.html")
+"""Loaded by no campaign's ``state``: the notebooks, the historian's engine, the server, the pages' HTML, the
+sheet's forms."""
 
 
 def _state_modules(campaign: Path) -> tuple[str, list[str]]:
