@@ -7,7 +7,11 @@ load every form of the turn: this module needs the tables alone.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable, Mapping
+from importlib import resources
+from typing import Any
 
 from kingdomlog.rulesets.pf2e import tables as T
 
@@ -20,8 +24,26 @@ PURPOSES = {"hex_loss": "losing a hex (U2)", "unrest_reduction": "lowering Unres
 """What a flat check is for (its recorded ``purpose``, ``<what>[:<detail>]``), in words."""
 
 
+_TABLES: Mapping[str, tuple[str, Callable[[], Mapping[str, Any]]]] = {
+    "activities": ("activities.toml", T.base_activities), "events": ("events.toml", T.base_events),
+    "structures": ("structures.toml", T.base_structures), "feats": ("feats.toml", T.base_feats)}
+"""Each catalog table pf2e names ids from: its data file and its loader (the bundled rows; ``name_of`` names no
+homebrew)."""
+
+
+@functools.cache
+def _data_text(table: str) -> str:
+    return resources.files(T.PKG).joinpath(_TABLES[table][0]).read_text(encoding="utf-8")
+
+
 def _title(table: str, tag: str) -> str | None:
-    row = getattr(T.catalog(None), table).get(tag)
+    """The title of ``table``'s row ``tag``, or None. A row's name is a quoted TOML string in its data file, so a
+    tag quoted nowhere in the file's text is no row of it: the table is parsed and validated (~35 ms for the four,
+    most of ``kingdomlog state``'s naming of its figures) only when the tag may be one of its rows."""
+    plain = re.fullmatch(r"[\w:.*-]+", tag) is not None  # written in the file as it is (nothing TOML escapes)
+    if plain and f'"{tag}"' not in _data_text(table) and f"'{tag}'" not in _data_text(table):
+        return None
+    row = _TABLES[table][1]().get(tag)
     return row.title if row is not None and bool(getattr(row, "title", "")) else None
 
 
@@ -74,7 +96,16 @@ def name_of(id: str, kind: str = "") -> str | None:
     ('crop failure on A2', 'Squatters (a scheduled event)')
     >>> name_of("repair-reputation:crime"), name_of("repair-reputation:*")  # a cooldown's key (§2.10)
     ('Repair Reputation (crime)', 'Repair Reputation (every target)')
+
+    A figure of the kingdom (``kind="figure"``: ``control_dc``, ``food_storage``) is none of these: pf2e leaves
+    its heading to plain words, without reading the catalog (~50 ms of TOML that ``kingdomlog state`` need not
+    pay to say "Control DC").
+
+    >>> name_of("control_dc", "figure"), name_of("natures-blessing", "figure")
+    (None, None)
     """
+    if kind == "figure":
+        return None
     if kind == "roll" and id.rpartition(".")[2] in ROLLS:
         return ROLLS[id.rpartition(".")[2]]
     if kind == "field:selector":  # a modifier's selector: what it applies to ("Culture or Stability checks")
