@@ -19,7 +19,6 @@ what it says.
 from __future__ import annotations
 
 import html
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -29,6 +28,7 @@ from markupsafe import Markup
 from kingdomlog.core.events import Draft, RecordedEvent
 from kingdomlog.core.ruleset import Breakdown
 from kingdomlog.dice.roller import Roll
+from kingdomlog.views.words import scalar as scalar  # said in words; kept here for the pages that build cells
 
 _FORBIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 """Characters HTML does not allow in text (NUL and the other C0 controls but tab, newline, CR; DEL)."""
@@ -187,19 +187,6 @@ def document(title: str, css: str, *body: Any) -> Html:
     head = h("head", h("meta", charset="utf-8"),
              h("meta", name="viewport", content="width=device-width, initial-scale=1"), h("title", title), style(css))
     return Html("<!DOCTYPE html>\n") + h("html", head, h("body", h("main", *body)), lang="en") + Html("\n")
-
-
-def scalar(value: Any) -> str:
-    """A compact text for a value: JSON for containers, plain text otherwise."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value, default=str, ensure_ascii=False, separators=(", ", ": "))
-    return str(value)
 
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None, *, cls: str = "kl-table") -> Html:

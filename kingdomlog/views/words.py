@@ -5,6 +5,7 @@ Shared by the form codec (``views.forms``), the step cards (``sheet.cards``) and
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,7 +18,7 @@ from kingdomlog.dice.checks import CheckSpec
 
 __all__ = ["ACRONYMS", "Namer", "answer_words", "check_name", "check_title", "dc_against", "figure_label",
            "figure_text", "figure_words", "headed", "help_words", "id_words", "ids_in", "is_hex_field", "kept_names",
-           "lone_word", "namer", "names_in", "option_text", "refusal_words", "roll_name", "said_breakdowns",
+           "lone_word", "namer", "names_in", "option_text", "refusal_words", "roll_name", "said_breakdowns", "scalar",
            "summary_of", "visibility_words", "words"]
 
 ACRONYMS = {"rp": "RP", "xp": "XP", "dc": "DC", "bp": "BP", "gp": "gp", "hp": "HP", "id": "id", "pc": "PC",
@@ -69,6 +70,23 @@ def figure_label(ruleset: Any, names: Mapping[str, str], key: str) -> str:
     return said
 
 
+def scalar(value: Any) -> str:
+    """A compact text for a value: JSON for containers, plain text otherwise (``views.html`` puts it in cells).
+
+    >>> scalar(None), scalar(False), scalar(2.50), scalar([1, "a"])
+    ('—', 'no', '2.5', '[1, "a"]')
+    """
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, default=str, ensure_ascii=False, separators=(", ", ": "))
+    return str(value)
+
+
 def figure_text(value: Any, name: Callable[[str], str] | None = None) -> str:
     """A figure's value in words, as a panel's tile and ``kingdomlog state`` show it: a switch "yes"/"no", nothing
     "—", an id (or ids joined by commas) as ``name`` says it (a ``Namer``: a feat ``law_and_order`` → "Law and
@@ -80,7 +98,6 @@ def figure_text(value: Any, name: Callable[[str], str] | None = None) -> str:
     ('holy sites, fame infamy', 'a b, 3')
     """
     from kingdomlog.core.ruleset import plain_words
-    from kingdomlog.views.html import scalar
 
     say = name or plain_words
     if value is None or isinstance(value, (bool, int, float)):

@@ -177,7 +177,7 @@ class CheckAt:
     def label(self) -> str:
         """What the check is called where it is shown, in words: the activity, who tries it and the hex it targets
         (``Claim Hex, Warden, on A5``)."""
-        from kingdomlog.rulesets.pf2e.choices import name_of
+        from kingdomlog.rulesets.pf2e.names import name_of
 
         said = name_of(self.activity) or self.activity
         if self.role:
@@ -346,7 +346,7 @@ def _pull_together(ctx: Ctx, key: str, at: CheckAt, degree: Degree) -> Degree:
 
 
 def _purpose_words(purpose: str) -> str:
-    from kingdomlog.rulesets.pf2e.choices import name_of
+    from kingdomlog.rulesets.pf2e.names import name_of
 
     return name_of(purpose, "check") or purpose.replace("_", " ")
 

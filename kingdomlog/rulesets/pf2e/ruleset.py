@@ -195,7 +195,7 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         return boards(before, choices, rolls, checks, drafts)
 
     def name_of(self, id: str, kind: str = "") -> str:
-        from kingdomlog.rulesets.pf2e.choices import name_of
+        from kingdomlog.rulesets.pf2e.names import name_of
 
         return name_of(id, kind) or super().name_of(id, kind)
 

@@ -1,0 +1,61 @@
+"""What ``kingdomlog state`` loads: the fold and the words of its figures, never the forms of a turn.
+
+``state`` is the command a person types most; its time is mostly imports (issue 31: <= 2x a bare
+``import duckdb, pyarrow, pydantic``). pf2e's forms (``rulesets/pf2e/choices.py``, ~35 ms to import) were loaded
+to name a figure (``Ruleset.name_of``) and took the command from 1.99x to 2.40x; the names live in
+``rulesets/pf2e/names.py`` now, which needs the tables alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NEVER = ("marimo", "duckdb", "uvicorn", "markupsafe", "kingdomlog.views.sheet", "kingdomlog.views.forms",
+         "kingdomlog.views.html")
+"""Loaded by no campaign's ``state``: the notebooks, the historian's engine, the server, the pages' HTML, the
+sheet's forms."""
+
+
+def _state_modules(campaign: Path) -> tuple[str, list[str]]:
+    """``kingdomlog state CAMPAIGN`` in a fresh interpreter: its output and every module it left loaded."""
+    code = ("import io, json, sys, contextlib; from kingdomlog import cli; out = io.StringIO()\n"
+            "with contextlib.redirect_stdout(out): code = cli.main(['state', sys.argv[1]])\n"
+            "print(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", code, str(campaign)], capture_output=True, text=True, check=False,
+                          cwd=ROOT, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["code"] == 0, got["out"]
+    return got["out"], got["modules"]
+
+
+@pytest.mark.parametrize("slug", ["stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte"])
+def test_state_loads_no_notebook_server_or_sheet(slug: str, tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / slug
+    shutil.copytree(ROOT / "campaigns" / slug, folder)
+    out, modules = _state_modules(folder)
+    assert "sees it" in out, out
+    loaded = [m for m in modules if any(m == n or m.startswith(n + ".") for n in NEVER)]
+    assert loaded == [], f"kingdomlog state {slug} loaded {loaded}"
+
+
+def test_pf2e_state_names_its_figures_without_its_forms(tmp_path: Path) -> None:
+    """The figures are still said in words (a feat by its title), and pf2e's forms are not loaded for it."""
+    import shutil
+
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(ROOT / "campaigns" / "stolen-lands", folder)
+    out, modules = _state_modules(folder)
+    assert "kingdomlog.rulesets.pf2e.names" in modules
+    assert "kingdomlog.rulesets.pf2e.choices" not in modules, "pf2e's forms loaded by `state`"
+    assert "why:" in out
