@@ -424,11 +424,8 @@ def _with_footer(data: bytes, footer: bytes) -> bytes:
     return data[:-8 - n] + footer + len(footer).to_bytes(4, "little") + b"PAR1"
 
 
-def test_each_footer_read_by_the_run_s_form_is_what_pyarrow_reads(tmp_path: Path) -> None:
-    """The footers of a run's files, read by the form of its first file's footer (``bulk._FooterForm``, not
-    pyarrow), give what pyarrow's metadata gives; every file of a log, the configuration's and the notes' too."""
-    camp = build(tmp_path / "farm")
-    datas = [f.read_bytes() for f in camp.log.files()]
+def _first_form(datas: list[bytes]) -> tuple[bulk._FooterForm, tuple[Any, ...]]:
+    """The form of a run's first footer (``bulk._FooterForm``) and what pyarrow reads of that first file."""
     first = bulk._footer(datas[0])
     prefix = bulk._schema_prefix(first or b"")
     assert first is not None and prefix is not None
@@ -436,6 +433,15 @@ def test_each_footer_read_by_the_run_s_form_is_what_pyarrow_reads(tmp_path: Path
     assert form is not None
     want_rest = _as_pyarrow_reads(datas[0])
     assert want_rest is not None
+    return form, want_rest
+
+
+def test_each_footer_read_by_the_run_s_form_is_what_pyarrow_reads(tmp_path: Path) -> None:
+    """The footers of a run's files, read by the form of its first file's footer (``bulk._FooterForm``, not
+    pyarrow), give what pyarrow's metadata gives; every file of a log, the configuration's and the notes' too."""
+    camp = build(tmp_path / "farm")
+    datas = [f.read_bytes() for f in camp.log.files()]
+    form, want_rest = _first_form(datas)
     for data in datas:
         got = form.read(bulk._footer(data))
         want = _as_pyarrow_reads(data)
@@ -449,13 +455,7 @@ def test_a_footer_changed_anywhere_is_read_by_the_form_as_pyarrow_reads_it_or_no
     paths, codecs and writer; it never raises."""
     camp = build(tmp_path / "farm", turns=1)
     datas = [f.read_bytes() for f in camp.log.files()]
-    first = bulk._footer(datas[0])
-    prefix = bulk._schema_prefix(first or b"")
-    assert first is not None and prefix is not None
-    form = bulk._FooterForm.of(first, len(prefix))
-    assert form is not None
-    want_rest = _as_pyarrow_reads(datas[0])
-    assert want_rest is not None
+    form, want_rest = _first_form(datas)
     data = datas[-1]
     footer = bulk._footer(data)
     assert footer is not None
