@@ -151,9 +151,9 @@ def test_the_table_plays_a_month_on_the_gms_sheet(browser: Any, tmp_path: Path, 
         assert page.locator(".kl-table-panel").count() == 1
         # the GM plays the month up to the players' part (every check before it rolled), the random event check
         # typed as a 1 (no event this month), as test_sheet_table.opened does: an event's check rolled before the
-        # players' rows are accepted follows them (Quell Unrest, Rest and Relax move its modifier), and E2 is then
+        # players' rows are accepted follows them (their successes move its modifier), and E2 is then
         # refused until the GM re-rolls it (its own tests: test_sheet_roll.py); rolled, it made the commit depend on
-        # the dice (Commit disabled, "step 15 (E2 Event resolution) is refused", in about one run of three)
+        # the dice (Commit disabled, "step 15 (E2 Event resolution) is refused", in some runs)
         roll_until(ui, "event.check")
         type_faces(ui, "event.check", "event", "1")
         roll_all(ui)
