@@ -106,12 +106,6 @@ RACY_SECONDS = 2.0
 SEGMENT_MIN_FILES = 32
 """A compacted segment is built once at least this many batch files (and a quarter of those covered) are not in one."""
 SEGMENT_ROWS = 16384
-SEGMENT_FROM_PAGES = False
-"""Whether a run the bulk check decoded goes into the compacted segment as its batch files' own pages
-(``_SegmentBuilder``) rather than encoded again. Off: with it on, a browser test of the GM sheet with the table
-(tests/notebooks/test_sheet_table_browser.py, the month's commit) found a step refused in about one run of three,
-never with it off (8 of 8); the cause is not found yet, and a cache that may read otherwise than the log is not
-worth 0.06-0.08 s of a first read. The tests of the mechanism turn it on."""
 """Rows per row group of a segment (what a streaming read holds in memory at once)."""
 BULK_MIN_FILES = 8
 """A read checks at least this many files it has no record of together (``store.bulk``); fewer, one by one."""
@@ -1548,7 +1542,7 @@ class _SegmentBuilder:
     def add(self, table: pa.Table, group: Group | None = None) -> None:
         if self.failed:
             return
-        if SEGMENT_FROM_PAGES and group is not None and group[3:] == _segment_form():
+        if group is not None and group[3:] == _segment_form():
             self._flush()
             self._write(group)
             return

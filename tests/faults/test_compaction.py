@@ -35,13 +35,6 @@ from kingdomlog.store import log as logmod
 BATCHES = logmod.SEGMENT_MIN_FILES + 8
 
 
-@pytest.fixture
-def segment_from_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The compacted segment written from the batch files' own pages (``logmod.SEGMENT_FROM_PAGES``, off by
-    default: see its note): the tests of that mechanism."""
-    monkeypatch.setattr(logmod, "SEGMENT_FROM_PAGES", True)
-
-
 def build(folder: Path) -> Campaign:
     camp = Campaign.create(folder, "toy-farm", name="Farm", viewers=["alice"])
     camp.play(Plan.parse({"seed": "f0", "steps": {"found": {"choices": {"name": "Dale", "gold": 5}}}}))
@@ -212,7 +205,6 @@ def _count_encoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return encoded
 
 
-@pytest.mark.usefixtures("segment_from_pages")
 def test_a_first_read_writes_the_segment_from_the_pages_it_checked(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A first read checks the whole log in bulk runs: the segment is their pages, not one row encoded again, and
@@ -233,7 +225,6 @@ def test_a_first_read_writes_the_segment_from_the_pages_it_checked(tmp_path: Pat
     assert used
 
 
-@pytest.mark.usefixtures("segment_from_pages")
 def test_a_segment_built_again_holds_the_old_segment_s_rows_and_the_new_runs_pages(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A log that grew past its segment: the new segment holds the old one's rows (encoded) and the new files'
@@ -257,7 +248,6 @@ def test_a_segment_built_again_holds_the_old_segment_s_rows_and_the_new_runs_pag
     assert Campaign.open(camp.folder).state(use_cache=False) == want
 
 
-@pytest.mark.usefixtures("segment_from_pages")
 def test_a_run_read_under_another_schema_or_writer_is_encoded(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A run's pages go into the segment only when they are read under the schema and ``created_by`` of the
@@ -279,3 +269,39 @@ def test_a_run_read_under_another_schema_or_writer_is_encoded(tmp_path: Path,
         rec = builder.finish([p.name for p in files], ["0" * 64] * len(files), camp.head_seq, "0" * 64)
         assert rec is not None and encoded == want
         assert pq.read_table(camp.folder / ".cache" / "segments" / rec["file"]).equals(table)
+
+
+def test_the_pf2e_demo_grown_past_a_segment_reads_the_same_through_it(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The campaign of the GM sheet's table test (the pf2e demo: files another writer wrote, zstd with an Arrow
+    schema in the footer) grown by this writer past a segment: its first read writes the new files' runs as their
+    pages and encodes the demo's rows; the segment decodes to what the files decode to, every column, and a read
+    through it folds the state, and gives the events, of a read file by file."""
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "campaigns" / "stolen-lands", folder,
+                    ignore=shutil.ignore_patterns(".cache", "plans"))
+    camp = Campaign.open(folder)
+    demo = len(camp.log.files())
+    for i in range(logmod.SEGMENT_MIN_FILES + 8):
+        camp.note(f"note {i}: \"quoted\", a back\\slash, é and 🜚", visibility="gm" if i % 3 else "public")
+    files = camp.log.files()
+    shutil.rmtree(folder / ".cache")
+    encoded = _count_encoded(monkeypatch)
+    monkeypatch.setattr(logmod, "BULK_RUN_ROWS", 10)  # several runs, each a row group of its pages
+    first = Campaign.open(folder).state(use_cache=False)  # the first read: checks in bulk, writes the segment
+    assert segment_record(folder)["names"] == [p.name for p in files]
+    assert encoded and sum(encoded) == len(_files_table(files[:demo]))  # only the demo's rows encoded again
+    assert _segment_table(folder).equals(_files_table(files))
+    used: list[int] = []
+    real = logmod._segment_tables
+    monkeypatch.setattr(logmod, "_segment_tables", lambda data: used.append(1) or real(data))
+    through = Campaign.open(folder)
+    assert through.state(use_cache=False) == first
+    events = [(e.seq, e.hash, e.phase, e.payload) for e in through.events()]
+    assert used
+    shutil.rmtree(folder / ".cache")
+    monkeypatch.setattr(logmod, "BULK_MIN_FILES", 10**9)
+    monkeypatch.setattr(logmod, "SEGMENT_MIN_FILES", 10**9)
+    plain = Campaign.open(folder)
+    assert plain.state(use_cache=False) == first
+    assert [(e.seq, e.hash, e.phase, e.payload) for e in plain.events()] == events
