@@ -90,8 +90,9 @@ class HexEntry(Choices):
 
     id: str = Field(title="Hex id", description="the hex's id (new; an id already on the map is re-mapped: "
                     "terrain, river and features change)")
-    q: Amount = Field(title="q", description="axial column (neighbours differ by one step in q, r or q−r)")
-    r: Amount = Field(title="r", description="axial row")
+    q: Amount = Field(title="Column", description="its column on the map, as the hexes table says it (a neighbour is"
+                      " one column or one row away, or one column on and one row back, or the reverse)")
+    r: Amount = Field(title="Row", description="its row on the map, as the hexes table says it")
     terrain: TerrainName = "GRASSLAND"
     river: bool = False
     features: list[str] = Field(default_factory=list, description="free-form map notes the rules read: BRIDGE, "
