@@ -116,13 +116,21 @@ class ForeignKingdomEntry(Choices):
     attitude: Attitude = "indifferent"
 
 
+THIRD_PARTY = "Relations among foreign kingdoms"
+"""The field ``third_party`` (the Diplomatic edicts rule, opt §2.5.4) as the forms ask it and the panel heads it
+(``vocabulary.FIELD_TITLES``); it read "Third party"."""
+THIRD_PARTY_HELP = "how two foreign kingdoms stand with each other: an embassy, a treaty, an alliance, or enemies"
+
+
 class ThirdPartyEntry(Choices):
     """The GM's relation between two foreign kingdoms (opt §2.5.4)."""
 
-    a: str = Field(description="a foreign kingdom id (registered before or in this step)")
-    b: str = Field(description="another foreign kingdom id (registered before or in this step)")
-    level: Level = "none"
-    enemy: bool = False
+    a: str = Field(title="One kingdom", description="a foreign kingdom, by its id (registered before or in this step)")
+    b: str = Field(title="The other kingdom", description="another foreign kingdom, by its id (registered before or in"
+                   " this step)")
+    level: Level = Field(default="none", title="Their relation", description="embassy, treaty or alliance between"
+                         " them (none: they have no ties)")
+    enemy: bool = Field(default=False, title="Enemies", description="the two kingdoms are enemies")
 
 
 # ------------------------------------------------------------------ mass combat entries (UC Mass Combat)
@@ -264,7 +272,7 @@ class FoundingChoices(Choices):
                                            "or Infamy 1 (default Fame)")
     foreign_kingdoms: list[ForeignKingdomEntry] = Field(default_factory=list, description="diplomatic, trade or "
                                                         "vassalage edicts: the known foreign kingdoms")
-    third_party: list[ThirdPartyEntry] = Field(default_factory=list, description="relations among foreign kingdoms")
+    third_party: list[ThirdPartyEntry] = Field(default_factory=list, title=THIRD_PARTY, description=THIRD_PARTY_HELP)
     lineage: LineageChoices | None = Field(default=None, description="Independence unification rule: born of a split "
                                            "or a union")
 
@@ -330,7 +338,7 @@ class GmChoices(Choices):
     end_anarchy: EndAnarchyChoices | None = Field(default=None, description="end the anarchy (base §4.7)")
     alignment: Alignment | None = Field(default=None, description="a change of the kingdom's alignment")
     foreign_kingdoms: list[ForeignKingdomEntry] = Field(default_factory=list, title="Register foreign kingdoms")
-    third_party: list[ThirdPartyEntry] = Field(default_factory=list)
+    third_party: list[ThirdPartyEntry] = Field(default_factory=list, title=THIRD_PARTY, description=THIRD_PARTY_HELP)
     attitudes: list[AttitudeEntry] = Field(default_factory=list, title="Attitude changes")
     government: GovernmentId | None = Field(default=None, description="a new form of government, the GM's ruling "
                                                                       "(the Government forms rule)")
