@@ -1039,12 +1039,15 @@ CSS = """
 .kl-outcome-success { background: #e3f4e8; border: 1px solid #58a672; }
 .kl-outcome-warn { background: #fdf3d8; border: 1px solid #d6a800; }
 .kl-outcome-danger { background: #fdecea; border: 1px solid #c0392b; }
-.kl-page { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18em, 1.25fr); gap: 1em; align-items: start; }
+.kl-page { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18em, 1.5fr); gap: 1em; align-items: start; }
 .kl-aside { position: sticky; top: 3.5em; max-height: calc(100vh - 4em); overflow: auto; border: 1px solid #d9d4c7;
   border-radius: 8px; padding: .5em .7em; background: #fcfaf5; }
 .kl-aside-title { font-weight: 700; margin-bottom: .3em; }
 @media (max-width: 900px) { .kl-page { grid-template-columns: 1fr; } .kl-aside { position: static; max-height: none; } }
 .kl-aside .kl-table { display: block; max-width: 100%; overflow-x: auto; }
+.kl-aside .kl-table th, .kl-aside .kl-table td { padding: 2px 5px; }
+/* the panel 1.5fr wide and its cells padded 5px: at 1280 px, with a scrollbar shown, a table of six columns (pf1's
+   Modifiers) fits the panel; at 1.25fr and 8px it was cut at "City" (tests/notebooks/test_panel_fit_browser.py) */
 .kl-commit-bar { white-space: nowrap; } .kl-commit-bar .kl-status { white-space: normal; }
 @media (max-width: 700px) {
   .kl-card-body { grid-template-columns: minmax(0, 1fr); gap: .4em; }
