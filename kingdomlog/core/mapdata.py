@@ -53,6 +53,14 @@ class MapHex:
     note: str = ""
     armies: tuple[str, ...] = ()
     """Armies standing in the hex as the viewer may know them (``Tatzlford Guard``, ``Stag Lord's bandits (enemy)``)."""
+    name: str = ""
+    """The hex as the map labels it and a person reads it where its id is not a name (pf1's ``h3``: "hex 3");
+    empty: its id is its name (pf2e's ``A1``)."""
+
+    @property
+    def label(self) -> str:
+        """What the map writes on the hex and its tooltip starts with: its ``name``, else its id."""
+        return self.name or self.id
 
     @property
     def placed(self) -> bool:

@@ -21,7 +21,7 @@ from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.audit import audit as _audit
 from kingdomlog.rulesets.pf1.events import EVENT_TYPES
 from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
-from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
+from kingdomlog.rulesets.pf1.state import MODULES, Pf1State, hex_words
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
 
 if TYPE_CHECKING:
@@ -369,6 +369,8 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
         >>> Pf1Kingmaker().name_of("third_party", "figure"), Pf1Kingmaker().name_of("third_party")
         ('Relations among foreign kingdoms', 'third party')
+        >>> Pf1Kingmaker().name_of("h3", "field:hex")
+        'hex 3'
         """
         from kingdomlog.rulesets.pf1.vocabulary import COLUMN_TITLES, FIELD_TITLES, SERIALS
 
@@ -378,6 +380,8 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
             return COLUMN_TITLES[id]
         if kind == "field:serials" and id in SERIALS:  # "cities 2" (it read "C 2")
             return SERIALS[id]
+        if kind in ("hex", "field:hex") and re.fullmatch(r"[hH]\d+", id):  # "hex 3", as the map labels it ("h3")
+            return hex_words(id)
         if kind == "field:features" and ":" in id:  # a hex's "town (Oleg's Trading Post)" (it read "TOWN: …")
             from kingdomlog.rulesets.pf1.mapview import feature_words
 
@@ -470,7 +474,7 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
                 out.append(Breakdown(f"Army {a.name}", a.hp, note=f"{a.side}: {a.size} ACR {a.acr}, hp {a.hp}/"
                                      f"{a.max_hp}, OM {a.om:+d}, DV {a.dv}, Morale {a.morale:+d}, Consumption "
                                      f"{a.consumption}/week, {a.status}{' (reserve)' if a.reserve else ''}"
-                                     f"{', in ' + a.hex if a.hex else ''} (UC Mass Combat)"))
+                                     f"{', in ' + hex_words(a.hex) if a.hex else ''} (UC Mass Combat)"))
         if s.module_on("fame_infamy"):
             out += [dv.fame(s), dv.infamy(s)]
         if s.module_on("expanded_settlement_modifiers"):

@@ -1,0 +1,61 @@
+"""pf1's hexes have no names: a person reads them as the map labels them, "hex 3" (issue: they read "h3", the id a
+plan gives them): in the GM sheet's options and hex picker, the panel's tables, the explanations, the map and a
+player's page. Stored ids and logged events are unchanged."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from kingdomlog.app import Campaign
+from kingdomlog.core.viewers import parse_viewer
+from kingdomlog.rulesets.pf1 import RULESET
+
+DEMO = Path(__file__).resolve().parents[2] / "campaigns" / "river-kingdom"
+HEX_ID = re.compile(r"\bh\d+\b")
+
+
+@pytest.fixture(scope="module")
+def start():  # type: ignore[no-untyped-def]
+    return Campaign.open(DEMO).turn_start()
+
+
+def _text(markup: str) -> str:
+    """What a page says: its text, without its styles and scripts."""
+    markup = re.sub(r"<(style|script)\b.*?</\1>", " ", markup, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", markup))
+
+
+def test_the_sheets_hex_options_say_hex_and_its_number(start) -> None:  # type: ignore[no-untyped-def]
+    specs = {f.name: f for f in RULESET.choices(start.state, start.turn, "gm")}
+    labels = [o.label for o in specs["explore"].options or ()]
+    assert labels[:2] == ["hex 0 (grassland, river)", "hex 1 (grassland)"], labels
+    shown = [f"{o.label} {o.detail}" for f in RULESET.choices(start.state, start.turn, "improvement")
+             for spec in (f, *f.fields) for o in spec.options or ()]
+    assert not [x for x in shown if HEX_ID.search(x)], [x for x in shown if HEX_ID.search(x)][:5]
+    detail = next(o.detail for o in specs["explore"].options or () if o.value == "h0")
+    assert "Tatzlford" in detail and "bridge" in detail and "C1" not in detail and "BRIDGE" not in detail, detail
+
+
+def test_the_panel_and_the_map_name_a_hex_as_each_other_does(start) -> None:  # type: ignore[no-untyped-def]
+    from kingdomlog.views.player.maps import hex_map_svg
+    from kingdomlog.views.sheet.panel import panel_html
+
+    panel = _text(str(panel_html(RULESET, start.state)))
+    assert "hex 0" in panel and not HEX_ID.search(panel), HEX_ID.findall(panel)[:5]
+    drawn = RULESET.map(start.state, parse_viewer("gm", ()))
+    assert drawn is not None
+    svg = str(hex_map_svg(drawn))
+    assert ">hex 0<" in svg and "<title>hex 0 · grassland" in svg
+    assert not HEX_ID.search(_text(svg)), HEX_ID.findall(_text(svg))[:5]
+    assert 'data-hex="h0"' in svg  # the picker still sends the hex's id
+
+
+def test_a_players_page_names_no_hex_by_its_id() -> None:
+    from kingdomlog.views.player import page
+
+    text = _text(page.render_static(DEMO, "public"))
+    assert "hex " in text and not HEX_ID.search(text), sorted(set(HEX_ID.findall(text)))[:5]
