@@ -59,8 +59,18 @@ class MapHex:
 
     @property
     def label(self) -> str:
-        """What the map writes on the hex and its tooltip starts with: its ``name``, else its id."""
+        """What the hex's tooltip starts with and a text names it by: its ``name``, else its id."""
         return self.name or self.id
+
+    @property
+    def mark(self) -> str:
+        """What the map writes on the hex: its label without the word "hex" the drawing already says ("3" for
+        "hex 3"; "A1" for pf2e's A1), so it stays short beside a settlement's name.
+
+        >>> MapHex("h3", 0, 0, "hills", name="hex 3").mark, MapHex("A1", 0, 0, "plains").mark
+        ('3', 'A1')
+        """
+        return self.label.removeprefix("hex ")
 
     @property
     def placed(self) -> bool:

@@ -49,7 +49,7 @@ def test_the_panel_and_the_map_name_a_hex_as_each_other_does(start) -> None:  # 
     drawn = RULESET.map(start.state, parse_viewer("gm", ()))
     assert drawn is not None
     svg = str(hex_map_svg(drawn))
-    assert ">hex 0<" in svg and "<title>hex 0 · grassland" in svg
+    assert ">0<" in svg and "<title>hex 0 · grassland" in svg  # the hex labelled by its number, "hex 0" in words
     assert not HEX_ID.search(_text(svg)), HEX_ID.findall(_text(svg))[:5]
     assert 'data-hex="h0"' in svg  # the picker still sends the hex's id
 

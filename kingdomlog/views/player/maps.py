@@ -332,7 +332,7 @@ def _hex_map(m: MapData, *, selected: str | None = None,
     # symbols and labels
     for (q, r), hx in by_pos.items():
         x, y = centres[(q, r)]
-        body.append(_label(x, y - s * .62, hx.label, size=7.5, weight="400", fill="#555"))
+        body.append(_label(x, y - s * .62, hx.mark, size=7.5, weight="400", fill="#555"))
         marks = ([hx.work_site] if hx.work_site else []) + list(hx.features)
         kinds: list[str] = []
         for word in marks:
