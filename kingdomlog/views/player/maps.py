@@ -279,7 +279,8 @@ def _hex_map(m: MapData, *, selected: str | None = None,
                       h("polygon", points=_points(hex_corners(x, y, s)), fill=fill, stroke="#ffffff",
                         stroke_width="1.2"),
                       None if hx.explored else _hatch(x, y, s),
-                      class_=cls, data_hex=hx.id, data_allowed=None if ok is None else "true" if ok else "false",
+                      class_=cls, data_hex=hx.id, data_name=hx.name or None,
+                      data_allowed=None if ok is None else "true" if ok else "false",
                       opacity="0.35" if ok is False else None))
     # rivers and roads: centre to centre between neighbours, a stub when alone
     lines = (("river", RIVER_COLOUR, 3.2, None), ("road", ROAD_COLOUR, 2.4, "5 3"))

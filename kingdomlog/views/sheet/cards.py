@@ -257,9 +257,13 @@ def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None,
         if k in ("terms", "dc_terms") or v in (None, "", [], {}):
             continue
         text = scalar(id_words(v, name_of))
+        said = name_of(v, f"field:{k}") if name_of is not None and isinstance(v, str) else ""
+        if said and said not in (text, v):  # a value the ruleset says by its field: pf1's hex "h11" is "hex 11"
+            text = said
         if len(text) > 60:
             text = text[:57] + "…"
-        bits.append(f"{words(k).lower()} {text}")
+        key = words(k).lower()
+        bits.append(text if text.startswith(key + " ") else f"{key} {text}")  # "hex 11", not "hex hex 11"
         if len(bits) >= 6:
             break
     who = (lambda pid, _kind: player_name(pid)) if player_name is not None else None
