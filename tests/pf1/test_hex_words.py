@@ -59,3 +59,16 @@ def test_a_players_page_names_no_hex_by_its_id() -> None:
 
     text = _text(page.render_static(DEMO, "public"))
     assert "hex " in text and not HEX_ID.search(text), sorted(set(HEX_ID.findall(text)))[:5]
+
+
+def test_a_steps_event_line_says_the_hex_it_names() -> None:
+    """The card's line of an event that names a hex: "Hex claimed: hex 11, cost bp 1" (it read "hex h11"); the
+    event keeps the id."""
+    from kingdomlog.core.events import Draft
+    from kingdomlog.rulesets.pf1 import events as ev
+    from kingdomlog.views.sheet.cards import event_words
+
+    d = Draft(ev.HexClaimed(hex="h11", cost_bp=1), turn=18)
+    line = _text(str(event_words(d, RULESET.name_of)))
+    assert line.strip() == "Hex claimed : hex 11, cost bp 1", line
+    assert d.payload.model_dump()["hex"] == "h11"
