@@ -72,3 +72,15 @@ def test_a_steps_event_line_says_the_hex_it_names() -> None:
     line = _text(str(event_words(d, RULESET.name_of)))
     assert line.strip() == "Hex claimed : hex 11, cost bp 1", line
     assert d.payload.model_dump()["hex"] == "h11"
+
+
+def test_a_checks_title_says_the_hex_its_logged_label_names_by_id() -> None:
+    """A town annexed with its hex claimed: the check's label is logged "…the town on hex h1" (kept); the card's
+    title says "hex 1"."""
+    from kingdomlog.dice.checks import CheckSpec
+    from kingdomlog.views.words import check_title
+
+    spec = CheckSpec("d20", modifier=5, dc=20, label="Stability check to annex the town on hex h1")
+    assert check_title("town_h1", spec, RULESET) == "Stability check to annex the town on hex 1: d20 +5 vs DC 20"
+    old = CheckSpec("d20", modifier=5, dc=20, label="Stability check (town_h1)")  # a label of before issue 29
+    assert not HEX_ID.search(check_title("town_h1", old, RULESET))

@@ -137,6 +137,10 @@ OPTIONS = tuple(dataclasses.replace(o, said=tuple((c, EDITION_WORDS[c]) for c in
                 if any(c in EDITION_WORDS for c in o.choices) else o for o in OPTIONS)
 
 
+_HEX_IN = re.compile(r"\bhex (h\d+)\b")
+"""A hex named by its id in a text logged before it was said in words ("the town on hex h1")."""
+
+
 class Pf1Kingmaker(CopyOnWriteRuleset):
     """Pathfinder 1e Kingmaker kingdom building with the Ultimate Campaign optional modules (``modules``)."""
 
@@ -409,15 +413,25 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         >>> from kingdomlog.dice.checks import CheckSpec
         >>> Pf1Kingmaker().check_title("income", CheckSpec("d20", modifier=28, dc=31, label="Economy check (income)"))
         'Economy check for income: d20 +28 vs DC 31'
+
+        A hex its label names by its id (the label is logged so) is said as the map labels it:
+
+        >>> Pf1Kingmaker().check_title("town_h1", CheckSpec("d20", modifier=5, dc=20,
+        ...                            label="Loyalty check to annex the town on hex h1"))
+        'Loyalty check to annex the town on hex 1: d20 +5 vs DC 20'
         """
         from kingdomlog.rulesets.pf1.helpers import check_label
 
         if not spec.label.endswith(f" ({key})"):
-            return self._board_check_title(key, spec)  # a battle's checks as its board names them
-        what = spec.label.removesuffix(f" ({key})")
-        name = check_label(what.removesuffix(" check"), key) if what.endswith(" check") else \
-            check_label(what, key, check=False)
-        return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}"
+            title = self._board_check_title(key, spec)  # a battle's checks as its board names them
+            if title is None and spec.kind == "d20" and _HEX_IN.search(spec.label):
+                title = f"{spec.label[:1].upper()}{spec.label[1:]}: d20 {spec.modifier:+d} vs DC {spec.dc}"
+        else:
+            what = spec.label.removesuffix(f" ({key})")
+            name = check_label(what.removesuffix(" check"), key) if what.endswith(" check") else \
+                check_label(what, key, check=False)
+            title = f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}"
+        return _HEX_IN.sub(lambda m: hex_words(m[1]), title) if title else title  # "hex 1" (the label: "hex h1")
 
     def summary(self, state: Any) -> dict[str, Any]:
         s: Pf1State = state
