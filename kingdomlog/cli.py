@@ -210,6 +210,30 @@ def _turn_plan(camp: Any, args: argparse.Namespace) -> tuple[Plan, str, str, boo
     return plan.model_copy(update={"seed": seed}), source, why, from_draft
 
 
+def _step_named(step: Any) -> str:
+    """A step as ``turn`` names it to a plan's author: its title in words first, then its id, the plan's key.
+
+    >>> from kingdomlog.core.ruleset import Step
+    >>> _step_named(Step("upkeep.unrest", "Upkeep: Adjust Unrest"))
+    'Upkeep: Adjust Unrest (upkeep.unrest)'
+    """
+    return f"{step.title} ({step.id})" if step.title and step.title != step.id else str(step.id)
+
+
+def _without_step(error: str, step_id: str) -> str:
+    """A step's refusal without the tag naming its step (``[id]``, ``step 'id':``), for a line that names it first.
+
+    >>> _without_step("step 'upkeep.unrest': choice lost_hex: 'ZZ9' is not a claimed hex", "upkeep.unrest")
+    "choice lost_hex: 'ZZ9' is not a claimed hex"
+    >>> _without_step("[event.resolve] no event (rule: §3.4)", "event.resolve")
+    'no event (rule: §3.4)'
+    """
+    for tag in (f"[{step_id}] ", f"step '{step_id}': "):
+        if error.startswith(tag):
+            return error[len(tag):]
+    return error
+
+
 def cmd_turn(args: argparse.Namespace) -> int:
     camp = _campaign(args.dir)
     plan, source, seed_from, from_draft = _turn_plan(camp, args)
@@ -231,13 +255,13 @@ def cmd_turn(args: argparse.Namespace) -> int:
         for s in preview.steps:
             mark = "refused" if s.error else f"waits for its roll {s.pending.key}" if s.pending \
                 else counted(len(s.drafts), "event")
-            print(f"[{s.phase.id}] {s.phase.title}: {mark}")
+            print(f"{_step_named(s.phase)}: {mark}")
             for r in s.rolls:
                 print(f"    roll {r.key}: {r.notation} -> {list(r.faces)} = {r.total}{' (typed)' if r.manual else ''}")
             for d in s.drafts:
                 print(f"    {d.type} {json.dumps(d.payload.model_dump(mode='json'), sort_keys=True)[:160]}")
             if s.error:
-                print(f"    error: {s.error}")
+                print(f"    error: {_without_step(s.error, s.phase.id)}")
         for d in preview.notes:
             text = d.payload.model_dump(mode='json')['text']
             print(f"[note] the plan's note: {d.type} <{d.visibility}> {text[:120]}")
@@ -256,7 +280,9 @@ def cmd_turn(args: argparse.Namespace) -> int:
         elif preview.error is None and waiting is not None:
             print(f"kingdomlog: error: turn {preview.turn} not played: {waiting_words(waiting)}", file=sys.stderr)
         else:
-            print(f"kingdomlog: error: turn {preview.turn} refused: {preview.error}", file=sys.stderr)
+            at = next(s for s in preview.steps if s.error)
+            print(f"kingdomlog: error: turn {preview.turn} refused at {_step_named(at.phase)}:"
+                  f" {_without_step(at.error or '', at.phase.id)}", file=sys.stderr)
         return 1
     return 0
 

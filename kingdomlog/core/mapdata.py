@@ -53,6 +53,24 @@ class MapHex:
     note: str = ""
     armies: tuple[str, ...] = ()
     """Armies standing in the hex as the viewer may know them (``Tatzlford Guard``, ``Stag Lord's bandits (enemy)``)."""
+    name: str = ""
+    """The hex as the map labels it and a person reads it where its id is not a name (pf1's ``h3``: "hex 3");
+    empty: its id is its name (pf2e's ``A1``)."""
+
+    @property
+    def label(self) -> str:
+        """What the hex's tooltip starts with and a text names it by: its ``name``, else its id."""
+        return self.name or self.id
+
+    @property
+    def mark(self) -> str:
+        """What the map writes on the hex: its label without the word "hex" the drawing already says ("3" for
+        "hex 3"; "A1" for pf2e's A1), so it stays short beside a settlement's name.
+
+        >>> MapHex("h3", 0, 0, "hills", name="hex 3").mark, MapHex("A1", 0, 0, "plains").mark
+        ('3', 'A1')
+        """
+        return self.label.removeprefix("hex ")
 
     @property
     def placed(self) -> bool:

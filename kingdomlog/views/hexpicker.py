@@ -146,10 +146,11 @@ function render({ model, el }) {
     const g = ev.target && ev.target.closest ? ev.target.closest("g.kl-hex") : null;
     if (!g) return;
     const id = g.dataset.hex;
+    const said = g.dataset.name || id;  // the hex as a person reads it (pf1's "hex 3"), not its id ("h3")
     const i = index.get(id);
     if (i === undefined || g.dataset.allowed === "false") {
       const why = i === undefined ? "not one of the hexes this choice offers" : opts[i].d || "not allowed here";
-      msg.textContent = id + " cannot be picked: " + why + ".";
+      msg.textContent = said + " cannot be picked: " + why + ".";
       msg.dataset.kind = "refused";
       return;
     }
@@ -158,10 +159,10 @@ function render({ model, el }) {
       const v = opts[i].v;
       const next = now.includes(String(v)) ? now.filter((x) => x !== String(v)) : [...now, String(v)];
       send(opts.filter((o) => next.includes(String(o.v))).map((o) => o.v));
-      msg.textContent = (next.includes(String(v)) ? "Added " : "Removed ") + id + ".";
+      msg.textContent = (next.includes(String(v)) ? "Added " : "Removed ") + said + ".";
     } else {
       send(opts[i].v);
-      msg.textContent = "Picked " + id + ".";
+      msg.textContent = "Picked " + said + ".";
     }
     msg.dataset.kind = "picked";
   });

@@ -112,4 +112,4 @@ def test_a_player_is_not_told_of_hexes_the_gm_mapped_but_the_gm_is() -> None:
     gm = player.player_view(REPO / "campaigns" / "river-kingdom", "gm").history
     assert public is not None and gm is not None
     assert not any("was mapped" in x for x in public.stories[0].lines)
-    assert "Hex h0 was mapped: grassland with a river; it holds a bridge." in gm.stories[0].lines
+    assert "Hex 0 was mapped: grassland with a river; it holds a bridge." in gm.stories[0].lines

@@ -242,6 +242,6 @@ def test_pf1_report_reads_as_a_person_writes() -> None:
     every = [ln for t in range(0, 18) for ln in _lines("river-kingdom", "gm", t)]
     assert "The Shrine of Tatzlford now offers an unnamed minor item." in every
     assert "The kingdom learned of Brevoy, its sponsor, which is indifferent towards it." in every
-    assert "Hex h10 was mapped: grassland; it holds a town (Oleg's Trading Post)." in every
+    assert "Hex 10 was mapped: grassland; it holds a town (Oleg's Trading Post)." in every
     assert "It has relations with Brevoy and Mivon." in to_markdown(turn_report(RIVER, "public", 17), None)
     assert not [ln for ln in every if re.search(r"\(\w+ \(|offers unnamed|indifferent towards it, its", ln)]

@@ -320,7 +320,7 @@ def play_pf2e(ui: Sheet) -> None:
 
 def play_pf1(ui: Sheet) -> None:
     # the treasury is nearly empty this month: the party explores a hex, the council sets the edicts and banks gold
-    ui.pick("gm", "explore", "h11")
+    ui.pick("gm", "explore", "hex 11")
     roll_until(ui, "improvement")
     ui.select("improvement", "taxation", "Light")
     ui.select("improvement", "promotion", "Token")
@@ -639,10 +639,11 @@ HEX_SCENARIOS: dict[str, dict[str, Any]] = {
     # pf2e: a Claim Hex row; A5 is next to the kingdom (claimable), A1 is the capital's hex (already claimed)
     "pf2e": {"demo": "stolen-lands", "step": "activity.region", "add": ("activities", "Claim Hex"),
              "path": "activities.0.hex", "allowed": "A5", "refused": "A1", "why": "already claimed",
-             "multi": False},
-    # pf1: claim a hex in the Improvement phase; h11 is explored, cleared and adjacent, h3 is the kingdom's already
+             "multi": False, "said": ("A5", "A1")},
+    # pf1: claim a hex in the Improvement phase; h11 is explored, cleared and adjacent, h3 is the kingdom's already;
+    # a person reads them as the map labels them, "hex 11" and "hex 3" ("said")
     "pf1": {"demo": "river-kingdom", "step": "improvement", "add": None, "path": "claim", "allowed": "h11",
-            "refused": "h3", "why": "already claimed", "multi": True},
+            "refused": "h3", "why": "already claimed", "multi": True, "said": ("hex 11", "hex 3")},
 }
 
 
@@ -651,6 +652,7 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
                                         ruleset: str) -> None:
     sc = HEX_SCENARIOS[ruleset]
     step, path, good, bad = sc["step"], sc["path"], sc["allowed"], sc["refused"]
+    said, said_bad = sc["said"]
     folder = tmp_path / sc["demo"]
     shutil.copytree(REPO / "campaigns" / sc["demo"], folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
     start = Campaign.open(folder)
@@ -667,18 +669,18 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
         assert field.locator("g.kl-hex").count() >= 10, "no map at the field"
         assert field.locator(f'g.kl-hex[data-hex="{good}"]').get_attribute("data-allowed") == "true"
         assert field.locator(f'g.kl-hex[data-hex="{bad}"]').get_attribute("data-allowed") == "false"
-        assert good in (field.locator(f'g.kl-hex[data-hex="{good}"] > title').first.text_content() or "")
+        assert said in (field.locator(f'g.kl-hex[data-hex="{good}"] > title').first.text_content() or "")
         # an allowed hex: the select follows at once, the step is computed again, the draft is saved
         before = ui.tag()
         click_hex(ui, step, path, good)
         ui.settled(before)
-        assert [t for t in shown_hexes(ui, step, path) if t.startswith(good)], shown_hexes(ui, step, path)
+        assert [t for t in shown_hexes(ui, step, path) if t.startswith(said)], shown_hexes(ui, step, path)
         assert field.locator(f'[data-outline="{good}"]').count() == 1
         result = ui.card(step).locator(".kl-result").first
         if ruleset == "pf2e":
             title = result.locator(".kl-check-title").first.inner_text()
             assert f"on {good}" in title, title
-        assert good in (result.text_content() or ""), "the step's outcome does not name the hex"
+        assert said in (result.text_content() or ""), "the step's outcome does not name the hex"
         if ruleset == "pf2e":
             # the pick rebuilt the widgets once (the check's dice appeared): every widget of the row kept its value
             row = ui.card(step).locator('[data-field="activities.0.activity"] select').first
@@ -709,7 +711,7 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
                 before = ui.tag()
                 click_hex(ui, step, path, good)
                 ui.settled(before)
-                picked = [t for t in shown_hexes(ui, step, path) if t.startswith(good + " ")]
+                picked = [t for t in shown_hexes(ui, step, path) if t.startswith(said + " ")]
                 assert bool(picked) == bool(now), picked
                 wait_saved(folder, turn, step, lambda c, now=now: c.get("claim", []) == now)
         saved = wait_saved(folder, turn, step, lambda c: bool(c) and (
@@ -719,10 +721,10 @@ def test_a_hex_target_picked_on_the_map(browser: Any, tmp_path: Path, subprocess
         click_hex(ui, step, path, bad)
         msg = field.locator(".klhp-msg").first
         msg.wait_for(timeout=10_000)
-        assert sc["why"] in msg.inner_text() and bad in msg.inner_text()
+        assert sc["why"] in msg.inner_text() and msg.inner_text().startswith(said_bad + " cannot be picked")
         time.sleep(1.5)
         assert ui.tag() == tag
-        assert not [t for t in shown_hexes(ui, step, path) if t.startswith(bad + " ")]
+        assert not [t for t in shown_hexes(ui, step, path) if t.startswith(said_bad + " ")]
         assert saved_choices(folder, turn, step) == saved
         for width in (1280, 390):
             page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})

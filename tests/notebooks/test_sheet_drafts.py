@@ -79,7 +79,7 @@ def test_turn_dry_run_plays_the_saved_draft_with_its_seed(toy: Path, capsys: pyt
     values["harvest/c/crop"] = "barley"
     s.update(values)
     rc, out, err = run_cli(capsys, "turn", str(toy), "--dry-run")  # the harvest is not rolled yet
-    assert rc == 1 and "[harvest] Harvest: waits for its roll harvest" in out
+    assert rc == 1 and "Harvest (harvest): waits for its roll harvest" in out
     assert "step 'harvest' waits for its roll 'harvest' (2d6), not rolled yet" in err
     draft = s.type_faces("harvest", "harvest", "2 3")
     seed = draft.plan.seed

@@ -242,3 +242,22 @@ def test_a_records_table_says_an_enum_kept_in_capitals_as_a_word() -> None:
     for word in ("Stability", "Grassland", "Holy site, Bridge", ">NG<"):
         assert word in html, (word, html)
     assert "STABILITY" not in html and "GRASSLAND" not in html
+
+
+def test_a_hexs_place_is_headed_as_its_column_and_row() -> None:
+    """The panel's hexes table headed a hex's axial coordinates "Q" and "R"; the forms that place a hex asked them
+    as "q" and "r". Both say "Column" and "Row" (the hex itself named as the map names it: A1, B4)."""
+    from pathlib import Path
+
+    from kingdomlog.app import Campaign
+
+    for demo in ("stolen-lands", "river-kingdom"):
+        text = _panel_text(demo)
+        assert "| Terrain | Column | Row |" in text and "| Q |" not in text and "| R |" not in text, demo
+        camp = Campaign.open(Path(__file__).resolve().parents[2] / "campaigns" / demo)
+        start = camp.turn_start()
+        step = "upkeep.leadership" if demo == "stolen-lands" else "gm"
+        place = next(f for f in camp.ruleset.choices(start.state, start.turn, step) if f.name == "map")
+        labels = {f.name: f.label for f in place.fields}
+        assert (labels["q"], labels["r"]) == ("Column", "Row"), labels
+        assert not [f.help for f in place.fields if f.name in ("q", "r") and ("axial" in f.help or " q" in f.help)]

@@ -217,7 +217,7 @@ def test_a_late_change_follows_its_row_when_an_earlier_row_was_removed(pf2e: Pat
     assert [r["activity"] for r in ui.s.plan.steps["activity.region"].choices["activities"]] == [
         "build-roads", "clear-hex"]
     assert len(ui.told) == 1 and ui.told[0].kind == "warn"
-    assert "step 10 (A2 Region activities)" in ui.told[0].text and "not applied" in ui.told[0].text
+    assert "step 10 (Activity: Region Activities)" in ui.told[0].text and "not applied" in ui.told[0].text
 
 
 def test_shift_and_follow() -> None:

@@ -24,7 +24,7 @@ def test_each_ruleset_names_its_ids_in_words() -> None:
     assert pf2e.name_of("natures-blessing", "event") == "Nature's Blessing"
     assert pf2e.name_of("quell-unrest", "activity") == "Quell Unrest"
     assert pf2e.name_of("pull-together:claim-hex", "check") == "Pull Together for Claim Hex"
-    assert pf2e.name_of("upkeep.leadership", "step") == "U0-U1 Start of turn, assign leadership"
+    assert pf2e.name_of("upkeep.leadership", "step") == "Upkeep: Start of Turn, Assign Leadership"
     assert sig.name_of("cmd.1", "roll") == "the command roll" and sig.name_of("cmd.2", "roll") == "reroll 1"
     assert sig.name_of("hire_troops", "action") == "hire troops" and sig.name_of("b7.1") == "battle 1 of month 7"
     assert sig.name_of("command_fabian", "step") == "Command roll: Duke Fabian (§3.1)"

@@ -66,7 +66,7 @@ def test_pf1s_districts_buildings_routes_and_features_by_name() -> None:
     text, camp = _panel("river-kingdom")
     state = camp.turn_start().state
     assert state.trade_routes[1].origin == "C1" and "D1" in state.districts  # the stored ids
-    assert "| district 1 of Tatzlford | Tatzlford | h0 |" in text
+    assert "| district 1 of Tatzlford | Tatzlford | hex 0 |" in text  # a hex as the map labels it (it read "h0")
     assert "| Shrine (Tatzlford) | Shrine | Tatzlford | district 1 of Tatzlford |" in text
     assert "| goods route from Tatzlford to Mivon | goods | Mivon | Tatzlford | Mivon |" in text
     assert "| town (Oleg's Trading Post) |" in text and "TOWN" not in text

@@ -152,3 +152,17 @@ def test_forms_leave_out_the_choices_of_modules_that_are_off() -> None:
                                    base_cost_bp=8, cost_bp=0, unrest_delta=0)]
     with pytest.raises(RuleError, match=r"dedications need the holy_sites module \(rule: opt §2.2"):
         step(kingdom(1, extra=city), "improvement", {"dedications": [{"building": "B1"}]})
+
+
+def test_the_relations_among_foreign_kingdoms_are_asked_in_words() -> None:
+    """The GM step's and the founding's ``third_party`` read "Third party", its entries "A", "B", "Level", "Enemy":
+    the field says what it is, as the panel heads it, and each entry's fields say which kingdom and what tie."""
+    from kingdomlog.rulesets.pf1 import choices as ch
+
+    camp = Campaign.open(DEMO)
+    start = camp.turn_start()
+    field = next(f for f in RULESET.choices(start.state, start.turn, "gm") if f.name == "third_party")
+    assert field.label == "Relations among foreign kingdoms" == RULESET.name_of("third_party", "figure")
+    assert "two foreign kingdoms" in field.help
+    assert [f.label for f in field.fields] == ["One kingdom", "The other kingdom", "Their relation", "Enemies"]
+    assert ch.FoundingChoices.model_fields["third_party"].title == field.label

@@ -90,8 +90,9 @@ class HexEntry(Choices):
 
     id: str = Field(title="Hex id", description="the hex's id (new; an id already on the map is re-mapped: "
                     "terrain, river and features change)")
-    q: Amount = Field(title="q", description="axial column (neighbours differ by one step in q, r or q−r)")
-    r: Amount = Field(title="r", description="axial row")
+    q: Amount = Field(title="Column", description="its column on the map, as the hexes table says it (a neighbour is"
+                      " one column or one row away, or one column on and one row back, or the reverse)")
+    r: Amount = Field(title="Row", description="its row on the map, as the hexes table says it")
     terrain: TerrainName = "GRASSLAND"
     river: bool = False
     features: list[str] = Field(default_factory=list, description="free-form map notes the rules read: BRIDGE, "
@@ -115,13 +116,21 @@ class ForeignKingdomEntry(Choices):
     attitude: Attitude = "indifferent"
 
 
+THIRD_PARTY = "Relations among foreign kingdoms"
+"""The field ``third_party`` (the Diplomatic edicts rule, opt §2.5.4) as the forms ask it and the panel heads it
+(``vocabulary.FIELD_TITLES``); it read "Third party"."""
+THIRD_PARTY_HELP = "how two foreign kingdoms stand with each other: an embassy, a treaty, an alliance, or enemies"
+
+
 class ThirdPartyEntry(Choices):
     """The GM's relation between two foreign kingdoms (opt §2.5.4)."""
 
-    a: str = Field(description="a foreign kingdom id (registered before or in this step)")
-    b: str = Field(description="another foreign kingdom id (registered before or in this step)")
-    level: Level = "none"
-    enemy: bool = False
+    a: str = Field(title="One kingdom", description="a foreign kingdom, by its id (registered before or in this step)")
+    b: str = Field(title="The other kingdom", description="another foreign kingdom, by its id (registered before or in"
+                   " this step)")
+    level: Level = Field(default="none", title="Their relation", description="embassy, treaty or alliance between"
+                         " them (none: they have no ties)")
+    enemy: bool = Field(default=False, title="Enemies", description="the two kingdoms are enemies")
 
 
 # ------------------------------------------------------------------ mass combat entries (UC Mass Combat)
@@ -263,7 +272,7 @@ class FoundingChoices(Choices):
                                            "or Infamy 1 (default Fame)")
     foreign_kingdoms: list[ForeignKingdomEntry] = Field(default_factory=list, description="diplomatic, trade or "
                                                         "vassalage edicts: the known foreign kingdoms")
-    third_party: list[ThirdPartyEntry] = Field(default_factory=list, description="relations among foreign kingdoms")
+    third_party: list[ThirdPartyEntry] = Field(default_factory=list, title=THIRD_PARTY, description=THIRD_PARTY_HELP)
     lineage: LineageChoices | None = Field(default=None, description="Independence unification rule: born of a split "
                                            "or a union")
 
@@ -329,7 +338,7 @@ class GmChoices(Choices):
     end_anarchy: EndAnarchyChoices | None = Field(default=None, description="end the anarchy (base §4.7)")
     alignment: Alignment | None = Field(default=None, description="a change of the kingdom's alignment")
     foreign_kingdoms: list[ForeignKingdomEntry] = Field(default_factory=list, title="Register foreign kingdoms")
-    third_party: list[ThirdPartyEntry] = Field(default_factory=list)
+    third_party: list[ThirdPartyEntry] = Field(default_factory=list, title=THIRD_PARTY, description=THIRD_PARTY_HELP)
     attitudes: list[AttitudeEntry] = Field(default_factory=list, title="Attitude changes")
     government: GovernmentId | None = Field(default=None, description="a new form of government, the GM's ruling "
                                                                       "(the Government forms rule)")

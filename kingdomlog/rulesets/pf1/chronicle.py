@@ -17,7 +17,7 @@ from kingdomlog.core.events import RecordedEvent
 from kingdomlog.core.foreign import UNNAMED, ImportedKingdom
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1.mapview import ALIGNMENT_WORDS, IMPROVEMENT_WORDS, feature_words, words
-from kingdomlog.rulesets.pf1.state import Pf1State
+from kingdomlog.rulesets.pf1.state import Pf1State, hex_words
 
 Narrator = Callable[[Pf1State, Any, Pf1State, Viewer], str | None]
 _N: ByName[Narrator] = ByName()
@@ -68,9 +68,9 @@ def _a(noun: str) -> str:
 def _hex(s: Pf1State, hid: str) -> str:
     h = s.hexes.get(hid)
     if h is None:
-        return f"hex {hid}"
+        return hex_words(hid)
     city = s.cities.get(h.city or "")
-    return f"the {h.terrain.lower()} hex {hid}" + (f" of {city.name}" if city else "")
+    return f"the {h.terrain.lower()} {hex_words(hid)}" + (f" of {city.name}" if city else "")
 
 
 @narrates("pf1.kingdom_imported")
@@ -101,7 +101,7 @@ def _mapped(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str | None:
     if not v.is_gm:
         return None
     feats = ", ".join(_a(feature_words(f)) for f in p.features)
-    return f"hex {p.hex} was mapped: {p.terrain.lower()}{' with a river' if p.river else ''}" + (
+    return f"{hex_words(p.hex)} was mapped: {p.terrain.lower()}{' with a river' if p.river else ''}" + (
         f"; it holds {feats}" if feats else "")
 
 
@@ -109,15 +109,15 @@ def _mapped(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str | None:
 def _explored(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
     h = a.hexes.get(p.hex)
     if h is None:
-        return f"hex {p.hex} was explored"
+        return f"{hex_words(p.hex)} was explored"
     found = ", ".join(_a(feature_words(f)) for f in h.features)
-    return (f"explorers charted hex {p.hex}, {h.terrain.lower()}{' with a river' if h.river else ''}"
+    return (f"explorers charted {hex_words(p.hex)}, {h.terrain.lower()}{' with a river' if h.river else ''}"
             + (f", and found {found}" if found else ""))
 
 
 @narrates("pf1.hex_cleared")
 def _cleared(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
-    return f"hex {p.hex} was cleared"
+    return f"{hex_words(p.hex)} was cleared"
 
 
 @narrates("pf1.hex_claimed")
@@ -143,7 +143,7 @@ def _lost(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
 
 @narrates("pf1.city_founded")
 def _city_founded(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
-    return f"{p.name} was founded in hex {p.hex}" + (" as the capital" if p.capital else "")
+    return f"{p.name} was founded in {hex_words(p.hex)}" + (" as the capital" if p.capital else "")
 
 
 @narrates("pf1.district_preparation_started")
@@ -183,14 +183,14 @@ def _destroyed(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
 
 @narrates("pf1.road_built")
 def _road(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
-    return f"a road was laid through hex {p.hex} for {p.cost_bp} BP" + (
+    return f"a road was laid through {hex_words(p.hex)} for {p.cost_bp} BP" + (
         " (twice the cost, across a river)" if p.river_doubled else "")
 
 
 @narrates("pf1.hex_improvement_built")
 def _improvement(b: Pf1State, p: Any, a: Pf1State, v: Viewer) -> str:
     what = IMPROVEMENT_WORDS.get(p.kind, p.kind.lower())
-    return _and_unrest(f"a {what} was built in hex {p.hex} for {p.cost_bp} BP", p.unrest_delta)
+    return _and_unrest(f"a {what} was built in {hex_words(p.hex)} for {p.cost_bp} BP", p.unrest_delta)
 
 
 @narrates("pf1.leader_assigned")

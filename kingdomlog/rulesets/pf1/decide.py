@@ -36,7 +36,7 @@ from kingdomlog.rulesets.pf1.helpers import (
 )
 from kingdomlog.rulesets.pf1.modules import event_phase_modules, relation_action, special_edict, trade_arrivals
 from kingdomlog.rulesets.pf1.rules import alignment_components, axes, lots_adjacent
-from kingdomlog.rulesets.pf1.state import Building, Pf1State
+from kingdomlog.rulesets.pf1.state import Building, Pf1State, hex_words
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES, BuildingType
 
 SIDES = ("N", "E", "S", "W")
@@ -409,7 +409,7 @@ def decide_improvement(ctx: Ctx, c: ch.ImprovementChoices) -> None:
     for hid in c.abandon:
         h = find_hex(ctx, hid, "base §4.3 I3")
         if not h.claimed:
-            raise ctx.fail(f"hex {h.id} is not part of the kingdom", "base §4.3 I3")
+            raise ctx.fail(f"{hex_words(h.id)} is not part of the kingdom", "base §4.3 I3")
         ctx.emit(ev.HexAbandoned(hex=h.id, had_city=h.city is not None, unrest_delta=4 if h.city else 1))
     # I5 districts
     for entry in c.districts:
@@ -518,14 +518,14 @@ def claim(ctx: Ctx, hid: str, limit: int) -> None:
     rule = "base §4.3 I2"
     h = find_hex(ctx, hid, rule)
     if h.claimed:
-        raise ctx.fail(f"hex {hid} is already part of the kingdom", rule)
+        raise ctx.fail(f"{hex_words(hid)} is already part of the kingdom", rule)
     if not (h.explored and h.cleared):
-        raise ctx.fail(f"hex {hid} must be explored and cleared before it is claimed", rule)
+        raise ctx.fail(f"{hex_words(hid)} must be explored and cleared before it is claimed", rule)
     if dv.size(ctx.state) > 0 and not dv.adjacent_to_kingdom(ctx.state, h):
-        raise ctx.fail(f"hex {hid} is not adjacent to the kingdom (annexing a non-adjacent hex)", rule)
+        raise ctx.fail(f"{hex_words(hid)} is not adjacent to the kingdom (annexing a non-adjacent hex)", rule)
     _need_ruler(ctx, "claiming a hex")
     _limit(ctx, ctx.state.counters.claims, limit, "hex claims", "base §6.5")
-    pay(ctx, 1, f"claiming hex {hid}")
+    pay(ctx, 1, f"claiming {hex_words(hid)}")
     town = next((f.split(":", 1)[1] for f in h.features if f.startswith("TOWN:")), None)
     if h.city and ctx.state.cities[h.city].detached:  # a lost city must be annexed again (base §4.6)
         town = ctx.state.cities[h.city].name
@@ -575,9 +575,9 @@ def prepare_district(ctx: Ctx, d: ch.DistrictEntry, limit: int) -> None:
     h = find_hex(ctx, d.hex, rule)
     _need_ruler(ctx, "preparing a district")
     if not h.claimed:
-        raise ctx.fail(f"hex {h.id} is not part of the kingdom", rule)
+        raise ctx.fail(f"{hex_words(h.id)} is not part of the kingdom", rule)
     if h.improvement:
-        raise ctx.fail(f"hex {h.id} holds a {h.improvement.lower()}; a city cannot share it", rule)
+        raise ctx.fail(f"{hex_words(h.id)} holds a {h.improvement.lower()}; a city cannot share it", rule)
     _limit(ctx, ctx.state.counters.districts, limit, "new cities/districts", "base §6.5")
     cost, months = dv.district_cost(ctx.state, h.terrain)
     pay(ctx, cost, f"preparing a district on {h.terrain.lower()}")
@@ -768,10 +768,10 @@ def road(ctx: Ctx, hid: str, limit: int) -> None:
     h = find_hex(ctx, hid, rule)
     _need_ruler(ctx, "building a road")
     if not h.claimed or h.road:
-        raise ctx.fail(f"hex {hid} is {'not claimed' if not h.claimed else 'already roaded'}", rule)
+        raise ctx.fail(f"{hex_words(hid)} is {'not claimed' if not h.claimed else 'already roaded'}", rule)
     _limit(ctx, ctx.state.counters.terrain, limit, "terrain improvements (roads + hex improvements)", "base §6.5")
     cost, doubled = dv.road_cost(ctx.state, h)
-    pay(ctx, cost, f"a road in {hid}")
+    pay(ctx, cost, f"a road in {hex_words(hid)}")
     ctx.emit(ev.RoadBuilt(hex=hid, cost_bp=cost, river_doubled=doubled))
 
 
@@ -786,18 +786,18 @@ def improve(ctx: Ctx, hid: str, kind: str, limit: int) -> None:
     have = dv.improvements_of(h)
     replaces = next((x for x in imp.upgrade_from if x in have), None)
     if not h.claimed:
-        raise ctx.fail(f"hex {hid} must be claimed", rule)
+        raise ctx.fail(f"{hex_words(hid)} must be claimed", rule)
     if imp.shares_hex:  # UC: improvements marked * may share a hex (and a settlement's hex)
         if kind in have and replaces is None:
-            raise ctx.fail(f"hex {hid} already has a {kind.lower()}", uc_rule)
+            raise ctx.fail(f"{hex_words(hid)} already has a {kind.lower()}", uc_rule)
         clash = sorted(set(imp.not_with) & set(have) - {replaces})
         if clash:
-            raise ctx.fail(f"a {kind.lower()} cannot share hex {hid} with a {', '.join(clash).lower()}", uc_rule)
+            raise ctx.fail(f"a {kind.lower()} cannot share {hex_words(hid)} with a {', '.join(clash).lower()}", uc_rule)
     elif h.city or h.improvement:
-        raise ctx.fail(f"hex {hid} must be claimed, without a city and without another improvement", rule)
+        raise ctx.fail(f"{hex_words(hid)} must be claimed, without a city and without another improvement", rule)
     need_road = ctx.state.opt("improvements_require_road") and not imp.cost_as
     if (need_road or imp.needs_road) and not (h.road or "ROAD" in h.features):
-        raise ctx.fail(f"hex {hid} needs a road before a {kind.lower()}", uc_rule if imp.needs_road else rule)
+        raise ctx.fail(f"{hex_words(hid)} needs a road before a {kind.lower()}", uc_rule if imp.needs_road else rule)
     if h.terrain not in imp.terrains:
         raise ctx.fail(f"a {kind.lower()} goes on {', '.join(imp.terrains).lower()}, not {h.terrain.lower()}", rule)
     if imp.needs_river and not (h.river or h.terrain == "MARSH"):
@@ -811,10 +811,10 @@ def improve(ctx: Ctx, hid: str, kind: str, limit: int) -> None:
     cost = dv.improvement_cost(ctx.state, imp, h)
     if replaces is not None:  # an upgrade pays the difference (UC: a Watchtower upgraded to a Fort)
         cost = max(0, cost - dv.improvement_cost(ctx.state, ctx.state.catalog.improvements[replaces], h))
-    explain_once(ctx, Breakdown(f"{kind.lower()} in {hid} cost", cost,
+    explain_once(ctx, Breakdown(f"{kind.lower()} in {hex_words(hid)} cost", cost,
                                 note=f"{imp.cost_as.replace('_', ' ')} cost" if imp.cost_as else
                                 (f"upgrade from {replaces.lower()}" if replaces else "")))
-    pay(ctx, cost, f"a {kind.lower()} in {hid}")
+    pay(ctx, cost, f"a {kind.lower()} in {hex_words(hid)}")
     ctx.emit(ev.HexImprovementBuilt(hex=hid, kind=kind, cost_bp=cost, unrest_delta=imp.unrest,
                                     shared=imp.shares_hex, replaces=replaces))
 

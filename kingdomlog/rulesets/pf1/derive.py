@@ -24,6 +24,7 @@ from kingdomlog.rulesets.pf1.state import (
     Terms,
     TimedModifier,
     TradeRoute,
+    hex_words,
 )
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES, SETTLEMENT_MODIFIERS, BuildingType, ImprovementType, LimitRow
 
@@ -205,11 +206,11 @@ def consumption_terms(s: Pf1State) -> list[Modifier]:
                 v = imp.consumption
                 if kind == "FARM" and (h.q, h.r) in stock:
                     v = stock[(h.q, h.r)]
-                    mods.append(Modifier(f"farm on hex {h.id} (Stockyard)", v, source="UC Stockyard"))
+                    mods.append(Modifier(f"farm on {hex_words(h.id)} (Stockyard)", v, source="UC Stockyard"))
                     continue
                 if imp.resource_consumption and "RESOURCE" in h.features:
                     v += imp.resource_consumption
-                mods.append(Modifier(f"{kind.lower()} on hex {h.id}", v, source="improvements"))
+                mods.append(Modifier(f"{kind.lower()} on {hex_words(h.id)}", v, source="improvements"))
     if s.module_on("diplomatic_edicts"):
         for fid, rel in s.relations.items():
             if rel.embassy_building:
@@ -483,10 +484,10 @@ def attribute(s: Pf1State, attr: str, *, raw: bool = False, exclude_relations: b
                 if v and imp.resource_bonus and "RESOURCE" in h.features:
                     v += 1  # UC Resource: a Mine, Quarry or Sawmill gets +1 to each benefit
                 if v:
-                    mods.append(Modifier(f"{kind.lower()} on hex {h.id}", v, source="§6.8"))
+                    mods.append(Modifier(f"{kind.lower()} on {hex_words(h.id)}", v, source="§6.8"))
         for f, a in (("CAVE", "STABILITY"), ("LANDMARK", "LOYALTY"), ("RESOURCE", "ECONOMY")):
             if f in h.features and a == attr:
-                mods.append(Modifier(f"{f.lower()} on hex {h.id}", 1, source="§6.9"))
+                mods.append(Modifier(f"{f.lower()} on {hex_words(h.id)}", 1, source="§6.9"))
     for kind, n in sorted(per.items()):  # UC Highway: +1 Economy per 4 hexes, +1 Stability per 8
         imp = s.catalog.improvements[kind]
         every = imp.economy_per if attr == "ECONOMY" else imp.stability_per if attr == "STABILITY" else None

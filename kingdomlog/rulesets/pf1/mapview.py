@@ -12,7 +12,7 @@ from kingdomlog.core.mapdata import GridStructure, MapData, MapHex, MapParty, Se
 from kingdomlog.core.portrait import Figure, Leader, Portrait
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.rulesets.pf1 import derive as dv
-from kingdomlog.rulesets.pf1.state import Hex, Pf1State
+from kingdomlog.rulesets.pf1.state import Hex, Pf1State, hex_words
 from kingdomlog.rulesets.pf1.tables import BETTER
 
 ALIGNMENT_WORDS = {"LG": "lawful good", "NG": "neutral good", "CG": "chaotic good", "LN": "lawful neutral",
@@ -57,7 +57,7 @@ def kingdom_map(s: Pf1State, viewer: Viewer) -> MapData:
     hexes = []
     for h in s.hexes.values():
         if not _sees(h, viewer):
-            hexes.append(MapHex(h.id, h.q, h.r, "unknown", explored=False))
+            hexes.append(MapHex(h.id, h.q, h.r, "unknown", explored=False, name=hex_words(h.id)))
             continue
         city = cities.get(h.city) if h.city else None
         hexes.append(MapHex(
@@ -66,7 +66,8 @@ def kingdom_map(s: Pf1State, viewer: Viewer) -> MapData:
             work_site=IMPROVEMENT_WORDS.get(h.improvement, h.improvement.lower()) if h.improvement else "",
             features=tuple(feature_words(f) for f in h.features if not f.startswith("TOWN") or not city),
             owner="kingdom" if h.claimed else "",
-            note="" if h.cleared or not h.explored else "not yet cleared", armies=tuple(armies.get(h.id, ()))))
+            note="" if h.cleared or not h.explored else "not yet cleared", armies=tuple(armies.get(h.id, ())),
+            name=hex_words(h.id)))
     grids = []
     for c in dv.live_cities(s):
         ds = [s.districts[d] for d in c.districts if d in s.districts]

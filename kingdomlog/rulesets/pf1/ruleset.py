@@ -21,7 +21,7 @@ from kingdomlog.rulesets.pf1 import tables as tb
 from kingdomlog.rulesets.pf1.audit import audit as _audit
 from kingdomlog.rulesets.pf1.events import EVENT_TYPES
 from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
-from kingdomlog.rulesets.pf1.state import MODULES, Pf1State
+from kingdomlog.rulesets.pf1.state import MODULES, Pf1State, hex_words
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
 
 if TYPE_CHECKING:
@@ -135,6 +135,10 @@ EDITION_WORDS = {"rrr": "Rivers Run Red", "RRR": "Rivers Run Red", "uc": "Ultima
 page of the campaign's options says them ("Event table: Ultimate Campaign"; it read "event table uc")."""
 OPTIONS = tuple(dataclasses.replace(o, said=tuple((c, EDITION_WORDS[c]) for c in o.choices if c in EDITION_WORDS))
                 if any(c in EDITION_WORDS for c in o.choices) else o for o in OPTIONS)
+
+
+_HEX_IN = re.compile(r"\bhex (h\d+)\b")
+"""A hex named by its id in a text logged before it was said in words ("the town on hex h1")."""
 
 
 class Pf1Kingmaker(CopyOnWriteRuleset):
@@ -369,6 +373,8 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
         >>> Pf1Kingmaker().name_of("third_party", "figure"), Pf1Kingmaker().name_of("third_party")
         ('Relations among foreign kingdoms', 'third party')
+        >>> Pf1Kingmaker().name_of("h3", "field:hex")
+        'hex 3'
         """
         from kingdomlog.rulesets.pf1.vocabulary import COLUMN_TITLES, FIELD_TITLES, SERIALS
 
@@ -378,6 +384,8 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
             return COLUMN_TITLES[id]
         if kind == "field:serials" and id in SERIALS:  # "cities 2" (it read "C 2")
             return SERIALS[id]
+        if kind in ("hex", "field:hex") and re.fullmatch(r"[hH]\d+", id):  # "hex 3", as the map labels it ("h3")
+            return hex_words(id)
         if kind == "field:features" and ":" in id:  # a hex's "town (Oleg's Trading Post)" (it read "TOWN: …")
             from kingdomlog.rulesets.pf1.mapview import feature_words
 
@@ -405,15 +413,25 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         >>> from kingdomlog.dice.checks import CheckSpec
         >>> Pf1Kingmaker().check_title("income", CheckSpec("d20", modifier=28, dc=31, label="Economy check (income)"))
         'Economy check for income: d20 +28 vs DC 31'
+
+        A hex its label names by its id (the label is logged so) is said as the map labels it:
+
+        >>> Pf1Kingmaker().check_title("town_h1", CheckSpec("d20", modifier=5, dc=20,
+        ...                            label="Loyalty check to annex the town on hex h1"))
+        'Loyalty check to annex the town on hex 1: d20 +5 vs DC 20'
         """
         from kingdomlog.rulesets.pf1.helpers import check_label
 
         if not spec.label.endswith(f" ({key})"):
-            return self._board_check_title(key, spec)  # a battle's checks as its board names them
-        what = spec.label.removesuffix(f" ({key})")
-        name = check_label(what.removesuffix(" check"), key) if what.endswith(" check") else \
-            check_label(what, key, check=False)
-        return f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}"
+            title = self._board_check_title(key, spec)  # a battle's checks as its board names them
+            if title is None and spec.kind == "d20" and _HEX_IN.search(spec.label):
+                title = f"{spec.label[:1].upper()}{spec.label[1:]}: d20 {spec.modifier:+d} vs DC {spec.dc}"
+        else:
+            what = spec.label.removesuffix(f" ({key})")
+            name = check_label(what.removesuffix(" check"), key) if what.endswith(" check") else \
+                check_label(what, key, check=False)
+            title = f"{name}: d20 {spec.modifier:+d} vs DC {spec.dc}"
+        return _HEX_IN.sub(lambda m: hex_words(m[1]), title) if title else title  # "hex 1" (the label: "hex h1")
 
     def summary(self, state: Any) -> dict[str, Any]:
         s: Pf1State = state
@@ -470,7 +488,7 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
                 out.append(Breakdown(f"Army {a.name}", a.hp, note=f"{a.side}: {a.size} ACR {a.acr}, hp {a.hp}/"
                                      f"{a.max_hp}, OM {a.om:+d}, DV {a.dv}, Morale {a.morale:+d}, Consumption "
                                      f"{a.consumption}/week, {a.status}{' (reserve)' if a.reserve else ''}"
-                                     f"{', in ' + a.hex if a.hex else ''} (UC Mass Combat)"))
+                                     f"{', in ' + hex_words(a.hex) if a.hex else ''} (UC Mass Combat)"))
         if s.module_on("fame_infamy"):
             out += [dv.fame(s), dv.infamy(s)]
         if s.module_on("expanded_settlement_modifiers"):

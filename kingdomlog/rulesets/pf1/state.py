@@ -7,6 +7,7 @@ attributes, population, settlement modifiers, Fame) is computed in
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import Field
@@ -33,6 +34,18 @@ MODULES: tuple[str, ...] = (
 )
 ATTITUDES: tuple[str, ...] = ("hostile", "unfriendly", "indifferent", "friendly", "helpful")
 LEVELS: tuple[str, ...] = ("none", "embassy", "treaty", "alliance")
+
+
+def hex_words(hid: str) -> str:
+    """A hex as a person reads it, and as the map labels it: pf1's hexes have no names, and the ids a plan gives them
+    (``h3``) are said by their number ("hex 3"); an id the GM wrote as a name (``B4``, ``oleg``) is said as written,
+    after "hex".
+
+    >>> hex_words("h3"), hex_words("h12"), hex_words("B4")
+    ('hex 3', 'hex 12', 'hex B4')
+    """
+    m = re.fullmatch(r"[hH](\d+)", hid)
+    return f"hex {m.group(1)}" if m else f"hex {hid}"
 
 
 class Hex(Frozen):

@@ -14,7 +14,8 @@ from typing import Any
 from kingdomlog.core.choices import PARENT, Option
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import specials as sx
-from kingdomlog.rulesets.pf1.state import Army, Hex, Pf1State, Terms
+from kingdomlog.rulesets.pf1.mapview import feature_words
+from kingdomlog.rulesets.pf1.state import Army, Hex, Pf1State, Terms, hex_words
 from kingdomlog.rulesets.pf1.tables import EdictLevel
 
 ABILITIES = ("STR", "DEX", "CON", "INT", "WIS", "CHA")
@@ -100,10 +101,13 @@ def vocabulary(s: Pf1State, name: str, within: Mapping[str, Any]) -> Sequence[Op
 
 
 def _hex_label(h: Hex) -> str:
-    return f"{h.id} ({h.terrain.lower()}{', river' if h.river else ''})"
+    """A hex as an option reads it, named as the map labels it: "hex 3 (hills)" (it read "h3 (hills)")."""
+    return f"{hex_words(h.id)} ({h.terrain.lower()}{', river' if h.river else ''})"
 
 
-def _status(h: Hex) -> str:
+def _status(h: Hex, s: Pf1State | None = None) -> str:
+    """What a hex holds, in words: its city by its name (it read "city C1"), its features as the map says them
+    ("bridge", "town (Oleg's Trading Post)"; they read "BRIDGE", "TOWN:Oleg's Trading Post")."""
     parts = []
     if h.claimed:
         parts.append("claimed")
@@ -114,9 +118,9 @@ def _status(h: Hex) -> str:
     if h.improvement:
         parts.append(h.improvement.lower())
     if h.city:
-        parts.append(f"city {h.city}")
+        parts.append(s.cities[h.city].name if s is not None and h.city in s.cities else "a city")
     if h.features:
-        parts.append(", ".join(h.features))
+        parts.append(", ".join(feature_words(f) for f in h.features))
     return "; ".join(parts)
 
 
@@ -131,9 +135,9 @@ def _mapped_in(within: Mapping[str, Any], key: str) -> list[str]:
 
 @source("hexes")
 def _hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
-    out = [Option(h.id, _hex_label(h), _status(h)) for h in s.hexes.values()]
+    out = [Option(h.id, _hex_label(h), _status(h, s)) for h in s.hexes.values()]
     have = set(s.hexes)
-    out += [Option(x, x, "mapped in this step") for x in _mapped_in(within, "map") if x not in have]
+    out += [Option(x, hex_words(x), "mapped in this step") for x in _mapped_in(within, "map") if x not in have]
     return out
 
 
@@ -157,7 +161,7 @@ def _claim_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 
 @source("claimed_hexes")
 def _claimed(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
-    return [Option(h.id, _hex_label(h), _status(h)) for h in dv.claimed_hexes(s)]
+    return [Option(h.id, _hex_label(h), _status(h, s)) for h in dv.claimed_hexes(s)]
 
 
 @source("abandon_hexes")
@@ -165,7 +169,7 @@ def _abandon(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = [Option(h.id, _hex_label(h), "Unrest +4 (a city)" if h.city else "Unrest +1")
            for h in dv.claimed_hexes(s)]
     have = {o.value for o in out}
-    out += [Option(str(x), str(x), "claimed in this step; Unrest +1") for x in within.get("claim") or ()
+    out += [Option(str(x), hex_words(str(x)), "claimed in this step; Unrest +1") for x in within.get("claim") or ()
             if x not in have]
     return out
 

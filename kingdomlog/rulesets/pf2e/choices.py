@@ -67,17 +67,18 @@ class HexEntry(Choices):
     lake: bool = False
     features: list[T.Feature] = Field(default_factory=list)
     resource: Literal["", "lumber", "ore", "stone"] = ""
-    q: Amount | None = Field(default=None, title="q", description="axial column (a hex new to the map needs q and r)")
-    r: Amount | None = Field(default=None, title="r", description="axial row")
+    q: Amount | None = Field(default=None, title="Column", description="where it is on the map, as the hexes table"
+                             " says it (a hex new to the map needs its column and row)")
+    r: Amount | None = Field(default=None, title="Row", description="its row on the map, as the hexes table says it")
 
 
 class MapEntry(Choices):
     """A hex the GM puts on the map (or moves on it): axial coordinates, and any facts to set."""
 
     id: str = Field(min_length=1, title="Hex id", description="a hex of the kingdom, or a new hex of the map")
-    q: Amount = Field(title="q", description="axial column (neighbours differ by one step in q, in r, or in q and -r"
-                                          " together)")
-    r: Amount = Field(title="r", description="axial row")
+    q: Amount = Field(title="Column", description="its column on the map, as the hexes table says it (a neighbour is"
+                      " one column or one row away, or one column on and one row back, or the reverse)")
+    r: Amount = Field(title="Row", description="its row on the map, as the hexes table says it")
     terrain: T.Terrain | None = Field(default=None, description="default: as it is (a new hex: plains)")
     river: bool | None = None
     lake: bool | None = None

@@ -1062,42 +1062,46 @@ def end_of_turn(ctx: Ctx) -> None:
 
 
 # ------------------------------------------------------------------ the steps, declared once
+# A step's title is what the GM reads on the sheet: the book's phase and step in words ("Upkeep: Adjust Unrest",
+# as the Kingdom Turn chapter heads them), never the spec's shorthand (U2, E2): a GM with the book open looks up the
+# phase and the step's name, which the title is; a plan's author has the step's id.
 
 FOUNDING = Step("founding", "Founding", "Charter, heartland, government, abilities, skills, leaders, capital",
                 choices=FoundingChoices, decide=founding)
 
 PHASES: tuple[Step, ...] = (
-    Step("upkeep.leadership", "U0-U1 Start of turn, assign leadership", "Fame +1; New Leadership; downtime",
+    Step("upkeep.leadership", "Upkeep: Start of Turn, Assign Leadership", "Fame +1; New Leadership; downtime",
          ("nl1",), LeadershipUpkeepChoices, upkeep_leadership),
-    Step("upkeep.unrest", "U2 Adjust Unrest", "Overcrowding, war, events, vacant Ruler; Ruin at 10+; anarchy",
+    Step("upkeep.unrest", "Upkeep: Adjust Unrest", "Overcrowding, war, events, vacant Ruler; Ruin at 10+; anarchy",
          ("ruler_vacancy", "ruin", "hex_loss"), UnrestChoices, upkeep_unrest),
-    Step("upkeep.resources", "U3 Resource Collection", "Roll Resource Dice; work sites", ("resource",),
+    Step("upkeep.resources", "Upkeep: Resource Collection", "Roll Resource Dice; work sites", ("resource",),
          decide=upkeep_resources),
-    Step("upkeep.consumption", "U4 Pay Consumption", "Food, then RP (5 each) or 1d4 Unrest", ("unrest",),
+    Step("upkeep.consumption", "Upkeep: Pay Consumption", "Food, then RP (5 each) or 1d4 Unrest", ("unrest",),
          ConsumptionChoices, upkeep_consumption),
-    Step("commerce.taxes", "C1 Collect Taxes", "Collect Taxes, or a DC 11 flat check", ("check",),
+    Step("commerce.taxes", "Commerce: Collect Taxes", "Collect Taxes, or a DC 11 flat check", ("check",),
          TaxesChoices, commerce_taxes),
-    Step("commerce.expenses", "C2 Approve Expenses", "Improve Lifestyle or Tap Treasury", ("check",),
+    Step("commerce.expenses", "Commerce: Approve Expenses", "Improve Lifestyle or Tap Treasury", ("check",),
          ExpensesChoices, commerce_expenses),
-    Step("commerce.trade", "C3 Tap Commodities", "Trade Commodities", ("check",), TradeChoices, commerce_trade),
-    Step("commerce.agreements", "C4 Manage Trade Agreements", "Manage Trade Agreements", ("check",),
+    Step("commerce.trade", "Commerce: Tap Commodities", "Trade Commodities", ("check",), TradeChoices, commerce_trade),
+    Step("commerce.agreements", "Commerce: Manage Trade Agreements", "Manage Trade Agreements", ("check",),
          AgreementsChoices, commerce_agreements),
-    Step("activity.leadership", "A1 Leadership activities", "Per PC leader: 2, or 3 with a seat", ("a1",),
+    Step("activity.leadership", "Activity: Leadership Activities", "Per PC leader: 2, or 3 with a seat", ("a1",),
          LeadershipActivities, activity_leadership),
-    Step("activity.region", "A2 Region activities", "Three Region activities", ("a1",), RegionActivities,
+    Step("activity.region", "Activity: Region Activities", "Three Region activities", ("a1",), RegionActivities,
          activity_region),
-    Step("activity.civic", "A3 Civic activities", "One per settlement", ("a1",), CivicActivities, activity_civic),
-    Step("activity.army", "A4 Army activities", "One per army (Appendix 3)", ("a1",), ArmyActivities,
+    Step("activity.civic", "Activity: Civic Activities", "One per settlement", ("a1",), CivicActivities,
+         activity_civic),
+    Step("activity.army", "Activity: Army Activities", "One per army (Appendix 3)", ("a1",), ArmyActivities,
          activity_army),
-    Step("activity.battle", "A5 War encounters", "Battles round by round (AoN 1869)", ("b1",), BattleChoices,
+    Step("activity.battle", "Activity: War Encounters", "Battles round by round (AoN 1869)", ("b1",), BattleChoices,
          activity_battle),
-    Step("event.check", "E1 Random event check", "Flat check against the event DC", ("event",),
+    Step("event.check", "Event: Random Event Check", "Flat check against the event DC", ("event",),
          decide=event_check),
-    Step("event.resolve", "E2 Event resolution", "Resolve the event", ("check",), EventResolveChoices,
+    Step("event.resolve", "Event: Event Resolution", "Resolve the event", ("check",), EventResolveChoices,
          event_resolve),
-    Step("event.xp", "E3 Kingdom XP", "Claims, event, milestones, unspent RP (max 120)", (), EventXPChoices,
+    Step("event.xp", "Event: Kingdom XP", "Claims, event, milestones, unspent RP (max 120)", (), EventXPChoices,
          event_xp),
-    Step("event.level", "E4 Level up and end of turn", "Level up at 1000 XP; Fame lost; modifiers expire", (),
+    Step("event.level", "Event: Level Up, End of Turn", "Level up at 1000 XP; Fame lost; modifiers expire", (),
          LevelChoices, event_level),
 )
 

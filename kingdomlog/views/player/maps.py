@@ -202,7 +202,7 @@ GLYPH_LEGEND = {"farm": "farm or farmland", "lumber": "lumber camp or sawmill", 
 
 
 def _hex_title(h: MapHex) -> str:
-    parts = [h.id]
+    parts = [h.label]
     if not h.explored:
         parts.append("unexplored")
     else:
@@ -279,7 +279,8 @@ def _hex_map(m: MapData, *, selected: str | None = None,
                       h("polygon", points=_points(hex_corners(x, y, s)), fill=fill, stroke="#ffffff",
                         stroke_width="1.2"),
                       None if hx.explored else _hatch(x, y, s),
-                      class_=cls, data_hex=hx.id, data_allowed=None if ok is None else "true" if ok else "false",
+                      class_=cls, data_hex=hx.id, data_name=hx.name or None,
+                      data_allowed=None if ok is None else "true" if ok else "false",
                       opacity="0.35" if ok is False else None))
     # rivers and roads: centre to centre between neighbours, a stub when alone
     lines = (("river", RIVER_COLOUR, 3.2, None), ("road", ROAD_COLOUR, 2.4, "5 3"))
@@ -332,7 +333,7 @@ def _hex_map(m: MapData, *, selected: str | None = None,
     # symbols and labels
     for (q, r), hx in by_pos.items():
         x, y = centres[(q, r)]
-        body.append(_label(x, y - s * .62, hx.id, size=7.5, weight="400", fill="#555"))
+        body.append(_label(x, y - s * .62, hx.mark, size=7.5, weight="400", fill="#555"))
         marks = ([hx.work_site] if hx.work_site else []) + list(hx.features)
         kinds: list[str] = []
         for word in marks:

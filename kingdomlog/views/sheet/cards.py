@@ -257,9 +257,13 @@ def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None,
         if k in ("terms", "dc_terms") or v in (None, "", [], {}):
             continue
         text = scalar(id_words(v, name_of))
+        said = name_of(v, f"field:{k}") if name_of is not None and isinstance(v, str) else ""
+        if said and said not in (text, v):  # a value the ruleset says by its field: pf1's hex "h11" is "hex 11"
+            text = said
         if len(text) > 60:
             text = text[:57] + "…"
-        bits.append(f"{words(k).lower()} {text}")
+        key = words(k).lower()
+        bits.append(text if text.startswith(key + " ") else f"{key} {text}")  # "hex 11", not "hex hex 11"
         if len(bits) >= 6:
             break
     who = (lambda pid, _kind: player_name(pid)) if player_name is not None else None
@@ -1039,12 +1043,15 @@ CSS = """
 .kl-outcome-success { background: #e3f4e8; border: 1px solid #58a672; }
 .kl-outcome-warn { background: #fdf3d8; border: 1px solid #d6a800; }
 .kl-outcome-danger { background: #fdecea; border: 1px solid #c0392b; }
-.kl-page { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18em, 1.25fr); gap: 1em; align-items: start; }
+.kl-page { display: grid; grid-template-columns: minmax(0, 3fr) minmax(18em, 1.5fr); gap: 1em; align-items: start; }
 .kl-aside { position: sticky; top: 3.5em; max-height: calc(100vh - 4em); overflow: auto; border: 1px solid #d9d4c7;
   border-radius: 8px; padding: .5em .7em; background: #fcfaf5; }
 .kl-aside-title { font-weight: 700; margin-bottom: .3em; }
 @media (max-width: 900px) { .kl-page { grid-template-columns: 1fr; } .kl-aside { position: static; max-height: none; } }
 .kl-aside .kl-table { display: block; max-width: 100%; overflow-x: auto; }
+.kl-aside .kl-table th, .kl-aside .kl-table td { padding: 2px 5px; }
+/* the panel 1.5fr wide and its cells padded 5px: at 1280 px, with a scrollbar shown, a table of six columns (pf1's
+   Modifiers) fits the panel; at 1.25fr and 8px it was cut at "City" (tests/notebooks/test_panel_fit_browser.py) */
 .kl-commit-bar { white-space: nowrap; } .kl-commit-bar .kl-status { white-space: normal; }
 @media (max-width: 700px) {
   .kl-card-body { grid-template-columns: minmax(0, 1fr); gap: .4em; }

@@ -211,6 +211,11 @@ def _machine_ids(rows: Sequence[Mapping[str, Any]], name: Namer | None) -> bool:
     return all(isinstance(i, str) and "." in i and (name is None or name(i) == plain_words(i)) for i in ids)
 
 
+HEX_PLACE = {"q": "Column", "r": "Row"}
+"""A hex's axial coordinates (``core.hexes``, every hex map's) as its table heads them, in the words the forms that
+place a hex ask them by: they read "Q" and "R"."""
+
+
 def column_words(field: str, name: Namer | None = None) -> str:
     """A record's field as its column is headed: as the ruleset says it (``Ruleset.name_of(field, "column")``: pf1's
     ``om`` → "Offense modifier", it read "Om") where it says it otherwise than its plain words, else ``words``.
@@ -227,7 +232,11 @@ def column_words(field: str, name: Namer | None = None) -> str:
 
 def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "",
                   collection: str = "") -> Html:
-    """A table of records; identifying columns first, grid fields left to the grid drawing.
+    """A table of records; identifying columns first, grid fields left to the grid drawing; a hex's axial ``q`` and
+    ``r`` headed as its column and row (``HEX_PLACE``).
+
+    >>> str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1}], noun="Hex")).split("</thead>")[0]
+    '<table class="kl-table kl-panel-table"><thead><tr><th>Hex</th><th>Terrain</th><th>Column</th><th>Row</th></tr>'
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
@@ -247,7 +256,9 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
     field = {c: noun.lower() if c == "id" and noun else c.removesuffix("_id") for c in cols}  # "track", "area"
     says = {c: (lambda v, c=c: name.field(field[c], v)) if name is not None else _plain for c in cols}
-    heads = [noun if c == "id" and noun else column_words(c.removesuffix("_id"), name) for c in cols]  # "Area"
+    place = HEX_PLACE if set(HEX_PLACE) <= set(cols) else {}  # a hex's q and r: "Column", "Row"
+    heads = [noun if c == "id" and noun else place.get(c) or column_words(c.removesuffix("_id"), name)
+             for c in cols]  # "Area"
     def cell(r: Mapping[str, Any], c: str) -> str:
         said = name.said.get((collection, str(r.get("id")), c)) if name is not None else None
         if said is not None:

@@ -1,0 +1,63 @@
+"""The GM sheet's side panel at 1280 px, in a real browser that shows its scrollbars as a desktop browser does
+(Playwright's headless chromium hides them unless asked): the Modifiers table fits the panel, nothing of it cut at
+the panel's right edge (pf1's read "Cit…" and scrolled inside the panel).
+
+Screenshots go to test-artifacts/ (panel-modifiers-*.png).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from nb_support import DRAWN, REPO, Server, free_port
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = REPO / "test-artifacts"
+
+FIT_JS = r"""(title) => {
+  const sec = Array.from(document.querySelectorAll('details.kl-panel-sec'))
+    .find(d => d.querySelector('summary').textContent.startsWith(title));
+  const t = sec.querySelector('table');
+  return {scroll: t.scrollWidth, client: t.clientWidth, heads: Array.from(t.querySelectorAll('th'))
+    .map(th => [th.textContent, th.getBoundingClientRect().right <= sec.getBoundingClientRect().right])}; }"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), ignore_default_args=["--hide-scrollbars"], args=[
+            "--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage"])
+        yield b
+        b.close()
+
+
+@pytest.mark.parametrize("demo", ["river-kingdom", "stolen-lands"])
+def test_the_panels_modifiers_fit_at_1280(demo: str, browser: Any, tmp_path: Path,
+                                          subprocess_env: dict[str, str]) -> None:
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache"))
+    with Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
+                env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as srv:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(srv.url)
+        page.locator(DRAWN).first.wait_for(timeout=180_000)
+        page.wait_for_timeout(1000)
+        fit = page.evaluate(FIT_JS, "Modifiers")
+        sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text="Modifiers")).first
+        sec.scroll_into_view_if_needed()
+        ARTIFACTS.mkdir(exist_ok=True)
+        sec.screenshot(path=str(ARTIFACTS / f"panel-modifiers-{demo}.png"))
+        page.close()
+    assert fit["scroll"] <= fit["client"], fit  # nothing to scroll sideways inside the panel
+    assert all(inside for _, inside in fit["heads"]), fit
