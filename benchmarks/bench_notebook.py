@@ -338,16 +338,60 @@ def reroll_sheet(page: Any, i: int) -> float:
     return took
 
 
+BROWSER_METRICS = ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "RecalcStyleCount", "LayoutDuration",
+                   "LayoutCount")
+"""The renderer's own counters (CDP ``Performance.getMetrics``) taken around each commit: its main thread's work,
+which a loaded machine stretches less than the wall clock."""
+
+
+class PageMeter:
+    """What the renderer did (``BROWSER_METRICS``) and the websocket frames the page received, between ``start`` and
+    ``stop``. Frames are counted through CDP's ``Network.webSocketFrameReceived`` (marimo's one socket per page)."""
+
+    def __init__(self, page: Any) -> None:
+        self.cdp = page.context.new_cdp_session(page)
+        self.cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+        self.frames = 0
+        self.bytes = 0
+        self._base: dict[str, float] = {}
+
+        def on_frame(ev: dict[str, Any]) -> None:
+            self.frames += 1
+            self.bytes += len(ev.get("response", {}).get("payloadData", ""))
+
+        self.cdp.send("Network.enable")
+        self.cdp.on("Network.webSocketFrameReceived", on_frame)
+
+    def _now(self) -> dict[str, float]:
+        got = self.cdp.send("Performance.getMetrics")["metrics"]
+        return {m["name"]: float(m["value"]) for m in got if m["name"] in BROWSER_METRICS}
+
+    def start(self) -> None:
+        self._base = self._now()
+        self.frames = self.bytes = 0
+
+    def stop(self) -> dict[str, float]:
+        now = self._now()
+        out = {k: round(now.get(k, 0.0) - self._base.get(k, 0.0), 4) for k in BROWSER_METRICS}
+        out["ws_frames"] = self.frames
+        out["ws_kb"] = round(self.bytes / 1024, 1)
+        return out
+
+
 def commit_and_wait(page: Any, turn: int, unit: str, got: list[float] | None = None, server: int | None = None,
-                    cpu: list[float] | None = None, every: list[float] | None = None) -> float:
+                    cpu: list[float] | None = None, every: list[float] | None = None,
+                    meter: PageMeter | None = None, metered: list[dict[str, float]] | None = None) -> float:
     """Commit ``turn`` (after Roll all); seconds from the click to the next month drawn. ``got``: the same in the
     page's time; ``cpu``: the CPU the server (process ``server`` and its children) spent from the click to then;
-    ``every``: the page's time until every card's widgets are mounted."""
+    ``every``: the page's time until every card's widgets are mounted; ``metered``: what ``meter`` saw from the
+    click to every card's widgets mounted and the kernel idle (the renderer's work, the frames received)."""
     roll_all(page)
     button = page.get_by_role("button", name=f"✔ Commit {unit} {turn}")
     button.and_(page.locator(":enabled")).wait_for(timeout=60_000)
     time.sleep(0.5)  # the page and the server settle after Roll all
     page.evaluate(ARM, {"kind": "commit", "event": "click", "turn": turn + 1})
+    if meter is not None:
+        meter.start()
     before = tree_cpu(server) if server else 0.0
     t = time.perf_counter()
     button.click()
@@ -357,6 +401,11 @@ def commit_and_wait(page: Any, turn: int, unit: str, got: list[float] | None = N
         got.append(in_page(page, every))
     if server and cpu is not None:
         cpu.append(tree_cpu(server) - before)
+    if meter is not None and metered is not None:
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"loading-indicator\"]')",
+                               polling=50, timeout=60_000)
+        time.sleep(0.3)  # the last frames and their drawing
+        metered.append(meter.stop())
     return took
 
 
@@ -471,14 +520,16 @@ def commit_rounds(bare_page: Any, sheet_page: Any, turn: int, unit: str, commits
     the bare app once more after the last (``start``: the bare app's changes made before on ``bare_page``).
 
     Seconds per commit: ``wall`` (around Playwright's click), ``in_page`` (the click to the next month drawn, in the
-    page), ``all_in_page`` (to every card's widgets mounted), ``server_cpu``; per change of the bare app: ``bare_wall``
-    and ``bare_in_page``."""
+    page), ``all_in_page`` (to every card's widgets mounted), ``server_cpu``, ``browser`` (``PageMeter``'s figures);
+    per change of the bare app: ``bare_wall`` and ``bare_in_page``."""
     keys = ("wall", "in_page", "all_in_page", "server_cpu", "bare_wall", "bare_in_page")
-    got: dict[str, list[float]] = {k: [] for k in keys}
+    got: dict[str, list[Any]] = {k: [] for k in keys}
+    got["browser"] = []
+    meter = PageMeter(sheet_page)
     for k in range(commits):
         got["bare_wall"].append(change_bare(bare_page, start + k, got["bare_in_page"]))
         got["wall"].append(commit_and_wait(sheet_page, turn + k, unit, got["in_page"], server, got["server_cpu"],
-                                           got["all_in_page"]))
+                                           got["all_in_page"], meter, got["browser"]))
     got["bare_wall"].append(change_bare(bare_page, start + commits, got["bare_in_page"]))
     return got
 
@@ -501,7 +552,7 @@ def first_render_summary(fr: dict[str, list[float]]) -> dict[str, Any]:
             "sheet_server_cpu_median_s": round(statistics.median(fr["sheet_cpu"]), 3)}
 
 
-def commit_summary(cm: dict[str, list[float]], bare_in_page: list[float], bare_wall: list[float]) -> dict[str, Any]:
+def commit_summary(cm: dict[str, list[Any]], bare_in_page: list[float], bare_wall: list[float]) -> dict[str, Any]:
     """Medians and every sample of ``commit_rounds`` against the bare app's changes (``bare_in_page``, in the page;
     ``bare_wall``, around Playwright's change). ``met_1s``: the median in the page <= ``COMMIT_S``; ``met_ratio``: it
     <= ``COMMIT_RATIO`` x the bare app's change (p50, in the page); both judged unrounded."""
@@ -522,7 +573,10 @@ def commit_summary(cm: dict[str, list[float]], bare_in_page: list[float], bare_w
             "met_1s": page_med is not None and page_med <= COMMIT_S,
             "met_ratio": page_med is not None and page_med / bare_p50 <= COMMIT_RATIO,
             "server_cpu_each_s": [round(x, 3) for x in cm["server_cpu"]],
-            "server_cpu_median_s": round(statistics.median(cm["server_cpu"]), 3) if cm["server_cpu"] else None}
+            "server_cpu_median_s": round(statistics.median(cm["server_cpu"]), 3) if cm["server_cpu"] else None,
+            "browser_each": cm.get("browser", []),
+            "browser_median": {k: round(statistics.median(b[k] for b in cm["browser"]), 4)
+                               for k in (*BROWSER_METRICS, "ws_frames", "ws_kb")} if cm.get("browser") else None}
 
 
 def run_demo(name: str, changes: int, loads: int, commits: int) -> dict[str, Any]:
@@ -649,6 +703,13 @@ def rows(r: dict[str, Any]) -> list[tuple[str, ...]]:
     return out
 
 
+def _browser_words(b: dict[str, float] | None) -> str:
+    if not b:
+        return "—"
+    return (f"{b['TaskDuration']:.3f} / {b['RecalcStyleDuration']:.3f} s, {b['RecalcStyleCount']:g} passes, "
+            f"{b['ws_frames']:g} frames, {b['ws_kb']:g} KB")
+
+
 def verdicts(r: dict[str, Any], interactions: int | None) -> list[tuple[str, str, str, bool | None]]:
     fr, ch, cm = r["first_render_s"], r["change_ms"], r["commit_to_next_s"]
     rows: list[tuple[str, str, str, bool | None]] = [
@@ -673,6 +734,8 @@ def verdicts(r: dict[str, Any], interactions: int | None) -> list[tuple[str, str
          f"bare change p50 {cm['bare_change_in_page_p50_ms']} ms = {cm['in_page_ratio']}x",
          cm["met_1s"] and cm["met_ratio"]),
         ("commit: every card's widgets (median, in the page)", f"{cm['all_widgets_in_page_median']} s", "", None),
+        ("commit: the browser's main thread (median task / style s, style passes, frames, KB)",
+         _browser_words(cm.get("browser_median")), "", None),
         ("interactions for the month (browser test)", "—" if interactions is None else str(interactions), "",
          None if interactions is None else interactions <= 25),
     ]

@@ -21,6 +21,7 @@ import pytest
 from nb_support import make_toy_campaign
 
 from kingdomlog.views.html import Html
+from kingdomlog.views.sheet import commit as sheet_commit
 from kingdomlog.views.sheet import draft as sheet
 from kingdomlog.views.sheet import live as sheet_live
 
@@ -118,3 +119,96 @@ def test_each_drawing_is_marked_with_its_own_models_token(tmp_path: Path) -> Non
         < drawn.index('class="kl-page"') < drawn.index("data-kl-left=")
     second = sheet_live.live_parts(s, s.widgets())
     assert second.widget.token != token
+
+
+COMMITTING_PAGE = """<!doctype html><html><body>
+<div id="bar"></div>
+<div class="kl-cards">
+  <input id="text" value="before"><input id="tick" type="checkbox">
+  <select id="pick"><option>a</option><option>b</option></select>
+  <button id="act" data-kl-act="roll" onclick="window.__hits = (window.__hits || 0) + 1">Roll</button>
+</div>
+</body></html>"""
+
+COMMIT_HARNESS = """async (esm) => {
+  const mod = await import(URL.createObjectURL(new Blob([esm], { type: "text/javascript" })));
+  const data = { draft: "19@475", label: "Commit month 19", tooltip: "", disabled: false, click: {}, answered: "" };
+  const on = {};
+  const model = { get: (k) => data[k], on: (e, f) => { (on[e] = on[e] || []).push(f); }, off: () => {},
+                  set: (k, v) => { data[k] = v; (on["change:" + k] || []).forEach((f) => f()); }, save_changes() {} };
+  mod.default.render({ model, el: document.getElementById("bar") });
+  window.__kl = { model };
+}"""
+
+
+def tried(page: Any) -> dict[str, Any]:
+    """The GM types into a box, ticks a box, picks an option and presses a dice button on the cards."""
+    page.focus("#text")
+    page.keyboard.type("xyz")
+    page.click("#tick")
+    page.click("#act")
+    page.focus("#pick")
+    page.keyboard.press("ArrowDown")
+    return page.evaluate("""() => ({ text: document.getElementById('text').value,
+        tick: document.getElementById('tick').checked, pick: document.getElementById('pick').value,
+        hits: window.__hits || 0, inert: !!document.querySelector('.kl-cards[inert]'),
+        committing: document.documentElement.hasAttribute('data-kl-committing') })""")
+
+
+@pytest.mark.browser
+def test_while_a_commit_is_written_the_cards_take_no_input_without_being_made_inert(chromium: Any) -> None:
+    """A click on Commit stops every input on the cards until the kernel answers (what the GM did then would be for
+    the month being committed, and lost), without ``inert`` on the cards: that attribute restyled the whole page's
+    elements at the click (the sheet's fifth pass in benchmarks/README.md). Answered, the cards take input again."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.set_content(COMMITTING_PAGE)
+        page.evaluate(COMMIT_HARNESS, sheet_commit.ESM)
+        page.click("button.klc-commit")
+        assert page.inner_text("button.klc-commit") == "↻ Committing…"
+        assert tried(page) == {"text": "before", "tick": False, "pick": "a", "hits": 0, "inert": False,
+                               "committing": True}
+        page.evaluate("() => window.__kl.model.set('answered', window.__kl.model.get('click').n)")
+        assert tried(page) == {"text": "xyzbefore", "tick": True, "pick": "b", "hits": 1, "inert": False,
+                               "committing": False}
+    finally:
+        page.close()
+
+
+@pytest.mark.browser
+def test_the_widgets_before_below_the_window_are_hidden_without_a_style_pass_over_them(chromium: Any) -> None:
+    """The month before's widgets below the window wait for the page's next frame to be patched: meanwhile they are
+    transparent and take no input (``data-kl-stale``), not ``inert`` and ``visibility: hidden`` (inherited: a style
+    pass over every widget inside, at each commit). Patched, they are shown and take input again."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.set_content(PAGE)
+        page.evaluate(HARNESS, sheet_live.ESM)
+        page.evaluate("() => { window.__kl.render({ model: window.__kl.models.new,"
+                      " el: document.getElementById('el-new') }); }")
+        page.wait_for_function("() => !document.querySelector('.kl-page').hasAttribute('data-kl-later')")
+        got = page.evaluate("""() => new Promise((done) => {
+            const s2 = document.querySelector('[data-kl-left="s2"]');
+            const seen = [];
+            new MutationObserver((rs) => rs.forEach((r) => seen.push([r.attributeName,
+                s2.getAttribute(r.attributeName), s2.style.opacity]))).observe(s2, { attributes: true });
+            let clicked = 0;
+            s2.addEventListener('click', () => { clicked += 1; });
+            window.__kl.models.new.set('lefts', { s1: '<i class="w">next 1</i>', s2: '<i class="w">next 2</i>' });
+            const w = s2.querySelector('i');
+            w.click();  // the month before's widget, before it is patched: stopped
+            const during = { stale: s2.hasAttribute('data-kl-stale'), opacity: s2.style.opacity, clicked,
+                             html: s2.innerHTML };
+            requestAnimationFrame(() => setTimeout(() => setTimeout(() => {
+                s2.querySelector('i').click();
+                done({ seen, during, after: { stale: s2.hasAttribute('data-kl-stale'), opacity: s2.style.opacity,
+                                              inert: s2.hasAttribute('inert'), html: s2.innerHTML, clicked } });
+            }, 0), 0));
+        })""")
+        assert got["during"] == {"stale": True, "opacity": "0", "clicked": 0, "html": '<i class="w">new widgets 2</i>'}
+        assert got["after"] == {"stale": False, "opacity": "", "inert": False, "html": '<i class="w">next 2</i>',
+                                "clicked": 1}
+        assert all(name not in ("inert", "style") or opacity in ("0", "") for name, _v, opacity in got["seen"])
+        assert "inert" not in [name for name, _v, _o in got["seen"]]
+    finally:
+        page.close()

@@ -906,8 +906,17 @@ def _catalog(homebrew_json: str) -> Catalog:
 
 
 def catalog(homebrew: Mapping[str, Any] | None = None) -> Catalog:
-    """The merged catalogue for a campaign's (already validated) homebrew."""
-    return _catalog(json.dumps(homebrew or {}, sort_keys=True))
+    """The merged catalogue for a campaign's (already validated) homebrew.
+
+    Without homebrew it is the bundled catalogue, found without writing the empty homebrew's key again: the
+    sheet's words ask for it thousands of times a page (pf2e's names of ids, ``choices._title``).
+
+    >>> catalog() is catalog({}) is catalog(None)
+    True
+    """
+    if not homebrew:
+        return _catalog("{}")
+    return _catalog(json.dumps(homebrew, sort_keys=True))
 
 
 @functools.lru_cache(maxsize=32)

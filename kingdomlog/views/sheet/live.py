@@ -42,10 +42,12 @@ its part is drawn again. The face is drawn on the server when the press arrives,
 widgets on the page are the old ones, and what is done to them arrives for widgets the rebuild replaced
 (``views.sheet.late`` places it on the new ones). So ``rebuilding(session)`` sets ``busy`` on the parts
 now drawn: the page's cards are disabled (``inert``) and dimmed until the next drawing, whose parts are
-not busy, replaces them. The page's root carries what is going on (``BUSY_JS``): ``data-kl-rebuild``,
-``data-kl-committing`` (``views.sheet.commit``) and ``data-kl-running`` (marimo is running a cell: its
-own indicator is in the page), and a pill at the foot of the window says "Updating…" once one of them has
-lasted 300 ms.
+not busy, replaces them. While a commit is written (``views.sheet.commit``) the cards take no input either,
+but through a guard on the window's input events (``klGuard``), not ``inert``: that attribute made the
+browser restyle the whole page at every click on Commit. The page's root carries what is going on
+(``BUSY_JS``): ``data-kl-rebuild``, ``data-kl-committing`` (``views.sheet.commit``) and ``data-kl-running``
+(marimo is running a cell: its own indicator is in the page), and a pill at the foot of the window says
+"Updating…" once one of them has lasted 300 ms.
 """
 
 from __future__ import annotations
@@ -83,19 +85,49 @@ function klPill() {
   return pill;
 }
 
+// What the GM does on the cards while a commit is written would be for the month being committed, and lost; a
+// month before's widgets waiting to be patched (data-kl-stale) are dead. Both take no input: every input event
+// whose target is inside them is stopped at the window, before any widget (or the dice pad) sees it. Not `inert`:
+// setting it on the cards at the click restyled the whole page's ~4,000 elements (benchmarks/README.md, the
+// sheet's fifth pass); the guard changes no style. A rebuild still sets `inert` (it dims the cards as well).
+const KL_GUARDED = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "auxclick", "contextmenu",
+  "touchstart", "keydown", "keypress", "keyup", "beforeinput", "input", "paste", "cut", "drop", "dragstart"];
+
+function klGuarded(target) {
+  const at = target && target.closest ? target : target && target.parentElement;
+  if (!at || !at.closest) return false;
+  if (at.closest("[data-kl-stale]")) return true;
+  return document.documentElement.hasAttribute("data-kl-committing") && !!at.closest(".kl-cards");
+}
+
+function klGuard() {
+  if (window.__klGuard) return;
+  window.__klGuard = true;
+  const stop = (ev) => {
+    if (!klGuarded(ev.target)) return;
+    if (ev.cancelable) ev.preventDefault();
+    ev.stopImmediatePropagation();
+  };
+  for (const type of KL_GUARDED) window.addEventListener(type, stop, { capture: true, passive: false });
+}
+
 function klFlag(name, on) {
   const root = document.documentElement;
   if (on !== root.hasAttribute(name)) {
     if (on) root.setAttribute(name, "");
     else root.removeAttribute(name);
   }
-  const block = root.hasAttribute("data-kl-rebuild") || root.hasAttribute("data-kl-committing");
+  const rebuild = root.hasAttribute("data-kl-rebuild");
+  const block = rebuild || root.hasAttribute("data-kl-committing");
+  if (block) klGuard();
   document.querySelectorAll(".kl-cards").forEach((c) => {
-    if (block !== c.hasAttribute("inert")) {
-      if (block) c.setAttribute("inert", "");
+    if (rebuild !== c.hasAttribute("inert")) {
+      if (rebuild) c.setAttribute("inert", "");
       else c.removeAttribute("inert");
     }
   });
+  if (block && document.activeElement && document.activeElement.closest
+      && document.activeElement.closest(".kl-cards")) document.activeElement.blur();
   const what = root.hasAttribute("data-kl-committing") ? "↻ Committing…"
     : block || root.hasAttribute("data-kl-running") ? "↻ Updating…" : "";
   const pill = klPill();
@@ -250,9 +282,9 @@ function fillLeft(node, html) {
     morph(node, t.content);
   } else node.innerHTML = html;
   node.__klHtml = html;
-  if (node.hasAttribute("inert")) {
-    node.removeAttribute("inert");
-    node.style.visibility = "";
+  if (node.hasAttribute("data-kl-stale")) {
+    node.removeAttribute("data-kl-stale");
+    node.style.opacity = "";
   }
 }
 
@@ -268,11 +300,13 @@ function lefts(model, rs) {
   }
   for (const { node } of later) {
     // Another drawing's widgets (the month before's, after a commit) are hidden and out of reach at once, and
-    // patched when the card's turn comes.
+    // patched when the card's turn comes: transparent (opacity is not inherited: no style pass over the widgets
+    // inside, as `inert` and `visibility` made) and guarded (klGuard: no input reaches them).
     if (node.firstChild && node.__klHtml !== undefined) {
       node.__klHtml = undefined;
-      node.setAttribute("inert", "");
-      node.style.visibility = "hidden";
+      klGuard();
+      node.setAttribute("data-kl-stale", "");
+      node.style.opacity = "0";
     }
   }
   // the rest once the page is drawn (after its next frame)
