@@ -36,7 +36,7 @@ def texts(spec: Any, current: Any = None) -> tuple[dict[str, Any], str | None]:
 
 
 def test_a_city_reads_by_its_name_once(river: Any) -> None:
-    start, entry = river
+    _, entry = river
     opts, chosen = texts(entry["city"])
     assert opts == {"Tatzlford — capital, 1 district(s), 19 lots": "Tatzlford",
                     "Oleg's Trading Post — 1 district(s), 1 lots": "Oleg's Trading Post"}, opts

@@ -233,7 +233,8 @@ def _cities(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
         out.append(Option(c.name, c.name, detail))
     names = {c.name for c in s.cities.values()}
     # a plan may name a city by its id: allowed, read as the city ("Tatzlford"; it read "C1 = Tatzlford")
-    out += [Option(c.id, o.label, o.detail, alias=True) for c, o in zip(s.cities.values(), out) if c.id not in names]
+    out += [Option(c.id, o.label, o.detail, alias=True)
+            for c, o in zip(s.cities.values(), out, strict=True) if c.id not in names]
     return out
 
 

@@ -235,8 +235,9 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     """A table of records; identifying columns first, grid fields left to the grid drawing; a hex's axial ``q`` and
     ``r`` headed as its column and row (``HEX_PLACE``).
 
-    >>> str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1}], noun="Hex")).split("</thead>")[0]
-    '<table class="kl-table kl-panel-table"><thead><tr><th class="kl-hex">Hex</th><th>Terrain</th><th>Column</th><th>Row</th></tr>'
+    >>> page = str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1}], noun="Hex"))
+    >>> page.split("</thead>")[0].removeprefix('<table class="kl-table kl-panel-table"><thead>')
+    '<tr><th class="kl-hex">Hex</th><th>Terrain</th><th>Column</th><th>Row</th></tr>'
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
@@ -270,7 +271,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
 
     # a hex's column keeps its words on one line ("hex 0" wrapped in the narrow panel): ``.kl-hex`` in ``CSS``
     kind = {c: "kl-hex" if field[c] == "hex" else None for c in cols}
-    return h("table", h("thead", h("tr", (h("th", x, class_=kind[c]) for c, x in zip(cols, heads)))),
+    return h("table", h("thead", h("tr", (h("th", x, class_=kind[c]) for c, x in zip(cols, heads, strict=True)))),
              h("tbody", (h("tr", (h("td", cell(r, c), class_=kind[c]) for c in cols)) for r in rows)),
              class_="kl-table kl-panel-table")
 
