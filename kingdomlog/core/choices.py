@@ -204,7 +204,9 @@ class Option:
     """One allowed value of a ``Pick``: the value stored in the plan, a label and a detail for forms.
 
     ``detail`` says what a GM weighs when choosing ("+9, trained", "12 RP, 1 lot");
-    ``disabled`` is a reason the value cannot be chosen now (kept visible, refused).
+    ``disabled`` is a reason the value cannot be chosen now (kept visible, refused); ``alias``: another value a
+    plan may hold for an option listed before it, read the same (pf1's city by its id ``C1``, beside its name
+    "Tatzlford"): allowed, and a form lists it only where a plan holds it.
     """
 
     value: str | int | tuple[int, ...]
@@ -212,6 +214,7 @@ class Option:
     label: str = ""
     detail: str = ""
     disabled: str = ""
+    alias: bool = False
 
     @property
     def text(self) -> str:

@@ -183,14 +183,17 @@ def _rows_shape(specs: Sequence[FieldSpec], values: Mapping[str, Any]) -> Hashab
 
 
 def _choices_map(options: Sequence[Option], current: Any, *, show_disabled: bool) -> tuple[dict[str, Any], str | None]:
-    """Dropdown options ``{text: value}`` and the text of ``current`` (added, flagged, when not allowed now)."""
+    """Dropdown options ``{text: value}`` and the text of ``current`` (added, flagged, when not allowed now).
+
+    An alias (``Option.alias``) is listed only where it is ``current``, in the place of the option it reads as
+    (pf1's city "Tatzlford" holding the plan's ``C1``)."""
     out: dict[str, Any] = {}
     chosen: str | None = None
     for o in options:
-        if o.disabled and not show_disabled and o.value != current:
+        if ((o.disabled and not show_disabled) or o.alias) and o.value != current:
             continue
         text = option_text(o)
-        while text in out:
+        while text in out and not o.alias:
             text += f" [{o.value}]"
         out[text] = o.value
         if o.value == current:
@@ -275,7 +278,7 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         multi: dict[str, Any] = {}
         chosen_texts = []
         for o in (*spec.alone, *spec.options):
-            if o.disabled and o.value not in current:
+            if (o.disabled or o.alias) and o.value not in current:
                 continue
             text = option_text(o)
             multi[text] = o.value
@@ -494,7 +497,7 @@ def in_order_widgets(spec: FieldSpec, value: Any) -> dict[str, Any]:
                                          label=place.label))
         return {"rows": places}
     limit = int(spec.maximum) if spec.maximum is not None else len(items) + 1
-    opts = {option_text(o): o.value for o in spec.options or () if not o.disabled}
+    opts = {option_text(o): o.value for o in spec.options or () if not o.disabled and not o.alias}
     rows = []
     for i, x in enumerate([*items, None][:max(limit, len(items))]):
         chosen = next((t for t, y in opts.items() if y == x), None)
@@ -635,7 +638,7 @@ def add_widget(spec: FieldSpec) -> Any:
     if first is not None and first.kind == "select" and first.options:
         opts: dict[str, Any] = {}
         for o in first.options:  # names only: the entry's own dropdown shows the details once added
-            if not o.disabled:
+            if not o.disabled and not o.alias:
                 text = option_text(Option(o.value, o.label))
                 while text in opts:
                     text += f" [{o.value}]"

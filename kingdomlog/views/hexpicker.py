@@ -41,9 +41,10 @@ def picker_options(spec: FieldSpec, current: Any) -> list[dict[str, Any]]:
 
     A current value the field does not offer (any more) is listed too, flagged, so the plan shows as it is.
     """
-    out: list[dict[str, Any]] = [{"v": o.value, "t": option_text(o), "d": o.disabled} for o in spec.options or ()]
-    have = {o["v"] for o in out}
     held = current if isinstance(current, list) else [] if current is None else [current]
+    out: list[dict[str, Any]] = [{"v": o.value, "t": option_text(o), "d": o.disabled} for o in spec.options or ()
+                                 if not o.alias or o.value in held]
+    have = {o["v"] for o in out}
     for x in held:
         if x not in have and isinstance(x, (str, int)):
             out.append({"v": x, "t": f"⚠ {x} — not allowed now", "d": ""})

@@ -61,3 +61,43 @@ def test_the_panels_modifiers_fit_at_1280(demo: str, browser: Any, tmp_path: Pat
         page.close()
     assert fit["scroll"] <= fit["client"], fit  # nothing to scroll sideways inside the panel
     assert all(inside for _, inside in fit["heads"]), fit
+
+
+HEX_LINES_JS = r"""() => {
+  const out = [];
+  for (const t of document.querySelectorAll('details.kl-panel-sec table.kl-panel-table')) {
+    const heads = Array.from(t.querySelectorAll('thead th')).map(th => th.textContent);
+    const i = heads.indexOf('Hex');
+    if (i < 0) continue;
+    for (const tr of t.querySelectorAll('tbody tr')) {
+      const td = tr.children[i], r = document.createRange();
+      r.selectNodeContents(td);
+      const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
+      out.push([td.textContent, tops.size]);
+    }
+  }
+  return out; }"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_hex_in_the_panel_reads_on_one_line(width: int, browser: Any, tmp_path: Path,
+                                              subprocess_env: dict[str, str]) -> None:
+    """pf1's Hexes (and a city's, a district's Hex) column kept "hex 0" on one line: it wrapped "hex / 0"."""
+    folder = tmp_path / "river-kingdom"
+    shutil.copytree(REPO / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache"))
+    with Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
+                env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as srv:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(srv.url)
+        page.locator(DRAWN).first.wait_for(timeout=180_000)
+        page.wait_for_timeout(1000)
+        sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text="Hexes")).first
+        sec.evaluate("d => { d.open = true; }")
+        page.wait_for_timeout(300)
+        lines = page.evaluate(HEX_LINES_JS)
+        sec.scroll_into_view_if_needed()
+        ARTIFACTS.mkdir(exist_ok=True)
+        sec.screenshot(path=str(ARTIFACTS / f"panel-hexes-river-kingdom-{width}.png"))
+        page.close()
+    assert len(lines) > 10 and ["hex 0", 1] in lines, lines
+    assert all(n == 1 for _, n in lines), [x for x in lines if x[1] != 1]

@@ -232,38 +232,41 @@ def _cities(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
                   + (", detached (hex lost)" if c.detached else ""))
         out.append(Option(c.name, c.name, detail))
     names = {c.name for c in s.cities.values()}
-    out += [Option(c.id, f"{c.id} = {c.name}", "city id") for c in s.cities.values() if c.id not in names]
+    # a plan may name a city by its id: allowed, read as the city ("Tatzlford"; it read "C1 = Tatzlford")
+    out += [Option(c.id, o.label, o.detail, alias=True)
+            for c, o in zip(s.cities.values(), out, strict=True) if c.id not in names]
     return out
 
 
 @source("districts")
 def _districts(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
+    said = record_names(s)  # "district 1 of Tatzlford" (it read "D1 (Tatzlford)")
     for d in s.districts.values():
-        city = s.cities[d.city].name if d.city in s.cities else d.city
-        status = "READY" if d.status == "READY" else f"preparing until turn {d.ready_on_turn}"
-        out.append(Option(d.id, f"{d.id} ({city})", f"{status}; {len(dv.occupied(s, d.id))} of 36 lots built"))
+        status = "ready" if d.status == "READY" else f"preparing until turn {d.ready_on_turn}"
+        out.append(Option(d.id, said[d.id], f"{status}; {len(dv.occupied(s, d.id))} of 36 lots built"))
     return out
 
 
 @source("buildings")
 def _buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
+    said = record_names(s)  # "Granary (Tatzlford)", on lots of "district 1 of Tatzlford" (it read "B2", "D1")
     for b in s.buildings.values():
-        city = s.cities[b.city].name if b.city in s.cities else b.city
         extra = "" if b.occupancy == "active" else f", {b.occupancy.replace('_', ' ')}"
-        out.append(Option(b.id, f"{b.id} {b.type} ({city})", f"lots {list(b.lots)} in {b.district}{extra}"))
+        out.append(Option(b.id, said[b.id], f"lots {list(b.lots)} in {said.get(b.district, b.district)}{extra}"))
     return out
 
 
 @source("slot_buildings")
 def _slot_buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
+    said = record_names(s)
     for b in s.buildings.values():
         if not b.slots:
             continue
         filled = [f"{i}: {sl.item}" for i, sl in enumerate(b.slots) if sl.item]
-        out.append(Option(b.id, f"{b.id} {b.type}", f"{len(filled)}/{len(b.slots)} slots filled"
+        out.append(Option(b.id, said[b.id], f"{len(filled)}/{len(b.slots)} slots filled"
                           + (f" ({'; '.join(filled)})" if filled else "")))
     return out
 

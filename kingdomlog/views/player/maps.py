@@ -261,11 +261,6 @@ def _hex_map(m: MapData, *, selected: str | None = None,
     pad = s * 1.2
     minx, maxx = min(xs) - pad, max(xs) + pad
     miny, maxy = min(ys) - pad, max(ys) + pad + 8
-    for (q, r), hx in by_pos.items():  # room for the settlements' names
-        if hx.settlement and hx.explored:
-            half = len(hx.settlement) * 3.3 + 4
-            cx = centres[(q, r)][0]
-            minx, maxx = min(minx, cx - half), max(maxx, cx + half)
     colours = party_colours(m)
     own = next((p.id for p in m.parties if p.own), "")
     body: list[Html] = []
@@ -345,12 +340,13 @@ def _hex_map(m: MapData, *, selected: str | None = None,
             span = 13.0
             x0 = x - span * (len(kinds) - 1) / 2
             for i, gk in enumerate(kinds):
-                body.append(glyph_svg(gk, x0 + i * span, y + (s * .42 if hx.settlement else 0), 5.2))
-        if hx.settlement:
+                body.append(glyph_svg(gk, x0 + i * span, y + (s * .05 if hx.settlement else 0),
+                                      4.4 if hx.settlement else 5.2))
+        if hx.settlement:  # its symbol above the centre, its works below, its name under them (_place_name)
             if hx.capital:
-                body.append(_star(x, y - 4, 8.5, "#ffffff", "#222"))
+                body.append(_star(x, y - s * .32, 7, "#ffffff", "#222"))
             else:
-                body.append(h("rect", x=_num(x - 5.5), y=_num(y - 9.5), width="11", height="11", fill="#fff",
+                body.append(h("rect", x=_num(x - 5), y=_num(y - s * .32 - 5), width="10", height="10", fill="#fff",
                               stroke="#222", stroke_width="1.4"))
     for (q, r), hx in by_pos.items():
         if hx.armies and hx.explored:
@@ -358,14 +354,37 @@ def _hex_map(m: MapData, *, selected: str | None = None,
             body.append(_flag(x + s * .42, y - s * .30, len(hx.armies)))
     for (q, r), hx in by_pos.items():
         if hx.settlement and hx.explored:
-            x, y = centres[(q, r)]
-            body.append(_label(x, y + s * .95 + 2, hx.settlement, size=10.5))
+            body.append(_place_name(*centres[(q, r)], hx.settlement, s))
     if selected and any(hx.id == selected for hx in hexes):
         hx = next(hx for hx in hexes if hx.id == selected)
         x, y = hex_centre(hx.q or 0, hx.r or 0, s)
         body.append(h("polygon", points=_points(hex_corners(x, y, s * .95)), fill="none", stroke="#e8590c",
                       stroke_width="3", stroke_dasharray="4 2"))
     return (minx, miny, maxx - minx, maxy - miny), join(body)
+
+
+def name_lines(name: str, width: int = 11) -> list[str]:
+    """A settlement's name as its hex writes it: one line up to ``width`` characters, else two, split at the space
+    that keeps the longer line shortest.
+
+    >>> name_lines("Tatzlford"), name_lines("Oleg's Trading Post"), name_lines("Restov Upon the Sellen")
+    (['Tatzlford'], ["Oleg's", 'Trading Post'], ['Restov Upon', 'the Sellen'])
+    """
+    words = name.split()
+    if len(name) <= width or len(words) < 2:
+        return [name]
+    splits = [[" ".join(words[:i]), " ".join(words[i:])] for i in range(1, len(words))]
+    return min(splits, key=lambda p: (max(len(p[0]), len(p[1])), -len(p[0])))
+
+
+def _place_name(x: float, y: float, name: str, s: float) -> Html:
+    """A settlement's name inside its hex, under its symbol and works, small, with a white halo: it sat below the
+    hex, across its bottom corner, over the numbers of the two hexes below (river-kingdom's "Tatzlford" hid hexes
+    4 and 2)."""
+    lines = name_lines(name)
+    size = 7.5 if len(lines) == 1 else 6.5
+    first = y + (s * .42 if len(lines) > 1 else s * .53)
+    return join(_label(x, first + i * size, line, size=size, weight="700") for i, line in enumerate(lines))
 
 
 def _flag(x: float, y: float, count: int) -> Html:

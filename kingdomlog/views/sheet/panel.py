@@ -235,8 +235,9 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     """A table of records; identifying columns first, grid fields left to the grid drawing; a hex's axial ``q`` and
     ``r`` headed as its column and row (``HEX_PLACE``).
 
-    >>> str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1}], noun="Hex")).split("</thead>")[0]
-    '<table class="kl-table kl-panel-table"><thead><tr><th>Hex</th><th>Terrain</th><th>Column</th><th>Row</th></tr>'
+    >>> page = str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1}], noun="Hex"))
+    >>> page.split("</thead>")[0].removeprefix('<table class="kl-table kl-panel-table"><thead>')
+    '<tr><th class="kl-hex">Hex</th><th>Terrain</th><th>Column</th><th>Row</th></tr>'
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
@@ -268,8 +269,10 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
             return _cell(named, name.value if name is not None else _plain)
         return _cell(r.get(c), says[c], singular(words(c).lower()))
 
-    return h("table", h("thead", h("tr", (h("th", x) for x in heads))),
-             h("tbody", (h("tr", (h("td", cell(r, c)) for c in cols)) for r in rows)),
+    # a hex's column keeps its words on one line ("hex 0" wrapped in the narrow panel): ``.kl-hex`` in ``CSS``
+    kind = {c: "kl-hex" if field[c] == "hex" else None for c in cols}
+    return h("table", h("thead", h("tr", (h("th", x, class_=kind[c]) for c, x in zip(cols, heads, strict=True)))),
+             h("tbody", (h("tr", (h("td", cell(r, c), class_=kind[c]) for c in cols)) for r in rows)),
              class_="kl-table kl-panel-table")
 
 
@@ -524,6 +527,7 @@ CSS = """
 .kl-then-better { color: #1e6f3e; } .kl-then-worse { color: #b03a2e; }
 .kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
 .kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
+.kl-panel-table .kl-hex { white-space: nowrap; }
 .kl-grid-wrap { margin: .4em 0; } .kl-grid-title { font-weight: 600; font-size: .9em; }
 .kl-grid { display: grid; grid-template-columns: repeat(3, 7.5em); gap: .3em; }
 .kl-block { border: 2px solid #8d7b5a; border-radius: 4px; padding: 2px; background: #f4efe3; }
