@@ -71,12 +71,12 @@ def test_a_gm_number_past_its_bound_is_refused_naming_the_field(
         demos: dict[str, Path], tmp_path: Path, demo: str, step: str, choices: dict[str, Any], where: str) -> None:
     """A GM effect of 10**30 committed and verified; then every SQL query over the root was an internal error."""
     err = refused(demos[demo], tmp_path, {"seed": "x", "steps": {step: {"choices": choices}}})
-    assert f"step {step!r}: choice {where}: {HUGE} is above the largest allowed, {LIMIT}" in err, err
+    assert f"({step}): choice {where}: {HUGE} is above the largest allowed, {LIMIT}" in err, err  # the step's id
 
 
 def test_a_negative_gm_xp_is_refused_where_it_is_typed(demos: dict[str, Path], tmp_path: Path) -> None:
     err = refused(demos["stolen-lands"], tmp_path, {"seed": "x", "steps": {"event.xp": {"choices": {"gm_xp": -5}}}})
-    assert "step 'event.xp': choice gm_xp: -5 is below the smallest allowed, 0" in err
+    assert "at Event: Kingdom XP (event.xp): choice gm_xp: -5 is below the smallest allowed, 0" in err
 
 
 def test_the_sheets_number_fields_carry_the_bounds(demos: dict[str, Path]) -> None:
@@ -159,7 +159,7 @@ def test_a_dilemma_effect_without_what_its_kind_reads_is_refused(demos: dict[str
                                                                             "effects": [effect]}]}
     err = refused(demos["felmonte"], tmp_path, {"seed": "x", "steps": {"turn_open": {"choices": {
         "dilemmas": [dilemma]}}}})
-    assert f"step 'turn_open': choice dilemmas[0].options[0].effects[0]: {needs}" in err, err
+    assert f"(turn_open): choice dilemmas[0].options[0].effects[0]: {needs}" in err, err
 
 
 def test_a_deadline_past_any_calendar_is_refused(demos: dict[str, Path]) -> None:
