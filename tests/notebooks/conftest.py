@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from nb_support import TESTS, campaign_kinds, copy_demo, make_toy_campaign
+from nb_support import TESTS, campaign_kinds, chromium, copy_demo, make_toy_campaign
 
 
 @pytest.fixture(params=campaign_kinds())
@@ -45,3 +47,10 @@ def subprocess_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def python() -> str:
     return sys.executable
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One chromium per test module (``nb_support.chromium``)."""
+    with chromium() as b:
+        yield b

@@ -5,19 +5,44 @@ from __future__ import annotations
 import importlib.util
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 TESTS = REPO / "tests"
 DEMO = REPO / "campaigns" / "stolen-lands"
 SECRET = "SECRET-PLUM-7731"
+"""Text of a GM-only note planted in every test campaign; no player view may contain it."""
 DRAWN = '.kl-page:not([data-plan=""]):not([data-kl-later])'
 """The GM sheet's page once its live parts are filled (views.sheet.live sets ``data-plan`` last) and every card's
 widgets mounted (the cards below the window are mounted after the page is drawn, while ``data-kl-later`` is set)."""
-"""Text of a GM-only note planted in every test campaign; no player view may contain it."""
+CHROMIUM = Path("/usr/bin/chromium")
+"""Debian's chromium, which ``.ci/run`` installs; Playwright drives it (no browser download)."""
+LAUNCH = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
+"""How every browser test starts it."""
+
+
+@contextmanager
+def chromium(*, scrollbars: bool = False) -> Iterator[Any]:
+    """Debian's chromium under Playwright, started as every browser test starts it; ``scrollbars``: shown, as a
+    desktop browser shows them (headless chromium hides them, which hides a table cut at a panel's edge)."""
+    if not CHROMIUM.exists():
+        pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH,
+                              ignore_default_args=["--hide-scrollbars"] if scrollbars else None)
+        try:
+            yield b
+        finally:
+            b.close()
 
 
 DEEP = """(what) => { const out = [];

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from nb_support import DRAWN, REPO
 from test_sheet_browser import ARTIFACTS, commit, gm_server, open_sheet, roll_all, roll_until
-from test_sheet_browser import browser as browser  # the module's browser fixture
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft

@@ -12,7 +12,6 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,25 +23,9 @@ from kingdomlog.views.sheet import draft as sheet
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 FIRST_RENDER = 120_000  # ms: the first render includes starting marimo's kernel
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                  "--disable-dev-shm-usage"],
-        )
-        yield b
-        b.close()
 
 
 def shot(page: Any, name: str) -> None:

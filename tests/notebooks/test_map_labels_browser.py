@@ -10,7 +10,6 @@ Screenshots go to test-artifacts/ (map-labels-*.png, at 1280 and 390 px).
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,6 @@ from kingdomlog.views.player import maps
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 
 # each <text>'s drawn box, in the drawing's own units (the same at any page width): its words, whether a name's line
@@ -32,18 +30,6 @@ BOXES_JS = r"""(names) => {
   return Array.from(svg.querySelectorAll('text')).map(t => [t.textContent, names.includes(t.textContent), box(t)]);
 }"""
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage"])
-        yield b
-        b.close()
 
 
 def overlaps(a: list[float], b: list[float]) -> bool:

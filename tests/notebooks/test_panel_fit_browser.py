@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, Server, free_port
+from nb_support import DRAWN, REPO, Server, chromium, free_port
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 
 FIT_JS = r"""(title) => {
@@ -31,15 +30,9 @@ FIT_JS = r"""(title) => {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), ignore_default_args=["--hide-scrollbars"], args=[
-            "--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage"])
+    """Chromium with its scrollbars shown, as a desktop browser shows them (headless hides them)."""
+    with chromium(scrollbars=True) as b:
         yield b
-        b.close()
 
 
 @pytest.mark.parametrize("demo", ["river-kingdom", "stolen-lands"])

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import NOTEBOOKS, Server, copy_demo, free_port
+from nb_support import LAUNCH, NOTEBOOKS, Server, copy_demo, free_port
 
 from kingdomlog.app import Campaign
 from kingdomlog.notebook_server import serialize_ast
@@ -91,7 +91,6 @@ load.load_notebook_ir = once
 sys.argv = ["kingdomlog", *sys.argv[1:]]
 runpy.run_module("kingdomlog", run_name="__main__", alter_sys=True)
 """
-LAUNCH = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
 
 
 def _serve(folder: Path, python: str, env: dict[str, str], *,

@@ -15,13 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import SECRET, copy_demo, free_port, page_html
+from nb_support import LAUNCH, SECRET, copy_demo, free_port, page_html
 
 from kingdomlog.app import Campaign
 from kingdomlog.serve_warm import WarmSessions, failed, ran
 from kingdomlog.server import COOKIE, Credentials, build
-
-LAUNCH = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
 
 
 class InProcess:

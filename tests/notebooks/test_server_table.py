@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import REPO, Server, free_port
+from nb_support import LAUNCH, REPO, Server, free_port
 
 from kingdomlog.app import Campaign, pbp
 from kingdomlog.core.turn import Plan
@@ -39,7 +39,6 @@ OPENING = {"steps": {"turn_open": {"choices": {
                   "options": [{"id": "give", "text": "open the granaries", "effects": [
                       {"kind": "resource", "faction": "fabian", "resource": "piety", "delta": 1}]}]}],
     "candidates": [{"faction": "marburg", "name": "Giulia"}]}}}}
-LAUNCH = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
 
 
 def battle_lines(folder: Path, who: str) -> list[str]:

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from nb_support import DRAWN, REPO, batches_since
-from test_sheet_browser import browser as browser  # the module's browser fixture
 from test_sheet_browser import gm_server, open_sheet, shot
 
 from kingdomlog.app import Campaign

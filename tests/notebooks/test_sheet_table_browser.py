@@ -34,7 +34,6 @@ from test_sheet_browser import (
     type_faces,
     wait_saved,
 )
-from test_sheet_browser import browser as browser  # the module's browser fixture
 from test_sheet_table import ACTS, STEP, table_demo
 from test_sheet_trust_browser import option_index
 from test_sheet_trust_browser import slow_env as slow_env  # the module's fixtures: a server slow at one point

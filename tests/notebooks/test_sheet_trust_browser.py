@@ -24,7 +24,6 @@ import pytest
 from nb_support import DRAWN, REPO, TESTS, Kernel, batches_since, ticking_cells
 from playwright.sync_api import expect
 from test_sheet_browser import Sheet, gm_server, open_sheet, roll_all, shot, wait_saved
-from test_sheet_browser import browser as browser  # the module's browser fixture
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import REPO, SECRET, Server, copy_demo, free_port, page_html, page_text
+from nb_support import LAUNCH, REPO, SECRET, Server, copy_demo, free_port, page_html, page_text
 
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
@@ -31,7 +31,6 @@ from kingdomlog.server import Credentials
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SHOTS = REPO / "docs" / "images"
-LAUNCH = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
 
 
 def gm_draft(folder: Path) -> None:

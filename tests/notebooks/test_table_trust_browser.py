@@ -18,14 +18,14 @@ after its first slow (``KL_TEST_SLOW_SEAT`` seconds), so what the tests race aga
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from nb_support import Kernel, copy_demo, page_text
 from playwright.sync_api import expect
-from test_table_browser import LAUNCH, Seat, gm_draft, serve
+from test_table_browser import Seat, gm_draft, serve
 
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
@@ -72,15 +72,6 @@ def slow_env(subprocess_env: dict[str, str], slow_site: Path) -> Callable[[float
         return env
     return make
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=LAUNCH)
-        yield b
-        b.close()
 
 
 class Ysolde(Seat):

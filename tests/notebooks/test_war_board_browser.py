@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from nb_support import DRAWN, REPO
 from test_battle_board_browser import IMAGES, no_json_field, shot, shown_chances
-from test_sheet_browser import browser as browser  # the module's browser fixture
 from test_sheet_browser import commit, gm_server, open_sheet, roll_all, roll_until
 
 from kingdomlog.app import Campaign

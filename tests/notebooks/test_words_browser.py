@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,6 @@ from nb_support import DRAWN, REPO, Server, free_port
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 
 WORDS_JS = r"""() => {
@@ -62,18 +60,6 @@ def labels_in_words(labels: list[str]) -> list[str]:
     label's rendered HTML unless the codec gives it words: ``views.forms.PlainNumber``)."""
     return raw_ids(labels)
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage"])
-        yield b
-        b.close()
 
 
 def copy(demo: str, tmp_path: Path) -> Path:
