@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,27 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _main_module_as_it_was(request: pytest.FixtureRequest) -> Iterator[None]:
+    """This process's ``__main__`` given back after each test module, with a warning naming the module that left
+    another there.
+
+    A marimo kernel started in this process (a page served in a thread) puts its own module in
+    ``sys.modules["__main__"]`` for good (marimo's ``patch_main_module``: kernels in threads share one
+    ``sys.modules``). A later test that starts a process with ``multiprocessing`` then finds a ``__main__`` without
+    ``__spec__`` and fails for a reason of its own (seen in full runs: tests/signoria/test_table.py's real-process
+    tests). Given back at the module's end, after its servers stopped (an autouse fixture is torn down last).
+    """
+    import warnings
+
+    main = sys.modules["__main__"]
+    yield None
+    if sys.modules["__main__"] is not main:
+        sys.modules["__main__"] = main
+        warnings.warn(f"{request.module.__name__} left a marimo kernel's __main__ in sys.modules; given back",
+                      stacklevel=1)
 
 
 @pytest.fixture
