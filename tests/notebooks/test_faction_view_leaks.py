@@ -23,7 +23,8 @@ FELMONTE = REPO / "campaigns" / "felmonte"
 
 @pytest.mark.browser
 def test_served_faction_view_never_carries_a_rivals_secret(tmp_path: Path, subprocess_env: dict[str, str]) -> None:
-    from test_browser import CHROMIUM, FIRST_RENDER, shot
+    from nb_support import CHROMIUM
+    from test_browser import FIRST_RENDER, shot
 
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")

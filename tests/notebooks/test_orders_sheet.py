@@ -227,7 +227,8 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
     """`kingdomlog orders` for fabian on a copy of Felmonte: the command roll and the orders are two clicks,
     each one core.plan_submitted that only fabian (and the GM) may see; no page or websocket frame carries
     marburg's hidden values."""
-    from test_browser import CHROMIUM, FIRST_RENDER, shot
+    from nb_support import CHROMIUM
+    from test_browser import FIRST_RENDER, shot
 
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")

@@ -201,7 +201,8 @@ def test_plan_preview_change_and_commit_in_a_browser(under_way: Path, subprocess
     """`kingdomlog session DIR --serve`: the page plans the 25 remaining years of session 2, a change to a
     year mid-way recomputes the years after it, "Commit the next year" writes one turn and "Commit the whole
     session" the rest; the log verifies and the session ends where its 5d10 said."""
-    from test_browser import CHROMIUM, FIRST_RENDER, shot
+    from nb_support import CHROMIUM
+    from test_browser import FIRST_RENDER, shot
 
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is missing: .ci/run installs it (apt-get install chromium)")
