@@ -909,7 +909,7 @@ def catalog(homebrew: Mapping[str, Any] | None = None) -> Catalog:
     """The merged catalogue for a campaign's (already validated) homebrew.
 
     Without homebrew it is the bundled catalogue, found without writing the empty homebrew's key again: the
-    sheet's words ask for it thousands of times a page (pf2e's names of ids, ``choices._title``).
+    sheet's forms ask for it thousands of times a page (the catalogue's rows behind every option).
 
     >>> catalog() is catalog({}) is catalog(None)
     True
