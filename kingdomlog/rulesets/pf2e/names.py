@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping
 from importlib import resources
-from typing import Any
 
 from kingdomlog.rulesets.pf2e import tables as T
 
@@ -24,16 +22,10 @@ PURPOSES = {"hex_loss": "losing a hex (U2)", "unrest_reduction": "lowering Unres
 """What a flat check is for (its recorded ``purpose``, ``<what>[:<detail>]``), in words."""
 
 
-_TABLES: Mapping[str, tuple[str, Callable[[], Mapping[str, Any]]]] = {
-    "activities": ("activities.toml", T.base_activities), "events": ("events.toml", T.base_events),
-    "structures": ("structures.toml", T.base_structures), "feats": ("feats.toml", T.base_feats)}
-"""Each catalog table pf2e names ids from: its data file and its loader (the bundled rows; ``name_of`` names no
-homebrew)."""
-
-
 @functools.cache
 def _data_text(table: str) -> str:
-    return resources.files(T.PKG).joinpath(_TABLES[table][0]).read_text(encoding="utf-8")
+    """The text of catalog table ``table``'s bundled data file (``tables.CATALOG_FILES``), unparsed."""
+    return resources.files(T.PKG).joinpath(T.CATALOG_FILES[table][0]).read_text(encoding="utf-8")
 
 
 def _title(table: str, tag: str) -> str | None:
@@ -43,7 +35,7 @@ def _title(table: str, tag: str) -> str | None:
     plain = re.fullmatch(r"[\w:.*-]+", tag) is not None  # written in the file as it is (nothing TOML escapes)
     if plain and f'"{tag}"' not in _data_text(table) and f"'{tag}'" not in _data_text(table):
         return None
-    row = _TABLES[table][1]().get(tag)
+    row = T.base_rows(table).get(tag)  # the bundled rows: ``name_of`` names no homebrew
     return row.title if row is not None and bool(getattr(row, "title", "")) else None
 
 
