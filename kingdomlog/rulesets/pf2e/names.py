@@ -12,6 +12,7 @@ import re
 from importlib import resources
 
 from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.state import predicate_text
 
 __all__ = ["PURPOSES", "ROLLS", "name_of", "selector_words"]
 
@@ -44,38 +45,92 @@ ROLLS = {"resource": "Resource Dice", "table": "the random kingdom event table",
 """The rolls of a turn that are no check, by their key's last part (the others are named after their check)."""
 
 
-_SELECTED = {"ability": "{} checks", "skill": "{} checks", "category": "{} activities", "event": "the event {}",
-             "target": "on {}"}
+_SAME = {"ability": "checks of the same ability", "skill": "checks with the same skill",
+         "event": "checks to resolve the same event", "target": "for the same target", "activity": "the same activity",
+         "category": "activities of the same kind"}
+"""A clause whose value is a placeholder (``skill == {skill}``: the data's row before its activity fills it), said."""
+
+
+def _clause_values(field: str, values: list[str]) -> str:
+    """The values a clause of a selector picks among, by their names, joined with "or" ("Wall, Stone" said "Stone
+    Wall" in a list, where its comma would read as the list's)."""
+    if field in ("ability", "skill", "category"):
+        named = [v.replace("_", " ").capitalize() for v in values]
+    else:  # an activity, an event, a target (a structure, a Ruin, a commodity...): its title, else its id in words
+        named = [name_of(v) or v.replace("_", " ").replace("-", " ").capitalize() for v in values]
+    if len(named) == 1:
+        return named[0]
+    named = [re.sub(r"^([^,]+), ([^,]+)$", r"\2 \1", n) for n in named]
+    return f"{', '.join(named[:-1])} or {named[-1]}"
 
 
 def selector_words(selector: str) -> str | None:
-    """What a modifier's ``selector`` (a predicate over a check, §2.2) applies to, in words; None for one not of
-    the predicate's form.
+    """What a modifier's ``selector`` (a predicate over a check, §2.2; or the data's compact form, which
+    ``state.predicate_text`` translates) applies to, in words; None for a clause this does not know how to say.
+
+    The one place a selector is said: the turn sheet's effect lines (``choices``) and ``name_of(kind=
+    "field:selector")`` (a recorded modifier in the panel) both read it.
 
     >>> selector_words("ability in [culture, stability]"), selector_words("ability:economy")
     ('Culture or Stability checks', 'Economy checks')
-    >>> selector_words("category == event and traits has dangerous"), selector_words("all")
-    ('event activities, dangerous ones', 'every check')
-    >>> selector_words("event in [bandit-activity, sacrifices]")
-    'the event Bandit Activity or Sacrifices'
+    >>> selector_words("category == event and traits has dangerous"), selector_words("all"), selector_words("")
+    ('dangerous event checks', 'every check', 'every check')
+    >>> selector_words("event in [bandit-activity, sacrifices]"), selector_words("category == leadership")
+    ('checks to resolve Bandit Activity or Sacrifices', 'Leadership activities')
+    >>> selector_words("activity == send-diplomatic-envoy and target == {target}")
+    'Send Diplomatic Envoy for the same target'
+    >>> selector_words("skill:magic+activity:quell-unrest"), selector_words("warfare_activities")
+    ('Magic checks for Quell Unrest', 'warfare activities')
+    >>> selector_words("skill == {skill}"), selector_words("ability == loyalty or skill == magic")
+    ('checks with the same skill', None)
     """
-    if selector.strip() == "all":
+    text = predicate_text(selector).strip()
+    if text == "true":
         return "every check"
-    said = []
-    for clause in selector.split(" and "):
-        m = re.fullmatch(r"\s*(\w+)\s*(?:==|:)\s*([\w-]+)\s*", clause) or re.fullmatch(
-            r"\s*(\w+) in \[([^\]]*)\]\s*", clause)
-        trait = re.fullmatch(r"\s*traits has ([\w-]+)\s*", clause)
+    said: list[str] = []  # what the checks are: "Magic checks", "Leadership activities", "Quell Unrest"
+    where: list[str] = []  # what narrows them, after: "for Quell Unrest", "for the same target", "in the settlement..."
+    traits: list[str] = []
+    clauses = sorted((c.strip() for c in text.split(" and ")), key=lambda c: c.startswith(("activity", "target")))
+    fields = {c.split()[0] for c in clauses if c}
+    for clause in clauses:
+        m = re.fullmatch(r"(\w+)\s*(?:==|:)\s*(\{\w+\}|[\w-]+)", clause) or re.fullmatch(
+            r"(\w+) in \[([^\]]*)\]", clause)
+        trait = re.fullmatch(r"traits has ([\w-]+)", clause)
+        built = re.fullmatch(r"(not )?settlement_structures has ([\w-]+)", clause)
         if trait:
-            said.append(f"{trait.group(1).replace('-', ' ')} ones")
-            continue
-        if m is None or m.group(1) not in _SELECTED:
+            traits.append(trait.group(1).replace("-", " "))
+        elif built:
+            where.append(f"{'without' if built.group(1) else 'with'} a {_clause_values('structure', [built.group(2)])}")
+        elif clause == "struck == true":
+            where.append("in the settlement struck")
+        elif clause == "warfare":
+            said.append("warfare activities")
+        elif m is None or m.group(1) not in _SAME:
             return None
-        field, values = m.group(1), [v.strip() for v in m.group(2).split(",") if v.strip()]
-        named = [v if field == "category" else (name_of(v) or v.replace("_", " ").capitalize()) for v in values]
-        said.append(_SELECTED[field].format(" or ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1
-                                                       else named)))
-    return ", ".join(said) or None
+        else:
+            field, values = m.group(1), [v.strip() for v in m.group(2).split(",") if v.strip()]
+            if not values:
+                return None
+            if any(v.startswith("{") for v in values):
+                (where if field == "target" else said).append(_SAME[field])
+            elif field == "category" and values == ["event"]:
+                if "event" not in fields:  # "checks to resolve Feud" says it already
+                    said.append("event checks")
+            elif field in ("target", "activity") and (field == "target" or said):
+                where.append(f"for {_clause_values(field, values)}")
+            else:
+                said.append({"ability": "{} checks", "skill": "{} checks", "category": "{} activities",
+                             "event": "checks to resolve {}", "activity": "{}"}[field].format(
+                    _clause_values(field, values)))
+    if traits:
+        adjectives = " and ".join(traits)
+        if said and said[0].endswith((" checks", " activities")) and not said[0].startswith("checks "):
+            said[0] = f"{adjectives} {said[0]}"
+        elif said:
+            where.append(f"(when {adjectives})")
+        else:
+            said.append(f"checks to resolve {adjectives} events")
+    return " ".join([", ".join(said) or "checks", *where])
 
 
 def name_of(id: str, kind: str = "") -> str | None:
