@@ -7,14 +7,12 @@ Screenshots go to test-artifacts/ (panel-modifiers-*.png).
 
 from __future__ import annotations
 
-import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, Server, chromium, free_port
+from nb_support import REPO, chromium, gm_sheet
 
 pytestmark = pytest.mark.browser
 
@@ -38,20 +36,12 @@ def browser() -> Iterator[Any]:
 @pytest.mark.parametrize("demo", ["river-kingdom", "stolen-lands"])
 def test_the_panels_modifiers_fit_at_1280(demo: str, browser: Any, tmp_path: Path,
                                           subprocess_env: dict[str, str]) -> None:
-    folder = tmp_path / demo
-    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache"))
-    with Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
-                env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as srv:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(srv.url)
-        page.locator(DRAWN).first.wait_for(timeout=180_000)
-        page.wait_for_timeout(1000)
+    with gm_sheet(browser, demo, tmp_path, subprocess_env) as page:
         fit = page.evaluate(FIT_JS, "Modifiers")
         sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text="Modifiers")).first
         sec.scroll_into_view_if_needed()
         ARTIFACTS.mkdir(exist_ok=True)
         sec.screenshot(path=str(ARTIFACTS / f"panel-modifiers-{demo}.png"))
-        page.close()
     assert fit["scroll"] <= fit["client"], fit  # nothing to scroll sideways inside the panel
     assert all(inside for _, inside in fit["heads"]), fit
 
@@ -76,14 +66,7 @@ HEX_LINES_JS = r"""() => {
 def test_a_hex_in_the_panel_reads_on_one_line(width: int, browser: Any, tmp_path: Path,
                                               subprocess_env: dict[str, str]) -> None:
     """pf1's Hexes (and a city's, a district's Hex) column kept "hex 0" on one line: it wrapped "hex / 0"."""
-    folder = tmp_path / "river-kingdom"
-    shutil.copytree(REPO / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache"))
-    with Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
-                env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as srv:
-        page = browser.new_page(viewport={"width": width, "height": 900})
-        page.goto(srv.url)
-        page.locator(DRAWN).first.wait_for(timeout=180_000)
-        page.wait_for_timeout(1000)
+    with gm_sheet(browser, "river-kingdom", tmp_path, subprocess_env, width=width) as page:
         sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text="Hexes")).first
         sec.evaluate("d => { d.open = true; }")
         page.wait_for_timeout(300)
@@ -91,6 +74,5 @@ def test_a_hex_in_the_panel_reads_on_one_line(width: int, browser: Any, tmp_path
         sec.scroll_into_view_if_needed()
         ARTIFACTS.mkdir(exist_ok=True)
         sec.screenshot(path=str(ARTIFACTS / f"panel-hexes-river-kingdom-{width}.png"))
-        page.close()
     assert len(lines) > 10 and ["hex 0", 1] in lines, lines
     assert all(n == 1 for _, n in lines), [x for x in lines if x[1] != 1]
