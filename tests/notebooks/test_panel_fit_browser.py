@@ -1,8 +1,10 @@
 """The GM sheet's side panel at 1280 px, in a real browser that shows its scrollbars as a desktop browser does
 (Playwright's headless chromium hides them unless asked): the Modifiers table fits the panel, nothing of it cut at
-the panel's right edge (pf1's read "Cit…" and scrolled inside the panel).
+the panel's right edge (pf1's read "Cit…" and scrolled inside the panel), and so does a table of hexes (pf1's was
+663 px wide in the 313 px panel, its "Explored" cut and eight columns past it: a hex's columns after its place are
+said on a line below it).
 
-Screenshots go to test-artifacts/ (panel-modifiers-*.png).
+Screenshots go to test-artifacts/ (panel-modifiers-*.png, panel-hexes-*.png).
 """
 
 from __future__ import annotations
@@ -33,15 +35,16 @@ def browser() -> Iterator[Any]:
         yield b
 
 
-@pytest.mark.parametrize("demo", ["river-kingdom", "stolen-lands"])
-def test_the_panels_modifiers_fit_at_1280(demo: str, browser: Any, tmp_path: Path,
-                                          subprocess_env: dict[str, str]) -> None:
+@pytest.mark.parametrize(("demo", "table"), [("river-kingdom", "Modifiers"), ("stolen-lands", "Modifiers"),
+                                             ("river-kingdom", "Hexes"), ("stolen-lands", "Hexes")])
+def test_the_panels_tables_fit_at_1280(demo: str, table: str, browser: Any, tmp_path: Path,
+                                       subprocess_env: dict[str, str]) -> None:
     with gm_sheet(browser, demo, tmp_path, subprocess_env) as page:
-        fit = page.evaluate(FIT_JS, "Modifiers")
-        sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text="Modifiers")).first
+        fit = page.evaluate(FIT_JS, table)
+        sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text=table)).first
         sec.scroll_into_view_if_needed()
         ARTIFACTS.mkdir(exist_ok=True)
-        sec.screenshot(path=str(ARTIFACTS / f"panel-modifiers-{demo}.png"))
+        sec.screenshot(path=str(ARTIFACTS / f"panel-{table.lower()}-{demo}.png"))
     assert fit["scroll"] <= fit["client"], fit  # nothing to scroll sideways inside the panel
     assert all(inside for _, inside in fit["heads"]), fit
 
@@ -52,7 +55,7 @@ HEX_LINES_JS = r"""() => {
     const heads = Array.from(t.querySelectorAll('thead th')).map(th => th.textContent);
     const i = heads.indexOf('Hex');
     if (i < 0) continue;
-    for (const tr of t.querySelectorAll('tbody tr')) {
+    for (const tr of t.querySelectorAll('tbody tr:not(.kl-below)')) {  // a hex's row, not the line below it
       const td = tr.children[i], r = document.createRange();
       r.selectNodeContents(td);
       const tops = new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top)));
