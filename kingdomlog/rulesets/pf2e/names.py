@@ -2,7 +2,8 @@
 is for, a modifier's selector.
 
 Kept apart from the forms (``choices``) so that what names a figure (``kingdomlog state``, the panel) does not
-load every form of the turn: this module needs the tables alone.
+load every form of the turn: this module needs the tables and ``state`` (its ``predicate_text``, which reads a
+selector's compact form; the ruleset loads it anyway) alone.
 """
 
 from __future__ import annotations
