@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import shutil
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -172,6 +173,31 @@ class Server:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def gm_server(folder: Path, env: dict[str, str]) -> Server:
+    """``kingdomlog gm`` serving ``folder``'s GM turn sheet (headless, a free port), its URL read."""
+    return Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
+                  env=env, ready=r"GM turn sheet for .*: (http://\S+)")
+
+
+@contextmanager
+def gm_sheet(browser: Any, demo: str, tmp_path: Path, env: dict[str, str], *, width: int = 1280, height: int = 900,
+             settle_ms: int = 1000) -> Iterator[Any]:
+    """A copy of the bundled demo ``demo`` (without its cache) in ``tmp_path``, its GM turn sheet served and opened
+    in ``browser`` at ``width`` x ``height``: the page, once the sheet is drawn (``DRAWN``) and ``settle_ms`` later
+    (its side panel's sections laid out). The page is closed and the server stopped after."""
+    folder = tmp_path / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache"))
+    with gm_server(folder, env) as srv:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        try:
+            page.goto(srv.url)
+            page.locator(DRAWN).first.wait_for(timeout=180_000)
+            page.wait_for_timeout(settle_ms)
+            yield page
+        finally:
+            page.close()
 
 
 class Kernel:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, Kernel, Server, batches_since, free_port, ticking_cells
+from nb_support import DRAWN, REPO, Kernel, Server, batches_since, gm_server, ticking_cells
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft
@@ -155,11 +155,6 @@ def open_sheet(browser: Any, server: Server, width: int = 1280, height: int = 90
     ui = Sheet(page, kernel)
     ui.quiet()
     return page, ui, frames
-
-
-def gm_server(folder: Path, env: dict[str, str]) -> Server:
-    return Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
-                  env=env, ready=r"GM turn sheet for .*: (http://\S+)")
 
 
 def cli(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:

@@ -13,6 +13,7 @@ Here the script runs in chromium against a page drawn by hand and two stand-in m
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -77,20 +78,31 @@ def shown(page: Any) -> dict[str, Any]:
         later: document.querySelector('.kl-page').hasAttribute('data-kl-later') })""")
 
 
+@contextmanager
+def drawn_by_the_new_model(chromium: Any) -> Iterator[Any]:
+    """A page of ``PAGE`` with the script's view of the new model rendered into it, once its first frame has
+    written the new drawing (the page's plan is the new one) and the card below the window is mounted; closed
+    after."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+    try:
+        page.set_content(PAGE)
+        page.evaluate(HARNESS, sheet_live.ESM)
+        page.evaluate("() => { window.__kl.render({ model: window.__kl.models.new,"
+                      " el: document.getElementById('el-new') }); }")
+        page.wait_for_function("() => document.querySelector('.kl-page').dataset.plan === 'new-plan'"
+                               " && !document.querySelector('.kl-page').hasAttribute('data-kl-later')")
+        yield page
+    finally:
+        page.close()
+
+
 NEW = {"s1": '<i class="w">new widgets 1</i>', "s2": '<i class="w">new widgets 2</i>', "result": "new result",
        "status": "new status", "card": "new-card", "plan": "new-plan", "later": False}
 
 
 @pytest.mark.browser
 def test_the_view_of_the_drawing_before_never_writes_into_the_new_page(chromium: Any) -> None:
-    page = chromium.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        page.set_content(PAGE)
-        page.evaluate(HARNESS, sheet_live.ESM)
-        page.evaluate("() => { window.__kl.stopNew = window.__kl.render("
-                      "{ model: window.__kl.models.new, el: document.getElementById('el-new') }); }")
-        page.wait_for_function("() => document.querySelector('.kl-page').dataset.plan === 'new-plan'"
-                               " && !document.querySelector('.kl-page').hasAttribute('data-kl-later')")
+    with drawn_by_the_new_model(chromium) as page:
         assert shown(page) == NEW  # the card below the window mounted after the first frame
         # the old drawing's view runs once more (as a frame it had queued does), and a late change reaches it
         page.evaluate("""() => { const old = window.__kl.models.old;
@@ -103,8 +115,6 @@ def test_the_view_of_the_drawing_before_never_writes_into_the_new_page(chromium:
         page.evaluate("() => window.__kl.models.new.set('slots', { status: 'new status 2', 'res:s1': 'new result 2' })")
         got = shown(page)
         assert (got["status"], got["result"]) == ("new status 2", "new result 2")
-    finally:
-        page.close()
 
 
 def test_each_drawing_is_marked_with_its_own_models_token(tmp_path: Path) -> None:
@@ -180,13 +190,7 @@ def test_the_widgets_before_below_the_window_are_hidden_without_a_style_pass_ove
     """The month before's widgets below the window wait for the page's next frame to be patched: meanwhile they are
     transparent and take no input (``data-kl-stale``), not ``inert`` and ``visibility: hidden`` (inherited: a style
     pass over every widget inside, at each commit). Patched, they are shown and take input again."""
-    page = chromium.new_page(viewport={"width": 1280, "height": 720})
-    try:
-        page.set_content(PAGE)
-        page.evaluate(HARNESS, sheet_live.ESM)
-        page.evaluate("() => { window.__kl.render({ model: window.__kl.models.new,"
-                      " el: document.getElementById('el-new') }); }")
-        page.wait_for_function("() => !document.querySelector('.kl-page').hasAttribute('data-kl-later')")
+    with drawn_by_the_new_model(chromium) as page:
         got = page.evaluate("""() => new Promise((done) => {
             const s2 = document.querySelector('[data-kl-left="s2"]');
             const seen = [];
@@ -210,5 +214,3 @@ def test_the_widgets_before_below_the_window_are_hidden_without_a_style_pass_ove
                                 "clicked": 1}
         assert all(name not in ("inert", "style") or opacity in ("0", "") for name, _v, opacity in got["seen"])
         assert "inert" not in [name for name, _v, _o in got["seen"]]
-    finally:
-        page.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, Server, free_port
+from nb_support import DRAWN, REPO, Server, free_port, gm_sheet
 
 pytestmark = pytest.mark.browser
 
@@ -75,13 +75,7 @@ def words_of(page: Any) -> dict[str, list[str]]:
 @pytest.mark.parametrize("demo", ["stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte"])
 def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Path,
                                            subprocess_env: dict[str, str]) -> None:
-    folder = copy(demo, tmp_path)
-    with Server([sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())],
-                env=subprocess_env, ready=r"GM turn sheet for .*: (http://\S+)") as srv:
-        page = browser.new_page(viewport={"width": 1280, "height": 1600})
-        page.goto(srv.url)
-        page.locator(DRAWN).first.wait_for(timeout=180_000)
-        page.wait_for_timeout(2000)
+    with gm_sheet(browser, demo, tmp_path, subprocess_env, height=1600, settle_ms=2000) as page:
         got = read_page(page)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"words-gm-{demo}.png"))
@@ -89,7 +83,6 @@ def test_the_gm_sheet_asks_nothing_as_json(demo: str, browser: Any, tmp_path: Pa
             adjust_territory(page)
             for k, v in read_page(page).items():
                 got[k] = [*got[k], *(x for x in v if x not in got[k])]
-        page.close()
     assert got["options"] and got["labels"]
     assert got["json_fields"] == []
     assert raw_ids(got["text"]) == []  # the page's text too: the panel's tables, the cards, the breakdowns

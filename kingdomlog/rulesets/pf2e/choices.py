@@ -30,6 +30,7 @@ from kingdomlog.core.effects import check_predicate
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.names import selector_words
 from kingdomlog.rulesets.pf2e.rules import check_amount
 from kingdomlog.rulesets.pf2e.state import (
     KingdomState,
@@ -989,27 +990,6 @@ def _amount_words(amount: int | str, *, signed: bool = True) -> str:
     return f"{sign}{bare}"
 
 
-def _selector_words(selector: str) -> str:
-    """What a modifier's selector picks, in words: ``activity == send-diplomatic-envoy`` → ``Send Diplomatic
-    Envoy``, ``skill:warfare`` → ``Warfare checks``, ``all`` → ``every check``.
-
-    >>> _selector_words("activity == send-diplomatic-envoy"), _selector_words("skill:warfare")
-    ('Send Diplomatic Envoy', 'Warfare checks')
-    """
-    text = selector.strip()
-    if text in ("", "all"):
-        return "every check"
-    m = re.fullmatch(r"(\w+)\s*(?:==|:)\s*([\w-]+)", text)
-    if m is None:
-        return text.replace("_", " ")
-    what, name = m.group(1), m.group(2)
-    if what == "activity":
-        act = T.catalog().activities.get(name)
-        return act.title if act is not None and act.title else name.replace("-", " ").title()
-    words = name.replace("_", " ").replace("-", " ")
-    return f"{words[:1].upper()}{words[1:]} checks"
-
-
 def _effect_words(e: T.Effect) -> str:
     """One effect of an outcome in words (what a GM reads picking a branch)."""
     target = str(e.target or "")
@@ -1038,7 +1018,7 @@ def _effect_words(e: T.Effect) -> str:
             f"relations {abs(steps)} step{'s' if abs(steps) != 1 else ''} {'better' if steps > 0 else 'worse'}"
     if e.kind in ("modifier", "boon"):
         what = _BOON_WORDS.get(target, "bonus") if e.kind == "boon" else "modifier"
-        to = "" if e.kind == "boon" else f" to {_selector_words(e.selector)}"
+        to = "" if e.kind == "boon" else f" to {selector_words(e.selector) or 'the checks its rule picks'}"
         until = "" if e.expires in ("", "end_of_this_turn") else f" ({e.expires.replace('_', ' ')})"
         return f"a {e.value:+d} {e.type} {what}{to}{until}" if e.value else f"a {what}{to}"
     if e.kind == "gm":

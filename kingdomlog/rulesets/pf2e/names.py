@@ -2,18 +2,18 @@
 is for, a modifier's selector.
 
 Kept apart from the forms (``choices``) so that what names a figure (``kingdomlog state``, the panel) does not
-load every form of the turn: this module needs the tables alone.
+load every form of the turn: this module needs the tables and ``state`` (its ``predicate_text``, which reads a
+selector's compact form; the ruleset loads it anyway) alone.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping
 from importlib import resources
-from typing import Any
 
 from kingdomlog.rulesets.pf2e import tables as T
+from kingdomlog.rulesets.pf2e.state import predicate_text
 
 __all__ = ["PURPOSES", "ROLLS", "name_of", "selector_words"]
 
@@ -24,16 +24,10 @@ PURPOSES = {"hex_loss": "losing a hex (U2)", "unrest_reduction": "lowering Unres
 """What a flat check is for (its recorded ``purpose``, ``<what>[:<detail>]``), in words."""
 
 
-_TABLES: Mapping[str, tuple[str, Callable[[], Mapping[str, Any]]]] = {
-    "activities": ("activities.toml", T.base_activities), "events": ("events.toml", T.base_events),
-    "structures": ("structures.toml", T.base_structures), "feats": ("feats.toml", T.base_feats)}
-"""Each catalog table pf2e names ids from: its data file and its loader (the bundled rows; ``name_of`` names no
-homebrew)."""
-
-
 @functools.cache
 def _data_text(table: str) -> str:
-    return resources.files(T.PKG).joinpath(_TABLES[table][0]).read_text(encoding="utf-8")
+    """The text of catalog table ``table``'s bundled data file (``tables.CATALOG_FILES``), unparsed."""
+    return resources.files(T.PKG).joinpath(T.CATALOG_FILES[table][0]).read_text(encoding="utf-8")
 
 
 def _title(table: str, tag: str) -> str | None:
@@ -43,7 +37,7 @@ def _title(table: str, tag: str) -> str | None:
     plain = re.fullmatch(r"[\w:.*-]+", tag) is not None  # written in the file as it is (nothing TOML escapes)
     if plain and f'"{tag}"' not in _data_text(table) and f"'{tag}'" not in _data_text(table):
         return None
-    row = _TABLES[table][1]().get(tag)
+    row = T.base_rows(table).get(tag)  # the bundled rows: ``name_of`` names no homebrew
     return row.title if row is not None and bool(getattr(row, "title", "")) else None
 
 
@@ -52,38 +46,92 @@ ROLLS = {"resource": "Resource Dice", "table": "the random kingdom event table",
 """The rolls of a turn that are no check, by their key's last part (the others are named after their check)."""
 
 
-_SELECTED = {"ability": "{} checks", "skill": "{} checks", "category": "{} activities", "event": "the event {}",
-             "target": "on {}"}
+_SAME = {"ability": "checks of the same ability", "skill": "checks with the same skill",
+         "event": "checks to resolve the same event", "target": "for the same target", "activity": "the same activity",
+         "category": "activities of the same kind"}
+"""A clause whose value is a placeholder (``skill == {skill}``: the data's row before its activity fills it), said."""
+
+
+def _clause_values(field: str, values: list[str]) -> str:
+    """The values a clause of a selector picks among, by their names, joined with "or" ("Wall, Stone" said "Stone
+    Wall" in a list, where its comma would read as the list's)."""
+    if field in ("ability", "skill", "category"):
+        named = [v.replace("_", " ").capitalize() for v in values]
+    else:  # an activity, an event, a target (a structure, a Ruin, a commodity...): its title, else its id in words
+        named = [name_of(v) or v.replace("_", " ").replace("-", " ").capitalize() for v in values]
+    if len(named) == 1:
+        return named[0]
+    named = [re.sub(r"^([^,]+), ([^,]+)$", r"\2 \1", n) for n in named]
+    return f"{', '.join(named[:-1])} or {named[-1]}"
 
 
 def selector_words(selector: str) -> str | None:
-    """What a modifier's ``selector`` (a predicate over a check, §2.2) applies to, in words; None for one not of
-    the predicate's form.
+    """What a modifier's ``selector`` (a predicate over a check, §2.2; or the data's compact form, which
+    ``state.predicate_text`` translates) applies to, in words; None for a clause this does not know how to say.
+
+    The one place a selector is said: the turn sheet's effect lines (``choices``) and ``name_of(kind=
+    "field:selector")`` (a recorded modifier in the panel) both read it.
 
     >>> selector_words("ability in [culture, stability]"), selector_words("ability:economy")
     ('Culture or Stability checks', 'Economy checks')
-    >>> selector_words("category == event and traits has dangerous"), selector_words("all")
-    ('event activities, dangerous ones', 'every check')
-    >>> selector_words("event in [bandit-activity, sacrifices]")
-    'the event Bandit Activity or Sacrifices'
+    >>> selector_words("category == event and traits has dangerous"), selector_words("all"), selector_words("")
+    ('dangerous event checks', 'every check', 'every check')
+    >>> selector_words("event in [bandit-activity, sacrifices]"), selector_words("category == leadership")
+    ('checks to resolve Bandit Activity or Sacrifices', 'Leadership activities')
+    >>> selector_words("activity == send-diplomatic-envoy and target == {target}")
+    'Send Diplomatic Envoy for the same target'
+    >>> selector_words("skill:magic+activity:quell-unrest"), selector_words("warfare_activities")
+    ('Magic checks for Quell Unrest', 'warfare activities')
+    >>> selector_words("skill == {skill}"), selector_words("ability == loyalty or skill == magic")
+    ('checks with the same skill', None)
     """
-    if selector.strip() == "all":
+    text = predicate_text(selector).strip()
+    if text == "true":
         return "every check"
-    said = []
-    for clause in selector.split(" and "):
-        m = re.fullmatch(r"\s*(\w+)\s*(?:==|:)\s*([\w-]+)\s*", clause) or re.fullmatch(
-            r"\s*(\w+) in \[([^\]]*)\]\s*", clause)
-        trait = re.fullmatch(r"\s*traits has ([\w-]+)\s*", clause)
+    said: list[str] = []  # what the checks are: "Magic checks", "Leadership activities", "Quell Unrest"
+    where: list[str] = []  # what narrows them, after: "for Quell Unrest", "for the same target", "in the settlement..."
+    traits: list[str] = []
+    clauses = sorted((c.strip() for c in text.split(" and ")), key=lambda c: c.startswith(("activity", "target")))
+    fields = {c.split()[0] for c in clauses if c}
+    for clause in clauses:
+        m = re.fullmatch(r"(\w+)\s*(?:==|:)\s*(\{\w+\}|[\w-]+)", clause) or re.fullmatch(
+            r"(\w+) in \[([^\]]*)\]", clause)
+        trait = re.fullmatch(r"traits has ([\w-]+)", clause)
+        built = re.fullmatch(r"(not )?settlement_structures has ([\w-]+)", clause)
         if trait:
-            said.append(f"{trait.group(1).replace('-', ' ')} ones")
-            continue
-        if m is None or m.group(1) not in _SELECTED:
+            traits.append(trait.group(1).replace("-", " "))
+        elif built:
+            where.append(f"{'without' if built.group(1) else 'with'} a {_clause_values('structure', [built.group(2)])}")
+        elif clause == "struck == true":
+            where.append("in the settlement struck")
+        elif clause == "warfare":
+            said.append("warfare activities")
+        elif m is None or m.group(1) not in _SAME:
             return None
-        field, values = m.group(1), [v.strip() for v in m.group(2).split(",") if v.strip()]
-        named = [v if field == "category" else (name_of(v) or v.replace("_", " ").capitalize()) for v in values]
-        said.append(_SELECTED[field].format(" or ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1
-                                                       else named)))
-    return ", ".join(said) or None
+        else:
+            field, values = m.group(1), [v.strip() for v in m.group(2).split(",") if v.strip()]
+            if not values:
+                return None
+            if any(v.startswith("{") for v in values):
+                (where if field == "target" else said).append(_SAME[field])
+            elif field == "category" and values == ["event"]:
+                if "event" not in fields:  # "checks to resolve Feud" says it already
+                    said.append("event checks")
+            elif field in ("target", "activity") and (field == "target" or said):
+                where.append(f"for {_clause_values(field, values)}")
+            else:
+                said.append({"ability": "{} checks", "skill": "{} checks", "category": "{} activities",
+                             "event": "checks to resolve {}", "activity": "{}"}[field].format(
+                    _clause_values(field, values)))
+    if traits:
+        adjectives = " and ".join(traits)
+        if said and said[0].endswith((" checks", " activities")) and not said[0].startswith("checks "):
+            said[0] = f"{adjectives} {said[0]}"
+        elif said:
+            where.append(f"(when {adjectives})")
+        else:
+            said.append(f"checks to resolve {adjectives} events")
+    return " ".join([", ".join(said) or "checks", *where])
 
 
 def name_of(id: str, kind: str = "") -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
@@ -620,24 +620,43 @@ def governments() -> dict[str, Government]:
     return {c.name: c for c in _load(Government, "founding.toml", "government")}
 
 
+CATALOG_FILES: dict[str, tuple[str, str]] = {
+    "activities": ("activities.toml", "activity"), "structures": ("structures.toml", "structure"),
+    "feats": ("feats.toml", "feat"), "events": ("events.toml", "event")}
+"""Each catalog table (a ``Catalog`` field): its bundled data file in ``PKG`` and the TOML array of its rows there
+(a homebrew file's section of the same name, ``HOMEBREW_KEYS``). The one place these names are written: the
+loaders below and ``names`` (which reads a file's text before parsing it) both read them here."""
+
+
+def _base(table: str, model: type[Any]) -> list[Any]:
+    return _load(model, *CATALOG_FILES[table])
+
+
 @functools.cache
 def base_activities() -> dict[str, Activity]:
-    return {a.name: a for a in _load(Activity, "activities.toml", "activity")}
+    return {a.name: a for a in _base("activities", Activity)}
 
 
 @functools.cache
 def base_structures() -> dict[str, Structure]:
-    return {s.name: s for s in _load(Structure, "structures.toml", "structure")}
+    return {s.name: s for s in _base("structures", Structure)}
 
 
 @functools.cache
 def base_feats() -> dict[str, Feat]:
-    return {f.name: f for f in _load(Feat, "feats.toml", "feat")}
+    return {f.name: f for f in _base("feats", Feat)}
 
 
 @functools.cache
 def base_events() -> dict[str, KingdomEventDef]:
-    return {e.name: e for e in _load(KingdomEventDef, "events.toml", "event")}
+    return {e.name: e for e in _base("events", KingdomEventDef)}
+
+
+def base_rows(table: str) -> Mapping[str, Any]:
+    """The bundled rows of the catalog table ``table`` (a ``CATALOG_FILES`` key), by name: its loader's."""
+    loaders: dict[str, Callable[[], Mapping[str, Any]]] = {
+        "activities": base_activities, "structures": base_structures, "feats": base_feats, "events": base_events}
+    return loaders[table]()
 
 
 class ArmyStatistic(Frozen):
@@ -871,9 +890,7 @@ def validate_homebrew(data: Mapping[str, Any]) -> dict[str, Any]:
                     raise InputError(f"homebrew file {fname}: {section} #{i + 1} is not a table")
                 stripped.append({k: v for k, v in item.items() if k != "replace"})
             parsed = rows(model, stripped, source=f"homebrew file {fname} [{section}]")
-            loaders: dict[str, Any] = {"activity": base_activities, "structure": base_structures,
-                                       "feat": base_feats, "event": base_events}
-            bundled: dict[str, Any] = loaders[section]()
+            bundled = base_rows(HOMEBREW_KEYS[section][0])
             for item, row in zip(items, parsed, strict=True):
                 if row.name in bundled and not item.get("replace", False):
                     raise InputError(
@@ -921,9 +938,7 @@ def catalog(homebrew: Mapping[str, Any] | None = None) -> Catalog:
 
 @functools.lru_cache(maxsize=32)
 def _section(section: str, homebrew_json: str) -> dict[str, Any]:
-    loaders: dict[str, Any] = {"activity": base_activities, "structure": base_structures, "feat": base_feats,
-                               "event": base_events}
-    out = dict(loaders[section]())
+    out = dict(base_rows(HOMEBREW_KEYS[section][0]))
     homebrew = json.loads(homebrew_json)
     model = HOMEBREW_KEYS[section][1]
     for fname in sorted(homebrew):

@@ -233,11 +233,15 @@ def column_words(field: str, name: Namer | None = None) -> str:
 def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "",
                   collection: str = "") -> Html:
     """A table of records; identifying columns first, grid fields left to the grid drawing; a hex's axial ``q`` and
-    ``r`` headed as its column and row (``HEX_PLACE``).
+    ``r`` headed as its column and row (``HEX_PLACE``), and its other fields said on a line below it (``kl-below``:
+    what holds of them, a true one by its name), so that a table of hexes fits the panel.
 
-    >>> page = str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1}], noun="Hex"))
+    >>> page = str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1, "explored": True,
+    ...                            "claimed": False, "features": ["bridge"], "road": None}], noun="Hex"))
     >>> page.split("</thead>")[0].removeprefix('<table class="kl-table kl-panel-table"><thead>')
     '<tr><th class="kl-hex">Hex</th><th>Terrain</th><th>Column</th><th>Row</th></tr>'
+    >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
+    'Explored · Features: bridge'
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
@@ -271,8 +275,27 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
 
     # a hex's column keeps its words on one line ("hex 0" wrapped in the narrow panel): ``.kl-hex`` in ``CSS``
     kind = {c: "kl-hex" if field[c] == "hex" else None for c in cols}
-    return h("table", h("thead", h("tr", (h("th", x, class_=kind[c]) for c, x in zip(cols, heads, strict=True)))),
-             h("tbody", (h("tr", (h("td", cell(r, c), class_=kind[c]) for c in cols)) for r in rows)),
+    # a hex's fields after its place are said on a line below it, not as columns: pf1's thirteen columns were 663 px
+    # wide in the 313 px panel at 1280 px, "Explored" cut and eight columns past it out of sight
+    lead = max(cols.index("q"), cols.index("r")) + 1 if place else len(cols)
+    head = dict(zip(cols, heads, strict=True))
+
+    def below(r: Mapping[str, Any]) -> Html | None:
+        """The line below a record: what holds of its fields past ``lead`` ("Explored · Features: Bridge"); a field
+        that is false or empty is left out (a dash for each would be most of the line)."""
+        items = []
+        for c in cols[lead:]:
+            v = r.get(c)
+            if v is True:
+                items.append(h("span", head[c], class_="kl-below-item"))
+            elif not (v is None or v is False or v == "" or v == [] or v == {}):
+                items.append(h("span", h("span", f"{head[c]}:", class_="kl-below-k"), " ",
+                               h("span", cell(r, c), class_=kind[c]), class_="kl-below-item"))
+        return h("tr", h("td", join(items, " · "), colspan=lead), class_="kl-below") if items else None
+
+    return h("table", h("thead", h("tr", (h("th", head[c], class_=kind[c]) for c in cols[:lead]))),
+             h("tbody", ((h("tr", (h("td", cell(r, c), class_=kind[c]) for c in cols[:lead])), below(r))
+                         for r in rows)),
              class_="kl-table kl-panel-table")
 
 
@@ -528,6 +551,8 @@ CSS = """
 .kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
 .kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
 .kl-panel-table .kl-hex { white-space: nowrap; }
+.kl-below > td { border-top-style: hidden; font-size: .92em; color: #444; padding: 0 8px 3px 1.2em; }
+.kl-below-item { display: inline-block; } .kl-below-k { color: #777; }
 .kl-grid-wrap { margin: .4em 0; } .kl-grid-title { font-weight: 600; font-size: .9em; }
 .kl-grid { display: grid; grid-template-columns: repeat(3, 7.5em); gap: .3em; }
 .kl-block { border: 2px solid #8d7b5a; border-radius: 4px; padding: 2px; background: #f4efe3; }
