@@ -265,17 +265,17 @@ def test_a_hexs_place_is_headed_as_its_column_and_row() -> None:
 
 def test_a_tables_key_fields_stay_columns_and_the_rest_are_said_below_when_set() -> None:
     """A table given its key fields (``Ruleset.panel_columns``) keeps its record's name and them as columns, in the
-    order given, and says the fields that are set on the line below ("Morale 0" kept, a false or empty one left
+    order given, and says the fields that are set on the line below ("Morale 2"; a false, empty or zero one left
     out, a true one by its name): pf1's Armies were 1198 px wide in the 313 px panel, 25 columns."""
     import re
 
-    rows = [{"name": "Guard", "side": "kingdom", "hp": 16, "acr": 3, "morale": 0, "unpaid": False,
+    rows = [{"name": "Guard", "side": "kingdom", "hp": 16, "acr": 3, "morale": 2, "wins": 0, "unpaid": False,
              "reserve": True, "specials": [], "hex": "hex 4", "commander": None}]
     page = str(sheet_panel.records_table(rows, keys=("acr", "hp", "nothing_such")))
     assert re.findall(r"<th>([^<]*)</th>", page) == ["Name", "Acr", "HP"], page
     assert re.findall(r"<td>([^<]*)</td>", page) == ["Guard", "3", "16"], page
     below = re.sub(r"<[^>]+>", "", page.split('<tr class="kl-below">')[1])
-    assert below == "Side: kingdom · Morale 0 · Reserve · Hex 4", below
+    assert below == "Side: kingdom · Morale 2 · Reserve · Hex 4", below  # no "Wins 0", no "Unpaid"
     alone = str(sheet_panel.records_table([{"name": "Guard", "hp": 16}], keys=("hp",)))
     assert "kl-below" not in alone  # nothing left to say below
 

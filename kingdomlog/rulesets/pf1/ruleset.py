@@ -154,7 +154,7 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
     )
     better_figures = tb.BETTER
     panel_columns: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "cities": ("hex", "capital"), "districts": ("status", "hex"), "buildings": ("district", "occupancy"),
+        "cities": ("hex", "capital"), "districts": ("status", "hex"), "buildings": ("lots", "occupancy"),
         "foreign": ("alignment", "size", "economy"), "relations": ("level", "attitude"),
         "trade_routes": ("status", "successes"), "armies": ("acr", "hp", "status"),
     }

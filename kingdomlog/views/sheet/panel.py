@@ -238,9 +238,9 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
 
     ``keys``: the fields kept as columns beside the record's name or id (its first column), in that order
     (``Ruleset.panel_columns``); every other field is said on a line below the record (``kl-below``: what holds of
-    them, a true one by its name, a number after its field's name, "Morale 2"), so that the table fits the narrow
-    panel. Without ``keys`` a table of hexes keeps its columns up to its place and says the rest below; any other
-    keeps every field a column.
+    them, a true one by its name, a number after its field's name, "Morale 2"; a false, empty or zero one left
+    out), so that the table fits the narrow panel. Without ``keys`` a table of hexes keeps its columns up to its
+    place and says the rest below; any other keeps every field a column.
 
     >>> page = str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1, "explored": True,
     ...                            "claimed": False, "features": ["bridge"], "road": None}], noun="Hex"))
@@ -297,10 +297,11 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
 
     def item(r: Mapping[str, Any], c: str) -> Html | None:
         """One field on the line below a record: a true one by its name ("Explored"), a number after its name
-        ("Morale 2"), a value that begins with its name the same ("hex 4": "Hex 4"), any other after its name and a
-        colon ("Features: Bridge"); a false or empty one not at all (a dash for each would be most of the line)."""
+        ("Morale 2"), a value that is its name and a number or code the same ("hex 4": "Hex 4"), any other after its
+        name and a colon ("Features: Bridge"); a false, empty or zero one not at all (no forfeit, no wins: a dash or
+        a 0 for each would be most of the line; pf2e's leaders read "Forfeit 0 · Leadership modifier 0 · …")."""
         v = r.get(c)
-        if v is None or v is False or v == "" or v == [] or v == {}:
+        if v is None or v is False or v == "" or v == [] or v == {} or (v == 0 and not isinstance(v, bool)):
             return None
         if v is True:
             return h("span", head[c], class_="kl-below-item")
@@ -308,7 +309,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         lead_word = f"{head[c].lower()} "
         if isinstance(v, (int, float)) and isinstance(said, str):
             key, rest = head[c], said
-        elif isinstance(said, str) and said.lower().startswith(lead_word):
+        elif isinstance(said, str) and said.lower().startswith(lead_word) and " " not in said[len(lead_word):]:
             key, rest = head[c], said[len(lead_word):]
         else:
             key, rest = f"{head[c]}:", said
