@@ -618,6 +618,12 @@ class Ruleset:
     """Which way each ``summary`` column is good for the kingdom: ``up`` (more is better: Treasury,
     Stability) or ``down`` (less is better: Unrest, Ruin). A column not named is neither (a name, a count, a
     flag): its change is shown uncoloured. Read through ``better``."""
+    panel_columns: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    """The fields of a collection of records (a field of the state: ``armies``) that the GM's kingdom panel keeps
+    as columns beside each record's name, in order: the one or two a GM scans down (pf1's army: its Army CR, HP and
+    status); the record's other fields are said on a line below it, those that are set ("Morale 2 · Hex 4"), so
+    that the table fits the narrow panel (``views.sheet.panel.records_table``). A collection not named keeps every
+    field a column (a table of hexes keeps its terrain and place and says the rest below)."""
     redacts_hidden_events: ClassVar[bool] = False
     """True when ``redact(state, viewer)`` itself removes all that events hidden from the viewer put in the
     state (Signoria's faction views are built that way). Otherwise a player's page shows the state folded from

@@ -64,6 +64,35 @@ def page_html(page: Any) -> str:
     return str(page.content()) + "\n" + str(page.evaluate(DEEP, "html"))
 
 
+def panel_records(page: str, title: str) -> list[dict[str, str]]:
+    """The records of the kingdom panel's table ``title`` (``views.sheet.panel.records_table``) as a GM reads them,
+    each its fields by their names in words: its columns by their heads, and the fields said on the line below it
+    (``kl-below``) by theirs ("Morale 2" gives ``{"Morale": "2"}``, "Features: Bridge" ``{"Features": "Bridge"}``,
+    "Hex 4" ``{"Hex": "4"}``, a true one said by its name alone ``{"Explored": "yes"}``). ``page``: the panel's
+    HTML (or a page holding it)."""
+    import html
+
+    def said(x: str) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", x)).strip()
+
+    section = next(s for s in re.findall(r"<details.*?</details>", page, re.S)
+                   if re.search(rf"<summary>{re.escape(title)} \(", s))
+    heads = [said(x) for x in re.findall(r"<th[^>]*>(.*?)</th>", section.split("</thead>")[0], re.S)]
+    out: list[dict[str, str]] = []
+    for cls, row in re.findall(r'<tr(?: class="([^"]*)")?>(.*?)</tr>', section.split("</thead>")[1], re.S):
+        if cls != "kl-below":
+            out.append(dict(zip(heads, (said(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)),
+                                strict=True)))
+            continue
+        for item in row.split('<span class="kl-below-item">')[1:]:
+            key = re.match(r'<span class="kl-below-k">(.*?)</span>(.*)', item, re.S)
+            if key is None:
+                out[-1][said(item).rstrip(" ·")] = "yes"
+            else:
+                out[-1][said(key.group(1)).removesuffix(":")] = said(key.group(2)).rstrip(" ·").strip()
+    return out
+
+
 def load_notebook(name: str) -> ModuleType:
     """Import ``notebooks/<name>.py`` as a module (its ``app`` is what the tests run)."""
     path = NOTEBOOKS / f"{name}.py"

@@ -261,3 +261,38 @@ def test_a_hexs_place_is_headed_as_its_column_and_row() -> None:
         labels = {f.name: f.label for f in place.fields}
         assert (labels["q"], labels["r"]) == ("Column", "Row"), labels
         assert not [f.help for f in place.fields if f.name in ("q", "r") and ("axial" in f.help or " q" in f.help)]
+
+
+def test_a_tables_key_fields_stay_columns_and_the_rest_are_said_below_when_set() -> None:
+    """A table given its key fields (``Ruleset.panel_columns``) keeps its record's name and them as columns, in the
+    order given, and says the fields that are set on the line below ("Morale 2"; a false, empty or zero one left
+    out, a true one by its name): pf1's Armies were 1198 px wide in the 313 px panel, 25 columns."""
+    import re
+
+    rows = [{"name": "Guard", "side": "kingdom", "hp": 16, "acr": 3, "morale": 2, "wins": 0, "unpaid": False,
+             "reserve": True, "specials": [], "hex": "hex 4", "commander": None}]
+    page = str(sheet_panel.records_table(rows, keys=("acr", "hp", "nothing_such")))
+    assert re.findall(r"<th>([^<]*)</th>", page) == ["Name", "Acr", "HP"], page
+    assert re.findall(r"<td>([^<]*)</td>", page) == ["Guard", "3", "16"], page
+    below = re.sub(r"<[^>]+>", "", page.split('<tr class="kl-below">')[1])
+    assert below == "Side: kingdom · Morale 2 · Reserve · Hex 4", below  # no "Wins 0", no "Unpaid"
+    alone = str(sheet_panel.records_table([{"name": "Guard", "hp": 16}], keys=("hp",)))
+    assert "kl-below" not in alone  # nothing left to say below
+
+
+def test_every_key_field_a_ruleset_names_is_a_field_of_its_demos_records() -> None:
+    """``panel_columns`` names collections and fields the state holds (a misspelt one would be left out quietly,
+    and its table too wide again)."""
+    from pathlib import Path
+
+    from kingdomlog.app import Campaign
+
+    for demo in ("river-kingdom", "stolen-lands", "felmonte", "aikakirjat-demo"):
+        camp = Campaign.open(Path(__file__).resolve().parents[2] / "campaigns" / demo)
+        dump = camp.turn_start().state.model_dump(mode="json")
+        assert camp.ruleset.panel_columns, demo
+        for collection, keys in camp.ruleset.panel_columns.items():
+            rows = sheet_panel._records(dump.get(collection))
+            assert rows, (demo, collection)
+            fields = {k for r in rows for k in r}
+            assert set(keys) <= fields, (demo, collection, set(keys) - fields)

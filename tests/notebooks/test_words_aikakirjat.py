@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nb_support import panel_records
 
 from kingdomlog.core.choices import FieldSpec
 from kingdomlog.core.turn import Plan
@@ -133,7 +134,9 @@ def test_the_panels_figures_and_fields_are_said_in_words(session: SheetSession) 
     assert "Years played this session" in tiles and not [x for x in tiles if re.search(r"\b(no|max)$", x)], tiles
     shown = text(html).replace("&#x27;", "'")
     assert "the Sampo Academy Academy 0 — a PC" in shown, shown
-    assert "Home (Pohjola) Temperate the players' kingdom the players' kingdom" in shown, shown
+    home = next(r for r in panel_records(html, "Provinces") if r["Province"] == "Home (Pohjola)")
+    assert (home["Terrain"], home["Owner"], home["Controller"]) == ("Temperate", "the players' kingdom",
+                                                                    "the players' kingdom"), home
     assert "Decadence 4 0" in shown and "Marsh hex" in shown and "Border Tundra Tuonela" in shown, shown
     assert not re.search(r"\b(pc|players(?!')|session no|decadence|marsh|tundra)\b", shown), shown
 

@@ -11,6 +11,8 @@ import re
 import shutil
 from pathlib import Path
 
+from nb_support import panel_records
+
 from kingdomlog.views.sheet import panel
 from kingdomlog.views.sheet.draft import load_start
 
@@ -84,26 +86,24 @@ def test_pf1_relations_among_foreign_kingdoms_name_both(tmp_path: Path) -> None:
     assert not re.findall(r"\w\|\w", " ".join(rows.values()))
 
 
-def _table(demo: str, title: str, tmp: Path) -> list[list[str]]:
-    """The rows of the panel's table ``title`` (its heading first), each cell's text."""
+def _table(demo: str, title: str, tmp: Path) -> list[dict[str, str]]:
+    """The records of the panel's table ``title``, each its fields by their names, in its columns or on the line
+    below it (``nb_support.panel_records``)."""
     folder = tmp / f"{demo}-{title}"
     shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
     start = load_start(folder, check_forms=False)
-    page = str(panel.panel_html(start.ruleset, start.state))
-    section = next(s for s in re.findall(r"<details.*?</details>", page, re.S) if f"<summary>{title} (" in s)
-    return [[html_.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<t[hd]>(.*?)</t[hd]>", r, re.S)]
-            for r in re.findall(r"<tr>(.*?)</tr>", section, re.S)]
+    return panel_records(str(panel.panel_html(start.ruleset, start.state)), title)
 
 
 def test_an_id_two_collections_share_is_said_by_the_one_its_column_names(tmp_path: Path) -> None:
     """Signoria's battles at Marburg say the province "Marburg" (it read "Doge of Marburg", the faction keyed by
     the same id); pf1's buildings and districts say their city by name ("Tatzlford"; it read "C1")."""
     battles = _table("felmonte", "Battles", tmp_path)
-    where = [r[battles[0].index("Province")] for r in battles[1:]]
+    where = [r["Province"] for r in battles]
     assert where == ["Marburg", "Marburg", "Marburg", "Fabia"], battles
     for title in ("Buildings", "Districts"):
         rows = _table("river-kingdom", title, tmp_path)
-        cities = {r[rows[0].index("City")] for r in rows[1:]}
+        cities = {r["City"] for r in rows}
         assert cities == {"Tatzlford", "Oleg's Trading Post"}, (title, rows[:3])
 
 
@@ -131,6 +131,5 @@ def test_a_settlement_offered_counts_its_blocks_and_lots_in_words(tmp_path: Path
 def test_a_named_record_in_a_cell_is_said_by_its_name_first(tmp_path: Path) -> None:
     """The Tatzlford Guard's commander reads "Amiri (…)" (it read "name Amiri; cha 0; …", the record's keys)."""
     armies = _table("river-kingdom", "Armies", tmp_path)
-    guard = next(r for r in armies[1:] if r[0] == "Tatzlford Guard")
-    said = guard[armies[0].index("Commander")]
+    said = next(r for r in armies if r["Name"] == "Tatzlford Guard")["Commander"]
     assert said.startswith("Amiri (") and "name Amiri" not in said, said

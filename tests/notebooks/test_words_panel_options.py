@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from nb_support import panel_records
 
 from kingdomlog.views.sheet import panel as sheet_panel
 from kingdomlog.views.sheet.draft import load_start
@@ -78,11 +79,14 @@ def test_a_figures_word_is_headed(panels: dict[str, str]) -> None:
 def test_a_records_field_is_said_as_the_spec_names_it(panels: dict[str, str]) -> None:
     sig = text(panels["felmonte"])
     assert "| Non-aggression pact | Duke Fabian | Signor Gusso |" in sig and "| Trade agreement |" in sig, sig
-    assert "| Duke Fabian | player faction |" in sig and "| Signor Gusso | neutral faction |" in sig
+    kinds = {r["Name"]: r["Kind"] for r in panel_records(panels["felmonte"], "Factions")}
+    assert kinds["Duke Fabian"] == "player faction" and kinds["Signor Gusso"] == "neutral faction", kinds
     assert not re.search(r"\bnon aggression\b|seek a trade treaty", sig)
     pf2e = text(panels["stolen-lands"])
     assert "| Culture or Stability checks |" in pf2e and "ability in [" not in pf2e, pf2e
-    assert "| Ruler | Ysolde | a PC |" in pf2e and "| Emissary | Old Hobb | an NPC |" in pf2e  # they read "pc", "npc"
+    leaders = {r["Leader"]: (r["Holder"], r["Kind"]) for r in panel_records(panels["stolen-lands"], "Leaders")}
+    assert leaders["Ruler"] == ("Ysolde", "a PC") and leaders["Emissary"] == ("Old Hobb", "an NPC"), leaders  # they
+    # read "pc", "npc"
     assert "| Is NPC |" in text(panels["river-kingdom"])  # it read "Is npc"
 
 

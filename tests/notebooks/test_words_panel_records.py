@@ -9,6 +9,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+from nb_support import panel_records
+
 from kingdomlog.app import Campaign
 from kingdomlog.views.sheet import panel as sheet_panel
 
@@ -16,11 +18,21 @@ DEMOS = Path(__file__).resolve().parents[2] / "campaigns"
 
 
 @cache
-def _panel(demo: str) -> tuple[str, Campaign]:
-    """The panel's text as the GM sheet draws it (``views.sheet.live.page``: with the campaign's name known)."""
+def _page(demo: str) -> tuple[str, Campaign]:
+    """The panel's HTML as the GM sheet draws it (``views.sheet.live.page``: with the campaign's name known)."""
     camp = Campaign.open(DEMOS / demo)
-    out = str(sheet_panel.panel_html(camp.ruleset, camp.turn_start().state, known=sheet_panel.campaign_names(camp)))
+    return str(sheet_panel.panel_html(camp.ruleset, camp.turn_start().state,
+                                      known=sheet_panel.campaign_names(camp))), camp
+
+
+def _panel(demo: str) -> tuple[str, Campaign]:
+    """The panel's text, its cells parted by "|"."""
+    out, camp = _page(demo)
     return html.unescape(re.sub(r"\s*\|\s*(\|\s*)+", " | ", re.sub(r"<[^>]+>", " | ", out))), camp
+
+
+def _fields(record: dict[str, str], *names: str) -> tuple[str, ...]:
+    return tuple(record[n] for n in names)
 
 
 def test_a_characters_activity_is_the_order_that_took_them() -> None:
@@ -66,8 +78,14 @@ def test_pf1s_districts_buildings_routes_and_features_by_name() -> None:
     text, camp = _panel("river-kingdom")
     state = camp.turn_start().state
     assert state.trade_routes[1].origin == "C1" and "D1" in state.districts  # the stored ids
-    assert "| district 1 of Tatzlford | Tatzlford | hex 0 |" in text  # a hex as the map labels it (it read "h0")
-    assert "| Shrine (Tatzlford) | Shrine | Tatzlford | district 1 of Tatzlford |" in text
-    assert "| goods route from Tatzlford to Mivon | goods | Mivon | Tatzlford | Mivon |" in text
+    page = _page("river-kingdom")[0]
+    districts = {r["District"]: _fields(r, "City", "Hex") for r in panel_records(page, "Districts")}
+    assert districts["district 1 of Tatzlford"] == ("Tatzlford", "hex 0"), districts  # a hex as the map labels it
+    # (it read "h0")
+    buildings = {r["Building"]: _fields(r, "Type", "City", "District") for r in panel_records(page, "Buildings")}
+    assert buildings["Shrine (Tatzlford)"] == ("Shrine", "Tatzlford", "district 1 of Tatzlford"), buildings
+    routes = {r["Trade route"]: _fields(r, "Type", "Partner", "Origin", "Destination")
+              for r in panel_records(page, "Trade routes")}
+    assert routes["goods route from Tatzlford to Mivon"] == ("goods", "Mivon", "Tatzlford", "Mivon"), routes
     assert "| town (Oleg's Trading Post) |" in text and "TOWN" not in text
     assert not re.search(r"\| [BCDT]\d+ \|", text)

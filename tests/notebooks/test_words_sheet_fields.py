@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nb_support import panel_records
 
 from kingdomlog.core.choices import validate_choices
 from kingdomlog.core.errors import InputError
@@ -98,7 +99,8 @@ def test_the_header_says_the_log_and_the_draft_in_words(tmp_path: Path) -> None:
 def test_pf1_panel_heads_columns_in_words(tmp_path: Path) -> None:
     start = start_of("river-kingdom", tmp_path)
     page = str(sheet_panel.panel_html(start.ruleset, start.state))
-    heads = {html.unescape(x) for x in re.findall(r"<th[^>]*>([^<]*)</th>", page)}
+    heads = {html.unescape(x) for x in re.findall(r"<th[^>]*>([^<]*)</th>", page)}  # a column's, or a field's
+    heads |= {k for t in ("Trade routes", "Armies") for r in panel_records(page, t) for k in r}  # on a line below
     assert {"Trade route length", "Route modifier", "Length modifier", "Offense modifier", "Defense value",
             "Hit dice", "Army CR"} <= heads, heads
     assert not heads & {"Trl", "Rm", "Lm", "Om", "Dv", "Hd", "Acr"}, heads

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
@@ -49,6 +49,9 @@ class Aikakirjat(Ruleset):
         "unrest", "militia", "corruption_points", "research_points", "technology_level",
     )
     better_figures = tables.BETTER
+    panel_columns: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "neighbours": ("diplomacy", "status"), "provinces": ("terrain", "owner"),
+    }
 
     @property
     def options(self) -> Sequence[OptionSpec]:

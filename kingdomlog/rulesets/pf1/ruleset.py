@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
 
@@ -153,6 +153,11 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         "consumption", "fame", "infamy", "buildings",
     )
     better_figures = tb.BETTER
+    panel_columns: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "cities": ("hex", "capital"), "districts": ("status", "hex"), "buildings": ("lots", "occupancy"),
+        "foreign": ("alignment", "size", "economy"), "relations": ("level", "attitude"),
+        "trade_routes": ("status", "successes"), "armies": ("acr", "hp", "status"),
+    }
 
     @property
     def options(self) -> Sequence[OptionSpec]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
@@ -145,6 +145,10 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
     )
     """The summary columns the player view charts over turns, in order."""
     better_figures = T.BETTER
+    panel_columns: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "leaders": ("holder", "invested"), "settlements": ("level", "hex"), "used_last_turn": ("role", "skill"),
+        "army_units": ("level", "hp", "ac"),
+    }
 
     @property
     def options(self) -> Sequence[OptionSpec]:

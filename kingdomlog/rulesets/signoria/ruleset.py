@@ -9,7 +9,7 @@ the last turn (12 by default) is ``final_tally``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
@@ -67,6 +67,11 @@ class SignoriaRuleset(CopyOnWriteRuleset):
     aliases = ("Синьория", "signoria-felmonte", "Signoria of Felmonte")
     turn_unit = "month"
     redacts_hidden_events = True  # each faction's view is its own belief, built by redact from the truth
+    panel_columns: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "factions": ("power", "piety", "wealth", "army"), "characters": ("role", "employer"),
+        "treaties": ("parties", "neutral", "active"), "command": ("stake", "success"),
+        "battles": ("province", "winner"),
+    }
 
     @property
     def options(self) -> Sequence[OptionSpec]:

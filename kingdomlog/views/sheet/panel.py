@@ -2,7 +2,8 @@
 
 Built from any ruleset's state: the main figures (``Ruleset.summary``) with what the
 draft does to them, then every collection of records the state holds (leaders,
-settlements, hexes, factions, ...) as a table, with an urban grid drawn for records
+settlements, hexes, factions, ...) as a table (a wide one keeps as columns the fields its ruleset names,
+``Ruleset.panel_columns``, and says the others on a line below each record), with an urban grid drawn for records
 that carry one (``blocks``: per block, its lots), numbers kept against a capacity shown
 as ``4 / 8`` (``commodities`` against ``storage``), and the remaining fields folded away.
 """
@@ -231,10 +232,15 @@ def column_words(field: str, name: Namer | None = None) -> str:
 
 
 def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "",
-                  collection: str = "") -> Html:
+                  collection: str = "", keys: Sequence[str] | None = None) -> Html:
     """A table of records; identifying columns first, grid fields left to the grid drawing; a hex's axial ``q`` and
-    ``r`` headed as its column and row (``HEX_PLACE``), and its other fields said on a line below it (``kl-below``:
-    what holds of them, a true one by its name), so that a table of hexes fits the panel.
+    ``r`` headed as its column and row (``HEX_PLACE``).
+
+    ``keys``: the fields kept as columns beside the record's name or id (its first column), in that order
+    (``Ruleset.panel_columns``); every other field is said on a line below the record (``kl-below``: what holds of
+    them, a true one by its name, a number after its field's name, "Morale 2"; a false, empty or zero one left
+    out), so that the table fits the narrow panel. Without ``keys`` a table of hexes keeps its columns up to its
+    place and says the rest below; any other keeps every field a column.
 
     >>> page = str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1, "explored": True,
     ...                            "claimed": False, "features": ["bridge"], "road": None}], noun="Hex"))
@@ -242,6 +248,10 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     '<tr><th class="kl-hex">Hex</th><th>Terrain</th><th>Column</th><th>Row</th></tr>'
     >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
     'Explored · Features: bridge'
+    >>> page = str(records_table([{"name": "Guard", "hp": 16, "morale": 2, "hex": "hex 4", "unpaid": False,
+    ...                            "tactics": ["flankers"]}], keys=("hp",)))
+    >>> re.findall("<th>([^<]+)</th>", page), re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
+    (['Name', 'HP'], 'Morale 2 · Hex 4 · Tactics: flankers')
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
@@ -275,26 +285,44 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
 
     # a hex's column keeps its words on one line ("hex 0" wrapped in the narrow panel): ``.kl-hex`` in ``CSS``
     kind = {c: "kl-hex" if field[c] == "hex" else None for c in cols}
-    # a hex's fields after its place are said on a line below it, not as columns: pf1's thirteen columns were 663 px
-    # wide in the 313 px panel at 1280 px, "Explored" cut and eight columns past it out of sight
-    lead = max(cols.index("q"), cols.index("r")) + 1 if place else len(cols)
+    # the columns kept, the rest said on a line below each record: in the 313 px panel at 1280 px pf1's Armies
+    # were 1198 px wide (25 columns), its Hexes 663 (13), signoria's Factions 1008 (20), a unit's morale out of sight
+    if keys is not None:
+        lead = cols[:1] + [c for c in keys if c in cols and c not in cols[:1]]
+    elif place:
+        lead = cols[:max(cols.index("q"), cols.index("r")) + 1]
+    else:
+        lead = list(cols)
     head = dict(zip(cols, heads, strict=True))
 
-    def below(r: Mapping[str, Any]) -> Html | None:
-        """The line below a record: what holds of its fields past ``lead`` ("Explored · Features: Bridge"); a field
-        that is false or empty is left out (a dash for each would be most of the line)."""
-        items = []
-        for c in cols[lead:]:
-            v = r.get(c)
-            if v is True:
-                items.append(h("span", head[c], class_="kl-below-item"))
-            elif not (v is None or v is False or v == "" or v == [] or v == {}):
-                items.append(h("span", h("span", f"{head[c]}:", class_="kl-below-k"), " ",
-                               h("span", cell(r, c), class_=kind[c]), class_="kl-below-item"))
-        return h("tr", h("td", join(items, " · "), colspan=lead), class_="kl-below") if items else None
+    def item(r: Mapping[str, Any], c: str) -> Html | None:
+        """One field on the line below a record: a true one by its name ("Explored"), a number after its name
+        ("Morale 2"), a value that is its name and a number or code the same ("hex 4": "Hex 4"), any other after its
+        name and a colon ("Features: Bridge"); a false, empty or zero one not at all (no forfeit, no wins: a dash or
+        a 0 for each would be most of the line; pf2e's leaders read "Forfeit 0 · Leadership modifier 0 · …")."""
+        v = r.get(c)
+        if v is None or v is False or v == "" or v == [] or v == {} or (v == 0 and not isinstance(v, bool)):
+            return None
+        if v is True:
+            return h("span", head[c], class_="kl-below-item")
+        said = cell(r, c)
+        lead_word = f"{head[c].lower()} "
+        if isinstance(v, (int, float)) and isinstance(said, str):
+            key, rest = head[c], said
+        elif isinstance(said, str) and said.lower().startswith(lead_word) and " " not in said[len(lead_word):]:
+            key, rest = head[c], said[len(lead_word):]
+        else:
+            key, rest = f"{head[c]}:", said
+        return h("span", h("span", key, class_="kl-below-k"), " ", h("span", rest, class_=kind[c]),
+                 class_="kl-below-item")
 
-    return h("table", h("thead", h("tr", (h("th", head[c], class_=kind[c]) for c in cols[:lead]))),
-             h("tbody", ((h("tr", (h("td", cell(r, c), class_=kind[c]) for c in cols[:lead])), below(r))
+    def below(r: Mapping[str, Any]) -> Html | None:
+        """The line below a record: what holds of its fields that are not columns ("Explored · Morale 2")."""
+        items = [x for x in (item(r, c) for c in cols if c not in lead) if x is not None]
+        return h("tr", h("td", join(items, " · "), colspan=len(lead)), class_="kl-below") if items else None
+
+    return h("table", h("thead", h("tr", (h("th", head[c], class_=kind[c]) for c in lead))),
+             h("tbody", ((h("tr", (h("td", cell(r, c), class_=kind[c]) for c in lead)), below(r))
                          for r in rows)),
              class_="kl-table kl-panel-table")
 
@@ -521,8 +549,9 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
     for k, v in dump.items():
         rows_ = _records(v)
         if rows_ is not None:
+            keys = ruleset.panel_columns.get(k) if ruleset is not None else None  # the columns a GM scans down
             parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
-                           records_table(rows_, name, singular(words(k)), k), (grid_html(r, say) for r in rows_),
+                           records_table(rows_, name, singular(words(k)), k, keys), (grid_html(r, say) for r in rows_),
                            class_="kl-panel-sec", open=True))
         elif k not in summary and k not in used and not _shown(k, v, summary) and k != kept:
             other[k] = v
