@@ -80,4 +80,12 @@ def state(kernel: threading.Thread) -> str:
     return HERE  # OPEN or CONNECTING: a browser is there, or about to be given the page
 
 
-__all__ = ["AWAY", "GONE", "HERE", "UNKNOWN", "kernel_thread", "register", "state"]
+def looking(kernel: threading.Thread) -> bool | None:
+    """For a watcher of the page whose kernel runs in ``kernel``, at each of its turns: True to look (a browser is
+    there, or the page is not one ``kingdomlog serve`` made), False to do nothing this turn (no browser: keep what
+    was last seen, so the first look once one is back catches up), None to stop (the session is gone)."""
+    now = state(kernel)
+    return None if now == GONE else now != AWAY
+
+
+__all__ = ["AWAY", "GONE", "HERE", "UNKNOWN", "kernel_thread", "looking", "register", "state"]

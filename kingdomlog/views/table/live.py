@@ -199,10 +199,10 @@ def tick(lv: Live, kernel: threading.Thread) -> bool | None:
     ``lv`` last saw is kept, so the first look once a browser is back catches up with everything that moved
     meanwhile (the feed, the proposals, the seats' waits, a turn committed). True when it looked, False when
     it did not, None when the session is gone (the watcher stops)."""
-    now = browsers.state(kernel)
-    if now == browsers.GONE:
+    go = browsers.looking(kernel)
+    if go is None:
         return None
-    if now == browsers.AWAY:
+    if not go:
         lv.idle += 1
         return False
     try:
