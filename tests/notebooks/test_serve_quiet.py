@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from nb_support import LAUNCH, SECRET, copy_demo, page_text
+from nb_support import DRAWN, LAUNCH, SECRET, copy_demo, page_text
 from test_serve_warm import InProcess, _open, all_ready, until
 
 from kingdomlog.app import Campaign
@@ -192,5 +192,55 @@ def test_a_closed_sessions_watcher_stops(tmp_path: Path) -> None:
 
             until(made_again, 150, "the pages were not made again")
             until(lambda: watchers() == pages, 10, f"the closed pages' watchers still run ({watchers()})")
+    finally:
+        srv.stop()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_gm_sheets_table_panel_draws_nothing_while_its_tab_is_away_and_catches_up_when_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GM sheet's table panel (``views.sheet.table.watch``) as a table page's feed: a line said at the table
+    while the GM's connection is away is not drawn for nobody; it is on the panel once the sheet reconnects."""
+    from marimo._session.model import ConnectionState
+    from playwright.sync_api import sync_playwright
+
+    from kingdomlog.views.sheet import table as panel
+
+    folder = copy_demo(tmp_path / "stolen-lands")
+    keys = Credentials.load(folder).issue(["gm", *Campaign.open(folder).players(), "public"])
+    srv = InProcess(folder, gm_sheet=True)
+    gm = next(r.app for r in srv.app.app.routes if r.app.owner == "gm" and r.path == "/gm")  # type: ignore[attr-defined]
+    manager = gm.app.app.state.session_manager
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=LAUNCH)
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1600})
+            ctx.add_cookies([{"name": COOKIE, "value": keys["gm"], "url": srv.base}])
+            ctx.add_init_script(WS_SPY)
+            page = ctx.new_page()
+            page.goto(f"{srv.base}/gm/")
+            page.locator(DRAWN).first.wait_for(timeout=180_000)
+            [session] = [s for s in manager.sessions.values() if s.room.main_consumer]
+
+            drawn: list[int] = []
+            real = panel.draw
+
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                drawn.append(1)
+                return real(*args, **kwargs)
+
+            monkeypatch.setattr(panel, "draw", counted)
+            page.evaluate("() => { window.__klAway = true; window.__klSockets.forEach(w => w.close()); }")
+            until(lambda: session.connection_state() == ConnectionState.ORPHANED, 30, "the sheet did not leave")
+            camp = Campaign.open(folder)
+            tbl.say(camp, camp.viewer("kesh"), "SAY-9041: the GM should see this")
+            time.sleep(1.2)  # twelve of the watcher's turns
+            assert drawn == []
+            page.evaluate("() => { window.__klAway = false; }")
+            until(lambda: session.connection_state() == ConnectionState.OPEN, 60, "the sheet did not reconnect")
+            page.get_by_text("SAY-9041: the GM should see this").first.wait_for(timeout=30_000)
+            assert drawn and [s for s in manager.sessions.values() if s.room.main_consumer] == [session]
+            browser.close()
     finally:
         srv.stop()
