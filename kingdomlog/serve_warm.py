@@ -26,6 +26,9 @@ The rules:
   arguments, run once by marimo's own instantiate; only the second instantiate the browser's connection asks for
   is not done (the notebook has run). Its id is random and never sent anywhere; a browser's connection takes it
   under the browser's own session id.
+- **Quiet until handed.** A warm session has no browser: its page's watcher (``views.table.live``) computes
+  nothing when the log moves (``views.table.browsers``); the browser it is handed to gets its outputs as made, and the
+  watcher's first look then catches up with what moved since (a line of talk, the GM's draft).
 - **A failed run is not handed.** A session made ahead whose notebook run ended in an error (a cell's error other
   than a stop) is closed at the open instead; the browser gets a new session, as before.
 """
@@ -55,8 +58,8 @@ def _spares() -> int:
 
 
 SPARES = _spares()
-"""Warm sessions kept per page (each a kernel thread of the server, as an open page is, its watcher looking at four
-files ten times a second): ``$KINGDOMLOG_TABLE_AHEAD``, 1 unless set (0 to 4)."""
+"""Warm sessions kept per page (each a kernel thread of the server, as an open page is; its watcher idle until a
+browser is handed the page): ``$KINGDOMLOG_TABLE_AHEAD``, 1 unless set (0 to 4)."""
 MAKE_EVERY = 1.0
 """How often the keeper looks whether a page lacks its warm session or the head moved, in seconds."""
 SETTLE = 2.0

@@ -44,6 +44,11 @@ background at the start and once the log's head has moved and settled, and hande
 that page (once, and only at the head it was made at); marimo sends it the session's outputs instead of running
 the notebook again.
 
+A page no browser looks at costs nothing when the log moves: every session's kernel is registered as it is
+created (``views.table.browsers``), and a table page's watcher (``views.table.live``) looks only while a browser
+is connected (not for a tab gone within marimo's 120 s TTL, nor for a page made ahead until it is handed), catches
+up at once when one is, and stops when its session is closed.
+
 Pages opened at the same moment run in threads of this one process: the modules their kernels import are imported
 at the start (``preload``), and one thread at a time builds or compiles a Python AST (``notebook_server.serialize_ast``:
 CPython 3.11's converter is not safe across threads). A marimo page that fails all the same as it opens says so in
@@ -74,6 +79,7 @@ from kingdomlog.app import Campaign
 from kingdomlog.core.errors import ConflictError, InputError, KingdomlogError
 from kingdomlog.notebook_server import PrivateApp, notebook, path_scrubber, serialize_ast
 from kingdomlog.serve_warm import WarmSessions, keep_warm
+from kingdomlog.views.table import browsers
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -503,6 +509,14 @@ def kept_notebook(nb: Path) -> tuple[Any, type]:
     class Manager(SessionManager):
         warm: Any = None
         """The page's ``serve_warm.WarmSessions`` (a table page served by ``build``), or None."""
+
+        async def _create_session(self, *args: Any, **kwargs: Any) -> Any:
+            """marimo's new session (a browser's, or a page made ahead), its kernel registered (``browsers``): a
+            kernel's threads (a table page's watcher) then do no work while no browser is connected, and stop
+            once the session is closed."""
+            session = await super()._create_session(*args, **kwargs)
+            browsers.register(session)
+            return session
 
         def app_manager(self, key: Any) -> Any:  # the page's HTML (its app's configuration) and /public/ (its folder)
             workspace = self.workspace

@@ -31,12 +31,12 @@ class InProcess:
     ``__spec__`` (seen in a full run: tests/signoria/test_table.py's real-process tests).
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, gm_sheet: bool = False) -> None:
         import uvicorn
 
         self.main = sys.modules["__main__"]
 
-        self.app, _ = build(folder, tick=None, gm_sheet=False)
+        self.app, _ = build(folder, tick=None, gm_sheet=gm_sheet)
         self.port = free_port()
         config = uvicorn.Config(self.app, host="127.0.0.1", port=self.port, log_level="warning",
                                 ws="websockets-sansio", lifespan="on", timeout_graceful_shutdown=5)

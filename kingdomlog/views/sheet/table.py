@@ -17,7 +17,9 @@ HTML pushed to the page, no cell run, so a quiet table costs the page nothing); 
 (``SheetSession`` keys its preview by the accepted rows, ``accepted_mark``). The panel is one anywidget
 (``TablePanel``) whose HTML is set from Python: its script swaps the HTML and keeps what the GM was typing in a
 note box (and the cursor) unless that box's note was just used (its ``epoch`` moved). A click sends ``press``
-(what, which proposal, the note), which ``act`` takes once.
+(what, which proposal, the note), which ``act`` takes once. Served by ``kingdomlog serve``, the watcher looks only
+while the GM's browser is connected (``views.table.browsers``: a tab gone within marimo's TTL draws nothing, and
+catches up at once when it is back) and stops when the sheet's session is closed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from kingdomlog.app.table import Proposal, TableFile, Trial
 from kingdomlog.core.errors import InputError, KingdomlogError
 from kingdomlog.core.viewers import GM_VIEWER
 from kingdomlog.views.html import EMPTY, Html, h, marimo_html, style
+from kingdomlog.views.table import browsers
 from kingdomlog.views.table.feed import feed_html
 
 if TYPE_CHECKING:
@@ -440,11 +443,17 @@ def watch(session: SheetSession, widget: Any, moved: Callable[[Any], None]) -> N
 
     if not session.start.camp.players() or not mo.running_in_notebook():
         return  # no table, or a run as a script (tests, an export): nothing to keep live
+    kernel = threading.current_thread()  # the page's kernel (marimo's run mode: a thread of the server)
 
     def run() -> None:
         me = mo.current_thread()
         while not me.should_exit and not session.done:
             time.sleep(WATCH_EVERY)
+            go = browsers.looking(kernel)  # served: nothing while the GM's tab is away, stop once it is closed
+            if go is None:
+                return
+            if not go:
+                continue
             with contextlib.suppress(OSError, KingdomlogError):  # a file mid-write: the next look reads it
                 follow(session, widget, moved)
 

@@ -15,6 +15,12 @@ what they draw changes:
   (``month_mark``), never for a roll, a declaration or a line of talk: ``waited`` is called;
 - **the whole page** when the GM committed the turn (the page opens the next): ``turned`` is called.
 
+Served by ``kingdomlog serve``, the watcher looks only while a browser is connected to the page (``tick``,
+``views.table.browsers``): a page whose browser left (marimo keeps its session two minutes for a dropped connection)
+or a page made ahead not opened yet computes nothing when the log moves; the first look once a browser is back
+catches up with all of it (what it last saw is kept). The watcher stops when the page's session is closed (marimo
+leaves a closed kernel's threads running).
+
 The viewer rule holds by construction: each page has its own ``Live`` (made in its own session), and every
 HTML it sets is computed for ``page.viewer`` by the same functions the page drew before (``app.table.feed``
 for the feed, ``app.table.mine`` for the proposals: ``seat.feed_of``, ``seat.listing``). Nothing is shared
@@ -40,10 +46,11 @@ from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl
 from kingdomlog.core.errors import KingdomlogError
 from kingdomlog.views.html import Html, h, join, style
+from kingdomlog.views.table import browsers
 from kingdomlog.views.table import seat as st
 
 __all__ = ["ESM", "WATCH_EVERY", "Live", "LivePart", "live", "look", "month_mark", "proposals_html", "refresh", "shown",
-           "watch"]
+           "tick", "watch"]
 
 ESM = r"""
 function render({ model, el }) {
@@ -118,6 +125,8 @@ class Live:
     waits: tuple[str, ...] | None = None
     pushed: int = 0
     """How many times a part's HTML was set (a test reads it)."""
+    idle: int = 0
+    """How many of the watcher's turns found no browser on the page and did nothing (``tick``; a test reads it)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Held during a look: the watcher and the page's cells (after a press) both look."""
 
@@ -183,22 +192,42 @@ WATCH_EVERY = 0.1
 """How often the watcher looks at the files (``seat.mark``: a few ``stat`` calls), in seconds."""
 
 
+def tick(lv: Live, kernel: threading.Thread) -> bool | None:
+    """One turn of the watcher of ``lv``'s page, whose kernel runs in ``kernel``: a ``look`` when a browser is
+    there (``browsers.state``: ``HERE``, or ``UNKNOWN`` when the page is not served by ``kingdomlog serve``);
+    none while it is away (its browser left within marimo's TTL, or a page made ahead not handed yet): what
+    ``lv`` last saw is kept, so the first look once a browser is back catches up with everything that moved
+    meanwhile (the feed, the proposals, the seats' waits, a turn committed). True when it looked, False when
+    it did not, None when the session is gone (the watcher stops)."""
+    go = browsers.looking(kernel)
+    if go is None:
+        return None
+    if not go:
+        lv.idle += 1
+        return False
+    try:
+        return look(lv)
+    except (OSError, KingdomlogError):  # a file mid-write: the next look reads it
+        with lv.lock:
+            lv.seen = None
+        return False
+
+
 def watch(lv: Live) -> None:
-    """Keep the page live: the first ``look`` now (the page is drawn from it), then a ``mo.Thread`` that looks
-    every ``WATCH_EVERY`` s until the cell that started it runs again. A quiet table runs nothing."""
+    """Keep the page live: the first ``look`` now (the page is drawn from it), then a ``mo.Thread`` that ticks
+    (``tick``) every ``WATCH_EVERY`` s until the cell that started it runs again or the page's session is
+    closed. A quiet table, or a page no browser looks at, runs nothing."""
     look(lv, force=True)
     if not mo.running_in_notebook():
         return  # a run as a script (tests, an export): nothing to keep live
+    kernel = threading.current_thread()  # the page's kernel (marimo's run mode: a thread of the server)
 
     def run() -> None:
         me = mo.current_thread()
         while not me.should_exit:
             time.sleep(WATCH_EVERY)
-            try:
-                look(lv)
-            except (OSError, KingdomlogError):  # a file mid-write: the next look reads it
-                with lv.lock:
-                    lv.seen = None
+            if tick(lv, kernel) is None:
+                return
 
     mo.Thread(target=run, daemon=True, name="kingdomlog-table-live").start()
 
