@@ -166,8 +166,10 @@ def marimo_main() -> None:
 
     from kingdomlog.core.ruleset import discover
     from kingdomlog.views.sheet import draft as sheet  # noqa: F401  (for the sessions)
+    from kingdomlog.views.table import browsers
 
     discover()
+    browsers.register_sessions()  # a closed tab's session: its watchers (the sheet's table panel) stop with it
     sys.argv = ["marimo", *sys.argv[1:]]
     runpy.run_module("marimo", run_name="__main__", alter_sys=True)
 
@@ -562,7 +564,10 @@ def build_app(nb: Path, password: str, *, campaign: Path) -> PrivateApp:
     """The run-mode app of ``nb`` behind its password, wrapped in ``PrivateApp``."""
     import marimo
 
+    from kingdomlog.views.table import browsers
+
     serialize_ast()
+    browsers.register_sessions()  # a page whose tab left: its watchers do no work, and stop with its session
     inner = marimo.create_asgi_app(quiet=True, include_code=False, token=password, show_tracebacks=False) \
         .with_app(path="", root=str(nb)).build()
     here = Path.cwd()

@@ -461,6 +461,9 @@ def kept_notebook(nb: Path) -> tuple[Any, type]:
     from marimo._session.notebook.serializer import get_notebook_serializer
     from marimo._utils.marimo_path import MarimoPath
 
+    browsers.register_sessions()  # each new session (a browser's, or a page made ahead) has its kernel registered:
+    # its threads (a table page's watcher) do no work while no browser is connected, and stop once it is closed
+
     class FromParsed(AppFileManager):
         """marimo's ``AppFileManager`` whose app is built from a kept parse rather than by reading the file."""
 
@@ -509,14 +512,6 @@ def kept_notebook(nb: Path) -> tuple[Any, type]:
     class Manager(SessionManager):
         warm: Any = None
         """The page's ``serve_warm.WarmSessions`` (a table page served by ``build``), or None."""
-
-        async def _create_session(self, *args: Any, **kwargs: Any) -> Any:
-            """marimo's new session (a browser's, or a page made ahead), its kernel registered (``browsers``): a
-            kernel's threads (a table page's watcher) then do no work while no browser is connected, and stop
-            once the session is closed."""
-            session = await super()._create_session(*args, **kwargs)
-            browsers.register(session)
-            return session
 
         def app_manager(self, key: Any) -> Any:  # the page's HTML (its app's configuration) and /public/ (its folder)
             workspace = self.workspace

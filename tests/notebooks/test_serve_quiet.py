@@ -244,3 +244,44 @@ def test_the_gm_sheets_table_panel_draws_nothing_while_its_tab_is_away_and_catch
             browser.close()
     finally:
         srv.stop()
+
+
+def test_every_process_that_serves_pages_registers_its_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kingdomlog gm`` (marimo's own ``run``, ``notebook_server.marimo_main``) and the player pages of ``share`` /
+    ``orders`` (``build_app``) make marimo's session manager register each session as ``serve`` does: before, a
+    GM sheet reloaded left its table panel's watcher looking at the table for good (an unregistered kernel's
+    threads see ``UNKNOWN`` and behave as if a browser were there)."""
+    from marimo._server.session_manager import SessionManager
+
+    kernel = threading.Thread(target=time.sleep, args=(5,), daemon=True)
+    kernel.start()
+    made = _Session(kernel)
+
+    async def create(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return made
+
+    monkeypatch.setattr(SessionManager, "_create_session", create)
+    assert browsers.state(kernel) == browsers.UNKNOWN
+    browsers.register_sessions()
+    browsers.register_sessions()  # once: a second call does not wrap the wrapper
+    import asyncio
+
+    assert asyncio.run(SessionManager._create_session(object())) is made
+    assert browsers.state(kernel) == browsers.AWAY  # registered: no browser, so its watchers rest
+
+    import subprocess
+    import sys
+
+    code = ("import runpy; runpy.run_module = lambda *a, **k: None\n"
+            "from marimo._server.session_manager import SessionManager as M\n"
+            "from kingdomlog.notebook_server import marimo_main, build_app, notebook\n"
+            "import pathlib, sys\n"
+            "before = getattr(M._create_session, '_kl_registers', False)\n"
+            "if sys.argv[1] == 'gm': marimo_main()\n"
+            "else: build_app(notebook('table_page'), 'pw', campaign=pathlib.Path('campaigns/stolen-lands'))\n"
+            "print(before, getattr(M._create_session, '_kl_registers', False))\n")
+    root = Path(__file__).resolve().parents[2]
+    for how in ("gm", "share"):
+        out = subprocess.run([sys.executable, "-c", code, how], cwd=root, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.split() == ["False", "True"], (how, out.stdout, out.stderr[-500:])

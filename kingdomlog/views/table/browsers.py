@@ -9,8 +9,10 @@ is closed either: its kernel ends, they do not. Measured (``kingdomlog serve``, 
 left the five table pages made ahead at the old head closed with their watchers still looking, 5 more threads
 per commit, each computing its page again at every new head, for good.
 
-Here the server registers each session's kernel thread as the session is created (``register``, from the page's
-session manager), and a thread of that kernel asks ``state(kernel)``:
+Here each session's kernel thread is registered as the session is created (``register``; ``register_sessions``
+makes marimo's session manager do it, in every process that serves a page: ``kingdomlog serve``, ``kingdomlog gm``
+and the player pages of ``share``/``orders``, whose sessions outlived their tabs the same way: each reload of the GM
+sheet left a watcher of its table panel looking for good), and a thread of that kernel asks ``state(kernel)``:
 
 - ``HERE``: a browser is connected (or connecting);
 - ``AWAY``: none is (its browser left within the TTL, or a page made ahead not handed yet): do no work, and look
@@ -57,6 +59,24 @@ def register(session: Any) -> bool:
     return True
 
 
+def register_sessions() -> None:
+    """Make marimo's session manager register each session it creates (``register``), once per process: called
+    where a process starts serving pages (``server.build``, ``notebook_server.marimo_main`` and ``build_app``)."""
+    from marimo._server.session_manager import SessionManager
+
+    made = SessionManager._create_session
+    if getattr(made, "_kl_registers", False):
+        return
+
+    async def _create_session(self: Any, *args: Any, **kwargs: Any) -> Any:
+        session = await made(self, *args, **kwargs)
+        register(session)
+        return session
+
+    _create_session._kl_registers = True  # type: ignore[attr-defined]
+    SessionManager._create_session = _create_session  # type: ignore[method-assign]
+
+
 def state(kernel: threading.Thread) -> str:
     """Whether a browser looks at the page whose kernel runs in ``kernel`` (``HERE``, ``AWAY``, ``GONE``,
     ``UNKNOWN``: the module's docstring). Cheap: a dictionary look-up and marimo's ``connection_state()``."""
@@ -88,4 +108,5 @@ def looking(kernel: threading.Thread) -> bool | None:
     return None if now == GONE else now != AWAY
 
 
-__all__ = ["AWAY", "GONE", "HERE", "UNKNOWN", "kernel_thread", "looking", "register", "state"]
+__all__ = ["AWAY", "GONE", "HERE", "UNKNOWN", "kernel_thread", "looking", "register", "register_sessions",
+           "state"]
