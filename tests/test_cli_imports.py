@@ -3,7 +3,9 @@
 ``state`` is the command a person types most; its time is mostly imports (issue 31: <= 2x a bare
 ``import duckdb, pyarrow, pydantic``). pf2e's forms (``rulesets/pf2e/choices.py``, ~35 ms to import) were loaded
 to name a figure (``Ruleset.name_of``) and took the command from 1.99x to 2.40x; the names live in
-``rulesets/pf2e/names.py`` now, which needs the tables alone.
+``rulesets/pf2e/names.py`` now, which needs the tables alone. A warm ``state`` (a snapshot at the head) decodes no
+event of the ruleset, so pf2e's payload classes (``rulesets/pf2e/events.py``, ~80 models) and its fold are not
+imported for it either.
 """
 
 from __future__ import annotations
@@ -59,3 +61,18 @@ def test_pf2e_state_names_its_figures_without_its_forms(tmp_path: Path) -> None:
     assert "kingdomlog.rulesets.pf2e.names" in modules
     assert "kingdomlog.rulesets.pf2e.choices" not in modules, "pf2e's forms loaded by `state`"
     assert "why:" in out
+
+
+def test_warm_pf2e_state_builds_no_payload_class(tmp_path: Path) -> None:
+    """The second ``state`` reads the snapshot the first left: pf2e's events and its fold are not imported, and it
+    prints what the first (which decoded and folded every event) printed."""
+    import shutil
+
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(ROOT / "campaigns" / "stolen-lands", folder, ignore=shutil.ignore_patterns(".cache"))
+    cold, cold_modules = _state_modules(folder)
+    assert "kingdomlog.rulesets.pf2e.events" in cold_modules  # the first read decoded the log
+    warm, modules = _state_modules(folder)
+    assert warm == cold
+    loaded = [m for m in ("kingdomlog.rulesets.pf2e.events", "kingdomlog.rulesets.pf2e.evolve") if m in modules]
+    assert loaded == [], f"a warm `state` imported {loaded}"
