@@ -4,8 +4,8 @@
 ``import duckdb, pyarrow, pydantic``). pf2e's forms (``rulesets/pf2e/choices.py``, ~35 ms to import) were loaded
 to name a figure (``Ruleset.name_of``) and took the command from 1.99x to 2.40x; the names live in
 ``rulesets/pf2e/names.py`` now, which needs the tables alone. A warm ``state`` (a snapshot at the head) decodes no
-event of the ruleset, so pf2e's payload classes (``rulesets/pf2e/events.py``, ~80 models) and its fold are not
-imported for it either.
+event of the ruleset, so pf2e's and signoria's payload classes (``events.py``, ~80 and ~50 models) and their folds are
+not imported for it either (nor signoria's steps, forms, audit and chronicle).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,16 +28,31 @@ sheet's forms."""
 
 def _state_modules(campaign: Path) -> tuple[str, list[str]]:
     """``kingdomlog state CAMPAIGN`` in a fresh interpreter: its output and every module it left loaded."""
+    got = _state_run(campaign)
+    return got["out"], got["modules"]
+
+
+def _state_run(campaign: Path) -> dict[str, Any]:
+    """``kingdomlog state CAMPAIGN`` in a fresh interpreter: its output (``out``), every module it left loaded
+    (``modules``) and every pydantic model class whose validator it built (``built``: module.qualname)."""
     code = ("import io, json, sys, contextlib; from kingdomlog import cli; out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out): code = cli.main(['state', sys.argv[1]])\n"
-            "print(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))")
+            "from pydantic import BaseModel\n"
+            "from pydantic._internal._mock_val_ser import MockValSer\n"
+            "def subs(c):\n"
+            "    for s in c.__subclasses__():\n"
+            "        yield s\n"
+            "        yield from subs(s)\n"
+            "built = sorted({f'{c.__module__}.{c.__qualname__}' for c in subs(BaseModel)\n"
+            "                if not isinstance(c.__dict__.get('__pydantic_validator__'), MockValSer)})\n"
+            "print(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules), 'built': built}))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", code, str(campaign)], capture_output=True, text=True, check=False,
                           cwd=ROOT, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert got["code"] == 0, got["out"]
-    return got["out"], got["modules"]
+    return dict(got)
 
 
 @pytest.mark.parametrize("slug", ["stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte"])
@@ -63,16 +79,29 @@ def test_pf2e_state_names_its_figures_without_its_forms(tmp_path: Path) -> None:
     assert "why:" in out
 
 
-def test_warm_pf2e_state_builds_no_payload_class(tmp_path: Path) -> None:
-    """The second ``state`` reads the snapshot the first left: pf2e's events and its fold are not imported, and it
-    prints what the first (which decoded and folded every event) printed."""
+WARM_NEVER = {
+    "stolen-lands": ("kingdomlog.rulesets.pf2e.events", "kingdomlog.rulesets.pf2e.evolve"),
+    "felmonte": ("kingdomlog.rulesets.signoria.events", "kingdomlog.rulesets.signoria.evolve",
+                 "kingdomlog.rulesets.signoria.decide", "kingdomlog.rulesets.signoria.choices",
+                 "kingdomlog.rulesets.signoria.audit", "kingdomlog.rulesets.signoria.chronicle",
+                 "kingdomlog.rulesets.signoria.samples"),
+}
+"""What a warm ``state`` (a snapshot at the head) does not import, by demo: the payload classes and the fold (the first
+is the one a cold read imports), and signoria's steps, forms, audit, chronicle and samples."""
+
+
+@pytest.mark.parametrize("slug", sorted(WARM_NEVER))
+def test_warm_state_imports_no_payload_class_or_step(slug: str, tmp_path: Path) -> None:
+    """The second ``state`` reads the snapshot the first left: the ruleset's events and its fold are not imported,
+    and it prints what the first (which decoded and folded every event) printed."""
     import shutil
 
-    folder = tmp_path / "stolen-lands"
-    shutil.copytree(ROOT / "campaigns" / "stolen-lands", folder, ignore=shutil.ignore_patterns(".cache"))
+    folder = tmp_path / slug
+    shutil.copytree(ROOT / "campaigns" / slug, folder, ignore=shutil.ignore_patterns(".cache"))
     cold, cold_modules = _state_modules(folder)
-    assert "kingdomlog.rulesets.pf2e.events" in cold_modules  # the first read decoded the log
+    assert WARM_NEVER[slug][0] in cold_modules  # the first read decoded the log
     warm, modules = _state_modules(folder)
     assert warm == cold
-    loaded = [m for m in ("kingdomlog.rulesets.pf2e.events", "kingdomlog.rulesets.pf2e.evolve") if m in modules]
-    assert loaded == [], f"a warm `state` imported {loaded}"
+    loaded = [m for m in WARM_NEVER[slug] if m in modules]
+    assert loaded == [], f"a warm `state` of {slug} imported {loaded}"
+
