@@ -5,7 +5,9 @@
 to name a figure (``Ruleset.name_of``) and took the command from 1.99x to 2.40x; the names live in
 ``rulesets/pf2e/names.py`` now, which needs the tables alone. A warm ``state`` (a snapshot at the head) decodes no
 event of the ruleset, so pf2e's and signoria's payload classes (``events.py``, ~80 and ~50 models) and their folds
-are not imported for it either, nor signoria's and aikakirjat's steps, forms, audit and chronicle.
+are not imported for it either, nor signoria's and aikakirjat's steps, forms, audit and chronicle; and of the model
+classes of the state and the tables (``core.model.Frozen``, built at their first use), only those the command
+validates are built.
 """
 
 from __future__ import annotations
@@ -111,3 +113,20 @@ def test_warm_state_imports_no_payload_class_or_step(slug: str, tmp_path: Path) 
     loaded = [m for m in WARM_NEVER[slug] if m in modules]
     assert loaded == [], f"a warm `state` of {slug} imported {loaded}"
 
+
+def test_warm_pf2e_state_builds_only_the_models_it_validates(tmp_path: Path) -> None:
+    """A warm ``state`` validates the snapshot's state, the config and three classes of the tables (the core tables,
+    a feat and a role: the figures' words): the other rows of the tables and the parts of the state not nested in
+    what it validates keep their validators unbuilt (``defer_build``)."""
+    import shutil
+
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(ROOT / "campaigns" / "stolen-lands", folder, ignore=shutil.ignore_patterns(".cache"))
+    _state_run(folder)
+    got = _state_run(folder)
+    built = [m for m in got["built"] if m.startswith("kingdomlog.")]
+    assert "kingdomlog.rulesets.pf2e.state.KingdomState" in built
+    tables = [m for m in built if m.startswith("kingdomlog.rulesets.pf2e.tables.")]
+    assert "kingdomlog.rulesets.pf2e.tables.Activity" not in tables, tables
+    assert len(tables) <= 5, tables
+    assert len(built) <= 25, built
