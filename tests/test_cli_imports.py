@@ -4,10 +4,10 @@
 ``import duckdb, pyarrow, pydantic``). pf2e's forms (``rulesets/pf2e/choices.py``, ~35 ms to import) were loaded
 to name a figure (``Ruleset.name_of``) and took the command from 1.99x to 2.40x; the names live in
 ``rulesets/pf2e/names.py`` now, which needs the tables alone. A warm ``state`` (a snapshot at the head) decodes no
-event of the ruleset, so pf2e's and signoria's payload classes (``events.py``, ~80 and ~50 models) and their folds
-are not imported for it either, nor signoria's and aikakirjat's steps, forms, audit and chronicle; and of the model
-classes of the state and the tables (``core.model.Frozen``, built at their first use), only those the command
-validates are built.
+event of the ruleset, so pf2e's, pf1's and signoria's payload classes (``events.py``, ~50-100 models each) and
+their folds are not imported for it either, nor signoria's and aikakirjat's steps, forms, audit and chronicle; and
+of the model classes of the state and the tables (``core.model.Frozen``, built at their first use), only those the
+command validates are built.
 """
 
 from __future__ import annotations
@@ -87,13 +87,16 @@ WARM_NEVER = {
                  "kingdomlog.rulesets.signoria.decide", "kingdomlog.rulesets.signoria.choices",
                  "kingdomlog.rulesets.signoria.audit", "kingdomlog.rulesets.signoria.chronicle",
                  "kingdomlog.rulesets.signoria.samples"),
+    "river-kingdom": ("kingdomlog.rulesets.pf1.events", "kingdomlog.rulesets.pf1.evolve",
+                      "kingdomlog.rulesets.pf1.audit"),
     "aikakirjat-demo": ("kingdomlog.rulesets.aikakirjat.decide", "kingdomlog.rulesets.aikakirjat.audit",
                         "kingdomlog.rulesets.aikakirjat.chronicle", "kingdomlog.rulesets.aikakirjat.samples"),
 }
-"""What a warm ``state`` (a snapshot at the head) does not import, by demo: pf2e's and signoria's payload classes and
-folds, and signoria's and aikakirjat's steps, forms, audit, chronicle and samples (aikakirjat's payload classes stay:
-its rules' dice tape imports them)."""
-COLD_READS = {"stolen-lands": "kingdomlog.rulesets.pf2e.events", "felmonte": "kingdomlog.rulesets.signoria.events"}
+"""What a warm ``state`` (a snapshot at the head) does not import, by demo: pf2e's, pf1's and signoria's payload
+classes and folds (and pf1's audit), and signoria's and aikakirjat's steps, forms, audit, chronicle and samples
+(aikakirjat's payload classes stay: its rules' dice tape imports them)."""
+COLD_READS = {"stolen-lands": "kingdomlog.rulesets.pf2e.events", "felmonte": "kingdomlog.rulesets.signoria.events",
+              "river-kingdom": "kingdomlog.rulesets.pf1.events"}
 """The payload module the first (cold) read imports, where a warm one does not."""
 
 
