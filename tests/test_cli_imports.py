@@ -3,7 +3,11 @@
 ``state`` is the command a person types most; its time is mostly imports (issue 31: <= 2x a bare
 ``import duckdb, pyarrow, pydantic``). pf2e's forms (``rulesets/pf2e/choices.py``, ~35 ms to import) were loaded
 to name a figure (``Ruleset.name_of``) and took the command from 1.99x to 2.40x; the names live in
-``rulesets/pf2e/names.py`` now, which needs the tables alone.
+``rulesets/pf2e/names.py`` now, which needs the tables alone. A warm ``state`` (a snapshot at the head) decodes no
+event of the ruleset, so pf2e's, pf1's and signoria's payload classes (``events.py``, ~50-100 models each) and
+their folds are not imported for it either, nor signoria's and aikakirjat's steps, forms, audit and chronicle; and
+of the model classes of the state and the tables (``core.model.Frozen``, built at their first use), only those the
+command validates are built.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,16 +30,31 @@ sheet's forms."""
 
 def _state_modules(campaign: Path) -> tuple[str, list[str]]:
     """``kingdomlog state CAMPAIGN`` in a fresh interpreter: its output and every module it left loaded."""
+    got = _state_run(campaign)
+    return got["out"], got["modules"]
+
+
+def _state_run(campaign: Path) -> dict[str, Any]:
+    """``kingdomlog state CAMPAIGN`` in a fresh interpreter: its output (``out``), every module it left loaded
+    (``modules``) and every pydantic model class whose validator it built (``built``: module.qualname)."""
     code = ("import io, json, sys, contextlib; from kingdomlog import cli; out = io.StringIO()\n"
             "with contextlib.redirect_stdout(out): code = cli.main(['state', sys.argv[1]])\n"
-            "print(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules)}))")
+            "from pydantic import BaseModel\n"
+            "from pydantic._internal._mock_val_ser import MockValSer\n"
+            "def subs(c):\n"
+            "    for s in c.__subclasses__():\n"
+            "        yield s\n"
+            "        yield from subs(s)\n"
+            "built = sorted({f'{c.__module__}.{c.__qualname__}' for c in subs(BaseModel)\n"
+            "                if not isinstance(c.__dict__.get('__pydantic_validator__'), MockValSer)})\n"
+            "print(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(sys.modules), 'built': built}))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-c", code, str(campaign)], capture_output=True, text=True, check=False,
                           cwd=ROOT, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert got["code"] == 0, got["out"]
-    return got["out"], got["modules"]
+    return dict(got)
 
 
 @pytest.mark.parametrize("slug", ["stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte"])
@@ -59,3 +79,57 @@ def test_pf2e_state_names_its_figures_without_its_forms(tmp_path: Path) -> None:
     assert "kingdomlog.rulesets.pf2e.names" in modules
     assert "kingdomlog.rulesets.pf2e.choices" not in modules, "pf2e's forms loaded by `state`"
     assert "why:" in out
+
+
+WARM_NEVER = {
+    "stolen-lands": ("kingdomlog.rulesets.pf2e.events", "kingdomlog.rulesets.pf2e.evolve"),
+    "felmonte": ("kingdomlog.rulesets.signoria.events", "kingdomlog.rulesets.signoria.evolve",
+                 "kingdomlog.rulesets.signoria.decide", "kingdomlog.rulesets.signoria.choices",
+                 "kingdomlog.rulesets.signoria.audit", "kingdomlog.rulesets.signoria.chronicle",
+                 "kingdomlog.rulesets.signoria.samples"),
+    "river-kingdom": ("kingdomlog.rulesets.pf1.events", "kingdomlog.rulesets.pf1.evolve",
+                      "kingdomlog.rulesets.pf1.audit"),
+    "aikakirjat-demo": ("kingdomlog.rulesets.aikakirjat.decide", "kingdomlog.rulesets.aikakirjat.audit",
+                        "kingdomlog.rulesets.aikakirjat.chronicle", "kingdomlog.rulesets.aikakirjat.samples"),
+}
+"""What a warm ``state`` (a snapshot at the head) does not import, by demo: pf2e's, pf1's and signoria's payload
+classes and folds (and pf1's audit), and signoria's and aikakirjat's steps, forms, audit, chronicle and samples
+(aikakirjat's payload classes stay: its rules' dice tape imports them)."""
+COLD_READS = {"stolen-lands": "kingdomlog.rulesets.pf2e.events", "felmonte": "kingdomlog.rulesets.signoria.events",
+              "river-kingdom": "kingdomlog.rulesets.pf1.events"}
+"""The payload module the first (cold) read imports, where a warm one does not."""
+
+
+@pytest.mark.parametrize("slug", sorted(WARM_NEVER))
+def test_warm_state_imports_no_payload_class_or_step(slug: str, tmp_path: Path) -> None:
+    """The second ``state`` reads the snapshot the first left: what it does not need is not imported, and it prints
+    what the first (which decoded and folded every event) printed."""
+    import shutil
+
+    folder = tmp_path / slug
+    shutil.copytree(ROOT / "campaigns" / slug, folder, ignore=shutil.ignore_patterns(".cache"))
+    cold, cold_modules = _state_modules(folder)
+    if slug in COLD_READS:
+        assert COLD_READS[slug] in cold_modules  # the first read decoded the log
+    warm, modules = _state_modules(folder)
+    assert warm == cold
+    loaded = [m for m in WARM_NEVER[slug] if m in modules]
+    assert loaded == [], f"a warm `state` of {slug} imported {loaded}"
+
+
+def test_warm_pf2e_state_builds_only_the_models_it_validates(tmp_path: Path) -> None:
+    """A warm ``state`` validates the snapshot's state, the config and three classes of the tables (the core tables,
+    a feat and a role: the figures' words): the other rows of the tables and the parts of the state not nested in
+    what it validates keep their validators unbuilt (``defer_build``)."""
+    import shutil
+
+    folder = tmp_path / "stolen-lands"
+    shutil.copytree(ROOT / "campaigns" / "stolen-lands", folder, ignore=shutil.ignore_patterns(".cache"))
+    _state_run(folder)
+    got = _state_run(folder)
+    built = [m for m in got["built"] if m.startswith("kingdomlog.")]
+    assert "kingdomlog.rulesets.pf2e.state.KingdomState" in built
+    tables = [m for m in built if m.startswith("kingdomlog.rulesets.pf2e.tables.")]
+    assert "kingdomlog.rulesets.pf2e.tables.Activity" not in tables, tables
+    assert len(tables) <= 5, tables
+    assert len(built) <= 25, built

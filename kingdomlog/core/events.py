@@ -107,9 +107,10 @@ def event_types() -> Mapping[str, type[EventModel]]:
 def event_class(type_name: str, *, seq: int | None = None) -> type[EventModel]:
     """The payload class for ``type_name``; raises ``EventTypeError`` naming the seq."""
     if type_name not in _TYPES:
-        # Payload types register when their ruleset is imported: let the registry of rulesets
-        # (``core.ruleset``, which installs itself here) load the package of the type's namespace
-        # before declaring the type unknown.
+        # Payload types register when their ruleset imports them (at its import, or when its
+        # ``event_types`` is first asked: pf2e's): let the registry of rulesets (``core.ruleset``,
+        # which installs itself here) load the package of the type's namespace before declaring
+        # the type unknown.
         for load in _TYPE_LOADERS:
             load(type_name)
             if type_name in _TYPES:

@@ -1168,11 +1168,17 @@ def find_ruleset(name: str) -> Ruleset:
 
 def _load_event_types(type_name: str) -> None:
     """Register the payload types of the ruleset owning ``type_name``: the bundled package of its namespace
-    (from the manifest), else every ruleset (``discover``)."""
+    (from the manifest), else every ruleset (``discover``).
+
+    A ruleset may import its payload classes only when asked for them (pf2e's: a warm ``kingdomlog state``
+    decodes none of them), so its ``event_types`` is asked when its package alone did not register the type.
+    """
     ns = type_name.split(".", 1)[0]
     for b in _bundled().BUNDLED:
         if ns in b.namespaces:
-            _bundled().load(b.package)
+            rs = _bundled().load(b.package)
+            if not is_registered(type_name) and rs is not None:
+                rs.event_types  # noqa: B018 - the property imports (and so registers) the payload classes
             if is_registered(type_name):
                 return
     discover()

@@ -10,11 +10,8 @@ from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.modifiers import Modifier, stack
 from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Ruleset, Seat, Step, validate_options
 from kingdomlog.core.viewers import Viewer
-from kingdomlog.rulesets.aikakirjat import decide as D
 from kingdomlog.rulesets.aikakirjat import rules as R
-from kingdomlog.rulesets.aikakirjat import samples, tables
-from kingdomlog.rulesets.aikakirjat.audit import audit
-from kingdomlog.rulesets.aikakirjat.chronicle import chronicle as _chronicle
+from kingdomlog.rulesets.aikakirjat import tables
 from kingdomlog.rulesets.aikakirjat.events import EVENT_TYPES
 from kingdomlog.rulesets.aikakirjat.evolve import evolve
 from kingdomlog.rulesets.aikakirjat.mapview import portrait as _portrait
@@ -28,6 +25,10 @@ if TYPE_CHECKING:
     from kingdomlog.core.board import Board
     from kingdomlog.dice.checks import CheckSpec
     from kingdomlog.dice.roller import Roll
+
+# The steps and their forms (`decide`), the audit, the chronicle and the samples are imported where they are used:
+# a warm `kingdomlog state` plays no step (they were about a third of this ruleset's import time). The payload
+# classes stay: the rules' dice tape (`tape`) and the words of the figures (`vocabulary`) import them.
 
 
 class Aikakirjat(Ruleset):
@@ -63,14 +64,20 @@ class Aikakirjat(Ruleset):
 
     @property
     def phases(self) -> Sequence[Step]:
-        return D.PHASES
+        from kingdomlog.rulesets.aikakirjat.decide import PHASES
+
+        return PHASES
 
     @property
     def all_steps(self) -> Sequence[Step]:
-        return (D.FOUNDING, *D.PHASES)
+        from kingdomlog.rulesets.aikakirjat.decide import FOUNDING, PHASES
+
+        return (FOUNDING, *PHASES)
 
     def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
-        return (D.FOUNDING,) if turn == 0 else D.PHASES
+        from kingdomlog.rulesets.aikakirjat.decide import FOUNDING, PHASES
+
+        return (FOUNDING,) if turn == 0 else PHASES
 
     def initial_state(self, context: CampaignContext) -> KingdomState:
         opts = validate_options(OPTIONS, dict(context.options))
@@ -80,6 +87,8 @@ class Aikakirjat(Ruleset):
         return evolve(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
+        from kingdomlog.rulesets.aikakirjat.audit import audit
+
         return audit(state, event)
 
     def boards(self, before: Any, step: str, choices: Mapping[str, Any], rolls: Sequence[Roll],
@@ -137,16 +146,22 @@ class Aikakirjat(Ruleset):
         return realm_map(state, viewer)
 
     def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
-        return _chronicle(before, event, after, viewer)
+        from kingdomlog.rulesets.aikakirjat.chronicle import chronicle
+
+        return chronicle(before, event, after, viewer)
 
     def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
         return _portrait(state, previous, viewer)
 
     def sample_events(self) -> list[Draft]:
-        return samples.sample_events()
+        from kingdomlog.rulesets.aikakirjat.samples import sample_events
+
+        return sample_events()
 
     def sample_plans(self) -> list[dict[str, Any]]:
-        return samples.sample_plans()
+        from kingdomlog.rulesets.aikakirjat.samples import sample_plans
+
+        return sample_plans()
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
         return dict(tables.DATA_TABLES)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from kingdomlog.dice.checks import d20_check
-from kingdomlog.rulesets.pf1.events import PathStep
 from kingdomlog.rulesets.pf1.state import ATTITUDES
+
+if TYPE_CHECKING:  # the payload classes are imported at the first event (ruleset.py): a warm `state` needs none
+    from kingdomlog.rulesets.pf1.events import PathStep
 
 # ------------------------------------------------------------------ kingdom checks
 
@@ -175,7 +178,7 @@ def trade_length(path: Sequence[PathStep], *, pier: bool, waterfront: bool, coas
 
     Each hex takes the lowest weight among its legal modes. Example (b): 10.5 weight, 8 days (English).
 
-    >>> P = PathStep
+    >>> from kingdomlog.rulesets.pf1.events import PathStep as P
     >>> path = [P(road=True), P(), P(terrain="forest", highway=True), P(terrain="hills", road=True),
     ...         P(terrain="forest", river="downstream"), P(terrain="marsh", river="downstream"),
     ...         P(terrain="coastline", coastline=True), P(terrain="desert"), P(highway=True),

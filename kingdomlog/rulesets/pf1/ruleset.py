@@ -18,9 +18,6 @@ from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import tables as tb
-from kingdomlog.rulesets.pf1.audit import audit as _audit
-from kingdomlog.rulesets.pf1.events import EVENT_TYPES
-from kingdomlog.rulesets.pf1.evolve import evolve as _evolve
 from kingdomlog.rulesets.pf1.state import MODULES, Pf1State, hex_words
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
 
@@ -30,7 +27,20 @@ if TYPE_CHECKING:
     from kingdomlog.dice.roller import Roll
 
 # The steps, their typed choices and vocabularies, the chronicle, the map and the samples are imported where they
-# are used: `kingdomlog state` only folds and prints, and should import no more than that needs.
+# are used: `kingdomlog state` only folds and prints, and should import no more than that needs. The payload classes
+# (`events`, ~100 models), the fold over them and the audit are imported at the first event decoded or folded
+# (core.ruleset's type loader asks `event_types`): a warm `state` reads a snapshot and decodes no pf1 event.
+
+_evolve: Callable[[Any, RecordedEvent], Pf1State] | None = None
+
+
+def _load_evolve() -> Callable[[Any, RecordedEvent], Pf1State]:
+    global _evolve
+    from kingdomlog.rulesets.pf1.evolve import evolve
+
+    _evolve = evolve
+    return evolve
+
 
 _O = OptionSpec
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -165,6 +175,8 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
     @property
     def event_types(self) -> Sequence[type[EventModel]]:
+        from kingdomlog.rulesets.pf1.events import EVENT_TYPES  # registers them (core.ruleset's type loader asks)
+
         return EVENT_TYPES
 
     @property
@@ -202,10 +214,12 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
                         treasury=int(opts["starting_treasury_bp"]))
 
     def evolve(self, state: Any, event: RecordedEvent) -> Pf1State:
-        return _evolve(state, event)
+        return (_evolve or _load_evolve())(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
-        return _audit(state, event)
+        from kingdomlog.rulesets.pf1.audit import audit
+
+        return audit(state, event)
 
     def choices(self, state: Any, turn: int, step: str, values: Mapping[str, Any] | None = None
                 ) -> tuple[FieldSpec, ...]:

@@ -19,9 +19,7 @@ from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Rero
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.dice.checks import CheckSpec
-from kingdomlog.rulesets.pf2e import events as E
 from kingdomlog.rulesets.pf2e import tables as T
-from kingdomlog.rulesets.pf2e.evolve import evolve
 from kingdomlog.rulesets.pf2e.state import KingdomState, capital, explain_all, size_of
 
 if TYPE_CHECKING:
@@ -30,7 +28,20 @@ if TYPE_CHECKING:
 
 # What only playing, auditing, narrating or drawing a turn needs (the steps, their typed choices, the audit, the
 # chronicle, the map) is imported where it is used: `kingdomlog state` folds and prints, and these modules are
-# about a third of the ruleset's import time.
+# about a third of the ruleset's import time. The payload classes (`events`, ~80 models) and the fold over them
+# (`evolve`) are imported at the first event folded or decoded (`core.ruleset`'s type loader asks `event_types`):
+# a warm `kingdomlog state` reads a snapshot and decodes no pf2e event.
+
+_evolve: Callable[[Any, RecordedEvent], KingdomState] | None = None
+
+
+def _load_evolve() -> Callable[[Any, RecordedEvent], KingdomState]:
+    global _evolve
+    from kingdomlog.rulesets.pf2e.evolve import evolve
+
+    _evolve = evolve
+    return evolve
+
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("ruin_overflow_mode", "choice", "subtract_threshold",
@@ -156,7 +167,9 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
 
     @property
     def event_types(self) -> Sequence[type[EventModel]]:
-        return E.EVENT_TYPES
+        from kingdomlog.rulesets.pf2e.events import EVENT_TYPES  # registers them (core.ruleset's type loader asks)
+
+        return EVENT_TYPES
 
     @property
     def phases(self) -> Sequence[Step]:
@@ -182,7 +195,7 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         return KingdomState(campaign=context.campaign, options=options, homebrew=homebrew)
 
     def evolve(self, state: Any, event: RecordedEvent) -> KingdomState:
-        return evolve(state, event)
+        return (_evolve or _load_evolve())(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         from kingdomlog.rulesets.pf2e.audit import audit

@@ -18,27 +18,9 @@ from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.signoria import tables as data
-from kingdomlog.rulesets.signoria.audit import audit as _audit
-from kingdomlog.rulesets.signoria.chronicle import chronicle as _chronicle
-from kingdomlog.rulesets.signoria.chronicle import section as _section
-from kingdomlog.rulesets.signoria.decide import (
-    FINAL_TALLY,
-    REGULAR,
-    SETUP,
-    TURN_OPEN,
-    command_step,
-    orders_step,
-    setting_players,
-)
-from kingdomlog.rulesets.signoria.events import EVENT_TYPES
-from kingdomlog.rulesets.signoria.evolve import evolve as _evolve
-from kingdomlog.rulesets.signoria.mapview import portrait as _portrait
-from kingdomlog.rulesets.signoria.mapview import province_map
-from kingdomlog.rulesets.signoria.mapview import question_words as _question_words
 from kingdomlog.rulesets.signoria.options import OPTIONS
 from kingdomlog.rulesets.signoria.redact import redact as _redact
 from kingdomlog.rulesets.signoria.rules import COUNTED_TREATIES, ELEMENTARY_ONLY, FREE_ACTIONS, command_slots
-from kingdomlog.rulesets.signoria.samples import sample_events, sample_plans
 from kingdomlog.rulesets.signoria.state import (
     FACTION_BETTER,
     RESOURCES,
@@ -57,6 +39,21 @@ if TYPE_CHECKING:
     from kingdomlog.dice.roller import Roll
 
 __all__ = ["OPTIONS", "RULESET", "SignoriaRuleset"]
+
+# What only playing, auditing, narrating or drawing a turn needs (the steps and their forms, the audit, the
+# chronicle, the map, the samples) is imported where it is used, and the payload classes and the fold at the first
+# event decoded or folded (core.ruleset's type loader asks `event_types`): a warm `kingdomlog state` reads a snapshot,
+# decodes no signoria event and plays no step.
+
+_evolve: Callable[[Any, RecordedEvent], SignoriaState] | None = None
+
+
+def _load_evolve() -> Callable[[Any, RecordedEvent], SignoriaState]:
+    global _evolve
+    from kingdomlog.rulesets.signoria.evolve import evolve
+
+    _evolve = evolve
+    return evolve
 
 
 class SignoriaRuleset(CopyOnWriteRuleset):
@@ -79,11 +76,15 @@ class SignoriaRuleset(CopyOnWriteRuleset):
 
     @property
     def event_types(self) -> Sequence[type[EventModel]]:
+        from kingdomlog.rulesets.signoria.events import EVENT_TYPES  # registers them (core.ruleset's type loader asks)
+
         return EVENT_TYPES
 
     @property
     def phases(self) -> Sequence[Step]:
         """A regular turn of the setting's player factions (``phases_for`` builds it for the game's own)."""
+        from kingdomlog.rulesets.signoria.decide import REGULAR, TURN_OPEN, command_step, orders_step, setting_players
+
         players = setting_players()
         return (TURN_OPEN, *(command_step(f, n) for f, n in players), *(orders_step(f, n) for f, n in players),
                 *REGULAR)
@@ -95,9 +96,20 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         A faction the GM adds (``extra_factions``) gets its own ``command_<f>``/``orders_<f>`` steps from
         ``phases_for``; they are not in this list (it cannot know them without a state).
         """
+        from kingdomlog.rulesets.signoria.decide import FINAL_TALLY, SETUP
+
         return (SETUP, *self.phases, FINAL_TALLY)
 
     def phases_for(self, state: Any, turn: int) -> Sequence[Step]:
+        from kingdomlog.rulesets.signoria.decide import (
+            FINAL_TALLY,
+            REGULAR,
+            SETUP,
+            TURN_OPEN,
+            command_step,
+            orders_step,
+        )
+
         s: SignoriaState = state
         if turn == 0 or not s.initiative:
             return (SETUP,)
@@ -113,10 +125,12 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         return SignoriaState(config=dict(context.options))
 
     def evolve(self, state: Any, event: RecordedEvent) -> SignoriaState:
-        return _evolve(state, event)
+        return (_evolve or _load_evolve())(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
-        return _audit(state, event)
+        from kingdomlog.rulesets.signoria.audit import audit
+
+        return audit(state, event)
 
     def boards(self, before: Any, step: str, choices: Mapping[str, Any], rolls: Sequence[Roll],
                checks: Mapping[str, CheckSpec], drafts: Sequence[Draft]) -> Sequence[Board]:
@@ -146,7 +160,9 @@ class SignoriaRuleset(CopyOnWriteRuleset):
         return {("characters", cid, "activity"): w for cid, w in said if w is not None}
 
     def question_words(self, state: Any, kind: str, prompt: str, labels: list[str]) -> tuple[str, list[str]]:
-        return _question_words(state, kind, prompt, labels)
+        from kingdomlog.rulesets.signoria.mapview import question_words
+
+        return question_words(state, kind, prompt, labels)
 
     def check_title(self, key: str, spec: CheckSpec) -> str | None:
         """A battle pool (§5.5) by what it rolls and its dice: "Battle of Fabia, round 1: the attacker's main army,
@@ -277,21 +293,33 @@ class SignoriaRuleset(CopyOnWriteRuleset):
 
     # -- conformance --------------------------------------------------------------------------------------------
     def map(self, state: Any, viewer: Viewer) -> Any:
+        from kingdomlog.rulesets.signoria.mapview import province_map
+
         return province_map(state, viewer)
 
     def chronicle(self, before: Any, event: RecordedEvent, after: Any, viewer: Viewer) -> str | None:
-        return _chronicle(before, event, after, viewer)
+        from kingdomlog.rulesets.signoria.chronicle import chronicle
+
+        return chronicle(before, event, after, viewer)
 
     def chronicle_section(self, event: RecordedEvent, viewer: Viewer) -> str:
-        return _section(event, viewer)
+        from kingdomlog.rulesets.signoria.chronicle import section
+
+        return section(event, viewer)
 
     def portrait(self, state: Any, previous: Any, viewer: Viewer) -> Any:
-        return _portrait(state, previous, viewer)
+        from kingdomlog.rulesets.signoria.mapview import portrait
+
+        return portrait(state, previous, viewer)
 
     def sample_events(self) -> list[Draft]:
+        from kingdomlog.rulesets.signoria.samples import sample_events
+
         return sample_events()
 
     def sample_plans(self) -> list[dict[str, Any]]:
+        from kingdomlog.rulesets.signoria.samples import sample_plans
+
         return sample_plans()
 
     def data_tables(self) -> Mapping[str, Callable[[], Any]]:
