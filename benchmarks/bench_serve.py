@@ -256,23 +256,35 @@ def med(rows: list[dict[str, float]], key: str) -> float:
     return statistics.median(r[key] for r in rows)
 
 
-async def run(opens: int, rounds: int, code: Path | None, kinds: list[str]) -> dict[str, Any]:
-    from playwright.async_api import async_playwright
-
+def demo_copy(prefix: str) -> tuple[Path, Path, list[str], dict[str, str]]:
+    """A copy of the demo (``CAMPAIGN``, without its cache, plans and notebooks) in a new temporary folder named
+    ``prefix...``: (that folder, the campaign's folder, its seated players, a credential for the GM, each player
+    and the public)."""
     from kingdomlog.app import Campaign
     from kingdomlog.server import Credentials
 
-    tmp = Path(tempfile.mkdtemp(prefix="kl-serve-bench-"))
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
     folder = tmp / "stolen-lands"
     shutil.copytree(CAMPAIGN, folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
     players = list(Campaign.open(folder).players())
-    keys = Credentials.load(folder).issue(["gm", *players, "public"])
+    return tmp, folder, players, Credentials.load(folder).issue(["gm", *players, "public"])
+
+
+def kingdomlog_cli(root: Path) -> list[str]:
+    """``kingdomlog`` as a command that runs ``root``'s checkout (first on the path, whatever is installed)."""
+    return [sys.executable, "-c", f"import runpy, sys; sys.path.insert(0, {str(root)!r}); sys.argv[0] = 'kingdomlog';"
+            " runpy.run_module('kingdomlog', run_name='__main__')"]
+
+
+async def run(opens: int, rounds: int, code: Path | None, kinds: list[str]) -> dict[str, Any]:
+    from playwright.async_api import async_playwright
+
+    tmp, folder, players, keys = demo_copy("kl-serve-bench-")
     env = dict(os.environ)
     root = code or REPO
     rest = [x for x in os.environ.get("PYTHONPATH", "").split(os.pathsep) if x and Path(x).resolve() != REPO]
     env["PYTHONPATH"] = os.pathsep.join([str(root), *rest])  # the served checkout first
-    cli = [sys.executable, "-c", f"import runpy, sys; sys.path.insert(0, {str(root)!r}); sys.argv[0] = 'kingdomlog';"
-           " runpy.run_module('kingdomlog', run_name='__main__')"]
+    cli = kingdomlog_cli(root)
     srv = Served([*cli, "serve", str(folder), "--port", str(free_port())], r"Serving on (http://\S+?)/?\s", env=env)
     base = srv.url.rstrip("/")
     pid = srv.proc.pid

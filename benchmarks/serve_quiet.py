@@ -26,13 +26,21 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_notebook import CHROMIUM_ARGS, Served, free_port
-from benchmarks.bench_serve import CAMPAIGN, CHROMIUM, commit_note, contexts_for, cpu_seconds, drawn, wait_port
+from benchmarks.bench_serve import (
+    CHROMIUM,
+    commit_note,
+    contexts_for,
+    cpu_seconds,
+    demo_copy,
+    drawn,
+    kingdomlog_cli,
+    wait_port,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 NAMES = REPO / "benchmarks" / "threadnames"
@@ -65,19 +73,11 @@ def by_group(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, f
 
 
 def start(code: Path) -> tuple[Served, Path, dict[str, str], dict[str, str], list[str], Path]:
-    from kingdomlog.app import Campaign
-    from kingdomlog.server import Credentials
-
-    tmp = Path(tempfile.mkdtemp(prefix="kl-serve-quiet-"))
-    folder = tmp / "stolen-lands"
-    shutil.copytree(CAMPAIGN, folder, ignore=shutil.ignore_patterns(".cache", "plans", "*.py"))
-    players = list(Campaign.open(folder).players())
-    keys = Credentials.load(folder).issue(["gm", *players, "public"])
+    tmp, folder, players, keys = demo_copy("kl-serve-quiet-")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(code), str(NAMES)])
-    cli = [sys.executable, "-c", f"import runpy, sys; sys.path.insert(0, {str(code)!r}); sys.argv[0] = 'kingdomlog';"
-           " runpy.run_module('kingdomlog', run_name='__main__')"]
-    srv = Served([*cli, "serve", str(folder), "--port", str(free_port())], r"Serving on (http://\S+?)/?\s", env=env)
+    srv = Served([*kingdomlog_cli(code), "serve", str(folder), "--port", str(free_port())],
+                 r"Serving on (http://\S+?)/?\s", env=env)
     wait_port(int(srv.url.rstrip("/").rsplit(":", 1)[1]))
     return srv, folder, env, keys, players, tmp
 
