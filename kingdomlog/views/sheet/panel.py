@@ -252,6 +252,10 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     ...                            "tactics": ["flankers"]}], keys=("hp",)))
     >>> re.findall("<th>([^<]+)</th>", page), re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
     (['Name', 'HP'], 'Morale 2 · Hex 4 · Tactics: flankers')
+    >>> page = str(records_table([{"name": "Fabian", "power": 3, "leader": "Duke Fabian",
+    ...                            "leader_name": "Duke Fabian", "heir_name": "Duke Fabian"}], keys=("power",)))
+    >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
+    'Leader: Duke Fabian · Heir name: Duke Fabian'
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
@@ -316,9 +320,20 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         return h("span", h("span", key, class_="kl-below-k"), " ", h("span", rest, class_=kind[c]),
                  class_="kl-below-item")
 
+    def again(r: Mapping[str, Any], c: str, shown: Sequence[str]) -> bool:
+        """Whether field ``c`` says again what a field before it said of the same thing: its heading that one's
+        and more ("Leader name" after "Leader") and its words the same (signoria's "Leader: Duke Fabian · Leader
+        name: Duke Fabian")."""
+        said = cell(r, c) if r.get(c) not in (None, "", True, False) else None
+        return isinstance(said, str) and any(
+            head[c].lower().startswith(f"{head[o].lower()} ") and cell(r, o) == said for o in shown)
+
     def below(r: Mapping[str, Any]) -> Html | None:
-        """The line below a record: what holds of its fields that are not columns ("Explored · Morale 2")."""
-        items = [x for x in (item(r, c) for c in cols if c not in lead) if x is not None]
+        """The line below a record: what holds of its fields that are not columns ("Explored · Morale 2"), none said
+        twice."""
+        rest = [c for c in cols if c not in lead]
+        items = [x for i, c in enumerate(rest) if not again(r, c, lead + rest[:i]) for x in [item(r, c)]
+                 if x is not None]
         return h("tr", h("td", join(items, " · "), colspan=len(lead)), class_="kl-below") if items else None
 
     return h("table", h("thead", h("tr", (h("th", head[c], class_=kind[c]) for c in lead))),
