@@ -285,3 +285,17 @@ def test_every_process_that_serves_pages_registers_its_sessions(monkeypatch: pyt
         out = subprocess.run([sys.executable, "-c", code, how], cwd=root, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stdout.split() == ["False", "True"], (how, out.stdout, out.stderr[-500:])
+
+
+def test_a_marimo_without_the_session_hook_still_serves_with_a_warning(monkeypatch: pytest.MonkeyPatch,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """pyproject.toml names the marimo whose session internals kingdomlog reads; on another whose session manager
+    has no ``_create_session`` the pages are still served (their watchers see ``UNKNOWN`` and look as before), and
+    the log says why they cannot rest, instead of the server failing to start."""
+    from marimo._server.session_manager import SessionManager
+
+    monkeypatch.delattr(SessionManager, "_create_session")
+    with caplog.at_level("WARNING", logger=browsers.__name__):
+        browsers.register_sessions()
+    assert "no _create_session" in caplog.text
+    assert not hasattr(SessionManager, "_create_session")

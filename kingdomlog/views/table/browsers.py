@@ -28,6 +28,7 @@ and its ``connection_state()``. Nothing is held that would keep a closed session
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from typing import Any
@@ -64,7 +65,12 @@ def register_sessions() -> None:
     where a process starts serving pages (``server.build``, ``notebook_server.marimo_main`` and ``build_app``)."""
     from marimo._server.session_manager import SessionManager
 
-    made = SessionManager._create_session
+    made = getattr(SessionManager, "_create_session", None)
+    if made is None:  # a marimo other than the one pyproject.toml names: pages are served, their watchers see UNKNOWN
+        logging.getLogger(__name__).warning(
+            "this marimo's session manager has no _create_session: page watchers cannot tell whether a browser is"
+            " there and keep looking as if one were (kingdomlog is tested with the marimo pyproject.toml names)")
+        return
     if getattr(made, "_kl_registers", False):
         return
 
