@@ -299,7 +299,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         lead = list(cols)
     head = dict(zip(cols, heads, strict=True))
 
-    def item(r: Mapping[str, Any], c: str) -> Html | None:
+    def item(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> Html | None:
         """One field on the line below a record: a true one by its name ("Explored"), a number after its name
         ("Morale 2"), a value that is its name and a number or code the same ("hex 4": "Hex 4"), any other after its
         name and a colon ("Features: Bridge"); a false, empty or zero one not at all (no forfeit, no wins: a dash or
@@ -309,7 +309,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
             return None
         if v is True:
             return h("span", head[c], class_="kl-below-item")
-        said = cell(r, c)
+        said = cell(c)
         lead_word = f"{head[c].lower()} "
         if isinstance(v, (int, float)) and isinstance(said, str):
             key, rest = head[c], said
@@ -320,26 +320,36 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         return h("span", h("span", key, class_="kl-below-k"), " ", h("span", rest, class_=kind[c]),
                  class_="kl-below-item")
 
-    def again(r: Mapping[str, Any], c: str, shown: Sequence[str]) -> bool:
+    def again(r: Mapping[str, Any], c: str, shown: Sequence[str], cell: Callable[[str], str]) -> bool:
         """Whether field ``c`` says again what a field before it said of the same thing: its heading that one's
         and more ("Leader name" after "Leader") and its words the same (signoria's "Leader: Duke Fabian · Leader
         name: Duke Fabian")."""
-        said = cell(r, c) if r.get(c) not in (None, "", True, False) else None
+        said = cell(c) if r.get(c) not in (None, "", True, False) else None
         return isinstance(said, str) and any(
-            head[c].lower().startswith(f"{head[o].lower()} ") and cell(r, o) == said for o in shown)
+            head[c].lower().startswith(f"{head[o].lower()} ") and cell(o) == said for o in shown)
 
-    def below(r: Mapping[str, Any]) -> Html | None:
+    def below(r: Mapping[str, Any], cell: Callable[[str], str]) -> Html | None:
         """The line below a record: what holds of its fields that are not columns ("Explored · Morale 2"), none said
         twice."""
         rest = [c for c in cols if c not in lead]
-        items = [x for i, c in enumerate(rest) if not again(r, c, lead + rest[:i]) for x in [item(r, c)]
+        items = [x for i, c in enumerate(rest) if not again(r, c, lead + rest[:i], cell) for x in [item(r, c, cell)]
                  if x is not None]
         return h("tr", h("td", join(items, " · "), colspan=len(lead)), class_="kl-below") if items else None
 
+    def row(r: Mapping[str, Any]) -> tuple[Html, Html | None]:
+        """A record's row and the line below it, each of its fields' words worked out once (``again`` compares a
+        field with every field before it)."""
+        said: dict[str, str] = {}
+
+        def words_of(c: str) -> str:
+            if c not in said:
+                said[c] = cell(r, c)
+            return said[c]
+
+        return h("tr", (h("td", words_of(c), class_=kind[c]) for c in lead)), below(r, words_of)
+
     return h("table", h("thead", h("tr", (h("th", head[c], class_=kind[c]) for c in lead))),
-             h("tbody", ((h("tr", (h("td", cell(r, c), class_=kind[c]) for c in lead)), below(r))
-                         for r in rows)),
-             class_="kl-table kl-panel-table")
+             h("tbody", (row(r) for r in rows)), class_="kl-table kl-panel-table")
 
 
 def _kind_ids(rows: Sequence[Mapping[str, Any]], cols: Sequence[str]) -> dict[str, str]:
