@@ -280,7 +280,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     again (unless the ruleset keeps it a column):
 
     >>> page = str(records_table([{"name": "Guard", "hp": 0, "max_hp": 11, "morale": 2}], keys=("hp",)))
-    >>> re.findall("<td>([^<]+)</td>", page), below(page)
+    >>> re.findall("<td[^>]*>([^<]+)</td>", page), below(page)
     (['Guard', '0 / 11'], ['Morale 2'])
     >>> below(str(records_table([{"name": "Militia", "level": 3, "hp": 3, "hp_max": 4}], keys=("level",))))
     ['HP 3 / 4']
@@ -331,6 +331,8 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     most = {c: m for c in cols for m in (f"max_{c}", f"{c}_max") if m in cols and m not in lead}
     """A field said against the field of its most (``hp`` against ``max_hp`` or ``hp_max``: "16 / 16"), the latter
     then not said on its own (unless the ruleset keeps it a column)."""
+    kind.update({c: "kl-most" for c in most if kind[c] is None})  # "16 / 16" on one line: it wrapped "16 /" in pf1's
+    # narrow HP column
     first = cols[0] if cols and cols[0] in ("id", "name") else None  # the record's name, in words
 
     def item(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> Html | None:
@@ -686,7 +688,7 @@ CSS = """
 .kl-then-better { color: #1e6f3e; } .kl-then-worse { color: #b03a2e; }
 .kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
 .kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
-.kl-panel-table .kl-hex { white-space: nowrap; }
+.kl-panel-table .kl-hex, .kl-panel-table .kl-most { white-space: nowrap; }
 .kl-below > td { border-top-style: hidden; font-size: .92em; color: #444; padding: 0 8px 3px 1.2em; }
 .kl-below-item { display: inline-block; } .kl-below-k { color: #777; }
 .kl-grid-wrap { margin: .4em 0; } .kl-grid-title { font-weight: 600; font-size: .9em; }
