@@ -5,13 +5,17 @@ were 663 px wide in the 313 px panel, its Armies 1198, signoria's Factions 1008,
 keeps the columns its ruleset names (``Ruleset.panel_columns``; a table of hexes its place) and says a record's
 other fields on a line below it. On a phone (390 px) every table fits too, as it did not before either.
 
-Screenshots go to test-artifacts/ (panel-<table>-<demo>.png, panel-hexes-river-kingdom-<width>.png).
+Both widths are measured in one page per demo, the viewport resized between them (``_measure``): the sheet opened
+once per width took 10 of the file's 137 s.
+
+Screenshots go to test-artifacts/ (panel-<table>-<demo>.png at 1280, panel-<table>-<demo>-390.png).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,45 +54,9 @@ def browser() -> Iterator[Any]:
         yield b
 
 
-def _fits(demo: str, width: int, browser: Any, tmp_path: Path, env: dict[str, str]) -> list[dict[str, Any]]:
-    """The tables of ``demo``'s panel at ``width`` x 900 as ``FIT_JS`` measures them, each screenshotted."""
-    with gm_sheet(browser, demo, tmp_path, env, width=width) as page:
-        page.evaluate(FIT_JS)
-        page.wait_for_timeout(300)  # the sections opened laid out
-        fits: list[dict[str, Any]] = page.evaluate(FIT_JS)
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.set_viewport_size({"width": width, "height": 4000})  # a long section whole in its screenshot
-        for fit in fits:
-            title = re.sub(r" \(\d+\)$", "", fit["title"])
-            sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text=title)).first
-            sec.scroll_into_view_if_needed()
-            suffix = "" if width == 1280 else f"-{width}"
-            sec.screenshot(path=str(ARTIFACTS / f"panel-{title.lower().replace(' ', '-')}-{demo}{suffix}.png"))
-    return fits
-
-
-def _wide(fits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [f for f in fits if f["scroll"] > f["client"] or f["cut"]]  # scrolls sideways, or a head is cut
-
-
-@pytest.mark.parametrize("demo", list(TABLES))
-def test_the_panels_tables_fit_at_1280(demo: str, browser: Any, tmp_path: Path,
-                                       subprocess_env: dict[str, str]) -> None:
-    fits = _fits(demo, 1280, browser, tmp_path, subprocess_env)
-    assert [re.sub(r" \(\d+\)$", "", f["title"]) for f in fits] == list(TABLES[demo]), fits
-    assert all(f["client"] > 250 for f in fits), fits  # measured in the panel, laid out
-    assert _wide(fits) == [], _wide(fits)  # nothing to scroll sideways inside the panel
-
-
-@pytest.mark.parametrize("demo", list(TABLES))
-def test_the_panels_tables_fit_on_a_phone(demo: str, browser: Any, tmp_path: Path,
-                                          subprocess_env: dict[str, str]) -> None:
-    """At 390 px the panel follows the cards, 317 px wide: every table fits it as well (before, the same tables
-    that were too wide at 1280 were too wide here: Armies 1198 px, Factions 1008)."""
-    fits = _fits(demo, 390, browser, tmp_path, subprocess_env)
-    assert [re.sub(r" \(\d+\)$", "", f["title"]) for f in fits] == list(TABLES[demo]), fits
-    assert _wide(fits) == [], _wide(fits)
-
+WIDTHS = (1280, 390)
+"""The widths each panel is measured at, in one page per demo (the viewport resized between them): a desk, a
+phone. Opening the GM sheet takes ~8-11 s; once per width it was 10 of the file's 137 s."""
 
 HEX_LINES_JS = r"""() => {
   const out = [];
@@ -104,19 +72,91 @@ HEX_LINES_JS = r"""() => {
     }
   }
   return out; }"""
+"""Each cell of a Hex column in the panel's tables (pf1's Hexes, a city's, a district's Hex) and how many lines it
+takes."""
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-def test_a_hex_in_the_panel_reads_on_one_line(width: int, browser: Any, tmp_path: Path,
-                                              subprocess_env: dict[str, str]) -> None:
-    """pf1's Hexes (and a city's, a district's Hex) column kept "hex 0" on one line: it wrapped "hex / 0"."""
-    with gm_sheet(browser, "river-kingdom", tmp_path, subprocess_env, width=width) as page:
-        sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text="Hexes")).first
-        sec.evaluate("d => { d.open = true; }")
-        page.wait_for_timeout(300)
-        lines = page.evaluate(HEX_LINES_JS)
-        sec.scroll_into_view_if_needed()
+@dataclass
+class Panel:
+    """A demo's panel at one width: its tables as ``FIT_JS`` measures them, its Hex cells as ``HEX_LINES_JS``."""
+
+    fits: list[dict[str, Any]]
+    hex_lines: list[list[Any]]
+
+
+def _steady(page: Any, width: int, *, still_ms: int = 300, timeout_ms: int = 15_000) -> Panel:
+    """The panel measured once the layout has settled at ``width``: its sections opened, and the measures the same
+    over ``still_ms`` (read every 100 ms; a resize lays the page out again, and what reacts to it may run after)."""
+    page.set_viewport_size({"width": width, "height": 900})
+    page.evaluate(FIT_JS)  # the sections opened
+    last, same, waited = None, 0, 0
+    while True:
+        page.wait_for_timeout(100)
+        waited += 100
+        now = (page.evaluate(FIT_JS), page.evaluate(HEX_LINES_JS))
+        same = same + 100 if now == last else 0
+        if same >= still_ms:
+            return Panel(*now)
+        if waited >= timeout_ms:
+            pytest.fail(f"the panel's layout at {width} px did not settle in {timeout_ms} ms: {now}")
+        last = now
+
+
+def _measure(demo: str, browser: Any, tmp_path: Path, env: dict[str, str]) -> dict[int, Panel]:
+    """``demo``'s panel at each of ``WIDTHS`` (x 900), in one page; each table screenshotted at each width."""
+    out: dict[int, Panel] = {}
+    with gm_sheet(browser, demo, tmp_path, env, width=WIDTHS[0]) as page:
         ARTIFACTS.mkdir(exist_ok=True)
-        sec.screenshot(path=str(ARTIFACTS / f"panel-hexes-river-kingdom-{width}.png"))
+        for width in WIDTHS:
+            out[width] = panel = _steady(page, width)
+            page.set_viewport_size({"width": width, "height": 4000})  # a long section whole in its screenshot
+            for fit in panel.fits:
+                title = re.sub(r" \(\d+\)$", "", fit["title"])
+                sec = page.locator("details.kl-panel-sec", has=page.locator("summary", has_text=title)).first
+                sec.scroll_into_view_if_needed()
+                suffix = "" if width == 1280 else f"-{width}"
+                sec.screenshot(path=str(ARTIFACTS / f"panel-{title.lower().replace(' ', '-')}-{demo}{suffix}.png"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def panels(browser: Any, tmp_path_factory: pytest.TempPathFactory,
+           subprocess_env: dict[str, str]) -> Callable[[str], dict[int, Panel]]:
+    """A demo's panel at each width (``_measure``), its sheet opened once for every test of this module."""
+    seen: dict[str, dict[int, Panel]] = {}
+
+    def panel(demo: str) -> dict[int, Panel]:
+        if demo not in seen:
+            seen[demo] = _measure(demo, browser, tmp_path_factory.mktemp(demo), subprocess_env)
+        return seen[demo]
+
+    return panel
+
+
+def _wide(fits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [f for f in fits if f["scroll"] > f["client"] or f["cut"]]  # scrolls sideways, or a head is cut
+
+
+@pytest.mark.parametrize("demo", list(TABLES))
+def test_the_panels_tables_fit_at_1280(demo: str, panels: Callable[[str], dict[int, Panel]]) -> None:
+    fits = panels(demo)[1280].fits
+    assert [re.sub(r" \(\d+\)$", "", f["title"]) for f in fits] == list(TABLES[demo]), fits
+    assert all(f["client"] > 250 for f in fits), fits  # measured in the panel, laid out
+    assert _wide(fits) == [], _wide(fits)  # nothing to scroll sideways inside the panel
+
+
+@pytest.mark.parametrize("demo", list(TABLES))
+def test_the_panels_tables_fit_on_a_phone(demo: str, panels: Callable[[str], dict[int, Panel]]) -> None:
+    """At 390 px the panel follows the cards, 317 px wide: every table fits it as well (before, the same tables
+    that were too wide at 1280 were too wide here: Armies 1198 px, Factions 1008)."""
+    fits = panels(demo)[390].fits
+    assert [re.sub(r" \(\d+\)$", "", f["title"]) for f in fits] == list(TABLES[demo]), fits
+    assert _wide(fits) == [], _wide(fits)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_hex_in_the_panel_reads_on_one_line(width: int, panels: Callable[[str], dict[int, Panel]]) -> None:
+    """pf1's Hexes (and a city's, a district's Hex) column kept "hex 0" on one line: it wrapped "hex / 0"."""
+    lines = panels("river-kingdom")[width].hex_lines
     assert len(lines) > 10 and ["hex 0", 1] in lines, lines
     assert all(n == 1 for _, n in lines), [x for x in lines if x[1] != 1]

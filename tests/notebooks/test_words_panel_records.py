@@ -79,13 +79,16 @@ def test_pf1s_districts_buildings_routes_and_features_by_name() -> None:
     state = camp.turn_start().state
     assert state.trade_routes[1].origin == "C1" and "D1" in state.districts  # the stored ids
     page = _page("river-kingdom")[0]
-    districts = {r["District"]: _fields(r, "City", "Hex") for r in panel_records(page, "Districts")}
-    assert districts["district 1 of Tatzlford"] == ("Tatzlford", "hex 0"), districts  # a hex as the map labels it
-    # (it read "h0")
-    buildings = {r["Building"]: _fields(r, "Type", "City", "District") for r in panel_records(page, "Buildings")}
-    assert buildings["Shrine (Tatzlford)"] == ("Shrine", "Tatzlford", "district 1 of Tatzlford"), buildings
-    routes = {r["Trade route"]: _fields(r, "Type", "Partner", "Origin", "Destination")
-              for r in panel_records(page, "Trade routes")}
-    assert routes["goods route from Tatzlford to Mivon"] == ("goods", "Mivon", "Tatzlford", "Mivon"), routes
+    # the fields a record's name is made of (its city, its type, a route's ends) are said by the name alone: the line
+    # below read "Type: House · City: Tatzlford" under "House (Tatzlford)"
+    districts = {r["District"]: r for r in panel_records(page, "Districts")}
+    assert districts["district 1 of Tatzlford"]["Hex"] == "hex 0", districts  # a hex as the map labels it (it read
+    # "h0")
+    buildings = {r["Building"]: r for r in panel_records(page, "Buildings")}
+    assert buildings["Shrine (Tatzlford)"]["District"] == "district 1 of Tatzlford", buildings
+    routes = {r["Trade route"]: r for r in panel_records(page, "Trade routes")}
+    assert routes["goods route from Tatzlford to Mivon"]["Status"] == "established", routes
+    for record in [*districts.values(), *buildings.values(), *routes.values()]:
+        assert not {"City", "Type", "Partner", "Origin", "Destination"} & set(record), record
     assert "| town (Oleg's Trading Post) |" in text and "TOWN" not in text
     assert not re.search(r"\| [BCDT]\d+ \|", text)

@@ -5,7 +5,8 @@ draft does to them, then every collection of records the state holds (leaders,
 settlements, hexes, factions, ...) as a table (a wide one keeps as columns the fields its ruleset names,
 ``Ruleset.panel_columns``, and says the others on a line below each record), with an urban grid drawn for records
 that carry one (``blocks``: per block, its lots), numbers kept against a capacity shown
-as ``4 / 8`` (``commodities`` against ``storage``), and the remaining fields folded away.
+as ``4 / 8`` (``commodities`` against ``storage``; a record's ``hp`` against its ``max_hp`` as ``16 / 16``), and the
+remaining fields folded away.
 """
 
 from __future__ import annotations
@@ -239,7 +240,8 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     ``keys``: the fields kept as columns beside the record's name or id (its first column), in that order
     (``Ruleset.panel_columns``); every other field is said on a line below the record (``kl-below``: what holds of
     them, a true one by its name, a number after its field's name, "Morale 2"; a false, empty or zero one left
-    out), so that the table fits the narrow panel. Without ``keys`` a table of hexes keeps its columns up to its
+    out; what the record's name says already left out too, a number against its most said as one, "HP 3 / 4"),
+    so that the table fits the narrow panel. Without ``keys`` a table of hexes keeps its columns up to its
     place and says the rest below; any other keeps every field a column.
 
     >>> page = str(records_table([{"id": "A1", "terrain": "plains", "q": 0, "r": -1, "explored": True,
@@ -256,6 +258,32 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     ...                            "leader_name": "Duke Fabian", "heir_name": "Duke Fabian"}], keys=("power",)))
     >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
     'Leader: Duke Fabian · Heir name: Duke Fabian'
+
+    Nor does the line say what the record's name (its first column) says: a field whose words are the name
+    (signoria's faction "Duke Fabian" led by Duke Fabian), or whose words every record's name holds where it is set
+    (the names are made of it: pf1's building "House (Tatzlford)" of type House in the city Tatzlford; a field
+    another record's name does not hold stays, aikakirjat's "Home (Tuonela)" controlled by Tuonela):
+
+    >>> below = lambda page: [re.sub("<[^>]+>", "", x) for x in re.findall('<tr class="kl-below">(.*?)</tr>', page)]
+    >>> below(str(records_table([{"name": "House (Tatzlford)", "type": "House", "city": "Tatzlford", "turn": 1},
+    ...                          {"name": "Mill (Marsh)", "type": "Mill", "city": "Marsh", "turn": 2}], keys=())))
+    ['Turn 1', 'Turn 2']
+    >>> below(str(records_table([{"name": "Duke Fabian", "leader": "Duke Fabian", "power": 3},
+    ...                          {"name": "Doge of Marburg", "leader": "Doge Andrea", "power": 2}], keys=("power",))))
+    ['Leader: Doge Andrea']
+    >>> below(str(records_table([{"name": "Home (Tuonela)", "controller": "Tuonela"},
+    ...                          {"name": "Border", "controller": "Tuonela"}], keys=())))
+    ['Controller: Tuonela', 'Controller: Tuonela']
+
+    A number beside the field of its most (``max_hp`` or ``hp_max`` beside ``hp``) is said with it, "16 / 16", in
+    its column or on the line below, a zero too ("HP 0 / 11": a beaten army's); the field of its most is not said
+    again (unless the ruleset keeps it a column):
+
+    >>> page = str(records_table([{"name": "Guard", "hp": 0, "max_hp": 11, "morale": 2}], keys=("hp",)))
+    >>> re.findall("<td[^>]*>([^<]+)</td>", page), below(page)
+    (['Guard', '0 / 11'], ['Morale 2'])
+    >>> below(str(records_table([{"name": "Militia", "level": 3, "hp": 3, "hp_max": 4}], keys=("level",))))
+    ['HP 3 / 4']
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
@@ -282,6 +310,8 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         said = name.said.get((collection, str(r.get("id")), c)) if name is not None else None
         if said is not None:
             return said
+        if _against_most(r, c, most):  # "16 / 16": a unit's HP against its max HP
+            return f"{r[c]:g} / {r[most[c]]:g}"
         named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
         if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
             return _cell(named, name.value if name is not None else _plain)
@@ -298,18 +328,27 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     else:
         lead = list(cols)
     head = dict(zip(cols, heads, strict=True))
+    most = {c: m for c in cols for m in (f"max_{c}", f"{c}_max") if m in cols and m not in lead}
+    """A field said against the field of its most (``hp`` against ``max_hp`` or ``hp_max``: "16 / 16"), the latter
+    then not said on its own (unless the ruleset keeps it a column)."""
+    kind.update({c: "kl-most" for c in most if kind[c] is None})  # "16 / 16" on one line: it wrapped "16 /" in pf1's
+    # narrow HP column
+    first = cols[0] if cols and cols[0] in ("id", "name") else None  # the record's name, in words
 
-    def item(r: Mapping[str, Any], c: str) -> Html | None:
+    def item(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> Html | None:
         """One field on the line below a record: a true one by its name ("Explored"), a number after its name
         ("Morale 2"), a value that is its name and a number or code the same ("hex 4": "Hex 4"), any other after its
         name and a colon ("Features: Bridge"); a false, empty or zero one not at all (no forfeit, no wins: a dash or
         a 0 for each would be most of the line; pf2e's leaders read "Forfeit 0 · Leadership modifier 0 · …")."""
         v = r.get(c)
+        if _against_most(r, c, most):  # "HP 0 / 11": a number against its most, zero or not
+            return h("span", h("span", head[c], class_="kl-below-k"), " ", h("span", cell(c), class_=kind[c]),
+                     class_="kl-below-item")
         if v is None or v is False or v == "" or v == [] or v == {} or (v == 0 and not isinstance(v, bool)):
             return None
         if v is True:
             return h("span", head[c], class_="kl-below-item")
-        said = cell(r, c)
+        said = cell(c)
         lead_word = f"{head[c].lower()} "
         if isinstance(v, (int, float)) and isinstance(said, str):
             key, rest = head[c], said
@@ -320,26 +359,81 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         return h("span", h("span", key, class_="kl-below-k"), " ", h("span", rest, class_=kind[c]),
                  class_="kl-below-item")
 
-    def again(r: Mapping[str, Any], c: str, shown: Sequence[str]) -> bool:
+    def again(r: Mapping[str, Any], c: str, shown: Sequence[str], cell: Callable[[str], str]) -> bool:
         """Whether field ``c`` says again what a field before it said of the same thing: its heading that one's
         and more ("Leader name" after "Leader") and its words the same (signoria's "Leader: Duke Fabian · Leader
         name: Duke Fabian")."""
-        said = cell(r, c) if r.get(c) not in (None, "", True, False) else None
+        said = cell(c) if r.get(c) not in (None, "", True, False) else None
         return isinstance(said, str) and any(
-            head[c].lower().startswith(f"{head[o].lower()} ") and cell(r, o) == said for o in shown)
+            head[c].lower().startswith(f"{head[o].lower()} ") and cell(o) == said for o in shown)
 
-    def below(r: Mapping[str, Any]) -> Html | None:
+    def named(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> bool:
+        """Whether field ``c`` of record ``r`` says words (not a number, not yes or no) that the record's name says
+        whole: those words and no more (signoria's faction "Duke Fabian" led by Duke Fabian), or within the name
+        (pf1's building "House (Tatzlford)" of type House in the city Tatzlford)."""
+        v = r.get(c)
+        if first is None or v in (None, "", [], {}) or isinstance(v, (bool, int, float)):
+            return False
+        said, name_words = cell(c), cell(first)
+        return isinstance(said, str) and isinstance(name_words, str) and bool(
+            re.search(rf"(?<!\w){re.escape(said)}(?!\w)", name_words))
+
+    others = [c for c in cols if c not in lead]  # said on the line below
+    cells = [_once(r, cell) for r in rows]
+
+    def names_hold(c: str) -> bool:
+        held = [named(r, c, w) for r, w in zip(rows, cells, strict=True) if r.get(c) not in _UNSET]
+        return bool(held) and all(held)
+
+    # a field whose words every record's name holds where it is set (the name is made of it: pf1 names a building by
+    # its type and city) is said by the name alone; one that some record's name does not hold is left out only where
+    # it is that record's name itself
+    made_of = {c for c in others if names_hold(c)}
+
+    def repeats(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> bool:
+        """Whether field ``c`` says what the record's own name says already (``named``): always where the names are
+        made of the field (``made_of``), else where its words are the name, no more."""
+        return c in made_of or (named(r, c, cell) and cell(c) == cell(first or ""))
+
+    def below(r: Mapping[str, Any], cell: Callable[[str], str]) -> Html | None:
         """The line below a record: what holds of its fields that are not columns ("Explored · Morale 2"), none said
-        twice."""
-        rest = [c for c in cols if c not in lead]
-        items = [x for i, c in enumerate(rest) if not again(r, c, lead + rest[:i]) for x in [item(r, c)]
-                 if x is not None]
+        twice (nor what the record's name says: ``repeats``); a number against its most as one ("HP 3 / 4")."""
+        held = {most[c] for c in most if _against_most(r, c, most)}  # said with its number: "HP 3 / 4"
+        shown = [c for c in others if c not in held and not repeats(r, c, cell)]
+        items = [x for i, c in enumerate(shown) if not again(r, c, lead + shown[:i], cell)
+                 for x in [item(r, c, cell)] if x is not None]
         return h("tr", h("td", join(items, " · "), colspan=len(lead)), class_="kl-below") if items else None
 
     return h("table", h("thead", h("tr", (h("th", head[c], class_=kind[c]) for c in lead))),
-             h("tbody", ((h("tr", (h("td", cell(r, c), class_=kind[c]) for c in lead)), below(r))
-                         for r in rows)),
+             h("tbody", ((h("tr", (h("td", w(c), class_=kind[c]) for c in lead)), below(r, w))
+                         for r, w in zip(rows, cells, strict=True))),
              class_="kl-table kl-panel-table")
+
+
+_UNSET: tuple[Any, ...] = (None, "", [], {}, False)
+"""A field's value that says nothing (no item on the line below a record)."""
+
+
+def _once(r: Mapping[str, Any], cell: Callable[[Mapping[str, Any], str], str]) -> Callable[[str], str]:
+    """``cell`` of record ``r``, each field's words worked out once (``records_table``'s ``again`` compares a field
+    with every field before it, ``named`` with the record's name)."""
+    said: dict[str, str] = {}
+
+    def words_of(c: str) -> str:
+        if c not in said:
+            said[c] = cell(r, c)
+        return said[c]
+
+    return words_of
+
+
+def _against_most(r: Mapping[str, Any], c: str, most: Mapping[str, str]) -> bool:
+    """Whether record ``r``'s field ``c`` and the field of its most (``most[c]``: ``max_hp`` for ``hp``) are both
+    numbers, said as one: "16 / 16"."""
+    if c not in most:
+        return False
+    v, m = r.get(c), r.get(most[c])
+    return all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (v, m))
 
 
 def _kind_ids(rows: Sequence[Mapping[str, Any]], cols: Sequence[str]) -> dict[str, str]:
@@ -594,7 +688,7 @@ CSS = """
 .kl-then-better { color: #1e6f3e; } .kl-then-worse { color: #b03a2e; }
 .kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
 .kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
-.kl-panel-table .kl-hex { white-space: nowrap; }
+.kl-panel-table .kl-hex, .kl-panel-table .kl-most { white-space: nowrap; }
 .kl-below > td { border-top-style: hidden; font-size: .92em; color: #444; padding: 0 8px 3px 1.2em; }
 .kl-below-item { display: inline-block; } .kl-below-k { color: #777; }
 .kl-grid-wrap { margin: .4em 0; } .kl-grid-title { font-weight: 600; font-size: .9em; }
