@@ -102,8 +102,8 @@ def test_pf1_panel_heads_columns_in_words(tmp_path: Path) -> None:
     heads = {html.unescape(x) for x in re.findall(r"<th[^>]*>([^<]*)</th>", page)}  # a column's, or a field's
     heads |= {k for t in ("Trade routes", "Armies") for r in panel_records(page, t) for k in r}  # on a line below
     assert {"Trade route length", "Route modifier", "Length modifier", "Offense modifier", "Defense value",
-            "Hit dice", "Army CR"} <= heads, heads
-    assert not heads & {"Trl", "Rm", "Lm", "Om", "Dv", "Hd", "Acr"}, heads
+            "Hit dice", "Army CR", "Unit CR"} <= heads, heads
+    assert not heads & {"Trl", "Rm", "Lm", "Om", "Dv", "Hd", "Acr", "Unit cr"}, heads
 
 
 def test_signoria_actions_and_global_event_in_words() -> None:

@@ -38,9 +38,11 @@ GM's relations between two foreign kingdoms (opt §2.5.4) were "Third party"; th
 (``serials``: ``C 2`` is two cities) were "Serials"."""
 
 COLUMN_TITLES = {"trl": "Trade route length", "rm": "Route modifier", "lm": "Length modifier",
-                 "hd": "Hit dice", "acr": "Army CR", "om": "Offense modifier", "dv": "Defense value"}
+                 "hd": "Hit dice", "acr": "Army CR", "unit_cr": "Unit CR", "om": "Offense modifier",
+                 "dv": "Defense value"}
 """A record's field as the panel heads its column where its name is an abbreviation (``Ruleset.name_of(field,
-"column")``): a trade route's TRL, RM and LM (opt §2.7.3), an army's HD, ACR, OM and DV; they read "Trl", "Om"."""
+"column")``): a trade route's TRL, RM and LM (opt §2.7.3), an army's HD, ACR, unit CR, OM and DV; they read "Trl",
+"Om", "Unit cr"."""
 
 SERIALS = {"C": "cities", "D": "districts", "B": "buildings", "T": "trade routes", "A": "armies", "W": "battles",
            "X": "expeditions"}
