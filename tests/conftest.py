@@ -23,6 +23,17 @@ if os.environ.get("CI"):
 
 REPO = Path(__file__).resolve().parents[1]
 
+# A pytest-xdist worker (.ci/run spreads the test files over the cores) runs as `python -c`: its ``__main__`` has
+# neither ``__spec__`` nor ``__file__``, which pyspark's connect package takes for a doctest run and answers with
+# ``sys.exit(0)``; marimo's formatter registration imports that package once a test has imported pyspark
+# (tests/test_spark.py), so every page served later in that worker failed with SystemExit. A spec named
+# ``__main__`` says what pytest's own ``__main__`` says (a module run as main; multiprocessing's children skip it).
+if os.environ.get("PYTEST_XDIST_WORKER") and getattr(sys.modules["__main__"], "__spec__", None) is None \
+        and not hasattr(sys.modules["__main__"], "__file__"):
+    import importlib.machinery
+
+    sys.modules["__main__"].__spec__ = importlib.machinery.ModuleSpec("__main__", None)
+
 
 @pytest.fixture(autouse=True, scope="module")
 def _main_module_as_it_was(request: pytest.FixtureRequest) -> Iterator[None]:
