@@ -598,6 +598,46 @@ def plain_words(id: str) -> str:
     return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", id)).strip()
 
 
+class LazyFold(Generic[S]):
+    """A ruleset's fold (its ``evolve`` function) named by module and attribute, imported at the first event it folds
+    and kept: ``_FOLD = LazyFold[Pf1State]("kingdomlog.rulesets.pf1.evolve")``, and the ruleset's ``evolve`` returns
+    ``_FOLD(state, event)``.
+
+    A warm ``kingdomlog state`` reads a snapshot and folds no event, so a ruleset whose fold (and the payload classes
+    it imports) is named this way does not import it for that (issue 31). Importing is the module system's (once per
+    process, under its lock); the function found is kept here, so each later event costs one test, not an import.
+    """
+
+    __slots__ = ("_fold", "attribute", "module")
+
+    def __init__(self, module: str, attribute: str = "evolve") -> None:
+        self.module = module
+        self.attribute = attribute
+        self._fold: Callable[[Any, RecordedEvent], S] | None = None
+
+    def __call__(self, state: Any, event: RecordedEvent) -> S:
+        """The state after ``event`` (the fold's own result and errors), importing the fold if it is the first."""
+        return (self._fold or self.load())(state, event)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the fold has been imported (by a call or ``load``)."""
+        return self._fold is not None
+
+    def load(self) -> Callable[[Any, RecordedEvent], S]:
+        """Import the fold now (if not already) and return it; ``InternalError`` if the module has no such function."""
+        if self._fold is None:
+            fold = getattr(importlib.import_module(self.module), self.attribute, None)
+            if not callable(fold):
+                raise InternalError(f"{self.module}.{self.attribute} is not a function: a ruleset's fold is named"
+                                    f" wrongly")
+            self._fold = fold
+        return self._fold
+
+    def __repr__(self) -> str:
+        return f"LazyFold({self.module!r}, {self.attribute!r})"
+
+
 class Ruleset:
     """The base of every ruleset (design §4). Subclasses set the class attributes and the hooks they need.
 

@@ -13,7 +13,7 @@ from kingdomlog.core.choices import LIMIT, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.foreign import ForeignFormat
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Seat, Step, validate_options
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, LazyFold, OptionSpec, Seat, Step, validate_options
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.pf1 import derive as dv
@@ -31,15 +31,7 @@ if TYPE_CHECKING:
 # (`events`, ~100 models), the fold over them and the audit are imported at the first event decoded or folded
 # (core.ruleset's type loader asks `event_types`): a warm `state` reads a snapshot and decodes no pf1 event.
 
-_evolve: Callable[[Any, RecordedEvent], Pf1State] | None = None
-
-
-def _load_evolve() -> Callable[[Any, RecordedEvent], Pf1State]:
-    global _evolve
-    from kingdomlog.rulesets.pf1.evolve import evolve
-
-    _evolve = evolve
-    return evolve
+_FOLD = LazyFold[Pf1State]("kingdomlog.rulesets.pf1.evolve")
 
 
 _O = OptionSpec
@@ -214,7 +206,7 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
                         treasury=int(opts["starting_treasury_bp"]))
 
     def evolve(self, state: Any, event: RecordedEvent) -> Pf1State:
-        return (_evolve or _load_evolve())(state, event)
+        return _FOLD(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         from kingdomlog.rulesets.pf1.audit import audit
