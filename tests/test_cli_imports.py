@@ -88,13 +88,16 @@ WARM_NEVER = {
                  "kingdomlog.rulesets.signoria.audit", "kingdomlog.rulesets.signoria.chronicle",
                  "kingdomlog.rulesets.signoria.samples"),
     "river-kingdom": ("kingdomlog.rulesets.pf1.events", "kingdomlog.rulesets.pf1.evolve",
-                      "kingdomlog.rulesets.pf1.audit"),
+                      "kingdomlog.rulesets.pf1.audit", "kingdomlog.rulesets.pf1.vocabulary",
+                      "kingdomlog.rulesets.pf1.specials", "kingdomlog.rulesets.pf1.mapview", "kingdomlog.core.mapdata",
+                      "kingdomlog.core.portrait"),
     "aikakirjat-demo": ("kingdomlog.rulesets.aikakirjat.decide", "kingdomlog.rulesets.aikakirjat.audit",
                         "kingdomlog.rulesets.aikakirjat.chronicle", "kingdomlog.rulesets.aikakirjat.samples"),
 }
 """What a warm ``state`` (a snapshot at the head) does not import, by demo: pf2e's, pf1's and signoria's payload
-classes and folds (and pf1's audit), and signoria's and aikakirjat's steps, forms, audit, chronicle and samples
-(aikakirjat's payload classes stay: its rules' dice tape imports them)."""
+classes and folds (and pf1's audit, and its forms' lists, ``vocabulary``, with the army specials and the map's words
+they need: the names of pf1's figures and records are in ``names``), and signoria's and aikakirjat's steps, forms,
+audit, chronicle and samples (aikakirjat's payload classes stay: its rules' dice tape imports them)."""
 COLD_READS = {"stolen-lands": "kingdomlog.rulesets.pf2e.events", "felmonte": "kingdomlog.rulesets.signoria.events",
               "river-kingdom": "kingdomlog.rulesets.pf1.events"}
 """The payload module the first (cold) read imports, where a warm one does not."""

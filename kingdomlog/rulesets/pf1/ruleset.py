@@ -379,15 +379,15 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
     def name_of(self, id: str, kind: str = "") -> str:
         """pf1's names of its ids in words where the default says them badly: a field of the state as the panel heads
-        it (``vocabulary.FIELD_TITLES``: ``third_party`` → "Relations among foreign kingdoms"), a record's field as
-        its column is headed (``vocabulary.COLUMN_TITLES``: ``om`` → "Offense modifier").
+        it (``names.FIELD_TITLES``: ``third_party`` → "Relations among foreign kingdoms"), a record's field as
+        its column is headed (``names.COLUMN_TITLES``: ``om`` → "Offense modifier").
 
         >>> Pf1Kingmaker().name_of("third_party", "figure"), Pf1Kingmaker().name_of("third_party")
         ('Relations among foreign kingdoms', 'third party')
         >>> Pf1Kingmaker().name_of("h3", "field:hex")
         'hex 3'
         """
-        from kingdomlog.rulesets.pf1.vocabulary import COLUMN_TITLES, FIELD_TITLES, SERIALS
+        from kingdomlog.rulesets.pf1.names import COLUMN_TITLES, FIELD_TITLES, SERIALS
 
         if kind == "figure" and id in FIELD_TITLES:
             return FIELD_TITLES[id]
@@ -404,14 +404,14 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         return super().name_of(id, kind)
 
     def record_names(self, state: Any) -> Mapping[str, str]:
-        """Districts and buildings by the names the explanations give them (``vocabulary.record_names``)."""
-        from kingdomlog.rulesets.pf1.vocabulary import record_names
+        """Districts and buildings by the names the explanations give them (``names.record_names``)."""
+        from kingdomlog.rulesets.pf1.names import record_names
 
         return record_names(state) if isinstance(state, Pf1State) else {}
 
     def field_words(self, state: Any) -> Mapping[tuple[str, str, str], str]:
-        """A relation's treaty or alliance in words (``vocabulary.terms_words``; it read "x you 22")."""
-        from kingdomlog.rulesets.pf1.vocabulary import field_words
+        """A relation's treaty or alliance in words (``names.terms_words``; it read "x you 22")."""
+        from kingdomlog.rulesets.pf1.names import field_words
 
         return field_words(state) if isinstance(state, Pf1State) else {}
 
