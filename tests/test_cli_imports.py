@@ -98,6 +98,11 @@ WARM_NEVER = {
 classes and folds (and pf1's audit, and its forms' lists, ``vocabulary``, with the army specials and the map's words
 they need: the names of pf1's figures and records are in ``names``), and signoria's and aikakirjat's steps, forms,
 audit, chronicle and samples (aikakirjat's payload classes stay: its rules' dice tape imports them)."""
+PLAYING = ("kingdomlog.core.turn", "kingdomlog.dice.roller", "kingdomlog.dice.odds", "kingdomlog.app.table",
+           "kingdomlog.app.submissions", "kingdomlog.app.drafts", "kingdomlog.app.exchange")
+"""What plays, submits or moves a turn and what a state never needs: the turn's preview and its plan models
+(``core.turn``), the dice roller and odds, the table, the players' submissions, the drafts, export and import. Imported
+by no demo's ``state``, cold or warm (``kingdomlog.core`` and ``app.campaign`` import them where they are used)."""
 COLD_READS = {"stolen-lands": "kingdomlog.rulesets.pf2e.events", "felmonte": "kingdomlog.rulesets.signoria.events",
               "river-kingdom": "kingdomlog.rulesets.pf1.events"}
 """The payload module the first (cold) read imports, where a warm one does not."""
@@ -114,9 +119,10 @@ def test_warm_state_imports_no_payload_class_or_step(slug: str, tmp_path: Path) 
     cold, cold_modules = _state_modules(folder)
     if slug in COLD_READS:
         assert COLD_READS[slug] in cold_modules  # the first read decoded the log
+    assert [m for m in PLAYING if m in cold_modules] == [], f"a cold `state` of {slug} imported what plays a turn"
     warm, modules = _state_modules(folder)
     assert warm == cold
-    loaded = [m for m in WARM_NEVER[slug] if m in modules]
+    loaded = [m for m in (*WARM_NEVER[slug], *PLAYING) if m in modules]
     assert loaded == [], f"a warm `state` of {slug} imported {loaded}"
 
 
