@@ -142,3 +142,19 @@ def test_warm_pf2e_state_builds_only_the_models_it_validates(tmp_path: Path) -> 
     assert "kingdomlog.rulesets.pf2e.tables.Activity" not in tables, tables
     assert len(tables) <= 5, tables
     assert len(built) <= 25, built
+
+
+def test_warm_pf1_state_does_not_build_the_initial_state(tmp_path: Path) -> None:
+    """A warm ``state`` validates the snapshot into the ruleset's state class (``Ruleset.state_class``) and builds no
+    initial state: pf1's reads and validates its whole catalogue (``tables.base_catalog``, ~30 ms), which the snapshot
+    holds already, so the catalogue's row classes keep their validators unbuilt (37 models were built with it)."""
+    import shutil
+
+    folder = tmp_path / "river-kingdom"
+    shutil.copytree(ROOT / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache"))
+    _state_run(folder)
+    got = _state_run(folder)
+    built = [m for m in got["built"] if m.startswith("kingdomlog.")]
+    assert "kingdomlog.rulesets.pf1.state.Pf1State" in built
+    assert "kingdomlog.rulesets.pf1.tables.Catalog" not in built, built
+    assert len(built) <= 15, built

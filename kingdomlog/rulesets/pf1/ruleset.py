@@ -205,6 +205,9 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         return Pf1State(campaign=context.campaign, options=opts, catalog=catalog, modules=mods,
                         treasury=int(opts["starting_treasury_bp"]))
 
+    def state_class(self, context: CampaignContext) -> type[Pf1State]:
+        return Pf1State
+
     def evolve(self, state: Any, event: RecordedEvent) -> Pf1State:
         return _FOLD(state, event)
 

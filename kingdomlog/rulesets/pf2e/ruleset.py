@@ -186,6 +186,9 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         homebrew = T.validate_homebrew(context.data) if context.data else {}
         return KingdomState(campaign=context.campaign, options=options, homebrew=homebrew)
 
+    def state_class(self, context: CampaignContext) -> type[KingdomState]:
+        return KingdomState
+
     def evolve(self, state: Any, event: RecordedEvent) -> KingdomState:
         return _FOLD(state, event)
 

@@ -116,6 +116,9 @@ class SignoriaRuleset(CopyOnWriteRuleset):
     def initial_state(self, context: CampaignContext) -> SignoriaState:
         return SignoriaState(config=dict(context.options))
 
+    def state_class(self, context: CampaignContext) -> type[SignoriaState]:
+        return SignoriaState
+
     def evolve(self, state: Any, event: RecordedEvent) -> SignoriaState:
         return _FOLD(state, event)
 
