@@ -88,13 +88,21 @@ WARM_NEVER = {
                  "kingdomlog.rulesets.signoria.audit", "kingdomlog.rulesets.signoria.chronicle",
                  "kingdomlog.rulesets.signoria.samples"),
     "river-kingdom": ("kingdomlog.rulesets.pf1.events", "kingdomlog.rulesets.pf1.evolve",
-                      "kingdomlog.rulesets.pf1.audit"),
+                      "kingdomlog.rulesets.pf1.audit", "kingdomlog.rulesets.pf1.vocabulary",
+                      "kingdomlog.rulesets.pf1.specials", "kingdomlog.rulesets.pf1.mapview", "kingdomlog.core.mapdata",
+                      "kingdomlog.core.portrait"),
     "aikakirjat-demo": ("kingdomlog.rulesets.aikakirjat.decide", "kingdomlog.rulesets.aikakirjat.audit",
                         "kingdomlog.rulesets.aikakirjat.chronicle", "kingdomlog.rulesets.aikakirjat.samples"),
 }
 """What a warm ``state`` (a snapshot at the head) does not import, by demo: pf2e's, pf1's and signoria's payload
-classes and folds (and pf1's audit), and signoria's and aikakirjat's steps, forms, audit, chronicle and samples
-(aikakirjat's payload classes stay: its rules' dice tape imports them)."""
+classes and folds (and pf1's audit, and its forms' lists, ``vocabulary``, with the army specials and the map's words
+they need: the names of pf1's figures and records are in ``names``), and signoria's and aikakirjat's steps, forms,
+audit, chronicle and samples (aikakirjat's payload classes stay: its rules' dice tape imports them)."""
+PLAYING = ("kingdomlog.core.turn", "kingdomlog.dice.roller", "kingdomlog.dice.odds", "kingdomlog.app.table",
+           "kingdomlog.app.submissions", "kingdomlog.app.drafts", "kingdomlog.app.exchange")
+"""What plays, submits or moves a turn and what a state never needs: the turn's preview and its plan models
+(``core.turn``), the dice roller and odds, the table, the players' submissions, the drafts, export and import. Imported
+by no demo's ``state``, cold or warm (``kingdomlog.core`` and ``app.campaign`` import them where they are used)."""
 COLD_READS = {"stolen-lands": "kingdomlog.rulesets.pf2e.events", "felmonte": "kingdomlog.rulesets.signoria.events",
               "river-kingdom": "kingdomlog.rulesets.pf1.events"}
 """The payload module the first (cold) read imports, where a warm one does not."""
@@ -111,9 +119,10 @@ def test_warm_state_imports_no_payload_class_or_step(slug: str, tmp_path: Path) 
     cold, cold_modules = _state_modules(folder)
     if slug in COLD_READS:
         assert COLD_READS[slug] in cold_modules  # the first read decoded the log
+    assert [m for m in PLAYING if m in cold_modules] == [], f"a cold `state` of {slug} imported what plays a turn"
     warm, modules = _state_modules(folder)
     assert warm == cold
-    loaded = [m for m in WARM_NEVER[slug] if m in modules]
+    loaded = [m for m in (*WARM_NEVER[slug], *PLAYING) if m in modules]
     assert loaded == [], f"a warm `state` of {slug} imported {loaded}"
 
 
@@ -133,3 +142,19 @@ def test_warm_pf2e_state_builds_only_the_models_it_validates(tmp_path: Path) -> 
     assert "kingdomlog.rulesets.pf2e.tables.Activity" not in tables, tables
     assert len(tables) <= 5, tables
     assert len(built) <= 25, built
+
+
+def test_warm_pf1_state_does_not_build_the_initial_state(tmp_path: Path) -> None:
+    """A warm ``state`` validates the snapshot into the ruleset's state class (``Ruleset.state_class``) and builds no
+    initial state: pf1's reads and validates its whole catalogue (``tables.base_catalog``, ~30 ms), which the snapshot
+    holds already, so the catalogue's row classes keep their validators unbuilt (37 models were built with it)."""
+    import shutil
+
+    folder = tmp_path / "river-kingdom"
+    shutil.copytree(ROOT / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache"))
+    _state_run(folder)
+    got = _state_run(folder)
+    built = [m for m in got["built"] if m.startswith("kingdomlog.")]
+    assert "kingdomlog.rulesets.pf1.state.Pf1State" in built
+    assert "kingdomlog.rulesets.pf1.tables.Catalog" not in built, built
+    assert len(built) <= 15, built

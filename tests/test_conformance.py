@@ -103,6 +103,14 @@ def test_options_defaults_validate_and_unknown_is_refused(rs: Ruleset) -> None:
 
 
 @pytest.mark.parametrize("rs", RULESETS, ids=IDS)
+def test_the_state_class_is_the_initial_states(rs: Ruleset) -> None:
+    """``state_class`` (what a warm read validates a snapshot into, named without building the initial state) is the
+    class ``initial_state`` builds."""
+    ctx = default_context(rs, "conf")
+    assert rs.state_class(ctx) is type(rs.initial_state(ctx))
+
+
+@pytest.mark.parametrize("rs", RULESETS, ids=IDS)
 def test_every_data_table_loads(rs: Ruleset) -> None:
     for name, loader in rs.data_tables().items():
         assert loader() is not None, name

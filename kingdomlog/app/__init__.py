@@ -6,8 +6,22 @@ today's rules. ``store`` underneath keeps the log, the cache and the config; ``c
 holds the pure fold and previews.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from kingdomlog.app.audit import AuditReport, Finding, audit
 from kingdomlog.app.campaign import Campaign, VerifyReport
-from kingdomlog.app.submissions import SubmissionCheck
+
+if TYPE_CHECKING:
+    from kingdomlog.app.submissions import SubmissionCheck
 
 __all__ = ["AuditReport", "Campaign", "Finding", "SubmissionCheck", "VerifyReport", "audit"]
+
+
+def __getattr__(name: str) -> Any:
+    """``SubmissionCheck`` from ``app.submissions``, imported when asked for: reading a state needs no submission
+    (issue 31: ``kingdomlog state`` imports ``kingdomlog.app``)."""
+    if name == "SubmissionCheck":
+        from kingdomlog.app.submissions import SubmissionCheck
+
+        return SubmissionCheck
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

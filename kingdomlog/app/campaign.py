@@ -23,15 +23,10 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from kingdomlog.app import exchange, table
-from kingdomlog.app import submissions as subs
-from kingdomlog.app.drafts import Drafts
-from kingdomlog.app.drafts import commit_id as draft_commit_id
-from kingdomlog.app.submissions import SubmissionCheck
 from kingdomlog.core.core_events import CampaignConfigured, NoteAdded, TurnRetracted
 from kingdomlog.core.data import file_document
 from kingdomlog.core.errors import (
@@ -65,13 +60,18 @@ from kingdomlog.core.fold import (
     retracted_commits,
 )
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, State, find_ruleset, validate_options
-from kingdomlog.core.turn import Plan, Release, TurnPreview, preview_turn, require_ok
 from kingdomlog.core.viewers import GM_VIEWER, PUBLIC_VIEWER, Viewer, parse_viewer, parse_visibility
-from kingdomlog.dice.roller import new_seed
 from kingdomlog.store.cache import Latest, SnapshotCache
 from kingdomlog.store.config import CONFIG_FILE, CampaignConfig, ViewerEntry, load_config, slug_ok, write_config
 from kingdomlog.store.errors import describe_os_error
 from kingdomlog.store.log import AppendResult, EventLog, batch_name, footer_value, read_batch
+
+if TYPE_CHECKING:
+    from kingdomlog.app.submissions import SubmissionCheck
+    from kingdomlog.core.turn import Plan, Release, TurnPreview
+
+# A turn's preview and commit (``core.turn``, its dice, ``app.drafts``, ``app.table``), the players' submissions and
+# export/import are imported where they are used: ``kingdomlog state`` reads a state and uses none of them (issue 31).
 
 RAW_FIELDS = frozenset({"turn", "phase", "type", "version", "actor", "visibility", "payload"})
 
@@ -674,6 +674,9 @@ class Campaign:
         is refused if the log moved past it meanwhile. ``release``: the rolls of an ``on_roll``
         plan to roll now (Roll pressed; ``core.turn.preview_turn``).
         """
+        from kingdomlog.core.turn import preview_turn
+        from kingdomlog.dice.roller import new_seed
+
         begin = self.turn_start() if start is None else start
         plan = self.with_submissions(plan, state=begin.state)
         return preview_turn(self.ruleset, begin.state, plan, campaign=self.id, turn=begin.turn,
@@ -696,6 +699,11 @@ class Campaign:
         on, ``InputError``/``StoreError`` as ``append`` says) with nothing appended, no plan kept
         and the saved draft as it was.
         """
+        from kingdomlog.app import table
+        from kingdomlog.app.drafts import Drafts
+        from kingdomlog.app.drafts import commit_id as draft_commit_id
+        from kingdomlog.core.turn import require_ok
+
         require_ok(preview)
         if not preview.step_drafts:
             raise RuleError("the turn produced no events; nothing to commit")
@@ -780,11 +788,13 @@ class Campaign:
 
     def parse_jsonl(self, lines: Iterable[str], *, source: str = "input") -> list[Draft]:
         """Parse raw event lines (``{"turn", "type", "payload", ...}``); errors name the line."""
+        from kingdomlog.app.exchange import json_objects
+
         rs = self.ruleset
         allowed = {t.type for t in rs.event_types} | {NoteAdded.type, TurnRetracted.type}
         declared = self.players()
         out: list[Draft] = []
-        for where, obj in exchange.json_objects(lines, source=source):
+        for where, obj in json_objects(lines, source=source):
             extra = set(obj) - RAW_FIELDS
             if extra:
                 raise InputError(f"{where}: unknown field(s) {sorted(extra)}")
@@ -850,31 +860,43 @@ class Campaign:
     def player_steps(self, viewer: Viewer, *, state: State | None = None,
                      turn: int | None = None) -> list[str]:
         """The steps of ``turn`` (default: the next) that ``viewer`` may submit."""
+        from kingdomlog.app import submissions as subs
+
         return subs.player_steps(self, viewer, state=state, turn=turn)
 
     def submissions(self, turn: int | None = None) -> dict[str, RecordedEvent]:
         """The latest submission of each player for ``turn`` (default: the next), by player id."""
+        from kingdomlog.app import submissions as subs
+
         return subs.submissions(self, turn)
 
     def with_submissions(self, plan: Plan, *, state: State | None = None) -> Plan:
         """``plan`` with the players' latest submissions in the steps it leaves out."""
+        from kingdomlog.app import submissions as subs
+
         return subs.with_submissions(self, plan, state=state)
 
     def check_submission(self, viewer: Viewer, steps: Mapping[str, Any], *, turn: int | None = None,
                          now: datetime | None = None) -> SubmissionCheck:
         """What ``submit`` would store (checked and rolled), without writing."""
+        from kingdomlog.app import submissions as subs
+
         return subs.check_submission(self, viewer, steps, turn=turn, now=now)
 
     def submit(self, viewer: Viewer, steps: Mapping[str, Any], *, note: str = "", turn: int | None = None,
                now: datetime | None = None) -> AppendResult:
         """Append a player's submission for ``turn`` (the turn the caller read; refused once the campaign
         has moved on) at ``now`` (refused from the orders deadline on); see ``submissions.submit``."""
+        from kingdomlog.app import submissions as subs
+
         return subs.submit(self, viewer, steps, note=note, turn=turn, now=now)
 
     # ---- export and import (kingdomlog.app.exchange) -------------------------------------
 
     def export_lines(self, viewer: Viewer = GM_VIEWER) -> list[str]:
         """JSONL of the events ``viewer`` may see, after a header with the config."""
+        from kingdomlog.app import exchange
+
         return exchange.export_lines(self, viewer)
 
     @classmethod
@@ -885,12 +907,16 @@ class Campaign:
         current version). Built in a hidden folder and moved into place only once it verifies
         (``exchange.import_campaign``): a refused import leaves ``folder`` as it was.
         """
+        from kingdomlog.app import exchange
+
         return exchange.import_campaign(cls, lines, folder, source=source)[0]
 
     @classmethod
     def import_checked(cls, lines: Sequence[str], folder: str | Path, *,
                        source: str = "import") -> tuple[Campaign, list[str]]:
         """``import_lines`` and its warnings (exported hashes the imported chain does not reproduce)."""
+        from kingdomlog.app import exchange
+
         return exchange.import_campaign(cls, lines, folder, source=source)
 
     # ---- checking ------------------------------------------------------------------------

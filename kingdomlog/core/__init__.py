@@ -1,7 +1,12 @@
 """The core: events and their registry, the ruleset seam, typed choices, viewers, the fold and draft turns.
 
 Pure code: no I/O, no clock, no random draws.
+
+``Plan``, ``plan_schema`` and ``preview_turn`` (``core.turn``, with the dice roller and the plan's models) are
+imported at their first use: reading a state plays no turn (issue 31: ``kingdomlog state``).
 """
+
+from typing import TYPE_CHECKING, Any
 
 from kingdomlog.core import core_events as core_events
 from kingdomlog.core.choices import Choices, FieldSpec, NoChoices, Option, Pick
@@ -32,8 +37,10 @@ from kingdomlog.core.ruleset import (
     register_ruleset,
     run_step,
 )
-from kingdomlog.core.turn import Plan, plan_schema, preview_turn
 from kingdomlog.core.viewers import Viewer, Visibility, parse_viewer, parse_visibility
+
+if TYPE_CHECKING:
+    from kingdomlog.core.turn import Plan, plan_schema, preview_turn
 
 __all__ = [
     "Answer",
@@ -80,3 +87,14 @@ __all__ = [
     "run_step",
     "timeline",
 ]
+
+_TURN = frozenset({"Plan", "plan_schema", "preview_turn"})
+
+
+def __getattr__(name: str) -> Any:
+    """``Plan``, ``plan_schema`` and ``preview_turn`` from ``core.turn``, imported when first asked for."""
+    if name in _TURN:
+        from kingdomlog.core import turn
+
+        return getattr(turn, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -598,6 +598,46 @@ def plain_words(id: str) -> str:
     return re.sub(r"\s*:\s*", ": ", re.sub(r"[_\-.]+", " ", id)).strip()
 
 
+class LazyFold(Generic[S]):
+    """A ruleset's fold (its ``evolve`` function) named by module and attribute, imported at the first event it folds
+    and kept: ``_FOLD = LazyFold[Pf1State]("kingdomlog.rulesets.pf1.evolve")``, and the ruleset's ``evolve`` returns
+    ``_FOLD(state, event)``.
+
+    A warm ``kingdomlog state`` reads a snapshot and folds no event, so a ruleset whose fold (and the payload classes
+    it imports) is named this way does not import it for that (issue 31). Importing is the module system's (once per
+    process, under its lock); the function found is kept here, so each later event costs one test, not an import.
+    """
+
+    __slots__ = ("_fold", "attribute", "module")
+
+    def __init__(self, module: str, attribute: str = "evolve") -> None:
+        self.module = module
+        self.attribute = attribute
+        self._fold: Callable[[Any, RecordedEvent], S] | None = None
+
+    def __call__(self, state: Any, event: RecordedEvent) -> S:
+        """The state after ``event`` (the fold's own result and errors), importing the fold if it is the first."""
+        return (self._fold or self.load())(state, event)
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the fold has been imported (by a call or ``load``)."""
+        return self._fold is not None
+
+    def load(self) -> Callable[[Any, RecordedEvent], S]:
+        """Import the fold now (if not already) and return it; ``InternalError`` if the module has no such function."""
+        if self._fold is None:
+            fold = getattr(importlib.import_module(self.module), self.attribute, None)
+            if not callable(fold):
+                raise InternalError(f"{self.module}.{self.attribute} is not a function: a ruleset's fold is named"
+                                    f" wrongly")
+            self._fold = fold
+        return self._fold
+
+    def __repr__(self) -> str:
+        return f"LazyFold({self.module!r}, {self.attribute!r})"
+
+
 class Ruleset:
     """The base of every ruleset (design §4). Subclasses set the class attributes and the hooks they need.
 
@@ -673,6 +713,16 @@ class Ruleset:
     def initial_state(self, context: CampaignContext) -> Any:
         """The state before the first event."""
         raise NotImplementedError(f"{type(self).__name__} does not define initial_state")
+
+    def state_class(self, context: CampaignContext) -> type[BaseModel]:
+        """The class of the state in ``context``: ``type(initial_state(context))``, named without building one.
+
+        A warm read (``store.cache.SnapshotCache.latest``) needs only the class, to fingerprint the snapshot and
+        validate it into; the default builds the initial state to find it. A ruleset whose initial state costs
+        something to build (pf1's reads and validates its whole catalogue, ~30 ms, issue 31) names its class.
+        """
+        cls: type[BaseModel] = type(self.initial_state(context))
+        return cls
 
     def evolve(self, state: Any, event: RecordedEvent) -> Any:
         """Apply one of this ruleset's events (pure; returns a new state; never re-derives recorded outcomes)."""

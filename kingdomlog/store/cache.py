@@ -245,21 +245,21 @@ class SnapshotCache:
         if not isinstance(conf, CampaignConfigured):
             return None
         ctx = ctx_for(conf)
-        initial = rs.initial_state(ctx)
-        fp = fingerprint(rs, ctx, type(initial))
+        state_cls = rs.state_class(ctx)  # not the initial state: pf1's builds its catalogue, which the snapshot holds
+        fp = fingerprint(rs, ctx, state_cls)
         # every snapshot of this fingerprint is checked (an edited or junk one is deleted here), then the
         # newest one the log still agrees with is used: after a retraction that is an older one
         loaded = [(seq, path, self._load(path, fp, seq)) for seq, path in self.candidates(fp)]
         for seq, path, snap in loaded:
             if snap is None:
                 continue
-            got = self._from(rs, log, first, initial, fp, seq, path, snap)
+            got = self._from(rs, log, first, state_cls, fp, seq, path, snap)
             if got is not None:
                 return got
         return None
 
-    def _from(self, rs: Ruleset, log: EventLog, first: list[Any], initial: State, fp: str, seq: int, path: Path,
-              snap: dict[str, Any]) -> Latest | None:
+    def _from(self, rs: Ruleset, log: EventLog, first: list[Any], state_cls: type[State], fp: str, seq: int,
+              path: Path, snap: dict[str, Any]) -> Latest | None:
         """The latest state folded on from the snapshot ``snap`` (at ``seq``), or None if the log disagrees."""
         tail = log.read_after(seq)
         if tail.hash_at is None or snap.get("hash") != tail.hash_at:
@@ -277,7 +277,7 @@ class SnapshotCache:
         if gone & tail.commits_upto != tail.retracted & tail.commits_upto:
             return None
         try:
-            snap_state: State = type(initial).model_validate(snap["state"])
+            snap_state: State = state_cls.model_validate(snap["state"])
         except Exception:  # a bad snapshot is not used, and goes
             self.discard(path)
             return None

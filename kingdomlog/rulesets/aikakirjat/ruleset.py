@@ -83,6 +83,9 @@ class Aikakirjat(Ruleset):
         opts = validate_options(OPTIONS, dict(context.options))
         return KingdomState(options=opts)
 
+    def state_class(self, context: CampaignContext) -> type[KingdomState]:
+        return KingdomState
+
     def evolve(self, state: Any, event: RecordedEvent) -> KingdomState:
         return evolve(state, event)
 

@@ -118,7 +118,7 @@ class ForeignKingdomEntry(Choices):
 
 THIRD_PARTY = "Relations among foreign kingdoms"
 """The field ``third_party`` (the Diplomatic edicts rule, opt §2.5.4) as the forms ask it and the panel heads it
-(``vocabulary.FIELD_TITLES``); it read "Third party"."""
+(``names.FIELD_TITLES``); it read "Third party"."""
 THIRD_PARTY_HELP = "how two foreign kingdoms stand with each other: an embassy, a treaty, an alliance, or enemies"
 
 

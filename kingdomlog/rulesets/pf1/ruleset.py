@@ -13,7 +13,7 @@ from kingdomlog.core.choices import LIMIT, FieldSpec, Option
 from kingdomlog.core.errors import InputError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.foreign import ForeignFormat
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Seat, Step, validate_options
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, LazyFold, OptionSpec, Seat, Step, validate_options
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.pf1 import derive as dv
@@ -31,15 +31,7 @@ if TYPE_CHECKING:
 # (`events`, ~100 models), the fold over them and the audit are imported at the first event decoded or folded
 # (core.ruleset's type loader asks `event_types`): a warm `state` reads a snapshot and decodes no pf1 event.
 
-_evolve: Callable[[Any, RecordedEvent], Pf1State] | None = None
-
-
-def _load_evolve() -> Callable[[Any, RecordedEvent], Pf1State]:
-    global _evolve
-    from kingdomlog.rulesets.pf1.evolve import evolve
-
-    _evolve = evolve
-    return evolve
+_FOLD = LazyFold[Pf1State]("kingdomlog.rulesets.pf1.evolve")
 
 
 _O = OptionSpec
@@ -213,8 +205,11 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         return Pf1State(campaign=context.campaign, options=opts, catalog=catalog, modules=mods,
                         treasury=int(opts["starting_treasury_bp"]))
 
+    def state_class(self, context: CampaignContext) -> type[Pf1State]:
+        return Pf1State
+
     def evolve(self, state: Any, event: RecordedEvent) -> Pf1State:
-        return (_evolve or _load_evolve())(state, event)
+        return _FOLD(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         from kingdomlog.rulesets.pf1.audit import audit
@@ -387,15 +382,15 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
 
     def name_of(self, id: str, kind: str = "") -> str:
         """pf1's names of its ids in words where the default says them badly: a field of the state as the panel heads
-        it (``vocabulary.FIELD_TITLES``: ``third_party`` → "Relations among foreign kingdoms"), a record's field as
-        its column is headed (``vocabulary.COLUMN_TITLES``: ``om`` → "Offense modifier").
+        it (``names.FIELD_TITLES``: ``third_party`` → "Relations among foreign kingdoms"), a record's field as
+        its column is headed (``names.COLUMN_TITLES``: ``om`` → "Offense modifier").
 
         >>> Pf1Kingmaker().name_of("third_party", "figure"), Pf1Kingmaker().name_of("third_party")
         ('Relations among foreign kingdoms', 'third party')
         >>> Pf1Kingmaker().name_of("h3", "field:hex")
         'hex 3'
         """
-        from kingdomlog.rulesets.pf1.vocabulary import COLUMN_TITLES, FIELD_TITLES, SERIALS
+        from kingdomlog.rulesets.pf1.names import COLUMN_TITLES, FIELD_TITLES, SERIALS
 
         if kind == "figure" and id in FIELD_TITLES:
             return FIELD_TITLES[id]
@@ -412,14 +407,14 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         return super().name_of(id, kind)
 
     def record_names(self, state: Any) -> Mapping[str, str]:
-        """Districts and buildings by the names the explanations give them (``vocabulary.record_names``)."""
-        from kingdomlog.rulesets.pf1.vocabulary import record_names
+        """Districts and buildings by the names the explanations give them (``names.record_names``)."""
+        from kingdomlog.rulesets.pf1.names import record_names
 
         return record_names(state) if isinstance(state, Pf1State) else {}
 
     def field_words(self, state: Any) -> Mapping[tuple[str, str, str], str]:
-        """A relation's treaty or alliance in words (``vocabulary.terms_words``; it read "x you 22")."""
-        from kingdomlog.rulesets.pf1.vocabulary import field_words
+        """A relation's treaty or alliance in words (``names.terms_words``; it read "x you 22")."""
+        from kingdomlog.rulesets.pf1.names import field_words
 
         return field_words(state) if isinstance(state, Pf1State) else {}
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from kingdomlog.core.choices import FieldSpec, Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.foreign import ForeignFormat
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, RerollReason, Seat, Step
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, LazyFold, OptionSpec, RerollReason, Seat, Step
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.dice.checks import CheckSpec
@@ -32,15 +32,7 @@ if TYPE_CHECKING:
 # (`evolve`) are imported at the first event folded or decoded (`core.ruleset`'s type loader asks `event_types`):
 # a warm `kingdomlog state` reads a snapshot and decodes no pf2e event.
 
-_evolve: Callable[[Any, RecordedEvent], KingdomState] | None = None
-
-
-def _load_evolve() -> Callable[[Any, RecordedEvent], KingdomState]:
-    global _evolve
-    from kingdomlog.rulesets.pf2e.evolve import evolve
-
-    _evolve = evolve
-    return evolve
+_FOLD = LazyFold[KingdomState]("kingdomlog.rulesets.pf2e.evolve")
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -194,8 +186,11 @@ class Pf2eKingmaker(CopyOnWriteRuleset):
         homebrew = T.validate_homebrew(context.data) if context.data else {}
         return KingdomState(campaign=context.campaign, options=options, homebrew=homebrew)
 
+    def state_class(self, context: CampaignContext) -> type[KingdomState]:
+        return KingdomState
+
     def evolve(self, state: Any, event: RecordedEvent) -> KingdomState:
-        return (_evolve or _load_evolve())(state, event)
+        return _FOLD(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         from kingdomlog.rulesets.pf2e.audit import audit

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from kingdomlog.core.choices import Option
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent
 from kingdomlog.core.modifiers import Modifier, stack
-from kingdomlog.core.ruleset import Breakdown, CampaignContext, OptionSpec, Step
+from kingdomlog.core.ruleset import Breakdown, CampaignContext, LazyFold, OptionSpec, Step
 from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.signoria import tables as data
@@ -45,15 +45,7 @@ __all__ = ["OPTIONS", "RULESET", "SignoriaRuleset"]
 # event decoded or folded (core.ruleset's type loader asks `event_types`): a warm `kingdomlog state` reads a snapshot,
 # decodes no signoria event and plays no step.
 
-_evolve: Callable[[Any, RecordedEvent], SignoriaState] | None = None
-
-
-def _load_evolve() -> Callable[[Any, RecordedEvent], SignoriaState]:
-    global _evolve
-    from kingdomlog.rulesets.signoria.evolve import evolve
-
-    _evolve = evolve
-    return evolve
+_FOLD = LazyFold[SignoriaState]("kingdomlog.rulesets.signoria.evolve")
 
 
 class SignoriaRuleset(CopyOnWriteRuleset):
@@ -124,8 +116,11 @@ class SignoriaRuleset(CopyOnWriteRuleset):
     def initial_state(self, context: CampaignContext) -> SignoriaState:
         return SignoriaState(config=dict(context.options))
 
+    def state_class(self, context: CampaignContext) -> type[SignoriaState]:
+        return SignoriaState
+
     def evolve(self, state: Any, event: RecordedEvent) -> SignoriaState:
-        return (_evolve or _load_evolve())(state, event)
+        return _FOLD(state, event)
 
     def audit(self, state: Any, event: RecordedEvent) -> list[str]:
         from kingdomlog.rulesets.signoria.audit import audit
