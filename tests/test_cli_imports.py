@@ -126,17 +126,22 @@ def test_warm_state_imports_no_payload_class_or_step(slug: str, tmp_path: Path) 
     assert loaded == [], f"a warm `state` of {slug} imported {loaded}"
 
 
+def _warm_models_built(tmp_path: Path, demo: str) -> list[str]:
+    """The kingdomlog models whose validators a warm ``kingdomlog state`` of a copy of ``demo`` built (a first run,
+    with no ``.cache/``, makes the snapshot the second one reads)."""
+    import shutil
+
+    folder = tmp_path / demo
+    shutil.copytree(ROOT / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache"))
+    _state_run(folder)
+    return [m for m in _state_run(folder)["built"] if m.startswith("kingdomlog.")]
+
+
 def test_warm_pf2e_state_builds_only_the_models_it_validates(tmp_path: Path) -> None:
     """A warm ``state`` validates the snapshot's state, the config and three classes of the tables (the core tables,
     a feat and a role: the figures' words): the other rows of the tables and the parts of the state not nested in
     what it validates keep their validators unbuilt (``defer_build``)."""
-    import shutil
-
-    folder = tmp_path / "stolen-lands"
-    shutil.copytree(ROOT / "campaigns" / "stolen-lands", folder, ignore=shutil.ignore_patterns(".cache"))
-    _state_run(folder)
-    got = _state_run(folder)
-    built = [m for m in got["built"] if m.startswith("kingdomlog.")]
+    built = _warm_models_built(tmp_path, "stolen-lands")
     assert "kingdomlog.rulesets.pf2e.state.KingdomState" in built
     tables = [m for m in built if m.startswith("kingdomlog.rulesets.pf2e.tables.")]
     assert "kingdomlog.rulesets.pf2e.tables.Activity" not in tables, tables
@@ -148,13 +153,7 @@ def test_warm_pf1_state_does_not_build_the_initial_state(tmp_path: Path) -> None
     """A warm ``state`` validates the snapshot into the ruleset's state class (``Ruleset.state_class``) and builds no
     initial state: pf1's reads and validates its whole catalogue (``tables.base_catalog``, ~30 ms), which the snapshot
     holds already, so the catalogue's row classes keep their validators unbuilt (37 models were built with it)."""
-    import shutil
-
-    folder = tmp_path / "river-kingdom"
-    shutil.copytree(ROOT / "campaigns" / "river-kingdom", folder, ignore=shutil.ignore_patterns(".cache"))
-    _state_run(folder)
-    got = _state_run(folder)
-    built = [m for m in got["built"] if m.startswith("kingdomlog.")]
+    built = _warm_models_built(tmp_path, "river-kingdom")
     assert "kingdomlog.rulesets.pf1.state.Pf1State" in built
     assert "kingdomlog.rulesets.pf1.tables.Catalog" not in built, built
     assert len(built) <= 15, built
