@@ -280,6 +280,12 @@ def test_a_player_at_the_table_from_the_command_line(sl: Path, capsys: pytest.Ca
     refused = capsys.readouterr().err
     assert "yours: 1 (Leadership activities, Kesh as the General); 2 (Region activities, Kesh as the General)" \
         in refused and "role=" not in refused, refused
+    # the feed names who did what by their names, as the page does, never by their ids
+    assert main(["table", str(sl), "--as", "ysolde", "--say", "the Ruler will speak"]) == 0
+    assert main(["table", str(sl), "--as", "ysolde"]) == 0
+    feed = capsys.readouterr().out
+    assert "Ysolde declares Quell Unrest (Ruler)" in feed and "Ysolde rolls Quell Unrest (Ruler): d20" in feed, feed
+    assert "Ysolde: the Ruler will speak" in feed and "ysolde" not in feed, feed
     assert main(["table", str(sl), "--as", "ysolde", "--roll", "p9"]) == 1
     assert "no proposal 'p9' of yours this month; yours: p1: Quell Unrest (Ruler) (rolled)" in capsys.readouterr().err
     assert main(["table", str(sl), "--as", "ysolde", "--declare", "1", '{"activity": "nope"}']) == 1
