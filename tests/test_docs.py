@@ -7,7 +7,8 @@
 - every file path (``kingdomlog/...``, ``tests/...``, ``notebooks/...``) and dotted name (``kingdomlog.x.y``) the
   docs name in code exists;
 - a transcript block (a fenced block whose first line is ``$ kingdomlog ...``) prints exactly what it shows, run
-  on a copy of the bundled demos.
+  on a copy of the bundled demos;
+- the README's table of the bundled demos says how many turns each has played.
 
 Each check is a function over a docs root, and each is shown to fail on a broken copy of the docs. No browser,
 no server: a few seconds.
@@ -233,6 +234,34 @@ def run_transcript(command: str, folder: Path) -> str:
     return done.stdout + done.stderr
 
 
+def demo_problems(root: Path, campaigns: Path) -> list[str]:
+    """Rows of the README's table of demos whose first number (*founding + 18 months*, *a 16-year session*,
+    *7 months*) is not the last turn the demo's log has played."""
+    from kingdomlog.app import Campaign
+
+    problems = []
+    readme = (root / "README.md").read_text("utf-8")
+    rows = re.findall(r"^\| `campaigns/([\w-]+)` \| `[\w-]+` \| (.*) \|$", readme, re.M)
+    for slug_, shows in rows:
+        number = re.search(r"\d+", shows)
+        said = int(number.group()) if number else None
+        played = Campaign.open(campaigns / slug_).next_turn() - 1
+        if said != played:
+            problems.append(f"README: campaigns/{slug_} has played {played} turns after its founding, not {said}")
+    if len(rows) != len([d for d in campaigns.iterdir() if (d / "campaign.toml").is_file()]):
+        on_disk = sorted(d.name for d in campaigns.iterdir())
+        problems.append(f"README: {len(rows)} demos in the table, {on_disk} on disk")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def demos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the bundled demos (never the repository's own folder: reading one writes its cache)."""
+    folder = tmp_path_factory.mktemp("demos") / "campaigns"
+    shutil.copytree(REPO / "campaigns", folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table", ".secrets"))
+    return folder
+
+
 # ---- the docs as they are ------------------------------------------------------------------------------------
 
 
@@ -272,6 +301,11 @@ def test_transcripts_print_what_they_show(tmp_path: Path) -> None:
                     ignore=shutil.ignore_patterns(".cache", "drafts", "table", ".secrets"))
     for path, command, expected in shown:
         assert run_transcript(command, tmp_path) == expected, f"{path.name}: {command}"
+
+
+def test_the_readme_counts_each_demos_turns(demos: Path) -> None:
+    problems = demo_problems(REPO, demos)
+    assert problems == [], "\n".join(problems)
 
 
 # ---- each check fails on a broken copy ------------------------------------------------------------------------
@@ -338,6 +372,13 @@ def test_a_file_or_module_that_does_not_exist_is_caught(docs_copy: Path) -> None
     assert "architecture.md: no kingdomlog.core.fold.unfold" in problems, problems
     assert "architecture.md: no kingdomlog.first_hash" in problems, problems
     assert not [p for p in problems if "last_hash" in p], problems
+
+
+def test_a_demo_row_that_miscounts_its_turns_is_caught(docs_copy: Path, demos: Path) -> None:
+    readme = docs_copy / "README.md"
+    readme.write_text(readme.read_text("utf-8").replace("founding + 18 months", "founding + 13 months", 1), "utf-8")
+    assert demo_problems(docs_copy, demos) == [
+        "README: campaigns/stolen-lands has played 18 turns after its founding, not 13"]
 
 
 def test_a_transcript_that_no_longer_matches_is_caught(docs_copy: Path, tmp_path: Path) -> None:
