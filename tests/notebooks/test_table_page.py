@@ -249,6 +249,9 @@ def test_a_seated_campaigns_players_get_table_pages(sl: Path) -> None:
     from kingdomlog.server import Credentials, build, home_of, pages
 
     got = {p.path: (p.notebook, p.owner) for p in pages(sl, Campaign.open(sl))}
+    # what the server prints for each page names its player in words (the credential keeps the id)
+    assert {p.path: p.title for p in pages(sl, Campaign.open(sl)) if "ysolde" in p.path} == {
+        "/p/ysolde": "table of Ysolde", "/p/ysolde/report": "report of Ysolde"}
     assert got["/p/ysolde"] == ("table_page", "ysolde") and got["/p/ysolde/report"] == ("kingdom_view", "ysolde")
     assert not [p for p in got if p.startswith("/f/")]
     assert home_of("ysolde", at_table=True) == "/p/ysolde/"
