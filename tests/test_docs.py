@@ -4,8 +4,8 @@
   example command (no placeholder) parses as written;
 - every subcommand, with each of its options, is listed in docs/cli.md's command blocks;
 - every relative link leads to a file, and a ``#heading`` to a heading of it;
-- every file path (``kingdomlog/...``, ``tests/...``, ``notebooks/...``) and dotted name (``kingdomlog.x.y``) the
-  docs name in code exists;
+- every file path (``kingdomlog/...``, ``tests/...``, ``notebooks/...``), dotted name (``kingdomlog.x.y``) and
+  ``KINGDOMLOG_*`` environment variable the docs name in code exists (is read);
 - a transcript block (a fenced block whose first line is ``$ kingdomlog ...``) prints exactly what it shows, run
   on a copy of the bundled demos;
 - the README's table of the bundled demos says how many turns each has played.
@@ -200,6 +200,15 @@ def name_problems(root: Path, code_root: Path = REPO) -> tuple[list[str], int]:
     return problems, seen
 
 
+def env_problems(root: Path, code_root: Path = REPO) -> list[str]:
+    """``KINGDOMLOG_*`` environment variables the docs name that no code reads."""
+    code = "".join(f.read_text(encoding="utf-8") for f in [*(code_root / "kingdomlog").rglob("*.py"),
+                                                            *(code_root / "notebooks").glob("*.py"),
+                                                            code_root / ".ci" / "run"])
+    named = {v for path in doc_files(root) for v in re.findall(r"\bKINGDOMLOG_[A-Z_]+\b", path.read_text("utf-8"))}
+    return [f"no code reads {v}" for v in sorted(named) if v not in code]
+
+
 def dotted_exists(name: str) -> bool:
     parts = name.split(".")
     for i in range(len(parts), 0, -1):
@@ -294,6 +303,10 @@ def test_every_file_and_module_the_docs_name_exists() -> None:
     assert problems == [], "\n".join(problems)
 
 
+def test_every_environment_variable_the_docs_name_is_read() -> None:
+    assert env_problems(REPO) == []
+
+
 def test_transcripts_print_what_they_show(tmp_path: Path) -> None:
     shown = transcripts(REPO)
     assert shown, "no transcript block found"
@@ -379,6 +392,11 @@ def test_a_demo_row_that_miscounts_its_turns_is_caught(docs_copy: Path, demos: P
     readme.write_text(readme.read_text("utf-8").replace("founding + 18 months", "founding + 13 months", 1), "utf-8")
     assert demo_problems(docs_copy, demos) == [
         "README: campaigns/stolen-lands has played 18 turns after its founding, not 13"]
+
+
+def test_an_environment_variable_nothing_reads_is_caught(docs_copy: Path) -> None:
+    append(docs_copy, "docs/cli.md", "\nSet `KINGDOMLOG_NO_SUCH=1` to see nothing.\n")
+    assert env_problems(docs_copy) == ["no code reads KINGDOMLOG_NO_SUCH"]
 
 
 def test_a_transcript_that_no_longer_matches_is_caught(docs_copy: Path, tmp_path: Path) -> None:
