@@ -294,13 +294,26 @@ def cmd_retract(args: argparse.Namespace) -> int:
     return 0
 
 
+def _visibility_words(camp: Any, vis: str) -> str:
+    """Who may read an event of ``vis``, in words: ``the GM only``, ``everyone``, players by their names.
+
+    >>> class C:
+    ...     def viewer_name(self, pid: str) -> str: return {"ysolde": "Ysolde"}.get(pid, pid)
+    >>> _visibility_words(C(), "gm"), _visibility_words(C(), "public"), _visibility_words(C(), "faction:ysolde")
+    ('the GM only', 'everyone', 'Ysolde')
+    """
+    from kingdomlog.views.words import visibility_words
+
+    return visibility_words(vis, lambda pid, _kind: str(camp.viewer_name(pid))).removeprefix("seen by ")
+
+
 def cmd_note(args: argparse.Namespace) -> int:
     from kingdomlog.core.viewers import normalise_visibility
 
     camp = _campaign(args.dir)
     vis = normalise_visibility(args.visibility, camp.players())
     res = camp.note(args.text, turn=args.turn, visibility=vis, title=args.title or "")
-    print(f"note added at seq {res.first_seq} ({vis})")
+    print(f"note added at seq {res.first_seq} (seen by {_visibility_words(camp, vis)})")
     return 0
 
 

@@ -410,8 +410,11 @@ def cmd_table(args: argparse.Namespace) -> int:
     for p in tbl.mine(camp, v, op.turn):
         print(f"  {p.id}: {p.title}: {p.status}{': ' + p.outcome if p.outcome else ''}"
               f"{': ' + p.note if p.note else ''}")
+    from kingdomlog.views.table.feed import feed_text
+
+    names = {pid: camp.player_name(pid) for pid in camp.players()}
     for ln in tbl.feed(camp, v, op.turn):
-        print(f"  {ln.at[11:16]} {ln.text}")
+        print(f"  {ln.at[11:16]} {feed_text(ln, names)}")
     return 0
 
 

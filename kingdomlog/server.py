@@ -412,14 +412,15 @@ def pages(folder: Path, camp: Campaign, *, gm_sheet: bool = True) -> list[Page]:
     at_table = seated(camp)
     for fid in camp.players():
         args = {"campaign": absolute, "viewer": fid}
+        name = camp.player_name(fid)  # a title says who in words; the credential keeps the id
         if at_table:  # the report first: its mount lies under the table page's
-            out.append(Page(f"/p/{fid}/report", "kingdom_view", fid, args, f"report of {fid}"))
+            out.append(Page(f"/p/{fid}/report", "kingdom_view", fid, args, f"report of {name}"))
             out.append(Page(f"/p/{fid}", "table_page", fid, {**args, "report": f"/p/{fid}/report/"},
-                            f"table of {fid}"))
+                            f"table of {name}"))
             continue
         out.append(Page(f"/f/{fid}/orders", "orders_sheet", fid, {**args, "report": f"/f/{fid}/report/"},
-                        f"orders of {fid}"))
-        out.append(Page(f"/f/{fid}/report", "kingdom_view", fid, args, f"report of {fid}"))
+                        f"orders of {name}"))
+        out.append(Page(f"/f/{fid}/report", "kingdom_view", fid, args, f"report of {name}"))
     out.append(Page("/public", "kingdom_view", PUBLIC, {"campaign": absolute, "viewer": PUBLIC}, "public view"))
     return out
 

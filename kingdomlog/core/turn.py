@@ -764,7 +764,7 @@ def _check_actors(step: str, sp: StepPlan, declared: Sequence[str] | None) -> No
     for part, who in sp.actors.items():
         if who not in declared:
             known = ", ".join(declared) or "none"
-            raise InputError(f"step {step!r}, actors.{part}: {who!r} is not a player of this campaign ({known})")
+            raise InputError(f"step {step!r}: actors.{part}: {who!r} is not a player of this campaign ({known})")
 
 
 def _check_rerolls(step: str, sp: StepPlan, mode: DiceMode) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,7 +52,7 @@ def test_full_session(farm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
     assert json.loads(out)["kingdomlog"]["turn"] == 1
 
     rc, out, _ = run(capsys, "note", str(farm), "Bandits seen", "--visibility", "gm")
-    assert rc == 0 and "(gm)" in out
+    assert rc == 0 and out.endswith("(seen by the GM only)\n"), out  # who may read it in words, not "gm"
     rc, out, _ = run(capsys, "log", str(farm), "--json", "--as", "alice")
     doc = json.loads(out)
     assert all(e["visibility"] != "gm" for e in doc["events"])
@@ -176,3 +177,15 @@ def test_a_subcommand_takes_its_words_after_its_options(capsys: pytest.CaptureFi
     with pytest.raises(SystemExit):
         p.parse_args(["pick", "--z", "1", "a", "b"])
     assert "unrecognized arguments: b" in capsys.readouterr().err
+
+
+def test_a_refused_actor_is_said_once_after_its_step(farm: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The last line names the step once, then what is wrong (not "…(harvest): step 'harvest', actors…")."""
+    plan = tmp_path / "actors.json"
+    plan.write_text(json.dumps({"steps": {"harvest": {"actors": {"harvest": "nobody"}}}}))
+    rc, _, err = run(capsys, "turn", str(farm), "--plan", str(plan), "--dry-run")
+    assert rc == 1
+    last = err.strip().splitlines()[-1]
+    assert re.fullmatch(r"kingdomlog: error: turn \d+ refused at .* \(harvest\): actors\.harvest: 'nobody' is not a"
+                        r" player of this campaign \(alice\)", last), last

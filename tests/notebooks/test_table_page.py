@@ -249,6 +249,9 @@ def test_a_seated_campaigns_players_get_table_pages(sl: Path) -> None:
     from kingdomlog.server import Credentials, build, home_of, pages
 
     got = {p.path: (p.notebook, p.owner) for p in pages(sl, Campaign.open(sl))}
+    # what the server prints for each page names its player in words (the credential keeps the id)
+    assert {p.path: p.title for p in pages(sl, Campaign.open(sl)) if "ysolde" in p.path} == {
+        "/p/ysolde": "table of Ysolde", "/p/ysolde/report": "report of Ysolde"}
     assert got["/p/ysolde"] == ("table_page", "ysolde") and got["/p/ysolde/report"] == ("kingdom_view", "ysolde")
     assert not [p for p in got if p.startswith("/f/")]
     assert home_of("ysolde", at_table=True) == "/p/ysolde/"
@@ -280,6 +283,12 @@ def test_a_player_at_the_table_from_the_command_line(sl: Path, capsys: pytest.Ca
     refused = capsys.readouterr().err
     assert "yours: 1 (Leadership activities, Kesh as the General); 2 (Region activities, Kesh as the General)" \
         in refused and "role=" not in refused, refused
+    # the feed names who did what by their names, as the page does, never by their ids
+    assert main(["table", str(sl), "--as", "ysolde", "--say", "the Ruler will speak"]) == 0
+    assert main(["table", str(sl), "--as", "ysolde"]) == 0
+    feed = capsys.readouterr().out
+    assert "Ysolde declares Quell Unrest (Ruler)" in feed and "Ysolde rolls Quell Unrest (Ruler): d20" in feed, feed
+    assert "Ysolde: the Ruler will speak" in feed and "ysolde" not in feed, feed
     assert main(["table", str(sl), "--as", "ysolde", "--roll", "p9"]) == 1
     assert "no proposal 'p9' of yours this month; yours: p1: Quell Unrest (Ruler) (rolled)" in capsys.readouterr().err
     assert main(["table", str(sl), "--as", "ysolde", "--declare", "1", '{"activity": "nope"}']) == 1

@@ -39,13 +39,36 @@ def feed_html(lines: Sequence[Line], names: Mapping[str, str], *, newest_first: 
                                     " they happen.", class_="kl-feed-empty")
     items = []
     for ln in (reversed(lines) if newest_first else lines):
-        who = who_name(ln.by, names)
-        verb = VERBS.get(ln.kind, "")
-        text = ln.text if ln.kind not in ("said",) else ln.text.split(": ", 1)[-1]
+        who, verb, text = _parts(ln, names)
         items.append(h("li", h("time", ln.at[11:16], datetime=ln.at), ICONS.get(ln.kind, "·"), " ",
-                       h("span", who, class_="kl-who") if ln.kind not in ("accepted", "committed", "returned")
-                       else None, f"{verb} " if verb else "", text, class_=ln.kind, data_n=ln.n))
+                       h("span", who, class_="kl-who") if who else None, f"{verb} " if verb else "", text,
+                       class_=ln.kind, data_n=ln.n))
     return Html(STYLE) + h("ul", items, class_="kl-feed", aria_label="Table feed", aria_live="polite")
 
 
-__all__ = ["feed_html", "who_name"]
+def _parts(ln: Line, names: Mapping[str, str]) -> tuple[str, str, str]:
+    """A line's who (none for the GM's decisions, which say it in their text), verb and what, in words."""
+    who = "" if ln.kind in ("accepted", "committed", "returned") else who_name(ln.by, names)
+    text = ln.text if ln.kind not in ("said",) else ln.text.split(": ", 1)[-1]
+    return who, VERBS.get(ln.kind, ""), text
+
+
+def feed_text(ln: Line, names: Mapping[str, str]) -> str:
+    """One line of the feed as plain text, as the page says it (``kingdomlog table`` prints these): who by their
+    name, never their id.
+
+    >>> from kingdomlog.app.table import Line
+    >>> said = Line(n=2, at="2026-12-06T11:03:00+00:00", turn=19, kind="said", by="ysolde", visibility="public",
+    ...             text="ysolde: the Ruler will speak")
+    >>> feed_text(said, {"ysolde": "Ysolde"})
+    'Ysolde: the Ruler will speak'
+    >>> feed_text(said.model_copy(update={"kind": "rolled", "text": "Quell Unrest: d20 = 9"}), {"ysolde": "Ysolde"})
+    'Ysolde rolls Quell Unrest: d20 = 9'
+    """
+    who, verb, text = _parts(ln, names)
+    if ln.kind == "said":
+        return f"{who}: {text}"
+    return " ".join(part for part in (who, verb, text) if part)
+
+
+__all__ = ["feed_html", "feed_text", "who_name"]
