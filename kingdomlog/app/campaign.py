@@ -838,11 +838,23 @@ class Campaign:
         return out
 
     def append_raw(self, drafts: Sequence[Draft], *, expect_seq: int | None = None) -> AppendResult:
-        """Append validated raw events, all or nothing, after checking they fold without error."""
+        """Append validated raw events, all or nothing, after checking they fold without error.
+
+        An event's turn is one played so far or the next one (as ``note``'s): a turn further ahead has not begun, and
+        ``next_turn`` would then skip the turns between. Within the batch a ruleset event of the next turn begins it,
+        so the events after it may belong to the turn after that (a whole turn or two in one file)."""
         events = self.events()
         head = events[-1].seq if events else 0
         if expect_seq is not None and expect_seq != head:
             raise ConflictError(expect_seq, head)
+        nxt = next_turn(events)
+        for i, d in enumerate(drafts, start=1):
+            turn = d.turn if d.turn is not None else -1
+            if turn > nxt:
+                raise InputError(f"event {i} ({d.type}): turn {turn} has not begun: the log's next turn is {nxt} (an "
+                                 f"event belongs to a turn played so far or the next one, 0..{nxt})")
+            if not d.type.startswith(CORE_PREFIX):
+                nxt = max(nxt, turn + 1)
         rs = self.ruleset
         state = self.state()
         retracted = retracted_commits(events)

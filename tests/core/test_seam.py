@@ -173,7 +173,7 @@ def test_a_bad_visibility_is_refused_before_anything_is_written(
 
 def test_note_visibility_accepts_a_bare_player_id(farm: Campaign, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(capsys, "note", str(farm.folder), "for alice", "--visibility", "alice")
-    assert rc == 0 and "faction:alice" in out
+    assert rc == 0 and "(seen by alice)" in out  # the bare id taken as the player (no name: its id)
     rc, out, _ = run(capsys, "log", str(farm.folder), "--as", "bob")
     assert "for alice" not in out
     rc, out, _ = run(capsys, "log", str(farm.folder), "--as", "alice", "--json")

@@ -34,7 +34,8 @@ from pydantic import BaseModel, ConfigDict
 from kingdomlog import cli
 from kingdomlog.app import Campaign
 from kingdomlog.core.choices import Choices
-from kingdomlog.core.errors import InternalError
+from kingdomlog.core.core_events import NoteAdded
+from kingdomlog.core.errors import InputError, InternalError
 from kingdomlog.core.events import Draft, EventModel, RecordedEvent, register_event
 from kingdomlog.core.ruleset import CampaignContext, Ruleset, Step, StepContext, register_ruleset, unregister_ruleset
 from kingdomlog.core.turn import Plan
@@ -235,11 +236,35 @@ def test_out_of_range_turns_in_events_and_plans(tmp_path: Path) -> None:
     before = log_hash(farm)
     line = json.dumps({"turn": 99999999999, "type": "core.note_added", "payload": {"text": "x"}})
     (tmp_path / "e.jsonl").write_text(line + "\n")
-    clear(*run("append", str(farm), str(tmp_path / "e.jsonl"))[::2], "turn 99999999999 is out of range")
+    clear(*run("append", str(farm), str(tmp_path / "e.jsonl"))[::2], "event 1 (core.note_added): turn 99999999999 has "
+          "not begun: the log's next turn is 1")
+    with pytest.raises(InputError, match="turn 99999999999 is out of range"):  # the store's own bound, below the app
+        Campaign.open(farm).log.append([Draft(NoteAdded(text="x"), turn=99999999999)])
     (tmp_path / "plan.json").write_text(json.dumps(dict(PLAN, turn=99999999999)))
     clear(*run("turn", str(farm), "--plan", str(tmp_path / "plan.json"))[::2],
           "invalid plan: turn: input should be less than or equal to 2147483647 (got 99999999999)")
     assert log_hash(farm) == before
+
+
+def test_a_raw_event_of_a_turn_not_begun_is_refused_and_a_batch_may_begin_the_next_turns(tmp_path: Path) -> None:
+    """``append``: an event's turn is one played so far or the next one; a ruleset event of the next turn begins it,
+    so a file may hold the next turn and the one after; a note never begins a turn."""
+    farm = build(tmp_path / "farm")  # turn 0 played: the next is 1
+    before = log_hash(farm)
+    sold = {"type": "toy.sold", "payload": {"food": 0, "gold": 1}}
+    note = {"type": "core.note_added", "payload": {"text": "x"}}
+    for lines, said in (([dict(sold, turn=3)], "event 1 (toy.sold): turn 3 has not begun: the log's next turn is 1"),
+                        ([dict(sold, turn=1), dict(sold, turn=3)], "event 2 (toy.sold): turn 3 has not begun: the "
+                         "log's next turn is 2 (an event belongs to a turn played so far or the next one, 0..2)"),
+                        ([dict(note, turn=1), dict(note, turn=2)], "event 2 (core.note_added): turn 2 has not begun")):
+        (tmp_path / "e.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+        clear(*run("append", str(farm), str(tmp_path / "e.jsonl"))[::2], said)
+        assert log_hash(farm) == before  # all or nothing
+    (tmp_path / "e.jsonl").write_text("".join(json.dumps(x) + "\n" for x in
+                                              (dict(sold, turn=0), dict(sold, turn=1), dict(sold, turn=2))))
+    code, out, err = run("append", str(farm), str(tmp_path / "e.jsonl"))
+    assert code == 0 and out.startswith("appended 3 events"), err
+    assert Campaign.open(farm).next_turn() == 3
 
 
 # ---- internal errors are internal ------------------------------------------------------------------
@@ -332,7 +357,7 @@ def test_an_exception_in_decide_is_an_internal_error_naming_the_step(tmp_path: P
 
 def test_an_exception_in_evolve_on_a_raw_append_or_a_replay_is_internal(tmp_path: Path) -> None:
     camp = Campaign.create(tmp_path / "b", "buggy-farm")
-    (tmp_path / "e.jsonl").write_text(json.dumps({"turn": 1, "type": "buggy.defected",
+    (tmp_path / "e.jsonl").write_text(json.dumps({"turn": 0, "type": "buggy.defected",
                                                   "payload": {"to_faction": "blue"}}) + "\n")
     code, _, err = run("append", str(camp.folder), str(tmp_path / "e.jsonl"))
     assert code == 1 and "internal error: ruleset 'buggy-farm' failed applying seq 2" in err
