@@ -32,10 +32,11 @@ from kingdomlog.store import codec, keys, witness
 from kingdomlog.store import log as logmod
 
 PIECES: list[tuple[Any, str, str]] = [
-    (witness, "read", "log/.heads read"),
+    (logmod.EventLog, "_still", "own records unchanged (lstat)"),
+    (witness, "read_sized", "log/.heads read"),
     (logmod.EventLog, "_cache_record", "head.rec read"),
     (logmod.EventLog, "_recorded_tip", "newest file confirmed"),
-    (logmod.EventLog, "clean_temps", "clean_temps"),
+    (logmod.EventLog, "_clean_temps", "clean_temps"),
     (logmod.EventLog, "_judge", "judge"),
     (codec, "encode", "encode (payload JSON + hashes)"),
     (codec, "batch_table", "Arrow table"),
@@ -44,7 +45,7 @@ PIECES: list[tuple[Any, str, str]] = [
     (logmod, "_write_new", "temp file written (+ fsync)"),
     (os, "link", "link"),
     (logmod, "_fsync_dir", "folder fsync"),
-    (witness, "write", "log/.heads line"),
+    (witness, "write_own", "log/.heads line"),
     (logmod.EventLog, "_record_head", "head.rec written"),
 ]
 

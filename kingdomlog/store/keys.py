@@ -192,20 +192,23 @@ def signed_elsewhere(chunk: bytes) -> bool:
         return False
 
 
-def write_signed_slot(path: Path, index: int, doc: Any, size: int) -> bool:
+def write_signed_slot(path: Path, index: int, doc: Any, size: int,
+                      stat_out: list[os.stat_result] | None = None) -> bool:
     """Write ``doc`` signed into slot ``index`` (``size`` bytes each) of ``path``, in place; False (nothing
     raised) if it cannot be written or does not fit. Not fsynced: like every cache file, a lost write only
     costs speed. See ``write_slot``."""
     try:
-        return write_slot(path, index, dumps_signed(doc), size)
+        return write_slot(path, index, dumps_signed(doc), size, stat_out)
     except ValueError:
         return False
 
 
-def write_slot(path: Path, index: int, data: bytes, size: int) -> bool:
+def write_slot(path: Path, index: int, data: bytes, size: int, stat_out: list[os.stat_result] | None = None) -> bool:
     """Write ``data`` into slot ``index`` (``size`` bytes each) of ``path``, in place, padded with spaces; False
     (nothing raised) if it cannot be written or does not fit. A path that is not a regular file of one link (a
-    planted symlink, FIFO or hard link) is removed and made anew rather than written through."""
+    planted symlink, FIFO or hard link) is removed and made anew rather than written through.
+
+    ``stat_out``: the file's ``fstat`` right after the write is appended to it (through the descriptor written)."""
     try:
         if len(data) > size:
             return False
@@ -229,7 +232,11 @@ def write_slot(path: Path, index: int, data: bytes, size: int) -> bool:
                         return False
                     path.unlink(missing_ok=True)
                     continue
-                return os.pwrite(fd, data, index * size) == size
+                if os.pwrite(fd, data, index * size) != size:
+                    return False
+                if stat_out is not None:
+                    stat_out.append(os.fstat(fd))
+                return True
             finally:
                 os.close(fd)
         return False

@@ -47,7 +47,9 @@ batches are restored or ``accept_head`` records the present head (see ``store.wi
 what a torn record means, and docs/scale.md for what cannot be detected). Both records are
 read before ``log/`` is listed. An append starts from this machine's record (one footer-free
 read of the newest file, to confirm its digest): it never lists ``log/``, so it costs the same
-at ten files or twenty thousand.
+at ten files or twenty thousand. An append after the same ``EventLog``'s own append takes both
+records and the head from what that append wrote (``_Left``) while one ``lstat`` of each file shows
+it exactly as left (docs/scale.md, "An append after one's own").
 
 pyarrow is imported only when something must be decoded or written (``store.codec``).
 """
@@ -222,6 +224,38 @@ class Walked:
     last_file_sha: str = GENESIS_FILE_SHA
 
 
+@dataclass(frozen=True)
+class _Left:
+    """What an ``EventLog``'s own last append left on disk: the records of the head as a read of them would give
+    them then, and the identity (``ident``) of each file right after its own write.
+
+    The next append by the same ``EventLog`` takes the records from here instead of reading, parsing and checking
+    them again, but only while one ``lstat`` of each shows it exactly as this append left it (and no batch follows
+    its own, and ``log/`` holds no entry more or less): see ``EventLog._still``, and docs/scale.md ("An append after
+    one's own") for why that is the same guarantee.
+    """
+
+    wm: Mark
+    heads: Ident
+    """``log/.heads`` (``witness.write_own``'s ``fstat``: the file exactly as read, then this append's line)."""
+    recorded: HeadRecord
+    rm: Mark
+    rec: Ident
+    """``.cache/head.rec`` (``fstat`` right after its slot was written)."""
+    head: Head
+    batch: Ident
+    """The batch file this append linked (``lstat`` once its temp name was unlinked)."""
+    inflight: Ident | None
+    """The cache's ``inflight/`` folder once the temp file was unlinked, when ``clean_temps`` had left no temp file
+    in it (None: look again next time)."""
+    heads_path: str
+    rec_path: str
+    next_path: str
+    """Where the batch after this append's would be."""
+    inflight_dir: str
+    """Where this append wrote its temp file."""
+
+
 # Test hook for the fault-injection suite (tests/faults/): when set, ``append`` calls it with the
 # name of each durability step it reaches ("start", "temp_written", "temp_synced", "linked",
 # "dir_synced"), so a test can SIGKILL the process exactly between steps. ``None`` in production:
@@ -280,7 +314,7 @@ def _first_seq(path: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync_dir(path: str | Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -314,7 +348,7 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
-def _write_new(path: Path, data: bytes, hook: Callable[[str], None] | None) -> None:
+def _write_new(path: str | Path, data: bytes, hook: Callable[[str], None] | None) -> None:
     """Write ``data`` to the new file ``path`` (never an existing one: ``x``) and, with ``SYNC``, fsync it.
 
     Unbuffered (no copy of the bytes into a writer's buffer). ``hook`` (``FAULT_HOOK``) is called with
@@ -453,6 +487,9 @@ class EventLog:
         self.cache_dir = cache_dir
         self.walked: Walked | None = None
         """Set by every complete read of the whole log (``iter_tables``, ``read_after``)."""
+        self._dir_s = str(self.dir)
+        self._left: _Left | None = None
+        """What this log's own last append left (``_Left``); None after anything else."""
 
     # ---- listing -------------------------------------------------------------------------
 
@@ -507,7 +544,12 @@ class EventLog:
 
         ``in_log=False`` leaves ``log/`` unlisted (only the cache's ``inflight/`` folder is looked at).
         """
+        return self._clean_temps(in_log=in_log)[0]
+
+    def _clean_temps(self, *, in_log: bool = True) -> tuple[list[Path], int]:
+        """``clean_temps``, and how many temp files it left (those of live writers)."""
         removed = []
+        kept = 0
         now = datetime.now(UTC).timestamp()
         dirs = [self._inflight(), self.dir if in_log else None]
         for d in dirs:
@@ -516,20 +558,23 @@ class EventLog:
             for e in os.scandir(d):
                 if not e.name.startswith(TEMP_PREFIX):
                     continue
+                kept += 1
                 p = Path(e.path)
                 m = re.match(r"^\.tmp-(\d+)-", p.name)
                 dead = m is not None and not _pid_alive(int(m.group(1)))
                 try:
                     old = now - p.stat().st_mtime > STALE_TEMP_SECONDS
                 except FileNotFoundError:
+                    kept -= 1
                     continue
                 if dead or old or m is None:
                     try:
                         p.unlink()
                         removed.append(p)
+                        kept -= 1
                     except FileNotFoundError:
-                        pass
-        return removed
+                        kept -= 1
+        return removed, kept
 
     # ---- reading -------------------------------------------------------------------------
 
@@ -1201,22 +1246,28 @@ class EventLog:
             return None
 
     def _record_head(self, seq: int, hash_: str, recorded: HeadRecord | None, *, file: str | None = None,
-                     file_sha: str | None = None, dir_mtime: int | None = None) -> None:
+                     file_sha: str | None = None, dir_mtime: int | None = None,
+                     at: str | None = None) -> tuple[HeadRecord, Ident] | None:
         """Move the recorded head forward to ``seq`` (only forward: the caller checked it continues the record).
 
         Written into the slot ``recorded`` was not read from, so the record before it stays whole
-        until the next one: a crash mid-write leaves the previous head, never none.
+        until the next one: a crash mid-write leaves the previous head, never none. Returns the record
+        written and the file's identity right after the write (None when nothing was written).
         """
         if self.cache_dir is None or seq <= 0 or (recorded is not None and recorded.seq >= seq):
-            return
+            return None
         slot = 0 if recorded is None or recorded.slot is None else 1 - recorded.slot
-        keys.write_signed_slot(self.cache_dir / HEAD_NAME, slot, {
-            "campaign": self.campaign, "seq": seq, "hash": hash_,
-            "at": datetime.now(UTC).isoformat(timespec="seconds"), "file": file, "file_sha": file_sha,
-            "dir_mtime": dir_mtime}, HEAD_SLOT)
+        at = at or datetime.now(UTC).isoformat(timespec="seconds")
+        after: list[os.stat_result] = []
+        wrote = keys.write_signed_slot(self.cache_dir / HEAD_NAME, slot, {
+            "campaign": self.campaign, "seq": seq, "hash": hash_, "at": at, "file": file, "file_sha": file_sha,
+            "dir_mtime": dir_mtime}, HEAD_SLOT, after)
         if recorded is not None and recorded.slot is None:  # the older version's record is superseded
             with contextlib.suppress(OSError):
                 (self.cache_dir / LEGACY_HEAD_NAME).unlink()
+        if not wrote or not after:
+            return None
+        return HeadRecord(seq, hash_, at, file, file_sha, dir_mtime, slot), ident(after[0])
 
     def _judge(self, wm: Mark, rm: Mark, head: Head, hash_at: Callable[[int], str | None] | None = None,
                witnessed: Callable[[], bool] | None = None) -> list[str]:
@@ -1255,6 +1306,7 @@ class EventLog:
         Raises ``CorruptLogError`` when the log itself is damaged and ``StoreError`` when a record
         cannot be written.
         """
+        self._left = None
         for _ in self.iter_tables(full_verify=True, check_head=False):
             pass
         walked = self.walked
@@ -1314,27 +1366,37 @@ class EventLog:
                 raise StoreError(f"append: event {d.type!r} has no turn")
         if not self.dir.is_dir():
             raise StoreError(f"{self.dir}: the campaign has no log folder")
-        commit_id = commit_id or str(uuid.uuid4())
+        commit_id = commit_id or codec.new_ids(1)[0]
         when = (recorded_at or datetime.now(UTC)).astimezone(UTC)
         return self._append(drafts, expect_seq, commit_id, when, stamps, fast=True)
 
     def _append(self, drafts: Sequence[Draft], expect_seq: int | None, commit_id: str, when: datetime,
                 stamps: Sequence[Stamp] | None, *, fast: bool) -> AppendResult:
-        # the records of the head are read before the head: a concurrent append only moves the log further
-        wm = witness.read(self.dir, self.campaign)
-        recorded, rm = self._cache_record()
-        head = self._recorded_tip(recorded) if fast else None
-        if head is not None and expect_seq is not None and head.seq != expect_seq:
-            head = None  # the writer saw another head: decide on the log itself
-        if head is None:
-            self.clean_temps()
-            head = self._scan_head()
+        left, self._left = self._left, None
+        still = self._still(left) if fast and left is not None else None
+        wsize: int | None
+        recorded: HeadRecord | None
+        if left is not None and still is not None and (expect_seq is None or left.head.seq == expect_seq):
+            # this log's own last append left every record as it is now (``_still``): they are its own
+            wm, wsize, recorded, rm, head = left.wm, left.heads[2], left.recorded, left.rm, left.head
+            kept = 0 if still else self._clean_temps(in_log=False)[1]
         else:
-            try:
-                moved = recorded is None or recorded.dir_mtime != os.stat(self.dir).st_mtime_ns
-            except OSError:
-                moved = True
-            self.clean_temps(in_log=moved)
+            # the records of the head are read before the head: a concurrent append only moves the log further
+            wm, wsize = witness.read_sized(self.dir, self.campaign)
+            recorded, rm = self._cache_record()
+            tip = self._recorded_tip(recorded) if fast else None
+            if tip is not None and expect_seq is not None and tip.seq != expect_seq:
+                tip = None  # the writer saw another head: decide on the log itself
+            if tip is None:
+                kept = self._clean_temps()[1]
+                head = self._scan_head()
+            else:
+                head = tip
+                try:
+                    moved = recorded is None or recorded.dir_mtime != os.stat(self.dir).st_mtime_ns
+                except OSError:
+                    moved = True
+                kept = self._clean_temps(in_log=moved)[1]
         problems = self._judge(wm, rm, head)
         if problems:  # never append over a hole: the next seq would reuse one the log once had
             raise StoreError(f"{self.dir}: nothing appended: {problems[0]}")
@@ -1366,8 +1428,12 @@ class EventLog:
         if wm.present:  # the log keeps log/.heads: from now on its absence means it was removed
             meta[WITNESS_KEY] = witness.WITNESS_NAME.encode()
         data, digest = seal(_parquet_bytes(codec.batch_table(cols, meta)))
-        final = self.dir / batch_name(first)
-        tmp = self._temp_dir() / f"{TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}{TEMP_SUFFIX}"
+        # paths as text: the append builds a handful per batch, and a Path costs a few microseconds each
+        dir_s = self._dir_s
+        name = batch_name(first)
+        final = f"{dir_s}/{name}"
+        tmp_dir = left.inflight_dir if left is not None and still else str(self._temp_dir())
+        tmp = f"{tmp_dir}/{TEMP_PREFIX}{os.getpid()}-{os.urandom(16).hex()}{TEMP_SUFFIX}"
         hook = FAULT_HOOK
         try:
             if hook is not None:
@@ -1379,49 +1445,90 @@ class EventLog:
                 try:
                     os.link(tmp, final)
                 except OSError as exc:
-                    if isinstance(exc, FileExistsError) or exc.errno != errno.EXDEV or tmp.parent == self.dir:
+                    if isinstance(exc, FileExistsError) or exc.errno != errno.EXDEV or tmp_dir == dir_s:
                         raise
                     # the cache folder is on another file system: write the temp file in log/ itself
-                    moved_tmp = self.dir / tmp.name
+                    moved_tmp = f"{dir_s}/{os.path.basename(tmp)}"
                     _write_new(moved_tmp, data, None)
                     with contextlib.suppress(OSError):
-                        tmp.unlink()
-                    tmp = moved_tmp
+                        os.unlink(tmp)
+                    tmp, tmp_dir = moved_tmp, dir_s
                     os.link(tmp, final)
             except FileExistsError:
-                done = self._find_commit_at_file(str(final), commit_id)
+                done = self._find_commit_at_file(final, commit_id)
                 if done is not None:
                     return done
                 if expect_seq is None and fast:
                     with contextlib.suppress(OSError):
-                        tmp.unlink()
+                        os.unlink(tmp)
                     return self._append(drafts, expect_seq, commit_id, when, stamps, fast=False)
                 raise ConflictError(head.seq if expect_seq is None else expect_seq, self.head().seq,
                                     "another writer took the same position") from None
             if hook is not None:
                 hook("linked")
             if SYNC:
-                _fsync_dir(self.dir)
+                _fsync_dir(dir_s)
             if hook is not None:
                 hook("dir_synced")
         except OSError as exc:
-            raise write_error(self.dir, exc, linked=final.exists() and self._holds_commit(final, commit_id)) \
-                from None
+            raise write_error(self.dir, exc, linked=os.path.exists(final) and self._holds_commit(Path(final),
+                                                                                              commit_id)) from None
         finally:
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                os.unlink(tmp)
         last = first + len(drafts) - 1
         when_text = datetime.now(UTC).isoformat(timespec="seconds")
-        witness.write(self.dir, wm, {"campaign": self.campaign, "seq": last, "hash": prev, "file": final.name,
-                                     "file_sha": digest, "at": when_text})
+        line = {"campaign": self.campaign, "seq": last, "hash": prev, "file": name, "file_sha": digest,
+                "at": when_text}
+        own = wm.present and not wm.ragged and not rm.damaged and recorded is not None and recorded.slot is not None \
+            and recorded.seq == head.seq and recorded.hash == head.hash
+        batch_ident: Ident | None = None
+        inflight_ident: Ident | None = None
+        if own:  # what this append leaves, for the next (``_Left``): taken before the records are written
+            try:
+                batch_ident = ident(os.lstat(final))
+                if kept == 0 and tmp_dir != dir_s:
+                    inflight_ident = ident(os.lstat(tmp_dir))
+            except OSError:
+                batch_ident = None
+        _, heads_ident = witness.write_own(self.dir, wm, line, wsize if own else None)
+        wrote = None
         if recorded is None or (recorded.seq == head.seq and recorded.hash == head.hash):
             try:
-                dir_mtime: int | None = os.stat(self.dir).st_mtime_ns
+                dir_mtime: int | None = os.stat(dir_s).st_mtime_ns
             except OSError:
                 dir_mtime = None
-            self._record_head(first + len(drafts) - 1, prev, recorded, file=final.name, file_sha=digest,
-                              dir_mtime=dir_mtime)
+            wrote = self._record_head(last, prev, recorded, file=name, file_sha=digest, dir_mtime=dir_mtime,
+                                      at=when_text)
+        if own and heads_ident is not None and wrote is not None and batch_ident is not None \
+                and wrote[0].dir_mtime is not None and self.cache_dir is not None:
+            rec, rec_ident = wrote
+            self._left = _Left(
+                witness.after_own(wm, line), heads_ident, rec,
+                Mark(f".cache/{HEAD_NAME}", True, rec.seq, rec.hash, rec.at, False, rec.slot), rec_ident,
+                Head(last, prev, final, digest, wm.present), batch_ident, inflight_ident,
+                f"{dir_s}/{witness.WITNESS_NAME}", f"{self.cache_dir}/{HEAD_NAME}", f"{dir_s}/{batch_name(last + 1)}",
+                tmp_dir)
         return AppendResult(commit_id, first, first + len(drafts) - 1, str(final))
+
+    def _still(self, left: _Left) -> bool | None:
+        """Whether every file ``left`` names is exactly as this log's last append left it: None when one is not
+        (or is gone, or a batch follows its own, or ``log/`` gained or lost an entry), else whether the cache's
+        ``inflight/`` folder is too (then no temp file is in it to clean).
+
+        Every write to a file sets its ctime to the time of the write and no process can set it back; the records
+        only ever grow (``log/.heads``) or are rewritten in place by writers that record a head the log reached
+        (``head.rec``), and every such writer appended a batch first: named ``batch_name(seq + 1)``, in ``log/``.
+        """
+        lstat = os.lstat
+        try:
+            if ident(lstat(left.heads_path)) != left.heads or ident(lstat(left.rec_path)) != left.rec \
+                    or ident(lstat(left.head.file or "")) != left.batch \
+                    or lstat(self._dir_s).st_mtime_ns != left.recorded.dir_mtime or os.path.lexists(left.next_path):
+                return None
+            return left.inflight is not None and ident(lstat(left.inflight_dir)) == left.inflight
+        except OSError:
+            return None
 
     def _temp_dir(self) -> Path:
         """Where an append writes its temp file: the cache's ``inflight/`` folder, else ``log/`` itself."""

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+Ident = list[int]
+
 WITNESS_NAME = ".heads"
 """The log's own record of its heads, in ``log/`` (a dot-name: no reader of ``*.parquet`` or the batches lists it)."""
 WHERE = f"log/{WITNESS_NAME}"
@@ -118,23 +120,38 @@ def _head(doc: dict[str, Any] | None, campaign: str) -> tuple[int, str, str] | N
 def read(log_dir: Path, campaign: str) -> Mark:
     """What ``log/.heads`` says (``ABSENT`` when there is none, or it is empty): the highest head of its last
     ``RECENT`` lines since the last ``accept`` line. A line of another campaign counts as damaged."""
+    return read_sized(log_dir, campaign)[0]
+
+
+def read_sized(log_dir: Path, campaign: str) -> tuple[Mark, int | None]:
+    """``read``, and the size of ``log/.heads`` it read (None when there is none or it is not a regular file):
+    what ``write_own`` needs to tell that its line landed right after what was read."""
     path = log_dir / WITNESS_NAME
     try:
         fd = os.open(path, os.O_RDONLY | _FLAGS)
     except FileNotFoundError:
-        return ABSENT
+        return ABSENT, None
     except OSError:  # a symlink (ELOOP), or unreadable
-        return Mark(WHERE, True, damaged=True)
+        return Mark(WHERE, True, damaged=True), None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return Mark(WHERE, True, damaged=True)
+            return Mark(WHERE, True, damaged=True), None
         start = max(0, st.st_size - TAIL)
         data = os.pread(fd, st.st_size - start, start)
     except OSError:
-        return Mark(WHERE, True, damaged=True)
+        return Mark(WHERE, True, damaged=True), None
     finally:
         os.close(fd)
+    if len(data) != st.st_size - start:  # shorter than its size said: not the bytes of one moment
+        size: int | None = None
+    else:
+        size = st.st_size
+    return _parse_tail(data, start, campaign), size
+
+
+def _parse_tail(data: bytes, start: int, campaign: str) -> Mark:
+    """What the last ``data`` of ``log/.heads`` (read from offset ``start``) says: ``read``'s verdict."""
     if not data:
         return ABSENT
     pieces = data.split(b"\n")
@@ -174,6 +191,13 @@ def write(log_dir: Path, before: Mark, doc: dict[str, Any]) -> bool:
     False (nothing raised) when it cannot be written: the record then lags the log, which is safe (it only ever
     says how far the log reached at least). Not fsynced, for the same reason.
     """
+    return write_own(log_dir, before, doc, None)[0]
+
+
+def write_own(log_dir: Path, before: Mark, doc: dict[str, Any], size_before: int | None) -> tuple[bool, Ident | None]:
+    """``write``, and when the line landed right at ``size_before`` (the size ``read_sized`` read along with
+    ``before``) and nothing followed it by the time of the write's own ``fstat``: the file's identity then
+    (``ident``; None otherwise). The file is then exactly what was read with this line after it."""
     path = log_dir / WITNESS_NAME
     data = line(doc)
     if not before.present:
@@ -181,28 +205,53 @@ def write(log_dir: Path, before: Mark, doc: dict[str, Any]) -> bool:
         try:
             tmp.write_bytes(data)
             os.link(tmp, path)
-            return True
+            return True, None
         except FileExistsError:
             pass  # made meanwhile by another append: add the line to it
         except OSError:
-            return False
+            return False, None
         finally:
             with contextlib.suppress(OSError):
                 tmp.unlink()
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | _FLAGS)
     except OSError:
-        return False
+        return False, None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1:
-            return False  # never written through a planted FIFO or hard link
+            return False, None  # never written through a planted FIFO or hard link
         out = (b"\n" if before.ragged else b"") + data  # a torn line stays apart from the next
-        return os.write(fd, out) == len(out)
+        if os.write(fd, out) != len(out):
+            return False, None
+        if size_before is None or not before.present:
+            return True, None
+        end = os.lseek(fd, 0, os.SEEK_CUR)  # O_APPEND: where this write ended
+        after = os.fstat(fd)
+        if end != size_before + len(out) or after.st_size != end:
+            return True, None  # another line landed before or after this one
+        return True, ident(after)
     except OSError:
-        return False
+        return False, None
     finally:
         os.close(fd)
+
+
+def ident(st: os.stat_result) -> Ident:
+    """A file's identity on disk: device, inode, size, mtime and ctime (ns) (``store.log.ident``)."""
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def after_own(before: Mark, doc: dict[str, Any]) -> Mark:
+    """What ``read`` says of ``log/.heads`` once ``write_own`` added ``doc``'s line right after the lines ``before``
+    was read from (it returned an identity), when ``before`` held and the log ends at ``doc``'s seq.
+
+    The line is the newest, whole and of this campaign; every older line ``read`` looks at again was looked at
+    for ``before`` (the window only moves forward by one line), and ``before`` judged against the log it extends
+    (``judge``) says none holds a head past the one this line follows. ``tests/faults/test_append_left.py``
+    checks it against ``read`` after appends over torn, foreign, racing and ``accept`` lines.
+    """
+    return Mark(WHERE, True, int(doc["seq"]), str(doc["hash"]), str(doc.get("at") or ""))
 
 
 def accept(log_dir: Path, doc: dict[str, Any]) -> bool:
@@ -258,5 +307,5 @@ def judge(mark: Mark, end: int, hash_at: Callable[[int], str | None], *, strict:
     return None
 
 
-__all__ = ["ABSENT", "RECENT", "TAIL", "WHERE", "WITNESS_KEY", "WITNESS_NAME", "Mark", "accept", "judge", "line",
-           "parse", "read", "write"]
+__all__ = ["ABSENT", "RECENT", "TAIL", "WHERE", "WITNESS_KEY", "WITNESS_NAME", "Mark", "accept", "after_own", "ident",
+           "judge", "line", "parse", "read", "read_sized", "write", "write_own"]

@@ -218,6 +218,7 @@ def older_version_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Campai
     """A log as a version before ``log/.heads`` wrote it: no record in log/, no batch saying one is kept."""
     with monkeypatch.context() as m:
         m.setattr(witness, "write", lambda *_a, **_k: False)
+        m.setattr(witness, "write_own", lambda *_a, **_k: (False, None))  # what an append writes through
         camp = build(tmp_path / "old")
     assert not (camp.folder / "log" / WITNESS_NAME).exists()
     for f in camp.log.files():
