@@ -85,7 +85,10 @@ def test_pf1s_districts_buildings_routes_and_features_by_name() -> None:
     assert districts["district 1 of Tatzlford"]["Hex"] == "hex 0", districts  # a hex as the map labels it (it read
     # "h0")
     buildings = {r["Building"]: r for r in panel_records(page, "Buildings")}
-    assert buildings["Shrine (Tatzlford)"]["District"] == "district 1 of Tatzlford", buildings
+    assert buildings["Shrine (Tatzlford)"]["District"] == "1 of Tatzlford", buildings  # "District 1 of Tatzlford":
+    # the field's name said once (it read "District: district 1 of Tatzlford")
+    words = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "District 1 of Tatzlford ·" in words and "District: district" not in words
     routes = {r["Trade route"]: r for r in panel_records(page, "Trade routes")}
     assert routes["goods route from Tatzlford to Mivon"]["Status"] == "established", routes
     for record in [*districts.values(), *buildings.values(), *routes.values()]:

@@ -254,6 +254,13 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     ...                            "tactics": ["flankers"]}], keys=("hp",)))
     >>> re.findall("<th>([^<]+)</th>", page), re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
     (['Name', 'HP'], 'Morale 2 · Hex 4 · Tactics: flankers')
+
+    A value whose words begin with its field's is said once, as a hex is ("Hex 4"), however many words follow (pf1's
+    building's district read "District: district 1 of Tatzlford"):
+
+    >>> page = str(records_table([{"name": "House (Tatzlford)", "district": "district 1 of Tatzlford"}], keys=()))
+    >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
+    'District 1 of Tatzlford'
     >>> page = str(records_table([{"name": "Fabian", "power": 3, "leader": "Duke Fabian",
     ...                            "leader_name": "Duke Fabian", "heir_name": "Duke Fabian"}], keys=("power",)))
     >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
@@ -337,9 +344,11 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
 
     def item(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> Html | None:
         """One field on the line below a record: a true one by its name ("Explored"), a number after its name
-        ("Morale 2"), a value that is its name and a number or code the same ("hex 4": "Hex 4"), any other after its
-        name and a colon ("Features: Bridge"); a false, empty or zero one not at all (no forfeit, no wins: a dash or
-        a 0 for each would be most of the line; pf2e's leaders read "Forfeit 0 · Leadership modifier 0 · …")."""
+        ("Morale 2"), a value whose words begin with its name's as those words ("hex 4": "Hex 4", pf1's building's
+        district "district 1 of Tatzlford": "District 1 of Tatzlford"; it read "District: district 1 of
+        Tatzlford"), any other after its name and a colon ("Features: Bridge"); a false, empty or zero one not at
+        all (no forfeit, no wins: a dash or a 0 for each would be most of the line; pf2e's leaders read "Forfeit 0 ·
+        Leadership modifier 0 · …")."""
         v = r.get(c)
         if _against_most(r, c, most):  # "HP 0 / 11": a number against its most, zero or not
             return h("span", h("span", head[c], class_="kl-below-k"), " ", h("span", cell(c), class_=kind[c]),
@@ -352,7 +361,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         lead_word = f"{head[c].lower()} "
         if isinstance(v, (int, float)) and isinstance(said, str):
             key, rest = head[c], said
-        elif isinstance(said, str) and said.lower().startswith(lead_word) and " " not in said[len(lead_word):]:
+        elif isinstance(said, str) and said.lower().startswith(lead_word) and said[len(lead_word):].strip():
             key, rest = head[c], said[len(lead_word):]
         else:
             key, rest = f"{head[c]}:", said
