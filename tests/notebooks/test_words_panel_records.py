@@ -95,3 +95,26 @@ def test_pf1s_districts_buildings_routes_and_features_by_name() -> None:
         assert not {"City", "Type", "Partner", "Origin", "Destination"} & set(record), record
     assert "| town (Oleg's Trading Post) |" in text and "TOWN" not in text
     assert not re.search(r"\| [BCDT]\d+ \|", text)
+
+
+def test_a_field_at_its_models_default_words_is_not_said_below_a_record() -> None:
+    """A record's field that holds the words its model gives it unless set (``views.sheet.panel.word_defaults``)
+    is left off the line below it, as a false or zero one is: pf1's buildings each read "Bonus mode: standard", its
+    own army "Side: kingdom", signoria's characters "Condition: active · Agent kind: none"; what differs from the
+    default is still said, a column keeps its words, and a field that says what a record is (pf2e's army unit's
+    type) is said at its default too."""
+    page = _page("river-kingdom")[0]
+    buildings = {r["Building"]: r for r in panel_records(page, "Buildings")}
+    assert buildings["Shrine (Tatzlford)"]["Bonus mode"] == "alignment", buildings  # not the default: said
+    assert [r for r in buildings.values() if "Bonus mode" in r] == [buildings["Shrine (Tatzlford)"]], buildings
+    assert {r["Occupancy"] for r in buildings.values()} == {"active"}, buildings  # a column keeps the default
+    armies = {r["Name"]: r for r in panel_records(page, "Armies")}
+    assert armies["Stag Lord's bandits"]["Side"] == "enemy" and "Side" not in armies["Tatzlford Guard"], armies
+    characters = panel_records(_page("felmonte")[0], "Characters")
+    assert not [r for r in characters if r.get("Condition") == "active" or r.get("Agent kind") == "none"], characters
+    assert [r["Condition"] for r in characters if "Condition" in r] == ["departed"], characters
+    assert [r["Agent kind"] for r in characters if "Agent kind" in r] == ["double agent"], characters
+    factions = panel_records(_page("felmonte")[0], "Factions")
+    assert not [r for r in factions if "Status" in r], factions  # every faction is active
+    units = panel_records(_page("stolen-lands")[0], "Army units")
+    assert units[0]["Type"] == "infantry", units  # what the unit is, at its default or not

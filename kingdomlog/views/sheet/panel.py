@@ -14,7 +14,12 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from enum import Enum
+from functools import cache
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
 
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.portrait import Better, Figure
@@ -233,7 +238,8 @@ def column_words(field: str, name: Namer | None = None) -> str:
 
 
 def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "",
-                  collection: str = "", keys: Sequence[str] | None = None) -> Html:
+                  collection: str = "", keys: Sequence[str] | None = None,
+                  defaults: Mapping[str, str] | None = None) -> Html:
     """A table of records; identifying columns first, grid fields left to the grid drawing; a hex's axial ``q`` and
     ``r`` headed as its column and row (``HEX_PLACE``).
 
@@ -291,6 +297,21 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     (['Guard', '0 / 11'], ['Morale 2'])
     >>> below(str(records_table([{"name": "Militia", "level": 3, "hp": 3, "hp_max": 4}], keys=("level",))))
     ['HP 3 / 4']
+
+    ``defaults``: the words a record's field holds unless something set it otherwise (its model's defaults,
+    ``word_defaults``); the line below leaves out a field that holds them, as it leaves out a false or a zero one
+    (pf1's buildings each read "Bonus mode: standard", its armies "Side: kingdom"); a column keeps them, and so does a
+    field that says what the record is (``PRIORITY``'s kind, type, role, terrain: pf2e's army unit is infantry
+    unless it is something else, and says so):
+
+    >>> rows = [{"name": "Mill", "bonus_mode": "standard", "turn": 6, "occupancy": "active"},
+    ...         {"name": "Shrine", "bonus_mode": "alignment", "turn": 4, "occupancy": "active"}]
+    >>> page = str(records_table(rows, keys=("occupancy",), defaults={"bonus_mode": "standard", "occupancy": "active"}))
+    >>> below(page), re.findall("<td>([^<]+)</td>", page)[1::2]
+    (['Turn 6', 'Bonus mode: alignment · Turn 4'], ['active', 'active'])
+    >>> below(str(records_table([{"name": "Militia", "type": "infantry", "side": "kingdom", "morale": 2}], keys=(),
+    ...                         defaults={"type": "infantry", "side": "kingdom"})))
+    ['Type: infantry · Morale 2']
 
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
@@ -404,11 +425,19 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         made of the field (``made_of``), else where its words are the name, no more."""
         return c in made_of or (named(r, c, cell) and cell(c) == cell(first or ""))
 
+    def unchanged(r: Mapping[str, Any], c: str) -> bool:
+        """Whether field ``c`` of record ``r`` holds the words its model gives it unless set (``defaults``): it says
+        nothing of this record ("Bonus mode: standard" on each of pf1's buildings); not a field that says what the
+        record is (``PRIORITY``: "Type: infantry")."""
+        v = r.get(c)
+        return c not in PRIORITY and isinstance(v, str) and v == (defaults or {}).get(c)
+
     def below(r: Mapping[str, Any], cell: Callable[[str], str]) -> Html | None:
         """The line below a record: what holds of its fields that are not columns ("Explored · Morale 2"), none said
-        twice (nor what the record's name says: ``repeats``); a number against its most as one ("HP 3 / 4")."""
+        twice (nor what the record's name says: ``repeats``; nor one at its default words: ``unchanged``); a number
+        against its most as one ("HP 3 / 4")."""
         held = {most[c] for c in most if _against_most(r, c, most)}  # said with its number: "HP 3 / 4"
-        shown = [c for c in others if c not in held and not repeats(r, c, cell)]
+        shown = [c for c in others if c not in held and not repeats(r, c, cell) and not unchanged(r, c)]
         items = [x for i, c in enumerate(shown) if not again(r, c, lead + shown[:i], cell)
                  for x in [item(r, c, cell)] if x is not None]
         return h("tr", h("td", join(items, " · "), colspan=len(lead)), class_="kl-below") if items else None
@@ -417,6 +446,55 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
              h("tbody", ((h("tr", (h("td", w(c), class_=kind[c]) for c in lead)), below(r, w))
                          for r, w in zip(rows, cells, strict=True))),
              class_="kl-table kl-panel-table")
+
+
+def _item_model(annotation: Any) -> type[BaseModel] | None:
+    """The model of the records a field of a state holds (``list[Building]``, ``dict[str, Faction]``, optional or
+    not), or None.
+
+    >>> class Item(BaseModel):
+    ...     kind: str = "a"
+    >>> _item_model(list[Item]), _item_model(dict[str, Item] | None), _item_model(tuple[Item, ...]), _item_model(int)
+    (<class 'kingdomlog.views.sheet.panel.Item'>, <class 'kingdomlog.views.sheet.panel.Item'>, \
+<class 'kingdomlog.views.sheet.panel.Item'>, None)
+    """
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is dict:
+        args = args[1:]
+    elif origin not in (list, tuple, Union, UnionType, Annotated):
+        return None
+    for a in args[:1] if origin is Annotated else args:
+        found = _item_model(a)
+        if found is not None:
+            return found
+    return None
+
+
+@cache
+def word_defaults(state_class: type, field: str) -> dict[str, str]:
+    """The words each field of the records a state's ``field`` holds has unless something set it otherwise: its
+    model's default where that is a word (a ``str``, a ``Literal``'s, an enum's value; not an empty one, a
+    number, a flag), as ``model_dump(mode="json")`` says it (``records_table``'s ``defaults``).
+
+    >>> from kingdomlog.rulesets.pf1.state import Pf1State
+    >>> word_defaults(Pf1State, "buildings")
+    {'occupancy': 'active', 'bonus_mode': 'standard'}
+    """
+    model_fields = getattr(state_class, "model_fields", {})
+    model = _item_model(model_fields[field].annotation) if field in model_fields else None
+    if model is None:
+        return {}
+    out: dict[str, str] = {}
+    for k, f in model.model_fields.items():
+        if f.is_required():
+            continue
+        value = f.get_default(call_default_factory=True)
+        value = value.value if isinstance(value, Enum) else value
+        if isinstance(value, str) and value:
+            out[f.alias or k] = value
+    return out
 
 
 _UNSET: tuple[Any, ...] = (None, "", [], {}, False)
@@ -669,7 +747,8 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
         if rows_ is not None:
             keys = ruleset.panel_columns.get(k) if ruleset is not None else None  # the columns a GM scans down
             parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
-                           records_table(rows_, name, singular(words(k)), k, keys), (grid_html(r, say) for r in rows_),
+                           records_table(rows_, name, singular(words(k)), k, keys, word_defaults(type(state), k)),
+                           (grid_html(r, say) for r in rows_),
                            class_="kl-panel-sec", open=True))
         elif k not in summary and k not in used and not _shown(k, v, summary) and k != kept:
             other[k] = v
