@@ -155,6 +155,17 @@ def _pair(key: str, value: Any, name: Callable[[str], str], noun: str = "") -> s
     return f"{said} {_inner(value, name)}"
 
 
+def field_said(key: str, value: Any, name: Callable[[str], str] = _plain) -> str:
+    """A field of a record with its value in a few words, as a cell of the panel says one (``_pair``): records
+    inside by their names or counted as the field's name says them ("2 lines"), a small record by its fields
+    ("response (tactic hold)"); for an event's line on the sheet's cards (``views.sheet.cards.event_words``).
+
+    >>> field_said("lines", [{"source": "province:fabia", "amount": 1}] * 2), field_said("response", {"tactic": "hold"})
+    ('2 lines', 'response (tactic hold)')
+    """
+    return _pair(key, value, name)
+
+
 def _flat(value: Any) -> bool:
     """Whether ``value`` reads in a few words: a number, a word, a list of them."""
     return value is None or isinstance(value, (str, int, float)) or (
