@@ -67,7 +67,11 @@ def _uncapped(text: str) -> str:
 def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> str:
     """A value in a table cell: text, or ``Html`` (a dash for an empty one); ``name`` says an id in words (a
     ``views.words.Namer``'s ``value``: ``fabian`` → ``Duke Fabian``); ``noun``: what one of the records a list
-    holds is (``notice``: "3 notices", never "3 item(s)")."""
+    holds is (``notice``: "3 notices", never "3 item(s)").
+
+    >>> _cell([["mivon", "pitax"], ["brevoy", "pitax"]], str.capitalize), _cell([[3, 3], [6, 5]])
+    ('Mivon and Pitax; Brevoy and Pitax', '3 3; 6 5')
+    """
     if value is None or value == "" or value == {} or value == []:
         return VACANT
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
@@ -88,7 +92,10 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> st
         said = [_uncapped(name(v)) if isinstance(v, str) else str(v) for v in value]
         return ("; " if any(", " in x for x in said) else ", ").join(said) or VACANT  # "a, b; c" reads as two
     if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):  # pairs: "3 3; 6 5"
-        text = "; ".join(" ".join(_inner(x, name) for x in v) for v in value)
+        # a pair of names as a person pairs them (pf1's foreign kingdoms at war with each other: "Mivon and Pitax";
+        # it read "Mivon Pitax")
+        text = "; ".join((" and " if v and all(isinstance(x, str) for x in v) else " ").join(_inner(x, name) for x in v)
+                         for v in value)
         return text if len(text) <= 80 else text[:77] + "…"
     if isinstance(value, bool):
         return scalar(value)
