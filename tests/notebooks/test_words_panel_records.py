@@ -118,3 +118,10 @@ def test_a_field_at_its_models_default_words_is_not_said_below_a_record() -> Non
     assert not [r for r in factions if "Status" in r], factions  # every faction is active
     units = panel_records(_page("stolen-lands")[0], "Army units")
     assert units[0]["Type"] == "infantry", units  # what the unit is, at its default or not
+
+
+def test_pf1s_district_borders_go_round_the_compass_in_words() -> None:
+    """A district's borders read "north land, east land, south water, west land" (it read "e Land; n Land; s Water;
+    w Land": the state's keys, one letter each, in the order they are kept)."""
+    districts = {r["District"]: r for r in panel_records(_page("river-kingdom")[0], "Districts")}
+    assert districts["district 1 of Tatzlford"]["Borders"] == "north land, east land, south water, west land"

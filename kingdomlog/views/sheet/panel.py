@@ -78,6 +78,8 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> st
         return _records_said(value, name, noun)
     if isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
         return ", ".join(f"{name(str(k))} {v:g}" for k, v in value.items())
+    if isinstance(value, dict) and value and {str(k).upper() for k in value} <= set(COMPASS):
+        return _compass(value, name)
     if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]:
         # a record with a name by its name, its other fields beside (pf1's army's commander "Amiri (level 6; …)";
         # it read "name Amiri; cha 0; …")
@@ -103,6 +105,22 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> st
         return _uncapped(name(value)) if len(value) <= 80 else value[:77] + "…"
     text = scalar(value)
     return text if len(text) <= 80 else text[:77] + "…"
+
+
+COMPASS = {"N": "north", "E": "east", "S": "south", "W": "west"}
+"""The sides of a record keyed by compass points (pf1's district's borders), in the order a person goes round."""
+
+
+def _compass(value: Mapping[Any, Any], name: Callable[[str], str]) -> str:
+    """A record keyed by compass points in words, round from the north: pf1's district's borders ``{"E": "LAND",
+    "N": "LAND", "S": "WATER", "W": "LAND"}`` → "north land, east land, south water, west land" (it read "e Land; n
+    Land; s Water; w Land").
+
+    >>> _compass({"E": "LAND", "N": "LAND", "S": "WATER", "W": "LAND"}, _plain), _compass({"w": "wall"}, _plain)
+    ('north land, east land, south water, west land', 'west wall')
+    """
+    side = {str(k).upper(): v for k, v in value.items()}
+    return ", ".join(f"{COMPASS[k]} {_inner(side[k], name).lower()}" for k in COMPASS if k in side)
 
 
 def _plural(noun: str) -> str:
