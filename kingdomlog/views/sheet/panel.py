@@ -64,10 +64,11 @@ def _uncapped(text: str) -> str:
     return text
 
 
-def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> str:
+def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "", limit: int = 80) -> str:
     """A value in a table cell: text, or ``Html`` (a dash for an empty one); ``name`` says an id in words (a
     ``views.words.Namer``'s ``value``: ``fabian`` → ``Duke Fabian``); ``noun``: what one of the records a list
-    holds is (``notice``: "3 notices", never "3 item(s)").
+    holds is (``notice``: "3 notices", never "3 item(s)"); ``limit``: the characters a long one is cut at (a table's
+    cell: 80; "Everything else" says more, ``WHOLE``).
 
     >>> _cell([["mivon", "pitax"], ["brevoy", "pitax"]], str.capitalize), _cell([[3, 3], [6, 5]])
     ('Mivon and Pitax; Brevoy and Pitax', '3 3; 6 5')
@@ -85,11 +86,11 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> st
         # it read "name Amiri; cha 0; …")
         rest = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items() if k != "name")
         text = f"{value['name']} ({rest})" if rest else str(value["name"])
-        return text if len(text) <= 80 else text[:77] + "…"
+        return _cut(text, limit)
     if isinstance(value, dict):  # a record inside a record: its fields in words, a nested one summed up; a record
         # keyed by ids the state names (signoria's notices by faction, aliases by candidate) by their names
         text = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items())
-        return text if len(text) <= 80 else text[:77] + "…"
+        return _cut(text, limit)
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
         said = [_uncapped(name(v)) if isinstance(v, str) else str(v) for v in value]
         return ("; " if any(", " in x for x in said) else ", ").join(said) or VACANT  # "a, b; c" reads as two
@@ -98,13 +99,24 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> st
         # it read "Mivon Pitax")
         text = "; ".join((" and " if v and all(isinstance(x, str) for x in v) else " ").join(_inner(x, name) for x in v)
                          for v in value)
-        return text if len(text) <= 80 else text[:77] + "…"
+        return _cut(text, limit)
     if isinstance(value, bool):
         return scalar(value)
     if isinstance(value, str):
-        return _uncapped(name(value)) if len(value) <= 80 else value[:77] + "…"
+        return _uncapped(name(value)) if len(value) <= limit else _cut(value, limit)
     text = scalar(value)
-    return text if len(text) <= 80 else text[:77] + "…"
+    return _cut(text, limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut at ``limit`` characters, an ellipsis where it is cut."""
+    return text if len(text) <= limit else text[:limit - 3] + "…"
+
+
+WHOLE = 300
+"""Where "Everything else" cuts a field's words (a table's cell cuts at 80): pf1's Leaders read "Ruler: Kesten
+Garess; Councilor: Jhod Kavken; General: Amiri; Grand Diplomat:…", 3 of its 11 leaders (212 characters whole),
+pf2e's Skills 4 of its 7; the section is folded, and its cells wrap."""
 
 
 COMPASS = {"N": "north", "E": "east", "S": "south", "W": "west"}
@@ -744,7 +756,7 @@ def _other(key: str, value: Any, name: Namer | None) -> str:
     signoria's flags "Month 2: Duke Fabian low on wealth (1)"), a lone word with its capital as a tile says it
     ("Upkeep"; it read "upkeep"), records inside counted as what the field holds ("3 notices")."""
     if name is None:
-        return _cell(value, _plain, singular(words(key).lower()))
+        return _cell(value, _plain, singular(words(key).lower()), WHOLE)
 
     def field(v: str) -> str:  # the field's words, for its words alone: a record's keys keep the Namer's
         return name.field(key, v)
@@ -755,8 +767,8 @@ def _other(key: str, value: Any, name: Namer | None) -> str:
                                                  for v in value.values()):  # numbers by key: each key as the field
         return ", ".join(f"{field(str(k))} {v:g}" for k, v in value.items())  # says it (pf2e's cooldowns)
     if isinstance(value, (str, list, tuple)) and all(isinstance(v, str) for v in value):
-        return _cell(value, field, singular(words(key).lower()))
-    return _cell(value, name.value, singular(words(key).lower()))
+        return _cell(value, field, singular(words(key).lower()), WHOLE)
+    return _cell(value, name.value, singular(words(key).lower()), WHOLE)
 
 
 def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None,
