@@ -315,6 +315,9 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     >>> page = str(records_table([{"name": "House (Tatzlford)", "district": "district 1 of Tatzlford"}], keys=()))
     >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
     'District 1 of Tatzlford'
+    >>> below = lambda page: [re.sub("<[^>]+>", "", x) for x in re.findall('<tr class="kl-below">(.*?)</tr>', page)]
+    >>> below(str(records_table([{"name": "Mivon", "is_npc": True, "is_sponsor": True, "island": True}], keys=())))
+    ['NPC · Sponsor · Island']
     >>> page = str(records_table([{"name": "Fabian", "power": 3, "leader": "Duke Fabian",
     ...                            "leader_name": "Duke Fabian", "heir_name": "Duke Fabian"}], keys=("power",)))
     >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
@@ -424,8 +427,10 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
                      class_="kl-below-item")
         if v is None or v is False or v == "" or v == [] or v == {} or (v == 0 and not isinstance(v, bool)):
             return None
-        if v is True:
-            return h("span", head[c], class_="kl-below-item")
+        if v is True:  # a flag by its name, without the question's "Is" (pf1's "NPC", "Sponsor"; "Is NPC" read as
+            # the field's name ``is_npc``)
+            flag = head[c].removeprefix("Is ") if head[c].startswith("Is ") and len(head[c]) > 3 else head[c]
+            return h("span", flag[:1].upper() + flag[1:], class_="kl-below-item")
         said = cell(c)
         lead_word = f"{head[c].lower()} "
         if isinstance(v, (int, float)) and isinstance(said, str):
