@@ -125,3 +125,13 @@ def test_pf1s_district_borders_go_round_the_compass_in_words() -> None:
     w Land": the state's keys, one letter each, in the order they are kept)."""
     districts = {r["District"]: r for r in panel_records(_page("river-kingdom")[0], "Districts")}
     assert districts["district 1 of Tatzlford"]["Borders"] == "north land, east land, south water, west land"
+
+
+def test_a_record_on_the_line_below_is_said_whole() -> None:
+    """The line below a record wraps, so a record said there is not cut at a cell's 80 characters: aikakirjat's
+    neighbour's profile read "…; crime modifier 0; unr…", pf1's army's commander "Amiri (…; bonus tactics …"."""
+    neighbours = {r["Name"]: r for r in panel_records(_page("aikakirjat-demo")[0], "Neighbours")}
+    assert neighbours["Kalevala"]["Profile"].endswith("; armies max 1; feats none"), neighbours
+    armies = {r["Name"]: r for r in panel_records(_page("river-kingdom")[0], "Armies")}
+    assert armies["Tatzlford Guard"]["Commander"].endswith("; bonus tactics none; role General)"), armies
+    assert not [r for r in [*neighbours.values(), *armies.values()] if any("…" in v for v in r.values())]

@@ -68,7 +68,7 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "", limit
     """A value in a table cell: text, or ``Html`` (a dash for an empty one); ``name`` says an id in words (a
     ``views.words.Namer``'s ``value``: ``fabian`` → ``Duke Fabian``); ``noun``: what one of the records a list
     holds is (``notice``: "3 notices", never "3 item(s)"); ``limit``: the characters a long one is cut at (a table's
-    cell: 80; "Everything else" says more, ``WHOLE``).
+    cell: 80; the line below a record and "Everything else", which wrap, say more: ``WHOLE``).
 
     >>> _cell([["mivon", "pitax"], ["brevoy", "pitax"]], str.capitalize), _cell([[3, 3], [6, 5]])
     ('Mivon and Pitax; Brevoy and Pitax', '3 3; 6 5')
@@ -114,9 +114,10 @@ def _cut(text: str, limit: int) -> str:
 
 
 WHOLE = 300
-"""Where "Everything else" cuts a field's words (a table's cell cuts at 80): pf1's Leaders read "Ruler: Kesten
-Garess; Councilor: Jhod Kavken; General: Amiri; Grand Diplomat:…", 3 of its 11 leaders (212 characters whole),
-pf2e's Skills 4 of its 7; the section is folded, and its cells wrap."""
+"""Where "Everything else" and the line below a record cut a field's words (a table's cell cuts at 80): pf1's
+Leaders read "Ruler: Kesten Garess; Councilor: Jhod Kavken; General: Amiri; Grand Diplomat:…", 3 of its 11 leaders
+(212 characters whole), pf2e's Skills 4 of its 7, aikakirjat's neighbour's profile "…; crime modifier 0; unr…";
+both wrap."""
 
 
 COMPASS = {"N": "north", "E": "east", "S": "south", "W": "west"}
@@ -394,7 +395,8 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
         if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
             return _cell(named, name.value if name is not None else _plain)
-        return _cell(r.get(c), says[c], singular(words(c).lower()))
+        return _cell(r.get(c), says[c], singular(words(c).lower()), 80 if c in lead else WHOLE)  # the line below
+        # wraps: a record there said whole (aikakirjat's neighbour's profile read "…; crime modifier 0; unr…")
 
     # a hex's column keeps its words on one line ("hex 0" wrapped in the narrow panel): ``.kl-hex`` in ``CSS``
     kind = {c: "kl-hex" if field[c] == "hex" else None for c in cols}
