@@ -49,3 +49,20 @@ def test_signorias_opening_names_the_faction_and_counts_its_income_lines(tmp_pat
 def test_pf1s_army_upkeep_names_the_army(tmp_path: Path) -> None:
     lines = _lines("river-kingdom", tmp_path)
     assert [x for x in lines["upkeep"] if x.startswith("Army upkeep paid: per army (Tatzlford Guard: 12),")], lines
+
+
+def test_a_steps_figures_are_named_as_the_panels_tiles_name_them(tmp_path: Path) -> None:
+    """A card's line of the figures its step moves heads each as the panel's tile does (``figure_label``):
+    signoria's read "Fabian wealth 3 → 4", aikakirjat's "Session no 1 → 2" (the tiles: "Duke Fabian's wealth",
+    "Session")."""
+    said = {}
+    for demo in ("felmonte", "aikakirjat-demo"):
+        folder = tmp_path / demo
+        shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+        start = load_start(folder, check_forms=False)
+        session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+        for card in session.draft.cards:
+            said[f"{demo} {card.id}"] = html.unescape(re.sub(r"<[^>]+>", "",
+                                                             str(cards.outcome_html(session, card, session.draft))))
+    assert "Duke Fabian's wealth 3 → 4 (+1) · Doge of Marburg's wealth 2 → 5 (+3)" in said["felmonte turn_open"], said
+    assert "· Session 1 → 2 (+1) · Years this session 16 → 31" in said["aikakirjat-demo start"], said

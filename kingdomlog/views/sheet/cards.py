@@ -41,6 +41,7 @@ from kingdomlog.views.words import (
     Namer,
     check_name,
     check_title,
+    figure_label,
     headed,
     help_words,
     id_words,
@@ -346,7 +347,8 @@ def breakdown_html(items: Sequence[Breakdown], name: Callable[[str], str] | None
 
 
 def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
-    """What the step changes, in words, the figures the last edit moved highlighted."""
+    """What the step changes, in words, the figures the last edit moved highlighted; a figure named as the panel's
+    tile names it (``views.words.figure_label``: signoria's "Duke Fabian's wealth 3 → 4"; it read "Fabian wealth")."""
     rs = session.start.ruleset
     if card.after is None:
         return EMPTY
@@ -358,6 +360,7 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         text = "no figure changes" if card.drafts else "nothing happens in this step"
         return h("div", h("span", text, class_="kl-empty"), class_="kl-outcome")
     parts = []
+    names = namer(rs, card.before).names
     for k, old, new in moved:
         a, b = _num(old), _num(new)
         delta = None
@@ -367,7 +370,7 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         hot = prev_after is not None and card.id in draft.changed_steps and prev_after.get(k) != new
         was = [" ", h("span", f"was {scalar(id_words(prev_after.get(k), rs.name_of))}", class_="kl-was")] \
             if hot and prev_after else None
-        parts.append(h("span", f"{words(k)} {scalar(id_words(old, rs.name_of))} → ",
+        parts.append(h("span", f"{figure_label(rs, names, k)} {scalar(id_words(old, rs.name_of))} → ",
                        h("b", scalar(id_words(new, rs.name_of))), delta, was,
                        class_="kl-fig kl-hot" if hot else "kl-fig", data_figure=k))
     return h("div", join(parts, " · "), class_="kl-outcome")
