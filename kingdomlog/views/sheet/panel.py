@@ -416,7 +416,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     # narrow HP column
     first = cols[0] if cols and cols[0] in ("id", "name") else None  # the record's name, in words
 
-    def item(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> Html | None:
+    def item(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> list[Any] | None:
         """One field on the line below a record: a true one by its name ("Explored"), a number after its name
         ("Morale 2"), a value whose words begin with its name's as those words ("hex 4": "Hex 4", pf1's building's
         district "district 1 of Tatzlford": "District 1 of Tatzlford"; it read "District: district 1 of
@@ -425,14 +425,13 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         Leadership modifier 0 · …")."""
         v = r.get(c)
         if _against_most(r, c, most):  # "HP 0 / 11": a number against its most, zero or not
-            return h("span", h("span", head[c], class_="kl-below-k"), " ", h("span", cell(c), class_=kind[c]),
-                     class_="kl-below-item")
+            return [h("span", head[c], class_="kl-below-k"), " ", h("span", cell(c), class_=kind[c])]
         if v is None or v is False or v == "" or v == [] or v == {} or (v == 0 and not isinstance(v, bool)):
             return None
         if v is True:  # a flag by its name, without the question's "Is" (pf1's "NPC", "Sponsor"; "Is NPC" read as
             # the field's name ``is_npc``)
             flag = head[c].removeprefix("Is ") if head[c].startswith("Is ") and len(head[c]) > 3 else head[c]
-            return h("span", flag[:1].upper() + flag[1:], class_="kl-below-item")
+            return [flag[:1].upper() + flag[1:]]
         said = cell(c)
         lead_word = f"{head[c].lower()} "
         if isinstance(v, (int, float)) and isinstance(said, str):
@@ -441,8 +440,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
             key, rest = head[c], said[len(lead_word):]
         else:
             key, rest = f"{head[c]}:", said
-        return h("span", h("span", key, class_="kl-below-k"), " ", h("span", rest, class_=kind[c]),
-                 class_="kl-below-item")
+        return [h("span", key, class_="kl-below-k"), " ", h("span", rest, class_=kind[c])]
 
     def again(r: Mapping[str, Any], c: str, shown: Sequence[str], cell: Callable[[str], str]) -> bool:
         """Whether field ``c`` says again what a field before it said of the same thing: its heading that one's
@@ -493,9 +491,11 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         against its most as one ("HP 3 / 4")."""
         held = {most[c] for c in most if _against_most(r, c, most)}  # said with its number: "HP 3 / 4"
         shown = [c for c in others if c not in held and not repeats(r, c, cell) and not unchanged(r, c)]
-        items = [x for i, c in enumerate(shown) if not again(r, c, lead + shown[:i], cell)
-                 for x in [item(r, c, cell)] if x is not None]
-        return h("tr", h("td", join(items, " · "), colspan=len(lead)), class_="kl-below") if items else None
+        said = [x for i, c in enumerate(shown) if not again(r, c, lead + shown[:i], cell)
+                for x in [item(r, c, cell)] if x is not None]
+        # each item keeps the dot after it (a long one, pf1's commander, filled the line and left a "·" alone on one)
+        items = [h("span", x, " ·" if i < len(said) - 1 else None, class_="kl-below-item") for i, x in enumerate(said)]
+        return h("tr", h("td", join(items, " "), colspan=len(lead)), class_="kl-below") if items else None
 
     return h("table", h("thead", h("tr", (h("th", head[c], class_=kind[c]) for c in lead))),
              h("tbody", ((h("tr", (h("td", w(c), class_=kind[c]) for c in lead)), below(r, w))
