@@ -44,11 +44,14 @@ def test_signorias_opening_names_the_faction_and_counts_its_income_lines(tmp_pat
     lines = _lines("felmonte", tmp_path)
     assert "Income credited (seen by Duke Fabian): faction Duke Fabian, 1 line, total 1" in lines["turn_open"], lines
     assert "Orders locked: turn 8; missing Duke Fabian, Doge of Marburg" in lines["p1_internal"], lines
+    assert "Turn opened: turn 8, season winter, year label Winter 216-217" in lines["turn_open"], lines  # words kept
+    # as the event holds them: it read "Winter 216 217", a value said as an id
 
 
 def test_pf1s_army_upkeep_names_the_army(tmp_path: Path) -> None:
     lines = _lines("river-kingdom", tmp_path)
     assert [x for x in lines["upkeep"] if x.startswith("Army upkeep paid: per army (Tatzlford Guard: 12),")], lines
+    assert [x for x in lines["upkeep"] if ", outcome Unrest up, " in x], lines  # it read "outcome UNREST UP"
 
 
 def test_a_steps_figures_are_named_as_the_panels_tiles_name_them(tmp_path: Path) -> None:

@@ -285,8 +285,12 @@ def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None,
                 break
             continue
         text = scalar(id_words(v, name_of))
-        said = name_of(v, f"field:{k}") if name_of is not None and isinstance(v, str) else ""
-        if said and said not in (text, v):  # a value the ruleset says by its field: pf1's hex "h11" is "hex 11"
+        if isinstance(v, str) and re.fullmatch(r"[A-Z][A-Z_ ]{3,}", v):  # an enum's value in capitals as a word:
+            text = v.replace("_", " ").capitalize()  # pf1's check outcome "Unrest up" (it read "UNREST UP")
+        # a value the ruleset says by its field, an id (pf1's hex "h11" is "hex 11"; words are kept: signoria's
+        # year label "Winter 216-217" read "Winter 216 217")
+        said = name_of(v, f"field:{k}") if name_of is not None and isinstance(v, str) and ONE_ID.fullmatch(v) else ""
+        if said and said not in (text, v):
             text = said
         if len(text) > 60:
             text = text[:57] + "…"
