@@ -1451,7 +1451,15 @@ def help_html(spec: FieldSpec) -> Html:
 
 
 def browser_html(spec: FieldSpec) -> Html:
-    """Every option of a long select as a table (name, detail, why not now), allowed ones first."""
+    """Every option of a long select as a table (name, detail, why not now), allowed ones first; its columns headed
+    as the panel's tables are, with their capitals (they read "name", "what", "now?").
+
+    >>> import re
+    >>> page = str(browser_html(FieldSpec("a", "Activity", "select", options=tuple(
+    ...     Option(f"x{i}", f"X {i}", "civic") for i in range(BROWSE_OVER + 1)))))
+    >>> re.findall("<th>([^<]+)</th>", page)
+    ['Name', 'What', 'Now?']
+    """
     if spec.options is None or len(spec.options) <= BROWSE_OVER or not any(o.detail for o in spec.options):
         return EMPTY
     allowed = [o for o in spec.options if not o.disabled]
@@ -1459,6 +1467,6 @@ def browser_html(spec: FieldSpec) -> Html:
     rows = [h("tr", h("td", o.text), h("td", o.detail), h("td", "now", class_="kl-ok")) for o in allowed]
     rows += [h("tr", h("td", o.text), h("td", o.detail), h("td", o.disabled), class_="kl-blocked") for o in blocked]
     now = "all possible now" if not blocked else f"{len(allowed)} possible now"
-    head = h("thead", h("tr", h("th", "name"), h("th", "what"), h("th", "now?")))
+    head = h("thead", h("tr", h("th", "Name"), h("th", "What"), h("th", "Now?")))
     return h("details", h("summary", f"Browse all {len(spec.options)} options ({now})"),
              h("table", head, h("tbody", rows), class_="kl-table"), class_="kl-browser")
