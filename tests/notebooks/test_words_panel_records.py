@@ -135,3 +135,11 @@ def test_a_record_on_the_line_below_is_said_whole() -> None:
     armies = {r["Name"]: r for r in panel_records(_page("river-kingdom")[0], "Armies")}
     assert armies["Tatzlford Guard"]["Commander"].endswith("; bonus tactics none; role General)"), armies
     assert not [r for r in [*neighbours.values(), *armies.values()] if any("…" in v for v in r.values())]
+
+
+def test_a_record_named_by_a_lone_word_has_its_capital() -> None:
+    """pf2e's Ruin and Abilities are kept by their names' keys ("corruption", "culture"); their tables name each as
+    a name reads, "Corruption", "Culture" (as the tiles and the dropdowns do)."""
+    page = _page("stolen-lands")[0]
+    assert [r["Ruin"] for r in panel_records(page, "Ruin")] == ["Corruption", "Crime", "Decay", "Strife"]
+    assert [r["Ability"] for r in panel_records(page, "Abilities")] == ["Culture", "Economy", "Loyalty", "Stability"]

@@ -26,7 +26,17 @@ from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import ACRONYMS, Namer, figure_label, figure_text, figure_words, namer, summary_of, words
+from kingdomlog.views.words import (
+    ACRONYMS,
+    Namer,
+    figure_label,
+    figure_text,
+    figure_words,
+    headed,
+    namer,
+    summary_of,
+    words,
+)
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -395,8 +405,12 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
         if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
             return _cell(named, name.value if name is not None else _plain)
-        return _cell(r.get(c), says[c], singular(words(c).lower()), 80 if c in lead else WHOLE)  # the line below
+        out = _cell(r.get(c), says[c], singular(words(c).lower()), 80 if c in lead else WHOLE)  # the line below
         # wraps: a record there said whole (aikakirjat's neighbour's profile read "…; crime modifier 0; unr…")
+        if c == "id" and isinstance(out, str) and re.fullmatch(r"[a-z][a-z0-9]*", out):
+            return headed(out)  # a record named by a lone word, with its capital as a name has it (pf2e's Ruin
+            # "Corruption", its Abilities "Culture"; they read "corruption", the state's key)
+        return out
 
     # a hex's column keeps its words on one line ("hex 0" wrapped in the narrow panel): ``.kl-hex`` in ``CSS``
     kind = {c: "kl-hex" if field[c] == "hex" else None for c in cols}
