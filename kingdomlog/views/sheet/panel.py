@@ -562,7 +562,7 @@ def word_defaults(state_class: type, field: str) -> dict[str, str]:
         value = f.get_default(call_default_factory=True)
         value = value.value if isinstance(value, Enum) else value
         if isinstance(value, str) and value:
-            out[f.alias or k] = value
+            out[k] = value  # as model_dump says it: by the field's name, not an alias
     return out
 
 
