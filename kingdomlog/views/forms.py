@@ -660,10 +660,12 @@ def lower_label(label: str) -> str:
     ('try the Religion check against plague', 'Law and Order track')
     >>> lower_label("General Staff's extra attack"), lower_label("Crime or Decadence used as a bonus")
     ("General Staff's extra attack", 'Crime or Decadence used as a bonus')
+    >>> lower_label("PCs buy slot items")  # an acronym's plural: it read "+ Pcs buy slot item"
+    'PCs buy slot items'
     """
     first, space, rest = label.partition(" ")
-    head = first.partition("-")[0].removesuffix("'s")
-    if len(head) > 1 and head.isupper():  # "GM-ruled", "PC's"
+    head = first.partition("-")[0].removesuffix("'s").removesuffix("s")
+    if len(head) > 1 and head.isupper():  # "GM-ruled", "PC's", "PCs"
         return label
     joined, _, after = rest.partition(" ")
     if first.lower() in ("a", "an", "the"):  # "The PC's bonus"
@@ -673,20 +675,30 @@ def lower_label(label: str) -> str:
     return first.lower() + space + rest
 
 
+PREPOSITIONS = frozenset({"among", "for", "of", "with", "in", "on", "to", "from", "by", "between", "against", "at"})
+"""The words a noun's own words end before (``singular``: "Relations among foreign kingdoms")."""
+
+
 def singular(noun: str) -> str:
-    """``activities`` → ``activity``, ``GM adjustments`` → ``GM adjustment`` (last word only).
+    """``activities`` → ``activity``, ``GM adjustments`` → ``GM adjustment`` (the noun's last word only: the word
+    before a preposition where one follows it, "Relation among foreign kingdoms"; the add button read "+ Relations
+    among foreign kingdom", "+ Items for empty magic slot").
 
     >>> singular("activities"), singular("hexes explored"), singular("gm-ruled effects"), singular("new hexes")
     ('activity', 'hexes explored', 'gm-ruled effect', 'new hex')
+    >>> singular("relations among foreign kingdoms"), singular("Items for empty magic slots"), singular("by turns")
+    ('relation among foreign kingdoms', 'Item for empty magic slots', 'by turn')
     """
-    head, _, last = noun.rpartition(" ")
+    parts = noun.split(" ")
+    at = next((i for i, w in enumerate(parts) if i and w in PREPOSITIONS), len(parts)) - 1
+    last = parts[at]
     if last.endswith(("xes", "ches", "shes", "sses")):
         last = last[:-2]
     elif last.endswith("ies"):
         last = last[:-3] + "y"
     elif last.endswith("s") and not last.endswith("ss"):
         last = last[:-1]
-    return f"{head} {last}" if head else last
+    return " ".join([*parts[:at], last, *parts[at + 1:]])
 
 
 def dice_widgets(slots: Sequence[DiceSlot]) -> Any:
@@ -1439,7 +1451,15 @@ def help_html(spec: FieldSpec) -> Html:
 
 
 def browser_html(spec: FieldSpec) -> Html:
-    """Every option of a long select as a table (name, detail, why not now), allowed ones first."""
+    """Every option of a long select as a table (name, detail, why not now), allowed ones first; its columns headed
+    as the panel's tables are, with their capitals (they read "name", "what", "now?").
+
+    >>> import re
+    >>> page = str(browser_html(FieldSpec("a", "Activity", "select", options=tuple(
+    ...     Option(f"x{i}", f"X {i}", "civic") for i in range(BROWSE_OVER + 1)))))
+    >>> re.findall("<th>([^<]+)</th>", page)
+    ['Name', 'What', 'Now?']
+    """
     if spec.options is None or len(spec.options) <= BROWSE_OVER or not any(o.detail for o in spec.options):
         return EMPTY
     allowed = [o for o in spec.options if not o.disabled]
@@ -1447,6 +1467,6 @@ def browser_html(spec: FieldSpec) -> Html:
     rows = [h("tr", h("td", o.text), h("td", o.detail), h("td", "now", class_="kl-ok")) for o in allowed]
     rows += [h("tr", h("td", o.text), h("td", o.detail), h("td", o.disabled), class_="kl-blocked") for o in blocked]
     now = "all possible now" if not blocked else f"{len(allowed)} possible now"
-    head = h("thead", h("tr", h("th", "name"), h("th", "what"), h("th", "now?")))
+    head = h("thead", h("tr", h("th", "Name"), h("th", "What"), h("th", "Now?")))
     return h("details", h("summary", f"Browse all {len(spec.options)} options ({now})"),
              h("table", head, h("tbody", rows), class_="kl-table"), class_="kl-browser")

@@ -143,11 +143,19 @@ def option_text(o: Option) -> str:
     ('RP', 'collect taxes', 'XP award')
     >>> option_text(Option("ambush")), option_text(Option("low", "low")), option_text(Option("x", "x — y"))
     ('Ambush', 'Low', 'x — y')
+
+    A value an enum keeps in capitals, without a label of its own, as a word (pf1's acting ruler ``CONSORT`` →
+    ``Consort``, an effect's kind ``ATTRIBUTE`` → ``Attribute``; they read in capitals); a short one stays (``NG``).
+
+    >>> option_text(Option("CONSORT")), option_text(Option("HOLY_SITE")), option_text(Option("NG"))
+    ('Consort', 'Holy site', 'NG')
     """
-    text = o.label or (" ".join(ACRONYMS.get(w, w) for w in str(o.value).replace("_", " ").replace("-", " ").split())
+    label = o.label or (o.value.replace("_", " ").capitalize()
+                        if isinstance(o.value, str) and re.fullmatch(r"[A-Z][A-Z_]{3,}", o.value) else "")
+    text = label or (" ".join(ACRONYMS.get(w, w) for w in str(o.value).replace("_", " ").replace("-", " ").split())
                        if isinstance(o.value, str) and o.value.strip() else str(o.value) if o.value != "" else
                        "(none)")
-    text = lone_word(text, o.value, o.label)
+    text = lone_word(text, o.value, label)
     if o.disabled:
         return f"✗ {text} — {o.disabled}"
     return f"{text} — {o.detail}" if o.detail else text

@@ -276,6 +276,9 @@ def test_a_tables_key_fields_stay_columns_and_the_rest_are_said_below_when_set()
     assert re.findall(r"<td>([^<]*)</td>", page) == ["Guard", "3", "16"], page
     below = re.sub(r"<[^>]+>", "", page.split('<tr class="kl-below">')[1])
     assert below == "Side: kingdom · Morale 2 · Reserve · Hex 4", below  # no "Wins 0", no "Unpaid"
+    items = re.findall(r'<span class="kl-below-item">(.*?)</span>(?= <span class="kl-below-item">|</td>)', page)
+    assert [re.sub(r"<[^>]+>", "", x) for x in items] == ["Side: kingdom ·", "Morale 2 ·", "Reserve ·", "Hex 4"], items
+    # each item keeps the dot after it: one filling the line (pf1's commander) left a "·" alone on the next
     alone = str(sheet_panel.records_table([{"name": "Guard", "hp": 16}], keys=("hp",)))
     assert "kl-below" not in alone  # nothing left to say below
 

@@ -47,6 +47,20 @@ def test_pf1_codes_are_said_as_the_spec_names_them(tmp_path: Path) -> None:
     assert not re.findall(r"\b[A-Z]{2,}_[A-Z_]+\b|\b(?:NONE|NORMAL|RULER)\b", shown), shown
 
 
+def test_pf1s_foreign_kingdoms_at_war_with_each_other_read_as_a_pair(tmp_path: Path) -> None:
+    """pf1's enemies among the foreign kingdoms (a list of pairs of ids) read "Mivon and Pitax" (it read "Mivon
+    Pitax", one name or two)."""
+    assert _rows("river-kingdom", tmp_path)["Enemies"] == "Mivon and Pitax"
+
+
+def test_everything_else_says_a_field_whole(tmp_path: Path) -> None:
+    """"Everything else" (folded; its cells wrap) cuts a field's words at ``panel.WHOLE``, not at a table cell's 80
+    characters: pf1's Leaders read "…; General: Amiri; Grand Diplomat:…", 3 of its 11 leaders, pf2e's Skills 4 of 7."""
+    leaders = _rows("river-kingdom", tmp_path)["Leaders"]
+    assert leaders.endswith("; Spymaster: Nok-Nok; Treasurer: Jubilost; Warden: Valerie"), leaders
+    assert _rows("stolen-lands", tmp_path)["Skills"].endswith("; industry trained")
+
+
 def test_no_cell_counts_in_item_s(tmp_path: Path) -> None:
     texts = {demo: _all_tables(demo, tmp_path) for demo in ("river-kingdom", "felmonte")}
     for demo, text in texts.items():

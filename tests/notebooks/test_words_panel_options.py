@@ -87,7 +87,9 @@ def test_a_records_field_is_said_as_the_spec_names_it(panels: dict[str, str]) ->
     leaders = {r["Leader"]: (r["Holder"], r["Kind"]) for r in panel_records(panels["stolen-lands"], "Leaders")}
     assert leaders["Ruler"] == ("Ysolde", "a PC") and leaders["Emissary"] == ("Old Hobb", "an NPC"), leaders  # they
     # read "pc", "npc"
-    assert "| Is NPC |" in text(panels["river-kingdom"])  # it read "Is npc"
+    pf1 = text(panels["river-kingdom"])
+    assert "| NPC |" in pf1 and "| Sponsor |" in pf1 and "Is " not in pf1  # a true flag by its name: it read "Is
+    # npc", then "Is NPC", the field's name ``is_npc``
 
 
 def test_signorias_everything_else_names_its_ids(panels: dict[str, str]) -> None:

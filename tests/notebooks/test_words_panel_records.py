@@ -85,10 +85,61 @@ def test_pf1s_districts_buildings_routes_and_features_by_name() -> None:
     assert districts["district 1 of Tatzlford"]["Hex"] == "hex 0", districts  # a hex as the map labels it (it read
     # "h0")
     buildings = {r["Building"]: r for r in panel_records(page, "Buildings")}
-    assert buildings["Shrine (Tatzlford)"]["District"] == "district 1 of Tatzlford", buildings
+    assert buildings["Shrine (Tatzlford)"]["District"] == "1 of Tatzlford", buildings  # "District 1 of Tatzlford":
+    # the field's name said once (it read "District: district 1 of Tatzlford")
+    words = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "District 1 of Tatzlford ·" in words and "District: district" not in words
     routes = {r["Trade route"]: r for r in panel_records(page, "Trade routes")}
     assert routes["goods route from Tatzlford to Mivon"]["Status"] == "established", routes
     for record in [*districts.values(), *buildings.values(), *routes.values()]:
         assert not {"City", "Type", "Partner", "Origin", "Destination"} & set(record), record
     assert "| town (Oleg's Trading Post) |" in text and "TOWN" not in text
     assert not re.search(r"\| [BCDT]\d+ \|", text)
+
+
+def test_a_field_at_its_models_default_words_is_not_said_below_a_record() -> None:
+    """A record's field that holds the words its model gives it unless set (``views.sheet.panel.word_defaults``)
+    is left off the line below it, as a false or zero one is: pf1's buildings each read "Bonus mode: standard", its
+    own army "Side: kingdom", signoria's characters "Condition: active · Agent kind: none"; what differs from the
+    default is still said, a column keeps its words, and a field that says what a record is (pf2e's army unit's
+    type) is said at its default too."""
+    page = _page("river-kingdom")[0]
+    buildings = {r["Building"]: r for r in panel_records(page, "Buildings")}
+    assert buildings["Shrine (Tatzlford)"]["Bonus mode"] == "alignment", buildings  # not the default: said
+    assert [r for r in buildings.values() if "Bonus mode" in r] == [buildings["Shrine (Tatzlford)"]], buildings
+    assert {r["Occupancy"] for r in buildings.values()} == {"active"}, buildings  # a column keeps the default
+    armies = {r["Name"]: r for r in panel_records(page, "Armies")}
+    assert armies["Stag Lord's bandits"]["Side"] == "enemy" and "Side" not in armies["Tatzlford Guard"], armies
+    characters = panel_records(_page("felmonte")[0], "Characters")
+    assert not [r for r in characters if r.get("Condition") == "active" or r.get("Agent kind") == "none"], characters
+    assert [r["Condition"] for r in characters if "Condition" in r] == ["departed"], characters
+    assert [r["Agent kind"] for r in characters if "Agent kind" in r] == ["double agent"], characters
+    factions = panel_records(_page("felmonte")[0], "Factions")
+    assert not [r for r in factions if "Status" in r], factions  # every faction is active
+    units = panel_records(_page("stolen-lands")[0], "Army units")
+    assert units[0]["Type"] == "infantry", units  # what the unit is, at its default or not
+
+
+def test_pf1s_district_borders_go_round_the_compass_in_words() -> None:
+    """A district's borders read "north land, east land, south water, west land" (it read "e Land; n Land; s Water;
+    w Land": the state's keys, one letter each, in the order they are kept)."""
+    districts = {r["District"]: r for r in panel_records(_page("river-kingdom")[0], "Districts")}
+    assert districts["district 1 of Tatzlford"]["Borders"] == "north land, east land, south water, west land"
+
+
+def test_a_record_on_the_line_below_is_said_whole() -> None:
+    """The line below a record wraps, so a record said there is not cut at a cell's 80 characters: aikakirjat's
+    neighbour's profile read "…; crime modifier 0; unr…", pf1's army's commander "Amiri (…; bonus tactics …"."""
+    neighbours = {r["Name"]: r for r in panel_records(_page("aikakirjat-demo")[0], "Neighbours")}
+    assert neighbours["Kalevala"]["Profile"].endswith("; armies max 1; feats none"), neighbours
+    armies = {r["Name"]: r for r in panel_records(_page("river-kingdom")[0], "Armies")}
+    assert armies["Tatzlford Guard"]["Commander"].endswith("; bonus tactics none; role General)"), armies
+    assert not [r for r in [*neighbours.values(), *armies.values()] if any("…" in v for v in r.values())]
+
+
+def test_a_record_named_by_a_lone_word_has_its_capital() -> None:
+    """pf2e's Ruin and Abilities are kept by their names' keys ("corruption", "culture"); their tables name each as
+    a name reads, "Corruption", "Culture" (as the tiles and the dropdowns do)."""
+    page = _page("stolen-lands")[0]
+    assert [r["Ruin"] for r in panel_records(page, "Ruin")] == ["Corruption", "Crime", "Decay", "Strife"]
+    assert [r["Ability"] for r in panel_records(page, "Abilities")] == ["Culture", "Economy", "Loyalty", "Stability"]

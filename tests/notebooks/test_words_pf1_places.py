@@ -38,15 +38,15 @@ def texts(spec: Any, current: Any = None) -> tuple[dict[str, Any], str | None]:
 def test_a_city_reads_by_its_name_once(river: Any) -> None:
     _, entry = river
     opts, chosen = texts(entry["city"])
-    assert opts == {"Tatzlford — capital, 1 district(s), 19 lots": "Tatzlford",
-                    "Oleg's Trading Post — 1 district(s), 1 lots": "Oleg's Trading Post"}, opts
+    assert opts == {"Tatzlford — capital, 1 district, 19 lots": "Tatzlford",
+                    "Oleg's Trading Post — 1 district, 1 lot": "Oleg's Trading Post"}, opts
     assert chosen is None
 
 
 def test_a_plan_naming_a_city_by_its_id_shows_its_name_and_keeps_the_id(river: Any) -> None:
     start, entry = river
     opts, chosen = texts(entry["city"], "C1")
-    assert chosen == "Tatzlford — capital, 1 district(s), 19 lots" and opts[chosen] == "C1", opts
+    assert chosen == "Tatzlford — capital, 1 district, 19 lots" and opts[chosen] == "C1", opts
     assert not any("C1" in t or "C2" in t or "⚠" in t for t in opts), opts
     widget = sf.widget(entry["city"], "C1")
     assert widget.value == "C1" and widget.selected_key == chosen

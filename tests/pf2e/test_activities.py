@@ -227,3 +227,17 @@ def test_ruins_halve_a_structure_cost() -> None:
     s = step_state(pv, "activity.civic")
     assert (s.rp, s.commodities["lumber"]) == (4, 1)
     assert "ruins" not in s.hexes[0].features
+
+
+def test_an_activity_a_companion_unlocks_names_the_companion() -> None:
+    """An activity locked until a companion holds a leadership role says the companion by name ("the companion
+    Nok-Nok"; it read "the companion nok-nok", the data's key), on the GM sheet's options and its browse table."""
+    from pathlib import Path
+
+    from kingdomlog.app import Campaign
+    from kingdomlog.rulesets.pf2e import state as S
+
+    s = Campaign.open(Path(__file__).resolve().parents[2] / "campaigns" / "stolen-lands").turn_start().state
+    acts = S.T.catalog(s.homebrew).activities
+    assert S.activity_lock(s, acts["recruit-monsters"]) == "the companion Nok-Nok in a leadership role"
+    assert S.activity_lock(s, acts["decadent-feasts"]) == "the companion Jaethal in a leadership role"

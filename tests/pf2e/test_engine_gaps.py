@@ -357,7 +357,7 @@ def test_structure_unlocked_activity_needs_the_structure() -> None:
 def test_companion_activity_needs_the_companion_in_a_role() -> None:
     """§5.15: Evangelize the End needs Harrim holding a leadership role."""
     g = Game().found()
-    _refused(g, _lead({"activity": "evangelize-the-end", "role": "ruler"}), "companion harrim")
+    _refused(g, _lead({"activity": "evangelize-the-end", "role": "ruler"}), "companion Harrim")
     leaders = {**g.state.leaders, "counselor": g.state.leaders["counselor"].model_copy(update={"holder": "Harrim"})}
     g.state = g.state.model_copy(update={"leaders": leaders})
     pv = g.play(_lead({"activity": "evangelize-the-end", "role": "ruler"}))

@@ -169,8 +169,9 @@ def _improvement_types(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 def _cities(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for c in s.cities.values():
-        detail = (f"{'capital, ' if c.capital else ''}{len(c.districts)} district(s), {dv.city_lots(s, c)} lots"
-                  + (", detached (hex lost)" if c.detached else ""))
+        n, lots = len(c.districts), dv.city_lots(s, c)  # counted as a person counts: it read "1 district(s), 1 lots"
+        detail = (f"{'capital, ' if c.capital else ''}{n} district{'' if n == 1 else 's'}, "
+                  f"{lots} lot{'' if lots == 1 else 's'}" + (", detached (hex lost)" if c.detached else ""))
         out.append(Option(c.name, c.name, detail))
     names = {c.name for c in s.cities.values()}
     # a plan may name a city by its id: allowed, read as the city ("Tatzlford"; it read "C1 = Tatzlford")

@@ -879,7 +879,8 @@ def activity_lock(state: KingdomState, act: T.Activity) -> str:
         return "" if name in standing else f"a {name} built in a settlement"
     if kind == "companion":
         holders = {_norm(ld.holder) for ld in state.leaders.values() if ld.holder}
-        return "" if _norm(name) in holders else f"the companion {name} in a leadership role"
+        # the companion by name ("Nok-Nok"; it read "the companion nok-nok", the data's key)
+        return "" if _norm(name) in holders else f"the companion {name.title()} in a leadership role"
     return "the GM's story unlock (Unlock activities, at the start of the month)"
 
 

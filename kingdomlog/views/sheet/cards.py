@@ -37,8 +37,11 @@ from kingdomlog.views.html import EMPTY, Html, h, join, marimo_html, roll_mark, 
 from kingdomlog.views.sheet.board import step_boards_html
 from kingdomlog.views.sheet.draft import Card, SheetDraft, SheetSession
 from kingdomlog.views.words import (
+    ONE_ID,
+    Namer,
     check_name,
     check_title,
+    figure_label,
     headed,
     help_words,
     id_words,
@@ -247,18 +250,47 @@ def dice_html(card: Card, session: SheetSession | None = None) -> Html:
 
 def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None,
                 names: Mapping[str, str] | None = None, player_name: Callable[[str], str] | None = None) -> Html:
-    """One event as a short line: its type in words and its main fields (ids by the ruleset's names; ``names``: a
-    player's, by actor id, for the acts of a row the table proposed), and who may read it unless everyone
-    (``player_name``: a player's name by id)."""
+    """One event as a short line: its type in words and its main fields (ids by the ruleset's names, or a state's
+    ``views.words.Namer``, which names its records too; ``names``: a player's, by actor id, for the acts of a row
+    the table proposed), and who may read it unless everyone (``player_name``: a player's name by id). Records
+    inside a field are said as the kingdom panel says them (``views.sheet.panel.field_said``: "1 line", "response
+    (tactic hold)"; signoria's income read ``lines [{"source": "province:fabia", "amount": 1}]``).
+
+    >>> from kingdomlog.rulesets.signoria import events as ev
+    >>> line = event_words(Draft(ev.IncomeCredited(faction="fabian", lines=({"source": "province:fabia",
+    ...                                                                     "amount": 1},), total=1), turn=8),
+    ...                    lambda i, kind="": {"fabian": "Duke Fabian"}.get(i, i))
+    >>> re.sub("<[^>]+>", "", str(line))
+    'Income credited: faction Duke Fabian, 1 line, total 1'
+    """
+    from kingdomlog.views.sheet.panel import field_said
+
+    def say(x: str) -> str:  # a value inside a list or record: an id as the state or the ruleset names it
+        if isinstance(name_of, Namer):
+            return name_of.value(x)
+        return str(id_words(x, name_of)) if name_of is None or not ONE_ID.fullmatch(x) else name_of(x, "") or x
+
     name = words(d.type.split(".", 1)[-1])
     payload = d.payload.model_dump(mode="json")
     bits = []
     for k, v in payload.items():
         if k in ("terms", "dc_terms") or v in (None, "", [], {}):
             continue
+        if isinstance(v, (list, tuple, dict)):  # a list or a record: in words, never as JSON
+            said = field_said(k, v, say)
+            if re.fullmatch(r"[a-z ]+ \d+ items?", said):  # "outcome 1 item": records nothing names, counted,
+                continue  # tell a person nothing (aikakirjat's outcome, audit and dice read as JSON)
+            bits.append(said if len(said) <= 70 else said[:67] + "…")
+            if len(bits) >= 6:
+                break
+            continue
         text = scalar(id_words(v, name_of))
-        said = name_of(v, f"field:{k}") if name_of is not None and isinstance(v, str) else ""
-        if said and said not in (text, v):  # a value the ruleset says by its field: pf1's hex "h11" is "hex 11"
+        if isinstance(v, str) and re.fullmatch(r"[A-Z][A-Z_ ]{3,}", v):  # an enum's value in capitals as a word:
+            text = v.replace("_", " ").capitalize()  # pf1's check outcome "Unrest up" (it read "UNREST UP")
+        # a value the ruleset says by its field, an id (pf1's hex "h11" is "hex 11"; words are kept: signoria's
+        # year label "Winter 216-217" read "Winter 216 217")
+        said = name_of(v, f"field:{k}") if name_of is not None and isinstance(v, str) and ONE_ID.fullmatch(v) else ""
+        if said and said not in (text, v):
             text = said
         if len(text) > 60:
             text = text[:57] + "…"
@@ -270,7 +302,7 @@ def event_words(d: Draft, name_of: Callable[[str, str], str] | None = None,
     vis = None if d.visibility == "public" else [" ", h("span", f"({visibility_words(d.visibility, who)})",
                                                        class_="kl-vis")]
     by = [" ", h("span", f"by {names[d.actor]}", class_="kl-by")] if names and d.actor in names else None
-    return h("li", h("b", name), by, vis, ": ", ", ".join(bits))
+    return h("li", h("b", name), by, vis, ": ", ("; " if any(", " in b for b in bits) else ", ").join(bits))
 
 
 def moved_checks(card: Card, placed: Any) -> list[str]:
@@ -319,7 +351,8 @@ def breakdown_html(items: Sequence[Breakdown], name: Callable[[str], str] | None
 
 
 def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
-    """What the step changes, in words, the figures the last edit moved highlighted."""
+    """What the step changes, in words, the figures the last edit moved highlighted; a figure named as the panel's
+    tile names it (``views.words.figure_label``: signoria's "Duke Fabian's wealth 3 → 4"; it read "Fabian wealth")."""
     rs = session.start.ruleset
     if card.after is None:
         return EMPTY
@@ -331,6 +364,7 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         text = "no figure changes" if card.drafts else "nothing happens in this step"
         return h("div", h("span", text, class_="kl-empty"), class_="kl-outcome")
     parts = []
+    names = namer(rs, card.before).names
     for k, old, new in moved:
         a, b = _num(old), _num(new)
         delta = None
@@ -340,7 +374,7 @@ def outcome_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         hot = prev_after is not None and card.id in draft.changed_steps and prev_after.get(k) != new
         was = [" ", h("span", f"was {scalar(id_words(prev_after.get(k), rs.name_of))}", class_="kl-was")] \
             if hot and prev_after else None
-        parts.append(h("span", f"{words(k)} {scalar(id_words(old, rs.name_of))} → ",
+        parts.append(h("span", f"{figure_label(rs, names, k)} {scalar(id_words(old, rs.name_of))} → ",
                        h("b", scalar(id_words(new, rs.name_of))), delta, was,
                        class_="kl-fig kl-hot" if hot else "kl-fig", data_figure=k))
     return h("div", join(parts, " · "), class_="kl-outcome")
@@ -414,7 +448,8 @@ def result_html(session: SheetSession, card: Card, draft: SheetDraft) -> Html:
         names = {pl.proposal.player: pl.name for pl in card.placed}
         n = len(card.drafts)
         parts.append(h("details", h("summary", f"{n} event{'' if n == 1 else 's'} this step records"),
-                       h("ul", (event_words(d, _name_of(session), names,
+                       h("ul", (event_words(d, namer(session.start.ruleset, card.before) if session is not None
+                                            else None, names,
                                             session.start.camp.player_name if session is not None else None)
                                 for d in card.drafts),
                          class_="kl-evlist"), class_="kl-details"))

@@ -14,14 +14,29 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from enum import Enum
+from functools import cache
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
 
 from kingdomlog.core.memo import ByIdentity
 from kingdomlog.core.portrait import Better, Figure
 from kingdomlog.core.ruleset import Ruleset, State, plain_words
 from kingdomlog.views.forms import singular
 from kingdomlog.views.html import EMPTY, Html, h, join, scalar
-from kingdomlog.views.words import ACRONYMS, Namer, figure_label, figure_text, figure_words, namer, summary_of, words
+from kingdomlog.views.words import (
+    ACRONYMS,
+    Namer,
+    figure_label,
+    figure_text,
+    figure_words,
+    headed,
+    namer,
+    summary_of,
+    words,
+)
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
@@ -59,38 +74,76 @@ def _uncapped(text: str) -> str:
     return text
 
 
-def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "") -> str:
+def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "", limit: int = 80) -> str:
     """A value in a table cell: text, or ``Html`` (a dash for an empty one); ``name`` says an id in words (a
     ``views.words.Namer``'s ``value``: ``fabian`` → ``Duke Fabian``); ``noun``: what one of the records a list
-    holds is (``notice``: "3 notices", never "3 item(s)")."""
+    holds is (``notice``: "3 notices", never "3 item(s)"); ``limit``: the characters a long one is cut at (a table's
+    cell: 80; the line below a record and "Everything else", which wrap, say more: ``WHOLE``).
+
+    >>> _cell([["mivon", "pitax"], ["brevoy", "pitax"]], str.capitalize), _cell([[3, 3], [6, 5]])
+    ('Mivon and Pitax; Brevoy and Pitax', '3 3; 6 5')
+    """
     if value is None or value == "" or value == {} or value == []:
         return VACANT
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
         return _records_said(value, name, noun)
     if isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
         return ", ".join(f"{name(str(k))} {v:g}" for k, v in value.items())
+    if isinstance(value, dict) and value and {str(k).upper() for k in value} <= set(COMPASS):
+        return _compass(value, name)
     if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"]:
         # a record with a name by its name, its other fields beside (pf1's army's commander "Amiri (level 6; …)";
         # it read "name Amiri; cha 0; …")
         rest = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items() if k != "name")
         text = f"{value['name']} ({rest})" if rest else str(value["name"])
-        return text if len(text) <= 80 else text[:77] + "…"
+        return _cut(text, limit)
     if isinstance(value, dict):  # a record inside a record: its fields in words, a nested one summed up; a record
         # keyed by ids the state names (signoria's notices by faction, aliases by candidate) by their names
         text = "; ".join(_pair(str(k), v, name, noun) for k, v in value.items())
-        return text if len(text) <= 80 else text[:77] + "…"
+        return _cut(text, limit)
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
         said = [_uncapped(name(v)) if isinstance(v, str) else str(v) for v in value]
         return ("; " if any(", " in x for x in said) else ", ").join(said) or VACANT  # "a, b; c" reads as two
     if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):  # pairs: "3 3; 6 5"
-        text = "; ".join(" ".join(_inner(x, name) for x in v) for v in value)
-        return text if len(text) <= 80 else text[:77] + "…"
+        # a pair of names as a person pairs them (pf1's foreign kingdoms at war with each other: "Mivon and Pitax";
+        # it read "Mivon Pitax")
+        text = "; ".join((" and " if v and all(isinstance(x, str) for x in v) else " ").join(_inner(x, name) for x in v)
+                         for v in value)
+        return _cut(text, limit)
     if isinstance(value, bool):
         return scalar(value)
     if isinstance(value, str):
-        return _uncapped(name(value)) if len(value) <= 80 else value[:77] + "…"
+        return _uncapped(name(value)) if len(value) <= limit else _cut(value, limit)
     text = scalar(value)
-    return text if len(text) <= 80 else text[:77] + "…"
+    return _cut(text, limit)
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut at ``limit`` characters, an ellipsis where it is cut."""
+    return text if len(text) <= limit else text[:limit - 3] + "…"
+
+
+WHOLE = 300
+"""Where "Everything else" and the line below a record cut a field's words (a table's cell cuts at 80): pf1's
+Leaders read "Ruler: Kesten Garess; Councilor: Jhod Kavken; General: Amiri; Grand Diplomat:…", 3 of its 11 leaders
+(212 characters whole), pf2e's Skills 4 of its 7, aikakirjat's neighbour's profile "…; crime modifier 0; unr…";
+both wrap."""
+
+
+COMPASS = {"N": "north", "E": "east", "S": "south", "W": "west"}
+"""The sides of a record keyed by compass points (pf1's district's borders), in the order a person goes round."""
+
+
+def _compass(value: Mapping[Any, Any], name: Callable[[str], str]) -> str:
+    """A record keyed by compass points in words, round from the north: pf1's district's borders ``{"E": "LAND",
+    "N": "LAND", "S": "WATER", "W": "LAND"}`` → "north land, east land, south water, west land" (it read "e Land; n
+    Land; s Water; w Land").
+
+    >>> _compass({"E": "LAND", "N": "LAND", "S": "WATER", "W": "LAND"}, _plain), _compass({"w": "wall"}, _plain)
+    ('north land, east land, south water, west land', 'west wall')
+    """
+    side = {str(k).upper(): v for k, v in value.items()}
+    return ", ".join(f"{COMPASS[k]} {_inner(side[k], name).lower()}" for k in COMPASS if k in side)
 
 
 def _plural(noun: str) -> str:
@@ -148,6 +201,17 @@ def _pair(key: str, value: Any, name: Callable[[str], str], noun: str = "") -> s
             return f"{len(items)} {said}" if len(items) != 1 else f"1 {singular(said)}"
         return f"{said} {_records_said(items, name) if isinstance(value, list) else _count(len(items))}"
     return f"{said} {_inner(value, name)}"
+
+
+def field_said(key: str, value: Any, name: Callable[[str], str] = _plain) -> str:
+    """A field of a record with its value in a few words, as a cell of the panel says one (``_pair``): records
+    inside by their names or counted as the field's name says them ("2 lines"), a small record by its fields
+    ("response (tactic hold)"); for an event's line on the sheet's cards (``views.sheet.cards.event_words``).
+
+    >>> field_said("lines", [{"source": "province:fabia", "amount": 1}] * 2), field_said("response", {"tactic": "hold"})
+    ('2 lines', 'response (tactic hold)')
+    """
+    return _pair(key, value, name)
 
 
 def _flat(value: Any) -> bool:
@@ -233,7 +297,8 @@ def column_words(field: str, name: Namer | None = None) -> str:
 
 
 def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "",
-                  collection: str = "", keys: Sequence[str] | None = None) -> Html:
+                  collection: str = "", keys: Sequence[str] | None = None,
+                  defaults: Mapping[str, str] | None = None) -> Html:
     """A table of records; identifying columns first, grid fields left to the grid drawing; a hex's axial ``q`` and
     ``r`` headed as its column and row (``HEX_PLACE``).
 
@@ -254,6 +319,16 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     ...                            "tactics": ["flankers"]}], keys=("hp",)))
     >>> re.findall("<th>([^<]+)</th>", page), re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
     (['Name', 'HP'], 'Morale 2 · Hex 4 · Tactics: flankers')
+
+    A value whose words begin with its field's is said once, as a hex is ("Hex 4"), however many words follow (pf1's
+    building's district read "District: district 1 of Tatzlford"):
+
+    >>> page = str(records_table([{"name": "House (Tatzlford)", "district": "district 1 of Tatzlford"}], keys=()))
+    >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
+    'District 1 of Tatzlford'
+    >>> below = lambda page: [re.sub("<[^>]+>", "", x) for x in re.findall('<tr class="kl-below">(.*?)</tr>', page)]
+    >>> below(str(records_table([{"name": "Mivon", "is_npc": True, "is_sponsor": True, "island": True}], keys=())))
+    ['NPC · Sponsor · Island']
     >>> page = str(records_table([{"name": "Fabian", "power": 3, "leader": "Duke Fabian",
     ...                            "leader_name": "Duke Fabian", "heir_name": "Duke Fabian"}], keys=("power",)))
     >>> re.sub("<[^>]+>", "", page.split('<tr class="kl-below">')[1])
@@ -285,6 +360,21 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     >>> below(str(records_table([{"name": "Militia", "level": 3, "hp": 3, "hp_max": 4}], keys=("level",))))
     ['HP 3 / 4']
 
+    ``defaults``: the words a record's field holds unless something set it otherwise (its model's defaults,
+    ``word_defaults``); the line below leaves out a field that holds them, as it leaves out a false or a zero one
+    (pf1's buildings each read "Bonus mode: standard", its armies "Side: kingdom"); a column keeps them, and so does a
+    field that says what the record is (``PRIORITY``'s kind, type, role, terrain: pf2e's army unit is infantry
+    unless it is something else, and says so):
+
+    >>> rows = [{"name": "Mill", "bonus_mode": "standard", "turn": 6, "occupancy": "active"},
+    ...         {"name": "Shrine", "bonus_mode": "alignment", "turn": 4, "occupancy": "active"}]
+    >>> page = str(records_table(rows, keys=("occupancy",), defaults={"bonus_mode": "standard", "occupancy": "active"}))
+    >>> below(page), re.findall("<td>([^<]+)</td>", page)[1::2]
+    (['Turn 6', 'Bonus mode: alignment · Turn 4'], ['active', 'active'])
+    >>> below(str(records_table([{"name": "Militia", "type": "infantry", "side": "kingdom", "morale": 2}], keys=(),
+    ...                         defaults={"type": "infantry", "side": "kingdom"})))
+    ['Type: infantry · Morale 2']
+
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
     keys no vocabulary names; a field the state says in words for that record of ``collection`` (``Namer.said``:
@@ -315,7 +405,12 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
         if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
             return _cell(named, name.value if name is not None else _plain)
-        return _cell(r.get(c), says[c], singular(words(c).lower()))
+        out = _cell(r.get(c), says[c], singular(words(c).lower()), 80 if c in lead else WHOLE)  # the line below
+        # wraps: a record there said whole (aikakirjat's neighbour's profile read "…; crime modifier 0; unr…")
+        if c == "id" and isinstance(out, str) and re.fullmatch(r"[a-z][a-z0-9]*", out):
+            return headed(out)  # a record named by a lone word, with its capital as a name has it (pf2e's Ruin
+            # "Corruption", its Abilities "Culture"; they read "corruption", the state's key)
+        return out
 
     # a hex's column keeps its words on one line ("hex 0" wrapped in the narrow panel): ``.kl-hex`` in ``CSS``
     kind = {c: "kl-hex" if field[c] == "hex" else None for c in cols}
@@ -335,29 +430,31 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     # narrow HP column
     first = cols[0] if cols and cols[0] in ("id", "name") else None  # the record's name, in words
 
-    def item(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> Html | None:
+    def item(r: Mapping[str, Any], c: str, cell: Callable[[str], str]) -> list[Any] | None:
         """One field on the line below a record: a true one by its name ("Explored"), a number after its name
-        ("Morale 2"), a value that is its name and a number or code the same ("hex 4": "Hex 4"), any other after its
-        name and a colon ("Features: Bridge"); a false, empty or zero one not at all (no forfeit, no wins: a dash or
-        a 0 for each would be most of the line; pf2e's leaders read "Forfeit 0 · Leadership modifier 0 · …")."""
+        ("Morale 2"), a value whose words begin with its name's as those words ("hex 4": "Hex 4", pf1's building's
+        district "district 1 of Tatzlford": "District 1 of Tatzlford"; it read "District: district 1 of
+        Tatzlford"), any other after its name and a colon ("Features: Bridge"); a false, empty or zero one not at
+        all (no forfeit, no wins: a dash or a 0 for each would be most of the line; pf2e's leaders read "Forfeit 0 ·
+        Leadership modifier 0 · …")."""
         v = r.get(c)
         if _against_most(r, c, most):  # "HP 0 / 11": a number against its most, zero or not
-            return h("span", h("span", head[c], class_="kl-below-k"), " ", h("span", cell(c), class_=kind[c]),
-                     class_="kl-below-item")
+            return [h("span", head[c], class_="kl-below-k"), " ", h("span", cell(c), class_=kind[c])]
         if v is None or v is False or v == "" or v == [] or v == {} or (v == 0 and not isinstance(v, bool)):
             return None
-        if v is True:
-            return h("span", head[c], class_="kl-below-item")
+        if v is True:  # a flag by its name, without the question's "Is" (pf1's "NPC", "Sponsor"; "Is NPC" read as
+            # the field's name ``is_npc``)
+            flag = head[c].removeprefix("Is ") if head[c].startswith("Is ") and len(head[c]) > 3 else head[c]
+            return [flag[:1].upper() + flag[1:]]
         said = cell(c)
         lead_word = f"{head[c].lower()} "
         if isinstance(v, (int, float)) and isinstance(said, str):
             key, rest = head[c], said
-        elif isinstance(said, str) and said.lower().startswith(lead_word) and " " not in said[len(lead_word):]:
+        elif isinstance(said, str) and said.lower().startswith(lead_word) and said[len(lead_word):].strip():
             key, rest = head[c], said[len(lead_word):]
         else:
             key, rest = f"{head[c]}:", said
-        return h("span", h("span", key, class_="kl-below-k"), " ", h("span", rest, class_=kind[c]),
-                 class_="kl-below-item")
+        return [h("span", key, class_="kl-below-k"), " ", h("span", rest, class_=kind[c])]
 
     def again(r: Mapping[str, Any], c: str, shown: Sequence[str], cell: Callable[[str], str]) -> bool:
         """Whether field ``c`` says again what a field before it said of the same thing: its heading that one's
@@ -395,19 +492,78 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         made of the field (``made_of``), else where its words are the name, no more."""
         return c in made_of or (named(r, c, cell) and cell(c) == cell(first or ""))
 
+    def unchanged(r: Mapping[str, Any], c: str) -> bool:
+        """Whether field ``c`` of record ``r`` holds the words its model gives it unless set (``defaults``): it says
+        nothing of this record ("Bonus mode: standard" on each of pf1's buildings); not a field that says what the
+        record is (``PRIORITY``: "Type: infantry")."""
+        v = r.get(c)
+        return c not in PRIORITY and isinstance(v, str) and v == (defaults or {}).get(c)
+
     def below(r: Mapping[str, Any], cell: Callable[[str], str]) -> Html | None:
         """The line below a record: what holds of its fields that are not columns ("Explored · Morale 2"), none said
-        twice (nor what the record's name says: ``repeats``); a number against its most as one ("HP 3 / 4")."""
+        twice (nor what the record's name says: ``repeats``; nor one at its default words: ``unchanged``); a number
+        against its most as one ("HP 3 / 4")."""
         held = {most[c] for c in most if _against_most(r, c, most)}  # said with its number: "HP 3 / 4"
-        shown = [c for c in others if c not in held and not repeats(r, c, cell)]
-        items = [x for i, c in enumerate(shown) if not again(r, c, lead + shown[:i], cell)
-                 for x in [item(r, c, cell)] if x is not None]
-        return h("tr", h("td", join(items, " · "), colspan=len(lead)), class_="kl-below") if items else None
+        shown = [c for c in others if c not in held and not repeats(r, c, cell) and not unchanged(r, c)]
+        said = [x for i, c in enumerate(shown) if not again(r, c, lead + shown[:i], cell)
+                for x in [item(r, c, cell)] if x is not None]
+        # each item keeps the dot after it (a long one, pf1's commander, filled the line and left a "·" alone on one)
+        items = [h("span", x, " ·" if i < len(said) - 1 else None, class_="kl-below-item") for i, x in enumerate(said)]
+        return h("tr", h("td", join(items, " "), colspan=len(lead)), class_="kl-below") if items else None
 
     return h("table", h("thead", h("tr", (h("th", head[c], class_=kind[c]) for c in lead))),
              h("tbody", ((h("tr", (h("td", w(c), class_=kind[c]) for c in lead)), below(r, w))
                          for r, w in zip(rows, cells, strict=True))),
              class_="kl-table kl-panel-table")
+
+
+def _item_model(annotation: Any) -> type[BaseModel] | None:
+    """The model of the records a field of a state holds (``list[Building]``, ``dict[str, Faction]``, optional or
+    not), or None.
+
+    >>> class Item(BaseModel):
+    ...     kind: str = "a"
+    >>> _item_model(list[Item]), _item_model(dict[str, Item] | None), _item_model(tuple[Item, ...]), _item_model(int)
+    (<class 'kingdomlog.views.sheet.panel.Item'>, <class 'kingdomlog.views.sheet.panel.Item'>, \
+<class 'kingdomlog.views.sheet.panel.Item'>, None)
+    """
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is dict:
+        args = args[1:]
+    elif origin not in (list, tuple, Union, UnionType, Annotated):
+        return None
+    for a in args[:1] if origin is Annotated else args:
+        found = _item_model(a)
+        if found is not None:
+            return found
+    return None
+
+
+@cache
+def word_defaults(state_class: type, field: str) -> dict[str, str]:
+    """The words each field of the records a state's ``field`` holds has unless something set it otherwise: its
+    model's default where that is a word (a ``str``, a ``Literal``'s, an enum's value; not an empty one, a
+    number, a flag), as ``model_dump(mode="json")`` says it (``records_table``'s ``defaults``).
+
+    >>> from kingdomlog.rulesets.pf1.state import Pf1State
+    >>> word_defaults(Pf1State, "buildings")
+    {'occupancy': 'active', 'bonus_mode': 'standard'}
+    """
+    model_fields = getattr(state_class, "model_fields", {})
+    model = _item_model(model_fields[field].annotation) if field in model_fields else None
+    if model is None:
+        return {}
+    out: dict[str, str] = {}
+    for k, f in model.model_fields.items():
+        if f.is_required():
+            continue
+        value = f.get_default(call_default_factory=True)
+        value = value.value if isinstance(value, Enum) else value
+        if isinstance(value, str) and value:
+            out[k] = value  # as model_dump says it: by the field's name, not an alias
+    return out
 
 
 _UNSET: tuple[Any, ...] = (None, "", [], {}, False)
@@ -621,7 +777,7 @@ def _other(key: str, value: Any, name: Namer | None) -> str:
     signoria's flags "Month 2: Duke Fabian low on wealth (1)"), a lone word with its capital as a tile says it
     ("Upkeep"; it read "upkeep"), records inside counted as what the field holds ("3 notices")."""
     if name is None:
-        return _cell(value, _plain, singular(words(key).lower()))
+        return _cell(value, _plain, singular(words(key).lower()), WHOLE)
 
     def field(v: str) -> str:  # the field's words, for its words alone: a record's keys keep the Namer's
         return name.field(key, v)
@@ -632,8 +788,8 @@ def _other(key: str, value: Any, name: Namer | None) -> str:
                                                  for v in value.values()):  # numbers by key: each key as the field
         return ", ".join(f"{field(str(k))} {v:g}" for k, v in value.items())  # says it (pf2e's cooldowns)
     if isinstance(value, (str, list, tuple)) and all(isinstance(v, str) for v in value):
-        return _cell(value, field, singular(words(key).lower()))
-    return _cell(value, name.value, singular(words(key).lower()))
+        return _cell(value, field, singular(words(key).lower()), WHOLE)
+    return _cell(value, name.value, singular(words(key).lower()), WHOLE)
 
 
 def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | None = None,
@@ -660,7 +816,8 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
         if rows_ is not None:
             keys = ruleset.panel_columns.get(k) if ruleset is not None else None  # the columns a GM scans down
             parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
-                           records_table(rows_, name, singular(words(k)), k, keys), (grid_html(r, say) for r in rows_),
+                           records_table(rows_, name, singular(words(k)), k, keys, word_defaults(type(state), k)),
+                           (grid_html(r, say) for r in rows_),
                            class_="kl-panel-sec", open=True))
         elif k not in summary and k not in used and not _shown(k, v, summary) and k != kept:
             other[k] = v
