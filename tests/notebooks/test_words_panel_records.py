@@ -116,6 +116,9 @@ def test_a_field_at_its_models_default_words_is_not_said_below_a_record() -> Non
     assert [r["Agent kind"] for r in characters if "Agent kind" in r] == ["double agent"], characters
     factions = panel_records(_page("felmonte")[0], "Factions")
     assert not [r for r in factions if "Status" in r], factions  # every faction is active
+    treaties = panel_records(_page("felmonte")[0], "Treaties")
+    assert treaties and all(r.get("Stake") in ("low", "high", "elementary") for r in treaties), treaties  # one of
+    # three a treaty is made at, said at its default too (said_at_default)
     units = panel_records(_page("stolen-lands")[0], "Army units")
     assert units[0]["Type"] == "infantry", units  # what the unit is, at its default or not
 

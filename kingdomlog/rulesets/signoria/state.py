@@ -87,7 +87,8 @@ class Treaty(Frozen):
     type: Literal["non_aggression", "right_of_passage", "trade", "military_aid", "military_alliance", "player_treaty"]
     parties: tuple[str, ...]
     neutral: str | None = None
-    stake: Literal["elementary", "low", "high"] = "low"
+    stake: Literal["elementary", "low", "high"] = Field("low", json_schema_extra={"said_at_default": True})
+    """What breaking it costs: said on the GM's panel even at its default (``views.sheet.panel.word_defaults``)."""
     concluded_turn: int = 0
     active: bool = True
     ended_turn: int | None = None

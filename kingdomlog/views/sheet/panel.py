@@ -545,11 +545,16 @@ def _item_model(annotation: Any) -> type[BaseModel] | None:
 def word_defaults(state_class: type, field: str) -> dict[str, str]:
     """The words each field of the records a state's ``field`` holds has unless something set it otherwise: its
     model's default where that is a word (a ``str``, a ``Literal``'s, an enum's value; not an empty one, a
-    number, a flag), as ``model_dump(mode="json")`` says it (``records_table``'s ``defaults``).
+    number, a flag), as ``model_dump(mode="json")`` says it (``records_table``'s ``defaults``). A field whose
+    ``json_schema_extra`` holds ``said_at_default`` is said all the same (signoria's treaty's stake: "low" is one of
+    three a treaty is made at, not a state nothing set).
 
     >>> from kingdomlog.rulesets.pf1.state import Pf1State
     >>> word_defaults(Pf1State, "buildings")
     {'occupancy': 'active', 'bonus_mode': 'standard'}
+    >>> from kingdomlog.rulesets.signoria.state import SignoriaState
+    >>> "stake" in word_defaults(SignoriaState, "treaties")
+    False
     """
     model_fields = getattr(state_class, "model_fields", {})
     model = _item_model(model_fields[field].annotation) if field in model_fields else None
@@ -557,7 +562,8 @@ def word_defaults(state_class: type, field: str) -> dict[str, str]:
         return {}
     out: dict[str, str] = {}
     for k, f in model.model_fields.items():
-        if f.is_required():
+        extra = f.json_schema_extra
+        if f.is_required() or (isinstance(extra, dict) and extra.get("said_at_default")):
             continue
         value = f.get_default(call_default_factory=True)
         value = value.value if isinstance(value, Enum) else value
