@@ -40,7 +40,11 @@ from kingdomlog.views.words import (
 
 PRIORITY = ("id", "name", "role", "holder", "title", "kind", "type", "level", "terrain")
 CAPACITY_NAMES = ("storage", "capacity", "limits", "max", "caps")
+DASH = h("span", "—", class_="kl-empty")
+"""An empty value in a cell: a grey dash (no occupier, no homebrew, an unknown economy)."""
 VACANT = h("span", "—", class_="kl-vacant")
+"""A seat nobody holds (a leader's ``holder``): the red dash of something to fix, where an empty value elsewhere is
+the grey ``DASH`` (every empty cell was red: "Counters", "Homebrew", a province's occupier read as alarms)."""
 
 
 def _records(value: Any) -> list[dict[str, Any]] | None:
@@ -84,7 +88,7 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "", limit
     ('Mivon and Pitax; Brevoy and Pitax', '3 3; 6 5')
     """
     if value is None or value == "" or value == {} or value == []:
-        return VACANT
+        return DASH
     if isinstance(value, list) and all(isinstance(v, dict) for v in value):
         return _records_said(value, name, noun)
     if isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values()):
@@ -103,7 +107,7 @@ def _cell(value: Any, name: Callable[[str], str] = _plain, noun: str = "", limit
         return _cut(text, limit)
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, int, float)) for v in value):
         said = [_uncapped(name(v)) if isinstance(v, str) else str(v) for v in value]
-        return ("; " if any(", " in x for x in said) else ", ").join(said) or VACANT  # "a, b; c" reads as two
+        return ("; " if any(", " in x for x in said) else ", ").join(said) or DASH  # "a, b; c" reads as two
     if isinstance(value, (list, tuple)) and all(isinstance(v, (list, tuple)) for v in value):  # pairs: "3 3; 6 5"
         # a pair of names as a person pairs them (pf1's foreign kingdoms at war with each other: "Mivon and Pitax";
         # it read "Mivon Pitax")
@@ -405,6 +409,8 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
         named = r.get(by_kind.get(c, ""))  # "a PC" said as the PC its record names: "Aino"
         if isinstance(named, str) and named and isinstance(r.get(c), str) and r[c] + "_id" == by_kind[c]:
             return _cell(named, name.value if name is not None else _plain)
+        if c == "holder" and r.get(c) in _UNSET:  # a seat nobody holds: red, to fix
+            return VACANT
         out = _cell(r.get(c), says[c], singular(words(c).lower()), 80 if c in lead else WHOLE)  # the line below
         # wraps: a record there said whole (aikakirjat's neighbour's profile read "…; crime modifier 0; unr…")
         if c == "id" and isinstance(out, str) and re.fullmatch(r"[a-z][a-z0-9]*", out):
@@ -850,7 +856,7 @@ CSS = """
 .kl-then { color: #555; font-weight: 600; font-size: .9em; }
 .kl-then-better { color: #1e6f3e; } .kl-then-worse { color: #b03a2e; }
 .kl-panel-sec { margin: .4em 0; } .kl-panel-sec > summary { font-weight: 600; cursor: pointer; }
-.kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; }
+.kl-panel-table { font-size: .9em; } .kl-vacant { color: #c0392b; } .kl-empty { color: #999; }
 .kl-panel-table .kl-hex, .kl-panel-table .kl-most { white-space: nowrap; }
 .kl-below > td { border-top-style: hidden; font-size: .92em; color: #444; padding: 0 8px 3px 1.2em; }
 .kl-below-item { display: inline-block; } .kl-below-k { color: #777; }
