@@ -166,3 +166,16 @@ def test_a_records_record_leaves_out_a_field_at_its_zero_default() -> None:
     assert army["Commander"] == "Amiri (ranks 4; level 6; leadership 6; boons Merciless; role General)", army
     text, _ = _panel("felmonte")
     assert "units in battle 0" in text
+
+
+def test_pf1s_commanders_charisma_is_said_in_words() -> None:
+    """pf1's army's commander's ``cha`` (UC Mass Combat: his Charisma modifier, added to Morale checks) reads
+    "Charisma modifier 2" (it read "cha 2"); at 0 it is left out, as a record's record leaves a zero default out."""
+    camp = Campaign.open(DEMOS / "river-kingdom")
+    state = camp.turn_start().state
+    army = next(a for a in state.armies.values() if a.commander is not None)
+    bold = state.model_copy(update={"armies": {**state.armies, army.id: army.model_copy(
+        update={"commander": army.commander.model_copy(update={"cha": 2})})}})
+    page = str(sheet_panel.panel_html(camp.ruleset, bold, known=sheet_panel.campaign_names(camp)))
+    said = next(r for r in panel_records(page, "Armies") if "Commander" in r)["Commander"]
+    assert said.startswith("Amiri (Charisma modifier 2; ranks 4;"), said

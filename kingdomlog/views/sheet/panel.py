@@ -246,6 +246,17 @@ def _titled(code: str) -> str:
     return " ".join(w if i and w in small else w.capitalize() for i, w in enumerate(parts))
 
 
+class _FieldSays:
+    """A value of a record's ``field`` in words (``Namer.field``), the ``Namer`` kept at hand (``namer``) for the
+    words of the keys of a record the field holds (``_key_words``)."""
+
+    def __init__(self, namer: Namer, field: str) -> None:
+        self.namer, self.field = namer, field
+
+    def __call__(self, value: str) -> str:
+        return self.namer.field(self.field, value)
+
+
 def _key_words(key: str, name: Callable[[str], str]) -> str:
     """A key of a record in a cell: a field's name in words (``health``), an id ``name`` says otherwise by its name
     and a colon (``fabian`` → ``Duke Fabian:``, ``t2.c1`` → ``candidate 1 of month 2:``), a pair of records the
@@ -254,10 +265,18 @@ def _key_words(key: str, name: Callable[[str], str]) -> str:
 
     >>> _key_words("shelf_life", _plain), _key_words("fabian", {"fabian": "Duke Fabian"}.get)
     ('shelf life', 'Duke Fabian:')
+
+    A key the ruleset heads a column by otherwise than its plain words (``Ruleset.name_of(key, "column")``) is said
+    so inside a record too: pf1's commander's ``cha`` is his "Charisma modifier" (it read "cha 2").
     """
     if re.fullmatch(r"[A-Z][A-Z_]{3,}", key):  # an enum's value keying a record (pf1's leaders by role)
         return f"{_titled(key)}:"
-    known = getattr(getattr(name, "__self__", None), "names", {})  # a ``Namer``'s records by id
+    namer = getattr(name, "namer", None) or getattr(name, "__self__", None)  # the ``Namer`` ``name`` belongs to
+    known = getattr(namer, "names", {})  # a ``Namer``'s records by id
+    name_of = getattr(namer, "name_of", None)
+    titled = name_of(key, "column") if callable(name_of) and re.fullmatch(r"[a-z][a-z0-9_]*", key) else ""
+    if titled and titled.lower() != plain_words(key).lower() and key not in known:  # "Charisma modifier"
+        return titled
     pair = key.split("|")
     if len(pair) > 1 and all(p in known for p in pair):
         return " and ".join(known[p] for p in pair) + ":"
@@ -419,7 +438,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     order = {c: i for i, c in enumerate(cols)}
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
     field = {c: noun.lower() if c == "id" and noun else c.removesuffix("_id") for c in cols}  # "track", "area"
-    says = {c: (lambda v, c=c: name.field(field[c], v)) if name is not None else _plain for c in cols}
+    says = {c: _FieldSays(name, field[c]) if name is not None else _plain for c in cols}
     place = HEX_PLACE if set(HEX_PLACE) <= set(cols) else {}  # a hex's q and r: "Column", "Row"
     heads = [noun if c == "id" and noun else place.get(c) or column_words(c.removesuffix("_id"), name)
              for c in cols]  # "Area"
