@@ -292,7 +292,8 @@ def widget(spec: FieldSpec, value: Any, *, entries: Sequence[tuple[FieldSpec, ..
         return mo.ui.multiselect(options=multi, value=chosen_texts, label=spec.label, full_width=True)
     if spec.kind in ("int", "float"):
         if spec.default is None and not spec.required:
-            return mo.ui.text(value="" if v is None else str(v), label=spec.label, placeholder="(none)")
+            return mo.ui.text(value="" if v is None else str(v), label=spec.label,
+                              placeholder="a number, or none")  # it read "(none)", as code writes an absence
         return _number(spec, v)
     if spec.kind == "bool":
         return mo.ui.checkbox(value=bool(v), label=spec.label)

@@ -349,3 +349,12 @@ def test_a_gm_adjustment_value_in_another_shape_keeps_its_box() -> None:
     assert f["value"].kind == "scalar"
     got, out = _through_widgets(specs_, {"gm_events": [given]})
     assert got["gm_events"][0] == given and out.errors == []
+
+
+def test_an_optional_number_asks_for_a_number_in_words() -> None:
+    """An optional number's empty box says what it takes, "a number, or none" (it read "(none)")."""
+    import html
+
+    box = sf.widget(FieldSpec("unrest_after", "Unrest after", "int"), None)
+    said = html.unescape(box.text)
+    assert "a number, or none" in said and "(none)" not in said, said

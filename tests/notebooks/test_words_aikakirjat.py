@@ -169,3 +169,18 @@ def test_a_government_is_named_with_its_capital(session: SheetSession) -> None:
     tiles = dict(re.findall(r'<div class="kl-stat-name">([^<]*)</div><div class="kl-stat-value">([^<]*)<', html))
     assert tiles["Government"] == "Republic", tiles
     assert "government Autocracy" in text(html) and "republic" not in text(html)
+
+
+def test_the_random_events_either_ors_fit_their_closed_dropdown(session: SheetSession) -> None:
+    """The closed dropdowns of the random events' step at 1280 px show some 38 characters (a card's left column,
+    as on a phone): they read "Random — 1d2 among the 2 independent ne" (its roll key 'pick' named after it) and
+    "Another kingdom — the players may support"; each says what it is in a few words, the field's help below it
+    whole."""
+    rs, state, turn = session.start.ruleset, session.start.state, session.start.turn
+    fields = {f.name: f for f in rs.choices(state, turn, "events")}
+    said = {f: [sf.option_text(o) for o in fields[f].options or ()] for f in ("neighbour_id", "war_target")}
+    assert said["neighbour_id"][0] == "Random — 1d2, independent ones only", said
+    assert said["war_target"] == ["Another kingdom — we may take a side", "The players' kingdom — attacked (§4.5)"]
+    assert [x for v in said.values() for x in v if len(x) > 38 and not x.startswith(("Kalevala", "Tuonela"))] == []
+    assert not [x for v in said.values() for x in v if "roll key" in x]
+    assert "a war begins with that neighbour as the attacker (§4.5)" in fields["war_target"].help

@@ -134,9 +134,9 @@ def test_a_record_on_the_line_below_is_said_whole() -> None:
     """The line below a record wraps, so a record said there is not cut at a cell's 80 characters: aikakirjat's
     neighbour's profile read "…; crime modifier 0; unr…", pf1's army's commander "Amiri (…; bonus tactics …"."""
     neighbours = {r["Name"]: r for r in panel_records(_page("aikakirjat-demo")[0], "Neighbours")}
-    assert neighbours["Kalevala"]["Profile"].endswith("; armies max 1; feats none"), neighbours
+    assert neighbours["Kalevala"]["Profile"].endswith("; damage die 6; levy die 6; armies max 1"), neighbours
     armies = {r["Name"]: r for r in panel_records(_page("river-kingdom")[0], "Armies")}
-    assert armies["Tatzlford Guard"]["Commander"].endswith("; bonus tactics none; role General)"), armies
+    assert armies["Tatzlford Guard"]["Commander"].endswith("; boons Merciless; role General)"), armies
     assert not [r for r in [*neighbours.values(), *armies.values()] if any("…" in v for v in r.values())]
 
 
@@ -146,3 +146,36 @@ def test_a_record_named_by_a_lone_word_has_its_capital() -> None:
     page = _page("stolen-lands")[0]
     assert [r["Ruin"] for r in panel_records(page, "Ruin")] == ["Corruption", "Crime", "Decay", "Strife"]
     assert [r["Ability"] for r in panel_records(page, "Abilities")] == ["Culture", "Economy", "Loyalty", "Stability"]
+
+
+def test_a_name_several_records_hold_is_said_once_with_how_many() -> None:
+    """pf2e's settlement's structures: each name once, with how many stand, in the order they first come (it read
+    "Structures: houses, houses, granary, houses, houses, houses")."""
+    brightwater = panel_records(_page("stolen-lands")[0], "Settlements")[0]
+    assert brightwater["Structures"] == "houses ×5, granary", brightwater
+
+
+def test_a_records_record_leaves_out_a_field_at_its_zero_default() -> None:
+    """pf2e's hex's work site at its default "double until turn 0" (not doubled) says nothing and is left out (it
+    read "Work site: commodity lumber; double until turn 0"), as pf1's commander's Charisma at 0 and his bonus tactics
+    none; a zero of a record no model holds is a fact and stays (signoria's intel of a battle, "units in battle 0")."""
+    hexes = {r["Hex"]: r for r in panel_records(_page("stolen-lands")[0], "Hexes")}
+    assert hexes["A2"]["Work site"] == "commodity lumber", hexes["A2"]
+    assert hexes["A3"]["Work site"] == "commodity stone", hexes["A3"]
+    army = next(r for r in panel_records(_page("river-kingdom")[0], "Armies") if "Commander" in r)
+    assert army["Commander"] == "Amiri (ranks 4; level 6; leadership 6; boons Merciless; role General)", army
+    text, _ = _panel("felmonte")
+    assert "units in battle 0" in text
+
+
+def test_pf1s_commanders_charisma_is_said_in_words() -> None:
+    """pf1's army's commander's ``cha`` (UC Mass Combat: his Charisma modifier, added to Morale checks) reads
+    "Charisma modifier 2" (it read "cha 2"); at 0 it is left out, as a record's record leaves a zero default out."""
+    camp = Campaign.open(DEMOS / "river-kingdom")
+    state = camp.turn_start().state
+    army = next(a for a in state.armies.values() if a.commander is not None)
+    bold = state.model_copy(update={"armies": {**state.armies, army.id: army.model_copy(
+        update={"commander": army.commander.model_copy(update={"cha": 2})})}})
+    page = str(sheet_panel.panel_html(camp.ruleset, bold, known=sheet_panel.campaign_names(camp)))
+    said = next(r for r in panel_records(page, "Armies") if "Commander" in r)["Commander"]
+    assert said.startswith("Amiri (Charisma modifier 2; ranks 4;"), said

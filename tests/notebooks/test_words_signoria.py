@@ -29,3 +29,25 @@ def test_no_help_reads_as_a_mapping_of_keys() -> None:
     assert "each faction's heir's second trait (§6.6; rolled when left out)" in helps
     bad = [h for h in helps if re.search(r"->|[{<]|\b[a-z]+_[a-z_]+\b", h)]
     assert bad == [], bad
+
+
+def test_the_rerolls_of_a_command_roll_are_labelled_once_on_the_gm_sheet() -> None:
+    """The GM sheet's command roll read "Rerolls paid, in order, while failing" twice: a heading above the field and
+    its first dropdown's label; the dropdown alone says it now, its help below it."""
+    import html
+
+    from kingdomlog.rulesets.signoria.choices import CommandChoices
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.html import marimo_html
+    from kingdomlog.views.sheet import cards
+
+    none: Any = lambda state, source, within: None  # noqa: E731
+    pay = next(f for f in describe(CommandChoices, state=None, vocabulary=none) if f.name == "pay")
+    label = "Rerolls paid, in order, while failing"
+    assert pay.label == label
+    for given in ([], ["power"]):
+        view = sf.View(sf.flatten({"pay": sf.widget(pay, given)}))
+        page = html.unescape(html.unescape(marimo_html(cards._field_view(pay, view["pay"], ("pay",),
+                                                                          cards._Errors([]), given))))
+        assert page.count(label) == len(given) + 1, page  # each dropdown its own label: "…", "… 2"
+        assert "power or wealth, 1 of that resource per reroll" in page

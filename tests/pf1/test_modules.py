@@ -534,3 +534,16 @@ def test_renegotiating_a_treaty() -> None:
                     rolls={"dip_cost": [1], "renegotiate_loyalty": [20], **wins})
     t = after.relations["varn"].treaty
     assert t is not None and (t.balanced, t.advantaged, t.bonus_you) == (False, "you", 9)  # 60 × 15 %
+
+
+def test_renown_the_gm_gives_without_words_is_recorded_as_the_gms() -> None:
+    """The form's "Where it came from" box is empty (it held "gm", a key that read as code on the GM sheet); left
+    empty, the change is recorded as the GM's ("gm", as it was), filled, in the GM's words."""
+    from kingdomlog.rulesets.pf1.choices import RenownChoices
+
+    assert RenownChoices.model_fields["source"].default == ""
+    assert RenownChoices.model_fields["source"].title == "Where it came from"
+    s = kingdom(10, options={"modules": ["fame_infamy"]}, extra=[ev.TurnStarted(turn=2)])
+    for given, recorded in (({"fame": 1}, "gm"), ({"fame": 1, "source": "Visiting Celebrity"}, "Visiting Celebrity")):
+        _, p = step(s.model_copy(update={"phase": "TURN_ENDED"}), "gm", {"renown": given})
+        assert [(x.fame_delta, x.source) for x in p if isinstance(x, ev.RenownChanged)] == [(1, recorded)]

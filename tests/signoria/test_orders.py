@@ -286,3 +286,15 @@ def test_a_war_reserve_is_at_most_a_third_of_the_units(reserve: int, refusal: st
         assert err is not None and refusal in err and "§5.4" in err
         out = voided(g, turn_plan(1, command={"fabian": ("high", [6, 6])}, orders={"fabian": [order]}))
         assert out == {"S1": (refusal, "§5.4")}
+
+
+def test_a_global_event_without_a_short_name_is_recorded_as_event(game: Game) -> None:
+    """The GM sheet's "Short name" box is empty (it held "event", which read as code); left empty, the event is
+    recorded under the key ``event`` as it was; given, under the GM's."""
+    from kingdomlog.rulesets.signoria.choices import GlobalEvent
+
+    assert GlobalEvent.model_fields["key"].default == ""
+    new = game.play(turn_plan(1, opening={"global_event": {"title": "Spring fair in Felmonte"}},
+                              orders={"fabian": []}))
+    said = [e.payload for e in new if e.type == "signoria.global_event"]
+    assert [(p.key, p.title) for p in said] == [("event", "Spring fair in Felmonte")]

@@ -495,7 +495,9 @@ class EventsChoices(Choices):
     god: Annotated[Literal["embrace", "resist"], Pick("gods", what="embrace or resist")] = Field(
         "embrace", title="New god (result 13)")
     war_target: Annotated[Literal["other", "players"], Pick("event_war_targets", what="whom the war is on")] = Field(
-        "other", title="Neighbour war target (d6 = 2)")
+        "other", title="Neighbour war target (d6 = 2)",
+        description="another kingdom: the players may support a side; the players' kingdom: a war begins with that"
+                    " neighbour as the attacker (§4.5)")
     support: bool = Field(False, title="Support a side in a neighbour's war")
     participate: bool = Field(False, title="Take part in a succession crisis")
     succession_skill: Annotated[Literal["diplomacy", "warfare", "magic"],

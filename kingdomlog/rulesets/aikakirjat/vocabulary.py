@@ -71,8 +71,9 @@ def _neighbours(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
 
 def _event_neighbours(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
     free = sum(1 for n in s.neighbours.values() if n.status == "independent")
-    return [Option("random", "Random", f"1d{free} among the {free} independent neighbours (roll key 'pick')"),
-            *_neighbours(s, within)]
+    # short enough for the closed dropdown at 1280 px and on a phone (it read "Random — 1d2 among the 2 independent
+    # ne", and named its roll key); the field's help below says it whole
+    return [Option("random", "Random", f"1d{free}, independent ones only"), *_neighbours(s, within)]
 
 
 def _track(s: KingdomState, t: str) -> Option:
@@ -331,8 +332,10 @@ def _founders(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
 
 
 def _event_war_targets(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
-    return [Option("other", "Another kingdom", "the players may support a side"),
-            Option("players", "The players' kingdom", "a war begins with that neighbour as attacker (§4.5)")]
+    # short enough for the closed dropdown (it read "Another kingdom — the players may support"); the field's help
+    # below says what each means whole
+    return [Option("other", "Another kingdom", "we may take a side"),
+            Option("players", "The players' kingdom", "attacked (§4.5)")]
 
 
 SUCCESSION_SKILLS = ("diplomacy", "warfare", "magic")

@@ -299,7 +299,9 @@ class AttitudeEntry(Choices):
 class RenownChoices(Choices):
     fame: Amount = 0
     infamy: Amount = 0
-    source: str = "gm"
+    source: str = Field("", title="Where it came from", description="in your words, kept in the log (e.g. Visiting"
+                                                                    " Celebrity); left empty, the GM's ruling")
+    """Empty by default, recorded as ``gm`` (``decide``): the form's box held "gm", a key that read as code."""
 
 
 class KingdomModifierEntry(Choices):

@@ -165,7 +165,7 @@ def decide_gm(ctx: Ctx, c: ch.GmChoices) -> None:
     if given(ren) and ren is not None:
         if not s.module_on("fame_infamy"):
             raise ctx.fail("Fame/Infamy changes need the fame_infamy module", "opt §2.9")
-        ctx.emit(ev.RenownChanged(fame_delta=ren.fame, infamy_delta=ren.infamy, source=ren.source))
+        ctx.emit(ev.RenownChanged(fame_delta=ren.fame, infamy_delta=ren.infamy, source=ren.source or "gm"))
     for m in c.kingdom_modifier_adjustments:
         if not s.module_on("expanded_settlement_modifiers"):
             raise ctx.fail("kingdom-wide settlement modifiers need expanded_settlement_modifiers", "opt §2.3")

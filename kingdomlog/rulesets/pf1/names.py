@@ -20,10 +20,10 @@ GM's relations between two foreign kingdoms (opt §2.5.4) were "Third party"; th
 
 COLUMN_TITLES = {"trl": "Trade route length", "rm": "Route modifier", "lm": "Length modifier",
                  "hd": "Hit dice", "acr": "Army CR", "unit_cr": "Unit CR", "om": "Offense modifier",
-                 "dv": "Defense value"}
+                 "dv": "Defense value", "cha": "Charisma modifier"}
 """A record's field as the panel heads its column where its name is an abbreviation (``Ruleset.name_of(field,
-"column")``): a trade route's TRL, RM and LM (opt §2.7.3), an army's HD, ACR, unit CR, OM and DV; they read "Trl",
-"Om", "Unit cr"."""
+"column")``): a trade route's TRL, RM and LM (opt §2.7.3), an army's HD, ACR, unit CR, OM and DV, its commander's
+Charisma modifier (UC Mass Combat, Commanders); they read "Trl", "Om", "Unit cr", "cha"."""
 
 SERIALS = {"C": "cities", "D": "districts", "B": "buildings", "T": "trade routes", "A": "armies", "W": "battles",
            "X": "expeditions"}

@@ -198,9 +198,11 @@ class GlobalEvent(Choices):
 
     title: str = Field("", title="What happens", description="the news as the players read it (\"An autumn fever"
                                                              " in the ports\")")
-    key: str = Field("event", title="Short name", description="a short name of your own for the event, kept in the"
-                                                              " log for searching (e.g. autumn_fever); the players"
-                                                              " read the words above")
+    key: str = Field("", title="Short name", description="a short name of your own for the event, kept in the log"
+                                                         " for searching (e.g. autumn_fever); the players read the"
+                                                         " words above")
+    """Empty by default, recorded as ``event`` (``decide``): the form's box held the word "event", a key to fill that
+    read as code."""
     effects: list[Effect] = Field(default_factory=list)
 
 

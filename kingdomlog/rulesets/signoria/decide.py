@@ -401,7 +401,7 @@ def decide_turn_open(ctx: Ctx, c: TurnOpenChoices) -> None:
                  visibility=vis(ctx.state, fid))
     ge = c.global_event
     if ge is not None and ge.model_fields_set:
-        ctx.emit(ev.GlobalEventAnnounced(key=ge.key, title=ge.title,
+        ctx.emit(ev.GlobalEventAnnounced(key=ge.key or "event", title=ge.title,
                                          effects=as_given(ge.effects)),
                  visibility="public")
     for fe in c.faction_events:

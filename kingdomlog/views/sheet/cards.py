@@ -634,8 +634,12 @@ def _field_view(spec: FieldSpec, elem: Any, path: tuple[Any, ...], errors: _Erro
         items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)),
                  _entry_view(spec, spec.fields, elem, given, path, errors, extra=alone, state=state)]
     elif isinstance(elem, sf.View) and "rows" in elem:  # a list picked in order: a dropdown per item
-        items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)),
-                 mo.hstack(elem["rows"].items(), justify="start", wrap=True)]
+        picks = mo.hstack(elem["rows"].items(), justify="start", wrap=True)
+        if spec.fields:  # picked place by place: each dropdown its place's label, the field's above them
+            items = [mo.Html(h("div", spec.label, class_="kl-rows-label") + sf.help_html(spec)), picks]
+        else:  # the first dropdown says the field's label ("Rerolls paid, in order, while failing"); a heading
+            # above said it again, signoria's command roll's words read twice on the GM sheet
+            items = [picks, *([mo.Html(sf.help_html(spec))] if spec.help else [])]
     elif spec.kind == "variant" and spec.variants:
         given = value if isinstance(value, Mapping) else {}
         items = [elem[sf.VARIANT]]

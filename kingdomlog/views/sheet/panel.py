@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from functools import cache
@@ -172,10 +173,19 @@ def _count(n: int, noun: str = "") -> str:
 
 
 def _records_said(value: Sequence[Any], name: Callable[[str], str], noun: str = "") -> str:
-    """Records inside a cell: by their names where each has one (pf1's leaders of a role: "Kesten Garess"), else
-    counted (``_count``: "3 notices")."""
+    """Records inside a cell: by their names where each has one (pf1's leaders of a role: "Kesten Garess"), a name
+    several hold once with how many hold it, in the order the names first come (pf2e's settlement's structures
+    "houses ×5, granary"; it read "houses, houses, granary, houses, houses, houses"), else counted (``_count``:
+    "3 notices").
+
+    >>> _records_said([{"name": n} for n in ("houses", "houses", "granary", "houses")], _plain)
+    'houses ×3, granary'
+    >>> _records_said([{"name": "Kesten Garess"}], _plain), _records_said([{}, {}], _plain, "notice")
+    ('Kesten Garess', '2 notices')
+    """
     if value and all(isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"] for v in value):
-        return ", ".join(str(v["name"]) for v in value)
+        held = Counter(str(v["name"]) for v in value)  # a Counter keeps the order each name first comes in
+        return ", ".join(n if k == 1 else f"{n} ×{k}" for n, k in held.items())
     return _count(len(value), noun)
 
 
@@ -236,6 +246,17 @@ def _titled(code: str) -> str:
     return " ".join(w if i and w in small else w.capitalize() for i, w in enumerate(parts))
 
 
+class _FieldSays:
+    """A value of a record's ``field`` in words (``Namer.field``), the ``Namer`` kept at hand (``namer``) for the
+    words of the keys of a record the field holds (``_key_words``)."""
+
+    def __init__(self, namer: Namer, field: str) -> None:
+        self.namer, self.field = namer, field
+
+    def __call__(self, value: str) -> str:
+        return self.namer.field(self.field, value)
+
+
 def _key_words(key: str, name: Callable[[str], str]) -> str:
     """A key of a record in a cell: a field's name in words (``health``), an id ``name`` says otherwise by its name
     and a colon (``fabian`` → ``Duke Fabian:``, ``t2.c1`` → ``candidate 1 of month 2:``), a pair of records the
@@ -244,10 +265,18 @@ def _key_words(key: str, name: Callable[[str], str]) -> str:
 
     >>> _key_words("shelf_life", _plain), _key_words("fabian", {"fabian": "Duke Fabian"}.get)
     ('shelf life', 'Duke Fabian:')
+
+    A key the ruleset heads a column by otherwise than its plain words (``Ruleset.name_of(key, "column")``) is said
+    so inside a record too: pf1's commander's ``cha`` is his "Charisma modifier" (it read "cha 2").
     """
     if re.fullmatch(r"[A-Z][A-Z_]{3,}", key):  # an enum's value keying a record (pf1's leaders by role)
         return f"{_titled(key)}:"
-    known = getattr(getattr(name, "__self__", None), "names", {})  # a ``Namer``'s records by id
+    namer = getattr(name, "namer", None) or getattr(name, "__self__", None)  # the ``Namer`` ``name`` belongs to
+    known = getattr(namer, "names", {})  # a ``Namer``'s records by id
+    name_of = getattr(namer, "name_of", None)
+    titled = name_of(key, "column") if callable(name_of) and re.fullmatch(r"[a-z][a-z0-9_]*", key) else ""
+    if titled and titled.lower() != plain_words(key).lower() and key not in known:  # "Charisma modifier"
+        return titled
     pair = key.split("|")
     if len(pair) > 1 and all(p in known for p in pair):
         return " and ".join(known[p] for p in pair) + ":"
@@ -302,7 +331,8 @@ def column_words(field: str, name: Namer | None = None) -> str:
 
 def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, noun: str = "",
                   collection: str = "", keys: Sequence[str] | None = None,
-                  defaults: Mapping[str, str] | None = None) -> Html:
+                  defaults: Mapping[str, str] | None = None,
+                  inner_defaults: Mapping[str, Mapping[str, Any]] | None = None) -> Html:
     """A table of records; identifying columns first, grid fields left to the grid drawing; a hex's axial ``q`` and
     ``r`` headed as its column and row (``HEX_PLACE``).
 
@@ -379,11 +409,23 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     ...                         defaults={"type": "infantry", "side": "kingdom"})))
     ['Type: infantry · Morale 2']
 
+    ``inner_defaults``: for a field holding a record of its own, that record's fields' zero, false or empty defaults
+    (``inner_defaults``): one holding its default is left out of the words said of it, as it says nothing there (pf2e's
+    hex's work site read "commodity lumber; double until turn 0", which is a site not doubled); a zero a record of no
+    model holds is a fact and stays (signoria's intel of a battle, "units in battle 0"):
+
+    >>> rows = [{"id": "A2", "work_site": {"commodity": "lumber", "double_until_turn": 0}, "intel": {"units": 0}},
+    ...         {"id": "A3", "work_site": {"commodity": "stone", "double_until_turn": 4}}]
+    >>> below(str(records_table(rows, keys=(), inner_defaults={"work_site": {"double_until_turn": 0}})))
+    ['Work site: commodity lumber · Intel: units 0', 'Work site: commodity stone; double until turn 4']
+
     With ``name`` (the state's ``views.words.Namer``) every id is shown in words: a record's id column is headed by
     ``noun`` (what one record is: ``Leader``) and dropped where a ``name`` column says it, or where the ids are
     keys no vocabulary names; a field the state says in words for that record of ``collection`` (``Namer.said``:
     signoria's character's activity, an order's id) is said so.
     """
+    if inner_defaults:  # a record's record without the fields at their zero, false or empty default
+        rows = [{c: _without_defaults(v, inner_defaults.get(c)) for c, v in r.items()} for r in rows]
     cols: list[str] = []
     for r in rows:
         for k in r:
@@ -396,7 +438,7 @@ def records_table(rows: Sequence[Mapping[str, Any]], name: Namer | None = None, 
     order = {c: i for i, c in enumerate(cols)}
     cols.sort(key=lambda c: (PRIORITY.index(c) if c in PRIORITY else len(PRIORITY), order[c]))
     field = {c: noun.lower() if c == "id" and noun else c.removesuffix("_id") for c in cols}  # "track", "area"
-    says = {c: (lambda v, c=c: name.field(field[c], v)) if name is not None else _plain for c in cols}
+    says = {c: _FieldSays(name, field[c]) if name is not None else _plain for c in cols}
     place = HEX_PLACE if set(HEX_PLACE) <= set(cols) else {}  # a hex's q and r: "Column", "Row"
     heads = [noun if c == "id" and noun else place.get(c) or column_words(c.removesuffix("_id"), name)
              for c in cols]  # "Area"
@@ -576,6 +618,50 @@ def word_defaults(state_class: type, field: str) -> dict[str, str]:
         if isinstance(value, str) and value:
             out[k] = value  # as model_dump says it: by the field's name, not an alias
     return out
+
+
+@cache
+def inner_defaults(state_class: type, field: str) -> dict[str, dict[str, Any]]:
+    """For each field of the records a state's ``field`` holds that holds a record of its own (a model, optional or
+    not), that record's fields whose default is a zero, a false, an empty value or None, with it, as
+    ``model_dump(mode="json")`` says them (``records_table``'s ``inner_defaults``: such a field at its default says
+    nothing of the record; pf2e's work site "double until turn 0" is a site not doubled).
+
+    >>> from kingdomlog.rulesets.pf2e.state import KingdomState
+    >>> inner_defaults(KingdomState, "hexes")
+    {'work_site': {'double_until_turn': 0}}
+    """
+    model_fields = getattr(state_class, "model_fields", {})
+    model = _item_model(model_fields[field].annotation) if field in model_fields else None
+    if model is None:
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for k, f in model.model_fields.items():
+        if get_origin(f.annotation) in (list, tuple, dict):  # records listed or keyed: said by names or counted
+            continue
+        inner = _item_model(f.annotation)
+        if inner is None:
+            continue
+        zeros = {}
+        for ik, inf in inner.model_fields.items():
+            if inf.is_required():
+                continue
+            value = inf.get_default(call_default_factory=True)
+            value = value.value if isinstance(value, Enum) else value
+            if value is None or (not value and isinstance(value, (int, float, str, list, tuple, dict))):
+                zeros[ik] = [] if isinstance(value, tuple) else value  # a tuple dumps as a list
+        if zeros:
+            out[k] = zeros
+    return out
+
+
+def _without_defaults(value: Any, zeros: Mapping[str, Any] | None) -> Any:
+    """A record ``value`` without its fields at the defaults ``zeros`` gives them (``inner_defaults``); any other
+    value as it is."""
+    if not zeros or not isinstance(value, dict):
+        return value
+    return {k: v for k, v in value.items()
+            if not (k in zeros and v == zeros[k] and type(v) is type(zeros[k]))}
 
 
 _UNSET: tuple[Any, ...] = (None, "", [], {}, False)
@@ -828,7 +914,8 @@ def _collections_html(state: State, summary: Mapping[str, Any], name: Namer | No
         if rows_ is not None:
             keys = ruleset.panel_columns.get(k) if ruleset is not None else None  # the columns a GM scans down
             parts.append(h("details", h("summary", f"{words(k)} ({len(rows_)})"),
-                           records_table(rows_, name, singular(words(k)), k, keys, word_defaults(type(state), k)),
+                           records_table(rows_, name, singular(words(k)), k, keys, word_defaults(type(state), k),
+                                         inner_defaults(type(state), k)),
                            (grid_html(r, say) for r in rows_),
                            class_="kl-panel-sec", open=True))
         elif k not in summary and k not in used and not _shown(k, v, summary) and k != kept:
