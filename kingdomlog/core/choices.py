@@ -52,6 +52,7 @@ kingdomlog.core.errors.InputError: step 'gm.adjust': choice amount: 1000000000 i
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import math
 import types
 import typing
@@ -175,6 +176,17 @@ class Choices(BaseModel):
         leave out; validation is not changed by it. None by default: every field may matter.
 
         >>> NoChoices.unused({}, None)
+        frozenset()
+        """
+        return frozenset()
+
+    @classmethod
+    def needed(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """The optional fields an entry holding ``values`` cannot do without (its validator refuses it without them:
+        a treaty effect's kind and parties), for forms to show at once; validation is not changed by it. None by
+        default.
+
+        >>> NoChoices.needed({}, None)
         frozenset()
         """
         return frozenset()
@@ -317,7 +329,10 @@ class FieldSpec:
     for the whole field (``all`` the characters; all the Ruin points to one Ruin)."""
     unused: bool = False
     """The entry as its values make it does not use this field (``Choices.unused``: an activity that takes no hex):
-    the GM sheet folds it away, a player's page leaves it out."""
+    the GM sheet and a player's page leave it out (unless it holds a value)."""
+    needed: bool = False
+    """The entry as its values make it cannot do without this field though the model leaves it optional
+    (``Choices.needed``: a treaty effect's parties): a form shows it at once, never folded."""
 
 
 @dataclass(frozen=True)
@@ -909,6 +924,7 @@ def describe(
     if parent is not None:
         within[PARENT] = parent
     unused = model.unused(vals, state) if vals else frozenset()
+    needed = model.needed(vals, state) if vals else frozenset()
     out = []
     for name, info in model.model_fields.items():
         shape, label, help, default = _shape_of(info), _label(name, info), info.description or "", _default(info)
@@ -921,7 +937,7 @@ def describe(
                 required = required or default is not None
         out.append(_spec(name, label, help, shape, required=required, default=default,
                          given=vals.get(name), within=within, state=state, vocabulary=vocabulary, owner=model,
-                         unused=name in unused))
+                         unused=name in unused, needed=name in needed))
     return tuple(out)
 
 
@@ -965,7 +981,7 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
 
 def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, default: Any, given: Any,
           within: Mapping[str, Any], state: Any, vocabulary: Vocabulary, owner: Any = None,
-          unused: bool = False) -> FieldSpec:
+          unused: bool = False, needed: bool = False) -> FieldSpec:
     """The ``FieldSpec`` of one value of ``shape`` (a model's field, or the value of one key of a mapping);
     ``owner``: the model whose field it is."""
     kind = _kind(shape)
@@ -979,12 +995,14 @@ def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, de
             token = _NESTING.set((*_NESTING.get(), owner))
             try:
                 return _spec(name, label, help, shape, required=required, default=default, given=given,
-                             within=within, state=state, vocabulary=vocabulary, owner=None)
+                             within=within, state=state, vocabulary=vocabulary, owner=None, unused=unused,
+                             needed=needed)
             finally:
                 _NESTING.reset(token)
     if kind == "rows" and (_pairs(shape) is not None or _open_keys(shape)):
-        return _entries_spec(name, label, help, shape, default=default, within=within, state=state,
-                             vocabulary=vocabulary)
+        keyed = _entries_spec(name, label, help, shape, default=default, within=within, state=state,
+                              vocabulary=vocabulary)
+        return dataclasses.replace(keyed, unused=unused, needed=needed) if unused or needed else keyed
     pick = _pick(shape)
     lo, hi = _bounds([*shape.meta, *(shape.item.meta if shape.item is not None else ())])
     nested: tuple[FieldSpec, ...] = ()
@@ -1062,7 +1080,7 @@ def _spec(name: str, label: str, help: str, shape: _Shape, *, required: bool, de
         required=required and not shape.optional, default=default, options=options,
         source=pick.source if pick else None, depends=pick.depends if pick else (),
         minimum=lo, maximum=hi, fields=nested, entries=entries, model=sub, variants=variants,
-        discriminator=disc, item_kind=item_kind, alone=alone, unused=unused,
+        discriminator=disc, item_kind=item_kind, alone=alone, unused=unused, needed=needed,
     )
 
 

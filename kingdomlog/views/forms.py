@@ -149,7 +149,7 @@ def spec_key(spec: FieldSpec) -> Hashable:
             None if spec.options is None else tuple(_option_key(o) for o in spec.options),
             tuple(spec_key(f) for f in spec.fields),
             tuple(tuple(spec_key(f) for f in e) for e in spec.entries), tuple(_option_key(o) for o in spec.alone),
-            spec.unused)
+            spec.unused, spec.needed)
 
 
 def form_key(form: StepForm) -> Hashable:
@@ -588,12 +588,14 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
             ) -> set[str]:
     """The fields of an entry shown at once; the others fold under "more" (shown once one holds a value).
 
-    Shown: the entry's first field (its kind: an activity, an action), required fields, a battle's rounds,
+    Shown: the entry's first field (its kind: an activity, an action), required fields and those the chosen kind
+    cannot do without (``FieldSpec.needed``), a battle's rounds,
     those whose options depend on a sibling, any field already set, a field whose
     description names the chosen kind ("Build Structure: the lots") or that the kind's
     name names (Build *Structure*, Claim *Hex*), and short lists picked from the state
-    (2 to 8 leaders, roles). Empty or single-option lists, fields the chosen kind does not use
-    (``FieldSpec.unused``) and the rest fold; an entry with few fields in use (those ``offer`` shows, on a
+    (2 to 8 leaders, roles). Empty or single-option lists and the rest fold; fields the chosen kind does not use
+    (``FieldSpec.unused``) are not shown at once, and the GM sheet leaves them out of the fold too unless they hold
+    a value (``views.sheet.cards.folded_fields``); an entry with few fields in use (those ``offer`` shows, on a
     player's page) shows them all.
     """
     if spec.kind == "mapping":  # a value per key: every key at once (a role's downtime, a Ruin's points)
@@ -607,7 +609,7 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
         opt = next((o for o in first.options or () if o.value == chosen), None)
         kind_text = opt.text if opt is not None else str(chosen or "")
     for i, f in enumerate(fields):
-        if f.name == spec.discriminator or (f.unused and i > 0):  # a field the chosen kind does not use: folded
+        if f.name == spec.discriminator or (f.unused and i > 0):  # a field the chosen kind does not use
             continue
         set_ = f.name in given and given[f.name] not in (None, f.default, [], {})  # an empty pick is not a value
         enabled = [o for o in f.options or () if not o.disabled]
@@ -617,7 +619,8 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
              and kind_text.lower() in f.help.lower())
             or _mentions(kind_text, f.name, ""))
         rounds = f.kind == "rounds" or (f.kind == "rows" and f.name == "rounds")  # a battle's orders: its board
-        if i == 0 or f.required or f.depends or short_pick or set_ or named or len(in_use) <= FOLD_AFTER or rounds:
+        if i == 0 or f.required or f.needed or f.depends or short_pick or set_ or named or len(in_use) <= FOLD_AFTER \
+                or rounds:
             out.add(f.name)
     return out
 

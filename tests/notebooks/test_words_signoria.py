@@ -51,3 +51,27 @@ def test_the_rerolls_of_a_command_roll_are_labelled_once_on_the_gm_sheet() -> No
                                                                           cards._Errors([]), given))))
         assert page.count(label) == len(given) + 1, page  # each dropdown its own label: "…", "… 2"
         assert "power or wealth, 1 of that resource per reroll" in page
+
+
+def test_an_effects_form_asks_what_its_kind_reads_and_shows_what_it_needs_at_once() -> None:
+    """A GM's effect of kind Treaty asked for a resource, a delta, an observer and a condition too, under "More:
+    faction, resource, delta, value, …", and folded its parties there while the step said it "needs … its parties".
+    Now a field its kind does not read is left out (unless it holds a value) and one it is refused without is shown
+    at once (``Choices.unused`` / ``Choices.needed``)."""
+    from kingdomlog.rulesets.signoria.choices import EFFECT_NEEDS, EFFECT_USES, Effect
+    from kingdomlog.views import forms as sf
+    from kingdomlog.views.sheet import cards
+
+    none: Any = lambda state, source, within: None  # noqa: E731
+    spec = FieldSpec("effects", "Effects", "rows")
+    for kind, uses in EFFECT_USES.items():
+        assert set(EFFECT_NEEDS[kind]) <= set(uses), kind  # what it needs it reads
+        given = {"kind": kind}
+        fields = describe(Effect, state=None, vocabulary=none, values=given)
+        main = sf.primary(spec, fields, given)
+        asked = main | {f.name for f in cards.folded_fields(spec, fields, given)}
+        assert asked == {"kind", *uses}, (kind, sorted(asked))
+        assert set(EFFECT_NEEDS[kind]) <= main, (kind, sorted(main))  # never folded
+    given = {"kind": "treaty", "delta": 2}  # a delta given before the kind changed: seen, to clear
+    fields = describe(Effect, state=None, vocabulary=none, values=given)
+    assert "delta" in {f.name for f in cards.folded_fields(spec, fields, given)} | sf.primary(spec, fields, given)

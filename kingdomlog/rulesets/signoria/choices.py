@@ -16,7 +16,7 @@ Ids used as the keys of such a map are ``Pick`` s too (``dict[Annotated[str, Pic
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Annotated, Any, Literal, Optional, cast
 
@@ -68,7 +68,8 @@ class Effect(Choices):
     resource: Resource | None = None
     delta: Amount | None = None
     value: Amount | None = None
-    id: str | None = Field(None, description="treaty: its id (default t<n>)")
+    id: str | None = Field(None, title="Treaty's short name", description="treaty: a short name of your own for it"
+                                                                           " (left empty: t1, t2, … in order)")
     type: TreatyKind | None = Field(None, description="treaty: its kind")
     parties: list[FactionId] | None = None
     neutral: NeutralId | None = None
@@ -89,6 +90,32 @@ class Effect(Choices):
     character: CharacterId | None = None
     condition: Condition | None = None
     text: str | None = None
+
+    @classmethod
+    def unused(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """The fields an effect of the chosen kind does not read (``EFFECT_USES``), left off its form: a treaty's
+        form asked for a resource, a delta, an observer and a condition too ("More: resource, delta, value, …").
+
+        >>> loyalty = Effect.unused({"kind": "loyalty"}, None)
+        >>> sorted(loyalty)[:4], "character" in loyalty
+        (['aid_units', 'believed', 'condition', 'delta'], False)
+        >>> Effect.unused({}, None)
+        frozenset()
+        """
+        uses = EFFECT_USES.get(str(values.get("kind")))
+        if uses is None:
+            return frozenset()
+        return frozenset(cls.model_fields) - {"kind", *uses}
+
+    @classmethod
+    def needed(cls, values: Mapping[str, Any], state: Any) -> frozenset[str]:
+        """The fields an effect of the chosen kind is refused without (``EFFECT_NEEDS``), shown at once: a treaty's
+        parties were folded under "More" while the step said "a treaty effect needs … its parties".
+
+        >>> sorted(Effect.needed({"kind": "treaty"}, None))
+        ['parties', 'type']
+        """
+        return frozenset(EFFECT_NEEDS.get(str(values.get("kind")), ()))
 
     @model_validator(mode="after")
     def _fields_of_its_kind(self) -> Effect:
@@ -126,8 +153,18 @@ EFFECT_NEEDS: dict[str, tuple[str, ...]] = {
     "standing": ("faction", "neutral", "delta"), "slots": ("faction", "delta"),
     "character": ("character", "condition"), "loyalty": ("character", "value"), "flag": (), "text": (),
 }
-"""The fields each kind of effect reads (``evolve.apply_effect``): refused where the GM types the effect, not when
+"""The fields each kind of effect needs (``evolve.apply_effect``): refused where the GM types the effect, not when
 the fold applies it."""
+
+EFFECT_USES: dict[str, tuple[str, ...]] = {
+    "resource": ("faction", "resource", "delta"), "set_resource": ("faction", "resource", "value"),
+    "treaty": ("id", "type", "parties", "neutral", "stake", "turn", "aid_units"),
+    "intel": ("observer", "subject", "fields", "turn", "phase", "source", "believed"),
+    "standing": ("faction", "neutral", "delta"), "slots": ("faction", "slot", "delta"),
+    "character": ("character", "condition"), "loyalty": ("character", "value"), "flag": ("text",), "text": ("text",),
+}
+"""The fields each kind of effect reads at all, needed or not (``evolve.apply_effect``); a form asks only these
+(``Effect.unused``)."""
 
 
 class Ruling(Choices):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import marimo as mo
@@ -523,6 +524,21 @@ class _Errors:
         return out
 
 
+def folded_fields(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, Any],
+                  main: AbstractSet[str] | None = None) -> list[FieldSpec]:
+    """The fields of an entry folded under "More" (those not shown at once: ``forms.primary``). A field the chosen
+    kind does not use (``FieldSpec.unused``) is left out, not folded (a treaty effect's "More: faction, resource,
+    delta, value, …"), unless it holds a value (given before the kind changed: seen, to clear)."""
+    main = sf.primary(spec, fields, given) if main is None else main
+    return [f for f in fields if f.name not in main and not (f.unused and _unset(f, given))]
+
+
+def _unset(f: FieldSpec, given: Mapping[str, Any]) -> bool:
+    """Whether an entry's field holds no value of its own (absent, empty, or its default)."""
+    v = given.get(f.name)
+    return v in (None, "", [], {}) or v == f.default
+
+
 def more_title(labels: Sequence[str], most: int) -> str:
     """The title of the fields folded away, the first ``most`` named by their labels inside the sentence
     (``More: who performs it, the PC's bonus, …``)."""
@@ -534,7 +550,7 @@ def _entry_view(spec: FieldSpec, fields: Sequence[FieldSpec], elems: Any, given:
     """One entry (a row, a group, a variant): its main fields in a line, the others folded under "more"."""
     main = sf.primary(spec, fields, given)
     shown = [f for f in fields if f.name in main and f.name in elems]
-    folded = [f for f in fields if f.name not in main and f.name in elems]
+    folded = [f for f in folded_fields(spec, fields, given, main) if f.name in elems]
     cells = [_field_view(f, elems[f.name], (*path, f.name), errors, given.get(f.name), state) for f in shown]
     line = _grid([*cells, *extra])
     parts: list[Any] = [line]
