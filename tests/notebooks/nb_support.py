@@ -134,6 +134,18 @@ def campaign_kinds() -> list[str]:
 
 
 
+def demo_session(demo: str, tmp: Path, *, dice: str = "auto") -> Any:
+    """The bundled demo ``demo``'s next turn drafted as the GM sheet drafts it (``views.sheet.draft.SheetSession``,
+    seed "x"; ``dice="auto"``: every die drawn), on a copy in ``tmp`` without its cache, drafts and table."""
+    from kingdomlog.core.turn import Plan
+    from kingdomlog.views.sheet.draft import SheetSession, load_start
+
+    folder = tmp / demo
+    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
+    start = load_start(folder, check_forms=False)
+    return SheetSession(start, Plan(turn=start.turn, seed="x", dice=dice))
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 nothing listens on right now."""
     import socket

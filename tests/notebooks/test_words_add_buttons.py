@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+from nb_support import demo_session
+
 from kingdomlog.core.choices import FieldSpec
-from kingdomlog.core.turn import Plan
 from kingdomlog.views import forms as sf
-from kingdomlog.views.sheet.draft import SheetSession, load_start
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,10 +26,7 @@ def _rows(specs: tuple[FieldSpec, ...]) -> Iterator[FieldSpec]:
 
 def _add_labels(demo: str, tmp: Path) -> dict[str, str]:
     """Each list field's label on ``demo``'s next turn's sheet, with its add button's or picker's label."""
-    folder = tmp / demo
-    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-    start = load_start(folder, check_forms=False)
-    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+    session = demo_session(demo, tmp)
     out = {}
     for card in session.draft.cards:
         for f in _rows(tuple(card.form.specs) if card.form is not None else ()):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nb_support import demo_session
 
 from kingdomlog.core.choices import describe
 from kingdomlog.core.ruleset import Ruleset, find_ruleset
@@ -191,18 +192,12 @@ def test_typed_dice_boxes_say_what_they_roll(demo: str, tmp_path: Path) -> None:
     """The older typed-dice path (a plan whose dice are all drawn: the boxes where a GM types faces, not the card's
     Roll button) labels each box by what it rolls, in words ("Collect Taxes: d20", "Resource Dice: 7d4"), as the
     Roll card names it; it read the roll's key ("roll a1", "roll check.table")."""
-    import shutil
 
     from test_words_browser import RAW_ID
 
-    from kingdomlog.core.turn import Plan
     from kingdomlog.views import forms as sf
-    from kingdomlog.views.sheet.draft import SheetSession, load_start
 
-    folder = tmp_path / demo
-    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-    start = load_start(folder, check_forms=False)
-    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+    session = demo_session(demo, tmp_path)
     labels = {}
     for card in session.draft.cards:
         form = card.form
@@ -281,16 +276,9 @@ def test_the_either_ors_of_an_event_the_table_drew_are_asked_once_its_d100_is_ro
     rolled the d100 (21: Diplomatic Overture), the card's form asks the drawn event's either/ors as for a chosen
     event: a dropdown per either/or, labelled by what it decides; the event's skills come first. Never before the
     face is on the card."""
-    import shutil
 
-    from kingdomlog.core.turn import Plan
-    from kingdomlog.views.sheet.draft import SheetSession, load_start
 
-    folder = tmp_path / "stolen-lands"
-    shutil.copytree(REPO / "campaigns" / "stolen-lands", folder,
-                    ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-    start = load_start(folder, check_forms=False)
-    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="on_roll"))
+    session = demo_session("stolen-lands", tmp_path, dice="on_roll")
 
     def card() -> Any:
         return next(c for c in session.draft.cards if c.id == "event.resolve")

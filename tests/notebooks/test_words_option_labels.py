@@ -6,15 +6,13 @@ the bare value a plan stores); and the value a pick stores is still that value."
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from nb_support import demo_session
 
-from kingdomlog.core.turn import Plan
 from kingdomlog.views import forms as sf
-from kingdomlog.views.sheet.draft import SheetSession, load_start
 
 REPO = Path(__file__).resolve().parents[2]
 DEMOS = ("stolen-lands", "river-kingdom", "aikakirjat-demo", "felmonte")
@@ -23,10 +21,7 @@ BARE = re.compile(r"[a-z][a-z0-9_]*")  # an identifier as a plan stores it ("amb
 
 def dropdowns(demo: str, tmp_path: Path) -> dict[str, dict[str, Any]]:
     """``{"<step> <path>": {option text: value}}`` of every dropdown and multiselect the demo's sheet renders."""
-    folder = tmp_path / demo
-    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-    start = load_start(folder, check_forms=False)
-    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+    session = demo_session(demo, tmp_path)
     out: dict[str, dict[str, Any]] = {}
     for card in session.draft.cards:
         if card.form is None:

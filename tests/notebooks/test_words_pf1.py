@@ -4,22 +4,17 @@ a person says it ("Promotion edict: none"; it read "promotion NONE", the catalog
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
-from kingdomlog.core.turn import Plan
+from nb_support import demo_session
+
 from kingdomlog.views.sheet import cards
-from kingdomlog.views.sheet.draft import SheetSession, load_start
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_an_edicts_term_is_said_in_words(tmp_path: Path) -> None:
-    folder = tmp_path / "river-kingdom"
-    shutil.copytree(REPO / "campaigns" / "river-kingdom", folder,
-                    ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-    start = load_start(folder, check_forms=False)
-    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+    session = demo_session("river-kingdom", tmp_path)
     terms: list[str] = []
     for card in session.draft.cards:
         html = str(cards.breakdown_html(card.breakdowns, cards._namer(session, card)))

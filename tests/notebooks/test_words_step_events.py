@@ -7,24 +7,19 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from nb_support import demo_session
 
-from kingdomlog.core.turn import Plan
 from kingdomlog.views.sheet import cards
-from kingdomlog.views.sheet.draft import SheetSession, load_start
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _lines(demo: str, tmp: Path) -> dict[str, list[str]]:
     """Each card's event lines of ``demo``'s next turn, drafted as the GM sheet drafts it (every die drawn)."""
-    folder = tmp / demo
-    shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-    start = load_start(folder, check_forms=False)
-    session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+    session = demo_session(demo, tmp)
     out: dict[str, list[str]] = {}
     for card in session.draft.cards:
         page = str(cards.result_html(session, card, session.draft))
@@ -60,10 +55,7 @@ def test_a_steps_figures_are_named_as_the_panels_tiles_name_them(tmp_path: Path)
     "Session")."""
     said = {}
     for demo in ("felmonte", "aikakirjat-demo"):
-        folder = tmp_path / demo
-        shutil.copytree(REPO / "campaigns" / demo, folder, ignore=shutil.ignore_patterns(".cache", "drafts", "table"))
-        start = load_start(folder, check_forms=False)
-        session = SheetSession(start, Plan(turn=start.turn, seed="x", dice="auto"))
+        session = demo_session(demo, tmp_path)
         for card in session.draft.cards:
             said[f"{demo} {card.id}"] = html.unescape(re.sub(r"<[^>]+>", "",
                                                              str(cards.outcome_html(session, card, session.draft))))
