@@ -58,6 +58,18 @@ class InProcess:
         sys.modules["__main__"] = self.main
 
 
+@pytest.fixture(autouse=True, scope="module")
+def kernels_main_given_back() -> Iterator[None]:
+    """This process's ``__main__`` put back once more when the module's tests are done: ``InProcess.stop`` puts it
+    back as the server stops, but marimo does not stop a kernel's threads with its session, and a kernel that was
+    still starting then sets its own later (tests/conftest.py's guard caught it once in a full run, test_serve_quiet,
+    with a warning). Expected here, so given back without one; the conftest guard still warns for any other module.
+    Imported by test_serve_quiet, which serves the same way."""
+    main = sys.modules["__main__"]
+    yield None
+    sys.modules["__main__"] = main
+
+
 def until(ok: Callable[[], bool], seconds: float, why: str) -> None:
     deadline = time.monotonic() + seconds
     while not ok():
