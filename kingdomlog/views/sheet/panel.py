@@ -589,6 +589,12 @@ def _item_model(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+def _records_model(state_class: type, field: str) -> type[BaseModel] | None:
+    """The model of the records a state class's ``field`` holds (``_item_model`` of its annotation), or None."""
+    model_fields = getattr(state_class, "model_fields", {})
+    return _item_model(model_fields[field].annotation) if field in model_fields else None
+
+
 @cache
 def word_defaults(state_class: type, field: str) -> dict[str, str]:
     """The words each field of the records a state's ``field`` holds has unless something set it otherwise: its
@@ -604,8 +610,7 @@ def word_defaults(state_class: type, field: str) -> dict[str, str]:
     >>> "stake" in word_defaults(SignoriaState, "treaties")
     False
     """
-    model_fields = getattr(state_class, "model_fields", {})
-    model = _item_model(model_fields[field].annotation) if field in model_fields else None
+    model = _records_model(state_class, field)
     if model is None:
         return {}
     out: dict[str, str] = {}
@@ -631,8 +636,7 @@ def inner_defaults(state_class: type, field: str) -> dict[str, dict[str, Any]]:
     >>> inner_defaults(KingdomState, "hexes")
     {'work_site': {'double_until_turn': 0}}
     """
-    model_fields = getattr(state_class, "model_fields", {})
-    model = _item_model(model_fields[field].annotation) if field in model_fields else None
+    model = _records_model(state_class, field)
     if model is None:
         return {}
     out: dict[str, dict[str, Any]] = {}
