@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kingdomlog import __version__
+from kingdomlog.cli_input import DIR_HELP, DIR_NEW_HELP, JSON_HELP
 from kingdomlog.cli_input import load_plan as _load_plan
 from kingdomlog.cli_input import read_text as _read_text
 
@@ -810,13 +811,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("rulesets", help="list rule systems and their campaign options")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_rulesets)
 
     s = sub.add_parser("new", help="create a campaign folder")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_NEW_HELP)
     s.add_argument("--ruleset", required=True, help="id or alias (see `kingdomlog rulesets`)")
-    s.add_argument("--name")
+    s.add_argument("--name", help="the campaign's name as pages show it (default: its id)")
     s.add_argument("--id", help="campaign id (default: the folder name)")
     s.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="campaign option (value read as JSON if it parses)")
@@ -824,57 +825,61 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--player", action="append", metavar="ID[:NAME[:CHARACTER]]",
                    help="a player at the table: their id, name, and the character they play as the kingdom names"
                         " it (default: the name), e.g. ysolde:Ysolde")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_new)
 
     s = sub.add_parser("turn", help="play the next turn from a plan (all steps or nothing)")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--plan", help="plan JSON file, or - for stdin (default: the turn sheet's saved draft)")
     s.add_argument("--dry-run", action="store_true", help="show what would be appended, write nothing")
     s.add_argument("--seed", help="seed for keyed dice if the plan has none (default: the saved draft's seed)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_turn)
 
     s = sub.add_parser("retract", help="undo the last turn by appending core.turn_retracted")
-    s.add_argument("dir")
-    s.add_argument("--turn", type=turn_number, required=True)
-    s.add_argument("--reason")
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("--turn", type=turn_number, required=True, help="the turn to undo (the last played)")
+    s.add_argument("--reason", help="why, kept in the log beside the retraction")
     s.set_defaults(fn=cmd_retract)
 
     s = sub.add_parser("note", help="add a journal entry (public, gm or for one faction)")
-    s.add_argument("dir")
-    s.add_argument("text")
-    s.add_argument("--turn", type=turn_number)
-    s.add_argument("--title")
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("text", help="the entry's text")
+    s.add_argument("--turn", type=turn_number, help="the turn it is about (default: the last played)")
+    s.add_argument("--title", help="a heading for the entry")
     s.add_argument("--visibility", default="public", help="public | gm | faction:<id>[,faction:<id>...]")
     s.set_defaults(fn=cmd_note)
 
     s = sub.add_parser("append", help="append raw events from JSONL, validated, all or nothing")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("events", help="JSONL file, or - for stdin")
-    s.add_argument("--expect-seq", type=int)
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--expect-seq", type=int,
+                   help="refuse unless the log's last event is this seq (nothing appended if another writer moved it)")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_append)
 
     s = sub.add_parser("log", help="show the event log (timeline of batches)")
-    s.add_argument("dir")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.add_argument("--as", dest="as_", metavar="VIEWER", help="gm (default), public or a player/faction id")
-    s.add_argument("--turn", type=turn_number)
+    s.add_argument("--turn", type=turn_number, help="only this turn's batches")
     s.set_defaults(fn=cmd_log)
 
     s = sub.add_parser("state", help="show the state folded from the log")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--turn", type=turn_number, help="state after this turn (default: latest)")
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--as", dest="as_", metavar="VIEWER")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
+    s.add_argument("--as", dest="as_", metavar="VIEWER",
+                   help="gm (default), public or a player/faction id: the state as they may see it")
     s.add_argument("--no-cache", action="store_true", help="replay from the log, ignoring .cache/")
     s.set_defaults(fn=cmd_state)
 
     s = sub.add_parser("sql", help="read-only SQL over every campaign under a root")
-    s.add_argument("query")
-    s.add_argument("--root", default="campaigns")
-    s.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    s.add_argument("query",
+                   help="a read-only query over the views (events, turns, states, campaigns and each rule "
+                        "system's; \"SHOW TABLES\" lists them)")
+    s.add_argument("--root", default="campaigns", help="the folder holding the campaigns (default: campaigns)")
+    s.add_argument("--format", choices=["table", "csv", "json"], default="table", help="how rows are printed")
     s.add_argument("--timeout", type=float, default=30.0,
                    help="seconds for the query, its fetch and its formatting before it is interrupted")
     s.add_argument("--memory-limit", default="1GB", help="the console's memory limit (DuckDB size, e.g. 512MB, 4GB)")
@@ -887,8 +892,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=cmd_plan_schema)
 
     s = sub.add_parser("audit", help="list, turn by turn, what today's rules compute differently from the log")
-    s.add_argument("dir")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_audit)
 
     s = sub.add_parser(
@@ -916,7 +921,7 @@ what only --expect-head catches:
   with a sound older or rewritten copy. Nothing inside the folder tells then; a head printed
   before (`kingdomlog head`, any view's footer, a player's page), given as --expect-head,
   does: it is no longer in the log.""")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--expect-head", metavar="HASH",
                    help="a head printed earlier (`kingdomlog head`, a view's footer): fail unless it is still in the"
                         " log (as its head, or with events appended after it)")
@@ -924,38 +929,39 @@ what only --expect-head catches:
                    help="the log's newest batches are gone for good (or an older copy was restored on purpose):"
                         " after checking the whole log, record its present head as its head, so reads and appends"
                         " go on from it (the next append reuses the lost seqs)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_verify)
 
     s = sub.add_parser("head", help="print the log's head (last seq and hash), the witness to keep")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--as", dest="as_", metavar="VIEWER", help="the head of what this viewer sees (default: gm)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_head)
 
     s = sub.add_parser("export", help="write the log as JSONL (optionally as one viewer sees it)")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("-o", "--output", required=True, help="file, or - for stdout")
-    s.add_argument("--as", dest="as_", metavar="VIEWER")
+    s.add_argument("--as", dest="as_", metavar="VIEWER",
+                   help="only what this viewer may see (gm, public or a player/faction id; default: everything)")
     s.set_defaults(fn=cmd_export)
 
     s = sub.add_parser("import", help="create a campaign folder from an export")
-    s.add_argument("file")
-    s.add_argument("dir")
+    s.add_argument("file", help="a JSONL file written by `kingdomlog export`")
+    s.add_argument("dir", help=DIR_NEW_HELP)
     s.set_defaults(fn=cmd_import)
 
     s = sub.add_parser("import-kingdom", help="create a campaign from a kingdom another tool exported (Foundry VTT)")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_NEW_HELP)
     s.add_argument("--from", dest="source", required=True, metavar="FILE", help="the exported JSON (- for stdin)")
     s.add_argument("--name", action="append", metavar="NAME or ID=NAME",
                    help="the campaign's name (default: the kingdom's); ID=NAME (repeatable) names a settlement or"
                         " leader the export holds only the Foundry scene or actor id of")
     s.add_argument("--names", metavar="FILE", help="a JSON object {id: name} naming settlements and leaders")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_import_kingdom)
 
     s = sub.add_parser("name", help="name a settlement or leader a Foundry import left without a name")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("pairs", nargs="*", metavar="ID=NAME",
                    help="a settlement's id, a leader's Foundry actor id or role (or the name a page shows, e.g."
                         " 'Ruler (unnamed in Foundry)'), '=', the name")
@@ -963,32 +969,35 @@ what only --expect-head catches:
     s.set_defaults(fn=cmd_name)
 
     s = sub.add_parser("export-kingdom", help="write the kingdom now in another tool's format (pf2e-kingmaker-tools)")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--to", required=True, metavar="FILE", help="file, or - for stdout")
     s.add_argument("--format", help="the format's id (default: the first its ruleset writes)")
     s.set_defaults(fn=cmd_export_kingdom)
 
     s = sub.add_parser("gm", help="serve the GM turn sheet on a campaign (an app; --edit for marimo's editor)")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--edit", action="store_true", help="open the notebook in marimo's editor instead of the app")
-    s.add_argument("--port", type=int, default=2718)
+    s.add_argument("--port", type=int, default=2718, help="port to serve on (default 2718)")
     s.add_argument("--headless", action="store_true", help="do not try to open a browser")
     s.add_argument("--no-token", action="store_true", help="serve without an access token (localhost only)")
     s.set_defaults(fn=cmd_gm)
 
     s = sub.add_parser("share", help="a read-only player view: served (marimo run) or one HTML file")
-    s.add_argument("dir")
-    s.add_argument("--as", dest="as_", metavar="VIEWER", required=True)
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("--as", dest="as_", metavar="VIEWER", required=True,
+                   help="whose view: public or a player/faction id")
     s.add_argument("-o", "--output", help="write one self-contained HTML file instead of serving (- for stdout)")
-    s.add_argument("--port", type=int, default=2719)
+    s.add_argument("--port", type=int, default=2719, help="port to serve on (default 2719)")
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_share)
 
     s = sub.add_parser("report", help="one turn's report for a forum thread (md, bbcode or html) and its map image")
-    s.add_argument("dir")
-    s.add_argument("--as", dest="as_", metavar="VIEWER", required=True)
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("--as", dest="as_", metavar="VIEWER", required=True,
+                   help="whose report: public or a player/faction id")
     s.add_argument("--turn", type=int, help="the turn to report (default: the last played)")
-    s.add_argument("--format", choices=("md", "bbcode", "html"), default="md")
+    s.add_argument("--format", choices=("md", "bbcode", "html"), default="md",
+                   help="Markdown (default), BBCode for a forum, or one HTML page")
     s.add_argument("-o", "--output", help="the report file (default: CAMPAIGN-VIEWER-turn-NN.EXT here); the map "
                    "is written beside it as STEM-map.svg and STEM-map.png. - writes the report to standard output "
                    "and no map file (an html report keeps its map inline)")
@@ -996,31 +1005,31 @@ what only --expect-head catches:
     s.set_defaults(fn=cmd_report)
 
     s = sub.add_parser("orders", help="serve one player's orders sheet (marimo run; writes only its submission)")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--as", dest="as_", metavar="FACTION", required=True, help="the player or faction (fixed)")
-    s.add_argument("--port", type=int, default=2720)
+    s.add_argument("--port", type=int, default=2720, help="port to serve on (default 2720)")
     s.add_argument("--password", help="access password (default: a random one, printed)")
     s.set_defaults(fn=cmd_orders)
 
     s = sub.add_parser("session", help="plan the rest of an aikakirjat growth session year by year; commit it")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--years", type=int, help="plan (and commit) only the next N years")
     s.add_argument("--policy", action="append", metavar="NAME|KEY=VALUE",
                    help="steward (default) or simple, and settings (docs/aikakirjat-session.md)")
     s.add_argument("--override", metavar="FILE", help='changed years: JSON {"YEAR": {"STEP": {"choices": ...}}}')
     s.add_argument("--seed", help="seed of the session's dice (default: a new one, printed)")
     s.add_argument("--commit", action="store_true", help="commit the planned years, one turn each")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.add_argument("--serve", action="store_true", help="open the session planner page (marimo run) instead")
-    s.add_argument("--port", type=int, default=2721)
+    s.add_argument("--port", type=int, default=2721, help="port of --serve (default 2721)")
     s.add_argument("--password", help="access password of --serve (default: a random one, printed)")
     s.set_defaults(fn=cmd_session)
 
     s = sub.add_parser("submit", help="submit a player's steps for the next turn (dice rolled here)")
-    s.add_argument("dir")
-    s.add_argument("--as", dest="as_", metavar="FACTION", required=True)
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("--as", dest="as_", metavar="FACTION", required=True, help="the player or faction submitting")
     s.add_argument("--plan", required=True, help="plan JSON with only this player's steps (choices), or - for stdin")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_submit)
 
     from kingdomlog.pbp_cli import add_commands  # play by post: serve, status, publish, deadline, ready, ...

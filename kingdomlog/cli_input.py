@@ -12,6 +12,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from kingdomlog.core.turn import Plan
 
+DIR_HELP = "the campaign's folder, e.g. campaigns/stolen-lands"
+"""What every command's ``dir`` is, in its ``--help``."""
+DIR_NEW_HELP = "the campaign folder to create (a new or empty folder)"
+"""``dir`` of the commands that make a campaign (``new``, ``import``, ``import-kingdom``)."""
+JSON_HELP = "print the result as JSON (stable fields: docs/cli.md)"
+"""Every ``--json`` option's ``--help``."""
+
 
 def read_text(path: str, what: str) -> str:
     """The UTF-8 text of ``path`` (``-``: stdin); ``InputError`` saying what is wrong with it."""

@@ -420,12 +420,14 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 def add_commands(sub: Any) -> None:
     """Add the play-by-post commands to ``kingdomlog``'s subparsers."""
+    from kingdomlog.cli_input import DIR_HELP, JSON_HELP
+
     s = sub.add_parser("serve", help="serve the whole table (GM sheet, each faction's orders and report, the public "
                                      "view) from one server, each page behind its own link")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface; put a TLS "
                                                        "reverse proxy in front, see docs/play-by-post.md)")
-    s.add_argument("--port", type=int, default=2730)
+    s.add_argument("--port", type=int, default=2730, help="port to serve on (default 2730)")
     s.add_argument("--secure", action="store_true", help="behind TLS: mark the login cookie Secure, print https links")
     s.add_argument("--url", help="the address players open (behind a reverse proxy: https://table.example.org); "
                                  "the printed links use it")
@@ -436,8 +438,9 @@ def add_commands(sub: Any) -> None:
 
     s = sub.add_parser("table", help="a player at the table: their seats, proposals and the feed; declare a row, "
                                       "roll it, withdraw it, say something")
-    s.add_argument("dir")
-    s.add_argument("--as", dest="as_", metavar="PLAYER", required=True)
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("--as", dest="as_", metavar="PLAYER", required=True,
+                   help="the player (their id, as `kingdomlog serve` lists them)")
     acts = s.add_mutually_exclusive_group()
     acts.add_argument("--declare", nargs=2, metavar=("SEAT", "ROW"),
                       help="propose a row from a seat (its number, as the seats are listed); ROW: its choices as "
@@ -448,20 +451,20 @@ def add_commands(sub: Any) -> None:
     s.set_defaults(fn=cmd_table)
 
     s = sub.add_parser("status", help="where the next turn stands: submitted, ready, missing, questions, time left")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--as", dest="as_", metavar="VIEWER", help="a player sees its own part only (default: the GM)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_status)
 
     s = sub.add_parser("publish", help="GM: publish the next turn's opening (events, dilemmas, candidates) to the "
                                        "players before their orders")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--plan", required=True, help="plan JSON with the opening step(s) only, or - for stdin")
     s.set_defaults(fn=cmd_publish)
 
     s = sub.add_parser("deadline", help="GM: when the next turn's orders are due, how long each question stays "
                                         "open, whether the turn resolves itself")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--at", help="orders due at this time (ISO, with its zone: 2026-12-05T18:00+00:00)")
     s.add_argument("--in", dest="in_", metavar="DURATION", help="orders due in 48h, 2d, 90m from now")
     s.add_argument("--answers", metavar="DURATION", help="time each question stays open (default 24h)")
@@ -472,31 +475,31 @@ def add_commands(sub: Any) -> None:
     s.set_defaults(fn=cmd_deadline)
 
     s = sub.add_parser("ready", help="a player says it is done with the next turn (--not to take it back)")
-    s.add_argument("dir")
-    s.add_argument("--as", dest="as_", metavar="FACTION", required=True)
-    s.add_argument("--not", dest="not_ready", action="store_true")
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("--as", dest="as_", metavar="FACTION", required=True, help="the player or faction")
+    s.add_argument("--not", dest="not_ready", action="store_true", help="take a ready back")
     s.set_defaults(fn=cmd_ready)
 
     s = sub.add_parser("answer", help="a player answers a question of the turn (no question: list them)")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("question", nargs="?", help="the question's id (see `kingdomlog answer DIR --as F`)")
     s.add_argument("value", nargs="?", help="an option's number or label, or the answer as JSON")
-    s.add_argument("--as", dest="as_", metavar="FACTION", required=True)
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--as", dest="as_", metavar="FACTION", required=True, help="the player or faction answering")
+    s.add_argument("--json", action="store_true", help=JSON_HELP)
     s.set_defaults(fn=cmd_answer)
 
     s = sub.add_parser("message", help="write to other factions (private, or an open letter), or --list yours")
-    s.add_argument("dir")
-    s.add_argument("text", nargs="*")
+    s.add_argument("dir", help=DIR_HELP)
+    s.add_argument("text", nargs="*", help="the message (words; quote it or not)")
     s.add_argument("--as", dest="as_", metavar="SENDER", help="a faction, or gm (default)")
     s.add_argument("--to", action="append", metavar="FACTION", help="a recipient (repeat); none: an open letter")
-    s.add_argument("--subject")
+    s.add_argument("--subject", help="a subject line")
     s.add_argument("--list", action="store_true", help="the messages you may read")
     s.set_defaults(fn=cmd_message)
 
     s = sub.add_parser("resolve", help="GM: move the next turn on (close, ask, let defaults stand) and commit it "
                                        "when everything is in")
-    s.add_argument("dir")
+    s.add_argument("dir", help=DIR_HELP)
     s.add_argument("--plan", help="the GM's plan for the resolution (rulings), merged with the table's inputs")
     s.add_argument("--commit", action="store_true", help="commit when nothing is left to ask, even without "
                                                          "--auto-resolve")

@@ -51,6 +51,13 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
     return dict(action.choices)
 
 
+def help_problems(commands: dict[str, argparse.ArgumentParser]) -> list[str]:
+    """Every argument of every subcommand that ``--help`` shows with no words beside it."""
+    return [f"kingdomlog {name}: {'/'.join(a.option_strings) or a.dest} has no help text"
+            for name, sub in commands.items() for a in sub._actions
+            if not isinstance(a, argparse._HelpAction) and a.help != argparse.SUPPRESS and not (a.help or "").strip()]
+
+
 def code(text: str) -> Iterator[tuple[str, bool]]:
     """The code of a Markdown text: each line of a fenced block (True), then each inline code span (False)."""
     for block in FENCE.findall(text):
@@ -291,6 +298,13 @@ def test_cli_md_lists_every_subcommand_and_option() -> None:
     assert problems == [], "\n".join(problems)
 
 
+def test_every_argument_of_every_command_says_what_it_is_in_its_help() -> None:
+    commands = subcommands()
+    assert len(commands) > 30
+    problems = help_problems(commands)
+    assert problems == [], "\n".join(problems)
+
+
 def test_every_relative_link_resolves() -> None:
     problems, seen = link_problems(REPO)
     assert seen > 40, f"only {seen} links found"
@@ -342,6 +356,14 @@ def append(root: Path, name: str, text: str) -> None:
 def test_the_checks_pass_on_a_faithful_copy(docs_copy: Path) -> None:
     assert option_problems(docs_copy)[0] == [] and example_problems(docs_copy)[0] == []
     assert cli_md_problems(docs_copy) == [] and link_problems(docs_copy)[0] == [] and name_problems(docs_copy)[0] == []
+
+
+def test_an_argument_without_help_is_caught() -> None:
+    commands = subcommands()
+    commands["state"].add_argument("--colour")
+    commands["note"].add_argument("extra", nargs="?", help=" ")
+    assert sorted(help_problems(commands)) == ["kingdomlog note: extra has no help text",
+                                               "kingdomlog state: --colour has no help text"]
 
 
 def test_an_option_or_subcommand_that_does_not_exist_is_caught(docs_copy: Path) -> None:
