@@ -45,11 +45,23 @@ def _main_module_as_it_was(request: pytest.FixtureRequest) -> Iterator[None]:
     ``sys.modules``). A later test that starts a process with ``multiprocessing`` then finds a ``__main__`` without
     ``__spec__`` and fails for a reason of its own (seen in full runs: tests/signoria/test_table.py's real-process
     tests). Given back at the module's end, after its servers stopped (an autouse fixture is torn down last).
+
+    A kernel still alive then (marimo's stop of a run-mode session does not wait for its thread) would set its own
+    again later, during another module, and this guard would name that module: a module that leaves a kernel it
+    started running is named here instead (the servers of the tests wait for their kernels to end:
+    tests/notebooks/test_serve_warm.py's ``InProcess.stop``).
     """
+    import threading
     import warnings
 
-    main = sys.modules["__main__"]
+    def kernels() -> set[threading.Thread]:  # marimo's run-mode kernel threads (test_serve_warm.kernel_threads)
+        return {t for t in threading.enumerate() if t.name.endswith("(launch_kernel_with_cleanup)") and t.is_alive()}
+
+    main, before = sys.modules["__main__"], kernels()
     yield None
+    if left := kernels() - before:
+        warnings.warn(f"{request.module.__name__} left {len(left)} marimo kernel thread(s) running, which set their "
+                      "own __main__ whenever they run", stacklevel=1)
     if sys.modules["__main__"] is not main:
         sys.modules["__main__"] = main
         warnings.warn(f"{request.module.__name__} left a marimo kernel's __main__ in sys.modules; given back",

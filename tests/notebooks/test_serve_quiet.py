@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from nb_support import DRAWN, LAUNCH, SECRET, copy_demo, page_text
-from test_serve_warm import InProcess, _open, all_ready, kernels_main_given_back, until  # noqa: F401 (autouse)
+from test_serve_warm import InProcess, _open, all_ready, until
 
 from kingdomlog.app import Campaign
 from kingdomlog.app import table as tbl

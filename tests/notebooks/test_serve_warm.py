@@ -26,15 +26,20 @@ class InProcess:
     """``build``'s app served by uvicorn in a thread of this process; its table pages' ``WarmSessions``.
 
     Each marimo kernel started in this process puts its own module in ``sys.modules["__main__"]`` for good (marimo's
-    ``patch_main_module``: kernels in threads share one ``sys.modules``); ``stop`` puts this process's back, or a
-    later test of the same process that starts a process with ``multiprocessing`` finds a ``__main__`` without
-    ``__spec__`` (seen in a full run: tests/signoria/test_table.py's real-process tests).
+    ``patch_main_module``: kernels in threads share one ``sys.modules``), and again at the end of each of its runs
+    (``patch_main_module_context``); ``stop`` waits for every kernel of its server to end, then puts this process's
+    back, or a later test of the same process that starts a process with ``multiprocessing`` finds a ``__main__``
+    without ``__spec__`` (seen in a full run: tests/signoria/test_table.py's real-process tests).
     """
+
+    KERNELS_END = 60.0
+    """Seconds ``stop`` waits for the kernels to end: a kernel reads marimo's stop once its run is done."""
 
     def __init__(self, folder: Path, *, gm_sheet: bool = False) -> None:
         import uvicorn
 
         self.main = sys.modules["__main__"]
+        self.kernels_before = kernel_threads()  # another server's, not this one's to wait for
 
         self.app, _ = build(folder, tick=None, gm_sheet=gm_sheet)
         self.port = free_port()
@@ -53,21 +58,26 @@ class InProcess:
                 self.warm[route.app.owner] = manager.warm
 
     def stop(self) -> None:
+        """Stop the server, then wait for its kernels to end before giving ``__main__`` back: the server's lifespan
+        closes every session (marimo's ``StopKernelCommand`` to each kernel), but marimo does not join a run-mode
+        kernel's thread, and a kernel still starting or running then set its own ``__main__`` after this returned,
+        during a later test module (the conftest guard warned for test_words_state_text in a fresh-clone run)."""
         self.server.should_exit = True
         self.thread.join(30)
+        deadline = time.monotonic() + self.KERNELS_END
+        for kernel in kernel_threads() - self.kernels_before:
+            kernel.join(max(0.0, deadline - time.monotonic()))
+        left = sorted(t.name for t in kernel_threads() - self.kernels_before)
         sys.modules["__main__"] = self.main
+        assert not self.thread.is_alive(), "the server did not stop in 30 s"
+        assert not left, f"kernels of this server still run {self.KERNELS_END:.0f} s after it stopped: {left}"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def kernels_main_given_back() -> Iterator[None]:
-    """This process's ``__main__`` put back once more when the module's tests are done: ``InProcess.stop`` puts it
-    back as the server stops, but marimo does not stop a kernel's threads with its session, and a kernel that was
-    still starting then sets its own later (tests/conftest.py's guard caught it once in a full run, test_serve_quiet,
-    with a warning). Expected here, so given back without one; the conftest guard still warns for any other module.
-    Imported by test_serve_quiet, which serves the same way."""
-    main = sys.modules["__main__"]
-    yield None
-    sys.modules["__main__"] = main
+def kernel_threads() -> set[threading.Thread]:
+    """The threads of this process that run a marimo kernel: marimo's run mode starts each page's kernel as a
+    ``threading.Thread`` whose target is its ``launch_kernel_with_cleanup``, and Python names such a thread
+    ``Thread-N (launch_kernel_with_cleanup)``."""
+    return {t for t in threading.enumerate() if t.name.endswith("(launch_kernel_with_cleanup)") and t.is_alive()}
 
 
 def until(ok: Callable[[], bool], seconds: float, why: str) -> None:
@@ -318,3 +328,37 @@ def test_a_page_made_ahead_whose_run_failed_is_not_handed(tmp_path: Path, monkey
             browser.close()
     finally:
         srv.stop()
+
+
+@pytest.mark.slow
+def test_a_stopped_server_leaves_no_kernel_running_and_this_processs_main_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page's kernel still in its first run when the server stops: marimo stops a run-mode kernel with a command
+    it reads once the run is done, and does not wait for its thread; the run, when it ends, puts the kernel's own
+    module back in ``sys.modules["__main__"]`` (marimo's ``patch_main_module_context``), after ``InProcess.stop``
+    gave this process's back (the conftest guard then warned for the next module of the worker, a fresh-clone
+    run: test_words_state_text). ``stop`` returns once every kernel of its server has ended."""
+    from kingdomlog.views.table import seat
+
+    real, running = seat.open_page, threading.Event()
+
+    def open_page(*args: Any, **kwargs: Any) -> Any:
+        running.set()
+        time.sleep(3)  # the page's first run still going when the server stops
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(seat, "open_page", open_page)
+    folder = copy_demo(tmp_path / "stolen-lands")
+    Credentials.load(folder).issue(["gm", *Campaign.open(folder).players(), "public"])
+    main, before = sys.modules["__main__"], kernel_threads()
+    srv = InProcess(folder)
+    try:
+        until(running.is_set, 150, "no table page was made ahead")
+        assert kernel_threads() - before  # its kernel: a thread of this process, as kernel_threads finds them
+        assert sys.modules["__main__"] is not main  # the kernel's own (marimo's patch_main_module)
+    finally:
+        srv.stop()
+    assert not kernel_threads() - before
+    time.sleep(4)  # longer than the run that was going when the server stopped
+    assert not kernel_threads() - before
+    assert sys.modules["__main__"] is main
