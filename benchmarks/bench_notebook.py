@@ -122,8 +122,10 @@ def free_port() -> int:
 class Served:
     """A server process whose URL is read from its output; stopped by its PID."""
 
-    def __init__(self, cmd: list[str], ready: str, url: str | None = None, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    def __init__(self, cmd: list[str], ready: str, url: str | None = None, env: dict[str, str] | None = None,
+                 cwd: Path | None = None) -> None:
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                     cwd=cwd)
         self.url = url or ""
         got = threading.Event()
         pattern = re.compile(ready)
@@ -186,7 +188,8 @@ def serve_sheet(folder: Path, code: Path | None = None) -> Served:
     """``kingdomlog gm folder`` in its own process; ``code``: another checkout's ``kingdomlog`` is served (an A/B)."""
     cmd = [sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())]
     env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
-    return Served(cmd, r"GM turn sheet for .*: (http://\S+)", env=env)
+    # run from the checkout: `python -m` puts the working folder first on the path
+    return Served(cmd, r"GM turn sheet for .*: (http://\S+)", env=env, cwd=code)
 
 
 # ---- in the browser ------------------------------------------------------------------------------

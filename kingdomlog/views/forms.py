@@ -11,7 +11,8 @@ given), and ``json`` (a value no widget fits; no bundled choice is one) a JSON t
 edited as JSON (the advanced toggle): the step's plan as text, read back into the same plan the widgets make.
 
 The widgets are rebuilt only when the *form* changes (options, entries, dice keys):
-``form_key`` is what decides that. Reading widget values never raises: a value that
+``form_key`` is what decides that. A build may keep widgets of the build before that show exactly what its own
+would (``keep_same``: the GM sheet after a commit). Reading widget values never raises: a value that
 cannot be read becomes a ``FieldError`` at its path, shown beside its widget.
 
 A player's page (the orders sheet) uses the same codec with an ``Offer``: some fields hidden,
