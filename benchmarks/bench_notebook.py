@@ -122,8 +122,10 @@ def free_port() -> int:
 class Served:
     """A server process whose URL is read from its output; stopped by its PID."""
 
-    def __init__(self, cmd: list[str], ready: str, url: str | None = None, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    def __init__(self, cmd: list[str], ready: str, url: str | None = None, env: dict[str, str] | None = None,
+                 cwd: Path | None = None) -> None:
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                     cwd=cwd)
         self.url = url or ""
         got = threading.Event()
         pattern = re.compile(ready)
@@ -182,9 +184,12 @@ def serve_bare(tmp: Path) -> Served:
     return Served(cmd, r"(URL|http://)", url=f"http://127.0.0.1:{port}/?access_token={pw}")
 
 
-def serve_sheet(folder: Path) -> Served:
+def serve_sheet(folder: Path, code: Path | None = None) -> Served:
+    """``kingdomlog gm folder`` in its own process; ``code``: another checkout's ``kingdomlog`` is served (an A/B)."""
     cmd = [sys.executable, "-m", "kingdomlog", "gm", str(folder), "--headless", "--port", str(free_port())]
-    return Served(cmd, r"GM turn sheet for .*: (http://\S+)")
+    env = None if code is None else {**os.environ, "PYTHONPATH": str(code)}
+    # run from the checkout: `python -m` puts the working folder first on the path
+    return Served(cmd, r"GM turn sheet for .*: (http://\S+)", env=env, cwd=code)
 
 
 # ---- in the browser ------------------------------------------------------------------------------
@@ -469,14 +474,15 @@ def demo_copy(name: str) -> Iterator[tuple[Path, int, str]]:
 
 
 @contextlib.contextmanager
-def served(folder: Path) -> Iterator[tuple[Served, Served, Any]]:
+def served(folder: Path, code: Path | None = None) -> Iterator[tuple[Served, Served, Any]]:
     """The bare app (served from ``folder``'s parent) and the sheet of ``folder``, each by ``marimo run``, and
-    chromium; yields (bare, sheet, browser). Everything is stopped after, the servers by their PIDs."""
+    chromium; yields (bare, sheet, browser). Everything is stopped after, the servers by their PIDs. ``code``: the
+    sheet is served from that checkout (``serve_sheet``)."""
     from playwright.sync_api import sync_playwright
 
     bare = serve_bare(folder.parent)
     try:
-        sheet = serve_sheet(folder)
+        sheet = serve_sheet(folder, code)
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -664,6 +670,29 @@ def bench_sheet(demos: list[str] | None = None, loads: int = 5, commits: int = 5
     return out
 
 
+def commit_ab(codes: list[Path], rounds: int, commits: int, name: str = "pf2e") -> list[dict[str, Any]]:
+    """Commit -> next draft ready, A/B: ``rounds`` rounds, each serving every checkout of ``codes`` in turn (the
+    order reversed every other round), each a fresh copy of demo ``name``, fresh servers and a fresh chromium, the
+    sheet opened once, then ``commits`` months committed as ``commit_rounds`` does. One entry per run: the code, the
+    round, ``commit_summary``'s figures and the 1-minute load at its start and end."""
+    out: list[dict[str, Any]] = []
+    for r in range(rounds):
+        for code in codes if r % 2 == 0 else list(reversed(codes)):
+            load0 = round(os.getloadavg()[0], 2)
+            with demo_copy(name) as (folder, turn, unit), served(folder, code) as (bare, sheet, browser):
+                bare_page, _ = open_bare(browser, bare.url)
+                sheet_page, _ = open_sheet(browser, sheet.url)
+                time.sleep(1.0)
+                cm = commit_rounds(bare_page, sheet_page, turn, unit, commits, sheet.proc.pid)
+            got = {"code": str(code), "round": r, "load": [load0, round(os.getloadavg()[0], 2)],
+                   **commit_summary(cm, cm["bare_in_page"], cm["bare_wall"])}
+            out.append(got)
+            print(f"[{time.strftime('%H:%M:%S')}] round {r} {code}: in page {got['in_page_median']} s, every card's"
+                  f" widgets {got['all_widgets_in_page_median']} s, server CPU {got['server_cpu_median_s']} s, bare"
+                  f" {got['bare_change_in_page_p50_ms']} ms, load {got['load']}", file=sys.stderr, flush=True)
+    return out
+
+
 def _yes(ok: bool) -> str:
     return "yes" if ok else "NO"
 
@@ -802,7 +831,25 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--anatomy", action="store_true",
                     help="only time a bare app with 140 unchanged dropdowns, or 190 KB of text, in its changed output")
+    ap.add_argument("--commit-ab", type=Path, nargs="+", metavar="CODE",
+                    help="only commit -> next draft, A/B: serve each checkout (a folder holding kingdomlog/) in turn,"
+                    " fresh processes, alternated (--rounds, --commits); JSON to --out")
+    ap.add_argument("--rounds", type=int, default=4, help="with --commit-ab: rounds of every checkout")
     args = ap.parse_args()
+    if args.commit_ab:
+        runs = commit_ab([c.resolve() for c in args.commit_ab], args.rounds, args.commits,
+                         (args.campaign or ["pf2e"])[0])
+        for code in args.commit_ab:
+            mine = [x for x in runs if x["code"] == str(code.resolve())]
+            print(f"{code}: in page median of medians "
+                  f"{statistics.median(x['in_page_median'] for x in mine):.3f} s, every card's widgets "
+                  f"{statistics.median(x['all_widgets_in_page_median'] for x in mine):.3f} s, server CPU "
+                  f"{statistics.median(x['server_cpu_median_s'] for x in mine):.3f} s")
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                        "runs": runs}, indent=1))
+        print(f"JSON: {args.out}")
+        return 0
     if args.anatomy:
         rows = anatomy(args.changes)
         out_file = args.out.with_name("notebook-anatomy.json")

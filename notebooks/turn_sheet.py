@@ -28,14 +28,15 @@ def _():
 
 @app.cell(hide_code=True)
 def _():
-    # get_reload: (count, why, campaign) bumped after a commit or an undo (the campaign the sheet held, after a
-    # commit: the next month opens on it, decoding only the batch just appended); get_outcome: what it did;
+    # get_reload: (count, why, campaign, widgets) bumped after a commit or an undo (the campaign the sheet held,
+    # after a commit: the next month opens on it, decoding only the batch just appended; and the widgets on the
+    # page: the next month keeps each one that shows what its own would); get_outcome: what it did;
     # get_layout: bumped when the widgets must be rebuilt (options, rows or dice keys changed; also by a change
     # that came for widgets already rebuilt, which marimo credits to the cell that made them: self loops).
     # get_ready: whether the draft can be committed (the Commit button is made again when it flips).
     # get_page: bumped when the page must be drawn again with the same widgets (an error moved).
     # get_merge: bumped when the rows accepted at the table moved: the draft is previewed again.
-    get_reload, set_reload = mo.state((0, "", None))
+    get_reload, set_reload = mo.state((0, "", None, None))
     get_outcome, set_outcome = mo.state(None)
     get_layout, set_layout = mo.state(0, allow_self_loops=True)
     get_ready, set_ready = mo.state(None)
@@ -61,7 +62,7 @@ def _():
 def _(folder, get_reload):
     session, open_message = sheet.open_session(folder, after_commit=get_reload()[1] == "commit",
                                                after_action=get_reload()[1] == "action",
-                                               camp=get_reload()[2])
+                                               camp=get_reload()[2], widgets=get_reload()[3])
     mo.stop(session is None, mo.callout(mo.md(f"**Cannot open the campaign.** {open_message}"), kind="danger"))
     return (session,)
 
@@ -158,7 +159,8 @@ def _(commit_button, session, set_outcome, set_reload):
     mo.stop(_done is None)
     set_outcome(lambda _before: sheet_commit.shown(_before, _done))
     if _done.kind in ("success", "danger"):
-        set_reload(lambda r: (r[0] + 1, "commit" if _done.kind == "success" else "refused", session.start.camp))
+        set_reload(lambda r: (r[0] + 1, "commit" if _done.kind == "success" else "refused", session.start.camp,
+                              sheet_late.on_page(session)))
     return
 
 
@@ -170,7 +172,7 @@ def _(confirm_undo, session, set_outcome, set_reload):
     _done = sheet.undo(session)
     mo.stop(_done is None)
     set_outcome(_done)
-    set_reload(lambda r: (r[0] + 1, "undo", None))
+    set_reload(lambda r: (r[0] + 1, "undo", None, None))
     return
 
 
@@ -248,7 +250,7 @@ def _(session, set_outcome, set_reload, sheet_actions):
     mo.stop(_done is None)
     set_outcome(_done)
     if _done.kind == "success":
-        set_reload(lambda r: (r[0] + 1, "action", None))
+        set_reload(lambda r: (r[0] + 1, "action", None, None))
     return
 
 

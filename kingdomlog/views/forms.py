@@ -11,7 +11,8 @@ given), and ``json`` (a value no widget fits; no bundled choice is one) a JSON t
 edited as JSON (the advanced toggle): the step's plan as text, read back into the same plan the widgets make.
 
 The widgets are rebuilt only when the *form* changes (options, entries, dice keys):
-``form_key`` is what decides that. Reading widget values never raises: a value that
+``form_key`` is what decides that. A build may keep widgets of the build before that show exactly what its own
+would (``keep_same``: the GM sheet after a commit). Reading widget values never raises: a value that
 cannot be read becomes a ``FieldError`` at its path, shown beside its widget.
 
 A player's page (the orders sheet) uses the same codec with an ``Offer``: some fields hidden,
@@ -784,6 +785,51 @@ def dictionary(elements: Mapping[str, Any], *, on_change: Any = None) -> Any:
     if bad:
         raise ValueError(f"a dictionary of widgets takes widgets only; not: {', '.join(map(repr, bad))}")
     return _OwnDictionary(dict(elements), on_change, _batch_base)
+
+
+def same_widget(old: Any, new: Any) -> bool:
+    """Whether ``old`` (a widget of the build before) shows exactly what ``new``, made for the same place, would show.
+
+    Both made the same way (kind, options and labels, the markup slotted in, no callback of their own beyond a
+    button's count), both start from the same value, and ``old`` holds that value still (the person has not
+    changed it, or changed it back): then the page's ``old`` is ``new`` to the person, ids aside. An anywidget
+    (the hex picker: marimo closes it with the build it belongs to) is never kept.
+    """
+    if type(old) is not type(new) or isinstance(new, mo.ui.anywidget):
+        return False
+    try:
+        a, b = old._args, new._args
+        return (a.component_name == b.component_name and a.args == b.args and a.label == b.label
+                and a.slotted_html == b.slotted_html and not a.functions and not b.functions
+                and a.on_change is None and b.on_change is None
+                and old._initial_value_frontend == new._initial_value_frontend
+                and old._value_frontend == new._initial_value_frontend)
+    except AttributeError:  # another marimo: nothing is kept
+        return False
+
+
+def keep_same(flat: Mapping[str, Any], before: Mapping[str, Any] | None) -> tuple[dict[str, Any], int]:
+    """``flat`` (a build's widgets by path) with each widget ``same_widget`` as the one at its path in ``before``
+    (the build on the page) replaced by that one; and how many were kept.
+
+    The GM sheet after a commit: the next month's widgets are mostly the month before's, made again with the same
+    options and values. A widget kept is the very one the page shows, with its id, so the page's script finds the
+    card's widgets' HTML unchanged and leaves them as they are (``views.sheet.live``): a commit re-created every
+    widget of the page in the browser. Its value is the new build's by ``same_widget``; it becomes a view of the
+    new dictionary when that is made (``dictionary``), so a change on it reaches the new build only.
+    """
+    if not before:
+        return dict(flat), 0
+    out: dict[str, Any] = {}
+    kept = 0
+    for key, elem in flat.items():
+        old = before.get(key)
+        if old is not None and old is not elem and same_widget(old, elem):
+            out[key] = old
+            kept += 1
+        else:
+            out[key] = elem
+    return out, kept
 
 
 class _OwnDictionary(mo.ui.dictionary):

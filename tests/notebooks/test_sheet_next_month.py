@@ -185,3 +185,72 @@ def test_the_sheets_dictionary_holds_its_widgets_not_copies(toy: Path) -> None:
     assert d.value == {"a": "y", "b": 4} and elems["a"].value == "y"
     with pytest.raises(ValueError, match="'c'"):
         sf.dictionary({"c": 3})
+
+
+def test_the_next_month_keeps_the_widgets_that_show_what_its_own_would(folder: Path) -> None:
+    """After a commit the next month's first build keeps each widget of the page before that was made the same way
+    and still holds the value it started with (``sf.keep_same``): the very widget, so the page leaves it as it is.
+    A widget the GM changed last month is made again with the new month's value, never kept with the old one; the
+    widgets kept become views of the new build's dictionary; what the new month shows is a fresh open's."""
+    from kingdomlog.views.sheet import late as sheet_late
+
+    s, _ = sheet.open_session(folder)
+    assert s is not None
+    forms = sheet_late.widgets(s, lambda f: None, lambda o: None)
+    changed = next(k for k, e in forms.elements.items()
+                   if type(e).__name__ == "dropdown" and len(e.options) > 1)
+    other = next(k for k, v in forms.elements[changed].options.items() if v != forms.elements[changed].value)
+    forms._update({**forms._value_frontend, changed: [other]})  # as the page's change reaches the dictionary
+    s.update(forms.value)
+    assert forms.elements[changed]._value_frontend != forms.elements[changed]._initial_value_frontend
+    before = sheet_late.on_page(s)
+    assert before is not None and before[changed] is forms.elements[changed]
+    s.roll_all()
+    done = sheet.commit(s, s.draft)
+    assert done is not None and done.kind == "success", done
+    nxt, _ = sheet.open_session(folder, after_commit=True, camp=s.start.camp, widgets=before)
+    assert nxt is not None
+    mine = sheet_late.widgets(nxt, lambda f: None, lambda o: None)
+    kept = [k for k, e in mine.elements.items() if before.get(k) is e]
+    assert nxt.kept_widgets == len(kept) > 0
+    assert nxt.keep_from is None  # kept at the first build only
+    assert mine.elements[changed] is not before[changed]  # changed last month: made again
+    for k in kept:
+        e = mine.elements[k]
+        assert e._lens is not None and e._lens.parent_id == mine._id  # a change on it reaches the new build
+        assert e._value_frontend == e._initial_value_frontend
+    assert all(not isinstance(e, sf.mo.ui.anywidget) for e in (mine.elements[k] for k in kept))
+    made = nxt.widgets()  # the same month's widgets all made anew: what the kept ones must show
+    assert made.elements[changed].value != before[changed].value or \
+        made.elements[changed]._initial_value_frontend != before[changed]._value_frontend
+    assert dict(mine.value) == dict(made.value)
+    ids = re.compile(r"(object-id|random-id)='[^']*'|[0-9a-f]{32}")
+    assert [(k, ids.sub("", e.text)) for k, e in mine.elements.items()] == \
+        [(k, ids.sub("", e.text)) for k, e in made.elements.items()]
+    same_as_fresh(folder, nxt)
+
+
+def test_a_widget_is_kept_only_when_it_shows_what_the_new_one_would() -> None:
+    import marimo as mo
+
+    def dd(value: str = "x", options: tuple[str, ...] = ("x", "y"), label: str = "A") -> Any:
+        return mo.ui.dropdown(options=list(options), value=value, label=label)
+
+    old = dd()
+    assert sf.same_widget(old, dd())
+    assert not sf.same_widget(old, dd(value="y"))  # starts from another value
+    assert not sf.same_widget(old, dd(options=("x", "y", "z")))  # other options
+    assert not sf.same_widget(old, dd(label="B"))
+    assert not sf.same_widget(old, mo.ui.text(value="x", label="A"))  # another kind
+    moved = dd()
+    moved._update(["y"])  # the person changed it
+    assert not sf.same_widget(moved, dd())
+    assert sf.same_widget(moved, dd(value="y")) is False  # made with "x" first: its page shows another start
+    back = dd()
+    back._update(["y"])
+    back._update(["x"])  # and back again
+    assert sf.same_widget(back, dd())
+    new = {"a": dd(), "b": dd(value="y")}
+    got, n = sf.keep_same(new, {"a": old, "b": moved})
+    assert n == 1 and got["a"] is old and got["b"] is new["b"]
+    assert sf.keep_same(new, None) == (new, 0)

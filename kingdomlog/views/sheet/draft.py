@@ -540,6 +540,11 @@ class SheetSession:
         """What the last press said about a step (a re-roll not made, faces that do not read), by step."""
         self.table: Any = None
         """The Table panel: the players' proposals and the GM's decisions on them (views.sheet.table)."""
+        self.keep_from: Mapping[str, Any] | None = None
+        """The widgets of the page the session before drew (after a commit): its first build keeps each one that
+        shows what its own would (``sf.keep_same``), then forgets them."""
+        self.kept_widgets = 0
+        """How many widgets the first build kept from the page before (for tests and benchmarks)."""
         self.draft = self._compute(plan)
         self.plan = self.draft.plan
         self.refresh_forms(self.draft)
@@ -627,7 +632,8 @@ class SheetSession:
             tree[p.id] = sf.step_widgets(form)
         self.built = dict(self.forms)
         self._fresh = True  # the next update() reads the values these widgets start with
-        flat = sf.flatten(tree)
+        flat, self.kept_widgets = sf.keep_same(sf.flatten(tree), self.keep_from)
+        self.keep_from = None
         pickers = [(key, e) for key, e in flat.items() if _is_picker(e)]
         for key, elem in pickers:  # a hex picker: its map stays open or folded by its key
             elem.widget.fold_key = key
@@ -925,7 +931,8 @@ def reopened(folder: Path, camp: Campaign | None) -> Campaign | None:
 
 
 def open_session(folder: Path, *, after_commit: bool = False, after_action: bool = False,
-                 camp: Campaign | None = None) -> tuple[SheetSession | None, str | None]:
+                 camp: Campaign | None = None, widgets: Mapping[str, Any] | None = None
+                 ) -> tuple[SheetSession | None, str | None]:
     """Open the sheet on ``folder``: ``(session, message)``; ``(None, message)`` when it is not a campaign.
 
     The saved draft of the next turn is restored (its choices, seed, re-rolls and typed
@@ -934,6 +941,8 @@ def open_session(folder: Path, *, after_commit: bool = False, after_action: bool
     campaign the session before held (after a commit), reused when ``reopened`` allows.
     ``after_action``: the sheet reopens after one of its own actions wrote to the log (naming a settlement,
     say): the GM saw what it did, so the draft is kept without "Restored your draft" or "the log moved on".
+    ``widgets``: the widgets of the page the session before drew (``views.sheet.late.on_page``), by path: the new
+    session's first build keeps each one that shows exactly what its own would (``SheetSession.keep_from``).
     """
     try:
         start = load_start(folder, check_forms=False, camp=reopened(folder, camp))
@@ -970,6 +979,7 @@ def open_session(folder: Path, *, after_commit: bool = False, after_action: bool
     else:
         plan = Plan(turn=start.turn, seed=new_seed(), dice="on_roll")
     session = SheetSession(start, plan, message=" ".join(notes) or None, after_commit=after_commit, origin=origin)
+    session.keep_from = widgets
     if roll_all:
         session.roll_all()
     session.save()

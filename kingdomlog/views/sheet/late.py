@@ -28,7 +28,7 @@ from kingdomlog.views import forms as sf
 from kingdomlog.views.sheet import live as sheet_live
 from kingdomlog.views.sheet.draft import Outcome, SheetSession
 
-__all__ = ["KEEP", "LateInput", "follow", "shift", "widgets"]
+__all__ = ["KEEP", "LateInput", "follow", "on_page", "shift", "widgets"]
 
 KEEP = 6
 """How many builds of widgets are kept alive (the one on the page and the five before it)."""
@@ -191,3 +191,13 @@ def widgets(session: SheetSession, rebuild: Callable[[Any], None], tell: Callabl
     forms = session.widgets(on_change=on_change)
     late.add(build, forms)
     return forms
+
+
+def on_page(session: SheetSession | None) -> dict[str, Any] | None:
+    """The widgets of the build ``session`` has on the page, by path (None before its first): what the session
+    opened after a commit may keep (``sheet.open_session(widgets=...)``)."""
+    late = getattr(session, "late", None)
+    current = late.current if isinstance(late, LateInput) else None
+    if current is None or current.forms is None:
+        return None
+    return dict(current.forms.elements)

@@ -26,6 +26,8 @@ the window before it sets ``data-plan``, and the others in one go after the page
 a shadow root and a React root each) was most of a first render in the browser. A left side whose HTML did not
 change is left alone; one drawn before (the month before's, or the same widgets with an error moved) is patched
 node by node as marimo patches an output, so a widget whose attributes did not change keeps what the GM typed.
+After a commit the next month keeps the widgets that show what its own would (``views.forms.keep_same``,
+``SheetSession.keep_from``): a card whose widgets were all kept has the same HTML, and is left alone.
 
 An edit that moves an error to or from a widget, or changes a refusal, changes the left side
 of a card (``sheet_cards.page_key``): ``show`` then says the page must be drawn again.
