@@ -202,7 +202,8 @@ def _buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     said = record_names(s)  # "Granary (Tatzlford)", on lots of "district 1 of Tatzlford" (it read "B2", "D1")
     for b in s.buildings.values():
         extra = "" if b.occupancy == "active" else f", {b.occupancy.replace('_', ' ')}"
-        out.append(Option(b.id, said[b.id], f"lots {list(b.lots)} in {said.get(b.district, b.district)}{extra}"))
+        where = f"lot{'' if len(b.lots) == 1 else 's'} {', '.join(str(n) for n in b.lots)}"  # it read "lots [0]"
+        out.append(Option(b.id, said[b.id], f"{where} in {said.get(b.district, b.district)}{extra}"))
     return out
 
 
