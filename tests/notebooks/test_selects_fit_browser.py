@@ -177,19 +177,40 @@ READY = {
 """What shows once each notebook's page is drawn."""
 
 
+SHAPE_JS = r"""() => {
+  const out = [];
+  const walk = (root) => {
+    for (const e of root.querySelectorAll('select, button[aria-haspopup]')) {
+      const r = e.getBoundingClientRect();
+      out.push([e.tagName, Math.round(r.left), Math.round(r.width), Math.round(r.height), e.textContent.length]);
+    }
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  };
+  walk(document);
+  return out;
+}"""
+"""Where each control of the page is and how big, and how much text it holds: the same while its layout stands."""
+
+
 def steady(page: Any, *, still_ms: int = 450, timeout_ms: int = 20_000) -> list[dict[str, Any]]:
-    """The page's controls (``MEASURE_JS``) once its layout has settled: the same over ``still_ms``."""
-    last, same, waited = None, 0, 0
-    while True:
-        now = page.evaluate(MEASURE_JS)
-        same = same + 150 if now == last else 0
-        if same >= still_ms:
-            return list(now)
-        if waited >= timeout_ms:
-            pytest.fail(f"the controls of {page.url} did not settle in {timeout_ms} ms")
-        last = now
-        page.wait_for_timeout(150)
-        waited += 150
+    """The page's controls (``MEASURE_JS``) once its layout has settled: ``SHAPE_JS`` the same over ``still_ms``
+    (read every 150 ms), then the same again after the measures (which take a second on a GM sheet)."""
+    for _ in range(3):
+        last, same, waited = None, 0, 0
+        while True:
+            now = page.evaluate(SHAPE_JS)
+            same = same + 150 if now == last else 0
+            if same >= still_ms:
+                break
+            if waited >= timeout_ms:
+                pytest.fail(f"the controls of {page.url} did not settle in {timeout_ms} ms")
+            last = now
+            page.wait_for_timeout(150)
+            waited += 150
+        found = list(page.evaluate(MEASURE_JS))
+        if page.evaluate(SHAPE_JS) == now:
+            return found
+    pytest.fail(f"the controls of {page.url} kept moving while they were measured")
 
 
 class Demo:
