@@ -1,7 +1,7 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="medium", app_title="kingdomlog: orders sheet")
+app = marimo.App(width="medium", app_title="kingdomlog: orders sheet", css_file="pickers.css")
 
 with app.setup:
     # One player's orders sheet. Served by `kingdomlog serve DIR` (one page per faction, behind its own

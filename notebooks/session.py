@@ -1,7 +1,7 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="full", app_title="kingdomlog: growth session planner")
+app = marimo.App(width="full", app_title="kingdomlog: growth session planner", css_file="pickers.css")
 
 with app.setup:
     # The GM's growth session planner for an aikakirjat campaign (spec §4.0). Open it with

@@ -1,7 +1,7 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="compact", app_title="kingdomlog: at the table")
+app = marimo.App(width="compact", app_title="kingdomlog: at the table", css_file="pickers.css")
 
 with app.setup:
     # One player's page at the table (design §7a). Served by `kingdomlog serve DIR` at /p/<player>/, behind

@@ -182,7 +182,7 @@ CSS = """
 .klhp-label { display: flex; flex-direction: column; gap: .15em; }
 .klhp-name { font-size: .875rem; }
 .klhp-select { width: 100%; max-width: 100%; padding: 4px 6px; border: 1px solid #c9c4b6; border-radius: 6px;
-  background: #fff; font: inherit; }
+  background: #fff; font: inherit; font-size: .9em; }  /* 12.6 px, as the sheet's other dropdowns (marimo's) */
 .klhp-fold > summary { cursor: pointer; color: #5b4a2f; font-size: .85em; }
 .klhp-map { max-width: 100%; overflow: hidden; }
 .klhp-map svg { display: block; width: 100%; max-width: 30em !important; height: auto; max-height: 24em; }

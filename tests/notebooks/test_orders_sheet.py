@@ -268,7 +268,7 @@ def test_orders_sheet_in_a_browser_rolls_submits_and_never_shows_a_rivals_secret
         page.get_by_text("Rolled and sealed").wait_for(timeout=60_000)
         page.wait_for_timeout(3000)  # the sheet reloads after the write: let its new form settle
         page.get_by_label("Action", exact=True).first.select_option(
-            label="grant liberties — resolved in the internal affairs phase")
+            label="grant liberties — in the internal affairs phase")
         page.wait_for_timeout(400)
         page.get_by_label("Stake", exact=True).nth(0).select_option(label="Elementary")
         for _ in range(60):  # the check re-runs on the new row: its record names the order

@@ -156,14 +156,14 @@ def test_a_whole_month_through_the_one_server(table: Any) -> None:
         fab.snap("02-fabian-rolled")
 
         # orders: Fabian introduces liberties (elementary); Marburg marches on Fabia with 3 units
-        fab.select("Action", "grant liberties — resolved in the internal affairs phase")
+        fab.select("Action", "grant liberties — in the internal affairs phase")
         fab.select("Stake", "Elementary")
         fab.page.get_by_label("Note to the GM").fill(MARKS["fabian"])
         fab.page.keyboard.press("Tab")
         fab.settle()
         fab.page.get_by_text("These orders pass the checks").wait_for(timeout=30_000)
         fab.click("Submit orders", r"Orders submitted")
-        mar.select("Action", "march to war — resolved in the war phase")
+        mar.select("Action", "march to war — in the war phase")
         mar.page.get_by_label("Target", exact=True).first.select_option(label="Fabia")
         mar.page.get_by_text("Details", exact=True).first.click()
         mar.page.get_by_label("Units", exact=True).first.fill("3")

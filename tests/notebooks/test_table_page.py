@@ -133,7 +133,7 @@ def test_an_aikakirjat_pc_is_offered_only_what_that_pc_may_do_and_refused_in_wor
     form = seat.seat_form(page, 0)
     action = next(s for s in form.specs if s.name == "action")
     assert [o.value for o in action.options or ()] == ["embassy", "reduce_corruption", "declare_war", "reduce_unrest"]
-    assert next(o.detail for o in action.options or ()) == "the PC's Persuasion (§3.10.1)"  # not the kingdom's skill
+    assert next(o.detail for o in action.options or ()) == "the PC's Persuasion"  # not the kingdom's skill
     assert set(seat.row_widgets(form)) == {"action"}  # the rest follows from the action
     embassy = seat.seat_form(page, 0, {"action": "embassy"})
     assert set(seat.row_widgets(embassy)) == {"action", "pc_bonus", "skill", "neighbour_id"}  # her bonus, no track

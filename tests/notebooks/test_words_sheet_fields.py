@@ -109,8 +109,8 @@ def test_pf1_panel_heads_columns_in_words(tmp_path: Path) -> None:
 def test_signoria_actions_and_global_event_in_words() -> None:
     rs = find_ruleset("signoria")
     options = {o.value: sf.option_text(o) for o in rs.vocabulary(None, "actions", {})}
-    assert options["war"] == "march to war — resolved in the war phase", options["war"]
-    assert options["support"] == "support another order — resolved with the order it supports"
+    assert options["war"] == "march to war — in the war phase", options["war"]
+    assert options["support"] == "support another order — with the order it supports"
     from kingdomlog.rulesets.signoria.choices import GlobalEvent
 
     fields = GlobalEvent.model_fields

@@ -142,10 +142,11 @@ def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
         if by_pc and a not in PC_ACTIONS:
             continue
         skill, rule = ACTION_SKILL[a]
-        if by_pc:  # the PC's own skill, not the kingdom's (A12)
-            detail = f"the PC's {' or '.join(n.capitalize() for n in PC_ACTIONS[a])}"
-        else:
-            detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
+        if by_pc:  # the PC's own skill, not the kingdom's (A12); no rule's number: a player's dropdown on a phone cut
+            # "Reduce Unrest — the PC's Persuasion or Intimidation (§3.10.7)" (test_selects_fit_browser.py)
+            out.append(Option(a, action_name(a), f"the PC's {' or '.join(n.capitalize() for n in PC_ACTIONS[a])}"))
+            continue
+        detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
         out.append(Option(a, action_name(a), f"{detail} ({rule})"))
     return out
 

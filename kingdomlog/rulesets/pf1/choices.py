@@ -676,7 +676,8 @@ class WarChoices(Choices):
 
 class EventChoices(Choices):
     event: Annotated[str, Pick("event_choices", what="roll, none or a kingdom event", depends=("event_table",))] = \
-        Field(default="roll", description="roll, none, or the GM's choice of event")
+        Field(default="roll", description="roll, none, or the GM's choice of event (it happens if the month's "
+                                          "chance comes up)")
     event_table: Annotated[Literal["rrr", "uc"] | None, Pick("event_tables", what="a table of kingdom events")] = \
         Field(default=None, description="the table of kingdom events this month; empty: the campaign's own (its "
                                         "option Event table)")

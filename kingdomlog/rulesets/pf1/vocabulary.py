@@ -46,22 +46,28 @@ def _hex_label(h: Hex) -> str:
     return f"{hex_words(h.id)} ({h.terrain.lower()}{', river' if h.river else ''})"
 
 
-def _status(h: Hex, s: Pf1State | None = None) -> str:
+def _status(h: Hex, s: Pf1State | None = None, *, claimed: bool = False) -> str:
     """What a hex holds, in words: its city by its name (it read "city C1"), its features as the map says them
-    ("bridge", "town (Oleg's Trading Post)"; they read "BRIDGE", "TOWN:Oleg's Trading Post")."""
+    ("bridge", "town (Oleg's Trading Post)"; they read "BRIDGE", "TOWN:Oleg's Trading Post"), a town that is its
+    city once (the city's name says it; it read "Oleg's Trading Post; town (Oleg's Trading Post)"); whether it is
+    claimed unless every hex of the list is (``claimed``). Short enough for the closed dropdown at 1280 px and on a
+    phone (tests/notebooks/test_selects_fit_browser.py)."""
     parts = []
     if h.claimed:
-        parts.append("claimed")
+        parts += [] if claimed else ["claimed"]
     else:
         parts += [x for x, ok in (("unexplored", not h.explored), ("not cleared", not h.cleared)) if ok]
     if h.road:
         parts.append("road")
     if h.improvement:
         parts.append(h.improvement.lower())
+    city = ""
     if h.city:
-        parts.append(s.cities[h.city].name if s is not None and h.city in s.cities else "a city")
-    if h.features:
-        parts.append(", ".join(feature_words(f) for f in h.features))
+        city = s.cities[h.city].name if s is not None and h.city in s.cities else "a city"
+        parts.append(city)
+    features = [feature_words(f) for f in h.features if f != f"TOWN:{city}"]
+    if features:
+        parts.append(", ".join(features))
     return "; ".join(parts)
 
 
@@ -102,7 +108,7 @@ def _claim_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 
 @source("claimed_hexes")
 def _claimed(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
-    return [Option(h.id, _hex_label(h), _status(h, s)) for h in dv.claimed_hexes(s)]
+    return [Option(h.id, _hex_label(h), _status(h, s, claimed=True)) for h in dv.claimed_hexes(s)]
 
 
 @source("abandon_hexes")
@@ -132,7 +138,7 @@ def _road_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     for h in s.hexes.values():
         cost, doubled = dv.road_cost(s, h)
         state = "has a road" if h.road else "claimed" if h.claimed else "not claimed"
-        out.append(Option(h.id, _hex_label(h), f"{cost} BP{' (river, no bridge)' if doubled else ''}; {state}"))
+        out.append(Option(h.id, _hex_label(h), f"{cost} BP{', no bridge' if doubled else ''}; {state}"))
     return out
 
 
@@ -196,7 +202,8 @@ def _buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     said = record_names(s)  # "Granary (Tatzlford)", on lots of "district 1 of Tatzlford" (it read "B2", "D1")
     for b in s.buildings.values():
         extra = "" if b.occupancy == "active" else f", {b.occupancy.replace('_', ' ')}"
-        out.append(Option(b.id, said[b.id], f"lots {list(b.lots)} in {said.get(b.district, b.district)}{extra}"))
+        where = f"lot{'' if len(b.lots) == 1 else 's'} {', '.join(str(n) for n in b.lots)}"  # it read "lots [0]"
+        out.append(Option(b.id, said[b.id], f"{where} in {said.get(b.district, b.district)}{extra}"))
     return out
 
 
@@ -296,9 +303,11 @@ source("festival_levels")(_edicts("festivals"))
 @source("event_tables")
 def _event_tables(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     own = s.opt("event_table")
-    return [Option(v, label, detail + ("; the campaign's" if own == v else "")) for v, label, detail in (
-        ("rrr", "Rivers Run Red", "the 17 kingdom events, their effects entered by the GM"),
-        ("uc", "Ultimate Campaign", "its tables, their effects as data"))]
+    # short enough for the closed dropdown (it read "Rivers Run Red — the 17 kingdom events, their effects entered by
+    # the GM; the campaign's", 517 px in a 309 px select; tests/notebooks/test_selects_fit_browser.py)
+    return [Option(v, label, detail + ("; in use" if own == v else "")) for v, label, detail in (
+        ("rrr", "Rivers Run Red", "17 events, effects by the GM"),
+        ("uc", "Ultimate Campaign", "its tables, effects as data"))]
 
 
 @source("adventurers_hired")
@@ -321,8 +330,9 @@ def _event_choices(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
                        f"{', checks ' + ' + '.join(e.checks) if e.checks else ''}; {where.get(e.name, 'Table 4-7')}")
                 for e in sorted(tabs.events.values(), key=lambda x: x.name)]
         return out
-    out += [Option(e.name, e.name, f"{e.kind}, d100 {e.low}-{e.high}; if the chance ({chance}%) comes up")
-            for e in s.catalog.events]
+    # the chance is Roll's ("75% chance, then d100 on the table"); it was said on every event as well ("…; if the
+    # chance (75%) comes up", up to 450 px in a 309 px select; tests/notebooks/test_selects_fit_browser.py)
+    out += [Option(e.name, e.name, f"{e.kind}, d100 {e.low}-{e.high}") for e in s.catalog.events]
     return out
 
 
@@ -330,9 +340,12 @@ def _event_choices(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 def _governments(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for g in s.catalog.governments.values():
-        line = ", ".join(f"{m} {getattr(g, m):+d}" for m in ("corruption", "crime", "law", "lore", "productivity",
-                                                            "society") if getattr(g, m))
-        note = "" if s.module_on("government_forms") or g.name == "feudal_monarchy" else "; needs government_forms"
+        by: dict[int, list[str]] = {}  # the modifiers by their value: "corruption, crime, productivity +1; law -3"
+        for m in ("corruption", "crime", "law", "lore", "productivity", "society"):
+            if getattr(g, m):
+                by.setdefault(getattr(g, m), []).append(m)
+        line = "; ".join(f"{', '.join(names)} {v:+d}" for v, names in by.items())
+        note = "" if s.module_on("government_forms") or g.name == "feudal_monarchy" else "; needs government forms"
         out.append(Option(g.name, g.name.replace("_", " ").capitalize(), (line or "no modifiers") + note))
     return out
 

@@ -874,31 +874,23 @@ def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Struc
     return [Option(o.value, o.label, o.detail, why(str(o.value))) for o in _skills(state, first)]
 
 
-DC_WORDS = {"gm": "DC set by the GM", "control": "the Control DC"}
-"""An activity's DC that is no number (data/activities.toml ``dc``), as its option says it."""
-
-
-def _dc_words(dc: object) -> str:
-    """An activity's DC in words: ``DC 25``, ``the Control DC``, ``DC set by the GM``, ``DC by negotiation or
-    control``.
-
-    >>> _dc_words(25), _dc_words("gm"), _dc_words("negotiation_or_control")
-    ('DC 25', 'DC set by the GM', 'DC by negotiation or control')
-    """
-    if isinstance(dc, int) or str(dc).isdigit():
-        return f"DC {dc}"
-    return DC_WORDS.get(str(dc), f"DC by {str(dc).replace('_', ' ')}")
-
-
 def _activity_detail(state: KingdomState, act: T.Activity) -> str:
-    parts = [", ".join(act.skills) or "no skill", _dc_words(act.dc)]
+    """What an activity's option says beside its name: its cost in RP, the proficiency it needs, and what it still
+    needs when locked ("1 RP", "trained", "needs a bank", "needs Kalikke leading", "locked": the GM's story unlock).
+
+    Short enough for the closed dropdown on a phone (329 px on a player's page): it read every skill and the DC
+    ("Deliberate Planning — agriculture, arts, boating, …, wilderness; DC by event; locked: needs the companion
+    Kalikke in a leadership role", 1361 px; tests/notebooks/test_selects_fit_browser.py). The skills are the Skill
+    field's options once the activity is picked, the DC is in its odds, the lock's whole reason in the refusal."""
+    parts = []
     if act.cost_rp:
         parts.append(f"{act.cost_rp} RP")
     if act.proficiency != "untrained":
         parts.append(act.proficiency)
-    lock = activity_lock(state, act)
-    if lock:
-        parts.append(f"locked: needs {lock}")
+    if activity_lock(state, act):
+        kind, _, name = act.unlocked_by.partition(":")
+        parts.append(f"needs a {name}" if kind == "structure" and name else
+                     f"needs {name.title()} leading" if kind == "companion" and name else "locked")
     return "; ".join(parts)
 
 
@@ -935,15 +927,23 @@ def _region_hex_detail(state: KingdomState, h: Any) -> str:
     return f"{where}; {status}; {_hex_detail(h)}"
 
 
-def _hex_detail(h: Any) -> str:
-    parts = [h.terrain, "claimed" if h.claimed else "not claimed"]
+WORK_SITE_WORDS = {"lumber": "lumber camp", "ore": "mine", "stone": "quarry"}
+"""A work site by what it gathers, as the rules name it (§2.7)."""
+
+
+def _hex_detail(h: Any, *, claimed: bool = False) -> str:
+    """A hex's terrain and what it holds ("forest, resource, lumber camp"), with whether it is claimed unless every
+    hex of the list is (``claimed``). It read "forest, claimed, resource, work site, lumber work site", cut in the
+    dropdown (tests/notebooks/test_selects_fit_browser.py)."""
+    parts = [h.terrain] if claimed else [h.terrain, "claimed" if h.claimed else "not claimed"]
     if h.river:
         parts.append("river")
     if h.lake:
         parts.append("lake")
-    parts.extend(f.replace("_", " ") for f in h.features)
+    site = h.work_site is not None  # said by its name below: not a second time as a feature ("work site")
+    parts.extend(f.replace("_", " ") for f in h.features if not (site and f.replace("_", " ") == "work site"))
     if h.work_site is not None:
-        parts.append(f"{h.work_site.commodity} work site")
+        parts.append(WORK_SITE_WORDS.get(h.work_site.commodity, f"{h.work_site.commodity} work site"))
     return ", ".join(parts)
 
 
@@ -1264,8 +1264,8 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
                                      f"{_counted(s.free_lots(), 'free lot')}{', capital' if s.capital else ''}")
                 for s in state.settlements]
     if source == "claimed_hexes":
-        return [Option("", "the default", "the last claimed hex without a settlement"),
-                *(Option(h.id, h.id, _hex_detail(h)) for h in state.hexes if h.claimed)]
+        return [Option("", "the default", "the last claimed hex with no settlement"),
+                *(Option(h.id, h.id, _hex_detail(h, claimed=True)) for h in state.hexes if h.claimed)]
     if source == "hexes":
         if isinstance(within.get("hex"), HexEntry):
             return None  # a hex described in full may be new to the map
@@ -1294,8 +1294,7 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
                 for s in sorted(cat.structures.values(), key=lambda s: (s.level, s.name))]
     if source == "events":
         return [Option("", "no event", ""),
-                *(Option(e.name, e.title or e.name, f"modifier {e.modifier:+d}; {', '.join(e.skills) or 'GM'}"
-                                                    f"{'; continuous' if e.continuous else ''}")
+                *(Option(e.name, e.title or e.name, f"modifier {e.modifier:+d}{'; continuous' if e.continuous else ''}")
                   for e in sorted(cat.events.values(), key=lambda e: e.name))]
     if source == "ongoing_events":
         return [Option(e.name, e.name, f"since turn {e.since_turn}; {e.unrest_per_turn:+d} Unrest per turn")

@@ -367,13 +367,15 @@ PHASE_WORDS = {"p1_internal": "internal affairs", "p2_espionage": "espionage", "
 
 
 def action_when(action: str) -> str:
-    """When an order of ``action`` is resolved (§4.3), its option's detail in words (it read "march to war — war").
+    """When an order of ``action`` is resolved (§4.3), its option's detail in words (it read "march to war — war";
+    then "turn a neutral against a rival — resolved in the diplomacy phase", 380 px in the orders page's 354 px
+    dropdown on a phone: tests/notebooks/test_selects_fit_browser.py).
 
     >>> action_when("war"), action_when("spy"), action_when("support")
-    ('resolved in the war phase', 'resolved in the espionage phase', 'resolved with the order it supports')
+    ('in the war phase', 'in the espionage phase', 'with the order it supports')
     """
     phase = PHASE_WORDS.get(PHASE_OF_ACTION.get(action, ""))
-    return f"resolved in the {phase} phase" if phase else "resolved with the order it supports"
+    return f"in the {phase} phase" if phase else "with the order it supports"
 
 
 BATTLE_ROLL = re.compile(r"b(\d+)\.(\d+)\.r(\d+)\.(attacker|defender)\.(main|reserve)(?:\.(reroll|x(\d+)))?")

@@ -1057,11 +1057,16 @@ CSS = """
 .kl-field-error { color: #a93226; font-weight: 600; font-size: .9em; margin: .1em 0; }
 .kl-field-bad { border-left: 3px solid #c0392b; padding-left: .4em; }
 .kl-rows-label { font-weight: 600; margin-top: .2em; }
-.kl-card-body { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1.15fr); gap: 1.2em; }
+/* the widgets' column the wider: at 1280 px a dropdown is 369 px wide, as wide as on a phone (turn_sheet.css); at
+   1fr / 1.15fr it was 309 and cut aikakirjat's "Kalevala — diplomacy -3, population 0, independent" (318 px) and
+   pf1's "Secret syndicate — corruption, crime, productivity +1; law -3" (361; test_selects_fit_browser.py) */
+.kl-card-body { display: grid; grid-template-columns: minmax(0, 1.25fr) minmax(0, 1fr); gap: 1.2em; }
 .kl-left, .kl-right { min-width: 0; }
 .kl-left[data-kl-left]:empty { min-height: 3em; border-radius: 6px;  /* widgets not mounted yet (below the window) */
   background: repeating-linear-gradient(-45deg, #0000 0 8px, #8881 8px 16px); }
-.kl-entry-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(12em, 1fr)); gap: .3em .6em;
+/* a field at least 14em wide: at 12em two stood side by side in the 369 px widgets' column at 1280 px, each 180 px,
+   and cut signoria's "Duke Fabian — leader, general, intriguer" (253 px; test_selects_fit_browser.py) */
+.kl-entry-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(14em, 1fr)); gap: .3em .6em;
   align-items: end; }
 .kl-entry { border-left: 3px solid #c9b98f; padding: .2em .5em; margin: .25em 0; background: #fbf8f0; }
 .kl-lotpick { font-size: .85em; margin: .2em 0; } .kl-lotpick > summary { cursor: pointer; color: #5b4a2f; }
