@@ -139,6 +139,9 @@ def test_declare_and_roll_pressed_three_times_100ms_apart_act_once(
         y.kernel.settled()
         y.select("Skill", "Politics")
         y.kernel.settled()
+        # the kernel is idle once it has sent the card; under load the page may draw it a moment later (a fresh
+        # clone's CI, four workers: the first press found no button within its second)
+        expect(y.page.get_by_role("button", name="Declare").first).to_be_enabled(timeout=30_000)
         assert y.presses("Declare") == 3
         y.kernel.settled()
         y.page.get_by_text(re.compile(r"declared: not rolled yet")).first.wait_for(timeout=30_000)
