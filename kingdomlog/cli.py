@@ -393,10 +393,15 @@ def cmd_state(args: argparse.Namespace) -> int:
     else:
         from kingdomlog.core.fold import last_live_turn
 
-        state = camp.state(args.turn, viewer=viewer, use_cache=not args.no_cache)
         last = last_live_turn(camp.events())
+        if args.turn is not None and (last is None or args.turn > last):
+            from kingdomlog.core.errors import InputError
+
+            played = "nothing has been played yet" if last is None else f"the log's last {rs.turn_unit} is {last}"
+            raise InputError(f"--turn {args.turn}: {rs.turn_unit} {args.turn} has not been played; {played}")
+        state = camp.state(args.turn, viewer=viewer, use_cache=not args.no_cache)
         head = camp.head_for(viewer)
-    shown_turn = last if args.turn is None else min(args.turn, last if last is not None else args.turn)
+    shown_turn = last if args.turn is None else args.turn
     if args.json:
         doc = state.model_dump(mode="json")
         doc["kingdomlog"] = {"campaign": camp.id, "ruleset": rs.id, "turn": shown_turn,
@@ -1050,23 +1055,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     from kingdomlog.core.errors import ConflictError, InternalError, KingdomlogError
     from kingdomlog.store.errors import describe_os_error
 
+    def fail(code: int, kind: str, line: str, message: str) -> int:
+        """The error's line on stderr; for ``--json`` (``sql --format json``) also a JSON object on stdout."""
+        print(line, file=sys.stderr)
+        if _wants_json(args):
+            print(json.dumps({"ok": False, "error": message, "error_kind": kind}, ensure_ascii=False))
+        return code
+
     try:
         fn: Any = args.fn
         return int(fn(args))
     except UsageError as exc:
-        print(f"kingdomlog: usage error: {exc}", file=sys.stderr)
-        return 2
+        return fail(2, "usage", f"kingdomlog: usage error: {exc}", str(exc))
     except ConflictError as exc:
-        print(f"kingdomlog: error: {exc}", file=sys.stderr)
-        return 1
+        return fail(1, "conflict", f"kingdomlog: error: {exc}", str(exc))
     except InternalError as exc:
         if os.environ.get("KINGDOMLOG_DEBUG"):
             raise
-        print(f"kingdomlog: {exc}; rerun with KINGDOMLOG_DEBUG=1 for the traceback", file=sys.stderr)
-        return 1
+        return fail(1, "internal", f"kingdomlog: {exc}; rerun with KINGDOMLOG_DEBUG=1 for the traceback", str(exc))
     except KingdomlogError as exc:
-        print(f"kingdomlog: error: {exc}", file=sys.stderr)
-        return 1
+        return fail(1, _error_kind(exc), f"kingdomlog: error: {exc}", str(exc))
     except KeyboardInterrupt:
         print("kingdomlog: interrupted", file=sys.stderr)
         return 130
@@ -1074,14 +1082,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:  # the file system refused (full, read-only, no permission): not a bug
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"kingdomlog: error: {where}{describe_os_error(exc)}", file=sys.stderr)
-        return 1
+        message = f"{where}{describe_os_error(exc)}"
+        return fail(1, "file", f"kingdomlog: error: {message}", message)
     except Exception as exc:
         if os.environ.get("KINGDOMLOG_DEBUG"):
             raise
-        print(f"kingdomlog: internal error: {type(exc).__name__}: {exc} (this is a bug; rerun with"
-              " KINGDOMLOG_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
+        return fail(1, "internal", f"kingdomlog: internal error: {type(exc).__name__}: {exc} (this is a bug; rerun"
+                    " with KINGDOMLOG_DEBUG=1 for the traceback)", f"internal error: {type(exc).__name__}: {exc}")
+
+
+def _wants_json(args: argparse.Namespace) -> bool:
+    """Whether the command was asked for JSON: ``--json``, or ``sql --format json``."""
+    return getattr(args, "json", False) is True or (
+        getattr(args, "command", None) == "sql" and getattr(args, "format", None) == "json")
+
+
+def _error_kind(exc: Exception) -> str:
+    """A refusal's kind for ``--json``: ``corrupt``, ``store``, ``refused`` (SQL), ``rule`` or ``input``."""
+    from kingdomlog.core.errors import CorruptLogError, InputError, RuleError, SqlRefusedError, StoreError
+
+    if isinstance(exc, CorruptLogError):
+        return "corrupt"
+    if isinstance(exc, SqlRefusedError):
+        return "refused"
+    if isinstance(exc, InputError):  # before StoreError: a campaign not found is the person's input
+        return "input"
+    if isinstance(exc, StoreError):
+        return "store"
+    if isinstance(exc, RuleError):
+        return "rule"
+    return "error"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -189,3 +189,33 @@ def test_a_refused_actor_is_said_once_after_its_step(farm: Path, tmp_path: Path,
     last = err.strip().splitlines()[-1]
     assert re.fullmatch(r"kingdomlog: error: turn \d+ refused at .* \(harvest\): actors\.harvest: 'nobody' is not a"
                         r" player of this campaign \(alice\)", last), last
+
+
+@pytest.mark.parametrize(
+    ("argv", "rc", "kind", "message"),
+    [
+        (["state", "{tmp}/nowhere", "--json"], 1, "input", "no such campaign folder"),
+        (["turn", "{farm}", "--plan", "{tmp}/unknown-key.json", "--json"], 1, "input", "unknown key 'bogus'"),
+        (["append", "{farm}", "{tmp}/bad.jsonl", "--json"], 1, "input", "line 1"),
+        (["state", "{farm}", "--turn", "99", "--json"], 1, "input", "season 99 has not been played; the log's last season is 2"),
+        (["sql", "DELETE FROM states", "--root", "{tmp}", "--format", "json"], 1, "refused", "read-only"),
+    ],
+)
+def test_an_error_asked_for_json_is_also_a_json_object_on_stdout(
+    farm: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], rc: int, kind: str, message: str
+) -> None:
+    """A script reading ``--json`` gets the refusal as JSON too (``{ok: false, error, error_kind}``), the same words
+    as the stderr line, and the same exit code; without ``--json`` stdout stays empty."""
+    (tmp_path / "bad.jsonl").write_text("{nope\n")
+    (tmp_path / "unknown-key.json").write_text(json.dumps({"bogus": 1}))
+    args = [a.format(tmp=tmp_path, farm=farm) for a in argv]
+    got_rc, out, err = run(capsys, *args)
+    assert got_rc == rc, err
+    doc = json.loads(out)
+    assert doc == {"ok": False, "error": doc["error"], "error_kind": kind}, doc
+    assert message in doc["error"] and err == f"kingdomlog: error: {doc['error']}\n", (doc, err)
+    plain = [a for a in args if a != "--json"]
+    if "--format" in plain:
+        plain = plain[:plain.index("--format")]
+    got_rc, out, err = run(capsys, *plain)
+    assert (got_rc, out) == (rc, "") and message in err
