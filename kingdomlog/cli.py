@@ -347,6 +347,13 @@ def cmd_log(args: argparse.Namespace) -> int:
     batches = timeline(mine, viewer)
     retracted = {b.commit_id for b in batches if b.retracted}
     events = mine if args.turn is None else [e for e in mine if e.turn == args.turn]
+    last = max((e.turn for e in mine), default=None)
+    if args.turn is not None and (last is None or args.turn > last):
+        from kingdomlog.core.errors import InputError
+
+        unit = camp.ruleset.turn_unit
+        logged = "the log is empty" if last is None else f"the log's last {unit} is {last}"
+        raise InputError(f"--turn {args.turn}: {unit} {args.turn} has not begun; {logged}")
     if args.json:
         _out({"campaign": camp.id, "viewer": str(viewer), "numbering": "log" if viewer.is_gm else "viewer",
               "head": head.as_dict(),

@@ -199,6 +199,7 @@ def test_a_refused_actor_is_said_once_after_its_step(farm: Path, tmp_path: Path,
         (["append", "{farm}", "{tmp}/bad.jsonl", "--json"], 1, "input", "line 1"),
         (["state", "{farm}", "--turn", "99", "--json"], 1, "input",
          "season 99 has not been played; the log's last season is 2"),
+        (["log", "{farm}", "--turn", "99", "--json"], 1, "input", "season 99 has not begun; the log's last season"),
         (["sql", "DELETE FROM states", "--root", "{tmp}", "--format", "json"], 1, "refused", "read-only"),
     ],
 )
