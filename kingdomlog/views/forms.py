@@ -553,6 +553,19 @@ def variant_picker(spec: FieldSpec, given: Mapping[str, Any]) -> Any:
     return mo.ui.dropdown(options=opts, value=chosen, allow_select_none=True, label=f"{spec.label}: kind")
 
 
+def holds_value(f: FieldSpec, given: Mapping[str, Any]) -> bool:
+    """Whether a field holds a value of its own: not absent, empty (``None``, ``""``, an empty pick) or its default.
+
+    The one rule for what opens a fold, shows a field at once and keeps an unused field on the card.
+
+    >>> spec = FieldSpec("note", "Note", "text", default="")
+    >>> [holds_value(spec, g) for g in ({}, {"note": ""}, {"note": None}, {"note": "x"})]
+    [False, False, False, True]
+    """
+    v = given.get(f.name)
+    return v not in (None, "", [], {}) and v != f.default
+
+
 def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]:
     """A step's choices shown at once; JSON-only values and, on a long form, the plain switches, texts and values
     per key (a role's downtime) fold under "more" (opened by default when one already holds a value); entries per
@@ -560,7 +573,7 @@ def top_fields(specs: Sequence[FieldSpec], given: Mapping[str, Any]) -> set[str]
     out = set()
     long = len(specs) > FOLD_AFTER
     for s in specs:
-        set_ = s.name in given and given[s.name] not in (None, s.default)
+        set_ = holds_value(s, given)
         orders = s.kind == "mapping" and any(f.kind == "rows" for f in s.fields)  # orders per war turn: the board
         plain = s.kind == "json" or (long and s.kind in ("bool", "text", "mapping") and not s.required and not orders)
         if set_ or not plain:
@@ -612,7 +625,7 @@ def primary(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[str, An
     for i, f in enumerate(fields):
         if f.name == spec.discriminator or (f.unused and i > 0):  # a field the chosen kind does not use
             continue
-        set_ = f.name in given and given[f.name] not in (None, f.default, [], {})  # an empty pick is not a value
+        set_ = holds_value(f, given)
         enabled = [o for o in f.options or () if not o.disabled]
         short_pick = bool(f.source) and f.kind == "select" and 2 <= len(enabled) <= 8
         named = bool(kind_text) and i > 0 and (

@@ -530,13 +530,7 @@ def folded_fields(spec: FieldSpec, fields: Sequence[FieldSpec], given: Mapping[s
     kind does not use (``FieldSpec.unused``) is left out, not folded (a treaty effect's "More: faction, resource,
     delta, value, …"), unless it holds a value (given before the kind changed: seen, to clear)."""
     main = sf.primary(spec, fields, given) if main is None else main
-    return [f for f in fields if f.name not in main and not (f.unused and _unset(f, given))]
-
-
-def _unset(f: FieldSpec, given: Mapping[str, Any]) -> bool:
-    """Whether an entry's field holds no value of its own (absent, empty, or its default)."""
-    v = given.get(f.name)
-    return v in (None, "", [], {}) or v == f.default
+    return [f for f in fields if f.name not in main and not (f.unused and not sf.holds_value(f, given))]
 
 
 def more_title(labels: Sequence[str], most: int) -> str:
