@@ -1,7 +1,8 @@
 """The ``kingdomlog`` command line (design §8). ``python -m kingdomlog`` is the same program.
 
 Exit codes: 0 success, 1 a rule, input or store error (one line on stderr, no
-traceback), 2 a usage error. ``--json`` outputs are stable (see docs/cli.md).
+traceback), 2 a usage error. ``--json`` outputs are stable (see docs/cli.md); an error
+asked for JSON is also one object on stdout (``{"ok": false, "error", "error_kind"}``).
 
 Nothing heavy is imported at module level: each command imports what it uses, so
 ``--help`` costs little more than argparse and ``state`` imports only the campaign's
