@@ -914,17 +914,20 @@ def _abandoned_in_step(within: Mapping[str, Any]) -> set[str]:
 
 
 def _region_hex_detail(state: KingdomState, h: Any) -> str:
-    """A hex as the Region step sees it: where it is and whether the kingdom can claim it now."""
-    where = f"({h.q}, {h.r})" if h.at is not None else "unplaced"
+    """A hex as the Region step sees it: whether the kingdom can claim it now, then what it holds.
+
+    It began with the hex's axial coordinates and said "claimed" twice ("(0, 0); claimed; plains, claimed, river,
+    farmland, settlement", 378 px in an entry's 346 on a phone; "(-1, 2); next to the kingdom: claimable;
+    mountains, not claimed, resource", 456): the hex picker's map shows where a hex is."""
     if h.claimed:
         status = "claimed"
     elif h.at is None:
-        status = "not claimable until placed on the map"
+        status = "not on the map: place it first"
     elif adjacent_to_kingdom(state, h.at):
-        status = "next to the kingdom: claimable"
+        status = "claimable"
     else:
         status = "not next to the kingdom"
-    return f"{where}; {status}; {_hex_detail(h)}"
+    return f"{status}; {_hex_detail(h, claimed=True)}"
 
 
 WORK_SITE_WORDS = {"lumber": "lumber camp", "ore": "mine", "stone": "quarry"}
