@@ -50,9 +50,39 @@ as words ("A1 e1 o0", "Candidate t8 c1", a battle's roll "B8 1 r1 attacker main"
 ("Fabia [fabia]")."""
 
 
+def catalog_ids() -> frozenset[str]:
+    """The hyphenated ids of the bundled rulesets' data (``collect-taxes``, ``archaeological-find``): each names a
+    thing that has a title in words, and no English word of a page is spelt like one."""
+    import tomllib
+
+    found: set[str] = set()
+
+    def walk(x: Any, key: str | None = None) -> None:
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if isinstance(k, str) and KEBAB.fullmatch(k):
+                    found.add(k)
+                walk(v, k)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v, key)
+        elif isinstance(x, str) and key in ("name", "id") and KEBAB.fullmatch(x):
+            found.add(x)
+
+    for f in sorted((REPO / "kingdomlog" / "rulesets").glob("*/data/*.toml")):
+        walk(tomllib.loads(f.read_text(encoding="utf-8")))
+    return frozenset(found)
+
+
+KEBAB = re.compile(r"[a-z]+(?:-[a-z0-9]+)+")
+CATALOG_ID = re.compile(r"(?<![\w/.-])(?:" + "|".join(sorted(map(re.escape, catalog_ids()), key=len, reverse=True))
+                        + r")(?![\w-])")
+"""A bundled catalog's id said as it is stored ("not a skill of archaeological-find"), not as its title."""
+
+
 def raw_ids(texts: list[str]) -> list[str]:
-    """The texts that name a raw id ("e.g." is words)."""
-    return [t for t in texts if RAW_ID.search(t.replace("e.g.", "").replace("i.e.", ""))]
+    """The texts that name a raw id ("e.g." is words), or a catalog's id (``CATALOG_ID``)."""
+    return [t for t in texts if RAW_ID.search(t.replace("e.g.", "").replace("i.e.", "")) or CATALOG_ID.search(t)]
 
 
 def labels_in_words(labels: list[str]) -> list[str]:

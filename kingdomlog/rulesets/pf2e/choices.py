@@ -331,7 +331,7 @@ class TaxesChoices(Choices):
     """C1 (§3.2): Collect Taxes, a DC 11 flat check, or nothing."""
 
     mode: Literal["collect-taxes", "flat-check", "none"] | None = Field(
-        default=None, description="default: collect-taxes, none in anarchy")
+        default=None, description="default: Collect Taxes, none in anarchy")
     skill: Annotated[str | None, _skill()] = None
     fame_reroll: FameReroll = False
     ruin: RuinChoice = None
@@ -360,7 +360,7 @@ class TradeChoices(Choices):
     """C3 (§3.2): Trade Commodities at most once."""
 
     activity: Literal["none", "trade-commodities"] | None = Field(
-        default=None, description="default: trade-commodities when a commodity is named")
+        default=None, description="default: Trade Commodities when a commodity is named")
     commodity: Commodity | Literal[""] | None = Field(default=None, description="the commodity traded"
                                                                                " (empty: no trade)")
     quantity: Count | None = Field(default=None, description="1-4, at most the stock (default 1)")
@@ -889,7 +889,9 @@ def _activity_detail(state: KingdomState, act: T.Activity) -> str:
         parts.append(act.proficiency)
     if activity_lock(state, act):
         kind, _, name = act.unlocked_by.partition(":")
-        parts.append(f"needs a {name}" if kind == "structure" and name else
+        built = T.catalog(state.homebrew).structures.get(name) if kind == "structure" else None
+        parts.append(f"needs a {(built.title if built is not None and built.title else name).lower()}"
+                     if kind == "structure" and name else
                      f"needs {name.title()} leading" if kind == "companion" and name else "locked")
     return "; ".join(parts)
 
