@@ -403,7 +403,7 @@ def _write_new(path: str | Path, data: bytes, hook: Callable[[str], None] | None
     On a bare descriptor (no file object: no ``fstat`` of its own, no buffer, no copy of the bytes). ``hook``
     (``FAULT_HOOK``) is called with ``"temp_written"`` once the bytes are written, before the fsync.
     """
-    fd = os.open(path, _NEW_FILE, 0o666)
+    fd = _open_new(path)
     try:
         view = memoryview(data)
         while view:
@@ -421,6 +421,11 @@ def _write_new(path: str | Path, data: bytes, hook: Callable[[str], None] | None
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 """How ``_write_new`` opens: what ``open(path, "xb")`` asks of the system."""
+
+
+def _open_new(path: str | Path) -> int:
+    """A descriptor on the new file ``path`` (``FileExistsError`` when there is one; the fault tests refuse it here)."""
+    return os.open(path, _NEW_FILE, 0o666)
 
 
 def _pid_alive(pid: int) -> bool:
