@@ -1,7 +1,11 @@
 """One side of an A/B of the append: durable 50-event appends on an existing ledger folder, in this checkout's code.
 
     python -m benchmarks.append_ab --build DIR --files 100       # once: a ledger of 100 batch files
-    PYTHONPATH=CHECKOUT python -m benchmarks.append_ab DIR --appends 200 --label NAME   # then alternated A B B A
+    cd CHECKOUT && PYTHONPATH=CHECKOUT python -m benchmarks.append_ab DIR --appends 200 --label NAME   # A B B A
+
+Run each side from its own checkout's folder: ``python -m`` puts the current folder ahead of ``PYTHONPATH`` on
+``sys.path``, so from another checkout's folder both sides would run that checkout's code (this happened once: two
+runs of the same code, 1.19 and 1.08 ms, ``results/stop44-append-ab-step1-same-code.jsonl``).
 
 Two checkouts (``main`` and a branch) append to the *same* folder in turn, each in a fresh process, so both pay the
 same file system: a new file's inode costs ext4 from 16 us to 0.75 ms of kernel CPU depending on where the folder
@@ -63,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             wall.append(w)
     print(json.dumps({"label": args.label, "n": args.appends, "cpu_ms": statistics.median(cpu) * 1e3,
                       "wall_ms": statistics.median(wall) * 1e3, "cpu_least_ms": min(cpu) * 1e3,
-                      "wall_p95_ms": sorted(wall)[int(0.95 * len(wall))] * 1e3, "pause_ms": args.pause, "load": os.getloadavg()[0]}))
+                      "wall_p95_ms": sorted(wall)[int(0.95 * len(wall))] * 1e3, "pause_ms": args.pause,
+                      "load": os.getloadavg()[0]}))
     return 0
 
 
