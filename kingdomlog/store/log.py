@@ -324,6 +324,9 @@ def _fsync_dir(path: str | Path) -> None:
 
 _DIRECT_WRITER: list[Any] = []
 """``[(writer class, its arguments)]`` once ``_direct_writer`` looked, ``[None]`` when the wrapper is kept."""
+_DIRECT_ARGS: dict[str, Any] = {"version": "2.6", "use_deprecated_int96_timestamps": False,
+                                "writer_engine_version": "V2", "data_page_version": "1.0", "store_schema": False}
+"""What ``pq.ParquetWriter`` passes its writer class besides ``WRITE_OPTIONS`` (its defaults, pyarrow 26)."""
 
 
 def _direct_writer() -> tuple[Any, dict[str, Any]] | None:
@@ -340,14 +343,13 @@ def _direct_writer() -> tuple[Any, dict[str, Any]] | None:
         try:
             from pyarrow import _parquet
 
-            args = {"version": "2.6", "use_deprecated_int96_timestamps": False, "writer_engine_version": "V2",
-                    "data_page_version": "1.0", "store_schema": False, **WRITE_OPTIONS}
+            args = {**_DIRECT_ARGS, **WRITE_OPTIONS}
             sample = codec.batch_table(codec.encode(
                 [Draft(_sample_payload(), turn=0)], campaign="sample", first_seq=1, prev_hash=GENESIS_HASH,
                 commit_id=codec.new_ids(1)[0], recorded_at=datetime.now(UTC)), {FILE_SHA_KEY: _SHA_PLACEHOLDER})
             if _write_parquet(sample, _parquet.ParquetWriter, args) == _wrapped_parquet_bytes(sample):
                 found = (_parquet.ParquetWriter, args)
-        except Exception:  # noqa: BLE001 - any failure of the private class: the public wrapper, as before
+        except Exception:  # any failure of the private class: the public wrapper, as before
             found = None
         _DIRECT_WRITER.append(found)
     return _DIRECT_WRITER[0]  # type: ignore[no-any-return]
