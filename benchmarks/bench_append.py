@@ -1,13 +1,14 @@
 """The append path piece by piece: CPU time (``time.process_time``) of each step of a durable 50-event append.
 
-    python -m benchmarks.bench_append [--data DIR] [--files 100] [--reps 300] [--no-sync] [--profile]
+    python -m benchmarks.bench_append [--data DIR] [--files 100] [--reps 300] [--no-sync] [--profile] [--pause MS]
 
 Builds a ledger log of ``--files`` batch files (as ``python -m benchmarks --only append`` does), then appends
 ``--reps`` batches of 50 events, each step of ``EventLog._append`` wrapped to record its own CPU time. Prints, for
 every step, the least and the median per append (microseconds), and the whole append's CPU and wall (least,
 median); ``--json`` writes them. ``--profile`` runs the same appends under cProfile instead and prints the top of
 it. The wrappers cost about a microsecond each (two ``process_time`` calls); the whole append is also timed with
-no wrapper at all, in rounds of its own, interleaved.
+no wrapper at all, in rounds of its own, interleaved. ``--pause MS`` sleeps that long before each append (untimed):
+which steps cost more when an append does not follow another at once (as in the harness, and at a table).
 """
 
 from __future__ import annotations
@@ -81,13 +82,15 @@ def drafts(r: int) -> list[Draft]:
     return [Draft(ledger.Changed(**ledger.payload(j)), turn=10 + r % 1000) for j in range(50)]
 
 
-def run(camp: Any, reps: int, *, pieces: bool) -> dict[str, list[float]]:
+def run(camp: Any, reps: int, *, pieces: bool, pause: float = 0.0) -> dict[str, list[float]]:
     acc: dict[str, float] = {}
     undo = [_wrap(o, n, lab, acc) for o, n, lab in PIECES] if pieces else []
     out: dict[str, list[float]] = {"append cpu": [], "append wall": []}
     try:
         head = camp.head_seq
         for r in range(reps):
+            if pause:
+                time.sleep(pause / 1e3)
             pend = drafts(r)
             acc.clear()
             c, t = time.process_time(), time.perf_counter()
@@ -112,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-sync", action="store_true")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--pause", type=float, default=0.0, help="milliseconds slept before each append (untimed)")
     args = ap.parse_args(argv)
     base = args.data or Path(tempfile.mkdtemp(prefix="bench-append-"))
     folder = base / f"append-{args.files}"
@@ -131,14 +135,15 @@ def main(argv: list[str] | None = None) -> int:
     whole: dict[str, list[float]] = {}
     parts: dict[str, list[float]] = {}
     for _ in range(args.rounds):
-        for k, v in run(camp, args.reps, pieces=False).items():
+        for k, v in run(camp, args.reps, pieces=False, pause=args.pause).items():
             whole.setdefault(k, []).extend(v)
-        for k, v in run(camp, args.reps, pieces=True).items():
+        for k, v in run(camp, args.reps, pieces=True, pause=args.pause).items():
             parts.setdefault(k, []).extend(v)
     load = os.getloadavg()[0]
     res: dict[str, Any] = {"files": args.files, "reps": args.reps, "rounds": args.rounds, "sync": not args.no_sync,
-                           "load": load, "whole_us": {}, "pieces_us": {}}
-    print(f"{args.files} files, {args.rounds} x {args.reps} appends, sync={not args.no_sync}, load {load:.2f}")
+                           "pause_ms": args.pause, "load": load, "whole_us": {}, "pieces_us": {}}
+    print(f"{args.files} files, {args.rounds} x {args.reps} appends, sync={not args.no_sync}, pause {args.pause} ms,"
+          f" load {load:.2f}")
     print(f"{'step':<34}{'least':>9}{'median':>9}  (us)")
     for k, v in whole.items():
         res["whole_us"][k] = {"least": min(v) * 1e6, "median": statistics.median(v) * 1e6}

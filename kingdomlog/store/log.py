@@ -322,24 +322,48 @@ def _fsync_dir(path: str | Path) -> None:
         os.close(fd)
 
 
-def _parquet_bytes(table: pa.Table) -> bytes:
-    """A batch file's bytes: ``table`` written as Parquet with ``WRITE_OPTIONS``, in memory.
+_DIRECT_WRITER: list[Any] = []
+"""``[(writer class, its arguments)]`` once ``_direct_writer`` looked, ``[None]`` when the wrapper is kept."""
+_DIRECT_ARGS: dict[str, Any] = {"version": "2.6", "use_deprecated_int96_timestamps": False,
+                                "writer_engine_version": "V2", "data_page_version": "1.0", "store_schema": False}
+"""What ``pq.ParquetWriter`` passes its writer class besides ``WRITE_OPTIONS`` (its defaults, pyarrow 26)."""
 
-    The table's metadata goes into the footer as key-value pairs, but not the Arrow schema pyarrow adds by
-    default (``ARROW:schema``, ~2.5 KB of base64): a reader derives the very same schema from the Parquet
-    types (``codec.schema()``: the check compares it), and a file without it is read ~20 us faster, every
-    time one is checked the first time (a fresh clone reads thousands: issue 31, ``store_schema=False``,
-    measured apart: 139-147 against 158-168 us a 50-event file, least of 5 x 300) and written ~5-10 us faster.
-    Files written before keep their ``ARROW:schema`` and read the same.
+
+def _direct_writer() -> tuple[Any, dict[str, Any]] | None:
+    """pyarrow's own Parquet writer (``pyarrow._parquet.ParquetWriter``, which ``pq.ParquetWriter`` wraps) and the
+    arguments the wrapper passes it for ``WRITE_OPTIONS``, or None where it is not to be used.
+
+    The wrapper costs a batch ~10-15 us of Python (a filesystem lookup for the sink, a schema comparison, its own
+    frames; issue 31, measured apart: 176-186 against 190-198 us for a 50-event batch). Checked once per process:
+    the direct writer is used only when it writes, for a sample batch, the very bytes the wrapper writes (another
+    pyarrow whose private class takes other arguments, or writes otherwise, keeps the wrapper).
     """
-    p = codec.pa()
-    import pyarrow.parquet as pq
+    if not _DIRECT_WRITER:
+        found: tuple[Any, dict[str, Any]] | None = None
+        try:
+            from pyarrow import _parquet
 
-    sink = p.BufferOutputStream()
-    if not hasattr(pq.ParquetWriter, "add_key_value_metadata"):  # an older pyarrow: the footer as before
-        pq.write_table(table, sink, **WRITE_OPTIONS)
-        return bytes(sink.getvalue().to_pybytes())
-    writer = pq.ParquetWriter(sink, table.schema, store_schema=False, **WRITE_OPTIONS)
+            args = {**_DIRECT_ARGS, **WRITE_OPTIONS}
+            sample = codec.batch_table(codec.encode(
+                [Draft(_sample_payload(), turn=0)], campaign="sample", first_seq=1, prev_hash=GENESIS_HASH,
+                commit_id=codec.new_ids(1)[0], recorded_at=datetime.now(UTC)), {FILE_SHA_KEY: _SHA_PLACEHOLDER})
+            if _write_parquet(sample, _parquet.ParquetWriter, args) == _wrapped_parquet_bytes(sample):
+                found = (_parquet.ParquetWriter, args)
+        except Exception:  # any failure of the private class: the public wrapper, as before
+            found = None
+        _DIRECT_WRITER.append(found)
+    return _DIRECT_WRITER[0]  # type: ignore[no-any-return]
+
+
+def _sample_payload() -> Any:
+    from kingdomlog.core.core_events import NoteAdded
+
+    return NoteAdded(text="sample", title="")
+
+
+def _write_parquet(table: pa.Table, writer_class: Any, args: dict[str, Any]) -> bytes:
+    sink = codec.pa().BufferOutputStream()
+    writer = writer_class(sink, table.schema, **args)
     try:
         writer.write_table(table)
         writer.add_key_value_metadata(table.schema.metadata or {})
@@ -348,23 +372,62 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
-def _write_new(path: str | Path, data: bytes, hook: Callable[[str], None] | None) -> None:
-    """Write ``data`` to the new file ``path`` (never an existing one: ``x``) and, with ``SYNC``, fsync it.
+def _wrapped_parquet_bytes(table: pa.Table) -> bytes:
+    import pyarrow.parquet as pq
 
-    Unbuffered (no copy of the bytes into a writer's buffer). ``hook`` (``FAULT_HOOK``) is called with
-    ``"temp_written"`` once the bytes are written, before the fsync.
+    if not hasattr(pq.ParquetWriter, "add_key_value_metadata"):  # an older pyarrow: the footer as before
+        sink = codec.pa().BufferOutputStream()
+        pq.write_table(table, sink, **WRITE_OPTIONS)
+        return bytes(sink.getvalue().to_pybytes())
+    return _write_parquet(table, pq.ParquetWriter, {"store_schema": False, **WRITE_OPTIONS})
+
+
+def _parquet_bytes(table: pa.Table) -> bytes:
+    """A batch file's bytes: ``table`` written as Parquet with ``WRITE_OPTIONS``, in memory.
+
+    The table's metadata goes into the footer as key-value pairs, but not the Arrow schema pyarrow adds by
+    default (``ARROW:schema``, ~2.5 KB of base64): a reader derives the very same schema from the Parquet
+    types (``codec.schema()``: the check compares it), and a file without it is read ~20 us faster, every
+    time one is checked the first time (a fresh clone reads thousands: issue 31, ``store_schema=False``,
+    measured apart: 139-147 against 158-168 us a 50-event file, least of 5 x 300) and written ~5-10 us faster.
+    Files written before keep their ``ARROW:schema`` and read the same. Written by pyarrow's own writer class
+    where it writes the same bytes as its public wrapper (``_direct_writer``), else by the wrapper.
     """
-    with open(path, "xb", buffering=0) as fh:
+    direct = _direct_writer()
+    if direct is None:
+        return _wrapped_parquet_bytes(table)
+    return _write_parquet(table, *direct)
+
+
+def _write_new(path: str | Path, data: bytes, hook: Callable[[str], None] | None) -> None:
+    """Write ``data`` to the new file ``path`` (never an existing one: ``O_EXCL``) and, with ``SYNC``, fsync it.
+
+    On a bare descriptor (no file object: no ``fstat`` of its own, no buffer, no copy of the bytes). ``hook``
+    (``FAULT_HOOK``) is called with ``"temp_written"`` once the bytes are written, before the fsync.
+    """
+    fd = _open_new(path)
+    try:
         view = memoryview(data)
         while view:
-            n = fh.write(view)
+            n = os.write(fd, view)
             if not n:  # a regular file takes some bytes or raises; never spin on nothing written
                 raise OSError(errno.EIO, os.strerror(errno.EIO))
             view = view[n:]
         if hook is not None:
             hook("temp_written")
         if SYNC:
-            os.fsync(fh.fileno())
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+"""How ``_write_new`` opens: what ``open(path, "xb")`` asks of the system."""
+
+
+def _open_new(path: str | Path) -> int:
+    """A descriptor on the new file ``path`` (``FileExistsError`` when there is one; the fault tests refuse it here)."""
+    return os.open(path, _NEW_FILE, 0o666)
 
 
 def _pid_alive(pid: int) -> bool:

@@ -202,7 +202,7 @@ def test_injected_file_system_errors_on_append(tmp_path: Path, monkeypatch: pyte
         raise OSError(err, os.strerror(err))
 
     if step == "open":
-        monkeypatch.setattr(logmod, "open", refuse, raising=False)
+        monkeypatch.setattr(logmod, "_open_new", refuse)  # the temp file's open
     else:
         monkeypatch.setattr(logmod.os, step, refuse)
     for argv in writes(farm, tmp_path)[:3]:
