@@ -86,7 +86,6 @@ def schema() -> pyarrow.Schema:
 
 
 @cache
-@cache
 def column_types() -> tuple[tuple[str, Any], ...]:
     """Each column's name and Arrow type, in the schema's order (made once)."""
     return tuple((f.name, f.type) for f in schema())

@@ -322,66 +322,6 @@ def _fsync_dir(path: str | Path) -> None:
         os.close(fd)
 
 
-_DIRECT_WRITER: list[Any] = []
-"""``[(writer class, its arguments)]`` once ``_direct_writer`` looked, ``[None]`` when the wrapper is kept."""
-_DIRECT_ARGS: dict[str, Any] = {"version": "2.6", "use_deprecated_int96_timestamps": False,
-                                "writer_engine_version": "V2", "data_page_version": "1.0", "store_schema": False}
-"""What ``pq.ParquetWriter`` passes its writer class besides ``WRITE_OPTIONS`` (its defaults, pyarrow 26)."""
-
-
-def _direct_writer() -> tuple[Any, dict[str, Any]] | None:
-    """pyarrow's own Parquet writer (``pyarrow._parquet.ParquetWriter``, which ``pq.ParquetWriter`` wraps) and the
-    arguments the wrapper passes it for ``WRITE_OPTIONS``, or None where it is not to be used.
-
-    The wrapper costs a batch ~10-15 us of Python (a filesystem lookup for the sink, a schema comparison, its own
-    frames; issue 31, measured apart: 176-186 against 190-198 us for a 50-event batch). Checked once per process:
-    the direct writer is used only when it writes, for a sample batch, the very bytes the wrapper writes (another
-    pyarrow whose private class takes other arguments, or writes otherwise, keeps the wrapper).
-    """
-    if not _DIRECT_WRITER:
-        found: tuple[Any, dict[str, Any]] | None = None
-        try:
-            from pyarrow import _parquet
-
-            args = {**_DIRECT_ARGS, **WRITE_OPTIONS}
-            sample = codec.batch_table(codec.encode(
-                [Draft(_sample_payload(), turn=0)], campaign="sample", first_seq=1, prev_hash=GENESIS_HASH,
-                commit_id=codec.new_ids(1)[0], recorded_at=datetime.now(UTC)), {FILE_SHA_KEY: _SHA_PLACEHOLDER})
-            if _write_parquet(sample, _parquet.ParquetWriter, args) == _wrapped_parquet_bytes(sample):
-                found = (_parquet.ParquetWriter, args)
-        except Exception:  # any failure of the private class: the public wrapper, as before
-            found = None
-        _DIRECT_WRITER.append(found)
-    return _DIRECT_WRITER[0]  # type: ignore[no-any-return]
-
-
-def _sample_payload() -> Any:
-    from kingdomlog.core.core_events import NoteAdded
-
-    return NoteAdded(text="sample", title="")
-
-
-def _write_parquet(table: pa.Table, writer_class: Any, args: dict[str, Any]) -> bytes:
-    sink = codec.pa().BufferOutputStream()
-    writer = writer_class(sink, table.schema, **args)
-    try:
-        writer.write_table(table)
-        writer.add_key_value_metadata(table.schema.metadata or {})
-    finally:
-        writer.close()
-    return bytes(sink.getvalue().to_pybytes())
-
-
-def _wrapped_parquet_bytes(table: pa.Table) -> bytes:
-    import pyarrow.parquet as pq
-
-    if not hasattr(pq.ParquetWriter, "add_key_value_metadata"):  # an older pyarrow: the footer as before
-        sink = codec.pa().BufferOutputStream()
-        pq.write_table(table, sink, **WRITE_OPTIONS)
-        return bytes(sink.getvalue().to_pybytes())
-    return _write_parquet(table, pq.ParquetWriter, {"store_schema": False, **WRITE_OPTIONS})
-
-
 def _parquet_bytes(table: pa.Table) -> bytes:
     """A batch file's bytes: ``table`` written as Parquet with ``WRITE_OPTIONS``, in memory.
 
@@ -390,13 +330,25 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     types (``codec.schema()``: the check compares it), and a file without it is read ~20 us faster, every
     time one is checked the first time (a fresh clone reads thousands: issue 31, ``store_schema=False``,
     measured apart: 139-147 against 158-168 us a 50-event file, least of 5 x 300) and written ~5-10 us faster.
-    Files written before keep their ``ARROW:schema`` and read the same. Written by pyarrow's own writer class
-    where it writes the same bytes as its public wrapper (``_direct_writer``), else by the wrapper.
+    Files written before keep their ``ARROW:schema`` and read the same.
+
+    Written by the public ``pq.ParquetWriter``: pyarrow's private writer class under it saves ~30 us of its
+    Python a batch (issue 31's sixth pass), not worth an internal API whose arguments a pyarrow may change.
     """
-    direct = _direct_writer()
-    if direct is None:
-        return _wrapped_parquet_bytes(table)
-    return _write_parquet(table, *direct)
+    p = codec.pa()
+    import pyarrow.parquet as pq
+
+    sink = p.BufferOutputStream()
+    if not hasattr(pq.ParquetWriter, "add_key_value_metadata"):  # an older pyarrow: the footer as before
+        pq.write_table(table, sink, **WRITE_OPTIONS)
+        return bytes(sink.getvalue().to_pybytes())
+    writer = pq.ParquetWriter(sink, table.schema, store_schema=False, **WRITE_OPTIONS)
+    try:
+        writer.write_table(table)
+        writer.add_key_value_metadata(table.schema.metadata or {})
+    finally:
+        writer.close()
+    return bytes(sink.getvalue().to_pybytes())
 
 
 def _write_new(path: str | Path, data: bytes, hook: Callable[[str], None] | None) -> None:

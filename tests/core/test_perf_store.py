@@ -164,38 +164,3 @@ def test_the_streamed_cold_state_is_the_fold_of_the_event_list(tmp_path: Path) -
     real = cold.log.iter_tables
     cold.log.iter_tables = lambda **kw: passes.append(1) or real(**kw)  # type: ignore[method-assign]
     assert cold.state(use_cache=False) == want and len(passes) == 2
-
-
-def _varied_batch_table() -> object:
-    """A 50-event batch's table: two actors, phases and none, two visibilities, texts with escapes."""
-    from datetime import UTC, datetime
-
-    from kingdomlog.core.core_events import NoteAdded
-    from kingdomlog.store import codec
-
-    drafts = [Draft(NoteAdded(text=f'note "{i}" \u00e9\n{"x" * (i % 7)}', title=f"t{i % 3}"), turn=i % 4,
-                    phase=None if i % 2 else "upkeep", actor="gm" if i % 3 else "player:ana",
-                    visibility="gm" if i % 5 == 0 else "all") for i in range(50)]
-    cols = codec.encode(drafts, campaign="c-1", first_seq=7, prev_hash="ab" * 32, commit_id=codec.new_ids(1)[0],
-                        recorded_at=datetime(2026, 12, 7, 21, 0, tzinfo=UTC))
-    return codec.batch_table(cols, {codec.FILE_SHA_KEY: b"0" * 64, codec.FORMAT_KEY: b"3"})
-
-
-def test_the_direct_parquet_writer_writes_the_wrappers_bytes() -> None:
-    """``_parquet_bytes`` by pyarrow's own writer class gives the public wrapper's very bytes (or is not used)."""
-    table = _varied_batch_table()
-    direct = logmod._direct_writer()
-    assert logmod._parquet_bytes(table) == logmod._wrapped_parquet_bytes(table)
-    if direct is not None:  # this pyarrow's private class was checked: the same bytes on a batch it never saw
-        assert logmod._write_parquet(table, *direct) == logmod._wrapped_parquet_bytes(table)
-
-
-def test_a_direct_writer_that_writes_otherwise_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A private writer that writes other bytes for the arguments given (another pyarrow's defaults), or refuses
-    them, is not used: the wrapper writes, as before."""
-    table = _varied_batch_table()
-    for other in ({"data_page_version": "2.0"}, {"no_such_option": 1}):
-        monkeypatch.setattr(logmod, "_DIRECT_WRITER", [])
-        monkeypatch.setattr(logmod, "_DIRECT_ARGS", {**logmod._DIRECT_ARGS, **other})
-        assert logmod._direct_writer() is None
-        assert logmod._parquet_bytes(table) == logmod._wrapped_parquet_bytes(table)

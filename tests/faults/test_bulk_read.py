@@ -218,7 +218,6 @@ def test_a_batch_file_carries_the_footer_keys_without_or_with_the_arrow_schema(t
     before); either way its footer holds the log's keys, it reads at the log's schema and a first read accepts it."""
     if not kv_writer:
         monkeypatch.delattr(pq.ParquetWriter, "add_key_value_metadata")
-        monkeypatch.setattr(logmod, "_DIRECT_WRITER", [])  # the writer is chosen again, for this other pyarrow
     camp = build(tmp_path / "farm", turns=2)
     for path in camp.log.files():
         meta = pq.read_metadata(path).metadata
