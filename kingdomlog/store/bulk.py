@@ -41,7 +41,7 @@ _STRINGS = ("actor", "campaign", "commit_id", "event_id", "payload", "phase", "p
 _CONTROL_BYTES = bytes(range(0x20))
 """What ``json.dumps`` escapes other than ``"`` and ``\\`` (as ``\\n``, ``\\u0001``, ...): a run holding any of
 these in a hashed text is left to the file-by-file check, which escapes them with the canonical writer itself."""
-_SPECIAL_BYTES = _CONTROL_BYTES + b'"\\'
+_CONTROL_SINGLES = tuple(bytes((b,)) for b in _CONTROL_BYTES)
 _RETRACTED = "core.turn_retracted"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ARROW_SCHEMA = b"ARROW:schema"
@@ -268,20 +268,24 @@ def _escaped(values: Any) -> Any:
     """Each text as the inside of a JSON string (``"`` and ``\\`` escaped), or None when one holds a character
     ``json.dumps`` escapes otherwise (``\\n``, ``\\u0001``, ...; such a run is left to the file-by-file check).
 
-    Which characters a column holds is read off its bytes in one pass each (``bytes.translate``: UTF-8 writes a
-    character below U+0080 as that byte, and no byte of another character's encoding is below 0x80).
+    Which characters a column holds is read off its bytes (UTF-8 writes a character below U+0080 as that byte,
+    and no byte of another character's encoding is below 0x80), each of the 34 looked for by ``bytes.__contains__``
+    (memchr): 0.33 against 0.50 ms a 4,100-event run for ``bytes.translate``, which copies the column once or
+    twice (issue 31).
     """
     raw = _text_bytes(values)
-    if len(raw.translate(None, _SPECIAL_BYTES)) == len(raw):
+    for byte in _CONTROL_SINGLES:
+        if byte in raw:
+            return None
+    backslash, quote = b"\\" in raw, b'"' in raw
+    if not (backslash or quote):
         return values
-    if len(raw.translate(None, _CONTROL_BYTES)) != len(raw):
-        return None
     # each kernel only over a column holding its character: a payload (JSON) always holds quotes and rarely a
     # backslash, and a kernel costs ~0.8 ms per 4,096-event run whether it replaces anything or not (issue 31)
     pc = _Compute()
-    if b"\\" in raw:  # the backslashes first, so that the ones escaping quotes are not doubled
+    if backslash:  # the backslashes first, so that the ones escaping quotes are not doubled
         values = pc.replace_substring(values, "\\", "\\\\")
-    if b'"' in raw:
+    if quote:
         values = pc.replace_substring(values, '"', '\\"')
     return values
 
