@@ -216,9 +216,11 @@ class Option:
     """One allowed value of a ``Pick``: the value stored in the plan, a label and a detail for forms.
 
     ``detail`` says what a GM weighs when choosing ("+9, trained", "12 RP, 1 lot");
-    ``disabled`` is a reason the value cannot be chosen now (kept visible, refused); ``alias``: another value a
-    plan may hold for an option listed before it, read the same (pf1's city by its id ``C1``, beside its name
-    "Tatzlford"): allowed, and a form lists it only where a plan holds it.
+    ``disabled`` is a reason the value cannot be chosen now (kept visible, refused), short enough for a dropdown
+    on a phone; ``refusal``: the whole reason a plan naming it is refused with, where ``disabled`` says less
+    (signoria's "not in this battle" is refused as "Bianca is not in Doge of Marburg's army in this battle");
+    ``alias``: another value a plan may hold for an option listed before it, read the same (pf1's city by its id
+    ``C1``, beside its name "Tatzlford"): allowed, and a form lists it only where a plan holds it.
     """
 
     value: str | int | tuple[int, ...]
@@ -227,6 +229,7 @@ class Option:
     detail: str = ""
     disabled: str = ""
     alias: bool = False
+    refusal: str = ""
 
     @property
     def text(self) -> str:
@@ -844,7 +847,7 @@ class _Walk:
         allowed = self.vocabulary(self.state, pick.source, self.within)
         if allowed is None or x in {o.value for o in allowed if not o.disabled}:
             return
-        blocked = {o.value: o.disabled for o in allowed if o.disabled}
+        blocked = {o.value: o.refusal or o.disabled for o in allowed if o.disabled}
         where = _loc(path)
         if x in blocked:
             raise InputError(f"step {self.step!r}: choice {where}: {x!r} cannot be chosen now: {blocked[x]}")

@@ -17,8 +17,15 @@ For every visible control:
   inside the box and inside whatever clips it (its ``truncate`` span). Measured for the picks shown now and, in a
   hidden copy of the box as wide as it, for each option picked alone.
 
-Not measured: a control that shows only after a press (a row added, a folded entry opened), a player's report (the
-public view's page for one viewer: no dropdown) and the other players' pages (the same notebook as the first's).
+Then, on each GM sheet at 390 px, an entry is added through every "+ ..." add dropdown of its cards (``ADDED``: its
+first option, then, where the dropdown has four or more, its third: another kind of effect, another building, army
+or hex), the sheets taken in turn, each waited for until its kernel is idle (``nb_support.Kernel``); every folded
+``details`` is opened, and the sheet is measured again at 390 and at 1280 px: the controls of the entries added and
+of the folds opened too.
+
+Not measured: a control that shows only after another press (an entry's own add, a field a pick inside an entry
+brings), a player's report (the public view's page for one viewer: no dropdown) and the other players' pages (the
+same notebook as the first's).
 
 Found on 943dfe9 (at 1280 px the GM sheet's dropdowns were 309 px wide, 335 at 390): aikakirjat's "Neighbour for
 result 10" cut "Kalevala — diplomacy -3, population 0, independent" (318 px); a player's Action "Reduce Unrest — the
@@ -30,6 +37,20 @@ in the hex picker's 14 px font); pf1's Government ("Secret syndicate — corrupt
 (grassland) — claimed; Oleg's Trading Post; town (Oleg's Trading Post)", 493); signoria's orders' Action on a phone
 ("turn a neutral against a rival — resolved in the diplomacy phase", 380 in 354); and every multiselect cut its pick
 on one line of monospace (pf1's "Hexes explored": the same hex 10, 505 px in a 309 px box).
+
+Found on 2d83977 in the entries added (346 px wide on a phone, 337 for a field beside another): pf2e's Skill of an
+event or an activity named it by its id ("Agriculture — stability, trained, +6; not a skill of archaeological-find",
+405 px; "not a skill of garrison"), its branch "RP +1 Resource Die; Crime (Ruin) + the same amount — on a critical
+failure" (438); pf1's building Type ("Black Market — 50 BP, 1 lot(s); Economy +2, Stability +1, Unrest +1; next to
+2 house(s)", 496), an army's resources ("Healing Potions — 10 BP (Medium; scaled by size), Consumption +0/week;
+needs Alchemist or Caster's Tower or ...", 1003), the armies ("Tatzlford Guard — Large ACR 3: hp 16/16, OM +4, DV
+13, Morale +0, active, led by Amiri; kingdom", 558), hex improvements ("Aqueduct — 1 BP; on grassland, hills,
+forest, marsh, mountains; loyalty +1, stability +1", 498), a district's hex, the Roles ("Spymaster — DEX/INT →
+chosen attribute(s); held by Nok-Nok", 371), the buildings of a dedication and of magic items; signoria's battle
+Option ("joins the battle — +2d6 (a leader +3d6) this round, to the main group or an attacking reserve (§5.5)",
+566), its Target ("✗ Lorenzo — Lorenzo is not the leader of Duke Fabian's army: an epic duel targets the enemy
+leader (§5.6)", 608) and Character; aikakirjat's "Reduce Unrest — a PC's Persuasion or Intimidation (§3.10.7)"
+(356 in 346).
 """
 
 from __future__ import annotations
@@ -41,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nb_support import DRAWN, REPO, Server, chromium, free_port
+from nb_support import DRAWN, REPO, Kernel, Server, chromium, free_port, ticking_cells
 
 from kingdomlog.app import Campaign
 from kingdomlog.app.drafts import Drafts, SavedDraft
@@ -232,31 +253,113 @@ class Demo:
         self.server = Server([sys.executable, "-m", "kingdomlog", "serve", str(folder), "--port", str(free_port())],
                              env=env, ready=r"Serving on (http://\S+?)/?\s")
         self.found: dict[str, dict[int, list[dict[str, Any]]]] = {}
+        self.added: dict[str, list[str]] = {}
+        """What each pass of ``ADDED`` added on the GM sheet (the add dropdown and the option picked)."""
+
+
+ADD_JS = r"""([done, k]) => {
+  const all = [];
+  const walk = (root) => {
+    for (const s of root.querySelectorAll('select')) all.push(s);
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  };
+  walk(document);
+  for (const s of all) {
+    const host = s.getRootNode().host;
+    let label = '';
+    try { label = host ? String(JSON.parse(host.dataset.label || '""') || '') : ''; } catch (_) { label = ''; }
+    label = label.replace(/<[^>]+>/g, '').replace(/^\\/, '').trim();
+    const c = (host || s).closest('[data-card]');
+    const key = (c ? c.dataset.card : '') + ' ' + label;
+    if (!label.startsWith('+') || done.includes(key) || s.options.length <= k) continue;
+    const i = k;
+    s.selectedIndex = i;
+    s.dispatchEvent(new Event('change', {bubbles: true}));
+    return [key, s.options[i].text];
+  }
+  return null;
+}"""
+"""Picks option ``k`` of the first "+ ..." add dropdown of the page whose card and label are not in ``done`` (and
+that has it): the card adds an entry of that kind. Returns ``[card and label, the option picked]``, or null when every
+add dropdown is done. One evaluation finds and picks it (the page may be drawn again between two)."""
+
+OPEN_JS = r"""() => {
+  let n = 0;
+  const walk = (root) => {
+    for (const d of root.querySelectorAll('details:not([open])')) { d.open = true; n++; }
+    for (const e of root.querySelectorAll('*')) if (e.shadowRoot) walk(e.shadowRoot);
+  };
+  walk(document);
+  return n;
+}"""
+"""Opens every folded ``details`` of the page (an entry's secondary fields, a long list); how many it opened."""
+
+ADDED = (("added, option 1", 1), ("added, option 3", 3))
+"""The passes over the GM sheet's add dropdowns: the option each picks (the second adds an entry of another kind
+where the dropdown has four options or more, a battle of another army, a building of another type...)."""
+
+
+def add_entries(opened: list[tuple[Demo, Any, Any, Any, Kernel]], k: int) -> dict[str, list[str]]:
+    """Through every add dropdown of each GM sheet of ``opened``, one entry of its option ``k`` (a dropdown without
+    it skipped), the sheets taken in turn (one entry each, then each waited for until its kernel is idle); then
+    every fold opened. What was added, by demo."""
+    keys: dict[str, list[str]] = {d.name: [] for d, *_ in opened}
+    done: dict[str, list[str]] = {d.name: [] for d, *_ in opened}
+    live = list(opened)
+    while live:
+        picked = []
+        for item in live:
+            d, _, _, page, _ = item
+            got = page.evaluate(ADD_JS, [keys[d.name], k])
+            if got is not None:
+                keys[d.name].append(got[0])
+                done[d.name].append(f"{got[0]} -> {got[1]}")
+                picked.append(item)
+        for _, _, _, _, kernel in picked:
+            kernel.settled(still=0.4, timeout=60)
+        live = picked
+    for _, _, _, page, kernel in opened:
+        page.evaluate(OPEN_JS)
+        kernel.settled(still=0.3, timeout=60)
+    return done
 
 
 def measure_all(browser: Any, demos: list[Demo]) -> None:
     """Each demo's pages measured at each of ``WIDTHS``: every demo's ``first`` pages opened at once, then their GM
-    sheets; each page measured once it is drawn, every page resized between the widths."""
+    sheets; each page measured once it is drawn, every page resized between the widths. Then, on the GM sheets at
+    390 px, the entries of each pass of ``ADDED`` added and every fold opened; measured at 390 and 1280 px after the
+    last pass (the entries of the first stay)."""
+    gm_cells = ticking_cells("turn_sheet")
     for wave in ("first", "then"):
-        opened: list[tuple[Demo, Any, Any, Any]] = []
+        opened: list[tuple[Demo, Any, Any, Any, Kernel]] = []
         for d in demos:
             base = d.server.url.rstrip("/")
             for p in getattr(d, wave):
                 ctx = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
                 ctx.add_cookies([{"name": COOKIE, "value": d.keys[p.owner], "url": base}])
                 page = ctx.new_page()
+                kernel = Kernel(page, ticking=gm_cells if p.notebook == "turn_sheet" else frozenset())
                 page.goto(f"{base}{p.path}/", wait_until="commit")
-                opened.append((d, p, ctx, page))
+                opened.append((d, p, ctx, page, kernel))
         try:
-            for _, p, _, page in opened:
+            for _, p, _, page, _ in opened:
                 page.locator(READY[p.notebook]).first.wait_for(timeout=180_000)
             for width in WIDTHS:
-                for _, _, _, page in opened:
+                for _, _, _, page, _ in opened:
                     page.set_viewport_size({"width": width, "height": 900})
-                for d, p, _, page in opened:
+                for d, p, _, page, _ in opened:
                     d.found.setdefault(p.path, {})[width] = steady(page)
+            sheets = [o for o in opened if o[1].notebook == "turn_sheet"]
+            for name, k in ADDED if sheets else ():  # the entries of a pass stay: measured once, after the last
+                for dname, what in add_entries(sheets, k).items():
+                    next(d for d in demos if d.name == dname).added[name] = what
+            for width in (WIDTHS[1], WIDTHS[0]) if sheets else ():
+                for _, _, _, page, _ in sheets:
+                    page.set_viewport_size({"width": width, "height": 900})
+                for d, p, _, page, _ in sheets:
+                    d.found.setdefault(f"{p.path} (entries added)", {})[width] = steady(page)
         finally:
-            for _, _, ctx, _ in opened:
+            for _, _, ctx, _, _ in opened:
                 ctx.close()
 
 
@@ -296,5 +399,8 @@ def test_no_dropdown_cuts_its_choice(demo: str, measured: dict[str, Demo]) -> No
     found = measured[demo].found
     assert "/gm" in found and "/public" in found, list(found)
     assert any(c["kind"] == "select" for w in found["/gm"].values() for c in w), found["/gm"]  # measured, laid out
+    added = measured[demo].added
+    assert len(added.get(ADDED[0][0], ())) >= 2, added  # entries were added, and they drew controls of their own
+    assert len(found["/gm (entries added)"][390]) > len(found["/gm"][390]), added
     lines = said(demo, found)
     assert lines == [], "\n".join(lines)

@@ -97,8 +97,7 @@ def test_a_seat_shows_only_the_fields_its_activity_uses(sl: Path) -> None:
     assert not names & {"hex", "second_hex", "structure", "lots", "group", "army_type", "quantity", "goods", "event"}
     branch = next(s for s in quell.specs if s.name == "option")  # its branches in words, not a number to type
     assert (branch.kind, [(o.value, o.label, o.detail) for o in branch.options or ()]) == ("select", [
-        (0, "Unrest +1d4", "on a critical failure"),
-        (1, "2 Ruins of your choice +1 each", "on a critical failure")])
+        (0, "Unrest +1d4", ""), (1, "2 Ruins of your choice +1 each", "")])  # the degree: the odds say it
     pledge = seat.seat_form(page, 0, {"activity": "pledge-of-fealty"})
     assert "hex" in seat.row_widgets(pledge) and pledge.key != quell.key  # a rebuild when the activity changes
     claim = seat.seat_form(page, 1, {"activity": "claim-hex"})

@@ -203,8 +203,7 @@ def test_a_signoria_declaration_offers_that_sides_fighters_only() -> None:
             side = given["side"]
             seen[side] = ([o.label for o in offered if not o.disabled], {o.label: o.disabled for o in offered
                                                                           if o.disabled})
-    assert seen["defender"] == (["Doge Andrea", "Lorenzo"], {"Bianca": "Bianca is not in Doge of Marburg's army in "
-                                                                       "this battle"})
+    assert seen["defender"] == (["Doge Andrea", "Lorenzo"], {"Bianca": "not in this battle"})  # the refusal: whole
     assert seen["attacker"][0] == ["Orsino"] and set(seen["attacker"][1]) == {"Duke Fabian", "Cesare"}
 
 
@@ -234,9 +233,10 @@ def test_an_epic_duel_offers_the_enemy_leader_in_that_battle_only() -> None:
     battle = next(b for b in specs["declarations"].fields if b.name == CAMPAIGN)
     target = fields(battle.fields[0].entries[0])["target"]
     offered = {o.label: o.disabled for o in target.options or ()}
-    assert offered == {"Doge Andrea": "", "Lorenzo": "Lorenzo is not the leader of Doge of Marburg's army: an epic"
-                                                      " duel targets the enemy leader (§5.6)",
-                       "Bianca": "Bianca is not in Doge of Marburg's army in this battle"}, offered
+    # short in the dropdown (it read "✗ Lorenzo — Lorenzo is not the leader of Doge of Marburg's army: an epic duel
+    # targets the enemy leader (§5.6)", 608 px in an entry's 346 on a phone), whole in the refusal below
+    assert offered == {"Doge Andrea": "", "Lorenzo": "not the enemy leader (§5.6)", "Bianca": "not in this battle"}
+    assert {o.label: o.detail for o in target.options or ()}["Doge Andrea"] == "the enemy leader"
     *_, st, _ = _signoria_war({CAMPAIGN: {"1": [{**duel[0], "target": "bianca"}]}})
     assert st.error is not None and "Bianca is not in Doge of Marburg's army in this battle" in st.error, st.error
     *_, st, _ = _signoria_war({CAMPAIGN: {"1": [{**duel[0], "target": "cesare"}]}})  # Fabian's own, at home

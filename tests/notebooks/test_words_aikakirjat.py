@@ -119,6 +119,9 @@ def test_the_actions_are_named_as_the_report_names_them(session: SheetSession) -
     assert any(x.startswith("Attract Population: Kalevala") for x in slots), slots
     assert "Research at the Sampo Academy" in slots, slots  # it read "research at academy-sampo"
     assert [x for x in labels + slots if not x[:1].isupper()] == []
+    # a GM sheet's entry on a phone holds it whole (it read "... Intimidation (§3.10.7)", 356 px in 346)
+    reduce = next(o for o in action.options or () if o.label == "Reduce Unrest")
+    assert sf.option_text(reduce) == "Reduce Unrest — a PC's Persuasion or Intimidation"
 
 
 def test_the_panels_figures_and_fields_are_said_in_words(session: SheetSession) -> None:

@@ -97,7 +97,12 @@ def test_vocabularies_carry_what_a_gm_weighs() -> None:
     assert form["buildings"].kind == "rows" and form["special_edict"].kind == "variant"
     nested = {f.name: f for f in form["buildings"].fields}
     types = {o.value: o.detail for o in nested["type"].options or ()}
-    assert types["Barracks"].startswith("6 BP, 1 lot(s)")  # the campaign's homebrew errata cost
+    assert types["Barracks"] == "6 BP; Unrest -1"  # the campaign's homebrew errata cost; one lot: not said
+    # a phone's dropdown holds the option whole: the lots when more than one, the attributes by their short names
+    # where the full words do not fit (it read "Castle — 54 BP, 4 lot(s); Economy +2, Loyalty +2, Stability +2,
+    # Unrest -4", 416 px in an entry's 346); the houses it needs beside it are the refusal's
+    assert types["Castle"] == "54 BP, 4 lots; Eco, Loy, Stab +2; Unrest -4"
+    assert types["Mint"] == "30 BP; Economy, Loyalty +3; Stability +1"
     roles = {o.value: o.detail for o in {f.name: f for f in form["leaders"].fields}["role"].options or ()}
     assert "held by Kesten Garess" in roles["RULER"]
     edicts = {o.value: o.detail for o in form["taxation"].options or ()}
@@ -111,7 +116,7 @@ def test_an_ability_choice_depends_on_the_role_beside_it() -> None:
     form = {f.name: f for f in RULESET.choices(s, 1, "improvement", {"leaders": [{"role": "TREASURER"}]})}
     entry = {f.name: f for f in form["leaders"].entries[0]}
     details = {o.value: o.detail for o in entry["ability"].options or ()}
-    assert details["INT"] == "TREASURER's ability" and "not used by TREASURER" in details["STR"]
+    assert details["INT"] == "the Treasurer's" and details["STR"] == "not the role's (base §2.4)"  # no role's id
     with pytest.raises(RuleError, match="TREASURER uses INT or WIS, not STR"):
         step(s, "improvement", {"leaders": [{"role": "TREASURER", "name": "X", "ability": "STR"}]})
 
@@ -166,3 +171,32 @@ def test_the_relations_among_foreign_kingdoms_are_asked_in_words() -> None:
     assert "two foreign kingdoms" in field.help
     assert [f.label for f in field.fields] == ["One kingdom", "The other kingdom", "Their relation", "Enemies"]
     assert ch.FoundingChoices.model_fields["third_party"].title == field.label
+
+
+def test_an_entry_s_options_fit_a_phone_and_name_no_id() -> None:
+    """The options of the fields an entry added on the GM sheet shows (a building's type, a district's hex, an
+    army, its resources, a hex improvement, a role, a building) fit an entry's dropdown on a phone (346 px, about
+    55 characters; the browser measures them in tests/notebooks/test_selects_fit_browser.py) and name no id: an
+    army read "Tatzlford Guard — Large ACR 3: hp 16/16, OM +4, DV 13, Morale +0, active, led by Amiri; kingdom"
+    (558 px), a resource "Healing Potions — 10 BP (Medium; scaled by size), Consumption +0/week; needs Alchemist or
+    ..." (1003), a hex improvement "Aqueduct — 1 BP; on grassland, hills, forest, marsh, mountains; loyalty +1,
+    stability +1" (498)."""
+    from kingdomlog.views.words import option_text
+
+    camp = Campaign.open(DEMO)
+    s = camp.state()
+    said: dict[str, list[str]] = {}
+    for source, within in [("building_types", {}), ("district_hexes", {}), ("armies", {}), ("our_armies", {}),
+                           ("army_resources", {}), ("improvement_types", {}), ("roles", {}), ("buildings", {}),
+                           ("slot_buildings", {}), ("abilities", {}), ("abilities", {"role": "GRAND_DIPLOMAT"})]:
+        said[source] = [option_text(o) for o in RULESET.vocabulary(s, source, within) or ()]
+        assert said[source], source
+    long = [t for texts in said.values() for t in texts if len(t) > 55]
+    assert long == [], long
+    assert "Tatzlford Guard — ACR 3, hp 16/16, OM +4, DV 13" in said["armies"]
+    assert "Healing Potions — 10 BP" in said["army_resources"]
+    assert "Aqueduct — 0 BP; Loyalty, Stability +1" in said["improvement_types"]  # its cost here
+    assert "Mine — 8 BP; hills, mountains only; Eco, Stab +1" in said["improvement_types"]
+    ids = {*s.armies, *s.buildings, *s.districts, *s.cities, *(r for r in s.catalog.roles), "kingdom"}
+    words = {w for texts in said.values() for t in texts for w in t.replace(",", " ").replace(";", " ").split()}
+    assert not words & ids, sorted(words & ids)

@@ -1,5 +1,6 @@
 """What the turn sheet offers an activity row (issue 12): the structure browser marks what the kingdom cannot build
-now, and an activity's skill picker what the rules refuse, each with the step's own reason and rule.
+now, and an activity's skill picker what the rules refuse, each with a reason and the step's rule (a skill's in
+fewer words: the step's refusal says it whole).
 
 Every structure offered without a mark really builds when played; every mark names a rule; a skill outside the
 activity's (or the structure's) skills is marked; and a plan that picks a marked option is refused with the mark.
@@ -108,7 +109,7 @@ def test_build_structure_skills_are_the_structure_s() -> None:
     _, s = civic_state()
     opts = options(s, "activity_skills", activity="build-structure", structure="houses")
     assert [sk for sk, o in opts.items() if not o.disabled] == ["industry"]
-    assert opts["arts"].disabled == "houses is built with industry, not arts (§4.9.4)"
+    assert opts["arts"].disabled == "not the structure's (§4.9.4)"
     # before a structure is picked, every skill stays open
     assert all(not o.disabled for o in options(s, "activity_skills", activity="build-structure").values())
 
@@ -119,4 +120,36 @@ def test_a_plan_picking_a_marked_skill_is_refused_with_the_mark() -> None:
         {"activity": "claim-hex", "skill": "arts", "hex": {"id": "H1", "terrain": "plains", "q": 1, "r": 0}}]}}},
         check=False)
     assert not pv.ok
-    assert options(s, "activity_skills", activity="claim-hex")["arts"].disabled in (pv.error or "")
+    mark = options(s, "activity_skills", activity="claim-hex")["arts"].disabled
+    assert mark == "not the activity's (§4 activity skills)"
+    assert "§4 activity skills" in (pv.error or "") and "'arts'" in (pv.error or "")  # the refusal says it whole
+
+
+def test_skill_and_branch_options_hold_no_id() -> None:
+    """A person reads no catalog id in the skill pickers of an activity or an event, nor in an outcome's branches:
+    it read "Agriculture — stability, trained, +6; not a skill of archaeological-find" (an event's id), "not a
+    skill of garrison" (an activity's)."""
+    from kingdomlog.rulesets.pf2e import tables as T
+    from kingdomlog.rulesets.pf2e.choices import activity_branches, event_branches
+    from kingdomlog.views.words import option_text
+
+    _, s = civic_state()
+    cat = T.catalog(s.homebrew)
+    ids = {x.name for x in [*cat.activities.values(), *cat.events.values(), *cat.structures.values()]
+           if "-" in x.name}  # an id of one word is a word too ("the inquisition returns"): two named below
+    assert {"archaeological-find", "claim-hex", "build-structure"} <= ids
+    said = []
+    for a in cat.activities:
+        said += [option_text(o) for o in options(s, "activity_skills", activity=a).values()]
+        said += [option_text(o) for o in activity_branches(s, a) or ()]
+    for st in cat.structures:
+        said += [option_text(o) for o in options(s, "activity_skills", activity="build-structure",
+                                                  structure=st).values()]
+    for e in cat.events:
+        said += [option_text(o) for o in options(s, "event_skills", event=e).values()]
+        said += [option_text(o) for o in event_branches(s, e) or ()]
+    assert len(said) > 1000
+    import re
+    words = {w for t in said for w in re.findall(r"[\w'-]+", t)}
+    assert words & ids == set(), sorted(words & ids)[:10]
+    assert not {"garrison", "houses"} & words  # the activity Garrison, the structure Houses: by their ids

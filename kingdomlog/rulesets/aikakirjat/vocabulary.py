@@ -146,8 +146,11 @@ def _actions(s: KingdomState, within: Mapping[str, Any]) -> list[Option]:
             # "Reduce Unrest — the PC's Persuasion or Intimidation (§3.10.7)" (test_selects_fit_browser.py)
             out.append(Option(a, action_name(a), f"the PC's {' or '.join(n.capitalize() for n in PC_ACTIONS[a])}"))
             continue
-        detail = f"{skill} {R.skill_bonus(s, skill):+d}" if skill else "a PC's Persuasion or Intimidation"
-        out.append(Option(a, action_name(a), f"{detail} ({rule})"))
+        if not skill:  # a PC's, without the rule's number: the GM sheet's entry on a phone cut "Reduce Unrest — a
+            # PC's Persuasion or Intimidation (§3.10.7)" (356 px in 346; test_selects_fit_browser.py)
+            out.append(Option(a, action_name(a), "a PC's Persuasion or Intimidation"))
+            continue
+        out.append(Option(a, action_name(a), f"{skill} {R.skill_bonus(s, skill):+d} ({rule})"))
     return out
 
 

@@ -179,7 +179,8 @@ class ArmyActionEntry(Choices):
     army: OurArmy
     action: Literal["equip", "full_strength", "reserve", "activate", "move", "disband", "commander", "morale",
                     "reform", "split", "combine"]
-    resource: ResourceName | None = Field(default=None, description="equip: the resource")
+    resource: ResourceName | None = Field(default=None, description="equip: the resource (its BP for a Medium army,"
+                                          " scaled by size; one of the buildings it needs stands in the kingdom)")
     count: int = Field(default=1, ge=1, le=LIMIT, description="equip: siege engines bought")
     mount_acr: int = Field(default=1, ge=1, le=LIMIT, description="equip Mounts: the mount's ACR (its BP)")
     hex: str | None = Field(default=None, description="move: the hex")

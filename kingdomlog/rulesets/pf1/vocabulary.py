@@ -126,9 +126,11 @@ def _district_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for h in s.hexes.values():
         cost, months = dv.district_cost(s, h.terrain)
-        where = "claimed" if h.claimed else "not claimed (claim it first)"
-        extra = f"; adds to {s.cities[h.city].name}" if h.city and h.city in s.cities else ""
-        out.append(Option(h.id, _hex_label(h), f"{cost} BP, {months} month(s); {where}{extra}"))
+        # short enough for an entry on a phone (it read "1 BP, 0 month(s); claimed; adds to Oleg's Trading Post")
+        where = (f"adds to {s.cities[h.city].name}" if h.city and h.city in s.cities else "claimed") if h.claimed \
+            else "not claimed"
+        time = f", {_plural(months, 'month')}" if months else ""
+        out.append(Option(h.id, _hex_label(h), f"{cost} BP{time}; {where}"))
     return out
 
 
@@ -155,16 +157,53 @@ def _improvement_hexes(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     return out
 
 
+SHORT = {"Economy": "Eco", "Loyalty": "Loy", "Stability": "Stab", "Consumption": "Cons"}
+"""A kingdom attribute's short name, where an option would not fit a phone's dropdown in full words."""
+
+FITS = 52
+"""The characters an option (``label — detail``) holds in an entry's dropdown on a phone (346 px: "Ruler — CHA →
+chosen attribute(s); held by Kesten Garess", 56 characters, needed 349; tests/notebooks/test_selects_fit_browser.py).
+"""
+
+
+def _by_value(label: str, mods: Sequence[tuple[str, int]], before: str = "") -> str:
+    """``before`` and the modifiers grouped by their value ("Economy, Stability +1; Unrest -4"), the attributes by
+    their short names where ``label — detail`` would not fit a phone's dropdown in full words (each said apart it
+    read "Economy +2, Loyalty +2, Stability +2, Unrest -4", up to 554 px in an entry's 346).
+
+    >>> _by_value("Mint", [("Economy", 3), ("Loyalty", 3), ("Stability", 1)], "30 BP")
+    '30 BP; Economy, Loyalty +3; Stability +1'
+    >>> _by_value("Castle", [("Economy", 2), ("Loyalty", 2), ("Stability", 2), ("Unrest", -4)], "54 BP, 4 lots")
+    '54 BP, 4 lots; Eco, Loy, Stab +2; Unrest -4'
+    """
+    def said(short: bool) -> str:
+        by: dict[int, list[str]] = {}
+        for name, v in mods:
+            if v:
+                by.setdefault(v, []).append(SHORT.get(name, name) if short else name)
+        return "; ".join(x for x in (before, *(f"{', '.join(names)} {v:+d}" for v, names in by.items())) if x)
+
+    full = said(False)
+    return full if len(f"{label} — {full}") <= FITS else said(True)
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 @source("improvement_types")
 def _improvement_types(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     h = s.hexes.get(str(within.get("hex"))) if within.get("hex") else None
     out = []
+    every = {t for imp in s.catalog.improvements.values() for t in imp.terrains}
     for imp in s.catalog.improvements.values():
         cost = dv.improvement_cost(s, imp, h) if h is not None else imp.cost
-        effects = ", ".join(f"{a} {getattr(imp, a):+d}" for a in ("economy", "loyalty", "stability", "consumption")
-                            if getattr(imp, a))
-        out.append(Option(imp.name, imp.name.capitalize(), f"{cost} BP; on {', '.join(imp.terrains).lower()}"
-                          + (f"; {effects}" if effects else "")))
+        effects = [(a.capitalize(), getattr(imp, a)) for a in ("economy", "loyalty", "stability", "consumption")]
+        # the terrains only where they are not all of them (it read "on grassland, hills, forest, marsh, mountains"
+        # on six of ten: 498 px in a 337 px select on a phone); a hex of another terrain is refused in words
+        where = "" if set(imp.terrains) == every else f"; {', '.join(imp.terrains).lower()} only"
+        out.append(Option(imp.name, imp.name.capitalize(), _by_value(imp.name.capitalize(), effects,
+                                                                     f"{cost} BP{where}")))
     return out
 
 
@@ -203,7 +242,10 @@ def _buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     for b in s.buildings.values():
         extra = "" if b.occupancy == "active" else f", {b.occupancy.replace('_', ' ')}"
         where = f"lot{'' if len(b.lots) == 1 else 's'} {', '.join(str(n) for n in b.lots)}"  # it read "lots [0]"
-        out.append(Option(b.id, said[b.id], f"{where} in {said.get(b.district, b.district)}{extra}"))
+        # the city is the label's: the district by its number (it read "House (Oleg's Trading Post) — lot 0 in
+        # district 1 of Oleg's Trading Post", 409 px in an entry's 346 on a phone)
+        district = said.get(b.district, b.district).split(" of ")[0]  # "district 1 of Tatzlford": "district 1"
+        out.append(Option(b.id, said[b.id], f"{district}, {where}{extra}"))
     return out
 
 
@@ -214,9 +256,8 @@ def _slot_buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     for b in s.buildings.values():
         if not b.slots:
             continue
-        filled = [f"{i}: {sl.item}" for i, sl in enumerate(b.slots) if sl.item]
-        out.append(Option(b.id, said[b.id], f"{len(filled)}/{len(b.slots)} slots filled"
-                          + (f" ({'; '.join(filled)})" if filled else "")))
+        filled = [sl for sl in b.slots if sl.item]  # which items: the kingdom panel (it read "(0: unnamed minor item)")
+        out.append(Option(b.id, said[b.id], f"{len(filled)}/{len(b.slots)} slots filled"))
     return out
 
 
@@ -224,13 +265,13 @@ def _slot_buildings(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 def _building_types(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for t in s.catalog.buildings.values():
-        effects = ", ".join(f"{a.capitalize()} {getattr(t, a):+d}" for a in ("economy", "loyalty", "stability",
-                                                                             "unrest") if getattr(t, a))
-        detail = f"{t.cost} BP, {t.lots} lot(s)" + (f"; {effects}" if effects else "")
-        if t.adjacent_houses:
-            detail += f"; next to {t.adjacent_houses} house(s)"
+        effects = [(a.capitalize(), getattr(t, a)) for a in ("economy", "loyalty", "stability", "unrest")]
+        # its cost, its lots when more than one, what it gives: the houses it needs beside it are the field's help
+        # and the refusal's (it read "Black Market — 50 BP, 1 lot(s); Economy +2, Stability +1, Unrest +1; next to 2
+        # house(s)", 496 px in an entry's 346 on a phone)
+        detail = _by_value(t.name, effects, f"{t.cost} BP" + (f", {t.lots} lots" if t.lots != 1 else ""))
         out.append(Option(t.name, t.name, detail))
-        out += [Option(a, f"{a} (= {t.name})", detail) for a in t.aliases]
+        out += [Option(a, a, f"the same as {t.name}") for a in t.aliases]
     return out
 
 
@@ -244,9 +285,11 @@ def _roles(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
         if not dv.role_available(s, r.name):
             continue
         holders = ", ".join(o.name + ("" if o.present else " (absent)") for o in s.leaders.get(r.name, ()))
-        attrs = ", ".join(a.capitalize() for a in r.attributes) or "chosen attribute(s)"
-        out.append(Option(r.name, r.name.replace("_", " ").title(),
-                          f"{'/'.join(r.abilities)} → {attrs}; " + (f"held by {holders}" if holders else "vacant")))
+        # the attribute it adds to when the role fixes it ("→ chosen attribute(s)" otherwise said nothing a person
+        # chooses by: 371 px in an entry's 346 on a phone)
+        attrs = f" → {', '.join(a.capitalize() for a in r.attributes)}" if r.attributes else ""
+        out.append(Option(r.name, _role_words(r.name),
+                          f"{'/'.join(r.abilities)}{attrs}; " + (f"held by {holders}" if holders else "vacant")))
     return out
 
 
@@ -256,11 +299,17 @@ def _abilities(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
     out = []
     for a in ABILITIES:
         if role is None:
-            detail = ", ".join(r.name for r in s.catalog.roles.values() if a in r.abilities)
-        else:
-            detail = f"{role.name}'s ability" if a in role.abilities else f"not used by {role.name} (base §2.4)"
+            n = sum(a in r.abilities for r in s.catalog.roles.values())  # which: the role's own list, once picked
+            detail = f"used by {n} role{'' if n == 1 else 's'}"
+        else:  # the role in words (it read "RULER's ability", "CHA — RULER, COUNCILOR, GENERAL, GRAND_DIPLOMAT, ...")
+            detail = f"the {_role_words(role.name)}'s" if a in role.abilities else "not the role's (base §2.4)"
         out.append(Option(a, a, detail))
     return out
+
+
+def _role_words(role: str) -> str:
+    """A role's id as its dropdown says it: ``GRAND_DIPLOMAT`` → ``Grand Diplomat``."""
+    return role.replace("_", " ").title()
 
 
 @source("leader_names")
@@ -271,7 +320,7 @@ def _leader_names(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
         if role and r != role:
             continue
         for o in occ:
-            out.append(Option(o.name, o.name, f"{r}, {o.ability} {o.modifier:+d}"
+            out.append(Option(o.name, o.name, f"{_role_words(r)}, {o.ability} {o.modifier:+d}"
                               + ("" if o.present else ", absent")))
     return out
 
@@ -371,22 +420,26 @@ def _expeditions(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 # ------------------------------------------------------------------ mass combat (UC Mass Combat)
 
 
-def _army_detail(a: Army) -> str:
-    cmd = f", led by {a.commander.name}" if a.commander else ""
-    return (f"{a.size} ACR {a.acr}: hp {a.hp}/{a.max_hp}, OM {a.om:+d}, DV {a.dv}, Morale {a.morale:+d}, "
-            f"{a.status}{' (reserve)' if a.reserve else ''}{cmd}; {a.side}")
+def _army_detail(s: Pf1State, a: Army) -> str:
+    """An army's key numbers and, when it is not the kingdom's, whose it is (by name: it read the side's id,
+    "; kingdom"); its size, Morale and commander are the army's card (it read "Large ACR 3: hp 16/16, OM +4, DV 13,
+    Morale +0, active, led by Amiri; kingdom", 558 px in an entry's 346 on a phone)."""
+    status = "" if a.status == "active" else f", {a.status.replace('_', ' ')}"
+    whose = "" if a.side == "kingdom" else f"; {s.foreign[a.side].name}" if a.side in s.foreign else "; enemy"
+    return f"ACR {a.acr}, hp {a.hp}/{a.max_hp}, OM {a.om:+d}, DV {a.dv}{status}{' (reserve)' if a.reserve else ''}" \
+        + whose
 
 
 @source("armies")
 def _armies(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
-    return [Option(a.id, a.name, _army_detail(a),
+    return [Option(a.id, a.name, _army_detail(s, a),
                    disabled=f"{a.status}" if a.status in ("defeated", "disbanded") else "")
             for a in s.armies.values()]
 
 
 @source("our_armies")
 def _our_armies(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
-    return [Option(a.id, a.name, _army_detail(a),
+    return [Option(a.id, a.name, _army_detail(s, a),
                    disabled=f"{a.status}" if a.status in ("defeated", "disbanded") else "")
             for a in s.armies.values() if a.side == "kingdom"]
 
@@ -406,11 +459,13 @@ def _tactics(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
 
 @source("army_resources")
 def _resources(s: Pf1State, within: Mapping[str, Any]) -> list[Option]:
-    return [Option(r.name, r.name, f"{r.cost} BP (Medium; scaled by size), Consumption +{r.consumption}/week"
-                   + (f", OM +{r.om}" if r.om else "") + (f", DV +{r.dv}" if r.dv else "")
-                   + (", ranged attacks" if r.ranged else "")
-                   + (f"; needs {' or '.join(r.requires_any)}" if r.requires_any else ""))
-            for r in s.catalog.mass_combat.resources.values()]
+    # its cost and what it adds; the scaling by size and the buildings it needs are the field's help and the
+    # refusal's (it read "Healing Potions — 10 BP (Medium; scaled by size), Consumption +0/week; needs Alchemist or
+    # Caster's Tower or Cathedral or ...", 1003 px in an entry's 346 on a phone)
+    return [Option(r.name, r.name, ", ".join(x for x in (
+        f"{r.cost} BP", f"OM +{r.om}" if r.om else "", f"DV +{r.dv}" if r.dv else "", "ranged" if r.ranged else "",
+        f"Consumption +{r.consumption}" if r.consumption else "") if x))
+        for r in s.catalog.mass_combat.resources.values()]
 
 
 @source("army_specials")

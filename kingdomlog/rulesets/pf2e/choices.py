@@ -38,6 +38,7 @@ from kingdomlog.rulesets.pf2e.state import (
     activity_skill_refusal,
     adjacent_to_kingdom,
     check_modifier,
+    skill_rank_needed,
     structure_skill_refusal,
 )
 
@@ -840,10 +841,6 @@ def _skills(state: KingdomState, first: Sequence[str] = (), note: str = "") -> l
     return out
 
 
-def _with_rule(refusal: tuple[str, str] | None) -> str:
-    return "" if refusal is None else f"{refusal[0]} ({refusal[1]})"
-
-
 def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Structure | None = None) -> list[Option]:
     """The skills of an activity row: the activity's (or, for Build Structure, the chosen structure's) first, and
     each skill the rules refuse for it marked with the reason, as the step would refuse it (§4, §4.9.4, §5.15).
@@ -858,19 +855,27 @@ def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Struc
             return _skills(state)
         first: Sequence[str] = struct.skills
 
-        def why(skill: str) -> str:  # the step's own words (activities._target_structure)
-            return _with_rule(structure_skill_refusal(state, struct, skill))
+        def why(skill: str) -> str:  # the step's refusal (activities._target_structure), in fewer words
+            refusal = structure_skill_refusal(state, struct, skill)
+            if refusal is None:
+                return ""
+            return (f"not the structure's ({refusal[1]})" if skill not in struct.skills
+                    else f"needs {struct.proficiency} ({refusal[1]})")
     elif act.skills and not act.skill_by_target and not act.skills_by_target:
         first = act.skills
         last = next((u.skill for u in state.used_last_turn if u.name == act.name), "") \
             if act.new_skill_each_turn else ""
 
-        def why(skill: str) -> str:  # the step's own words (activities._skill)
+        def why(skill: str) -> str:  # the step's refusal (activities._skill), in fewer words: it says it whole
             if skill == last:
-                return f"{act.title or act.name} cannot use {skill} two turns in a row (§4.4)"
-            return _with_rule(activity_skill_refusal(state, act, skill))
+                return "used last turn (§4.4)"
+            refusal = activity_skill_refusal(state, act, skill)
+            if refusal is None:
+                return ""
+            return (f"not the activity's ({refusal[1]})" if skill not in act.skills
+                    else f"needs {skill_rank_needed(state, act, skill)} ({refusal[1]})")
     else:
-        return _skills(state, act.skills, f"not a skill of {act.name}")
+        return _skills(state, act.skills, "not the activity's")
     return [Option(o.value, o.label, o.detail, why(str(o.value))) for o in _skills(state, first)]
 
 
@@ -1075,9 +1080,9 @@ def activity_branches(state: KingdomState, activity: str) -> list[Option] | None
     choose = next((e for e in _effects(act) if e.kind == "choose"), None) if act is not None else None
     if act is None or choose is None:
         return None
-    degree = next((d for d in DEGREES if any(x is choose for x in getattr(act.outcomes, d) or ())), "")
-    return [Option(i, _branch_words(b), f"on a {degree.replace('_', ' ')}" if degree else "")
-            for i, b in enumerate(choose.options)]
+    # every branch is of the same degree: the field's help and the odds say which (each option said "— on a critical
+    # failure" as well: 438 px in an entry's 346 on a phone; tests/notebooks/test_selects_fit_browser.py)
+    return [Option(i, _branch_words(b)) for i, b in enumerate(choose.options)]
 
 
 def event_branches(state: KingdomState, event: str) -> list[Option] | None:
@@ -1253,7 +1258,7 @@ def vocabulary(state: KingdomState, source: str, within: Mapping[str, Any]) -> S
         ev = cat.events.get(drawn_event(state, within))
         first = list(ev.skills) if ev is not None else []
         return [Option("", "no check", "the GM rules the outcome"),
-                *_skills(state, first, f"not a skill of {ev.name}" if ev is not None else "")]
+                *_skills(state, first, "not the event's" if ev is not None else "")]
     if source == "roles":
         out = []
         for r in T.ROLES:

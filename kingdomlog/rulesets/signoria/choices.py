@@ -313,6 +313,15 @@ class DefenderResponse(Choices):
     losses: list[LossEntry] | None = Field(None, description=LOSSES_HELP)
 
 
+BATTLE_OPTION_HELP = (
+    "this round (§5.5): joins the battle, +2d6 (a leader +3d6) to the main group or an attacking reserve; field"
+    " hospital, 1 (a leader 2) of the enemy's kills become routs; take no prisoners!, 1 (2) of your routs become"
+    " kills; back, cowards!, 2 (3) of your routed units return; losses to the reserve first, the side's losses taken"
+    " by its reserve first. A general (§5.6): regroup, all routed last round return; fight to the last!, a third"
+    " round; epic duel, the enemy leader blocked for the rest of the battle")
+"""What each battle option does, in full: the dropdown says it short (``vocabulary.BATTLE_OPTIONS``)."""
+
+
 class Declaration(Choices):
     """One battle declaration of a round (§5.5-5.7): who uses which option, for which side."""
 
@@ -322,7 +331,8 @@ class Declaration(Choices):
                                                               "option is used by his master's side)")
     character: Annotated[str, Pick("battle_characters", what="a character fighting on that side in this battle",
                                    depends=("side",))] | None = None
-    option: Annotated[BattleOption, Pick("battle_options", what="a battle option (§5.5-5.7)", open=True)]
+    option: Annotated[BattleOption, Pick("battle_options", what="a battle option (§5.5-5.7)", open=True)] = Field(
+        description=BATTLE_OPTION_HELP)
     group: Literal["main", "reserve"] | None = None
     target: Annotated[str, Pick("duel_targets", what="the enemy leader in this battle", depends=("side",))] | None = \
         Field(None, description="epic duel: the enemy leader in this battle (§5.6)")

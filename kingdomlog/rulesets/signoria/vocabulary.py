@@ -106,13 +106,13 @@ def _war_campaigns(s: SignoriaState) -> list[Option]:
     def where(p: str) -> str:
         return s.provinces[p].name if p in s.provinces else p
 
-    out = [Option(c.id, f"{named(c.faction)}'s campaign on {where(c.target)}", f"{c.id}, {c.status}")
+    out = [Option(c.id, f"{named(c.faction)}'s campaign on {where(c.target)}", c.status)  # no id: it read "c3, ..."
            for c in s.campaigns.values()]
     for fid in s.initiative:
         for o in s.orders[fid].orders if fid in s.orders else ():
             if o.action == "war":
                 cid = f"{s.turn}.{fid}.{o.id}"
-                out.append(Option(cid, f"{named(fid)}'s march on {where(str(o.target))}", f"{cid}, this turn"))
+                out.append(Option(cid, f"{named(fid)}'s march on {where(str(o.target))}", "this turn"))
     return out
 
 
@@ -120,16 +120,19 @@ BATTLE_ROUNDS = (("1", "Round 1", "the clash"), ("2", "Round 2", "after casualti
                  ("3", "Round 3", "only with Fight to the last! (§5.6)"))
 
 BATTLE_OPTIONS = (
-    ("join", "joins the battle", "+2d6 (a leader +3d6) this round, to the main group or an attacking reserve (§5.5)"),
-    ("hospital", "field hospital", "1 (a leader 2) of the enemy's kills this round become routs (§5.5)"),
-    ("no_prisoners", "take no prisoners!", "1 (a leader 2) of your routs this round become kills (§5.5)"),
-    ("back_cowards", "back, cowards!", "2 (a leader 3) of your routed units return this round (§5.5)"),
-    ("regroup", "regroup", "a general: all routed last round return (§5.6)"),
-    ("fight_to_last", "fight to the last!", "a general: a third round (§5.6)"),
-    ("epic_duel", "epic duel", "a general: blocks the enemy leader for the rest of the battle (§5.6)"),
+    ("join", "joins the battle", "+2d6 (a leader +3d6)"),
+    ("hospital", "field hospital", "enemy kills → routs: 1 (a leader 2)"),
+    ("no_prisoners", "take no prisoners!", "your routs → kills: 1 (a leader 2)"),
+    ("back_cowards", "back, cowards!", "2 (a leader 3) routed units return"),
+    ("regroup", "regroup", "a general: all routed last round return"),
+    ("fight_to_last", "fight to the last!", "a general: a third round"),
+    ("epic_duel", "epic duel", "a general: blocks the enemy leader"),
     ("none", "no option", "the character does nothing this round"),
-    ("reserve_first", "losses to the reserve first", "the side's losses this round taken by its reserve first"),
+    ("reserve_first", "losses to the reserve first", "this round"),
 )
+"""A battle option's words in a dropdown, short enough for an entry on a phone (346 px; it read "joins the battle
+— +2d6 (a leader +3d6) this round, to the main group or an attacking reserve (§5.5)", 566 px): what each does in
+full is the field's help (``choices.BATTLE_OPTION_HELP``)."""
 
 
 def _battles(s: SignoriaState) -> list[Option]:
@@ -137,7 +140,7 @@ def _battles(s: SignoriaState) -> list[Option]:
     sieges = sum(1 for fid in s.initiative for o in (s.orders[fid].orders if fid in s.orders else ())
                  if o.action in ("storm", "sally"))
     done = sum(1 for b in s.battles if b.turn == s.turn)
-    battles = [Option(f"b{s.turn}.{n}", f"battle {n} of this turn", f"b{s.turn}.{n}")
+    battles = [Option(f"b{s.turn}.{n}", f"battle {n} of this turn", "a siege, or a march no campaign names")
                for n in range(done + 1, done + len(camps) + sieges + 1)]
     return camps + battles
 
@@ -204,9 +207,9 @@ def _battle_characters(s: SignoriaState, within: Mapping[str, Any]) -> list[Opti
     for name, (fid, _) in sides.items():  # the side's others: shown why not (a refusal names them in words)
         if side in (None, name):
             for c in own_characters(s, fid):
-                if c.id not in out and _in_play(c):
-                    out[c.id] = Option(c.id, c.name, disabled=f"{c.name} is not in {s.factions[fid].name}'s army in "
-                                                               "this battle")
+                if c.id not in out and _in_play(c):  # said short in the dropdown, whole in the refusal
+                    out[c.id] = Option(c.id, c.name, disabled="not in this battle", refusal=f"{c.name} is not in "
+                                       f"{s.factions[fid].name}'s army in this battle")
     return list(out.values())
 
 
@@ -230,12 +233,15 @@ def _duel_targets(s: SignoriaState, within: Mapping[str, Any]) -> list[Option] |
         army = f"{s.factions[fid].name}'s army"
         for cid in ids:
             c = s.characters[cid]
-            out.setdefault(cid, Option(cid, c.name, f"the leader of {army} in this battle") if c.role == "leader"
-                           else Option(cid, c.name, disabled=f"{c.name} is not the leader of {army}: an epic duel"
-                                                             " targets the enemy leader (§5.6)"))
+            # said short in the dropdown (it read "✗ Lorenzo — Lorenzo is not the leader of Duke Fabian's army: an epic
+            # duel targets the enemy leader (§5.6)", 608 px in an entry's 346 on a phone), whole in the refusal
+            out.setdefault(cid, Option(cid, c.name, "the enemy leader") if c.role == "leader"
+                           else Option(cid, c.name, disabled="not the enemy leader (§5.6)", refusal=f"{c.name} is not"
+                                       f" the leader of {army}: an epic duel targets the enemy leader (§5.6)"))
         for c in own_characters(s, fid):
             if c.id not in out:
-                out[c.id] = Option(c.id, c.name, disabled=f"{c.name} is not in {army} in this battle")
+                out[c.id] = Option(c.id, c.name, disabled="not in this battle",
+                                   refusal=f"{c.name} is not in {army} in this battle")
     return list(out.values())
 
 
