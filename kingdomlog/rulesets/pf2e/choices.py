@@ -855,28 +855,34 @@ def activity_skill_options(state: KingdomState, act: T.Activity, struct: T.Struc
             return _skills(state)
         first: Sequence[str] = struct.skills
 
-        def why(skill: str) -> str:  # the step's refusal (activities._target_structure), in fewer words
+        def why(skill: str) -> tuple[str, str]:  # the step's refusal (activities._target_structure), and in brief
             refusal = structure_skill_refusal(state, struct, skill)
             if refusal is None:
-                return ""
+                return "", ""
             return (f"not the structure's ({refusal[1]})" if skill not in struct.skills
-                    else f"needs {struct.proficiency} ({refusal[1]})")
+                    else f"needs {struct.proficiency} ({refusal[1]})"), f"{refusal[0]} ({refusal[1]})"
     elif act.skills and not act.skill_by_target and not act.skills_by_target:
         first = act.skills
         last = next((u.skill for u in state.used_last_turn if u.name == act.name), "") \
             if act.new_skill_each_turn else ""
 
-        def why(skill: str) -> str:  # the step's refusal (activities._skill), in fewer words: it says it whole
+        def why(skill: str) -> tuple[str, str]:  # the step's refusal (activities._skill), and in brief
             if skill == last:
-                return "used last turn (§4.4)"
+                return "used last turn (§4.4)", f"{act.title or act.name} cannot use {skill} two turns in a row (§4.4)"
             refusal = activity_skill_refusal(state, act, skill)
             if refusal is None:
-                return ""
+                return "", ""
             return (f"not the activity's ({refusal[1]})" if skill not in act.skills
-                    else f"needs {skill_rank_needed(state, act, skill)} ({refusal[1]})")
+                    else f"needs {skill_rank_needed(state, act, skill)} ({refusal[1]})"), f"{refusal[0]} ({refusal[1]})"
     else:
         return _skills(state, act.skills, "not the activity's")
-    return [Option(o.value, o.label, o.detail, why(str(o.value))) for o in _skills(state, first)]
+    # the dropdown says the reason in brief (``disabled``), a plan naming the skill is refused with it whole
+    # (``refusal``: the step's own words, its ids said by their names where a page shows it)
+    out = []
+    for o in _skills(state, first):
+        brief, whole = why(str(o.value))
+        out.append(Option(o.value, o.label, o.detail, brief, refusal=whole))
+    return out
 
 
 def _activity_detail(state: KingdomState, act: T.Activity) -> str:
