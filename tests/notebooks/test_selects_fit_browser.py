@@ -311,6 +311,9 @@ def add_entries(opened: list[tuple[Demo, Any, Any, Any, Kernel]], k: int) -> dic
         for item in live:
             d, _, _, page, _ = item
             got = page.evaluate(ADD_JS, [keys[d.name], k])
+            if got is None:  # every add dropdown done, or the page still drawing the last entry's card: look again
+                steady(page)  # once its controls stand still (a fresh clone's CI, four workers: it ended a pass early)
+                got = page.evaluate(ADD_JS, [keys[d.name], k])
             if got is not None:
                 keys[d.name].append(got[0])
                 done[d.name].append(f"{got[0]} -> {got[1]}")
