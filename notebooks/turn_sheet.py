@@ -205,9 +205,20 @@ def _(session, set_merge, table_panel):
 def _(commit_laid, get_page, live, session, table_status, undo_laid):
     # The page, drawn when the widgets are built (or an error moved to another widget, or Commit
     # turned on or off); every other edit redraws only its live parts, in place. It names the buttons'
-    # holders, not the buttons: a click on Commit or Undo does not draw it again (views.sheet.live.Laid).
+    # holders, not the buttons: a click on Commit or Undo does not draw it again (views.sheet.live.Laid). Only the
+    # first cards' widgets go with it; the next cell sends the others.
     get_page()
-    mo.Html(sheet_live.page(live, session, commit_laid, undo_laid, table_status))
+    page_drawn = sheet_live.page(live, session, commit_laid, undo_laid, table_status, first=sheet_live.FIRST_LEFTS)
+    mo.Html(page_drawn)
+    return (page_drawn,)
+
+
+@app.cell(hide_code=True)
+def _(live, page_drawn, session):
+    # The widgets of the cards after the first few, sent once the page is: the window shows the first cards
+    # first (views.sheet.live.rest; the page's script mounts these after it is drawn).
+    assert page_drawn is not None
+    sheet_live.rest(live, session)
     return
 
 

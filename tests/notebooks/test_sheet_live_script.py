@@ -214,3 +214,84 @@ def test_the_widgets_before_below_the_window_are_hidden_without_a_style_pass_ove
                                 "clicked": 1}
         assert all(name not in ("inert", "style") or opacity in ("0", "") for name, _v, opacity in got["seen"])
         assert "inert" not in [name for name, _v, _o in got["seen"]]
+
+
+SPLIT_HARNESS = """async ([esm, lefts]) => {
+  const mod = await import(URL.createObjectURL(new Blob([esm], { type: "text/javascript" })));
+  const on = {};
+  const data = { token: "new", busy: "", slots: {}, attrs: { page: { "data-plan": "split-plan" } }, lefts,
+                 rest: {}, more: true };
+  const model = { get: (k) => data[k], on: (e, f) => { (on[e] = on[e] || []).push(f); }, off: () => {},
+                  set: (k, v) => { data[k] = v; (on["change:" + k] || []).forEach((f) => f()); }, save_changes() {} };
+  mod.default.render({ model, el: document.getElementById("el-new") });
+  window.__kl = { model };
+}"""
+
+SETTLE = "() => new Promise((r) => requestAnimationFrame(() => setTimeout(() => setTimeout(r, 50), 0)))"
+
+
+def split_page(chromium: Any, lefts: dict[str, str]) -> Any:
+    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+    page.set_content(PAGE)
+    page.evaluate(SPLIT_HARNESS, [sheet_live.ESM, lefts])
+    page.evaluate(SETTLE)
+    return page
+
+
+@pytest.mark.browser
+def test_the_cards_after_the_first_wait_for_their_widgets_and_the_page_is_drawn_once_those_in_view_have_them(
+        chromium: Any) -> None:
+    """``page(first=...)`` sends the first cards' widgets with the page and ``rest`` the others just after (``more``
+    until then). A card below the window still to come: the page is drawn (``data-plan``) but stays
+    ``data-kl-later`` until its widgets have come and are mounted. A card in the window still to come: the page is
+    not drawn until they have."""
+    page = split_page(chromium, {"s1": '<i class="w">widgets 1</i>'})
+    try:
+        got = shown(page)
+        assert (got["s1"], got["s2"], got["plan"], got["later"]) == ('<i class="w">widgets 1</i>', "", "split-plan",
+                                                                     True)
+        page.evaluate("""() => { const m = window.__kl.model;
+            m.set('rest', { s2: '<i class="w">widgets 2</i>' }); m.set('more', false); }""")
+        page.wait_for_function("() => !document.querySelector('.kl-page').hasAttribute('data-kl-later')")
+        got = shown(page)
+        assert (got["s1"], got["s2"], got["plan"]) == ('<i class="w">widgets 1</i>', '<i class="w">widgets 2</i>',
+                                                       "split-plan")
+    finally:
+        page.close()
+    page = split_page(chromium, {"s2": '<i class="w">widgets 2</i>'})  # the card in the window is the one to come
+    try:
+        got = shown(page)
+        assert (got["s1"], got["plan"], got["later"]) == ("", "", True)
+        page.evaluate("""() => { const m = window.__kl.model;
+            m.set('rest', { s1: '<i class="w">widgets 1</i>' }); m.set('more', false); }""")
+        page.wait_for_function("() => document.querySelector('.kl-page').dataset.plan === 'split-plan'"
+                               " && !document.querySelector('.kl-page').hasAttribute('data-kl-later')")
+        got = shown(page)
+        assert (got["s1"], got["s2"]) == ('<i class="w">widgets 1</i>', '<i class="w">widgets 2</i>')
+    finally:
+        page.close()
+
+
+def test_the_page_sends_its_first_cards_widgets_and_rest_the_others_once(tmp_path: Path) -> None:
+    """``page(first=1)``: the first card's left side goes with the page, ``rest`` sends every other card's once
+    (the same HTML a page sent whole holds), and nothing for a drawing it was not made for."""
+    folder = make_toy_campaign(tmp_path / "farm")
+    s, _ = sheet.open_session(folder)
+    assert s is not None and s.draft is not None
+    cards = [c.id for c in s.draft.cards]
+    assert len(cards) > 1
+    whole = sheet_live.live_parts(s, s.widgets())
+    sheet_live.page(whole, s, SimpleNamespace(text=""), SimpleNamespace(text=""), Html(""))
+    assert set(whole.widget.lefts) == set(cards) and not whole.widget.more and s.lefts_to_come is None
+    every = dict(whole.widget.lefts)
+    live = sheet_live.live_parts(s, whole.widget.forms)
+    drawn = str(sheet_live.page(live, s, SimpleNamespace(text=""), SimpleNamespace(text=""), Html(""), first=1))
+    assert list(live.widget.lefts) == cards[:1] and live.widget.more and live.widget.rest == {}
+    assert all(f'data-kl-left="{c}"></div>' in drawn for c in cards)  # every holder, empty
+    sheet_live.rest(whole, s)  # another drawing's parts: nothing
+    assert live.widget.more and live.widget.rest == {}
+    sheet_live.rest(live, s)
+    assert not live.widget.more and set(live.widget.rest) == set(cards[1:])
+    assert {**live.widget.lefts, **live.widget.rest} == every
+    sheet_live.rest(live, s)  # once
+    assert s.lefts_to_come is None

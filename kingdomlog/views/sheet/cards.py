@@ -799,14 +799,15 @@ def result_class(card: Card) -> str:
 
 
 def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, *, live: bool = False,
-              lefts: dict[str, str] | None = None) -> Any:
+              lefts: dict[str, str] | None = None, first: int | None = None) -> Any:
     """One step: a header in words, the widgets on the left and what the step does on the right.
 
     The parts an edit changes carry ``data-kl-slot`` (their content) or ``data-kl-at`` (their
     attributes), keyed as in ``page_slots``. ``live``: the slots are left empty, for views.sheet.live
     to fill (the page's script must own what it rewrites). ``lefts``: the left side (the widgets) is
     put there under the card's id and the card's ``data-kl-left`` holder left empty: views.sheet.live
-    mounts the cards in view first and the others after the page is drawn.
+    mounts the cards in view first and the others after the page is drawn. ``first``: only the first cards'
+    left sides are made now (``card.index < first``); the others' holders wait for ``rest_lefts``.
     """
     cid = card.id
     head = mo.Html(join([
@@ -815,14 +816,15 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, 
           class_="kl-card-head", id=f"step-{cid}"),
         h("div", help_words(card.step.help), class_="kl-step-help") if card.step.help else None]))
     view = forms if isinstance(forms, sf.View) else sf.View(forms)
-    elems = view.get(card.id, None)
-    left = _cached_widgets_view(session, card, elems, draft)
+    later = lefts is not None and first is not None and card.index >= first
+    left = None if later else _cached_widgets_view(session, card, view.get(card.id, None), draft)
     right = h("div", None if live else result_html(session, card, draft), class_=result_class(card), data_step=cid,
               data_kl_slot=f"res:{cid}", data_kl_at=f"res:{cid}")
     if lefts is None:
         held = h("div", marimo_html(left), class_="kl-left")
     else:
-        lefts[cid] = str(marimo_html(left))
+        if not later:
+            lefts[cid] = str(marimo_html(left))
         held = h("div", None, class_="kl-left", data_kl_left=cid)
     body = mo.Html(h("div", held, h("div", right, class_="kl-right"), class_="kl-card-body"))
     return mo.Html(h("section", marimo_html(mo.vstack([head, body])), class_=card_class(card, draft), data_card=cid,
@@ -830,10 +832,19 @@ def card_view(session: SheetSession, card: Card, forms: Any, draft: SheetDraft, 
 
 
 def cards_view(session: SheetSession, forms: Any, draft: SheetDraft, *, live: bool = False,
-               lefts: dict[str, str] | None = None) -> Any:
-    """Every step's card, in order (``forms``: the flat dictionary of widgets; ``lefts``: as in ``card_view``)."""
+               lefts: dict[str, str] | None = None, first: int | None = None) -> Any:
+    """Every step's card, in order (``forms``: the flat dictionary of widgets; ``lefts``, ``first``: as in
+    ``card_view``)."""
     view = sf.View(forms)
-    return mo.vstack([card_view(session, c, view, draft, live=live, lefts=lefts) for c in draft.cards], gap=0.75)
+    return mo.vstack([card_view(session, c, view, draft, live=live, lefts=lefts, first=first) for c in draft.cards],
+                     gap=0.75)
+
+
+def rest_lefts(session: SheetSession, forms: Any, draft: SheetDraft, have: Mapping[str, str]) -> dict[str, str]:
+    """The left sides (``card_view``'s ``lefts``) of ``draft``'s cards not in ``have``: those ``first`` left out."""
+    view = sf.View(forms)
+    return {c.id: str(marimo_html(_cached_widgets_view(session, c, view.get(c.id, None), draft)))
+            for c in draft.cards if c.id not in have}
 
 
 def plan_tag(draft: SheetDraft) -> str:
@@ -844,15 +855,15 @@ def plan_tag(draft: SheetDraft) -> str:
 
 
 def page_html(session: SheetSession, forms: Any, draft: SheetDraft, panel: Html, *, live: bool = False,
-              lefts: dict[str, str] | None = None) -> Html:
+              lefts: dict[str, str] | None = None, first: int | None = None) -> Html:
     """The cards, and the kingdom panel beside them (it stays in view while the cards scroll).
 
     ``live``: the cards' live parts are left empty and so are ``data-turn`` and ``data-plan``, until
     views.sheet.live has filled them (``data-plan`` is set last; both are the script's alone, so a page drawn
     again in place for the next month cannot keep the month before's and look drawn). ``lefts``: each card's
-    widgets go there, not in the page (``card_view``).
+    widgets go there, not in the page (``card_view``); ``first``: only the first cards' (``rest_lefts``: the others).
     """
-    return h("div", h("div", marimo_html(cards_view(session, forms, draft, live=live, lefts=lefts)),
+    return h("div", h("div", marimo_html(cards_view(session, forms, draft, live=live, lefts=lefts, first=first)),
                       class_="kl-cards"),
              h("aside", h("div", f"The kingdom at the start of {session.start.when}", class_="kl-aside-title"), panel,
                class_="kl-aside"),

@@ -534,6 +534,9 @@ class SheetSession:
         """The builds of widgets a late change may still arrive for (views.sheet.late)."""
         self.page_key: tuple[Any, ...] | None = None
         """What the page now drawn shows besides its widgets and live parts (``sheet_cards.page_key``)."""
+        self.lefts_to_come: tuple[Any, SheetDraft] | None = None
+        """The live parts and draft of the page drawn with only its first cards' widgets (``views.sheet.live.rest``
+        sends the others')."""
         self.pressed = 0
         """The count of the last button press on the page taken (``press``): each is taken once."""
         self.notices: dict[str, str] = {}

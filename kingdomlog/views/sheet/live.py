@@ -29,6 +29,13 @@ node by node as marimo patches an output, so a widget whose attributes did not c
 After a commit the next month keeps the widgets that show what its own would (``views.forms.keep_same``,
 ``SheetSession.keep_from``): a card whose widgets were all kept has the same HTML, and is left alone.
 
+Only the first cards' left sides (``FIRST_LEFTS``: those a window shows first) are made and sent with the page; the
+notebook's next cell sends the others (``rest``: ``LiveParts.rest``, ``more`` cleared) once the page is on its way,
+so the kernel's work and the message before the page are those of the cards in view (a first open made and sent all
+17 of pf2e's, 145 KB, before the page). The script sets ``data-plan`` only once every card in the window has its
+widgets, and keeps ``data-kl-later`` until every card has; a card drawn before whose left side is still to come is
+hidden and guarded as a card below the window is.
+
 An edit that moves an error to or from a widget, or changes a refusal, changes the left side
 of a card (``sheet_cards.page_key``): ``show`` then says the page must be drawn again.
 The script is inline (no request leaves the page); the parts hold the page's own escaped HTML.
@@ -228,12 +235,13 @@ function apply(model) {
     else set(node, attrs[node.dataset.klAt]);
   }
   const later = lefts(model, rs);
+  const waiting = later === "window";  // a card in the window still waits for its widgets: not drawn yet
   pages.forEach((node) => {
-    if (later !== node.hasAttribute("data-kl-later")) {  // before data-plan: "drawn" never hides a card to come
+    if (!!later !== node.hasAttribute("data-kl-later")) {  // before data-plan: "drawn" never hides a card to come
       if (later) node.setAttribute("data-kl-later", "");
       else node.removeAttribute("data-kl-later");
     }
-    set(node, attrs.page);  // last: the page's data-plan says the rest is drawn
+    if (!waiting) set(node, attrs.page);  // last: the page's data-plan says the rest is drawn
   });
 }
 
@@ -243,14 +251,27 @@ function apply(model) {
 // mounted again (its widgets keep what the GM typed); one that changed (an error moved to a widget) is.
 const laterTimers = new Map();  // model -> its pending fillLater
 
+// Every left side come so far: those sent with the page (``lefts``) and those sent just after it (``rest``).
+function allLefts(model) {
+  return model ? Object.assign({}, model.get("lefts") || {}, model.get("rest") || {}) : {};
+}
+
 function leftsToFill(model, rs) {
-  const all = (model && model.get("lefts")) || {};
+  const all = allLefts(model);
   const todo = [];
   for (const node of within(rs, "[data-kl-left]")) {
     const html = all[node.dataset.klLeft];
     if (html !== undefined && node.__klHtml !== html) todo.push([node, html]);
   }
   return todo;
+}
+
+// The holders whose left side has not come yet (the server sends the first cards' with the page, the others just
+// after it: ``more``).
+function leftsToCome(model, rs) {
+  if (!model || !model.get("more")) return [];
+  const all = allLefts(model);
+  return within(rs, "[data-kl-left]").filter((node) => all[node.dataset.klLeft] === undefined);
 }
 
 // A left side drawn before (the month before's, or the same widgets with an error moved) is patched as marimo's
@@ -290,8 +311,11 @@ function fillLeft(node, html) {
   }
 }
 
+// Whether cards are still to be mounted: false (none), true (below the window), "window" (one in the window waits for
+// its left side from the server).
 function lefts(model, rs) {
   const todo = leftsToFill(model, rs);
+  const coming = leftsToCome(model, rs);
   // Reads before writes: each card is measured once the ones before it are filled (a forced layout each), and
   // the first below the window ends the measuring (the cards after it are below it too).
   const later = [];
@@ -299,6 +323,12 @@ function lefts(model, rs) {
     const r = later.length && later[later.length - 1].below ? null : node.getBoundingClientRect();
     if (r && r.top < window.innerHeight && r.bottom >= 0) fillLeft(node, html);
     else later.push({ node, below: !r || r.top >= window.innerHeight });
+  }
+  let inWindow = false;
+  for (const node of coming) {
+    const r = node.getBoundingClientRect();
+    if (r.top < window.innerHeight && r.bottom >= 0) inWindow = true;
+    later.push({ node, below: r.top >= window.innerHeight });
   }
   for (const { node } of later) {
     // Another drawing's widgets (the month before's, after a commit) are hidden and out of reach at once, and
@@ -312,10 +342,10 @@ function lefts(model, rs) {
     }
   }
   // the rest once the page is drawn (after its next frame)
-  if (later.length && !laterTimers.has(model)) {
+  if (later.length > coming.length && !laterTimers.has(model)) {
     laterTimers.set(model, requestAnimationFrame(() => laterTimers.set(model, setTimeout(() => fillLater(model), 0))));
   }
-  return later.length > 0;
+  return inWindow ? "window" : later.length > 0;
 }
 
 function fillLater(model) {
@@ -324,6 +354,7 @@ function fillLater(model) {
   laterTimers.delete(model);
   const rs = roots(model);
   for (const [node, html] of leftsToFill(model, rs)) fillLeft(node, html);
+  if (leftsToCome(model, rs).length) return;  // the rest of the left sides have not come: still later
   within(rs, ".kl-page[data-kl-later]").forEach((p) => p.removeAttribute("data-kl-later"));
 }
 
@@ -335,6 +366,8 @@ function render({ model, el }) {
   model.on("change:slots", again);
   model.on("change:attrs", again);
   model.on("change:lefts", again);
+  model.on("change:rest", again);
+  model.on("change:more", again);
   model.on("change:busy", busy);
   again();
   busy();  // a new drawing's parts are not busy: the rebuild that made them is over
@@ -356,6 +389,8 @@ function render({ model, el }) {
     model.off("change:slots", again);
     model.off("change:attrs", again);
     model.off("change:lefts", again);
+    model.off("change:rest", again);
+    model.off("change:more", again);
     model.off("change:busy", busy);
     gone = true;
   };
@@ -372,6 +407,10 @@ class LiveParts(anywidget.AnyWidget):
     slots = traitlets.Dict({}).tag(sync=True)
     attrs = traitlets.Dict({}).tag(sync=True)
     lefts = traitlets.Dict({}).tag(sync=True)
+    rest = traitlets.Dict({}).tag(sync=True)
+    """The left sides of the cards after the first few, sent after the page (``views.sheet.live.rest``)."""
+    more = traitlets.Bool(False).tag(sync=True)
+    """True while ``rest`` is still to come: the holders of those cards wait."""
     token = traitlets.Unicode("").tag(sync=True)
     """Marks the drawing this model's parts belong to (``data-kl-live`` around it): never written elsewhere."""
     """Each card's left side (its widgets' HTML) by the card's id: mounted by the script (``page``)."""
@@ -503,8 +542,18 @@ class Laid:
         return str(getattr(self.widget, "text", ""))
 
 
-def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any, aside: Html) -> Html:
-    """The whole page as drawn now: the commit bar, the cards with ``live``'s widgets, ``aside`` and the panel."""
+FIRST_LEFTS = 3
+"""The cards whose left sides (widgets) ``page`` sends with the page: more than a window shows at first (the first
+card at 1280 x 900 and at 390 px in every demo, two of aikakirjat's at 1280); the others follow from ``rest``."""
+
+
+def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any, aside: Html, *,
+         first: int | None = None) -> Html:
+    """The whole page as drawn now: the commit bar, the cards with ``live``'s widgets, ``aside`` and the panel.
+
+    ``first``: only the first cards' left sides are made and sent with the page (``live``'s ``more`` set), the
+    others by ``rest`` once the page is sent (the notebook's next cell): the page's script holds ``data-plan`` back
+    while a card in the window still waits for its widgets, and ``data-kl-later`` until every card has them."""
     from kingdomlog.views.sheet import cards as sheet_cards
     from kingdomlog.views.sheet import panel as sheet_panel
     from kingdomlog.views.sheet.draft import end_state
@@ -518,11 +567,32 @@ def page(live: Any, session: SheetSession, commit_button: Any, undo_button: Any,
     drawn = (style(BUSY_CSS) + h("div", sheet_cards.commit_bar_html(session, draft, commit_button, undo_button,
                                                                      live=True)
                                  + sheet_cards.page_html(session, live.widget.forms, draft, aside + panel, live=True,
-                                                         lefts=lefts)
+                                                         lefts=lefts, first=first)
                                  + h("div", marimo_html(live), class_="kl-live", hidden=True),
                                  class_="kl-drawing", data_kl_live=live.widget.token))
-    live.widget.lefts = lefts  # sent before the page (the page's cell returns it): its script mounts them
+    w = live.widget
+    more = len(lefts) < len(draft.cards)
+    with w.hold_sync():  # sent before the page (the page's cell returns it): its script mounts them
+        w.lefts = lefts
+        w.rest = {}
+        w.more = more
+    session.lefts_to_come = (w, draft) if more else None
     return drawn
+
+
+def rest(live: Any, session: SheetSession) -> None:
+    """Send the left sides ``page`` left for later (the cards after its ``first``), for the drawing it made: one
+    message, after the page's; nothing when every card's went with the page."""
+    from kingdomlog.views.sheet import cards as sheet_cards
+
+    todo = session.lefts_to_come
+    w = live.widget
+    if todo is None or todo[0] is not w:
+        return
+    session.lefts_to_come = None
+    with w.hold_sync():
+        w.rest = sheet_cards.rest_lefts(session, w.forms, todo[1], w.lefts)
+        w.more = False
 
 
 def show(live: Any, session: SheetSession, draft: SheetDraft) -> bool:
