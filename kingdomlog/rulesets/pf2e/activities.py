@@ -19,6 +19,7 @@ No step branches on an activity's name: what differs between activities is data.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -915,10 +916,14 @@ def build_refusal(ruleset: Any, state: KingdomState, struct: T.Structure, within
     try:
         _target_structure(ctx, act, row, Prep(Asked()))
     except RuleError as exc:
-        return f"{exc.detail} ({exc.rule})" if exc.rule else exc.detail
+        said = f"{exc.detail} ({exc.rule})" if exc.rule else exc.detail
     except InputError as exc:
-        return str(exc)
-    return ""
+        said = str(exc)
+    else:
+        return ""
+    # the option's reason names the structure by its title, as the page shows it ("Printing House is level 10";
+    # the step's words hold its id, "printing-house", which a page's refusal says by its name too)
+    return re.sub(rf"(?<![\w-]){re.escape(struct.name)}(?![\w-])", struct.title or struct.name, said)
 
 
 def buildable_options(ruleset: Any, state: KingdomState, within: Mapping[str, Any]) -> list[Option]:

@@ -103,7 +103,8 @@ class EffectEntry(Choices):
     type: T.BonusType = "circumstance"
     expires: T.Expiry = "end_of_this_turn"
     turns: Count = 0
-    when: str = Field(default="", description="a condition (core.effects.Predicate): the effect applies only then")
+    when: str = Field(default="", description="a condition on the check, e.g. \"ability == culture\" or"
+                                              " \"category == leadership\": the effect applies only then")
     options: list[list[EffectEntry]] = Field(default_factory=list)
     note: str = ""
 

@@ -876,7 +876,9 @@ def activity_lock(state: KingdomState, act: T.Activity) -> str:
     if any(act.name in structs[n].unlocks for n in standing if n in structs):
         return ""
     if kind == "structure":
-        return "" if name in standing else f"a {name} built in a settlement"
+        built = structs.get(name)  # by its title, lower case as a common noun ("a printing house"; it read its id)
+        said = (built.title if built is not None and built.title else name).lower()
+        return "" if name in standing else f"a {said} built in a settlement"
     if kind == "companion":
         holders = {_norm(ld.holder) for ld in state.leaders.values() if ld.holder}
         # the companion by name ("Nok-Nok"; it read "the companion nok-nok", the data's key)

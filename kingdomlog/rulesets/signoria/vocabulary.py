@@ -95,8 +95,11 @@ def _targets(s: SignoriaState, fid: str, action: Any) -> list[Option] | None:
 
 
 def _turn_orders(s: SignoriaState) -> list[Option]:
-    return [Option(f"{fid}.{o.id}", f"{fid} {o.id}", o.action) for fid in s.initiative if fid in s.orders
-            for o in s.orders[fid].orders]
+    """The orders of this turn, each by its faction's name, the order's place and what it does ("Duke Fabian's
+    ordinary order 1 — hire troops"; it read "fabian O1 — hire_troops")."""
+    return [Option(f"{fid}.{o.id}", f"{s.factions[fid].name if fid in s.factions else fid}'s {order_id_words(o.id)}",
+                   ACTION_NAMES.get(o.action, o.action.replace("_", " ")))
+            for fid in s.initiative if fid in s.orders for o in s.orders[fid].orders]
 
 
 def _war_campaigns(s: SignoriaState) -> list[Option]:
