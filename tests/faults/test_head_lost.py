@@ -14,6 +14,7 @@ record cannot tell is shown too: a torn slot from a crash (the batch is there) s
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -147,7 +148,11 @@ def test_a_deleted_newest_batch_is_named_refused_and_not_served(tmp_path: Path, 
         assert rc == 1, (argv, out[-300:], err)
         assert err.startswith("kingdomlog: error:") and err.count("\n") == 1, (argv, err)
         assert f"seq {gone}" in err or f"after seq {gone - 1}" in err, (argv, err)
-        assert "head" not in out or not out.strip(), (argv, out[-300:])
+        if "--json" in argv:  # the refusal as JSON, and nothing of a state
+            assert json.loads(out) == {"ok": False, "error": err.removeprefix("kingdomlog: error: ").rstrip("\n"),
+                                       "error_kind": "corrupt"}, (argv, out)
+        else:
+            assert "head" not in out or not out.strip(), (argv, out[-300:])
     assert not html.exists() and not jsonl.exists()
     with pytest.raises(CorruptLogError):
         Campaign.open(folder).state()
