@@ -73,3 +73,4 @@ def field_words(s: Pf1State) -> dict[tuple[str, str, str], str]:
             if isinstance(t, Terms):
                 out[("relations", kid, f)] = terms_words(t)
     return out
+

@@ -18,7 +18,7 @@ from kingdomlog.core.viewers import Viewer
 from kingdomlog.core.working import CopyOnWriteRuleset
 from kingdomlog.rulesets.pf1 import derive as dv
 from kingdomlog.rulesets.pf1 import tables as tb
-from kingdomlog.rulesets.pf1.state import MODULES, Pf1State, hex_words
+from kingdomlog.rulesets.pf1.state import MODULE_WORDS, MODULES, Pf1State, hex_words
 from kingdomlog.rulesets.pf1.tables import ATTRIBUTES
 
 if TYPE_CHECKING:
@@ -36,7 +36,8 @@ _FOLD = LazyFold[Pf1State]("kingdomlog.rulesets.pf1.evolve")
 
 _O = OptionSpec
 OPTIONS: tuple[OptionSpec, ...] = (
-    _O("modules", "list", [], "optional Ultimate Campaign modules switched on (opt §1.1)", choices=MODULES),
+    _O("modules", "list", [], "optional Ultimate Campaign modules switched on (opt §1.1)", choices=MODULES,
+       said=tuple(MODULE_WORDS.items())),
     _O("starting_treasury_bp", "int", 50, "treasury at founding (base §2.12)"),
     _O("control_dc_includes_districts", "bool", False, "UC Control DC 20 + Size + districts (base §2.12)"),
     _O("stability_minor_failure_unrest", "int", 0, "Unrest when Stability fails by 0-4 (UC: 1)", minimum=0, maximum=1),
@@ -392,6 +393,8 @@ class Pf1Kingmaker(CopyOnWriteRuleset):
         """
         from kingdomlog.rulesets.pf1.names import COLUMN_TITLES, FIELD_TITLES, SERIALS
 
+        if id in MODULE_WORDS and kind in ("", "figure"):  # a module switched on, in the panel's Modules tile
+            return MODULE_WORDS[id]
         if kind == "figure" and id in FIELD_TITLES:
             return FIELD_TITLES[id]
         if kind == "column" and id in COLUMN_TITLES:  # an army's "Offense modifier" (it read "Om")

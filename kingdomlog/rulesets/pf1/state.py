@@ -32,6 +32,8 @@ MODULES: tuple[str, ...] = (
     "independence_unification",
     "leadership_skills",
 )
+MODULE_WORDS: dict[str, str] = {"fame_infamy": "fame and infamy"}
+"""A module whose id does not read as words once its underscores are spaces ("fame infamy")."""
 ATTITUDES: tuple[str, ...] = ("hostile", "unfriendly", "indifferent", "friendly", "helpful")
 LEVELS: tuple[str, ...] = ("none", "embassy", "treaty", "alliance")
 
